@@ -1,0 +1,1 @@
+//! matchplane-api: placeholder until its issue lands.

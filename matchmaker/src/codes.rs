@@ -1,0 +1,125 @@
+//! The error and reason codes of SPEC 3, 4, 5.9 and 7, as one vocabulary.
+//!
+//! The API maps each code to an HTTP status; the matching core and the
+//! simulator only ever name them.
+
+use serde::{Deserialize, Serialize};
+
+/// Every machine-readable code matchplane answers with (SPEC 3, 4, 5.9, 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Code {
+    /// A field is malformed or out of bounds.
+    ValidationError,
+    /// The name is already taken in the project.
+    Conflict,
+    /// Sum of `matchShape` above the tier's `maxMatchSize`.
+    MatchSizeLimitExceeded,
+    /// `matchmakingCycleDurationSeconds` below the tier's floor.
+    CycleDurationBelowTierFloor,
+    /// `baseTolerance` below the tier's floor.
+    ToleranceBelowTierFloor,
+    /// `expansionMultiplier` below the tier's floor.
+    ExpansionBelowTierFloor,
+    /// `parties.maxSize` cannot be seated by the shape.
+    PartySizeExceedsShape,
+    /// Webhook URL not https or not public.
+    InvalidWebhookUrl,
+    /// A project or search quota is used up.
+    QuotaExceeded,
+    /// No such game mode in the project.
+    GameModeNotFound,
+    /// The mode is disabled (or was deleted).
+    GameModeDisabled,
+    /// An MMR mode and no `attributes.mmr`.
+    MmrRequired,
+    /// `mmr` outside `[minMmr, maxMmr]`.
+    MmrOutOfRange,
+    /// A party in a mode without parties.
+    PartiesNotEnabled,
+    /// More members than `parties.maxSize`.
+    PartyTooLarge,
+    /// A party whose members list is inconsistent.
+    InvalidParty,
+    /// The player already has a live search in this mode.
+    PlayerAlreadySearching,
+    /// The ticket already has a live search.
+    SearchAlreadyActive,
+    /// The ticket was matched and is spent.
+    TicketAlreadyMatched,
+    /// Unknown or expired ticket token.
+    TicketInvalid,
+    /// Ping modes need a WebSocket search.
+    PingRequiresWebsocket,
+    /// Waiting: not every party member searches yet.
+    PartyIncomplete,
+    /// Waiting: no ping measured yet (Ping modes).
+    PingNotMeasured,
+    /// Waiting: fewer seats wait than the shape needs.
+    NotEnoughPlayers,
+    /// Waiting: nobody close enough.
+    NoCandidatesInRange,
+    /// Waiting: keep-together cannot seat the parties in range.
+    NoExactSeating,
+    /// Missing or invalid credentials.
+    Unauthorized,
+    /// No such resource (or another tenant's).
+    NotFound,
+    /// Too many requests.
+    RateLimited,
+    /// Body over 64 KiB.
+    PayloadTooLarge,
+    /// Body is not JSON.
+    UnsupportedMediaType,
+    /// A rating result with this `matchId` was already applied.
+    ResultAlreadyReported,
+    /// Something failed on our side; nothing internal is said.
+    Internal,
+}
+
+impl Code {
+    /// The code as written in JSON, e.g. `"PARTY_TOO_LARGE"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::ValidationError => "VALIDATION_ERROR",
+            Code::Conflict => "CONFLICT",
+            Code::MatchSizeLimitExceeded => "MATCH_SIZE_LIMIT_EXCEEDED",
+            Code::CycleDurationBelowTierFloor => "CYCLE_DURATION_BELOW_TIER_FLOOR",
+            Code::ToleranceBelowTierFloor => "TOLERANCE_BELOW_TIER_FLOOR",
+            Code::ExpansionBelowTierFloor => "EXPANSION_BELOW_TIER_FLOOR",
+            Code::PartySizeExceedsShape => "PARTY_SIZE_EXCEEDS_SHAPE",
+            Code::InvalidWebhookUrl => "INVALID_WEBHOOK_URL",
+            Code::QuotaExceeded => "QUOTA_EXCEEDED",
+            Code::GameModeNotFound => "GAME_MODE_NOT_FOUND",
+            Code::GameModeDisabled => "GAME_MODE_DISABLED",
+            Code::MmrRequired => "MMR_REQUIRED",
+            Code::MmrOutOfRange => "MMR_OUT_OF_RANGE",
+            Code::PartiesNotEnabled => "PARTIES_NOT_ENABLED",
+            Code::PartyTooLarge => "PARTY_TOO_LARGE",
+            Code::InvalidParty => "INVALID_PARTY",
+            Code::PlayerAlreadySearching => "PLAYER_ALREADY_SEARCHING",
+            Code::SearchAlreadyActive => "SEARCH_ALREADY_ACTIVE",
+            Code::TicketAlreadyMatched => "TICKET_ALREADY_MATCHED",
+            Code::TicketInvalid => "TICKET_INVALID",
+            Code::PingRequiresWebsocket => "PING_REQUIRES_WEBSOCKET",
+            Code::PartyIncomplete => "PARTY_INCOMPLETE",
+            Code::PingNotMeasured => "PING_NOT_MEASURED",
+            Code::NotEnoughPlayers => "NOT_ENOUGH_PLAYERS",
+            Code::NoCandidatesInRange => "NO_CANDIDATES_IN_RANGE",
+            Code::NoExactSeating => "NO_EXACT_SEATING",
+            Code::Unauthorized => "UNAUTHORIZED",
+            Code::NotFound => "NOT_FOUND",
+            Code::RateLimited => "RATE_LIMITED",
+            Code::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            Code::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
+            Code::ResultAlreadyReported => "RESULT_ALREADY_REPORTED",
+            Code::Internal => "INTERNAL",
+        }
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,135 @@
+//! Game-mode configuration in the exact JSON of SPEC 3.
+//!
+//! These types only describe shape and defaults; [`crate::validation`]
+//! checks them against a [`crate::Tier`].
+
+use serde::{Deserialize, Serialize};
+
+/// A game mode as a studio writes it (SPEC 3). Server-set fields
+/// (`version`, `createdAt`, `webhook.secret`) are not part of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GameModeConfig {
+    /// `^[a-z0-9][a-z0-9_-]{0,62}$`, unique in the project.
+    pub name: String,
+    /// A disabled mode runs no cycle and fails its searches (`GAME_MODE_DISABLED`).
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Players per team, e.g. `[5, 5]`; 1..=64 teams, each >= 1, sum >= 2.
+    pub match_shape: Vec<u32>,
+    /// Pause between two cycles (seconds), >= the tier floor, <= 3600.
+    pub matchmaking_cycle_duration_seconds: f64,
+    /// How candidates are grouped.
+    pub algorithm: Algorithm,
+    /// How a full group is split into teams (ignored for FIFO).
+    #[serde(default)]
+    pub team_assignment: TeamAssignment,
+    /// Party rules; defaults to solo only.
+    #[serde(default)]
+    pub parties: Parties,
+    /// How long a ticket (and so a search) lives (seconds).
+    #[serde(default = "default_ticket_ttl")]
+    pub ticket_ttl_seconds: u32,
+    /// Where match-made webhooks go; optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<WebhookConfig>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_ticket_ttl() -> u32 {
+    600
+}
+
+/// The grouping algorithm, tagged by `type` (SPEC 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Algorithm {
+    /// Skill-based: a widening MMR window (SPEC 5.3).
+    #[serde(rename_all = "camelCase")]
+    Mmr {
+        /// Lowest MMR a ticket may carry.
+        min_mmr: f64,
+        /// Highest MMR a ticket may carry.
+        max_mmr: f64,
+        /// Starting window, percent of `maxMmr - minMmr`.
+        base_tolerance: f64,
+        /// How fast the window widens: at 10 s of wait the window is
+        /// `baseTolerance * expansionMultiplier` percent.
+        expansion_multiplier: f64,
+    },
+    /// Latency-based: every pair within `maxDelta` milliseconds (SPEC 5.4).
+    #[serde(rename_all = "camelCase")]
+    Ping {
+        /// Largest allowed ping difference within a match (milliseconds).
+        max_delta: f64,
+    },
+    /// First come, first served (SPEC 5.5).
+    Fifo,
+}
+
+/// How a full group is split into teams (SPEC 5.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TeamAssignment {
+    /// Smallest spread of team means; exact up to 20 parties.
+    #[default]
+    Balanced,
+    /// Sort by value, deal in snake-draft order.
+    Snake,
+}
+
+/// Party rules (SPEC 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Parties {
+    /// Whether tickets may carry a party of more than one member.
+    #[serde(default)]
+    pub allow_parties: bool,
+    /// Most members a party may have (players).
+    #[serde(default = "default_party_size")]
+    pub max_size: u32,
+    /// Whether a party always sits whole on one team.
+    #[serde(default = "default_true")]
+    pub keep_together: bool,
+}
+
+fn default_party_size() -> u32 {
+    1
+}
+
+impl Default for Parties {
+    fn default() -> Self {
+        Self {
+            allow_parties: false,
+            max_size: 1,
+            keep_together: true,
+        }
+    }
+}
+
+/// Webhook destination of a mode (SPEC 3). The URL's safety (SPEC 3,
+/// `INVALID_WEBHOOK_URL`) needs DNS, so the API checks it, not the core.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WebhookConfig {
+    /// `https://…` endpoint of the studio's backend.
+    pub url: String,
+    /// Whether match-made events are sent.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+}
+
+impl GameModeConfig {
+    /// Sum of the match shape: seats in one match (players).
+    pub fn match_size(&self) -> u32 {
+        self.match_shape.iter().sum()
+    }
+
+    /// The largest team of the shape (players).
+    pub fn largest_team(&self) -> u32 {
+        self.match_shape.iter().copied().max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,82 @@
+//! Tiers: the limits a project's plan puts on its game modes (SPEC 2).
+//!
+//! The three tiers are constants here so that the store seeds its `tiers`
+//! table from the same numbers the matching core validates against.
+
+use serde::{Deserialize, Serialize};
+
+/// The limits of one tier, in the JSON of SPEC 2 (camelCase).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tier {
+    /// Tier name, e.g. `free`.
+    pub name: String,
+    /// Shortest allowed `matchmakingCycleDurationSeconds` (seconds).
+    pub min_cycle_duration_seconds: f64,
+    /// Lowest allowed MMR `baseTolerance` (percent of the MMR range).
+    pub min_base_tolerance: f64,
+    /// Lowest allowed MMR `expansionMultiplier`.
+    pub min_expansion_multiplier: f64,
+    /// Largest allowed sum of a `matchShape` (players).
+    pub max_match_size: u32,
+    /// Most game modes a project may have.
+    pub max_game_modes: u32,
+    /// Most searches a project may have live at once.
+    pub max_concurrent_searches: u64,
+    /// Per-project token bucket rate (requests per second).
+    pub requests_per_second: u32,
+}
+
+impl Tier {
+    /// The `free` tier of SPEC 2.
+    pub fn free() -> Self {
+        Self {
+            name: "free".into(),
+            min_cycle_duration_seconds: 5.0,
+            min_base_tolerance: 5.0,
+            min_expansion_multiplier: 1.0,
+            max_match_size: 16,
+            max_game_modes: 3,
+            max_concurrent_searches: 1_000,
+            requests_per_second: 50,
+        }
+    }
+
+    /// The `pro` tier of SPEC 2.
+    pub fn pro() -> Self {
+        Self {
+            name: "pro".into(),
+            min_cycle_duration_seconds: 1.0,
+            min_base_tolerance: 1.0,
+            min_expansion_multiplier: 1.0,
+            max_match_size: 64,
+            max_game_modes: 50,
+            max_concurrent_searches: 100_000,
+            requests_per_second: 2_000,
+        }
+    }
+
+    /// The `enterprise` tier of SPEC 2.
+    pub fn enterprise() -> Self {
+        Self {
+            name: "enterprise".into(),
+            min_cycle_duration_seconds: 0.1,
+            min_base_tolerance: 0.0,
+            min_expansion_multiplier: 1.0,
+            max_match_size: 200,
+            max_game_modes: 1_000,
+            max_concurrent_searches: 10_000_000,
+            requests_per_second: 50_000,
+        }
+    }
+
+    /// The three seeded tiers, in order `free`, `pro`, `enterprise`.
+    pub fn seeded() -> [Tier; 3] {
+        [Self::free(), Self::pro(), Self::enterprise()]
+    }
+
+    /// Looks up a seeded tier by name.
+    pub fn by_name(name: &str) -> Option<Tier> {
+        Self::seeded().into_iter().find(|t| t.name == name)
+    }
+}

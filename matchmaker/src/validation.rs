@@ -1,0 +1,257 @@
+//! Validation of a [`GameModeConfig`] against a [`Tier`] (SPEC 3).
+//!
+//! Every rule is checked and every failure reported at once, each with the
+//! JSON path of the field and its SPEC code, so a studio fixes a config in
+//! one round trip. Rules that need the project (name uniqueness, game-mode
+//! quota) or the network (webhook URL safety) are checked by the API.
+
+use crate::codes::Code;
+use crate::config::{Algorithm, GameModeConfig};
+use crate::tier::Tier;
+use serde::{Deserialize, Serialize};
+
+/// Longest allowed cycle (seconds), SPEC 3.
+pub const MAX_CYCLE_DURATION_SECONDS: f64 = 3600.0;
+/// Most teams a shape may have, SPEC 3.
+pub const MAX_TEAMS: usize = 64;
+/// Longest allowed ticket lifetime (seconds): one day.
+pub const MAX_TICKET_TTL_SECONDS: u32 = 86_400;
+
+/// One failed rule: `{"field","code","message"}` as in SPEC 7's `errors`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FieldError {
+    /// JSON path of the offending field, e.g. `algorithm.baseTolerance`.
+    pub field: String,
+    /// SPEC code of the rule.
+    pub code: Code,
+    /// Human-readable explanation with the limit that applied.
+    pub message: String,
+}
+
+impl FieldError {
+    /// Builds a field error.
+    pub fn new(field: impl Into<String>, code: Code, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// All the failures of one config; never empty.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("game mode is invalid: {} error(s), first {}", .0.len(), .0[0].code)]
+pub struct ValidationErrors(pub Vec<FieldError>);
+
+impl ValidationErrors {
+    /// The most specific code: a tier-floor code if only one kind of
+    /// failure, otherwise `VALIDATION_ERROR`.
+    pub fn primary_code(&self) -> Code {
+        let first = self.0[0].code;
+        if self.0.iter().all(|e| e.code == first) {
+            first
+        } else {
+            Code::ValidationError
+        }
+    }
+}
+
+/// Checks the name pattern `^[a-z0-9][a-z0-9_-]{0,62}$` of SPEC 3.
+pub fn is_valid_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+        && bytes[1..]
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_' || *b == b'-')
+}
+
+/// Validates `config` against `tier`, returning every failure (SPEC 3).
+///
+/// # Errors
+/// [`ValidationErrors`] with one [`FieldError`] per broken rule.
+pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationErrors> {
+    let mut errors = Vec::new();
+    let mut push = |field: &str, code: Code, message: String| {
+        errors.push(FieldError::new(field, code, message));
+    };
+
+    if !is_valid_name(&config.name) {
+        push(
+            "name",
+            Code::ValidationError,
+            "name must match ^[a-z0-9][a-z0-9_-]{0,62}$".into(),
+        );
+    }
+
+    let shape = &config.match_shape;
+    if shape.is_empty() || shape.len() > MAX_TEAMS {
+        push(
+            "matchShape",
+            Code::ValidationError,
+            format!(
+                "matchShape must have 1 to {MAX_TEAMS} teams, has {}",
+                shape.len()
+            ),
+        );
+    }
+    for (i, seats) in shape.iter().enumerate() {
+        if *seats == 0 {
+            push(
+                &format!("matchShape[{i}]"),
+                Code::ValidationError,
+                "every team needs at least one player".into(),
+            );
+        }
+    }
+    let size: u64 = shape.iter().map(|s| u64::from(*s)).sum();
+    if size < 2 {
+        push(
+            "matchShape",
+            Code::ValidationError,
+            format!("a match needs at least 2 players, the shape sums to {size}"),
+        );
+    }
+    if size > u64::from(tier.max_match_size) {
+        push(
+            "matchShape",
+            Code::MatchSizeLimitExceeded,
+            format!(
+                "the shape sums to {size} players, tier {} allows {}",
+                tier.name, tier.max_match_size
+            ),
+        );
+    }
+
+    let cycle = config.matchmaking_cycle_duration_seconds;
+    if !cycle.is_finite() || cycle > MAX_CYCLE_DURATION_SECONDS {
+        push(
+            "matchmakingCycleDurationSeconds",
+            Code::ValidationError,
+            format!("must be a number of seconds at most {MAX_CYCLE_DURATION_SECONDS}"),
+        );
+    } else if cycle < tier.min_cycle_duration_seconds {
+        push(
+            "matchmakingCycleDurationSeconds",
+            Code::CycleDurationBelowTierFloor,
+            format!(
+                "{cycle} s is below tier {}'s floor of {} s",
+                tier.name, tier.min_cycle_duration_seconds
+            ),
+        );
+    }
+
+    match &config.algorithm {
+        Algorithm::Mmr {
+            min_mmr,
+            max_mmr,
+            base_tolerance,
+            expansion_multiplier,
+        } => {
+            if !min_mmr.is_finite() || !max_mmr.is_finite() || min_mmr >= max_mmr {
+                push(
+                    "algorithm.maxMmr",
+                    Code::ValidationError,
+                    "minMmr and maxMmr must be finite with minMmr < maxMmr".into(),
+                );
+            }
+            if !base_tolerance.is_finite() || *base_tolerance > 100.0 {
+                push(
+                    "algorithm.baseTolerance",
+                    Code::ValidationError,
+                    "baseTolerance is a percent at most 100".into(),
+                );
+            } else if *base_tolerance < tier.min_base_tolerance || *base_tolerance < 0.0 {
+                push(
+                    "algorithm.baseTolerance",
+                    Code::ToleranceBelowTierFloor,
+                    format!(
+                        "{base_tolerance}% is below tier {}'s floor of {}%",
+                        tier.name, tier.min_base_tolerance
+                    ),
+                );
+            }
+            let floor = tier.min_expansion_multiplier.max(1.0);
+            if !expansion_multiplier.is_finite() || *expansion_multiplier > 100.0 {
+                push(
+                    "algorithm.expansionMultiplier",
+                    Code::ValidationError,
+                    "expansionMultiplier must be at most 100".into(),
+                );
+            } else if *expansion_multiplier < floor {
+                push(
+                    "algorithm.expansionMultiplier",
+                    Code::ExpansionBelowTierFloor,
+                    format!(
+                        "{expansion_multiplier} is below tier {}'s floor of {floor}",
+                        tier.name
+                    ),
+                );
+            }
+        }
+        Algorithm::Ping { max_delta } => {
+            if !max_delta.is_finite() || *max_delta <= 0.0 || *max_delta > 1000.0 {
+                push(
+                    "algorithm.maxDelta",
+                    Code::ValidationError,
+                    "maxDelta is milliseconds in (0, 1000]".into(),
+                );
+            }
+        }
+        Algorithm::Fifo => {}
+    }
+
+    let parties = &config.parties;
+    if parties.max_size == 0 {
+        push(
+            "parties.maxSize",
+            Code::PartySizeExceedsShape,
+            "maxSize must be at least 1".into(),
+        );
+    } else if parties.keep_together && parties.max_size > config.largest_team() {
+        push(
+            "parties.maxSize",
+            Code::PartySizeExceedsShape,
+            format!(
+                "a kept-together party of {} cannot sit on a team of at most {}",
+                parties.max_size,
+                config.largest_team()
+            ),
+        );
+    } else if u64::from(parties.max_size) > size {
+        push(
+            "parties.maxSize",
+            Code::PartySizeExceedsShape,
+            format!(
+                "a party of {} exceeds the match size {size}",
+                parties.max_size
+            ),
+        );
+    }
+
+    if config.ticket_ttl_seconds == 0 || config.ticket_ttl_seconds > MAX_TICKET_TTL_SECONDS {
+        push(
+            "ticketTtlSeconds",
+            Code::ValidationError,
+            format!("ticketTtlSeconds must be 1 to {MAX_TICKET_TTL_SECONDS}"),
+        );
+    }
+
+    if let Some(webhook) = &config.webhook {
+        if webhook.url.trim().is_empty() {
+            push(
+                "webhook.url",
+                Code::InvalidWebhookUrl,
+                "webhook.url is empty".into(),
+            );
+        }
+    }
+
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ValidationErrors(errors))
+    }
+}

@@ -1,0 +1,1 @@
+//! matchplane-migrations: placeholder until its issue lands.

@@ -1,0 +1,2 @@
+//! `matchplane`: the one binary. CLI only; every subcommand calls a crate.
+fn main() {}

@@ -1,0 +1,1 @@
+//! matchplane-store: placeholder until its issue lands.

@@ -1,0 +1,1 @@
+//! matchplane-worker: placeholder until its issue lands.
