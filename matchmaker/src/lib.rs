@@ -26,3 +26,18 @@ pub use config::{Algorithm, GameModeConfig, Parties, TeamAssignment, WebhookConf
 pub use search::{Party, Search};
 pub use tier::Tier;
 pub use validation::{validate, FieldError, ValidationErrors};
+
+pub mod candidate;
+pub mod cycle;
+pub mod grouping;
+pub mod reasons;
+pub mod recheck;
+pub mod teams;
+pub mod ticket;
+pub mod tolerance;
+
+pub use cycle::{
+    run_cycle, CycleOutcome, MatchedPlayer, ProposedMatch, ProposedTeam, WaitingSearch,
+};
+pub use reasons::WaitingReason;
+pub use recheck::FailedSearch;

@@ -1,0 +1,51 @@
+//! Why a candidate is still waiting (SPEC 5.9).
+
+use serde::{Deserialize, Serialize};
+
+/// The cycle's answer to "why has nobody been found yet?" for one search,
+/// served as its `waitingReason`. Serialised as `{"code": "...", ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "code", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum WaitingReason {
+    /// Some party members have no live search in this mode yet.
+    PartyIncomplete {
+        /// Player ids of the members not searching.
+        missing: Vec<String>,
+    },
+    /// A Ping mode and at least one member has no `pingMs` yet.
+    PingNotMeasured,
+    /// Fewer seats wait (in complete, eligible parties) than one match needs.
+    #[serde(rename_all = "camelCase")]
+    NotEnoughPlayers {
+        /// Seats of every candidate still unmatched when this one was tried.
+        seats_waiting: u32,
+        /// Seats of one match (sum of the shape).
+        seats_needed: u32,
+    },
+    /// Nobody close enough: too few seats fit this candidate, or those that
+    /// do fit it do not fit each other.
+    #[serde(rename_all = "camelCase")]
+    NoCandidatesInRange {
+        /// Distance (MMR points or milliseconds) to the nearest other
+        /// unmatched candidate; `null` when there is none.
+        nearest_distance: Option<f64>,
+        /// This candidate's current range (MMR points or milliseconds).
+        range: f64,
+    },
+    /// Enough seats in range, but keep-together cannot seat the party sizes
+    /// exactly in the teams (e.g. three duos for a 3v3).
+    NoExactSeating,
+}
+
+impl WaitingReason {
+    /// The SPEC code of the reason, e.g. `NO_CANDIDATES_IN_RANGE`.
+    pub fn code(&self) -> crate::Code {
+        match self {
+            WaitingReason::PartyIncomplete { .. } => crate::Code::PartyIncomplete,
+            WaitingReason::PingNotMeasured => crate::Code::PingNotMeasured,
+            WaitingReason::NotEnoughPlayers { .. } => crate::Code::NotEnoughPlayers,
+            WaitingReason::NoCandidatesInRange { .. } => crate::Code::NoCandidatesInRange,
+            WaitingReason::NoExactSeating => crate::Code::NoExactSeating,
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Re-check of a pool against the mode's current config (SPEC 3, "Config
+//! changes"), run at the start of every cycle.
+//!
+//! A search the config now rules out fails with its SPEC code, and so does
+//! every other member of its party: a party that can never be complete
+//! must not leave its other members waiting forever.
+
+use crate::codes::Code;
+use crate::config::GameModeConfig;
+use crate::search::Search;
+use crate::ticket::check_ticket;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+/// A search the cycle ended with an error (SPEC 3, 4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedSearch {
+    /// The search's ticket.
+    pub ticket_id: String,
+    /// Its player.
+    pub player_id: String,
+    /// Why: `GAME_MODE_DISABLED`, `PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
+    /// `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `INVALID_PARTY`,
+    /// `PLAYER_ALREADY_SEARCHING`.
+    pub code: Code,
+    /// Human-readable detail.
+    pub message: String,
+}
+
+/// Splits `pool` into the indices of searches still valid under `config`
+/// and the searches that fail. Order of `pool` is kept for the valid ones.
+pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<FailedSearch>) {
+    let mut failed: Vec<FailedSearch> = Vec::new();
+    if !config.enabled {
+        failed.extend(pool.iter().map(|s| FailedSearch {
+            ticket_id: s.ticket_id.clone(),
+            player_id: s.player_id.clone(),
+            code: Code::GameModeDisabled,
+            message: format!("game mode {} is disabled", config.name),
+        }));
+        return (Vec::new(), failed);
+    }
+
+    // First search of each player wins; a later duplicate is an error the
+    // API should have prevented, never a second seat for the same player.
+    let mut first_of_player: HashMap<&str, usize> = HashMap::new();
+    // First members list seen for each party id.
+    let mut party_members: HashMap<&str, &[String]> = HashMap::new();
+    let mut verdict: Vec<Option<(Code, String)>> = vec![None; pool.len()];
+
+    for (i, search) in pool.iter().enumerate() {
+        if first_of_player.contains_key(search.player_id.as_str()) {
+            verdict[i] = Some((
+                Code::PlayerAlreadySearching,
+                "the player already has a live search in this mode".into(),
+            ));
+            continue;
+        }
+        first_of_player.insert(&search.player_id, i);
+        if let Err(e) = check_ticket(config, &search.player_id, search.mmr, search.party.as_ref()) {
+            verdict[i] = Some((e.code, e.message));
+            continue;
+        }
+        if let Some(party) = &search.party {
+            let known = party_members.entry(&party.id).or_insert(&party.members);
+            if *known != party.members.as_slice() {
+                verdict[i] = Some((
+                    Code::InvalidParty,
+                    format!(
+                        "party {} is listed with different members by its tickets",
+                        party.id
+                    ),
+                ));
+            }
+        }
+    }
+
+    // A failed member fails its whole party, with the member's code.
+    let mut party_failure: HashMap<&str, (Code, String)> = HashMap::new();
+    for (i, search) in pool.iter().enumerate() {
+        if let (Some(v), Some(party)) = (&verdict[i], &search.party) {
+            if v.0 != Code::PlayerAlreadySearching {
+                party_failure.entry(&party.id).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    let mut valid = Vec::with_capacity(pool.len());
+    let mut failed_tickets: HashSet<usize> = HashSet::new();
+    for (i, search) in pool.iter().enumerate() {
+        let party_verdict = search
+            .party
+            .as_ref()
+            .and_then(|p| party_failure.get(p.id.as_str()));
+        match verdict[i].clone().or_else(|| party_verdict.cloned()) {
+            Some((code, message)) => {
+                failed_tickets.insert(i);
+                failed.push(FailedSearch {
+                    ticket_id: search.ticket_id.clone(),
+                    player_id: search.player_id.clone(),
+                    code,
+                    message,
+                });
+            }
+            None => valid.push(i),
+        }
+    }
+    (valid, failed)
+}

@@ -1,0 +1,133 @@
+//! The per-ticket rules of SPEC 4, shared by ticket generation (API), the
+//! simulator's scenario check and the cycle's re-check after a config
+//! change (SPEC 3, "Config changes").
+
+use crate::codes::Code;
+use crate::config::{Algorithm, GameModeConfig};
+use crate::search::Party;
+use crate::validation::FieldError;
+
+/// Longest `playerId` (characters), SPEC 4.
+pub const MAX_PLAYER_ID_CHARS: usize = 128;
+
+/// Checks `playerId`: 1..=128 printable characters (SPEC 4).
+pub fn is_valid_player_id(player_id: &str) -> bool {
+    let count = player_id.chars().count();
+    (1..=MAX_PLAYER_ID_CHARS).contains(&count) && player_id.chars().all(|c| !c.is_control())
+}
+
+/// Checks what a ticket for `player_id` with `mmr` and `party` would carry
+/// into `config`'s pool. Returns the first failure, with the field and the
+/// SPEC 4 code (`VALIDATION_ERROR`, `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`,
+/// `PARTIES_NOT_ENABLED`, `PARTY_TOO_LARGE`, `INVALID_PARTY`).
+///
+/// Mode existence and enablement (`GAME_MODE_NOT_FOUND`,
+/// `GAME_MODE_DISABLED`) are the caller's, which knows the project.
+///
+/// # Errors
+/// The failed rule as a [`FieldError`].
+pub fn check_ticket(
+    config: &GameModeConfig,
+    player_id: &str,
+    mmr: Option<f64>,
+    party: Option<&Party>,
+) -> Result<(), FieldError> {
+    if !is_valid_player_id(player_id) {
+        return Err(FieldError::new(
+            "playerId",
+            Code::ValidationError,
+            format!("playerId must be 1 to {MAX_PLAYER_ID_CHARS} printable characters"),
+        ));
+    }
+    if let Some(value) = mmr {
+        if !value.is_finite() {
+            return Err(FieldError::new(
+                "attributes.mmr",
+                Code::ValidationError,
+                "mmr must be a finite number",
+            ));
+        }
+    }
+    if let Algorithm::Mmr {
+        min_mmr, max_mmr, ..
+    } = &config.algorithm
+    {
+        match mmr {
+            None => {
+                return Err(FieldError::new(
+                    "attributes.mmr",
+                    Code::MmrRequired,
+                    format!(
+                        "game mode {} matches on MMR: attributes.mmr is required",
+                        config.name
+                    ),
+                ))
+            }
+            Some(value) if value < *min_mmr || value > *max_mmr => {
+                return Err(FieldError::new(
+                    "attributes.mmr",
+                    Code::MmrOutOfRange,
+                    format!("mmr {value} is outside [{min_mmr}, {max_mmr}]"),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(party) = party {
+        check_party(config, player_id, party)?;
+    }
+    Ok(())
+}
+
+fn check_party(config: &GameModeConfig, player_id: &str, party: &Party) -> Result<(), FieldError> {
+    if party.id.is_empty() || party.id.chars().count() > MAX_PLAYER_ID_CHARS {
+        return Err(FieldError::new(
+            "party.id",
+            Code::InvalidParty,
+            "party.id must be 1 to 128 characters",
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for member in &party.members {
+        if !is_valid_player_id(member) {
+            return Err(FieldError::new(
+                "party.members",
+                Code::InvalidParty,
+                "every member must be a valid, non-empty player id",
+            ));
+        }
+        if !seen.insert(member.as_str()) {
+            return Err(FieldError::new(
+                "party.members",
+                Code::InvalidParty,
+                format!("member {member} is listed twice"),
+            ));
+        }
+    }
+    if !seen.contains(player_id) {
+        return Err(FieldError::new(
+            "party.members",
+            Code::InvalidParty,
+            "playerId must be one of party.members",
+        ));
+    }
+    let size = party.members.len();
+    if size > 1 && !config.parties.allow_parties {
+        return Err(FieldError::new(
+            "party",
+            Code::PartiesNotEnabled,
+            format!("game mode {} does not allow parties", config.name),
+        ));
+    }
+    if size > config.parties.max_size as usize {
+        return Err(FieldError::new(
+            "party.members",
+            Code::PartyTooLarge,
+            format!(
+                "a party of {size} exceeds maxSize {}",
+                config.parties.max_size
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Builders shared by the matching-core tests.
+#![allow(dead_code)]
+
+use matchplane_matchmaker::{
+    run_cycle, Algorithm, CycleOutcome, GameModeConfig, Parties, Party, Search, TeamAssignment,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
+    GameModeConfig {
+        name: "test".into(),
+        enabled: true,
+        match_shape: shape.to_vec(),
+        matchmaking_cycle_duration_seconds: 1.0,
+        algorithm: Algorithm::Mmr {
+            min_mmr: 0.0,
+            max_mmr: 3000.0,
+            base_tolerance: base,
+            expansion_multiplier: mult,
+        },
+        team_assignment: TeamAssignment::Balanced,
+        parties: Parties::default(),
+        ticket_ttl_seconds: 600,
+        webhook: None,
+    }
+}
+
+pub fn with_parties(
+    mut config: GameModeConfig,
+    max_size: u32,
+    keep_together: bool,
+) -> GameModeConfig {
+    config.parties = Parties {
+        allow_parties: true,
+        max_size,
+        keep_together,
+    };
+    config
+}
+
+pub fn ping_mode(shape: &[u32], max_delta: f64) -> GameModeConfig {
+    let mut c = mmr_mode(shape, 5.0, 2.0);
+    c.algorithm = Algorithm::Ping { max_delta };
+    c
+}
+
+pub fn fifo_mode(shape: &[u32]) -> GameModeConfig {
+    let mut c = mmr_mode(shape, 5.0, 2.0);
+    c.algorithm = Algorithm::Fifo;
+    c
+}
+
+pub fn solo(id: &str, mmr: f64, queued_at: f64) -> Search {
+    Search::solo(format!("tkt_{id}"), id, mmr, queued_at)
+}
+
+pub fn pinged(id: &str, ping: f64, queued_at: f64) -> Search {
+    Search {
+        ticket_id: format!("tkt_{id}"),
+        player_id: id.into(),
+        party: None,
+        mmr: None,
+        ping_ms: Some(ping),
+        queued_at,
+    }
+}
+
+/// Every member of a party `pid` of the given size, all with `mmr`.
+pub fn party(pid: &str, size: usize, mmr: f64, queued_at: f64) -> Vec<Search> {
+    let members: Vec<String> = (0..size).map(|i| format!("{pid}-{i}")).collect();
+    members
+        .iter()
+        .map(|m| Search {
+            ticket_id: format!("tkt_{m}"),
+            player_id: m.clone(),
+            party: Some(Party {
+                id: pid.into(),
+                members: members.clone(),
+            }),
+            mmr: Some(mmr),
+            ping_ms: None,
+            queued_at,
+        })
+        .collect()
+}
+
+pub fn cycle(config: &GameModeConfig, pool: &[Search], now: f64) -> CycleOutcome {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    run_cycle(config, pool, now, &mut rng)
+}
+
+/// Team player-id lists of every match, each team sorted.
+pub fn teams_of(outcome: &CycleOutcome) -> Vec<Vec<Vec<String>>> {
+    outcome
+        .matches
+        .iter()
+        .map(|m| {
+            m.teams
+                .iter()
+                .map(|t| {
+                    let mut ids: Vec<String> =
+                        t.players.iter().map(|p| p.player_id.clone()).collect();
+                    ids.sort();
+                    ids
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Party sizes per team of one match, each team's sizes sorted descending.
+pub fn party_sizes(outcome: &CycleOutcome, m: usize) -> Vec<Vec<usize>> {
+    outcome.matches[m]
+        .teams
+        .iter()
+        .map(|t| {
+            let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+            for p in &t.players {
+                let key = p.party_id.clone().unwrap_or_else(|| p.player_id.clone());
+                *counts.entry(key).or_default() += 1;
+            }
+            let mut sizes: Vec<usize> = counts.into_values().collect();
+            sizes.sort_by(|a, b| b.cmp(a));
+            sizes
+        })
+        .collect()
+}
