@@ -8,13 +8,18 @@
 use crate::config::{Algorithm, GameModeConfig};
 use crate::reasons::WaitingReason;
 use crate::search::Search;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// Members of one candidate: indices into the pool slice. Inline up to
+/// four, so solos and small parties cost no allocation.
+pub type Members = SmallVec<[usize; 4]>;
 
 /// One candidate of a cycle: a complete party (a solo is a party of one).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     /// Indices into the pool slice, in the party's `members` order.
-    pub searches: Vec<usize>,
+    pub searches: Members,
     /// Seats it takes (players).
     pub seats: u32,
     /// Mean MMR of the members that carry one; `None` if none does.
@@ -23,8 +28,8 @@ pub struct Candidate {
     pub ping_ms: Option<f64>,
     /// Earliest member's `queuedAt` (seconds).
     pub wait_start: f64,
-    /// Tie-break for equal wait starts: the first member's ticket id.
-    pub tie: String,
+    /// Tie-break for equal wait starts: pool position of the first member.
+    pub tie: usize,
 }
 
 /// The candidates of a pool, and the searches that cannot be candidates yet
@@ -37,87 +42,105 @@ pub struct CandidateSet {
     pub waiting: Vec<(usize, WaitingReason)>,
 }
 
+fn is_party(search: &Search) -> bool {
+    search.party.as_ref().is_some_and(|p| p.members.len() > 1)
+}
+
 /// Builds candidates from the pool searches at `valid` (indices into `pool`,
 /// already re-checked against `config`).
 pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize]) -> CandidateSet {
-    // Group valid searches by party id; a solo is keyed by its own ticket.
-    let mut by_party: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut order: Vec<&str> = Vec::new();
-    let mut by_player: HashMap<&str, usize> = HashMap::with_capacity(valid.len());
-    for &i in valid {
-        let search = &pool[i];
-        by_player.insert(&search.player_id, i);
-        let key = match &search.party {
-            Some(p) if p.members.len() > 1 => p.id.as_str(),
-            _ => search.ticket_id.as_str(),
-        };
-        let entry = by_party.entry(key).or_default();
-        if entry.is_empty() {
-            order.push(key);
-        }
-        entry.push(i);
-    }
-
     let is_ping = matches!(config.algorithm, Algorithm::Ping { .. });
     let mut set = CandidateSet::default();
-    for key in order {
-        let present = &by_party[key];
-        let first = &pool[present[0]];
-        let searches: Vec<usize> = match &first.party {
-            Some(party) if party.members.len() > 1 => {
-                let mut members = Vec::with_capacity(party.members.len());
-                let mut missing = Vec::new();
-                for m in &party.members {
-                    match by_player.get(m.as_str()) {
-                        Some(&idx)
-                            if pool[idx].party.as_ref().map(|p| p.id.as_str()) == Some(key) =>
-                        {
-                            members.push(idx)
-                        }
-                        _ => missing.push(m.clone()),
-                    }
-                }
-                if !missing.is_empty() {
-                    let reason = WaitingReason::PartyIncomplete { missing };
-                    set.waiting
-                        .extend(present.iter().map(|&i| (i, reason.clone())));
-                    continue;
-                }
-                members
-            }
-            _ => vec![present[0]],
-        };
+    set.candidates.reserve(valid.len());
 
-        let pings: Option<Vec<f64>> = searches.iter().map(|&i| pool[i].ping_ms).collect();
-        let ping_ms = pings.map(|p| p.into_iter().fold(f64::NEG_INFINITY, f64::max));
-        if is_ping && ping_ms.is_none() {
-            set.waiting.extend(
-                searches
-                    .iter()
-                    .map(|&i| (i, WaitingReason::PingNotMeasured)),
-            );
-            continue;
+    // Party searches by party id and by player; solos need no lookup.
+    let mut parties: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    let mut party_order: Vec<&str> = Vec::new();
+    let mut by_player: FxHashMap<&str, usize> = FxHashMap::default();
+    for &i in valid {
+        let search = &pool[i];
+        match &search.party {
+            Some(p) if p.members.len() > 1 => {
+                by_player.insert(&search.player_id, i);
+                let entry = parties.entry(p.id.as_str()).or_default();
+                if entry.is_empty() {
+                    party_order.push(p.id.as_str());
+                }
+                entry.push(i);
+            }
+            _ => {
+                let mut members = Members::new();
+                members.push(i);
+                set.push(is_ping, pool, members);
+            }
         }
-        let mmrs: Vec<f64> = searches.iter().filter_map(|&i| pool[i].mmr).collect();
-        let mmr = (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64);
-        let wait_start = searches
-            .iter()
-            .map(|&i| pool[i].queued_at)
-            .fold(f64::INFINITY, f64::min);
-        let tie = pool[searches[0]].ticket_id.clone();
-        set.candidates.push(Candidate {
-            seats: searches.len() as u32,
-            searches,
-            mmr,
-            ping_ms,
-            wait_start,
-            tie,
-        });
     }
-    set.candidates.sort_by(|a, b| {
+
+    for key in party_order {
+        let present = &parties[key];
+        let Some(party) = pool[present[0]].party.as_ref() else {
+            continue;
+        };
+        let mut members = Members::with_capacity(party.members.len());
+        let mut missing = Vec::new();
+        for m in &party.members {
+            match by_player.get(m.as_str()) {
+                Some(&idx)
+                    if is_party(&pool[idx])
+                        && pool[idx].party.as_ref().map(|p| p.id.as_str()) == Some(key) =>
+                {
+                    members.push(idx)
+                }
+                _ => missing.push(m.clone()),
+            }
+        }
+        if missing.is_empty() {
+            set.push(is_ping, pool, members);
+        } else {
+            let reason = WaitingReason::PartyIncomplete { missing };
+            set.waiting
+                .extend(present.iter().map(|&i| (i, reason.clone())));
+        }
+    }
+    set.candidates.sort_unstable_by(|a, b| {
         a.wait_start
             .total_cmp(&b.wait_start)
             .then_with(|| a.tie.cmp(&b.tie))
     });
     set
+}
+
+impl CandidateSet {
+    /// Adds the complete party `members`, or records why it cannot be a
+    /// candidate yet (a Ping mode without every member's ping).
+    fn push(&mut self, is_ping: bool, pool: &[Search], members: Members) {
+        let mut ping = Some(f64::NEG_INFINITY);
+        let (mut mmr_sum, mut mmr_count) = (0.0, 0u32);
+        let mut wait_start = f64::INFINITY;
+        for &i in &members {
+            let s = &pool[i];
+            ping = match (ping, s.ping_ms) {
+                (Some(p), Some(q)) => Some(p.max(q)),
+                _ => None,
+            };
+            if let Some(m) = s.mmr {
+                mmr_sum += m;
+                mmr_count += 1;
+            }
+            wait_start = wait_start.min(s.queued_at);
+        }
+        if is_ping && ping.is_none() {
+            self.waiting
+                .extend(members.iter().map(|&i| (i, WaitingReason::PingNotMeasured)));
+            return;
+        }
+        self.candidates.push(Candidate {
+            seats: members.len() as u32,
+            tie: members[0],
+            searches: members,
+            mmr: (mmr_count > 0).then(|| mmr_sum / f64::from(mmr_count)),
+            ping_ms: ping,
+            wait_start,
+        });
+    }
 }

@@ -203,23 +203,31 @@ fn seat_group(
     now: f64,
     rng: &mut dyn RngCore,
 ) -> Option<ProposedMatch> {
-    // A unit is a whole party with keep-together, else a single player.
-    let units_searches: Vec<Vec<usize>> = if config.parties.keep_together {
-        group
-            .iter()
-            .map(|&c| candidates[c].searches.clone())
-            .collect()
-    } else {
-        group
-            .iter()
-            .flat_map(|&c| candidates[c].searches.iter().map(|&i| vec![i]))
-            .collect()
-    };
-    let units: Vec<Unit> = units_searches
+    // A unit is a whole party with keep-together, else a single player:
+    // `unit_members[u]` is a slice of `flat` (pool indices).
+    let flat: Vec<usize> = group
         .iter()
-        .map(|members| Unit {
-            seats: members.len() as u32,
-            value_sum: members.iter().map(|&i| pool[i].mmr.unwrap_or(0.0)).sum(),
+        .flat_map(|&c| candidates[c].searches.iter().copied())
+        .collect();
+    let mut unit_members: Vec<std::ops::Range<usize>> = Vec::with_capacity(flat.len());
+    if config.parties.keep_together {
+        let mut start = 0;
+        for &c in group {
+            let len = candidates[c].searches.len();
+            unit_members.push(start..start + len);
+            start += len;
+        }
+    } else {
+        unit_members.extend((0..flat.len()).map(|i| i..i + 1));
+    }
+    let units: Vec<Unit> = unit_members
+        .iter()
+        .map(|r| Unit {
+            seats: r.len() as u32,
+            value_sum: flat[r.clone()]
+                .iter()
+                .map(|&i| pool[i].mmr.unwrap_or(0.0))
+                .sum(),
         })
         .collect();
     let caps = &config.match_shape;
@@ -232,12 +240,12 @@ fn seat_group(
     let mut teams: Vec<ProposedTeam> = (0..caps.len())
         .map(|index| ProposedTeam {
             index,
-            players: Vec::new(),
+            players: Vec::with_capacity(caps[index] as usize),
             mean_mmr: None,
         })
         .collect();
-    for (members, &t) in units_searches.iter().zip(&seating) {
-        for &i in members {
+    for (members, &t) in unit_members.iter().zip(&seating) {
+        for &i in &flat[members.clone()] {
             let s = &pool[i];
             teams[t].players.push(MatchedPlayer {
                 player_id: s.player_id.clone(),

@@ -41,3 +41,4 @@ pub use cycle::{
 };
 pub use reasons::WaitingReason;
 pub use recheck::FailedSearch;
+pub mod simulate;

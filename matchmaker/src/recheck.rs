@@ -9,8 +9,8 @@ use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::search::Search;
 use crate::ticket::check_ticket;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
 
 /// A search the cycle ended with an error (SPEC 3, 4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,20 +44,20 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
 
     // First search of each player wins; a later duplicate is an error the
     // API should have prevented, never a second seat for the same player.
-    let mut first_of_player: HashMap<&str, usize> = HashMap::new();
+    let mut first_of_player: FxHashMap<&str, usize> = FxHashMap::default();
+    first_of_player.reserve(pool.len());
     // First members list seen for each party id.
-    let mut party_members: HashMap<&str, &[String]> = HashMap::new();
+    let mut party_members: FxHashMap<&str, &[String]> = FxHashMap::default();
     let mut verdict: Vec<Option<(Code, String)>> = vec![None; pool.len()];
 
     for (i, search) in pool.iter().enumerate() {
-        if first_of_player.contains_key(search.player_id.as_str()) {
+        if first_of_player.insert(&search.player_id, i).is_some() {
             verdict[i] = Some((
                 Code::PlayerAlreadySearching,
                 "the player already has a live search in this mode".into(),
             ));
             continue;
         }
-        first_of_player.insert(&search.player_id, i);
         if let Err(e) = check_ticket(config, &search.player_id, search.mmr, search.party.as_ref()) {
             verdict[i] = Some((e.code, e.message));
             continue;
@@ -77,7 +77,7 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
     }
 
     // A failed member fails its whole party, with the member's code.
-    let mut party_failure: HashMap<&str, (Code, String)> = HashMap::new();
+    let mut party_failure: FxHashMap<&str, (Code, String)> = FxHashMap::default();
     for (i, search) in pool.iter().enumerate() {
         if let (Some(v), Some(party)) = (&verdict[i], &search.party) {
             if v.0 != Code::PlayerAlreadySearching {
@@ -86,7 +86,6 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
         }
     }
     let mut valid = Vec::with_capacity(pool.len());
-    let mut failed_tickets: HashSet<usize> = HashSet::new();
     for (i, search) in pool.iter().enumerate() {
         let party_verdict = search
             .party
@@ -94,7 +93,6 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
             .and_then(|p| party_failure.get(p.id.as_str()));
         match verdict[i].clone().or_else(|| party_verdict.cloned()) {
             Some((code, message)) => {
-                failed_tickets.insert(i);
                 failed.push(FailedSearch {
                     ticket_id: search.ticket_id.clone(),
                     player_id: search.player_id.clone(),

@@ -205,6 +205,9 @@ pub fn shuffled(units: &[Unit], caps: &[u32], rng: &mut dyn RngCore) -> Option<V
 /// than [`snake`]. `None` if the units cannot fill the teams exactly.
 pub fn balanced(units: &[Unit], caps: &[u32]) -> Option<Vec<usize>> {
     let start = snake(units, caps)?;
+    if units.len() <= EXACT_LIMIT && caps.len() == 2 && units.iter().all(|u| u.seats == 1) {
+        return Some(two_teams_of_solos(units, caps, start));
+    }
     let improved = improve_by_swaps(units, caps, start);
     if units.len() > EXACT_LIMIT {
         return Some(improved);
@@ -214,22 +217,32 @@ pub fn balanced(units: &[Unit], caps: &[u32]) -> Option<Vec<usize>> {
 
 /// Hill-climbing: swap two equal-sized units of different teams while that
 /// lowers the spread. Keeps every team's seat count, so exactness holds.
+/// Team sums are updated in place: no allocation per trial.
 fn improve_by_swaps(units: &[Unit], caps: &[u32], mut seat: Vec<usize>) -> Vec<usize> {
-    let mut best = spread(units, caps, &seat);
+    let mut sums = vec![0.0; caps.len()];
+    for (u, &t) in units.iter().zip(&seat) {
+        sums[t] += u.value_sum;
+    }
+    let mut best = spread_of_sums(&sums, caps);
     for _ in 0..64 {
         let mut improved = false;
         for a in 0..units.len() {
             for b in (a + 1)..units.len() {
-                if seat[a] == seat[b] || units[a].seats != units[b].seats {
+                let (ta, tb) = (seat[a], seat[b]);
+                if ta == tb || units[a].seats != units[b].seats {
                     continue;
                 }
-                seat.swap(a, b);
-                let s = spread(units, caps, &seat);
+                let delta = units[b].value_sum - units[a].value_sum;
+                sums[ta] += delta;
+                sums[tb] -= delta;
+                let s = spread_of_sums(&sums, caps);
                 if s + 1e-12 < best {
                     best = s;
+                    seat.swap(a, b);
                     improved = true;
                 } else {
-                    seat.swap(a, b);
+                    sums[ta] -= delta;
+                    sums[tb] += delta;
                 }
             }
         }
@@ -240,12 +253,61 @@ fn improve_by_swaps(units: &[Unit], caps: &[u32], mut seat: Vec<usize>) -> Vec<u
     seat
 }
 
+/// Exact balance of single seats into two teams, the common case (`[5,5]`
+/// solos): every choice of team 0's `caps[0]` players, enumerated as bit
+/// masks in lexicographic order (Gosper's hack), at most C(20, 10) of them.
+fn two_teams_of_solos(units: &[Unit], caps: &[u32], start: Vec<usize>) -> Vec<usize> {
+    let n = units.len();
+    let k = caps[0] as usize;
+    let total: f64 = units.iter().map(|u| u.value_sum).sum();
+    let (c0, c1) = (f64::from(caps[0].max(1)), f64::from(caps[1].max(1)));
+    let mut best = spread(units, caps, &start);
+    let mut best_mask: Option<u32> = None;
+    if k == 0 || k >= n || n > 31 {
+        return start;
+    }
+    let mut mask: u32 = (1u32 << k) - 1;
+    let limit: u32 = 1u32 << n;
+    while mask < limit {
+        let mut sum = 0.0;
+        let mut bits = mask;
+        while bits != 0 {
+            sum += units[bits.trailing_zeros() as usize].value_sum;
+            bits &= bits - 1;
+        }
+        let s = (sum / c0 - (total - sum) / c1).abs();
+        if s + 1e-12 < best {
+            best = s;
+            best_mask = Some(mask);
+        }
+        // Next mask with the same number of bits.
+        let lowest = mask & mask.wrapping_neg();
+        let ripple = mask + lowest;
+        mask = (((ripple ^ mask) >> 2) / lowest) | ripple;
+    }
+    match best_mask {
+        Some(mask) => (0..n).map(|i| usize::from(mask & (1 << i) == 0)).collect(),
+        None => start,
+    }
+}
+
+/// Branch and bound over exact seatings, units placed biggest first.
+///
+/// Bound: relax the units not yet placed into single seats carrying their
+/// per-seat value. A team with `r` seats left ends with at least its sum
+/// plus the `r` smallest such seat values and at most its sum plus the `r`
+/// largest, so `max(lowest possible mean) - min(highest possible mean)` is
+/// a lower bound of the final spread. `small[d][r]` and `large[d][r]` hold
+/// those sums for the units from depth `d` on. When every unit is a single
+/// seat, the order is by value, so those sums come from one prefix-sum
+/// array (`prefix`) with no table at all.
 struct Bnb<'a> {
     units: &'a [Unit],
     caps: &'a [u32],
     order: Vec<usize>,
-    suffix_min: Vec<f64>,
-    suffix_max: Vec<f64>,
+    prefix: Vec<f64>,
+    small: Vec<Vec<f64>>,
+    large: Vec<Vec<f64>>,
     sums: Vec<f64>,
     rem: Vec<u32>,
     seat: Vec<usize>,
@@ -255,20 +317,27 @@ struct Bnb<'a> {
 }
 
 impl Bnb<'_> {
+    /// Sums of the `r` smallest and the `r` largest seat values left at `depth`.
+    fn extremes(&self, depth: usize, r: usize) -> (f64, f64) {
+        if self.small.is_empty() {
+            let n = self.order.len();
+            let r = r.min(n - depth);
+            let p = &self.prefix;
+            (p[n] - p[n - r], p[depth + r] - p[depth])
+        } else {
+            let r = r.min(self.small[depth].len() - 1);
+            (self.small[depth][r], self.large[depth][r])
+        }
+    }
+
     fn lower_bound(&self, depth: usize) -> f64 {
-        let (vmin, vmax) = (self.suffix_min[depth], self.suffix_max[depth]);
         let mut max_lo = f64::NEG_INFINITY;
         let mut min_hi = f64::INFINITY;
         for t in 0..self.caps.len() {
             let cap = f64::from(self.caps[t].max(1));
-            let rem = f64::from(self.rem[t]);
-            let (lo, hi) = if self.rem[t] == 0 {
-                (self.sums[t], self.sums[t])
-            } else {
-                (self.sums[t] + rem * vmin, self.sums[t] + rem * vmax)
-            };
-            max_lo = max_lo.max(lo / cap);
-            min_hi = min_hi.min(hi / cap);
+            let (small, large) = self.extremes(depth, self.rem[t] as usize);
+            max_lo = max_lo.max((self.sums[t] + small) / cap);
+            min_hi = min_hi.min((self.sums[t] + large) / cap);
         }
         (max_lo - min_hi).max(0.0)
     }
@@ -324,21 +393,42 @@ fn branch_and_bound(units: &[Unit], caps: &[u32], start: Vec<usize>) -> Vec<usiz
             .then(units[*b].value().total_cmp(&units[*a].value()))
             .then(a.cmp(b))
     });
-    let n = order.len();
-    let mut suffix_min = vec![f64::INFINITY; n + 1];
-    let mut suffix_max = vec![f64::NEG_INFINITY; n + 1];
-    for i in (0..n).rev() {
-        let v = units[order[i]].value();
-        suffix_min[i] = suffix_min[i + 1].min(v);
-        suffix_max[i] = suffix_max[i + 1].max(v);
-    }
     let best = spread(units, caps, &start);
+    if best <= 1e-12 {
+        return start;
+    }
+    let n = order.len();
+    let mut prefix = Vec::with_capacity(n + 1);
+    prefix.push(0.0);
+    for &u in &order {
+        prefix.push(prefix[prefix.len() - 1] + units[u].value_sum);
+    }
+    let all_single = units.iter().all(|u| u.seats == 1);
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    for d in (0..=n).filter(|_| !all_single) {
+        let mut seats: Vec<f64> = order[d..]
+            .iter()
+            .flat_map(|&u| std::iter::repeat_n(units[u].value(), units[u].seats as usize))
+            .collect();
+        seats.sort_by(f64::total_cmp);
+        let prefix = |values: &mut dyn Iterator<Item = f64>| {
+            let mut acc = vec![0.0];
+            for v in values {
+                acc.push(acc[acc.len() - 1] + v);
+            }
+            acc
+        };
+        small.push(prefix(&mut seats.iter().copied()));
+        large.push(prefix(&mut seats.iter().rev().copied()));
+    }
     let mut bnb = Bnb {
         units,
         caps,
         order,
-        suffix_min,
-        suffix_max,
+        prefix,
+        small,
+        large,
         sums: vec![0.0; caps.len()],
         rem: caps.to_vec(),
         seat: vec![0; units.len()],

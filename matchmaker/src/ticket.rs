@@ -12,6 +12,10 @@ pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
 /// Checks `playerId`: 1..=128 printable characters (SPEC 4).
 pub fn is_valid_player_id(player_id: &str) -> bool {
+    if player_id.is_ascii() {
+        return (1..=MAX_PLAYER_ID_CHARS).contains(&player_id.len())
+            && player_id.bytes().all(|b| !b.is_ascii_control());
+    }
     let count = player_id.chars().count();
     (1..=MAX_PLAYER_ID_CHARS).contains(&count) && player_id.chars().all(|c| !c.is_control())
 }

@@ -1,5 +1,6 @@
 //! Builders shared by the matching-core tests.
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use matchplane_matchmaker::{
     run_cycle, Algorithm, CycleOutcome, GameModeConfig, Parties, Party, Search, TeamAssignment,

@@ -1,5 +1,6 @@
 //! The rules of SPEC 5, each with the SPEC's own examples and the issue's
 //! cases from the field.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;

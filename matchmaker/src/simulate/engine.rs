@@ -1,0 +1,135 @@
+//! The virtual-time loop of SPEC 8.
+
+use super::report::{Ended, Report, SimulatedMatch, Stats};
+use super::scenario::{Event, Scenario};
+use super::stats::{Percentiles, Spread};
+use crate::cycle::run_cycle;
+use crate::search::Search;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, HashSet};
+
+/// Runs `scenario`: cycles at `t = k * matchmakingCycleDurationSeconds`,
+/// k = 1, 2, … while `t <= until`; events with `at <= t` are applied before
+/// that cycle in time order; a search older than `ticketTtlSeconds` expires.
+/// Deterministic: the same scenario gives the same report.
+pub fn run(scenario: &Scenario) -> Report {
+    let config = &scenario.game_mode;
+    let step = config.matchmaking_cycle_duration_seconds;
+    let ttl = f64::from(config.ticket_ttl_seconds);
+    let mut rng = ChaCha8Rng::seed_from_u64(scenario.seed);
+    let mut pool: Vec<Search> = Vec::new();
+    let mut next_event = 0;
+    let mut tickets = 0u64;
+    let mut refused = 0;
+    let mut matches = Vec::new();
+    let mut waits = Vec::new();
+    let mut ended = Vec::new();
+    let mut reasons = BTreeMap::new();
+
+    let mut k = 1u64;
+    loop {
+        let t = k as f64 * step;
+        if step <= 0.0 || t > scenario.until + 1e-9 {
+            break;
+        }
+        k += 1;
+        while let Some(ev) = scenario.events.get(next_event).filter(|e| e.at() <= t) {
+            next_event += 1;
+            match ev {
+                Event::Arrival {
+                    at,
+                    player_id,
+                    mmr,
+                    ping_ms,
+                    party,
+                } => {
+                    if pool.iter().any(|s| &s.player_id == player_id) {
+                        refused += 1;
+                        continue;
+                    }
+                    tickets += 1;
+                    pool.push(Search {
+                        ticket_id: format!("tkt_{tickets}"),
+                        player_id: player_id.clone(),
+                        party: party.clone(),
+                        mmr: *mmr,
+                        ping_ms: *ping_ms,
+                        queued_at: *at,
+                    });
+                }
+                Event::Cancel { player_id, .. } => pool.retain(|s| &s.player_id != player_id),
+            }
+        }
+        pool.retain(|s| {
+            let alive = t - s.queued_at < ttl;
+            if !alive {
+                ended.push(Ended {
+                    player_id: s.player_id.clone(),
+                    at: t,
+                    code: "EXPIRED".into(),
+                });
+            }
+            alive
+        });
+
+        let outcome = run_cycle(config, &pool, t, &mut rng);
+        let mut gone: HashSet<String> = HashSet::new();
+        for m in &outcome.matches {
+            for team in &m.teams {
+                for p in &team.players {
+                    waits.push(p.wait_seconds);
+                    gone.insert(p.ticket_id.clone());
+                }
+            }
+            matches.push(SimulatedMatch {
+                at: t,
+                teams: m
+                    .teams
+                    .iter()
+                    .map(|team| team.players.iter().map(|p| p.player_id.clone()).collect())
+                    .collect(),
+                mean_mmr: m.teams.iter().map(|team| team.mean_mmr).collect(),
+                mmr_spread: m.mmr_spread,
+                team_imbalance: m.team_imbalance,
+            });
+        }
+        for f in &outcome.failed {
+            gone.insert(f.ticket_id.clone());
+            ended.push(Ended {
+                player_id: f.player_id.clone(),
+                at: t,
+                code: f.code.as_str().into(),
+            });
+        }
+        pool.retain(|s| !gone.contains(&s.ticket_id));
+        reasons = outcome
+            .waiting
+            .into_iter()
+            .map(|w| (w.player_id, w.reason))
+            .collect();
+    }
+
+    let spreads: Vec<f64> = matches
+        .iter()
+        .map(|m: &SimulatedMatch| m.mmr_spread)
+        .collect();
+    let imbalances: Vec<f64> = matches.iter().map(|m| m.team_imbalance).collect();
+    let unmatched: Vec<String> = pool.iter().map(|s| s.player_id.clone()).collect();
+    let waiting: HashSet<&String> = unmatched.iter().collect();
+    reasons.retain(|player, _| waiting.contains(player));
+    Report {
+        stats: Stats {
+            matches: matches.len(),
+            matched_players: waits.len(),
+            wait_seconds: Percentiles::of(&waits),
+            mmr_spread: Spread::of(&spreads),
+            team_imbalance: Spread::of(&imbalances),
+        },
+        matches,
+        unmatched,
+        unmatched_reasons: reasons,
+        ended,
+        refused_arrivals: refused,
+    }
+}

@@ -1,0 +1,19 @@
+//! `matchplane simulate` (SPEC 8): the real matching core in virtual time.
+//!
+//! Pure like the rest of the crate: the CLI reads files and hands their text
+//! in; [`run`] returns a [`Report`] whose JSON is byte-for-byte the same for
+//! the same scenario and seed.
+
+mod engine;
+mod replay;
+mod report;
+mod scenario;
+mod stats;
+mod table;
+
+pub use engine::run;
+pub use replay::{lichess_arrivals, LichessReplay};
+pub use report::{Report, SimulatedMatch, Stats};
+pub use scenario::{parse_arrivals_csv, Event, Scenario, ScenarioError};
+pub use stats::{Percentiles, Spread};
+pub use table::render_table;

@@ -1,0 +1,302 @@
+//! Scenario files of SPEC 8 and their validation.
+
+use crate::codes::Code;
+use crate::config::GameModeConfig;
+use crate::search::Party;
+use crate::ticket::check_ticket;
+use crate::tier::Tier;
+use crate::validation::{validate, FieldError};
+use serde::Deserialize;
+
+/// A scenario (SPEC 8), parsed and validated.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The mode under test.
+    pub game_mode: GameModeConfig,
+    /// The tier its config is validated against.
+    pub tier: Tier,
+    /// Seed of the RNG handed to every cycle (FIFO shuffles).
+    pub seed: u64,
+    /// Last virtual second at which a cycle may run.
+    pub until: f64,
+    /// Arrivals and cancels, sorted by `at` (stable).
+    pub events: Vec<Event>,
+    /// `arrivalsCsv` as written in the file; the caller loads it.
+    pub arrivals_csv: Option<String>,
+}
+
+/// One timed event of a scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A player starts a search at `at` (seconds).
+    Arrival {
+        /// Virtual time (seconds).
+        at: f64,
+        /// The player.
+        player_id: String,
+        /// Ticket MMR.
+        mmr: Option<f64>,
+        /// Measured ping (milliseconds).
+        ping_ms: Option<f64>,
+        /// Party, if any.
+        party: Option<Party>,
+    },
+    /// The player's search is cancelled at `at`.
+    Cancel {
+        /// Virtual time (seconds).
+        at: f64,
+        /// The player whose search ends.
+        player_id: String,
+    },
+}
+
+impl Event {
+    /// The event's virtual time (seconds).
+    pub fn at(&self) -> f64 {
+        match self {
+            Event::Arrival { at, .. } | Event::Cancel { at, .. } => *at,
+        }
+    }
+}
+
+/// An invalid scenario: every failure, with SPEC codes (exit code 2).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("invalid scenario: {}", .0.iter().map(|e| format!("{} {}: {}", e.code, e.field, e.message)).collect::<Vec<_>>().join("; "))]
+pub struct ScenarioError(pub Vec<FieldError>);
+
+impl ScenarioError {
+    fn one(field: &str, code: Code, message: impl Into<String>) -> Self {
+        Self(vec![FieldError::new(field, code, message)])
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawScenario {
+    game_mode: serde_json::Value,
+    #[serde(default = "default_tier")]
+    tier: String,
+    #[serde(default)]
+    seed: u64,
+    until: f64,
+    #[serde(default)]
+    arrivals: Vec<RawEvent>,
+    #[serde(default)]
+    arrivals_csv: Option<String>,
+}
+
+fn default_tier() -> String {
+    "enterprise".into()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawEvent {
+    at: f64,
+    #[serde(default)]
+    player_id: Option<String>,
+    #[serde(default)]
+    mmr: Option<f64>,
+    #[serde(default)]
+    ping_ms: Option<f64>,
+    #[serde(default)]
+    party: Option<Party>,
+    #[serde(default)]
+    cancel: Option<String>,
+}
+
+/// Server-set fields a studio may paste along with a mode's body.
+const SERVER_FIELDS: [&str; 4] = ["version", "createdAt", "updatedAt", "id"];
+
+impl Scenario {
+    /// Parses and validates a scenario's JSON text. Arrivals from
+    /// `arrivalsCsv` are added later with [`Scenario::add_events`].
+    ///
+    /// # Errors
+    /// [`ScenarioError`] listing every failure with its SPEC code:
+    /// `VALIDATION_ERROR` for malformed JSON or fields, the tier-floor codes
+    /// of SPEC 3 for the mode, SPEC 4's ticket codes for arrivals.
+    pub fn parse(json: &str) -> Result<Self, ScenarioError> {
+        let raw: RawScenario = serde_json::from_str(json).map_err(|e| {
+            ScenarioError::one(
+                &format!("line {} column {}", e.line(), e.column()),
+                Code::ValidationError,
+                e.to_string(),
+            )
+        })?;
+        let mut mode_json = raw.game_mode;
+        if let Some(obj) = mode_json.as_object_mut() {
+            for f in SERVER_FIELDS {
+                obj.remove(f);
+            }
+            if let Some(hook) = obj.get_mut("webhook").and_then(|w| w.as_object_mut()) {
+                hook.remove("secret");
+            }
+        }
+        let game_mode: GameModeConfig = serde_json::from_value(mode_json)
+            .map_err(|e| ScenarioError::one("gameMode", Code::ValidationError, e.to_string()))?;
+        let tier = Tier::by_name(&raw.tier).ok_or_else(|| {
+            ScenarioError::one(
+                "tier",
+                Code::ValidationError,
+                format!("unknown tier {}: use free, pro or enterprise", raw.tier),
+            )
+        })?;
+        let mut errors = Vec::new();
+        if let Err(e) = validate(&game_mode, &tier) {
+            errors.extend(e.0.into_iter().map(|mut f| {
+                f.field = format!("gameMode.{}", f.field);
+                f
+            }));
+        }
+        if !raw.until.is_finite() || raw.until < 0.0 {
+            errors.push(FieldError::new(
+                "until",
+                Code::ValidationError,
+                "until is a number of seconds >= 0",
+            ));
+        }
+        let mut events = Vec::with_capacity(raw.arrivals.len());
+        for (i, e) in raw.arrivals.into_iter().enumerate() {
+            match e.into_event() {
+                Ok(ev) => events.push(ev),
+                Err(message) => errors.push(FieldError::new(
+                    format!("arrivals[{i}]"),
+                    Code::ValidationError,
+                    message,
+                )),
+            }
+        }
+        let mut scenario = Scenario {
+            game_mode,
+            tier,
+            seed: raw.seed,
+            until: raw.until,
+            events: Vec::new(),
+            arrivals_csv: raw.arrivals_csv,
+        };
+        if errors.is_empty() {
+            scenario.add_events(events, "arrivals")?;
+            Ok(scenario)
+        } else {
+            Err(ScenarioError(errors))
+        }
+    }
+
+    /// Checks `events` against the mode (SPEC 4's ticket rules) and adds
+    /// them, keeping every event sorted by `at` (stable). `source` names
+    /// them in errors (`arrivals` or `arrivalsCsv`).
+    ///
+    /// # Errors
+    /// [`ScenarioError`] listing each bad event with its SPEC code.
+    pub fn add_events(&mut self, events: Vec<Event>, source: &str) -> Result<(), ScenarioError> {
+        let mut errors = Vec::new();
+        for (i, ev) in events.iter().enumerate() {
+            if !ev.at().is_finite() || ev.at() < 0.0 {
+                errors.push(FieldError::new(
+                    format!("{source}[{i}].at"),
+                    Code::ValidationError,
+                    "at is a number of seconds >= 0",
+                ));
+            }
+            if let Event::Arrival {
+                player_id,
+                mmr,
+                party,
+                ..
+            } = ev
+            {
+                if let Err(mut e) = check_ticket(&self.game_mode, player_id, *mmr, party.as_ref()) {
+                    e.field = format!("{source}[{i}].{}", e.field);
+                    errors.push(e);
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ScenarioError(errors));
+        }
+        self.events.extend(events);
+        self.events.sort_by(|a, b| a.at().total_cmp(&b.at()));
+        Ok(())
+    }
+}
+
+impl RawEvent {
+    fn into_event(self) -> Result<Event, String> {
+        match (self.cancel, self.player_id) {
+            (Some(player_id), None) => Ok(Event::Cancel {
+                at: self.at,
+                player_id,
+            }),
+            (None, Some(player_id)) => Ok(Event::Arrival {
+                at: self.at,
+                player_id,
+                mmr: self.mmr,
+                ping_ms: self.ping_ms,
+                party: self.party,
+            }),
+            _ => Err("an event has either playerId (an arrival) or cancel".into()),
+        }
+    }
+}
+
+/// Parses `arrivalsCsv` text (SPEC 8): header `at,playerId,mmr,pingMs,partyId,partyMembers`,
+/// members separated by `|`; empty cells are absent values.
+///
+/// # Errors
+/// [`ScenarioError`] (`VALIDATION_ERROR`) naming the first bad row.
+pub fn parse_arrivals_csv(text: &str) -> Result<Vec<Event>, ScenarioError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let bad = |row: usize, message: String| {
+        ScenarioError::one(
+            &format!("arrivalsCsv row {row}"),
+            Code::ValidationError,
+            message,
+        )
+    };
+    let headers = reader.headers().map_err(|e| bad(0, e.to_string()))?.clone();
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(at_c), Some(player_c)) = (col("at"), col("playerId")) else {
+        return Err(bad(0, "the header needs at least at and playerId".into()));
+    };
+    let (mmr_c, ping_c, pid_c, members_c) = (
+        col("mmr"),
+        col("pingMs"),
+        col("partyId"),
+        col("partyMembers"),
+    );
+    let mut events = Vec::new();
+    for (i, record) in reader.records().enumerate() {
+        let row = i + 1;
+        let record = record.map_err(|e| bad(row, e.to_string()))?;
+        let cell = |c: Option<usize>| c.and_then(|c| record.get(c)).filter(|v| !v.is_empty());
+        let number = |c: Option<usize>, name: &str| -> Result<Option<f64>, ScenarioError> {
+            cell(c)
+                .map(|v| {
+                    v.parse::<f64>()
+                        .map_err(|_| bad(row, format!("{name} is not a number: {v}")))
+                })
+                .transpose()
+        };
+        let at = number(Some(at_c), "at")?.ok_or_else(|| bad(row, "at is empty".into()))?;
+        let player_id = cell(Some(player_c)).ok_or_else(|| bad(row, "playerId is empty".into()))?;
+        let party = match (cell(pid_c), cell(members_c)) {
+            (Some(id), Some(members)) => Some(Party {
+                id: id.to_string(),
+                members: members.split('|').map(str::to_string).collect(),
+            }),
+            (None, None) => None,
+            _ => return Err(bad(row, "partyId and partyMembers go together".into())),
+        };
+        events.push(Event::Arrival {
+            at,
+            player_id: player_id.to_string(),
+            mmr: number(mmr_c, "mmr")?,
+            ping_ms: number(ping_c, "pingMs")?,
+            party,
+        });
+    }
+    Ok(events)
+}

@@ -1,0 +1,92 @@
+//! `--format table`: the report, readable.
+
+use super::report::Report;
+use std::fmt::Write;
+
+fn num(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.1}"))
+}
+
+/// Renders `report` as aligned text: the stats first, then up to
+/// `max_matches` matches, then the players left waiting with their reason.
+pub fn render_table(report: &Report, max_matches: usize) -> String {
+    let mut out = String::new();
+    let s = &report.stats;
+    let _ = writeln!(
+        out,
+        "matches {}   matched players {}   still waiting {}   failed/expired {}   refused arrivals {}",
+        s.matches,
+        s.matched_players,
+        report.unmatched.len(),
+        report.ended.len(),
+        report.refused_arrivals
+    );
+    let _ = writeln!(
+        out,
+        "{:<16}{:>10}{:>10}{:>10}{:>10}",
+        "", "p50", "p90", "p99", "max"
+    );
+    let w = &s.wait_seconds;
+    let _ = writeln!(
+        out,
+        "{:<16}{:>10}{:>10}{:>10}{:>10}",
+        "wait seconds",
+        num(w.p50),
+        num(w.p90),
+        num(w.p99),
+        num(w.max)
+    );
+    let m = &s.mmr_spread;
+    let _ = writeln!(
+        out,
+        "{:<16}{:>10}{:>10}{:>10}{:>10}",
+        "mmr spread",
+        num(m.p50),
+        num(m.p90),
+        "",
+        num(m.max)
+    );
+    let t = &s.team_imbalance;
+    let _ = writeln!(
+        out,
+        "{:<16}{:>10}{:>10}{:>10}{:>10}",
+        "team imbalance",
+        num(t.p50),
+        num(t.p90),
+        "",
+        num(t.max)
+    );
+    if !report.matches.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{:>8}  {:>8}  {:>9}  teams",
+            "at", "spread", "imbalance"
+        );
+        for m in report.matches.iter().take(max_matches) {
+            let teams: Vec<String> = m.teams.iter().map(|t| t.join(",")).collect();
+            let _ = writeln!(
+                out,
+                "{:>8.1}  {:>8.1}  {:>9.1}  {}",
+                m.at,
+                m.mmr_spread,
+                m.team_imbalance,
+                teams.join(" vs ")
+            );
+        }
+        if report.matches.len() > max_matches {
+            let _ = writeln!(
+                out,
+                "… {} more matches (use --format json for all)",
+                report.matches.len() - max_matches
+            );
+        }
+    }
+    if !report.unmatched_reasons.is_empty() {
+        let _ = writeln!(out, "\nwaiting at the end, and why:");
+        for (player, reason) in &report.unmatched_reasons {
+            let detail = serde_json::to_string(reason).unwrap_or_default();
+            let _ = writeln!(out, "  {player:<20} {detail}");
+        }
+    }
+    out
+}

@@ -1,0 +1,152 @@
+//! `matchplane simulate`: reads the scenario (and its `arrivalsCsv`, or a
+//! replay of real games), runs the pure simulator, prints the report.
+//! Exit codes: 0 ok, 2 invalid scenario (SPEC codes on stderr), 1 IO error.
+
+use clap::{Args, ValueEnum};
+use matchplane_matchmaker::simulate::{
+    lichess_arrivals, parse_arrivals_csv, render_table, Report, Scenario, ScenarioError, Spread,
+};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Output format of the report.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// The JSON of SPEC 8.
+    Json,
+    /// The same, readable.
+    Table,
+}
+
+/// Arguments of `matchplane simulate`.
+#[derive(Args)]
+pub struct SimulateArgs {
+    /// Scenario file (SPEC 8). `arrivalsCsv` in it is relative to the file.
+    #[arg(long, env = "MATCHPLANE_SCENARIO")]
+    pub scenario: PathBuf,
+    /// Output format.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "json",
+        env = "MATCHPLANE_SIMULATE_FORMAT"
+    )]
+    pub format: Format,
+    /// Replay real games: a Lichess CSV (e.g. ../shared/data/lichess-games.csv)
+    /// whose players arrive in the games' order with their real ratings.
+    #[arg(long, env = "MATCHPLANE_REPLAY_GAMES_CSV")]
+    pub lichess: Option<PathBuf>,
+    /// With --lichess: how many games to replay.
+    #[arg(long, default_value_t = usize::MAX, env = "MATCHPLANE_REPLAY_GAMES")]
+    pub games: usize,
+    /// With --lichess: arrivals per second of virtual time.
+    #[arg(long, default_value_t = 20.0, env = "MATCHPLANE_REPLAY_RATE")]
+    pub rate: f64,
+    /// With --format table: how many matches to list.
+    #[arg(long, default_value_t = 20, env = "MATCHPLANE_TABLE_MATCHES")]
+    pub table_matches: usize,
+}
+
+/// The real pairings against the simulated ones, for a replay.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplayComparison {
+    games: usize,
+    real_pairing_gap: Spread,
+    matched_gap: Spread,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Output<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay: Option<&'a ReplayComparison>,
+}
+
+enum Failure {
+    Invalid(ScenarioError),
+    Io(String),
+}
+
+/// Runs the subcommand and returns the process exit code.
+pub fn run(args: &SimulateArgs) -> ExitCode {
+    match simulate(args) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Invalid(e)) => {
+            let body = serde_json::json!({ "code": e.0.first().map(|f| f.code), "errors": e.0 });
+            eprintln!("{body}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Io(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path)
+        .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
+}
+
+fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
+    let mut scenario = Scenario::parse(&read(&args.scenario)?).map_err(Failure::Invalid)?;
+    if let Some(csv) = scenario.arrivals_csv.clone() {
+        let base = args.scenario.parent().unwrap_or(Path::new("."));
+        let events = parse_arrivals_csv(&read(&base.join(csv))?).map_err(Failure::Invalid)?;
+        scenario
+            .add_events(events, "arrivalsCsv")
+            .map_err(Failure::Invalid)?;
+    }
+    let mut replay_gaps = None;
+    if let Some(path) = &args.lichess {
+        let replay =
+            lichess_arrivals(&read(path)?, args.games, args.rate).map_err(Failure::Invalid)?;
+        scenario
+            .add_events(replay.events, "games")
+            .map_err(Failure::Invalid)?;
+        replay_gaps = Some(replay.real_gaps);
+    }
+    let report = matchplane_matchmaker::simulate::run(&scenario);
+    let replay = replay_gaps.map(|gaps| ReplayComparison {
+        games: gaps.len(),
+        real_pairing_gap: Spread::of(&gaps),
+        matched_gap: Spread::of(
+            &report
+                .matches
+                .iter()
+                .map(|m| m.mmr_spread)
+                .collect::<Vec<_>>(),
+        ),
+    });
+    Ok(match args.format {
+        Format::Json => serde_json::to_string_pretty(&Output {
+            report: &report,
+            replay: replay.as_ref(),
+        })
+        .map_err(|e| Failure::Io(e.to_string()))?,
+        Format::Table => {
+            let mut text = render_table(&report, args.table_matches);
+            if let Some(r) = &replay {
+                let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+                text.push_str(&format!(
+                    "\nreplay of {} real games: rating gap of the real pairings p50 {} p90 {} max {}; of matchplane's matches p50 {} p90 {} max {}\n",
+                    r.games,
+                    f(r.real_pairing_gap.p50),
+                    f(r.real_pairing_gap.p90),
+                    f(r.real_pairing_gap.max),
+                    f(r.matched_gap.p50),
+                    f(r.matched_gap.p90),
+                    f(r.matched_gap.max)
+                ));
+            }
+            text
+        }
+    })
+}

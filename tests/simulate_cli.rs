@@ -1,0 +1,64 @@
+//! `matchplane simulate` as a user runs it: output, determinism, exit codes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Command;
+
+fn simulate(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_matchplane"))
+        .arg("simulate")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn example_scenario_prints_spec_json_and_is_deterministic() {
+    let a = simulate(&["--scenario", "examples/scenario.json"]);
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    let b = simulate(&["--scenario", "examples/scenario.json"]);
+    assert_eq!(a.stdout, b.stdout, "same seed, same output, byte for byte");
+    let json: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    for key in ["matches", "unmatched", "unmatchedReasons", "stats"] {
+        assert!(json.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(json["stats"]["matches"], 2);
+    assert_eq!(json["unmatchedReasons"]["hana"]["code"], "PARTY_INCOMPLETE");
+    // The duo ana+ben sits together.
+    let first = &json["matches"][0]["teams"];
+    assert!(first
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t == &serde_json::json!(["ana", "ben"])));
+}
+
+#[test]
+fn table_format_is_readable() {
+    let out = simulate(&["--scenario", "examples/scenario.json", "--format", "table"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("wait seconds"));
+    assert!(text.contains("PARTY_INCOMPLETE"));
+}
+
+#[test]
+fn invalid_scenario_exits_2_with_spec_codes() {
+    let dir = std::env::temp_dir().join(format!("mp-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.json");
+    std::fs::write(
+        &path,
+        r#"{"gameMode": {"name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 0.5,
+            "algorithm": {"type": "ping", "maxDelta": 50}}, "tier": "free", "until": 10}"#,
+    )
+    .unwrap();
+    let out = simulate(&["--scenario", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["code"], "CYCLE_DURATION_BELOW_TIER_FLOOR");
+    assert_eq!(
+        err["errors"][0]["field"],
+        "gameMode.matchmakingCycleDurationSeconds"
+    );
+}
