@@ -1,0 +1,189 @@
+//! Who is calling (SPEC 2): the operator (`Authorization: Bearer <operator
+//! token>`, compared in constant time) or an API key of one project
+//! (`Authorization: Bearer mp_sk_…`, looked up by SHA-256).
+//!
+//! A key acts only on its own project: on another project's path it gets
+//! `404 NOT_FOUND`, exactly what an absent project answers. Key requests
+//! also take a token from the project's rate-limit bucket (`429`).
+
+use crate::credentials::{self as keys, KEY_PREFIX};
+use crate::problem::ApiError;
+use crate::state::AppState;
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use chrono::Utc;
+use matchplane_store::repos::{api_keys, projects, tiers};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long a successful key lookup is reused without asking the database.
+/// Revocation and tier changes made through this process evict at once;
+/// another replica's change is seen within this time.
+pub const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
+
+/// A key that authenticated recently.
+#[derive(Debug, Clone)]
+struct CachedKey {
+    key_id: String,
+    project_id: String,
+    requests_per_second: u32,
+    fetched: Instant,
+}
+
+/// Recently authenticated keys by hash (never by plaintext).
+#[derive(Debug, Default)]
+pub struct KeyCache {
+    entries: Mutex<HashMap<String, CachedKey>>,
+}
+
+impl KeyCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, CachedKey>> {
+        match self.entries.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    fn get(&self, hash: &str) -> Option<CachedKey> {
+        let entries = self.lock();
+        entries
+            .get(hash)
+            .filter(|e| e.fetched.elapsed() < KEY_CACHE_TTL)
+            .cloned()
+    }
+
+    fn put(&self, hash: String, entry: CachedKey) {
+        self.lock().insert(hash, entry);
+    }
+
+    /// Forgets a key (after revocation).
+    pub fn evict_key(&self, key_id: &str) {
+        self.lock().retain(|_, e| e.key_id != key_id);
+    }
+
+    /// Forgets every cached key (after a tier changed).
+    pub fn evict_all(&self) {
+        self.lock().clear();
+    }
+
+    /// Forgets every key of a project (after a tier change or deletion).
+    pub fn evict_project(&self, project_id: &str) {
+        self.lock().retain(|_, e| e.project_id != project_id);
+    }
+}
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// The operator: may manage tiers and every project.
+    Operator,
+    /// An API key of one project.
+    Key {
+        /// The project the key belongs to.
+        project_id: String,
+        /// The key's id (`key_…`).
+        key_id: String,
+    },
+}
+
+impl Caller {
+    /// Allows the operator only.
+    ///
+    /// # Errors
+    /// `401 UNAUTHORIZED` for an API key.
+    pub fn require_operator(&self) -> Result<(), ApiError> {
+        match self {
+            Caller::Operator => Ok(()),
+            Caller::Key { .. } => Err(ApiError::unauthorized(
+                "this route needs the operator token",
+            )),
+        }
+    }
+
+    /// Allows the operator or a key of `project_id`.
+    ///
+    /// # Errors
+    /// `404 NOT_FOUND` for a key of another project.
+    pub fn require_project(&self, project_id: &str) -> Result<(), ApiError> {
+        match self {
+            Caller::Operator => Ok(()),
+            Caller::Key {
+                project_id: own, ..
+            } if own == project_id => Ok(()),
+            Caller::Key { .. } => Err(ApiError::not_found("no such project")),
+        }
+    }
+
+    /// Allows the operator only, on a project path: a key of another
+    /// project gets `404` (it must not learn the project exists), a key of
+    /// this project `401`.
+    ///
+    /// # Errors
+    /// As above.
+    pub fn require_operator_on(&self, project_id: &str) -> Result<(), ApiError> {
+        self.require_project(project_id)?;
+        self.require_operator()
+    }
+}
+
+fn bearer(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+async fn lookup_key(state: &AppState, hash: &str) -> Result<Option<CachedKey>, ApiError> {
+    if let Some(hit) = state.keys.get(hash) {
+        return Ok(Some(hit));
+    }
+    let Some(key) = api_keys::find_active_by_hash(&state.db, hash).await? else {
+        return Ok(None);
+    };
+    let project = projects::get(&state.db, &key.project_id).await?;
+    let tier = tiers::get(&state.db, &project.tier).await?.to_tier();
+    api_keys::touch(&state.db, &key.project_id, &key.id, Utc::now()).await?;
+    let entry = CachedKey {
+        key_id: key.id,
+        project_id: key.project_id,
+        requests_per_second: tier.requests_per_second,
+        fetched: Instant::now(),
+    };
+    state.keys.put(hash.to_owned(), entry.clone());
+    Ok(Some(entry))
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(token) = bearer(parts) else {
+            return Err(ApiError::unauthorized(
+                "send Authorization: Bearer <API key or operator token>",
+            ));
+        };
+        if let Some(operator) = state.config.operator_token.as_deref() {
+            if keys::constant_time_eq(token, operator) {
+                return Ok(Caller::Operator);
+            }
+        }
+        if !token.starts_with(KEY_PREFIX) {
+            return Err(ApiError::unauthorized("invalid credentials"));
+        }
+        let Some(key) = lookup_key(state, &keys::hash(token)).await? else {
+            return Err(ApiError::unauthorized("invalid credentials"));
+        };
+        state
+            .limiter
+            .check(&key.project_id, key.requests_per_second)
+            .map_err(ApiError::rate_limited)?;
+        Ok(Caller::Key {
+            project_id: key.project_id,
+            key_id: key.key_id,
+        })
+    }
+}

@@ -1,0 +1,88 @@
+//! API key material (SPEC 2): `mp_sk_` + 32 random bytes (256 bits) in
+//! URL-safe base64, stored only as SHA-256 hex plus a visible prefix.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+/// Every API key starts with this.
+pub const KEY_PREFIX: &str = "mp_sk_";
+/// How many characters of a key are kept visible (`mp_sk_` + 6).
+pub const VISIBLE_PREFIX_LEN: usize = KEY_PREFIX.len() + 6;
+
+/// A freshly generated key: shown once, then only `hash` and `prefix` remain.
+#[derive(Debug)]
+pub struct GeneratedKey {
+    /// The whole key, to show the caller exactly once.
+    pub plaintext: String,
+    /// Its visible prefix.
+    pub prefix: String,
+    /// Lower-case hex SHA-256 of `plaintext`.
+    pub hash: String,
+}
+
+/// Generates a key from `rng` (pass `rand::rngs::OsRng` in production).
+pub fn generate(rng: &mut impl RngCore) -> GeneratedKey {
+    let mut bytes = [0u8; 32];
+    rng.fill_bytes(&mut bytes);
+    let plaintext = format!("{KEY_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes));
+    GeneratedKey {
+        prefix: plaintext[..VISIBLE_PREFIX_LEN].to_owned(),
+        hash: hash(&plaintext),
+        plaintext,
+    }
+}
+
+/// Lower-case hex SHA-256 of a key.
+pub fn hash(key: &str) -> String {
+    Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Compares two secrets in time independent of where they differ (both are
+/// hashed first, so their lengths leak nothing either).
+pub fn constant_time_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (Sha256::digest(a.as_bytes()), Sha256::digest(b.as_bytes()));
+    a.iter()
+        .zip(b.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
+}
+
+/// A webhook signing secret: `whsec_` + base64 of 32 random bytes (SPEC 3).
+pub fn webhook_secret(rng: &mut impl RngCore) -> String {
+    let mut bytes = [0u8; 32];
+    rng.fill_bytes(&mut bytes);
+    format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
+/// What a secret looks like outside create and rotate responses.
+pub const MASKED_SECRET: &str = "whsec_********";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn keys_have_enough_randomness_and_hash_stably() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let key = generate(&mut rng);
+        assert!(key.plaintext.starts_with(KEY_PREFIX));
+        assert_eq!(key.plaintext.len(), KEY_PREFIX.len() + 43);
+        assert_eq!(key.hash, hash(&key.plaintext));
+        assert_eq!(key.hash.len(), 64);
+        assert!(key.plaintext.starts_with(&key.prefix));
+        assert!(constant_time_eq("abc", "abc"));
+        assert!(!constant_time_eq("abc", "abd"));
+        let secret = webhook_secret(&mut rng);
+        assert!(secret.starts_with("whsec_"));
+        assert_eq!(secret.len(), 6 + 44);
+    }
+}

@@ -1,0 +1,153 @@
+//! Request-body extraction that only ever fails with a problem (SPEC 7):
+//! `415` for a body that is not JSON, `413` over [`MAX_BODY_BYTES`], and
+//! `400 VALIDATION_ERROR` naming the line, column and path where JSON broke.
+
+use crate::problem::ApiError;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::{header, StatusCode};
+use matchplane_matchmaker::Code;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Largest accepted request body (bytes): 64 KiB.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// A JSON body parsed into `T`, or an [`ApiError`].
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+/// A JSON body kept as a [`Value`], for bodies that are cleaned before
+/// they are parsed (e.g. a game mode with server-set fields).
+#[derive(Debug)]
+pub struct RawJson(pub Value);
+
+fn is_json(req: &Request) -> bool {
+    let Some(value) = req.headers().get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    let Ok(value) = value.to_str() else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    if !is_json(&req) {
+        return Err(ApiError::new(
+            Code::UnsupportedMediaType,
+            "the body must be JSON with Content-Type: application/json",
+        ));
+    }
+    Bytes::from_request(req, state).await.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                Code::PayloadTooLarge,
+                format!("the body is over {MAX_BODY_BYTES} bytes"),
+            )
+        } else {
+            ApiError::bad_request("$", "the body could not be read")
+        }
+    })
+}
+
+fn path_or_root(path: &serde_path_to_error::Path) -> String {
+    let path = path.to_string();
+    if path.is_empty() || path == "." {
+        "$".into()
+    } else {
+        path
+    }
+}
+
+/// Parses `bytes` into `T`, naming line, column and field path on failure.
+///
+/// # Errors
+/// `400 VALIDATION_ERROR`.
+pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let path = path_or_root(err.path());
+        let inner = err.into_inner();
+        let what = if inner.is_data() {
+            format!("invalid value at `{path}`")
+        } else {
+            "malformed JSON".to_owned()
+        };
+        ApiError::bad_request(
+            path,
+            format!(
+                "{what} at line {} column {}: {inner}",
+                inner.line(),
+                inner.column()
+            ),
+        )
+    })?;
+    de.end().map_err(|inner| {
+        ApiError::bad_request(
+            "$",
+            format!(
+                "trailing characters after the JSON value at line {} column {}",
+                inner.line(),
+                inner.column()
+            ),
+        )
+    })?;
+    Ok(value)
+}
+
+/// Parses an already-read JSON `value` into `T`, naming the field path.
+///
+/// # Errors
+/// `400 VALIDATION_ERROR`.
+pub fn parse_value<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = path_or_root(err.path());
+        let inner = err.into_inner();
+        ApiError::bad_request(path.clone(), format!("invalid value at `{path}`: {inner}"))
+    })
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = read_body(req, state).await?;
+        parse_bytes(&bytes).map(ApiJson)
+    }
+}
+
+impl<S: Send + Sync> FromRequest<S> for RawJson {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = read_body(req, state).await?;
+        parse_bytes(&bytes).map(RawJson)
+    }
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> axum::extract::OptionalFromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    /// No body at all (no `Content-Type`, no length) is `None`.
+    async fn from_request(req: Request, state: &S) -> Result<Option<Self>, Self::Rejection> {
+        let empty = !req.headers().contains_key(header::CONTENT_TYPE)
+            && req
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .is_none_or(|len| len.as_bytes() == b"0");
+        if empty {
+            return Ok(None);
+        }
+        <Self as FromRequest<S>>::from_request(req, state)
+            .await
+            .map(Some)
+    }
+}

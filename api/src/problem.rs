@@ -1,0 +1,235 @@
+//! One error type, [`ApiError`], answered as `application/problem+json`
+//! exactly as SPEC 7: `type`, `title`, `status`, `code`, `detail`, `errors`.
+//!
+//! A 5xx says nothing about its cause: the cause is logged once, here, and
+//! the body only says `INTERNAL`.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use matchplane_matchmaker::{Code, FieldError, ValidationErrors};
+use matchplane_store::repos::StoreError;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The media type of every error body.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// One failed rule in a problem's `errors` list.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ProblemFieldError {
+    /// JSON path of the field, e.g. `algorithm.baseTolerance`.
+    pub field: String,
+    /// The rule's code, e.g. `TOLERANCE_BELOW_TIER_FLOOR`.
+    pub code: String,
+    /// What is wrong, with the limit that applied.
+    pub message: String,
+}
+
+/// An RFC 9457 problem body with matchplane's `code` and `errors` (SPEC 7).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Problem {
+    /// Always `about:blank`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Short human summary of the code.
+    pub title: String,
+    /// The HTTP status, repeated.
+    pub status: u16,
+    /// Machine-readable code, e.g. `VALIDATION_ERROR`.
+    pub code: String,
+    /// What went wrong with this request.
+    pub detail: String,
+    /// Every failed field rule (empty when the error is not about fields).
+    pub errors: Vec<ProblemFieldError>,
+}
+
+/// An error answer of the API; build it with the constructors below.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    detail: String,
+    errors: Vec<ProblemFieldError>,
+    retry_after_seconds: Option<u64>,
+}
+
+/// The HTTP status SPEC 7 gives a code.
+pub fn status_of(code: Code) -> StatusCode {
+    match code {
+        Code::Unauthorized | Code::TicketInvalid => StatusCode::UNAUTHORIZED,
+        Code::NotFound | Code::GameModeNotFound => StatusCode::NOT_FOUND,
+        Code::Conflict
+        | Code::GameModeDisabled
+        | Code::PlayerAlreadySearching
+        | Code::SearchAlreadyActive
+        | Code::TicketAlreadyMatched
+        | Code::ResultAlreadyReported => StatusCode::CONFLICT,
+        Code::RateLimited | Code::QuotaExceeded => StatusCode::TOO_MANY_REQUESTS,
+        Code::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        Code::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        Code::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    }
+}
+
+/// A short title for a code (the `title` member).
+fn title_of(code: &str, status: StatusCode) -> String {
+    let title = match code {
+        "VALIDATION_ERROR" => "Validation error",
+        "CONFLICT" => "Conflict",
+        "MATCH_SIZE_LIMIT_EXCEEDED" => "Match size limit exceeded",
+        "CYCLE_DURATION_BELOW_TIER_FLOOR" => "Cycle duration below tier floor",
+        "TOLERANCE_BELOW_TIER_FLOOR" => "Tolerance below tier floor",
+        "EXPANSION_BELOW_TIER_FLOOR" => "Expansion below tier floor",
+        "PARTY_SIZE_EXCEEDS_SHAPE" => "Party size exceeds shape",
+        "INVALID_WEBHOOK_URL" => "Invalid webhook URL",
+        "QUOTA_EXCEEDED" => "Quota exceeded",
+        "UNAUTHORIZED" => "Unauthorized",
+        "NOT_FOUND" => "Not found",
+        "METHOD_NOT_ALLOWED" => "Method not allowed",
+        "RATE_LIMITED" => "Rate limited",
+        "PAYLOAD_TOO_LARGE" => "Payload too large",
+        "UNSUPPORTED_MEDIA_TYPE" => "Unsupported media type",
+        "INTERNAL" => "Internal error",
+        _ => return status.canonical_reason().unwrap_or("Error").to_owned(),
+    };
+    title.to_owned()
+}
+
+impl ApiError {
+    /// An error with `code` at its SPEC status.
+    pub fn new(code: Code, detail: impl Into<String>) -> Self {
+        Self::with_status(status_of(code), code.as_str(), detail)
+    }
+
+    /// An error with an explicit status and code string.
+    pub fn with_status(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            detail: detail.into(),
+            errors: Vec::new(),
+            retry_after_seconds: None,
+        }
+    }
+
+    /// `400 VALIDATION_ERROR` for a body that cannot be read, naming where.
+    pub fn bad_request(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        let detail = detail.into();
+        let mut err = Self::with_status(
+            StatusCode::BAD_REQUEST,
+            Code::ValidationError.as_str(),
+            &*detail,
+        );
+        err.errors.push(ProblemFieldError {
+            field: field.into(),
+            code: Code::ValidationError.as_str().into(),
+            message: detail,
+        });
+        err
+    }
+
+    /// `422` with every failed rule listed; the status and code are those
+    /// of the most specific code (see [`ValidationErrors::primary_code`]).
+    pub fn invalid(errors: Vec<FieldError>) -> Self {
+        if errors.is_empty() {
+            return Self::new(Code::ValidationError, "the request is invalid");
+        }
+        let code = ValidationErrors(errors.clone()).primary_code();
+        let detail = if errors.len() == 1 {
+            errors[0].message.clone()
+        } else {
+            format!("{} rules failed; see errors", errors.len())
+        };
+        let mut err = Self::new(code, detail);
+        if code == Code::ValidationError {
+            err.status = StatusCode::UNPROCESSABLE_ENTITY;
+        }
+        err.errors = errors
+            .into_iter()
+            .map(|e| ProblemFieldError {
+                field: e.field,
+                code: e.code.as_str().into(),
+                message: e.message,
+            })
+            .collect();
+        err
+    }
+
+    /// `401 UNAUTHORIZED`.
+    pub fn unauthorized(detail: impl Into<String>) -> Self {
+        Self::new(Code::Unauthorized, detail)
+    }
+
+    /// `404 NOT_FOUND`: also what another tenant's resource answers.
+    pub fn not_found(detail: impl Into<String>) -> Self {
+        Self::new(Code::NotFound, detail)
+    }
+
+    /// `429 RATE_LIMITED` with `Retry-After` (whole seconds, at least 1).
+    pub fn rate_limited(retry_after_seconds: u64) -> Self {
+        let mut err = Self::new(
+            Code::RateLimited,
+            "the project's request rate limit is exhausted; retry later",
+        );
+        err.retry_after_seconds = Some(retry_after_seconds.max(1));
+        err
+    }
+
+    /// `500 INTERNAL`; `cause` is logged here and never sent.
+    pub fn internal(cause: &dyn std::fmt::Display) -> Self {
+        tracing::error!(error = %cause, "request failed on our side");
+        Self::new(Code::Internal, "something failed on our side")
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The machine-readable code.
+    pub fn code(&self) -> &'static str {
+        self.code
+    }
+
+    /// The body of this error.
+    pub fn problem(&self) -> Problem {
+        Problem {
+            kind: "about:blank".into(),
+            title: title_of(self.code, self.status),
+            status: self.status.as_u16(),
+            code: self.code.into(),
+            detail: self.detail.clone(),
+            errors: self.errors.clone(),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::NotFound => ApiError::not_found("no such resource"),
+            StoreError::Conflict => ApiError::new(
+                Code::Conflict,
+                "the resource was changed or already exists; reload and retry",
+            ),
+            StoreError::UnknownReference(what) => {
+                ApiError::new(Code::ValidationError, format!("unknown {what}"))
+            }
+            other => ApiError::internal(&other),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
+        let mut response = (self.status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if let Some(seconds) = self.retry_after_seconds {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}

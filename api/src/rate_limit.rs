@@ -1,0 +1,56 @@
+//! Per-project request rate limit (SPEC 2): a token bucket refilled at the
+//! project's tier `requestsPerSecond`, burst of one second's worth.
+//!
+//! Buckets live in this process; SPEC 1 moves them to Redis once the API
+//! runs with Redis, so that replicas share one bucket per project.
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+
+/// One bucket per project, re-made when the project's rate changes.
+#[derive(Default)]
+pub struct ProjectLimiter {
+    buckets: Mutex<HashMap<String, (u32, Arc<DefaultDirectRateLimiter>)>>,
+}
+
+impl ProjectLimiter {
+    /// Takes one token from `project_id`'s bucket at `requests_per_second`.
+    ///
+    /// # Errors
+    /// The whole seconds to wait before a token is available (at least 1).
+    pub fn check(&self, project_id: &str, requests_per_second: u32) -> Result<(), u64> {
+        let rate = NonZeroU32::new(requests_per_second.max(1)).unwrap_or(NonZeroU32::MIN);
+        let limiter = {
+            let mut buckets = match self.buckets.lock() {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            let entry = buckets.entry(project_id.to_owned()).or_insert_with(|| {
+                (
+                    rate.get(),
+                    Arc::new(RateLimiter::direct(Quota::per_second(rate))),
+                )
+            });
+            if entry.0 != rate.get() {
+                *entry = (
+                    rate.get(),
+                    Arc::new(RateLimiter::direct(Quota::per_second(rate))),
+                );
+            }
+            Arc::clone(&entry.1)
+        };
+        limiter.check().map_err(|not_until| {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+        })
+    }
+}
+
+impl std::fmt::Debug for ProjectLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProjectLimiter").finish_non_exhaustive()
+    }
+}

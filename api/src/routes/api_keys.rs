@@ -1,0 +1,148 @@
+//! API keys (SPEC 2, 7): `POST/GET /v1/projects/{projectId}/keys`,
+//! `DELETE /v1/projects/{projectId}/keys/{keyId}`. The operator, or a key
+//! of the same project. The key is in the create answer only.
+
+use crate::auth::Caller;
+use crate::credentials;
+use crate::extract::ApiJson;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::{Code, FieldError};
+use matchplane_store::entities::api_key;
+use matchplane_store::repos::{api_keys, projects};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Longest key label (characters).
+pub const MAX_LABEL_CHARS: usize = 100;
+
+/// Body of `POST …/keys` (optional).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateKey {
+    /// A label to recognise the key by, e.g. `backend-prod`.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// A key as listed: never the key itself.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyView {
+    /// `key_<ulid>`.
+    pub id: String,
+    /// Label.
+    pub name: String,
+    /// First characters of the key, e.g. `mp_sk_Ab12Cd`.
+    pub prefix: String,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Last authenticated request (to within a few seconds).
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// Revocation time, if revoked.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// The answer to a key creation: the only time `key` is ever shown.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedKey {
+    /// The key's metadata.
+    #[serde(flatten)]
+    pub view: KeyView,
+    /// The whole key, `mp_sk_…`; store it now, it cannot be shown again.
+    pub key: String,
+}
+
+impl From<api_key::Model> for KeyView {
+    fn from(k: api_key::Model) -> Self {
+        Self {
+            id: k.id,
+            name: k.name,
+            prefix: k.prefix,
+            created_at: k.created_at,
+            last_used_at: k.last_used_at,
+            revoked_at: k.revoked_at,
+        }
+    }
+}
+
+/// Creates a key for the project; the answer carries the key once.
+#[utoipa::path(post, path = "/v1/projects/{projectId}/keys", tag = "keys", security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`")),
+    request_body(content = Option<CreateKey>, description = "Optional label"),
+    responses((status = 201, body = CreatedKey), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn create(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(project_id): Path<String>,
+    body: Option<ApiJson<CreateKey>>,
+) -> Result<(StatusCode, Json<CreatedKey>), ApiError> {
+    caller.require_project(&project_id)?;
+    let body = body.map(|ApiJson(b)| b).unwrap_or_default();
+    let name = body.name.unwrap_or_else(|| "default".to_owned());
+    let chars = name.chars().count();
+    if chars == 0 || chars > MAX_LABEL_CHARS || name.chars().any(char::is_control) {
+        return Err(ApiError::invalid(vec![FieldError::new(
+            "name",
+            Code::ValidationError,
+            format!("name must be 1 to {MAX_LABEL_CHARS} printable characters"),
+        )]));
+    }
+    projects::get(&state.db, &project_id).await?;
+    let generated = credentials::generate(&mut rand::rngs::OsRng);
+    let stored = api_keys::create(
+        &state.db,
+        &project_id,
+        api_keys::NewKey {
+            name: &name,
+            prefix: &generated.prefix,
+            hash: &generated.hash,
+        },
+        Utc::now(),
+    )
+    .await?;
+    tracing::info!(project_id = %project_id, key_id = %stored.id, "api key created");
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedKey {
+            view: stored.into(),
+            key: generated.plaintext,
+        }),
+    ))
+}
+
+/// The project's keys, revoked ones included; never the keys themselves.
+#[utoipa::path(get, path = "/v1/projects/{projectId}/keys", tag = "keys", security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`")),
+    responses((status = 200, body = [KeyView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn list(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(project_id): Path<String>,
+) -> Result<Json<Vec<KeyView>>, ApiError> {
+    caller.require_project(&project_id)?;
+    projects::get(&state.db, &project_id).await?;
+    let keys = api_keys::list(&state.db, &project_id).await?;
+    Ok(Json(keys.into_iter().map(KeyView::from).collect()))
+}
+
+/// Revokes a key: it stops authenticating at once.
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/keys/{keyId}", tag = "keys", security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("keyId" = String, Path, description = "`key_…`")),
+    responses((status = 204, description = "Revoked"), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn revoke(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path((project_id, key_id)): Path<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    caller.require_project(&project_id)?;
+    api_keys::revoke(&state.db, &project_id, &key_id, Utc::now()).await?;
+    state.keys.evict_key(&key_id);
+    tracing::info!(project_id = %project_id, key_id = %key_id, "api key revoked");
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,324 @@
+//! Game modes (SPEC 3, 7): `POST/GET /v1/projects/{projectId}/game-modes`,
+//! `GET/PUT/DELETE …/game-modes/{name}`, `GET …/{name}/versions`,
+//! `POST …/{name}/webhook/rotate-secret`. API key of the project (or the
+//! operator).
+//!
+//! Create and replace validate with the matching core against the
+//! project's *current* tier and answer every failure at once, together
+//! with the rules that need the project (name taken, `maxGameModes`) or
+//! the network (webhook URL safety).
+
+use crate::auth::Caller;
+use crate::credentials::{self, MASKED_SECRET};
+use crate::extract::{parse_value, RawJson};
+use crate::problem::{ApiError, Problem};
+use crate::ssrf;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
+use matchplane_store::entities::{game_mode, game_mode_version};
+use matchplane_store::repos::{game_modes, projects, tiers};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+/// Fields the server sets; a body may carry them (e.g. a GET's answer sent
+/// back as a PUT) and they are ignored.
+const SERVER_SET: [&str; 3] = ["version", "createdAt", "updatedAt"];
+
+/// A game mode body (SPEC 3), documented as an object: `name`, `enabled`,
+/// `matchShape`, `matchmakingCycleDurationSeconds`, `algorithm`,
+/// `teamAssignment`, `parties`, `ticketTtlSeconds`, `webhook`.
+#[derive(Debug, ToSchema)]
+#[schema(value_type = Object, example = json!({
+    "name": "ranked-5v5", "enabled": true, "matchShape": [5, 5],
+    "matchmakingCycleDurationSeconds": 2,
+    "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+    "teamAssignment": "balanced",
+    "parties": {"allowParties": true, "maxSize": 3, "keepTogether": true},
+    "ticketTtlSeconds": 600,
+    "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true}}))]
+pub struct GameModeBody(pub Value);
+
+/// A game mode as answered: the SPEC 3 body plus `version`, `createdAt`,
+/// `updatedAt` and `webhook.secret` (in full only on create and rotate).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(value_type = Object)]
+pub struct GameModeView(pub Value);
+
+/// One version of a game mode's history.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GameModeVersionView {
+    /// Version number.
+    pub version: i64,
+    /// The SPEC 3 body at that version.
+    #[schema(value_type = Object)]
+    pub config: Value,
+    /// When it was committed.
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<game_mode_version::Model> for GameModeVersionView {
+    fn from(v: game_mode_version::Model) -> Self {
+        Self {
+            version: v.version,
+            config: v.config,
+            created_at: v.created_at,
+        }
+    }
+}
+
+fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
+    let mut body = match &mode.config {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    body.insert("version".into(), mode.version.into());
+    body.insert("createdAt".into(), mode.created_at.to_rfc3339().into());
+    body.insert("updatedAt".into(), mode.updated_at.to_rfc3339().into());
+    if show_secret && !body.contains_key("webhook") {
+        body.insert("webhook".into(), Value::Object(Map::new()));
+    }
+    if let Some(Value::Object(webhook)) = body.get_mut("webhook") {
+        let secret = if show_secret {
+            mode.webhook_secret.clone()
+        } else {
+            MASKED_SECRET.to_owned()
+        };
+        webhook.insert("secret".into(), secret.into());
+    }
+    GameModeView(Value::Object(body))
+}
+
+/// Drops server-set fields, then parses the SPEC 3 config.
+fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
+    if let Value::Object(map) = &mut body {
+        for field in SERVER_SET {
+            map.remove(field);
+        }
+        if let Some(Value::Object(webhook)) = map.get_mut("webhook") {
+            webhook.remove("secret");
+            if webhook.is_empty() {
+                map.remove("webhook");
+            }
+        }
+    }
+    parse_value(body)
+}
+
+async fn tier_of(state: &AppState, project_id: &str) -> Result<Tier, ApiError> {
+    let project = projects::get(&state.db, project_id).await?;
+    Ok(tiers::get(&state.db, &project.tier).await?.to_tier())
+}
+
+/// Core validation plus webhook URL safety.
+async fn check(state: &AppState, config: &GameModeConfig, tier: &Tier) -> Vec<FieldError> {
+    let mut errors = match validate(config, tier) {
+        Ok(()) => Vec::new(),
+        Err(invalid) => invalid.0,
+    };
+    if let Some(webhook) = &config.webhook {
+        if let Err(why) =
+            ssrf::check_webhook_url(&webhook.url, state.config.allow_private_webhooks).await
+        {
+            errors.push(FieldError::new(
+                "webhook.url",
+                Code::InvalidWebhookUrl,
+                why.to_string(),
+            ));
+        }
+    }
+    errors
+}
+
+fn stored(config: &GameModeConfig) -> Result<Value, ApiError> {
+    serde_json::to_value(config).map_err(|e| ApiError::internal(&e))
+}
+
+/// Creates a game mode (version 1); the answer shows its webhook secret.
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`")),
+    request_body = GameModeBody,
+    responses(
+        (status = 201, body = GameModeView),
+        (status = 400, description = "Malformed JSON", body = Problem),
+        (status = 404, body = Problem),
+        (status = 409, description = "Name taken", body = Problem),
+        (status = 422, description = "Every failed rule in `errors`", body = Problem),
+        (status = 429, description = "maxGameModes reached", body = Problem)))]
+pub async fn create(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(project_id): Path<String>,
+    RawJson(body): RawJson,
+) -> Result<(StatusCode, Json<GameModeView>), ApiError> {
+    caller.require_project(&project_id)?;
+    let tier = tier_of(&state, &project_id).await?;
+    let config = parse_config(body)?;
+    let mut errors = check(&state, &config, &tier).await;
+    match game_modes::get(&state.db, &project_id, &config.name).await {
+        Ok(_) => errors.push(FieldError::new(
+            "name",
+            Code::Conflict,
+            format!("a game mode named `{}` already exists", config.name),
+        )),
+        Err(matchplane_store::repos::StoreError::NotFound) => {}
+        Err(other) => return Err(other.into()),
+    }
+    let count = game_modes::count(&state.db, &project_id).await?;
+    if count >= u64::from(tier.max_game_modes) {
+        errors.push(FieldError::new(
+            "name",
+            Code::QuotaExceeded,
+            format!(
+                "tier {} allows {} game modes and the project has {count}",
+                tier.name, tier.max_game_modes
+            ),
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
+    let mode = game_modes::create(
+        &state.db,
+        &project_id,
+        &config.name,
+        stored(&config)?,
+        &secret,
+        Utc::now(),
+    )
+    .await?;
+    tracing::info!(project_id = %project_id, game_mode = %mode.name, "game mode created");
+    Ok((StatusCode::CREATED, Json(view(&mode, true))))
+}
+
+/// The project's game modes (secrets masked).
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`")),
+    responses((status = 200, body = [GameModeView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn list(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(project_id): Path<String>,
+) -> Result<Json<Vec<GameModeView>>, ApiError> {
+    caller.require_project(&project_id)?;
+    projects::get(&state.db, &project_id).await?;
+    let modes = game_modes::list(&state.db, &project_id).await?;
+    Ok(Json(modes.iter().map(|m| view(m, false)).collect()))
+}
+
+/// One game mode (secret masked).
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    responses((status = 200, body = GameModeView), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn get(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+) -> Result<Json<GameModeView>, ApiError> {
+    caller.require_project(&project_id)?;
+    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    Ok(Json(view(&mode, false)))
+}
+
+/// Replaces a game mode's config: `version` +1 when anything changed, the
+/// new version kept in the history. The name cannot change.
+#[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    request_body = GameModeBody,
+    responses(
+        (status = 200, body = GameModeView),
+        (status = 400, description = "Malformed JSON", body = Problem),
+        (status = 404, body = Problem),
+        (status = 409, description = "Changed concurrently", body = Problem),
+        (status = 422, description = "Every failed rule in `errors`", body = Problem)))]
+pub async fn replace(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+    RawJson(body): RawJson,
+) -> Result<Json<GameModeView>, ApiError> {
+    caller.require_project(&project_id)?;
+    let current = game_modes::get(&state.db, &project_id, &name).await?;
+    let tier = tier_of(&state, &project_id).await?;
+    let config = parse_config(body)?;
+    let mut errors = check(&state, &config, &tier).await;
+    if config.name != name {
+        errors.push(FieldError::new(
+            "name",
+            Code::ValidationError,
+            "a game mode cannot be renamed; the body's name must equal the path's",
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let config = stored(&config)?;
+    if config == current.config {
+        return Ok(Json(view(&current, false)));
+    }
+    let mode = game_modes::replace(&state.db, &project_id, &name, config, Utc::now()).await?;
+    tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
+    Ok(Json(view(&mode, false)))
+}
+
+/// Deletes a game mode and its history.
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn delete(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+) -> Result<StatusCode, ApiError> {
+    caller.require_project(&project_id)?;
+    game_modes::delete(&state.db, &project_id, &name).await?;
+    tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Every version the game mode had, oldest first.
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/versions", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    responses((status = 200, body = [GameModeVersionView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn versions(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+) -> Result<Json<Vec<GameModeVersionView>>, ApiError> {
+    caller.require_project(&project_id)?;
+    let all = game_modes::versions(&state.db, &project_id, &name).await?;
+    Ok(Json(
+        all.into_iter().map(GameModeVersionView::from).collect(),
+    ))
+}
+
+/// Rotates the webhook secret; the answer shows the new one. The old one
+/// keeps signing for 24 hours (SPEC 6).
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    responses((status = 200, body = GameModeView), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn rotate_secret(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+) -> Result<Json<GameModeView>, ApiError> {
+    caller.require_project(&project_id)?;
+    let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
+    let mode =
+        game_modes::rotate_secret(&state.db, &project_id, &name, &secret, Utc::now()).await?;
+    tracing::info!(project_id = %project_id, game_mode = %name, "webhook secret rotated");
+    Ok(Json(view(&mode, true)))
+}

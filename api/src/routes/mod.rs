@@ -1,0 +1,8 @@
+//! Route handlers, one resource per file. Handlers are thin: authorize the
+//! caller, call the store or the matching core, map to a response type.
+
+pub mod api_keys;
+pub mod game_modes;
+pub mod projects;
+pub mod service;
+pub mod tiers;

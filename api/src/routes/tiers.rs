@@ -1,0 +1,167 @@
+//! Tiers (SPEC 2, 7): `GET /v1/tiers`, `GET/PUT /v1/tiers/{tier}`; operator only.
+
+use crate::auth::Caller;
+use crate::extract::ApiJson;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::Json;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::validation::is_valid_name;
+use matchplane_matchmaker::{Code, FieldError, Tier};
+use matchplane_store::entities::tier;
+use matchplane_store::repos::tiers;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// A tier's limits as written by the operator (SPEC 2).
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TierBody {
+    /// Optional; must equal the path's tier name when given.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Shortest `matchmakingCycleDurationSeconds` (seconds).
+    pub min_cycle_duration_seconds: f64,
+    /// Lowest `baseTolerance` (percent).
+    pub min_base_tolerance: f64,
+    /// Lowest `expansionMultiplier`.
+    pub min_expansion_multiplier: f64,
+    /// Largest shape sum (players).
+    pub max_match_size: u32,
+    /// Most game modes per project.
+    pub max_game_modes: u32,
+    /// Most live searches per project.
+    pub max_concurrent_searches: u64,
+    /// Token-bucket rate per project (requests per second), >= 1.
+    pub requests_per_second: u32,
+}
+
+/// A tier as answered (SPEC 2).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TierView {
+    /// Tier name, e.g. `free`.
+    pub name: String,
+    /// Shortest `matchmakingCycleDurationSeconds` (seconds).
+    pub min_cycle_duration_seconds: f64,
+    /// Lowest `baseTolerance` (percent).
+    pub min_base_tolerance: f64,
+    /// Lowest `expansionMultiplier`.
+    pub min_expansion_multiplier: f64,
+    /// Largest shape sum (players).
+    pub max_match_size: u32,
+    /// Most game modes per project.
+    pub max_game_modes: u32,
+    /// Most live searches per project.
+    pub max_concurrent_searches: u64,
+    /// Token-bucket rate per project (requests per second).
+    pub requests_per_second: u32,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<tier::Model> for TierView {
+    fn from(model: tier::Model) -> Self {
+        let t = model.to_tier();
+        Self {
+            name: t.name,
+            min_cycle_duration_seconds: t.min_cycle_duration_seconds,
+            min_base_tolerance: t.min_base_tolerance,
+            min_expansion_multiplier: t.min_expansion_multiplier,
+            max_match_size: t.max_match_size,
+            max_game_modes: t.max_game_modes,
+            max_concurrent_searches: t.max_concurrent_searches,
+            requests_per_second: t.requests_per_second,
+            updated_at: model.updated_at,
+        }
+    }
+}
+
+fn check(name: &str, body: &TierBody) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let mut bad = |field: &str, message: &str| {
+        errors.push(FieldError::new(field, Code::ValidationError, message));
+    };
+    if !is_valid_name(name) {
+        bad("name", "tier names match ^[a-z0-9][a-z0-9_-]{0,62}$");
+    }
+    if body.name.as_deref().is_some_and(|n| n != name) {
+        bad("name", "the body's name must equal the path's tier name");
+    }
+    for (field, value) in [
+        ("minCycleDurationSeconds", body.min_cycle_duration_seconds),
+        ("minBaseTolerance", body.min_base_tolerance),
+    ] {
+        if !value.is_finite() || value < 0.0 {
+            bad(field, "must be a finite number >= 0");
+        }
+    }
+    if !body.min_expansion_multiplier.is_finite() || body.min_expansion_multiplier < 1.0 {
+        bad("minExpansionMultiplier", "must be a finite number >= 1");
+    }
+    if body.max_match_size < 2 {
+        bad("maxMatchSize", "must be at least 2");
+    }
+    if body.requests_per_second < 1 {
+        bad("requestsPerSecond", "must be at least 1");
+    }
+    errors
+}
+
+/// Every tier.
+#[utoipa::path(get, path = "/v1/tiers", tag = "tiers", security(("bearer" = [])),
+    responses((status = 200, body = [TierView]), (status = 401, body = Problem)))]
+pub async fn list(
+    caller: Caller,
+    State(state): State<AppState>,
+) -> Result<Json<Vec<TierView>>, ApiError> {
+    caller.require_operator()?;
+    let all = tiers::list(&state.db).await?;
+    Ok(Json(all.into_iter().map(TierView::from).collect()))
+}
+
+/// One tier.
+#[utoipa::path(get, path = "/v1/tiers/{tier}", tag = "tiers", security(("bearer" = [])),
+    params(("tier" = String, Path, description = "Tier name")),
+    responses((status = 200, body = TierView), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn get(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<TierView>, ApiError> {
+    caller.require_operator()?;
+    Ok(Json(tiers::get(&state.db, &name).await?.into()))
+}
+
+/// Creates or replaces a tier; projects on it are held to the new limits
+/// from their next request.
+#[utoipa::path(put, path = "/v1/tiers/{tier}", tag = "tiers", security(("bearer" = [])),
+    params(("tier" = String, Path, description = "Tier name")),
+    request_body = TierBody,
+    responses((status = 200, body = TierView), (status = 401, body = Problem), (status = 422, body = Problem)))]
+pub async fn put(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    ApiJson(body): ApiJson<TierBody>,
+) -> Result<Json<TierView>, ApiError> {
+    caller.require_operator()?;
+    let errors = check(&name, &body);
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let tier = Tier {
+        name,
+        min_cycle_duration_seconds: body.min_cycle_duration_seconds,
+        min_base_tolerance: body.min_base_tolerance,
+        min_expansion_multiplier: body.min_expansion_multiplier,
+        max_match_size: body.max_match_size,
+        max_game_modes: body.max_game_modes,
+        max_concurrent_searches: body.max_concurrent_searches,
+        requests_per_second: body.requests_per_second,
+    };
+    let saved = tiers::put(&state.db, &tier, Utc::now()).await?;
+    state.keys.evict_all();
+    Ok(Json(saved.into()))
+}

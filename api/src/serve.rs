@@ -1,0 +1,81 @@
+//! Running the API: connect, refuse a database whose migrations are behind,
+//! serve until the `shutdown` future completes.
+
+use crate::state::{ApiConfig, AppState};
+use sea_orm::{Database, DatabaseConnection, DbErr};
+use std::future::Future;
+use tokio::net::TcpListener;
+
+/// What `matchplane api` needs.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// `DATABASE_URL`: `postgres://…` or `sqlite://path?mode=rwc`.
+    pub database_url: String,
+    /// Operator settings.
+    pub api: ApiConfig,
+}
+
+/// Why the API could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The database could not be reached.
+    #[error("cannot connect to the database: {0}")]
+    Connect(DbErr),
+    /// The schema is older than this build.
+    #[error("the database is {0} migration(s) behind this build; run `matchplane migrate` first")]
+    MigrationsBehind(usize),
+    /// Listening or serving failed.
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Connects to `url` (creating a SQLite file if needed).
+///
+/// # Errors
+/// The connection error.
+pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
+    let url = if url.starts_with("sqlite:") && !url.contains("mode=") {
+        let sep = if url.contains('?') { '&' } else { '?' };
+        format!("{url}{sep}mode=rwc")
+    } else {
+        url.to_owned()
+    };
+    Database::connect(url).await
+}
+
+/// Fails when `db` has pending migrations.
+///
+/// # Errors
+/// [`ServeError::MigrationsBehind`] or [`ServeError::Connect`].
+pub async fn ensure_migrated(db: &DatabaseConnection) -> Result<(), ServeError> {
+    match matchplane_migrations::pending(db).await {
+        Ok(0) => Ok(()),
+        Ok(n) => Err(ServeError::MigrationsBehind(n)),
+        Err(err) => Err(ServeError::Connect(err)),
+    }
+}
+
+/// Serves the API on `listener` until `shutdown` completes, then finishes
+/// in-flight requests and returns.
+///
+/// # Errors
+/// [`ServeError`] when the database is unreachable or behind, or serving fails.
+pub async fn serve(
+    config: ServeConfig,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let db = connect(&config.database_url)
+        .await
+        .map_err(ServeError::Connect)?;
+    ensure_migrated(&db).await?;
+    let state = AppState::new(db, config.api);
+    let app = crate::router(state);
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(%addr, "api listening");
+    }
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,223 @@
+//! Webhook URL safety (SPEC 3, `INVALID_WEBHOOK_URL`).
+//!
+//! A webhook must not let a tenant make matchplane call inside its own
+//! network: loopback, private, link-local (cloud metadata at
+//! 169.254.169.254), CGNAT, multicast, unspecified, broadcast, reserved and
+//! IPv6 ULA/link-local addresses are refused, also when written as IPv4
+//! inside an IPv6 address (`::ffff:10.0.0.1`, NAT64, 6to4).
+//!
+//! [`is_forbidden`] is the pure classification; the worker calls it again
+//! at every delivery on the address it actually connects to, so DNS
+//! rebinding cannot get past a check made at configuration time.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Duration;
+use url::{Host, Url};
+
+/// How long resolving a webhook host may take at configuration time.
+pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Why a webhook URL was refused; the message is safe to show the tenant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnsafeUrl {
+    /// Not a URL at all.
+    #[error("not a valid absolute URL")]
+    Malformed,
+    /// Not `https` (or `http` while private webhooks are allowed).
+    #[error("the scheme must be https")]
+    Scheme,
+    /// No host, or a host such as `localhost`.
+    #[error("the host `{0}` is not a public host")]
+    Host(String),
+    /// The host does not resolve.
+    #[error("the host `{0}` does not resolve")]
+    Unresolvable(String),
+    /// The host resolves to a non-public address.
+    #[error("the host resolves to a non-public address ({0})")]
+    Address(IpAddr),
+}
+
+fn v4_forbidden(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    ip.is_unspecified()
+        || a == 0 // 0.0.0.0/8 "this network"
+        || ip.is_loopback() // 127/8
+        || ip.is_private() // 10/8, 172.16/12, 192.168/16
+        || ip.is_link_local() // 169.254/16
+        || (a == 100 && (64..128).contains(&b)) // 100.64/10 CGNAT
+        || (a == 192 && b == 0 && c == 0) // 192.0.0/24 IETF
+        || (a == 192 && b == 0 && c == 2) // documentation
+        || (a == 198 && (18..20).contains(&b)) // 198.18/15 benchmarking
+        || (a == 198 && b == 51 && c == 100) // documentation
+        || (a == 203 && b == 0 && c == 113) // documentation
+        || ip.is_multicast() // 224/4
+        || a >= 240 // 240/4 reserved and 255.255.255.255 broadcast
+}
+
+fn v6_forbidden(ip: Ipv6Addr) -> bool {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return v4_forbidden(v4);
+    }
+    let seg = ip.segments();
+    // IPv4-compatible ::a.b.c.d (deprecated) and NAT64 64:ff9b::/96 carry an IPv4.
+    let embedded = Ipv4Addr::new(
+        (seg[6] >> 8) as u8,
+        seg[6] as u8,
+        (seg[7] >> 8) as u8,
+        seg[7] as u8,
+    );
+    if seg[..6] == [0, 0, 0, 0, 0, 0] && !ip.is_unspecified() && !ip.is_loopback() {
+        return v4_forbidden(embedded);
+    }
+    if seg[0] == 0x64 && seg[1] == 0xff9b && seg[2..6] == [0, 0, 0, 0] {
+        return v4_forbidden(embedded);
+    }
+    if seg[0] == 0x2002 {
+        // 6to4: the IPv4 is in segments 1 and 2.
+        let v4 = Ipv4Addr::new(
+            (seg[1] >> 8) as u8,
+            seg[1] as u8,
+            (seg[2] >> 8) as u8,
+            seg[2] as u8,
+        );
+        return v4_forbidden(v4);
+    }
+    ip.is_unspecified()
+        || ip.is_loopback()
+        || ip.is_multicast()
+        || (seg[0] & 0xfe00) == 0xfc00 // fc00::/7 ULA
+        || (seg[0] & 0xffc0) == 0xfe80 // fe80::/10 link-local
+        || (seg[0] & 0xffc0) == 0xfec0 // fec0::/10 site-local (deprecated)
+        || (seg[0] == 0x2001 && seg[1] == 0x0db8) // documentation
+        || (seg[0] == 0x2001 && seg[1] == 0) // Teredo
+        || seg[0] == 0x0100 && seg[1..4] == [0, 0, 0] // discard-only 100::/64
+}
+
+/// Whether a webhook must never be sent to `ip` (see the module doc).
+pub fn is_forbidden(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4_forbidden(v4),
+        IpAddr::V6(v6) => v6_forbidden(v6),
+    }
+}
+
+/// Checks a webhook URL (SPEC 3): `https` with a host that resolves only to
+/// public addresses. With `allow_private` (operator setting
+/// `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=true`) any `http`/`https` URL passes.
+///
+/// # Errors
+/// [`UnsafeUrl`] saying why the URL is refused.
+pub async fn check_webhook_url(raw: &str, allow_private: bool) -> Result<Url, UnsafeUrl> {
+    let url = Url::parse(raw).map_err(|_| UnsafeUrl::Malformed)?;
+    let scheme_ok = url.scheme() == "https" || (allow_private && url.scheme() == "http");
+    if !scheme_ok {
+        return Err(UnsafeUrl::Scheme);
+    }
+    let host = url.host().ok_or_else(|| UnsafeUrl::Host(String::new()))?;
+    if allow_private {
+        return Ok(url);
+    }
+    let port = url.port_or_known_default().unwrap_or(443);
+    let addresses: Vec<IpAddr> = match host {
+        Host::Ipv4(ip) => vec![IpAddr::V4(ip)],
+        Host::Ipv6(ip) => vec![IpAddr::V6(ip)],
+        Host::Domain(domain) => {
+            let lower = domain.trim_end_matches('.').to_ascii_lowercase();
+            if lower == "localhost" || lower.ends_with(".localhost") || !lower.contains('.') {
+                return Err(UnsafeUrl::Host(domain.to_owned()));
+            }
+            let lookup = tokio::net::lookup_host(format!("{lower}:{port}"));
+            match tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await {
+                Ok(Ok(found)) => found.map(|addr| addr.ip()).collect(),
+                _ => return Err(UnsafeUrl::Unresolvable(domain.to_owned())),
+            }
+        }
+    };
+    if addresses.is_empty() {
+        return Err(UnsafeUrl::Unresolvable(
+            url.host_str().unwrap_or("").to_owned(),
+        ));
+    }
+    match addresses.into_iter().find(|ip| is_forbidden(*ip)) {
+        Some(ip) => Err(UnsafeUrl::Address(ip)),
+        None => Ok(url),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forbidden(s: &str) -> bool {
+        is_forbidden(s.parse().unwrap_or_else(|_| panic!("bad ip {s}")))
+    }
+
+    #[test]
+    fn classifies_private_and_public_addresses() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "100.127.255.255",
+            "0.0.0.0",
+            "0.1.2.3",
+            "224.0.0.1",
+            "255.255.255.255",
+            "240.0.0.1",
+            "::1",
+            "::",
+            "fd00::1",
+            "fc00::1",
+            "fe80::1",
+            "ff02::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a00:1",
+            "2002:0a00:0001::1",
+            "::10.0.0.1",
+        ] {
+            assert!(forbidden(ip), "{ip} should be refused");
+        }
+        for ip in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "1.1.1.1",
+            "100.63.255.255",
+            "100.128.0.0",
+            "172.32.0.1",
+            "2606:4700:4700::1111",
+            "::ffff:93.184.216.34",
+        ] {
+            assert!(!forbidden(ip), "{ip} should be allowed");
+        }
+    }
+
+    #[tokio::test]
+    async fn refuses_unsafe_urls_and_accepts_public_literals() {
+        for url in [
+            "https://127.0.0.1/hook",
+            "https://10.1.2.3/hook",
+            "https://169.254.169.254/latest",
+            "https://[::1]/hook",
+            "https://[fd00::1]/hook",
+            "https://localhost/hook",
+            "http://93.184.216.34/hook",
+            "ftp://93.184.216.34/",
+            "not a url",
+        ] {
+            assert!(check_webhook_url(url, false).await.is_err(), "{url}");
+        }
+        assert!(check_webhook_url("https://93.184.216.34/hook", false)
+            .await
+            .is_ok());
+        assert!(check_webhook_url("http://127.0.0.1:9000/hook", true)
+            .await
+            .is_ok());
+        assert!(check_webhook_url("ftp://127.0.0.1/", true).await.is_err());
+    }
+}

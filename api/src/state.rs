@@ -1,0 +1,73 @@
+//! [`AppState`]: what every handler shares, and [`ApiConfig`], the
+//! operator's settings, parsed once at start-up.
+
+use crate::auth::KeyCache;
+use crate::rate_limit::ProjectLimiter;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
+use sea_orm::DatabaseConnection;
+use std::sync::Arc;
+
+/// Operator settings of the API (SPEC 2, 3).
+#[derive(Clone, Default)]
+pub struct ApiConfig {
+    /// `MATCHPLANE_OPERATOR_TOKEN`; `None` disables operator routes (401).
+    pub operator_token: Option<String>,
+    /// `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS`: allow private addresses and `http`.
+    pub allow_private_webhooks: bool,
+}
+
+impl std::fmt::Debug for ApiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiConfig")
+            .field(
+                "operator_token",
+                &self.operator_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("allow_private_webhooks", &self.allow_private_webhooks)
+            .finish()
+    }
+}
+
+/// Latency histogram buckets (seconds).
+const LATENCY_BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+];
+
+/// Shared state of the router; cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    /// The control-plane database.
+    pub db: DatabaseConnection,
+    /// Operator settings.
+    pub config: Arc<ApiConfig>,
+    /// Recently authenticated keys.
+    pub keys: Arc<KeyCache>,
+    /// Per-project token buckets.
+    pub limiter: Arc<ProjectLimiter>,
+    /// This router's metrics recorder (not a global one, so tests can run
+    /// several routers in one process).
+    pub recorder: Arc<PrometheusRecorder>,
+    /// Renders `recorder` as Prometheus text.
+    pub metrics: PrometheusHandle,
+}
+
+impl AppState {
+    /// State over `db` with `config`.
+    pub fn new(db: DatabaseConnection, config: ApiConfig) -> Self {
+        let builder = PrometheusBuilder::new();
+        let builder = match builder.set_buckets(&LATENCY_BUCKETS) {
+            Ok(with_buckets) => with_buckets,
+            Err(_) => PrometheusBuilder::new(),
+        };
+        let recorder = builder.build_recorder();
+        let metrics = recorder.handle();
+        Self {
+            db,
+            config: Arc::new(config),
+            keys: Arc::new(KeyCache::default()),
+            limiter: Arc::new(ProjectLimiter::default()),
+            recorder: Arc::new(recorder),
+            metrics,
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Every transport-level error is a SPEC 7 problem: bad JSON (400, naming
+//! where), wrong content type (415), body over 64 KiB (413), unknown route
+//! (404), wrong method (405), rate limit (429 + Retry-After).
+
+use crate::common::{mode, Backend, TestApp, OPERATOR};
+use crate::on_both;
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use serde_json::json;
+
+fn raw(
+    method: Method,
+    path: &str,
+    token: &str,
+    content_type: Option<&str>,
+    body: Vec<u8>,
+) -> Request<Body> {
+    let mut req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::AUTHORIZATION, format!("Bearer {token}"));
+    if let Some(ct) = content_type {
+        req = req.header(header::CONTENT_TYPE, ct);
+    }
+    req.body(Body::from(body)).unwrap()
+}
+
+async fn bad_input_is_a_problem(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+
+    // Malformed JSON names line and column.
+    let broken = t
+        .send(raw(
+            Method::POST,
+            &base,
+            &key,
+            Some("application/json"),
+            b"{\n  \"name\": \"x\",\n  oops\n}".to_vec(),
+        ))
+        .await;
+    broken.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    let detail = broken.body["detail"].as_str().unwrap();
+    assert!(detail.contains("line 3"), "{detail}");
+    assert!(detail.contains("column"), "{detail}");
+
+    // A wrong type names the field path.
+    let mut wrong = mode("x");
+    wrong["parties"]["maxSize"] = json!("five");
+    let typed = t.call(Method::POST, &base, Some(&key), Some(wrong)).await;
+    typed.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(
+        typed.body["errors"][0]["field"], "parties.maxSize",
+        "{}",
+        typed.body
+    );
+
+    // Unknown fields are refused, by path.
+    let mut unknown = mode("x");
+    unknown["parties"]["colour"] = json!("red");
+    let answer = t.call(Method::POST, &base, Some(&key), Some(unknown)).await;
+    answer.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert!(answer.body["errors"][0]["field"]
+        .as_str()
+        .unwrap()
+        .starts_with("parties"));
+
+    // Wrong content type.
+    t.send(raw(
+        Method::POST,
+        &base,
+        &key,
+        Some("text/plain"),
+        serde_json::to_vec(&mode("x")).unwrap(),
+    ))
+    .await
+    .assert_problem(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE");
+    t.send(raw(
+        Method::POST,
+        &base,
+        &key,
+        None,
+        serde_json::to_vec(&mode("x")).unwrap(),
+    ))
+    .await
+    .assert_problem(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE");
+
+    // Over 64 KiB.
+    let mut huge = mode("x");
+    huge["padding"] = json!("a".repeat(70 * 1024));
+    t.call(Method::POST, &base, Some(&key), Some(huge))
+        .await
+        .assert_problem(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
+
+    // Unknown route, wrong method.
+    t.call(Method::GET, "/v1/nothing-here", Some(&key), None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    t.call(Method::GET, "/", None, None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    let wrong_method = t
+        .call(Method::PATCH, &base, Some(&key), Some(mode("x")))
+        .await;
+    wrong_method.assert_problem(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+
+    // Nothing was created by any of that.
+    let listed = t.call(Method::GET, &base, Some(&key), None).await;
+    assert_eq!(listed.body, json!([]));
+
+    // Bad operator bodies are problems too.
+    t.call(
+        Method::POST,
+        "/v1/projects",
+        Some(OPERATOR),
+        Some(json!({"name": ""})),
+    )
+    .await
+    .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    t.call(
+        Method::POST,
+        "/v1/projects",
+        Some(OPERATOR),
+        Some(json!({"name": "x", "tier": "gold"})),
+    )
+    .await
+    .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+}
+
+async fn rate_limit_answers_429_with_retry_after(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let tier = t
+        .call(Method::PUT, "/v1/tiers/tiny", Some(OPERATOR), Some(json!({
+            "minCycleDurationSeconds": 5, "minBaseTolerance": 5, "minExpansionMultiplier": 1,
+            "maxMatchSize": 16, "maxGameModes": 3, "maxConcurrentSearches": 10, "requestsPerSecond": 2
+        })))
+        .await;
+    assert_eq!(tier.status, StatusCode::OK, "{}", tier.body);
+    let p = t.project("tiny").await;
+    let (_, key) = t.key(&p).await;
+    let path = format!("/v1/projects/{p}/game-modes");
+    let mut limited = None;
+    for _ in 0..10 {
+        let a = t.call(Method::GET, &path, Some(&key), None).await;
+        if a.status == StatusCode::TOO_MANY_REQUESTS {
+            limited = Some(a);
+            break;
+        }
+        assert_eq!(a.status, StatusCode::OK);
+    }
+    let limited = limited.expect("a 2 rps bucket must run dry within 10 quick requests");
+    limited.assert_problem(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    let retry: u64 = limited.headers[header::RETRY_AFTER]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry >= 1);
+    // Another project is not affected.
+    let other = t.project("tiny").await;
+    let (_, other_key) = t.key(&other).await;
+    let a = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{other}/game-modes"),
+            Some(&other_key),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::OK);
+}
+
+on_both!(
+    bad_input_is_a_problem,
+    rate_limit_answers_429_with_retry_after
+);

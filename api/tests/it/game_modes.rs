@@ -1,0 +1,256 @@
+//! Game modes: lifecycle, versions and history, secrets, validation
+//! against the project's tier, name conflicts and the mode quota.
+
+use crate::common::{mode, Backend, TestApp};
+use crate::on_both;
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+
+async fn lifecycle_versions_and_secrets(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+
+    let created = t
+        .call(Method::POST, &base, Some(&key), Some(mode("ranked")))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.body["version"], 1);
+    let secret = created.body["webhook"]["secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        secret.starts_with("whsec_") && secret.len() == 50,
+        "{secret}"
+    );
+    assert!(created.body["createdAt"].is_string());
+
+    let got = t
+        .call(Method::GET, &format!("{base}/ranked"), Some(&key), None)
+        .await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert_ne!(
+        got.body["webhook"]["secret"],
+        secret.as_str(),
+        "masked outside create/rotate"
+    );
+    assert!(!got.body.to_string().contains(&secret));
+    let listed = t.call(Method::GET, &base, Some(&key), None).await;
+    assert!(!listed.body.to_string().contains(&secret));
+    assert_eq!(listed.body.as_array().unwrap().len(), 1);
+
+    // PUT the GET answer back with a change: server-set fields are ignored.
+    let mut body = got.body.clone();
+    body["matchmakingCycleDurationSeconds"] = json!(7);
+    let replaced = t
+        .call(
+            Method::PUT,
+            &format!("{base}/ranked"),
+            Some(&key),
+            Some(body.clone()),
+        )
+        .await;
+    assert_eq!(replaced.status, StatusCode::OK, "{}", replaced.body);
+    assert_eq!(replaced.body["version"], 2);
+    assert_eq!(replaced.body["matchmakingCycleDurationSeconds"], 7.0);
+    // The same body again is no change.
+    let same = t
+        .call(
+            Method::PUT,
+            &format!("{base}/ranked"),
+            Some(&key),
+            Some(body),
+        )
+        .await;
+    assert_eq!(same.body["version"], 2);
+
+    let history = t
+        .call(
+            Method::GET,
+            &format!("{base}/ranked/versions"),
+            Some(&key),
+            None,
+        )
+        .await;
+    let versions: Vec<i64> = history
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_i64().unwrap())
+        .collect();
+    assert_eq!(versions, [1, 2]);
+    assert_eq!(
+        history.body[0]["config"]["matchmakingCycleDurationSeconds"],
+        5.0
+    );
+
+    let rotated = t
+        .call(
+            Method::POST,
+            &format!("{base}/ranked/webhook/rotate-secret"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK);
+    let new_secret = rotated.body["webhook"]["secret"].as_str().unwrap();
+    assert!(new_secret.starts_with("whsec_"));
+    assert_ne!(new_secret, secret);
+
+    // A renaming PUT is refused.
+    let mut renamed = mode("other");
+    renamed["name"] = json!("other");
+    t.call(
+        Method::PUT,
+        &format!("{base}/ranked"),
+        Some(&key),
+        Some(renamed),
+    )
+    .await
+    .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+
+    let deleted = t
+        .call(Method::DELETE, &format!("{base}/ranked"), Some(&key), None)
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    t.call(Method::GET, &format!("{base}/ranked"), Some(&key), None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    t.call(
+        Method::PUT,
+        &format!("{base}/ranked"),
+        Some(&key),
+        Some(mode("ranked")),
+    )
+    .await
+    .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+}
+
+async fn tier_floors_and_tier_changes(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+
+    let mut fast = mode("fast");
+    fast["matchShape"] = json!([10, 10]);
+    fast["matchmakingCycleDurationSeconds"] = json!(1);
+    fast["algorithm"]["baseTolerance"] = json!(1);
+    fast["parties"]["maxSize"] = json!(11);
+    let refused = t
+        .call(Method::POST, &base, Some(&key), Some(fast.clone()))
+        .await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let codes = refused.error_codes();
+    for code in [
+        "MATCH_SIZE_LIMIT_EXCEEDED",
+        "CYCLE_DURATION_BELOW_TIER_FLOOR",
+        "TOLERANCE_BELOW_TIER_FLOOR",
+        "PARTY_SIZE_EXCEEDS_SHAPE",
+    ] {
+        assert!(
+            codes.iter().any(|c| c == code),
+            "{code} missing from {codes:?}"
+        );
+    }
+
+    // One failure alone answers its own code.
+    for (field, value, code) in [
+        (
+            "matchmakingCycleDurationSeconds",
+            json!(2),
+            "CYCLE_DURATION_BELOW_TIER_FLOOR",
+        ),
+        ("matchShape", json!([9, 9]), "MATCH_SIZE_LIMIT_EXCEEDED"),
+    ] {
+        let mut body = mode("one");
+        body[field] = value;
+        t.call(Method::POST, &base, Some(&key), Some(body))
+            .await
+            .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, code);
+    }
+    let mut low = mode("one");
+    low["algorithm"]["baseTolerance"] = json!(2);
+    t.call(Method::POST, &base, Some(&key), Some(low))
+        .await
+        .assert_problem(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "TOLERANCE_BELOW_TIER_FLOOR",
+        );
+
+    // The operator raises the project's minimum expansion floor through its tier.
+    let custom = t
+        .call(Method::PUT, "/v1/tiers/strict", Some(crate::common::OPERATOR), Some(json!({
+            "minCycleDurationSeconds": 5, "minBaseTolerance": 5, "minExpansionMultiplier": 3,
+            "maxMatchSize": 16, "maxGameModes": 3, "maxConcurrentSearches": 100, "requestsPerSecond": 100
+        })))
+        .await;
+    assert_eq!(custom.status, StatusCode::OK, "{}", custom.body);
+    let strict = t.project("strict").await;
+    let (_, strict_key) = t.key(&strict).await;
+    t.call(
+        Method::POST,
+        &format!("/v1/projects/{strict}/game-modes"),
+        Some(&strict_key),
+        Some(mode("m")),
+    )
+    .await
+    .assert_problem(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "EXPANSION_BELOW_TIER_FLOOR",
+    );
+
+    // Moving the project to enterprise makes the same config valid.
+    let moved = t
+        .call(
+            Method::PATCH,
+            &format!("/v1/projects/{p}"),
+            Some(crate::common::OPERATOR),
+            Some(json!({"tier": "enterprise"})),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    fast["parties"]["maxSize"] = json!(2);
+    let accepted = t.call(Method::POST, &base, Some(&key), Some(fast)).await;
+    assert_eq!(accepted.status, StatusCode::CREATED, "{}", accepted.body);
+}
+
+async fn conflict_and_quota(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    let a = t
+        .call(Method::POST, &base, Some(&key), Some(mode("a")))
+        .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+    t.call(Method::POST, &base, Some(&key), Some(mode("a")))
+        .await
+        .assert_problem(StatusCode::CONFLICT, "CONFLICT");
+    for name in ["b", "c"] {
+        let a = t
+            .call(Method::POST, &base, Some(&key), Some(mode(name)))
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+    }
+    t.call(Method::POST, &base, Some(&key), Some(mode("d")))
+        .await
+        .assert_problem(StatusCode::TOO_MANY_REQUESTS, "QUOTA_EXCEEDED");
+    // Both at once: every failure listed.
+    let both = t
+        .call(Method::POST, &base, Some(&key), Some(mode("a")))
+        .await;
+    both.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(both.error_codes(), ["CONFLICT", "QUOTA_EXCEEDED"]);
+    let listed = t.call(Method::GET, &base, Some(&key), None).await;
+    assert_eq!(listed.body.as_array().unwrap().len(), 3);
+}
+
+on_both!(
+    lifecycle_versions_and_secrets,
+    tier_floors_and_tier_changes,
+    conflict_and_quota
+);

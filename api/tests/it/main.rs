@@ -1,0 +1,13 @@
+//! Integration tests of the control-plane API, each run on PostgreSQL
+//! (`MATCHPLANE_TEST_DATABASE_URL`, a fresh `mp_t_<random>` database per
+//! test) and on SQLite (a temp file per test).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod cross_tenant;
+mod errors;
+mod game_modes;
+mod keys;
+mod service;
+mod ssrf;
+mod tiers;

@@ -1,0 +1,101 @@
+//! Tiers: seeded by the migration, read and changed by the operator.
+
+use crate::common::{Backend, TestApp, OPERATOR};
+use crate::on_both;
+use axum::http::{Method, StatusCode};
+use serde_json::json;
+
+async fn seeded_tiers_are_served_and_editable(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let all = t.call(Method::GET, "/v1/tiers", Some(OPERATOR), None).await;
+    assert_eq!(all.status, StatusCode::OK);
+    let names: Vec<&str> = all
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["free", "pro", "enterprise"]);
+    let free = t
+        .call(Method::GET, "/v1/tiers/free", Some(OPERATOR), None)
+        .await;
+    assert_eq!(free.body["minCycleDurationSeconds"], 5.0);
+    assert_eq!(free.body["maxGameModes"], 3);
+    assert_eq!(free.body["requestsPerSecond"], 50);
+    let enterprise = t
+        .call(Method::GET, "/v1/tiers/enterprise", Some(OPERATOR), None)
+        .await;
+    assert_eq!(enterprise.body["minCycleDurationSeconds"], 0.1);
+    assert_eq!(enterprise.body["maxConcurrentSearches"], 10_000_000);
+
+    let mut body = free.body.clone();
+    body.as_object_mut().unwrap().remove("updatedAt");
+    body["maxGameModes"] = json!(5);
+    let put = t
+        .call(Method::PUT, "/v1/tiers/free", Some(OPERATOR), Some(body))
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    assert_eq!(put.body["maxGameModes"], 5);
+
+    t.call(Method::GET, "/v1/tiers/gold", Some(OPERATOR), None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    t.call(Method::PUT, "/v1/tiers/bad", Some(OPERATOR), Some(json!({
+        "minCycleDurationSeconds": -1, "minBaseTolerance": 5, "minExpansionMultiplier": 1,
+        "maxMatchSize": 1, "maxGameModes": 3, "maxConcurrentSearches": 10, "requestsPerSecond": 0
+    })))
+    .await
+    .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    t.call(Method::GET, "/v1/tiers", None, None)
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
+
+async fn projects_crud(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    assert!(p.starts_with("prj_"));
+    let listed = t
+        .call(Method::GET, "/v1/projects", Some(OPERATOR), None)
+        .await;
+    assert_eq!(listed.body.as_array().unwrap().len(), 1);
+    let renamed = t
+        .call(
+            Method::PATCH,
+            &format!("/v1/projects/{p}"),
+            Some(OPERATOR),
+            Some(json!({"name": "Renamed"})),
+        )
+        .await;
+    assert_eq!(renamed.body["name"], "Renamed");
+    assert_eq!(renamed.body["tier"], "pro");
+    let (_, key) = t.key(&p).await;
+    let own = t
+        .call(Method::GET, &format!("/v1/projects/{p}"), Some(&key), None)
+        .await;
+    assert_eq!(own.status, StatusCode::OK);
+    let deleted = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}"),
+            Some(OPERATOR),
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT);
+    t.call(
+        Method::GET,
+        &format!("/v1/projects/{p}"),
+        Some(OPERATOR),
+        None,
+    )
+    .await
+    .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    // Its keys died with it.
+    t.call(Method::GET, &format!("/v1/projects/{p}"), Some(&key), None)
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
+
+on_both!(seeded_tiers_are_served_and_editable, projects_crud);

@@ -1,0 +1,31 @@
+//! `matches`: every match formed (SPEC 5.8), written by the worker.
+
+use sea_orm::entity::prelude::*;
+
+/// One match row.
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "matches")]
+pub struct Model {
+    /// `mat_<ulid>`.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    /// Owning project.
+    pub project_id: String,
+    /// Game mode name.
+    pub game_mode: String,
+    /// The mode's version the match was formed under.
+    pub game_mode_version: i64,
+    /// The `teams` array of SPEC 6's body.
+    #[sea_orm(column_type = "JsonBinary")]
+    pub teams: Json,
+    /// The `quality` object of SPEC 6's body.
+    #[sea_orm(column_type = "JsonBinary")]
+    pub quality: Json,
+    /// When the match was formed.
+    pub created_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,13 @@
+//! sea-orm entities: one file per table of `matchplane-migrations`.
+//!
+//! Rows are plain data; the only way the API reaches them is through the
+//! project-scoped functions of [`crate::repos`].
+
+pub mod api_key;
+pub mod game_mode;
+pub mod game_mode_version;
+pub mod match_;
+pub mod project;
+pub mod tier;
+pub mod webhook_attempt;
+pub mod webhook_delivery;

@@ -1,0 +1,232 @@
+//! Game modes (SPEC 3): current config, `version` +1 per change, and a
+//! history row for every version ever committed.
+
+use crate::entities::game_mode::{self, Entity as GameModes};
+use crate::entities::game_mode_version::{self, Entity as GameModeVersions};
+use crate::repos::StoreError;
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, Select, Set, TransactionTrait,
+};
+use serde_json::Value;
+
+/// How long a rotated-out webhook secret keeps signing (SPEC 6: 24 hours).
+pub const PREVIOUS_SECRET_GRACE: Duration = Duration::hours(24);
+
+/// The one way into a project's game modes.
+pub fn scoped(project_id: &str) -> Select<GameModes> {
+    GameModes::find().filter(game_mode::Column::ProjectId.eq(project_id))
+}
+
+fn by_name(project_id: &str, name: &str) -> Select<GameModes> {
+    scoped(project_id).filter(game_mode::Column::Name.eq(name))
+}
+
+fn history_row(mode: &game_mode::Model) -> game_mode_version::ActiveModel {
+    game_mode_version::ActiveModel {
+        game_mode_id: Set(mode.id.clone()),
+        version: Set(mode.version),
+        project_id: Set(mode.project_id.clone()),
+        name: Set(mode.name.clone()),
+        config: Set(mode.config.clone()),
+        created_at: Set(mode.updated_at),
+    }
+}
+
+/// How many game modes `project_id` has (for the `maxGameModes` quota).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn count<C: ConnectionTrait>(db: &C, project_id: &str) -> Result<u64, StoreError> {
+    Ok(scoped(project_id).count(db).await?)
+}
+
+/// A project's game modes, by name.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn list<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+) -> Result<Vec<game_mode::Model>, StoreError> {
+    Ok(scoped(project_id)
+        .order_by_asc(game_mode::Column::Name)
+        .all(db)
+        .await?)
+}
+
+/// One game mode of `project_id` by name.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such mode.
+pub async fn get<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+) -> Result<game_mode::Model, StoreError> {
+    by_name(project_id, name)
+        .one(db)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// Creates version 1 of a mode named `name` with `config` and `webhook_secret`.
+///
+/// # Errors
+/// [`StoreError::Conflict`] when the name is taken in the project.
+pub async fn create<C: TransactionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+    config: Value,
+    webhook_secret: &str,
+    now: DateTime<Utc>,
+) -> Result<game_mode::Model, StoreError> {
+    let txn = db.begin().await?;
+    if by_name(project_id, name).one(&txn).await?.is_some() {
+        return Err(StoreError::Conflict);
+    }
+    let mode = game_mode::ActiveModel {
+        id: Set(format!("gm_{}", ulid::Ulid::new())),
+        project_id: Set(project_id.to_owned()),
+        name: Set(name.to_owned()),
+        config: Set(config),
+        version: Set(1),
+        webhook_secret: Set(webhook_secret.to_owned()),
+        previous_webhook_secret: Set(None),
+        previous_secret_expires_at: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+    history_row(&mode).insert(&txn).await?;
+    txn.commit().await?;
+    Ok(mode)
+}
+
+/// Replaces the config of mode `name`, bumping its version and keeping the
+/// new version in the history. Only commits if nobody changed the mode
+/// meanwhile (compare-and-set on `version`).
+///
+/// # Errors
+/// [`StoreError::NotFound`], or [`StoreError::Conflict`] on a concurrent change.
+pub async fn replace<C: TransactionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+    config: Value,
+    now: DateTime<Utc>,
+) -> Result<game_mode::Model, StoreError> {
+    let txn = db.begin().await?;
+    let current = by_name(project_id, name)
+        .one(&txn)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    let result = GameModes::update_many()
+        .col_expr(game_mode::Column::Config, config.clone().into())
+        .col_expr(game_mode::Column::Version, (current.version + 1).into())
+        .col_expr(game_mode::Column::UpdatedAt, now.into())
+        .filter(game_mode::Column::ProjectId.eq(project_id))
+        .filter(game_mode::Column::Id.eq(current.id.clone()))
+        .filter(game_mode::Column::Version.eq(current.version))
+        .exec(&txn)
+        .await?;
+    if result.rows_affected != 1 {
+        return Err(StoreError::Conflict);
+    }
+    let updated = game_mode::Model {
+        config,
+        version: current.version + 1,
+        updated_at: now,
+        ..current
+    };
+    history_row(&updated).insert(&txn).await?;
+    txn.commit().await?;
+    Ok(updated)
+}
+
+/// Rotates the webhook secret of mode `name`: the old one keeps signing for
+/// [`PREVIOUS_SECRET_GRACE`]. The config is unchanged, so the version is too.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such mode.
+pub async fn rotate_secret<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+    new_secret: &str,
+    now: DateTime<Utc>,
+) -> Result<game_mode::Model, StoreError> {
+    let current = get(db, project_id, name).await?;
+    let expires = now + PREVIOUS_SECRET_GRACE;
+    GameModes::update_many()
+        .col_expr(game_mode::Column::WebhookSecret, new_secret.into())
+        .col_expr(
+            game_mode::Column::PreviousWebhookSecret,
+            Some(current.webhook_secret.clone()).into(),
+        )
+        .col_expr(
+            game_mode::Column::PreviousSecretExpiresAt,
+            Some(expires).into(),
+        )
+        .col_expr(game_mode::Column::UpdatedAt, now.into())
+        .filter(game_mode::Column::ProjectId.eq(project_id))
+        .filter(game_mode::Column::Id.eq(current.id.clone()))
+        .exec(db)
+        .await?;
+    Ok(game_mode::Model {
+        previous_webhook_secret: Some(current.webhook_secret.clone()),
+        previous_secret_expires_at: Some(expires),
+        webhook_secret: new_secret.to_owned(),
+        updated_at: now,
+        ..current
+    })
+}
+
+/// Deletes mode `name` of `project_id` with its history.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such mode.
+pub async fn delete<C: TransactionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+) -> Result<(), StoreError> {
+    let txn = db.begin().await?;
+    let current = by_name(project_id, name)
+        .one(&txn)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    GameModeVersions::delete_many()
+        .filter(game_mode_version::Column::ProjectId.eq(project_id))
+        .filter(game_mode_version::Column::GameModeId.eq(current.id.clone()))
+        .exec(&txn)
+        .await?;
+    GameModes::delete_many()
+        .filter(game_mode::Column::ProjectId.eq(project_id))
+        .filter(game_mode::Column::Id.eq(current.id))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Every version of mode `name`, oldest first.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such mode.
+pub async fn versions<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+) -> Result<Vec<game_mode_version::Model>, StoreError> {
+    let current = get(db, project_id, name).await?;
+    Ok(GameModeVersions::find()
+        .filter(game_mode_version::Column::ProjectId.eq(project_id))
+        .filter(game_mode_version::Column::GameModeId.eq(current.id))
+        .order_by_asc(game_mode_version::Column::Version)
+        .all(db)
+        .await?)
+}

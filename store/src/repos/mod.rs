@@ -1,0 +1,14 @@
+//! Small repositories over the entities: the only SQL of the service.
+//!
+//! Every function on a tenant's rows takes the project id first and builds
+//! its query from the project-scoped `scoped(project_id)` select of that
+//! table (svix's `secure_find`), so a row of another project is simply not
+//! found. Time comes in as a `now` argument.
+
+pub mod api_keys;
+pub mod error;
+pub mod game_modes;
+pub mod projects;
+pub mod tiers;
+
+pub use error::StoreError;
