@@ -16,6 +16,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve the control-plane REST API (SPEC 7).
+    Api(cmd::api::ApiArgs),
+    /// Apply the database migrations (or `--check` how many are pending).
+    Migrate(cmd::migrate::MigrateArgs),
+    /// Print the OpenAPI document of the API.
+    Openapi(cmd::openapi::OpenapiArgs),
     /// Run the real matching core in virtual time over a scenario (SPEC 8).
     Simulate(cmd::simulate::SimulateArgs),
 }
@@ -23,6 +29,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Api(args) => cmd::runtime::block_on(cmd::api::run(args)),
+        Command::Migrate(args) => cmd::runtime::block_on(cmd::migrate::run(args)),
+        Command::Openapi(args) => cmd::runtime::block_on(cmd::openapi::run(args)),
         Command::Simulate(args) => cmd::simulate::run(&args),
     }
 }

@@ -1,3 +1,7 @@
 //! One module per subcommand.
 
+pub mod api;
+pub mod migrate;
+pub mod openapi;
+pub mod runtime;
 pub mod simulate;
