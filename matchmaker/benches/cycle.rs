@@ -68,6 +68,7 @@ fn config() -> GameModeConfig {
         parties: Parties::default(),
         ticket_ttl_seconds: 600,
         webhook: None,
+        ratings: None,
     }
 }
 

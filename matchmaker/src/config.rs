@@ -33,6 +33,9 @@ pub struct GameModeConfig {
     /// Where match-made webhooks go; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<WebhookConfig>,
+    /// Glicko-2 ratings kept from reported results; optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<crate::ratings::RatingsConfig>,
 }
 
 fn default_true() -> bool {

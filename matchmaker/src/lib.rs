@@ -30,6 +30,7 @@ pub use validation::{validate, FieldError, ValidationErrors};
 pub mod candidate;
 pub mod cycle;
 pub mod grouping;
+pub mod ratings;
 pub mod reasons;
 pub mod recheck;
 pub mod teams;

@@ -204,12 +204,15 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
     }
 
     let parties = &config.parties;
+    let shape_ok = !shape.is_empty() && shape.iter().all(|s| *s > 0);
     if parties.max_size == 0 {
         push(
             "parties.maxSize",
             Code::PartySizeExceedsShape,
             "maxSize must be at least 1".into(),
         );
+    } else if !shape_ok {
+        // The shape's own error says it all; seats cannot be judged.
     } else if parties.keep_together && parties.max_size > config.largest_team() {
         push(
             "parties.maxSize",
@@ -247,6 +250,10 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
                 "webhook.url is empty".into(),
             );
         }
+    }
+
+    if let Some(ratings) = &config.ratings {
+        errors.extend(ratings.validate());
     }
 
     if errors.is_empty() {

@@ -24,6 +24,7 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
         parties: Parties::default(),
         ticket_ttl_seconds: 600,
         webhook: None,
+        ratings: None,
     }
 }
 
