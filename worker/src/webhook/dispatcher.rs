@@ -1,0 +1,248 @@
+//! Runs a delivery through its attempts (SPEC 6), one endpoint at a time
+//! never holding up another.
+//!
+//! Each attempt first takes a permit of its endpoint's semaphore
+//! ([`EndpointLimits`], keyed by `host:port`), so a studio whose endpoint
+//! hangs ties up at most `per_endpoint` attempts, each for at most the
+//! attempt timeout, while deliveries to every other studio go on. The
+//! permit is held for the attempt only, never across the wait before a retry.
+//!
+//! The dispatcher is the shell around the pure parts: it reads the clock for
+//! each attempt's timestamp, sleeps with tokio between attempts, and hands
+//! every attempt to an [`AttemptRecorder`] (the store, in production) before
+//! going on.
+
+use crate::webhook::deliver::{Attempt, Deliverer, Delivery};
+use crate::webhook::schedule::{Final, NextAction, Schedule};
+use chrono::Utc;
+use rand::Rng;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Attempts in flight to one endpoint, by default.
+pub const DEFAULT_PER_ENDPOINT: usize = 4;
+
+/// Endpoints with their own semaphore, by default; beyond that, idle ones are
+/// forgotten, and if none is idle the newcomers share one overflow semaphore.
+pub const DEFAULT_MAX_ENDPOINTS: usize = 10_000;
+
+/// Per-endpoint concurrency caps, in a map of bounded size.
+#[derive(Debug)]
+pub struct EndpointLimits {
+    per_endpoint: usize,
+    max_endpoints: usize,
+    semaphores: Mutex<HashMap<String, Arc<Semaphore>>>,
+    overflow: Arc<Semaphore>,
+}
+
+impl Default for EndpointLimits {
+    fn default() -> Self {
+        Self::new(DEFAULT_PER_ENDPOINT, DEFAULT_MAX_ENDPOINTS)
+    }
+}
+
+impl EndpointLimits {
+    /// At most `per_endpoint` (at least 1) attempts in flight per endpoint,
+    /// tracking at most `max_endpoints` (at least 1) endpoints.
+    pub fn new(per_endpoint: usize, max_endpoints: usize) -> Self {
+        let per_endpoint = per_endpoint.max(1);
+        Self {
+            per_endpoint,
+            max_endpoints: max_endpoints.max(1),
+            semaphores: Mutex::new(HashMap::new()),
+            overflow: Arc::new(Semaphore::new(per_endpoint)),
+        }
+    }
+
+    /// Waits for a slot of endpoint `key`; the slot is free again when the
+    /// permit is dropped.
+    pub async fn acquire(&self, key: &str) -> OwnedSemaphorePermit {
+        loop {
+            // The semaphores are never closed, so this only loops in theory.
+            if let Ok(permit) = self.semaphore(key).acquire_owned().await {
+                return permit;
+            }
+        }
+    }
+
+    /// Endpoints currently tracked.
+    pub fn tracked(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Semaphore>>> {
+        self.semaphores
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn semaphore(&self, key: &str) -> Arc<Semaphore> {
+        let mut map = self.lock();
+        if let Some(found) = map.get(key) {
+            return Arc::clone(found);
+        }
+        if map.len() >= self.max_endpoints {
+            // Only the map holds an idle endpoint's semaphore.
+            map.retain(|_, semaphore| Arc::strong_count(semaphore) > 1);
+        }
+        if map.len() >= self.max_endpoints {
+            return Arc::clone(&self.overflow);
+        }
+        let semaphore = Arc::new(Semaphore::new(self.per_endpoint));
+        map.insert(key.to_owned(), Arc::clone(&semaphore));
+        semaphore
+    }
+}
+
+/// Where attempts are recorded (the deliveries log of SPEC 6).
+pub trait AttemptRecorder: Send + Sync {
+    /// Why recording failed.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Records attempt number `number` (1 for the first) of `delivery`, and
+    /// what follows it. The dispatcher waits for it before going on.
+    fn record(
+        &self,
+        delivery: &Delivery,
+        number: u32,
+        attempt: &Attempt,
+        next: NextAction,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
+}
+
+/// Why a delivery run stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError<E: std::error::Error + 'static> {
+    /// The recorder failed; the delivery is left for a later run.
+    #[error("recording a webhook attempt failed")]
+    Record(#[source] E),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Report {
+    /// The delivery's end.
+    pub end: Final,
+    /// Number of the last attempt made.
+    pub last_attempt: u32,
+}
+
+/// Runs deliveries: one per worker, shared by every delivery task.
+#[derive(Debug)]
+pub struct Dispatcher {
+    deliverer: Deliverer,
+    schedule: Schedule,
+    limits: EndpointLimits,
+}
+
+impl Dispatcher {
+    /// A dispatcher sending with `deliverer`, retrying on `schedule`, capped by `limits`.
+    pub fn new(deliverer: Deliverer, schedule: Schedule, limits: EndpointLimits) -> Self {
+        Self {
+            deliverer,
+            schedule,
+            limits,
+        }
+    }
+
+    /// The per-endpoint caps.
+    pub fn limits(&self) -> &EndpointLimits {
+        &self.limits
+    }
+
+    /// Runs `delivery` from attempt number `first_attempt` (1 for a new
+    /// delivery, later when another worker resumes it) until it is
+    /// delivered, gone, refused or out of attempts; every attempt goes to
+    /// `recorder` first. `rng` draws the retry jitter.
+    ///
+    /// # Errors
+    /// [`DispatchError::Record`] when the recorder fails; the attempt it
+    /// could not record may be repeated by a later run (at least once).
+    pub async fn run<R, G>(
+        &self,
+        delivery: &Delivery,
+        first_attempt: u32,
+        recorder: &R,
+        rng: &mut G,
+    ) -> Result<Report, DispatchError<R::Error>>
+    where
+        R: AttemptRecorder,
+        G: Rng + Send + ?Sized,
+    {
+        let key = delivery.endpoint_key();
+        let mut number = first_attempt.max(1);
+        loop {
+            let attempt = {
+                let _permit = self.limits.acquire(&key).await;
+                self.deliverer.attempt(delivery, Utc::now()).await
+            };
+            let next = self.schedule.next(number, attempt.outcome, rng);
+            tracing::info!(
+                webhook_id = %delivery.message().id,
+                endpoint = %key,
+                attempt = number,
+                status = attempt.status,
+                latency_ms = attempt.latency_ms,
+                error = attempt.error.as_ref().map(tracing::field::display),
+                "webhook attempt"
+            );
+            recorder
+                .record(delivery, number, &attempt, next)
+                .await
+                .map_err(DispatchError::Record)?;
+            match next {
+                NextAction::Stop(end) => {
+                    return Ok(Report {
+                        end,
+                        last_attempt: number,
+                    })
+                }
+                NextAction::Retry { after } => {
+                    tokio::time::sleep(after).await;
+                    number = number.saturating_add(1);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_map_stays_bounded_and_forgets_idle_endpoints() {
+        let limits = EndpointLimits::new(1, 2);
+        let held_a = limits.acquire("a:443").await;
+        let held_b = limits.acquire("b:443").await;
+        // Full, nothing idle: a third endpoint shares the overflow semaphore.
+        let overflow = limits.acquire("c:443").await;
+        assert_eq!(limits.tracked(), 2);
+        drop((held_a, overflow));
+        // "a" is idle now and makes room for "d".
+        let _d = limits.acquire("d:443").await;
+        assert_eq!(limits.tracked(), 2);
+        drop(held_b);
+    }
+
+    #[tokio::test]
+    async fn an_endpoint_is_capped() {
+        let limits = EndpointLimits::new(2, 10);
+        let _one = limits.acquire("slow:443").await;
+        let _two = limits.acquire("slow:443").await;
+        let third = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            limits.acquire("slow:443"),
+        )
+        .await;
+        assert!(third.is_err(), "a third attempt to the same endpoint waits");
+        let other = tokio::time::timeout(
+            std::time::Duration::from_millis(50),
+            limits.acquire("fast:443"),
+        )
+        .await;
+        assert!(other.is_ok(), "another endpoint does not wait");
+    }
+}

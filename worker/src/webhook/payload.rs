@@ -1,0 +1,282 @@
+//! Webhook bodies (SPEC 6): `match.made` and `webhook.test`.
+//!
+//! A body is serialised once, when the event is created, into a [`Message`];
+//! every attempt sends (and signs) exactly those bytes, so a retry carries the
+//! same body as the first attempt.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use matchplane_matchmaker::{MatchedPlayer, ProposedMatch, ProposedTeam};
+use serde::{Deserialize, Serialize, Serializer};
+
+/// An event as sent to a studio; `type` comes first in the JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    /// `match.made`: a match was formed and recorded.
+    #[serde(rename = "match.made")]
+    MatchMade(MatchMade),
+    /// `webhook.test`: sent on demand to check an endpoint.
+    #[serde(rename = "webhook.test")]
+    Test(WebhookTest),
+}
+
+/// The `match.made` body (SPEC 6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MatchMade {
+    /// `mat_…`, also the `webhook-id`.
+    pub match_id: String,
+    /// `prj_…`.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The game mode's config version the match was made under.
+    pub game_mode_version: u64,
+    /// When the match was recorded (RFC 3339, UTC, milliseconds).
+    #[serde(serialize_with = "rfc3339_millis")]
+    pub created_at: DateTime<Utc>,
+    /// Teams in match-shape order.
+    pub teams: Vec<Team>,
+    /// How close the match is.
+    pub quality: Quality,
+}
+
+/// One team of a `match.made` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Team {
+    /// Position in the match shape, from 0.
+    pub index: usize,
+    /// The seated players.
+    pub players: Vec<Player>,
+    /// Mean MMR of the players that carry one; `null` if none does.
+    pub mean_mmr: Option<f64>,
+}
+
+/// One player of a `match.made` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Player {
+    /// The studio's player id.
+    pub player_id: String,
+    /// `tkt_…` of the matched search.
+    pub ticket_id: String,
+    /// The party id, `null` for a solo player.
+    pub party_id: Option<String>,
+    /// The ticket's MMR, if any.
+    pub mmr: Option<f64>,
+    /// The search's ping in milliseconds, if measured.
+    pub ping_ms: Option<f64>,
+    /// Seconds the search waited until the cycle that matched it.
+    pub wait_seconds: f64,
+}
+
+/// Match quality figures (SPEC 8).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Quality {
+    /// Max minus min player MMR (0 without MMRs).
+    pub mmr_spread: f64,
+    /// Max minus min team mean MMR (0 without MMRs).
+    pub team_imbalance: f64,
+}
+
+/// The `webhook.test` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookTest {
+    /// `prj_…`.
+    pub project_id: String,
+    /// The game mode whose webhook is tested.
+    pub game_mode: String,
+    /// When the test was requested (RFC 3339, UTC, milliseconds).
+    #[serde(serialize_with = "rfc3339_millis")]
+    pub created_at: DateTime<Utc>,
+}
+
+fn rfc3339_millis<S: Serializer>(at: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&at.to_rfc3339_opts(SecondsFormat::Millis, true))
+}
+
+/// Identity of a recorded match, with which a [`ProposedMatch`] becomes a body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchIdentity {
+    /// `mat_…`.
+    pub match_id: String,
+    /// `prj_…`.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The game mode's config version.
+    pub game_mode_version: u64,
+    /// When the match was recorded.
+    pub created_at: DateTime<Utc>,
+}
+
+impl MatchMade {
+    /// The `match.made` body of a match the core proposed and the worker recorded.
+    pub fn new(identity: MatchIdentity, proposed: &ProposedMatch) -> Self {
+        Self {
+            match_id: identity.match_id,
+            project_id: identity.project_id,
+            game_mode: identity.game_mode,
+            game_mode_version: identity.game_mode_version,
+            created_at: identity.created_at,
+            teams: proposed.teams.iter().map(Team::from).collect(),
+            quality: Quality {
+                mmr_spread: proposed.mmr_spread,
+                team_imbalance: proposed.team_imbalance,
+            },
+        }
+    }
+}
+
+impl From<&ProposedTeam> for Team {
+    fn from(team: &ProposedTeam) -> Self {
+        Self {
+            index: team.index,
+            players: team.players.iter().map(Player::from).collect(),
+            mean_mmr: team.mean_mmr,
+        }
+    }
+}
+
+impl From<&MatchedPlayer> for Player {
+    fn from(player: &MatchedPlayer) -> Self {
+        Self {
+            player_id: player.player_id.clone(),
+            ticket_id: player.ticket_id.clone(),
+            party_id: player.party_id.clone(),
+            mmr: player.mmr,
+            ping_ms: player.ping_ms,
+            wait_seconds: player.wait_seconds,
+        }
+    }
+}
+
+/// A webhook ready to send: its `webhook-id` and the exact body bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Message {
+    /// `webhook-id`, stable across retries (the match id for `match.made`).
+    pub id: String,
+    /// The JSON body, serialised once; every attempt sends these bytes.
+    pub body: Vec<u8>,
+}
+
+impl std::fmt::Debug for Message {
+    /// Bodies are never logged (STYLE 14): only the id and the length.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Message")
+            .field("id", &self.id)
+            .field("body_len", &self.body.len())
+            .finish()
+    }
+}
+
+impl Message {
+    /// Serialises `event` once under the `webhook-id` `id`.
+    ///
+    /// # Errors
+    /// A `serde_json` error, which plain data types do not produce.
+    pub fn new(id: impl Into<String>, event: &Event) -> Result<Self, serde_json::Error> {
+        Ok(Self {
+            id: id.into(),
+            body: serde_json::to_vec(event)?,
+        })
+    }
+
+    /// The `match.made` message, whose `webhook-id` is the match id.
+    ///
+    /// # Errors
+    /// As [`Message::new`].
+    pub fn match_made(event: MatchMade) -> Result<Self, serde_json::Error> {
+        let id = event.match_id.clone();
+        Self::new(id, &Event::MatchMade(event))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proposed() -> ProposedMatch {
+        let player = |id: &str, mmr: f64| MatchedPlayer {
+            player_id: id.to_owned(),
+            ticket_id: format!("tkt_{id}"),
+            party_id: None,
+            mmr: Some(mmr),
+            ping_ms: None,
+            wait_seconds: 12.4,
+        };
+        ProposedMatch {
+            teams: vec![
+                ProposedTeam {
+                    index: 0,
+                    players: vec![player("a", 1500.0)],
+                    mean_mmr: Some(1500.0),
+                },
+                ProposedTeam {
+                    index: 1,
+                    players: vec![player("Zoë🎮", 1520.5)],
+                    mean_mmr: Some(1520.5),
+                },
+            ],
+            mmr_spread: 20.5,
+            team_imbalance: 20.5,
+        }
+    }
+
+    fn identity() -> MatchIdentity {
+        MatchIdentity {
+            match_id: "mat_1".to_owned(),
+            project_id: "prj_1".to_owned(),
+            game_mode: "ranked-1v1".to_owned(),
+            game_mode_version: 3,
+            created_at: DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+        }
+    }
+
+    #[test]
+    fn match_made_has_the_spec_shape() {
+        let message = Message::match_made(MatchMade::new(identity(), &proposed())).unwrap();
+        assert_eq!(message.id, "mat_1");
+        let text = std::str::from_utf8(&message.body).unwrap();
+        assert!(text.starts_with(r#"{"type":"match.made","matchId":"mat_1","projectId":"prj_1""#));
+        assert!(text.contains("Zoë🎮"), "raw UTF-8, not escaped: {text}");
+        let value: serde_json::Value = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(value["gameModeVersion"], 3);
+        assert_eq!(value["createdAt"], "2027-01-15T08:00:00.000Z");
+        let player = &value["teams"][0]["players"][0];
+        for key in [
+            "playerId",
+            "ticketId",
+            "partyId",
+            "mmr",
+            "pingMs",
+            "waitSeconds",
+        ] {
+            assert!(player.get(key).is_some(), "{key}");
+        }
+        assert_eq!(value["teams"][1]["meanMmr"], 1520.5);
+        assert_eq!(value["quality"]["mmrSpread"], 20.5);
+        assert_eq!(value["quality"]["teamImbalance"], 20.5);
+        let back: Event = serde_json::from_slice(&message.body).unwrap();
+        assert!(matches!(back, Event::MatchMade(m) if m.teams.len() == 2));
+    }
+
+    #[test]
+    fn webhook_test_is_tagged() {
+        let event = Event::Test(WebhookTest {
+            project_id: "prj_1".to_owned(),
+            game_mode: "duel".to_owned(),
+            created_at: DateTime::from_timestamp(0, 0).unwrap(),
+        });
+        let message = Message::new("tst_1", &event).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(value["type"], "webhook.test");
+        assert!(
+            !format!("{message:?}").contains("prj_1"),
+            "Debug hides the body"
+        );
+    }
+}
