@@ -187,3 +187,32 @@ impl FromRequestParts<AppState> for Caller {
         })
     }
 }
+
+/// A caller already allowed on the path's `{projectId}`: the operator, or a
+/// key of that very project. Extracted before any body is read, so another
+/// tenant's path answers `404` whatever the body holds.
+#[derive(Debug, Clone)]
+pub struct ProjectCaller {
+    /// Who is calling.
+    pub caller: Caller,
+    /// The project of the path.
+    pub project_id: String,
+}
+
+impl FromRequestParts<AppState> for ProjectCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        let params = axum::extract::RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::not_found("no such project"))?;
+        let project_id = params
+            .iter()
+            .find(|(name, _)| *name == "projectId")
+            .map(|(_, value)| value.to_owned())
+            .ok_or_else(|| ApiError::not_found("no such project"))?;
+        caller.require_project(&project_id)?;
+        Ok(Self { caller, project_id })
+    }
+}

@@ -1,7 +1,8 @@
 //! Request metrics (SPEC 7 `/metrics`): a counter of requests by method,
 //! route template and status, and a latency histogram by method and route.
 //! Route templates (`/v1/projects/{projectId}`), never raw paths, so no id
-//! or secret can become a label.
+//! or secret can become a label; the one log line per request carries the
+//! same fields (never the raw URI, whose query may hold a ticket token).
 
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
@@ -39,6 +40,13 @@ pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> R
     let response = next.run(req).await;
     let status = response.status().as_u16().to_string();
     let elapsed = start.elapsed().as_secs_f64();
+    tracing::info!(
+        method,
+        route = %route,
+        status = %status,
+        latency_ms = elapsed * 1000.0,
+        "request"
+    );
     metrics::with_local_recorder(&*state.recorder, || {
         metrics::counter!(REQUESTS_TOTAL, "method" => method, "route" => route.clone(), "status" => status)
             .increment(1);

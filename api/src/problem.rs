@@ -213,9 +213,11 @@ impl From<StoreError> for ApiError {
                 Code::Conflict,
                 "the resource was changed or already exists; reload and retry",
             ),
-            StoreError::UnknownReference(what) => {
-                ApiError::new(Code::ValidationError, format!("unknown {what}"))
-            }
+            StoreError::UnknownReference(what) => ApiError::invalid(vec![FieldError::new(
+                what,
+                Code::ValidationError,
+                format!("unknown {what}"),
+            )]),
             other => ApiError::internal(&other),
         }
     }

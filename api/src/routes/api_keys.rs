@@ -2,7 +2,7 @@
 //! `DELETE /v1/projects/{projectId}/keys/{keyId}`. The operator, or a key
 //! of the same project. The key is in the create answer only.
 
-use crate::auth::Caller;
+use crate::auth::ProjectCaller;
 use crate::credentials;
 use crate::extract::ApiJson;
 use crate::problem::{ApiError, Problem};
@@ -77,12 +77,11 @@ impl From<api_key::Model> for KeyView {
     request_body(content = Option<CreateKey>, description = "Optional label"),
     responses((status = 201, body = CreatedKey), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn create(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     body: Option<ApiJson<CreateKey>>,
 ) -> Result<(StatusCode, Json<CreatedKey>), ApiError> {
-    caller.require_project(&project_id)?;
     let body = body.map(|ApiJson(b)| b).unwrap_or_default();
     let name = body.name.unwrap_or_else(|| "default".to_owned());
     let chars = name.chars().count();
@@ -121,11 +120,10 @@ pub async fn create(
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 200, body = [KeyView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn list(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
 ) -> Result<Json<Vec<KeyView>>, ApiError> {
-    caller.require_project(&project_id)?;
     projects::get(&state.db, &project_id).await?;
     let keys = api_keys::list(&state.db, &project_id).await?;
     Ok(Json(keys.into_iter().map(KeyView::from).collect()))
@@ -136,11 +134,10 @@ pub async fn list(
     params(("projectId" = String, Path, description = "`prj_…`"), ("keyId" = String, Path, description = "`key_…`")),
     responses((status = 204, description = "Revoked"), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn revoke(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, key_id)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    caller.require_project(&project_id)?;
     api_keys::revoke(&state.db, &project_id, &key_id, Utc::now()).await?;
     state.keys.evict_key(&key_id);
     tracing::info!(project_id = %project_id, key_id = %key_id, "api key revoked");

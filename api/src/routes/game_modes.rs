@@ -8,7 +8,7 @@
 //! with the rules that need the project (name taken, `maxGameModes`) or
 //! the network (webhook URL safety).
 
-use crate::auth::Caller;
+use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, RawJson};
 use crate::problem::{ApiError, Problem};
@@ -152,12 +152,11 @@ fn stored(config: &GameModeConfig) -> Result<Value, ApiError> {
         (status = 422, description = "Every failed rule in `errors`", body = Problem),
         (status = 429, description = "maxGameModes reached", body = Problem)))]
 pub async fn create(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     RawJson(body): RawJson,
 ) -> Result<(StatusCode, Json<GameModeView>), ApiError> {
-    caller.require_project(&project_id)?;
     let tier = tier_of(&state, &project_id).await?;
     let config = parse_config(body)?;
     let mut errors = check(&state, &config, &tier).await;
@@ -204,11 +203,10 @@ pub async fn create(
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 200, body = [GameModeView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn list(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
 ) -> Result<Json<Vec<GameModeView>>, ApiError> {
-    caller.require_project(&project_id)?;
     projects::get(&state.db, &project_id).await?;
     let modes = game_modes::list(&state.db, &project_id).await?;
     Ok(Json(modes.iter().map(|m| view(m, false)).collect()))
@@ -220,11 +218,10 @@ pub async fn list(
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = GameModeView), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn get(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<GameModeView>, ApiError> {
-    caller.require_project(&project_id)?;
     let mode = game_modes::get(&state.db, &project_id, &name).await?;
     Ok(Json(view(&mode, false)))
 }
@@ -242,12 +239,11 @@ pub async fn get(
         (status = 409, description = "Changed concurrently", body = Problem),
         (status = 422, description = "Every failed rule in `errors`", body = Problem)))]
 pub async fn replace(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
     RawJson(body): RawJson,
 ) -> Result<Json<GameModeView>, ApiError> {
-    caller.require_project(&project_id)?;
     let current = game_modes::get(&state.db, &project_id, &name).await?;
     let tier = tier_of(&state, &project_id).await?;
     let config = parse_config(body)?;
@@ -277,11 +273,10 @@ pub async fn replace(
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn delete(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    caller.require_project(&project_id)?;
     game_modes::delete(&state.db, &project_id, &name).await?;
     tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
     Ok(StatusCode::NO_CONTENT)
@@ -293,11 +288,10 @@ pub async fn delete(
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = [GameModeVersionView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn versions(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<Vec<GameModeVersionView>>, ApiError> {
-    caller.require_project(&project_id)?;
     let all = game_modes::versions(&state.db, &project_id, &name).await?;
     Ok(Json(
         all.into_iter().map(GameModeVersionView::from).collect(),
@@ -311,11 +305,10 @@ pub async fn versions(
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = GameModeView), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn rotate_secret(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<GameModeView>, ApiError> {
-    caller.require_project(&project_id)?;
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
     let mode =
         game_modes::rotate_secret(&state.db, &project_id, &name, &secret, Utc::now()).await?;

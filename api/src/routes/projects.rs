@@ -2,7 +2,7 @@
 //! `GET/PATCH/DELETE /v1/projects/{projectId}`. The operator manages them;
 //! a key may read its own project.
 
-use crate::auth::Caller;
+use crate::auth::{Caller, ProjectCaller};
 use crate::extract::ApiJson;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
@@ -116,11 +116,10 @@ pub async fn list(
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 200, body = ProjectView), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn get(
-    caller: Caller,
+    _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
 ) -> Result<Json<ProjectView>, ApiError> {
-    caller.require_project(&project_id)?;
     Ok(Json(projects::get(&state.db, &project_id).await?.into()))
 }
 
@@ -130,12 +129,12 @@ pub async fn get(
     request_body = UpdateProject,
     responses((status = 200, body = ProjectView), (status = 401, body = Problem), (status = 404, body = Problem), (status = 422, body = Problem)))]
 pub async fn update(
-    caller: Caller,
+    caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     ApiJson(body): ApiJson<UpdateProject>,
 ) -> Result<Json<ProjectView>, ApiError> {
-    caller.require_operator_on(&project_id)?;
+    caller.caller.require_operator()?;
     if let Some(name) = body.name.as_deref() {
         check_name(name)?;
     }
@@ -156,11 +155,11 @@ pub async fn update(
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn delete(
-    caller: Caller,
+    caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    caller.require_operator_on(&project_id)?;
+    caller.caller.require_operator()?;
     projects::delete(&state.db, &project_id).await?;
     state.keys.evict_project(&project_id);
     tracing::info!(project_id = %project_id, "project deleted");

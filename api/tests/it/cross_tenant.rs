@@ -105,6 +105,19 @@ async fn other_tenants_paths_answer_404(backend: Backend) {
         assert_eq!(missing.status, answer.status, "{method} {absent_path}");
         assert_eq!(missing.body, answer.body, "{method} {absent_path}");
     }
+    // The 404 comes before the body is even read.
+    let unreadable = t
+        .send(
+            axum::http::Request::builder()
+                .method(Method::POST)
+                .uri(format!("/v1/projects/{b}/game-modes"))
+                .header("authorization", format!("Bearer {key_a}"))
+                .header("content-type", "text/plain")
+                .body(axum::body::Body::from("{not json"))
+                .unwrap(),
+        )
+        .await;
+    unreadable.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
     assert_eq!(snapshot(&t, &b).await, before, "project B changed");
     // The webhook secret did not rotate: B's mode is still version 1 with its secret.
     let row = matchplane_store::repos::game_modes::get(&t.db, &b, "duel")
