@@ -14,7 +14,7 @@
 
 use crate::webhook::deliver::{Attempt, Deliverer, Delivery};
 use crate::webhook::schedule::{Final, NextAction, Schedule};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use rand::Rng;
 use std::collections::HashMap;
 use std::future::Future;
@@ -129,12 +129,26 @@ pub struct Report {
     pub last_attempt: u32,
 }
 
+/// The dispatcher's source of "now", read once per attempt for its
+/// `webhook-timestamp` (`Utc::now` in production; a virtual clock in tests).
+pub type Clock = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
+
 /// Runs deliveries: one per worker, shared by every delivery task.
-#[derive(Debug)]
 pub struct Dispatcher {
     deliverer: Deliverer,
     schedule: Schedule,
     limits: EndpointLimits,
+    clock: Clock,
+}
+
+impl std::fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dispatcher")
+            .field("deliverer", &self.deliverer)
+            .field("schedule", &self.schedule)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Dispatcher {
@@ -144,7 +158,13 @@ impl Dispatcher {
             deliverer,
             schedule,
             limits,
+            clock: Arc::new(Utc::now),
         }
+    }
+
+    /// The same dispatcher reading `clock` instead of the system clock.
+    pub fn with_clock(self, clock: Clock) -> Self {
+        Self { clock, ..self }
     }
 
     /// The per-endpoint caps.
@@ -176,7 +196,7 @@ impl Dispatcher {
         loop {
             let attempt = {
                 let _permit = self.limits.acquire(&key).await;
-                self.deliverer.attempt(delivery, Utc::now()).await
+                self.deliverer.attempt(delivery, (self.clock)()).await
             };
             let next = self.schedule.next(number, attempt.outcome, rng);
             tracing::info!(

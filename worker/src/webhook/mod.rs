@@ -13,7 +13,7 @@ pub mod schedule;
 pub mod sign;
 
 pub use deliver::{Attempt, AttemptError, Deliverer, Delivery, DeliveryConfig, Refusal};
-pub use dispatcher::{AttemptRecorder, Dispatcher, EndpointLimits, Report};
+pub use dispatcher::{AttemptRecorder, Clock, Dispatcher, EndpointLimits, Report};
 pub use payload::{Event, MatchIdentity, MatchMade, Message, WebhookTest};
 pub use schedule::{Final, NextAction, Outcome, Schedule};
 pub use sign::{generate_secret, signature_header, Secret};

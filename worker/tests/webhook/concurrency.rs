@@ -1,0 +1,98 @@
+//! The per-endpoint cap: a studio whose endpoint hangs does not hold up
+//! deliveries to another.
+
+use crate::common::fixtures::{delivery, match_message, secret};
+use crate::common::receiver::{Receiver, Reply};
+use matchplane_worker::webhook::{
+    Attempt, AttemptRecorder, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits,
+    Final, NextAction, Schedule,
+};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::task::JoinSet;
+
+struct NoLog;
+
+impl AttemptRecorder for NoLog {
+    type Error = Infallible;
+
+    async fn record(
+        &self,
+        _: &Delivery,
+        _: u32,
+        _: &Attempt,
+        _: NextAction,
+    ) -> Result<(), Infallible> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_hanging_receiver_does_not_delay_another() {
+    let hanging = Receiver::start(vec![], Reply::hang()).await;
+    let healthy = Receiver::start(vec![], Reply::status(200)).await;
+    let dispatcher = Arc::new(Dispatcher::new(
+        Deliverer::new(DeliveryConfig {
+            allow_private: true,
+            ..DeliveryConfig::default()
+        })
+        .unwrap(),
+        Schedule::scaled(0.001).unwrap(),
+        EndpointLimits::new(2, 100),
+    ));
+    let recorder = Arc::new(NoLog);
+    let mut stuck = JoinSet::new();
+    for i in 0..20 {
+        let (dispatcher, recorder) = (Arc::clone(&dispatcher), Arc::clone(&recorder));
+        let delivery = delivery(
+            &hanging.url(),
+            match_message(&format!("mat_h{i}"), "p"),
+            &[&secret(30)],
+        );
+        stuck.spawn(async move {
+            let mut rng = StdRng::seed_from_u64(i);
+            dispatcher
+                .run(&delivery, 1, recorder.as_ref(), &mut rng)
+                .await
+        });
+    }
+    // Wait until the hanging endpoint holds its two slots.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while hanging.received().len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the hanging receiver got no requests"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    let started = Instant::now();
+    let report = dispatcher
+        .run(
+            &delivery(
+                &healthy.url(),
+                match_message("mat_fast", "p"),
+                &[&secret(31)],
+            ),
+            1,
+            &NoLog,
+            &mut StdRng::seed_from_u64(99),
+        )
+        .await
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(report.end, Final::Delivered);
+    assert!(
+        took < Duration::from_secs(1),
+        "the healthy studio waited {took:?}"
+    );
+    assert_eq!(
+        hanging.received().len(),
+        2,
+        "the cap keeps the other 18 deliveries off the hanging endpoint"
+    );
+    stuck.abort_all();
+}

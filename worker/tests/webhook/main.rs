@@ -1,0 +1,9 @@
+//! Webhook delivery over real HTTP on loopback, checked by a receiver with
+//! its own implementation of the Standard Webhooks scheme (SPEC 6).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod concurrency;
+mod retries;
+mod signing;
+mod ssrf;

@@ -1,0 +1,162 @@
+//! The SSRF check at delivery (SPEC 3): refused unless private webhooks are
+//! allowed, on the address actually connected to; no redirect is followed.
+
+use crate::common::fixtures::{delivery, match_message, secret};
+use crate::common::receiver::{Receiver, Reply};
+use chrono::Utc;
+use matchplane_worker::webhook::{
+    AttemptError, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Final, Outcome, Refusal,
+    Schedule,
+};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+fn deliverer(allow_private: bool) -> Deliverer {
+    Deliverer::new(DeliveryConfig {
+        allow_private,
+        ..DeliveryConfig::default()
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn internal_addresses_are_refused_at_delivery() {
+    let receiver = Receiver::start(vec![], Reply::status(200)).await;
+    let port = receiver.addr.port();
+    let strict = deliverer(false);
+    let key = secret(20);
+    for url in [
+        format!("https://127.0.0.1:{port}/hook"),
+        "http://10.0.0.1/hook".to_owned(),
+        "https://10.0.0.1/hook".to_owned(),
+        "https://169.254.169.254/latest/meta-data".to_owned(),
+        "https://[::1]/hook".to_owned(),
+        "https://[fd00::1]/hook".to_owned(),
+        "https://[::ffff:127.0.0.1]/hook".to_owned(),
+        format!("http://127.0.0.1:{port}/hook"),
+    ] {
+        let attempt = strict
+            .attempt(
+                &delivery(&url, match_message("mat_ssrf", "p"), &[&key]),
+                Utc::now(),
+            )
+            .await;
+        assert_eq!(attempt.outcome, Outcome::Refused, "{url}");
+        assert!(
+            matches!(attempt.error, Some(AttemptError::Refused(_))),
+            "{url}: {:?}",
+            attempt.error
+        );
+        assert_eq!(attempt.status, None);
+    }
+    assert!(
+        receiver.received().is_empty(),
+        "nothing reached the receiver"
+    );
+}
+
+#[tokio::test]
+async fn a_name_resolving_inside_is_refused_on_the_resolved_address() {
+    let receiver = Receiver::start(vec![], Reply::status(200)).await;
+    let url = format!("https://localhost:{}/hook", receiver.addr.port());
+    let attempt = deliverer(false)
+        .attempt(
+            &delivery(&url, match_message("mat_dns", "p"), &[&secret(21)]),
+            Utc::now(),
+        )
+        .await;
+    assert_eq!(attempt.outcome, Outcome::Refused);
+    match attempt.error {
+        Some(AttemptError::Refused(Refusal::Address(ip))) => assert!(ip.is_loopback(), "{ip}"),
+        other => panic!("expected a refused address, got {other:?}"),
+    }
+    assert!(receiver.received().is_empty());
+}
+
+#[tokio::test]
+async fn with_private_webhooks_allowed_loopback_works_by_ip_and_by_name() {
+    let receiver = Receiver::start(vec![], Reply::status(200)).await;
+    let open = deliverer(true);
+    for url in [
+        receiver.url(),
+        format!("http://localhost:{}/hook", receiver.addr.port()),
+    ] {
+        let attempt = open
+            .attempt(
+                &delivery(&url, match_message("mat_ok", "p"), &[&secret(22)]),
+                Utc::now(),
+            )
+            .await;
+        assert_eq!(
+            attempt.outcome,
+            Outcome::Delivered,
+            "{url}: {:?}",
+            attempt.error
+        );
+    }
+    assert_eq!(receiver.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_refusal_ends_the_delivery_without_retries() {
+    let dispatcher = Dispatcher::new(
+        deliverer(false),
+        Schedule::scaled(0.001).unwrap(),
+        EndpointLimits::default(),
+    );
+    let log = NoLog;
+    let report = dispatcher
+        .run(
+            &delivery(
+                "https://169.254.169.254/",
+                match_message("mat_meta", "p"),
+                &[&secret(23)],
+            ),
+            1,
+            &log,
+            &mut StdRng::seed_from_u64(1),
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.end, Final::Refused);
+    assert_eq!(report.last_attempt, 1);
+}
+
+#[tokio::test]
+async fn redirects_are_not_followed() {
+    let inside = Receiver::start(vec![], Reply::status(200)).await;
+    let outside =
+        Receiver::start(vec![], Reply::status(307).header("location", inside.url())).await;
+    let attempt = deliverer(true)
+        .attempt(
+            &delivery(
+                &outside.url(),
+                match_message("mat_redirect", "p"),
+                &[&secret(24)],
+            ),
+            Utc::now(),
+        )
+        .await;
+    assert_eq!(attempt.status, Some(307));
+    assert!(matches!(attempt.outcome, Outcome::Retryable { .. }));
+    assert!(
+        inside.received().is_empty(),
+        "the redirect was not followed"
+    );
+}
+
+struct NoLog;
+
+impl matchplane_worker::webhook::AttemptRecorder for NoLog {
+    type Error = std::convert::Infallible;
+
+    async fn record(
+        &self,
+        _: &matchplane_worker::webhook::Delivery,
+        _: u32,
+        _: &matchplane_worker::webhook::Attempt,
+        _: matchplane_worker::webhook::NextAction,
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
