@@ -214,18 +214,15 @@ impl Deliverer {
         let mut response = match sent {
             Ok(response) => response,
             Err(err) => {
-                let error = classify_error(err);
-                let outcome = match error {
-                    AttemptError::Refused(_) => Outcome::Refused,
-                    _ => Outcome::Retryable { retry_after: None },
-                };
+                // A name refused by the resolver is retried like a connection
+                // error: its DNS may change, and nothing was connected to.
                 return Attempt {
                     sent_at,
                     status: None,
                     latency_ms: elapsed_ms(started),
-                    error: Some(error),
+                    error: Some(classify_error(err)),
                     response_excerpt: None,
-                    outcome,
+                    outcome: Outcome::Retryable { retry_after: None },
                 };
             }
         };

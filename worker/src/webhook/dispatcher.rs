@@ -57,14 +57,10 @@ impl EndpointLimits {
     }
 
     /// Waits for a slot of endpoint `key`; the slot is free again when the
-    /// permit is dropped.
-    pub async fn acquire(&self, key: &str) -> OwnedSemaphorePermit {
-        loop {
-            // The semaphores are never closed, so this only loops in theory.
-            if let Ok(permit) = self.semaphore(key).acquire_owned().await {
-                return permit;
-            }
-        }
+    /// permit is dropped. `None` only if the semaphore was closed, which this
+    /// type never does.
+    pub async fn acquire(&self, key: &str) -> Option<OwnedSemaphorePermit> {
+        self.semaphore(key).acquire_owned().await.ok()
     }
 
     /// Endpoints currently tracked.

@@ -37,8 +37,10 @@ pub enum Outcome {
     Delivered,
     /// `410 Gone`: the studio wants no more; stop at once.
     Gone,
-    /// Not sent: the URL's scheme or address is refused (SPEC 3, SSRF check
-    /// at delivery). Retrying would only probe inside again, so it stops.
+    /// Not sent, and never will be: the URL's scheme or IP-literal host is
+    /// refused (SPEC 3, SSRF check at delivery); the URL cannot change
+    /// between attempts, so it stops. (A *name* that resolves to a refused
+    /// address is retryable: DNS may change, and nothing was connected to.)
     Refused,
     /// Any other status, a timeout or a connection error; `retry_after` is
     /// the receiver's `Retry-After`, already turned into a delay.
@@ -55,7 +57,7 @@ pub enum Final {
     Delivered,
     /// `410 Gone`.
     Gone,
-    /// The SSRF check at delivery refused the URL.
+    /// The SSRF check at delivery refused the URL's scheme or IP literal.
     Refused,
     /// Every attempt of the schedule failed.
     Exhausted,

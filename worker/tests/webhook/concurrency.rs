@@ -4,8 +4,8 @@
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
 use matchplane_worker::webhook::{
-    Attempt, AttemptRecorder, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits,
-    Final, NextAction, Schedule,
+    Attempt, AttemptError, AttemptRecorder, Deliverer, Delivery, DeliveryConfig, Dispatcher,
+    EndpointLimits, Final, NextAction, Outcome, Schedule,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -95,4 +95,31 @@ async fn a_hanging_receiver_does_not_delay_another() {
         "the cap keeps the other 18 deliveries off the hanging endpoint"
     );
     stuck.abort_all();
+}
+
+#[tokio::test]
+async fn an_attempt_without_an_answer_times_out() {
+    assert_eq!(DeliveryConfig::default().timeout, Duration::from_secs(5));
+    let hanging = Receiver::start(vec![], Reply::hang()).await;
+    let deliverer = Deliverer::new(DeliveryConfig {
+        allow_private: true,
+        timeout: Duration::from_millis(300),
+    })
+    .unwrap();
+    let started = Instant::now();
+    let attempt = deliverer
+        .attempt(
+            &delivery(
+                &hanging.url(),
+                match_message("mat_slow", "p"),
+                &[&secret(32)],
+            ),
+            chrono::Utc::now(),
+        )
+        .await;
+    assert_eq!(attempt.error, Some(AttemptError::Timeout));
+    assert_eq!(attempt.status, None);
+    assert_eq!(attempt.outcome, Outcome::Retryable { retry_after: None });
+    assert!(attempt.latency_ms >= 300, "{}", attempt.latency_ms);
+    assert!(started.elapsed() < Duration::from_secs(2));
 }
