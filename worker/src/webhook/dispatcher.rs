@@ -168,6 +168,37 @@ impl Dispatcher {
         &self.limits
     }
 
+    /// Makes attempt number `number` (1 for the first) of `delivery` under
+    /// its endpoint's cap, and says what follows; never sleeps. This is the
+    /// tick for a loop driven by the store's due deliveries; [`Dispatcher::run`]
+    /// is the in-process loop around it.
+    pub async fn step<G>(
+        &self,
+        delivery: &Delivery,
+        number: u32,
+        rng: &mut G,
+    ) -> (Attempt, NextAction)
+    where
+        G: Rng + Send + ?Sized,
+    {
+        let key = delivery.endpoint_key();
+        let attempt = {
+            let _permit = self.limits.acquire(&key).await;
+            self.deliverer.attempt(delivery, (self.clock)()).await
+        };
+        let next = self.schedule.next(number, attempt.outcome, rng);
+        tracing::info!(
+            webhook_id = %delivery.message().id,
+            endpoint = %key,
+            attempt = number,
+            status = attempt.status,
+            latency_ms = attempt.latency_ms,
+            error = attempt.error.as_ref().map(tracing::field::display),
+            "webhook attempt"
+        );
+        (attempt, next)
+    }
+
     /// Runs `delivery` from attempt number `first_attempt` (1 for a new
     /// delivery, later when another worker resumes it) until it is
     /// delivered, gone, refused or out of attempts; every attempt goes to
@@ -187,23 +218,9 @@ impl Dispatcher {
         R: AttemptRecorder,
         G: Rng + Send + ?Sized,
     {
-        let key = delivery.endpoint_key();
         let mut number = first_attempt.max(1);
         loop {
-            let attempt = {
-                let _permit = self.limits.acquire(&key).await;
-                self.deliverer.attempt(delivery, (self.clock)()).await
-            };
-            let next = self.schedule.next(number, attempt.outcome, rng);
-            tracing::info!(
-                webhook_id = %delivery.message().id,
-                endpoint = %key,
-                attempt = number,
-                status = attempt.status,
-                latency_ms = attempt.latency_ms,
-                error = attempt.error.as_ref().map(tracing::field::display),
-                "webhook attempt"
-            );
+            let (attempt, next) = self.step(delivery, number, rng).await;
             recorder
                 .record(delivery, number, &attempt, next)
                 .await

@@ -31,7 +31,7 @@ pub struct MatchMade {
     /// The game mode's name.
     pub game_mode: String,
     /// The game mode's config version the match was made under.
-    pub game_mode_version: u64,
+    pub game_mode_version: i64,
     /// When the match was recorded (RFC 3339, UTC, milliseconds).
     #[serde(serialize_with = "rfc3339_millis")]
     pub created_at: DateTime<Utc>,
@@ -108,7 +108,7 @@ pub struct MatchIdentity {
     /// The game mode's name.
     pub game_mode: String,
     /// The game mode's config version.
-    pub game_mode_version: u64,
+    pub game_mode_version: i64,
     /// When the match was recorded.
     pub created_at: DateTime<Utc>,
 }

@@ -64,10 +64,11 @@ pub enum Final {
 }
 
 impl Final {
-    /// The delivery status of SPEC 6: `delivered` or `failed`.
+    /// The delivery's stored status (`webhook_deliveries.status`):
+    /// `succeeded` or `failed` (SPEC 6).
     pub fn status(self) -> &'static str {
         match self {
-            Final::Delivered => "delivered",
+            Final::Delivered => "succeeded",
             Final::Gone | Final::Refused | Final::Exhausted => "failed",
         }
     }
@@ -227,7 +228,7 @@ mod tests {
             assert_eq!(schedule.next(1, outcome, &mut rng), NextAction::Stop(end));
         }
         assert_eq!(Final::Gone.status(), "failed");
-        assert_eq!(Final::Delivered.status(), "delivered");
+        assert_eq!(Final::Delivered.status(), "succeeded");
     }
 
     #[test]
