@@ -388,6 +388,25 @@ mod tests {
     }
 
     #[test]
+    fn a_delivery_needs_a_url_and_a_secret() {
+        let message = Message {
+            id: "mat_1".to_owned(),
+            body: b"{}".to_vec(),
+        };
+        let secret = Secret::parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").unwrap();
+        assert_eq!(
+            Delivery::new("not a url", message.clone(), vec![secret.clone()]).err(),
+            Some(DeliveryError::Url)
+        );
+        assert_eq!(
+            Delivery::new("https://a.example/h", message.clone(), vec![]).err(),
+            Some(DeliveryError::NoSecret)
+        );
+        let delivery = Delivery::new("https://a.example/h?t=1", message, vec![secret]).unwrap();
+        assert_eq!(delivery.endpoint_key(), "a.example:443");
+    }
+
+    #[test]
     fn classifies_statuses() {
         assert_eq!(classify_status(204, None), Outcome::Delivered);
         assert_eq!(classify_status(410, None), Outcome::Gone);

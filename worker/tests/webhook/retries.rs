@@ -339,3 +339,76 @@ async fn a_burst_of_failures_is_retried_with_jitter() {
         distinct.len()
     );
 }
+
+struct Broken;
+
+#[derive(Debug, thiserror::Error)]
+#[error("the store is down")]
+struct StoreDown;
+
+impl AttemptRecorder for Broken {
+    type Error = StoreDown;
+
+    async fn record(
+        &self,
+        _: &Delivery,
+        _: u32,
+        _: &Attempt,
+        _: NextAction,
+    ) -> Result<(), StoreDown> {
+        Err(StoreDown)
+    }
+}
+
+#[tokio::test]
+async fn a_recorder_failure_stops_the_run_for_a_later_one() {
+    let receiver = Receiver::start(vec![], Reply::status(500)).await;
+    let dispatcher = Dispatcher::new(
+        private(),
+        Schedule::scaled(SCALE).unwrap(),
+        EndpointLimits::default(),
+    );
+    let result = dispatcher
+        .run(
+            &delivery(
+                &receiver.url(),
+                match_message("mat_store", "p"),
+                &[&secret(16)],
+            ),
+            1,
+            &Broken,
+            &mut StdRng::seed_from_u64(7),
+        )
+        .await;
+    assert!(result.is_err());
+    assert_eq!(
+        receiver.received().len(),
+        1,
+        "no attempt after one it could not record"
+    );
+}
+
+#[tokio::test]
+async fn a_step_is_one_attempt_and_what_follows() {
+    let receiver = Receiver::start(vec![Reply::status(502)], Reply::status(200)).await;
+    let dispatcher = Dispatcher::new(private(), Schedule::default(), EndpointLimits::default());
+    let delivery = delivery(
+        &receiver.url(),
+        match_message("mat_step", "p"),
+        &[&secret(17)],
+    );
+    let mut rng = StdRng::seed_from_u64(8);
+    // A resumed delivery: attempts 1 to 3 were made by a worker that died.
+    let (attempt, next) = dispatcher.step(&delivery, 4, &mut rng).await;
+    assert_eq!(attempt.status, Some(502));
+    let NextAction::Retry { after } = next else {
+        panic!("expected a retry, got {next:?}")
+    };
+    assert!(
+        (9.0..=11.0).contains(&after.as_secs_f64()),
+        "the 4th retry waits ~10 s: {after:?}"
+    );
+    let (attempt, next) = dispatcher.step(&delivery, 5, &mut rng).await;
+    assert_eq!(attempt.status, Some(200));
+    assert_eq!(next, NextAction::Stop(Final::Delivered));
+}

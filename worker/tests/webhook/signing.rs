@@ -185,3 +185,25 @@ async fn the_answer_is_recorded_with_its_first_kibibyte() {
         Outcome::Retryable { retry_after: None }
     ));
 }
+
+#[tokio::test]
+async fn a_webhook_test_event_is_signed_and_verifies() {
+    use matchplane_worker::webhook::{Event, Message, WebhookTest};
+    let receiver = Receiver::start(vec![], Reply::status(200)).await;
+    let key = secret(7);
+    let event = Event::Test(WebhookTest {
+        project_id: "prj_test".to_owned(),
+        game_mode: "duel".to_owned(),
+        created_at: Utc::now(),
+    });
+    let message = Message::new("tst_1", &event).unwrap();
+    let attempt = private()
+        .attempt(&delivery(&receiver.url(), message, &[&key]), Utc::now())
+        .await;
+    assert_eq!(attempt.outcome, Outcome::Delivered);
+    let request = &receiver.received()[0];
+    assert_eq!(request.header("webhook-id"), "tst_1");
+    let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+    assert_eq!(body["type"], "webhook.test");
+    assert_eq!(check(&key, request, &request.body), Ok(()));
+}
