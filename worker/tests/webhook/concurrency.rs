@@ -86,7 +86,7 @@ async fn a_hanging_receiver_does_not_delay_another() {
     let took = started.elapsed();
     assert_eq!(report.end, Final::Delivered);
     assert!(
-        took < Duration::from_secs(1),
+        took < Duration::from_secs(2),
         "the healthy studio waited {took:?}"
     );
     assert_eq!(
