@@ -1,0 +1,172 @@
+//! The conformance suite: every case is written once, against
+//! `Arc<dyn PoolStore>`, and run on both [`MemoryPoolStore`] and
+//! [`RedisPoolStore`] (real Redis at `MATCHPLANE_TEST_REDIS_URL`, default
+//! `redis://127.0.0.1:6379/9`, under a random key prefix per test, deleted
+//! afterwards even when the test fails).
+
+mod cases;
+mod concurrency;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{MemoryPoolStore, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search};
+
+pub(crate) use cases::*;
+pub(crate) use concurrency::*;
+
+/// Runs each named case (an `async fn(Arc<dyn PoolStore>)`) on both stores.
+macro_rules! conformance {
+    ($($case:ident),* $(,)?) => {
+        mod on_memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    super::$case(super::memory_store()).await;
+                }
+            )*
+        }
+        mod on_redis {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    let harness = super::RedisHarness::new().await;
+                    super::$case(harness.store()).await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    add_and_snapshot,
+    one_search_per_ticket_and_player,
+    quota_counts_the_whole_project,
+    end_search_reports_how_it_stood,
+    ping_is_the_median_of_the_last_five,
+    waiting_reasons_only_for_live_searches,
+    deadlines_expire_and_touch_extends,
+    claim_takes_all_or_nothing,
+    claim_refused_under_a_stale_fencing_token,
+    outbox_entries_of_a_dead_consumer_are_taken_over,
+    status_messages_reach_every_subscriber,
+    cancels_racing_claims_end_every_search_exactly_once,
+);
+
+fn memory_store() -> Arc<dyn PoolStore> {
+    Arc::new(MemoryPoolStore::new())
+}
+
+/// A deadline nobody reaches in a test (Unix seconds).
+pub(crate) const FAR: f64 = 1e12;
+
+/// `prj_a`'s mode of that name.
+pub(crate) fn mode(name: &str) -> ModeKey {
+    ModeKey::new("prj_a", name)
+}
+
+/// A solo search of `player` with ticket `ticket`.
+pub(crate) fn solo(ticket: &str, player: &str) -> Search {
+    Search::solo(ticket, player, 1500.0, 1_764_486_133.123_456)
+}
+
+/// A real Redis under a random prefix, cleaned up on drop.
+pub(crate) struct RedisHarness {
+    url: String,
+    prefix: String,
+    store: RedisPoolStore,
+}
+
+impl RedisHarness {
+    pub async fn new() -> Self {
+        let url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".into());
+        let prefix = format!("mptest-{}", ulid::Ulid::new());
+        let store = Self::connect(&url, &prefix).await;
+        Self { url, prefix, store }
+    }
+
+    async fn connect(url: &str, prefix: &str) -> RedisPoolStore {
+        let mut config = RedisPoolConfig::new(url);
+        config.prefix = prefix.to_owned();
+        RedisPoolStore::connect(config)
+            .await
+            .expect("test Redis reachable (MATCHPLANE_TEST_REDIS_URL)")
+    }
+
+    pub fn store(&self) -> Arc<dyn PoolStore> {
+        Arc::new(self.store.clone())
+    }
+
+    /// A second store on a new connection, as after an API restart.
+    pub async fn reconnect(&self) -> RedisPoolStore {
+        Self::connect(&self.url, &self.prefix).await
+    }
+}
+
+impl Drop for RedisHarness {
+    fn drop(&mut self) {
+        let Ok(client) = redis::Client::open(self.url.as_str()) else {
+            return;
+        };
+        let Ok(mut conn) = client.get_connection() else {
+            return;
+        };
+        let pattern = format!("{}:*", self.prefix);
+        let keys: Vec<String> = match conn.scan_match::<_, String>(&pattern) {
+            Ok(iter) => iter.filter_map(Result::ok).collect(),
+            Err(_) => return,
+        };
+        for chunk in keys.chunks(500) {
+            let _: redis::RedisResult<()> = redis::cmd("DEL").arg(chunk).query(&mut conn);
+        }
+    }
+}
+
+use redis::Commands as _;
+
+/// Waits for the next message of a status stream, at most a second.
+pub(crate) async fn next_status(stream: &mut super::StatusStream) -> Option<String> {
+    use futures::StreamExt;
+    tokio::time::timeout(Duration::from_secs(1), stream.next())
+        .await
+        .ok()
+        .flatten()
+}
+
+#[tokio::test]
+async fn a_restarted_store_sees_the_same_pool() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let m = mode("ranked");
+    for i in 0..50 {
+        let s = solo(&format!("tkt_{i}"), &format!("p{i}"));
+        store.add_search(&m, &s, FAR, None).await.unwrap();
+    }
+    store.record_ping(&m, "tkt_3", 42.0).await.unwrap();
+    store
+        .set_waiting_reasons(
+            &m,
+            &[("tkt_4".into(), r#"{"code":"NOT_ENOUGH_PLAYERS"}"#.into())],
+        )
+        .await
+        .unwrap();
+    let mut before = store.snapshot(&m).await.unwrap();
+    drop(store);
+
+    let restarted = harness.reconnect().await;
+    let mut after = restarted.snapshot(&m).await.unwrap();
+    before.sort_by(|a, b| a.ticket_id.cmp(&b.ticket_id));
+    after.sort_by(|a, b| a.ticket_id.cmp(&b.ticket_id));
+    assert_eq!(after.len(), 50);
+    assert_eq!(before, after);
+    assert_eq!(restarted.count_live("prj_a").await.unwrap(), 50);
+    let Some(super::SearchState::Live(live)) = restarted.search_state(&m, "tkt_4").await.unwrap()
+    else {
+        panic!("tkt_4 live after restart");
+    };
+    assert_eq!(
+        live.waiting_reason.as_deref(),
+        Some(r#"{"code":"NOT_ENOUGH_PLAYERS"}"#)
+    );
+}

@@ -1,0 +1,221 @@
+//! The live pools: where searches wait between "start a search" and a match.
+//!
+//! [`PoolStore`] is the one interface the API (which adds, ends and pings
+//! searches, and reads their status) and the worker (which snapshots a mode's
+//! pool, claims groups under its lease and drains the match outbox) share.
+//! Two implementations pass one conformance suite:
+//!
+//! - [`RedisPoolStore`]: the service's store, shared by every API and worker
+//!   replica; its key layout and the reasons behind it are in [`redis`].
+//! - [`MemoryPoolStore`]: in-process, for `matchplane dev` and unit tests.
+//!
+//! The rules both keep (SPEC 4, 5.7, 5.8):
+//!
+//! - one live search per ticket and one per player per mode;
+//! - a project never holds more live searches than its tier allows, checked
+//!   in the same atomic step that adds the search;
+//! - a search ends exactly once: matched (by a claim) XOR cancelled, expired
+//!   or failed (by [`PoolStore::end_search`] or [`PoolStore::expire_due`]);
+//! - a claim takes every search of a group or none, only under the mode's
+//!   current lease fencing token, and writes the match to the mode's outbox
+//!   in the same step, so a match is never lost between Redis and PostgreSQL.
+//!
+//! Times in this module are Unix seconds as `f64` (the clock of
+//! [`Search::queued_at`]); the store never reads the clock for them, the caller
+//! passes `now` and deadlines. Lease and outbox idle times are [`Duration`]s
+//! measured by the backend (Redis's own clock, or tokio's in memory).
+
+mod memory;
+pub mod redis;
+mod redis_keys;
+mod redis_status;
+mod types;
+
+#[cfg(test)]
+mod conformance;
+
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+pub use matchplane_matchmaker::{Party, Search};
+
+pub use memory::MemoryPoolStore;
+pub use redis::{RedisPoolConfig, RedisPoolStore};
+pub use types::{
+    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
+    OutboxEntry, PoolError, SearchState,
+};
+
+/// A stream of status messages (the JSON text published for one ticket).
+///
+/// Dropping it ends the subscription.
+pub type StatusStream = BoxStream<'static, String>;
+
+/// The live pools of every game mode, their leases, outboxes and status
+/// channels. See the module documentation for the rules every implementation
+/// keeps. Object safe: share it as `Arc<dyn PoolStore>`.
+#[async_trait::async_trait]
+pub trait PoolStore: Send + Sync {
+    /// Adds a live search to `mode`'s pool, in one atomic step (one Redis round
+    /// trip).
+    ///
+    /// `deadline` (Unix seconds) is when the search expires unless touched
+    /// (the ticket's expiry, or the REST poll deadline): see
+    /// [`PoolStore::expire_due`]. `max_live` is the project's
+    /// `maxConcurrentSearches`; `None` means no limit.
+    ///
+    /// Errors: [`AddSearchError::SearchAlreadyActive`] (the ticket is
+    /// searching), [`AddSearchError::PlayerAlreadySearching`] (with the live
+    /// ticket of that player in this mode),
+    /// [`AddSearchError::TicketAlreadyMatched`] (the ticket's search was
+    /// matched: it is spent), [`AddSearchError::QuotaExceeded`].
+    /// A ticket whose previous search ended without a match may search again.
+    async fn add_search(
+        &self,
+        mode: &ModeKey,
+        search: &Search,
+        deadline: f64,
+        max_live: Option<u64>,
+    ) -> Result<(), AddSearchError>;
+
+    /// Ends a live search as cancelled, expired or failed.
+    ///
+    /// Returns [`EndResult::Ended`] if it was live and this call ended it,
+    /// [`EndResult::Matched`] if a claim took it first (it cannot be ended any
+    /// more), [`EndResult::NotLive`] otherwise (unknown, or already ended).
+    async fn end_search(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        outcome: &EndOutcome,
+    ) -> Result<EndResult, PoolError>;
+
+    /// Moves a live search's deadline (Unix seconds), e.g. when a REST search
+    /// is polled. Returns `false` if the search is not live.
+    async fn touch_search(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        deadline: f64,
+    ) -> Result<bool, PoolError>;
+
+    /// Ends as [`Ended::Expired`] up to `limit` live searches of `mode` whose
+    /// deadline is at or before `now` (Unix seconds), returning their ticket
+    /// ids (so the caller can tell their clients).
+    async fn expire_due(
+        &self,
+        mode: &ModeKey,
+        now: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError>;
+
+    /// Every live search of `mode`, in no particular order, each with its
+    /// current `ping_ms` (median of its last five samples, once measured).
+    async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError>;
+
+    /// Where a ticket's search stands: live (with its deadline and the last
+    /// cycle's `waitingReason`), ended (kept for the store's retention), or
+    /// `None` if the ticket never searched in `mode` or its record expired.
+    async fn search_state(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+    ) -> Result<Option<SearchState>, PoolError>;
+
+    /// The ticket id of `player_id`'s live search in `mode`, if any (for
+    /// `PLAYER_ALREADY_SEARCHING` at ticket generation and for ending all of a
+    /// player's searches).
+    async fn live_ticket_of_player(
+        &self,
+        mode: &ModeKey,
+        player_id: &str,
+    ) -> Result<Option<String>, PoolError>;
+
+    /// Records one round trip (milliseconds) of a live search: keeps the last
+    /// five samples and sets its `ping_ms` to their median (the mean of the two
+    /// middle samples while there are an even number). Returns the new
+    /// median, or `None` if the search is not live.
+    async fn record_ping(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        rtt_ms: f64,
+    ) -> Result<Option<f64>, PoolError>;
+
+    /// Stores each live search's latest `waitingReason` (JSON text from the
+    /// cycle), replacing the previous one; entries of searches no longer live
+    /// are ignored.
+    async fn set_waiting_reasons(
+        &self,
+        mode: &ModeKey,
+        reasons: &[(String, String)],
+    ) -> Result<(), PoolError>;
+
+    /// Claims a group atomically (SPEC 5.7): if `lease_token` is not `mode`'s
+    /// current lease fencing token, nothing happens
+    /// ([`ClaimOutcome::LeaseLost`]); if any ticket is no longer live, nothing
+    /// is claimed ([`ClaimOutcome::Conflict`] lists those); otherwise every
+    /// search leaves the pool as matched and the match record is appended to
+    /// `mode`'s outbox, all in one step.
+    ///
+    /// Errors: [`PoolError::InvalidClaim`] for an empty group or a ticket
+    /// listed twice.
+    async fn claim(
+        &self,
+        mode: &ModeKey,
+        lease_token: u64,
+        claim: &Claim,
+    ) -> Result<ClaimOutcome, PoolError>;
+
+    /// Takes `mode`'s lease for `ttl` if nobody holds it, returning a fencing
+    /// token greater than every token handed out before for this mode.
+    /// `None` if another holder's lease is still running.
+    async fn acquire_lease(
+        &self,
+        mode: &ModeKey,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<Option<u64>, PoolError>;
+
+    /// Extends the lease held under `token` to `ttl` from now. `false` if the
+    /// lease expired or was taken by someone else: the caller lost it.
+    async fn renew_lease(
+        &self,
+        mode: &ModeKey,
+        token: u64,
+        ttl: Duration,
+    ) -> Result<bool, PoolError>;
+
+    /// Gives up the lease held under `token` (graceful shutdown), so another
+    /// worker can take the mode at once. `false` if it was no longer held.
+    async fn release_lease(&self, mode: &ModeKey, token: u64) -> Result<bool, PoolError>;
+
+    /// Up to `count` match records of `mode`'s outbox for `consumer`: first
+    /// entries delivered to any consumer but not acknowledged for at least
+    /// `min_idle` (a dead consumer's work is taken over), then new ones.
+    /// An entry stays in the outbox until [`PoolStore::ack_outbox`].
+    async fn read_outbox(
+        &self,
+        mode: &ModeKey,
+        consumer: &str,
+        count: usize,
+        min_idle: Duration,
+    ) -> Result<Vec<OutboxEntry>, PoolError>;
+
+    /// Acknowledges (and deletes) outbox entries once their matches are
+    /// stored. Returns how many were still pending.
+    async fn ack_outbox(&self, mode: &ModeKey, ids: &[String]) -> Result<u64, PoolError>;
+
+    /// Publishes a status message (JSON text) to every subscriber of
+    /// `ticket_id`, in any process. Fire and forget: a message published while
+    /// nobody listens is gone, so a subscriber reads the current state after
+    /// subscribing.
+    async fn publish_status(&self, ticket_id: &str, json: &str) -> Result<(), PoolError>;
+
+    /// Subscribes to `ticket_id`'s status messages. The subscription is in
+    /// force when this returns.
+    async fn subscribe_status(&self, ticket_id: &str) -> Result<StatusStream, PoolError>;
+
+    /// How many live searches `project_id` has, over all its modes.
+    async fn count_live(&self, project_id: &str) -> Result<u64, PoolError>;
+}

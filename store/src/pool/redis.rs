@@ -1,0 +1,616 @@
+//! The Redis pool store: the live pools shared by every API and worker replica.
+//!
+//! # Design
+//!
+//! **One hash tag per project.** Every key of a project starts with
+//! `P:{<projectId>}:` (`P` is the configured prefix, `mp` by default, so tests
+//! and CI runs isolate on one Redis). Every key of one game mode therefore
+//! sits in one Redis Cluster slot, as SPEC 1 asks, so each script below runs
+//! on one node. The tag is the project rather than the mode because the
+//! project's live-search counter (the tier's `maxConcurrentSearches`) must
+//! change in the same atomic step as the pool it counts: adding a search,
+//! ending one and claiming a group all touch it, and a script cannot touch
+//! two slots. The price: one project's modes cannot spread over several
+//! Cluster nodes; many projects still spread.
+//!
+//! **A search is live exactly while it has a field in the mode's `pool`
+//! hash.** Every other key (`players`, `deadlines`, `pings`, `reasons`) is an
+//! index or annotation of that field, and the scripts that add or remove a
+//! field update all of them together. Leaving the pool writes an `ended`
+//! record (matched, cancelled, expired, failed) that expires after the
+//! configured retention; the same script removes the field, so a search ends
+//! exactly once: a cancel that loses the race against a claim finds no field
+//! and reads `matched`; a claim that loses finds a field missing and claims
+//! nothing.
+//!
+//! **The hot path is one round trip.** Adding a search is one script
+//! (uniqueness per ticket and per player, spent tickets, the quota, the
+//! deadline index) on one shared multiplexed [`ConnectionManager`], which
+//! reconnects by itself. Scripts are sent by EVALSHA and loaded on a
+//! `NOSCRIPT` answer. A snapshot is HVALS of compact JSON plus HGETALL of the
+//! ping samples, pipelined: one round trip for 100 000 searches.
+//!
+//! **Claims are fenced.** A worker holds a mode's `lease` (a key with a PX
+//! expiry) under a fencing token from the mode's `fence` counter, which only
+//! grows. The claim script compares the token with the current lease before
+//! touching anything, so a worker that paused past its lease cannot commit
+//! next to the one that took over: a lock alone would be advisory.
+//!
+//! **The outbox is a stream.** The claim script XADDs the match record to the
+//! mode's `outbox` stream in the same step that removes the searches, so a
+//! match cannot be lost between the claim and PostgreSQL. Consumers read it
+//! through one consumer group; entries a consumer took but did not ACK for
+//! `min_idle` are taken over by XAUTOCLAIM (a dead worker's matches are
+//! recorded by another). Acknowledged entries are deleted.
+//!
+//! **Status changes go over pub/sub**, one channel per ticket, because the
+//! API instance that holds a client's WebSocket is not the worker that
+//! matched it. Pub/sub is at most once, so a subscriber reads the current
+//! state once subscribed. Subscriptions share one RESP3 connection per
+//! process (see `redis_status`).
+//!
+//! The key layout is documented field by field on `redis_keys::ModeKeys`.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use redis::aio::ConnectionManager;
+use redis::{AsyncCommands, Script};
+use tokio::sync::OnceCell;
+
+use super::redis_keys::{live_key, status_channel, ModeKeys, OUTBOX_GROUP};
+use super::redis_status::StatusHub;
+use super::types::{check_claim, median};
+use super::{
+    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
+    OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
+};
+
+/// How to reach Redis and name the keys.
+#[derive(Debug, Clone)]
+pub struct RedisPoolConfig {
+    /// `redis://host:port/db` (or `rediss://`).
+    pub url: String,
+    /// The first part of every key and channel (`mp` by default); tests use a
+    /// random one each.
+    pub prefix: String,
+    /// How long an ended search's record is kept (status reads,
+    /// `TICKET_ALREADY_MATCHED`). Should outlast the longest ticket TTL.
+    pub ended_retention: Duration,
+}
+
+impl RedisPoolConfig {
+    /// The defaults: prefix `mp`, a 24-hour retention of ended searches.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            prefix: "mp".into(),
+            ended_retention: Duration::from_secs(24 * 3600),
+        }
+    }
+}
+
+/// The scripts, each prefixed with the shared helpers where it needs them.
+struct Scripts {
+    add: Script,
+    end: Script,
+    expire: Script,
+    claim: Script,
+    ping: Script,
+    reasons: Script,
+    lease: Script,
+    outbox_read: Script,
+}
+
+impl Scripts {
+    fn new() -> Self {
+        Self {
+            add: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/add_search.lua")
+            )),
+            end: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/end_search.lua")
+            )),
+            expire: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/expire.lua")
+            )),
+            claim: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/claim.lua")
+            )),
+            ping: Script::new(include_str!("scripts/ping.lua")),
+            reasons: Script::new(include_str!("scripts/reasons.lua")),
+            lease: Script::new(include_str!("scripts/lease.lua")),
+            outbox_read: Script::new(include_str!("scripts/outbox_read.lua")),
+        }
+    }
+}
+
+/// The pool store on Redis. Cheap to clone: clones share one connection.
+#[derive(Clone)]
+pub struct RedisPoolStore {
+    inner: std::sync::Arc<Inner>,
+}
+
+struct Inner {
+    client: redis::Client,
+    conn: ConnectionManager,
+    prefix: String,
+    retention_secs: u64,
+    scripts: Scripts,
+    /// The shared subscription connection, opened at the first subscribe.
+    status: OnceCell<StatusHub>,
+}
+
+impl RedisPoolStore {
+    /// Connects (one multiplexed connection, reconnecting by itself).
+    pub async fn connect(config: RedisPoolConfig) -> Result<Self, PoolError> {
+        let client = redis::Client::open(config.url.as_str())?;
+        let conn = ConnectionManager::new(client.clone()).await?;
+        Ok(Self {
+            inner: std::sync::Arc::new(Inner {
+                client,
+                conn,
+                prefix: config.prefix,
+                retention_secs: config.ended_retention.as_secs().max(1),
+                scripts: Scripts::new(),
+                status: OnceCell::new(),
+            }),
+        })
+    }
+
+    /// The key prefix in use.
+    pub fn prefix(&self) -> &str {
+        &self.inner.prefix
+    }
+
+    fn keys(&self, mode: &ModeKey) -> ModeKeys {
+        ModeKeys::new(&self.inner.prefix, mode)
+    }
+
+    fn conn(&self) -> ConnectionManager {
+        self.inner.conn.clone()
+    }
+
+    fn ended_json(&self, ended: &Ended) -> Result<String, PoolError> {
+        serde_json::to_string(ended).map_err(|e| PoolError::Corrupt(e.to_string()))
+    }
+}
+
+/// Milliseconds of a duration as Redis wants them (at least 1).
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+fn parse_search(json: &str) -> Result<Search, PoolError> {
+    serde_json::from_str(json).map_err(|e| PoolError::Corrupt(format!("pool entry: {e}")))
+}
+
+/// The median of a `pings` field (`"12,15.5,13"`).
+fn parse_ping(samples: &str) -> Result<Option<f64>, PoolError> {
+    let values = samples
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<f64>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PoolError::Corrupt(format!("ping samples: {e}")))?;
+    Ok(median(&values))
+}
+
+fn parse_ended(json: &str) -> Result<Ended, PoolError> {
+    serde_json::from_str(json).map_err(|e| PoolError::Corrupt(format!("ended record: {e}")))
+}
+
+#[async_trait]
+impl PoolStore for RedisPoolStore {
+    async fn add_search(
+        &self,
+        mode: &ModeKey,
+        search: &Search,
+        deadline: f64,
+        max_live: Option<u64>,
+    ) -> Result<(), AddSearchError> {
+        let keys = self.keys(mode);
+        let stored = Search {
+            ping_ms: None,
+            ..search.clone()
+        };
+        let json = serde_json::to_string(&stored).map_err(|e| PoolError::Corrupt(e.to_string()))?;
+        let reply: Vec<String> = self
+            .inner
+            .scripts
+            .add
+            .key(&keys.pool)
+            .key(&keys.players)
+            .key(&keys.deadlines)
+            .key(keys.ended(&search.ticket_id))
+            .key(&keys.live)
+            .arg(&search.ticket_id)
+            .arg(&search.player_id)
+            .arg(json)
+            .arg(deadline)
+            .arg(max_live.map(|l| l.to_string()).unwrap_or_default())
+            .invoke_async(&mut self.conn())
+            .await
+            .map_err(PoolError::from)?;
+        match reply.first().map(String::as_str) {
+            Some("ok") => Ok(()),
+            Some("active") => Err(AddSearchError::SearchAlreadyActive),
+            Some("matched") => Err(AddSearchError::TicketAlreadyMatched),
+            Some("quota") => Err(AddSearchError::QuotaExceeded {
+                limit: max_live.unwrap_or_default(),
+            }),
+            Some("player") => Err(AddSearchError::PlayerAlreadySearching {
+                ticket_id: reply.get(1).cloned().unwrap_or_default(),
+            }),
+            other => Err(PoolError::Corrupt(format!("add_search answered {other:?}")).into()),
+        }
+    }
+
+    async fn end_search(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        outcome: &EndOutcome,
+    ) -> Result<EndResult, PoolError> {
+        let keys = self.keys(mode);
+        let reply: Vec<String> = self
+            .inner
+            .scripts
+            .end
+            .key(&keys.pool)
+            .key(&keys.players)
+            .key(&keys.deadlines)
+            .key(&keys.pings)
+            .key(&keys.reasons)
+            .key(keys.ended(ticket_id))
+            .key(&keys.live)
+            .arg(ticket_id)
+            .arg(self.ended_json(&Ended::from(outcome))?)
+            .arg(self.inner.retention_secs)
+            .invoke_async(&mut self.conn())
+            .await?;
+        match (reply.first().map(String::as_str), reply.get(1)) {
+            (Some("ended"), _) => Ok(EndResult::Ended),
+            (Some("not_live"), _) => Ok(EndResult::NotLive),
+            (Some("matched"), Some(json)) => match parse_ended(json)? {
+                Ended::Matched { match_id } => Ok(EndResult::Matched { match_id }),
+                _ => Ok(EndResult::NotLive),
+            },
+            other => Err(PoolError::Corrupt(format!("end_search answered {other:?}"))),
+        }
+    }
+
+    async fn touch_search(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        deadline: f64,
+    ) -> Result<bool, PoolError> {
+        let keys = self.keys(mode);
+        // XX: only a search still indexed (live) is touched; CH counts updates.
+        let changed: i64 = redis::cmd("ZADD")
+            .arg(&keys.deadlines)
+            .arg("XX")
+            .arg("CH")
+            .arg(deadline)
+            .arg(ticket_id)
+            .query_async(&mut self.conn())
+            .await?;
+        if changed > 0 {
+            return Ok(true);
+        }
+        // Same deadline as before, or not live: tell them apart.
+        let score: Option<f64> = self.conn().zscore(&keys.deadlines, ticket_id).await?;
+        Ok(score.is_some())
+    }
+
+    async fn expire_due(
+        &self,
+        mode: &ModeKey,
+        now: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError> {
+        let keys = self.keys(mode);
+        let due: Vec<String> = self
+            .conn()
+            .zrangebyscore_limit(&keys.deadlines, "-inf", now, 0, limit.max(1) as isize)
+            .await?;
+        if due.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut call = self.inner.scripts.expire.prepare_invoke();
+        call.key(&keys.pool)
+            .key(&keys.players)
+            .key(&keys.deadlines)
+            .key(&keys.pings)
+            .key(&keys.reasons)
+            .key(&keys.live);
+        for ticket in &due {
+            call.key(keys.ended(ticket));
+        }
+        call.arg(now)
+            .arg(self.ended_json(&Ended::Expired)?)
+            .arg(self.inner.retention_secs);
+        for ticket in &due {
+            call.arg(ticket);
+        }
+        Ok(call.invoke_async(&mut self.conn()).await?)
+    }
+
+    async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError> {
+        let keys = self.keys(mode);
+        let (values, pings): (Vec<String>, std::collections::HashMap<String, String>) =
+            redis::pipe()
+                .hvals(&keys.pool)
+                .hgetall(&keys.pings)
+                .query_async(&mut self.conn())
+                .await?;
+        let mut searches = Vec::with_capacity(values.len());
+        for json in &values {
+            let mut search = parse_search(json)?;
+            if let Some(samples) = pings.get(&search.ticket_id) {
+                search.ping_ms = parse_ping(samples)?;
+            }
+            searches.push(search);
+        }
+        Ok(searches)
+    }
+
+    async fn search_state(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+    ) -> Result<Option<SearchState>, PoolError> {
+        let keys = self.keys(mode);
+        type Row = (
+            Option<String>,
+            Option<f64>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let (search, deadline, pings, reason, ended): Row = redis::pipe()
+            .hget(&keys.pool, ticket_id)
+            .zscore(&keys.deadlines, ticket_id)
+            .hget(&keys.pings, ticket_id)
+            .hget(&keys.reasons, ticket_id)
+            .get(keys.ended(ticket_id))
+            .query_async(&mut self.conn())
+            .await?;
+        if let Some(json) = search {
+            let mut search = parse_search(&json)?;
+            if let Some(samples) = pings {
+                search.ping_ms = parse_ping(&samples)?;
+            }
+            return Ok(Some(SearchState::Live(LiveSearch {
+                search,
+                deadline: deadline.unwrap_or(f64::INFINITY),
+                waiting_reason: reason,
+            })));
+        }
+        ended
+            .map(|json| parse_ended(&json).map(SearchState::Ended))
+            .transpose()
+    }
+
+    async fn live_ticket_of_player(
+        &self,
+        mode: &ModeKey,
+        player_id: &str,
+    ) -> Result<Option<String>, PoolError> {
+        let keys = self.keys(mode);
+        Ok(self.conn().hget(&keys.players, player_id).await?)
+    }
+
+    async fn record_ping(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        rtt_ms: f64,
+    ) -> Result<Option<f64>, PoolError> {
+        let keys = self.keys(mode);
+        let samples: Option<String> = self
+            .inner
+            .scripts
+            .ping
+            .key(&keys.pool)
+            .key(&keys.pings)
+            .arg(ticket_id)
+            .arg(rtt_ms.to_string())
+            .invoke_async(&mut self.conn())
+            .await?;
+        match samples {
+            Some(samples) => parse_ping(&samples),
+            None => Ok(None),
+        }
+    }
+
+    async fn set_waiting_reasons(
+        &self,
+        mode: &ModeKey,
+        reasons: &[(String, String)],
+    ) -> Result<(), PoolError> {
+        let keys = self.keys(mode);
+        // Chunks keep each script short, so it never blocks Redis for long.
+        for chunk in reasons.chunks(5_000) {
+            let mut call = self.inner.scripts.reasons.prepare_invoke();
+            call.key(&keys.pool).key(&keys.reasons);
+            for (ticket, reason) in chunk {
+                call.arg(ticket).arg(reason);
+            }
+            let _stored: i64 = call.invoke_async(&mut self.conn()).await?;
+        }
+        Ok(())
+    }
+
+    async fn claim(
+        &self,
+        mode: &ModeKey,
+        lease_token: u64,
+        claim: &Claim,
+    ) -> Result<ClaimOutcome, PoolError> {
+        check_claim(claim)?;
+        let keys = self.keys(mode);
+        let ended = self.ended_json(&Ended::Matched {
+            match_id: claim.match_id.clone(),
+        })?;
+        let mut call = self.inner.scripts.claim.prepare_invoke();
+        call.key(&keys.lease)
+            .key(&keys.pool)
+            .key(&keys.players)
+            .key(&keys.deadlines)
+            .key(&keys.pings)
+            .key(&keys.reasons)
+            .key(&keys.live)
+            .key(&keys.outbox);
+        for ticket in &claim.ticket_ids {
+            call.key(keys.ended(ticket));
+        }
+        call.arg(lease_token)
+            .arg(ended)
+            .arg(self.inner.retention_secs)
+            .arg(&claim.record_json)
+            .arg(&claim.match_id);
+        for ticket in &claim.ticket_ids {
+            call.arg(ticket);
+        }
+        let mut reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
+        match reply.first().map(String::as_str) {
+            Some("claimed") => Ok(ClaimOutcome::Claimed {
+                outbox_id: reply.pop().unwrap_or_default(),
+            }),
+            Some("conflict") => Ok(ClaimOutcome::Conflict {
+                gone: reply.split_off(1),
+            }),
+            Some("lease_lost") => Ok(ClaimOutcome::LeaseLost),
+            other => Err(PoolError::Corrupt(format!("claim answered {other:?}"))),
+        }
+    }
+
+    async fn acquire_lease(
+        &self,
+        mode: &ModeKey,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<Option<u64>, PoolError> {
+        let keys = self.keys(mode);
+        Ok(self
+            .inner
+            .scripts
+            .lease
+            .key(&keys.lease)
+            .key(&keys.fence)
+            .arg("acquire")
+            .arg(owner)
+            .arg(millis(ttl))
+            .invoke_async(&mut self.conn())
+            .await?)
+    }
+
+    async fn renew_lease(
+        &self,
+        mode: &ModeKey,
+        token: u64,
+        ttl: Duration,
+    ) -> Result<bool, PoolError> {
+        let keys = self.keys(mode);
+        let held: i64 = self
+            .inner
+            .scripts
+            .lease
+            .key(&keys.lease)
+            .key(&keys.fence)
+            .arg("renew")
+            .arg(token)
+            .arg(millis(ttl))
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(held == 1)
+    }
+
+    async fn release_lease(&self, mode: &ModeKey, token: u64) -> Result<bool, PoolError> {
+        let keys = self.keys(mode);
+        let held: i64 = self
+            .inner
+            .scripts
+            .lease
+            .key(&keys.lease)
+            .key(&keys.fence)
+            .arg("release")
+            .arg(token)
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(held == 1)
+    }
+
+    async fn read_outbox(
+        &self,
+        mode: &ModeKey,
+        consumer: &str,
+        count: usize,
+        min_idle: Duration,
+    ) -> Result<Vec<OutboxEntry>, PoolError> {
+        let keys = self.keys(mode);
+        let flat: Vec<String> = self
+            .inner
+            .scripts
+            .outbox_read
+            .key(&keys.outbox)
+            .arg(OUTBOX_GROUP)
+            .arg(consumer)
+            .arg(count.max(1))
+            .arg(millis(min_idle))
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(flat
+            .chunks_exact(3)
+            .map(|e| OutboxEntry {
+                id: e[0].clone(),
+                match_id: e[1].clone(),
+                record_json: e[2].clone(),
+            })
+            .collect())
+    }
+
+    async fn ack_outbox(&self, mode: &ModeKey, ids: &[String]) -> Result<u64, PoolError> {
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let keys = self.keys(mode);
+        let (acked, _deleted): (u64, u64) = redis::pipe()
+            .atomic()
+            .xack(&keys.outbox, OUTBOX_GROUP, ids)
+            .xdel(&keys.outbox, ids)
+            .query_async(&mut self.conn())
+            .await?;
+        Ok(acked)
+    }
+
+    async fn publish_status(&self, ticket_id: &str, json: &str) -> Result<(), PoolError> {
+        let channel = status_channel(&self.inner.prefix, ticket_id);
+        let _receivers: i64 = self.conn().publish(channel, json).await?;
+        Ok(())
+    }
+
+    async fn subscribe_status(&self, ticket_id: &str) -> Result<StatusStream, PoolError> {
+        let hub = self
+            .inner
+            .status
+            .get_or_try_init(|| StatusHub::connect(&self.inner.client))
+            .await?;
+        hub.subscribe(status_channel(&self.inner.prefix, ticket_id))
+            .await
+    }
+
+    async fn count_live(&self, project_id: &str) -> Result<u64, PoolError> {
+        let live: Option<i64> = self
+            .conn()
+            .get(live_key(&self.inner.prefix, project_id))
+            .await?;
+        Ok(live.unwrap_or(0).max(0) as u64)
+    }
+}

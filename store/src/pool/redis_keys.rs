@@ -1,0 +1,117 @@
+//! Every Redis key and channel of the pool store, built in one place.
+//!
+//! All keys of one project share the hash tag `{<projectId>}` (see the design
+//! notes in [`super::redis`] for why the tag is the project and not the mode).
+
+use super::types::ModeKey;
+
+/// The keys of one game mode. `P` is the configured prefix (`mp` by default),
+/// `M` the mode's name.
+pub(crate) struct ModeKeys {
+    /// `P:{<projectId>}:M:pool` — HASH ticketId → the search as compact JSON
+    /// (`Search`, camelCase, `pingMs` left out). The live pool: a search is
+    /// live exactly while it has a field here. A snapshot is one HVALS.
+    pub pool: String,
+    /// `P:{<projectId>}:M:players` — HASH playerId → ticketId of that player's
+    /// live search: one live search per player per mode.
+    pub players: String,
+    /// `P:{<projectId>}:M:deadlines` — ZSET ticketId scored by its deadline
+    /// (Unix seconds): the expiry sweep reads the due ones.
+    pub deadlines: String,
+    /// `P:{<projectId>}:M:pings` — HASH ticketId → the last five round trips
+    /// (milliseconds, comma-separated, oldest first). Kept apart from `pool`
+    /// so a ping (once a second per WebSocket search) rewrites a few bytes
+    /// and never re-encodes the search in Lua.
+    pub pings: String,
+    /// `P:{<projectId>}:M:reasons` — HASH ticketId → the last cycle's
+    /// `waitingReason` (JSON text), for status reads.
+    pub reasons: String,
+    /// `P:{<projectId>}:M:lease` — STRING `<token>|<owner>` with a PX expiry:
+    /// the worker that may run this mode's cycle and commit its claims.
+    pub lease: String,
+    /// `P:{<projectId>}:M:fence` — STRING counter, INCR'd at each lease
+    /// acquisition: fencing tokens only grow. Never expires.
+    pub fence: String,
+    /// `P:{<projectId>}:M:outbox` — STREAM of match records (`matchId`,
+    /// `record`), appended by the claim script, read through the consumer
+    /// group [`OUTBOX_GROUP`], deleted once acknowledged.
+    pub outbox: String,
+    /// `P:{<projectId>}:live` — STRING counter of the project's live searches
+    /// over all its modes (the `maxConcurrentSearches` quota). Changed only by
+    /// the scripts that add and remove pool entries.
+    pub live: String,
+    /// Prefix of `P:{<projectId>}:M:ended:<ticketId>` — STRING, how the
+    /// ticket's last search ended (`Ended` JSON), expiring after the store's
+    /// retention. Read for status and for `TICKET_ALREADY_MATCHED`.
+    ended_prefix: String,
+}
+
+/// The outbox stream's consumer group.
+pub(crate) const OUTBOX_GROUP: &str = "outbox";
+
+impl ModeKeys {
+    /// The keys of `mode` under `prefix`.
+    pub fn new(prefix: &str, mode: &ModeKey) -> Self {
+        let project = project_base(prefix, &mode.project_id);
+        let base = format!("{project}:{}", mode.mode);
+        Self {
+            pool: format!("{base}:pool"),
+            players: format!("{base}:players"),
+            deadlines: format!("{base}:deadlines"),
+            pings: format!("{base}:pings"),
+            reasons: format!("{base}:reasons"),
+            lease: format!("{base}:lease"),
+            fence: format!("{base}:fence"),
+            outbox: format!("{base}:outbox"),
+            live: live_key(prefix, &mode.project_id),
+            ended_prefix: format!("{base}:ended:"),
+        }
+    }
+
+    /// `P:{<projectId>}:M:ended:<ticketId>`: see the field docs above.
+    pub fn ended(&self, ticket_id: &str) -> String {
+        format!("{}{ticket_id}", self.ended_prefix)
+    }
+}
+
+/// `P:{<projectId>}`: the hash-tagged start of every key of a project.
+fn project_base(prefix: &str, project_id: &str) -> String {
+    format!("{prefix}:{{{project_id}}}")
+}
+
+/// `P:{<projectId>}:live`: see [`ModeKeys::live`].
+pub(crate) fn live_key(prefix: &str, project_id: &str) -> String {
+    format!("{}:live", project_base(prefix, project_id))
+}
+
+/// `P:status:<ticketId>` — pub/sub channel of a ticket's status messages.
+/// Channels have no slot; the API instance holding the ticket's socket
+/// subscribes, the worker and other API instances publish.
+pub(crate) fn status_channel(prefix: &str, ticket_id: &str) -> String {
+    format!("{prefix}:status:{ticket_id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mode_key_shares_the_project_hash_tag() {
+        let keys = ModeKeys::new("mp", &ModeKey::new("prj_1", "ranked-5v5"));
+        assert_eq!(keys.pool, "mp:{prj_1}:ranked-5v5:pool");
+        assert_eq!(keys.ended("tkt_9"), "mp:{prj_1}:ranked-5v5:ended:tkt_9");
+        for key in [
+            &keys.pool,
+            &keys.players,
+            &keys.deadlines,
+            &keys.pings,
+            &keys.reasons,
+            &keys.lease,
+            &keys.fence,
+            &keys.outbox,
+            &keys.live,
+        ] {
+            assert!(key.starts_with("mp:{prj_1}:"), "{key}");
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Status subscriptions over Redis pub/sub, shared by every socket of a process.
+//!
+//! One RESP3 [`ConnectionManager`] per process carries every subscription: it
+//! reconnects by itself and subscribes again to every channel it held
+//! (automatic resubscription). Incoming messages are pushed to one dispatcher
+//! task, which hands each to the local subscribers of its channel through a
+//! [`broadcast`] channel. A channel is subscribed in Redis while at least one
+//! local subscriber holds it; the last one to drop unsubscribes.
+//!
+//! SUBSCRIBE and UNSUBSCRIBE go through one command task, in order, so an
+//! unsubscribe queued by a dropping subscriber can never overtake the
+//! subscribe of a newer one for the same channel (the command task skips an
+//! unsubscribe whose channel has local subscribers again).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::StreamExt;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{ProtocolVersion, PushInfo, PushKind, RedisResult, Value};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::{PoolError, StatusStream};
+
+/// Messages a slow local subscriber may fall behind by before it skips some.
+const SUBSCRIBER_BUFFER: usize = 64;
+
+type Channels = Arc<Mutex<HashMap<String, broadcast::Sender<String>>>>;
+
+enum Command {
+    Subscribe(String, oneshot::Sender<RedisResult<()>>),
+    Unsubscribe(String),
+}
+
+/// The process's subscription connection and its local subscribers.
+pub(crate) struct StatusHub {
+    channels: Channels,
+    commands: mpsc::UnboundedSender<Command>,
+}
+
+impl StatusHub {
+    /// Opens the subscription connection (RESP3, whatever the URL says) and
+    /// starts the dispatcher and command tasks; they stop when the hub is
+    /// dropped.
+    pub async fn connect(client: &redis::Client) -> Result<Self, PoolError> {
+        let info = client.get_connection_info().clone();
+        let settings = info
+            .redis_settings()
+            .clone()
+            .set_protocol(ProtocolVersion::RESP3);
+        let client = redis::Client::open(info.set_redis_settings(settings))?;
+        let (push_tx, push_rx) = mpsc::unbounded_channel::<PushInfo>();
+        let config = ConnectionManagerConfig::new()
+            .set_push_sender(push_tx)
+            .set_automatic_resubscription();
+        let conn = client.get_connection_manager_with_config(config).await?;
+        let channels: Channels = Arc::default();
+        let (commands, command_rx) = mpsc::unbounded_channel();
+        tokio::spawn(dispatch(push_rx, channels.clone()));
+        tokio::spawn(run_commands(command_rx, conn, channels.clone()));
+        Ok(Self { channels, commands })
+    }
+
+    /// Subscribes to `channel`; in force in Redis when this returns.
+    pub async fn subscribe(&self, channel: String) -> Result<StatusStream, PoolError> {
+        let rx = {
+            let mut channels = self.channels.lock().unwrap_or_else(PoisonError::into_inner);
+            channels
+                .entry(channel.clone())
+                .or_insert_with(|| broadcast::channel(SUBSCRIBER_BUFFER).0)
+                .subscribe()
+        };
+        let subscription = Subscription {
+            rx,
+            channel: channel.clone(),
+            channels: self.channels.clone(),
+            commands: self.commands.clone(),
+        };
+        let (done_tx, done_rx) = oneshot::channel();
+        self.commands
+            .send(Command::Subscribe(channel, done_tx))
+            .map_err(|_| hub_gone())?;
+        done_rx.await.map_err(|_| hub_gone())??;
+        Ok(futures::stream::unfold(subscription, |mut sub| async move {
+            loop {
+                match sub.rx.recv().await {
+                    Ok(message) => return Some((message, sub)),
+                    Err(broadcast::error::RecvError::Lagged(skipped)) => {
+                        tracing::warn!(skipped, "status subscriber fell behind");
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        })
+        .boxed())
+    }
+}
+
+fn hub_gone() -> PoolError {
+    PoolError::Unavailable("the status subscription task stopped")
+}
+
+/// One local subscriber; unsubscribes the channel in Redis if it is the last.
+struct Subscription {
+    rx: broadcast::Receiver<String>,
+    channel: String,
+    channels: Channels,
+    commands: mpsc::UnboundedSender<Command>,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let mut channels = self.channels.lock().unwrap_or_else(PoisonError::into_inner);
+        // `self.rx` still counts: it is dropped after this body.
+        let last = channels
+            .get(&self.channel)
+            .is_some_and(|tx| tx.receiver_count() <= 1);
+        if last {
+            channels.remove(&self.channel);
+            let _ = self
+                .commands
+                .send(Command::Unsubscribe(self.channel.clone()));
+        }
+    }
+}
+
+/// Hands each pushed message to the local subscribers of its channel.
+async fn dispatch(mut push_rx: mpsc::UnboundedReceiver<PushInfo>, channels: Channels) {
+    while let Some(push) = push_rx.recv().await {
+        if push.kind != PushKind::Message {
+            continue;
+        }
+        let mut data = push.data.into_iter();
+        let (Some(channel), Some(payload)) = (data.next(), data.next()) else {
+            continue;
+        };
+        let (Ok(channel), Ok(payload)) = (text(channel), text(payload)) else {
+            continue;
+        };
+        let channels = channels.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(tx) = channels.get(&channel) {
+            let _ = tx.send(payload);
+        }
+    }
+}
+
+fn text(value: Value) -> Result<String, redis::ParsingError> {
+    redis::from_redis_value(value)
+}
+
+/// Runs SUBSCRIBE and UNSUBSCRIBE in the order they were asked for.
+async fn run_commands(
+    mut command_rx: mpsc::UnboundedReceiver<Command>,
+    mut conn: ConnectionManager,
+    channels: Channels,
+) {
+    while let Some(command) = command_rx.recv().await {
+        match command {
+            Command::Subscribe(channel, done) => {
+                let _ = done.send(conn.subscribe(&channel).await);
+            }
+            Command::Unsubscribe(channel) => {
+                let wanted = channels
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .contains_key(&channel);
+                if !wanted {
+                    if let Err(error) = conn.unsubscribe(&channel).await {
+                        tracing::warn!(%error, "status unsubscribe failed");
+                    }
+                }
+            }
+        }
+    }
+}

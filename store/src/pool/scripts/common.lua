@@ -1,0 +1,29 @@
+-- Shared by the scripts that take a search out of the pool (prepended to
+-- each of them by the Rust side, so every script stays one EVALSHA).
+--
+-- remove_live(pool, players, deadlines, pings, reasons, ticket, search_json)
+-- deletes every trace of a live search; the caller writes its `ended` record
+-- and adjusts the project's live counter.
+local function remove_live(pool, players, deadlines, pings, reasons, ticket, search_json)
+  local player = cjson.decode(search_json)['playerId']
+  if player and redis.call('HGET', players, player) == ticket then
+    redis.call('HDEL', players, player)
+  end
+  redis.call('HDEL', pool, ticket)
+  redis.call('ZREM', deadlines, ticket)
+  redis.call('HDEL', pings, ticket)
+  redis.call('HDEL', reasons, ticket)
+end
+
+-- Lowers the project's live counter by n, never below zero.
+local function decrease_live(live, n)
+  if redis.call('DECRBY', live, n) < 0 then
+    redis.call('SET', live, 0)
+  end
+end
+
+-- Whether an `ended` record says the search was matched.
+local function is_matched(ended)
+  return ended and string.find(ended, '"status":"matched"', 1, true) ~= nil
+end
+

@@ -1,0 +1,24 @@
+-- Ends as expired the given searches whose deadline is still due (the caller
+-- read them with ZRANGEBYSCORE; one may have been touched or ended since).
+-- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 project live,
+--       7.. ended:<ticket> for each ARGV[4..]
+-- ARGV: 1 now, 2 ended JSON, 3 retention seconds, 4.. ticketIds
+-- Returns the ticketIds expired.
+local now = tonumber(ARGV[1])
+local expired = {}
+for i = 4, #ARGV do
+  local ticket = ARGV[i]
+  local deadline = redis.call('ZSCORE', KEYS[3], ticket)
+  local search = redis.call('HGET', KEYS[1], ticket)
+  if search and deadline and tonumber(deadline) <= now then
+    remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ticket, search)
+    redis.call('SET', KEYS[3 + i], ARGV[2], 'EX', ARGV[3])
+    expired[#expired + 1] = ticket
+  elseif deadline and not search then
+    redis.call('ZREM', KEYS[3], ticket)
+  end
+end
+if #expired > 0 then
+  decrease_live(KEYS[6], #expired)
+end
+return expired

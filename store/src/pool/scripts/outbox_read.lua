@@ -1,0 +1,33 @@
+-- Reads up to `count` outbox entries for a consumer: first the entries idle
+-- for at least min_idle ms (a dead consumer's, taken over by XAUTOCLAIM),
+-- then new ones. Creates the consumer group on first use.
+-- KEYS: 1 outbox
+-- ARGV: 1 group, 2 consumer, 3 count, 4 min idle ms
+-- Returns {id, matchId, record, id, matchId, record, ...}
+pcall(redis.call, 'XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM')
+local count = tonumber(ARGV[3])
+local out = {}
+local function push(entries)
+  for _, entry in ipairs(entries) do
+    local fields = {}
+    local kv = entry[2] or {}
+    for i = 1, #kv - 1, 2 do
+      fields[kv[i]] = kv[i + 1]
+    end
+    if fields['record'] then
+      out[#out + 1] = entry[1]
+      out[#out + 1] = fields['matchId'] or ''
+      out[#out + 1] = fields['record']
+    end
+  end
+end
+local claimed = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[4], '0-0', 'COUNT', count)
+push(claimed[2])
+local left = count - #out / 3
+if left > 0 then
+  local fresh = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', left, 'STREAMS', KEYS[1], '>')
+  if fresh then
+    push(fresh[1][2])
+  end
+end
+return out

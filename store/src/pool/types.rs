@@ -1,0 +1,223 @@
+//! The values that cross the [`super::PoolStore`] interface, and its errors.
+
+use matchplane_matchmaker::Search;
+use serde::{Deserialize, Serialize};
+
+/// One game mode of one project: the unit of a pool, a lease and an outbox.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ModeKey {
+    /// `prj_…` id of the project.
+    pub project_id: String,
+    /// The mode's name (`^[a-z0-9][a-z0-9_-]{0,62}$`).
+    pub mode: String,
+}
+
+impl ModeKey {
+    /// A mode key from its parts.
+    pub fn new(project_id: impl Into<String>, mode: impl Into<String>) -> Self {
+        Self {
+            project_id: project_id.into(),
+            mode: mode.into(),
+        }
+    }
+}
+
+/// How a search ended, as kept after it left the pool (for status reads and
+/// for `TICKET_ALREADY_MATCHED`). Serialised as `{"status":"matched",…}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum Ended {
+    /// Claimed into a match.
+    #[serde(rename_all = "camelCase")]
+    Matched {
+        /// `mat_…` id of the match.
+        match_id: String,
+    },
+    /// Cancelled by the client, the studio, or a closed socket.
+    Cancelled,
+    /// Its deadline passed (ticket expiry or REST poll liveness).
+    Expired,
+    /// Failed with a SPEC code (e.g. `GAME_MODE_DISABLED`).
+    Failed {
+        /// The SPEC error code.
+        code: String,
+        /// A human-readable explanation.
+        message: String,
+    },
+}
+
+/// How [`super::PoolStore::end_search`] ends a search (a claim alone ends one
+/// as matched).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndOutcome {
+    /// See [`Ended::Cancelled`].
+    Cancelled,
+    /// See [`Ended::Expired`].
+    Expired,
+    /// See [`Ended::Failed`].
+    Failed {
+        /// The SPEC error code.
+        code: String,
+        /// A human-readable explanation.
+        message: String,
+    },
+}
+
+impl From<&EndOutcome> for Ended {
+    fn from(outcome: &EndOutcome) -> Self {
+        match outcome {
+            EndOutcome::Cancelled => Ended::Cancelled,
+            EndOutcome::Expired => Ended::Expired,
+            EndOutcome::Failed { code, message } => Ended::Failed {
+                code: code.clone(),
+                message: message.clone(),
+            },
+        }
+    }
+}
+
+/// What [`super::PoolStore::end_search`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndResult {
+    /// The search was live; this call ended it.
+    Ended,
+    /// A claim took the search first: it is matched and cannot be ended.
+    Matched {
+        /// `mat_…` id of its match.
+        match_id: String,
+    },
+    /// The search was not live (unknown, or already ended otherwise).
+    NotLive,
+}
+
+/// A live search as a status read shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveSearch {
+    /// The search, with its current `ping_ms`.
+    pub search: Search,
+    /// When it expires unless touched (Unix seconds).
+    pub deadline: f64,
+    /// The last cycle's `waitingReason` (JSON text), once a cycle saw it.
+    pub waiting_reason: Option<String>,
+}
+
+/// Where a ticket's search stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SearchState {
+    /// Waiting in the pool.
+    Live(LiveSearch),
+    /// Left the pool.
+    Ended(Ended),
+}
+
+/// A group to claim into one match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// `mat_…` id of the match, kept with each claimed search.
+    pub match_id: String,
+    /// Every ticket of the group, each once.
+    pub ticket_ids: Vec<String>,
+    /// The match record (JSON text) appended to the mode's outbox.
+    pub record_json: String,
+}
+
+/// What a claim did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    /// Every search was claimed; the record is in the outbox under this id.
+    Claimed {
+        /// The outbox entry id.
+        outbox_id: String,
+    },
+    /// Some searches were no longer live; nothing was claimed.
+    Conflict {
+        /// The tickets that were no longer live.
+        gone: Vec<String>,
+    },
+    /// The caller's fencing token is not the mode's current lease: nothing
+    /// was claimed, and the caller must stop working on this mode.
+    LeaseLost,
+}
+
+/// One match record waiting in a mode's outbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxEntry {
+    /// The entry id, to pass to [`super::PoolStore::ack_outbox`].
+    pub id: String,
+    /// `mat_…` id of the match.
+    pub match_id: String,
+    /// The record as given to the claim.
+    pub record_json: String,
+}
+
+/// A failure of the store itself (not a rule of the pool).
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    /// Redis could not be reached or answered an error.
+    #[error("redis: {0}")]
+    Redis(#[from] redis::RedisError),
+    /// A stored value could not be read back (a bug or a foreign writer).
+    #[error("corrupt pool data: {0}")]
+    Corrupt(String),
+    /// A background task the store needs has stopped (the process is shutting
+    /// down).
+    #[error("pool store unavailable: {0}")]
+    Unavailable(&'static str),
+    /// A claim that cannot be right: no ticket, or a ticket listed twice.
+    #[error("invalid claim: {0}")]
+    InvalidClaim(String),
+}
+
+/// Why a search could not be added.
+#[derive(Debug, thiserror::Error)]
+pub enum AddSearchError {
+    /// The ticket already has a live search (`SEARCH_ALREADY_ACTIVE`).
+    #[error("the ticket already has a live search")]
+    SearchAlreadyActive,
+    /// The player already has a live search in this mode
+    /// (`PLAYER_ALREADY_SEARCHING`).
+    #[error("the player is already searching with ticket {ticket_id}")]
+    PlayerAlreadySearching {
+        /// The live search's ticket id.
+        ticket_id: String,
+    },
+    /// The ticket's search was matched: it is spent (`TICKET_ALREADY_MATCHED`).
+    #[error("the ticket was already matched")]
+    TicketAlreadyMatched,
+    /// The project is at its tier's `maxConcurrentSearches` (`QUOTA_EXCEEDED`).
+    #[error("the project has reached its limit of {limit} live searches")]
+    QuotaExceeded {
+        /// The limit that was applied.
+        limit: u64,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] PoolError),
+}
+
+/// Median of samples (mean of the two middle ones for an even count); `None`
+/// for no sample. Shared by both stores so they agree to the bit.
+pub(crate) fn median(samples: &[f64]) -> Option<f64> {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => sorted.get(n / 2).copied(),
+        _ => Some((sorted.get(n / 2 - 1)? + sorted.get(n / 2)?) / 2.0),
+    }
+}
+
+/// Checks a claim's shape before it reaches a backend.
+pub(crate) fn check_claim(claim: &Claim) -> Result<(), PoolError> {
+    if claim.ticket_ids.is_empty() {
+        return Err(PoolError::InvalidClaim("no ticket".into()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for t in &claim.ticket_ids {
+        if !seen.insert(t.as_str()) {
+            return Err(PoolError::InvalidClaim(format!("ticket {t} listed twice")));
+        }
+    }
+    Ok(())
+}
