@@ -12,6 +12,7 @@ use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, RawJson};
 use crate::problem::{ApiError, Problem};
+use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
 use crate::ssrf;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -29,24 +30,10 @@ use utoipa::ToSchema;
 /// back as a PUT) and they are ignored.
 const SERVER_SET: [&str; 3] = ["version", "createdAt", "updatedAt"];
 
-/// A game mode body (SPEC 3), documented as an object: `name`, `enabled`,
-/// `matchShape`, `matchmakingCycleDurationSeconds`, `algorithm`,
-/// `teamAssignment`, `parties`, `ticketTtlSeconds`, `webhook`.
-#[derive(Debug, ToSchema)]
-#[schema(value_type = Object, example = json!({
-    "name": "ranked-5v5", "enabled": true, "matchShape": [5, 5],
-    "matchmakingCycleDurationSeconds": 2,
-    "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
-    "teamAssignment": "balanced",
-    "parties": {"allowParties": true, "maxSize": 3, "keepTogether": true},
-    "ticketTtlSeconds": 600,
-    "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true}}))]
-pub struct GameModeBody(pub Value);
-
 /// A game mode as answered: the SPEC 3 body plus `version`, `createdAt`,
 /// `updatedAt` and `webhook.secret` (in full only on create and rotate).
-#[derive(Debug, Serialize, ToSchema)]
-#[schema(value_type = Object)]
+/// Documented as [`GameModeResponseSchema`].
+#[derive(Debug, Serialize)]
 pub struct GameModeView(pub Value);
 
 /// One version of a game mode's history.
@@ -56,7 +43,7 @@ pub struct GameModeVersionView {
     /// Version number.
     pub version: i64,
     /// The SPEC 3 body at that version.
-    #[schema(value_type = Object)]
+    #[schema(value_type = GameModeSchema)]
     pub config: Value,
     /// When it was committed.
     pub created_at: DateTime<Utc>,
@@ -143,9 +130,9 @@ fn stored(config: &GameModeConfig) -> Result<Value, ApiError> {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
-    request_body = GameModeBody,
+    request_body = GameModeSchema,
     responses(
-        (status = 201, body = GameModeView),
+        (status = 201, body = GameModeResponseSchema),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, body = Problem),
         (status = 409, description = "Name taken", body = Problem),
@@ -201,7 +188,7 @@ pub async fn create(
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
-    responses((status = 200, body = [GameModeView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = [GameModeResponseSchema]), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn list(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -216,7 +203,7 @@ pub async fn list(
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 200, body = GameModeView), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = GameModeResponseSchema), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn get(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -231,9 +218,9 @@ pub async fn get(
 #[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    request_body = GameModeBody,
+    request_body = GameModeSchema,
     responses(
-        (status = 200, body = GameModeView),
+        (status = 200, body = GameModeResponseSchema),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, body = Problem),
         (status = 409, description = "Changed concurrently", body = Problem),
@@ -303,7 +290,7 @@ pub async fn versions(
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret", tag = "game-modes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 200, body = GameModeView), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = GameModeResponseSchema), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn rotate_secret(
     _caller: ProjectCaller,
     State(state): State<AppState>,

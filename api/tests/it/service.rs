@@ -46,7 +46,51 @@ async fn api_refuses_a_database_behind(backend: Backend) {
     matchplane_migrations::migrate(&db).await.unwrap();
 }
 
-on_both!(service_routes_answer, api_refuses_a_database_behind);
+/// `serve` on a real socket (port 0): refuses a database behind, serves
+/// once migrated, and returns when the shutdown future completes.
+async fn serve_on_port_0_until_shutdown(backend: Backend) {
+    use matchplane_api::{serve, ApiConfig, ServeConfig, ServeError};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let owned = TestDb::empty(backend).await;
+    let config = ServeConfig {
+        database_url: owned.url.clone(),
+        api: ApiConfig::default(),
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let refused = serve(config.clone(), listener, async {}).await;
+    assert!(
+        matches!(refused, Err(ServeError::MigrationsBehind(3))),
+        "{refused:?}"
+    );
+
+    matchplane_migrations::migrate(&owned.connect().await)
+        .await
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(serve(config, listener, async {
+        let _ = stopped.await;
+    }));
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    socket
+        .write_all(b"GET /readyz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("\"database\":\"ok\""), "{answer}");
+    stop.send(()).unwrap();
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(10), server).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
+}
+
+on_both!(
+    service_routes_answer,
+    api_refuses_a_database_behind,
+    serve_on_port_0_until_shutdown
+);
 
 /// The checked-in `openapi/openapi.json` is what the code generates.
 /// Regenerate with `UPDATE_OPENAPI=1 cargo test -p matchplane-api openapi`.

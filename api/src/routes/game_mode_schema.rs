@@ -1,0 +1,212 @@
+//! OpenAPI schemas of the game-mode bodies (SPEC 3).
+//!
+//! The API parses bodies into the matching core's `GameModeConfig`, which
+//! knows nothing of OpenAPI; these types describe the same JSON for the
+//! document. A test parses sample bodies with both and requires they agree,
+//! so the description cannot drift from what the API accepts.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+/// A game mode as written by a studio (SPEC 3).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = GameMode)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schema(example = json!({
+    "name": "ranked-5v5", "enabled": true, "matchShape": [5, 5],
+    "matchmakingCycleDurationSeconds": 2,
+    "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+    "teamAssignment": "balanced",
+    "parties": {"allowParties": true, "maxSize": 3, "keepTogether": true},
+    "ticketTtlSeconds": 600,
+    "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true}}))]
+pub struct GameModeSchema {
+    /// `^[a-z0-9][a-z0-9_-]{0,62}$`, unique in the project.
+    pub name: String,
+    /// Default `true`; a disabled mode runs no cycle and fails its searches.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Players per team, e.g. `[5, 5]`: 1..=64 teams, each >= 1, sum >= 2
+    /// and <= the tier's `maxMatchSize`.
+    pub match_shape: Vec<u32>,
+    /// Seconds between cycles: >= the tier's floor, <= 3600.
+    pub matchmaking_cycle_duration_seconds: f64,
+    /// How candidates are grouped.
+    pub algorithm: AlgorithmSchema,
+    /// How a full group is split into teams (ignored for FIFO).
+    #[serde(default)]
+    pub team_assignment: Option<TeamAssignmentSchema>,
+    /// Default `{"allowParties": false, "maxSize": 1, "keepTogether": true}`.
+    #[serde(default)]
+    pub parties: Option<PartiesSchema>,
+    /// Ticket (and so longest search) lifetime in seconds; default 600.
+    #[serde(default)]
+    pub ticket_ttl_seconds: Option<u32>,
+    /// Where `match.made` webhooks go.
+    #[serde(default)]
+    pub webhook: Option<WebhookSchema>,
+}
+
+/// The grouping algorithm, by `type` (SPEC 3, 5).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Algorithm)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+pub enum AlgorithmSchema {
+    /// Widening MMR window.
+    #[serde(rename_all = "camelCase")]
+    Mmr {
+        /// Lowest MMR a ticket may carry.
+        min_mmr: f64,
+        /// Highest MMR a ticket may carry (> `minMmr`).
+        max_mmr: f64,
+        /// Starting window in percent of the MMR range: tier floor..=100.
+        base_tolerance: f64,
+        /// Window widening: >= max(1, tier floor), <= 100.
+        expansion_multiplier: f64,
+    },
+    /// Flat ping window.
+    #[serde(rename_all = "camelCase")]
+    Ping {
+        /// Largest ping difference in a match (milliseconds), 0 < x <= 1000.
+        max_delta: f64,
+    },
+    /// First come, first served.
+    Fifo,
+}
+
+/// Team split of a full group (SPEC 5.6).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = TeamAssignment)]
+#[serde(rename_all = "lowercase")]
+pub enum TeamAssignmentSchema {
+    /// Smallest spread of team means (default).
+    Balanced,
+    /// Snake draft by value.
+    Snake,
+}
+
+/// Party rules (SPEC 3).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Parties)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PartiesSchema {
+    /// Whether tickets may carry a party of several players.
+    #[serde(default)]
+    pub allow_parties: Option<bool>,
+    /// Most members (>= 1; with `keepTogether` <= the largest team).
+    #[serde(default)]
+    pub max_size: Option<u32>,
+    /// Whether a party always sits whole on one team (default `true`).
+    #[serde(default)]
+    pub keep_together: Option<bool>,
+}
+
+/// Webhook destination (SPEC 3, 6).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Webhook)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WebhookSchema {
+    /// `https://` URL whose host resolves only to public addresses.
+    pub url: String,
+    /// Default `true`.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+/// A game mode as answered: the body with its defaults filled in, plus the
+/// server-set fields. A body sent back with them (e.g. in a PUT) is
+/// accepted; they are ignored.
+#[derive(Debug, ToSchema)]
+#[schema(as = GameModeResponse)]
+#[serde(rename_all = "camelCase")]
+pub struct GameModeResponseSchema {
+    /// The mode's name.
+    pub name: String,
+    /// Whether the mode runs.
+    pub enabled: bool,
+    /// Players per team.
+    pub match_shape: Vec<u32>,
+    /// Seconds between cycles.
+    pub matchmaking_cycle_duration_seconds: f64,
+    /// How candidates are grouped.
+    pub algorithm: AlgorithmSchema,
+    /// How a full group is split into teams.
+    pub team_assignment: TeamAssignmentSchema,
+    /// Party rules.
+    pub parties: PartiesSchema,
+    /// Ticket lifetime (seconds).
+    pub ticket_ttl_seconds: u32,
+    /// Webhook destination and signing secret. Present on create and
+    /// rotate answers even without a URL, to show the secret.
+    pub webhook: Option<WebhookResponseSchema>,
+    /// Starts at 1, +1 on every change.
+    pub version: i64,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Webhook destination as answered.
+#[derive(Debug, ToSchema)]
+#[schema(as = WebhookResponse)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookResponseSchema {
+    /// Destination URL.
+    pub url: Option<String>,
+    /// Whether match-made events are sent.
+    pub enabled: Option<bool>,
+    /// `whsec_` + base64 of 32 random bytes: in full on create and rotate,
+    /// `whsec_********` elsewhere.
+    pub secret: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GameModeSchema;
+    use matchplane_matchmaker::GameModeConfig;
+    use serde_json::{json, Value};
+
+    fn samples() -> Vec<Value> {
+        let base = json!({"name": "m", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 2,
+            "algorithm": {"type": "fifo"}});
+        let mut out = vec![base.clone()];
+        let mut with = |path: &[&str], value: Value| {
+            let mut v = base.clone();
+            let mut cursor = &mut v;
+            for key in &path[..path.len() - 1] {
+                cursor = &mut cursor[*key];
+            }
+            cursor[path[path.len() - 1]] = value;
+            out.push(v);
+        };
+        with(
+            &["algorithm"],
+            json!({"type": "mmr", "minMmr": 0, "maxMmr": 10, "baseTolerance": 5, "expansionMultiplier": 2}),
+        );
+        with(&["algorithm"], json!({"type": "ping", "maxDelta": 50}));
+        with(&["algorithm"], json!({"type": "ping"}));
+        with(&["algorithm"], json!({"type": "elo"}));
+        with(&["algorithm"], json!({"type": "fifo", "extra": 1}));
+        with(&["teamAssignment"], json!("snake"));
+        with(&["teamAssignment"], json!("random"));
+        with(&["parties"], json!({"allowParties": true, "maxSize": 2}));
+        with(&["parties"], json!({"size": 2}));
+        with(&["webhook"], json!({"url": "https://x.example/h"}));
+        with(&["webhook"], json!({"enabled": true}));
+        with(&["ticketTtlSeconds"], json!(30));
+        with(&["colour"], json!("red"));
+        with(&["enabled"], json!(false));
+        out
+    }
+
+    #[test]
+    fn schema_accepts_exactly_what_the_core_accepts() {
+        for sample in samples() {
+            let core = serde_json::from_value::<GameModeConfig>(sample.clone()).is_ok();
+            let doc = serde_json::from_value::<GameModeSchema>(sample.clone()).is_ok();
+            assert_eq!(core, doc, "schema and core disagree on {sample}");
+        }
+    }
+}
