@@ -51,6 +51,7 @@ conformance!(
     outbox_entries_of_a_dead_consumer_are_taken_over,
     status_messages_reach_every_subscriber,
     cancels_racing_claims_end_every_search_exactly_once,
+    modes_with_searches_follow_the_pools,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {
@@ -169,4 +170,48 @@ async fn a_restarted_store_sees_the_same_pool() {
         live.waiting_reason.as_deref(),
         Some(r#"{"code":"NOT_ENOUGH_PLAYERS"}"#)
     );
+}
+
+/// How long a snapshot of 100 000 searches takes, against the floor of Redis
+/// alone returning the pool (HVALS). A measurement, not a rule: run with
+/// `cargo test --release -p matchplane-store snapshot_of_100k -- --ignored --nocapture`.
+#[tokio::test]
+#[ignore = "a measurement; run on demand in release mode"]
+async fn snapshot_of_100k_searches() {
+    use futures::StreamExt;
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let m = mode("big");
+    let added = std::time::Instant::now();
+    futures::stream::iter(0..100_000)
+        .map(|i| {
+            let store = store.clone();
+            let m = m.clone();
+            async move {
+                let mut s = solo(&format!("tkt_{i:06}"), &format!("player-{i}"));
+                s.mmr = Some(f64::from(i % 3000));
+                store.add_search(&m, &s, FAR, None).await.unwrap();
+            }
+        })
+        .buffer_unordered(256)
+        .collect::<Vec<()>>()
+        .await;
+    println!("add_search x 100000: {:?}", added.elapsed());
+    let mut conn = harness.store.inner_conn();
+    let pool_key = format!("{}:{{prj_a}}:big:pool", harness.prefix);
+    for _ in 0..3 {
+        let floor = std::time::Instant::now();
+        let raw: Vec<String> = redis::AsyncCommands::hvals(&mut conn, &pool_key)
+            .await
+            .unwrap();
+        let floor = floor.elapsed();
+        let timed = std::time::Instant::now();
+        let snap = store.snapshot(&m).await.unwrap();
+        let timed = timed.elapsed();
+        assert_eq!((raw.len(), snap.len()), (100_000, 100_000));
+        println!(
+            "snapshot of 100000: {timed:?}; HVALS alone: {floor:?} ({:.2}x)",
+            timed.as_secs_f64() / floor.as_secs_f64()
+        );
+    }
 }

@@ -477,6 +477,18 @@ impl PoolStore for MemoryPoolStore {
         .boxed())
     }
 
+    async fn modes_with_searches(&self, project_id: &str) -> Result<Vec<String>, PoolError> {
+        let state = self.state();
+        let mut modes: Vec<String> = state
+            .modes
+            .iter()
+            .filter(|(key, pool)| key.project_id == project_id && !pool.pool.is_empty())
+            .map(|(key, _)| key.mode.clone())
+            .collect();
+        modes.sort();
+        Ok(modes)
+    }
+
     async fn count_live(&self, project_id: &str) -> Result<u64, PoolError> {
         Ok(self.state().live.get(project_id).copied().unwrap_or(0))
     }

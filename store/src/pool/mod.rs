@@ -216,6 +216,10 @@ pub trait PoolStore: Send + Sync {
     /// force when this returns.
     async fn subscribe_status(&self, ticket_id: &str) -> Result<StatusStream, PoolError>;
 
+    /// The names of `project_id`'s modes that have live searches, sorted
+    /// (to end all of a player's searches, or fail those of a deleted mode).
+    async fn modes_with_searches(&self, project_id: &str) -> Result<Vec<String>, PoolError>;
+
     /// How many live searches `project_id` has, over all its modes.
     async fn count_live(&self, project_id: &str) -> Result<u64, PoolError>;
 }

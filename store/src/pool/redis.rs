@@ -54,11 +54,11 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use redis::aio::ConnectionManager;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Script};
 use tokio::sync::OnceCell;
 
-use super::redis_keys::{live_key, status_channel, ModeKeys, OUTBOX_GROUP};
+use super::redis_keys::{live_key, modes_key, status_channel, ModeKeys, OUTBOX_GROUP};
 use super::redis_status::StatusHub;
 use super::types::{check_claim, median};
 use super::{
@@ -77,15 +77,21 @@ pub struct RedisPoolConfig {
     /// How long an ended search's record is kept (status reads,
     /// `TICKET_ALREADY_MATCHED`). Should outlast the longest ticket TTL.
     pub ended_retention: Duration,
+    /// How long one command may wait for its answer before it fails. A
+    /// snapshot of 100 000 searches is several megabytes: keep this well
+    /// above its transfer time.
+    pub response_timeout: Duration,
 }
 
 impl RedisPoolConfig {
-    /// The defaults: prefix `mp`, a 24-hour retention of ended searches.
+    /// The defaults: prefix `mp`, a 24-hour retention of ended searches, a
+    /// 5-second response timeout.
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
             prefix: "mp".into(),
             ended_retention: Duration::from_secs(24 * 3600),
+            response_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -130,6 +136,10 @@ impl Scripts {
 }
 
 /// The pool store on Redis. Cheap to clone: clones share one connection.
+///
+/// A multiplexed connection answers in order, so a large answer (a snapshot)
+/// delays the commands queued behind it: a process that both snapshots big
+/// pools and serves players (`matchplane dev`) may open one store for each.
 #[derive(Clone)]
 pub struct RedisPoolStore {
     inner: std::sync::Arc<Inner>,
@@ -149,7 +159,9 @@ impl RedisPoolStore {
     /// Connects (one multiplexed connection, reconnecting by itself).
     pub async fn connect(config: RedisPoolConfig) -> Result<Self, PoolError> {
         let client = redis::Client::open(config.url.as_str())?;
-        let conn = ConnectionManager::new(client.clone()).await?;
+        let manager =
+            ConnectionManagerConfig::new().set_response_timeout(Some(config.response_timeout));
+        let conn = ConnectionManager::new_with_config(client.clone(), manager).await?;
         Ok(Self {
             inner: std::sync::Arc::new(Inner {
                 client,
@@ -173,6 +185,12 @@ impl RedisPoolStore {
 
     fn conn(&self) -> ConnectionManager {
         self.inner.conn.clone()
+    }
+
+    /// The shared connection, for tests that look at Redis directly.
+    #[cfg(test)]
+    pub(crate) fn inner_conn(&self) -> ConnectionManager {
+        self.conn()
     }
 
     fn ended_json(&self, ended: &Ended) -> Result<String, PoolError> {
@@ -228,11 +246,13 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.deadlines)
             .key(keys.ended(&search.ticket_id))
             .key(&keys.live)
+            .key(&keys.modes)
             .arg(&search.ticket_id)
             .arg(&search.player_id)
             .arg(json)
             .arg(deadline)
             .arg(max_live.map(|l| l.to_string()).unwrap_or_default())
+            .arg(&mode.mode)
             .invoke_async(&mut self.conn())
             .await
             .map_err(PoolError::from)?;
@@ -268,9 +288,11 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.reasons)
             .key(keys.ended(ticket_id))
             .key(&keys.live)
+            .key(&keys.modes)
             .arg(ticket_id)
             .arg(self.ended_json(&Ended::from(outcome))?)
             .arg(self.inner.retention_secs)
+            .arg(&mode.mode)
             .invoke_async(&mut self.conn())
             .await?;
         match (reply.first().map(String::as_str), reply.get(1)) {
@@ -328,13 +350,15 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.deadlines)
             .key(&keys.pings)
             .key(&keys.reasons)
-            .key(&keys.live);
+            .key(&keys.live)
+            .key(&keys.modes);
         for ticket in &due {
             call.key(keys.ended(ticket));
         }
         call.arg(now)
             .arg(self.ended_json(&Ended::Expired)?)
-            .arg(self.inner.retention_secs);
+            .arg(self.inner.retention_secs)
+            .arg(&mode.mode);
         for ticket in &due {
             call.arg(ticket);
         }
@@ -466,7 +490,8 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.pings)
             .key(&keys.reasons)
             .key(&keys.live)
-            .key(&keys.outbox);
+            .key(&keys.outbox)
+            .key(&keys.modes);
         for ticket in &claim.ticket_ids {
             call.key(keys.ended(ticket));
         }
@@ -474,7 +499,8 @@ impl PoolStore for RedisPoolStore {
             .arg(ended)
             .arg(self.inner.retention_secs)
             .arg(&claim.record_json)
-            .arg(&claim.match_id);
+            .arg(&claim.match_id)
+            .arg(&mode.mode);
         for ticket in &claim.ticket_ids {
             call.arg(ticket);
         }
@@ -604,6 +630,15 @@ impl PoolStore for RedisPoolStore {
             .await?;
         hub.subscribe(status_channel(&self.inner.prefix, ticket_id))
             .await
+    }
+
+    async fn modes_with_searches(&self, project_id: &str) -> Result<Vec<String>, PoolError> {
+        let mut modes: Vec<String> = self
+            .conn()
+            .smembers(modes_key(&self.inner.prefix, project_id))
+            .await?;
+        modes.sort();
+        Ok(modes)
     }
 
     async fn count_live(&self, project_id: &str) -> Result<u64, PoolError> {

@@ -40,6 +40,11 @@ pub(crate) struct ModeKeys {
     /// over all its modes (the `maxConcurrentSearches` quota). Changed only by
     /// the scripts that add and remove pool entries.
     pub live: String,
+    /// `P:{<projectId>}:modes` — SET of the project's mode names whose pool
+    /// is not empty: added by the add script, removed by the script that
+    /// empties the pool. Lists where a project's searches are (ending all of
+    /// a player's searches; failing the searches of a deleted mode).
+    pub modes: String,
     /// Prefix of `P:{<projectId>}:M:ended:<ticketId>` — STRING, how the
     /// ticket's last search ended (`Ended` JSON), expiring after the store's
     /// retention. Read for status and for `TICKET_ALREADY_MATCHED`.
@@ -64,6 +69,7 @@ impl ModeKeys {
             fence: format!("{base}:fence"),
             outbox: format!("{base}:outbox"),
             live: live_key(prefix, &mode.project_id),
+            modes: modes_key(prefix, &mode.project_id),
             ended_prefix: format!("{base}:ended:"),
         }
     }
@@ -82,6 +88,11 @@ fn project_base(prefix: &str, project_id: &str) -> String {
 /// `P:{<projectId>}:live`: see [`ModeKeys::live`].
 pub(crate) fn live_key(prefix: &str, project_id: &str) -> String {
     format!("{}:live", project_base(prefix, project_id))
+}
+
+/// `P:{<projectId>}:modes`: see [`ModeKeys::modes`].
+pub(crate) fn modes_key(prefix: &str, project_id: &str) -> String {
+    format!("{}:modes", project_base(prefix, project_id))
 }
 
 /// `P:status:<ticketId>` — pub/sub channel of a ticket's status messages.
@@ -110,6 +121,7 @@ mod tests {
             &keys.fence,
             &keys.outbox,
             &keys.live,
+            &keys.modes,
         ] {
             assert!(key.starts_with("mp:{prj_1}:"), "{key}");
         }

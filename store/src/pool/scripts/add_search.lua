@@ -1,7 +1,9 @@
 -- Adds a live search, enforcing one live search per ticket and per player,
 -- the spent ticket rule and the project's quota, in one atomic step.
--- KEYS: 1 pool, 2 players, 3 deadlines, 4 ended:<ticket>, 5 project live
--- ARGV: 1 ticketId, 2 playerId, 3 search JSON, 4 deadline, 5 limit ('' = none)
+-- KEYS: 1 pool, 2 players, 3 deadlines, 4 ended:<ticket>, 5 project live,
+--       6 project modes
+-- ARGV: 1 ticketId, 2 playerId, 3 search JSON, 4 deadline, 5 limit ('' = none),
+--       6 mode name
 -- Returns {'ok'} | {'active'} | {'matched'} | {'player', ticketId} | {'quota'}
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
   return {'active'}
@@ -27,4 +29,5 @@ if ended then
   redis.call('DEL', KEYS[4])
 end
 redis.call('INCR', KEYS[5])
+redis.call('SADD', KEYS[6], ARGV[6])
 return {'ok'}

@@ -15,6 +15,14 @@ local function remove_live(pool, players, deadlines, pings, reasons, ticket, sea
   redis.call('HDEL', reasons, ticket)
 end
 
+-- Drops the mode from the project's set of modes with searches once its
+-- pool is empty.
+local function forget_if_empty(pool, modes, mode)
+  if redis.call('HLEN', pool) == 0 then
+    redis.call('SREM', modes, mode)
+  end
+end
+
 -- Lowers the project's live counter by n, never below zero.
 local function decrease_live(live, n)
   if redis.call('DECRBY', live, n) < 0 then

@@ -1,7 +1,7 @@
 -- Ends a live search as cancelled, expired or failed.
 -- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 ended:<ticket>,
---       7 project live
--- ARGV: 1 ticketId, 2 ended JSON, 3 retention seconds
+--       7 project live, 8 project modes
+-- ARGV: 1 ticketId, 2 ended JSON, 3 retention seconds, 4 mode name
 -- Returns {'ended'} | {'matched', endedJson} | {'not_live'}
 local search = redis.call('HGET', KEYS[1], ARGV[1])
 if not search then
@@ -14,4 +14,5 @@ end
 remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], search)
 redis.call('SET', KEYS[6], ARGV[2], 'EX', ARGV[3])
 decrease_live(KEYS[7], 1)
+forget_if_empty(KEYS[1], KEYS[8], ARGV[4])
 return {'ended'}

@@ -1,12 +1,12 @@
 -- Ends as expired the given searches whose deadline is still due (the caller
 -- read them with ZRANGEBYSCORE; one may have been touched or ended since).
 -- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 project live,
---       7.. ended:<ticket> for each ARGV[4..]
--- ARGV: 1 now, 2 ended JSON, 3 retention seconds, 4.. ticketIds
+--       7 project modes, 8.. ended:<ticket> for each ARGV[5..]
+-- ARGV: 1 now, 2 ended JSON, 3 retention seconds, 4 mode name, 5.. ticketIds
 -- Returns the ticketIds expired.
 local now = tonumber(ARGV[1])
 local expired = {}
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local ticket = ARGV[i]
   local deadline = redis.call('ZSCORE', KEYS[3], ticket)
   local search = redis.call('HGET', KEYS[1], ticket)
@@ -20,5 +20,6 @@ for i = 4, #ARGV do
 end
 if #expired > 0 then
   decrease_live(KEYS[6], #expired)
+  forget_if_empty(KEYS[1], KEYS[7], ARGV[4])
 end
 return expired
