@@ -1,0 +1,136 @@
+//! The Helm chart without Helm: every template is valid YAML once its
+//! template expressions are replaced by placeholders, and every `.Values`
+//! path a template reads exists in `values.yaml`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use regex::Regex;
+use std::path::PathBuf;
+use yaml_rust2::{Yaml, YamlLoader};
+
+fn chart() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("helm/matchplane")
+}
+
+fn templates() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(chart().join("templates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "tpl"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    assert!(
+        out.len() >= 9,
+        "expected the chart's templates, found {}",
+        out.len()
+    );
+    out
+}
+
+/// Replaces template expressions: lines that only hold control actions
+/// (`if`, `end`, `range`, `with`, `define`, comments) go; a line holding only
+/// an `nindent N` pipeline becomes a placeholder mapping entry at indent N;
+/// any other `{{ … }}` becomes a plain scalar.
+fn substitute(text: &str) -> String {
+    let action = Regex::new(r"\{\{-?\s*(.*?)\s*-?\}\}").unwrap();
+    let nindent = Regex::new(r"nindent (\d+)").unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        let only_action = action
+            .find(trimmed)
+            .is_some_and(|m| m.start() == 0 && m.end() == trimmed.len());
+        if only_action {
+            if let Some(n) = nindent.captures(trimmed) {
+                let indent: usize = n[1].parse().unwrap();
+                out.push_str(&format!("{}placeholder: included\n", " ".repeat(indent)));
+            }
+            continue;
+        }
+        out.push_str(&action.replace_all(line, "placeholder"));
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn every_template_is_valid_yaml_after_substitution() {
+    for (name, text) in templates() {
+        if name.ends_with(".tpl") {
+            continue;
+        }
+        let yaml = substitute(&text);
+        let docs =
+            YamlLoader::load_from_str(&yaml).unwrap_or_else(|e| panic!("{name}: {e}\n{yaml}"));
+        for doc in docs {
+            let Yaml::Hash(map) = &doc else {
+                panic!("{name}: not a mapping")
+            };
+            for key in ["apiVersion", "kind", "metadata"] {
+                assert!(
+                    map.contains_key(&Yaml::String(key.into())),
+                    "{name}: no {key}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_values_path_used_exists_in_values_yaml() {
+    let values =
+        &YamlLoader::load_from_str(&std::fs::read_to_string(chart().join("values.yaml")).unwrap())
+            .unwrap()[0];
+    let path = Regex::new(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)").unwrap();
+    let mut checked = 0;
+    for (name, text) in templates() {
+        for cap in path.captures_iter(&text) {
+            let mut node = values;
+            for key in cap[1].trim_start_matches('.').split('.') {
+                node = &node[key];
+                assert!(
+                    !node.is_badvalue(),
+                    "{name}: .Values{} is not in values.yaml",
+                    &cap[1]
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "only {checked} .Values paths found");
+}
+
+#[test]
+fn the_chart_has_what_production_needs() {
+    let mut all: String = templates().into_iter().map(|(_, t)| t).collect();
+    all.push_str(&std::fs::read_to_string(chart().join("values.yaml")).unwrap());
+    for needle in [
+        "kind: Deployment",
+        "kind: Service",
+        "kind: HorizontalPodAutoscaler",
+        "kind: PodDisruptionBudget",
+        "kind: ConfigMap",
+        "kind: Secret",
+        "kind: Job",
+        "pre-install,pre-upgrade",
+        "path: /healthz",
+        "path: /readyz",
+        "runAsNonRoot",
+        "resources:",
+    ] {
+        assert!(all.contains(needle), "chart lacks {needle}");
+    }
+}
+
+#[test]
+fn substitution_is_strict_enough_to_fail() {
+    // A template with broken indentation must not pass the YAML check.
+    let broken =
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n labels: x\n";
+    assert!(YamlLoader::load_from_str(&substitute(broken)).is_err());
+}
