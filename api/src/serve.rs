@@ -7,12 +7,22 @@ use std::future::Future;
 use tokio::net::TcpListener;
 
 /// What `matchplane api` needs.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ServeConfig {
     /// `DATABASE_URL`: `postgres://…` or `sqlite://path?mode=rwc`.
     pub database_url: String,
     /// Operator settings.
     pub api: ApiConfig,
+}
+
+impl std::fmt::Debug for ServeConfig {
+    /// Never prints the database URL: it may carry a password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServeConfig")
+            .field("database_url", &"<redacted>")
+            .field("api", &self.api)
+            .finish()
+    }
 }
 
 /// Why the API could not start or stopped.

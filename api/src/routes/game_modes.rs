@@ -94,7 +94,26 @@ fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
             }
         }
     }
-    parse_value(body)
+    let original = body.clone();
+    parse_value(body).map_err(|err| algorithm_field_error(&original).unwrap_or(err))
+}
+
+/// serde reports a wrongly typed field inside the internally tagged
+/// `algorithm` at `algorithm` only; this names the field itself.
+fn algorithm_field_error(body: &Value) -> Option<ApiError> {
+    let algorithm = body.get("algorithm")?.as_object()?;
+    let fields: &[&str] = match algorithm.get("type")?.as_str()? {
+        "mmr" => &["minMmr", "maxMmr", "baseTolerance", "expansionMultiplier"],
+        "ping" => &["maxDelta"],
+        _ => return None,
+    };
+    let field = fields
+        .iter()
+        .find(|f| algorithm.get(**f).is_some_and(|v| !v.is_number()))?;
+    Some(ApiError::bad_request(
+        format!("algorithm.{field}"),
+        format!("invalid value at `algorithm.{field}`: expected a number"),
+    ))
 }
 
 async fn tier_of(state: &AppState, project_id: &str) -> Result<Tier, ApiError> {

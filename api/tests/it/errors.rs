@@ -57,6 +57,13 @@ async fn bad_input_is_a_problem(backend: Backend) {
         typed.body
     );
 
+    // Also inside the tagged `algorithm`.
+    let mut wrong = mode("x");
+    wrong["algorithm"]["baseTolerance"] = json!("five");
+    let typed = t.call(Method::POST, &base, Some(&key), Some(wrong)).await;
+    typed.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(typed.body["errors"][0]["field"], "algorithm.baseTolerance");
+
     // Unknown fields are refused, by path.
     let mut unknown = mode("x");
     unknown["parties"]["colour"] = json!("red");

@@ -34,10 +34,12 @@ async fn service_routes_answer(backend: Backend) {
 async fn api_refuses_a_database_behind(backend: Backend) {
     let owned = TestDb::empty(backend).await;
     let db = owned.connect().await;
-    assert_eq!(matchplane_migrations::pending(&db).await.unwrap(), 3);
+    let behind = matchplane_migrations::pending(&db).await.unwrap();
+    assert!(behind >= 3, "an empty database lacks every migration");
     let err = matchplane_api::serve::ensure_migrated(&db)
         .await
         .unwrap_err();
+    assert!(matches!(err, matchplane_api::ServeError::MigrationsBehind(n) if n == behind));
     assert!(err.to_string().contains("matchplane migrate"), "{err}");
     matchplane_migrations::migrate(&db).await.unwrap();
     assert_eq!(matchplane_migrations::pending(&db).await.unwrap(), 0);
@@ -59,7 +61,7 @@ async fn serve_on_port_0_until_shutdown(backend: Backend) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let refused = serve(config.clone(), listener, async {}).await;
     assert!(
-        matches!(refused, Err(ServeError::MigrationsBehind(3))),
+        matches!(refused, Err(ServeError::MigrationsBehind(n)) if n >= 3),
         "{refused:?}"
     );
 

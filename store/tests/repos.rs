@@ -1,0 +1,185 @@
+//! Repository behaviour on PostgreSQL (`MATCHPLANE_TEST_DATABASE_URL`, a
+//! fresh `mp_t_<random>` database) and SQLite (a temp file): project
+//! scoping, version compare-and-set, secret rotation, key revocation.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use chrono::{Duration, Utc};
+use matchplane_store::repos::{api_keys, game_modes, projects, tiers, StoreError};
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use serde_json::json;
+
+struct Db {
+    conn: DatabaseConnection,
+    drop_pg: Option<(String, String)>,
+    file: Option<std::path::PathBuf>,
+}
+
+impl Db {
+    async fn new(postgres: bool) -> Self {
+        let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
+        if postgres {
+            let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+            let conn = Database::connect(&admin).await.unwrap();
+            conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+                .await
+                .unwrap();
+            conn.close().await.ok();
+            let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
+            let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
+            let conn = Database::connect(&url).await.unwrap();
+            matchplane_migrations::migrate(&conn).await.unwrap();
+            Self {
+                conn,
+                drop_pg: Some((admin, name)),
+                file: None,
+            }
+        } else {
+            let path = std::env::temp_dir().join(format!("{name}.db"));
+            let conn = Database::connect(format!("sqlite://{}?mode=rwc", path.display()))
+                .await
+                .unwrap();
+            matchplane_migrations::migrate(&conn).await.unwrap();
+            Self {
+                conn,
+                drop_pg: None,
+                file: Some(path),
+            }
+        }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = self.drop_pg.take() {
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async {
+                    if let Ok(conn) = Database::connect(&admin).await {
+                        let _ = conn
+                            .execute_unprepared(&format!(
+                                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                            ))
+                            .await;
+                    }
+                });
+            })
+            .join();
+        }
+        if let Some(path) = self.file.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+async fn repositories_are_project_scoped(postgres: bool) {
+    let db = Db::new(postgres).await;
+    let db = &db.conn;
+    let now = Utc::now();
+    assert_eq!(tiers::list(db).await.unwrap().len(), 3);
+    let a = projects::create(db, "A", "free", now).await.unwrap();
+    let b = projects::create(db, "B", "pro", now).await.unwrap();
+    assert!(matches!(
+        projects::create(db, "C", "gold", now).await,
+        Err(StoreError::UnknownReference("tier"))
+    ));
+
+    let config = json!({"name": "duel", "matchShape": [1, 1]});
+    let mode = game_modes::create(db, &b.id, "duel", config.clone(), "whsec_old", now)
+        .await
+        .unwrap();
+    assert_eq!(mode.version, 1);
+    // Another project cannot see, change or delete it.
+    assert!(matches!(
+        game_modes::get(db, &a.id, "duel").await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        game_modes::replace(db, &a.id, "duel", json!({}), now).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        game_modes::delete(db, &a.id, "duel").await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(matches!(
+        game_modes::rotate_secret(db, &a.id, "duel", "whsec_x", now).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(game_modes::list(db, &a.id).await.unwrap().is_empty());
+    // The same name may exist in another project, never twice in one.
+    game_modes::create(db, &a.id, "duel", config.clone(), "whsec_a", now)
+        .await
+        .unwrap();
+    assert!(matches!(
+        game_modes::create(db, &b.id, "duel", config, "whsec_b", now).await,
+        Err(StoreError::Conflict)
+    ));
+
+    let later = now + Duration::seconds(5);
+    let v2 = game_modes::replace(db, &b.id, "duel", json!({"name": "duel", "v": 2}), later)
+        .await
+        .unwrap();
+    assert_eq!(v2.version, 2);
+    let history = game_modes::versions(db, &b.id, "duel").await.unwrap();
+    assert_eq!(
+        history.iter().map(|v| v.version).collect::<Vec<_>>(),
+        [1, 2]
+    );
+
+    let rotated = game_modes::rotate_secret(db, &b.id, "duel", "whsec_new", later)
+        .await
+        .unwrap();
+    let stored = game_modes::get(db, &b.id, "duel").await.unwrap();
+    assert_eq!(stored.webhook_secret, "whsec_new");
+    assert_eq!(stored.previous_webhook_secret.as_deref(), Some("whsec_old"));
+    assert_eq!(stored.version, 2, "rotation is not a config change");
+    assert_eq!(
+        stored.previous_secret_expires_at.map(|t| t.timestamp()),
+        rotated.previous_secret_expires_at.map(|t| t.timestamp())
+    );
+
+    let key = api_keys::create(
+        db,
+        &b.id,
+        api_keys::NewKey {
+            name: "k",
+            prefix: "mp_sk_abc",
+            hash: "00ff",
+        },
+        now,
+    )
+    .await
+    .unwrap();
+    assert!(matches!(
+        api_keys::revoke(db, &a.id, &key.id, now).await,
+        Err(StoreError::NotFound)
+    ));
+    assert!(api_keys::find_active_by_hash(db, "00ff")
+        .await
+        .unwrap()
+        .is_some());
+    api_keys::revoke(db, &b.id, &key.id, now).await.unwrap();
+    assert!(api_keys::find_active_by_hash(db, "00ff")
+        .await
+        .unwrap()
+        .is_none());
+
+    // Deleting a project takes its rows with it.
+    projects::delete(db, &b.id).await.unwrap();
+    assert!(game_modes::list(db, &b.id).await.unwrap().is_empty());
+    assert!(api_keys::list(db, &b.id).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn repositories_are_project_scoped_postgres() {
+    repositories_are_project_scoped(true).await;
+}
+
+#[tokio::test]
+async fn repositories_are_project_scoped_sqlite() {
+    repositories_are_project_scoped(false).await;
+}
