@@ -37,6 +37,8 @@ async fn key_is_shown_once_and_stored_hashed(backend: Backend) {
     assert!(!listed.body.to_string().contains(&key));
     assert_eq!(listed.body[0]["prefix"], prefix);
 
+    assert!(listed.body[0]["lastUsedAt"].is_string(), "{}", listed.body);
+
     // The table holds the SHA-256, never the key.
     let backend_kind = t.db.get_database_backend();
     let rows =

@@ -88,7 +88,41 @@ async fn serve_on_port_0_until_shutdown(backend: Backend) {
     assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
 }
 
+/// A failure on our side is a 500 `INTERNAL` problem that says nothing of
+/// its cause, and `/readyz` reports the database unreachable.
+async fn internal_errors_leak_nothing(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    t.db.clone().close().await.unwrap();
+    let answer = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}"),
+            Some(OPERATOR),
+            None,
+        )
+        .await;
+    answer.assert_problem(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL");
+    let text = answer.body.to_string().to_lowercase();
+    for internal in ["pool", "sqlx", "sql", "closed", "database", "connection"] {
+        assert!(!text.contains(internal), "{internal} leaked: {text}");
+    }
+    // A cached key still authenticates; the store failure is still a 500.
+    t.call(
+        Method::GET,
+        &format!("/v1/projects/{p}/game-modes"),
+        Some(&key),
+        None,
+    )
+    .await
+    .assert_problem(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL");
+    let ready = t.call(Method::GET, "/readyz", None, None).await;
+    assert_eq!(ready.status, StatusCode::SERVICE_UNAVAILABLE);
+}
+
 on_both!(
+    internal_errors_leak_nothing,
     service_routes_answer,
     api_refuses_a_database_behind,
     serve_on_port_0_until_shutdown
