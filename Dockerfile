@@ -1,6 +1,6 @@
 # matchplane: one static-ish binary for api, worker and migrate.
 # Build: docker build -t matchplane .    Run: docker run matchplane api
-FROM rust:1.85-bookworm AS build
+FROM rust:1-bookworm AS build
 WORKDIR /src
 COPY . .
 RUN cargo build --release --bin matchplane \

@@ -33,7 +33,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use matchplane_matchmaker::Code;
 use problem::{ApiError, PROBLEM_JSON};
-use routes::{api_keys, game_modes, projects, service, tiers};
+use routes::{api_keys, game_modes, projects, ratings, service, tiers};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -60,6 +60,9 @@ fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(game_modes::versions))
         .routes(routes!(game_modes::rotate_secret))
+        .routes(routes!(ratings::report_result))
+        .routes(routes!(ratings::get_rating, ratings::put_rating))
+        .routes(routes!(ratings::leaderboard))
 }
 
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).

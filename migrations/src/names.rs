@@ -118,3 +118,27 @@ pub enum WebhookAttempts {
     Error,
     ResponseBody,
 }
+
+/// `ratings`: one player's Glicko-2 rating in one game mode.
+#[derive(DeriveIden, Clone, Copy)]
+pub enum Ratings {
+    Table,
+    GameModeId,
+    PlayerId,
+    ProjectId,
+    Rating,
+    Deviation,
+    Volatility,
+    Games,
+    RatedAt,
+}
+
+/// `rating_results`: the match ids already applied to a mode's ratings.
+#[derive(DeriveIden, Clone, Copy)]
+pub enum RatingResults {
+    Table,
+    GameModeId,
+    MatchId,
+    ProjectId,
+    CreatedAt,
+}

@@ -5,5 +5,6 @@ pub mod api_keys;
 pub mod game_mode_schema;
 pub mod game_modes;
 pub mod projects;
+pub mod ratings;
 pub mod service;
 pub mod tiers;

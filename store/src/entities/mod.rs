@@ -8,6 +8,8 @@ pub mod game_mode;
 pub mod game_mode_version;
 pub mod match_;
 pub mod project;
+pub mod rating;
+pub mod rating_result;
 pub mod tier;
 pub mod webhook_attempt;
 pub mod webhook_delivery;

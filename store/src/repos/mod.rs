@@ -9,6 +9,7 @@ pub mod api_keys;
 pub mod error;
 pub mod game_modes;
 pub mod projects;
+pub mod ratings;
 pub mod tiers;
 
 pub use error::StoreError;
