@@ -214,4 +214,51 @@ async fn snapshot_of_100k_searches() {
             timed.as_secs_f64() / floor.as_secs_f64()
         );
     }
+    // The cycle's commit: 10 000 groups of ten, claimed concurrently.
+    let ttl = std::time::Duration::from_secs(60);
+    let token = store
+        .acquire_lease(&m, "bench", ttl)
+        .await
+        .unwrap()
+        .unwrap();
+    let cpu_before = redis_cpu(&mut conn).await;
+    let claimed = std::time::Instant::now();
+    let outcomes = futures::stream::iter(0..10_000)
+        .map(|g| {
+            let store = store.clone();
+            let m = m.clone();
+            async move {
+                let claim = super::Claim {
+                    match_id: format!("mat_{g}"),
+                    ticket_ids: (0..10).map(|i| format!("tkt_{:06}", g * 10 + i)).collect(),
+                    record_json: format!(r#"{{"matchId":"mat_{g}"}}"#),
+                };
+                store.claim(&m, token, &claim).await.unwrap()
+            }
+        })
+        .buffer_unordered(256)
+        .collect::<Vec<_>>()
+        .await;
+    let all_claimed = outcomes
+        .iter()
+        .all(|o| matches!(o, super::ClaimOutcome::Claimed { .. }));
+    assert!(all_claimed);
+    println!(
+        "claim of 10000 groups of 10: {:?} (Redis CPU {:.3}s)",
+        claimed.elapsed(),
+        redis_cpu(&mut conn).await - cpu_before
+    );
+}
+
+/// Seconds of CPU the Redis server has used (user + system).
+async fn redis_cpu(conn: &mut redis::aio::ConnectionManager) -> f64 {
+    let info: String = redis::cmd("INFO")
+        .arg("cpu")
+        .query_async(conn)
+        .await
+        .unwrap();
+    info.lines()
+        .filter(|l| l.starts_with("used_cpu_user:") || l.starts_with("used_cpu_sys:"))
+        .filter_map(|l| l.split(':').nth(1)?.trim().parse::<f64>().ok())
+        .sum()
 }

@@ -158,8 +158,8 @@ pub trait PoolStore: Send + Sync {
     /// search leaves the pool as matched and the match record is appended to
     /// `mode`'s outbox, all in one step.
     ///
-    /// Errors: [`PoolError::InvalidClaim`] for an empty group or a ticket
-    /// listed twice.
+    /// Errors: [`PoolError::InvalidClaim`] for an empty group, a ticket
+    /// listed twice, or more than 1 000 tickets.
     async fn claim(
         &self,
         mode: &ModeKey,

@@ -208,10 +208,20 @@ pub(crate) fn median(samples: &[f64]) -> Option<f64> {
     }
 }
 
+/// The most tickets one claim may hold: well above the largest tier's match
+/// size (200), well below what one Lua `unpack` takes (about 8 000).
+pub(crate) const MAX_CLAIM: usize = 1_000;
+
 /// Checks a claim's shape before it reaches a backend.
 pub(crate) fn check_claim(claim: &Claim) -> Result<(), PoolError> {
     if claim.ticket_ids.is_empty() {
         return Err(PoolError::InvalidClaim("no ticket".into()));
+    }
+    if claim.ticket_ids.len() > MAX_CLAIM {
+        return Err(PoolError::InvalidClaim(format!(
+            "{} tickets, more than {MAX_CLAIM}",
+            claim.ticket_ids.len()
+        )));
     }
     let mut seen = std::collections::HashSet::new();
     for t in &claim.ticket_ids {

@@ -425,7 +425,16 @@ pub async fn claim_takes_all_or_nothing(store: Arc<dyn PoolStore>) {
         .unwrap()
         .is_empty());
 
-    for bad in [claim_of("mat_4", &[]), claim_of("mat_4", &["t4", "t4"])] {
+    let many: Vec<String> = (0..1001).map(|i| format!("x{i}")).collect();
+    let too_many = claim_of(
+        "mat_4",
+        &many.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    for bad in [
+        claim_of("mat_4", &[]),
+        claim_of("mat_4", &["t4", "t4"]),
+        too_many,
+    ] {
         let refused = store.claim(&m, token, &bad).await;
         assert!(
             matches!(refused, Err(PoolError::InvalidClaim(_))),
