@@ -23,6 +23,9 @@ use std::time::{Duration, Instant};
 /// another replica's change is seen within this time.
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
 
+/// Cache size (entries) from which expired entries are dropped on insert.
+const KEY_CACHE_PURGE_AT: usize = 10_000;
+
 /// A key that authenticated recently.
 #[derive(Debug, Clone)]
 struct CachedKey {
@@ -55,7 +58,11 @@ impl KeyCache {
     }
 
     fn put(&self, hash: String, entry: CachedKey) {
-        self.lock().insert(hash, entry);
+        let mut entries = self.lock();
+        if entries.len() >= KEY_CACHE_PURGE_AT {
+            entries.retain(|_, e| e.fetched.elapsed() < KEY_CACHE_TTL);
+        }
+        entries.insert(hash, entry);
     }
 
     /// Forgets a key (after revocation).

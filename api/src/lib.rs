@@ -67,7 +67,9 @@ fn api_routes() -> OpenApiRouter<AppState> {
 
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    api_routes().split_for_parts().1
+    let mut spec = api_routes().split_for_parts().1;
+    openapi::document_common_errors(&mut spec);
+    spec
 }
 
 async fn not_found() -> ApiError {
@@ -119,7 +121,8 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// The whole app: documented routes, `/openapi.json`, `/docs`, 404/405
 /// problems, 64 KiB body limit, request metrics.
 pub fn router(state: AppState) -> Router {
-    let (routes, spec) = api_routes().split_for_parts();
+    let (routes, mut spec) = api_routes().split_for_parts();
+    openapi::document_common_errors(&mut spec);
     routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .fallback(not_found)
