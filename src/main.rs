@@ -24,6 +24,8 @@ enum Command {
     Openapi(cmd::openapi::OpenapiArgs),
     /// Run the real matching core in virtual time over a scenario (SPEC 8).
     Simulate(cmd::simulate::SimulateArgs),
+    /// Run the per-mode matchmaking cycles and webhook delivery (SPEC 5, 6).
+    Worker(cmd::worker::WorkerArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,5 +35,6 @@ fn main() -> ExitCode {
         Command::Migrate(args) => cmd::runtime::block_on(cmd::migrate::run(args)),
         Command::Openapi(args) => cmd::runtime::block_on(cmd::openapi::run(args)),
         Command::Simulate(args) => cmd::simulate::run(&args),
+        Command::Worker(args) => cmd::runtime::block_on(cmd::worker::run(args)),
     }
 }

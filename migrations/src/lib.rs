@@ -17,6 +17,7 @@ use sea_orm_migration::sea_orm::DatabaseConnection;
 mod m20261130_000001_tenancy;
 mod m20261130_000002_game_modes;
 mod m20261130_000003_matches_webhooks;
+mod m20261130_000004_cycle_stats;
 mod m20261130_000010_ratings;
 pub mod names;
 
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_tenancy::Migration),
             Box::new(m20261130_000002_game_modes::Migration),
             Box::new(m20261130_000003_matches_webhooks::Migration),
+            Box::new(m20261130_000004_cycle_stats::Migration),
             Box::new(m20261130_000010_ratings::Migration),
         ]
     }

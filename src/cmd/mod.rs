@@ -5,3 +5,4 @@ pub mod migrate;
 pub mod openapi;
 pub mod runtime;
 pub mod simulate;
+pub mod worker;

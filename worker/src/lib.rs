@@ -1,4 +1,27 @@
-//! matchplane-worker: the worker side of matchplane. For now it holds the
-//! signed match-made webhooks of SPEC 6 ([`webhook`]).
+//! # matchplane-worker: where matches happen and studios learn of them
+//!
+//! `matchplane worker` runs [`run_worker`]: for every game mode a
+//! self-rescheduling loop ([`mode_loop`]) under a Redis lease with a fencing
+//! token, whose tick ([`tick`]) runs the matching core over the mode's pool
+//! and claims each match atomically; an outbox consumer ([`record`]) that
+//! stores matches in the database, tells the matched searches and queues
+//! their webhooks; and a delivery loop ([`deliveries`]) that sends the signed
+//! webhooks of [`webhook`] (SPEC 5, 6).
+//!
+//! See `README.md` for the design and the guarantees.
 
+pub mod config;
+pub mod deliveries;
+pub mod error;
+pub mod metrics;
+pub mod mode_loop;
+pub mod modes;
+pub mod record;
+pub mod status;
+pub mod tick;
 pub mod webhook;
+pub mod worker;
+
+pub use config::WorkerConfig;
+pub use error::WorkerError;
+pub use worker::run_worker;

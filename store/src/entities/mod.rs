@@ -7,6 +7,7 @@ pub mod api_key;
 pub mod game_mode;
 pub mod game_mode_version;
 pub mod match_;
+pub mod mode_cycle_stat;
 pub mod project;
 pub mod rating;
 pub mod rating_result;

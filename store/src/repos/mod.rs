@@ -6,8 +6,11 @@
 //! found. Time comes in as a `now` argument.
 
 pub mod api_keys;
+pub mod cycle_stats;
+pub mod deliveries;
 pub mod error;
 pub mod game_modes;
+pub mod matches;
 pub mod projects;
 pub mod ratings;
 pub mod tiers;

@@ -1,0 +1,140 @@
+//! `matchplane worker`: per-mode matchmaking cycles and webhook delivery
+//! (SPEC 1, 5, 6). Any number of replicas may run against one database and
+//! one Redis; SIGTERM or Ctrl-C stops it gracefully (leases released at once).
+
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args};
+use matchplane_store::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_worker::webhook::{DeliveryConfig, Schedule};
+use matchplane_worker::WorkerConfig;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Arguments of `matchplane worker`.
+#[derive(Args)]
+pub struct WorkerArgs {
+    /// Control-plane database: `postgres://…` or `sqlite://file.db`.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: String,
+    /// Redis of the live pools: `redis://host:port/db`.
+    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
+    pub redis_url: String,
+    /// First part of every Redis key; the same as the API's.
+    #[arg(long, env = "MATCHPLANE_REDIS_PREFIX", default_value = "mp")]
+    pub redis_prefix: String,
+    /// Serve Prometheus metrics on this address (`GET /metrics`); none if unset.
+    #[arg(long, env = "MATCHPLANE_WORKER_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+    /// Allow webhook URLs on private addresses, and `http` (development only).
+    #[arg(
+        long,
+        env = "MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS",
+        action = ArgAction::Set,
+        num_args = 0..=1,
+        default_value = "false",
+        default_missing_value = "true",
+        value_parser = BoolishValueParser::new()
+    )]
+    pub allow_private_webhooks: bool,
+    /// Multiplies every webhook retry delay, in (0, 1] (tests only).
+    #[arg(long, env = "MATCHPLANE_WEBHOOK_RETRY_SCALE")]
+    pub webhook_retry_scale: Option<String>,
+    /// Lifetime of a mode's lease in seconds; a killed worker's modes move
+    /// to another within 1.5 times this.
+    #[arg(long, env = "MATCHPLANE_LEASE_TTL_SECONDS", default_value_t = 5.0)]
+    pub lease_ttl_seconds: f64,
+}
+
+/// Runs until Ctrl-C or SIGTERM. Exit 1 when the database or Redis is
+/// unreachable, the database is behind, or a setting is invalid.
+pub async fn run(args: WorkerArgs) -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .try_init();
+    let schedule = match Schedule::from_setting(args.webhook_retry_scale.as_deref()) {
+        Ok(schedule) => schedule,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !(args.lease_ttl_seconds.is_finite() && (0.3..=600.0).contains(&args.lease_ttl_seconds)) {
+        eprintln!("error: --lease-ttl-seconds must be between 0.3 and 600");
+        return ExitCode::FAILURE;
+    }
+    let db = match matchplane_api::serve::connect(&args.database_url).await {
+        Ok(db) => db,
+        Err(err) => {
+            eprintln!("error: cannot connect to the database: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(err) = matchplane_api::serve::ensure_migrated(&db).await {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
+    let mut redis = RedisPoolConfig::new(args.redis_url);
+    redis.prefix = args.redis_prefix;
+    redis.response_timeout = Duration::from_secs(30);
+    let pool: Arc<dyn PoolStore> = match RedisPoolStore::connect(redis).await {
+        Ok(pool) => Arc::new(pool),
+        Err(err) => {
+            eprintln!("error: cannot connect to Redis: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let shutdown = CancellationToken::new();
+    if let Some(addr) = args.metrics_listen {
+        let handle = match matchplane_worker::metrics::install() {
+            Ok(handle) => handle,
+            Err(err) => {
+                eprintln!("error: metrics: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let listener = match tokio::net::TcpListener::bind(addr).await {
+            Ok(listener) => listener,
+            Err(err) => {
+                eprintln!("error: cannot listen on {addr}: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            let served = matchplane_worker::metrics::serve(listener, handle, async move {
+                stop.cancelled().await;
+            });
+            if let Err(err) = served.await {
+                tracing::warn!(error = %err, "the metrics server stopped");
+            }
+        });
+    }
+    let config = WorkerConfig {
+        lease_ttl: Duration::from_secs_f64(args.lease_ttl_seconds),
+        delivery: DeliveryConfig {
+            allow_private: args.allow_private_webhooks,
+            ..DeliveryConfig::default()
+        },
+        schedule,
+        ..WorkerConfig::default()
+    };
+    tracing::info!(worker_id = %config.worker_id, "worker starting");
+    let signal = shutdown.clone();
+    tokio::spawn(async move {
+        super::runtime::shutdown_signal().await;
+        signal.cancel();
+    });
+    match matchplane_worker::run_worker(config, pool, db, shutdown).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}

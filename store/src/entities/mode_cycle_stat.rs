@@ -1,0 +1,31 @@
+//! `mode_cycle_stats`: the last cycle's figures of each game mode (SPEC 7,
+//! `GET …/game-modes/{name}/stats`), replaced by the worker after every cycle.
+
+use sea_orm::entity::prelude::*;
+
+/// The last cycle of one mode.
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "mode_cycle_stats")]
+pub struct Model {
+    /// Owning project.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub project_id: String,
+    /// Game mode name.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub game_mode: String,
+    /// Searches in the pool the cycle read.
+    pub pool_size: i64,
+    /// Candidates (complete, eligible parties) of the cycle.
+    pub candidates: i64,
+    /// Matches the cycle claimed.
+    pub matches: i64,
+    /// Wall time of the cycle, snapshot to last claim (milliseconds).
+    pub duration_ms: f64,
+    /// When the cycle ended.
+    pub ran_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

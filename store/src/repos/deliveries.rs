@@ -1,0 +1,216 @@
+//! Webhook deliveries and their attempts (SPEC 6).
+//!
+//! A delivery is `pending` until an attempt succeeds (`succeeded`) or the
+//! schedule gives up (`failed`). Workers take due deliveries with
+//! [`claim_due`]: on PostgreSQL the due rows are selected `FOR UPDATE SKIP
+//! LOCKED`, on both backends each row is then taken by a compare-and-set
+//! UPDATE on its status and lock, so two workers never take one delivery
+//! while its lock (`locked_until`) runs. A worker that dies leaves the lock
+//! to expire, and the delivery to another worker (at least once).
+
+use crate::entities::webhook_attempt::{self, Entity as Attempts};
+use crate::entities::webhook_delivery::{self, Entity as Deliveries};
+use crate::repos::StoreError;
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::{Expr, LockBehavior, LockType, OnConflict};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Select, TransactionTrait,
+};
+
+/// `webhook_deliveries.status` of a delivery still to make.
+pub const PENDING: &str = "pending";
+
+/// The one way into a project's deliveries.
+pub fn scoped(project_id: &str) -> Select<Deliveries> {
+    Deliveries::find().filter(webhook_delivery::Column::ProjectId.eq(project_id))
+}
+
+/// Queues `row` unless a delivery with its id exists (the outbox may hand the
+/// same match over twice). Returns `true` if this call inserted it.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn queue_if_absent<C: ConnectionTrait>(
+    db: &C,
+    row: webhook_delivery::Model,
+) -> Result<bool, StoreError> {
+    let active: webhook_delivery::ActiveModel = row.into();
+    let inserted = Deliveries::insert(active)
+        .on_conflict(
+            OnConflict::column(webhook_delivery::Column::Id)
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
+    Ok(inserted == 1)
+}
+
+fn due(now: DateTime<Utc>) -> Condition {
+    Condition::all()
+        .add(webhook_delivery::Column::Status.eq(PENDING))
+        .add(webhook_delivery::Column::NextAttemptAt.lte(now))
+        .add(
+            Condition::any()
+                .add(webhook_delivery::Column::LockedUntil.is_null())
+                .add(webhook_delivery::Column::LockedUntil.lte(now)),
+        )
+}
+
+/// Takes up to `limit` due deliveries (pending, `next_attempt_at <= now`,
+/// not locked) and locks each until `now + lock_for`. Returns the rows as
+/// they were before the lock.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn claim_due<C: TransactionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    lock_for: Duration,
+    limit: u64,
+) -> Result<Vec<webhook_delivery::Model>, StoreError> {
+    let txn = db.begin().await?;
+    let mut query = Deliveries::find()
+        .filter(due(now))
+        .order_by_asc(webhook_delivery::Column::NextAttemptAt)
+        .limit(limit);
+    if txn.get_database_backend() == DbBackend::Postgres {
+        query = query.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+    }
+    let rows = query.all(&txn).await?;
+    let until = now + lock_for;
+    let mut taken = Vec::with_capacity(rows.len());
+    for row in rows {
+        let result = Deliveries::update_many()
+            .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
+            .filter(webhook_delivery::Column::Id.eq(row.id.clone()))
+            .filter(due(now))
+            .exec(&txn)
+            .await?;
+        if result.rows_affected == 1 {
+            taken.push(row);
+        }
+    }
+    txn.commit().await?;
+    Ok(taken)
+}
+
+/// What follows an attempt, for [`record_attempt`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterAttempt {
+    /// Attempt again at this time.
+    RetryAt(DateTime<Utc>),
+    /// The delivery is over with this status (`succeeded` or `failed`).
+    Finished(&'static str),
+}
+
+/// Logs `attempt` and moves its delivery on (attempt count, status, next
+/// attempt, lock released), in one transaction.
+///
+/// # Errors
+/// [`StoreError::NotFound`] if the delivery is gone (its project or match
+/// was deleted); [`StoreError::Db`] on a database failure.
+pub async fn record_attempt<C: TransactionTrait>(
+    db: &C,
+    attempt: webhook_attempt::Model,
+    attempt_count: i32,
+    after: AfterAttempt,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let txn = db.begin().await?;
+    let delivery_id = attempt.delivery_id.clone();
+    let (status, next) = match after {
+        AfterAttempt::RetryAt(at) => (PENDING, Some(at)),
+        AfterAttempt::Finished(status) => (status, None),
+    };
+    let result = Deliveries::update_many()
+        .col_expr(
+            webhook_delivery::Column::AttemptCount,
+            Expr::value(attempt_count),
+        )
+        .col_expr(webhook_delivery::Column::Status, Expr::value(status))
+        .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(next))
+        .col_expr(
+            webhook_delivery::Column::LockedUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .filter(webhook_delivery::Column::Id.eq(delivery_id))
+        .exec(&txn)
+        .await?;
+    if result.rows_affected != 1 {
+        return Err(StoreError::NotFound);
+    }
+    let active: webhook_attempt::ActiveModel = attempt.into();
+    active.insert(&txn).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Every delivery of match `match_id` of `project_id`, oldest first, each
+/// with its attempts, oldest first.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn of_match<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+) -> Result<Vec<(webhook_delivery::Model, Vec<webhook_attempt::Model>)>, StoreError> {
+    let deliveries = scoped(project_id)
+        .filter(webhook_delivery::Column::MatchId.eq(match_id))
+        .order_by_asc(webhook_delivery::Column::CreatedAt)
+        .all(db)
+        .await?;
+    let mut out = Vec::with_capacity(deliveries.len());
+    for delivery in deliveries {
+        let attempts = Attempts::find()
+            .filter(webhook_attempt::Column::ProjectId.eq(project_id))
+            .filter(webhook_attempt::Column::DeliveryId.eq(delivery.id.clone()))
+            .order_by_asc(webhook_attempt::Column::AttemptedAt)
+            .order_by_asc(webhook_attempt::Column::Id)
+            .all(db)
+            .await?;
+        out.push((delivery, attempts));
+    }
+    Ok(out)
+}
+
+/// Queues match `match_id`'s deliveries again from now, as new (attempt
+/// count 0, unlocked); the attempts already logged stay. Returns them.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the match has no delivery (no webhook was
+/// configured when it was made).
+pub async fn redeliver<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<webhook_delivery::Model>, StoreError> {
+    let result = Deliveries::update_many()
+        .col_expr(webhook_delivery::Column::Status, Expr::value(PENDING))
+        .col_expr(webhook_delivery::Column::AttemptCount, Expr::value(0))
+        .col_expr(
+            webhook_delivery::Column::NextAttemptAt,
+            Expr::value(Some(now)),
+        )
+        .col_expr(
+            webhook_delivery::Column::LockedUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .filter(webhook_delivery::Column::ProjectId.eq(project_id))
+        .filter(webhook_delivery::Column::MatchId.eq(match_id))
+        .exec(db)
+        .await?;
+    if result.rows_affected == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(scoped(project_id)
+        .filter(webhook_delivery::Column::MatchId.eq(match_id))
+        .order_by_asc(webhook_delivery::Column::CreatedAt)
+        .all(db)
+        .await?)
+}

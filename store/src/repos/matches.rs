@@ -1,0 +1,120 @@
+//! Matches (SPEC 5.8): written once by the worker's outbox consumer, read by
+//! the matches routes (SPEC 7) and the mode stats.
+//!
+//! Match ids are `mat_<ulid>`, so their text order is their creation order:
+//! lists go newest first and page with the last id seen as the cursor.
+
+use crate::entities::match_::{self, Entity as Matches};
+use crate::repos::StoreError;
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Select,
+};
+
+/// The one way into a project's matches.
+pub fn scoped(project_id: &str) -> Select<Matches> {
+    Matches::find().filter(match_::Column::ProjectId.eq(project_id))
+}
+
+/// Stores `row` unless a match with its id exists (the outbox may hand the
+/// same match over twice). Returns `true` if this call inserted it.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn insert_if_absent<C: ConnectionTrait>(
+    db: &C,
+    row: match_::Model,
+) -> Result<bool, StoreError> {
+    let active: match_::ActiveModel = row.into();
+    let inserted = Matches::insert(active)
+        .on_conflict(
+            OnConflict::column(match_::Column::Id)
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
+    Ok(inserted == 1)
+}
+
+/// One match of `project_id`.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such match.
+pub async fn get<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+) -> Result<match_::Model, StoreError> {
+    scoped(project_id)
+        .filter(match_::Column::Id.eq(match_id))
+        .one(db)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// Up to `limit` matches of `project_id`, newest first, optionally of one
+/// `game_mode`, strictly older than the match id `before` (the cursor).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn list<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: Option<&str>,
+    before: Option<&str>,
+    limit: u64,
+) -> Result<Vec<match_::Model>, StoreError> {
+    let mut query = scoped(project_id);
+    if let Some(mode) = game_mode {
+        query = query.filter(match_::Column::GameMode.eq(mode));
+    }
+    if let Some(cursor) = before {
+        query = query.filter(match_::Column::Id.lt(cursor));
+    }
+    Ok(query
+        .order_by_desc(match_::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?)
+}
+
+/// Matches of one mode created at or after `since`, newest first, at most
+/// `limit` (for the mode stats).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn recent<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    since: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<match_::Model>, StoreError> {
+    Ok(scoped(project_id)
+        .filter(match_::Column::GameMode.eq(game_mode))
+        .filter(match_::Column::CreatedAt.gte(since))
+        .order_by_desc(match_::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?)
+}
+
+/// How many matches of one mode were created at or after `since`.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn count_since<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    since: DateTime<Utc>,
+) -> Result<u64, StoreError> {
+    Ok(scoped(project_id)
+        .filter(match_::Column::GameMode.eq(game_mode))
+        .filter(match_::Column::CreatedAt.gte(since))
+        .count(db)
+        .await?)
+}

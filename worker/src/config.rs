@@ -1,0 +1,85 @@
+//! [`WorkerConfig`]: the worker's settings, parsed once by the binary and
+//! passed down (STYLE 7).
+
+use crate::webhook::{DeliveryConfig, Schedule};
+use matchplane_store::pool::ModeKey;
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Called when a cycle starts (`true`) and ends (`false`) on this worker;
+/// tests use it to check that two workers never run one mode at once.
+pub type CycleHook = Arc<dyn Fn(&ModeKey, bool, Instant) + Send + Sync>;
+
+/// Settings of one worker process.
+#[derive(Clone)]
+pub struct WorkerConfig {
+    /// Names this worker as a lease owner and an outbox consumer; unique per
+    /// replica (`wrk_<ulid>` by default).
+    pub worker_id: String,
+    /// How long a mode's lease lasts unless renewed; it is renewed every
+    /// third of it. A killed worker's modes are taken over within 1.5x this.
+    pub lease_ttl: Duration,
+    /// How often the list of game modes is read again (SPEC 3: a change is
+    /// in force within one cycle plus this).
+    pub reconcile_interval: Duration,
+    /// An outbox entry read by a consumer and not acknowledged for this long
+    /// is taken over by another (the first one died).
+    pub outbox_min_idle: Duration,
+    /// Outbox entries recorded per batch.
+    pub outbox_batch: usize,
+    /// Searches expired per cycle at most.
+    pub expire_batch: usize,
+    /// Claims (Redis scripts) in flight at once within one cycle.
+    pub claim_concurrency: usize,
+    /// The webhook HTTP client's settings (`MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS`).
+    pub delivery: DeliveryConfig,
+    /// The retry schedule (`MATCHPLANE_WEBHOOK_RETRY_SCALE`).
+    pub schedule: Schedule,
+    /// Attempts in flight per webhook endpoint (`host:port`).
+    pub per_endpoint: usize,
+    /// Attempts in flight over all endpoints.
+    pub max_in_flight: usize,
+    /// How long a taken delivery stays locked to this worker; must outlast
+    /// one attempt (5 s) and its recording.
+    pub delivery_lock: Duration,
+    /// Pause of the delivery loop when nothing is due.
+    pub delivery_poll: Duration,
+    /// Optional observer of cycle starts and ends.
+    pub on_cycle: Option<CycleHook>,
+}
+
+impl fmt::Debug for WorkerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorkerConfig")
+            .field("worker_id", &self.worker_id)
+            .field("lease_ttl", &self.lease_ttl)
+            .field("reconcile_interval", &self.reconcile_interval)
+            .field("outbox_min_idle", &self.outbox_min_idle)
+            .field("delivery", &self.delivery)
+            .field("schedule", &self.schedule)
+            .field("per_endpoint", &self.per_endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        Self {
+            worker_id: format!("wrk_{}", ulid::Ulid::new()),
+            lease_ttl: Duration::from_secs(5),
+            reconcile_interval: Duration::from_secs(1),
+            outbox_min_idle: Duration::from_secs(15),
+            outbox_batch: 500,
+            expire_batch: 1000,
+            claim_concurrency: 256,
+            delivery: DeliveryConfig::default(),
+            schedule: Schedule::default(),
+            per_endpoint: crate::webhook::dispatcher::DEFAULT_PER_ENDPOINT,
+            max_in_flight: 256,
+            delivery_lock: Duration::from_secs(30),
+            delivery_poll: Duration::from_millis(250),
+            on_cycle: None,
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! The worker's Prometheus metrics (SPEC issue 5, observability), recorded
+//! through the `metrics` facade. Labels are the project id, the mode name and
+//! an outcome: never a token, a secret or a URL.
+//!
+//! [`serve`] exposes them as Prometheus text on the worker's
+//! `--metrics-listen` address.
+
+use matchplane_store::pool::ModeKey;
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use std::future::Future;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// Histogram: wall time of one cycle, snapshot to last claim (seconds), per mode.
+pub const CYCLE_DURATION: &str = "matchplane_cycle_duration_seconds";
+/// Gauge: searches in the pool at the last cycle, per mode.
+pub const POOL_SIZE: &str = "matchplane_pool_size";
+/// Gauge: candidates (complete, eligible parties) at the last cycle, per mode.
+pub const CANDIDATES: &str = "matchplane_cycle_candidates";
+/// Counter: matches claimed, per mode.
+pub const MATCHES: &str = "matchplane_matches_total";
+/// Histogram: how long a search waited until its match (seconds), per mode.
+pub const SEARCH_WAIT: &str = "matchplane_search_wait_seconds";
+/// Counter: webhook deliveries ended, by `outcome` (`succeeded`, `failed`).
+pub const DELIVERIES: &str = "matchplane_webhook_deliveries_total";
+/// Counter: webhook attempts, by `result` (`2xx`, `4xx`, `5xx`, `error`).
+pub const ATTEMPTS: &str = "matchplane_webhook_attempts_total";
+/// Histogram: latency of one webhook attempt (seconds).
+pub const ATTEMPT_LATENCY: &str = "matchplane_webhook_attempt_latency_seconds";
+
+/// Records the figures of one cycle of `mode`.
+pub fn cycle(mode: &ModeKey, duration: Duration, pool_size: usize, candidates: usize) {
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+    ];
+    metrics::histogram!(CYCLE_DURATION, &labels).record(duration.as_secs_f64());
+    metrics::gauge!(POOL_SIZE, &labels).set(pool_size as f64);
+    metrics::gauge!(CANDIDATES, &labels).set(candidates as f64);
+}
+
+/// Records one claimed match of `mode` whose searches waited `waits` seconds.
+pub fn matched(mode: &ModeKey, waits: impl Iterator<Item = f64>) {
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+    ];
+    metrics::counter!(MATCHES, &labels).increment(1);
+    let histogram = metrics::histogram!(SEARCH_WAIT, &labels);
+    for wait in waits {
+        histogram.record(wait);
+    }
+}
+
+/// Records one webhook attempt (`status`, `None` without an answer) and, if
+/// it ended its delivery, the delivery's outcome.
+pub fn attempt(status: Option<u16>, latency: Duration, ended: Option<&'static str>) {
+    let result = match status {
+        Some(200..=299) => "2xx",
+        Some(400..=499) => "4xx",
+        Some(_) => "5xx",
+        None => "error",
+    };
+    metrics::counter!(ATTEMPTS, "result" => result).increment(1);
+    metrics::histogram!(ATTEMPT_LATENCY).record(latency.as_secs_f64());
+    if let Some(outcome) = ended {
+        metrics::counter!(DELIVERIES, "outcome" => outcome).increment(1);
+    }
+}
+
+/// Installs the process-wide Prometheus recorder (once, at start-up).
+///
+/// # Errors
+/// A text error if a recorder is already installed.
+pub fn install() -> Result<PrometheusHandle, String> {
+    PrometheusBuilder::new()
+        .set_buckets(&[
+            0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+            120.0, 300.0,
+        ])
+        .and_then(|b| b.install_recorder())
+        .map_err(|e| e.to_string())
+}
+
+/// Serves `GET /metrics` (Prometheus text of `handle`) on `listener` until
+/// `shutdown` completes.
+///
+/// # Errors
+/// An IO error of the server.
+pub async fn serve(
+    listener: TcpListener,
+    handle: PrometheusHandle,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let handle = handle.clone();
+            async move { handle.render() }
+        }),
+    );
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,0 +1,258 @@
+//! The self-rescheduling loop of one game mode on one worker (SPEC 5):
+//! take the mode's lease, then cycle, record the outbox, wait
+//! `matchmakingCycleDurationSeconds`, again, renewing the lease all along.
+//!
+//! Exactly one worker runs a mode's cycle at a time: the lease (a Redis key
+//! with an expiry and a fencing token) is taken with [`PoolStore::acquire_lease`]
+//! and every claim carries its token, so a worker that lost the lease (a
+//! long pause) cannot commit. A worker without the lease tries again every
+//! half lease, with jitter, so modes spread over the workers and a killed
+//! worker's modes are taken over within 1.5 lease times. On shutdown the
+//! lease is released at once.
+//!
+//! The loop waits; the tick ([`crate::tick`]) never does (STYLE 9).
+
+use crate::modes::{self, ModeConfig};
+use crate::record::Recorder;
+use crate::tick::{TickOutcome, Ticker};
+use crate::worker::Shared;
+use chrono::Utc;
+use matchplane_store::pool::ModeKey;
+use rand::Rng;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// Outbox batches recorded after each cycle at most (the rest waits a cycle).
+const MAX_DRAIN_BATCHES: usize = 64;
+
+/// Why a wait ended.
+enum WaitEnd {
+    Elapsed,
+    Cancelled,
+    LostLease,
+    Changed,
+}
+
+/// Runs `key`'s loop until `cancel`, or until the mode is deleted and its
+/// pool is empty. `versions` carries the mode's version as the scheduler
+/// last listed it; a change ends a wait early.
+pub async fn run(
+    shared: Arc<Shared>,
+    key: ModeKey,
+    mut versions: watch::Receiver<i64>,
+    cancel: CancellationToken,
+) {
+    let mut cached: Option<ModeConfig> = None;
+    loop {
+        let Some(token) = acquire(&shared, &key, &cancel).await else {
+            return;
+        };
+        tracing::info!(project_id = %key.project_id, mode = %key.mode, token, "mode lease taken");
+        match held(&shared, &key, token, &mut cached, &mut versions, &cancel).await {
+            Held::Lost => {
+                tracing::info!(project_id = %key.project_id, mode = %key.mode, "mode lease lost");
+            }
+            Held::Done => {
+                if let Err(err) = shared.pool.release_lease(&key, token).await {
+                    tracing::warn!(mode = %key.mode, error = %err, "lease release failed");
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Waits for the lease; `None` on cancel.
+async fn acquire(shared: &Shared, key: &ModeKey, cancel: &CancellationToken) -> Option<u64> {
+    let ttl = shared.config.lease_ttl;
+    loop {
+        if cancel.is_cancelled() {
+            return None;
+        }
+        match shared
+            .pool
+            .acquire_lease(key, &shared.config.worker_id, ttl)
+            .await
+        {
+            Ok(Some(token)) => return Some(token),
+            Ok(None) => {}
+            Err(err) => tracing::warn!(mode = %key.mode, error = %err, "lease acquire failed"),
+        }
+        let pause = ttl.mul_f64(rand::thread_rng().gen_range(0.25..0.5));
+        tokio::select! {
+            () = cancel.cancelled() => return None,
+            () = tokio::time::sleep(pause) => {}
+        }
+    }
+}
+
+enum Held {
+    /// The lease is gone: acquire again.
+    Lost,
+    /// Stop the loop (shutdown, or a deleted mode emptied); release the lease.
+    Done,
+}
+
+async fn held(
+    shared: &Shared,
+    key: &ModeKey,
+    token: u64,
+    cached: &mut Option<ModeConfig>,
+    versions: &mut watch::Receiver<i64>,
+    cancel: &CancellationToken,
+) -> Held {
+    let ttl = shared.config.lease_ttl;
+    loop {
+        let config = match modes::refresh(&shared.db, key, cached.take()).await {
+            Ok(config) => config,
+            Err(err) => {
+                tracing::warn!(mode = %key.mode, error = %err, "reading the mode failed");
+                match wait(shared, key, token, ttl, versions, cancel).await {
+                    WaitEnd::Cancelled => return Held::Done,
+                    WaitEnd::LostLease => return Held::Lost,
+                    WaitEnd::Elapsed | WaitEnd::Changed => continue,
+                }
+            }
+        };
+        *cached = Some(config.clone());
+        versions.mark_unchanged();
+
+        if let Some(hook) = &shared.config.on_cycle {
+            hook(key, true, Instant::now());
+        }
+        let ticker = Ticker {
+            pool: shared.pool.as_ref(),
+            db: &shared.db,
+            claim_concurrency: shared.config.claim_concurrency,
+            expire_batch: shared.config.expire_batch,
+        };
+        let (result, lost) = renewing(
+            shared,
+            key,
+            token,
+            ticker.tick(key, &config, token, Utc::now()),
+        )
+        .await;
+        if let Some(hook) = &shared.config.on_cycle {
+            hook(key, false, Instant::now());
+        }
+        let mut pool_empty = false;
+        match result {
+            Ok((TickOutcome::LostLease, _)) => return Held::Lost,
+            Ok((outcome, report)) => {
+                pool_empty = report.pool_size == report.failed;
+                tracing::debug!(mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
+            }
+            Err(err) => tracing::warn!(mode = %key.mode, error = %err, "cycle failed"),
+        }
+        if lost {
+            return Held::Lost;
+        }
+
+        let recorder = Recorder {
+            pool: shared.pool.as_ref(),
+            db: &shared.db,
+            consumer: &shared.config.worker_id,
+            batch: shared.config.outbox_batch,
+            min_idle: shared.config.outbox_min_idle,
+            concurrency: shared.config.claim_concurrency,
+        };
+        let drain = recorder.drain(key, config.webhook_enabled(), Utc::now(), MAX_DRAIN_BATCHES);
+        let (drained, lost) = renewing(shared, key, token, drain).await;
+        if let Err(err) = drained {
+            tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");
+        }
+        if lost {
+            return Held::Lost;
+        }
+        if config.deleted && pool_empty {
+            return Held::Done;
+        }
+
+        let pause = Duration::from_secs_f64(
+            config
+                .config
+                .matchmaking_cycle_duration_seconds
+                .clamp(0.01, 3600.0),
+        );
+        match wait(shared, key, token, pause, versions, cancel).await {
+            WaitEnd::Cancelled => return Held::Done,
+            WaitEnd::LostLease => return Held::Lost,
+            WaitEnd::Elapsed | WaitEnd::Changed => {}
+        }
+    }
+}
+
+/// Drives `work` to its end while renewing the lease every third of its
+/// time; the flag says whether a renewal found the lease gone.
+async fn renewing<F: Future>(
+    shared: &Shared,
+    key: &ModeKey,
+    token: u64,
+    work: F,
+) -> (F::Output, bool) {
+    let every = shared.config.lease_ttl / 3;
+    let mut lost = false;
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            out = &mut work => return (out, lost),
+            () = tokio::time::sleep(every) => {
+                if !lost && !renew(shared, key, token).await {
+                    lost = true;
+                }
+            }
+        }
+    }
+}
+
+/// Renews the lease; `false` if it is gone (an error counts as still held:
+/// the fencing token protects the claims, and the next renewal decides).
+async fn renew(shared: &Shared, key: &ModeKey, token: u64) -> bool {
+    match shared
+        .pool
+        .renew_lease(key, token, shared.config.lease_ttl)
+        .await
+    {
+        Ok(held) => held,
+        Err(err) => {
+            tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
+            true
+        }
+    }
+}
+
+/// Waits `pause`, renewing the lease; ends early on cancel, a lost lease or
+/// a new version of the mode.
+async fn wait(
+    shared: &Shared,
+    key: &ModeKey,
+    token: u64,
+    pause: Duration,
+    versions: &mut watch::Receiver<i64>,
+    cancel: &CancellationToken,
+) -> WaitEnd {
+    let deadline = tokio::time::Instant::now() + pause;
+    let every = shared.config.lease_ttl / 3;
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep_until(deadline) => return WaitEnd::Elapsed,
+            () = cancel.cancelled() => return WaitEnd::Cancelled,
+            changed = versions.changed() => {
+                if changed.is_err() {
+                    // The scheduler stopped: so does the loop.
+                    return WaitEnd::Cancelled;
+                }
+                return WaitEnd::Changed;
+            }
+            () = tokio::time::sleep(every) => {
+                if !renew(shared, key, token).await {
+                    return WaitEnd::LostLease;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Reading game modes from the store: the list the scheduler keeps a loop
+//! for, and each mode's current config, refreshed by a cheap version check
+//! at the start of every cycle (SPEC 3, "Config changes").
+
+use crate::error::WorkerError;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::GameModeConfig;
+use matchplane_store::entities::game_mode::{self, Entity as GameModes};
+use matchplane_store::pool::{ModeKey, PoolStore};
+use matchplane_store::repos::{game_modes, projects, StoreError};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect};
+use std::collections::HashMap;
+
+/// Every mode a worker should run a loop for, with its version: each mode of
+/// the database, plus each mode that still has searches in the pool but no
+/// row any more (deleted: its loop fails them, SPEC 3).
+///
+/// # Errors
+/// A database or pool store failure.
+pub async fn list_all(
+    db: &DatabaseConnection,
+    pool: &dyn PoolStore,
+) -> Result<HashMap<ModeKey, i64>, WorkerError> {
+    let rows: Vec<(String, String, i64)> = GameModes::find()
+        .select_only()
+        .column(game_mode::Column::ProjectId)
+        .column(game_mode::Column::Name)
+        .column(game_mode::Column::Version)
+        .into_tuple()
+        .all(db)
+        .await
+        .map_err(StoreError::from)?;
+    let mut modes: HashMap<ModeKey, i64> = rows
+        .into_iter()
+        .map(|(project, name, version)| (ModeKey::new(project, name), version))
+        .collect();
+    for project in projects::list(db).await? {
+        for name in pool.modes_with_searches(&project.id).await? {
+            modes
+                .entry(ModeKey::new(project.id.clone(), name))
+                .or_insert(0);
+        }
+    }
+    Ok(modes)
+}
+
+/// A mode's config as a cycle uses it.
+#[derive(Debug, Clone)]
+pub struct ModeConfig {
+    /// The config (SPEC 3); `enabled: false` for a deleted mode.
+    pub config: GameModeConfig,
+    /// Its version (0 for a deleted mode).
+    pub version: i64,
+    /// Whether the mode's row is gone.
+    pub deleted: bool,
+}
+
+impl ModeConfig {
+    /// Whether a `match.made` webhook is to be queued for this mode's matches.
+    pub fn webhook_enabled(&self) -> bool {
+        !self.deleted && self.config.webhook.as_ref().is_some_and(|w| w.enabled)
+    }
+}
+
+/// The current version of `key`'s mode, `None` if it is deleted.
+///
+/// # Errors
+/// A database failure.
+pub async fn version(db: &DatabaseConnection, key: &ModeKey) -> Result<Option<i64>, WorkerError> {
+    Ok(GameModes::find()
+        .select_only()
+        .column(game_mode::Column::Version)
+        .filter(game_mode::Column::ProjectId.eq(key.project_id.as_str()))
+        .filter(game_mode::Column::Name.eq(key.mode.as_str()))
+        .into_tuple::<i64>()
+        .one(db)
+        .await
+        .map_err(StoreError::from)?)
+}
+
+/// Reads `key`'s config if `cached` is not of the current version; `None`
+/// (the mode is deleted) keeps the last config known, disabled, so its
+/// searches fail with `GAME_MODE_DISABLED`.
+///
+/// # Errors
+/// A database failure, or a stored config that does not parse.
+pub async fn refresh(
+    db: &DatabaseConnection,
+    key: &ModeKey,
+    cached: Option<ModeConfig>,
+) -> Result<ModeConfig, WorkerError> {
+    let current = version(db, key).await?;
+    match (current, cached) {
+        (Some(v), Some(c)) if c.version == v && !c.deleted => Ok(c),
+        (None, Some(c)) => Ok(deleted(c.config)),
+        (None, None) => Ok(deleted(placeholder(key))),
+        (Some(_), _) => match game_modes::get(db, &key.project_id, &key.mode).await {
+            Ok(row) => parse(&row),
+            Err(StoreError::NotFound) => Ok(deleted(placeholder(key))),
+            Err(err) => Err(err.into()),
+        },
+    }
+}
+
+/// The config of a stored mode row.
+///
+/// # Errors
+/// [`WorkerError::Corrupt`] for a config that does not parse.
+pub fn parse(row: &game_mode::Model) -> Result<ModeConfig, WorkerError> {
+    let config: GameModeConfig = serde_json::from_value(row.config.clone())
+        .map_err(|e| WorkerError::Corrupt(format!("game mode {}: {e}", row.name)))?;
+    Ok(ModeConfig {
+        config,
+        version: row.version,
+        deleted: false,
+    })
+}
+
+fn deleted(mut config: GameModeConfig) -> ModeConfig {
+    config.enabled = false;
+    ModeConfig {
+        config,
+        version: 0,
+        deleted: true,
+    }
+}
+
+/// A config for a mode known only from the pool; only its name and
+/// `enabled: false` matter (every search fails).
+fn placeholder(key: &ModeKey) -> GameModeConfig {
+    GameModeConfig {
+        name: key.mode.clone(),
+        enabled: false,
+        match_shape: vec![1, 1],
+        matchmaking_cycle_duration_seconds: 1.0,
+        algorithm: matchplane_matchmaker::Algorithm::Fifo,
+        team_assignment: matchplane_matchmaker::TeamAssignment::default(),
+        parties: matchplane_matchmaker::Parties::default(),
+        ticket_ttl_seconds: 600,
+        webhook: None,
+        ratings: None,
+    }
+}
+
+/// The webhook URL and signing secrets of a mode at `now`: the current
+/// secret, and the previous one until its grace period ends (SPEC 6).
+/// `None` if the mode is gone or has no enabled webhook.
+///
+/// # Errors
+/// A database failure, or a stored config that does not parse.
+pub async fn webhook_target(
+    db: &DatabaseConnection,
+    project_id: &str,
+    mode: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<(String, Vec<String>)>, WorkerError> {
+    let row = match game_modes::get(db, project_id, mode).await {
+        Ok(row) => row,
+        Err(StoreError::NotFound) => return Ok(None),
+        Err(err) => return Err(err.into()),
+    };
+    let parsed = parse(&row)?;
+    let Some(webhook) = parsed.config.webhook.filter(|w| w.enabled) else {
+        return Ok(None);
+    };
+    let mut secrets = vec![row.webhook_secret];
+    if let (Some(previous), Some(until)) =
+        (row.previous_webhook_secret, row.previous_secret_expires_at)
+    {
+        if now < until {
+            secrets.push(previous);
+        }
+    }
+    Ok(Some((webhook.url, secrets)))
+}

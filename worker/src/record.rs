@@ -1,0 +1,217 @@
+//! The outbox consumer (SPEC 5.8): takes match records from a mode's Redis
+//! outbox, stores each match in the database (idempotent on the match id)
+//! with its webhook delivery in the same transaction, tells each matched
+//! search's client, and only then acknowledges the entries.
+//!
+//! Killed between any two of those steps, the entries stay pending in the
+//! outbox and another consumer takes them over after the idle time
+//! ([`crate::WorkerConfig::outbox_min_idle`]): the match and its delivery
+//! are stored once (the inserts do nothing the second time), a client may be
+//! told twice, and no search is matched twice (the claim took it).
+
+use crate::error::WorkerError;
+use crate::status;
+use crate::webhook::{Event, MatchMade, Message};
+use chrono::{DateTime, Utc};
+use futures::stream::{self, StreamExt};
+use matchplane_store::entities::{match_, webhook_delivery};
+use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
+use matchplane_store::repos::deliveries::PENDING;
+use matchplane_store::repos::StoreError;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{DatabaseConnection, EntityTrait, TransactionTrait};
+use std::time::Duration;
+
+/// `webhook_deliveries.event_type` of a match.
+pub const MATCH_MADE: &str = "match.made";
+
+/// The outbox record of a match: its exact `match.made` webhook body, so the
+/// bytes signed and sent are fixed when the match is claimed.
+///
+/// # Errors
+/// [`WorkerError::Corrupt`] if the body cannot be serialised.
+pub fn encode(body: &MatchMade) -> Result<String, WorkerError> {
+    let message = Message::match_made(body.clone())
+        .map_err(|e| WorkerError::Corrupt(format!("match body: {e}")))?;
+    String::from_utf8(message.body).map_err(|e| WorkerError::Corrupt(e.to_string()))
+}
+
+/// The delivery id of a match's webhook: derived from the match id so that
+/// a record handed over twice queues one delivery.
+pub fn delivery_id(match_id: &str) -> String {
+    format!("dlv_{}", match_id.strip_prefix("mat_").unwrap_or(match_id))
+}
+
+/// What the consumer needs.
+#[derive(Clone, Copy)]
+pub struct Recorder<'a> {
+    /// The pool store (outbox, status channels).
+    pub pool: &'a dyn PoolStore,
+    /// The database.
+    pub db: &'a DatabaseConnection,
+    /// This consumer's name.
+    pub consumer: &'a str,
+    /// Entries per batch.
+    pub batch: usize,
+    /// Idle time after which another consumer's entry is taken over.
+    pub min_idle: Duration,
+    /// Status publishes in flight at once.
+    pub concurrency: usize,
+}
+
+impl Recorder<'_> {
+    /// Records `mode`'s outbox until it is empty (or `max_batches` batches
+    /// were done), queueing a webhook for each match if `webhook` is set.
+    /// Returns the number of entries acknowledged.
+    ///
+    /// # Errors
+    /// A pool store or database failure; what was not acknowledged stays in
+    /// the outbox for a later drain.
+    pub async fn drain(
+        &self,
+        mode: &ModeKey,
+        webhook: bool,
+        now: DateTime<Utc>,
+        max_batches: usize,
+    ) -> Result<usize, WorkerError> {
+        let mut done = 0;
+        for _ in 0..max_batches {
+            let entries = self
+                .pool
+                .read_outbox(mode, self.consumer, self.batch, self.min_idle)
+                .await?;
+            if entries.is_empty() {
+                break;
+            }
+            done += self.record_batch(mode, &entries, webhook, now).await?;
+        }
+        Ok(done)
+    }
+
+    /// Stores, notifies and acknowledges one batch.
+    async fn record_batch(
+        &self,
+        mode: &ModeKey,
+        entries: &[OutboxEntry],
+        webhook: bool,
+        now: DateTime<Utc>,
+    ) -> Result<usize, WorkerError> {
+        let mut matches = Vec::with_capacity(entries.len());
+        let mut deliveries = Vec::new();
+        let mut notices = Vec::new();
+        for entry in entries {
+            let body = parse(entry)?;
+            let teams = serde_json::to_value(&body.teams)
+                .map_err(|e| WorkerError::Corrupt(e.to_string()))?;
+            let quality = serde_json::to_value(&body.quality)
+                .map_err(|e| WorkerError::Corrupt(e.to_string()))?;
+            let match_json =
+                serde_json::to_value(&body).map_err(|e| WorkerError::Corrupt(e.to_string()))?;
+            let message = status::matched(&match_json);
+            for team in &body.teams {
+                for player in &team.players {
+                    notices.push((player.ticket_id.clone(), message.clone()));
+                }
+            }
+            matches.push(match_::ActiveModel::from(match_::Model {
+                id: body.match_id.clone(),
+                project_id: mode.project_id.clone(),
+                game_mode: mode.mode.clone(),
+                game_mode_version: body.game_mode_version,
+                teams,
+                quality,
+                created_at: body.created_at,
+            }));
+            if webhook {
+                deliveries.push(webhook_delivery::ActiveModel::from(
+                    webhook_delivery::Model {
+                        id: delivery_id(&body.match_id),
+                        project_id: mode.project_id.clone(),
+                        game_mode: mode.mode.clone(),
+                        match_id: Some(body.match_id.clone()),
+                        event_type: MATCH_MADE.to_owned(),
+                        payload: entry.record_json.clone(),
+                        status: PENDING.to_owned(),
+                        attempt_count: 0,
+                        next_attempt_at: Some(now),
+                        locked_until: None,
+                        created_at: now,
+                        updated_at: now,
+                    },
+                ));
+            }
+        }
+        self.store(matches, deliveries).await?;
+        let pool = self.pool;
+        let futures: Vec<_> = notices
+            .iter()
+            .map(|(ticket, message)| status::publish(pool, ticket, message))
+            .collect();
+        stream::iter(futures)
+            .buffer_unordered(self.concurrency.max(1))
+            .collect::<Vec<()>>()
+            .await;
+        let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+        self.pool.ack_outbox(mode, &ids).await?;
+        Ok(entries.len())
+    }
+
+    /// Inserts the matches and their deliveries in one transaction; rows
+    /// already there are left alone.
+    async fn store(
+        &self,
+        matches: Vec<match_::ActiveModel>,
+        deliveries: Vec<webhook_delivery::ActiveModel>,
+    ) -> Result<(), WorkerError> {
+        let txn = self.db.begin().await.map_err(StoreError::from)?;
+        // Parameter limits (SQLite: 32 766, PostgreSQL: 65 535) bound a
+        // statement's rows: 7 columns per match, 12 per delivery.
+        for chunk in chunks(matches, 1000) {
+            match_::Entity::insert_many(chunk)
+                .on_conflict(
+                    OnConflict::column(match_::Column::Id)
+                        .do_nothing()
+                        .to_owned(),
+                )
+                .exec_without_returning(&txn)
+                .await
+                .map_err(StoreError::from)?;
+        }
+        for chunk in chunks(deliveries, 1000) {
+            webhook_delivery::Entity::insert_many(chunk)
+                .on_conflict(
+                    OnConflict::column(webhook_delivery::Column::Id)
+                        .do_nothing()
+                        .to_owned(),
+                )
+                .exec_without_returning(&txn)
+                .await
+                .map_err(StoreError::from)?;
+        }
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+}
+
+fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
+    let mut out = Vec::new();
+    let mut iter = items.into_iter().peekable();
+    while iter.peek().is_some() {
+        out.push(iter.by_ref().take(size).collect());
+    }
+    out
+}
+
+fn parse(entry: &OutboxEntry) -> Result<MatchMade, WorkerError> {
+    match serde_json::from_str::<Event>(&entry.record_json) {
+        Ok(Event::MatchMade(body)) => Ok(body),
+        Ok(Event::Test(_)) => Err(WorkerError::Corrupt(format!(
+            "outbox entry {} is not a match",
+            entry.id
+        ))),
+        Err(e) => Err(WorkerError::Corrupt(format!(
+            "outbox entry {}: {e}",
+            entry.id
+        ))),
+    }
+}

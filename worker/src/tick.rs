@@ -1,0 +1,308 @@
+//! One cycle of one mode on the worker (SPEC 5): expire, snapshot, run the
+//! matching core, fail what the config rules out, claim each match under the
+//! lease's fencing token, store the waiting reasons and the cycle's figures.
+//!
+//! A tick never sleeps and returns what happened ([`TickOutcome`]); the mode
+//! loop alone decides to wait, retry or stop (STYLE 9).
+
+use crate::error::WorkerError;
+use crate::modes::ModeConfig;
+use crate::status;
+use crate::webhook::{MatchIdentity, MatchMade};
+use chrono::{DateTime, Utc};
+use futures::stream::{self, StreamExt};
+use matchplane_matchmaker::{run_cycle, CycleOutcome, FailedSearch, ProposedMatch};
+use matchplane_store::entities::mode_cycle_stat;
+use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
+use matchplane_store::repos::cycle_stats;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use sea_orm::DatabaseConnection;
+use std::time::{Duration, Instant};
+
+/// What a tick came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TickOutcome {
+    /// At least one match was claimed.
+    Matched(usize),
+    /// The cycle ran and claimed nothing.
+    Idle,
+    /// A claim was refused: this worker's fencing token is stale. The loop
+    /// must stop working on the mode.
+    LostLease,
+}
+
+/// Where a tick spent its time, and what it saw (for metrics, the stats
+/// route and the benchmark).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TickReport {
+    /// Expiring due searches and reading the pool (snapshot).
+    pub read_pool: Duration,
+    /// The matching core.
+    pub matching: Duration,
+    /// Ending failed searches and claiming every match.
+    pub claim: Duration,
+    /// Waiting reasons and figures.
+    pub annotate: Duration,
+    /// Searches in the pool.
+    pub pool_size: usize,
+    /// Candidates of the cycle.
+    pub candidates: usize,
+    /// Matches claimed.
+    pub matches: usize,
+    /// Searches failed by the config.
+    pub failed: usize,
+    /// Claims refused because a search had gone (cancelled meanwhile).
+    pub conflicts: usize,
+}
+
+/// What a tick runs against.
+#[derive(Clone, Copy)]
+pub struct Ticker<'a> {
+    /// The pool store.
+    pub pool: &'a dyn PoolStore,
+    /// The database (for the cycle's figures).
+    pub db: &'a DatabaseConnection,
+    /// Claims in flight at once.
+    pub claim_concurrency: usize,
+    /// Searches expired per cycle at most.
+    pub expire_batch: usize,
+}
+
+impl Ticker<'_> {
+    /// Runs one cycle of `mode` with `config` under fencing token `token` at
+    /// `now`.
+    ///
+    /// # Errors
+    /// A pool store or database failure; claims already committed stay (their
+    /// matches are in the outbox).
+    pub async fn tick(
+        &self,
+        mode: &ModeKey,
+        config: &ModeConfig,
+        token: u64,
+        now: DateTime<Utc>,
+    ) -> Result<(TickOutcome, TickReport), WorkerError> {
+        tick(self, mode, config, token, now).await
+    }
+}
+
+async fn tick(
+    ctx: &Ticker<'_>,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    token: u64,
+    now: DateTime<Utc>,
+) -> Result<(TickOutcome, TickReport), WorkerError> {
+    let (pool, db) = (ctx.pool, ctx.db);
+    let (claim_concurrency, expire_batch) = (ctx.claim_concurrency, ctx.expire_batch);
+    let mut report = TickReport::default();
+    let now_secs = now.timestamp_micros() as f64 / 1e6;
+
+    let started = Instant::now();
+    let expired = pool.expire_due(mode, now_secs, expire_batch).await?;
+    for ticket in &expired {
+        status::publish(pool, ticket, &status::expired()).await;
+    }
+    let searches = pool.snapshot(mode).await?;
+    report.read_pool = started.elapsed();
+
+    let started = Instant::now();
+    let outcome = match_pool(config, searches, now_secs).await?;
+    report.matching = started.elapsed();
+    report.pool_size = outcome.pool_size;
+    report.candidates = outcome.candidates;
+
+    let started = Instant::now();
+    report.failed = fail_searches(pool, mode, &outcome, claim_concurrency).await?;
+    let claims = claim_all(
+        pool,
+        mode,
+        config,
+        token,
+        now,
+        &outcome.matches,
+        claim_concurrency,
+    )
+    .await;
+    report.claim = started.elapsed();
+    let mut lost = false;
+    for result in claims {
+        match result? {
+            Claimed::Yes(waits) => {
+                report.matches += 1;
+                crate::metrics::matched(mode, waits.into_iter());
+            }
+            Claimed::Conflict => report.conflicts += 1,
+            Claimed::LeaseLost => lost = true,
+        }
+    }
+    if lost {
+        return Ok((TickOutcome::LostLease, report));
+    }
+
+    let started = Instant::now();
+    let reasons: Vec<(String, String)> = outcome
+        .waiting
+        .iter()
+        .filter_map(|w| {
+            serde_json::to_string(&w.reason)
+                .ok()
+                .map(|json| (w.ticket_id.clone(), json))
+        })
+        .collect();
+    if !reasons.is_empty() {
+        pool.set_waiting_reasons(mode, &reasons).await?;
+    }
+    let total = report.read_pool + report.matching + report.claim;
+    cycle_stats::put(
+        db,
+        mode_cycle_stat::Model {
+            project_id: mode.project_id.clone(),
+            game_mode: mode.mode.clone(),
+            pool_size: report.pool_size as i64,
+            candidates: report.candidates as i64,
+            matches: report.matches as i64,
+            duration_ms: total.as_secs_f64() * 1e3,
+            ran_at: now,
+        },
+    )
+    .await?;
+    crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
+    report.annotate = started.elapsed();
+    let outcome = match report.matches {
+        0 => TickOutcome::Idle,
+        n => TickOutcome::Matched(n),
+    };
+    Ok((outcome, report))
+}
+
+/// Runs the matching core off the async threads (it is CPU-bound).
+async fn match_pool(
+    config: &ModeConfig,
+    searches: Vec<matchplane_matchmaker::Search>,
+    now_secs: f64,
+) -> Result<CycleOutcome, WorkerError> {
+    let config = config.config.clone();
+    let seed: u64 = rand::random();
+    tokio::task::spawn_blocking(move || {
+        let mut rng = StdRng::seed_from_u64(seed);
+        run_cycle(&config, &searches, now_secs, &mut rng)
+    })
+    .await
+    .map_err(|e| WorkerError::Task(e.to_string()))
+}
+
+/// Ends every search the config rules out as `failed` with its code, and
+/// tells its client. Returns how many this call ended.
+async fn fail_searches(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    outcome: &CycleOutcome,
+    concurrency: usize,
+) -> Result<usize, WorkerError> {
+    let futures: Vec<_> = outcome
+        .failed
+        .iter()
+        .map(|failed| fail_one(pool, mode, failed))
+        .collect();
+    let results: Vec<Result<bool, WorkerError>> = stream::iter(futures)
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await;
+    let mut count = 0;
+    for result in results {
+        if result? {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+async fn fail_one(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    failed: &FailedSearch,
+) -> Result<bool, WorkerError> {
+    let code = failed.code.as_str().to_owned();
+    let end = EndOutcome::Failed {
+        code: code.clone(),
+        message: failed.message.clone(),
+    };
+    let ended = pool.end_search(mode, &failed.ticket_id, &end).await?;
+    if ended == EndResult::Ended {
+        let message = status::failed(&code, &failed.message);
+        status::publish(pool, &failed.ticket_id, &message).await;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+enum Claimed {
+    Yes(Vec<f64>),
+    Conflict,
+    LeaseLost,
+}
+
+async fn claim_all(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    token: u64,
+    now: DateTime<Utc>,
+    matches: &[ProposedMatch],
+    concurrency: usize,
+) -> Vec<Result<Claimed, WorkerError>> {
+    let futures: Vec<_> = matches
+        .iter()
+        .map(|proposed| claim_one(pool, mode, config, token, now, proposed))
+        .collect();
+    stream::iter(futures)
+        .buffer_unordered(concurrency.max(1))
+        .collect()
+        .await
+}
+
+/// Claims one match: its record (the exact `match.made` body) goes to the
+/// outbox in the same script.
+async fn claim_one(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    token: u64,
+    now: DateTime<Utc>,
+    proposed: &ProposedMatch,
+) -> Result<Claimed, WorkerError> {
+    let match_id = format!("mat_{}", ulid::Ulid::new());
+    let body = MatchMade::new(
+        MatchIdentity {
+            match_id: match_id.clone(),
+            project_id: mode.project_id.clone(),
+            game_mode: mode.mode.clone(),
+            game_mode_version: config.version,
+            created_at: now,
+        },
+        proposed,
+    );
+    let record_json = crate::record::encode(&body)?;
+    let claim = Claim {
+        match_id,
+        ticket_ids: proposed
+            .ticket_ids()
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        record_json,
+    };
+    Ok(match pool.claim(mode, token, &claim).await? {
+        ClaimOutcome::Claimed { .. } => Claimed::Yes(
+            proposed
+                .teams
+                .iter()
+                .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
+                .collect(),
+        ),
+        ClaimOutcome::Conflict { .. } => Claimed::Conflict,
+        ClaimOutcome::LeaseLost => Claimed::LeaseLost,
+    })
+}

@@ -1,0 +1,114 @@
+//! [`run_worker`]: a whole worker in one call: the scheduler that keeps one
+//! [`crate::mode_loop`] per game mode, and the webhook delivery loop, until
+//! the shutdown token is cancelled.
+//!
+//! The scheduler lists the modes every [`WorkerConfig::reconcile_interval`]:
+//! a new mode gets a loop at once, a changed version wakes its loop, a
+//! deleted mode's loop fails its searches and stops. Every loop is owned by
+//! one `JoinSet` and stops on cancel, releasing its lease (STYLE 8).
+
+use crate::config::WorkerConfig;
+use crate::deliveries::DeliveryWorker;
+use crate::error::WorkerError;
+use crate::modes;
+use crate::webhook::{Deliverer, Dispatcher, EndpointLimits};
+use matchplane_store::pool::{ModeKey, PoolStore};
+use sea_orm::DatabaseConnection;
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// What every loop of one worker shares.
+pub struct Shared {
+    /// Settings.
+    pub config: WorkerConfig,
+    /// The live pools.
+    pub pool: Arc<dyn PoolStore>,
+    /// The database.
+    pub db: DatabaseConnection,
+}
+
+/// Version sent to a mode's loop when the mode left the list.
+const GONE: i64 = -1;
+
+/// Runs a worker until `shutdown` is cancelled, then waits for its loops to
+/// stop (leases released, in-flight webhook attempts logged).
+///
+/// # Errors
+/// [`WorkerError::Task`] if the webhook HTTP client cannot be built.
+pub async fn run_worker(
+    config: WorkerConfig,
+    pool: Arc<dyn PoolStore>,
+    db: DatabaseConnection,
+    shutdown: CancellationToken,
+) -> Result<(), WorkerError> {
+    let deliverer =
+        Deliverer::new(config.delivery).map_err(|e| WorkerError::Task(e.to_string()))?;
+    let dispatcher = Arc::new(Dispatcher::new(
+        deliverer,
+        config.schedule,
+        EndpointLimits::new(
+            config.per_endpoint,
+            crate::webhook::dispatcher::DEFAULT_MAX_ENDPOINTS,
+        ),
+    ));
+    let deliveries = DeliveryWorker::new(db.clone(), dispatcher, config.delivery_lock);
+    let shared = Arc::new(Shared { config, pool, db });
+
+    let delivery_task = {
+        let shutdown = shutdown.clone();
+        let max = shared.config.max_in_flight;
+        let poll = shared.config.delivery_poll;
+        tokio::spawn(async move { deliveries.run(max, poll, shutdown).await })
+    };
+    schedule(&shared, &shutdown).await;
+    if let Err(err) = delivery_task.await {
+        tracing::warn!(error = %err, "the delivery loop stopped");
+    }
+    Ok(())
+}
+
+/// Keeps one loop per listed mode until `shutdown`.
+async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
+    let mut loops: JoinSet<ModeKey> = JoinSet::new();
+    let mut senders: HashMap<ModeKey, watch::Sender<i64>> = HashMap::new();
+    loop {
+        while let Some(done) = loops.try_join_next() {
+            if let Ok(key) = done {
+                senders.remove(&key);
+            }
+        }
+        match modes::list_all(&shared.db, shared.pool.as_ref()).await {
+            Ok(listed) => {
+                for (key, sender) in &senders {
+                    if !listed.contains_key(key) {
+                        sender.send_if_modified(|v| std::mem::replace(v, GONE) != GONE);
+                    }
+                }
+                for (key, version) in listed {
+                    if let Some(sender) = senders.get(&key) {
+                        sender.send_if_modified(|v| std::mem::replace(v, version) != version);
+                        continue;
+                    }
+                    let (sender, receiver) = watch::channel(version);
+                    senders.insert(key.clone(), sender);
+                    let shared = Arc::clone(shared);
+                    let cancel = shutdown.child_token();
+                    loops.spawn(async move {
+                        crate::mode_loop::run(shared, key.clone(), receiver, cancel).await;
+                        key
+                    });
+                }
+            }
+            Err(err) => tracing::warn!(error = %err, "listing game modes failed"),
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            () = tokio::time::sleep(shared.config.reconcile_interval) => {}
+        }
+    }
+    while loops.join_next().await.is_some() {}
+    drop(senders);
+}

@@ -1,0 +1,84 @@
+//! A config change is in force from the next cycle: searches it rules out
+//! fail with their code and their clients are told; with the whole worker
+//! running, within one cycle plus one second.
+
+use crate::env::{mode_config, Env};
+use chrono::Utc;
+use futures::StreamExt;
+use matchplane_store::pool::{Ended, SearchState};
+use matchplane_store::repos::game_modes;
+use matchplane_worker::run_worker;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+#[tokio::test]
+async fn disabling_a_mode_fails_its_searches_at_the_next_tick() {
+    let env = Env::new(None, 1.0).await;
+    let a = env.add("a", 100.0).await;
+    env.add("b", 2900.0).await; // out of range: both wait
+    let mut updates = env.pool.subscribe_status(&a).await.unwrap();
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    let (_, report) = env.tick(token).await;
+    assert_eq!(report.pool_size, 2);
+    match env.pool.search_state(&env.mode, &a).await.unwrap() {
+        Some(SearchState::Live(live)) => {
+            let reason: serde_json::Value =
+                serde_json::from_str(live.waiting_reason.as_deref().unwrap()).unwrap();
+            assert_eq!(reason["code"], "NO_CANDIDATES_IN_RANGE");
+        }
+        other => panic!("expected live, got {other:?}"),
+    }
+
+    let mut config = mode_config("duel", None, 1.0);
+    config["enabled"] = false.into();
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    let (_, report) = env.tick(token).await;
+    assert_eq!(report.failed, 2);
+    assert!(matches!(
+        env.pool.search_state(&env.mode, &a).await.unwrap(),
+        Some(SearchState::Ended(Ended::Failed { code, .. })) if code == "GAME_MODE_DISABLED"
+    ));
+    let message = tokio::time::timeout(Duration::from_secs(2), updates.next())
+        .await
+        .unwrap()
+        .unwrap();
+    let message: serde_json::Value = serde_json::from_str(&message).unwrap();
+    assert_eq!(message["type"], "failed");
+    assert_eq!(message["code"], "GAME_MODE_DISABLED");
+}
+
+#[tokio::test]
+async fn a_running_worker_applies_a_change_within_one_cycle_plus_one_second() {
+    let cycle = 2.0;
+    let env = Env::new(None, cycle).await;
+    let shutdown = CancellationToken::new();
+    let worker = tokio::spawn(run_worker(
+        env.worker_config("w1"),
+        env.pool.clone(),
+        env.db.clone(),
+        shutdown.clone(),
+    ));
+    // Two searches that wait; the mode is deleted mid-wait.
+    let a = env.add("a", 100.0).await;
+    env.add("b", 2900.0).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let changed = Instant::now();
+    game_modes::delete(&env.db, &env.project_id, "duel")
+        .await
+        .unwrap();
+    let bound = Duration::from_secs_f64(cycle + 1.0);
+    loop {
+        if let Some(SearchState::Ended(Ended::Failed { code, .. })) =
+            env.pool.search_state(&env.mode, &a).await.unwrap()
+        {
+            assert_eq!(code, "GAME_MODE_DISABLED");
+            break;
+        }
+        assert!(changed.elapsed() < bound, "not failed within {bound:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    shutdown.cancel();
+    worker.await.unwrap().unwrap();
+}

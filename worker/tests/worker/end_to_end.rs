@@ -1,0 +1,146 @@
+//! A match made end to end: searches in the pool, a tick claims, the outbox
+//! is recorded in PostgreSQL, the clients are told, the signed webhook
+//! arrives and verifies; 500, 500, 200 gives three logged attempts.
+
+use crate::env::Env;
+use crate::receiver::{Receiver, Reply};
+use crate::verify::verify;
+use chrono::Utc;
+use futures::StreamExt;
+use matchplane_store::pool::{Ended, SearchState};
+use matchplane_store::repos::{deliveries, matches};
+use matchplane_worker::tick::TickOutcome;
+use std::time::Duration;
+
+#[tokio::test]
+async fn a_match_is_made_end_to_end() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    let a = env.add("Zoë🎮", 1500.0).await;
+    let b = env.add("player-2", 1520.0).await;
+    let mut updates = env.pool.subscribe_status(&a).await.unwrap();
+
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    let (outcome, report) = env.tick(token).await;
+    assert_eq!(outcome, TickOutcome::Matched(1));
+    assert_eq!(report.pool_size, 2);
+    assert_eq!(env.drain("w1").await, 1);
+
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    let match_id = stored[0].id.clone();
+    assert!(match_id.starts_with("mat_"));
+    for ticket in [&a, &b] {
+        let state = env.pool.search_state(&env.mode, ticket).await.unwrap();
+        assert_eq!(
+            state,
+            Some(SearchState::Ended(Ended::Matched {
+                match_id: match_id.clone()
+            }))
+        );
+    }
+    let message = tokio::time::timeout(Duration::from_secs(2), updates.next())
+        .await
+        .unwrap()
+        .unwrap();
+    let message: serde_json::Value = serde_json::from_str(&message).unwrap();
+    assert_eq!(message["type"], "matched");
+    assert_eq!(message["match"]["matchId"], match_id.as_str());
+
+    let attempted = env.deliveries(1.0).tick(Utc::now(), 10).await.unwrap();
+    assert_eq!(attempted.len(), 1);
+    let received = receiver.received();
+    assert_eq!(received.len(), 1);
+    let request = &received[0];
+    assert_eq!(request.header("webhook-id"), match_id);
+    verify(
+        &env.secret,
+        &request.header("webhook-id"),
+        &request.header("webhook-timestamp"),
+        &request.header("webhook-signature"),
+        &request.body,
+        request.received_at.timestamp(),
+        300,
+    )
+    .unwrap();
+    let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+    assert_eq!(body["type"], "match.made");
+    assert_eq!(body["projectId"], env.project_id.as_str());
+    assert!(std::str::from_utf8(&request.body)
+        .unwrap()
+        .contains("Zoë🎮"));
+
+    let logged = deliveries::of_match(&env.db, &env.project_id, &match_id)
+        .await
+        .unwrap();
+    assert_eq!(logged.len(), 1);
+    assert_eq!(logged[0].0.status, "succeeded");
+    assert_eq!(logged[0].1.len(), 1);
+    assert_eq!(logged[0].1[0].status_code, Some(204));
+
+    // Nothing is left: a second tick and drain find nothing to do.
+    assert_eq!(env.tick(token).await.0, TickOutcome::Idle);
+    assert_eq!(env.drain("w1").await, 0);
+}
+
+#[tokio::test]
+async fn five_hundred_twice_then_two_hundred_logs_three_attempts() {
+    let receiver = Receiver::start(
+        vec![
+            Reply::status(500).body("down"),
+            Reply::status(500).body("still down"),
+        ],
+        Reply::status(200).body("ok"),
+    )
+    .await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    env.drain("w1").await;
+
+    // Delays are 1 s and 2 s scaled by 0.001: due within milliseconds.
+    let worker = env.deliveries(0.001);
+    let mut attempts = 0;
+    for _ in 0..200 {
+        attempts += worker.tick(Utc::now(), 10).await.unwrap().len();
+        if attempts == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(attempts, 3);
+    let match_id = matches::list(&env.db, &env.project_id, None, None, 1)
+        .await
+        .unwrap()[0]
+        .id
+        .clone();
+    let logged = deliveries::of_match(&env.db, &env.project_id, &match_id)
+        .await
+        .unwrap();
+    let (delivery, attempts) = &logged[0];
+    assert_eq!(delivery.status, "succeeded");
+    assert_eq!(delivery.attempt_count, 3);
+    let codes: Vec<Option<i32>> = attempts.iter().map(|a| a.status_code).collect();
+    assert_eq!(codes, [Some(500), Some(500), Some(200)]);
+    assert_eq!(attempts[0].response_body.as_deref(), Some("down"));
+    let received = receiver.received();
+    assert_eq!(received.len(), 3);
+    for request in &received {
+        assert_eq!(request.header("webhook-id"), match_id);
+        assert_eq!(request.body, received[0].body, "same bytes on every retry");
+        verify(
+            &env.secret,
+            &request.header("webhook-id"),
+            &request.header("webhook-timestamp"),
+            &request.header("webhook-signature"),
+            &request.body,
+            request.received_at.timestamp(),
+            300,
+        )
+        .unwrap();
+    }
+}

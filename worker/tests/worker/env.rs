@@ -1,0 +1,208 @@
+//! One test's world: its own database, its own Redis prefix, a project and
+//! a game mode, and helpers to add searches and run ticks.
+
+use chrono::Utc;
+use matchplane_matchmaker::Search;
+use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_store::repos::{game_modes, projects};
+use matchplane_worker::deliveries::DeliveryWorker;
+use matchplane_worker::modes::{self, ModeConfig};
+use matchplane_worker::record::Recorder;
+use matchplane_worker::tick::{TickOutcome, TickReport, Ticker};
+use matchplane_worker::webhook::{
+    generate_secret, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Schedule,
+};
+use matchplane_worker::WorkerConfig;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct Env {
+    pub db: DatabaseConnection,
+    pub pool: Arc<dyn PoolStore>,
+    pub project_id: String,
+    pub mode: ModeKey,
+    pub secret: String,
+    admin: String,
+    name: String,
+}
+
+/// A 1v1 MMR mode with a webhook to `url` (if any), cycling every `cycle` s.
+pub fn mode_config(name: &str, url: Option<&str>, cycle: f64) -> Value {
+    let mut config = json!({
+        "name": name,
+        "enabled": true,
+        "matchShape": [1, 1],
+        "matchmakingCycleDurationSeconds": cycle,
+        "algorithm": { "type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                       "baseTolerance": 5, "expansionMultiplier": 2 }
+    });
+    if let Some(url) = url {
+        config["webhook"] = json!({ "url": url, "enabled": true });
+    }
+    config
+}
+
+impl Env {
+    pub async fn new(url: Option<&str>, cycle: f64) -> Self {
+        let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
+        let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+        let conn = Database::connect(&admin).await.unwrap();
+        conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        conn.close().await.ok();
+        let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
+        let db_url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
+        let mut options = sea_orm::ConnectOptions::new(db_url);
+        options.sqlx_logging(false);
+        let db = Database::connect(options).await.unwrap();
+        matchplane_migrations::migrate(&db).await.unwrap();
+
+        let redis_url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned());
+        let prefix = format!("t{}", ulid::Ulid::new().to_string().to_lowercase());
+        let mut config = RedisPoolConfig::new(redis_url);
+        config.prefix = prefix;
+        let pool: Arc<dyn PoolStore> = Arc::new(RedisPoolStore::connect(config).await.unwrap());
+
+        let project = projects::create(&db, "studio", "enterprise", Utc::now())
+            .await
+            .unwrap();
+        let secret = generate_secret(&mut StdRng::seed_from_u64(7));
+        game_modes::create(
+            &db,
+            &project.id,
+            "duel",
+            mode_config("duel", url, cycle),
+            &secret,
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+        Self {
+            mode: ModeKey::new(project.id.clone(), "duel"),
+            project_id: project.id,
+            db,
+            pool,
+            secret,
+            admin,
+            name,
+        }
+    }
+
+    /// Adds a solo search with `mmr`, queued now.
+    pub async fn add(&self, player: &str, mmr: f64) -> String {
+        let ticket = format!("tkt_{}", ulid::Ulid::new());
+        let now = Utc::now().timestamp_micros() as f64 / 1e6;
+        let search = Search::solo(ticket.clone(), player, mmr, now);
+        self.pool
+            .add_search(&self.mode, &search, now + 600.0, None)
+            .await
+            .unwrap();
+        ticket
+    }
+
+    pub async fn config(&self) -> ModeConfig {
+        modes::refresh(&self.db, &self.mode, None).await.unwrap()
+    }
+
+    pub async fn lease(&self, owner: &str, ttl: Duration) -> u64 {
+        self.pool
+            .acquire_lease(&self.mode, owner, ttl)
+            .await
+            .unwrap()
+            .expect("lease free")
+    }
+
+    pub async fn tick(&self, token: u64) -> (TickOutcome, TickReport) {
+        let config = self.config().await;
+        Ticker {
+            pool: self.pool.as_ref(),
+            db: &self.db,
+            claim_concurrency: 16,
+            expire_batch: 100,
+        }
+        .tick(&self.mode, &config, token, Utc::now())
+        .await
+        .unwrap()
+    }
+
+    pub fn recorder<'a>(&'a self, consumer: &'a str, min_idle: Duration) -> Recorder<'a> {
+        Recorder {
+            pool: self.pool.as_ref(),
+            db: &self.db,
+            consumer,
+            batch: 100,
+            min_idle,
+            concurrency: 16,
+        }
+    }
+
+    pub async fn drain(&self, consumer: &str) -> usize {
+        let webhook = self.config().await.webhook_enabled();
+        self.recorder(consumer, Duration::from_secs(60))
+            .drain(&self.mode, webhook, Utc::now(), 10)
+            .await
+            .unwrap()
+    }
+
+    pub fn deliveries(&self, retry_scale: f64) -> DeliveryWorker {
+        let deliverer = Deliverer::new(DeliveryConfig {
+            allow_private: true,
+            ..DeliveryConfig::default()
+        })
+        .unwrap();
+        let dispatcher = Dispatcher::new(
+            deliverer,
+            Schedule::scaled(retry_scale).unwrap(),
+            EndpointLimits::default(),
+        );
+        DeliveryWorker::new(
+            self.db.clone(),
+            Arc::new(dispatcher),
+            Duration::from_secs(30),
+        )
+    }
+
+    /// Worker settings for this test's loops: short lease, quick reconcile.
+    pub fn worker_config(&self, id: &str) -> WorkerConfig {
+        WorkerConfig {
+            worker_id: id.to_owned(),
+            lease_ttl: Duration::from_millis(600),
+            reconcile_interval: Duration::from_millis(200),
+            outbox_min_idle: Duration::from_millis(500),
+            delivery: DeliveryConfig {
+                allow_private: true,
+                ..DeliveryConfig::default()
+            },
+            schedule: Schedule::scaled(0.01).unwrap(),
+            delivery_poll: Duration::from_millis(50),
+            ..WorkerConfig::default()
+        }
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        let (admin, name) = (self.admin.clone(), self.name.clone());
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                if let Ok(conn) = Database::connect(&admin).await {
+                    let _ = conn
+                        .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                        .await;
+                }
+            });
+        })
+        .join();
+    }
+}

@@ -1,0 +1,18 @@
+//! The worker against real PostgreSQL (`MATCHPLANE_TEST_DATABASE_URL`, a
+//! fresh database per test) and Redis (`MATCHPLANE_TEST_REDIS_URL`, a fresh
+//! key prefix per test), with a loopback webhook receiver that verifies
+//! every signature with its own implementation of the scheme.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod env;
+#[path = "../webhook/common/receiver.rs"]
+#[allow(dead_code)]
+mod receiver;
+#[path = "../webhook/common/verify.rs"]
+mod verify;
+
+mod config_change;
+mod end_to_end;
+mod fencing;
+mod recovery;
+mod two_workers;
