@@ -17,11 +17,11 @@
 //! hash.** Every other key (`players`, `deadlines`, `pings`, `reasons`) is an
 //! index or annotation of that field, and the scripts that add or remove a
 //! field update all of them together. Leaving the pool writes an `ended`
-//! record (matched, cancelled, expired, failed) that expires after the
-//! configured retention; the same script removes the field, so a search ends
-//! exactly once: a cancel that loses the race against a claim finds no field
-//! and reads `matched`; a claim that loses finds a field missing and claims
-//! nothing.
+//! record (matched, cancelled, expired, failed), kept between one and two
+//! retentions in time-bucketed hashes; the same script removes the field, so
+//! a search ends exactly once: a cancel that loses the race against a claim
+//! finds no field and reads `matched`; a claim that loses finds a field
+//! missing and claims nothing.
 //!
 //! **The hot path is one round trip.** Adding a search is one script
 //! (uniqueness per ticket and per player, spent tickets, the quota, the
@@ -60,7 +60,7 @@ use tokio::sync::OnceCell;
 
 use super::redis_keys::{live_key, modes_key, status_channel, ModeKeys, OUTBOX_GROUP};
 use super::redis_status::StatusHub;
-use super::types::{check_claim, median};
+use super::types::{check_claim, median, MAX_CLAIM};
 use super::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
     OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
@@ -74,8 +74,9 @@ pub struct RedisPoolConfig {
     /// The first part of every key and channel (`mp` by default); tests use a
     /// random one each.
     pub prefix: String,
-    /// How long an ended search's record is kept (status reads,
-    /// `TICKET_ALREADY_MATCHED`). Should outlast the longest ticket TTL.
+    /// How long an ended search's record is kept at least (status reads,
+    /// `TICKET_ALREADY_MATCHED`); at most about twice that. Should outlast
+    /// the longest ticket TTL.
     pub ended_retention: Duration,
     /// How long one command may wait for its answer before it fails. A
     /// snapshot of 100 000 searches is several megabytes: keep this well
@@ -193,6 +194,22 @@ impl RedisPoolStore {
         self.conn()
     }
 
+    /// The ended-record buckets of now (`[current, next, previous]`; see
+    /// `ModeKeys::ended`). The one place the store reads the wall clock: only
+    /// to pick a bucket, never for a rule of the pool.
+    fn ended_keys(&self, keys: &ModeKeys) -> [String; 3] {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_default();
+        keys.ended(now / self.inner.retention_secs)
+    }
+
+    /// How long an ended-record bucket lives after its last write (seconds).
+    fn bucket_lifetime(&self) -> u64 {
+        self.inner.retention_secs.saturating_mul(3)
+    }
+
     fn ended_json(&self, ended: &Ended) -> Result<String, PoolError> {
         serde_json::to_string(ended).map_err(|e| PoolError::Corrupt(e.to_string()))
     }
@@ -232,6 +249,7 @@ impl PoolStore for RedisPoolStore {
         max_live: Option<u64>,
     ) -> Result<(), AddSearchError> {
         let keys = self.keys(mode);
+        let [current, next, previous] = self.ended_keys(&keys);
         let stored = Search {
             ping_ms: None,
             ..search.clone()
@@ -244,7 +262,9 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.pool)
             .key(&keys.players)
             .key(&keys.deadlines)
-            .key(keys.ended(&search.ticket_id))
+            .key(current)
+            .key(next)
+            .key(previous)
             .key(&keys.live)
             .key(&keys.modes)
             .arg(&search.ticket_id)
@@ -277,6 +297,7 @@ impl PoolStore for RedisPoolStore {
         outcome: &EndOutcome,
     ) -> Result<EndResult, PoolError> {
         let keys = self.keys(mode);
+        let [current, next, previous] = self.ended_keys(&keys);
         let reply: Vec<String> = self
             .inner
             .scripts
@@ -286,12 +307,14 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.deadlines)
             .key(&keys.pings)
             .key(&keys.reasons)
-            .key(keys.ended(ticket_id))
+            .key(current)
+            .key(next)
+            .key(previous)
             .key(&keys.live)
             .key(&keys.modes)
             .arg(ticket_id)
             .arg(self.ended_json(&Ended::from(outcome))?)
-            .arg(self.inner.retention_secs)
+            .arg(self.bucket_lifetime())
             .arg(&mode.mode)
             .invoke_async(&mut self.conn())
             .await?;
@@ -339,7 +362,13 @@ impl PoolStore for RedisPoolStore {
         let keys = self.keys(mode);
         let due: Vec<String> = self
             .conn()
-            .zrangebyscore_limit(&keys.deadlines, "-inf", now, 0, limit.max(1) as isize)
+            .zrangebyscore_limit(
+                &keys.deadlines,
+                "-inf",
+                now,
+                0,
+                limit.clamp(1, MAX_CLAIM) as isize,
+            )
             .await?;
         if due.is_empty() {
             return Ok(Vec::new());
@@ -351,13 +380,11 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.pings)
             .key(&keys.reasons)
             .key(&keys.live)
-            .key(&keys.modes);
-        for ticket in &due {
-            call.key(keys.ended(ticket));
-        }
+            .key(&keys.modes)
+            .key(&self.ended_keys(&keys)[0]);
         call.arg(now)
             .arg(self.ended_json(&Ended::Expired)?)
-            .arg(self.inner.retention_secs)
+            .arg(self.bucket_lifetime())
             .arg(&mode.mode);
         for ticket in &due {
             call.arg(ticket);
@@ -390,21 +417,29 @@ impl PoolStore for RedisPoolStore {
         ticket_id: &str,
     ) -> Result<Option<SearchState>, PoolError> {
         let keys = self.keys(mode);
+        let [current, next, previous] = self.ended_keys(&keys);
         type Row = (
             Option<String>,
             Option<f64>,
             Option<String>,
             Option<String>,
             Option<String>,
+            Option<String>,
+            Option<String>,
         );
-        let (search, deadline, pings, reason, ended): Row = redis::pipe()
-            .hget(&keys.pool, ticket_id)
-            .zscore(&keys.deadlines, ticket_id)
-            .hget(&keys.pings, ticket_id)
-            .hget(&keys.reasons, ticket_id)
-            .get(keys.ended(ticket_id))
-            .query_async(&mut self.conn())
-            .await?;
+        let (search, deadline, pings, reason, in_next, in_current, in_previous): Row =
+            redis::pipe()
+                .hget(&keys.pool, ticket_id)
+                .zscore(&keys.deadlines, ticket_id)
+                .hget(&keys.pings, ticket_id)
+                .hget(&keys.reasons, ticket_id)
+                .hget(next, ticket_id)
+                .hget(current, ticket_id)
+                .hget(previous, ticket_id)
+                .query_async(&mut self.conn())
+                .await?;
+        // The newest bucket that has it, as the scripts read them.
+        let ended = in_next.or(in_current).or(in_previous);
         if let Some(json) = search {
             let mut search = parse_search(&json)?;
             if let Some(samples) = pings {
@@ -491,13 +526,11 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.reasons)
             .key(&keys.live)
             .key(&keys.outbox)
-            .key(&keys.modes);
-        for ticket in &claim.ticket_ids {
-            call.key(keys.ended(ticket));
-        }
+            .key(&keys.modes)
+            .key(&self.ended_keys(&keys)[0]);
         call.arg(lease_token)
             .arg(ended)
-            .arg(self.inner.retention_secs)
+            .arg(self.bucket_lifetime())
             .arg(&claim.record_json)
             .arg(&claim.match_id)
             .arg(&mode.mode);

@@ -4,9 +4,8 @@
 -- HMGET, one HDEL per index) keep the cost per search low: a cycle claims
 -- tens of thousands of searches.
 -- KEYS: 1 lease, 2 pool, 3 players, 4 deadlines, 5 pings, 6 reasons,
---       7 project live, 8 outbox, 9 project modes,
---       10.. ended:<ticket> for each ARGV[7..]
--- ARGV: 1 fencing token, 2 ended JSON (matched), 3 retention seconds,
+--       7 project live, 8 outbox, 9 project modes, 10 ended (current bucket)
+-- ARGV: 1 fencing token, 2 ended JSON (matched), 3 bucket lifetime (seconds),
 --       4 match record JSON, 5 matchId, 6 mode name, 7.. ticketIds (each once)
 -- Returns {'claimed', outboxId} | {'conflict', gone...} | {'lease_lost'}
 local lease = redis.call('GET', KEYS[1])
@@ -46,9 +45,7 @@ redis.call('HDEL', KEYS[2], unpack(tickets))
 redis.call('ZREM', KEYS[4], unpack(tickets))
 redis.call('HDEL', KEYS[5], unpack(tickets))
 redis.call('HDEL', KEYS[6], unpack(tickets))
-for i = 1, n do
-  redis.call('SET', KEYS[9 + i], ARGV[2], 'EX', ARGV[3])
-end
+record_ended(KEYS[10], ARGV[3], ARGV[2], tickets)
 decrease_live(KEYS[7], n)
 forget_if_empty(KEYS[2], KEYS[9], ARGV[6])
 local id = redis.call('XADD', KEYS[8], '*', 'matchId', ARGV[5], 'record', ARGV[4])

@@ -30,6 +30,25 @@ local function decrease_live(live, n)
   end
 end
 
+-- The ended record of a ticket, newest bucket first (see redis_keys.rs:
+-- three buckets, current, next and previous, are passed to every script).
+local function find_ended(current, next, previous, ticket)
+  return redis.call('HGET', next, ticket)
+    or redis.call('HGET', current, ticket)
+    or redis.call('HGET', previous, ticket)
+end
+
+-- Writes the same ended record for several tickets into the current bucket.
+local function record_ended(current, keep, json, tickets)
+  local args = {}
+  for i = 1, #tickets do
+    args[2 * i - 1] = tickets[i]
+    args[2 * i] = json
+  end
+  redis.call('HSET', current, unpack(args))
+  redis.call('EXPIRE', current, keep)
+end
+
 -- Whether an `ended` record says the search was matched.
 local function is_matched(ended)
   return ended and string.find(ended, '"status":"matched"', 1, true) ~= nil

@@ -1,18 +1,19 @@
 -- Ends a live search as cancelled, expired or failed.
--- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 ended:<ticket>,
---       7 project live, 8 project modes
--- ARGV: 1 ticketId, 2 ended JSON, 3 retention seconds, 4 mode name
+-- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons,
+--       6 ended (current bucket), 7 ended (next), 8 ended (previous),
+--       9 project live, 10 project modes
+-- ARGV: 1 ticketId, 2 ended JSON, 3 bucket lifetime (seconds), 4 mode name
 -- Returns {'ended'} | {'matched', endedJson} | {'not_live'}
 local search = redis.call('HGET', KEYS[1], ARGV[1])
 if not search then
-  local ended = redis.call('GET', KEYS[6])
+  local ended = find_ended(KEYS[6], KEYS[7], KEYS[8], ARGV[1])
   if is_matched(ended) then
     return {'matched', ended}
   end
   return {'not_live'}
 end
 remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], search)
-redis.call('SET', KEYS[6], ARGV[2], 'EX', ARGV[3])
-decrease_live(KEYS[7], 1)
-forget_if_empty(KEYS[1], KEYS[8], ARGV[4])
+record_ended(KEYS[6], ARGV[3], ARGV[2], {ARGV[1]})
+decrease_live(KEYS[9], 1)
+forget_if_empty(KEYS[1], KEYS[10], ARGV[4])
 return {'ended'}

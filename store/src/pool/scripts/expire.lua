@@ -1,8 +1,9 @@
 -- Ends as expired the given searches whose deadline is still due (the caller
 -- read them with ZRANGEBYSCORE; one may have been touched or ended since).
 -- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 project live,
---       7 project modes, 8.. ended:<ticket> for each ARGV[5..]
--- ARGV: 1 now, 2 ended JSON, 3 retention seconds, 4 mode name, 5.. ticketIds
+--       7 project modes, 8 ended (current bucket)
+-- ARGV: 1 now, 2 ended JSON, 3 bucket lifetime (seconds), 4 mode name,
+--       5.. ticketIds
 -- Returns the ticketIds expired.
 local now = tonumber(ARGV[1])
 local expired = {}
@@ -12,13 +13,13 @@ for i = 5, #ARGV do
   local search = redis.call('HGET', KEYS[1], ticket)
   if search and deadline and tonumber(deadline) <= now then
     remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ticket, search)
-    redis.call('SET', KEYS[3 + i], ARGV[2], 'EX', ARGV[3])
     expired[#expired + 1] = ticket
   elseif deadline and not search then
     redis.call('ZREM', KEYS[3], ticket)
   end
 end
 if #expired > 0 then
+  record_ended(KEYS[8], ARGV[3], ARGV[2], expired)
   decrease_live(KEYS[6], #expired)
   forget_if_empty(KEYS[1], KEYS[7], ARGV[4])
 end
