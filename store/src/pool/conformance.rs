@@ -80,16 +80,22 @@ pub(crate) struct RedisHarness {
 
 impl RedisHarness {
     pub async fn new() -> Self {
+        Self::with_retention(Duration::from_secs(24 * 3600)).await
+    }
+
+    /// A harness whose store keeps ended records for `retention`.
+    pub async fn with_retention(retention: Duration) -> Self {
         let url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
             .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".into());
         let prefix = format!("mptest-{}", ulid::Ulid::new());
-        let store = Self::connect(&url, &prefix).await;
+        let store = Self::connect(&url, &prefix, retention).await;
         Self { url, prefix, store }
     }
 
-    async fn connect(url: &str, prefix: &str) -> RedisPoolStore {
+    async fn connect(url: &str, prefix: &str, retention: Duration) -> RedisPoolStore {
         let mut config = RedisPoolConfig::new(url);
         config.prefix = prefix.to_owned();
+        config.ended_retention = retention;
         RedisPoolStore::connect(config)
             .await
             .expect("test Redis reachable (MATCHPLANE_TEST_REDIS_URL)")
@@ -101,7 +107,7 @@ impl RedisHarness {
 
     /// A second store on a new connection, as after an API restart.
     pub async fn reconnect(&self) -> RedisPoolStore {
-        Self::connect(&self.url, &self.prefix).await
+        Self::connect(&self.url, &self.prefix, Duration::from_secs(24 * 3600)).await
     }
 }
 
@@ -170,6 +176,43 @@ async fn a_restarted_store_sees_the_same_pool() {
         live.waiting_reason.as_deref(),
         Some(r#"{"code":"NOT_ENOUGH_PLAYERS"}"#)
     );
+}
+
+#[tokio::test]
+async fn ended_records_are_kept_one_to_two_retentions() {
+    let harness = RedisHarness::with_retention(Duration::from_secs(1)).await;
+    let store = harness.store();
+    let m = mode("ranked");
+    let token = store
+        .acquire_lease(&m, "w", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .add_search(&m, &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
+    let claim = super::Claim {
+        match_id: "mat_1".into(),
+        ticket_ids: vec!["t1".into()],
+        record_json: "{}".into(),
+    };
+    store.claim(&m, token, &claim).await.unwrap();
+    let matched = super::SearchState::Ended(super::Ended::Matched {
+        match_id: "mat_1".into(),
+    });
+    assert_eq!(store.search_state(&m, "t1").await.unwrap(), Some(matched));
+    // Within one retention it is there whatever the bucket boundaries.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert!(store.search_state(&m, "t1").await.unwrap().is_some());
+    let spent = store.add_search(&m, &solo("t1", "p1"), FAR, None).await;
+    assert!(matches!(
+        spent,
+        Err(super::AddSearchError::TicketAlreadyMatched)
+    ));
+    // After two retentions it is gone.
+    tokio::time::sleep(Duration::from_millis(2_200)).await;
+    assert_eq!(store.search_state(&m, "t1").await.unwrap(), None);
 }
 
 /// How long a snapshot of 100 000 searches takes, against the floor of Redis
