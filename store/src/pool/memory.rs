@@ -16,7 +16,7 @@ use futures::StreamExt;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-use super::types::{check_claim, median};
+use super::types::{check_claim, median, MAX_CLAIM};
 use super::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
     OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
@@ -212,7 +212,7 @@ impl PoolStore for MemoryPoolStore {
             .map(|(t, d)| (*d, t.clone()))
             .collect();
         due.sort_by(|a, b| a.0.total_cmp(&b.0));
-        due.truncate(limit.max(1));
+        due.truncate(limit.clamp(1, MAX_CLAIM));
         let expired: Vec<String> = due
             .into_iter()
             .filter(|(_, t)| pool.remove(t, Ended::Expired))

@@ -99,9 +99,10 @@ pub trait PoolStore: Send + Sync {
         deadline: f64,
     ) -> Result<bool, PoolError>;
 
-    /// Ends as [`Ended::Expired`] up to `limit` live searches of `mode` whose
-    /// deadline is at or before `now` (Unix seconds), returning their ticket
-    /// ids (so the caller can tell their clients).
+    /// Ends as [`Ended::Expired`] up to `limit` (at most 1 000 per call) live
+    /// searches of `mode` whose deadline is at or before `now` (Unix seconds),
+    /// earliest first, returning their ticket ids (so the caller can tell
+    /// their clients). Call again while it returns a full batch.
     async fn expire_due(
         &self,
         mode: &ModeKey,
