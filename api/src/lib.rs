@@ -16,6 +16,7 @@ pub mod credentials;
 pub mod extract;
 pub mod observe;
 pub mod openapi;
+pub mod play;
 pub mod problem;
 pub mod rate_limit;
 pub mod routes;
@@ -23,7 +24,7 @@ pub mod serve;
 pub mod ssrf;
 pub mod state;
 
-pub use serve::{serve, ServeConfig, ServeError};
+pub use serve::{serve, serve_with_play, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};
 
 use axum::extract::{DefaultBodyLimit, Request};
@@ -33,7 +34,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use matchplane_matchmaker::Code;
 use problem::{ApiError, PROBLEM_JSON};
-use routes::{api_keys, game_modes, projects, ratings, service, tiers};
+use routes::{
+    api_keys, game_modes, projects, ratings, search_ws, searches, service, tickets, tiers,
+};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -63,6 +66,12 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(ratings::report_result))
         .routes(routes!(ratings::get_rating, ratings::put_rating))
         .routes(routes!(ratings::leaderboard))
+        .routes(routes!(tickets::create))
+        .routes(routes!(tickets::get, tickets::cancel))
+        .routes(routes!(tickets::end_player_searches))
+        .routes(routes!(search_ws::search))
+        .routes(routes!(searches::create))
+        .routes(routes!(searches::get, searches::cancel))
 }
 
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).
@@ -126,6 +135,10 @@ pub fn router(state: AppState) -> Router {
     routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .fallback(not_found)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            play::cache::invalidate_on_change,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             observe::track,

@@ -41,6 +41,9 @@ pub struct Problem {
     pub detail: String,
     /// Every failed field rule (empty when the error is not about fields).
     pub errors: Vec<ProblemFieldError>,
+    /// The live ticket, for `PLAYER_ALREADY_SEARCHING` (SPEC 4).
+    #[serde(rename = "ticketId", skip_serializing_if = "Option::is_none")]
+    pub ticket_id: Option<String>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -51,6 +54,7 @@ pub struct ApiError {
     detail: String,
     errors: Vec<ProblemFieldError>,
     retry_after_seconds: Option<u64>,
+    ticket_id: Option<String>,
 }
 
 /// The HTTP status SPEC 7 gives a code.
@@ -110,7 +114,15 @@ impl ApiError {
             detail: detail.into(),
             errors: Vec::new(),
             retry_after_seconds: None,
+            ticket_id: None,
         }
+    }
+
+    /// Adds the `ticketId` member (the live ticket of
+    /// `PLAYER_ALREADY_SEARCHING`).
+    pub fn with_ticket_id(mut self, ticket_id: impl Into<String>) -> Self {
+        self.ticket_id = Some(ticket_id.into());
+        self
     }
 
     /// `400 VALIDATION_ERROR` for a body that cannot be read, naming where.
@@ -201,6 +213,7 @@ impl ApiError {
             code: self.code.into(),
             detail: self.detail.clone(),
             errors: self.errors.clone(),
+            ticket_id: self.ticket_id.clone(),
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Running the API: connect, refuse a database whose migrations are behind,
 //! serve until the `shutdown` future completes.
 
+use crate::play::{Play, PlaySettings};
 use crate::state::{ApiConfig, AppState};
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 use std::future::Future;
+use std::sync::Arc;
 use tokio::net::TcpListener;
 
 /// What `matchplane api` needs.
@@ -79,17 +81,39 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    let play = Arc::new(Play::in_memory(PlaySettings::default()));
+    serve_with_play(config, play, listener, shutdown).await
+}
+
+/// As [`serve`], over the given live stores (`matchplane api` passes the
+/// Redis ones, see [`crate::play::connect_redis`]); also runs the expiry
+/// sweep of searches until `shutdown`.
+///
+/// # Errors
+/// As [`serve`].
+pub async fn serve_with_play(
+    config: ServeConfig,
+    play: Arc<Play>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     let db = connect(&config.database_url)
         .await
         .map_err(ServeError::Connect)?;
     ensure_migrated(&db).await?;
-    let state = AppState::new(db, config.api);
+    let state = AppState::new(db, config.api).with_play(play.clone());
     let app = crate::router(state);
+    let (stop_sweep, sweep_stopped) = tokio::sync::oneshot::channel::<()>();
+    let sweeper = tokio::spawn(crate::play::sweep::run(play, async {
+        let _ = sweep_stopped.await;
+    }));
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, "api listening");
     }
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;
+    let _ = stop_sweep.send(());
+    let _ = sweeper.await;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! operator's settings, parsed once at start-up.
 
 use crate::auth::KeyCache;
+use crate::play::{Play, PlaySettings};
 use crate::rate_limit::ProjectLimiter;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use sea_orm::DatabaseConnection;
@@ -49,6 +50,9 @@ pub struct AppState {
     pub recorder: Arc<PrometheusRecorder>,
     /// Renders `recorder` as Prometheus text.
     pub metrics: PrometheusHandle,
+    /// The player's side: pool and ticket stores (in memory unless set
+    /// with [`AppState::with_play`]), config cache, search timing.
+    pub play: Arc<Play>,
 }
 
 impl AppState {
@@ -68,6 +72,13 @@ impl AppState {
             limiter: Arc::new(ProjectLimiter::default()),
             recorder: Arc::new(recorder),
             metrics,
+            play: Arc::new(Play::in_memory(PlaySettings::default())),
         }
+    }
+
+    /// The same state over other live stores (Redis in the service).
+    pub fn with_play(mut self, play: Arc<Play>) -> Self {
+        self.play = play;
+        self
     }
 }

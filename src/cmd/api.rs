@@ -3,9 +3,12 @@
 
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
+use matchplane_api::play::{self, PlaySettings};
 use matchplane_api::{ApiConfig, ServeConfig};
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Arguments of `matchplane api`.
 #[derive(Args)]
@@ -30,6 +33,15 @@ pub struct ApiArgs {
         value_parser = BoolishValueParser::new()
     )]
     pub allow_private_webhooks: bool,
+    /// Redis of the live pools and tickets: `redis://host:port/db`.
+    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
+    pub redis_url: String,
+    /// First part of every Redis key and channel (shared with the workers).
+    #[arg(long, env = "MATCHPLANE_REDIS_PREFIX", default_value = "mp")]
+    pub redis_prefix: String,
+    /// Seconds a REST search may go unpolled before it ends `expired`.
+    #[arg(long, env = "MATCHPLANE_REST_POLL_TIMEOUT", default_value_t = 30.0)]
+    pub rest_poll_timeout: f64,
 }
 
 /// Serves until Ctrl-C or SIGTERM. Exit 1 when the database is unreachable
@@ -58,7 +70,19 @@ pub async fn run(args: ApiArgs) -> ExitCode {
             allow_private_webhooks: args.allow_private_webhooks,
         },
     };
-    match matchplane_api::serve(config, listener, super::runtime::shutdown_signal()).await {
+    let settings = PlaySettings {
+        rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
+        ..PlaySettings::default()
+    };
+    let play = match play::connect_redis(&args.redis_url, &args.redis_prefix, settings).await {
+        Ok(play) => Arc::new(play),
+        Err(err) => {
+            eprintln!("error: cannot connect to Redis: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let shutdown = super::runtime::shutdown_signal();
+    match matchplane_api::serve_with_play(config, play, listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");

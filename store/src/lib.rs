@@ -3,9 +3,12 @@
 //! - [`entities`]: sea-orm entities, one per table of `matchplane-migrations`.
 //! - [`repos`]: small project-scoped repositories with a typed
 //!   [`repos::StoreError`]; the API calls these, never SQL.
+//! - [`tickets`]: generated tickets (Redis beside the pools, or in memory)
+//!   and the status messages of a search.
 //! - [`pool`]: the live pools of searches (Redis, or in memory for
 //!   `matchplane dev`), their leases, match outboxes and status channels.
 
 pub mod entities;
 pub mod pool;
 pub mod repos;
+pub mod tickets;

@@ -6,5 +6,8 @@ pub mod game_mode_schema;
 pub mod game_modes;
 pub mod projects;
 pub mod ratings;
+pub mod search_ws;
+pub mod searches;
 pub mod service;
+pub mod tickets;
 pub mod tiers;

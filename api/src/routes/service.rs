@@ -16,6 +16,10 @@ pub struct Health {
     /// `ok` or `unreachable` (readiness only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<&'static str>,
+    /// `ok` or `unreachable`: the live store of pools and tickets
+    /// (readiness only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redis: Option<&'static str>,
 }
 
 /// The process is up.
@@ -25,34 +29,37 @@ pub async fn healthz() -> Json<Health> {
     Json(Health {
         status: "ok",
         database: None,
+        redis: None,
     })
 }
 
-/// The database answers (Redis joins this check once the API uses it).
+/// The database and the live store (Redis) answer.
 #[utoipa::path(get, path = "/readyz", tag = "service",
     responses(
         (status = 200, description = "Ready to serve", body = Health),
         (status = 503, description = "A dependency is unreachable", body = Health)))]
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    match state.db.ping().await {
-        Ok(()) => (
-            StatusCode::OK,
-            Json(Health {
-                status: "ready",
-                database: Some("ok"),
-            }),
-        ),
-        Err(err) => {
-            tracing::warn!(error = %err, "readiness: database unreachable");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                Json(Health {
-                    status: "unavailable",
-                    database: Some("unreachable"),
-                }),
-            )
-        }
+    let (db, live) = tokio::join!(state.db.ping(), state.play.tickets.ping());
+    if let Err(err) = &db {
+        tracing::warn!(error = %err, "readiness: database unreachable");
     }
+    if let Err(err) = &live {
+        tracing::warn!(error = %err, "readiness: Redis unreachable");
+    }
+    let word = |ok: bool| if ok { "ok" } else { "unreachable" };
+    let ready = db.is_ok() && live.is_ok();
+    (
+        if ready {
+            StatusCode::OK
+        } else {
+            StatusCode::SERVICE_UNAVAILABLE
+        },
+        Json(Health {
+            status: if ready { "ready" } else { "unavailable" },
+            database: Some(word(db.is_ok())),
+            redis: Some(word(live.is_ok())),
+        }),
+    )
 }
 
 /// Prometheus text: request counts by route and status, latency histogram.

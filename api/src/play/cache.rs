@@ -1,0 +1,151 @@
+//! Mode configs and project quotas for the hot path, cached for
+//! [`CONFIG_CACHE_TTL`] so ticket generation and search start query no
+//! database. A change made through this process evicts at once
+//! ([`invalidate_on_change`] watches every successful write under a
+//! project or a tier); another replica's change is seen within the TTL.
+
+use crate::problem::ApiError;
+use crate::state::AppState;
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::Response;
+use matchplane_matchmaker::GameModeConfig;
+use matchplane_store::repos::{game_modes, projects, tiers, StoreError};
+use sea_orm::DatabaseConnection;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long a cached config or quota is used without asking the database.
+pub const CONFIG_CACHE_TTL: Duration = Duration::from_secs(1);
+
+type ModeEntry = (Option<Arc<GameModeConfig>>, Instant);
+
+/// Cached mode configs (`None`: no such mode) and project quotas.
+#[derive(Default)]
+pub struct ConfigCache {
+    modes: Mutex<HashMap<(String, String), ModeEntry>>,
+    quotas: Mutex<HashMap<String, (u64, Instant)>>,
+}
+
+impl ConfigCache {
+    /// `project_id`'s mode `name`, `None` if it does not exist.
+    ///
+    /// # Errors
+    /// `500` on a database failure or a stored config that does not parse.
+    pub async fn mode(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+        name: &str,
+    ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
+        let key = (project_id.to_owned(), name.to_owned());
+        if let Some((config, at)) = self
+            .modes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            if at.elapsed() < CONFIG_CACHE_TTL {
+                return Ok(config.clone());
+            }
+        }
+        let config = match game_modes::get(db, project_id, name).await {
+            Ok(model) => Some(Arc::new(
+                serde_json::from_value::<GameModeConfig>(model.config)
+                    .map_err(|e| ApiError::internal(&e))?,
+            )),
+            Err(StoreError::NotFound) => None,
+            Err(other) => return Err(other.into()),
+        };
+        self.modes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, (config.clone(), Instant::now()));
+        Ok(config)
+    }
+
+    /// `project_id`'s tier `maxConcurrentSearches`.
+    ///
+    /// # Errors
+    /// `404` for an unknown project, `500` on a database failure.
+    pub async fn max_live(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+    ) -> Result<u64, ApiError> {
+        if let Some((max, at)) = self
+            .quotas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(project_id)
+        {
+            if at.elapsed() < CONFIG_CACHE_TTL {
+                return Ok(*max);
+            }
+        }
+        let project = projects::get(db, project_id).await?;
+        let max = tiers::get(db, &project.tier)
+            .await?
+            .to_tier()
+            .max_concurrent_searches;
+        self.quotas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(project_id.to_owned(), (max, Instant::now()));
+        Ok(max)
+    }
+
+    /// Forgets everything cached of a project.
+    pub fn evict_project(&self, project_id: &str) {
+        self.modes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(p, _), _| p != project_id);
+        self.quotas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(project_id);
+    }
+
+    /// Forgets everything (a tier changed).
+    pub fn evict_all(&self) {
+        self.modes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+        self.quotas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+}
+
+/// Middleware: after a successful write under `/v1/projects/{projectId}`
+/// (a mode created, replaced or deleted, a project's tier changed), forget
+/// that project's cached configs; after one under `/v1/tiers`, forget all.
+/// Ticket and search writes change no config and are skipped.
+pub async fn invalidate_on_change(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let path = req.uri().path().to_owned();
+    let response = next.run(req).await;
+    if !write || !response.status().is_success() {
+        return response;
+    }
+    if path.starts_with("/v1/tiers") {
+        state.play.cache.evict_all();
+    } else if let Some(rest) = path.strip_prefix("/v1/projects/") {
+        let mut parts = rest.split('/');
+        let project_id = parts.next().unwrap_or_default();
+        let hot = matches!(parts.next(), Some("tickets" | "players"));
+        if !hot && !project_id.is_empty() {
+            state.play.cache.evict_project(project_id);
+        }
+    }
+    response
+}

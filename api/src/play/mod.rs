@@ -1,0 +1,148 @@
+//! The player's side (SPEC 4): tickets, searches and their status, shared
+//! by the ticket routes (`routes::tickets`), the REST search routes
+//! (`routes::searches`) and the WebSocket search (`routes::search_ws`).
+//!
+//! [`Play`] holds the live stores (a [`PoolStore`] and a [`TicketStore`]:
+//! Redis in the service, memory in `matchplane dev` and tests), the cache of
+//! mode configs and project quotas that keeps the hot path free of database
+//! queries, and the timing settings.
+//!
+//! Hot path cost: generating a ticket is one Redis script (the player check
+//! and the write); starting a search is a read of the ticket record and the
+//! pool store's add script (two round trips on the shared multiplexed
+//! connection); mode configs and quotas come from [`cache::ConfigCache`].
+
+pub mod cache;
+pub mod ratings;
+pub mod start;
+pub mod status;
+pub mod sweep;
+pub mod token;
+
+use cache::ConfigCache;
+use matchplane_store::pool::{MemoryPoolStore, ModeKey, PoolStore};
+use matchplane_store::tickets::{MemoryTicketStore, TicketStore};
+use ratings::{NoRatings, RatingsLookup};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Timing of searches. The defaults are SPEC 4's.
+#[derive(Debug, Clone)]
+pub struct PlaySettings {
+    /// A REST search not polled for this long ends `expired` (SPEC: 30 s).
+    pub rest_poll_timeout: Duration,
+    /// How often a WebSocket search is pinged (SPEC: every second); also how
+    /// often its status is re-read.
+    pub ping_interval: Duration,
+    /// How often overdue searches are swept.
+    pub sweep_interval: Duration,
+}
+
+impl Default for PlaySettings {
+    fn default() -> Self {
+        Self {
+            rest_poll_timeout: Duration::from_secs(30),
+            ping_interval: Duration::from_secs(1),
+            sweep_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Everything the player-side routes share.
+pub struct Play {
+    /// The live pools.
+    pub pool: Arc<dyn PoolStore>,
+    /// The generated tickets.
+    pub tickets: Arc<dyn TicketStore>,
+    /// Mode configs and project quotas, cached.
+    pub cache: ConfigCache,
+    /// Stored ratings standing in for a missing `mmr` (modes with `ratings`).
+    pub ratings: Arc<dyn RatingsLookup>,
+    /// Timing.
+    pub settings: PlaySettings,
+    /// Modes this process started searches in, with the last start: what
+    /// the sweeper looks at.
+    seen: Mutex<HashMap<ModeKey, Instant>>,
+}
+
+impl Play {
+    /// Over the given stores, with no ratings lookup.
+    pub fn new(
+        pool: Arc<dyn PoolStore>,
+        tickets: Arc<dyn TicketStore>,
+        settings: PlaySettings,
+    ) -> Self {
+        Self {
+            pool,
+            tickets,
+            cache: ConfigCache::default(),
+            ratings: Arc::new(NoRatings),
+            settings,
+            seen: Mutex::default(),
+        }
+    }
+
+    /// In-process stores (`matchplane dev`, tests).
+    pub fn in_memory(settings: PlaySettings) -> Self {
+        let pool: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
+        let tickets = Arc::new(MemoryTicketStore::new(pool.clone()));
+        Self::new(pool, tickets, settings)
+    }
+
+    /// Replaces the ratings lookup.
+    pub fn with_ratings(mut self, ratings: Arc<dyn RatingsLookup>) -> Self {
+        self.ratings = ratings;
+        self
+    }
+
+    /// Notes that `mode` has searches started here (for the sweeper).
+    pub(crate) fn saw(&self, mode: &ModeKey) {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(mode.clone(), Instant::now());
+    }
+
+    /// The modes to sweep; forgets those without a start for `forget_after`.
+    pub(crate) fn seen_modes(&self, forget_after: Duration) -> Vec<ModeKey> {
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.retain(|_, at| at.elapsed() < forget_after);
+        seen.keys().cloned().collect()
+    }
+}
+
+/// Unix seconds now (the pool's `queuedAt` clock).
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// RFC 3339 of Unix seconds (millisecond precision).
+pub fn rfc3339(unix: f64) -> String {
+    let millis = (unix * 1000.0).round() as i64;
+    chrono::DateTime::from_timestamp_millis(millis)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
+}
+
+/// Connects the Redis pool and ticket stores at `url` under `prefix` (the
+/// service's setting; `matchplane api` requires it).
+///
+/// # Errors
+/// The connection error.
+pub async fn connect_redis(
+    url: &str,
+    prefix: &str,
+    settings: PlaySettings,
+) -> Result<Play, matchplane_store::pool::PoolError> {
+    use matchplane_store::pool::{RedisPoolConfig, RedisPoolStore};
+    use matchplane_store::tickets::RedisTicketStore;
+    let mut config = RedisPoolConfig::new(url);
+    config.prefix = prefix.to_owned();
+    let pool = RedisPoolStore::connect(config).await?;
+    let tickets = RedisTicketStore::connect(url, prefix).await?;
+    Ok(Play::new(Arc::new(pool), Arc::new(tickets), settings))
+}

@@ -1,0 +1,149 @@
+//! A ticket's status (SPEC 4), as the studio (`GET …/tickets/{ticketId}`)
+//! and the REST client (`GET /v1/searches/{ticketId}`) read it.
+
+use super::{rfc3339, start::store_failed, Play};
+use crate::problem::ApiError;
+use matchplane_store::pool::{EndOutcome, EndResult, Ended, ModeKey, SearchState};
+use matchplane_store::tickets::{StatusMessage, Ticket};
+use serde::Serialize;
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+/// `error` of a failed ticket.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TicketError {
+    /// The SPEC code, e.g. `GAME_MODE_DISABLED`.
+    pub code: String,
+    /// A human-readable explanation.
+    pub message: String,
+}
+
+/// Where a ticket stands.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketStatus {
+    /// `tkt_…`.
+    pub ticket_id: String,
+    /// `created`, `searching`, `matched`, `cancelled`, `expired` or `failed`.
+    pub status: &'static str,
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The studio's player id.
+    pub player_id: String,
+    /// When the token stops being valid (RFC 3339).
+    pub expires_at: String,
+    /// When the current search started (RFC 3339), while searching.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queued_at: Option<String>,
+    /// Seconds the current search has waited, while searching.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait_seconds: Option<f64>,
+    /// Median of the last five round trips (ms), once measured (WebSocket).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ping_ms: Option<f64>,
+    /// The last cycle's reason for waiting (SPEC 5.9), while searching.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub waiting_reason: Option<Value>,
+    /// The match (`matchId`), once matched.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub match_: Option<Value>,
+    /// Why it failed, once failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<TicketError>,
+}
+
+/// The pool a ticket searches in.
+pub fn mode_key(ticket: &Ticket) -> ModeKey {
+    ModeKey::new(&ticket.project_id, &ticket.game_mode)
+}
+
+/// The status of `ticket` at `now` (Unix seconds).
+///
+/// # Errors
+/// `500` when the store fails.
+pub async fn status_of(play: &Play, ticket: &Ticket, now: f64) -> Result<TicketStatus, ApiError> {
+    let state = play
+        .pool
+        .search_state(&mode_key(ticket), &ticket.ticket_id)
+        .await
+        .map_err(store_failed)?;
+    let mut view = TicketStatus {
+        ticket_id: ticket.ticket_id.clone(),
+        status: if ticket.expires_at <= now {
+            "expired"
+        } else {
+            "created"
+        },
+        game_mode: ticket.game_mode.clone(),
+        player_id: ticket.player_id.clone(),
+        expires_at: rfc3339(ticket.expires_at),
+        queued_at: None,
+        wait_seconds: None,
+        ping_ms: None,
+        waiting_reason: None,
+        match_: None,
+        error: None,
+    };
+    match state {
+        None => {}
+        Some(SearchState::Live(live)) => {
+            view.status = "searching";
+            view.queued_at = Some(rfc3339(live.search.queued_at));
+            view.wait_seconds =
+                Some(((now - live.search.queued_at).max(0.0) * 1000.0).round() / 1000.0);
+            view.ping_ms = live.search.ping_ms;
+            view.waiting_reason = live
+                .waiting_reason
+                .and_then(|r| serde_json::from_str(&r).ok());
+        }
+        Some(SearchState::Ended(ended)) => match ended {
+            Ended::Matched { match_id } => {
+                view.status = "matched";
+                view.match_ = Some(json!({ "matchId": match_id }));
+            }
+            Ended::Cancelled => view.status = "cancelled",
+            Ended::Expired => view.status = "expired",
+            Ended::Failed { code, message } => {
+                view.status = "failed";
+                view.error = Some(TicketError { code, message });
+            }
+        },
+    }
+    Ok(view)
+}
+
+/// Ends `ticket`'s live search with `outcome` and tells its client.
+/// Returns what the pool found.
+///
+/// # Errors
+/// `500` when the store fails.
+pub async fn end(play: &Play, ticket: &Ticket, outcome: EndOutcome) -> Result<EndResult, ApiError> {
+    let result = play
+        .pool
+        .end_search(&mode_key(ticket), &ticket.ticket_id, &outcome)
+        .await
+        .map_err(store_failed)?;
+    if result == EndResult::Ended {
+        let message = match outcome {
+            EndOutcome::Cancelled => StatusMessage::Cancelled,
+            EndOutcome::Expired => StatusMessage::Expired,
+            EndOutcome::Failed { code, message } => StatusMessage::Failed { code, message },
+        };
+        publish(play, &ticket.ticket_id, &message).await;
+    }
+    Ok(result)
+}
+
+/// Publishes a status message; a failure is logged, not answered (the
+/// client's socket also re-reads the state every second).
+pub async fn publish(play: &Play, ticket_id: &str, message: &StatusMessage) {
+    if let Err(error) = play
+        .pool
+        .publish_status(ticket_id, &message.to_json())
+        .await
+    {
+        tracing::warn!(%error, ticket_id, "status publish failed");
+    }
+}

@@ -1,0 +1,236 @@
+//! Tickets, studio side (SPEC 4): `POST /v1/projects/{projectId}/tickets`
+//! (generate), `GET/DELETE …/tickets/{ticketId}` (status, cancel) and
+//! `DELETE …/players/{playerId}/searches` (end all of a player's searches).
+//! API key of the project (or the operator); another project's ticket
+//! answers `404`.
+
+use crate::auth::ProjectCaller;
+use crate::extract::ApiJson;
+use crate::play::start::{player_already_searching, store_failed};
+use crate::play::status::{end, status_of, TicketStatus};
+use crate::play::{rfc3339, token, unix_now};
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use matchplane_matchmaker::ticket::check_ticket;
+use matchplane_matchmaker::{Code, Party};
+use matchplane_store::pool::{EndOutcome, ModeKey};
+use matchplane_store::repos::game_modes;
+use matchplane_store::tickets::{CreateTicketError, Ticket};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `attributes` of a ticket.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct Attributes {
+    /// The player's MMR (required in MMR modes, unless the mode keeps
+    /// ratings and one is stored for the player).
+    pub mmr: Option<f64>,
+}
+
+/// A party, as SPEC 4 sends it.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+pub struct PartyBody {
+    /// Studio-chosen party id.
+    pub id: String,
+    /// Every member's player id, the ticket's player included.
+    pub members: Vec<String>,
+}
+
+/// Body of `POST …/tickets`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTicket {
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The studio's player id: 1 to 128 printable characters.
+    pub player_id: String,
+    /// Matching attributes.
+    #[serde(default)]
+    pub attributes: Attributes,
+    /// The player's party; every member gets a ticket with the same party.
+    pub party: Option<PartyBody>,
+}
+
+/// A generated ticket: the token is shown once.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreatedTicket {
+    /// `tkt_…`.
+    pub ticket_id: String,
+    /// The game client's credential for searching with this ticket.
+    pub token: String,
+    /// When the token stops being valid (RFC 3339).
+    pub expires_at: String,
+}
+
+/// Generates a ticket for a player of a game mode.
+#[utoipa::path(post, path = "/v1/projects/{projectId}/tickets", tag = "tickets",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`")),
+    request_body = CreateTicket,
+    responses(
+        (status = 201, body = CreatedTicket),
+        (status = 400, description = "Malformed JSON", body = Problem),
+        (status = 404, description = "NOT_FOUND, GAME_MODE_NOT_FOUND", body = Problem),
+        (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`)", body = Problem),
+        (status = 422, description = "MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, VALIDATION_ERROR", body = Problem)))]
+pub async fn create(
+    caller: ProjectCaller,
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<CreateTicket>,
+) -> Result<(StatusCode, Json<CreatedTicket>), ApiError> {
+    let project_id = caller.project_id;
+    let play = &state.play;
+    let Some(config) = play
+        .cache
+        .mode(&state.db, &project_id, &body.game_mode)
+        .await?
+    else {
+        return Err(ApiError::new(
+            Code::GameModeNotFound,
+            format!("the project has no game mode named {:?}", body.game_mode),
+        ));
+    };
+    if !config.enabled {
+        return Err(ApiError::new(
+            Code::GameModeDisabled,
+            format!("game mode {} is disabled", config.name),
+        ));
+    }
+    let mut mmr = body.attributes.mmr;
+    if mmr.is_none() && config.ratings.as_ref().is_some_and(|r| r.enabled) {
+        mmr = play
+            .ratings
+            .mmr_of(&project_id, &config.name, &body.player_id)
+            .await
+            .map_err(|e| ApiError::internal(&e))?;
+    }
+    let party = body.party.map(|p| Party {
+        id: p.id,
+        members: p.members,
+    });
+    check_ticket(&config, &body.player_id, mmr, party.as_ref())
+        .map_err(|e| ApiError::invalid(vec![e]))?;
+    let now = unix_now();
+    let ticket_id = format!("tkt_{}", ulid::Ulid::new());
+    let token = token::generate(&mut rand::rngs::OsRng, &project_id, &ticket_id);
+    let ticket = Ticket {
+        ticket_id: ticket_id.clone(),
+        project_id,
+        game_mode: config.name.clone(),
+        player_id: body.player_id,
+        mmr,
+        party,
+        token_hash: token::hash(&token),
+        created_at: now,
+        expires_at: now + f64::from(config.ticket_ttl_seconds),
+    };
+    play.tickets
+        .create(&ticket, now)
+        .await
+        .map_err(|e| match e {
+            CreateTicketError::PlayerAlreadySearching { ticket_id } => {
+                player_already_searching(ticket_id)
+            }
+            CreateTicketError::Store(err) => store_failed(err),
+        })?;
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedTicket {
+            ticket_id,
+            token,
+            expires_at: rfc3339(ticket.expires_at),
+        }),
+    ))
+}
+
+async fn project_ticket(
+    state: &AppState,
+    project_id: &str,
+    ticket_id: &str,
+) -> Result<Ticket, ApiError> {
+    state
+        .play
+        .tickets
+        .get(project_id, ticket_id)
+        .await
+        .map_err(store_failed)?
+        .ok_or_else(|| ApiError::not_found("no such ticket"))
+}
+
+/// A ticket's status.
+#[utoipa::path(get, path = "/v1/projects/{projectId}/tickets/{ticketId}", tag = "tickets",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
+    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn get(
+    caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((_project_id, ticket_id)): Path<(String, String)>,
+) -> Result<Json<TicketStatus>, ApiError> {
+    let ticket = project_ticket(&state, &caller.project_id, &ticket_id).await?;
+    Ok(Json(status_of(&state.play, &ticket, unix_now()).await?))
+}
+
+/// Cancels a ticket's search (its client gets `cancelled`); answers the
+/// status after. A matched ticket stays matched.
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/tickets/{ticketId}", tag = "tickets",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
+    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn cancel(
+    caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((_project_id, ticket_id)): Path<(String, String)>,
+) -> Result<Json<TicketStatus>, ApiError> {
+    let ticket = project_ticket(&state, &caller.project_id, &ticket_id).await?;
+    end(&state.play, &ticket, EndOutcome::Cancelled).await?;
+    Ok(Json(status_of(&state.play, &ticket, unix_now()).await?))
+}
+
+/// The searches a player-wide cancel ended.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndedSearches {
+    /// Ticket ids whose search was cancelled.
+    pub cancelled: Vec<String>,
+}
+
+/// Ends every live search of a player, in every game mode of the project.
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/players/{playerId}/searches", tag = "tickets",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
+    responses((status = 200, body = EndedSearches), (status = 401, body = Problem), (status = 404, body = Problem)))]
+pub async fn end_player_searches(
+    caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((_project_id, player_id)): Path<(String, String)>,
+) -> Result<Json<EndedSearches>, ApiError> {
+    let play = &state.play;
+    let mut cancelled = Vec::new();
+    for mode in game_modes::list(&state.db, &caller.project_id).await? {
+        let key = ModeKey::new(&caller.project_id, &mode.name);
+        let live = play
+            .pool
+            .live_ticket_of_player(&key, &player_id)
+            .await
+            .map_err(store_failed)?;
+        let Some(ticket_id) = live else { continue };
+        if let Some(ticket) = play
+            .tickets
+            .get(&caller.project_id, &ticket_id)
+            .await
+            .map_err(store_failed)?
+        {
+            if end(play, &ticket, EndOutcome::Cancelled).await?
+                == matchplane_store::pool::EndResult::Ended
+            {
+                cancelled.push(ticket_id);
+            }
+        }
+    }
+    Ok(Json(EndedSearches { cancelled }))
+}

@@ -1,0 +1,330 @@
+//! Test harness: a fresh PostgreSQL database, a pool backend (Redis under a
+//! random prefix, or memory), the router driven with `oneshot`, and a real
+//! server on port 0 for WebSocket clients.
+#![allow(dead_code)]
+
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use axum::Router;
+use http_body_util::BodyExt;
+use matchplane_api::play::{self, Play, PlaySettings};
+use matchplane_api::{router, ApiConfig, AppState};
+use matchplane_store::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tower::ServiceExt;
+
+/// The operator token of every test app.
+pub const OPERATOR: &str = "test-operator-token";
+
+/// Which live stores a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pools {
+    Redis,
+    Memory,
+}
+
+/// Runs each listed `async fn(Pools)` on Redis and on memory.
+#[macro_export]
+macro_rules! on_both_pools {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn redis() {
+                super::$name($crate::harness::Pools::Redis).await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn memory() {
+                super::$name($crate::harness::Pools::Memory).await
+            }
+        }
+    )*};
+}
+
+fn admin_url() -> String {
+    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+pub fn redis_url() -> String {
+    std::env::var("MATCHPLANE_TEST_REDIS_URL")
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned())
+}
+
+fn with_database(url: &str, db: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, format!("?{q}")),
+        None => (url, String::new()),
+    };
+    let cut = base.rfind('/').unwrap();
+    format!("{}/{db}{query}", &base[..cut])
+}
+
+/// A database owned by one test, dropped when the test ends.
+struct OwnedDb {
+    admin: String,
+    name: String,
+}
+
+impl Drop for OwnedDb {
+    fn drop(&mut self) {
+        let (admin, name) = (self.admin.clone(), self.name.clone());
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                if let Ok(conn) = Database::connect(&admin).await {
+                    let _ = conn
+                        .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                        .await;
+                    let _ = conn.close().await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// An answer: status and JSON body (`Null` when empty).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub body: Value,
+}
+
+impl Answer {
+    /// Asserts a problem with `status` and `code`.
+    pub fn assert_problem(&self, status: StatusCode, code: &str) {
+        assert_eq!(self.status, status, "body: {}", self.body);
+        assert_eq!(self.body["code"], code, "body: {}", self.body);
+    }
+}
+
+/// A migrated database, live stores and a router over them.
+pub struct TestApp {
+    pub app: Router,
+    pub db: DatabaseConnection,
+    pub play: Arc<Play>,
+    pub pools: Pools,
+    /// The Redis prefix (Redis runs only).
+    pub prefix: String,
+    _db: OwnedDb,
+}
+
+/// Fast timings for tests: 1 s REST poll timeout, 100 ms pings.
+pub fn fast() -> PlaySettings {
+    PlaySettings {
+        rest_poll_timeout: Duration::from_secs(1),
+        ping_interval: Duration::from_millis(100),
+        sweep_interval: Duration::from_millis(100),
+    }
+}
+
+impl TestApp {
+    /// A fresh app on `pools` with `settings`.
+    pub async fn new(pools: Pools, settings: PlaySettings) -> Self {
+        let admin = admin_url();
+        let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
+        let conn = Database::connect(&admin)
+            .await
+            .expect("connect to PostgreSQL");
+        conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+            .await
+            .expect("create test database");
+        conn.close().await.ok();
+        let owned = OwnedDb {
+            admin: admin.clone(),
+            name: name.clone(),
+        };
+        let db = Database::connect(with_database(&admin, &name))
+            .await
+            .unwrap();
+        matchplane_migrations::migrate(&db).await.expect("migrate");
+        let prefix = format!("mpt_{}", ulid::Ulid::new());
+        let play = Arc::new(Self::play_on(pools, &prefix, settings).await);
+        let state = AppState::new(
+            db.clone(),
+            ApiConfig {
+                operator_token: Some(OPERATOR.to_owned()),
+                allow_private_webhooks: false,
+            },
+        )
+        .with_play(play.clone());
+        Self {
+            app: router(state),
+            db,
+            play,
+            pools,
+            prefix,
+            _db: owned,
+        }
+    }
+
+    /// New live stores (a new connection for Redis) under `prefix`.
+    pub async fn play_on(pools: Pools, prefix: &str, settings: PlaySettings) -> Play {
+        match pools {
+            Pools::Redis => play::connect_redis(&redis_url(), prefix, settings)
+                .await
+                .expect("test Redis reachable (MATCHPLANE_TEST_REDIS_URL)"),
+            Pools::Memory => Play::in_memory(settings),
+        }
+    }
+
+    /// A second handle on the same pools, as another process would hold:
+    /// a new connection on Redis, the same store in memory.
+    pub async fn other_process_pool(&self) -> Arc<dyn PoolStore> {
+        match self.pools {
+            Pools::Redis => {
+                let mut config = RedisPoolConfig::new(redis_url());
+                config.prefix = self.prefix.clone();
+                Arc::new(RedisPoolStore::connect(config).await.unwrap())
+            }
+            Pools::Memory => self.play.pool.clone(),
+        }
+    }
+
+    /// Serves the app on 127.0.0.1:0; returns the address.
+    pub async fn serve(&self) -> std::net::SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = self.app.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        addr
+    }
+
+    /// Sends `method path` with an optional `Authorization` value and body.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        auth: Option<&str>,
+        body: Option<Value>,
+    ) -> Answer {
+        let mut req = Request::builder().method(method).uri(path);
+        if let Some(auth) = auth {
+            req = req.header(header::AUTHORIZATION, auth);
+        }
+        let req = match body {
+            Some(body) => req
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(serde_json::to_vec(&body).unwrap())),
+            None => req.body(Body::empty()),
+        };
+        let response = self.app.clone().oneshot(req.unwrap()).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+        };
+        Answer { status, body }
+    }
+
+    /// A project on `tier` with a key; returns (projectId, "Bearer key").
+    pub async fn project(&self, tier: &str) -> (String, String) {
+        let op = format!("Bearer {OPERATOR}");
+        let a = self
+            .call(
+                Method::POST,
+                "/v1/projects",
+                Some(&op),
+                Some(json!({"name": "Studio", "tier": tier})),
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+        let project = a.body["id"].as_str().unwrap().to_owned();
+        let a = self
+            .call(
+                Method::POST,
+                &format!("/v1/projects/{project}/keys"),
+                Some(&op),
+                Some(json!({"name": "backend"})),
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+        let key = format!("Bearer {}", a.body["key"].as_str().unwrap());
+        (project, key)
+    }
+
+    /// Creates a game mode from `body`.
+    pub async fn mode(&self, project: &str, key: &str, body: Value) {
+        let a = self
+            .call(
+                Method::POST,
+                &format!("/v1/projects/{project}/game-modes"),
+                Some(key),
+                Some(body),
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+    }
+
+    /// Generates a ticket; returns the answer.
+    pub async fn ticket(&self, project: &str, key: &str, body: Value) -> Answer {
+        self.call(
+            Method::POST,
+            &format!("/v1/projects/{project}/tickets"),
+            Some(key),
+            Some(body),
+        )
+        .await
+    }
+
+    /// Generates a ticket that must succeed; returns (ticketId, token).
+    pub async fn ticket_ok(&self, project: &str, key: &str, body: Value) -> (String, String) {
+        let a = self.ticket(project, key, body).await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+        (
+            a.body["ticketId"].as_str().unwrap().to_owned(),
+            a.body["token"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// Starts a REST search.
+    pub async fn rest_search(&self, token: &str) -> Answer {
+        self.call(
+            Method::POST,
+            "/v1/searches",
+            None,
+            Some(json!({ "ticket": token })),
+        )
+        .await
+    }
+
+    /// The studio's view of a ticket.
+    pub async fn status(&self, project: &str, key: &str, ticket: &str) -> Answer {
+        self.call(
+            Method::GET,
+            &format!("/v1/projects/{project}/tickets/{ticket}"),
+            Some(key),
+            None,
+        )
+        .await
+    }
+}
+
+/// A 1v1 MMR mode named `name` (no webhook, parties of up to 2 allowed).
+pub fn duel(name: &str) -> Value {
+    json!({
+        "name": name,
+        "enabled": true,
+        "matchShape": [1, 1],
+        "matchmakingCycleDurationSeconds": 5,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+        "parties": {"allowParties": true, "maxSize": 2, "keepTogether": false},
+        "ticketTtlSeconds": 600
+    })
+}
+
+/// A ticket body for `player` with `mmr` 1500.
+pub fn solo(mode: &str, player: &str) -> Value {
+    json!({"gameMode": mode, "playerId": player, "attributes": {"mmr": 1500}})
+}

@@ -1,0 +1,50 @@
+//! REST poll liveness: a search not polled within the poll timeout (1 s in
+//! tests, 30 s by default) ends `expired`; a polled one lives on.
+
+use crate::harness::{duel, fast, solo, Pools, TestApp};
+use crate::on_both_pools;
+use axum::http::{Method, StatusCode};
+use matchplane_api::play::{sweep, unix_now};
+use matchplane_store::pool::{ModeKey, SearchState};
+use std::time::Duration;
+
+on_both_pools!(an_unpolled_rest_search_expires_and_a_polled_one_lives);
+
+async fn an_unpolled_rest_search_expires_and_a_polled_one_lives(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (polled, polled_token) = t.ticket_ok(&p, &key, solo("duel", "polled")).await;
+    let (ghost, ghost_token) = t.ticket_ok(&p, &key, solo("duel", "ghost")).await;
+    let (swept, swept_token) = t.ticket_ok(&p, &key, solo("duel", "swept")).await;
+    for token in [&polled_token, &ghost_token, &swept_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let polled_path = format!("/v1/searches/{polled}");
+    let auth = format!("Ticket {polled_token}");
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let a = t.call(Method::GET, &polled_path, Some(&auth), None).await;
+        assert_eq!(a.body["status"], "searching", "{}", a.body);
+    }
+    // The ghost's deadline passed long ago: its own late poll sees `expired`.
+    let a = t
+        .call(
+            Method::GET,
+            &format!("/v1/searches/{ghost}"),
+            Some(&format!("Ticket {ghost_token}")),
+            None,
+        )
+        .await;
+    assert_eq!(a.body["status"], "expired", "{}", a.body);
+    // The sweep ends the one nobody polls, and leaves the polled one.
+    assert!(sweep::sweep_once(&t.play, unix_now()).await >= 1);
+    let mode = ModeKey::new(&p, "duel");
+    let state = t.play.pool.search_state(&mode, &swept).await.unwrap();
+    assert!(matches!(state, Some(SearchState::Ended(_))), "{state:?}");
+    assert_eq!(t.status(&p, &key, &swept).await.body["status"], "expired");
+    assert_eq!(
+        t.status(&p, &key, &polled).await.body["status"],
+        "searching"
+    );
+}

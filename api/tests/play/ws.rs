@@ -1,0 +1,193 @@
+//! The WebSocket search: messages, ping measurement, statuses from another
+//! process, cancel by the studio, and a closed socket ending the search.
+
+use crate::harness::{duel, fast, solo, Pools, TestApp};
+use crate::on_both_pools;
+use axum::http::StatusCode;
+use futures::{SinkExt, StreamExt};
+use matchplane_store::pool::{Ended, ModeKey, SearchState};
+use matchplane_store::tickets::StatusMessage;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+type Client =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+on_both_pools!(
+    pong_delay_shows_in_ping_ms,
+    a_status_published_elsewhere_reaches_the_socket,
+    the_studios_cancel_reaches_the_socket_and_closing_ends_the_search,
+    a_refused_websocket_start_is_a_problem
+);
+
+async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
+        .await
+        .expect("websocket upgrade");
+    ws
+}
+
+/// The next text message as JSON (answering pings at once).
+async fn next_json(ws: &mut Client) -> Value {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a message within 5 s")
+            .expect("socket open")
+            .expect("no error");
+        if let Message::Text(text) = msg {
+            return serde_json::from_str(&text).unwrap();
+        }
+    }
+}
+
+/// Reads until a message of `kind`; returns it.
+async fn until(ws: &mut Client, kind: &str) -> Value {
+    loop {
+        let msg = next_json(ws).await;
+        if msg["type"] == kind {
+            return msg;
+        }
+    }
+}
+
+async fn pong_delay_shows_in_ping_ms(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    let hello = next_json(&mut ws).await;
+    assert_eq!(hello["type"], "searching", "{hello}");
+    assert_eq!(hello["ticketId"], ticket.as_str());
+    // Answer each ping 40 ms late: tungstenite queues the pong when it reads
+    // the ping and sends it at the next flush.
+    let delay = 40.0;
+    let mut pings = 0;
+    while pings < 7 {
+        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        if let Message::Ping(_) = msg {
+            tokio::time::sleep(Duration::from_millis(delay as u64)).await;
+            ws.flush().await.unwrap();
+            pings += 1;
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mode = ModeKey::new(&p, "duel");
+    let Some(SearchState::Live(live)) = t.play.pool.search_state(&mode, &ticket).await.unwrap()
+    else {
+        panic!("search not live");
+    };
+    let ping = live.search.ping_ms.expect("pingMs measured");
+    assert!(
+        (delay..delay + 8.0).contains(&ping),
+        "pingMs {ping} for a {delay} ms delay"
+    );
+    let status = t.status(&p, &key, &ticket).await;
+    assert!(
+        (delay..delay + 8.0).contains(&status.body["pingMs"].as_f64().unwrap()),
+        "{}",
+        status.body
+    );
+    // The socket reported it too.
+    let reported = until(&mut ws, "status").await;
+    assert!(
+        reported["pingMs"].is_number() || reported["pingMs"].is_null(),
+        "{reported}"
+    );
+}
+
+async fn a_status_published_elsewhere_reaches_the_socket(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    // Another process (the worker) publishes the match on its own handle.
+    let worker = t.other_process_pool().await;
+    let matched = StatusMessage::Matched {
+        match_: json!({"matchId": "mat_9", "teams": []}),
+    };
+    worker
+        .publish_status(&ticket, &matched.to_json())
+        .await
+        .unwrap();
+    let msg = until(&mut ws, "matched").await;
+    assert_eq!(msg["match"]["matchId"], "mat_9", "{msg}");
+    // Then the server closes.
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .unwrap()
+        {
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+async fn the_studios_cancel_reaches_the_socket_and_closing_ends_the_search(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let a = t
+        .call(
+            axum::http::Method::DELETE,
+            &format!("/v1/projects/{p}/tickets/{ticket}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(a.body["status"], "cancelled");
+    until(&mut ws, "cancelled").await;
+
+    // Search again on a new socket, then close it: the search ends.
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    ws.close(None).await.unwrap();
+    let mode = ModeKey::new(&p, "duel");
+    for _ in 0..50 {
+        if let Some(SearchState::Ended(Ended::Cancelled)) =
+            t.play.pool.search_state(&mode, &ticket).await.unwrap()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("a closed socket did not end its search");
+}
+
+async fn a_refused_websocket_start_is_a_problem(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (_, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let _ws = connect(addr, &token).await;
+    for (token, status) in [
+        (token.as_str(), StatusCode::CONFLICT),
+        ("nope", StatusCode::UNAUTHORIZED),
+    ] {
+        let err = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
+            .await
+            .expect_err("refused");
+        match err {
+            tokio_tungstenite::tungstenite::Error::Http(response) => {
+                assert_eq!(response.status().as_u16(), status.as_u16())
+            }
+            other => panic!("expected an HTTP refusal, got {other}"),
+        }
+    }
+}

@@ -1,0 +1,61 @@
+//! Tickets in process memory, for `matchplane dev` and tests; the player
+//! check asks the (memory) pool store it is built over.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+
+use super::{CreateTicketError, Ticket, TicketStore, RECORD_GRACE};
+use crate::pool::{ModeKey, PoolError, PoolStore};
+
+/// Tickets kept in a map; records past their grace are pruned on insert.
+pub struct MemoryTicketStore {
+    pool: Arc<dyn PoolStore>,
+    tickets: Mutex<HashMap<(String, String), Ticket>>,
+}
+
+impl MemoryTicketStore {
+    /// An empty store whose player check reads `pool`.
+    pub fn new(pool: Arc<dyn PoolStore>) -> Self {
+        Self {
+            pool,
+            tickets: Mutex::default(),
+        }
+    }
+}
+
+#[async_trait]
+impl TicketStore for MemoryTicketStore {
+    async fn create(&self, ticket: &Ticket, now: f64) -> Result<(), CreateTicketError> {
+        let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
+        if let Some(ticket_id) = self
+            .pool
+            .live_ticket_of_player(&mode, &ticket.player_id)
+            .await?
+        {
+            return Err(CreateTicketError::PlayerAlreadySearching { ticket_id });
+        }
+        let mut tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
+        if tickets.len() % 1024 == 1023 {
+            let grace = RECORD_GRACE.as_secs_f64();
+            tickets.retain(|_, t| t.expires_at + grace > now);
+        }
+        tickets.insert(
+            (ticket.project_id.clone(), ticket.ticket_id.clone()),
+            ticket.clone(),
+        );
+        Ok(())
+    }
+
+    async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError> {
+        let tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(tickets
+            .get(&(project_id.to_owned(), ticket_id.to_owned()))
+            .cloned())
+    }
+
+    async fn ping(&self) -> Result<(), PoolError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,99 @@
+//! Tickets (SPEC 4): what a studio's backend generates and a game client
+//! searches with.
+//!
+//! A ticket is immutable once generated: its project, mode, player, `mmr`,
+//! party, the SHA-256 of its token (never the token) and its expiry. It lives
+//! in Redis beside the mode's pool, under the same project hash tag, so the
+//! check "is this player already searching in this mode?" and the write of
+//! the ticket are one script (one round trip) and one Cluster slot.
+//!
+//! Two implementations, as for the pool: [`RedisTicketStore`] (the service)
+//! and [`MemoryTicketStore`] (`matchplane dev`, tests). Both keep a ticket's
+//! record for [`RECORD_GRACE`] past its expiry, so a status read after the
+//! expiry still answers `expired` rather than "unknown".
+//!
+//! [`StatusMessage`] is the JSON a search's client receives, published on the
+//! pool store's status channel of the ticket by whoever changed the search
+//! (the worker for `matched`/`failed`, the API for `cancelled`/`expired`).
+
+mod memory;
+mod redis;
+mod status;
+#[cfg(test)]
+mod tests;
+
+use crate::pool::PoolError;
+use matchplane_matchmaker::Party;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+pub use memory::MemoryTicketStore;
+pub use redis::RedisTicketStore;
+pub use status::StatusMessage;
+
+/// How long a ticket's record outlives its expiry (status reads only: an
+/// expired ticket can never start a search).
+pub const RECORD_GRACE: Duration = Duration::from_secs(3600);
+
+/// A generated ticket, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ticket {
+    /// `tkt_…` id.
+    pub ticket_id: String,
+    /// `prj_…` id of the project it belongs to.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The studio's player id.
+    pub player_id: String,
+    /// `attributes.mmr`, if given (or filled from stored ratings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mmr: Option<f64>,
+    /// The party, if any; every member's ticket carries the same one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub party: Option<Party>,
+    /// Lower-case hex SHA-256 of the token.
+    pub token_hash: String,
+    /// When it was generated (Unix seconds).
+    pub created_at: f64,
+    /// When its token stops being valid (Unix seconds).
+    pub expires_at: f64,
+}
+
+/// Why a ticket could not be stored.
+#[derive(Debug, thiserror::Error)]
+pub enum CreateTicketError {
+    /// The player already has a live search in the mode
+    /// (`PLAYER_ALREADY_SEARCHING`).
+    #[error("the player is already searching with ticket {ticket_id}")]
+    PlayerAlreadySearching {
+        /// The live search's ticket id.
+        ticket_id: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] PoolError),
+}
+
+/// Where tickets are kept. Object safe: share it as `Arc<dyn TicketStore>`.
+#[async_trait::async_trait]
+pub trait TicketStore: Send + Sync {
+    /// Stores `ticket` (at `now`, Unix seconds) unless its player has a live
+    /// search in its mode, in one atomic step (one Redis round trip).
+    async fn create(&self, ticket: &Ticket, now: f64) -> Result<(), CreateTicketError>;
+
+    /// The ticket `ticket_id` of `project_id`, kept until [`RECORD_GRACE`]
+    /// after its expiry; `None` if unknown, of another project, or gone.
+    /// The caller compares `expires_at` with its clock.
+    async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError>;
+
+    /// Checks the backend answers (readiness).
+    async fn ping(&self) -> Result<(), PoolError>;
+}
+
+/// Seconds a record is kept from `now`: until the expiry plus the grace.
+fn keep_seconds(ticket: &Ticket, now: f64) -> u64 {
+    let left = (ticket.expires_at - now).max(0.0).ceil() as u64;
+    left + RECORD_GRACE.as_secs()
+}

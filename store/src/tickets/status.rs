@@ -1,0 +1,67 @@
+//! The messages a searching client receives (SPEC 4), as JSON text.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One message of a search's WebSocket, and what is published on a ticket's
+/// status channel (`PoolStore::publish_status`). Tagged by `type`:
+/// `{"type":"searching",…}`, `{"type":"status",…}`, then one of
+/// `{"type":"matched","match":{…}}`, `{"type":"failed","code":…,"message":…}`,
+/// `{"type":"cancelled"}`, `{"type":"expired"}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum StatusMessage {
+    /// The search started.
+    #[serde(rename_all = "camelCase")]
+    Searching {
+        /// `tkt_…` id.
+        ticket_id: String,
+        /// The game mode's name.
+        game_mode: String,
+        /// When the search started (RFC 3339).
+        queued_at: String,
+    },
+    /// The search is still waiting; sent when `waitingReason` or `pingMs`
+    /// changes.
+    #[serde(rename_all = "camelCase")]
+    Status {
+        /// Seconds since the search started.
+        wait_seconds: f64,
+        /// Median of the last five round trips (milliseconds), once measured.
+        ping_ms: Option<f64>,
+        /// The last cycle's reason (SPEC 5.9), once a cycle saw the search.
+        waiting_reason: Option<Value>,
+    },
+    /// Matched: final.
+    Matched {
+        /// The match (at least `matchId`; the worker sends its teams).
+        #[serde(rename = "match")]
+        match_: Value,
+    },
+    /// Failed with a SPEC code: final.
+    Failed {
+        /// The SPEC code, e.g. `GAME_MODE_DISABLED`.
+        code: String,
+        /// A human-readable explanation.
+        message: String,
+    },
+    /// Cancelled by the client or the studio: final.
+    Cancelled,
+    /// Expired (ticket expiry, or a REST search not polled): final.
+    Expired,
+}
+
+impl StatusMessage {
+    /// Whether the search is over after this message.
+    pub fn is_final(&self) -> bool {
+        !matches!(
+            self,
+            StatusMessage::Searching { .. } | StatusMessage::Status { .. }
+        )
+    }
+
+    /// The JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}

@@ -1,0 +1,78 @@
+//! The ticket stores on memory and on real Redis
+//! (`MATCHPLANE_TEST_REDIS_URL`, default `redis://127.0.0.1:6379/9`, a random
+//! prefix per test).
+
+use std::sync::Arc;
+
+use super::{CreateTicketError, MemoryTicketStore, RedisTicketStore, Ticket, TicketStore};
+use crate::pool::{MemoryPoolStore, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search};
+
+fn redis_url() -> String {
+    std::env::var("MATCHPLANE_TEST_REDIS_URL")
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned())
+}
+
+fn ticket(id: &str, player: &str) -> Ticket {
+    Ticket {
+        ticket_id: id.into(),
+        project_id: "prj_t".into(),
+        game_mode: "duel".into(),
+        player_id: player.into(),
+        mmr: Some(1500.0),
+        party: None,
+        token_hash: "ab".repeat(32),
+        created_at: 1000.0,
+        expires_at: 1600.0,
+    }
+}
+
+async fn stores() -> Vec<(Arc<dyn PoolStore>, Arc<dyn TicketStore>)> {
+    let memory: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
+    let memory_tickets: Arc<dyn TicketStore> = Arc::new(MemoryTicketStore::new(memory.clone()));
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let mut config = RedisPoolConfig::new(redis_url());
+    config.prefix = prefix.clone();
+    let redis: Arc<dyn PoolStore> = Arc::new(RedisPoolStore::connect(config).await.unwrap());
+    let redis_tickets: Arc<dyn TicketStore> = Arc::new(
+        RedisTicketStore::connect(&redis_url(), prefix)
+            .await
+            .unwrap(),
+    );
+    vec![(memory, memory_tickets), (redis, redis_tickets)]
+}
+
+#[tokio::test]
+async fn a_ticket_is_stored_and_read_back_only_in_its_project() {
+    for (_, tickets) in stores().await {
+        let t = ticket("tkt_1", "p1");
+        tickets.create(&t, 1000.0).await.unwrap();
+        assert_eq!(tickets.get("prj_t", "tkt_1").await.unwrap(), Some(t));
+        assert_eq!(tickets.get("prj_other", "tkt_1").await.unwrap(), None);
+        assert_eq!(tickets.get("prj_t", "tkt_2").await.unwrap(), None);
+        tickets.ping().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_player_searching_in_the_mode_gets_the_live_ticket() {
+    for (pool, tickets) in stores().await {
+        let mode = ModeKey::new("prj_t", "duel");
+        let live = Search::solo("tkt_live", "p1", 1500.0, 1000.0);
+        pool.add_search(&mode, &live, 2000.0, None).await.unwrap();
+        match tickets.create(&ticket("tkt_2", "p1"), 1000.0).await {
+            Err(CreateTicketError::PlayerAlreadySearching { ticket_id }) => {
+                assert_eq!(ticket_id, "tkt_live")
+            }
+            other => panic!("expected PlayerAlreadySearching, got {other:?}"),
+        }
+        assert_eq!(tickets.get("prj_t", "tkt_2").await.unwrap(), None);
+        // Another player, or the same player in another mode, is fine.
+        tickets
+            .create(&ticket("tkt_3", "p2"), 1000.0)
+            .await
+            .unwrap();
+        let mut other_mode = ticket("tkt_4", "p1");
+        other_mode.game_mode = "ranked".into();
+        tickets.create(&other_mode, 1000.0).await.unwrap();
+    }
+}
