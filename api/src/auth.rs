@@ -39,6 +39,10 @@ struct CachedKey {
 #[derive(Debug, Default)]
 pub struct KeyCache {
     entries: Mutex<HashMap<String, CachedKey>>,
+    /// Hashes recently looked up and not found (or revoked): a client
+    /// retrying a dead key gets its 401 without a database query. A hash
+    /// cannot become valid later (new keys are fresh random values).
+    misses: Mutex<HashMap<String, Instant>>,
 }
 
 impl KeyCache {
@@ -57,6 +61,29 @@ impl KeyCache {
             .cloned()
     }
 
+    fn recently_missed(&self, hash: &str) -> bool {
+        let misses = match self.misses.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        misses
+            .get(hash)
+            .is_some_and(|at| at.elapsed() < KEY_CACHE_TTL)
+    }
+
+    fn record_miss(&self, hash: &str) {
+        let mut misses = match self.misses.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if misses.len() >= KEY_CACHE_PURGE_AT {
+            misses.retain(|_, at| at.elapsed() < KEY_CACHE_TTL);
+        }
+        if misses.len() < KEY_CACHE_PURGE_AT {
+            misses.insert(hash.to_owned(), Instant::now());
+        }
+    }
+
     fn put(&self, hash: String, entry: CachedKey) {
         let mut entries = self.lock();
         if entries.len() >= KEY_CACHE_PURGE_AT {
@@ -65,9 +92,19 @@ impl KeyCache {
         entries.insert(hash, entry);
     }
 
-    /// Forgets a key (after revocation).
+    /// Forgets a key (after revocation); its next use is a 401 at once.
     pub fn evict_key(&self, key_id: &str) {
-        self.lock().retain(|_, e| e.key_id != key_id);
+        let mut entries = self.lock();
+        let revoked: Vec<String> = entries
+            .iter()
+            .filter(|(_, e)| e.key_id == key_id)
+            .map(|(hash, _)| hash.clone())
+            .collect();
+        entries.retain(|_, e| e.key_id != key_id);
+        drop(entries);
+        for hash in revoked {
+            self.record_miss(&hash);
+        }
     }
 
     /// Forgets every cached key (after a tier changed).
@@ -148,7 +185,11 @@ async fn lookup_key(state: &AppState, hash: &str) -> Result<Option<CachedKey>, A
     if let Some(hit) = state.keys.get(hash) {
         return Ok(Some(hit));
     }
+    if state.keys.recently_missed(hash) {
+        return Ok(None);
+    }
     let Some(key) = api_keys::find_active_by_hash(&state.db, hash).await? else {
+        state.keys.record_miss(hash);
         return Ok(None);
     };
     let project = projects::get(&state.db, &key.project_id).await?;

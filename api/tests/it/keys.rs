@@ -136,7 +136,40 @@ async fn credentials_are_required(backend: Backend) {
     assert_eq!(own.status, StatusCode::CREATED);
 }
 
+/// A dead key (unknown, or revoked) is refused from memory on its next
+/// use: the database is not asked again (here it is even gone).
+async fn dead_keys_are_refused_without_the_database(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let project = t.project("free").await;
+    let (key_id, key) = t.key(&project).await;
+    let path = format!("/v1/projects/{project}/game-modes");
+    assert_eq!(
+        t.call(Method::GET, &path, Some(&key), None).await.status,
+        StatusCode::OK
+    );
+    let revoked = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{project}/keys/{key_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT);
+    let unknown = "mp_sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    t.call(Method::GET, &path, Some(unknown), None)
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    t.db.clone().close().await.unwrap();
+    for dead in [key.as_str(), unknown] {
+        t.call(Method::GET, &path, Some(dead), None)
+            .await
+            .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    }
+}
+
 on_both!(
+    dead_keys_are_refused_without_the_database,
     key_is_shown_once_and_stored_hashed,
     revoked_key_stops_at_once,
     credentials_are_required
