@@ -8,6 +8,7 @@ mod cross_tenant;
 mod errors;
 mod game_modes;
 mod keys;
+mod matches;
 mod ratings;
 mod service;
 mod ssrf;

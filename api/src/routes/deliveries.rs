@@ -1,0 +1,118 @@
+//! A match's webhook deliveries (SPEC 6): `GET …/matches/{matchId}/deliveries`
+//! (every attempt logged) and `POST …/matches/{matchId}/deliveries/redeliver`
+//! (queued again from now; a worker sends it). API key of the project.
+
+use crate::auth::ProjectCaller;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use chrono::{DateTime, Utc};
+use matchplane_store::entities::{webhook_attempt, webhook_delivery};
+use matchplane_store::repos::{deliveries, matches};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// One logged attempt.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AttemptView {
+    /// When it was sent (its unix seconds were the `webhook-timestamp`).
+    pub attempted_at: DateTime<Utc>,
+    /// The HTTP status answered; absent on a timeout or connection error.
+    pub status_code: Option<i32>,
+    /// Time to the answer (milliseconds).
+    pub latency_ms: i64,
+    /// Why no answer came, if none did.
+    pub error: Option<String>,
+    /// The first 1 KiB of the answer's body.
+    pub response_body: Option<String>,
+}
+
+impl From<webhook_attempt::Model> for AttemptView {
+    fn from(a: webhook_attempt::Model) -> Self {
+        Self {
+            attempted_at: a.attempted_at,
+            status_code: a.status_code,
+            latency_ms: a.latency_ms,
+            error: a.error,
+            response_body: a.response_body,
+        }
+    }
+}
+
+/// One delivery with its attempts.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryView {
+    /// `dlv_…`.
+    pub id: String,
+    /// `match.made`.
+    pub event_type: String,
+    /// `pending`, `succeeded` or `failed`.
+    pub status: String,
+    /// Attempts of the current run (a redelivery starts again at 0).
+    pub attempt_count: i32,
+    /// When the next attempt is due, while pending.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// When the delivery was queued.
+    pub created_at: DateTime<Utc>,
+    /// Every attempt ever made, oldest first.
+    pub attempts: Vec<AttemptView>,
+}
+
+fn view(delivery: webhook_delivery::Model, attempts: Vec<webhook_attempt::Model>) -> DeliveryView {
+    DeliveryView {
+        id: delivery.id,
+        event_type: delivery.event_type,
+        status: delivery.status,
+        attempt_count: delivery.attempt_count,
+        next_attempt_at: delivery.next_attempt_at,
+        created_at: delivery.created_at,
+        attempts: attempts.into_iter().map(AttemptView::from).collect(),
+    }
+}
+
+async fn of_match(
+    state: &AppState,
+    project_id: &str,
+    match_id: &str,
+) -> Result<Vec<DeliveryView>, ApiError> {
+    matches::get(&state.db, project_id, match_id).await?;
+    let rows = deliveries::of_match(&state.db, project_id, match_id).await?;
+    Ok(rows.into_iter().map(|(d, a)| view(d, a)).collect())
+}
+
+/// Every webhook delivery of a match with every attempt (empty if the mode
+/// had no webhook when the match was made).
+#[utoipa::path(get, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries", tag = "matches",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
+    responses((status = 200, body = [DeliveryView]), (status = 404, body = Problem)))]
+pub async fn list(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, match_id)): Path<(String, String)>,
+) -> Result<Json<Vec<DeliveryView>>, ApiError> {
+    Ok(Json(of_match(&state, &project_id, &match_id).await?))
+}
+
+/// Sends the match's webhook again: the delivery is queued from now with a
+/// fresh schedule; the attempts already logged stay.
+#[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries/redeliver", tag = "matches",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
+    responses((status = 202, body = [DeliveryView]), (status = 404, description = "No such match, or it has no delivery", body = Problem)))]
+pub async fn redeliver(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, match_id)): Path<(String, String)>,
+) -> Result<(StatusCode, Json<Vec<DeliveryView>>), ApiError> {
+    matches::get(&state.db, &project_id, &match_id).await?;
+    deliveries::redeliver(&state.db, &project_id, &match_id, Utc::now()).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(of_match(&state, &project_id, &match_id).await?),
+    ))
+}

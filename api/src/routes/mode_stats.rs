@@ -1,0 +1,121 @@
+//! `GET /v1/projects/{projectId}/game-modes/{name}/stats` (SPEC 7): the last
+//! cycle's figures as the worker stored them (searching, candidates,
+//! duration) and the recent matches' figures from the matches table
+//! (matches in the last minute, wait-time percentiles). API key of the
+//! project.
+
+use crate::auth::ProjectCaller;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::Json;
+use chrono::{DateTime, Duration, Utc};
+use matchplane_store::repos::{cycle_stats, game_modes, matches};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// Matches whose waits make the percentiles: those of the last hour, at most
+/// this many (the newest).
+const WAIT_SAMPLE: u64 = 1000;
+
+/// Wait-time percentiles (seconds from `queuedAt` to the matching cycle).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WaitPercentiles {
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+/// A mode's figures.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModeStats {
+    /// The game mode's name.
+    pub game_mode: String,
+    /// Searches in the pool at the last cycle (0 before the first).
+    pub searching_now: i64,
+    /// Candidates (complete, eligible parties) at the last cycle.
+    pub candidates: i64,
+    /// Matches made in the last 60 seconds.
+    pub matches_last_minute: u64,
+    /// Wait of the players matched in the last hour (newest 1 000 matches);
+    /// absent when there were none.
+    pub wait_seconds: Option<WaitPercentiles>,
+    /// Duration of the last cycle, snapshot to last claim (milliseconds).
+    pub last_cycle_duration_ms: Option<f64>,
+    /// When the last cycle ended.
+    pub last_cycle_at: Option<DateTime<Utc>>,
+}
+
+/// The mode's live figures.
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/stats", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    responses((status = 200, body = ModeStats), (status = 404, body = Problem)))]
+pub async fn stats(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+) -> Result<Json<ModeStats>, ApiError> {
+    game_modes::get(&state.db, &project_id, &name).await?;
+    let now = Utc::now();
+    let last = cycle_stats::get(&state.db, &project_id, &name).await?;
+    let matches_last_minute =
+        matches::count_since(&state.db, &project_id, &name, now - Duration::seconds(60)).await?;
+    let recent = matches::recent(
+        &state.db,
+        &project_id,
+        &name,
+        now - Duration::hours(1),
+        WAIT_SAMPLE,
+    )
+    .await?;
+    let mut waits: Vec<f64> = recent
+        .iter()
+        .filter_map(|m| m.teams.as_array())
+        .flatten()
+        .filter_map(|team| team.get("players")?.as_array())
+        .flatten()
+        .filter_map(|p| p.get("waitSeconds")?.as_f64())
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    Ok(Json(ModeStats {
+        game_mode: name,
+        searching_now: last.as_ref().map_or(0, |s| s.pool_size),
+        candidates: last.as_ref().map_or(0, |s| s.candidates),
+        matches_last_minute,
+        wait_seconds: percentiles(&waits),
+        last_cycle_duration_ms: last.as_ref().map(|s| s.duration_ms),
+        last_cycle_at: last.map(|s| s.ran_at),
+    }))
+}
+
+/// Nearest-rank percentiles of sorted `waits`.
+fn percentiles(waits: &[f64]) -> Option<WaitPercentiles> {
+    if waits.is_empty() {
+        return None;
+    }
+    let rank = |p: f64| {
+        let index = ((p * waits.len() as f64).ceil() as usize).clamp(1, waits.len()) - 1;
+        waits.get(index).copied()
+    };
+    Some(WaitPercentiles {
+        p50: rank(0.50)?,
+        p90: rank(0.90)?,
+        p99: rank(0.99)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn nearest_rank() {
+        let waits: Vec<f64> = (1..=100).map(f64::from).collect();
+        let p = super::percentiles(&waits).unwrap();
+        assert_eq!((p.p50, p.p90, p.p99), (50.0, 90.0, 99.0));
+        assert!(super::percentiles(&[]).is_none());
+    }
+}

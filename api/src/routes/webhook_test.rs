@@ -1,0 +1,99 @@
+//! `POST /v1/projects/{projectId}/game-modes/{name}/webhook/test` (SPEC 6):
+//! sends a signed `webhook.test` event to the mode's webhook now, from this
+//! process, with the worker's deliverer (same signing, 5 s timeout, SSRF
+//! check at delivery), and answers the attempt. API key of the project.
+
+use crate::auth::ProjectCaller;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::Json;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
+use matchplane_store::repos::game_modes;
+use matchplane_worker::webhook::{
+    Deliverer, Delivery, DeliveryConfig, Event, Message, Outcome, Secret, WebhookTest,
+};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The attempt of a test event.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TestAttemptView {
+    /// The `webhook-id` sent (`tst_…`).
+    pub webhook_id: String,
+    /// Whether the endpoint answered 2xx.
+    pub delivered: bool,
+    /// When it was sent.
+    pub attempted_at: DateTime<Utc>,
+    /// The HTTP status answered; absent on a timeout or connection error.
+    pub status_code: Option<u16>,
+    /// Time to the answer (milliseconds).
+    pub latency_ms: u64,
+    /// Why no answer came, if none did.
+    pub error: Option<String>,
+    /// The first 1 KiB of the answer's body.
+    pub response_body: Option<String>,
+}
+
+fn no_webhook() -> ApiError {
+    ApiError::invalid(vec![FieldError::new(
+        "webhook",
+        Code::ValidationError,
+        "the game mode has no webhook",
+    )])
+}
+
+/// Sends a signed `webhook.test` now and answers how it went (a failed
+/// attempt is still a 200: the answer describes it).
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/test", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    responses((status = 200, body = TestAttemptView), (status = 404, body = Problem), (status = 422, description = "No webhook configured", body = Problem)))]
+pub async fn test(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+) -> Result<Json<TestAttemptView>, ApiError> {
+    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let config: GameModeConfig =
+        serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
+    let webhook = config.webhook.ok_or_else(no_webhook)?;
+    let now = Utc::now();
+    let mut secrets =
+        vec![Secret::parse(&mode.webhook_secret).map_err(|e| ApiError::internal(&e))?];
+    if let (Some(previous), Some(until)) = (
+        mode.previous_webhook_secret.as_deref(),
+        mode.previous_secret_expires_at,
+    ) {
+        if now < until {
+            if let Ok(previous) = Secret::parse(previous) {
+                secrets.push(previous);
+            }
+        }
+    }
+    let id = format!("tst_{}", ulid::Ulid::new());
+    let event = Event::Test(WebhookTest {
+        project_id: project_id.clone(),
+        game_mode: name.clone(),
+        created_at: now,
+    });
+    let message = Message::new(id.clone(), &event).map_err(|e| ApiError::internal(&e))?;
+    let delivery = Delivery::new(&webhook.url, message, secrets).map_err(|_| no_webhook())?;
+    let deliverer = Deliverer::new(DeliveryConfig {
+        allow_private: state.config.allow_private_webhooks,
+        ..DeliveryConfig::default()
+    })
+    .map_err(|e| ApiError::internal(&e))?;
+    let attempt = deliverer.attempt(&delivery, now).await;
+    Ok(Json(TestAttemptView {
+        webhook_id: id,
+        delivered: attempt.outcome == Outcome::Delivered,
+        attempted_at: attempt.sent_at,
+        status_code: attempt.status,
+        latency_ms: attempt.latency_ms,
+        error: attempt.error.map(|e| e.to_string()),
+        response_body: attempt.response_excerpt,
+    }))
+}

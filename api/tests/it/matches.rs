@@ -1,0 +1,235 @@
+//! Matches, their deliveries (every attempt), redeliver, the webhook test
+//! route and the mode stats, over rows as the worker writes them.
+
+use crate::common::{mode, Backend, TestApp};
+use crate::on_both;
+use axum::http::{Method, StatusCode};
+use chrono::{Duration, Utc};
+use matchplane_store::entities::{match_, mode_cycle_stat, webhook_attempt, webhook_delivery};
+use matchplane_store::repos::deliveries::{self, AfterAttempt};
+use matchplane_store::repos::{cycle_stats, matches};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+/// A receiver on loopback answering 200 and keeping the headers it got.
+async fn receiver() -> (String, Arc<Mutex<Vec<axum::http::HeaderMap>>>) {
+    let seen: Arc<Mutex<Vec<axum::http::HeaderMap>>> = Arc::default();
+    let kept = Arc::clone(&seen);
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: axum::http::HeaderMap| {
+            let kept = Arc::clone(&kept);
+            async move {
+                kept.lock().unwrap().push(headers);
+                "thanks"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (format!("http://{addr}/hook"), seen)
+}
+
+async fn matches_deliveries_test_and_stats(backend: Backend) {
+    let t = TestApp::with_config(backend, true).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let (url, seen) = receiver().await;
+    let mut body = mode("duel");
+    body["webhook"]["url"] = json!(url);
+    let created = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(&key),
+            Some(body),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+
+    let now = Utc::now();
+    let match_id = format!("mat_{}", ulid::Ulid::new());
+    let teams = json!([{ "index": 0, "players": [{ "playerId": "a", "ticketId": "tkt_a",
+        "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 4.0 }], "meanMmr": 1500.0 },
+        { "index": 1, "players": [{ "playerId": "b", "ticketId": "tkt_b",
+        "partyId": null, "mmr": 1510.0, "pingMs": null, "waitSeconds": 8.0 }], "meanMmr": 1510.0 }]);
+    matches::insert_if_absent(
+        &t.db,
+        match_::Model {
+            id: match_id.clone(),
+            project_id: p.clone(),
+            game_mode: "duel".into(),
+            game_mode_version: 1,
+            teams,
+            quality: json!({ "mmrSpread": 10.0, "teamImbalance": 10.0 }),
+            created_at: now,
+        },
+    )
+    .await
+    .unwrap();
+    let delivery_id = format!("dlv_{}", ulid::Ulid::new());
+    deliveries::queue_if_absent(
+        &t.db,
+        webhook_delivery::Model {
+            id: delivery_id.clone(),
+            project_id: p.clone(),
+            game_mode: "duel".into(),
+            match_id: Some(match_id.clone()),
+            event_type: "match.made".into(),
+            payload: "{}".into(),
+            status: "pending".into(),
+            attempt_count: 0,
+            next_attempt_at: Some(now),
+            locked_until: None,
+            created_at: now,
+            updated_at: now,
+        },
+    )
+    .await
+    .unwrap();
+    for (n, status) in [(1, 500), (2, 500), (3, 200)] {
+        let after = if status == 200 {
+            AfterAttempt::Finished("succeeded")
+        } else {
+            AfterAttempt::RetryAt(now + Duration::seconds(n.into()))
+        };
+        deliveries::record_attempt(
+            &t.db,
+            webhook_attempt::Model {
+                id: format!("att_{}", ulid::Ulid::new()),
+                delivery_id: delivery_id.clone(),
+                project_id: p.clone(),
+                attempted_at: now + Duration::seconds(n.into()),
+                status_code: Some(status),
+                latency_ms: 12,
+                error: None,
+                response_body: Some(format!("answer {n}")),
+            },
+            n,
+            after,
+            now,
+        )
+        .await
+        .unwrap();
+    }
+
+    let base = format!("/v1/projects/{p}/matches");
+    let listed = t
+        .call(
+            Method::GET,
+            &format!("{base}?gameMode=duel&limit=10"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
+    assert_eq!(listed.body["items"][0]["matchId"], match_id.as_str());
+    assert!(listed.body.get("nextCursor").is_none());
+    let bad = t
+        .call(Method::GET, &format!("{base}?limit=0"), Some(&key), None)
+        .await;
+    bad.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let one = t
+        .call(Method::GET, &format!("{base}/{match_id}"), Some(&key), None)
+        .await;
+    assert_eq!(one.body["teams"][1]["players"][0]["playerId"], "b");
+
+    let other = t.project("pro").await;
+    let (_, other_key) = t.key(&other).await;
+    let hidden = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{other}/matches/{match_id}"),
+            Some(&other_key),
+            None,
+        )
+        .await;
+    hidden.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+
+    let logged = t
+        .call(
+            Method::GET,
+            &format!("{base}/{match_id}/deliveries"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(logged.status, StatusCode::OK, "{}", logged.body);
+    assert_eq!(logged.body[0]["status"], "succeeded");
+    let codes: Vec<i64> = logged.body[0]["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["statusCode"].as_i64().unwrap())
+        .collect();
+    assert_eq!(codes, [500, 500, 200]);
+    assert_eq!(logged.body[0]["attempts"][0]["responseBody"], "answer 1");
+
+    let again = t
+        .call(
+            Method::POST,
+            &format!("{base}/{match_id}/deliveries/redeliver"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.body);
+    assert_eq!(again.body[0]["status"], "pending");
+    assert_eq!(again.body[0]["attempts"].as_array().unwrap().len(), 3);
+
+    let tested = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes/duel/webhook/test"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(tested.status, StatusCode::OK, "{}", tested.body);
+    assert_eq!(tested.body["delivered"], true);
+    assert_eq!(tested.body["statusCode"], 200);
+    assert_eq!(tested.body["responseBody"], "thanks");
+    let headers = seen.lock().unwrap().clone();
+    assert_eq!(headers.len(), 1);
+    assert!(headers[0]["webhook-signature"]
+        .to_str()
+        .unwrap()
+        .starts_with("v1,"));
+    assert!(headers[0]["webhook-id"]
+        .to_str()
+        .unwrap()
+        .starts_with("tst_"));
+
+    cycle_stats::put(
+        &t.db,
+        mode_cycle_stat::Model {
+            project_id: p.clone(),
+            game_mode: "duel".into(),
+            pool_size: 42,
+            candidates: 40,
+            matches: 1,
+            duration_ms: 3.5,
+            ran_at: now,
+        },
+    )
+    .await
+    .unwrap();
+    let stats = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/stats"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(stats.status, StatusCode::OK, "{}", stats.body);
+    assert_eq!(stats.body["searchingNow"], 42);
+    assert_eq!(stats.body["candidates"], 40);
+    assert_eq!(stats.body["matchesLastMinute"], 1);
+    assert_eq!(stats.body["waitSeconds"]["p50"], 4.0);
+    assert_eq!(stats.body["waitSeconds"]["p99"], 8.0);
+    assert_eq!(stats.body["lastCycleDurationMs"], 3.5);
+}
+
+on_both!(matches_deliveries_test_and_stats);

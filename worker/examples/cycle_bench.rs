@@ -1,0 +1,179 @@
+//! One worker cycle over a Redis pool of 100 000 searches in one `[5, 5]` MMR
+//! mode, from snapshot to every claim committed and every match recorded in
+//! PostgreSQL, with the time split and the ratio to the floor (Redis alone
+//! returning the pool: HVALS of the pool hash).
+//!
+//! ```text
+//! cargo run --release -p matchplane-worker --example cycle_bench [-- SEARCHES]
+//! ```
+//! Uses `MATCHPLANE_TEST_DATABASE_URL` (a fresh database is made and
+//! dropped) and `MATCHPLANE_TEST_REDIS_URL` (a fresh key prefix).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use chrono::Utc;
+use futures::StreamExt;
+use matchplane_matchmaker::Search;
+use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_store::repos::{game_modes, projects};
+use matchplane_worker::modes;
+use matchplane_worker::record::Recorder;
+use matchplane_worker::tick::Ticker;
+use rand::{Rng, SeedableRng};
+use sea_orm::{ConnectionTrait, Database};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[tokio::main]
+async fn main() {
+    let searches: usize = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000);
+    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+    let name = format!("mp_bench_{}", ulid::Ulid::new().to_string().to_lowercase());
+    let conn = Database::connect(&admin).await.unwrap();
+    conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let base = &admin[..admin.rfind('/').unwrap()];
+    let mut options = sea_orm::ConnectOptions::new(format!("{base}/{name}"));
+    options.sqlx_logging(false);
+    let db = Database::connect(options).await.unwrap();
+    matchplane_migrations::migrate(&db).await.unwrap();
+
+    let redis_url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
+        .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned());
+    let prefix = format!("bench{}", ulid::Ulid::new().to_string().to_lowercase());
+    let mut config = RedisPoolConfig::new(redis_url.clone());
+    config.prefix = prefix.clone();
+    config.response_timeout = Duration::from_secs(60);
+    let store = RedisPoolStore::connect(config).await.unwrap();
+    let pool: Arc<dyn PoolStore> = Arc::new(store);
+
+    let project = projects::create(&db, "bench", "enterprise", Utc::now())
+        .await
+        .unwrap();
+    let mode_json = json!({
+        "name": "ranked-5v5", "matchShape": [5, 5],
+        "matchmakingCycleDurationSeconds": 1,
+        "algorithm": { "type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                       "baseTolerance": 5, "expansionMultiplier": 2 },
+        "webhook": { "url": "https://game.example.com/hooks/match", "enabled": true }
+    });
+    game_modes::create(
+        &db,
+        &project.id,
+        "ranked-5v5",
+        mode_json,
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let mode = ModeKey::new(project.id.clone(), "ranked-5v5");
+
+    let now = Utc::now().timestamp_micros() as f64 / 1e6;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let all: Vec<Search> = (0..searches)
+        .map(|i| {
+            Search::solo(
+                format!("tkt_{i:07}"),
+                format!("player-{i}"),
+                rng.gen_range(0.0..3000.0),
+                now - rng.gen_range(0.0..30.0),
+            )
+        })
+        .collect();
+    let added = Instant::now();
+    futures::stream::iter(all.iter())
+        .map(|s| {
+            let pool = Arc::clone(&pool);
+            let mode = mode.clone();
+            async move { pool.add_search(&mode, s, now + 3600.0, None).await.unwrap() }
+        })
+        .buffer_unordered(256)
+        .collect::<Vec<()>>()
+        .await;
+    println!("setup: {searches} searches added in {:?}", added.elapsed());
+
+    let client = redis::Client::open(redis_url.as_str()).unwrap();
+    let mut raw = client.get_multiplexed_async_connection().await.unwrap();
+    let pool_key = format!("{prefix}:{{{}}}:ranked-5v5:pool", project.id);
+    let mut floor = Duration::MAX;
+    for _ in 0..3 {
+        let started = Instant::now();
+        let values: Vec<String> = redis::AsyncCommands::hvals(&mut raw, &pool_key)
+            .await
+            .unwrap();
+        floor = floor.min(started.elapsed());
+        assert_eq!(values.len(), searches);
+    }
+
+    let config = modes::refresh(&db, &mode, None).await.unwrap();
+    let token = pool
+        .acquire_lease(&mode, "bench", Duration::from_secs(600))
+        .await
+        .unwrap()
+        .unwrap();
+    let ticker = Ticker {
+        pool: pool.as_ref(),
+        db: &db,
+        claim_concurrency: 256,
+        expire_batch: 1000,
+    };
+    let started = Instant::now();
+    let (outcome, report) = ticker
+        .tick(&mode, &config, token, Utc::now())
+        .await
+        .unwrap();
+    let cycle = started.elapsed();
+    let recorder = Recorder {
+        pool: pool.as_ref(),
+        db: &db,
+        consumer: "bench",
+        batch: 1000,
+        min_idle: Duration::from_secs(60),
+        concurrency: 256,
+    };
+    let started = Instant::now();
+    let recorded = recorder
+        .drain(&mode, true, Utc::now(), usize::MAX)
+        .await
+        .unwrap();
+    let record = started.elapsed();
+
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let to_claims = report.read_pool + report.matching + report.claim;
+    println!(
+        "outcome: {outcome:?}, {} matches, {recorded} recorded, {} candidates",
+        report.matches, report.candidates
+    );
+    println!("floor (HVALS of {searches}): {:>9.1} ms", ms(floor));
+    println!(
+        "read pool (expire + snapshot): {:>9.1} ms",
+        ms(report.read_pool)
+    );
+    println!(
+        "match (core):                {:>9.1} ms",
+        ms(report.matching)
+    );
+    println!("claim (every group):         {:>9.1} ms", ms(report.claim));
+    println!(
+        "snapshot -> claims committed:{:>9.1} ms  = {:.2}x floor",
+        ms(to_claims),
+        to_claims.as_secs_f64() / floor.as_secs_f64()
+    );
+    println!(
+        "annotate (reasons, figures): {:>9.1} ms",
+        ms(report.annotate)
+    );
+    println!("whole tick:                  {:>9.1} ms", ms(cycle));
+    println!("record (PostgreSQL, notify, ack): {:>9.1} ms", ms(record));
+
+    drop(db);
+    conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .await
+        .ok();
+}
