@@ -12,6 +12,7 @@ mod receiver;
 mod verify;
 
 mod config_change;
+mod dev_mode;
 mod end_to_end;
 mod fencing;
 mod recovery;
