@@ -10,12 +10,24 @@ mod cmd;
 #[derive(Parser)]
 #[command(name = "matchplane", version, about)]
 struct Cli {
+    /// Log format: `human` (default) or `json`.
+    #[arg(
+        long,
+        global = true,
+        env = "MATCHPLANE_LOG_FORMAT",
+        value_enum,
+        default_value = "human"
+    )]
+    log_format: cmd::logging::LogFormat,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// API and worker in one process on the embedded default (SQLite file,
+    /// in-process pools): the laptop command.
+    Dev(cmd::dev::DevArgs),
     /// Serve the control-plane REST API (SPEC 7).
     Api(cmd::api::ApiArgs),
     /// Apply the database migrations (or `--check` how many are pending).
@@ -30,7 +42,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cmd::logging::init(cli.log_format);
     match cli.command {
+        Command::Dev(args) => cmd::runtime::block_on(cmd::dev::run(args)),
         Command::Api(args) => cmd::runtime::block_on(cmd::api::run(args)),
         Command::Migrate(args) => cmd::runtime::block_on(cmd::migrate::run(args)),
         Command::Openapi(args) => cmd::runtime::block_on(cmd::openapi::run(args)),

@@ -355,3 +355,44 @@ pub async fn leaderboard(
     let items = all.into_iter().skip(offset).take(limit as usize).collect();
     Ok(Json(LeaderboardPage { items, next_cursor }))
 }
+
+/// Stored ratings standing in for a missing ticket `mmr` in a mode with
+/// ratings enabled: the player's rating, or the mode's `initialRating` for a
+/// player never rated (the "the stored rating (or the initial one)").
+pub struct StoredRatings {
+    db: sea_orm::DatabaseConnection,
+}
+
+impl StoredRatings {
+    /// Over the control-plane database.
+    pub fn new(db: sea_orm::DatabaseConnection) -> Self {
+        Self { db }
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::play::ratings::RatingsLookup for StoredRatings {
+    async fn mmr_of(
+        &self,
+        project_id: &str,
+        game_mode: &str,
+        player_id: &str,
+    ) -> Result<Option<f64>, String> {
+        let mode = match game_modes::get(&self.db, project_id, game_mode).await {
+            Ok(mode) => mode,
+            Err(matchplane_store::repos::StoreError::NotFound) => return Ok(None),
+            Err(err) => return Err(err.to_string()),
+        };
+        let config: GameModeConfig =
+            serde_json::from_value(mode.config).map_err(|e| e.to_string())?;
+        let Some(ratings_config) = config.ratings.filter(|r| r.enabled) else {
+            return Ok(None);
+        };
+        let row = ratings::get(&self.db, &mode.id, player_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(Some(
+            row.map_or(ratings_config.initial_rating, |r| r.rating),
+        ))
+    }
+}

@@ -1,0 +1,274 @@
+//! `matchplane dev`: the API and the worker in one process on the embedded
+//! default, for a laptop. A SQLite file (migrations applied on start) and
+//! the in-process pool store, or Redis when `--redis-url` is given. Private
+//! webhook addresses are allowed unless `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=false`.
+//! Without `MATCHPLANE_OPERATOR_TOKEN` an operator token is generated and
+//! printed. `--demo` creates a demo project, key and two modes.
+
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args};
+use matchplane_api::play::{self, Play, PlaySettings};
+use matchplane_api::{ApiConfig, ServeConfig};
+use matchplane_store::pool::{MemoryPoolStore, PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_store::tickets::MemoryTicketStore;
+use matchplane_worker::webhook::DeliveryConfig;
+use matchplane_worker::WorkerConfig;
+use rand::RngCore;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Arguments of `matchplane dev`.
+#[derive(Args)]
+pub struct DevArgs {
+    /// Address the API listens on.
+    #[arg(long, env = "MATCHPLANE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Database: a SQLite file by default (created if missing), or `postgres://…`.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://matchplane-dev.db",
+        hide_env_values = true
+    )]
+    pub database_url: String,
+    /// Redis for pools instead of the in-process pool store.
+    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
+    pub redis_url: Option<String>,
+    /// Key prefix in Redis (with `--redis-url`).
+    #[arg(long, env = "MATCHPLANE_REDIS_PREFIX", default_value = "mp-dev")]
+    pub redis_prefix: String,
+    /// Operator token; generated and printed when absent.
+    #[arg(long, env = "MATCHPLANE_OPERATOR_TOKEN", hide_env_values = true)]
+    pub operator_token: Option<String>,
+    /// Allow webhooks to private addresses and `http` (on by default in dev).
+    #[arg(
+        long,
+        env = "MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS",
+        action = ArgAction::Set,
+        num_args = 0..=1,
+        default_value = "true",
+        default_missing_value = "true",
+        value_parser = BoolishValueParser::new()
+    )]
+    pub allow_private_webhooks: bool,
+    /// Create a demo project, API key and two game modes, and print them.
+    #[arg(long, env = "MATCHPLANE_DEMO")]
+    pub demo: bool,
+}
+
+fn generated_token() -> String {
+    let mut bytes = [0u8; 24];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs the subcommand until Ctrl-C or SIGTERM.
+pub async fn run(args: DevArgs) -> ExitCode {
+    let db = match matchplane_api::serve::connect(&args.database_url).await {
+        Ok(db) => db,
+        Err(err) => {
+            eprintln!("error: cannot open the database: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(err) = matchplane_migrations::migrate(&db).await {
+        eprintln!("error: migrations failed: {err}");
+        return ExitCode::FAILURE;
+    }
+    let (operator_token, generated) = match args.operator_token.clone().filter(|t| !t.is_empty()) {
+        Some(token) => (token, false),
+        None => (generated_token(), true),
+    };
+    let settings = PlaySettings::default();
+    let play = match &args.redis_url {
+        Some(url) => match play::connect_redis(url, &args.redis_prefix, settings).await {
+            Ok(play) => play,
+            Err(err) => {
+                eprintln!("error: cannot connect to Redis: {err}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => {
+            let pool: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
+            let tickets = Arc::new(MemoryTicketStore::new(pool.clone()));
+            Play::new(pool, tickets, settings)
+        }
+    };
+    let play = Arc::new(play.with_ratings(Arc::new(
+        matchplane_api::routes::ratings::StoredRatings::new(db.clone()),
+    )));
+    let pool: Arc<dyn PoolStore> = match &args.redis_url {
+        // The worker gets its own connection to the same Redis pools.
+        Some(url) => {
+            let mut config = RedisPoolConfig::new(url.clone());
+            config.prefix = args.redis_prefix.clone();
+            match RedisPoolStore::connect(config).await {
+                Ok(pool) => Arc::new(pool),
+                Err(err) => {
+                    eprintln!("error: cannot connect to Redis: {err}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        None => play.pool.clone(),
+    };
+    let listener = match tokio::net::TcpListener::bind(args.listen).await {
+        Ok(listener) => listener,
+        Err(err) => {
+            eprintln!("error: cannot listen on {}: {err}", args.listen);
+            return ExitCode::FAILURE;
+        }
+    };
+    let base = format!(
+        "http://{}",
+        listener.local_addr().map_or(args.listen, |a| a)
+    );
+
+    let shutdown = CancellationToken::new();
+    let signal = shutdown.clone();
+    tokio::spawn(async move {
+        super::runtime::shutdown_signal().await;
+        signal.cancel();
+    });
+    let config = ServeConfig {
+        database_url: args.database_url.clone(),
+        api: ApiConfig {
+            operator_token: Some(operator_token.clone()),
+            allow_private_webhooks: args.allow_private_webhooks,
+        },
+    };
+    let stop_api = shutdown.clone();
+    let api = tokio::spawn(matchplane_api::serve_with_play(
+        config,
+        play,
+        listener,
+        async move {
+            stop_api.cancelled().await;
+        },
+    ));
+    let worker_config = WorkerConfig {
+        delivery: DeliveryConfig {
+            allow_private: args.allow_private_webhooks,
+            ..DeliveryConfig::default()
+        },
+        ..WorkerConfig::default()
+    };
+    let worker = tokio::spawn(matchplane_worker::run_worker(
+        worker_config,
+        pool,
+        db,
+        shutdown.clone(),
+    ));
+
+    println!("matchplane dev: API on {base} (docs {base}/docs/), worker running");
+    println!(
+        "  database {}, pools {}",
+        if args.database_url.starts_with("sqlite:") {
+            args.database_url.as_str()
+        } else {
+            "PostgreSQL"
+        },
+        if args.redis_url.is_some() {
+            "in Redis"
+        } else {
+            "in process"
+        }
+    );
+    if generated {
+        println!("  operator token (generated): {operator_token}");
+        println!("  export MATCHPLANE_OPERATOR_TOKEN={operator_token}");
+    }
+    if args.demo {
+        match demo(&base, &operator_token).await {
+            Ok(text) => println!("{text}"),
+            Err(err) => eprintln!("warning: the demo could not be created: {err}"),
+        }
+    }
+
+    let (api, worker) = tokio::join!(api, worker);
+    shutdown.cancel();
+    let mut code = ExitCode::SUCCESS;
+    if let Ok(Err(err)) = api {
+        eprintln!("error: api: {err}");
+        code = ExitCode::FAILURE;
+    }
+    if let Ok(Err(err)) = worker {
+        eprintln!("error: worker: {err}");
+        code = ExitCode::FAILURE;
+    }
+    code
+}
+
+/// Creates the demo project, key and modes through the API itself.
+async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
+    let http = reqwest::Client::new();
+    for _ in 0..50 {
+        if http
+            .get(format!("{base}/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let post = |path: String, auth: String, body: Value| {
+        let http = http.clone();
+        async move {
+            let resp = http
+                .post(format!("{base}{path}"))
+                .header("authorization", auth)
+                .json(&body)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?;
+            let status = resp.status();
+            let body: Value = resp.json().await.map_err(|e| e.to_string())?;
+            if status.is_success() {
+                Ok(body)
+            } else {
+                Err(format!("{path}: {status} {body}"))
+            }
+        }
+    };
+    let operator = format!("Bearer {operator_token}");
+    let project = post(
+        "/v1/projects".into(),
+        operator.clone(),
+        json!({"name": "demo", "tier": "pro"}),
+    )
+    .await?;
+    let project_id = project["id"].as_str().unwrap_or_default().to_owned();
+    let key = post(
+        format!("/v1/projects/{project_id}/keys"),
+        operator,
+        json!({"name": "demo"}),
+    )
+    .await?;
+    let key = key["key"].as_str().unwrap_or_default().to_owned();
+    let bearer = format!("Bearer {key}");
+    post(
+        format!("/v1/projects/{project_id}/game-modes"),
+        bearer.clone(),
+        json!({"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+               "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+               "ratings": {"enabled": true}}),
+    )
+    .await?;
+    post(
+        format!("/v1/projects/{project_id}/game-modes"),
+        bearer,
+        json!({"name": "squad", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+               "algorithm": {"type": "ping", "maxDelta": 80},
+               "parties": {"allowParties": true, "maxSize": 2, "keepTogether": true}}),
+    )
+    .await?;
+    Ok(format!(
+        "demo: project {project_id}, API key {key}\n  modes: duel ([1,1] MMR, with ratings), squad ([2,2] Ping, duos kept together)\n  try:\n    curl -s -X POST {base}/v1/projects/{project_id}/tickets -H 'Authorization: Bearer {key}' -H 'Content-Type: application/json' -d '{{\"gameMode\":\"duel\",\"playerId\":\"ana\",\"attributes\":{{\"mmr\":1500}}}}'"
+    ))
+}

@@ -1,0 +1,27 @@
+//! Logs via `tracing`: human-readable by default, JSON with
+//! `--log-format json` (`MATCHPLANE_LOG_FORMAT`). The filter comes from
+//! `RUST_LOG` (default `info`).
+
+use clap::ValueEnum;
+use tracing_subscriber::EnvFilter;
+
+/// How log lines are written.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event.
+    Human,
+    /// One JSON object per event, for log collectors.
+    Json,
+}
+
+/// Installs the global subscriber once, at start-up.
+pub fn init(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Human => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+}
