@@ -117,10 +117,14 @@ async fn main() {
         .await
         .unwrap()
         .unwrap();
+    let claim_concurrency = std::env::var("MATCHPLANE_BENCH_CLAIM_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256);
     let ticker = Ticker {
         pool: pool.as_ref(),
         db: &db,
-        claim_concurrency: 256,
+        claim_concurrency,
         expire_batch: 1000,
     };
     let started = Instant::now();
