@@ -5,6 +5,7 @@
 
 mod common;
 mod cross_tenant;
+mod cross_tenant_all;
 mod errors;
 mod game_modes;
 mod keys;
