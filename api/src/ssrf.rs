@@ -6,11 +6,12 @@
 //! IPv6 ULA/link-local addresses are refused, also when written as IPv4
 //! inside an IPv6 address (`::ffff:10.0.0.1`, NAT64, 6to4).
 //!
-//! [`is_forbidden`] is the pure classification; the worker calls it again
-//! at every delivery on the address it actually connects to, so DNS
-//! rebinding cannot get past a check made at configuration time.
+//! [`is_forbidden`] is the pure classification, shared with the worker
+//! (`worker/src/webhook/address.rs`), which applies it again at every
+//! delivery on the address it actually connects to, so DNS rebinding cannot
+//! get past a check made at configuration time.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::IpAddr;
 use std::time::Duration;
 use url::{Host, Url};
 
@@ -37,69 +38,9 @@ pub enum UnsafeUrl {
     Address(IpAddr),
 }
 
-fn v4_forbidden(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    ip.is_unspecified()
-        || a == 0 // 0.0.0.0/8 "this network"
-        || ip.is_loopback() // 127/8
-        || ip.is_private() // 10/8, 172.16/12, 192.168/16
-        || ip.is_link_local() // 169.254/16
-        || (a == 100 && (64..128).contains(&b)) // 100.64/10 CGNAT
-        || (a == 192 && b == 0 && c == 0) // 192.0.0/24 IETF
-        || (a == 192 && b == 0 && c == 2) // documentation
-        || (a == 198 && (18..20).contains(&b)) // 198.18/15 benchmarking
-        || (a == 198 && b == 51 && c == 100) // documentation
-        || (a == 203 && b == 0 && c == 113) // documentation
-        || ip.is_multicast() // 224/4
-        || a >= 240 // 240/4 reserved and 255.255.255.255 broadcast
-}
-
-fn v6_forbidden(ip: Ipv6Addr) -> bool {
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return v4_forbidden(v4);
-    }
-    let seg = ip.segments();
-    // IPv4-compatible ::a.b.c.d (deprecated) and NAT64 64:ff9b::/96 carry an IPv4.
-    let embedded = Ipv4Addr::new(
-        (seg[6] >> 8) as u8,
-        seg[6] as u8,
-        (seg[7] >> 8) as u8,
-        seg[7] as u8,
-    );
-    if seg[..6] == [0, 0, 0, 0, 0, 0] && !ip.is_unspecified() && !ip.is_loopback() {
-        return v4_forbidden(embedded);
-    }
-    if seg[0] == 0x64 && seg[1] == 0xff9b && seg[2..6] == [0, 0, 0, 0] {
-        return v4_forbidden(embedded);
-    }
-    if seg[0] == 0x2002 {
-        // 6to4: the IPv4 is in segments 1 and 2.
-        let v4 = Ipv4Addr::new(
-            (seg[1] >> 8) as u8,
-            seg[1] as u8,
-            (seg[2] >> 8) as u8,
-            seg[2] as u8,
-        );
-        return v4_forbidden(v4);
-    }
-    ip.is_unspecified()
-        || ip.is_loopback()
-        || ip.is_multicast()
-        || (seg[0] & 0xfe00) == 0xfc00 // fc00::/7 ULA
-        || (seg[0] & 0xffc0) == 0xfe80 // fe80::/10 link-local
-        || (seg[0] & 0xffc0) == 0xfec0 // fec0::/10 site-local (deprecated)
-        || (seg[0] == 0x2001 && seg[1] == 0x0db8) // documentation
-        || (seg[0] == 0x2001 && seg[1] == 0) // Teredo
-        || seg[0] == 0x0100 && seg[1..4] == [0, 0, 0] // discard-only 100::/64
-}
-
-/// Whether a webhook must never be sent to `ip` (see the module doc).
-pub fn is_forbidden(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => v4_forbidden(v4),
-        IpAddr::V6(v6) => v6_forbidden(v6),
-    }
-}
+/// Whether a webhook must never be sent to `ip`: the worker's classifier,
+/// so configuration time and delivery time apply one policy.
+pub use matchplane_worker::webhook::address::is_forbidden;
 
 /// Checks a webhook URL (SPEC 3): `https` with a host that resolves only to
 /// public addresses. With `allow_private` (operator setting

@@ -3,9 +3,9 @@
 //!
 //! The API checks a webhook URL when a game mode is configured; a host can
 //! later resolve somewhere else (DNS rebinding), so the worker checks again at
-//! every delivery, on the very addresses it will connect to. This is the
-//! worker's own classifier: the API crate's equivalent was not committed when
-//! this was written, and the worker must not depend on the HTTP layer anyway.
+//! every delivery, on the very addresses it will connect to. This classifier is
+//! the only one: the API's configuration-time check (`api/src/ssrf.rs`) uses
+//! it too, and the worker does not depend on the HTTP layer.
 //!
 //! Refused: unspecified, "this network" (0/8), loopback, RFC 1918 private,
 //! link-local (169.254/16 with the cloud metadata address, fe80::/10), CGNAT
