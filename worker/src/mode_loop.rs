@@ -119,6 +119,10 @@ async fn held(
         };
         *cached = Some(config.clone());
         versions.mark_unchanged();
+        // A full lease for the cycle: never start one on a lease about to end.
+        if !renew(shared, key, token).await {
+            return Held::Lost;
+        }
 
         if let Some(hook) = &shared.config.on_cycle {
             hook(key, true, Instant::now());

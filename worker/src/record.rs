@@ -100,7 +100,21 @@ impl Recorder<'_> {
         let mut deliveries = Vec::new();
         let mut notices = Vec::new();
         for entry in entries {
-            let body = parse(entry)?;
+            // A record that does not parse can never be stored; holding it
+            // would stop every later match of the mode, so it is logged
+            // (ids only) and acknowledged with the rest.
+            let body = match parse(entry) {
+                Ok(body) => body,
+                Err(err) => {
+                    tracing::error!(
+                        outbox_id = %entry.id,
+                        match_id = %entry.match_id,
+                        error = %err,
+                        "unreadable match record skipped"
+                    );
+                    continue;
+                }
+            };
             let teams = serde_json::to_value(&body.teams)
                 .map_err(|e| WorkerError::Corrupt(e.to_string()))?;
             let quality = serde_json::to_value(&body.quality)

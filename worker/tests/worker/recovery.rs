@@ -107,3 +107,24 @@ async fn a_cycle_dropped_midway_leaves_every_search_claimed_or_live() {
         ));
     }
 }
+
+#[tokio::test]
+async fn an_unreadable_record_does_not_hold_up_the_others() {
+    let env = Env::new(None, 1.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    let bad = env.add("x", 1500.0).await;
+    let claim = matchplane_store::pool::Claim {
+        match_id: "mat_broken".to_owned(),
+        ticket_ids: vec![bad],
+        record_json: "not a match".to_owned(),
+    };
+    env.pool.claim(&env.mode, token, &claim).await.unwrap();
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    assert_eq!(env.drain("w1").await, 2, "both acknowledged");
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1, "the readable one is stored");
+}

@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
+const LEASE: Duration = Duration::from_secs(2);
+
 type Log = Arc<Mutex<Vec<(String, bool, Instant)>>>;
 
 fn hook(name: &str, log: &Log) -> CycleHook {
@@ -25,6 +27,10 @@ async fn two_workers_never_cycle_at_once_nor_match_twice() {
     let log: Log = Arc::default();
     let spawn = |name: &str| {
         let mut config = env.worker_config(name);
+        // Long enough that a loaded test machine does not let it lapse
+        // mid-cycle (that would be safe, claims are fenced, but is not
+        // what this test is about).
+        config.lease_ttl = LEASE;
         config.on_cycle = Some(hook(name, &log));
         let shutdown = CancellationToken::new();
         let task = tokio::spawn(run_worker(
@@ -60,8 +66,8 @@ async fn two_workers_never_cycle_at_once_nor_match_twice() {
         env.add(&format!("late-{i}"), 1500.0).await;
         added += 1;
     }
-    let lease = Duration::from_millis(600);
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let lease = LEASE;
+    let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let stored = matches::list(&env.db, &env.project_id, None, None, 1000)
             .await
