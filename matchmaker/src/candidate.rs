@@ -102,12 +102,33 @@ pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize
                 .extend(present.iter().map(|&i| (i, reason.clone())));
         }
     }
-    set.candidates.sort_unstable_by(|a, b| {
-        a.wait_start
-            .total_cmp(&b.wait_start)
-            .then_with(|| a.tie.cmp(&b.tie))
-    });
+    sort_longest_waiting_first(&mut set.candidates);
     set
+}
+
+/// Key of an `f64` whose unsigned order is `f64::total_cmp`'s order.
+pub(crate) fn order_key(v: f64) -> u64 {
+    let bits = v.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+/// Sorts by wait start, ties by pool position: small keys are sorted and
+/// the candidates moved once, instead of moving whole candidates at every
+/// comparison.
+fn sort_longest_waiting_first(candidates: &mut Vec<Candidate>) {
+    let mut keys: Vec<(u64, usize, usize)> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (order_key(c.wait_start), c.tie, i))
+        .collect();
+    keys.sort_unstable();
+    let mut slots: Vec<Option<Candidate>> =
+        std::mem::take(candidates).into_iter().map(Some).collect();
+    candidates.extend(keys.into_iter().filter_map(|(_, _, i)| slots[i].take()));
 }
 
 impl CandidateSet {

@@ -18,7 +18,7 @@
 //! FIFO has no closeness rule: candidates are taken in wait order, first
 //! fit by seats.
 
-use crate::candidate::Candidate;
+use crate::candidate::{order_key, Candidate};
 use crate::reasons::WaitingReason;
 use crate::teams::can_pack;
 use crate::tolerance::fits;
@@ -81,8 +81,9 @@ pub fn group_by_closeness(
         size: caps.iter().sum(),
         keep_together,
     };
-    let mut by_value: Vec<usize> = (0..n).collect();
-    by_value.sort_by(|a, b| values[*a].total_cmp(&values[*b]).then(a.cmp(b)));
+    let mut keyed: Vec<(u64, usize)> = (0..n).map(|i| (order_key(values[i]), i)).collect();
+    keyed.sort_unstable();
+    let by_value: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
     let mut pos = vec![0; n];
     for (p, &c) in by_value.iter().enumerate() {
         pos[c] = p;

@@ -204,10 +204,13 @@ pub fn shuffled(units: &[Unit], caps: &[u32], rng: &mut dyn RngCore) -> Option<V
 /// to [`EXACT_LIMIT`] units, otherwise snake improved by swaps; never worse
 /// than [`snake`]. `None` if the units cannot fill the teams exactly.
 pub fn balanced(units: &[Unit], caps: &[u32]) -> Option<Vec<usize>> {
-    let start = snake(units, caps)?;
     if units.len() <= EXACT_LIMIT && caps.len() == 2 && units.iter().all(|u| u.seats == 1) {
-        return Some(two_teams_of_solos(units, caps, start));
+        // Exact, so never worse than snake; snake only if no split exists.
+        if let Some(seat) = two_teams_of_solos(units, caps) {
+            return Some(seat);
+        }
     }
+    let start = snake(units, caps)?;
     let improved = improve_by_swaps(units, caps, start);
     if units.len() > EXACT_LIMIT {
         return Some(improved);
@@ -255,40 +258,51 @@ fn improve_by_swaps(units: &[Unit], caps: &[u32], mut seat: Vec<usize>) -> Vec<u
 
 /// Exact balance of single seats into two teams, the common case (`[5,5]`
 /// solos): every choice of team 0's `caps[0]` players, enumerated as bit
-/// masks in lexicographic order (Gosper's hack), at most C(20, 10) of them.
-fn two_teams_of_solos(units: &[Unit], caps: &[u32], start: Vec<usize>) -> Vec<usize> {
+/// masks in lexicographic order (Gosper's hack), at most C(20, 10) of them,
+/// half that for equal teams (a split and its mirror are the same).
+fn two_teams_of_solos(units: &[Unit], caps: &[u32]) -> Option<Vec<usize>> {
     let n = units.len();
     let k = caps[0] as usize;
-    let total: f64 = units.iter().map(|u| u.value_sum).sum();
-    let (c0, c1) = (f64::from(caps[0].max(1)), f64::from(caps[1].max(1)));
-    let mut best = spread(units, caps, &start);
-    let mut best_mask: Option<u32> = None;
-    if k == 0 || k >= n || n > 31 {
-        return start;
+    if k == 0 || k >= n || n > 31 || k + caps[1] as usize != n {
+        return None;
     }
-    let mut mask: u32 = (1u32 << k) - 1;
-    let limit: u32 = 1u32 << n;
-    while mask < limit {
+    let values: Vec<f64> = units.iter().map(|u| u.value_sum).collect();
+    let total: f64 = values.iter().sum();
+    let (c0, c1) = (f64::from(caps[0]), f64::from(caps[1]));
+    let mut best = f64::INFINITY;
+    let mut best_mask = 0u32;
+    // With equal teams a split and its mirror are one: keep unit 0 on
+    // team 0 and choose its k - 1 mates among the other n - 1.
+    let mirror = c0 == c1;
+    let (free, pick) = if mirror { (n - 1, k - 1) } else { (n, k) };
+    let mut combo: u32 = (1u32 << pick) - 1;
+    let limit: u32 = 1u32 << free;
+    while combo < limit {
+        let mask = if mirror { (combo << 1) | 1 } else { combo };
         let mut sum = 0.0;
         let mut bits = mask;
         while bits != 0 {
-            sum += units[bits.trailing_zeros() as usize].value_sum;
+            sum += values[bits.trailing_zeros() as usize];
             bits &= bits - 1;
         }
         let s = (sum / c0 - (total - sum) / c1).abs();
         if s + 1e-12 < best {
             best = s;
-            best_mask = Some(mask);
+            best_mask = mask;
         }
-        // Next mask with the same number of bits.
-        let lowest = mask & mask.wrapping_neg();
-        let ripple = mask + lowest;
-        mask = (((ripple ^ mask) >> 2) / lowest) | ripple;
+        if combo == 0 {
+            break;
+        }
+        // Next combination with the same number of bits.
+        let lowest = combo & combo.wrapping_neg();
+        let ripple = combo + lowest;
+        combo = (((ripple ^ combo) >> 2) / lowest) | ripple;
     }
-    match best_mask {
-        Some(mask) => (0..n).map(|i| usize::from(mask & (1 << i) == 0)).collect(),
-        None => start,
-    }
+    Some(
+        (0..n)
+            .map(|i| usize::from(best_mask & (1 << i) == 0))
+            .collect(),
+    )
 }
 
 /// Branch and bound over exact seatings, units placed biggest first.
