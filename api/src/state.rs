@@ -4,6 +4,7 @@
 use crate::auth::KeyCache;
 use crate::play::{Play, PlaySettings};
 use crate::rate_limit::ProjectLimiter;
+use crate::routes::ratings::StoredRatings;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
@@ -66,13 +67,16 @@ impl AppState {
         let recorder = builder.build_recorder();
         let metrics = recorder.handle();
         Self {
-            db,
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::default()),
             recorder: Arc::new(recorder),
             metrics,
-            play: Arc::new(Play::in_memory(PlaySettings::default())),
+            play: Arc::new(
+                Play::in_memory(PlaySettings::default())
+                    .with_ratings(Arc::new(StoredRatings::new(db.clone()))),
+            ),
+            db,
         }
     }
 

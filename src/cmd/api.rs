@@ -64,7 +64,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         }
     };
     let config = ServeConfig {
-        database_url: args.database_url,
+        database_url: args.database_url.clone(),
         api: ApiConfig {
             operator_token: args.operator_token,
             allow_private_webhooks: args.allow_private_webhooks,
@@ -74,8 +74,19 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
         ..PlaySettings::default()
     };
+    // Stored ratings stand in for a missing ticket `mmr` in modes with ratings.
+    let ratings_db = match matchplane_api::serve::connect(&args.database_url).await {
+        Ok(db) => db,
+        Err(err) => {
+            eprintln!("error: cannot connect to the database: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let ratings = Arc::new(matchplane_api::routes::ratings::StoredRatings::new(
+        ratings_db,
+    ));
     let play = match play::connect_redis(&args.redis_url, &args.redis_prefix, settings).await {
-        Ok(play) => Arc::new(play),
+        Ok(play) => Arc::new(play.with_ratings(ratings)),
         Err(err) => {
             eprintln!("error: cannot connect to Redis: {err}");
             return ExitCode::FAILURE;

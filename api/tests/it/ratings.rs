@@ -240,3 +240,55 @@ async fn concurrent_reports_on_overlapping_players_lose_no_update() {
     }
     assert_eq!(opponent_games, 24);
 }
+
+/// A ticket in a mode with ratings may omit `mmr`: the stored (or initial)
+/// rating stands in; without ratings the same ticket is `MMR_REQUIRED`.
+async fn tickets_use_stored_ratings(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let (p, key, base) = rated_mode(&t).await;
+    let put = t
+        .call(
+            Method::PUT,
+            &format!("{base}/ratings/ana"),
+            Some(&key),
+            Some(json!({"rating": 2100, "deviation": 60, "volatility": 0.05})),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK);
+    for player in ["ana", "never-rated"] {
+        let ticket = t
+            .call(
+                Method::POST,
+                &format!("/v1/projects/{p}/tickets"),
+                Some(&key),
+                Some(json!({"gameMode": "ranked", "playerId": player})),
+            )
+            .await;
+        assert_eq!(
+            ticket.status,
+            StatusCode::CREATED,
+            "{player}: {}",
+            ticket.body
+        );
+    }
+    let plain = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(&key),
+            Some(mode("casual")),
+        )
+        .await;
+    assert_eq!(plain.status, StatusCode::CREATED);
+    let refused = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets"),
+            Some(&key),
+            Some(json!({"gameMode": "casual", "playerId": "bob"})),
+        )
+        .await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "MMR_REQUIRED");
+}
+
+on_both!(tickets_use_stored_ratings);
