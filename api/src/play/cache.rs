@@ -132,9 +132,14 @@ pub async fn invalidate_on_change(
     next: Next,
 ) -> Response {
     let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    let path = req.uri().path().to_owned();
+    let path = req.uri().path();
+    let hot = path.starts_with("/v1/searches") || path.contains("/tickets");
+    if !write || hot {
+        return next.run(req).await;
+    }
+    let path = path.to_owned();
     let response = next.run(req).await;
-    if !write || !response.status().is_success() {
+    if !response.status().is_success() {
         return response;
     }
     if path.starts_with("/v1/tiers") {

@@ -46,12 +46,15 @@ pub fn store_failed(err: PoolError) -> ApiError {
 /// As above, or `500` when the store fails.
 pub async fn ticket_of(play: &Play, token: &str) -> Result<Ticket, ApiError> {
     let parsed = token::parse(token).ok_or_else(ticket_invalid)?;
-    let ticket = play
-        .tickets
-        .get(&parsed.project_id, &parsed.ticket_id)
-        .await
-        .map_err(store_failed)?
-        .ok_or_else(ticket_invalid)?;
+    let ticket = match play.recent.get(&parsed.project_id, &parsed.ticket_id) {
+        Some(ticket) => ticket,
+        None => play
+            .tickets
+            .get(&parsed.project_id, &parsed.ticket_id)
+            .await
+            .map_err(store_failed)?
+            .ok_or_else(ticket_invalid)?,
+    };
     if !token::matches(token, &ticket.token_hash) {
         return Err(ticket_invalid());
     }

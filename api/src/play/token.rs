@@ -17,8 +17,8 @@ pub struct TokenRef {
     pub ticket_id: String,
 }
 
-/// A new token for `ticket_id` of `project_id` from `rng` (`OsRng` in
-/// production).
+/// A new token for `ticket_id` of `project_id` from `rng`: a
+/// cryptographically secure generator (`rand::thread_rng()` or `OsRng`).
 pub fn generate(rng: &mut impl RngCore, project_id: &str, ticket_id: &str) -> String {
     let mut bytes = [0u8; 32];
     rng.fill_bytes(&mut bytes);

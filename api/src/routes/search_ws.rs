@@ -53,12 +53,21 @@ pub async fn search(
 ) -> Result<Response, ApiError> {
     let play = state.play.clone();
     let ticket = live_ticket_of(&play, &query.ticket, unix_now()).await?;
-    let updates = play
-        .pool
-        .subscribe_status(&ticket.ticket_id)
-        .await
-        .map_err(store_failed)?;
-    let started = start(&play, &state.db, ticket, Via::WebSocket).await?;
+    // Subscribed before the first state re-read, in the same round trip
+    // as the add; a final published in between is caught by that re-read.
+    let ticket_id = ticket.ticket_id.clone();
+    let (updates, started) = tokio::join!(
+        play.pool.subscribe_status(&ticket_id),
+        start(&play, &state.db, ticket, Via::WebSocket)
+    );
+    let started = started?;
+    let updates = match updates {
+        Ok(updates) => updates,
+        Err(err) => {
+            let _ = end(&play, &started.ticket, EndOutcome::Cancelled).await;
+            return Err(store_failed(err));
+        }
+    };
     let failed_play = play.clone();
     let failed_ticket = started.ticket.clone();
     Ok(upgrade

@@ -116,7 +116,9 @@ pub async fn create(
         .map_err(|e| ApiError::invalid(vec![e]))?;
     let now = unix_now();
     let ticket_id = format!("tkt_{}", ulid::Ulid::new());
-    let token = token::generate(&mut rand::rngs::OsRng, &project_id, &ticket_id);
+    // thread_rng: a CSPRNG (ChaCha12) seeded and periodically reseeded from
+    // the OS, without a system call per ticket.
+    let token = token::generate(&mut rand::thread_rng(), &project_id, &ticket_id);
     let ticket = Ticket {
         ticket_id: ticket_id.clone(),
         project_id,
@@ -137,6 +139,7 @@ pub async fn create(
             }
             CreateTicketError::Store(err) => store_failed(err),
         })?;
+    play.recent.put(&ticket);
     Ok((
         StatusCode::CREATED,
         Json(CreatedTicket {

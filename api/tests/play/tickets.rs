@@ -3,11 +3,16 @@
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
+use matchplane_api::{router, ApiConfig, AppState};
 use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+use tower::ServiceExt;
 
 on_both_pools!(
     a_ticket_carries_an_unguessable_token,
-    every_ticket_error_of_spec_4
+    every_ticket_error_of_spec_4,
+    a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second
 );
 
 async fn a_ticket_carries_an_unguessable_token(pools: Pools) {
@@ -136,4 +141,49 @@ async fn every_ticket_error_of_spec_4(pools: Pools) {
     )
     .await
     .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
+
+async fn a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    // Another API instance over the same database, its cache warmed.
+    let other_play = Arc::new(TestApp::play_on(pools, &t.prefix, fast()).await);
+    let other = router(AppState::new(t.db.clone(), ApiConfig::default()).with_play(other_play));
+    let other_ticket = |player: &'static str| {
+        let other = other.clone();
+        let key = key.clone();
+        let path = format!("/v1/projects/{p}/tickets");
+        async move {
+            let req = axum::http::Request::builder()
+                .method(Method::POST)
+                .uri(path)
+                .header("authorization", key)
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(solo("duel", player).to_string()))
+                .unwrap();
+            other.oneshot(req).await.unwrap().status()
+        }
+    };
+    assert_eq!(other_ticket("o1").await, StatusCode::CREATED);
+    t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+
+    let mut off = duel("duel");
+    off["enabled"] = json!(false);
+    let a = t
+        .call(
+            Method::PUT,
+            &format!("/v1/projects/{p}/game-modes/duel"),
+            Some(&key),
+            Some(off),
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    // This instance made the change: at once.
+    t.ticket(&p, &key, solo("duel", "p2"))
+        .await
+        .assert_problem(StatusCode::CONFLICT, "GAME_MODE_DISABLED");
+    // The other instance: within a second.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(other_ticket("o2").await, StatusCode::CONFLICT);
 }

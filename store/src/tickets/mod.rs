@@ -5,7 +5,7 @@
 //! party, the SHA-256 of its token (never the token) and its expiry. It lives
 //! in Redis beside the mode's pool, under the same project hash tag, so the
 //! check "is this player already searching in this mode?" and the write of
-//! the ticket are one script (one round trip) and one Cluster slot.
+//! the ticket are one pipelined round trip in one Cluster slot.
 //!
 //! Two implementations, as for the pool: [`RedisTicketStore`] (the service)
 //! and [`MemoryTicketStore`] (`matchplane dev`, tests). Both keep a ticket's
@@ -80,7 +80,8 @@ pub enum CreateTicketError {
 #[async_trait::async_trait]
 pub trait TicketStore: Send + Sync {
     /// Stores `ticket` (at `now`, Unix seconds) unless its player has a live
-    /// search in its mode, in one atomic step (one Redis round trip).
+    /// search in its mode (one Redis round trip). The check is advisory: a
+    /// search started meanwhile is still refused by the pool's add step.
     async fn create(&self, ticket: &Ticket, now: f64) -> Result<(), CreateTicketError>;
 
     /// The ticket `ticket_id` of `project_id`, kept until [`RECORD_GRACE`]

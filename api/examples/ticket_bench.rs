@@ -1,0 +1,114 @@
+//! Serves the API on Redis for a load test of ticket generation, next to a
+//! bare axum JSON handler measured in the same run (README, "Benchmark").
+//!
+//! ```text
+//! DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/8 \
+//!   cargo run --release -p matchplane-api --example ticket_bench
+//! ```
+//! It migrates the database, creates an enterprise project, a key and a
+//! mode, writes a `wrk` script to `/tmp/ticket_bench.lua` and serves the API
+//! on 127.0.0.1:8090 and the bare handler on 127.0.0.1:8091 until Ctrl-C.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use http_body_util::BodyExt;
+use matchplane_api::play::{connect_redis, PlaySettings};
+use matchplane_api::{router, ApiConfig, AppState};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tower::ServiceExt;
+
+const OPERATOR: &str = "bench-operator";
+
+async fn call(app: &Router, method: Method, path: &str, auth: &str, body: Value) -> Value {
+    let req = Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::AUTHORIZATION, auth)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let response = app.clone().oneshot(req).await.unwrap();
+    assert!(
+        response.status() == StatusCode::CREATED,
+        "{}",
+        response.status()
+    );
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+#[tokio::main]
+async fn main() {
+    let database = std::env::var("DATABASE_URL").expect("DATABASE_URL");
+    let redis = std::env::var("REDIS_URL").expect("REDIS_URL");
+    let db = matchplane_api::serve::connect(&database).await.unwrap();
+    matchplane_migrations::migrate(&db).await.unwrap();
+    let play = connect_redis(&redis, "mpbench", PlaySettings::default())
+        .await
+        .unwrap();
+    let config = ApiConfig {
+        operator_token: Some(OPERATOR.into()),
+        allow_private_webhooks: false,
+    };
+    let app = router(AppState::new(db, config).with_play(Arc::new(play)));
+    let op = format!("Bearer {OPERATOR}");
+    let project = call(
+        &app,
+        Method::POST,
+        "/v1/projects",
+        &op,
+        json!({"name": "bench", "tier": "enterprise"}),
+    )
+    .await;
+    let project = project["id"].as_str().unwrap().to_owned();
+    let key = call(
+        &app,
+        Method::POST,
+        &format!("/v1/projects/{project}/keys"),
+        &op,
+        json!({"name": "bench"}),
+    )
+    .await;
+    let key = key["key"].as_str().unwrap().to_owned();
+    let mode = json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+        "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+        "ticketTtlSeconds": 600});
+    call(
+        &app,
+        Method::POST,
+        &format!("/v1/projects/{project}/game-modes"),
+        &format!("Bearer {key}"),
+        mode,
+    )
+    .await;
+    let script = format!(
+        "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n\
+         wrk.headers[\"Authorization\"] = \"Bearer {key}\"\n\
+         wrk.body = '{{\"gameMode\":\"duel\",\"playerId\":\"player-81\",\"attributes\":{{\"mmr\":1520}}}}'\n"
+    );
+    std::fs::write("/tmp/ticket_bench.lua", script).unwrap();
+    println!("ticket URL: http://127.0.0.1:8090/v1/projects/{project}/tickets");
+    println!("bare URL:   http://127.0.0.1:8091/bare");
+    let bare = Router::new().route(
+        "/bare",
+        post(|Json(body): Json<Value>| async move {
+            (
+                StatusCode::CREATED,
+                Json(json!({"ok": true, "got": body["playerId"]})),
+            )
+        }),
+    );
+    let api = tokio::net::TcpListener::bind("127.0.0.1:8090")
+        .await
+        .unwrap();
+    let bare_listener = tokio::net::TcpListener::bind("127.0.0.1:8091")
+        .await
+        .unwrap();
+    tokio::spawn(async move { axum::serve(bare_listener, bare).await.unwrap() });
+    axum::serve(api, app).await.unwrap();
+}
