@@ -62,3 +62,21 @@ fn invalid_scenario_exits_2_with_spec_codes() {
         "gameMode.matchmakingCycleDurationSeconds"
     );
 }
+
+#[test]
+fn a_missing_arrivals_csv_is_an_invalid_scenario() {
+    let dir = std::env::temp_dir().join(format!("mp-sim-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scenario.json");
+    std::fs::write(
+        &path,
+        r#"{"gameMode": {"name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"}}, "until": 10, "arrivalsCsv": "missing.csv"}"#,
+    )
+    .unwrap();
+    let out = simulate(&["--scenario", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["code"], "VALIDATION_ERROR");
+    assert_eq!(err["errors"][0]["field"], "arrivalsCsv");
+}

@@ -110,6 +110,13 @@ pub async fn serve_with_play(
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, "api listening");
     }
+    // No Nagle delay: a WebSocket Ping frame right after a status frame must
+    // leave at once, or `pingMs` measures a delayed ACK (~40 ms), not the path.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %err, "TCP_NODELAY not set");
+        }
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

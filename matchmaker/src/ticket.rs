@@ -44,11 +44,14 @@ pub fn check_ticket(
         ));
     }
     if let Some(value) = mmr {
-        if !value.is_finite() {
+        if !(value.abs() <= crate::validation::MAX_ABS_MMR) {
             return Err(FieldError::new(
                 "attributes.mmr",
                 Code::ValidationError,
-                "mmr must be a finite number",
+                format!(
+                    "mmr must be a number within ±{:e}",
+                    crate::validation::MAX_ABS_MMR
+                ),
             ));
         }
     }

@@ -16,6 +16,10 @@ pub const MAX_CYCLE_DURATION_SECONDS: f64 = 3600.0;
 pub const MAX_TEAMS: usize = 64;
 /// Longest allowed ticket lifetime (seconds): one day.
 pub const MAX_TICKET_TTL_SECONDS: u32 = 86_400;
+/// Largest MMR magnitude anywhere (mode bounds, ticket values): far beyond
+/// any rating scale, and small enough that sums and means over a match of
+/// 200 players stay finite (a non-finite mean cannot be written as JSON).
+pub const MAX_ABS_MMR: f64 = 1e9;
 
 /// One failed rule: `{"field","code","message"}` as in SPEC 7's `errors`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,11 +154,14 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
             base_tolerance,
             expansion_multiplier,
         } => {
-            if !min_mmr.is_finite() || !max_mmr.is_finite() || min_mmr >= max_mmr {
+            if !(min_mmr.abs() <= MAX_ABS_MMR && max_mmr.abs() <= MAX_ABS_MMR) || min_mmr >= max_mmr
+            {
                 push(
                     "algorithm.maxMmr",
                     Code::ValidationError,
-                    "minMmr and maxMmr must be finite with minMmr < maxMmr".into(),
+                    format!(
+                        "minMmr and maxMmr must be within ±{MAX_ABS_MMR:e} with minMmr < maxMmr"
+                    ),
                 );
             }
             if !base_tolerance.is_finite() || *base_tolerance > 100.0 {

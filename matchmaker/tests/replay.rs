@@ -142,3 +142,11 @@ fn invalid_scenarios_name_every_failure_with_spec_codes() {
     assert_eq!(codes, vec!["MMR_REQUIRED", "MMR_OUT_OF_RANGE"]);
     assert!(Scenario::parse("{ not json").is_err());
 }
+
+#[test]
+fn a_scenario_that_would_run_forever_is_refused() {
+    let text = r#"{"gameMode": {"name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 0.1,
+        "algorithm": {"type": "fifo"}}, "tier": "enterprise", "until": 1e12}"#;
+    let err = Scenario::parse(text).unwrap_err();
+    assert_eq!(err.0[0].field, "until");
+}

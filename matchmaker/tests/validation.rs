@@ -176,3 +176,24 @@ fn seeded_tiers_are_spec_2() {
     assert_eq!(pro.requests_per_second, 2000);
     assert_eq!(free.max_concurrent_searches, 1000);
 }
+
+#[test]
+fn mmr_magnitudes_that_would_overflow_a_match_are_refused() {
+    // Case from a newcomer's probe: a range of ±1.7e308 was accepted, the
+    // match's team means overflowed to infinity and the match could not be
+    // recorded. Bounds and ticket values are now limited to ±1e9.
+    let config: GameModeConfig = serde_json::from_value(serde_json::json!({
+        "name": "m", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": -1.7e308, "maxMmr": 1.7e308,
+                      "baseTolerance": 5, "expansionMultiplier": 2}}))
+    .unwrap();
+    let err = validate(&config, &Tier::pro()).unwrap_err();
+    assert_eq!(err.0[0].field, "algorithm.maxMmr");
+    let mut ping = config.clone();
+    ping.algorithm = Algorithm::Ping { max_delta: 50.0 };
+    validate(&ping, &Tier::pro()).unwrap();
+    let huge =
+        matchplane_matchmaker::ticket::check_ticket(&ping, "p", Some(1.7e308), None).unwrap_err();
+    assert_eq!(huge.code, Code::ValidationError);
+    assert!(matchplane_matchmaker::ticket::check_ticket(&ping, "p", Some(1e9), None).is_ok());
+}

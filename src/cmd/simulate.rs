@@ -6,6 +6,7 @@ use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{
     lichess_arrivals, parse_arrivals_csv, render_table, Report, Scenario, ScenarioError, Spread,
 };
+use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -99,7 +100,15 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
     let mut scenario = Scenario::parse(&read(&args.scenario)?).map_err(Failure::Invalid)?;
     if let Some(csv) = scenario.arrivals_csv.clone() {
         let base = args.scenario.parent().unwrap_or(Path::new("."));
-        let events = parse_arrivals_csv(&read(&base.join(csv))?).map_err(Failure::Invalid)?;
+        let path = base.join(&csv);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Failure::Invalid(ScenarioError(vec![FieldError::new(
+                "arrivalsCsv",
+                Code::ValidationError,
+                format!("cannot read {}: {e}", path.display()),
+            )]))
+        })?;
+        let events = parse_arrivals_csv(&text).map_err(Failure::Invalid)?;
         scenario
             .add_events(events, "arrivalsCsv")
             .map_err(Failure::Invalid)?;

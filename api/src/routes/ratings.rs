@@ -267,25 +267,25 @@ pub async fn put_rating(
             "player ids are 1 to 128 printable characters",
         ));
     }
-    if !import.rating.is_finite() {
+    if !(import.rating.abs() <= matchplane_matchmaker::validation::MAX_ABS_MMR) {
         errors.push(FieldError::new(
             "rating",
             Code::ValidationError,
-            "rating must be finite",
+            "rating must be a number within ±1e9",
         ));
     }
-    if !(import.deviation.is_finite() && import.deviation > 0.0) {
+    if !(import.deviation > 0.0 && import.deviation <= 10_000.0) {
         errors.push(FieldError::new(
             "deviation",
             Code::ValidationError,
-            "deviation must be finite and > 0",
+            "deviation must be > 0 and at most 10000",
         ));
     }
-    if !(import.volatility.is_finite() && import.volatility > 0.0) {
+    if !(import.volatility > 0.0 && import.volatility <= 10.0) {
         errors.push(FieldError::new(
             "volatility",
             Code::ValidationError,
-            "volatility must be finite and > 0",
+            "volatility must be > 0 and at most 10",
         ));
     }
     if !errors.is_empty() {
@@ -350,7 +350,7 @@ pub async fn leaderboard(
             .total_cmp(&a.conservative)
             .then_with(|| a.player_id.cmp(&b.player_id))
     });
-    let end = (offset + limit as usize).min(all.len());
+    let end = offset.saturating_add(limit as usize).min(all.len());
     let next_cursor = (end < all.len()).then(|| end.to_string());
     let items = all.into_iter().skip(offset).take(limit as usize).collect();
     Ok(Json(LeaderboardPage { items, next_cursor }))

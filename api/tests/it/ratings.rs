@@ -98,6 +98,17 @@ async fn two_new_players_and_a_duplicate_report(backend: Backend) {
     assert_eq!(board.status, StatusCode::OK);
     assert_eq!(board.body["items"][0]["playerId"], "a");
     let next = board.body["nextCursor"].as_str().unwrap().to_owned();
+    let far = t
+        .call(
+            Method::GET,
+            &format!("{base}/leaderboard?limit=200&cursor=18446744073709551615"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(far.status, StatusCode::OK, "{}", far.body);
+    assert_eq!(far.body["items"], json!([]));
+    assert!(far.body.get("nextCursor").is_none());
     let page2 = t
         .call(
             Method::GET,
@@ -127,6 +138,7 @@ async fn import_and_validation(backend: Backend) {
         json!({"rating": 2100, "deviation": 0, "volatility": 0.05}),
         json!({"rating": 2100, "deviation": 60, "volatility": -1}),
         json!({"rating": "high", "deviation": 60, "volatility": 0.05}),
+        json!({"rating": 1.7e308, "deviation": 1e308, "volatility": 1e308}),
     ] {
         let answer = t
             .call(

@@ -80,9 +80,9 @@ impl RatingsConfig {
             "tau must be in (0, 10]",
         );
         check(
-            self.initial_rating.is_finite(),
+            self.initial_rating.abs() <= crate::validation::MAX_ABS_MMR,
             "initialRating",
-            "initialRating must be finite",
+            "initialRating must be a number within ±1e9",
         );
         check(
             self.initial_deviation.is_finite()

@@ -105,6 +105,9 @@ struct RawEvent {
     cancel: Option<String>,
 }
 
+/// Most cycles one simulation may run (it runs them all, in order).
+pub const MAX_CYCLES: f64 = 1e7;
+
 /// Server-set fields a studio may paste along with a mode's body.
 const SERVER_FIELDS: [&str; 4] = ["version", "createdAt", "updatedAt", "id"];
 
@@ -154,6 +157,12 @@ impl Scenario {
                 "until",
                 Code::ValidationError,
                 "until is a number of seconds >= 0",
+            ));
+        } else if raw.until / game_mode.matchmaking_cycle_duration_seconds.max(1e-3) > MAX_CYCLES {
+            errors.push(FieldError::new(
+                "until",
+                Code::ValidationError,
+                format!("until allows more than {MAX_CYCLES:e} cycles: shorten it or lengthen the cycle"),
             ));
         }
         let mut events = Vec::with_capacity(raw.arrivals.len());
