@@ -44,7 +44,7 @@ pub fn check_ticket(
         ));
     }
     if let Some(value) = mmr {
-        if !(value.abs() <= crate::validation::MAX_ABS_MMR) {
+        if !crate::validation::within(value, crate::validation::MAX_ABS_MMR) {
             return Err(FieldError::new(
                 "attributes.mmr",
                 Code::ValidationError,

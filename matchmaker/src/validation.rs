@@ -21,6 +21,11 @@ pub const MAX_TICKET_TTL_SECONDS: u32 = 86_400;
 /// 200 players stay finite (a non-finite mean cannot be written as JSON).
 pub const MAX_ABS_MMR: f64 = 1e9;
 
+/// Whether `value` is a number with `|value| <= limit` (NaN is not).
+pub fn within(value: f64, limit: f64) -> bool {
+    value.abs() <= limit
+}
+
 /// One failed rule: `{"field","code","message"}` as in SPEC 7's `errors`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldError {

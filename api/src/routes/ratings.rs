@@ -267,7 +267,10 @@ pub async fn put_rating(
             "player ids are 1 to 128 printable characters",
         ));
     }
-    if !(import.rating.abs() <= matchplane_matchmaker::validation::MAX_ABS_MMR) {
+    if !matchplane_matchmaker::validation::within(
+        import.rating,
+        matchplane_matchmaker::validation::MAX_ABS_MMR,
+    ) {
         errors.push(FieldError::new(
             "rating",
             Code::ValidationError,

@@ -80,7 +80,7 @@ impl RatingsConfig {
             "tau must be in (0, 10]",
         );
         check(
-            self.initial_rating.abs() <= crate::validation::MAX_ABS_MMR,
+            crate::validation::within(self.initial_rating, crate::validation::MAX_ABS_MMR),
             "initialRating",
             "initialRating must be a number within ±1e9",
         );
