@@ -159,7 +159,9 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
             base_tolerance,
             expansion_multiplier,
         } => {
-            if !(min_mmr.abs() <= MAX_ABS_MMR && max_mmr.abs() <= MAX_ABS_MMR) || min_mmr >= max_mmr
+            if !within(*min_mmr, MAX_ABS_MMR)
+                || !within(*max_mmr, MAX_ABS_MMR)
+                || min_mmr >= max_mmr
             {
                 push(
                     "algorithm.maxMmr",
