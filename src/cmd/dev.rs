@@ -9,7 +9,7 @@ use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 use matchplane_api::play::{self, Play, PlaySettings};
 use matchplane_api::{ApiConfig, ServeConfig};
-use matchplane_store::pool::{MemoryPoolStore, PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_store::pool::{MemoryPoolStore, PoolStore};
 use matchplane_store::tickets::MemoryTicketStore;
 use matchplane_worker::webhook::DeliveryConfig;
 use matchplane_worker::WorkerConfig;
@@ -101,21 +101,8 @@ pub async fn run(args: DevArgs) -> ExitCode {
     let play = Arc::new(play.with_ratings(Arc::new(
         matchplane_api::routes::ratings::StoredRatings::new(db.clone()),
     )));
-    let pool: Arc<dyn PoolStore> = match &args.redis_url {
-        // The worker gets its own connection to the same Redis pools.
-        Some(url) => {
-            let mut config = RedisPoolConfig::new(url.clone());
-            config.prefix = args.redis_prefix.clone();
-            match RedisPoolStore::connect(config).await {
-                Ok(pool) => Arc::new(pool),
-                Err(err) => {
-                    eprintln!("error: cannot connect to Redis: {err}");
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-        None => play.pool.clone(),
-    };
+    // The worker shares the API's pool store: one process, one connection.
+    let pool = play.pool.clone();
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
         Err(err) => {
