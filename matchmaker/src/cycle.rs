@@ -9,6 +9,7 @@ use crate::recheck::{recheck, FailedSearch};
 use crate::search::Search;
 use crate::teams::{self, Unit};
 use crate::tolerance::mmr_range;
+use arcstr::ArcStr;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
@@ -17,11 +18,11 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct MatchedPlayer {
     /// The studio's player id.
-    pub player_id: String,
+    pub player_id: ArcStr,
     /// The ticket whose search is matched.
-    pub ticket_id: String,
+    pub ticket_id: ArcStr,
     /// The party id, `null` for a solo.
-    pub party_id: Option<String>,
+    pub party_id: Option<ArcStr>,
     /// The ticket's MMR, if any.
     pub mmr: Option<f64>,
     /// The search's ping (milliseconds), if measured.
@@ -69,9 +70,9 @@ impl ProposedMatch {
 #[serde(rename_all = "camelCase")]
 pub struct WaitingSearch {
     /// The waiting ticket.
-    pub ticket_id: String,
+    pub ticket_id: ArcStr,
     /// Its player.
-    pub player_id: String,
+    pub player_id: ArcStr,
     /// Why nobody was found this cycle.
     pub reason: WaitingReason,
 }

@@ -21,6 +21,8 @@ pub mod search;
 pub mod tier;
 pub mod validation;
 
+/// The reference-counted string of ticket, player and party ids (see [`Search`]).
+pub use arcstr::ArcStr;
 pub use codes::Code;
 pub use config::{Algorithm, GameModeConfig, Parties, TeamAssignment, WebhookConfig};
 pub use search::{Party, Search};

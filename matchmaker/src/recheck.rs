@@ -5,6 +5,7 @@
 //! every other member of its party: a party that can never be complete
 //! must not leave its other members waiting forever.
 
+use arcstr::ArcStr;
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::search::Search;
@@ -17,9 +18,9 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct FailedSearch {
     /// The search's ticket.
-    pub ticket_id: String,
+    pub ticket_id: ArcStr,
     /// Its player.
-    pub player_id: String,
+    pub player_id: ArcStr,
     /// Why: `GAME_MODE_DISABLED`, `PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
     /// `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `INVALID_PARTY`,
     /// `PLAYER_ALREADY_SEARCHING`.

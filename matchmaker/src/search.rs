@@ -1,5 +1,6 @@
 //! A search waiting in a mode's pool: what the cycle sees of a player.
 
+use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
 
 /// A party as a ticket carries it (SPEC 4): every member's ticket holds the
@@ -7,8 +8,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Party {
-    /// Studio-chosen party id, unique among the mode's live parties.
-    pub id: String,
+    /// Studio-chosen party id, unique among the mode's live parties
+    /// (reference-counted: every seated member's match entry shares it).
+    pub id: ArcStr,
     /// Player ids of every member, the searching player included.
     pub members: Vec<String>,
 }
@@ -21,10 +23,12 @@ pub struct Party {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Search {
-    /// `tkt_…` id of the ticket searching.
-    pub ticket_id: String,
+    /// `tkt_…` id of the ticket searching. Ids are reference-counted
+    /// strings: a cycle's outcome shares them with the pool instead of
+    /// copying 100 000 of them.
+    pub ticket_id: ArcStr,
     /// The studio's player id.
-    pub player_id: String,
+    pub player_id: ArcStr,
     /// The party; `None` is a party of one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub party: Option<Party>,
@@ -41,8 +45,8 @@ pub struct Search {
 impl Search {
     /// A solo search with an MMR, the common case in tests and benchmarks.
     pub fn solo(
-        ticket_id: impl Into<String>,
-        player_id: impl Into<String>,
+        ticket_id: impl Into<ArcStr>,
+        player_id: impl Into<ArcStr>,
         mmr: f64,
         queued_at: f64,
     ) -> Self {

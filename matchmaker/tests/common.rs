@@ -59,7 +59,7 @@ pub fn solo(id: &str, mmr: f64, queued_at: f64) -> Search {
 
 pub fn pinged(id: &str, ping: f64, queued_at: f64) -> Search {
     Search {
-        ticket_id: format!("tkt_{id}"),
+        ticket_id: format!("tkt_{id}").into(),
         player_id: id.into(),
         party: None,
         mmr: None,
@@ -74,8 +74,8 @@ pub fn party(pid: &str, size: usize, mmr: f64, queued_at: f64) -> Vec<Search> {
     members
         .iter()
         .map(|m| Search {
-            ticket_id: format!("tkt_{m}"),
-            player_id: m.clone(),
+            ticket_id: format!("tkt_{m}").into(),
+            player_id: m.as_str().into(),
             party: Some(Party {
                 id: pid.into(),
                 members: members.clone(),
@@ -102,7 +102,7 @@ pub fn teams_of(outcome: &CycleOutcome) -> Vec<Vec<Vec<String>>> {
                 .iter()
                 .map(|t| {
                     let mut ids: Vec<String> =
-                        t.players.iter().map(|p| p.player_id.clone()).collect();
+                        t.players.iter().map(|p| p.player_id.to_string()).collect();
                     ids.sort();
                     ids
                 })
@@ -119,7 +119,7 @@ pub fn party_sizes(outcome: &CycleOutcome, m: usize) -> Vec<Vec<usize>> {
         .map(|t| {
             let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
             for p in &t.players {
-                let key = p.party_id.clone().unwrap_or_else(|| p.player_id.clone());
+                let key = p.party_id.clone().unwrap_or_else(|| p.player_id.clone()).to_string();
                 *counts.entry(key).or_default() += 1;
             }
             let mut sizes: Vec<usize> = counts.into_values().collect();

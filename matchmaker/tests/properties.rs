@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+use arcstr::ArcStr;
 use common::*;
 use matchplane_matchmaker::teams::{balanced, can_pack, snake, spread, Unit};
 use matchplane_matchmaker::tolerance::mmr_range;
@@ -76,10 +77,10 @@ fn build_pool(arrivals: &[Arrival], max_party: usize) -> Vec<Search> {
         };
         for (m, id) in members.iter().enumerate().take(present) {
             pool.push(Search {
-                ticket_id: format!("tkt_{id}"),
-                player_id: id.clone(),
+                ticket_id: format!("tkt_{id}").into(),
+                player_id: id.as_str().into(),
                 party: (size > 1).then(|| Party {
-                    id: format!("party{i}"),
+                    id: format!("party{i}").into(),
                     members: members.clone(),
                 }),
                 mmr: Some((a.mmr + a.spread * m as f64).min(3000.0)),
@@ -105,8 +106,8 @@ proptest! {
         for m in &out.matches {
             for t in m.ticket_ids() { prop_assert!(seen.insert(t.to_string()), "{t} twice"); }
         }
-        for f in &out.failed { prop_assert!(seen.insert(f.ticket_id.clone())); }
-        for w in &out.waiting { prop_assert!(seen.insert(w.ticket_id.clone()), "{} twice", w.ticket_id); }
+        for f in &out.failed { prop_assert!(seen.insert(f.ticket_id.to_string())); }
+        for w in &out.waiting { prop_assert!(seen.insert(w.ticket_id.to_string()), "{} twice", w.ticket_id); }
         prop_assert_eq!(seen.len(), pool.len());
 
         for m in &out.matches {
@@ -116,8 +117,8 @@ proptest! {
 
             // Parties whole (all members in this match), and with
             // keep-together on one team.
-            let mut party_team: HashMap<String, HashSet<usize>> = HashMap::new();
-            let mut party_count: HashMap<String, usize> = HashMap::new();
+            let mut party_team: HashMap<ArcStr, HashSet<usize>> = HashMap::new();
+            let mut party_count: HashMap<ArcStr, usize> = HashMap::new();
             for t in &m.teams {
                 for p in &t.players {
                     if let Some(pid) = &p.party_id {
@@ -135,7 +136,7 @@ proptest! {
             }
 
             // Nobody outside their own range at match time (party values).
-            let mut units: HashMap<String, Vec<&Search>> = HashMap::new();
+            let mut units: HashMap<ArcStr, Vec<&Search>> = HashMap::new();
             for t in m.ticket_ids() {
                 let s = by_ticket[t];
                 let key = s.party.as_ref().map(|p| p.id.clone()).unwrap_or_else(|| s.ticket_id.clone());

@@ -148,7 +148,7 @@ async fn tick(
         .filter_map(|w| {
             serde_json::to_string(&w.reason)
                 .ok()
-                .map(|json| (w.ticket_id.clone(), json))
+                .map(|json| (w.ticket_id.to_string(), json))
         })
         .collect();
     if !reasons.is_empty() {

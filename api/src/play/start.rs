@@ -128,8 +128,8 @@ pub async fn start(
     };
     let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
     let search = Search {
-        ticket_id: ticket.ticket_id.clone(),
-        player_id: ticket.player_id.clone(),
+        ticket_id: ticket.ticket_id.as_str().into(),
+        player_id: ticket.player_id.as_str().into(),
         party: ticket.party.clone(),
         mmr: ticket.mmr,
         ping_ms: None,

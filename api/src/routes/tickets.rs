@@ -109,7 +109,7 @@ pub async fn create(
             .map_err(|e| ApiError::internal(&e))?;
     }
     let party = body.party.map(|p| Party {
-        id: p.id,
+        id: p.id.into(),
         members: p.members,
     });
     check_ticket(&config, &body.player_id, mmr, party.as_ref())

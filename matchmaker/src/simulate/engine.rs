@@ -3,6 +3,7 @@
 use super::report::{Ended, Report, SimulatedMatch, Stats};
 use super::scenario::{Event, Scenario};
 use super::stats::{Percentiles, Spread};
+use arcstr::ArcStr;
 use crate::cycle::run_cycle;
 use crate::search::Search;
 use rand::SeedableRng;
@@ -44,28 +45,28 @@ pub fn run(scenario: &Scenario) -> Report {
                     ping_ms,
                     party,
                 } => {
-                    if pool.iter().any(|s| &s.player_id == player_id) {
+                    if pool.iter().any(|s| s.player_id == *player_id) {
                         refused += 1;
                         continue;
                     }
                     tickets += 1;
                     pool.push(Search {
-                        ticket_id: format!("tkt_{tickets}"),
-                        player_id: player_id.clone(),
+                        ticket_id: format!("tkt_{tickets}").into(),
+                        player_id: player_id.as_str().into(),
                         party: party.clone(),
                         mmr: *mmr,
                         ping_ms: *ping_ms,
                         queued_at: *at,
                     });
                 }
-                Event::Cancel { player_id, .. } => pool.retain(|s| &s.player_id != player_id),
+                Event::Cancel { player_id, .. } => pool.retain(|s| s.player_id != *player_id),
             }
         }
         pool.retain(|s| {
             let alive = t - s.queued_at < ttl;
             if !alive {
                 ended.push(Ended {
-                    player_id: s.player_id.clone(),
+                    player_id: s.player_id.to_string(),
                     at: t,
                     code: "EXPIRED".into(),
                 });
@@ -74,7 +75,7 @@ pub fn run(scenario: &Scenario) -> Report {
         });
 
         let outcome = run_cycle(config, &pool, t, &mut rng);
-        let mut gone: HashSet<String> = HashSet::new();
+        let mut gone: HashSet<ArcStr> = HashSet::new();
         for m in &outcome.matches {
             for team in &m.teams {
                 for p in &team.players {
@@ -87,7 +88,7 @@ pub fn run(scenario: &Scenario) -> Report {
                 teams: m
                     .teams
                     .iter()
-                    .map(|team| team.players.iter().map(|p| p.player_id.clone()).collect())
+                    .map(|team| team.players.iter().map(|p| p.player_id.to_string()).collect())
                     .collect(),
                 mean_mmr: m.teams.iter().map(|team| team.mean_mmr).collect(),
                 mmr_spread: m.mmr_spread,
@@ -97,7 +98,7 @@ pub fn run(scenario: &Scenario) -> Report {
         for f in &outcome.failed {
             gone.insert(f.ticket_id.clone());
             ended.push(Ended {
-                player_id: f.player_id.clone(),
+                player_id: f.player_id.to_string(),
                 at: t,
                 code: f.code.as_str().into(),
             });
@@ -106,7 +107,7 @@ pub fn run(scenario: &Scenario) -> Report {
         reasons = outcome
             .waiting
             .into_iter()
-            .map(|w| (w.player_id, w.reason))
+            .map(|w| (w.player_id.to_string(), w.reason))
             .collect();
     }
 
@@ -115,7 +116,7 @@ pub fn run(scenario: &Scenario) -> Report {
         .map(|m: &SimulatedMatch| m.mmr_spread)
         .collect();
     let imbalances: Vec<f64> = matches.iter().map(|m| m.team_imbalance).collect();
-    let unmatched: Vec<String> = pool.iter().map(|s| s.player_id.clone()).collect();
+    let unmatched: Vec<String> = pool.iter().map(|s| s.player_id.to_string()).collect();
     let waiting: HashSet<&String> = unmatched.iter().collect();
     reasons.retain(|player, _| waiting.contains(player));
     Report {

@@ -293,7 +293,7 @@ pub fn parse_arrivals_csv(text: &str) -> Result<Vec<Event>, ScenarioError> {
         let player_id = cell(Some(player_c)).ok_or_else(|| bad(row, "playerId is empty".into()))?;
         let party = match (cell(pid_c), cell(members_c)) {
             (Some(id), Some(members)) => Some(Party {
-                id: id.to_string(),
+                id: id.into(),
                 members: members.split('|').map(str::to_string).collect(),
             }),
             (None, None) => None,

@@ -75,7 +75,7 @@ impl ModeState {
         let mut search = search.clone();
         search.ping_ms = self
             .pings
-            .get(&search.ticket_id)
+            .get(search.ticket_id.as_str())
             .and_then(|samples| median(samples));
         search
     }
@@ -85,8 +85,8 @@ impl ModeState {
         let Some(search) = self.pool.remove(ticket_id) else {
             return false;
         };
-        if self.players.get(&search.player_id).map(String::as_str) == Some(ticket_id) {
-            self.players.remove(&search.player_id);
+        if self.players.get(search.player_id.as_str()).map(String::as_str) == Some(ticket_id) {
+            self.players.remove(search.player_id.as_str());
         }
         self.deadlines.remove(ticket_id);
         self.pings.remove(ticket_id);
@@ -131,13 +131,13 @@ impl PoolStore for MemoryPoolStore {
         let mut state = self.state();
         let live = state.live.get(&mode.project_id).copied().unwrap_or(0);
         let pool = state.mode(mode);
-        if pool.pool.contains_key(&search.ticket_id) {
+        if pool.pool.contains_key(search.ticket_id.as_str()) {
             return Err(AddSearchError::SearchAlreadyActive);
         }
-        if let Some(Ended::Matched { .. }) = pool.ended.get(&search.ticket_id) {
+        if let Some(Ended::Matched { .. }) = pool.ended.get(search.ticket_id.as_str()) {
             return Err(AddSearchError::TicketAlreadyMatched);
         }
-        if let Some(ticket_id) = pool.players.get(&search.player_id) {
+        if let Some(ticket_id) = pool.players.get(search.player_id.as_str()) {
             return Err(AddSearchError::PlayerAlreadySearching {
                 ticket_id: ticket_id.clone(),
             });
@@ -145,7 +145,7 @@ impl PoolStore for MemoryPoolStore {
         if let Some(limit) = max_live.filter(|limit| live >= *limit) {
             return Err(AddSearchError::QuotaExceeded { limit });
         }
-        let ticket = search.ticket_id.clone();
+        let ticket = search.ticket_id.to_string();
         pool.pool.insert(
             ticket.clone(),
             Search {
@@ -154,7 +154,7 @@ impl PoolStore for MemoryPoolStore {
             },
         );
         pool.players
-            .insert(search.player_id.clone(), ticket.clone());
+            .insert(search.player_id.to_string(), ticket.clone());
         pool.deadlines.insert(ticket.clone(), deadline);
         pool.ended.remove(&ticket);
         *state.live.entry(mode.project_id.clone()).or_default() += 1;

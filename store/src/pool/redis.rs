@@ -267,8 +267,8 @@ impl PoolStore for RedisPoolStore {
             .key(previous)
             .key(&keys.live)
             .key(&keys.modes)
-            .arg(&search.ticket_id)
-            .arg(&search.player_id)
+            .arg(search.ticket_id.as_str())
+            .arg(search.player_id.as_str())
             .arg(json)
             .arg(deadline)
             .arg(max_live.map(|l| l.to_string()).unwrap_or_default())
@@ -403,7 +403,7 @@ impl PoolStore for RedisPoolStore {
         let mut searches = Vec::with_capacity(values.len());
         for json in &values {
             let mut search = parse_search(json)?;
-            if let Some(samples) = pings.get(&search.ticket_id) {
+            if let Some(samples) = pings.get(search.ticket_id.as_str()) {
                 search.ping_ms = parse_ping(samples)?;
             }
             searches.push(search);

@@ -144,9 +144,9 @@ impl From<&ProposedTeam> for Team {
 impl From<&MatchedPlayer> for Player {
     fn from(player: &MatchedPlayer) -> Self {
         Self {
-            player_id: player.player_id.clone(),
-            ticket_id: player.ticket_id.clone(),
-            party_id: player.party_id.clone(),
+            player_id: player.player_id.to_string(),
+            ticket_id: player.ticket_id.to_string(),
+            party_id: player.party_id.as_ref().map(ToString::to_string),
             mmr: player.mmr,
             ping_ms: player.ping_ms,
             wait_seconds: player.wait_seconds,
@@ -201,8 +201,8 @@ mod tests {
 
     fn proposed() -> ProposedMatch {
         let player = |id: &str, mmr: f64| MatchedPlayer {
-            player_id: id.to_owned(),
-            ticket_id: format!("tkt_{id}"),
+            player_id: id.into(),
+            ticket_id: format!("tkt_{id}").into(),
             party_id: None,
             mmr: Some(mmr),
             ping_ms: None,

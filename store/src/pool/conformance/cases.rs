@@ -364,7 +364,7 @@ pub async fn claim_takes_all_or_nothing(store: Arc<dyn PoolStore>) {
         .await
         .unwrap()
         .into_iter()
-        .map(|s| s.ticket_id)
+        .map(|s| s.ticket_id.to_string())
         .collect();
     assert_eq!(left, vec!["t4"]);
     assert_eq!(store.count_live("prj_a").await.unwrap(), 1);

@@ -179,7 +179,7 @@ pub async fn cancels_racing_claims_end_every_search_exactly_once(store: Arc<dyn 
         .await
         .unwrap()
         .into_iter()
-        .map(|s| s.ticket_id)
+        .map(|s| s.ticket_id.to_string())
         .collect();
     for ticket in &tickets {
         let states = [

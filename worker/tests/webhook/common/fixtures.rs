@@ -15,8 +15,8 @@ pub fn secret(seed: u64) -> String {
 /// A 1v1 `match.made` message whose first player is `player_id` with MMR 1500.
 pub fn match_message(match_id: &str, player_id: &str) -> Message {
     let player = |id: &str, mmr: f64| MatchedPlayer {
-        player_id: id.to_owned(),
-        ticket_id: format!("tkt_{id}"),
+        player_id: id.into(),
+        ticket_id: format!("tkt_{id}").into(),
         party_id: None,
         mmr: Some(mmr),
         ping_ms: Some(35.0),
