@@ -6,6 +6,12 @@ use std::process::ExitCode;
 
 mod cmd;
 
+/// mimalloc instead of the system allocator: the API's hot path (ticket
+/// generation) allocates per request, and glibc's malloc cost about a fifth of
+/// its CPU under load (api/README.md, "Benchmark").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Multi-tenant matchmaking control plane.
 #[derive(Parser)]
 #[command(name = "matchplane", version, about)]

@@ -21,6 +21,10 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use tower::ServiceExt;
 
+// The allocator `matchplane` itself uses (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const OPERATOR: &str = "bench-operator";
 
 async fn call(app: &Router, method: Method, path: &str, auth: &str, body: Value) -> Value {

@@ -35,9 +35,23 @@ const LATENCY_BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 ];
 
-/// Shared state of the router; cheap to clone.
+/// Shared state of the router: one reference count to clone (axum clones it
+/// for every extractor and middleware of every request), fields reached
+/// through `Deref` to [`SharedState`].
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<SharedState>);
+
+impl std::ops::Deref for AppState {
+    type Target = SharedState;
+
+    fn deref(&self) -> &SharedState {
+        &self.0
+    }
+}
+
+/// What [`AppState`] holds.
+#[derive(Clone)]
+pub struct SharedState {
     /// The control-plane database.
     pub db: DatabaseConnection,
     /// Operator settings.
@@ -66,7 +80,7 @@ impl AppState {
         };
         let recorder = builder.build_recorder();
         let metrics = recorder.handle();
-        Self {
+        Self(Arc::new(SharedState {
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::default()),
@@ -77,12 +91,13 @@ impl AppState {
                     .with_ratings(Arc::new(StoredRatings::new(db.clone()))),
             ),
             db,
-        }
+        }))
     }
 
     /// The same state over other live stores (Redis in the service).
-    pub fn with_play(mut self, play: Arc<Play>) -> Self {
-        self.play = play;
-        self
+    pub fn with_play(self, play: Arc<Play>) -> Self {
+        let mut shared = Arc::unwrap_or_clone(self.0);
+        shared.play = play;
+        Self(Arc::new(shared))
     }
 }
