@@ -244,6 +244,10 @@ enum Claimed {
     LeaseLost,
 }
 
+/// Matches per `claim_many` call: the worker encodes one chunk's records
+/// while Redis runs the previous chunk's script.
+const CLAIM_CHUNK: usize = 200;
+
 async fn claim_all(
     pool: &dyn PoolStore,
     mode: &ModeKey,
@@ -253,26 +257,64 @@ async fn claim_all(
     matches: &[ProposedMatch],
     concurrency: usize,
 ) -> Vec<Result<Claimed, WorkerError>> {
-    let futures: Vec<_> = matches
-        .iter()
-        .map(|proposed| claim_one(pool, mode, config, token, now, proposed))
+    let chunks: Vec<_> = matches
+        .chunks(CLAIM_CHUNK)
+        .map(|chunk| claim_chunk(pool, mode, config, token, now, chunk))
         .collect();
-    stream::iter(futures)
-        .buffer_unordered(concurrency.max(1))
+    let results: Vec<Vec<Result<Claimed, WorkerError>>> = stream::iter(chunks)
+        .buffer_unordered(concurrency.clamp(1, 4))
         .collect()
-        .await
+        .await;
+    results.into_iter().flatten().collect()
 }
 
-/// Claims one match: its record (the exact `match.made` body) goes to the
-/// outbox in the same script.
-async fn claim_one(
+/// Claims a chunk of matches in one `claim_many`: each match's record (the
+/// exact `match.made` body) goes to the outbox with its claim.
+async fn claim_chunk(
     pool: &dyn PoolStore,
     mode: &ModeKey,
     config: &ModeConfig,
     token: u64,
     now: DateTime<Utc>,
+    chunk: &[ProposedMatch],
+) -> Vec<Result<Claimed, WorkerError>> {
+    let claims: Result<Vec<Claim>, WorkerError> = chunk
+        .iter()
+        .map(|proposed| claim_of(mode, config, now, proposed))
+        .collect();
+    let outcomes = match claims {
+        Ok(claims) => pool.claim_many(mode, token, &claims).await,
+        Err(e) => return vec![Err(e)],
+    };
+    match outcomes {
+        Ok(outcomes) => chunk
+            .iter()
+            .zip(outcomes)
+            .map(|(proposed, outcome)| {
+                Ok(match outcome {
+                    ClaimOutcome::Claimed { .. } => Claimed::Yes(
+                        proposed
+                            .teams
+                            .iter()
+                            .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
+                            .collect(),
+                    ),
+                    ClaimOutcome::Conflict { .. } => Claimed::Conflict,
+                    ClaimOutcome::LeaseLost => Claimed::LeaseLost,
+                })
+            })
+            .collect(),
+        Err(e) => vec![Err(e.into())],
+    }
+}
+
+/// The claim of one match, with its record.
+fn claim_of(
+    mode: &ModeKey,
+    config: &ModeConfig,
+    now: DateTime<Utc>,
     proposed: &ProposedMatch,
-) -> Result<Claimed, WorkerError> {
+) -> Result<Claim, WorkerError> {
     let match_id = format!("mat_{}", ulid::Ulid::new());
     let body = MatchMade::new(
         MatchIdentity {
@@ -285,24 +327,18 @@ async fn claim_one(
         proposed,
     );
     let record_json = crate::record::encode(&body)?;
-    let claim = Claim {
+    Ok(Claim {
         match_id,
         ticket_ids: proposed
             .ticket_ids()
             .into_iter()
             .map(str::to_owned)
             .collect(),
+        player_ids: proposed
+            .teams
+            .iter()
+            .flat_map(|t| t.players.iter().map(|p| p.player_id.to_string()))
+            .collect(),
         record_json,
-    };
-    Ok(match pool.claim(mode, token, &claim).await? {
-        ClaimOutcome::Claimed { .. } => Claimed::Yes(
-            proposed
-                .teams
-                .iter()
-                .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
-                .collect(),
-        ),
-        ClaimOutcome::Conflict { .. } => Claimed::Conflict,
-        ClaimOutcome::LeaseLost => Claimed::LeaseLost,
     })
 }

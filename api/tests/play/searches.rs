@@ -101,6 +101,7 @@ async fn a_matched_ticket_is_spent_and_an_ended_one_searches_again(pools: Pools)
     let claim = Claim {
         match_id: "mat_1".into(),
         ticket_ids: vec![ticket.clone()],
+        player_ids: vec!["p1".into()],
         record_json: "{}".into(),
     };
     t.play.pool.claim(&mode, lease, &claim).await.unwrap();

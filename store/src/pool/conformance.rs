@@ -48,6 +48,9 @@ conformance!(
     deadlines_expire_and_touch_extends,
     claim_takes_all_or_nothing,
     claim_refused_under_a_stale_fencing_token,
+    claim_many_takes_each_group_on_its_own,
+    claim_many_spans_several_script_runs,
+    claimed_searches_never_hold_up_expiry,
     outbox_entries_of_a_dead_consumer_are_taken_over,
     status_messages_reach_every_subscriber,
     cancels_racing_claims_end_every_search_exactly_once,
@@ -195,6 +198,7 @@ async fn ended_records_are_kept_one_to_two_retentions() {
     let claim = super::Claim {
         match_id: "mat_1".into(),
         ticket_ids: vec!["t1".into()],
+        player_ids: vec!["p1".into()],
         record_json: "{}".into(),
     };
     store.claim(&m, token, &claim).await.unwrap();
@@ -274,6 +278,7 @@ async fn snapshot_of_100k_searches() {
                 let claim = super::Claim {
                     match_id: format!("mat_{g}"),
                     ticket_ids: (0..10).map(|i| format!("tkt_{:06}", g * 10 + i)).collect(),
+                    player_ids: (0..10).map(|i| format!("player-{}", g * 10 + i)).collect(),
                     record_json: format!(r#"{{"matchId":"mat_{g}"}}"#),
                 };
                 store.claim(&m, token, &claim).await.unwrap()

@@ -85,7 +85,12 @@ impl ModeState {
         let Some(search) = self.pool.remove(ticket_id) else {
             return false;
         };
-        if self.players.get(search.player_id.as_str()).map(String::as_str) == Some(ticket_id) {
+        if self
+            .players
+            .get(search.player_id.as_str())
+            .map(String::as_str)
+            == Some(ticket_id)
+        {
             self.players.remove(search.player_id.as_str());
         }
         self.deadlines.remove(ticket_id);
@@ -316,8 +321,13 @@ impl PoolStore for MemoryPoolStore {
         let gone: Vec<String> = claim
             .ticket_ids
             .iter()
-            .filter(|t| !pool.pool.contains_key(*t))
-            .cloned()
+            .zip(&claim.player_ids)
+            .filter(|(t, p)| {
+                pool.pool
+                    .get(*t)
+                    .is_none_or(|search| search.player_id != p.as_str())
+            })
+            .map(|(t, _)| t.clone())
             .collect();
         if !gone.is_empty() {
             return Ok(ClaimOutcome::Conflict { gone });

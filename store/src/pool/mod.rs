@@ -168,6 +168,34 @@ pub trait PoolStore: Send + Sync {
         claim: &Claim,
     ) -> Result<ClaimOutcome, PoolError>;
 
+    /// Claims many groups (a cycle's matches) at once: the same rules as
+    /// [`PoolStore::claim`] for each group on its own (one group's conflict
+    /// takes nothing from the others; a ticket listed by two groups goes to
+    /// the first), and one outcome per group, in order. Under a stale
+    /// fencing token every outcome is [`ClaimOutcome::LeaseLost`].
+    ///
+    /// The default claims one group after the other; the Redis store runs
+    /// one script per batch of groups (thousands of searches per run).
+    ///
+    /// Errors: [`PoolError::InvalidClaim`] if any group is invalid (then
+    /// nothing is claimed), or a store failure (groups of batches already
+    /// run stay claimed, their records in the outbox).
+    async fn claim_many(
+        &self,
+        mode: &ModeKey,
+        lease_token: u64,
+        claims: &[Claim],
+    ) -> Result<Vec<ClaimOutcome>, PoolError> {
+        for claim in claims {
+            types::check_claim(claim)?;
+        }
+        let mut outcomes = Vec::with_capacity(claims.len());
+        for claim in claims {
+            outcomes.push(self.claim(mode, lease_token, claim).await?);
+        }
+        Ok(outcomes)
+    }
+
     /// Takes `mode`'s lease for `ttl` if nobody holds it, returning a fencing
     /// token greater than every token handed out before for this mode.
     /// `None` if another holder's lease is still running.

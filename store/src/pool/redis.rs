@@ -16,7 +16,10 @@
 //! **A search is live exactly while it has a field in the mode's `pool`
 //! hash.** Every other key (`players`, `deadlines`, `pings`, `reasons`) is an
 //! index or annotation of that field, and the scripts that add or remove a
-//! field update all of them together. Leaving the pool writes an `ended`
+//! field update all of them together, with one exception: a claim leaves
+//! its searches' `deadlines` entries, which the expiry sweep drops when it
+//! reads them (removing 100 000 sorted-set members cost a claim more than
+//! everything else it does), so liveness is never read from `deadlines`. Leaving the pool writes an `ended`
 //! record (matched, cancelled, expired, failed), kept between one and two
 //! retentions in time-bucketed hashes; the same script removes the field, so
 //! a search ends exactly once: a cancel that loses the race against a claim
@@ -103,6 +106,7 @@ struct Scripts {
     end: Script,
     expire: Script,
     claim: Script,
+    touch: Script,
     ping: Script,
     reasons: Script,
     lease: Script,
@@ -128,6 +132,7 @@ impl Scripts {
                 include_str!("scripts/common.lua"),
                 include_str!("scripts/claim.lua")
             )),
+            touch: Script::new(include_str!("scripts/touch.lua")),
             ping: Script::new(include_str!("scripts/ping.lua")),
             reasons: Script::new(include_str!("scripts/reasons.lua")),
             lease: Script::new(include_str!("scripts/lease.lua")),
@@ -210,6 +215,82 @@ impl RedisPoolStore {
         self.inner.retention_secs.saturating_mul(3)
     }
 
+    /// One pass of the expiry sweep over at most `limit` due entries of the
+    /// deadline index: how many it read, and the tickets it expired.
+    async fn expire_batch(
+        &self,
+        mode: &ModeKey,
+        now: f64,
+        limit: usize,
+    ) -> Result<(usize, Vec<String>), PoolError> {
+        let keys = self.keys(mode);
+        let due: Vec<String> = self
+            .conn()
+            .zrangebyscore_limit(&keys.deadlines, "-inf", now, 0, limit as isize)
+            .await?;
+        if due.is_empty() {
+            return Ok((0, Vec::new()));
+        }
+        let mut call = self.inner.scripts.expire.prepare_invoke();
+        call.key(&keys.pool)
+            .key(&keys.players)
+            .key(&keys.deadlines)
+            .key(&keys.pings)
+            .key(&keys.reasons)
+            .key(&keys.live)
+            .key(&keys.modes)
+            .key(&self.ended_keys(&keys)[0]);
+        call.arg(now)
+            .arg(self.ended_json(&Ended::Expired)?)
+            .arg(self.bucket_lifetime())
+            .arg(&mode.mode);
+        for ticket in &due {
+            call.arg(ticket);
+        }
+        Ok((due.len(), call.invoke_async(&mut self.conn()).await?))
+    }
+
+    /// One run of the claim script over `batch` (see `scripts/claim.lua`).
+    async fn claim_batch(
+        &self,
+        mode: &ModeKey,
+        keys: &ModeKeys,
+        lease_token: u64,
+        batch: &[Claim],
+    ) -> Result<Vec<ClaimOutcome>, PoolError> {
+        let mut call = self.inner.scripts.claim.prepare_invoke();
+        call.key(&keys.lease)
+            .key(&keys.pool)
+            .key(&keys.players)
+            .key(&keys.deadlines)
+            .key(&keys.pings)
+            .key(&keys.reasons)
+            .key(&keys.live)
+            .key(&keys.outbox)
+            .key(&keys.modes)
+            .key(&self.ended_keys(keys)[0]);
+        call.arg(lease_token)
+            .arg(self.bucket_lifetime())
+            .arg(&mode.mode);
+        for claim in batch {
+            let ended = self.ended_json(&Ended::Matched {
+                match_id: claim.match_id.clone(),
+            })?;
+            call.arg(&claim.match_id)
+                .arg(ended)
+                .arg(&claim.record_json)
+                .arg(claim.ticket_ids.len());
+            for ticket in &claim.ticket_ids {
+                call.arg(ticket);
+            }
+            for player in &claim.player_ids {
+                call.arg(player);
+            }
+        }
+        let reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
+        parse_claim_reply(reply, batch.len())
+    }
+
     fn ended_json(&self, ended: &Ended) -> Result<String, PoolError> {
         serde_json::to_string(ended).map_err(|e| PoolError::Corrupt(e.to_string()))
     }
@@ -218,6 +299,48 @@ impl RedisPoolStore {
 /// Milliseconds of a duration as Redis wants them (at least 1).
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// Passes of one `expire_due` call at most (each reads up to its limit).
+const MAX_EXPIRE_PASSES: usize = 20;
+
+/// Tickets one claim script run takes at most (its groups are whole).
+const CLAIM_BATCH_TICKETS: usize = 2_000;
+
+/// The claim script's answer for `groups` groups, in order.
+fn parse_claim_reply(reply: Vec<String>, groups: usize) -> Result<Vec<ClaimOutcome>, PoolError> {
+    let corrupt = |what: &str| PoolError::Corrupt(format!("claim answered {what}"));
+    if reply.first().map(String::as_str) == Some("lease_lost") {
+        return Ok(vec![ClaimOutcome::LeaseLost; groups]);
+    }
+    let mut outcomes = Vec::with_capacity(groups);
+    let mut words = reply.into_iter();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "claimed" => outcomes.push(ClaimOutcome::Claimed {
+                outbox_id: words.next().ok_or_else(|| corrupt("no outbox id"))?,
+            }),
+            "conflict" => {
+                let count: usize = words
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .ok_or_else(|| corrupt("no count of gone tickets"))?;
+                let gone: Vec<String> = words.by_ref().take(count).collect();
+                if gone.len() != count {
+                    return Err(corrupt("fewer gone tickets than counted"));
+                }
+                outcomes.push(ClaimOutcome::Conflict { gone });
+            }
+            other => return Err(corrupt(&format!("{other:?}"))),
+        }
+    }
+    if outcomes.len() != groups {
+        return Err(corrupt(&format!(
+            "{} outcomes for {groups} groups",
+            outcomes.len()
+        )));
+    }
+    Ok(outcomes)
 }
 
 fn parse_search(json: &str) -> Result<Search, PoolError> {
@@ -336,21 +459,17 @@ impl PoolStore for RedisPoolStore {
         deadline: f64,
     ) -> Result<bool, PoolError> {
         let keys = self.keys(mode);
-        // XX: only a search still indexed (live) is touched; CH counts updates.
-        let changed: i64 = redis::cmd("ZADD")
-            .arg(&keys.deadlines)
-            .arg("XX")
-            .arg("CH")
-            .arg(deadline)
+        let live: i64 = self
+            .inner
+            .scripts
+            .touch
+            .key(&keys.pool)
+            .key(&keys.deadlines)
             .arg(ticket_id)
-            .query_async(&mut self.conn())
+            .arg(deadline)
+            .invoke_async(&mut self.conn())
             .await?;
-        if changed > 0 {
-            return Ok(true);
-        }
-        // Same deadline as before, or not live: tell them apart.
-        let score: Option<f64> = self.conn().zscore(&keys.deadlines, ticket_id).await?;
-        Ok(score.is_some())
+        Ok(live == 1)
     }
 
     async fn expire_due(
@@ -359,37 +478,20 @@ impl PoolStore for RedisPoolStore {
         now: f64,
         limit: usize,
     ) -> Result<Vec<String>, PoolError> {
-        let keys = self.keys(mode);
-        let due: Vec<String> = self
-            .conn()
-            .zrangebyscore_limit(
-                &keys.deadlines,
-                "-inf",
-                now,
-                0,
-                limit.clamp(1, MAX_CLAIM) as isize,
-            )
-            .await?;
-        if due.is_empty() {
-            return Ok(Vec::new());
+        let limit = limit.clamp(1, MAX_CLAIM);
+        let mut expired = Vec::new();
+        // The index may begin with entries of searches claimed since (claims
+        // leave them here); each pass drops those it reads, so keep reading
+        // while a full batch came back and fewer than `limit` expired.
+        for _ in 0..MAX_EXPIRE_PASSES {
+            let (read, mut ended) = self.expire_batch(mode, now, limit - expired.len()).await?;
+            let full = read == limit - expired.len();
+            expired.append(&mut ended);
+            if !full || expired.len() >= limit {
+                break;
+            }
         }
-        let mut call = self.inner.scripts.expire.prepare_invoke();
-        call.key(&keys.pool)
-            .key(&keys.players)
-            .key(&keys.deadlines)
-            .key(&keys.pings)
-            .key(&keys.reasons)
-            .key(&keys.live)
-            .key(&keys.modes)
-            .key(&self.ended_keys(&keys)[0]);
-        call.arg(now)
-            .arg(self.ended_json(&Ended::Expired)?)
-            .arg(self.bucket_lifetime())
-            .arg(&mode.mode);
-        for ticket in &due {
-            call.arg(ticket);
-        }
-        Ok(call.invoke_async(&mut self.conn()).await?)
+        Ok(expired)
     }
 
     async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError> {
@@ -512,42 +614,44 @@ impl PoolStore for RedisPoolStore {
         lease_token: u64,
         claim: &Claim,
     ) -> Result<ClaimOutcome, PoolError> {
-        check_claim(claim)?;
+        let mut outcomes = self
+            .claim_many(mode, lease_token, std::slice::from_ref(claim))
+            .await?;
+        outcomes
+            .pop()
+            .ok_or_else(|| PoolError::Corrupt("claim answered nothing".into()))
+    }
+
+    async fn claim_many(
+        &self,
+        mode: &ModeKey,
+        lease_token: u64,
+        claims: &[Claim],
+    ) -> Result<Vec<ClaimOutcome>, PoolError> {
+        for claim in claims {
+            check_claim(claim)?;
+        }
         let keys = self.keys(mode);
-        let ended = self.ended_json(&Ended::Matched {
-            match_id: claim.match_id.clone(),
-        })?;
-        let mut call = self.inner.scripts.claim.prepare_invoke();
-        call.key(&keys.lease)
-            .key(&keys.pool)
-            .key(&keys.players)
-            .key(&keys.deadlines)
-            .key(&keys.pings)
-            .key(&keys.reasons)
-            .key(&keys.live)
-            .key(&keys.outbox)
-            .key(&keys.modes)
-            .key(&self.ended_keys(&keys)[0]);
-        call.arg(lease_token)
-            .arg(ended)
-            .arg(self.bucket_lifetime())
-            .arg(&claim.record_json)
-            .arg(&claim.match_id)
-            .arg(&mode.mode);
-        for ticket in &claim.ticket_ids {
-            call.arg(ticket);
+        let mut batches: Vec<&[Claim]> = Vec::new();
+        let (mut start, mut tickets) = (0, 0);
+        for (i, claim) in claims.iter().enumerate() {
+            if tickets > 0 && tickets + claim.ticket_ids.len() > CLAIM_BATCH_TICKETS {
+                batches.push(&claims[start..i]);
+                (start, tickets) = (i, 0);
+            }
+            tickets += claim.ticket_ids.len();
         }
-        let mut reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
-        match reply.first().map(String::as_str) {
-            Some("claimed") => Ok(ClaimOutcome::Claimed {
-                outbox_id: reply.pop().unwrap_or_default(),
-            }),
-            Some("conflict") => Ok(ClaimOutcome::Conflict {
-                gone: reply.split_off(1),
-            }),
-            Some("lease_lost") => Ok(ClaimOutcome::LeaseLost),
-            other => Err(PoolError::Corrupt(format!("claim answered {other:?}"))),
+        if start < claims.len() {
+            batches.push(&claims[start..]);
         }
+        // Every batch is sent at once: the multiplexed connection pipelines
+        // them, so Redis runs one script after the other without waiting
+        // for a round trip in between.
+        let calls = batches
+            .into_iter()
+            .map(|batch| self.claim_batch(mode, &keys, lease_token, batch));
+        let answers = futures::future::try_join_all(calls).await?;
+        Ok(answers.into_iter().flatten().collect())
     }
 
     async fn acquire_lease(

@@ -16,7 +16,8 @@ pub(crate) struct ModeKeys {
     /// live search: one live search per player per mode.
     pub players: String,
     /// `P:{<projectId>}:M:deadlines` — ZSET ticketId scored by its deadline
-    /// (Unix seconds): the expiry sweep reads the due ones.
+    /// (Unix seconds): the expiry sweep reads the due ones. May also hold
+    /// entries of searches claimed since, until the sweep reaches them.
     pub deadlines: String,
     /// `P:{<projectId>}:M:pings` — HASH ticketId → the last five round trips
     /// (milliseconds, comma-separated, oldest first). Kept apart from `pool`

@@ -117,6 +117,10 @@ pub struct Claim {
     pub match_id: String,
     /// Every ticket of the group, each once.
     pub ticket_ids: Vec<String>,
+    /// The player of each ticket, in the same order (as the pool snapshot
+    /// gave them). A ticket whose player is not this one is treated as no
+    /// longer live: the claim conflicts, it never takes another search.
+    pub player_ids: Vec<String>,
     /// The match record (JSON text) appended to the mode's outbox.
     pub record_json: String,
 }
@@ -221,6 +225,13 @@ pub(crate) fn check_claim(claim: &Claim) -> Result<(), PoolError> {
         return Err(PoolError::InvalidClaim(format!(
             "{} tickets, more than {MAX_CLAIM}",
             claim.ticket_ids.len()
+        )));
+    }
+    if claim.player_ids.len() != claim.ticket_ids.len() {
+        return Err(PoolError::InvalidClaim(format!(
+            "{} tickets but {} players",
+            claim.ticket_ids.len(),
+            claim.player_ids.len()
         )));
     }
     let mut seen = std::collections::HashSet::new();

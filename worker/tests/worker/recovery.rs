@@ -116,6 +116,7 @@ async fn an_unreadable_record_does_not_hold_up_the_others() {
     let claim = matchplane_store::pool::Claim {
         match_id: "mat_broken".to_owned(),
         ticket_ids: vec![bad],
+        player_ids: vec!["x".to_owned()],
         record_json: "not a match".to_owned(),
     };
     env.pool.claim(&env.mode, token, &claim).await.unwrap();

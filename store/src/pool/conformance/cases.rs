@@ -14,10 +14,13 @@ fn sorted(mut searches: Vec<Search>) -> Vec<Search> {
     searches
 }
 
+/// A claim of `tickets`, each of the player these cases give it: ticket
+/// `t3` (or `r3`) is player `p3`.
 fn claim_of(match_id: &str, tickets: &[&str]) -> Claim {
     Claim {
         match_id: match_id.into(),
         ticket_ids: tickets.iter().map(|t| (*t).to_owned()).collect(),
+        player_ids: tickets.iter().map(|t| format!("p{}", &t[1..])).collect(),
         record_json: format!(r#"{{"matchId":"{match_id}","tickets":{tickets:?}}}"#),
     }
 }
@@ -661,4 +664,210 @@ pub async fn modes_with_searches_follow_the_pools(store: Arc<dyn PoolStore>) {
         .await
         .unwrap();
     assert!(store.modes_with_searches("prj_a").await.unwrap().is_empty());
+}
+
+pub async fn claim_many_takes_each_group_on_its_own(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    let token = store
+        .acquire_lease(&m, "worker-1", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap();
+    for i in 1..=6 {
+        let s = solo(&format!("t{i}"), &format!("p{i}"));
+        store.add_search(&m, &s, FAR, None).await.unwrap();
+    }
+    store
+        .end_search(&m, "t3", &EndOutcome::Cancelled)
+        .await
+        .unwrap();
+    let claims = [
+        claim_of("mat_a", &["t1", "t2"]),
+        // t3 was cancelled: this group takes nothing, t4 stays live.
+        claim_of("mat_b", &["t3", "t4"]),
+        // t2 went to mat_a, listed first in the batch.
+        claim_of("mat_c", &["t2", "t5"]),
+        claim_of("mat_d", &["t6"]),
+    ];
+
+    // A stale token claims nothing at all.
+    let stale = store.claim_many(&m, token + 1, &claims).await.unwrap();
+    assert_eq!(stale, vec![ClaimOutcome::LeaseLost; 4]);
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 5);
+
+    let outcomes = store.claim_many(&m, token, &claims).await.unwrap();
+    assert!(
+        matches!(outcomes[0], ClaimOutcome::Claimed { .. }),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        outcomes[1],
+        ClaimOutcome::Conflict {
+            gone: vec!["t3".into()]
+        }
+    );
+    assert_eq!(
+        outcomes[2],
+        ClaimOutcome::Conflict {
+            gone: vec!["t2".into()]
+        }
+    );
+    assert!(
+        matches!(outcomes[3], ClaimOutcome::Claimed { .. }),
+        "{outcomes:?}"
+    );
+
+    let mut left: Vec<String> = store
+        .snapshot(&m)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.ticket_id.to_string())
+        .collect();
+    left.sort();
+    assert_eq!(left, vec!["t4", "t5"]);
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
+    assert_eq!(
+        store.search_state(&m, "t6").await.unwrap(),
+        Some(SearchState::Ended(Ended::Matched {
+            match_id: "mat_d".into()
+        }))
+    );
+    // Matched players are out of the player index: they may search again.
+    store
+        .add_search(&m, &solo("t7", "p1"), FAR, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .live_ticket_of_player(&m, "p4")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("t4")
+    );
+    let outbox = store
+        .read_outbox(&m, "c1", 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let ids: Vec<&str> = outbox.iter().map(|e| e.match_id.as_str()).collect();
+    assert_eq!(ids, vec!["mat_a", "mat_d"]);
+
+    // A claimed search cannot be touched back to life.
+    assert!(!store.touch_search(&m, "t6", FAR).await.unwrap());
+    assert_eq!(
+        store.search_state(&m, "t6").await.unwrap(),
+        Some(SearchState::Ended(Ended::Matched {
+            match_id: "mat_d".into()
+        }))
+    );
+
+    // A ticket claimed under another player is not taken: the claim
+    // conflicts and the search stays live.
+    let mut wrong = claim_of("mat_w", &["t4"]);
+    wrong.player_ids = vec!["p5".into()];
+    assert_eq!(
+        store.claim_many(&m, token, &[wrong]).await.unwrap(),
+        vec![ClaimOutcome::Conflict {
+            gone: vec!["t4".into()]
+        }]
+    );
+    assert!(live(store.as_ref(), &m, "t4").await);
+
+    // One invalid group refuses the whole call, before anything is claimed.
+    let refused = store
+        .claim_many(
+            &m,
+            token,
+            &[claim_of("mat_e", &["t4"]), claim_of("mat_f", &[])],
+        )
+        .await;
+    assert!(
+        matches!(refused, Err(PoolError::InvalidClaim(_))),
+        "{refused:?}"
+    );
+    assert!(live(store.as_ref(), &m, "t4").await);
+}
+
+pub async fn claim_many_spans_several_script_runs(store: Arc<dyn PoolStore>) {
+    // More searches than one run of the Redis script takes (2 000), with a
+    // player id the script cannot read without decoding its JSON.
+    let m = mode("ranked");
+    let token = store
+        .acquire_lease(&m, "worker-1", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap();
+    let n = 4_500;
+    for i in 0..n {
+        let player = if i == 7 {
+            "Zo\"ë🎮".to_owned()
+        } else {
+            format!("p{i}")
+        };
+        let s = solo(&format!("t{i}"), &player);
+        store.add_search(&m, &s, FAR, None).await.unwrap();
+    }
+    let tickets: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+    let claims: Vec<Claim> = tickets
+        .chunks(10)
+        .enumerate()
+        .map(|(k, group)| {
+            let refs: Vec<&str> = group.iter().map(String::as_str).collect();
+            let mut claim = claim_of(&format!("mat_{k}"), &refs);
+            if k == 0 {
+                claim.player_ids[7] = "Zo\"ë🎮".into();
+            }
+            claim
+        })
+        .collect();
+    let outcomes = store.claim_many(&m, token, &claims).await.unwrap();
+    assert_eq!(outcomes.len(), claims.len());
+    assert!(outcomes
+        .iter()
+        .all(|o| matches!(o, ClaimOutcome::Claimed { .. })));
+    assert!(store.snapshot(&m).await.unwrap().is_empty());
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
+    assert_eq!(
+        store.live_ticket_of_player(&m, "Zo\"ë🎮").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.live_ticket_of_player(&m, "p4499").await.unwrap(),
+        None
+    );
+    assert!(store.modes_with_searches("prj_a").await.unwrap().is_empty());
+}
+
+pub async fn claimed_searches_never_hold_up_expiry(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    let token = store
+        .acquire_lease(&m, "worker-1", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap();
+    // Three searches due first are claimed; two due later are not.
+    for i in 1..=5 {
+        let deadline = if i <= 3 { 5.0 } else { 10.0 };
+        let s = solo(&format!("t{i}"), &format!("p{i}"));
+        store.add_search(&m, &s, deadline, None).await.unwrap();
+    }
+    let claimed = store
+        .claim(&m, token, &claim_of("mat_1", &["t1", "t2", "t3"]))
+        .await
+        .unwrap();
+    assert!(
+        matches!(claimed, ClaimOutcome::Claimed { .. }),
+        "{claimed:?}"
+    );
+    let mut expired = store.expire_due(&m, 20.0, 2).await.unwrap();
+    expired.sort();
+    assert_eq!(expired, vec!["t4", "t5"]);
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
+    assert_eq!(
+        store.search_state(&m, "t1").await.unwrap(),
+        Some(SearchState::Ended(Ended::Matched {
+            match_id: "mat_1".into()
+        }))
+    );
 }

@@ -28,6 +28,15 @@ fn shuffled<T>(mut items: Vec<T>, mut seed: u64) -> Vec<T> {
     items
 }
 
+/// The player of ticket `tkt_00042` in these cases: `player-42`.
+fn player_of(ticket: &str) -> String {
+    let number: usize = ticket
+        .trim_start_matches("tkt_")
+        .parse()
+        .unwrap_or(usize::MAX);
+    format!("player-{number}")
+}
+
 /// What one claimer committed: match id → its tickets.
 type Claimed = Vec<(String, Vec<String>)>;
 
@@ -47,6 +56,7 @@ async fn claimer(
             let claim = Claim {
                 match_id: match_id.clone(),
                 ticket_ids: group.clone(),
+                player_ids: group.iter().map(|t| player_of(t)).collect(),
                 record_json: format!(r#"{{"matchId":"{match_id}"}}"#),
             };
             match store.claim(&m, token, &claim).await.unwrap() {
