@@ -1,6 +1,6 @@
 //! `POST /v1/projects/{projectId}/tickets`: the answer and every SPEC 4 error.
 
-use crate::harness::{duel, fast, solo, Pools, TestApp};
+use crate::harness::{duel, fast, solo, Pools, TestApp, OPERATOR};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use matchplane_api::{router, ApiConfig, AppState};
@@ -12,7 +12,8 @@ use tower::ServiceExt;
 on_both_pools!(
     a_ticket_carries_an_unguessable_token,
     every_ticket_error_of_spec_4,
-    a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second
+    a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second,
+    a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second
 );
 
 async fn a_ticket_carries_an_unguessable_token(pools: Pools) {
@@ -186,4 +187,52 @@ async fn a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second(pools:
     // The other instance: within a second.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(other_ticket("o2").await, StatusCode::CONFLICT);
+}
+
+async fn a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    // Another API instance over the same database, the key cached there.
+    let other_play = Arc::new(TestApp::play_on(pools, &t.prefix, fast()).await);
+    let other = router(AppState::new(t.db.clone(), ApiConfig::default()).with_play(other_play));
+    let other_ticket = |player: &'static str| {
+        let other = other.clone();
+        let key = key.clone();
+        let path = format!("/v1/projects/{p}/tickets");
+        async move {
+            let req = axum::http::Request::builder()
+                .method(Method::POST)
+                .uri(path)
+                .header("authorization", key)
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(solo("duel", player).to_string()))
+                .unwrap();
+            other.oneshot(req).await.unwrap().status()
+        }
+    };
+    assert_eq!(other_ticket("o1").await, StatusCode::CREATED);
+    t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+
+    let op = format!("Bearer {OPERATOR}");
+    let keys = t
+        .call(Method::GET, &format!("/v1/projects/{p}/keys"), Some(&op), None)
+        .await;
+    let key_id = keys.body[0]["id"].as_str().unwrap().to_owned();
+    let revoked = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}/keys/{key_id}"),
+            Some(&op),
+            None,
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT, "{}", revoked.body);
+    // This instance revoked it: at once.
+    t.ticket(&p, &key, solo("duel", "p2"))
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    // The other instance: within a second.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(other_ticket("o2").await, StatusCode::UNAUTHORIZED);
 }
