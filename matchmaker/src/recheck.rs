@@ -5,11 +5,11 @@
 //! every other member of its party: a party that can never be complete
 //! must not leave its other members waiting forever.
 
-use arcstr::ArcStr;
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::search::Search;
 use crate::ticket::check_ticket;
+use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 

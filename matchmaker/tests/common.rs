@@ -119,7 +119,11 @@ pub fn party_sizes(outcome: &CycleOutcome, m: usize) -> Vec<Vec<usize>> {
         .map(|t| {
             let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
             for p in &t.players {
-                let key = p.party_id.clone().unwrap_or_else(|| p.player_id.clone()).to_string();
+                let key = p
+                    .party_id
+                    .clone()
+                    .unwrap_or_else(|| p.player_id.clone())
+                    .to_string();
                 *counts.entry(key).or_default() += 1;
             }
             let mut sizes: Vec<usize> = counts.into_values().collect();

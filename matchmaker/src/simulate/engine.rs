@@ -3,9 +3,9 @@
 use super::report::{Ended, Report, SimulatedMatch, Stats};
 use super::scenario::{Event, Scenario};
 use super::stats::{Percentiles, Spread};
-use arcstr::ArcStr;
 use crate::cycle::run_cycle;
 use crate::search::Search;
+use arcstr::ArcStr;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, HashSet};
@@ -88,7 +88,12 @@ pub fn run(scenario: &Scenario) -> Report {
                 teams: m
                     .teams
                     .iter()
-                    .map(|team| team.players.iter().map(|p| p.player_id.to_string()).collect())
+                    .map(|team| {
+                        team.players
+                            .iter()
+                            .map(|p| p.player_id.to_string())
+                            .collect()
+                    })
                     .collect(),
                 mean_mmr: m.teams.iter().map(|team| team.mean_mmr).collect(),
                 mmr_spread: m.mmr_spread,

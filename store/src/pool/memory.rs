@@ -85,7 +85,12 @@ impl ModeState {
         let Some(search) = self.pool.remove(ticket_id) else {
             return false;
         };
-        if self.players.get(search.player_id.as_str()).map(String::as_str) == Some(ticket_id) {
+        if self
+            .players
+            .get(search.player_id.as_str())
+            .map(String::as_str)
+            == Some(ticket_id)
+        {
             self.players.remove(search.player_id.as_str());
         }
         self.deadlines.remove(ticket_id);
