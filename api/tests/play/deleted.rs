@@ -7,7 +7,8 @@ use crate::harness::{duel, fast, solo, Pools, TestApp, OPERATOR};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use futures::StreamExt;
-use matchplane_store::pool::{Ended, ModeKey, SearchState};
+use matchplane_api::play::{sweep, unix_now};
+use matchplane_store::pool::{Ended, ModeKey, Search, SearchState};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -100,4 +101,21 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
         .unwrap()
         .is_empty());
     assert!(t.play.pool.snapshot(&other).await.unwrap().is_empty());
+
+    // A start accepted just after, from another replica's stale config
+    // cache, is failed by this process's next sweep.
+    let now = unix_now();
+    let late = Search::solo("tkt_late", "p9", 1500.0, now);
+    t.play
+        .pool
+        .add_search(&other, &late, now + 60.0, None)
+        .await
+        .unwrap();
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 1);
+    sweep::sweep_once(&t.play, now).await;
+    assert_eq!(
+        failed_code(&t, &other, "tkt_late").await.as_deref(),
+        Some("GAME_MODE_DISABLED")
+    );
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
 }
