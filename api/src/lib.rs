@@ -64,6 +64,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(game_modes::versions))
         .routes(routes!(game_modes::rotate_secret))
         .routes(routes!(crate::routes::webhook_test::test))
+        .routes(routes!(crate::routes::deliveries::of_mode))
         .routes(routes!(crate::routes::mode_stats::stats))
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))

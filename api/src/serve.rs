@@ -3,6 +3,7 @@
 
 use crate::play::{Play, PlaySettings};
 use crate::state::{ApiConfig, AppState};
+use metrics_exporter_prometheus::PrometheusHandle;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 use std::future::Future;
 use std::sync::Arc;
@@ -15,6 +16,9 @@ pub struct ServeConfig {
     pub database_url: String,
     /// Operator settings.
     pub api: ApiConfig,
+    /// The in-process worker's metrics (`matchplane dev`), served on the
+    /// API's `GET /metrics` after its own; `None` for `matchplane api`.
+    pub worker_metrics: Option<PrometheusHandle>,
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -23,6 +27,7 @@ impl std::fmt::Debug for ServeConfig {
         f.debug_struct("ServeConfig")
             .field("database_url", &"<redacted>")
             .field("api", &self.api)
+            .field("worker_metrics", &self.worker_metrics.is_some())
             .finish()
     }
 }
@@ -101,7 +106,10 @@ pub async fn serve_with_play(
         .await
         .map_err(ServeError::Connect)?;
     ensure_migrated(&db).await?;
-    let state = AppState::new(db, config.api).with_play(play.clone());
+    let mut state = AppState::new(db, config.api).with_play(play.clone());
+    if let Some(handle) = config.worker_metrics {
+        state = state.with_worker_metrics(handle);
+    }
     let app = crate::router(state);
     let (stop_sweep, sweep_stopped) = tokio::sync::oneshot::channel::<()>();
     let sweeper = tokio::spawn(crate::play::sweep::run(play, async {

@@ -65,6 +65,9 @@ pub struct SharedState {
     pub recorder: Arc<PrometheusRecorder>,
     /// Renders `recorder` as Prometheus text.
     pub metrics: PrometheusHandle,
+    /// The worker's metrics when it runs in this process (`matchplane
+    /// dev`): appended to `GET /metrics`.
+    pub worker_metrics: Option<PrometheusHandle>,
     /// The player's side: pool and ticket stores (in memory unless set
     /// with [`AppState::with_play`]), config cache, search timing.
     pub play: Arc<Play>,
@@ -86,12 +89,21 @@ impl AppState {
             limiter: Arc::new(ProjectLimiter::default()),
             recorder: Arc::new(recorder),
             metrics,
+            worker_metrics: None,
             play: Arc::new(
                 Play::in_memory(PlaySettings::default())
                     .with_ratings(Arc::new(StoredRatings::new(db.clone()))),
             ),
             db,
         }))
+    }
+
+    /// The same state with the in-process worker's metrics (`matchplane
+    /// dev`), which `GET /metrics` then serves after the API's own.
+    pub fn with_worker_metrics(self, handle: PrometheusHandle) -> Self {
+        let mut shared = Arc::unwrap_or_clone(self.0);
+        shared.worker_metrics = Some(handle);
+        Self(Arc::new(shared))
     }
 
     /// The same state over other live stores (Redis in the service).

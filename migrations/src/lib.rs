@@ -1,7 +1,8 @@
 //! # matchplane-migrations: the control-plane schema
 //!
 //! Every table of matchplane's durable store (SPEC 1: tenants, keys, tiers,
-//! versioned game modes, matches, webhook deliveries and attempts), as
+//! versioned game modes, matches, webhook deliveries and attempts, outbox
+//! records kept as dead letters), as
 //! sea-orm migrations that run on PostgreSQL and on SQLite alike.
 //!
 //! Migrations are written against table and column *names* ([`names`]), never
@@ -19,6 +20,7 @@ mod m20261130_000002_game_modes;
 mod m20261130_000003_matches_webhooks;
 mod m20261130_000004_cycle_stats;
 mod m20261130_000010_ratings;
+mod m20261130_000011_outbox_dead_letters;
 pub mod names;
 
 /// The ordered list of matchplane's migrations.
@@ -33,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000003_matches_webhooks::Migration),
             Box::new(m20261130_000004_cycle_stats::Migration),
             Box::new(m20261130_000010_ratings::Migration),
+            Box::new(m20261130_000011_outbox_dead_letters::Migration),
         ]
     }
 }

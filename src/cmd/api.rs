@@ -69,6 +69,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
             operator_token: args.operator_token,
             allow_private_webhooks: args.allow_private_webhooks,
         },
+        worker_metrics: None,
     };
     let settings = PlaySettings {
         rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),

@@ -3,7 +3,8 @@
 //! the in-process pool store, or Redis when `--redis-url` is given. Private
 //! webhook addresses are allowed unless `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=false`.
 //! Without `MATCHPLANE_OPERATOR_TOKEN` an operator token is generated and
-//! printed. `--demo` creates a demo project, key and two modes.
+//! printed. `--demo` creates a demo project, key and two modes. The worker's
+//! metrics are served on the API's `GET /metrics`, after the API's own.
 
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
@@ -121,12 +122,22 @@ pub async fn run(args: DevArgs) -> ExitCode {
         super::runtime::shutdown_signal().await;
         signal.cancel();
     });
+    // The worker records through the process-wide recorder; the API's
+    // `GET /metrics` serves it after the API's own metrics.
+    let worker_metrics = match matchplane_worker::metrics::install() {
+        Ok(handle) => Some(handle),
+        Err(err) => {
+            eprintln!("warning: the worker's metrics are not on /metrics: {err}");
+            None
+        }
+    };
     let config = ServeConfig {
         database_url: args.database_url.clone(),
         api: ApiConfig {
             operator_token: Some(operator_token.clone()),
             allow_private_webhooks: args.allow_private_webhooks,
         },
+        worker_metrics,
     };
     let stop_api = shutdown.clone();
     let api = tokio::spawn(matchplane_api::serve_with_play(

@@ -28,6 +28,19 @@ pub const ATTEMPTS: &str = "matchplane_webhook_attempts_total";
 /// Histogram: latency of one webhook attempt (seconds).
 pub const ATTEMPT_LATENCY: &str = "matchplane_webhook_attempt_latency_seconds";
 
+/// Counter: outbox records that could not be read as a match and were kept
+/// in `outbox_dead_letters` instead, per mode.
+pub const DEAD_LETTERS: &str = "matchplane_outbox_dead_letters_total";
+
+/// Records `count` outbox records of `mode` moved to the dead letters.
+pub fn dead_lettered(mode: &ModeKey, count: usize) {
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+    ];
+    metrics::counter!(DEAD_LETTERS, &labels).increment(count as u64);
+}
+
 /// Records the figures of one cycle of `mode`.
 pub fn cycle(mode: &ModeKey, duration: Duration, pool_size: usize, candidates: usize) {
     let labels = [
@@ -102,4 +115,26 @@ pub async fn serve(
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use metrics_exporter_prometheus::PrometheusBuilder;
+
+    #[test]
+    fn dead_letters_are_counted_per_mode() {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        let mode = ModeKey::new("prj_1", "duel");
+        metrics::with_local_recorder(&recorder, || {
+            dead_lettered(&mode, 2);
+            dead_lettered(&mode, 1);
+        });
+        let text = handle.render();
+        assert!(
+            text.contains(r#"matchplane_outbox_dead_letters_total{project="prj_1",mode="duel"} 3"#),
+            "{text}"
+        );
+    }
 }

@@ -1,7 +1,10 @@
 //! The outbox consumer (SPEC 5.8): takes match records from a mode's Redis
 //! outbox, stores each match in the database (idempotent on the match id)
 //! with its webhook delivery in the same transaction, tells each matched
-//! search's client, and only then acknowledges the entries.
+//! search's client, and only then acknowledges the entries. An entry that
+//! cannot be read as a match is kept in `outbox_dead_letters` (same
+//! transaction), logged at error level and counted
+//! ([`crate::metrics::DEAD_LETTERS`]) before it is acknowledged.
 //!
 //! Killed between any two of those steps, the entries stay pending in the
 //! outbox and another consumer takes them over after the idle time
@@ -14,10 +17,10 @@ use crate::status;
 use crate::webhook::{Event, MatchMade, Message};
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
-use matchplane_store::entities::{match_, webhook_delivery};
+use matchplane_store::entities::{match_, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::PENDING;
-use matchplane_store::repos::StoreError;
+use matchplane_store::repos::{dead_letters, StoreError};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{DatabaseConnection, EntityTrait, TransactionTrait};
 use std::time::Duration;
@@ -99,63 +102,44 @@ impl Recorder<'_> {
         let mut matches = Vec::with_capacity(entries.len());
         let mut deliveries = Vec::new();
         let mut notices = Vec::new();
+        let mut dead = Vec::new();
         for entry in entries {
-            // A record that does not parse can never be stored; holding it
-            // would stop every later match of the mode, so it is logged
-            // (ids only) and acknowledged with the rest.
-            let body = match parse(entry) {
-                Ok(body) => body,
+            // A record that cannot be read can never be stored as a match;
+            // holding it would stop every later match of the mode, dropping
+            // it would lose it. It is kept as a dead letter, in the same
+            // transaction as the rest of the batch, and acknowledged with it.
+            let prepared = match prepare(mode, entry, webhook, now) {
+                Ok(prepared) => prepared,
                 Err(err) => {
                     tracing::error!(
                         outbox_id = %entry.id,
                         match_id = %entry.match_id,
+                        project_id = %mode.project_id,
+                        game_mode = %mode.mode,
                         error = %err,
-                        "unreadable match record skipped"
+                        "unreadable match record moved to the dead letters"
                     );
+                    dead.push(outbox_dead_letter::Model {
+                        project_id: mode.project_id.clone(),
+                        game_mode: mode.mode.clone(),
+                        outbox_id: entry.id.clone(),
+                        match_id: entry.match_id.clone(),
+                        record: entry.record_json.clone(),
+                        error: err.to_string(),
+                        created_at: now,
+                    });
                     continue;
                 }
             };
-            let teams = serde_json::to_value(&body.teams)
-                .map_err(|e| WorkerError::Corrupt(e.to_string()))?;
-            let quality = serde_json::to_value(&body.quality)
-                .map_err(|e| WorkerError::Corrupt(e.to_string()))?;
-            let match_json =
-                serde_json::to_value(&body).map_err(|e| WorkerError::Corrupt(e.to_string()))?;
-            let message = status::matched(&match_json);
-            for team in &body.teams {
-                for player in &team.players {
-                    notices.push((player.ticket_id.clone(), message.clone()));
-                }
-            }
-            matches.push(match_::ActiveModel::from(match_::Model {
-                id: body.match_id.clone(),
-                project_id: mode.project_id.clone(),
-                game_mode: mode.mode.clone(),
-                game_mode_version: body.game_mode_version,
-                teams,
-                quality,
-                created_at: body.created_at,
-            }));
-            if webhook {
-                deliveries.push(webhook_delivery::ActiveModel::from(
-                    webhook_delivery::Model {
-                        id: delivery_id(&body.match_id),
-                        project_id: mode.project_id.clone(),
-                        game_mode: mode.mode.clone(),
-                        match_id: Some(body.match_id.clone()),
-                        event_type: MATCH_MADE.to_owned(),
-                        payload: entry.record_json.clone(),
-                        status: PENDING.to_owned(),
-                        attempt_count: 0,
-                        next_attempt_at: Some(now),
-                        locked_until: None,
-                        created_at: now,
-                        updated_at: now,
-                    },
-                ));
-            }
+            matches.push(prepared.row);
+            deliveries.extend(prepared.delivery);
+            notices.extend(prepared.notices);
         }
-        self.store(matches, deliveries).await?;
+        let dead_count = dead.len();
+        self.store(matches, deliveries, dead).await?;
+        if dead_count > 0 {
+            crate::metrics::dead_lettered(mode, dead_count);
+        }
         let pool = self.pool;
         let futures: Vec<_> = notices
             .iter()
@@ -170,12 +154,13 @@ impl Recorder<'_> {
         Ok(entries.len())
     }
 
-    /// Inserts the matches and their deliveries in one transaction; rows
-    /// already there are left alone.
+    /// Inserts the matches, their deliveries and the dead letters in one
+    /// transaction; rows already there are left alone.
     async fn store(
         &self,
         matches: Vec<match_::ActiveModel>,
         deliveries: Vec<webhook_delivery::ActiveModel>,
+        dead: Vec<outbox_dead_letter::Model>,
     ) -> Result<(), WorkerError> {
         let txn = self.db.begin().await.map_err(StoreError::from)?;
         // Parameter limits (SQLite: 32 766, PostgreSQL: 65 535) bound a
@@ -202,6 +187,9 @@ impl Recorder<'_> {
                 .await
                 .map_err(StoreError::from)?;
         }
+        for chunk in chunks(dead, 1000) {
+            dead_letters::keep(&txn, chunk).await?;
+        }
         txn.commit().await.map_err(StoreError::from)?;
         Ok(())
     }
@@ -214,6 +202,65 @@ fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
         out.push(iter.by_ref().take(size).collect());
     }
     out
+}
+
+/// What one readable outbox entry becomes.
+struct Prepared {
+    row: match_::ActiveModel,
+    delivery: Option<webhook_delivery::ActiveModel>,
+    notices: Vec<(String, String)>,
+}
+
+/// The match row, delivery and `matched` messages of `entry`, or why it
+/// cannot be read.
+fn prepare(
+    mode: &ModeKey,
+    entry: &OutboxEntry,
+    webhook: bool,
+    now: DateTime<Utc>,
+) -> Result<Prepared, WorkerError> {
+    let body = parse(entry)?;
+    let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
+    let teams = serde_json::to_value(&body.teams).map_err(corrupt)?;
+    let quality = serde_json::to_value(&body.quality).map_err(corrupt)?;
+    let match_json = serde_json::to_value(&body).map_err(corrupt)?;
+    let message = status::matched(&match_json);
+    let notices = body
+        .teams
+        .iter()
+        .flat_map(|team| &team.players)
+        .map(|player| (player.ticket_id.clone(), message.clone()))
+        .collect();
+    let delivery = webhook.then(|| {
+        webhook_delivery::ActiveModel::from(webhook_delivery::Model {
+            id: delivery_id(&body.match_id),
+            project_id: mode.project_id.clone(),
+            game_mode: mode.mode.clone(),
+            match_id: Some(body.match_id.clone()),
+            event_type: MATCH_MADE.to_owned(),
+            payload: entry.record_json.clone(),
+            status: PENDING.to_owned(),
+            attempt_count: 0,
+            next_attempt_at: Some(now),
+            locked_until: None,
+            created_at: now,
+            updated_at: now,
+        })
+    });
+    let row = match_::ActiveModel::from(match_::Model {
+        id: body.match_id,
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        game_mode_version: body.game_mode_version,
+        teams,
+        quality,
+        created_at: body.created_at,
+    });
+    Ok(Prepared {
+        row,
+        delivery,
+        notices,
+    })
 }
 
 fn parse(entry: &OutboxEntry) -> Result<MatchMade, WorkerError> {

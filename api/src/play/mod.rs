@@ -17,6 +17,7 @@
 pub mod cache;
 pub mod ratings;
 pub mod recent;
+pub mod retire;
 pub mod start;
 pub mod status;
 pub mod sweep;
@@ -70,6 +71,9 @@ pub struct Play {
     /// Modes this process started searches in, with the last start: what
     /// the sweeper looks at.
     seen: Mutex<HashMap<ModeKey, Instant>>,
+    /// Projects and modes deleted here lately, with when to stop failing
+    /// their searches (see [`retire`]).
+    retired: Mutex<HashMap<retire::Retired, Instant>>,
 }
 
 impl Play {
@@ -87,6 +91,7 @@ impl Play {
             settings,
             recent: RecentTickets::default(),
             seen: Mutex::default(),
+            retired: Mutex::default(),
         }
     }
 
@@ -109,6 +114,21 @@ impl Play {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(mode.clone(), Instant::now());
+    }
+
+    /// Notes that `what` was deleted: its searches are failed until `until`.
+    pub(crate) fn retired_now(&self, what: retire::Retired, until: Instant) {
+        self.retired
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(what, until);
+    }
+
+    /// What was deleted and is still watched at `now`; forgets the rest.
+    pub(crate) fn retired_list(&self, now: Instant) -> Vec<retire::Retired> {
+        let mut retired = self.retired.lock().unwrap_or_else(PoisonError::into_inner);
+        retired.retain(|_, until| *until > now);
+        retired.keys().cloned().collect()
     }
 
     /// The modes to sweep; forgets those without a start for `forget_after`.

@@ -1,7 +1,8 @@
 //! Ends overdue searches (a ticket that expired, a REST search not polled)
 //! of the modes this process started searches in, and tells their clients.
 //! The worker sweeps too, each cycle; both use the pool store's atomic
-//! `expire_due`, so a search expires once.
+//! `expire_due`, so a search expires once. Each sweep also fails the
+//! searches of projects and modes deleted here lately ([`super::retire`]).
 
 use super::{status::publish, unix_now, Play};
 use matchplane_store::tickets::StatusMessage;
@@ -15,6 +16,7 @@ const FORGET_MODE_AFTER: Duration = Duration::from_secs(2 * 3600);
 
 /// One sweep at `now` (Unix seconds); returns how many searches expired.
 pub async fn sweep_once(play: &Play, now: f64) -> usize {
+    super::retire::sweep(play).await;
     let mut expired = 0;
     for mode in play.seen_modes(FORGET_MODE_AFTER) {
         match play.pool.expire_due(&mode, now, SWEEP_BATCH).await {

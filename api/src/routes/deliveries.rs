@@ -1,18 +1,24 @@
-//! A match's webhook deliveries (SPEC 6): `GET …/matches/{matchId}/deliveries`
+//! Webhook deliveries (SPEC 6): a match's, `GET …/matches/{matchId}/deliveries`
 //! (every attempt logged) and `POST …/matches/{matchId}/deliveries/redeliver`
-//! (queued again from now; a worker sends it). API key of the project.
+//! (queued again from now; a worker sends it); and a game mode's, `GET
+//! …/game-modes/{name}/deliveries`, which also lists the `webhook.test`
+//! events sent (they belong to no match). API key of the project.
 
 use crate::auth::ProjectCaller;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
+use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
-use matchplane_store::repos::{deliveries, matches};
-use serde::Serialize;
-use utoipa::ToSchema;
+use matchplane_store::repos::{deliveries, game_modes, matches};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// Most deliveries one mode listing returns.
+const MAX_LIMIT: u64 = 200;
 
 /// One logged attempt.
 #[derive(Debug, Serialize, ToSchema)]
@@ -48,8 +54,11 @@ impl From<webhook_attempt::Model> for AttemptView {
 pub struct DeliveryView {
     /// `dlv_…`.
     pub id: String,
-    /// `match.made`.
+    /// `match.made` or `webhook.test`.
     pub event_type: String,
+    /// The match delivered (absent for `webhook.test`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
     /// `pending`, `succeeded` or `failed`.
     pub status: String,
     /// Attempts of the current run (a redelivery starts again at 0).
@@ -66,6 +75,7 @@ fn view(delivery: webhook_delivery::Model, attempts: Vec<webhook_attempt::Model>
     DeliveryView {
         id: delivery.id,
         event_type: delivery.event_type,
+        match_id: delivery.match_id,
         status: delivery.status,
         attempt_count: delivery.attempt_count,
         next_attempt_at: delivery.next_attempt_at,
@@ -115,4 +125,46 @@ pub async fn redeliver(
         StatusCode::ACCEPTED,
         Json(of_match(&state, &project_id, &match_id).await?),
     ))
+}
+
+/// Query of a mode's deliveries.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase")]
+pub struct ModeDeliveriesQuery {
+    /// Only deliveries of this event type (`match.made`, `webhook.test`).
+    pub event_type: Option<String>,
+    /// Deliveries to return, 1..=200 (default 50).
+    pub limit: Option<u64>,
+}
+
+/// The game mode's newest webhook deliveries, `webhook.test` events
+/// included, each with every attempt.
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/deliveries", tag = "game-modes",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ModeDeliveriesQuery),
+    responses((status = 200, body = [DeliveryView]), (status = 404, body = Problem), (status = 422, body = Problem)))]
+pub async fn of_mode(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+    Query(query): Query<ModeDeliveriesQuery>,
+) -> Result<Json<Vec<DeliveryView>>, ApiError> {
+    let limit = query.limit.unwrap_or(50);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::invalid(vec![FieldError::new(
+            "limit",
+            Code::ValidationError,
+            format!("limit is 1 to {MAX_LIMIT}"),
+        )]));
+    }
+    game_modes::get(&state.db, &project_id, &name).await?;
+    let rows = deliveries::of_mode(
+        &state.db,
+        &project_id,
+        &name,
+        query.event_type.as_deref(),
+        limit,
+    )
+    .await?;
+    Ok(Json(rows.into_iter().map(|(d, a)| view(d, a)).collect()))
 }

@@ -11,6 +11,7 @@
 use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, RawJson};
+use crate::play::retire::{retire, Retired};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
 use crate::ssrf;
@@ -21,6 +22,7 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
 use matchplane_store::entities::{game_mode, game_mode_version};
+use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{game_modes, projects, tiers};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -284,7 +286,14 @@ pub async fn delete(
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     game_modes::delete(&state.db, &project_id, &name).await?;
+    state.play.cache.evict_project(&project_id);
     tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
+    // Its searches end now; a pool failure leaves them to the sweeper here
+    // and to the worker's loop of the deleted mode.
+    let what = Retired::Mode(ModeKey::new(project_id.clone(), name.clone()));
+    if let Err(error) = retire(&state.play, what).await {
+        tracing::warn!(%error, project_id = %project_id, game_mode = %name, "ending a deleted mode's searches failed");
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -4,6 +4,7 @@
 
 use crate::auth::{Caller, ProjectCaller};
 use crate::extract::ApiJson;
+use crate::play::retire::{retire, Retired};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -162,6 +163,13 @@ pub async fn delete(
     caller.caller.require_operator()?;
     projects::delete(&state.db, &project_id).await?;
     state.keys.evict_project(&project_id);
+    state.play.cache.evict_project(&project_id);
     tracing::info!(project_id = %project_id, "project deleted");
+    // Its searches end now (no worker runs a deleted project's modes); a
+    // pool failure leaves them to the sweeper, which retries.
+    let what = Retired::Project(project_id.clone());
+    if let Err(error) = retire(&state.play, what).await {
+        tracing::warn!(%error, project_id = %project_id, "ending a deleted project's searches failed");
+    }
     Ok(StatusCode::NO_CONTENT)
 }

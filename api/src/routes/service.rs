@@ -62,13 +62,22 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>)
     )
 }
 
-/// Prometheus text: request counts by route and status, latency histogram.
+/// Prometheus text: request counts by route and status, latency histogram;
+/// in `matchplane dev`, the in-process worker's metrics too (cycles, pool
+/// sizes, matches, webhook deliveries).
 #[utoipa::path(get, path = "/metrics", tag = "service",
     responses((status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain")))]
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     state.metrics.run_upkeep();
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(),
-    )
+    let mut text = state.metrics.render();
+    if let Some(worker) = &state.worker_metrics {
+        worker.run_upkeep();
+        // Metric names are disjoint (`matchplane_http_*` here), so the two
+        // expositions concatenate into one valid one.
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&worker.render());
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }

@@ -2,6 +2,10 @@
 //! sends a signed `webhook.test` event to the mode's webhook now, from this
 //! process, with the worker's deliverer (same signing, 5 s timeout, SSRF
 //! check at delivery), and answers the attempt. API key of the project.
+//!
+//! The attempt is logged like a queued delivery's (SPEC 6, every attempt
+//! logged): a finished `webhook.test` delivery with its one attempt, listed
+//! by `GET …/game-modes/{name}/deliveries`.
 
 use crate::auth::ProjectCaller;
 use crate::problem::{ApiError, Problem};
@@ -10,9 +14,10 @@ use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
-use matchplane_store::repos::game_modes;
+use matchplane_store::entities::{webhook_attempt, webhook_delivery};
+use matchplane_store::repos::{deliveries, game_modes};
 use matchplane_worker::webhook::{
-    Deliverer, Delivery, DeliveryConfig, Event, Message, Outcome, Secret, WebhookTest,
+    Deliverer, Delivery, DeliveryConfig, Event, Final, Message, Outcome, Secret, WebhookTest,
 };
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -23,6 +28,8 @@ use utoipa::ToSchema;
 pub struct TestAttemptView {
     /// The `webhook-id` sent (`tst_…`).
     pub webhook_id: String,
+    /// The logged delivery (`dlv_…`), as listed by `GET …/game-modes/{name}/deliveries`.
+    pub delivery_id: String,
     /// Whether the endpoint answered 2xx.
     pub delivered: bool,
     /// When it was sent.
@@ -36,6 +43,9 @@ pub struct TestAttemptView {
     /// The first 1 KiB of the answer's body.
     pub response_body: Option<String>,
 }
+
+/// `webhook_deliveries.event_type` of a test event.
+pub const WEBHOOK_TEST: &str = "webhook.test";
 
 fn no_webhook() -> ApiError {
     ApiError::invalid(vec![FieldError::new(
@@ -73,13 +83,15 @@ pub async fn test(
             }
         }
     }
-    let id = format!("tst_{}", ulid::Ulid::new());
+    let ulid = ulid::Ulid::new();
+    let id = format!("tst_{ulid}");
     let event = Event::Test(WebhookTest {
         project_id: project_id.clone(),
         game_mode: name.clone(),
         created_at: now,
     });
     let message = Message::new(id.clone(), &event).map_err(|e| ApiError::internal(&e))?;
+    let payload = String::from_utf8_lossy(&message.body).into_owned();
     let delivery = Delivery::new(&webhook.url, message, secrets).map_err(|_| no_webhook())?;
     let deliverer = Deliverer::new(DeliveryConfig {
         allow_private: state.config.allow_private_webhooks,
@@ -87,13 +99,51 @@ pub async fn test(
     })
     .map_err(|e| ApiError::internal(&e))?;
     let attempt = deliverer.attempt(&delivery, now).await;
+    let delivery_id = format!("dlv_{ulid}");
+    let delivered = attempt.outcome == Outcome::Delivered;
+    let status = if delivered {
+        Final::Delivered
+    } else {
+        Final::Refused
+    };
+    let error = attempt.error.map(|e| e.to_string());
+    let logged_at = Utc::now();
+    deliveries::log_sent(
+        &state.db,
+        webhook_delivery::Model {
+            id: delivery_id.clone(),
+            project_id: project_id.clone(),
+            game_mode: name,
+            match_id: None,
+            event_type: WEBHOOK_TEST.to_owned(),
+            payload,
+            status: status.status().to_owned(),
+            attempt_count: 1,
+            next_attempt_at: None,
+            locked_until: None,
+            created_at: now,
+            updated_at: logged_at,
+        },
+        webhook_attempt::Model {
+            id: format!("att_{}", ulid::Ulid::new()),
+            delivery_id: delivery_id.clone(),
+            project_id,
+            attempted_at: attempt.sent_at,
+            status_code: attempt.status.map(i32::from),
+            latency_ms: i64::try_from(attempt.latency_ms).unwrap_or(i64::MAX),
+            error: error.clone(),
+            response_body: attempt.response_excerpt.clone(),
+        },
+    )
+    .await?;
     Ok(Json(TestAttemptView {
         webhook_id: id,
-        delivered: attempt.outcome == Outcome::Delivered,
+        delivery_id,
+        delivered,
         attempted_at: attempt.sent_at,
         status_code: attempt.status,
         latency_ms: attempt.latency_ms,
-        error: attempt.error.map(|e| e.to_string()),
+        error,
         response_body: attempt.response_excerpt,
     }))
 }

@@ -201,6 +201,60 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
         .unwrap()
         .starts_with("tst_"));
 
+    // The test attempt is logged like every other (SPEC 6), under the mode.
+    let logged = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/deliveries?eventType=webhook.test"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(logged.status, StatusCode::OK, "{}", logged.body);
+    let logged = logged.body.as_array().unwrap().clone();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert_eq!(logged[0]["id"], tested.body["deliveryId"]);
+    assert_eq!(logged[0]["eventType"], "webhook.test");
+    assert_eq!(logged[0]["status"], "succeeded");
+    assert_eq!(logged[0]["attemptCount"], 1);
+    assert!(logged[0]["nextAttemptAt"].is_null());
+    assert!(logged[0].get("matchId").is_none());
+    let attempts = logged[0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0]["statusCode"], 200);
+    assert_eq!(attempts[0]["responseBody"], "thanks");
+    // Every delivery of the mode, newest first: the test, then the match's.
+    let all = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/deliveries"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(all.status, StatusCode::OK, "{}", all.body);
+    let types: Vec<&str> = all
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["eventType"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["webhook.test", "match.made"]);
+    assert_eq!(all.body[1]["matchId"], json!(match_id));
+    // Another project sees none of it.
+    let other = t.project("pro").await;
+    let (_, other_key) = t.key(&other).await;
+    let foreign = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/deliveries"),
+            Some(&other_key),
+            None,
+        )
+        .await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND, "{}", foreign.body);
+
     cycle_stats::put(
         &t.db,
         mode_cycle_stat::Model {

@@ -57,6 +57,7 @@ async fn serve_on_port_0_until_shutdown(backend: Backend) {
     let config = ServeConfig {
         database_url: owned.url.clone(),
         api: ApiConfig::default(),
+        worker_metrics: None,
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let refused = serve(config.clone(), listener, async {}).await;
@@ -127,6 +128,72 @@ on_both!(
     api_refuses_a_database_behind,
     serve_on_port_0_until_shutdown
 );
+
+/// `matchplane dev`'s wiring: the worker records into the process-wide
+/// recorder (`matchplane_worker::metrics::install`), whose handle is given to
+/// the API; the API's `GET /metrics`, on a real socket, serves the worker's
+/// figures after its own. The only test of this binary that installs the
+/// process-wide recorder (the API's own metrics use a per-router recorder).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dev_metrics_include_the_workers() {
+    use matchplane_api::play::{Play, PlaySettings};
+    use matchplane_api::{serve_with_play, ApiConfig, ServeConfig};
+    use matchplane_store::pool::ModeKey;
+    use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let owned = TestDb::empty(Backend::Postgres).await;
+    matchplane_migrations::migrate(&owned.connect().await)
+        .await
+        .unwrap();
+    let handle = matchplane_worker::metrics::install().unwrap();
+    // What the in-process worker records during a cycle and a delivery.
+    let mode = ModeKey::new("prj_dev", "duel");
+    matchplane_worker::metrics::cycle(&mode, std::time::Duration::from_millis(12), 7, 6);
+    matchplane_worker::metrics::matched(&mode, [1.5, 2.5].into_iter());
+    matchplane_worker::metrics::attempt(
+        Some(200),
+        std::time::Duration::from_millis(30),
+        Some("succeeded"),
+    );
+
+    let config = ServeConfig {
+        database_url: owned.url.clone(),
+        api: ApiConfig::default(),
+        worker_metrics: Some(handle),
+    };
+    let play = Arc::new(Play::in_memory(PlaySettings::default()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(serve_with_play(config, play, listener, async {
+        let _ = stopped.await;
+    }));
+    let get = |path: &'static str| async move {
+        let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+        socket.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        socket.read_to_string(&mut answer).await.unwrap();
+        answer
+    };
+    assert!(get("/healthz").await.starts_with("HTTP/1.1 200"));
+    let text = get("/metrics").await;
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    for expected in [
+        "matchplane_http_requests_total",
+        r#"matchplane_cycle_duration_seconds_count{project="prj_dev",mode="duel"} 1"#,
+        r#"matchplane_pool_size{project="prj_dev",mode="duel"} 7"#,
+        r#"matchplane_cycle_candidates{project="prj_dev",mode="duel"} 6"#,
+        r#"matchplane_matches_total{project="prj_dev",mode="duel"} 1"#,
+        r#"matchplane_webhook_deliveries_total{outcome="succeeded"} 1"#,
+    ] {
+        assert!(text.contains(expected), "{expected} missing from:\n{text}");
+    }
+    stop.send(()).unwrap();
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(10), server).await;
+    assert!(matches!(ended, Ok(Ok(Ok(())))), "{ended:?}");
+}
 
 /// The checked-in `openapi/openapi.json` is what the code generates.
 /// Regenerate with `UPDATE_OPENAPI=1 cargo test -p matchplane-api openapi`.

@@ -8,6 +8,7 @@ pub mod game_mode;
 pub mod game_mode_version;
 pub mod match_;
 pub mod mode_cycle_stat;
+pub mod outbox_dead_letter;
 pub mod project;
 pub mod rating;
 pub mod rating_result;

@@ -148,6 +148,71 @@ pub async fn record_attempt<C: TransactionTrait>(
     Ok(())
 }
 
+/// Logs a one-off delivery made outside the queue (a `webhook.test`): the
+/// delivery, already finished (`status` set, no next attempt), and its one
+/// attempt, in one transaction, so the attempts log holds every attempt.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure (nothing is written).
+pub async fn log_sent<C: TransactionTrait>(
+    db: &C,
+    delivery: webhook_delivery::Model,
+    attempt: webhook_attempt::Model,
+) -> Result<(), StoreError> {
+    let txn = db.begin().await?;
+    let delivery: webhook_delivery::ActiveModel = delivery.into();
+    delivery.insert(&txn).await?;
+    let attempt: webhook_attempt::ActiveModel = attempt.into();
+    attempt.insert(&txn).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// The `limit` newest deliveries of mode `game_mode` of `project_id` (only
+/// those of `event_type` if given), newest first, each with its attempts,
+/// oldest first.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn of_mode<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    event_type: Option<&str>,
+    limit: u64,
+) -> Result<Vec<(webhook_delivery::Model, Vec<webhook_attempt::Model>)>, StoreError> {
+    let mut query = scoped(project_id).filter(webhook_delivery::Column::GameMode.eq(game_mode));
+    if let Some(event_type) = event_type {
+        query = query.filter(webhook_delivery::Column::EventType.eq(event_type));
+    }
+    let deliveries = query
+        .order_by_desc(webhook_delivery::Column::CreatedAt)
+        .order_by_desc(webhook_delivery::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?;
+    with_attempts(db, project_id, deliveries).await
+}
+
+async fn with_attempts<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    deliveries: Vec<webhook_delivery::Model>,
+) -> Result<Vec<(webhook_delivery::Model, Vec<webhook_attempt::Model>)>, StoreError> {
+    let mut out = Vec::with_capacity(deliveries.len());
+    for delivery in deliveries {
+        let attempts = Attempts::find()
+            .filter(webhook_attempt::Column::ProjectId.eq(project_id))
+            .filter(webhook_attempt::Column::DeliveryId.eq(delivery.id.clone()))
+            .order_by_asc(webhook_attempt::Column::AttemptedAt)
+            .order_by_asc(webhook_attempt::Column::Id)
+            .all(db)
+            .await?;
+        out.push((delivery, attempts));
+    }
+    Ok(out)
+}
+
 /// Every delivery of match `match_id` of `project_id`, oldest first, each
 /// with its attempts, oldest first.
 ///
@@ -163,18 +228,7 @@ pub async fn of_match<C: ConnectionTrait>(
         .order_by_asc(webhook_delivery::Column::CreatedAt)
         .all(db)
         .await?;
-    let mut out = Vec::with_capacity(deliveries.len());
-    for delivery in deliveries {
-        let attempts = Attempts::find()
-            .filter(webhook_attempt::Column::ProjectId.eq(project_id))
-            .filter(webhook_attempt::Column::DeliveryId.eq(delivery.id.clone()))
-            .order_by_asc(webhook_attempt::Column::AttemptedAt)
-            .order_by_asc(webhook_attempt::Column::Id)
-            .all(db)
-            .await?;
-        out.push((delivery, attempts));
-    }
-    Ok(out)
+    with_attempts(db, project_id, deliveries).await
 }
 
 /// Queues match `match_id`'s deliveries again from now, as new (attempt

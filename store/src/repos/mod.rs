@@ -7,6 +7,7 @@
 
 pub mod api_keys;
 pub mod cycle_stats;
+pub mod dead_letters;
 pub mod deliveries;
 pub mod error;
 pub mod game_modes;

@@ -8,7 +8,7 @@ use crate::env::Env;
 use crate::receiver::{Receiver, Reply};
 use chrono::{Duration as ChronoDuration, Utc};
 use matchplane_store::pool::SearchState;
-use matchplane_store::repos::{deliveries, matches};
+use matchplane_store::repos::{dead_letters, deliveries, matches};
 use matchplane_worker::tick::TickOutcome;
 use std::collections::HashSet;
 use std::time::Duration;
@@ -128,4 +128,41 @@ async fn an_unreadable_record_does_not_hold_up_the_others() {
         .await
         .unwrap();
     assert_eq!(stored.len(), 1, "the readable one is stored");
+}
+
+#[tokio::test]
+async fn an_unreadable_record_is_kept_as_a_dead_letter_before_its_ack() {
+    let env = Env::new(None, 1.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    let bad = env.add("x", 1500.0).await;
+    let claim = matchplane_store::pool::Claim {
+        match_id: "mat_broken".to_owned(),
+        ticket_ids: vec![bad],
+        record_json: "not a match".to_owned(),
+    };
+    let outbox_id = match env.pool.claim(&env.mode, token, &claim).await.unwrap() {
+        matchplane_store::pool::ClaimOutcome::Claimed { outbox_id } => outbox_id,
+        other => panic!("not claimed: {other:?}"),
+    };
+    assert_eq!(env.drain("w1").await, 1, "acknowledged");
+    let kept = dead_letters::of_project(&env.db, &env.project_id)
+        .await
+        .unwrap();
+    assert_eq!(kept.len(), 1, "kept, not dropped: {kept:?}");
+    assert_eq!(kept[0].outbox_id, outbox_id);
+    assert_eq!(kept[0].match_id, "mat_broken");
+    assert_eq!(kept[0].game_mode, env.mode.mode);
+    assert_eq!(kept[0].record, "not a match");
+    assert!(!kept[0].error.is_empty());
+    // Acknowledged only once kept: nothing is left to read, and a second
+    // hand-over of the same entry would keep it once.
+    assert_eq!(env.drain("w2").await, 0);
+    let again = dead_letters::keep(&env.db, kept.clone()).await.unwrap();
+    assert_eq!(again, 0);
+    assert_eq!(
+        dead_letters::of_project(&env.db, &env.project_id)
+            .await
+            .unwrap(),
+        kept
+    );
 }

@@ -1,0 +1,121 @@
+//! A deleted game mode's and a deleted project's live searches end at once
+//! as `failed` with `GAME_MODE_DISABLED` (SPEC 3): their clients are told,
+//! and the project's live count goes back to zero. No worker runs a deleted
+//! project's modes, so nothing else would end them.
+
+use crate::harness::{duel, fast, solo, Pools, TestApp, OPERATOR};
+use crate::on_both_pools;
+use axum::http::{Method, StatusCode};
+use futures::StreamExt;
+use matchplane_api::play::{sweep, unix_now};
+use matchplane_store::pool::{Ended, ModeKey, Search, SearchState};
+use serde_json::Value;
+use std::time::Duration;
+
+on_both_pools!(deleted_mode_and_project_fail_their_searches);
+
+async fn failed_code(t: &TestApp, mode: &ModeKey, ticket: &str) -> Option<String> {
+    match t.play.pool.search_state(mode, ticket).await.unwrap() {
+        Some(SearchState::Ended(Ended::Failed { code, .. })) => Some(code),
+        _ => None,
+    }
+}
+
+async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    t.mode(&p, &key, duel("other")).await;
+    let (in_duel, duel_token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let (in_other, other_token) = t.ticket_ok(&p, &key, solo("other", "p2")).await;
+    let (also_other, also_token) = t.ticket_ok(&p, &key, solo("other", "p3")).await;
+    for token in [&duel_token, &other_token, &also_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 3);
+    let pool = t.other_process_pool().await;
+    let mut duel_client = pool.subscribe_status(&in_duel).await.unwrap();
+    let mut other_client = pool.subscribe_status(&in_other).await.unwrap();
+
+    // The mode goes: its search fails, its client is told, the other mode's
+    // searches stay.
+    let a = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}/game-modes/duel"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+    let duel = ModeKey::new(&p, "duel");
+    assert_eq!(
+        failed_code(&t, &duel, &in_duel).await.as_deref(),
+        Some("GAME_MODE_DISABLED")
+    );
+    let told = tokio::time::timeout(Duration::from_secs(5), duel_client.next())
+        .await
+        .expect("the client is told")
+        .unwrap();
+    let told: Value = serde_json::from_str(&told).unwrap();
+    assert_eq!(told["type"], "failed", "{told}");
+    assert_eq!(told["code"], "GAME_MODE_DISABLED", "{told}");
+    let a = t.status(&p, &key, &in_duel).await;
+    assert_eq!(a.body["status"], "failed", "{}", a.body);
+    assert_eq!(a.body["error"]["code"], "GAME_MODE_DISABLED");
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 2);
+    assert_eq!(
+        t.play.pool.modes_with_searches(&p).await.unwrap(),
+        ["other"]
+    );
+
+    // The project goes: every search left fails and the count is zero.
+    let a = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}"),
+            Some(&format!("Bearer {OPERATOR}")),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+    let other = ModeKey::new(&p, "other");
+    for ticket in [&in_other, &also_other] {
+        assert_eq!(
+            failed_code(&t, &other, ticket).await.as_deref(),
+            Some("GAME_MODE_DISABLED")
+        );
+    }
+    let told = tokio::time::timeout(Duration::from_secs(5), other_client.next())
+        .await
+        .expect("the client is told")
+        .unwrap();
+    let told: Value = serde_json::from_str(&told).unwrap();
+    assert_eq!(told["code"], "GAME_MODE_DISABLED", "{told}");
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
+    assert!(t
+        .play
+        .pool
+        .modes_with_searches(&p)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(t.play.pool.snapshot(&other).await.unwrap().is_empty());
+
+    // A start accepted just after, from another replica's stale config
+    // cache, is failed by this process's next sweep.
+    let now = unix_now();
+    let late = Search::solo("tkt_late", "p9", 1500.0, now);
+    t.play
+        .pool
+        .add_search(&other, &late, now + 60.0, None)
+        .await
+        .unwrap();
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 1);
+    sweep::sweep_once(&t.play, now).await;
+    assert_eq!(
+        failed_code(&t, &other, "tkt_late").await.as_deref(),
+        Some("GAME_MODE_DISABLED")
+    );
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
+}

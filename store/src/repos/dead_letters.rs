@@ -1,0 +1,51 @@
+//! Outbox records the worker could not read as a match (SPEC 5.8), kept so
+//! that acknowledging their outbox entry loses nothing. Written in the same
+//! transaction as the readable matches of their batch; an entry handed over
+//! twice is kept once (keyed by project, mode and outbox id).
+
+use crate::entities::outbox_dead_letter::{self, Entity as DeadLetters};
+use crate::repos::StoreError;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+
+/// Keeps `rows` unless already kept. Returns how many this call inserted.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn keep<C: ConnectionTrait>(
+    db: &C,
+    rows: Vec<outbox_dead_letter::Model>,
+) -> Result<u64, StoreError> {
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let active: Vec<outbox_dead_letter::ActiveModel> = rows.into_iter().map(Into::into).collect();
+    Ok(DeadLetters::insert_many(active)
+        .on_conflict(
+            OnConflict::columns([
+                outbox_dead_letter::Column::ProjectId,
+                outbox_dead_letter::Column::GameMode,
+                outbox_dead_letter::Column::OutboxId,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?)
+}
+
+/// Every dead letter of `project_id`, oldest first.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn of_project<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+) -> Result<Vec<outbox_dead_letter::Model>, StoreError> {
+    Ok(DeadLetters::find()
+        .filter(outbox_dead_letter::Column::ProjectId.eq(project_id))
+        .order_by_asc(outbox_dead_letter::Column::CreatedAt)
+        .order_by_asc(outbox_dead_letter::Column::OutboxId)
+        .all(db)
+        .await?)
+}
