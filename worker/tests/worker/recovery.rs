@@ -138,6 +138,7 @@ async fn an_unreadable_record_is_kept_as_a_dead_letter_before_its_ack() {
     let claim = matchplane_store::pool::Claim {
         match_id: "mat_broken".to_owned(),
         ticket_ids: vec![bad],
+        player_ids: vec!["x".to_owned()],
         record_json: "not a match".to_owned(),
     };
     let outbox_id = match env.pool.claim(&env.mode, token, &claim).await.unwrap() {
