@@ -28,19 +28,15 @@ impl ProjectLimiter {
                 Ok(guard) => guard,
                 Err(poisoned) => poisoned.into_inner(),
             };
-            let entry = buckets.entry(project_id.to_owned()).or_insert_with(|| {
-                (
-                    rate.get(),
-                    Arc::new(RateLimiter::direct(Quota::per_second(rate))),
-                )
-            });
-            if entry.0 != rate.get() {
-                *entry = (
-                    rate.get(),
-                    Arc::new(RateLimiter::direct(Quota::per_second(rate))),
-                );
+            // A lookup by &str first: no allocation on the hot path.
+            match buckets.get(project_id) {
+                Some((current, limiter)) if *current == rate.get() => Arc::clone(limiter),
+                _ => {
+                    let limiter = Arc::new(RateLimiter::direct(Quota::per_second(rate)));
+                    buckets.insert(project_id.to_owned(), (rate.get(), Arc::clone(&limiter)));
+                    limiter
+                }
             }
-            Arc::clone(&entry.1)
         };
         limiter.check().map_err(|not_until| {
             let wait = not_until.wait_time_from(DefaultClock::default().now());

@@ -11,29 +11,28 @@ use std::sync::{Mutex, PoisonError};
 /// How many tickets are kept; when full, the oldest half is dropped.
 const CAPACITY: usize = 50_000;
 
-/// Recently generated tickets by `(projectId, ticketId)`.
+/// Recently generated tickets by ticket id (ULIDs: unique over projects;
+/// the project is checked on the way out).
 #[derive(Default)]
 pub struct RecentTickets {
-    tickets: Mutex<HashMap<(String, String), Ticket>>,
+    tickets: Mutex<HashMap<String, Ticket>>,
 }
 
 impl RecentTickets {
     /// Keeps a ticket just generated.
-    pub fn put(&self, ticket: &Ticket) {
+    pub fn put(&self, ticket: Ticket) {
         let mut tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
         if tickets.len() >= CAPACITY {
             let mut created: Vec<f64> = tickets.values().map(|t| t.created_at).collect();
-            created.sort_by(f64::total_cmp);
-            let cut = created
-                .get(created.len() / 2)
-                .copied()
-                .unwrap_or(f64::INFINITY);
+            let middle = created.len() / 2;
+            let cut = if created.is_empty() {
+                f64::INFINITY
+            } else {
+                *created.select_nth_unstable_by(middle, f64::total_cmp).1
+            };
             tickets.retain(|_, t| t.created_at > cut);
         }
-        tickets.insert(
-            (ticket.project_id.clone(), ticket.ticket_id.clone()),
-            ticket.clone(),
-        );
+        tickets.insert(ticket.ticket_id.clone(), ticket);
     }
 
     /// A ticket generated here, if still kept.
@@ -41,7 +40,8 @@ impl RecentTickets {
         self.tickets
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&(project_id.to_owned(), ticket_id.to_owned()))
+            .get(ticket_id)
+            .filter(|t| t.project_id == project_id)
             .cloned()
     }
 }

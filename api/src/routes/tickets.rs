@@ -139,13 +139,14 @@ pub async fn create(
             }
             CreateTicketError::Store(err) => store_failed(err),
         })?;
-    play.recent.put(&ticket);
+    let expires_at = rfc3339(ticket.expires_at);
+    play.recent.put(ticket);
     Ok((
         StatusCode::CREATED,
         Json(CreatedTicket {
             ticket_id,
             token,
-            expires_at: rfc3339(ticket.expires_at),
+            expires_at,
         }),
     ))
 }

@@ -216,7 +216,12 @@ async fn a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second(poo
 
     let op = format!("Bearer {OPERATOR}");
     let keys = t
-        .call(Method::GET, &format!("/v1/projects/{p}/keys"), Some(&op), None)
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/keys"),
+            Some(&op),
+            None,
+        )
         .await;
     let key_id = keys.body[0]["id"].as_str().unwrap().to_owned();
     let revoked = t
