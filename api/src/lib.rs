@@ -13,6 +13,7 @@
 
 pub mod auth;
 pub mod credentials;
+pub mod edge;
 pub mod extract;
 pub mod observe;
 pub mod openapi;
@@ -27,12 +28,11 @@ pub mod state;
 pub use serve::{serve, serve_with_play, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};
 
-use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::{self, Next};
+use axum::extract::DefaultBodyLimit;
+use axum::http::HeaderValue;
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use matchplane_matchmaker::Code;
 use problem::{ApiError, PROBLEM_JSON};
 use routes::{
     api_keys, game_modes, projects, ratings, search_ws, searches, service, tickets, tiers,
@@ -92,44 +92,6 @@ async fn not_found() -> ApiError {
     ApiError::not_found("no such route")
 }
 
-/// Turns any error answer that is not already a problem (axum's 405, a
-/// body-limit 413, an extractor's plain-text rejection) into one.
-async fn problem_safety_net(req: Request, next: Next) -> Response {
-    let response = next.run(req).await;
-    let status = response.status();
-    let is_problem = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes() == PROBLEM_JSON.as_bytes());
-    if !(status.is_client_error() || status.is_server_error()) || is_problem {
-        return response;
-    }
-    let (code, detail) = match status {
-        StatusCode::BAD_REQUEST => (Code::ValidationError.as_str(), "the request is malformed"),
-        StatusCode::UNAUTHORIZED => (Code::Unauthorized.as_str(), "invalid credentials"),
-        StatusCode::NOT_FOUND => (Code::NotFound.as_str(), "no such resource"),
-        StatusCode::METHOD_NOT_ALLOWED => (
-            "METHOD_NOT_ALLOWED",
-            "this route does not accept that method",
-        ),
-        StatusCode::PAYLOAD_TOO_LARGE => {
-            (Code::PayloadTooLarge.as_str(), "the body is over 64 KiB")
-        }
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => {
-            (Code::UnsupportedMediaType.as_str(), "the body must be JSON")
-        }
-        StatusCode::TOO_MANY_REQUESTS => (Code::RateLimited.as_str(), "too many requests"),
-        s if s.is_server_error() => (Code::Internal.as_str(), "something failed on our side"),
-        _ => (Code::ValidationError.as_str(), "the request was refused"),
-    };
-    let allow = response.headers().get(header::ALLOW).cloned();
-    let mut problem = ApiError::with_status(status, code, detail).into_response();
-    if let Some(allow) = allow {
-        problem.headers_mut().insert(header::ALLOW, allow);
-    }
-    problem
-}
-
 fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal(&"a handler panicked").into_response()
 }
@@ -142,15 +104,7 @@ pub fn router(state: AppState) -> Router {
     routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .fallback(not_found)
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            play::cache::invalidate_on_change,
-        ))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            observe::track,
-        ))
-        .layer(middleware::from_fn(problem_safety_net))
+        .layer(middleware::from_fn_with_state(state.clone(), edge::edge))
         .layer(CatchPanicLayer::custom(panic_problem))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
         .with_state(state)

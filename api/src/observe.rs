@@ -5,9 +5,8 @@
 //! same fields (never the raw URI, whose query may hold a ticket token).
 
 use crate::state::AppState;
-use axum::extract::{MatchedPath, Request, State};
-use axum::http::Method;
-use axum::middleware::Next;
+use axum::extract::{MatchedPath, Request};
+use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use std::time::Instant;
 
@@ -29,28 +28,66 @@ fn method_label(method: &Method) -> &'static str {
     }
 }
 
-/// Middleware recording one request into the router's own recorder.
-pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
-    let method = method_label(req.method());
-    let start = Instant::now();
-    let response = next.run(req).await;
-    let status = response.status().as_u16().to_string();
-    let elapsed = start.elapsed().as_secs_f64();
-    tracing::info!(
-        method,
-        route = %route,
-        status = %status,
-        latency_ms = elapsed * 1000.0,
-        "request"
-    );
-    metrics::with_local_recorder(&*state.recorder, || {
-        metrics::counter!(REQUESTS_TOTAL, "method" => method, "route" => route.clone(), "status" => status)
+/// A request being answered: what its metrics and log line will carry.
+/// Taken before the handler runs, recorded after (see `crate::edge`).
+#[derive(Debug)]
+pub struct Observed {
+    method: &'static str,
+    route: Option<MatchedPath>,
+    start: Instant,
+}
+
+impl Observed {
+    /// Starts timing `req`.
+    pub fn start(req: &Request) -> Self {
+        Self {
+            method: method_label(req.method()),
+            route: req.extensions().get::<MatchedPath>().cloned(),
+            start: Instant::now(),
+        }
+    }
+
+    /// Records the answer into the router's own recorder and logs one line.
+    pub fn record(self, state: &AppState, response: &Response) {
+        let route = self.route.as_ref().map_or("unmatched", MatchedPath::as_str);
+        let status = response.status();
+        let elapsed = self.start.elapsed().as_secs_f64();
+        tracing::info!(
+            method = self.method,
+            route = %route,
+            status = status.as_u16(),
+            latency_ms = elapsed * 1000.0,
+            "request"
+        );
+        let method = self.method;
+        metrics::with_local_recorder(&*state.recorder, || {
+            metrics::counter!(
+                REQUESTS_TOTAL,
+                "method" => method,
+                "route" => route.to_owned(),
+                "status" => status_label(status)
+            )
             .increment(1);
-        metrics::histogram!(REQUEST_DURATION, "method" => method, "route" => route).record(elapsed);
-    });
-    response
+            metrics::histogram!(REQUEST_DURATION, "method" => method, "route" => route.to_owned())
+                .record(elapsed);
+        });
+    }
+}
+
+/// The status as a label without allocating for the common ones.
+fn status_label(status: StatusCode) -> metrics::SharedString {
+    match status.as_u16() {
+        200 => "200".into(),
+        201 => "201".into(),
+        202 => "202".into(),
+        204 => "204".into(),
+        400 => "400".into(),
+        401 => "401".into(),
+        404 => "404".into(),
+        409 => "409".into(),
+        422 => "422".into(),
+        429 => "429".into(),
+        500 => "500".into(),
+        other => other.to_string().into(),
+    }
 }

@@ -248,3 +248,40 @@ impl IntoResponse for ApiError {
         response
     }
 }
+
+/// Turns any error answer that is not already a problem (axum's 405, a
+/// body-limit 413, an extractor's plain-text rejection) into one.
+pub fn safety_net(response: Response) -> Response {
+    let status = response.status();
+    let is_problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes() == PROBLEM_JSON.as_bytes());
+    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+        return response;
+    }
+    let (code, detail) = match status {
+        StatusCode::BAD_REQUEST => (Code::ValidationError.as_str(), "the request is malformed"),
+        StatusCode::UNAUTHORIZED => (Code::Unauthorized.as_str(), "invalid credentials"),
+        StatusCode::NOT_FOUND => (Code::NotFound.as_str(), "no such resource"),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "METHOD_NOT_ALLOWED",
+            "this route does not accept that method",
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            (Code::PayloadTooLarge.as_str(), "the body is over 64 KiB")
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+            (Code::UnsupportedMediaType.as_str(), "the body must be JSON")
+        }
+        StatusCode::TOO_MANY_REQUESTS => (Code::RateLimited.as_str(), "too many requests"),
+        s if s.is_server_error() => (Code::Internal.as_str(), "something failed on our side"),
+        _ => (Code::ValidationError.as_str(), "the request was refused"),
+    };
+    let allow = response.headers().get(header::ALLOW).cloned();
+    let mut problem = ApiError::with_status(status, code, detail).into_response();
+    if let Some(allow) = allow {
+        problem.headers_mut().insert(header::ALLOW, allow);
+    }
+    problem
+}

@@ -1,14 +1,13 @@
 //! Mode configs and project quotas for the hot path, cached for
 //! [`CONFIG_CACHE_TTL`] so ticket generation and search start query no
 //! database. A change made through this process evicts at once
-//! ([`invalidate_on_change`] watches every successful write under a
+//! ([`ConfigWrite`] watches every successful write under a
 //! project or a tier); another replica's change is seen within the TTL.
 
 use crate::problem::ApiError;
 use crate::state::AppState;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::Method;
-use axum::middleware::Next;
 use axum::response::Response;
 use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::repos::{game_modes, projects, tiers, StoreError};
@@ -122,35 +121,45 @@ impl ConfigCache {
     }
 }
 
-/// Middleware: after a successful write under `/v1/projects/{projectId}`
-/// (a mode created, replaced or deleted, a project's tier changed), forget
-/// that project's cached configs; after one under `/v1/tiers`, forget all.
-/// Ticket and search writes change no config and are skipped.
-pub async fn invalidate_on_change(
-    State(state): State<AppState>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let write = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
-    let path = req.uri().path();
-    let hot = path.starts_with("/v1/searches") || path.contains("/tickets");
-    if !write || hot {
-        return next.run(req).await;
-    }
-    let path = path.to_owned();
-    let response = next.run(req).await;
-    if !response.status().is_success() {
-        return response;
-    }
-    if path.starts_with("/v1/tiers") {
-        state.play.cache.evict_all();
-    } else if let Some(rest) = path.strip_prefix("/v1/projects/") {
+/// A request that may change cached configs: a successful write under
+/// `/v1/projects/{projectId}` (a mode created, replaced or deleted, a
+/// project's tier changed) makes this process forget that project's cached
+/// configs; one under `/v1/tiers`, all of them. Ticket and search writes
+/// change no config and are not one. Read before the handler runs, applied
+/// after it answered (see `crate::edge`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigWrite {
+    /// A tier write: forget everything.
+    Tiers,
+    /// A write under this project.
+    Project(String),
+}
+
+impl ConfigWrite {
+    /// What `req` may change, if anything.
+    pub fn of(req: &Request) -> Option<Self> {
+        if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
+            return None;
+        }
+        let path = req.uri().path();
+        if path.starts_with("/v1/tiers") {
+            return Some(Self::Tiers);
+        }
+        let rest = path.strip_prefix("/v1/projects/")?;
         let mut parts = rest.split('/');
         let project_id = parts.next().unwrap_or_default();
         let hot = matches!(parts.next(), Some("tickets" | "players"));
-        if !hot && !project_id.is_empty() {
-            state.play.cache.evict_project(project_id);
+        (!hot && !project_id.is_empty()).then(|| Self::Project(project_id.to_owned()))
+    }
+
+    /// Forgets what the write changed, if it succeeded.
+    pub fn apply(self, state: &AppState, response: &Response) {
+        if !response.status().is_success() {
+            return;
+        }
+        match self {
+            Self::Tiers => state.play.cache.evict_all(),
+            Self::Project(project_id) => state.play.cache.evict_project(&project_id),
         }
     }
-    response
 }
