@@ -269,3 +269,40 @@ impl FromRequestParts<AppState> for ProjectCaller {
         Ok(Self { caller, project_id })
     }
 }
+
+/// The operator, checked before any body is read: an API key gets `401`
+/// even when its body is malformed (it must not learn how the body is
+/// validated).
+#[derive(Debug, Clone, Copy)]
+pub struct Operator;
+
+impl FromRequestParts<AppState> for Operator {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        Caller::from_request_parts(parts, state)
+            .await?
+            .require_operator()?;
+        Ok(Self)
+    }
+}
+
+/// The operator on a project path, checked before any body is read: a key
+/// of another project gets `404` (as [`Caller::require_operator_on`]), a
+/// key of this project `401`.
+#[derive(Debug, Clone)]
+pub struct ProjectOperator {
+    /// The project of the path.
+    pub project_id: String,
+}
+
+impl FromRequestParts<AppState> for ProjectOperator {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let ProjectCaller { caller, project_id } =
+            ProjectCaller::from_request_parts(parts, state).await?;
+        caller.require_operator()?;
+        Ok(Self { project_id })
+    }
+}

@@ -2,7 +2,7 @@
 //! `GET/PATCH/DELETE /v1/projects/{projectId}`. The operator manages them;
 //! a key may read its own project.
 
-use crate::auth::{Caller, ProjectCaller};
+use crate::auth::{Caller, Operator, ProjectCaller, ProjectOperator};
 use crate::extract::ApiJson;
 use crate::play::retire::{retire, Retired};
 use crate::problem::{ApiError, Problem};
@@ -88,11 +88,10 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     request_body = CreateProject,
     responses((status = 201, body = ProjectView), (status = 401, body = Problem), (status = 422, body = Problem)))]
 pub async fn create(
-    caller: Caller,
+    _operator: Operator,
     State(state): State<AppState>,
     ApiJson(body): ApiJson<CreateProject>,
 ) -> Result<(StatusCode, Json<ProjectView>), ApiError> {
-    caller.require_operator()?;
     check_name(&body.name)?;
     let tier = body.tier.as_deref().unwrap_or("free");
     let created = projects::create(&state.db, body.name.trim(), tier, Utc::now()).await?;
@@ -130,12 +129,11 @@ pub async fn get(
     request_body = UpdateProject,
     responses((status = 200, body = ProjectView), (status = 401, body = Problem), (status = 404, body = Problem), (status = 422, body = Problem)))]
 pub async fn update(
-    caller: ProjectCaller,
+    _operator: ProjectOperator,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     ApiJson(body): ApiJson<UpdateProject>,
 ) -> Result<Json<ProjectView>, ApiError> {
-    caller.caller.require_operator()?;
     if let Some(name) = body.name.as_deref() {
         check_name(name)?;
     }

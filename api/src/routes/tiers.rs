@@ -1,6 +1,6 @@
 //! Tiers (SPEC 2, 7): `GET /v1/tiers`, `GET/PUT /v1/tiers/{tier}`; operator only.
 
-use crate::auth::Caller;
+use crate::auth::{Caller, Operator};
 use crate::extract::ApiJson;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
@@ -141,12 +141,11 @@ pub async fn get(
     request_body = TierBody,
     responses((status = 200, body = TierView), (status = 401, body = Problem), (status = 422, body = Problem)))]
 pub async fn put(
-    caller: Caller,
+    _operator: Operator,
     State(state): State<AppState>,
     Path(name): Path<String>,
     ApiJson(body): ApiJson<TierBody>,
 ) -> Result<Json<TierView>, ApiError> {
-    caller.require_operator()?;
     let errors = check(&name, &body);
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));

@@ -2,7 +2,8 @@
 
 use crate::common::{Backend, TestApp, OPERATOR};
 use crate::on_both;
-use axum::http::{Method, StatusCode};
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
 use serde_json::json;
 
 async fn seeded_tiers_are_served_and_editable(backend: Backend) {
@@ -98,4 +99,35 @@ async fn projects_crud(backend: Backend) {
         .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
-on_both!(seeded_tiers_are_served_and_editable, projects_crud);
+on_both!(
+    seeded_tiers_are_served_and_editable,
+    projects_crud,
+    operator_routes_refuse_a_key_before_reading_the_body
+);
+
+/// A key on an operator route gets 401 whatever its body: a malformed body
+/// must not answer 400 and show how the body is validated first.
+async fn operator_routes_refuse_a_key_before_reading_the_body(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let project_path = format!("/v1/projects/{p}");
+    for (method, path) in [
+        (Method::PUT, "/v1/tiers/free"),
+        (Method::POST, "/v1/projects"),
+        (Method::PATCH, project_path.as_str()),
+    ] {
+        for body in ["{not json", "[]", "{}"] {
+            let req = Request::builder()
+                .method(method.clone())
+                .uri(path)
+                .header(header::AUTHORIZATION, format!("Bearer {key}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(body))
+                .unwrap();
+            t.send(req)
+                .await
+                .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+        }
+    }
+}
