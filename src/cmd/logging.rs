@@ -3,6 +3,7 @@
 //! `RUST_LOG` (default `info`).
 
 use clap::ValueEnum;
+use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 
 /// How log lines are written.
@@ -17,8 +18,11 @@ pub enum LogFormat {
 /// Installs the global subscriber once, at start-up.
 pub fn init(format: LogFormat) {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colours only on a terminal: redirected to a file or a collector, the
+    // escape codes would be noise in every line.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = match format {
         LogFormat::Human => builder.try_init(),
