@@ -18,7 +18,7 @@ fn variants() -> Vec<Ticket> {
     let mut precise = ticket("tkt_2", "Zo\"ë🎮\\ \u{1}x");
     // 17 significant digits (cjson keeps 14), one serde_json reads back
     // exactly (without its `float_roundtrip` feature it may miss by an ulp).
-    precise.mmr = Some(1520.123_456_789_012_3);
+    precise.mmr = Some(1_520.123_456_789_012_3);
     precise.party = Some(Party {
         id: "party \"7\"".into(),
         members: vec!["Zo\"ë🎮\\ \u{1}x".into(), "m2".into()],
