@@ -29,7 +29,12 @@
 //! **The hot path is one round trip.** Adding a search is one script
 //! (uniqueness per ticket and per player, spent tickets, the quota, the
 //! deadline index) on one shared multiplexed [`ConnectionManager`], which
-//! reconnects by itself. Scripts are sent by EVALSHA and loaded on a
+//! reconnects by itself. Starting a search from a ticket another process
+//! generated is one script too (`scripts/start_search.lua`, see
+//! [`crate::tickets::TicketStore::start_search`]): the ticket's record sits
+//! under the same project hash tag, and its JSON begins with the pool
+//! entry's fields, so the script splices the entry without re-encoding it.
+//! Scripts are sent by EVALSHA and loaded on a
 //! `NOSCRIPT` answer. A snapshot is HVALS of compact JSON plus HGETALL of the
 //! ping samples, pipelined: one round trip for 100 000 searches.
 //!
