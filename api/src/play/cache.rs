@@ -65,6 +65,18 @@ impl ConfigCache {
         Ok(config)
     }
 
+    /// Whether `project_id`'s mode `name` was looked up and found, however
+    /// long ago (never asks the database). A search start looks the config
+    /// up before the token is checked only for such a mode, so a flood of
+    /// made-up tokens neither queries the database nor grows this cache.
+    pub fn knows_mode(&self, project_id: &str, name: &str) -> bool {
+        self.modes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(project_id.to_owned(), name.to_owned()))
+            .is_some_and(|(config, _)| config.is_some())
+    }
+
     /// `project_id`'s tier `maxConcurrentSearches`.
     ///
     /// # Errors

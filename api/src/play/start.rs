@@ -1,11 +1,12 @@
 //! Authenticating a ticket token and starting a search with it, shared by
 //! the WebSocket and the REST search (SPEC 4).
 
-use super::{token, unix_now, Play};
+use super::token::{self, TokenRef};
+use super::{unix_now, Play};
 use crate::problem::ApiError;
-use matchplane_matchmaker::{Algorithm, Code, GameModeConfig, Search};
+use matchplane_matchmaker::{Algorithm, Code, GameModeConfig};
 use matchplane_store::pool::{AddSearchError, ModeKey, PoolError};
-use matchplane_store::tickets::Ticket;
+use matchplane_store::tickets::{search_of, Hold, StartSearchError, Ticket, TicketStart};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
 
@@ -46,6 +47,12 @@ pub fn store_failed(err: PoolError) -> ApiError {
 /// As above, or `500` when the store fails.
 pub async fn ticket_of(play: &Play, token: &str) -> Result<Ticket, ApiError> {
     let parsed = token::parse(token).ok_or_else(ticket_invalid)?;
+    ticket_named(play, token, &parsed).await
+}
+
+/// The ticket `parsed` (the parts of `token`) names, checked against the
+/// token: from [`Play::recent`] if generated here, else read from the store.
+async fn ticket_named(play: &Play, token: &str, parsed: &TokenRef) -> Result<Ticket, ApiError> {
     let ticket = match play.recent.get(&parsed.project_id, &parsed.ticket_id) {
         Some(ticket) => ticket,
         None => play
@@ -55,52 +62,148 @@ pub async fn ticket_of(play: &Play, token: &str) -> Result<Ticket, ApiError> {
             .map_err(store_failed)?
             .ok_or_else(ticket_invalid)?,
     };
+    authentic(token, ticket)
+}
+
+/// `ticket` if `token` is its token; `401 TICKET_INVALID` otherwise.
+fn authentic(token: &str, ticket: Ticket) -> Result<Ticket, ApiError> {
     if !token::matches(token, &ticket.token_hash) {
         return Err(ticket_invalid());
     }
     Ok(ticket)
 }
 
-/// The ticket `token` speaks for, if it has not expired at `now`.
-///
-/// # Errors
-/// `401 TICKET_INVALID`, or `500` when the store fails.
-pub async fn live_ticket_of(play: &Play, token: &str, now: f64) -> Result<Ticket, ApiError> {
-    let ticket = ticket_of(play, token).await?;
+/// `ticket` if it has not expired at `now`; `401 TICKET_INVALID` otherwise.
+fn live(ticket: Ticket, now: f64) -> Result<Ticket, ApiError> {
     if ticket.expires_at <= now {
         return Err(ticket_invalid());
     }
     Ok(ticket)
 }
 
-/// The config of a ticket's mode, if it still exists and is enabled.
+/// The config of `mode`, if it still exists and is enabled.
 ///
 /// # Errors
 /// `409 GAME_MODE_DISABLED` when the mode was disabled or deleted.
-pub async fn mode_of(
+async fn enabled_mode(
     play: &Play,
     db: &DatabaseConnection,
-    ticket: &Ticket,
+    mode: &ModeKey,
 ) -> Result<Arc<GameModeConfig>, ApiError> {
-    match play
-        .cache
-        .mode(db, &ticket.project_id, &ticket.game_mode)
-        .await?
-    {
+    match play.cache.mode(db, &mode.project_id, &mode.mode).await? {
         Some(config) if config.enabled => Ok(config),
         _ => Err(ApiError::new(
             Code::GameModeDisabled,
-            format!("game mode {} is disabled or deleted", ticket.game_mode),
+            format!("game mode {} is disabled or deleted", mode.mode),
         )),
+    }
+}
+
+/// What a start checks before the pool's rules: the mode is enabled, a
+/// Ping mode is searched over the WebSocket; answers the project's quota.
+///
+/// # Errors
+/// `GAME_MODE_DISABLED` (409), `PING_REQUIRES_WEBSOCKET` (422).
+async fn admit(
+    play: &Play,
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    via: Via,
+) -> Result<u64, ApiError> {
+    let config = enabled_mode(play, db, mode).await?;
+    if via == Via::Rest && matches!(config.algorithm, Algorithm::Ping { .. }) {
+        return Err(ApiError::new(
+            Code::PingRequiresWebsocket,
+            "this game mode matches on ping, which is measured live: search over the WebSocket",
+        ));
+    }
+    play.cache.max_live(db, &mode.project_id).await
+}
+
+/// How a search `via` is held, with this process's REST poll timeout.
+fn hold(play: &Play, via: Via) -> Hold {
+    match via {
+        Via::WebSocket => Hold::Socket,
+        Via::Rest => Hold::Polled {
+            poll_seconds: play.settings.rest_poll_timeout.as_secs_f64(),
+        },
     }
 }
 
 /// The REST poll deadline (or the ticket's expiry, if sooner).
 pub fn rest_deadline(play: &Play, ticket: &Ticket, now: f64) -> f64 {
-    (now + play.settings.rest_poll_timeout.as_secs_f64()).min(ticket.expires_at)
+    hold(play, Via::Rest).deadline(now, ticket.expires_at)
 }
 
-/// Starts a search with `ticket` (already authenticated).
+/// Authenticates `token` and starts a search with its ticket (SPEC 4), in
+/// at most one Redis round trip:
+///
+/// - a ticket generated here ([`Play::recent`]): checked here, then the
+///   pool's add script;
+/// - a token naming its mode, whose config this process has seen: the mode
+///   and quota checks from the cache, then one script that reads the ticket,
+///   checks the token's hash, mode and expiry, and adds the search;
+/// - otherwise (an older token without its mode, a mode not seen here yet, a
+///   start refused before the script): the ticket is read and checked
+///   first, so a bad token always gets `401`, then added (two round trips).
+///
+/// # Errors
+/// `401 TICKET_INVALID`, and [`start`]'s.
+pub async fn start_with_token(
+    play: &Play,
+    db: &DatabaseConnection,
+    token: &str,
+    via: Via,
+) -> Result<Started, ApiError> {
+    let parsed = token::parse(token).ok_or_else(ticket_invalid)?;
+    if let Some(ticket) = play.recent.get(&parsed.project_id, &parsed.ticket_id) {
+        let ticket = live(authentic(token, ticket)?, unix_now())?;
+        return start(play, db, ticket, via).await;
+    }
+    let mode = match &parsed.game_mode {
+        Some(name) if play.cache.knows_mode(&parsed.project_id, name) => {
+            ModeKey::new(&parsed.project_id, name)
+        }
+        _ => {
+            let ticket = live(ticket_named(play, token, &parsed).await?, unix_now())?;
+            return start(play, db, ticket, via).await;
+        }
+    };
+    let max_live = match admit(play, db, &mode, via).await {
+        Ok(max_live) => max_live,
+        // Refused before the token was checked: a bad token still gets 401.
+        Err(err) => {
+            live(ticket_named(play, token, &parsed).await?, unix_now())?;
+            return Err(err);
+        }
+    };
+    let token_hash = token::hash(token);
+    let now = unix_now();
+    let ticket = play
+        .tickets
+        .start_search(&TicketStart {
+            mode: &mode,
+            ticket_id: &parsed.ticket_id,
+            token_hash: &token_hash,
+            now,
+            hold: hold(play, via),
+            max_live: Some(max_live),
+        })
+        .await
+        .map_err(|err| match err {
+            StartSearchError::TicketInvalid => ticket_invalid(),
+            StartSearchError::Add(err) => add_error(err),
+        })?;
+    play.saw(&mode);
+    Ok(Started {
+        ticket,
+        mode,
+        queued_at: now,
+    })
+}
+
+/// Starts a search with `ticket` (already authenticated): the pool's add
+/// script.
 ///
 /// # Errors
 /// `PING_REQUIRES_WEBSOCKET` (422, REST in a Ping mode),
@@ -113,30 +216,12 @@ pub async fn start(
     ticket: Ticket,
     via: Via,
 ) -> Result<Started, ApiError> {
-    let config = mode_of(play, db, &ticket).await?;
-    if via == Via::Rest && matches!(config.algorithm, Algorithm::Ping { .. }) {
-        return Err(ApiError::new(
-            Code::PingRequiresWebsocket,
-            "this game mode matches on ping, which is measured live: search over the WebSocket",
-        ));
-    }
-    let max_live = play.cache.max_live(db, &ticket.project_id).await?;
-    let now = unix_now();
-    let deadline = match via {
-        Via::WebSocket => ticket.expires_at,
-        Via::Rest => rest_deadline(play, &ticket, now),
-    };
     let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
-    let search = Search {
-        ticket_id: ticket.ticket_id.as_str().into(),
-        player_id: ticket.player_id.as_str().into(),
-        party: ticket.party.clone(),
-        mmr: ticket.mmr,
-        ping_ms: None,
-        queued_at: now,
-    };
+    let max_live = admit(play, db, &mode, via).await?;
+    let now = unix_now();
+    let deadline = hold(play, via).deadline(now, ticket.expires_at);
     play.pool
-        .add_search(&mode, &search, deadline, Some(max_live))
+        .add_search(&mode, &search_of(&ticket, now), deadline, Some(max_live))
         .await
         .map_err(add_error)?;
     play.saw(&mode);

@@ -1,7 +1,13 @@
-//! Ticket tokens: `<projectId>.<ticketId>.<secret>`, the secret 32 random
-//! bytes (256 bits) in URL-safe base64. The ids route the token to its
-//! record (under the project's Redis hash tag); only the SHA-256 of the whole
-//! token is stored, and it is compared in constant time.
+//! Ticket tokens: `<projectId>.<gameMode>.<ticketId>.<secret>`, the secret
+//! 32 random bytes (256 bits) in URL-safe base64. The ids and the mode route
+//! the token to its record and its pool (under the project's Redis hash tag),
+//! so a search starts in one script; only the SHA-256 of the whole token is
+//! stored, and it is compared in constant time (or, in the start script, by
+//! the store, which an attacker gains nothing from timing: the digest of a
+//! 256-bit secret).
+//!
+//! Tokens of the older form `<projectId>.<ticketId>.<secret>` (no mode) are
+//! still accepted until they expire: their start reads the ticket first.
 
 use crate::credentials;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -13,16 +19,27 @@ use rand::RngCore;
 pub struct TokenRef {
     /// `prj_…`.
     pub project_id: String,
+    /// The game mode's name; `None` for a token of the older, three-part
+    /// form.
+    pub game_mode: Option<String>,
     /// `tkt_…`.
     pub ticket_id: String,
 }
 
-/// A new token for `ticket_id` of `project_id` from `rng`: a
+/// A new token for `ticket_id` of `project_id` in `game_mode` from `rng`: a
 /// cryptographically secure generator (`rand::thread_rng()` or `OsRng`).
-pub fn generate(rng: &mut impl RngCore, project_id: &str, ticket_id: &str) -> String {
+pub fn generate(
+    rng: &mut impl RngCore,
+    project_id: &str,
+    game_mode: &str,
+    ticket_id: &str,
+) -> String {
     let mut bytes = [0u8; 32];
     rng.fill_bytes(&mut bytes);
-    format!("{project_id}.{ticket_id}.{}", URL_SAFE_NO_PAD.encode(bytes))
+    format!(
+        "{project_id}.{game_mode}.{ticket_id}.{}",
+        URL_SAFE_NO_PAD.encode(bytes)
+    )
 }
 
 /// Lower-case hex SHA-256 of a token.
@@ -32,19 +49,32 @@ pub fn hash(token: &str) -> String {
 
 /// The routing parts of a well-formed token; `None` for anything else.
 pub fn parse(token: &str) -> Option<TokenRef> {
-    let mut parts = token.split('.');
-    let (project_id, ticket_id, secret) = (parts.next()?, parts.next()?, parts.next()?);
-    let well_formed = parts.next().is_none()
-        && project_id.starts_with("prj_")
+    let parts: Vec<&str> = token.splitn(5, '.').collect();
+    let (project_id, game_mode, ticket_id, secret) = match parts[..] {
+        [project_id, ticket_id, secret] => (project_id, None, ticket_id, secret),
+        [project_id, mode, ticket_id, secret] => (project_id, Some(mode), ticket_id, secret),
+        _ => return None,
+    };
+    let well_formed = project_id.starts_with("prj_")
         && ticket_id.starts_with("tkt_")
         && secret.len() >= 27
+        && game_mode.is_none_or(is_mode_name)
         && [project_id, ticket_id]
             .iter()
             .all(|p| p.len() <= 64 && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
     well_formed.then(|| TokenRef {
         project_id: project_id.to_owned(),
+        game_mode: game_mode.map(str::to_owned),
         ticket_id: ticket_id.to_owned(),
     })
+}
+
+/// `^[a-z0-9][a-z0-9_-]{0,62}$`: a game mode's name.
+fn is_mode_name(name: &str) -> bool {
+    let ok = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+    name.len() <= 63
+        && name.bytes().next().is_some_and(ok)
+        && name.bytes().all(|b| ok(b) || b == b'_' || b == b'-')
 }
 
 /// Whether `token` hashes to `stored_hash` (constant time).
@@ -58,16 +88,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_token_routes_to_its_ticket_and_matches_only_its_hash() {
-        let token = generate(&mut rand::rngs::OsRng, "prj_01ABC", "tkt_01XYZ");
+    fn a_token_routes_to_its_ticket_and_mode_and_matches_only_its_hash() {
+        let token = generate(
+            &mut rand::rngs::OsRng,
+            "prj_01ABC",
+            "ranked-5v5",
+            "tkt_01XYZ",
+        );
         let r = parse(&token).unwrap();
         assert_eq!(r.project_id, "prj_01ABC");
+        assert_eq!(r.game_mode.as_deref(), Some("ranked-5v5"));
         assert_eq!(r.ticket_id, "tkt_01XYZ");
         assert!(matches(&token, &hash(&token)));
-        let other = generate(&mut rand::rngs::OsRng, "prj_01ABC", "tkt_01XYZ");
+        let other = generate(
+            &mut rand::rngs::OsRng,
+            "prj_01ABC",
+            "ranked-5v5",
+            "tkt_01XYZ",
+        );
         assert!(!matches(&other, &hash(&token)));
         assert_eq!(parse("nope"), None);
         assert_eq!(parse("prj_a.tkt_b.short"), None);
         assert_eq!(parse(&format!("{token}.x")), None);
+        let secret = "A".repeat(43);
+        for bad_mode in ["", "Ranked", "-x", "a b", &"a".repeat(64)] {
+            assert_eq!(parse(&format!("prj_a.{bad_mode}.tkt_b.{secret}")), None);
+        }
+        assert!(parse(&format!("prj_a.{}.tkt_b.{secret}", "a".repeat(63))).is_some());
+    }
+
+    #[test]
+    fn a_token_of_the_older_form_still_parses_without_a_mode() {
+        let token = format!("prj_01ABC.tkt_01XYZ.{}", "A".repeat(43));
+        let r = parse(&token).unwrap();
+        assert_eq!(
+            (r.project_id.as_str(), r.ticket_id.as_str()),
+            ("prj_01ABC", "tkt_01XYZ")
+        );
+        assert_eq!(r.game_mode, None);
     }
 }

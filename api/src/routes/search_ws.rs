@@ -13,9 +13,9 @@
 //! recorded (`pingMs` = median of the last five). Closing the socket ends
 //! the search as cancelled.
 
-use crate::play::start::{live_ticket_of, start, store_failed, Started, Via};
+use crate::play::start::{start_with_token, store_failed, ticket_invalid, Started, Via};
 use crate::play::status::end;
-use crate::play::{rfc3339, unix_now, Play};
+use crate::play::{rfc3339, token, unix_now, Play};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -52,13 +52,15 @@ pub async fn search(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let play = state.play.clone();
-    let ticket = live_ticket_of(&play, &query.ticket, unix_now()).await?;
+    let ticket_id = token::parse(&query.ticket)
+        .ok_or_else(ticket_invalid)?
+        .ticket_id;
     // Subscribed before the first state re-read, in the same round trip
-    // as the add; a final published in between is caught by that re-read.
-    let ticket_id = ticket.ticket_id.clone();
+    // as the start; a final published in between is caught by that
+    // re-read. A refused start (a bad token too) drops the subscription.
     let (updates, started) = tokio::join!(
         play.pool.subscribe_status(&ticket_id),
-        start(&play, &state.db, ticket, Via::WebSocket)
+        start_with_token(&play, &state.db, &query.ticket, Via::WebSocket)
     );
     let started = started?;
     let updates = match updates {

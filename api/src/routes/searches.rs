@@ -6,7 +6,7 @@
 
 use crate::extract::ApiJson;
 use crate::play::start::{
-    live_ticket_of, rest_deadline, start, store_failed, ticket_invalid, ticket_of, Via,
+    rest_deadline, start_with_token, store_failed, ticket_invalid, ticket_of, Via,
 };
 use crate::play::status::{end, mode_key, status_of, TicketStatus};
 use crate::play::unix_now;
@@ -72,8 +72,7 @@ pub async fn create(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<StartSearch>,
 ) -> Result<(StatusCode, Json<SearchStarted>), ApiError> {
-    let ticket = live_ticket_of(&state.play, &body.ticket, unix_now()).await?;
-    let started = start(&state.play, &state.db, ticket, Via::Rest).await?;
+    let started = start_with_token(&state.play, &state.db, &body.ticket, Via::Rest).await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(SearchStarted {

@@ -118,7 +118,12 @@ pub async fn create(
     let ticket_id = format!("tkt_{}", ulid::Ulid::new());
     // thread_rng: a CSPRNG (ChaCha12) seeded and periodically reseeded from
     // the OS, without a system call per ticket.
-    let token = token::generate(&mut rand::thread_rng(), &project_id, &ticket_id);
+    let token = token::generate(
+        &mut rand::thread_rng(),
+        &project_id,
+        &config.name,
+        &ticket_id,
+    );
     let ticket = Ticket {
         ticket_id: ticket_id.clone(),
         project_id,

@@ -206,26 +206,22 @@ impl TestApp {
         auth: Option<&str>,
         body: Option<Value>,
     ) -> Answer {
-        let mut req = Request::builder().method(method).uri(path);
-        if let Some(auth) = auth {
-            req = req.header(header::AUTHORIZATION, auth);
-        }
-        let req = match body {
-            Some(body) => req
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(serde_json::to_vec(&body).unwrap())),
-            None => req.body(Body::empty()),
+        call(&self.app, method, path, auth, body).await
+    }
+
+    /// Another API instance over the same database and live stores (a new
+    /// Redis connection; in memory, the same stores), with nothing cached
+    /// and no ticket generated there.
+    pub async fn other_instance(&self) -> Instance {
+        let play = match self.pools {
+            Pools::Redis => Arc::new(Self::play_on(self.pools, &self.prefix, fast()).await),
+            Pools::Memory => Arc::new(Play::new(
+                self.play.pool.clone(),
+                self.play.tickets.clone(),
+                fast(),
+            )),
         };
-        let response = self.app.clone().oneshot(req.unwrap()).await.unwrap();
-        let status = response.status();
-        let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let body = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes)
-                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
-        };
-        Answer { status, body }
+        Instance::over(&self.db, play)
     }
 
     /// A project on `tier` with a key; returns (projectId, "Bearer key").
@@ -309,6 +305,99 @@ impl TestApp {
         )
         .await
     }
+}
+
+/// Sends `method path` to `app` with an optional `Authorization` value and
+/// body.
+pub async fn call(
+    app: &Router,
+    method: Method,
+    path: &str,
+    auth: Option<&str>,
+    body: Option<Value>,
+) -> Answer {
+    let mut req = Request::builder().method(method).uri(path);
+    if let Some(auth) = auth {
+        req = req.header(header::AUTHORIZATION, auth);
+    }
+    let req = match body {
+        Some(body) => req
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(serde_json::to_vec(&body).unwrap())),
+        None => req.body(Body::empty()),
+    };
+    let response = app.clone().oneshot(req.unwrap()).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let body = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    Answer { status, body }
+}
+
+/// A second API instance of a [`TestApp`] (see [`TestApp::other_instance`]).
+pub struct Instance {
+    pub app: Router,
+    pub play: Arc<Play>,
+}
+
+impl Instance {
+    /// An instance over `db` and `play`.
+    pub fn over(db: &DatabaseConnection, play: Arc<Play>) -> Self {
+        let state = AppState::new(db.clone(), ApiConfig::default()).with_play(play.clone());
+        Self {
+            app: router(state),
+            play,
+        }
+    }
+
+    /// Generates a ticket here that must succeed; returns (ticketId, token).
+    pub async fn ticket_ok(&self, project: &str, key: &str, body: Value) -> (String, String) {
+        let path = format!("/v1/projects/{project}/tickets");
+        let a = call(&self.app, Method::POST, &path, Some(key), Some(body)).await;
+        assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+        (
+            a.body["ticketId"].as_str().unwrap().to_owned(),
+            a.body["token"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    /// Starts a REST search here.
+    pub async fn rest_search(&self, token: &str) -> Answer {
+        let body = json!({ "ticket": token });
+        call(&self.app, Method::POST, "/v1/searches", None, Some(body)).await
+    }
+
+    /// Serves this instance on 127.0.0.1:0; returns the address.
+    pub async fn serve(&self) -> std::net::SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = self.app.clone();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        addr
+    }
+}
+
+/// Sets the `free` tier's `maxConcurrentSearches` (through the operator).
+pub async fn set_free_quota(t: &TestApp, max: u64) {
+    let op = format!("Bearer {OPERATOR}");
+    let tier = t
+        .call(Method::GET, "/v1/tiers/free", Some(&op), None)
+        .await
+        .body;
+    let tier = json!({"name": tier["name"], "minCycleDurationSeconds": tier["minCycleDurationSeconds"],
+        "minBaseTolerance": tier["minBaseTolerance"], "minExpansionMultiplier": tier["minExpansionMultiplier"],
+        "maxMatchSize": tier["maxMatchSize"], "maxGameModes": tier["maxGameModes"],
+        "maxConcurrentSearches": max, "requestsPerSecond": tier["requestsPerSecond"]});
+    let a = t
+        .call(Method::PUT, "/v1/tiers/free", Some(&op), Some(tier))
+        .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
 }
 
 /// A 1v1 MMR mode named `name` (no webhook, parties of up to 2 allowed).

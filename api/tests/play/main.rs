@@ -6,8 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod deleted;
+mod elsewhere;
 mod harness;
 mod party;
+mod proxy;
 mod rest;
 mod restart;
 mod searches;

@@ -1,7 +1,7 @@
 //! Starting searches: the errors of SPEC 4 on the REST start (the WebSocket
 //! start shares the code, see `ws`), and searching again after an end.
 
-use crate::harness::{duel, fast, solo, Pools, TestApp};
+use crate::harness::{duel, fast, set_free_quota, solo, Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use matchplane_store::pool::{Claim, ModeKey};
@@ -118,20 +118,7 @@ async fn a_matched_ticket_is_spent_and_an_ended_one_searches_again(pools: Pools)
 
 async fn the_tier_quota_of_concurrent_searches_holds(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
-    let op = format!("Bearer {}", crate::harness::OPERATOR);
-    let mut tier = t
-        .call(Method::GET, "/v1/tiers/free", Some(&op), None)
-        .await
-        .body;
-    tier["maxConcurrentSearches"] = json!(2);
-    let tier = json!({"name": tier["name"], "minCycleDurationSeconds": tier["minCycleDurationSeconds"],
-        "minBaseTolerance": tier["minBaseTolerance"], "minExpansionMultiplier": tier["minExpansionMultiplier"],
-        "maxMatchSize": tier["maxMatchSize"], "maxGameModes": tier["maxGameModes"],
-        "maxConcurrentSearches": 2, "requestsPerSecond": tier["requestsPerSecond"]});
-    let a = t
-        .call(Method::PUT, "/v1/tiers/free", Some(&op), Some(tier))
-        .await;
-    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    set_free_quota(&t, 2).await;
     let (p, key) = t.project("free").await;
     t.mode(&p, &key, duel("duel")).await;
     for player in ["a", "b"] {

@@ -27,7 +27,7 @@
 
 mod memory;
 pub mod redis;
-mod redis_keys;
+pub(crate) mod redis_keys;
 mod redis_status;
 mod types;
 

@@ -29,7 +29,12 @@
 //! **The hot path is one round trip.** Adding a search is one script
 //! (uniqueness per ticket and per player, spent tickets, the quota, the
 //! deadline index) on one shared multiplexed [`ConnectionManager`], which
-//! reconnects by itself. Scripts are sent by EVALSHA and loaded on a
+//! reconnects by itself. Starting a search from a ticket another process
+//! generated is one script too (`scripts/start_search.lua`, see
+//! [`crate::tickets::TicketStore::start_search`]): the ticket's record sits
+//! under the same project hash tag, and its JSON begins with the pool
+//! entry's fields, so the script splices the entry without re-encoding it.
+//! Scripts are sent by EVALSHA and loaded on a
 //! `NOSCRIPT` answer. A snapshot is HVALS of compact JSON plus HGETALL of the
 //! ping samples, pipelined: one round trip for 100 000 searches.
 //!
@@ -64,6 +69,8 @@ use tokio::sync::OnceCell;
 use super::redis_keys::{live_key, modes_key, status_channel, ModeKeys, OUTBOX_GROUP};
 use super::redis_status::StatusHub;
 use super::types::{check_claim, median, MAX_CLAIM};
+mod start;
+
 use super::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
     OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
@@ -111,6 +118,7 @@ struct Scripts {
     reasons: Script,
     lease: Script,
     outbox_read: Script,
+    start: Script,
 }
 
 impl Scripts {
@@ -137,6 +145,10 @@ impl Scripts {
             reasons: Script::new(include_str!("scripts/reasons.lua")),
             lease: Script::new(include_str!("scripts/lease.lua")),
             outbox_read: Script::new(include_str!("scripts/outbox_read.lua")),
+            start: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/start_search.lua")
+            )),
         }
     }
 }
@@ -189,7 +201,8 @@ impl RedisPoolStore {
         ModeKeys::new(&self.inner.prefix, mode)
     }
 
-    fn conn(&self) -> ConnectionManager {
+    /// The shared multiplexed connection (the ticket store's too).
+    pub(crate) fn conn(&self) -> ConnectionManager {
         self.inner.conn.clone()
     }
 
@@ -343,6 +356,23 @@ fn parse_claim_reply(reply: Vec<String>, groups: usize) -> Result<Vec<ClaimOutco
     Ok(outcomes)
 }
 
+/// The add script's answer (also the start script's refusals): `Ok` for
+/// `{'ok'}`, the refusal otherwise. `script` names it in a corrupt answer.
+fn add_reply(reply: &[String], max_live: Option<u64>, script: &str) -> Result<(), AddSearchError> {
+    match reply.first().map(String::as_str) {
+        Some("ok") => Ok(()),
+        Some("active") => Err(AddSearchError::SearchAlreadyActive),
+        Some("matched") => Err(AddSearchError::TicketAlreadyMatched),
+        Some("quota") => Err(AddSearchError::QuotaExceeded {
+            limit: max_live.unwrap_or_default(),
+        }),
+        Some("player") => Err(AddSearchError::PlayerAlreadySearching {
+            ticket_id: reply.get(1).cloned().unwrap_or_default(),
+        }),
+        other => Err(PoolError::Corrupt(format!("{script} answered {other:?}")).into()),
+    }
+}
+
 fn parse_search(json: &str) -> Result<Search, PoolError> {
     serde_json::from_str(json).map_err(|e| PoolError::Corrupt(format!("pool entry: {e}")))
 }
@@ -399,18 +429,7 @@ impl PoolStore for RedisPoolStore {
             .invoke_async(&mut self.conn())
             .await
             .map_err(PoolError::from)?;
-        match reply.first().map(String::as_str) {
-            Some("ok") => Ok(()),
-            Some("active") => Err(AddSearchError::SearchAlreadyActive),
-            Some("matched") => Err(AddSearchError::TicketAlreadyMatched),
-            Some("quota") => Err(AddSearchError::QuotaExceeded {
-                limit: max_live.unwrap_or_default(),
-            }),
-            Some("player") => Err(AddSearchError::PlayerAlreadySearching {
-                ticket_id: reply.get(1).cloned().unwrap_or_default(),
-            }),
-            other => Err(PoolError::Corrupt(format!("add_search answered {other:?}")).into()),
-        }
+        add_reply(&reply, max_live, "add_search")
     }
 
     async fn end_search(

@@ -109,6 +109,23 @@ pub(crate) fn modes_key(prefix: &str, project_id: &str) -> String {
     format!("{}:modes", project_base(prefix, project_id))
 }
 
+/// `P:{<projectId>}:ticket:<ticketId>` — STRING, a [`crate::tickets::Ticket`]
+/// as JSON (written by the ticket store, read by the start script). Under
+/// the project's hash tag, so one script reads it and adds the search.
+pub(crate) fn ticket_key(prefix: &str, project_id: &str, ticket_id: &str) -> String {
+    format!("{}:ticket:{ticket_id}", project_base(prefix, project_id))
+}
+
+/// `P:{<projectId>}:M:players`: see [`ModeKeys::players`] (without building
+/// every other key of the mode).
+pub(crate) fn players_key(prefix: &str, mode: &ModeKey) -> String {
+    format!(
+        "{}:{}:players",
+        project_base(prefix, &mode.project_id),
+        mode.mode
+    )
+}
+
 /// `P:status:<ticketId>` — pub/sub channel of a ticket's status messages.
 /// Channels have no slot; the API instance holding the ticket's socket
 /// subscribes, the worker and other API instances publish.
@@ -142,5 +159,11 @@ mod tests {
         ] {
             assert!(key.starts_with("mp:{prj_1}:"), "{key}");
         }
+        let mode = ModeKey::new("prj_1", "ranked-5v5");
+        assert_eq!(players_key("mp", &mode), keys.players);
+        assert_eq!(
+            ticket_key("mp", "prj_1", "tkt_9"),
+            "mp:{prj_1}:ticket:tkt_9"
+        );
     }
 }

@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 
-use super::{CreateTicketError, Ticket, TicketStore, RECORD_GRACE};
+use super::{
+    search_of, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore, RECORD_GRACE,
+};
 use crate::pool::{ModeKey, PoolError, PoolStore};
 
 /// Tickets kept in a map; records past their grace are pruned on insert.
@@ -53,6 +55,24 @@ impl TicketStore for MemoryTicketStore {
         Ok(tickets
             .get(&(project_id.to_owned(), ticket_id.to_owned()))
             .cloned())
+    }
+
+    async fn start_search(&self, start: &TicketStart<'_>) -> Result<Ticket, StartSearchError> {
+        // Two steps, as no round trip is saved in memory: the pool's add is
+        // atomic on its own, and a ticket never changes once stored.
+        let ticket = self.get(&start.mode.project_id, start.ticket_id).await;
+        let ticket = ticket.map_err(|e| StartSearchError::Add(e.into()))?;
+        let deadline = start.check(ticket.as_ref())?;
+        let ticket = ticket.ok_or(StartSearchError::TicketInvalid)?;
+        self.pool
+            .add_search(
+                start.mode,
+                &search_of(&ticket, start.now),
+                deadline,
+                start.max_live,
+            )
+            .await?;
+        Ok(ticket)
     }
 
     async fn ping(&self) -> Result<(), PoolError> {

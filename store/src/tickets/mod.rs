@@ -7,8 +7,9 @@
 //! check "is this player already searching in this mode?" and the write of
 //! the ticket are one pipelined round trip in one Cluster slot.
 //!
-//! Two implementations, as for the pool: [`RedisTicketStore`] (the service)
-//! and [`MemoryTicketStore`] (`matchplane dev`, tests). Both keep a ticket's
+//! Two implementations, as for the pool: [`RedisTicketStore`] (the service,
+//! over the Redis pool store's connection and prefix) and
+//! [`MemoryTicketStore`] (`matchplane dev`, tests). Both keep a ticket's
 //! record for [`RECORD_GRACE`] past its expiry, so a status read after the
 //! expiry still answers `expired` rather than "unknown".
 //!
@@ -18,9 +19,12 @@
 
 mod memory;
 mod redis;
+mod start;
 mod status;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_start;
 
 use crate::pool::PoolError;
 use matchplane_matchmaker::Party;
@@ -29,6 +33,7 @@ use std::time::Duration;
 
 pub use memory::MemoryTicketStore;
 pub use redis::RedisTicketStore;
+pub use start::{search_of, Hold, StartSearchError, TicketStart};
 pub use status::StatusMessage;
 
 /// How long a ticket's record outlives its expiry (status reads only: an
@@ -36,23 +41,31 @@ pub use status::StatusMessage;
 pub const RECORD_GRACE: Duration = Duration::from_secs(3600);
 
 /// A generated ticket, as stored.
+///
+/// The field order is part of the Redis layout: the compact JSON of a ticket
+/// begins with exactly the fields, in order and format, of the pool entry of
+/// its search (`ticketId`, `playerId`, `party`?, `mmr`?), so the start script
+/// builds that entry by cutting the ticket's JSON before `,"projectId":` and
+/// appending `,"queuedAt":…}` (see `pool/scripts/start_search.lua`). A test
+/// checks the splice against [`matchplane_matchmaker::Search`]'s JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ticket {
     /// `tkt_…` id.
     pub ticket_id: String,
-    /// `prj_…` id of the project it belongs to.
-    pub project_id: String,
-    /// The game mode's name.
-    pub game_mode: String,
     /// The studio's player id.
     pub player_id: String,
-    /// `attributes.mmr`, if given (or filled from stored ratings).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mmr: Option<f64>,
     /// The party, if any; every member's ticket carries the same one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub party: Option<Party>,
+    /// `attributes.mmr`, if given (or filled from stored ratings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mmr: Option<f64>,
+    /// `prj_…` id of the project it belongs to. The first field after the
+    /// pool entry's: keep it here.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
     /// Lower-case hex SHA-256 of the token.
     pub token_hash: String,
     /// When it was generated (Unix seconds).
@@ -88,6 +101,18 @@ pub trait TicketStore: Send + Sync {
     /// after its expiry; `None` if unknown, of another project, or gone.
     /// The caller compares `expires_at` with its clock.
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError>;
+
+    /// Starts a search with the ticket `start` names, if the token's hash,
+    /// mode and project are the ticket's and it has not expired; returns
+    /// the ticket. The search is added under
+    /// [`crate::pool::PoolStore::add_search`]'s rules, with its deadline
+    /// from [`TicketStart::hold`] and `queuedAt` = [`TicketStart::now`].
+    ///
+    /// Redis: one script, one round trip (the record read and the add in
+    /// one atomic step). Memory: a read, then the pool's add.
+    ///
+    /// Errors: [`StartSearchError::TicketInvalid`], or the pool's refusal.
+    async fn start_search(&self, start: &TicketStart<'_>) -> Result<Ticket, StartSearchError>;
 
     /// Checks the backend answers (readiness).
     async fn ping(&self) -> Result<(), PoolError>;

@@ -1,46 +1,38 @@
-//! Tickets in Redis, beside the pools.
+//! Tickets in Redis, beside the pools, on the pool store's connection and
+//! under its prefix (so both always agree on the keys).
 //!
-//! Keys (`P` is the prefix shared with the pool store, `mp` by default):
+//! Keys (`P` is the pool store's prefix, `mp` by default; names built in
+//! `pool::redis_keys`):
 //!
 //! - `P:{<projectId>}:ticket:<ticketId>` — STRING, the [`Ticket`] as JSON,
 //!   expiring [`super::RECORD_GRACE`] after the ticket. Under the project's
-//!   hash tag, like every pool key of the project.
+//!   hash tag, like every pool key of the project, so the start script reads
+//!   it and adds the search in one Cluster slot.
 //! - reads `P:{<projectId>}:<mode>:players` — the pool store's HASH
-//!   playerId → live ticketId (see `pool::redis_keys`), so generation refuses
-//!   a player already searching, in the same pipelined round trip that
-//!   stores the ticket. A test checks this name against the pool store's.
+//!   playerId → live ticketId, so generation refuses a player already
+//!   searching, in the same pipelined round trip that stores the ticket.
 
 use async_trait::async_trait;
-use redis::aio::ConnectionManager;
 
-use super::{keep_seconds, CreateTicketError, Ticket, TicketStore};
-use crate::pool::PoolError;
+use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
+use crate::pool::redis_keys::{players_key, ticket_key};
+use crate::pool::{ModeKey, PoolError, RedisPoolStore};
 
-/// Tickets on Redis. Cheap to clone: clones share one multiplexed connection.
+/// Tickets on Redis. Cheap to clone: clones share the pool store's
+/// multiplexed connection.
 #[derive(Clone)]
 pub struct RedisTicketStore {
-    conn: ConnectionManager,
-    prefix: String,
+    pool: RedisPoolStore,
 }
 
 impl RedisTicketStore {
-    /// Connects to `url` (one multiplexed connection, reconnecting by
-    /// itself); `prefix` must be the pool store's.
-    pub async fn connect(url: &str, prefix: impl Into<String>) -> Result<Self, PoolError> {
-        let client = redis::Client::open(url)?;
-        let conn = ConnectionManager::new(client).await?;
-        Ok(Self {
-            conn,
-            prefix: prefix.into(),
-        })
+    /// Tickets beside `pool`'s pools: its connection, its prefix.
+    pub fn new(pool: RedisPoolStore) -> Self {
+        Self { pool }
     }
 
     fn ticket_key(&self, project_id: &str, ticket_id: &str) -> String {
-        format!("{}:{{{project_id}}}:ticket:{ticket_id}", self.prefix)
-    }
-
-    fn players_key(&self, project_id: &str, mode: &str) -> String {
-        format!("{}:{{{project_id}}}:{mode}:players", self.prefix)
+        ticket_key(self.pool.prefix(), project_id, ticket_id)
     }
 }
 
@@ -53,13 +45,11 @@ impl TicketStore for RedisTicketStore {
         // searching, the record just written is unusable (its token is never
         // returned) and is deleted.
         let key = self.ticket_key(&ticket.project_id, &ticket.ticket_id);
+        let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
         let (live, ()): (Option<String>, ()) = redis::pipe()
-            .hget(
-                self.players_key(&ticket.project_id, &ticket.game_mode),
-                &ticket.player_id,
-            )
+            .hget(players_key(self.pool.prefix(), &mode), &ticket.player_id)
             .set_ex(&key, json, keep_seconds(ticket, now))
-            .query_async(&mut self.conn.clone())
+            .query_async(&mut self.pool.conn())
             .await
             .map_err(PoolError::from)?;
         match live {
@@ -67,7 +57,7 @@ impl TicketStore for RedisTicketStore {
             Some(ticket_id) => {
                 let _: i64 = redis::cmd("DEL")
                     .arg(&key)
-                    .query_async(&mut self.conn.clone())
+                    .query_async(&mut self.pool.conn())
                     .await
                     .map_err(PoolError::from)?;
                 Err(CreateTicketError::PlayerAlreadySearching { ticket_id })
@@ -78,7 +68,7 @@ impl TicketStore for RedisTicketStore {
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError> {
         let json: Option<String> = redis::cmd("GET")
             .arg(self.ticket_key(project_id, ticket_id))
-            .query_async(&mut self.conn.clone())
+            .query_async(&mut self.pool.conn())
             .await?;
         json.map(|j| {
             serde_json::from_str(&j).map_err(|e| PoolError::Corrupt(format!("ticket: {e}")))
@@ -86,9 +76,13 @@ impl TicketStore for RedisTicketStore {
         .transpose()
     }
 
+    async fn start_search(&self, start: &TicketStart<'_>) -> Result<Ticket, StartSearchError> {
+        self.pool.start_from_ticket(start).await
+    }
+
     async fn ping(&self) -> Result<(), PoolError> {
         let _: String = redis::cmd("PING")
-            .query_async(&mut self.conn.clone())
+            .query_async(&mut self.pool.conn())
             .await?;
         Ok(())
     }

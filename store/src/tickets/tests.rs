@@ -12,7 +12,7 @@ fn redis_url() -> String {
         .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned())
 }
 
-fn ticket(id: &str, player: &str) -> Ticket {
+pub(super) fn ticket(id: &str, player: &str) -> Ticket {
     Ticket {
         ticket_id: id.into(),
         project_id: "prj_t".into(),
@@ -26,18 +26,15 @@ fn ticket(id: &str, player: &str) -> Ticket {
     }
 }
 
-async fn stores() -> Vec<(Arc<dyn PoolStore>, Arc<dyn TicketStore>)> {
+pub(super) async fn stores() -> Vec<(Arc<dyn PoolStore>, Arc<dyn TicketStore>)> {
     let memory: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
     let memory_tickets: Arc<dyn TicketStore> = Arc::new(MemoryTicketStore::new(memory.clone()));
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let mut config = RedisPoolConfig::new(redis_url());
-    config.prefix = prefix.clone();
-    let redis: Arc<dyn PoolStore> = Arc::new(RedisPoolStore::connect(config).await.unwrap());
-    let redis_tickets: Arc<dyn TicketStore> = Arc::new(
-        RedisTicketStore::connect(&redis_url(), prefix)
-            .await
-            .unwrap(),
-    );
+    config.prefix = prefix;
+    let redis = RedisPoolStore::connect(config).await.unwrap();
+    let redis_tickets: Arc<dyn TicketStore> = Arc::new(RedisTicketStore::new(redis.clone()));
+    let redis: Arc<dyn PoolStore> = Arc::new(redis);
     vec![(memory, memory_tickets), (redis, redis_tickets)]
 }
 

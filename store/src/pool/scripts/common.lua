@@ -54,3 +54,42 @@ local function is_matched(ended)
   return ended and string.find(ended, '"status":"matched"', 1, true) ~= nil
 end
 
+
+-- Adds a live search, enforcing one live search per ticket and per player,
+-- the spent ticket rule and the project's quota, in one atomic step (the
+-- add and the start scripts).
+-- keys: pool, players, deadlines, the three ended buckets (current, next,
+--       previous), the project's live counter and set of modes
+-- ticket, player: ids; entry: the pool entry (JSON); deadline: Unix
+-- seconds; limit: the quota ('' = none); mode: the mode's name.
+-- Returns {'ok'} | {'active'} | {'matched'} | {'player', ticketId} | {'quota'}
+local function add_live(pool, players, deadlines, current, next, previous, live, modes,
+                        ticket, player, entry, deadline, limit, mode)
+  if redis.call('HEXISTS', pool, ticket) == 1 then
+    return {'active'}
+  end
+  local ended = find_ended(current, next, previous, ticket)
+  if is_matched(ended) then
+    return {'matched'}
+  end
+  local other = redis.call('HGET', players, player)
+  if other then
+    return {'player', other}
+  end
+  if limit ~= '' then
+    if tonumber(redis.call('GET', live) or '0') >= tonumber(limit) then
+      return {'quota'}
+    end
+  end
+  redis.call('HSET', pool, ticket, entry)
+  redis.call('HSET', players, player, ticket)
+  redis.call('ZADD', deadlines, deadline, ticket)
+  if ended then
+    redis.call('HDEL', current, ticket)
+    redis.call('HDEL', next, ticket)
+    redis.call('HDEL', previous, ticket)
+  end
+  redis.call('INCR', live)
+  redis.call('SADD', modes, mode)
+  return {'ok'}
+end

@@ -1,0 +1,274 @@
+//! A search started on another API instance than the one that generated its
+//! ticket: over REST and the WebSocket, with every error of SPEC 4 (the start
+//! script's path on Redis), and, on Redis, in one round trip.
+
+use crate::harness::{call, duel, fast, redis_url, set_free_quota, solo, Instance, Pools, TestApp};
+use crate::on_both_pools;
+use crate::proxy::CountingProxy;
+use axum::http::{Method, StatusCode};
+use futures::StreamExt;
+use matchplane_api::play::{self, token, unix_now};
+use matchplane_store::pool::{Claim, ModeKey};
+use matchplane_store::tickets::Ticket;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+on_both_pools!(
+    a_search_starts_elsewhere_and_keeps_every_error_code,
+    a_search_starts_elsewhere_over_the_websocket,
+    the_quota_holds_for_a_start_elsewhere
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_elsewhere_is_one_redis_round_trip() {
+    one_round_trip().await
+}
+
+/// `token` with its mode part replaced by `mode`.
+fn with_mode(token: &str, mode: &str) -> String {
+    let parts: Vec<&str> = token.split('.').collect();
+    assert_eq!(parts.len(), 4, "a token with its mode");
+    format!("{}.{mode}.{}.{}", parts[0], parts[2], parts[3])
+}
+
+/// Creates `modes` and has `b` generate a ticket in each (so it has seen
+/// them, as an instance serving traffic has).
+async fn modes_seen_by(t: &TestApp, b: &Instance, p: &str, key: &str, modes: &[(&str, Value)]) {
+    for (name, body) in modes {
+        t.mode(p, key, body.clone()).await;
+        let player = format!("warm-{name}");
+        b.ticket_ok(
+            p,
+            key,
+            json!({"gameMode": name, "playerId": player, "attributes": {"mmr": 1500}}),
+        )
+        .await;
+    }
+}
+
+async fn a_search_starts_elsewhere_and_keeps_every_error_code(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    let b = t.other_instance().await;
+    let mut short = duel("short");
+    short["ticketTtlSeconds"] = json!(1);
+    let modes = [
+        ("duel", duel("duel")),
+        ("other", duel("other")),
+        ("short", short),
+    ];
+    modes_seen_by(&t, &b, &p, &key, &modes).await;
+
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    // Bad tokens of a real ticket: a forged secret, the mode changed to a
+    // mode this instance knows, to one it does not (to one that refuses
+    // REST: see the WebSocket test).
+    let forged = format!("{}.{}", token.rsplit_once('.').unwrap().0, "A".repeat(43));
+    for bad in [
+        forged,
+        with_mode(&token, "other"),
+        with_mode(&token, "nope"),
+        "garbage".to_owned(),
+    ] {
+        b.rest_search(&bad)
+            .await
+            .assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+    }
+    let a = b.rest_search(&token).await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    assert_eq!(a.body, json!({"ticketId": ticket, "status": "searching"}));
+    let status = t.status(&p, &key, &ticket).await.body;
+    assert_eq!(status["status"], "searching", "{status}");
+    assert_eq!(status["gameMode"], "duel");
+    for instance in [&b.app, &t.app] {
+        let body = json!({ "ticket": token });
+        call(instance, Method::POST, "/v1/searches", None, Some(body))
+            .await
+            .assert_problem(StatusCode::CONFLICT, "SEARCH_ALREADY_ACTIVE");
+    }
+    // The search polled on the instance that started it.
+    let auth = format!("Ticket {token}");
+    let path = format!("/v1/searches/{ticket}");
+    let a = call(&b.app, Method::GET, &path, Some(&auth), None).await;
+    assert_eq!(a.body["status"], "searching", "{}", a.body);
+
+    // One live search per player: the second ticket gets the first's id.
+    let (first_id, first) = t.ticket_ok(&p, &key, solo("duel", "p2")).await;
+    let (_, second) = t.ticket_ok(&p, &key, solo("duel", "p2")).await;
+    assert_eq!(t.rest_search(&first).await.status, StatusCode::ACCEPTED);
+    let a = b.rest_search(&second).await;
+    a.assert_problem(StatusCode::CONFLICT, "PLAYER_ALREADY_SEARCHING");
+    assert_eq!(a.body["ticketId"], json!(first_id));
+
+    // A matched ticket is spent.
+    let mode = ModeKey::new(&p, "duel");
+    let lease = t
+        .play
+        .pool
+        .acquire_lease(&mode, "w", Duration::from_secs(5))
+        .await
+        .unwrap()
+        .unwrap();
+    let claim = Claim {
+        match_id: "mat_1".into(),
+        ticket_ids: vec![ticket.clone()],
+        player_ids: vec!["p1".into()],
+        record_json: "{}".into(),
+    };
+    t.play.pool.claim(&mode, lease, &claim).await.unwrap();
+    b.rest_search(&token)
+        .await
+        .assert_problem(StatusCode::CONFLICT, "TICKET_ALREADY_MATCHED");
+
+    // A disabled mode: 409 for its ticket's token, 401 for a forged one.
+    let (_, in_other) = t.ticket_ok(&p, &key, solo("other", "p4")).await;
+    let mut off = duel("other");
+    off["enabled"] = json!(false);
+    let path = format!("/v1/projects/{p}/game-modes/other");
+    let a = t.call(Method::PUT, &path, Some(&key), Some(off)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    let (_, expiring) = t.ticket_ok(&p, &key, solo("short", "p5")).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    b.rest_search(&in_other)
+        .await
+        .assert_problem(StatusCode::CONFLICT, "GAME_MODE_DISABLED");
+    let forged = format!(
+        "{}.{}",
+        in_other.rsplit_once('.').unwrap().0,
+        "A".repeat(43)
+    );
+    b.rest_search(&forged)
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+    // An expired ticket's token.
+    b.rest_search(&expiring)
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+}
+
+async fn a_search_starts_elsewhere_over_the_websocket(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    let b = t.other_instance().await;
+    let mut ping = duel("ping");
+    ping["algorithm"] = json!({"type": "ping", "maxDelta": 50});
+    modes_seen_by(&t, &b, &p, &key, &[("duel", duel("duel")), ("ping", ping)]).await;
+    let addr = b.serve().await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    // Ping modes refuse REST; a token whose mode was changed to one is
+    // still refused as invalid first.
+    let (_, pinged) = t
+        .ticket_ok(&p, &key, json!({"gameMode": "ping", "playerId": "p3"}))
+        .await;
+    b.rest_search(&pinged)
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "PING_REQUIRES_WEBSOCKET");
+    b.rest_search(&with_mode(&token, "ping"))
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+    let refused = with_mode(&token, "duel2");
+    match tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={refused}")).await
+    {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status().as_u16(), 401)
+        }
+        other => panic!("expected a 401 refusal, got {:?}", other.map(|_| ())),
+    }
+    let (mut ws, _) =
+        tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
+            .await
+            .expect("websocket upgrade");
+    let first = loop {
+        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a message within 5 s")
+            .expect("socket open")
+            .expect("no error");
+        if let Message::Text(text) = msg {
+            break serde_json::from_str::<Value>(&text).unwrap();
+        }
+    };
+    assert_eq!(first["type"], "searching", "{first}");
+    assert_eq!(first["ticketId"], json!(ticket));
+    assert_eq!(first["gameMode"], "duel");
+    let status = t.status(&p, &key, &ticket).await.body;
+    assert_eq!(status["status"], "searching", "{status}");
+}
+
+async fn the_quota_holds_for_a_start_elsewhere(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    set_free_quota(&t, 2).await;
+    let (p, key) = t.project("free").await;
+    let b = t.other_instance().await;
+    modes_seen_by(&t, &b, &p, &key, &[("duel", duel("duel"))]).await;
+    for player in ["a", "b"] {
+        let (_, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
+        let a = b.rest_search(&token).await;
+        assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    }
+    let (_, token) = t.ticket_ok(&p, &key, solo("duel", "c")).await;
+    b.rest_search(&token)
+        .await
+        .assert_problem(StatusCode::TOO_MANY_REQUESTS, "QUOTA_EXCEEDED");
+}
+
+/// Counts the commands instance B sends Redis (through a proxy) for each
+/// kind of start.
+async fn one_round_trip() {
+    let t = TestApp::new(Pools::Redis, fast()).await;
+    let (p, key) = t.project("free").await;
+    let proxy = CountingProxy::start(&redis_url()).await;
+    let b_play = play::connect_redis(&proxy.url(), &t.prefix, fast())
+        .await
+        .unwrap();
+    let b = Instance::over(&t.db, Arc::new(b_play));
+    modes_seen_by(&t, &b, &p, &key, &[("duel", duel("duel"))]).await;
+    // Every script loaded once (Redis keeps them), every cache warm.
+    let (_, warm) = t.ticket_ok(&p, &key, solo("duel", "warm")).await;
+    assert_eq!(b.rest_search(&warm).await.status, StatusCode::ACCEPTED);
+    let (_, here) = b.ticket_ok(&p, &key, solo("duel", "warm-here")).await;
+    assert_eq!(b.rest_search(&here).await.status, StatusCode::ACCEPTED);
+
+    // Generated elsewhere: one script.
+    let (_, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let before = proxy.commands();
+    assert_eq!(b.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    assert_eq!(proxy.commands() - before, 1, "a start from elsewhere");
+
+    // Generated here: one script.
+    let (_, token) = b.ticket_ok(&p, &key, solo("duel", "p2")).await;
+    let before = proxy.commands();
+    assert_eq!(b.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    assert_eq!(proxy.commands() - before, 1, "a start from here");
+
+    // A refusal from the script is one round trip too.
+    let before = proxy.commands();
+    let a = b.rest_search(&token).await;
+    a.assert_problem(StatusCode::CONFLICT, "SEARCH_ALREADY_ACTIVE");
+    assert_eq!(proxy.commands() - before, 1, "a refused start");
+
+    // A token of the older form (no mode) still starts, reading the ticket
+    // first: two round trips.
+    let ticket_id = format!("tkt_{}", ulid::Ulid::new());
+    let old = format!("{p}.{ticket_id}.{}", "B".repeat(43));
+    let now = unix_now();
+    let ticket = Ticket {
+        ticket_id: ticket_id.clone(),
+        player_id: "p3".into(),
+        party: None,
+        mmr: Some(1500.0),
+        project_id: p.clone(),
+        game_mode: "duel".into(),
+        token_hash: token::hash(&old),
+        created_at: now,
+        expires_at: now + 600.0,
+    };
+    t.play.tickets.create(&ticket, now).await.unwrap();
+    let before = proxy.commands();
+    let a = b.rest_search(&old).await;
+    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    assert_eq!(a.body["ticketId"], json!(ticket_id));
+    assert_eq!(proxy.commands() - before, 2, "a start with an older token");
+}

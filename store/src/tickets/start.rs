@@ -1,0 +1,104 @@
+//! Starting a search from a stored ticket: the request, its rules and its
+//! errors, shared by both ticket stores (Redis runs them in one script, see
+//! `pool/scripts/start_search.lua`; memory reads the ticket and adds the
+//! search under its pool's lock).
+
+use super::Ticket;
+use crate::pool::{AddSearchError, ModeKey, Search};
+
+/// How a search is held, which sets its deadline.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Hold {
+    /// A WebSocket: the search lives until its ticket expires.
+    Socket,
+    /// A client that polls: the search lives `poll_seconds` past its last
+    /// poll, never past its ticket's expiry.
+    Polled {
+        /// The REST poll timeout (seconds).
+        poll_seconds: f64,
+    },
+}
+
+impl Hold {
+    /// The deadline (Unix seconds) of a search started at `now` with a
+    /// ticket expiring at `expires_at`.
+    pub fn deadline(self, now: f64, expires_at: f64) -> f64 {
+        match self {
+            Hold::Socket => expires_at,
+            Hold::Polled { poll_seconds } => (now + poll_seconds).min(expires_at),
+        }
+    }
+}
+
+/// A search start with a token: which ticket the token names, and the
+/// SHA-256 of the whole token, which must be the ticket's.
+#[derive(Debug, Clone)]
+pub struct TicketStart<'a> {
+    /// The project and mode the token names (the ticket's record and pool
+    /// are under this project; its mode must be this one).
+    pub mode: &'a ModeKey,
+    /// `tkt_…` id the token names.
+    pub ticket_id: &'a str,
+    /// Lower-case hex SHA-256 of the token.
+    pub token_hash: &'a str,
+    /// Now (Unix seconds): the search's `queuedAt`, and the ticket must
+    /// expire after it.
+    pub now: f64,
+    /// How the search is held.
+    pub hold: Hold,
+    /// The project's `maxConcurrentSearches`; `None` means no limit.
+    pub max_live: Option<u64>,
+}
+
+/// Why a search could not start from a ticket.
+#[derive(Debug, thiserror::Error)]
+pub enum StartSearchError {
+    /// No such ticket in the project, not this token's, of another mode, or
+    /// expired (`TICKET_INVALID`): one error for all, as SPEC 4 asks.
+    #[error("the ticket is unknown, expired or not this token's")]
+    TicketInvalid,
+    /// The pool refused the search (or the store failed).
+    #[error(transparent)]
+    Add(#[from] AddSearchError),
+}
+
+impl TicketStart<'_> {
+    /// The checks the start script makes, on a ticket read back: its
+    /// deadline if `ticket` may start a search now.
+    ///
+    /// # Errors
+    /// [`StartSearchError::TicketInvalid`].
+    pub(crate) fn check(&self, ticket: Option<&Ticket>) -> Result<f64, StartSearchError> {
+        let ticket = ticket
+            .filter(|t| {
+                t.ticket_id == self.ticket_id
+                    && t.project_id == self.mode.project_id
+                    && t.game_mode == self.mode.mode
+                    && same_hash(&t.token_hash, self.token_hash)
+                    && t.expires_at > self.now
+            })
+            .ok_or(StartSearchError::TicketInvalid)?;
+        Ok(self.hold.deadline(self.now, ticket.expires_at))
+    }
+}
+
+/// The pool entry of `ticket`'s search started at `queued_at`.
+pub fn search_of(ticket: &Ticket, queued_at: f64) -> Search {
+    Search {
+        ticket_id: ticket.ticket_id.as_str().into(),
+        player_id: ticket.player_id.as_str().into(),
+        party: ticket.party.clone(),
+        mmr: ticket.mmr,
+        ping_ms: None,
+        queued_at,
+    }
+}
+
+/// Equal hex digests, compared without an early exit.
+fn same_hash(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}

@@ -1,0 +1,191 @@
+//! Starting a search from a stored ticket, on memory and on real Redis (the
+//! start script), and the byte layout the script relies on.
+
+use super::tests::{stores, ticket};
+use super::{Hold, StartSearchError, Ticket, TicketStart};
+use crate::pool::{AddSearchError, ModeKey, Party, Search, SearchState};
+
+/// What the start script does to a ticket's JSON: the record up to
+/// `,"projectId":`, then `,"queuedAt":<now>}`.
+fn splice(ticket_json: &str, now_text: &str) -> String {
+    let cut = ticket_json.find(",\"projectId\":").unwrap();
+    format!("{},\"queuedAt\":{now_text}}}", &ticket_json[..cut])
+}
+
+fn variants() -> Vec<Ticket> {
+    let mut plain = ticket("tkt_1", "p1");
+    plain.mmr = None;
+    let mut precise = ticket("tkt_2", "Zo\"ë🎮\\ \u{1}x");
+    // 17 significant digits (cjson keeps 14), one serde_json reads back
+    // exactly (without its `float_roundtrip` feature it may miss by an ulp).
+    precise.mmr = Some(1_520.123_456_789_012_3);
+    precise.party = Some(Party {
+        id: "party \"7\"".into(),
+        members: vec!["Zo\"ë🎮\\ \u{1}x".into(), "m2".into()],
+    });
+    let mut party_only = ticket("tkt_3", "p3");
+    party_only.mmr = None;
+    party_only.party = precise.party.clone();
+    vec![plain, precise, party_only, ticket("tkt_4", "p4")]
+}
+
+#[test]
+fn a_tickets_json_spliced_is_its_searchs_pool_entry() {
+    for t in variants() {
+        let read_back: Ticket = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
+        assert_eq!(read_back, t, "a test value serde_json cannot read back");
+        for now in [1_764_486_133.123_456_7, 1_764_486_133.0, 0.1 + 0.2] {
+            let search = Search {
+                ping_ms: None,
+                ..super::search_of(&t, now)
+            };
+            let now_text = serde_json::to_string(&now).unwrap();
+            assert_eq!(
+                splice(&serde_json::to_string(&t).unwrap(), &now_text),
+                serde_json::to_string(&search).unwrap()
+            );
+        }
+    }
+}
+
+fn start<'a>(mode: &'a ModeKey, t: &'a Ticket, now: f64, hold: Hold) -> TicketStart<'a> {
+    TicketStart {
+        mode,
+        ticket_id: &t.ticket_id,
+        token_hash: &t.token_hash,
+        now,
+        hold,
+        max_live: None,
+    }
+}
+
+#[tokio::test]
+async fn a_search_starts_from_its_ticket_with_the_exact_entry() {
+    for (pool, tickets) in stores().await {
+        let mode = ModeKey::new("prj_t", "duel");
+        for t in variants() {
+            tickets.create(&t, 1000.0).await.unwrap();
+            let now = 1100.125;
+            let started = tickets
+                .start_search(&start(&mode, &t, now, Hold::Socket))
+                .await
+                .unwrap();
+            assert_eq!(started, t);
+            let Some(SearchState::Live(live)) =
+                pool.search_state(&mode, &t.ticket_id).await.unwrap()
+            else {
+                panic!("not live")
+            };
+            assert_eq!(live.search, super::search_of(&t, now));
+            assert_eq!(live.deadline, t.expires_at);
+            assert_eq!(
+                pool.live_ticket_of_player(&mode, &t.player_id)
+                    .await
+                    .unwrap()
+                    .as_deref(),
+                Some(t.ticket_id.as_str())
+            );
+        }
+        // A polled search's deadline: the poll timeout, capped by the expiry.
+        let t = ticket("tkt_rest", "rest");
+        tickets.create(&t, 1000.0).await.unwrap();
+        let polled = Hold::Polled { poll_seconds: 30.0 };
+        tickets
+            .start_search(&start(&mode, &t, 1580.0, polled))
+            .await
+            .unwrap();
+        let Some(SearchState::Live(live)) = pool.search_state(&mode, "tkt_rest").await.unwrap()
+        else {
+            panic!("not live")
+        };
+        assert_eq!(live.deadline, 1600.0);
+        assert_eq!(polled.deadline(1000.0, 1600.0), 1030.0);
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_hash_mode_project_or_an_expired_ticket_is_invalid() {
+    for (pool, tickets) in stores().await {
+        let mode = ModeKey::new("prj_t", "duel");
+        let t = ticket("tkt_1", "p1");
+        tickets.create(&t, 1000.0).await.unwrap();
+        let wrong_hash = "cd".repeat(32);
+        let other_mode = ModeKey::new("prj_t", "ranked");
+        let other_project = ModeKey::new("prj_u", "duel");
+        let unknown = ticket("tkt_none", "p1");
+        let cases = [
+            TicketStart {
+                token_hash: &wrong_hash,
+                ..start(&mode, &t, 1100.0, Hold::Socket)
+            },
+            start(&other_mode, &t, 1100.0, Hold::Socket),
+            start(&other_project, &t, 1100.0, Hold::Socket),
+            start(&mode, &t, 1600.0, Hold::Socket),
+            start(&mode, &unknown, 1100.0, Hold::Socket),
+        ];
+        for case in &cases {
+            assert!(
+                matches!(
+                    tickets.start_search(case).await,
+                    Err(StartSearchError::TicketInvalid)
+                ),
+                "{case:?}"
+            );
+        }
+        assert_eq!(pool.search_state(&mode, "tkt_1").await.unwrap(), None);
+        assert_eq!(pool.count_live("prj_t").await.unwrap(), 0);
+    }
+}
+
+#[tokio::test]
+async fn the_pools_rules_hold_for_a_start_from_a_ticket() {
+    for (pool, tickets) in stores().await {
+        let mode = ModeKey::new("prj_t", "duel");
+        let t = ticket("tkt_1", "p1");
+        let same_player = ticket("tkt_2", "p1");
+        let other = ticket("tkt_3", "p3");
+        for ticket in [&t, &same_player, &other] {
+            tickets.create(ticket, 1000.0).await.unwrap();
+        }
+        let go = |t| start(&mode, t, 1100.0, Hold::Socket);
+        tickets.start_search(&go(&t)).await.unwrap();
+        let refusal = |r: Result<Ticket, StartSearchError>| match r {
+            Err(StartSearchError::Add(e)) => e,
+            other => panic!("expected a refusal, got {other:?}"),
+        };
+        assert!(matches!(
+            refusal(tickets.start_search(&go(&t)).await),
+            AddSearchError::SearchAlreadyActive
+        ));
+        match refusal(tickets.start_search(&go(&same_player)).await) {
+            AddSearchError::PlayerAlreadySearching { ticket_id } => assert_eq!(ticket_id, "tkt_1"),
+            other => panic!("{other:?}"),
+        }
+        let limited = TicketStart {
+            max_live: Some(1),
+            ..go(&other)
+        };
+        assert!(matches!(
+            refusal(tickets.start_search(&limited).await),
+            AddSearchError::QuotaExceeded { limit: 1 }
+        ));
+        // A matched ticket is spent.
+        let lease = pool
+            .acquire_lease(&mode, "w", std::time::Duration::from_secs(5))
+            .await
+            .unwrap()
+            .unwrap();
+        let claim = crate::pool::Claim {
+            match_id: "mat_1".into(),
+            ticket_ids: vec!["tkt_1".into()],
+            player_ids: vec!["p1".into()],
+            record_json: "{}".into(),
+        };
+        pool.claim(&mode, lease, &claim).await.unwrap();
+        assert!(matches!(
+            refusal(tickets.start_search(&go(&t)).await),
+            AddSearchError::TicketAlreadyMatched
+        ));
+        assert_eq!(pool.count_live("prj_t").await.unwrap(), 0);
+    }
+}
