@@ -3,11 +3,8 @@
 use crate::harness::{duel, fast, solo, Pools, TestApp, OPERATOR};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
-use matchplane_api::{router, ApiConfig, AppState};
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Duration;
-use tower::ServiceExt;
 
 on_both_pools!(
     a_ticket_carries_an_unguessable_token,
@@ -149,22 +146,10 @@ async fn a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second(pools:
     let (p, key) = t.project("free").await;
     t.mode(&p, &key, duel("duel")).await;
     // Another API instance over the same database, its cache warmed.
-    let other_play = Arc::new(TestApp::play_on(pools, &t.prefix, fast()).await);
-    let other = router(AppState::new(t.db.clone(), ApiConfig::default()).with_play(other_play));
+    let other = t.other_instance().await;
     let other_ticket = |player: &'static str| {
-        let other = other.clone();
-        let key = key.clone();
-        let path = format!("/v1/projects/{p}/tickets");
-        async move {
-            let req = axum::http::Request::builder()
-                .method(Method::POST)
-                .uri(path)
-                .header("authorization", key)
-                .header("content-type", "application/json")
-                .body(axum::body::Body::from(solo("duel", player).to_string()))
-                .unwrap();
-            other.oneshot(req).await.unwrap().status()
-        }
+        let (other, p, key) = (&other, &p, &key);
+        async move { other.ticket(p, key, solo("duel", player)).await.status }
     };
     assert_eq!(other_ticket("o1").await, StatusCode::CREATED);
     t.ticket_ok(&p, &key, solo("duel", "p1")).await;
@@ -194,22 +179,10 @@ async fn a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second(poo
     let (p, key) = t.project("free").await;
     t.mode(&p, &key, duel("duel")).await;
     // Another API instance over the same database, the key cached there.
-    let other_play = Arc::new(TestApp::play_on(pools, &t.prefix, fast()).await);
-    let other = router(AppState::new(t.db.clone(), ApiConfig::default()).with_play(other_play));
+    let other = t.other_instance().await;
     let other_ticket = |player: &'static str| {
-        let other = other.clone();
-        let key = key.clone();
-        let path = format!("/v1/projects/{p}/tickets");
-        async move {
-            let req = axum::http::Request::builder()
-                .method(Method::POST)
-                .uri(path)
-                .header("authorization", key)
-                .header("content-type", "application/json")
-                .body(axum::body::Body::from(solo("duel", player).to_string()))
-                .unwrap();
-            other.oneshot(req).await.unwrap().status()
-        }
+        let (other, p, key) = (&other, &p, &key);
+        async move { other.ticket(p, key, solo("duel", player)).await.status }
     };
     assert_eq!(other_ticket("o1").await, StatusCode::CREATED);
     t.ticket_ok(&p, &key, solo("duel", "p1")).await;
