@@ -91,6 +91,20 @@ fn malformed_reports_are_refused_with_every_failure() {
 }
 
 #[test]
+fn a_leaver_listed_twice_is_refused() {
+    let before = HashMap::new();
+    let mut rep = report(&[(&["a"], 1), (&["b"], 2)]);
+    rep.leavers = vec!["a".into(), "a".into()];
+    match rate_report(&rep, &before, 0.5).unwrap_err() {
+        matchplane_matchmaker::ratings::ReportError::Invalid(errors) => {
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert_eq!(errors[0].field, "leavers");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn long_runs_stay_finite_and_bounded() {
     let mut player = r(1500.0, 350.0);
     let opponent = r(1500.0, 50.0);

@@ -110,9 +110,12 @@ impl MatchReport {
                 }
             }
         }
+        let mut left = HashSet::new();
         for p in &self.leavers {
             if !seen.contains(p.as_str()) {
                 bad("leavers".into(), format!("leaver {p} is not in any team"));
+            } else if !left.insert(p.as_str()) {
+                bad("leavers".into(), format!("leaver {p} is listed twice"));
             }
         }
         for (p, share) in &self.participation {
