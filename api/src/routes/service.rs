@@ -10,16 +10,21 @@ use utoipa::ToSchema;
 
 /// Health or readiness of the process and what it depends on.
 #[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Health {
     /// `ok`, `ready` or `unavailable`.
     pub status: &'static str,
     /// `ok` or `unreachable` (readiness only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<&'static str>,
-    /// `ok` or `unreachable`: the live store of pools and tickets
-    /// (readiness only).
+    /// `ok` or `unreachable`: Redis, the live store of pools and tickets
+    /// (readiness only, and only when the live store is Redis).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redis: Option<&'static str>,
+    /// Where pools and tickets live: `redis`, or `in-process` in
+    /// `matchplane dev` without `--redis-url` (readiness only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_store: Option<&'static str>,
 }
 
 /// The process is up.
@@ -30,6 +35,7 @@ pub async fn healthz() -> Json<Health> {
         status: "ok",
         database: None,
         redis: None,
+        live_store: None,
     })
 }
 
@@ -47,6 +53,7 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>)
         tracing::warn!(error = %err, "readiness: Redis unreachable");
     }
     let word = |ok: bool| if ok { "ok" } else { "unreachable" };
+    let store = state.play.tickets.live_store();
     let ready = db.is_ok() && live.is_ok();
     (
         if ready {
@@ -57,7 +64,8 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>)
         Json(Health {
             status: if ready { "ready" } else { "unavailable" },
             database: Some(word(db.is_ok())),
-            redis: Some(word(live.is_ok())),
+            redis: (store == "redis").then(|| word(live.is_ok())),
+            live_store: Some(store),
         }),
     )
 }

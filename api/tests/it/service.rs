@@ -13,6 +13,9 @@ async fn service_routes_answer(backend: Backend) {
     let ready = t.call(Method::GET, "/readyz", None, None).await;
     assert_eq!(ready.status, StatusCode::OK);
     assert_eq!(ready.body["database"], "ok");
+    // In-process pools: readiness says so, and claims nothing of Redis.
+    assert_eq!(ready.body["liveStore"], "in-process", "{}", ready.body);
+    assert!(ready.body.get("redis").is_none(), "{}", ready.body);
     t.call(Method::GET, "/v1/tiers", Some(OPERATOR), None).await;
     let metrics = t.call(Method::GET, "/metrics", None, None).await;
     assert_eq!(metrics.status, StatusCode::OK);

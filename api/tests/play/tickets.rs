@@ -10,7 +10,8 @@ on_both_pools!(
     a_ticket_carries_an_unguessable_token,
     every_ticket_error_of_spec_4,
     a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second,
-    a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second
+    a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second,
+    readiness_names_the_live_store
 );
 
 async fn a_ticket_carries_an_unguessable_token(pools: Pools) {
@@ -213,4 +214,20 @@ async fn a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second(poo
     // The other instance: within a second.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(other_ticket("o2").await, StatusCode::UNAUTHORIZED);
+}
+
+async fn readiness_names_the_live_store(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let ready = t.call(Method::GET, "/readyz", None, None).await;
+    assert_eq!(ready.status, StatusCode::OK, "{}", ready.body);
+    match pools {
+        Pools::Redis => {
+            assert_eq!(ready.body["liveStore"], "redis", "{}", ready.body);
+            assert_eq!(ready.body["redis"], "ok", "{}", ready.body);
+        }
+        Pools::Memory => {
+            assert_eq!(ready.body["liveStore"], "in-process", "{}", ready.body);
+            assert!(ready.body.get("redis").is_none(), "{}", ready.body);
+        }
+    }
 }

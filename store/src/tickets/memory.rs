@@ -78,4 +78,8 @@ impl TicketStore for MemoryTicketStore {
     async fn ping(&self) -> Result<(), PoolError> {
         Ok(())
     }
+
+    fn live_store(&self) -> &'static str {
+        "in-process"
+    }
 }

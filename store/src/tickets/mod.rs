@@ -116,6 +116,10 @@ pub trait TicketStore: Send + Sync {
 
     /// Checks the backend answers (readiness).
     async fn ping(&self) -> Result<(), PoolError>;
+
+    /// Where tickets and pools live, for readiness: `redis`, or
+    /// `in-process` (the memory stores of `matchplane dev`).
+    fn live_store(&self) -> &'static str;
 }
 
 /// Seconds a record is kept from `now`: until the expiry plus the grace.

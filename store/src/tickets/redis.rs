@@ -86,4 +86,8 @@ impl TicketStore for RedisTicketStore {
             .await?;
         Ok(())
     }
+
+    fn live_store(&self) -> &'static str {
+        "redis"
+    }
 }
