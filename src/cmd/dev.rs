@@ -227,7 +227,8 @@ async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
             let status = resp.status();
             let body: Value = resp.json().await.map_err(|e| e.to_string())?;
-            if status.is_success() {
+            // 409: the demo's mode is there from an earlier run.
+            if status.is_success() || status == reqwest::StatusCode::CONFLICT {
                 Ok(body)
             } else {
                 Err(format!("{path}: {status} {body}"))
@@ -235,13 +236,35 @@ async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
         }
     };
     let operator = format!("Bearer {operator_token}");
-    let project = post(
-        "/v1/projects".into(),
-        operator.clone(),
-        json!({"name": "demo", "tier": "pro"}),
-    )
-    .await?;
-    let project_id = project["id"].as_str().unwrap_or_default().to_owned();
+    // Run again on the same database, the demo project is reused (with a new
+    // key: keys are shown once) instead of added a second time.
+    let projects: Value = http
+        .get(format!("{base}/v1/projects"))
+        .header("authorization", &operator)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    let existing = projects.as_array().and_then(|all| {
+        all.iter()
+            .find(|p| p["name"] == "demo")
+            .and_then(|p| p["id"].as_str())
+            .map(str::to_owned)
+    });
+    let project_id = match existing {
+        Some(id) => id,
+        None => post(
+            "/v1/projects".into(),
+            operator.clone(),
+            json!({"name": "demo", "tier": "pro"}),
+        )
+        .await?["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    };
     let key = post(
         format!("/v1/projects/{project_id}/keys"),
         operator,

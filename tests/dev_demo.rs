@@ -1,0 +1,73 @@
+//! `matchplane dev --demo` run twice on one database keeps one demo project.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const OPERATOR: &str = "dev-demo-test-operator";
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `dev --demo` and waits for its demo line; returns the child.
+fn dev_with_demo(db: &str, port: u16) -> Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matchplane"))
+        .args(["dev", "--demo", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--database-url", db, "--operator-token", OPERATOR])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.starts_with("demo: project") || line.starts_with("warning") {
+                let _ = tx.send(line);
+            }
+        }
+    });
+    let line = rx.recv_timeout(Duration::from_secs(60));
+    assert!(
+        line.as_ref().is_ok_and(|l| l.starts_with("demo: project")),
+        "{line:?}"
+    );
+    child
+}
+
+#[tokio::test]
+async fn a_second_demo_run_reuses_the_demo_project() {
+    let dir = std::env::temp_dir().join(format!("mp-dev-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = format!("sqlite://{}?mode=rwc", dir.join("dev.db").display());
+    for _ in 0..2 {
+        let port = free_port();
+        let mut child = dev_with_demo(&db, port);
+        let projects: serde_json::Value = reqwest::Client::new()
+            .get(format!("http://127.0.0.1:{port}/v1/projects"))
+            .bearer_auth(OPERATOR)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let demos = projects
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["name"] == "demo")
+            .count();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(demos, 1, "{projects}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
