@@ -252,6 +252,10 @@ async fn five_hundred_real_players_end_to_end_through_a_worker_crash() {
     );
     let redis = env_or("MATCHPLANE_TEST_REDIS_URL", "redis://127.0.0.1:6379/9");
     let tag = format!("{:08x}", rand::random::<u32>());
+    let _keys = RedisPrefix {
+        url: redis.clone(),
+        prefix: format!("mp-e2e-{tag}"),
+    };
     let db_name = format!("mp_e2e_{tag}");
     let pg = sea_orm::Database::connect(&admin).await.unwrap();
     sea_orm::ConnectionTrait::execute_unprepared(&pg, &format!("CREATE DATABASE {db_name}"))
@@ -555,4 +559,16 @@ async fn five_hundred_real_players_end_to_end_through_a_worker_crash() {
         &format!("DROP DATABASE IF EXISTS {db_name} WITH (FORCE)"),
     )
     .await;
+}
+
+/// This test's Redis keys, deleted when it ends (pass or fail).
+struct RedisPrefix {
+    url: String,
+    prefix: String,
+}
+
+impl Drop for RedisPrefix {
+    fn drop(&mut self) {
+        let _ = matchplane_store::pool::redis::delete_prefix_blocking(&self.url, &self.prefix);
+    }
 }

@@ -115,6 +115,16 @@ pub struct TestApp {
     _db: OwnedDb,
 }
 
+impl Drop for TestApp {
+    /// Leaves nothing of this test in Redis.
+    fn drop(&mut self) {
+        if self.pools == Pools::Redis {
+            let _ =
+                matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &self.prefix);
+        }
+    }
+}
+
 /// Fast timings for tests: 1 s REST poll timeout, 100 ms pings.
 pub fn fast() -> PlaySettings {
     PlaySettings {

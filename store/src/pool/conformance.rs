@@ -116,24 +116,9 @@ impl RedisHarness {
 
 impl Drop for RedisHarness {
     fn drop(&mut self) {
-        let Ok(client) = redis::Client::open(self.url.as_str()) else {
-            return;
-        };
-        let Ok(mut conn) = client.get_connection() else {
-            return;
-        };
-        let pattern = format!("{}:*", self.prefix);
-        let keys: Vec<String> = match conn.scan_match::<_, String>(&pattern) {
-            Ok(iter) => iter.filter_map(Result::ok).collect(),
-            Err(_) => return,
-        };
-        for chunk in keys.chunks(500) {
-            let _: redis::RedisResult<()> = redis::cmd("DEL").arg(chunk).query(&mut conn);
-        }
+        let _ = super::redis::delete_prefix_blocking(&self.url, &self.prefix);
     }
 }
-
-use redis::Commands as _;
 
 /// Waits for the next message of a status stream, at most a second.
 pub(crate) async fn next_status(stream: &mut super::StatusStream) -> Option<String> {

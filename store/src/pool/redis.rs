@@ -314,6 +314,28 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
+/// Deletes every key under `prefix` (`<prefix>:*`) on the Redis at `url`,
+/// in batches of 500, and returns how many went: for test harnesses (each
+/// test's own prefix) and for retiring a prefix. Blocking: it opens its own
+/// synchronous connection, so it can run in a `Drop`.
+///
+/// # Errors
+/// The Redis error if the connection or a command fails.
+pub fn delete_prefix_blocking(url: &str, prefix: &str) -> redis::RedisResult<usize> {
+    use redis::Commands as _;
+    let client = redis::Client::open(url)?;
+    let mut conn = client.get_connection()?;
+    let pattern = format!("{prefix}:*");
+    let keys: Vec<String> = conn
+        .scan_match::<_, String>(&pattern)?
+        .filter_map(Result::ok)
+        .collect();
+    for chunk in keys.chunks(500) {
+        let () = redis::cmd("DEL").arg(chunk).query(&mut conn)?;
+    }
+    Ok(keys.len())
+}
+
 /// Passes of one `expire_due` call at most (each reads up to its limit).
 const MAX_EXPIRE_PASSES: usize = 20;
 

@@ -26,16 +26,45 @@ pub(super) fn ticket(id: &str, player: &str) -> Ticket {
     }
 }
 
-pub(super) async fn stores() -> Vec<(Arc<dyn PoolStore>, Arc<dyn TicketStore>)> {
+type StorePair = (Arc<dyn PoolStore>, Arc<dyn TicketStore>);
+
+/// The memory and the Redis stores, in that order; the Redis keys go when
+/// the iteration over them ends.
+pub(super) struct Stores {
+    pairs: std::vec::IntoIter<StorePair>,
+    _keys: RedisKeys,
+}
+
+impl Iterator for Stores {
+    type Item = StorePair;
+
+    fn next(&mut self) -> Option<StorePair> {
+        self.pairs.next()
+    }
+}
+
+/// A test's Redis prefix, deleted on drop.
+struct RedisKeys(String);
+
+impl Drop for RedisKeys {
+    fn drop(&mut self) {
+        let _ = crate::pool::redis::delete_prefix_blocking(&redis_url(), &self.0);
+    }
+}
+
+pub(super) async fn stores() -> Stores {
     let memory: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
     let memory_tickets: Arc<dyn TicketStore> = Arc::new(MemoryTicketStore::new(memory.clone()));
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let mut config = RedisPoolConfig::new(redis_url());
-    config.prefix = prefix;
+    config.prefix = prefix.clone();
     let redis = RedisPoolStore::connect(config).await.unwrap();
     let redis_tickets: Arc<dyn TicketStore> = Arc::new(RedisTicketStore::new(redis.clone()));
     let redis: Arc<dyn PoolStore> = Arc::new(redis);
-    vec![(memory, memory_tickets), (redis, redis_tickets)]
+    Stores {
+        pairs: vec![(memory, memory_tickets), (redis, redis_tickets)].into_iter(),
+        _keys: RedisKeys(prefix),
+    }
 }
 
 #[tokio::test]

@@ -28,6 +28,8 @@ pub struct Env {
     pub secret: String,
     admin: String,
     name: String,
+    redis_url: String,
+    prefix: String,
 }
 
 /// A 1v1 MMR mode with a webhook to `url` (if any), cycling every `cycle` s.
@@ -66,8 +68,8 @@ impl Env {
         let redis_url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
             .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned());
         let prefix = format!("t{}", ulid::Ulid::new().to_string().to_lowercase());
-        let mut config = RedisPoolConfig::new(redis_url);
-        config.prefix = prefix;
+        let mut config = RedisPoolConfig::new(redis_url.clone());
+        config.prefix = prefix.clone();
         let pool: Arc<dyn PoolStore> = Arc::new(RedisPoolStore::connect(config).await.unwrap());
 
         let project = projects::create(&db, "studio", "enterprise", Utc::now())
@@ -92,6 +94,8 @@ impl Env {
             secret,
             admin,
             name,
+            redis_url,
+            prefix,
         }
     }
 
@@ -189,6 +193,8 @@ impl Env {
 
 impl Drop for Env {
     fn drop(&mut self) {
+        let _ =
+            matchplane_store::pool::redis::delete_prefix_blocking(&self.redis_url, &self.prefix);
         let (admin, name) = (self.admin.clone(), self.name.clone());
         let _ = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
