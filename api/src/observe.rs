@@ -2,7 +2,10 @@
 //! route template and status, and a latency histogram by method and route.
 //! Route templates (`/v1/projects/{projectId}`), never raw paths, so no id
 //! or secret can become a label; the one log line per request carries the
-//! same fields (never the raw URI, whose query may hold a ticket token).
+//! same fields (never the raw URI, whose query may hold a ticket token). That
+//! line is at `debug` (`RUST_LOG=matchplane_api=debug`), as tower-http's
+//! tracing does: at tens of thousands of tickets a second a line per request
+//! would cost more than the request, and the metrics already count them.
 
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request};
@@ -52,7 +55,7 @@ impl Observed {
         let route = self.route.as_ref().map_or("unmatched", MatchedPath::as_str);
         let status = response.status();
         let elapsed = self.start.elapsed().as_secs_f64();
-        tracing::info!(
+        tracing::debug!(
             method = self.method,
             route = %route,
             status = status.as_u16(),
