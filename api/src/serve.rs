@@ -106,13 +106,14 @@ pub async fn serve_with_play(
         .await
         .map_err(ServeError::Connect)?;
     ensure_migrated(&db).await?;
+    let sweep_db = db.clone();
     let mut state = AppState::new(db, config.api).with_play(play.clone());
     if let Some(handle) = config.worker_metrics {
         state = state.with_worker_metrics(handle);
     }
     let app = crate::router(state);
     let (stop_sweep, sweep_stopped) = tokio::sync::oneshot::channel::<()>();
-    let sweeper = tokio::spawn(crate::play::sweep::run(play, async {
+    let sweeper = tokio::spawn(crate::play::sweep::run(play, sweep_db, async {
         let _ = sweep_stopped.await;
     }));
     if let Ok(addr) = listener.local_addr() {

@@ -126,6 +126,14 @@ impl Play {
             .insert(what, until);
     }
 
+    /// Stops watching what was deleted (a mode of that name exists again).
+    pub fn forget_retired(&self, what: &retire::Retired) {
+        self.retired
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(what);
+    }
+
     /// What was deleted and is still watched at `now`; forgets the rest.
     pub(crate) fn retired_list(&self, now: Instant) -> Vec<retire::Retired> {
         let mut retired = self.retired.lock().unwrap_or_else(PoisonError::into_inner);

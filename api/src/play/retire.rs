@@ -9,11 +9,15 @@
 //! A search may still start just after the delete, on a replica whose
 //! config cache ([`super::cache::CONFIG_CACHE_TTL`]) has not seen it yet.
 //! The deleted project or mode is therefore remembered for [`WATCH_FOR`],
-//! and the sweeper ([`super::sweep`]) fails its searches again each sweep.
+//! and the sweeper ([`super::sweep`]) fails its searches again each sweep,
+//! unless a mode of that name exists again (created anew, on any replica):
+//! then it is forgotten, and the new mode's searches are left alone.
 
 use super::{status::publish, Play};
 use matchplane_store::pool::{EndOutcome, EndResult, ModeKey, PoolError};
+use matchplane_store::repos::{game_modes, StoreError};
 use matchplane_store::tickets::StatusMessage;
+use sea_orm::DatabaseConnection;
 use std::time::{Duration, Instant};
 
 /// The SPEC code of a search ended because its mode or project is gone.
@@ -57,10 +61,24 @@ pub async fn retire(play: &Play, what: Retired) -> Result<usize, PoolError> {
 }
 
 /// One sweep of what was deleted lately (forgetting what is past its
-/// watch). Returns how many searches it ended.
-pub async fn sweep(play: &Play) -> usize {
+/// watch, and a mode created again since). Returns how many searches it
+/// ended.
+pub async fn sweep(play: &Play, db: &DatabaseConnection) -> usize {
     let mut ended = 0;
     for what in play.retired_list(Instant::now()) {
+        if let Retired::Mode(mode) = &what {
+            match game_modes::get(db, &mode.project_id, &mode.mode).await {
+                Err(StoreError::NotFound) => {}
+                Ok(_) => {
+                    play.forget_retired(&what);
+                    continue;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, ?what, "is the deleted mode back? not known; retrying");
+                    continue;
+                }
+            }
+        }
         match fail_all(play, &what).await {
             Ok(n) => ended += n,
             Err(error) => tracing::warn!(%error, ?what, "failing a deleted mode's searches failed"),

@@ -6,6 +6,7 @@
 
 use super::{status::publish, unix_now, Play};
 use matchplane_store::tickets::StatusMessage;
+use sea_orm::DatabaseConnection;
 use std::future::Future;
 use std::time::Duration;
 
@@ -15,8 +16,8 @@ const SWEEP_BATCH: usize = 1000;
 const FORGET_MODE_AFTER: Duration = Duration::from_secs(2 * 3600);
 
 /// One sweep at `now` (Unix seconds); returns how many searches expired.
-pub async fn sweep_once(play: &Play, now: f64) -> usize {
-    super::retire::sweep(play).await;
+pub async fn sweep_once(play: &Play, db: &DatabaseConnection, now: f64) -> usize {
+    super::retire::sweep(play, db).await;
     let mut expired = 0;
     for mode in play.seen_modes(FORGET_MODE_AFTER) {
         match play.pool.expire_due(&mode, now, SWEEP_BATCH).await {
@@ -35,7 +36,11 @@ pub async fn sweep_once(play: &Play, now: f64) -> usize {
 }
 
 /// Sweeps every `sweep_interval` until `shutdown` completes.
-pub async fn run(play: std::sync::Arc<Play>, shutdown: impl Future<Output = ()>) {
+pub async fn run(
+    play: std::sync::Arc<Play>,
+    db: DatabaseConnection,
+    shutdown: impl Future<Output = ()>,
+) {
     let mut tick = tokio::time::interval(play.settings.sweep_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
@@ -43,7 +48,7 @@ pub async fn run(play: std::sync::Arc<Play>, shutdown: impl Future<Output = ()>)
         tokio::select! {
             _ = &mut shutdown => return,
             _ = tick.tick() => {
-                sweep_once(&play, unix_now()).await;
+                sweep_once(&play, &db, unix_now()).await;
             }
         }
     }

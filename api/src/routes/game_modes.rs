@@ -202,6 +202,12 @@ pub async fn create(
     )
     .await?;
     tracing::info!(project_id = %project_id, game_mode = %mode.name, "game mode created");
+    // A mode of this name deleted lately is no longer swept here: the new
+    // mode's searches are its own (other replicas see it in the database).
+    state.play.forget_retired(&Retired::Mode(ModeKey::new(
+        project_id.clone(),
+        mode.name.clone(),
+    )));
     Ok((StatusCode::CREATED, Json(view(&mode, true))))
 }
 

@@ -3,7 +3,7 @@
 //! and the project's live count goes back to zero. No worker runs a deleted
 //! project's modes, so nothing else would end them.
 
-use crate::harness::{duel, fast, solo, Pools, TestApp, OPERATOR};
+use crate::harness::{call, duel, fast, solo, Pools, TestApp, OPERATOR};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use futures::StreamExt;
@@ -12,7 +12,10 @@ use matchplane_store::pool::{Ended, ModeKey, Search, SearchState};
 use serde_json::Value;
 use std::time::Duration;
 
-on_both_pools!(deleted_mode_and_project_fail_their_searches);
+on_both_pools!(
+    deleted_mode_and_project_fail_their_searches,
+    a_mode_created_again_keeps_its_searches
+);
 
 async fn failed_code(t: &TestApp, mode: &ModeKey, ticket: &str) -> Option<String> {
     match t.play.pool.search_state(mode, ticket).await.unwrap() {
@@ -112,10 +115,55 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
         .await
         .unwrap();
     assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 1);
-    sweep::sweep_once(&t.play, now).await;
+    sweep::sweep_once(&t.play, &t.db, now).await;
     assert_eq!(
         failed_code(&t, &other, "tkt_late").await.as_deref(),
         Some("GAME_MODE_DISABLED")
     );
     assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
+}
+
+/// A mode deleted and created again under its name, here or on another
+/// instance: the new mode's searches are not failed by the sweep watching
+/// the deleted one (a newcomer found them failed for ten seconds).
+async fn a_mode_created_again_keeps_its_searches(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    let other = t.other_instance().await;
+    let path = format!("/v1/projects/{p}/game-modes/duel");
+    for recreate_elsewhere in [false, true] {
+        t.mode(&p, &key, duel("duel")).await;
+        let a = t.call(Method::DELETE, &path, Some(&key), None).await;
+        assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+        if recreate_elsewhere {
+            let modes = format!("/v1/projects/{p}/game-modes");
+            let a = call(
+                &other.app,
+                Method::POST,
+                &modes,
+                Some(&key),
+                Some(duel("duel")),
+            )
+            .await;
+            assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+        } else {
+            t.mode(&p, &key, duel("duel")).await;
+        }
+        let player = if recreate_elsewhere { "p2" } else { "p1" };
+        let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        sweep::sweep_once(&t.play, &t.db, unix_now()).await;
+        let state = t
+            .play
+            .pool
+            .search_state(&ModeKey::new(&p, "duel"), &ticket)
+            .await
+            .unwrap();
+        assert!(
+            matches!(state, Some(SearchState::Live(_))),
+            "recreated elsewhere: {recreate_elsewhere}: {state:?}"
+        );
+        let a = t.call(Method::DELETE, &path, Some(&key), None).await;
+        assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+    }
 }

@@ -38,7 +38,7 @@ async fn an_unpolled_rest_search_expires_and_a_polled_one_lives(pools: Pools) {
         .await;
     assert_eq!(a.body["status"], "expired", "{}", a.body);
     // The sweep ends the one nobody polls, and leaves the polled one.
-    assert!(sweep::sweep_once(&t.play, unix_now()).await >= 1);
+    assert!(sweep::sweep_once(&t.play, &t.db, unix_now()).await >= 1);
     let mode = ModeKey::new(&p, "duel");
     let state = t.play.pool.search_state(&mode, &swept).await.unwrap();
     assert!(matches!(state, Some(SearchState::Ended(_))), "{state:?}");
