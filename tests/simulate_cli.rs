@@ -33,6 +33,24 @@ fn example_scenario_prints_spec_json_and_is_deterministic() {
         .any(|t| t == &serde_json::json!(["ana", "ben"])));
 }
 
+/// README shows the example's table as the command prints it, byte for byte.
+#[test]
+fn readme_shows_the_example_table_as_printed() {
+    let out = simulate(&["--scenario", "examples/scenario.json", "--format", "table"]);
+    assert!(out.status.success());
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let command = "simulate --scenario examples/scenario.json --format table\n```\n```\n";
+    let start = readme.find(command).expect("README shows the command") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    assert_eq!(
+        shown.trim_end(),
+        printed.trim_end(),
+        "README's table is stale"
+    );
+}
+
 #[test]
 fn table_format_is_readable() {
     let out = simulate(&["--scenario", "examples/scenario.json", "--format", "table"]);
