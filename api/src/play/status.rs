@@ -32,14 +32,13 @@ pub struct TicketStatus {
     pub player_id: String,
     /// When the token stops being valid (RFC 3339).
     pub expires_at: String,
-    /// When the current search started (RFC 3339), while searching.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// When the current search started (RFC 3339); `null` with no live
+    /// search. Always present, as SPEC 4 lists it in every status.
     pub queued_at: Option<String>,
-    /// Seconds the current search has waited, while searching.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Seconds the current search has waited; `null` with no live search.
     pub wait_seconds: Option<f64>,
-    /// Median of the last five round trips (ms), once measured (WebSocket).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Median of the last five round trips (ms) once measured (WebSocket
+    /// searches); `null` before, and for REST searches.
     pub ping_ms: Option<f64>,
     /// The last cycle's reason for waiting (SPEC 5.9), while searching.
     #[serde(skip_serializing_if = "Option::is_none")]

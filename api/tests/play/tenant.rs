@@ -32,6 +32,13 @@ async fn status_follows_the_search(pools: Pools) {
         a.body
     );
     assert_eq!(a.body["waitingReason"], reason);
+    // A REST search has no ping: the field is there, null (SPEC 4 lists it
+    // in every status).
+    assert!(
+        a.body["pingMs"].is_null() && a.body.get("pingMs").is_some(),
+        "{}",
+        a.body
+    );
 
     // Another tenant sees nothing.
     let (other, other_key) = t.project("free").await;
@@ -59,6 +66,13 @@ async fn status_follows_the_search(pools: Pools) {
         )
         .await;
     assert_eq!(a.body["status"], "cancelled", "{}", a.body);
+    for field in ["queuedAt", "waitSeconds", "pingMs"] {
+        assert!(
+            a.body.get(field).is_some_and(|v| v.is_null()),
+            "{field}: {}",
+            a.body
+        );
+    }
 
     // A failure carries its error.
     assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
