@@ -18,7 +18,7 @@ use crate::play::status::end;
 use crate::play::{rfc3339, token, unix_now, Play};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Query, State};
 use axum::response::Response;
 use futures::StreamExt;
@@ -233,9 +233,15 @@ fn text(json: &str) -> Message {
     Message::Text(json.to_owned().into())
 }
 
+/// Sends the final status, then a normal closure (1000) naming it, so a
+/// client sees a clean close code rather than 1005 (no status).
 async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
     let _ = socket.send(text(&message.to_json())).await;
-    let _ = socket.send(Message::Close(None)).await;
+    let frame = CloseFrame {
+        code: close_code::NORMAL,
+        reason: "search ended".into(),
+    };
+    let _ = socket.send(Message::Close(Some(frame))).await;
 }
 
 /// The client closed the socket (or it broke): the search ends cancelled.

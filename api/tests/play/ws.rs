@@ -122,13 +122,18 @@ async fn a_status_published_elsewhere_reaches_the_socket(pools: Pools) {
         .unwrap();
     let msg = until(&mut ws, "matched").await;
     assert_eq!(msg["match"]["matchId"], "mat_9", "{msg}");
-    // Then the server closes.
+    // Then the server closes, normally (1000), not without a code (1005).
     loop {
         match tokio::time::timeout(Duration::from_secs(5), ws.next())
             .await
             .unwrap()
         {
-            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+            Some(Ok(Message::Close(frame))) => {
+                let code = frame.map(|f| u16::from(f.code));
+                assert_eq!(code, Some(1000));
+                break;
+            }
+            None | Some(Err(_)) => panic!("the socket ended without a close frame"),
             Some(Ok(_)) => {}
         }
     }
