@@ -24,7 +24,9 @@ type ModeEntry = (Option<Arc<GameModeConfig>>, Instant);
 /// Cached mode configs (`None`: no such mode) and project quotas.
 #[derive(Default)]
 pub struct ConfigCache {
-    modes: Mutex<HashMap<(String, String), ModeEntry>>,
+    /// By project, then by mode name: a hit is looked up by `&str`, with no
+    /// allocation (ticket generation and search start are hot paths).
+    modes: Mutex<HashMap<String, HashMap<String, ModeEntry>>>,
     quotas: Mutex<HashMap<String, (u64, Instant)>>,
 }
 
@@ -39,17 +41,20 @@ impl ConfigCache {
         project_id: &str,
         name: &str,
     ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
-        let key = (project_id.to_owned(), name.to_owned());
         if let Some((config, at)) = self
             .modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
+            .get(project_id)
+            .and_then(|modes| modes.get(name))
         {
             if at.elapsed() < CONFIG_CACHE_TTL {
                 return Ok(config.clone());
             }
         }
+        // Taken before the query: a change committed while it runs is seen
+        // within CONFIG_CACHE_TTL of the change.
+        let fetched = Instant::now();
         let config = match game_modes::get(db, project_id, name).await {
             Ok(model) => Some(Arc::new(
                 serde_json::from_value::<GameModeConfig>(model.config)
@@ -61,7 +66,9 @@ impl ConfigCache {
         self.modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, (config.clone(), Instant::now()));
+            .entry(project_id.to_owned())
+            .or_default()
+            .insert(name.to_owned(), (config.clone(), fetched));
         Ok(config)
     }
 
@@ -73,7 +80,8 @@ impl ConfigCache {
         self.modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&(project_id.to_owned(), name.to_owned()))
+            .get(project_id)
+            .and_then(|modes| modes.get(name))
             .is_some_and(|(config, _)| config.is_some())
     }
 
@@ -96,6 +104,7 @@ impl ConfigCache {
                 return Ok(*max);
             }
         }
+        let fetched = Instant::now();
         let project = projects::get(db, project_id).await?;
         let max = tiers::get(db, &project.tier)
             .await?
@@ -104,7 +113,7 @@ impl ConfigCache {
         self.quotas
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(project_id.to_owned(), (max, Instant::now()));
+            .insert(project_id.to_owned(), (max, fetched));
         Ok(max)
     }
 
@@ -113,7 +122,7 @@ impl ConfigCache {
         self.modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .retain(|(p, _), _| p != project_id);
+            .remove(project_id);
         self.quotas
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
