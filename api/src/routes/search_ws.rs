@@ -242,7 +242,21 @@ async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
         reason: "search ended".into(),
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
+    // Read until the client's Close answers ours (briefly): dropping the
+    // socket with the client's frames unread would reset the connection,
+    // and a reset can discard the final frames just sent.
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        while let Some(Ok(message)) = socket.recv().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
+
+/// How long a finished search's socket waits for the client's Close.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The client closed the socket (or it broke): the search ends cancelled.
 async fn client_left(held: &Held) {
