@@ -25,6 +25,23 @@ fn claim_of(match_id: &str, tickets: &[&str]) -> Claim {
     }
 }
 
+/// `m`'s lease for one worker (30 s): its fencing token.
+async fn lease(store: &dyn PoolStore, m: &crate::pool::ModeKey) -> u64 {
+    store
+        .acquire_lease(m, "worker-1", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// Solo searches `t1`..`tn` of players `p1`..`pn`, none due.
+async fn add_solos(store: &dyn PoolStore, m: &crate::pool::ModeKey, n: u32) {
+    for i in 1..=n {
+        let s = solo(&format!("t{i}"), &format!("p{i}"));
+        store.add_search(m, &s, FAR, None).await.unwrap();
+    }
+}
+
 async fn live(store: &dyn PoolStore, m: &crate::pool::ModeKey, ticket: &str) -> bool {
     matches!(
         store.search_state(m, ticket).await.unwrap(),
@@ -327,15 +344,8 @@ pub async fn deadlines_expire_and_touch_extends(store: Arc<dyn PoolStore>) {
 
 pub async fn claim_takes_all_or_nothing(store: Arc<dyn PoolStore>) {
     let m = mode("ranked");
-    let token = store
-        .acquire_lease(&m, "worker-1", Duration::from_secs(30))
-        .await
-        .unwrap()
-        .unwrap();
-    for i in 1..=4 {
-        let s = solo(&format!("t{i}"), &format!("p{i}"));
-        store.add_search(&m, &s, FAR, None).await.unwrap();
-    }
+    let token = lease(store.as_ref(), &m).await;
+    add_solos(store.as_ref(), &m, 4).await;
     store
         .end_search(&m, "t2", &EndOutcome::Cancelled)
         .await
@@ -449,10 +459,7 @@ pub async fn claim_takes_all_or_nothing(store: Arc<dyn PoolStore>) {
 
 pub async fn claim_refused_under_a_stale_fencing_token(store: Arc<dyn PoolStore>) {
     let m = mode("ranked");
-    for i in 1..=4 {
-        let s = solo(&format!("t{i}"), &format!("p{i}"));
-        store.add_search(&m, &s, FAR, None).await.unwrap();
-    }
+    add_solos(store.as_ref(), &m, 4).await;
     let none = store
         .claim(&m, 1, &claim_of("mat_0", &["t1"]))
         .await
@@ -514,15 +521,8 @@ pub async fn claim_refused_under_a_stale_fencing_token(store: Arc<dyn PoolStore>
 
 pub async fn outbox_entries_of_a_dead_consumer_are_taken_over(store: Arc<dyn PoolStore>) {
     let m = mode("ranked");
-    let token = store
-        .acquire_lease(&m, "w", Duration::from_secs(30))
-        .await
-        .unwrap()
-        .unwrap();
-    for i in 1..=4 {
-        let s = solo(&format!("t{i}"), &format!("p{i}"));
-        store.add_search(&m, &s, FAR, None).await.unwrap();
-    }
+    let token = lease(store.as_ref(), &m).await;
+    add_solos(store.as_ref(), &m, 4).await;
     store
         .claim(&m, token, &claim_of("mat_1", &["t1", "t2"]))
         .await
@@ -668,15 +668,8 @@ pub async fn modes_with_searches_follow_the_pools(store: Arc<dyn PoolStore>) {
 
 pub async fn claim_many_takes_each_group_on_its_own(store: Arc<dyn PoolStore>) {
     let m = mode("ranked");
-    let token = store
-        .acquire_lease(&m, "worker-1", Duration::from_secs(30))
-        .await
-        .unwrap()
-        .unwrap();
-    for i in 1..=6 {
-        let s = solo(&format!("t{i}"), &format!("p{i}"));
-        store.add_search(&m, &s, FAR, None).await.unwrap();
-    }
+    let token = lease(store.as_ref(), &m).await;
+    add_solos(store.as_ref(), &m, 6).await;
     store
         .end_search(&m, "t3", &EndOutcome::Cancelled)
         .await
@@ -793,11 +786,7 @@ pub async fn claim_many_spans_several_script_runs(store: Arc<dyn PoolStore>) {
     // More searches than one run of the Redis script takes (2 000), with a
     // player id the script cannot read without decoding its JSON.
     let m = mode("ranked");
-    let token = store
-        .acquire_lease(&m, "worker-1", Duration::from_secs(30))
-        .await
-        .unwrap()
-        .unwrap();
+    let token = lease(store.as_ref(), &m).await;
     let n = 4_500;
     for i in 0..n {
         let player = if i == 7 {
@@ -841,11 +830,7 @@ pub async fn claim_many_spans_several_script_runs(store: Arc<dyn PoolStore>) {
 
 pub async fn claimed_searches_never_hold_up_expiry(store: Arc<dyn PoolStore>) {
     let m = mode("ranked");
-    let token = store
-        .acquire_lease(&m, "worker-1", Duration::from_secs(30))
-        .await
-        .unwrap()
-        .unwrap();
+    let token = lease(store.as_ref(), &m).await;
     // Three searches due first are claimed; two due later are not.
     for i in 1..=5 {
         let deadline = if i <= 3 { 5.0 } else { 10.0 };
