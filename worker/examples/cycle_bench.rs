@@ -121,14 +121,11 @@ async fn main() {
         .await
         .unwrap()
         .unwrap();
-    let claim_concurrency = std::env::var("MATCHPLANE_BENCH_CLAIM_CONCURRENCY")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(256);
     let ticker = Ticker {
         pool: pool.as_ref(),
         db: &db,
-        claim_concurrency,
+        // As the worker (config.rs); no search fails in this cycle.
+        claim_concurrency: 256,
         expire_batch: 1000,
     };
     let started = Instant::now();

@@ -30,7 +30,8 @@ pub struct WorkerConfig {
     pub outbox_batch: usize,
     /// Searches expired per cycle at most.
     pub expire_batch: usize,
-    /// Claims (Redis scripts) in flight at once within one cycle.
+    /// Store calls in flight at once when a cycle ends searches one by one
+    /// (those a config change fails). Claims are batched apart from this.
     pub claim_concurrency: usize,
     /// The webhook HTTP client's settings (`MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS`).
     pub delivery: DeliveryConfig,

@@ -63,7 +63,8 @@ pub struct Ticker<'a> {
     pub pool: &'a dyn PoolStore,
     /// The database (for the cycle's figures).
     pub db: &'a DatabaseConnection,
-    /// Claims in flight at once.
+    /// Store calls in flight at once when a cycle ends searches one by one
+    /// (those a config change fails); claims go in batches of their own.
     pub claim_concurrency: usize,
     /// Searches expired per cycle at most.
     pub expire_batch: usize,
@@ -115,16 +116,7 @@ async fn tick(
 
     let started = Instant::now();
     report.failed = fail_searches(pool, mode, &outcome, claim_concurrency).await?;
-    let claims = claim_all(
-        pool,
-        mode,
-        config,
-        token,
-        now,
-        &outcome.matches,
-        claim_concurrency,
-    )
-    .await;
+    let claims = claim_all(pool, mode, config, token, now, &outcome.matches).await;
     report.claim = started.elapsed();
     let mut lost = false;
     for result in claims {
@@ -248,6 +240,10 @@ enum Claimed {
 /// while Redis runs the previous chunk's script.
 const CLAIM_CHUNK: usize = 200;
 
+/// `claim_many` calls in flight: enough to keep Redis busy while the next
+/// chunk is encoded; more only queue behind one another in Redis.
+const CLAIM_CHUNKS_IN_FLIGHT: usize = 4;
+
 async fn claim_all(
     pool: &dyn PoolStore,
     mode: &ModeKey,
@@ -255,14 +251,13 @@ async fn claim_all(
     token: u64,
     now: DateTime<Utc>,
     matches: &[ProposedMatch],
-    concurrency: usize,
 ) -> Vec<Result<Claimed, WorkerError>> {
     let chunks: Vec<_> = matches
         .chunks(CLAIM_CHUNK)
         .map(|chunk| claim_chunk(pool, mode, config, token, now, chunk))
         .collect();
     let results: Vec<Vec<Result<Claimed, WorkerError>>> = stream::iter(chunks)
-        .buffer_unordered(concurrency.clamp(1, 4))
+        .buffer_unordered(CLAIM_CHUNKS_IN_FLIGHT)
         .collect()
         .await;
     results.into_iter().flatten().collect()
