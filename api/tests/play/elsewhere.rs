@@ -8,7 +8,6 @@ use crate::proxy::CountingProxy;
 use axum::http::{Method, StatusCode};
 use futures::StreamExt;
 use matchplane_api::play::{self, token, unix_now};
-use matchplane_store::pool::{Claim, ModeKey};
 use matchplane_store::tickets::Ticket;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -103,21 +102,7 @@ async fn a_search_starts_elsewhere_and_keeps_every_error_code(pools: Pools) {
     assert_eq!(a.body["ticketId"], json!(first_id));
 
     // A matched ticket is spent.
-    let mode = ModeKey::new(&p, "duel");
-    let lease = t
-        .play
-        .pool
-        .acquire_lease(&mode, "w", Duration::from_secs(5))
-        .await
-        .unwrap()
-        .unwrap();
-    let claim = Claim {
-        match_id: "mat_1".into(),
-        ticket_ids: vec![ticket.clone()],
-        player_ids: vec!["p1".into()],
-        record_json: "{}".into(),
-    };
-    t.play.pool.claim(&mode, lease, &claim).await.unwrap();
+    t.claim_alone(&p, "duel", &ticket, "p1").await;
     b.rest_search(&token)
         .await
         .assert_problem(StatusCode::CONFLICT, "TICKET_ALREADY_MATCHED");

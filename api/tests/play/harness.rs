@@ -9,7 +9,7 @@ use axum::Router;
 use http_body_util::BodyExt;
 use matchplane_api::play::{self, Play, PlaySettings};
 use matchplane_api::{router, ApiConfig, AppState};
-use matchplane_store::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_store::pool::{Claim, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -232,6 +232,26 @@ impl TestApp {
             )),
         };
         Instance::over(&self.db, play)
+    }
+
+    /// Claims `ticket` (of `player`) into a match of its own, as the worker
+    /// would, under a fresh lease of `project`'s `mode`.
+    pub async fn claim_alone(&self, project: &str, mode: &str, ticket: &str, player: &str) {
+        let mode = ModeKey::new(project, mode);
+        let lease = self
+            .play
+            .pool
+            .acquire_lease(&mode, "w", Duration::from_secs(5))
+            .await
+            .unwrap()
+            .unwrap();
+        let claim = Claim {
+            match_id: "mat_1".into(),
+            ticket_ids: vec![ticket.to_owned()],
+            player_ids: vec![player.to_owned()],
+            record_json: "{}".into(),
+        };
+        self.play.pool.claim(&mode, lease, &claim).await.unwrap();
     }
 
     /// A project on `tier` with a key; returns (projectId, "Bearer key").

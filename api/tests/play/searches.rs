@@ -4,7 +4,6 @@
 use crate::harness::{duel, fast, set_free_quota, solo, Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
-use matchplane_store::pool::{Claim, ModeKey};
 use serde_json::json;
 use std::time::Duration;
 
@@ -90,21 +89,7 @@ async fn a_matched_ticket_is_spent_and_an_ended_one_searches_again(pools: Pools)
     assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
 
     // The worker claims it.
-    let mode = ModeKey::new(&p, "duel");
-    let lease = t
-        .play
-        .pool
-        .acquire_lease(&mode, "w", Duration::from_secs(5))
-        .await
-        .unwrap()
-        .unwrap();
-    let claim = Claim {
-        match_id: "mat_1".into(),
-        ticket_ids: vec![ticket.clone()],
-        player_ids: vec!["p1".into()],
-        record_json: "{}".into(),
-    };
-    t.play.pool.claim(&mode, lease, &claim).await.unwrap();
+    t.claim_alone(&p, "duel", &ticket, "p1").await;
     t.rest_search(&token)
         .await
         .assert_problem(StatusCode::CONFLICT, "TICKET_ALREADY_MATCHED");
