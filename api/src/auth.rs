@@ -13,9 +13,11 @@ use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use chrono::Utc;
+use foldhash::fast::RandomState;
 use matchplane_store::repos::{api_keys, projects, tiers};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a successful key lookup is reused without asking the database,
@@ -28,34 +30,45 @@ pub const KEY_CACHE_TTL: Duration = Duration::from_secs(1);
 /// Cache size (entries) from which expired entries are dropped on insert.
 const KEY_CACHE_PURGE_AT: usize = 10_000;
 
-/// A key that authenticated recently.
+/// SHA-256 of a presented credential: what the caches are keyed by (never
+/// the plaintext). The database keeps its hex form.
+pub type CredentialDigest = [u8; 32];
+
+/// The digest of a credential.
+pub fn digest(credential: &str) -> CredentialDigest {
+    Sha256::digest(credential.as_bytes()).into()
+}
+
+/// A key that authenticated recently. Ids shared, so a hit (every request
+/// of a key) clones no string.
 #[derive(Debug, Clone)]
 struct CachedKey {
-    key_id: String,
-    project_id: String,
+    key_id: Arc<str>,
+    project_id: Arc<str>,
     requests_per_second: u32,
     fetched: Instant,
 }
 
-/// Recently authenticated keys by hash (never by plaintext).
+/// Recently authenticated keys by digest (never by plaintext). foldhash:
+/// the keys are already SHA-256 digests.
 #[derive(Debug, Default)]
 pub struct KeyCache {
-    entries: Mutex<HashMap<String, CachedKey>>,
+    entries: Mutex<HashMap<CredentialDigest, CachedKey, RandomState>>,
     /// Hashes recently looked up and not found (or revoked): a client
     /// retrying a dead key gets its 401 without a database query. A hash
     /// cannot become valid later (new keys are fresh random values).
-    misses: Mutex<HashMap<String, Instant>>,
+    misses: Mutex<HashMap<CredentialDigest, Instant, RandomState>>,
 }
 
 impl KeyCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, CachedKey>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CredentialDigest, CachedKey, RandomState>> {
         match self.entries.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         }
     }
 
-    fn get(&self, hash: &str) -> Option<CachedKey> {
+    fn get(&self, hash: &CredentialDigest) -> Option<CachedKey> {
         let entries = self.lock();
         entries
             .get(hash)
@@ -63,7 +76,7 @@ impl KeyCache {
             .cloned()
     }
 
-    fn recently_missed(&self, hash: &str) -> bool {
+    fn recently_missed(&self, hash: &CredentialDigest) -> bool {
         let misses = match self.misses.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
@@ -73,7 +86,7 @@ impl KeyCache {
             .is_some_and(|at| at.elapsed() < KEY_CACHE_TTL)
     }
 
-    fn record_miss(&self, hash: &str) {
+    fn record_miss(&self, hash: &CredentialDigest) {
         let mut misses = match self.misses.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
@@ -82,11 +95,11 @@ impl KeyCache {
             misses.retain(|_, at| at.elapsed() < KEY_CACHE_TTL);
         }
         if misses.len() < KEY_CACHE_PURGE_AT {
-            misses.insert(hash.to_owned(), Instant::now());
+            misses.insert(*hash, Instant::now());
         }
     }
 
-    fn put(&self, hash: String, entry: CachedKey) {
+    fn put(&self, hash: CredentialDigest, entry: CachedKey) {
         let mut entries = self.lock();
         if entries.len() >= KEY_CACHE_PURGE_AT {
             entries.retain(|_, e| e.fetched.elapsed() < KEY_CACHE_TTL);
@@ -97,12 +110,12 @@ impl KeyCache {
     /// Forgets a key (after revocation); its next use is a 401 at once.
     pub fn evict_key(&self, key_id: &str) {
         let mut entries = self.lock();
-        let revoked: Vec<String> = entries
+        let revoked: Vec<CredentialDigest> = entries
             .iter()
-            .filter(|(_, e)| e.key_id == key_id)
-            .map(|(hash, _)| hash.clone())
+            .filter(|(_, e)| &*e.key_id == key_id)
+            .map(|(hash, _)| *hash)
             .collect();
-        entries.retain(|_, e| e.key_id != key_id);
+        entries.retain(|_, e| &*e.key_id != key_id);
         drop(entries);
         for hash in revoked {
             self.record_miss(&hash);
@@ -116,7 +129,7 @@ impl KeyCache {
 
     /// Forgets every key of a project (after a tier change or deletion).
     pub fn evict_project(&self, project_id: &str) {
-        self.lock().retain(|_, e| e.project_id != project_id);
+        self.lock().retain(|_, e| &*e.project_id != project_id);
     }
 }
 
@@ -183,7 +196,10 @@ fn bearer(parts: &Parts) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-async fn lookup_key(state: &AppState, hash: &str) -> Result<Option<CachedKey>, ApiError> {
+async fn lookup_key(
+    state: &AppState,
+    hash: &CredentialDigest,
+) -> Result<Option<CachedKey>, ApiError> {
     if let Some(hit) = state.keys.get(hash) {
         return Ok(Some(hit));
     }
@@ -193,7 +209,7 @@ async fn lookup_key(state: &AppState, hash: &str) -> Result<Option<CachedKey>, A
     // Taken before the query: a revocation committed while it runs is seen
     // within KEY_CACHE_TTL of the revocation, not of the answer.
     let fetched = Instant::now();
-    let Some(key) = api_keys::find_active_by_hash(&state.db, hash).await? else {
+    let Some(key) = api_keys::find_active_by_hash(&state.db, &hex::encode(hash)).await? else {
         state.keys.record_miss(hash);
         return Ok(None);
     };
@@ -201,12 +217,12 @@ async fn lookup_key(state: &AppState, hash: &str) -> Result<Option<CachedKey>, A
     let tier = tiers::get(&state.db, &project.tier).await?.to_tier();
     api_keys::touch(&state.db, &key.project_id, &key.id, Utc::now()).await?;
     let entry = CachedKey {
-        key_id: key.id,
-        project_id: key.project_id,
+        key_id: key.id.into(),
+        project_id: key.project_id.into(),
         requests_per_second: tier.requests_per_second,
         fetched,
     };
-    state.keys.put(hash.to_owned(), entry.clone());
+    state.keys.put(*hash, entry.clone());
     Ok(Some(entry))
 }
 
@@ -219,15 +235,16 @@ impl FromRequestParts<AppState> for Caller {
                 "send Authorization: Bearer <API key or operator token>",
             ));
         };
-        if let Some(operator) = state.config.operator_token.as_deref() {
-            if keys::constant_time_eq(token, operator) {
+        let presented = digest(token);
+        if let Some(operator) = &state.operator_digest {
+            if keys::digests_equal(&presented, operator) {
                 return Ok(Caller::Operator);
             }
         }
         if !token.starts_with(KEY_PREFIX) {
             return Err(ApiError::unauthorized("invalid credentials"));
         }
-        let Some(key) = lookup_key(state, &keys::hash(token)).await? else {
+        let Some(key) = lookup_key(state, &presented).await? else {
             return Err(ApiError::unauthorized("invalid credentials"));
         };
         state
@@ -235,8 +252,8 @@ impl FromRequestParts<AppState> for Caller {
             .check(&key.project_id, key.requests_per_second)
             .map_err(ApiError::rate_limited)?;
         Ok(Caller::Key {
-            project_id: key.project_id,
-            key_id: key.key_id,
+            project_id: key.project_id.to_string(),
+            key_id: key.key_id.to_string(),
         })
     }
 }

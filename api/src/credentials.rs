@@ -51,6 +51,14 @@ pub fn constant_time_eq(a: &str, b: &str) -> bool {
         == 0
 }
 
+/// Compares two SHA-256 digests in time independent of where they differ.
+pub fn digests_equal(a: &[u8; 32], b: &[u8; 32]) -> bool {
+    a.iter()
+        .zip(b.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
+}
+
 /// A webhook signing secret: `whsec_` + base64 of 32 random bytes (SPEC 3).
 pub fn webhook_secret(rng: &mut impl RngCore) -> String {
     let mut bytes = [0u8; 32];

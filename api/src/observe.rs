@@ -11,6 +11,10 @@ use crate::state::AppState;
 use axum::extract::{MatchedPath, Request};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
+use foldhash::fast::RandomState;
+use metrics::{Counter, Histogram};
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 /// Counter: `matchplane_http_requests_total{method,route,status}`.
@@ -62,18 +66,65 @@ impl Observed {
             latency_ms = elapsed * 1000.0,
             "request"
         );
-        let method = self.method;
-        metrics::with_local_recorder(&*state.recorder, || {
-            metrics::counter!(
-                REQUESTS_TOTAL,
-                "method" => method,
-                "route" => route.to_owned(),
-                "status" => status_label(status)
+        let (requests, duration) = state
+            .request_metrics
+            .handles(state, self.method, route, status);
+        requests.increment(1);
+        duration.record(elapsed);
+    }
+}
+
+/// One route's metric handles for one method and status.
+#[derive(Debug)]
+struct Handles {
+    method: &'static str,
+    status: StatusCode,
+    requests: Counter,
+    duration: Histogram,
+}
+
+/// The request metrics' handles, registered once per method, route and
+/// status and then reused: registering builds label sets and looks them up
+/// in the recorder's registry, which showed in the ticket route's profile.
+/// Bounded: routes are the router's templates, statuses a handful.
+#[derive(Debug, Default)]
+pub struct RequestMetrics {
+    by_route: Mutex<HashMap<String, Vec<Handles>, RandomState>>,
+}
+
+impl RequestMetrics {
+    fn handles(
+        &self,
+        state: &AppState,
+        method: &'static str,
+        route: &str,
+        status: StatusCode,
+    ) -> (Counter, Histogram) {
+        let mut by_route = self.by_route.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(found) = by_route.get(route).and_then(|all| {
+            all.iter()
+                .find(|h| h.method == method && h.status == status)
+        }) {
+            return (found.requests.clone(), found.duration.clone());
+        }
+        let (requests, duration) = metrics::with_local_recorder(&*state.recorder, || {
+            (
+                metrics::counter!(
+                    REQUESTS_TOTAL,
+                    "method" => method,
+                    "route" => route.to_owned(),
+                    "status" => status_label(status)
+                ),
+                metrics::histogram!(REQUEST_DURATION, "method" => method, "route" => route.to_owned()),
             )
-            .increment(1);
-            metrics::histogram!(REQUEST_DURATION, "method" => method, "route" => route.to_owned())
-                .record(elapsed);
         });
+        by_route.entry(route.to_owned()).or_default().push(Handles {
+            method,
+            status,
+            requests: requests.clone(),
+            duration: duration.clone(),
+        });
+        (requests, duration)
     }
 }
 

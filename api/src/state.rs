@@ -56,6 +56,9 @@ pub struct SharedState {
     pub db: DatabaseConnection,
     /// Operator settings.
     pub config: Arc<ApiConfig>,
+    /// SHA-256 of the operator token, taken once: each request compares
+    /// its credential's digest with it in constant time.
+    pub operator_digest: Option<crate::auth::CredentialDigest>,
     /// Recently authenticated keys.
     pub keys: Arc<KeyCache>,
     /// Per-project token buckets.
@@ -63,6 +66,8 @@ pub struct SharedState {
     /// This router's metrics recorder (not a global one, so tests can run
     /// several routers in one process).
     pub recorder: Arc<PrometheusRecorder>,
+    /// Handles of the request metrics, registered once each.
+    pub request_metrics: Arc<crate::observe::RequestMetrics>,
     /// Renders `recorder` as Prometheus text.
     pub metrics: PrometheusHandle,
     /// The worker's metrics when it runs in this process (`matchplane
@@ -84,10 +89,12 @@ impl AppState {
         let recorder = builder.build_recorder();
         let metrics = recorder.handle();
         Self(Arc::new(SharedState {
+            operator_digest: config.operator_token.as_deref().map(crate::auth::digest),
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::default()),
             recorder: Arc::new(recorder),
+            request_metrics: Arc::default(),
             metrics,
             worker_metrics: None,
             play: Arc::new(

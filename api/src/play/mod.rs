@@ -8,9 +8,8 @@
 //! queries, and the timing settings.
 //!
 //! Hot path cost: generating a ticket is one Redis round trip (the player
-//! check and the write, pipelined); starting a search is one script: the
-//! pool store's add script for a ticket generated here ([`recent`]), else
-//! the start script that reads the ticket and adds the search at once (see
+//! check and the write, pipelined); starting a search is one script, the
+//! start script that reads the ticket and adds the search at once (see
 //! [`start::start_with_token`] for the cases that read the ticket first),
 //! all on the shared multiplexed connection; mode configs and quotas come
 //! from [`cache::ConfigCache`]. A WebSocket start subscribes to
@@ -18,7 +17,6 @@
 
 pub mod cache;
 pub mod ratings;
-pub mod recent;
 pub mod retire;
 pub mod start;
 pub mod status;
@@ -29,7 +27,6 @@ use cache::ConfigCache;
 use matchplane_store::pool::{MemoryPoolStore, ModeKey, PoolStore};
 use matchplane_store::tickets::{MemoryTicketStore, TicketStore};
 use ratings::{NoRatings, RatingsLookup};
-use recent::RecentTickets;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -68,8 +65,6 @@ pub struct Play {
     pub ratings: Arc<dyn RatingsLookup>,
     /// Timing.
     pub settings: PlaySettings,
-    /// Tickets generated here (a search start here skips reading them).
-    pub recent: RecentTickets,
     /// Modes this process started searches in, with the last start: what
     /// the sweeper looks at.
     seen: Mutex<HashMap<ModeKey, Instant>>,
@@ -91,7 +86,6 @@ impl Play {
             cache: ConfigCache::default(),
             ratings: Arc::new(NoRatings),
             settings,
-            recent: RecentTickets::default(),
             seen: Mutex::default(),
             retired: Mutex::default(),
         }

@@ -50,18 +50,15 @@ pub async fn ticket_of(play: &Play, token: &str) -> Result<Ticket, ApiError> {
     ticket_named(play, token, &parsed).await
 }
 
-/// The ticket `parsed` (the parts of `token`) names, checked against the
-/// token: from [`Play::recent`] if generated here, else read from the store.
+/// The ticket `parsed` (the parts of `token`) names, read from the store
+/// and checked against the token.
 async fn ticket_named(play: &Play, token: &str, parsed: &TokenRef) -> Result<Ticket, ApiError> {
-    let ticket = match play.recent.get(&parsed.project_id, &parsed.ticket_id) {
-        Some(ticket) => ticket,
-        None => play
-            .tickets
-            .get(&parsed.project_id, &parsed.ticket_id)
-            .await
-            .map_err(store_failed)?
-            .ok_or_else(ticket_invalid)?,
-    };
+    let ticket = play
+        .tickets
+        .get(&parsed.project_id, &parsed.ticket_id)
+        .await
+        .map_err(store_failed)?
+        .ok_or_else(ticket_invalid)?;
     authentic(token, ticket)
 }
 
@@ -138,9 +135,8 @@ pub fn rest_deadline(play: &Play, ticket: &Ticket, now: f64) -> f64 {
 /// Authenticates `token` and starts a search with its ticket (SPEC 4), in
 /// at most one Redis round trip:
 ///
-/// - a ticket generated here ([`Play::recent`]): checked here, then the
-///   pool's add script;
-/// - a token naming its mode, whose config this process has seen: the mode
+/// - a token naming its mode, whose config this process has seen (every
+///   mode it generated a ticket in, among others): the mode
 ///   and quota checks from the cache, then one script that reads the ticket,
 ///   checks the token's hash, mode and expiry, and adds the search;
 /// - otherwise (an older token without its mode, a mode not seen here yet, a
@@ -156,10 +152,6 @@ pub async fn start_with_token(
     via: Via,
 ) -> Result<Started, ApiError> {
     let parsed = token::parse(token).ok_or_else(ticket_invalid)?;
-    if let Some(ticket) = play.recent.get(&parsed.project_id, &parsed.ticket_id) {
-        let ticket = live(authentic(token, ticket)?, unix_now())?;
-        return start(play, db, ticket, via).await;
-    }
     let mode = match &parsed.game_mode {
         Some(name) if play.cache.knows_mode(&parsed.project_id, name) => {
             ModeKey::new(&parsed.project_id, name)

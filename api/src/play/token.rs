@@ -36,10 +36,14 @@ pub fn generate(
 ) -> String {
     let mut bytes = [0u8; 32];
     rng.fill_bytes(&mut bytes);
-    format!(
-        "{project_id}.{game_mode}.{ticket_id}.{}",
-        URL_SAFE_NO_PAD.encode(bytes)
-    )
+    // Built in place (one allocation): this runs once per generated ticket.
+    let mut token =
+        String::with_capacity(project_id.len() + game_mode.len() + ticket_id.len() + 3 + 43);
+    for part in [project_id, ".", game_mode, ".", ticket_id, "."] {
+        token.push_str(part);
+    }
+    URL_SAFE_NO_PAD.encode_string(bytes, &mut token);
+    token
 }
 
 /// Lower-case hex SHA-256 of a token.

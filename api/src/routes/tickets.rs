@@ -115,7 +115,8 @@ pub async fn create(
     check_ticket(&config, &body.player_id, mmr, party.as_ref())
         .map_err(|e| ApiError::invalid(vec![e]))?;
     let now = unix_now();
-    let ticket_id = format!("tkt_{}", ulid::Ulid::new());
+    let mut id = [0u8; ulid::ULID_LEN];
+    let ticket_id = ["tkt_", ulid::Ulid::new().array_to_str(&mut id)].concat();
     // thread_rng: a CSPRNG (ChaCha12) seeded and periodically reseeded from
     // the OS, without a system call per ticket.
     let token = token::generate(
@@ -145,7 +146,6 @@ pub async fn create(
             CreateTicketError::Store(err) => store_failed(err),
         })?;
     let expires_at = rfc3339(ticket.expires_at);
-    play.recent.put(ticket);
     Ok((
         StatusCode::CREATED,
         Json(CreatedTicket {

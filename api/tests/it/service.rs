@@ -17,10 +17,20 @@ async fn service_routes_answer(backend: Backend) {
     assert_eq!(ready.body["liveStore"], "in-process", "{}", ready.body);
     assert!(ready.body.get("redis").is_none(), "{}", ready.body);
     t.call(Method::GET, "/v1/tiers", Some(OPERATOR), None).await;
+    t.call(Method::GET, "/v1/tiers", Some(OPERATOR), None).await;
+    t.call(Method::GET, "/v1/tiers/nope", Some(OPERATOR), None).await;
     let metrics = t.call(Method::GET, "/metrics", None, None).await;
     assert_eq!(metrics.status, StatusCode::OK);
     let text = metrics.body.as_str().unwrap_or_default().to_owned();
-    assert!(text.contains("matchplane_http_requests_total"), "{text}");
+    // Handles are registered once and reused: both calls count on one
+    // series; another status of the same route is its own series.
+    for line in [
+        r#"matchplane_http_requests_total{method="GET",route="/v1/tiers",status="200"} 2"#,
+        r#"matchplane_http_requests_total{method="GET",route="/v1/tiers/{tier}",status="404"} 1"#,
+        r#"matchplane_http_request_duration_seconds_count{method="GET",route="/v1/tiers"} 2"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in {text}");
+    }
     assert!(text.contains("route=\"/v1/tiers\""), "{text}");
     assert!(
         text.contains("matchplane_http_request_duration_seconds_bucket"),

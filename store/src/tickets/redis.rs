@@ -16,7 +16,7 @@ use async_trait::async_trait;
 
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
 use crate::pool::redis_keys::{players_key, ticket_key};
-use crate::pool::{ModeKey, PoolError, RedisPoolStore};
+use crate::pool::{PoolError, RedisPoolStore};
 
 /// Tickets on Redis. Cheap to clone: clones share the pool store's
 /// multiplexed connection.
@@ -45,9 +45,11 @@ impl TicketStore for RedisTicketStore {
         // searching, the record just written is unusable (its token is never
         // returned) and is deleted.
         let key = self.ticket_key(&ticket.project_id, &ticket.ticket_id);
-        let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
         let (live, ()): (Option<String>, ()) = redis::pipe()
-            .hget(players_key(self.pool.prefix(), &mode), &ticket.player_id)
+            .hget(
+                players_key(self.pool.prefix(), &ticket.project_id, &ticket.game_mode),
+                &ticket.player_id,
+            )
             .set_ex(&key, json, keep_seconds(ticket, now))
             .query_async(&mut self.pool.conn())
             .await
