@@ -11,13 +11,38 @@ use crate::validation::FieldError;
 pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
 /// Checks `playerId`: 1..=128 printable characters (SPEC 4).
+///
+/// Printable, as a player or a support agent would read the id: no control
+/// characters, no invisible format characters (zero-width space, byte-order
+/// mark, bidirectional overrides that make an id display as another one;
+/// the zero-width joiners inside emoji and some scripts are allowed), no
+/// line or paragraph separators, no unassigned or surrogate code points, and
+/// not only spaces. Categories from the Unicode Character Database
+/// (`unicode-properties`).
 pub fn is_valid_player_id(player_id: &str) -> bool {
     if player_id.is_ascii() {
         return (1..=MAX_PLAYER_ID_CHARS).contains(&player_id.len())
-            && player_id.bytes().all(|b| !b.is_ascii_control());
+            && player_id.bytes().all(|b| !b.is_ascii_control())
+            && player_id.bytes().any(|b| b != b' ');
     }
     let count = player_id.chars().count();
-    (1..=MAX_PLAYER_ID_CHARS).contains(&count) && player_id.chars().all(|c| !c.is_control())
+    (1..=MAX_PLAYER_ID_CHARS).contains(&count)
+        && player_id.chars().all(is_printable)
+        && !player_id.chars().all(char::is_whitespace)
+}
+
+/// Whether `c` shows as something (see [`is_valid_player_id`]).
+fn is_printable(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    match c.general_category() {
+        GeneralCategory::Format => matches!(c, '\u{200C}' | '\u{200D}'),
+        GeneralCategory::Control
+        | GeneralCategory::LineSeparator
+        | GeneralCategory::ParagraphSeparator
+        | GeneralCategory::Surrogate
+        | GeneralCategory::Unassigned => false,
+        _ => true,
+    }
 }
 
 /// Checks what a ticket for `player_id` with `mmr` and `party` would carry
@@ -137,4 +162,54 @@ fn check_party(config: &GameModeConfig, player_id: &str, party: &Party) -> Resul
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn player_ids_that_show_as_something_are_valid() {
+        for id in [
+            "p1",
+            "Zoë🎮",
+            " padded ",
+            "a b",
+            "玩家",
+            // Emoji and scripts joined by zero-width joiners.
+            "👨\u{200D}👩\u{200D}👧",
+            "می\u{200C}خواهم",
+            &"x".repeat(MAX_PLAYER_ID_CHARS),
+            &"é".repeat(MAX_PLAYER_ID_CHARS),
+        ] {
+            assert!(is_valid_player_id(id), "{id:?}");
+        }
+    }
+
+    #[test]
+    fn blank_invisible_or_oversized_player_ids_are_refused() {
+        for id in [
+            "",
+            " ",
+            "   ",
+            "\u{3000}",
+            "\u{00A0}\u{2003}",
+            "tab\there",
+            "line\u{2028}break",
+            "para\u{2029}graph",
+            "\u{200B}",
+            "zero\u{200B}width",
+            "\u{FEFF}bom",
+            // "admin" shown right to left.
+            "\u{202E}nimda",
+            "isolate\u{2066}d",
+            "\u{E0001}tag",
+            "unassigned\u{0378}",
+            "del\u{7F}",
+            &"x".repeat(MAX_PLAYER_ID_CHARS + 1),
+            &"é".repeat(MAX_PLAYER_ID_CHARS + 1),
+        ] {
+            assert!(!is_valid_player_id(id), "{id:?}");
+        }
+    }
 }

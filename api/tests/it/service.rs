@@ -18,7 +18,8 @@ async fn service_routes_answer(backend: Backend) {
     assert!(ready.body.get("redis").is_none(), "{}", ready.body);
     t.call(Method::GET, "/v1/tiers", Some(OPERATOR), None).await;
     t.call(Method::GET, "/v1/tiers", Some(OPERATOR), None).await;
-    t.call(Method::GET, "/v1/tiers/nope", Some(OPERATOR), None).await;
+    t.call(Method::GET, "/v1/tiers/nope", Some(OPERATOR), None)
+        .await;
     let metrics = t.call(Method::GET, "/metrics", None, None).await;
     assert_eq!(metrics.status, StatusCode::OK);
     let text = metrics.body.as_str().unwrap_or_default().to_owned();

@@ -106,6 +106,17 @@ async fn every_ticket_error_of_spec_4(pools: Pools) {
             StatusCode::UNPROCESSABLE_ENTITY,
             "VALIDATION_ERROR",
         ),
+        // Not printable: blank, or only invisible characters.
+        (
+            solo("duel", " "),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "VALIDATION_ERROR",
+        ),
+        (
+            solo("duel", "\u{200B}"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "VALIDATION_ERROR",
+        ),
         (
             json!({"playerId": "p1"}),
             StatusCode::BAD_REQUEST,
