@@ -6,7 +6,7 @@
 //! `404 NOT_FOUND`, exactly what an absent project answers. Key requests
 //! also take a token from the project's rate-limit bucket (`429`).
 
-use crate::credentials::{self as keys, KEY_PREFIX};
+use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::extract::FromRequestParts;
@@ -15,7 +15,6 @@ use axum::http::request::Parts;
 use chrono::Utc;
 use foldhash::fast::RandomState;
 use matchplane_store::repos::{api_keys, projects, tiers};
-use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -29,15 +28,6 @@ pub const KEY_CACHE_TTL: Duration = Duration::from_secs(1);
 
 /// Cache size (entries) from which expired entries are dropped on insert.
 const KEY_CACHE_PURGE_AT: usize = 10_000;
-
-/// SHA-256 of a presented credential: what the caches are keyed by (never
-/// the plaintext). The database keeps its hex form.
-pub type CredentialDigest = [u8; 32];
-
-/// The digest of a credential.
-pub fn digest(credential: &str) -> CredentialDigest {
-    Sha256::digest(credential.as_bytes()).into()
-}
 
 /// A key that authenticated recently. Ids shared, so a hit (every request
 /// of a key) clones no string.

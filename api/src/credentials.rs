@@ -36,9 +36,19 @@ pub fn generate(rng: &mut impl RngCore) -> GeneratedKey {
 
 /// Lower-case hex SHA-256 of a key.
 pub fn hash(key: &str) -> String {
-    // hex::encode, not a format! per byte: this runs twice per generated
-    // ticket (the API key and the token), and 64 small allocations showed.
-    hex::encode(Sha256::digest(key.as_bytes()))
+    // hex::encode, not a format! per byte: this runs for every generated
+    // ticket and every search start (the token), and 64 small allocations
+    // showed.
+    hex::encode(digest(key))
+}
+
+/// SHA-256 of a presented credential: what the key caches are keyed by
+/// (never the plaintext); the database keeps its hex form ([`hash`]).
+pub type CredentialDigest = [u8; 32];
+
+/// The digest of a credential.
+pub fn digest(credential: &str) -> CredentialDigest {
+    Sha256::digest(credential.as_bytes()).into()
 }
 
 /// Compares two secrets in time independent of where they differ (both are

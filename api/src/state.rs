@@ -58,7 +58,7 @@ pub struct SharedState {
     pub config: Arc<ApiConfig>,
     /// SHA-256 of the operator token, taken once: each request compares
     /// its credential's digest with it in constant time.
-    pub operator_digest: Option<crate::auth::CredentialDigest>,
+    pub operator_digest: Option<crate::credentials::CredentialDigest>,
     /// Recently authenticated keys.
     pub keys: Arc<KeyCache>,
     /// Per-project token buckets.
@@ -89,7 +89,10 @@ impl AppState {
         let recorder = builder.build_recorder();
         let metrics = recorder.handle();
         Self(Arc::new(SharedState {
-            operator_digest: config.operator_token.as_deref().map(crate::auth::digest),
+            operator_digest: config
+                .operator_token
+                .as_deref()
+                .map(crate::credentials::digest),
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::default()),
