@@ -25,7 +25,7 @@ pub mod serve;
 pub mod ssrf;
 pub mod state;
 
-pub use serve::{serve, serve_with_play, ServeConfig, ServeError};
+pub use serve::{serve, serve_on, serve_with_play, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};
 
 use axum::extract::DefaultBodyLimit;

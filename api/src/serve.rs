@@ -105,6 +105,23 @@ pub async fn serve_with_play(
     let db = connect(&config.database_url)
         .await
         .map_err(ServeError::Connect)?;
+    serve_on(db, config, play, listener, shutdown).await
+}
+
+/// As [`serve_with_play`], on a database connection the caller already
+/// holds (`matchplane api` and `dev` share theirs with the stored ratings and
+/// the worker rather than open a second pool); `config.database_url` is
+/// not used.
+///
+/// # Errors
+/// As [`serve`].
+pub async fn serve_on(
+    db: DatabaseConnection,
+    config: ServeConfig,
+    play: Arc<Play>,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     ensure_migrated(&db).await?;
     let sweep_db = db.clone();
     let mut state = AppState::new(db, config.api).with_play(play.clone());

@@ -75,16 +75,17 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
         ..PlaySettings::default()
     };
-    // Stored ratings stand in for a missing ticket `mmr` in modes with ratings.
-    let ratings_db = match matchplane_api::serve::connect(&args.database_url).await {
+    let db = match matchplane_api::serve::connect(&args.database_url).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");
             return ExitCode::FAILURE;
         }
     };
+    // Stored ratings stand in for a missing ticket `mmr` in modes with
+    // ratings; they share the API's connection pool.
     let ratings = Arc::new(matchplane_api::routes::ratings::StoredRatings::new(
-        ratings_db,
+        db.clone(),
     ));
     let play = match play::connect_redis(&args.redis_url, &args.redis_prefix, settings).await {
         Ok(play) => Arc::new(play.with_ratings(ratings)),
@@ -94,7 +95,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         }
     };
     let shutdown = super::runtime::shutdown_signal();
-    match matchplane_api::serve_with_play(config, play, listener, shutdown).await {
+    match matchplane_api::serve_on(db, config, play, listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");

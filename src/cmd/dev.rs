@@ -140,7 +140,10 @@ pub async fn run(args: DevArgs) -> ExitCode {
         worker_metrics,
     };
     let stop_api = shutdown.clone();
-    let api = tokio::spawn(matchplane_api::serve_with_play(
+    // One connection pool for the API, its stored ratings and the worker:
+    // with SQLite, separate pools would only contend for the file's lock.
+    let api = tokio::spawn(matchplane_api::serve_on(
+        db.clone(),
         config,
         play,
         listener,
