@@ -81,17 +81,33 @@ pub fn attempt(status: Option<u16>, latency: Duration, ended: Option<&'static st
     }
 }
 
+/// How long a series may go without an update before it leaves the scrape
+/// output: twice the longest cycle a mode may have (SPEC 3, one hour), so a
+/// live mode's series never go, and a deleted mode's (or project's) go
+/// instead of showing their last values for ever. A counter that comes back
+/// restarts from zero, which Prometheus reads as a reset.
+pub const IDLE_SERIES_TIMEOUT: Duration =
+    Duration::from_secs(2 * matchplane_matchmaker::validation::MAX_CYCLE_DURATION_SECONDS as u64);
+
+/// The worker's recorder settings: histogram buckets (seconds) and series
+/// dropped after `idle` without an update.
+fn builder(idle: Duration) -> Result<PrometheusBuilder, String> {
+    PrometheusBuilder::new()
+        .idle_timeout(metrics_util::MetricKindMask::ALL, Some(idle))
+        .set_buckets(&[
+            0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
+            120.0, 300.0,
+        ])
+        .map_err(|e| e.to_string())
+}
+
 /// Installs the process-wide Prometheus recorder (once, at start-up).
 ///
 /// # Errors
 /// A text error if a recorder is already installed.
 pub fn install() -> Result<PrometheusHandle, String> {
-    PrometheusBuilder::new()
-        .set_buckets(&[
-            0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
-            120.0, 300.0,
-        ])
-        .and_then(|b| b.install_recorder())
+    builder(IDLE_SERIES_TIMEOUT)?
+        .install_recorder()
         .map_err(|e| e.to_string())
 }
 
@@ -121,6 +137,28 @@ pub async fn serve(
 mod tests {
     use super::*;
     use metrics_exporter_prometheus::PrometheusBuilder;
+
+    #[test]
+    fn series_without_updates_leave_the_output() {
+        let recorder = builder(Duration::from_millis(50)).unwrap().build_recorder();
+        let handle = recorder.handle();
+        let (gone, live) = (
+            ModeKey::new("prj_1", "deleted"),
+            ModeKey::new("prj_1", "live"),
+        );
+        metrics::with_local_recorder(&recorder, || {
+            cycle(&gone, Duration::from_millis(5), 10, 10);
+            cycle(&live, Duration::from_millis(5), 10, 10);
+        });
+        assert!(handle.render().contains("mode=\"deleted\""));
+        std::thread::sleep(Duration::from_millis(120));
+        metrics::with_local_recorder(&recorder, || {
+            cycle(&live, Duration::from_millis(5), 12, 12);
+        });
+        let text = handle.render();
+        assert!(!text.contains("mode=\"deleted\""), "{text}");
+        assert!(text.contains("mode=\"live\""), "{text}");
+    }
 
     #[test]
     fn dead_letters_are_counted_per_mode() {
