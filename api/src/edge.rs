@@ -8,20 +8,42 @@
 use crate::observe::Observed;
 use crate::play::cache::ConfigWrite;
 use crate::problem::safety_net;
+use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 
 /// The middleware: observe, run the handler, forget changed configs, turn a
 /// non-problem error answer into a problem.
 pub async fn edge(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let observed = Observed::start(&req);
     let write = ConfigWrite::of(&req);
-    let response = next.run(req).await;
+    let response = match nul_in_uri(&req) {
+        Some(refused) => refused.into_response(),
+        None => next.run(req).await,
+    };
     if let Some(write) = write {
         write.apply(&state, &response);
     }
     observed.record(&state, &response);
     safety_net(response)
+}
+
+/// A NUL character (`%00`) in the path or the query: no id, name or
+/// parameter holds one, and PostgreSQL cannot even compare text with one,
+/// so it is answered here for every route: `404 NOT_FOUND` in the path
+/// (nothing is named so), `400 VALIDATION_ERROR` in the query.
+fn nul_in_uri(req: &Request) -> Option<ApiError> {
+    let has_nul = |part: &str| part.as_bytes().windows(3).any(|w| w == b"%00");
+    if has_nul(req.uri().path()) {
+        return Some(ApiError::not_found("no such resource"));
+    }
+    if req.uri().query().is_some_and(has_nul) {
+        return Some(ApiError::bad_request(
+            "query",
+            "query parameters must not contain a NUL character (%00)",
+        ));
+    }
+    None
 }

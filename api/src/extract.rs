@@ -13,6 +13,65 @@ use serde_json::Value;
 /// Largest accepted request body (bytes): 64 KiB.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// Whether a JSON text holds a NUL character in a string (`\u0000`: JSON
+/// cannot hold a raw one). No field accepts one, and PostgreSQL cannot
+/// store or even compare text with one, so a NUL is refused here, for every
+/// body, before any handler sees it. An escape counts only after an even
+/// run of backslashes (`"\\u0000"` is a backslash and `u0000`).
+pub fn has_escaped_nul(json: &[u8]) -> bool {
+    const NUL: &[u8] = b"\\u0000";
+    let mut from = 0;
+    while let Some(at) = json[from..].windows(NUL.len()).position(|w| w == NUL) {
+        let at = from + at;
+        let backslashes = json[..=at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if backslashes % 2 == 1 {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// `422 VALIDATION_ERROR` naming the first field (JSON path) whose text or
+/// key holds a NUL.
+fn nul_in_body(bytes: &[u8]) -> ApiError {
+    fn find(value: &Value, path: &str) -> Option<String> {
+        match value {
+            Value::String(text) if text.contains('\0') => Some(path.to_owned()),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| find(item, &format!("{path}[{i}]"))),
+            Value::Object(fields) => fields.iter().find_map(|(key, item)| {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if key.contains('\0') {
+                    Some(at)
+                } else {
+                    find(item, &at)
+                }
+            }),
+            _ => None,
+        }
+    }
+    let field = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .and_then(|value| find(&value, ""))
+        .unwrap_or_default();
+    ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
+        field,
+        Code::ValidationError,
+        "text must not contain a NUL character (\\u0000)",
+    )])
+}
+
 /// A JSON body parsed into `T`, or an [`ApiError`].
 #[derive(Debug)]
 pub struct ApiJson<T>(pub T);
@@ -72,6 +131,9 @@ fn path_or_root(path: &serde_path_to_error::Path) -> String {
 /// # Errors
 /// `400 VALIDATION_ERROR`.
 pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if has_escaped_nul(bytes) {
+        return Err(nul_in_body(bytes));
+    }
     // Well-formed bodies (nearly all) take serde_json's plain path; only a
     // refused one is parsed again, tracking paths, to say where it failed.
     if let Ok(value) = serde_json::from_slice(bytes) {

@@ -179,7 +179,83 @@ async fn rate_limit_answers_429_with_retry_after(backend: Backend) {
     assert_eq!(a.status, StatusCode::OK);
 }
 
+/// PostgreSQL cannot store or compare text holding a NUL; every way a NUL
+/// can come in (body, path, query) answers a client error on both backends,
+/// never a 500.
+async fn nul_characters_are_refused_everywhere(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    t.call(
+        Method::POST,
+        &format!("/v1/projects/{p}/game-modes"),
+        Some(&key),
+        Some(mode("duel")),
+    )
+    .await;
+
+    let ticket = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets"),
+            Some(&key),
+            Some(json!({"gameMode": "duel\u{0}", "playerId": "p1", "attributes": {"mmr": 1500}})),
+        )
+        .await;
+    ticket.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(
+        ticket.body["errors"][0]["field"], "gameMode",
+        "{}",
+        ticket.body
+    );
+    let nested = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets"),
+            Some(&key),
+            Some(json!({"gameMode": "duel", "playerId": "p1",
+                "party": {"id": "x", "members": ["p1", "p\u{0}2"]}})),
+        )
+        .await;
+    nested.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(
+        nested.body["errors"][0]["field"], "party.members[1]",
+        "{}",
+        nested.body
+    );
+    // An escaped backslash followed by `u0000` is text, not a NUL.
+    let text = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets"),
+            Some(&key),
+            Some(json!({"gameMode": "duel", "playerId": "p\\u0000", "attributes": {"mmr": 1500}})),
+        )
+        .await;
+    assert_eq!(text.status, StatusCode::CREATED, "{}", text.body);
+
+    for path in [
+        "/v1/projects/%00".to_owned(),
+        "/v1/tiers/%00".to_owned(),
+        format!("/v1/projects/{p}/game-modes/a%00"),
+        format!("/v1/projects/{p}/matches/mat_%00"),
+    ] {
+        let answer = t.call(Method::GET, &path, Some(OPERATOR), None).await;
+        answer.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    }
+    let query = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches?gameMode=%00"),
+            Some(&key),
+            None,
+        )
+        .await;
+    query.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+}
+
 on_both!(
     bad_input_is_a_problem,
-    rate_limit_answers_429_with_retry_after
+    rate_limit_answers_429_with_retry_after,
+    nul_characters_are_refused_everywhere
 );
