@@ -12,30 +12,51 @@ pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
 /// Checks `playerId`: 1..=128 printable characters (SPEC 4).
 ///
-/// Printable, as a player or a support agent would read the id: no control
-/// characters, no invisible format characters (zero-width space, byte-order
-/// mark, bidirectional overrides that make an id display as another one;
-/// the zero-width joiners inside emoji and some scripts are allowed), no
-/// line or paragraph separators, no unassigned or surrogate code points, and
-/// not only spaces. Categories from the Unicode Character Database
-/// (`unicode-properties`).
+/// Printable, as a player or a support agent would read the id:
+/// - no control characters, no invisible format characters (zero-width
+///   space, byte-order mark, bidirectional overrides that make an id display
+///   as another one), no line or paragraph separators, no unassigned or
+///   surrogate code points;
+/// - zero-width joiners and non-joiners only between two non-ASCII
+///   characters, where emoji sequences and scripts such as Persian use them
+///   (`admin` followed by a joiner would show as `admin`);
+/// - at least one character that shows by itself: not only spaces,
+///   combining marks, variation selectors or blank letters (Hangul fillers,
+///   the blank braille pattern).
+///
+/// Categories from the Unicode Character Database (`unicode-properties`).
 pub fn is_valid_player_id(player_id: &str) -> bool {
     if player_id.is_ascii() {
         return (1..=MAX_PLAYER_ID_CHARS).contains(&player_id.len())
             && player_id.bytes().all(|b| !b.is_ascii_control())
             && player_id.bytes().any(|b| b != b' ');
     }
-    let count = player_id.chars().count();
-    (1..=MAX_PLAYER_ID_CHARS).contains(&count)
-        && player_id.chars().all(is_printable)
-        && !player_id.chars().all(char::is_whitespace)
+    let chars: Vec<char> = player_id.chars().collect();
+    (1..=MAX_PLAYER_ID_CHARS).contains(&chars.len())
+        && chars.iter().all(|&c| is_printable(c))
+        && chars.iter().any(|&c| shows_by_itself(c))
+        && chars.iter().enumerate().all(|(i, &c)| {
+            !is_joiner(c)
+                || (i > 0 && joins(chars[i - 1]) && chars.get(i + 1).is_some_and(|&n| joins(n)))
+        })
 }
 
-/// Whether `c` shows as something (see [`is_valid_player_id`]).
+/// Zero-width non-joiner and joiner.
+fn is_joiner(c: char) -> bool {
+    matches!(c, '\u{200C}' | '\u{200D}')
+}
+
+/// What a joiner may stand between: a non-ASCII character that is neither
+/// a joiner nor a space.
+fn joins(c: char) -> bool {
+    !c.is_ascii() && !is_joiner(c) && !c.is_whitespace()
+}
+
+/// Whether `c` may appear in a player id (see [`is_valid_player_id`]).
 fn is_printable(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
     match c.general_category() {
-        GeneralCategory::Format => matches!(c, '\u{200C}' | '\u{200D}'),
+        GeneralCategory::Format => is_joiner(c),
         GeneralCategory::Control
         | GeneralCategory::LineSeparator
         | GeneralCategory::ParagraphSeparator
@@ -43,6 +64,23 @@ fn is_printable(c: char) -> bool {
         | GeneralCategory::Unassigned => false,
         _ => true,
     }
+}
+
+/// Whether `c` shows as something on its own: not a space, a mark (which
+/// decorates the character before it, variation selectors included), a
+/// joiner, or a letter drawn blank.
+fn shows_by_itself(c: char) -> bool {
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    const BLANK: [char; 5] = ['\u{115F}', '\u{1160}', '\u{3164}', '\u{FFA0}', '\u{2800}'];
+    !c.is_whitespace()
+        && !is_joiner(c)
+        && !BLANK.contains(&c)
+        && !matches!(
+            c.general_category(),
+            GeneralCategory::NonspacingMark
+                | GeneralCategory::SpacingMark
+                | GeneralCategory::EnclosingMark
+        )
 }
 
 /// Checks what a ticket for `player_id` with `mmr` and `party` would carry
@@ -179,6 +217,8 @@ mod tests {
             // Emoji and scripts joined by zero-width joiners.
             "👨\u{200D}👩\u{200D}👧",
             "می\u{200C}خواهم",
+            "❤\u{FE0F}\u{200D}🔥",
+            "e\u{0301}",
             &"x".repeat(MAX_PLAYER_ID_CHARS),
             &"é".repeat(MAX_PLAYER_ID_CHARS),
         ] {
@@ -206,6 +246,20 @@ mod tests {
             "\u{E0001}tag",
             "unassigned\u{0378}",
             "del\u{7F}",
+            // Joiners alone, at an end, or between ASCII letters.
+            "\u{200D}",
+            "\u{200C}",
+            "\u{200D}\u{200D}\u{200D}",
+            "admin\u{200D}",
+            "\u{200D}admin",
+            "ad\u{200D}min",
+            "🎮\u{200D}",
+            // Nothing that shows by itself.
+            "\u{FE0F}",
+            "\u{0301}",
+            "\u{3164}",
+            "\u{2800}",
+            "\u{3164}\u{3164}",
             &"x".repeat(MAX_PLAYER_ID_CHARS + 1),
             &"é".repeat(MAX_PLAYER_ID_CHARS + 1),
         ] {
