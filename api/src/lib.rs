@@ -101,16 +101,61 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 pub fn router(state: AppState) -> Router {
     let (routes, mut spec) = api_routes().split_for_parts();
     openapi::document_common_errors(&mut spec);
-    routes
+    let routes = routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
-        .fallback(not_found)
-        .layer(middleware::from_fn_with_state(state.clone(), edge::edge))
+        .fallback(not_found);
+    layered(routes, state.clone()).with_state(state)
+}
+
+/// What every route goes through, innermost first: a panic becomes a `500`
+/// problem, which the edge (metrics, log line, config-cache invalidation,
+/// problem safety net) then sees and counts like any answer; the 64 KiB
+/// body limit around both.
+fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
+    routes
         .layer(CatchPanicLayer::custom(panic_problem))
+        .layer(middleware::from_fn_with_state(state, edge::edge))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
-        .with_state(state)
 }
 
 /// `Content-Type` of problem answers, for clients and tests.
 pub fn problem_content_type() -> HeaderValue {
     HeaderValue::from_static(PROBLEM_JSON)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::{header, Request, StatusCode};
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_a_counted_500_problem() {
+        let db = serve::connect("sqlite::memory:").await.unwrap();
+        let state = AppState::new(db, ApiConfig::default());
+        let boom = Router::new().route(
+            "/boom",
+            get(|| async {
+                if true {
+                    panic!("boom");
+                }
+                ""
+            }),
+        );
+        let app = layered(boom, state.clone()).with_state(state.clone());
+        let response = app
+            .oneshot(Request::get("/boom").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            problem_content_type()
+        );
+        let text = state.metrics.render();
+        let line = r#"matchplane_http_requests_total{method="GET",route="/boom",status="500"} 1"#;
+        assert!(text.lines().any(|l| l == line), "{text}");
+    }
 }
