@@ -19,21 +19,14 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// body, before any handler sees it. An escape counts only after an even
 /// run of backslashes (`"\\u0000"` is a backslash and `u0000`).
 pub fn has_escaped_nul(json: &[u8]) -> bool {
-    const NUL: &[u8] = b"\\u0000";
-    let mut from = 0;
-    while let Some(at) = json[from..].windows(NUL.len()).position(|w| w == NUL) {
-        let at = from + at;
+    memchr::memmem::find_iter(json, b"\\u0000").any(|at| {
         let backslashes = json[..=at]
             .iter()
             .rev()
             .take_while(|&&b| b == b'\\')
             .count();
-        if backslashes % 2 == 1 {
-            return true;
-        }
-        from = at + 1;
-    }
-    false
+        backslashes % 2 == 1
+    })
 }
 
 /// `422 VALIDATION_ERROR` naming the first field (JSON path) whose text or

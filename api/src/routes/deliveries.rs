@@ -11,14 +11,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
 use matchplane_store::repos::{deliveries, game_modes, matches};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-
-/// Most deliveries one mode listing returns.
-const MAX_LIMIT: u64 = 200;
 
 /// One logged attempt.
 #[derive(Debug, Serialize, ToSchema)]
@@ -149,14 +145,7 @@ pub async fn of_mode(
     Path((project_id, name)): Path<(String, String)>,
     Query(query): Query<ModeDeliveriesQuery>,
 ) -> Result<Json<Vec<DeliveryView>>, ApiError> {
-    let limit = query.limit.unwrap_or(50);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::invalid(vec![FieldError::new(
-            "limit",
-            Code::ValidationError,
-            format!("limit is 1 to {MAX_LIMIT}"),
-        )]));
-    }
+    let limit = super::page_limit(query.limit)?;
     game_modes::get(&state.db, &project_id, &name).await?;
     let rows = deliveries::of_mode(
         &state.db,

@@ -17,9 +17,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-/// Largest page.
-const MAX_LIMIT: u64 = 200;
-
 /// A match as stored: the `match.made` body without its `type`.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -90,14 +87,7 @@ pub async fn list(
     Path(project_id): Path<String>,
     Query(query): Query<MatchesQuery>,
 ) -> Result<Json<MatchesPage>, ApiError> {
-    let limit = query.limit.unwrap_or(50);
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ApiError::invalid(vec![FieldError::new(
-            "limit",
-            Code::ValidationError,
-            format!("limit is 1 to {MAX_LIMIT}"),
-        )]));
-    }
+    let limit = super::page_limit(query.limit)?;
     if let Some(cursor) = &query.cursor {
         if !cursor.starts_with("mat_") {
             return Err(ApiError::invalid(vec![FieldError::new(

@@ -15,3 +15,27 @@ pub mod service;
 pub mod tickets;
 pub mod tiers;
 pub mod webhook_test;
+
+use crate::problem::ApiError;
+use matchplane_matchmaker::{Code, FieldError};
+
+/// Page size when a list route's `limit` is not given.
+pub const DEFAULT_PAGE_LIMIT: u64 = 50;
+/// Largest `limit` of a list route.
+pub const MAX_PAGE_LIMIT: u64 = 200;
+
+/// A list route's page size: `limit`, or [`DEFAULT_PAGE_LIMIT`].
+///
+/// # Errors
+/// `422 VALIDATION_ERROR` on `limit` outside 1..=[`MAX_PAGE_LIMIT`].
+pub fn page_limit(limit: Option<u64>) -> Result<u64, ApiError> {
+    let limit = limit.unwrap_or(DEFAULT_PAGE_LIMIT);
+    if !(1..=MAX_PAGE_LIMIT).contains(&limit) {
+        return Err(ApiError::invalid(vec![FieldError::new(
+            "limit",
+            Code::ValidationError,
+            format!("limit is 1 to {MAX_PAGE_LIMIT}"),
+        )]));
+    }
+    Ok(limit)
+}

@@ -324,14 +324,7 @@ pub async fn leaderboard(
     Query(query): Query<LeaderboardQuery>,
 ) -> Result<Json<LeaderboardPage>, ApiError> {
     let (mode, config) = rated_mode(&state, &project_id, &name).await?;
-    let limit = query.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ApiError::invalid(vec![FieldError::new(
-            "limit",
-            Code::ValidationError,
-            "limit is 1 to 200",
-        )]));
-    }
+    let limit = super::page_limit(query.limit.map(u64::from))?;
     let offset: usize = match &query.cursor {
         None => 0,
         Some(c) => c.parse().map_err(|_| {

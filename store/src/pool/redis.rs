@@ -424,24 +424,17 @@ impl PoolStore for RedisPoolStore {
         max_live: Option<u64>,
     ) -> Result<(), AddSearchError> {
         let keys = self.keys(mode);
-        let [current, next, previous] = self.ended_keys(&keys);
+        let ended = self.ended_keys(&keys);
         let stored = Search {
             ping_ms: None,
             ..search.clone()
         };
         let json = serde_json::to_string(&stored).map_err(|e| PoolError::Corrupt(e.to_string()))?;
-        let reply: Vec<String> = self
-            .inner
-            .scripts
-            .add
-            .key(&keys.pool)
-            .key(&keys.players)
-            .key(&keys.deadlines)
-            .key(current)
-            .key(next)
-            .key(previous)
-            .key(&keys.live)
-            .key(&keys.modes)
+        let mut invocation = self.inner.scripts.add.prepare_invoke();
+        for key in keys.add_live(&ended) {
+            invocation.key(key);
+        }
+        let reply: Vec<String> = invocation
             .arg(search.ticket_id.as_str())
             .arg(search.player_id.as_str())
             .arg(json)

@@ -82,6 +82,24 @@ impl ModeKeys {
         }
     }
 
+    /// The keys `add_live` (`scripts/common.lua`) takes, in its order: pool,
+    /// players, deadlines, the `ended` buckets as [`Self::ended`] gives
+    /// them, the project's live counter and its set of modes. Shared by the
+    /// add and the start scripts, whose KEYS must both follow it.
+    pub fn add_live<'a>(&'a self, ended: &'a [String; 3]) -> [&'a str; 8] {
+        let [current, next, previous] = ended;
+        [
+            &self.pool,
+            &self.players,
+            &self.deadlines,
+            current,
+            next,
+            previous,
+            &self.live,
+            &self.modes,
+        ]
+    }
+
     /// The ended-record buckets around `bucket`: `[current, next,
     /// previous]`, the order every script takes them in.
     pub fn ended(&self, bucket: u64) -> [String; 3] {

@@ -15,30 +15,23 @@ impl RedisPoolStore {
     ) -> Result<Ticket, StartSearchError> {
         let corrupt = |what: String| StartSearchError::Add(PoolError::Corrupt(what).into());
         let keys = self.keys(start.mode);
-        let [current, next, previous] = self.ended_keys(&keys);
+        let ended = self.ended_keys(&keys);
         // serde's formatting: the text goes into the pool entry as is.
         let now = serde_json::to_string(&start.now).map_err(|e| corrupt(e.to_string()))?;
         let (via, poll) = match start.hold {
             Hold::Socket => ("ws", 0.0),
             Hold::Polled { poll_seconds } => ("rest", poll_seconds),
         };
-        let reply: Vec<String> = self
-            .inner
-            .scripts
-            .start
-            .key(ticket_key(
-                self.prefix(),
-                &start.mode.project_id,
-                start.ticket_id,
-            ))
-            .key(&keys.pool)
-            .key(&keys.players)
-            .key(&keys.deadlines)
-            .key(current)
-            .key(next)
-            .key(previous)
-            .key(&keys.live)
-            .key(&keys.modes)
+        let mut invocation = self.inner.scripts.start.prepare_invoke();
+        invocation.key(ticket_key(
+            self.prefix(),
+            &start.mode.project_id,
+            start.ticket_id,
+        ));
+        for key in keys.add_live(&ended) {
+            invocation.key(key);
+        }
+        let reply: Vec<String> = invocation
             .arg(start.ticket_id)
             .arg(start.token_hash)
             .arg(&start.mode.mode)
