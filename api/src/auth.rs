@@ -6,12 +6,14 @@
 //! `404 NOT_FOUND`, exactly what an absent project answers. Key requests
 //! also take a token from the project's rate-limit bucket (`429`).
 
+use crate::cache_entry::{shared, CacheEntry, Flights, Lookup};
 use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use axum::http::StatusCode;
 use chrono::Utc;
 use foldhash::fast::RandomState;
 use matchplane_store::repos::{api_keys, projects, tiers};
@@ -23,7 +25,8 @@ use std::time::{Duration, Instant};
 /// counted from before the lookup's query. Revocation and tier changes made
 /// through this process evict at once; another replica's change is seen
 /// within this time (issue: "within a second by every other instance").
-/// One query per key per second is all it costs.
+/// A key in use is looked up again by one request from half this age on
+/// ([`CacheEntry`]): about two look-ups a second per key, whatever the load.
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(1);
 
 /// Cache size (entries) from which expired entries are dropped on insert.
@@ -36,34 +39,38 @@ struct CachedKey {
     key_id: Arc<str>,
     project_id: Arc<str>,
     requests_per_second: u32,
-    fetched: Instant,
 }
 
 /// Recently authenticated keys by digest (never by plaintext). foldhash:
 /// the keys are already SHA-256 digests.
 #[derive(Debug, Default)]
 pub struct KeyCache {
-    entries: Mutex<HashMap<CredentialDigest, CachedKey, RandomState>>,
+    entries: Mutex<HashMap<CredentialDigest, CacheEntry<CachedKey>, RandomState>>,
     /// Hashes recently looked up and not found (or revoked): a client
     /// retrying a dead key gets its 401 without a database query. A hash
     /// cannot become valid later (new keys are fresh random values).
     misses: Mutex<HashMap<CredentialDigest, Instant, RandomState>>,
+    /// Look-ups in flight: requests that miss on the same key at once (a
+    /// burst on a key idle for a second) share one look-up.
+    flights: Flights<CredentialDigest, Option<CachedKey>>,
 }
 
 impl KeyCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CredentialDigest, CachedKey, RandomState>> {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<CredentialDigest, CacheEntry<CachedKey>, RandomState>>
+    {
         match self.entries.lock() {
             Ok(guard) => guard,
             Err(poisoned) => poisoned.into_inner(),
         }
     }
 
-    fn get(&self, hash: &CredentialDigest) -> Option<CachedKey> {
-        let entries = self.lock();
-        entries
-            .get(hash)
-            .filter(|e| e.fetched.elapsed() < KEY_CACHE_TTL)
-            .cloned()
+    fn lookup(&self, hash: &CredentialDigest) -> Lookup<CachedKey> {
+        let now = Instant::now();
+        self.lock()
+            .get_mut(hash)
+            .map_or(Lookup::Miss, |e| e.lookup(KEY_CACHE_TTL, now))
     }
 
     fn recently_missed(&self, hash: &CredentialDigest) -> bool {
@@ -89,12 +96,19 @@ impl KeyCache {
         }
     }
 
-    fn put(&self, hash: CredentialDigest, entry: CachedKey) {
+    fn put(&self, hash: CredentialDigest, entry: CacheEntry<CachedKey>) {
         let mut entries = self.lock();
         if entries.len() >= KEY_CACHE_PURGE_AT {
-            entries.retain(|_, e| e.fetched.elapsed() < KEY_CACHE_TTL);
+            let now = Instant::now();
+            entries.retain(|_, e| e.is_valid(KEY_CACHE_TTL, now));
         }
         entries.insert(hash, entry);
+    }
+
+    /// Forgets a key found revoked (or gone) by a look-up.
+    fn forget(&self, hash: &CredentialDigest) {
+        self.lock().remove(hash);
+        self.record_miss(hash);
     }
 
     /// Forgets a key (after revocation); its next use is a 401 at once.
@@ -102,10 +116,10 @@ impl KeyCache {
         let mut entries = self.lock();
         let revoked: Vec<CredentialDigest> = entries
             .iter()
-            .filter(|(_, e)| &*e.key_id == key_id)
+            .filter(|(_, e)| &*e.value().key_id == key_id)
             .map(|(hash, _)| *hash)
             .collect();
-        entries.retain(|_, e| &*e.key_id != key_id);
+        entries.retain(|_, e| &*e.value().key_id != key_id);
         drop(entries);
         for hash in revoked {
             self.record_miss(&hash);
@@ -119,7 +133,8 @@ impl KeyCache {
 
     /// Forgets every key of a project (after a tier change or deletion).
     pub fn evict_project(&self, project_id: &str) {
-        self.lock().retain(|_, e| &*e.project_id != project_id);
+        self.lock()
+            .retain(|_, e| &*e.value().project_id != project_id);
     }
 }
 
@@ -190,30 +205,58 @@ async fn lookup_key(
     state: &AppState,
     hash: &CredentialDigest,
 ) -> Result<Option<CachedKey>, ApiError> {
-    if let Some(hit) = state.keys.get(hash) {
-        return Ok(Some(hit));
+    let cached = match state.keys.lookup(hash) {
+        Lookup::Hit(key) => return Ok(Some(key)),
+        Lookup::Refresh(key) => key,
+        Lookup::Miss if state.keys.recently_missed(hash) => return Ok(None),
+        Lookup::Miss => {
+            return shared(&state.keys.flights, hash, load_key(state, hash)).await;
+        }
+    };
+    match load_key(state, hash).await {
+        // A refresh that failed: the entry is still within its TTL (but a
+        // project deleted since is not served from it).
+        Err(e) if e.status() != StatusCode::NOT_FOUND => {
+            tracing::warn!(error = ?e, "API key refresh failed; the cached entry is still valid");
+            Ok(Some(cached))
+        }
+        answer => answer,
     }
-    if state.keys.recently_missed(hash) {
-        return Ok(None);
-    }
+}
+
+/// Looks the key of `hash` up and caches the answer.
+async fn load_key(
+    state: &AppState,
+    hash: &CredentialDigest,
+) -> Result<Option<CachedKey>, ApiError> {
     // Taken before the query: a revocation committed while it runs is seen
     // within KEY_CACHE_TTL of the revocation, not of the answer.
     let fetched = Instant::now();
+    let key = fetch_key(state, hash).await?;
+    match &key {
+        Some(key) => state.keys.put(*hash, CacheEntry::new(key.clone(), fetched)),
+        None => state.keys.forget(hash),
+    }
+    Ok(key)
+}
+
+/// The key of `hash` from the database, if active, with its tier's rate
+/// limit; marks it used.
+async fn fetch_key(
+    state: &AppState,
+    hash: &CredentialDigest,
+) -> Result<Option<CachedKey>, ApiError> {
     let Some(key) = api_keys::find_active_by_hash(&state.db, &hex::encode(hash)).await? else {
-        state.keys.record_miss(hash);
         return Ok(None);
     };
     let project = projects::get(&state.db, &key.project_id).await?;
     let tier = tiers::get(&state.db, &project.tier).await?.to_tier();
     api_keys::touch(&state.db, &key.project_id, &key.id, Utc::now()).await?;
-    let entry = CachedKey {
+    Ok(Some(CachedKey {
         key_id: key.id.into(),
         project_id: key.project_id.into(),
         requests_per_second: tier.requests_per_second,
-        fetched,
-    };
-    state.keys.put(*hash, entry.clone());
-    Ok(Some(entry))
+    }))
 }
 
 impl FromRequestParts<AppState> for Caller {

@@ -4,10 +4,11 @@
 //! ([`ConfigWrite`] watches every successful write under a
 //! project or a tier); another replica's change is seen within the TTL.
 
+use crate::cache_entry::{shared, CacheEntry, Flights, Lookup};
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::extract::Request;
-use axum::http::Method;
+use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::repos::{game_modes, projects, tiers, StoreError};
@@ -16,10 +17,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// How long a cached config or quota is used without asking the database.
+/// How long a cached config or quota is used without asking the database,
+/// counted from before its query. One request looks it up again from half
+/// this age on ([`CacheEntry`]), so a mode in use is queried about twice a
+/// second per instance, whatever the load.
 pub const CONFIG_CACHE_TTL: Duration = Duration::from_secs(1);
 
-type ModeEntry = (Option<Arc<GameModeConfig>>, Instant);
+type ModeEntry = CacheEntry<Option<Arc<GameModeConfig>>>;
 
 /// Cached mode configs (`None`: no such mode) and project quotas.
 #[derive(Default)]
@@ -27,7 +31,11 @@ pub struct ConfigCache {
     /// By project, then by mode name: a hit is looked up by `&str`, with no
     /// allocation (ticket generation and search start are hot paths).
     modes: Mutex<HashMap<String, HashMap<String, ModeEntry>>>,
-    quotas: Mutex<HashMap<String, (u64, Instant)>>,
+    quotas: Mutex<HashMap<String, CacheEntry<u64>>>,
+    /// Look-ups in flight, shared by the requests that miss on the same
+    /// mode (or project) at once.
+    mode_flights: Flights<(String, String), Option<Arc<GameModeConfig>>>,
+    quota_flights: Flights<String, u64>,
 }
 
 impl ConfigCache {
@@ -41,34 +49,54 @@ impl ConfigCache {
         project_id: &str,
         name: &str,
     ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
-        if let Some((config, at)) = self
+        let now = Instant::now();
+        let cached = self
             .modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(project_id)
-            .and_then(|modes| modes.get(name))
-        {
-            if at.elapsed() < CONFIG_CACHE_TTL {
-                return Ok(config.clone());
+            .get_mut(project_id)
+            .and_then(|modes| modes.get_mut(name))
+            .map_or(Lookup::Miss, |entry| entry.lookup(CONFIG_CACHE_TTL, now));
+        let cached = match cached {
+            Lookup::Hit(config) => return Ok(config),
+            Lookup::Refresh(config) => config,
+            Lookup::Miss => {
+                let key = (project_id.to_owned(), name.to_owned());
+                return shared(
+                    &self.mode_flights,
+                    &key,
+                    self.load_mode(db, project_id, name),
+                )
+                .await;
             }
+        };
+        match self.load_mode(db, project_id, name).await {
+            // A refresh that failed: the entry is still within its TTL.
+            Err(e) => {
+                tracing::warn!(error = ?e, "mode config refresh failed; the cached entry is still valid");
+                Ok(cached)
+            }
+            answer => answer,
         }
+    }
+
+    /// Looks `project_id`'s mode `name` up and caches the answer.
+    async fn load_mode(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+        name: &str,
+    ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
         // Taken before the query: a change committed while it runs is seen
         // within CONFIG_CACHE_TTL of the change.
         let fetched = Instant::now();
-        let config = match game_modes::get(db, project_id, name).await {
-            Ok(model) => Some(Arc::new(
-                serde_json::from_value::<GameModeConfig>(model.config)
-                    .map_err(|e| ApiError::internal(&e))?,
-            )),
-            Err(StoreError::NotFound) => None,
-            Err(other) => return Err(other.into()),
-        };
+        let config = fetch_mode(db, project_id, name).await?;
         self.modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(project_id.to_owned())
             .or_default()
-            .insert(name.to_owned(), (config.clone(), fetched));
+            .insert(name.to_owned(), CacheEntry::new(config.clone(), fetched));
         Ok(config)
     }
 
@@ -82,7 +110,7 @@ impl ConfigCache {
             .unwrap_or_else(PoisonError::into_inner)
             .get(project_id)
             .and_then(|modes| modes.get(name))
-            .is_some_and(|(config, _)| config.is_some())
+            .is_some_and(|entry| entry.value().is_some())
     }
 
     /// `project_id`'s tier `maxConcurrentSearches`.
@@ -94,26 +122,48 @@ impl ConfigCache {
         db: &DatabaseConnection,
         project_id: &str,
     ) -> Result<u64, ApiError> {
-        if let Some((max, at)) = self
+        let now = Instant::now();
+        let cached = self
             .quotas
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(project_id)
-        {
-            if at.elapsed() < CONFIG_CACHE_TTL {
-                return Ok(*max);
+            .get_mut(project_id)
+            .map_or(Lookup::Miss, |entry| entry.lookup(CONFIG_CACHE_TTL, now));
+        let cached = match cached {
+            Lookup::Hit(max) => return Ok(max),
+            Lookup::Refresh(max) => max,
+            Lookup::Miss => {
+                return shared(
+                    &self.quota_flights,
+                    project_id,
+                    self.load_max_live(db, project_id),
+                )
+                .await;
             }
+        };
+        match self.load_max_live(db, project_id).await {
+            // A refresh that failed: the entry is still within its TTL (but a
+            // project deleted since is not served from it).
+            Err(e) if e.status() != StatusCode::NOT_FOUND => {
+                tracing::warn!(error = ?e, "quota refresh failed; the cached entry is still valid");
+                Ok(cached)
+            }
+            answer => answer,
         }
+    }
+
+    /// Looks `project_id`'s quota up and caches it.
+    async fn load_max_live(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+    ) -> Result<u64, ApiError> {
         let fetched = Instant::now();
-        let project = projects::get(db, project_id).await?;
-        let max = tiers::get(db, &project.tier)
-            .await?
-            .to_tier()
-            .max_concurrent_searches;
+        let max = fetch_max_live(db, project_id).await?;
         self.quotas
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(project_id.to_owned(), (max, fetched));
+            .insert(project_id.to_owned(), CacheEntry::new(max, fetched));
         Ok(max)
     }
 
@@ -140,6 +190,31 @@ impl ConfigCache {
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
     }
+}
+
+/// `project_id`'s mode `name` from the database, `None` if absent.
+async fn fetch_mode(
+    db: &DatabaseConnection,
+    project_id: &str,
+    name: &str,
+) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
+    match game_modes::get(db, project_id, name).await {
+        Ok(model) => Ok(Some(Arc::new(
+            serde_json::from_value::<GameModeConfig>(model.config)
+                .map_err(|e| ApiError::internal(&e))?,
+        ))),
+        Err(StoreError::NotFound) => Ok(None),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// `project_id`'s tier `maxConcurrentSearches` from the database.
+async fn fetch_max_live(db: &DatabaseConnection, project_id: &str) -> Result<u64, ApiError> {
+    let project = projects::get(db, project_id).await?;
+    Ok(tiers::get(db, &project.tier)
+        .await?
+        .to_tier()
+        .max_concurrent_searches)
 }
 
 /// A request that may change cached configs: a successful write under

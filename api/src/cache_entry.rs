@@ -1,0 +1,174 @@
+//! One entry of the hot path's database caches (API keys, mode configs,
+//! project quotas), refreshed ahead of its expiry by one request at a time.
+//!
+//! An entry answers for `ttl` from the moment its query started (the bound
+//! the issue sets: a change made on another instance is honoured within a
+//! second). From half of `ttl` on, the first request to read it gets
+//! [`Lookup::Refresh`]: it queries again while every other request keeps
+//! using the entry. A busy key or mode so never expires under load, and
+//! never sends a burst of identical queries: when entries simply expired,
+//! every request in flight at that instant (64 in the ticket benchmark)
+//! missed at once and each ran the look-up's queries, about 250 database
+//! transactions a second for one key and one mode, which cost the ticket
+//! route 7 % of its rate. An entry that did expire (a key idle for a while,
+//! then a burst) is looked up once for all the requests that want it at
+//! that moment ([`shared`], with `async_singleflight`).
+
+use std::borrow::Borrow;
+use std::convert::Infallible;
+use std::future::Future;
+use std::hash::Hash;
+use std::time::{Duration, Instant};
+
+use async_singleflight::Group;
+
+use crate::problem::ApiError;
+
+/// What a cache holds for one key, with when its query started.
+#[derive(Debug, Clone)]
+pub struct CacheEntry<V> {
+    value: V,
+    fetched: Instant,
+    refreshing: bool,
+}
+
+/// The answer of [`CacheEntry::lookup`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup<V> {
+    /// Fresh: use it.
+    Hit(V),
+    /// Still valid, and this caller should query again and store the
+    /// answer (no other caller is asked to until the entry expires). If the
+    /// query fails, the value may still be used.
+    Refresh(V),
+    /// Expired (or absent): query.
+    Miss,
+}
+
+impl<V: Clone> CacheEntry<V> {
+    /// `value`, as read by a query that started at `fetched`.
+    pub fn new(value: V, fetched: Instant) -> Self {
+        Self {
+            value,
+            fetched,
+            refreshing: false,
+        }
+    }
+
+    /// The entry for a caller at `now`, valid for `ttl` after its fetch.
+    pub fn lookup(&mut self, ttl: Duration, now: Instant) -> Lookup<V> {
+        let age = now.saturating_duration_since(self.fetched);
+        if age >= ttl {
+            Lookup::Miss
+        } else if age >= ttl / 2 && !self.refreshing {
+            self.refreshing = true;
+            Lookup::Refresh(self.value.clone())
+        } else {
+            Lookup::Hit(self.value.clone())
+        }
+    }
+
+    /// Whether the entry is still valid at `now`.
+    pub fn is_valid(&self, ttl: Duration, now: Instant) -> bool {
+        now.saturating_duration_since(self.fetched) < ttl
+    }
+
+    /// The value, however old.
+    pub fn value(&self) -> &V {
+        &self.value
+    }
+}
+
+/// Look-ups in flight by key: requests that miss on the same key at once
+/// (a burst on a key idle for a TTL) share one look-up and its answer,
+/// error included (a `404` is a `404` for every one of them).
+pub type Flights<K, T> = Group<K, Result<T, ApiError>, Infallible>;
+
+/// `load`'s answer, shared with every request that asks for `key` while it
+/// runs.
+pub async fn shared<K, Q, T>(
+    flights: &Flights<K, T>,
+    key: &Q,
+    load: impl Future<Output = Result<T, ApiError>> + Send,
+) -> Result<T, ApiError>
+where
+    K: Hash + Eq + Borrow<Q>,
+    Q: Hash + Eq + ?Sized + Send + Sync + ToOwned<Owned = K>,
+    T: Clone,
+{
+    match flights.work(key, async { Ok(load.await) }).await {
+        Ok(answer) => answer,
+        // Not reached: the shared future never fails (its answer is the
+        // Result), and a dropped leader's place is taken by a waiter.
+        Err(_) => Err(ApiError::internal(
+            &"a shared look-up ended without an answer",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TTL: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn fresh_then_one_refresh_then_miss() {
+        let t0 = Instant::now();
+        let mut entry = CacheEntry::new(7, t0);
+        assert_eq!(entry.lookup(TTL, t0), Lookup::Hit(7));
+        assert_eq!(entry.lookup(TTL, t0 + TTL / 4), Lookup::Hit(7));
+        // Past half its life: the first reader refreshes, the others hit.
+        assert_eq!(entry.lookup(TTL, t0 + TTL / 2), Lookup::Refresh(7));
+        assert_eq!(entry.lookup(TTL, t0 + TTL / 2), Lookup::Hit(7));
+        assert_eq!(entry.lookup(TTL, t0 + TTL * 3 / 4), Lookup::Hit(7));
+        assert!(entry.is_valid(TTL, t0 + TTL * 3 / 4));
+        // A refresh that never stored anything does not extend the entry.
+        assert_eq!(entry.lookup(TTL, t0 + TTL), Lookup::Miss);
+        assert!(!entry.is_valid(TTL, t0 + TTL));
+    }
+
+    #[test]
+    fn a_clock_before_the_fetch_is_a_hit() {
+        let t0 = Instant::now();
+        let mut entry = CacheEntry::new("v", t0 + TTL);
+        assert_eq!(entry.lookup(TTL, t0), Lookup::Hit("v"));
+    }
+
+    #[tokio::test]
+    async fn requests_that_miss_together_share_one_look_up() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let flights: Flights<String, u32> = Flights::default();
+        let look_ups = AtomicUsize::new(0);
+        let load = || async {
+            look_ups.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(7)
+        };
+        let answers =
+            futures::future::join_all((0..20).map(|_| shared(&flights, "k", load()))).await;
+        assert_eq!(look_ups.load(Ordering::SeqCst), 1);
+        assert!(answers.iter().all(|a| matches!(a, Ok(7))));
+        // Once done, the next miss looks up again.
+        assert!(matches!(shared(&flights, "k", load()).await, Ok(7)));
+        assert_eq!(look_ups.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn every_waiter_gets_the_shared_error() {
+        let flights: Flights<String, u32> = Flights::default();
+        let load = || async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            Err(ApiError::not_found("no such project"))
+        };
+        let answers =
+            futures::future::join_all((0..10).map(|_| shared(&flights, "k", load()))).await;
+        // A 404 for all of them, not a 500 for those who waited.
+        for answer in answers {
+            assert_eq!(
+                answer.map_err(|e| e.status()),
+                Err(axum::http::StatusCode::NOT_FOUND)
+            );
+        }
+    }
+}
