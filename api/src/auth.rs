@@ -210,10 +210,14 @@ async fn lookup_key(
         Lookup::Refresh(key) => key,
         Lookup::Miss if state.keys.recently_missed(hash) => return Ok(None),
         Lookup::Miss => {
-            return shared(&state.keys.flights, hash, load_key(state, hash)).await;
+            // Boxed, as the refresh below: the look-up's future (database
+            // queries) is about 20 KiB, and inline it would be part of every
+            // request's future, which is moved whole at least once per
+            // request (see the size test in routes/tickets.rs).
+            return Box::pin(shared(&state.keys.flights, hash, load_key(state, hash))).await;
         }
     };
-    match load_key(state, hash).await {
+    match Box::pin(load_key(state, hash)).await {
         // A refresh that failed: the entry is still within its TTL (but a
         // project deleted since is not served from it).
         Err(e) if e.status() != StatusCode::NOT_FOUND => {

@@ -62,15 +62,18 @@ impl ConfigCache {
             Lookup::Refresh(config) => config,
             Lookup::Miss => {
                 let key = (project_id.to_owned(), name.to_owned());
-                return shared(
+                // Boxed, as the refresh below: the look-up's future (a
+                // database query) is large, and inline it would be part of
+                // every ticket request's future.
+                return Box::pin(shared(
                     &self.mode_flights,
                     &key,
                     self.load_mode(db, project_id, name),
-                )
+                ))
                 .await;
             }
         };
-        match self.load_mode(db, project_id, name).await {
+        match Box::pin(self.load_mode(db, project_id, name)).await {
             // A refresh that failed: the entry is still within its TTL.
             Err(e) => {
                 tracing::warn!(error = ?e, "mode config refresh failed; the cached entry is still valid");
@@ -133,15 +136,15 @@ impl ConfigCache {
             Lookup::Hit(max) => return Ok(max),
             Lookup::Refresh(max) => max,
             Lookup::Miss => {
-                return shared(
+                return Box::pin(shared(
                     &self.quota_flights,
                     project_id,
                     self.load_max_live(db, project_id),
-                )
+                ))
                 .await;
             }
         };
-        match self.load_max_live(db, project_id).await {
+        match Box::pin(self.load_max_live(db, project_id)).await {
             // A refresh that failed: the entry is still within its TTL (but a
             // project deleted since is not served from it).
             Err(e) if e.status() != StatusCode::NOT_FOUND => {
