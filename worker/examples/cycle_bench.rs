@@ -115,6 +115,19 @@ async fn main() {
         assert_eq!(values.len(), searches);
     }
 
+    // A copy of the pool for the claim floor below.
+    let floor_keys = [
+        format!("{prefix}:{{{}}}:floor:pool", project.id),
+        format!("{prefix}:{{{}}}:floor:outbox", project.id),
+    ];
+    let copied: bool = redis::cmd("COPY")
+        .arg(&pool_key)
+        .arg(&floor_keys[0])
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    assert!(copied);
+
     let config = modes::refresh(&db, &mode, None).await.unwrap();
     let token = pool
         .acquire_lease(&mode, "bench", Duration::from_secs(600))
@@ -128,12 +141,16 @@ async fn main() {
         claim_concurrency: 256,
         expire_batch: 1000,
     };
+    let scripts_before = script_time(&mut raw).await;
     let started = Instant::now();
     let (outcome, report) = ticker
         .tick(&mode, &config, token, Utc::now())
         .await
         .unwrap();
     let cycle = started.elapsed();
+    let scripts_busy = script_time(&mut raw).await - scripts_before;
+    let outbox_key = format!("{prefix}:{{{}}}:ranked-5v5:outbox", project.id);
+    let outbox_record = sample_record(&mut raw, &outbox_key).await;
     let recorder = Recorder {
         pool: pool.as_ref(),
         db: &db,
@@ -148,6 +165,8 @@ async fn main() {
         .await
         .unwrap();
     let record = started.elapsed();
+
+    let claim_floor = claim_floor(&mut raw, &floor_keys, &all, &outbox_record).await;
 
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let to_claims = report.read_pool + report.matching + report.claim;
@@ -166,9 +185,26 @@ async fn main() {
     );
     println!("claim (every group):         {:>9.1} ms", ms(report.claim));
     println!(
+        "  Redis busy in scripts:     {:>9.1} ms (the expiry sweep's and the claims')",
+        ms(scripts_busy)
+    );
+    println!(
+        "  the least any claim costs: {:>9.1} ms  = {:.2}x floor",
+        ms(claim_floor),
+        claim_floor.as_secs_f64() / floor.as_secs_f64()
+    );
+    println!(
         "snapshot -> claims committed:{:>9.1} ms  = {:.2}x floor",
         ms(to_claims),
         to_claims.as_secs_f64() / floor.as_secs_f64()
+    );
+    // The cycle's read and match as they ran, plus the least claim: what
+    // any claim design would add to them.
+    let bound = report.read_pool + report.matching + claim_floor;
+    println!(
+        "read + match + least claim:  {:>9.1} ms  = {:.2}x floor",
+        ms(bound),
+        bound.as_secs_f64() / floor.as_secs_f64()
     );
     println!(
         "annotate (reasons, figures): {:>9.1} ms",
@@ -181,4 +217,83 @@ async fn main() {
     conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .await
         .ok();
+}
+
+/// Time Redis has spent running scripts since its start or last
+/// `CONFIG RESETSTAT` (`INFO commandstats`: `cmdstat_evalsha`, `cmdstat_eval`).
+async fn script_time(raw: &mut redis::aio::MultiplexedConnection) -> Duration {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(raw)
+        .await
+        .unwrap();
+    let micros: u64 = info
+        .lines()
+        .filter(|l| l.starts_with("cmdstat_evalsha:") || l.starts_with("cmdstat_eval:"))
+        .filter_map(|l| {
+            l.split(",usec=")
+                .nth(1)?
+                .split(',')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum();
+    Duration::from_micros(micros)
+}
+
+/// A match record as the claim wrote it to the outbox: its size is what a
+/// claim sends and Redis stores per match.
+async fn sample_record(raw: &mut redis::aio::MultiplexedConnection, outbox: &str) -> String {
+    let entries: redis::streams::StreamRangeReply =
+        redis::AsyncCommands::xrange_count(raw, outbox, "-", "+", 1)
+            .await
+            .unwrap();
+    entries.ids[0].get("record").unwrap()
+}
+
+/// The least Redis can take to claim every search of the pool, whatever
+/// the claim's design: a script over a copy of the pool (`keys`: pool,
+/// outbox) in batches of 2 000 searches, as the worker's, all sent at once,
+/// that only removes each search from the pool (one `HDEL` per batch) and
+/// appends one outbox entry per group of 10 (the issue's outbox, with a
+/// real record). Any claim of the issue does at least this; the worker's
+/// also checks that each search is still live, frees its player, writes
+/// its `ended` record and checks the lease.
+async fn claim_floor(
+    raw: &mut redis::aio::MultiplexedConnection,
+    keys: &[String; 2],
+    searches: &[Search],
+    record: &str,
+) -> Duration {
+    const BATCH: usize = 2_000;
+    let script = redis::Script::new(
+        r"
+        local n = #ARGV - 1
+        local removed = 0
+        for first = 1, n, 1000 do
+          removed = removed + redis.call('HDEL', KEYS[1], unpack(ARGV, first, math.min(first + 999, n)))
+        end
+        for g = 10, n, 10 do
+          redis.call('XADD', KEYS[2], '*', 'matchId', ARGV[g], 'record', ARGV[#ARGV])
+        end
+        return removed
+        ",
+    );
+    // Loaded before the clock starts, as the worker's scripts are.
+    let _: String = script.prepare_invoke().load_async(raw).await.unwrap();
+    let started = Instant::now();
+    let calls = searches.chunks(BATCH).map(|batch| {
+        let mut call = script.prepare_invoke();
+        call.key(&keys[0]).key(&keys[1]);
+        for search in batch {
+            call.arg(search.ticket_id.as_str());
+        }
+        call.arg(record);
+        let mut conn = raw.clone();
+        async move { call.invoke_async::<usize>(&mut conn).await.unwrap() }
+    });
+    let claimed: usize = futures::future::join_all(calls).await.into_iter().sum();
+    assert_eq!(claimed, searches.len());
+    started.elapsed()
 }
