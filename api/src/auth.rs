@@ -6,7 +6,7 @@
 //! `404 NOT_FOUND`, exactly what an absent project answers. Key requests
 //! also take a token from the project's rate-limit bucket (`429`).
 
-use crate::cache_entry::{shared, CacheEntry, Flights, Lookup};
+use crate::cache_entry::{shared, CacheEntry, Evictions, Flights, Lookup};
 use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
 use crate::problem::ApiError;
 use crate::state::AppState;
@@ -53,6 +53,8 @@ pub struct KeyCache {
     /// Look-ups in flight: requests that miss on the same key at once (a
     /// burst on a key idle for a second) share one look-up.
     flights: Flights<CredentialDigest, Option<CachedKey>>,
+    /// Evictions so far: a look-up started before one stores nothing.
+    evictions: Evictions,
 }
 
 impl KeyCache {
@@ -96,8 +98,13 @@ impl KeyCache {
         }
     }
 
-    fn put(&self, hash: CredentialDigest, entry: CacheEntry<CachedKey>) {
+    /// Stores a look-up's answer, unless an eviction happened since the
+    /// look-up began (when [`Evictions::current`] was `seen`).
+    fn put(&self, seen: u64, hash: CredentialDigest, entry: CacheEntry<CachedKey>) {
         let mut entries = self.lock();
+        if !self.evictions.unchanged_since(seen) {
+            return;
+        }
         if entries.len() >= KEY_CACHE_PURGE_AT {
             let now = Instant::now();
             entries.retain(|_, e| e.is_valid(KEY_CACHE_TTL, now));
@@ -113,6 +120,7 @@ impl KeyCache {
 
     /// Forgets a key (after revocation); its next use is a 401 at once.
     pub fn evict_key(&self, key_id: &str) {
+        self.evictions.record();
         let mut entries = self.lock();
         let revoked: Vec<CredentialDigest> = entries
             .iter()
@@ -128,11 +136,13 @@ impl KeyCache {
 
     /// Forgets every cached key (after a tier changed).
     pub fn evict_all(&self) {
+        self.evictions.record();
         self.lock().clear();
     }
 
     /// Forgets every key of a project (after a tier change or deletion).
     pub fn evict_project(&self, project_id: &str) {
+        self.evictions.record();
         self.lock()
             .retain(|_, e| &*e.value().project_id != project_id);
     }
@@ -235,10 +245,13 @@ async fn load_key(
 ) -> Result<Option<CachedKey>, ApiError> {
     // Taken before the query: a revocation committed while it runs is seen
     // within KEY_CACHE_TTL of the revocation, not of the answer.
+    let seen = state.keys.evictions.current();
     let fetched = Instant::now();
     let key = fetch_key(state, hash).await?;
     match &key {
-        Some(key) => state.keys.put(*hash, CacheEntry::new(key.clone(), fetched)),
+        Some(key) => state
+            .keys
+            .put(seen, *hash, CacheEntry::new(key.clone(), fetched)),
         None => state.keys.forget(hash),
     }
     Ok(key)
@@ -358,5 +371,30 @@ impl FromRequestParts<AppState> for ProjectOperator {
             ProjectCaller::from_request_parts(parts, state).await?;
         caller.require_operator()?;
         Ok(Self { project_id })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_look_up_begun_before_a_revocation_caches_nothing() {
+        let cache = KeyCache::default();
+        let hash = [1u8; 32];
+        let key = CachedKey {
+            key_id: "key_1".into(),
+            project_id: "prj_1".into(),
+            requests_per_second: 10,
+        };
+        let seen = cache.evictions.current();
+        // The key is revoked through this instance while the look-up runs.
+        cache.evict_key("key_1");
+        cache.put(seen, hash, CacheEntry::new(key.clone(), Instant::now()));
+        assert!(matches!(cache.lookup(&hash), Lookup::Miss));
+        // A look-up begun after the revocation is cached.
+        let seen = cache.evictions.current();
+        cache.put(seen, hash, CacheEntry::new(key, Instant::now()));
+        assert!(matches!(cache.lookup(&hash), Lookup::Hit(_)));
     }
 }

@@ -18,6 +18,7 @@ use std::borrow::Borrow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use async_singleflight::Group;
@@ -79,6 +80,35 @@ impl<V: Clone> CacheEntry<V> {
     }
 }
 
+/// Counts a cache's evictions, so that a look-up that started before an
+/// eviction does not store its answer after it: its query may have read the
+/// database before the change that caused the eviction was committed, and
+/// the instance that made the change must honour it at once.
+///
+/// Take [`Evictions::current`] before the query, and store the answer only
+/// if [`Evictions::unchanged_since`] holds, checked under the lock of the
+/// map it goes into; an eviction calls [`Evictions::record`] before it
+/// removes entries.
+#[derive(Debug, Default)]
+pub struct Evictions(AtomicU64);
+
+impl Evictions {
+    /// The count now.
+    pub fn current(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// Counts one eviction.
+    pub fn record(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Whether no eviction happened since the count was `seen`.
+    pub fn unchanged_since(&self, seen: u64) -> bool {
+        self.current() == seen
+    }
+}
+
 /// Look-ups in flight by key: requests that miss on the same key at once
 /// (a burst on a key idle for a TTL) share one look-up and its answer,
 /// error included (a `404` is a `404` for every one of them).
@@ -133,6 +163,16 @@ mod tests {
         let t0 = Instant::now();
         let mut entry = CacheEntry::new("v", t0 + TTL);
         assert_eq!(entry.lookup(TTL, t0), Lookup::Hit("v"));
+    }
+
+    #[test]
+    fn an_eviction_voids_the_look_ups_started_before_it() {
+        let evictions = Evictions::default();
+        let before = evictions.current();
+        assert!(evictions.unchanged_since(before));
+        evictions.record();
+        assert!(!evictions.unchanged_since(before));
+        assert!(evictions.unchanged_since(evictions.current()));
     }
 
     #[tokio::test]

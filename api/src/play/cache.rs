@@ -4,7 +4,7 @@
 //! ([`ConfigWrite`] watches every successful write under a
 //! project or a tier); another replica's change is seen within the TTL.
 
-use crate::cache_entry::{shared, CacheEntry, Flights, Lookup};
+use crate::cache_entry::{shared, CacheEntry, Evictions, Flights, Lookup};
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::extract::Request;
@@ -36,6 +36,8 @@ pub struct ConfigCache {
     /// mode (or project) at once.
     mode_flights: Flights<(String, String), Option<Arc<GameModeConfig>>>,
     quota_flights: Flights<String, u64>,
+    /// Evictions so far: a look-up started before one stores nothing.
+    evictions: Evictions,
 }
 
 impl ConfigCache {
@@ -92,15 +94,30 @@ impl ConfigCache {
     ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
         // Taken before the query: a change committed while it runs is seen
         // within CONFIG_CACHE_TTL of the change.
+        let seen = self.evictions.current();
         let fetched = Instant::now();
         let config = fetch_mode(db, project_id, name).await?;
-        self.modes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(project_id.to_owned())
-            .or_default()
-            .insert(name.to_owned(), CacheEntry::new(config.clone(), fetched));
+        self.store_mode(
+            seen,
+            project_id,
+            name,
+            CacheEntry::new(config.clone(), fetched),
+        );
         Ok(config)
+    }
+
+    /// Caches a look-up's answer, unless an eviction happened since it
+    /// began (when [`Evictions::current`] was `seen`): an edit made through
+    /// this instance while the query ran must not be undone by the query's
+    /// possibly older answer.
+    fn store_mode(&self, seen: u64, project_id: &str, name: &str, entry: ModeEntry) {
+        let mut modes = self.modes.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.evictions.unchanged_since(seen) {
+            modes
+                .entry(project_id.to_owned())
+                .or_default()
+                .insert(name.to_owned(), entry);
+        }
     }
 
     /// Whether `project_id`'s mode `name` was looked up and found, however
@@ -161,17 +178,19 @@ impl ConfigCache {
         db: &DatabaseConnection,
         project_id: &str,
     ) -> Result<u64, ApiError> {
+        let seen = self.evictions.current();
         let fetched = Instant::now();
         let max = fetch_max_live(db, project_id).await?;
-        self.quotas
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(project_id.to_owned(), CacheEntry::new(max, fetched));
+        let mut quotas = self.quotas.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.evictions.unchanged_since(seen) {
+            quotas.insert(project_id.to_owned(), CacheEntry::new(max, fetched));
+        }
         Ok(max)
     }
 
     /// Forgets everything cached of a project.
     pub fn evict_project(&self, project_id: &str) {
+        self.evictions.record();
         self.modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -184,6 +203,7 @@ impl ConfigCache {
 
     /// Forgets everything (a tier changed).
     pub fn evict_all(&self) {
+        self.evictions.record();
         self.modes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -260,5 +280,24 @@ impl ConfigWrite {
             Self::Tiers => state.play.cache.evict_all(),
             Self::Project(project_id) => state.play.cache.evict_project(&project_id),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_look_up_begun_before_an_edit_caches_nothing() {
+        let cache = ConfigCache::default();
+        let seen = cache.evictions.current();
+        // The mode is edited through this instance while the look-up runs.
+        cache.evict_project("prj_1");
+        cache.store_mode(seen, "prj_1", "duel", CacheEntry::new(None, Instant::now()));
+        assert!(cache.modes.lock().unwrap().get("prj_1").is_none());
+        // A look-up begun after the edit is cached.
+        let seen = cache.evictions.current();
+        cache.store_mode(seen, "prj_1", "duel", CacheEntry::new(None, Instant::now()));
+        assert!(cache.modes.lock().unwrap()["prj_1"].contains_key("duel"));
     }
 }
