@@ -52,7 +52,7 @@ pub struct KeyCache {
     misses: Mutex<HashMap<CredentialDigest, Instant, RandomState>>,
     /// Look-ups in flight: requests that miss on the same key at once (a
     /// burst on a key idle for a second) share one look-up.
-    flights: Flights<CredentialDigest, Option<CachedKey>>,
+    flights: Flights<(CredentialDigest, u64), Option<CachedKey>>,
     /// Evictions so far: a look-up started before one stores nothing.
     evictions: Evictions,
 }
@@ -215,37 +215,48 @@ async fn lookup_key(
     state: &AppState,
     hash: &CredentialDigest,
 ) -> Result<Option<CachedKey>, ApiError> {
-    let cached = match state.keys.lookup(hash) {
+    // Taken before the look-up: see Evictions.
+    let seen = state.keys.evictions.current();
+    let stale = match state.keys.lookup(hash) {
         Lookup::Hit(key) => return Ok(Some(key)),
-        Lookup::Refresh(key) => key,
+        Lookup::Refresh(stale) => stale,
         Lookup::Miss if state.keys.recently_missed(hash) => return Ok(None),
         Lookup::Miss => {
             // Boxed, as the refresh below: the look-up's future (database
             // queries) is about 20 KiB, and inline it would be part of every
             // request's future, which is moved whole at least once per
             // request (see the size test in routes/tickets.rs).
-            return Box::pin(shared(&state.keys.flights, hash, load_key(state, hash))).await;
+            let load = load_key(state, hash, seen);
+            return Box::pin(shared(&state.keys.flights, &(*hash, seen), load)).await;
         }
     };
-    match Box::pin(load_key(state, hash)).await {
-        // A refresh that failed: the entry is still within its TTL (but a
-        // project deleted since is not served from it).
-        Err(e) if e.status() != StatusCode::NOT_FOUND => {
-            tracing::warn!(error = ?e, "API key refresh failed; the cached entry is still valid");
-            Ok(Some(cached))
+    match Box::pin(load_key(state, hash, seen)).await {
+        // The key's project is gone: so is the key.
+        Err(e) if e.status() == StatusCode::NOT_FOUND => {
+            state.keys.forget(hash);
+            Err(e)
         }
+        // A refresh that failed: the entry stands in while still valid.
+        Err(e) => match stale.usable(Instant::now()) {
+            Some(key) => {
+                tracing::warn!(error = ?e, "API key refresh failed; the cached entry is still valid");
+                Ok(Some(key))
+            }
+            None => Err(e),
+        },
         answer => answer,
     }
 }
 
-/// Looks the key of `hash` up and caches the answer.
+/// Looks the key of `hash` up and caches the answer, unless the cache was
+/// evicted since [`Evictions::current`] was `seen`.
 async fn load_key(
     state: &AppState,
     hash: &CredentialDigest,
+    seen: u64,
 ) -> Result<Option<CachedKey>, ApiError> {
     // Taken before the query: a revocation committed while it runs is seen
     // within KEY_CACHE_TTL of the revocation, not of the answer.
-    let seen = state.keys.evictions.current();
     let fetched = Instant::now();
     let key = fetch_key(state, hash).await?;
     match &key {

@@ -40,10 +40,27 @@ pub enum Lookup<V> {
     Hit(V),
     /// Still valid, and this caller should query again and store the
     /// answer (no other caller is asked to until the entry expires). If the
-    /// query fails, the value may still be used.
-    Refresh(V),
+    /// query fails, the value may still be used while [`Stale::usable`].
+    Refresh(Stale<V>),
     /// Expired (or absent): query.
     Miss,
+}
+
+/// The value of an entry being refreshed, and until when it may stand in
+/// for a refresh that failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stale<V> {
+    value: V,
+    valid_until: Instant,
+}
+
+impl<V> Stale<V> {
+    /// The value, if it is still valid at `now` (a refresh that failed only
+    /// after a long wait, for a database connection say, must not serve an
+    /// entry older than the TTL).
+    pub fn usable(self, now: Instant) -> Option<V> {
+        (now < self.valid_until).then_some(self.value)
+    }
 }
 
 impl<V: Clone> CacheEntry<V> {
@@ -63,7 +80,10 @@ impl<V: Clone> CacheEntry<V> {
             Lookup::Miss
         } else if age >= ttl / 2 && !self.refreshing {
             self.refreshing = true;
-            Lookup::Refresh(self.value.clone())
+            Lookup::Refresh(Stale {
+                value: self.value.clone(),
+                valid_until: self.fetched + ttl,
+            })
         } else {
             Lookup::Hit(self.value.clone())
         }
@@ -111,11 +131,19 @@ impl Evictions {
 
 /// Look-ups in flight by key: requests that miss on the same key at once
 /// (a burst on a key idle for a TTL) share one look-up and its answer,
-/// error included (a `404` is a `404` for every one of them).
+/// error included (a `404` is a `404` for every one of them). Callers put
+/// the cache's [`Evictions::current`] in the key, so a request that comes
+/// after an eviction never joins a look-up that began before it.
 pub type Flights<K, T> = Group<K, Result<T, ApiError>, Infallible>;
 
 /// `load`'s answer, shared with every request that asks for `key` while it
 /// runs.
+///
+/// When a look-up's first caller goes away (its client disconnected), a
+/// waiting one takes it over, and `async_singleflight` then leaves the
+/// finished look-up in its map until the same key is asked for again;
+/// every shared look-up therefore ends by dropping finished ones
+/// (`purge_stale`), so made-up keys cannot grow the map.
 pub async fn shared<K, Q, T>(
     flights: &Flights<K, T>,
     key: &Q,
@@ -126,7 +154,9 @@ where
     Q: Hash + Eq + ?Sized + Send + Sync + ToOwned<Owned = K>,
     T: Clone,
 {
-    match flights.work(key, async { Ok(load.await) }).await {
+    let answer = flights.work(key, async { Ok(load.await) }).await;
+    flights.purge_stale().await;
+    match answer {
         Ok(answer) => answer,
         // Not reached: the shared future never fails (its answer is the
         // Result), and a dropped leader's place is taken by a waiter.
@@ -149,7 +179,12 @@ mod tests {
         assert_eq!(entry.lookup(TTL, t0), Lookup::Hit(7));
         assert_eq!(entry.lookup(TTL, t0 + TTL / 4), Lookup::Hit(7));
         // Past half its life: the first reader refreshes, the others hit.
-        assert_eq!(entry.lookup(TTL, t0 + TTL / 2), Lookup::Refresh(7));
+        let Lookup::Refresh(stale) = entry.lookup(TTL, t0 + TTL / 2) else {
+            panic!("no refresh");
+        };
+        // Its value stands in for a failed refresh only within the TTL.
+        assert_eq!(stale.clone().usable(t0 + TTL * 3 / 4), Some(7));
+        assert_eq!(stale.usable(t0 + TTL), None);
         assert_eq!(entry.lookup(TTL, t0 + TTL / 2), Lookup::Hit(7));
         assert_eq!(entry.lookup(TTL, t0 + TTL * 3 / 4), Lookup::Hit(7));
         assert!(entry.is_valid(TTL, t0 + TTL * 3 / 4));

@@ -34,8 +34,8 @@ pub struct ConfigCache {
     quotas: Mutex<HashMap<String, CacheEntry<u64>>>,
     /// Look-ups in flight, shared by the requests that miss on the same
     /// mode (or project) at once.
-    mode_flights: Flights<(String, String), Option<Arc<GameModeConfig>>>,
-    quota_flights: Flights<String, u64>,
+    mode_flights: Flights<(String, String, u64), Option<Arc<GameModeConfig>>>,
+    quota_flights: Flights<(String, u64), u64>,
     /// Evictions so far: a look-up started before one stores nothing.
     evictions: Evictions,
 }
@@ -52,6 +52,8 @@ impl ConfigCache {
         name: &str,
     ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
         let now = Instant::now();
+        // Taken before the look-up: see Evictions.
+        let seen = self.evictions.current();
         let cached = self
             .modes
             .lock()
@@ -59,42 +61,46 @@ impl ConfigCache {
             .get_mut(project_id)
             .and_then(|modes| modes.get_mut(name))
             .map_or(Lookup::Miss, |entry| entry.lookup(CONFIG_CACHE_TTL, now));
-        let cached = match cached {
+        let stale = match cached {
             Lookup::Hit(config) => return Ok(config),
-            Lookup::Refresh(config) => config,
+            Lookup::Refresh(stale) => stale,
             Lookup::Miss => {
-                let key = (project_id.to_owned(), name.to_owned());
+                let key = (project_id.to_owned(), name.to_owned(), seen);
                 // Boxed, as the refresh below: the look-up's future (a
                 // database query) is large, and inline it would be part of
                 // every ticket request's future.
                 return Box::pin(shared(
                     &self.mode_flights,
                     &key,
-                    self.load_mode(db, project_id, name),
+                    self.load_mode(db, project_id, name, seen),
                 ))
                 .await;
             }
         };
-        match Box::pin(self.load_mode(db, project_id, name)).await {
-            // A refresh that failed: the entry is still within its TTL.
-            Err(e) => {
-                tracing::warn!(error = ?e, "mode config refresh failed; the cached entry is still valid");
-                Ok(cached)
-            }
+        match Box::pin(self.load_mode(db, project_id, name, seen)).await {
+            // A refresh that failed: the entry stands in while still valid.
+            Err(e) => match stale.usable(Instant::now()) {
+                Some(config) => {
+                    tracing::warn!(error = ?e, "mode config refresh failed; the cached entry is still valid");
+                    Ok(config)
+                }
+                None => Err(e),
+            },
             answer => answer,
         }
     }
 
-    /// Looks `project_id`'s mode `name` up and caches the answer.
+    /// Looks `project_id`'s mode `name` up and caches the answer, unless the
+    /// cache was evicted since [`Evictions::current`] was `seen`.
     async fn load_mode(
         &self,
         db: &DatabaseConnection,
         project_id: &str,
         name: &str,
+        seen: u64,
     ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
         // Taken before the query: a change committed while it runs is seen
         // within CONFIG_CACHE_TTL of the change.
-        let seen = self.evictions.current();
         let fetched = Instant::now();
         let config = fetch_mode(db, project_id, name).await?;
         self.store_mode(
@@ -143,42 +149,55 @@ impl ConfigCache {
         project_id: &str,
     ) -> Result<u64, ApiError> {
         let now = Instant::now();
+        let seen = self.evictions.current();
         let cached = self
             .quotas
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get_mut(project_id)
             .map_or(Lookup::Miss, |entry| entry.lookup(CONFIG_CACHE_TTL, now));
-        let cached = match cached {
+        let stale = match cached {
             Lookup::Hit(max) => return Ok(max),
-            Lookup::Refresh(max) => max,
+            Lookup::Refresh(stale) => stale,
             Lookup::Miss => {
+                let key = (project_id.to_owned(), seen);
                 return Box::pin(shared(
                     &self.quota_flights,
-                    project_id,
-                    self.load_max_live(db, project_id),
+                    &key,
+                    self.load_max_live(db, project_id, seen),
                 ))
                 .await;
             }
         };
-        match Box::pin(self.load_max_live(db, project_id)).await {
-            // A refresh that failed: the entry is still within its TTL (but a
-            // project deleted since is not served from it).
-            Err(e) if e.status() != StatusCode::NOT_FOUND => {
-                tracing::warn!(error = ?e, "quota refresh failed; the cached entry is still valid");
-                Ok(cached)
+        match Box::pin(self.load_max_live(db, project_id, seen)).await {
+            // The project is gone: so is its quota.
+            Err(e) if e.status() == StatusCode::NOT_FOUND => {
+                self.quotas
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(project_id);
+                Err(e)
             }
+            // A refresh that failed: the entry stands in while still valid.
+            Err(e) => match stale.usable(Instant::now()) {
+                Some(max) => {
+                    tracing::warn!(error = ?e, "quota refresh failed; the cached entry is still valid");
+                    Ok(max)
+                }
+                None => Err(e),
+            },
             answer => answer,
         }
     }
 
-    /// Looks `project_id`'s quota up and caches it.
+    /// Looks `project_id`'s quota up and caches it, unless the cache was
+    /// evicted since [`Evictions::current`] was `seen`.
     async fn load_max_live(
         &self,
         db: &DatabaseConnection,
         project_id: &str,
+        seen: u64,
     ) -> Result<u64, ApiError> {
-        let seen = self.evictions.current();
         let fetched = Instant::now();
         let max = fetch_max_live(db, project_id).await?;
         let mut quotas = self.quotas.lock().unwrap_or_else(PoisonError::into_inner);
@@ -240,12 +259,14 @@ async fn fetch_max_live(db: &DatabaseConnection, project_id: &str) -> Result<u64
         .max_concurrent_searches)
 }
 
-/// A request that may change cached configs: a successful write under
-/// `/v1/projects/{projectId}` (a mode created, replaced or deleted, a
-/// project's tier changed) makes this process forget that project's cached
-/// configs; one under `/v1/tiers`, all of them. Ticket and search writes
-/// change no config and are not one. Read before the handler runs, applied
-/// after it answered (see `crate::edge`).
+/// A request that may change cached configs: a successful write to
+/// `/v1/projects/{projectId}` or to its `game-modes` (a mode created,
+/// replaced or deleted, a project's tier changed or the project deleted)
+/// makes this process forget that project's cached configs; one under
+/// `/v1/tiers`, all of them. Other writes under a project (tickets,
+/// searches, results, ratings, keys, deliveries) change no config and are
+/// not one. Read before the handler runs, applied after it answered (see
+/// `crate::edge`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigWrite {
     /// A tier write: forget everything.
@@ -265,10 +286,16 @@ impl ConfigWrite {
             return Some(Self::Tiers);
         }
         let rest = path.strip_prefix("/v1/projects/")?;
-        let mut parts = rest.split('/');
-        let project_id = parts.next().unwrap_or_default();
-        let hot = matches!(parts.next(), Some("tickets" | "players"));
-        (!hot && !project_id.is_empty()).then(|| Self::Project(project_id.to_owned()))
+        let parts: Vec<&str> = rest.split('/').collect();
+        // The project itself (its tier) and its modes' configs; not ratings,
+        // results, keys, tickets or deliveries under them, which change
+        // nothing cached here (and would void look-ups in flight).
+        let config = match parts.as_slice() {
+            [_] | [_, "game-modes"] => true,
+            [_, "game-modes", name] => !name.is_empty(),
+            _ => false,
+        };
+        (config && !parts[0].is_empty()).then(|| Self::Project(parts[0].to_owned()))
     }
 
     /// Forgets what the write changed, if it succeeded.
@@ -286,6 +313,44 @@ impl ConfigWrite {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_config_writes_evict() {
+        let of = |method: Method, path: &str| {
+            ConfigWrite::of(
+                &Request::builder()
+                    .method(method)
+                    .uri(path)
+                    .body(Default::default())
+                    .unwrap(),
+            )
+        };
+        let project = Some(ConfigWrite::Project("prj_1".into()));
+        assert_eq!(of(Method::PATCH, "/v1/projects/prj_1"), project);
+        assert_eq!(of(Method::DELETE, "/v1/projects/prj_1"), project);
+        assert_eq!(of(Method::POST, "/v1/projects/prj_1/game-modes"), project);
+        assert_eq!(
+            of(Method::PUT, "/v1/projects/prj_1/game-modes/duel"),
+            project
+        );
+        assert_eq!(
+            of(Method::DELETE, "/v1/projects/prj_1/game-modes/duel"),
+            project
+        );
+        assert_eq!(of(Method::PUT, "/v1/tiers/pro"), Some(ConfigWrite::Tiers));
+        for path in [
+            "/v1/projects/prj_1/tickets",
+            "/v1/projects/prj_1/game-modes/duel/results",
+            "/v1/projects/prj_1/game-modes/duel/ratings/p1",
+            "/v1/projects/prj_1/game-modes/duel/webhook/test",
+            "/v1/projects/prj_1/keys",
+            "/v1/projects/prj_1/matches/mat_1/deliveries/redeliver",
+            "/v1/projects/prj_1/players/p1/searches",
+        ] {
+            assert_eq!(of(Method::POST, path), None, "{path}");
+        }
+        assert_eq!(of(Method::GET, "/v1/projects/prj_1"), None);
+    }
 
     #[test]
     fn a_look_up_begun_before_an_edit_caches_nothing() {
