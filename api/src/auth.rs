@@ -237,13 +237,7 @@ async fn lookup_key(
             Err(e)
         }
         // A refresh that failed: the entry stands in while still valid.
-        Err(e) => match stale.usable(Instant::now()) {
-            Some(key) => {
-                tracing::warn!(error = ?e, "API key refresh failed; the cached entry is still valid");
-                Ok(Some(key))
-            }
-            None => Err(e),
-        },
+        Err(e) => stale.instead_of(e, "API key").map(Some),
         answer => answer,
     }
 }

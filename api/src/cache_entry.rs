@@ -61,6 +61,22 @@ impl<V> Stale<V> {
     pub fn usable(self, now: Instant) -> Option<V> {
         (now < self.valid_until).then_some(self.value)
     }
+
+    /// What a caller gets when its refresh of the `what` entry failed with
+    /// `error`: the value while it is still valid (the failure is logged),
+    /// else the error.
+    ///
+    /// # Errors
+    /// `error`, once the entry is no longer valid.
+    pub fn instead_of(self, error: ApiError, what: &str) -> Result<V, ApiError> {
+        match self.usable(Instant::now()) {
+            Some(value) => {
+                tracing::warn!(error = ?error, what, "cache refresh failed; the entry is still valid");
+                Ok(value)
+            }
+            None => Err(error),
+        }
+    }
 }
 
 impl<V: Clone> CacheEntry<V> {

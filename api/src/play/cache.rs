@@ -79,13 +79,7 @@ impl ConfigCache {
         };
         match Box::pin(self.load_mode(db, project_id, name, seen)).await {
             // A refresh that failed: the entry stands in while still valid.
-            Err(e) => match stale.usable(Instant::now()) {
-                Some(config) => {
-                    tracing::warn!(error = ?e, "mode config refresh failed; the cached entry is still valid");
-                    Ok(config)
-                }
-                None => Err(e),
-            },
+            Err(e) => stale.instead_of(e, "mode config"),
             answer => answer,
         }
     }
@@ -179,13 +173,7 @@ impl ConfigCache {
                 Err(e)
             }
             // A refresh that failed: the entry stands in while still valid.
-            Err(e) => match stale.usable(Instant::now()) {
-                Some(max) => {
-                    tracing::warn!(error = ?e, "quota refresh failed; the cached entry is still valid");
-                    Ok(max)
-                }
-                None => Err(e),
-            },
+            Err(e) => stale.instead_of(e, "quota"),
             answer => answer,
         }
     }
