@@ -10,8 +10,10 @@ use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
+use matchplane_matchmaker::validation::is_valid_name;
 use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::repos::{game_modes, projects, tiers, StoreError};
+use percent_encoding::percent_decode_str;
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -24,6 +26,9 @@ use std::time::{Duration, Instant};
 pub const CONFIG_CACHE_TTL: Duration = Duration::from_secs(1);
 
 type ModeEntry = CacheEntry<Option<Arc<GameModeConfig>>>;
+
+/// Cached modes (entries) from which expired ones are dropped on insert.
+const MODE_CACHE_PURGE_AT: usize = 10_000;
 
 /// Cached mode configs (`None`: no such mode) and project quotas.
 #[derive(Default)]
@@ -51,6 +56,11 @@ impl ConfigCache {
         project_id: &str,
         name: &str,
     ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
+        // No mode has such a name (SPEC 3): answered without the database
+        // or a cache entry, so made-up names cannot fill the cache.
+        if !is_valid_name(name) {
+            return Ok(None);
+        }
         let now = Instant::now();
         // Taken before the look-up: see Evictions.
         let seen = self.evictions.current();
@@ -112,6 +122,16 @@ impl ConfigCache {
     /// possibly older answer.
     fn store_mode(&self, seen: u64, project_id: &str, name: &str, entry: ModeEntry) {
         let mut modes = self.modes.lock().unwrap_or_else(PoisonError::into_inner);
+        // Entries of modes nobody asks for any more (or that never existed)
+        // go once the cache is large, so it holds at most about a second's
+        // worth of distinct look-ups beyond this size.
+        if modes.values().map(HashMap::len).sum::<usize>() >= MODE_CACHE_PURGE_AT {
+            let now = Instant::now();
+            for project in modes.values_mut() {
+                project.retain(|_, e| e.is_valid(CONFIG_CACHE_TTL, now));
+            }
+            modes.retain(|_, project| !project.is_empty());
+        }
         if self.evictions.unchanged_since(seen) {
             modes
                 .entry(project_id.to_owned())
@@ -269,21 +289,35 @@ impl ConfigWrite {
         if matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS) {
             return None;
         }
-        let path = req.uri().path();
-        if path.starts_with("/v1/tiers") {
-            return Some(Self::Tiers);
+        // Segment by segment, percent-decoded as the router decodes the
+        // handlers' path parameters: `/v1/projects/%70rj_1/…` is a write to
+        // `prj_1`, and must forget `prj_1`'s configs. (No allocation unless
+        // a segment holds an escape: every ticket request passes here.)
+        let mut segments = req
+            .uri()
+            .path()
+            .split('/')
+            .map(|segment| percent_decode_str(segment).decode_utf8_lossy());
+        let mut next = || segments.next();
+        if !next()?.is_empty() || next()? != "v1" {
+            return None;
         }
-        let rest = path.strip_prefix("/v1/projects/")?;
-        let parts: Vec<&str> = rest.split('/').collect();
+        match next()?.as_ref() {
+            "tiers" => return Some(Self::Tiers),
+            "projects" => {}
+            _ => return None,
+        }
+        let project_id = next()?;
         // The project itself (its tier) and its modes' configs; not ratings,
         // results, keys, tickets or deliveries under them, which change
         // nothing cached here (and would void look-ups in flight).
-        let config = match parts.as_slice() {
-            [_] | [_, "game-modes"] => true,
-            [_, "game-modes", name] => !name.is_empty(),
+        let config = match (next(), next(), next()) {
+            (None, _, _) => true,
+            (Some(modes), None, _) => modes == "game-modes",
+            (Some(modes), Some(name), None) => modes == "game-modes" && !name.is_empty(),
             _ => false,
         };
-        (config && !parts[0].is_empty()).then(|| Self::Project(parts[0].to_owned()))
+        (config && !project_id.is_empty()).then(|| Self::Project(project_id.into_owned()))
     }
 
     /// Forgets what the write changed, if it succeeded.
@@ -326,6 +360,17 @@ mod tests {
             project
         );
         assert_eq!(of(Method::PUT, "/v1/tiers/pro"), Some(ConfigWrite::Tiers));
+        // Percent-encoded, as the router decodes it for the handler.
+        assert_eq!(
+            of(Method::PUT, "/v1/projects/%70rj_1/game-modes/duel"),
+            project
+        );
+        assert_eq!(
+            of(Method::PUT, "/v1/projects/prj_1/%67ame-modes/duel"),
+            project
+        );
+        assert_eq!(of(Method::PATCH, "/v1/projects/prj%5F1"), project);
+        assert_eq!(of(Method::PUT, "/v1/%74iers/pro"), Some(ConfigWrite::Tiers));
         for path in [
             "/v1/projects/prj_1/tickets",
             "/v1/projects/prj_1/game-modes/duel/results",
@@ -338,6 +383,41 @@ mod tests {
             assert_eq!(of(Method::POST, path), None, "{path}");
         }
         assert_eq!(of(Method::GET, "/v1/projects/prj_1"), None);
+    }
+
+    #[tokio::test]
+    async fn made_up_mode_names_leave_nothing_behind() {
+        let db = crate::serve::connect("sqlite::memory:").await.unwrap();
+        matchplane_migrations::migrate(&db).await.unwrap();
+        let cache = ConfigCache::default();
+        // Valid, but absent: a "no such mode" entry, kept for its TTL.
+        assert!(cache.mode(&db, "prj_1", "duel").await.unwrap().is_none());
+        assert!(cache.modes.lock().unwrap()["prj_1"].contains_key("duel"));
+        cache.modes.lock().unwrap().clear();
+        for name in ["Duel", "", &"x".repeat(64), "du el", "duel\n"] {
+            assert!(cache.mode(&db, "prj_1", name).await.unwrap().is_none());
+        }
+        assert!(cache.modes.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn expired_modes_go_once_the_cache_is_large() {
+        let cache = ConfigCache::default();
+        let long_ago = Instant::now() - CONFIG_CACHE_TTL * 2;
+        for i in 0..MODE_CACHE_PURGE_AT {
+            let seen = cache.evictions.current();
+            cache.store_mode(
+                seen,
+                "prj_1",
+                &format!("m{i}"),
+                CacheEntry::new(None, long_ago),
+            );
+        }
+        let seen = cache.evictions.current();
+        cache.store_mode(seen, "prj_2", "duel", CacheEntry::new(None, Instant::now()));
+        let modes = cache.modes.lock().unwrap();
+        assert_eq!(modes.len(), 1, "only prj_2 is left");
+        assert!(modes["prj_2"].contains_key("duel"));
     }
 
     #[test]
