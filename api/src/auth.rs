@@ -6,14 +6,13 @@
 //! `404 NOT_FOUND`, exactly what an absent project answers. Key requests
 //! also take a token from the project's rate-limit bucket (`429`).
 
-use crate::cache_entry::{shared, CacheEntry, Evictions, Flights, Lookup};
+use crate::cache_entry::{resolve, CacheEntry, Evictions, Flights, Lookup};
 use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use axum::http::StatusCode;
 use chrono::Utc;
 use foldhash::fast::RandomState;
 use matchplane_store::repos::{api_keys, projects, tiers};
@@ -217,29 +216,21 @@ async fn lookup_key(
 ) -> Result<Option<CachedKey>, ApiError> {
     // Taken before the look-up: see Evictions.
     let seen = state.keys.evictions.current();
-    let stale = match state.keys.lookup(hash) {
+    let lookup = match state.keys.lookup(hash) {
         Lookup::Hit(key) => return Ok(Some(key)),
-        Lookup::Refresh(stale) => stale,
         Lookup::Miss if state.keys.recently_missed(hash) => return Ok(None),
-        Lookup::Miss => {
-            // Boxed, as the refresh below: the look-up's future (database
-            // queries) is about 20 KiB, and inline it would be part of every
-            // request's future, which is moved whole at least once per
-            // request (see the size test in routes/tickets.rs).
-            let load = load_key(state, hash, seen);
-            return Box::pin(shared(&state.keys.flights, &(*hash, seen), load)).await;
-        }
+        other => other.map(Some),
     };
-    match Box::pin(load_key(state, hash, seen)).await {
+    resolve(
+        lookup,
+        &state.keys.flights,
+        || (*hash, seen),
+        || load_key(state, hash, seen),
+        "API key",
         // The key's project is gone: so is the key.
-        Err(e) if e.status() == StatusCode::NOT_FOUND => {
-            state.keys.forget(hash);
-            Err(e)
-        }
-        // A refresh that failed: the entry stands in while still valid.
-        Err(e) => stale.instead_of(e, "API key").map(Some),
-        answer => answer,
-    }
+        || state.keys.forget(hash),
+    )
+    .await
 }
 
 /// Looks the key of `hash` up and caches the answer, unless the cache was

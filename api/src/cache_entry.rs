@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use async_singleflight::Group;
 
 use crate::problem::ApiError;
+use axum::http::StatusCode;
 
 /// What a cache holds for one key, with when its query started.
 #[derive(Debug, Clone)]
@@ -44,6 +45,20 @@ pub enum Lookup<V> {
     Refresh(Stale<V>),
     /// Expired (or absent): query.
     Miss,
+}
+
+impl<V> Lookup<V> {
+    /// The same answer with `f` applied to its value.
+    pub fn map<W>(self, f: impl FnOnce(V) -> W) -> Lookup<W> {
+        match self {
+            Lookup::Hit(value) => Lookup::Hit(f(value)),
+            Lookup::Refresh(Stale { value, valid_until }) => Lookup::Refresh(Stale {
+                value: f(value),
+                valid_until,
+            }),
+            Lookup::Miss => Lookup::Miss,
+        }
+    }
 }
 
 /// The value of an entry being refreshed, and until when it may stand in
@@ -179,6 +194,47 @@ where
         Err(_) => Err(ApiError::internal(
             &"a shared look-up ended without an answer",
         )),
+    }
+}
+
+/// The answer for a cache entry as [`CacheEntry::lookup`] found it: a hit
+/// as is; a miss through `load`, shared with every request that misses on
+/// `flight_key` at the same time; a refresh through `load`, falling back to
+/// the entry while it is still valid if `load` fails. A `404` from a
+/// refresh (the project gone) is never hidden by the entry: `gone` runs,
+/// to drop it, and the `404` is the answer.
+///
+/// `load` and `flight_key` are called only when needed, and the look-up's
+/// future is boxed: database queries make it large, and inline it would be
+/// part of every request's future, which is moved whole at least once per
+/// request (see the size test in `routes/tickets.rs`).
+///
+/// # Errors
+/// What `load` answers, as above.
+pub async fn resolve<K, V, F>(
+    lookup: Lookup<V>,
+    flights: &Flights<K, V>,
+    flight_key: impl FnOnce() -> K,
+    load: impl FnOnce() -> F,
+    what: &str,
+    gone: impl FnOnce(),
+) -> Result<V, ApiError>
+where
+    K: Hash + Eq + Clone + Send + Sync,
+    V: Clone,
+    F: Future<Output = Result<V, ApiError>> + Send,
+{
+    match lookup {
+        Lookup::Hit(value) => Ok(value),
+        Lookup::Miss => Box::pin(shared(flights, &flight_key(), load())).await,
+        Lookup::Refresh(stale) => match Box::pin(load()).await {
+            Err(e) if e.status() == StatusCode::NOT_FOUND => {
+                gone();
+                Err(e)
+            }
+            Err(e) => stale.instead_of(e, what),
+            answer => answer,
+        },
     }
 }
 

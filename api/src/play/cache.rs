@@ -4,11 +4,11 @@
 //! ([`ConfigWrite`] watches every successful write under a
 //! project or a tier); another replica's change is seen within the TTL.
 
-use crate::cache_entry::{shared, CacheEntry, Evictions, Flights, Lookup};
+use crate::cache_entry::{resolve, CacheEntry, Evictions, Flights, Lookup};
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::extract::Request;
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use axum::response::Response;
 use matchplane_matchmaker::validation::is_valid_name;
 use matchplane_matchmaker::GameModeConfig;
@@ -71,27 +71,15 @@ impl ConfigCache {
             .get_mut(project_id)
             .and_then(|modes| modes.get_mut(name))
             .map_or(Lookup::Miss, |entry| entry.lookup(CONFIG_CACHE_TTL, now));
-        let stale = match cached {
-            Lookup::Hit(config) => return Ok(config),
-            Lookup::Refresh(stale) => stale,
-            Lookup::Miss => {
-                let key = (project_id.to_owned(), name.to_owned(), seen);
-                // Boxed, as the refresh below: the look-up's future (a
-                // database query) is large, and inline it would be part of
-                // every ticket request's future.
-                return Box::pin(shared(
-                    &self.mode_flights,
-                    &key,
-                    self.load_mode(db, project_id, name, seen),
-                ))
-                .await;
-            }
-        };
-        match Box::pin(self.load_mode(db, project_id, name, seen)).await {
-            // A refresh that failed: the entry stands in while still valid.
-            Err(e) => stale.instead_of(e, "mode config"),
-            answer => answer,
-        }
+        resolve(
+            cached,
+            &self.mode_flights,
+            || (project_id.to_owned(), name.to_owned(), seen),
+            || self.load_mode(db, project_id, name, seen),
+            "mode config",
+            || {},
+        )
+        .await
     }
 
     /// Looks `project_id`'s mode `name` up and caches the answer, unless the
@@ -170,32 +158,21 @@ impl ConfigCache {
             .unwrap_or_else(PoisonError::into_inner)
             .get_mut(project_id)
             .map_or(Lookup::Miss, |entry| entry.lookup(CONFIG_CACHE_TTL, now));
-        let stale = match cached {
-            Lookup::Hit(max) => return Ok(max),
-            Lookup::Refresh(stale) => stale,
-            Lookup::Miss => {
-                let key = (project_id.to_owned(), seen);
-                return Box::pin(shared(
-                    &self.quota_flights,
-                    &key,
-                    self.load_max_live(db, project_id, seen),
-                ))
-                .await;
-            }
-        };
-        match Box::pin(self.load_max_live(db, project_id, seen)).await {
+        resolve(
+            cached,
+            &self.quota_flights,
+            || (project_id.to_owned(), seen),
+            || self.load_max_live(db, project_id, seen),
+            "quota",
             // The project is gone: so is its quota.
-            Err(e) if e.status() == StatusCode::NOT_FOUND => {
+            || {
                 self.quotas
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .remove(project_id);
-                Err(e)
-            }
-            // A refresh that failed: the entry stands in while still valid.
-            Err(e) => stale.instead_of(e, "quota"),
-            answer => answer,
-        }
+            },
+        )
+        .await
     }
 
     /// Looks `project_id`'s quota up and caches it, unless the cache was
