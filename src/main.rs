@@ -34,15 +34,15 @@ enum Command {
     /// API and worker in one process on the embedded default (SQLite file,
     /// in-process pools): the laptop command.
     Dev(cmd::dev::DevArgs),
-    /// Serve the control-plane REST API (SPEC 7).
+    /// Serve the control-plane REST API.
     Api(cmd::api::ApiArgs),
     /// Apply the database migrations (or `--check` how many are pending).
     Migrate(cmd::migrate::MigrateArgs),
     /// Print the OpenAPI document of the API.
     Openapi(cmd::openapi::OpenapiArgs),
-    /// Run the real matching core in virtual time over a scenario (SPEC 8).
+    /// Run the real matching core in virtual time over a scenario (docs/simulate.md).
     Simulate(cmd::simulate::SimulateArgs),
-    /// Run the per-mode matchmaking cycles and webhook delivery (SPEC 5, 6).
+    /// Run the per-mode matchmaking cycles and webhook delivery.
     Worker(cmd::worker::WorkerArgs),
 }
 

@@ -1,6 +1,6 @@
 //! The whole flow on real input (issue "One binary…", item 4): `matchplane
 //! api` and `matchplane worker` as separate processes against real
-//! PostgreSQL and Redis; 500 real players from `../shared/data` with their
+//! PostgreSQL and Redis; 500 real players from `data/lichess` with their
 //! real ratings search an MMR `[1,1]` mode over REST and a Ping `[2,2]`
 //! mode with parties over WebSocket; a local receiver verifies every
 //! webhook's signature with its own HMAC code. Midway the worker is killed
@@ -110,11 +110,9 @@ async fn hook(
 
 /// The first `n` distinct players of the real games, with their latest rating.
 fn real_players(n: usize) -> Vec<(String, f64)> {
-    let dir = std::env::var_os("MATCHPLANE_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    let text = std::fs::read_to_string(dir.join("lichess-games.csv"))
-        .expect("../shared/data/lichess-games.csv");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/lichess/lichess-games.csv");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let mut order = Vec::new();
     let mut rating: HashMap<String, f64> = HashMap::new();
@@ -248,7 +246,7 @@ async fn five_hundred_real_players_end_to_end_through_a_worker_crash() {
     // Services: a database and a Redis prefix of this test's own.
     let admin = env_or(
         "MATCHPLANE_TEST_DATABASE_URL",
-        "postgres://postgres@127.0.0.1:5432/test",
+        "postgres://postgres@127.0.0.1:5432/postgres",
     );
     let redis = env_or("MATCHPLANE_TEST_REDIS_URL", "redis://127.0.0.1:6379/9");
     let tag = format!("{:08x}", rand::random::<u32>());

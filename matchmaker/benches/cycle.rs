@@ -1,7 +1,7 @@
 //! One cycle over MMR pools of 1 000 to 1 000 000 solo candidates of `[5,5]`
 //! (issue 2, item 5). Ratings are drawn from the real Lichess ratings in
-//! `../shared/data/lichess-games.csv` (falling back to a normal distribution
-//! with its mean and deviation if the file is absent); waits are spread
+//! `data/lichess/lichess-games.csv` of the repository (falling back to a normal
+//! distribution with its mean and deviation if the file is absent); waits are spread
 //! uniformly over 0-60 s.
 //!
 //! `cargo bench -p matchplane-matchmaker --bench cycle`
@@ -15,8 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
 
 fn real_ratings() -> Vec<f64> {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/lichess-games.csv");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/lichess/lichess-games.csv");
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };

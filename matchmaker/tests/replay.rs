@@ -8,30 +8,17 @@ use matchplane_matchmaker::tolerance::mmr_range;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-/// `../shared/data/lichess-games.csv` beside the repository, or
-/// `$MATCHPLANE_DATA_DIR/lichess-games.csv`.
-pub fn games_csv() -> Option<String> {
-    let dir = std::env::var_os("MATCHPLANE_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    let text = std::fs::read_to_string(dir.join("lichess-games.csv")).ok();
-    if text.is_none() {
-        // CI always has the data beside the clone: missing there is a failure.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "lichess-games.csv not found in {}",
-            dir.display()
-        );
-        eprintln!("skipping: lichess-games.csv not found in {}", dir.display());
-    }
-    text
+/// The repository's `data/lichess/lichess-games.csv`.
+pub fn games_csv() -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/lichess/lichess-games.csv");
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
 }
 
 const SCENARIO: &str = include_str!("../../examples/lichess-1v1.json");
 
 #[test]
 fn replay_of_real_games_keeps_every_invariant() {
-    let Some(csv) = games_csv() else { return };
+    let csv = games_csv();
     let replay = lichess_arrivals(&csv, 3000, 20.0).unwrap();
     assert_eq!(replay.real_gaps.len(), 3000);
     let mut scenario = Scenario::parse(SCENARIO).unwrap();

@@ -46,7 +46,7 @@ async fn up_down_up_on_sqlite() {
 #[tokio::test]
 async fn up_down_up_on_postgres() {
     let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
     let name = format!("mp_t_mig_{}_{}", std::process::id(), rand_suffix());
     let conn = Database::connect(&admin).await.unwrap();
     conn.execute_unprepared(&format!("CREATE DATABASE {name}"))

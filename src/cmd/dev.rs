@@ -293,6 +293,6 @@ async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
     )
     .await?;
     Ok(format!(
-        "demo: project {project_id}, API key {key}\n  modes: duel ([1,1] MMR, with ratings), squad ([2,2] Ping, duos kept together)\n  try:\n    curl -s -X POST {base}/v1/projects/{project_id}/tickets -H 'Authorization: Bearer {key}' -H 'Content-Type: application/json' -d '{{\"gameMode\":\"duel\",\"playerId\":\"ana\",\"attributes\":{{\"mmr\":1500}}}}'"
+        "demo: project {project_id}, API key {key}\n  export PROJECT={project_id} KEY={key}\n  modes: duel ([1,1] MMR, with ratings), squad ([2,2] Ping, duos kept together)\n  try:\n    curl -s -X POST {base}/v1/projects/{project_id}/tickets -H 'Authorization: Bearer {key}' -H 'Content-Type: application/json' -d '{{\"gameMode\":\"duel\",\"playerId\":\"ana\",\"attributes\":{{\"mmr\":1500}}}}'"
     ))
 }

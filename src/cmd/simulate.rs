@@ -14,7 +14,7 @@ use std::process::ExitCode;
 /// Output format of the report.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum Format {
-    /// The JSON of SPEC 8.
+    /// The JSON report (docs/simulate.md).
     Json,
     /// The same, readable.
     Table,
@@ -23,7 +23,7 @@ pub enum Format {
 /// Arguments of `matchplane simulate`.
 #[derive(Args)]
 pub struct SimulateArgs {
-    /// Scenario file (SPEC 8). `arrivalsCsv` in it is relative to the file.
+    /// Scenario file (docs/simulate.md). `arrivalsCsv` in it is relative to the file.
     #[arg(long, env = "MATCHPLANE_SCENARIO")]
     pub scenario: PathBuf,
     /// Output format.
@@ -34,7 +34,8 @@ pub struct SimulateArgs {
         env = "MATCHPLANE_SIMULATE_FORMAT"
     )]
     pub format: Format,
-    /// Replay real games: a Lichess CSV (e.g. ../shared/data/lichess-games.csv)
+    /// Replay real games: a Lichess CSV (the repository carries
+    /// data/lichess/lichess-games.csv)
     /// whose players arrive in the games' order with their real ratings.
     #[arg(long, env = "MATCHPLANE_REPLAY_GAMES_CSV")]
     pub lichess: Option<PathBuf>,

@@ -19,7 +19,7 @@ impl Db {
         let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
         if postgres {
             let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
             let conn = Database::connect(&admin).await.unwrap();
             conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
                 .await

@@ -35,7 +35,7 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(100_000);
     let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
     let name = format!("mp_bench_{}", ulid::Ulid::new().to_string().to_lowercase());
     let conn = Database::connect(&admin).await.unwrap();
     conn.execute_unprepared(&format!("CREATE DATABASE {name}"))

@@ -45,7 +45,7 @@ macro_rules! on_both_pools {
 
 fn admin_url() -> String {
     std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
 }
 
 pub fn redis_url() -> String {

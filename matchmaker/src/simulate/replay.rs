@@ -1,4 +1,4 @@
-//! Replay of real rated games (`../shared/data/lichess-games.csv`) through
+//! Replay of real rated games (`data/lichess/lichess-games.csv` in the repository) through
 //! a `[1,1]` MMR mode: each game's two players arrive in the games' real
 //! order with their real ratings, at a steady rate.
 

@@ -47,7 +47,7 @@ pub struct TestDb {
 
 fn admin_url() -> String {
     std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
 }
 
 fn with_database(url: &str, db: &str) -> String {
