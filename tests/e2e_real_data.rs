@@ -111,8 +111,8 @@ async fn hook(
 /// The first `n` distinct players of the real games, with their latest rating.
 fn real_players(n: usize) -> Vec<(String, f64)> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/lichess/lichess-games.csv");
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
     let mut reader = csv::Reader::from_reader(text.as_bytes());
     let mut order = Vec::new();
     let mut rating: HashMap<String, f64> = HashMap::new();

@@ -33,22 +33,73 @@ fn example_scenario_prints_spec_json_and_is_deterministic() {
         .any(|t| t == &serde_json::json!(["ana", "ben"])));
 }
 
-/// README shows the example's table as the command prints it, byte for byte.
+/// Every `simulate` example shown with its output in README and `docs/` (an
+/// `sh` block of one command line followed at once by a plain block) is
+/// what the command prints today, byte for byte.
 #[test]
-fn readme_shows_the_example_table_as_printed() {
-    let out = simulate(&["--scenario", "examples/scenario.json", "--format", "table"]);
-    assert!(out.status.success());
-    let printed = String::from_utf8(out.stdout).unwrap();
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let command = "simulate --scenario examples/scenario.json --format table\n```\n```\n";
-    let start = readme.find(command).expect("README shows the command") + command.len();
-    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
-    assert_eq!(
-        shown.trim_end(),
-        printed.trim_end(),
-        "README's table is stale"
-    );
+fn simulate_examples_in_readme_and_docs_are_what_the_command_prints() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "md") {
+            pages.push(path);
+        }
+    }
+    let example = regex::Regex::new(
+        r"(?m)^```sh\n(?:cargo run --release -- |matchplane )simulate ([^\n]*)\n```\n```\n((?s:.*?))```",
+    )
+    .unwrap();
+    let mut checked = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for cap in example.captures_iter(&text) {
+            let args: Vec<&str> = cap[1].split_whitespace().collect();
+            let out = simulate(&args);
+            assert!(
+                out.status.success(),
+                "{}: simulate {}",
+                page.display(),
+                &cap[1]
+            );
+            let printed = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(
+                cap[2].trim_end(),
+                printed.trim_end(),
+                "{}: the output shown for `simulate {}` is stale",
+                page.display(),
+                &cap[1]
+            );
+            checked += 1;
+        }
+    }
+    // README's example, and the docs' example and real-data replay.
+    assert!(checked >= 3, "only {checked} examples found");
+}
+
+/// A reader that stops early (`| head`) ends the command quietly: no panic.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matchplane"))
+        .args([
+            "simulate",
+            "--scenario",
+            "examples/lichess-1v1.json",
+            "--lichess",
+            "data/lichess/lichess-games.csv",
+            "--games",
+            "3000",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
 }
 
 #[test]

@@ -15,7 +15,10 @@ fn root() -> PathBuf {
 
 /// Every Markdown page a user is pointed at.
 fn pages() -> Vec<PathBuf> {
-    let mut out = vec![root().join("README.md"), root().join("data/lichess/README.md")];
+    let mut out = vec![
+        root().join("README.md"),
+        root().join("data/lichess/README.md"),
+    ];
     let docs = root().join("docs");
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&docs)
         .unwrap_or_else(|err| panic!("{}: {err}", docs.display()))
@@ -59,7 +62,9 @@ fn outside_references(text: &str) -> Vec<String> {
         .find_iter(text)
         .map(|m| {
             let start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
-            let end = text[m.end()..].find('\n').map_or(text.len(), |i| m.end() + i);
+            let end = text[m.end()..]
+                .find('\n')
+                .map_or(text.len(), |i| m.end() + i);
             text[start..end].trim().to_owned()
         })
         .collect()
@@ -83,7 +88,11 @@ fn user_facing_texts_cite_nothing_outside_the_repository() {
             found.push(format!("{cmd}: {line}"));
         }
     }
-    assert!(found.is_empty(), "outside references:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "outside references:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]

@@ -30,9 +30,6 @@ pub async fn run(args: OpenapiArgs) -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        None => {
-            print!("{json}");
-            ExitCode::SUCCESS
-        }
+        None => super::print_stdout(&json),
     }
 }

@@ -76,10 +76,7 @@ enum Failure {
 /// Runs the subcommand and returns the process exit code.
 pub fn run(args: &SimulateArgs) -> ExitCode {
     match simulate(args) {
-        Ok(text) => {
-            println!("{text}");
-            ExitCode::SUCCESS
-        }
+        Ok(text) => super::print_stdout(&(text + "\n")),
         Err(Failure::Invalid(e)) => {
             let body = serde_json::json!({ "code": e.0.first().map(|f| f.code), "errors": e.0 });
             eprintln!("{body}");
