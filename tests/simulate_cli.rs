@@ -124,7 +124,11 @@ fn stranded_players_count_in_the_waits() {
     )
     .unwrap();
     let out = simulate(&["--scenario", path.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let stats = &json["stats"];
     // Two of a, b, c at 1 s, the third with d at 20 s (a 20 s wait);

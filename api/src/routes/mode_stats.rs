@@ -7,13 +7,13 @@
 //! for counting only those it matched. API key of the project.
 
 use crate::auth::ProjectCaller;
+use crate::play::start::store_failed;
+use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Duration, Utc};
-use crate::play::start::store_failed;
-use crate::play::unix_now;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{cycle_stats, game_modes, matches};
 use serde::Serialize;

@@ -5,10 +5,10 @@
 //! `expired`; Ping modes refuse REST (`PING_REQUIRES_WEBSOCKET`).
 
 use crate::extract::ApiJson;
+use crate::play::matched::Reader;
 use crate::play::start::{
     rest_deadline, start_with_token, store_failed, ticket_invalid, ticket_of, Via,
 };
-use crate::play::matched::Reader;
 use crate::play::status::{end, mode_key, status_of, TicketStatus};
 use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};

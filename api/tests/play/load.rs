@@ -45,7 +45,10 @@ async fn search_until_matched(addr: std::net::SocketAddr, token: String) -> Valu
 /// `problems` of one player's view of its match (empty when whole).
 fn check_player_view(player: &str, view: &Value) -> Vec<String> {
     let mut problems = Vec::new();
-    if !view["matchId"].as_str().is_some_and(|m| m.starts_with("mat_")) {
+    if !view["matchId"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("mat_"))
+    {
         problems.push("no matchId".to_owned());
     }
     let teams = view["teams"].as_array();
@@ -78,8 +81,7 @@ fn check_player_view(player: &str, view: &Value) -> Vec<String> {
     if view.get("region").is_none() {
         problems.push("no region".to_owned());
     }
-    if !view["quality"]["mmrSpread"].is_number() || !view["quality"]["teamImbalance"].is_number()
-    {
+    if !view["quality"]["mmrSpread"].is_number() || !view["quality"]["teamImbalance"].is_number() {
         problems.push("no quality".to_owned());
     }
     problems
@@ -167,7 +169,10 @@ async fn every_matched_message_carries_the_match_under_load(pools: Pools) {
         assert!(studio["match"]["quality"].is_object(), "{studio}");
         // An ended search keeps when it started and how long it waited.
         assert!(studio["queuedAt"].is_string(), "{studio}");
-        assert!(studio["waitSeconds"].as_f64().is_some_and(|w| w >= 0.0), "{studio}");
+        assert!(
+            studio["waitSeconds"].as_f64().is_some_and(|w| w >= 0.0),
+            "{studio}"
+        );
     }
     shutdown.cancel();
     let _ = worker.await;

@@ -97,7 +97,11 @@ async fn a_matched_ticket_is_spent_and_an_ended_one_searches_again(pools: Pools)
     // (a player is told `matched` only once the match is stored).
     let a = t.call(Method::GET, &path, Some(&auth), None).await;
     assert_eq!(a.body["status"], "searching", "{}", a.body);
-    assert_eq!(a.body["waitingReason"]["code"], "MATCH_PENDING", "{}", a.body);
+    assert_eq!(
+        a.body["waitingReason"]["code"], "MATCH_PENDING",
+        "{}",
+        a.body
+    );
     t.store_match_alone(&p, "duel", &ticket, "p1").await;
     let a = t.call(Method::GET, &path, Some(&auth), None).await;
     assert_eq!(a.body["status"], "matched", "{}", a.body);

@@ -141,7 +141,9 @@ impl PoolStore for MemoryPoolStore {
         if pool.pool.contains_key(search.ticket_id.as_str()) {
             return Err(AddSearchError::SearchAlreadyActive);
         }
-        if let Some(Ended::Matched { .. }) = pool.ended.get(search.ticket_id.as_str()).map(|e| &e.how) {
+        if let Some(Ended::Matched { .. }) =
+            pool.ended.get(search.ticket_id.as_str()).map(|e| &e.how)
+        {
             return Err(AddSearchError::TicketAlreadyMatched);
         }
         if let Some(ticket_id) = pool.players.get(search.player_id.as_str()) {

@@ -217,11 +217,19 @@ pub async fn end_search_reports_how_it_stood(store: Arc<dyn PoolStore>) {
         EndResult::Ended
     );
     assert_eq!(
-        store.search_state(&m, "t1").await.unwrap().and_then(SearchState::into_ended),
+        store
+            .search_state(&m, "t1")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
         Some(Ended::Cancelled)
     );
     assert_eq!(
-        store.search_state(&m, "t2").await.unwrap().and_then(SearchState::into_ended),
+        store
+            .search_state(&m, "t2")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
         Some(Ended::Failed {
             code: "GAME_MODE_DISABLED".into(),
             message: "the mode was disabled".into(),
@@ -336,13 +344,20 @@ pub async fn deadlines_expire_and_touch_extends(store: Arc<dyn PoolStore>) {
     assert!(store.expire_due(&m, 199.0, 10).await.unwrap().is_empty());
     assert_eq!(store.expire_due(&m, 210.0, 10).await.unwrap(), vec!["b"]);
     assert_eq!(
-        store.search_state(&m, "b").await.unwrap().and_then(SearchState::into_ended),
+        store
+            .search_state(&m, "b")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
         Some(Ended::Expired)
     );
     let Some(SearchState::Ended(ended)) = store.search_state(&m, "b").await.unwrap() else {
         panic!("b not ended");
     };
-    assert_eq!((ended.queued_at, ended.ended_at), (Some(solo("b", "pb").queued_at), Some(210.0)));
+    assert_eq!(
+        (ended.queued_at, ended.ended_at),
+        (Some(solo("b", "pb").queued_at), Some(210.0))
+    );
     assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
     // The limit bounds one sweep; earliest deadlines first.
     assert_eq!(store.expire_due(&m, 1000.0, 1).await.unwrap(), vec!["a"]);
@@ -400,7 +415,11 @@ pub async fn claim_takes_all_or_nothing(store: Arc<dyn PoolStore>) {
         .unwrap();
     assert_eq!(cancel, matched);
     assert_eq!(
-        store.search_state(&m, "t3").await.unwrap().and_then(SearchState::into_ended),
+        store
+            .search_state(&m, "t3")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
         Some(Ended::Matched {
             match_id: "mat_2".into()
         })
@@ -731,7 +750,11 @@ pub async fn claim_many_takes_each_group_on_its_own(store: Arc<dyn PoolStore>) {
     assert_eq!(left, vec!["t4", "t5"]);
     assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
     assert_eq!(
-        store.search_state(&m, "t6").await.unwrap().and_then(SearchState::into_ended),
+        store
+            .search_state(&m, "t6")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
         Some(Ended::Matched {
             match_id: "mat_d".into()
         })
@@ -759,7 +782,11 @@ pub async fn claim_many_takes_each_group_on_its_own(store: Arc<dyn PoolStore>) {
     // A claimed search cannot be touched back to life.
     assert!(!store.touch_search(&m, "t6", FAR).await.unwrap());
     assert_eq!(
-        store.search_state(&m, "t6").await.unwrap().and_then(SearchState::into_ended),
+        store
+            .search_state(&m, "t6")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
         Some(Ended::Matched {
             match_id: "mat_d".into()
         })
@@ -860,7 +887,11 @@ pub async fn claimed_searches_never_hold_up_expiry(store: Arc<dyn PoolStore>) {
     assert_eq!(expired, vec!["t4", "t5"]);
     assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
     assert_eq!(
-        store.search_state(&m, "t1").await.unwrap().and_then(SearchState::into_ended),
+        store
+            .search_state(&m, "t1")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
         Some(Ended::Matched {
             match_id: "mat_1".into()
         })
