@@ -23,6 +23,12 @@ fn example_scenario_prints_spec_json_and_is_deterministic() {
         assert!(json.get(key).is_some(), "missing {key}");
     }
     assert_eq!(json["stats"]["matches"], 2);
+    // Those still waiting count, and their waits are censored at `until`.
+    let unmatched = json["unmatched"].as_array().unwrap().len();
+    assert_eq!(json["stats"]["stillWaiting"], unmatched);
+    let all = json["stats"]["waitSecondsAll"]["max"].as_f64().unwrap();
+    let matched = json["stats"]["waitSeconds"]["max"].as_f64().unwrap();
+    assert!(all >= matched, "{}", json["stats"]);
     assert_eq!(json["unmatchedReasons"]["hana"]["code"], "PARTY_INCOMPLETE");
     // The duo ana+ben sits together.
     let first = &json["matches"][0]["teams"];
@@ -108,6 +114,7 @@ fn table_format_is_readable() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("wait seconds"));
+    assert!(text.contains("wait (all)"));
     assert!(text.contains("PARTY_INCOMPLETE"));
 }
 
@@ -148,4 +155,40 @@ fn a_missing_arrivals_csv_is_an_invalid_scenario() {
     let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(err["code"], "VALIDATION_ERROR");
     assert_eq!(err["errors"][0]["field"], "arrivalsCsv");
+}
+
+/// A config that strands players shows it: those still waiting at `until`
+/// are counted, and their waits (censored at `until`) are in
+/// `waitSecondsAll`, not in `waitSeconds` (matched players only).
+#[test]
+fn stranded_players_count_in_the_waits() {
+    let dir = std::env::temp_dir().join(format!("mp-sim-stranded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("stranded.json");
+    std::fs::write(
+        &path,
+        r#"{"gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"}, "ticketTtlSeconds": 600}, "tier": "pro", "until": 50,
+            "arrivals": [{"at": 0, "playerId": "a"}, {"at": 0, "playerId": "b"},
+                         {"at": 0, "playerId": "c"}, {"at": 20, "playerId": "d"},
+                         {"at": 25, "playerId": "e"}]}"#,
+    )
+    .unwrap();
+    let out = simulate(&["--scenario", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stats = &json["stats"];
+    // Two of a, b, c at 1 s, the third with d at 20 s (a 20 s wait);
+    // e waits from 25 s to the end (50 s): 25 s, counted only in the "all".
+    assert_eq!(stats["matchedPlayers"], 4, "{stats}");
+    assert_eq!(stats["stillWaiting"], 1, "{stats}");
+    assert_eq!(stats["waitSeconds"]["max"], 20.0, "{stats}");
+    assert_eq!(stats["waitSecondsAll"]["max"], 25.0, "{stats}");
+    let out = simulate(&["--scenario", path.to_str().unwrap(), "--format", "table"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("still waiting 1"), "{text}");
 }

@@ -223,13 +223,15 @@ fn prepare(
     let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
     let teams = serde_json::to_value(&body.teams).map_err(corrupt)?;
     let quality = serde_json::to_value(&body.quality).map_err(corrupt)?;
-    let match_json = serde_json::to_value(&body).map_err(corrupt)?;
-    let message = status::matched(&match_json);
+    // Each player is told its own view of the match (SPEC 15).
     let notices = body
         .teams
         .iter()
         .flat_map(|team| &team.players)
-        .map(|player| (player.ticket_id.clone(), message.clone()))
+        .filter_map(|player| {
+            let view = status::player_match(&body, &player.ticket_id)?;
+            Some((player.ticket_id.clone(), status::matched(&view)))
+        })
         .collect();
     let delivery = webhook.then(|| {
         webhook_delivery::ActiveModel::from(webhook_delivery::Model {

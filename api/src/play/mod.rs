@@ -16,6 +16,7 @@
 //! the ticket's status channel at the same time as it adds the search.
 
 pub mod cache;
+pub mod matched;
 pub mod ratings;
 pub mod retire;
 pub mod start;
@@ -41,7 +42,15 @@ pub struct PlaySettings {
     pub ping_interval: Duration,
     /// How often overdue searches are swept.
     pub sweep_interval: Duration,
+    /// A WebSocket search with no Pong for this long ends `expired`
+    /// (`reason` `PONG_TIMEOUT`); [`PONG_TIMEOUT`] by default.
+    pub pong_timeout: Duration,
 }
+
+/// How long a WebSocket may leave Pings unanswered before its search ends
+/// `expired` with `reason` `PONG_TIMEOUT`: 10 s, ten missed pongs at one
+/// Ping a second.
+pub const PONG_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Default for PlaySettings {
     fn default() -> Self {
@@ -49,6 +58,7 @@ impl Default for PlaySettings {
             rest_poll_timeout: Duration::from_secs(30),
             ping_interval: Duration::from_secs(1),
             sweep_interval: Duration::from_secs(1),
+            pong_timeout: PONG_TIMEOUT,
         }
     }
 }

@@ -1,10 +1,12 @@
 //! A ticket's status (SPEC 4), as the studio (`GET …/tickets/{ticketId}`)
 //! and the REST client (`GET /v1/searches/{ticketId}`) read it.
 
+use super::matched::{stored_match, Reader};
 use super::{rfc3339, start::store_failed, Play};
 use crate::problem::ApiError;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, ModeKey, SearchState};
 use matchplane_store::tickets::{StatusMessage, Ticket};
+use sea_orm::DatabaseConnection;
 use serde::Serialize;
 use serde_json::{json, Value};
 use utoipa::ToSchema;
@@ -32,19 +34,31 @@ pub struct TicketStatus {
     pub player_id: String,
     /// When the token stops being valid (RFC 3339).
     pub expires_at: String,
-    /// When the current search started (RFC 3339); `null` with no live
-    /// search. Always present, as SPEC 4 lists it in every status.
+    /// When the last search started (RFC 3339), kept once it ended; `null`
+    /// before any search. Always present, as SPEC 4 lists it in every status.
     pub queued_at: Option<String>,
-    /// Seconds the current search has waited; `null` with no live search.
+    /// Seconds the last search waited: until now while searching, until it
+    /// ended (or the cycle that matched it) once ended; `null` before any
+    /// search.
     pub wait_seconds: Option<f64>,
     /// Median of the last five round trips (ms) once measured (WebSocket
     /// searches); `null` before, and for REST searches.
     pub ping_ms: Option<f64>,
-    /// The last cycle's reason for waiting (SPEC 5.9), while searching.
+    /// The last cycle's reason for waiting (SPEC 5.9), while searching;
+    /// `{"code":"MATCH_PENDING"}` while a claimed match is being stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub waiting_reason: Option<Value>,
-    /// The match (`matchId`), once matched.
+    /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED` or
+    /// `PONG_TIMEOUT` (absent when not recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The match, once matched and stored. The game client (`GET
+    /// /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
+    /// `createdAt`, `teams` (arrays of player ids), `player` (its own
+    /// entry: `playerId`, `ticketId`, `team`, `partyId`, `mmr`, `latencyMs`,
+    /// `waitSeconds`), `region` and `quality`. The studio sees the whole
+    /// match, as its `match.made` webhook body.
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub match_: Option<Value>,
@@ -58,11 +72,27 @@ pub fn mode_key(ticket: &Ticket) -> ModeKey {
     ModeKey::new(&ticket.project_id, &ticket.game_mode)
 }
 
-/// The status of `ticket` at `now` (Unix seconds).
+/// `{"code":"MATCH_PENDING"}`: claimed, the match not stored yet.
+pub fn match_pending() -> Value {
+    json!({ "code": "MATCH_PENDING" })
+}
+
+/// Seconds rounded to the millisecond.
+fn millis(seconds: f64) -> f64 {
+    (seconds.max(0.0) * 1000.0).round() / 1000.0
+}
+
+/// The status of `ticket` at `now` (Unix seconds), as `reader` sees it.
 ///
 /// # Errors
-/// `500` when the store fails.
-pub async fn status_of(play: &Play, ticket: &Ticket, now: f64) -> Result<TicketStatus, ApiError> {
+/// `500` when a store or the database fails.
+pub async fn status_of(
+    play: &Play,
+    db: &DatabaseConnection,
+    ticket: &Ticket,
+    now: f64,
+    reader: Reader,
+) -> Result<TicketStatus, ApiError> {
     let state = play
         .pool
         .search_state(&mode_key(ticket), &ticket.ticket_id)
@@ -82,6 +112,7 @@ pub async fn status_of(play: &Play, ticket: &Ticket, now: f64) -> Result<TicketS
         wait_seconds: None,
         ping_ms: None,
         waiting_reason: None,
+        reason: None,
         match_: None,
         error: None,
     };
@@ -90,25 +121,44 @@ pub async fn status_of(play: &Play, ticket: &Ticket, now: f64) -> Result<TicketS
         Some(SearchState::Live(live)) => {
             view.status = "searching";
             view.queued_at = Some(rfc3339(live.search.queued_at));
-            view.wait_seconds =
-                Some(((now - live.search.queued_at).max(0.0) * 1000.0).round() / 1000.0);
+            view.wait_seconds = Some(millis(now - live.search.queued_at));
             view.ping_ms = live.search.ping_ms;
             view.waiting_reason = live
                 .waiting_reason
                 .and_then(|r| serde_json::from_str(&r).ok());
         }
-        Some(SearchState::Ended(ended)) => match ended {
-            Ended::Matched { match_id } => {
-                view.status = "matched";
-                view.match_ = Some(json!({ "matchId": match_id }));
+        Some(SearchState::Ended(ended)) => {
+            view.queued_at = ended.queued_at.map(rfc3339);
+            view.wait_seconds = ended.wait_seconds().map(millis);
+            match ended.how {
+                Ended::Matched { match_id } => {
+                    let stored =
+                        stored_match(db, &ticket.project_id, &match_id, &ticket.ticket_id, reader)
+                            .await?;
+                    match stored {
+                        Some(stored) => {
+                            view.status = "matched";
+                            view.queued_at = stored.queued_at.map(rfc3339).or(view.queued_at);
+                            view.wait_seconds = stored.wait_seconds.map(millis);
+                            view.match_ = Some(stored.view);
+                        }
+                        None => {
+                            view.status = "searching";
+                            view.waiting_reason = Some(match_pending());
+                        }
+                    }
+                }
+                Ended::Cancelled => view.status = "cancelled",
+                Ended::Expired => {
+                    view.status = "expired";
+                    view.reason = ended.reason;
+                }
+                Ended::Failed { code, message } => {
+                    view.status = "failed";
+                    view.error = Some(TicketError { code, message });
+                }
             }
-            Ended::Cancelled => view.status = "cancelled",
-            Ended::Expired => view.status = "expired",
-            Ended::Failed { code, message } => {
-                view.status = "failed";
-                view.error = Some(TicketError { code, message });
-            }
-        },
+        }
     }
     Ok(view)
 }
@@ -127,7 +177,10 @@ pub async fn end(play: &Play, ticket: &Ticket, outcome: EndOutcome) -> Result<En
     if result == EndResult::Ended {
         let message = match outcome {
             EndOutcome::Cancelled => StatusMessage::Cancelled,
-            EndOutcome::Expired => StatusMessage::Expired,
+            EndOutcome::Expired => StatusMessage::Expired { reason: None },
+            EndOutcome::ExpiredFor { reason } => StatusMessage::Expired {
+                reason: Some(reason),
+            },
             EndOutcome::Failed { code, message } => StatusMessage::Failed { code, message },
         };
         publish(play, &ticket.ticket_id, &message).await;

@@ -23,7 +23,7 @@ pub async fn sweep_once(play: &Play, db: &DatabaseConnection, now: f64) -> usize
         match play.pool.expire_due(&mode, now, SWEEP_BATCH).await {
             Ok(tickets) => {
                 for ticket_id in &tickets {
-                    publish(play, ticket_id, &StatusMessage::Expired).await;
+                    publish(play, ticket_id, &StatusMessage::Expired { reason: None }).await;
                 }
                 expired += tickets.len();
             }

@@ -1,15 +1,20 @@
 //! `GET /v1/projects/{projectId}/game-modes/{name}/stats` (SPEC 7): the last
 //! cycle's figures as the worker stored them (searching, candidates,
 //! duration) and the recent matches' figures from the matches table
-//! (matches in the last minute, wait-time percentiles). API key of the
-//! project.
+//! (matches in the last minute, wait-time percentiles), and the searches
+//! waiting now (`stillWaiting`, and their waits so far in
+//! `waitSecondsAll`), so a config that strands players does not look good
+//! for counting only those it matched. API key of the project.
 
 use crate::auth::ProjectCaller;
+use crate::play::start::store_failed;
+use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Duration, Utc};
+use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{cycle_stats, game_modes, matches};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -44,6 +49,12 @@ pub struct ModeStats {
     /// Wait of the players matched in the last hour (newest 1 000 matches);
     /// absent when there were none.
     pub wait_seconds: Option<WaitPercentiles>,
+    /// Searches waiting in the pool now.
+    pub still_waiting: u64,
+    /// Wait of the players matched in the last hour (as `waitSeconds`)
+    /// together with the searches still waiting, each counted with its
+    /// wait so far (censored at now); absent when there are neither.
+    pub wait_seconds_all: Option<WaitPercentiles>,
     /// Duration of the last cycle, snapshot to last claim (milliseconds).
     pub last_cycle_duration_ms: Option<f64>,
     /// When the last cycle ended.
@@ -82,12 +93,26 @@ pub async fn stats(
         .filter_map(|p| p.get("waitSeconds")?.as_f64())
         .collect();
     waits.sort_by(f64::total_cmp);
+    // The live pool, read now (one round trip): a studio's dashboard read,
+    // not a hot path.
+    let waiting = state
+        .play
+        .pool
+        .snapshot(&ModeKey::new(&project_id, &name))
+        .await
+        .map_err(store_failed)?;
+    let now_unix = unix_now();
+    let mut all = waits.clone();
+    all.extend(waiting.iter().map(|s| (now_unix - s.queued_at).max(0.0)));
+    all.sort_by(f64::total_cmp);
     Ok(Json(ModeStats {
         game_mode: name,
         searching_now: last.as_ref().map_or(0, |s| s.pool_size),
         candidates: last.as_ref().map_or(0, |s| s.candidates),
         matches_last_minute,
         wait_seconds: percentiles(&waits),
+        still_waiting: waiting.len() as u64,
+        wait_seconds_all: percentiles(&all),
         last_cycle_duration_ms: last.as_ref().map(|s| s.duration_ms),
         last_cycle_at: last.map(|s| s.ran_at),
     }))

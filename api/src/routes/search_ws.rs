@@ -10,11 +10,21 @@
 //! search's state every ping interval.
 //!
 //! A Ping frame goes out every `ping_interval`; each Pong's round trip is
-//! recorded (`pingMs` = median of the last five). Closing the socket ends
-//! the search as cancelled.
+//! recorded (`pingMs` = median of the last five). A socket with no Pong
+//! for `pong_timeout` (10 s: ten missed pongs at one ping a second) ends
+//! `expired` with `reason` `PONG_TIMEOUT`, freeing the player and the
+//! project's quota. A client's Close frame is answered with a Close frame
+//! and ends the search as cancelled; so does a socket that breaks.
+//!
+//! A `matched` final always carries the player's view of the match: the
+//! worker publishes it once the match is stored, and the re-read, which
+//! sees the claim before the match is stored, takes it from the database
+//! ([`crate::play::matched`]) or, while it is not stored yet, reports
+//! `waitingReason` `MATCH_PENDING` and waits.
 
+use crate::play::matched::{stored_match, Reader};
 use crate::play::start::{start_with_token, store_failed, ticket_invalid, Started, Via};
-use crate::play::status::end;
+use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
@@ -22,10 +32,11 @@ use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpg
 use axum::extract::{Query, State};
 use axum::response::Response;
 use futures::StreamExt;
-use matchplane_store::pool::{EndOutcome, Ended, SearchState, StatusStream};
+use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState, StatusStream};
 use matchplane_store::tickets::StatusMessage;
+use sea_orm::DatabaseConnection;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
@@ -70,6 +81,7 @@ pub async fn search(
             return Err(store_failed(err));
         }
     };
+    let db = state.db.clone();
     let failed_play = play.clone();
     let failed_ticket = started.ticket.clone();
     Ok(upgrade
@@ -78,26 +90,37 @@ pub async fn search(
                 let _ = end(&failed_play, &failed_ticket, EndOutcome::Cancelled).await;
             });
         })
-        .on_upgrade(move |socket| hold(play, started, updates, socket)))
+        .on_upgrade(move |socket| hold(play, db, started, updates, socket)))
 }
 
 /// What the socket task knows of its search.
 struct Held {
     play: Arc<Play>,
+    db: DatabaseConnection,
     started: Started,
     /// Pings in flight: payload counter and when it was sent.
     pings: VecDeque<(u64, Instant)>,
     next_ping: u64,
+    /// When the last Pong came (the start, before the first).
+    last_pong: Instant,
     /// The last `status` sent: (waitingReason, pingMs rounded).
     last_status: Option<(Option<Value>, Option<i64>)>,
 }
 
-async fn hold(play: Arc<Play>, started: Started, mut updates: StatusStream, mut socket: WebSocket) {
+async fn hold(
+    play: Arc<Play>,
+    db: DatabaseConnection,
+    started: Started,
+    mut updates: StatusStream,
+    mut socket: WebSocket,
+) {
     let mut held = Held {
         play: play.clone(),
+        db,
         started,
         pings: VecDeque::new(),
         next_ping: 0,
+        last_pong: Instant::now(),
         last_status: None,
     };
     let hello = StatusMessage::Searching {
@@ -125,7 +148,8 @@ async fn hold(play: Arc<Play>, started: Started, mut updates: StatusStream, mut 
             }
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Pong(payload))) => held.pong(&payload).await,
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return client_left(&held).await,
+                Some(Ok(Message::Close(_))) => return answer_close(&held, socket).await,
+                None | Some(Err(_)) => return client_left(&held).await,
                 Some(Ok(_)) => {}
             },
             _ = tick.tick() => {
@@ -137,6 +161,11 @@ async fn hold(play: Arc<Play>, started: Started, mut updates: StatusStream, mut 
                         }
                     }
                     Check::Quiet => {}
+                }
+                if held.last_pong.elapsed() >= play.settings.pong_timeout {
+                    if let Some(message) = held.pong_timed_out().await {
+                        return finish(&mut socket, &message).await;
+                    }
                 }
                 let payload = held.next_ping.to_be_bytes();
                 held.pings.push_back((held.next_ping, Instant::now()));
@@ -160,6 +189,8 @@ enum Check {
 
 impl Held {
     async fn pong(&mut self, payload: &[u8]) {
+        // Any Pong shows the client is there, whatever its payload.
+        self.last_pong = Instant::now();
         let Ok(bytes) = <[u8; 8]>::try_from(payload) else {
             return;
         };
@@ -179,6 +210,26 @@ impl Held {
             .await
         {
             tracing::warn!(%error, ticket_id = %ticket, "recording a ping failed");
+        }
+    }
+
+    /// Ends the search `expired` (`PONG_TIMEOUT`): the final message, or
+    /// `None` if it was no longer live (matched meanwhile, or ended
+    /// elsewhere: the next re-read tells the client how) or the store
+    /// failed (tried again at the next tick).
+    async fn pong_timed_out(&mut self) -> Option<StatusMessage> {
+        let outcome = EndOutcome::ExpiredFor {
+            reason: PONG_TIMEOUT.to_owned(),
+        };
+        match end(&self.play, &self.started.ticket, outcome).await {
+            Ok(EndResult::Ended) => Some(StatusMessage::Expired {
+                reason: Some(PONG_TIMEOUT.to_owned()),
+            }),
+            Ok(_) => None,
+            Err(error) => {
+                tracing::warn!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "ending a silent socket's search failed");
+                None
+            }
         }
     }
 
@@ -202,32 +253,74 @@ impl Held {
                 let reason: Option<Value> = live
                     .waiting_reason
                     .and_then(|r| serde_json::from_str(&r).ok());
-                let current = (
-                    reason.clone(),
-                    live.search.ping_ms.map(|p| p.round() as i64),
-                );
-                if self.last_status.as_ref() == Some(&current) {
-                    return Check::Quiet;
-                }
-                self.last_status = Some(current);
-                Check::Status(StatusMessage::Status {
-                    wait_seconds: (unix_now() - live.search.queued_at).max(0.0),
-                    ping_ms: live.search.ping_ms,
-                    waiting_reason: reason,
-                })
+                self.status(
+                    (unix_now() - live.search.queued_at).max(0.0),
+                    live.search.ping_ms,
+                    reason,
+                )
             }
-            Some(SearchState::Ended(ended)) => Check::Final(match ended {
-                Ended::Matched { match_id } => StatusMessage::Matched {
-                    match_: json!({ "matchId": match_id }),
-                },
-                Ended::Cancelled => StatusMessage::Cancelled,
-                Ended::Expired => StatusMessage::Expired,
-                Ended::Failed { code, message } => StatusMessage::Failed { code, message },
-            }),
-            None => Check::Final(StatusMessage::Expired),
+            Some(SearchState::Ended(ended)) => match ended.how {
+                Ended::Matched { match_id } => self.matched(&match_id, ended.queued_at).await,
+                Ended::Cancelled => Check::Final(StatusMessage::Cancelled),
+                Ended::Expired => Check::Final(StatusMessage::Expired {
+                    reason: ended.reason,
+                }),
+                Ended::Failed { code, message } => {
+                    Check::Final(StatusMessage::Failed { code, message })
+                }
+            },
+            None => Check::Final(StatusMessage::Expired { reason: None }),
         }
     }
+
+    /// A claimed search: `matched` with the player's view once the match
+    /// is stored; until then a `MATCH_PENDING` status (once).
+    async fn matched(&mut self, match_id: &str, queued_at: Option<f64>) -> Check {
+        let ticket = &self.started.ticket;
+        match stored_match(
+            &self.db,
+            &ticket.project_id,
+            match_id,
+            &ticket.ticket_id,
+            Reader::Player,
+        )
+        .await
+        {
+            Ok(Some(stored)) => Check::Final(StatusMessage::Matched {
+                match_: stored.view,
+            }),
+            Ok(None) => {
+                let queued_at = queued_at.unwrap_or(self.started.queued_at);
+                self.status(
+                    (unix_now() - queued_at).max(0.0),
+                    None,
+                    Some(match_pending()),
+                )
+            }
+            Err(error) => {
+                tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a matched search's match failed");
+                Check::Quiet
+            }
+        }
+    }
+
+    /// A `status` message if `waitingReason` or `pingMs` changed.
+    fn status(&mut self, wait_seconds: f64, ping_ms: Option<f64>, reason: Option<Value>) -> Check {
+        let current = (reason.clone(), ping_ms.map(|p| p.round() as i64));
+        if self.last_status.as_ref() == Some(&current) {
+            return Check::Quiet;
+        }
+        self.last_status = Some(current);
+        Check::Status(StatusMessage::Status {
+            wait_seconds,
+            ping_ms,
+            waiting_reason: reason,
+        })
+    }
 }
+
+/// `reason` of a search ended because its socket stopped answering pings.
+pub const PONG_TIMEOUT: &str = "PONG_TIMEOUT";
 
 fn text(json: &str) -> Message {
     Message::Text(json.to_owned().into())
@@ -257,6 +350,21 @@ async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
 
 /// How long a finished search's socket waits for the client's Close.
 const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The client sent a Close frame: the search ends cancelled and the Close
+/// is answered (the closing handshake's reply carries the client's code,
+/// 1000 for a normal closure), so the client sees a clean close rather
+/// than 1006 (abnormal closure).
+async fn answer_close(held: &Held, mut socket: WebSocket) {
+    client_left(held).await;
+    // After the client's Close the socket only flushes the queued reply.
+    let frame = CloseFrame {
+        code: close_code::NORMAL,
+        reason: "search cancelled".into(),
+    };
+    let _ = socket.send(Message::Close(Some(frame))).await;
+    let _ = futures::SinkExt::close(&mut socket).await;
+}
 
 /// The client closed the socket (or it broke): the search ends cancelled.
 async fn client_left(held: &Held) {

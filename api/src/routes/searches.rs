@@ -5,6 +5,7 @@
 //! `expired`; Ping modes refuse REST (`PING_REQUIRES_WEBSOCKET`).
 
 use crate::extract::ApiJson;
+use crate::play::matched::Reader;
 use crate::play::start::{
     rest_deadline, start_with_token, store_failed, ticket_invalid, ticket_of, Via,
 };
@@ -112,7 +113,16 @@ pub async fn get(
         .map_err(store_failed)?
     {
         if live.deadline <= now {
-            end(play, &ticket, EndOutcome::Expired).await?;
+            // The deadline is the ticket's expiry or the poll deadline.
+            let reason = if ticket.expires_at <= now {
+                "TICKET_TTL"
+            } else {
+                "REST_POLL_LAPSED"
+            };
+            let outcome = EndOutcome::ExpiredFor {
+                reason: reason.to_owned(),
+            };
+            end(play, &ticket, outcome).await?;
         } else {
             play.pool
                 .touch_search(&mode, &ticket.ticket_id, rest_deadline(play, &ticket, now))
@@ -120,7 +130,9 @@ pub async fn get(
                 .map_err(store_failed)?;
         }
     }
-    Ok(Json(status_of(play, &ticket, now).await?))
+    Ok(Json(
+        status_of(play, &state.db, &ticket, now, Reader::Player).await?,
+    ))
 }
 
 /// Cancels a search; answers the status after.
@@ -140,5 +152,7 @@ pub async fn cancel(
             "the search was matched before it could be cancelled",
         ));
     }
-    Ok(Json(status_of(&state.play, &ticket, unix_now()).await?))
+    Ok(Json(
+        status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Player).await?,
+    ))
 }

@@ -6,6 +6,7 @@
 
 use crate::auth::ProjectCaller;
 use crate::extract::ApiJson;
+use crate::play::matched::Reader;
 use crate::play::start::{player_already_searching, store_failed};
 use crate::play::status::{end, status_of, TicketStatus};
 use crate::play::{rfc3339, token, unix_now};
@@ -181,7 +182,9 @@ pub async fn get(
     Path((_project_id, ticket_id)): Path<(String, String)>,
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = project_ticket(&state, &caller.project_id, &ticket_id).await?;
-    Ok(Json(status_of(&state.play, &ticket, unix_now()).await?))
+    Ok(Json(
+        status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
+    ))
 }
 
 /// Cancels a ticket's search (its client gets `cancelled`); answers the
@@ -197,7 +200,9 @@ pub async fn cancel(
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = project_ticket(&state, &caller.project_id, &ticket_id).await?;
     end(&state.play, &ticket, EndOutcome::Cancelled).await?;
-    Ok(Json(status_of(&state.play, &ticket, unix_now()).await?))
+    Ok(Json(
+        status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
+    ))
 }
 
 /// The searches a player-wide cancel ended.

@@ -18,8 +18,15 @@ on_both_pools!(
 );
 
 async fn failed_code(t: &TestApp, mode: &ModeKey, ticket: &str) -> Option<String> {
-    match t.play.pool.search_state(mode, ticket).await.unwrap() {
-        Some(SearchState::Ended(Ended::Failed { code, .. })) => Some(code),
+    match t
+        .play
+        .pool
+        .search_state(mode, ticket)
+        .await
+        .unwrap()
+        .and_then(SearchState::into_ended)
+    {
+        Some(Ended::Failed { code, .. }) => Some(code),
         _ => None,
     }
 }

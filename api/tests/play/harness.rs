@@ -125,12 +125,14 @@ impl Drop for TestApp {
     }
 }
 
-/// Fast timings for tests: 1 s REST poll timeout, 100 ms pings.
+/// Fast timings for tests: 1 s REST poll timeout, 100 ms pings, a 3 s
+/// pong timeout.
 pub fn fast() -> PlaySettings {
     PlaySettings {
         rest_poll_timeout: Duration::from_secs(1),
         ping_interval: Duration::from_millis(100),
         sweep_interval: Duration::from_millis(100),
+        pong_timeout: Duration::from_secs(3),
     }
 }
 
@@ -252,6 +254,25 @@ impl TestApp {
             record_json: "{}".into(),
         };
         self.play.pool.claim(&mode, lease, &claim).await.unwrap();
+    }
+
+    /// Stores the match `mat_1` of [`TestApp::claim_alone`] in the
+    /// database, as the worker's recorder would.
+    pub async fn store_match_alone(&self, project: &str, mode: &str, ticket: &str, player: &str) {
+        let row = matchplane_store::entities::match_::Model {
+            id: "mat_1".into(),
+            project_id: project.to_owned(),
+            game_mode: mode.to_owned(),
+            game_mode_version: 1,
+            teams: json!([{"index": 0, "meanMmr": 1500.0, "players": [{"playerId": player,
+                "ticketId": ticket, "partyId": null, "mmr": 1500.0, "pingMs": null,
+                "waitSeconds": 2.5}]}]),
+            quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
+            created_at: chrono::Utc::now(),
+        };
+        matchplane_store::repos::matches::insert_if_absent(&self.db, row)
+            .await
+            .unwrap();
     }
 
     /// A project on `tier` with a key; returns (projectId, "Bearer key").

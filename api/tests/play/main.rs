@@ -8,11 +8,13 @@
 mod deleted;
 mod elsewhere;
 mod harness;
+mod load;
 mod party;
 mod proxy;
 mod rest;
 mod restart;
 mod searches;
+mod stats;
 mod tenant;
 mod tickets;
 mod ws;

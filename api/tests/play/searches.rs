@@ -93,9 +93,23 @@ async fn a_matched_ticket_is_spent_and_an_ended_one_searches_again(pools: Pools)
     t.rest_search(&token)
         .await
         .assert_problem(StatusCode::CONFLICT, "TICKET_ALREADY_MATCHED");
+    // Claimed but not stored yet: still searching, the match pending
+    // (a player is told `matched` only once the match is stored).
+    let a = t.call(Method::GET, &path, Some(&auth), None).await;
+    assert_eq!(a.body["status"], "searching", "{}", a.body);
+    assert_eq!(
+        a.body["waitingReason"]["code"], "MATCH_PENDING",
+        "{}",
+        a.body
+    );
+    t.store_match_alone(&p, "duel", &ticket, "p1").await;
     let a = t.call(Method::GET, &path, Some(&auth), None).await;
     assert_eq!(a.body["status"], "matched", "{}", a.body);
     assert_eq!(a.body["match"]["matchId"], "mat_1");
+    assert_eq!(a.body["match"]["teams"], json!([["p1"]]), "{}", a.body);
+    assert_eq!(a.body["match"]["player"]["team"], 0, "{}", a.body);
+    assert_eq!(a.body["waitSeconds"], 2.5, "{}", a.body);
+    assert!(a.body["queuedAt"].is_string(), "{}", a.body);
     t.call(Method::DELETE, &path, Some(&auth), None)
         .await
         .assert_problem(StatusCode::CONFLICT, "TICKET_ALREADY_MATCHED");

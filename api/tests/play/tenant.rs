@@ -66,13 +66,18 @@ async fn status_follows_the_search(pools: Pools) {
         )
         .await;
     assert_eq!(a.body["status"], "cancelled", "{}", a.body);
-    for field in ["queuedAt", "waitSeconds", "pingMs"] {
-        assert!(
-            a.body.get(field).is_some_and(|v| v.is_null()),
-            "{field}: {}",
-            a.body
-        );
-    }
+    // An ended search keeps when it started and how long it waited.
+    assert!(a.body["queuedAt"].is_string(), "{}", a.body);
+    assert!(
+        a.body["waitSeconds"].as_f64().is_some_and(|w| w >= 0.0),
+        "{}",
+        a.body
+    );
+    assert!(
+        a.body.get("pingMs").is_some_and(|v| v.is_null()),
+        "{}",
+        a.body
+    );
 
     // A failure carries its error.
     assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
@@ -87,6 +92,7 @@ async fn status_follows_the_search(pools: Pools) {
         .unwrap();
     let a = t.status(&p, &key, &ticket).await;
     assert_eq!(a.body["status"], "failed");
+    assert!(a.body["queuedAt"].is_string(), "{}", a.body);
     assert_eq!(
         a.body["error"],
         json!({"code": "GAME_MODE_DISABLED", "message": "off"})

@@ -9,6 +9,8 @@ use matchplane_store::pool::{Ended, ModeKey, SearchState};
 use matchplane_store::tickets::StatusMessage;
 use serde_json::{json, Value};
 use std::time::Duration;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
 type Client =
@@ -18,7 +20,9 @@ on_both_pools!(
     pong_delay_shows_in_ping_ms,
     a_status_published_elsewhere_reaches_the_socket,
     the_studios_cancel_reaches_the_socket_and_closing_ends_the_search,
-    a_refused_websocket_start_is_a_problem
+    a_refused_websocket_start_is_a_problem,
+    every_ending_closes_with_1000,
+    a_socket_that_never_pongs_expires
 );
 
 async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
@@ -166,8 +170,13 @@ async fn the_studios_cancel_reaches_the_socket_and_closing_ends_the_search(pools
     ws.close(None).await.unwrap();
     let mode = ModeKey::new(&p, "duel");
     for _ in 0..50 {
-        if let Some(SearchState::Ended(Ended::Cancelled)) =
-            t.play.pool.search_state(&mode, &ticket).await.unwrap()
+        if let Some(Ended::Cancelled) = t
+            .play
+            .pool
+            .search_state(&mode, &ticket)
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended)
         {
             return;
         }
@@ -197,4 +206,103 @@ async fn a_refused_websocket_start_is_a_problem(pools: Pools) {
             other => panic!("expected an HTTP refusal, got {other}"),
         }
     }
+}
+
+/// Reads to the server's Close frame and returns its code: a socket that
+/// ends without one (a reset, an abnormal closure: 1006 to a client)
+/// fails the test.
+async fn close_code(ws: &mut Client) -> u16 {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("the server's Close within 5 s");
+        match msg {
+            Some(Ok(Message::Close(frame))) => {
+                return frame.map(|f| u16::from(f.code)).unwrap_or(1005);
+            }
+            Some(Ok(_)) => {}
+            other => panic!("the socket ended without a Close frame (1006): {other:?}"),
+        }
+    }
+}
+
+/// Every way a search's socket ends gets a Close frame with 1000: after
+/// the final message (here `cancelled` by the studio, `matched` from the
+/// worker), and in answer to the client's own Close, which cancels.
+async fn every_ending_closes_with_1000(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let path = format!("/v1/projects/{p}/tickets/{ticket}");
+    t.call(axum::http::Method::DELETE, &path, Some(&key), None)
+        .await;
+    until(&mut ws, "cancelled").await;
+    assert_eq!(close_code(&mut ws).await, 1000);
+
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let matched = StatusMessage::Matched {
+        match_: json!({"matchId": "mat_9"}),
+    };
+    t.other_process_pool()
+        .await
+        .publish_status(&ticket, &matched.to_json())
+        .await
+        .unwrap();
+    until(&mut ws, "matched").await;
+    assert_eq!(close_code(&mut ws).await, 1000);
+
+    // The client closes: answered with 1000, and the search is cancelled.
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p2")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    ws.close(Some(CloseFrame {
+        code: CloseCode::Normal,
+        reason: "bye".into(),
+    }))
+    .await
+    .unwrap();
+    assert_eq!(close_code(&mut ws).await, 1000);
+    let status = t.status(&p, &key, &ticket).await.body;
+    assert_eq!(status["status"], "cancelled", "{status}");
+    assert!(status["queuedAt"].is_string(), "{status}");
+    assert!(status["waitSeconds"].is_number(), "{status}");
+}
+
+/// A client that never answers a Ping (here: one that stops reading, so
+/// its WebSocket library sends no Pong) is ended `expired`, reason
+/// `PONG_TIMEOUT`, after the pong timeout: the player may search again and
+/// the project's quota is free.
+async fn a_socket_that_never_pongs_expires(pools: Pools) {
+    let settings = fast();
+    let timeout = settings.pong_timeout;
+    let t = TestApp::new(pools, settings).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    // Not reading: the pings pile up unanswered.
+    tokio::time::sleep(timeout + Duration::from_millis(800)).await;
+    let status = t.status(&p, &key, &ticket).await.body;
+    assert_eq!(status["status"], "expired", "{status}");
+    assert_eq!(status["reason"], "PONG_TIMEOUT", "{status}");
+    assert!(status["queuedAt"].is_string(), "{status}");
+    let waited = status["waitSeconds"].as_f64().unwrap();
+    assert!(waited >= timeout.as_secs_f64(), "{status}");
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
+    // The client is told, then the socket closes normally.
+    let expired = until(&mut ws, "expired").await;
+    assert_eq!(expired["reason"], "PONG_TIMEOUT", "{expired}");
+    assert_eq!(close_code(&mut ws).await, 1000);
+    // The player is free: a new ticket searches at once.
+    let (_, again) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &again).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
 }

@@ -124,11 +124,15 @@ pub fn run(scenario: &Scenario) -> Report {
     let unmatched: Vec<String> = pool.iter().map(|s| s.player_id.to_string()).collect();
     let waiting: HashSet<&String> = unmatched.iter().collect();
     reasons.retain(|player, _| waiting.contains(player));
+    let mut all_waits = waits.clone();
+    all_waits.extend(pool.iter().map(|s| (scenario.until - s.queued_at).max(0.0)));
     Report {
         stats: Stats {
             matches: matches.len(),
             matched_players: waits.len(),
+            still_waiting: pool.len(),
             wait_seconds: Percentiles::of(&waits),
+            wait_seconds_all: Percentiles::of(&all_waits),
             mmr_spread: Spread::of(&spreads),
             team_imbalance: Spread::of(&imbalances),
         },

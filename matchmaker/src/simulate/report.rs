@@ -29,8 +29,14 @@ pub struct Stats {
     pub matches: usize,
     /// Players in them.
     pub matched_players: usize,
+    /// Searches still waiting at `until` (the players of `unmatched`).
+    pub still_waiting: usize,
     /// Seconds from arrival to match, over matched players.
     pub wait_seconds: Percentiles,
+    /// Seconds waited by every player: the matched ones' waits and, for
+    /// those still waiting, their wait until `until` (censored there), so
+    /// a config that strands players shows it.
+    pub wait_seconds_all: Percentiles,
     /// Per match.
     pub mmr_spread: Spread,
     /// Per match.

@@ -7,7 +7,9 @@ fn num(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{v:.1}"))
 }
 
-/// Renders `report` as aligned text: the stats first, then up to
+/// Renders `report` as aligned text: the stats first (`wait seconds` over
+/// matched players, `wait (all)` with those still waiting censored at
+/// `until`), then up to
 /// `max_matches` matches, then the players left waiting with their reason.
 pub fn render_table(report: &Report, max_matches: usize) -> String {
     let mut out = String::new();
@@ -17,7 +19,7 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         "matches {}   matched players {}   still waiting {}   failed/expired {}   refused arrivals {}",
         s.matches,
         s.matched_players,
-        report.unmatched.len(),
+        s.still_waiting,
         report.ended.len(),
         report.refused_arrivals
     );
@@ -31,6 +33,16 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         out,
         "{:<16}{:>10}{:>10}{:>10}{:>10}",
         "wait seconds",
+        num(w.p50),
+        num(w.p90),
+        num(w.p99),
+        num(w.max)
+    );
+    let w = &s.wait_seconds_all;
+    let _ = writeln!(
+        out,
+        "{:<16}{:>10}{:>10}{:>10}{:>10}",
+        "wait (all)",
         num(w.p50),
         num(w.p90),
         num(w.p99),

@@ -187,10 +187,17 @@ async fn ended_records_are_kept_one_to_two_retentions() {
         record_json: "{}".into(),
     };
     store.claim(&m, token, &claim).await.unwrap();
-    let matched = super::SearchState::Ended(super::Ended::Matched {
+    let matched = super::Ended::Matched {
         match_id: "mat_1".into(),
-    });
-    assert_eq!(store.search_state(&m, "t1").await.unwrap(), Some(matched));
+    };
+    assert_eq!(
+        store
+            .search_state(&m, "t1")
+            .await
+            .unwrap()
+            .and_then(super::SearchState::into_ended),
+        Some(matched)
+    );
     // Within one retention it is there whatever the bucket boundaries.
     tokio::time::sleep(Duration::from_millis(900)).await;
     assert!(store.search_state(&m, "t1").await.unwrap().is_some());

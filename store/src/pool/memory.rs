@@ -16,10 +16,10 @@ use futures::StreamExt;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-use super::types::{check_claim, median, MAX_CLAIM};
+use super::types::{check_claim, median, wall_clock, MAX_CLAIM};
 use super::{
-    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
-    OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
+    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
+    ModeKey, OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
 };
 
 /// The in-process pool store.
@@ -44,7 +44,7 @@ struct ModeState {
     deadlines: HashMap<String, f64>,
     pings: HashMap<String, Vec<f64>>,
     reasons: HashMap<String, String>,
-    ended: HashMap<String, Ended>,
+    ended: HashMap<String, EndedSearch>,
     lease: Option<Lease>,
     fence: u64,
     outbox: BTreeMap<u64, OutboxItem>,
@@ -80,8 +80,9 @@ impl ModeState {
         search
     }
 
-    /// Removes every trace of a live search and records how it ended.
-    fn remove(&mut self, ticket_id: &str, ended: Ended) -> bool {
+    /// Removes every trace of a live search and records how it ended
+    /// (with its `queuedAt`).
+    fn remove(&mut self, ticket_id: &str, mut ended: EndedSearch) -> bool {
         let Some(search) = self.pool.remove(ticket_id) else {
             return false;
         };
@@ -96,6 +97,7 @@ impl ModeState {
         self.deadlines.remove(ticket_id);
         self.pings.remove(ticket_id);
         self.reasons.remove(ticket_id);
+        ended.queued_at = Some(search.queued_at);
         self.ended.insert(ticket_id.to_owned(), ended);
         true
     }
@@ -139,7 +141,9 @@ impl PoolStore for MemoryPoolStore {
         if pool.pool.contains_key(search.ticket_id.as_str()) {
             return Err(AddSearchError::SearchAlreadyActive);
         }
-        if let Some(Ended::Matched { .. }) = pool.ended.get(search.ticket_id.as_str()) {
+        if let Some(Ended::Matched { .. }) =
+            pool.ended.get(search.ticket_id.as_str()).map(|e| &e.how)
+        {
             return Err(AddSearchError::TicketAlreadyMatched);
         }
         if let Some(ticket_id) = pool.players.get(search.player_id.as_str()) {
@@ -174,11 +178,11 @@ impl PoolStore for MemoryPoolStore {
     ) -> Result<EndResult, PoolError> {
         let mut state = self.state();
         let pool = state.mode(mode);
-        if pool.remove(ticket_id, Ended::from(outcome)) {
+        if pool.remove(ticket_id, EndedSearch::of(outcome, wall_clock())) {
             state.decrease_live(&mode.project_id, 1);
             return Ok(EndResult::Ended);
         }
-        Ok(match pool.ended.get(ticket_id) {
+        Ok(match pool.ended.get(ticket_id).map(|e| &e.how) {
             Some(Ended::Matched { match_id }) => EndResult::Matched {
                 match_id: match_id.clone(),
             },
@@ -220,7 +224,7 @@ impl PoolStore for MemoryPoolStore {
         due.truncate(limit.clamp(1, MAX_CLAIM));
         let expired: Vec<String> = due
             .into_iter()
-            .filter(|(_, t)| pool.remove(t, Ended::Expired))
+            .filter(|(_, t)| pool.remove(t, EndedSearch::new(Ended::Expired, now)))
             .map(|(_, t)| t)
             .collect();
         state.decrease_live(&mode.project_id, expired.len() as u64);
@@ -332,12 +336,16 @@ impl PoolStore for MemoryPoolStore {
         if !gone.is_empty() {
             return Ok(ClaimOutcome::Conflict { gone });
         }
+        let now = wall_clock();
         for ticket in &claim.ticket_ids {
             pool.remove(
                 ticket,
-                Ended::Matched {
-                    match_id: claim.match_id.clone(),
-                },
+                EndedSearch::new(
+                    Ended::Matched {
+                        match_id: claim.match_id.clone(),
+                    },
+                    now,
+                ),
             );
         }
         pool.outbox_seq += 1;

@@ -42,8 +42,8 @@ pub use matchplane_matchmaker::{Party, Search};
 pub use memory::MemoryPoolStore;
 pub use redis::{RedisPoolConfig, RedisPoolStore};
 pub use types::{
-    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
-    OutboxEntry, PoolError, SearchState,
+    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
+    ModeKey, OutboxEntry, PoolError, SearchState,
 };
 
 /// A stream of status messages (the JSON text published for one ticket).

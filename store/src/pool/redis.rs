@@ -68,12 +68,12 @@ use tokio::sync::OnceCell;
 
 use super::redis_keys::{live_key, modes_key, status_channel, ModeKeys, OUTBOX_GROUP};
 use super::redis_status::StatusHub;
-use super::types::{check_claim, median, MAX_CLAIM};
+use super::types::{check_claim, median, wall_clock, MAX_CLAIM};
 mod start;
 
 use super::{
-    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, LiveSearch, ModeKey,
-    OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
+    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
+    ModeKey, OutboxEntry, PoolError, PoolStore, Search, SearchState, StatusStream,
 };
 
 /// How to reach Redis and name the keys.
@@ -254,7 +254,7 @@ impl RedisPoolStore {
             .key(&keys.modes)
             .key(&self.ended_keys(&keys)[0]);
         call.arg(now)
-            .arg(self.ended_json(&Ended::Expired)?)
+            .arg(self.ended_json(&EndedSearch::new(Ended::Expired, now))?)
             .arg(self.bucket_lifetime())
             .arg(&mode.mode);
         for ticket in &due {
@@ -285,10 +285,14 @@ impl RedisPoolStore {
         call.arg(lease_token)
             .arg(self.bucket_lifetime())
             .arg(&mode.mode);
+        let now = wall_clock();
         for claim in batch {
-            let ended = self.ended_json(&Ended::Matched {
-                match_id: claim.match_id.clone(),
-            })?;
+            let ended = self.ended_json(&EndedSearch::new(
+                Ended::Matched {
+                    match_id: claim.match_id.clone(),
+                },
+                now,
+            ))?;
             call.arg(&claim.match_id)
                 .arg(ended)
                 .arg(&claim.record_json)
@@ -304,7 +308,10 @@ impl RedisPoolStore {
         parse_claim_reply(reply, batch.len())
     }
 
-    fn ended_json(&self, ended: &Ended) -> Result<String, PoolError> {
+    /// The record's JSON; the scripts that remove a live search append its
+    /// `queuedAt` before the closing brace (see `with_queued_at` in
+    /// `scripts/common.lua`).
+    fn ended_json(&self, ended: &EndedSearch) -> Result<String, PoolError> {
         serde_json::to_string(ended).map_err(|e| PoolError::Corrupt(e.to_string()))
     }
 }
@@ -410,7 +417,7 @@ fn parse_ping(samples: &str) -> Result<Option<f64>, PoolError> {
     Ok(median(&values))
 }
 
-fn parse_ended(json: &str) -> Result<Ended, PoolError> {
+fn parse_ended(json: &str) -> Result<EndedSearch, PoolError> {
     serde_json::from_str(json).map_err(|e| PoolError::Corrupt(format!("ended record: {e}")))
 }
 
@@ -470,7 +477,7 @@ impl PoolStore for RedisPoolStore {
             .key(&keys.live)
             .key(&keys.modes)
             .arg(ticket_id)
-            .arg(self.ended_json(&Ended::from(outcome))?)
+            .arg(self.ended_json(&EndedSearch::of(outcome, wall_clock()))?)
             .arg(self.bucket_lifetime())
             .arg(&mode.mode)
             .invoke_async(&mut self.conn())
@@ -478,7 +485,7 @@ impl PoolStore for RedisPoolStore {
         match (reply.first().map(String::as_str), reply.get(1)) {
             (Some("ended"), _) => Ok(EndResult::Ended),
             (Some("not_live"), _) => Ok(EndResult::NotLive),
-            (Some("matched"), Some(json)) => match parse_ended(json)? {
+            (Some("matched"), Some(json)) => match parse_ended(json)?.how {
                 Ended::Matched { match_id } => Ok(EndResult::Matched { match_id }),
                 _ => Ok(EndResult::NotLive),
             },

@@ -46,6 +46,67 @@ pub enum Ended {
     },
 }
 
+/// An ended search's record: how it ended, when it had started and when it
+/// ended (Unix seconds), and why it expired. Serialised flat, as
+/// `{"status":"expired","endedAt":…,"queuedAt":…,"reason":…}`; records
+/// written before these fields existed read with them `None`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndedSearch {
+    /// How it ended.
+    #[serde(flatten)]
+    pub how: Ended,
+    /// When the search had started (its `queuedAt`, Unix seconds). The
+    /// claim does not keep it (a match has each player's wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_at: Option<f64>,
+    /// When it ended (Unix seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<f64>,
+    /// Why an expired search expired (`PONG_TIMEOUT`, …), if the caller
+    /// said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl EndedSearch {
+    /// `how`, ended at `ended_at`, start time and reason unknown yet.
+    pub fn new(how: Ended, ended_at: f64) -> Self {
+        Self {
+            how,
+            queued_at: None,
+            ended_at: Some(ended_at),
+            reason: None,
+        }
+    }
+
+    /// The record of a search ended with `outcome` at `ended_at`.
+    pub fn of(outcome: &EndOutcome, ended_at: f64) -> Self {
+        let reason = match outcome {
+            EndOutcome::ExpiredFor { reason } => Some(reason.clone()),
+            _ => None,
+        };
+        Self {
+            reason,
+            ..Self::new(Ended::from(outcome), ended_at)
+        }
+    }
+
+    /// Seconds it waited, when both ends are known.
+    pub fn wait_seconds(&self) -> Option<f64> {
+        Some((self.ended_at? - self.queued_at?).max(0.0))
+    }
+}
+
+/// Unix seconds now, for the stores' `endedAt` (never for a rule of the
+/// pool: those take the caller's `now`).
+pub(crate) fn wall_clock() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or_default()
+}
+
 /// How [`super::PoolStore::end_search`] ends a search (a claim alone ends one
 /// as matched).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +115,12 @@ pub enum EndOutcome {
     Cancelled,
     /// See [`Ended::Expired`].
     Expired,
+    /// [`Ended::Expired`], with the reason kept in the record (SPEC 15:
+    /// `PONG_TIMEOUT`, `REST_POLL_LAPSED`, `TICKET_TTL`).
+    ExpiredFor {
+        /// The reason code.
+        reason: String,
+    },
     /// See [`Ended::Failed`].
     Failed {
         /// The SPEC error code.
@@ -67,7 +134,7 @@ impl From<&EndOutcome> for Ended {
     fn from(outcome: &EndOutcome) -> Self {
         match outcome {
             EndOutcome::Cancelled => Ended::Cancelled,
-            EndOutcome::Expired => Ended::Expired,
+            EndOutcome::Expired | EndOutcome::ExpiredFor { .. } => Ended::Expired,
             EndOutcome::Failed { code, message } => Ended::Failed {
                 code: code.clone(),
                 message: message.clone(),
@@ -107,7 +174,17 @@ pub enum SearchState {
     /// Waiting in the pool.
     Live(LiveSearch),
     /// Left the pool.
-    Ended(Ended),
+    Ended(EndedSearch),
+}
+
+impl SearchState {
+    /// How it ended, if it did.
+    pub fn into_ended(self) -> Option<Ended> {
+        match self {
+            SearchState::Ended(ended) => Some(ended.how),
+            SearchState::Live(_) => None,
+        }
+    }
 }
 
 /// A group to claim into one match.

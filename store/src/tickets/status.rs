@@ -7,7 +7,7 @@ use serde_json::Value;
 /// status channel (`PoolStore::publish_status`). Tagged by `type`:
 /// `{"type":"searching",…}`, `{"type":"status",…}`, then one of
 /// `{"type":"matched","match":{…}}`, `{"type":"failed","code":…,"message":…}`,
-/// `{"type":"cancelled"}`, `{"type":"expired"}`.
+/// `{"type":"cancelled"}`, `{"type":"expired","reason":…}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum StatusMessage {
@@ -47,8 +47,13 @@ pub enum StatusMessage {
     },
     /// Cancelled by the client or the studio: final.
     Cancelled,
-    /// Expired (ticket expiry, or a REST search not polled): final.
-    Expired,
+    /// Expired (ticket expiry, a REST search not polled, a socket that
+    /// stopped answering pings): final.
+    Expired {
+        /// Why, when known: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
 }
 
 impl StatusMessage {

@@ -37,8 +37,12 @@ async fn disabling_a_mode_fails_its_searches_at_the_next_tick() {
     let (_, report) = env.tick(token).await;
     assert_eq!(report.failed, 2);
     assert!(matches!(
-        env.pool.search_state(&env.mode, &a).await.unwrap(),
-        Some(SearchState::Ended(Ended::Failed { code, .. })) if code == "GAME_MODE_DISABLED"
+        env.pool
+            .search_state(&env.mode, &a)
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Failed { code, .. }) if code == "GAME_MODE_DISABLED"
     ));
     let message = tokio::time::timeout(Duration::from_secs(2), updates.next())
         .await
@@ -70,8 +74,12 @@ async fn a_running_worker_applies_a_change_within_one_cycle_plus_one_second() {
         .unwrap();
     let bound = Duration::from_secs_f64(cycle + 1.0);
     loop {
-        if let Some(SearchState::Ended(Ended::Failed { code, .. })) =
-            env.pool.search_state(&env.mode, &a).await.unwrap()
+        if let Some(Ended::Failed { code, .. }) = env
+            .pool
+            .search_state(&env.mode, &a)
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended)
         {
             assert_eq!(code, "GAME_MODE_DISABLED");
             break;

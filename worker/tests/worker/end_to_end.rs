@@ -35,10 +35,10 @@ async fn a_match_is_made_end_to_end() {
     for ticket in [&a, &b] {
         let state = env.pool.search_state(&env.mode, ticket).await.unwrap();
         assert_eq!(
-            state,
-            Some(SearchState::Ended(Ended::Matched {
+            state.and_then(SearchState::into_ended),
+            Some(Ended::Matched {
                 match_id: match_id.clone()
-            }))
+            })
         );
     }
     let message = tokio::time::timeout(Duration::from_secs(2), updates.next())
@@ -48,6 +48,9 @@ async fn a_match_is_made_end_to_end() {
     let message: serde_json::Value = serde_json::from_str(&message).unwrap();
     assert_eq!(message["type"], "matched");
     assert_eq!(message["match"]["matchId"], match_id.as_str());
+    // The player's own view: teams as player ids, its own entry.
+    assert!(message["match"]["teams"][0][0].is_string(), "{message}");
+    assert!(message["match"]["player"]["team"].is_u64(), "{message}");
 
     let attempted = env.deliveries(1.0).tick(Utc::now(), 10).await.unwrap();
     assert_eq!(attempted.len(), 1);

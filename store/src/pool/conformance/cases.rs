@@ -217,16 +217,30 @@ pub async fn end_search_reports_how_it_stood(store: Arc<dyn PoolStore>) {
         EndResult::Ended
     );
     assert_eq!(
-        store.search_state(&m, "t1").await.unwrap(),
-        Some(SearchState::Ended(Ended::Cancelled))
+        store
+            .search_state(&m, "t1")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Cancelled)
     );
     assert_eq!(
-        store.search_state(&m, "t2").await.unwrap(),
-        Some(SearchState::Ended(Ended::Failed {
+        store
+            .search_state(&m, "t2")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Failed {
             code: "GAME_MODE_DISABLED".into(),
             message: "the mode was disabled".into(),
-        }))
+        })
     );
+    // The record keeps when the search started and when it ended.
+    let Some(SearchState::Ended(ended)) = store.search_state(&m, "t2").await.unwrap() else {
+        panic!("t2 not ended");
+    };
+    assert_eq!(ended.queued_at, Some(solo("t2", "p2").queued_at));
+    assert!(ended.ended_at.is_some_and(|at| at > 1_764_486_133.0));
     assert!(store.snapshot(&m).await.unwrap().is_empty());
     assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
     assert_eq!(store.live_ticket_of_player(&m, "p1").await.unwrap(), None);
@@ -330,8 +344,19 @@ pub async fn deadlines_expire_and_touch_extends(store: Arc<dyn PoolStore>) {
     assert!(store.expire_due(&m, 199.0, 10).await.unwrap().is_empty());
     assert_eq!(store.expire_due(&m, 210.0, 10).await.unwrap(), vec!["b"]);
     assert_eq!(
-        store.search_state(&m, "b").await.unwrap(),
-        Some(SearchState::Ended(Ended::Expired))
+        store
+            .search_state(&m, "b")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Expired)
+    );
+    let Some(SearchState::Ended(ended)) = store.search_state(&m, "b").await.unwrap() else {
+        panic!("b not ended");
+    };
+    assert_eq!(
+        (ended.queued_at, ended.ended_at),
+        (Some(solo("b", "pb").queued_at), Some(210.0))
     );
     assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
     // The limit bounds one sweep; earliest deadlines first.
@@ -390,10 +415,14 @@ pub async fn claim_takes_all_or_nothing(store: Arc<dyn PoolStore>) {
         .unwrap();
     assert_eq!(cancel, matched);
     assert_eq!(
-        store.search_state(&m, "t3").await.unwrap(),
-        Some(SearchState::Ended(Ended::Matched {
+        store
+            .search_state(&m, "t3")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Matched {
             match_id: "mat_2".into()
-        }))
+        })
     );
     // A matched ticket is spent; its player may search with a new one.
     let spent = store.add_search(&m, &solo("t1", "p1"), FAR, None).await;
@@ -721,10 +750,14 @@ pub async fn claim_many_takes_each_group_on_its_own(store: Arc<dyn PoolStore>) {
     assert_eq!(left, vec!["t4", "t5"]);
     assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
     assert_eq!(
-        store.search_state(&m, "t6").await.unwrap(),
-        Some(SearchState::Ended(Ended::Matched {
+        store
+            .search_state(&m, "t6")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Matched {
             match_id: "mat_d".into()
-        }))
+        })
     );
     // Matched players are out of the player index: they may search again.
     store
@@ -749,10 +782,14 @@ pub async fn claim_many_takes_each_group_on_its_own(store: Arc<dyn PoolStore>) {
     // A claimed search cannot be touched back to life.
     assert!(!store.touch_search(&m, "t6", FAR).await.unwrap());
     assert_eq!(
-        store.search_state(&m, "t6").await.unwrap(),
-        Some(SearchState::Ended(Ended::Matched {
+        store
+            .search_state(&m, "t6")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Matched {
             match_id: "mat_d".into()
-        }))
+        })
     );
 
     // A ticket claimed under another player is not taken: the claim
@@ -850,9 +887,13 @@ pub async fn claimed_searches_never_hold_up_expiry(store: Arc<dyn PoolStore>) {
     assert_eq!(expired, vec!["t4", "t5"]);
     assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
     assert_eq!(
-        store.search_state(&m, "t1").await.unwrap(),
-        Some(SearchState::Ended(Ended::Matched {
+        store
+            .search_state(&m, "t1")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Matched {
             match_id: "mat_1".into()
-        }))
+        })
     );
 }

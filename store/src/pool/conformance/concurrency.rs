@@ -203,14 +203,19 @@ pub async fn cancels_racing_claims_end_every_search_exactly_once(store: Arc<dyn 
             "{ticket}: {states:?}"
         );
         let state = store.search_state(&m, ticket).await.unwrap();
+        let state = match state {
+            Some(SearchState::Ended(e)) => Some(Err(e.how)),
+            Some(SearchState::Live(_)) => Some(Ok(())),
+            None => None,
+        };
         match (match_of.get(ticket), state) {
-            (Some(id), Some(SearchState::Ended(Ended::Matched { match_id }))) => {
+            (Some(id), Some(Err(Ended::Matched { match_id }))) => {
                 assert_eq!(id, &match_id);
             }
-            (None, Some(SearchState::Ended(Ended::Cancelled))) => {
+            (None, Some(Err(Ended::Cancelled))) => {
                 assert!(cancelled.contains(ticket));
             }
-            (None, Some(SearchState::Live(_))) => assert!(still_live.contains(ticket)),
+            (None, Some(Ok(()))) => assert!(still_live.contains(ticket)),
             (expected, state) => panic!("{ticket}: matched {expected:?}, state {state:?}"),
         }
     }

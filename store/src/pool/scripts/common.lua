@@ -38,14 +38,20 @@ local function find_ended(current, next, previous, ticket)
     or redis.call('HGET', previous, ticket)
 end
 
--- Writes the same ended record for several tickets into the current bucket.
-local function record_ended(current, keep, json, tickets)
-  local args = {}
-  for i = 1, #tickets do
-    args[2 * i - 1] = tickets[i]
-    args[2 * i] = json
+-- An ended record (JSON object text from the Rust side) with the search's
+-- `queuedAt` (from its pool entry) added before the closing brace.
+local function with_queued_at(json, search_json)
+  local queued = cjson.decode(search_json)['queuedAt']
+  if type(queued) ~= 'number' then
+    return json
   end
-  redis.call('HSET', current, unpack(args))
+  return string.sub(json, 1, -2) .. ',"queuedAt":' .. string.format('%.17g', queued) .. '}'
+end
+
+-- Writes one ended record per ticket (pairs: ticket, json, ticket, json, …)
+-- into the current bucket.
+local function record_ended_each(current, keep, pairs)
+  redis.call('HSET', current, unpack(pairs))
   redis.call('EXPIRE', current, keep)
 end
 

@@ -13,7 +13,7 @@ if not search then
   return {'not_live'}
 end
 remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], search)
-record_ended(KEYS[6], ARGV[3], ARGV[2], {ARGV[1]})
+record_ended_each(KEYS[6], ARGV[3], {ARGV[1], with_queued_at(ARGV[2], search)})
 decrease_live(KEYS[9], 1)
 forget_if_empty(KEYS[1], KEYS[10], ARGV[4])
 return {'ended'}

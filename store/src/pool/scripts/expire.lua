@@ -7,6 +7,7 @@
 -- Returns the ticketIds expired.
 local now = tonumber(ARGV[1])
 local expired = {}
+local records = {}
 for i = 5, #ARGV do
   local ticket = ARGV[i]
   local deadline = redis.call('ZSCORE', KEYS[3], ticket)
@@ -14,12 +15,14 @@ for i = 5, #ARGV do
   if search and deadline and tonumber(deadline) <= now then
     remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ticket, search)
     expired[#expired + 1] = ticket
+    records[#records + 1] = ticket
+    records[#records + 1] = with_queued_at(ARGV[2], search)
   elseif deadline and not search then
     redis.call('ZREM', KEYS[3], ticket)
   end
 end
 if #expired > 0 then
-  record_ended(KEYS[8], ARGV[3], ARGV[2], expired)
+  record_ended_each(KEYS[8], ARGV[3], records)
   decrease_live(KEYS[6], #expired)
   forget_if_empty(KEYS[1], KEYS[7], ARGV[4])
 end

@@ -1,0 +1,75 @@
+//! A matched ticket's match, read from the database (SPEC 4, 15).
+//!
+//! A claim marks a search matched in the pool before the worker has stored
+//! the match; a player is told `matched` only once it is stored. So every
+//! status read of a matched ticket (the REST poll, the studio's ticket
+//! status, the WebSocket's own re-read when the worker's publish is late or
+//! lost) takes the match from the `matches` table, and a match not stored
+//! yet reads as still searching, `waitingReason` `MATCH_PENDING`.
+
+use matchplane_store::repos::{matches, StoreError};
+use matchplane_worker::status::{body_of_row, player_match};
+use sea_orm::DatabaseConnection;
+use serde_json::Value;
+
+/// Who reads a ticket's status, which sets how much of its match it sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The game client (REST poll, WebSocket): the player's own view
+    /// (teams as player ids, its own entry, region, quality).
+    Player,
+    /// The studio (`GET …/tickets/{ticketId}`): the whole match, as its
+    /// `match.made` body.
+    Studio,
+}
+
+/// A stored match as one reader sees it, with the ticket's wait in it.
+#[derive(Debug, Clone)]
+pub struct StoredMatch {
+    /// The match as `reader` sees it.
+    pub view: Value,
+    /// When the ticket's search started (Unix seconds).
+    pub queued_at: Option<f64>,
+    /// Seconds it waited until the cycle that matched it.
+    pub wait_seconds: Option<f64>,
+}
+
+/// The match `match_id` of `project_id`, as `reader` of `ticket_id` sees
+/// it; `None` while it is not stored yet.
+///
+/// # Errors
+/// A database failure, or a stored match that cannot be read.
+pub async fn stored_match(
+    db: &DatabaseConnection,
+    project_id: &str,
+    match_id: &str,
+    ticket_id: &str,
+    reader: Reader,
+) -> Result<Option<StoredMatch>, StoreError> {
+    let row = match matches::get(db, project_id, match_id).await {
+        Ok(row) => row,
+        Err(StoreError::NotFound) => return Ok(None),
+        Err(err) => return Err(err),
+    };
+    let body = body_of_row(&row).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let own = body
+        .teams
+        .iter()
+        .flat_map(|t| &t.players)
+        .find(|p| p.ticket_id == ticket_id);
+    let wait_seconds = own.map(|p| p.wait_seconds);
+    let created = body.created_at.timestamp_micros() as f64 / 1e6;
+    let view = match reader {
+        Reader::Player => player_match(&body, ticket_id),
+        Reader::Studio => serde_json::to_value(&body).ok(),
+    };
+    // A ticket not in its own match: the record is not this ticket's.
+    let view = view.ok_or_else(|| {
+        StoreError::Corrupt(format!("match {match_id} does not seat ticket {ticket_id}"))
+    })?;
+    Ok(Some(StoredMatch {
+        view,
+        queued_at: wait_seconds.map(|w| created - w),
+        wait_seconds,
+    }))
+}
