@@ -22,6 +22,7 @@ pub mod play;
 pub mod problem;
 pub mod rate_limit;
 pub mod routes;
+pub mod scopes;
 pub mod serve;
 pub mod ssrf;
 pub mod state;

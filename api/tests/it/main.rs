@@ -11,6 +11,7 @@ mod game_modes;
 mod keys;
 mod matches;
 mod ratings;
+mod scopes;
 mod service;
 mod ssrf;
 mod tiers;
