@@ -19,6 +19,7 @@ pub mod extract;
 pub mod observe;
 pub mod openapi;
 pub mod play;
+pub mod preconditions;
 pub mod problem;
 pub mod rate_limit;
 pub mod routes;
