@@ -349,6 +349,11 @@ impl FromRequestParts<AppState> for ProjectCaller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        // Already extracted for this very request (by the idempotency
+        // layer): not authenticated, nor rate limited, twice.
+        if let Some(known) = parts.extensions.get::<ProjectCaller>() {
+            return Ok(known.clone());
+        }
         let on_project = Self::on_project(parts, state).await?;
         let route = parts
             .extensions

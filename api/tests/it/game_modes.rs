@@ -57,7 +57,6 @@ async fn lifecycle_versions_and_secrets(backend: Backend) {
     assert_eq!(replaced.body["matchmakingCycleDurationSeconds"], 7.0);
     // The same body again (of the current version) is no change; of the
     // version before, a 412 (see if_match.rs).
-    let mut body = body;
     body["version"] = json!(2);
     let same = t
         .call(

@@ -8,6 +8,7 @@ mod cross_tenant;
 mod cross_tenant_all;
 mod errors;
 mod game_modes;
+mod idempotency;
 mod if_match;
 mod keys;
 mod matches;
