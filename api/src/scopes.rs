@@ -159,6 +159,44 @@ pub fn required_scope(method: &Method, template: Option<&str>) -> Option<Scope> 
     }
 }
 
+/// Documents in `openapi` the `403 FORBIDDEN` of every project route a
+/// `backend` key may not call, from the same table the server applies.
+pub fn document(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+    for (path, item) in openapi.paths.paths.iter_mut() {
+        if !path.contains("{projectId}") {
+            continue;
+        }
+        for (method, operation) in [
+            (Method::POST, item.post.as_mut()),
+            (Method::PUT, item.put.as_mut()),
+            (Method::PATCH, item.patch.as_mut()),
+            (Method::DELETE, item.delete.as_mut()),
+        ] {
+            let Some(operation) = operation else { continue };
+            if required_scope(&method, Some(path)) != Some(Scope::Admin) {
+                continue;
+            }
+            operation
+                .responses
+                .responses
+                .entry("403".to_owned())
+                .or_insert_with(|| {
+                    ResponseBuilder::new()
+                        .description("FORBIDDEN: the API key lacks the `admin` scope")
+                        .content(
+                            crate::problem::PROBLEM_JSON,
+                            ContentBuilder::new()
+                                .schema(Some(Ref::from_schema_name("Problem")))
+                                .build(),
+                        )
+                        .build()
+                        .into()
+                });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
