@@ -322,6 +322,24 @@ async fn keys_default_by_who_creates_them(backend: Backend) {
         .await;
     empty.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
     assert_eq!(empty.body["errors"][0]["field"], "scopes");
+    // An unknown scope is refused, naming the field.
+    let unknown = t
+        .call(
+            Method::POST,
+            &keys,
+            Some(&admin),
+            Some(json!({"scopes": ["root"]})),
+        )
+        .await;
+    assert_eq!(unknown.code(), "VALIDATION_ERROR", "{}", unknown.body);
+    assert!(
+        unknown.body["errors"][0]["field"]
+            .as_str()
+            .unwrap()
+            .starts_with("scopes"),
+        "{}",
+        unknown.body
+    );
     // The list shows every key's scopes; the backend key may read it.
     let listed = t.call(Method::GET, &keys, Some(&backend_key), None).await;
     assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
