@@ -1,4 +1,6 @@
-//! `matchplane dev --demo` run twice on one database keeps one demo project.
+//! `matchplane dev --demo` run twice on one database keeps one demo project;
+//! its key is `admin`, so README's quickstart (replace a mode, rotate its
+//! secret) works with it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader};
@@ -16,8 +18,9 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Starts `dev --demo` and waits for its demo line; returns the child.
-fn dev_with_demo(db: &str, port: u16) -> Child {
+/// Starts `dev --demo` and waits for its demo line; returns the child and
+/// the line.
+fn dev_with_demo(db: &str, port: u16) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_matchplane"))
         .args(["dev", "--demo", "--listen", &format!("127.0.0.1:{port}")])
         .args(["--database-url", db, "--operator-token", OPERATOR])
@@ -39,7 +42,7 @@ fn dev_with_demo(db: &str, port: u16) -> Child {
         line.as_ref().is_ok_and(|l| l.starts_with("demo: project")),
         "{line:?}"
     );
-    child
+    (child, line.unwrap())
 }
 
 #[tokio::test]
@@ -49,7 +52,7 @@ async fn a_second_demo_run_reuses_the_demo_project() {
     let db = format!("sqlite://{}?mode=rwc", dir.join("dev.db").display());
     for _ in 0..2 {
         let port = free_port();
-        let mut child = dev_with_demo(&db, port);
+        let (mut child, _) = dev_with_demo(&db, port);
         let projects: serde_json::Value = reqwest::Client::new()
             .get(format!("http://127.0.0.1:{port}/v1/projects"))
             .bearer_auth(OPERATOR)
@@ -70,4 +73,64 @@ async fn a_second_demo_run_reuses_the_demo_project() {
         assert_eq!(demos, 1, "{projects}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn the_demo_key_is_admin_and_runs_the_quickstart() {
+    let dir = std::env::temp_dir().join(format!("mp-dev-demo-admin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = format!("sqlite://{}?mode=rwc", dir.join("dev.db").display());
+    let port = free_port();
+    let (mut child, line) = dev_with_demo(&db, port);
+    // "demo: project prj_…, API key mp_sk_…"
+    let project = line
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(',');
+    let key = line.split_whitespace().nth(5).unwrap();
+    let base = format!("http://127.0.0.1:{port}/v1/projects/{project}");
+    let client = reqwest::Client::new();
+    let put = client
+        .put(format!("{base}/game-modes/duel"))
+        .bearer_auth(key)
+        .json(&serde_json::json!({
+            "name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                          "baseTolerance": 5, "expansionMultiplier": 2},
+            "ratings": {"enabled": true},
+            "webhook": {"url": "http://127.0.0.1:9000/hook"}}))
+        .send()
+        .await
+        .unwrap();
+    let put_status = put.status();
+    let put_body = put.text().await.unwrap();
+    let rotate = client
+        .post(format!("{base}/game-modes/duel/webhook/rotate-secret"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .status();
+    let keys: serde_json::Value = client
+        .get(format!("{base}/keys"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(put_status, 200, "{put_body}");
+    assert_eq!(rotate, 200);
+    let demo = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| key.starts_with(k["prefix"].as_str().unwrap()))
+        .unwrap();
+    assert_eq!(demo["scopes"], serde_json::json!(["admin"]), "{keys}");
 }

@@ -4,13 +4,16 @@
 //!
 //! A key acts only on its own project: on another project's path it gets
 //! `404 NOT_FOUND`, exactly what an absent project answers. Key requests
-//! also take a token from the project's rate-limit bucket (`429`).
+//! also take a token from the project's rate-limit bucket (`429`). On its
+//! own project a key may do what its scopes allow ([`crate::scopes`]):
+//! outside them, `403 FORBIDDEN` naming the scope needed.
 
 use crate::cache_entry::{resolve, CacheEntry, Evictions, Flights, Lookup};
 use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
 use crate::problem::ApiError;
+use crate::scopes::{required_scope, Scope, Scopes};
 use crate::state::AppState;
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use chrono::Utc;
@@ -38,6 +41,7 @@ struct CachedKey {
     key_id: Arc<str>,
     project_id: Arc<str>,
     requests_per_second: u32,
+    scopes: Scopes,
 }
 
 /// Recently authenticated keys by digest (never by plaintext). foldhash:
@@ -158,10 +162,32 @@ pub enum Caller {
         project_id: String,
         /// The key's id (`key_…`).
         key_id: String,
+        /// What the key may do.
+        scopes: Scopes,
     },
 }
 
 impl Caller {
+    /// The caller's scopes: every scope for the operator.
+    pub fn scopes(&self) -> Scopes {
+        match self {
+            Caller::Operator => Scopes::ALL,
+            Caller::Key { scopes, .. } => *scopes,
+        }
+    }
+
+    /// Allows a caller holding `needed` (or `admin`).
+    ///
+    /// # Errors
+    /// `403 FORBIDDEN` naming `needed`.
+    pub fn require_scope(&self, needed: Scope) -> Result<(), ApiError> {
+        if self.scopes().allow(needed) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(needed))
+        }
+    }
+
     /// Allows the operator only.
     ///
     /// # Errors
@@ -269,6 +295,7 @@ async fn fetch_key(
         key_id: key.id.into(),
         project_id: key.project_id.into(),
         requests_per_second: tier.requests_per_second,
+        scopes: Scopes::parse_stored(&key.scopes),
     }))
 }
 
@@ -300,13 +327,16 @@ impl FromRequestParts<AppState> for Caller {
         Ok(Caller::Key {
             project_id: key.project_id.to_string(),
             key_id: key.key_id.to_string(),
+            scopes: key.scopes,
         })
     }
 }
 
 /// A caller already allowed on the path's `{projectId}`: the operator, or a
-/// key of that very project. Extracted before any body is read, so another
-/// tenant's path answers `404` whatever the body holds.
+/// key of that very project whose scopes allow the route
+/// ([`required_scope`]). Extracted before any body is read, so another
+/// tenant's path answers `404`, and a route outside the key's scopes `403`,
+/// whatever the body holds.
 #[derive(Debug, Clone)]
 pub struct ProjectCaller {
     /// Who is calling.
@@ -319,6 +349,26 @@ impl FromRequestParts<AppState> for ProjectCaller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        // Already extracted for this very request (by the idempotency
+        // layer): not authenticated, nor rate limited, twice.
+        if let Some(known) = parts.extensions.get::<ProjectCaller>() {
+            return Ok(known.clone());
+        }
+        let on_project = Self::on_project(parts, state).await?;
+        let route = parts
+            .extensions
+            .get::<MatchedPath>()
+            .map(MatchedPath::as_str);
+        if let Some(needed) = required_scope(&parts.method, route) {
+            on_project.caller.require_scope(needed)?;
+        }
+        Ok(on_project)
+    }
+}
+
+impl ProjectCaller {
+    /// The caller, allowed on the path's project, scopes not checked yet.
+    async fn on_project(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let caller = Caller::from_request_parts(parts, state).await?;
         let params = axum::extract::RawPathParams::from_request_parts(parts, state)
             .await
@@ -363,8 +413,8 @@ impl FromRequestParts<AppState> for ProjectOperator {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let ProjectCaller { caller, project_id } =
-            ProjectCaller::from_request_parts(parts, state).await?;
+        // Operator routes answer a key `401` whatever its scopes.
+        let ProjectCaller { caller, project_id } = ProjectCaller::on_project(parts, state).await?;
         caller.require_operator()?;
         Ok(Self { project_id })
     }
@@ -382,6 +432,7 @@ mod tests {
             key_id: "key_1".into(),
             project_id: "prj_1".into(),
             requests_per_second: 10,
+            scopes: Scopes::BACKEND,
         };
         let seen = cache.evictions.current();
         // The key is revoked through this instance while the look-up runs.

@@ -16,12 +16,15 @@ pub mod cache_entry;
 pub mod credentials;
 pub mod edge;
 pub mod extract;
+pub mod idempotency;
 pub mod observe;
 pub mod openapi;
 pub mod play;
+pub mod preconditions;
 pub mod problem;
 pub mod rate_limit;
 pub mod routes;
+pub mod scopes;
 pub mod serve;
 pub mod ssrf;
 pub mod state;
@@ -85,8 +88,16 @@ fn api_routes() -> OpenApiRouter<AppState> {
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut spec = api_routes().split_for_parts().1;
-    openapi::document_common_errors(&mut spec);
+    document(&mut spec);
     spec
+}
+
+/// What the handlers' annotations leave to shared tables: the common
+/// errors, the scopes' `403`s, the `Idempotency-Key` header.
+fn document(spec: &mut utoipa::openapi::OpenApi) {
+    openapi::document_common_errors(spec);
+    scopes::document(spec);
+    idempotency::document(spec);
 }
 
 async fn not_found() -> ApiError {
@@ -101,7 +112,7 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// problems, 64 KiB body limit, request metrics.
 pub fn router(state: AppState) -> Router {
     let (routes, mut spec) = api_routes().split_for_parts();
-    openapi::document_common_errors(&mut spec);
+    document(&mut spec);
     let routes = routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .fallback(not_found);
@@ -109,12 +120,19 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// What every route goes through, innermost first: a panic becomes a `500`
-/// problem, which the edge (metrics, log line, config-cache invalidation,
-/// problem safety net) then sees and counts like any answer; the 64 KiB
-/// body limit around both.
+/// problem, `Idempotency-Key` retries get their first answer
+/// ([`idempotency`]), and the edge (metrics, log line, config-cache
+/// invalidation, problem safety net) sees and counts every answer; the
+/// 64 KiB body limit around all.
 fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
     routes
         .layer(CatchPanicLayer::custom(panic_problem))
+        // Outside the panic catcher: a request that panicked releases its
+        // Idempotency-Key like any other failure.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::layer,
+        ))
         .layer(middleware::from_fn_with_state(state, edge::edge))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
 }

@@ -14,6 +14,18 @@ use utoipa::ToSchema;
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
+/// `403`: an API key outside its scopes (the needed scope is named).
+pub const FORBIDDEN: &str = "FORBIDDEN";
+/// `412`: a write whose `If-Match` (or body `version`) is not the current
+/// version, or an `If-None-Match: *` create of something that exists.
+pub const VERSION_MISMATCH: &str = "VERSION_MISMATCH";
+/// `422`: an `Idempotency-Key` sent again with another request (another
+/// body, route or credential).
+pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
+/// `409` (with `Retry-After`): the first request of an `Idempotency-Key`
+/// is still running.
+pub const IDEMPOTENCY_KEY_IN_USE: &str = "IDEMPOTENCY_KEY_IN_USE";
+
 /// One failed rule in a problem's `errors` list.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ProblemFieldError {
@@ -95,6 +107,10 @@ fn title_of(code: &str, status: StatusCode) -> String {
         "PAYLOAD_TOO_LARGE" => "Payload too large",
         "UNSUPPORTED_MEDIA_TYPE" => "Unsupported media type",
         "INTERNAL" => "Internal error",
+        FORBIDDEN => "Forbidden",
+        VERSION_MISMATCH => "Version mismatch",
+        IDEMPOTENCY_KEY_REUSED => "Idempotency key reused",
+        IDEMPOTENCY_KEY_IN_USE => "Idempotency key in use",
         _ => return status.canonical_reason().unwrap_or("Error").to_owned(),
     };
     title.to_owned()
@@ -185,6 +201,40 @@ impl ApiError {
             "the project's request rate limit is exhausted; retry later",
         );
         err.retry_after_seconds = Some(retry_after_seconds.max(1));
+        err
+    }
+
+    /// `403 FORBIDDEN`: the key lacks `needed`.
+    pub fn forbidden(needed: crate::scopes::Scope) -> Self {
+        Self::with_status(
+            StatusCode::FORBIDDEN,
+            FORBIDDEN,
+            format!("this API key lacks the `{needed}` scope this request needs"),
+        )
+    }
+
+    /// `412 VERSION_MISMATCH`.
+    pub fn version_mismatch(detail: impl Into<String>) -> Self {
+        Self::with_status(StatusCode::PRECONDITION_FAILED, VERSION_MISMATCH, detail)
+    }
+
+    /// `422 IDEMPOTENCY_KEY_REUSED`.
+    pub fn idempotency_key_reused(detail: impl Into<String>) -> Self {
+        Self::with_status(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            IDEMPOTENCY_KEY_REUSED,
+            detail,
+        )
+    }
+
+    /// `409 IDEMPOTENCY_KEY_IN_USE` with `Retry-After: 1`.
+    pub fn idempotency_key_in_use() -> Self {
+        let mut err = Self::with_status(
+            StatusCode::CONFLICT,
+            IDEMPOTENCY_KEY_IN_USE,
+            "the first request with this Idempotency-Key is still running; retry shortly",
+        );
+        err.retry_after_seconds = Some(1);
         err
     }
 

@@ -271,7 +271,10 @@ async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
     let key = post(
         format!("/v1/projects/{project_id}/keys"),
         operator,
-        json!({"name": "demo"}),
+        // The operator's keys are admin by default; said here because the
+        // demo's key creates the modes below and README's quickstart
+        // replaces one and rotates its secret with it.
+        json!({"name": "demo", "scopes": ["admin"]}),
     )
     .await?;
     let key = key["key"].as_str().unwrap_or_default().to_owned();

@@ -149,6 +149,7 @@ async fn repositories_are_project_scoped(postgres: bool) {
             name: "k",
             prefix: "mp_sk_abc",
             hash: "00ff",
+            scopes: "admin",
         },
         now,
     )

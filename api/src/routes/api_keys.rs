@@ -1,11 +1,17 @@
 //! API keys (SPEC 2, 7): `POST/GET /v1/projects/{projectId}/keys`,
 //! `DELETE /v1/projects/{projectId}/keys/{keyId}`. The operator, or a key
 //! of the same project. The key is in the create answer only.
+//!
+//! Keys carry `scopes` ([`crate::scopes`]): creating and revoking keys
+//! needs `admin`. A key the operator makes is `["admin"]` unless the body
+//! says otherwise, a key an admin key makes `["backend"]`; a body may name
+//! `scopes` explicitly (an admin key may make admin keys).
 
 use crate::auth::ProjectCaller;
 use crate::credentials;
 use crate::extract::ApiJson;
 use crate::problem::{ApiError, Problem};
+use crate::scopes::{Scope, Scopes};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -27,6 +33,11 @@ pub struct CreateKey {
     /// A label to recognise the key by, e.g. `backend-prod`.
     #[serde(default)]
     pub name: Option<String>,
+    /// What the key may do: `["admin"]` or `["backend"]` (or both). Default:
+    /// `["admin"]` when the operator creates it, `["backend"]` when a key
+    /// does.
+    #[serde(default)]
+    pub scopes: Option<Vec<Scope>>,
 }
 
 /// A key as listed: never the key itself.
@@ -39,6 +50,8 @@ pub struct KeyView {
     pub name: String,
     /// First characters of the key, e.g. `mp_sk_Ab12Cd`.
     pub prefix: String,
+    /// What the key may do (`admin` first).
+    pub scopes: Vec<Scope>,
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// Last authenticated request (to within a few seconds).
@@ -63,6 +76,7 @@ impl From<api_key::Model> for KeyView {
         Self {
             id: k.id,
             name: k.name,
+            scopes: Scopes::parse_stored(&k.scopes).list(),
             prefix: k.prefix,
             created_at: k.created_at,
             last_used_at: k.last_used_at,
@@ -75,9 +89,12 @@ impl From<api_key::Model> for KeyView {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/keys", tag = "keys", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body(content = Option<CreateKey>, description = "Optional label"),
-    responses((status = 201, body = CreatedKey), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 201, body = CreatedKey), (status = 401, body = Problem),
+        (status = 403, description = "FORBIDDEN: the calling key is not `admin`", body = Problem),
+        (status = 404, body = Problem),
+        (status = 422, description = "VALIDATION_ERROR on `name` or `scopes`", body = Problem)))]
 pub async fn create(
-    _caller: ProjectCaller,
+    caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     body: Option<ApiJson<CreateKey>>,
@@ -92,6 +109,7 @@ pub async fn create(
             format!("name must be 1 to {MAX_LABEL_CHARS} printable characters"),
         )]));
     }
+    let scopes = scopes_of(&caller, body.scopes.as_deref())?;
     projects::get(&state.db, &project_id).await?;
     let generated = credentials::generate(&mut rand::rngs::OsRng);
     let stored = api_keys::create(
@@ -101,6 +119,7 @@ pub async fn create(
             name: &name,
             prefix: &generated.prefix,
             hash: &generated.hash,
+            scopes: &scopes.stored(),
         },
         Utc::now(),
     )
@@ -113,6 +132,32 @@ pub async fn create(
             key: generated.plaintext,
         }),
     ))
+}
+
+/// The scopes of a new key: `asked`, or the default for who creates it.
+///
+/// # Errors
+/// `422 VALIDATION_ERROR` on `scopes` for an empty list; `403 FORBIDDEN`
+/// for a scope the creating key does not hold itself.
+fn scopes_of(caller: &ProjectCaller, asked: Option<&[Scope]>) -> Result<Scopes, ApiError> {
+    let Some(asked) = asked else {
+        return Ok(match caller.caller {
+            crate::auth::Caller::Operator => Scopes::ADMIN,
+            crate::auth::Caller::Key { .. } => Scopes::BACKEND,
+        });
+    };
+    let scopes = Scopes::of(asked);
+    if scopes.is_empty() {
+        return Err(ApiError::invalid(vec![FieldError::new(
+            "scopes",
+            Code::ValidationError,
+            "scopes lists at least one of `admin`, `backend`",
+        )]));
+    }
+    for scope in scopes.list() {
+        caller.caller.require_scope(scope)?;
+    }
+    Ok(scopes)
 }
 
 /// The project's keys, revoked ones included; never the keys themselves.
@@ -132,7 +177,9 @@ pub async fn list(
 /// Revokes a key: it stops authenticating at once.
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/keys/{keyId}", tag = "keys", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("keyId" = String, Path, description = "`key_…`")),
-    responses((status = 204, description = "Revoked"), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 204, description = "Revoked"), (status = 401, body = Problem),
+        (status = 403, description = "FORBIDDEN: the calling key is not `admin`", body = Problem),
+        (status = 404, body = Problem)))]
 pub async fn revoke(
     _caller: ProjectCaller,
     State(state): State<AppState>,

@@ -3,6 +3,11 @@
 //! `POST …/{name}/webhook/rotate-secret`. API key of the project (or the
 //! operator).
 //!
+//! A mode's `ETag` is its version (`"3"`). `PUT` is create-or-replace for
+//! config-as-code: it creates an absent mode (`201`, as `POST` would), and
+//! honours `If-Match` / `If-None-Match: *` and a body `version`
+//! ([`crate::preconditions`]) with `412 VERSION_MISMATCH`.
+//!
 //! Create and replace validate with the matching core against the
 //! project's *current* tier and answer every failure at once, together
 //! with the rules that need the project (name taken, `maxGameModes`) or
@@ -12,12 +17,14 @@ use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, RawJson};
 use crate::play::retire::{retire, Retired};
+use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
 use crate::ssrf;
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::header::ETAG;
+use axum::http::{HeaderValue, StatusCode};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
@@ -177,7 +184,20 @@ pub async fn create(
         Err(matchplane_store::repos::StoreError::NotFound) => {}
         Err(other) => return Err(other.into()),
     }
-    let count = game_modes::count(&state.db, &project_id).await?;
+    let mode = insert(&state, &project_id, &config, &tier, errors).await?;
+    Ok((StatusCode::CREATED, Json(view(&mode, true))))
+}
+
+/// Stores a new mode (version 1, a fresh webhook secret) once the project's
+/// `maxGameModes` allows it and `errors` (the other rules) is empty.
+async fn insert(
+    state: &AppState,
+    project_id: &str,
+    config: &GameModeConfig,
+    tier: &Tier,
+    mut errors: Vec<FieldError>,
+) -> Result<game_mode::Model, ApiError> {
+    let count = game_modes::count(&state.db, project_id).await?;
     if count >= u64::from(tier.max_game_modes) {
         errors.push(FieldError::new(
             "name",
@@ -194,9 +214,9 @@ pub async fn create(
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
     let mode = game_modes::create(
         &state.db,
-        &project_id,
+        project_id,
         &config.name,
-        stored(&config)?,
+        stored(config)?,
         &secret,
         Utc::now(),
     )
@@ -205,10 +225,20 @@ pub async fn create(
     // A mode of this name deleted lately is no longer swept here: the new
     // mode's searches are its own (other replicas see it in the database).
     state.play.forget_retired(&Retired::Mode(ModeKey::new(
-        project_id.clone(),
+        project_id.to_owned(),
         mode.name.clone(),
     )));
-    Ok((StatusCode::CREATED, Json(view(&mode, true))))
+    Ok(mode)
+}
+
+/// A mode's answer with its `ETag`.
+type Tagged = (
+    [(axum::http::HeaderName, HeaderValue); 1],
+    Json<GameModeView>,
+);
+
+fn tagged(mode: &game_mode::Model, show_secret: bool) -> Tagged {
+    ([(ETAG, etag(mode.version))], Json(view(mode, show_secret)))
 }
 
 /// The project's game modes (secrets masked).
@@ -230,36 +260,54 @@ pub async fn list(
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 200, body = GameModeResponseSchema), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = GameModeResponseSchema,
+        headers(("ETag" = String, description = "The version in quotes, e.g. `\"3\"`: send it back as `If-Match`"))),
+        (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn get(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
-) -> Result<Json<GameModeView>, ApiError> {
+) -> Result<Tagged, ApiError> {
     let mode = game_modes::get(&state.db, &project_id, &name).await?;
-    Ok(Json(view(&mode, false)))
+    Ok(tagged(&mode, false))
 }
 
-/// Replaces a game mode's config: `version` +1 when anything changed, the
-/// new version kept in the history. The name cannot change.
+/// Replaces a game mode's config, or creates it when absent (config as
+/// code): `version` +1 when anything changed, the new version kept in the
+/// history. The name cannot change. `If-Match: "<version>"` (or a body
+/// `version`) applies it only to that version, `If-None-Match: *` only
+/// creates: else `412 VERSION_MISMATCH`.
 #[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    params(("If-Match" = Option<String>, Header, description = "`\"<version>\"` (the `ETag` of a GET), a list of them, or `*`"),
+        ("If-None-Match" = Option<String>, Header, description = "`*`: only create")),
     request_body = GameModeSchema,
     responses(
-        (status = 200, body = GameModeResponseSchema),
+        (status = 200, description = "Replaced", body = GameModeResponseSchema,
+            headers(("ETag" = String, description = "The new version in quotes"))),
+        (status = 201, description = "Created (the mode was absent); the webhook secret is shown", body = GameModeResponseSchema,
+            headers(("ETag" = String, description = "`\"1\"`"))),
         (status = 400, description = "Malformed JSON", body = Problem),
-        (status = 404, body = Problem),
-        (status = 409, description = "Changed concurrently", body = Problem),
+        (status = 403, description = "FORBIDDEN: the key is not `admin`", body = Problem),
+        (status = 404, description = "No such project", body = Problem),
+        (status = 409, description = "Changed concurrently (no precondition sent)", body = Problem),
+        (status = 412, description = "VERSION_MISMATCH: `If-Match`, `If-None-Match` or the body's `version` does not hold", body = Problem),
         (status = 422, description = "Every failed rule in `errors`", body = Problem)))]
 pub async fn replace(
     _caller: ProjectCaller,
+    preconditions: Preconditions,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
     RawJson(body): RawJson,
-) -> Result<Json<GameModeView>, ApiError> {
-    let current = game_modes::get(&state.db, &project_id, &name).await?;
+) -> Result<(StatusCode, Tagged), ApiError> {
+    let current = match game_modes::get(&state.db, &project_id, &name).await {
+        Ok(mode) => Some(mode),
+        Err(matchplane_store::repos::StoreError::NotFound) => None,
+        Err(other) => return Err(other.into()),
+    };
     let tier = tier_of(&state, &project_id).await?;
+    preconditions.check(current.as_ref().map(|m| m.version), &body)?;
     let config = parse_config(body)?;
     let mut errors = check(&state, &config, &tier).await;
     if config.name != name {
@@ -269,16 +317,43 @@ pub async fn replace(
             "a game mode cannot be renamed; the body's name must equal the path's",
         ));
     }
+    let Some(current) = current else {
+        let mode = insert(&state, &project_id, &config, &tier, errors)
+            .await
+            .map_err(|e| lost_race(e, &preconditions))?;
+        return Ok((StatusCode::CREATED, tagged(&mode, true)));
+    };
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
     let config = stored(&config)?;
     if config == current.config {
-        return Ok(Json(view(&current, false)));
+        return Ok((StatusCode::OK, tagged(&current, false)));
     }
-    let mode = game_modes::replace(&state.db, &project_id, &name, config, Utc::now()).await?;
+    // Only onto the version checked above: a write in between is a 412
+    // (with a precondition) or a 409, never silently overwritten.
+    let mode = game_modes::replace_at(
+        &state.db,
+        &project_id,
+        &name,
+        config,
+        Some(current.version),
+        Utc::now(),
+    )
+    .await
+    .map_err(|e| lost_race(e.into(), &preconditions))?;
     tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
-    Ok(Json(view(&mode, false)))
+    Ok((StatusCode::OK, tagged(&mode, false)))
+}
+
+/// A concurrent write got in between the check and the write: with a
+/// precondition, that precondition no longer holds.
+fn lost_race(err: ApiError, preconditions: &Preconditions) -> ApiError {
+    if err.code() == Code::Conflict.as_str() && preconditions.any() {
+        ApiError::version_mismatch("the game mode changed while this write ran; read it again")
+    } else {
+        err
+    }
 }
 
 /// Deletes a game mode and its history.

@@ -55,7 +55,9 @@ async fn lifecycle_versions_and_secrets(backend: Backend) {
     assert_eq!(replaced.status, StatusCode::OK, "{}", replaced.body);
     assert_eq!(replaced.body["version"], 2);
     assert_eq!(replaced.body["matchmakingCycleDurationSeconds"], 7.0);
-    // The same body again is no change.
+    // The same body again (of the current version) is no change; of the
+    // version before, a 412 (see if_match.rs).
+    body["version"] = json!(2);
     let same = t
         .call(
             Method::PUT,
@@ -119,14 +121,17 @@ async fn lifecycle_versions_and_secrets(backend: Backend) {
     t.call(Method::GET, &format!("{base}/ranked"), Some(&key), None)
         .await
         .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
-    t.call(
-        Method::PUT,
-        &format!("{base}/ranked"),
-        Some(&key),
-        Some(mode("ranked")),
-    )
-    .await
-    .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    // PUT is create-or-replace: a deleted mode comes back as version 1.
+    let again = t
+        .call(
+            Method::PUT,
+            &format!("{base}/ranked"),
+            Some(&key),
+            Some(mode("ranked")),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    assert_eq!(again.body["version"], 1);
 }
 
 async fn tier_floors_and_tier_changes(backend: Backend) {

@@ -25,6 +25,9 @@ pub struct Model {
     pub last_used_at: Option<DateTimeUtc>,
     /// When the key was revoked; a revoked key authenticates nothing.
     pub revoked_at: Option<DateTimeUtc>,
+    /// What the key may do: scope names separated by spaces (`admin`,
+    /// `backend`); the API parses them.
+    pub scopes: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -6,6 +6,7 @@
 pub mod api_key;
 pub mod game_mode;
 pub mod game_mode_version;
+pub mod idempotency_key;
 pub mod match_;
 pub mod mode_cycle_stat;
 pub mod outbox_dead_letter;

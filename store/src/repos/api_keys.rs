@@ -22,6 +22,8 @@ pub struct NewKey<'a> {
     pub prefix: &'a str,
     /// Lower-case hex SHA-256 of the key.
     pub hash: &'a str,
+    /// Scope names separated by spaces, e.g. `backend`.
+    pub scopes: &'a str,
 }
 
 /// Stores a new key `key_<ulid>` of `project_id` (the project must exist).
@@ -43,6 +45,7 @@ pub async fn create<C: ConnectionTrait>(
         created_at: Set(now),
         last_used_at: Set(None),
         revoked_at: Set(None),
+        scopes: Set(key.scopes.to_owned()),
     };
     Ok(model.insert(db).await?)
 }

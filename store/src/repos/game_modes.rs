@@ -119,11 +119,31 @@ pub async fn replace<C: TransactionTrait>(
     config: Value,
     now: DateTime<Utc>,
 ) -> Result<game_mode::Model, StoreError> {
+    replace_at(db, project_id, name, config, None, now).await
+}
+
+/// [`replace`], only if the mode is still at version `expected` (when
+/// given): the version a client read (`If-Match`) or a handler checked.
+///
+/// # Errors
+/// [`StoreError::NotFound`], or [`StoreError::Conflict`] when the mode is
+/// at another version (or changes concurrently).
+pub async fn replace_at<C: TransactionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+    config: Value,
+    expected: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<game_mode::Model, StoreError> {
     let txn = db.begin().await?;
     let current = by_name(project_id, name)
         .one(&txn)
         .await?
         .ok_or(StoreError::NotFound)?;
+    if expected.is_some_and(|v| v != current.version) {
+        return Err(StoreError::Conflict);
+    }
     let result = GameModes::update_many()
         .col_expr(game_mode::Column::Config, config.clone().into())
         .col_expr(game_mode::Column::Version, (current.version + 1).into())

@@ -11,6 +11,7 @@ pub mod dead_letters;
 pub mod deliveries;
 pub mod error;
 pub mod game_modes;
+pub mod idempotency;
 pub mod matches;
 pub mod projects;
 pub mod ratings;

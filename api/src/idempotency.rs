@@ -1,0 +1,430 @@
+//! `Idempotency-Key` on the `POST`s that create (tickets, result reports,
+//! API keys): a retry with the same key and the same request gets the first
+//! answer again (same status, same body: the same ticket and token) and
+//! creates nothing; the same key with another request (another body, route
+//! or caller) is `422 IDEMPOTENCY_KEY_REUSED`. Keys are kept 24 hours per
+//! project.
+//!
+//! - The first request reserves the key with an insert into
+//!   `idempotency_keys`: of two requests at once exactly one runs; the other
+//!   waits for its answer (up to [`WAIT_FOR_FIRST`], then `409
+//!   IDEMPOTENCY_KEY_IN_USE` with `Retry-After`).
+//! - Only a success (2xx) is kept: after an error the key is released and a
+//!   retry runs again.
+//! - The answer holds secrets (a ticket token, an API key), which matchplane
+//!   otherwise stores only as hashes. It is stored encrypted
+//!   (ChaCha20-Poly1305) under a key derived with HMAC-SHA256 from the
+//!   caller's credential (the API key or operator token presented, itself
+//!   never stored) and a random per-row seed: the database alone gives no
+//!   token away, and only the same caller's retry can read the answer.
+
+use crate::auth::ProjectCaller;
+use crate::extract::MAX_BODY_BYTES;
+use crate::problem::ApiError;
+use crate::state::AppState;
+use axum::body::{to_bytes, Body, Bytes};
+use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use chrono::{Duration as Days, Utc};
+use matchplane_store::entities::idempotency_key;
+use matchplane_store::repos::idempotency::{self, NewReservation, Reservation};
+use rand::RngCore;
+use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, CHACHA20_POLY1305};
+use ring::hmac;
+use sha2::{Digest, Sha256};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::Duration;
+
+/// The request header.
+pub const HEADER: HeaderName = HeaderName::from_static("idempotency-key");
+/// Set on a replayed answer: `Idempotent-Replayed: true`.
+pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+/// Longest key (characters; printable ASCII).
+pub const MAX_KEY_CHARS: usize = 255;
+/// How long a key is kept: 24 hours.
+pub const KEPT_HOURS: i64 = 24;
+/// How long a retry waits for the first request's answer.
+pub const WAIT_FOR_FIRST: Duration = Duration::from_secs(10);
+/// A reservation without an answer this old was abandoned (its process
+/// stopped): a retry takes it over.
+const ABANDONED_AFTER_SECONDS: i64 = 60;
+/// Largest answer body kept.
+const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// The routes (templates) whose `POST` honours the header.
+const ROUTES: &[&str] = &[
+    "/v1/projects/{projectId}/tickets",
+    "/v1/projects/{projectId}/game-modes/{name}/results",
+    "/v1/projects/{projectId}/keys",
+];
+
+/// Middleware: answers a request carrying [`HEADER`] on one of [`ROUTES`]
+/// as described in the module docs; everything else passes through.
+pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned());
+    let applies = req.method() == Method::POST
+        && req.headers().contains_key(&HEADER)
+        && route.as_deref().is_some_and(|r| ROUTES.contains(&r));
+    if !applies {
+        return next.run(req).await;
+    }
+    idempotent(&state, route.unwrap_or_default(), req, next)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
+fn well_formed(key: &str) -> bool {
+    (1..=MAX_KEY_CHARS).contains(&key.len()) && key.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+async fn idempotent(
+    state: &AppState,
+    route: String,
+    req: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let (mut parts, body) = req.into_parts();
+    // Authenticated (and rate limited) once: the handler reuses this.
+    let caller = ProjectCaller::from_request_parts(&mut parts, state).await?;
+    parts.extensions.insert(caller.clone());
+    let key = parts
+        .headers
+        .get(&HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|k| well_formed(k))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "Idempotency-Key",
+                format!("Idempotency-Key is 1 to {MAX_KEY_CHARS} printable ASCII characters"),
+            )
+        })?;
+    let credential = parts
+        .headers
+        .get(AUTHORIZATION)
+        .map(|v| v.as_bytes().to_vec())
+        .unwrap_or_default();
+    let bytes = to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| {
+        ApiError::with_status(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            "the body is over 64 KiB",
+        )
+    })?;
+    let digest = request_digest(&caller, &route, &bytes);
+    let project_id = caller.project_id.clone();
+    prune_now_and_then(state).await;
+    let started = tokio::time::Instant::now();
+    loop {
+        let mut seed = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut seed);
+        let seed = hex::encode(seed);
+        let now = Utc::now();
+        let reservation = idempotency::reserve(
+            &state.db,
+            NewReservation {
+                project_id: &project_id,
+                key: &key,
+                request_digest: &digest,
+                seed: &seed,
+                now,
+                expired_before: now - Days::hours(KEPT_HOURS),
+                abandoned_before: now - Days::seconds(ABANDONED_AFTER_SECONDS),
+            },
+        )
+        .await?;
+        let row = match reservation {
+            Reservation::Reserved => {
+                let req = Request::from_parts(parts, Body::from(bytes));
+                let answer = next.run(req).await;
+                return Ok(keep(state, &project_id, &key, &seed, &credential, answer).await);
+            }
+            Reservation::Taken(row) => row,
+        };
+        if row.request_digest != digest {
+            return Err(ApiError::idempotency_key_reused(
+                "this Idempotency-Key was used with another request (body, route or credential) in the last 24 hours; use a new key",
+            ));
+        }
+        if row.status.is_some() {
+            return replay(&row, &project_id, &key, &credential);
+        }
+        if started.elapsed() >= WAIT_FOR_FIRST {
+            return Err(ApiError::idempotency_key_in_use());
+        }
+        // The first request is running: wait for its answer (or for its
+        // release, after which this one runs).
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        match idempotency::get(&state.db, &project_id, &key).await {
+            Ok(Some(row)) if row.status.is_some() && row.request_digest == digest => {
+                return replay(&row, &project_id, &key, &credential);
+            }
+            Ok(_) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// SHA-256 of who asks, the route and the body.
+fn request_digest(caller: &ProjectCaller, route: &str, body: &Bytes) -> String {
+    let who = match &caller.caller {
+        crate::auth::Caller::Operator => "operator",
+        crate::auth::Caller::Key { key_id, .. } => key_id.as_str(),
+    };
+    let mut hash = Sha256::new();
+    for part in [who.as_bytes(), b"\0", route.as_bytes(), b"\0", body] {
+        hash.update(part);
+    }
+    hex::encode(hash.finalize())
+}
+
+/// The answer's encryption key: HMAC-SHA256(credential, context).
+fn cipher(credential: &[u8], project_id: &str, key: &str, seed: &str) -> Option<LessSafeKey> {
+    let mac = hmac::Key::new(hmac::HMAC_SHA256, credential);
+    let context = ["matchplane idempotency v1", project_id, key, seed].join("\0");
+    let derived = hmac::sign(&mac, context.as_bytes());
+    UnboundKey::new(&CHACHA20_POLY1305, derived.as_ref())
+        .ok()
+        .map(LessSafeKey::new)
+}
+
+fn aad(project_id: &str, key: &str) -> Vec<u8> {
+    [project_id.as_bytes(), b"\0", key.as_bytes()].concat()
+}
+
+/// Keeps a success for the retries, releases the key otherwise; answers
+/// `answer` as it was.
+async fn keep(
+    state: &AppState,
+    project_id: &str,
+    key: &str,
+    seed: &str,
+    credential: &[u8],
+    answer: Response,
+) -> Response {
+    let status = answer.status();
+    if !status.is_success() {
+        if let Err(error) = idempotency::release(&state.db, project_id, key).await {
+            tracing::warn!(%error, project_id, "releasing an idempotency key failed");
+        }
+        return answer;
+    }
+    let (parts, body) = answer.into_parts();
+    let Ok(bytes) = to_bytes(body, MAX_ANSWER_BYTES).await else {
+        let _ = idempotency::release(&state.db, project_id, key).await;
+        return ApiError::internal(&"an answer over 1 MiB").into_response();
+    };
+    let content_type = parts
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let sealed = cipher(credential, project_id, key, seed).and_then(|c| {
+        let mut buffer = bytes.to_vec();
+        c.seal_in_place_append_tag(
+            Nonce::assume_unique_for_key([0; 12]),
+            Aad::from(aad(project_id, key)),
+            &mut buffer,
+        )
+        .ok()
+        .map(|()| STANDARD.encode(buffer))
+    });
+    let stored = match sealed {
+        Some(body) => {
+            idempotency::complete(
+                &state.db,
+                project_id,
+                key,
+                idempotency::Answer {
+                    status: status.as_u16(),
+                    content_type: content_type.as_deref(),
+                    body: &body,
+                },
+            )
+            .await
+        }
+        None => Err(matchplane_store::repos::StoreError::Corrupt(
+            "sealing failed".into(),
+        )),
+    };
+    if let Err(error) = stored {
+        // The creation happened; only its replay is lost (a retry may
+        // create again). Said loudly, not turned into an error answer.
+        tracing::error!(%error, project_id, "keeping an idempotent answer failed");
+        let _ = idempotency::release(&state.db, project_id, key).await;
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// The kept answer of `row`, decrypted with the caller's credential.
+fn replay(
+    row: &idempotency_key::Model,
+    project_id: &str,
+    key: &str,
+    credential: &[u8],
+) -> Result<Response, ApiError> {
+    let reused = || {
+        ApiError::idempotency_key_reused(
+            "this Idempotency-Key's answer cannot be read with these credentials; use a new key",
+        )
+    };
+    let mut sealed = row
+        .body
+        .as_deref()
+        .and_then(|b| STANDARD.decode(b).ok())
+        .ok_or_else(reused)?;
+    let cipher = cipher(credential, project_id, key, &row.seed).ok_or_else(reused)?;
+    let plain = cipher
+        .open_in_place(
+            Nonce::assume_unique_for_key([0; 12]),
+            Aad::from(aad(project_id, key)),
+            &mut sealed,
+        )
+        .map_err(|_| reused())?
+        .to_vec();
+    let status = row
+        .status
+        .and_then(|s| u16::try_from(s).ok())
+        .and_then(|s| StatusCode::from_u16(s).ok())
+        .unwrap_or(StatusCode::OK);
+    let mut response = (status, plain).into_response();
+    if let Some(value) = row
+        .content_type
+        .as_deref()
+        .and_then(|c| HeaderValue::from_str(c).ok())
+    {
+        response.headers_mut().insert(CONTENT_TYPE, value);
+    }
+    response
+        .headers_mut()
+        .insert(REPLAYED, HeaderValue::from_static("true"));
+    Ok(response)
+}
+
+/// Documents the header (and its `409`/`422`) on the routes that honour it.
+pub fn document(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
+    use utoipa::openapi::{ContentBuilder, ObjectBuilder, Ref, ResponseBuilder, Type};
+    let problem = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                crate::problem::PROBLEM_JSON,
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("Problem")))
+                    .build(),
+            )
+            .build()
+    };
+    for route in ROUTES {
+        let Some(operation) = openapi
+            .paths
+            .paths
+            .get_mut(*route)
+            .and_then(|item| item.post.as_mut())
+        else {
+            continue;
+        };
+        let header = ParameterBuilder::new()
+            .name("Idempotency-Key")
+            .parameter_in(ParameterIn::Header)
+            .description(Some(
+                "A key of your choice (1 to 255 printable ASCII characters): a retry with the same key and body within 24 hours gets the first answer again (same status and body) and creates nothing",
+            ))
+            .schema(Some(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .min_length(Some(1))
+                    .max_length(Some(MAX_KEY_CHARS))
+                    .pattern(Some("^[!-~]+$")),
+            ))
+            .build();
+        operation
+            .parameters
+            .get_or_insert_with(Vec::new)
+            .push(header);
+        let responses = &mut operation.responses.responses;
+        responses.entry("409".to_owned()).or_insert_with(|| {
+            problem("IDEMPOTENCY_KEY_IN_USE: the first request with this key is still running; see Retry-After").into()
+        });
+        responses.entry("422".to_owned()).or_insert_with(|| {
+            problem("IDEMPOTENCY_KEY_REUSED: the key was used with another request").into()
+        });
+    }
+}
+
+/// Unix second of this process's last prune.
+static LAST_PRUNE: AtomicI64 = AtomicI64::new(0);
+
+/// Deletes keys older than 24 hours, at most once a minute per process.
+async fn prune_now_and_then(state: &AppState) {
+    let now = Utc::now();
+    let last = LAST_PRUNE.load(Ordering::Relaxed);
+    if now.timestamp() - last < 60
+        || LAST_PRUNE
+            .compare_exchange(last, now.timestamp(), Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+    {
+        return;
+    }
+    if let Err(error) = idempotency::prune(&state.db, now - Days::hours(KEPT_HOURS)).await {
+        tracing::warn!(%error, "pruning idempotency keys failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_same_credential_opens_an_answer() {
+        let seal = |credential: &[u8]| {
+            let mut buffer = b"{\"token\":\"secret\"}".to_vec();
+            cipher(credential, "prj_1", "k1", "seed")
+                .unwrap()
+                .seal_in_place_append_tag(
+                    Nonce::assume_unique_for_key([0; 12]),
+                    Aad::from(aad("prj_1", "k1")),
+                    &mut buffer,
+                )
+                .unwrap();
+            buffer
+        };
+        let mut sealed = seal(b"Bearer mp_sk_a");
+        assert!(!sealed.windows(6).any(|w| w == b"secret"));
+        let mut other = sealed.clone();
+        assert!(cipher(b"Bearer mp_sk_b", "prj_1", "k1", "seed")
+            .unwrap()
+            .open_in_place(
+                Nonce::assume_unique_for_key([0; 12]),
+                Aad::from(aad("prj_1", "k1")),
+                &mut other
+            )
+            .is_err());
+        let plain = cipher(b"Bearer mp_sk_a", "prj_1", "k1", "seed")
+            .unwrap()
+            .open_in_place(
+                Nonce::assume_unique_for_key([0; 12]),
+                Aad::from(aad("prj_1", "k1")),
+                &mut sealed,
+            )
+            .unwrap();
+        assert_eq!(plain, b"{\"token\":\"secret\"}");
+    }
+
+    #[test]
+    fn keys_are_printable_ascii_up_to_255() {
+        assert!(well_formed("retry-1"));
+        assert!(!well_formed(""));
+        assert!(!well_formed("has space"));
+        assert!(!well_formed(&"a".repeat(256)));
+    }
+}
