@@ -63,7 +63,29 @@ async fn operator_can_allow_private_webhooks(backend: Backend) {
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
 }
 
+/// A name that does not resolve (NXDOMAIN, no network) is accepted at
+/// configuration: its deliveries are checked, and fail, until it resolves.
+async fn names_that_do_not_resolve_are_accepted(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    for (name, url) in [
+        // README's own example, whatever this machine's DNS says of it.
+        ("readme", "https://game.example.com/hooks/match"),
+        // `.invalid` never resolves (RFC 6761).
+        ("nxdomain", "https://hooks.nowhere.invalid/match?token=1"),
+    ] {
+        let mut body = mode(name);
+        body["webhook"]["url"] = json!(url);
+        let created = t.call(Method::POST, &base, Some(&key), Some(body)).await;
+        assert_eq!(created.status, StatusCode::CREATED, "{url}: {}", created.body);
+        assert_eq!(created.body["webhook"]["url"], url);
+    }
+}
+
 on_both!(
     private_webhooks_are_refused,
+    names_that_do_not_resolve_are_accepted,
     operator_can_allow_private_webhooks
 );
