@@ -3,6 +3,7 @@
 //! test) and on SQLite (a temp file per test).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bom;
 mod common;
 mod cross_tenant;
 mod cross_tenant_all;
