@@ -13,7 +13,7 @@
 //! refuse to start on a database that is behind.
 
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::DatabaseConnection;
+use sea_orm_migration::sea_orm::{ConnectionTrait, DatabaseConnection};
 
 mod m20261130_000001_tenancy;
 mod m20261130_000002_game_modes;
@@ -49,10 +49,34 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
     Migrator::up(db, None).await
 }
 
+/// The table where applied migrations are recorded.
+pub const MIGRATION_TABLE: &str = "seaql_migrations";
+
 /// How many migrations this build knows that `db` has not applied yet.
+/// Only reads: on a database never migrated (no [`MIGRATION_TABLE`]) every
+/// migration is pending and nothing is created (sea-orm's own pending
+/// check creates the table first).
 ///
 /// # Errors
 /// A database error while reading the migration table.
 pub async fn pending(db: &DatabaseConnection) -> Result<usize, DbErr> {
-    Ok(Migrator::get_pending_migrations(db).await?.len())
+    let known = Migrator::migrations();
+    if !SchemaManager::new(db).has_table(MIGRATION_TABLE).await? {
+        return Ok(known.len());
+    }
+    let select = Query::select()
+        .column(Alias::new("version"))
+        .from(Alias::new(MIGRATION_TABLE))
+        .to_owned();
+    let backend = db.get_database_backend();
+    let applied: std::collections::HashSet<String> = db
+        .query_all(backend.build(&select))
+        .await?
+        .iter()
+        .map(|row| row.try_get::<String>("", "version"))
+        .collect::<Result<_, _>>()?;
+    Ok(known
+        .iter()
+        .filter(|m| !applied.contains(m.name()))
+        .count())
 }
