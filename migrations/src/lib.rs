@@ -21,6 +21,7 @@ mod m20261130_000003_matches_webhooks;
 mod m20261130_000004_cycle_stats;
 mod m20261130_000010_ratings;
 mod m20261130_000011_outbox_dead_letters;
+mod m20261201_000051_e_webhook_health;
 pub mod names;
 
 /// The ordered list of matchplane's migrations.
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_cycle_stats::Migration),
             Box::new(m20261130_000010_ratings::Migration),
             Box::new(m20261130_000011_outbox_dead_letters::Migration),
+            Box::new(m20261201_000051_e_webhook_health::Migration),
         ]
     }
 }
@@ -75,8 +77,5 @@ pub async fn pending(db: &DatabaseConnection) -> Result<usize, DbErr> {
         .iter()
         .map(|row| row.try_get::<String>("", "version"))
         .collect::<Result<_, _>>()?;
-    Ok(known
-        .iter()
-        .filter(|m| !applied.contains(m.name()))
-        .count())
+    Ok(known.iter().filter(|m| !applied.contains(m.name())).count())
 }

@@ -15,3 +15,4 @@ pub mod rating_result;
 pub mod tier;
 pub mod webhook_attempt;
 pub mod webhook_delivery;
+pub mod webhook_health;
