@@ -209,17 +209,23 @@ mod tests {
             &["::1"],
             &["2606:4700:4700::1111", "fd00::1"],
         ] {
-            let checked =
-                check_webhook_url_with("https://hooks.studio.test/m", false, answer(Ok(ips(found))))
-                    .await;
+            let checked = check_webhook_url_with(
+                "https://hooks.studio.test/m",
+                false,
+                answer(Ok(ips(found))),
+            )
+            .await;
             assert!(
                 matches!(checked, Err(UnsafeUrl::Address(_))),
                 "{found:?}: {checked:?}"
             );
         }
-        let public =
-            check_webhook_url_with("https://hooks.studio.test/m", false, answer(Ok(ips(&["1.1.1.1"]))))
-                .await;
+        let public = check_webhook_url_with(
+            "https://hooks.studio.test/m",
+            false,
+            answer(Ok(ips(&["1.1.1.1"]))),
+        )
+        .await;
         assert!(public.is_ok(), "{public:?}");
     }
 

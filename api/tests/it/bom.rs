@@ -49,7 +49,11 @@ async fn a_leading_bom_is_skipped(backend: Backend) {
     assert_eq!(created.body["name"], "bom");
 
     // A BOM alone, or not at the start, is still malformed.
-    for bytes in [BOM.to_vec(), [b" ", BOM, b"{}"].concat(), [BOM, BOM, b"{}"].concat()] {
+    for bytes in [
+        BOM.to_vec(),
+        [b" ", BOM, b"{}"].concat(),
+        [BOM, BOM, b"{}"].concat(),
+    ] {
         let answer = t
             .send(
                 Request::builder()
