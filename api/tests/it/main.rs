@@ -11,6 +11,7 @@ mod errors;
 mod game_modes;
 mod keys;
 mod matches;
+mod metrics_help;
 mod ratings;
 mod service;
 mod ssrf;
