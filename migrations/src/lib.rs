@@ -22,6 +22,7 @@ mod m20261130_000004_cycle_stats;
 mod m20261130_000010_ratings;
 mod m20261130_000011_outbox_dead_letters;
 mod m20261201_000051_e_webhook_health;
+mod m20261201_000052_e_max_pending_tickets;
 pub mod names;
 
 /// The ordered list of matchplane's migrations.
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000010_ratings::Migration),
             Box::new(m20261130_000011_outbox_dead_letters::Migration),
             Box::new(m20261201_000051_e_webhook_health::Migration),
+            Box::new(m20261201_000052_e_max_pending_tickets::Migration),
         ]
     }
 }

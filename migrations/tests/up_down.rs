@@ -28,6 +28,17 @@ async fn round_trip(url: &str) {
     assert_eq!(names, ["free", "pro", "enterprise"]);
     let free_modes: i64 = tiers[0].try_get("", "max_game_modes").unwrap();
     assert_eq!(free_modes, 3);
+    let pending_tickets: Vec<i64> = db
+        .query_all(Statement::from_string(
+            backend,
+            "SELECT max_pending_tickets FROM tiers ORDER BY requests_per_second",
+        ))
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.try_get("", "max_pending_tickets").unwrap())
+        .collect();
+    assert_eq!(pending_tickets, [10_000, 1_000_000, 20_000_000]);
 
     Migrator::down(&db, None).await.unwrap();
     assert_eq!(pending(&db).await.unwrap(), total);

@@ -15,4 +15,5 @@ mod metrics_help;
 mod ratings;
 mod service;
 mod ssrf;
+mod ticket_limit;
 mod tiers;
