@@ -15,8 +15,11 @@ use tower::ServiceExt;
 
 /// The families of a text exposition: name → (has HELP, TYPE), and the
 /// family of every sample. Panics on a line it cannot read.
-fn families(text: &str) -> (BTreeMap<String, (bool, Option<String>)>, BTreeSet<String>) {
-    let mut declared: BTreeMap<String, (bool, Option<String>)> = BTreeMap::new();
+/// Declared families: name → (has HELP, its TYPE).
+type Declared = BTreeMap<String, (bool, Option<String>)>;
+
+fn families(text: &str) -> (Declared, BTreeSet<String>) {
+    let mut declared = Declared::new();
     let mut sampled = BTreeSet::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         if let Some(rest) = line.strip_prefix("# HELP ") {
