@@ -254,15 +254,8 @@ async fn five_hundred_real_players_end_to_end_through_a_worker_crash() {
         url: redis.clone(),
         prefix: format!("mp-e2e-{tag}"),
     };
-    let db_name = format!("mp_e2e_{tag}");
-    let pg = sea_orm::Database::connect(&admin).await.unwrap();
-    sea_orm::ConnectionTrait::execute_unprepared(&pg, &format!("CREATE DATABASE {db_name}"))
-        .await
-        .unwrap();
-    let db_url = match admin.rsplit_once('/') {
-        Some((head, _)) => format!("{head}/{db_name}"),
-        None => panic!("bad database url"),
-    };
+    let database = PgDatabase::create(&admin, &format!("mp_e2e_{tag}")).await;
+    let db_url = database.url.clone();
     let dir = std::env::temp_dir().join(format!("mp-e2e-{tag}"));
     std::fs::create_dir_all(&dir).unwrap();
 
@@ -552,11 +545,98 @@ async fn five_hundred_real_players_end_to_end_through_a_worker_crash() {
     }
     drop(worker);
     drop(_api);
-    let _ = sea_orm::ConnectionTrait::execute_unprepared(
+    drop(database);
+}
+
+/// A PostgreSQL database of this test's own, dropped when the guard is
+/// (pass or fail: a failed assertion unwinds through it).
+struct PgDatabase {
+    admin: String,
+    name: String,
+    url: String,
+}
+
+impl PgDatabase {
+    /// Creates database `name` through the admin connection `admin`.
+    async fn create(admin: &str, name: &str) -> Self {
+        let pg = sea_orm::Database::connect(admin).await.unwrap();
+        sea_orm::ConnectionTrait::execute_unprepared(&pg, &format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        pg.close().await.ok();
+        let (base, query) = match admin.split_once('?') {
+            Some((base, query)) => (base, format!("?{query}")),
+            None => (admin, String::new()),
+        };
+        let head = &base[..base.rfind('/').expect("a database URL has a path")];
+        Self {
+            admin: admin.to_owned(),
+            name: name.to_owned(),
+            url: format!("{head}/{name}{query}"),
+        }
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let admin = self.admin.clone();
+        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        // A runtime of its own: the test's may be unwinding or gone.
+        let _ = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if let Ok(pg) = sea_orm::Database::connect(&admin).await {
+                    let _ = sea_orm::ConnectionTrait::execute_unprepared(&pg, &sql).await;
+                    pg.close().await.ok();
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// Whether database `name` exists, asked through `admin`.
+async fn database_exists(admin: &str, name: &str) -> bool {
+    let pg = sea_orm::Database::connect(admin).await.unwrap();
+    let found = sea_orm::ConnectionTrait::query_one(
         &pg,
-        &format!("DROP DATABASE IF EXISTS {db_name} WITH (FORCE)"),
+        sea_orm::Statement::from_sql_and_values(
+            sea_orm::DbBackend::Postgres,
+            "SELECT 1 AS one FROM pg_database WHERE datname = $1",
+            [name.into()],
+        ),
     )
+    .await
+    .unwrap();
+    pg.close().await.ok();
+    found.is_some()
+}
+
+#[tokio::test]
+async fn the_test_database_is_dropped_when_the_test_fails() {
+    let admin = env_or(
+        "MATCHPLANE_TEST_DATABASE_URL",
+        "postgres://postgres@127.0.0.1:5432/postgres",
+    );
+    let name = format!("mp_e2e_guard_{:08x}", rand::random::<u32>());
+    let (inside_admin, inside_name) = (admin.clone(), name.clone());
+    let failed = tokio::spawn(async move {
+        let database = PgDatabase::create(&inside_admin, &inside_name).await;
+        let _ = sea_orm::Database::connect(&database.url).await.unwrap();
+        assert!(database_exists(&inside_admin, &inside_name).await);
+        panic!("a failing assertion of the end-to-end test");
+    })
     .await;
+    assert!(failed.is_err_and(|err| err.is_panic()));
+    assert!(
+        !database_exists(&admin, &name).await,
+        "{name} leaked after a failure"
+    );
 }
 
 /// This test's Redis keys, deleted when it ends (pass or fail).

@@ -120,10 +120,12 @@ fn path_or_root(path: &serde_path_to_error::Path) -> String {
 }
 
 /// Parses `bytes` into `T`, naming line, column and field path on failure.
+/// A leading UTF-8 byte order mark (some Windows tools write one) is skipped.
 ///
 /// # Errors
 /// `400 VALIDATION_ERROR`.
 pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if has_escaped_nul(bytes) {
         return Err(nul_in_body(bytes));
     }

@@ -22,6 +22,21 @@ pub const REQUESTS_TOTAL: &str = "matchplane_http_requests_total";
 /// Histogram (seconds): `matchplane_http_request_duration_seconds{method,route}`.
 pub const REQUEST_DURATION: &str = "matchplane_http_request_duration_seconds";
 
+/// Describes every API metric (`# HELP` and unit) in the current recorder;
+/// [`crate::AppState::new`] calls it on the router's own recorder.
+pub fn describe() {
+    metrics::describe_counter!(
+        REQUESTS_TOTAL,
+        metrics::Unit::Count,
+        "HTTP requests answered, by method, route template and status code"
+    );
+    metrics::describe_histogram!(
+        REQUEST_DURATION,
+        metrics::Unit::Seconds,
+        "Time to answer an HTTP request (seconds), by method and route template"
+    );
+}
+
 fn method_label(method: &Method) -> &'static str {
     match *method {
         Method::GET => "GET",

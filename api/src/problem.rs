@@ -80,7 +80,9 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::SearchAlreadyActive
         | Code::TicketAlreadyMatched
         | Code::ResultAlreadyReported => StatusCode::CONFLICT,
-        Code::RateLimited | Code::QuotaExceeded => StatusCode::TOO_MANY_REQUESTS,
+        Code::RateLimited | Code::QuotaExceeded | Code::TicketLimitExceeded => {
+            StatusCode::TOO_MANY_REQUESTS
+        }
         Code::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         Code::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
         Code::Internal => StatusCode::INTERNAL_SERVER_ERROR,

@@ -87,6 +87,7 @@ impl AppState {
             Err(_) => PrometheusBuilder::new(),
         };
         let recorder = builder.build_recorder();
+        metrics::with_local_recorder(&recorder, crate::observe::describe);
         let metrics = recorder.handle();
         Self(Arc::new(SharedState {
             operator_digest: config

@@ -27,6 +27,9 @@ pub enum Code {
     InvalidWebhookUrl,
     /// A project or search quota is used up.
     QuotaExceeded,
+    /// The project holds its tier's `maxPendingTickets` tickets generated
+    /// and not yet searching.
+    TicketLimitExceeded,
     /// No such game mode in the project.
     GameModeNotFound,
     /// The mode is disabled (or was deleted).
@@ -90,6 +93,7 @@ impl Code {
             Code::PartySizeExceedsShape => "PARTY_SIZE_EXCEEDS_SHAPE",
             Code::InvalidWebhookUrl => "INVALID_WEBHOOK_URL",
             Code::QuotaExceeded => "QUOTA_EXCEEDED",
+            Code::TicketLimitExceeded => "TICKET_LIMIT_EXCEEDED",
             Code::GameModeNotFound => "GAME_MODE_NOT_FOUND",
             Code::GameModeDisabled => "GAME_MODE_DISABLED",
             Code::MmrRequired => "MMR_REQUIRED",

@@ -25,6 +25,9 @@ pub struct Tier {
     pub max_concurrent_searches: u64,
     /// Per-project token bucket rate (requests per second).
     pub requests_per_second: u32,
+    /// Most tickets a project may hold generated but not yet searching
+    /// (`TICKET_LIMIT_EXCEEDED` beyond).
+    pub max_pending_tickets: u64,
 }
 
 impl Tier {
@@ -39,6 +42,7 @@ impl Tier {
             max_game_modes: 3,
             max_concurrent_searches: 1_000,
             requests_per_second: 50,
+            max_pending_tickets: 10_000,
         }
     }
 
@@ -53,6 +57,7 @@ impl Tier {
             max_game_modes: 50,
             max_concurrent_searches: 100_000,
             requests_per_second: 2_000,
+            max_pending_tickets: 1_000_000,
         }
     }
 
@@ -67,6 +72,7 @@ impl Tier {
             max_game_modes: 1_000,
             max_concurrent_searches: 10_000_000,
             requests_per_second: 50_000,
+            max_pending_tickets: 20_000_000,
         }
     }
 

@@ -13,7 +13,7 @@
 //! refuse to start on a database that is behind.
 
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::DatabaseConnection;
+use sea_orm_migration::sea_orm::{ConnectionTrait, DatabaseConnection};
 
 mod m20261130_000001_tenancy;
 mod m20261130_000002_game_modes;
@@ -23,6 +23,8 @@ mod m20261130_000010_ratings;
 mod m20261130_000011_outbox_dead_letters;
 mod m20261201_000012_d_key_scopes;
 mod m20261201_000013_d_idempotency_keys;
+mod m20261201_000051_e_webhook_health;
+mod m20261201_000052_e_max_pending_tickets;
 pub mod names;
 
 /// The ordered list of matchplane's migrations.
@@ -40,6 +42,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000011_outbox_dead_letters::Migration),
             Box::new(m20261201_000012_d_key_scopes::Migration),
             Box::new(m20261201_000013_d_idempotency_keys::Migration),
+            Box::new(m20261201_000051_e_webhook_health::Migration),
+            Box::new(m20261201_000052_e_max_pending_tickets::Migration),
         ]
     }
 }
@@ -53,10 +57,31 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
     Migrator::up(db, None).await
 }
 
+/// The table where applied migrations are recorded.
+pub const MIGRATION_TABLE: &str = "seaql_migrations";
+
 /// How many migrations this build knows that `db` has not applied yet.
+/// Only reads: on a database never migrated (no [`MIGRATION_TABLE`]) every
+/// migration is pending and nothing is created (sea-orm's own pending
+/// check creates the table first).
 ///
 /// # Errors
 /// A database error while reading the migration table.
 pub async fn pending(db: &DatabaseConnection) -> Result<usize, DbErr> {
-    Ok(Migrator::get_pending_migrations(db).await?.len())
+    let known = Migrator::migrations();
+    if !SchemaManager::new(db).has_table(MIGRATION_TABLE).await? {
+        return Ok(known.len());
+    }
+    let select = Query::select()
+        .column(Alias::new("version"))
+        .from(Alias::new(MIGRATION_TABLE))
+        .to_owned();
+    let backend = db.get_database_backend();
+    let applied: std::collections::HashSet<String> = db
+        .query_all(backend.build(&select))
+        .await?
+        .iter()
+        .map(|row| row.try_get::<String>("", "version"))
+        .collect::<Result<_, _>>()?;
+    Ok(known.iter().filter(|m| !applied.contains(m.name())).count())
 }

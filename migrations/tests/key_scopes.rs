@@ -47,7 +47,7 @@ async fn older_keys_become_admin_on_sqlite() {
 #[tokio::test]
 async fn older_keys_become_admin_on_postgres() {
     let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

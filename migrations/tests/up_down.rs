@@ -28,6 +28,17 @@ async fn round_trip(url: &str) {
     assert_eq!(names, ["free", "pro", "enterprise"]);
     let free_modes: i64 = tiers[0].try_get("", "max_game_modes").unwrap();
     assert_eq!(free_modes, 3);
+    let pending_tickets: Vec<i64> = db
+        .query_all(Statement::from_string(
+            backend,
+            "SELECT max_pending_tickets FROM tiers ORDER BY requests_per_second",
+        ))
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.try_get("", "max_pending_tickets").unwrap())
+        .collect();
+    assert_eq!(pending_tickets, [10_000, 1_000_000, 20_000_000]);
 
     Migrator::down(&db, None).await.unwrap();
     assert_eq!(pending(&db).await.unwrap(), total);
@@ -36,30 +47,113 @@ async fn round_trip(url: &str) {
     db.close().await.unwrap();
 }
 
+/// A database of one test: a PostgreSQL database dropped, or an SQLite
+/// file removed, when the guard is (pass or fail).
+struct TestDb {
+    url: String,
+    drop: Option<(String, String)>,
+    file: Option<std::path::PathBuf>,
+}
+
+impl TestDb {
+    async fn postgres() -> Self {
+        let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let name = format!("mp_t_mig_{}_{}", std::process::id(), rand_suffix());
+        let conn = Database::connect(&admin).await.unwrap();
+        conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        conn.close().await.ok();
+        let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
+        Self {
+            url: format!("{}/{name}", &base[..base.rfind('/').unwrap()]),
+            drop: Some((admin, name)),
+            file: None,
+        }
+    }
+
+    fn sqlite() -> Self {
+        let path = std::env::temp_dir().join(format!(
+            "mp_t_mig_{}_{}.db",
+            std::process::id(),
+            rand_suffix()
+        ));
+        Self {
+            url: format!("sqlite://{}?mode=rwc", path.display()),
+            drop: None,
+            file: Some(path),
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = self.drop.take() {
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                rt.block_on(async {
+                    if let Ok(conn) = Database::connect(&admin).await {
+                        let _ = conn
+                            .execute_unprepared(&format!(
+                                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                            ))
+                            .await;
+                        conn.close().await.ok();
+                    }
+                });
+            })
+            .join();
+        }
+        if let Some(path) = self.file.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 #[tokio::test]
 async fn up_down_up_on_sqlite() {
-    let path = std::env::temp_dir().join(format!("mp_t_mig_{}.db", std::process::id()));
-    round_trip(&format!("sqlite://{}?mode=rwc", path.display())).await;
-    let _ = std::fs::remove_file(path);
+    round_trip(&TestDb::sqlite().url).await;
 }
 
 #[tokio::test]
 async fn up_down_up_on_postgres() {
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let name = format!("mp_t_mig_{}_{}", std::process::id(), rand_suffix());
-    let conn = Database::connect(&admin).await.unwrap();
-    conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
-    let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
-    round_trip(&url).await;
-    conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .await
-        .unwrap();
+    round_trip(&TestDb::postgres().await.url).await;
 }
 
+/// `pending` (behind `migrate --check` and the API's start-up check) only
+/// reads: on an empty database it creates no table, and on a migrated one
+/// it counts what is left.
+async fn pending_only_reads(url: &str) {
+    let db = Database::connect(url).await.unwrap();
+    let manager = SchemaManager::new(&db);
+    let total = Migrator::migrations().len();
+    assert_eq!(pending(&db).await.unwrap(), total);
+    assert_eq!(pending(&db).await.unwrap(), total);
+    assert!(
+        !manager.has_table("seaql_migrations").await.unwrap(),
+        "the check created the migration table"
+    );
+    assert!(!manager.has_table("tiers").await.unwrap());
+    Migrator::up(&db, Some(2)).await.unwrap();
+    assert_eq!(pending(&db).await.unwrap(), total - 2);
+    migrate(&db).await.unwrap();
+    assert_eq!(pending(&db).await.unwrap(), 0);
+    db.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn pending_only_reads_on_sqlite() {
+    pending_only_reads(&TestDb::sqlite().url).await;
+}
+
+#[tokio::test]
+async fn pending_only_reads_on_postgres() {
+    pending_only_reads(&TestDb::postgres().await.url).await;
+}
 /// Nanoseconds of now: enough to keep two runs of this test apart.
 fn rand_suffix() -> u128 {
     std::time::SystemTime::now()

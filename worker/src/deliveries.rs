@@ -9,11 +9,13 @@
 
 use crate::error::WorkerError;
 use crate::modes;
+use crate::webhook::dispatcher::failure_text;
 use crate::webhook::schedule::{Final, NextAction};
 use crate::webhook::{Attempt, Delivery, Dispatcher, Message, Secret};
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
 use matchplane_store::repos::deliveries::{self, AfterAttempt};
+use matchplane_store::repos::webhook_health;
 use matchplane_store::repos::StoreError;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -23,6 +25,7 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 /// What one delivery attempt came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -139,14 +142,51 @@ impl DeliveryWorker {
         Ok(deliveries::claim_due(&self.db, now, lock, limit).await?)
     }
 
+    /// Updates the mode's webhook health after an attempt made to its URL.
+    /// A failure to write it is logged: the attempt itself is recorded.
+    async fn record_health(&self, row: &webhook_delivery::Model, attempt: &Attempt) {
+        let written = match failure_text(attempt) {
+            None => {
+                webhook_health::record_success(
+                    &self.db,
+                    &row.project_id,
+                    &row.game_mode,
+                    attempt.sent_at,
+                )
+                .await
+            }
+            Some(error) => {
+                webhook_health::record_failure(
+                    &self.db,
+                    &row.project_id,
+                    &row.game_mode,
+                    attempt.sent_at,
+                    &error,
+                )
+                .await
+            }
+        };
+        if let Err(err) = written {
+            tracing::warn!(delivery_id = %row.id, error = %err, "webhook health not recorded");
+        }
+    }
+
     /// Makes one attempt of `row` and records it.
     async fn attempt(&self, row: webhook_delivery::Model) -> Result<Attempted, WorkerError> {
         let number = row.attempt_count.saturating_add(1);
         let now = Utc::now();
         let target = modes::webhook_target(&self.db, &row.project_id, &row.game_mode, now).await?;
-        let (attempt, after) = match target.and_then(|(url, secrets)| build(&row, &url, &secrets)) {
+        let delivery = target.and_then(|(url, secrets)| build(&row, &url, &secrets));
+        let sent = delivery.is_some();
+        let (attempt, after) = match delivery {
             Some(delivery) => {
                 let mut rng = StdRng::from_entropy();
+                let span = tracing::info_span!(
+                    "webhook",
+                    project_id = %row.project_id,
+                    game_mode = %row.game_mode,
+                    delivery_id = %row.id
+                );
                 let (attempt, next) = self
                     .dispatcher
                     .step(
@@ -154,6 +194,7 @@ impl DeliveryWorker {
                         u32::try_from(number).unwrap_or(u32::MAX),
                         &mut rng,
                     )
+                    .instrument(span)
                     .await;
                 let after = match next {
                     NextAction::Stop(end) => AfterAttempt::Finished(end.status()),
@@ -190,7 +231,12 @@ impl DeliveryWorker {
             response_body: attempt.response_excerpt.clone(),
         };
         match deliveries::record_attempt(&self.db, log, number, after, Utc::now()).await {
-            Ok(()) | Err(StoreError::NotFound) => {}
+            Ok(()) => {
+                if sent {
+                    self.record_health(&row, &attempt).await;
+                }
+            }
+            Err(StoreError::NotFound) => {}
             Err(err) => return Err(err.into()),
         }
         Ok(Attempted {

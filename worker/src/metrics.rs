@@ -6,7 +6,7 @@
 //! `--metrics-listen` address.
 
 use matchplane_store::pool::ModeKey;
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use std::future::Future;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -31,6 +31,57 @@ pub const ATTEMPT_LATENCY: &str = "matchplane_webhook_attempt_latency_seconds";
 /// Counter: outbox records that could not be read as a match and were kept
 /// in `outbox_dead_letters` instead, per mode.
 pub const DEAD_LETTERS: &str = "matchplane_outbox_dead_letters_total";
+
+/// Describes every worker metric (`# HELP` and unit) in the current
+/// recorder; [`install`] and [`build_recorder`] call it.
+pub fn describe() {
+    use metrics::Unit;
+    metrics::describe_histogram!(
+        CYCLE_DURATION,
+        Unit::Seconds,
+        "Wall time of one matchmaking cycle, pool snapshot to last claim (seconds), per project and mode"
+    );
+    metrics::describe_gauge!(
+        POOL_SIZE,
+        Unit::Count,
+        "Searches in the pool at the mode's last cycle, per project and mode"
+    );
+    metrics::describe_gauge!(
+        CANDIDATES,
+        Unit::Count,
+        "Candidates (complete, eligible parties) at the mode's last cycle, per project and mode"
+    );
+    metrics::describe_counter!(
+        MATCHES,
+        Unit::Count,
+        "Matches claimed, per project and mode"
+    );
+    metrics::describe_histogram!(
+        SEARCH_WAIT,
+        Unit::Seconds,
+        "How long a matched search waited for its match (seconds), per project and mode"
+    );
+    metrics::describe_counter!(
+        DELIVERIES,
+        Unit::Count,
+        "Webhook deliveries ended, by outcome (succeeded, failed)"
+    );
+    metrics::describe_counter!(
+        ATTEMPTS,
+        Unit::Count,
+        "Webhook attempts, by result (2xx, 4xx, 5xx, error: no answer)"
+    );
+    metrics::describe_histogram!(
+        ATTEMPT_LATENCY,
+        Unit::Seconds,
+        "Latency of one webhook attempt (seconds)"
+    );
+    metrics::describe_counter!(
+        DEAD_LETTERS,
+        Unit::Count,
+        "Outbox records that could not be read as a match, kept as dead letters, per project and mode"
+    );
+}
 
 /// Records `count` outbox records of `mode` moved to the dead letters.
 pub fn dead_lettered(mode: &ModeKey, count: usize) {
@@ -106,9 +157,22 @@ fn builder(idle: Duration) -> Result<PrometheusBuilder, String> {
 /// # Errors
 /// A text error if a recorder is already installed.
 pub fn install() -> Result<PrometheusHandle, String> {
-    builder(IDLE_SERIES_TIMEOUT)?
+    let handle = builder(IDLE_SERIES_TIMEOUT)?
         .install_recorder()
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    describe();
+    Ok(handle)
+}
+
+/// A recorder with the worker's settings and descriptions, not installed
+/// (record into it with `metrics::with_local_recorder`).
+///
+/// # Errors
+/// A text error if the bucket settings are refused.
+pub fn build_recorder() -> Result<PrometheusRecorder, String> {
+    let recorder = builder(IDLE_SERIES_TIMEOUT)?.build_recorder();
+    metrics::with_local_recorder(&recorder, describe);
+    Ok(recorder)
 }
 
 /// Serves `GET /metrics` (Prometheus text of `handle`) on `listener` until

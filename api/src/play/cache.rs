@@ -30,17 +30,26 @@ type ModeEntry = CacheEntry<Option<Arc<GameModeConfig>>>;
 /// Cached modes (entries) from which expired ones are dropped on insert.
 const MODE_CACHE_PURGE_AT: usize = 10_000;
 
+/// A project's tier limits the hot path needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quotas {
+    /// `maxConcurrentSearches`.
+    pub max_live: u64,
+    /// `maxPendingTickets`.
+    pub max_pending: u64,
+}
+
 /// Cached mode configs (`None`: no such mode) and project quotas.
 #[derive(Default)]
 pub struct ConfigCache {
     /// By project, then by mode name: a hit is looked up by `&str`, with no
     /// allocation (ticket generation and search start are hot paths).
     modes: Mutex<HashMap<String, HashMap<String, ModeEntry>>>,
-    quotas: Mutex<HashMap<String, CacheEntry<u64>>>,
+    quotas: Mutex<HashMap<String, CacheEntry<Quotas>>>,
     /// Look-ups in flight, shared by the requests that miss on the same
     /// mode (or project) at once.
     mode_flights: Flights<(String, String, u64), Option<Arc<GameModeConfig>>>,
-    quota_flights: Flights<(String, u64), u64>,
+    quota_flights: Flights<(String, u64), Quotas>,
     /// Evictions so far: a look-up started before one stores nothing.
     evictions: Evictions,
 }
@@ -150,6 +159,26 @@ impl ConfigCache {
         db: &DatabaseConnection,
         project_id: &str,
     ) -> Result<u64, ApiError> {
+        Ok(self.quotas(db, project_id).await?.max_live)
+    }
+
+    /// `project_id`'s tier `maxPendingTickets`.
+    ///
+    /// # Errors
+    /// `404` for an unknown project, `500` on a database failure.
+    pub async fn max_pending(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+    ) -> Result<u64, ApiError> {
+        Ok(self.quotas(db, project_id).await?.max_pending)
+    }
+
+    /// `project_id`'s tier limits, cached.
+    ///
+    /// # Errors
+    /// `404` for an unknown project, `500` on a database failure.
+    async fn quotas(&self, db: &DatabaseConnection, project_id: &str) -> Result<Quotas, ApiError> {
         let now = Instant::now();
         let seen = self.evictions.current();
         let cached = self
@@ -182,9 +211,9 @@ impl ConfigCache {
         db: &DatabaseConnection,
         project_id: &str,
         seen: u64,
-    ) -> Result<u64, ApiError> {
+    ) -> Result<Quotas, ApiError> {
         let fetched = Instant::now();
-        let max = fetch_max_live(db, project_id).await?;
+        let max = fetch_quotas(db, project_id).await?;
         let mut quotas = self.quotas.lock().unwrap_or_else(PoisonError::into_inner);
         if self.evictions.unchanged_since(seen) {
             quotas.insert(project_id.to_owned(), CacheEntry::new(max, fetched));
@@ -235,13 +264,14 @@ async fn fetch_mode(
     }
 }
 
-/// `project_id`'s tier `maxConcurrentSearches` from the database.
-async fn fetch_max_live(db: &DatabaseConnection, project_id: &str) -> Result<u64, ApiError> {
+/// `project_id`'s tier limits from the database.
+async fn fetch_quotas(db: &DatabaseConnection, project_id: &str) -> Result<Quotas, ApiError> {
     let project = projects::get(db, project_id).await?;
-    Ok(tiers::get(db, &project.tier)
-        .await?
-        .to_tier()
-        .max_concurrent_searches)
+    let tier = tiers::get(db, &project.tier).await?.to_tier();
+    Ok(Quotas {
+        max_live: tier.max_concurrent_searches,
+        max_pending: tier.max_pending_tickets,
+    })
 }
 
 /// A request that may change cached configs: a successful write to

@@ -20,6 +20,7 @@ use crate::play::retire::{retire, Retired};
 use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
+use crate::routes::webhook_status::WebhookStatus;
 use crate::ssrf;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -30,7 +31,7 @@ use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
 use matchplane_store::entities::{game_mode, game_mode_version};
 use matchplane_store::pool::ModeKey;
-use matchplane_store::repos::{game_modes, projects, tiers};
+use matchplane_store::repos::{game_modes, projects, tiers, webhook_health};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -98,6 +99,7 @@ fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
         }
         if let Some(Value::Object(webhook)) = map.get_mut("webhook") {
             webhook.remove("secret");
+            webhook.remove("status");
             if webhook.is_empty() {
                 map.remove("webhook");
             }
@@ -269,7 +271,16 @@ pub async fn get(
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Tagged, ApiError> {
     let mode = game_modes::get(&state.db, &project_id, &name).await?;
-    Ok(tagged(&mode, false))
+    let (etag_header, Json(mut answer)) = tagged(&mode, false);
+    if let Some(Value::Object(webhook)) = answer.0.get_mut("webhook") {
+        let health = webhook_health::get(&state.db, &project_id, &name).await?;
+        let status = WebhookStatus::from_health(health.as_ref());
+        webhook.insert(
+            "status".into(),
+            serde_json::to_value(status).unwrap_or(Value::Null),
+        );
+    }
+    Ok((etag_header, Json(answer)))
 }
 
 /// Replaces a game mode's config, or creates it when absent (config as

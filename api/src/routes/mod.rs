@@ -14,6 +14,7 @@ pub mod searches;
 pub mod service;
 pub mod tickets;
 pub mod tiers;
+pub mod webhook_status;
 pub mod webhook_test;
 
 use crate::problem::ApiError;

@@ -10,13 +10,15 @@ use crate::auth::ProjectCaller;
 use crate::play::start::store_failed;
 use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};
+use crate::routes::webhook_status::WebhookStatus;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Duration, Utc};
 use matchplane_store::pool::ModeKey;
-use matchplane_store::repos::{cycle_stats, game_modes, matches};
+use matchplane_store::repos::{cycle_stats, game_modes, matches, webhook_health};
 use serde::Serialize;
+use serde_json::Value;
 use utoipa::ToSchema;
 
 /// Matches whose waits make the percentiles: those of the last hour, at most
@@ -59,6 +61,9 @@ pub struct ModeStats {
     pub last_cycle_duration_ms: Option<f64>,
     /// When the last cycle ended.
     pub last_cycle_at: Option<DateTime<Utc>>,
+    /// Whether the mode's webhook deliveries are failing; `null` when the
+    /// mode has no webhook.
+    pub webhook_status: Option<WebhookStatus>,
 }
 
 /// The mode's live figures.
@@ -71,7 +76,13 @@ pub async fn stats(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<ModeStats>, ApiError> {
-    game_modes::get(&state.db, &project_id, &name).await?;
+    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let webhook_status = if mode.config.get("webhook").is_some_and(Value::is_object) {
+        let health = webhook_health::get(&state.db, &project_id, &name).await?;
+        Some(WebhookStatus::from_health(health.as_ref()))
+    } else {
+        None
+    };
     let now = Utc::now();
     let last = cycle_stats::get(&state.db, &project_id, &name).await?;
     let matches_last_minute =
@@ -115,6 +126,7 @@ pub async fn stats(
         wait_seconds_all: percentiles(&all),
         last_cycle_duration_ms: last.as_ref().map(|s| s.duration_ms),
         last_cycle_at: last.map(|s| s.ran_at),
+        webhook_status,
     }))
 }
 

@@ -77,7 +77,8 @@ pub struct CreatedTicket {
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, description = "NOT_FOUND, GAME_MODE_NOT_FOUND", body = Problem),
         (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`)", body = Problem),
-        (status = 422, description = "MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, VALIDATION_ERROR", body = Problem)))]
+        (status = 422, description = "MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, VALIDATION_ERROR", body = Problem),
+        (status = 429, description = "RATE_LIMITED, TICKET_LIMIT_EXCEEDED (the tier's maxPendingTickets)", body = Problem)))]
 pub async fn create(
     caller: ProjectCaller,
     State(state): State<AppState>,
@@ -115,6 +116,7 @@ pub async fn create(
     });
     check_ticket(&config, &body.player_id, mmr, party.as_ref())
         .map_err(|e| ApiError::invalid(vec![e]))?;
+    let max_pending = play.cache.max_pending(&state.db, &project_id).await?;
     let now = unix_now();
     let mut id = [0u8; ulid::ULID_LEN];
     let ticket_id = ["tkt_", ulid::Ulid::new().array_to_str(&mut id)].concat();
@@ -138,12 +140,19 @@ pub async fn create(
         expires_at: now + f64::from(config.ticket_ttl_seconds),
     };
     play.tickets
-        .create(&ticket, now)
+        .create_within(&ticket, now, Some(max_pending))
         .await
         .map_err(|e| match e {
             CreateTicketError::PlayerAlreadySearching { ticket_id } => {
                 player_already_searching(ticket_id)
             }
+            CreateTicketError::LimitExceeded { limit } => ApiError::new(
+                Code::TicketLimitExceeded,
+                format!(
+                    "the project holds {limit} tickets not yet searching (its tier's \
+                     maxPendingTickets): start searches with them or let them expire"
+                ),
+            ),
             CreateTicketError::Store(err) => store_failed(err),
         })?;
     let expires_at = rfc3339(ticket.expires_at);
@@ -200,6 +209,13 @@ pub async fn cancel(
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = project_ticket(&state, &caller.project_id, &ticket_id).await?;
     end(&state.play, &ticket, EndOutcome::Cancelled).await?;
+    // A ticket cancelled before it searched no longer counts as pending.
+    state
+        .play
+        .tickets
+        .forget_pending(&caller.project_id, &ticket_id)
+        .await
+        .map_err(store_failed)?;
     Ok(Json(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
     ))

@@ -35,6 +35,11 @@ pub struct TierBody {
     pub max_concurrent_searches: u64,
     /// Token-bucket rate per project (requests per second), >= 1.
     pub requests_per_second: u32,
+    /// Most tickets per project generated and not yet searching. Optional:
+    /// when absent, the tier keeps its value (a new tier gets the `free`
+    /// tier's).
+    #[serde(default)]
+    pub max_pending_tickets: Option<u64>,
 }
 
 /// A tier as answered (SPEC 2).
@@ -57,6 +62,9 @@ pub struct TierView {
     pub max_concurrent_searches: u64,
     /// Token-bucket rate per project (requests per second).
     pub requests_per_second: u32,
+    /// Most tickets per project generated and not yet searching
+    /// (`429 TICKET_LIMIT_EXCEEDED` beyond).
+    pub max_pending_tickets: u64,
     /// Last change.
     pub updated_at: DateTime<Utc>,
 }
@@ -73,6 +81,7 @@ impl From<tier::Model> for TierView {
             max_game_modes: t.max_game_modes,
             max_concurrent_searches: t.max_concurrent_searches,
             requests_per_second: t.requests_per_second,
+            max_pending_tickets: t.max_pending_tickets,
             updated_at: model.updated_at,
         }
     }
@@ -150,6 +159,14 @@ pub async fn put(
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
+    let max_pending_tickets = match body.max_pending_tickets {
+        Some(max) => max,
+        None => match tiers::get(&state.db, &name).await {
+            Ok(existing) => existing.to_tier().max_pending_tickets,
+            Err(matchplane_store::repos::StoreError::NotFound) => Tier::free().max_pending_tickets,
+            Err(other) => return Err(other.into()),
+        },
+    };
     let tier = Tier {
         name,
         min_cycle_duration_seconds: body.min_cycle_duration_seconds,
@@ -159,6 +176,7 @@ pub async fn put(
         max_game_modes: body.max_game_modes,
         max_concurrent_searches: body.max_concurrent_searches,
         requests_per_second: body.requests_per_second,
+        max_pending_tickets,
     };
     let saved = tiers::put(&state.db, &tier, Utc::now()).await?;
     state.keys.evict_all();

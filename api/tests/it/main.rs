@@ -3,6 +3,7 @@
 //! test) and on SQLite (a temp file per test).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bom;
 mod common;
 mod cross_tenant;
 mod cross_tenant_all;
@@ -12,8 +13,10 @@ mod idempotency;
 mod if_match;
 mod keys;
 mod matches;
+mod metrics_help;
 mod ratings;
 mod scopes;
 mod service;
 mod ssrf;
+mod ticket_limit;
 mod tiers;

@@ -63,7 +63,99 @@ async fn operator_can_allow_private_webhooks(backend: Backend) {
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
 }
 
+/// A name that does not resolve (NXDOMAIN, no network) is accepted at
+/// configuration: its deliveries are checked, and fail, until it resolves.
+async fn names_that_do_not_resolve_are_accepted(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    for (name, url) in [
+        // README's own example, whatever this machine's DNS says of it.
+        ("readme", "https://game.example.com/hooks/match"),
+        // `.invalid` never resolves (RFC 6761).
+        ("nxdomain", "https://hooks.nowhere.invalid/match?token=1"),
+    ] {
+        let mut body = mode(name);
+        body["webhook"]["url"] = json!(url);
+        let created = t.call(Method::POST, &base, Some(&key), Some(body)).await;
+        assert_eq!(
+            created.status,
+            StatusCode::CREATED,
+            "{url}: {}",
+            created.body
+        );
+        assert_eq!(created.body["webhook"]["url"], url);
+    }
+}
+
 on_both!(
     private_webhooks_are_refused,
+    names_that_do_not_resolve_are_accepted,
     operator_can_allow_private_webhooks
 );
+
+/// The mode view and its stats show whether the webhook is failing (the
+/// worker writes it after every attempt); a GET's body sent back as a PUT
+/// is accepted with its `status`.
+async fn the_mode_shows_a_failing_webhook(backend: Backend) {
+    use matchplane_store::repos::webhook_health;
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    let created = t
+        .call(Method::POST, &base, Some(&key), Some(mode("hooked")))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let url = format!("{base}/hooked");
+    let shown = t.call(Method::GET, &url, Some(&key), None).await;
+    assert_eq!(shown.body["webhook"]["status"]["failing"], false);
+    assert_eq!(shown.body["webhook"]["status"]["consecutiveFailures"], 0);
+
+    let first = chrono::Utc::now() - chrono::Duration::seconds(30);
+    for (i, error) in ["HTTP 503", "timed out"].into_iter().enumerate() {
+        let at = first + chrono::Duration::seconds(10 * i as i64);
+        webhook_health::record_failure(&t.db, &p, "hooked", at, error)
+            .await
+            .unwrap();
+    }
+    let shown = t.call(Method::GET, &url, Some(&key), None).await;
+    let status = &shown.body["webhook"]["status"];
+    assert_eq!(status["failing"], true, "{}", shown.body);
+    assert_eq!(status["consecutiveFailures"], 2);
+    assert_eq!(status["lastError"], "timed out");
+    let since: chrono::DateTime<chrono::Utc> = status["since"].as_str().unwrap().parse().unwrap();
+    assert_eq!(since.timestamp(), first.timestamp());
+    let stats = t
+        .call(Method::GET, &format!("{url}/stats"), Some(&key), None)
+        .await;
+    assert_eq!(
+        stats.body["webhookStatus"]["failing"], true,
+        "{}",
+        stats.body
+    );
+    assert_eq!(stats.body["webhookStatus"]["consecutiveFailures"], 2);
+
+    // Sent back as is, `status` is ignored like the other server-set fields.
+    let put = t
+        .call(Method::PUT, &url, Some(&key), Some(shown.body.clone()))
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+
+    webhook_health::record_success(&t.db, &p, "hooked", chrono::Utc::now())
+        .await
+        .unwrap();
+    let shown = t.call(Method::GET, &url, Some(&key), None).await;
+    let status = &shown.body["webhook"]["status"];
+    assert_eq!(status["failing"], false);
+    assert_eq!(status["since"], serde_json::Value::Null);
+    assert_eq!(status["consecutiveFailures"], 0);
+    assert!(status["lastSuccessAt"].is_string());
+    let stats = t
+        .call(Method::GET, &format!("{url}/stats"), Some(&key), None)
+        .await;
+    assert_eq!(stats.body["webhookStatus"]["failing"], false);
+}
+
+on_both!(the_mode_shows_a_failing_webhook);

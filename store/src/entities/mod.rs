@@ -16,3 +16,4 @@ pub mod rating_result;
 pub mod tier;
 pub mod webhook_attempt;
 pub mod webhook_delivery;
+pub mod webhook_health;

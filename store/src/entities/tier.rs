@@ -23,6 +23,8 @@ pub struct Model {
     pub max_concurrent_searches: i64,
     /// Token-bucket rate per project (requests per second).
     pub requests_per_second: i64,
+    /// Most tickets per project generated and not yet searching.
+    pub max_pending_tickets: i64,
     /// When the row was created.
     pub created_at: DateTimeUtc,
     /// When the row last changed.
@@ -47,6 +49,7 @@ impl Model {
             max_concurrent_searches: u64::try_from(self.max_concurrent_searches.max(0))
                 .unwrap_or(u64::MAX),
             requests_per_second: u32::try_from(self.requests_per_second.max(0)).unwrap_or(u32::MAX),
+            max_pending_tickets: u64::try_from(self.max_pending_tickets.max(0)).unwrap_or(u64::MAX),
         }
     }
 }

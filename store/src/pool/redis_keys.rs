@@ -145,6 +145,14 @@ pub(crate) fn ticket_key(prefix: &str, project_id: &str, ticket_id: &str) -> Str
     concat(&[prefix, ":{", project_id, "}:ticket:", ticket_id])
 }
 
+/// `P:{<projectId>}:pending` — ZSET ticketId → expiry (Unix seconds) of
+/// the project's tickets generated and not yet searching (the tier's
+/// `maxPendingTickets`). Under the project's hash tag, so the start script
+/// removes a ticket from it in the same slot.
+pub(crate) fn pending_key(prefix: &str, project_id: &str) -> String {
+    concat(&[prefix, ":{", project_id, "}:pending"])
+}
+
 /// `P:{<projectId>}:M:players`: see [`ModeKeys::players`] (without building
 /// every other key of the mode).
 pub(crate) fn players_key(prefix: &str, project_id: &str, mode: &str) -> String {

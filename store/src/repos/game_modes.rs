@@ -229,6 +229,7 @@ pub async fn delete<C: TransactionTrait>(
         .filter(game_mode::Column::Id.eq(current.id))
         .exec(&txn)
         .await?;
+    crate::repos::webhook_health::forget(&txn, project_id, name).await?;
     txn.commit().await?;
     Ok(())
 }

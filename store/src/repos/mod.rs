@@ -16,5 +16,6 @@ pub mod matches;
 pub mod projects;
 pub mod ratings;
 pub mod tiers;
+pub mod webhook_health;
 
 pub use error::StoreError;

@@ -15,6 +15,8 @@ use crate::pool::{ModeKey, PoolError, PoolStore};
 pub struct MemoryTicketStore {
     pool: Arc<dyn PoolStore>,
     tickets: Mutex<HashMap<(String, String), Ticket>>,
+    /// Per project, its pending tickets' expiries by ticket id.
+    pending: Mutex<HashMap<String, HashMap<String, f64>>>,
 }
 
 impl MemoryTicketStore {
@@ -23,13 +25,19 @@ impl MemoryTicketStore {
         Self {
             pool,
             tickets: Mutex::default(),
+            pending: Mutex::default(),
         }
     }
 }
 
 #[async_trait]
 impl TicketStore for MemoryTicketStore {
-    async fn create(&self, ticket: &Ticket, now: f64) -> Result<(), CreateTicketError> {
+    async fn create_within(
+        &self,
+        ticket: &Ticket,
+        now: f64,
+        max_pending: Option<u64>,
+    ) -> Result<(), CreateTicketError> {
         let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
         if let Some(ticket_id) = self
             .pool
@@ -37,6 +45,17 @@ impl TicketStore for MemoryTicketStore {
             .await?
         {
             return Err(CreateTicketError::PlayerAlreadySearching { ticket_id });
+        }
+        {
+            let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            let project = pending.entry(ticket.project_id.clone()).or_default();
+            project.retain(|_, expires_at| *expires_at > now);
+            if let Some(limit) = max_pending {
+                if project.len() as u64 >= limit {
+                    return Err(CreateTicketError::LimitExceeded { limit });
+                }
+            }
+            project.insert(ticket.ticket_id.clone(), ticket.expires_at);
         }
         let mut tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
         if tickets.len() % 1024 == 1023 {
@@ -48,6 +67,24 @@ impl TicketStore for MemoryTicketStore {
             ticket.clone(),
         );
         Ok(())
+    }
+
+    async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError> {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(project) = pending.get_mut(project_id) {
+            project.remove(ticket_id);
+        }
+        Ok(())
+    }
+
+    async fn pending(&self, project_id: &str, now: f64) -> Result<u64, PoolError> {
+        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(pending.get(project_id).map_or(0, |project| {
+            project
+                .values()
+                .filter(|expires_at| **expires_at > now)
+                .count() as u64
+        }))
     }
 
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError> {
@@ -72,6 +109,13 @@ impl TicketStore for MemoryTicketStore {
                 start.max_live,
             )
             .await?;
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(project) = pending.get_mut(&ticket.project_id) {
+            project.remove(&ticket.ticket_id);
+            if project.is_empty() {
+                pending.remove(&ticket.project_id);
+            }
+        }
         Ok(ticket)
     }
 

@@ -16,6 +16,16 @@
 //! [`StatusMessage`] is the JSON a search's client receives, published on the
 //! pool store's status channel of the ticket by whoever changed the search
 //! (the worker for `matched`/`failed`, the API for `cancelled`/`expired`).
+//!
+//! **Pending tickets** (generated, not yet searching) are counted per
+//! project for the tier's `maxPendingTickets`: a ticket counts from its
+//! generation until a search starts with it or it expires, whichever comes
+//! first. Redis keeps them in a sorted set by expiry (`P:{prj}:pending`),
+//! trimmed of expired ones at every generation and left by the start
+//! script; memory keeps a map under one lock. The count never goes over the
+//! limit; on Redis, generations racing at the limit may refuse a few more
+//! than a one-at-a-time order would (each adds itself, counts, and takes
+//! itself out again when over).
 
 mod memory;
 mod redis;
@@ -37,8 +47,10 @@ pub use start::{search_of, Hold, StartSearchError, TicketStart};
 pub use status::StatusMessage;
 
 /// How long a ticket's record outlives its expiry (status reads only: an
-/// expired ticket can never start a search).
-pub const RECORD_GRACE: Duration = Duration::from_secs(3600);
+/// expired ticket can never start a search): a client that polls its
+/// status right after the expiry still reads `expired` (or the match made
+/// just before it) rather than "unknown".
+pub const RECORD_GRACE: Duration = Duration::from_secs(120);
 
 /// A generated ticket, as stored.
 ///
@@ -84,6 +96,13 @@ pub enum CreateTicketError {
         /// The live search's ticket id.
         ticket_id: String,
     },
+    /// The project holds `limit` pending tickets already
+    /// (`TICKET_LIMIT_EXCEEDED`).
+    #[error("the project holds its limit of {limit} tickets not yet searching")]
+    LimitExceeded {
+        /// The tier's `maxPendingTickets`.
+        limit: u64,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] PoolError),
@@ -93,9 +112,29 @@ pub enum CreateTicketError {
 #[async_trait::async_trait]
 pub trait TicketStore: Send + Sync {
     /// Stores `ticket` (at `now`, Unix seconds) unless its player has a live
-    /// search in its mode (one Redis round trip). The check is advisory: a
-    /// search started meanwhile is still refused by the pool's add step.
-    async fn create(&self, ticket: &Ticket, now: f64) -> Result<(), CreateTicketError>;
+    /// search in its mode, or its project holds `max_pending` pending
+    /// tickets already (`None`: no limit); one Redis round trip (two when
+    /// refused). The player check is advisory: a search started meanwhile
+    /// is still refused by the pool's add step.
+    async fn create_within(
+        &self,
+        ticket: &Ticket,
+        now: f64,
+        max_pending: Option<u64>,
+    ) -> Result<(), CreateTicketError>;
+
+    /// [`TicketStore::create_within`] without a limit on pending tickets.
+    async fn create(&self, ticket: &Ticket, now: f64) -> Result<(), CreateTicketError> {
+        self.create_within(ticket, now, None).await
+    }
+
+    /// Stops counting ticket `ticket_id` of `project_id` as pending (it was
+    /// cancelled before it searched); nothing if it is not pending.
+    async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError>;
+
+    /// How many tickets of `project_id` are pending (generated, not yet
+    /// searching, not expired) at `now`.
+    async fn pending(&self, project_id: &str, now: f64) -> Result<u64, PoolError>;
 
     /// The ticket `ticket_id` of `project_id`, kept until [`RECORD_GRACE`]
     /// after its expiry; `None` if unknown, of another project, or gone.
@@ -123,7 +162,7 @@ pub trait TicketStore: Send + Sync {
 }
 
 /// Seconds a record is kept from `now`: until the expiry plus the grace.
-fn keep_seconds(ticket: &Ticket, now: f64) -> u64 {
+pub(crate) fn keep_seconds(ticket: &Ticket, now: f64) -> u64 {
     let left = (ticket.expires_at - now).max(0.0).ceil() as u64;
     left + RECORD_GRACE.as_secs()
 }

@@ -102,3 +102,93 @@ async fn a_player_searching_in_the_mode_gets_the_live_ticket() {
         tickets.create(&other_mode, 1000.0).await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
+    use super::{Hold, TicketStart};
+    for (_, tickets) in stores().await {
+        let limited = |id: &str, player: &str| ticket(id, player);
+        for (i, player) in ["p1", "p2", "p3"].iter().enumerate() {
+            tickets
+                .create_within(&limited(&format!("tkt_{i}"), player), 1000.0, Some(3))
+                .await
+                .unwrap();
+        }
+        assert_eq!(tickets.pending("prj_t", 1000.0).await.unwrap(), 3);
+        match tickets
+            .create_within(&limited("tkt_over", "p4"), 1000.0, Some(3))
+            .await
+        {
+            Err(CreateTicketError::LimitExceeded { limit }) => assert_eq!(limit, 3),
+            other => panic!("expected LimitExceeded, got {other:?}"),
+        }
+        // The refused ticket is not kept, nor counted.
+        assert_eq!(tickets.get("prj_t", "tkt_over").await.unwrap(), None);
+        assert_eq!(tickets.pending("prj_t", 1000.0).await.unwrap(), 3);
+        // Another project has its own count.
+        let mut other = limited("tkt_elsewhere", "p1");
+        other.project_id = "prj_other".into();
+        tickets
+            .create_within(&other, 1000.0, Some(3))
+            .await
+            .unwrap();
+
+        // A search started with one: no longer pending, room for another.
+        let mode = ModeKey::new("prj_t", "duel");
+        let first = limited("tkt_0", "p1");
+        tickets
+            .start_search(&TicketStart {
+                mode: &mode,
+                ticket_id: &first.ticket_id,
+                token_hash: &first.token_hash,
+                now: 1001.0,
+                hold: Hold::Socket,
+                max_live: None,
+            })
+            .await
+            .unwrap();
+        assert_eq!(tickets.pending("prj_t", 1001.0).await.unwrap(), 2);
+        tickets
+            .create_within(&limited("tkt_4", "p4"), 1001.0, Some(3))
+            .await
+            .unwrap();
+        // A cancelled one leaves too.
+        tickets.forget_pending("prj_t", "tkt_4").await.unwrap();
+        assert_eq!(tickets.pending("prj_t", 1001.0).await.unwrap(), 2);
+
+        // Expired tickets (expiresAt 1600) no longer count, and make room.
+        assert_eq!(tickets.pending("prj_t", 1600.0).await.unwrap(), 0);
+        for (i, player) in ["p5", "p6", "p7"].iter().enumerate() {
+            let mut late = limited(&format!("tkt_late_{i}"), player);
+            late.expires_at = 2200.0;
+            tickets.create_within(&late, 1600.5, Some(3)).await.unwrap();
+        }
+        assert_eq!(tickets.pending("prj_t", 1601.0).await.unwrap(), 3);
+    }
+}
+
+#[tokio::test]
+async fn a_ticket_record_lives_its_ttl_and_a_short_grace_on_redis() {
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let _keys = RedisKeys(prefix.clone());
+    let mut config = RedisPoolConfig::new(redis_url());
+    config.prefix = prefix.clone();
+    let redis = RedisPoolStore::connect(config).await.unwrap();
+    let tickets = RedisTicketStore::new(redis.clone());
+    let now = 1000.0;
+    let t = ticket("tkt_ttl", "p1"); // expires 600 s after now
+    tickets.create(&t, now).await.unwrap();
+    let ttl: i64 = redis::cmd("TTL")
+        .arg(crate::pool::redis_keys::ticket_key(
+            &prefix, "prj_t", "tkt_ttl",
+        ))
+        .query_async(&mut redis.conn())
+        .await
+        .unwrap();
+    let bound = 600 + super::RECORD_GRACE.as_secs() as i64;
+    assert!(
+        (bound - 2..=bound).contains(&ttl),
+        "ttl {ttl}, bound {bound}"
+    );
+    assert!(super::RECORD_GRACE.as_secs() <= 300, "a short grace");
+}

@@ -52,6 +52,11 @@ pub enum AttemptError {
     /// Not sent: the SSRF check refused the URL.
     #[error("refused: {0}")]
     Refused(Refusal),
+    /// The host name does not resolve (NXDOMAIN, no DNS, no network):
+    /// retried, as the name may come to resolve (a mode may be configured
+    /// before its endpoint's DNS exists).
+    #[error("the host `{0}` does not resolve")]
+    Unresolved(String),
     /// No complete answer within [`ATTEMPT_TIMEOUT`].
     #[error("timed out")]
     Timeout,
@@ -322,6 +327,9 @@ fn classify_error(err: reqwest::Error) -> AttemptError {
         if let Some(refusal) = current.downcast_ref::<Refusal>() {
             return AttemptError::Refused(refusal.clone());
         }
+        if let Some(Unresolved(host)) = current.downcast_ref::<Unresolved>() {
+            return AttemptError::Unresolved(host.clone());
+        }
         innermost = current.to_string();
         source = current.source();
     }
@@ -333,6 +341,11 @@ fn classify_error(err: reqwest::Error) -> AttemptError {
         AttemptError::Request(innermost)
     }
 }
+
+/// A host name that did not resolve, as the resolver reports it.
+#[derive(Debug, thiserror::Error)]
+#[error("the host `{0}` does not resolve")]
+struct Unresolved(String);
 
 /// The resolver of the webhook client: resolves a host once and returns
 /// exactly the addresses it checked, or refuses the host when any of them
@@ -347,8 +360,15 @@ impl Resolve for CheckedResolver {
         let host = name.as_str().to_owned();
         let allow_private = self.allow_private;
         Box::pin(async move {
-            let found: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let looked_up = tokio::net::lookup_host((host.as_str(), 0))
+                .await
+                .map(Iterator::collect::<Vec<SocketAddr>>);
+            let Ok(found) = looked_up else {
+                return Err(Box::new(Unresolved(host)) as _);
+            };
+            if found.is_empty() {
+                return Err(Box::new(Unresolved(host)) as _);
+            }
             if !allow_private {
                 if let Some(bad) = found.iter().find(|addr| is_forbidden(addr.ip())) {
                     return Err(Box::new(Refusal::Address(bad.ip())) as _);

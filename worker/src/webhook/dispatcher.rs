@@ -13,7 +13,7 @@
 //! going on.
 
 use crate::webhook::deliver::{Attempt, Deliverer, Delivery};
-use crate::webhook::schedule::{Final, NextAction, Schedule};
+use crate::webhook::schedule::{Final, NextAction, Outcome, Schedule};
 use chrono::{DateTime, Utc};
 use rand::Rng;
 use std::collections::HashMap;
@@ -187,15 +187,7 @@ impl Dispatcher {
             self.deliverer.attempt(delivery, (self.clock)()).await
         };
         let next = self.schedule.next(number, attempt.outcome, rng);
-        tracing::info!(
-            webhook_id = %delivery.message().id,
-            endpoint = %key,
-            attempt = number,
-            status = attempt.status,
-            latency_ms = attempt.latency_ms,
-            error = attempt.error.as_ref().map(tracing::field::display),
-            "webhook attempt"
-        );
+        log_attempt(delivery, &key, number, &attempt, next);
         (attempt, next)
     }
 
@@ -238,6 +230,65 @@ impl Dispatcher {
                 }
             }
         }
+    }
+}
+
+/// What a failed attempt came to, for logs and the mode's webhook health:
+/// the HTTP status, or the error (which names no URL); `None` if delivered.
+pub fn failure_text(attempt: &Attempt) -> Option<String> {
+    if attempt.outcome == Outcome::Delivered {
+        return None;
+    }
+    Some(match (&attempt.error, attempt.status) {
+        (Some(error), _) => error.to_string(),
+        (None, Some(status)) => format!("HTTP {status}"),
+        (None, None) => "no answer".to_owned(),
+    })
+}
+
+/// Logs an attempt: a delivered one at INFO, a failed one at WARN, and the
+/// end of a delivery that failed for good at ERROR. The endpoint is
+/// `host:port` only (a URL's path or query may carry a token), and neither
+/// the body nor a secret is logged.
+fn log_attempt(
+    delivery: &Delivery,
+    endpoint: &str,
+    number: u32,
+    attempt: &Attempt,
+    next: NextAction,
+) {
+    let webhook_id = delivery.message().id.as_str();
+    let Some(failure) = failure_text(attempt) else {
+        tracing::info!(
+            webhook_id,
+            endpoint,
+            attempt = number,
+            status = attempt.status,
+            latency_ms = attempt.latency_ms,
+            "webhook delivered"
+        );
+        return;
+    };
+    match next {
+        NextAction::Retry { after } => tracing::warn!(
+            webhook_id,
+            endpoint,
+            attempt = number,
+            status = attempt.status,
+            latency_ms = attempt.latency_ms,
+            error = %failure,
+            retry_in_ms = u64::try_from(after.as_millis()).unwrap_or(u64::MAX),
+            "webhook attempt failed; retrying"
+        ),
+        NextAction::Stop(end) => tracing::error!(
+            webhook_id,
+            endpoint,
+            attempt = number,
+            status = attempt.status,
+            error = %failure,
+            end = ?end,
+            "webhook delivery failed for good; no more attempts"
+        ),
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod common;
 mod concurrency;
+mod logging;
 mod retries;
 mod signing;
 mod ssrf;

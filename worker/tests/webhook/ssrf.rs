@@ -161,3 +161,30 @@ impl matchplane_worker::webhook::AttemptRecorder for NoLog {
         Ok(())
     }
 }
+
+#[tokio::test]
+async fn a_name_that_does_not_resolve_is_retried_with_a_clear_error() {
+    // `.invalid` never resolves (RFC 6761), with or without network.
+    for allow_private in [false, true] {
+        let attempt = deliverer(allow_private)
+            .attempt(
+                &delivery(
+                    "https://hooks.nowhere.invalid/hook?token=s3cr3t",
+                    match_message("mat_nxdomain", "p"),
+                    &[&secret(25)],
+                ),
+                Utc::now(),
+            )
+            .await;
+        assert_eq!(attempt.outcome, Outcome::Retryable { retry_after: None });
+        match &attempt.error {
+            Some(err @ AttemptError::Unresolved(host)) => {
+                assert_eq!(host, "hooks.nowhere.invalid");
+                let text = err.to_string();
+                assert!(text.contains("does not resolve"), "{text}");
+                assert!(!text.contains("s3cr3t"), "{text}");
+            }
+            other => panic!("expected an unresolved host, got {other:?}"),
+        }
+    }
+}

@@ -17,3 +17,4 @@ mod end_to_end;
 mod fencing;
 mod recovery;
 mod two_workers;
+mod webhook_health;

@@ -3,7 +3,7 @@
 //! token against it and adds the search, atomically.
 
 use super::{add_reply, RedisPoolStore};
-use crate::pool::redis_keys::ticket_key;
+use crate::pool::redis_keys::{pending_key, ticket_key};
 use crate::pool::{AddSearchError, PoolError};
 use crate::tickets::{Hold, StartSearchError, Ticket, TicketStart};
 
@@ -31,6 +31,7 @@ impl RedisPoolStore {
         for key in keys.add_live(&ended) {
             invocation.key(key);
         }
+        invocation.key(pending_key(self.prefix(), &start.mode.project_id));
         let reply: Vec<String> = invocation
             .arg(start.ticket_id)
             .arg(start.token_hash)

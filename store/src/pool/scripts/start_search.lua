@@ -3,7 +3,7 @@
 -- adds the search under add_live's rules (common.lua).
 -- KEYS: 1 the ticket's record, 2 pool, 3 players, 4 deadlines, 5 ended
 --       (current bucket), 6 ended (next), 7 ended (previous), 8 project
---       live, 9 project modes
+--       live, 9 project modes, 10 project pending tickets (ZSET)
 -- ARGV: 1 ticketId, 2 the token's SHA-256 (lower-case hex), 3 mode name,
 --       4 now (Unix seconds, a JSON number), 5 'ws' | 'rest', 6 REST poll
 --       seconds, 7 limit ('' = none)
@@ -44,6 +44,8 @@ local entry = string.sub(ticket, 1, cut - 1) .. ',"queuedAt":' .. ARGV[4] .. '}'
 local reply = add_live(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9],
   ARGV[1], player, entry, deadline, ARGV[7], ARGV[3])
 if reply[1] == 'ok' then
+  -- Searching now: no longer a pending ticket.
+  redis.call('ZREM', KEYS[10], ARGV[1])
   return {'ok', ticket}
 end
 return reply

@@ -1,0 +1,57 @@
+//! `webhook.status` of a game mode (its view) and `webhookStatus` of its
+//! stats: whether the mode's webhook deliveries are failing, written by the
+//! worker after every attempt and cleared by the next success.
+
+use chrono::{DateTime, Utc};
+use matchplane_store::entities::webhook_health;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The delivery health of a mode's webhook.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"failing": true, "since": "2026-12-01T10:00:00Z",
+    "lastError": "HTTP 503", "consecutiveFailures": 4,
+    "lastFailureAt": "2026-12-01T10:00:18Z", "lastSuccessAt": "2026-12-01T09:58:02Z"}))]
+pub struct WebhookStatus {
+    /// Whether the last attempt failed (at least one failure since the last
+    /// success).
+    pub failing: bool,
+    /// The first failed attempt since the last success; `null` when not failing.
+    pub since: Option<DateTime<Utc>>,
+    /// What the last failed attempt came to: `HTTP <status>`, or an error
+    /// such as `timed out` or `the host … does not resolve` (never a URL).
+    /// Kept after a success, for reference.
+    pub last_error: Option<String>,
+    /// Attempts failed in a row since the last success (every attempt of a
+    /// delivery counts, retries included).
+    pub consecutive_failures: i64,
+    /// When the last failed attempt was made.
+    pub last_failure_at: Option<DateTime<Utc>>,
+    /// When the last successful attempt was made.
+    pub last_success_at: Option<DateTime<Utc>>,
+}
+
+impl WebhookStatus {
+    /// The status of a mode with `health` (`None`: no attempt yet).
+    pub fn from_health(health: Option<&webhook_health::Model>) -> Self {
+        match health {
+            None => Self {
+                failing: false,
+                since: None,
+                last_error: None,
+                consecutive_failures: 0,
+                last_failure_at: None,
+                last_success_at: None,
+            },
+            Some(h) => Self {
+                failing: h.consecutive_failures > 0,
+                since: h.failing_since.filter(|_| h.consecutive_failures > 0),
+                last_error: h.last_error.clone(),
+                consecutive_failures: h.consecutive_failures,
+                last_failure_at: h.last_failure_at,
+                last_success_at: h.last_success_at,
+            },
+        }
+    }
+}
