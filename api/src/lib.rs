@@ -85,7 +85,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut spec = api_routes().split_for_parts().1;
-    openapi::document_common_errors(&mut spec);
+    openapi::finish(&mut spec);
     spec
 }
 
@@ -101,7 +101,7 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// problems, 64 KiB body limit, request metrics.
 pub fn router(state: AppState) -> Router {
     let (routes, mut spec) = api_routes().split_for_parts();
-    openapi::document_common_errors(&mut spec);
+    openapi::finish(&mut spec);
     let routes = routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .fallback(not_found);

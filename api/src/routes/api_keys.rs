@@ -22,15 +22,18 @@ pub const MAX_LABEL_CHARS: usize = 100;
 
 /// Body of `POST …/keys` (optional).
 #[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(example = json!({"name": "backend-prod"}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateKey {
     /// A label to recognise the key by, e.g. `backend-prod`.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 100)]
     pub name: Option<String>,
 }
 
 /// A key as listed: never the key itself.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00Z", "lastUsedAt": null, "revokedAt": null}))]
 #[serde(rename_all = "camelCase")]
 pub struct KeyView {
     /// `key_<ulid>`.
@@ -49,6 +52,7 @@ pub struct KeyView {
 
 /// The answer to a key creation: the only time `key` is ever shown.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00Z", "lastUsedAt": null, "revokedAt": null, "key": "mp_sk_Ab12Cd3eF4gH5iJ6kL7mN8oP9qR0sT1uV2wX3yZ4aB5c"}))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedKey {
     /// The key's metadata.
@@ -72,10 +76,11 @@ impl From<api_key::Model> for KeyView {
 }
 
 /// Creates a key for the project; the answer carries the key once.
-#[utoipa::path(post, path = "/v1/projects/{projectId}/keys", tag = "keys", security(("bearer" = [])),
+#[utoipa::path(post, path = "/v1/projects/{projectId}/keys", tag = "keys", operation_id = "createKey", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body(content = Option<CreateKey>, description = "Optional label"),
-    responses((status = 201, body = CreatedKey), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 201, body = CreatedKey), (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 422, description = "VALIDATION_ERROR: `name` is not 1 to 100 printable characters", body = Problem)))]
 pub async fn create(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -116,7 +121,7 @@ pub async fn create(
 }
 
 /// The project's keys, revoked ones included; never the keys themselves.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/keys", tag = "keys", security(("bearer" = [])),
+#[utoipa::path(get, path = "/v1/projects/{projectId}/keys", tag = "keys", operation_id = "listKeys", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 200, body = [KeyView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn list(
@@ -130,7 +135,7 @@ pub async fn list(
 }
 
 /// Revokes a key: it stops authenticating at once.
-#[utoipa::path(delete, path = "/v1/projects/{projectId}/keys/{keyId}", tag = "keys", security(("bearer" = [])),
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/keys/{keyId}", tag = "keys", operation_id = "revokeKey", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("keyId" = String, Path, description = "`key_…`")),
     responses((status = 204, description = "Revoked"), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn revoke(

@@ -6,6 +6,7 @@ pub mod deliveries;
 pub mod game_mode_schema;
 pub mod game_modes;
 pub mod matches;
+pub mod message_schema;
 pub mod mode_stats;
 pub mod projects;
 pub mod ratings;
@@ -14,6 +15,7 @@ pub mod searches;
 pub mod service;
 pub mod tickets;
 pub mod tiers;
+pub mod webhook_schema;
 pub mod webhook_test;
 
 use crate::problem::ApiError;

@@ -10,6 +10,7 @@ mod errors;
 mod game_modes;
 mod keys;
 mod matches;
+mod openapi;
 mod ratings;
 mod service;
 mod ssrf;
