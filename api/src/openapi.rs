@@ -25,7 +25,8 @@ use utoipa::{Modify, OpenApi};
             ticket's token: `?ticket=` on the WebSocket `GET /v1/search`, the body of \
             `POST /v1/searches`, `Authorization: Ticket <token>` on `/v1/searches/{ticketId}`. \
             The WebSocket's text messages are the `SearchMessage` schema; the webhook bodies are \
-            under `webhooks`."
+            under `webhooks`. No text anywhere may contain a NUL character (`\\u0000`): \
+            such a body is refused with `422 VALIDATION_ERROR` naming the field."
     ),
     modifiers(&SecuritySchemes),
     components(schemas(
@@ -126,7 +127,88 @@ fn operations(
 pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     document_common_errors(openapi);
     errors_are_problems(openapi);
+    optional_bodies_are_omitted_not_null(openapi);
+    constrain_items(openapi);
     add_webhooks(openapi);
+}
+
+/// An optional body (`Option<ApiJson<T>>`) is left out, never sent as
+/// `null` (which is refused): utoipa documents it as `oneOf [null, T]`;
+/// this makes it `T` with `required: false`.
+pub fn optional_bodies_are_omitted_not_null(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::Schema;
+    use utoipa::openapi::Required;
+    for (_, operation) in operations(openapi) {
+        let Some(body) = operation.request_body.as_mut() else {
+            continue;
+        };
+        for content in body.content.values_mut() {
+            let Some(RefOr::T(Schema::OneOf(one_of))) = &content.schema else {
+                continue;
+            };
+            let is_null = |item: &RefOr<Schema>| {
+                serde_json::to_value(item).is_ok_and(|v| v == json!({"type": "null"}))
+            };
+            if one_of.items.len() == 2 && one_of.items.iter().any(is_null) {
+                let kept = one_of.items.iter().find(|item| !is_null(item)).cloned();
+                content.schema = kept;
+                body.required = Some(Required::False);
+            }
+        }
+    }
+}
+
+/// Limits the server enforces on array items and arrays, which utoipa's
+/// field attributes cannot express: (component, property, keywords of the
+/// property, keywords of its items).
+const ITEM_RULES: &[(&str, &str, &str, &str)] = &[
+    ("GameMode", "matchShape", "{}", r#"{"minimum": 1}"#),
+    ("GameModeResponse", "matchShape", "{}", r#"{"minimum": 1}"#),
+    (
+        "PartyBody",
+        "members",
+        r#"{"uniqueItems": true}"#,
+        r#"{"minLength": 1, "maxLength": 128}"#,
+    ),
+    (
+        "TeamResultSchema",
+        "players",
+        r#"{"uniqueItems": true}"#,
+        r#"{"minLength": 1}"#,
+    ),
+];
+
+/// Applies [`ITEM_RULES`] to the components' schemas.
+pub fn constrain_items(openapi: &mut utoipa::openapi::OpenApi) {
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    for (name, property, own, items) in ITEM_RULES {
+        let Some(schema) = components.schemas.get_mut(*name) else {
+            continue;
+        };
+        let Ok(mut value) = serde_json::to_value(&*schema) else {
+            continue;
+        };
+        let Some(target) = value.pointer_mut(&format!("/properties/{property}")) else {
+            continue;
+        };
+        let merge = |into: &mut Value, keywords: &str| {
+            if let (Some(into), Ok(Value::Object(add))) = (
+                into.as_object_mut(),
+                serde_json::from_str::<Value>(keywords),
+            ) {
+                into.extend(add);
+            }
+        };
+        merge(target, own);
+        if let Some(item) = target.get_mut("items") {
+            merge(item, items);
+        }
+        if let Ok(patched) = serde_json::from_value(value) {
+            *schema = patched;
+        }
+    }
 }
 
 /// Documents on every `/v1` operation the errors any of them can answer:

@@ -27,7 +27,11 @@ pub const MAX_LABEL_CHARS: usize = 100;
 pub struct CreateKey {
     /// A label to recognise the key by, e.g. `backend-prod`.
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 100)]
+    #[schema(
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        min_length = 1,
+        max_length = 100
+    )]
     pub name: Option<String>,
 }
 

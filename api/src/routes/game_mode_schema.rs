@@ -31,6 +31,7 @@ pub struct GameModeSchema {
     pub name: String,
     /// Default `true`; a disabled mode runs no cycle and fails its searches.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub enabled: Option<bool>,
     /// Players per team, e.g. `[5, 5]`: 1..=64 teams, each >= 1, sum >= 2
     /// and <= the tier's `maxMatchSize`.
@@ -43,13 +44,15 @@ pub struct GameModeSchema {
     pub algorithm: AlgorithmSchema,
     /// How a full group is split into teams (ignored for FIFO).
     #[serde(default)]
+    #[schema(nullable = false)]
     pub team_assignment: Option<TeamAssignmentSchema>,
     /// Default `{"allowParties": false, "maxSize": 1, "keepTogether": true}`.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub parties: Option<PartiesSchema>,
     /// Ticket (and so longest search) lifetime in seconds; default 600.
     #[serde(default)]
-    #[schema(minimum = 1, maximum = 86400)]
+    #[schema(nullable = false, minimum = 1, maximum = 86400)]
     pub ticket_ttl_seconds: Option<u32>,
     /// Where `match.made` webhooks go.
     #[serde(default)]
@@ -109,13 +112,15 @@ pub enum TeamAssignmentSchema {
 pub struct PartiesSchema {
     /// Whether tickets may carry a party of several players.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub allow_parties: Option<bool>,
     /// Most members (>= 1; with `keepTogether` <= the largest team).
     #[serde(default)]
-    #[schema(minimum = 1)]
+    #[schema(nullable = false, minimum = 1)]
     pub max_size: Option<u32>,
     /// Whether a party always sits whole on one team (default `true`).
     #[serde(default)]
+    #[schema(nullable = false)]
     pub keep_together: Option<bool>,
 }
 
@@ -128,6 +133,7 @@ pub struct WebhookSchema {
     pub url: String,
     /// Default `true`.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub enabled: Option<bool>,
 }
 
@@ -186,26 +192,27 @@ pub struct GameModeResponseSchema {
 pub struct RatingsSchema {
     /// Whether results are accepted and ratings used; default `true`.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub enabled: Option<bool>,
     /// Glicko-2 system constant τ, in (0, 10]; default 0.5.
     #[serde(default)]
-    #[schema(exclusive_minimum = 0, maximum = 10)]
+    #[schema(nullable = false, exclusive_minimum = 0, maximum = 10)]
     pub tau: Option<f64>,
     /// Rating of a player never seen (1500 = average); default 1500.
     #[serde(default)]
-    #[schema(minimum = -1e9, maximum = 1e9)]
+    #[schema(nullable = false, minimum = -1e9, maximum = 1e9)]
     pub initial_rating: Option<f64>,
     /// Deviation of a player never seen, in (0, 1000]; default 350.
     #[serde(default)]
-    #[schema(exclusive_minimum = 0, maximum = 1000)]
+    #[schema(nullable = false, exclusive_minimum = 0, maximum = 1000)]
     pub initial_deviation: Option<f64>,
     /// Volatility σ of a player never seen, in (0, 1]; default 0.06.
     #[serde(default)]
-    #[schema(exclusive_minimum = 0, maximum = 1)]
+    #[schema(nullable = false, exclusive_minimum = 0, maximum = 1)]
     pub initial_volatility: Option<f64>,
     /// Length of one rating period (seconds), >= 1; default 86400.
     #[serde(default)]
-    #[schema(minimum = 1)]
+    #[schema(nullable = false, minimum = 1)]
     pub rating_period_seconds: Option<f64>,
 }
 

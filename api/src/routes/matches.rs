@@ -66,6 +66,7 @@ pub struct MatchesQuery {
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u64>,
     /// `nextCursor` of the previous page.
+    #[param(pattern = "^mat_")]
     pub cursor: Option<String>,
 }
 

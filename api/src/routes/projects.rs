@@ -26,7 +26,11 @@ pub const MAX_NAME_CHARS: usize = 200;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProject {
     /// Display name, 1..=200 characters.
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        min_length = 1,
+        max_length = 200
+    )]
     pub name: String,
     /// Tier name; `free` when absent.
     #[serde(default)]
@@ -40,7 +44,11 @@ pub struct CreateProject {
 pub struct UpdateProject {
     /// New display name.
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        min_length = 1,
+        max_length = 200
+    )]
     pub name: Option<String>,
     /// New tier name; game modes are validated against it from now on.
     #[serde(default)]

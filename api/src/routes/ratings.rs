@@ -80,6 +80,7 @@ pub struct TeamResultSchema {
 #[allow(dead_code)]
 pub struct ResultReportSchema {
     /// Applied once (`RESULT_ALREADY_REPORTED` after that).
+    #[schema(min_length = 1)]
     pub match_id: String,
     /// Two or more sides.
     #[schema(min_items = 2)]
@@ -111,6 +112,7 @@ pub struct LeaderboardQuery {
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// `nextCursor` of the previous page.
+    #[param(pattern = "^[0-9]{1,18}$")]
     pub cursor: Option<String>,
 }
 

@@ -38,6 +38,7 @@ use utoipa::IntoParams;
 #[into_params(parameter_in = Query)]
 pub struct SearchQuery {
     /// The ticket's token (as `POST …/tickets` answered it).
+    #[param(min_length = 1)]
     pub ticket: String,
 }
 

@@ -361,6 +361,99 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
     assert!(doc["components"]["schemas"]["SearchMessage"].is_object());
 }
 
+/// The document's `GameMode` takes exactly the bodies the matching core
+/// parses: fields the core defaults may be left out but not sent as
+/// `null`, the optional blocks may be `null`, and unknown fields are
+/// refused (a generated client neither sends what the server refuses nor
+/// refuses what the server answers).
+#[test]
+fn game_mode_schema_takes_exactly_what_the_core_parses() {
+    use matchplane_matchmaker::GameModeConfig;
+    let doc = doc();
+    let schema = validator(&doc, &component("GameMode"));
+    let base = json!({"name": "m", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 2,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}});
+    let mut samples = vec![base.clone()];
+    let mut with = |pointer: &str, value: Value| {
+        let mut sample = base.clone();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let parent = if parent.is_empty() {
+            &mut sample
+        } else {
+            if sample.pointer(parent).is_none() {
+                let (grand, name) = parent.rsplit_once('/').unwrap();
+                let grand = if grand.is_empty() {
+                    &mut sample
+                } else {
+                    sample.pointer_mut(grand).unwrap()
+                };
+                grand[name] = json!({});
+            }
+            sample.pointer_mut(parent).unwrap()
+        };
+        parent[key] = value;
+        samples.push(sample);
+    };
+    for field in [
+        "enabled",
+        "teamAssignment",
+        "parties",
+        "ticketTtlSeconds",
+        "webhook",
+        "ratings",
+    ] {
+        with(&format!("/{field}"), Value::Null);
+    }
+    with("/enabled", json!(false));
+    with("/teamAssignment", json!("snake"));
+    with("/ticketTtlSeconds", json!(60));
+    with(
+        "/parties",
+        json!({"allowParties": true, "maxSize": 2, "keepTogether": false}),
+    );
+    for field in ["allowParties", "maxSize", "keepTogether"] {
+        with(&format!("/parties/{field}"), Value::Null);
+    }
+    with(
+        "/webhook",
+        json!({"url": "https://93.184.216.34/h", "enabled": false}),
+    );
+    with(
+        "/webhook",
+        json!({"url": "https://93.184.216.34/h", "enabled": null}),
+    );
+    with("/webhook", json!({"enabled": true}));
+    with("/ratings", json!({}));
+    with(
+        "/ratings",
+        json!({"enabled": true, "tau": 0.7, "initialRating": 1200, "initialDeviation": 300,
+        "initialVolatility": 0.05, "ratingPeriodSeconds": 3600}),
+    );
+    for field in [
+        "enabled",
+        "tau",
+        "initialRating",
+        "initialDeviation",
+        "initialVolatility",
+        "ratingPeriodSeconds",
+    ] {
+        with(&format!("/ratings/{field}"), Value::Null);
+    }
+    with("/ratings", json!({"k": 32}));
+    with("/colour", json!("red"));
+    with("/algorithm", json!({"type": "fifo"}));
+    with("/algorithm", json!({"type": "fifo", "minMmr": 0}));
+    with("/algorithm", json!({"type": "ping", "maxDelta": 80}));
+    for sample in samples {
+        let core = serde_json::from_value::<GameModeConfig>(sample.clone()).is_ok();
+        assert_eq!(
+            schema.is_valid(&sample),
+            core,
+            "document and core disagree on {sample}"
+        );
+    }
+}
+
 async fn send(t: &TestApp, method: Method, path: &str, auth: Option<&str>) -> Answer {
     let mut req = Request::builder().method(method).uri(path);
     if let Some(auth) = auth {
@@ -426,6 +519,16 @@ async fn real_answers_match_the_document(backend: Backend) {
         .await;
     check_answer(&doc, &post, "/v1/projects/{projectId}/keys", &a);
     let key = a.body["key"].as_str().unwrap().to_owned();
+    // The body is optional: left out (not `null`), the key is `default`.
+    let optional = &doc["paths"]["/v1/projects/{projectId}/keys"]["post"]["requestBody"];
+    assert_eq!(optional["required"], false, "{optional}");
+    assert_eq!(
+        optional["content"]["application/json"]["schema"],
+        component("CreateKey")
+    );
+    let a = t.call(post.clone(), &keys, Some(OPERATOR), None).await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+    check_answer(&doc, &post, "/v1/projects/{projectId}/keys", &a);
     let a = t.call(get.clone(), &keys, Some(&key), None).await;
     check_answer(&doc, &get, "/v1/projects/{projectId}/keys", &a);
 
