@@ -129,6 +129,7 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     errors_are_problems(openapi);
     optional_bodies_are_omitted_not_null(openapi);
     constrain_items(openapi);
+    unsigned_32_is_not_int32(openapi);
     add_webhooks(openapi);
 }
 
@@ -328,4 +329,43 @@ pub fn add_webhooks(openapi: &mut utoipa::openapi::OpenApi) {
         .extensions
         .get_or_insert_with(Default::default)
         .insert("webhooks".to_owned(), webhooks);
+}
+
+/// utoipa documents a `u32` as `format: int32` (signed: at most
+/// 2 147 483 647), while the server takes up to 4 294 967 295: every such
+/// integer (`int32` with a `minimum` of 0 or more and no maximum of its own,
+/// which only unsigned fields have here) becomes
+/// `int64` with that maximum.
+pub fn unsigned_32_is_not_int32(openapi: &mut utoipa::openapi::OpenApi) {
+    fn walk(value: &mut Value) {
+        match value {
+            Value::Object(fields) => {
+                let unsigned = fields.get("format") == Some(&json!("int32"))
+                    && fields
+                        .get("minimum")
+                        .and_then(Value::as_f64)
+                        .is_some_and(|m| m >= 0.0)
+                    && !fields.contains_key("maximum");
+                if unsigned {
+                    fields.insert("format".into(), json!("int64"));
+                    fields.insert("maximum".into(), json!(u32::MAX));
+                }
+                fields.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    for schema in components.schemas.values_mut() {
+        let Ok(mut value) = serde_json::to_value(&*schema) else {
+            continue;
+        };
+        walk(&mut value);
+        if let Ok(patched) = serde_json::from_value(value) {
+            *schema = patched;
+        }
+    }
 }

@@ -454,6 +454,52 @@ fn game_mode_schema_takes_exactly_what_the_core_parses() {
     }
 }
 
+/// A `u32` field is documented with the range the server takes
+/// (up to 4 294 967 295), not as a signed `int32` that a client would cap at
+/// 2 147 483 647 (Schemathesis sent 2 147 483 648 as "invalid" and it was
+/// accepted).
+#[test]
+fn unsigned_integers_admit_what_the_server_takes() {
+    fn walk(value: &Value, at: &str, bad: &mut Vec<String>) {
+        match value {
+            Value::Object(fields) => {
+                if fields.get("format") == Some(&json!("int32"))
+                    && fields
+                        .get("minimum")
+                        .and_then(Value::as_f64)
+                        .is_some_and(|m| m >= 0.0)
+                    && !fields.contains_key("maximum")
+                {
+                    bad.push(at.to_owned());
+                }
+                for (k, v) in fields {
+                    walk(v, &format!("{at}/{k}"), bad);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, &format!("{at}/{i}"), bad);
+                }
+            }
+            _ => {}
+        }
+    }
+    let doc = doc();
+    let mut bad = Vec::new();
+    walk(&doc["components"], "#/components", &mut bad);
+    assert!(bad.is_empty(), "u32 documented as int32: {bad:?}");
+    let rps = &doc["components"]["schemas"]["TierBody"]["properties"]["requestsPerSecond"];
+    assert_eq!(rps["maximum"], u32::MAX, "{rps}");
+    assert_valid(
+        &doc,
+        &component("TierBody"),
+        &json!({"minCycleDurationSeconds": 1,
+        "minBaseTolerance": 2, "minExpansionMultiplier": 1, "maxMatchSize": 100, "maxGameModes": 50,
+        "maxConcurrentSearches": 100000, "requestsPerSecond": 2_147_483_648_u64}),
+        "a large u32",
+    );
+}
+
 async fn send(t: &TestApp, method: Method, path: &str, auth: Option<&str>) -> Answer {
     let mut req = Request::builder().method(method).uri(path);
     if let Some(auth) = auth {
