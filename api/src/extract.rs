@@ -213,3 +213,52 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::OptionalFromRequest<S> 
             .map(Some)
     }
 }
+
+/// A query string parsed into `T`, or `400 VALIDATION_ERROR` whose
+/// `errors[0].field` names the parameter that is missing or does not
+/// parse (e.g. `limit`), never a bare "the request is malformed".
+#[derive(Debug)]
+pub struct ApiQuery<T>(pub T);
+
+/// The parameter a query error is about: the path where one was being
+/// read, else the name in serde's "missing field `x`".
+fn query_field(path: &serde_path_to_error::Path, message: &str) -> String {
+    let path = path.to_string();
+    if !path.is_empty() && path != "." {
+        return path;
+    }
+    message
+        .split('`')
+        .nth(1)
+        .map(str::to_owned)
+        .unwrap_or_else(|| "$".to_owned())
+}
+
+/// Parses a raw query string (without `?`) into `T`.
+///
+/// # Errors
+/// `400 VALIDATION_ERROR` naming the parameter.
+pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
+    let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+    serde_path_to_error::deserialize(de).map_err(|err| {
+        let message = err.inner().to_string();
+        let field = query_field(err.path(), &message);
+        let detail = if message.starts_with("missing field") {
+            format!("the `{field}` query parameter is required")
+        } else {
+            format!("the `{field}` query parameter is invalid: {message}")
+        };
+        ApiError::bad_request(field, detail)
+    })
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        parse_query(parts.uri.query().unwrap_or_default()).map(ApiQuery)
+    }
+}

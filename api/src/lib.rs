@@ -89,6 +89,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let mut spec = api_routes().split_for_parts().1;
     document(&mut spec);
+    openapi::finish(&mut spec);
     spec
 }
 
@@ -113,6 +114,7 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 pub fn router(state: AppState) -> Router {
     let (routes, mut spec) = api_routes().split_for_parts();
     document(&mut spec);
+    openapi::finish(&mut spec);
     let routes = routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .fallback(not_found);

@@ -39,6 +39,9 @@ pub struct ProblemFieldError {
 
 /// An RFC 9457 problem body with matchplane's `code` and `errors` (SPEC 7).
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"type": "about:blank", "title": "Party too large", "status": 422,
+    "code": "PARTY_TOO_LARGE", "detail": "a party of 4 exceeds maxSize 3",
+    "errors": [{"field": "party.members", "code": "PARTY_TOO_LARGE", "message": "a party of 4 exceeds maxSize 3"}]}))]
 pub struct Problem {
     /// Always `about:blank`.
     #[serde(rename = "type")]
@@ -46,6 +49,7 @@ pub struct Problem {
     /// Short human summary of the code.
     pub title: String,
     /// The HTTP status, repeated.
+    #[schema(minimum = 400, maximum = 599)]
     pub status: u16,
     /// Machine-readable code, e.g. `VALIDATION_ERROR`.
     pub code: String,

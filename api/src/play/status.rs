@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 
 /// `error` of a failed ticket.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"code": "GAME_MODE_DISABLED", "message": "game mode duel is disabled"}))]
 pub struct TicketError {
     /// The SPEC code, e.g. `GAME_MODE_DISABLED`.
     pub code: String,
@@ -22,6 +23,10 @@ pub struct TicketError {
 
 /// Where a ticket stands.
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "status": "searching",
+    "gameMode": "duel", "playerId": "ana", "expiresAt": "2026-12-01T10:10:00.000Z",
+    "queuedAt": "2026-12-01T10:00:00.000Z", "waitSeconds": 2.5, "pingMs": null,
+    "waitingReason": {"code": "NOT_ENOUGH_PLAYERS", "seatsWaiting": 1, "seatsNeeded": 2}}))]
 #[serde(rename_all = "camelCase")]
 pub struct TicketStatus {
     /// `tkt_…`.

@@ -28,10 +28,16 @@ pub const MAX_LABEL_CHARS: usize = 100;
 
 /// Body of `POST …/keys` (optional).
 #[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(example = json!({"name": "backend-prod"}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateKey {
     /// A label to recognise the key by, e.g. `backend-prod`.
     #[serde(default)]
+    #[schema(
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        min_length = 1,
+        max_length = 100
+    )]
     pub name: Option<String>,
     /// What the key may do: `["admin"]` or `["backend"]` (or both). Default:
     /// `["admin"]` when the operator creates it, `["backend"]` when a key
@@ -42,6 +48,7 @@ pub struct CreateKey {
 
 /// A key as listed: never the key itself.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00Z", "lastUsedAt": null, "revokedAt": null}))]
 #[serde(rename_all = "camelCase")]
 pub struct KeyView {
     /// `key_<ulid>`.
@@ -62,6 +69,7 @@ pub struct KeyView {
 
 /// The answer to a key creation: the only time `key` is ever shown.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00Z", "lastUsedAt": null, "revokedAt": null, "key": "mp_sk_Ab12Cd3eF4gH5iJ6kL7mN8oP9qR0sT1uV2wX3yZ4aB5c"}))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedKey {
     /// The key's metadata.
@@ -86,13 +94,13 @@ impl From<api_key::Model> for KeyView {
 }
 
 /// Creates a key for the project; the answer carries the key once.
-#[utoipa::path(post, path = "/v1/projects/{projectId}/keys", tag = "keys", security(("bearer" = [])),
+#[utoipa::path(post, path = "/v1/projects/{projectId}/keys", tag = "keys", operation_id = "createKey", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body(content = Option<CreateKey>, description = "Optional label"),
     responses((status = 201, body = CreatedKey), (status = 401, body = Problem),
         (status = 403, description = "FORBIDDEN: the calling key is not `admin`", body = Problem),
         (status = 404, body = Problem),
-        (status = 422, description = "VALIDATION_ERROR on `name` or `scopes`", body = Problem)))]
+        (status = 422, description = "VALIDATION_ERROR on `name` (1 to 100 printable characters) or `scopes`", body = Problem)))]
 pub async fn create(
     caller: ProjectCaller,
     State(state): State<AppState>,
@@ -161,7 +169,7 @@ fn scopes_of(caller: &ProjectCaller, asked: Option<&[Scope]>) -> Result<Scopes, 
 }
 
 /// The project's keys, revoked ones included; never the keys themselves.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/keys", tag = "keys", security(("bearer" = [])),
+#[utoipa::path(get, path = "/v1/projects/{projectId}/keys", tag = "keys", operation_id = "listKeys", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 200, body = [KeyView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn list(
@@ -175,7 +183,7 @@ pub async fn list(
 }
 
 /// Revokes a key: it stops authenticating at once.
-#[utoipa::path(delete, path = "/v1/projects/{projectId}/keys/{keyId}", tag = "keys", security(("bearer" = [])),
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/keys/{keyId}", tag = "keys", operation_id = "revokeKey", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("keyId" = String, Path, description = "`key_…`")),
     responses((status = 204, description = "Revoked"), (status = 401, body = Problem),
         (status = 403, description = "FORBIDDEN: the calling key is not `admin`", body = Problem),

@@ -5,9 +5,10 @@
 //! events sent (they belong to no match). API key of the project.
 
 use crate::auth::ProjectCaller;
+use crate::extract::ApiQuery;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
@@ -18,6 +19,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// One logged attempt.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"attemptedAt": "2026-12-01T10:00:00Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}))]
 #[serde(rename_all = "camelCase")]
 pub struct AttemptView {
     /// When it was sent (its unix seconds were the `webhook-timestamp`).
@@ -46,6 +48,7 @@ impl From<webhook_attempt::Model> for AttemptView {
 
 /// One delivery with its attempts.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M", "eventType": "match.made", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "status": "succeeded", "attemptCount": 1, "nextAttemptAt": null, "createdAt": "2026-12-01T10:00:00Z", "attempts": [{"attemptedAt": "2026-12-01T10:00:00Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}]}))]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryView {
     /// `dlv_…`.
@@ -92,7 +95,7 @@ async fn of_match(
 
 /// Every webhook delivery of a match with every attempt (empty if the mode
 /// had no webhook when the match was made).
-#[utoipa::path(get, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries", tag = "matches",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries", tag = "matches", operation_id = "listMatchDeliveries",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
     responses((status = 200, body = [DeliveryView]), (status = 404, body = Problem)))]
@@ -106,7 +109,7 @@ pub async fn list(
 
 /// Sends the match's webhook again: the delivery is queued from now with a
 /// fresh schedule; the attempts already logged stay.
-#[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries/redeliver", tag = "matches",
+#[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries/redeliver", tag = "matches", operation_id = "redeliverMatch",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
     responses((status = 202, body = [DeliveryView]), (status = 404, description = "No such match, or it has no delivery", body = Problem)))]
@@ -125,17 +128,19 @@ pub async fn redeliver(
 
 /// Query of a mode's deliveries.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ModeDeliveriesQuery {
     /// Only deliveries of this event type (`match.made`, `webhook.test`).
     pub event_type: Option<String>,
     /// Deliveries to return, 1..=200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u64>,
 }
 
 /// The game mode's newest webhook deliveries, `webhook.test` events
 /// included, each with every attempt.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/deliveries", tag = "game-modes",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/deliveries", tag = "game-modes", operation_id = "listGameModeDeliveries",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ModeDeliveriesQuery),
     responses((status = 200, body = [DeliveryView]), (status = 404, body = Problem), (status = 422, body = Problem)))]
@@ -143,7 +148,7 @@ pub async fn of_mode(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
-    Query(query): Query<ModeDeliveriesQuery>,
+    ApiQuery(query): ApiQuery<ModeDeliveriesQuery>,
 ) -> Result<Json<Vec<DeliveryView>>, ApiError> {
     let limit = super::page_limit(query.limit)?;
     game_modes::get(&state.db, &project_id, &name).await?;

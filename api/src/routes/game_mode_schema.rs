@@ -23,29 +23,43 @@ use utoipa::ToSchema;
     "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true}}))]
 pub struct GameModeSchema {
     /// `^[a-z0-9][a-z0-9_-]{0,62}$`, unique in the project.
+    #[schema(
+        pattern = "^[a-z0-9][a-z0-9_-]{0,62}$",
+        min_length = 1,
+        max_length = 63
+    )]
     pub name: String,
     /// Default `true`; a disabled mode runs no cycle and fails its searches.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub enabled: Option<bool>,
     /// Players per team, e.g. `[5, 5]`: 1..=64 teams, each >= 1, sum >= 2
     /// and <= the tier's `maxMatchSize`.
+    #[schema(min_items = 1, max_items = 64)]
     pub match_shape: Vec<u32>,
     /// Seconds between cycles: >= the tier's floor, <= 3600.
+    #[schema(minimum = 0, maximum = 3600)]
     pub matchmaking_cycle_duration_seconds: f64,
     /// How candidates are grouped.
     pub algorithm: AlgorithmSchema,
     /// How a full group is split into teams (ignored for FIFO).
     #[serde(default)]
+    #[schema(nullable = false)]
     pub team_assignment: Option<TeamAssignmentSchema>,
     /// Default `{"allowParties": false, "maxSize": 1, "keepTogether": true}`.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub parties: Option<PartiesSchema>,
     /// Ticket (and so longest search) lifetime in seconds; default 600.
     #[serde(default)]
+    #[schema(nullable = false, minimum = 1, maximum = 86400)]
     pub ticket_ttl_seconds: Option<u32>,
     /// Where `match.made` webhooks go.
     #[serde(default)]
     pub webhook: Option<WebhookSchema>,
+    /// Glicko-2 ratings kept from reported results; absent: none.
+    #[serde(default)]
+    pub ratings: Option<RatingsSchema>,
 }
 
 /// The grouping algorithm, by `type` (SPEC 3, 5).
@@ -57,18 +71,23 @@ pub enum AlgorithmSchema {
     #[serde(rename_all = "camelCase")]
     Mmr {
         /// Lowest MMR a ticket may carry.
+        #[schema(minimum = -1e9, maximum = 1e9)]
         min_mmr: f64,
         /// Highest MMR a ticket may carry (> `minMmr`).
+        #[schema(minimum = -1e9, maximum = 1e9)]
         max_mmr: f64,
         /// Starting window in percent of the MMR range: tier floor..=100.
+        #[schema(minimum = 0, maximum = 100)]
         base_tolerance: f64,
         /// Window widening: >= max(1, tier floor), <= 100.
+        #[schema(minimum = 1, maximum = 100)]
         expansion_multiplier: f64,
     },
     /// Flat ping window.
     #[serde(rename_all = "camelCase")]
     Ping {
         /// Largest ping difference in a match (milliseconds), 0 < x <= 1000.
+        #[schema(exclusive_minimum = 0, maximum = 1000)]
         max_delta: f64,
     },
     /// First come, first served.
@@ -93,12 +112,15 @@ pub enum TeamAssignmentSchema {
 pub struct PartiesSchema {
     /// Whether tickets may carry a party of several players.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub allow_parties: Option<bool>,
     /// Most members (>= 1; with `keepTogether` <= the largest team).
     #[serde(default)]
+    #[schema(nullable = false, minimum = 1)]
     pub max_size: Option<u32>,
     /// Whether a party always sits whole on one team (default `true`).
     #[serde(default)]
+    #[schema(nullable = false)]
     pub keep_together: Option<bool>,
 }
 
@@ -111,6 +133,7 @@ pub struct WebhookSchema {
     pub url: String,
     /// Default `true`.
     #[serde(default)]
+    #[schema(nullable = false)]
     pub enabled: Option<bool>,
 }
 
@@ -120,6 +143,17 @@ pub struct WebhookSchema {
 #[derive(Debug, ToSchema)]
 #[schema(as = GameModeResponse)]
 #[serde(rename_all = "camelCase")]
+#[schema(example = json!({
+    "name": "duel", "enabled": true, "matchShape": [1, 1],
+    "matchmakingCycleDurationSeconds": 1,
+    "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+    "teamAssignment": "balanced",
+    "parties": {"allowParties": false, "maxSize": 1, "keepTogether": true},
+    "ticketTtlSeconds": 600,
+    "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true, "secret": "whsec_********"},
+    "ratings": {"enabled": true, "tau": 0.5, "initialRating": 1500, "initialDeviation": 350,
+        "initialVolatility": 0.06, "ratingPeriodSeconds": 86400},
+    "version": 1, "createdAt": "2026-12-01T10:00:00Z", "updatedAt": "2026-12-01T10:00:00Z"}))]
 pub struct GameModeResponseSchema {
     /// The mode's name.
     pub name: String,
@@ -140,12 +174,46 @@ pub struct GameModeResponseSchema {
     /// Webhook destination and signing secret. Present on create and
     /// rotate answers even without a URL, to show the secret.
     pub webhook: Option<WebhookResponseSchema>,
+    /// Glicko-2 ratings, with their defaults filled in; absent: none.
+    pub ratings: Option<RatingsSchema>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.
     pub created_at: DateTime<Utc>,
     /// Last change.
     pub updated_at: DateTime<Utc>,
+}
+
+/// Glicko-2 ratings of a game mode: results are accepted, and a stored
+/// rating stands in for a ticket without `attributes.mmr`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Ratings)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RatingsSchema {
+    /// Whether results are accepted and ratings used; default `true`.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub enabled: Option<bool>,
+    /// Glicko-2 system constant τ, in (0, 10]; default 0.5.
+    #[serde(default)]
+    #[schema(nullable = false, exclusive_minimum = 0, maximum = 10)]
+    pub tau: Option<f64>,
+    /// Rating of a player never seen (1500 = average); default 1500.
+    #[serde(default)]
+    #[schema(nullable = false, minimum = -1e9, maximum = 1e9)]
+    pub initial_rating: Option<f64>,
+    /// Deviation of a player never seen, in (0, 1000]; default 350.
+    #[serde(default)]
+    #[schema(nullable = false, exclusive_minimum = 0, maximum = 1000)]
+    pub initial_deviation: Option<f64>,
+    /// Volatility σ of a player never seen, in (0, 1]; default 0.06.
+    #[serde(default)]
+    #[schema(nullable = false, exclusive_minimum = 0, maximum = 1)]
+    pub initial_volatility: Option<f64>,
+    /// Length of one rating period (seconds), >= 1; default 86400.
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 1)]
+    pub rating_period_seconds: Option<f64>,
 }
 
 /// Webhook destination as answered.
@@ -201,6 +269,13 @@ mod tests {
         with(&["ticketTtlSeconds"], json!(30));
         with(&["colour"], json!("red"));
         with(&["enabled"], json!(false));
+        with(&["ratings"], json!({"enabled": true}));
+        with(
+            &["ratings"],
+            json!({"tau": 0.7, "initialRating": 1200, "initialDeviation": 300, "initialVolatility": 0.05, "ratingPeriodSeconds": 3600}),
+        );
+        with(&["ratings"], json!({"elo": true}));
+        with(&["ratings"], json!({}));
         out
     }
 

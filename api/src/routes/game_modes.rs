@@ -48,6 +48,7 @@ pub struct GameModeView(pub Value);
 
 /// One version of a game mode's history.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"version": 1, "config": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}}, "createdAt": "2026-12-01T10:00:00Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct GameModeVersionView {
     /// Version number.
@@ -157,7 +158,7 @@ fn stored(config: &GameModeConfig) -> Result<Value, ApiError> {
 }
 
 /// Creates a game mode (version 1); the answer shows its webhook secret.
-#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes",
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes", operation_id = "createGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body = GameModeSchema,
@@ -244,7 +245,7 @@ fn tagged(mode: &game_mode::Model, show_secret: bool) -> Tagged {
 }
 
 /// The project's game modes (secrets masked).
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes", operation_id = "listGameModes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 200, body = [GameModeResponseSchema]), (status = 401, body = Problem), (status = 404, body = Problem)))]
@@ -259,7 +260,7 @@ pub async fn list(
 }
 
 /// One game mode (secret masked).
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "getGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = GameModeResponseSchema,
@@ -288,7 +289,7 @@ pub async fn get(
 /// history. The name cannot change. `If-Match: "<version>"` (or a body
 /// `version`) applies it only to that version, `If-None-Match: *` only
 /// creates: else `412 VERSION_MISMATCH`.
-#[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
+#[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "replaceGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     params(("If-Match" = Option<String>, Header, description = "`\"<version>\"` (the `ETag` of a GET), a list of them, or `*`"),
@@ -368,7 +369,7 @@ fn lost_race(err: ApiError, preconditions: &Preconditions) -> ApiError {
 }
 
 /// Deletes a game mode and its history.
-#[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes",
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "deleteGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
@@ -390,7 +391,7 @@ pub async fn delete(
 }
 
 /// Every version the game mode had, oldest first.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/versions", tag = "game-modes",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/versions", tag = "game-modes", operation_id = "listGameModeVersions",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = [GameModeVersionView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
@@ -407,7 +408,7 @@ pub async fn versions(
 
 /// Rotates the webhook secret; the answer shows the new one. The old one
 /// keeps signing for 24 hours (SPEC 6).
-#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret", tag = "game-modes",
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret", tag = "game-modes", operation_id = "rotateWebhookSecret",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = GameModeResponseSchema), (status = 401, body = Problem), (status = 404, body = Problem)))]

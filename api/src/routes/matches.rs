@@ -5,9 +5,10 @@
 //! `mat_<ulid>`, so a page is newest first and its cursor is the last id.
 
 use crate::auth::ProjectCaller;
+use crate::extract::ApiQuery;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{Code, FieldError};
@@ -19,6 +20,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// A match as stored: the `match.made` body without its `type`.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [{"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0}], "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchView {
     /// `mat_…`, also the webhook's `webhook-id`.
@@ -55,18 +57,22 @@ impl From<match_::Model> for MatchView {
 
 /// Query of the matches list.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchesQuery {
     /// Only matches of this game mode.
     pub game_mode: Option<String>,
     /// Matches per page, 1..=200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u64>,
     /// `nextCursor` of the previous page.
+    #[param(pattern = "^mat_")]
     pub cursor: Option<String>,
 }
 
 /// A page of matches.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"items": [{"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [], "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}}], "nextCursor": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchesPage {
     /// Newest first.
@@ -77,7 +83,7 @@ pub struct MatchesPage {
 }
 
 /// The project's matches, newest first.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/matches", tag = "matches",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/matches", tag = "matches", operation_id = "listMatches",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), MatchesQuery),
     responses((status = 200, body = MatchesPage), (status = 404, body = Problem), (status = 422, body = Problem)))]
@@ -85,7 +91,7 @@ pub async fn list(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
-    Query(query): Query<MatchesQuery>,
+    ApiQuery(query): ApiQuery<MatchesQuery>,
 ) -> Result<Json<MatchesPage>, ApiError> {
     let limit = super::page_limit(query.limit)?;
     if let Some(cursor) = &query.cursor {
@@ -118,7 +124,7 @@ pub async fn list(
 }
 
 /// One match.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/matches/{matchId}", tag = "matches",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/matches/{matchId}", tag = "matches", operation_id = "getMatch",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
     responses((status = 200, body = MatchView), (status = 404, body = Problem)))]

@@ -6,6 +6,7 @@ pub mod deliveries;
 pub mod game_mode_schema;
 pub mod game_modes;
 pub mod matches;
+pub mod message_schema;
 pub mod mode_stats;
 pub mod projects;
 pub mod ratings;
@@ -15,6 +16,7 @@ pub mod service;
 pub mod tickets;
 pub mod tiers;
 pub mod webhook_status;
+pub mod webhook_schema;
 pub mod webhook_test;
 
 use crate::problem::ApiError;

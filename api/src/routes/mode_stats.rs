@@ -27,6 +27,7 @@ const WAIT_SAMPLE: u64 = 1000;
 
 /// Wait-time percentiles (seconds from `queuedAt` to the matching cycle).
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"p50": 2.1, "p90": 6.5, "p99": 14.0}))]
 pub struct WaitPercentiles {
     /// Median.
     pub p50: f64,
@@ -38,6 +39,7 @@ pub struct WaitPercentiles {
 
 /// A mode's figures.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct ModeStats {
     /// The game mode's name.
@@ -67,7 +69,7 @@ pub struct ModeStats {
 }
 
 /// The mode's live figures.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/stats", tag = "game-modes",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/stats", tag = "game-modes", operation_id = "getGameModeStats",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = ModeStats), (status = 404, body = Problem)))]

@@ -22,9 +22,15 @@ pub const MAX_NAME_CHARS: usize = 200;
 
 /// Body of `POST /v1/projects`.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"name": "Studio", "tier": "pro"}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProject {
     /// Display name, 1..=200 characters.
+    #[schema(
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        min_length = 1,
+        max_length = 200
+    )]
     pub name: String,
     /// Tier name; `free` when absent.
     #[serde(default)]
@@ -33,10 +39,16 @@ pub struct CreateProject {
 
 /// Body of `PATCH /v1/projects/{projectId}`: only the fields given change.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"tier": "pro"}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UpdateProject {
     /// New display name.
     #[serde(default)]
+    #[schema(
+        pattern = "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$",
+        min_length = 1,
+        max_length = 200
+    )]
     pub name: Option<String>,
     /// New tier name; game modes are validated against it from now on.
     #[serde(default)]
@@ -45,6 +57,7 @@ pub struct UpdateProject {
 
 /// A project as answered.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"id": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "name": "Studio", "tier": "pro", "createdAt": "2026-12-01T10:00:00Z", "updatedAt": "2026-12-01T10:00:00Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectView {
     /// `prj_<ulid>`.
@@ -84,7 +97,7 @@ fn check_name(name: &str) -> Result<(), ApiError> {
 }
 
 /// Creates a project (operator).
-#[utoipa::path(post, path = "/v1/projects", tag = "projects", security(("bearer" = [])),
+#[utoipa::path(post, path = "/v1/projects", tag = "projects", operation_id = "createProject", security(("bearer" = [])),
     request_body = CreateProject,
     responses((status = 201, body = ProjectView), (status = 401, body = Problem), (status = 422, body = Problem)))]
 pub async fn create(
@@ -100,7 +113,7 @@ pub async fn create(
 }
 
 /// Every project (operator).
-#[utoipa::path(get, path = "/v1/projects", tag = "projects", security(("bearer" = [])),
+#[utoipa::path(get, path = "/v1/projects", tag = "projects", operation_id = "listProjects", security(("bearer" = [])),
     responses((status = 200, body = [ProjectView]), (status = 401, body = Problem)))]
 pub async fn list(
     caller: Caller,
@@ -112,7 +125,7 @@ pub async fn list(
 }
 
 /// One project (operator, or a key of this project).
-#[utoipa::path(get, path = "/v1/projects/{projectId}", tag = "projects", security(("bearer" = [])),
+#[utoipa::path(get, path = "/v1/projects/{projectId}", tag = "projects", operation_id = "getProject", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 200, body = ProjectView), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn get(
@@ -124,7 +137,7 @@ pub async fn get(
 }
 
 /// Renames a project or moves it to another tier (operator).
-#[utoipa::path(patch, path = "/v1/projects/{projectId}", tag = "projects", security(("bearer" = [])),
+#[utoipa::path(patch, path = "/v1/projects/{projectId}", tag = "projects", operation_id = "updateProject", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body = UpdateProject,
     responses((status = 200, body = ProjectView), (status = 401, body = Problem), (status = 404, body = Problem), (status = 422, body = Problem)))]
@@ -150,7 +163,7 @@ pub async fn update(
 }
 
 /// Deletes a project with its keys, game modes, matches and deliveries (operator).
-#[utoipa::path(delete, path = "/v1/projects/{projectId}", tag = "projects", security(("bearer" = [])),
+#[utoipa::path(delete, path = "/v1/projects/{projectId}", tag = "projects", operation_id = "deleteProject", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn delete(

@@ -8,10 +8,10 @@
 //! the player's last update, capped at the mode's `initialDeviation`.
 
 use crate::auth::ProjectCaller;
-use crate::extract::{parse_value, RawJson};
+use crate::extract::{parse_value, ApiQuery, RawJson};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::ratings::{
@@ -27,6 +27,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// A player's rating as answered.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"playerId": "ana", "rating": 1562.3, "deviation": 290.3, "volatility": 0.06, "games": 1, "conservative": 981.7}))]
 #[serde(rename_all = "camelCase")]
 pub struct RatingView {
     /// The player.
@@ -45,34 +46,44 @@ pub struct RatingView {
 
 /// `PUT …/ratings/{playerId}` body: a rating the studio already has.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"rating": 1720, "deviation": 80, "volatility": 0.06}))]
 #[serde(deny_unknown_fields)]
 pub struct RatingImport {
     /// r, finite.
+    #[schema(minimum = -1e9, maximum = 1e9)]
     pub rating: f64,
     /// RD, finite and > 0.
+    #[schema(exclusive_minimum = 0)]
     pub deviation: f64,
     /// σ, finite and > 0.
+    #[schema(exclusive_minimum = 0)]
     pub volatility: f64,
 }
 
 /// One side of a result report.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"players": ["ana"], "place": 1}))]
 #[allow(dead_code)]
 pub struct TeamResultSchema {
     /// Player ids of the side (free-for-all: one each).
+    #[schema(min_items = 1)]
     pub players: Vec<String>,
     /// 1-based place; equal places are draws.
+    #[schema(minimum = 1)]
     pub place: u32,
 }
 
 /// `POST …/results` body.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "teams": [{"players": ["ana"], "place": 1}, {"players": ["ben"], "place": 2}]}))]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct ResultReportSchema {
     /// Applied once (`RESULT_ALREADY_REPORTED` after that).
+    #[schema(min_length = 1)]
     pub match_id: String,
     /// Two or more sides.
+    #[schema(min_items = 2)]
     pub teams: Vec<TeamResultSchema>,
     /// Players who left: rated as having lost, fully.
     #[serde(default)]
@@ -84,6 +95,7 @@ pub struct ResultReportSchema {
 
 /// The ratings a report changed.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "ratings": [{"playerId": "ana", "rating": 1662.3, "deviation": 290.3, "volatility": 0.06, "games": 1, "conservative": 1081.7}, {"playerId": "ben", "rating": 1337.7, "deviation": 290.3, "volatility": 0.06, "games": 1, "conservative": 757.1}]}))]
 #[serde(rename_all = "camelCase")]
 pub struct ResultApplied {
     /// The report's match id.
@@ -94,15 +106,19 @@ pub struct ResultApplied {
 
 /// Leaderboard query.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
     /// Rows per page, 1..=200 (default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// `nextCursor` of the previous page.
+    #[param(pattern = "^[0-9]{1,18}$")]
     pub cursor: Option<String>,
 }
 
 /// A leaderboard page.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"items": [{"playerId": "ana", "rating": 1662.3, "deviation": 290.3, "volatility": 0.06, "games": 1, "conservative": 1081.7}]}))]
 #[serde(rename_all = "camelCase")]
 pub struct LeaderboardPage {
     /// Best conservative rating first.
@@ -158,7 +174,7 @@ fn view(player_id: &str, value: Rating, games: i64) -> RatingView {
 }
 
 /// Applies a result report to the mode's ratings (one rating period).
-#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/results", tag = "ratings",
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/results", tag = "ratings", operation_id = "reportResult",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     request_body = ResultReportSchema,
@@ -228,7 +244,7 @@ pub async fn report_result(
 }
 
 /// A player's rating in the mode (the initial rating if never rated).
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}", tag = "ratings",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}", tag = "ratings", operation_id = "getRating",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ("playerId" = String, Path, description = "Player id")),
     responses((status = 200, body = RatingView), (status = 404, body = Problem), (status = 422, body = Problem)))]
@@ -246,7 +262,7 @@ pub async fn get_rating(
 }
 
 /// Imports a rating the studio already has (game count kept).
-#[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}", tag = "ratings",
+#[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}", tag = "ratings", operation_id = "putRating",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ("playerId" = String, Path, description = "Player id")),
     request_body = RatingImport,
@@ -313,7 +329,7 @@ pub async fn put_rating(
 
 /// The mode's players by conservative rating (`rating - 2 * deviation`,
 /// idle growth included), best first.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/leaderboard", tag = "ratings",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/leaderboard", tag = "ratings", operation_id = "getLeaderboard",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), LeaderboardQuery),
     responses((status = 200, body = LeaderboardPage), (status = 404, body = Problem), (status = 422, body = Problem)))]
@@ -321,7 +337,7 @@ pub async fn leaderboard(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
-    Query(query): Query<LeaderboardQuery>,
+    ApiQuery(query): ApiQuery<LeaderboardQuery>,
 ) -> Result<Json<LeaderboardPage>, ApiError> {
     let (mode, config) = rated_mode(&state, &project_id, &name).await?;
     let limit = super::page_limit(query.limit.map(u64::from))?;

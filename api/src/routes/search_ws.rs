@@ -23,13 +23,15 @@
 //! `waitingReason` `MATCH_PENDING` and waits.
 
 use crate::play::matched::{stored_match, Reader};
+use crate::extract::ApiQuery;
 use crate::play::start::{start_with_token, store_failed, ticket_invalid, Started, Via};
 use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::response::Response;
 use futures::StreamExt;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState, StatusStream};
@@ -44,24 +46,29 @@ use utoipa::IntoParams;
 
 /// Query of `GET /v1/search`.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct SearchQuery {
-    /// The ticket's token.
+    /// The ticket's token (as `POST …/tickets` answered it).
+    #[param(min_length = 1)]
     pub ticket: String,
 }
 
 /// Starts a search held by a WebSocket (upgrade with `101`).
-#[utoipa::path(get, path = "/v1/search", tag = "searches",
+#[utoipa::path(get, path = "/v1/search", tag = "searches", operation_id = "openSearchSocket",
     params(SearchQuery),
+    security(("ticketQuery" = [])),
     responses(
-        (status = 101, description = "Switching to the WebSocket: JSON text messages searching, status, then matched/failed/cancelled/expired"),
+        (status = 101, description = "Switching to the WebSocket: JSON text messages (schema `SearchMessage`) searching, status, then matched/failed/cancelled/expired, then a close with 1000"),
+        (status = 400, description = "VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`), or the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`)", body = Problem),
         (status = 401, description = "TICKET_INVALID", body = Problem),
         (status = 409, description = "SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, TICKET_ALREADY_MATCHED, GAME_MODE_DISABLED", body = Problem),
         (status = 429, description = "QUOTA_EXCEEDED", body = Problem)))]
 pub async fn search(
     State(state): State<AppState>,
-    Query(query): Query<SearchQuery>,
-    upgrade: WebSocketUpgrade,
+    ApiQuery(query): ApiQuery<SearchQuery>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
+    let upgrade = upgrade.map_err(not_an_upgrade)?;
     let play = state.play.clone();
     let ticket_id = token::parse(&query.ticket)
         .ok_or_else(ticket_invalid)?
@@ -91,6 +98,21 @@ pub async fn search(
             });
         })
         .on_upgrade(move |socket| hold(play, db, started, updates, socket)))
+}
+
+/// `400 VALIDATION_ERROR` for a request that is not a WebSocket upgrade,
+/// saying which part is missing (axum's reason, e.g. the `Connection`
+/// header), before any search is started.
+fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
+    ApiError::with_status(
+        axum::http::StatusCode::BAD_REQUEST,
+        matchplane_matchmaker::Code::ValidationError.as_str(),
+        format!(
+            "a WebSocket upgrade is required (GET with Connection: Upgrade, Upgrade: websocket, \
+             Sec-WebSocket-Version: 13 and Sec-WebSocket-Key): {}; REST clients use POST /v1/searches",
+            rejection.body_text()
+        ),
+    )
 }
 
 /// What the socket task knows of its search.

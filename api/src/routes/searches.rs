@@ -7,7 +7,7 @@
 use crate::extract::ApiJson;
 use crate::play::matched::Reader;
 use crate::play::start::{
-    rest_deadline, start_with_token, store_failed, ticket_invalid, ticket_of, Via,
+    rest_deadline, start_with_token, store_failed, ticket_of, Via,
 };
 use crate::play::status::{end, mode_key, status_of, TicketStatus};
 use crate::play::unix_now;
@@ -26,13 +26,16 @@ use utoipa::ToSchema;
 
 /// Body of `POST /v1/searches`.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"ticket": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9.duel.tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9.q8hYxV2yq3m1n0aZ7cB4dE5fG6hJ7kL8mN9pQ0rS1tU"}))]
 pub struct StartSearch {
     /// The ticket's token.
+    #[schema(min_length = 1)]
     pub ticket: String,
 }
 
 /// A search just started.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "status": "searching"}))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchStarted {
     /// `tkt_…`: the id to poll.
@@ -56,12 +59,39 @@ impl<S: Send + Sync> FromRequestParts<S> for TicketToken {
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("ticket"))
             .map(|(_, token)| token.trim().to_owned())
             .filter(|t| !t.is_empty());
-        value.map(TicketToken).ok_or_else(ticket_invalid)
+        value
+            .map(TicketToken)
+            .ok_or_else(|| no_ticket_header(parts))
     }
 }
 
+/// `401 TICKET_INVALID` for a request without `Authorization: Ticket
+/// <token>`, saying what was wrong: no header, or another scheme (a
+/// studio's Bearer key is not a game client's ticket).
+fn no_ticket_header(parts: &Parts) -> ApiError {
+    let scheme = parts
+        .headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.split(' ').next().unwrap_or_default().to_owned());
+    let detail = match scheme {
+        None => "this route needs `Authorization: Ticket <token>`, the ticket's token".to_owned(),
+        Some(s) if s.eq_ignore_ascii_case("ticket") => {
+            "`Authorization: Ticket <token>` carries no token".to_owned()
+        }
+        Some(s) => format!(
+            "this route needs `Authorization: Ticket <token>`, the ticket's token, not a `{s}` \
+             credential: the studio reads a ticket at /v1/projects/{{projectId}}/tickets/{{ticketId}}"
+        ),
+    };
+    ApiError::new(Code::TicketInvalid, detail)
+}
+
 /// Starts a search that the client polls.
-#[utoipa::path(post, path = "/v1/searches", tag = "searches",
+#[utoipa::path(post, path = "/v1/searches", tag = "searches", operation_id = "startSearch",
+    description = "Starts a search that the client polls. The credential is the body's `ticket` \
+        (the ticket's token), so no header is needed: the security requirement is empty.",
+    security(()),
     request_body = StartSearch,
     responses(
         (status = 202, body = SearchStarted),
@@ -93,10 +123,10 @@ async fn own_ticket(state: &AppState, token: &str, ticket_id: &str) -> Result<Ti
 
 /// Polls a search: answers its status and keeps it alive for another
 /// poll period. An overdue search ends `expired` here.
-#[utoipa::path(get, path = "/v1/searches/{ticketId}", tag = "searches",
+#[utoipa::path(get, path = "/v1/searches/{ticketId}", tag = "searches", operation_id = "getSearch",
     params(("ticketId" = String, Path, description = "`tkt_…`")),
     security(("ticket" = [])),
-    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID: unknown or expired token, or no `Authorization: Ticket <token>` (a Bearer key is refused, with a detail saying so)", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem)))]
 pub async fn get(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,
@@ -136,10 +166,10 @@ pub async fn get(
 }
 
 /// Cancels a search; answers the status after.
-#[utoipa::path(delete, path = "/v1/searches/{ticketId}", tag = "searches",
+#[utoipa::path(delete, path = "/v1/searches/{ticketId}", tag = "searches", operation_id = "cancelSearch",
     params(("ticketId" = String, Path, description = "`tkt_…`")),
     security(("ticket" = [])),
-    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, body = Problem), (status = 409, description = "TICKET_ALREADY_MATCHED", body = Problem)))]
+    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID: unknown or expired token, or no `Authorization: Ticket <token>` (a Bearer key is refused, with a detail saying so)", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "TICKET_ALREADY_MATCHED", body = Problem)))]
 pub async fn cancel(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,

@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 
 /// Health or readiness of the process and what it depends on.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"status": "ready", "database": "ok", "redis": "ok", "liveStore": "redis"}))]
 #[serde(rename_all = "camelCase")]
 pub struct Health {
     /// `ok`, `ready` or `unavailable`.
@@ -28,7 +29,7 @@ pub struct Health {
 }
 
 /// The process is up.
-#[utoipa::path(get, path = "/healthz", tag = "service",
+#[utoipa::path(get, path = "/healthz", tag = "service", operation_id = "getHealth",
     responses((status = 200, description = "The process is up", body = Health)))]
 pub async fn healthz() -> Json<Health> {
     Json(Health {
@@ -40,7 +41,7 @@ pub async fn healthz() -> Json<Health> {
 }
 
 /// The database and the live store (Redis) answer.
-#[utoipa::path(get, path = "/readyz", tag = "service",
+#[utoipa::path(get, path = "/readyz", tag = "service", operation_id = "getReadiness",
     responses(
         (status = 200, description = "Ready to serve", body = Health),
         (status = 503, description = "A dependency is unreachable", body = Health)))]
@@ -73,7 +74,7 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>)
 /// Prometheus text: request counts by route and status, latency histogram;
 /// in `matchplane dev`, the in-process worker's metrics too (cycles, pool
 /// sizes, matches, webhook deliveries).
-#[utoipa::path(get, path = "/metrics", tag = "service",
+#[utoipa::path(get, path = "/metrics", tag = "service", operation_id = "getMetrics",
     responses((status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain")))]
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     state.metrics.run_upkeep();

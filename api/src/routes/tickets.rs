@@ -25,28 +25,36 @@ use utoipa::ToSchema;
 
 /// `attributes` of a ticket.
 #[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(example = json!({"mmr": 1500}))]
 pub struct Attributes {
     /// The player's MMR (required in MMR modes, unless the mode keeps
     /// ratings and one is stored for the player).
+    #[schema(minimum = -1e9, maximum = 1e9)]
     pub mmr: Option<f64>,
 }
 
 /// A party, as SPEC 4 sends it.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
+#[schema(example = json!({"id": "party-7", "members": ["ana", "ben"]}))]
 pub struct PartyBody {
     /// Studio-chosen party id.
+    #[schema(min_length = 1, max_length = 128)]
     pub id: String,
     /// Every member's player id, the ticket's player included.
+    #[schema(min_items = 1)]
     pub members: Vec<String>,
 }
 
 /// Body of `POST …/tickets`.
 #[derive(Debug, Deserialize, ToSchema)]
+#[schema(example = json!({"gameMode": "duel", "playerId": "ana", "attributes": {"mmr": 1500}}))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateTicket {
     /// The game mode's name.
+    #[schema(min_length = 1)]
     pub game_mode: String,
     /// The studio's player id: 1 to 128 printable characters.
+    #[schema(min_length = 1, max_length = 128)]
     pub player_id: String,
     /// Matching attributes.
     #[serde(default)]
@@ -57,6 +65,7 @@ pub struct CreateTicket {
 
 /// A generated ticket: the token is shown once.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "token": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9.duel.tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9.q8hYxV2yq3m1n0aZ7cB4dE5fG6hJ7kL8mN9pQ0rS1tU", "expiresAt": "2026-12-01T10:10:00.000Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedTicket {
     /// `tkt_…`.
@@ -68,7 +77,7 @@ pub struct CreatedTicket {
 }
 
 /// Generates a ticket for a player of a game mode.
-#[utoipa::path(post, path = "/v1/projects/{projectId}/tickets", tag = "tickets",
+#[utoipa::path(post, path = "/v1/projects/{projectId}/tickets", tag = "tickets", operation_id = "createTicket",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body = CreateTicket,
@@ -181,7 +190,7 @@ async fn project_ticket(
 }
 
 /// A ticket's status.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/tickets/{ticketId}", tag = "tickets",
+#[utoipa::path(get, path = "/v1/projects/{projectId}/tickets/{ticketId}", tag = "tickets", operation_id = "getTicket",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
     responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem)))]
@@ -198,7 +207,7 @@ pub async fn get(
 
 /// Cancels a ticket's search (its client gets `cancelled`); answers the
 /// status after. A matched ticket stays matched.
-#[utoipa::path(delete, path = "/v1/projects/{projectId}/tickets/{ticketId}", tag = "tickets",
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/tickets/{ticketId}", tag = "tickets", operation_id = "cancelTicket",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
     responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem)))]
@@ -223,6 +232,7 @@ pub async fn cancel(
 
 /// The searches a player-wide cancel ended.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"cancelled": ["tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9"]}))]
 #[serde(rename_all = "camelCase")]
 pub struct EndedSearches {
     /// Ticket ids whose search was cancelled.
@@ -230,7 +240,7 @@ pub struct EndedSearches {
 }
 
 /// Ends every live search of a player, in every game mode of the project.
-#[utoipa::path(delete, path = "/v1/projects/{projectId}/players/{playerId}/searches", tag = "tickets",
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/players/{playerId}/searches", tag = "tickets", operation_id = "endPlayerSearches",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
     responses((status = 200, body = EndedSearches), (status = 401, body = Problem), (status = 404, body = Problem)))]

@@ -16,24 +16,31 @@ use utoipa::ToSchema;
 
 /// A tier's limits as written by the operator (SPEC 2).
 #[derive(Debug, Clone, Deserialize, ToSchema)]
+#[schema(example = json!({"minCycleDurationSeconds": 1, "minBaseTolerance": 2, "minExpansionMultiplier": 1, "maxMatchSize": 100, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 1000}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TierBody {
     /// Optional; must equal the path's tier name when given.
     #[serde(default)]
+    #[schema(pattern = "^[a-z0-9][a-z0-9_-]{0,62}$")]
     pub name: Option<String>,
     /// Shortest `matchmakingCycleDurationSeconds` (seconds).
+    #[schema(minimum = 0)]
     pub min_cycle_duration_seconds: f64,
     /// Lowest `baseTolerance` (percent).
+    #[schema(minimum = 0)]
     pub min_base_tolerance: f64,
     /// Lowest `expansionMultiplier`.
+    #[schema(minimum = 1)]
     pub min_expansion_multiplier: f64,
     /// Largest shape sum (players).
+    #[schema(minimum = 2)]
     pub max_match_size: u32,
     /// Most game modes per project.
     pub max_game_modes: u32,
     /// Most live searches per project.
     pub max_concurrent_searches: u64,
     /// Token-bucket rate per project (requests per second), >= 1.
+    #[schema(minimum = 1)]
     pub requests_per_second: u32,
     /// Most tickets per project generated and not yet searching. Optional:
     /// when absent, the tier keeps its value (a new tier gets the `free`
@@ -44,6 +51,7 @@ pub struct TierBody {
 
 /// A tier as answered (SPEC 2).
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"name": "pro", "minCycleDurationSeconds": 1, "minBaseTolerance": 2, "minExpansionMultiplier": 1, "maxMatchSize": 100, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 1000, "updatedAt": "2026-12-01T10:00:00Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct TierView {
     /// Tier name, e.g. `free`.
@@ -119,7 +127,7 @@ fn check(name: &str, body: &TierBody) -> Vec<FieldError> {
 }
 
 /// Every tier.
-#[utoipa::path(get, path = "/v1/tiers", tag = "tiers", security(("bearer" = [])),
+#[utoipa::path(get, path = "/v1/tiers", tag = "tiers", operation_id = "listTiers", security(("bearer" = [])),
     responses((status = 200, body = [TierView]), (status = 401, body = Problem)))]
 pub async fn list(
     caller: Caller,
@@ -131,7 +139,7 @@ pub async fn list(
 }
 
 /// One tier.
-#[utoipa::path(get, path = "/v1/tiers/{tier}", tag = "tiers", security(("bearer" = [])),
+#[utoipa::path(get, path = "/v1/tiers/{tier}", tag = "tiers", operation_id = "getTier", security(("bearer" = [])),
     params(("tier" = String, Path, description = "Tier name")),
     responses((status = 200, body = TierView), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn get(
@@ -145,7 +153,7 @@ pub async fn get(
 
 /// Creates or replaces a tier; projects on it are held to the new limits
 /// from their next request.
-#[utoipa::path(put, path = "/v1/tiers/{tier}", tag = "tiers", security(("bearer" = [])),
+#[utoipa::path(put, path = "/v1/tiers/{tier}", tag = "tiers", operation_id = "putTier", security(("bearer" = [])),
     params(("tier" = String, Path, description = "Tier name")),
     request_body = TierBody,
     responses((status = 200, body = TierView), (status = 401, body = Problem), (status = 422, body = Problem)))]

@@ -24,6 +24,7 @@ use utoipa::ToSchema;
 
 /// The attempt of a test event.
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"webhookId": "tst_01JDZ8MC4D5E6F7G8H9J0K1M2N", "deliveryId": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M", "delivered": true, "attemptedAt": "2026-12-01T10:00:00Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}))]
 #[serde(rename_all = "camelCase")]
 pub struct TestAttemptView {
     /// The `webhook-id` sent (`tst_…`).
@@ -57,7 +58,7 @@ fn no_webhook() -> ApiError {
 
 /// Sends a signed `webhook.test` now and answers how it went (a failed
 /// attempt is still a 200: the answer describes it).
-#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/test", tag = "game-modes",
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/test", tag = "game-modes", operation_id = "testWebhook",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
     responses((status = 200, body = TestAttemptView), (status = 404, body = Problem), (status = 422, description = "No webhook configured", body = Problem)))]

@@ -14,6 +14,7 @@ mod if_match;
 mod keys;
 mod matches;
 mod metrics_help;
+mod openapi;
 mod ratings;
 mod scopes;
 mod service;

@@ -1,0 +1,117 @@
+//! OpenAPI schemas of the webhook bodies (SPEC 6): `match.made` and
+//! `webhook.test`, as the worker serialises them
+//! (`matchplane_worker::webhook::Event`). They describe the same JSON for
+//! the document's `webhooks`; a test validates the worker's own bodies
+//! against them.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// `type` of a `match.made` body.
+#[derive(Debug, Serialize, ToSchema)]
+pub enum MatchMadeType {
+    /// The only value.
+    #[serde(rename = "match.made")]
+    MatchMade,
+}
+
+/// `type` of a `webhook.test` body.
+#[derive(Debug, Serialize, ToSchema)]
+pub enum WebhookTestType {
+    /// The only value.
+    #[serde(rename = "webhook.test")]
+    WebhookTest,
+}
+
+/// The `match.made` body: a match was formed and recorded.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"type": "match.made", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+    "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1,
+    "createdAt": "2026-12-01T10:00:03.120Z",
+    "teams": [
+        {"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0},
+        {"index": 1, "players": [{"playerId": "ben", "ticketId": "tkt_01JDZ8M5R8P5X2Z9B6W4D3C7E0", "partyId": null, "mmr": 1520.0, "pingMs": null, "waitSeconds": 1.1}], "meanMmr": 1520.0}],
+    "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}}))]
+pub struct MatchMadeEvent {
+    /// Always `match.made`.
+    #[serde(rename = "type")]
+    pub kind: MatchMadeType,
+    /// `mat_…`, also the `webhook-id`.
+    pub match_id: String,
+    /// `prj_…`.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The game mode's config version the match was made under.
+    #[schema(minimum = 1)]
+    pub game_mode_version: i64,
+    /// When the match was recorded (RFC 3339, UTC, milliseconds).
+    pub created_at: String,
+    /// Teams in match-shape order.
+    #[schema(min_items = 1)]
+    pub teams: Vec<WebhookTeam>,
+    /// How close the match is.
+    pub quality: WebhookQuality,
+}
+
+/// One team of a `match.made` body.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookTeam {
+    /// Position in the match shape, from 0.
+    #[schema(minimum = 0)]
+    pub index: u32,
+    /// The seated players.
+    pub players: Vec<WebhookPlayer>,
+    /// Mean MMR of the players that carry one; `null` if none does.
+    pub mean_mmr: Option<f64>,
+}
+
+/// One player of a `match.made` body.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookPlayer {
+    /// The studio's player id.
+    pub player_id: String,
+    /// `tkt_…` of the matched search.
+    pub ticket_id: String,
+    /// The party id, `null` for a solo player.
+    pub party_id: Option<String>,
+    /// The ticket's MMR, if any.
+    pub mmr: Option<f64>,
+    /// The search's ping in milliseconds, if measured.
+    pub ping_ms: Option<f64>,
+    /// Seconds the search waited until the cycle that matched it.
+    #[schema(minimum = 0)]
+    pub wait_seconds: f64,
+}
+
+/// Match quality figures.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookQuality {
+    /// Max minus min player MMR (0 without MMRs).
+    #[schema(minimum = 0)]
+    pub mmr_spread: f64,
+    /// Max minus min team mean MMR (0 without MMRs).
+    #[schema(minimum = 0)]
+    pub team_imbalance: f64,
+}
+
+/// The `webhook.test` body, sent on demand to check an endpoint.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"type": "webhook.test", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9",
+    "gameMode": "duel", "createdAt": "2026-12-01T10:00:00.000Z"}))]
+pub struct WebhookTestEvent {
+    /// Always `webhook.test`.
+    #[serde(rename = "type")]
+    pub kind: WebhookTestType,
+    /// `prj_…`.
+    pub project_id: String,
+    /// The game mode whose webhook is tested.
+    pub game_mode: String,
+    /// When the test was requested (RFC 3339, UTC, milliseconds).
+    pub created_at: String,
+}
