@@ -9,6 +9,7 @@ pub mod matches;
 pub mod mode_stats;
 pub mod projects;
 pub mod ratings;
+pub mod report_match;
 pub mod search_ws;
 pub mod searches;
 pub mod service;

@@ -59,7 +59,8 @@ pub struct RatingImport {
 #[derive(Debug, Deserialize, ToSchema)]
 #[allow(dead_code)]
 pub struct TeamResultSchema {
-    /// Player ids of the side (free-for-all: one each).
+    /// Player ids of the side (free-for-all: one each); each one of the
+    /// match's original players.
     pub players: Vec<String>,
     /// 1-based place; equal places are draws.
     pub place: u32,
@@ -70,7 +71,8 @@ pub struct TeamResultSchema {
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 pub struct ResultReportSchema {
-    /// Applied once (`RESULT_ALREADY_REPORTED` after that).
+    /// A match of this mode in the project (`404` if unknown); applied
+    /// once (`RESULT_ALREADY_REPORTED` after that).
     pub match_id: String,
     /// Two or more sides.
     pub teams: Vec<TeamResultSchema>,
@@ -164,9 +166,9 @@ fn view(player_id: &str, value: Rating, games: i64) -> RatingView {
     request_body = ResultReportSchema,
     responses(
         (status = 200, body = ResultApplied),
-        (status = 404, body = Problem),
+        (status = 404, description = "No such mode, or no such match in the project (`matchId`)", body = Problem),
         (status = 409, description = "RESULT_ALREADY_REPORTED", body = Problem),
-        (status = 422, description = "Malformed report or ratings off", body = Problem)))]
+        (status = 422, description = "Malformed report, ratings off, a match of another mode, or players not in the match (`teams[i].players[j]`)", body = Problem)))]
 pub async fn report_result(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -179,6 +181,7 @@ pub async fn report_result(
     if !problems.is_empty() {
         return Err(ApiError::invalid(problems));
     }
+    super::report_match::check(&state.db, &project_id, &name, &report).await?;
     let players: Vec<String> = report.players().cloned().collect();
     let now = Utc::now();
     let scope = ReportScope {
