@@ -21,6 +21,7 @@ mod m20261130_000003_matches_webhooks;
 mod m20261130_000004_cycle_stats;
 mod m20261130_000010_ratings;
 mod m20261130_000011_outbox_dead_letters;
+mod m20261201_000001_a_older_webhook_secrets;
 pub mod names;
 
 /// The ordered list of matchplane's migrations.
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_cycle_stats::Migration),
             Box::new(m20261130_000010_ratings::Migration),
             Box::new(m20261130_000011_outbox_dead_letters::Migration),
+            Box::new(m20261201_000001_a_older_webhook_secrets::Migration),
         ]
     }
 }

@@ -11,6 +11,7 @@ mod game_modes;
 mod keys;
 mod matches;
 mod ratings;
+mod secret_rotation;
 mod service;
 mod ssrf;
 mod tiers;

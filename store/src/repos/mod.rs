@@ -15,5 +15,6 @@ pub mod matches;
 pub mod projects;
 pub mod ratings;
 pub mod tiers;
+pub mod webhook_secrets;
 
 pub use error::StoreError;
