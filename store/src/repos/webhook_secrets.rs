@@ -48,7 +48,7 @@ pub fn retired_at(row: &game_mode::Model, now: DateTime<Utc>) -> Vec<RetiredSecr
         .chain(older)
         .filter(|r| now < r.expires_at)
         .collect();
-    retired.sort_by(|a, b| b.expires_at.cmp(&a.expires_at));
+    retired.sort_by_key(|r| std::cmp::Reverse(r.expires_at));
     retired.dedup_by(|a, b| a.secret == b.secret);
     retired
 }
