@@ -12,6 +12,7 @@
 //! - [`ssrf`] is the webhook address policy, shared with the worker.
 
 pub mod auth;
+pub mod body_errors;
 pub mod cache_entry;
 pub mod credentials;
 pub mod edge;

@@ -133,7 +133,7 @@ fn placeholder(key: &ModeKey) -> GameModeConfig {
         enabled: false,
         match_shape: vec![1, 1],
         matchmaking_cycle_duration_seconds: 1.0,
-        algorithm: matchplane_matchmaker::Algorithm::Fifo,
+        algorithm: matchplane_matchmaker::Algorithm::Fifo {},
         team_assignment: matchplane_matchmaker::TeamAssignment::default(),
         parties: matchplane_matchmaker::Parties::default(),
         ticket_ttl_seconds: 600,

@@ -71,8 +71,8 @@ pub enum AlgorithmSchema {
         /// Largest ping difference in a match (milliseconds), 0 < x <= 1000.
         max_delta: f64,
     },
-    /// First come, first served.
-    Fifo,
+    /// First come, first served (no other fields).
+    Fifo {},
 }
 
 /// Team split of a full group (SPEC 5.6).

@@ -83,7 +83,8 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
     GameModeView(Value::Object(body))
 }
 
-/// Drops server-set fields, then parses the SPEC 3 config.
+/// Drops server-set fields, then parses the SPEC 3 config, listing every
+/// unknown, missing or wrongly typed field.
 fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
     if let Value::Object(map) = &mut body {
         for field in SERVER_SET {
@@ -95,14 +96,22 @@ fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
                 map.remove("webhook");
             }
         }
+    } else {
+        return parse_value(body);
     }
     let original = body.clone();
-    parse_value(body).map_err(|err| algorithm_field_error(&original).unwrap_or(err))
+    crate::body_errors::deserialize_all(body).map_err(|mut errors| {
+        if let Some(named) = algorithm_field_error(&original) {
+            errors.retain(|e| e.field != "algorithm");
+            errors.push(named);
+        }
+        ApiError::bad_body(errors)
+    })
 }
 
 /// serde reports a wrongly typed field inside the internally tagged
 /// `algorithm` at `algorithm` only; this names the field itself.
-fn algorithm_field_error(body: &Value) -> Option<ApiError> {
+fn algorithm_field_error(body: &Value) -> Option<FieldError> {
     let algorithm = body.get("algorithm")?.as_object()?;
     let fields: &[&str] = match algorithm.get("type")?.as_str()? {
         "mmr" => &["minMmr", "maxMmr", "baseTolerance", "expansionMultiplier"],
@@ -112,9 +121,10 @@ fn algorithm_field_error(body: &Value) -> Option<ApiError> {
     let field = fields
         .iter()
         .find(|f| algorithm.get(**f).is_some_and(|v| !v.is_number()))?;
-    Some(ApiError::bad_request(
+    Some(FieldError::new(
         format!("algorithm.{field}"),
-        format!("invalid value at `algorithm.{field}`: expected a number"),
+        Code::ValidationError,
+        "expected a number",
     ))
 }
 

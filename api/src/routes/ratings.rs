@@ -57,6 +57,7 @@ pub struct RatingImport {
 
 /// One side of a result report.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct TeamResultSchema {
     /// Player ids of the side (free-for-all: one each); each one of the
@@ -68,7 +69,7 @@ pub struct TeamResultSchema {
 
 /// `POST …/results` body.
 #[derive(Debug, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct ResultReportSchema {
     /// A match of this mode in the project (`404` if unknown); applied

@@ -23,8 +23,9 @@ use matchplane_store::tickets::Ticket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// Body of `POST /v1/searches`.
+/// Body of `POST /v1/searches`; unknown fields are refused.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StartSearch {
     /// The ticket's token.
     pub ticket: String,

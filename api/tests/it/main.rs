@@ -14,4 +14,5 @@ mod ratings;
 mod secret_rotation;
 mod service;
 mod ssrf;
+mod strict_bodies;
 mod tiers;
