@@ -277,6 +277,12 @@ fn is_within(field: &str, of: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
+/// The field error of one failed read, by JSON path and in plain words.
+pub fn field_error(err: serde_path_to_error::Error<serde_json::Error>) -> FieldError {
+    let found = issue(err);
+    FieldError::new(found.field, Code::ValidationError, found.message)
+}
+
 /// Deserializes `value` as `T`, or lists every shape error serde lets us
 /// find (see the module docs), in the order found.
 ///

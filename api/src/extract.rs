@@ -5,6 +5,7 @@
 //! wrongly typed field by its JSON path ([`crate::body_errors`]).
 
 use crate::problem::ApiError;
+use crate::strict_json::StrictValue;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, StatusCode};
@@ -135,7 +136,13 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
         return Err(nul_in_body(bytes));
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = <Value as serde::Deserialize>::deserialize(&mut de).map_err(|inner| {
+    let read = serde_path_to_error::deserialize::<_, StrictValue>(&mut de);
+    let StrictValue(value) = read.map_err(|err| {
+        if err.inner().is_data() {
+            // A duplicate key (the only data error of a StrictValue).
+            return ApiError::bad_body(vec![crate::body_errors::field_error(err)]);
+        }
+        let inner = err.into_inner();
         let text = inner.to_string();
         let what = text
             .rsplit_once(" at line ")

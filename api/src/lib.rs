@@ -26,6 +26,7 @@ pub mod routes;
 pub mod serve;
 pub mod ssrf;
 pub mod state;
+pub mod strict_json;
 
 pub use serve::{serve, serve_on, serve_with_play, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};

@@ -246,6 +246,27 @@ async fn nested_typos_and_all_type_errors(backend: Backend) {
         assert_eq!(answer.body["errors"][0]["field"], field, "{}", answer.body);
     }
 
+    // A key given twice is refused too, not silently the last one.
+    let twice = t
+        .send(
+            Request::builder()
+                .method(Method::POST)
+                .uri(&tickets)
+                .header(header::AUTHORIZATION, format!("Bearer {key}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(
+                    r#"{"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "mmr": 2}}"#,
+                ))
+                .unwrap(),
+        )
+        .await;
+    twice.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(
+        twice.body["errors"][0]["field"], "attributes.mmr",
+        "{}",
+        twice.body
+    );
+
     let modes = format!("/v1/projects/{p}/game-modes");
     for (algorithm, field) in [
         (json!({"type": "fifo", "minMmr": 0}), "algorithm.minMmr"),
