@@ -283,6 +283,25 @@ pub fn field_error(err: serde_path_to_error::Error<serde_json::Error>) -> FieldE
     FieldError::new(found.field, Code::ValidationError, found.message)
 }
 
+/// serde reports a wrong `type` of an internally tagged object (a game
+/// mode's `algorithm`) at the object; name the `type` member itself.
+fn tag_of_tagged_enum(value: &Value, issue: &mut Issue) {
+    if !issue.message.starts_with("unknown variant") {
+        return;
+    }
+    let mut at = Some(value);
+    for step in &issue.steps {
+        at = at.and_then(|v| match step {
+            Step::Key(key) => v.get(key.as_str()),
+            Step::Index(i) => v.get(*i),
+        });
+    }
+    if at.is_some_and(|v| v.get("type").is_some()) {
+        issue.steps.push(Step::Key("type".into()));
+        issue.field = render(&issue.steps);
+    }
+}
+
 /// Deserializes `value` as `T`, or lists every shape error serde lets us
 /// find (see the module docs), in the order found.
 ///
@@ -296,6 +315,7 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
     };
     let mut found: Vec<FieldError> = Vec::new();
     loop {
+        tag_of_tagged_enum(&value, &mut next);
         if found.iter().any(|f| f.field == next.field) {
             break;
         }

@@ -99,33 +99,48 @@ fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
     } else {
         return parse_value(body);
     }
-    let original = body.clone();
-    crate::body_errors::deserialize_all(body).map_err(|mut errors| {
-        if let Some(named) = algorithm_field_error(&original) {
-            errors.retain(|e| e.field != "algorithm");
-            errors.push(named);
+    // Wrongly typed fields inside `algorithm` are named here, and given a
+    // stand-in number, so the rest of the body is still checked.
+    let named = algorithm_field_errors(&body);
+    if let Some(Value::Object(algorithm)) = body.get_mut("algorithm") {
+        for error in &named {
+            if let Some(field) = error.field.strip_prefix("algorithm.") {
+                algorithm.insert(field.to_owned(), Value::from(0));
+            }
         }
-        ApiError::bad_body(errors)
-    })
+    }
+    match crate::body_errors::deserialize_all(body) {
+        Ok(config) if named.is_empty() => Ok(config),
+        Ok(_) => Err(ApiError::bad_body(named)),
+        Err(mut errors) => {
+            errors.extend(named);
+            Err(ApiError::bad_body(errors))
+        }
+    }
 }
 
 /// serde reports a wrongly typed field inside the internally tagged
-/// `algorithm` at `algorithm` only; this names the field itself.
-fn algorithm_field_error(body: &Value) -> Option<FieldError> {
-    let algorithm = body.get("algorithm")?.as_object()?;
-    let fields: &[&str] = match algorithm.get("type")?.as_str()? {
-        "mmr" => &["minMmr", "maxMmr", "baseTolerance", "expansionMultiplier"],
-        "ping" => &["maxDelta"],
-        _ => return None,
+/// `algorithm` at `algorithm` only; this names each such field itself.
+fn algorithm_field_errors(body: &Value) -> Vec<FieldError> {
+    let Some(algorithm) = body.get("algorithm").and_then(Value::as_object) else {
+        return Vec::new();
     };
-    let field = fields
+    let fields: &[&str] = match algorithm.get("type").and_then(Value::as_str) {
+        Some("mmr") => &["minMmr", "maxMmr", "baseTolerance", "expansionMultiplier"],
+        Some("ping") => &["maxDelta"],
+        _ => &[],
+    };
+    fields
         .iter()
-        .find(|f| algorithm.get(**f).is_some_and(|v| !v.is_number()))?;
-    Some(FieldError::new(
-        format!("algorithm.{field}"),
-        Code::ValidationError,
-        "expected a number",
-    ))
+        .filter(|f| algorithm.get(**f).is_some_and(|v| !v.is_number()))
+        .map(|field| {
+            FieldError::new(
+                format!("algorithm.{field}"),
+                Code::ValidationError,
+                "expected a number",
+            )
+        })
+        .collect()
 }
 
 async fn tier_of(state: &AppState, project_id: &str) -> Result<Tier, ApiError> {

@@ -287,6 +287,40 @@ async fn nested_typos_and_all_type_errors(backend: Backend) {
         assert_eq!(answer.body["errors"][0]["field"], field, "{}", answer.body);
     }
 
+    // Wrong types inside `algorithm` do not hide the rest of a game mode.
+    let mut body = mode("typo");
+    body["algorithm"] = json!({"type": "mmr", "minMmr": "0", "maxMmr": 3000,
+        "baseTolerance": [5], "expansionMultiplier": 2});
+    body["matchShape"] = json!("2v2");
+    body["parties"] = json!({"maxSize": 2, "keepTogther": true});
+    let answer = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
+    let mut fields: Vec<&str> = answer.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    fields.sort_unstable();
+    assert_eq!(
+        fields,
+        [
+            "algorithm.baseTolerance",
+            "algorithm.minMmr",
+            "matchShape",
+            "parties.keepTogther"
+        ],
+        "{}",
+        answer.body
+    );
+    let mut body = mode("typo");
+    body["algorithm"] = json!({"type": "elo"});
+    let answer = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
+    assert_eq!(
+        answer.body["errors"][0]["field"], "algorithm.type",
+        "{}",
+        answer.body
+    );
+
     let answer = t
         .call(
             Method::POST,
