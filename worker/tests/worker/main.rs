@@ -16,4 +16,5 @@ mod dev_mode;
 mod end_to_end;
 mod fencing;
 mod recovery;
+mod secret_rotation;
 mod two_workers;
