@@ -1,8 +1,11 @@
 //! Request-body extraction that only ever fails with a problem (SPEC 7):
 //! `415` for a body that is not JSON, `413` over [`MAX_BODY_BYTES`], and
-//! `400 VALIDATION_ERROR` naming the line, column and path where JSON broke.
+//! `400 VALIDATION_ERROR` naming the line and column where JSON broke, a
+//! body that is not a JSON object (`$`), or every unknown, missing and
+//! wrongly typed field by its JSON path ([`crate::body_errors`]).
 
 use crate::problem::ApiError;
+use crate::strict_json::StrictValue;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, StatusCode};
@@ -110,43 +113,46 @@ async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
     })
 }
 
-fn path_or_root(path: &serde_path_to_error::Path) -> String {
-    let path = path.to_string();
-    if path.is_empty() || path == "." {
-        "$".into()
-    } else {
-        path
+/// What kind of JSON value `value` is, for messages.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
-/// Parses `bytes` into `T`, naming line, column and field path on failure.
-/// A leading UTF-8 byte order mark (some Windows tools write one) is skipped.
+/// Parses `bytes` as one JSON object, naming line and column when the text
+/// is not JSON. A leading UTF-8 byte order mark (some Windows tools write
+/// one) is skipped.
 ///
 /// # Errors
-/// `400 VALIDATION_ERROR`.
-pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+/// `400 VALIDATION_ERROR`: malformed JSON, trailing text, a NUL in a
+/// string (`422`), or a body that is not an object (field `$`).
+pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if has_escaped_nul(bytes) {
         return Err(nul_in_body(bytes));
     }
-    // Well-formed bodies (nearly all) take serde_json's plain path; only a
-    // refused one is parsed again, tracking paths, to say where it failed.
-    if let Ok(value) = serde_json::from_slice(bytes) {
-        return Ok(value);
-    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let path = path_or_root(err.path());
+    let read = serde_path_to_error::deserialize::<_, StrictValue>(&mut de);
+    let StrictValue(value) = read.map_err(|err| {
+        if err.inner().is_data() {
+            // A duplicate key (the only data error of a StrictValue).
+            return ApiError::bad_body(vec![crate::body_errors::field_error(err)]);
+        }
         let inner = err.into_inner();
-        let what = if inner.is_data() {
-            format!("invalid value at `{path}`")
-        } else {
-            "malformed JSON".to_owned()
-        };
+        let text = inner.to_string();
+        let what = text
+            .rsplit_once(" at line ")
+            .map_or(text.as_str(), |(w, _)| w);
         ApiError::bad_request(
-            path,
+            "$",
             format!(
-                "{what} at line {} column {}: {inner}",
+                "malformed JSON at line {} column {}: {what}",
                 inner.line(),
                 inner.column()
             ),
@@ -162,19 +168,37 @@ pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             ),
         )
     })?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "$",
+            format!("the body must be a JSON object, not {}", kind(&value)),
+        ));
+    }
     Ok(value)
 }
 
-/// Parses an already-read JSON `value` into `T`, naming the field path.
+/// Parses `bytes` (one JSON object) into `T`.
 ///
 /// # Errors
-/// `400 VALIDATION_ERROR`.
+/// As [`parse_object`], then as [`parse_value`].
+pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    parse_value(parse_object(bytes)?)
+}
+
+/// Parses an already-read JSON `value` (an object) into `T`, listing every
+/// unknown, missing or wrongly typed field at once by its JSON path (see
+/// [`crate::body_errors`]).
+///
+/// # Errors
+/// `400 VALIDATION_ERROR` with one entry per field.
 pub fn parse_value<T: DeserializeOwned>(value: Value) -> Result<T, ApiError> {
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        let path = path_or_root(err.path());
-        let inner = err.into_inner();
-        ApiError::bad_request(path.clone(), format!("invalid value at `{path}`: {inner}"))
-    })
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "$",
+            format!("the body must be a JSON object, not {}", kind(&value)),
+        ));
+    }
+    crate::body_errors::deserialize_all(value).map_err(ApiError::bad_body)
 }
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
@@ -191,7 +215,7 @@ impl<S: Send + Sync> FromRequest<S> for RawJson {
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = read_body(req, state).await?;
-        parse_bytes(&bytes).map(RawJson)
+        parse_object(&bytes).map(RawJson)
     }
 }
 

@@ -12,6 +12,7 @@
 //! - [`ssrf`] is the webhook address policy, shared with the worker.
 
 pub mod auth;
+pub mod body_errors;
 pub mod cache_entry;
 pub mod credentials;
 pub mod edge;
@@ -28,6 +29,7 @@ pub mod scopes;
 pub mod serve;
 pub mod ssrf;
 pub mod state;
+pub mod strict_json;
 
 pub use serve::{serve, serve_on, serve_with_play, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};

@@ -163,6 +163,38 @@ impl ApiError {
         err
     }
 
+    /// `400 VALIDATION_ERROR` for a body of the wrong shape (unknown or
+    /// missing fields, wrong types), every field listed; never empty-handed
+    /// (an empty list names the whole body, `$`).
+    pub fn bad_body(errors: Vec<FieldError>) -> Self {
+        let detail = match errors.as_slice() {
+            [] => "the body is invalid".to_owned(),
+            [one] => format!("`{}`: {}", one.field, one.message),
+            many => format!("{} fields are invalid; see errors", many.len()),
+        };
+        let mut err = Self::with_status(
+            StatusCode::BAD_REQUEST,
+            Code::ValidationError.as_str(),
+            detail,
+        );
+        err.errors = errors
+            .into_iter()
+            .map(|e| ProblemFieldError {
+                field: e.field,
+                code: Code::ValidationError.as_str().into(),
+                message: e.message,
+            })
+            .collect();
+        if err.errors.is_empty() {
+            err.errors.push(ProblemFieldError {
+                field: "$".into(),
+                code: Code::ValidationError.as_str().into(),
+                message: "the body is invalid".into(),
+            });
+        }
+        err
+    }
+
     /// `422` with every failed rule listed; the status and code are those
     /// of the most specific code (see [`ValidationErrors::primary_code`]).
     pub fn invalid(errors: Vec<FieldError>) -> Self {

@@ -69,8 +69,10 @@ pub enum Algorithm {
         /// Largest allowed ping difference within a match (milliseconds).
         max_delta: f64,
     },
-    /// First come, first served (SPEC 5.5).
-    Fifo,
+    /// First come, first served (SPEC 5.5). A struct variant without
+    /// fields, so that other fields (`minMmr` on a `fifo`) are refused: a
+    /// unit variant of a tagged enum ignores them.
+    Fifo {},
 }
 
 /// How a full group is split into teams (SPEC 5.6).

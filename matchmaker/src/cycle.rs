@@ -141,7 +141,7 @@ pub fn run_cycle(
             let ranges = vec![*max_delta; candidates.len()];
             group_by_closeness(candidates, &values, &ranges, caps, keep_together)
         }
-        Algorithm::Fifo => group_fifo(candidates, caps, keep_together),
+        Algorithm::Fifo {} => group_fifo(candidates, caps, keep_together),
     };
 
     let mut outcome = CycleOutcome {
@@ -233,7 +233,7 @@ fn seat_group(
         .collect();
     let caps = &config.match_shape;
     let seating = match (&config.algorithm, config.team_assignment) {
-        (Algorithm::Fifo, _) => teams::shuffled(&units, caps, rng)?,
+        (Algorithm::Fifo {}, _) => teams::shuffled(&units, caps, rng)?,
         (_, TeamAssignment::Balanced) => teams::balanced(&units, caps)?,
         (_, TeamAssignment::Snake) => teams::snake(&units, caps)?,
     };

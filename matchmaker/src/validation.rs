@@ -214,7 +214,7 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
                 );
             }
         }
-        Algorithm::Fifo => {}
+        Algorithm::Fifo {} => {}
     }
 
     let parties = &config.parties;

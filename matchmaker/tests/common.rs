@@ -49,7 +49,7 @@ pub fn ping_mode(shape: &[u32], max_delta: f64) -> GameModeConfig {
 
 pub fn fifo_mode(shape: &[u32]) -> GameModeConfig {
     let mut c = mmr_mode(shape, 5.0, 2.0);
-    c.algorithm = Algorithm::Fifo;
+    c.algorithm = Algorithm::Fifo {};
     c
 }
 

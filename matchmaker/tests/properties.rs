@@ -59,7 +59,7 @@ fn config() -> impl Strategy<Value = GameModeConfig> {
             c.algorithm = match algo {
                 0 => c.algorithm,
                 1 => Algorithm::Ping { max_delta: delta },
-                _ => Algorithm::Fifo,
+                _ => Algorithm::Fifo {},
             };
             c
         })
@@ -157,7 +157,7 @@ proptest! {
                             prop_assert!((a.0 - b.0).abs() <= ra.min(rb) + 1e-6);
                         }
                         Algorithm::Ping { max_delta } => prop_assert!((a.1 - b.1).abs() <= max_delta + 1e-6),
-                        Algorithm::Fifo => {}
+                        Algorithm::Fifo {} => {}
                     }
                 }
             }

@@ -21,6 +21,7 @@ mod m20261130_000003_matches_webhooks;
 mod m20261130_000004_cycle_stats;
 mod m20261130_000010_ratings;
 mod m20261130_000011_outbox_dead_letters;
+mod m20261201_000001_a_older_webhook_secrets;
 mod m20261201_000012_d_key_scopes;
 mod m20261201_000013_d_idempotency_keys;
 mod m20261201_000051_e_webhook_health;
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_cycle_stats::Migration),
             Box::new(m20261130_000010_ratings::Migration),
             Box::new(m20261130_000011_outbox_dead_letters::Migration),
+            Box::new(m20261201_000001_a_older_webhook_secrets::Migration),
             Box::new(m20261201_000012_d_key_scopes::Migration),
             Box::new(m20261201_000013_d_idempotency_keys::Migration),
             Box::new(m20261201_000051_e_webhook_health::Migration),

@@ -133,7 +133,7 @@ fn placeholder(key: &ModeKey) -> GameModeConfig {
         enabled: false,
         match_shape: vec![1, 1],
         matchmaking_cycle_duration_seconds: 1.0,
-        algorithm: matchplane_matchmaker::Algorithm::Fifo,
+        algorithm: matchplane_matchmaker::Algorithm::Fifo {},
         team_assignment: matchplane_matchmaker::TeamAssignment::default(),
         parties: matchplane_matchmaker::Parties::default(),
         ticket_ttl_seconds: 600,
@@ -143,7 +143,8 @@ fn placeholder(key: &ModeKey) -> GameModeConfig {
 }
 
 /// The webhook URL and signing secrets of a mode at `now`: the current
-/// secret, and the previous one until its grace period ends (SPEC 6).
+/// secret, then every rotated-out one until its own grace period ends
+/// (SPEC 6).
 /// `None` if the mode is gone or has no enabled webhook.
 ///
 /// # Errors
@@ -163,13 +164,6 @@ pub async fn webhook_target(
     let Some(webhook) = parsed.config.webhook.filter(|w| w.enabled) else {
         return Ok(None);
     };
-    let mut secrets = vec![row.webhook_secret];
-    if let (Some(previous), Some(until)) =
-        (row.previous_webhook_secret, row.previous_secret_expires_at)
-    {
-        if now < until {
-            secrets.push(previous);
-        }
-    }
+    let secrets = matchplane_store::repos::webhook_secrets::signing_at(&row, now);
     Ok(Some((webhook.url, secrets)))
 }

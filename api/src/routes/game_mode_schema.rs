@@ -90,8 +90,8 @@ pub enum AlgorithmSchema {
         #[schema(exclusive_minimum = 0, maximum = 1000)]
         max_delta: f64,
     },
-    /// First come, first served.
-    Fifo,
+    /// First come, first served (no other fields).
+    Fifo {},
 }
 
 /// Team split of a full group (SPEC 5.6).

@@ -92,7 +92,8 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
     GameModeView(Value::Object(body))
 }
 
-/// Drops server-set fields, then parses the SPEC 3 config.
+/// Drops server-set fields, then parses the SPEC 3 config, listing every
+/// unknown, missing or wrongly typed field.
 fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
     if let Value::Object(map) = &mut body {
         for field in SERVER_SET {
@@ -105,27 +106,51 @@ fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
                 map.remove("webhook");
             }
         }
+    } else {
+        return parse_value(body);
     }
-    let original = body.clone();
-    parse_value(body).map_err(|err| algorithm_field_error(&original).unwrap_or(err))
+    // Wrongly typed fields inside `algorithm` are named here, and given a
+    // stand-in number, so the rest of the body is still checked.
+    let named = algorithm_field_errors(&body);
+    if let Some(Value::Object(algorithm)) = body.get_mut("algorithm") {
+        for error in &named {
+            if let Some(field) = error.field.strip_prefix("algorithm.") {
+                algorithm.insert(field.to_owned(), Value::from(0));
+            }
+        }
+    }
+    match crate::body_errors::deserialize_all(body) {
+        Ok(config) if named.is_empty() => Ok(config),
+        Ok(_) => Err(ApiError::bad_body(named)),
+        Err(mut errors) => {
+            errors.extend(named);
+            Err(ApiError::bad_body(errors))
+        }
+    }
 }
 
 /// serde reports a wrongly typed field inside the internally tagged
-/// `algorithm` at `algorithm` only; this names the field itself.
-fn algorithm_field_error(body: &Value) -> Option<ApiError> {
-    let algorithm = body.get("algorithm")?.as_object()?;
-    let fields: &[&str] = match algorithm.get("type")?.as_str()? {
-        "mmr" => &["minMmr", "maxMmr", "baseTolerance", "expansionMultiplier"],
-        "ping" => &["maxDelta"],
-        _ => return None,
+/// `algorithm` at `algorithm` only; this names each such field itself.
+fn algorithm_field_errors(body: &Value) -> Vec<FieldError> {
+    let Some(algorithm) = body.get("algorithm").and_then(Value::as_object) else {
+        return Vec::new();
     };
-    let field = fields
+    let fields: &[&str] = match algorithm.get("type").and_then(Value::as_str) {
+        Some("mmr") => &["minMmr", "maxMmr", "baseTolerance", "expansionMultiplier"],
+        Some("ping") => &["maxDelta"],
+        _ => &[],
+    };
+    fields
         .iter()
-        .find(|f| algorithm.get(**f).is_some_and(|v| !v.is_number()))?;
-    Some(ApiError::bad_request(
-        format!("algorithm.{field}"),
-        format!("invalid value at `algorithm.{field}`: expected a number"),
-    ))
+        .filter(|f| algorithm.get(**f).is_some_and(|v| !v.is_number()))
+        .map(|field| {
+            FieldError::new(
+                format!("algorithm.{field}"),
+                Code::ValidationError,
+                "expected a number",
+            )
+        })
+        .collect()
 }
 
 async fn tier_of(state: &AppState, project_id: &str) -> Result<Tier, ApiError> {

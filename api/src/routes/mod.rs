@@ -10,13 +10,14 @@ pub mod message_schema;
 pub mod mode_stats;
 pub mod projects;
 pub mod ratings;
+pub mod report_match;
 pub mod search_ws;
 pub mod searches;
 pub mod service;
 pub mod tickets;
 pub mod tiers;
-pub mod webhook_status;
 pub mod webhook_schema;
+pub mod webhook_status;
 pub mod webhook_test;
 
 use crate::problem::ApiError;

@@ -63,9 +63,11 @@ pub struct RatingImport {
 /// One side of a result report.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(example = json!({"players": ["ana"], "place": 1}))]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct TeamResultSchema {
-    /// Player ids of the side (free-for-all: one each).
+    /// Player ids of the side (free-for-all: one each); each one of the
+    /// match's original players.
     #[schema(min_items = 1)]
     pub players: Vec<String>,
     /// 1-based place; equal places are draws.
@@ -76,10 +78,11 @@ pub struct TeamResultSchema {
 /// `POST …/results` body.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "teams": [{"players": ["ana"], "place": 1}, {"players": ["ben"], "place": 2}]}))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
 pub struct ResultReportSchema {
-    /// Applied once (`RESULT_ALREADY_REPORTED` after that).
+    /// A match of this mode in the project (`404` if unknown); applied
+    /// once (`RESULT_ALREADY_REPORTED` after that).
     #[schema(min_length = 1)]
     pub match_id: String,
     /// Two or more sides.
@@ -180,9 +183,9 @@ fn view(player_id: &str, value: Rating, games: i64) -> RatingView {
     request_body = ResultReportSchema,
     responses(
         (status = 200, body = ResultApplied),
-        (status = 404, body = Problem),
+        (status = 404, description = "No such mode, or no such match in the project (`matchId`)", body = Problem),
         (status = 409, description = "RESULT_ALREADY_REPORTED", body = Problem),
-        (status = 422, description = "Malformed report or ratings off", body = Problem)))]
+        (status = 422, description = "Malformed report, ratings off, a match of another mode, or players not in the match (`teams[i].players[j]`)", body = Problem)))]
 pub async fn report_result(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -195,6 +198,7 @@ pub async fn report_result(
     if !problems.is_empty() {
         return Err(ApiError::invalid(problems));
     }
+    super::report_match::check(&state.db, &project_id, &name, &report).await?;
     let players: Vec<String> = report.players().cloned().collect();
     let now = Utc::now();
     let scope = ReportScope {

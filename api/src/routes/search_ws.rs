@@ -22,8 +22,8 @@
 //! ([`crate::play::matched`]) or, while it is not stored yet, reports
 //! `waitingReason` `MATCH_PENDING` and waits.
 
-use crate::play::matched::{stored_match, Reader};
 use crate::extract::ApiQuery;
+use crate::play::matched::{stored_match, Reader};
 use crate::play::start::{start_with_token, store_failed, ticket_invalid, Started, Via};
 use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};

@@ -6,9 +6,7 @@
 
 use crate::extract::ApiJson;
 use crate::play::matched::Reader;
-use crate::play::start::{
-    rest_deadline, start_with_token, store_failed, ticket_of, Via,
-};
+use crate::play::start::{rest_deadline, start_with_token, store_failed, ticket_of, Via};
 use crate::play::status::{end, mode_key, status_of, TicketStatus};
 use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};
@@ -24,9 +22,10 @@ use matchplane_store::tickets::Ticket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// Body of `POST /v1/searches`.
+/// Body of `POST /v1/searches`; unknown fields are refused.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(example = json!({"ticket": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9.duel.tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9.q8hYxV2yq3m1n0aZ7cB4dE5fG6hJ7kL8mN9pQ0rS1tU"}))]
+#[serde(deny_unknown_fields)]
 pub struct StartSearch {
     /// The ticket's token.
     #[schema(min_length = 1)]

@@ -23,9 +23,12 @@ use matchplane_store::tickets::{CreateTicketError, Ticket};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// `attributes` of a ticket.
+/// `attributes` of a ticket. Only `mmr` is accepted for now: any other
+/// key (a typo such as `MMR`, and `latencies` and `data`, which are not
+/// supported yet) is refused naming it, e.g. `attributes.MMR`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[schema(example = json!({"mmr": 1500}))]
+#[serde(deny_unknown_fields)]
 pub struct Attributes {
     /// The player's MMR (required in MMR modes, unless the mode keeps
     /// ratings and one is stored for the player).
@@ -36,6 +39,7 @@ pub struct Attributes {
 /// A party, as SPEC 4 sends it.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 #[schema(example = json!({"id": "party-7", "members": ["ana", "ben"]}))]
+#[serde(deny_unknown_fields)]
 pub struct PartyBody {
     /// Studio-chosen party id.
     #[schema(min_length = 1, max_length = 128)]
@@ -45,10 +49,10 @@ pub struct PartyBody {
     pub members: Vec<String>,
 }
 
-/// Body of `POST …/tickets`.
+/// Body of `POST …/tickets`; unknown fields are refused.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(example = json!({"gameMode": "duel", "playerId": "ana", "attributes": {"mmr": 1500}}))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateTicket {
     /// The game mode's name.
     #[schema(min_length = 1)]

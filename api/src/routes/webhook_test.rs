@@ -15,7 +15,7 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
-use matchplane_store::repos::{deliveries, game_modes};
+use matchplane_store::repos::{deliveries, game_modes, webhook_secrets};
 use matchplane_worker::webhook::{
     Deliverer, Delivery, DeliveryConfig, Event, Final, Message, Outcome, Secret, WebhookTest,
 };
@@ -74,16 +74,12 @@ pub async fn test(
     let now = Utc::now();
     let mut secrets =
         vec![Secret::parse(&mode.webhook_secret).map_err(|e| ApiError::internal(&e))?];
-    if let (Some(previous), Some(until)) = (
-        mode.previous_webhook_secret.as_deref(),
-        mode.previous_secret_expires_at,
-    ) {
-        if now < until {
-            if let Ok(previous) = Secret::parse(previous) {
-                secrets.push(previous);
-            }
-        }
-    }
+    secrets.extend(
+        webhook_secrets::signing_at(&mode, now)
+            .iter()
+            .skip(1)
+            .filter_map(|retired| Secret::parse(retired).ok()),
+    );
     let ulid = ulid::Ulid::new();
     let id = format!("tst_{ulid}");
     let event = Event::Test(WebhookTest {

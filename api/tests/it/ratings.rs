@@ -4,7 +4,40 @@
 use crate::common::{mode, Backend, TestApp};
 use crate::on_both;
 use axum::http::{Method, StatusCode};
+use matchplane_store::entities::match_;
+use matchplane_store::repos::matches;
 use serde_json::{json, Value};
+
+/// Stores a match of `game_mode` in `project` with one team per entry of
+/// `teams`, as the worker records it, and returns its id.
+async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]]) -> String {
+    let id = format!("mat_{}", ulid::Ulid::new());
+    let teams: Vec<Value> = teams
+        .iter()
+        .enumerate()
+        .map(|(index, players)| {
+            let players: Vec<Value> = players
+                .iter()
+                .map(|p| {
+                    json!({"playerId": p, "ticketId": format!("tkt_{p}"), "partyId": null,
+                    "mmr": 1500.0, "pingMs": null, "waitSeconds": 1.0})
+                })
+                .collect();
+            json!({"index": index, "players": players, "meanMmr": 1500.0})
+        })
+        .collect();
+    let row = match_::Model {
+        id: id.clone(),
+        project_id: project.to_owned(),
+        game_mode: game_mode.to_owned(),
+        game_mode_version: 1,
+        teams: json!(teams),
+        quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
+        created_at: chrono::Utc::now(),
+    };
+    assert!(matches::insert_if_absent(&t.db, row).await.unwrap());
+    id
+}
 
 async fn rated_mode(t: &TestApp) -> (String, String, String) {
     let p = t.project("pro").await;
@@ -30,13 +63,14 @@ fn report(match_id: &str, winner: &str, loser: &str) -> Value {
 
 async fn two_new_players_and_a_duplicate_report(backend: Backend) {
     let t = TestApp::new(backend).await;
-    let (_, key, base) = rated_mode(&t).await;
+    let (p, key, base) = rated_mode(&t).await;
+    let m1 = a_match(&t, &p, "ranked", &[&["a"], &["b"]]).await;
     let first = t
         .call(
             Method::POST,
             &format!("{base}/results"),
             Some(&key),
-            Some(report("m1", "a", "b")),
+            Some(report(&m1, "a", "b")),
         )
         .await;
     assert_eq!(first.status, StatusCode::OK, "{}", first.body);
@@ -65,7 +99,7 @@ async fn two_new_players_and_a_duplicate_report(backend: Backend) {
             Method::POST,
             &format!("{base}/results"),
             Some(&key),
-            Some(report("m1", "b", "a")),
+            Some(report(&m1, "b", "a")),
         )
         .await;
     again.assert_problem(StatusCode::CONFLICT, "RESULT_ALREADY_REPORTED");
@@ -181,7 +215,7 @@ async fn import_and_validation(backend: Backend) {
             Method::POST,
             &format!("/v1/projects/{p}/game-modes/casual/results"),
             Some(&key),
-            Some(report("m1", "a", "b")),
+            Some(report("mat_none", "a", "b")),
         )
         .await;
     refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
@@ -200,22 +234,112 @@ async fn import_and_validation(backend: Backend) {
     assert_eq!(hidden.status, StatusCode::NOT_FOUND);
 }
 
+/// A report is checked against the match it names: an unknown match (or
+/// another project's) is 404, a match of another mode or players who were
+/// not in it are 422 naming the field, and none of these refusals rates
+/// anyone or spends the match's one report.
+async fn reports_are_checked_against_their_match(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let (p, key, base) = rated_mode(&t).await;
+    let mut other_mode = mode("ranked-b");
+    other_mode["ratings"] = json!({"enabled": true});
+    let created = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(&key),
+            Some(other_mode),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let other_project = t.project("pro").await;
+    let elsewhere = a_match(&t, &other_project, "ranked", &[&["a"], &["b"]]).await;
+    let of_other_mode = a_match(&t, &p, "ranked-b", &[&["a"], &["b"]]).await;
+    let real = a_match(&t, &p, "ranked", &[&["a", "c"], &["b", "d"]]).await;
+    let post = |body: Value| {
+        let (t, key, base) = (&t, &key, &base);
+        async move {
+            t.call(
+                Method::POST,
+                &format!("{base}/results"),
+                Some(key),
+                Some(body),
+            )
+            .await
+        }
+    };
+    let fields = |answer: &crate::common::Answer| -> Vec<String> {
+        answer.body["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["field"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    for unknown in ["mat_01NOSUCHMATCH0000000000000", elsewhere.as_str()] {
+        let answer = post(report(unknown, "a", "b")).await;
+        answer.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+        assert_eq!(fields(&answer), ["matchId"], "{}", answer.body);
+    }
+    let wrong_mode = post(report(&of_other_mode, "a", "b")).await;
+    wrong_mode.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(fields(&wrong_mode), ["matchId"], "{}", wrong_mode.body);
+
+    let strangers = post(json!({"matchId": real, "teams": [
+        {"players": ["a", "zed"], "place": 1},
+        {"players": ["b", "d", "yan"], "place": 2}]}))
+    .await;
+    strangers.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(
+        fields(&strangers),
+        ["teams[0].players[1]", "teams[1].players[2]"],
+        "{}",
+        strangers.body
+    );
+
+    // Nobody was rated by the refusals, and the match can still be reported.
+    for player in ["a", "b", "zed"] {
+        let rating = t
+            .call(
+                Method::GET,
+                &format!("{base}/ratings/{player}"),
+                Some(&key),
+                None,
+            )
+            .await;
+        assert_eq!(rating.body["games"], 0, "{player}: {}", rating.body);
+    }
+    let good = post(json!({"matchId": real, "teams": [
+        {"players": ["a", "c"], "place": 1}, {"players": ["b", "d"], "place": 2}]}))
+    .await;
+    assert_eq!(good.status, StatusCode::OK, "{}", good.body);
+    let again = post(report(&real, "a", "b")).await;
+    again.assert_problem(StatusCode::CONFLICT, "RESULT_ALREADY_REPORTED");
+}
+
 on_both!(
     two_new_players_and_a_duplicate_report,
-    import_and_validation
+    import_and_validation,
+    reports_are_checked_against_their_match
 );
 
 /// Concurrent reports that share one player lose no update (PostgreSQL).
 #[tokio::test]
 async fn concurrent_reports_on_overlapping_players_lose_no_update() {
     let t = TestApp::new(Backend::Postgres).await;
-    let (_, key, base) = rated_mode(&t).await;
+    let (p, key, base) = rated_mode(&t).await;
+    let mut ids = Vec::new();
+    for i in 0..24 {
+        let opponent = format!("opp{}", i % 6);
+        ids.push(a_match(&t, &p, "ranked", &[&["hub"], &[opponent.as_str()]]).await);
+    }
     let t = std::sync::Arc::new(t);
     let mut tasks = Vec::new();
-    for i in 0..24 {
+    for (i, id) in ids.into_iter().enumerate() {
         let (t, key, base) = (t.clone(), key.clone(), base.clone());
         tasks.push(tokio::spawn(async move {
-            let body = report(&format!("m{i}"), "hub", &format!("opp{}", i % 6));
+            let body = report(&id, "hub", &format!("opp{}", i % 6));
             t.call(
                 Method::POST,
                 &format!("{base}/results"),

@@ -25,6 +25,11 @@ pub struct Model {
     pub previous_webhook_secret: Option<String>,
     /// End of the previous secret's grace period.
     pub previous_secret_expires_at: Option<DateTimeUtc>,
+    /// Secrets rotated out before the previous one and still in their own
+    /// grace period: a JSON array of `{"secret", "expiresAt"}` (see
+    /// [`crate::repos::webhook_secrets`]); `None` when there are none.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub older_webhook_secrets: Option<Json>,
     /// When the mode was created.
     pub created_at: DateTimeUtc,
     /// When the mode last changed.

@@ -3,7 +3,7 @@
 
 use crate::entities::game_mode::{self, Entity as GameModes};
 use crate::entities::game_mode_version::{self, Entity as GameModeVersions};
-use crate::repos::StoreError;
+use crate::repos::{webhook_secrets, StoreError};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
@@ -12,7 +12,7 @@ use sea_orm::{
 use serde_json::Value;
 
 /// How long a rotated-out webhook secret keeps signing (SPEC 6: 24 hours).
-pub const PREVIOUS_SECRET_GRACE: Duration = Duration::hours(24);
+pub const PREVIOUS_SECRET_GRACE: Duration = webhook_secrets::GRACE;
 
 /// The one way into a project's game modes.
 pub fn scoped(project_id: &str) -> Select<GameModes> {
@@ -96,6 +96,7 @@ pub async fn create<C: TransactionTrait>(
         webhook_secret: Set(webhook_secret.to_owned()),
         previous_webhook_secret: Set(None),
         previous_secret_expires_at: Set(None),
+        older_webhook_secrets: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
     }
@@ -167,11 +168,14 @@ pub async fn replace_at<C: TransactionTrait>(
     Ok(updated)
 }
 
-/// Rotates the webhook secret of mode `name`: the old one keeps signing for
-/// [`PREVIOUS_SECRET_GRACE`]. The config is unchanged, so the version is too.
+/// Rotates the webhook secret of mode `name`: the replaced one keeps signing
+/// for [`PREVIOUS_SECRET_GRACE`], and every secret rotated out before it
+/// keeps the rest of its own grace period (see [`webhook_secrets`]). The
+/// config is unchanged, so the version is too.
 ///
 /// # Errors
-/// [`StoreError::NotFound`] when the project has no such mode.
+/// [`StoreError::NotFound`] when the project has no such mode;
+/// [`StoreError::Conflict`] when a concurrent rotation got there first.
 pub async fn rotate_secret<C: ConnectionTrait>(
     db: &C,
     project_id: &str,
@@ -181,7 +185,8 @@ pub async fn rotate_secret<C: ConnectionTrait>(
 ) -> Result<game_mode::Model, StoreError> {
     let current = get(db, project_id, name).await?;
     let expires = now + PREVIOUS_SECRET_GRACE;
-    GameModes::update_many()
+    let older = webhook_secrets::older_after_rotation(&current, now);
+    let result = GameModes::update_many()
         .col_expr(game_mode::Column::WebhookSecret, new_secret.into())
         .col_expr(
             game_mode::Column::PreviousWebhookSecret,
@@ -191,14 +196,23 @@ pub async fn rotate_secret<C: ConnectionTrait>(
             game_mode::Column::PreviousSecretExpiresAt,
             Some(expires).into(),
         )
+        .col_expr(
+            game_mode::Column::OlderWebhookSecrets,
+            Some(older.clone()).into(),
+        )
         .col_expr(game_mode::Column::UpdatedAt, now.into())
         .filter(game_mode::Column::ProjectId.eq(project_id))
         .filter(game_mode::Column::Id.eq(current.id.clone()))
+        .filter(game_mode::Column::WebhookSecret.eq(current.webhook_secret.clone()))
         .exec(db)
         .await?;
+    if result.rows_affected != 1 {
+        return Err(StoreError::Conflict);
+    }
     Ok(game_mode::Model {
         previous_webhook_secret: Some(current.webhook_secret.clone()),
         previous_secret_expires_at: Some(expires),
+        older_webhook_secrets: Some(older),
         webhook_secret: new_secret.to_owned(),
         updated_at: now,
         ..current

@@ -55,6 +55,21 @@ pub async fn get<C: ConnectionTrait>(
         .ok_or(StoreError::NotFound)
 }
 
+/// The player ids a match was formed with (its `teams[].players[].playerId`),
+/// in no particular order. A `teams` value of another shape yields the ids
+/// it does hold, so a damaged row refuses reports instead of failing them.
+pub fn original_players(row: &match_::Model) -> std::collections::HashSet<String> {
+    row.teams
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|team| team.get("players")?.as_array())
+        .flatten()
+        .filter_map(|player| player.get("playerId")?.as_str())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Up to `limit` matches of `project_id`, newest first, optionally of one
 /// `game_mode`, strictly older than the match id `before` (the cursor).
 ///

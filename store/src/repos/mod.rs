@@ -17,5 +17,6 @@ pub mod projects;
 pub mod ratings;
 pub mod tiers;
 pub mod webhook_health;
+pub mod webhook_secrets;
 
 pub use error::StoreError;

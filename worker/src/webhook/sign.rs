@@ -7,16 +7,16 @@
 //! ```
 //! `key` is the base64-decoded part of the secret after `whsec_`. The body is
 //! the exact bytes put on the wire: a receiver must verify the raw bytes it
-//! received, never a re-serialisation. During a rotation the old secret keeps
-//! signing for [`ROTATION_GRACE`]; the header then carries one signature per
-//! secret, separated by spaces.
+//! received, never a re-serialisation. After a rotation every rotated-out
+//! secret keeps signing for its own 24 hours (which secrets sign is the
+//! store's rule, `matchplane_store::repos::webhook_secrets`); the header then
+//! carries one signature per secret, separated by spaces.
 //!
 //! Time and randomness are inputs here: the caller passes the timestamp and
 //! the random source.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use chrono::{DateTime, Duration, Utc};
 use hmac::{Hmac, Mac};
 use rand::RngCore;
 use sha2::Sha256;
@@ -26,9 +26,6 @@ pub const SECRET_PREFIX: &str = "whsec_";
 
 /// Random bytes in a generated secret's key.
 pub const SECRET_KEY_BYTES: usize = 32;
-
-/// How long a replaced secret keeps signing after a rotation (SPEC 6: 24 hours).
-pub const ROTATION_GRACE: Duration = Duration::hours(24);
 
 /// Why a string is not a usable webhook secret. Never carries the secret.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -119,22 +116,6 @@ pub fn signature_header(secrets: &[Secret], id: &str, timestamp: i64, body: &[u8
         .join(" ")
 }
 
-/// The secrets that sign at `now`: the current one, and the previous one if
-/// it was replaced less than [`ROTATION_GRACE`] ago (`rotated_at`, UTC).
-pub fn signing_secrets<'a>(
-    current: &'a Secret,
-    previous: Option<(&'a Secret, DateTime<Utc>)>,
-    now: DateTime<Utc>,
-) -> Vec<&'a Secret> {
-    let mut secrets = vec![current];
-    if let Some((old, rotated_at)) = previous {
-        if now < rotated_at + ROTATION_GRACE {
-            secrets.push(old);
-        }
-    }
-    secrets
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,20 +164,5 @@ mod tests {
         assert_eq!(Secret::parse("whsec_"), Err(SecretError::Empty));
         let secret = Secret::parse("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").unwrap();
         assert_eq!(format!("{secret:?}"), "Secret(<redacted>)");
-    }
-
-    #[test]
-    fn the_old_secret_signs_for_24_hours_after_rotation() {
-        let new = Secret::parse(&generate_secret(&mut StdRng::seed_from_u64(3))).unwrap();
-        let old = Secret::parse(&generate_secret(&mut StdRng::seed_from_u64(4))).unwrap();
-        let rotated = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
-        let within = rotated + Duration::hours(23);
-        let after = rotated + Duration::hours(24);
-        assert_eq!(
-            signing_secrets(&new, Some((&old, rotated)), within).len(),
-            2
-        );
-        assert_eq!(signing_secrets(&new, Some((&old, rotated)), after), [&new]);
-        assert_eq!(signing_secrets(&new, None, within), [&new]);
     }
 }

@@ -16,5 +16,6 @@ mod dev_mode;
 mod end_to_end;
 mod fencing;
 mod recovery;
+mod secret_rotation;
 mod two_workers;
 mod webhook_health;

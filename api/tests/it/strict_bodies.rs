@@ -1,0 +1,358 @@
+//! Every JSON request body is strict. The walk takes its routes from the
+//! generated OpenAPI document, so a new route with a body is covered the
+//! day it is registered: each gets (a) an unknown top-level field, (b) a
+//! JSON array instead of an object and (c) an empty object (every required
+//! field missing), and must answer `400`/`422 VALIDATION_ERROR` naming the
+//! fields, with no Rust type name anywhere in the body.
+
+use crate::common::{mode, Backend, TestApp, OPERATOR};
+use crate::on_both;
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use serde_json::{json, Value};
+
+/// Whether `text` names a Rust type, as serde's own messages do.
+fn rusty(text: &str, type_names: &[String]) -> Option<String> {
+    let primitives = [
+        "u8", "u16", "u32", "u64", "usize", "i32", "i64", "f32", "f64",
+    ];
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .collect();
+    if let Some(p) = primitives.iter().find(|p| words.contains(p)) {
+        return Some((*p).to_owned());
+    }
+    for marker in ["struct ", "enum ", "::", "Vec<", "Option<", "String"] {
+        if text.contains(marker) {
+            return Some(marker.to_owned());
+        }
+    }
+    type_names
+        .iter()
+        .find(|name| words.contains(&name.as_str()))
+        .cloned()
+}
+
+/// `required` of a body schema (following one `$ref`).
+fn required_of(spec: &Value, schema: &Value) -> Vec<String> {
+    let schema = match schema["$ref"].as_str() {
+        Some(r) => {
+            let name = r.rsplit('/').next().unwrap();
+            &spec["components"]["schemas"][name]
+        }
+        None => schema,
+    };
+    schema["required"]
+        .as_array()
+        .map(|r| r.iter().map(|v| v.as_str().unwrap().to_owned()).collect())
+        .unwrap_or_default()
+}
+
+async fn send(t: &TestApp, method: &Method, path: &str, body: &str) -> crate::common::Answer {
+    let req = Request::builder()
+        .method(method.clone())
+        .uri(path)
+        .header(header::AUTHORIZATION, format!("Bearer {OPERATOR}"))
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_owned()))
+        .unwrap();
+    t.send(req).await
+}
+
+fn assert_refused(
+    answer: &crate::common::Answer,
+    what: &str,
+    type_names: &[String],
+) -> Vec<String> {
+    assert!(
+        answer.status == StatusCode::BAD_REQUEST
+            || answer.status == StatusCode::UNPROCESSABLE_ENTITY,
+        "{what}: {} {}",
+        answer.status,
+        answer.body
+    );
+    assert_eq!(answer.code(), "VALIDATION_ERROR", "{what}: {}", answer.body);
+    let text = answer.body.to_string();
+    if let Some(found) = rusty(&text, type_names) {
+        panic!("{what}: names the Rust type `{found}`: {text}");
+    }
+    let fields: Vec<String> = answer.body["errors"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: no errors: {}", answer.body))
+        .iter()
+        .map(|e| e["field"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        !fields.is_empty(),
+        "{what}: no field named: {}",
+        answer.body
+    );
+    fields
+}
+
+async fn every_json_body_is_strict(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let mut rated = mode("duel");
+    rated["ratings"] = json!({"enabled": true});
+    let created = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(OPERATOR),
+            Some(rated),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+
+    let spec = serde_json::to_value(matchplane_api::openapi()).unwrap();
+    let type_names: Vec<String> = spec["components"]["schemas"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .chain(
+            // The Rust names behind the documented ones.
+            [
+                "CreateTicket",
+                "StartSearch",
+                "CreateKey",
+                "CreateProject",
+                "UpdateProject",
+                "TierBody",
+                "GameModeConfig",
+                "MatchReport",
+                "TeamResult",
+                "RatingImport",
+                "Attributes",
+                "PartyBody",
+            ]
+            .map(String::from),
+        )
+        .collect();
+    let mut walked = Vec::new();
+    for (template, item) in spec["paths"].as_object().unwrap() {
+        for (verb, op) in item.as_object().unwrap() {
+            let Some(content) = op["requestBody"]["content"]["application/json"].as_object() else {
+                continue;
+            };
+            let method = Method::from_bytes(verb.to_uppercase().as_bytes()).unwrap();
+            let path = template
+                .replace("{projectId}", &p)
+                .replace("{playerId}", "ana")
+                .replace("{tier}", "pro")
+                .replace(
+                    "{name}",
+                    if template.starts_with("/v1/tiers") {
+                        "pro"
+                    } else {
+                        "duel"
+                    },
+                );
+            let what = format!("{} {template}", method);
+            walked.push(what.clone());
+
+            let unknown = send(&t, &method, &path, r#"{"zzNotAField": 1}"#).await;
+            let fields = assert_refused(&unknown, &format!("{what} unknown field"), &type_names);
+            assert!(
+                fields.iter().any(|f| f == "zzNotAField"),
+                "{what}: the unknown field is not named: {}",
+                unknown.body
+            );
+
+            let array = send(&t, &method, &path, "[]").await;
+            assert_eq!(
+                array.status,
+                StatusCode::BAD_REQUEST,
+                "{what}: {}",
+                array.body
+            );
+            assert_eq!(
+                assert_refused(&array, &format!("{what} array"), &type_names),
+                ["$"]
+            );
+
+            let required = required_of(&spec, &content["schema"]);
+            if !required.is_empty() {
+                let empty = send(&t, &method, &path, "{}").await;
+                let fields = assert_refused(&empty, &format!("{what} missing"), &type_names);
+                for field in &required {
+                    assert!(
+                        fields.contains(field),
+                        "{what}: missing `{field}` is not named: {}",
+                        empty.body
+                    );
+                }
+            }
+        }
+    }
+    // The walk really went through the body routes (a sanity floor).
+    for route in [
+        "POST /v1/projects/{projectId}/tickets",
+        "POST /v1/searches",
+        "POST /v1/projects/{projectId}/keys",
+        "POST /v1/projects/{projectId}/game-modes",
+        "PUT /v1/projects/{projectId}/game-modes/{name}",
+        "POST /v1/projects/{projectId}/game-modes/{name}/results",
+    ] {
+        assert!(
+            walked.iter().any(|w| w == route),
+            "{route} not walked: {walked:?}"
+        );
+    }
+}
+
+/// Nested objects are strict too, and every type error of a body is listed
+/// at once.
+async fn nested_typos_and_all_type_errors(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let created = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(&key),
+            Some(mode("duel")),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let tickets = format!("/v1/projects/{p}/tickets");
+    for (body, field) in [
+        (
+            json!({"gameMode": "duel", "playerId": "a", "attributes": {"MMR": 1500}}),
+            "attributes.MMR",
+        ),
+        (
+            json!({"gameMode": "duel", "playerId": "a", "atributes": {"mmr": 1500}}),
+            "atributes",
+        ),
+        (
+            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "latencies": {"eu": 20}}}),
+            "attributes.latencies",
+        ),
+        (
+            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "data": {}}}),
+            "attributes.data",
+        ),
+        (
+            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1},
+            "party": {"id": "x", "members": ["a"], "leader": "a"}}),
+            "party.leader",
+        ),
+    ] {
+        let answer = t.call(Method::POST, &tickets, Some(&key), Some(body)).await;
+        assert_eq!(answer.code(), "VALIDATION_ERROR", "{}", answer.body);
+        assert_eq!(answer.body["errors"][0]["field"], field, "{}", answer.body);
+    }
+
+    // A key given twice is refused too, not silently the last one.
+    let twice = t
+        .send(
+            Request::builder()
+                .method(Method::POST)
+                .uri(&tickets)
+                .header(header::AUTHORIZATION, format!("Bearer {key}"))
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(
+                    r#"{"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "mmr": 2}}"#,
+                ))
+                .unwrap(),
+        )
+        .await;
+    twice.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(
+        twice.body["errors"][0]["field"], "attributes.mmr",
+        "{}",
+        twice.body
+    );
+
+    let modes = format!("/v1/projects/{p}/game-modes");
+    for (algorithm, field) in [
+        (json!({"type": "fifo", "minMmr": 0}), "algorithm.minMmr"),
+        (
+            json!({"type": "ping", "maxDelta": 50, "baseTolerance": 5}),
+            "algorithm.baseTolerance",
+        ),
+        (
+            json!({"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5,
+            "expansionMultiplier": 2, "maxDelta": 1}),
+            "algorithm.maxDelta",
+        ),
+    ] {
+        let mut body = mode("typo");
+        body["algorithm"] = algorithm;
+        let answer = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
+        assert_eq!(answer.code(), "VALIDATION_ERROR", "{}", answer.body);
+        assert_eq!(answer.body["errors"][0]["field"], field, "{}", answer.body);
+    }
+
+    // Wrong types inside `algorithm` do not hide the rest of a game mode.
+    let mut body = mode("typo");
+    body["algorithm"] = json!({"type": "mmr", "minMmr": "0", "maxMmr": 3000,
+        "baseTolerance": [5], "expansionMultiplier": 2});
+    body["matchShape"] = json!("2v2");
+    body["parties"] = json!({"maxSize": 2, "keepTogther": true});
+    let answer = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
+    let mut fields: Vec<&str> = answer.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    fields.sort_unstable();
+    assert_eq!(
+        fields,
+        [
+            "algorithm.baseTolerance",
+            "algorithm.minMmr",
+            "matchShape",
+            "parties.keepTogther"
+        ],
+        "{}",
+        answer.body
+    );
+    let mut body = mode("typo");
+    body["algorithm"] = json!({"type": "elo"});
+    let answer = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
+    assert_eq!(
+        answer.body["errors"][0]["field"], "algorithm.type",
+        "{}",
+        answer.body
+    );
+
+    let answer = t
+        .call(
+            Method::POST,
+            &tickets,
+            Some(&key),
+            Some(
+                json!({"gameMode": 7, "playerId": ["a"], "attributes": {"mmr": "high"},
+                "party": {"id": 1, "members": "a"}}),
+            ),
+        )
+        .await;
+    answer.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    let mut fields: Vec<&str> = answer.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    fields.sort_unstable();
+    assert_eq!(
+        fields,
+        [
+            "attributes.mmr",
+            "gameMode",
+            "party.id",
+            "party.members",
+            "playerId"
+        ],
+        "{}",
+        answer.body
+    );
+    assert!(!answer.body.to_string().contains("CreateTicket"));
+}
+
+on_both!(every_json_body_is_strict, nested_typos_and_all_type_errors);
