@@ -130,7 +130,25 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     optional_bodies_are_omitted_not_null(openapi);
     constrain_items(openapi);
     unsigned_32_is_not_int32(openapi);
+    closed_algorithm_variants(openapi);
     add_webhooks(openapi);
+}
+
+/// Each `algorithm` variant takes its own fields and no other (a `fifo`
+/// with `minMmr` is refused): utoipa leaves a tagged enum's variants open.
+pub fn closed_algorithm_variants(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::{AdditionalProperties, Schema};
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut("Algorithm") else {
+        return;
+    };
+    for item in &mut one_of.items {
+        if let RefOr::T(Schema::Object(object)) = item {
+            object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+        }
+    }
 }
 
 /// An optional body (`Option<ApiJson<T>>`) is left out, never sent as

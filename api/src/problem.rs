@@ -37,7 +37,7 @@ pub struct ProblemFieldError {
     pub message: String,
 }
 
-/// An RFC 9457 problem body with matchplane's `code` and `errors` (SPEC 7).
+/// An RFC 9457 problem body with matchplane's `code` and `errors`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({"type": "about:blank", "title": "Party too large", "status": 422,
     "code": "PARTY_TOO_LARGE", "detail": "a party of 4 exceeds maxSize 3",
@@ -57,7 +57,7 @@ pub struct Problem {
     pub detail: String,
     /// Every failed field rule (empty when the error is not about fields).
     pub errors: Vec<ProblemFieldError>,
-    /// The live ticket, for `PLAYER_ALREADY_SEARCHING` (SPEC 4).
+    /// The live ticket, for `PLAYER_ALREADY_SEARCHING`.
     #[serde(rename = "ticketId", skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<String>,
 }

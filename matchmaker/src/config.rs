@@ -86,7 +86,7 @@ pub enum TeamAssignment {
     Snake,
 }
 
-/// Party rules (SPEC 3).
+/// Party rules.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Parties {

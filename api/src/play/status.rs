@@ -15,7 +15,7 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({"code": "GAME_MODE_DISABLED", "message": "game mode duel is disabled"}))]
 pub struct TicketError {
-    /// The SPEC code, e.g. `GAME_MODE_DISABLED`.
+    /// The error code, e.g. `GAME_MODE_DISABLED`.
     pub code: String,
     /// A human-readable explanation.
     pub message: String,
@@ -40,7 +40,7 @@ pub struct TicketStatus {
     /// When the token stops being valid (RFC 3339).
     pub expires_at: String,
     /// When the last search started (RFC 3339), kept once it ended; `null`
-    /// before any search. Always present, as SPEC 4 lists it in every status.
+    /// before any search. Always present in every status.
     pub queued_at: Option<String>,
     /// Seconds the last search waited: until now while searching, until it
     /// ended (or the cycle that matched it) once ended; `null` before any
@@ -49,7 +49,7 @@ pub struct TicketStatus {
     /// Median of the last five round trips (ms) once measured (WebSocket
     /// searches); `null` before, and for REST searches.
     pub ping_ms: Option<f64>,
-    /// The last cycle's reason for waiting (SPEC 5.9), while searching;
+    /// The last cycle's reason for waiting, while searching;
     /// `{"code":"MATCH_PENDING"}` while a claimed match is being stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-/// A game mode as written by a studio (SPEC 3).
+/// A game mode as written by a studio.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(as = GameMode)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -62,7 +62,7 @@ pub struct GameModeSchema {
     pub ratings: Option<RatingsSchema>,
 }
 
-/// The grouping algorithm, by `type` (SPEC 3, 5).
+/// The grouping algorithm, by `type`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(as = Algorithm)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
@@ -94,7 +94,7 @@ pub enum AlgorithmSchema {
     Fifo {},
 }
 
-/// Team split of a full group (SPEC 5.6).
+/// Team split of a full group.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(as = TeamAssignment)]
 #[serde(rename_all = "lowercase")]
@@ -105,7 +105,7 @@ pub enum TeamAssignmentSchema {
     Snake,
 }
 
-/// Party rules (SPEC 3).
+/// Party rules.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(as = Parties)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -124,7 +124,7 @@ pub struct PartiesSchema {
     pub keep_together: Option<bool>,
 }
 
-/// Webhook destination (SPEC 3, 6).
+/// Webhook destination.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(as = Webhook)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -53,7 +53,7 @@ pub struct GameModeView(pub Value);
 pub struct GameModeVersionView {
     /// Version number.
     pub version: i64,
-    /// The SPEC 3 body at that version.
+    /// The game mode body at that version.
     #[schema(value_type = GameModeSchema)]
     pub config: Value,
     /// When it was committed.
@@ -432,7 +432,7 @@ pub async fn versions(
 }
 
 /// Rotates the webhook secret; the answer shows the new one. The old one
-/// keeps signing for 24 hours (SPEC 6).
+/// keeps signing for 24 hours.
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret", tag = "game-modes", operation_id = "rotateWebhookSecret",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),

@@ -33,7 +33,7 @@ pub struct MatchView {
     pub game_mode_version: i64,
     /// When the match was made.
     pub created_at: DateTime<Utc>,
-    /// Teams in match-shape order, as in SPEC 6's body.
+    /// Teams in match-shape order, as in the `match.made` webhook body.
     #[schema(value_type = Vec<Object>)]
     pub teams: Value,
     /// `{mmrSpread, teamImbalance}`.

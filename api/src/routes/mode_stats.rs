@@ -39,7 +39,7 @@ pub struct WaitPercentiles {
 
 /// A mode's figures.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00Z"}))]
+#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct ModeStats {
     /// The game mode's name.

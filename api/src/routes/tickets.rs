@@ -36,7 +36,7 @@ pub struct Attributes {
     pub mmr: Option<f64>,
 }
 
-/// A party, as SPEC 4 sends it.
+/// A party: its id and every member, the same on each member's ticket.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
 #[schema(example = json!({"id": "party-7", "members": ["ana", "ben"]}))]
 #[serde(deny_unknown_fields)]

@@ -14,9 +14,9 @@ use matchplane_store::repos::tiers;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// A tier's limits as written by the operator (SPEC 2).
+/// A tier's limits as written by the operator.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
-#[schema(example = json!({"minCycleDurationSeconds": 1, "minBaseTolerance": 2, "minExpansionMultiplier": 1, "maxMatchSize": 100, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 1000}))]
+#[schema(example = json!({"minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1, "maxMatchSize": 64, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 2000, "maxPendingTickets": 1000000}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TierBody {
     /// Optional; must equal the path's tier name when given.
@@ -49,9 +49,9 @@ pub struct TierBody {
     pub max_pending_tickets: Option<u64>,
 }
 
-/// A tier as answered (SPEC 2).
+/// A tier as answered.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(example = json!({"name": "pro", "minCycleDurationSeconds": 1, "minBaseTolerance": 2, "minExpansionMultiplier": 1, "maxMatchSize": 100, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 1000, "updatedAt": "2026-12-01T10:00:00Z"}))]
+#[schema(example = json!({"name": "pro", "minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1, "maxMatchSize": 64, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 2000, "maxPendingTickets": 1000000, "updatedAt": "2026-12-01T10:00:00Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct TierView {
     /// Tier name, e.g. `free`.

@@ -40,7 +40,7 @@ pub enum StatusMessage {
     },
     /// Failed with a SPEC code: final.
     Failed {
-        /// The SPEC code, e.g. `GAME_MODE_DISABLED`.
+        /// The error code, e.g. `GAME_MODE_DISABLED`.
         code: String,
         /// A human-readable explanation.
         message: String,
