@@ -38,6 +38,7 @@ pub struct TierBody {
     /// Most game modes per project.
     pub max_game_modes: u32,
     /// Most live searches per project.
+    #[schema(maximum = 9223372036854775807_u64)]
     pub max_concurrent_searches: u64,
     /// Token-bucket rate per project (requests per second), >= 1.
     #[schema(minimum = 1)]
@@ -46,6 +47,7 @@ pub struct TierBody {
     /// when absent, the tier keeps its value (a new tier gets the `free`
     /// tier's).
     #[serde(default)]
+    #[schema(maximum = 9223372036854775807_u64)]
     pub max_pending_tickets: Option<u64>,
 }
 
@@ -67,6 +69,7 @@ pub struct TierView {
     /// Most game modes per project.
     pub max_game_modes: u32,
     /// Most live searches per project.
+    #[schema(maximum = 9223372036854775807_u64)]
     pub max_concurrent_searches: u64,
     /// Token-bucket rate per project (requests per second).
     pub requests_per_second: u32,
@@ -123,8 +126,20 @@ fn check(name: &str, body: &TierBody) -> Vec<FieldError> {
     if body.requests_per_second < 1 {
         bad("requestsPerSecond", "must be at least 1");
     }
+    // Stored as PostgreSQL/SQLite BIGINT: a larger count would be clamped.
+    for (field, value) in [
+        ("maxConcurrentSearches", Some(body.max_concurrent_searches)),
+        ("maxPendingTickets", body.max_pending_tickets),
+    ] {
+        if value.is_some_and(|v| v > MAX_COUNT) {
+            bad(field, "must be at most 9223372036854775807");
+        }
+    }
     errors
 }
+
+/// Largest count a tier may hold (the database's signed 64-bit integer).
+const MAX_COUNT: u64 = i64::MAX as u64;
 
 /// Every tier.
 #[utoipa::path(get, path = "/v1/tiers", tag = "tiers", operation_id = "listTiers", security(("bearer" = [])),

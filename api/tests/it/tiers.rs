@@ -48,6 +48,31 @@ async fn seeded_tiers_are_served_and_editable(backend: Backend) {
     })))
     .await
     .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    // Counts past the database's 64-bit integer are refused, never clamped.
+    let huge = t
+        .call(
+            Method::PUT,
+            "/v1/tiers/huge",
+            Some(OPERATOR),
+            Some(json!({
+                "minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1,
+                "maxMatchSize": 64, "maxGameModes": 50, "requestsPerSecond": 2000,
+                "maxConcurrentSearches": 9_223_372_036_854_775_808_u64,
+                "maxPendingTickets": 18_446_744_073_709_551_615_u64
+            })),
+        )
+        .await;
+    huge.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let fields: Vec<&str> = huge.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["maxConcurrentSearches", "maxPendingTickets"]);
+    t.call(Method::GET, "/v1/tiers/huge", Some(OPERATOR), None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
     t.call(Method::GET, "/v1/tiers", None, None)
         .await
         .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
