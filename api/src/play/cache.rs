@@ -394,7 +394,9 @@ mod tests {
 
     #[tokio::test]
     async fn made_up_mode_names_leave_nothing_behind() {
-        let db = crate::serve::connect("sqlite::memory:").await.unwrap();
+        let db = matchplane_store::db::connect("sqlite::memory:")
+            .await
+            .unwrap();
         matchplane_migrations::migrate(&db).await.unwrap();
         let cache = ConfigCache::default();
         // Valid, but absent: a "no such mode" entry, kept for its TTL.
