@@ -153,13 +153,12 @@ mod tests {
     use axum::body::Body;
     use axum::http::{header, Request, StatusCode};
     use axum::routing::get;
+    use matchplane_store::db::connect;
     use tower::ServiceExt;
 
     #[tokio::test]
     async fn a_panicking_handler_answers_a_counted_500_problem() {
-        let db = matchplane_store::db::connect("sqlite::memory:")
-            .await
-            .unwrap();
+        let db = connect("sqlite::memory:").await.unwrap();
         let state = AppState::new(db, ApiConfig::default());
         let boom = Router::new().route(
             "/boom",
