@@ -50,7 +50,7 @@ async fn call(app: &Router, method: Method, path: &str, auth: &str, body: Value)
 async fn main() {
     let database = std::env::var("DATABASE_URL").expect("DATABASE_URL");
     let redis = std::env::var("REDIS_URL").expect("REDIS_URL");
-    let db = matchplane_api::serve::connect(&database).await.unwrap();
+    let db = matchplane_store::db::connect(&database).await.unwrap();
     matchplane_migrations::migrate(&db).await.unwrap();
     let play = connect_redis(&redis, "mpbench", PlaySettings::default())
         .await

@@ -9,7 +9,9 @@
 //! - Every error is a [`problem::ApiError`] answered as
 //!   `application/problem+json`; a safety net turns any other error answer
 //!   (axum's own 405, a panic) into one too.
-//! - [`ssrf`] is the webhook address policy, shared with the worker.
+//! - A webhook URL is checked with `matchplane-webhook`'s one address
+//!   policy (`matchplane_webhook::ssrf`), which the worker applies again at
+//!   every delivery.
 
 pub mod auth;
 pub mod body_errors;
@@ -27,7 +29,6 @@ pub mod rate_limit;
 pub mod routes;
 pub mod scopes;
 pub mod serve;
-pub mod ssrf;
 pub mod state;
 pub mod strict_json;
 
@@ -152,11 +153,12 @@ mod tests {
     use axum::body::Body;
     use axum::http::{header, Request, StatusCode};
     use axum::routing::get;
+    use matchplane_store::db::connect;
     use tower::ServiceExt;
 
     #[tokio::test]
     async fn a_panicking_handler_answers_a_counted_500_problem() {
-        let db = serve::connect("sqlite::memory:").await.unwrap();
+        let db = connect("sqlite::memory:").await.unwrap();
         let state = AppState::new(db, ApiConfig::default());
         let boom = Router::new().route(
             "/boom",

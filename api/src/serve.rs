@@ -1,10 +1,11 @@
-//! Running the API: connect, refuse a database whose migrations are behind,
-//! serve until the `shutdown` future completes.
+//! Running the API: connect, refuse a database whose migrations are behind
+//! (both `matchplane_store::db`), serve until the `shutdown` future completes.
 
 use crate::play::{Play, PlaySettings};
 use crate::state::{ApiConfig, AppState};
+use matchplane_store::db::{connect, ensure_migrated, SchemaError};
 use metrics_exporter_prometheus::PrometheusHandle;
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+use sea_orm::{DatabaseConnection, DbErr};
 use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -46,33 +47,12 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// Connects to `url` (creating a SQLite file if needed). Per-statement
-/// SQL logging is off: statements are logged by our own handlers, with
-/// fields we chose, never with bound values.
-///
-/// # Errors
-/// The connection error.
-pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
-    let url = if url.starts_with("sqlite:") && !url.contains("mode=") {
-        let sep = if url.contains('?') { '&' } else { '?' };
-        format!("{url}{sep}mode=rwc")
-    } else {
-        url.to_owned()
-    };
-    let mut options = ConnectOptions::new(url);
-    options.sqlx_logging(false);
-    Database::connect(options).await
-}
-
-/// Fails when `db` has pending migrations.
-///
-/// # Errors
-/// [`ServeError::MigrationsBehind`] or [`ServeError::Connect`].
-pub async fn ensure_migrated(db: &DatabaseConnection) -> Result<(), ServeError> {
-    match matchplane_migrations::pending(db).await {
-        Ok(0) => Ok(()),
-        Ok(n) => Err(ServeError::MigrationsBehind(n)),
-        Err(err) => Err(ServeError::Connect(err)),
+impl From<SchemaError> for ServeError {
+    fn from(err: SchemaError) -> Self {
+        match err {
+            SchemaError::Connect(err) => Self::Connect(err),
+            SchemaError::MigrationsBehind(n) => Self::MigrationsBehind(n),
+        }
     }
 }
 

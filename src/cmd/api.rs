@@ -75,7 +75,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
         ..PlaySettings::default()
     };
-    let db = match matchplane_api::serve::connect(&args.database_url).await {
+    let db = match matchplane_store::db::connect(&args.database_url).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");

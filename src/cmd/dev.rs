@@ -12,7 +12,7 @@ use matchplane_api::play::{self, Play, PlaySettings};
 use matchplane_api::{ApiConfig, ServeConfig};
 use matchplane_store::pool::{MemoryPoolStore, PoolStore};
 use matchplane_store::tickets::MemoryTicketStore;
-use matchplane_worker::webhook::DeliveryConfig;
+use matchplane_webhook::DeliveryConfig;
 use matchplane_worker::WorkerConfig;
 use rand::RngCore;
 use serde_json::{json, Value};
@@ -69,7 +69,7 @@ fn generated_token() -> String {
 
 /// Runs the subcommand until Ctrl-C or SIGTERM.
 pub async fn run(args: DevArgs) -> ExitCode {
-    let db = match matchplane_api::serve::connect(&args.database_url).await {
+    let db = match matchplane_store::db::connect(&args.database_url).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot open the database: {err}");

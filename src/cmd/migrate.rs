@@ -18,7 +18,7 @@ pub struct MigrateArgs {
 /// Applies (or checks) the migrations. Exit 1 on a database error, or with
 /// `--check` when migrations are pending.
 pub async fn run(args: MigrateArgs) -> ExitCode {
-    let db = match matchplane_api::serve::connect(&args.database_url).await {
+    let db = match matchplane_store::db::connect(&args.database_url).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");

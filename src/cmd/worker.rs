@@ -5,7 +5,7 @@
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 use matchplane_store::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
-use matchplane_worker::webhook::{DeliveryConfig, Schedule};
+use matchplane_webhook::{DeliveryConfig, Schedule};
 use matchplane_worker::WorkerConfig;
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -68,14 +68,14 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         eprintln!("error: --lease-ttl-seconds must be between 0.3 and 600");
         return ExitCode::FAILURE;
     }
-    let db = match matchplane_api::serve::connect(&args.database_url).await {
+    let db = match matchplane_store::db::connect(&args.database_url).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");
             return ExitCode::FAILURE;
         }
     };
-    if let Err(err) = matchplane_api::serve::ensure_migrated(&db).await {
+    if let Err(err) = matchplane_store::db::ensure_migrated(&db).await {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
     }

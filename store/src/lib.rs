@@ -1,5 +1,7 @@
 //! # matchplane-store: the durable side of matchplane
 //!
+//! - [`db`]: connecting to the database and refusing one whose migrations
+//!   are behind this build.
 //! - [`entities`]: sea-orm entities, one per table of `matchplane-migrations`.
 //! - [`repos`]: small project-scoped repositories with a typed
 //!   [`repos::StoreError`]; the API calls these, never SQL.
@@ -8,6 +10,7 @@
 //! - [`pool`]: the live pools of searches (Redis, or in memory for
 //!   `matchplane dev`), their leases, match outboxes and status channels.
 
+pub mod db;
 pub mod entities;
 pub mod pool;
 pub mod repos;

@@ -1,8 +1,8 @@
 //! [`WorkerConfig`]: the worker's settings, parsed once by the binary and
 //! passed down (STYLE 7).
 
-use crate::webhook::{DeliveryConfig, Schedule};
 use matchplane_store::pool::ModeKey;
+use matchplane_webhook::{DeliveryConfig, Schedule};
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ impl Default for WorkerConfig {
             claim_concurrency: 256,
             delivery: DeliveryConfig::default(),
             schedule: Schedule::default(),
-            per_endpoint: crate::webhook::dispatcher::DEFAULT_PER_ENDPOINT,
+            per_endpoint: matchplane_webhook::dispatcher::DEFAULT_PER_ENDPOINT,
             max_in_flight: 256,
             delivery_lock: Duration::from_secs(30),
             delivery_poll: Duration::from_millis(250),

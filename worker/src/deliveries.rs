@@ -9,14 +9,14 @@
 
 use crate::error::WorkerError;
 use crate::modes;
-use crate::webhook::dispatcher::failure_text;
-use crate::webhook::schedule::{Final, NextAction};
-use crate::webhook::{Attempt, Delivery, Dispatcher, Message, Secret};
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
 use matchplane_store::repos::deliveries::{self, AfterAttempt};
 use matchplane_store::repos::webhook_health;
 use matchplane_store::repos::StoreError;
+use matchplane_webhook::dispatcher::failure_text;
+use matchplane_webhook::schedule::{Final, NextAction};
+use matchplane_webhook::{Attempt, Delivery, Dispatcher, Message, Secret};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use sea_orm::DatabaseConnection;
@@ -275,10 +275,10 @@ fn not_sent(now: DateTime<Utc>) -> Attempt {
         sent_at: now,
         status: None,
         latency_ms: 0,
-        error: Some(crate::webhook::AttemptError::Request(
+        error: Some(matchplane_webhook::AttemptError::Request(
             "the game mode has no enabled webhook any more".to_owned(),
         )),
         response_excerpt: None,
-        outcome: crate::webhook::Outcome::Refused,
+        outcome: matchplane_webhook::Outcome::Refused,
     }
 }

@@ -6,7 +6,7 @@
 //! and claims each match atomically; an outbox consumer ([`record`]) that
 //! stores matches in the database, tells the matched searches and queues
 //! their webhooks; and a delivery loop ([`deliveries`]) that sends the signed
-//! webhooks of [`webhook`] (SPEC 5, 6).
+//! webhooks of `matchplane-webhook` (SPEC 5, 6).
 //!
 //! See `README.md` for the design and the guarantees.
 
@@ -19,7 +19,6 @@ pub mod modes;
 pub mod record;
 pub mod status;
 pub mod tick;
-pub mod webhook;
 pub mod worker;
 
 pub use config::WorkerConfig;

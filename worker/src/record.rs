@@ -14,13 +14,13 @@
 
 use crate::error::WorkerError;
 use crate::status;
-use crate::webhook::{Event, MatchMade, Message};
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_store::entities::{match_, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::PENDING;
 use matchplane_store::repos::{dead_letters, StoreError};
+use matchplane_webhook::{Event, MatchMade, Message};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{DatabaseConnection, EntityTrait, TransactionTrait};
 use std::time::Duration;
@@ -229,7 +229,7 @@ fn prepare(
         .iter()
         .flat_map(|team| &team.players)
         .filter_map(|player| {
-            let view = status::player_match(&body, &player.ticket_id)?;
+            let view = matchplane_webhook::player_match(&body, &player.ticket_id)?;
             Some((player.ticket_id.clone(), status::matched(&view)))
         })
         .collect();

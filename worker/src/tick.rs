@@ -8,13 +8,13 @@
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use crate::status;
-use crate::webhook::{MatchIdentity, MatchMade};
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_matchmaker::{run_cycle, CycleOutcome, FailedSearch, ProposedMatch};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
 use matchplane_store::repos::cycle_stats;
+use matchplane_webhook::{MatchIdentity, MatchMade};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use sea_orm::DatabaseConnection;

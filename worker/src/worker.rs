@@ -11,8 +11,8 @@ use crate::config::WorkerConfig;
 use crate::deliveries::DeliveryWorker;
 use crate::error::WorkerError;
 use crate::modes;
-use crate::webhook::{Deliverer, Dispatcher, EndpointLimits};
 use matchplane_store::pool::{ModeKey, PoolStore};
+use matchplane_webhook::{Deliverer, Dispatcher, EndpointLimits};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,7 +51,7 @@ pub async fn run_worker(
         config.schedule,
         EndpointLimits::new(
             config.per_endpoint,
-            crate::webhook::dispatcher::DEFAULT_MAX_ENDPOINTS,
+            matchplane_webhook::dispatcher::DEFAULT_MAX_ENDPOINTS,
         ),
     ));
     let deliveries = DeliveryWorker::new(db.clone(), dispatcher, config.delivery_lock);

@@ -342,6 +342,7 @@ impl ConfigWrite {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use matchplane_store::db::connect;
 
     #[test]
     fn only_config_writes_evict() {
@@ -394,7 +395,7 @@ mod tests {
 
     #[tokio::test]
     async fn made_up_mode_names_leave_nothing_behind() {
-        let db = crate::serve::connect("sqlite::memory:").await.unwrap();
+        let db = connect("sqlite::memory:").await.unwrap();
         matchplane_migrations::migrate(&db).await.unwrap();
         let cache = ConfigCache::default();
         // Valid, but absent: a "no such mode" entry, kept for its TTL.

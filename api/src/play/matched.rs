@@ -7,8 +7,10 @@
 //! lost) takes the match from the `matches` table, and a match not stored
 //! yet reads as still searching, `waitingReason` `MATCH_PENDING`.
 
+use matchplane_store::entities::match_;
 use matchplane_store::repos::{matches, StoreError};
-use matchplane_worker::status::{body_of_row, player_match};
+use matchplane_webhook::payload::{Quality, Team};
+use matchplane_webhook::{player_match, MatchMade};
 use sea_orm::DatabaseConnection;
 use serde_json::Value;
 
@@ -72,4 +74,23 @@ pub async fn stored_match(
         queued_at: wait_seconds.map(|w| created - w),
         wait_seconds,
     }))
+}
+
+/// The `match.made` body of a stored match (the studio's view of it is
+/// this body, serialised).
+///
+/// # Errors
+/// The stored `teams` or `quality` cannot be read as a match's.
+fn body_of_row(row: &match_::Model) -> Result<MatchMade, serde_json::Error> {
+    let teams: Vec<Team> = serde_json::from_value(row.teams.clone())?;
+    let quality: Quality = serde_json::from_value(row.quality.clone())?;
+    Ok(MatchMade {
+        match_id: row.id.clone(),
+        project_id: row.project_id.clone(),
+        game_mode: row.game_mode.clone(),
+        game_mode_version: row.game_mode_version,
+        created_at: row.created_at,
+        teams,
+        quality,
+    })
 }

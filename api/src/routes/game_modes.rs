@@ -21,7 +21,6 @@ use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
 use crate::routes::webhook_status::WebhookStatus;
-use crate::ssrf;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::header::ETAG;
@@ -166,7 +165,8 @@ async fn check(state: &AppState, config: &GameModeConfig, tier: &Tier) -> Vec<Fi
     };
     if let Some(webhook) = &config.webhook {
         if let Err(why) =
-            ssrf::check_webhook_url(&webhook.url, state.config.allow_private_webhooks).await
+            matchplane_webhook::check_webhook_url(&webhook.url, state.config.allow_private_webhooks)
+                .await
         {
             errors.push(FieldError::new(
                 "webhook.url",

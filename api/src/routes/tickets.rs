@@ -293,7 +293,9 @@ mod tests {
     /// benchmark's profile.
     #[tokio::test]
     async fn the_ticket_route_futures_stay_small() {
-        let db = crate::serve::connect("sqlite::memory:").await.unwrap();
+        let db = matchplane_store::db::connect("sqlite::memory:")
+            .await
+            .unwrap();
         let state = AppState::new(db, ApiConfig::default());
         let caller = ProjectCaller {
             caller: Caller::Operator,

@@ -1,6 +1,6 @@
 //! OpenAPI schemas of the webhook bodies (SPEC 6): `match.made` and
 //! `webhook.test`, as the worker serialises them
-//! (`matchplane_worker::webhook::Event`). They describe the same JSON for
+//! (`matchplane_webhook::Event`). They describe the same JSON for
 //! the document's `webhooks`; a test validates the worker's own bodies
 //! against them.
 

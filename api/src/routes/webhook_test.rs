@@ -1,7 +1,8 @@
 //! `POST /v1/projects/{projectId}/game-modes/{name}/webhook/test` (SPEC 6):
 //! sends a signed `webhook.test` event to the mode's webhook now, from this
-//! process, with the worker's deliverer (same signing, 5 s timeout, SSRF
-//! check at delivery), and answers the attempt. API key of the project.
+//! process, with `matchplane-webhook`'s deliverer (the worker's signing, 5 s
+//! timeout, SSRF check at delivery), and answers the attempt. API key of the
+//! project.
 //!
 //! The attempt is logged like a queued delivery's (SPEC 6, every attempt
 //! logged): a finished `webhook.test` delivery with its one attempt, listed
@@ -16,7 +17,7 @@ use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
 use matchplane_store::repos::{deliveries, game_modes, webhook_secrets};
-use matchplane_worker::webhook::{
+use matchplane_webhook::{
     Deliverer, Delivery, DeliveryConfig, Event, Final, Message, Outcome, Secret, WebhookTest,
 };
 use serde::Serialize;

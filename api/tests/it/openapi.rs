@@ -284,8 +284,8 @@ fn every_example_is_valid_against_its_schema() {
 #[test]
 fn socket_messages_and_webhook_bodies_match_their_schemas() {
     use matchplane_store::tickets::StatusMessage;
-    use matchplane_worker::webhook::payload::{Player, Quality, Team};
-    use matchplane_worker::webhook::{Event, MatchMade, WebhookTest};
+    use matchplane_webhook::payload::{Player, Quality, Team};
+    use matchplane_webhook::{Event, MatchMade, WebhookTest};
     let doc = doc();
     let messages = [
         StatusMessage::Searching {

@@ -50,14 +50,14 @@ async fn api_refuses_a_database_behind(backend: Backend) {
     let db = owned.connect().await;
     let behind = matchplane_migrations::pending(&db).await.unwrap();
     assert!(behind >= 3, "an empty database lacks every migration");
-    let err = matchplane_api::serve::ensure_migrated(&db)
+    let err = matchplane_store::db::ensure_migrated(&db)
         .await
         .unwrap_err();
-    assert!(matches!(err, matchplane_api::ServeError::MigrationsBehind(n) if n == behind));
+    assert!(matches!(err, matchplane_store::db::SchemaError::MigrationsBehind(n) if n == behind));
     assert!(err.to_string().contains("matchplane migrate"), "{err}");
     matchplane_migrations::migrate(&db).await.unwrap();
     assert_eq!(matchplane_migrations::pending(&db).await.unwrap(), 0);
-    matchplane_api::serve::ensure_migrated(&db).await.unwrap();
+    matchplane_store::db::ensure_migrated(&db).await.unwrap();
     // Migrating twice is a no-op.
     matchplane_migrations::migrate(&db).await.unwrap();
 }

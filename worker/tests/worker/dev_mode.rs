@@ -7,7 +7,7 @@ use chrono::Utc;
 use matchplane_matchmaker::Search;
 use matchplane_store::pool::{MemoryPoolStore, ModeKey, PoolStore};
 use matchplane_store::repos::{deliveries, game_modes, matches, projects};
-use matchplane_worker::webhook::{DeliveryConfig, Schedule};
+use matchplane_webhook::{DeliveryConfig, Schedule};
 use matchplane_worker::{run_worker, WorkerConfig};
 use sea_orm::Database;
 use std::sync::Arc;

@@ -5,13 +5,13 @@ use chrono::Utc;
 use matchplane_matchmaker::Search;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
 use matchplane_store::repos::{game_modes, projects};
+use matchplane_webhook::{
+    generate_secret, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Schedule,
+};
 use matchplane_worker::deliveries::DeliveryWorker;
 use matchplane_worker::modes::{self, ModeConfig};
 use matchplane_worker::record::Recorder;
 use matchplane_worker::tick::{TickOutcome, TickReport, Ticker};
-use matchplane_worker::webhook::{
-    generate_secret, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Schedule,
-};
 use matchplane_worker::WorkerConfig;
 use rand::rngs::StdRng;
 use rand::SeedableRng;

@@ -1,14 +1,15 @@
 //! The worker against real PostgreSQL (`MATCHPLANE_TEST_DATABASE_URL`, a
 //! fresh database per test) and Redis (`MATCHPLANE_TEST_REDIS_URL`, a fresh
-//! key prefix per test), with a loopback webhook receiver that verifies
-//! every signature with its own implementation of the scheme.
+//! key prefix per test), with the loopback webhook receiver of
+//! `webhook/tests/webhook/common`, which verifies every signature with its
+//! own implementation of the scheme.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod env;
-#[path = "../webhook/common/receiver.rs"]
+#[path = "../../../webhook/tests/webhook/common/receiver.rs"]
 #[allow(dead_code)]
 mod receiver;
-#[path = "../webhook/common/verify.rs"]
+#[path = "../../../webhook/tests/webhook/common/verify.rs"]
 mod verify;
 
 mod config_change;

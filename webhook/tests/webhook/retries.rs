@@ -4,8 +4,8 @@ use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
 use crate::common::verify::{verify, Rejected};
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
-use matchplane_worker::webhook::deliver::Attempt;
-use matchplane_worker::webhook::{
+use matchplane_webhook::deliver::Attempt;
+use matchplane_webhook::{
     AttemptRecorder, Clock, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits, Final,
     NextAction, Outcome, Schedule,
 };

@@ -2,8 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{MatchedPlayer, ProposedMatch, ProposedTeam};
-use matchplane_worker::webhook::payload::{MatchIdentity, MatchMade, Message};
-use matchplane_worker::webhook::{generate_secret, Delivery, Secret};
+use matchplane_webhook::payload::{MatchIdentity, MatchMade, Message};
+use matchplane_webhook::{generate_secret, Delivery, Secret};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 

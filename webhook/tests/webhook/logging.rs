@@ -4,7 +4,7 @@
 
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
-use matchplane_worker::webhook::{
+use matchplane_webhook::{
     Attempt, AttemptRecorder, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits,
     Final, NextAction, Schedule,
 };
@@ -39,7 +39,7 @@ impl Subscriber for Capture {
     fn record_follows_from(&self, _: &Id, _: &Id) {}
     fn event(&self, event: &Event<'_>) {
         // Ours only (the HTTP client's own traces are not matchplane's logs).
-        if !event.metadata().target().starts_with("matchplane_worker") {
+        if !event.metadata().target().starts_with("matchplane_webhook") {
             return;
         }
         let mut text = Text(String::new());

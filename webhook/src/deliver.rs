@@ -4,24 +4,25 @@
 //! exactly those bytes, with this attempt's timestamp. The attempt has a 5 s
 //! budget end to end, follows no redirect and ignores proxy settings.
 //!
-//! The SSRF check happens again here (SPEC 3): with private webhooks not
-//! allowed, the scheme must be `https`, an IP-literal host must be public,
-//! and a named host is resolved once by [`CheckedResolver`], which refuses
+//! The SSRF check happens again here (SPEC 3, [`crate::ssrf`]): with private
+//! webhooks not allowed, the scheme must be `https`, an IP-literal host must
+//! be public, and a named host is resolved once by [`CheckedResolver`], which refuses
 //! the name if any address is not public and hands the HTTP client exactly
 //! the addresses it checked, so the connection goes to a checked address and
 //! a DNS rebinding between check and connect cannot reach inside.
 
-use crate::webhook::address::is_forbidden;
-use crate::webhook::payload::Message;
-use crate::webhook::schedule::{parse_retry_after, Outcome};
-use crate::webhook::sign::{signature_header, Secret};
+use crate::address::is_forbidden;
+use crate::payload::Message;
+use crate::schedule::{parse_retry_after, Outcome};
+use crate::sign::{signature_header, Secret};
+use crate::ssrf::{check_url, Refusal};
 use chrono::{DateTime, Utc};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::redirect::Policy;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use url::{Host, Url};
+use url::Url;
 
 /// Budget of one attempt, from connect to the last byte read (SPEC 6: 5 s).
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -31,20 +32,6 @@ pub const EXCERPT_BYTES: usize = 1024;
 
 /// `user-agent` of every webhook request.
 pub const USER_AGENT: &str = concat!("matchplane-webhooks/", env!("CARGO_PKG_VERSION"));
-
-/// Why a webhook was not sent at all (SPEC 3, the check at delivery).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
-    /// The scheme is not `https` (or `http` with private webhooks allowed).
-    #[error("the scheme `{0}` is not allowed")]
-    Scheme(String),
-    /// The URL has no host.
-    #[error("the URL has no host")]
-    NoHost,
-    /// The host is, or resolves to, a non-public address.
-    #[error("the address {0} is not public")]
-    Address(IpAddr),
-}
 
 /// Why an attempt failed without an HTTP answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -260,32 +247,6 @@ pub fn classify_status(status: u16, retry_after: Option<Duration>) -> Outcome {
     }
 }
 
-/// The SSRF check on the URL itself (SPEC 3): scheme, and an IP-literal host.
-/// Named hosts are checked by [`CheckedResolver`] when they are resolved.
-///
-/// # Errors
-/// The [`Refusal`].
-pub fn check_url(url: &Url, allow_private: bool) -> Result<(), Refusal> {
-    let scheme_ok = match url.scheme() {
-        "https" => true,
-        "http" => allow_private,
-        _ => false,
-    };
-    if !scheme_ok {
-        return Err(Refusal::Scheme(url.scheme().to_owned()));
-    }
-    let ip = match url.host() {
-        None => return Err(Refusal::NoHost),
-        Some(Host::Domain(_)) => return Ok(()),
-        Some(Host::Ipv4(ip)) => IpAddr::V4(ip),
-        Some(Host::Ipv6(ip)) => IpAddr::V6(ip),
-    };
-    if !allow_private && is_forbidden(ip) {
-        return Err(Refusal::Address(ip));
-    }
-    Ok(())
-}
-
 fn refused(sent_at: DateTime<Utc>, refusal: Refusal) -> Attempt {
     Attempt {
         sent_at,
@@ -382,30 +343,6 @@ impl Resolve for CheckedResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn check(url: &str, allow_private: bool) -> Result<(), Refusal> {
-        check_url(&Url::parse(url).unwrap(), allow_private)
-    }
-
-    #[test]
-    fn refuses_internal_literals_and_plain_http() {
-        assert_eq!(
-            check("http://93.184.216.34/", false),
-            Err(Refusal::Scheme("http".into()))
-        );
-        assert!(matches!(
-            check("https://127.0.0.1/", false),
-            Err(Refusal::Address(_))
-        ));
-        assert!(matches!(
-            check("https://[fd00::1]/", false),
-            Err(Refusal::Address(_))
-        ));
-        assert_eq!(check("https://93.184.216.34/", false), Ok(()));
-        assert_eq!(check("https://hooks.example.com/", false), Ok(()));
-        assert_eq!(check("http://127.0.0.1:8080/", true), Ok(()));
-        assert!(check("ftp://127.0.0.1/", true).is_err());
-    }
 
     #[test]
     fn a_delivery_needs_a_url_and_a_secret() {

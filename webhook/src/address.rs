@@ -4,8 +4,7 @@
 //! The API checks a webhook URL when a game mode is configured; a host can
 //! later resolve somewhere else (DNS rebinding), so the worker checks again at
 //! every delivery, on the very addresses it will connect to. This classifier is
-//! the only one: the API's configuration-time check (`api/src/ssrf.rs`) uses
-//! it too, and the worker does not depend on the HTTP layer.
+//! the only one: both checks ([`crate::ssrf`]) use it.
 //!
 //! Refused: unspecified, "this network" (0/8), loopback, RFC 1918 private,
 //! link-local (169.254/16 with the cloud metadata address, fe80::/10), CGNAT
@@ -123,6 +122,13 @@ mod tests {
             "64:ff9b::a9fe:a9fe",
             "2002:a00:1::1",
             "2001:db8::1",
+            "10.1.2.3",
+            "192.168.1.1",
+            "100.127.255.255",
+            "224.0.0.1",
+            "fc00::1",
+            "64:ff9b::a00:1",
+            "2002:0a00:0001::1",
         ] {
             assert!(forbidden(ip), "{ip} must be refused");
         }
@@ -143,6 +149,7 @@ mod tests {
             "::ffff:93.184.216.34",
             "64:ff9b::808:808",
             "2002:808:808::1",
+            "100.128.0.0",
         ] {
             assert!(!forbidden(ip), "{ip} must be allowed");
         }

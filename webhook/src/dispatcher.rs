@@ -12,8 +12,8 @@
 //! every attempt to an [`AttemptRecorder`] (the store, in production) before
 //! going on.
 
-use crate::webhook::deliver::{Attempt, Deliverer, Delivery};
-use crate::webhook::schedule::{Final, NextAction, Outcome, Schedule};
+use crate::deliver::{Attempt, Deliverer, Delivery};
+use crate::schedule::{Final, NextAction, Outcome, Schedule};
 use chrono::{DateTime, Utc};
 use rand::Rng;
 use std::collections::HashMap;

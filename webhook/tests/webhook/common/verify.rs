@@ -1,5 +1,5 @@
 //! A receiver-side verifier written from the published scheme, sharing no
-//! code with `matchplane_worker::webhook::sign` (HMAC is built here from SHA-256).
+//! code with `matchplane_webhook::sign` (HMAC is built here from SHA-256).
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;

@@ -4,7 +4,7 @@ use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Received, Receiver, Reply};
 use crate::common::verify::{verify, Rejected};
 use chrono::Utc;
-use matchplane_worker::webhook::{Deliverer, DeliveryConfig, Outcome};
+use matchplane_webhook::{Deliverer, DeliveryConfig, Outcome};
 
 fn private() -> Deliverer {
     Deliverer::new(DeliveryConfig {
@@ -188,7 +188,7 @@ async fn the_answer_is_recorded_with_its_first_kibibyte() {
 
 #[tokio::test]
 async fn a_webhook_test_event_is_signed_and_verifies() {
-    use matchplane_worker::webhook::{Event, Message, WebhookTest};
+    use matchplane_webhook::{Event, Message, WebhookTest};
     let receiver = Receiver::start(vec![], Reply::status(200)).await;
     let key = secret(7);
     let event = Event::Test(WebhookTest {

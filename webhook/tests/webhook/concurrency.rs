@@ -3,7 +3,7 @@
 
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
-use matchplane_worker::webhook::{
+use matchplane_webhook::{
     Attempt, AttemptError, AttemptRecorder, Deliverer, Delivery, DeliveryConfig, Dispatcher,
     EndpointLimits, Final, NextAction, Outcome, Schedule,
 };

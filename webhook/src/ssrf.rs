@@ -1,15 +1,10 @@
-//! Webhook URL safety (SPEC 3, `INVALID_WEBHOOK_URL`).
-//!
-//! A webhook must not let a tenant make matchplane call inside its own
-//! network: loopback, private, link-local (cloud metadata at
-//! 169.254.169.254), CGNAT, multicast, unspecified, broadcast, reserved and
-//! IPv6 ULA/link-local addresses are refused, also when written as IPv4
-//! inside an IPv6 address (`::ffff:10.0.0.1`, NAT64, 6to4).
-//!
-//! [`is_forbidden`] is the pure classification, shared with the worker
-//! (`worker/src/webhook/address.rs`), which applies it again at every
-//! delivery on the address it actually connects to, so DNS rebinding cannot
-//! get past a check made at configuration time.
+//! Webhook URL safety (SPEC 3, `INVALID_WEBHOOK_URL`): the one policy, with
+//! the one refusal type [`Refusal`], applied when a game mode is configured
+//! ([`check_webhook_url`]) and again at every delivery ([`check_url`] on the
+//! URL, then [`crate::deliver::CheckedResolver`] on the addresses a named
+//! host resolves to, the very ones connected to), so DNS rebinding cannot
+//! get past a check made at configuration time. Which addresses are refused
+//! is [`crate::address::is_forbidden`].
 //!
 //! A name that does not resolve at configuration time (NXDOMAIN, no DNS
 //! server, no network, a lookup slower than [`RESOLVE_TIMEOUT`]) is
@@ -17,7 +12,11 @@
 //! or on a machine without network. Its deliveries fail (and are retried)
 //! until the name resolves, and the mode's webhook shows as failing; the
 //! check at delivery refuses it if it then resolves to a private address.
+//!
+//! With private webhooks allowed (operator setting
+//! `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=true`) any `http`/`https` URL passes.
 
+use crate::address::is_forbidden;
 use std::future::Future;
 use std::net::IpAddr;
 use std::time::Duration;
@@ -26,35 +25,62 @@ use url::{Host, Url};
 /// How long resolving a webhook host may take at configuration time.
 pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Why a webhook URL was refused; the message is safe to show the tenant.
+/// Why a webhook URL is refused, at configuration or at delivery; the
+/// message names no URL and is safe to show the tenant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum UnsafeUrl {
+pub enum Refusal {
     /// Not a URL at all.
     #[error("not a valid absolute URL")]
     Malformed,
     /// Not `https` (or `http` while private webhooks are allowed).
-    #[error("the scheme must be https")]
-    Scheme,
-    /// No host, or a host such as `localhost`.
+    #[error("the scheme `{0}` is not allowed; the scheme must be https")]
+    Scheme(String),
+    /// The URL has no host.
+    #[error("the URL has no host")]
+    NoHost,
+    /// A host name that is never public, such as `localhost`.
     #[error("the host `{0}` is not a public host")]
     Host(String),
-    /// The host resolves to a non-public address.
-    #[error("the host resolves to a non-public address ({0})")]
+    /// The host is, or resolves to, a non-public address.
+    #[error("the host is or resolves to a non-public address ({0})")]
     Address(IpAddr),
 }
 
-/// Whether a webhook must never be sent to `ip`: the worker's classifier,
-/// so configuration time and delivery time apply one policy.
-pub use matchplane_worker::webhook::address::is_forbidden;
-
-/// Checks a webhook URL (SPEC 3): `https` with a public IP literal, or a
-/// host name that resolves only to public addresses, or does not resolve
-/// at all yet (see the module doc). With `allow_private` (operator setting
-/// `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=true`) any `http`/`https` URL passes.
+/// The check of the URL itself: the scheme, a host, and an IP-literal host
+/// public unless `allow_private`. A named host is checked where it is
+/// resolved ([`check_webhook_url`], [`crate::deliver::CheckedResolver`]).
 ///
 /// # Errors
-/// [`UnsafeUrl`] saying why the URL is refused.
-pub async fn check_webhook_url(raw: &str, allow_private: bool) -> Result<Url, UnsafeUrl> {
+/// The [`Refusal`].
+pub fn check_url(url: &Url, allow_private: bool) -> Result<(), Refusal> {
+    let scheme_ok = match url.scheme() {
+        "https" => true,
+        "http" => allow_private,
+        _ => false,
+    };
+    if !scheme_ok {
+        return Err(Refusal::Scheme(url.scheme().to_owned()));
+    }
+    let ip = match url.host() {
+        None => return Err(Refusal::NoHost),
+        Some(Host::Domain(_)) => return Ok(()),
+        Some(Host::Ipv4(ip)) => IpAddr::V4(ip),
+        Some(Host::Ipv6(ip)) => IpAddr::V6(ip),
+    };
+    if !allow_private && is_forbidden(ip) {
+        return Err(Refusal::Address(ip));
+    }
+    Ok(())
+}
+
+/// Checks a webhook URL when a mode is configured: [`check_url`], then a
+/// host name that resolves only to public addresses, or does not resolve
+/// at all yet (see the module doc). With `allow_private` any
+/// `http`/`https` URL passes.
+///
+/// # Errors
+/// The [`Refusal`] saying why the URL is refused.
+pub async fn check_webhook_url(raw: &str, allow_private: bool) -> Result<Url, Refusal> {
     check_webhook_url_with(raw, allow_private, system_resolve).await
 }
 
@@ -70,43 +96,36 @@ async fn system_resolve(host: String, port: u16) -> std::io::Result<Vec<IpAddr>>
 /// case without a trailing dot, and the port), which tests replace.
 ///
 /// # Errors
-/// [`UnsafeUrl`] saying why the URL is refused.
+/// The [`Refusal`] saying why the URL is refused.
 pub async fn check_webhook_url_with<F, Fut>(
     raw: &str,
     allow_private: bool,
     resolve: F,
-) -> Result<Url, UnsafeUrl>
+) -> Result<Url, Refusal>
 where
     F: FnOnce(String, u16) -> Fut,
     Fut: Future<Output = std::io::Result<Vec<IpAddr>>>,
 {
-    let url = Url::parse(raw).map_err(|_| UnsafeUrl::Malformed)?;
-    let scheme_ok = url.scheme() == "https" || (allow_private && url.scheme() == "http");
-    if !scheme_ok {
-        return Err(UnsafeUrl::Scheme);
-    }
-    let host = url.host().ok_or_else(|| UnsafeUrl::Host(String::new()))?;
+    let url = Url::parse(raw).map_err(|_| Refusal::Malformed)?;
+    check_url(&url, allow_private)?;
+    let Some(Host::Domain(domain)) = url.host() else {
+        return Ok(url);
+    };
     if allow_private {
         return Ok(url);
     }
+    let lower = domain.trim_end_matches('.').to_ascii_lowercase();
+    if lower == "localhost" || lower.ends_with(".localhost") || !lower.contains('.') {
+        return Err(Refusal::Host(domain.to_owned()));
+    }
     let port = url.port_or_known_default().unwrap_or(443);
-    let addresses: Vec<IpAddr> = match host {
-        Host::Ipv4(ip) => vec![IpAddr::V4(ip)],
-        Host::Ipv6(ip) => vec![IpAddr::V6(ip)],
-        Host::Domain(domain) => {
-            let lower = domain.trim_end_matches('.').to_ascii_lowercase();
-            if lower == "localhost" || lower.ends_with(".localhost") || !lower.contains('.') {
-                return Err(UnsafeUrl::Host(domain.to_owned()));
-            }
-            match tokio::time::timeout(RESOLVE_TIMEOUT, resolve(lower, port)).await {
-                Ok(Ok(found)) => found,
-                // Not resolvable now: accepted, checked again at delivery.
-                Ok(Err(_)) | Err(_) => Vec::new(),
-            }
-        }
+    let addresses = match tokio::time::timeout(RESOLVE_TIMEOUT, resolve(lower, port)).await {
+        Ok(Ok(found)) => found,
+        // Not resolvable now: accepted, checked again at delivery.
+        Ok(Err(_)) | Err(_) => Vec::new(),
     };
     match addresses.into_iter().find(|ip| is_forbidden(*ip)) {
-        Some(ip) => Err(UnsafeUrl::Address(ip)),
+        Some(ip) => Err(Refusal::Address(ip)),
         None => Ok(url),
     }
 }
@@ -115,53 +134,28 @@ where
 mod tests {
     use super::*;
 
-    fn forbidden(s: &str) -> bool {
-        is_forbidden(s.parse().unwrap_or_else(|_| panic!("bad ip {s}")))
+    fn check(url: &str, allow_private: bool) -> Result<(), Refusal> {
+        check_url(&Url::parse(url).unwrap(), allow_private)
     }
 
     #[test]
-    fn classifies_private_and_public_addresses() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "172.31.255.255",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "100.127.255.255",
-            "0.0.0.0",
-            "0.1.2.3",
-            "224.0.0.1",
-            "255.255.255.255",
-            "240.0.0.1",
-            "::1",
-            "::",
-            "fd00::1",
-            "fc00::1",
-            "fe80::1",
-            "ff02::1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.0.0.1",
-            "::ffff:169.254.169.254",
-            "64:ff9b::a00:1",
-            "2002:0a00:0001::1",
-            "::10.0.0.1",
-        ] {
-            assert!(forbidden(ip), "{ip} should be refused");
-        }
-        for ip in [
-            "93.184.216.34",
-            "8.8.8.8",
-            "1.1.1.1",
-            "100.63.255.255",
-            "100.128.0.0",
-            "172.32.0.1",
-            "2606:4700:4700::1111",
-            "::ffff:93.184.216.34",
-        ] {
-            assert!(!forbidden(ip), "{ip} should be allowed");
-        }
+    fn refuses_internal_literals_and_plain_http() {
+        assert_eq!(
+            check("http://93.184.216.34/", false),
+            Err(Refusal::Scheme("http".into()))
+        );
+        assert!(matches!(
+            check("https://127.0.0.1/", false),
+            Err(Refusal::Address(_))
+        ));
+        assert!(matches!(
+            check("https://[fd00::1]/", false),
+            Err(Refusal::Address(_))
+        ));
+        assert_eq!(check("https://93.184.216.34/", false), Ok(()));
+        assert_eq!(check("https://hooks.example.com/", false), Ok(()));
+        assert_eq!(check("http://127.0.0.1:8080/", true), Ok(()));
+        assert!(check("ftp://127.0.0.1/", true).is_err());
     }
 
     #[tokio::test]
@@ -216,7 +210,7 @@ mod tests {
             )
             .await;
             assert!(
-                matches!(checked, Err(UnsafeUrl::Address(_))),
+                matches!(checked, Err(Refusal::Address(_))),
                 "{found:?}: {checked:?}"
             );
         }
@@ -273,7 +267,7 @@ mod tests {
             assert!(
                 matches!(
                     check_webhook_url_with(url, false, nxdomain()).await,
-                    Err(UnsafeUrl::Host(_))
+                    Err(Refusal::Host(_))
                 ),
                 "{url}"
             );

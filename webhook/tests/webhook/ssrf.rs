@@ -4,7 +4,7 @@
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
 use chrono::Utc;
-use matchplane_worker::webhook::{
+use matchplane_webhook::{
     AttemptError, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Final, Outcome, Refusal,
     Schedule,
 };
@@ -148,15 +148,15 @@ async fn redirects_are_not_followed() {
 
 struct NoLog;
 
-impl matchplane_worker::webhook::AttemptRecorder for NoLog {
+impl matchplane_webhook::AttemptRecorder for NoLog {
     type Error = std::convert::Infallible;
 
     async fn record(
         &self,
-        _: &matchplane_worker::webhook::Delivery,
+        _: &matchplane_webhook::Delivery,
         _: u32,
-        _: &matchplane_worker::webhook::Attempt,
-        _: matchplane_worker::webhook::NextAction,
+        _: &matchplane_webhook::Attempt,
+        _: matchplane_webhook::NextAction,
     ) -> Result<(), Self::Error> {
         Ok(())
     }
