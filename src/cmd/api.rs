@@ -47,12 +47,6 @@ pub struct ApiArgs {
 /// Serves until Ctrl-C or SIGTERM. Exit 1 when the database is unreachable
 /// or behind, or the address cannot be bound.
 pub async fn run(args: ApiArgs) -> ExitCode {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .try_init();
     if args.operator_token.is_none() {
         tracing::warn!("MATCHPLANE_OPERATOR_TOKEN is not set: operator routes answer 401");
     }

@@ -1,6 +1,9 @@
 //! Logs via `tracing`: human-readable by default, JSON with
 //! `--log-format json` (`MATCHPLANE_LOG_FORMAT`). The filter comes from
 //! `RUST_LOG` (default `info`).
+//!
+//! The one logging set-up of the binary: `main` installs it before any
+//! command runs, so every command logs the same way.
 
 use clap::ValueEnum;
 use std::io::IsTerminal;

@@ -51,12 +51,6 @@ pub struct WorkerArgs {
 /// Runs until Ctrl-C or SIGTERM. Exit 1 when the database or Redis is
 /// unreachable, the database is behind, or a setting is invalid.
 pub async fn run(args: WorkerArgs) -> ExitCode {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .try_init();
     let schedule = match Schedule::from_setting(args.webhook_retry_scale.as_deref()) {
         Ok(schedule) => schedule,
         Err(err) => {
