@@ -5,7 +5,7 @@
 //! and the service routes `/healthz`, `/readyz`, `/metrics`,
 //! `/openapi.json`, `/docs`.
 //!
-//! - [`router`] builds the app for a state ([`AppState`]); [`serve`] runs it.
+//! - [`router`] builds the app for a state ([`AppState`]); [`serve_on`] runs it.
 //! - Every error is a [`problem::ApiError`] answered as
 //!   `application/problem+json`; a safety net turns any other error answer
 //!   (axum's own 405, a panic) into one too.
@@ -32,7 +32,7 @@ pub mod serve;
 pub mod state;
 pub mod strict_json;
 
-pub use serve::{serve, serve_on, serve_with_play, ServeConfig, ServeError};
+pub use serve::{serve_on, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};
 
 use axum::extract::DefaultBodyLimit;

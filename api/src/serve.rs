@@ -1,9 +1,9 @@
-//! Running the API: connect, refuse a database whose migrations are behind
-//! (both `matchplane_store::db`), serve until the `shutdown` future completes.
+//! Running the API: refuse a database whose migrations are behind
+//! (`matchplane_store::db`), serve until the `shutdown` future completes.
 
-use crate::play::{Play, PlaySettings};
+use crate::play::Play;
 use crate::state::{ApiConfig, AppState};
-use matchplane_store::db::{connect, ensure_migrated, SchemaError};
+use matchplane_store::db::{ensure_migrated, SchemaError};
 use metrics_exporter_prometheus::PrometheusHandle;
 use sea_orm::{DatabaseConnection, DbErr};
 use std::future::Future;
@@ -13,8 +13,6 @@ use tokio::net::TcpListener;
 /// What `matchplane api` needs.
 #[derive(Clone)]
 pub struct ServeConfig {
-    /// `DATABASE_URL`: `postgres://…` or `sqlite://path?mode=rwc`.
-    pub database_url: String,
     /// Operator settings.
     pub api: ApiConfig,
     /// The in-process worker's metrics (`matchplane dev`), served on the
@@ -23,10 +21,9 @@ pub struct ServeConfig {
 }
 
 impl std::fmt::Debug for ServeConfig {
-    /// Never prints the database URL: it may carry a password.
+    /// Says whether the worker's metrics are served, not their handle.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ServeConfig")
-            .field("database_url", &"<redacted>")
             .field("api", &self.api)
             .field("worker_metrics", &self.worker_metrics.is_some())
             .finish()
@@ -56,45 +53,15 @@ impl From<SchemaError> for ServeError {
     }
 }
 
-/// Serves the API on `listener` until `shutdown` completes, then finishes
-/// in-flight requests and returns.
+/// Serves the API on `listener` over the live stores `play` (`matchplane
+/// api` passes the Redis ones, see [`crate::play::connect_redis`]) until
+/// `shutdown` completes, then finishes in-flight requests and returns; also
+/// runs the expiry sweep of searches until then. The database connection is
+/// the caller's (`matchplane api` and `dev` share theirs with the stored
+/// ratings and the worker rather than open a second pool).
 ///
 /// # Errors
-/// [`ServeError`] when the database is unreachable or behind, or serving fails.
-pub async fn serve(
-    config: ServeConfig,
-    listener: TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServeError> {
-    let play = Arc::new(Play::in_memory(PlaySettings::default()));
-    serve_with_play(config, play, listener, shutdown).await
-}
-
-/// As [`serve`], over the given live stores (`matchplane api` passes the
-/// Redis ones, see [`crate::play::connect_redis`]); also runs the expiry
-/// sweep of searches until `shutdown`.
-///
-/// # Errors
-/// As [`serve`].
-pub async fn serve_with_play(
-    config: ServeConfig,
-    play: Arc<Play>,
-    listener: TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServeError> {
-    let db = connect(&config.database_url)
-        .await
-        .map_err(ServeError::Connect)?;
-    serve_on(db, config, play, listener, shutdown).await
-}
-
-/// As [`serve_with_play`], on a database connection the caller already
-/// holds (`matchplane api` and `dev` share theirs with the stored ratings and
-/// the worker rather than open a second pool); `config.database_url` is
-/// not used.
-///
-/// # Errors
-/// As [`serve`].
+/// [`ServeError`] when the database is behind, or serving fails.
 pub async fn serve_on(
     db: DatabaseConnection,
     config: ServeConfig,

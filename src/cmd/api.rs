@@ -58,7 +58,6 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         }
     };
     let config = ServeConfig {
-        database_url: args.database_url.clone(),
         api: ApiConfig {
             operator_token: args.operator_token,
             allow_private_webhooks: args.allow_private_webhooks,

@@ -132,7 +132,6 @@ pub async fn run(args: DevArgs) -> ExitCode {
         }
     };
     let config = ServeConfig {
-        database_url: args.database_url.clone(),
         api: ApiConfig {
             operator_token: Some(operator_token.clone()),
             allow_private_webhooks: args.allow_private_webhooks,

@@ -62,19 +62,29 @@ async fn api_refuses_a_database_behind(backend: Backend) {
     matchplane_migrations::migrate(&db).await.unwrap();
 }
 
-/// `serve` on a real socket (port 0): refuses a database behind, serves
-/// once migrated, and returns when the shutdown future completes.
+/// `serve_on` (what the binary runs) on a real socket (port 0): refuses a
+/// database behind, serves once migrated, and returns when the shutdown
+/// future completes.
 async fn serve_on_port_0_until_shutdown(backend: Backend) {
-    use matchplane_api::{serve, ApiConfig, ServeConfig, ServeError};
+    use matchplane_api::play::{Play, PlaySettings};
+    use matchplane_api::{serve_on, ApiConfig, ServeConfig, ServeError};
+    use std::sync::Arc;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let owned = TestDb::empty(backend).await;
     let config = ServeConfig {
-        database_url: owned.url.clone(),
         api: ApiConfig::default(),
         worker_metrics: None,
     };
+    let play = Arc::new(Play::in_memory(PlaySettings::default()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let refused = serve(config.clone(), listener, async {}).await;
+    let refused = serve_on(
+        owned.connect().await,
+        config.clone(),
+        play.clone(),
+        listener,
+        async {},
+    )
+    .await;
     assert!(
         matches!(refused, Err(ServeError::MigrationsBehind(n)) if n >= 3),
         "{refused:?}"
@@ -86,9 +96,15 @@ async fn serve_on_port_0_until_shutdown(backend: Backend) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve(config, listener, async {
-        let _ = stopped.await;
-    }));
+    let server = tokio::spawn(serve_on(
+        owned.connect().await,
+        config,
+        play,
+        listener,
+        async {
+            let _ = stopped.await;
+        },
+    ));
     let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
     socket
         .write_all(b"GET /readyz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
@@ -151,7 +167,7 @@ on_both!(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dev_metrics_include_the_workers() {
     use matchplane_api::play::{Play, PlaySettings};
-    use matchplane_api::{serve_with_play, ApiConfig, ServeConfig};
+    use matchplane_api::{serve_on, ApiConfig, ServeConfig};
     use matchplane_store::pool::ModeKey;
     use std::sync::Arc;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -172,7 +188,6 @@ async fn dev_metrics_include_the_workers() {
     );
 
     let config = ServeConfig {
-        database_url: owned.url.clone(),
         api: ApiConfig::default(),
         worker_metrics: Some(handle),
     };
@@ -180,9 +195,15 @@ async fn dev_metrics_include_the_workers() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve_with_play(config, play, listener, async {
-        let _ = stopped.await;
-    }));
+    let server = tokio::spawn(serve_on(
+        owned.connect().await,
+        config,
+        play,
+        listener,
+        async {
+            let _ = stopped.await;
+        },
+    ));
     let get = |path: &'static str| async move {
         let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
         let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
