@@ -7,9 +7,10 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use matchplane_matchmaker::{Code, FieldError, ValidationErrors};
-use matchplane_store::repos::StoreError;
 use serde::Serialize;
 use utoipa::ToSchema;
+
+mod store_errors;
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -242,6 +243,20 @@ impl ApiError {
         err
     }
 
+    /// `401 TICKET_INVALID`, the same for every kind of bad ticket token.
+    pub fn ticket_invalid() -> Self {
+        Self::new(Code::TicketInvalid, "the ticket is unknown or has expired")
+    }
+
+    /// `409 PLAYER_ALREADY_SEARCHING` naming the live ticket (`ticketId`).
+    pub fn player_already_searching(ticket_id: String) -> Self {
+        Self::new(
+            Code::PlayerAlreadySearching,
+            format!("the player is already searching in this game mode with ticket {ticket_id}"),
+        )
+        .with_ticket_id(ticket_id)
+    }
+
     /// `403 FORBIDDEN`: the key lacks `needed`.
     pub fn forbidden(needed: crate::scopes::Scope) -> Self {
         Self::with_status(
@@ -302,24 +317,6 @@ impl ApiError {
             detail: self.detail.clone(),
             errors: self.errors.clone(),
             ticket_id: self.ticket_id.clone(),
-        }
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(err: StoreError) -> Self {
-        match err {
-            StoreError::NotFound => ApiError::not_found("no such resource"),
-            StoreError::Conflict => ApiError::new(
-                Code::Conflict,
-                "the resource was changed or already exists; reload and retry",
-            ),
-            StoreError::UnknownReference(what) => ApiError::invalid(vec![FieldError::new(
-                what,
-                Code::ValidationError,
-                format!("unknown {what}"),
-            )]),
-            other => ApiError::internal(&other),
         }
     }
 }

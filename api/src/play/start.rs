@@ -5,8 +5,8 @@ use super::token::{self, TokenRef};
 use super::{unix_now, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::{Algorithm, Code, GameModeConfig};
-use matchplane_store::pool::{AddSearchError, ModeKey, PoolError};
-use matchplane_store::tickets::{search_of, Hold, StartSearchError, Ticket, TicketStart};
+use matchplane_store::pool::ModeKey;
+use matchplane_store::tickets::{search_of, Hold, Ticket, TicketStart};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
 
@@ -30,23 +30,13 @@ pub struct Started {
     pub queued_at: f64,
 }
 
-/// `401 TICKET_INVALID`, the same for every kind of bad token.
-pub fn ticket_invalid() -> ApiError {
-    ApiError::new(Code::TicketInvalid, "the ticket is unknown or has expired")
-}
-
-/// A store failure as `500` (logged, never shown).
-pub fn store_failed(err: PoolError) -> ApiError {
-    ApiError::internal(&err)
-}
-
 /// The ticket `token` speaks for, whatever its expiry; `401 TICKET_INVALID`
 /// for an unknown or malformed token.
 ///
 /// # Errors
 /// As above, or `500` when the store fails.
 pub async fn ticket_of(play: &Play, token: &str) -> Result<Ticket, ApiError> {
-    let parsed = token::parse(token).ok_or_else(ticket_invalid)?;
+    let parsed = token::parse(token).ok_or_else(ApiError::ticket_invalid)?;
     ticket_named(play, token, &parsed).await
 }
 
@@ -56,16 +46,15 @@ async fn ticket_named(play: &Play, token: &str, parsed: &TokenRef) -> Result<Tic
     let ticket = play
         .tickets
         .get(&parsed.project_id, &parsed.ticket_id)
-        .await
-        .map_err(store_failed)?
-        .ok_or_else(ticket_invalid)?;
+        .await?
+        .ok_or_else(ApiError::ticket_invalid)?;
     authentic(token, ticket)
 }
 
 /// `ticket` if `token` is its token; `401 TICKET_INVALID` otherwise.
 fn authentic(token: &str, ticket: Ticket) -> Result<Ticket, ApiError> {
     if !token::matches(token, &ticket.token_hash) {
-        return Err(ticket_invalid());
+        return Err(ApiError::ticket_invalid());
     }
     Ok(ticket)
 }
@@ -73,7 +62,7 @@ fn authentic(token: &str, ticket: Ticket) -> Result<Ticket, ApiError> {
 /// `ticket` if it has not expired at `now`; `401 TICKET_INVALID` otherwise.
 fn live(ticket: Ticket, now: f64) -> Result<Ticket, ApiError> {
     if ticket.expires_at <= now {
-        return Err(ticket_invalid());
+        return Err(ApiError::ticket_invalid());
     }
     Ok(ticket)
 }
@@ -151,7 +140,7 @@ pub async fn start_with_token(
     token: &str,
     via: Via,
 ) -> Result<Started, ApiError> {
-    let parsed = token::parse(token).ok_or_else(ticket_invalid)?;
+    let parsed = token::parse(token).ok_or_else(ApiError::ticket_invalid)?;
     let mode = match &parsed.game_mode {
         Some(name) if play.cache.knows_mode(&parsed.project_id, name) => {
             ModeKey::new(&parsed.project_id, name)
@@ -181,11 +170,7 @@ pub async fn start_with_token(
             hold: hold(play, via),
             max_live: Some(max_live),
         })
-        .await
-        .map_err(|err| match err {
-            StartSearchError::TicketInvalid => ticket_invalid(),
-            StartSearchError::Add(err) => add_error(err),
-        })?;
+        .await?;
     play.saw(&mode);
     Ok(Started {
         ticket,
@@ -214,40 +199,11 @@ pub async fn start(
     let deadline = hold(play, via).deadline(now, ticket.expires_at);
     play.pool
         .add_search(&mode, &search_of(&ticket, now), deadline, Some(max_live))
-        .await
-        .map_err(add_error)?;
+        .await?;
     play.saw(&mode);
     Ok(Started {
         ticket,
         mode,
         queued_at: now,
     })
-}
-
-fn add_error(err: AddSearchError) -> ApiError {
-    match err {
-        AddSearchError::SearchAlreadyActive => ApiError::new(
-            Code::SearchAlreadyActive,
-            "this ticket already has a live search",
-        ),
-        AddSearchError::PlayerAlreadySearching { ticket_id } => player_already_searching(ticket_id),
-        AddSearchError::TicketAlreadyMatched => ApiError::new(
-            Code::TicketAlreadyMatched,
-            "this ticket was matched already: generate a new one",
-        ),
-        AddSearchError::QuotaExceeded { limit } => ApiError::new(
-            Code::QuotaExceeded,
-            format!("the project has reached its tier's {limit} concurrent searches"),
-        ),
-        AddSearchError::Store(err) => store_failed(err),
-    }
-}
-
-/// `409 PLAYER_ALREADY_SEARCHING` naming the live ticket.
-pub fn player_already_searching(ticket_id: String) -> ApiError {
-    ApiError::new(
-        Code::PlayerAlreadySearching,
-        format!("the player is already searching in this game mode with ticket {ticket_id}"),
-    )
-    .with_ticket_id(ticket_id)
 }

@@ -2,7 +2,7 @@
 //! and the REST client (`GET /v1/searches/{ticketId}`) read it.
 
 use super::matched::{stored_match, Reader};
-use super::{rfc3339, start::store_failed, Play};
+use super::{rfc3339, Play};
 use crate::problem::ApiError;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, ModeKey, SearchState};
 use matchplane_store::tickets::{StatusMessage, Ticket};
@@ -101,8 +101,7 @@ pub async fn status_of(
     let state = play
         .pool
         .search_state(&mode_key(ticket), &ticket.ticket_id)
-        .await
-        .map_err(store_failed)?;
+        .await?;
     let mut view = TicketStatus {
         ticket_id: ticket.ticket_id.clone(),
         status: if ticket.expires_at <= now {
@@ -177,8 +176,7 @@ pub async fn end(play: &Play, ticket: &Ticket, outcome: EndOutcome) -> Result<En
     let result = play
         .pool
         .end_search(&mode_key(ticket), &ticket.ticket_id, &outcome)
-        .await
-        .map_err(store_failed)?;
+        .await?;
     if result == EndResult::Ended {
         let message = match outcome {
             EndOutcome::Cancelled => StatusMessage::Cancelled,

@@ -7,7 +7,6 @@
 //! for counting only those it matched. API key of the project.
 
 use crate::auth::ProjectCaller;
-use crate::play::start::store_failed;
 use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};
 use crate::routes::webhook_status::WebhookStatus;
@@ -112,8 +111,7 @@ pub async fn stats(
         .play
         .pool
         .snapshot(&ModeKey::new(&project_id, &name))
-        .await
-        .map_err(store_failed)?;
+        .await?;
     let now_unix = unix_now();
     let mut all = waits.clone();
     all.extend(waiting.iter().map(|s| (now_unix - s.queued_at).max(0.0)));

@@ -24,7 +24,7 @@
 
 use crate::extract::ApiQuery;
 use crate::play::matched::{stored_match, Reader};
-use crate::play::start::{start_with_token, store_failed, ticket_invalid, Started, Via};
+use crate::play::start::{start_with_token, Started, Via};
 use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};
 use crate::problem::{ApiError, Problem};
@@ -71,7 +71,7 @@ pub async fn search(
     let upgrade = upgrade.map_err(not_an_upgrade)?;
     let play = state.play.clone();
     let ticket_id = token::parse(&query.ticket)
-        .ok_or_else(ticket_invalid)?
+        .ok_or_else(ApiError::ticket_invalid)?
         .ticket_id;
     // Subscribed before the first state re-read, in the same round trip
     // as the start; a final published in between is caught by that
@@ -85,7 +85,7 @@ pub async fn search(
         Ok(updates) => updates,
         Err(err) => {
             let _ = end(&play, &started.ticket, EndOutcome::Cancelled).await;
-            return Err(store_failed(err));
+            return Err(err.into());
         }
     };
     let db = state.db.clone();

@@ -6,7 +6,7 @@
 
 use crate::extract::ApiJson;
 use crate::play::matched::Reader;
-use crate::play::start::{rest_deadline, start_with_token, store_failed, ticket_of, Via};
+use crate::play::start::{rest_deadline, start_with_token, ticket_of, Via};
 use crate::play::status::{end, mode_key, status_of, TicketStatus};
 use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};
@@ -135,12 +135,7 @@ pub async fn get(
     let ticket = own_ticket(&state, &token, &ticket_id).await?;
     let now = unix_now();
     let mode = mode_key(&ticket);
-    if let Some(SearchState::Live(live)) = play
-        .pool
-        .search_state(&mode, &ticket.ticket_id)
-        .await
-        .map_err(store_failed)?
-    {
+    if let Some(SearchState::Live(live)) = play.pool.search_state(&mode, &ticket.ticket_id).await? {
         if live.deadline <= now {
             // The deadline is the ticket's expiry or the poll deadline.
             let reason = if ticket.expires_at <= now {
@@ -155,8 +150,7 @@ pub async fn get(
         } else {
             play.pool
                 .touch_search(&mode, &ticket.ticket_id, rest_deadline(play, &ticket, now))
-                .await
-                .map_err(store_failed)?;
+                .await?;
         }
     }
     Ok(Json(

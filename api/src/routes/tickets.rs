@@ -7,7 +7,6 @@
 use crate::auth::ProjectCaller;
 use crate::extract::ApiJson;
 use crate::play::matched::Reader;
-use crate::play::start::{player_already_searching, store_failed};
 use crate::play::status::{end, status_of, TicketStatus};
 use crate::play::{rfc3339, token, unix_now};
 use crate::problem::{ApiError, Problem};
@@ -19,7 +18,7 @@ use matchplane_matchmaker::ticket::check_ticket;
 use matchplane_matchmaker::{Code, Party};
 use matchplane_store::pool::{EndOutcome, ModeKey};
 use matchplane_store::repos::game_modes;
-use matchplane_store::tickets::{CreateTicketError, Ticket};
+use matchplane_store::tickets::Ticket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -154,20 +153,7 @@ pub async fn create(
     };
     play.tickets
         .create_within(&ticket, now, Some(max_pending))
-        .await
-        .map_err(|e| match e {
-            CreateTicketError::PlayerAlreadySearching { ticket_id } => {
-                player_already_searching(ticket_id)
-            }
-            CreateTicketError::LimitExceeded { limit } => ApiError::new(
-                Code::TicketLimitExceeded,
-                format!(
-                    "the project holds {limit} tickets not yet searching (its tier's \
-                     maxPendingTickets): start searches with them or let them expire"
-                ),
-            ),
-            CreateTicketError::Store(err) => store_failed(err),
-        })?;
+        .await?;
     let expires_at = rfc3339(ticket.expires_at);
     Ok((
         StatusCode::CREATED,
@@ -188,8 +174,7 @@ async fn project_ticket(
         .play
         .tickets
         .get(project_id, ticket_id)
-        .await
-        .map_err(store_failed)?
+        .await?
         .ok_or_else(|| ApiError::not_found("no such ticket"))
 }
 
@@ -227,8 +212,7 @@ pub async fn cancel(
         .play
         .tickets
         .forget_pending(&caller.project_id, &ticket_id)
-        .await
-        .map_err(store_failed)?;
+        .await?;
     Ok(Json(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
     ))
@@ -257,18 +241,9 @@ pub async fn end_player_searches(
     let mut cancelled = Vec::new();
     for mode in game_modes::list(&state.db, &caller.project_id).await? {
         let key = ModeKey::new(&caller.project_id, &mode.name);
-        let live = play
-            .pool
-            .live_ticket_of_player(&key, &player_id)
-            .await
-            .map_err(store_failed)?;
+        let live = play.pool.live_ticket_of_player(&key, &player_id).await?;
         let Some(ticket_id) = live else { continue };
-        if let Some(ticket) = play
-            .tickets
-            .get(&caller.project_id, &ticket_id)
-            .await
-            .map_err(store_failed)?
-        {
+        if let Some(ticket) = play.tickets.get(&caller.project_id, &ticket_id).await? {
             if end(play, &ticket, EndOutcome::Cancelled).await?
                 == matchplane_store::pool::EndResult::Ended
             {

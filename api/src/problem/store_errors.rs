@@ -1,0 +1,94 @@
+//! The one mapping of the stores' errors to problems: each store error type
+//! converts into [`ApiError`], so handlers answer a store call with `?`. A
+//! failure of a store itself is `500 INTERNAL`, logged once (by
+//! [`ApiError::internal`]) and never shown; a refusal is its SPEC code.
+
+use super::ApiError;
+use matchplane_matchmaker::{Code, FieldError};
+use matchplane_store::pool::{AddSearchError, PoolError};
+use matchplane_store::repos::StoreError;
+use matchplane_store::tickets::{CreateTicketError, StartSearchError};
+
+/// A repository failure: `404`, `409 CONFLICT`, `422` naming an unknown
+/// reference, or `500 INTERNAL`.
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::NotFound => ApiError::not_found("no such resource"),
+            StoreError::Conflict => ApiError::new(
+                Code::Conflict,
+                "the resource was changed or already exists; reload and retry",
+            ),
+            StoreError::UnknownReference(what) => ApiError::invalid(vec![FieldError::new(
+                what,
+                Code::ValidationError,
+                format!("unknown {what}"),
+            )]),
+            other => ApiError::internal(&other),
+        }
+    }
+}
+
+/// A failure of the pool or ticket store itself: `500 INTERNAL`, the cause
+/// logged once (by [`ApiError::internal`]) and never sent.
+impl From<PoolError> for ApiError {
+    fn from(err: PoolError) -> Self {
+        ApiError::internal(&err)
+    }
+}
+
+/// A search the pool refused, at its SPEC 4 code; a store failure as
+/// [`PoolError`].
+impl From<AddSearchError> for ApiError {
+    fn from(err: AddSearchError) -> Self {
+        match err {
+            AddSearchError::SearchAlreadyActive => ApiError::new(
+                Code::SearchAlreadyActive,
+                "this ticket already has a live search",
+            ),
+            AddSearchError::PlayerAlreadySearching { ticket_id } => {
+                ApiError::player_already_searching(ticket_id)
+            }
+            AddSearchError::TicketAlreadyMatched => ApiError::new(
+                Code::TicketAlreadyMatched,
+                "this ticket was matched already: generate a new one",
+            ),
+            AddSearchError::QuotaExceeded { limit } => ApiError::new(
+                Code::QuotaExceeded,
+                format!("the project has reached its tier's {limit} concurrent searches"),
+            ),
+            AddSearchError::Store(err) => err.into(),
+        }
+    }
+}
+
+/// A search a ticket could not start: `401 TICKET_INVALID`, or as
+/// [`AddSearchError`].
+impl From<StartSearchError> for ApiError {
+    fn from(err: StartSearchError) -> Self {
+        match err {
+            StartSearchError::TicketInvalid => ApiError::ticket_invalid(),
+            StartSearchError::Add(err) => err.into(),
+        }
+    }
+}
+
+/// A ticket that could not be stored: `409 PLAYER_ALREADY_SEARCHING`,
+/// `429 TICKET_LIMIT_EXCEEDED`, or a store failure as [`PoolError`].
+impl From<CreateTicketError> for ApiError {
+    fn from(err: CreateTicketError) -> Self {
+        match err {
+            CreateTicketError::PlayerAlreadySearching { ticket_id } => {
+                ApiError::player_already_searching(ticket_id)
+            }
+            CreateTicketError::LimitExceeded { limit } => ApiError::new(
+                Code::TicketLimitExceeded,
+                format!(
+                    "the project holds {limit} tickets not yet searching (its tier's \
+                     maxPendingTickets): start searches with them or let them expire"
+                ),
+            ),
+            CreateTicketError::Store(err) => err.into(),
+        }
+    }
+}
