@@ -17,7 +17,6 @@ pub mod metrics;
 pub mod mode_loop;
 pub mod modes;
 pub mod record;
-pub mod status;
 pub mod tick;
 pub mod worker;
 

@@ -13,13 +13,13 @@
 //! told twice, and no search is matched twice (the claim took it).
 
 use crate::error::WorkerError;
-use crate::status;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_store::entities::{match_, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::PENDING;
 use matchplane_store::repos::{dead_letters, StoreError};
+use matchplane_store::tickets::{publish, StatusMessage};
 use matchplane_webhook::{Event, MatchMade, Message};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{DatabaseConnection, EntityTrait, TransactionTrait};
@@ -143,7 +143,7 @@ impl Recorder<'_> {
         let pool = self.pool;
         let futures: Vec<_> = notices
             .iter()
-            .map(|(ticket, message)| status::publish(pool, ticket, message))
+            .map(|(ticket, message)| publish(pool, ticket, message))
             .collect();
         stream::iter(futures)
             .buffer_unordered(self.concurrency.max(1))
@@ -208,7 +208,7 @@ fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
 struct Prepared {
     row: match_::ActiveModel,
     delivery: Option<webhook_delivery::ActiveModel>,
-    notices: Vec<(String, String)>,
+    notices: Vec<(String, StatusMessage)>,
 }
 
 /// The match row, delivery and `matched` messages of `entry`, or why it
@@ -230,7 +230,10 @@ fn prepare(
         .flat_map(|team| &team.players)
         .filter_map(|player| {
             let view = matchplane_webhook::player_match(&body, &player.ticket_id)?;
-            Some((player.ticket_id.clone(), status::matched(&view)))
+            Some((
+                player.ticket_id.clone(),
+                StatusMessage::Matched { match_: view },
+            ))
         })
         .collect();
     let delivery = webhook.then(|| {

@@ -7,13 +7,13 @@
 
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
-use crate::status;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_matchmaker::{run_cycle, CycleOutcome, FailedSearch, ProposedMatch};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
 use matchplane_store::repos::cycle_stats;
+use matchplane_store::tickets::{publish, StatusMessage};
 use matchplane_webhook::{MatchIdentity, MatchMade};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -103,7 +103,7 @@ async fn tick(
     let started = Instant::now();
     let expired = pool.expire_due(mode, now_secs, expire_batch).await?;
     for ticket in &expired {
-        status::publish(pool, ticket, &status::expired()).await;
+        publish(pool, ticket, &StatusMessage::Expired { reason: None }).await;
     }
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
@@ -227,8 +227,11 @@ async fn fail_one(
     };
     let ended = pool.end_search(mode, &failed.ticket_id, &end).await?;
     if ended == EndResult::Ended {
-        let message = status::failed(&code, &failed.message);
-        status::publish(pool, &failed.ticket_id, &message).await;
+        let message = StatusMessage::Failed {
+            code,
+            message: failed.message.clone(),
+        };
+        publish(pool, &failed.ticket_id, &message).await;
         return Ok(true);
     }
     Ok(false)

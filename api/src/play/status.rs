@@ -194,11 +194,5 @@ pub async fn end(play: &Play, ticket: &Ticket, outcome: EndOutcome) -> Result<En
 /// Publishes a status message; a failure is logged, not answered (the
 /// client's socket also re-reads the state every second).
 pub async fn publish(play: &Play, ticket_id: &str, message: &StatusMessage) {
-    if let Err(error) = play
-        .pool
-        .publish_status(ticket_id, &message.to_json())
-        .await
-    {
-        tracing::warn!(%error, ticket_id, "status publish failed");
-    }
+    matchplane_store::tickets::publish(&*play.pool, ticket_id, message).await;
 }

@@ -163,7 +163,7 @@ async fn hold(
                     updates = futures::stream::pending().boxed();
                     continue;
                 };
-                let Ok(message) = serde_json::from_str::<StatusMessage>(&json) else { continue };
+                let Some(message) = StatusMessage::from_json(&json) else { continue };
                 if message.is_final() {
                     return finish(&mut socket, &message).await;
                 }

@@ -44,7 +44,7 @@ use std::time::Duration;
 pub use memory::MemoryTicketStore;
 pub use redis::RedisTicketStore;
 pub use start::{search_of, Hold, StartSearchError, TicketStart};
-pub use status::StatusMessage;
+pub use status::{publish, StatusMessage};
 
 /// How long a ticket's record outlives its expiry (status reads only: an
 /// expired ticket can never start a search): a client that polls its

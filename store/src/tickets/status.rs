@@ -1,5 +1,10 @@
-//! The messages a searching client receives (SPEC 4), as JSON text.
+//! The messages a searching client receives (SPEC 4), as JSON text: the one
+//! protocol of a ticket's status channel, published by the worker
+//! (`matched`, `failed`, `expired`) and the API (`cancelled`, `expired`)
+//! with [`publish`], read back by the API's socket with
+//! [`StatusMessage::from_json`].
 
+use crate::pool::PoolStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -68,5 +73,20 @@ impl StatusMessage {
     /// The JSON text.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+
+    /// The message `json` carries; `None` for text that is not a message.
+    pub fn from_json(json: &str) -> Option<Self> {
+        serde_json::from_str(json).ok()
+    }
+}
+
+/// Publishes `message` to `ticket_id`'s subscribers. Fire and forget: a
+/// failure is logged, not returned (a client that was not listening reads
+/// the search's state when it subscribes, and a socket re-reads it every
+/// second).
+pub async fn publish(pool: &dyn PoolStore, ticket_id: &str, message: &StatusMessage) {
+    if let Err(error) = pool.publish_status(ticket_id, &message.to_json()).await {
+        tracing::warn!(%error, ticket_id, "status publish failed");
     }
 }
