@@ -62,29 +62,46 @@ async fn api_refuses_a_database_behind(backend: Backend) {
     matchplane_migrations::migrate(&db).await.unwrap();
 }
 
-/// `serve_on` (what the binary runs) on a real socket (port 0): refuses a
-/// database behind, serves once migrated, and returns when the shutdown
-/// future completes.
-async fn serve_on_port_0_until_shutdown(backend: Backend) {
+/// `serve_on` (what the binary runs) over in-process pools on a real socket
+/// (port 0), until the returned sender fires: the address, that sender and
+/// the server's task.
+async fn spawn_serve_on(
+    db: sea_orm::DatabaseConnection,
+    config: matchplane_api::ServeConfig,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<Result<(), matchplane_api::ServeError>>,
+) {
     use matchplane_api::play::{Play, PlaySettings};
-    use matchplane_api::{serve_on, ApiConfig, ServeConfig, ServeError};
-    use std::sync::Arc;
+    let play = std::sync::Arc::new(Play::in_memory(PlaySettings::default()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(matchplane_api::serve_on(
+        db,
+        config,
+        play,
+        listener,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    (addr, stop, server)
+}
+
+/// `serve_on` on a real socket (port 0): refuses a database behind, serves
+/// once migrated, and returns when the shutdown future completes.
+async fn serve_on_port_0_until_shutdown(backend: Backend) {
+    use matchplane_api::{ApiConfig, ServeConfig, ServeError};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let owned = TestDb::empty(backend).await;
     let config = ServeConfig {
         api: ApiConfig::default(),
         worker_metrics: None,
     };
-    let play = Arc::new(Play::in_memory(PlaySettings::default()));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let refused = serve_on(
-        owned.connect().await,
-        config.clone(),
-        play.clone(),
-        listener,
-        async {},
-    )
-    .await;
+    let (_, _stop, refused) = spawn_serve_on(owned.connect().await, config.clone()).await;
+    let refused = refused.await.unwrap();
     assert!(
         matches!(refused, Err(ServeError::MigrationsBehind(n)) if n >= 3),
         "{refused:?}"
@@ -93,18 +110,7 @@ async fn serve_on_port_0_until_shutdown(backend: Backend) {
     matchplane_migrations::migrate(&owned.connect().await)
         .await
         .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve_on(
-        owned.connect().await,
-        config,
-        play,
-        listener,
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let (addr, stop, server) = spawn_serve_on(owned.connect().await, config).await;
     let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
     socket
         .write_all(b"GET /readyz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
@@ -166,10 +172,8 @@ on_both!(
 /// process-wide recorder (the API's own metrics use a per-router recorder).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dev_metrics_include_the_workers() {
-    use matchplane_api::play::{Play, PlaySettings};
-    use matchplane_api::{serve_on, ApiConfig, ServeConfig};
+    use matchplane_api::{ApiConfig, ServeConfig};
     use matchplane_store::pool::ModeKey;
-    use std::sync::Arc;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     let owned = TestDb::empty(Backend::Postgres).await;
@@ -191,19 +195,7 @@ async fn dev_metrics_include_the_workers() {
         api: ApiConfig::default(),
         worker_metrics: Some(handle),
     };
-    let play = Arc::new(Play::in_memory(PlaySettings::default()));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve_on(
-        owned.connect().await,
-        config,
-        play,
-        listener,
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let (addr, stop, server) = spawn_serve_on(owned.connect().await, config).await;
     let get = |path: &'static str| async move {
         let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
         let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
