@@ -17,12 +17,11 @@ use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_store::entities::{match_, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
-use matchplane_store::repos::deliveries::PENDING;
-use matchplane_store::repos::{dead_letters, StoreError};
+use matchplane_store::repos::deliveries::{self, PENDING};
+use matchplane_store::repos::{dead_letters, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage};
 use matchplane_webhook::{Event, MatchMade, Message};
-use sea_orm::sea_query::OnConflict;
-use sea_orm::{DatabaseConnection, EntityTrait, TransactionTrait};
+use sea_orm::{DatabaseConnection, TransactionTrait};
 use std::time::Duration;
 
 /// `webhook_deliveries.event_type` of a match.
@@ -158,56 +157,23 @@ impl Recorder<'_> {
     /// transaction; rows already there are left alone.
     async fn store(
         &self,
-        matches: Vec<match_::ActiveModel>,
-        deliveries: Vec<webhook_delivery::ActiveModel>,
+        matches: Vec<match_::Model>,
+        deliveries: Vec<webhook_delivery::Model>,
         dead: Vec<outbox_dead_letter::Model>,
     ) -> Result<(), WorkerError> {
         let txn = self.db.begin().await.map_err(StoreError::from)?;
-        // Parameter limits (SQLite: 32 766, PostgreSQL: 65 535) bound a
-        // statement's rows: 7 columns per match, 12 per delivery.
-        for chunk in chunks(matches, 1000) {
-            match_::Entity::insert_many(chunk)
-                .on_conflict(
-                    OnConflict::column(match_::Column::Id)
-                        .do_nothing()
-                        .to_owned(),
-                )
-                .exec_without_returning(&txn)
-                .await
-                .map_err(StoreError::from)?;
-        }
-        for chunk in chunks(deliveries, 1000) {
-            webhook_delivery::Entity::insert_many(chunk)
-                .on_conflict(
-                    OnConflict::column(webhook_delivery::Column::Id)
-                        .do_nothing()
-                        .to_owned(),
-                )
-                .exec_without_returning(&txn)
-                .await
-                .map_err(StoreError::from)?;
-        }
-        for chunk in chunks(dead, 1000) {
-            dead_letters::keep(&txn, chunk).await?;
-        }
+        matches::insert_if_absent(&txn, matches).await?;
+        deliveries::queue_if_absent(&txn, deliveries).await?;
+        dead_letters::keep(&txn, dead).await?;
         txn.commit().await.map_err(StoreError::from)?;
         Ok(())
     }
 }
 
-fn chunks<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
-    let mut out = Vec::new();
-    let mut iter = items.into_iter().peekable();
-    while iter.peek().is_some() {
-        out.push(iter.by_ref().take(size).collect());
-    }
-    out
-}
-
 /// What one readable outbox entry becomes.
 struct Prepared {
-    row: match_::ActiveModel,
-    delivery: Option<webhook_delivery::ActiveModel>,
+    row: match_::Model,
+    delivery: Option<webhook_delivery::Model>,
     notices: Vec<(String, StatusMessage)>,
 }
 
@@ -236,23 +202,21 @@ fn prepare(
             ))
         })
         .collect();
-    let delivery = webhook.then(|| {
-        webhook_delivery::ActiveModel::from(webhook_delivery::Model {
-            id: delivery_id(&body.match_id),
-            project_id: mode.project_id.clone(),
-            game_mode: mode.mode.clone(),
-            match_id: Some(body.match_id.clone()),
-            event_type: MATCH_MADE.to_owned(),
-            payload: entry.record_json.clone(),
-            status: PENDING.to_owned(),
-            attempt_count: 0,
-            next_attempt_at: Some(now),
-            locked_until: None,
-            created_at: now,
-            updated_at: now,
-        })
+    let delivery = webhook.then(|| webhook_delivery::Model {
+        id: delivery_id(&body.match_id),
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        match_id: Some(body.match_id.clone()),
+        event_type: MATCH_MADE.to_owned(),
+        payload: entry.record_json.clone(),
+        status: PENDING.to_owned(),
+        attempt_count: 0,
+        next_attempt_at: Some(now),
+        locked_until: None,
+        created_at: now,
+        updated_at: now,
     });
-    let row = match_::ActiveModel::from(match_::Model {
+    let row = match_::Model {
         id: body.match_id,
         project_id: mode.project_id.clone(),
         game_mode: mode.mode.clone(),
@@ -260,7 +224,7 @@ fn prepare(
         teams,
         quality,
         created_at: body.created_at,
-    });
+    };
     Ok(Prepared {
         row,
         delivery,

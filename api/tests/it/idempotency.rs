@@ -150,7 +150,7 @@ async fn a_result_is_reported_once_and_replayed(backend: Backend) {
         "partyId": null, "mmr": 1510.0, "pingMs": null, "waitSeconds": 8.0 }], "meanMmr": 1510.0 }]);
     matchplane_store::repos::matches::insert_if_absent(
         &t.db,
-        matchplane_store::entities::match_::Model {
+        vec![matchplane_store::entities::match_::Model {
             id: match_id.clone(),
             project_id: p.clone(),
             game_mode: "duel".into(),
@@ -158,7 +158,7 @@ async fn a_result_is_reported_once_and_replayed(backend: Backend) {
             teams,
             quality: json!({ "mmrSpread": 10.0, "teamImbalance": 10.0 }),
             created_at: chrono::Utc::now(),
-        },
+        }],
     )
     .await
     .unwrap();

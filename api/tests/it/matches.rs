@@ -56,7 +56,7 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
         "partyId": null, "mmr": 1510.0, "pingMs": null, "waitSeconds": 8.0 }], "meanMmr": 1510.0 }]);
     matches::insert_if_absent(
         &t.db,
-        match_::Model {
+        vec![match_::Model {
             id: match_id.clone(),
             project_id: p.clone(),
             game_mode: "duel".into(),
@@ -64,14 +64,14 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             teams,
             quality: json!({ "mmrSpread": 10.0, "teamImbalance": 10.0 }),
             created_at: now,
-        },
+        }],
     )
     .await
     .unwrap();
     let delivery_id = format!("dlv_{}", ulid::Ulid::new());
     deliveries::queue_if_absent(
         &t.db,
-        webhook_delivery::Model {
+        vec![webhook_delivery::Model {
             id: delivery_id.clone(),
             project_id: p.clone(),
             game_mode: "duel".into(),
@@ -84,7 +84,7 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             locked_until: None,
             created_at: now,
             updated_at: now,
-        },
+        }],
     )
     .await
     .unwrap();

@@ -35,7 +35,10 @@ async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]])
         quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
         created_at: chrono::Utc::now(),
     };
-    assert!(matches::insert_if_absent(&t.db, row).await.unwrap());
+    assert_eq!(
+        matches::insert_if_absent(&t.db, vec![row]).await.unwrap(),
+        1
+    );
     id
 }
 

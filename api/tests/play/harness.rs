@@ -270,7 +270,7 @@ impl TestApp {
             quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
             created_at: chrono::Utc::now(),
         };
-        matchplane_store::repos::matches::insert_if_absent(&self.db, row)
+        matchplane_store::repos::matches::insert_if_absent(&self.db, vec![row])
             .await
             .unwrap();
     }

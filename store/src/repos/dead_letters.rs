@@ -4,11 +4,12 @@
 //! twice is kept once (keyed by project, mode and outbox id).
 
 use crate::entities::outbox_dead_letter::{self, Entity as DeadLetters};
+use crate::repos::insert_absent::insert_absent;
 use crate::repos::StoreError;
-use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 
-/// Keeps `rows` unless already kept. Returns how many this call inserted.
+/// Keeps `rows` unless already kept; many rows per statement. Returns how
+/// many this call inserted.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -16,22 +17,12 @@ pub async fn keep<C: ConnectionTrait>(
     db: &C,
     rows: Vec<outbox_dead_letter::Model>,
 ) -> Result<u64, StoreError> {
-    if rows.is_empty() {
-        return Ok(0);
-    }
-    let active: Vec<outbox_dead_letter::ActiveModel> = rows.into_iter().map(Into::into).collect();
-    Ok(DeadLetters::insert_many(active)
-        .on_conflict(
-            OnConflict::columns([
-                outbox_dead_letter::Column::ProjectId,
-                outbox_dead_letter::Column::GameMode,
-                outbox_dead_letter::Column::OutboxId,
-            ])
-            .do_nothing()
-            .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await?)
+    let key = [
+        outbox_dead_letter::Column::ProjectId,
+        outbox_dead_letter::Column::GameMode,
+        outbox_dead_letter::Column::OutboxId,
+    ];
+    insert_absent::<DeadLetters, _>(db, rows, key).await
 }
 
 /// Every dead letter of `project_id`, oldest first.

@@ -10,9 +10,10 @@
 
 use crate::entities::webhook_attempt::{self, Entity as Attempts};
 use crate::entities::webhook_delivery::{self, Entity as Deliveries};
+use crate::repos::insert_absent::insert_absent;
 use crate::repos::StoreError;
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::{Expr, LockBehavior, LockType, OnConflict};
+use sea_orm::sea_query::{Expr, LockBehavior, LockType};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, Select, TransactionTrait,
@@ -26,25 +27,17 @@ pub fn scoped(project_id: &str) -> Select<Deliveries> {
     Deliveries::find().filter(webhook_delivery::Column::ProjectId.eq(project_id))
 }
 
-/// Queues `row` unless a delivery with its id exists (the outbox may hand the
-/// same match over twice). Returns `true` if this call inserted it.
+/// Queues `rows`, leaving alone each whose delivery id exists (the outbox
+/// may hand the same match over twice); many rows per statement. Returns
+/// how many this call queued.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
 pub async fn queue_if_absent<C: ConnectionTrait>(
     db: &C,
-    row: webhook_delivery::Model,
-) -> Result<bool, StoreError> {
-    let active: webhook_delivery::ActiveModel = row.into();
-    let inserted = Deliveries::insert(active)
-        .on_conflict(
-            OnConflict::column(webhook_delivery::Column::Id)
-                .do_nothing()
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await?;
-    Ok(inserted == 1)
+    rows: Vec<webhook_delivery::Model>,
+) -> Result<u64, StoreError> {
+    insert_absent::<Deliveries, _>(db, rows, [webhook_delivery::Column::Id]).await
 }
 
 fn due(now: DateTime<Utc>) -> Condition {

@@ -5,9 +5,9 @@
 //! lists go newest first and page with the last id seen as the cursor.
 
 use crate::entities::match_::{self, Entity as Matches};
+use crate::repos::insert_absent::insert_absent;
 use crate::repos::StoreError;
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect, Select,
@@ -18,25 +18,17 @@ pub fn scoped(project_id: &str) -> Select<Matches> {
     Matches::find().filter(match_::Column::ProjectId.eq(project_id))
 }
 
-/// Stores `row` unless a match with its id exists (the outbox may hand the
-/// same match over twice). Returns `true` if this call inserted it.
+/// Stores `rows`, leaving alone each whose match id exists (the outbox may
+/// hand the same match over twice); many rows per statement. Returns how
+/// many this call inserted.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
 pub async fn insert_if_absent<C: ConnectionTrait>(
     db: &C,
-    row: match_::Model,
-) -> Result<bool, StoreError> {
-    let active: match_::ActiveModel = row.into();
-    let inserted = Matches::insert(active)
-        .on_conflict(
-            OnConflict::column(match_::Column::Id)
-                .do_nothing()
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await?;
-    Ok(inserted == 1)
+    rows: Vec<match_::Model>,
+) -> Result<u64, StoreError> {
+    insert_absent::<Matches, _>(db, rows, [match_::Column::Id]).await
 }
 
 /// One match of `project_id`.

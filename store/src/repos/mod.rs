@@ -12,6 +12,7 @@ pub mod deliveries;
 pub mod error;
 pub mod game_modes;
 pub mod idempotency;
+mod insert_absent;
 pub mod matches;
 pub mod projects;
 pub mod ratings;
