@@ -70,7 +70,8 @@ async fn main() {
         &op,
         json!({"minCycleDurationSeconds": 0.1, "minBaseTolerance": 0,
                "minExpansionMultiplier": 1, "maxMatchSize": 200, "maxGameModes": 1000,
-               "maxConcurrentSearches": 10_000_000, "requestsPerSecond": 10_000_000}),
+               "maxConcurrentSearches": 10_000_000, "requestsPerSecond": 10_000_000,
+               "maxPendingTickets": 1_000_000_000_u64}),
     )
     .await;
     let project = call(
