@@ -96,10 +96,10 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     spec
 }
 
-/// What the handlers' annotations leave to shared tables: the common
-/// errors, the scopes' `403`s, the `Idempotency-Key` header.
+/// What the handlers' annotations leave to shared tables: the scopes'
+/// `403`s and the `Idempotency-Key` header (the common errors are added by
+/// [`openapi::finish`], which runs next).
 fn document(spec: &mut utoipa::openapi::OpenApi) {
-    openapi::document_common_errors(spec);
     scopes::document(spec);
     idempotency::document(spec);
 }
