@@ -9,6 +9,11 @@
 //! against the store's entities: an entity may change later, a migration that
 //! already ran must not.
 //!
+//! A migration's name (the version recorded in [`MIGRATION_TABLE`]) is its
+//! file's name, by `DeriveMigrationName`: renaming a file that already ran
+//! would make it run again. The statements they share are built once, in
+//! `ops`, from sea-orm's own column helpers (`sea_orm_migration::schema`).
+//!
 //! [`migrate`] applies what is pending; [`pending`] counts it, so the API can
 //! refuse to start on a database that is behind.
 
@@ -27,6 +32,7 @@ mod m20261201_000013_d_idempotency_keys;
 mod m20261201_000051_e_webhook_health;
 mod m20261201_000052_e_max_pending_tickets;
 pub mod names;
+mod ops;
 
 /// The ordered list of matchplane's migrations.
 pub struct Migrator;

@@ -4,8 +4,11 @@
 //! stopped signing at once. A JSON array of `{"secret", "expiresAt"}`;
 //! `NULL` (or `[]`) when there are none.
 
+use crate::ops::{add_column, drop_column};
 use sea_orm_migration::prelude::*;
+use sea_orm_migration::schema::json_binary_null;
 
+#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Table and column names of this migration.
@@ -15,37 +18,18 @@ enum GameModes {
     OlderWebhookSecrets,
 }
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m20261201_000001_a_older_webhook_secrets"
-    }
-}
-
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(GameModes::Table)
-                    .add_column(
-                        ColumnDef::new(GameModes::OlderWebhookSecrets)
-                            .json_binary()
-                            .null(),
-                    )
-                    .to_owned(),
-            )
-            .await
+        add_column(
+            manager,
+            GameModes::Table,
+            json_binary_null(GameModes::OlderWebhookSecrets),
+        )
+        .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(GameModes::Table)
-                    .drop_column(GameModes::OlderWebhookSecrets)
-                    .to_owned(),
-            )
-            .await
+        drop_column(manager, GameModes::Table, GameModes::OlderWebhookSecrets).await
     }
 }

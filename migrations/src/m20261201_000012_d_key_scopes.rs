@@ -2,8 +2,11 @@
 //! (`admin`, `backend`). Keys that existed before this migration could do
 //! everything, so they become `admin`: their behaviour is unchanged.
 
+use crate::ops::{add_column, drop_column};
 use sea_orm_migration::prelude::*;
+use sea_orm_migration::schema::string;
 
+#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Table and column names of this migration.
@@ -13,38 +16,18 @@ enum ApiKeys {
     Scopes,
 }
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m20261201_000012_d_key_scopes"
-    }
-}
-
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(ApiKeys::Table)
-                    .add_column(
-                        ColumnDef::new(ApiKeys::Scopes)
-                            .string()
-                            .not_null()
-                            .default("admin"),
-                    )
-                    .to_owned(),
-            )
-            .await
+        add_column(
+            manager,
+            ApiKeys::Table,
+            string(ApiKeys::Scopes).default("admin"),
+        )
+        .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(ApiKeys::Table)
-                    .drop_column(ApiKeys::Scopes)
-                    .to_owned(),
-            )
-            .await
+        drop_column(manager, ApiKeys::Table, ApiKeys::Scopes).await
     }
 }

@@ -7,9 +7,13 @@
 //! key derived from the caller's credential, which is never stored: the
 //! table alone does not give a ticket token away.
 
-use crate::m20261130_000001_tenancy::ts;
+use crate::ops::{create_index, create_table, drop_table, key};
 use sea_orm_migration::prelude::*;
+use sea_orm_migration::schema::{
+    integer_null, string, string_null, text_null, timestamp_with_time_zone,
+};
 
+#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Table and column names of this migration.
@@ -26,57 +30,34 @@ enum IdempotencyKeys {
     CreatedAt,
 }
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m20261201_000013_d_idempotency_keys"
-    }
-}
-
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .create_table(
-                Table::create()
-                    .table(IdempotencyKeys::Table)
-                    .col(
-                        ColumnDef::new(IdempotencyKeys::ProjectId)
-                            .string()
-                            .not_null(),
-                    )
-                    .col(ColumnDef::new(IdempotencyKeys::Key).string().not_null())
-                    .col(
-                        ColumnDef::new(IdempotencyKeys::RequestDigest)
-                            .string()
-                            .not_null(),
-                    )
-                    .col(ColumnDef::new(IdempotencyKeys::Seed).string().not_null())
-                    .col(ColumnDef::new(IdempotencyKeys::Status).integer().null())
-                    .col(ColumnDef::new(IdempotencyKeys::ContentType).string().null())
-                    .col(ColumnDef::new(IdempotencyKeys::Body).text().null())
-                    .col(ts(IdempotencyKeys::CreatedAt).not_null())
-                    .primary_key(
-                        Index::create()
-                            .col(IdempotencyKeys::ProjectId)
-                            .col(IdempotencyKeys::Key),
-                    )
-                    .to_owned(),
-            )
-            .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("idx_idempotency_keys_created_at")
-                    .table(IdempotencyKeys::Table)
-                    .col(IdempotencyKeys::CreatedAt)
-                    .to_owned(),
-            )
-            .await
+        create_table(
+            manager,
+            Table::create()
+                .table(IdempotencyKeys::Table)
+                .col(string(IdempotencyKeys::ProjectId))
+                .col(string(IdempotencyKeys::Key))
+                .col(string(IdempotencyKeys::RequestDigest))
+                .col(string(IdempotencyKeys::Seed))
+                .col(integer_null(IdempotencyKeys::Status))
+                .col(string_null(IdempotencyKeys::ContentType))
+                .col(text_null(IdempotencyKeys::Body))
+                .col(timestamp_with_time_zone(IdempotencyKeys::CreatedAt))
+                .primary_key(&mut key([IdempotencyKeys::ProjectId, IdempotencyKeys::Key])),
+        )
+        .await?;
+        create_index(
+            manager,
+            "idx_idempotency_keys_created_at",
+            IdempotencyKeys::Table,
+            [IdempotencyKeys::CreatedAt],
+        )
+        .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .drop_table(Table::drop().table(IdempotencyKeys::Table).to_owned())
-            .await
+        drop_table(manager, IdempotencyKeys::Table).await
     }
 }

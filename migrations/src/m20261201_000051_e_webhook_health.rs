@@ -3,10 +3,13 @@
 //! `webhook.status` in the mode view and its stats: how many attempts
 //! failed in a row, since when, the last error; cleared by a success.
 
-use crate::m20261130_000001_tenancy::ts;
-use crate::names::Projects;
+use crate::ops::{create_table, drop_table, key, project_cascade};
 use sea_orm_migration::prelude::*;
+use sea_orm_migration::schema::{
+    big_integer, string, text_null, timestamp_with_time_zone, timestamp_with_time_zone_null,
+};
 
+#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Table and column names of this migration.
@@ -23,51 +26,34 @@ enum WebhookHealth {
     UpdatedAt,
 }
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m20261201_000051_e_webhook_health"
-    }
-}
-
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .create_table(
-                Table::create()
-                    .table(WebhookHealth::Table)
-                    .col(ColumnDef::new(WebhookHealth::ProjectId).string().not_null())
-                    .col(ColumnDef::new(WebhookHealth::GameMode).string().not_null())
-                    .col(
-                        ColumnDef::new(WebhookHealth::ConsecutiveFailures)
-                            .big_integer()
-                            .not_null()
-                            .default(0),
-                    )
-                    .col(ts(WebhookHealth::FailingSince).null())
-                    .col(ColumnDef::new(WebhookHealth::LastError).text().null())
-                    .col(ts(WebhookHealth::LastFailureAt).null())
-                    .col(ts(WebhookHealth::LastSuccessAt).null())
-                    .col(ts(WebhookHealth::UpdatedAt).not_null())
-                    .primary_key(
-                        Index::create()
-                            .col(WebhookHealth::ProjectId)
-                            .col(WebhookHealth::GameMode),
-                    )
-                    .foreign_key(
-                        ForeignKey::create()
-                            .from(WebhookHealth::Table, WebhookHealth::ProjectId)
-                            .to(Projects::Table, Projects::Id)
-                            .on_delete(ForeignKeyAction::Cascade),
-                    )
-                    .to_owned(),
-            )
-            .await
+        create_table(
+            manager,
+            Table::create()
+                .table(WebhookHealth::Table)
+                .col(string(WebhookHealth::ProjectId))
+                .col(string(WebhookHealth::GameMode))
+                .col(big_integer(WebhookHealth::ConsecutiveFailures).default(0))
+                .col(timestamp_with_time_zone_null(WebhookHealth::FailingSince))
+                .col(text_null(WebhookHealth::LastError))
+                .col(timestamp_with_time_zone_null(WebhookHealth::LastFailureAt))
+                .col(timestamp_with_time_zone_null(WebhookHealth::LastSuccessAt))
+                .col(timestamp_with_time_zone(WebhookHealth::UpdatedAt))
+                .primary_key(&mut key([
+                    WebhookHealth::ProjectId,
+                    WebhookHealth::GameMode,
+                ]))
+                .foreign_key(&mut project_cascade(
+                    WebhookHealth::Table,
+                    WebhookHealth::ProjectId,
+                )),
+        )
+        .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .drop_table(Table::drop().table(WebhookHealth::Table).to_owned())
-            .await
+        drop_table(manager, WebhookHealth::Table).await
     }
 }

@@ -3,8 +3,11 @@
 //! 10 000, pro 1 000 000, enterprise 20 000 000); a tier the operator made
 //! gets the free tier's number.
 
+use crate::ops::{add_column, drop_column};
 use sea_orm_migration::prelude::*;
+use sea_orm_migration::schema::big_integer;
 
+#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Table and column names of this migration.
@@ -23,28 +26,15 @@ const SEEDED: [(&str, i64); 3] = [
     ("enterprise", 20_000_000),
 ];
 
-impl MigrationName for Migration {
-    fn name(&self) -> &str {
-        "m20261201_000052_e_max_pending_tickets"
-    }
-}
-
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(Tiers::Table)
-                    .add_column(
-                        ColumnDef::new(Tiers::MaxPendingTickets)
-                            .big_integer()
-                            .not_null()
-                            .default(SEEDED[0].1),
-                    )
-                    .to_owned(),
-            )
-            .await?;
+        add_column(
+            manager,
+            Tiers::Table,
+            big_integer(Tiers::MaxPendingTickets).default(SEEDED[0].1),
+        )
+        .await?;
         for (name, max) in SEEDED {
             manager
                 .exec_stmt(
@@ -60,13 +50,6 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(Tiers::Table)
-                    .drop_column(Tiers::MaxPendingTickets)
-                    .to_owned(),
-            )
-            .await
+        drop_column(manager, Tiers::Table, Tiers::MaxPendingTickets).await
     }
 }
