@@ -10,9 +10,10 @@
 //! already ran must not.
 //!
 //! A migration's name (the version recorded in [`MIGRATION_TABLE`]) is its
-//! file's name, by `DeriveMigrationName`: renaming a file that already ran
-//! would make it run again. The statements they share are built once, in
-//! `ops`, from sea-orm's own column helpers (`sea_orm_migration::schema`).
+//! file's name: renaming a file that already ran would make it run again.
+//! Newer migrations build their statements with `ops` and sea-orm's own
+//! column helpers (`sea_orm_migration::schema`); the first six, already
+//! applied everywhere, are left as they were written.
 //!
 //! [`migrate`] applies what is pending; [`pending`] counts it, so the API can
 //! refuse to start on a database that is behind.

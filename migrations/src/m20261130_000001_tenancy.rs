@@ -1,16 +1,23 @@
 //! Tiers (seeded with SPEC 2's three), projects and API keys.
 
 use crate::names::{ApiKeys, Projects, Tiers};
-use crate::ops::{create_index, create_table, drop_table, project_cascade};
 use matchplane_matchmaker::Tier;
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::schema::{
-    big_integer, double, string, string_uniq, timestamp_with_time_zone,
-    timestamp_with_time_zone_null,
-};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
+
+impl MigrationName for Migration {
+    fn name(&self) -> &str {
+        "m20261130_000001_tenancy"
+    }
+}
+
+/// A `timestamp with time zone` column (text on SQLite).
+pub(crate) fn ts<T: IntoIden>(name: T) -> ColumnDef {
+    let mut col = ColumnDef::new(name);
+    col.timestamp_with_time_zone();
+    col
+}
 
 fn seed_tiers() -> Result<InsertStatement, DbErr> {
     let mut insert = Query::insert();
@@ -50,71 +57,123 @@ fn seed_tiers() -> Result<InsertStatement, DbErr> {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        create_table(
-            manager,
-            Table::create()
-                .table(Tiers::Table)
-                .col(string(Tiers::Name).primary_key())
-                .col(double(Tiers::MinCycleDurationSeconds))
-                .col(double(Tiers::MinBaseTolerance))
-                .col(double(Tiers::MinExpansionMultiplier))
-                .col(big_integer(Tiers::MaxMatchSize))
-                .col(big_integer(Tiers::MaxGameModes))
-                .col(big_integer(Tiers::MaxConcurrentSearches))
-                .col(big_integer(Tiers::RequestsPerSecond))
-                .col(timestamp_with_time_zone(Tiers::CreatedAt))
-                .col(timestamp_with_time_zone(Tiers::UpdatedAt)),
-        )
-        .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(Tiers::Table)
+                    .col(
+                        ColumnDef::new(Tiers::Name)
+                            .string()
+                            .not_null()
+                            .primary_key(),
+                    )
+                    .col(
+                        ColumnDef::new(Tiers::MinCycleDurationSeconds)
+                            .double()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(Tiers::MinBaseTolerance).double().not_null())
+                    .col(
+                        ColumnDef::new(Tiers::MinExpansionMultiplier)
+                            .double()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(Tiers::MaxMatchSize).big_integer().not_null())
+                    .col(ColumnDef::new(Tiers::MaxGameModes).big_integer().not_null())
+                    .col(
+                        ColumnDef::new(Tiers::MaxConcurrentSearches)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(Tiers::RequestsPerSecond)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(ts(Tiers::CreatedAt).not_null())
+                    .col(ts(Tiers::UpdatedAt).not_null())
+                    .to_owned(),
+            )
+            .await?;
         manager.exec_stmt(seed_tiers()?).await?;
 
-        create_table(
-            manager,
-            Table::create()
-                .table(Projects::Table)
-                .col(string(Projects::Id).primary_key())
-                .col(string(Projects::Name))
-                .col(string(Projects::Tier))
-                .col(timestamp_with_time_zone(Projects::CreatedAt))
-                .col(timestamp_with_time_zone(Projects::UpdatedAt))
-                // A tier in use cannot be deleted; a renamed one follows.
-                .foreign_key(
-                    ForeignKey::create()
-                        .from(Projects::Table, Projects::Tier)
-                        .to(Tiers::Table, Tiers::Name)
-                        .on_delete(ForeignKeyAction::Restrict)
-                        .on_update(ForeignKeyAction::Cascade),
-                ),
-        )
-        .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(Projects::Table)
+                    .col(
+                        ColumnDef::new(Projects::Id)
+                            .string()
+                            .not_null()
+                            .primary_key(),
+                    )
+                    .col(ColumnDef::new(Projects::Name).string().not_null())
+                    .col(ColumnDef::new(Projects::Tier).string().not_null())
+                    .col(ts(Projects::CreatedAt).not_null())
+                    .col(ts(Projects::UpdatedAt).not_null())
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(Projects::Table, Projects::Tier)
+                            .to(Tiers::Table, Tiers::Name)
+                            .on_delete(ForeignKeyAction::Restrict)
+                            .on_update(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
 
-        create_table(
-            manager,
-            Table::create()
-                .table(ApiKeys::Table)
-                .col(string(ApiKeys::Id).primary_key())
-                .col(string(ApiKeys::ProjectId))
-                .col(string(ApiKeys::Name))
-                .col(string(ApiKeys::Prefix))
-                .col(string_uniq(ApiKeys::Hash))
-                .col(timestamp_with_time_zone(ApiKeys::CreatedAt))
-                .col(timestamp_with_time_zone_null(ApiKeys::LastUsedAt))
-                .col(timestamp_with_time_zone_null(ApiKeys::RevokedAt))
-                .foreign_key(&mut project_cascade(ApiKeys::Table, ApiKeys::ProjectId)),
-        )
-        .await?;
-        create_index(
-            manager,
-            "idx_api_keys_project",
-            ApiKeys::Table,
-            [ApiKeys::ProjectId],
-        )
-        .await
+        manager
+            .create_table(
+                Table::create()
+                    .table(ApiKeys::Table)
+                    .col(
+                        ColumnDef::new(ApiKeys::Id)
+                            .string()
+                            .not_null()
+                            .primary_key(),
+                    )
+                    .col(ColumnDef::new(ApiKeys::ProjectId).string().not_null())
+                    .col(ColumnDef::new(ApiKeys::Name).string().not_null())
+                    .col(ColumnDef::new(ApiKeys::Prefix).string().not_null())
+                    .col(
+                        ColumnDef::new(ApiKeys::Hash)
+                            .string()
+                            .not_null()
+                            .unique_key(),
+                    )
+                    .col(ts(ApiKeys::CreatedAt).not_null())
+                    .col(ts(ApiKeys::LastUsedAt).null())
+                    .col(ts(ApiKeys::RevokedAt).null())
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(ApiKeys::Table, ApiKeys::ProjectId)
+                            .to(Projects::Table, Projects::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_api_keys_project")
+                    .table(ApiKeys::Table)
+                    .col(ApiKeys::ProjectId)
+                    .to_owned(),
+            )
+            .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        drop_table(manager, ApiKeys::Table).await?;
-        drop_table(manager, Projects::Table).await?;
-        drop_table(manager, Tiers::Table).await
+        for table in [
+            ApiKeys::Table.into_iden(),
+            Projects::Table.into_iden(),
+            Tiers::Table.into_iden(),
+        ] {
+            manager
+                .drop_table(Table::drop().table(table).to_owned())
+                .await?;
+        }
+        Ok(())
     }
 }

@@ -1,74 +1,112 @@
 //! Game modes (current config + version + webhook secrets) and their history.
 
-use crate::names::{GameModeVersions, GameModes};
-use crate::ops::{create_table, drop_table, index, key, project_cascade};
+use crate::m20261130_000001_tenancy::ts;
+use crate::names::{GameModeVersions, GameModes, Projects};
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::schema::{
-    big_integer, json_binary, string, string_null, timestamp_with_time_zone,
-    timestamp_with_time_zone_null,
-};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
+
+impl MigrationName for Migration {
+    fn name(&self) -> &str {
+        "m20261130_000002_game_modes"
+    }
+}
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        create_table(
-            manager,
-            Table::create()
-                .table(GameModes::Table)
-                .col(string(GameModes::Id).primary_key())
-                .col(string(GameModes::ProjectId))
-                .col(string(GameModes::Name))
-                .col(json_binary(GameModes::Config))
-                .col(big_integer(GameModes::Version))
-                .col(string(GameModes::WebhookSecret))
-                .col(string_null(GameModes::PreviousWebhookSecret))
-                .col(timestamp_with_time_zone_null(
-                    GameModes::PreviousSecretExpiresAt,
-                ))
-                .col(timestamp_with_time_zone(GameModes::CreatedAt))
-                .col(timestamp_with_time_zone(GameModes::UpdatedAt))
-                .foreign_key(&mut project_cascade(GameModes::Table, GameModes::ProjectId)),
-        )
-        .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(GameModes::Table)
+                    .col(
+                        ColumnDef::new(GameModes::Id)
+                            .string()
+                            .not_null()
+                            .primary_key(),
+                    )
+                    .col(ColumnDef::new(GameModes::ProjectId).string().not_null())
+                    .col(ColumnDef::new(GameModes::Name).string().not_null())
+                    .col(ColumnDef::new(GameModes::Config).json_binary().not_null())
+                    .col(ColumnDef::new(GameModes::Version).big_integer().not_null())
+                    .col(ColumnDef::new(GameModes::WebhookSecret).string().not_null())
+                    .col(
+                        ColumnDef::new(GameModes::PreviousWebhookSecret)
+                            .string()
+                            .null(),
+                    )
+                    .col(ts(GameModes::PreviousSecretExpiresAt).null())
+                    .col(ts(GameModes::CreatedAt).not_null())
+                    .col(ts(GameModes::UpdatedAt).not_null())
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(GameModes::Table, GameModes::ProjectId)
+                            .to(Projects::Table, Projects::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
         manager
             .create_index(
-                index(
-                    "uq_game_modes_project_name",
-                    GameModes::Table,
-                    [GameModes::ProjectId, GameModes::Name],
-                )
-                .unique()
-                .to_owned(),
+                Index::create()
+                    .name("uq_game_modes_project_name")
+                    .table(GameModes::Table)
+                    .col(GameModes::ProjectId)
+                    .col(GameModes::Name)
+                    .unique()
+                    .to_owned(),
             )
             .await?;
 
-        create_table(
-            manager,
-            Table::create()
-                .table(GameModeVersions::Table)
-                .col(string(GameModeVersions::GameModeId))
-                .col(big_integer(GameModeVersions::Version))
-                .col(string(GameModeVersions::ProjectId))
-                .col(string(GameModeVersions::Name))
-                .col(json_binary(GameModeVersions::Config))
-                .col(timestamp_with_time_zone(GameModeVersions::CreatedAt))
-                .primary_key(&mut key([
-                    GameModeVersions::GameModeId,
-                    GameModeVersions::Version,
-                ]))
-                .foreign_key(&mut project_cascade(
-                    GameModeVersions::Table,
-                    GameModeVersions::ProjectId,
-                )),
-        )
-        .await
+        manager
+            .create_table(
+                Table::create()
+                    .table(GameModeVersions::Table)
+                    .col(
+                        ColumnDef::new(GameModeVersions::GameModeId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(GameModeVersions::Version)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(GameModeVersions::ProjectId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(GameModeVersions::Name).string().not_null())
+                    .col(
+                        ColumnDef::new(GameModeVersions::Config)
+                            .json_binary()
+                            .not_null(),
+                    )
+                    .col(ts(GameModeVersions::CreatedAt).not_null())
+                    .primary_key(
+                        Index::create()
+                            .col(GameModeVersions::GameModeId)
+                            .col(GameModeVersions::Version),
+                    )
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(GameModeVersions::Table, GameModeVersions::ProjectId)
+                            .to(Projects::Table, Projects::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        drop_table(manager, GameModeVersions::Table).await?;
-        drop_table(manager, GameModes::Table).await
+        manager
+            .drop_table(Table::drop().table(GameModeVersions::Table).to_owned())
+            .await?;
+        manager
+            .drop_table(Table::drop().table(GameModes::Table).to_owned())
+            .await
     }
 }

@@ -1,120 +1,198 @@
 //! Matches, webhook deliveries and their attempts (filled by the worker).
 
-use crate::names::{Matches, WebhookAttempts, WebhookDeliveries};
-use crate::ops::{cascade, create_index, create_table, drop_table, project_cascade};
+use crate::m20261130_000001_tenancy::ts;
+use crate::names::{Matches, Projects, WebhookAttempts, WebhookDeliveries};
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::schema::{
-    big_integer, integer, integer_null, json_binary, string, string_null, text, text_null,
-    timestamp_with_time_zone, timestamp_with_time_zone_null,
-};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
+
+impl MigrationName for Migration {
+    fn name(&self) -> &str {
+        "m20261130_000003_matches_webhooks"
+    }
+}
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        create_table(
-            manager,
-            Table::create()
-                .table(Matches::Table)
-                .col(string(Matches::Id).primary_key())
-                .col(string(Matches::ProjectId))
-                .col(string(Matches::GameMode))
-                .col(big_integer(Matches::GameModeVersion))
-                .col(json_binary(Matches::Teams))
-                .col(json_binary(Matches::Quality))
-                .col(timestamp_with_time_zone(Matches::CreatedAt))
-                .foreign_key(&mut project_cascade(Matches::Table, Matches::ProjectId)),
-        )
-        .await?;
-        create_index(
-            manager,
-            "idx_matches_project_created",
-            Matches::Table,
-            [Matches::ProjectId, Matches::CreatedAt],
-        )
-        .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(Matches::Table)
+                    .col(
+                        ColumnDef::new(Matches::Id)
+                            .string()
+                            .not_null()
+                            .primary_key(),
+                    )
+                    .col(ColumnDef::new(Matches::ProjectId).string().not_null())
+                    .col(ColumnDef::new(Matches::GameMode).string().not_null())
+                    .col(
+                        ColumnDef::new(Matches::GameModeVersion)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(Matches::Teams).json_binary().not_null())
+                    .col(ColumnDef::new(Matches::Quality).json_binary().not_null())
+                    .col(ts(Matches::CreatedAt).not_null())
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(Matches::Table, Matches::ProjectId)
+                            .to(Projects::Table, Projects::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_matches_project_created")
+                    .table(Matches::Table)
+                    .col(Matches::ProjectId)
+                    .col(Matches::CreatedAt)
+                    .to_owned(),
+            )
+            .await?;
 
-        create_table(
-            manager,
-            Table::create()
-                .table(WebhookDeliveries::Table)
-                .col(string(WebhookDeliveries::Id).primary_key())
-                .col(string(WebhookDeliveries::ProjectId))
-                .col(string(WebhookDeliveries::GameMode))
-                .col(string_null(WebhookDeliveries::MatchId))
-                .col(string(WebhookDeliveries::EventType))
-                .col(text(WebhookDeliveries::Payload))
-                .col(string(WebhookDeliveries::Status))
-                .col(integer(WebhookDeliveries::AttemptCount).default(0))
-                .col(timestamp_with_time_zone_null(
-                    WebhookDeliveries::NextAttemptAt,
-                ))
-                .col(timestamp_with_time_zone_null(
-                    WebhookDeliveries::LockedUntil,
-                ))
-                .col(timestamp_with_time_zone(WebhookDeliveries::CreatedAt))
-                .col(timestamp_with_time_zone(WebhookDeliveries::UpdatedAt))
-                .foreign_key(&mut project_cascade(
-                    WebhookDeliveries::Table,
-                    WebhookDeliveries::ProjectId,
-                ))
-                .foreign_key(&mut cascade(
-                    WebhookDeliveries::Table,
-                    WebhookDeliveries::MatchId,
-                    Matches::Table,
-                    Matches::Id,
-                )),
-        )
-        .await?;
-        create_index(
-            manager,
-            "idx_webhook_deliveries_due",
-            WebhookDeliveries::Table,
-            [WebhookDeliveries::Status, WebhookDeliveries::NextAttemptAt],
-        )
-        .await?;
-        create_index(
-            manager,
-            "idx_webhook_deliveries_match",
-            WebhookDeliveries::Table,
-            [WebhookDeliveries::ProjectId, WebhookDeliveries::MatchId],
-        )
-        .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(WebhookDeliveries::Table)
+                    .col(
+                        ColumnDef::new(WebhookDeliveries::Id)
+                            .string()
+                            .not_null()
+                            .primary_key(),
+                    )
+                    .col(
+                        ColumnDef::new(WebhookDeliveries::ProjectId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(WebhookDeliveries::GameMode)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(WebhookDeliveries::MatchId).string().null())
+                    .col(
+                        ColumnDef::new(WebhookDeliveries::EventType)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(WebhookDeliveries::Payload).text().not_null())
+                    .col(
+                        ColumnDef::new(WebhookDeliveries::Status)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(WebhookDeliveries::AttemptCount)
+                            .integer()
+                            .not_null()
+                            .default(0),
+                    )
+                    .col(ts(WebhookDeliveries::NextAttemptAt).null())
+                    .col(ts(WebhookDeliveries::LockedUntil).null())
+                    .col(ts(WebhookDeliveries::CreatedAt).not_null())
+                    .col(ts(WebhookDeliveries::UpdatedAt).not_null())
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(WebhookDeliveries::Table, WebhookDeliveries::ProjectId)
+                            .to(Projects::Table, Projects::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(WebhookDeliveries::Table, WebhookDeliveries::MatchId)
+                            .to(Matches::Table, Matches::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_webhook_deliveries_due")
+                    .table(WebhookDeliveries::Table)
+                    .col(WebhookDeliveries::Status)
+                    .col(WebhookDeliveries::NextAttemptAt)
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_webhook_deliveries_match")
+                    .table(WebhookDeliveries::Table)
+                    .col(WebhookDeliveries::ProjectId)
+                    .col(WebhookDeliveries::MatchId)
+                    .to_owned(),
+            )
+            .await?;
 
-        create_table(
-            manager,
-            Table::create()
-                .table(WebhookAttempts::Table)
-                .col(string(WebhookAttempts::Id).primary_key())
-                .col(string(WebhookAttempts::DeliveryId))
-                .col(string(WebhookAttempts::ProjectId))
-                .col(timestamp_with_time_zone(WebhookAttempts::AttemptedAt))
-                .col(integer_null(WebhookAttempts::StatusCode))
-                .col(big_integer(WebhookAttempts::LatencyMs))
-                .col(text_null(WebhookAttempts::Error))
-                .col(text_null(WebhookAttempts::ResponseBody))
-                .foreign_key(&mut cascade(
-                    WebhookAttempts::Table,
-                    WebhookAttempts::DeliveryId,
-                    WebhookDeliveries::Table,
-                    WebhookDeliveries::Id,
-                )),
-        )
-        .await?;
-        create_index(
-            manager,
-            "idx_webhook_attempts_delivery",
-            WebhookAttempts::Table,
-            [WebhookAttempts::DeliveryId, WebhookAttempts::AttemptedAt],
-        )
-        .await
+        manager
+            .create_table(
+                Table::create()
+                    .table(WebhookAttempts::Table)
+                    .col(
+                        ColumnDef::new(WebhookAttempts::Id)
+                            .string()
+                            .not_null()
+                            .primary_key(),
+                    )
+                    .col(
+                        ColumnDef::new(WebhookAttempts::DeliveryId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(WebhookAttempts::ProjectId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(ts(WebhookAttempts::AttemptedAt).not_null())
+                    .col(ColumnDef::new(WebhookAttempts::StatusCode).integer().null())
+                    .col(
+                        ColumnDef::new(WebhookAttempts::LatencyMs)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(WebhookAttempts::Error).text().null())
+                    .col(ColumnDef::new(WebhookAttempts::ResponseBody).text().null())
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(WebhookAttempts::Table, WebhookAttempts::DeliveryId)
+                            .to(WebhookDeliveries::Table, WebhookDeliveries::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_webhook_attempts_delivery")
+                    .table(WebhookAttempts::Table)
+                    .col(WebhookAttempts::DeliveryId)
+                    .col(WebhookAttempts::AttemptedAt)
+                    .to_owned(),
+            )
+            .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        drop_table(manager, WebhookAttempts::Table).await?;
-        drop_table(manager, WebhookDeliveries::Table).await?;
-        drop_table(manager, Matches::Table).await
+        for table in [
+            WebhookAttempts::Table.into_iden(),
+            WebhookDeliveries::Table.into_iden(),
+            Matches::Table.into_iden(),
+        ] {
+            manager
+                .drop_table(Table::drop().table(table).to_owned())
+                .await?;
+        }
+        Ok(())
     }
 }

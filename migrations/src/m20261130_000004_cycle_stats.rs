@@ -2,11 +2,9 @@
 //! the worker that ran it and read by `GET …/game-modes/{name}/stats`
 //! (SPEC 7). One row per mode, replaced after every cycle.
 
-use crate::ops::{create_table, drop_table, key};
+use crate::m20261130_000001_tenancy::ts;
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::schema::{big_integer, double, string, timestamp_with_time_zone};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Table and column names of this migration.
@@ -22,29 +20,59 @@ enum ModeCycleStats {
     RanAt,
 }
 
+impl MigrationName for Migration {
+    fn name(&self) -> &str {
+        "m20261130_000004_cycle_stats"
+    }
+}
+
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        create_table(
-            manager,
-            Table::create()
-                .table(ModeCycleStats::Table)
-                .col(string(ModeCycleStats::ProjectId))
-                .col(string(ModeCycleStats::GameMode))
-                .col(big_integer(ModeCycleStats::PoolSize))
-                .col(big_integer(ModeCycleStats::Candidates))
-                .col(big_integer(ModeCycleStats::Matches))
-                .col(double(ModeCycleStats::DurationMs))
-                .col(timestamp_with_time_zone(ModeCycleStats::RanAt))
-                .primary_key(&mut key([
-                    ModeCycleStats::ProjectId,
-                    ModeCycleStats::GameMode,
-                ])),
-        )
-        .await
+        manager
+            .create_table(
+                Table::create()
+                    .table(ModeCycleStats::Table)
+                    .col(
+                        ColumnDef::new(ModeCycleStats::ProjectId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(ModeCycleStats::GameMode).string().not_null())
+                    .col(
+                        ColumnDef::new(ModeCycleStats::PoolSize)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(ModeCycleStats::Candidates)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(ModeCycleStats::Matches)
+                            .big_integer()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(ModeCycleStats::DurationMs)
+                            .double()
+                            .not_null(),
+                    )
+                    .col(ts(ModeCycleStats::RanAt).not_null())
+                    .primary_key(
+                        Index::create()
+                            .col(ModeCycleStats::ProjectId)
+                            .col(ModeCycleStats::GameMode),
+                    )
+                    .to_owned(),
+            )
+            .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        drop_table(manager, ModeCycleStats::Table).await
+        manager
+            .drop_table(Table::drop().table(ModeCycleStats::Table).to_owned())
+            .await
     }
 }

@@ -4,11 +4,9 @@
 //! received, before it is acknowledged. One row per outbox entry; no foreign
 //! key, so a record of a deleted project or mode is kept too.
 
-use crate::ops::{create_table, drop_table, key};
+use crate::m20261130_000001_tenancy::ts;
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::schema::{string, text, timestamp_with_time_zone};
 
-#[derive(DeriveMigrationName)]
 pub struct Migration;
 
 /// Table and column names of this migration.
@@ -24,30 +22,56 @@ enum OutboxDeadLetters {
     CreatedAt,
 }
 
+impl MigrationName for Migration {
+    fn name(&self) -> &str {
+        "m20261130_000011_outbox_dead_letters"
+    }
+}
+
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        create_table(
-            manager,
-            Table::create()
-                .table(OutboxDeadLetters::Table)
-                .col(string(OutboxDeadLetters::ProjectId))
-                .col(string(OutboxDeadLetters::GameMode))
-                .col(string(OutboxDeadLetters::OutboxId))
-                .col(string(OutboxDeadLetters::MatchId))
-                .col(text(OutboxDeadLetters::Record))
-                .col(text(OutboxDeadLetters::Error))
-                .col(timestamp_with_time_zone(OutboxDeadLetters::CreatedAt))
-                .primary_key(&mut key([
-                    OutboxDeadLetters::ProjectId,
-                    OutboxDeadLetters::GameMode,
-                    OutboxDeadLetters::OutboxId,
-                ])),
-        )
-        .await
+        manager
+            .create_table(
+                Table::create()
+                    .table(OutboxDeadLetters::Table)
+                    .col(
+                        ColumnDef::new(OutboxDeadLetters::ProjectId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(OutboxDeadLetters::GameMode)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(OutboxDeadLetters::OutboxId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(
+                        ColumnDef::new(OutboxDeadLetters::MatchId)
+                            .string()
+                            .not_null(),
+                    )
+                    .col(ColumnDef::new(OutboxDeadLetters::Record).text().not_null())
+                    .col(ColumnDef::new(OutboxDeadLetters::Error).text().not_null())
+                    .col(ts(OutboxDeadLetters::CreatedAt).not_null())
+                    .primary_key(
+                        Index::create()
+                            .col(OutboxDeadLetters::ProjectId)
+                            .col(OutboxDeadLetters::GameMode)
+                            .col(OutboxDeadLetters::OutboxId),
+                    )
+                    .to_owned(),
+            )
+            .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        drop_table(manager, OutboxDeadLetters::Table).await
+        manager
+            .drop_table(Table::drop().table(OutboxDeadLetters::Table).to_owned())
+            .await
     }
 }
