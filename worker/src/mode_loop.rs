@@ -3,7 +3,8 @@
 //! `matchmakingCycleDurationSeconds`, again, renewing the lease all along.
 //!
 //! Exactly one worker runs a mode's cycle at a time: the lease (a Redis key
-//! with an expiry and a fencing token) is taken with [`PoolStore::acquire_lease`]
+//! with an expiry and a fencing token) is taken with
+//! [`Leases::acquire_lease`](matchplane_store::pool::Leases::acquire_lease)
 //! and every claim carries its token, so a worker that lost the lease (a
 //! long pause) cannot commit. A worker without the lease tries again every
 //! half lease, with jitter, so modes spread over the workers and a killed

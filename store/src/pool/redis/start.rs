@@ -2,8 +2,9 @@
 //! script (`scripts/start_search.lua`) reads the ticket's record, checks the
 //! token against it and adds the search, atomically.
 
-use super::{add_reply, RedisPoolStore};
-use crate::pool::redis_keys::{pending_key, ticket_key};
+use super::keys::{pending_key, ticket_key};
+use super::searches::add_reply;
+use super::RedisPoolStore;
 use crate::pool::{AddSearchError, PoolError};
 use crate::tickets::{Hold, StartSearchError, Ticket, TicketStart};
 

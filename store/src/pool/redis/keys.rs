@@ -1,9 +1,9 @@
 //! Every Redis key and channel of the pool store, built in one place.
 //!
 //! All keys of one project share the hash tag `{<projectId>}` (see the design
-//! notes in [`super::redis`] for why the tag is the project and not the mode).
+//! notes in [`super`] for why the tag is the project and not the mode).
 
-use super::types::ModeKey;
+use crate::pool::ModeKey;
 
 /// The keys of one game mode. `P` is the configured prefix (`mp` by default),
 /// `M` the mode's name.
