@@ -180,6 +180,11 @@ pub trait PoolReads: Send + Sync {
 
     /// How many live searches `project_id` has, over all its modes.
     async fn count_live(&self, project_id: &str) -> Result<u64, PoolError>;
+
+    /// Every project with live searches, sorted: also one the database no
+    /// longer has (deleted), so the worker finds every pool. A search added
+    /// while this runs is listed by the next call at the latest.
+    async fn projects_with_searches(&self) -> Result<Vec<String>, PoolError>;
 }
 
 /// Taking groups of searches into matches (SPEC 5.7), under the mode's

@@ -69,6 +69,7 @@ conformance!(
     status_messages_reach_every_subscriber,
     cancels_racing_claims_end_every_search_exactly_once,
     modes_with_searches_follow_the_pools,
+    projects_with_searches_follow_the_pools,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

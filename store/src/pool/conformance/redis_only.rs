@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
+use redis::aio::ConnectionManager;
+
 use super::{mode, solo, RedisHarness, FAR};
-use crate::pool::PoolReads;
+use crate::pool::{PoolReads, Searches};
 
 #[tokio::test]
 async fn a_restarted_store_sees_the_same_pool() {
@@ -89,6 +91,76 @@ async fn ended_records_are_kept_one_to_two_retentions() {
     assert_eq!(store.search_state(&m, "t1").await.unwrap(), None);
 }
 
+#[tokio::test]
+async fn the_registry_forgets_an_empty_project_only_after_the_grace() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let mut conn = harness.store.inner_conn();
+    let registry = format!("{}:projects", harness.prefix);
+    async fn score(conn: &mut ConnectionManager, registry: &str, project: &str) -> Option<f64> {
+        redis::AsyncCommands::zscore(conn, registry, project)
+            .await
+            .unwrap()
+    }
+    let (emptied, busy) = (mode("ranked"), crate::pool::ModeKey::new("prj_b", "solo"));
+    store
+        .add_search(&emptied, &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
+    store
+        .add_search(&busy, &solo("t2", "p2"), FAR, None)
+        .await
+        .unwrap();
+    store
+        .end_search(&emptied, "t1", &crate::pool::EndOutcome::Cancelled)
+        .await
+        .unwrap();
+    // Emptied a moment ago: not listed, but still registered.
+    assert_eq!(store.projects_with_searches().await.unwrap(), ["prj_b"]);
+    assert!(score(&mut conn, &registry, "prj_a").await.is_some());
+    // Last added long ago: an empty project goes, a busy one stays.
+    for project in ["prj_a", "prj_b"] {
+        let () = redis::AsyncCommands::zadd(&mut conn, &registry, project, 1.0)
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.projects_with_searches().await.unwrap(), ["prj_b"]);
+    assert_eq!(score(&mut conn, &registry, "prj_a").await, None);
+    assert_eq!(score(&mut conn, &registry, "prj_b").await, Some(1.0));
+    // A new search registers it again (from a process that did not write
+    // it lately: this one trusts its write of a moment ago).
+    let other = harness.reconnect().await;
+    Searches::add_search(&other, &emptied, &solo("t3", "p3"), FAR, None)
+        .await
+        .unwrap();
+    assert!(score(&mut conn, &registry, "prj_a")
+        .await
+        .is_some_and(|s| s > 1.0));
+    assert_eq!(
+        store.projects_with_searches().await.unwrap(),
+        ["prj_a", "prj_b"]
+    );
+}
+
+#[tokio::test]
+async fn an_add_registers_its_project_when_redis_lost_the_script() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let mut conn = harness.store.inner_conn();
+    // As after a Redis restart: every process's scripts reload themselves.
+    let () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    store
+        .add_search(&mode("ranked"), &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
+    assert_eq!(store.projects_with_searches().await.unwrap(), ["prj_a"]);
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 1);
+}
+
 /// How long a snapshot of 100 000 searches takes, against the floor of Redis
 /// alone returning the pool (HVALS). A measurement, not a rule: run with
 /// `cargo test --release -p matchplane-store snapshot_of_100k -- --ignored --nocapture`.
@@ -169,7 +241,7 @@ async fn snapshot_of_100k_searches() {
 }
 
 /// Seconds of CPU the Redis server has used (user + system).
-async fn redis_cpu(conn: &mut redis::aio::ConnectionManager) -> f64 {
+async fn redis_cpu(conn: &mut ConnectionManager) -> f64 {
     let info: String = redis::cmd("INFO")
         .arg("cpu")
         .query_async(conn)

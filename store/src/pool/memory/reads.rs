@@ -66,4 +66,17 @@ impl PoolReads for MemoryPoolStore {
     async fn count_live(&self, project_id: &str) -> Result<u64, PoolError> {
         Ok(self.state().live.get(project_id).copied().unwrap_or(0))
     }
+
+    async fn projects_with_searches(&self) -> Result<Vec<String>, PoolError> {
+        let state = self.state();
+        let mut projects: Vec<String> = state
+            .modes
+            .iter()
+            .filter(|(_, pool)| !pool.pool.is_empty())
+            .map(|(key, _)| key.project_id.clone())
+            .collect();
+        projects.sort();
+        projects.dedup();
+        Ok(projects)
+    }
 }

@@ -13,6 +13,13 @@
 //! two slots. The price: one project's modes cannot spread over several
 //! Cluster nodes; many projects still spread.
 //!
+//! **One key lists the projects.** `P:projects` (the registry of projects
+//! with searches) sits in a slot of its own. No script touches it: a
+//! process pipelines a ZADD of it before an add or start script in the
+//! same round trip, once a minute per project, and the worker prunes it
+//! with a script on that key alone (see `projects`). It is how the worker
+//! finds the pools of a project the database no longer has.
+//!
 //! **A search is live exactly while it has a field in the mode's `pool`
 //! hash.** Every other key (`players`, `deadlines`, `pings`, `reasons`) is an
 //! index or annotation of that field, and the scripts that add or remove a
@@ -64,7 +71,7 @@
 //! One file per part of the interface, each running its own scripts (in
 //! `scripts/`, prefixed with `common.lua` where they remove searches):
 //! `searches` (add, end, touch, expire, pings, waiting reasons), `reads`,
-//! `claims`, `leases`, `outbox`, `status` (pub/sub), `start` (a search
+//! `projects` (the registry of projects with searches), `claims`, `leases`, `outbox`, `status` (pub/sub), `start` (a search
 //! started from a stored ticket) and `keys` (every key's name).
 
 use std::time::Duration;
@@ -82,6 +89,7 @@ mod claims;
 pub(crate) mod keys;
 mod leases;
 mod outbox;
+mod projects;
 mod reads;
 mod searches;
 mod start;
@@ -130,6 +138,7 @@ struct Scripts {
     lease: Script,
     outbox_read: Script,
     start: Script,
+    forget_project: Script,
 }
 
 impl Scripts {
@@ -160,6 +169,7 @@ impl Scripts {
                 include_str!("scripts/common.lua"),
                 include_str!("scripts/start_search.lua")
             )),
+            forget_project: Script::new(include_str!("scripts/forget_project.lua")),
         }
     }
 }
@@ -182,6 +192,9 @@ struct Inner {
     scripts: Scripts,
     /// The shared subscription connection, opened at the first subscribe.
     status: OnceCell<StatusHub>,
+    /// Projects this process wrote into the registry lately, with when
+    /// (see `projects`).
+    noted: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
 }
 
 impl RedisPoolStore {
@@ -199,6 +212,7 @@ impl RedisPoolStore {
                 retention_secs: config.ended_retention.as_secs().max(1),
                 scripts: Scripts::new(),
                 status: OnceCell::new(),
+                noted: std::sync::Mutex::default(),
             }),
         })
     }

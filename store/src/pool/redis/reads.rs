@@ -1,6 +1,7 @@
 //! What the pools hold: a snapshot (HVALS and HGETALL, pipelined), a
 //! ticket's state (its pool entry, annotations and ended buckets in one
-//! pipeline), and the project's set of modes and live counter.
+//! pipeline), the project's set of modes and live counter, and the
+//! registry of projects with searches (`projects.rs`).
 
 use async_trait::async_trait;
 use redis::AsyncCommands;
@@ -99,5 +100,9 @@ impl PoolReads for RedisPoolStore {
             .get(live_key(&self.inner.prefix, project_id))
             .await?;
         Ok(live.unwrap_or(0).max(0) as u64)
+    }
+
+    async fn projects_with_searches(&self) -> Result<Vec<String>, PoolError> {
+        self.listed_projects().await
     }
 }

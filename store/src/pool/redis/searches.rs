@@ -93,14 +93,15 @@ impl Searches for RedisPoolStore {
         for key in keys.add_live(&ended) {
             invocation.key(key);
         }
-        let reply: Vec<String> = invocation
+        invocation
             .arg(search.ticket_id.as_str())
             .arg(search.player_id.as_str())
             .arg(json)
             .arg(deadline)
             .arg(max_live.map(|l| l.to_string()).unwrap_or_default())
-            .arg(&mode.mode)
-            .invoke_async(&mut self.conn())
+            .arg(&mode.mode);
+        let reply: Vec<String> = self
+            .invoke_in_project(&mode.project_id, &invocation)
             .await
             .map_err(PoolError::from)?;
         add_reply(&reply, max_live, "add_search")
