@@ -7,11 +7,12 @@ use crate::env::Env;
 use chrono::Utc;
 use futures::StreamExt;
 use matchplane_matchmaker::Search;
-use matchplane_store::pool::{Ended, ModeKey, SearchState};
+use matchplane_store::pool::{Ended, ModeKey, SearchState, StatusStream};
 use matchplane_store::repos::{game_modes, projects};
-use matchplane_worker::run_worker;
 use matchplane_worker::sweep::{SweepReport, Sweeper};
+use matchplane_worker::{run_worker, WorkerError};
 use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 fn unix_now() -> f64 {
@@ -52,6 +53,27 @@ async fn ended_within(env: &Env, mode: &ModeKey, ticket: &str, bound: Duration) 
     }
 }
 
+/// A whole worker over `env`, as `matchplane worker` runs it.
+fn start_worker(env: &Env) -> (CancellationToken, JoinHandle<Result<(), WorkerError>>) {
+    let shutdown = CancellationToken::new();
+    let worker = tokio::spawn(run_worker(
+        env.worker_config("w1"),
+        env.pool.clone(),
+        env.db.clone(),
+        shutdown.clone(),
+    ));
+    (shutdown, worker)
+}
+
+/// The next status message of `stream`, within two seconds.
+async fn told(stream: &mut StatusStream) -> serde_json::Value {
+    let message = tokio::time::timeout(Duration::from_secs(2), stream.next())
+        .await
+        .expect("a status message")
+        .unwrap();
+    serde_json::from_str(&message).unwrap()
+}
+
 fn sweeper(env: &Env) -> Sweeper<'_> {
     Sweeper {
         pool: env.pool.as_ref(),
@@ -67,7 +89,7 @@ async fn a_pass_expires_due_searches_and_fails_a_deleted_modes() {
     let now = unix_now();
     let due = add(&env, &env.mode, "due", now - 1.0).await;
     let waiting = add(&env, &env.mode, "waiting", now + 600.0).await;
-    let mut told = env.pool.subscribe_status(&due).await.unwrap();
+    let mut updates = env.pool.subscribe_status(&due).await.unwrap();
     let report = sweeper(&env).pass(Utc::now()).await.unwrap();
     assert_eq!(
         report,
@@ -79,14 +101,7 @@ async fn a_pass_expires_due_searches_and_fails_a_deleted_modes() {
     );
     assert_eq!(ended(&env, &env.mode, &due).await, Some(Ended::Expired));
     assert_eq!(ended(&env, &env.mode, &waiting).await, None);
-    let message = tokio::time::timeout(Duration::from_secs(2), told.next())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&message).unwrap()["type"],
-        "expired"
-    );
+    assert_eq!(told(&mut updates).await["type"], "expired");
 
     game_modes::delete(&env.db, &env.project_id, "duel")
         .await
@@ -109,13 +124,7 @@ async fn a_pass_expires_due_searches_and_fails_a_deleted_modes() {
 async fn a_running_worker_expires_searches_between_cycles() {
     // A minute between cycles: the expiry is the sweep's.
     let env = Env::new(None, 60.0).await;
-    let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker(
-        env.worker_config("w1"),
-        env.pool.clone(),
-        env.db.clone(),
-        shutdown.clone(),
-    ));
+    let (shutdown, worker) = start_worker(&env);
     tokio::time::sleep(Duration::from_millis(300)).await;
     let ticket = add(&env, &env.mode, "soon", unix_now() + 0.5).await;
     let how = ended_within(&env, &env.mode, &ticket, Duration::from_secs(3)).await;
@@ -129,17 +138,11 @@ async fn a_deleted_projects_searches_fail_also_with_no_worker_at_the_delete() {
     let env = Env::new(None, 1.0).await;
     let a = env.add("a", 100.0).await;
     let b = env.add("b", 2900.0).await; // out of range: both wait
-    let mut told = env.pool.subscribe_status(&a).await.unwrap();
+    let mut updates = env.pool.subscribe_status(&a).await.unwrap();
     // Deleted while no worker runs: no loop of its modes is left to see it.
     projects::delete(&env.db, &env.project_id).await.unwrap();
 
-    let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker(
-        env.worker_config("w1"),
-        env.pool.clone(),
-        env.db.clone(),
-        shutdown.clone(),
-    ));
+    let (shutdown, worker) = start_worker(&env);
     let bound = Duration::from_secs(3);
     for ticket in [&a, &b] {
         assert!(matches!(
@@ -147,11 +150,7 @@ async fn a_deleted_projects_searches_fail_also_with_no_worker_at_the_delete() {
             Ended::Failed { code, message } if code == "GAME_MODE_DISABLED" && message == "the project was deleted"
         ));
     }
-    let message = tokio::time::timeout(Duration::from_secs(2), told.next())
-        .await
-        .unwrap()
-        .unwrap();
-    let message: serde_json::Value = serde_json::from_str(&message).unwrap();
+    let message = told(&mut updates).await;
     assert_eq!(message["type"], "failed");
     assert_eq!(message["code"], "GAME_MODE_DISABLED");
     assert_eq!(env.pool.count_live(&env.project_id).await.unwrap(), 0);
