@@ -55,8 +55,9 @@ impl From<SchemaError> for ServeError {
 
 /// Serves the API on `listener` over the live stores `play` (`matchplane
 /// api` passes the Redis ones, see [`crate::play::connect_redis`]) until
-/// `shutdown` completes, then finishes in-flight requests and returns; also
-/// runs the expiry sweep of searches until then. The database connection is
+/// `shutdown` completes, then finishes in-flight requests and returns. (The
+/// worker ends the searches nobody ends: expiry, deleted modes and
+/// projects.) The database connection is
 /// the caller's (`matchplane api` and `dev` share theirs with the stored
 /// ratings and the worker rather than open a second pool).
 ///
@@ -70,16 +71,11 @@ pub async fn serve_on(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     ensure_migrated(&db).await?;
-    let sweep_db = db.clone();
-    let mut state = AppState::new(db, config.api).with_play(play.clone());
+    let mut state = AppState::new(db, config.api).with_play(play);
     if let Some(handle) = config.worker_metrics {
         state = state.with_worker_metrics(handle);
     }
     let app = crate::router(state);
-    let (stop_sweep, sweep_stopped) = tokio::sync::oneshot::channel::<()>();
-    let sweeper = tokio::spawn(crate::play::sweep::run(play, sweep_db, async {
-        let _ = sweep_stopped.await;
-    }));
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, "api listening");
     }
@@ -93,7 +89,5 @@ pub async fn serve_on(
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;
-    let _ = stop_sweep.send(());
-    let _ = sweeper.await;
     Ok(())
 }

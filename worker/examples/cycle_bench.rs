@@ -128,7 +128,7 @@ async fn main() {
         .unwrap();
     assert!(copied);
 
-    let config = modes::refresh(&db, &mode, None).await.unwrap();
+    let config = modes::refresh(&db, &mode, None).await.unwrap().unwrap();
     let token = pool
         .acquire_lease(&mode, "bench", Duration::from_secs(600))
         .await

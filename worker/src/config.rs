@@ -23,6 +23,9 @@ pub struct WorkerConfig {
     /// How often the list of game modes is read again (SPEC 3: a change is
     /// in force within one cycle plus this).
     pub reconcile_interval: Duration,
+    /// How often the sweep passes over every pool ([`crate::sweep`]): due
+    /// searches expire, and a deleted mode's or project's fail, within this.
+    pub sweep_interval: Duration,
     /// An outbox entry read by a consumer and not acknowledged for this long
     /// is taken over by another (the first one died).
     pub outbox_min_idle: Duration,
@@ -56,6 +59,7 @@ impl fmt::Debug for WorkerConfig {
             .field("worker_id", &self.worker_id)
             .field("lease_ttl", &self.lease_ttl)
             .field("reconcile_interval", &self.reconcile_interval)
+            .field("sweep_interval", &self.sweep_interval)
             .field("outbox_min_idle", &self.outbox_min_idle)
             .field("delivery", &self.delivery)
             .field("schedule", &self.schedule)
@@ -70,6 +74,7 @@ impl Default for WorkerConfig {
             worker_id: format!("wrk_{}", ulid::Ulid::new()),
             lease_ttl: Duration::from_secs(5),
             reconcile_interval: Duration::from_secs(1),
+            sweep_interval: Duration::from_secs(1),
             outbox_min_idle: Duration::from_secs(15),
             outbox_batch: 500,
             expire_batch: 1000,

@@ -5,8 +5,11 @@
 //! token, whose tick ([`tick`]) runs the matching core over the mode's pool
 //! and claims each match atomically; an outbox consumer ([`record`]) that
 //! stores matches in the database, tells the matched searches and queues
-//! their webhooks; and a delivery loop ([`deliveries`]) that sends the signed
-//! webhooks of `matchplane-webhook` (SPEC 5, 6).
+//! their webhooks; the sweep ([`sweep`]) that expires due searches and fails
+//! those of deleted modes and projects, in every pool, every second; and a
+//! delivery loop ([`deliveries`]) that sends the signed webhooks of
+//! `matchplane-webhook` (SPEC 5, 6). The worker alone ends searches that
+//! neither their client nor a match ends (`docs/architecture.md`).
 //!
 //! See `README.md` for the design and the guarantees.
 
@@ -17,6 +20,7 @@ pub mod metrics;
 pub mod mode_loop;
 pub mod modes;
 pub mod record;
+pub mod sweep;
 pub mod tick;
 pub mod worker;
 

@@ -3,7 +3,8 @@
 //! `matchmakingCycleDurationSeconds`, again, renewing the lease all along.
 //!
 //! Exactly one worker runs a mode's cycle at a time: the lease (a Redis key
-//! with an expiry and a fencing token) is taken with [`PoolStore::acquire_lease`]
+//! with an expiry and a fencing token) is taken with
+//! [`Leases::acquire_lease`](matchplane_store::pool::Leases::acquire_lease)
 //! and every claim carries its token, so a worker that lost the lease (a
 //! long pause) cannot commit. A worker without the lease tries again every
 //! half lease, with jitter, so modes spread over the workers and a killed
@@ -36,8 +37,8 @@ enum WaitEnd {
     Changed,
 }
 
-/// Runs `key`'s loop until `cancel`, or until the mode is deleted and its
-/// pool is empty. `versions` carries the mode's version as the scheduler
+/// Runs `key`'s loop until `cancel`, or until the mode is deleted (its
+/// searches are then the sweep's, [`crate::sweep`]). `versions` carries the mode's version as the scheduler
 /// last listed it; a change ends a wait early.
 pub async fn run(
     shared: Arc<Shared>,
@@ -92,7 +93,7 @@ async fn acquire(shared: &Shared, key: &ModeKey, cancel: &CancellationToken) -> 
 enum Held {
     /// The lease is gone: acquire again.
     Lost,
-    /// Stop the loop (shutdown, or a deleted mode emptied); release the lease.
+    /// Stop the loop (shutdown, or the mode deleted); release the lease.
     Done,
 }
 
@@ -107,7 +108,14 @@ async fn held(
     let ttl = shared.config.lease_ttl;
     loop {
         let config = match modes::refresh(&shared.db, key, cached.take()).await {
-            Ok(config) => config,
+            Ok(Some(config)) => config,
+            Ok(None) => {
+                // Deleted: record the matches its last cycles claimed, and stop.
+                return match record(shared, key, token, false).await {
+                    true => Held::Lost,
+                    false => Held::Done,
+                };
+            }
             Err(err) => {
                 tracing::warn!(mode = %key.mode, error = %err, "reading the mode failed");
                 match wait(shared, key, token, ttl, versions, cancel).await {
@@ -143,37 +151,15 @@ async fn held(
         if let Some(hook) = &shared.config.on_cycle {
             hook(key, false, Instant::now());
         }
-        let mut pool_empty = false;
         match result {
             Ok((TickOutcome::LostLease, _)) => return Held::Lost,
             Ok((outcome, report)) => {
-                pool_empty = report.pool_size == report.failed;
                 tracing::debug!(mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
             }
             Err(err) => tracing::warn!(mode = %key.mode, error = %err, "cycle failed"),
         }
-        if lost {
+        if lost || record(shared, key, token, config.webhook_enabled()).await {
             return Held::Lost;
-        }
-
-        let recorder = Recorder {
-            pool: shared.pool.as_ref(),
-            db: &shared.db,
-            consumer: &shared.config.worker_id,
-            batch: shared.config.outbox_batch,
-            min_idle: shared.config.outbox_min_idle,
-            concurrency: shared.config.claim_concurrency,
-        };
-        let drain = recorder.drain(key, config.webhook_enabled(), Utc::now(), MAX_DRAIN_BATCHES);
-        let (drained, lost) = renewing(shared, key, token, drain).await;
-        if let Err(err) = drained {
-            tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");
-        }
-        if lost {
-            return Held::Lost;
-        }
-        if config.deleted && pool_empty {
-            return Held::Done;
         }
 
         let pause = Duration::from_secs_f64(
@@ -188,6 +174,25 @@ async fn held(
             WaitEnd::Elapsed | WaitEnd::Changed => {}
         }
     }
+}
+
+/// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]
+/// batches), renewing the lease; `true` if the lease was lost meanwhile.
+async fn record(shared: &Shared, key: &ModeKey, token: u64, webhooks: bool) -> bool {
+    let recorder = Recorder {
+        pool: shared.pool.as_ref(),
+        db: &shared.db,
+        consumer: &shared.config.worker_id,
+        batch: shared.config.outbox_batch,
+        min_idle: shared.config.outbox_min_idle,
+        concurrency: shared.config.claim_concurrency,
+    };
+    let drain = recorder.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
+    let (drained, lost) = renewing(shared, key, token, drain).await;
+    if let Err(err) = drained {
+        tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");
+    }
+    lost
 }
 
 /// Drives `work` to its end while renewing the lease every third of its

@@ -6,21 +6,18 @@ use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::entities::game_mode::{self, Entity as GameModes};
-use matchplane_store::pool::{ModeKey, PoolStore};
-use matchplane_store::repos::{game_modes, projects, StoreError};
+use matchplane_store::pool::ModeKey;
+use matchplane_store::repos::{game_modes, StoreError};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect};
 use std::collections::HashMap;
 
-/// Every mode a worker should run a loop for, with its version: each mode of
-/// the database, plus each mode that still has searches in the pool but no
-/// row any more (deleted: its loop fails them, SPEC 3).
+/// Every mode a worker should run a loop for: each mode of the database,
+/// with its version. (A deleted mode's searches are the sweep's,
+/// [`crate::sweep`].)
 ///
 /// # Errors
-/// A database or pool store failure.
-pub async fn list_all(
-    db: &DatabaseConnection,
-    pool: &dyn PoolStore,
-) -> Result<HashMap<ModeKey, i64>, WorkerError> {
+/// A database failure.
+pub async fn list_all(db: &DatabaseConnection) -> Result<HashMap<ModeKey, i64>, WorkerError> {
     let rows: Vec<(String, String, i64)> = GameModes::find()
         .select_only()
         .column(game_mode::Column::ProjectId)
@@ -30,35 +27,25 @@ pub async fn list_all(
         .all(db)
         .await
         .map_err(StoreError::from)?;
-    let mut modes: HashMap<ModeKey, i64> = rows
+    Ok(rows
         .into_iter()
         .map(|(project, name, version)| (ModeKey::new(project, name), version))
-        .collect();
-    for project in projects::list(db).await? {
-        for name in pool.modes_with_searches(&project.id).await? {
-            modes
-                .entry(ModeKey::new(project.id.clone(), name))
-                .or_insert(0);
-        }
-    }
-    Ok(modes)
+        .collect())
 }
 
 /// A mode's config as a cycle uses it.
 #[derive(Debug, Clone)]
 pub struct ModeConfig {
-    /// The config (SPEC 3); `enabled: false` for a deleted mode.
+    /// The config (SPEC 3).
     pub config: GameModeConfig,
-    /// Its version (0 for a deleted mode).
+    /// Its version.
     pub version: i64,
-    /// Whether the mode's row is gone.
-    pub deleted: bool,
 }
 
 impl ModeConfig {
     /// Whether a `match.made` webhook is to be queued for this mode's matches.
     pub fn webhook_enabled(&self) -> bool {
-        !self.deleted && self.config.webhook.as_ref().is_some_and(|w| w.enabled)
+        self.config.webhook.as_ref().is_some_and(|w| w.enabled)
     }
 }
 
@@ -79,8 +66,7 @@ pub async fn version(db: &DatabaseConnection, key: &ModeKey) -> Result<Option<i6
 }
 
 /// Reads `key`'s config if `cached` is not of the current version; `None`
-/// (the mode is deleted) keeps the last config known, disabled, so its
-/// searches fail with `GAME_MODE_DISABLED`.
+/// if the mode is deleted.
 ///
 /// # Errors
 /// A database failure, or a stored config that does not parse.
@@ -88,17 +74,17 @@ pub async fn refresh(
     db: &DatabaseConnection,
     key: &ModeKey,
     cached: Option<ModeConfig>,
-) -> Result<ModeConfig, WorkerError> {
-    let current = version(db, key).await?;
-    match (current, cached) {
-        (Some(v), Some(c)) if c.version == v && !c.deleted => Ok(c),
-        (None, Some(c)) => Ok(deleted(c.config)),
-        (None, None) => Ok(deleted(placeholder(key))),
-        (Some(_), _) => match game_modes::get(db, &key.project_id, &key.mode).await {
-            Ok(row) => parse(&row),
-            Err(StoreError::NotFound) => Ok(deleted(placeholder(key))),
-            Err(err) => Err(err.into()),
-        },
+) -> Result<Option<ModeConfig>, WorkerError> {
+    let Some(current) = version(db, key).await? else {
+        return Ok(None);
+    };
+    if let Some(cached) = cached.filter(|c| c.version == current) {
+        return Ok(Some(cached));
+    }
+    match game_modes::get(db, &key.project_id, &key.mode).await {
+        Ok(row) => parse(&row).map(Some),
+        Err(StoreError::NotFound) => Ok(None),
+        Err(err) => Err(err.into()),
     }
 }
 
@@ -112,34 +98,7 @@ pub fn parse(row: &game_mode::Model) -> Result<ModeConfig, WorkerError> {
     Ok(ModeConfig {
         config,
         version: row.version,
-        deleted: false,
     })
-}
-
-fn deleted(mut config: GameModeConfig) -> ModeConfig {
-    config.enabled = false;
-    ModeConfig {
-        config,
-        version: 0,
-        deleted: true,
-    }
-}
-
-/// A config for a mode known only from the pool; only its name and
-/// `enabled: false` matter (every search fails).
-fn placeholder(key: &ModeKey) -> GameModeConfig {
-    GameModeConfig {
-        name: key.mode.clone(),
-        enabled: false,
-        match_shape: vec![1, 1],
-        matchmaking_cycle_duration_seconds: 1.0,
-        algorithm: matchplane_matchmaker::Algorithm::Fifo {},
-        team_assignment: matchplane_matchmaker::TeamAssignment::default(),
-        parties: matchplane_matchmaker::Parties::default(),
-        ticket_ttl_seconds: 600,
-        webhook: None,
-        ratings: None,
-    }
 }
 
 /// The webhook URL and signing secrets of a mode at `now`: the current

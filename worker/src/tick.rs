@@ -101,10 +101,7 @@ async fn tick(
     let now_secs = now.timestamp_micros() as f64 / 1e6;
 
     let started = Instant::now();
-    let expired = pool.expire_due(mode, now_secs, expire_batch).await?;
-    for ticket in &expired {
-        publish(pool, ticket, &StatusMessage::Expired { reason: None }).await;
-    }
+    crate::sweep::expire_due(pool, mode, now_secs, expire_batch).await?;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
 
@@ -115,7 +112,7 @@ async fn tick(
     report.candidates = outcome.candidates;
 
     let started = Instant::now();
-    report.failed = fail_searches(pool, mode, &outcome, claim_concurrency).await?;
+    report.failed = fail_searches(pool, mode, &outcome.failed, claim_concurrency).await?;
     let claims = claim_all(pool, mode, config, token, now, &outcome.matches).await;
     report.claim = started.elapsed();
     let mut lost = false;
@@ -189,16 +186,16 @@ async fn match_pool(
     Ok(outcome)
 }
 
-/// Ends every search the config rules out as `failed` with its code, and
-/// tells its client. Returns how many this call ended.
-async fn fail_searches(
+/// Ends each search of `failed` (those the config rules out, or a deleted
+/// mode's) as `failed` with its code, and tells its client. Returns how
+/// many this call ended.
+pub(crate) async fn fail_searches(
     pool: &dyn PoolStore,
     mode: &ModeKey,
-    outcome: &CycleOutcome,
+    failed: &[FailedSearch],
     concurrency: usize,
 ) -> Result<usize, WorkerError> {
-    let futures: Vec<_> = outcome
-        .failed
+    let futures: Vec<_> = failed
         .iter()
         .map(|failed| fail_one(pool, mode, failed))
         .collect();

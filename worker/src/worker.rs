@@ -4,8 +4,11 @@
 //!
 //! The scheduler lists the modes every [`WorkerConfig::reconcile_interval`]:
 //! a new mode gets a loop at once, a changed version wakes its loop, a
-//! deleted mode's loop fails its searches and stops. Every loop is owned by
-//! one `JoinSet` and stops on cancel, releasing its lease (STYLE 8).
+//! deleted mode's loop records its outbox and stops. The sweep
+//! ([`crate::sweep`]) passes over every pool every
+//! [`WorkerConfig::sweep_interval`]: due searches expire, a deleted mode's
+//! or project's fail. Every loop is owned by one `JoinSet` and stops on
+//! cancel, releasing its lease (STYLE 8).
 
 use crate::config::WorkerConfig;
 use crate::deliveries::DeliveryWorker;
@@ -63,7 +66,11 @@ pub async fn run_worker(
         let poll = shared.config.delivery_poll;
         tokio::spawn(async move { deliveries.run(max, poll, shutdown).await })
     };
+    let sweep_task = tokio::spawn(crate::sweep::run(shared.clone(), shutdown.clone()));
     schedule(&shared, &shutdown).await;
+    if let Err(err) = sweep_task.await {
+        tracing::warn!(error = %err, "the sweep stopped");
+    }
     if let Err(err) = delivery_task.await {
         tracing::warn!(error = %err, "the delivery loop stopped");
     }
@@ -80,7 +87,7 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                 senders.remove(&key);
             }
         }
-        match modes::list_all(&shared.db, shared.pool.as_ref()).await {
+        match modes::list_all(&shared.db).await {
             Ok(listed) => {
                 for (key, sender) in &senders {
                     if !listed.contains_key(key) {

@@ -18,19 +18,16 @@
 pub mod cache;
 pub mod matched;
 pub mod ratings;
-pub mod retire;
 pub mod start;
 pub mod status;
-pub mod sweep;
 pub mod token;
 
 use cache::ConfigCache;
-use matchplane_store::pool::{MemoryPoolStore, ModeKey, PoolStore};
+use matchplane_store::pool::{MemoryPoolStore, PoolStore};
 use matchplane_store::tickets::{MemoryTicketStore, TicketStore};
 use ratings::{NoRatings, RatingsLookup};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Timing of searches. The defaults are SPEC 4's.
 #[derive(Debug, Clone)]
@@ -40,8 +37,6 @@ pub struct PlaySettings {
     /// How often a WebSocket search is pinged (SPEC: every second); also how
     /// often its status is re-read.
     pub ping_interval: Duration,
-    /// How often overdue searches are swept.
-    pub sweep_interval: Duration,
     /// A WebSocket search with no Pong for this long ends `expired`
     /// (`reason` `PONG_TIMEOUT`); [`PONG_TIMEOUT`] by default.
     pub pong_timeout: Duration,
@@ -57,7 +52,6 @@ impl Default for PlaySettings {
         Self {
             rest_poll_timeout: Duration::from_secs(30),
             ping_interval: Duration::from_secs(1),
-            sweep_interval: Duration::from_secs(1),
             pong_timeout: PONG_TIMEOUT,
         }
     }
@@ -75,12 +69,6 @@ pub struct Play {
     pub ratings: Arc<dyn RatingsLookup>,
     /// Timing.
     pub settings: PlaySettings,
-    /// Modes this process started searches in, with the last start: what
-    /// the sweeper looks at.
-    seen: Mutex<HashMap<ModeKey, Instant>>,
-    /// Projects and modes deleted here lately, with when to stop failing
-    /// their searches (see [`retire`]).
-    retired: Mutex<HashMap<retire::Retired, Instant>>,
 }
 
 impl Play {
@@ -96,8 +84,6 @@ impl Play {
             cache: ConfigCache::default(),
             ratings: Arc::new(NoRatings),
             settings,
-            seen: Mutex::default(),
-            retired: Mutex::default(),
         }
     }
 
@@ -112,44 +98,6 @@ impl Play {
     pub fn with_ratings(mut self, ratings: Arc<dyn RatingsLookup>) -> Self {
         self.ratings = ratings;
         self
-    }
-
-    /// Notes that `mode` has searches started here (for the sweeper).
-    pub(crate) fn saw(&self, mode: &ModeKey) {
-        self.seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(mode.clone(), Instant::now());
-    }
-
-    /// Notes that `what` was deleted: its searches are failed until `until`.
-    pub(crate) fn retired_now(&self, what: retire::Retired, until: Instant) {
-        self.retired
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(what, until);
-    }
-
-    /// Stops watching what was deleted (a mode of that name exists again).
-    pub fn forget_retired(&self, what: &retire::Retired) {
-        self.retired
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(what);
-    }
-
-    /// What was deleted and is still watched at `now`; forgets the rest.
-    pub(crate) fn retired_list(&self, now: Instant) -> Vec<retire::Retired> {
-        let mut retired = self.retired.lock().unwrap_or_else(PoisonError::into_inner);
-        retired.retain(|_, until| *until > now);
-        retired.keys().cloned().collect()
-    }
-
-    /// The modes to sweep; forgets those without a start for `forget_after`.
-    pub(crate) fn seen_modes(&self, forget_after: Duration) -> Vec<ModeKey> {
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        seen.retain(|_, at| at.elapsed() < forget_after);
-        seen.keys().cloned().collect()
     }
 }
 

@@ -171,7 +171,6 @@ pub async fn start_with_token(
             max_live: Some(max_live),
         })
         .await?;
-    play.saw(&mode);
     Ok(Started {
         ticket,
         mode,
@@ -200,7 +199,6 @@ pub async fn start(
     play.pool
         .add_search(&mode, &search_of(&ticket, now), deadline, Some(max_live))
         .await?;
-    play.saw(&mode);
     Ok(Started {
         ticket,
         mode,

@@ -16,7 +16,6 @@
 use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, RawJson};
-use crate::play::retire::{retire, Retired};
 use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
@@ -29,7 +28,6 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
 use matchplane_store::entities::{game_mode, game_mode_version};
-use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{game_modes, projects, tiers, webhook_health};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -250,12 +248,6 @@ async fn insert(
     )
     .await?;
     tracing::info!(project_id = %project_id, game_mode = %mode.name, "game mode created");
-    // A mode of this name deleted lately is no longer swept here: the new
-    // mode's searches are its own (other replicas see it in the database).
-    state.play.forget_retired(&Retired::Mode(ModeKey::new(
-        project_id.to_owned(),
-        mode.name.clone(),
-    )));
     Ok(mode)
 }
 
@@ -406,12 +398,7 @@ pub async fn delete(
     game_modes::delete(&state.db, &project_id, &name).await?;
     state.play.cache.evict_project(&project_id);
     tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
-    // Its searches end now; a pool failure leaves them to the sweeper here
-    // and to the worker's loop of the deleted mode.
-    let what = Retired::Mode(ModeKey::new(project_id.clone(), name.clone()));
-    if let Err(error) = retire(&state.play, what).await {
-        tracing::warn!(%error, project_id = %project_id, game_mode = %name, "ending a deleted mode's searches failed");
-    }
+    // Its searches fail at the worker's next sweep (within a second).
     Ok(StatusCode::NO_CONTENT)
 }
 

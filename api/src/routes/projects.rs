@@ -4,7 +4,6 @@
 
 use crate::auth::{Caller, Operator, ProjectCaller, ProjectOperator};
 use crate::extract::ApiJson;
-use crate::play::retire::{retire, Retired};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -176,11 +175,6 @@ pub async fn delete(
     state.keys.evict_project(&project_id);
     state.play.cache.evict_project(&project_id);
     tracing::info!(project_id = %project_id, "project deleted");
-    // Its searches end now (no worker runs a deleted project's modes); a
-    // pool failure leaves them to the sweeper, which retries.
-    let what = Retired::Project(project_id.clone());
-    if let Err(error) = retire(&state.play, what).await {
-        tracing::warn!(%error, project_id = %project_id, "ending a deleted project's searches failed");
-    }
+    // Its searches fail at the worker's next sweep (within a second).
     Ok(StatusCode::NO_CONTENT)
 }

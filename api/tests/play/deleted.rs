@@ -1,13 +1,14 @@
-//! A deleted game mode's and a deleted project's live searches end at once
-//! as `failed` with `GAME_MODE_DISABLED` (SPEC 3): their clients are told,
-//! and the project's live count goes back to zero. No worker runs a deleted
-//! project's modes, so nothing else would end them.
+//! A deleted game mode's and a deleted project's live searches end as
+//! `failed` with `GAME_MODE_DISABLED` (SPEC 3) at the worker's next sweep
+//! (a running worker sweeps every second; here a pass runs right after the
+//! delete): their clients are told, and the project's live count goes back
+//! to zero.
 
 use crate::harness::{call, duel, fast, solo, Pools, TestApp, OPERATOR};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use futures::StreamExt;
-use matchplane_api::play::{sweep, unix_now};
+use matchplane_api::play::unix_now;
 use matchplane_store::pool::{Ended, ModeKey, Search, SearchState};
 use serde_json::Value;
 use std::time::Duration;
@@ -39,6 +40,9 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
     let (in_duel, duel_token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
     let (in_other, other_token) = t.ticket_ok(&p, &key, solo("other", "p2")).await;
     let (also_other, also_token) = t.ticket_ok(&p, &key, solo("other", "p3")).await;
+    // Sweeps below run at this time: the REST searches' deadlines (a second
+    // on) are not due then, whatever this test's pace.
+    let before = unix_now();
     for token in [&duel_token, &other_token, &also_token] {
         assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
     }
@@ -58,6 +62,7 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
         )
         .await;
     assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+    t.sweep(before).await;
     let duel = ModeKey::new(&p, "duel");
     assert_eq!(
         failed_code(&t, &duel, &in_duel).await.as_deref(),
@@ -89,6 +94,7 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
         )
         .await;
     assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+    t.sweep(before).await;
     let other = ModeKey::new(&p, "other");
     for ticket in [&in_other, &also_other] {
         assert_eq!(
@@ -113,7 +119,7 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
     assert!(t.play.pool.snapshot(&other).await.unwrap().is_empty());
 
     // A start accepted just after, from another replica's stale config
-    // cache, is failed by this process's next sweep.
+    // cache, is failed by the next sweep.
     let now = unix_now();
     let late = Search::solo("tkt_late", "p9", 1500.0, now);
     t.play
@@ -122,7 +128,7 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
         .await
         .unwrap();
     assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 1);
-    sweep::sweep_once(&t.play, &t.db, now).await;
+    t.sweep(now).await;
     assert_eq!(
         failed_code(&t, &other, "tkt_late").await.as_deref(),
         Some("GAME_MODE_DISABLED")
@@ -131,8 +137,8 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
 }
 
 /// A mode deleted and created again under its name, here or on another
-/// instance: the new mode's searches are not failed by the sweep watching
-/// the deleted one (a newcomer found them failed for ten seconds).
+/// instance: the new mode's searches are not failed by the sweep (the
+/// mode has a row again).
 async fn a_mode_created_again_keeps_its_searches(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("free").await;
@@ -159,7 +165,7 @@ async fn a_mode_created_again_keeps_its_searches(pools: Pools) {
         let player = if recreate_elsewhere { "p2" } else { "p1" };
         let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
         assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
-        sweep::sweep_once(&t.play, &t.db, unix_now()).await;
+        t.sweep(unix_now()).await;
         let state = t
             .play
             .pool

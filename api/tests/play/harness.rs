@@ -10,6 +10,7 @@ use http_body_util::BodyExt;
 use matchplane_api::play::{self, Play, PlaySettings};
 use matchplane_api::{router, ApiConfig, AppState};
 use matchplane_store::pool::{Claim, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_worker::sweep::{SweepReport, Sweeper};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -131,7 +132,6 @@ pub fn fast() -> PlaySettings {
     PlaySettings {
         rest_poll_timeout: Duration::from_secs(1),
         ping_interval: Duration::from_millis(100),
-        sweep_interval: Duration::from_millis(100),
         pong_timeout: Duration::from_secs(3),
     }
 }
@@ -254,6 +254,22 @@ impl TestApp {
             record_json: "{}".into(),
         };
         self.play.pool.claim(&mode, lease, &claim).await.unwrap();
+    }
+
+    /// One pass of the worker's sweep at `now` (Unix seconds), as a running
+    /// worker makes every second: due searches expire, a deleted mode's or
+    /// project's fail.
+    pub async fn sweep(&self, now: f64) -> SweepReport {
+        let now = chrono::DateTime::from_timestamp_micros((now * 1e6) as i64).unwrap();
+        Sweeper {
+            pool: self.play.pool.as_ref(),
+            db: &self.db,
+            expire_batch: 1000,
+            concurrency: 16,
+        }
+        .pass(now)
+        .await
+        .unwrap()
     }
 
     /// Stores the match `mat_1` of [`TestApp::claim_alone`] in the

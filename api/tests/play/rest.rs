@@ -4,7 +4,7 @@
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
-use matchplane_api::play::{sweep, unix_now};
+use matchplane_api::play::unix_now;
 use matchplane_store::pool::{ModeKey, SearchState};
 use std::time::Duration;
 
@@ -37,8 +37,8 @@ async fn an_unpolled_rest_search_expires_and_a_polled_one_lives(pools: Pools) {
         )
         .await;
     assert_eq!(a.body["status"], "expired", "{}", a.body);
-    // The sweep ends the one nobody polls, and leaves the polled one.
-    assert!(sweep::sweep_once(&t.play, &t.db, unix_now()).await >= 1);
+    // The worker's sweep ends the one nobody polls, and leaves the polled one.
+    assert!(t.sweep(unix_now()).await.expired >= 1);
     let mode = ModeKey::new(&p, "duel");
     let state = t.play.pool.search_state(&mode, &swept).await.unwrap();
     assert!(matches!(state, Some(SearchState::Ended(_))), "{state:?}");

@@ -1,9 +1,21 @@
 //! The live pools: where searches wait between "start a search" and a match.
 //!
-//! [`PoolStore`] is the one interface the API (which adds, ends and pings
-//! searches, and reads their status) and the worker (which snapshots a mode's
-//! pool, claims groups under its lease and drains the match outbox) share.
-//! Two implementations pass one conformance suite:
+//! The interface is cut into one trait per concern, so each caller names
+//! what it uses and each implementation keeps one file per concern:
+//!
+//! - [`Searches`]: adding, ending, touching and expiring live searches, and
+//!   their annotations (pings, waiting reasons): the API and the worker;
+//! - [`PoolReads`]: what the pools hold (a mode's snapshot, a ticket's
+//!   state, where a project's searches are);
+//! - [`Claims`]: taking a group of searches into a match under the mode's
+//!   lease (the worker's cycle);
+//! - [`Leases`]: the fenced lease that makes one worker a mode's owner;
+//! - [`Outbox`]: the match records a claim leaves for the worker to store;
+//! - [`StatusBus`]: a ticket's status messages, across processes.
+//!
+//! [`PoolStore`] is all of them at once (a blanket impl): the handle the API
+//! and the worker share, as `Arc<dyn PoolStore>`. Two implementations pass
+//! one conformance suite:
 //!
 //! - [`RedisPoolStore`]: the service's store, shared by every API and worker
 //!   replica; its key layout and the reasons behind it are in [`redis`].
@@ -15,7 +27,7 @@
 //! - a project never holds more live searches than its tier allows, checked
 //!   in the same atomic step that adds the search;
 //! - a search ends exactly once: matched (by a claim) XOR cancelled, expired
-//!   or failed (by [`PoolStore::end_search`] or [`PoolStore::expire_due`]);
+//!   or failed (by [`Searches::end_search`] or [`Searches::expire_due`]);
 //! - a claim takes every search of a group or none, only under the mode's
 //!   current lease fencing token, and writes the match to the mode's outbox
 //!   in the same step, so a match is never lost between Redis and PostgreSQL.
@@ -27,8 +39,6 @@
 
 mod memory;
 pub mod redis;
-pub(crate) mod redis_keys;
-mod redis_status;
 mod types;
 
 #[cfg(test)]
@@ -51,17 +61,24 @@ pub use types::{
 /// Dropping it ends the subscription.
 pub type StatusStream = BoxStream<'static, String>;
 
-/// The live pools of every game mode, their leases, outboxes and status
-/// channels. See the module documentation for the rules every implementation
-/// keeps. Object safe: share it as `Arc<dyn PoolStore>`.
+/// Every part of the pool store at once: what the API's player side and the
+/// worker hold, as `Arc<dyn PoolStore>`. Implemented for every type that
+/// implements the parts; see the module documentation for the rules.
+pub trait PoolStore: Searches + PoolReads + Claims + Leases + Outbox + StatusBus {}
+
+impl<T> PoolStore for T where T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus {}
+
+/// The lifecycle of live searches: add, end, touch, expire, and the
+/// annotations a live search carries (its pings, the last cycle's waiting
+/// reason).
 #[async_trait::async_trait]
-pub trait PoolStore: Send + Sync {
+pub trait Searches: Send + Sync {
     /// Adds a live search to `mode`'s pool, in one atomic step (one Redis round
     /// trip).
     ///
     /// `deadline` (Unix seconds) is when the search expires unless touched
     /// (the ticket's expiry, or the REST poll deadline): see
-    /// [`PoolStore::expire_due`]. `max_live` is the project's
+    /// [`Searches::expire_due`]. `max_live` is the project's
     /// `maxConcurrentSearches`; `None` means no limit.
     ///
     /// Errors: [`AddSearchError::SearchAlreadyActive`] (the ticket is
@@ -110,6 +127,31 @@ pub trait PoolStore: Send + Sync {
         limit: usize,
     ) -> Result<Vec<String>, PoolError>;
 
+    /// Records one round trip (milliseconds) of a live search: keeps the last
+    /// five samples and sets its `ping_ms` to their median (the mean of the two
+    /// middle samples while there are an even number). Returns the new
+    /// median, or `None` if the search is not live.
+    async fn record_ping(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        rtt_ms: f64,
+    ) -> Result<Option<f64>, PoolError>;
+
+    /// Stores each live search's latest `waitingReason` (JSON text from the
+    /// cycle), replacing the previous one; entries of searches no longer live
+    /// are ignored.
+    async fn set_waiting_reasons(
+        &self,
+        mode: &ModeKey,
+        reasons: &[(String, String)],
+    ) -> Result<(), PoolError>;
+}
+
+/// What the pools hold: a mode's searches, a ticket's search, where a
+/// project's searches are and how many.
+#[async_trait::async_trait]
+pub trait PoolReads: Send + Sync {
     /// Every live search of `mode`, in no particular order, each with its
     /// current `ping_ms` (median of its last five samples, once measured).
     async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError>;
@@ -132,26 +174,23 @@ pub trait PoolStore: Send + Sync {
         player_id: &str,
     ) -> Result<Option<String>, PoolError>;
 
-    /// Records one round trip (milliseconds) of a live search: keeps the last
-    /// five samples and sets its `ping_ms` to their median (the mean of the two
-    /// middle samples while there are an even number). Returns the new
-    /// median, or `None` if the search is not live.
-    async fn record_ping(
-        &self,
-        mode: &ModeKey,
-        ticket_id: &str,
-        rtt_ms: f64,
-    ) -> Result<Option<f64>, PoolError>;
+    /// The names of `project_id`'s modes that have live searches, sorted
+    /// (to end all of a player's searches, or fail those of a deleted mode).
+    async fn modes_with_searches(&self, project_id: &str) -> Result<Vec<String>, PoolError>;
 
-    /// Stores each live search's latest `waitingReason` (JSON text from the
-    /// cycle), replacing the previous one; entries of searches no longer live
-    /// are ignored.
-    async fn set_waiting_reasons(
-        &self,
-        mode: &ModeKey,
-        reasons: &[(String, String)],
-    ) -> Result<(), PoolError>;
+    /// How many live searches `project_id` has, over all its modes.
+    async fn count_live(&self, project_id: &str) -> Result<u64, PoolError>;
 
+    /// Every project with live searches, sorted: also one the database no
+    /// longer has (deleted), so the worker finds every pool. A search added
+    /// while this runs is listed by the next call at the latest.
+    async fn projects_with_searches(&self) -> Result<Vec<String>, PoolError>;
+}
+
+/// Taking groups of searches into matches (SPEC 5.7), under the mode's
+/// lease ([`Leases`]), each match recorded in the mode's [`Outbox`].
+#[async_trait::async_trait]
+pub trait Claims: Send + Sync {
     /// Claims a group atomically (SPEC 5.7): if `lease_token` is not `mode`'s
     /// current lease fencing token, nothing happens
     /// ([`ClaimOutcome::LeaseLost`]); if any ticket is no longer live, nothing
@@ -169,7 +208,7 @@ pub trait PoolStore: Send + Sync {
     ) -> Result<ClaimOutcome, PoolError>;
 
     /// Claims many groups (a cycle's matches) at once: the same rules as
-    /// [`PoolStore::claim`] for each group on its own (one group's conflict
+    /// [`Claims::claim`] for each group on its own (one group's conflict
     /// takes nothing from the others; a ticket listed by two groups goes to
     /// the first), and one outcome per group, in order. Under a stale
     /// fencing token every outcome is [`ClaimOutcome::LeaseLost`].
@@ -195,7 +234,12 @@ pub trait PoolStore: Send + Sync {
         }
         Ok(outcomes)
     }
+}
 
+/// A mode's lease: which worker runs its cycle, fenced by a token that only
+/// grows, so a worker that lost it cannot commit ([`Claims`] checks it).
+#[async_trait::async_trait]
+pub trait Leases: Send + Sync {
     /// Takes `mode`'s lease for `ttl` if nobody holds it, returning a fencing
     /// token greater than every token handed out before for this mode.
     /// `None` if another holder's lease is still running.
@@ -218,11 +262,16 @@ pub trait PoolStore: Send + Sync {
     /// Gives up the lease held under `token` (graceful shutdown), so another
     /// worker can take the mode at once. `false` if it was no longer held.
     async fn release_lease(&self, mode: &ModeKey, token: u64) -> Result<bool, PoolError>;
+}
 
+/// A mode's match records between the claim and PostgreSQL: each stays
+/// until a consumer acknowledges it, and a dead consumer's are taken over.
+#[async_trait::async_trait]
+pub trait Outbox: Send + Sync {
     /// Up to `count` match records of `mode`'s outbox for `consumer`: first
     /// entries delivered to any consumer but not acknowledged for at least
     /// `min_idle` (a dead consumer's work is taken over), then new ones.
-    /// An entry stays in the outbox until [`PoolStore::ack_outbox`].
+    /// An entry stays in the outbox until [`Outbox::ack_outbox`].
     async fn read_outbox(
         &self,
         mode: &ModeKey,
@@ -234,7 +283,12 @@ pub trait PoolStore: Send + Sync {
     /// Acknowledges (and deletes) outbox entries once their matches are
     /// stored. Returns how many were still pending.
     async fn ack_outbox(&self, mode: &ModeKey, ids: &[String]) -> Result<u64, PoolError>;
+}
 
+/// A ticket's status messages, from whichever process changed the search
+/// to whichever holds the client's socket.
+#[async_trait::async_trait]
+pub trait StatusBus: Send + Sync {
     /// Publishes a status message (JSON text) to every subscriber of
     /// `ticket_id`, in any process. Fire and forget: a message published while
     /// nobody listens is gone, so a subscriber reads the current state after
@@ -244,11 +298,4 @@ pub trait PoolStore: Send + Sync {
     /// Subscribes to `ticket_id`'s status messages. The subscription is in
     /// force when this returns.
     async fn subscribe_status(&self, ticket_id: &str) -> Result<StatusStream, PoolError>;
-
-    /// The names of `project_id`'s modes that have live searches, sorted
-    /// (to end all of a player's searches, or fail those of a deleted mode).
-    async fn modes_with_searches(&self, project_id: &str) -> Result<Vec<String>, PoolError>;
-
-    /// How many live searches `project_id` has, over all its modes.
-    async fn count_live(&self, project_id: &str) -> Result<u64, PoolError>;
 }

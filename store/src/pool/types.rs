@@ -107,7 +107,7 @@ pub(crate) fn wall_clock() -> f64 {
         .unwrap_or_default()
 }
 
-/// How [`super::PoolStore::end_search`] ends a search (a claim alone ends one
+/// How [`super::Searches::end_search`] ends a search (a claim alone ends one
 /// as matched).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EndOutcome {
@@ -143,7 +143,7 @@ impl From<&EndOutcome> for Ended {
     }
 }
 
-/// What [`super::PoolStore::end_search`] found.
+/// What [`super::Searches::end_search`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EndResult {
     /// The search was live; this call ended it.
@@ -223,7 +223,7 @@ pub enum ClaimOutcome {
 /// One match record waiting in a mode's outbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutboxEntry {
-    /// The entry id, to pass to [`super::PoolStore::ack_outbox`].
+    /// The entry id, to pass to [`super::Outbox::ack_outbox`].
     pub id: String,
     /// `mat_…` id of the match.
     pub match_id: String,

@@ -7,9 +7,10 @@ use crate::repos::{webhook_secrets, StoreError};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, Select, Set, TransactionTrait,
+    QueryOrder, QuerySelect, Select, Set, TransactionTrait,
 };
 use serde_json::Value;
+use std::collections::HashSet;
 
 /// How long a rotated-out webhook secret keeps signing (SPEC 6: 24 hours).
 pub const PREVIOUS_SECRET_GRACE: Duration = webhook_secrets::GRACE;
@@ -54,6 +55,32 @@ pub async fn list<C: ConnectionTrait>(
         .order_by_asc(game_mode::Column::Name)
         .all(db)
         .await?)
+}
+
+/// The `(projectId, name)` of every game mode of the projects listed: for
+/// the worker's sweep, which fails the searches of a pool whose mode is
+/// gone. A project the database does not have (deleted) has none.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn names_in<C: ConnectionTrait>(
+    db: &C,
+    project_ids: &[String],
+) -> Result<HashSet<(String, String)>, StoreError> {
+    let mut names = HashSet::new();
+    // A few hundred bound parameters per query suits every backend.
+    for chunk in project_ids.chunks(500) {
+        let rows: Vec<(String, String)> = GameModes::find()
+            .select_only()
+            .column(game_mode::Column::ProjectId)
+            .column(game_mode::Column::Name)
+            .filter(game_mode::Column::ProjectId.is_in(chunk.iter().map(String::as_str)))
+            .into_tuple()
+            .all(db)
+            .await?;
+        names.extend(rows);
+    }
+    Ok(names)
 }
 
 /// One game mode of `project_id` by name.

@@ -58,7 +58,7 @@ pub const RECORD_GRACE: Duration = Duration::from_secs(120);
 /// begins with exactly the fields, in order and format, of the pool entry of
 /// its search (`ticketId`, `playerId`, `party`?, `mmr`?), so the start script
 /// builds that entry by cutting the ticket's JSON before `,"projectId":` and
-/// appending `,"queuedAt":…}` (see `pool/scripts/start_search.lua`). A test
+/// appending `,"queuedAt":…}` (see `pool/redis/scripts/start_search.lua`). A test
 /// checks the splice against [`matchplane_matchmaker::Search`]'s JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -144,7 +144,7 @@ pub trait TicketStore: Send + Sync {
     /// Starts a search with the ticket `start` names, if the token's hash,
     /// mode and project are the ticket's and it has not expired; returns
     /// the ticket. The search is added under
-    /// [`crate::pool::PoolStore::add_search`]'s rules, with its deadline
+    /// [`crate::pool::Searches::add_search`]'s rules, with its deadline
     /// from [`TicketStart::hold`] and `queuedAt` = [`TicketStart::now`].
     ///
     /// Redis: one script, one round trip (the record read and the add in

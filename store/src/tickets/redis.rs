@@ -2,7 +2,7 @@
 //! under its prefix (so both always agree on the keys).
 //!
 //! Keys (`P` is the pool store's prefix, `mp` by default; names built in
-//! `pool::redis_keys`):
+//! `pool::redis::keys`):
 //!
 //! - `P:{<projectId>}:ticket:<ticketId>` — STRING, the [`Ticket`] as JSON,
 //!   expiring [`super::RECORD_GRACE`] after the ticket. Under the project's
@@ -18,7 +18,7 @@
 use async_trait::async_trait;
 
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
-use crate::pool::redis_keys::{pending_key, players_key, ticket_key};
+use crate::pool::redis::keys::{pending_key, players_key, ticket_key};
 use crate::pool::{PoolError, RedisPoolStore};
 
 /// Lifetime of a project's pending set after its last write (seconds): the

@@ -1,6 +1,6 @@
 //! Starting a search from a stored ticket: the request, its rules and its
 //! errors, shared by both ticket stores (Redis runs them in one script, see
-//! `pool/scripts/start_search.lua`; memory reads the ticket and adds the
+//! `pool/redis/scripts/start_search.lua`; memory reads the ticket and adds the
 //! search under its pool's lock).
 
 use super::Ticket;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One message of a search's WebSocket, and what is published on a ticket's
-/// status channel (`PoolStore::publish_status`). Tagged by `type`:
+/// status channel (`StatusBus::publish_status`). Tagged by `type`:
 /// `{"type":"searching",…}`, `{"type":"status",…}`, then one of
 /// `{"type":"matched","match":{…}}`, `{"type":"failed","code":…,"message":…}`,
 /// `{"type":"cancelled"}`, `{"type":"expired","reason":…}`.

@@ -179,7 +179,7 @@ async fn a_ticket_record_lives_its_ttl_and_a_short_grace_on_redis() {
     let t = ticket("tkt_ttl", "p1"); // expires 600 s after now
     tickets.create(&t, now).await.unwrap();
     let ttl: i64 = redis::cmd("TTL")
-        .arg(crate::pool::redis_keys::ticket_key(
+        .arg(crate::pool::redis::keys::ticket_key(
             &prefix, "prj_t", "tkt_ttl",
         ))
         .query_async(&mut redis.conn())

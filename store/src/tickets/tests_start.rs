@@ -86,6 +86,8 @@ async fn a_search_starts_from_its_ticket_with_the_exact_entry() {
                 Some(t.ticket_id.as_str())
             );
         }
+        // Its project is listed for the worker's sweep.
+        assert_eq!(pool.projects_with_searches().await.unwrap(), ["prj_t"]);
         // A polled search's deadline: the poll timeout, capped by the expiry.
         let t = ticket("tkt_rest", "rest");
         tickets.create(&t, 1000.0).await.unwrap();

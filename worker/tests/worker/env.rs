@@ -112,7 +112,10 @@ impl Env {
     }
 
     pub async fn config(&self) -> ModeConfig {
-        modes::refresh(&self.db, &self.mode, None).await.unwrap()
+        modes::refresh(&self.db, &self.mode, None)
+            .await
+            .unwrap()
+            .expect("the test's mode exists")
     }
 
     pub async fn lease(&self, owner: &str, ttl: Duration) -> u64 {
@@ -173,12 +176,14 @@ impl Env {
         )
     }
 
-    /// Worker settings for this test's loops: short lease, quick reconcile.
+    /// Worker settings for this test's loops: short lease, quick reconcile
+    /// and sweep.
     pub fn worker_config(&self, id: &str) -> WorkerConfig {
         WorkerConfig {
             worker_id: id.to_owned(),
             lease_ttl: Duration::from_millis(600),
             reconcile_interval: Duration::from_millis(200),
+            sweep_interval: Duration::from_millis(200),
             outbox_min_idle: Duration::from_millis(500),
             delivery: DeliveryConfig {
                 allow_private: true,

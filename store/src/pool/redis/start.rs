@@ -2,8 +2,9 @@
 //! script (`scripts/start_search.lua`) reads the ticket's record, checks the
 //! token against it and adds the search, atomically.
 
-use super::{add_reply, RedisPoolStore};
-use crate::pool::redis_keys::{pending_key, ticket_key};
+use super::keys::{pending_key, ticket_key};
+use super::searches::add_reply;
+use super::RedisPoolStore;
 use crate::pool::{AddSearchError, PoolError};
 use crate::tickets::{Hold, StartSearchError, Ticket, TicketStart};
 
@@ -32,15 +33,16 @@ impl RedisPoolStore {
             invocation.key(key);
         }
         invocation.key(pending_key(self.prefix(), &start.mode.project_id));
-        let reply: Vec<String> = invocation
+        invocation
             .arg(start.ticket_id)
             .arg(start.token_hash)
             .arg(&start.mode.mode)
             .arg(now)
             .arg(via)
             .arg(poll)
-            .arg(start.max_live.map(|l| l.to_string()).unwrap_or_default())
-            .invoke_async(&mut self.conn())
+            .arg(start.max_live.map(|l| l.to_string()).unwrap_or_default());
+        let reply: Vec<String> = self
+            .invoke_in_project(&start.mode.project_id, &invocation)
             .await
             .map_err(|e| StartSearchError::Add(AddSearchError::Store(e.into())))?;
         match (reply.first().map(String::as_str), reply.get(1)) {

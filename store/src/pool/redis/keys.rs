@@ -1,9 +1,9 @@
 //! Every Redis key and channel of the pool store, built in one place.
 //!
 //! All keys of one project share the hash tag `{<projectId>}` (see the design
-//! notes in [`super::redis`] for why the tag is the project and not the mode).
+//! notes in [`super`] for why the tag is the project and not the mode).
 
-use super::types::ModeKey;
+use crate::pool::ModeKey;
 
 /// The keys of one game mode. `P` is the configured prefix (`mp` by default),
 /// `M` the mode's name.
@@ -136,6 +136,21 @@ pub(crate) fn live_key(prefix: &str, project_id: &str) -> String {
 /// `P:{<projectId>}:modes`: see [`ModeKeys::modes`].
 pub(crate) fn modes_key(prefix: &str, project_id: &str) -> String {
     format!("{}:modes", project_base(prefix, project_id))
+}
+
+/// `P:projects` — ZSET projectId → when a search was last added in the
+/// project (Unix seconds, the adding process's clock): every project that
+/// may have live searches, so the worker finds the pools of a project the
+/// database no longer has (deleted) and fails them. The one key under no
+/// project's hash tag, as it lists them all: the add and start scripts
+/// never touch it; a process pipelines a ZADD (GT) of it before the script,
+/// in the same round trip, unless it wrote the project within the last
+/// minute, so a search is never added in a project the registry lacks. The
+/// worker's listing forgets a project once its `modes` set is empty and its
+/// last write is ten minutes old (see `projects.rs`), with a
+/// check-and-remove script on this key alone.
+pub(crate) fn projects_key(prefix: &str) -> String {
+    concat(&[prefix, ":projects"])
 }
 
 /// `P:{<projectId>}:ticket:<ticketId>` — STRING, a [`crate::tickets::Ticket`]

@@ -1,4 +1,5 @@
-//! Status subscriptions over Redis pub/sub, shared by every socket of a process.
+//! Status messages over Redis pub/sub: PUBLISH on the shared connection, and
+//! subscriptions shared by every socket of a process.
 //!
 //! One RESP3 [`ConnectionManager`] per process carries every subscription: it
 //! reconnects by itself and subscribes again to every channel it held
@@ -20,7 +21,9 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{ProtocolVersion, PushInfo, PushKind, RedisResult, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::{PoolError, StatusStream};
+use super::keys::status_channel;
+use super::RedisPoolStore;
+use crate::pool::{PoolError, StatusBus, StatusStream};
 
 /// Messages a slow local subscriber may fall behind by before it skips some.
 const SUBSCRIBER_BUFFER: usize = 64;
@@ -171,5 +174,25 @@ async fn run_commands(
                 }
             }
         }
+    }
+}
+
+#[async_trait::async_trait]
+impl StatusBus for RedisPoolStore {
+    async fn publish_status(&self, ticket_id: &str, json: &str) -> Result<(), PoolError> {
+        let channel = status_channel(&self.inner.prefix, ticket_id);
+        let _receivers: i64 =
+            redis::AsyncCommands::publish(&mut self.conn(), channel, json).await?;
+        Ok(())
+    }
+
+    async fn subscribe_status(&self, ticket_id: &str) -> Result<StatusStream, PoolError> {
+        let hub = self
+            .inner
+            .status
+            .get_or_try_init(|| StatusHub::connect(&self.inner.client))
+            .await?;
+        hub.subscribe(status_channel(&self.inner.prefix, ticket_id))
+            .await
     }
 }

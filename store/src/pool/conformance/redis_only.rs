@@ -1,133 +1,12 @@
-//! The conformance suite: every case is written once, against
-//! `Arc<dyn PoolStore>`, and run on both [`MemoryPoolStore`] and
-//! [`RedisPoolStore`] (real Redis at `MATCHPLANE_TEST_REDIS_URL`, default
-//! `redis://127.0.0.1:6379/9`, under a random key prefix per test, deleted
-//! afterwards even when the test fails).
+//! Cases of the Redis store alone: what survives a reconnect, how long
+//! ended records are kept, and a measurement of a large snapshot.
 
-mod cases;
-mod concurrency;
-
-use std::sync::Arc;
 use std::time::Duration;
 
-use super::{MemoryPoolStore, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search};
+use redis::aio::ConnectionManager;
 
-pub(crate) use cases::*;
-pub(crate) use concurrency::*;
-
-/// Runs each named case (an `async fn(Arc<dyn PoolStore>)`) on both stores.
-macro_rules! conformance {
-    ($($case:ident),* $(,)?) => {
-        mod on_memory {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $case() {
-                    super::$case(super::memory_store()).await;
-                }
-            )*
-        }
-        mod on_redis {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $case() {
-                    let harness = super::RedisHarness::new().await;
-                    super::$case(harness.store()).await;
-                }
-            )*
-        }
-    };
-}
-
-conformance!(
-    add_and_snapshot,
-    one_search_per_ticket_and_player,
-    quota_counts_the_whole_project,
-    end_search_reports_how_it_stood,
-    ping_is_the_median_of_the_last_five,
-    waiting_reasons_only_for_live_searches,
-    deadlines_expire_and_touch_extends,
-    claim_takes_all_or_nothing,
-    claim_refused_under_a_stale_fencing_token,
-    claim_many_takes_each_group_on_its_own,
-    claim_many_spans_several_script_runs,
-    claimed_searches_never_hold_up_expiry,
-    outbox_entries_of_a_dead_consumer_are_taken_over,
-    status_messages_reach_every_subscriber,
-    cancels_racing_claims_end_every_search_exactly_once,
-    modes_with_searches_follow_the_pools,
-);
-
-fn memory_store() -> Arc<dyn PoolStore> {
-    Arc::new(MemoryPoolStore::new())
-}
-
-/// A deadline nobody reaches in a test (Unix seconds).
-pub(crate) const FAR: f64 = 1e12;
-
-/// `prj_a`'s mode of that name.
-pub(crate) fn mode(name: &str) -> ModeKey {
-    ModeKey::new("prj_a", name)
-}
-
-/// A solo search of `player` with ticket `ticket`.
-pub(crate) fn solo(ticket: &str, player: &str) -> Search {
-    Search::solo(ticket, player, 1500.0, 1_764_486_133.123_456)
-}
-
-/// A real Redis under a random prefix, cleaned up on drop.
-pub(crate) struct RedisHarness {
-    url: String,
-    prefix: String,
-    store: RedisPoolStore,
-}
-
-impl RedisHarness {
-    pub async fn new() -> Self {
-        Self::with_retention(Duration::from_secs(24 * 3600)).await
-    }
-
-    /// A harness whose store keeps ended records for `retention`.
-    pub async fn with_retention(retention: Duration) -> Self {
-        let url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
-            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".into());
-        let prefix = format!("mptest-{}", ulid::Ulid::new());
-        let store = Self::connect(&url, &prefix, retention).await;
-        Self { url, prefix, store }
-    }
-
-    async fn connect(url: &str, prefix: &str, retention: Duration) -> RedisPoolStore {
-        let mut config = RedisPoolConfig::new(url);
-        config.prefix = prefix.to_owned();
-        config.ended_retention = retention;
-        RedisPoolStore::connect(config)
-            .await
-            .expect("test Redis reachable (MATCHPLANE_TEST_REDIS_URL)")
-    }
-
-    pub fn store(&self) -> Arc<dyn PoolStore> {
-        Arc::new(self.store.clone())
-    }
-
-    /// A second store on a new connection, as after an API restart.
-    pub async fn reconnect(&self) -> RedisPoolStore {
-        Self::connect(&self.url, &self.prefix, Duration::from_secs(24 * 3600)).await
-    }
-}
-
-impl Drop for RedisHarness {
-    fn drop(&mut self) {
-        let _ = super::redis::delete_prefix_blocking(&self.url, &self.prefix);
-    }
-}
-
-/// Waits for the next message of a status stream, at most a second.
-pub(crate) async fn next_status(stream: &mut super::StatusStream) -> Option<String> {
-    use futures::StreamExt;
-    tokio::time::timeout(Duration::from_secs(1), stream.next())
-        .await
-        .ok()
-        .flatten()
-}
+use super::{mode, solo, RedisHarness, FAR};
+use crate::pool::{PoolReads, Searches};
 
 #[tokio::test]
 async fn a_restarted_store_sees_the_same_pool() {
@@ -156,7 +35,8 @@ async fn a_restarted_store_sees_the_same_pool() {
     assert_eq!(after.len(), 50);
     assert_eq!(before, after);
     assert_eq!(restarted.count_live("prj_a").await.unwrap(), 50);
-    let Some(super::SearchState::Live(live)) = restarted.search_state(&m, "tkt_4").await.unwrap()
+    let Some(crate::pool::SearchState::Live(live)) =
+        restarted.search_state(&m, "tkt_4").await.unwrap()
     else {
         panic!("tkt_4 live after restart");
     };
@@ -180,14 +60,14 @@ async fn ended_records_are_kept_one_to_two_retentions() {
         .add_search(&m, &solo("t1", "p1"), FAR, None)
         .await
         .unwrap();
-    let claim = super::Claim {
+    let claim = crate::pool::Claim {
         match_id: "mat_1".into(),
         ticket_ids: vec!["t1".into()],
         player_ids: vec!["p1".into()],
         record_json: "{}".into(),
     };
     store.claim(&m, token, &claim).await.unwrap();
-    let matched = super::Ended::Matched {
+    let matched = crate::pool::Ended::Matched {
         match_id: "mat_1".into(),
     };
     assert_eq!(
@@ -195,7 +75,7 @@ async fn ended_records_are_kept_one_to_two_retentions() {
             .search_state(&m, "t1")
             .await
             .unwrap()
-            .and_then(super::SearchState::into_ended),
+            .and_then(crate::pool::SearchState::into_ended),
         Some(matched)
     );
     // Within one retention it is there whatever the bucket boundaries.
@@ -204,11 +84,81 @@ async fn ended_records_are_kept_one_to_two_retentions() {
     let spent = store.add_search(&m, &solo("t1", "p1"), FAR, None).await;
     assert!(matches!(
         spent,
-        Err(super::AddSearchError::TicketAlreadyMatched)
+        Err(crate::pool::AddSearchError::TicketAlreadyMatched)
     ));
     // After two retentions it is gone.
     tokio::time::sleep(Duration::from_millis(2_200)).await;
     assert_eq!(store.search_state(&m, "t1").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn the_registry_forgets_an_empty_project_only_after_the_grace() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let mut conn = harness.store.inner_conn();
+    let registry = format!("{}:projects", harness.prefix);
+    async fn score(conn: &mut ConnectionManager, registry: &str, project: &str) -> Option<f64> {
+        redis::AsyncCommands::zscore(conn, registry, project)
+            .await
+            .unwrap()
+    }
+    let (emptied, busy) = (mode("ranked"), crate::pool::ModeKey::new("prj_b", "solo"));
+    store
+        .add_search(&emptied, &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
+    store
+        .add_search(&busy, &solo("t2", "p2"), FAR, None)
+        .await
+        .unwrap();
+    store
+        .end_search(&emptied, "t1", &crate::pool::EndOutcome::Cancelled)
+        .await
+        .unwrap();
+    // Emptied a moment ago: not listed, but still registered.
+    assert_eq!(store.projects_with_searches().await.unwrap(), ["prj_b"]);
+    assert!(score(&mut conn, &registry, "prj_a").await.is_some());
+    // Last added long ago: an empty project goes, a busy one stays.
+    for project in ["prj_a", "prj_b"] {
+        let () = redis::AsyncCommands::zadd(&mut conn, &registry, project, 1.0)
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.projects_with_searches().await.unwrap(), ["prj_b"]);
+    assert_eq!(score(&mut conn, &registry, "prj_a").await, None);
+    assert_eq!(score(&mut conn, &registry, "prj_b").await, Some(1.0));
+    // A new search registers it again (from a process that did not write
+    // it lately: this one trusts its write of a moment ago).
+    let other = harness.reconnect().await;
+    Searches::add_search(&other, &emptied, &solo("t3", "p3"), FAR, None)
+        .await
+        .unwrap();
+    assert!(score(&mut conn, &registry, "prj_a")
+        .await
+        .is_some_and(|s| s > 1.0));
+    assert_eq!(
+        store.projects_with_searches().await.unwrap(),
+        ["prj_a", "prj_b"]
+    );
+}
+
+#[tokio::test]
+async fn an_add_registers_its_project_when_redis_lost_the_script() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let mut conn = harness.store.inner_conn();
+    // As after a Redis restart: every process's scripts reload themselves.
+    let () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    store
+        .add_search(&mode("ranked"), &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
+    assert_eq!(store.projects_with_searches().await.unwrap(), ["prj_a"]);
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 1);
 }
 
 /// How long a snapshot of 100 000 searches takes, against the floor of Redis
@@ -267,7 +217,7 @@ async fn snapshot_of_100k_searches() {
             let store = store.clone();
             let m = m.clone();
             async move {
-                let claim = super::Claim {
+                let claim = crate::pool::Claim {
                     match_id: format!("mat_{g}"),
                     ticket_ids: (0..10).map(|i| format!("tkt_{:06}", g * 10 + i)).collect(),
                     player_ids: (0..10).map(|i| format!("player-{}", g * 10 + i)).collect(),
@@ -281,7 +231,7 @@ async fn snapshot_of_100k_searches() {
         .await;
     let all_claimed = outcomes
         .iter()
-        .all(|o| matches!(o, super::ClaimOutcome::Claimed { .. }));
+        .all(|o| matches!(o, crate::pool::ClaimOutcome::Claimed { .. }));
     assert!(all_claimed);
     println!(
         "claim of 10000 groups of 10: {:?} (Redis CPU {:.3}s)",
@@ -291,7 +241,7 @@ async fn snapshot_of_100k_searches() {
 }
 
 /// Seconds of CPU the Redis server has used (user + system).
-async fn redis_cpu(conn: &mut redis::aio::ConnectionManager) -> f64 {
+async fn redis_cpu(conn: &mut ConnectionManager) -> f64 {
     let info: String = redis::cmd("INFO")
         .arg("cpu")
         .query_async(conn)

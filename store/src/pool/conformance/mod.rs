@@ -1,0 +1,185 @@
+//! The conformance suite: every case is written once, against
+//! `Arc<dyn PoolStore>`, and run on both [`MemoryPoolStore`] and
+//! [`RedisPoolStore`] (real Redis at `MATCHPLANE_TEST_REDIS_URL`, default
+//! `redis://127.0.0.1:6379/9`, under a random key prefix per test, deleted
+//! afterwards even when the test fails).
+
+mod claims;
+mod concurrency;
+mod leases;
+mod outbox;
+mod reads;
+mod redis_only;
+mod searches;
+mod status;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{
+    Claim, MemoryPoolStore, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search,
+    SearchState,
+};
+
+use claims::*;
+use concurrency::*;
+use leases::*;
+use outbox::*;
+use reads::*;
+use searches::*;
+use status::*;
+
+/// Runs each named case (an `async fn(Arc<dyn PoolStore>)`) on both stores.
+macro_rules! conformance {
+    ($($case:ident),* $(,)?) => {
+        mod on_memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    super::$case(super::memory_store()).await;
+                }
+            )*
+        }
+        mod on_redis {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    let harness = super::RedisHarness::new().await;
+                    super::$case(harness.store()).await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    add_and_snapshot,
+    one_search_per_ticket_and_player,
+    quota_counts_the_whole_project,
+    end_search_reports_how_it_stood,
+    ping_is_the_median_of_the_last_five,
+    waiting_reasons_only_for_live_searches,
+    deadlines_expire_and_touch_extends,
+    claim_takes_all_or_nothing,
+    claim_refused_under_a_stale_fencing_token,
+    claim_many_takes_each_group_on_its_own,
+    claim_many_spans_several_script_runs,
+    claimed_searches_never_hold_up_expiry,
+    outbox_entries_of_a_dead_consumer_are_taken_over,
+    status_messages_reach_every_subscriber,
+    cancels_racing_claims_end_every_search_exactly_once,
+    modes_with_searches_follow_the_pools,
+    projects_with_searches_follow_the_pools,
+);
+
+fn memory_store() -> Arc<dyn PoolStore> {
+    Arc::new(MemoryPoolStore::new())
+}
+
+/// A deadline nobody reaches in a test (Unix seconds).
+pub(crate) const FAR: f64 = 1e12;
+
+/// `prj_a`'s mode of that name.
+pub(crate) fn mode(name: &str) -> ModeKey {
+    ModeKey::new("prj_a", name)
+}
+
+/// A solo search of `player` with ticket `ticket`.
+pub(crate) fn solo(ticket: &str, player: &str) -> Search {
+    Search::solo(ticket, player, 1500.0, 1_764_486_133.123_456)
+}
+
+/// A real Redis under a random prefix, cleaned up on drop.
+pub(crate) struct RedisHarness {
+    url: String,
+    prefix: String,
+    store: RedisPoolStore,
+}
+
+impl RedisHarness {
+    pub async fn new() -> Self {
+        Self::with_retention(Duration::from_secs(24 * 3600)).await
+    }
+
+    /// A harness whose store keeps ended records for `retention`.
+    pub async fn with_retention(retention: Duration) -> Self {
+        let url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".into());
+        let prefix = format!("mptest-{}", ulid::Ulid::new());
+        let store = Self::connect(&url, &prefix, retention).await;
+        Self { url, prefix, store }
+    }
+
+    async fn connect(url: &str, prefix: &str, retention: Duration) -> RedisPoolStore {
+        let mut config = RedisPoolConfig::new(url);
+        config.prefix = prefix.to_owned();
+        config.ended_retention = retention;
+        RedisPoolStore::connect(config)
+            .await
+            .expect("test Redis reachable (MATCHPLANE_TEST_REDIS_URL)")
+    }
+
+    pub fn store(&self) -> Arc<dyn PoolStore> {
+        Arc::new(self.store.clone())
+    }
+
+    /// A second store on a new connection, as after an API restart.
+    pub async fn reconnect(&self) -> RedisPoolStore {
+        Self::connect(&self.url, &self.prefix, Duration::from_secs(24 * 3600)).await
+    }
+}
+
+impl Drop for RedisHarness {
+    fn drop(&mut self) {
+        let _ = super::redis::delete_prefix_blocking(&self.url, &self.prefix);
+    }
+}
+
+/// Waits for the next message of a status stream, at most a second.
+pub(crate) async fn next_status(stream: &mut super::StatusStream) -> Option<String> {
+    use futures::StreamExt;
+    tokio::time::timeout(Duration::from_secs(1), stream.next())
+        .await
+        .ok()
+        .flatten()
+}
+
+pub(crate) fn sorted(mut searches: Vec<Search>) -> Vec<Search> {
+    searches.sort_by(|a, b| a.ticket_id.cmp(&b.ticket_id));
+    searches
+}
+
+/// A claim of `tickets`, each of the player these cases give it: ticket
+/// `t3` (or `r3`) is player `p3`.
+pub(crate) fn claim_of(match_id: &str, tickets: &[&str]) -> Claim {
+    Claim {
+        match_id: match_id.into(),
+        ticket_ids: tickets.iter().map(|t| (*t).to_owned()).collect(),
+        player_ids: tickets.iter().map(|t| format!("p{}", &t[1..])).collect(),
+        record_json: format!(r#"{{"matchId":"{match_id}","tickets":{tickets:?}}}"#),
+    }
+}
+
+/// `m`'s lease for one worker (30 s): its fencing token.
+pub(crate) async fn lease(store: &dyn PoolStore, m: &ModeKey) -> u64 {
+    store
+        .acquire_lease(m, "worker-1", Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// Solo searches `t1`..`tn` of players `p1`..`pn`, none due.
+pub(crate) async fn add_solos(store: &dyn PoolStore, m: &ModeKey, n: u32) {
+    for i in 1..=n {
+        let s = solo(&format!("t{i}"), &format!("p{i}"));
+        store.add_search(m, &s, FAR, None).await.unwrap();
+    }
+}
+
+pub(crate) async fn live(store: &dyn PoolStore, m: &ModeKey, ticket: &str) -> bool {
+    matches!(
+        store.search_state(m, ticket).await.unwrap(),
+        Some(SearchState::Live(_))
+    )
+}

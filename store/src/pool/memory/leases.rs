@@ -1,0 +1,62 @@
+//! A mode's lease and its fence counter, timed by tokio's clock.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::time::Instant;
+
+use super::{Lease, MemoryPoolStore};
+use crate::pool::{Leases, ModeKey, PoolError};
+
+#[async_trait]
+impl Leases for MemoryPoolStore {
+    async fn acquire_lease(
+        &self,
+        mode: &ModeKey,
+        _owner: &str,
+        ttl: Duration,
+    ) -> Result<Option<u64>, PoolError> {
+        let now = Instant::now();
+        let mut state = self.state();
+        let pool = state.mode(mode);
+        if pool.lease_token(now).is_some() {
+            return Ok(None);
+        }
+        pool.fence += 1;
+        pool.lease = Some(Lease {
+            token: pool.fence,
+            expires: now + ttl,
+        });
+        Ok(Some(pool.fence))
+    }
+
+    async fn renew_lease(
+        &self,
+        mode: &ModeKey,
+        token: u64,
+        ttl: Duration,
+    ) -> Result<bool, PoolError> {
+        let now = Instant::now();
+        let mut state = self.state();
+        let pool = state.mode(mode);
+        if pool.lease_token(now) != Some(token) {
+            return Ok(false);
+        }
+        pool.lease = Some(Lease {
+            token,
+            expires: now + ttl,
+        });
+        Ok(true)
+    }
+
+    async fn release_lease(&self, mode: &ModeKey, token: u64) -> Result<bool, PoolError> {
+        let now = Instant::now();
+        let mut state = self.state();
+        let pool = state.mode(mode);
+        if pool.lease_token(now) != Some(token) {
+            return Ok(false);
+        }
+        pool.lease = None;
+        Ok(true)
+    }
+}

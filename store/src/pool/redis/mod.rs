@@ -1,0 +1,308 @@
+//! The Redis pool store: the live pools shared by every API and worker replica.
+//!
+//! # Design
+//!
+//! **One hash tag per project.** Every key of a project starts with
+//! `P:{<projectId>}:` (`P` is the configured prefix, `mp` by default, so tests
+//! and CI runs isolate on one Redis). Every key of one game mode therefore
+//! sits in one Redis Cluster slot, as SPEC 1 asks, so each script below runs
+//! on one node. The tag is the project rather than the mode because the
+//! project's live-search counter (the tier's `maxConcurrentSearches`) must
+//! change in the same atomic step as the pool it counts: adding a search,
+//! ending one and claiming a group all touch it, and a script cannot touch
+//! two slots. The price: one project's modes cannot spread over several
+//! Cluster nodes; many projects still spread.
+//!
+//! **One key lists the projects.** `P:projects` (the registry of projects
+//! with searches) sits in a slot of its own. No script touches it: a
+//! process pipelines a ZADD of it before an add or start script in the
+//! same round trip, once a minute per project, and the worker prunes it
+//! with a script on that key alone (see `projects`). It is how the worker
+//! finds the pools of a project the database no longer has.
+//!
+//! **A search is live exactly while it has a field in the mode's `pool`
+//! hash.** Every other key (`players`, `deadlines`, `pings`, `reasons`) is an
+//! index or annotation of that field, and the scripts that add or remove a
+//! field update all of them together, with one exception: a claim leaves
+//! its searches' `deadlines` entries, which the expiry sweep drops when it
+//! reads them (removing 100 000 sorted-set members cost a claim more than
+//! everything else it does), so liveness is never read from `deadlines`. Leaving the pool writes an `ended`
+//! record (matched, cancelled, expired, failed), kept between one and two
+//! retentions in time-bucketed hashes; the same script removes the field, so
+//! a search ends exactly once: a cancel that loses the race against a claim
+//! finds no field and reads `matched`; a claim that loses finds a field
+//! missing and claims nothing.
+//!
+//! **The hot path is one round trip.** Adding a search is one script
+//! (uniqueness per ticket and per player, spent tickets, the quota, the
+//! deadline index) on one shared multiplexed [`ConnectionManager`], which
+//! reconnects by itself. Starting a search from a ticket another process
+//! generated is one script too (`scripts/start_search.lua`, see
+//! [`crate::tickets::TicketStore::start_search`]): the ticket's record sits
+//! under the same project hash tag, and its JSON begins with the pool
+//! entry's fields, so the script splices the entry without re-encoding it.
+//! Scripts are sent by EVALSHA and loaded on a
+//! `NOSCRIPT` answer. A snapshot is HVALS of compact JSON plus HGETALL of the
+//! ping samples, pipelined: one round trip for 100 000 searches.
+//!
+//! **Claims are fenced.** A worker holds a mode's `lease` (a key with a PX
+//! expiry) under a fencing token from the mode's `fence` counter, which only
+//! grows. The claim script compares the token with the current lease before
+//! touching anything, so a worker that paused past its lease cannot commit
+//! next to the one that took over: a lock alone would be advisory.
+//!
+//! **The outbox is a stream.** The claim script XADDs the match record to the
+//! mode's `outbox` stream in the same step that removes the searches, so a
+//! match cannot be lost between the claim and PostgreSQL. Consumers read it
+//! through one consumer group; entries a consumer took but did not ACK for
+//! `min_idle` are taken over by XAUTOCLAIM (a dead worker's matches are
+//! recorded by another). Acknowledged entries are deleted.
+//!
+//! **Status changes go over pub/sub**, one channel per ticket, because the
+//! API instance that holds a client's WebSocket is not the worker that
+//! matched it. Pub/sub is at most once, so a subscriber reads the current
+//! state once subscribed. Subscriptions share one RESP3 connection per
+//! process (see `status`).
+//!
+//! The key layout is documented field by field on `keys::ModeKeys`.
+//!
+//! # Files
+//!
+//! One file per part of the interface, each running its own scripts (in
+//! `scripts/`, prefixed with `common.lua` where they remove searches):
+//! `searches` (add, end, touch, expire, pings, waiting reasons), `reads`,
+//! `projects` (the registry of projects with searches), `claims`, `leases`, `outbox`, `status` (pub/sub), `start` (a search
+//! started from a stored ticket) and `keys` (every key's name).
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::Script;
+use tokio::sync::OnceCell;
+
+use super::types::median;
+use super::{EndedSearch, ModeKey, PoolError, Search};
+use keys::ModeKeys;
+use status::StatusHub;
+
+mod claims;
+pub(crate) mod keys;
+mod leases;
+mod outbox;
+mod projects;
+mod reads;
+mod searches;
+mod start;
+mod status;
+
+/// How to reach Redis and name the keys.
+#[derive(Debug, Clone)]
+pub struct RedisPoolConfig {
+    /// `redis://host:port/db` (or `rediss://`).
+    pub url: String,
+    /// The first part of every key and channel (`mp` by default); tests use a
+    /// random one each.
+    pub prefix: String,
+    /// How long an ended search's record is kept at least (status reads,
+    /// `TICKET_ALREADY_MATCHED`); at most about twice that. Should outlast
+    /// the longest ticket TTL.
+    pub ended_retention: Duration,
+    /// How long one command may wait for its answer before it fails. A
+    /// snapshot of 100 000 searches is several megabytes: keep this well
+    /// above its transfer time.
+    pub response_timeout: Duration,
+}
+
+impl RedisPoolConfig {
+    /// The defaults: prefix `mp`, a 24-hour retention of ended searches, a
+    /// 5-second response timeout.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            prefix: "mp".into(),
+            ended_retention: Duration::from_secs(24 * 3600),
+            response_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// The scripts, each prefixed with the shared helpers where it needs them.
+struct Scripts {
+    add: Script,
+    end: Script,
+    expire: Script,
+    claim: Script,
+    touch: Script,
+    ping: Script,
+    reasons: Script,
+    lease: Script,
+    outbox_read: Script,
+    start: Script,
+    forget_project: Script,
+}
+
+impl Scripts {
+    fn new() -> Self {
+        Self {
+            add: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/add_search.lua")
+            )),
+            end: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/end_search.lua")
+            )),
+            expire: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/expire.lua")
+            )),
+            claim: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/claim.lua")
+            )),
+            touch: Script::new(include_str!("scripts/touch.lua")),
+            ping: Script::new(include_str!("scripts/ping.lua")),
+            reasons: Script::new(include_str!("scripts/reasons.lua")),
+            lease: Script::new(include_str!("scripts/lease.lua")),
+            outbox_read: Script::new(include_str!("scripts/outbox_read.lua")),
+            start: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/start_search.lua")
+            )),
+            forget_project: Script::new(include_str!("scripts/forget_project.lua")),
+        }
+    }
+}
+
+/// The pool store on Redis. Cheap to clone: clones share one connection.
+///
+/// A multiplexed connection answers in order, so a large answer (a snapshot)
+/// delays the commands queued behind it: a process that both snapshots big
+/// pools and serves players (`matchplane dev`) may open one store for each.
+#[derive(Clone)]
+pub struct RedisPoolStore {
+    inner: std::sync::Arc<Inner>,
+}
+
+struct Inner {
+    client: redis::Client,
+    conn: ConnectionManager,
+    prefix: String,
+    retention_secs: u64,
+    scripts: Scripts,
+    /// The shared subscription connection, opened at the first subscribe.
+    status: OnceCell<StatusHub>,
+    /// Projects this process wrote into the registry lately, with when
+    /// (see `projects`).
+    noted: std::sync::Mutex<std::collections::HashMap<String, std::time::Instant>>,
+}
+
+impl RedisPoolStore {
+    /// Connects (one multiplexed connection, reconnecting by itself).
+    pub async fn connect(config: RedisPoolConfig) -> Result<Self, PoolError> {
+        let client = redis::Client::open(config.url.as_str())?;
+        let manager =
+            ConnectionManagerConfig::new().set_response_timeout(Some(config.response_timeout));
+        let conn = ConnectionManager::new_with_config(client.clone(), manager).await?;
+        Ok(Self {
+            inner: std::sync::Arc::new(Inner {
+                client,
+                conn,
+                prefix: config.prefix,
+                retention_secs: config.ended_retention.as_secs().max(1),
+                scripts: Scripts::new(),
+                status: OnceCell::new(),
+                noted: std::sync::Mutex::default(),
+            }),
+        })
+    }
+
+    /// The key prefix in use.
+    pub fn prefix(&self) -> &str {
+        &self.inner.prefix
+    }
+
+    fn keys(&self, mode: &ModeKey) -> ModeKeys {
+        ModeKeys::new(&self.inner.prefix, mode)
+    }
+
+    /// The shared multiplexed connection (the ticket store's too).
+    pub(crate) fn conn(&self) -> ConnectionManager {
+        self.inner.conn.clone()
+    }
+
+    /// The shared connection, for tests that look at Redis directly.
+    #[cfg(test)]
+    pub(crate) fn inner_conn(&self) -> ConnectionManager {
+        self.conn()
+    }
+
+    /// The ended-record buckets of now (`[current, next, previous]`; see
+    /// `ModeKeys::ended`). The one place the store reads the wall clock: only
+    /// to pick a bucket, never for a rule of the pool.
+    fn ended_keys(&self, keys: &ModeKeys) -> [String; 3] {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_default();
+        keys.ended(now / self.inner.retention_secs)
+    }
+
+    /// How long an ended-record bucket lives after its last write (seconds).
+    fn bucket_lifetime(&self) -> u64 {
+        self.inner.retention_secs.saturating_mul(3)
+    }
+
+    /// The record's JSON; the scripts that remove a live search append its
+    /// `queuedAt` before the closing brace (see `with_queued_at` in
+    /// `scripts/common.lua`).
+    fn ended_json(&self, ended: &EndedSearch) -> Result<String, PoolError> {
+        serde_json::to_string(ended).map_err(|e| PoolError::Corrupt(e.to_string()))
+    }
+}
+
+/// Milliseconds of a duration as Redis wants them (at least 1).
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// Deletes every key under `prefix` (`<prefix>:*`) on the Redis at `url`,
+/// in batches of 500, and returns how many went: for test harnesses (each
+/// test's own prefix) and for retiring a prefix. Blocking: it opens its own
+/// synchronous connection, so it can run in a `Drop`.
+///
+/// # Errors
+/// The Redis error if the connection or a command fails.
+pub fn delete_prefix_blocking(url: &str, prefix: &str) -> redis::RedisResult<usize> {
+    use redis::Commands as _;
+    let client = redis::Client::open(url)?;
+    let mut conn = client.get_connection()?;
+    let pattern = format!("{prefix}:*");
+    let keys: Vec<String> = conn
+        .scan_match::<_, String>(&pattern)?
+        .filter_map(Result::ok)
+        .collect();
+    for chunk in keys.chunks(500) {
+        let () = redis::cmd("DEL").arg(chunk).query(&mut conn)?;
+    }
+    Ok(keys.len())
+}
+
+fn parse_search(json: &str) -> Result<Search, PoolError> {
+    serde_json::from_str(json).map_err(|e| PoolError::Corrupt(format!("pool entry: {e}")))
+}
+
+/// The median of a `pings` field (`"12,15.5,13"`).
+fn parse_ping(samples: &str) -> Result<Option<f64>, PoolError> {
+    let values = samples
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<f64>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PoolError::Corrupt(format!("ping samples: {e}")))?;
+    Ok(median(&values))
+}
+
+fn parse_ended(json: &str) -> Result<EndedSearch, PoolError> {
+    serde_json::from_str(json).map_err(|e| PoolError::Corrupt(format!("ended record: {e}")))
+}
