@@ -58,6 +58,10 @@ pub struct DeliveryWorker {
     lock_for: Duration,
 }
 
+/// Webhook targets (URL and secrets) read in one turn of the loop, by mode:
+/// one read per mode per turn, not per delivery.
+type Targets = HashMap<(String, String), Option<(String, Vec<String>)>>;
+
 /// A claimed delivery ready to send: the row, what to send (`None` when the
 /// mode has no enabled webhook any more), and its endpoint's slot.
 struct Ready {
@@ -146,8 +150,9 @@ impl DeliveryWorker {
                 }
             };
             let mut started = 0usize;
+            let mut targets = Targets::new();
             for row in taken {
-                let ready = match self.prepare_now(row, &mut busy, &slots).await {
+                let ready = match self.prepare_now(row, &mut busy, &mut targets, &slots).await {
                     Some(ready) => ready,
                     None => continue,
                 };
@@ -183,17 +188,37 @@ impl DeliveryWorker {
         &self,
         row: webhook_delivery::Model,
         busy: &mut HashMap<(String, String), String>,
+        targets: &mut Targets,
         slots: &Arc<Semaphore>,
     ) -> Option<(Ready, OwnedSemaphorePermit)> {
         let mode = (row.project_id.clone(), row.game_mode.clone());
         let (id, token) = (row.id.clone(), row.lock_token.clone().unwrap_or_default());
-        let mut ready = match self.prepare(row).await {
-            Ok(ready) => ready,
-            Err(err) => {
-                tracing::warn!(delivery_id = %id, error = %err, "webhook target not read");
-                self.give_back(&id, &token).await;
-                return None;
+        if busy.contains_key(&mode) {
+            self.give_back(&id, &token).await;
+            return None;
+        }
+        let target = match targets.get(&mode) {
+            Some(target) => target.clone(),
+            None => {
+                let read = modes::webhook_target(&self.db, &mode.0, &mode.1, Utc::now()).await;
+                match read {
+                    Ok(target) => {
+                        targets.insert(mode.clone(), target.clone());
+                        target
+                    }
+                    Err(err) => {
+                        tracing::warn!(delivery_id = %id, error = %err, "webhook target not read");
+                        self.give_back(&id, &token).await;
+                        return None;
+                    }
+                }
             }
+        };
+        let delivery = target.and_then(|(url, secrets)| attempt::build(&row, &url, &secrets));
+        let mut ready = Ready {
+            row,
+            delivery,
+            slot: None,
         };
         if let Some(delivery) = &ready.delivery {
             let key = delivery.endpoint_key();

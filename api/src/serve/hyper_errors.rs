@@ -145,8 +145,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ProblemIo<T> {
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         ready!(self.drain(cx))?;
-        let non_empty: Vec<&IoSlice<'_>> = bufs.iter().filter(|b| !b.is_empty()).collect();
-        if let [only] = non_empty.as_slice() {
+        // hyper's refusal is its head alone: one non-empty slice.
+        let mut non_empty = bufs.iter().filter(|b| !b.is_empty());
+        if let (Some(only), None) = (non_empty.next(), non_empty.next()) {
             if let Some(done) = self.replaced(cx, only) {
                 return done;
             }
