@@ -38,21 +38,27 @@ pub enum SchemaError {
 }
 
 /// Connects to `url` (`postgres://…`, or `sqlite://path`, the file created
-/// if needed) with the default [`DbTimeouts`]. Per-statement SQL logging is
-/// off: statements are logged by our own handlers, with fields we chose,
-/// never with bound values.
+/// if needed) with the driver's own waits (30 s to take a pooled
+/// connection): the worker, `matchplane dev` and `migrate`. Per-statement
+/// SQL logging is off: statements are logged by our own handlers, with
+/// fields we chose, never with bound values.
 ///
 /// # Errors
 /// The connection error.
 pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
-    connect_with(url, DbTimeouts::default()).await
+    open(url, None).await
 }
 
-/// [`connect`] with `timeouts`.
+/// [`connect`] with `timeouts` (`matchplane api`: a request fails fast
+/// while the database is out of reach rather than queue for the pool).
 ///
 /// # Errors
 /// The connection error.
 pub async fn connect_with(url: &str, timeouts: DbTimeouts) -> Result<DatabaseConnection, DbErr> {
+    open(url, Some(timeouts)).await
+}
+
+async fn open(url: &str, timeouts: Option<DbTimeouts>) -> Result<DatabaseConnection, DbErr> {
     let url = if url.starts_with("sqlite:") && !url.contains("mode=") {
         let sep = if url.contains('?') { '&' } else { '?' };
         format!("{url}{sep}mode=rwc")
@@ -60,10 +66,12 @@ pub async fn connect_with(url: &str, timeouts: DbTimeouts) -> Result<DatabaseCon
         url.to_owned()
     };
     let mut options = ConnectOptions::new(url);
-    options
-        .sqlx_logging(false)
-        .connect_timeout(timeouts.connect)
-        .acquire_timeout(timeouts.acquire);
+    options.sqlx_logging(false);
+    if let Some(timeouts) = timeouts {
+        options
+            .connect_timeout(timeouts.connect)
+            .acquire_timeout(timeouts.acquire);
+    }
     Database::connect(options).await
 }
 
