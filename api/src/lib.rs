@@ -17,6 +17,7 @@ pub mod auth;
 pub mod body_errors;
 pub mod cache_entry;
 pub mod credentials;
+pub mod deadline;
 pub mod edge;
 pub mod extract;
 pub mod idempotency;
@@ -32,7 +33,7 @@ pub mod serve;
 pub mod state;
 pub mod strict_json;
 
-pub use serve::{serve_on, ServeConfig, ServeError};
+pub use serve::{serve_on, ConnectionLimits, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};
 
 use axum::extract::DefaultBodyLimit;
@@ -125,13 +126,18 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// What every route goes through, innermost first: a panic becomes a `500`
-/// problem, `Idempotency-Key` retries get their first answer
+/// problem, a request past its deadline a `503` ([`deadline`]),
+/// `Idempotency-Key` retries get their first answer
 /// ([`idempotency`]), and the edge (metrics, log line, config-cache
 /// invalidation, problem safety net) sees and counts every answer; the
 /// 64 KiB body limit around all.
 fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
     routes
         .layer(CatchPanicLayer::custom(panic_problem))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            deadline::layer,
+        ))
         // Outside the panic catcher: a request that panicked releases its
         // Idempotency-Key like any other failure.
         .layer(middleware::from_fn_with_state(

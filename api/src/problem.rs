@@ -26,6 +26,18 @@ pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
 /// `409` (with `Retry-After`): the first request of an `Idempotency-Key`
 /// is still running.
 pub const IDEMPOTENCY_KEY_IN_USE: &str = "IDEMPOTENCY_KEY_IN_USE";
+/// `503` (with `Retry-After`): a dependency (PostgreSQL, Redis) is out of
+/// reach or did not answer in time; nothing about it is shown.
+pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
+
+/// `Retry-After` of a `503 SERVICE_UNAVAILABLE` (seconds): about the time
+/// a dependency's restart or failover takes to be noticed.
+pub const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 5;
+
+/// A response extension that tells [`safety_net`] to leave an error
+/// answer's body as it is (`/readyz`'s documented body).
+#[derive(Debug, Clone, Copy)]
+pub struct KeepBody;
 
 /// One failed rule in a problem's `errors` list.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -118,6 +130,9 @@ fn title_of(code: &str, status: StatusCode) -> String {
         VERSION_MISMATCH => "Version mismatch",
         IDEMPOTENCY_KEY_REUSED => "Idempotency key reused",
         IDEMPOTENCY_KEY_IN_USE => "Idempotency key in use",
+        SERVICE_UNAVAILABLE => "Service unavailable",
+        "URI_TOO_LONG" => "URI too long",
+        "HEADERS_TOO_LARGE" => "Headers too large",
         _ => return status.canonical_reason().unwrap_or("Error").to_owned(),
     };
     title.to_owned()
@@ -291,6 +306,15 @@ impl ApiError {
         err
     }
 
+    /// `503 SERVICE_UNAVAILABLE` with `Retry-After`: a dependency is out of
+    /// reach; `detail` names which, never how (no address, no driver text).
+    pub fn unavailable(detail: impl Into<String>) -> Self {
+        let mut err =
+            Self::with_status(StatusCode::SERVICE_UNAVAILABLE, SERVICE_UNAVAILABLE, detail);
+        err.retry_after_seconds = Some(UNAVAILABLE_RETRY_AFTER_SECONDS);
+        err
+    }
+
     /// `500 INTERNAL`; `cause` is logged here and never sent.
     pub fn internal(cause: &dyn std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "request failed on our side");
@@ -342,7 +366,8 @@ pub fn safety_net(response: Response) -> Response {
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes() == PROBLEM_JSON.as_bytes());
-    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+    let kept = response.extensions().get::<KeepBody>().is_some();
+    if !(status.is_client_error() || status.is_server_error()) || is_problem || kept {
         return response;
     }
     let (code, detail) = match status {
@@ -360,6 +385,10 @@ pub fn safety_net(response: Response) -> Response {
             (Code::UnsupportedMediaType.as_str(), "the body must be JSON")
         }
         StatusCode::TOO_MANY_REQUESTS => (Code::RateLimited.as_str(), "too many requests"),
+        StatusCode::SERVICE_UNAVAILABLE => {
+            return ApiError::unavailable("the service cannot answer now; retry shortly")
+                .into_response()
+        }
         s if s.is_server_error() => (Code::Internal.as_str(), "something failed on our side"),
         _ => (Code::ValidationError.as_str(), "the request was refused"),
     };

@@ -10,6 +10,11 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
+mod hyper_errors;
+mod listen;
+
+pub use listen::ConnectionLimits;
+
 /// What `matchplane api` needs.
 #[derive(Clone)]
 pub struct ServeConfig {
@@ -18,6 +23,23 @@ pub struct ServeConfig {
     /// The in-process worker's metrics (`matchplane dev`), served on the
     /// API's `GET /metrics` after its own; `None` for `matchplane api`.
     pub worker_metrics: Option<PrometheusHandle>,
+    /// Header, body and idle timeouts and the connection cap.
+    pub connections: ConnectionLimits,
+    /// The most a request may take before it is answered `503` (10 s).
+    pub request_deadline: std::time::Duration,
+}
+
+impl Default for ServeConfig {
+    /// Default operator settings, no worker metrics, the default connection
+    /// limits and request deadline.
+    fn default() -> Self {
+        Self {
+            api: ApiConfig::default(),
+            worker_metrics: None,
+            connections: ConnectionLimits::default(),
+            request_deadline: crate::state::DEFAULT_REQUEST_DEADLINE,
+        }
+    }
 }
 
 impl std::fmt::Debug for ServeConfig {
@@ -26,6 +48,8 @@ impl std::fmt::Debug for ServeConfig {
         f.debug_struct("ServeConfig")
             .field("api", &self.api)
             .field("worker_metrics", &self.worker_metrics.is_some())
+            .field("connections", &self.connections)
+            .field("request_deadline", &self.request_deadline)
             .finish()
     }
 }
@@ -71,7 +95,9 @@ pub async fn serve_on(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     ensure_migrated(&db).await?;
-    let mut state = AppState::new(db, config.api).with_play(play);
+    let mut state = AppState::new(db, config.api)
+        .with_play(play)
+        .with_request_deadline(config.request_deadline);
     if let Some(handle) = config.worker_metrics {
         state = state.with_worker_metrics(handle);
     }
@@ -79,15 +105,6 @@ pub async fn serve_on(
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, "api listening");
     }
-    // No Nagle delay: a WebSocket Ping frame right after a status frame must
-    // leave at once, or `pingMs` measures a delayed ACK (~40 ms), not the path.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %err, "TCP_NODELAY not set");
-        }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    listen::serve(listener, app, config.connections, shutdown).await?;
     Ok(())
 }

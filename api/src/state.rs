@@ -30,6 +30,10 @@ impl std::fmt::Debug for ApiConfig {
     }
 }
 
+/// The most a request may take before it is answered `503
+/// SERVICE_UNAVAILABLE` ([`crate::deadline`]), unless set otherwise.
+pub const DEFAULT_REQUEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Latency histogram buckets (seconds).
 const LATENCY_BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -76,6 +80,10 @@ pub struct SharedState {
     /// The player's side: pool and ticket stores (in memory unless set
     /// with [`AppState::with_play`]), config cache, search timing.
     pub play: Arc<Play>,
+    /// The most a request may take ([`crate::deadline`]);
+    /// [`DEFAULT_REQUEST_DEADLINE`] unless set with
+    /// [`AppState::with_request_deadline`].
+    pub request_deadline: std::time::Duration,
 }
 
 impl AppState {
@@ -106,7 +114,16 @@ impl AppState {
                     .with_ratings(Arc::new(StoredRatings::new(db.clone()))),
             ),
             db,
+            request_deadline: DEFAULT_REQUEST_DEADLINE,
         }))
+    }
+
+    /// The same state answering `503` to a request not done within
+    /// `deadline` (at least 1 ms).
+    pub fn with_request_deadline(self, deadline: std::time::Duration) -> Self {
+        let mut shared = Arc::unwrap_or_clone(self.0);
+        shared.request_deadline = deadline.max(std::time::Duration::from_millis(1));
+        Self(Arc::new(shared))
     }
 
     /// The same state with the in-process worker's metrics (`matchplane

@@ -42,6 +42,9 @@ pub struct ApiArgs {
     /// Seconds a REST search may go unpolled before it ends `expired`.
     #[arg(long, env = "MATCHPLANE_REST_POLL_TIMEOUT", default_value_t = 30.0)]
     pub rest_poll_timeout: f64,
+    /// Timeouts of the dependencies and of the clients' connections.
+    #[command(flatten)]
+    pub limits: super::limits::ServiceLimits,
 }
 
 /// Serves until Ctrl-C or SIGTERM. Exit 1 when the database is unreachable
@@ -63,12 +66,14 @@ pub async fn run(args: ApiArgs) -> ExitCode {
             allow_private_webhooks: args.allow_private_webhooks,
         },
         worker_metrics: None,
+        connections: args.limits.connections(),
+        request_deadline: args.limits.request_deadline(),
     };
     let settings = PlaySettings {
         rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
         ..PlaySettings::default()
     };
-    let db = match matchplane_store::db::connect(&args.database_url).await {
+    let db = match matchplane_store::db::connect_with(&args.database_url, args.limits.db()).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");
@@ -80,7 +85,8 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     let ratings = Arc::new(matchplane_api::routes::ratings::StoredRatings::new(
         db.clone(),
     ));
-    let play = match play::connect_redis(&args.redis_url, &args.redis_prefix, settings).await {
+    let redis = args.limits.redis(&args.redis_url, &args.redis_prefix);
+    let play = match play::connect_redis_with(redis, settings).await {
         Ok(play) => Arc::new(play.with_ratings(ratings)),
         Err(err) => {
             eprintln!("error: cannot connect to Redis: {err}");

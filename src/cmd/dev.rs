@@ -137,6 +137,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
             allow_private_webhooks: args.allow_private_webhooks,
         },
         worker_metrics,
+        ..ServeConfig::default()
     };
     let stop_api = shutdown.clone();
     // One connection pool for the API, its stored ratings and the worker:

@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod dev;
+pub mod limits;
 pub mod logging;
 pub mod migrate;
 pub mod openapi;

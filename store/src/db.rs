@@ -4,6 +4,27 @@
 //! with [`ensure_migrated`] before they start.
 
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+use std::time::Duration;
+
+/// How long the database may keep a caller waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DbTimeouts {
+    /// One new connection (TCP, TLS, authentication): 3 s by default.
+    pub connect: Duration,
+    /// Taking a connection from the pool, a new one included: 3 s by
+    /// default. While the database is out of reach, a request fails after
+    /// this long instead of queueing for the whole outage.
+    pub acquire: Duration,
+}
+
+impl Default for DbTimeouts {
+    fn default() -> Self {
+        Self {
+            connect: Duration::from_secs(3),
+            acquire: Duration::from_secs(3),
+        }
+    }
+}
 
 /// Why a database cannot be used by this build.
 #[derive(Debug, thiserror::Error)]
@@ -17,12 +38,27 @@ pub enum SchemaError {
 }
 
 /// Connects to `url` (`postgres://…`, or `sqlite://path`, the file created
-/// if needed). Per-statement SQL logging is off: statements are logged by
-/// our own handlers, with fields we chose, never with bound values.
+/// if needed) with the driver's own waits (30 s to take a pooled
+/// connection): the worker, `matchplane dev` and `migrate`. Per-statement
+/// SQL logging is off: statements are logged by our own handlers, with
+/// fields we chose, never with bound values.
 ///
 /// # Errors
 /// The connection error.
 pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
+    open(url, None).await
+}
+
+/// [`connect`] with `timeouts` (`matchplane api`: a request fails fast
+/// while the database is out of reach rather than queue for the pool).
+///
+/// # Errors
+/// The connection error.
+pub async fn connect_with(url: &str, timeouts: DbTimeouts) -> Result<DatabaseConnection, DbErr> {
+    open(url, Some(timeouts)).await
+}
+
+async fn open(url: &str, timeouts: Option<DbTimeouts>) -> Result<DatabaseConnection, DbErr> {
     let url = if url.starts_with("sqlite:") && !url.contains("mode=") {
         let sep = if url.contains('?') { '&' } else { '?' };
         format!("{url}{sep}mode=rwc")
@@ -31,6 +67,11 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     };
     let mut options = ConnectOptions::new(url);
     options.sqlx_logging(false);
+    if let Some(timeouts) = timeouts {
+        options
+            .connect_timeout(timeouts.connect)
+            .acquire_timeout(timeouts.acquire);
+    }
     Database::connect(options).await
 }
 

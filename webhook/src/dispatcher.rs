@@ -63,6 +63,18 @@ impl EndpointLimits {
         self.semaphore(key).acquire_owned().await.ok()
     }
 
+    /// A slot of endpoint `key` if one is free now, without waiting: a
+    /// caller that must not hold shared capacity while an endpoint is busy
+    /// takes this first and skips the endpoint when it is `None`.
+    pub fn try_acquire(&self, key: &str) -> Option<OwnedSemaphorePermit> {
+        self.semaphore(key).try_acquire_owned().ok()
+    }
+
+    /// Attempts in flight allowed to one endpoint.
+    pub fn per_endpoint(&self) -> usize {
+        self.per_endpoint
+    }
+
     /// Endpoints currently tracked.
     pub fn tracked(&self) -> usize {
         self.lock().len()
@@ -182,10 +194,26 @@ impl Dispatcher {
         G: Rng + Send + ?Sized,
     {
         let key = delivery.endpoint_key();
-        let attempt = {
-            let _permit = self.limits.acquire(&key).await;
-            self.deliverer.attempt(delivery, (self.clock)()).await
-        };
+        let permit = self.limits.acquire(&key).await;
+        self.step_holding(permit.as_ref(), delivery, number, rng)
+            .await
+    }
+
+    /// [`Dispatcher::step`] for a caller already holding a slot of the
+    /// delivery's endpoint (from [`EndpointLimits::try_acquire`]); it is
+    /// held for the attempt, never waited for here.
+    pub async fn step_holding<G>(
+        &self,
+        _slot: Option<&OwnedSemaphorePermit>,
+        delivery: &Delivery,
+        number: u32,
+        rng: &mut G,
+    ) -> (Attempt, NextAction)
+    where
+        G: Rng + Send + ?Sized,
+    {
+        let key = delivery.endpoint_key();
+        let attempt = self.deliverer.attempt(delivery, (self.clock)()).await;
         let next = self.schedule.next(number, attempt.outcome, rng);
         log_attempt(delivery, &key, number, &attempt, next);
         (attempt, next)

@@ -1,6 +1,20 @@
 //! The webhook delivery loop (SPEC 6): takes due deliveries from the
-//! database, makes one attempt of each with [`Dispatcher::step`] (the
-//! per-endpoint cap applies), logs the attempt and schedules the next one.
+//! database, makes one attempt of each with [`Dispatcher::step_holding`],
+//! logs the attempt and schedules the next one.
+//!
+//! One tenant never stalls another: [`DeliveryWorker::run`] takes a slot of
+//! a delivery's endpoint *before* any shared capacity (its in-flight
+//! slots), and gives a claimed delivery back at once when its endpoint has
+//! no free slot; a mode whose endpoint is busy is left out of the next
+//! claims, and one claim takes at most an endpoint's cap of one mode's
+//! deliveries. So a slow endpoint holds its own slots only, and the claimed
+//! deliveries are the ones being attempted now.
+//!
+//! The claim's lock is renewed while its attempt runs, and every write of
+//! the attempt compares the claim's token: a delivery is sent again only
+//! when its worker is gone (at least once), never next to a live attempt.
+//! The attempt is logged before it is sent and completed after, so a
+//! worker killed during it leaves it in the log, counted.
 //!
 //! The URL and the signing secrets are read from the mode at each attempt,
 //! so a rotation signs with both secrets for its 24 hours and a changed URL
@@ -10,29 +24,25 @@
 use crate::error::WorkerError;
 use crate::modes;
 use chrono::{DateTime, Utc};
-use matchplane_store::entities::{webhook_attempt, webhook_delivery};
-use matchplane_store::repos::deliveries::{self, AfterAttempt};
-use matchplane_store::repos::webhook_health;
-use matchplane_store::repos::StoreError;
-use matchplane_webhook::dispatcher::failure_text;
-use matchplane_webhook::schedule::{Final, NextAction};
-use matchplane_webhook::{Attempt, Delivery, Dispatcher, Message, Secret};
-use rand::rngs::StdRng;
-use rand::SeedableRng;
+use matchplane_store::entities::webhook_delivery;
+use matchplane_store::repos::deliveries::{self, AfterAttempt, ClaimFilter};
+use matchplane_webhook::{Delivery, Dispatcher};
 use sea_orm::DatabaseConnection;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
+
+mod attempt;
 
 /// What one delivery attempt came to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempted {
     /// The delivery.
     pub delivery_id: String,
-    /// The attempt's number (1 for the first).
+    /// The attempt's number (1 for the first; a redelivery counts on).
     pub number: i32,
     /// The HTTP status, if an answer came.
     pub status: Option<u16>,
@@ -48,9 +58,21 @@ pub struct DeliveryWorker {
     lock_for: Duration,
 }
 
+/// Webhook targets (URL and secrets) read in one turn of the loop, by mode:
+/// one read per mode per turn, not per delivery.
+type Targets = HashMap<(String, String), Option<(String, Vec<String>)>>;
+
+/// A claimed delivery ready to send: the row, what to send (`None` when the
+/// mode has no enabled webhook any more), and its endpoint's slot.
+struct Ready {
+    row: webhook_delivery::Model,
+    delivery: Option<Delivery>,
+    slot: Option<OwnedSemaphorePermit>,
+}
+
 impl DeliveryWorker {
     /// Deliveries of `db` sent by `dispatcher`, each locked for `lock_for`
-    /// while attempted.
+    /// at a time (renewed while its attempt runs).
     pub fn new(db: DatabaseConnection, dispatcher: Arc<Dispatcher>, lock_for: Duration) -> Self {
         Self {
             db,
@@ -60,7 +82,8 @@ impl DeliveryWorker {
     }
 
     /// Takes up to `limit` due deliveries and makes one attempt of each,
-    /// concurrently, returning how each went. Never sleeps.
+    /// concurrently (each waiting for its endpoint's slot, its lock renewed
+    /// meanwhile), returning how each went. Never sleeps.
     ///
     /// # Errors
     /// A database failure while taking them; a failure of one attempt's
@@ -70,16 +93,25 @@ impl DeliveryWorker {
         now: DateTime<Utc>,
         limit: u64,
     ) -> Result<Vec<Attempted>, WorkerError> {
-        let taken = self.take(now, limit).await?;
+        let taken = self.take(now, limit, &ClaimFilter::default()).await?;
         let mut set = JoinSet::new();
         for row in taken {
             let this = self.clone();
-            set.spawn(async move { this.attempt(row).await });
+            set.spawn(async move {
+                let _lock = this.keep_locked(&row);
+                let mut ready = this.prepare(row).await?;
+                if let Some(delivery) = &ready.delivery {
+                    let key = delivery.endpoint_key();
+                    ready.slot = this.dispatcher.limits().acquire(&key).await;
+                }
+                this.attempt(ready).await
+            });
         }
         let mut out = Vec::new();
         while let Some(joined) = set.join_next().await {
             match joined {
-                Ok(Ok(attempted)) => out.push(attempted),
+                Ok(Ok(Some(attempted))) => out.push(attempted),
+                Ok(Ok(None)) => {}
                 Ok(Err(err)) => tracing::warn!(error = %err, "webhook attempt not recorded"),
                 Err(err) => tracing::warn!(error = %err, "webhook task stopped"),
             }
@@ -88,17 +120,28 @@ impl DeliveryWorker {
     }
 
     /// Runs until `shutdown`: keeps at most `max_in_flight` attempts going,
-    /// each in its own task, so a slow endpoint holds only its own slots.
+    /// each in its own task. A delivery gets one of those slots only after
+    /// a slot of its endpoint; one whose endpoint is busy is given back at
+    /// once and its mode left out of the claims until the endpoint has room,
+    /// so a slow endpoint never holds up another's deliveries.
     pub async fn run(&self, max_in_flight: usize, poll: Duration, shutdown: CancellationToken) {
         let slots = Arc::new(Semaphore::new(max_in_flight.max(1)));
+        let mut busy: HashMap<(String, String), String> = HashMap::new();
         let mut set = JoinSet::new();
         loop {
             while set.try_join_next().is_some() {}
+            let limits = self.dispatcher.limits();
+            // A slot taken and dropped at once: is the endpoint still full?
+            busy.retain(|_, key| limits.try_acquire(key).is_none());
             let free = slots.available_permits() as u64;
+            let filter = ClaimFilter {
+                skip: busy.keys().cloned().collect(),
+                per_mode: limits.per_endpoint(),
+            };
             let taken = if free == 0 {
                 Vec::new()
             } else {
-                match self.take(Utc::now(), free).await {
+                match self.take(Utc::now(), free, &filter).await {
                     Ok(rows) => rows,
                     Err(err) => {
                         tracing::warn!(error = %err, "taking due webhook deliveries failed");
@@ -106,20 +149,25 @@ impl DeliveryWorker {
                     }
                 }
             };
-            let idle = taken.is_empty();
+            let mut started = 0usize;
+            let mut targets = Targets::new();
             for row in taken {
-                let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
-                    break;
+                let ready = match self.prepare_now(row, &mut busy, &mut targets, &slots).await {
+                    Some(ready) => ready,
+                    None => continue,
                 };
+                let (ready, slot) = ready;
+                started += 1;
                 let this = self.clone();
                 set.spawn(async move {
-                    if let Err(err) = this.attempt(row).await {
+                    let _lock = this.keep_locked(&ready.row);
+                    if let Err(err) = this.attempt(ready).await {
                         tracing::warn!(error = %err, "webhook attempt not recorded");
                     }
-                    drop(permit);
+                    drop(slot);
                 });
             }
-            if idle {
+            if started == 0 {
                 tokio::select! {
                     () = shutdown.cancelled() => break,
                     () = tokio::time::sleep(poll) => {}
@@ -132,153 +180,125 @@ impl DeliveryWorker {
         while set.join_next().await.is_some() {}
     }
 
+    /// Readies a claimed `row` without waiting: its endpoint's slot first,
+    /// then one of `slots`. `None` when either is full or the row cannot be
+    /// read; the row is then given back (unlocked, unchanged) and, for a
+    /// busy endpoint, its mode noted in `busy`.
+    async fn prepare_now(
+        &self,
+        row: webhook_delivery::Model,
+        busy: &mut HashMap<(String, String), String>,
+        targets: &mut Targets,
+        slots: &Arc<Semaphore>,
+    ) -> Option<(Ready, OwnedSemaphorePermit)> {
+        let mode = (row.project_id.clone(), row.game_mode.clone());
+        let (id, token) = (row.id.clone(), row.lock_token.clone().unwrap_or_default());
+        if busy.contains_key(&mode) {
+            self.give_back(&id, &token).await;
+            return None;
+        }
+        let target = match targets.get(&mode) {
+            Some(target) => target.clone(),
+            None => {
+                let read = modes::webhook_target(&self.db, &mode.0, &mode.1, Utc::now()).await;
+                match read {
+                    Ok(target) => {
+                        targets.insert(mode.clone(), target.clone());
+                        target
+                    }
+                    Err(err) => {
+                        tracing::warn!(delivery_id = %id, error = %err, "webhook target not read");
+                        self.give_back(&id, &token).await;
+                        return None;
+                    }
+                }
+            }
+        };
+        let delivery = target.and_then(|(url, secrets)| attempt::build(&row, &url, &secrets));
+        let mut ready = Ready {
+            row,
+            delivery,
+            slot: None,
+        };
+        if let Some(delivery) = &ready.delivery {
+            let key = delivery.endpoint_key();
+            match self.dispatcher.limits().try_acquire(&key) {
+                Some(slot) => ready.slot = Some(slot),
+                None => {
+                    busy.insert(mode, key);
+                    self.give_back(&id, &token).await;
+                    return None;
+                }
+            }
+        }
+        match Arc::clone(slots).try_acquire_owned() {
+            Ok(slot) => Some((ready, slot)),
+            Err(_) => {
+                self.give_back(&id, &token).await;
+                None
+            }
+        }
+    }
+
+    async fn give_back(&self, id: &str, token: &str) {
+        if let Err(err) = deliveries::release(&self.db, id, token).await {
+            // The lock runs out by itself; the delivery waits until then.
+            tracing::warn!(delivery_id = %id, error = %err, "webhook delivery not given back");
+        }
+    }
+
     async fn take(
         &self,
         now: DateTime<Utc>,
         limit: u64,
+        filter: &ClaimFilter,
     ) -> Result<Vec<webhook_delivery::Model>, WorkerError> {
-        let lock = chrono::Duration::from_std(self.lock_for)
-            .unwrap_or_else(|_| chrono::Duration::seconds(30));
-        Ok(deliveries::claim_due(&self.db, now, lock, limit).await?)
+        Ok(deliveries::claim_due_fairly(&self.db, now, self.lock_span(), limit, filter).await?)
     }
 
-    /// Updates the mode's webhook health after an attempt made to its URL.
-    /// A failure to write it is logged: the attempt itself is recorded.
-    async fn record_health(&self, row: &webhook_delivery::Model, attempt: &Attempt) {
-        let written = match failure_text(attempt) {
-            None => {
-                webhook_health::record_success(
-                    &self.db,
-                    &row.project_id,
-                    &row.game_mode,
-                    attempt.sent_at,
-                )
-                .await
-            }
-            Some(error) => {
-                webhook_health::record_failure(
-                    &self.db,
-                    &row.project_id,
-                    &row.game_mode,
-                    attempt.sent_at,
-                    &error,
-                )
-                .await
-            }
-        };
-        if let Err(err) = written {
-            tracing::warn!(delivery_id = %row.id, error = %err, "webhook health not recorded");
-        }
+    fn lock_span(&self) -> chrono::Duration {
+        chrono::Duration::from_std(self.lock_for).unwrap_or_else(|_| chrono::Duration::seconds(30))
     }
 
-    /// Makes one attempt of `row` and records it.
-    async fn attempt(&self, row: webhook_delivery::Model) -> Result<Attempted, WorkerError> {
-        let number = row.attempt_count.saturating_add(1);
-        let now = Utc::now();
-        let target = modes::webhook_target(&self.db, &row.project_id, &row.game_mode, now).await?;
-        let delivery = target.and_then(|(url, secrets)| build(&row, &url, &secrets));
-        let sent = delivery.is_some();
-        let (attempt, after) = match delivery {
-            Some(delivery) => {
-                let mut rng = StdRng::from_entropy();
-                let span = tracing::info_span!(
-                    "webhook",
-                    project_id = %row.project_id,
-                    game_mode = %row.game_mode,
-                    delivery_id = %row.id
-                );
-                let (attempt, next) = self
-                    .dispatcher
-                    .step(
-                        &delivery,
-                        u32::try_from(number).unwrap_or(u32::MAX),
-                        &mut rng,
-                    )
-                    .instrument(span)
-                    .await;
-                let after = match next {
-                    NextAction::Stop(end) => AfterAttempt::Finished(end.status()),
-                    NextAction::Retry { after } => AfterAttempt::RetryAt(
-                        Utc::now()
-                            + chrono::Duration::from_std(after)
-                                .unwrap_or_else(|_| chrono::Duration::seconds(300)),
-                    ),
-                };
-                (attempt, after)
-            }
-            None => (
-                not_sent(now),
-                AfterAttempt::Finished(Final::Refused.status()),
-            ),
-        };
-        let ended = match after {
-            AfterAttempt::Finished(status) => Some(status),
-            AfterAttempt::RetryAt(_) => None,
-        };
-        crate::metrics::attempt(
-            attempt.status,
-            Duration::from_millis(attempt.latency_ms),
-            ended,
-        );
-        let log = webhook_attempt::Model {
-            id: format!("att_{}", ulid::Ulid::new()),
-            delivery_id: row.id.clone(),
-            project_id: row.project_id.clone(),
-            attempted_at: attempt.sent_at,
-            status_code: attempt.status.map(i32::from),
-            latency_ms: i64::try_from(attempt.latency_ms).unwrap_or(i64::MAX),
-            error: attempt.error.as_ref().map(ToString::to_string),
-            response_body: attempt.response_excerpt.clone(),
-        };
-        match deliveries::record_attempt(&self.db, log, number, after, Utc::now()).await {
-            Ok(()) => {
-                if sent {
-                    self.record_health(&row, &attempt).await;
+    /// Renews `row`'s lock every third of its span until the guard is
+    /// dropped, so a delivery stays with its worker while it is attempted.
+    fn keep_locked(&self, row: &webhook_delivery::Model) -> RenewGuard {
+        let (db, id) = (self.db.clone(), row.id.clone());
+        let token = row.lock_token.clone().unwrap_or_default();
+        let every = (self.lock_for / 3).max(Duration::from_millis(50));
+        let span = self.lock_span();
+        RenewGuard(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                match deliveries::renew(&db, &id, &token, Utc::now() + span).await {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(err) => {
+                        tracing::warn!(delivery_id = %id, error = %err, "webhook lock not renewed");
+                    }
                 }
             }
-            Err(StoreError::NotFound) => {}
-            Err(err) => return Err(err.into()),
-        }
-        Ok(Attempted {
-            delivery_id: row.id,
-            number,
-            status: attempt.status,
-            after,
+        }))
+    }
+
+    /// Reads what `row` is to be sent as (the mode's URL and secrets now).
+    async fn prepare(&self, row: webhook_delivery::Model) -> Result<Ready, WorkerError> {
+        let target =
+            modes::webhook_target(&self.db, &row.project_id, &row.game_mode, Utc::now()).await?;
+        let delivery = target.and_then(|(url, secrets)| attempt::build(&row, &url, &secrets));
+        Ok(Ready {
+            row,
+            delivery,
+            slot: None,
         })
     }
 }
 
-/// The delivery of a stored row: its id as `webhook-id` (the match id for a
-/// match), its payload bytes, signed with `secrets`.
-fn build(row: &webhook_delivery::Model, url: &str, secrets: &[String]) -> Option<Delivery> {
-    let id = row.match_id.clone().unwrap_or_else(|| row.id.clone());
-    let message = Message {
-        id,
-        body: row.payload.clone().into_bytes(),
-    };
-    let secrets: Vec<Secret> = secrets
-        .iter()
-        .filter_map(|s| Secret::parse(s).ok())
-        .collect();
-    match Delivery::new(url, message, secrets) {
-        Ok(delivery) => Some(delivery),
-        Err(err) => {
-            tracing::warn!(delivery_id = %row.id, error = %err, "webhook not deliverable");
-            None
-        }
-    }
-}
+/// Stops a lock's renewal when dropped.
+struct RenewGuard(tokio::task::JoinHandle<()>);
 
-/// The attempt logged when the mode or its webhook is gone.
-fn not_sent(now: DateTime<Utc>) -> Attempt {
-    Attempt {
-        sent_at: now,
-        status: None,
-        latency_ms: 0,
-        error: Some(matchplane_webhook::AttemptError::Request(
-            "the game mode has no enabled webhook any more".to_owned(),
-        )),
-        response_excerpt: None,
-        outcome: matchplane_webhook::Outcome::Refused,
+impl Drop for RenewGuard {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

@@ -213,6 +213,8 @@ fn prepare(
         attempt_count: 0,
         next_attempt_at: Some(now),
         locked_until: None,
+        lock_token: None,
+        attempts_before_run: 0,
         created_at: now,
         updated_at: now,
     });

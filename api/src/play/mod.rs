@@ -127,10 +127,22 @@ pub async fn connect_redis(
     prefix: &str,
     settings: PlaySettings,
 ) -> Result<Play, matchplane_store::pool::PoolError> {
-    use matchplane_store::pool::{RedisPoolConfig, RedisPoolStore};
-    use matchplane_store::tickets::RedisTicketStore;
-    let mut config = RedisPoolConfig::new(url);
+    let mut config = matchplane_store::pool::RedisPoolConfig::new(url);
     config.prefix = prefix.to_owned();
+    connect_redis_with(config, settings).await
+}
+
+/// [`connect_redis`] with every setting of the connection (`matchplane api`
+/// passes its connect and command timeouts).
+///
+/// # Errors
+/// The pool store's error when Redis cannot be reached.
+pub async fn connect_redis_with(
+    config: matchplane_store::pool::RedisPoolConfig,
+    settings: PlaySettings,
+) -> Result<Play, matchplane_store::pool::PoolError> {
+    use matchplane_store::pool::RedisPoolStore;
+    use matchplane_store::tickets::RedisTicketStore;
     let pool = RedisPoolStore::connect(config).await?;
     // Over the pool store's connection and prefix: one place names the keys.
     let tickets = RedisTicketStore::new(pool.clone());

@@ -1,7 +1,10 @@
 //! The one mapping of the stores' errors to problems: each store error type
 //! converts into [`ApiError`], so handlers answer a store call with `?`. A
-//! failure of a store itself is `500 INTERNAL`, logged once (by
-//! [`ApiError::internal`]) and never shown; a refusal is its SPEC code.
+//! store out of reach (no connection, a broken or timed-out one, a database
+//! refusing writes during a failover) is `503 SERVICE_UNAVAILABLE` with
+//! `Retry-After`, logged once here at WARN; any other failure of a store
+//! itself is `500 INTERNAL`, logged once (by [`ApiError::internal`]) and
+//! never shown; a refusal is its SPEC code.
 
 use super::ApiError;
 use matchplane_matchmaker::{Code, FieldError};
@@ -9,10 +12,36 @@ use matchplane_store::pool::{AddSearchError, PoolError};
 use matchplane_store::repos::StoreError;
 use matchplane_store::tickets::{CreateTicketError, StartSearchError};
 
+/// The answer to the database being out of reach.
+fn database_unavailable(cause: &dyn std::fmt::Display) -> ApiError {
+    tracing::warn!(error = %cause, "the database is out of reach");
+    ApiError::unavailable("the database is unreachable; retry shortly")
+}
+
+/// The answer to Redis being out of reach.
+fn redis_unavailable(cause: &dyn std::fmt::Display) -> ApiError {
+    tracing::warn!(error = %cause, "Redis is out of reach");
+    ApiError::unavailable("the live store (Redis) is unreachable; retry shortly")
+}
+
+/// Whether a Redis error is Redis being out of reach (no connection, a
+/// broken one, no answer in time) rather than a refused command.
+fn redis_down(err: &redis::RedisError) -> bool {
+    err.is_io_error()
+        || err.is_timeout()
+        || err.is_connection_refusal()
+        || err.is_connection_dropped()
+        || err.is_unrecoverable_error()
+}
+
 /// A repository failure: `404`, `409 CONFLICT`, `422` naming an unknown
-/// reference, or `500 INTERNAL`.
+/// reference, `503 SERVICE_UNAVAILABLE` when the database is out of reach,
+/// or `500 INTERNAL`.
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
+        if err.is_unavailable() {
+            return database_unavailable(&err);
+        }
         match err {
             StoreError::NotFound => ApiError::not_found("no such resource"),
             StoreError::Conflict => ApiError::new(
@@ -29,11 +58,16 @@ impl From<StoreError> for ApiError {
     }
 }
 
-/// A failure of the pool or ticket store itself: `500 INTERNAL`, the cause
-/// logged once (by [`ApiError::internal`]) and never sent.
+/// A failure of the pool or ticket store itself: `503 SERVICE_UNAVAILABLE`
+/// when Redis is out of reach, else `500 INTERNAL`, the cause logged once
+/// and never sent.
 impl From<PoolError> for ApiError {
     fn from(err: PoolError) -> Self {
-        ApiError::internal(&err)
+        match &err {
+            PoolError::Redis(redis) if redis_down(redis) => redis_unavailable(&err),
+            PoolError::Unavailable(_) => redis_unavailable(&err),
+            _ => ApiError::internal(&err),
+        }
     }
 }
 

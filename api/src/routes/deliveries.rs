@@ -60,7 +60,8 @@ pub struct DeliveryView {
     pub match_id: Option<String>,
     /// `pending`, `succeeded` or `failed`.
     pub status: String,
-    /// Attempts of the current run (a redelivery starts again at 0).
+    /// Attempts made so far, every run counted (a redelivery counts on): the
+    /// number of `attempts` listed, the one running included.
     pub attempt_count: i32,
     /// When the next attempt is due, while pending.
     pub next_attempt_at: Option<DateTime<Utc>>,
@@ -108,7 +109,8 @@ pub async fn list(
 }
 
 /// Sends the match's webhook again: the delivery is queued from now with a
-/// fresh schedule; the attempts already logged stay.
+/// fresh retry schedule; the attempts already logged stay, and
+/// `attemptCount` counts on.
 #[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries/redeliver", tag = "matches", operation_id = "redeliverMatch",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),

@@ -1,11 +1,13 @@
 //! Service routes (SPEC 7): `/healthz`, `/readyz`, `/metrics`.
 
+use crate::problem::{KeepBody, UNAVAILABLE_RETRY_AFTER_SECONDS};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
+use std::time::Duration;
 use utoipa::ToSchema;
 
 /// Health or readiness of the process and what it depends on.
@@ -40,13 +42,23 @@ pub async fn healthz() -> Json<Health> {
     })
 }
 
-/// The database and the live store (Redis) answer.
+/// How long each readiness check may take: a dependency that does not
+/// answer within it counts as unreachable, so `/readyz` itself never hangs.
+pub const READINESS_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The database and the live store (Redis) answer, each within
+/// [`READINESS_CHECK_TIMEOUT`]. A `503` carries this same body, naming the
+/// dependency that is `unreachable`, with `Retry-After`.
 #[utoipa::path(get, path = "/readyz", tag = "service", operation_id = "getReadiness",
     responses(
         (status = 200, description = "Ready to serve", body = Health),
-        (status = 503, description = "A dependency is unreachable", body = Health)))]
-pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    let (db, live) = tokio::join!(state.db.ping(), state.play.tickets.ping());
+        (status = 503, description = "A dependency is unreachable: the body names it (`unreachable`), `Retry-After` says when to ask again", body = Health,
+            headers(("Retry-After" = u64, description = "Seconds to wait before asking again")))))]
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    let (db, live) = tokio::join!(
+        within(async { state.db.ping().await.map_err(|e| e.to_string()) }),
+        within(async { state.play.tickets.ping().await.map_err(|e| e.to_string()) })
+    );
     if let Err(err) = &db {
         tracing::warn!(error = %err, "readiness: database unreachable");
     }
@@ -56,19 +68,33 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>)
     let word = |ok: bool| if ok { "ok" } else { "unreachable" };
     let store = state.play.tickets.live_store();
     let ready = db.is_ok() && live.is_ok();
-    (
-        if ready {
-            StatusCode::OK
-        } else {
-            StatusCode::SERVICE_UNAVAILABLE
-        },
-        Json(Health {
-            status: if ready { "ready" } else { "unavailable" },
-            database: Some(word(db.is_ok())),
-            redis: (store == "redis").then(|| word(live.is_ok())),
-            live_store: Some(store),
-        }),
+    let body = Json(Health {
+        status: if ready { "ready" } else { "unavailable" },
+        database: Some(word(db.is_ok())),
+        redis: (store == "redis").then(|| word(live.is_ok())),
+        live_store: Some(store),
+    });
+    if ready {
+        return (StatusCode::OK, body).into_response();
+    }
+    let mut response = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, UNAVAILABLE_RETRY_AFTER_SECONDS)],
+        body,
     )
+        .into_response();
+    // The documented body, not the generic problem.
+    response.extensions_mut().insert(KeepBody);
+    response
+}
+
+/// One readiness check within [`READINESS_CHECK_TIMEOUT`]; its error as text.
+async fn within(
+    check: impl std::future::Future<Output = Result<(), String>>,
+) -> Result<(), String> {
+    tokio::time::timeout(READINESS_CHECK_TIMEOUT, check)
+        .await
+        .unwrap_or_else(|_| Err("no answer in time".to_owned()))
 }
 
 /// Prometheus text: request counts by route and status, latency histogram;

@@ -119,6 +119,8 @@ pub async fn test(
             attempt_count: 1,
             next_attempt_at: None,
             locked_until: None,
+            lock_token: None,
+            attempts_before_run: 0,
             created_at: now,
             updated_at: logged_at,
         },

@@ -5,6 +5,7 @@
 
 mod bom;
 mod common;
+mod connections;
 mod cross_tenant;
 mod cross_tenant_all;
 mod errors;

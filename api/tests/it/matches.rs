@@ -82,6 +82,8 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             attempt_count: 0,
             next_attempt_at: Some(now),
             locked_until: None,
+            lock_token: None,
+            attempts_before_run: 0,
             created_at: now,
             updated_at: now,
         }],
@@ -177,6 +179,10 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
     assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.body);
     assert_eq!(again.body[0]["status"], "pending");
     assert_eq!(again.body[0]["attempts"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        again.body[0]["attemptCount"], 3,
+        "the count agrees with the attempts listed"
+    );
 
     let tested = t
         .call(

@@ -99,6 +99,7 @@ async fn serve_on_port_0_until_shutdown(backend: Backend) {
     let config = ServeConfig {
         api: ApiConfig::default(),
         worker_metrics: None,
+        ..ServeConfig::default()
     };
     let (_, _stop, refused) = spawn_serve_on(owned.connect().await, config.clone()).await;
     let refused = refused.await.unwrap();
@@ -194,6 +195,7 @@ async fn dev_metrics_include_the_workers() {
     let config = ServeConfig {
         api: ApiConfig::default(),
         worker_metrics: Some(handle),
+        ..ServeConfig::default()
     };
     let (addr, stop, server) = spawn_serve_on(owned.connect().await, config).await;
     let get = |path: &'static str| async move {

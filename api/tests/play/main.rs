@@ -7,8 +7,10 @@
 
 mod deleted;
 mod elsewhere;
+mod fault_proxy;
 mod harness;
 mod load;
+mod outages;
 mod party;
 mod proxy;
 mod rest;

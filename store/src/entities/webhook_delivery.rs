@@ -27,6 +27,13 @@ pub struct Model {
     pub next_attempt_at: Option<DateTimeUtc>,
     /// A worker holds the delivery until then (at-least-once hand-over).
     pub locked_until: Option<DateTimeUtc>,
+    /// The claim holding the delivery (`None` when not held): every write
+    /// of an attempt compares it, so a worker whose lock ran out cannot
+    /// write over the one that took the delivery on.
+    pub lock_token: Option<String>,
+    /// `attempt_count` when the current run began (a redelivery starts a
+    /// new run); the retry schedule counts the attempts after it.
+    pub attempts_before_run: i32,
     /// When the delivery was queued.
     pub created_at: DateTimeUtc,
     /// When the delivery last changed.

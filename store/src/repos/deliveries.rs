@@ -7,20 +7,34 @@
 //! UPDATE on its status and lock, so two workers never take one delivery
 //! while its lock (`locked_until`) runs. A worker that dies leaves the lock
 //! to expire, and the delivery to another worker (at least once).
+//!
+//! Each claim sets a new `lock_token`, and every write of an attempt (its
+//! start, the lock's renewal, its end) compares it: a worker whose lock ran
+//! out cannot send again what the next holder sent, nor write over its
+//! outcome. An attempt is logged before it is sent ([`start_attempt`]) and
+//! completed after ([`finish_attempt`]), so the attempt count always equals
+//! the attempts listed.
 
 use crate::entities::webhook_attempt::{self, Entity as Attempts};
 use crate::entities::webhook_delivery::{self, Entity as Deliveries};
 use crate::repos::insert_absent::insert_absent;
 use crate::repos::StoreError;
-use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::{Expr, LockBehavior, LockType};
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, Select, TransactionTrait,
 };
 
 /// `webhook_deliveries.status` of a delivery still to make.
 pub const PENDING: &str = "pending";
+
+mod claims;
+
+pub use claims::{
+    claim_due, claim_due_fairly, finish_attempt, release, renew, start_attempt, ClaimFilter, Held,
+    ATTEMPT_UNFINISHED,
+};
 
 /// The one way into a project's deliveries.
 pub fn scoped(project_id: &str) -> Select<Deliveries> {
@@ -40,6 +54,7 @@ pub async fn queue_if_absent<C: ConnectionTrait>(
     insert_absent::<Deliveries, _>(db, rows, [webhook_delivery::Column::Id]).await
 }
 
+/// Due now: pending, its next attempt due, not locked.
 fn due(now: DateTime<Utc>) -> Condition {
     Condition::all()
         .add(webhook_delivery::Column::Status.eq(PENDING))
@@ -51,44 +66,6 @@ fn due(now: DateTime<Utc>) -> Condition {
         )
 }
 
-/// Takes up to `limit` due deliveries (pending, `next_attempt_at <= now`,
-/// not locked) and locks each until `now + lock_for`. Returns the rows as
-/// they were before the lock.
-///
-/// # Errors
-/// [`StoreError::Db`] on a database failure.
-pub async fn claim_due<C: TransactionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
-    lock_for: Duration,
-    limit: u64,
-) -> Result<Vec<webhook_delivery::Model>, StoreError> {
-    let txn = db.begin().await?;
-    let mut query = Deliveries::find()
-        .filter(due(now))
-        .order_by_asc(webhook_delivery::Column::NextAttemptAt)
-        .limit(limit);
-    if txn.get_database_backend() == DbBackend::Postgres {
-        query = query.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
-    }
-    let rows = query.all(&txn).await?;
-    let until = now + lock_for;
-    let mut taken = Vec::with_capacity(rows.len());
-    for row in rows {
-        let result = Deliveries::update_many()
-            .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
-            .filter(webhook_delivery::Column::Id.eq(row.id.clone()))
-            .filter(due(now))
-            .exec(&txn)
-            .await?;
-        if result.rows_affected == 1 {
-            taken.push(row);
-        }
-    }
-    txn.commit().await?;
-    Ok(taken)
-}
-
 /// What follows an attempt, for [`record_attempt`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AfterAttempt {
@@ -98,8 +75,10 @@ pub enum AfterAttempt {
     Finished(&'static str),
 }
 
-/// Logs `attempt` and moves its delivery on (attempt count, status, next
-/// attempt, lock released), in one transaction.
+/// Logs a finished `attempt` at once and moves its delivery on (attempt
+/// count set to `attempt_count`, status, next attempt, lock released), in
+/// one transaction; for attempts made outside a claim (the workers log
+/// theirs with [`start_attempt`] and [`finish_attempt`]).
 ///
 /// # Errors
 /// [`StoreError::NotFound`] if the delivery is gone (its project or match
@@ -127,6 +106,10 @@ pub async fn record_attempt<C: TransactionTrait>(
         .col_expr(
             webhook_delivery::Column::LockedUntil,
             Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            webhook_delivery::Column::LockToken,
+            Expr::value(Option::<String>::None),
         )
         .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
         .filter(webhook_delivery::Column::Id.eq(delivery_id))
@@ -224,8 +207,10 @@ pub async fn of_match<C: ConnectionTrait>(
     with_attempts(db, project_id, deliveries).await
 }
 
-/// Queues match `match_id`'s deliveries again from now, as new (attempt
-/// count 0, unlocked); the attempts already logged stay. Returns them.
+/// Queues match `match_id`'s deliveries again from now with a fresh retry
+/// schedule (a new run: `attempts_before_run` set to the attempt count,
+/// unlocked). The attempt count is kept, so it stays equal to the attempts
+/// listed, which all stay. Returns them.
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when the match has no delivery (no webhook was
@@ -238,7 +223,10 @@ pub async fn redeliver<C: ConnectionTrait>(
 ) -> Result<Vec<webhook_delivery::Model>, StoreError> {
     let result = Deliveries::update_many()
         .col_expr(webhook_delivery::Column::Status, Expr::value(PENDING))
-        .col_expr(webhook_delivery::Column::AttemptCount, Expr::value(0))
+        .col_expr(
+            webhook_delivery::Column::AttemptsBeforeRun,
+            Expr::col(webhook_delivery::Column::AttemptCount).into(),
+        )
         .col_expr(
             webhook_delivery::Column::NextAttemptAt,
             Expr::value(Some(now)),
@@ -246,6 +234,10 @@ pub async fn redeliver<C: ConnectionTrait>(
         .col_expr(
             webhook_delivery::Column::LockedUntil,
             Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            webhook_delivery::Column::LockToken,
+            Expr::value(Option::<String>::None),
         )
         .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
         .filter(webhook_delivery::Column::ProjectId.eq(project_id))

@@ -20,4 +20,4 @@ pub mod tiers;
 pub mod webhook_health;
 pub mod webhook_secrets;
 
-pub use error::StoreError;
+pub use error::{db_unavailable, StoreError};

@@ -12,9 +12,11 @@ mod receiver;
 #[path = "../../../webhook/tests/webhook/common/verify.rs"]
 mod verify;
 
+mod attempt_log;
 mod config_change;
 mod dev_mode;
 mod end_to_end;
+mod fairness;
 mod fencing;
 mod recovery;
 mod secret_rotation;

@@ -111,17 +111,26 @@ pub struct RedisPoolConfig {
     /// snapshot of 100 000 searches is several megabytes: keep this well
     /// above its transfer time.
     pub response_timeout: Duration,
+    /// How long one connection attempt may take (2 s by default). With
+    /// [`Self::reconnect_retries`] it bounds how long a command waits while
+    /// Redis is down: a command issued during a reconnection waits for it.
+    pub connect_timeout: Duration,
+    /// Connection attempts after the first before a reconnection gives up
+    /// (1 by default, 100 ms apart); the next command tries again.
+    pub reconnect_retries: usize,
 }
 
 impl RedisPoolConfig {
     /// The defaults: prefix `mp`, a 24-hour retention of ended searches, a
-    /// 5-second response timeout.
+    /// 5-second response timeout, a 2-second connect timeout, 1 retry.
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
             prefix: "mp".into(),
             ended_retention: Duration::from_secs(24 * 3600),
             response_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(2),
+            reconnect_retries: 1,
         }
     }
 }
@@ -201,8 +210,12 @@ impl RedisPoolStore {
     /// Connects (one multiplexed connection, reconnecting by itself).
     pub async fn connect(config: RedisPoolConfig) -> Result<Self, PoolError> {
         let client = redis::Client::open(config.url.as_str())?;
-        let manager =
-            ConnectionManagerConfig::new().set_response_timeout(Some(config.response_timeout));
+        let manager = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(config.response_timeout))
+            .set_connection_timeout(Some(config.connect_timeout))
+            .set_number_of_retries(config.reconnect_retries)
+            .set_min_delay(Duration::from_millis(100))
+            .set_max_delay(Duration::from_millis(500));
         let conn = ConnectionManager::new_with_config(client.clone(), manager).await?;
         Ok(Self {
             inner: std::sync::Arc::new(Inner {

@@ -1,0 +1,132 @@
+//! The HTTP server loop: hyper under our own accept loop, so that a
+//! connection cannot be held open by sending nothing (SPEC 15: one client
+//! never stalls the instance).
+//!
+//! - **Header read timeout** ([`ConnectionLimits::header_read_timeout`]): a
+//!   request's head must arrive whole within it, and a kept-alive
+//!   connection must start its next request within it, or the connection is
+//!   closed. This is also the idle keep-alive bound.
+//! - **Body read timeout** ([`ConnectionLimits::body_read_timeout`]): a
+//!   request body that sends nothing for that long fails (the request is
+//!   answered `400` and the connection closed); the whole request, body
+//!   included, is bounded by the request deadline ([`crate::deadline`]).
+//! - **Connection cap** ([`ConnectionLimits::max_connections`]): beyond it
+//!   no connection is accepted; new ones wait in the listen backlog until
+//!   one closes (WebSocket searches count for as long as they are open).
+//! - hyper's own refusals of a request it cannot parse (`400` for a bad
+//!   request line, `414`, `431`) get a problem body ([`super::hyper_errors`]).
+
+use super::hyper_errors::ProblemIo;
+use axum::body::Body;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+use tower_http::timeout::TimeoutBody;
+
+/// Bounds on what one connection may hold (`matchplane api` flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Time to receive a request's whole head, and the most a kept-alive
+    /// connection may sit idle before its next request
+    /// (`MATCHPLANE_HEADER_READ_TIMEOUT_SECONDS`, 10 s).
+    pub header_read_timeout: Duration,
+    /// The most a request body may pause between two reads
+    /// (`MATCHPLANE_BODY_READ_TIMEOUT_SECONDS`, 10 s).
+    pub body_read_timeout: Duration,
+    /// Connections open at once, WebSockets included
+    /// (`MATCHPLANE_MAX_CONNECTIONS`, 10 000).
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
+            max_connections: 10_000,
+        }
+    }
+}
+
+/// Serves `app` on `listener` within `limits` until `shutdown` completes,
+/// then waits for the open requests to finish.
+///
+/// # Errors
+/// Never in practice: a failed accept (e.g. out of file descriptors) is
+/// logged and retried after a short pause.
+pub async fn serve(
+    listener: TcpListener,
+    app: Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let graceful = GracefulShutdown::new();
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(Some(limits.header_read_timeout))
+        .keep_alive_timeout(limits.header_read_timeout);
+    let body_timeout = limits.body_read_timeout;
+    tokio::pin!(shutdown);
+    loop {
+        let slot = tokio::select! {
+            slot = Arc::clone(&slots).acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let tcp = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                Err(err) => {
+                    tracing::warn!(error = %err, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // No Nagle delay: a WebSocket Ping frame right after a status frame
+        // must leave at once, or `pingMs` measures a delayed ACK (~40 ms).
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %err, "TCP_NODELAY not set");
+        }
+        let service = app
+            .clone()
+            .map_request(move |request: hyper::Request<Incoming>| {
+                request.map(|body| Body::new(TimeoutBody::new(body_timeout, body)))
+            });
+        let connection = builder
+            .serve_connection_with_upgrades(
+                TokioIo::new(ProblemIo::new(tcp)),
+                TowerToHyperService::new(service),
+            )
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(error = %err, "connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}

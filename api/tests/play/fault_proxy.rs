@@ -1,0 +1,96 @@
+//! A TCP proxy a test can break: it relays to an upstream (PostgreSQL,
+//! Redis) until told to **stall** (bytes in either direction are held, new
+//! connections accepted and never answered: a black-holed network) or to
+//! **drop** (every connection closed and the port no longer listening: a
+//! stopped server).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+const RELAY: u8 = 0;
+const STALL: u8 = 1;
+
+pub struct FaultProxy {
+    pub port: u16,
+    mode: Arc<AtomicU8>,
+    tasks: Arc<Mutex<Vec<JoinHandle<()>>>>,
+    acceptor: JoinHandle<()>,
+}
+
+impl FaultProxy {
+    /// Starts a proxy to `upstream` (`host:port`) on 127.0.0.1, port 0.
+    pub async fn start(upstream: &str) -> Self {
+        let upstream = upstream.to_owned();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let mode = Arc::new(AtomicU8::new(RELAY));
+        let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let (m, t) = (mode.clone(), tasks.clone());
+        let acceptor = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((client, _)) = listener.accept().await {
+                if m.load(Ordering::SeqCst) == STALL {
+                    held.push(client);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(&upstream).await else {
+                    continue;
+                };
+                let (cr, cw) = client.into_split();
+                let (sr, sw) = server.into_split();
+                let mut tasks = t.lock().unwrap();
+                tasks.push(tokio::spawn(pump(cr, sw, m.clone())));
+                tasks.push(tokio::spawn(pump(sr, cw, m.clone())));
+            }
+        });
+        Self {
+            port,
+            mode,
+            tasks,
+            acceptor,
+        }
+    }
+
+    /// Holds every byte from now on, and answers no new connection.
+    pub fn stall(&self) {
+        self.mode.store(STALL, Ordering::SeqCst);
+    }
+
+    /// Closes every connection and stops listening.
+    pub fn drop_all(&self) {
+        self.acceptor.abort();
+        for task in self.tasks.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for FaultProxy {
+    fn drop(&mut self) {
+        self.drop_all();
+    }
+}
+
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mode: Arc<AtomicU8>,
+) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        while mode.load(Ordering::SeqCst) == STALL {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}

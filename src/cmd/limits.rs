@@ -1,0 +1,108 @@
+//! The bounds of `matchplane api` on its dependencies and its clients:
+//! how long PostgreSQL and Redis may keep a request waiting, how long a
+//! request may take, and what one connection may hold. Each is a flag with
+//! its environment variable; docs/configuration.md lists them.
+
+use clap::Args;
+use matchplane_api::ConnectionLimits;
+use matchplane_store::db::DbTimeouts;
+use matchplane_store::pool::RedisPoolConfig;
+use std::time::Duration;
+
+/// Timeouts and caps of `matchplane api` (seconds unless named otherwise).
+#[derive(Args, Debug, Clone)]
+pub struct ServiceLimits {
+    /// Seconds to open a database connection, and to take one from the
+    /// pool: past it, a request is answered 503 while the database is out
+    /// of reach.
+    #[arg(
+        long,
+        env = "MATCHPLANE_DB_CONNECT_TIMEOUT_SECONDS",
+        default_value_t = 3.0
+    )]
+    pub db_connect_timeout_seconds: f64,
+    /// Seconds to open a Redis connection (one retry after it).
+    #[arg(
+        long,
+        env = "MATCHPLANE_REDIS_CONNECT_TIMEOUT_SECONDS",
+        default_value_t = 2.0
+    )]
+    pub redis_connect_timeout_seconds: f64,
+    /// Seconds one Redis command may wait for its answer.
+    #[arg(
+        long,
+        env = "MATCHPLANE_REDIS_COMMAND_TIMEOUT_SECONDS",
+        default_value_t = 5.0
+    )]
+    pub redis_command_timeout_seconds: f64,
+    /// Seconds a request may take before it is answered 503
+    /// SERVICE_UNAVAILABLE (WebSocket searches are not cut).
+    #[arg(
+        long,
+        env = "MATCHPLANE_REQUEST_TIMEOUT_SECONDS",
+        default_value_t = 10.0
+    )]
+    pub request_timeout_seconds: f64,
+    /// Seconds for a request's headers to arrive, and the most a kept-alive
+    /// connection may sit idle.
+    #[arg(
+        long,
+        env = "MATCHPLANE_HEADER_READ_TIMEOUT_SECONDS",
+        default_value_t = 10.0
+    )]
+    pub header_read_timeout_seconds: f64,
+    /// Seconds a request body may pause between two reads.
+    #[arg(
+        long,
+        env = "MATCHPLANE_BODY_READ_TIMEOUT_SECONDS",
+        default_value_t = 10.0
+    )]
+    pub body_read_timeout_seconds: f64,
+    /// Connections open at once (WebSockets included); more wait in the
+    /// listen backlog.
+    #[arg(long, env = "MATCHPLANE_MAX_CONNECTIONS", default_value_t = 10_000)]
+    pub max_connections: usize,
+}
+
+/// `seconds` as a duration, within 0.05 s..=600 s (a bad value is clamped).
+fn seconds(seconds: f64) -> Duration {
+    if seconds.is_finite() {
+        Duration::from_secs_f64(seconds.clamp(0.05, 600.0))
+    } else {
+        Duration::from_secs(10)
+    }
+}
+
+impl ServiceLimits {
+    /// The database's timeouts.
+    pub fn db(&self) -> DbTimeouts {
+        let wait = seconds(self.db_connect_timeout_seconds);
+        DbTimeouts {
+            connect: wait,
+            acquire: wait,
+        }
+    }
+
+    /// Redis at `url` under `prefix`, with these timeouts.
+    pub fn redis(&self, url: &str, prefix: &str) -> RedisPoolConfig {
+        let mut config = RedisPoolConfig::new(url);
+        config.prefix = prefix.to_owned();
+        config.connect_timeout = seconds(self.redis_connect_timeout_seconds);
+        config.response_timeout = seconds(self.redis_command_timeout_seconds);
+        config
+    }
+
+    /// The request deadline.
+    pub fn request_deadline(&self) -> Duration {
+        seconds(self.request_timeout_seconds)
+    }
+
+    /// What one connection may hold, and how many there may be.
+    pub fn connections(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            header_read_timeout: seconds(self.header_read_timeout_seconds),
+            body_read_timeout: seconds(self.body_read_timeout_seconds),
+            max_connections: self.max_connections.max(1),
+        }
+    }
+}

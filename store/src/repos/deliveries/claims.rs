@@ -1,0 +1,276 @@
+//! Taking due deliveries and the life of one attempt (SPEC 6): the claim,
+//! its lock (renewed while the attempt runs, compared by token at every
+//! write), the attempt logged before it is sent and completed after.
+
+use super::{due, AfterAttempt, PENDING};
+use crate::entities::webhook_attempt::{self, Entity as Attempts};
+use crate::entities::webhook_delivery::{self, Entity as Deliveries};
+use crate::repos::StoreError;
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::{Expr, LockBehavior, LockType};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, TransactionTrait,
+};
+
+/// Takes up to `limit` due deliveries (pending, `next_attempt_at <= now`,
+/// not locked) and locks each until `now + lock_for` under a new
+/// `lock_token`. Returns the rows with the lock this claim set.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn claim_due<C: TransactionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    lock_for: Duration,
+    limit: u64,
+) -> Result<Vec<webhook_delivery::Model>, StoreError> {
+    claim_due_fairly(db, now, lock_for, limit, &ClaimFilter::default()).await
+}
+
+/// Which due deliveries a claim leaves alone, so one tenant's backlog never
+/// fills a claim meant for everyone.
+#[derive(Debug, Clone, Default)]
+pub struct ClaimFilter {
+    /// Modes (`(project_id, game_mode)`) not to take now: their endpoint has
+    /// no free slot.
+    pub skip: Vec<(String, String)>,
+    /// At most this many deliveries of one mode per claim (`0`: no cap).
+    pub per_mode: usize,
+}
+
+/// [`claim_due`] leaving out `filter.skip` and taking at most
+/// `filter.per_mode` deliveries of one mode, oldest due first.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn claim_due_fairly<C: TransactionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+    lock_for: Duration,
+    limit: u64,
+    filter: &ClaimFilter,
+) -> Result<Vec<webhook_delivery::Model>, StoreError> {
+    let txn = db.begin().await?;
+    let mut condition = due(now);
+    for (project_id, game_mode) in &filter.skip {
+        condition = condition.add(
+            Condition::any()
+                .add(webhook_delivery::Column::ProjectId.ne(project_id.as_str()))
+                .add(webhook_delivery::Column::GameMode.ne(game_mode.as_str())),
+        );
+    }
+    // Reading a few times the limit lets the per-mode cap pick from more
+    // than the oldest mode's backlog; the rows not taken stay as they are.
+    let read = if filter.per_mode == 0 {
+        limit
+    } else {
+        limit.saturating_mul(4)
+    };
+    let mut query = Deliveries::find()
+        .filter(condition)
+        .order_by_asc(webhook_delivery::Column::NextAttemptAt)
+        .limit(read);
+    if txn.get_database_backend() == DbBackend::Postgres {
+        query = query.lock_with_behavior(LockType::Update, LockBehavior::SkipLocked);
+    }
+    let rows = query.all(&txn).await?;
+    let until = now + lock_for;
+    let mut per_mode: std::collections::HashMap<(String, String), usize> = Default::default();
+    let mut taken = Vec::with_capacity(rows.len());
+    for mut row in rows {
+        if taken.len() as u64 >= limit {
+            break;
+        }
+        if filter.per_mode > 0 {
+            let count = per_mode
+                .entry((row.project_id.clone(), row.game_mode.clone()))
+                .or_default();
+            if *count >= filter.per_mode {
+                continue;
+            }
+            *count += 1;
+        }
+        let token = ulid::Ulid::new().to_string();
+        let result = Deliveries::update_many()
+            .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
+            .col_expr(
+                webhook_delivery::Column::LockToken,
+                Expr::value(token.clone()),
+            )
+            .filter(webhook_delivery::Column::Id.eq(row.id.clone()))
+            .filter(due(now))
+            .exec(&txn)
+            .await?;
+        if result.rows_affected == 1 {
+            row.locked_until = Some(until);
+            row.lock_token = Some(token);
+            taken.push(row);
+        }
+    }
+    txn.commit().await?;
+    Ok(taken)
+}
+
+/// The delivery `id` still held by the claim `token`, still pending.
+fn held(id: &str, token: &str) -> Condition {
+    Condition::all()
+        .add(webhook_delivery::Column::Id.eq(id))
+        .add(webhook_delivery::Column::LockToken.eq(token))
+        .add(webhook_delivery::Column::Status.eq(PENDING))
+}
+
+/// Gives back a claimed delivery without attempting it (its endpoint was
+/// busy): unlocked, due as before, its attempt count unchanged. Does
+/// nothing if the claim no longer holds it.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn release<C: ConnectionTrait>(db: &C, id: &str, token: &str) -> Result<(), StoreError> {
+    Deliveries::update_many()
+        .col_expr(
+            webhook_delivery::Column::LockedUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            webhook_delivery::Column::LockToken,
+            Expr::value(Option::<String>::None),
+        )
+        .filter(held(id, token))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Extends the claim `token` on delivery `id` until `until` (an attempt is
+/// still running). Returns whether the claim still holds it.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn renew<C: ConnectionTrait>(
+    db: &C,
+    id: &str,
+    token: &str,
+    until: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let result = Deliveries::update_many()
+        .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
+        .filter(held(id, token))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// What an attempt's start or end found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// The claim held the delivery: written.
+    Yes,
+    /// Another claim holds it now, or it is over: the delivery was left
+    /// alone (an attempt's own log row is still completed).
+    Lost,
+}
+
+/// The text an attempt's log row carries from its start until its end is
+/// recorded: what a reader sees if the worker stopped in between.
+pub const ATTEMPT_UNFINISHED: &str =
+    "no outcome recorded: the attempt is running, or its worker stopped during it";
+
+/// Logs the start of an attempt before it is sent: the delivery's attempt
+/// count goes up by one and its lock is extended to `until`, and `attempt`
+/// (its `error` [`ATTEMPT_UNFINISHED`]) is inserted, in one transaction and
+/// only while the claim `token` holds the delivery. A worker killed during
+/// the attempt thus leaves it in the log, counted.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure (nothing is written).
+pub async fn start_attempt<C: TransactionTrait>(
+    db: &C,
+    attempt: webhook_attempt::Model,
+    token: &str,
+    until: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<Held, StoreError> {
+    let txn = db.begin().await?;
+    let result = Deliveries::update_many()
+        .col_expr(
+            webhook_delivery::Column::AttemptCount,
+            Expr::col(webhook_delivery::Column::AttemptCount).add(1),
+        )
+        .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .filter(held(&attempt.delivery_id, token))
+        .exec(&txn)
+        .await?;
+    if result.rows_affected != 1 {
+        txn.rollback().await?;
+        return Ok(Held::Lost);
+    }
+    let active: webhook_attempt::ActiveModel = attempt.into();
+    active.insert(&txn).await?;
+    txn.commit().await?;
+    Ok(Held::Yes)
+}
+
+/// Completes an attempt logged by [`start_attempt`]: its log row (same id)
+/// gets the outcome, and the delivery moves on (status, next attempt, lock
+/// released) if the claim `token` still holds it; in one transaction.
+///
+/// # Errors
+/// [`StoreError::NotFound`] if the attempt's row is gone (its project or
+/// match was deleted); [`StoreError::Db`] on a database failure.
+pub async fn finish_attempt<C: TransactionTrait>(
+    db: &C,
+    attempt: webhook_attempt::Model,
+    token: &str,
+    after: AfterAttempt,
+    now: DateTime<Utc>,
+) -> Result<Held, StoreError> {
+    let txn = db.begin().await?;
+    let (status, next) = match after {
+        AfterAttempt::RetryAt(at) => (PENDING, Some(at)),
+        AfterAttempt::Finished(status) => (status, None),
+    };
+    let logged = Attempts::update_many()
+        .col_expr(
+            webhook_attempt::Column::StatusCode,
+            Expr::value(attempt.status_code),
+        )
+        .col_expr(
+            webhook_attempt::Column::LatencyMs,
+            Expr::value(attempt.latency_ms),
+        )
+        .col_expr(webhook_attempt::Column::Error, Expr::value(attempt.error))
+        .col_expr(
+            webhook_attempt::Column::ResponseBody,
+            Expr::value(attempt.response_body),
+        )
+        .filter(webhook_attempt::Column::Id.eq(attempt.id))
+        .exec(&txn)
+        .await?;
+    if logged.rows_affected != 1 {
+        txn.rollback().await?;
+        return Err(StoreError::NotFound);
+    }
+    let moved = Deliveries::update_many()
+        .col_expr(webhook_delivery::Column::Status, Expr::value(status))
+        .col_expr(webhook_delivery::Column::NextAttemptAt, Expr::value(next))
+        .col_expr(
+            webhook_delivery::Column::LockedUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            webhook_delivery::Column::LockToken,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+        .filter(held(&attempt.delivery_id, token))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(if moved.rows_affected == 1 {
+        Held::Yes
+    } else {
+        Held::Lost
+    })
+}
