@@ -131,7 +131,7 @@ fn placeholder(key: &ModeKey) -> GameModeConfig {
     GameModeConfig {
         name: key.mode.clone(),
         enabled: false,
-        match_shape: vec![1, 1],
+        match_shape: vec![1, 1].into(),
         matchmaking_cycle_duration_seconds: 1.0,
         algorithm: matchplane_matchmaker::Algorithm::Fifo {},
         team_assignment: matchplane_matchmaker::TeamAssignment::default(),
@@ -139,6 +139,8 @@ fn placeholder(key: &ModeKey) -> GameModeConfig {
         ticket_ttl_seconds: 600,
         webhook: None,
         ratings: None,
+        relaxations: Vec::new(),
+        bots: None,
     }
 }
 
