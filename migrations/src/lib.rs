@@ -26,6 +26,7 @@ mod m20261201_000012_d_key_scopes;
 mod m20261201_000013_d_idempotency_keys;
 mod m20261201_000051_e_webhook_health;
 mod m20261201_000052_e_max_pending_tickets;
+mod m20261201_000061_f_match_shape;
 pub mod names;
 
 /// The ordered list of matchplane's migrations.
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000013_d_idempotency_keys::Migration),
             Box::new(m20261201_000051_e_webhook_health::Migration),
             Box::new(m20261201_000052_e_max_pending_tickets::Migration),
+            Box::new(m20261201_000061_f_match_shape::Migration),
         ]
     }
 }
