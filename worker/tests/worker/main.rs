@@ -18,5 +18,6 @@ mod end_to_end;
 mod fencing;
 mod recovery;
 mod secret_rotation;
+mod thin_pools;
 mod two_workers;
 mod webhook_health;
