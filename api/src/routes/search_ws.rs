@@ -126,7 +126,7 @@ struct Held {
     /// When the last Pong came (the start, before the first).
     last_pong: Instant,
     /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
-    last_status: Option<(Option<Value>, Option<u32>, Option<u32>, Option<i64>)>,
+    last_status: Option<(Waiting, Option<i64>)>,
 }
 
 async fn hold(
@@ -331,12 +331,10 @@ impl Held {
         &mut self,
         wait_seconds: f64,
         ping_ms: Option<f64>,
-        (reason, found, needed): (Option<Value>, Option<u32>, Option<u32>),
+        (reason, found, needed): Waiting,
     ) -> Check {
         let current = (
-            reason.clone(),
-            found,
-            needed,
+            (reason.clone(), found, needed),
             ping_ms.map(|p| p.round() as i64),
         );
         if self.last_status.as_ref() == Some(&current) {
@@ -352,6 +350,9 @@ impl Held {
         })
     }
 }
+
+/// A searching status's `waitingReason`, `found` and `needed`.
+type Waiting = (Option<Value>, Option<u32>, Option<u32>);
 
 /// `reason` of a search ended because its socket stopped answering pings.
 pub const PONG_TIMEOUT: &str = "PONG_TIMEOUT";
