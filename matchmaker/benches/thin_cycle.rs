@@ -106,9 +106,11 @@ fn bench_thin(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(n as u64));
     for (name, config) in [("plain", plain()), ("relaxations_bots", thin())] {
-        group.bench_with_input(BenchmarkId::from_parameter(name), &searches, |b, searches| {
-            b.iter(|| run_cycle(&config, searches, 0.0, &mut rng))
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(name),
+            &searches,
+            |b, searches| b.iter(|| run_cycle(&config, searches, 0.0, &mut rng)),
+        );
     }
     group.finish();
 }
