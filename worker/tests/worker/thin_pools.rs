@@ -115,7 +115,10 @@ async fn a_bot_match_is_delivered_with_bot_seats() {
     // Before its time: nothing, and the status says 2 found of 4 needed.
     assert_eq!(env.tick(token).await.0, TickOutcome::Idle);
     let status = status_of(&env, &young).await;
-    assert_eq!((status["found"].clone(), status["needed"].clone()), (json!(2), json!(4)));
+    assert_eq!(
+        (status["found"].clone(), status["needed"].clone()),
+        (json!(2), json!(4))
+    );
 
     env.add_waited("c", 1490.0, 30.0).await;
     assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
@@ -139,7 +142,11 @@ async fn a_bot_match_is_delivered_with_bot_seats() {
         .iter()
         .map(|v| v.as_u64().unwrap())
         .collect();
-    assert_eq!(open.iter().sum::<u64>(), 1, "the replaceable bot seat is open");
+    assert_eq!(
+        open.iter().sum::<u64>(),
+        1,
+        "the replaceable bot seat is open"
+    );
     // Quality counts the humans only.
     assert_eq!(body["quality"]["mmrSpread"], 20.0);
 }
@@ -156,7 +163,10 @@ async fn relaxations_added_or_removed_are_in_force_from_the_next_cycle() {
     assert_eq!(env.tick(token).await.0, TickOutcome::Idle);
     let status = status_of(&env, &a).await;
     assert_eq!(status["code"], "NOT_ENOUGH_PLAYERS");
-    assert_eq!((status["found"].clone(), status["needed"].clone()), (json!(2), json!(4)));
+    assert_eq!(
+        (status["found"].clone(), status["needed"].clone()),
+        (json!(2), json!(4))
+    );
 
     let relaxed = two_v_two(
         &receiver.url(),
@@ -165,7 +175,10 @@ async fn relaxations_added_or_removed_are_in_force_from_the_next_cycle() {
     set_config(&env, relaxed).await;
     assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
     assert_eq!(env.drain("w1").await, 1);
-    assert_eq!(delivered_body(&env, &receiver).await["matchShape"], json!([1, 1]));
+    assert_eq!(
+        delivered_body(&env, &receiver).await["matchShape"],
+        json!([1, 1])
+    );
 
     // Removed again: the next pair waits for a full match.
     set_config(&env, strict).await;
