@@ -6,7 +6,8 @@
 use crate::problem::{Problem, ProblemFieldError, PROBLEM_JSON};
 use crate::routes::message_schema::{PlayerMatch, SearchMessage};
 use crate::routes::webhook_schema::{
-    MatchMadeEvent, WebhookPlayer, WebhookQuality, WebhookTeam, WebhookTestEvent,
+    MatchMadeEvent, WebhookBotSeat, WebhookPlayer, WebhookQuality, WebhookSeat, WebhookTeam,
+    WebhookTestEvent,
 };
 use serde_json::{json, Value};
 use utoipa::openapi::path::{Operation, ParameterIn};
@@ -37,6 +38,8 @@ use utoipa::{Modify, OpenApi};
         MatchMadeEvent,
         WebhookTestEvent,
         WebhookTeam,
+        WebhookSeat,
+        WebhookBotSeat,
         WebhookPlayer,
         WebhookQuality
     )),

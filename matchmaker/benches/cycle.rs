@@ -55,19 +55,22 @@ fn config() -> GameModeConfig {
     GameModeConfig {
         name: "bench".into(),
         enabled: true,
-        match_shape: vec![5, 5],
+        match_shape: vec![5, 5].into(),
         matchmaking_cycle_duration_seconds: 1.0,
         algorithm: Algorithm::Mmr {
             min_mmr: 0.0,
             max_mmr: 3000.0,
             base_tolerance: 5.0,
             expansion_multiplier: 2.0,
+            max_tolerance: None,
         },
         team_assignment: TeamAssignment::Balanced,
         parties: Parties::default(),
         ticket_ttl_seconds: 600,
         webhook: None,
         ratings: None,
+        relaxations: Vec::new(),
+        bots: None,
     }
 }
 

@@ -3,6 +3,7 @@
 //! These types only describe shape and defaults; [`crate::validation`]
 //! checks them against a [`crate::Tier`].
 
+pub use crate::shape::{FlexibleShape, MatchShape, TeamSize};
 use serde::{Deserialize, Serialize};
 
 /// A game mode as a studio writes it (SPEC 3). Server-set fields
@@ -15,8 +16,9 @@ pub struct GameModeConfig {
     /// A disabled mode runs no cycle and fails its searches (`GAME_MODE_DISABLED`).
     #[serde(default = "default_true")]
     pub enabled: bool,
-    /// Players per team, e.g. `[5, 5]`; 1..=64 teams, each >= 1, sum >= 2.
-    pub match_shape: Vec<u32>,
+    /// Players per team, e.g. `[5, 5]` (1..=64 teams, each >= 1, sum >= 2),
+    /// or a flexible object (`{"teams", "teamSize": {"min", "max"}, …}`).
+    pub match_shape: MatchShape,
     /// Pause between two cycles (seconds), >= the tier floor, <= 3600.
     pub matchmaking_cycle_duration_seconds: f64,
     /// How candidates are grouped.
@@ -36,6 +38,41 @@ pub struct GameModeConfig {
     /// Glicko-2 ratings kept from reported results; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratings: Option<crate::ratings::RatingsConfig>,
+    /// Smaller shapes tried once an anchor has waited long enough (SPEC 11);
+    /// empty: none. Only with an array `matchShape`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub relaxations: Vec<Relaxation>,
+    /// Bot seats completing a group of too few humans (SPEC 11); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bots: Option<Bots>,
+}
+
+/// One relaxation step: from `afterSeconds` of the anchor's wait, groups
+/// may also form with `matchShape` (same team count, each team at most the
+/// base shape's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Relaxation {
+    /// Anchor wait (seconds) from which this shape is allowed.
+    pub after_seconds: f64,
+    /// Players per team of the smaller match.
+    pub match_shape: Vec<u32>,
+}
+
+/// Bot fill (SPEC 11): once a group's anchor has waited `fillAfterSeconds`,
+/// at least `minHumans` mutually-in-range players are completed with bots
+/// to the base shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Bots {
+    /// Anchor wait (seconds, >= 1 and >= the last relaxation's
+    /// `afterSeconds`) from which bots may fill.
+    pub fill_after_seconds: f64,
+    /// Fewest humans of a bot match (players, >= 1).
+    pub min_humans: u32,
+    /// Whether bot seats are open to backfill (`seatsOpen` lists them).
+    #[serde(default)]
+    pub replaceable: bool,
 }
 
 fn default_true() -> bool {
@@ -62,6 +99,10 @@ pub enum Algorithm {
         /// How fast the window widens: at 10 s of wait the window is
         /// `baseTolerance * expansionMultiplier` percent.
         expansion_multiplier: f64,
+        /// Where the window stops widening (percent, > `baseTolerance`,
+        /// <= 100); absent: it widens without end.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_tolerance: Option<f64>,
     },
     /// Latency-based: every pair within `maxDelta` milliseconds (SPEC 5.4).
     #[serde(rename_all = "camelCase")]
@@ -128,13 +169,14 @@ pub struct WebhookConfig {
 }
 
 impl GameModeConfig {
-    /// Sum of the match shape: seats in one match (players).
+    /// Seats in one full match (players): the shape's sum, or `teams × max`
+    /// for a flexible shape (saturating).
     pub fn match_size(&self) -> u32 {
-        self.match_shape.iter().sum()
+        u32::try_from(self.match_shape.size()).unwrap_or(u32::MAX)
     }
 
     /// The largest team of the shape (players).
     pub fn largest_team(&self) -> u32 {
-        self.match_shape.iter().copied().max().unwrap_or(0)
+        self.match_shape.largest_team()
     }
 }

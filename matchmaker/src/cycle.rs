@@ -2,13 +2,13 @@
 //! the worker and the simulator both call.
 
 use crate::candidate::{build_candidates, Candidate};
-use crate::config::{Algorithm, GameModeConfig, TeamAssignment};
-use crate::grouping::{group_by_closeness, group_fifo, Grouping};
+use crate::config::{Algorithm, GameModeConfig};
+use crate::grouping::Grouper;
 use crate::reasons::WaitingReason;
 use crate::recheck::{recheck, FailedSearch};
 use crate::search::Search;
-use crate::teams::{self, Unit};
-use crate::tolerance::mmr_range;
+use crate::seating::{seat, Formed, SeatPlan};
+use crate::tolerance::capped_mmr_range;
 use arcstr::ArcStr;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
@@ -37,10 +37,18 @@ pub struct MatchedPlayer {
 pub struct ProposedTeam {
     /// Position in the match shape.
     pub index: usize,
-    /// Exactly `matchShape[index]` players.
+    /// The humans: `matchShape[index]` players, less the bot seats.
     pub players: Vec<MatchedPlayer>,
-    /// Mean MMR of the players that carry one; `null` if none does.
+    /// Mean MMR of the players that carry one; `null` if none does (bots
+    /// never count).
     pub mean_mmr: Option<f64>,
+    /// Bot seats completing the team (SPEC 11); 0 without bots.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bots: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A match the cycle formed, not yet claimed (SPEC 5.7).
@@ -53,6 +61,18 @@ pub struct ProposedMatch {
     pub mmr_spread: f64,
     /// Max minus min team mean MMR (0 without MMRs), SPEC 8.
     pub team_imbalance: f64,
+    /// The shape used (players per team): the base shape, a relaxed one, a
+    /// settled flexible match's team sizes; a bot match's is the base shape.
+    #[serde(default)]
+    pub match_shape: Vec<u32>,
+    /// Seats open to backfill per team: the base shape minus the one used
+    /// (a flexible shape's `max` minus each team's players); a bot match's
+    /// bot seats when `bots.replaceable`, else zeros.
+    #[serde(default)]
+    pub seats_open: Vec<u32>,
+    /// MMR of a bot seat: the humans' mean; `null` without bots or MMRs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot_mmr: Option<f64>,
 }
 
 impl ProposedMatch {
@@ -75,6 +95,25 @@ pub struct WaitingSearch {
     pub player_id: ArcStr,
     /// Why nobody was found this cycle.
     pub reason: WaitingReason,
+    /// Seats of the largest in-range group the cycle built around or with
+    /// this search (SPEC 15); 0 when it was no candidate.
+    #[serde(default)]
+    pub found: u32,
+    /// Seats of the smallest match its wait allows now (SPEC 15).
+    #[serde(default)]
+    pub needed: u32,
+}
+
+impl WaitingSearch {
+    /// The stored and served status: the reason with `found` and `needed`
+    /// beside its `code`.
+    pub fn status(&self) -> crate::reasons::WaitingStatus {
+        crate::reasons::WaitingStatus {
+            reason: self.reason.clone(),
+            found: self.found,
+            needed: self.needed,
+        }
+    }
 }
 
 /// Everything one cycle decided.
@@ -96,9 +135,12 @@ pub struct CycleOutcome {
 /// Runs one cycle of `config` over `pool` at time `now` (seconds, on the
 /// pool's `queuedAt` clock). `rng` is only used by FIFO to shuffle groups.
 ///
-/// Steps (SPEC 5): re-check the pool against the config, build candidates,
-/// group them by the mode's algorithm, seat each group into teams. Never
-/// panics on any pool; an empty pool gives an empty outcome.
+/// Steps (SPEC 5, 11): re-check the pool against the config, build
+/// candidates, then group them in passes: full-size matches for every
+/// candidate first; then, for anchors that waited long enough, the relaxed
+/// shapes largest first (or a settled flexible match); then bot matches.
+/// Each group is seated into teams. Never panics on any pool; an empty
+/// pool gives an empty outcome.
 pub fn run_cycle(
     config: &GameModeConfig,
     pool: &[Search],
@@ -108,41 +150,36 @@ pub fn run_cycle(
     let (valid, failed) = recheck(config, pool);
     let set = build_candidates(config, pool, &valid);
     let candidates = &set.candidates;
-    let caps = &config.match_shape;
     let keep_together = config.parties.keep_together;
+    let waits: Vec<f64> = candidates.iter().map(|c| now - c.wait_start).collect();
 
-    let grouping = match &config.algorithm {
-        Algorithm::Mmr {
-            min_mmr,
-            max_mmr,
-            base_tolerance,
-            expansion_multiplier,
-        } => {
-            let values: Vec<f64> = candidates.iter().map(|c| c.mmr.unwrap_or(0.0)).collect();
-            let ranges: Vec<f64> = candidates
-                .iter()
-                .map(|c| {
-                    mmr_range(
-                        *min_mmr,
-                        *max_mmr,
-                        *base_tolerance,
-                        *expansion_multiplier,
-                        now - c.wait_start,
-                    )
-                })
-                .collect();
-            group_by_closeness(candidates, &values, &ranges, caps, keep_together)
-        }
-        Algorithm::Ping { max_delta } => {
-            let values: Vec<f64> = candidates
-                .iter()
-                .map(|c| c.ping_ms.unwrap_or(0.0))
-                .collect();
-            let ranges = vec![*max_delta; candidates.len()];
-            group_by_closeness(candidates, &values, &ranges, caps, keep_together)
-        }
-        Algorithm::Fifo {} => group_fifo(candidates, caps, keep_together),
+    let (values, ranges): (Vec<f64>, Vec<f64>) = match &config.algorithm {
+        Algorithm::Mmr { .. } => candidates
+            .iter()
+            .zip(&waits)
+            .map(|(c, w)| {
+                (
+                    c.mmr.unwrap_or(0.0),
+                    capped_mmr_range(&config.algorithm, *w),
+                )
+            })
+            .unzip(),
+        Algorithm::Ping { max_delta } => candidates
+            .iter()
+            .map(|c| (c.ping_ms.unwrap_or(0.0), *max_delta))
+            .unzip(),
+        Algorithm::Fifo {} => (Vec::new(), Vec::new()),
     };
+    let mut grouper = match &config.algorithm {
+        Algorithm::Fifo {} => Grouper::fifo(candidates, keep_together),
+        _ => Grouper::closeness(candidates, &values, &ranges, keep_together),
+    };
+
+    let mut formed = Vec::new();
+    let reasons = full_pass(&mut grouper, config, &mut formed);
+    crate::relaxation::relaxed_pass(&mut grouper, config, &waits, &mut formed);
+    crate::flexible::settle_pass(&mut grouper, config, &waits, &mut formed);
+    crate::bots::bot_pass(&mut grouper, config, &waits, &mut formed);
 
     let mut outcome = CycleOutcome {
         failed,
@@ -150,18 +187,20 @@ pub fn run_cycle(
         candidates: candidates.len(),
         ..CycleOutcome::default()
     };
-    let Grouping { groups, reasons } = grouping;
-    for group in &groups {
-        match seat_group(config, pool, candidates, group, now, rng) {
+    let found = grouper.found();
+    for f in &formed {
+        match seat(config, pool, candidates, f, now, rng) {
             Some(m) => outcome.matches.push(m),
-            // Unreachable when grouping admitted the group; kept waiting, never lost.
+            // Unreachable when a pass admitted the group; kept waiting, never lost.
             None => {
-                for &c in group {
+                for &c in &f.group {
+                    let status = (found[c], crate::queue_status::needed(config, waits[c]));
                     push_waiting(
                         &mut outcome,
                         pool,
                         &candidates[c],
                         WaitingReason::NoExactSeating,
+                        status,
                     );
                 }
             }
@@ -172,12 +211,54 @@ pub fn run_cycle(
             ticket_id: pool[i].ticket_id.clone(),
             player_id: pool[i].player_id.clone(),
             reason,
+            found: 0,
+            needed: crate::queue_status::needed(config, now - pool[i].queued_at),
         });
     }
-    for (c, reason) in reasons {
-        push_waiting(&mut outcome, pool, &candidates[c], reason);
+    for (c, reason) in reasons.into_iter().enumerate() {
+        if let Some(reason) = reason.filter(|_| !grouper.is_matched(c)) {
+            let status = (found[c], crate::queue_status::needed(config, waits[c]));
+            push_waiting(&mut outcome, pool, &candidates[c], reason, status);
+        }
     }
     outcome
+}
+
+/// The first pass (SPEC 5.3): full-size matches, every unmatched candidate
+/// anchoring in wait order. Returns each candidate's reason from its try.
+fn full_pass(
+    grouper: &mut Grouper,
+    config: &GameModeConfig,
+    formed: &mut Vec<Formed>,
+) -> Vec<Option<WaitingReason>> {
+    let base = config.match_shape.caps();
+    let size: u32 = base.iter().sum();
+    let mut reasons = vec![None; grouper.len()];
+    #[allow(clippy::needless_range_loop)] // `grouper` is borrowed mutably inside.
+    for anchor in 0..grouper.len() {
+        if grouper.is_matched(anchor) {
+            continue;
+        }
+        if grouper.alive_seats() < u64::from(size) {
+            // Fewer seats wait than a match needs (so the try is cheap): it
+            // still runs, for `found`.
+            reasons[anchor] = Some(grouper.not_enough(size));
+            grouper.try_anchor(anchor, &base);
+            continue;
+        }
+        let attempt = grouper.try_anchor(anchor, &base);
+        match attempt.short {
+            None => {
+                grouper.take(&attempt.group);
+                formed.push(Formed {
+                    group: attempt.group,
+                    plan: SeatPlan::Exact(base.clone()),
+                });
+            }
+            Some(reason) => reasons[anchor] = Some(reason),
+        }
+    }
+    reasons
 }
 
 fn push_waiting(
@@ -185,107 +266,15 @@ fn push_waiting(
     pool: &[Search],
     candidate: &Candidate,
     reason: WaitingReason,
+    (found, needed): (u32, u32),
 ) {
     for &i in &candidate.searches {
         outcome.waiting.push(WaitingSearch {
             ticket_id: pool[i].ticket_id.clone(),
             player_id: pool[i].player_id.clone(),
             reason: reason.clone(),
+            found,
+            needed,
         });
-    }
-}
-
-/// Seats a full group into teams by the mode's rule (SPEC 5.6).
-fn seat_group(
-    config: &GameModeConfig,
-    pool: &[Search],
-    candidates: &[Candidate],
-    group: &[usize],
-    now: f64,
-    rng: &mut dyn RngCore,
-) -> Option<ProposedMatch> {
-    // A unit is a whole party with keep-together, else a single player:
-    // `unit_members[u]` is a slice of `flat` (pool indices).
-    let flat: Vec<usize> = group
-        .iter()
-        .flat_map(|&c| candidates[c].searches.iter().copied())
-        .collect();
-    let mut unit_members: Vec<std::ops::Range<usize>> = Vec::with_capacity(flat.len());
-    if config.parties.keep_together {
-        let mut start = 0;
-        for &c in group {
-            let len = candidates[c].searches.len();
-            unit_members.push(start..start + len);
-            start += len;
-        }
-    } else {
-        unit_members.extend((0..flat.len()).map(|i| i..i + 1));
-    }
-    let units: Vec<Unit> = unit_members
-        .iter()
-        .map(|r| Unit {
-            seats: r.len() as u32,
-            value_sum: flat[r.clone()]
-                .iter()
-                .map(|&i| pool[i].mmr.unwrap_or(0.0))
-                .sum(),
-        })
-        .collect();
-    let caps = &config.match_shape;
-    let seating = match (&config.algorithm, config.team_assignment) {
-        (Algorithm::Fifo {}, _) => teams::shuffled(&units, caps, rng)?,
-        (_, TeamAssignment::Balanced) => teams::balanced(&units, caps)?,
-        (_, TeamAssignment::Snake) => teams::snake(&units, caps)?,
-    };
-
-    let mut teams: Vec<ProposedTeam> = (0..caps.len())
-        .map(|index| ProposedTeam {
-            index,
-            players: Vec::with_capacity(caps[index] as usize),
-            mean_mmr: None,
-        })
-        .collect();
-    for (members, &t) in unit_members.iter().zip(&seating) {
-        for &i in &flat[members.clone()] {
-            let s = &pool[i];
-            teams[t].players.push(MatchedPlayer {
-                player_id: s.player_id.clone(),
-                ticket_id: s.ticket_id.clone(),
-                party_id: s
-                    .party
-                    .as_ref()
-                    .filter(|p| p.members.len() > 1)
-                    .map(|p| p.id.clone()),
-                mmr: s.mmr,
-                ping_ms: s.ping_ms,
-                wait_seconds: (now - s.queued_at).max(0.0),
-            });
-        }
-    }
-    let mut all = Vec::new();
-    let mut means = Vec::new();
-    for team in &mut teams {
-        let mmrs: Vec<f64> = team.players.iter().filter_map(|p| p.mmr).collect();
-        all.extend_from_slice(&mmrs);
-        if !mmrs.is_empty() {
-            let mean = mmrs.iter().sum::<f64>() / mmrs.len() as f64;
-            team.mean_mmr = Some(mean);
-            means.push(mean);
-        }
-    }
-    Some(ProposedMatch {
-        teams,
-        mmr_spread: range_of(&all),
-        team_imbalance: range_of(&means),
-    })
-}
-
-fn range_of(values: &[f64]) -> f64 {
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if lo.is_finite() {
-        hi - lo
-    } else {
-        0.0
     }
 }

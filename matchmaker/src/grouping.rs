@@ -17,6 +17,12 @@
 //!
 //! FIFO has no closeness rule: candidates are taken in wait order, first
 //! fit by seats.
+//!
+//! The [`Grouper`] keeps that state across the passes of one cycle (full
+//! shape, then relaxed shapes, settled flexible shapes and bots, SPEC 11):
+//! the list is built once, and each pass tries anchors against a target
+//! shape. It also keeps, per candidate, the seats of the largest group any
+//! try built around or with it (`found`, SPEC 15).
 
 use crate::candidate::{order_key, Candidate};
 use crate::reasons::WaitingReason;
@@ -25,104 +31,207 @@ use crate::tolerance::fits;
 
 const NONE: usize = usize::MAX;
 
-/// Groups found in one cycle and reasons for the candidates left over.
-#[derive(Debug, Clone, Default)]
-pub struct Grouping {
-    /// Each group: candidate indices, anchor first. Seats sum to the match size.
-    pub groups: Vec<Vec<usize>>,
-    /// For every candidate in no group: why.
-    pub reasons: Vec<(usize, WaitingReason)>,
+/// What one try built around an anchor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    /// Candidate indices, anchor first, every one in range of every other
+    /// and, with keep-together, seatable in the target's teams.
+    pub group: Vec<usize>,
+    /// Seats of the group (players).
+    pub seats: u32,
+    /// Why the group is short of the target, `None` when it is full.
+    pub short: Option<WaitingReason>,
 }
 
-/// Seat rules shared by both grouping strategies.
-struct Seats<'a> {
-    caps: &'a [u32],
-    size: u32,
+/// The state of one cycle's grouping: which candidates are still unmatched,
+/// and the closeness list they sit in.
+pub struct Grouper<'a> {
+    candidates: &'a [Candidate],
+    values: &'a [f64],
+    ranges: &'a [f64],
     keep_together: bool,
+    fifo: bool,
+    /// Value order (closeness) or wait order (FIFO).
+    order: Vec<usize>,
+    pos: Vec<usize>,
+    prev: Vec<usize>,
+    next: Vec<usize>,
+    head: usize,
+    matched: Vec<bool>,
+    alive_seats: u64,
+    found: Vec<u32>,
+    sizes: Vec<u32>,
 }
 
-impl Seats<'_> {
-    /// Whether a party of `joiner` seats may join a group whose party sizes
-    /// are `sizes`.
-    fn admits(&self, sizes: &mut Vec<u32>, seats: u32, joiner: u32) -> Result<(), Blocked> {
-        if seats + joiner > self.size {
+impl<'a> Grouper<'a> {
+    /// A grouper by closeness (MMR or Ping). `values[i]` and `ranges[i]`
+    /// are candidate `i`'s MMR (or ping) and current range; candidates are
+    /// indexed longest-waiting first.
+    pub fn closeness(
+        candidates: &'a [Candidate],
+        values: &'a [f64],
+        ranges: &'a [f64],
+        keep_together: bool,
+    ) -> Self {
+        let n = candidates.len();
+        let mut keyed: Vec<(u64, usize)> = (0..n).map(|i| (order_key(values[i]), i)).collect();
+        keyed.sort_unstable();
+        let order: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+        Self::with_order(candidates, values, ranges, keep_together, false, order)
+    }
+
+    /// A FIFO grouper: wait order, no closeness rule.
+    pub fn fifo(candidates: &'a [Candidate], keep_together: bool) -> Self {
+        let order: Vec<usize> = (0..candidates.len()).collect();
+        Self::with_order(candidates, &[], &[], keep_together, true, order)
+    }
+
+    fn with_order(
+        candidates: &'a [Candidate],
+        values: &'a [f64],
+        ranges: &'a [f64],
+        keep_together: bool,
+        fifo: bool,
+        order: Vec<usize>,
+    ) -> Self {
+        let n = candidates.len();
+        let mut pos = vec![0; n];
+        for (p, &c) in order.iter().enumerate() {
+            pos[c] = p;
+        }
+        Self {
+            candidates,
+            values,
+            ranges,
+            keep_together,
+            fifo,
+            order,
+            pos,
+            prev: (0..n).map(|p| if p == 0 { NONE } else { p - 1 }).collect(),
+            next: (0..n)
+                .map(|p| if p + 1 == n { NONE } else { p + 1 })
+                .collect(),
+            head: if n == 0 { NONE } else { 0 },
+            matched: vec![false; n],
+            alive_seats: candidates.iter().map(|c| u64::from(c.seats)).sum(),
+            found: candidates.iter().map(|c| c.seats).collect(),
+            sizes: Vec::new(),
+        }
+    }
+
+    /// The candidates, longest-waiting first.
+    pub fn candidates(&self) -> &'a [Candidate] {
+        self.candidates
+    }
+
+    /// Candidates in this grouper.
+    pub fn len(&self) -> usize {
+        self.candidates.len()
+    }
+
+    /// Whether there is no candidate.
+    pub fn is_empty(&self) -> bool {
+        self.candidates.is_empty()
+    }
+
+    /// Whether candidate `c` is in a group already taken.
+    pub fn is_matched(&self, c: usize) -> bool {
+        self.matched[c]
+    }
+
+    /// Seats of every unmatched candidate (players).
+    pub fn alive_seats(&self) -> u64 {
+        self.alive_seats
+    }
+
+    /// Per candidate, seats of the largest group a try built around or
+    /// with it (at least its own seats).
+    pub fn found(&self) -> &[u32] {
+        &self.found
+    }
+
+    /// The reason of an anchor skipped because fewer than `size` seats wait.
+    pub fn not_enough(&self, size: u32) -> WaitingReason {
+        WaitingReason::NotEnoughPlayers {
+            seats_waiting: u32::try_from(self.alive_seats).unwrap_or(u32::MAX),
+            seats_needed: size,
+        }
+    }
+
+    /// Grows a group from `anchor` towards `caps` (players per team; the
+    /// group's seats never exceed their sum). The anchor must be unmatched.
+    pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
+        let size: u32 = caps.iter().sum();
+        let attempt = if self.fifo {
+            self.grow_fifo(anchor, caps, size)
+        } else {
+            self.grow_close(anchor, caps, size)
+        };
+        for &m in &attempt.group {
+            self.found[m] = self.found[m].max(attempt.seats);
+        }
+        attempt
+    }
+
+    /// Marks `group` matched and unlinks it.
+    pub fn take(&mut self, group: &[usize]) {
+        for &m in group {
+            if self.matched[m] {
+                continue;
+            }
+            self.matched[m] = true;
+            self.alive_seats -= u64::from(self.candidates[m].seats);
+            let p = self.pos[m];
+            if self.prev[p] != NONE {
+                self.next[self.prev[p]] = self.next[p];
+            } else {
+                self.head = self.next[p];
+            }
+            if self.next[p] != NONE {
+                self.prev[self.next[p]] = self.prev[p];
+            }
+        }
+    }
+
+    /// Whether a party of `joiner` seats may join a group of `seats` whose
+    /// party sizes are `self.sizes`.
+    fn admits(&mut self, caps: &[u32], size: u32, seats: u32, joiner: u32) -> Result<(), Blocked> {
+        if seats + joiner > size {
             return Err(Blocked::Overflow);
         }
-        if self.keep_together && (joiner > 1 || sizes.iter().any(|s| *s > 1)) {
-            sizes.push(joiner);
-            let ok = can_pack(sizes, self.caps);
-            sizes.pop();
+        if self.keep_together && (joiner > 1 || self.sizes.iter().any(|s| *s > 1)) {
+            self.sizes.push(joiner);
+            let ok = can_pack(&self.sizes, caps);
+            self.sizes.pop();
             if !ok {
                 return Err(Blocked::Seating);
             }
         }
         Ok(())
     }
-}
 
-enum Blocked {
-    Overflow,
-    Seating,
-}
-
-/// Groups candidates by closeness (MMR or Ping). `values[i]` and
-/// `ranges[i]` are candidate `i`'s MMR (or ping) and current range;
-/// candidates are indexed longest-waiting first.
-pub fn group_by_closeness(
-    candidates: &[Candidate],
-    values: &[f64],
-    ranges: &[f64],
-    caps: &[u32],
-    keep_together: bool,
-) -> Grouping {
-    let n = candidates.len();
-    let seats_rule = Seats {
-        caps,
-        size: caps.iter().sum(),
-        keep_together,
-    };
-    let mut keyed: Vec<(u64, usize)> = (0..n).map(|i| (order_key(values[i]), i)).collect();
-    keyed.sort_unstable();
-    let by_value: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
-    let mut pos = vec![0; n];
-    for (p, &c) in by_value.iter().enumerate() {
-        pos[c] = p;
-    }
-    let mut prev: Vec<usize> = (0..n).map(|p| if p == 0 { NONE } else { p - 1 }).collect();
-    let mut next: Vec<usize> = (0..n)
-        .map(|p| if p + 1 == n { NONE } else { p + 1 })
-        .collect();
-    let mut matched = vec![false; n];
-    let mut alive_seats: u64 = candidates.iter().map(|c| u64::from(c.seats)).sum();
-    let mut out = Grouping::default();
-    let mut sizes: Vec<u32> = Vec::new();
-
-    for anchor in 0..n {
-        if matched[anchor] {
-            continue;
-        }
-        if alive_seats < u64::from(seats_rule.size) {
-            out.reasons
-                .push((anchor, not_enough(alive_seats, seats_rule.size)));
-            continue;
-        }
+    fn grow_close(&mut self, anchor: usize, caps: &[u32], size: u32) -> Attempt {
+        let (values, ranges) = (self.values, self.ranges);
+        // Moved out while the walk borrows it; put back before returning.
+        let order = std::mem::take(&mut self.order);
         let (va, ra) = (values[anchor], ranges[anchor]);
         let mut group = vec![anchor];
-        sizes.clear();
-        sizes.push(candidates[anchor].seats);
-        let mut seats = candidates[anchor].seats;
+        self.sizes.clear();
+        self.sizes.push(self.candidates[anchor].seats);
+        let mut seats = self.candidates[anchor].seats;
         let mut in_range_seats = seats;
         let mut seating_blocked = false;
-        let mut left = prev[pos[anchor]];
-        let mut right = next[pos[anchor]];
-        let distance = |p: usize| (values[by_value[p]] - va).abs();
+        let anchor_pos = self.pos[anchor];
+        let mut left = self.prev[anchor_pos];
+        let mut right = self.next[anchor_pos];
+        let distance = |p: usize| (values[order[p]] - va).abs();
         let nearest = [left, right]
             .into_iter()
             .filter(|p| *p != NONE)
             .map(distance)
             .reduce(f64::min);
 
-        while seats < seats_rule.size {
+        while seats < size {
             // Nearest side first; on equal distance the longer wait.
             let take_left = match (left, right) {
                 (NONE, NONE) => break,
@@ -130,7 +239,7 @@ pub fn group_by_closeness(
                 (_, NONE) => true,
                 (l, r) => {
                     let (dl, dr) = (distance(l), distance(r));
-                    dl < dr || (dl == dr && by_value[l] < by_value[r])
+                    dl < dr || (dl == dr && order[l] < order[r])
                 }
             };
             let p = if take_left { left } else { right };
@@ -144,15 +253,15 @@ pub fn group_by_closeness(
                 continue;
             }
             if take_left {
-                left = prev[p];
+                left = self.prev[p];
             } else {
-                right = next[p];
+                right = self.next[p];
             }
-            let x = by_value[p];
+            let x = order[p];
             if !fits(va, ra, values[x], ranges[x]) {
                 continue;
             }
-            let joiner = candidates[x].seats;
+            let joiner = self.candidates[x].seats;
             in_range_seats += joiner;
             if !group[1..]
                 .iter()
@@ -160,118 +269,63 @@ pub fn group_by_closeness(
             {
                 continue;
             }
-            match seats_rule.admits(&mut sizes, seats, joiner) {
+            match self.admits(caps, size, seats, joiner) {
                 Ok(()) => {
                     group.push(x);
-                    sizes.push(joiner);
+                    self.sizes.push(joiner);
                     seats += joiner;
                 }
                 Err(Blocked::Seating) => seating_blocked = true,
                 Err(Blocked::Overflow) => {}
             }
         }
-
-        if seats == seats_rule.size {
-            for &m in &group {
-                matched[m] = true;
-                alive_seats -= u64::from(candidates[m].seats);
-                let p = pos[m];
-                if prev[p] != NONE {
-                    next[prev[p]] = next[p];
-                }
-                if next[p] != NONE {
-                    prev[next[p]] = prev[p];
-                }
-            }
-            out.groups.push(group);
-        } else if seating_blocked && in_range_seats >= seats_rule.size {
-            out.reasons.push((anchor, WaitingReason::NoExactSeating));
+        let short = if seats == size {
+            None
+        } else if seating_blocked && in_range_seats >= size {
+            Some(WaitingReason::NoExactSeating)
         } else {
-            out.reasons.push((
-                anchor,
-                WaitingReason::NoCandidatesInRange {
-                    nearest_distance: nearest,
-                    range: ra,
-                },
-            ));
+            Some(WaitingReason::NoCandidatesInRange {
+                nearest_distance: nearest,
+                range: ra,
+            })
+        };
+        self.order = order;
+        Attempt {
+            group,
+            seats,
+            short,
         }
     }
-    out.reasons.retain(|(c, _)| !matched[*c]);
-    out
-}
 
-/// FIFO grouping (SPEC 5.5): in wait order, first fit by seats; a match
-/// forms as soon as the seats are filled exactly.
-pub fn group_fifo(candidates: &[Candidate], caps: &[u32], keep_together: bool) -> Grouping {
-    let n = candidates.len();
-    let seats_rule = Seats {
-        caps,
-        size: caps.iter().sum(),
-        keep_together,
-    };
-    // Wait-ordered linked list of unmatched candidates.
-    let mut next: Vec<usize> = (0..n)
-        .map(|i| if i + 1 == n { NONE } else { i + 1 })
-        .collect();
-    let mut prev: Vec<usize> = (0..n).map(|i| if i == 0 { NONE } else { i - 1 }).collect();
-    let mut head = if n == 0 { NONE } else { 0 };
-    let mut matched = vec![false; n];
-    let mut alive_seats: u64 = candidates.iter().map(|c| u64::from(c.seats)).sum();
-    let mut out = Grouping::default();
-    let mut sizes: Vec<u32> = Vec::new();
-
-    for anchor in 0..n {
-        if matched[anchor] {
-            continue;
-        }
-        if alive_seats < u64::from(seats_rule.size) {
-            out.reasons
-                .push((anchor, not_enough(alive_seats, seats_rule.size)));
-            continue;
-        }
+    fn grow_fifo(&mut self, anchor: usize, caps: &[u32], size: u32) -> Attempt {
         let mut group = vec![anchor];
-        sizes.clear();
-        sizes.push(candidates[anchor].seats);
-        let mut seats = candidates[anchor].seats;
-        let mut cursor = head;
-        while cursor != NONE && seats < seats_rule.size {
-            let x = cursor;
-            cursor = next[cursor];
+        self.sizes.clear();
+        self.sizes.push(self.candidates[anchor].seats);
+        let mut seats = self.candidates[anchor].seats;
+        let mut cursor = self.head;
+        while cursor != NONE && seats < size {
+            let x = self.order[cursor];
+            cursor = self.next[cursor];
             if x == anchor {
                 continue;
             }
-            let joiner = candidates[x].seats;
-            if seats_rule.admits(&mut sizes, seats, joiner).is_ok() {
+            let joiner = self.candidates[x].seats;
+            if self.admits(caps, size, seats, joiner).is_ok() {
                 group.push(x);
-                sizes.push(joiner);
+                self.sizes.push(joiner);
                 seats += joiner;
             }
         }
-        if seats == seats_rule.size {
-            for &m in &group {
-                matched[m] = true;
-                alive_seats -= u64::from(candidates[m].seats);
-                if prev[m] != NONE {
-                    next[prev[m]] = next[m];
-                } else {
-                    head = next[m];
-                }
-                if next[m] != NONE {
-                    prev[next[m]] = prev[m];
-                }
-            }
-            out.groups.push(group);
-        } else {
-            out.reasons.push((anchor, WaitingReason::NoExactSeating));
+        let short = (seats != size).then_some(WaitingReason::NoExactSeating);
+        Attempt {
+            group,
+            seats,
+            short,
         }
     }
-    out.reasons.retain(|(c, _)| !matched[*c]);
-    out
 }
 
-fn not_enough(alive_seats: u64, size: u32) -> WaitingReason {
-    WaitingReason::NotEnoughPlayers {
-        seats_waiting: u32::try_from(alive_seats).unwrap_or(u32::MAX),
-        seats_needed: size,
-    }
+enum Blocked {
+    Overflow,
+    Seating,
 }

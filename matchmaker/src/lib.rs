@@ -13,28 +13,40 @@
 //! - SPEC 5.2-5.5 grouping: [`grouping`]
 //! - SPEC 5.6 teams: [`teams`]
 //! - SPEC 5.9 why not matched: [`reasons`]
+//! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
+//!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
 //! - SPEC 8 simulation: [`simulate`]
 
 pub mod codes;
 pub mod config;
 pub mod search;
+pub mod shape;
+pub mod thin_validation;
 pub mod tier;
 pub mod validation;
 
 /// The reference-counted string of ticket, player and party ids (see [`Search`]).
 pub use arcstr::ArcStr;
 pub use codes::Code;
-pub use config::{Algorithm, GameModeConfig, Parties, TeamAssignment, WebhookConfig};
+pub use config::{
+    Algorithm, Bots, FlexibleShape, GameModeConfig, MatchShape, Parties, Relaxation,
+    TeamAssignment, TeamSize, WebhookConfig,
+};
 pub use search::{Party, Search};
 pub use tier::Tier;
 pub use validation::{validate, FieldError, ValidationErrors};
 
+pub mod bots;
 pub mod candidate;
 pub mod cycle;
+pub mod flexible;
 pub mod grouping;
+pub mod queue_status;
 pub mod ratings;
 pub mod reasons;
 pub mod recheck;
+pub mod relaxation;
+pub mod seating;
 pub mod teams;
 pub mod ticket;
 pub mod tolerance;
@@ -42,6 +54,6 @@ pub mod tolerance;
 pub use cycle::{
     run_cycle, CycleOutcome, MatchedPlayer, ProposedMatch, ProposedTeam, WaitingSearch,
 };
-pub use reasons::WaitingReason;
+pub use reasons::{WaitingReason, WaitingStatus};
 pub use recheck::FailedSearch;
 pub mod simulate;

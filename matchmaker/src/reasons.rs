@@ -49,3 +49,18 @@ impl WaitingReason {
         }
     }
 }
+
+/// A waiting search's status as stored and served (SPEC 15): its reason,
+/// with `found` and `needed` beside `code`, e.g.
+/// `{"code": "NO_CANDIDATES_IN_RANGE", "nearestDistance": 40, "range": 150, "found": 3, "needed": 10}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitingStatus {
+    /// Why nobody was found this cycle.
+    #[serde(flatten)]
+    pub reason: WaitingReason,
+    /// Seats of the largest in-range group the cycle built around or with
+    /// the search (players).
+    pub found: u32,
+    /// Seats of the smallest match its wait allows now (players).
+    pub needed: u32,
+}

@@ -96,6 +96,19 @@ pub fn can_pack(sizes: &[u32], caps: &[u32]) -> bool {
     pack_dfs(&order, sizes, &mut rem, &mut seat, 0, &mut budget)
 }
 
+/// A seating of units of `sizes` seats into teams of `caps` seats, partial
+/// fill allowed (the team of each unit), or `None` if there is none within
+/// the search budget. Used to seat the humans of a bot match and the teams
+/// of a settled flexible match.
+pub fn pack_partial(sizes: &[u32], caps: &[u32]) -> Option<Vec<usize>> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by(|a, b| sizes[*b].cmp(&sizes[*a]));
+    let mut rem = caps.to_vec();
+    let mut seat = vec![0; sizes.len()];
+    let mut budget = NODE_BUDGET;
+    pack_dfs(&order, sizes, &mut rem, &mut seat, 0, &mut budget).then_some(seat)
+}
+
 fn pack_dfs(
     order: &[usize],
     sizes: &[u32],

@@ -24,6 +24,33 @@ pub fn mmr_range(
     percent * (max_mmr - min_mmr) / 100.0
 }
 
+/// The effective MMR range of an MMR `algorithm` after `wait_seconds`,
+/// stopped at `maxTolerance` percent when the mode sets one (SPEC 11).
+/// Other algorithms have no MMR range: 0.
+pub fn capped_mmr_range(algorithm: &crate::config::Algorithm, wait_seconds: f64) -> f64 {
+    let crate::config::Algorithm::Mmr {
+        min_mmr,
+        max_mmr,
+        base_tolerance,
+        expansion_multiplier,
+        max_tolerance,
+    } = algorithm
+    else {
+        return 0.0;
+    };
+    let range = mmr_range(
+        *min_mmr,
+        *max_mmr,
+        *base_tolerance,
+        *expansion_multiplier,
+        wait_seconds,
+    );
+    match max_tolerance {
+        Some(cap) => range.min(cap * (max_mmr - min_mmr) / 100.0),
+        None => range,
+    }
+}
+
 /// Slack for floating-point noise when comparing a distance with a range:
 /// far below any meaningful MMR or millisecond difference.
 const EPSILON: f64 = 1e-9;
@@ -53,6 +80,20 @@ mod tests {
     #[test]
     fn multiplier_one_never_widens() {
         assert_eq!(mmr_range(0.0, 1000.0, 10.0, 1.0, 600.0), 100.0);
+    }
+
+    #[test]
+    fn max_tolerance_stops_the_widening() {
+        let algorithm = crate::config::Algorithm::Mmr {
+            min_mmr: 0.0,
+            max_mmr: 3000.0,
+            base_tolerance: 5.0,
+            expansion_multiplier: 2.0,
+            max_tolerance: Some(10.0),
+        };
+        assert_eq!(capped_mmr_range(&algorithm, 5.0), 225.0);
+        assert_eq!(capped_mmr_range(&algorithm, 10.0), 300.0);
+        assert_eq!(capped_mmr_range(&algorithm, 600.0), 300.0);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! quota) or the network (webhook URL safety) are checked by the API.
 
 use crate::codes::Code;
-use crate::config::{Algorithm, GameModeConfig};
+use crate::config::{Algorithm, GameModeConfig, MatchShape};
 use crate::tier::Tier;
 use serde::{Deserialize, Serialize};
 
@@ -95,44 +95,18 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
         );
     }
 
-    let shape = &config.match_shape;
-    if shape.is_empty() || shape.len() > MAX_TEAMS {
-        push(
-            "matchShape",
-            Code::ValidationError,
-            format!(
-                "matchShape must have 1 to {MAX_TEAMS} teams, has {}",
-                shape.len()
-            ),
-        );
-    }
-    for (i, seats) in shape.iter().enumerate() {
-        if *seats == 0 {
-            push(
-                &format!("matchShape[{i}]"),
-                Code::ValidationError,
-                "every team needs at least one player".into(),
-            );
+    let (shape, size) = match &config.match_shape {
+        MatchShape::Fixed(shape) => {
+            check_fixed_shape(shape, "matchShape", tier, &mut push);
+            (shape.clone(), shape.iter().map(|s| u64::from(*s)).sum())
         }
-    }
-    let size: u64 = shape.iter().map(|s| u64::from(*s)).sum();
-    if size < 2 {
-        push(
-            "matchShape",
-            Code::ValidationError,
-            format!("a match needs at least 2 players, the shape sums to {size}"),
-        );
-    }
-    if size > u64::from(tier.max_match_size) {
-        push(
-            "matchShape",
-            Code::MatchSizeLimitExceeded,
-            format!(
-                "the shape sums to {size} players, tier {} allows {}",
-                tier.name, tier.max_match_size
-            ),
-        );
-    }
+        MatchShape::Flexible(flex) => {
+            crate::thin_validation::check_flexible(flex, config, tier, &mut push);
+            (config.match_shape.caps(), config.match_shape.size())
+        }
+    };
+    crate::thin_validation::check_relaxations(config, &mut push);
+    crate::thin_validation::check_bots(config, &mut push);
 
     let cycle = config.matchmaking_cycle_duration_seconds;
     if !cycle.is_finite() || cycle > MAX_CYCLE_DURATION_SECONDS {
@@ -158,7 +132,9 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
             max_mmr,
             base_tolerance,
             expansion_multiplier,
+            max_tolerance,
         } => {
+            crate::thin_validation::check_max_tolerance(*base_tolerance, *max_tolerance, &mut push);
             if !within(*min_mmr, MAX_ABS_MMR)
                 || !within(*max_mmr, MAX_ABS_MMR)
                 || min_mmr >= max_mmr
@@ -225,7 +201,8 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
             Code::PartySizeExceedsShape,
             "maxSize must be at least 1".into(),
         );
-    } else if !shape_ok {
+    } else if !shape_ok || config.match_shape.flexible().is_some() {
+        // A flexible shape's party rule is checked with the shape.
         // The shape's own error says it all; seats cannot be judged.
     } else if parties.keep_together && parties.max_size > config.largest_team() {
         push(
@@ -274,5 +251,53 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
         Ok(())
     } else {
         Err(ValidationErrors(errors))
+    }
+}
+
+/// The array `matchShape` rules of SPEC 3 (also a relaxation's shape, at
+/// `field`): 1..=64 teams, each >= 1, sum >= 2 and <= the tier's
+/// `maxMatchSize`.
+pub(crate) fn check_fixed_shape(
+    shape: &[u32],
+    field: &str,
+    tier: &Tier,
+    push: &mut impl FnMut(&str, Code, String),
+) {
+    if shape.is_empty() || shape.len() > MAX_TEAMS {
+        push(
+            field,
+            Code::ValidationError,
+            format!(
+                "{field} must have 1 to {MAX_TEAMS} teams, has {}",
+                shape.len()
+            ),
+        );
+    }
+    for (i, seats) in shape.iter().enumerate() {
+        if *seats == 0 {
+            push(
+                &format!("{field}[{i}]"),
+                Code::ValidationError,
+                "every team needs at least one player".into(),
+            );
+        }
+    }
+    let size: u64 = shape.iter().map(|s| u64::from(*s)).sum();
+    if size < 2 {
+        push(
+            field,
+            Code::ValidationError,
+            format!("a match needs at least 2 players, the shape sums to {size}"),
+        );
+    }
+    if size > u64::from(tier.max_match_size) {
+        push(
+            field,
+            Code::MatchSizeLimitExceeded,
+            format!(
+                "the shape sums to {size} players, tier {} allows {}",
+                tier.name, tier.max_match_size
+            ),
+        );
     }
 }

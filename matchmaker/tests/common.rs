@@ -12,19 +12,22 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
     GameModeConfig {
         name: "test".into(),
         enabled: true,
-        match_shape: shape.to_vec(),
+        match_shape: shape.to_vec().into(),
         matchmaking_cycle_duration_seconds: 1.0,
         algorithm: Algorithm::Mmr {
             min_mmr: 0.0,
             max_mmr: 3000.0,
             base_tolerance: base,
             expansion_multiplier: mult,
+            max_tolerance: None,
         },
         team_assignment: TeamAssignment::Balanced,
         parties: Parties::default(),
         ticket_ttl_seconds: 600,
         webhook: None,
         ratings: None,
+        relaxations: Vec::new(),
+        bots: None,
     }
 }
 

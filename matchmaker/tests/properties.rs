@@ -151,7 +151,7 @@ proptest! {
             for a in &values {
                 for b in &values {
                     match &config.algorithm {
-                        Algorithm::Mmr { min_mmr, max_mmr, base_tolerance, expansion_multiplier } => {
+                        Algorithm::Mmr { min_mmr, max_mmr, base_tolerance, expansion_multiplier, .. } => {
                             let ra = mmr_range(*min_mmr, *max_mmr, *base_tolerance, *expansion_multiplier, now - a.2);
                             let rb = mmr_range(*min_mmr, *max_mmr, *base_tolerance, *expansion_multiplier, now - b.2);
                             prop_assert!((a.0 - b.0).abs() <= ra.min(rb) + 1e-6);

@@ -50,7 +50,8 @@ fn replay_of_real_games_keeps_every_invariant() {
         assert_eq!(m.teams.iter().map(Vec::len).collect::<Vec<_>>(), vec![1, 1]);
         let mut sides = Vec::new();
         for team in &m.teams {
-            let player = &team[0];
+            let player = team[0].clone().expect("a human");
+            let player = &player;
             assert!(
                 at_cycle
                     .entry(m.at.to_bits())

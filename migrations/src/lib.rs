@@ -33,6 +33,7 @@ mod m20261201_000013_d_idempotency_keys;
 mod m20261201_000051_e_webhook_health;
 mod m20261201_000052_e_max_pending_tickets;
 mod m20261201_000061_f_delivery_fencing;
+mod m20261201_000062_f_match_shape;
 pub mod names;
 mod ops;
 
@@ -55,6 +56,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000051_e_webhook_health::Migration),
             Box::new(m20261201_000052_e_max_pending_tickets::Migration),
             Box::new(m20261201_000061_f_delivery_fencing::Migration),
+            Box::new(m20261201_000062_f_match_shape::Migration),
         ]
     }
 }

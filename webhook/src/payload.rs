@@ -37,13 +37,24 @@ pub struct MatchMade {
     pub created_at: DateTime<Utc>,
     /// Teams in match-shape order.
     pub teams: Vec<Team>,
-    /// How close the match is.
+    /// How close the match is (over humans only).
     pub quality: Quality,
+    /// The shape used, players per team (SPEC 11): the base shape, a
+    /// relaxed one, or a settled flexible match's team sizes; a bot match's
+    /// is the base shape. Empty only in records made before it was kept.
+    #[serde(default)]
+    pub match_shape: Vec<u32>,
+    /// Seats open to backfill per team: the base shape minus the one used,
+    /// or a bot match's replaceable bot seats.
+    #[serde(default)]
+    pub seats_open: Vec<u32>,
 }
 
-/// One team of a `match.made` body.
+/// One team of a `match.made` body. In JSON, `players` lists the humans
+/// and then the team's bot seats (`{"bot": true, "playerId": null,
+/// "ticketId": null, "mmr": …}`, SPEC 11).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(from = "TeamWire", into = "TeamWire")]
 pub struct Team {
     /// Position in the match shape, from 0.
     pub index: usize,
@@ -51,6 +62,87 @@ pub struct Team {
     pub players: Vec<Player>,
     /// Mean MMR of the players that carry one; `null` if none does.
     pub mean_mmr: Option<f64>,
+    /// The team's bot seats, after its players.
+    pub bots: Vec<BotSeat>,
+}
+
+/// A bot seat (SPEC 11): no player, no ticket, the humans' mean MMR.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BotSeat {
+    /// Always `true`.
+    pub bot: bool,
+    /// Always `null`.
+    pub player_id: Option<String>,
+    /// Always `null`.
+    pub ticket_id: Option<String>,
+    /// Mean of the match's humans' MMR, or `null`.
+    pub mmr: Option<f64>,
+}
+
+impl BotSeat {
+    /// A bot seat of MMR `mmr`.
+    pub fn new(mmr: Option<f64>) -> Self {
+        Self {
+            bot: true,
+            player_id: None,
+            ticket_id: None,
+            mmr,
+        }
+    }
+}
+
+/// A team as written: humans and bots in one `players` array.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TeamWire {
+    index: usize,
+    players: Vec<SeatWire>,
+    mean_mmr: Option<f64>,
+}
+
+/// A seat as written: a bot seat carries `"bot": true`, a player does not.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum SeatWire {
+    Bot(BotSeat),
+    Player(Player),
+}
+
+impl From<TeamWire> for Team {
+    fn from(wire: TeamWire) -> Self {
+        let mut players = Vec::new();
+        let mut bots = Vec::new();
+        for seat in wire.players {
+            match seat {
+                SeatWire::Bot(b) if b.bot => bots.push(b),
+                SeatWire::Bot(b) => bots.push(BotSeat::new(b.mmr)),
+                SeatWire::Player(p) => players.push(p),
+            }
+        }
+        Self {
+            index: wire.index,
+            players,
+            mean_mmr: wire.mean_mmr,
+            bots,
+        }
+    }
+}
+
+impl From<Team> for TeamWire {
+    fn from(team: Team) -> Self {
+        let players = team
+            .players
+            .into_iter()
+            .map(SeatWire::Player)
+            .chain(team.bots.into_iter().map(SeatWire::Bot))
+            .collect();
+        Self {
+            index: team.index,
+            players,
+            mean_mmr: team.mean_mmr,
+        }
+    }
 }
 
 /// One player of a `match.made` body.
@@ -122,11 +214,23 @@ impl MatchMade {
             game_mode: identity.game_mode,
             game_mode_version: identity.game_mode_version,
             created_at: identity.created_at,
-            teams: proposed.teams.iter().map(Team::from).collect(),
+            teams: proposed
+                .teams
+                .iter()
+                .map(|t| {
+                    let mut team = Team::from(t);
+                    team.bots = (0..t.bots)
+                        .map(|_| BotSeat::new(proposed.bot_mmr))
+                        .collect();
+                    team
+                })
+                .collect(),
             quality: Quality {
                 mmr_spread: proposed.mmr_spread,
                 team_imbalance: proposed.team_imbalance,
             },
+            match_shape: proposed.match_shape.clone(),
+            seats_open: proposed.seats_open.clone(),
         }
     }
 }
@@ -137,6 +241,7 @@ impl From<&ProposedTeam> for Team {
             index: team.index,
             players: team.players.iter().map(Player::from).collect(),
             mean_mmr: team.mean_mmr,
+            bots: Vec::new(),
         }
     }
 }
@@ -214,15 +319,20 @@ mod tests {
                     index: 0,
                     players: vec![player("a", 1500.0)],
                     mean_mmr: Some(1500.0),
+                    bots: 0,
                 },
                 ProposedTeam {
                     index: 1,
                     players: vec![player("Zoë🎮", 1520.5)],
                     mean_mmr: Some(1520.5),
+                    bots: 0,
                 },
             ],
             mmr_spread: 20.5,
             team_imbalance: 20.5,
+            match_shape: vec![1, 1],
+            seats_open: vec![0, 0],
+            bot_mmr: None,
         }
     }
 
@@ -262,6 +372,36 @@ mod tests {
         assert_eq!(value["quality"]["teamImbalance"], 20.5);
         let back: Event = serde_json::from_slice(&message.body).unwrap();
         assert!(matches!(back, Event::MatchMade(m) if m.teams.len() == 2));
+    }
+
+    #[test]
+    fn bot_seats_follow_the_players_and_round_trip() {
+        let mut proposed = proposed();
+        proposed.teams[1].bots = 2;
+        proposed.bot_mmr = Some(1510.25);
+        proposed.match_shape = vec![1, 3];
+        proposed.seats_open = vec![0, 2];
+        let body = MatchMade::new(identity(), &proposed);
+        let message = Message::match_made(body.clone()).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&message.body).unwrap();
+        let seats = value["teams"][1]["players"].as_array().unwrap();
+        assert_eq!(seats.len(), 3);
+        assert_eq!(seats[0]["playerId"], "Zoë🎮");
+        assert_eq!(
+            seats[1],
+            serde_json::json!({"bot": true, "playerId": null, "ticketId": null, "mmr": 1510.25})
+        );
+        assert_eq!(value["matchShape"], serde_json::json!([1, 3]));
+        assert_eq!(value["seatsOpen"], serde_json::json!([0, 2]));
+        let back: Event = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(back, Event::MatchMade(body));
+    }
+
+    #[test]
+    fn a_record_without_shape_fields_still_reads() {
+        let text = r#"{"type":"match.made","matchId":"mat_1","projectId":"prj_1","gameMode":"m","gameModeVersion":1,"createdAt":"2027-01-15T08:00:00.000Z","teams":[],"quality":{"mmrSpread":0,"teamImbalance":0}}"#;
+        let back: Event = serde_json::from_str(text).unwrap();
+        assert!(matches!(back, Event::MatchMade(m) if m.match_shape.is_empty()));
     }
 
     #[test]

@@ -226,6 +226,8 @@ fn prepare(
         teams,
         quality,
         created_at: body.created_at,
+        match_shape: Some(serde_json::json!(body.match_shape)),
+        seats_open: Some(serde_json::json!(body.seats_open)),
     };
     Ok(Prepared {
         row,

@@ -135,7 +135,7 @@ async fn tick(
         .waiting
         .iter()
         .filter_map(|w| {
-            serde_json::to_string(&w.reason)
+            serde_json::to_string(&w.status())
                 .ok()
                 .map(|json| (w.ticket_id.to_string(), json))
         })

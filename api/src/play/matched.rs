@@ -92,5 +92,13 @@ fn body_of_row(row: &match_::Model) -> Result<MatchMade, serde_json::Error> {
         created_at: row.created_at,
         teams,
         quality,
+        match_shape: shape_of(row.match_shape.as_ref())?,
+        seats_open: shape_of(row.seats_open.as_ref())?,
     })
+}
+
+/// A stored `match_shape` / `seats_open` array; empty for matches stored
+/// before they were kept.
+fn shape_of(value: Option<&serde_json::Value>) -> Result<Vec<u32>, serde_json::Error> {
+    value.map_or(Ok(Vec::new()), |v| serde_json::from_value(v.clone()))
 }

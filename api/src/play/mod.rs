@@ -17,6 +17,7 @@
 
 pub mod cache;
 pub mod matched;
+pub mod queue_status;
 pub mod ratings;
 pub mod start;
 pub mod status;

@@ -26,7 +26,8 @@ pub struct TicketError {
 #[schema(example = json!({"ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "status": "searching",
     "gameMode": "duel", "playerId": "ana", "expiresAt": "2026-12-01T10:10:00.000Z",
     "queuedAt": "2026-12-01T10:00:00.000Z", "waitSeconds": 2.5, "pingMs": null,
-    "waitingReason": {"code": "NOT_ENOUGH_PLAYERS", "seatsWaiting": 1, "seatsNeeded": 2}}))]
+    "waitingReason": {"code": "NOT_ENOUGH_PLAYERS", "seatsWaiting": 1, "seatsNeeded": 2},
+    "found": 1, "needed": 2}))]
 #[serde(rename_all = "camelCase")]
 pub struct TicketStatus {
     /// `tkt_…`.
@@ -54,6 +55,15 @@ pub struct TicketStatus {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub waiting_reason: Option<Value>,
+    /// While searching: seats of the largest in-range group the last cycle
+    /// built around or with this search (its party included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<u32>,
+    /// While searching: seats of the smallest match its wait allows now
+    /// (a relaxed shape in force, `bots.minHumans` once bots apply, a
+    /// settled flexible shape's `minTeams × min`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needed: Option<u32>,
     /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED` or
     /// `PONG_TIMEOUT` (absent when not recorded).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +126,8 @@ pub async fn status_of(
         wait_seconds: None,
         ping_ms: None,
         waiting_reason: None,
+        found: None,
+        needed: None,
         reason: None,
         match_: None,
         error: None,
@@ -127,9 +139,8 @@ pub async fn status_of(
             view.queued_at = Some(rfc3339(live.search.queued_at));
             view.wait_seconds = Some(millis(now - live.search.queued_at));
             view.ping_ms = live.search.ping_ms;
-            view.waiting_reason = live
-                .waiting_reason
-                .and_then(|r| serde_json::from_str(&r).ok());
+            (view.waiting_reason, view.found, view.needed) =
+                super::queue_status::split(live.waiting_reason.as_deref());
         }
         Some(SearchState::Ended(ended)) => {
             view.queued_at = ended.queued_at.map(rfc3339);

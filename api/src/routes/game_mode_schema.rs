@@ -33,10 +33,10 @@ pub struct GameModeSchema {
     #[serde(default)]
     #[schema(nullable = false)]
     pub enabled: Option<bool>,
-    /// Players per team, e.g. `[5, 5]`: 1..=64 teams, each >= 1, sum >= 2
-    /// and <= the tier's `maxMatchSize`.
-    #[schema(min_items = 1, max_items = 64)]
-    pub match_shape: Vec<u32>,
+    /// Players per team, e.g. `[5, 5]` (1..=64 teams, each >= 1, sum >= 2
+    /// and <= the tier's `maxMatchSize`), or a flexible shape such as
+    /// `{"teams": 20, "teamSize": {"min": 1, "max": 3}}`.
+    pub match_shape: MatchShapeSchema,
     /// Seconds between cycles: >= the tier's floor, <= 3600.
     #[schema(minimum = 0, maximum = 3600)]
     pub matchmaking_cycle_duration_seconds: f64,
@@ -60,6 +60,94 @@ pub struct GameModeSchema {
     /// Glicko-2 ratings kept from reported results; absent: none.
     #[serde(default)]
     pub ratings: Option<RatingsSchema>,
+    /// Smaller shapes tried once the longest-waiting player of a group has
+    /// waited `afterSeconds` (at most 8, `afterSeconds` strictly
+    /// increasing); only with an array `matchShape`.
+    #[serde(default)]
+    #[schema(nullable = false, max_items = 8)]
+    pub relaxations: Option<Vec<RelaxationSchema>>,
+    /// Bot seats completing a group of at least `minHumans` players once
+    /// its longest-waiting player has waited `fillAfterSeconds`.
+    #[serde(default)]
+    pub bots: Option<BotsSchema>,
+}
+
+/// `matchShape`: an array of team sizes, or a flexible object.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = MatchShape)]
+#[serde(untagged)]
+pub enum MatchShapeSchema {
+    /// Players per team, exactly: 1..=64 teams, each >= 1.
+    Fixed(Vec<u32>),
+    /// Teams filled up to `teamSize.max`, settling short after a while.
+    Flexible(FlexibleShapeSchema),
+}
+
+/// A flexible `matchShape` (free-for-all, battle royale, arena).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = FlexibleShape)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FlexibleShapeSchema {
+    /// Teams of a full match, 2..=100; `teams × teamSize.max` <= the
+    /// tier's `maxMatchSize`.
+    #[schema(minimum = 2, maximum = 100)]
+    pub teams: u32,
+    /// Players per team.
+    pub team_size: TeamSizeSchema,
+    /// Fewest teams of a settled match, 2..=`teams`; default `teams`.
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 2, maximum = 100)]
+    pub min_teams: Option<u32>,
+    /// Seconds of the longest wait after which a match may settle with
+    /// `minTeams` teams of at least `min` players; 0..=600, default 15.
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 0, maximum = 600)]
+    pub settle_after_seconds: Option<f64>,
+}
+
+/// `teamSize` of a flexible shape.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = TeamSize)]
+#[serde(deny_unknown_fields)]
+pub struct TeamSizeSchema {
+    /// Fewest players of a team in a settled match, >= 1.
+    #[schema(minimum = 1, maximum = 64)]
+    pub min: u32,
+    /// A team is full at `max`: `min..=64`.
+    #[schema(minimum = 1, maximum = 64)]
+    pub max: u32,
+}
+
+/// One relaxation step.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Relaxation)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RelaxationSchema {
+    /// Seconds of the longest wait from which this shape is tried.
+    #[schema(minimum = 0, maximum = 86400)]
+    pub after_seconds: f64,
+    /// Players per team: as many teams as `matchShape`, each 1..=its team.
+    #[schema(min_items = 1, max_items = 64)]
+    pub match_shape: Vec<u32>,
+}
+
+/// Bot fill.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Bots)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BotsSchema {
+    /// Seconds of the longest wait from which bots fill: >= 1 and >= the
+    /// last relaxation's `afterSeconds`.
+    #[schema(minimum = 1, maximum = 86400)]
+    pub fill_after_seconds: f64,
+    /// Fewest humans of a bot match: 1..=the match size.
+    #[schema(minimum = 1)]
+    pub min_humans: u32,
+    /// Whether bot seats are open to backfill (`seatsOpen` lists them);
+    /// default `false`.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub replaceable: Option<bool>,
 }
 
 /// The grouping algorithm, by `type`.
@@ -82,6 +170,11 @@ pub enum AlgorithmSchema {
         /// Window widening: >= max(1, tier floor), <= 100.
         #[schema(minimum = 1, maximum = 100)]
         expansion_multiplier: f64,
+        /// Where the window stops widening (percent, > `baseTolerance`,
+        /// <= 100); absent: it widens without end.
+        #[serde(default)]
+        #[schema(nullable = false, exclusive_minimum = 0, maximum = 100)]
+        max_tolerance: Option<f64>,
     },
     /// Flat ping window.
     #[serde(rename_all = "camelCase")]
@@ -159,8 +252,8 @@ pub struct GameModeResponseSchema {
     pub name: String,
     /// Whether the mode runs.
     pub enabled: bool,
-    /// Players per team.
-    pub match_shape: Vec<u32>,
+    /// Players per team, or the flexible shape.
+    pub match_shape: MatchShapeSchema,
     /// Seconds between cycles.
     pub matchmaking_cycle_duration_seconds: f64,
     /// How candidates are grouped.
@@ -176,6 +269,10 @@ pub struct GameModeResponseSchema {
     pub webhook: Option<WebhookResponseSchema>,
     /// Glicko-2 ratings, with their defaults filled in; absent: none.
     pub ratings: Option<RatingsSchema>,
+    /// Relaxation steps; absent: none.
+    pub relaxations: Option<Vec<RelaxationSchema>>,
+    /// Bot fill; absent: none.
+    pub bots: Option<BotsSchema>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.
@@ -276,6 +373,34 @@ mod tests {
         );
         with(&["ratings"], json!({"elo": true}));
         with(&["ratings"], json!({}));
+        with(
+            &["matchShape"],
+            json!({"teams": 20, "teamSize": {"min": 1, "max": 3}}),
+        );
+        with(
+            &["matchShape"],
+            json!({"teams": 8, "teamSize": {"min": 1, "max": 1}, "minTeams": 4, "settleAfterSeconds": 10}),
+        );
+        with(&["matchShape"], json!({"teams": 8, "teamSize": {"min": 1}}));
+        with(
+            &["matchShape"],
+            json!({"teams": 8, "teamSize": {"min": 1, "max": 2}, "fill": true}),
+        );
+        with(&["matchShape"], json!(4));
+        with(
+            &["relaxations"],
+            json!([{"afterSeconds": 20, "matchShape": [1, 1]}]),
+        );
+        with(&["relaxations"], json!([{"afterSeconds": 20}]));
+        with(
+            &["bots"],
+            json!({"fillAfterSeconds": 60, "minHumans": 2, "replaceable": true}),
+        );
+        with(&["bots"], json!({"fillAfterSeconds": 60}));
+        with(
+            &["algorithm"],
+            json!({"type": "mmr", "minMmr": 0, "maxMmr": 10, "baseTolerance": 5, "expansionMultiplier": 2, "maxTolerance": 20}),
+        );
         out
     }
 

@@ -133,7 +133,13 @@ fn algorithm_field_errors(body: &Value) -> Vec<FieldError> {
         return Vec::new();
     };
     let fields: &[&str] = match algorithm.get("type").and_then(Value::as_str) {
-        Some("mmr") => &["minMmr", "maxMmr", "baseTolerance", "expansionMultiplier"],
+        Some("mmr") => &[
+            "minMmr",
+            "maxMmr",
+            "baseTolerance",
+            "expansionMultiplier",
+            "maxTolerance",
+        ],
         Some("ping") => &["maxDelta"],
         _ => &[],
     };

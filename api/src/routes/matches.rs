@@ -39,6 +39,16 @@ pub struct MatchView {
     /// `{mmrSpread, teamImbalance}`.
     #[schema(value_type = Object)]
     pub quality: Value,
+    /// The shape used, players per team (a relaxed shape, a settled
+    /// flexible match's team sizes; a bot match's base shape); absent for
+    /// matches stored before it was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<u32>>)]
+    pub match_shape: Option<Value>,
+    /// Seats open to backfill per team; absent as `matchShape`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<u32>>)]
+    pub seats_open: Option<Value>,
 }
 
 impl From<match_::Model> for MatchView {
@@ -51,6 +61,8 @@ impl From<match_::Model> for MatchView {
             created_at: m.created_at,
             teams: m.teams,
             quality: m.quality,
+            match_shape: m.match_shape,
+            seats_open: m.seats_open,
         }
     }
 }

@@ -40,6 +40,17 @@ pub enum SearchMessage {
         /// cycle saw the search.
         #[schema(value_type = Option<Object>)]
         waiting_reason: Option<Value>,
+        /// Seats of the largest in-range group the last cycle built around
+        /// or with this search; absent before a cycle saw it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(minimum = 0)]
+        found: Option<u32>,
+        /// Seats of the smallest match the search's wait allows now (a
+        /// relaxed shape, `bots.minHumans`, a settled flexible shape's
+        /// `minTeams × min`); absent before a cycle saw it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[schema(minimum = 1)]
+        needed: Option<u32>,
     },
     /// Matched: final.
     Matched {

@@ -125,8 +125,8 @@ struct Held {
     next_ping: u64,
     /// When the last Pong came (the start, before the first).
     last_pong: Instant,
-    /// The last `status` sent: (waitingReason, pingMs rounded).
-    last_status: Option<(Option<Value>, Option<i64>)>,
+    /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
+    last_status: Option<(Waiting, Option<i64>)>,
 }
 
 async fn hold(
@@ -272,13 +272,12 @@ impl Held {
         };
         match state {
             Some(SearchState::Live(live)) => {
-                let reason: Option<Value> = live
-                    .waiting_reason
-                    .and_then(|r| serde_json::from_str(&r).ok());
+                let (reason, found, needed) =
+                    crate::play::queue_status::split(live.waiting_reason.as_deref());
                 self.status(
                     (unix_now() - live.search.queued_at).max(0.0),
                     live.search.ping_ms,
-                    reason,
+                    (reason, found, needed),
                 )
             }
             Some(SearchState::Ended(ended)) => match ended.how {
@@ -316,7 +315,7 @@ impl Held {
                 self.status(
                     (unix_now() - queued_at).max(0.0),
                     None,
-                    Some(match_pending()),
+                    (Some(match_pending()), None, None),
                 )
             }
             Err(error) => {
@@ -326,9 +325,18 @@ impl Held {
         }
     }
 
-    /// A `status` message if `waitingReason` or `pingMs` changed.
-    fn status(&mut self, wait_seconds: f64, ping_ms: Option<f64>, reason: Option<Value>) -> Check {
-        let current = (reason.clone(), ping_ms.map(|p| p.round() as i64));
+    /// A `status` message if `waitingReason`, `found`, `needed` or
+    /// `pingMs` changed.
+    fn status(
+        &mut self,
+        wait_seconds: f64,
+        ping_ms: Option<f64>,
+        (reason, found, needed): Waiting,
+    ) -> Check {
+        let current = (
+            (reason.clone(), found, needed),
+            ping_ms.map(|p| p.round() as i64),
+        );
         if self.last_status.as_ref() == Some(&current) {
             return Check::Quiet;
         }
@@ -337,9 +345,14 @@ impl Held {
             wait_seconds,
             ping_ms,
             waiting_reason: reason,
+            found,
+            needed,
         })
     }
 }
+
+/// A searching status's `waitingReason`, `found` and `needed`.
+type Waiting = (Option<Value>, Option<u32>, Option<u32>);
 
 /// `reason` of a search ended because its socket stopped answering pings.
 pub const PONG_TIMEOUT: &str = "PONG_TIMEOUT";

@@ -32,7 +32,8 @@ pub enum WebhookTestType {
     "teams": [
         {"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0},
         {"index": 1, "players": [{"playerId": "ben", "ticketId": "tkt_01JDZ8M5R8P5X2Z9B6W4D3C7E0", "partyId": null, "mmr": 1520.0, "pingMs": null, "waitSeconds": 1.1}], "meanMmr": 1520.0}],
-    "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}}))]
+    "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0},
+    "matchShape": [1, 1], "seatsOpen": [0, 0]}))]
 pub struct MatchMadeEvent {
     /// Always `match.made`.
     #[serde(rename = "type")]
@@ -51,8 +52,15 @@ pub struct MatchMadeEvent {
     /// Teams in match-shape order.
     #[schema(min_items = 1)]
     pub teams: Vec<WebhookTeam>,
-    /// How close the match is.
+    /// How close the match is (over humans only).
     pub quality: WebhookQuality,
+    /// The shape used, players per team: the mode's shape, a relaxed one,
+    /// or a settled flexible match's team sizes; a bot match's is the
+    /// mode's shape.
+    pub match_shape: Vec<u32>,
+    /// Seats open to backfill per team: the mode's shape minus the one
+    /// used, or a bot match's bot seats when they are replaceable.
+    pub seats_open: Vec<u32>,
 }
 
 /// One team of a `match.made` body.
@@ -62,10 +70,36 @@ pub struct WebhookTeam {
     /// Position in the match shape, from 0.
     #[schema(minimum = 0)]
     pub index: u32,
-    /// The seated players.
-    pub players: Vec<WebhookPlayer>,
+    /// The seated players, then the team's bot seats.
+    pub players: Vec<WebhookSeat>,
     /// Mean MMR of the players that carry one; `null` if none does.
     pub mean_mmr: Option<f64>,
+}
+
+/// A seat of a `match.made` team: a player, or a bot.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum WebhookSeat {
+    /// A matched player.
+    Player(WebhookPlayer),
+    /// A bot seat.
+    Bot(WebhookBotSeat),
+}
+
+/// A bot seat completing a match of too few humans.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookBotSeat {
+    /// Always `true`.
+    pub bot: bool,
+    /// Always `null`.
+    #[schema(value_type = Option<String>)]
+    pub player_id: Option<String>,
+    /// Always `null`.
+    #[schema(value_type = Option<String>)]
+    pub ticket_id: Option<String>,
+    /// Mean MMR of the match's humans; `null` without MMRs.
+    pub mmr: Option<f64>,
 }
 
 /// One player of a `match.made` body.

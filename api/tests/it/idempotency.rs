@@ -158,6 +158,8 @@ async fn a_result_is_reported_once_and_replayed(backend: Backend) {
             teams,
             quality: json!({ "mmrSpread": 10.0, "teamImbalance": 10.0 }),
             created_at: chrono::Utc::now(),
+            match_shape: None,
+            seats_open: None,
         }],
     )
     .await

@@ -22,5 +22,6 @@ mod secret_rotation;
 mod service;
 mod ssrf;
 mod strict_bodies;
+mod thin_pools;
 mod ticket_limit;
 mod tiers;

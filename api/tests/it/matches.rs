@@ -64,6 +64,8 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             teams,
             quality: json!({ "mmrSpread": 10.0, "teamImbalance": 10.0 }),
             created_at: now,
+            match_shape: None,
+            seats_open: None,
         }],
     )
     .await

@@ -284,7 +284,7 @@ fn every_example_is_valid_against_its_schema() {
 #[test]
 fn socket_messages_and_webhook_bodies_match_their_schemas() {
     use matchplane_store::tickets::StatusMessage;
-    use matchplane_webhook::payload::{Player, Quality, Team};
+    use matchplane_webhook::payload::{BotSeat, Player, Quality, Team};
     use matchplane_webhook::{Event, MatchMade, WebhookTest};
     let doc = doc();
     let messages = [
@@ -299,11 +299,15 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             waiting_reason: Some(
                 json!({"code": "NOT_ENOUGH_PLAYERS", "seatsWaiting": 1, "seatsNeeded": 2}),
             ),
+            found: Some(1),
+            needed: Some(2),
         },
         StatusMessage::Status {
             wait_seconds: 0.0,
             ping_ms: None,
             waiting_reason: None,
+            found: None,
+            needed: None,
         },
         StatusMessage::Matched {
             match_: json!({"matchId": "mat_1", "teams": [["ana"], ["ben"]]}),
@@ -339,11 +343,14 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 wait_seconds: 1.5,
             }],
             mean_mmr: Some(1500.0),
+            bots: vec![BotSeat::new(Some(1500.0))],
         }],
         quality: Quality {
             mmr_spread: 0.0,
             team_imbalance: 0.0,
         },
+        match_shape: vec![2],
+        seats_open: vec![1],
     });
     let test = Event::Test(WebhookTest {
         project_id: "prj_1".into(),

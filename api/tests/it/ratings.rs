@@ -34,6 +34,8 @@ async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]])
         teams: json!(teams),
         quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
         created_at: chrono::Utc::now(),
+        match_shape: None,
+        seats_open: None,
     };
     assert_eq!(
         matches::insert_if_absent(&t.db, vec![row]).await.unwrap(),

@@ -285,6 +285,8 @@ impl TestApp {
                 "waitSeconds": 2.5}]}]),
             quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
             created_at: chrono::Utc::now(),
+            match_shape: None,
+            seats_open: None,
         };
         matchplane_store::repos::matches::insert_if_absent(&self.db, vec![row])
             .await

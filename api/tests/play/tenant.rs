@@ -7,7 +7,52 @@ use axum::http::{Method, StatusCode};
 use matchplane_store::pool::{EndOutcome, ModeKey};
 use serde_json::json;
 
-on_both_pools!(status_follows_the_search, a_players_searches_end_together);
+on_both_pools!(
+    status_follows_the_search,
+    a_players_searches_end_together,
+    found_and_needed_are_top_level
+);
+
+/// The worker stores `found` and `needed` beside the reason's `code`; the
+/// studio's and the REST client's statuses show them top-level.
+async fn found_and_needed_are_top_level(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    let stored = json!({"code": "NOT_ENOUGH_PLAYERS", "seatsWaiting": 1, "seatsNeeded": 2,
+        "found": 1, "needed": 2});
+    t.play
+        .pool
+        .set_waiting_reasons(
+            &ModeKey::new(&p, "duel"),
+            &[(ticket.clone(), stored.to_string())],
+        )
+        .await
+        .unwrap();
+    let studio = t.status(&p, &key, &ticket).await;
+    assert_eq!(studio.body["found"], 1, "{}", studio.body);
+    assert_eq!(studio.body["needed"], 2, "{}", studio.body);
+    assert_eq!(
+        studio.body["waitingReason"],
+        json!({"code": "NOT_ENOUGH_PLAYERS", "seatsWaiting": 1, "seatsNeeded": 2})
+    );
+    let auth = format!("Ticket {token}");
+    let client = t
+        .call(
+            Method::GET,
+            &format!("/v1/searches/{ticket}"),
+            Some(&auth),
+            None,
+        )
+        .await;
+    assert_eq!(client.body["status"], "searching", "{}", client.body);
+    assert_eq!(
+        (client.body["found"].clone(), client.body["needed"].clone()),
+        (json!(1), json!(2))
+    );
+}
 
 async fn status_follows_the_search(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;

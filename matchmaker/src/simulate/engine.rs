@@ -1,9 +1,10 @@
 //! The virtual-time loop of SPEC 8.
 
-use super::report::{Ended, Report, SimulatedMatch, Stats};
+use super::report::{Ended, Report, SimulatedMatch, SimulatedPlayer, Stats};
 use super::scenario::{Event, Scenario};
 use super::stats::{Percentiles, Spread};
 use crate::cycle::run_cycle;
+use crate::cycle::ProposedMatch;
 use crate::search::Search;
 use arcstr::ArcStr;
 use rand::SeedableRng;
@@ -83,22 +84,7 @@ pub fn run(scenario: &Scenario) -> Report {
                     gone.insert(p.ticket_id.clone());
                 }
             }
-            matches.push(SimulatedMatch {
-                at: t,
-                teams: m
-                    .teams
-                    .iter()
-                    .map(|team| {
-                        team.players
-                            .iter()
-                            .map(|p| p.player_id.to_string())
-                            .collect()
-                    })
-                    .collect(),
-                mean_mmr: m.teams.iter().map(|team| team.mean_mmr).collect(),
-                mmr_spread: m.mmr_spread,
-                team_imbalance: m.team_imbalance,
-            });
+            matches.push(simulated(t, m));
         }
         for f in &outcome.failed {
             gone.insert(f.ticket_id.clone());
@@ -112,7 +98,7 @@ pub fn run(scenario: &Scenario) -> Report {
         reasons = outcome
             .waiting
             .into_iter()
-            .map(|w| (w.player_id.to_string(), w.reason))
+            .map(|w| (w.player_id.to_string(), w.status()))
             .collect();
     }
 
@@ -141,5 +127,45 @@ pub fn run(scenario: &Scenario) -> Report {
         unmatched_reasons: reasons,
         ended,
         refused_arrivals: refused,
+    }
+}
+
+/// The report's view of a match made at `at`.
+fn simulated(at: f64, m: &ProposedMatch) -> SimulatedMatch {
+    let mut players = Vec::new();
+    let mut teams = Vec::with_capacity(m.teams.len());
+    for team in &m.teams {
+        let mut ids: Vec<Option<String>> = Vec::with_capacity(team.players.len());
+        for p in &team.players {
+            ids.push(Some(p.player_id.to_string()));
+            players.push(SimulatedPlayer {
+                player_id: Some(p.player_id.to_string()),
+                team: team.index,
+                bot: false,
+                mmr: p.mmr,
+                latency_ms: p.ping_ms,
+            });
+        }
+        for _ in 0..team.bots {
+            ids.push(None);
+            players.push(SimulatedPlayer {
+                player_id: None,
+                team: team.index,
+                bot: true,
+                mmr: m.bot_mmr,
+                latency_ms: None,
+            });
+        }
+        teams.push(ids);
+    }
+    SimulatedMatch {
+        at,
+        teams,
+        mean_mmr: m.teams.iter().map(|team| team.mean_mmr).collect(),
+        mmr_spread: m.mmr_spread,
+        team_imbalance: m.team_imbalance,
+        players,
+        match_shape: m.match_shape.clone(),
+        seats_open: m.seats_open.clone(),
     }
 }

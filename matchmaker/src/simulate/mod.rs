@@ -13,7 +13,7 @@ mod table;
 
 pub use engine::run;
 pub use replay::{lichess_arrivals, LichessReplay};
-pub use report::{Report, SimulatedMatch, Stats};
+pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
 pub use scenario::{parse_arrivals_csv, Event, Scenario, ScenarioError};
 pub use stats::{Percentiles, Spread};
 pub use table::render_table;

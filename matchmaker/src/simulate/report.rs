@@ -1,7 +1,7 @@
 //! The simulation's output (SPEC 8).
 
 use super::stats::{Percentiles, Spread};
-use crate::reasons::WaitingReason;
+use crate::reasons::WaitingStatus;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -11,14 +11,37 @@ use std::collections::BTreeMap;
 pub struct SimulatedMatch {
     /// Virtual time of the cycle that made it (seconds).
     pub at: f64,
-    /// Player ids per team, in shape order.
-    pub teams: Vec<Vec<String>>,
+    /// Player ids per team, in shape order; `null` for a bot seat.
+    pub teams: Vec<Vec<Option<String>>>,
     /// Mean MMR per team (`null` for a team without MMRs).
     pub mean_mmr: Vec<Option<f64>>,
     /// Max minus min player MMR.
     pub mmr_spread: f64,
     /// Max minus min team mean MMR.
     pub team_imbalance: f64,
+    /// Every seat: humans team by team, then each team's bot seats.
+    pub players: Vec<SimulatedPlayer>,
+    /// The shape used (players per team).
+    pub match_shape: Vec<u32>,
+    /// Seats open to backfill per team.
+    pub seats_open: Vec<u32>,
+}
+
+/// One seat of a simulated match (SPEC 15's `players`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulatedPlayer {
+    /// The player; `null` for a bot.
+    pub player_id: Option<String>,
+    /// Team index in shape order.
+    pub team: usize,
+    /// Whether the seat is a bot's.
+    pub bot: bool,
+    /// The player's MMR; a bot's is the humans' mean (`null` without MMRs).
+    pub mmr: Option<f64>,
+    /// The player's measured ping (milliseconds); `null` for bots and
+    /// players without one.
+    pub latency_ms: Option<f64>,
 }
 
 /// The `stats` block of SPEC 8.
@@ -65,8 +88,9 @@ pub struct Report {
     pub matches: Vec<SimulatedMatch>,
     /// Players still waiting at `until`, in arrival order.
     pub unmatched: Vec<String>,
-    /// Why each of them waits (the last cycle's reason).
-    pub unmatched_reasons: BTreeMap<String, WaitingReason>,
+    /// Why each of them waits (the last cycle's reason, with `found` and
+    /// `needed` beside its code).
+    pub unmatched_reasons: BTreeMap<String, WaitingStatus>,
     /// Searches failed by the config or expired by `ticketTtlSeconds`.
     pub ended: Vec<Ended>,
     /// Arrivals of a player who already had a live search

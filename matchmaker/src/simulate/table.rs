@@ -75,7 +75,15 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
             "at", "spread", "imbalance"
         );
         for m in report.matches.iter().take(max_matches) {
-            let teams: Vec<String> = m.teams.iter().map(|t| t.join(",")).collect();
+            let teams: Vec<String> = m
+                .teams
+                .iter()
+                .map(|t| {
+                    let seats: Vec<&str> =
+                        t.iter().map(|p| p.as_deref().unwrap_or("bot")).collect();
+                    seats.join(",")
+                })
+                .collect();
             let _ = writeln!(
                 out,
                 "{:>8.1}  {:>8.1}  {:>9.1}  {}",

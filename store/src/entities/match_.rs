@@ -23,6 +23,13 @@ pub struct Model {
     pub quality: Json,
     /// When the match was formed.
     pub created_at: DateTimeUtc,
+    /// The shape used, players per team (SPEC 11); `NULL` for matches
+    /// stored before shapes were recorded.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub match_shape: Option<Json>,
+    /// Seats open to backfill per team (SPEC 11); `NULL` as `match_shape`.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub seats_open: Option<Json>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -36,6 +36,13 @@ pub enum StatusMessage {
         ping_ms: Option<f64>,
         /// The last cycle's reason (SPEC 5.9), once a cycle saw the search.
         waiting_reason: Option<Value>,
+        /// Seats of the largest in-range group the last cycle built around
+        /// or with the search (SPEC 15); absent before a cycle saw it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        found: Option<u32>,
+        /// Seats of the smallest match its wait allows now (SPEC 15).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        needed: Option<u32>,
     },
     /// Matched: final.
     Matched {

@@ -111,6 +111,18 @@ impl Env {
         ticket
     }
 
+    /// Adds a solo search with `mmr` that started `waited` seconds ago.
+    pub async fn add_waited(&self, player: &str, mmr: f64, waited: f64) -> String {
+        let ticket = format!("tkt_{}", ulid::Ulid::new());
+        let now = Utc::now().timestamp_micros() as f64 / 1e6;
+        let search = Search::solo(ticket.clone(), player, mmr, now - waited);
+        self.pool
+            .add_search(&self.mode, &search, now + 600.0, None)
+            .await
+            .unwrap();
+        ticket
+    }
+
     pub async fn config(&self) -> ModeConfig {
         modes::refresh(&self.db, &self.mode, None)
             .await

@@ -21,5 +21,6 @@ mod fencing;
 mod recovery;
 mod secret_rotation;
 mod sweep;
+mod thin_pools;
 mod two_workers;
 mod webhook_health;

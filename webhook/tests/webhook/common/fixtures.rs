@@ -28,15 +28,20 @@ pub fn match_message(match_id: &str, player_id: &str) -> Message {
                 index: 0,
                 players: vec![player(player_id, 1500.0)],
                 mean_mmr: Some(1500.0),
+                bots: 0,
             },
             ProposedTeam {
                 index: 1,
                 players: vec![player("player-2", 1530.0)],
                 mean_mmr: Some(1530.0),
+                bots: 0,
             },
         ],
         mmr_spread: 30.0,
         team_imbalance: 30.0,
+        match_shape: vec![1, 1],
+        seats_open: vec![0, 0],
+        bot_mmr: None,
     };
     let identity = MatchIdentity {
         match_id: match_id.to_owned(),

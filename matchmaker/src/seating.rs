@@ -1,0 +1,187 @@
+//! Seating a formed group into teams (SPEC 5.6, 11): the humans by the
+//! mode's `teamAssignment` into the seats planned for them, then bot seats
+//! to complete the base shape when the group is a bot match.
+
+use crate::candidate::Candidate;
+use crate::config::{Algorithm, GameModeConfig, MatchShape, TeamAssignment};
+use crate::cycle::{MatchedPlayer, ProposedMatch, ProposedTeam};
+use crate::search::Search;
+use crate::teams::{self, Unit};
+use rand::RngCore;
+
+/// How a formed group is seated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SeatPlan {
+    /// The humans fill these team sizes exactly: the base shape, a relaxed
+    /// shape or the team sizes of a settled flexible match.
+    Exact(Vec<u32>),
+    /// A bot match: `humans[t]` players on team `t`, bots on the rest of
+    /// the base shape's seats.
+    WithBots {
+        /// Humans per team of the base shape.
+        humans: Vec<u32>,
+    },
+}
+
+/// A group a pass of the cycle formed, not yet seated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Formed {
+    /// Candidate indices, anchor first.
+    pub group: Vec<usize>,
+    /// Its seats.
+    pub plan: SeatPlan,
+}
+
+/// Seats `formed` by `config`'s rule. `None` only if the humans cannot be
+/// seated exactly (a pass never forms such a group).
+pub fn seat(
+    config: &GameModeConfig,
+    pool: &[Search],
+    candidates: &[Candidate],
+    formed: &Formed,
+    now: f64,
+    rng: &mut dyn RngCore,
+) -> Option<ProposedMatch> {
+    let group = &formed.group;
+    let base = config.match_shape.caps();
+    let human_caps: &[u32] = match &formed.plan {
+        SeatPlan::Exact(c) => c,
+        SeatPlan::WithBots { humans } => humans,
+    };
+    // A unit is a whole party with keep-together, else a single player:
+    // `unit_members[u]` is a slice of `flat` (pool indices).
+    let flat: Vec<usize> = group
+        .iter()
+        .flat_map(|&c| candidates[c].searches.iter().copied())
+        .collect();
+    let mut unit_members: Vec<std::ops::Range<usize>> = Vec::with_capacity(flat.len());
+    if config.parties.keep_together {
+        let mut start = 0;
+        for &c in group {
+            let len = candidates[c].searches.len();
+            unit_members.push(start..start + len);
+            start += len;
+        }
+    } else {
+        unit_members.extend((0..flat.len()).map(|i| i..i + 1));
+    }
+    let units: Vec<Unit> = unit_members
+        .iter()
+        .map(|r| Unit {
+            seats: r.len() as u32,
+            value_sum: flat[r.clone()]
+                .iter()
+                .map(|&i| pool[i].mmr.unwrap_or(0.0))
+                .sum(),
+        })
+        .collect();
+    // Teams without humans (a bot match) take no part in the seating.
+    let live: Vec<usize> = (0..human_caps.len())
+        .filter(|&t| human_caps[t] > 0)
+        .collect();
+    let live_caps: Vec<u32> = live.iter().map(|&t| human_caps[t]).collect();
+    let seating = match (&config.algorithm, config.team_assignment) {
+        (Algorithm::Fifo {}, _) => teams::shuffled(&units, &live_caps, rng)?,
+        (_, TeamAssignment::Balanced) => teams::balanced(&units, &live_caps)?,
+        (_, TeamAssignment::Snake) => teams::snake(&units, &live_caps)?,
+    };
+
+    let bots_of = |t: usize| match &formed.plan {
+        SeatPlan::Exact(_) => 0,
+        SeatPlan::WithBots { humans } => {
+            base.get(t).copied().unwrap_or(0).saturating_sub(humans[t])
+        }
+    };
+    let mut teams: Vec<ProposedTeam> = (0..human_caps.len())
+        .map(|index| ProposedTeam {
+            index,
+            players: Vec::with_capacity(human_caps[index] as usize),
+            mean_mmr: None,
+            bots: bots_of(index),
+        })
+        .collect();
+    for (members, &t) in unit_members.iter().zip(&seating) {
+        let team = live[t];
+        for &i in &flat[members.clone()] {
+            let s = &pool[i];
+            teams[team].players.push(MatchedPlayer {
+                player_id: s.player_id.clone(),
+                ticket_id: s.ticket_id.clone(),
+                party_id: s
+                    .party
+                    .as_ref()
+                    .filter(|p| p.members.len() > 1)
+                    .map(|p| p.id.clone()),
+                mmr: s.mmr,
+                ping_ms: s.ping_ms,
+                wait_seconds: (now - s.queued_at).max(0.0),
+            });
+        }
+    }
+    // Quality over humans only (SPEC 15).
+    let mut all = Vec::new();
+    let mut means = Vec::new();
+    for team in &mut teams {
+        let mmrs: Vec<f64> = team.players.iter().filter_map(|p| p.mmr).collect();
+        all.extend_from_slice(&mmrs);
+        if !mmrs.is_empty() {
+            let mean = mmrs.iter().sum::<f64>() / mmrs.len() as f64;
+            team.mean_mmr = Some(mean);
+            means.push(mean);
+        }
+    }
+    let (match_shape, seats_open, bot_mmr) = match &formed.plan {
+        SeatPlan::Exact(used) => {
+            let open: Vec<u32> = match &config.match_shape {
+                MatchShape::Flexible(f) => used
+                    .iter()
+                    .map(|u| f.team_size.max.saturating_sub(*u))
+                    .collect(),
+                MatchShape::Fixed(_) => used
+                    .iter()
+                    .zip(&base)
+                    .map(|(u, b)| b.saturating_sub(*u))
+                    .collect(),
+            };
+            (used.clone(), open, None)
+        }
+        SeatPlan::WithBots { .. } => {
+            let replaceable = config.bots.as_ref().is_some_and(|b| b.replaceable);
+            let open = teams
+                .iter()
+                .map(|t| if replaceable { t.bots } else { 0 })
+                .collect();
+            let mean = (!all.is_empty()).then(|| all.iter().sum::<f64>() / all.len() as f64);
+            (base.clone(), open, mean)
+        }
+    };
+    Some(ProposedMatch {
+        teams,
+        mmr_spread: range_of(&all),
+        team_imbalance: range_of(&means),
+        match_shape,
+        seats_open,
+        bot_mmr,
+    })
+}
+
+fn range_of(values: &[f64]) -> f64 {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if lo.is_finite() {
+        hi - lo
+    } else {
+        0.0
+    }
+}
+
+/// Seat counts of the units of `group` as the seating sees them: whole
+/// parties with keep-together, else single players.
+pub fn unit_sizes(candidates: &[Candidate], group: &[usize], keep_together: bool) -> Vec<u32> {
+    if keep_together {
+        group.iter().map(|&c| candidates[c].seats).collect()
+    } else {
+        let seats: u32 = group.iter().map(|&c| candidates[c].seats).sum();
+        vec![1; seats as usize]
+    }
+}
