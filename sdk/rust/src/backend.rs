@@ -131,8 +131,9 @@ impl BackendClient {
         Ok(())
     }
 
-    /// `POST game-modes/{name}/webhook/rotate-secret`: the answer carries
-    /// the new secret in full; the old one keeps signing for 24 hours.
+    /// `POST game-modes/{name}/webhook/rotate-secret`: the answer (the mode)
+    /// carries the new secret in full in `webhook.secret`; the old one keeps
+    /// signing for 24 hours.
     ///
     /// # Errors
     /// As [`BackendClient::request`].
