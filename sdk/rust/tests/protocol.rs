@@ -133,3 +133,12 @@ fn rand_source() -> impl rand::RngCore {
     use rand::SeedableRng;
     rand::rngs::StdRng::seed_from_u64(21)
 }
+
+#[test]
+fn the_sdk_speaks_the_documents_api_version() {
+    let doc: serde_json::Value =
+        serde_json::from_str(include_str!("../../../openapi/openapi.json")).unwrap();
+    assert_eq!(doc["info"]["version"], matchplane_client::API_VERSION);
+    assert!(include_str!("../README.md")
+        .contains(&format!("API version {}", matchplane_client::API_VERSION)));
+}

@@ -1,12 +1,12 @@
 // A backend that creates a mode and two tickets and verifies its webhook,
 // and two game clients that search and accept.
 import { createServer } from "node:http";
-import { BackendClient, search, verifyWebhook, type SearchMessage } from "@matchplane/client";
+import { BackendClient, search, verifyWebhook } from "@matchplane/client";
 
 /** One player: search with the token, accept any proposal, return the outcome. */
 async function play(baseUrl: string, token: string): Promise<string> {
   const s = await search(token, { baseUrl });
-  for await (const message of s as AsyncIterable<SearchMessage>) {
+  for await (const message of s) {
     if (message.type === "status") console.log(`  waiting ${message.waitSeconds.toFixed(0)} s`);
     if (message.type === "proposed") await s.accept();
     if (message.type === "matched") return `matched ${message.match.matchId}`;
