@@ -243,3 +243,40 @@ async fn problems_are_typed_and_cancel_works_on_both_transports() {
         "cancelled"
     );
 }
+
+/// The server ends a socket that sends no Pong for 10 s (`PONG_TIMEOUT`): a
+/// lone player's search stays open past that, with its ping measured.
+#[tokio::test]
+async fn the_socket_answers_pings_past_the_pong_timeout() {
+    let dev = common::Dev::start();
+    let backend = BackendClient::new(&dev.base, &dev.project, &dev.key).unwrap();
+    backend
+        .put_game_mode(
+            "sdk-ping",
+            &common::duel("sdk-ping", "http://127.0.0.1:9/hook"),
+        )
+        .await
+        .unwrap();
+    let ana = backend
+        .create_ticket(&ticket("sdk-ping", "ana"))
+        .await
+        .unwrap();
+    let mut search = GameClient::new(&dev.base)
+        .unwrap()
+        .search(&ana.token)
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    let until = tokio::time::Instant::now() + Duration::from_secs(13);
+    while let Ok(Some(message)) = tokio::time::timeout_at(until, search.next()).await {
+        seen.push(message.unwrap());
+    }
+    assert!(!seen.iter().any(SearchMessage::ends_search), "{seen:?}");
+    assert!(
+        seen.iter()
+            .any(|m| matches!(m, SearchMessage::Status(s) if s.ping_ms.is_some())),
+        "{seen:?}"
+    );
+    search.cancel().await.unwrap();
+    assert_eq!(kinds(&all(search).await).last(), Some(&"cancelled"));
+}

@@ -88,3 +88,18 @@ test("cancel works on both transports", async () => {
   assert.equal((await all(overRest)).at(-1).type, "cancelled");
   assert.equal((await backend.ticket(ana.ticketId)).status, "cancelled");
 });
+
+test("the socket answers pings past the pong timeout", async () => {
+  // The server ends a socket that sends no Pong for 10 s (PONG_TIMEOUT).
+  const backend = new BackendClient(dev);
+  await backend.putGameMode("ts-ping", duel("ts-ping", "http://127.0.0.1:9/hook"));
+  const ana = await backend.createTicket(ticket("ts-ping", "ana"));
+  const s = await search(ana.token, { baseUrl: dev.baseUrl });
+  const seen = [];
+  s.onMessage((m) => seen.push(m));
+  await new Promise((ok) => setTimeout(ok, 13_000));
+  assert.ok(!seen.some((m) => ["failed", "cancelled", "expired"].includes(m.type)), JSON.stringify(seen));
+  assert.ok(seen.some((m) => m.type === "status" && typeof m.pingMs === "number"), JSON.stringify(seen));
+  await s.cancel();
+  assert.equal((await all(s)).at(-1).type, "cancelled");
+});

@@ -102,6 +102,20 @@ static class TestRunner
         Check((string)dev.Call("GET", "tickets/" + ana[0], null)["status"] == "cancelled", "studio sees cancelled");
     }
 
+    static void TheSocketAnswersPings()
+    {
+        // The server ends a socket that sends no Pong for 10 s (PONG_TIMEOUT); a lone
+        // player's search must stay open past that, with its ping measured.
+        dev.Duel("unity-ping");
+        var ana = dev.Ticket("unity-ping", "ana");
+        var s = MatchplaneSearch.Start(dev.BaseUrl, ana[1]).Result;
+        var seen = Drain(s, null, 13);
+        Check(!s.IsOver, "still searching after 13 s: " + Kinds(seen));
+        Check(seen.Any(m => m.Type == "status" && m.PingMs.HasValue), "pingMs measured: " + Kinds(seen));
+        s.Cancel().Wait();
+        Check(Drain(s).Last().Type == "cancelled", "cancelled");
+    }
+
     static void ABadTokenIsAProblem()
     {
         try
@@ -177,6 +191,7 @@ static class TestRunner
             new KeyValuePair<string, Action>("two players match over the socket and REST", TwoPlayersMatchOverSocketAndRest),
             new KeyValuePair<string, Action>("cancel on both transports", CancelOnBothTransports),
             new KeyValuePair<string, Action>("a bad token is a problem", ABadTokenIsAProblem),
+            new KeyValuePair<string, Action>("the socket answers pings past the pong timeout", TheSocketAnswersPings),
             new KeyValuePair<string, Action>("a proposal accepted on the socket ends assigned (fake)", AProposalAcceptedOnTheSocketEndsAssigned),
             new KeyValuePair<string, Action>("the REST fallback accepts and waits for the assignment (fake)", TheRestFallbackAcceptsAndWaitsForTheAssignment),
             new KeyValuePair<string, Action>("the README example runs", TheReadmeExampleRuns),
