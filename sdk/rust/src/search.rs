@@ -1,0 +1,364 @@
+//! The game client's search: a [`Stream`] of [`SearchMessage`]s over the
+//! WebSocket `GET /v1/search?ticket=<token>`, or over REST polling
+//! (`POST /v1/searches`, `GET/DELETE /v1/searches/{ticketId}`) when the
+//! socket cannot be opened, with [`Search::accept`], [`Search::decline`]
+//! and [`Search::cancel`].
+
+use crate::error::{error_of, Error};
+use crate::messages::SearchMessage;
+use crate::rest_poll;
+use futures::{SinkExt, Stream, StreamExt};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::Message;
+use url::Url;
+
+/// How a search reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// The WebSocket, and REST polling when the socket cannot be opened
+    /// (a proxy refusing the upgrade); a problem answer is never retried.
+    Auto,
+    /// The WebSocket only.
+    WebSocket,
+    /// REST polling only.
+    Rest,
+}
+
+/// Search options.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// The transport; [`Transport::Auto`] by default.
+    pub transport: Transport,
+    /// Time between REST polls; default 2 s, kept within 0.5..=20 s so a
+    /// poll always comes well inside the server's 30 s limit.
+    pub poll_interval: Duration,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            transport: Transport::Auto,
+            poll_interval: Duration::from_secs(2),
+        }
+    }
+}
+
+/// The longest a search may go unpolled before the server ends it (`REST_POLL_LAPSED`).
+pub const REST_POLL_LIMIT: Duration = Duration::from_secs(30);
+
+/// The game client: starts searches with ticket tokens (no API key).
+#[derive(Debug, Clone)]
+pub struct GameClient {
+    pub(crate) http: reqwest::Client,
+    pub(crate) base: Url,
+    options: SearchOptions,
+}
+
+pub(crate) enum Command {
+    Text(&'static str),
+    Close,
+    PollNow,
+}
+
+/// One running search. Poll it as a [`Stream`]; it ends after the final
+/// message (or when the server closes the socket).
+pub struct Search {
+    events: mpsc::UnboundedReceiver<Result<SearchMessage, Error>>,
+    commands: mpsc::UnboundedSender<Command>,
+    ticket_id: Arc<Mutex<Option<String>>>,
+    client: GameClient,
+    token: String,
+    transport: Transport,
+}
+
+impl GameClient {
+    /// A game client for the server at `base_url` (e.g. `https://mm.example.com`).
+    ///
+    /// # Errors
+    /// [`Error::Url`] when `base_url` is not an `http(s)` URL.
+    pub fn new(base_url: &str) -> Result<Self, Error> {
+        Ok(Self {
+            http: reqwest::Client::new(),
+            base: crate::base_url(base_url)?,
+            options: SearchOptions::default(),
+        })
+    }
+
+    /// The same client with other options.
+    pub fn with_options(mut self, options: SearchOptions) -> Self {
+        self.options = SearchOptions {
+            poll_interval: options
+                .poll_interval
+                .clamp(Duration::from_millis(500), Duration::from_secs(20)),
+            ..options
+        };
+        self
+    }
+
+    /// Starts a search with a ticket's token.
+    ///
+    /// # Errors
+    /// The server's problem (`TICKET_INVALID`, `SEARCH_ALREADY_ACTIVE`,
+    /// `PLAYER_ALREADY_SEARCHING`, `PING_REQUIRES_WEBSOCKET` over REST, …);
+    /// with [`Transport::WebSocket`], a socket that cannot be opened.
+    pub async fn search(&self, token: &str) -> Result<Search, Error> {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let (commands, commands_rx) = mpsc::unbounded_channel();
+        let ticket_id = Arc::new(Mutex::new(None));
+        let transport = match self.options.transport {
+            Transport::Rest => Transport::Rest,
+            wanted => match self.open_socket(token).await {
+                Ok(socket) => {
+                    let shared = ticket_id.clone();
+                    tokio::spawn(run_socket(socket, events_tx.clone(), commands_rx, shared));
+                    return Ok(self.handle(
+                        events,
+                        commands,
+                        ticket_id,
+                        token,
+                        Transport::WebSocket,
+                    ));
+                }
+                Err(e) if wanted == Transport::WebSocket || e.problem().is_some() => return Err(e),
+                Err(_) => Transport::Rest,
+            },
+        };
+        let started = rest_poll::start(self, token).await?;
+        *lock(&ticket_id) = Some(started.clone());
+        let poller = rest_poll::Poller {
+            client: self.clone(),
+            token: token.to_owned(),
+            ticket_id: started,
+            interval: self.options.poll_interval,
+        };
+        tokio::spawn(poller.run(events_tx, commands_rx));
+        Ok(self.handle(events, commands, ticket_id, token, transport))
+    }
+
+    fn handle(
+        &self,
+        events: mpsc::UnboundedReceiver<Result<SearchMessage, Error>>,
+        commands: mpsc::UnboundedSender<Command>,
+        ticket_id: Arc<Mutex<Option<String>>>,
+        token: &str,
+        transport: Transport,
+    ) -> Search {
+        Search {
+            events,
+            commands,
+            ticket_id,
+            client: self.clone(),
+            token: token.to_owned(),
+            transport,
+        }
+    }
+
+    async fn open_socket(&self, token: &str) -> Result<Socket, Error> {
+        let mut url = self
+            .base
+            .join("v1/search")
+            .map_err(|e| Error::Url(e.to_string()))?;
+        let scheme = if url.scheme() == "https" { "wss" } else { "ws" };
+        url.set_scheme(scheme)
+            .map_err(|_| Error::Url("scheme".into()))?;
+        url.query_pairs_mut().append_pair("ticket", token);
+        let request = url.as_str().into_client_request()?;
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((socket, _)) => Ok(socket),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                let status = response.status().as_u16();
+                let retry = response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                let body = response.body().clone().unwrap_or_default();
+                Err(
+                    match crate::error::Problem::parse(&body, retry.as_deref()) {
+                        Some(p) => Error::Problem(Box::new(p)),
+                        None => Error::Status {
+                            status,
+                            body: String::from_utf8_lossy(&body).into_owned(),
+                        },
+                    },
+                )
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `POST|DELETE /v1/searches/{ticketId}[/verb]` with `Authorization: Ticket <token>`.
+    pub(crate) async fn ticket_call(
+        &self,
+        method: reqwest::Method,
+        ticket_id: &str,
+        verb: Option<&str>,
+        token: &str,
+    ) -> Result<reqwest::Response, Error> {
+        let mut path = format!("v1/searches/{}", crate::segment(ticket_id));
+        if let Some(verb) = verb {
+            path = format!("{path}/{verb}");
+        }
+        let url = self
+            .base
+            .join(&path)
+            .map_err(|e| Error::Url(e.to_string()))?;
+        let response = self
+            .http
+            .request(method, url)
+            .header("authorization", format!("Ticket {token}"))
+            .send()
+            .await?;
+        if response.status().is_success() {
+            Ok(response)
+        } else {
+            Err(error_of(response).await)
+        }
+    }
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+fn lock(m: &Mutex<Option<String>>) -> std::sync::MutexGuard<'_, Option<String>> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+async fn run_socket(
+    mut socket: Socket,
+    events: mpsc::UnboundedSender<Result<SearchMessage, Error>>,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    ticket_id: Arc<Mutex<Option<String>>>,
+) {
+    loop {
+        tokio::select! {
+            incoming = socket.next() => match incoming {
+                Some(Ok(Message::Text(text))) => {
+                    let message = SearchMessage::parse(text.as_str());
+                    if let SearchMessage::Searching { ticket_id: id, .. } = &message {
+                        *lock(&ticket_id) = Some(id.clone());
+                    }
+                    let _ = events.send(Ok(message));
+                }
+                Some(Ok(Message::Close(_))) | None => return,
+                Some(Ok(_)) => {}
+                Some(Err(e)) => {
+                    let _ = events.send(Err(e.into()));
+                    return;
+                }
+            },
+            command = commands.recv() => match command {
+                Some(Command::Text(text)) => {
+                    if let Err(e) = socket.send(Message::Text(text.into())).await {
+                        let _ = events.send(Err(e.into()));
+                        return;
+                    }
+                }
+                Some(Command::Close) => {
+                    let frame = CloseFrame { code: CloseCode::Normal, reason: "cancel".into() };
+                    let _ = socket.close(Some(frame)).await;
+                    let _ = events.send(Ok(SearchMessage::Cancelled));
+                }
+                Some(Command::PollNow) => {}
+                None => {
+                    // The `Search` was dropped: leaving ends the search (cancelled).
+                    let _ = socket.close(None).await;
+                    return;
+                }
+            },
+        }
+    }
+}
+
+impl Search {
+    /// The transport in use ([`Transport::WebSocket`] or [`Transport::Rest`]).
+    pub fn transport(&self) -> Transport {
+        self.transport
+    }
+
+    /// The `tkt_…` id, once known (after `searching` on the socket; at once over REST).
+    pub fn ticket_id(&self) -> Option<String> {
+        lock(&self.ticket_id).clone()
+    }
+
+    /// The next message; `None` once the search is over.
+    pub async fn recv(&mut self) -> Option<Result<SearchMessage, Error>> {
+        self.events.recv().await
+    }
+
+    /// Accepts the open proposal (`{"type":"accept"}` on the socket, `POST
+    /// …/accept` over REST). Answers are idempotent.
+    ///
+    /// # Errors
+    /// Over REST: `PROPOSAL_CLOSED`, `NOT_PROPOSED`. [`Error::Ended`] after the end.
+    pub async fn accept(&self) -> Result<(), Error> {
+        self.answer("accept").await
+    }
+
+    /// Declines the open proposal (the player is cooled down in this mode).
+    ///
+    /// # Errors
+    /// As [`Search::accept`].
+    pub async fn decline(&self) -> Result<(), Error> {
+        self.answer("decline").await
+    }
+
+    async fn answer(&self, verb: &'static str) -> Result<(), Error> {
+        match self.transport {
+            Transport::Rest => {
+                let id = self.ticket_id().ok_or(Error::Ended)?;
+                self.client
+                    .ticket_call(reqwest::Method::POST, &id, Some(verb), &self.token)
+                    .await?;
+                self.commands
+                    .send(Command::PollNow)
+                    .map_err(|_| Error::Ended)
+            }
+            _ => {
+                let text = if verb == "accept" {
+                    r#"{"type":"accept"}"#
+                } else {
+                    r#"{"type":"decline"}"#
+                };
+                self.commands
+                    .send(Command::Text(text))
+                    .map_err(|_| Error::Ended)
+            }
+        }
+    }
+
+    /// Cancels the search: `DELETE /v1/searches/{ticketId}` once the id is
+    /// known (the stream then yields the server's `cancelled`), else the
+    /// socket is closed (which the server takes as a cancel) and the stream
+    /// yields `cancelled` itself.
+    ///
+    /// # Errors
+    /// `TICKET_ALREADY_MATCHED` when the match came first.
+    pub async fn cancel(&self) -> Result<(), Error> {
+        match self.ticket_id() {
+            Some(id) => {
+                self.client
+                    .ticket_call(reqwest::Method::DELETE, &id, None, &self.token)
+                    .await?;
+                let _ = self.commands.send(Command::PollNow);
+                Ok(())
+            }
+            None => self.commands.send(Command::Close).map_err(|_| Error::Ended),
+        }
+    }
+}
+
+impl Stream for Search {
+    type Item = Result<SearchMessage, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.events.poll_recv(cx)
+    }
+}

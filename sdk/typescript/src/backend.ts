@@ -1,0 +1,132 @@
+import type { components } from "./generated/openapi.js";
+import { errorOf } from "./problem.js";
+
+type Schemas = components["schemas"];
+/** A game mode's config, as sent. */
+export type GameMode = Schemas["GameMode"];
+/** A game mode as answered (defaults filled in, `version`, the secret on create). */
+export type GameModeResponse = Schemas["GameModeResponse"];
+/** Body of `POST …/tickets`. */
+export type CreateTicket = Schemas["CreateTicket"];
+/** A generated ticket; hand `token` to the game client (shown once). */
+export type CreatedTicket = Schemas["CreatedTicket"];
+/** Where a ticket stands (fields a newer server adds are kept). */
+export type TicketStatus = Schemas["TicketStatus"] & Record<string, unknown>;
+/** A stored match. */
+export type MatchView = Schemas["MatchView"];
+/** A page of matches. */
+export type MatchesPage = Schemas["MatchesPage"];
+/** Body of `POST …/results`. */
+export type ResultReport = Schemas["ResultReportSchema"];
+/** The ratings a result changed. */
+export type ResultApplied = Schemas["ResultApplied"];
+/** The `match.made` webhook body. */
+export type MatchMadeEvent = Schemas["MatchMadeEvent"];
+
+/** Options of {@link BackendClient}. */
+export interface BackendOptions {
+  /** The server, e.g. `https://mm.example.com`. */
+  baseUrl: string;
+  /** `prj_…`. */
+  projectId: string;
+  /** The project's API key, `mp_sk_…` (a secret: keep it on the backend). */
+  apiKey: string;
+  /** A `fetch` of your own (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+const seg = encodeURIComponent;
+
+/** The studio backend's REST client of one project. Every call throws `ProblemError` on a problem answer. */
+export class BackendClient {
+  private readonly base: string;
+  private readonly key: string;
+  private readonly fetcher: typeof fetch;
+
+  constructor(options: BackendOptions) {
+    this.base = `${options.baseUrl.replace(/\/+$/, "")}/v1/projects/${seg(options.projectId)}/`;
+    this.key = options.apiKey;
+    this.fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Any route of the project; `path` is relative to `/v1/projects/{projectId}/`. */
+  async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const init: RequestInit = { method, headers: { authorization: `Bearer ${this.key}`, ...headers } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    }
+    const response = await this.fetcher(this.base + path, init);
+    if (!response.ok) throw await errorOf(response);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** Creates or replaces a mode (config as code). On create `webhook.secret` is shown in full, once. */
+  putGameMode(name: string, mode: GameMode): Promise<GameModeResponse> {
+    return this.request("PUT", `game-modes/${seg(name)}`, mode);
+  }
+  /** One mode. */
+  gameMode(name: string): Promise<GameModeResponse> {
+    return this.request("GET", `game-modes/${seg(name)}`);
+  }
+  /** Every mode of the project. */
+  gameModes(): Promise<GameModeResponse[]> {
+    return this.request("GET", "game-modes");
+  }
+  /** Deletes a mode. */
+  async deleteGameMode(name: string): Promise<void> {
+    await this.request("DELETE", `game-modes/${seg(name)}`);
+  }
+  /** A new webhook secret (the answer's `webhook.secret`, in full); the old one keeps signing for 24 hours. */
+  rotateWebhookSecret(name: string): Promise<GameModeResponse> {
+    return this.request("POST", `game-modes/${seg(name)}/webhook/rotate-secret`);
+  }
+  /** A ticket for one player; `idempotencyKey` makes a retried create safe. */
+  createTicket(ticket: CreateTicket, idempotencyKey?: string): Promise<CreatedTicket> {
+    const headers: Record<string, string> = idempotencyKey ? { "idempotency-key": idempotencyKey } : {};
+    return this.request("POST", "tickets", ticket, headers);
+  }
+  /** The studio's view of a ticket. */
+  ticket(ticketId: string): Promise<TicketStatus> {
+    return this.request("GET", `tickets/${seg(ticketId)}`);
+  }
+  /** Cancels a ticket's search (its client gets `cancelled`). */
+  cancelTicket(ticketId: string): Promise<TicketStatus> {
+    return this.request("DELETE", `tickets/${seg(ticketId)}`);
+  }
+  /** Answers a proposal for a player (modes with acceptance). */
+  answerFor(ticketId: string, accept: boolean): Promise<TicketStatus> {
+    return this.request("POST", `tickets/${seg(ticketId)}/${accept ? "accept" : "decline"}`);
+  }
+  /** Ends all of a player's searches. */
+  endPlayerSearches(playerId: string): Promise<Schemas["EndedSearches"]> {
+    return this.request("DELETE", `players/${seg(playerId)}/searches`);
+  }
+  /** A stored match. */
+  getMatch(matchId: string): Promise<MatchView> {
+    return this.request("GET", `matches/${seg(matchId)}`);
+  }
+  /** A page of matches, newest first. */
+  matches(query: { gameMode?: string; limit?: number; cursor?: string } = {}): Promise<MatchesPage> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+    return this.request("GET", `matches?${q}`);
+  }
+  /** Reports a result (ratings modes). */
+  reportResult(gameMode: string, result: ResultReport): Promise<ResultApplied> {
+    return this.request("POST", `game-modes/${seg(gameMode)}/results`, result);
+  }
+  /** Tells a match's players where to play (modes with `assignment`). */
+  assign(matchId: string, assignment: { connection: string; data?: object; players?: Record<string, { data?: object }> }): Promise<unknown> {
+    return this.request("POST", `matches/${seg(matchId)}/assignment`, assignment);
+  }
+  /** Gives a made match back (no free server): its players may search again. */
+  release(matchId: string): Promise<unknown> {
+    return this.request("POST", `matches/${seg(matchId)}/release`);
+  }
+  /** The webhook's attempts for a match. */
+  deliveries(matchId: string): Promise<unknown> {
+    return this.request("GET", `matches/${seg(matchId)}/deliveries`);
+  }
+}

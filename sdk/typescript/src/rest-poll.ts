@@ -1,0 +1,156 @@
+import type { SearchMessage } from "./messages.js";
+import { errorOf, HttpError, ProblemError } from "./problem.js";
+import { REST_POLL_LIMIT_MS, ticketCall, type Calls, type Sink } from "./search.js";
+
+/** Keeps this much of the 30 s limit in hand for the poll itself. */
+const MARGIN_MS = 5_000;
+
+type Polled = Record<string, unknown> & { status?: string };
+
+/** @internal The REST fallback: polls `GET /v1/searches/{ticketId}` and tells what changed. */
+export class RestPoller {
+  private timer?: ReturnType<typeof setTimeout>;
+  private stopped = false;
+  private lastOk = Date.now();
+  private told = { searching: false, status: "", proposal: "", matched: false, held: false };
+
+  private constructor(private calls: Calls, private sink: Sink, private interval: number, private ticketId: string) {}
+
+  static async start(calls: Calls, sink: Sink, interval: number, onId: (id: string) => void): Promise<RestPoller> {
+    const id = await RestPoller.begin(calls);
+    onId(id);
+    const poller = new RestPoller(calls, sink, interval, id);
+    poller.schedule(0);
+    return poller;
+  }
+
+  private static async begin(calls: Calls): Promise<string> {
+    const response = await calls.fetcher(`${calls.base}/v1/searches`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ticket: calls.token }),
+    });
+    if (!response.ok) throw await errorOf(response);
+    const started = (await response.json()) as { ticketId: string };
+    return started.ticketId;
+  }
+
+  pollNow(): void {
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), ms);
+  }
+
+  private async poll(): Promise<void> {
+    let status: Polled;
+    try {
+      status = (await ticketCall(this.calls, "GET", this.ticketId)) as Polled;
+    } catch (error) {
+      const code = error instanceof ProblemError || error instanceof HttpError ? error.status : 0;
+      const retryable = code === 0 || code === 429 || code >= 500;
+      const left = REST_POLL_LIMIT_MS - MARGIN_MS - (Date.now() - this.lastOk);
+      if (!retryable || left <= 0) {
+        this.stop();
+        this.sink.fail(error);
+        return;
+      }
+      const asked = error instanceof ProblemError && error.retryAfter !== undefined ? error.retryAfter * 1000 : this.interval;
+      this.schedule(Math.max(200, Math.min(asked, left)));
+      return;
+    }
+    this.lastOk = Date.now();
+    const { messages, over, restart } = this.messages(status);
+    for (const m of messages) this.sink.push(m);
+    if (over) {
+      this.stop();
+      this.sink.end();
+      return;
+    }
+    if (restart) {
+      try {
+        await RestPoller.begin(this.calls);
+      } catch {
+        // the next poll tells what the ticket became
+      }
+    }
+    this.schedule(this.interval);
+  }
+
+  /** The messages a polled status adds, whether the search is over, and whether to start again. */
+  messages(s: Polled): { messages: SearchMessage[]; over: boolean; restart: boolean } {
+    const out: SearchMessage[] = [];
+    const t = this.told;
+    switch (s.status) {
+      case "searching":
+      case "created": {
+        if (t.held) {
+          out.push({ type: "requeued" });
+          t.held = false;
+          t.status = "";
+        }
+        if (!t.searching) {
+          t.searching = true;
+          out.push({ type: "searching", ticketId: String(s.ticketId), gameMode: String(s.gameMode), queuedAt: String(s.queuedAt ?? "") });
+        }
+        const key = JSON.stringify([s.waitingReason ?? null, s.found ?? null, s.needed ?? null]);
+        if (key !== t.status) {
+          t.status = key;
+          const m: SearchMessage = { type: "status", waitSeconds: Number(s.waitSeconds ?? 0), pingMs: null, waitingReason: (s.waitingReason as never) ?? null };
+          if (typeof s.found === "number") m.found = s.found;
+          if (typeof s.needed === "number") m.needed = s.needed;
+          out.push(m);
+        }
+        return { messages: out, over: false, restart: false };
+      }
+      case "proposed": {
+        const p = (s.proposal ?? {}) as Record<string, unknown>;
+        if (typeof p.matchId === "string" && p.matchId !== t.proposal) {
+          t.proposal = p.matchId;
+          t.held = true;
+          out.push({ ...p, type: "proposed", matchId: p.matchId, acceptBy: String(p.acceptBy) });
+        }
+        return { messages: out, over: false, restart: false };
+      }
+      case "matched": {
+        if (!t.matched) {
+          t.matched = true;
+          out.push({ type: "matched", match: (s.match ?? { matchId: "" }) as { matchId: string } });
+        }
+        if (!("assignment" in s)) return { messages: out, over: true, restart: false };
+        if (s.assignment === null) {
+          t.held = true;
+          return { messages: out, over: false, restart: false };
+        }
+        const a = s.assignment as { connection: string; data?: Record<string, unknown> };
+        out.push({ type: "assigned", connection: a.connection, data: a.data ?? {} });
+        return { messages: out, over: true, restart: false };
+      }
+      case "released": {
+        if (t.matched && s.assignment === null) out.push({ type: "assignment_timeout" });
+        t.matched = false;
+        t.proposal = "";
+        t.held = true;
+        return { messages: out, over: false, restart: true };
+      }
+      case "cancelled":
+        return { messages: [{ type: "cancelled" }], over: true, restart: false };
+      case "expired":
+        return { messages: [{ type: "expired", ...(s.reason ? { reason: String(s.reason) } : {}) }], over: true, restart: false };
+      case "failed": {
+        const e = (s.error ?? {}) as { code?: string; message?: string };
+        return { messages: [{ type: "failed", code: e.code ?? "", message: e.message ?? "" }], over: true, restart: false };
+      }
+      default:
+        return { messages: [{ type: "unknown", raw: s }], over: false, restart: false };
+    }
+  }
+}

@@ -1,0 +1,227 @@
+import { endsSearch, parseMessage, type SearchMessage } from "./messages.js";
+import { errorOf, problemFrom } from "./problem.js";
+import { RestPoller } from "./rest-poll.js";
+
+/** How a search reaches the server. */
+export type Transport = "auto" | "websocket" | "rest";
+
+/** A WebSocket constructor (the browser's, Node 22's, or the `ws` package's). */
+export type WebSocketLike = new (url: string) => WebSocket;
+
+/** Options of {@link search}. */
+export interface SearchOptions {
+  /** The server, e.g. `https://mm.example.com`. */
+  baseUrl: string;
+  /**
+   * `auto` (default): the WebSocket, and REST polling when the socket cannot be
+   * opened (a proxy refusing the upgrade); `websocket` or `rest` only.
+   */
+  transport?: Transport;
+  /** Milliseconds between REST polls: default 2000, kept within 500..=20000 (the server ends a search not polled for 30 s). */
+  pollIntervalMs?: number;
+  /** A WebSocket constructor; default the global one, else the `ws` package (Node 20). */
+  WebSocket?: WebSocketLike;
+  /** A `fetch` of your own (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/** The longest a REST search may go unpolled before the server ends it. */
+export const REST_POLL_LIMIT_MS = 30_000;
+
+/** @internal What the transports share with the `Search` handle. */
+export interface Sink {
+  push(message: SearchMessage): void;
+  fail(error: unknown): void;
+  end(): void;
+}
+
+/** @internal */
+export interface Calls {
+  base: string;
+  token: string;
+  fetcher: typeof fetch;
+}
+
+/** @internal `POST|GET|DELETE /v1/searches/{ticketId}[/verb]` with `Authorization: Ticket <token>`. */
+export async function ticketCall(calls: Calls, method: string, ticketId: string, verb?: string): Promise<unknown> {
+  const url = `${calls.base}/v1/searches/${encodeURIComponent(ticketId)}${verb ? `/${verb}` : ""}`;
+  const response = await calls.fetcher(url, { method, headers: { authorization: `Ticket ${calls.token}` } });
+  if (!response.ok) throw await errorOf(response);
+  return response.json();
+}
+
+/**
+ * One running search: an async iterable of {@link SearchMessage}s (it ends
+ * after the final message), with `onMessage` listeners, `accept()`,
+ * `decline()` and `cancel()`.
+ */
+export class Search implements AsyncIterable<SearchMessage> {
+  /** `websocket` or `rest`: the transport in use. */
+  transport: "websocket" | "rest" = "websocket";
+  /** `tkt_…`, once known (after `searching` on the socket; at once over REST). */
+  ticketId?: string;
+  private queue: SearchMessage[] = [];
+  private waiters: Array<{ resolve: (r: IteratorResult<SearchMessage>) => void; reject: (e: unknown) => void }> = [];
+  private error: unknown;
+  private ended = false;
+  private listeners = new Set<(m: SearchMessage) => void>();
+  /** @internal */ socket?: WebSocket;
+  /** @internal */ poller?: RestPoller;
+
+  /** @internal */
+  constructor(readonly calls: Calls) {}
+
+  /** @internal */
+  readonly sink: Sink = {
+    push: (message) => {
+      if (this.ended) return;
+      if (message.type === "searching") this.ticketId = message.ticketId;
+      for (const l of this.listeners) l(message);
+      const waiter = this.waiters.shift();
+      if (waiter) waiter.resolve({ value: message, done: false });
+      else this.queue.push(message);
+    },
+    fail: (error) => {
+      if (this.ended) return;
+      this.error = error;
+      this.ended = true;
+      for (const w of this.waiters.splice(0)) w.reject(error);
+    },
+    end: () => {
+      this.ended = true;
+      for (const w of this.waiters.splice(0)) w.resolve({ value: undefined, done: true });
+    },
+  };
+
+  /** Calls `listener` with every message from now on; returns the unsubscribe. */
+  onMessage(listener: (m: SearchMessage) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SearchMessage> {
+    return {
+      next: () => {
+        const value = this.queue.shift();
+        if (value) return Promise.resolve({ value, done: false });
+        if (this.error !== undefined) return Promise.reject(this.error);
+        if (this.ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+      },
+      return: async () => {
+        this.close();
+        return { value: undefined, done: true };
+      },
+    };
+  }
+
+  /** Accepts the open proposal (`{"type":"accept"}` on the socket, `POST …/accept` over REST). */
+  accept(): Promise<void> {
+    return this.answer("accept");
+  }
+
+  /** Declines the open proposal (the player is cooled down in this mode). */
+  decline(): Promise<void> {
+    return this.answer("decline");
+  }
+
+  private async answer(verb: "accept" | "decline"): Promise<void> {
+    if (this.transport === "rest") {
+      await ticketCall(this.calls, "POST", this.ticketId ?? "", verb);
+      this.poller?.pollNow();
+    } else {
+      this.socket?.send(JSON.stringify({ type: verb }));
+    }
+  }
+
+  /**
+   * Cancels: `DELETE /v1/searches/{ticketId}` once the id is known (then the
+   * server's `cancelled` arrives), else closes the socket (which the server
+   * takes as a cancel) and yields `cancelled` itself.
+   * @throws ProblemError `TICKET_ALREADY_MATCHED` when the match came first.
+   */
+  async cancel(): Promise<void> {
+    if (this.ticketId) {
+      await ticketCall(this.calls, "DELETE", this.ticketId);
+      this.poller?.pollNow();
+      return;
+    }
+    this.socket?.close(1000);
+    this.sink.push({ type: "cancelled" });
+    this.sink.end();
+  }
+
+  /** Stops listening: closes the socket (which ends the search) or stops polling (the server ends it within 30 s). */
+  close(): void {
+    this.socket?.close(1000);
+    this.poller?.stop();
+    this.sink.end();
+  }
+}
+
+async function webSocketClass(options: SearchOptions): Promise<WebSocketLike> {
+  if (options.WebSocket) return options.WebSocket;
+  const global = (globalThis as { WebSocket?: WebSocketLike }).WebSocket;
+  if (global) return global;
+  const ws = await import("ws");
+  return ws.default as unknown as WebSocketLike;
+}
+
+/** Opens the socket; rejects with the server's problem when it refused the upgrade with one. */
+function open(search: Search, Ctor: WebSocketLike, url: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new Ctor(url);
+    let opened = false;
+    const node = socket as unknown as { on?: (e: string, f: (...a: unknown[]) => void) => void };
+    if (typeof node.on === "function") {
+      // The `ws` package: read the refusal's problem body.
+      node.on("unexpected-response", (_req: unknown, res: unknown) => {
+        const r = res as AsyncIterable<Uint8Array> & { statusCode: number; headers: Record<string, string> };
+        (async () => {
+          const chunks: Uint8Array[] = [];
+          for await (const c of r) chunks.push(c);
+          const text = new TextDecoder().decode(Buffer.concat(chunks));
+          reject(problemFrom(r.statusCode, text, r.headers["retry-after"]));
+        })().catch(reject);
+      });
+    }
+    socket.onopen = () => {
+      opened = true;
+      resolve(socket);
+    };
+    socket.onerror = () => {
+      if (!opened) reject(new Error("the WebSocket could not be opened"));
+    };
+    socket.onmessage = (event: MessageEvent) => {
+      const message = parseMessage(typeof event.data === "string" ? event.data : String(event.data));
+      search.sink.push(message);
+      if (endsSearch(message)) search.sink.end();
+    };
+    socket.onclose = () => search.sink.end();
+  });
+}
+
+/**
+ * Starts a search with a ticket's token (no API key).
+ * @throws ProblemError `TICKET_INVALID`, `SEARCH_ALREADY_ACTIVE`, `PLAYER_ALREADY_SEARCHING`, …
+ */
+export async function search(token: string, options: SearchOptions): Promise<Search> {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const calls: Calls = { base, token, fetcher: options.fetch ?? globalThis.fetch.bind(globalThis) };
+  const handle = new Search(calls);
+  const transport = options.transport ?? "auto";
+  if (transport !== "rest") {
+    const wsUrl = `${base.replace(/^http/, "ws")}/v1/search?ticket=${encodeURIComponent(token)}`;
+    try {
+      handle.socket = await open(handle, await webSocketClass(options), wsUrl);
+      handle.transport = "websocket";
+      return handle;
+    } catch (error) {
+      if (transport === "websocket" || (error as { code?: unknown }).code !== undefined) throw error;
+    }
+  }
+  const interval = Math.min(20_000, Math.max(500, options.pollIntervalMs ?? 2_000));
+  handle.transport = "rest";
+  handle.poller = await RestPoller.start(calls, handle.sink, interval, (id) => (handle.ticketId = id));
+  return handle;
+}

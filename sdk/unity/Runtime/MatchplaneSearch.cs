@@ -1,0 +1,239 @@
+// The game client's search: the WebSocket GET /v1/search?ticket=<token>, or
+// REST polling when the socket cannot be opened. Messages are queued; the
+// game drains them on its main thread (TryDequeue in Update).
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Net.Http;
+using System.Net.WebSockets;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Matchplane.Client
+{
+    /// <summary>How a search reaches the server.</summary>
+    public enum SearchTransport
+    {
+        /// <summary>The WebSocket, and REST polling when it cannot be opened.</summary>
+        Auto,
+        /// <summary>The WebSocket only.</summary>
+        WebSocket,
+        /// <summary>REST polling only.</summary>
+        Rest,
+    }
+
+    /// <summary>Options of <see cref="MatchplaneSearch.Start"/>.</summary>
+    public sealed class SearchOptions
+    {
+        /// <summary>The transport (Auto by default).</summary>
+        public SearchTransport Transport = SearchTransport.Auto;
+        /// <summary>Seconds between REST polls: default 2, kept within 0.5..20 (the server ends a search not polled for 30 s).</summary>
+        public double PollIntervalSeconds = 2;
+    }
+
+    /// <summary>One running search. Drain <see cref="TryDequeue"/> on the main thread.</summary>
+    public sealed partial class MatchplaneSearch : IDisposable
+    {
+        /// <summary>The API version this package speaks (info.version of the OpenAPI document).</summary>
+        public const string ApiVersion = "0.1.0";
+        /// <summary>Seconds a REST search may go unpolled before the server ends it.</summary>
+        public const double RestPollLimitSeconds = 30;
+
+        static readonly HttpClient Http = new HttpClient();
+        readonly ConcurrentQueue<SearchMessage> queue = new ConcurrentQueue<SearchMessage>();
+        readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
+        readonly CancellationTokenSource stop = new CancellationTokenSource();
+        readonly string baseUrl;
+        readonly string token;
+        ClientWebSocket socket;
+        volatile string ticketId;
+        volatile bool over;
+
+        /// <summary>The transport in use (WebSocket or Rest).</summary>
+        public SearchTransport Transport { get; private set; }
+        /// <summary>`tkt_…`, once known (after `searching` on the socket; at once over REST).</summary>
+        public string TicketId { get { return ticketId; } }
+        /// <summary>Whether the final message has been queued (the queue may still hold messages).</summary>
+        public bool IsOver { get { return over; } }
+
+        MatchplaneSearch(string baseUrl, string token)
+        {
+            this.baseUrl = baseUrl.TrimEnd('/');
+            this.token = token;
+        }
+
+        /// <summary>
+        /// Starts a search with a ticket's token. Throws <see cref="ProblemException"/> when the
+        /// server refuses it (TICKET_INVALID, SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, …).
+        /// </summary>
+        public static async Task<MatchplaneSearch> Start(string baseUrl, string token, SearchOptions options = null)
+        {
+            options = options ?? new SearchOptions();
+            var search = new MatchplaneSearch(baseUrl, token);
+            if (options.Transport != SearchTransport.Rest)
+            {
+                try
+                {
+                    await search.OpenSocket().ConfigureAwait(false);
+                    return search;
+                }
+                catch (Exception) when (options.Transport == SearchTransport.Auto)
+                {
+                    // A proxy refusing the upgrade, or the server refusing the token: REST
+                    // says which, with the problem.
+                }
+            }
+            double interval = Math.Min(20, Math.Max(0.5, options.PollIntervalSeconds));
+            await search.StartRest(TimeSpan.FromSeconds(interval)).ConfigureAwait(false);
+            return search;
+        }
+
+        /// <summary>Takes the next message, if any (call it from the main thread, e.g. every Update).</summary>
+        public bool TryDequeue(out SearchMessage message)
+        {
+            return queue.TryDequeue(out message);
+        }
+
+        void Push(SearchMessage message)
+        {
+            if (over) return;
+            if (message.Type == "searching" && message.TicketId != null) ticketId = message.TicketId;
+            queue.Enqueue(message);
+            if (message.EndsSearch) over = true;
+        }
+
+        void Fail(Exception error)
+        {
+            var problem = error as ProblemException;
+            Push(new SearchMessage
+            {
+                Type = "error",
+                Code = problem != null ? problem.Code : "TRANSPORT",
+                Message = error.Message,
+            });
+        }
+
+        async Task OpenSocket()
+        {
+            var ws = new ClientWebSocket();
+            var url = (baseUrl.StartsWith("https") ? "wss" : "ws") + baseUrl.Substring(baseUrl.IndexOf(':'))
+                + "/v1/search?ticket=" + Uri.EscapeDataString(token);
+            await ws.ConnectAsync(new Uri(url), stop.Token).ConfigureAwait(false);
+            socket = ws;
+            Transport = SearchTransport.WebSocket;
+            _ = Task.Run(ReceiveLoop);
+        }
+
+        async Task ReceiveLoop()
+        {
+            var buffer = new byte[8192];
+            var text = new StringBuilder();
+            try
+            {
+                while (socket.State == WebSocketState.Open)
+                {
+                    var result = await socket.ReceiveAsync(new ArraySegment<byte>(buffer), stop.Token).ConfigureAwait(false);
+                    if (result.MessageType == WebSocketMessageType.Close)
+                    {
+                        await socket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, "", CancellationToken.None).ConfigureAwait(false);
+                        break;
+                    }
+                    text.Append(Encoding.UTF8.GetString(buffer, 0, result.Count));
+                    if (!result.EndOfMessage) continue;
+                    Push(SearchMessage.Parse(text.ToString()));
+                    text.Clear();
+                }
+            }
+            catch (Exception error)
+            {
+                if (!stop.IsCancellationRequested && !over) Fail(error);
+            }
+            over = true;
+        }
+
+        async Task SendText(string json)
+        {
+            await sending.WaitAsync().ConfigureAwait(false);
+            try
+            {
+                var bytes = Encoding.UTF8.GetBytes(json);
+                await socket.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, stop.Token).ConfigureAwait(false);
+            }
+            finally
+            {
+                sending.Release();
+            }
+        }
+
+        /// <summary>Accepts the open proposal ({"type":"accept"} on the socket, POST …/accept over REST).</summary>
+        public Task Accept() { return Answer("accept"); }
+
+        /// <summary>Declines the open proposal (the player is cooled down in this mode).</summary>
+        public Task Decline() { return Answer("decline"); }
+
+        async Task Answer(string verb)
+        {
+            if (Transport == SearchTransport.Rest)
+            {
+                await TicketCall(HttpMethod.Post, "/" + verb).ConfigureAwait(false);
+                PollNow();
+            }
+            else
+            {
+                await SendText("{\"type\":" + Json.Quote(verb) + "}").ConfigureAwait(false);
+            }
+        }
+
+        /// <summary>
+        /// Cancels: DELETE /v1/searches/{ticketId} once the id is known (the server's `cancelled`
+        /// follows), else closes the socket, which the server takes as a cancel, and queues `cancelled`.
+        /// Throws <see cref="ProblemException"/> TICKET_ALREADY_MATCHED when the match came first.
+        /// </summary>
+        public async Task Cancel()
+        {
+            if (ticketId != null)
+            {
+                await TicketCall(HttpMethod.Delete, "").ConfigureAwait(false);
+                PollNow();
+                return;
+            }
+            if (socket != null)
+                await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, "cancel", CancellationToken.None).ConfigureAwait(false);
+            Push(new SearchMessage { Type = "cancelled", IsKnown = true });
+        }
+
+        async Task<Dictionary<string, object>> TicketCall(HttpMethod method, string suffix)
+        {
+            var request = new HttpRequestMessage(method, baseUrl + "/v1/searches/" + Uri.EscapeDataString(ticketId ?? "") + suffix);
+            request.Headers.TryAddWithoutValidation("Authorization", "Ticket " + token);
+            using (var response = await Http.SendAsync(request).ConfigureAwait(false))
+            {
+                var body = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
+                if (!response.IsSuccessStatusCode) throw Problem(response, body);
+                return Json.TryParse(body) as Dictionary<string, object>;
+            }
+        }
+
+        static ProblemException Problem(HttpResponseMessage response, string body)
+        {
+            string retry = null;
+            IEnumerable<string> values;
+            if (response.Headers.TryGetValues("Retry-After", out values)) retry = string.Join("", values);
+            return ProblemException.From((int)response.StatusCode, body, retry);
+        }
+
+        /// <summary>Stops listening: closes the socket (which ends the search) or stops polling.</summary>
+        public void Dispose()
+        {
+            over = true;
+            var ws = socket;
+            if (ws != null && ws.State == WebSocketState.Open)
+            {
+                try { ws.CloseAsync(WebSocketCloseStatus.NormalClosure, "", CancellationToken.None).Wait(1000); }
+                catch (Exception) { }
+            }
+            stop.Cancel();
+        }
+    }
+}

@@ -1,0 +1,141 @@
+// The REST fallback: POST /v1/searches, then GET /v1/searches/{ticketId} every
+// poll interval, turning the polled status into the socket's messages. A failed
+// poll is retried before the server's 30 s limit runs out.
+using System;
+using System.Collections.Generic;
+using System.Net.Http;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Matchplane.Client
+{
+    public sealed partial class MatchplaneSearch
+    {
+        TimeSpan interval;
+        CancellationTokenSource wake = new CancellationTokenSource();
+        bool toldSearching, toldMatched, held;
+        string toldStatus = "", toldProposal = "";
+
+        async Task Begin()
+        {
+            var body = new StringContent("{\"ticket\":" + Json.Quote(token) + "}", Encoding.UTF8, "application/json");
+            using (var response = await Http.PostAsync(baseUrl + "/v1/searches", body).ConfigureAwait(false))
+            {
+                var text = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
+                if (!response.IsSuccessStatusCode) throw Problem(response, text);
+                ticketId = SearchMessage.Str(Json.TryParse(text) as Dictionary<string, object>, "ticketId");
+            }
+        }
+
+        async Task StartRest(TimeSpan every)
+        {
+            interval = every;
+            await Begin().ConfigureAwait(false);
+            Transport = SearchTransport.Rest;
+            _ = Task.Run(PollLoop);
+        }
+
+        void PollNow()
+        {
+            var old = Interlocked.Exchange(ref wake, new CancellationTokenSource());
+            old.Cancel();
+        }
+
+        async Task PollLoop()
+        {
+            var lastOk = DateTime.UtcNow;
+            var wait = TimeSpan.Zero;
+            while (!over && !stop.IsCancellationRequested)
+            {
+                try { await Task.Delay(wait, wake.Token).ConfigureAwait(false); }
+                catch (OperationCanceledException) { }
+                if (stop.IsCancellationRequested) return;
+                Dictionary<string, object> status;
+                try
+                {
+                    status = await TicketCall(HttpMethod.Get, "").ConfigureAwait(false);
+                }
+                catch (Exception error)
+                {
+                    var problem = error as ProblemException;
+                    bool retryable = problem == null || problem.Status == 429 || problem.Status >= 500;
+                    var left = TimeSpan.FromSeconds(RestPollLimitSeconds - 5) - (DateTime.UtcNow - lastOk);
+                    if (!retryable || left <= TimeSpan.Zero) { Fail(error); return; }
+                    var asked = problem != null && problem.RetryAfterSeconds.HasValue ? TimeSpan.FromSeconds(problem.RetryAfterSeconds.Value) : interval;
+                    wait = asked < left ? asked : left;
+                    continue;
+                }
+                lastOk = DateTime.UtcNow;
+                wait = interval;
+                bool restart, done;
+                foreach (var m in Told(status ?? new Dictionary<string, object>(), out restart, out done)) Push(m);
+                if (done) over = true;
+                if (restart)
+                {
+                    try { await Begin().ConfigureAwait(false); } catch (Exception) { }
+                }
+            }
+        }
+
+        static SearchMessage Of(string type, Dictionary<string, object> raw)
+        {
+            var m = SearchMessage.FromMap(raw);
+            m.Type = type;
+            m.IsKnown = true;
+            return m;
+        }
+
+        List<SearchMessage> Told(Dictionary<string, object> s, out bool restart, out bool done)
+        {
+            var out_ = new List<SearchMessage>();
+            restart = false;
+            done = false;
+            switch (SearchMessage.Str(s, "status"))
+            {
+                case "searching":
+                case "created":
+                    if (held) { out_.Add(Of("requeued", new Dictionary<string, object>())); held = false; toldStatus = ""; }
+                    if (!toldSearching) { toldSearching = true; out_.Add(Of("searching", s)); }
+                    string key = Json.Write(SearchMessage.Get(s, "waitingReason")) + Json.Write(SearchMessage.Get(s, "found")) + Json.Write(SearchMessage.Get(s, "needed"));
+                    if (key != toldStatus) { toldStatus = key; out_.Add(Of("status", s)); }
+                    break;
+                case "proposed":
+                    var p = SearchMessage.Get(s, "proposal") as Dictionary<string, object>;
+                    var id = SearchMessage.Str(p, "matchId");
+                    if (id != null && id != toldProposal) { toldProposal = id; held = true; out_.Add(Of("proposed", p)); }
+                    break;
+                case "matched":
+                    if (!toldMatched) { toldMatched = true; out_.Add(Of("matched", s)); }
+                    if (!s.ContainsKey("assignment")) { done = true; break; }
+                    var a = SearchMessage.Get(s, "assignment") as Dictionary<string, object>;
+                    if (a == null) { held = true; break; }
+                    out_.Add(Of("assigned", a));
+                    break;
+                case "released":
+                    if (toldMatched && s.ContainsKey("assignment") && s["assignment"] == null)
+                        out_.Add(Of("assignment_timeout", new Dictionary<string, object>()));
+                    toldMatched = false;
+                    toldProposal = "";
+                    held = true;
+                    restart = true;
+                    break;
+                case "cancelled":
+                case "expired":
+                    out_.Add(Of(SearchMessage.Str(s, "status"), s));
+                    break;
+                case "failed":
+                    var e = SearchMessage.Get(s, "error") as Dictionary<string, object> ?? new Dictionary<string, object>();
+                    out_.Add(Of("failed", e));
+                    break;
+                default:
+                    var unknown = SearchMessage.FromMap(s);
+                    unknown.Type = SearchMessage.Str(s, "status") ?? "unknown";
+                    unknown.IsKnown = false;
+                    out_.Add(unknown);
+                    break;
+            }
+            return out_;
+        }
+    }
+}

@@ -1,0 +1,211 @@
+// The package's tests, run with Mono (sdk/unity/run-tests): a small runner that
+// prints one line per test and "N passed, N failed" at the end.
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using Matchplane.Client;
+
+static class TestRunner
+{
+    static Dev dev;
+
+    static void Check(bool ok, string what)
+    {
+        if (!ok) throw new Exception("check failed: " + what);
+    }
+
+    /// <summary>Drains the queue as a game's main thread would, until the search is over.</summary>
+    static List<SearchMessage> Drain(MatchplaneSearch s, Action<SearchMessage> each = null, double seconds = 30)
+    {
+        var seen = new List<SearchMessage>();
+        var until = DateTime.UtcNow.AddSeconds(seconds);
+        while (DateTime.UtcNow < until)
+        {
+            SearchMessage m;
+            while (s.TryDequeue(out m)) { seen.Add(m); if (each != null) each(m); }
+            if (s.IsOver && !s.TryDequeue(out m)) break;
+            if (s.IsOver) { seen.Add(m); continue; }
+            Thread.Sleep(16);
+        }
+        return seen;
+    }
+
+    static string Kinds(List<SearchMessage> seen) { return string.Join(",", seen.Select(m => m.Type)); }
+
+    static void EveryProtocolMessageParses()
+    {
+        var texts = new[] {
+            "{\"type\":\"searching\",\"ticketId\":\"tkt_1\",\"gameMode\":\"duel\",\"queuedAt\":\"t\"}",
+            "{\"type\":\"status\",\"waitSeconds\":1.5,\"pingMs\":null,\"waitingReason\":{\"code\":\"NO_CANDIDATES\"},\"found\":1,\"needed\":2}",
+            "{\"type\":\"proposed\",\"matchId\":\"mat_1\",\"acceptBy\":\"t\",\"teams\":[[\"a\"],[\"b\"]]}",
+            "{\"type\":\"requeued\"}", "{\"type\":\"matched\",\"match\":{\"matchId\":\"mat_1\"}}",
+            "{\"type\":\"assigned\",\"connection\":\"h:1\",\"data\":{}}", "{\"type\":\"assignment_timeout\"}",
+            "{\"type\":\"failed\",\"code\":\"MATCH_DECLINED\",\"message\":\"m\"}", "{\"type\":\"cancelled\"}",
+            "{\"type\":\"expired\",\"reason\":\"TICKET_TTL\"}",
+        };
+        foreach (var t in texts) Check(SearchMessage.Parse(t).IsKnown, t);
+        var status = SearchMessage.Parse(texts[1]);
+        Check(status.WaitingReason == "NO_CANDIDATES" && status.Found == 1 && status.Needed == 2 && status.WaitSeconds == 1.5, "status fields");
+        Check(SearchMessage.Parse(texts[4]).MatchId == "mat_1", "matched id");
+        var unknown = SearchMessage.Parse("{\"type\":\"backfill_offer\",\"seat\":2}");
+        Check(!unknown.IsKnown && unknown.Type == "backfill_offer" && !unknown.EndsSearch, "unknown kept");
+        Check(SearchMessage.Parse("not json").Type == "unknown", "not json");
+        Check(Json.Write(Json.Parse("{\"a\":[1,true,null,\"x\\\"y\"]}")) == "{\"a\":[1,true,null,\"x\\\"y\"]}", "json round trip");
+        Check(MatchplaneSearch.ApiVersion == "0.1.0", "api version");
+    }
+
+    static void TheApiVersionIsTheDocuments()
+    {
+        var doc = File.ReadAllText(Path.Combine(Root(), "../../openapi/openapi.json"));
+        var info = (Dictionary<string, object>)((Dictionary<string, object>)Json.Parse(doc))["info"];
+        Check((string)info["version"] == MatchplaneSearch.ApiVersion, "ApiVersion is openapi info.version");
+        Check(File.ReadAllText(Path.Combine(Root(), "package.json")).Contains("\"apiVersion\": \"" + MatchplaneSearch.ApiVersion + "\""), "package.json apiVersion");
+    }
+
+    static void TwoPlayersMatchOverSocketAndRest()
+    {
+        dev.Duel("unity-duel");
+        var ana = dev.Ticket("unity-duel", "ana");
+        var ben = dev.Ticket("unity-duel", "ben");
+        var a = MatchplaneSearch.Start(dev.BaseUrl, ana[1]).Result;
+        var b = MatchplaneSearch.Start(dev.BaseUrl, ben[1], new SearchOptions { Transport = SearchTransport.Rest, PollIntervalSeconds = 0.5 }).Result;
+        Check(a.Transport == SearchTransport.WebSocket && b.Transport == SearchTransport.Rest, "transports");
+        Check(b.TicketId == ben[0], "REST knows its ticket id at once");
+        var seenB = new List<SearchMessage>();
+        var tb = new Thread(() => seenB = Drain(b));
+        tb.Start();
+        var seenA = Drain(a);
+        tb.Join();
+        foreach (var seen in new[] { seenA, seenB })
+        {
+            Check(seen.First().Type == "searching" && seen.Last().Type == "matched", Kinds(seen));
+        }
+        Check(seenA.Last().MatchId != null && seenA.Last().MatchId == seenB.Last().MatchId, "one match");
+        Check(a.TicketId == ana[0], "socket learnt the ticket id");
+    }
+
+    static void CancelOnBothTransports()
+    {
+        dev.Duel("unity-solo");
+        var ana = dev.Ticket("unity-solo", "ana");
+        var s = MatchplaneSearch.Start(dev.BaseUrl, ana[1]).Result;
+        while (s.TicketId == null) Thread.Sleep(16);
+        s.Cancel().Wait();
+        var seen = Drain(s);
+        Check(seen.Last().Type == "cancelled", Kinds(seen));
+        var r = MatchplaneSearch.Start(dev.BaseUrl, ana[1], new SearchOptions { Transport = SearchTransport.Rest }).Result;
+        r.Cancel().Wait();
+        seen = Drain(r);
+        Check(seen.Last().Type == "cancelled", Kinds(seen));
+        Check((string)dev.Call("GET", "tickets/" + ana[0], null)["status"] == "cancelled", "studio sees cancelled");
+    }
+
+    static void TheSocketAnswersPings()
+    {
+        // The server ends a socket that sends no Pong for 10 s (PONG_TIMEOUT); a lone
+        // player's search must stay open past that, with its ping measured.
+        dev.Duel("unity-ping");
+        var ana = dev.Ticket("unity-ping", "ana");
+        var s = MatchplaneSearch.Start(dev.BaseUrl, ana[1]).Result;
+        var seen = Drain(s, null, 13);
+        Check(!s.IsOver, "still searching after 13 s: " + Kinds(seen));
+        Check(seen.Any(m => m.Type == "status" && m.PingMs.HasValue), "pingMs measured: " + Kinds(seen));
+        s.Cancel().Wait();
+        Check(Drain(s).Last().Type == "cancelled", "cancelled");
+    }
+
+    static void ABadTokenIsAProblem()
+    {
+        try
+        {
+            MatchplaneSearch.Start(dev.BaseUrl, "prj_x.duel.tkt_x.nope").Wait();
+            Check(false, "a bad token must be refused");
+        }
+        catch (AggregateException e)
+        {
+            var p = e.InnerException as ProblemException;
+            Check(p != null && p.Code == "TICKET_INVALID" && p.Status == 401, e.InnerException.ToString());
+        }
+    }
+
+    static void AProposalAcceptedOnTheSocketEndsAssigned()
+    {
+        using (var fake = new Fake())
+        {
+            var s = MatchplaneSearch.Start(fake.SocketUrl, "tok", new SearchOptions { Transport = SearchTransport.WebSocket }).Result;
+            var seen = Drain(s, m => { if (m.Type == "proposed") s.Accept().Wait(); }, 10);
+            Check(Kinds(seen) == "searching,backfill_offer,proposed,matched,assigned", Kinds(seen));
+            Check(seen[4].Connection == "203.0.113.7:7777", "connection");
+            var d = MatchplaneSearch.Start(fake.SocketUrl, "tok", new SearchOptions { Transport = SearchTransport.WebSocket }).Result;
+            seen = Drain(d, m => { if (m.Type == "proposed") d.Decline().Wait(); }, 10);
+            Check(seen.Last().Type == "failed" && seen.Last().Code == "MATCH_DECLINED", Kinds(seen));
+        }
+    }
+
+    static void TheRestFallbackAcceptsAndWaitsForTheAssignment()
+    {
+        using (var fake = new Fake())
+        {
+            var s = MatchplaneSearch.Start(fake.BaseUrl, "tok", new SearchOptions { Transport = SearchTransport.Rest, PollIntervalSeconds = 0.5 }).Result;
+            var seen = Drain(s, m => { if (m.Type == "proposed") s.Accept().Wait(); }, 10);
+            Check(Kinds(seen) == "searching,status,proposed,matched,assigned", Kinds(seen));
+        }
+    }
+
+    static void TheReadmeExampleRuns()
+    {
+        var readme = File.ReadAllText(Path.Combine(Root(), "README.md"));
+        var example = File.ReadAllText(Path.Combine(Root(), "Samples~/Quickstart/MatchmakingFlow.cs")).Trim();
+        Check(readme.Contains(example), "README.md must carry Samples~/Quickstart/MatchmakingFlow.cs verbatim");
+        dev.Duel("unity-quickstart");
+        var flows = new[] { new MatchmakingFlow(), new MatchmakingFlow() };
+        int i = 0;
+        foreach (var f in flows) f.Begin(dev.BaseUrl, dev.Ticket("unity-quickstart", "p" + i++)[1]).Wait();
+        var until = DateTime.UtcNow.AddSeconds(30);
+        while (flows.Any(f => f.Outcome == null) && DateTime.UtcNow < until)
+        {
+            foreach (var f in flows) f.Tick(); // one frame
+            Thread.Sleep(16);
+        }
+        foreach (var f in flows)
+        {
+            Console.WriteLine("  example: shown \"" + f.Shown + "\", outcome \"" + f.Outcome + "\"");
+            Check(f.Outcome != null && f.Outcome.StartsWith("matched mat_"), "outcome " + f.Outcome);
+            f.Dispose();
+        }
+    }
+
+    static string Root()
+    {
+        return Environment.GetEnvironmentVariable("MATCHPLANE_UNITY_ROOT") ?? Directory.GetCurrentDirectory();
+    }
+
+    static int Main()
+    {
+        var bin = Environment.GetEnvironmentVariable("MATCHPLANE_BIN") ?? Path.Combine(Root(), "../../target/debug/matchplane");
+        var tests = new List<KeyValuePair<string, Action>> {
+            new KeyValuePair<string, Action>("every protocol message parses", EveryProtocolMessageParses),
+            new KeyValuePair<string, Action>("the API version is the document's", TheApiVersionIsTheDocuments),
+            new KeyValuePair<string, Action>("two players match over the socket and REST", TwoPlayersMatchOverSocketAndRest),
+            new KeyValuePair<string, Action>("cancel on both transports", CancelOnBothTransports),
+            new KeyValuePair<string, Action>("a bad token is a problem", ABadTokenIsAProblem),
+            new KeyValuePair<string, Action>("the socket answers pings past the pong timeout", TheSocketAnswersPings),
+            new KeyValuePair<string, Action>("a proposal accepted on the socket ends assigned (fake)", AProposalAcceptedOnTheSocketEndsAssigned),
+            new KeyValuePair<string, Action>("the REST fallback accepts and waits for the assignment (fake)", TheRestFallbackAcceptsAndWaitsForTheAssignment),
+            new KeyValuePair<string, Action>("the README example runs", TheReadmeExampleRuns),
+        };
+        int passed = 0, failed = 0;
+        using (dev = new Dev(bin))
+        {
+            foreach (var t in tests)
+            {
+                try { t.Value(); passed++; Console.WriteLine("ok - " + t.Key); }
+                catch (Exception e) { failed++; Console.WriteLine("FAILED - " + t.Key + ": " + e); }
+            }
+        }
+        Console.WriteLine(passed + " passed, " + failed + " failed");
+        return failed == 0 ? 0 : 1;
+    }
+}
