@@ -20,6 +20,8 @@ fn every_server_message_is_a_known_message() {
             wait_seconds: 1.5,
             ping_ms: Some(12.0),
             waiting_reason: Some(json!({"code": "NO_CANDIDATES"})),
+            found: Some(4),
+            needed: Some(10),
         },
         StatusMessage::Matched {
             match_: json!({"matchId": "mat_1", "teams": [["a"], ["b"]]}),

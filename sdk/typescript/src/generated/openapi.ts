@@ -49,7 +49,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The database and the live store (Redis) answer. */
+        /**
+         * The database and the live store (Redis) answer, each within
+         *     [`READINESS_CHECK_TIMEOUT`]. A `503` carries this same body, naming the
+         *     dependency that is `unreachable`, with `Retry-After`.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -388,7 +392,8 @@ export interface paths {
         put?: never;
         /**
          * Sends the match's webhook again: the delivery is queued from now with a
-         *     fresh schedule; the attempts already logged stay.
+         *     fresh retry schedule; the attempts already logged stay, and
+         *     `attemptCount` counts on.
          */
         post: operations["redeliverMatch"];
         delete?: never;
@@ -606,6 +611,12 @@ export interface components {
             maxMmr: number;
             /**
              * Format: double
+             * @description Where the window stops widening (percent, > `baseTolerance`,
+             *     <= 100); absent: it widens without end.
+             */
+            maxTolerance?: number;
+            /**
+             * Format: double
              * @description Lowest MMR a ticket may carry.
              */
             minMmr: number;
@@ -669,6 +680,25 @@ export interface components {
              *     ratings and one is stored for the player).
              */
             mmr?: number | null;
+        };
+        /** @description Bot fill. */
+        Bots: {
+            /**
+             * Format: double
+             * @description Seconds of the longest wait from which bots fill: >= 1 and >= the
+             *     last relaxation's `afterSeconds`.
+             */
+            fillAfterSeconds: number;
+            /**
+             * Format: int64
+             * @description Fewest humans of a bot match: 1..=the match size.
+             */
+            minHumans: number;
+            /**
+             * @description Whether bot seats are open to backfill (`seatsOpen` lists them);
+             *     default `false`.
+             */
+            replaceable?: boolean;
         };
         /**
          * @description Body of `POST …/keys` (optional).
@@ -777,7 +807,8 @@ export interface components {
         DeliveryView: {
             /**
              * Format: int32
-             * @description Attempts of the current run (a redelivery starts again at 0).
+             * @description Attempts made so far, every run counted (a redelivery counts on): the
+             *     number of `attempts` listed, the one running included.
              */
             attemptCount: number;
             /** @description Every attempt ever made, oldest first. */
@@ -813,6 +844,28 @@ export interface components {
             /** @description Ticket ids whose search was cancelled. */
             cancelled: string[];
         };
+        /** @description A flexible `matchShape` (free-for-all, battle royale, arena). */
+        FlexibleShape: {
+            /**
+             * Format: int32
+             * @description Fewest teams of a settled match, 2..=`teams`; default `teams`.
+             */
+            minTeams?: number;
+            /**
+             * Format: double
+             * @description Seconds of the longest wait after which a match may settle with
+             *     `minTeams` teams of at least `min` players; 0..=600, default 15.
+             */
+            settleAfterSeconds?: number;
+            /** @description Players per team. */
+            teamSize: components["schemas"]["TeamSize"];
+            /**
+             * Format: int32
+             * @description Teams of a full match, 2..=100; `teams × teamSize.max` <= the
+             *     tier's `maxMatchSize`.
+             */
+            teams: number;
+        };
         /**
          * @description A game mode as written by a studio.
          * @example {
@@ -846,13 +899,15 @@ export interface components {
         GameMode: {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            bots?: null | components["schemas"]["Bots"];
             /** @description Default `true`; a disabled mode runs no cycle and fails its searches. */
             enabled?: boolean;
             /**
-             * @description Players per team, e.g. `[5, 5]`: 1..=64 teams, each >= 1, sum >= 2
-             *     and <= the tier's `maxMatchSize`.
+             * @description Players per team, e.g. `[5, 5]` (1..=64 teams, each >= 1, sum >= 2
+             *     and <= the tier's `maxMatchSize`), or a flexible shape such as
+             *     `{"teams": 20, "teamSize": {"min": 1, "max": 3}}`.
              */
-            matchShape: number[];
+            matchShape: components["schemas"]["MatchShape"];
             /**
              * Format: double
              * @description Seconds between cycles: >= the tier's floor, <= 3600.
@@ -863,6 +918,12 @@ export interface components {
             /** @description Default `{"allowParties": false, "maxSize": 1, "keepTogether": true}`. */
             parties?: components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
+            /**
+             * @description Smaller shapes tried once the longest-waiting player of a group has
+             *     waited `afterSeconds` (at most 8, `afterSeconds` strictly
+             *     increasing); only with an array `matchShape`.
+             */
+            relaxations?: components["schemas"]["Relaxation"][];
             /** @description How a full group is split into teams (ignored for FIFO). */
             teamAssignment?: components["schemas"]["TeamAssignment"];
             /**
@@ -919,6 +980,7 @@ export interface components {
         GameModeResponse: {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            bots?: null | components["schemas"]["Bots"];
             /**
              * Format: date-time
              * @description Creation time.
@@ -926,8 +988,8 @@ export interface components {
             createdAt: string;
             /** @description Whether the mode runs. */
             enabled: boolean;
-            /** @description Players per team. */
-            matchShape: number[];
+            /** @description Players per team, or the flexible shape. */
+            matchShape: components["schemas"]["MatchShape"];
             /**
              * Format: double
              * @description Seconds between cycles.
@@ -938,6 +1000,8 @@ export interface components {
             /** @description Party rules. */
             parties: components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
+            /** @description Relaxation steps; absent: none. */
+            relaxations?: components["schemas"]["Relaxation"][] | null;
             /** @description How a full group is split into teams. */
             teamAssignment: components["schemas"]["TeamAssignment"];
             /**
@@ -1085,11 +1149,19 @@ export interface components {
          *       "gameMode": "duel",
          *       "gameModeVersion": 1,
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+         *       "matchShape": [
+         *         1,
+         *         1
+         *       ],
          *       "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9",
          *       "quality": {
          *         "mmrSpread": 20,
          *         "teamImbalance": 20
          *       },
+         *       "seatsOpen": [
+         *         0,
+         *         0
+         *       ],
          *       "teams": [
          *         {
          *           "index": 0,
@@ -1135,10 +1207,21 @@ export interface components {
             gameModeVersion: number;
             /** @description `mat_…`, also the `webhook-id`. */
             matchId: string;
+            /**
+             * @description The shape used, players per team: the mode's shape, a relaxed one,
+             *     or a settled flexible match's team sizes; a bot match's is the
+             *     mode's shape.
+             */
+            matchShape: number[];
             /** @description `prj_…`. */
             projectId: string;
-            /** @description How close the match is. */
+            /** @description How close the match is (over humans only). */
             quality: components["schemas"]["WebhookQuality"];
+            /**
+             * @description Seats open to backfill per team: the mode's shape minus the one
+             *     used, or a bot match's bot seats when they are replaceable.
+             */
+            seatsOpen: number[];
             /** @description Teams in match-shape order. */
             teams: components["schemas"]["WebhookTeam"][];
             /** @description Always `match.made`. */
@@ -1149,6 +1232,8 @@ export interface components {
          * @enum {string}
          */
         MatchMadeType: "match.made";
+        /** @description `matchShape`: an array of team sizes, or a flexible object. */
+        MatchShape: number[] | components["schemas"]["FlexibleShape"];
         /**
          * @description A match as stored: the `match.made` body without its `type`.
          * @example {
@@ -1194,10 +1279,18 @@ export interface components {
             gameModeVersion: number;
             /** @description `mat_…`, also the webhook's `webhook-id`. */
             matchId: string;
+            /**
+             * @description The shape used, players per team (a relaxed shape, a settled
+             *     flexible match's team sizes; a bot match's base shape); absent for
+             *     matches stored before it was kept.
+             */
+            matchShape?: number[] | null;
             /** @description `prj_…`. */
             projectId: string;
             /** @description `{mmrSpread, teamImbalance}`. */
             quality: Record<string, never>;
+            /** @description Seats open to backfill per team; absent as `matchShape`. */
+            seatsOpen?: number[] | null;
             /** @description Teams in match-shape order, as in the `match.made` webhook body. */
             teams: Record<string, never>[];
         };
@@ -1505,6 +1598,16 @@ export interface components {
              */
             tau?: number;
         };
+        /** @description One relaxation step. */
+        Relaxation: {
+            /**
+             * Format: double
+             * @description Seconds of the longest wait from which this shape is tried.
+             */
+            afterSeconds: number;
+            /** @description Players per team: as many teams as `matchShape`, each 1..=its team. */
+            matchShape: number[];
+        };
         /**
          * @description The ratings a report changed.
          * @example {
@@ -1598,6 +1701,19 @@ export interface components {
             type: "searching";
         } | {
             /**
+             * Format: int64
+             * @description Seats of the largest in-range group the last cycle built around
+             *     or with this search; absent before a cycle saw it.
+             */
+            found?: number | null;
+            /**
+             * Format: int64
+             * @description Seats of the smallest match the search's wait allows now (a
+             *     relaxed shape, `bots.minHumans`, a settled flexible shape's
+             *     `minTeams × min`); absent before a cycle saw it.
+             */
+            needed?: number | null;
+            /**
              * Format: double
              * @description Median of the last five round trips (milliseconds), once measured.
              */
@@ -1682,6 +1798,19 @@ export interface components {
              */
             players: string[];
         };
+        /** @description `teamSize` of a flexible shape. */
+        TeamSize: {
+            /**
+             * Format: int32
+             * @description A team is full at `max`: `min..=64`.
+             */
+            max: number;
+            /**
+             * Format: int32
+             * @description Fewest players of a team in a settled match, >= 1.
+             */
+            min: number;
+        };
         /**
          * @description The attempt of a test event.
          * @example {
@@ -1739,7 +1868,9 @@ export interface components {
          * @description Where a ticket stands.
          * @example {
          *       "expiresAt": "2026-12-01T10:10:00.000Z",
+         *       "found": 1,
          *       "gameMode": "duel",
+         *       "needed": 2,
          *       "pingMs": null,
          *       "playerId": "ana",
          *       "queuedAt": "2026-12-01T10:00:00.000Z",
@@ -1757,6 +1888,12 @@ export interface components {
             error?: null | components["schemas"]["TicketError"];
             /** @description When the token stops being valid (RFC 3339). */
             expiresAt: string;
+            /**
+             * Format: int64
+             * @description While searching: seats of the largest in-range group the last cycle
+             *     built around or with this search (its party included).
+             */
+            found?: number | null;
             /** @description The game mode's name. */
             gameMode: string;
             /**
@@ -1768,6 +1905,13 @@ export interface components {
              *     match, as its `match.made` webhook body.
              */
             match?: Record<string, never> | null;
+            /**
+             * Format: int64
+             * @description While searching: seats of the smallest match its wait allows now
+             *     (a relaxed shape in force, `bots.minHumans` once bots apply, a
+             *     settled flexible shape's `minTeams × min`).
+             */
+            needed?: number | null;
             /**
              * Format: double
              * @description Median of the last five round trips (ms) once measured (WebSocket
@@ -1971,6 +2115,20 @@ export interface components {
             /** @description `https://` URL whose host resolves only to public addresses. */
             url: string;
         };
+        /** @description A bot seat completing a match of too few humans. */
+        WebhookBotSeat: {
+            /** @description Always `true`. */
+            bot: boolean;
+            /**
+             * Format: double
+             * @description Mean MMR of the match's humans; `null` without MMRs.
+             */
+            mmr?: number | null;
+            /** @description Always `null`. */
+            playerId?: string | null;
+            /** @description Always `null`. */
+            ticketId?: string | null;
+        };
         /** @description One player of a `match.made` body. */
         WebhookPlayer: {
             /**
@@ -2021,6 +2179,8 @@ export interface components {
             /** @description Destination URL. */
             url?: string | null;
         };
+        /** @description A seat of a `match.made` team: a player, or a bot. */
+        WebhookSeat: components["schemas"]["WebhookPlayer"] | components["schemas"]["WebhookBotSeat"];
         /**
          * @description The delivery health of a mode's webhook.
          * @example {
@@ -2078,8 +2238,8 @@ export interface components {
              * @description Mean MMR of the players that carry one; `null` if none does.
              */
             meanMmr?: number | null;
-            /** @description The seated players. */
-            players: components["schemas"]["WebhookPlayer"][];
+            /** @description The seated players, then the team's bot seats. */
+            players: components["schemas"]["WebhookSeat"][];
         };
         /**
          * @description The `webhook.test` body, sent on demand to check an endpoint.
@@ -2172,9 +2332,11 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description A dependency is unreachable */
+            /** @description A dependency is unreachable: the body names it (`unreachable`), `Retry-After` says when to ask again */
             503: {
                 headers: {
+                    /** @description Seconds to wait before asking again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
