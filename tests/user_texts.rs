@@ -18,6 +18,9 @@ fn pages() -> Vec<PathBuf> {
     let mut out = vec![
         root().join("README.md"),
         root().join("data/lichess/README.md"),
+        root().join("sdk/rust/README.md"),
+        root().join("sdk/typescript/README.md"),
+        root().join("sdk/unity/README.md"),
     ];
     let docs = root().join("docs");
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&docs)
