@@ -15,7 +15,7 @@
 
 pub mod auth;
 pub mod body_errors;
-pub mod cache_entry;
+pub mod cache;
 pub mod credentials;
 pub mod edge;
 pub mod extract;
@@ -126,8 +126,8 @@ pub fn router(state: AppState) -> Router {
 
 /// What every route goes through, innermost first: a panic becomes a `500`
 /// problem, `Idempotency-Key` retries get their first answer
-/// ([`idempotency`]), and the edge (metrics, log line, config-cache
-/// invalidation, problem safety net) sees and counts every answer; the
+/// ([`idempotency`]), and the edge (metrics, log line, problem safety net)
+/// sees and counts every answer; the
 /// 64 KiB body limit around all.
 fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
     routes

@@ -249,6 +249,7 @@ async fn insert(
         Utc::now(),
     )
     .await?;
+    state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %mode.name, "game mode created");
     // A mode of this name deleted lately is no longer swept here: the new
     // mode's searches are its own (other replicas see it in the database).
@@ -379,6 +380,7 @@ pub async fn replace(
     )
     .await
     .map_err(|e| lost_race(e.into(), &preconditions))?;
+    state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
     Ok((StatusCode::OK, tagged(&mode, false)))
 }
@@ -404,7 +406,7 @@ pub async fn delete(
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     game_modes::delete(&state.db, &project_id, &name).await?;
-    state.play.cache.evict_project(&project_id);
+    state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
     // Its searches end now; a pool failure leaves them to the sweeper here
     // and to the worker's loop of the deleted mode.

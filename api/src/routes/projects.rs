@@ -158,7 +158,9 @@ pub async fn update(
         Utc::now(),
     )
     .await?;
-    state.keys.evict_project(&project_id);
+    // The tier's rate limit and quotas, cached with its keys.
+    state.keys.written();
+    state.play.cache.quotas_written();
     Ok(Json(updated.into()))
 }
 
@@ -173,8 +175,9 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     caller.caller.require_operator()?;
     projects::delete(&state.db, &project_id).await?;
-    state.keys.evict_project(&project_id);
-    state.play.cache.evict_project(&project_id);
+    state.keys.written();
+    state.play.cache.modes_written();
+    state.play.cache.quotas_written();
     tracing::info!(project_id = %project_id, "project deleted");
     // Its searches end now (no worker runs a deleted project's modes); a
     // pool failure leaves them to the sweeper, which retries.
