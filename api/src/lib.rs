@@ -36,11 +36,10 @@ pub use serve::{serve_on, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};
 
 use axum::extract::DefaultBodyLimit;
-use axum::http::HeaderValue;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use problem::{ApiError, PROBLEM_JSON};
+use problem::ApiError;
 use routes::{
     api_keys, game_modes, projects, ratings, search_ws, searches, service, tickets, tiers,
 };
@@ -142,17 +141,13 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
 }
 
-/// `Content-Type` of problem answers, for clients and tests.
-pub fn problem_content_type() -> HeaderValue {
-    HeaderValue::from_static(PROBLEM_JSON)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use axum::body::Body;
     use axum::http::{header, Request, StatusCode};
     use axum::routing::get;
+    use crate::problem::PROBLEM_JSON;
     use matchplane_store::db::connect;
     use tower::ServiceExt;
 
@@ -175,10 +170,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
-        assert_eq!(
-            response.headers()[header::CONTENT_TYPE],
-            problem_content_type()
-        );
+        assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
         let text = state.metrics.render();
         let line = r#"matchplane_http_requests_total{method="GET",route="/boom",status="500"} 1"#;
         assert!(text.lines().any(|l| l == line), "{text}");
