@@ -1,6 +1,7 @@
 //! What every request goes through, as one middleware: its metrics and log
-//! line ([`crate::observe`]) and the problem safety net
-//! ([`crate::problem::safety_net`]). One layer instead of two: each axum
+//! line ([`crate::observe`]), `Idempotency-Key` replays
+//! ([`crate::idempotency`]) and the problem safety net
+//! ([`crate::problem::safety_net`]). One layer instead of three: each axum
 //! `from_fn` layer costs a boxed future and a clone of the inner service per
 //! request, and ticket generation is a hot path (docs/performance.md).
 
@@ -12,13 +13,13 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-/// The middleware: observe, run the handler, turn a non-problem error
-/// answer into a problem.
+/// The middleware: observe, run the handler (through the idempotency
+/// check), turn a non-problem error answer into a problem.
 pub async fn edge(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let observed = Observed::start(&req);
     let response = match nul_in_uri(&req) {
         Some(refused) => refused.into_response(),
-        None => next.run(req).await,
+        None => crate::idempotency::run(&state, req, next).await,
     };
     observed.record(&state, &response);
     safety_net(response)

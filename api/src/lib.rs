@@ -124,19 +124,15 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// What every route goes through, innermost first: a panic becomes a `500`
-/// problem, `Idempotency-Key` retries get their first answer
-/// ([`idempotency`]), and the edge (metrics, log line, problem safety net)
-/// sees and counts every answer; the
-/// 64 KiB body limit around all.
+/// problem, and the edge ([`edge`]: `Idempotency-Key` retries get their
+/// first answer, metrics, log line, problem safety net) sees and counts
+/// every answer; the 64 KiB body limit around all.
 fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
     routes
         .layer(CatchPanicLayer::custom(panic_problem))
-        // Outside the panic catcher: a request that panicked releases its
-        // Idempotency-Key like any other failure.
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            idempotency::layer,
-        ))
+        // The edge runs the idempotency check, outside the panic catcher: a
+        // request that panicked releases its Idempotency-Key like any other
+        // failure.
         .layer(middleware::from_fn_with_state(state, edge::edge))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
 }
@@ -144,10 +140,10 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problem::PROBLEM_JSON;
     use axum::body::Body;
     use axum::http::{header, Request, StatusCode};
     use axum::routing::get;
-    use crate::problem::PROBLEM_JSON;
     use matchplane_store::db::connect;
     use tower::ServiceExt;
 
