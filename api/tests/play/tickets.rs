@@ -154,6 +154,14 @@ async fn every_ticket_error_of_spec_4(pools: Pools) {
     .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
+/// Replaces the `duel` mode at `path` with a disabled one.
+async fn disable_duel(t: &TestApp, path: &str, key: &str) {
+    let mut off = duel("duel");
+    off["enabled"] = json!(false);
+    let a = t.call(Method::PUT, path, Some(key), Some(off)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+}
+
 async fn a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("free").await;
@@ -167,17 +175,7 @@ async fn a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second(pools:
     assert_eq!(other_ticket("o1").await, StatusCode::CREATED);
     t.ticket_ok(&p, &key, solo("duel", "p1")).await;
 
-    let mut off = duel("duel");
-    off["enabled"] = json!(false);
-    let a = t
-        .call(
-            Method::PUT,
-            &format!("/v1/projects/{p}/game-modes/duel"),
-            Some(&key),
-            Some(off),
-        )
-        .await;
-    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    disable_duel(&t, &format!("/v1/projects/{p}/game-modes/duel"), &key).await;
     // This instance made the change: at once.
     t.ticket(&p, &key, solo("duel", "p2"))
         .await
@@ -237,17 +235,12 @@ async fn a_change_through_an_escaped_path_is_seen_at_once(pools: Pools) {
     t.ticket_ok(&p, &key, solo("duel", "p1")).await;
     let escaped = format!("%70{}", &p[1..]);
 
-    let mut off = duel("duel");
-    off["enabled"] = json!(false);
-    let a = t
-        .call(
-            Method::PUT,
-            &format!("/v1/projects/{escaped}/game-modes/%64uel"),
-            Some(&key),
-            Some(off),
-        )
-        .await;
-    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    disable_duel(
+        &t,
+        &format!("/v1/projects/{escaped}/game-modes/%64uel"),
+        &key,
+    )
+    .await;
     t.ticket(&p, &key, solo("duel", "p2"))
         .await
         .assert_problem(StatusCode::CONFLICT, "GAME_MODE_DISABLED");
