@@ -128,6 +128,11 @@ pub struct WebhookConfig {
 }
 
 impl GameModeConfig {
+    /// Sum of the match shape: seats in one match (players).
+    pub fn match_size(&self) -> u32 {
+        self.match_shape.iter().sum()
+    }
+
     /// The largest team of the shape (players).
     pub fn largest_team(&self) -> u32 {
         self.match_shape.iter().copied().max().unwrap_or(0)

@@ -19,7 +19,7 @@ const SPEC_EXAMPLE: &str = r#"{
 #[test]
 fn spec_example_parses_and_validates_on_pro() {
     let config: GameModeConfig = serde_json::from_str(SPEC_EXAMPLE).unwrap();
-    assert_eq!(config.match_shape.iter().sum::<u32>(), 10);
+    assert_eq!(config.match_size(), 10);
     assert!(
         matches!(config.algorithm, Algorithm::Mmr { base_tolerance, .. } if base_tolerance == 5.0)
     );
