@@ -8,7 +8,7 @@
 //! own project a key may do what its scopes allow ([`crate::scopes`]):
 //! outside them, `403 FORBIDDEN` naming the scope needed.
 
-use crate::cache_entry::{resolve, CacheEntry, Evictions, Flights, Lookup};
+use crate::cache::TtlCache;
 use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
 use crate::problem::ApiError;
 use crate::scopes::{required_scope, Scope, Scopes};
@@ -17,137 +17,53 @@ use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use chrono::Utc;
-use foldhash::fast::RandomState;
 use matchplane_store::repos::{api_keys, projects, tiers};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
-/// How long a successful key lookup is reused without asking the database,
-/// counted from before the lookup's query. Revocation and tier changes made
-/// through this process evict at once; another replica's change is seen
-/// within this time (issue: "within a second by every other instance").
-/// A key in use is looked up again by one request from half this age on
-/// ([`CacheEntry`]): about two look-ups a second per key, whatever the load.
-pub const KEY_CACHE_TTL: Duration = Duration::from_secs(1);
-
-/// Cache size (entries) from which expired entries are dropped on insert.
-const KEY_CACHE_PURGE_AT: usize = 10_000;
+/// Most cached keys (found or not).
+const KEY_CACHE_CAPACITY: u64 = 10_000;
 
 /// A key that authenticated recently. Ids shared, so a hit (every request
 /// of a key) clones no string.
 #[derive(Debug, Clone)]
-struct CachedKey {
+pub struct CachedKey {
     key_id: Arc<str>,
     project_id: Arc<str>,
     requests_per_second: u32,
     scopes: Scopes,
 }
 
-/// Recently authenticated keys by digest (never by plaintext). foldhash:
-/// the keys are already SHA-256 digests.
-#[derive(Debug, Default)]
-pub struct KeyCache {
-    entries: Mutex<HashMap<CredentialDigest, CacheEntry<CachedKey>, RandomState>>,
-    /// Hashes recently looked up and not found (or revoked): a client
-    /// retrying a dead key gets its 401 without a database query. A hash
-    /// cannot become valid later (new keys are fresh random values).
-    misses: Mutex<HashMap<CredentialDigest, Instant, RandomState>>,
-    /// Look-ups in flight: requests that miss on the same key at once (a
-    /// burst on a key idle for a second) share one look-up.
-    flights: Flights<(CredentialDigest, u64), Option<CachedKey>>,
-    /// Evictions so far: a look-up started before one stores nothing.
-    evictions: Evictions,
+/// Recently looked-up keys by digest (never by plaintext); `None`: no
+/// active key has this digest, so a client retrying a dead key gets its
+/// `401` without a database query. The handlers that revoke keys, change a
+/// project's tier, write tiers or delete projects make it stale
+/// ([`TtlCache::invalidate_all`]).
+#[derive(Debug)]
+pub struct KeyCache(pub TtlCache<CredentialDigest, Option<CachedKey>>);
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self(TtlCache::new(KEY_CACHE_CAPACITY))
+    }
 }
 
 impl KeyCache {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<CredentialDigest, CacheEntry<CachedKey>, RandomState>>
-    {
-        match self.entries.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
+    /// A key was revoked, a project's tier changed, a tier was written or a
+    /// project deleted through this instance (committed): every cached key
+    /// is stale.
+    pub fn written(&self) {
+        self.0.invalidate_all();
+    }
+
+    /// The key stored with `hash` (hex, as in the database) was revoked
+    /// through this instance: it is refused at once, without a database
+    /// query while that is fresh.
+    pub async fn revoked(&self, hash: &str) {
+        self.written();
+        let mut digest = CredentialDigest::default();
+        if hex::decode_to_slice(hash, &mut digest).is_ok() {
+            self.0.put(digest, None).await;
         }
-    }
-
-    fn lookup(&self, hash: &CredentialDigest) -> Lookup<CachedKey> {
-        let now = Instant::now();
-        self.lock()
-            .get_mut(hash)
-            .map_or(Lookup::Miss, |e| e.lookup(KEY_CACHE_TTL, now))
-    }
-
-    fn recently_missed(&self, hash: &CredentialDigest) -> bool {
-        let misses = match self.misses.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        misses
-            .get(hash)
-            .is_some_and(|at| at.elapsed() < KEY_CACHE_TTL)
-    }
-
-    fn record_miss(&self, hash: &CredentialDigest) {
-        let mut misses = match self.misses.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if misses.len() >= KEY_CACHE_PURGE_AT {
-            misses.retain(|_, at| at.elapsed() < KEY_CACHE_TTL);
-        }
-        if misses.len() < KEY_CACHE_PURGE_AT {
-            misses.insert(*hash, Instant::now());
-        }
-    }
-
-    /// Stores a look-up's answer, unless an eviction happened since the
-    /// look-up began (when [`Evictions::current`] was `seen`).
-    fn put(&self, seen: u64, hash: CredentialDigest, entry: CacheEntry<CachedKey>) {
-        let mut entries = self.lock();
-        if !self.evictions.unchanged_since(seen) {
-            return;
-        }
-        if entries.len() >= KEY_CACHE_PURGE_AT {
-            let now = Instant::now();
-            entries.retain(|_, e| e.is_valid(KEY_CACHE_TTL, now));
-        }
-        entries.insert(hash, entry);
-    }
-
-    /// Forgets a key found revoked (or gone) by a look-up.
-    fn forget(&self, hash: &CredentialDigest) {
-        self.lock().remove(hash);
-        self.record_miss(hash);
-    }
-
-    /// Forgets a key (after revocation); its next use is a 401 at once.
-    pub fn evict_key(&self, key_id: &str) {
-        self.evictions.record();
-        let mut entries = self.lock();
-        let revoked: Vec<CredentialDigest> = entries
-            .iter()
-            .filter(|(_, e)| &*e.value().key_id == key_id)
-            .map(|(hash, _)| *hash)
-            .collect();
-        entries.retain(|_, e| &*e.value().key_id != key_id);
-        drop(entries);
-        for hash in revoked {
-            self.record_miss(&hash);
-        }
-    }
-
-    /// Forgets every cached key (after a tier changed).
-    pub fn evict_all(&self) {
-        self.evictions.record();
-        self.lock().clear();
-    }
-
-    /// Forgets every key of a project (after a tier change or deletion).
-    pub fn evict_project(&self, project_id: &str) {
-        self.evictions.record();
-        self.lock()
-            .retain(|_, e| &*e.value().project_id != project_id);
     }
 }
 
@@ -240,43 +156,7 @@ async fn lookup_key(
     state: &AppState,
     hash: &CredentialDigest,
 ) -> Result<Option<CachedKey>, ApiError> {
-    // Taken before the look-up: see Evictions.
-    let seen = state.keys.evictions.current();
-    let lookup = match state.keys.lookup(hash) {
-        Lookup::Hit(key) => return Ok(Some(key)),
-        Lookup::Miss if state.keys.recently_missed(hash) => return Ok(None),
-        other => other.map(Some),
-    };
-    resolve(
-        lookup,
-        &state.keys.flights,
-        || (*hash, seen),
-        || load_key(state, hash, seen),
-        "API key",
-        // The key's project is gone: so is the key.
-        || state.keys.forget(hash),
-    )
-    .await
-}
-
-/// Looks the key of `hash` up and caches the answer, unless the cache was
-/// evicted since [`Evictions::current`] was `seen`.
-async fn load_key(
-    state: &AppState,
-    hash: &CredentialDigest,
-    seen: u64,
-) -> Result<Option<CachedKey>, ApiError> {
-    // Taken before the query: a revocation committed while it runs is seen
-    // within KEY_CACHE_TTL of the revocation, not of the answer.
-    let fetched = Instant::now();
-    let key = fetch_key(state, hash).await?;
-    match &key {
-        Some(key) => state
-            .keys
-            .put(seen, *hash, CacheEntry::new(key.clone(), fetched)),
-        None => state.keys.forget(hash),
-    }
-    Ok(key)
+    state.keys.0.get(hash, || fetch_key(state, hash)).await
 }
 
 /// The key of `hash` from the database, if active, with its tier's rate
@@ -417,31 +297,5 @@ impl FromRequestParts<AppState> for ProjectOperator {
         let ProjectCaller { caller, project_id } = ProjectCaller::on_project(parts, state).await?;
         caller.require_operator()?;
         Ok(Self { project_id })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_look_up_begun_before_a_revocation_caches_nothing() {
-        let cache = KeyCache::default();
-        let hash = [1u8; 32];
-        let key = CachedKey {
-            key_id: "key_1".into(),
-            project_id: "prj_1".into(),
-            requests_per_second: 10,
-            scopes: Scopes::BACKEND,
-        };
-        let seen = cache.evictions.current();
-        // The key is revoked through this instance while the look-up runs.
-        cache.evict_key("key_1");
-        cache.put(seen, hash, CacheEntry::new(key.clone(), Instant::now()));
-        assert!(matches!(cache.lookup(&hash), Lookup::Miss));
-        // A look-up begun after the revocation is cached.
-        let seen = cache.evictions.current();
-        cache.put(seen, hash, CacheEntry::new(key, Instant::now()));
-        assert!(matches!(cache.lookup(&hash), Lookup::Hit(_)));
     }
 }

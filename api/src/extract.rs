@@ -179,10 +179,37 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
 
 /// Parses `bytes` (one JSON object) into `T`.
 ///
+/// A body `T` accepts as it is (the common case) is parsed straight into
+/// it, with a check for duplicate keys that builds nothing; only a body
+/// refused is read into a [`Value`], to name every error.
+///
 /// # Errors
 /// As [`parse_object`], then as [`parse_value`].
 pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if let Some(parsed) = parse_accepted(bytes) {
+        return Ok(parsed);
+    }
     parse_value(parse_object(bytes)?)
+}
+
+/// `T` from `bytes` if they are one JSON object (after a byte order mark)
+/// with no NUL and no duplicate key, which `T` accepts; `None` for anything
+/// else, which [`parse_object`] and [`parse_value`] then explain.
+fn parse_accepted<T: DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // An object: derived structs also accept an array of their fields.
+    let first = bytes
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if first != Some(&b'{') || has_escaped_nul(bytes) {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed = T::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    // A derived struct refuses a field given twice; a map-valued field
+    // would keep the last one silently.
+    (!crate::strict_json::has_duplicate_key(bytes)).then_some(parsed)
 }
 
 /// Parses an already-read JSON `value` (an object) into `T`, listing every

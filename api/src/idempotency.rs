@@ -23,7 +23,7 @@ use crate::extract::MAX_BODY_BYTES;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::body::{to_bytes, Body, Bytes};
-use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::extract::{FromRequestParts, MatchedPath, Request};
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
@@ -63,22 +63,28 @@ const ROUTES: &[&str] = &[
     "/v1/projects/{projectId}/keys",
 ];
 
-/// Middleware: answers a request carrying [`HEADER`] on one of [`ROUTES`]
-/// as described in the module docs; everything else passes through.
-pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_owned());
-    let applies = req.method() == Method::POST
-        && req.headers().contains_key(&HEADER)
-        && route.as_deref().is_some_and(|r| ROUTES.contains(&r));
-    if !applies {
+/// Runs `req` through `next`: a request carrying [`HEADER`] on one of
+/// [`ROUTES`] as described in the module docs, any other as is (called by
+/// the edge middleware, [`crate::edge`], so it costs no layer of its own).
+/// The idempotent path is boxed: its database queries would make every
+/// request's future large.
+pub async fn run(state: &AppState, req: Request, next: Next) -> Response {
+    let Some(route) = idempotent_route(&req) else {
         return next.run(req).await;
-    }
-    idempotent(&state, route.unwrap_or_default(), req, next)
+    };
+    Box::pin(idempotent(state, route, req, next))
         .await
         .unwrap_or_else(IntoResponse::into_response)
+}
+
+/// The route of `req` if it is a `POST` carrying [`HEADER`] on one of
+/// [`ROUTES`]; checked header first, so other requests allocate nothing.
+fn idempotent_route(req: &Request) -> Option<&'static str> {
+    if req.method() != Method::POST || !req.headers().contains_key(&HEADER) {
+        return None;
+    }
+    let matched = req.extensions().get::<MatchedPath>()?.as_str();
+    ROUTES.iter().copied().find(|route| *route == matched)
 }
 
 fn well_formed(key: &str) -> bool {
@@ -87,7 +93,7 @@ fn well_formed(key: &str) -> bool {
 
 async fn idempotent(
     state: &AppState,
-    route: String,
+    route: &str,
     req: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
@@ -119,7 +125,7 @@ async fn idempotent(
             "the body is over 64 KiB",
         )
     })?;
-    let digest = request_digest(&caller, &route, &bytes);
+    let digest = request_digest(&caller, route, &bytes);
     let project_id = caller.project_id.clone();
     prune_now_and_then(state).await;
     let started = tokio::time::Instant::now();

@@ -15,7 +15,7 @@
 
 pub mod auth;
 pub mod body_errors;
-pub mod cache_entry;
+pub mod cache;
 pub mod credentials;
 pub mod deadline;
 pub mod edge;
@@ -37,11 +37,10 @@ pub use serve::{serve_on, ConnectionLimits, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};
 
 use axum::extract::DefaultBodyLimit;
-use axum::http::HeaderValue;
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
-use problem::{ApiError, PROBLEM_JSON};
+use problem::ApiError;
 use routes::{
     api_keys, game_modes, projects, ratings, search_ws, searches, service, tickets, tiers,
 };
@@ -126,10 +125,9 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// What every route goes through, innermost first: a panic becomes a `500`
-/// problem, a request past its deadline a `503` ([`deadline`]),
-/// `Idempotency-Key` retries get their first answer
-/// ([`idempotency`]), and the edge (metrics, log line, config-cache
-/// invalidation, problem safety net) sees and counts every answer; the
+/// problem, a request past its deadline a `503` ([`deadline`]), and the
+/// edge ([`edge`]: `Idempotency-Key` retries get their first answer,
+/// metrics, log line, problem safety net) sees and counts every answer; the
 /// 64 KiB body limit around all.
 fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
     routes
@@ -138,24 +136,17 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
             state.clone(),
             deadline::layer,
         ))
-        // Outside the panic catcher: a request that panicked releases its
-        // Idempotency-Key like any other failure.
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            idempotency::layer,
-        ))
+        // The edge runs the idempotency check, outside the panic catcher: a
+        // request that panicked releases its Idempotency-Key like any other
+        // failure.
         .layer(middleware::from_fn_with_state(state, edge::edge))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
-}
-
-/// `Content-Type` of problem answers, for clients and tests.
-pub fn problem_content_type() -> HeaderValue {
-    HeaderValue::from_static(PROBLEM_JSON)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::problem::PROBLEM_JSON;
     use axum::body::Body;
     use axum::http::{header, Request, StatusCode};
     use axum::routing::get;
@@ -181,10 +172,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
-        assert_eq!(
-            response.headers()[header::CONTENT_TYPE],
-            problem_content_type()
-        );
+        assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
         let text = state.metrics.render();
         let line = r#"matchplane_http_requests_total{method="GET",route="/boom",status="500"} 1"#;
         assert!(text.lines().any(|l| l == line), "{text}");

@@ -8,16 +8,14 @@
 //! permit is held for the attempt only, never across the wait before a retry.
 //!
 //! The dispatcher is the shell around the pure parts: it reads the clock for
-//! each attempt's timestamp, sleeps with tokio between attempts, and hands
-//! every attempt to an [`AttemptRecorder`] (the store, in production) before
-//! going on.
+//! each attempt's timestamp and says what follows an attempt; the worker
+//! records each one and keeps the schedule in the database.
 
 use crate::deliver::{Attempt, Deliverer, Delivery};
-use crate::schedule::{Final, NextAction, Outcome, Schedule};
+use crate::schedule::{NextAction, Outcome, Schedule};
 use chrono::{DateTime, Utc};
 use rand::Rng;
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -76,7 +74,8 @@ impl EndpointLimits {
     }
 
     /// Endpoints currently tracked.
-    pub fn tracked(&self) -> usize {
+    #[cfg(test)]
+    fn tracked(&self) -> usize {
         self.lock().len()
     }
 
@@ -102,39 +101,6 @@ impl EndpointLimits {
         map.insert(key.to_owned(), Arc::clone(&semaphore));
         semaphore
     }
-}
-
-/// Where attempts are recorded (the deliveries log of SPEC 6).
-pub trait AttemptRecorder: Send + Sync {
-    /// Why recording failed.
-    type Error: std::error::Error + Send + Sync + 'static;
-
-    /// Records attempt number `number` (1 for the first) of `delivery`, and
-    /// what follows it. The dispatcher waits for it before going on.
-    fn record(
-        &self,
-        delivery: &Delivery,
-        number: u32,
-        attempt: &Attempt,
-        next: NextAction,
-    ) -> impl Future<Output = Result<(), Self::Error>> + Send;
-}
-
-/// Why a delivery run stopped before its end.
-#[derive(Debug, thiserror::Error)]
-pub enum DispatchError<E: std::error::Error + 'static> {
-    /// The recorder failed; the delivery is left for a later run.
-    #[error("recording a webhook attempt failed")]
-    Record(#[source] E),
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Report {
-    /// The delivery's end.
-    pub end: Final,
-    /// Number of the last attempt made.
-    pub last_attempt: u32,
 }
 
 /// The dispatcher's source of "now", read once per attempt for its
@@ -175,15 +141,15 @@ impl Dispatcher {
         Self { clock, ..self }
     }
 
-    /// The per-endpoint caps.
+    /// The per-endpoint caps: the worker takes an endpoint's permit before
+    /// any shared capacity, so a slow endpoint never holds another's slot.
     pub fn limits(&self) -> &EndpointLimits {
         &self.limits
     }
 
     /// Makes attempt number `number` (1 for the first) of `delivery` under
     /// its endpoint's cap, and says what follows; never sleeps. This is the
-    /// tick for a loop driven by the store's due deliveries; [`Dispatcher::run`]
-    /// is the in-process loop around it.
+    /// tick of the worker's loop over the store's due deliveries.
     pub async fn step<G>(
         &self,
         delivery: &Delivery,
@@ -217,47 +183,6 @@ impl Dispatcher {
         let next = self.schedule.next(number, attempt.outcome, rng);
         log_attempt(delivery, &key, number, &attempt, next);
         (attempt, next)
-    }
-
-    /// Runs `delivery` from attempt number `first_attempt` (1 for a new
-    /// delivery, later when another worker resumes it) until it is
-    /// delivered, gone, refused or out of attempts; every attempt goes to
-    /// `recorder` first. `rng` draws the retry jitter.
-    ///
-    /// # Errors
-    /// [`DispatchError::Record`] when the recorder fails; the attempt it
-    /// could not record may be repeated by a later run (at least once).
-    pub async fn run<R, G>(
-        &self,
-        delivery: &Delivery,
-        first_attempt: u32,
-        recorder: &R,
-        rng: &mut G,
-    ) -> Result<Report, DispatchError<R::Error>>
-    where
-        R: AttemptRecorder,
-        G: Rng + Send + ?Sized,
-    {
-        let mut number = first_attempt.max(1);
-        loop {
-            let (attempt, next) = self.step(delivery, number, rng).await;
-            recorder
-                .record(delivery, number, &attempt, next)
-                .await
-                .map_err(DispatchError::Record)?;
-            match next {
-                NextAction::Stop(end) => {
-                    return Ok(Report {
-                        end,
-                        last_attempt: number,
-                    })
-                }
-                NextAction::Retry { after } => {
-                    tokio::time::sleep(after).await;
-                    number = number.saturating_add(1);
-                }
-            }
-        }
     }
 }
 

@@ -15,8 +15,8 @@
 //!   delivery; [`dispatcher`] runs a delivery through its attempts under a
 //!   per-endpoint concurrency cap.
 //!
-//! The store integration (the deliveries log, redeliver, the outbox) plugs in
-//! through [`dispatcher::AttemptRecorder`]; this crate knows no database.
+//! The worker records each attempt (the deliveries log, redeliver, the
+//! outbox); this crate knows no database.
 
 pub mod address;
 pub mod deliver;
@@ -28,7 +28,7 @@ pub mod sign;
 pub mod ssrf;
 
 pub use deliver::{Attempt, AttemptError, Deliverer, Delivery, DeliveryConfig};
-pub use dispatcher::{AttemptRecorder, Clock, Dispatcher, EndpointLimits, Report};
+pub use dispatcher::{Clock, Dispatcher, EndpointLimits};
 pub use payload::{Event, MatchIdentity, MatchMade, Message, WebhookTest};
 pub use player_view::player_match;
 pub use schedule::{Final, NextAction, Outcome, Schedule};

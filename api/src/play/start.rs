@@ -141,15 +141,15 @@ pub async fn start_with_token(
     via: Via,
 ) -> Result<Started, ApiError> {
     let parsed = token::parse(token).ok_or_else(ApiError::ticket_invalid)?;
-    let mode = match &parsed.game_mode {
-        Some(name) if play.cache.knows_mode(&parsed.project_id, name) => {
-            ModeKey::new(&parsed.project_id, name)
-        }
-        _ => {
-            let ticket = live(ticket_named(play, token, &parsed).await?, unix_now())?;
-            return start(play, db, ticket, via).await;
-        }
+    let known = match &parsed.game_mode {
+        Some(name) if play.cache.knows_mode(&parsed.project_id, name).await => Some(name),
+        _ => None,
     };
+    let Some(name) = known else {
+        let ticket = live(ticket_named(play, token, &parsed).await?, unix_now())?;
+        return start(play, db, ticket, via).await;
+    };
+    let mode = ModeKey::new(&parsed.project_id, name);
     let max_live = match admit(play, db, &mode, via).await {
         Ok(max_live) => max_live,
         // Refused before the token was checked: a bad token still gets 401.

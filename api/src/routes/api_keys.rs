@@ -193,8 +193,8 @@ pub async fn revoke(
     State(state): State<AppState>,
     Path((project_id, key_id)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    api_keys::revoke(&state.db, &project_id, &key_id, Utc::now()).await?;
-    state.keys.evict_key(&key_id);
+    let revoked = api_keys::revoke(&state.db, &project_id, &key_id, Utc::now()).await?;
+    state.keys.revoked(&revoked.hash).await;
     tracing::info!(project_id = %project_id, key_id = %key_id, "api key revoked");
     Ok(StatusCode::NO_CONTENT)
 }

@@ -253,6 +253,7 @@ async fn insert(
         Utc::now(),
     )
     .await?;
+    state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %mode.name, "game mode created");
     Ok(mode)
 }
@@ -377,6 +378,7 @@ pub async fn replace(
     )
     .await
     .map_err(|e| lost_race(e.into(), &preconditions))?;
+    state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
     Ok((StatusCode::OK, tagged(&mode, false)))
 }
@@ -402,7 +404,7 @@ pub async fn delete(
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
     game_modes::delete(&state.db, &project_id, &name).await?;
-    state.play.cache.evict_project(&project_id);
+    state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
     // Its searches fail at the worker's next sweep (within a second).
     Ok(StatusCode::NO_CONTENT)

@@ -157,7 +157,9 @@ pub async fn update(
         Utc::now(),
     )
     .await?;
-    state.keys.evict_project(&project_id);
+    // The tier's rate limit and quotas, cached with its keys.
+    state.keys.written();
+    state.play.cache.quotas_written();
     Ok(Json(updated.into()))
 }
 
@@ -172,8 +174,9 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     caller.caller.require_operator()?;
     projects::delete(&state.db, &project_id).await?;
-    state.keys.evict_project(&project_id);
-    state.play.cache.evict_project(&project_id);
+    state.keys.written();
+    state.play.cache.modes_written();
+    state.play.cache.quotas_written();
     tracing::info!(project_id = %project_id, "project deleted");
     // Its searches fail at the worker's next sweep (within a second).
     Ok(StatusCode::NO_CONTENT)

@@ -202,6 +202,8 @@ pub async fn put(
         max_pending_tickets,
     };
     let saved = tiers::put(&state.db, &tier, Utc::now()).await?;
-    state.keys.evict_all();
+    // Keys are cached with their tier's rate limit, projects with its quotas.
+    state.keys.written();
+    state.play.cache.quotas_written();
     Ok(Json(saved.into()))
 }

@@ -11,6 +11,7 @@ on_both_pools!(
     every_ticket_error_of_spec_4,
     a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second,
     a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second,
+    a_change_through_an_escaped_path_is_seen_at_once,
     readiness_names_the_live_store
 );
 
@@ -153,6 +154,14 @@ async fn every_ticket_error_of_spec_4(pools: Pools) {
     .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
+/// Replaces the `duel` mode at `path` with a disabled one.
+async fn disable_duel(t: &TestApp, path: &str, key: &str) {
+    let mut off = duel("duel");
+    off["enabled"] = json!(false);
+    let a = t.call(Method::PUT, path, Some(key), Some(off)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+}
+
 async fn a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("free").await;
@@ -166,17 +175,7 @@ async fn a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second(pools:
     assert_eq!(other_ticket("o1").await, StatusCode::CREATED);
     t.ticket_ok(&p, &key, solo("duel", "p1")).await;
 
-    let mut off = duel("duel");
-    off["enabled"] = json!(false);
-    let a = t
-        .call(
-            Method::PUT,
-            &format!("/v1/projects/{p}/game-modes/duel"),
-            Some(&key),
-            Some(off),
-        )
-        .await;
-    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    disable_duel(&t, &format!("/v1/projects/{p}/game-modes/duel"), &key).await;
     // This instance made the change: at once.
     t.ticket(&p, &key, solo("duel", "p2"))
         .await
@@ -225,6 +224,40 @@ async fn a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second(poo
     // The other instance: within a second.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(other_ticket("o2").await, StatusCode::UNAUTHORIZED);
+}
+
+/// The router decodes `%70rj_…` to `prj_…` for the handler: a write through
+/// such a path is honoured at once like any other.
+async fn a_change_through_an_escaped_path_is_seen_at_once(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let escaped = format!("%70{}", &p[1..]);
+
+    disable_duel(
+        &t,
+        &format!("/v1/projects/{escaped}/game-modes/%64uel"),
+        &key,
+    )
+    .await;
+    t.ticket(&p, &key, solo("duel", "p2"))
+        .await
+        .assert_problem(StatusCode::CONFLICT, "GAME_MODE_DISABLED");
+
+    let op = format!("Bearer {OPERATOR}");
+    let deleted = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{escaped}"),
+            Some(&op),
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    t.ticket(&p, &key, solo("duel", "p3"))
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
 async fn readiness_names_the_live_store(pools: Pools) {

@@ -6,7 +6,7 @@
 use crate::entities::outbox_dead_letter::{self, Entity as DeadLetters};
 use crate::repos::insert_absent::insert_absent;
 use crate::repos::StoreError;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::ConnectionTrait;
 
 /// Keeps `rows` unless already kept; many rows per statement. Returns how
 /// many this call inserted.
@@ -23,20 +23,4 @@ pub async fn keep<C: ConnectionTrait>(
         outbox_dead_letter::Column::OutboxId,
     ];
     insert_absent::<DeadLetters, _>(db, rows, key).await
-}
-
-/// Every dead letter of `project_id`, oldest first.
-///
-/// # Errors
-/// [`StoreError::Db`] on a database failure.
-pub async fn of_project<C: ConnectionTrait>(
-    db: &C,
-    project_id: &str,
-) -> Result<Vec<outbox_dead_letter::Model>, StoreError> {
-    Ok(DeadLetters::find()
-        .filter(outbox_dead_letter::Column::ProjectId.eq(project_id))
-        .order_by_asc(outbox_dead_letter::Column::CreatedAt)
-        .order_by_asc(outbox_dead_letter::Column::OutboxId)
-        .all(db)
-        .await?)
 }

@@ -21,8 +21,8 @@
 //! project for the tier's `maxPendingTickets`: a ticket counts from its
 //! generation until a search starts with it or it expires, whichever comes
 //! first. Redis keeps them in a sorted set by expiry (`P:{prj}:pending`),
-//! trimmed of expired ones at every generation and left by the start
-//! script; memory keeps a map under one lock. The count never goes over the
+//! counted from the current time on, trimmed of expired ones now and then
+//! and left by the start script; memory keeps a map under one lock. The count never goes over the
 //! limit; on Redis, generations racing at the limit may refuse a few more
 //! than a one-at-a-time order would (each adds itself, counts, and takes
 //! itself out again when over).

@@ -3,9 +3,10 @@
 
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
+use crate::common::run::{AttemptRecorder, RunToEnd};
 use matchplane_webhook::{
-    Attempt, AttemptError, AttemptRecorder, Deliverer, Delivery, DeliveryConfig, Dispatcher,
-    EndpointLimits, Final, NextAction, Outcome, Schedule,
+    Attempt, AttemptError, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits, Final,
+    NextAction, Outcome, Schedule,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;

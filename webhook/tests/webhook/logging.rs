@@ -4,9 +4,10 @@
 
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
+use crate::common::run::{AttemptRecorder, RunToEnd};
 use matchplane_webhook::{
-    Attempt, AttemptRecorder, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits,
-    Final, NextAction, Schedule,
+    Attempt, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits, Final, NextAction,
+    Schedule,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;

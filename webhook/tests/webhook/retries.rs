@@ -2,12 +2,13 @@
 
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
+use crate::common::run::{AttemptRecorder, RunToEnd};
 use crate::common::verify::{verify, Rejected};
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use matchplane_webhook::deliver::Attempt;
 use matchplane_webhook::{
-    AttemptRecorder, Clock, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits, Final,
-    NextAction, Outcome, Schedule,
+    Clock, Deliverer, Delivery, DeliveryConfig, Dispatcher, EndpointLimits, Final, NextAction,
+    Outcome, Schedule,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;

@@ -3,6 +3,7 @@
 
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
+use crate::common::run::{AttemptRecorder, RunToEnd};
 use chrono::Utc;
 use matchplane_webhook::{
     AttemptError, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Final, Outcome, Refusal,
@@ -148,7 +149,7 @@ async fn redirects_are_not_followed() {
 
 struct NoLog;
 
-impl matchplane_webhook::AttemptRecorder for NoLog {
+impl AttemptRecorder for NoLog {
     type Error = std::convert::Infallible;
 
     async fn record(

@@ -7,11 +7,27 @@
 use crate::env::Env;
 use crate::receiver::{Receiver, Reply};
 use chrono::{Duration as ChronoDuration, Utc};
+use matchplane_store::entities::outbox_dead_letter;
 use matchplane_store::pool::SearchState;
 use matchplane_store::repos::{dead_letters, deliveries, matches};
 use matchplane_worker::tick::TickOutcome;
 use std::collections::HashSet;
 use std::time::Duration;
+
+/// Every dead letter of `project_id`, oldest first.
+async fn dead_letters_of(
+    db: &sea_orm::DatabaseConnection,
+    project_id: &str,
+) -> Vec<outbox_dead_letter::Model> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+    outbox_dead_letter::Entity::find()
+        .filter(outbox_dead_letter::Column::ProjectId.eq(project_id))
+        .order_by_asc(outbox_dead_letter::Column::CreatedAt)
+        .order_by_asc(outbox_dead_letter::Column::OutboxId)
+        .all(db)
+        .await
+        .unwrap()
+}
 
 #[tokio::test]
 async fn a_consumer_killed_after_reading_loses_no_match() {
@@ -146,9 +162,7 @@ async fn an_unreadable_record_is_kept_as_a_dead_letter_before_its_ack() {
         other => panic!("not claimed: {other:?}"),
     };
     assert_eq!(env.drain("w1").await, 1, "acknowledged");
-    let kept = dead_letters::of_project(&env.db, &env.project_id)
-        .await
-        .unwrap();
+    let kept = dead_letters_of(&env.db, &env.project_id).await;
     assert_eq!(kept.len(), 1, "kept, not dropped: {kept:?}");
     assert_eq!(kept[0].outbox_id, outbox_id);
     assert_eq!(kept[0].match_id, "mat_broken");
@@ -160,10 +174,5 @@ async fn an_unreadable_record_is_kept_as_a_dead_letter_before_its_ack() {
     assert_eq!(env.drain("w2").await, 0);
     let again = dead_letters::keep(&env.db, kept.clone()).await.unwrap();
     assert_eq!(again, 0);
-    assert_eq!(
-        dead_letters::of_project(&env.db, &env.project_id)
-            .await
-            .unwrap(),
-        kept
-    );
+    assert_eq!(dead_letters_of(&env.db, &env.project_id).await, kept);
 }
