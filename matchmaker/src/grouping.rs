@@ -26,6 +26,7 @@
 
 use crate::candidate::{order_key, Candidate};
 use crate::reasons::WaitingReason;
+use crate::regions::RegionTable;
 use crate::teams::can_pack;
 use crate::tolerance::fits;
 
@@ -61,6 +62,13 @@ pub struct Grouper<'a> {
     alive_seats: u64,
     found: Vec<u32>,
     sizes: Vec<u32>,
+    /// The region rule (SPEC 12), when the mode has `regions`.
+    regions: Option<&'a RegionTable>,
+    /// Regions shared by the group being grown (bit words).
+    group_regions: Vec<u64>,
+    /// In-range candidates refused for want of a common region in the
+    /// current try (for `NO_COMMON_REGION`).
+    region_blocked: Vec<usize>,
 }
 
 impl<'a> Grouper<'a> {
@@ -116,7 +124,57 @@ impl<'a> Grouper<'a> {
             alive_seats: candidates.iter().map(|c| u64::from(c.seats)).sum(),
             found: candidates.iter().map(|c| c.seats).collect(),
             sizes: Vec::new(),
+            regions: None,
+            group_regions: Vec::new(),
+            region_blocked: Vec::new(),
         }
+    }
+
+    /// Adds the region rule: a joiner must share a region within every
+    /// member's ceiling with the group (SPEC 12).
+    pub fn with_regions(mut self, regions: Option<&'a RegionTable>) -> Self {
+        self.regions = regions;
+        self
+    }
+
+    /// Starts a try's region intersection at `anchor`'s regions.
+    fn start_regions(&mut self, anchor: usize) {
+        self.region_blocked.clear();
+        if let Some(t) = self.regions {
+            self.group_regions.clear();
+            self.group_regions.extend_from_slice(t.mask(anchor));
+        }
+    }
+
+    /// Whether `x` shares a region with the group; narrows the group's
+    /// regions when `admit` and it does. A refused `x` is remembered.
+    fn region_fits(&mut self, x: usize) -> bool {
+        match self.regions {
+            None => true,
+            Some(t) if t.compatible(&self.group_regions, x) => true,
+            Some(_) => {
+                if self.region_blocked.len() < 64 {
+                    self.region_blocked.push(x);
+                }
+                false
+            }
+        }
+    }
+
+    fn region_join(&mut self, x: usize) {
+        if let Some(t) = self.regions {
+            t.narrow(&mut self.group_regions, x);
+        }
+    }
+
+    /// `NO_COMMON_REGION` of a try that refused partners for their regions.
+    fn region_reason(&self, anchor: usize, group: &[usize]) -> Option<WaitingReason> {
+        let t = self.regions?;
+        if self.region_blocked.is_empty() {
+            return None;
+        }
+        let tried: Vec<usize> = group.iter().chain(&self.region_blocked).copied().collect();
+        Some(t.reason(anchor, &tried))
     }
 
     /// The candidates, longest-waiting first.
@@ -218,6 +276,7 @@ impl<'a> Grouper<'a> {
         let mut group = vec![anchor];
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
+        self.start_regions(anchor);
         let mut seats = self.candidates[anchor].seats;
         let mut in_range_seats = seats;
         let mut seating_blocked = false;
@@ -269,8 +328,12 @@ impl<'a> Grouper<'a> {
             {
                 continue;
             }
+            if !self.region_fits(x) {
+                continue;
+            }
             match self.admits(caps, size, seats, joiner) {
                 Ok(()) => {
+                    self.region_join(x);
                     group.push(x);
                     self.sizes.push(joiner);
                     seats += joiner;
@@ -279,8 +342,15 @@ impl<'a> Grouper<'a> {
                 Err(Blocked::Overflow) => {}
             }
         }
+        let region_short = if seats == size || in_range_seats < size {
+            None
+        } else {
+            self.region_reason(anchor, &group)
+        };
         let short = if seats == size {
             None
+        } else if region_short.is_some() {
+            region_short
         } else if seating_blocked && in_range_seats >= size {
             Some(WaitingReason::NoExactSeating)
         } else {
@@ -301,6 +371,7 @@ impl<'a> Grouper<'a> {
         let mut group = vec![anchor];
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
+        self.start_regions(anchor);
         let mut seats = self.candidates[anchor].seats;
         let mut cursor = self.head;
         while cursor != NONE && seats < size {
@@ -310,13 +381,20 @@ impl<'a> Grouper<'a> {
                 continue;
             }
             let joiner = self.candidates[x].seats;
+            if seats + joiner <= size && !self.region_fits(x) {
+                continue;
+            }
             if self.admits(caps, size, seats, joiner).is_ok() {
+                self.region_join(x);
                 group.push(x);
                 self.sizes.push(joiner);
                 seats += joiner;
             }
         }
-        let short = (seats != size).then_some(WaitingReason::NoExactSeating);
+        let short = (seats != size).then(|| {
+            self.region_reason(anchor, &group)
+                .unwrap_or(WaitingReason::NoExactSeating)
+        });
         Attempt {
             group,
             seats,
