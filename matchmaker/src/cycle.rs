@@ -201,9 +201,7 @@ pub fn run_cycle(
     };
     let found = grouper.found();
     for f in &formed {
-        let region = regions
-            .as_ref()
-            .map(|t| t.choose(pool, candidates, &f.group));
+        let region = regions.as_ref().map(|t| t.choose(candidates, &f.group));
         let seated = match &region {
             // A pass never forms a group without a common region.
             Some(None) => None,

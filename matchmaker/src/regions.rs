@@ -26,6 +26,9 @@ pub struct RegionTable {
     /// `lat[c * names.len() + r]`: candidate `c`'s worst-member latency to
     /// region `r` (milliseconds), infinite when unreachable.
     lat: Vec<f64>,
+    /// `sum[c * names.len() + r]`: the sum of candidate `c`'s members'
+    /// latencies to region `r` (for the mean of a match).
+    sum: Vec<f64>,
     ceiling: Vec<f64>,
     /// `masks[c * words ..]`: regions within candidate `c`'s ceiling.
     masks: Vec<u64>,
@@ -40,14 +43,20 @@ impl RegionTable {
         candidates: &[Candidate],
         waits: &[f64],
     ) -> Self {
+        // One pass over the maps: names interned in first-seen order, each
+        // entry kept as (interned id, milliseconds), candidate by candidate.
         let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut entries: Vec<(u32, f64)> = Vec::with_capacity(candidates.len() * 8);
+        let mut ends: Vec<usize> = Vec::with_capacity(candidates.len());
         for c in candidates {
             for &i in &c.searches {
-                for name in pool[i].latencies.iter().flat_map(|l| l.keys()) {
+                for (name, ms) in pool[i].latencies.iter().flat_map(|l| l.iter()) {
                     let next = index.len();
-                    index.entry(name.as_str()).or_insert(next);
+                    let id = *index.entry(name.as_str()).or_insert(next);
+                    entries.push((id as u32, *ms));
                 }
             }
+            ends.push(entries.len());
         }
         let mut names: Vec<(&str, usize)> = index.iter().map(|(n, i)| (*n, *i)).collect();
         names.sort_unstable();
@@ -58,19 +67,22 @@ impl RegionTable {
         let r = names.len();
         let words = r.div_ceil(64).max(1);
         let mut lat = vec![f64::NEG_INFINITY; candidates.len() * r];
+        let mut sum = vec![0.0; candidates.len() * r];
         let mut seen = vec![0u32; r];
         let mut masks = vec![0u64; candidates.len() * words];
         let mut ceiling = Vec::with_capacity(candidates.len());
+        let mut start = 0;
         for (c, cand) in candidates.iter().enumerate() {
             let row = &mut lat[c * r..(c + 1) * r];
+            let sums = &mut sum[c * r..(c + 1) * r];
             seen.iter_mut().for_each(|s| *s = 0);
-            for &i in &cand.searches {
-                for (name, ms) in pool[i].latencies.iter().flat_map(|l| l.iter()) {
-                    let k = remap[index[name.as_str()]];
-                    row[k] = row[k].max(*ms);
-                    seen[k] += 1;
-                }
+            for &(id, ms) in &entries[start..ends[c]] {
+                let k = remap[id as usize];
+                row[k] = row[k].max(ms);
+                sums[k] += ms;
+                seen[k] += 1;
             }
+            start = ends[c];
             let members = cand.searches.len() as u32;
             let cap = regions.ceiling(waits[c]);
             ceiling.push(cap);
@@ -86,6 +98,7 @@ impl RegionTable {
             names: names.into_iter().map(|(n, _)| ArcStr::from(n)).collect(),
             words,
             lat,
+            sum,
             ceiling,
             masks,
         }
@@ -94,6 +107,25 @@ impl RegionTable {
     /// The regions within candidate `c`'s ceiling, as bit words.
     pub fn mask(&self, c: usize) -> &[u64] {
         &self.masks[c * self.words..(c + 1) * self.words]
+    }
+
+    /// Regions of the pool (interned names).
+    pub fn region_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether region `r` is within candidate `c`'s ceiling.
+    pub fn reaches(&self, c: usize, r: usize) -> bool {
+        self.masks[c * self.words + r / 64] >> (r % 64) & 1 == 1
+    }
+
+    /// The regions within `c`'s ceiling, its lowest latency first.
+    pub fn regions_by_latency(&self, c: usize) -> Vec<usize> {
+        let mut rs: Vec<usize> = (0..self.names.len())
+            .filter(|&r| self.reaches(c, r))
+            .collect();
+        rs.sort_by(|a, b| self.latency(c, *a).total_cmp(&self.latency(c, *b)));
+        rs
     }
 
     /// Candidate `c`'s current ceiling (milliseconds).
@@ -125,12 +157,7 @@ impl RegionTable {
     /// within every member's ceiling, the lowest worst-member latency, ties
     /// the lowest mean over the players, then the name. `None` when no
     /// region is feasible (a pass never forms such a group).
-    pub fn choose(
-        &self,
-        pool: &[Search],
-        candidates: &[Candidate],
-        group: &[usize],
-    ) -> Option<ArcStr> {
+    pub fn choose(&self, candidates: &[Candidate], group: &[usize]) -> Option<ArcStr> {
         let mut mask = self.mask(*group.first()?).to_vec();
         for &c in &group[1..] {
             self.narrow(&mut mask, c);
@@ -141,18 +168,10 @@ impl RegionTable {
                 .iter()
                 .map(|&c| self.latency(c, r))
                 .fold(f64::NEG_INFINITY, f64::max);
-            let name = &self.names[r];
             let (mut sum, mut n) = (0.0, 0.0);
             for &c in group {
-                for &i in &candidates[c].searches {
-                    sum += pool[i]
-                        .latencies
-                        .as_ref()
-                        .and_then(|l| l.get(name))
-                        .copied()
-                        .unwrap_or(worst);
-                    n += 1.0;
-                }
+                sum += self.sum[c * self.names.len() + r];
+                n += candidates[c].searches.len() as f64;
             }
             let mean = sum / f64::max(n, 1.0);
             // Names are sorted: on equal latencies the first region stays.

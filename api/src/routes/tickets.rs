@@ -40,9 +40,9 @@ pub struct Attributes {
     /// (`LATENCIES_REQUIRED`).
     #[schema(value_type = Option<HashMap<String, f64>>)]
     pub latencies: Option<serde_json::Value>,
-    /// Any JSON object of at most 4 KiB serialised, passed through
-    /// untouched (the same bytes) to the player's entry in the match and
-    /// its webhook: loadout, character, anything the game server needs.
+    /// Any JSON object of at most 4 KiB serialised (loadout, character,
+    /// anything the game server needs), kept with the ticket as the exact
+    /// text sent; never part of the matching pool.
     #[schema(value_type = Option<Object>)]
     pub data: Option<Box<serde_json::value::RawValue>>,
 }

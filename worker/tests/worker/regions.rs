@@ -92,5 +92,8 @@ async fn a_mode_that_gains_regions_fails_searches_without_a_map() {
     env.tick(token).await;
     let state = env.pool.search_state(&env.mode, &bare).await.unwrap();
     let text = format!("{state:?}");
-    assert!(text.contains("LATENCIES_REQUIRED") || text.contains("LatenciesRequired"), "{text}");
+    assert!(
+        text.contains("LATENCIES_REQUIRED") || text.contains("LatenciesRequired"),
+        "{text}"
+    );
 }

@@ -682,9 +682,9 @@ export interface components {
          */
         Attributes: {
             /**
-             * @description Any JSON object of at most 4 KiB serialised, passed through
-             *     untouched (the same bytes) to the player's entry in the match and
-             *     its webhook: loadout, character, anything the game server needs.
+             * @description Any JSON object of at most 4 KiB serialised (loadout, character,
+             *     anything the game server needs), kept with the ticket as the exact
+             *     text sent; never part of the matching pool.
              */
             data?: Record<string, never> | null;
             /**
