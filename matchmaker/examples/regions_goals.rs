@@ -56,9 +56,7 @@ fn figures(mode: &str, csv: &str) -> serde_json::Value {
         })
         .collect();
     scenario.add_events(events, "arrivalsCsv").unwrap();
-    let started = std::time::Instant::now();
     let report = run(&scenario);
-    let elapsed = started.elapsed().as_secs_f64();
     let (mut in_best, mut seated, mut worst) = (0usize, 0usize, Vec::new());
     for m in &report.matches {
         let ids: Vec<&str> = m
@@ -107,7 +105,6 @@ fn figures(mode: &str, csv: &str) -> serde_json::Value {
         "inBestRegionShare": in_best as f64 / seated.max(1) as f64,
         "worstLatencyP50": pct(worst.clone(), 0.5),
         "worstLatencyP90": pct(worst, 0.9),
-        "simulateSeconds": elapsed,
     })
 }
 
