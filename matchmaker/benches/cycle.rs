@@ -71,6 +71,7 @@ fn config() -> GameModeConfig {
         ratings: None,
         relaxations: Vec::new(),
         bots: None,
+        regions: None,
     }
 }
 

@@ -71,6 +71,7 @@ fn plain() -> GameModeConfig {
         ratings: None,
         relaxations: Vec::new(),
         bots: None,
+        regions: None,
     }
 }
 

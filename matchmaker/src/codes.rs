@@ -64,6 +64,10 @@ pub enum Code {
     NoCandidatesInRange,
     /// Waiting: keep-together cannot seat the parties in range.
     NoExactSeating,
+    /// A mode with `regions` and a ticket without `attributes.latencies`.
+    LatenciesRequired,
+    /// Waiting: no region has every in-range partner within their ceilings.
+    NoCommonRegion,
     /// Missing or invalid credentials.
     Unauthorized,
     /// No such resource (or another tenant's).
@@ -111,6 +115,8 @@ impl Code {
             Code::NotEnoughPlayers => "NOT_ENOUGH_PLAYERS",
             Code::NoCandidatesInRange => "NO_CANDIDATES_IN_RANGE",
             Code::NoExactSeating => "NO_EXACT_SEATING",
+            Code::LatenciesRequired => "LATENCIES_REQUIRED",
+            Code::NoCommonRegion => "NO_COMMON_REGION",
             Code::Unauthorized => "UNAUTHORIZED",
             Code::NotFound => "NOT_FOUND",
             Code::RateLimited => "RATE_LIMITED",

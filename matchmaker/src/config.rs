@@ -45,6 +45,10 @@ pub struct GameModeConfig {
     /// Bot seats completing a group of too few humans (SPEC 11); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bots: Option<Bots>,
+    /// Region rule (SPEC 12): tickets carry latency maps and a match is
+    /// played in a region within every member's ceiling; optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regions: Option<crate::latency::Regions>,
 }
 
 /// One relaxation step: from `afterSeconds` of the anchor's wait, groups

@@ -29,6 +29,10 @@ pub struct MatchedPlayer {
     pub ping_ms: Option<f64>,
     /// Seconds from the search's `queuedAt` to the cycle's `now`.
     pub wait_seconds: f64,
+    /// The player's own latency to the match's region (milliseconds);
+    /// `null` without `regions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
 }
 
 /// One team of a proposed match.
@@ -73,6 +77,9 @@ pub struct ProposedMatch {
     /// MMR of a bot seat: the humans' mean; `null` without bots or MMRs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot_mmr: Option<f64>,
+    /// The region the match is played in (SPEC 12); `null` without `regions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<ArcStr>,
 }
 
 impl ProposedMatch {
@@ -170,10 +177,15 @@ pub fn run_cycle(
             .unzip(),
         Algorithm::Fifo {} => (Vec::new(), Vec::new()),
     };
+    let regions = config
+        .regions
+        .as_ref()
+        .map(|r| crate::regions::RegionTable::build(r, pool, candidates, &waits));
     let mut grouper = match &config.algorithm {
         Algorithm::Fifo {} => Grouper::fifo(candidates, keep_together),
         _ => Grouper::closeness(candidates, &values, &ranges, keep_together),
-    };
+    }
+    .with_regions(regions.as_ref());
 
     let mut formed = Vec::new();
     let reasons = full_pass(&mut grouper, config, &mut formed);
@@ -189,7 +201,14 @@ pub fn run_cycle(
     };
     let found = grouper.found();
     for f in &formed {
-        match seat(config, pool, candidates, f, now, rng) {
+        let region = regions.as_ref().map(|t| t.choose(candidates, &f.group));
+        let seated = match &region {
+            // A pass never forms a group without a common region.
+            Some(None) => None,
+            Some(Some(r)) => seat(config, pool, candidates, f, now, Some(r), rng),
+            None => seat(config, pool, candidates, f, now, None, rng),
+        };
+        match seated {
             Some(m) => outcome.matches.push(m),
             // Unreachable when a pass admitted the group; kept waiting, never lost.
             None => {

@@ -26,6 +26,7 @@
 
 use crate::candidate::{order_key, Candidate};
 use crate::reasons::WaitingReason;
+use crate::regions::RegionTable;
 use crate::teams::can_pack;
 use crate::tolerance::fits;
 
@@ -43,6 +44,54 @@ pub struct Attempt {
     pub short: Option<WaitingReason>,
 }
 
+/// A doubly linked list of candidates in value (or wait) order, from which
+/// matched ones are unlinked in O(1).
+#[derive(Debug, Default)]
+struct List {
+    order: Vec<usize>,
+    /// Position in `order` by candidate; `NONE` when not in this list.
+    pos: Vec<usize>,
+    prev: Vec<usize>,
+    next: Vec<usize>,
+    head: usize,
+}
+
+impl List {
+    fn new(n: usize, order: Vec<usize>) -> Self {
+        let len = order.len();
+        let mut pos = vec![NONE; n];
+        for (p, &c) in order.iter().enumerate() {
+            pos[c] = p;
+        }
+        Self {
+            order,
+            pos,
+            prev: (0..len)
+                .map(|p| if p == 0 { NONE } else { p - 1 })
+                .collect(),
+            next: (0..len)
+                .map(|p| if p + 1 == len { NONE } else { p + 1 })
+                .collect(),
+            head: if len == 0 { NONE } else { 0 },
+        }
+    }
+
+    fn unlink(&mut self, m: usize) {
+        let p = self.pos[m];
+        if p == NONE {
+            return;
+        }
+        if self.prev[p] != NONE {
+            self.next[self.prev[p]] = self.next[p];
+        } else {
+            self.head = self.next[p];
+        }
+        if self.next[p] != NONE {
+            self.prev[self.next[p]] = self.prev[p];
+        }
+    }
+}
+
 /// The state of one cycle's grouping: which candidates are still unmatched,
 /// and the closeness list they sit in.
 pub struct Grouper<'a> {
@@ -51,16 +100,21 @@ pub struct Grouper<'a> {
     ranges: &'a [f64],
     keep_together: bool,
     fifo: bool,
-    /// Value order (closeness) or wait order (FIFO).
-    order: Vec<usize>,
-    pos: Vec<usize>,
-    prev: Vec<usize>,
-    next: Vec<usize>,
-    head: usize,
+    /// `lists[0]`: every candidate in value order (closeness) or wait
+    /// order (FIFO); with regions, `lists[1 + r]`: the candidates within
+    /// their ceiling in region `r`, in value order.
+    lists: Vec<List>,
     matched: Vec<bool>,
     alive_seats: u64,
     found: Vec<u32>,
     sizes: Vec<u32>,
+    /// The region rule (SPEC 12), when the mode has `regions`.
+    regions: Option<&'a RegionTable>,
+    /// Regions shared by the group being grown (bit words).
+    group_regions: Vec<u64>,
+    /// In-range candidates refused for want of a common region in the
+    /// current try (for `NO_COMMON_REGION`).
+    region_blocked: Vec<usize>,
 }
 
 impl<'a> Grouper<'a> {
@@ -95,28 +149,80 @@ impl<'a> Grouper<'a> {
         order: Vec<usize>,
     ) -> Self {
         let n = candidates.len();
-        let mut pos = vec![0; n];
-        for (p, &c) in order.iter().enumerate() {
-            pos[c] = p;
-        }
         Self {
             candidates,
             values,
             ranges,
             keep_together,
             fifo,
-            order,
-            pos,
-            prev: (0..n).map(|p| if p == 0 { NONE } else { p - 1 }).collect(),
-            next: (0..n)
-                .map(|p| if p + 1 == n { NONE } else { p + 1 })
-                .collect(),
-            head: if n == 0 { NONE } else { 0 },
+            lists: vec![List::new(n, order)],
             matched: vec![false; n],
             alive_seats: candidates.iter().map(|c| u64::from(c.seats)).sum(),
             found: candidates.iter().map(|c| c.seats).collect(),
             sizes: Vec::new(),
+            regions: None,
+            group_regions: Vec::new(),
+            region_blocked: Vec::new(),
         }
+    }
+
+    /// Adds the region rule: a joiner must share a region within every
+    /// member's ceiling with the group (SPEC 12).
+    pub fn with_regions(mut self, regions: Option<&'a RegionTable>) -> Self {
+        self.regions = regions;
+        if let (Some(t), false) = (regions, self.fifo) {
+            let n = self.candidates.len();
+            for r in 0..t.region_count() {
+                let order: Vec<usize> = self.lists[0]
+                    .order
+                    .iter()
+                    .copied()
+                    .filter(|&c| t.reaches(c, r))
+                    .collect();
+                self.lists.push(List::new(n, order));
+            }
+        }
+        self
+    }
+
+    /// Starts a try's region intersection at `anchor`'s regions.
+    fn start_regions(&mut self, anchor: usize) {
+        self.region_blocked.clear();
+        if let Some(t) = self.regions {
+            self.group_regions.clear();
+            self.group_regions.extend_from_slice(t.mask(anchor));
+        }
+    }
+
+    /// Whether `x` shares a region with the group; narrows the group's
+    /// regions when `admit` and it does. A refused `x` is remembered.
+    fn region_fits(&mut self, x: usize) -> bool {
+        match self.regions {
+            None => true,
+            Some(t) if t.compatible(&self.group_regions, x) => true,
+            Some(_) => {
+                if self.region_blocked.len() < 64 {
+                    self.region_blocked.push(x);
+                }
+                false
+            }
+        }
+    }
+
+    fn region_join(&mut self, x: usize) {
+        if let Some(t) = self.regions {
+            t.narrow(&mut self.group_regions, x);
+        }
+    }
+
+    /// `NO_COMMON_REGION` of a try that refused partners for their regions.
+    fn region_reason(&self, anchor: usize, group: &[usize]) -> Option<WaitingReason> {
+        let t = self.regions?;
+        if self.region_blocked.is_empty() {
+            return None;
+        }
+        let tried: Vec<usize> = group.iter().chain(&self.region_blocked).copied().collect();
+        Some(t.reason(anchor, &tried))
     }
 
     /// The candidates, longest-waiting first.
@@ -164,8 +270,10 @@ impl<'a> Grouper<'a> {
         let size: u32 = caps.iter().sum();
         let attempt = if self.fifo {
             self.grow_fifo(anchor, caps, size)
+        } else if let Some(t) = self.regions {
+            self.grow_regional(t, anchor, caps, size)
         } else {
-            self.grow_close(anchor, caps, size)
+            self.grow_close(anchor, caps, size, 0)
         };
         for &m in &attempt.group {
             self.found[m] = self.found[m].max(attempt.seats);
@@ -181,16 +289,44 @@ impl<'a> Grouper<'a> {
             }
             self.matched[m] = true;
             self.alive_seats -= u64::from(self.candidates[m].seats);
-            let p = self.pos[m];
-            if self.prev[p] != NONE {
-                self.next[self.prev[p]] = self.next[p];
-            } else {
-                self.head = self.next[p];
-            }
-            if self.next[p] != NONE {
-                self.prev[self.next[p]] = self.prev[p];
+            for list in &mut self.lists {
+                list.unlink(m);
             }
         }
+    }
+
+    /// With regions: grows the group in each region the anchor reaches
+    /// (its nearest first), where every candidate is within its ceiling,
+    /// and keeps the first full group. When none fills, one walk over all
+    /// candidates with the region check gives the reason (`NO_COMMON_REGION`
+    /// when regions kept in-range partners apart), and the largest group
+    /// tried is kept for `found`.
+    fn grow_regional(
+        &mut self,
+        t: &RegionTable,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+    ) -> Attempt {
+        let mut best: Option<Attempt> = None;
+        for r in t.regions_by_latency(anchor) {
+            let attempt = self.grow_close(anchor, caps, size, 1 + r);
+            if attempt.short.is_none() {
+                return attempt;
+            }
+            if best.as_ref().is_none_or(|b| attempt.seats > b.seats) {
+                best = Some(attempt);
+            }
+        }
+        let mut global = self.grow_close(anchor, caps, size, 0);
+        if global.short.is_none() {
+            return global;
+        }
+        if let Some(b) = best.filter(|b| b.seats > global.seats) {
+            global.group = b.group;
+            global.seats = b.seats;
+        }
+        global
     }
 
     /// Whether a party of `joiner` seats may join a group of `seats` whose
@@ -210,20 +346,25 @@ impl<'a> Grouper<'a> {
         Ok(())
     }
 
-    fn grow_close(&mut self, anchor: usize, caps: &[u32], size: u32) -> Attempt {
+    /// Grows a group from `anchor` over `lists[l]`; the region check
+    /// applies on the list of every candidate (`l == 0`) only.
+    fn grow_close(&mut self, anchor: usize, caps: &[u32], size: u32, l: usize) -> Attempt {
         let (values, ranges) = (self.values, self.ranges);
+        let check_regions = l == 0;
         // Moved out while the walk borrows it; put back before returning.
-        let order = std::mem::take(&mut self.order);
+        let list = std::mem::take(&mut self.lists[l]);
+        let order = &list.order;
         let (va, ra) = (values[anchor], ranges[anchor]);
         let mut group = vec![anchor];
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
+        self.start_regions(anchor);
         let mut seats = self.candidates[anchor].seats;
         let mut in_range_seats = seats;
         let mut seating_blocked = false;
-        let anchor_pos = self.pos[anchor];
-        let mut left = self.prev[anchor_pos];
-        let mut right = self.next[anchor_pos];
+        let anchor_pos = list.pos[anchor];
+        let mut left = list.prev[anchor_pos];
+        let mut right = list.next[anchor_pos];
         let distance = |p: usize| (values[order[p]] - va).abs();
         let nearest = [left, right]
             .into_iter()
@@ -253,9 +394,9 @@ impl<'a> Grouper<'a> {
                 continue;
             }
             if take_left {
-                left = self.prev[p];
+                left = list.prev[p];
             } else {
-                right = self.next[p];
+                right = list.next[p];
             }
             let x = order[p];
             if !fits(va, ra, values[x], ranges[x]) {
@@ -269,8 +410,14 @@ impl<'a> Grouper<'a> {
             {
                 continue;
             }
+            if check_regions && !self.region_fits(x) {
+                continue;
+            }
             match self.admits(caps, size, seats, joiner) {
                 Ok(()) => {
+                    if check_regions {
+                        self.region_join(x);
+                    }
                     group.push(x);
                     self.sizes.push(joiner);
                     seats += joiner;
@@ -279,8 +426,15 @@ impl<'a> Grouper<'a> {
                 Err(Blocked::Overflow) => {}
             }
         }
+        let region_short = if seats == size || in_range_seats < size || !check_regions {
+            None
+        } else {
+            self.region_reason(anchor, &group)
+        };
         let short = if seats == size {
             None
+        } else if region_short.is_some() {
+            region_short
         } else if seating_blocked && in_range_seats >= size {
             Some(WaitingReason::NoExactSeating)
         } else {
@@ -289,7 +443,7 @@ impl<'a> Grouper<'a> {
                 range: ra,
             })
         };
-        self.order = order;
+        self.lists[l] = list;
         Attempt {
             group,
             seats,
@@ -301,22 +455,30 @@ impl<'a> Grouper<'a> {
         let mut group = vec![anchor];
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
+        self.start_regions(anchor);
         let mut seats = self.candidates[anchor].seats;
-        let mut cursor = self.head;
+        let mut cursor = self.lists[0].head;
         while cursor != NONE && seats < size {
-            let x = self.order[cursor];
-            cursor = self.next[cursor];
+            let x = self.lists[0].order[cursor];
+            cursor = self.lists[0].next[cursor];
             if x == anchor {
                 continue;
             }
             let joiner = self.candidates[x].seats;
+            if seats + joiner <= size && !self.region_fits(x) {
+                continue;
+            }
             if self.admits(caps, size, seats, joiner).is_ok() {
+                self.region_join(x);
                 group.push(x);
                 self.sizes.push(joiner);
                 seats += joiner;
             }
         }
-        let short = (seats != size).then_some(WaitingReason::NoExactSeating);
+        let short = (seats != size).then(|| {
+            self.region_reason(anchor, &group)
+                .unwrap_or(WaitingReason::NoExactSeating)
+        });
         Attempt {
             group,
             seats,

@@ -15,10 +15,12 @@
 //! - SPEC 5.9 why not matched: [`reasons`]
 //! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
+//! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
 //! - SPEC 8 simulation: [`simulate`]
 
 pub mod codes;
 pub mod config;
+pub mod latency;
 pub mod search;
 pub mod shape;
 pub mod thin_validation;
@@ -32,6 +34,7 @@ pub use config::{
     Algorithm, Bots, FlexibleShape, GameModeConfig, MatchShape, Parties, Relaxation,
     TeamAssignment, TeamSize, WebhookConfig,
 };
+pub use latency::{Latencies, LatencyStep, Regions};
 pub use search::{Party, Search};
 pub use tier::Tier;
 pub use validation::{validate, FieldError, ValidationErrors};
@@ -45,6 +48,7 @@ pub mod queue_status;
 pub mod ratings;
 pub mod reasons;
 pub mod recheck;
+pub mod regions;
 pub mod relaxation;
 pub mod seating;
 pub mod teams;

@@ -35,6 +35,18 @@ pub enum WaitingReason {
     /// Enough seats in range, but keep-together cannot seat the party sizes
     /// exactly in the teams (e.g. three duos for a 3v3).
     NoExactSeating,
+    /// A mode with `regions` (SPEC 12, 15): enough in range, but no region
+    /// has every one of them within their own ceiling.
+    #[serde(rename_all = "camelCase")]
+    NoCommonRegion {
+        /// The region with the lowest worst latency among this candidate
+        /// and its in-range partners; `null` when none reaches any.
+        best_region: Option<String>,
+        /// That worst latency (milliseconds).
+        worst_latency_ms: Option<f64>,
+        /// This candidate's current ceiling (milliseconds).
+        ceiling_ms: f64,
+    },
 }
 
 impl WaitingReason {
@@ -46,6 +58,7 @@ impl WaitingReason {
             WaitingReason::NotEnoughPlayers { .. } => crate::Code::NotEnoughPlayers,
             WaitingReason::NoCandidatesInRange { .. } => crate::Code::NoCandidatesInRange,
             WaitingReason::NoExactSeating => crate::Code::NoExactSeating,
+            WaitingReason::NoCommonRegion { .. } => crate::Code::NoCommonRegion,
         }
     }
 }

@@ -23,7 +23,7 @@ pub struct FailedSearch {
     pub player_id: ArcStr,
     /// Why: `GAME_MODE_DISABLED`, `PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
     /// `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `INVALID_PARTY`,
-    /// `PLAYER_ALREADY_SEARCHING`.
+    /// `PLAYER_ALREADY_SEARCHING`, `LATENCIES_REQUIRED`.
     pub code: Code,
     /// Human-readable detail.
     pub message: String,
@@ -59,7 +59,9 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
             ));
             continue;
         }
-        if let Err(e) = check_ticket(config, &search.player_id, search.mmr, search.party.as_ref()) {
+        if let Err(e) = check_ticket(config, &search.player_id, search.mmr, search.party.as_ref())
+            .and_then(|()| crate::latency::check_latencies(config, search.latencies.as_ref()))
+        {
             verdict[i] = Some((e.code, e.message));
             continue;
         }

@@ -38,6 +38,9 @@ pub struct Search {
     /// Median of the last five round trips (milliseconds), once measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ping_ms: Option<f64>,
+    /// `attributes.latencies` of the ticket (SPEC 12), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latencies: Option<crate::latency::Latencies>,
     /// When this search started (seconds).
     pub queued_at: f64,
 }
@@ -56,6 +59,7 @@ impl Search {
             party: None,
             mmr: Some(mmr),
             ping_ms: None,
+            latencies: None,
             queued_at,
         }
     }

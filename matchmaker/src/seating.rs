@@ -32,7 +32,8 @@ pub struct Formed {
     pub plan: SeatPlan,
 }
 
-/// Seats `formed` by `config`'s rule. `None` only if the humans cannot be
+/// Seats `formed` by `config`'s rule, in `region` (each player's
+/// `latencyMs` is its own latency there). `None` only if the humans cannot be
 /// seated exactly (a pass never forms such a group).
 pub fn seat(
     config: &GameModeConfig,
@@ -40,6 +41,7 @@ pub fn seat(
     candidates: &[Candidate],
     formed: &Formed,
     now: f64,
+    region: Option<&arcstr::ArcStr>,
     rng: &mut dyn RngCore,
 ) -> Option<ProposedMatch> {
     let group = &formed.group;
@@ -115,6 +117,8 @@ pub fn seat(
                 mmr: s.mmr,
                 ping_ms: s.ping_ms,
                 wait_seconds: (now - s.queued_at).max(0.0),
+                latency_ms: region
+                    .and_then(|r| s.latencies.as_ref().and_then(|l| l.get(r)).copied()),
             });
         }
     }
@@ -162,6 +166,7 @@ pub fn seat(
         match_shape,
         seats_open,
         bot_mmr,
+        region: region.cloned(),
     })
 }
 

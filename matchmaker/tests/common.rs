@@ -28,6 +28,7 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
         ratings: None,
         relaxations: Vec::new(),
         bots: None,
+        regions: None,
     }
 }
 
@@ -67,6 +68,7 @@ pub fn pinged(id: &str, ping: f64, queued_at: f64) -> Search {
         party: None,
         mmr: None,
         ping_ms: Some(ping),
+        latencies: None,
         queued_at,
     }
 }
@@ -85,6 +87,7 @@ pub fn party(pid: &str, size: usize, mmr: f64, queued_at: f64) -> Vec<Search> {
             }),
             mmr: Some(mmr),
             ping_ms: None,
+            latencies: None,
             queued_at,
         })
         .collect()

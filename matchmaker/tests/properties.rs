@@ -85,6 +85,7 @@ fn build_pool(arrivals: &[Arrival], max_party: usize) -> Vec<Search> {
                 }),
                 mmr: Some((a.mmr + a.spread * m as f64).min(3000.0)),
                 ping_ms: Some(a.ping + 3.0 * m as f64),
+                latencies: None,
                 queued_at: a.queued_at + m as f64,
             });
         }

@@ -98,7 +98,7 @@ fn same_seed_same_output_byte_for_byte() {
     let once = || {
         let mut s = Scenario::parse(text).unwrap();
         s.add_events(
-            matchplane_matchmaker::simulate::parse_arrivals_csv(csv).unwrap(),
+            matchplane_matchmaker::simulate::parse_arrivals_csv(csv, None).unwrap(),
             "arrivalsCsv",
         )
         .unwrap();

@@ -50,6 +50,7 @@ fn build_pool(arrivals: &[Arrival], max_party: usize) -> Vec<Search> {
                 }),
                 mmr: Some(a.mmr + 10.0 * m as f64),
                 ping_ms: None,
+                latencies: None,
                 queued_at: a.queued_at,
             });
         }

@@ -106,7 +106,8 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
                 format!("cannot read {}: {e}", path.display()),
             )]))
         })?;
-        let events = parse_arrivals_csv(&text).map_err(Failure::Invalid)?;
+        let events = parse_arrivals_csv(&text, scenario.game_mode.regions.as_ref())
+            .map_err(Failure::Invalid)?;
         scenario
             .add_events(events, "arrivalsCsv")
             .map_err(Failure::Invalid)?;

@@ -48,6 +48,10 @@ pub struct MatchMade {
     /// or a bot match's replaceable bot seats.
     #[serde(default)]
     pub seats_open: Vec<u32>,
+    /// The region the match is played in (SPEC 12); absent in modes
+    /// without `regions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 /// One team of a `match.made` body. In JSON, `players` lists the humans
@@ -161,6 +165,10 @@ pub struct Player {
     pub ping_ms: Option<f64>,
     /// Seconds the search waited until the cycle that matched it.
     pub wait_seconds: f64,
+    /// The player's latency to the match's region (milliseconds); absent
+    /// in modes without `regions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<f64>,
 }
 
 /// Match quality figures (SPEC 8).
@@ -231,6 +239,7 @@ impl MatchMade {
             },
             match_shape: proposed.match_shape.clone(),
             seats_open: proposed.seats_open.clone(),
+            region: proposed.region.as_ref().map(ToString::to_string),
         }
     }
 }
@@ -255,6 +264,7 @@ impl From<&MatchedPlayer> for Player {
             mmr: player.mmr,
             ping_ms: player.ping_ms,
             wait_seconds: player.wait_seconds,
+            latency_ms: player.latency_ms,
         }
     }
 }
@@ -312,6 +322,7 @@ mod tests {
             mmr: Some(mmr),
             ping_ms: None,
             wait_seconds: 12.4,
+            latency_ms: None,
         };
         ProposedMatch {
             teams: vec![
@@ -333,6 +344,7 @@ mod tests {
             match_shape: vec![1, 1],
             seats_open: vec![0, 0],
             bot_mmr: None,
+            region: None,
         }
     }
 

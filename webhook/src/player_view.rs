@@ -39,10 +39,10 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<Value> {
             "team": team,
             "partyId": own.party_id,
             "mmr": own.mmr,
-            "latencyMs": Value::Null,
+            "latencyMs": own.latency_ms,
             "waitSeconds": own.wait_seconds,
         },
-        "region": Value::Null,
+        "region": body.region,
         "quality": body.quality,
     }))
 }

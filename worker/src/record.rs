@@ -228,6 +228,7 @@ fn prepare(
         created_at: body.created_at,
         match_shape: Some(serde_json::json!(body.match_shape)),
         seats_open: Some(serde_json::json!(body.seats_open)),
+        region: body.region.clone(),
     };
     Ok(Prepared {
         row,

@@ -70,6 +70,10 @@ pub struct GameModeSchema {
     /// its longest-waiting player has waited `fillAfterSeconds`.
     #[serde(default)]
     pub bots: Option<BotsSchema>,
+    /// Region rule: tickets carry latency maps, a match is played in a
+    /// region within every member's ceiling; absent: none.
+    #[serde(default)]
+    pub regions: Option<super::regions_schema::RegionsSchema>,
 }
 
 /// `matchShape`: an array of team sizes, or a flexible object.
@@ -273,6 +277,8 @@ pub struct GameModeResponseSchema {
     pub relaxations: Option<Vec<RelaxationSchema>>,
     /// Bot fill; absent: none.
     pub bots: Option<BotsSchema>,
+    /// Region rule; absent: none.
+    pub regions: Option<super::regions_schema::RegionsSchema>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.
@@ -397,6 +403,15 @@ mod tests {
             json!({"fillAfterSeconds": 60, "minHumans": 2, "replaceable": true}),
         );
         with(&["bots"], json!({"fillAfterSeconds": 60}));
+        with(
+            &["regions"],
+            json!({"names": ["eu-west"], "maxLatencyMs": 80, "expansion": [{"afterSeconds": 20, "maxLatencyMs": 120}]}),
+        );
+        with(
+            &["regions"],
+            json!({"maxLatencyMs": 80, "expansion": [{"afterSeconds": 20}]}),
+        );
+        with(&["regions"], json!({"maxLatencyMs": 80, "radius": 3}));
         with(
             &["algorithm"],
             json!({"type": "mmr", "minMmr": 0, "maxMmr": 10, "baseTolerance": 5, "expansionMultiplier": 2, "maxTolerance": 20}),

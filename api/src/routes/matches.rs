@@ -49,6 +49,9 @@ pub struct MatchView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<u32>>)]
     pub seats_open: Option<Value>,
+    /// The region the match is played in; absent in modes without `regions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 impl From<match_::Model> for MatchView {
@@ -63,6 +66,7 @@ impl From<match_::Model> for MatchView {
             quality: m.quality,
             match_shape: m.match_shape,
             seats_open: m.seats_open,
+            region: m.region,
         }
     }
 }

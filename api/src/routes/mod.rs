@@ -10,6 +10,7 @@ pub mod message_schema;
 pub mod mode_stats;
 pub mod projects;
 pub mod ratings;
+pub mod regions_schema;
 pub mod report_match;
 pub mod search_ws;
 pub mod searches;

@@ -22,17 +22,29 @@ use matchplane_store::tickets::Ticket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// `attributes` of a ticket. Only `mmr` is accepted for now: any other
-/// key (a typo such as `MMR`, and `latencies` and `data`, which are not
-/// supported yet) is refused naming it, e.g. `attributes.MMR`.
+/// `attributes` of a ticket: `mmr`, `latencies` and `data`. Any other key
+/// (a typo such as `MMR`) is refused naming it, e.g. `attributes.MMR`:
+/// nothing a studio sends is dropped silently.
 #[derive(Debug, Default, Deserialize, ToSchema)]
-#[schema(example = json!({"mmr": 1500}))]
+#[schema(example = json!({"mmr": 1500, "latencies": {"eu-west": 31, "us-east": 110}, "data": {"character": "mage"}}))]
 #[serde(deny_unknown_fields)]
 pub struct Attributes {
     /// The player's MMR (required in MMR modes, unless the mode keeps
     /// ratings and one is stored for the player).
     #[schema(minimum = -1e9, maximum = 1e9)]
     pub mmr: Option<f64>,
+    /// Round trips (milliseconds, 0..=5000) the client measured to the
+    /// studio's regions, by region name (1..=32 entries, names
+    /// `^[a-z0-9][a-z0-9-]{0,31}$`, among the mode's `regions.names` when
+    /// it lists them). Required in modes with `regions`
+    /// (`LATENCIES_REQUIRED`).
+    #[schema(value_type = Option<HashMap<String, f64>>)]
+    pub latencies: Option<serde_json::Value>,
+    /// Any JSON object of at most 4 KiB serialised (loadout, character,
+    /// anything the game server needs), kept with the ticket as the exact
+    /// text sent; never part of the matching pool.
+    #[schema(value_type = Option<Object>)]
+    pub data: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// A party: its id and every member, the same on each member's ticket.
@@ -89,7 +101,7 @@ pub struct CreatedTicket {
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, description = "NOT_FOUND, GAME_MODE_NOT_FOUND", body = Problem),
         (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`)", body = Problem),
-        (status = 422, description = "MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, VALIDATION_ERROR", body = Problem),
+        (status = 422, description = "MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, LATENCIES_REQUIRED, VALIDATION_ERROR", body = Problem),
         (status = 429, description = "RATE_LIMITED, TICKET_LIMIT_EXCEEDED (the tier's maxPendingTickets)", body = Problem)))]
 pub async fn create(
     caller: ProjectCaller,
@@ -126,8 +138,42 @@ pub async fn create(
         id: p.id.into(),
         members: p.members,
     });
-    check_ticket(&config, &body.player_id, mmr, party.as_ref())
-        .map_err(|e| ApiError::invalid(vec![e]))?;
+    let mut errors = Vec::new();
+    if let Err(e) = check_ticket(&config, &body.player_id, mmr, party.as_ref()) {
+        errors.push(e);
+    }
+    let latencies = match body
+        .attributes
+        .latencies
+        .as_ref()
+        .map(|l| matchplane_matchmaker::latency::parse_latencies(l, config.regions.as_ref()))
+    {
+        Some(Ok(l)) => Some(l),
+        Some(Err(e)) => {
+            errors.extend(e);
+            None
+        }
+        None => {
+            if let Err(e) = matchplane_matchmaker::latency::check_latencies(&config, None) {
+                errors.push(e);
+            }
+            None
+        }
+    };
+    let data = body.attributes.data.map(|d| d.get().to_owned());
+    if let Some(raw) = &data {
+        let is_object = raw.trim_start().starts_with('{');
+        if !is_object || raw.len() > matchplane_matchmaker::latency::MAX_DATA_BYTES {
+            errors.push(matchplane_matchmaker::FieldError::new(
+                "attributes.data",
+                Code::ValidationError,
+                "data must be a JSON object of at most 4096 bytes",
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
     let max_pending = play.cache.max_pending(&state.db, &project_id).await?;
     let now = unix_now();
     let mut id = [0u8; ulid::ULID_LEN];
@@ -146,7 +192,9 @@ pub async fn create(
         game_mode: config.name.clone(),
         player_id: body.player_id,
         mmr,
+        latencies,
         party,
+        data,
         token_hash: token::hash(&token),
         created_at: now,
         expires_at: now + f64::from(config.ticket_ttl_seconds),

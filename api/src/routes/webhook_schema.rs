@@ -61,6 +61,9 @@ pub struct MatchMadeEvent {
     /// Seats open to backfill per team: the mode's shape minus the one
     /// used, or a bot match's bot seats when they are replaceable.
     pub seats_open: Vec<u32>,
+    /// The region the match is played in; absent in modes without `regions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 /// One team of a `match.made` body.
@@ -119,6 +122,11 @@ pub struct WebhookPlayer {
     /// Seconds the search waited until the cycle that matched it.
     #[schema(minimum = 0)]
     pub wait_seconds: f64,
+    /// The player's latency to the match's region (milliseconds); absent
+    /// in modes without `regions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false)]
+    pub latency_ms: Option<f64>,
 }
 
 /// Match quality figures.

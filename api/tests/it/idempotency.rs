@@ -160,6 +160,7 @@ async fn a_result_is_reported_once_and_replayed(backend: Backend) {
             created_at: chrono::Utc::now(),
             match_shape: None,
             seats_open: None,
+            region: None,
         }],
     )
     .await

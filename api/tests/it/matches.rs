@@ -66,6 +66,7 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             created_at: now,
             match_shape: None,
             seats_open: None,
+            region: None,
         }],
     )
     .await

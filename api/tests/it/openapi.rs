@@ -341,6 +341,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 mmr: Some(1500.0),
                 ping_ms: None,
                 wait_seconds: 1.5,
+                latency_ms: Some(31.0),
             }],
             mean_mmr: Some(1500.0),
             bots: vec![BotSeat::new(Some(1500.0))],
@@ -351,6 +352,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
         },
         match_shape: vec![2],
         seats_open: vec![1],
+        region: Some("eu-west".into()),
     });
     let test = Event::Test(WebhookTest {
         project_id: "prj_1".into(),

@@ -36,6 +36,7 @@ async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]])
         created_at: chrono::Utc::now(),
         match_shape: None,
         seats_open: None,
+        region: None,
     };
     assert_eq!(
         matches::insert_if_absent(&t.db, vec![row]).await.unwrap(),

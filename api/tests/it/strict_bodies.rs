@@ -227,13 +227,19 @@ async fn nested_typos_and_all_type_errors(backend: Backend) {
             json!({"gameMode": "duel", "playerId": "a", "atributes": {"mmr": 1500}}),
             "atributes",
         ),
+        // `latencies` and `data` are attributes now: a malformed one is
+        // refused on its field.
         (
-            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "latencies": {"eu": 20}}}),
-            "attributes.latencies",
+            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "latencies": {"EU": 20}}}),
+            "attributes.latencies.EU",
         ),
         (
-            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "data": {}}}),
+            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "data": [1]}}),
             "attributes.data",
+        ),
+        (
+            json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "lag": 3}}),
+            "attributes.lag",
         ),
         (
             json!({"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1},

@@ -244,6 +244,8 @@ async fn one_round_trip() {
         player_id: "p3".into(),
         party: None,
         mmr: Some(1500.0),
+        latencies: None,
+        data: None,
         project_id: p.clone(),
         game_mode: "duel".into(),
         token_hash: token::hash(&old),

@@ -287,6 +287,7 @@ impl TestApp {
             created_at: chrono::Utc::now(),
             match_shape: None,
             seats_open: None,
+            region: None,
         };
         matchplane_store::repos::matches::insert_if_absent(&self.db, vec![row])
             .await

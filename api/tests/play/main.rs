@@ -13,6 +13,7 @@ mod load;
 mod outages;
 mod party;
 mod proxy;
+mod regions;
 mod rest;
 mod restart;
 mod searches;

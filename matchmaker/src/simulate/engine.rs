@@ -28,6 +28,9 @@ pub fn run(scenario: &Scenario) -> Report {
     let mut waits = Vec::new();
     let mut ended = Vec::new();
     let mut reasons = BTreeMap::new();
+    // Each arrival's `data`, passed to its seat in the match.
+    let mut data_of: std::collections::HashMap<String, serde_json::Value> =
+        std::collections::HashMap::new();
 
     let mut k = 1u64;
     loop {
@@ -45,6 +48,8 @@ pub fn run(scenario: &Scenario) -> Report {
                     mmr,
                     ping_ms,
                     party,
+                    latencies,
+                    data,
                 } => {
                     if pool.iter().any(|s| s.player_id == *player_id) {
                         refused += 1;
@@ -57,8 +62,12 @@ pub fn run(scenario: &Scenario) -> Report {
                         party: party.clone(),
                         mmr: *mmr,
                         ping_ms: *ping_ms,
+                        latencies: latencies.clone(),
                         queued_at: *at,
                     });
+                    if let Some(d) = data {
+                        data_of.insert(player_id.clone(), d.clone());
+                    }
                 }
                 Event::Cancel { player_id, .. } => pool.retain(|s| s.player_id != *player_id),
             }
@@ -84,7 +93,7 @@ pub fn run(scenario: &Scenario) -> Report {
                     gone.insert(p.ticket_id.clone());
                 }
             }
-            matches.push(simulated(t, m));
+            matches.push(simulated(t, m, &data_of));
         }
         for f in &outcome.failed {
             gone.insert(f.ticket_id.clone());
@@ -131,7 +140,11 @@ pub fn run(scenario: &Scenario) -> Report {
 }
 
 /// The report's view of a match made at `at`.
-fn simulated(at: f64, m: &ProposedMatch) -> SimulatedMatch {
+fn simulated(
+    at: f64,
+    m: &ProposedMatch,
+    data_of: &std::collections::HashMap<String, serde_json::Value>,
+) -> SimulatedMatch {
     let mut players = Vec::new();
     let mut teams = Vec::with_capacity(m.teams.len());
     for team in &m.teams {
@@ -143,7 +156,13 @@ fn simulated(at: f64, m: &ProposedMatch) -> SimulatedMatch {
                 team: team.index,
                 bot: false,
                 mmr: p.mmr,
-                latency_ms: p.ping_ms,
+                // To the match's region with `regions`, else the ping.
+                latency_ms: if m.region.is_some() {
+                    p.latency_ms
+                } else {
+                    p.ping_ms
+                },
+                data: data_of.get(p.player_id.as_str()).cloned(),
             });
         }
         for _ in 0..team.bots {
@@ -154,6 +173,7 @@ fn simulated(at: f64, m: &ProposedMatch) -> SimulatedMatch {
                 bot: true,
                 mmr: m.bot_mmr,
                 latency_ms: None,
+                data: None,
             });
         }
         teams.push(ids);
@@ -167,5 +187,6 @@ fn simulated(at: f64, m: &ProposedMatch) -> SimulatedMatch {
         players,
         match_shape: m.match_shape.clone(),
         seats_open: m.seats_open.clone(),
+        region: m.region.as_ref().map(|r| r.to_string()),
     }
 }

@@ -74,6 +74,8 @@ pub fn lichess_arrivals(
                 mmr: Some(mmr),
                 ping_ms: None,
                 party: None,
+                latencies: None,
+                data: None,
             });
         }
         real_gaps.push((white_rating - black_rating).abs());

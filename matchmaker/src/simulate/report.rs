@@ -25,6 +25,9 @@ pub struct SimulatedMatch {
     pub match_shape: Vec<u32>,
     /// Seats open to backfill per team.
     pub seats_open: Vec<u32>,
+    /// The region the match is played in (SPEC 12); absent without `regions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 /// One seat of a simulated match (SPEC 15's `players`).
@@ -39,9 +42,13 @@ pub struct SimulatedPlayer {
     pub bot: bool,
     /// The player's MMR; a bot's is the humans' mean (`null` without MMRs).
     pub mmr: Option<f64>,
-    /// The player's measured ping (milliseconds); `null` for bots and
-    /// players without one.
+    /// With `regions`, the player's latency to the match's region; else
+    /// its measured ping (milliseconds); `null` for bots and players
+    /// without one.
     pub latency_ms: Option<f64>,
+    /// The arrival's `data`, untouched; absent without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
 }
 
 /// The `stats` block of SPEC 8.

@@ -40,6 +40,10 @@ pub enum Event {
         ping_ms: Option<f64>,
         /// Party, if any.
         party: Option<Party>,
+        /// `latencies` of the ticket (SPEC 12), if any.
+        latencies: Option<crate::latency::Latencies>,
+        /// `data` of the ticket: a JSON object of at most 4 KiB.
+        data: Option<serde_json::Value>,
     },
     /// The player's search is cancelled at `at`.
     Cancel {
@@ -101,6 +105,10 @@ struct RawEvent {
     ping_ms: Option<f64>,
     #[serde(default)]
     party: Option<Party>,
+    #[serde(default)]
+    latencies: Option<serde_json::Value>,
+    #[serde(default)]
+    data: Option<serde_json::Value>,
     #[serde(default)]
     cancel: Option<String>,
 }
@@ -167,13 +175,19 @@ impl Scenario {
         }
         let mut events = Vec::with_capacity(raw.arrivals.len());
         for (i, e) in raw.arrivals.into_iter().enumerate() {
-            match e.into_event() {
+            match e.into_event(game_mode.regions.as_ref()) {
                 Ok(ev) => events.push(ev),
-                Err(message) => errors.push(FieldError::new(
+                Err(EventError::Shape(message)) => errors.push(FieldError::new(
                     format!("arrivals[{i}]"),
                     Code::ValidationError,
                     message,
                 )),
+                Err(EventError::Fields(fields)) => {
+                    errors.extend(fields.into_iter().map(|mut f| {
+                        f.field = format!("arrivals[{i}].{}", f.field);
+                        f
+                    }))
+                }
             }
         }
         let mut scenario = Scenario {
@@ -212,10 +226,15 @@ impl Scenario {
                 player_id,
                 mmr,
                 party,
+                latencies,
                 ..
             } = ev
             {
-                if let Err(mut e) = check_ticket(&self.game_mode, player_id, *mmr, party.as_ref()) {
+                if let Err(mut e) = check_ticket(&self.game_mode, player_id, *mmr, party.as_ref())
+                    .and_then(|()| {
+                        crate::latency::check_latencies(&self.game_mode, latencies.as_ref())
+                    })
+                {
                     e.field = format!("{source}[{i}].{}", e.field);
                     errors.push(e);
                 }
@@ -230,8 +249,50 @@ impl Scenario {
     }
 }
 
+/// Why an inline event was refused.
+enum EventError {
+    Shape(String),
+    Fields(Vec<FieldError>),
+}
+
+/// Checks a ticket's `attributes.data` (SPEC 4): an object of at most
+/// 4 KiB serialised.
+///
+/// # Errors
+/// The failure on `attributes.data`.
+pub fn check_data(data: &serde_json::Value) -> Result<(), FieldError> {
+    let size = serde_json::to_string(data).map_or(usize::MAX, |s| s.len());
+    if !data.is_object() || size > crate::latency::MAX_DATA_BYTES {
+        return Err(FieldError::new(
+            "attributes.data",
+            Code::ValidationError,
+            "data must be a JSON object of at most 4096 bytes serialised",
+        ));
+    }
+    Ok(())
+}
+
 impl RawEvent {
-    fn into_event(self) -> Result<Event, String> {
+    fn into_event(self, regions: Option<&crate::latency::Regions>) -> Result<Event, EventError> {
+        let mut fields = Vec::new();
+        let latencies = match self
+            .latencies
+            .as_ref()
+            .map(|l| crate::latency::parse_latencies(l, regions))
+        {
+            Some(Ok(l)) => Some(l),
+            Some(Err(e)) => {
+                fields.extend(e);
+                None
+            }
+            None => None,
+        };
+        if let Some(Err(e)) = self.data.as_ref().map(check_data) {
+            fields.push(e);
+        }
+        if !fields.is_empty() {
+            return Err(EventError::Fields(fields));
+        }
         match (self.cancel, self.player_id) {
             (Some(player_id), None) => Ok(Event::Cancel {
                 at: self.at,
@@ -243,18 +304,27 @@ impl RawEvent {
                 mmr: self.mmr,
                 ping_ms: self.ping_ms,
                 party: self.party,
+                latencies,
+                data: self.data,
             }),
-            _ => Err("an event has either playerId (an arrival) or cancel".into()),
+            _ => Err(EventError::Shape(
+                "an event has either playerId (an arrival) or cancel".into(),
+            )),
         }
     }
 }
 
 /// Parses `arrivalsCsv` text (SPEC 8): header `at,playerId,mmr,pingMs,partyId,partyMembers`,
-/// members separated by `|`; empty cells are absent values.
+/// members separated by `|`; empty cells are absent values. An optional
+/// `latencies` column is written `eu-west=31|us-east=110`, checked against
+/// the mode's `regions`.
 ///
 /// # Errors
 /// [`ScenarioError`] (`VALIDATION_ERROR`) naming the first bad row.
-pub fn parse_arrivals_csv(text: &str) -> Result<Vec<Event>, ScenarioError> {
+pub fn parse_arrivals_csv(
+    text: &str,
+    regions: Option<&crate::latency::Regions>,
+) -> Result<Vec<Event>, ScenarioError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
@@ -270,11 +340,12 @@ pub fn parse_arrivals_csv(text: &str) -> Result<Vec<Event>, ScenarioError> {
     let (Some(at_c), Some(player_c)) = (col("at"), col("playerId")) else {
         return Err(bad(0, "the header needs at least at and playerId".into()));
     };
-    let (mmr_c, ping_c, pid_c, members_c) = (
+    let (mmr_c, ping_c, pid_c, members_c, lat_c) = (
         col("mmr"),
         col("pingMs"),
         col("partyId"),
         col("partyMembers"),
+        col("latencies"),
     );
     let mut events = Vec::new();
     for (i, record) in reader.records().enumerate() {
@@ -299,13 +370,42 @@ pub fn parse_arrivals_csv(text: &str) -> Result<Vec<Event>, ScenarioError> {
             (None, None) => None,
             _ => return Err(bad(row, "partyId and partyMembers go together".into())),
         };
+        let latencies = cell(lat_c)
+            .map(|v| csv_latencies(v, regions).map_err(|m| bad(row, m)))
+            .transpose()?;
         events.push(Event::Arrival {
             at,
             player_id: player_id.to_string(),
             mmr: number(mmr_c, "mmr")?,
             ping_ms: number(ping_c, "pingMs")?,
             party,
+            latencies,
+            data: None,
         });
     }
     Ok(events)
+}
+
+/// A CSV `latencies` cell, `eu-west=31|us-east=110`, checked as SPEC 12.
+fn csv_latencies(
+    cell: &str,
+    regions: Option<&crate::latency::Regions>,
+) -> Result<crate::latency::Latencies, String> {
+    let mut object = serde_json::Map::new();
+    for pair in cell.split('|') {
+        let (name, ms) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("latencies are written name=ms|name=ms, not {pair}"))?;
+        let ms: f64 = ms
+            .trim()
+            .parse()
+            .map_err(|_| format!("latency of {name} is not a number: {ms}"))?;
+        object.insert(name.trim().to_string(), serde_json::json!(ms));
+    }
+    crate::latency::parse_latencies(&serde_json::Value::Object(object), regions).map_err(|e| {
+        e.iter()
+            .map(|f| format!("{}: {}", f.field, f.message))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }

@@ -68,11 +68,20 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         "",
         num(t.max)
     );
+    // The region column only when the mode has regions.
+    let regional = report.matches.iter().any(|m| m.region.is_some());
     if !report.matches.is_empty() {
         let _ = writeln!(
             out,
-            "\n{:>8}  {:>8}  {:>9}  teams",
-            "at", "spread", "imbalance"
+            "\n{:>8}  {:>8}  {:>9}  {}teams",
+            "at",
+            "spread",
+            "imbalance",
+            if regional {
+                format!("{:<12}", "region")
+            } else {
+                String::new()
+            }
         );
         for m in report.matches.iter().take(max_matches) {
             let teams: Vec<String> = m
@@ -84,12 +93,18 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
                     seats.join(",")
                 })
                 .collect();
+            let region = if regional {
+                format!("{:<12}", m.region.as_deref().unwrap_or("-"))
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "{:>8.1}  {:>8.1}  {:>9.1}  {}",
+                "{:>8.1}  {:>8.1}  {:>9.1}  {}{}",
                 m.at,
                 m.mmr_spread,
                 m.team_imbalance,
+                region,
                 teams.join(" vs ")
             );
         }

@@ -30,6 +30,9 @@ pub struct Model {
     /// Seats open to backfill per team (SPEC 11); `NULL` as `match_shape`.
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub seats_open: Option<Json>,
+    /// The region the match is played in (SPEC 12); `NULL` without `regions`.
+    #[sea_orm(nullable)]
+    pub region: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -73,9 +73,17 @@ pub struct Ticket {
     /// `attributes.mmr`, if given (or filled from stored ratings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mmr: Option<f64>,
+    /// `attributes.latencies`, if given (SPEC 12): part of the pool entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latencies: Option<matchplane_matchmaker::Latencies>,
     /// `prj_…` id of the project it belongs to. The first field after the
     /// pool entry's: keep it here.
     pub project_id: String,
+    /// `attributes.data` as the raw JSON text the studio sent (SPEC 4):
+    /// stored with the ticket, after the pool entry's fields, so it is
+    /// never in the pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
     /// The game mode's name.
     pub game_mode: String,
     /// Lower-case hex SHA-256 of the token.

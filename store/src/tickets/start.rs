@@ -90,6 +90,7 @@ pub fn search_of(ticket: &Ticket, queued_at: f64) -> Search {
         party: ticket.party.clone(),
         mmr: ticket.mmr,
         ping_ms: None,
+        latencies: ticket.latencies.clone(),
         queued_at,
     }
 }

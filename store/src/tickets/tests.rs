@@ -20,6 +20,8 @@ pub(super) fn ticket(id: &str, player: &str) -> Ticket {
         player_id: player.into(),
         mmr: Some(1500.0),
         party: None,
+        latencies: None,
+        data: None,
         token_hash: "ab".repeat(32),
         created_at: 1000.0,
         expires_at: 1600.0,

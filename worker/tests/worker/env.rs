@@ -111,6 +111,15 @@ impl Env {
         ticket
     }
 
+    /// Adds `search` as it is (its `queuedAt` and attributes kept).
+    pub async fn add_search(&self, search: &Search) {
+        let now = Utc::now().timestamp_micros() as f64 / 1e6;
+        self.pool
+            .add_search(&self.mode, search, now + 600.0, None)
+            .await
+            .unwrap();
+    }
+
     /// Adds a solo search with `mmr` that started `waited` seconds ago.
     pub async fn add_waited(&self, player: &str, mmr: f64, waited: f64) -> String {
         let ticket = format!("tkt_{}", ulid::Ulid::new());

@@ -19,6 +19,7 @@ mod end_to_end;
 mod fairness;
 mod fencing;
 mod recovery;
+mod regions;
 mod secret_rotation;
 mod sweep;
 mod thin_pools;

@@ -666,14 +666,37 @@ export interface components {
             statusCode?: number | null;
         };
         /**
-         * @description `attributes` of a ticket. Only `mmr` is accepted for now: any other
-         *     key (a typo such as `MMR`, and `latencies` and `data`, which are not
-         *     supported yet) is refused naming it, e.g. `attributes.MMR`.
+         * @description `attributes` of a ticket: `mmr`, `latencies` and `data`. Any other key
+         *     (a typo such as `MMR`) is refused naming it, e.g. `attributes.MMR`:
+         *     nothing a studio sends is dropped silently.
          * @example {
+         *       "data": {
+         *         "character": "mage"
+         *       },
+         *       "latencies": {
+         *         "eu-west": 31,
+         *         "us-east": 110
+         *       },
          *       "mmr": 1500
          *     }
          */
         Attributes: {
+            /**
+             * @description Any JSON object of at most 4 KiB serialised (loadout, character,
+             *     anything the game server needs), kept with the ticket as the exact
+             *     text sent; never part of the matching pool.
+             */
+            data?: Record<string, never> | null;
+            /**
+             * @description Round trips (milliseconds, 0..=5000) the client measured to the
+             *     studio's regions, by region name (1..=32 entries, names
+             *     `^[a-z0-9][a-z0-9-]{0,31}$`, among the mode's `regions.names` when
+             *     it lists them). Required in modes with `regions`
+             *     (`LATENCIES_REQUIRED`).
+             */
+            latencies?: {
+                [key: string]: number;
+            } | null;
             /**
              * Format: double
              * @description The player's MMR (required in MMR modes, unless the mode keeps
@@ -918,6 +941,7 @@ export interface components {
             /** @description Default `{"allowParties": false, "maxSize": 1, "keepTogether": true}`. */
             parties?: components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
+            regions?: null | components["schemas"]["Regions"];
             /**
              * @description Smaller shapes tried once the longest-waiting player of a group has
              *     waited `afterSeconds` (at most 8, `afterSeconds` strictly
@@ -1000,6 +1024,7 @@ export interface components {
             /** @description Party rules. */
             parties: components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
+            regions?: null | components["schemas"]["Regions"];
             /** @description Relaxation steps; absent: none. */
             relaxations?: components["schemas"]["Relaxation"][] | null;
             /** @description How a full group is split into teams. */
@@ -1122,6 +1147,22 @@ export interface components {
             scopes: components["schemas"]["Scope"][];
         };
         /**
+         * @description One expansion step: from `afterSeconds` of a ticket's own wait, its
+         *     ceiling is `maxLatencyMs`.
+         */
+        LatencyStep: {
+            /**
+             * Format: double
+             * @description Seconds of the ticket's own wait.
+             */
+            afterSeconds: number;
+            /**
+             * Format: double
+             * @description The ceiling from then on (milliseconds).
+             */
+            maxLatencyMs: number;
+        };
+        /**
          * @description A leaderboard page.
          * @example {
          *       "items": [
@@ -1217,6 +1258,8 @@ export interface components {
             projectId: string;
             /** @description How close the match is (over humans only). */
             quality: components["schemas"]["WebhookQuality"];
+            /** @description The region the match is played in; absent in modes without `regions`. */
+            region?: string | null;
             /**
              * @description Seats open to backfill per team: the mode's shape minus the one
              *     used, or a bot match's bot seats when they are replaceable.
@@ -1289,6 +1332,8 @@ export interface components {
             projectId: string;
             /** @description `{mmrSpread, teamImbalance}`. */
             quality: Record<string, never>;
+            /** @description The region the match is played in; absent in modes without `regions`. */
+            region?: string | null;
             /** @description Seats open to backfill per team; absent as `matchShape`. */
             seatsOpen?: number[] | null;
             /** @description Teams in match-shape order, as in the `match.made` webhook body. */
@@ -1597,6 +1642,40 @@ export interface components {
              * @description Glicko-2 system constant τ, in (0, 10]; default 0.5.
              */
             tau?: number;
+        };
+        /**
+         * @description Region rule: tickets carry `attributes.latencies`, and a match is
+         *     played in a region within every member's own ceiling.
+         * @example {
+         *       "expansion": [
+         *         {
+         *           "afterSeconds": 20,
+         *           "maxLatencyMs": 120
+         *         }
+         *       ],
+         *       "maxLatencyMs": 80,
+         *       "names": [
+         *         "eu-west",
+         *         "us-east"
+         *       ]
+         *     }
+         */
+        Regions: {
+            /**
+             * @description Ceilings raised as a ticket waits: at most 8 steps, `afterSeconds`
+             *     and `maxLatencyMs` both strictly increasing.
+             */
+            expansion?: components["schemas"]["LatencyStep"][];
+            /**
+             * Format: double
+             * @description A ticket's ceiling before any expansion step (milliseconds).
+             */
+            maxLatencyMs: number;
+            /**
+             * @description The region names tickets may name (1..=32, each
+             *     `^[a-z0-9][a-z0-9-]{0,31}$`); absent: any well-formed name.
+             */
+            names?: string[];
         };
         /** @description One relaxation step. */
         Relaxation: {
@@ -2131,6 +2210,12 @@ export interface components {
         };
         /** @description One player of a `match.made` body. */
         WebhookPlayer: {
+            /**
+             * Format: double
+             * @description The player's latency to the match's region (milliseconds); absent
+             *     in modes without `regions`.
+             */
+            latencyMs?: number;
             /**
              * Format: double
              * @description The ticket's MMR, if any.
@@ -4472,7 +4557,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, VALIDATION_ERROR */
+            /** @description MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, LATENCIES_REQUIRED, VALIDATION_ERROR */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -25,6 +25,7 @@ pub async fn add_and_snapshot(store: Arc<dyn PoolStore>) {
         }),
         mmr: None,
         ping_ms: None,
+        latencies: None,
         queued_at: 17.25,
     };
     store.add_search(&m, &party, FAR, None).await.unwrap();

@@ -21,6 +21,7 @@ pub fn match_message(match_id: &str, player_id: &str) -> Message {
         mmr: Some(mmr),
         ping_ms: Some(35.0),
         wait_seconds: 12.4,
+        latency_ms: None,
     };
     let proposed = ProposedMatch {
         teams: vec![
@@ -42,6 +43,7 @@ pub fn match_message(match_id: &str, player_id: &str) -> Message {
         match_shape: vec![1, 1],
         seats_open: vec![0, 0],
         bot_mmr: None,
+        region: None,
     };
     let identity = MatchIdentity {
         match_id: match_id.to_owned(),

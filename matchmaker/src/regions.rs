@@ -1,0 +1,206 @@
+//! The region rule of a cycle (SPEC 12, 15): a group is a match only if one
+//! region has every member within that member's own current ceiling.
+//!
+//! Built once per cycle: region names are interned (sorted, so an index
+//! order is the name order), each candidate gets its latency to every
+//! region (a party's is its worst member's; a region missing from any
+//! member's map is unreachable) and the bit set of regions within its own
+//! ceiling (from its own wait: a newcomer never gets another's widened
+//! ceiling). The grouper keeps the running intersection of a group's bit
+//! sets and refuses a joiner that would empty it; the region of a formed
+//! group is the feasible one with the lowest worst-member latency, ties by
+//! lowest mean over the players, then by name.
+
+use crate::candidate::Candidate;
+use crate::latency::Regions;
+use crate::reasons::WaitingReason;
+use crate::search::Search;
+use arcstr::ArcStr;
+use rustc_hash::FxHashMap;
+
+/// Per-cycle region data of every candidate.
+#[derive(Debug, Clone)]
+pub struct RegionTable {
+    names: Vec<ArcStr>,
+    words: usize,
+    /// `lat[c * names.len() + r]`: candidate `c`'s worst-member latency to
+    /// region `r` (milliseconds), infinite when unreachable.
+    lat: Vec<f64>,
+    /// `sum[c * names.len() + r]`: the sum of candidate `c`'s members'
+    /// latencies to region `r` (for the mean of a match).
+    sum: Vec<f64>,
+    ceiling: Vec<f64>,
+    /// `masks[c * words ..]`: regions within candidate `c`'s ceiling.
+    masks: Vec<u64>,
+}
+
+impl RegionTable {
+    /// The table of `candidates` (longest-waiting first) whose waits are
+    /// `waits` (seconds), under `regions`.
+    pub fn build(
+        regions: &Regions,
+        pool: &[Search],
+        candidates: &[Candidate],
+        waits: &[f64],
+    ) -> Self {
+        // One pass over the maps: names interned in first-seen order, each
+        // entry kept as (interned id, milliseconds), candidate by candidate.
+        let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut entries: Vec<(u32, f64)> = Vec::with_capacity(candidates.len() * 8);
+        let mut ends: Vec<usize> = Vec::with_capacity(candidates.len());
+        for c in candidates {
+            for &i in &c.searches {
+                for (name, ms) in pool[i].latencies.iter().flat_map(|l| l.iter()) {
+                    let next = index.len();
+                    let id = *index.entry(name.as_str()).or_insert(next);
+                    entries.push((id as u32, *ms));
+                }
+            }
+            ends.push(entries.len());
+        }
+        let mut names: Vec<(&str, usize)> = index.iter().map(|(n, i)| (*n, *i)).collect();
+        names.sort_unstable();
+        let mut remap = vec![0; names.len()];
+        for (sorted, (_, first)) in names.iter().enumerate() {
+            remap[*first] = sorted;
+        }
+        let r = names.len();
+        let words = r.div_ceil(64).max(1);
+        let mut lat = vec![f64::NEG_INFINITY; candidates.len() * r];
+        let mut sum = vec![0.0; candidates.len() * r];
+        let mut seen = vec![0u32; r];
+        let mut masks = vec![0u64; candidates.len() * words];
+        let mut ceiling = Vec::with_capacity(candidates.len());
+        let mut start = 0;
+        for (c, cand) in candidates.iter().enumerate() {
+            let row = &mut lat[c * r..(c + 1) * r];
+            let sums = &mut sum[c * r..(c + 1) * r];
+            seen.iter_mut().for_each(|s| *s = 0);
+            for &(id, ms) in &entries[start..ends[c]] {
+                let k = remap[id as usize];
+                row[k] = row[k].max(ms);
+                sums[k] += ms;
+                seen[k] += 1;
+            }
+            start = ends[c];
+            let members = cand.searches.len() as u32;
+            let cap = regions.ceiling(waits[c]);
+            ceiling.push(cap);
+            for k in 0..r {
+                if seen[k] < members {
+                    row[k] = f64::INFINITY;
+                } else if row[k] <= cap {
+                    masks[c * words + k / 64] |= 1 << (k % 64);
+                }
+            }
+        }
+        Self {
+            names: names.into_iter().map(|(n, _)| ArcStr::from(n)).collect(),
+            words,
+            lat,
+            sum,
+            ceiling,
+            masks,
+        }
+    }
+
+    /// The regions within candidate `c`'s ceiling, as bit words.
+    pub fn mask(&self, c: usize) -> &[u64] {
+        &self.masks[c * self.words..(c + 1) * self.words]
+    }
+
+    /// Regions of the pool (interned names).
+    pub fn region_count(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether region `r` is within candidate `c`'s ceiling.
+    pub fn reaches(&self, c: usize, r: usize) -> bool {
+        self.masks[c * self.words + r / 64] >> (r % 64) & 1 == 1
+    }
+
+    /// The regions within `c`'s ceiling, its lowest latency first.
+    pub fn regions_by_latency(&self, c: usize) -> Vec<usize> {
+        let mut rs: Vec<usize> = (0..self.names.len())
+            .filter(|&r| self.reaches(c, r))
+            .collect();
+        rs.sort_by(|a, b| self.latency(c, *a).total_cmp(&self.latency(c, *b)));
+        rs
+    }
+
+    /// Candidate `c`'s current ceiling (milliseconds).
+    pub fn ceiling(&self, c: usize) -> f64 {
+        self.ceiling[c]
+    }
+
+    /// Whether `c` shares a region with a group whose intersection is `group`.
+    pub fn compatible(&self, group: &[u64], c: usize) -> bool {
+        group.iter().zip(self.mask(c)).any(|(a, b)| a & b != 0)
+    }
+
+    /// Narrows the intersection `group` to the regions of `c` too.
+    pub fn narrow(&self, group: &mut [u64], c: usize) {
+        let words = self.words;
+        for (a, b) in group
+            .iter_mut()
+            .zip(&self.masks[c * words..(c + 1) * words])
+        {
+            *a &= *b;
+        }
+    }
+
+    fn latency(&self, c: usize, r: usize) -> f64 {
+        self.lat[c * self.names.len() + r]
+    }
+
+    /// The region of a formed `group` (candidate indices): among the regions
+    /// within every member's ceiling, the lowest worst-member latency, ties
+    /// the lowest mean over the players, then the name. `None` when no
+    /// region is feasible (a pass never forms such a group).
+    pub fn choose(&self, candidates: &[Candidate], group: &[usize]) -> Option<ArcStr> {
+        let mut mask = self.mask(*group.first()?).to_vec();
+        for &c in &group[1..] {
+            self.narrow(&mut mask, c);
+        }
+        let mut best: Option<(f64, f64, usize)> = None;
+        for r in (0..self.names.len()).filter(|r| mask[r / 64] >> (r % 64) & 1 == 1) {
+            let worst = group
+                .iter()
+                .map(|&c| self.latency(c, r))
+                .fold(f64::NEG_INFINITY, f64::max);
+            let (mut sum, mut n) = (0.0, 0.0);
+            for &c in group {
+                sum += self.sum[c * self.names.len() + r];
+                n += candidates[c].searches.len() as f64;
+            }
+            let mean = sum / f64::max(n, 1.0);
+            // Names are sorted: on equal latencies the first region stays.
+            if best.is_none_or(|(w, m, _)| worst < w || (worst == w && mean < m)) {
+                best = Some((worst, mean, r));
+            }
+        }
+        best.map(|(_, _, r)| self.names[r].clone())
+    }
+
+    /// `NO_COMMON_REGION` for `anchor` over the candidates `tried` (its
+    /// in-range partners, anchor included): the region with the lowest
+    /// worst latency among them, that latency, and the anchor's ceiling.
+    pub fn reason(&self, anchor: usize, tried: &[usize]) -> WaitingReason {
+        let mut best: Option<(f64, usize)> = None;
+        for r in 0..self.names.len() {
+            let worst = tried
+                .iter()
+                .chain(std::iter::once(&anchor))
+                .map(|&c| self.latency(c, r))
+                .fold(f64::NEG_INFINITY, f64::max);
+            if worst.is_finite() && best.is_none_or(|(w, _)| worst < w) {
+                best = Some((worst, r));
+            }
+        }
+        WaitingReason::NoCommonRegion {
+            best_region: best.map(|(_, r)| self.names[r].to_string()),
+            worst_latency_ms: best.map(|(w, _)| w),
+            ceiling_ms: self.ceiling[anchor],
+        }
+    }
+}
