@@ -24,7 +24,7 @@ impl Leases for MemoryPoolStore {
             return Ok(None);
         }
         pool.fence = (pool.fence + 1) % (1 << 32);
-        let token = (epoch % MAX_LEASE_EPOCH) << 32 | pool.fence;
+        let token = ((epoch % MAX_LEASE_EPOCH) << 32) | pool.fence;
         pool.lease = Some(Lease {
             token,
             expires: now + ttl,
