@@ -260,7 +260,11 @@ impl ApiError {
 
     /// `401 TICKET_INVALID`, the same for every kind of bad ticket token.
     pub fn ticket_invalid() -> Self {
-        Self::new(Code::TicketInvalid, "the ticket is unknown or has expired")
+        Self::new(
+            Code::TicketInvalid,
+            "the ticket is unknown or has expired; a ticket that has not expired was lost \
+             with the matchmaking store's data (its search too): create a new ticket",
+        )
     }
 
     /// `409 PLAYER_ALREADY_SEARCHING` naming the live ticket (`ticketId`).

@@ -35,6 +35,7 @@ mod m20261201_000052_e_max_pending_tickets;
 mod m20261201_000061_f_delivery_fencing;
 mod m20261201_000062_f_match_shape;
 mod m20261201_000071_g_regions;
+mod m20261201_000072_g_lease_epochs;
 pub mod names;
 mod ops;
 
@@ -59,6 +60,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000061_f_delivery_fencing::Migration),
             Box::new(m20261201_000062_f_match_shape::Migration),
             Box::new(m20261201_000071_g_regions::Migration),
+            Box::new(m20261201_000072_g_lease_epochs::Migration),
         ]
     }
 }

@@ -62,7 +62,11 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         eprintln!("error: --lease-ttl-seconds must be between 0.3 and 600");
         return ExitCode::FAILURE;
     }
-    let db = match matchplane_store::db::connect(&args.database_url).await {
+    // Bounded waits: while the database is out of reach a cycle's reads and
+    // writes fail after seconds, and the mode keeps matching on its last
+    // known config.
+    let timeouts = matchplane_store::db::DbTimeouts::default();
+    let db = match matchplane_store::db::connect_with(&args.database_url, timeouts).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");
@@ -77,7 +81,10 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
     redis.prefix = args.redis_prefix;
     redis.response_timeout = Duration::from_secs(30);
     let pool: Arc<dyn PoolStore> = match RedisPoolStore::connect(redis).await {
-        Ok(pool) => Arc::new(pool),
+        Ok(pool) => {
+            pool.warn_without_persistence().await;
+            Arc::new(pool)
+        }
         Err(err) => {
             eprintln!("error: cannot connect to Redis: {err}");
             return ExitCode::FAILURE;

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 /// tests use it to check that two workers never run one mode at once.
 pub type CycleHook = Arc<dyn Fn(&ModeKey, bool, Instant) + Send + Sync>;
 
+/// [`WorkerConfig::config_grace`]'s default: 10 minutes.
+pub const DEFAULT_CONFIG_GRACE: Duration = Duration::from_secs(600);
+
 /// Settings of one worker process.
 #[derive(Clone)]
 pub struct WorkerConfig {
@@ -49,6 +52,11 @@ pub struct WorkerConfig {
     pub delivery_lock: Duration,
     /// Pause of the delivery loop when nothing is due.
     pub delivery_poll: Duration,
+    /// How long a mode keeps cycling on its last known config while the
+    /// database cannot be read (10 min by default): pools, claims and the
+    /// outbox are in Redis, and the matches are stored once the database is
+    /// back. Past this the mode pauses until a read succeeds.
+    pub config_grace: Duration,
     /// Optional observer of cycle starts and ends.
     pub on_cycle: Option<CycleHook>,
 }
@@ -64,6 +72,7 @@ impl fmt::Debug for WorkerConfig {
             .field("delivery", &self.delivery)
             .field("schedule", &self.schedule)
             .field("per_endpoint", &self.per_endpoint)
+            .field("config_grace", &self.config_grace)
             .finish_non_exhaustive()
     }
 }
@@ -85,6 +94,7 @@ impl Default for WorkerConfig {
             max_in_flight: 256,
             delivery_lock: Duration::from_secs(30),
             delivery_poll: Duration::from_millis(250),
+            config_grace: DEFAULT_CONFIG_GRACE,
             on_cycle: None,
         }
     }

@@ -19,6 +19,9 @@ pub enum WorkerError {
     /// A blocking task (the matching core) panicked or was cancelled.
     #[error("the matching task stopped: {0}")]
     Task(String),
+    /// A step took longer than it may (a database that does not answer).
+    #[error("{0} timed out")]
+    Timeout(&'static str),
 }
 
 impl From<sea_orm::DbErr> for WorkerError {

@@ -13,6 +13,7 @@
 //!
 //! The loop waits; the tick ([`crate::tick`]) never does (STYLE 9).
 
+use crate::error::WorkerError;
 use crate::modes::{self, ModeConfig};
 use crate::record::Recorder;
 use crate::tick::{TickOutcome, Ticker};
@@ -46,7 +47,7 @@ pub async fn run(
     mut versions: watch::Receiver<i64>,
     cancel: CancellationToken,
 ) {
-    let mut cached: Option<ModeConfig> = None;
+    let mut cached: Option<(ModeConfig, Instant)> = None;
     loop {
         let Some(token) = acquire(&shared, &key, &cancel).await else {
             return;
@@ -75,7 +76,7 @@ async fn acquire(shared: &Shared, key: &ModeKey, cancel: &CancellationToken) -> 
         }
         match shared
             .pool
-            .acquire_lease(key, &shared.config.worker_id, ttl)
+            .acquire_lease_in_epoch(key, &shared.config.worker_id, shared.epoch, ttl)
             .await
         {
             Ok(Some(token)) => return Some(token),
@@ -101,14 +102,24 @@ async fn held(
     shared: &Shared,
     key: &ModeKey,
     token: u64,
-    cached: &mut Option<ModeConfig>,
+    cached: &mut Option<(ModeConfig, Instant)>,
     versions: &mut watch::Receiver<i64>,
     cancel: &CancellationToken,
 ) -> Held {
     let ttl = shared.config.lease_ttl;
     loop {
-        let config = match modes::refresh(&shared.db, key, cached.take()).await {
-            Ok(Some(config)) => config,
+        let last = cached.as_ref().map(|(config, _)| config.clone());
+        // Bounded: the lease is not renewed meanwhile, and a database that
+        // does not answer must not hold the mode up.
+        let limit = (ttl / 3).max(Duration::from_millis(250));
+        let read = tokio::time::timeout(limit, modes::refresh(&shared.db, key, last))
+            .await
+            .unwrap_or(Err(WorkerError::Timeout("reading the mode")));
+        let config = match read {
+            Ok(Some(config)) => {
+                *cached = Some((config.clone(), Instant::now()));
+                config
+            }
             Ok(None) => {
                 // Deleted: record the matches its last cycles claimed, and stop.
                 return match record(shared, key, token, false).await {
@@ -116,16 +127,25 @@ async fn held(
                     false => Held::Done,
                 };
             }
-            Err(err) => {
-                tracing::warn!(mode = %key.mode, error = %err, "reading the mode failed");
-                match wait(shared, key, token, ttl, versions, cancel).await {
-                    WaitEnd::Cancelled => return Held::Done,
-                    WaitEnd::LostLease => return Held::Lost,
-                    WaitEnd::Elapsed | WaitEnd::Changed => continue,
+            Err(err) => match known_config(cached.as_ref(), shared.config.config_grace) {
+                // The database is out of reach: cycle on the last config
+                // read, for `config_grace` since that read (pools, claims
+                // and the outbox are in Redis; matches are stored later).
+                Some(config) => {
+                    tracing::warn!(mode = %key.mode, error = %err, version = config.version,
+                        "reading the mode failed; cycling on the last known config");
+                    config
                 }
-            }
+                None => {
+                    tracing::warn!(mode = %key.mode, error = %err, "reading the mode failed");
+                    match wait(shared, key, token, ttl, versions, cancel).await {
+                        WaitEnd::Cancelled => return Held::Done,
+                        WaitEnd::LostLease => return Held::Lost,
+                        WaitEnd::Elapsed | WaitEnd::Changed => continue,
+                    }
+                }
+            },
         };
-        *cached = Some(config.clone());
         versions.mark_unchanged();
         // A full lease for the cycle: never start one on a lease about to end.
         if !renew(shared, key, token).await {
@@ -174,6 +194,13 @@ async fn held(
             WaitEnd::Elapsed | WaitEnd::Changed => {}
         }
     }
+}
+
+/// The config last read, if it was read less than `grace` ago.
+fn known_config(cached: Option<&(ModeConfig, Instant)>, grace: Duration) -> Option<ModeConfig> {
+    cached
+        .filter(|(_, read_at)| read_at.elapsed() < grace)
+        .map(|(config, _)| config.clone())
 }
 
 /// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]

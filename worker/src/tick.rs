@@ -144,7 +144,9 @@ async fn tick(
         pool.set_waiting_reasons(mode, &reasons).await?;
     }
     let total = report.read_pool + report.matching + report.claim;
-    cycle_stats::put(
+    // The cycle's figures are for the console: a database out of reach
+    // loses them, never the cycle (its claims are in the outbox already).
+    let stats = cycle_stats::put(
         db,
         mode_cycle_stat::Model {
             project_id: mode.project_id.clone(),
@@ -156,7 +158,10 @@ async fn tick(
             ran_at: now,
         },
     )
-    .await?;
+    .await;
+    if let Err(err) = stats {
+        tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+    }
     crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
     report.annotate = started.elapsed();
     let outcome = match report.matches {

@@ -31,6 +31,31 @@ pub struct Shared {
     pub pool: Arc<dyn PoolStore>,
     /// The database.
     pub db: DatabaseConnection,
+    /// This worker start's lease epoch (the high half of its fencing
+    /// tokens), taken from the database before any lease.
+    pub epoch: u64,
+}
+
+/// Takes this start's lease epoch, waiting (a try a second) while the
+/// database is unreachable: no lease is taken without it. `None` on
+/// shutdown.
+async fn take_epoch(
+    db: &DatabaseConnection,
+    worker_id: &str,
+    shutdown: &CancellationToken,
+) -> Option<u64> {
+    loop {
+        match matchplane_store::repos::lease_epochs::take(db, worker_id, chrono::Utc::now()).await {
+            Ok(epoch) => return Some(epoch),
+            Err(err) => {
+                tracing::warn!(error = %err, "taking the lease epoch failed; waiting for the database")
+            }
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return None,
+            () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+        }
+    }
 }
 
 /// Version sent to a mode's loop when the mode left the list.
@@ -58,7 +83,16 @@ pub async fn run_worker(
         ),
     ));
     let deliveries = DeliveryWorker::new(db.clone(), dispatcher, config.delivery_lock);
-    let shared = Arc::new(Shared { config, pool, db });
+    let Some(epoch) = take_epoch(&db, &config.worker_id, &shutdown).await else {
+        return Ok(());
+    };
+    tracing::info!(worker_id = %config.worker_id, epoch, "lease epoch taken");
+    let shared = Arc::new(Shared {
+        config,
+        pool,
+        db,
+        epoch,
+    });
 
     let delivery_task = {
         let shutdown = shutdown.clone();

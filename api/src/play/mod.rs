@@ -145,6 +145,7 @@ pub async fn connect_redis_with(
     use matchplane_store::pool::RedisPoolStore;
     use matchplane_store::tickets::RedisTicketStore;
     let pool = RedisPoolStore::connect(config).await?;
+    pool.warn_without_persistence().await;
     // Over the pool store's connection and prefix: one place names the keys.
     let tickets = RedisTicketStore::new(pool.clone());
     Ok(Play::new(Arc::new(pool), Arc::new(tickets), settings))

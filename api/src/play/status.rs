@@ -64,8 +64,9 @@ pub struct TicketStatus {
     /// settled flexible shape's `minTeams × min`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needed: Option<u32>,
-    /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED` or
-    /// `PONG_TIMEOUT` (absent when not recorded).
+    /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
+    /// `PONG_TIMEOUT`, or `SEARCH_LOST` (the pool lost the search with its
+    /// data; a new ticket is needed). Absent when not recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The match, once matched and stored. The game client (`GET

@@ -44,6 +44,10 @@ use std::sync::Arc;
 use std::time::Instant;
 use utoipa::IntoParams;
 
+/// `expired`'s `reason` for a search Redis no longer has at all (lost with
+/// its data, e.g. a restart without persistence): a new ticket is needed.
+pub const SEARCH_LOST: &str = "SEARCH_LOST";
+
 /// Query of `GET /v1/search`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -290,7 +294,12 @@ impl Held {
                     Check::Final(StatusMessage::Failed { code, message })
                 }
             },
-            None => Check::Final(StatusMessage::Expired { reason: None }),
+            // Neither live nor ended (ended records outlast any socket):
+            // the search was lost with Redis's data. Said so, rather than
+            // that it expired: the client needs a new ticket.
+            None => Check::Final(StatusMessage::Expired {
+                reason: Some(SEARCH_LOST.to_owned()),
+            }),
         }
     }
 

@@ -24,8 +24,14 @@ pub struct FaultProxy {
 impl FaultProxy {
     /// Starts a proxy to `upstream` (`host:port`) on 127.0.0.1, port 0.
     pub async fn start(upstream: &str) -> Self {
+        Self::start_on(upstream, 0).await
+    }
+
+    /// Starts a proxy to `upstream` on 127.0.0.1:`port` (0: any): a proxy
+    /// dropped with [`FaultProxy::drop_all`] comes back on its old port.
+    pub async fn start_on(upstream: &str, port: u16) -> Self {
         let upstream = upstream.to_owned();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let mode = Arc::new(AtomicU8::new(RELAY));
         let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();

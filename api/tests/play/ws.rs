@@ -22,7 +22,8 @@ on_both_pools!(
     the_studios_cancel_reaches_the_socket_and_closing_ends_the_search,
     a_refused_websocket_start_is_a_problem,
     every_ending_closes_with_1000,
-    a_socket_that_never_pongs_expires
+    a_socket_that_never_pongs_expires,
+    a_search_lost_with_redis_data_says_so,
 );
 
 async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
@@ -305,4 +306,44 @@ async fn a_socket_that_never_pongs_expires(pools: Pools) {
     let (_, again) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
     let mut ws = connect(addr, &again).await;
     assert_eq!(next_json(&mut ws).await["type"], "searching");
+}
+
+/// Redis loses its data under a search (a restart without persistence):
+/// the socket is told `expired` with `reason` `SEARCH_LOST`, and the
+/// ticket's REST status answers `401 TICKET_INVALID` with a detail saying
+/// the search may have been lost and a new ticket is needed.
+async fn a_search_lost_with_redis_data_says_so(pools: Pools) {
+    if pools == Pools::Memory {
+        // In memory the pool dies with the process only.
+        return;
+    }
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let (url, prefix) = (crate::harness::redis_url(), t.prefix.clone());
+    tokio::task::spawn_blocking(move || {
+        matchplane_store::pool::redis::delete_prefix_blocking(&url, &prefix).unwrap()
+    })
+    .await
+    .unwrap();
+    let lost = until(&mut ws, "expired").await;
+    assert_eq!(lost["reason"], "SEARCH_LOST", "{lost}");
+    let status = t
+        .call(
+            axum::http::Method::GET,
+            &format!("/v1/searches/{ticket}"),
+            Some(&format!("Ticket {token}")),
+            None,
+        )
+        .await;
+    status.assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+    let detail = status.body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("lost") && detail.contains("new ticket"),
+        "{detail}"
+    );
 }

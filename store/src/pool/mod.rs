@@ -50,7 +50,7 @@ use futures::stream::BoxStream;
 pub use matchplane_matchmaker::{Party, Search};
 
 pub use memory::MemoryPoolStore;
-pub use redis::{RedisPoolConfig, RedisPoolStore};
+pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
     ModeKey, OutboxEntry, PoolError, SearchState,
@@ -236,17 +236,41 @@ pub trait Claims: Send + Sync {
     }
 }
 
+/// Lease epochs stay below this (2²¹), so tokens stay below 2⁵³, exact in
+/// the Redis scripts' numbers.
+pub const MAX_LEASE_EPOCH: u64 = 1 << 21;
+
 /// A mode's lease: which worker runs its cycle, fenced by a token that only
 /// grows, so a worker that lost it cannot commit ([`Claims`] checks it).
 #[async_trait::async_trait]
 pub trait Leases: Send + Sync {
     /// Takes `mode`'s lease for `ttl` if nobody holds it, returning a fencing
-    /// token greater than every token handed out before for this mode.
-    /// `None` if another holder's lease is still running.
+    /// token greater than every token handed out before for this mode in
+    /// epoch 0 ([`Leases::acquire_lease_in_epoch`]). `None` if another
+    /// holder's lease is still running.
     async fn acquire_lease(
         &self,
         mode: &ModeKey,
         owner: &str,
+        ttl: Duration,
+    ) -> Result<Option<u64>, PoolError> {
+        self.acquire_lease_in_epoch(mode, owner, 0, ttl).await
+    }
+
+    /// Takes `mode`'s lease for `ttl` if nobody holds it, with a token of
+    /// `epoch`: `epoch × 2³²` plus the mode's fence counter. A worker takes
+    /// its epoch once per start from the database, so tokens of two worker
+    /// starts never repeat, even when the store loses its fence counter (a
+    /// Redis restart without persistence): a token names its holder, and a
+    /// renewal or claim under an older holder's token finds the lease
+    /// gone. Within one epoch tokens grow as long as the counter is kept.
+    /// `None` if another holder's lease is still running. `epoch` is taken
+    /// modulo [`MAX_LEASE_EPOCH`].
+    async fn acquire_lease_in_epoch(
+        &self,
+        mode: &ModeKey,
+        owner: &str,
+        epoch: u64,
         ttl: Duration,
     ) -> Result<Option<u64>, PoolError>;
 

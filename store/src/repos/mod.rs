@@ -13,6 +13,7 @@ pub mod error;
 pub mod game_modes;
 pub mod idempotency;
 mod insert_absent;
+pub mod lease_epochs;
 pub mod matches;
 pub mod projects;
 pub mod ratings;

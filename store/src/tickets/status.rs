@@ -62,7 +62,8 @@ pub enum StatusMessage {
     /// Expired (ticket expiry, a REST search not polled, a socket that
     /// stopped answering pings): final.
     Expired {
-        /// Why, when known: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`.
+        /// Why, when known: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`,
+        /// `SEARCH_LOST`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },

@@ -50,6 +50,19 @@ pub fn mode_config(name: &str, url: Option<&str>, cycle: f64) -> Value {
 
 impl Env {
     pub async fn new(url: Option<&str>, cycle: f64) -> Self {
+        let redis_url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
+            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned());
+        Self::on_redis(url, cycle, &redis_url).await
+    }
+
+    /// This test's database URL through `host:port` (a fault proxy).
+    pub fn db_url_via(&self, host_port: &str) -> String {
+        format!("postgres://postgres@{host_port}/{}", self.name)
+    }
+
+    /// [`Env::new`] on the Redis at `redis_url`.
+    pub async fn on_redis(url: Option<&str>, cycle: f64, redis_url: &str) -> Self {
+        let redis_url = redis_url.to_owned();
         let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
         let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
@@ -65,8 +78,6 @@ impl Env {
         let db = Database::connect(options).await.unwrap();
         matchplane_migrations::migrate(&db).await.unwrap();
 
-        let redis_url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
-            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned());
         let prefix = format!("t{}", ulid::Ulid::new().to_string().to_lowercase());
         let mut config = RedisPoolConfig::new(redis_url.clone());
         config.prefix = prefix.clone();

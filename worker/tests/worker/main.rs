@@ -6,6 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod env;
+#[path = "../../../api/tests/play/fault_proxy.rs"]
+#[allow(dead_code)]
+mod fault_proxy;
 #[path = "../../../webhook/tests/webhook/common/receiver.rs"]
 #[allow(dead_code)]
 mod receiver;
@@ -18,6 +21,7 @@ mod dev_mode;
 mod end_to_end;
 mod fairness;
 mod fencing;
+mod outages;
 mod recovery;
 mod regions;
 mod secret_rotation;

@@ -252,3 +252,99 @@ async fn redis_cpu(conn: &mut ConnectionManager) -> f64 {
         .filter_map(|l| l.split(':').nth(1)?.trim().parse::<f64>().ok())
         .sum()
 }
+
+/// Redis loses its data (a restart without persistence): the fence counter
+/// starts again, yet the worker that held the lease before cannot renew or
+/// claim under the lease another worker takes afterwards.
+#[tokio::test]
+async fn a_lost_fence_counter_repeats_no_token() {
+    use crate::pool::ClaimOutcome;
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let m = mode("ranked");
+    let ttl = Duration::from_secs(30);
+    let a = store
+        .acquire_lease_in_epoch(&m, "worker-a", 3, ttl)
+        .await
+        .unwrap()
+        .unwrap();
+    super::super::redis::delete_prefix_blocking(&harness.url, &harness.prefix).unwrap();
+    let b = store
+        .acquire_lease_in_epoch(&m, "worker-b", 4, ttl)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_ne!(a, b, "the counter restarted, the tokens differ");
+    assert!(!store.renew_lease(&m, a, ttl).await.unwrap(), "a lost it");
+    store
+        .add_search(&m, &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
+    let claim = crate::pool::Claim {
+        match_id: "mat_a".into(),
+        ticket_ids: vec!["t1".into()],
+        player_ids: vec!["p1".into()],
+        record_json: "{}".into(),
+    };
+    assert_eq!(
+        store.claim(&m, a, &claim).await.unwrap(),
+        ClaimOutcome::LeaseLost
+    );
+    assert!(store.renew_lease(&m, b, ttl).await.unwrap(), "b holds it");
+}
+
+/// Each worker start reads the outbox under a new consumer name: the
+/// consumers of workers gone (idle, nothing pending) are removed by the
+/// next read, once what they held is taken over.
+#[tokio::test]
+async fn dead_outbox_consumers_are_removed() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let mut conn = harness.store.inner_conn();
+    let m = mode("ranked");
+    let token = super::lease(store.as_ref(), &m).await;
+    super::add_solos(store.as_ref(), &m, 6).await;
+    let idle = Duration::from_millis(150);
+    for (i, pair) in [["t1", "t2"], ["t3", "t4"], ["t5", "t6"]]
+        .iter()
+        .enumerate()
+    {
+        store
+            .claim(&m, token, &super::claim_of(&format!("mat_{i}"), pair))
+            .await
+            .unwrap();
+    }
+    // Three workers each take an entry and die before acknowledging it.
+    for dead in ["c1", "c2", "c3"] {
+        assert_eq!(store.read_outbox(&m, dead, 1, idle).await.unwrap().len(), 1);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let outbox = crate::pool::redis::keys::ModeKeys::new(&harness.prefix, &m).outbox;
+    let names = |conn: &mut ConnectionManager| {
+        let (mut conn, outbox) = (conn.clone(), outbox.clone());
+        async move {
+            let reply: Vec<redis::Value> = redis::cmd("XINFO")
+                .arg("CONSUMERS")
+                .arg(&outbox)
+                .arg("outbox")
+                .query_async(&mut conn)
+                .await
+                .unwrap();
+            let mut names: Vec<String> = reply
+                .into_iter()
+                .map(|c| {
+                    let fields: Vec<redis::Value> = redis::from_redis_value(c).unwrap();
+                    redis::from_redis_value(fields[1].clone()).unwrap()
+                })
+                .collect();
+            names.sort();
+            names
+        }
+    };
+    assert_eq!(names(&mut conn).await, ["c1", "c2", "c3"]);
+    // c4 takes their entries over (XAUTOCLAIM): they then hold nothing, and
+    // the same read removes them.
+    let taken = store.read_outbox(&m, "c4", 10, idle).await.unwrap();
+    assert_eq!(taken.len(), 3);
+    assert_eq!(names(&mut conn).await, ["c4"]);
+}

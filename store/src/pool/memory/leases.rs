@@ -6,14 +6,15 @@ use async_trait::async_trait;
 use tokio::time::Instant;
 
 use super::{Lease, MemoryPoolStore};
-use crate::pool::{Leases, ModeKey, PoolError};
+use crate::pool::{Leases, ModeKey, PoolError, MAX_LEASE_EPOCH};
 
 #[async_trait]
 impl Leases for MemoryPoolStore {
-    async fn acquire_lease(
+    async fn acquire_lease_in_epoch(
         &self,
         mode: &ModeKey,
         _owner: &str,
+        epoch: u64,
         ttl: Duration,
     ) -> Result<Option<u64>, PoolError> {
         let now = Instant::now();
@@ -22,12 +23,13 @@ impl Leases for MemoryPoolStore {
         if pool.lease_token(now).is_some() {
             return Ok(None);
         }
-        pool.fence += 1;
+        pool.fence = (pool.fence + 1) % (1 << 32);
+        let token = ((epoch % MAX_LEASE_EPOCH) << 32) | pool.fence;
         pool.lease = Some(Lease {
-            token: pool.fence,
+            token,
             expires: now + ttl,
         });
-        Ok(Some(pool.fence))
+        Ok(Some(token))
     }
 
     async fn renew_lease(

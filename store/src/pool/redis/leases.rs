@@ -5,14 +5,15 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{millis, RedisPoolStore};
-use crate::pool::{Leases, ModeKey, PoolError};
+use crate::pool::{Leases, ModeKey, PoolError, MAX_LEASE_EPOCH};
 
 #[async_trait]
 impl Leases for RedisPoolStore {
-    async fn acquire_lease(
+    async fn acquire_lease_in_epoch(
         &self,
         mode: &ModeKey,
         owner: &str,
+        epoch: u64,
         ttl: Duration,
     ) -> Result<Option<u64>, PoolError> {
         let keys = self.keys(mode);
@@ -25,6 +26,7 @@ impl Leases for RedisPoolStore {
             .arg("acquire")
             .arg(owner)
             .arg(millis(ttl))
+            .arg(epoch % MAX_LEASE_EPOCH)
             .invoke_async(&mut self.conn())
             .await?)
     }

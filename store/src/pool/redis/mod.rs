@@ -89,6 +89,8 @@ mod claims;
 pub(crate) mod keys;
 mod leases;
 mod outbox;
+mod persistence;
+pub use persistence::Persistence;
 mod projects;
 mod reads;
 mod searches;

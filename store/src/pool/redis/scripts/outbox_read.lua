@@ -1,6 +1,10 @@
 -- Reads up to `count` outbox entries for a consumer: first the entries idle
 -- for at least min_idle ms (a dead consumer's, taken over by XAUTOCLAIM),
--- then new ones. Creates the consumer group on first use.
+-- then new ones. Creates the consumer group on first use, and removes the
+-- consumers of workers that are gone: each worker start reads under a new
+-- consumer name, so a consumer idle for min_idle ms with nothing pending is
+-- deleted (a live one that is only slow is made again by its next read,
+-- and loses nothing: it held no entry).
 -- KEYS: 1 outbox
 -- ARGV: 1 group, 2 consumer, 3 count, 4 min idle ms
 -- Returns {id, matchId, record, id, matchId, record, ...}
@@ -28,6 +32,19 @@ if left > 0 then
   local fresh = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', left, 'STREAMS', KEYS[1], '>')
   if fresh then
     push(fresh[1][2])
+  end
+end
+local ok, consumers = pcall(redis.call, 'XINFO', 'CONSUMERS', KEYS[1], ARGV[1])
+if ok then
+  for _, consumer in ipairs(consumers) do
+    local info = {}
+    for i = 1, #consumer - 1, 2 do
+      info[consumer[i]] = consumer[i + 1]
+    end
+    if info['name'] ~= ARGV[2] and tonumber(info['pending']) == 0
+        and tonumber(info['idle']) >= tonumber(ARGV[4]) then
+      redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], info['name'])
+    end
   end
 end
 return out

@@ -1,0 +1,206 @@
+//! The worker through its dependencies' faults: a Redis restarted without
+//! persistence (its own `redis-server` on a spare port, which the test
+//! kills and starts again empty), and PostgreSQL out of reach (the fault
+//! proxy of the API's tests in front of it).
+
+use crate::env::Env;
+use crate::fault_proxy::FaultProxy;
+use matchplane_store::repos::matches;
+use matchplane_worker::config::CycleHook;
+use matchplane_worker::run_worker;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// A `redis-server` of this test alone, keeping nothing on disk.
+struct OwnRedis {
+    port: u16,
+    child: Option<Child>,
+}
+
+impl OwnRedis {
+    async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut redis = Self { port, child: None };
+        redis.spawn().await;
+        redis
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    async fn spawn(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server on the PATH");
+        self.child = Some(child);
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+                .await
+                .is_ok()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("redis-server did not start on {}", self.port);
+    }
+
+    /// Kills the server (everything it held is lost) and starts it again.
+    async fn restart(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+        self.spawn().await;
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+type Log = Arc<Mutex<Vec<(String, Instant)>>>;
+
+fn starts(name: &str, log: &Log) -> CycleHook {
+    let (name, log) = (name.to_owned(), Arc::clone(log));
+    Arc::new(move |_, start, at| {
+        if start {
+            log.lock().unwrap().push((name.clone(), at));
+        }
+    })
+}
+
+/// Two workers on one mode, Redis restarted empty five times under them:
+/// after each restart one worker runs the mode's cycles, never both (the
+/// fence counter starts again at zero, yet the old holder's token does not
+/// renew the lease the other worker takes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_restart_without_persistence_leaves_one_lease_holder() {
+    let mut redis = OwnRedis::start().await;
+    let env = Env::on_redis(None, 0.3, &redis.url()).await;
+    let log: Log = Arc::default();
+    let mut stops = Vec::new();
+    for name in ["one", "two"] {
+        let mut config = env.worker_config(name);
+        config.lease_ttl = Duration::from_millis(1500);
+        config.on_cycle = Some(starts(name, &log));
+        let stop = CancellationToken::new();
+        tokio::spawn(run_worker(
+            config,
+            env.pool.clone(),
+            env.db.clone(),
+            stop.clone(),
+        ));
+        stops.push(stop);
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for round in 0..5 {
+        redis.restart().await;
+        let restarted = Instant::now();
+        tokio::time::sleep(Duration::from_millis(3500)).await;
+        // Past the takeover (a lease time at most), one holder only.
+        let from = restarted + Duration::from_millis(2000);
+        let holders: std::collections::BTreeSet<String> = log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, at)| *at >= from)
+            .map(|(name, _)| name.clone())
+            .collect();
+        assert_eq!(
+            holders.len(),
+            1,
+            "after restart {round}, cycles on {holders:?} at once"
+        );
+    }
+    for stop in stops {
+        stop.cancel();
+    }
+}
+
+/// PostgreSQL out of reach for the worker: the mode keeps cycling on its
+/// last config (searches are claimed from Redis), and the matches claimed
+/// meanwhile are stored once the database is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_outage_keeps_matching_and_stores_afterwards() {
+    let env = Env::new(None, 0.1).await;
+    let upstream = "127.0.0.1:5432";
+    let mut proxy = FaultProxy::start(upstream).await;
+    let port = proxy.port;
+    let timeouts = matchplane_store::db::DbTimeouts {
+        connect: Duration::from_secs(1),
+        acquire: Duration::from_secs(1),
+    };
+    let url = env.db_url_via(&format!("127.0.0.1:{port}"));
+    let worker_db = matchplane_store::db::connect_with(&url, timeouts)
+        .await
+        .unwrap();
+    let stop = CancellationToken::new();
+    let mut config = env.worker_config("w");
+    config.lease_ttl = Duration::from_secs(2);
+    tokio::spawn(run_worker(
+        config,
+        env.pool.clone(),
+        worker_db,
+        stop.clone(),
+    ));
+
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    wait_for_matches(&env, 1, Duration::from_secs(10)).await;
+
+    proxy.drop_all();
+    for i in 0..10 {
+        env.add(&format!("out-{i}"), 1500.0).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !env.pool.snapshot(&env.mode).await.unwrap().is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "no search claimed while the database is out of reach"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(stored(&env).await, 1, "nothing stored during the outage");
+
+    proxy = FaultProxy::start_on(upstream, port).await;
+    wait_for_matches(&env, 6, Duration::from_secs(20)).await;
+    drop(proxy);
+    stop.cancel();
+}
+
+async fn stored(env: &Env) -> usize {
+    matches::list(&env.db, &env.project_id, None, None, 1000)
+        .await
+        .unwrap()
+        .len()
+}
+
+async fn wait_for_matches(env: &Env, n: usize, within: Duration) {
+    let deadline = Instant::now() + within;
+    loop {
+        let count = stored(env).await;
+        if count >= n {
+            assert_eq!(count, n);
+            return;
+        }
+        assert!(Instant::now() < deadline, "{count} matches stored, not {n}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
