@@ -2005,8 +2005,9 @@ export interface components {
              */
             queuedAt?: string | null;
             /**
-             * @description Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED` or
-             *     `PONG_TIMEOUT` (absent when not recorded).
+             * @description Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
+             *     `PONG_TIMEOUT`, or `SEARCH_LOST` (the pool lost the search with its
+             *     data; a new ticket is needed). Absent when not recorded.
              */
             reason?: string | null;
             /** @description `created`, `searching`, `matched`, `cancelled`, `expired` or `failed`. */
