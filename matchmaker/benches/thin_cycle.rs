@@ -8,71 +8,17 @@
 //! `cargo bench -p matchplane-matchmaker --bench thin_cycle`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use matchplane_matchmaker::{
-    run_cycle, Algorithm, Bots, GameModeConfig, Parties, Relaxation, Search, TeamAssignment,
-};
-use rand::{Rng, SeedableRng};
+use matchplane_matchmaker::{run_cycle, Algorithm, Bots, GameModeConfig, Relaxation};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::path::PathBuf;
 
-fn real_ratings() -> Vec<f64> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/lichess/lichess-games.csv");
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let mut out = Vec::new();
-    for record in reader.records().flatten() {
-        for col in [10, 12] {
-            if let Some(v) = record.get(col).and_then(|v| v.parse().ok()) {
-                out.push(v);
-            }
-        }
-    }
-    out
-}
+#[path = "../tests/common.rs"]
+mod common;
+mod support;
 
-fn pool(n: usize, ratings: &[f64], rng: &mut ChaCha8Rng) -> Vec<Search> {
-    (0..n)
-        .map(|i| {
-            let mmr = if ratings.is_empty() {
-                let (u1, u2): (f64, f64) = (rng.gen_range(1e-9..1.0), rng.gen());
-                1590.0 + 290.0 * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-            } else {
-                ratings[rng.gen_range(0..ratings.len())]
-            };
-            Search::solo(
-                format!("tkt_{i}"),
-                format!("p{i}"),
-                mmr.clamp(0.0, 3000.0),
-                -rng.gen_range(0.0..90.0),
-            )
-        })
-        .collect()
-}
-
+/// A fixed 1 % window, so the later passes have work.
 fn plain() -> GameModeConfig {
-    GameModeConfig {
-        name: "bench".into(),
-        enabled: true,
-        match_shape: vec![5, 5].into(),
-        matchmaking_cycle_duration_seconds: 1.0,
-        algorithm: Algorithm::Mmr {
-            min_mmr: 0.0,
-            max_mmr: 3000.0,
-            base_tolerance: 1.0,
-            expansion_multiplier: 1.0,
-            max_tolerance: None,
-        },
-        team_assignment: TeamAssignment::Balanced,
-        parties: Parties::default(),
-        ticket_ttl_seconds: 600,
-        webhook: None,
-        ratings: None,
-        relaxations: Vec::new(),
-        bots: None,
-        regions: None,
-    }
+    common::mmr_mode(&[5, 5], 1.0, 1.0)
 }
 
 fn thin() -> GameModeConfig {
@@ -99,10 +45,10 @@ fn thin() -> GameModeConfig {
 }
 
 fn bench_thin(c: &mut Criterion) {
-    let ratings = real_ratings();
+    let ratings = support::real_ratings();
     let n = 100_000usize;
     let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
-    let searches = pool(n, &ratings, &mut rng);
+    let searches = support::solo_pool(n, &ratings, 90.0, &mut rng);
     let mut group = c.benchmark_group("thin_cycle_100k");
     group.sample_size(10);
     group.throughput(Throughput::Elements(n as u64));

@@ -1,0 +1,49 @@
+//! Pools shared by the matching-core benchmarks: solo candidates with the
+//! real Lichess ratings of `data/lichess/lichess-games.csv` (a normal draw
+//! around that data's mean 1590 and deviation 290 if the file is absent).
+
+use matchplane_matchmaker::Search;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::path::PathBuf;
+
+/// Every white and black rating of the repository's real games, or nothing
+/// when the file is absent.
+pub fn real_ratings() -> Vec<f64> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/lichess/lichess-games.csv");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut out = Vec::new();
+    for record in reader.records().flatten() {
+        for col in [10, 12] {
+            if let Some(v) = record.get(col).and_then(|v| v.parse().ok()) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// `n` solo searches rated from `ratings` (clamped to 0..=3000), queued
+/// uniformly 0 to `max_wait` seconds before time 0.
+pub fn solo_pool(n: usize, ratings: &[f64], max_wait: f64, rng: &mut ChaCha8Rng) -> Vec<Search> {
+    (0..n)
+        .map(|i| {
+            let mmr = if ratings.is_empty() {
+                // Box-Muller around the data's mean and deviation.
+                let (u1, u2): (f64, f64) = (rng.gen_range(1e-9..1.0), rng.gen());
+                1590.0 + 290.0 * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+            } else {
+                ratings[rng.gen_range(0..ratings.len())]
+            };
+            Search::solo(
+                format!("tkt_{i}"),
+                format!("p{i}"),
+                mmr.clamp(0.0, 3000.0),
+                -rng.gen_range(0.0..max_wait),
+            )
+        })
+        .collect()
+}
