@@ -16,7 +16,6 @@ use crate::latency::Regions;
 use crate::reasons::WaitingReason;
 use crate::search::Search;
 use arcstr::ArcStr;
-use rustc_hash::FxHashMap;
 
 /// Per-cycle region data of every candidate.
 #[derive(Debug, Clone)]
@@ -43,23 +42,53 @@ impl RegionTable {
         candidates: &[Candidate],
         waits: &[f64],
     ) -> Self {
-        // One pass over the maps: names interned in first-seen order, each
-        // entry kept as (interned id, milliseconds), candidate by candidate.
-        let mut index: FxHashMap<&str, usize> = FxHashMap::default();
-        let mut entries: Vec<(u32, f64)> = Vec::with_capacity(candidates.len() * 8);
-        let mut ends: Vec<usize> = Vec::with_capacity(candidates.len());
+        // One pass over the maps, in pool order (the order the searches
+        // sit in memory, so reading them streams rather than jumping from
+        // candidate to candidate): names interned in first-seen order, each
+        // entry kept as (interned id, milliseconds), search by search. A map
+        // is sorted by name, and so is `known` (the names interned so far,
+        // with their ids): a map's names are found by walking both in step,
+        // a few short comparisons per entry and no hashing.
+        let mut wanted = vec![false; pool.len()];
         for c in candidates {
             for &i in &c.searches {
-                for (name, ms) in pool[i].latencies.iter().flat_map(|l| l.iter()) {
-                    let next = index.len();
-                    let id = *index.entry(name.as_str()).or_insert(next);
-                    entries.push((id as u32, *ms));
-                }
+                wanted[i] = true;
             }
-            ends.push(entries.len());
         }
-        let mut names: Vec<(&str, usize)> = index.iter().map(|(n, i)| (*n, *i)).collect();
-        names.sort_unstable();
+        let mut known: Vec<(&str, usize)> = Vec::new();
+        let mut entries: Vec<(u32, f64)> = Vec::with_capacity(candidates.len() * 8);
+        let mut spans: Vec<(u32, u32)> = vec![(0, 0); pool.len()];
+        for (i, search) in pool.iter().enumerate() {
+            if !wanted[i] {
+                continue;
+            }
+            let from = entries.len() as u32;
+            let mut at = 0;
+            for (name, ms) in search.latencies.iter().flat_map(|l| l.iter()) {
+                let name = name.as_str();
+                // Most maps name the same regions: the next known name is
+                // usually the one (an equality test, lengths first).
+                if at < known.len() && known[at].0 != name {
+                    while at < known.len() && known[at].0 < name {
+                        at += 1;
+                    }
+                }
+                if at == known.len() || known[at].0 != name {
+                    // Not ahead of the walk: known elsewhere, or new.
+                    at = match known.binary_search_by(|(n, _)| (*n).cmp(name)) {
+                        Ok(k) => k,
+                        Err(k) => {
+                            known.insert(k, (name, known.len()));
+                            k
+                        }
+                    };
+                }
+                entries.push((known[at].1 as u32, *ms));
+                at += 1;
+            }
+            spans[i] = (from, entries.len() as u32);
+        }
+        let names = known;
         let mut remap = vec![0; names.len()];
         for (sorted, (_, first)) in names.iter().enumerate() {
             remap[*first] = sorted;
@@ -71,18 +100,19 @@ impl RegionTable {
         let mut seen = vec![0u32; r];
         let mut masks = vec![0u64; candidates.len() * words];
         let mut ceiling = Vec::with_capacity(candidates.len());
-        let mut start = 0;
         for (c, cand) in candidates.iter().enumerate() {
             let row = &mut lat[c * r..(c + 1) * r];
             let sums = &mut sum[c * r..(c + 1) * r];
             seen.iter_mut().for_each(|s| *s = 0);
-            for &(id, ms) in &entries[start..ends[c]] {
-                let k = remap[id as usize];
-                row[k] = row[k].max(ms);
-                sums[k] += ms;
-                seen[k] += 1;
+            for &i in &cand.searches {
+                let (from, to) = spans[i];
+                for &(id, ms) in &entries[from as usize..to as usize] {
+                    let k = remap[id as usize];
+                    row[k] = row[k].max(ms);
+                    sums[k] += ms;
+                    seen[k] += 1;
+                }
             }
-            start = ends[c];
             let members = cand.searches.len() as u32;
             let cap = regions.ceiling(waits[c]);
             ceiling.push(cap);
