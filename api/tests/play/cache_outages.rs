@@ -125,3 +125,76 @@ async fn a_read_only_database_never_fails_a_key_check() {
     drop_database(&name).await;
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
+
+/// A key revoked elsewhere while the database was out is refused within a
+/// second of the database being back: the cached key answers only while
+/// the database cannot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revocation_is_honoured_once_the_database_is_back() {
+    let host = postgres_host();
+    let proxy = FaultProxy::start(&host).await;
+    let port = proxy.port;
+    let (db_url, name) = database(Some(&proxy)).await;
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let app = app(&db_url, &redis_url(), &prefix).await;
+    let (project, key) = studio(&app).await;
+    let tickets = format!("/v1/projects/{project}/tickets");
+    let before = send(
+        &app,
+        Method::POST,
+        &tickets,
+        Some(&key),
+        Some(solo("duel", "z")),
+    )
+    .await;
+    assert_eq!(before.status, StatusCode::CREATED, "{}", before.body);
+
+    proxy.drop_all();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    // Another instance revokes the key (straight in the database).
+    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let direct = format!("{}/{name}", &admin[..admin.rfind('/').unwrap()]);
+    let conn = Database::connect(&direct).await.unwrap();
+    conn.execute_unprepared("UPDATE api_keys SET revoked_at = now()")
+        .await
+        .unwrap();
+    conn.close().await.ok();
+    let during = send(
+        &app,
+        Method::POST,
+        &tickets,
+        Some(&key),
+        Some(solo("duel", "a")),
+    )
+    .await;
+    assert_eq!(during.status, StatusCode::CREATED, "{}", during.body);
+
+    // The database is back: within about a second the key is refused.
+    let _back = FaultProxy::start_on(&host, port).await;
+    let started = std::time::Instant::now();
+    let mut last = StatusCode::CREATED;
+    while started.elapsed() < Duration::from_secs(4) {
+        last = send(
+            &app,
+            Method::POST,
+            &tickets,
+            Some(&key),
+            Some(solo("duel", "b")),
+        )
+        .await
+        .status;
+        if last == StatusCode::UNAUTHORIZED {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(last, StatusCode::UNAUTHORIZED);
+    assert!(
+        started.elapsed() < Duration::from_millis(2_500),
+        "refused after {:?}",
+        started.elapsed()
+    );
+    drop_database(&name).await;
+    let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
+}
