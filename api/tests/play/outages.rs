@@ -1,8 +1,10 @@
 //! Outages answered honestly: with Redis stopped, or PostgreSQL
 //! black-holed (a proxy in front of each that the test breaks), a request
 //! that needs it is answered `503 SERVICE_UNAVAILABLE` with `Retry-After`
-//! and a problem body within a bound, and `/readyz` answers `503` with its
-//! documented body naming the dependency.
+//! and a problem body within a bound, and `/readyz` answers with its
+//! documented body naming the dependency (`503` for Redis, `200`
+//! `degraded` for PostgreSQL: keys and configs answer from cache, see
+//! `cache_outages`).
 //!
 //! Before: `500 INTERNAL` without `Retry-After` after about 9.5 s (Redis),
 //! no answer for the whole outage (PostgreSQL), and `/readyz`'s body was
