@@ -10,6 +10,7 @@
 
 use crate::cache::TtlCache;
 use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
+use crate::key_usage::KeyUsage;
 use crate::problem::ApiError;
 use crate::scopes::{required_scope, Scope, Scopes};
 use crate::state::AppState;
@@ -37,13 +38,18 @@ pub struct CachedKey {
 /// active key has this digest, so a client retrying a dead key gets its
 /// `401` without a database query. The handlers that revoke keys, change a
 /// project's tier, write tiers or delete projects make it stale
-/// ([`TtlCache::invalidate_all`]).
+/// ([`TtlCache::invalidate_all`]). Through a database outage known keys
+/// keep answering ([`crate::cache::OUTAGE_GRACE`]); their uses are written
+/// in the background ([`KeyUsage`]).
 #[derive(Debug)]
-pub struct KeyCache(pub TtlCache<CredentialDigest, Option<CachedKey>>);
+pub struct KeyCache(
+    pub TtlCache<CredentialDigest, Option<CachedKey>>,
+    pub KeyUsage,
+);
 
 impl Default for KeyCache {
     fn default() -> Self {
-        Self(TtlCache::new(KEY_CACHE_CAPACITY))
+        Self(TtlCache::new(KEY_CACHE_CAPACITY), KeyUsage::default())
     }
 }
 
@@ -156,11 +162,16 @@ async fn lookup_key(
     state: &AppState,
     hash: &CredentialDigest,
 ) -> Result<Option<CachedKey>, ApiError> {
-    state.keys.0.get(hash, || fetch_key(state, hash)).await
+    state
+        .keys
+        .0
+        .get(hash, &state.play.cache.outage, || fetch_key(state, hash))
+        .await
 }
 
 /// The key of `hash` from the database, if active, with its tier's rate
-/// limit; marks it used.
+/// limit; its use recorded for the background writer (no write here, so a
+/// read-only database still checks keys).
 async fn fetch_key(
     state: &AppState,
     hash: &CredentialDigest,
@@ -170,13 +181,19 @@ async fn fetch_key(
     };
     let project = projects::get(&state.db, &key.project_id).await?;
     let tier = tiers::get(&state.db, &project.tier).await?.to_tier();
-    api_keys::touch(&state.db, &key.project_id, &key.id, Utc::now()).await?;
-    Ok(Some(CachedKey {
+    let cached = CachedKey {
         key_id: key.id.into(),
         project_id: key.project_id.into(),
         requests_per_second: tier.requests_per_second,
         scopes: Scopes::parse_stored(&key.scopes),
-    }))
+    };
+    state.keys.1.record(
+        &state.db,
+        cached.project_id.clone(),
+        cached.key_id.clone(),
+        Utc::now(),
+    );
+    Ok(Some(cached))
 }
 
 impl FromRequestParts<AppState> for Caller {

@@ -21,6 +21,7 @@ pub mod deadline;
 pub mod edge;
 pub mod extract;
 pub mod idempotency;
+pub mod key_usage;
 pub mod observe;
 pub mod openapi;
 pub mod play;

@@ -5,7 +5,7 @@
 //! [`ConfigCache::quotas_written`]); another instance's change is seen
 //! within [`crate::cache::CACHE_TTL`].
 
-use crate::cache::{CacheKey, TtlCache};
+use crate::cache::{CacheKey, Outage, TtlCache};
 use crate::problem::ApiError;
 use matchplane_matchmaker::validation::is_valid_name;
 use matchplane_matchmaker::GameModeConfig;
@@ -54,6 +54,10 @@ impl CacheKey<(String, String)> for ModeRef<'_> {
 pub struct ConfigCache {
     modes: TtlCache<(String, String), Option<Arc<GameModeConfig>>>,
     quotas: TtlCache<String, Quotas>,
+    /// Whether the database was just found out of reach: shared with the
+    /// key cache, so a request through an outage pays at most one failed
+    /// load.
+    pub outage: Outage,
 }
 
 impl Default for ConfigCache {
@@ -61,6 +65,7 @@ impl Default for ConfigCache {
         Self {
             modes: TtlCache::new(CAPACITY),
             quotas: TtlCache::new(CAPACITY),
+            outage: Outage::default(),
         }
     }
 }
@@ -82,7 +87,7 @@ impl ConfigCache {
             return Ok(None);
         }
         self.modes
-            .get(&ModeRef(project_id, name), || {
+            .get(&ModeRef(project_id, name), &self.outage, || {
                 fetch_mode(db, project_id, name)
             })
             .await
@@ -125,7 +130,7 @@ impl ConfigCache {
 
     async fn quotas(&self, db: &DatabaseConnection, project_id: &str) -> Result<Quotas, ApiError> {
         self.quotas
-            .get(project_id, || fetch_quotas(db, project_id))
+            .get(project_id, &self.outage, || fetch_quotas(db, project_id))
             .await
     }
 

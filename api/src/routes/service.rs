@@ -15,7 +15,9 @@ use utoipa::ToSchema;
 #[schema(example = json!({"status": "ready", "database": "ok", "redis": "ok", "liveStore": "redis"}))]
 #[serde(rename_all = "camelCase")]
 pub struct Health {
-    /// `ok`, `ready` or `unavailable`.
+    /// `ok`, `ready`, `degraded` (the database is unreachable: keys and
+    /// configs answer from this instance's cache, see the operations
+    /// guide) or `unavailable` (Redis is unreachable).
     pub status: &'static str,
     /// `ok` or `unreachable` (readiness only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -47,12 +49,15 @@ pub async fn healthz() -> Json<Health> {
 pub const READINESS_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The database and the live store (Redis) answer, each within
-/// [`READINESS_CHECK_TIMEOUT`]. A `503` carries this same body, naming the
-/// dependency that is `unreachable`, with `Retry-After`.
+/// [`READINESS_CHECK_TIMEOUT`]. The database unreachable is `200` with
+/// `status` `degraded` (this instance keeps serving known keys and configs
+/// from its cache, and players' searches from Redis); Redis unreachable is
+/// `503` with this same body, naming the dependency that is
+/// `unreachable`, and `Retry-After`.
 #[utoipa::path(get, path = "/readyz", tag = "service", operation_id = "getReadiness",
     responses(
-        (status = 200, description = "Ready to serve", body = Health),
-        (status = 503, description = "A dependency is unreachable: the body names it (`unreachable`), `Retry-After` says when to ask again", body = Health,
+        (status = 200, description = "Ready to serve; `degraded` when the database is unreachable and known keys and configs answer from cache", body = Health),
+        (status = 503, description = "The live store (Redis) is unreachable: the body names it (`unreachable`), `Retry-After` says when to ask again", body = Health,
             headers(("Retry-After" = u64, description = "Seconds to wait before asking again")))))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
     let (db, live) = tokio::join!(
@@ -67,9 +72,15 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     }
     let word = |ok: bool| if ok { "ok" } else { "unreachable" };
     let store = state.play.tickets.live_store();
-    let ready = db.is_ok() && live.is_ok();
+    // Without the database this instance still serves from its cache;
+    // without the live store it serves nothing of the players' side.
+    let ready = live.is_ok();
     let body = Json(Health {
-        status: if ready { "ready" } else { "unavailable" },
+        status: match (ready, db.is_ok()) {
+            (false, _) => "unavailable",
+            (true, true) => "ready",
+            (true, false) => "degraded",
+        },
         database: Some(word(db.is_ok())),
         redis: (store == "redis").then(|| word(live.is_ok())),
         live_store: Some(store),

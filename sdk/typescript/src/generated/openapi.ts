@@ -51,8 +51,11 @@ export interface paths {
         };
         /**
          * The database and the live store (Redis) answer, each within
-         *     [`READINESS_CHECK_TIMEOUT`]. A `503` carries this same body, naming the
-         *     dependency that is `unreachable`, with `Retry-After`.
+         *     [`READINESS_CHECK_TIMEOUT`]. The database unreachable is `200` with
+         *     `status` `degraded` (this instance keeps serving known keys and configs
+         *     from its cache, and players' searches from Redis); Redis unreachable is
+         *     `503` with this same body, naming the dependency that is
+         *     `unreachable`, and `Retry-After`.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1104,7 +1107,11 @@ export interface components {
              *     (readiness only, and only when the live store is Redis).
              */
             redis?: string | null;
-            /** @description `ok`, `ready` or `unavailable`. */
+            /**
+             * @description `ok`, `ready`, `degraded` (the database is unreachable: keys and
+             *     configs answer from this instance's cache, see the operations
+             *     guide) or `unavailable` (Redis is unreachable).
+             */
             status: string;
         };
         /**
@@ -2409,7 +2416,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready to serve */
+            /** @description Ready to serve; `degraded` when the database is unreachable and known keys and configs answer from cache */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2418,7 +2425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description A dependency is unreachable: the body names it (`unreachable`), `Retry-After` says when to ask again */
+            /** @description The live store (Redis) is unreachable: the body names it (`unreachable`), `Retry-After` says when to ask again */
             503: {
                 headers: {
                     /** @description Seconds to wait before asking again */
