@@ -249,3 +249,19 @@ impl Drop for Env {
         .join();
     }
 }
+
+/// The JSON body of a received webhook, after checking its signature with
+/// the test mode's secret (a five-minute tolerance around its arrival).
+pub fn verified_body(env: &Env, request: &crate::receiver::Received) -> Value {
+    crate::verify::verify(
+        &env.secret,
+        &request.header("webhook-id"),
+        &request.header("webhook-timestamp"),
+        &request.header("webhook-signature"),
+        &request.body,
+        request.received_at.timestamp(),
+        300,
+    )
+    .unwrap();
+    serde_json::from_slice(&request.body).unwrap()
+}

@@ -4,9 +4,8 @@
 //! removed from) a mode are in force from the next cycle; a waiting search
 //! carries `found` and `needed`.
 
-use crate::env::{mode_config, Env};
+use crate::env::{mode_config, verified_body, Env};
 use crate::receiver::{Receiver, Reply};
-use crate::verify::verify;
 use chrono::Utc;
 use matchplane_store::pool::SearchState;
 use matchplane_store::repos::{game_modes, matches};
@@ -36,17 +35,7 @@ async fn delivered_body(env: &Env, receiver: &Receiver) -> Value {
     assert_eq!(attempted.len(), 1);
     let received = receiver.received();
     let request = received.last().unwrap();
-    verify(
-        &env.secret,
-        &request.header("webhook-id"),
-        &request.header("webhook-timestamp"),
-        &request.header("webhook-signature"),
-        &request.body,
-        request.received_at.timestamp(),
-        300,
-    )
-    .unwrap();
-    serde_json::from_slice(&request.body).unwrap()
+    verified_body(env, request)
 }
 
 async fn status_of(env: &Env, ticket: &str) -> Value {
