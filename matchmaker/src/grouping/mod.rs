@@ -30,6 +30,9 @@ use crate::regions::RegionTable;
 use crate::teams::can_pack;
 use crate::tolerance::fits;
 
+mod fifo;
+mod regional;
+
 const NONE: usize = usize::MAX;
 
 /// What one try built around an anchor.
@@ -166,65 +169,6 @@ impl<'a> Grouper<'a> {
         }
     }
 
-    /// Adds the region rule: a joiner must share a region within every
-    /// member's ceiling with the group (SPEC 12).
-    pub fn with_regions(mut self, regions: Option<&'a RegionTable>) -> Self {
-        self.regions = regions;
-        if let (Some(t), false) = (regions, self.fifo) {
-            let n = self.candidates.len();
-            for r in 0..t.region_count() {
-                let order: Vec<usize> = self.lists[0]
-                    .order
-                    .iter()
-                    .copied()
-                    .filter(|&c| t.reaches(c, r))
-                    .collect();
-                self.lists.push(List::new(n, order));
-            }
-        }
-        self
-    }
-
-    /// Starts a try's region intersection at `anchor`'s regions.
-    fn start_regions(&mut self, anchor: usize) {
-        self.region_blocked.clear();
-        if let Some(t) = self.regions {
-            self.group_regions.clear();
-            self.group_regions.extend_from_slice(t.mask(anchor));
-        }
-    }
-
-    /// Whether `x` shares a region with the group; narrows the group's
-    /// regions when `admit` and it does. A refused `x` is remembered.
-    fn region_fits(&mut self, x: usize) -> bool {
-        match self.regions {
-            None => true,
-            Some(t) if t.compatible(&self.group_regions, x) => true,
-            Some(_) => {
-                if self.region_blocked.len() < 64 {
-                    self.region_blocked.push(x);
-                }
-                false
-            }
-        }
-    }
-
-    fn region_join(&mut self, x: usize) {
-        if let Some(t) = self.regions {
-            t.narrow(&mut self.group_regions, x);
-        }
-    }
-
-    /// `NO_COMMON_REGION` of a try that refused partners for their regions.
-    fn region_reason(&self, anchor: usize, group: &[usize]) -> Option<WaitingReason> {
-        let t = self.regions?;
-        if self.region_blocked.is_empty() {
-            return None;
-        }
-        let tried: Vec<usize> = group.iter().chain(&self.region_blocked).copied().collect();
-        Some(t.reason(anchor, &tried))
-    }
-
     /// The candidates, longest-waiting first.
     pub fn candidates(&self) -> &'a [Candidate] {
         self.candidates
@@ -293,40 +237,6 @@ impl<'a> Grouper<'a> {
                 list.unlink(m);
             }
         }
-    }
-
-    /// With regions: grows the group in each region the anchor reaches
-    /// (its nearest first), where every candidate is within its ceiling,
-    /// and keeps the first full group. When none fills, one walk over all
-    /// candidates with the region check gives the reason (`NO_COMMON_REGION`
-    /// when regions kept in-range partners apart), and the largest group
-    /// tried is kept for `found`.
-    fn grow_regional(
-        &mut self,
-        t: &RegionTable,
-        anchor: usize,
-        caps: &[u32],
-        size: u32,
-    ) -> Attempt {
-        let mut best: Option<Attempt> = None;
-        for r in t.regions_by_latency(anchor) {
-            let attempt = self.grow_close(anchor, caps, size, 1 + r);
-            if attempt.short.is_none() {
-                return attempt;
-            }
-            if best.as_ref().is_none_or(|b| attempt.seats > b.seats) {
-                best = Some(attempt);
-            }
-        }
-        let mut global = self.grow_close(anchor, caps, size, 0);
-        if global.short.is_none() {
-            return global;
-        }
-        if let Some(b) = best.filter(|b| b.seats > global.seats) {
-            global.group = b.group;
-            global.seats = b.seats;
-        }
-        global
     }
 
     /// Whether a party of `joiner` seats may join a group of `seats` whose
@@ -444,41 +354,6 @@ impl<'a> Grouper<'a> {
             })
         };
         self.lists[l] = list;
-        Attempt {
-            group,
-            seats,
-            short,
-        }
-    }
-
-    fn grow_fifo(&mut self, anchor: usize, caps: &[u32], size: u32) -> Attempt {
-        let mut group = vec![anchor];
-        self.sizes.clear();
-        self.sizes.push(self.candidates[anchor].seats);
-        self.start_regions(anchor);
-        let mut seats = self.candidates[anchor].seats;
-        let mut cursor = self.lists[0].head;
-        while cursor != NONE && seats < size {
-            let x = self.lists[0].order[cursor];
-            cursor = self.lists[0].next[cursor];
-            if x == anchor {
-                continue;
-            }
-            let joiner = self.candidates[x].seats;
-            if seats + joiner <= size && !self.region_fits(x) {
-                continue;
-            }
-            if self.admits(caps, size, seats, joiner).is_ok() {
-                self.region_join(x);
-                group.push(x);
-                self.sizes.push(joiner);
-                seats += joiner;
-            }
-        }
-        let short = (seats != size).then(|| {
-            self.region_reason(anchor, &group)
-                .unwrap_or(WaitingReason::NoExactSeating)
-        });
         Attempt {
             group,
             seats,
