@@ -330,8 +330,10 @@ mod tests {
         let handler = create(caller, State(state.clone()), ApiJson(body));
         let (mut parts, ()) = axum::http::Request::new(()).into_parts();
         let auth = Caller::from_request_parts(&mut parts, &state);
-        // About 0.8 and 0.2 KiB in a debug build; 19 and 20 KiB with the
-        // look-ups inline.
+        // About 0.8 and 1.1 KiB in a debug build (the key check holds the
+        // cache entry, with its outage-grace times, while it checks it);
+        // 19 and 20 KiB with the look-ups inline, which is what these
+        // bounds catch.
         let (handler, auth) = (
             std::mem::size_of_val(&handler),
             std::mem::size_of_val(&auth),
@@ -345,7 +347,7 @@ mod tests {
             handler <= 2048,
             "the ticket handler's future is {handler} bytes"
         );
-        assert!(auth <= 1024, "the API key check's future is {auth} bytes");
+        assert!(auth <= 2048, "the API key check's future is {auth} bytes");
         // The REST search start, the other hot route: about 1.1 KiB.
         assert!(start <= 2048, "the search start's future is {start} bytes");
     }
