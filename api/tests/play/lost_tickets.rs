@@ -1,7 +1,7 @@
 //! A matched ticket stays readable when Redis loses its data (SPEC 15): the
 //! worker keeps each seated ticket's token hash with the stored match, so
 //! the REST poll and the studio's ticket status still answer `matched`
-//! with the match, a start with it is refused as matched, and a wrong token
+//! with the match, a start with it (REST or WebSocket) is refused as matched, and a wrong token
 //! is still refused.
 
 use crate::harness::{redis_url, Pools, TestApp};
@@ -110,4 +110,20 @@ async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
     t.rest_search(&forged)
         .await
         .assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+
+    // The WebSocket start answers the same.
+    let addr = t.serve().await;
+    for (token, status) in [
+        (token, StatusCode::CONFLICT),
+        (&forged, StatusCode::UNAUTHORIZED),
+    ] {
+        let url = format!("ws://{addr}/v1/search?ticket={token}");
+        match tokio_tungstenite::connect_async(url).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                assert_eq!(response.status().as_u16(), status.as_u16());
+            }
+            Err(other) => panic!("expected an HTTP refusal, got {other}"),
+            Ok(_) => panic!("a matched ticket searched again"),
+        }
+    }
 }
