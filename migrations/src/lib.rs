@@ -36,6 +36,7 @@ mod m20261201_000061_f_delivery_fencing;
 mod m20261201_000062_f_match_shape;
 mod m20261201_000071_g_regions;
 mod m20261201_000072_g_lease_epochs;
+mod m20261201_000081_h_match_tickets;
 pub mod names;
 mod ops;
 
@@ -61,6 +62,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000062_f_match_shape::Migration),
             Box::new(m20261201_000071_g_regions::Migration),
             Box::new(m20261201_000072_g_lease_epochs::Migration),
+            Box::new(m20261201_000081_h_match_tickets::Migration),
         ]
     }
 }

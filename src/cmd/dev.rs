@@ -104,6 +104,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
     )));
     // The worker shares the API's pool store: one process, one connection.
     let pool = play.pool.clone();
+    let tickets = play.tickets.clone();
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
         Err(err) => {
@@ -158,9 +159,10 @@ pub async fn run(args: DevArgs) -> ExitCode {
         },
         ..WorkerConfig::default()
     };
-    let worker = tokio::spawn(matchplane_worker::run_worker(
+    let worker = tokio::spawn(matchplane_worker::run_worker_with_tickets(
         worker_config,
         pool,
+        Some(tickets),
         db,
         shutdown.clone(),
     ));

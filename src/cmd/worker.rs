@@ -5,6 +5,7 @@
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 use matchplane_store::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_store::tickets::{RedisTicketStore, TicketStore};
 use matchplane_webhook::{DeliveryConfig, Schedule};
 use matchplane_worker::WorkerConfig;
 use std::net::SocketAddr;
@@ -80,16 +81,18 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
     let mut redis = RedisPoolConfig::new(args.redis_url);
     redis.prefix = args.redis_prefix;
     redis.response_timeout = Duration::from_secs(30);
-    let pool: Arc<dyn PoolStore> = match RedisPoolStore::connect(redis).await {
-        Ok(pool) => {
-            pool.warn_without_persistence().await;
-            Arc::new(pool)
-        }
-        Err(err) => {
-            eprintln!("error: cannot connect to Redis: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let (pool, tickets): (Arc<dyn PoolStore>, Arc<dyn TicketStore>) =
+        match RedisPoolStore::connect(redis).await {
+            Ok(pool) => {
+                pool.warn_without_persistence().await;
+                let tickets = Arc::new(RedisTicketStore::new(pool.clone()));
+                (Arc::new(pool), tickets)
+            }
+            Err(err) => {
+                eprintln!("error: cannot connect to Redis: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
     let shutdown = CancellationToken::new();
     if let Some(addr) = args.metrics_listen {
         let handle = match matchplane_worker::metrics::install() {
@@ -131,7 +134,9 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         super::runtime::shutdown_signal().await;
         signal.cancel();
     });
-    match matchplane_worker::run_worker(config, pool, db, shutdown).await {
+    match matchplane_worker::run_worker_with_tickets(config, pool, Some(tickets), db, shutdown)
+        .await
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");

@@ -154,6 +154,7 @@ async fn main() {
     let recorder = Recorder {
         pool: pool.as_ref(),
         db: &db,
+        tickets: None,
         consumer: "bench",
         batch: 1000,
         min_idle: Duration::from_secs(60),

@@ -209,6 +209,7 @@ async fn record(shared: &Shared, key: &ModeKey, token: u64, webhooks: bool) -> b
     let recorder = Recorder {
         pool: shared.pool.as_ref(),
         db: &shared.db,
+        tickets: shared.tickets.as_deref(),
         consumer: &shared.config.worker_id,
         batch: shared.config.outbox_batch,
         min_idle: shared.config.outbox_min_idle,

@@ -1,6 +1,7 @@
 //! The outbox consumer (SPEC 5.8): takes match records from a mode's Redis
 //! outbox, stores each match in the database (idempotent on the match id)
-//! with its webhook delivery in the same transaction, tells each matched
+//! with its webhook delivery and its tickets (`match_tickets`, each with
+//! its token hash, read from the ticket store) in the same transaction, tells each matched
 //! search's client, and only then acknowledges the entries. An entry that
 //! cannot be read as a match is kept in `outbox_dead_letters` (same
 //! transaction), logged at error level and counted
@@ -15,11 +16,11 @@
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
-use matchplane_store::entities::{match_, outbox_dead_letter, webhook_delivery};
+use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::{self, PENDING};
-use matchplane_store::repos::{dead_letters, matches, StoreError};
-use matchplane_store::tickets::{publish, StatusMessage};
+use matchplane_store::repos::{dead_letters, match_tickets, matches, StoreError};
+use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
 use matchplane_webhook::{Event, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
 use std::time::Duration;
@@ -51,6 +52,9 @@ pub struct Recorder<'a> {
     pub pool: &'a dyn PoolStore,
     /// The database.
     pub db: &'a DatabaseConnection,
+    /// The ticket store, whose records give each seated ticket's token hash
+    /// to keep with the match (`match_tickets`); `None` keeps none.
+    pub tickets: Option<&'a dyn TicketStore>,
     /// This consumer's name.
     pub consumer: &'a str,
     /// Entries per batch.
@@ -102,6 +106,7 @@ impl Recorder<'_> {
         let mut deliveries = Vec::new();
         let mut notices = Vec::new();
         let mut dead = Vec::new();
+        let mut seats = Vec::new();
         for entry in entries {
             // A record that cannot be read can never be stored as a match;
             // holding it would stop every later match of the mode, dropping
@@ -130,12 +135,14 @@ impl Recorder<'_> {
                     continue;
                 }
             };
+            seats.extend(prepared.seats);
             matches.push(prepared.row);
             deliveries.extend(prepared.delivery);
             notices.extend(prepared.notices);
         }
         let dead_count = dead.len();
-        self.store(matches, deliveries, dead).await?;
+        let seated = self.seated(mode, seats).await?;
+        self.store(matches, seated, deliveries, dead).await?;
         if dead_count > 0 {
             crate::metrics::dead_lettered(mode, dead_count);
         }
@@ -153,16 +160,58 @@ impl Recorder<'_> {
         Ok(entries.len())
     }
 
-    /// Inserts the matches, their deliveries and the dead letters in one
-    /// transaction; rows already there are left alone.
+    /// The `match_tickets` rows of `seats` (ticket id, match id): each
+    /// ticket's token hash and expiry from its record in the ticket store.
+    /// A ticket whose record is gone already gets no row.
+    ///
+    /// # Errors
+    /// A ticket store failure.
+    async fn seated(
+        &self,
+        mode: &ModeKey,
+        seats: Vec<(String, String)>,
+    ) -> Result<Vec<match_ticket::Model>, WorkerError> {
+        let Some(tickets) = self.tickets else {
+            return Ok(Vec::new());
+        };
+        let project = mode.project_id.as_str();
+        let reads: Vec<_> = seats
+            .into_iter()
+            .map(|(ticket_id, match_id)| async move {
+                let ticket = tickets.get(project, &ticket_id).await?;
+                Ok::<_, WorkerError>(ticket.map(|t| match_ticket::Model {
+                    ticket_id,
+                    match_id,
+                    project_id: t.project_id,
+                    game_mode: t.game_mode,
+                    player_id: t.player_id,
+                    created_at: t.created_at,
+                    token_hash: t.token_hash,
+                    expires_at: t.expires_at,
+                }))
+            })
+            .collect();
+        let rows: Vec<_> = stream::iter(reads)
+            .buffer_unordered(self.concurrency.max(1))
+            .collect()
+            .await;
+        rows.into_iter()
+            .filter_map(Result::transpose)
+            .collect::<Result<_, _>>()
+    }
+
+    /// Inserts the matches, their tickets, their deliveries and the dead
+    /// letters in one transaction; rows already there are left alone.
     async fn store(
         &self,
         matches: Vec<match_::Model>,
+        seated: Vec<match_ticket::Model>,
         deliveries: Vec<webhook_delivery::Model>,
         dead: Vec<outbox_dead_letter::Model>,
     ) -> Result<(), WorkerError> {
         let txn = self.db.begin().await.map_err(StoreError::from)?;
         matches::insert_if_absent(&txn, matches).await?;
+        match_tickets::insert_if_absent(&txn, seated).await?;
         deliveries::queue_if_absent(&txn, deliveries).await?;
         dead_letters::keep(&txn, dead).await?;
         txn.commit().await.map_err(StoreError::from)?;
@@ -175,6 +224,8 @@ struct Prepared {
     row: match_::Model,
     delivery: Option<webhook_delivery::Model>,
     notices: Vec<(String, StatusMessage)>,
+    /// (ticket id, match id) of each seated ticket.
+    seats: Vec<(String, String)>,
 }
 
 /// The match row, delivery and `matched` messages of `entry`, or why it
@@ -201,6 +252,12 @@ fn prepare(
                 StatusMessage::Matched { match_: view },
             ))
         })
+        .collect();
+    let seats = body
+        .teams
+        .iter()
+        .flat_map(|team| &team.players)
+        .map(|player| (player.ticket_id.clone(), body.match_id.clone()))
         .collect();
     let delivery = webhook.then(|| webhook_delivery::Model {
         id: delivery_id(&body.match_id),
@@ -234,6 +291,7 @@ fn prepare(
         row,
         delivery,
         notices,
+        seats,
     })
 }
 

@@ -15,6 +15,7 @@ use crate::deliveries::DeliveryWorker;
 use crate::error::WorkerError;
 use crate::modes;
 use matchplane_store::pool::{ModeKey, PoolStore};
+use matchplane_store::tickets::TicketStore;
 use matchplane_webhook::{Deliverer, Dispatcher, EndpointLimits};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -29,6 +30,9 @@ pub struct Shared {
     pub config: WorkerConfig,
     /// The live pools.
     pub pool: Arc<dyn PoolStore>,
+    /// The ticket store, for the token hashes kept with each stored match;
+    /// `None` keeps none.
+    pub tickets: Option<Arc<dyn TicketStore>>,
     /// The database.
     pub db: DatabaseConnection,
     /// This worker start's lease epoch (the high half of its fencing
@@ -72,6 +76,22 @@ pub async fn run_worker(
     db: DatabaseConnection,
     shutdown: CancellationToken,
 ) -> Result<(), WorkerError> {
+    run_worker_with_tickets(config, pool, None, db, shutdown).await
+}
+
+/// [`run_worker`], keeping with each stored match its tickets' token
+/// hashes read from `tickets` (SPEC 15), so a matched ticket stays
+/// readable from the database when the ticket store loses its record.
+///
+/// # Errors
+/// As [`run_worker`].
+pub async fn run_worker_with_tickets(
+    config: WorkerConfig,
+    pool: Arc<dyn PoolStore>,
+    tickets: Option<Arc<dyn TicketStore>>,
+    db: DatabaseConnection,
+    shutdown: CancellationToken,
+) -> Result<(), WorkerError> {
     let deliverer =
         Deliverer::new(config.delivery).map_err(|e| WorkerError::Task(e.to_string()))?;
     let dispatcher = Arc::new(Dispatcher::new(
@@ -90,6 +110,7 @@ pub async fn run_worker(
     let shared = Arc::new(Shared {
         config,
         pool,
+        tickets,
         db,
         epoch,
     });

@@ -7,8 +7,9 @@
 //! lost) takes the match from the `matches` table, and a match not stored
 //! yet reads as still searching, `waitingReason` `MATCH_PENDING`.
 
-use matchplane_store::entities::match_;
-use matchplane_store::repos::{matches, StoreError};
+use matchplane_store::entities::{match_, match_ticket};
+use matchplane_store::repos::{match_tickets, matches, StoreError};
+use matchplane_store::tickets::Ticket;
 use matchplane_webhook::payload::{Quality, Team};
 use matchplane_webhook::{player_match, MatchMade};
 use sea_orm::DatabaseConnection;
@@ -74,6 +75,59 @@ pub async fn stored_match(
         queued_at: wait_seconds.map(|w| created - w),
         wait_seconds,
     }))
+}
+
+/// The ticket `ticket_id` of `project_id`: its record in the ticket store,
+/// or, when the store no longer holds it (Redis lost its data), the record
+/// kept with the stored match that seated it (`match_tickets`, with its
+/// token hash); `None` if neither has it.
+///
+/// # Errors
+/// A ticket store or database failure.
+pub async fn ticket_or_matched(
+    play: &super::Play,
+    db: &DatabaseConnection,
+    project_id: &str,
+    ticket_id: &str,
+) -> Result<Option<Ticket>, crate::problem::ApiError> {
+    if let Some(ticket) = play.tickets.get(project_id, ticket_id).await? {
+        return Ok(Some(ticket));
+    }
+    let row = match_tickets::get(db, project_id, ticket_id).await?;
+    Ok(row.map(ticket_of_row))
+}
+
+/// A ticket rebuilt from its `match_tickets` row: what a status read needs
+/// (no party, attributes or data; the match holds those).
+fn ticket_of_row(row: match_ticket::Model) -> Ticket {
+    Ticket {
+        ticket_id: row.ticket_id,
+        player_id: row.player_id,
+        party: None,
+        mmr: None,
+        latencies: None,
+        project_id: row.project_id,
+        data: None,
+        game_mode: row.game_mode,
+        token_hash: row.token_hash,
+        created_at: row.created_at,
+        expires_at: row.expires_at,
+    }
+}
+
+/// The match id that seated `ticket_id` of `project_id`, from the stored
+/// match's tickets (`None` when no stored match seats it).
+///
+/// # Errors
+/// A database failure.
+pub async fn matched_id(
+    db: &DatabaseConnection,
+    project_id: &str,
+    ticket_id: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(match_tickets::get(db, project_id, ticket_id)
+        .await?
+        .map(|row| row.match_id))
 }
 
 /// The `match.made` body of a stored match (the studio's view of it is

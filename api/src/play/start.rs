@@ -5,8 +5,8 @@ use super::token::{self, TokenRef};
 use super::{unix_now, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::{Algorithm, Code, GameModeConfig};
-use matchplane_store::pool::ModeKey;
-use matchplane_store::tickets::{search_of, Hold, Ticket, TicketStart};
+use matchplane_store::pool::{AddSearchError, ModeKey};
+use matchplane_store::tickets::{search_of, Hold, StartSearchError, Ticket, TicketStart};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
 
@@ -30,25 +30,66 @@ pub struct Started {
     pub queued_at: f64,
 }
 
-/// The ticket `token` speaks for, whatever its expiry; `401 TICKET_INVALID`
-/// for an unknown or malformed token.
+/// The ticket `token` speaks for, whatever its expiry, read from the ticket
+/// store or, once it lost the record, from the stored match that seated it
+/// (the token checked against the kept hash either way); `401
+/// TICKET_INVALID` for an unknown or malformed token.
 ///
 /// # Errors
 /// As above, or `500` when the store fails.
-pub async fn ticket_of(play: &Play, token: &str) -> Result<Ticket, ApiError> {
+pub async fn ticket_of(
+    play: &Play,
+    db: &DatabaseConnection,
+    token: &str,
+) -> Result<Ticket, ApiError> {
     let parsed = token::parse(token).ok_or_else(ApiError::ticket_invalid)?;
-    ticket_named(play, token, &parsed).await
-}
-
-/// The ticket `parsed` (the parts of `token`) names, read from the store
-/// and checked against the token.
-async fn ticket_named(play: &Play, token: &str, parsed: &TokenRef) -> Result<Ticket, ApiError> {
-    let ticket = play
-        .tickets
-        .get(&parsed.project_id, &parsed.ticket_id)
+    let ticket = super::matched::ticket_or_matched(play, db, &parsed.project_id, &parsed.ticket_id)
         .await?
         .ok_or_else(ApiError::ticket_invalid)?;
     authentic(token, ticket)
+}
+
+/// The ticket `parsed` (the parts of `token`) names, read from the store
+/// and checked against the token. One the store lost but a stored match
+/// seats is refused as matched (`409 TICKET_ALREADY_MATCHED`, as it was
+/// before the loss): it never searches again.
+async fn ticket_named(
+    play: &Play,
+    db: &DatabaseConnection,
+    token: &str,
+    parsed: &TokenRef,
+) -> Result<Ticket, ApiError> {
+    match play
+        .tickets
+        .get(&parsed.project_id, &parsed.ticket_id)
+        .await?
+    {
+        Some(ticket) => authentic(token, ticket),
+        None => Err(lost(db, token, parsed).await?),
+    }
+}
+
+/// Why a start with `token` fails when the ticket store has no record of
+/// its ticket: `409 TICKET_ALREADY_MATCHED` when a stored match seats the
+/// ticket and the token is its (checked against the kept hash), `401
+/// TICKET_INVALID` otherwise.
+///
+/// # Errors
+/// A database failure.
+async fn lost(
+    db: &DatabaseConnection,
+    token: &str,
+    parsed: &TokenRef,
+) -> Result<ApiError, ApiError> {
+    let row =
+        matchplane_store::repos::match_tickets::get(db, &parsed.project_id, &parsed.ticket_id)
+            .await?;
+    Ok(match row {
+        Some(row) if token::matches(token, &row.token_hash) => {
+            ApiError::from(AddSearchError::TicketAlreadyMatched)
+        }
+        _ => ApiError::ticket_invalid(),
+    })
 }
 
 /// `ticket` if `token` is its token; `401 TICKET_INVALID` otherwise.
@@ -146,7 +187,7 @@ pub async fn start_with_token(
         _ => None,
     };
     let Some(name) = known else {
-        let ticket = live(ticket_named(play, token, &parsed).await?, unix_now())?;
+        let ticket = live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
         return start(play, db, ticket, via).await;
     };
     let mode = ModeKey::new(&parsed.project_id, name);
@@ -154,7 +195,7 @@ pub async fn start_with_token(
         Ok(max_live) => max_live,
         // Refused before the token was checked: a bad token still gets 401.
         Err(err) => {
-            live(ticket_named(play, token, &parsed).await?, unix_now())?;
+            live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
             return Err(err);
         }
     };
@@ -170,7 +211,12 @@ pub async fn start_with_token(
             hold: hold(play, via),
             max_live: Some(max_live),
         })
-        .await?;
+        .await;
+    let ticket = match ticket {
+        Ok(ticket) => ticket,
+        Err(StartSearchError::TicketInvalid) => return Err(lost(db, token, &parsed).await?),
+        Err(err) => return Err(err.into()),
+    };
     Ok(Started {
         ticket,
         mode,

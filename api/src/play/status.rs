@@ -1,10 +1,10 @@
 //! A ticket's status (SPEC 4), as the studio (`GET …/tickets/{ticketId}`)
 //! and the REST client (`GET /v1/searches/{ticketId}`) read it.
 
-use super::matched::{stored_match, Reader};
+use super::matched::{matched_id, stored_match, Reader};
 use super::{rfc3339, Play};
 use crate::problem::ApiError;
-use matchplane_store::pool::{EndOutcome, EndResult, Ended, ModeKey, SearchState};
+use matchplane_store::pool::{EndOutcome, EndResult, Ended, EndedSearch, ModeKey, SearchState};
 use matchplane_store::tickets::{StatusMessage, Ticket};
 use sea_orm::DatabaseConnection;
 use serde::Serialize;
@@ -109,10 +109,22 @@ pub async fn status_of(
     now: f64,
     reader: Reader,
 ) -> Result<TicketStatus, ApiError> {
-    let state = play
+    let mut state = play
         .pool
         .search_state(&mode_key(ticket), &ticket.ticket_id)
         .await?;
+    if state.is_none() {
+        // The pool no longer knows the search (Redis lost its data): a
+        // stored match that seats the ticket still says it was matched.
+        if let Some(match_id) = matched_id(db, &ticket.project_id, &ticket.ticket_id).await? {
+            state = Some(SearchState::Ended(EndedSearch {
+                how: Ended::Matched { match_id },
+                queued_at: None,
+                ended_at: None,
+                reason: None,
+            }));
+        }
+    }
     let mut view = TicketStatus {
         ticket_id: ticket.ticket_id.clone(),
         status: if ticket.expires_at <= now {

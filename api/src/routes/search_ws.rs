@@ -23,7 +23,7 @@
 //! `waitingReason` `MATCH_PENDING` and waits.
 
 use crate::extract::ApiQuery;
-use crate::play::matched::{stored_match, Reader};
+use crate::play::matched::{matched_id, stored_match, Reader};
 use crate::play::start::{start_with_token, Started, Via};
 use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};
@@ -295,11 +295,22 @@ impl Held {
                 }
             },
             // Neither live nor ended (ended records outlast any socket):
-            // the search was lost with Redis's data. Said so, rather than
-            // that it expired: the client needs a new ticket.
-            None => Check::Final(StatusMessage::Expired {
-                reason: Some(SEARCH_LOST.to_owned()),
-            }),
+            // the search was lost with Redis's data. A stored match that
+            // seats it still says matched; otherwise that is said, rather
+            // than that it expired: the client needs a new ticket.
+            None => {
+                let ticket = &self.started.ticket;
+                match matched_id(&self.db, &ticket.project_id, &ticket.ticket_id).await {
+                    Ok(Some(match_id)) => self.matched(&match_id, None).await,
+                    Ok(None) => Check::Final(StatusMessage::Expired {
+                        reason: Some(SEARCH_LOST.to_owned()),
+                    }),
+                    Err(error) => {
+                        tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a lost search's match failed");
+                        Check::Quiet
+                    }
+                }
+            }
         }
     }
 

@@ -113,7 +113,7 @@ pub async fn create(
 }
 
 async fn own_ticket(state: &AppState, token: &str, ticket_id: &str) -> Result<Ticket, ApiError> {
-    let ticket = ticket_of(&state.play, token).await?;
+    let ticket = ticket_of(&state.play, &state.db, token).await?;
     if ticket.ticket_id != ticket_id {
         return Err(ApiError::not_found("no such search for this ticket"));
     }

@@ -218,10 +218,7 @@ async fn project_ticket(
     project_id: &str,
     ticket_id: &str,
 ) -> Result<Ticket, ApiError> {
-    state
-        .play
-        .tickets
-        .get(project_id, ticket_id)
+    crate::play::matched::ticket_or_matched(&state.play, &state.db, project_id, ticket_id)
         .await?
         .ok_or_else(|| ApiError::not_found("no such ticket"))
 }

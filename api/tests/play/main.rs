@@ -11,6 +11,7 @@ mod elsewhere;
 mod fault_proxy;
 mod harness;
 mod load;
+mod lost_tickets;
 mod outages;
 mod party;
 mod proxy;

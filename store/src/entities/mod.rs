@@ -8,6 +8,7 @@ pub mod game_mode;
 pub mod game_mode_version;
 pub mod idempotency_key;
 pub mod match_;
+pub mod match_ticket;
 pub mod mode_cycle_stat;
 pub mod outbox_dead_letter;
 pub mod project;

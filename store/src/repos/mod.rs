@@ -14,6 +14,7 @@ pub mod game_modes;
 pub mod idempotency;
 mod insert_absent;
 pub mod lease_epochs;
+pub mod match_tickets;
 pub mod matches;
 pub mod projects;
 pub mod ratings;

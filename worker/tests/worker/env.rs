@@ -175,6 +175,7 @@ impl Env {
         Recorder {
             pool: self.pool.as_ref(),
             db: &self.db,
+            tickets: None,
             consumer,
             batch: 100,
             min_idle,

@@ -1,0 +1,37 @@
+//! The tickets of stored matches, with their token hashes (SPEC 15):
+//! written by the worker in the match's transaction, read by the API when
+//! the ticket store has lost a matched ticket's record.
+
+use crate::entities::match_ticket::{self, Entity as MatchTickets};
+use crate::repos::insert_absent::insert_absent;
+use crate::repos::StoreError;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+
+/// Stores `rows`, leaving alone each whose ticket id exists (a match handed
+/// over twice); many rows per statement. Returns how many were inserted.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn insert_if_absent<C: ConnectionTrait>(
+    db: &C,
+    rows: Vec<match_ticket::Model>,
+) -> Result<u64, StoreError> {
+    insert_absent::<MatchTickets, _>(db, rows, [match_ticket::Column::TicketId]).await
+}
+
+/// The stored match ticket `ticket_id` of `project_id`; `None` if no stored
+/// match of the project seats it.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn get<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    ticket_id: &str,
+) -> Result<Option<match_ticket::Model>, StoreError> {
+    Ok(MatchTickets::find()
+        .filter(match_ticket::Column::ProjectId.eq(project_id))
+        .filter(match_ticket::Column::TicketId.eq(ticket_id))
+        .one(db)
+        .await?)
+}
