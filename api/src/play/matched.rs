@@ -93,7 +93,9 @@ pub async fn ticket_or_matched(
     if let Some(ticket) = play.tickets.get(project_id, ticket_id).await? {
         return Ok(Some(ticket));
     }
-    let row = match_tickets::get(db, project_id, ticket_id).await?;
+    // Cold path (the ticket store lost the record), boxed so the database
+    // look-up does not grow every status read's future.
+    let row = Box::pin(match_tickets::get(db, project_id, ticket_id)).await?;
     Ok(row.map(ticket_of_row))
 }
 

@@ -65,7 +65,9 @@ async fn ticket_named(
         .await?
     {
         Some(ticket) => authentic(token, ticket),
-        None => Err(lost(db, token, parsed).await?),
+        // Cold path, boxed: a database look-up inline would make every
+        // start's future several KiB (see the size test in routes/tickets.rs).
+        None => Err(Box::pin(lost(db, token, parsed)).await?),
     }
 }
 
@@ -214,7 +216,9 @@ pub async fn start_with_token(
         .await;
     let ticket = match ticket {
         Ok(ticket) => ticket,
-        Err(StartSearchError::TicketInvalid) => return Err(lost(db, token, &parsed).await?),
+        Err(StartSearchError::TicketInvalid) => {
+            return Err(Box::pin(lost(db, token, &parsed)).await?)
+        }
         Err(err) => return Err(err.into()),
     };
     Ok(Started {

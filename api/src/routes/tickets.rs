@@ -345,7 +345,9 @@ mod tests {
             "the ticket handler's future is {handler} bytes"
         );
         assert!(auth <= 2048, "the API key check's future is {auth} bytes");
-        // The REST search start, the other hot route: about 1.1 KiB.
-        assert!(start <= 2048, "the search start's future is {start} bytes");
+        // The REST search start, the other hot route: about 2.3 KiB (the
+        // mode check's cache entry and the ticket store's start); its
+        // database look-ups for a ticket the store lost are boxed.
+        assert!(start <= 3072, "the search start's future is {start} bytes");
     }
 }
