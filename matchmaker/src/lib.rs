@@ -21,6 +21,7 @@
 pub mod codes;
 pub mod config;
 pub mod latency;
+pub mod raw_json;
 pub mod search;
 pub mod shape;
 pub mod thin_validation;
@@ -35,6 +36,7 @@ pub use config::{
     TeamAssignment, TeamSize, WebhookConfig,
 };
 pub use latency::{Latencies, LatencyStep, Regions};
+pub use raw_json::RawJson;
 pub use search::{Party, Search};
 pub use tier::Tier;
 pub use validation::{validate, FieldError, ValidationErrors};

@@ -169,6 +169,11 @@ pub struct Player {
     /// in modes without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<f64>,
+    /// The ticket's `attributes.data`, exactly as the studio sent it
+    /// (SPEC 4); absent when the ticket had none. Filled by the outbox
+    /// consumer from the ticket's record, never carried in the pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<matchplane_matchmaker::RawJson>,
 }
 
 /// Match quality figures (SPEC 8).
@@ -265,6 +270,7 @@ impl From<&MatchedPlayer> for Player {
             ping_ms: player.ping_ms,
             wait_seconds: player.wait_seconds,
             latency_ms: player.latency_ms,
+            data: None,
         }
     }
 }

@@ -138,6 +138,14 @@ async fn held(
                 }
                 None => {
                     tracing::warn!(mode = %key.mode, error = %err, "reading the mode failed");
+                    // Matches claimed before stay in the outbox; trying to
+                    // store them (under the last config's webhook setting)
+                    // keeps their tickets' records while the outage lasts.
+                    if let Some((stale, _)) = cached.as_ref() {
+                        if record(shared, key, token, stale.webhook_enabled()).await {
+                            return Held::Lost;
+                        }
+                    }
                     match wait(shared, key, token, ttl, versions, cancel).await {
                         WaitEnd::Cancelled => return Held::Done,
                         WaitEnd::LostLease => return Held::Lost,

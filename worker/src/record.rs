@@ -16,6 +16,7 @@
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
+use matchplane_matchmaker::RawJson;
 use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::{self, PENDING};
@@ -23,7 +24,12 @@ use matchplane_store::repos::{dead_letters, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
 use matchplane_webhook::{Event, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
+use std::collections::HashMap;
 use std::time::Duration;
+
+/// How long past a failed attempt to store a match its tickets' records are
+/// kept at least (one hour; every later attempt pushes it out again).
+pub const KEEP_UNSTORED: Duration = Duration::from_secs(3600);
 
 /// `webhook_deliveries.event_type` of a match.
 pub const MATCH_MADE: &str = "match.made";
@@ -106,43 +112,55 @@ impl Recorder<'_> {
         let mut deliveries = Vec::new();
         let mut notices = Vec::new();
         let mut dead = Vec::new();
-        let mut seats = Vec::new();
+        let mut parsed = Vec::with_capacity(entries.len());
         for entry in entries {
             // A record that cannot be read can never be stored as a match;
             // holding it would stop every later match of the mode, dropping
             // it would lose it. It is kept as a dead letter, in the same
             // transaction as the rest of the batch, and acknowledged with it.
-            let prepared = match prepare(mode, entry, webhook, now) {
-                Ok(prepared) => prepared,
-                Err(err) => {
-                    tracing::error!(
-                        outbox_id = %entry.id,
-                        match_id = %entry.match_id,
-                        project_id = %mode.project_id,
-                        game_mode = %mode.mode,
-                        error = %err,
-                        "unreadable match record moved to the dead letters"
-                    );
-                    dead.push(outbox_dead_letter::Model {
-                        project_id: mode.project_id.clone(),
-                        game_mode: mode.mode.clone(),
-                        outbox_id: entry.id.clone(),
-                        match_id: entry.match_id.clone(),
-                        record: entry.record_json.clone(),
-                        error: err.to_string(),
-                        created_at: now,
-                    });
-                    continue;
-                }
-            };
-            seats.extend(prepared.seats);
-            matches.push(prepared.row);
-            deliveries.extend(prepared.delivery);
-            notices.extend(prepared.notices);
+            match parse(entry) {
+                Ok(body) => parsed.push((entry, body)),
+                Err(err) => dead.push(dead_letter(mode, entry, &err, now)),
+            }
         }
-        let dead_count = dead.len();
+        let seats: Vec<(String, String)> = parsed
+            .iter()
+            .flat_map(|(_, body)| {
+                body.teams
+                    .iter()
+                    .flat_map(|team| &team.players)
+                    .map(|player| (player.ticket_id.clone(), body.match_id.clone()))
+            })
+            .collect();
+        let seat_ids: Vec<String> = seats.iter().map(|(ticket, _)| ticket.clone()).collect();
         let seated = self.seated(mode, seats).await?;
-        self.store(matches, seated, deliveries, dead).await?;
+        // Each seated ticket's `data`, from its record: never in the pool
+        // (SPEC 15), so the claim's record does not carry it.
+        let data: HashMap<String, String> = seated
+            .iter()
+            .filter_map(|row| Some((row.ticket_id.clone(), row.data.clone()?)))
+            .collect();
+        for (entry, body) in parsed {
+            match prepare(mode, entry, body, &data, webhook, now) {
+                Ok(prepared) => {
+                    matches.push(prepared.row);
+                    deliveries.extend(prepared.delivery);
+                    notices.extend(prepared.notices);
+                }
+                Err(err) => dead.push(dead_letter(mode, entry, &err, now)),
+            }
+        }
+        let stored: std::collections::HashSet<&str> =
+            matches.iter().map(|row| row.id.as_str()).collect();
+        let seated: Vec<_> = seated
+            .into_iter()
+            .filter(|row| stored.contains(row.match_id.as_str()))
+            .collect();
+        let dead_count = dead.len();
+        if let Err(err) = self.store(matches, seated, deliveries, dead).await {
+            self.keep_records(mode, &seat_ids, now).await;
+            return Err(err);
+        }
         if dead_count > 0 {
             crate::metrics::dead_lettered(mode, dead_count);
         }
@@ -188,6 +206,7 @@ impl Recorder<'_> {
                     created_at: t.created_at,
                     token_hash: t.token_hash,
                     expires_at: t.expires_at,
+                    data: t.data,
                 }))
             })
             .collect();
@@ -198,6 +217,24 @@ impl Recorder<'_> {
         rows.into_iter()
             .filter_map(Result::transpose)
             .collect::<Result<_, _>>()
+    }
+
+    /// Keeps the ticket records of `ticket_ids` for [`KEEP_UNSTORED`] from
+    /// `now`: their matches could not be stored, and their players read
+    /// `MATCH_PENDING` until they are, however long that takes (each failed
+    /// attempt pushes the records' expiry out again). A failure is logged:
+    /// the store's own failure is the one returned.
+    async fn keep_records(&self, mode: &ModeKey, ticket_ids: &[String], now: DateTime<Utc>) {
+        let Some(tickets) = self.tickets else {
+            return;
+        };
+        let until = now.timestamp() as f64 + KEEP_UNSTORED.as_secs_f64();
+        if let Err(error) = tickets
+            .keep_until(&mode.project_id, ticket_ids, until)
+            .await
+        {
+            tracing::warn!(%error, game_mode = %mode.mode, "keeping unstored matches' tickets failed");
+        }
     }
 
     /// Inserts the matches, their tickets, their deliveries and the dead
@@ -224,22 +261,64 @@ struct Prepared {
     row: match_::Model,
     delivery: Option<webhook_delivery::Model>,
     notices: Vec<(String, StatusMessage)>,
-    /// (ticket id, match id) of each seated ticket.
-    seats: Vec<(String, String)>,
 }
 
-/// The match row, delivery and `matched` messages of `entry`, or why it
-/// cannot be read.
+/// `entry` kept as a dead letter because of `err`, logged at error level.
+fn dead_letter(
+    mode: &ModeKey,
+    entry: &OutboxEntry,
+    err: &WorkerError,
+    now: DateTime<Utc>,
+) -> outbox_dead_letter::Model {
+    tracing::error!(
+        outbox_id = %entry.id,
+        match_id = %entry.match_id,
+        project_id = %mode.project_id,
+        game_mode = %mode.mode,
+        error = %err,
+        "unreadable match record moved to the dead letters"
+    );
+    outbox_dead_letter::Model {
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        outbox_id: entry.id.clone(),
+        match_id: entry.match_id.clone(),
+        record: entry.record_json.clone(),
+        error: err.to_string(),
+        created_at: now,
+    }
+}
+
+/// The match row, delivery and `matched` messages of `entry` (read as
+/// `body`), each player's entry given its ticket's `data` (ticket id to the
+/// JSON text); or why it cannot be stored.
 fn prepare(
     mode: &ModeKey,
     entry: &OutboxEntry,
+    mut body: MatchMade,
+    data: &HashMap<String, String>,
     webhook: bool,
     now: DateTime<Utc>,
 ) -> Result<Prepared, WorkerError> {
-    let body = parse(entry)?;
     let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
+    // The stored teams leave `data` out: a JSON column would re-order and
+    // re-format it; `match_tickets.data` keeps each ticket's text.
     let teams = serde_json::to_value(&body.teams).map_err(corrupt)?;
     let quality = serde_json::to_value(&body.quality).map_err(corrupt)?;
+    let mut with_data = false;
+    for player in body.teams.iter_mut().flat_map(|team| &mut team.players) {
+        if let Some(text) = data.get(player.ticket_id.as_str()) {
+            player.data = Some(RawJson::from_text(text.as_str()).map_err(corrupt)?);
+            with_data = true;
+        }
+    }
+    // The webhook body: the claim's record as it is, or, when a player
+    // brought `data`, the same body with each one's `data` in its entry.
+    let payload = if with_data {
+        encode(&body)?
+    } else {
+        entry.record_json.clone()
+    };
     // Each player is told its own view of the match (SPEC 15).
     let notices = body
         .teams
@@ -253,19 +332,13 @@ fn prepare(
             ))
         })
         .collect();
-    let seats = body
-        .teams
-        .iter()
-        .flat_map(|team| &team.players)
-        .map(|player| (player.ticket_id.clone(), body.match_id.clone()))
-        .collect();
     let delivery = webhook.then(|| webhook_delivery::Model {
         id: delivery_id(&body.match_id),
         project_id: mode.project_id.clone(),
         game_mode: mode.mode.clone(),
         match_id: Some(body.match_id.clone()),
         event_type: MATCH_MADE.to_owned(),
-        payload: entry.record_json.clone(),
+        payload,
         status: PENDING.to_owned(),
         attempt_count: 0,
         next_attempt_at: Some(now),
@@ -291,7 +364,6 @@ fn prepare(
         row,
         delivery,
         notices,
-        seats,
     })
 }
 

@@ -7,13 +7,13 @@
 //! lost) takes the match from the `matches` table, and a match not stored
 //! yet reads as still searching, `waitingReason` `MATCH_PENDING`.
 
+use matchplane_matchmaker::RawJson;
 use matchplane_store::entities::{match_, match_ticket};
 use matchplane_store::repos::{match_tickets, matches, StoreError};
 use matchplane_store::tickets::Ticket;
 use matchplane_webhook::payload::{Quality, Team};
 use matchplane_webhook::{player_match, MatchMade};
 use sea_orm::DatabaseConnection;
-use serde_json::Value;
 
 /// Who reads a ticket's status, which sets how much of its match it sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,8 +29,8 @@ pub enum Reader {
 /// A stored match as one reader sees it, with the ticket's wait in it.
 #[derive(Debug, Clone)]
 pub struct StoredMatch {
-    /// The match as `reader` sees it.
-    pub view: Value,
+    /// The match as `reader` sees it, as JSON text.
+    pub view: RawJson,
     /// When the ticket's search started (Unix seconds).
     pub queued_at: Option<f64>,
     /// Seconds it waited until the cycle that matched it.
@@ -54,7 +54,9 @@ pub async fn stored_match(
         Err(StoreError::NotFound) => return Ok(None),
         Err(err) => return Err(err),
     };
-    let body = body_of_row(&row).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let mut body = body_of_row(&row).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let tickets = match_tickets::of_matches(db, project_id, &[match_id]).await?;
+    fill_data(&mut body.teams, &tickets);
     let own = body
         .teams
         .iter()
@@ -64,7 +66,7 @@ pub async fn stored_match(
     let created = body.created_at.timestamp_micros() as f64 / 1e6;
     let view = match reader {
         Reader::Player => player_match(&body, ticket_id),
-        Reader::Studio => serde_json::to_value(&body).ok(),
+        Reader::Studio => RawJson::of(&body).ok(),
     };
     // A ticket not in its own match: the record is not this ticket's.
     let view = view.ok_or_else(|| {
@@ -130,6 +132,21 @@ pub async fn matched_id(
     Ok(match_tickets::get(db, project_id, ticket_id)
         .await?
         .map(|row| row.match_id))
+}
+
+/// Gives each player of `teams` the `data` its ticket brought, from the
+/// match's stored tickets `tickets` (a player whose ticket is not among
+/// them, or had none, keeps none).
+pub fn fill_data(teams: &mut [Team], tickets: &[match_ticket::Model]) {
+    let data: std::collections::HashMap<&str, &str> = tickets
+        .iter()
+        .filter_map(|t| Some((t.ticket_id.as_str(), t.data.as_deref()?)))
+        .collect();
+    for player in teams.iter_mut().flat_map(|team| &mut team.players) {
+        if let Some(text) = data.get(player.ticket_id.as_str()) {
+            player.data = RawJson::from_text(*text).ok();
+        }
+    }
 }
 
 /// The `match.made` body of a stored match (the studio's view of it is

@@ -73,11 +73,11 @@ pub struct TicketStatus {
     /// /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
     /// `createdAt`, `teams` (arrays of player ids), `player` (its own
     /// entry: `playerId`, `ticketId`, `team`, `partyId`, `mmr`, `latencyMs`,
-    /// `waitSeconds`), `region` and `quality`. The studio sees the whole
+    /// `waitSeconds`, and its ticket's `data` as sent), `region` and `quality`. The studio sees the whole
     /// match, as its `match.made` webhook body.
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
-    pub match_: Option<Value>,
+    pub match_: Option<matchplane_matchmaker::RawJson>,
     /// Why it failed, once failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<TicketError>,

@@ -6,14 +6,16 @@
 
 use crate::auth::ProjectCaller;
 use crate::extract::ApiQuery;
+use crate::play::matched::fill_data;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{Code, FieldError};
-use matchplane_store::entities::match_;
-use matchplane_store::repos::{matches, projects};
+use matchplane_store::entities::{match_, match_ticket};
+use matchplane_store::repos::{match_tickets, matches, projects, StoreError};
+use matchplane_webhook::payload::Team;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -33,9 +35,10 @@ pub struct MatchView {
     pub game_mode_version: i64,
     /// When the match was made.
     pub created_at: DateTime<Utc>,
-    /// Teams in match-shape order, as in the `match.made` webhook body.
+    /// Teams in match-shape order, as in the `match.made` webhook body
+    /// (each player's ticket `data` in its entry, as sent).
     #[schema(value_type = Vec<Object>)]
-    pub teams: Value,
+    pub teams: Vec<Team>,
     /// `{mmrSpread, teamImbalance}`.
     #[schema(value_type = Object)]
     pub quality: Value,
@@ -54,20 +57,28 @@ pub struct MatchView {
     pub region: Option<String>,
 }
 
-impl From<match_::Model> for MatchView {
-    fn from(m: match_::Model) -> Self {
-        Self {
+impl MatchView {
+    /// The view of the stored match `m`, whose stored tickets are among
+    /// `tickets` (they give each player its `data`).
+    ///
+    /// # Errors
+    /// `500` when the stored teams cannot be read as a match's.
+    fn of(m: match_::Model, tickets: &[match_ticket::Model]) -> Result<Self, ApiError> {
+        let mut teams: Vec<Team> = serde_json::from_value(m.teams)
+            .map_err(|e| ApiError::from(StoreError::Corrupt(format!("match {}: {e}", m.id))))?;
+        fill_data(&mut teams, tickets);
+        Ok(Self {
             match_id: m.id,
             project_id: m.project_id,
             game_mode: m.game_mode,
             game_mode_version: m.game_mode_version,
             created_at: m.created_at,
-            teams: m.teams,
+            teams,
             quality: m.quality,
             match_shape: m.match_shape,
             seats_open: m.seats_open,
             region: m.region,
-        }
+        })
     }
 }
 
@@ -133,10 +144,13 @@ pub async fn list(
     } else {
         None
     };
-    Ok(Json(MatchesPage {
-        items: rows.into_iter().map(MatchView::from).collect(),
-        next_cursor,
-    }))
+    let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
+    let tickets = match_tickets::of_matches(&state.db, &project_id, &ids).await?;
+    let items = rows
+        .into_iter()
+        .map(|m| MatchView::of(m, &tickets))
+        .collect::<Result<_, _>>()?;
+    Ok(Json(MatchesPage { items, next_cursor }))
 }
 
 /// One match.
@@ -150,5 +164,6 @@ pub async fn get(
     Path((project_id, match_id)): Path<(String, String)>,
 ) -> Result<Json<MatchView>, ApiError> {
     let row = matches::get(&state.db, &project_id, &match_id).await?;
-    Ok(Json(row.into()))
+    let tickets = match_tickets::of_matches(&state.db, &project_id, &[&match_id]).await?;
+    Ok(Json(MatchView::of(row, &tickets)?))
 }

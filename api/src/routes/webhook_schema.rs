@@ -127,6 +127,11 @@ pub struct WebhookPlayer {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable = false)]
     pub latency_ms: Option<f64>,
+    /// The ticket's `attributes.data`, byte for byte as the studio sent
+    /// it; absent when the ticket had none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>, nullable = false)]
+    pub data: Option<serde_json::Value>,
 }
 
 /// Match quality figures.

@@ -310,7 +310,10 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             needed: None,
         },
         StatusMessage::Matched {
-            match_: json!({"matchId": "mat_1", "teams": [["ana"], ["ben"]]}),
+            match_: matchplane_matchmaker::RawJson::of(
+                &json!({"matchId": "mat_1", "teams": [["ana"], ["ben"]]}),
+            )
+            .unwrap(),
         },
         StatusMessage::Failed {
             code: "GAME_MODE_DISABLED".into(),
@@ -342,6 +345,9 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 ping_ms: None,
                 wait_seconds: 1.5,
                 latency_ms: Some(31.0),
+                data: Some(
+                    matchplane_matchmaker::RawJson::from_text(r#"{"loadout":[3,1]}"#).unwrap(),
+                ),
             }],
             mean_mmr: Some(1500.0),
             bots: vec![BotSeat::new(Some(1500.0))],

@@ -21,5 +21,6 @@ mod restart;
 mod searches;
 mod stats;
 mod tenant;
+mod ticket_data;
 mod tickets;
 mod ws;

@@ -24,6 +24,7 @@ on_both_pools!(
     every_ending_closes_with_1000,
     a_socket_that_never_pongs_expires,
     a_search_lost_with_redis_data_says_so,
+    a_lost_search_whose_match_was_stored_is_told_matched,
 );
 
 async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
@@ -119,7 +120,8 @@ async fn a_status_published_elsewhere_reaches_the_socket(pools: Pools) {
     // Another process (the worker) publishes the match on its own handle.
     let worker = t.other_process_pool().await;
     let matched = StatusMessage::Matched {
-        match_: json!({"matchId": "mat_9", "teams": []}),
+        match_: matchplane_matchmaker::RawJson::of(&json!({"matchId": "mat_9", "teams": []}))
+            .unwrap(),
     };
     worker
         .publish_status(&ticket, &matched.to_json())
@@ -248,7 +250,7 @@ async fn every_ending_closes_with_1000(pools: Pools) {
     let mut ws = connect(addr, &token).await;
     assert_eq!(next_json(&mut ws).await["type"], "searching");
     let matched = StatusMessage::Matched {
-        match_: json!({"matchId": "mat_9"}),
+        match_: matchplane_matchmaker::RawJson::of(&json!({"matchId": "mat_9"})).unwrap(),
     };
     t.other_process_pool()
         .await
@@ -345,5 +347,56 @@ async fn a_search_lost_with_redis_data_says_so(pools: Pools) {
     assert!(
         detail.contains("lost") && detail.contains("new ticket"),
         "{detail}"
+    );
+}
+
+/// Redis loses its data under an open socket whose match the worker had
+/// stored but whose `matched` publish never arrived: the socket's own
+/// re-read finds the stored match by the ticket and says `matched` with
+/// it, not `SEARCH_LOST`.
+async fn a_lost_search_whose_match_was_stored_is_told_matched(pools: Pools) {
+    if pools == Pools::Memory {
+        // In memory the pool dies with the process only.
+        return;
+    }
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    // Stored as the recorder stores it (the match and its ticket's row),
+    // with no status published.
+    t.store_match_alone(&p, "duel", &ticket, "p1").await;
+    let record = t.play.tickets.get(&p, &ticket).await.unwrap().unwrap();
+    matchplane_store::repos::match_tickets::insert_if_absent(
+        &t.db,
+        vec![matchplane_store::entities::match_ticket::Model {
+            ticket_id: ticket.clone(),
+            match_id: "mat_1".into(),
+            project_id: p.clone(),
+            game_mode: "duel".into(),
+            player_id: "p1".into(),
+            token_hash: record.token_hash,
+            created_at: record.created_at,
+            expires_at: record.expires_at,
+            data: None,
+        }],
+    )
+    .await
+    .unwrap();
+    let (url, prefix) = (crate::harness::redis_url(), t.prefix.clone());
+    tokio::task::spawn_blocking(move || {
+        matchplane_store::pool::redis::delete_prefix_blocking(&url, &prefix).unwrap()
+    })
+    .await
+    .unwrap();
+    let matched = until(&mut ws, "matched").await;
+    assert_eq!(matched["match"]["matchId"], "mat_1", "{matched}");
+    assert_eq!(
+        matched["match"]["player"]["ticketId"],
+        ticket.as_str(),
+        "{matched}"
     );
 }

@@ -24,7 +24,10 @@ fn every_server_message_is_a_known_message() {
             needed: Some(10),
         },
         StatusMessage::Matched {
-            match_: json!({"matchId": "mat_1", "teams": [["a"], ["b"]]}),
+            match_: matchplane_matchmaker::RawJson::of(
+                &json!({"matchId": "mat_1", "teams": [["a"], ["b"]]}),
+            )
+            .unwrap(),
         },
         StatusMessage::Failed {
             code: "GAME_MODE_DISABLED".into(),

@@ -25,6 +25,10 @@ pub struct Model {
     pub created_at: f64,
     /// When the ticket's token stops being valid (Unix seconds).
     pub expires_at: f64,
+    /// The ticket's `attributes.data`, the exact text the studio sent;
+    /// `NULL` without (and for matches stored before it was kept).
+    #[sea_orm(column_type = "Text", nullable)]
+    pub data: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -35,3 +35,23 @@ pub async fn get<C: ConnectionTrait>(
         .one(db)
         .await?)
 }
+
+/// The stored tickets of the matches `match_ids` of `project_id` (any
+/// order); a match stored before its tickets were kept has none.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn of_matches<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_ids: &[&str],
+) -> Result<Vec<match_ticket::Model>, StoreError> {
+    if match_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(MatchTickets::find()
+        .filter(match_ticket::Column::ProjectId.eq(project_id))
+        .filter(match_ticket::Column::MatchId.is_in(match_ids.iter().copied()))
+        .all(db)
+        .await?)
+}

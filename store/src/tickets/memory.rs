@@ -17,6 +17,9 @@ pub struct MemoryTicketStore {
     tickets: Mutex<HashMap<(String, String), Ticket>>,
     /// Per project, its pending tickets' expiries by ticket id.
     pending: Mutex<HashMap<String, HashMap<String, f64>>>,
+    /// (projectId, ticketId) → Unix seconds until which the record is
+    /// kept whatever its expiry ([`TicketStore::keep_until`]).
+    kept: Mutex<HashMap<(String, String), f64>>,
 }
 
 impl MemoryTicketStore {
@@ -26,6 +29,7 @@ impl MemoryTicketStore {
             pool,
             tickets: Mutex::default(),
             pending: Mutex::default(),
+            kept: Mutex::default(),
         }
     }
 }
@@ -60,7 +64,9 @@ impl TicketStore for MemoryTicketStore {
         let mut tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
         if tickets.len() % 1024 == 1023 {
             let grace = RECORD_GRACE.as_secs_f64();
-            tickets.retain(|_, t| t.expires_at + grace > now);
+            let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.retain(|_, until| *until > now);
+            tickets.retain(|key, t| t.expires_at + grace > now || kept.contains_key(key));
         }
         tickets.insert(
             (ticket.project_id.clone(), ticket.ticket_id.clone()),
@@ -92,6 +98,22 @@ impl TicketStore for MemoryTicketStore {
         Ok(tickets
             .get(&(project_id.to_owned(), ticket_id.to_owned()))
             .cloned())
+    }
+
+    async fn keep_until(
+        &self,
+        project_id: &str,
+        ticket_ids: &[String],
+        until: f64,
+    ) -> Result<(), PoolError> {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        for ticket_id in ticket_ids {
+            let at = kept
+                .entry((project_id.to_owned(), ticket_id.clone()))
+                .or_insert(until);
+            *at = at.max(until);
+        }
+        Ok(())
     }
 
     async fn start_search(&self, start: &TicketStart<'_>) -> Result<Ticket, StartSearchError> {

@@ -149,6 +149,19 @@ pub trait TicketStore: Send + Sync {
     /// The caller compares `expires_at` with its clock.
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError>;
 
+    /// Keeps the records of `ticket_ids` of `project_id` at least until
+    /// `until` (Unix seconds), never shortening one; an id without a record
+    /// is skipped. The outbox consumer calls it for the tickets of matches
+    /// it could not store yet, so a matched ticket stays readable (its
+    /// status `MATCH_PENDING`) for as long as the database is out. Redis:
+    /// one pipelined round trip (`EXPIREAT … GT` per record).
+    async fn keep_until(
+        &self,
+        project_id: &str,
+        ticket_ids: &[String],
+        until: f64,
+    ) -> Result<(), PoolError>;
+
     /// Starts a search with the ticket `start` names, if the token's hash,
     /// mode and project are the ticket's and it has not expired; returns
     /// the ticket. The search is added under

@@ -182,6 +182,28 @@ impl TicketStore for RedisTicketStore {
         .transpose()
     }
 
+    async fn keep_until(
+        &self,
+        project_id: &str,
+        ticket_ids: &[String],
+        until: f64,
+    ) -> Result<(), PoolError> {
+        if ticket_ids.is_empty() {
+            return Ok(());
+        }
+        let at = until.ceil() as i64;
+        let mut pipe = redis::pipe();
+        for ticket_id in ticket_ids {
+            pipe.cmd("EXPIREAT")
+                .arg(self.ticket_key(project_id, ticket_id))
+                .arg(at)
+                .arg("GT")
+                .ignore();
+        }
+        let () = pipe.query_async(&mut self.pool.conn()).await?;
+        Ok(())
+    }
+
     async fn start_search(&self, start: &TicketStart<'_>) -> Result<Ticket, StartSearchError> {
         self.pool.start_from_ticket(start).await
     }

@@ -46,9 +46,11 @@ pub enum StatusMessage {
     },
     /// Matched: final.
     Matched {
-        /// The match (at least `matchId`; the worker sends its teams).
+        /// The match as its player sees it (at least `matchId`; the worker
+        /// sends its teams), kept as JSON text so the ticket's `data` in it
+        /// reaches the client byte for byte.
         #[serde(rename = "match")]
-        match_: Value,
+        match_: matchplane_matchmaker::RawJson,
     },
     /// Failed with a SPEC code: final.
     Failed {

@@ -194,3 +194,73 @@ async fn a_ticket_record_lives_its_ttl_and_a_short_grace_on_redis() {
     );
     assert!(super::RECORD_GRACE.as_secs() <= 300, "a short grace");
 }
+
+/// The unix time now, in seconds.
+fn unix_now() -> f64 {
+    chrono::Utc::now().timestamp_micros() as f64 / 1e6
+}
+
+#[tokio::test]
+async fn kept_records_outlive_their_expiry_and_are_never_shortened() {
+    // Redis: the record's own expiry (ticket expiry + grace) is pushed out
+    // by `keep_until`, and a shorter keep leaves it alone.
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let _keys = RedisKeys(prefix.clone());
+    let mut config = RedisPoolConfig::new(redis_url());
+    config.prefix = prefix.clone();
+    let redis = RedisPoolStore::connect(config).await.unwrap();
+    let tickets = RedisTicketStore::new(redis);
+    let now = unix_now();
+    let mut t = ticket("tkt_kept", "p1");
+    t.expires_at = now + 10.0;
+    tickets.create(&t, now).await.unwrap();
+    let key = crate::pool::redis::keys::ticket_key(&prefix, "prj_t", "tkt_kept");
+    let client = redis::Client::open(redis_url()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let ttl = |conn: &mut redis::aio::MultiplexedConnection| {
+        let mut conn = conn.clone();
+        let key = key.clone();
+        async move {
+            let ms: i64 = redis::cmd("PTTL")
+                .arg(&key)
+                .query_async(&mut conn)
+                .await
+                .unwrap();
+            ms as f64 / 1000.0
+        }
+    };
+    let before = ttl(&mut conn).await;
+    assert!((100.0..=131.0).contains(&before), "{before}");
+    let ids = vec!["tkt_kept".to_owned(), "tkt_never_made".to_owned()];
+    tickets
+        .keep_until("prj_t", &ids, now + 3600.0)
+        .await
+        .unwrap();
+    let kept = ttl(&mut conn).await;
+    assert!((3500.0..=3601.0).contains(&kept), "{kept}");
+    tickets.keep_until("prj_t", &ids, now + 5.0).await.unwrap();
+    let after = ttl(&mut conn).await;
+    assert!(after >= kept - 5.0, "shortened from {kept} to {after}");
+    assert_eq!(tickets.get("prj_t", "tkt_never_made").await.unwrap(), None);
+
+    // Memory: a kept record survives the prune of expired records, an
+    // unkept one does not.
+    let memory: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
+    let tickets = MemoryTicketStore::new(memory);
+    for id in ["tkt_kept", "tkt_gone"] {
+        let mut old = ticket(id, id);
+        old.expires_at = now - 3600.0;
+        tickets.create(&old, now - 7200.0).await.unwrap();
+    }
+    tickets
+        .keep_until("prj_t", &["tkt_kept".to_owned()], now + 60.0)
+        .await
+        .unwrap();
+    for i in 0..1100 {
+        let mut fresh = ticket(&format!("tkt_f{i}"), &format!("f{i}"));
+        fresh.expires_at = now + 600.0;
+        tickets.create(&fresh, now).await.unwrap();
+    }
+    assert!(tickets.get("prj_t", "tkt_kept").await.unwrap().is_some());
+    assert_eq!(tickets.get("prj_t", "tkt_gone").await.unwrap(), None);
+}

@@ -78,6 +78,7 @@ async fn a_match_is_played_in_the_region_both_reach_and_says_so() {
     // Each player's `matched` view: the region and its own latency.
     let made: matchplane_webhook::MatchMade = serde_json::from_value(body.clone()).unwrap();
     let view = matchplane_webhook::player_match(&made, b.ticket_id.as_str()).unwrap();
+    let view: serde_json::Value = serde_json::from_str(view.get()).unwrap();
     assert_eq!(view["region"], "eu-west");
     assert_eq!(view["player"]["latencyMs"], json!(45.0));
 }

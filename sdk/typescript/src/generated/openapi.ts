@@ -1343,7 +1343,10 @@ export interface components {
             region?: string | null;
             /** @description Seats open to backfill per team; absent as `matchShape`. */
             seatsOpen?: number[] | null;
-            /** @description Teams in match-shape order, as in the `match.made` webhook body. */
+            /**
+             * @description Teams in match-shape order, as in the `match.made` webhook body
+             *     (each player's ticket `data` in its entry, as sent).
+             */
             teams: Record<string, never>[];
         };
         /**
@@ -1987,7 +1990,7 @@ export interface components {
              *     /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
              *     `createdAt`, `teams` (arrays of player ids), `player` (its own
              *     entry: `playerId`, `ticketId`, `team`, `partyId`, `mmr`, `latencyMs`,
-             *     `waitSeconds`), `region` and `quality`. The studio sees the whole
+             *     `waitSeconds`, and its ticket's `data` as sent), `region` and `quality`. The studio sees the whole
              *     match, as its `match.made` webhook body.
              */
             match?: Record<string, never> | null;
@@ -2218,6 +2221,11 @@ export interface components {
         };
         /** @description One player of a `match.made` body. */
         WebhookPlayer: {
+            /**
+             * @description The ticket's `attributes.data`, byte for byte as the studio sent
+             *     it; absent when the ticket had none.
+             */
+            data?: Record<string, never>;
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); absent
