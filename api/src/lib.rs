@@ -74,6 +74,9 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::webhook_test::test))
         .routes(routes!(crate::routes::deliveries::of_mode))
         .routes(routes!(crate::routes::mode_stats::stats))
+        .routes(routes!(crate::routes::mode_stats_history::history))
+        .routes(routes!(crate::routes::mode_pool::pool))
+        .merge(simulate_routes())
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
         .routes(routes!(crate::routes::deliveries::list))
@@ -87,6 +90,16 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(search_ws::search))
         .routes(routes!(searches::create))
         .routes(routes!(searches::get, searches::cancel))
+}
+
+/// `POST …/simulate`, whose body may be far larger than other routes' (a
+/// scenario of up to 200 000 arrivals).
+fn simulate_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(crate::routes::simulate::simulate))
+        .layer(DefaultBodyLimit::max(
+            crate::routes::simulate::MAX_SIMULATE_BODY_BYTES,
+        ))
 }
 
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).

@@ -16,6 +16,37 @@ use std::collections::{BTreeMap, HashSet};
 /// that cycle in time order; a search older than `ticketTtlSeconds` expires.
 /// Deterministic: the same scenario gives the same report.
 pub fn run(scenario: &Scenario) -> Report {
+    run_inner(scenario, &mut || true).0
+}
+
+/// The simulation stopped before `until` because its caller's budget ran
+/// out ([`run_bounded`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stopped {
+    /// Virtual time of the last cycle run (seconds).
+    pub at: f64,
+}
+
+/// [`run`], asking `keep_going` before each cycle: the first `false` stops
+/// the run (a server bounds a simulation's cost with it; the core itself
+/// reads no clock).
+///
+/// # Errors
+/// [`Stopped`] when `keep_going` said `false` before the last cycle.
+pub fn run_bounded(
+    scenario: &Scenario,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Report, Stopped> {
+    match run_inner(scenario, keep_going) {
+        (report, None) => Ok(report),
+        (_, Some(stopped)) => Err(stopped),
+    }
+}
+
+fn run_inner(
+    scenario: &Scenario,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> (Report, Option<Stopped>) {
     let config = &scenario.game_mode;
     let step = config.matchmaking_cycle_duration_seconds;
     let ttl = f64::from(config.ticket_ttl_seconds);
@@ -32,10 +63,15 @@ pub fn run(scenario: &Scenario) -> Report {
     let mut data_of: std::collections::HashMap<String, serde_json::Value> =
         std::collections::HashMap::new();
 
+    let mut stopped = None;
     let mut k = 1u64;
     loop {
         let t = k as f64 * step;
         if step <= 0.0 || t > scenario.until + 1e-9 {
+            break;
+        }
+        if !keep_going() {
+            stopped = Some(Stopped { at: t - step });
             break;
         }
         k += 1;
@@ -121,7 +157,7 @@ pub fn run(scenario: &Scenario) -> Report {
     reasons.retain(|player, _| waiting.contains(player));
     let mut all_waits = waits.clone();
     all_waits.extend(pool.iter().map(|s| (scenario.until - s.queued_at).max(0.0)));
-    Report {
+    let report = Report {
         stats: Stats {
             matches: matches.len(),
             matched_players: waits.len(),
@@ -136,7 +172,8 @@ pub fn run(scenario: &Scenario) -> Report {
         unmatched_reasons: reasons,
         ended,
         refused_arrivals: refused,
-    }
+    };
+    (report, stopped)
 }
 
 /// The report's view of a match made at `at`.
