@@ -16,6 +16,7 @@
 pub mod auth;
 pub mod body_errors;
 pub mod cache;
+pub mod console;
 pub mod credentials;
 pub mod deadline;
 pub mod edge;
@@ -126,7 +127,8 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal(&"a handler panicked").into_response()
 }
 
-/// The whole app: documented routes, `/openapi.json`, `/docs`, 404/405
+/// The whole app: documented routes, `/openapi.json`, `/docs`, the console
+/// (`/console/`, [`console`]), 404/405
 /// problems, 64 KiB body limit, request metrics.
 pub fn router(state: AppState) -> Router {
     let (routes, mut spec) = api_routes().split_for_parts();
@@ -134,6 +136,7 @@ pub fn router(state: AppState) -> Router {
     openapi::finish(&mut spec);
     let routes = routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
+        .merge(console::routes())
         .fallback(not_found);
     layered(routes, state.clone()).with_state(state)
 }
