@@ -30,6 +30,17 @@ pub const MAX_ARRIVALS: usize = 200_000;
 /// Running time of one simulation at most.
 pub const CPU_BUDGET: Duration = Duration::from_secs(10);
 
+/// The members of a scenario body.
+const FIELDS: [&str; 7] = [
+    "gameMode",
+    "tier",
+    "seed",
+    "until",
+    "arrivals",
+    "arrivalsCsv",
+    "arrivalsCsvText",
+];
+
 fn invalid(field: &str, message: impl Into<String>) -> ApiError {
     ApiError::invalid(vec![FieldError::new(field, Code::ValidationError, message)])
 }
@@ -40,6 +51,20 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
     let Some(object) = body.as_object_mut() else {
         return Err(ApiError::bad_request("$", "the scenario is a JSON object"));
     };
+    let unknown: Vec<FieldError> = object
+        .keys()
+        .filter(|k| !FIELDS.contains(&k.as_str()))
+        .map(|k| {
+            FieldError::new(
+                k.as_str(),
+                Code::ValidationError,
+                format!("unknown field; a scenario has {}", FIELDS.join(", ")),
+            )
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ApiError::bad_body(unknown));
+    }
     if object.contains_key("arrivalsCsv") {
         return Err(invalid(
             "arrivalsCsv",
