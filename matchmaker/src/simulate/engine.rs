@@ -227,3 +227,31 @@ fn simulated(
         region: m.region.as_ref().map(|r| r.to_string()),
     }
 }
+
+#[cfg(test)]
+mod bounded_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const SCENARIO: &str = r#"{"gameMode": {"name": "duel", "matchShape": [1, 1],
+        "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}},
+        "tier": "pro", "seed": 7, "until": 10,
+        "arrivals": [{"at": 0, "playerId": "a", "mmr": 1500}, {"at": 0, "playerId": "b", "mmr": 1510}]}"#;
+
+    #[test]
+    fn a_budget_that_runs_out_stops_the_run_and_one_that_does_not_changes_nothing() {
+        let scenario = Scenario::parse(SCENARIO).unwrap();
+        let mut cycles = 0;
+        let stopped = run_bounded(&scenario, &mut || {
+            cycles += 1;
+            cycles <= 3
+        });
+        assert_eq!(stopped.unwrap_err(), Stopped { at: 3.0 });
+        let whole = run_bounded(&scenario, &mut || true).unwrap();
+        assert_eq!(
+            serde_json::to_string(&whole).unwrap(),
+            serde_json::to_string(&run(&scenario)).unwrap()
+        );
+    }
+}
