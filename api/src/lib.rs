@@ -16,6 +16,7 @@
 pub mod auth;
 pub mod body_errors;
 pub mod cache;
+pub mod console;
 pub mod credentials;
 pub mod deadline;
 pub mod edge;
@@ -74,6 +75,9 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::webhook_test::test))
         .routes(routes!(crate::routes::deliveries::of_mode))
         .routes(routes!(crate::routes::mode_stats::stats))
+        .routes(routes!(crate::routes::mode_stats_history::history))
+        .routes(routes!(crate::routes::mode_pool::pool))
+        .merge(simulate_routes())
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
         .routes(routes!(crate::routes::deliveries::list))
@@ -87,6 +91,16 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(search_ws::search))
         .routes(routes!(searches::create))
         .routes(routes!(searches::get, searches::cancel))
+}
+
+/// `POST …/simulate`, whose body may be far larger than other routes' (a
+/// scenario of up to 200 000 arrivals).
+fn simulate_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(crate::routes::simulate::simulate))
+        .layer(DefaultBodyLimit::max(
+            crate::routes::simulate::MAX_SIMULATE_BODY_BYTES,
+        ))
 }
 
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).
@@ -113,7 +127,8 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal(&"a handler panicked").into_response()
 }
 
-/// The whole app: documented routes, `/openapi.json`, `/docs`, 404/405
+/// The whole app: documented routes, `/openapi.json`, `/docs`, the console
+/// (`/console/`, [`console`]), 404/405
 /// problems, 64 KiB body limit, request metrics.
 pub fn router(state: AppState) -> Router {
     let (routes, mut spec) = api_routes().split_for_parts();
@@ -121,6 +136,7 @@ pub fn router(state: AppState) -> Router {
     openapi::finish(&mut spec);
     let routes = routes
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
+        .merge(console::routes())
         .fallback(not_found);
     layered(routes, state.clone()).with_state(state)
 }

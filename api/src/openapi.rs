@@ -52,7 +52,8 @@ use utoipa::{Modify, OpenApi};
         (name = "tickets", description = "Tickets, studio side (API key)"),
         (name = "searches", description = "Searches, game-client side (ticket token)"),
         (name = "matches", description = "Matches and their webhook deliveries (API key)"),
-        (name = "ratings", description = "Results and ratings (API key)")
+        (name = "ratings", description = "Results and ratings (API key)"),
+        (name = "simulate", description = "Scenarios run by the matching core in virtual time (API key)")
     )
 )]
 pub struct ApiDoc;

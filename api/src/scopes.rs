@@ -124,6 +124,8 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
         "PUT",
         "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}",
     ),
+    // Computes a report and changes nothing: a read.
+    ("POST", "/v1/projects/{projectId}/simulate"),
 ];
 
 /// Project routes only the operator may call: no key passes them, whatever

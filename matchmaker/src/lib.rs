@@ -17,6 +17,8 @@
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
 //! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
 //! - SPEC 8 simulation: [`simulate`]
+//! - SPEC 13 console figures: [`pool_summary`] (the live pool), [`histogram`]
+//!   (mergeable histograms of the stats history)
 
 pub mod codes;
 pub mod config;
@@ -46,6 +48,8 @@ pub mod candidate;
 pub mod cycle;
 pub mod flexible;
 pub mod grouping;
+pub mod histogram;
+pub mod pool_summary;
 pub mod queue_status;
 pub mod ratings;
 pub mod reasons;

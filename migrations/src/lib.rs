@@ -38,6 +38,8 @@ mod m20261201_000071_g_regions;
 mod m20261201_000072_g_lease_epochs;
 mod m20261201_000081_h_match_tickets;
 mod m20261201_000082_h_match_ticket_data;
+mod m20261201_000111_k_stats_history;
+mod m20261201_000112_k_pool_summary;
 pub mod names;
 mod ops;
 
@@ -65,6 +67,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000072_g_lease_epochs::Migration),
             Box::new(m20261201_000081_h_match_tickets::Migration),
             Box::new(m20261201_000082_h_match_ticket_data::Migration),
+            Box::new(m20261201_000111_k_stats_history::Migration),
+            Box::new(m20261201_000112_k_pool_summary::Migration),
         ]
     }
 }

@@ -1,6 +1,8 @@
 //! One cycle of one mode on the worker (SPEC 5): expire, snapshot, run the
 //! matching core, fail what the config rules out, claim each match under the
-//! lease's fencing token, store the waiting reasons and the cycle's figures.
+//! lease's fencing token, store the waiting reasons and the cycle's figures
+//! (the last cycle's, with a summary of its pool for a live view, and the
+//! minute's, merged into the mode's stats history).
 //!
 //! A tick never sleeps and returns what happened ([`TickOutcome`]); the mode
 //! loop alone decides to wait, retry or stop (STYLE 9).
@@ -9,10 +11,12 @@ use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
+use matchplane_matchmaker::pool_summary::PoolSummary;
 use matchplane_matchmaker::{run_cycle, CycleOutcome, FailedSearch, ProposedMatch};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
 use matchplane_store::repos::cycle_stats;
+use matchplane_store::repos::stats_history::{self, Figures};
 use matchplane_store::tickets::{publish, StatusMessage};
 use matchplane_webhook::{MatchIdentity, MatchMade};
 use rand::rngs::StdRng;
@@ -106,7 +110,7 @@ async fn tick(
     report.read_pool = started.elapsed();
 
     let started = Instant::now();
-    let outcome = match_pool(config, searches, now_secs).await?;
+    let (outcome, summary) = match_pool(config, searches, now_secs).await?;
     report.matching = started.elapsed();
     report.pool_size = outcome.pool_size;
     report.candidates = outcome.candidates;
@@ -116,11 +120,13 @@ async fn tick(
     let claims = claim_all(pool, mode, config, token, now, &outcome.matches).await;
     report.claim = started.elapsed();
     let mut lost = false;
+    let mut claimed = Vec::new();
     for result in claims {
         match result? {
-            Claimed::Yes(waits) => {
+            Claimed::Yes(waits, spread) => {
                 report.matches += 1;
-                crate::metrics::matched(mode, waits.into_iter());
+                crate::metrics::matched(mode, waits.iter().copied());
+                claimed.push((waits, spread));
             }
             Claimed::Conflict => report.conflicts += 1,
             Claimed::LeaseLost => lost = true,
@@ -156,11 +162,22 @@ async fn tick(
             matches: report.matches as i64,
             duration_ms: total.as_secs_f64() * 1e3,
             ran_at: now,
+            pool_summary: serde_json::to_string(&summary).ok(),
         },
     )
     .await;
     if let Err(err) = stats {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+    }
+    let figures = Figures::of_cycle(
+        report.pool_size,
+        claimed
+            .iter()
+            .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
+    );
+    let history = stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await;
+    if let Err(err) = history {
+        tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");
     }
     crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
     report.annotate = started.elapsed();
@@ -171,24 +188,27 @@ async fn tick(
     Ok((outcome, report))
 }
 
-/// Runs the matching core off the async threads (it is CPU-bound).
+/// Runs the matching core off the async threads (it is CPU-bound), and
+/// sums up the pool it saw for a live view.
 async fn match_pool(
     config: &ModeConfig,
     searches: Vec<matchplane_matchmaker::Search>,
     now_secs: f64,
-) -> Result<CycleOutcome, WorkerError> {
+) -> Result<(CycleOutcome, PoolSummary), WorkerError> {
     let config = config.config.clone();
     let seed: u64 = rand::random();
-    let (outcome, searches) = tokio::task::spawn_blocking(move || {
+    let (outcome, summary, searches) = tokio::task::spawn_blocking(move || {
         let mut rng = StdRng::seed_from_u64(seed);
-        (run_cycle(&config, &searches, now_secs, &mut rng), searches)
+        let outcome = run_cycle(&config, &searches, now_secs, &mut rng);
+        let summary = PoolSummary::of(&searches, &outcome);
+        (outcome, summary, searches)
     })
     .await
     .map_err(|e| WorkerError::Task(e.to_string()))?;
     // The snapshot is freed beside the claims rather than before them: the
     // outcome shares its ids, and 100 000 searches take milliseconds to free.
     tokio::task::spawn_blocking(move || drop(searches));
-    Ok(outcome)
+    Ok((outcome, summary))
 }
 
 /// Ends each search of `failed` (those the config rules out, or a deleted
@@ -240,7 +260,8 @@ async fn fail_one(
 }
 
 enum Claimed {
-    Yes(Vec<f64>),
+    /// Claimed: the players' waits and the match's MMR spread.
+    Yes(Vec<f64>, f64),
     Conflict,
     LeaseLost,
 }
@@ -302,6 +323,7 @@ async fn claim_chunk(
                             .iter()
                             .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
                             .collect(),
+                        proposed.mmr_spread,
                     ),
                     ClaimOutcome::Conflict { .. } => Claimed::Conflict,
                     ClaimOutcome::LeaseLost => Claimed::LeaseLost,

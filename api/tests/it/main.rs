@@ -6,6 +6,7 @@
 mod bom;
 mod common;
 mod connections;
+mod console_routes;
 mod cross_tenant;
 mod cross_tenant_all;
 mod errors;

@@ -274,6 +274,7 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             matches: 1,
             duration_ms: 3.5,
             ran_at: now,
+            pool_summary: None,
         },
     )
     .await

@@ -119,6 +119,17 @@ const TABLE: &[(&str, &str, Needs)] = &[
     ("POST", "/v1/projects/{projectId}/tickets", Needs::Backend),
     (
         "GET",
+        "/v1/projects/{projectId}/game-modes/{name}/pool",
+        Needs::Backend,
+    ),
+    (
+        "GET",
+        "/v1/projects/{projectId}/game-modes/{name}/stats/history",
+        Needs::Backend,
+    ),
+    ("POST", "/v1/projects/{projectId}/simulate", Needs::Backend),
+    (
+        "GET",
         "/v1/projects/{projectId}/tickets/{ticketId}",
         Needs::Backend,
     ),

@@ -16,6 +16,37 @@ use std::collections::{BTreeMap, HashSet};
 /// that cycle in time order; a search older than `ticketTtlSeconds` expires.
 /// Deterministic: the same scenario gives the same report.
 pub fn run(scenario: &Scenario) -> Report {
+    run_inner(scenario, &mut || true).0
+}
+
+/// The simulation stopped before `until` because its caller's budget ran
+/// out ([`run_bounded`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stopped {
+    /// Virtual time of the last cycle run (seconds).
+    pub at: f64,
+}
+
+/// [`run`], asking `keep_going` before each cycle: the first `false` stops
+/// the run (a server bounds a simulation's cost with it; the core itself
+/// reads no clock).
+///
+/// # Errors
+/// [`Stopped`] when `keep_going` said `false` before the last cycle.
+pub fn run_bounded(
+    scenario: &Scenario,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Report, Stopped> {
+    match run_inner(scenario, keep_going) {
+        (report, None) => Ok(report),
+        (_, Some(stopped)) => Err(stopped),
+    }
+}
+
+fn run_inner(
+    scenario: &Scenario,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> (Report, Option<Stopped>) {
     let config = &scenario.game_mode;
     let step = config.matchmaking_cycle_duration_seconds;
     let ttl = f64::from(config.ticket_ttl_seconds);
@@ -32,10 +63,15 @@ pub fn run(scenario: &Scenario) -> Report {
     let mut data_of: std::collections::HashMap<String, serde_json::Value> =
         std::collections::HashMap::new();
 
+    let mut stopped = None;
     let mut k = 1u64;
     loop {
         let t = k as f64 * step;
         if step <= 0.0 || t > scenario.until + 1e-9 {
+            break;
+        }
+        if !keep_going() {
+            stopped = Some(Stopped { at: t - step });
             break;
         }
         k += 1;
@@ -121,7 +157,7 @@ pub fn run(scenario: &Scenario) -> Report {
     reasons.retain(|player, _| waiting.contains(player));
     let mut all_waits = waits.clone();
     all_waits.extend(pool.iter().map(|s| (scenario.until - s.queued_at).max(0.0)));
-    Report {
+    let report = Report {
         stats: Stats {
             matches: matches.len(),
             matched_players: waits.len(),
@@ -136,7 +172,8 @@ pub fn run(scenario: &Scenario) -> Report {
         unmatched_reasons: reasons,
         ended,
         refused_arrivals: refused,
-    }
+    };
+    (report, stopped)
 }
 
 /// The report's view of a match made at `at`.
@@ -188,5 +225,33 @@ fn simulated(
         match_shape: m.match_shape.clone(),
         seats_open: m.seats_open.clone(),
         region: m.region.as_ref().map(|r| r.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    const SCENARIO: &str = r#"{"gameMode": {"name": "duel", "matchShape": [1, 1],
+        "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}},
+        "tier": "pro", "seed": 7, "until": 10,
+        "arrivals": [{"at": 0, "playerId": "a", "mmr": 1500}, {"at": 0, "playerId": "b", "mmr": 1510}]}"#;
+
+    #[test]
+    fn a_budget_that_runs_out_stops_the_run_and_one_that_does_not_changes_nothing() {
+        let scenario = Scenario::parse(SCENARIO).unwrap();
+        let mut cycles = 0;
+        let stopped = run_bounded(&scenario, &mut || {
+            cycles += 1;
+            cycles <= 3
+        });
+        assert_eq!(stopped.unwrap_err(), Stopped { at: 3.0 });
+        let whole = run_bounded(&scenario, &mut || true).unwrap();
+        assert_eq!(
+            serde_json::to_string(&whole).unwrap(),
+            serde_json::to_string(&run(&scenario)).unwrap()
+        );
     }
 }

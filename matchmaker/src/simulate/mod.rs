@@ -11,7 +11,7 @@ mod scenario;
 mod stats;
 mod table;
 
-pub use engine::run;
+pub use engine::{run, run_bounded, Stopped};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
 pub use scenario::{parse_arrivals_csv, Event, Scenario, ScenarioError};

@@ -10,6 +10,7 @@ pub mod idempotency_key;
 pub mod match_;
 pub mod match_ticket;
 pub mod mode_cycle_stat;
+pub mod mode_stats_minute;
 pub mod outbox_dead_letter;
 pub mod project;
 pub mod rating;

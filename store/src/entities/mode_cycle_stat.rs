@@ -23,6 +23,10 @@ pub struct Model {
     pub duration_ms: f64,
     /// When the cycle ended.
     pub ran_at: DateTimeUtc,
+    /// The pool as the cycle saw it (JSON of
+    /// `matchplane_matchmaker::pool_summary::PoolSummary`); `None` from a
+    /// worker that did not write one.
+    pub pool_summary: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -27,6 +27,7 @@ pub async fn put<C: ConnectionTrait>(
                 mode_cycle_stat::Column::Matches,
                 mode_cycle_stat::Column::DurationMs,
                 mode_cycle_stat::Column::RanAt,
+                mode_cycle_stat::Column::PoolSummary,
             ])
             .to_owned(),
         )

@@ -18,6 +18,7 @@ pub mod match_tickets;
 pub mod matches;
 pub mod projects;
 pub mod ratings;
+pub mod stats_history;
 pub mod tiers;
 pub mod webhook_health;
 pub mod webhook_secrets;

@@ -17,6 +17,7 @@ mod verify;
 
 mod attempt_log;
 mod config_change;
+mod console_figures;
 mod dev_mode;
 mod end_to_end;
 mod fairness;

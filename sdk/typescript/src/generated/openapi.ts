@@ -186,6 +186,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/game-modes/{name}/pool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mode's pool as its last cycle saw it. */
+        get: operations["getGameModePool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}": {
         parameters: {
             query?: never;
@@ -230,6 +247,23 @@ export interface paths {
         };
         /** The mode's live figures. */
         get: operations["getGameModeStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/game-modes/{name}/stats/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mode's figures over time. */
+        get: operations["getGameModeStatsHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -417,6 +451,26 @@ export interface paths {
         post?: never;
         /** Ends every live search of a player, in every game mode of the project. */
         delete: operations["endPlayerSearches"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs a scenario and answers its report (the JSON of `matchplane
+         *     simulate`, docs/simulate.md).
+         */
+        post: operations["simulate"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1115,6 +1169,99 @@ export interface components {
             status: string;
         };
         /**
+         * @description One bucket of the history.
+         * @example {
+         *       "cycles": 60,
+         *       "declines": 0,
+         *       "matchedPlayers": 60,
+         *       "matches": 30,
+         *       "mmrSpread": {
+         *         "p50": 40,
+         *         "p90": 95,
+         *         "p99": 180
+         *       },
+         *       "proposals": 0,
+         *       "searching": 42,
+         *       "searchingMax": 51,
+         *       "start": "2026-12-01T10:00:00Z",
+         *       "waitSeconds": {
+         *         "p50": 2.1,
+         *         "p90": 6.5,
+         *         "p99": 14
+         *       }
+         *     }
+         */
+        HistoryBucket: {
+            /**
+             * Format: int64
+             * @description Cycles that ran with searches or matches.
+             */
+            cycles: number;
+            /**
+             * Format: int64
+             * @description Proposals declined or timed out.
+             */
+            declines: number;
+            /**
+             * Format: int64
+             * @description Players seated in them.
+             */
+            matchedPlayers: number;
+            /**
+             * Format: int64
+             * @description Matches made.
+             */
+            matches: number;
+            mmrSpread?: null | components["schemas"]["HistoryPercentiles"];
+            /**
+             * Format: int64
+             * @description Match proposals opened (modes with acceptance).
+             */
+            proposals: number;
+            /**
+             * Format: int64
+             * @description Mean pool size over those cycles (rounded).
+             */
+            searching: number;
+            /**
+             * Format: int64
+             * @description Largest pool of the bucket.
+             */
+            searchingMax: number;
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            start: string;
+            waitSeconds?: null | components["schemas"]["HistoryPercentiles"];
+        };
+        /**
+         * @description Percentiles estimated from a bucket's histogram (each within one
+         *     histogram bucket of the exact figure).
+         * @example {
+         *       "p50": 2.1,
+         *       "p90": 6.5,
+         *       "p99": 14
+         *     }
+         */
+        HistoryPercentiles: {
+            /**
+             * Format: double
+             * @description Median.
+             */
+            p50: number;
+            /**
+             * Format: double
+             * @description 90th percentile.
+             */
+            p90: number;
+            /**
+             * Format: double
+             * @description 99th percentile.
+             */
+            p99: number;
+        };
+        /**
          * @description A key as listed: never the key itself.
          * @example {
          *       "createdAt": "2026-12-01T10:00:00Z",
@@ -1481,6 +1628,89 @@ export interface components {
         PlayerMatch: {
             /** @description `mat_…`. */
             matchId: string;
+        };
+        /**
+         * @description Equal-width bins: `counts[i]` holds values in
+         *     `[start + i*width, start + (i+1)*width)`.
+         * @example {
+         *       "counts": [
+         *         3,
+         *         9,
+         *         14,
+         *         6
+         *       ],
+         *       "start": 1400,
+         *       "width": 25
+         *     }
+         */
+        PoolBins: {
+            /** @description Searches per bin. */
+            counts: number[];
+            /**
+             * Format: double
+             * @description Lower edge of the first bin.
+             */
+            start: number;
+            /**
+             * Format: double
+             * @description Width of every bin (MMR points or milliseconds).
+             */
+            width: number;
+        };
+        /**
+         * @description The live pool of a mode.
+         * @example {
+         *       "at": "2026-12-01T10:00:00Z",
+         *       "candidates": 30,
+         *       "gameMode": "duel",
+         *       "latencyMs": null,
+         *       "matched": 4,
+         *       "mmr": {
+         *         "counts": [
+         *           3,
+         *           9,
+         *           14,
+         *           6
+         *         ],
+         *         "start": 1400,
+         *         "width": 25
+         *       },
+         *       "searching": 32,
+         *       "waitingReasons": {
+         *         "NO_CANDIDATES_IN_RANGE": 20,
+         *         "PARTY_INCOMPLETE": 2
+         *       }
+         *     }
+         */
+        PoolView: {
+            /**
+             * Format: date-time
+             * @description When the cycle that saw this pool ended; `null` before the first.
+             */
+            at?: string | null;
+            /**
+             * Format: int64
+             * @description Candidates (complete, eligible parties).
+             */
+            candidates: number;
+            /** @description The game mode's name. */
+            gameMode: string;
+            latencyMs?: null | components["schemas"]["PoolBins"];
+            /**
+             * Format: int64
+             * @description Searches that cycle matched.
+             */
+            matched: number;
+            mmr?: null | components["schemas"]["PoolBins"];
+            /**
+             * Format: int64
+             * @description Searches in the pool.
+             */
+            searching: number;
+            /** @description Searches left waiting, by waiting-reason code. */
+            waitingReasons: {
+                [key: string]: number;
+            };
         };
         /**
          * @description An RFC 9457 problem body with matchplane's `code` and `errors`.
@@ -1860,6 +2090,58 @@ export interface components {
         StartSearch: {
             /** @description The ticket's token. */
             ticket: string;
+        };
+        /**
+         * @description The history of a mode.
+         * @example {
+         *       "bucketSeconds": 60,
+         *       "buckets": [
+         *         {
+         *           "cycles": 60,
+         *           "declines": 0,
+         *           "matchedPlayers": 60,
+         *           "matches": 30,
+         *           "mmrSpread": {
+         *             "p50": 40,
+         *             "p90": 95,
+         *             "p99": 180
+         *           },
+         *           "proposals": 0,
+         *           "searching": 42,
+         *           "searchingMax": 51,
+         *           "start": "2026-12-01T09:41:00Z",
+         *           "waitSeconds": {
+         *             "p50": 2.1,
+         *             "p90": 6.5,
+         *             "p99": 14
+         *           }
+         *         }
+         *       ],
+         *       "from": "2026-12-01T09:00:00Z",
+         *       "gameMode": "duel",
+         *       "to": "2026-12-01T10:00:00Z"
+         *     }
+         */
+        StatsHistory: {
+            /**
+             * Format: int64
+             * @description Bucket length (seconds).
+             */
+            bucketSeconds: number;
+            /** @description Buckets with figures, oldest first. */
+            buckets: components["schemas"]["HistoryBucket"][];
+            /**
+             * Format: date-time
+             * @description Start of the range served (after cutting to the retention).
+             */
+            from: string;
+            /** @description The game mode's name. */
+            gameMode: string;
+            /**
+             * Format: date-time
+             * @description End of the range served (exclusive).
+             */
+            to: string;
         };
         /**
          * @description Team split of a full group.
@@ -3384,6 +3666,65 @@ export interface operations {
             };
         };
     };
+    getGameModePool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolView"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getRating: {
         parameters: {
             query?: never;
@@ -3697,6 +4038,94 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGameModeStatsHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start (RFC 3339; default: an hour before `to`). Older than 14 days
+                 *     before now is cut to it.
+                 */
+                from?: string;
+                /** @description End, exclusive (RFC 3339; default: now). */
+                to?: string;
+                /**
+                 * @description Bucket length in seconds: a multiple of 60, from 60 to 86 400
+                 *     (default 60).
+                 */
+                bucketSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsHistory"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4465,6 +4894,190 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    simulate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /** @description A scenario as `matchplane simulate --scenario` reads it (`gameMode`, `tier`, `seed`, `until`, `arrivals`), with `arrivalsCsvText` (CSV text) instead of `arrivalsCsv`; at most 200 000 arrivals */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "arrivals": [
+                 *         {
+                 *           "at": 0,
+                 *           "mmr": 1500,
+                 *           "playerId": "ana"
+                 *         },
+                 *         {
+                 *           "at": 1,
+                 *           "mmr": 1520,
+                 *           "playerId": "ben"
+                 *         }
+                 *       ],
+                 *       "gameMode": {
+                 *         "algorithm": {
+                 *           "baseTolerance": 50,
+                 *           "expansionMultiplier": 2,
+                 *           "maxMmr": 3000,
+                 *           "minMmr": 0,
+                 *           "type": "mmr"
+                 *         },
+                 *         "matchShape": [
+                 *           1,
+                 *           1
+                 *         ],
+                 *         "matchmakingCycleDurationSeconds": 1,
+                 *         "name": "duel",
+                 *         "parties": {
+                 *           "allowParties": false,
+                 *           "keepTogether": true,
+                 *           "maxSize": 1
+                 *         },
+                 *         "teamAssignment": "balanced",
+                 *         "ticketTtlSeconds": 600
+                 *       },
+                 *       "seed": 7,
+                 *       "tier": "pro",
+                 *       "until": 10
+                 *     }
+                 */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "matches": [
+                     *         {
+                     *           "at": 1,
+                     *           "meanMmr": [
+                     *             1500,
+                     *             1520
+                     *           ],
+                     *           "mmrSpread": 20,
+                     *           "teamImbalance": 20,
+                     *           "teams": [
+                     *             [
+                     *               "ana"
+                     *             ],
+                     *             [
+                     *               "ben"
+                     *             ]
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "stats": {
+                     *         "matchedPlayers": 2,
+                     *         "matches": 1,
+                     *         "mmrSpread": {
+                     *           "max": 20,
+                     *           "p50": 20,
+                     *           "p90": 20
+                     *         },
+                     *         "stillWaiting": 0,
+                     *         "teamImbalance": {
+                     *           "max": 20,
+                     *           "p50": 20,
+                     *           "p90": 20
+                     *         },
+                     *         "waitSeconds": {
+                     *           "max": 1,
+                     *           "p50": 0,
+                     *           "p90": 1,
+                     *           "p99": 1
+                     *         }
+                     *       },
+                     *       "unmatched": [],
+                     *       "unmatchedReasons": {}
+                     *     }
+                     */
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invalid scenario (every error listed), over 200 000 arrivals, or over 10 s of running time */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

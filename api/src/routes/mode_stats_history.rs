@@ -1,0 +1,182 @@
+//! `GET /v1/projects/{projectId}/game-modes/{name}/stats/history`: the mode's
+//! figures over time, in buckets of `bucketSeconds` (a multiple of 60,
+//! aligned on multiples of it since the Unix epoch), added up from the
+//! minutes the worker stored (kept 14 days). A bucket without a stored
+//! minute (no searches, no matches) is left out. API key of the project.
+
+use crate::auth::ProjectCaller;
+use crate::extract::ApiQuery;
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::Json;
+use chrono::{DateTime, TimeDelta, Utc};
+use matchplane_matchmaker::histogram::{SPREAD_BOUNDS, WAIT_BOUNDS};
+use matchplane_matchmaker::{Code, FieldError};
+use matchplane_store::repos::game_modes;
+use matchplane_store::repos::stats_history::{self, Figures, RETENTION_DAYS};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use utoipa::{IntoParams, ToSchema};
+
+/// Query of the history.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryQuery {
+    /// Start (RFC 3339; default: an hour before `to`). Older than 14 days
+    /// before now is cut to it.
+    pub from: Option<DateTime<Utc>>,
+    /// End, exclusive (RFC 3339; default: now).
+    pub to: Option<DateTime<Utc>>,
+    /// Bucket length in seconds: a multiple of 60, from 60 to 86 400
+    /// (default 60).
+    #[param(minimum = 60, maximum = 86400, multiple_of = 60)]
+    pub bucket_seconds: Option<i64>,
+}
+
+/// Percentiles estimated from a bucket's histogram (each within one
+/// histogram bucket of the exact figure).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"p50": 2.1, "p90": 6.5, "p99": 14.0}))]
+pub struct HistoryPercentiles {
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+/// One bucket of the history.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"start": "2026-12-01T10:00:00Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}))]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryBucket {
+    /// Start of the bucket.
+    pub start: DateTime<Utc>,
+    /// Cycles that ran with searches or matches.
+    pub cycles: i64,
+    /// Mean pool size over those cycles (rounded).
+    pub searching: i64,
+    /// Largest pool of the bucket.
+    pub searching_max: i64,
+    /// Matches made.
+    pub matches: i64,
+    /// Players seated in them.
+    pub matched_players: i64,
+    /// Matched players' waits (seconds); `null` without matches.
+    pub wait_seconds: Option<HistoryPercentiles>,
+    /// The matches' MMR spread (max minus min member MMR); `null` without
+    /// matches.
+    pub mmr_spread: Option<HistoryPercentiles>,
+    /// Match proposals opened (modes with acceptance).
+    pub proposals: i64,
+    /// Proposals declined or timed out.
+    pub declines: i64,
+}
+
+/// The history of a mode.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"gameMode": "duel", "from": "2026-12-01T09:00:00Z", "to": "2026-12-01T10:00:00Z", "bucketSeconds": 60, "buckets": [{"start": "2026-12-01T09:41:00Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}]}))]
+#[serde(rename_all = "camelCase")]
+pub struct StatsHistory {
+    /// The game mode's name.
+    pub game_mode: String,
+    /// Start of the range served (after cutting to the retention).
+    pub from: DateTime<Utc>,
+    /// End of the range served (exclusive).
+    pub to: DateTime<Utc>,
+    /// Bucket length (seconds).
+    pub bucket_seconds: i64,
+    /// Buckets with figures, oldest first.
+    pub buckets: Vec<HistoryBucket>,
+}
+
+fn invalid(field: &str, message: &str) -> ApiError {
+    ApiError::invalid(vec![FieldError::new(field, Code::ValidationError, message)])
+}
+
+/// The mode's figures over time.
+#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/stats/history", tag = "game-modes", operation_id = "getGameModeStatsHistory",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), HistoryQuery),
+    responses((status = 200, body = StatsHistory), (status = 400, body = Problem), (status = 404, body = Problem), (status = 422, body = Problem)))]
+pub async fn history(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+    ApiQuery(query): ApiQuery<HistoryQuery>,
+) -> Result<Json<StatsHistory>, ApiError> {
+    let bucket = query.bucket_seconds.unwrap_or(60);
+    if !(60..=86_400).contains(&bucket) || bucket % 60 != 0 {
+        return Err(invalid(
+            "bucketSeconds",
+            "bucketSeconds is a multiple of 60 from 60 to 86400",
+        ));
+    }
+    let now = Utc::now();
+    let to = query.to.unwrap_or(now);
+    let from = query.from.unwrap_or(to - TimeDelta::hours(1));
+    if from >= to {
+        return Err(invalid("from", "from is before to"));
+    }
+    let from = from.max(now - TimeDelta::days(RETENTION_DAYS));
+    game_modes::get(&state.db, &project_id, &name).await?;
+    let rows = if from < to {
+        stats_history::minutes(&state.db, &project_id, &name, from, to).await?
+    } else {
+        Vec::new()
+    };
+    let mut buckets: BTreeMap<i64, Figures> = BTreeMap::new();
+    for row in &rows {
+        let secs = row.minute.timestamp();
+        let start = secs - secs.rem_euclid(bucket);
+        buckets
+            .entry(start)
+            .or_default()
+            .merge(&Figures::of_row(row));
+    }
+    let buckets = buckets
+        .into_iter()
+        .filter_map(|(start, f)| Some(bucket_of(DateTime::from_timestamp(start, 0)?, &f)))
+        .collect();
+    Ok(Json(StatsHistory {
+        game_mode: name,
+        from,
+        to,
+        bucket_seconds: bucket,
+        buckets,
+    }))
+}
+
+fn bucket_of(start: DateTime<Utc>, f: &Figures) -> HistoryBucket {
+    let percentiles = |h: &matchplane_matchmaker::histogram::Histogram, bounds: &[f64]| {
+        Some(HistoryPercentiles {
+            p50: round(h.quantile(bounds, 0.50)?),
+            p90: round(h.quantile(bounds, 0.90)?),
+            p99: round(h.quantile(bounds, 0.99)?),
+        })
+    };
+    HistoryBucket {
+        start,
+        cycles: f.cycles,
+        searching: if f.cycles > 0 {
+            (f.searching_sum as f64 / f.cycles as f64).round() as i64
+        } else {
+            0
+        },
+        searching_max: f.searching_max,
+        matches: f.matches,
+        matched_players: f.matched_players,
+        wait_seconds: percentiles(&f.waits, WAIT_BOUNDS),
+        mmr_spread: percentiles(&f.spreads, SPREAD_BOUNDS),
+        proposals: f.proposals,
+        declines: f.declines,
+    }
+}
+
+/// Two decimals: the estimates are not finer than that.
+fn round(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}

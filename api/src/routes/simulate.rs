@@ -1,0 +1,146 @@
+//! `POST /v1/projects/{projectId}/simulate`: runs a scenario (the body of
+//! `matchplane simulate --scenario`) by the real matching core in virtual
+//! time, in the server, and answers its report. Nothing live is touched: the
+//! pools, tickets and matches of the project are never read or written.
+//!
+//! Bounded in cost: a body of up to [`MAX_SIMULATE_BODY_BYTES`], up to
+//! [`MAX_ARRIVALS`] arrivals, and [`CPU_BUDGET`] of running time (checked
+//! before each cycle) on a blocking thread; past the budget the answer is
+//! `422 VALIDATION_ERROR` on `until`. Arrivals may come as CSV text in
+//! `arrivalsCsvText` (the columns of `arrivalsCsv`, which names a file and
+//! has no meaning here). Any key of the project (it changes nothing).
+
+use crate::auth::ProjectCaller;
+use crate::extract::RawJson;
+use crate::problem::{ApiError, Problem};
+use axum::Json;
+use matchplane_matchmaker::simulate::{
+    parse_arrivals_csv, run_bounded, Event, Scenario, ScenarioError,
+};
+use matchplane_matchmaker::{Code, FieldError};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// Largest body of a simulation: 200 000 arrivals of about 100 bytes.
+pub const MAX_SIMULATE_BODY_BYTES: usize = 24 * 1024 * 1024;
+
+/// Arrivals of one simulation at most.
+pub const MAX_ARRIVALS: usize = 200_000;
+
+/// Running time of one simulation at most.
+pub const CPU_BUDGET: Duration = Duration::from_secs(10);
+
+/// The members of a scenario body.
+const FIELDS: [&str; 7] = [
+    "gameMode",
+    "tier",
+    "seed",
+    "until",
+    "arrivals",
+    "arrivalsCsv",
+    "arrivalsCsvText",
+];
+
+fn invalid(field: &str, message: impl Into<String>) -> ApiError {
+    ApiError::invalid(vec![FieldError::new(field, Code::ValidationError, message)])
+}
+
+/// The scenario of `body`: validated like the CLI's, with the arrivals of
+/// `arrivalsCsvText` added.
+fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
+    let Some(object) = body.as_object_mut() else {
+        return Err(ApiError::bad_request("$", "the scenario is a JSON object"));
+    };
+    let unknown: Vec<FieldError> = object
+        .keys()
+        .filter(|k| !FIELDS.contains(&k.as_str()))
+        .map(|k| {
+            FieldError::new(
+                k.as_str(),
+                Code::ValidationError,
+                format!("unknown field; a scenario has {}", FIELDS.join(", ")),
+            )
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ApiError::bad_body(unknown));
+    }
+    if object.contains_key("arrivalsCsv") {
+        return Err(invalid(
+            "arrivalsCsv",
+            "arrivalsCsv names a file of the command line; send the CSV text in arrivalsCsvText",
+        ));
+    }
+    let csv = match object.remove("arrivalsCsvText") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text),
+        Some(_) => return Err(invalid("arrivalsCsvText", "arrivalsCsvText is CSV text")),
+    };
+    let mut scenario = Scenario::parse(&body.to_string()).map_err(|e| ApiError::invalid(e.0))?;
+    if let Some(text) = csv {
+        let events = parse_arrivals_csv(&text, scenario.game_mode.regions.as_ref())
+            .map_err(|ScenarioError(errors)| ApiError::invalid(prefixed(errors)))?;
+        scenario
+            .add_events(events, "arrivalsCsvText")
+            .map_err(|e| ApiError::invalid(e.0))?;
+    }
+    let arrivals = scenario
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Arrival { .. }))
+        .count();
+    if arrivals > MAX_ARRIVALS {
+        return Err(invalid(
+            "arrivals",
+            format!("{arrivals} arrivals: a simulation takes {MAX_ARRIVALS} at most"),
+        ));
+    }
+    Ok(scenario)
+}
+
+fn prefixed(errors: Vec<FieldError>) -> Vec<FieldError> {
+    errors
+        .into_iter()
+        .map(|mut e| {
+            e.field = format!("arrivalsCsvText.{}", e.field);
+            e
+        })
+        .collect()
+}
+
+/// Runs a scenario and answers its report (the JSON of `matchplane
+/// simulate`, docs/simulate.md).
+#[utoipa::path(post, path = "/v1/projects/{projectId}/simulate", tag = "simulate", operation_id = "simulate",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`")),
+    request_body(content = Object, description = "A scenario as `matchplane simulate --scenario` reads it (`gameMode`, `tier`, `seed`, `until`, `arrivals`), with `arrivalsCsvText` (CSV text) instead of `arrivalsCsv`; at most 200 000 arrivals",
+        example = json!({"gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 50, "expansionMultiplier": 2}, "teamAssignment": "balanced", "parties": {"allowParties": false, "maxSize": 1, "keepTogether": true}, "ticketTtlSeconds": 600}, "tier": "pro", "seed": 7, "until": 10, "arrivals": [{"at": 0.0, "playerId": "ana", "mmr": 1500}, {"at": 1.0, "playerId": "ben", "mmr": 1520}]})),
+    responses((status = 200, body = Object, description = "The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md)",
+            example = json!({"matches": [{"at": 1.0, "teams": [["ana"], ["ben"]], "meanMmr": [1500.0, 1520.0], "mmrSpread": 20.0, "teamImbalance": 20.0}], "unmatched": [], "unmatchedReasons": {}, "stats": {"matches": 1, "matchedPlayers": 2, "stillWaiting": 0, "waitSeconds": {"p50": 0.0, "p90": 1.0, "p99": 1.0, "max": 1.0}, "mmrSpread": {"p50": 20.0, "p90": 20.0, "max": 20.0}, "teamImbalance": {"p50": 20.0, "p90": 20.0, "max": 20.0}}})),
+        (status = 400, body = Problem), (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem, description = "An invalid scenario (every error listed), over 200 000 arrivals, or over 10 s of running time")))]
+pub async fn simulate(
+    _caller: ProjectCaller,
+    RawJson(body): RawJson,
+) -> Result<Json<Value>, ApiError> {
+    let report = tokio::task::spawn_blocking(move || {
+        let scenario = scenario_of(body)?;
+        let started = Instant::now();
+        let report = run_bounded(&scenario, &mut || started.elapsed() < CPU_BUDGET).map_err(
+            |stopped| {
+                invalid(
+                    "until",
+                    format!(
+                        "the simulation ran past {} s at t = {} of {}: shorten until or send fewer arrivals",
+                        CPU_BUDGET.as_secs(),
+                        stopped.at,
+                        scenario.until
+                    ),
+                )
+            },
+        )?;
+        serde_json::to_value(&report).map_err(|e| ApiError::internal(&e))
+    })
+    .await
+    .map_err(|e| ApiError::internal(&e))??;
+    Ok(Json(report))
+}
