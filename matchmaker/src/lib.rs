@@ -18,6 +18,7 @@
 //! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
 //! - SPEC 8 simulation: [`simulate`]
 
+pub mod acceptance;
 pub mod codes;
 pub mod config;
 pub mod latency;
