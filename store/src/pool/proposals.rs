@@ -176,9 +176,15 @@ pub trait Proposals: Send + Sync {
         match_id: &str,
     ) -> Result<Option<ProposalState>, PoolError>;
 
-    /// The ids of `mode`'s open proposals, earliest deadline first, at most
-    /// `limit`.
-    async fn open_proposals(&self, mode: &ModeKey, limit: usize) -> Result<Vec<String>, PoolError>;
+    /// The ids of `mode`'s open proposals whose `acceptBy` is at or before
+    /// `due_by` (Unix seconds; `f64::INFINITY` for all), earliest deadline
+    /// first, at most `limit`.
+    async fn open_proposals(
+        &self,
+        mode: &ModeKey,
+        due_by: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError>;
 
     /// Applies `finish` if every member still stands as it was read (same
     /// answer, search still live or still ended); see [`FinishOutcome`].

@@ -112,7 +112,19 @@ pub async fn a_proposal_holds_its_searches_out_of_snapshots_and_expiry(store: Ar
     assert_eq!(expired, vec!["t3".to_owned()]);
     assert!(live(store.as_ref(), &m, "t1").await);
     assert!(live(store.as_ref(), &m, "t2").await);
-    assert_eq!(store.open_proposals(&m, 10).await.unwrap(), vec!["mat_1"]);
+    assert_eq!(
+        store.open_proposals(&m, f64::INFINITY, 10).await.unwrap(),
+        vec!["mat_1"]
+    );
+    assert!(store
+        .open_proposals(&m, NOW + 19.0, 10)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        store.open_proposals(&m, NOW + 20.0, 10).await.unwrap(),
+        vec!["mat_1"]
+    );
 }
 
 pub async fn everyone_accepting_makes_the_match_once(store: Arc<dyn PoolStore>) {

@@ -180,7 +180,12 @@ impl Proposals for MemoryPoolStore {
         }))
     }
 
-    async fn open_proposals(&self, mode: &ModeKey, limit: usize) -> Result<Vec<String>, PoolError> {
+    async fn open_proposals(
+        &self,
+        mode: &ModeKey,
+        due_by: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError> {
         let state = self.state();
         let Some(pool) = state.modes.get(mode) else {
             return Ok(Vec::new());
@@ -188,6 +193,7 @@ impl Proposals for MemoryPoolStore {
         let mut open: Vec<(f64, &String)> = pool
             .proposals
             .iter()
+            .filter(|(_, held)| held.accept_by <= due_by)
             .map(|(id, held)| (held.accept_by, id))
             .collect();
         open.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));

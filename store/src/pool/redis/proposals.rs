@@ -205,12 +205,22 @@ impl Proposals for RedisPoolStore {
         }))
     }
 
-    async fn open_proposals(&self, mode: &ModeKey, limit: usize) -> Result<Vec<String>, PoolError> {
+    async fn open_proposals(
+        &self,
+        mode: &ModeKey,
+        due_by: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError> {
         let keys = self.keys(mode);
-        let stop = isize::try_from(limit).unwrap_or(isize::MAX).max(1) - 1;
+        let count = isize::try_from(limit).unwrap_or(isize::MAX);
+        let max = if due_by.is_finite() {
+            due_by.to_string()
+        } else {
+            "+inf".to_owned()
+        };
         Ok(self
             .conn()
-            .zrange(&keys.proposal_deadlines, 0, stop)
+            .zrangebyscore_limit(&keys.proposal_deadlines, "-inf", max, 0, count)
             .await?)
     }
 
