@@ -84,9 +84,13 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(tickets::create))
         .routes(routes!(tickets::get, tickets::cancel))
         .routes(routes!(tickets::end_player_searches))
+        .routes(routes!(tickets::accept))
+        .routes(routes!(tickets::decline))
         .routes(routes!(search_ws::search))
         .routes(routes!(searches::create))
         .routes(routes!(searches::get, searches::cancel))
+        .routes(routes!(searches::accept))
+        .routes(routes!(searches::decline))
 }
 
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).
