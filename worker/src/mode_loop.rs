@@ -195,7 +195,15 @@ async fn held(
                 .matchmaking_cycle_duration_seconds
                 .clamp(0.01, 3600.0),
         );
-        let acceptance = Some(config.webhook_enabled());
+        // Due proposals are closed between cycles in a mode with acceptance,
+        // and in one that still has proposals open (acceptance turned off).
+        let open = config.config.acceptance.is_some()
+            || shared
+                .pool
+                .open_proposals(key, f64::INFINITY, 1)
+                .await
+                .is_ok_and(|open| !open.is_empty());
+        let acceptance = open.then(|| config.webhook_enabled());
         match wait(shared, key, token, pause, versions, cancel, acceptance).await {
             WaitEnd::Cancelled => return Held::Done,
             WaitEnd::LostLease => return Held::Lost,

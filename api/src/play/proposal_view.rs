@@ -40,7 +40,7 @@ pub async fn of_ticket(
         .cache
         .mode(db, &ticket.project_id, &ticket.game_mode)
         .await?;
-    if !config.is_some_and(|c| c.acceptance.is_some()) {
+    if config.is_none_or(|c| c.acceptance.is_none()) {
         return Ok(None);
     }
     let mode = mode_key(ticket);

@@ -201,3 +201,86 @@ async fn turning_acceptance_off_lets_open_proposals_finish_by_their_rules() {
         .unwrap();
     assert!(stored.iter().any(|m| m.id == match_id));
 }
+
+/// A worker killed with a proposal open leaves it to the next one, which
+/// ends it at its deadline by the same rules (the silent fail, nobody else
+/// is touched). The cycle is long, so only the proposal sweep can end it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_workers_proposal_is_ended_by_the_next_one() {
+    use matchplane_worker::run_worker;
+    use tokio_util::sync::CancellationToken;
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 30.0).await;
+    let mut config = mode_config("duel", Some(&receiver.url()), 30.0);
+    config["acceptance"] = json!({"timeoutSeconds": 2});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    let a = env.add("a", 1500.0).await;
+    let b = env.add("b", 1500.0).await;
+    let spawn = |name: &str| {
+        let config = env.worker_config(name);
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(run_worker(
+            config,
+            env.pool.clone(),
+            env.db.clone(),
+            stop.clone(),
+        ));
+        (task, stop)
+    };
+    let (one, _one_stop) = spawn("one");
+    let mut proposed = None;
+    for _ in 0..100 {
+        proposed = env.pool.proposal_of(&env.mode, &a).await.unwrap();
+        if proposed.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let match_id = proposed.expect("the first worker proposed the match");
+    let accept_by = env
+        .pool
+        .proposal(&env.mode, &match_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .accept_by;
+    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    one.abort();
+    let (two, two_stop) = spawn("two");
+    let mut closed_at = None;
+    for _ in 0..200 {
+        if env
+            .pool
+            .proposal(&env.mode, &match_id)
+            .await
+            .unwrap()
+            .is_none()
+        {
+            closed_at = Some(now());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let closed_at = closed_at.expect("the second worker ended the proposal");
+    assert!(closed_at >= accept_by, "never before its deadline");
+    println!(
+        "proposal ended {:.3} s after acceptBy",
+        closed_at - accept_by
+    );
+    let b_state = env.pool.search_state(&env.mode, &b).await.unwrap();
+    assert!(
+        matches!(
+            b_state.and_then(SearchState::into_ended),
+            Some(Ended::Failed { ref code, .. }) if code == "ACCEPTANCE_TIMEOUT"
+        ),
+        "b stayed silent"
+    );
+    match env.pool.search_state(&env.mode, &a).await.unwrap() {
+        Some(SearchState::Live(_)) => {}
+        other => panic!("a accepted and is requeued: {other:?}"),
+    }
+    two_stop.cancel();
+    let _ = two.await;
+}
