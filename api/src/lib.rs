@@ -88,9 +88,13 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(tickets::create))
         .routes(routes!(tickets::get, tickets::cancel))
         .routes(routes!(tickets::end_player_searches))
+        .routes(routes!(tickets::accept))
+        .routes(routes!(tickets::decline))
         .routes(routes!(search_ws::search))
         .routes(routes!(searches::create))
         .routes(routes!(searches::get, searches::cancel))
+        .routes(routes!(searches::accept))
+        .routes(routes!(searches::decline))
 }
 
 /// `POST …/simulate`, whose body may be far larger than other routes' (a

@@ -73,6 +73,10 @@ pub struct Problem {
     /// The live ticket, for `PLAYER_ALREADY_SEARCHING`.
     #[serde(rename = "ticketId", skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<String>,
+    /// Seconds until the player may search again, for `DECLINE_COOLDOWN`
+    /// (also in `Retry-After`).
+    #[serde(rename = "retryAfterSeconds", skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u64>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -258,6 +262,21 @@ impl ApiError {
         err
     }
 
+    /// `409 DECLINE_COOLDOWN`: the player declined (or left) a proposal of
+    /// this mode and may search again in `retry_after_seconds` (at least 1).
+    pub fn decline_cooldown(retry_after_seconds: u64) -> Self {
+        let mut err = Self::with_status(
+            StatusCode::CONFLICT,
+            crate::play::answers::DECLINE_COOLDOWN,
+            format!(
+                "the player declined a match of this mode and may search again in \
+                 {retry_after_seconds} s"
+            ),
+        );
+        err.retry_after_seconds = Some(retry_after_seconds.max(1));
+        err
+    }
+
     /// `401 TICKET_INVALID`, the same for every kind of bad ticket token.
     pub fn ticket_invalid() -> Self {
         Self::new(
@@ -345,6 +364,9 @@ impl ApiError {
             detail: self.detail.clone(),
             errors: self.errors.clone(),
             ticket_id: self.ticket_id.clone(),
+            retry_after_seconds: (self.code == crate::play::answers::DECLINE_COOLDOWN)
+                .then_some(self.retry_after_seconds)
+                .flatten(),
         }
     }
 }

@@ -115,6 +115,11 @@ impl Scopes {
 const BACKEND_WRITES: &[(&str, &str)] = &[
     ("POST", "/v1/projects/{projectId}/tickets"),
     ("DELETE", "/v1/projects/{projectId}/tickets/{ticketId}"),
+    ("POST", "/v1/projects/{projectId}/tickets/{ticketId}/accept"),
+    (
+        "POST",
+        "/v1/projects/{projectId}/tickets/{ticketId}/decline",
+    ),
     (
         "DELETE",
         "/v1/projects/{projectId}/players/{playerId}/searches",

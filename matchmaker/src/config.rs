@@ -49,6 +49,10 @@ pub struct GameModeConfig {
     /// played in a region within every member's ceiling; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<crate::latency::Regions>,
+    /// Match proposals every member accepts before the match is made
+    /// (SPEC 9); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<crate::acceptance::Acceptance>,
 }
 
 /// One relaxation step: from `afterSeconds` of the anchor's wait, groups

@@ -20,6 +20,7 @@
 //! - SPEC 13 console figures: [`pool_summary`] (the live pool), [`histogram`]
 //!   (mergeable histograms of the stats history)
 
+pub mod acceptance;
 pub mod codes;
 pub mod config;
 pub mod latency;

@@ -19,6 +19,7 @@ pub mod error;
 pub mod metrics;
 pub mod mode_loop;
 pub mod modes;
+pub mod proposals;
 pub mod record;
 pub mod sweep;
 pub mod tick;

@@ -32,6 +32,14 @@ pub const ATTEMPT_LATENCY: &str = "matchplane_webhook_attempt_latency_seconds";
 /// in `outbox_dead_letters` instead, per mode.
 pub const DEAD_LETTERS: &str = "matchplane_outbox_dead_letters_total";
 
+/// Counter: match proposals held (acceptance), per mode.
+pub const PROPOSALS: &str = "matchplane_proposals_total";
+/// Counter: answers of closed proposals' members, by `answer` (`accepted`,
+/// `declined`, `timed_out`, `left`), per mode.
+pub const PROPOSAL_ANSWERS: &str = "matchplane_proposal_answers_total";
+/// Counter: proposals closed, by `outcome` (`made`, `cancelled`), per mode.
+pub const PROPOSALS_CLOSED: &str = "matchplane_proposals_closed_total";
+
 /// Describes every worker metric (`# HELP` and unit) in the current
 /// recorder; [`install`] and [`build_recorder`] call it.
 pub fn describe() {
@@ -77,6 +85,21 @@ pub fn describe() {
         "Latency of one webhook attempt (seconds)"
     );
     metrics::describe_counter!(
+        PROPOSALS,
+        Unit::Count,
+        "Match proposals held for acceptance, per project and mode"
+    );
+    metrics::describe_counter!(
+        PROPOSAL_ANSWERS,
+        Unit::Count,
+        "Members of closed proposals by answer (accepted, declined, timed_out, left), per project and mode"
+    );
+    metrics::describe_counter!(
+        PROPOSALS_CLOSED,
+        Unit::Count,
+        "Match proposals closed, by outcome (made, cancelled), per project and mode"
+    );
+    metrics::describe_counter!(
         DEAD_LETTERS,
         Unit::Count,
         "Outbox records that could not be read as a match, kept as dead letters, per project and mode"
@@ -113,6 +136,42 @@ pub fn matched(mode: &ModeKey, waits: impl Iterator<Item = f64>) {
     let histogram = metrics::histogram!(SEARCH_WAIT, &labels);
     for wait in waits {
         histogram.record(wait);
+    }
+}
+
+/// Records one proposal held.
+pub fn proposed(mode: &ModeKey) {
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+    ];
+    metrics::counter!(PROPOSALS, &labels).increment(1);
+}
+
+/// Records a closed proposal: its outcome and each member's answer.
+pub fn proposal_closed(mode: &ModeKey, settled: &matchplane_store::pool::Settled) {
+    use matchplane_matchmaker::acceptance::{Answer, Fate};
+    let outcome = if settled.made { "made" } else { "cancelled" };
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+        ("outcome", outcome.to_owned()),
+    ];
+    metrics::counter!(PROPOSALS_CLOSED, &labels).increment(1);
+    for m in &settled.members {
+        let answer = match (m.answer, m.fate) {
+            (Answer::Accept, _) => "accepted",
+            (Answer::Decline, _) => "declined",
+            (Answer::Pending, Fate::Fails { .. }) => "timed_out",
+            (Answer::Gone, _) => "left",
+            _ => continue,
+        };
+        let labels = [
+            ("project", mode.project_id.clone()),
+            ("mode", mode.mode.clone()),
+            ("answer", answer.to_owned()),
+        ];
+        metrics::counter!(PROPOSAL_ANSWERS, &labels).increment(1);
     }
 }
 

@@ -146,7 +146,7 @@ async fn held(
                             return Held::Lost;
                         }
                     }
-                    match wait(shared, key, token, ttl, versions, cancel).await {
+                    match wait(shared, key, token, ttl, versions, cancel, None).await {
                         WaitEnd::Cancelled => return Held::Done,
                         WaitEnd::LostLease => return Held::Lost,
                         WaitEnd::Elapsed | WaitEnd::Changed => continue,
@@ -186,6 +186,13 @@ async fn held(
             }
             Err(err) => tracing::warn!(mode = %key.mode, error = %err, "cycle failed"),
         }
+        // Every open proposal the rule ends now: deadlines, and answers or
+        // cancels whose closing their API instance did not apply.
+        if let Err(err) =
+            crate::proposals::sweep(shared.pool.as_ref(), key, now_secs(), f64::INFINITY).await
+        {
+            tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed");
+        }
         if lost || record(shared, key, token, config.webhook_enabled()).await {
             return Held::Lost;
         }
@@ -196,12 +203,42 @@ async fn held(
                 .matchmaking_cycle_duration_seconds
                 .clamp(0.01, 3600.0),
         );
-        match wait(shared, key, token, pause, versions, cancel).await {
+        // Due proposals are closed between cycles in a mode with acceptance,
+        // and in one that still has proposals open (acceptance turned off).
+        let open = config.config.acceptance.is_some()
+            || shared
+                .pool
+                .open_proposals(key, f64::INFINITY, 1)
+                .await
+                .is_ok_and(|open| !open.is_empty());
+        let acceptance = open.then(|| config.webhook_enabled());
+        match wait(shared, key, token, pause, versions, cancel, acceptance).await {
             WaitEnd::Cancelled => return Held::Done,
             WaitEnd::LostLease => return Held::Lost,
             WaitEnd::Elapsed | WaitEnd::Changed => {}
         }
     }
+}
+
+/// Unix seconds now (the proposal deadlines' clock).
+fn now_secs() -> f64 {
+    Utc::now().timestamp_micros() as f64 / 1e6
+}
+
+/// How often the lease holder closes due proposals between cycles: a
+/// proposal's deadline is enforced within one second.
+const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
+
+/// One proposal sweep between cycles: closes the due proposals, then
+/// records the outbox (a proposal everyone accepted, made by an answer or
+/// by this sweep); `true` if the lease was lost meanwhile.
+async fn proposal_tick(shared: &Shared, key: &ModeKey, token: u64, webhooks: bool) -> bool {
+    let now = now_secs();
+    match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
+        Ok(_) => {}
+        Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
+    }
+    record(shared, key, token, webhooks).await
 }
 
 /// The config last read, if it was read less than `grace` ago.
@@ -271,7 +308,9 @@ async fn renew(shared: &Shared, key: &ModeKey, token: u64) -> bool {
 }
 
 /// Waits `pause`, renewing the lease; ends early on cancel, a lost lease or
-/// a new version of the mode.
+/// a new version of the mode. With `proposals` (the mode's webhook flag),
+/// due proposals are closed and the outbox recorded every
+/// [`PROPOSAL_SWEEP_EVERY`] meanwhile.
 async fn wait(
     shared: &Shared,
     key: &ModeKey,
@@ -279,11 +318,20 @@ async fn wait(
     pause: Duration,
     versions: &mut watch::Receiver<i64>,
     cancel: &CancellationToken,
+    proposals: Option<bool>,
 ) -> WaitEnd {
     let deadline = tokio::time::Instant::now() + pause;
     let every = shared.config.lease_ttl / 3;
+    let mut sweep = tokio::time::interval(PROPOSAL_SWEEP_EVERY);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    sweep.reset();
     loop {
         tokio::select! {
+            _ = sweep.tick(), if proposals.is_some() => {
+                if proposal_tick(shared, key, token, proposals.unwrap_or(false)).await {
+                    return WaitEnd::LostLease;
+                }
+            }
             () = tokio::time::sleep_until(deadline) => return WaitEnd::Elapsed,
             () = cancel.cancelled() => return WaitEnd::Cancelled,
             changed = versions.changed() => {

@@ -58,6 +58,8 @@ pub struct TickReport {
     pub failed: usize,
     /// Claims refused because a search had gone (cancelled meanwhile).
     pub conflicts: usize,
+    /// Groups held as proposals (a mode with acceptance).
+    pub proposals: usize,
 }
 
 /// What a tick runs against.
@@ -117,9 +119,30 @@ async fn tick(
 
     let started = Instant::now();
     report.failed = fail_searches(pool, mode, &outcome.failed, claim_concurrency).await?;
-    let claims = claim_all(pool, mode, config, token, now, &outcome.matches).await;
-    report.claim = started.elapsed();
     let mut lost = false;
+    // With acceptance the groups are proposals; a mode whose acceptance was
+    // turned off claims at once (its open proposals still close by their
+    // own rules, in the proposal sweep).
+    let claims = match &config.config.acceptance {
+        Some(acceptance) => {
+            let proposed = crate::proposals::propose_all(
+                pool,
+                mode,
+                config,
+                acceptance,
+                token,
+                now,
+                &outcome.matches,
+            )
+            .await?;
+            report.proposals = proposed.held;
+            report.conflicts += proposed.conflicts;
+            lost = proposed.lost;
+            Vec::new()
+        }
+        None => claim_all(pool, mode, config, token, now, &outcome.matches).await,
+    };
+    report.claim = started.elapsed();
     let mut claimed = Vec::new();
     for result in claims {
         match result? {
@@ -181,7 +204,7 @@ async fn tick(
     }
     crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
     report.annotate = started.elapsed();
-    let outcome = match report.matches {
+    let outcome = match report.matches + report.proposals {
         0 => TickOutcome::Idle,
         n => TickOutcome::Matched(n),
     };
@@ -334,8 +357,8 @@ async fn claim_chunk(
     }
 }
 
-/// The claim of one match, with its record.
-fn claim_of(
+/// The claim of one match, with its record (also a proposal's).
+pub(crate) fn claim_of(
     mode: &ModeKey,
     config: &ModeConfig,
     now: DateTime<Utc>,

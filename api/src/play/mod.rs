@@ -15,8 +15,10 @@
 //! from [`cache::ConfigCache`]. A WebSocket start subscribes to
 //! the ticket's status channel at the same time as it adds the search.
 
+pub mod answers;
 pub mod cache;
 pub mod matched;
+pub mod proposal_view;
 pub mod queue_status;
 pub mod ratings;
 pub mod start;

@@ -149,6 +149,19 @@ async fn admit(
     play.cache.max_live(db, &mode.project_id).await
 }
 
+/// Whether a start in this mode checks the player's decline cooldown (a
+/// mode with acceptance and a cooldown): such a start reads the ticket
+/// first, to know its player.
+async fn cools_down(play: &Play, db: &DatabaseConnection, mode: &ModeKey) -> bool {
+    matches!(
+        play.cache.mode(db, &mode.project_id, &mode.mode).await,
+        Ok(Some(config)) if config
+            .acceptance
+            .as_ref()
+            .is_some_and(|a| a.decline_cooldown_seconds > 0.0)
+    )
+}
+
 /// How a search `via` is held, with this process's REST poll timeout.
 fn hold(play: &Play, via: Via) -> Hold {
     match via {
@@ -193,6 +206,10 @@ pub async fn start_with_token(
         return start(play, db, ticket, via).await;
     };
     let mode = ModeKey::new(&parsed.project_id, name);
+    if Box::pin(cools_down(play, db, &mode)).await {
+        let ticket = live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
+        return Box::pin(start(play, db, ticket, via)).await;
+    }
     let max_live = match admit(play, db, &mode, via).await {
         Ok(max_live) => max_live,
         // Refused before the token was checked: a bad token still gets 401.
@@ -244,6 +261,14 @@ pub async fn start(
 ) -> Result<Started, ApiError> {
     let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
     let max_live = admit(play, db, &mode, via).await?;
+    if Box::pin(cools_down(play, db, &mode)).await {
+        Box::pin(super::answers::check_cooldown(
+            play,
+            &mode,
+            &ticket.player_id,
+        ))
+        .await?;
+    }
     let now = unix_now();
     let deadline = hold(play, via).deadline(now, ticket.expires_at);
     play.pool

@@ -32,7 +32,8 @@ pub struct TicketError {
 pub struct TicketStatus {
     /// `tkt_…`.
     pub ticket_id: String,
-    /// `created`, `searching`, `matched`, `cancelled`, `expired` or `failed`.
+    /// `created`, `searching`, `proposed`, `matched`, `cancelled`, `expired`
+    /// or `failed`.
     pub status: &'static str,
     /// The game mode's name.
     pub game_mode: String,
@@ -81,6 +82,9 @@ pub struct TicketStatus {
     /// Why it failed, once failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<TicketError>,
+    /// The open match proposal, while `proposed` (a mode with acceptance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<super::proposal_view::ProposalView>,
 }
 
 /// The pool a ticket searches in.
@@ -144,6 +148,7 @@ pub async fn status_of(
         reason: None,
         match_: None,
         error: None,
+        proposal: None,
     };
     match state {
         None => {}
@@ -154,6 +159,12 @@ pub async fn status_of(
             view.ping_ms = live.search.ping_ms;
             (view.waiting_reason, view.found, view.needed) =
                 super::queue_status::split(live.waiting_reason.as_deref());
+            if let Some(proposal) =
+                Box::pin(super::proposal_view::of_ticket(play, db, ticket, now)).await?
+            {
+                view.status = "proposed";
+                view.proposal = Some(proposal);
+            }
         }
         Some(SearchState::Ended(ended)) => {
             view.queued_at = ended.queued_at.map(rfc3339);
@@ -211,6 +222,8 @@ pub async fn end(play: &Play, ticket: &Ticket, outcome: EndOutcome) -> Result<En
             EndOutcome::Failed { code, message } => StatusMessage::Failed { code, message },
         };
         publish(play, &ticket.ticket_id, &message).await;
+        // Leaving a proposal counts as declining it.
+        Box::pin(super::answers::after_end(play, ticket)).await?;
     }
     Ok(result)
 }

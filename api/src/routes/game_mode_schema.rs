@@ -74,6 +74,26 @@ pub struct GameModeSchema {
     /// region within every member's ceiling; absent: none.
     #[serde(default)]
     pub regions: Option<super::regions_schema::RegionsSchema>,
+    /// Match proposals every player accepts before the match is made;
+    /// absent: matches are made at once.
+    #[serde(default)]
+    pub acceptance: Option<AcceptanceSchema>,
+}
+
+/// Match proposals: a formed group is proposed to its players, who accept
+/// or decline within `timeoutSeconds`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Acceptance, example = json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60}))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AcceptanceSchema {
+    /// Seconds the players have to answer, 1..=600.
+    #[schema(minimum = 1, maximum = 600)]
+    pub timeout_seconds: f64,
+    /// Seconds a player who declined, stayed silent or left may not search
+    /// again in this mode, 0..=3600; default 0.
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 0, maximum = 3600)]
+    pub decline_cooldown_seconds: Option<f64>,
 }
 
 /// `matchShape`: an array of team sizes, or a flexible object.
@@ -279,6 +299,8 @@ pub struct GameModeResponseSchema {
     pub bots: Option<BotsSchema>,
     /// Region rule; absent: none.
     pub regions: Option<super::regions_schema::RegionsSchema>,
+    /// Match proposals; absent: none.
+    pub acceptance: Option<AcceptanceSchema>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.
@@ -412,6 +434,13 @@ mod tests {
             json!({"maxLatencyMs": 80, "expansion": [{"afterSeconds": 20}]}),
         );
         with(&["regions"], json!({"maxLatencyMs": 80, "radius": 3}));
+        with(&["acceptance"], json!({"timeoutSeconds": 20}));
+        with(
+            &["acceptance"],
+            json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60}),
+        );
+        with(&["acceptance"], json!({"declineCooldownSeconds": 60}));
+        with(&["acceptance"], json!({"timeoutSeconds": 20, "grace": 1}));
         with(
             &["algorithm"],
             json!({"type": "mmr", "minMmr": 0, "maxMmr": 10, "baseTolerance": 5, "expansionMultiplier": 2, "maxTolerance": 20}),

@@ -171,9 +171,15 @@ async fn hold(
                 if message.is_final() {
                     return finish(&mut socket, &message).await;
                 }
+                if matches!(message, StatusMessage::Proposed { .. } | StatusMessage::Requeued)
+                    && socket.send(text(&message.to_json())).await.is_err()
+                {
+                    return client_left(&held).await;
+                }
             }
             incoming = socket.recv() => match incoming {
                 Some(Ok(Message::Pong(payload))) => held.pong(&payload).await,
+                Some(Ok(Message::Text(body))) => held.answer(body.as_str()).await,
                 Some(Ok(Message::Close(_))) => return answer_close(&held, socket).await,
                 None | Some(Err(_)) => return client_left(&held).await,
                 Some(Ok(_)) => {}
@@ -256,6 +262,32 @@ impl Held {
                 tracing::warn!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "ending a silent socket's search failed");
                 None
             }
+        }
+    }
+
+    /// A client's text message: `{"type":"accept"}` or `{"type":"decline"}`
+    /// answers its match proposal; anything else is ignored. A refused
+    /// answer (closed, not proposed) changes nothing the client is not
+    /// told by its next status.
+    async fn answer(&mut self, body: &str) {
+        let accept = match serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .as_ref()
+            .and_then(|v| v.get("type"))
+            .and_then(|t| t.as_str())
+        {
+            Some("accept") => true,
+            Some("decline") => false,
+            _ => return,
+        };
+        if let Err(error) = Box::pin(crate::play::answers::answer(
+            &self.play,
+            &self.started.ticket,
+            accept,
+        ))
+        .await
+        {
+            tracing::debug!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "an answer was refused");
         }
     }
 

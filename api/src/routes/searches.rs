@@ -179,3 +179,45 @@ pub async fn cancel(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Player).await?,
     ))
 }
+
+/// Answers the search's match proposal with `accept` (REST client).
+async fn answer_rest(
+    state: &AppState,
+    token: &str,
+    ticket_id: &str,
+    accept: bool,
+) -> Result<Json<TicketStatus>, ApiError> {
+    let ticket = own_ticket(state, token, ticket_id).await?;
+    crate::play::answers::answer(&state.play, &ticket, accept).await?;
+    Ok(Json(
+        status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Player).await?,
+    ))
+}
+
+/// Accepts the match proposed to this search; answers the status after.
+/// Idempotent; an accept never moves the deadline.
+#[utoipa::path(post, path = "/v1/searches/{ticketId}/accept", tag = "searches", operation_id = "acceptMatch",
+    params(("ticketId" = String, Path, description = "`tkt_…`")),
+    security(("ticket" = [])),
+    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED (a different answer after the proposal closed, or an accept after a decline), NOT_PROPOSED", body = Problem)))]
+pub async fn accept(
+    State(state): State<AppState>,
+    TicketToken(token): TicketToken,
+    Path(ticket_id): Path<String>,
+) -> Result<Json<TicketStatus>, ApiError> {
+    answer_rest(&state, &token, &ticket_id, true).await
+}
+
+/// Declines the match proposed to this search: the proposal is cancelled
+/// and the player cooled down in this mode; answers the status after.
+#[utoipa::path(post, path = "/v1/searches/{ticketId}/decline", tag = "searches", operation_id = "declineMatch",
+    params(("ticketId" = String, Path, description = "`tkt_…`")),
+    security(("ticket" = [])),
+    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
+pub async fn decline(
+    State(state): State<AppState>,
+    TicketToken(token): TicketToken,
+    Path(ticket_id): Path<String>,
+) -> Result<Json<TicketStatus>, ApiError> {
+    answer_rest(&state, &token, &ticket_id, false).await
+}

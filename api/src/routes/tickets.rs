@@ -100,7 +100,7 @@ pub struct CreatedTicket {
         (status = 201, body = CreatedTicket),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, description = "NOT_FOUND, GAME_MODE_NOT_FOUND", body = Problem),
-        (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`)", body = Problem),
+        (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`), DECLINE_COOLDOWN (with `retryAfterSeconds`)", body = Problem),
         (status = 422, description = "MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, LATENCIES_REQUIRED, VALIDATION_ERROR", body = Problem),
         (status = 429, description = "RATE_LIMITED, TICKET_LIMIT_EXCEEDED (the tier's maxPendingTickets)", body = Problem)))]
 pub async fn create(
@@ -173,6 +173,15 @@ pub async fn create(
     }
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
+    }
+    if config.acceptance.is_some() {
+        let mode = ModeKey::new(&project_id, &config.name);
+        Box::pin(crate::play::answers::check_cooldown(
+            play,
+            &mode,
+            &body.player_id,
+        ))
+        .await?;
     }
     let max_pending = play.cache.max_pending(&state.db, &project_id).await?;
     let now = unix_now();
@@ -350,4 +359,46 @@ mod tests {
         // database look-ups for a ticket the store lost are boxed.
         assert!(start <= 3072, "the search start's future is {start} bytes");
     }
+}
+
+/// Answers a ticket's match proposal for its player (the studio's side).
+async fn answer_studio(
+    caller: ProjectCaller,
+    state: &AppState,
+    ticket_id: &str,
+    accept: bool,
+) -> Result<Json<TicketStatus>, ApiError> {
+    let ticket = project_ticket(state, &caller.project_id, ticket_id).await?;
+    crate::play::answers::answer(&state.play, &ticket, accept).await?;
+    Ok(Json(
+        status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
+    ))
+}
+
+/// Accepts the match proposed to a ticket, for its player; answers the
+/// status after. Idempotent.
+#[utoipa::path(post, path = "/v1/projects/{projectId}/tickets/{ticketId}/accept", tag = "tickets", operation_id = "acceptTicketMatch",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
+    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
+pub async fn accept(
+    caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((_project_id, ticket_id)): Path<(String, String)>,
+) -> Result<Json<TicketStatus>, ApiError> {
+    answer_studio(caller, &state, &ticket_id, true).await
+}
+
+/// Declines the match proposed to a ticket, for its player: the proposal is
+/// cancelled and the player cooled down in this mode.
+#[utoipa::path(post, path = "/v1/projects/{projectId}/tickets/{ticketId}/decline", tag = "tickets", operation_id = "declineTicketMatch",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
+    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
+pub async fn decline(
+    caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((_project_id, ticket_id)): Path<(String, String)>,
+) -> Result<Json<TicketStatus>, ApiError> {
+    answer_studio(caller, &state, &ticket_id, false).await
 }

@@ -5,6 +5,7 @@
 //! PostgreSQL (`MATCHPLANE_TEST_DATABASE_URL`, a fresh database per test).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acceptance;
 mod cache_outages;
 mod deleted;
 mod elsewhere;

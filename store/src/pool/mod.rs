@@ -11,7 +11,9 @@
 //!   lease (the worker's cycle);
 //! - [`Leases`]: the fenced lease that makes one worker a mode's owner;
 //! - [`Outbox`]: the match records a claim leaves for the worker to store;
-//! - [`StatusBus`]: a ticket's status messages, across processes.
+//! - [`StatusBus`]: a ticket's status messages, across processes;
+//! - [`Proposals`]: groups held as match proposals until everyone accepts
+//!   (acceptance), their answers and their closing.
 //!
 //! [`PoolStore`] is all of them at once (a blanket impl): the handle the API
 //! and the worker share, as `Arc<dyn PoolStore>`. Two implementations pass
@@ -38,6 +40,7 @@
 //! measured by the backend (Redis's own clock, or tokio's in memory).
 
 mod memory;
+pub mod proposals;
 pub mod redis;
 mod types;
 
@@ -50,6 +53,10 @@ use futures::stream::BoxStream;
 pub use matchplane_matchmaker::{Party, Search};
 
 pub use memory::MemoryPoolStore;
+pub use proposals::{
+    settle, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim, ProposalMember,
+    ProposalState, Proposals, Settled,
+};
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
@@ -64,9 +71,15 @@ pub type StatusStream = BoxStream<'static, String>;
 /// Every part of the pool store at once: what the API's player side and the
 /// worker hold, as `Arc<dyn PoolStore>`. Implemented for every type that
 /// implements the parts; see the module documentation for the rules.
-pub trait PoolStore: Searches + PoolReads + Claims + Leases + Outbox + StatusBus {}
+pub trait PoolStore:
+    Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals
+{
+}
 
-impl<T> PoolStore for T where T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus {}
+impl<T> PoolStore for T where
+    T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals
+{
+}
 
 /// The lifecycle of live searches: add, end, touch, expire, and the
 /// annotations a live search carries (its pings, the last cycle's waiting

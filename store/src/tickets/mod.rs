@@ -28,6 +28,7 @@
 //! itself out again when over).
 
 mod memory;
+mod proposal_status;
 mod redis;
 mod start;
 mod status;
@@ -42,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 pub use memory::MemoryTicketStore;
+pub use proposal_status::announce_settled;
 pub use redis::RedisTicketStore;
 pub use start::{search_of, Hold, StartSearchError, TicketStart};
 pub use status::{publish, StatusMessage};

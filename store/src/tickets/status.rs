@@ -69,6 +69,22 @@ pub enum StatusMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// A match is proposed (acceptance): answer `accept` or `decline`
+    /// before `acceptBy`. Not final.
+    #[serde(rename_all = "camelCase")]
+    Proposed {
+        /// `mat_…` id of the proposal (the match's id once made).
+        match_id: String,
+        /// The deadline (RFC 3339).
+        accept_by: String,
+        /// Seconds left to answer when sent.
+        accept_in_seconds: f64,
+        /// The teams, as player ids.
+        teams: Vec<Vec<String>>,
+    },
+    /// The proposal was cancelled by someone else: searching again, with
+    /// the wait (and so the widened range) kept. Not final.
+    Requeued,
 }
 
 impl StatusMessage {
@@ -76,7 +92,10 @@ impl StatusMessage {
     pub fn is_final(&self) -> bool {
         !matches!(
             self,
-            StatusMessage::Searching { .. } | StatusMessage::Status { .. }
+            StatusMessage::Searching { .. }
+                | StatusMessage::Status { .. }
+                | StatusMessage::Proposed { .. }
+                | StatusMessage::Requeued
         )
     }
 

@@ -15,6 +15,7 @@ mod receiver;
 #[path = "../../../webhook/tests/webhook/common/verify.rs"]
 mod verify;
 
+mod acceptance;
 mod attempt_log;
 mod config_change;
 mod console_figures;

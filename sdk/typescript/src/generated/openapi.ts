@@ -514,6 +514,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/tickets/{ticketId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accepts the match proposed to a ticket, for its player; answers the
+         *     status after. Idempotent.
+         */
+        post: operations["acceptTicketMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/tickets/{ticketId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Declines the match proposed to a ticket, for its player: the proposal is
+         *     cancelled and the player cooled down in this mode.
+         */
+        post: operations["declineTicketMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/search": {
         parameters: {
             query?: never;
@@ -567,6 +607,46 @@ export interface paths {
         post?: never;
         /** Cancels a search; answers the status after. */
         delete: operations["cancelSearch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/searches/{ticketId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accepts the match proposed to this search; answers the status after.
+         *     Idempotent; an accept never moves the deadline.
+         */
+        post: operations["acceptMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/searches/{ticketId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Declines the match proposed to this search: the proposal is cancelled
+         *     and the player cooled down in this mode; answers the status after.
+         */
+        post: operations["declineMatch"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -649,6 +729,27 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description Match proposals: a formed group is proposed to its players, who accept
+         *     or decline within `timeoutSeconds`.
+         * @example {
+         *       "declineCooldownSeconds": 60,
+         *       "timeoutSeconds": 20
+         *     }
+         */
+        Acceptance: {
+            /**
+             * Format: double
+             * @description Seconds a player who declined, stayed silent or left may not search
+             *     again in this mode, 0..=3600; default 0.
+             */
+            declineCooldownSeconds?: number;
+            /**
+             * Format: double
+             * @description Seconds the players have to answer, 1..=600.
+             */
+            timeoutSeconds: number;
+        };
         /** @description The grouping algorithm, by `type`. */
         Algorithm: {
             /**
@@ -977,6 +1078,7 @@ export interface components {
          *     }
          */
         GameMode: {
+            acceptance?: null | components["schemas"]["Acceptance"];
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
             bots?: null | components["schemas"]["Bots"];
@@ -1059,6 +1161,7 @@ export interface components {
          *     }
          */
         GameModeResponse: {
+            acceptance?: null | components["schemas"]["Acceptance"];
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
             bots?: null | components["schemas"]["Bots"];
@@ -1737,6 +1840,12 @@ export interface components {
             /** @description Every failed field rule (empty when the error is not about fields). */
             errors: components["schemas"]["ProblemFieldError"][];
             /**
+             * Format: int64
+             * @description Seconds until the player may search again, for `DECLINE_COOLDOWN`
+             *     (also in `Retry-After`).
+             */
+            retryAfterSeconds?: number | null;
+            /**
              * Format: int32
              * @description The HTTP status, repeated.
              */
@@ -1784,6 +1893,30 @@ export interface components {
              * @description Last change.
              */
             updatedAt: string;
+        };
+        /**
+         * @description An open match proposal, as a proposed ticket's status shows it.
+         * @example {
+         *       "acceptBy": "2026-12-01T10:00:20.000Z",
+         *       "acceptInSeconds": 17.5,
+         *       "accepted": [
+         *         "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9"
+         *       ],
+         *       "matchId": "mat_01JDZ8P2X5Y6Z7A8B9C0D1E2F3"
+         *     }
+         */
+        ProposalView: {
+            /** @description The deadline to answer (RFC 3339); an accept never moves it. */
+            acceptBy: string;
+            /**
+             * Format: double
+             * @description Seconds left until `acceptBy` (0 once past).
+             */
+            acceptInSeconds: number;
+            /** @description The tickets that accepted so far. */
+            accepted: string[];
+            /** @description `mat_…`: the match's id once everyone accepted. */
+            matchId: string;
         };
         /**
          * @description `PUT …/ratings/{playerId}` body: a rating the studio already has.
@@ -2291,6 +2424,7 @@ export interface components {
             pingMs?: number | null;
             /** @description The studio's player id. */
             playerId: string;
+            proposal?: null | components["schemas"]["ProposalView"];
             /**
              * @description When the last search started (RFC 3339), kept once it ended; `null`
              *     before any search. Always present in every status.
@@ -2302,7 +2436,10 @@ export interface components {
              *     data; a new ticket is needed). Absent when not recorded.
              */
             reason?: string | null;
-            /** @description `created`, `searching`, `matched`, `cancelled`, `expired` or `failed`. */
+            /**
+             * @description `created`, `searching`, `proposed`, `matched`, `cancelled`, `expired`
+             *     or `failed`.
+             */
             status: string;
             /** @description `tkt_…`. */
             ticketId: string;
@@ -5159,7 +5296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`) */
+            /** @description GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`), DECLINE_COOLDOWN (with `retryAfterSeconds`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5304,6 +5441,140 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptTicketMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    declineTicketMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5589,6 +5860,140 @@ export interface operations {
                 };
             };
             /** @description TICKET_ALREADY_MATCHED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            /** @description TICKET_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: the token is another ticket's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, or an accept after a decline), NOT_PROPOSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    declineMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            /** @description TICKET_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: the token is another ticket's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
             409: {
                 headers: {
                     [name: string]: unknown;

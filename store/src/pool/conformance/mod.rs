@@ -8,6 +8,7 @@ mod claims;
 mod concurrency;
 mod leases;
 mod outbox;
+mod proposals;
 mod reads;
 mod redis_only;
 mod searches;
@@ -25,6 +26,7 @@ use claims::*;
 use concurrency::*;
 use leases::*;
 use outbox::*;
+use proposals::*;
 use reads::*;
 use searches::*;
 use status::*;
@@ -71,6 +73,15 @@ conformance!(
     cancels_racing_claims_end_every_search_exactly_once,
     modes_with_searches_follow_the_pools,
     projects_with_searches_follow_the_pools,
+    a_proposal_holds_its_searches_out_of_snapshots_and_expiry,
+    everyone_accepting_makes_the_match_once,
+    a_party_members_decline_drops_the_whole_party_and_nobody_else,
+    the_deadline_fails_the_silent_and_requeues_who_accepted,
+    a_cancel_during_a_proposal_counts_as_a_decline,
+    a_search_failed_by_the_service_cools_nobody_down,
+    an_accept_racing_a_cancel_has_exactly_one_outcome,
+    two_answers_of_one_ticket_at_once_close_it_once,
+    a_proposed_search_still_counts_as_searching,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

@@ -19,6 +19,7 @@ use super::{EndedSearch, ModeKey, Search};
 mod claims;
 mod leases;
 mod outbox;
+mod proposals;
 mod reads;
 mod searches;
 mod status;
@@ -50,6 +51,15 @@ struct ModeState {
     fence: u64,
     outbox: BTreeMap<u64, OutboxItem>,
     outbox_seq: u64,
+    /// matchId → open proposal.
+    proposals: HashMap<String, proposals::Held>,
+    /// ticketId → matchId of its open proposal.
+    proposed: HashMap<String, String>,
+    /// ticketId → (matchId, answer) of its last proposal (`Pending`,
+    /// `Accept` or `Decline`), kept after it closed.
+    answers: HashMap<String, (String, matchplane_matchmaker::acceptance::Answer)>,
+    /// playerId → end of its decline cooldown (Unix seconds).
+    cooldowns: HashMap<String, f64>,
 }
 
 struct Lease {

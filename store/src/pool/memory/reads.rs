@@ -12,7 +12,13 @@ impl PoolReads for MemoryPoolStore {
         Ok(state
             .modes
             .get(mode)
-            .map(|pool| pool.pool.values().map(|s| pool.with_ping(s)).collect())
+            .map(|pool| {
+                pool.pool
+                    .values()
+                    .filter(|s| !pool.proposed.contains_key(s.ticket_id.as_str()))
+                    .map(|s| pool.with_ping(s))
+                    .collect()
+            })
             .unwrap_or_default())
     }
 

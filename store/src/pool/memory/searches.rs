@@ -100,7 +100,8 @@ impl Searches for MemoryPoolStore {
         let mut due: Vec<(f64, String)> = pool
             .deadlines
             .iter()
-            .filter(|(_, d)| **d <= now)
+            // A proposed search waits for its proposal to end.
+            .filter(|(t, d)| **d <= now && !pool.proposed.contains_key(t.as_str()))
             .map(|(t, d)| (*d, t.clone()))
             .collect();
         due.sort_by(|a, b| a.0.total_cmp(&b.0));

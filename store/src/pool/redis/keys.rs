@@ -37,6 +37,27 @@ pub(crate) struct ModeKeys {
     /// `record`), appended by the claim script, read through the consumer
     /// group [`OUTBOX_GROUP`], deleted once acknowledged.
     pub outbox: String,
+    /// `P:{<projectId>}:M:proposals` — HASH matchId → an open proposal
+    /// (JSON: `acceptBy`, `cooldownSeconds`, `members` as `[ticketId,
+    /// playerId, partyId]` triples, `record`): written by the propose
+    /// script, deleted by the finish script.
+    pub proposals: String,
+    /// `P:{<projectId>}:M:proposal-deadlines` — ZSET matchId scored by its
+    /// `acceptBy` (Unix seconds): the worker's deadline sweep.
+    pub proposal_deadlines: String,
+    /// `P:{<projectId>}:M:proposed` — HASH ticketId → matchId of the open
+    /// proposal holding its (live) search: such a search is left out of
+    /// snapshots and of the expiry sweep.
+    pub proposed: String,
+    /// `P:{<projectId>}:M:answers` — HASH ticketId → `<matchId>|<answer>`
+    /// (`pending`, `accept`, `decline`) of the ticket's last proposal, kept
+    /// after it closed so a repeated answer is told the outcome. Expires a
+    /// day after its last write.
+    pub answers: String,
+    /// `P:{<projectId>}:M:cooldowns` — HASH playerId → end of the player's
+    /// decline cooldown (Unix seconds; compared with `now` on read).
+    /// Expires an hour after its last write (the longest cooldown).
+    pub cooldowns: String,
     /// `P:{<projectId>}:live` — STRING counter of the project's live searches
     /// over all its modes (the `maxConcurrentSearches` quota). Changed only by
     /// the scripts that add and remove pool entries.
@@ -76,6 +97,11 @@ impl ModeKeys {
             lease: format!("{base}:lease"),
             fence: format!("{base}:fence"),
             outbox: format!("{base}:outbox"),
+            proposals: format!("{base}:proposals"),
+            proposal_deadlines: format!("{base}:proposal-deadlines"),
+            proposed: format!("{base}:proposed"),
+            answers: format!("{base}:answers"),
+            cooldowns: format!("{base}:cooldowns"),
             live: live_key(prefix, &mode.project_id),
             modes: modes_key(prefix, &mode.project_id),
             ended_prefix: format!("{base}:ended:"),
@@ -202,6 +228,11 @@ mod tests {
             &keys.lease,
             &keys.fence,
             &keys.outbox,
+            &keys.proposals,
+            &keys.proposal_deadlines,
+            &keys.proposed,
+            &keys.answers,
+            &keys.cooldowns,
             &keys.live,
             &keys.modes,
         ] {

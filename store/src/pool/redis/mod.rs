@@ -92,6 +92,7 @@ mod outbox;
 mod persistence;
 pub use persistence::Persistence;
 mod projects;
+mod proposals;
 mod reads;
 mod searches;
 mod start;
@@ -150,6 +151,10 @@ struct Scripts {
     outbox_read: Script,
     start: Script,
     forget_project: Script,
+    propose: Script,
+    answer: Script,
+    proposal: Script,
+    finish_proposal: Script,
 }
 
 impl Scripts {
@@ -181,6 +186,18 @@ impl Scripts {
                 include_str!("scripts/start_search.lua")
             )),
             forget_project: Script::new(include_str!("scripts/forget_project.lua")),
+            propose: Script::new(include_str!("scripts/propose.lua")),
+            answer: Script::new(include_str!("scripts/answer.lua")),
+            proposal: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/proposal_common.lua"),
+                include_str!("scripts/proposal.lua")
+            )),
+            finish_proposal: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/proposal_common.lua"),
+                include_str!("scripts/finish_proposal.lua")
+            )),
         }
     }
 }

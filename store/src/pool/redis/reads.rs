@@ -14,15 +14,24 @@ use crate::pool::{LiveSearch, ModeKey, PoolError, PoolReads, Search, SearchState
 impl PoolReads for RedisPoolStore {
     async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError> {
         let keys = self.keys(mode);
-        let (values, pings): (Vec<String>, std::collections::HashMap<String, String>) =
-            redis::pipe()
-                .hvals(&keys.pool)
-                .hgetall(&keys.pings)
-                .query_async(&mut self.conn())
-                .await?;
+        type Row = (
+            Vec<String>,
+            std::collections::HashMap<String, String>,
+            std::collections::HashSet<String>,
+        );
+        let (values, pings, proposed): Row = redis::pipe()
+            .hvals(&keys.pool)
+            .hgetall(&keys.pings)
+            .hkeys(&keys.proposed)
+            .query_async(&mut self.conn())
+            .await?;
         let mut searches = Vec::with_capacity(values.len());
         for json in &values {
             let mut search = parse_search(json)?;
+            // Held by an open proposal: nobody else may be matched with it.
+            if proposed.contains(search.ticket_id.as_str()) {
+                continue;
+            }
             if let Some(samples) = pings.get(search.ticket_id.as_str()) {
                 search.ping_ms = parse_ping(samples)?;
             }

@@ -61,7 +61,9 @@ impl RedisPoolStore {
             .key(&keys.reasons)
             .key(&keys.live)
             .key(&keys.modes)
-            .key(&self.ended_keys(&keys)[0]);
+            .key(&self.ended_keys(&keys)[0])
+            .key(&keys.proposed)
+            .key(&keys.proposal_deadlines);
         call.arg(now)
             .arg(self.ended_json(&EndedSearch::new(Ended::Expired, now))?)
             .arg(self.bucket_lifetime())

@@ -1,7 +1,10 @@
 -- Ends as expired the given searches whose deadline is still due (the caller
 -- read them with ZRANGEBYSCORE; one may have been touched or ended since).
+-- A search in an open proposal waits for it: its deadline moves to the
+-- proposal's acceptBy, and the first sweep after the proposal ends decides.
 -- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 project live,
---       7 project modes, 8 ended (current bucket)
+--       7 project modes, 8 ended (current bucket), 9 proposed,
+--       10 proposal deadlines
 -- ARGV: 1 now, 2 ended JSON, 3 bucket lifetime (seconds), 4 mode name,
 --       5.. ticketIds
 -- Returns the ticketIds expired.
@@ -12,7 +15,11 @@ for i = 5, #ARGV do
   local ticket = ARGV[i]
   local deadline = redis.call('ZSCORE', KEYS[3], ticket)
   local search = redis.call('HGET', KEYS[1], ticket)
-  if search and deadline and tonumber(deadline) <= now then
+  local proposal = search and redis.call('HGET', KEYS[9], ticket)
+  if proposal then
+    local by = redis.call('ZSCORE', KEYS[10], proposal)
+    redis.call('ZADD', KEYS[3], math.max(tonumber(by or now), now + 1), ticket)
+  elseif search and deadline and tonumber(deadline) <= now then
     remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ticket, search)
     expired[#expired + 1] = ticket
     records[#records + 1] = ticket

@@ -1,0 +1,92 @@
+//! Answers to a match proposal (acceptance), from any channel: the
+//! client's WebSocket (`{"type":"accept"}` / `{"type":"decline"}`), its REST
+//! routes (`POST /v1/searches/{ticketId}/accept|decline`) and the studio's
+//! (`POST /v1/projects/{projectId}/tickets/{ticketId}/accept|decline`).
+//!
+//! An answer is recorded in the pool store, then the proposal is closed at
+//! once if the rule says it is over (a decline, the last accept), with the
+//! same compare-and-set closing as the worker's sweep, so whichever lands
+//! first closes it and the other finds it closed. The players of a
+//! cancelled proposal are told here; a made match's players are told
+//! `matched` by the worker once it is stored.
+
+use super::status::mode_key;
+use super::{unix_now, Play};
+use crate::problem::ApiError;
+use axum::http::StatusCode;
+use matchplane_store::pool::{settle, AnswerOutcome, ModeKey};
+use matchplane_store::tickets::{announce_settled, Ticket};
+
+/// `409 PROPOSAL_CLOSED`: another answer after the proposal closed.
+pub const PROPOSAL_CLOSED: &str = "PROPOSAL_CLOSED";
+/// `409 NOT_PROPOSED`: the ticket is in no proposal.
+pub const NOT_PROPOSED: &str = "NOT_PROPOSED";
+/// `409 DECLINE_COOLDOWN` (with `retryAfterSeconds`): the player declined,
+/// stayed silent or left a proposal of this mode a moment ago.
+pub const DECLINE_COOLDOWN: &str = "DECLINE_COOLDOWN";
+
+/// Records `ticket`'s answer and closes its proposal if that ends it.
+/// Idempotent: the same answer again, also after the close, is fine.
+///
+/// # Errors
+/// `409 PROPOSAL_CLOSED` (a different answer after the close, or an accept
+/// after a decline), `409 NOT_PROPOSED`, `500` when the store fails.
+pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), ApiError> {
+    let mode = mode_key(ticket);
+    match play.pool.answer(&mode, &ticket.ticket_id, accept).await? {
+        AnswerOutcome::Open { match_id } => {
+            close_if_over(play, &mode, &match_id).await?;
+            Ok(())
+        }
+        AnswerOutcome::Closed { same: true, .. } => Ok(()),
+        AnswerOutcome::Closed { same: false, .. } => Err(ApiError::with_status(
+            StatusCode::CONFLICT,
+            PROPOSAL_CLOSED,
+            "the match proposal is closed: this answer can no longer change it",
+        )),
+        AnswerOutcome::NotProposed => Err(ApiError::with_status(
+            StatusCode::CONFLICT,
+            NOT_PROPOSED,
+            "the ticket is in no match proposal",
+        )),
+    }
+}
+
+/// Closes `match_id` if the rule ends it now and tells the players of a
+/// cancelled one.
+///
+/// # Errors
+/// `500` when the store fails.
+pub async fn close_if_over(play: &Play, mode: &ModeKey, match_id: &str) -> Result<(), ApiError> {
+    if let Some(settled) = settle(play.pool.as_ref(), mode, match_id, unix_now()).await? {
+        if !settled.made {
+            announce_settled(play.pool.as_ref(), &settled).await;
+        }
+    }
+    Ok(())
+}
+
+/// After `ticket`'s search ended (a cancel, a closed socket): closes the
+/// proposal it was in, if any, as its decline.
+///
+/// # Errors
+/// `500` when the store fails.
+pub async fn after_end(play: &Play, ticket: &Ticket) -> Result<(), ApiError> {
+    let mode = mode_key(ticket);
+    if let Some(match_id) = play.pool.proposal_of(&mode, &ticket.ticket_id).await? {
+        close_if_over(play, &mode, &match_id).await?;
+    }
+    Ok(())
+}
+
+/// `409 DECLINE_COOLDOWN` if `player_id` is cooled down in `mode` now.
+///
+/// # Errors
+/// `409 DECLINE_COOLDOWN`, `500` when the store fails.
+pub async fn check_cooldown(play: &Play, mode: &ModeKey, player_id: &str) -> Result<(), ApiError> {
+    let now = unix_now();
+    match play.pool.cooldown_of(mode, player_id, now).await? {
+        Some(until) => Err(ApiError::decline_cooldown((until - now).ceil() as u64)),
+        None => Ok(()),
+    }
+}

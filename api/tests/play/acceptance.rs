@@ -1,0 +1,269 @@
+//! Acceptance from the client's and the studio's side: a proposed ticket's
+//! status, answers over REST, the studio's routes and the WebSocket
+//! (idempotent; `PROPOSAL_CLOSED`, `NOT_PROPOSED`), a party member's decline
+//! dropping the whole party and nobody else, `DECLINE_COOLDOWN` for the one
+//! responsible only (tickets and searches), and a closed socket counting as
+//! a decline.
+
+use crate::harness::{duel, fast, solo, Pools, TestApp};
+use crate::on_both_pools;
+use axum::http::{Method, StatusCode};
+use futures::{SinkExt, StreamExt};
+use matchplane_store::pool::{Claim, ClaimOutcome, ModeKey, ProposalClaim};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+on_both_pools!(
+    a_party_members_decline_drops_the_whole_party_and_cools_down_only_them,
+    answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline,
+);
+
+/// `duel` with acceptance: 20 s to answer, a 60 s cooldown.
+fn accepting() -> Value {
+    let mut mode = duel("duel");
+    mode["acceptance"] = json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60});
+    mode
+}
+
+/// Holds `tickets` (of `players`, in `parties`) as one proposal, as the
+/// worker's cycle would.
+async fn propose(
+    t: &TestApp,
+    project: &str,
+    tickets: &[&str],
+    players: &[&str],
+    parties: &[&str],
+) -> String {
+    let mode = ModeKey::new(project, "duel");
+    let lease = t
+        .play
+        .pool
+        .acquire_lease(&mode, "w", Duration::from_secs(5))
+        .await
+        .unwrap()
+        .unwrap();
+    let match_id = format!("mat_{}", ulid::Ulid::new());
+    let proposal = ProposalClaim {
+        claim: Claim {
+            match_id: match_id.clone(),
+            ticket_ids: tickets.iter().map(|s| (*s).to_owned()).collect(),
+            player_ids: players.iter().map(|s| (*s).to_owned()).collect(),
+            record_json: "{}".into(),
+        },
+        parties: parties.iter().map(|s| (*s).to_owned()).collect(),
+        accept_by: matchplane_api::play::unix_now() + 20.0,
+        cooldown_seconds: 60.0,
+    };
+    let out = t
+        .play
+        .pool
+        .propose_many(&mode, lease, &[proposal])
+        .await
+        .unwrap();
+    assert!(matches!(out[0], ClaimOutcome::Claimed { .. }), "{out:?}");
+    t.play.pool.release_lease(&mode, lease).await.unwrap();
+    match_id
+}
+
+fn party(player: &str) -> Value {
+    json!({"gameMode": "duel", "playerId": player, "attributes": {"mmr": 1500},
+        "party": {"id": "pa", "members": ["a1", "a2"]}})
+}
+
+async fn a_party_members_decline_drops_the_whole_party_and_cools_down_only_them(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let (a1, a1_token) = t.ticket_ok(&p, &key, party("a1")).await;
+    let (a2, a2_token) = t.ticket_ok(&p, &key, party("a2")).await;
+    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    let (c, c_token) = t.ticket_ok(&p, &key, solo("duel", "c")).await;
+    let (d, d_token) = t.ticket_ok(&p, &key, solo("duel", "d")).await;
+    for token in [&a1_token, &a2_token, &b_token, &c_token, &d_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let match_id = propose(
+        &t,
+        &p,
+        &[&a1, &a2, &b, &c],
+        &["a1", "a2", "b", "c"],
+        &["pa", "pa", &b, &c],
+    )
+    .await;
+
+    let b_auth = format!("Ticket {b_token}");
+    let polled = t
+        .call(
+            Method::GET,
+            &format!("/v1/searches/{b}"),
+            Some(&b_auth),
+            None,
+        )
+        .await;
+    assert_eq!(polled.body["status"], "proposed", "{}", polled.body);
+    assert_eq!(polled.body["proposal"]["matchId"], match_id.as_str());
+    assert_eq!(polled.body["proposal"]["accepted"], json!([]));
+    let by = polled.body["proposal"]["acceptBy"].clone();
+
+    let accept = format!("/v1/searches/{b}/accept");
+    for _ in 0..2 {
+        let a = t.call(Method::POST, &accept, Some(&b_auth), None).await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+        assert_eq!(a.body["proposal"]["accepted"], json!([b.clone()]));
+        assert_eq!(
+            a.body["proposal"]["acceptBy"], by,
+            "an accept never moves the deadline"
+        );
+    }
+    // Another client's token cannot answer for b.
+    let a = t
+        .call(
+            Method::POST,
+            &accept,
+            Some(&format!("Ticket {c_token}")),
+            None,
+        )
+        .await;
+    a.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+
+    // The studio declines for a1: the proposal is cancelled at once.
+    let a = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets/{a1}/decline"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    assert_eq!(a.body["status"], "failed");
+    assert_eq!(a.body["error"]["code"], "MATCH_DECLINED");
+    let a2_status = t.status(&p, &key, &a2).await.body;
+    assert_eq!(
+        a2_status["error"]["code"], "PARTY_MEMBER_DECLINED",
+        "{a2_status}"
+    );
+    for other in [&b, &c] {
+        let s = t.status(&p, &key, other).await.body;
+        assert_eq!(s["status"], "searching", "requeued: {s}");
+    }
+    assert_eq!(t.status(&p, &key, &d).await.body["status"], "searching");
+
+    // After the close: the same answer is told the state, another is refused.
+    let a = t.call(Method::POST, &accept, Some(&b_auth), None).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    let a = t
+        .call(
+            Method::POST,
+            &format!("/v1/searches/{b}/decline"),
+            Some(&b_auth),
+            None,
+        )
+        .await;
+    a.assert_problem(StatusCode::CONFLICT, "PROPOSAL_CLOSED");
+    let a = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets/{c}/accept"),
+            Some(&key),
+            None,
+        )
+        .await;
+    a.assert_problem(StatusCode::CONFLICT, "PROPOSAL_CLOSED");
+    let a = t
+        .call(
+            Method::POST,
+            &format!("/v1/searches/{d}/accept"),
+            Some(&format!("Ticket {d_token}")),
+            None,
+        )
+        .await;
+    a.assert_problem(StatusCode::CONFLICT, "NOT_PROPOSED");
+
+    // Only a1 is cooled down: on a new ticket and on its old one.
+    let again = t.ticket(&p, &key, solo("duel", "a1")).await;
+    again.assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
+    let wait = again.body["retryAfterSeconds"].as_u64().unwrap();
+    assert!((59..=60).contains(&wait), "{}", again.body);
+    t.rest_search(&a1_token)
+        .await
+        .assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
+    let a2_again = t.rest_search(&a2_token).await;
+    assert_eq!(a2_again.status, StatusCode::ACCEPTED, "{}", a2_again.body);
+}
+
+type Client =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
+        .await
+        .expect("websocket upgrade");
+    ws
+}
+
+async fn until(ws: &mut Client, kind: &str) -> Value {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a message within 5 s")
+            .expect("socket open")
+            .expect("no error");
+        if let Message::Text(text) = msg {
+            let msg: Value = serde_json::from_str(&text).unwrap();
+            if msg["type"] == kind {
+                return msg;
+            }
+        }
+    }
+}
+
+async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let (a, a_token) = t.ticket_ok(&p, &key, solo("duel", "a")).await;
+    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    let mut wa = connect(addr, &a_token).await;
+    let mut wb = connect(addr, &b_token).await;
+    until(&mut wa, "searching").await;
+    until(&mut wb, "searching").await;
+    // The worker publishes `proposed`; the socket passes it on.
+    let match_id = propose(&t, &p, &[&a, &b], &["a", "b"], &[&a, &b]).await;
+    let proposed = matchplane_store::tickets::StatusMessage::Proposed {
+        match_id: match_id.clone(),
+        accept_by: "2026-12-01T00:00:20.000Z".into(),
+        accept_in_seconds: 20.0,
+        teams: vec![vec!["a".into()], vec!["b".into()]],
+    };
+    matchplane_store::tickets::publish(t.play.pool.as_ref(), &a, &proposed).await;
+    assert_eq!(
+        until(&mut wa, "proposed").await["matchId"],
+        match_id.as_str()
+    );
+
+    wa.send(Message::Text(r#"{"type":"accept"}"#.into()))
+        .await
+        .unwrap();
+    let mut accepted = false;
+    for _ in 0..50 {
+        let s = t.status(&p, &key, &a).await.body;
+        if s["proposal"]["accepted"] == json!([a.clone()]) {
+            accepted = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(accepted, "the socket's accept was recorded");
+
+    // b closes its socket: that is its decline; a goes back to the pool.
+    wb.close(None).await.unwrap();
+    until(&mut wa, "requeued").await;
+    let s = t.status(&p, &key, &b).await.body;
+    assert_eq!(s["status"], "cancelled", "{s}");
+    assert_eq!(t.status(&p, &key, &a).await.body["status"], "searching");
+    let again = t.ticket(&p, &key, solo("duel", "b")).await;
+    again.assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
+}

@@ -1,0 +1,27 @@
+-- Records a ticket's answer in its open proposal (idempotent). A decline is
+-- final: an accept after it is answered as closed.
+-- KEYS: 1 proposed, 2 answers
+-- ARGV: 1 ticketId, 2 'accept' | 'decline', 3 answers lifetime (seconds)
+-- Returns {'open', matchId} | {'closed', matchId, '1' (same answer) | '0'}
+--       | {'not_proposed'}
+local open = redis.call('HGET', KEYS[1], ARGV[1])
+local last = redis.call('HGET', KEYS[2], ARGV[1])
+local last_match, last_word
+if last then
+  last_match, last_word = string.match(last, '^(.*)|(%a+)$')
+end
+if open then
+  if last_match == open and last_word == 'decline' and ARGV[2] ~= 'decline' then
+    return {'closed', open, '0'}
+  end
+  redis.call('HSET', KEYS[2], ARGV[1], open .. '|' .. ARGV[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+  return {'open', open}
+end
+if last_match then
+  if last_word == ARGV[2] then
+    return {'closed', last_match, '1'}
+  end
+  return {'closed', last_match, '0'}
+end
+return {'not_proposed'}

@@ -1,0 +1,136 @@
+//! Acceptance on the worker: a cycle's groups are held as proposals (fenced
+//! by the lease, like a claim) and their players told `proposed`; the lease
+//! holder's proposal sweep closes what is due (deadlines, and answers or
+//! cancels whose closing nobody applied) by the core's rule
+//! ([`matchplane_store::pool::settle`]) and tells the players.
+//!
+//! A made proposal's record goes to the outbox in the closing's own step,
+//! so the record consumer stores the match, queues its one `match.made` and
+//! tells everyone `matched`, as for a claim.
+
+use crate::error::WorkerError;
+use crate::modes::ModeConfig;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::acceptance::Acceptance;
+use matchplane_matchmaker::ProposedMatch;
+use matchplane_store::pool::{settle, ClaimOutcome, ModeKey, PoolStore, ProposalClaim};
+use matchplane_store::tickets::{announce_settled, publish, StatusMessage};
+
+/// Proposals one sweep closes at most (the rest waits half a second).
+const SWEEP_LIMIT: usize = 2_000;
+
+/// What holding a cycle's groups came to.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Proposed {
+    /// Groups held as proposals.
+    pub held: usize,
+    /// Groups refused because a search had gone.
+    pub conflicts: usize,
+    /// Whether the lease was lost (nothing was held).
+    pub lost: bool,
+}
+
+/// Holds each group of `matches` as a proposal answerable until `now +
+/// timeoutSeconds`, and tells its players `proposed`.
+///
+/// # Errors
+/// A pool store failure, or a record that cannot be encoded.
+pub async fn propose_all(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    acceptance: &Acceptance,
+    token: u64,
+    now: DateTime<Utc>,
+    matches: &[ProposedMatch],
+) -> Result<Proposed, WorkerError> {
+    let mut report = Proposed::default();
+    if matches.is_empty() {
+        return Ok(report);
+    }
+    let now_secs = now.timestamp_micros() as f64 / 1e6;
+    let accept_by = now_secs + acceptance.timeout_seconds;
+    let claims: Vec<ProposalClaim> = matches
+        .iter()
+        .map(|m| {
+            let claim = crate::tick::claim_of(mode, config, now, m)?;
+            let parties = m
+                .teams
+                .iter()
+                .flat_map(|t| t.players.iter())
+                .map(|p| p.party_id.as_ref().unwrap_or(&p.ticket_id).to_string())
+                .collect();
+            Ok(ProposalClaim {
+                claim,
+                parties,
+                accept_by,
+                cooldown_seconds: acceptance.decline_cooldown_seconds,
+            })
+        })
+        .collect::<Result<_, WorkerError>>()?;
+    let outcomes = pool.propose_many(mode, token, &claims).await?;
+    let by = DateTime::from_timestamp_micros((accept_by * 1e6) as i64)
+        .unwrap_or(now)
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    for ((claim, m), outcome) in claims.iter().zip(matches).zip(outcomes) {
+        match outcome {
+            ClaimOutcome::Claimed { .. } => {
+                report.held += 1;
+                crate::metrics::proposed(mode);
+                let message = StatusMessage::Proposed {
+                    match_id: claim.claim.match_id.clone(),
+                    accept_by: by.clone(),
+                    accept_in_seconds: acceptance.timeout_seconds,
+                    teams: m
+                        .teams
+                        .iter()
+                        .map(|t| t.players.iter().map(|p| p.player_id.to_string()).collect())
+                        .collect(),
+                };
+                for ticket in &claim.claim.ticket_ids {
+                    publish(pool, ticket, &message).await;
+                }
+            }
+            ClaimOutcome::Conflict { .. } => report.conflicts += 1,
+            ClaimOutcome::LeaseLost => report.lost = true,
+        }
+    }
+    Ok(report)
+}
+
+/// What a proposal sweep closed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Swept {
+    /// Proposals made into matches (their records are in the outbox).
+    pub made: usize,
+    /// Proposals cancelled.
+    pub cancelled: usize,
+}
+
+/// Closes `mode`'s proposals due by `due_by` (`f64::INFINITY`: every open
+/// one, e.g. a decline whose closing its API instance never applied) that
+/// the rule ends at `now`, and tells their players.
+///
+/// # Errors
+/// A pool store failure (what was closed stays closed).
+pub async fn sweep(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    now: f64,
+    due_by: f64,
+) -> Result<Swept, WorkerError> {
+    let mut swept = Swept::default();
+    for id in pool.open_proposals(mode, due_by, SWEEP_LIMIT).await? {
+        let Some(settled) = settle(pool, mode, &id, now).await? else {
+            continue;
+        };
+        crate::metrics::proposal_closed(mode, &settled);
+        if settled.made {
+            swept.made += 1;
+        } else {
+            swept.cancelled += 1;
+            announce_settled(pool, &settled).await;
+        }
+    }
+    Ok(swept)
+}

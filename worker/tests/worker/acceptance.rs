@@ -1,0 +1,286 @@
+//! Acceptance on the worker, against real PostgreSQL and Redis: a cycle
+//! holds its groups as proposals and tells the players `proposed`; everyone
+//! accepting gives one stored match and one signed `match.made`; a deadline
+//! fails the silent and requeues the rest with their wait kept; a mode whose
+//! acceptance is turned off lets its open proposals finish by their rules.
+
+use crate::env::{mode_config, verified_body, Env};
+use crate::receiver::{Receiver, Reply};
+use chrono::Utc;
+use futures::StreamExt;
+use matchplane_store::pool::{Ended, SearchState};
+use matchplane_store::repos::{game_modes, matches};
+use matchplane_worker::proposals::sweep;
+use matchplane_worker::tick::TickOutcome;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+async fn with_acceptance(env: &Env, url: &str, acceptance: Value) {
+    let mut config = mode_config("duel", Some(url), 1.0);
+    config["acceptance"] = acceptance;
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+}
+
+fn now() -> f64 {
+    Utc::now().timestamp_micros() as f64 / 1e6
+}
+
+async fn next(stream: &mut matchplane_store::pool::StatusStream) -> Value {
+    let text = tokio::time::timeout(Duration::from_secs(2), stream.next())
+        .await
+        .expect("a status message")
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[tokio::test]
+async fn everyone_accepting_makes_one_match_and_one_webhook() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    with_acceptance(&env, &receiver.url(), json!({"timeoutSeconds": 20})).await;
+    let a = env.add("a", 1500.0).await;
+    let b = env.add("b", 1500.0).await;
+    let mut updates = env.pool.subscribe_status(&a).await.unwrap();
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+
+    let proposed = next(&mut updates).await;
+    assert_eq!(proposed["type"], "proposed", "{proposed}");
+    let match_id = proposed["matchId"].as_str().unwrap().to_owned();
+    assert_eq!(proposed["teams"], json!([["a"], ["b"]]));
+    // Nothing is stored or sent before everyone accepted.
+    assert_eq!(env.drain("w1").await, 0);
+    assert_eq!(
+        env.tick(token).await.0,
+        TickOutcome::Idle,
+        "held out of the pool"
+    );
+
+    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    assert_eq!(
+        sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+            .await
+            .unwrap()
+            .made,
+        0
+    );
+    env.pool.answer(&env.mode, &b, true).await.unwrap();
+    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+        .await
+        .unwrap();
+    assert_eq!(swept.made, 1);
+    assert_eq!(env.drain("w1").await, 1);
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].id, match_id, "the proposal's id is the match's");
+    let matched = next(&mut updates).await;
+    assert_eq!(matched["type"], "matched", "{matched}");
+    for ticket in [&a, &b] {
+        let state = env.pool.search_state(&env.mode, ticket).await.unwrap();
+        assert_eq!(
+            state.and_then(SearchState::into_ended),
+            Some(Ended::Matched {
+                match_id: match_id.clone()
+            })
+        );
+    }
+    env.deliveries(1.0).tick(Utc::now(), 10).await.unwrap();
+    let received = receiver.received();
+    assert_eq!(received.len(), 1, "exactly one match.made");
+    assert_eq!(received[0].header("webhook-id"), match_id);
+    assert_eq!(verified_body(&env, &received[0])["type"], "match.made");
+    // A second sweep and drain find nothing.
+    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+        .await
+        .unwrap();
+    assert_eq!(swept.made + swept.cancelled, 0);
+    assert_eq!(env.drain("w1").await, 0);
+}
+
+#[tokio::test]
+async fn the_deadline_fails_the_silent_and_requeues_the_rest_with_their_wait() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    with_acceptance(
+        &env,
+        &receiver.url(),
+        json!({"timeoutSeconds": 1, "declineCooldownSeconds": 30}),
+    )
+    .await;
+    let a = env.add_waited("a", 1500.0, 30.0).await;
+    let b = env.add("b", 1500.0).await;
+    let mut a_updates = env.pool.subscribe_status(&a).await.unwrap();
+    let mut b_updates = env.pool.subscribe_status(&b).await.unwrap();
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    env.tick(token).await;
+    assert_eq!(next(&mut a_updates).await["type"], "proposed");
+    assert_eq!(next(&mut b_updates).await["type"], "proposed");
+    let queued = match env.pool.search_state(&env.mode, &a).await.unwrap() {
+        Some(SearchState::Live(live)) => live.search.queued_at,
+        other => panic!("{other:?}"),
+    };
+    env.pool.answer(&env.mode, &a, true).await.unwrap();
+
+    // Before the deadline nothing closes; at it, the silent one fails.
+    let early = sweep(env.pool.as_ref(), &env.mode, now(), now())
+        .await
+        .unwrap();
+    assert_eq!(early.cancelled, 0);
+    let swept = sweep(env.pool.as_ref(), &env.mode, now() + 1.1, now() + 1.1)
+        .await
+        .unwrap();
+    assert_eq!(swept.cancelled, 1);
+    assert_eq!(next(&mut a_updates).await["type"], "requeued");
+    let failed = next(&mut b_updates).await;
+    assert_eq!(failed["type"], "failed");
+    assert_eq!(failed["code"], "ACCEPTANCE_TIMEOUT");
+    assert!(env
+        .pool
+        .cooldown_of(&env.mode, "b", now())
+        .await
+        .unwrap()
+        .is_some());
+    assert!(env
+        .pool
+        .cooldown_of(&env.mode, "a", now())
+        .await
+        .unwrap()
+        .is_none());
+    // a is back with its first queuedAt, and is proposed again with c.
+    env.add("c", 1500.0).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    match env.pool.search_state(&env.mode, &a).await.unwrap() {
+        Some(SearchState::Live(live)) => assert_eq!(live.search.queued_at, queued),
+        other => panic!("{other:?}"),
+    }
+    assert!(env.pool.proposal_of(&env.mode, &a).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn turning_acceptance_off_lets_open_proposals_finish_by_their_rules() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    with_acceptance(&env, &receiver.url(), json!({"timeoutSeconds": 20})).await;
+    let a = env.add("a", 1500.0).await;
+    let b = env.add("b", 1500.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    env.tick(token).await;
+    let match_id = env.pool.proposal_of(&env.mode, &a).await.unwrap().unwrap();
+
+    game_modes::replace(
+        &env.db,
+        &env.project_id,
+        "duel",
+        mode_config("duel", Some(&receiver.url()), 1.0),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    // New groups are matched at once; the proposal still waits for b.
+    env.add("c", 1500.0).await;
+    env.add("d", 1500.0).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    assert_eq!(env.drain("w1").await, 1);
+    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+        .await
+        .unwrap();
+    assert_eq!(swept.made, 0, "b has not answered");
+    env.pool.answer(&env.mode, &b, true).await.unwrap();
+    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+        .await
+        .unwrap();
+    assert_eq!(swept.made, 1);
+    assert_eq!(env.drain("w1").await, 1);
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert!(stored.iter().any(|m| m.id == match_id));
+}
+
+/// A worker killed with a proposal open leaves it to the next one, which
+/// ends it at its deadline by the same rules (the silent fail, nobody else
+/// is touched). The cycle is long, so only the proposal sweep can end it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_workers_proposal_is_ended_by_the_next_one() {
+    use matchplane_worker::run_worker;
+    use tokio_util::sync::CancellationToken;
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 30.0).await;
+    let mut config = mode_config("duel", Some(&receiver.url()), 30.0);
+    config["acceptance"] = json!({"timeoutSeconds": 2});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    let a = env.add("a", 1500.0).await;
+    let b = env.add("b", 1500.0).await;
+    let spawn = |name: &str| {
+        let config = env.worker_config(name);
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(run_worker(
+            config,
+            env.pool.clone(),
+            env.db.clone(),
+            stop.clone(),
+        ));
+        (task, stop)
+    };
+    let (one, _one_stop) = spawn("one");
+    let mut proposed = None;
+    for _ in 0..100 {
+        proposed = env.pool.proposal_of(&env.mode, &a).await.unwrap();
+        if proposed.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let match_id = proposed.expect("the first worker proposed the match");
+    let accept_by = env
+        .pool
+        .proposal(&env.mode, &match_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .accept_by;
+    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    one.abort();
+    let (two, two_stop) = spawn("two");
+    let mut closed_at = None;
+    for _ in 0..200 {
+        if env
+            .pool
+            .proposal(&env.mode, &match_id)
+            .await
+            .unwrap()
+            .is_none()
+        {
+            closed_at = Some(now());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let closed_at = closed_at.expect("the second worker ended the proposal");
+    assert!(closed_at >= accept_by, "never before its deadline");
+    println!(
+        "proposal ended {:.3} s after acceptBy",
+        closed_at - accept_by
+    );
+    let b_state = env.pool.search_state(&env.mode, &b).await.unwrap();
+    assert!(
+        matches!(
+            b_state.and_then(SearchState::into_ended),
+            Some(Ended::Failed { ref code, .. }) if code == "ACCEPTANCE_TIMEOUT"
+        ),
+        "b stayed silent"
+    );
+    match env.pool.search_state(&env.mode, &a).await.unwrap() {
+        Some(SearchState::Live(_)) => {}
+        other => panic!("a accepted and is requeued: {other:?}"),
+    }
+    two_stop.cancel();
+    let _ = two.await;
+}
