@@ -105,7 +105,28 @@ impl StatusMessage {
     }
 
     /// The message `json` carries; `None` for text that is not a message.
+    ///
+    /// A `matched` message is read on its own path: a tagged enum buffers
+    /// its fields, which a [`matchplane_matchmaker::RawJson`] (the match's
+    /// exact text) cannot be read from.
     pub fn from_json(json: &str) -> Option<Self> {
+        #[derive(Deserialize)]
+        struct Kind<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: std::borrow::Cow<'a, str>,
+        }
+        #[derive(Deserialize)]
+        struct MatchedWire {
+            #[serde(rename = "match")]
+            match_: matchplane_matchmaker::RawJson,
+        }
+        let kind: Kind<'_> = serde_json::from_str(json).ok()?;
+        if kind.kind == "matched" {
+            let wire: MatchedWire = serde_json::from_str(json).ok()?;
+            return Some(Self::Matched {
+                match_: wire.match_,
+            });
+        }
         serde_json::from_str(json).ok()
     }
 }
@@ -117,5 +138,42 @@ impl StatusMessage {
 pub async fn publish(pool: &dyn PoolStore, ticket_id: &str, message: &StatusMessage) {
     if let Err(error) = pool.publish_status(ticket_id, &message.to_json()).await {
         tracing::warn!(%error, ticket_id, "status publish failed");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StatusMessage;
+
+    #[test]
+    fn every_message_reads_back_as_written() {
+        let matched = StatusMessage::Matched {
+            match_: matchplane_matchmaker::RawJson::from_text(
+                r#"{"matchId":"mat_1","player":{"data":{"z": 1,"a":1.50}}}"#,
+            )
+            .unwrap(),
+        };
+        let messages = [
+            matched,
+            StatusMessage::Cancelled,
+            StatusMessage::Expired {
+                reason: Some("TICKET_TTL".into()),
+            },
+            StatusMessage::Failed {
+                code: "GAME_MODE_DISABLED".into(),
+                message: "off".into(),
+            },
+            StatusMessage::Searching {
+                ticket_id: "tkt_1".into(),
+                game_mode: "duel".into(),
+                queued_at: "2026-12-01T10:00:00.000Z".into(),
+            },
+        ];
+        for message in messages {
+            let json = message.to_json();
+            assert_eq!(StatusMessage::from_json(&json), Some(message), "{json}");
+        }
+        assert_eq!(StatusMessage::from_json("{\"type\":\"nope\"}"), None);
+        assert_eq!(StatusMessage::from_json("not json"), None);
     }
 }
