@@ -108,6 +108,7 @@ fn config(regions: bool) -> GameModeConfig {
                 max_latency_ms: 100.0,
             }],
         }),
+        backfill: None,
     }
 }
 

@@ -49,6 +49,9 @@ pub struct GameModeConfig {
     /// played in a region within every member's ceiling; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<crate::latency::Regions>,
+    /// Backfill of running matches (SPEC 10); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<crate::backfill::BackfillConfig>,
 }
 
 /// One relaxation step: from `afterSeconds` of the anchor's wait, groups

@@ -29,6 +29,7 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
         relaxations: Vec::new(),
         bots: None,
         regions: None,
+        backfill: None,
     }
 }
 
