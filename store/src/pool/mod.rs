@@ -11,7 +11,9 @@
 //!   lease (the worker's cycle);
 //! - [`Leases`]: the fenced lease that makes one worker a mode's owner;
 //! - [`Outbox`]: the match records a claim leaves for the worker to store;
-//! - [`StatusBus`]: a ticket's status messages, across processes.
+//! - [`StatusBus`]: a ticket's status messages, across processes;
+//! - [`Backfills`]: the open seats of running matches and their fills
+//!   (claimed like matches, see [`backfills`]).
 //!
 //! [`PoolStore`] is all of them at once (a blanket impl): the handle the API
 //! and the worker share, as `Arc<dyn PoolStore>`. Two implementations pass
@@ -37,6 +39,7 @@
 //! passes `now` and deadlines. Lease and outbox idle times are [`Duration`]s
 //! measured by the backend (Redis's own clock, or tokio's in memory).
 
+pub mod backfills;
 mod memory;
 pub mod redis;
 mod types;
@@ -49,6 +52,9 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 pub use matchplane_matchmaker::{Party, Search};
 
+pub use backfills::{
+    BackfillChange, BackfillStatus, Backfills, FillClaim, FillOutcome, LiveBackfill, OpenBackfill,
+};
 pub use memory::MemoryPoolStore;
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use types::{
@@ -64,9 +70,15 @@ pub type StatusStream = BoxStream<'static, String>;
 /// Every part of the pool store at once: what the API's player side and the
 /// worker hold, as `Arc<dyn PoolStore>`. Implemented for every type that
 /// implements the parts; see the module documentation for the rules.
-pub trait PoolStore: Searches + PoolReads + Claims + Leases + Outbox + StatusBus {}
+pub trait PoolStore:
+    Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Backfills
+{
+}
 
-impl<T> PoolStore for T where T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus {}
+impl<T> PoolStore for T where
+    T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Backfills
+{
+}
 
 /// The lifecycle of live searches: add, end, touch, expire, and the
 /// annotations a live search carries (its pings, the last cycle's waiting

@@ -4,6 +4,7 @@
 //! `redis://127.0.0.1:6379/9`, under a random key prefix per test, deleted
 //! afterwards even when the test fails).
 
+mod backfills;
 mod claims;
 mod concurrency;
 mod leases;
@@ -21,6 +22,7 @@ use super::{
     SearchState,
 };
 
+use backfills::*;
 use claims::*;
 use concurrency::*;
 use leases::*;
@@ -71,6 +73,11 @@ conformance!(
     cancels_racing_claims_end_every_search_exactly_once,
     modes_with_searches_follow_the_pools,
     projects_with_searches_follow_the_pools,
+    backfills_open_replace_and_close,
+    fills_take_searches_and_seats_in_one_step,
+    fills_are_refused_when_stale_fenced_or_gone,
+    two_fills_of_one_revision_take_one_seat,
+    a_close_racing_a_fill_ends_with_one_of_them,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use super::types::median;
 use super::{EndedSearch, ModeKey, Search};
 
+mod backfills;
 mod claims;
 mod leases;
 mod outbox;
@@ -50,6 +51,8 @@ struct ModeState {
     fence: u64,
     outbox: BTreeMap<u64, OutboxItem>,
     outbox_seq: u64,
+    /// backfillId → its live state (see `backfills`).
+    backfills: HashMap<String, super::LiveBackfill>,
 }
 
 struct Lease {

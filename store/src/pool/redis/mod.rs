@@ -78,6 +78,8 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::Script;
+
+mod backfills;
 use tokio::sync::OnceCell;
 
 use super::types::median;
@@ -150,6 +152,8 @@ struct Scripts {
     outbox_read: Script,
     start: Script,
     forget_project: Script,
+    fill: Script,
+    backfill_change: Script,
 }
 
 impl Scripts {
@@ -181,6 +185,11 @@ impl Scripts {
                 include_str!("scripts/start_search.lua")
             )),
             forget_project: Script::new(include_str!("scripts/forget_project.lua")),
+            fill: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/fill.lua")
+            )),
+            backfill_change: Script::new(include_str!("scripts/backfill_change.lua")),
         }
     }
 }
