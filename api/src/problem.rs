@@ -73,6 +73,9 @@ pub struct Problem {
     /// The live ticket, for `PLAYER_ALREADY_SEARCHING`.
     #[serde(rename = "ticketId", skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<String>,
+    /// The open request, for `BACKFILL_ALREADY_OPEN`.
+    #[serde(rename = "backfillId", skip_serializing_if = "Option::is_none")]
+    pub backfill_id: Option<String>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -84,6 +87,7 @@ pub struct ApiError {
     errors: Vec<ProblemFieldError>,
     retry_after_seconds: Option<u64>,
     ticket_id: Option<String>,
+    backfill_id: Option<String>,
 }
 
 /// The HTTP status SPEC 7 gives a code.
@@ -96,7 +100,8 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::PlayerAlreadySearching
         | Code::SearchAlreadyActive
         | Code::TicketAlreadyMatched
-        | Code::ResultAlreadyReported => StatusCode::CONFLICT,
+        | Code::ResultAlreadyReported
+        | Code::BackfillAlreadyOpen => StatusCode::CONFLICT,
         Code::RateLimited | Code::QuotaExceeded | Code::TicketLimitExceeded => {
             StatusCode::TOO_MANY_REQUESTS
         }
@@ -153,6 +158,7 @@ impl ApiError {
             errors: Vec::new(),
             retry_after_seconds: None,
             ticket_id: None,
+            backfill_id: None,
         }
     }
 
@@ -160,6 +166,13 @@ impl ApiError {
     /// `PLAYER_ALREADY_SEARCHING`).
     pub fn with_ticket_id(mut self, ticket_id: impl Into<String>) -> Self {
         self.ticket_id = Some(ticket_id.into());
+        self
+    }
+
+    /// Names the open backfill request (`backfillId`) of a
+    /// `BACKFILL_ALREADY_OPEN`.
+    pub fn with_backfill_id(mut self, backfill_id: impl Into<String>) -> Self {
+        self.backfill_id = Some(backfill_id.into());
         self
     }
 
@@ -345,6 +358,7 @@ impl ApiError {
             detail: self.detail.clone(),
             errors: self.errors.clone(),
             ticket_id: self.ticket_id.clone(),
+            backfill_id: self.backfill_id.clone(),
         }
     }
 }

@@ -37,6 +37,7 @@ mod m20261201_000062_f_match_shape;
 mod m20261201_000071_g_regions;
 mod m20261201_000072_g_lease_epochs;
 mod m20261201_000081_h_match_tickets;
+mod m20261201_000101_j_backfills;
 pub mod names;
 mod ops;
 
@@ -63,6 +64,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000071_g_regions::Migration),
             Box::new(m20261201_000072_g_lease_epochs::Migration),
             Box::new(m20261201_000081_h_match_tickets::Migration),
+            Box::new(m20261201_000101_j_backfills::Migration),
         ]
     }
 }

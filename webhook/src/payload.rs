@@ -18,6 +18,9 @@ pub enum Event {
     /// `webhook.test`: sent on demand to check an endpoint.
     #[serde(rename = "webhook.test")]
     Test(WebhookTest),
+    /// `match.backfilled`: a fill seated new players in a running match.
+    #[serde(rename = "match.backfilled")]
+    Backfilled(crate::backfilled::MatchBackfilled),
 }
 
 /// The `match.made` body (SPEC 6).
@@ -169,6 +172,10 @@ pub struct Player {
     /// in modes without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<f64>,
+    /// `true` for a player a backfill seated after the match was made;
+    /// absent for the match's own players.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub backfill: bool,
 }
 
 /// Match quality figures (SPEC 8).
@@ -265,6 +272,7 @@ impl From<&MatchedPlayer> for Player {
             ping_ms: player.ping_ms,
             wait_seconds: player.wait_seconds,
             latency_ms: player.latency_ms,
+            backfill: false,
         }
     }
 }

@@ -28,7 +28,7 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<Value> {
     let created_at = body
         .created_at
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    Some(json!({
+    let mut view = json!({
         "matchId": body.match_id,
         "gameMode": body.game_mode,
         "createdAt": created_at,
@@ -44,5 +44,11 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<Value> {
         },
         "region": body.region,
         "quality": body.quality,
-    }))
+    });
+    // A backfilled player is told so (SPEC 10); the match's own players'
+    // view is unchanged.
+    if own.backfill {
+        view["player"]["backfill"] = json!(true);
+    }
+    Some(view)
 }

@@ -107,7 +107,14 @@ impl Recorder<'_> {
         let mut notices = Vec::new();
         let mut dead = Vec::new();
         let mut seats = Vec::new();
+        let mut fills = Vec::new();
         for entry in entries {
+            if let Ok(Event::Backfilled(body)) = serde_json::from_str::<Event>(&entry.record_json) {
+                let fill = crate::backfill::PreparedFill::new(body, entry.record_json.clone());
+                seats.extend(fill.seats());
+                fills.push(fill);
+                continue;
+            }
             // A record that cannot be read can never be stored as a match;
             // holding it would stop every later match of the mode, dropping
             // it would lose it. It is kept as a dead letter, in the same
@@ -142,7 +149,16 @@ impl Recorder<'_> {
         }
         let dead_count = dead.len();
         let seated = self.seated(mode, seats).await?;
+        let fill_seats: Vec<match_ticket::Model> = if fills.is_empty() {
+            Vec::new()
+        } else {
+            seated.clone()
+        };
         self.store(matches, seated, deliveries, dead).await?;
+        // Fills after the batch's matches: a fill's match is stored by then
+        // (its record was claimed before the fill's).
+        crate::backfill::store_fills(self.pool, self.db, mode, fills, &fill_seats, webhook, now)
+            .await?;
         if dead_count > 0 {
             crate::metrics::dead_lettered(mode, dead_count);
         }
@@ -298,7 +314,7 @@ fn prepare(
 fn parse(entry: &OutboxEntry) -> Result<MatchMade, WorkerError> {
     match serde_json::from_str::<Event>(&entry.record_json) {
         Ok(Event::MatchMade(body)) => Ok(body),
-        Ok(Event::Test(_)) => Err(WorkerError::Corrupt(format!(
+        Ok(Event::Test(_) | Event::Backfilled(_)) => Err(WorkerError::Corrupt(format!(
             "outbox entry {} is not a match",
             entry.id
         ))),

@@ -9,7 +9,9 @@ use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
-use matchplane_matchmaker::{run_cycle, CycleOutcome, FailedSearch, ProposedMatch};
+use matchplane_matchmaker::{
+    run_cycle_with_backfills, CycleOutcome, FailedSearch, OpenBackfill, ProposedFill, ProposedMatch,
+};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
 use matchplane_store::repos::cycle_stats;
@@ -54,6 +56,10 @@ pub struct TickReport {
     pub failed: usize,
     /// Claims refused because a search had gone (cancelled meanwhile).
     pub conflicts: usize,
+    /// Backfill fills claimed.
+    pub fills: usize,
+    /// Seats those fills took (players).
+    pub seats_filled: usize,
 }
 
 /// What a tick runs against.
@@ -102,16 +108,24 @@ async fn tick(
 
     let started = Instant::now();
     crate::sweep::expire_due(pool, mode, now_secs, expire_batch).await?;
+    let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, now_secs).await?;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
 
     let started = Instant::now();
-    let outcome = match_pool(config, searches, now_secs).await?;
+    let (fills, outcome) = match_pool(config, searches, backfills, now_secs).await?;
     report.matching = started.elapsed();
     report.pool_size = outcome.pool_size;
     report.candidates = outcome.candidates;
 
     let started = Instant::now();
+    // Backfills are served before new matches (SPEC 10).
+    let filled = crate::backfill::claim_fills(pool, mode, config, token, now, &fills).await?;
+    report.fills = filled.fills;
+    report.seats_filled = filled.seats;
+    if filled.lease_lost {
+        return Ok((TickOutcome::LostLease, report));
+    }
     report.failed = fail_searches(pool, mode, &outcome.failed, claim_concurrency).await?;
     let claims = claim_all(pool, mode, config, token, now, &outcome.matches).await;
     report.claim = started.elapsed();
@@ -164,24 +178,27 @@ async fn tick(
     }
     crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
     report.annotate = started.elapsed();
-    let outcome = match report.matches {
+    let outcome = match report.matches + report.fills {
         0 => TickOutcome::Idle,
         n => TickOutcome::Matched(n),
     };
     Ok((outcome, report))
 }
 
-/// Runs the matching core off the async threads (it is CPU-bound).
+/// Runs the matching core off the async threads (it is CPU-bound): the
+/// open backfills' fills first, then new matches from the rest.
 async fn match_pool(
     config: &ModeConfig,
     searches: Vec<matchplane_matchmaker::Search>,
+    backfills: Vec<OpenBackfill>,
     now_secs: f64,
-) -> Result<CycleOutcome, WorkerError> {
+) -> Result<(Vec<ProposedFill>, CycleOutcome), WorkerError> {
     let config = config.config.clone();
     let seed: u64 = rand::random();
     let (outcome, searches) = tokio::task::spawn_blocking(move || {
         let mut rng = StdRng::seed_from_u64(seed);
-        (run_cycle(&config, &searches, now_secs, &mut rng), searches)
+        let out = run_cycle_with_backfills(&config, &searches, &backfills, now_secs, &mut rng);
+        ((out.fills, out.cycle), searches)
     })
     .await
     .map_err(|e| WorkerError::Task(e.to_string()))?;

@@ -67,9 +67,11 @@ pub async fn stored_match(
         Reader::Studio => serde_json::to_value(&body).ok(),
     };
     // A ticket not in its own match: the record is not this ticket's.
-    let view = view.ok_or_else(|| {
-        StoreError::Corrupt(format!("match {match_id} does not seat ticket {ticket_id}"))
-    })?;
+    // A ticket a backfill fill took is seated in the stored match once the
+    // fill is recorded; until then it reads as not stored yet.
+    let Some(view) = view else {
+        return Ok(None);
+    };
     Ok(Some(StoredMatch {
         view,
         queued_at: wait_seconds.map(|w| created - w),

@@ -74,6 +74,9 @@ pub struct GameModeSchema {
     /// region within every member's ceiling; absent: none.
     #[serde(default)]
     pub regions: Option<super::regions_schema::RegionsSchema>,
+    /// Backfill of running matches; absent: off.
+    #[serde(default)]
+    pub backfill: Option<super::regions_schema::BackfillSchema>,
 }
 
 /// `matchShape`: an array of team sizes, or a flexible object.
@@ -279,6 +282,8 @@ pub struct GameModeResponseSchema {
     pub bots: Option<BotsSchema>,
     /// Region rule; absent: none.
     pub regions: Option<super::regions_schema::RegionsSchema>,
+    /// Backfill; absent: off.
+    pub backfill: Option<super::regions_schema::BackfillSchema>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.
@@ -412,6 +417,11 @@ mod tests {
             json!({"maxLatencyMs": 80, "expansion": [{"afterSeconds": 20}]}),
         );
         with(&["regions"], json!({"maxLatencyMs": 80, "radius": 3}));
+        with(
+            &["backfill"],
+            json!({"enabled": true, "auto": true, "ttlSeconds": 60}),
+        );
+        with(&["backfill"], json!({"ttl": 60}));
         with(
             &["algorithm"],
             json!({"type": "mmr", "minMmr": 0, "maxMmr": 10, "baseTolerance": 5, "expansionMultiplier": 2, "maxTolerance": 20}),

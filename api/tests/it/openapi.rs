@@ -342,6 +342,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 ping_ms: None,
                 wait_seconds: 1.5,
                 latency_ms: Some(31.0),
+                backfill: false,
             }],
             mean_mmr: Some(1500.0),
             bots: vec![BotSeat::new(Some(1500.0))],
