@@ -16,6 +16,7 @@ mod receiver;
 mod verify;
 
 mod attempt_log;
+mod backfill;
 mod config_change;
 mod dev_mode;
 mod end_to_end;
