@@ -364,6 +364,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/matches/{matchId}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opens a backfill request for a running match. */
+        post: operations["openBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A backfill request: its status, open seats and fills. */
+        get: operations["getBackfill"];
+        /**
+         * Replaces an open request's roster with a newer one (open seats
+         *     recomputed): the next fills use it.
+         */
+        put: operations["replaceBackfillRoster"];
+        post?: never;
+        /**
+         * Closes a request: no fill takes its seats any more. A request a fill
+         *     filled first answers `409` (status `filled`); closing a closed request
+         *     again answers its state.
+         */
+        delete: operations["closeBackfill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/matches/{matchId}/deliveries": {
         parameters: {
             query?: never;
@@ -707,6 +750,72 @@ export interface components {
              */
             mmr?: number | null;
         };
+        /**
+         * @description Backfill of running matches: studios may ask for replacements of
+         *     players who left (`POST …/matches/{matchId}/backfill`).
+         * @example {
+         *       "auto": false,
+         *       "enabled": true,
+         *       "ttlSeconds": 120
+         *     }
+         */
+        Backfill: {
+            /**
+             * @description Whether a match made with empty seats opens a backfill for them at
+             *     once; default `false`.
+             */
+            auto?: boolean | null;
+            /** @description Whether backfill requests are accepted; default `true`. */
+            enabled?: boolean | null;
+            /**
+             * Format: int32
+             * @description How long a request stays open (seconds); default 120.
+             */
+            ttlSeconds?: number | null;
+        };
+        /**
+         * @description A backfill request as the studio sees it.
+         * @example {
+         *       "backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "expiresAt": "2026-12-01T10:02:00Z",
+         *       "fills": [],
+         *       "gameMode": "ranked-5v5",
+         *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+         *       "openSeats": [
+         *         1,
+         *         0
+         *       ],
+         *       "status": "open"
+         *     }
+         */
+        BackfillView: {
+            /** @description `bf_…`. */
+            backfillId: string;
+            /**
+             * Format: date-time
+             * @description When the request was opened.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it expires unless filled or closed first.
+             */
+            expiresAt: string;
+            /** @description Each fill, oldest first. */
+            fills: components["schemas"]["FillView"][];
+            /** @description The match's game mode. */
+            gameMode: string;
+            /** @description The running match, `mat_…`. */
+            matchId: string;
+            /** @description Open seats per team, in match-shape order (players). */
+            openSeats: number[];
+            /**
+             * @description `open`, `filled` (no seat left), `closed` (by the studio) or
+             *     `expired` (`ttlSeconds` passed).
+             */
+            status: string;
+        };
         /** @description Bot fill. */
         Bots: {
             /**
@@ -870,6 +979,20 @@ export interface components {
             /** @description Ticket ids whose search was cancelled. */
             cancelled: string[];
         };
+        /** @description One fill of a request. */
+        FillView: {
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            at: string;
+            /** @description `bff_…`, also the `webhook-id` of its `match.backfilled`. */
+            fillId: string;
+            /** @description Open seats per team after it. */
+            openSeatsLeft: number[];
+            /** @description The new players by team, as in the `match.backfilled` body. */
+            teams: Record<string, never>[];
+        };
         /** @description A flexible `matchShape` (free-for-all, battle royale, arena). */
         FlexibleShape: {
             /**
@@ -925,6 +1048,7 @@ export interface components {
         GameMode: {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /** @description Default `true`; a disabled mode runs no cycle and fails its searches. */
             enabled?: boolean;
@@ -1007,6 +1131,7 @@ export interface components {
         GameModeResponse: {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /**
              * Format: date-time
@@ -1497,6 +1622,8 @@ export interface components {
          *     }
          */
         Problem: {
+            /** @description The open request, for `BACKFILL_ALREADY_OPEN`. */
+            backfillId?: string | null;
             /** @description Machine-readable code, e.g. `VALIDATION_ERROR`. */
             code: string;
             /** @description What went wrong with this request. */
@@ -1758,6 +1885,41 @@ export interface components {
             };
             /** @description Two or more sides. */
             teams: components["schemas"]["TeamResultSchema"][];
+        };
+        /**
+         * @description The roster body of `POST` and `PUT`: the match's current players.
+         * @example {
+         *       "teams": [
+         *         {
+         *           "index": 0,
+         *           "players": [
+         *             {
+         *               "mmr": 1510,
+         *               "playerId": "a"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "index": 1,
+         *           "players": [
+         *             {
+         *               "playerId": "b"
+         *             },
+         *             {
+         *               "playerId": "c"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        RosterSchema: {
+            /**
+             * @description Teams with their players now (`index` from 0; a team left out has
+             *     none); `mmr` is optional for players matchplane matched, required
+             *     for others in MMR modes.
+             */
+            teams: Record<string, never>[];
         };
         /**
          * @description One scope of a key.
@@ -4271,6 +4433,356 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RosterSchema"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such match */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description BACKFILL_ALREADY_OPEN (the body names its `backfillId`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), BACKFILL_NOT_ENABLED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+                /** @description `bf_…` */
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replaceBackfillRoster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+                /** @description `bf_…` */
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RosterSchema"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description CONFLICT: the request is filled, closed or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER, BACKFILL_NOT_ENABLED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+                /** @description `bf_…` */
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description CONFLICT: the request was filled or expired first */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
