@@ -87,7 +87,16 @@ pub struct ApiError {
     errors: Vec<ProblemFieldError>,
     retry_after_seconds: Option<u64>,
     ticket_id: Option<String>,
-    backfill_id: Option<String>,
+    /// Members few errors carry, boxed so that every `Result` of the API
+    /// stays small.
+    extra: Option<Box<Extra>>,
+}
+
+/// The members of a problem body that only some codes carry.
+#[derive(Debug, Clone)]
+struct Extra {
+    /// `backfillId` of `BACKFILL_ALREADY_OPEN`.
+    backfill_id: String,
 }
 
 /// The HTTP status SPEC 7 gives a code.
@@ -158,7 +167,7 @@ impl ApiError {
             errors: Vec::new(),
             retry_after_seconds: None,
             ticket_id: None,
-            backfill_id: None,
+            extra: None,
         }
     }
 
@@ -172,7 +181,9 @@ impl ApiError {
     /// Names the open backfill request (`backfillId`) of a
     /// `BACKFILL_ALREADY_OPEN`.
     pub fn with_backfill_id(mut self, backfill_id: impl Into<String>) -> Self {
-        self.backfill_id = Some(backfill_id.into());
+        self.extra = Some(Box::new(Extra {
+            backfill_id: backfill_id.into(),
+        }));
         self
     }
 
@@ -358,7 +369,7 @@ impl ApiError {
             detail: self.detail.clone(),
             errors: self.errors.clone(),
             ticket_id: self.ticket_id.clone(),
-            backfill_id: self.backfill_id.clone(),
+            backfill_id: self.extra.as_ref().map(|e| e.backfill_id.clone()),
         }
     }
 }
