@@ -3,7 +3,6 @@
 use super::report::{Ended, Report, SimulatedMatch, SimulatedPlayer, Stats};
 use super::scenario::{Event, Scenario};
 use super::stats::{Percentiles, Spread};
-use crate::cycle::run_cycle;
 use crate::cycle::ProposedMatch;
 use crate::search::Search;
 use arcstr::ArcStr;
@@ -31,6 +30,8 @@ pub fn run(scenario: &Scenario) -> Report {
     // Each arrival's `data`, passed to its seat in the match.
     let mut data_of: std::collections::HashMap<String, serde_json::Value> =
         std::collections::HashMap::new();
+
+    let mut backfiller = super::backfills::Backfiller::default();
 
     let mut k = 1u64;
     loop {
@@ -70,6 +71,7 @@ pub fn run(scenario: &Scenario) -> Report {
                     }
                 }
                 Event::Cancel { player_id, .. } => pool.retain(|s| s.player_id != *player_id),
+                Event::Leave { at, players } => backfiller.leave(config, players, *at),
             }
         }
         pool.retain(|s| {
@@ -84,8 +86,19 @@ pub fn run(scenario: &Scenario) -> Report {
             alive
         });
 
-        let outcome = run_cycle(config, &pool, t, &mut rng);
+        let open = backfiller.open_at(t);
+        let both = crate::backfill::run_cycle_with_backfills(config, &pool, &open, t, &mut rng);
+        let outcome = both.cycle;
         let mut gone: HashSet<ArcStr> = HashSet::new();
+        for fill in &both.fills {
+            for team in &fill.teams {
+                for p in &team.players {
+                    waits.push(p.wait_seconds);
+                    gone.insert(p.ticket_id.clone());
+                }
+            }
+        }
+        backfiller.filled(&both.fills, t);
         for m in &outcome.matches {
             for team in &m.teams {
                 for p in &team.players {
@@ -94,6 +107,7 @@ pub fn run(scenario: &Scenario) -> Report {
                 }
             }
             matches.push(simulated(t, m, &data_of));
+            backfiller.matched(m);
         }
         for f in &outcome.failed {
             gone.insert(f.ticket_id.clone());
@@ -121,8 +135,11 @@ pub fn run(scenario: &Scenario) -> Report {
     reasons.retain(|player, _| waiting.contains(player));
     let mut all_waits = waits.clone();
     all_waits.extend(pool.iter().map(|s| (scenario.until - s.queued_at).max(0.0)));
+    let (backfills, backfill_stats) = backfiller.finish();
     Report {
+        backfills,
         stats: Stats {
+            backfill: (backfill_stats.backfills > 0).then_some(backfill_stats),
             matches: matches.len(),
             matched_players: waits.len(),
             still_waiting: pool.len(),
