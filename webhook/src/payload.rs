@@ -55,6 +55,10 @@ pub struct MatchMade {
     /// without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// The backfill request opened for the match's open seats (`bf_…`)
+    /// when the mode has `backfill.auto`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill_id: Option<String>,
 }
 
 /// One team of a `match.made` body. In JSON, `players` lists the humans
@@ -247,6 +251,7 @@ impl MatchMade {
             match_shape: proposed.match_shape.clone(),
             seats_open: proposed.seats_open.clone(),
             region: proposed.region.as_ref().map(ToString::to_string),
+            backfill_id: None,
         }
     }
 }

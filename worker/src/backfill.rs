@@ -11,7 +11,7 @@
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::{OpenBackfill, ProposedFill};
+use matchplane_matchmaker::{OpenBackfill, ProposedFill, ProposedMatch};
 use matchplane_store::entities::{backfill_fill, match_ticket, webhook_delivery};
 use matchplane_store::pool::{Claim, FillClaim, FillOutcome, ModeKey, PoolStore};
 use matchplane_store::repos::deliveries::{self, PENDING};
@@ -71,6 +71,110 @@ pub async fn open_backfills(
     }
     crate::metrics::backfills_open(mode, open.len());
     Ok(open)
+}
+
+/// The id of the backfill `backfill.auto` opens for `proposed` (a match
+/// with open seats), if the mode has it.
+pub fn auto_id(config: &ModeConfig, proposed: &ProposedMatch) -> Option<String> {
+    let auto = config.config.backfill_enabled().is_some_and(|b| b.auto);
+    (auto && proposed.seats_open.iter().any(|s| *s > 0))
+        .then(|| format!("bf_{}", ulid::Ulid::new()))
+}
+
+/// Opens the automatic backfill of a claimed match in the pool store (its
+/// record names the id; the recorder writes the request's row with the
+/// match). Does nothing for a match without one.
+///
+/// # Errors
+/// A pool store failure, or a record that cannot be read.
+pub async fn open_auto(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    now: DateTime<Utc>,
+    proposed: &ProposedMatch,
+    claim: &Claim,
+) -> Result<(), WorkerError> {
+    let Ok(Event::MatchMade(body)) = serde_json::from_str::<Event>(&claim.record_json) else {
+        return Ok(());
+    };
+    let (Some(id), Some(block)) = (body.backfill_id, config.config.backfill_enabled()) else {
+        return Ok(());
+    };
+    let now_secs = now.timestamp_micros() as f64 / 1e6;
+    let mmrs: Vec<f64> = proposed
+        .teams
+        .iter()
+        .flat_map(|t| t.players.iter().filter_map(|p| p.mmr))
+        .collect();
+    let live = OpenBackfill {
+        backfill_id: id.as_str().into(),
+        match_id: claim.match_id.as_str().into(),
+        revision: 1,
+        open_seats: proposed.seats_open.clone(),
+        opened_at: now_secs,
+        expires_at: now_secs + f64::from(block.ttl_seconds),
+        mean_mmr: (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64),
+        pings: proposed
+            .teams
+            .iter()
+            .flat_map(|t| t.players.iter().filter_map(|p| p.ping_ms))
+            .collect(),
+        region: proposed.region.clone(),
+    };
+    pool.open_backfill(mode, &live).await?;
+    Ok(())
+}
+
+/// The request row of an automatic backfill of the stored match `body`,
+/// written when the match is recorded (once: a second time finds it).
+///
+/// # Errors
+/// A pool store or database failure.
+pub(crate) async fn record_auto(
+    pool: &dyn PoolStore,
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    body: &MatchMade,
+    now: DateTime<Utc>,
+) -> Result<(), WorkerError> {
+    let Some(id) = &body.backfill_id else {
+        return Ok(());
+    };
+    let Some(live) = pool.backfill(mode, id).await? else {
+        return Ok(());
+    };
+    let expires_at =
+        DateTime::from_timestamp_micros((live.backfill.expires_at * 1e6) as i64).unwrap_or(now);
+    let roster: Vec<serde_json::Value> = body
+        .teams
+        .iter()
+        .map(|t| {
+            serde_json::json!({"index": t.index, "players": t.players.iter()
+                .map(|p| serde_json::json!({"playerId": p.player_id, "mmr": p.mmr}))
+                .collect::<Vec<_>>()})
+        })
+        .collect();
+    let row = matchplane_store::entities::backfill::Model {
+        id: id.clone(),
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        match_id: body.match_id.clone(),
+        open_match_id: Some(body.match_id.clone()),
+        status: backfills::OPEN.to_owned(),
+        roster: serde_json::json!({ "teams": roster }),
+        open_seats: serde_json::json!(live.backfill.open_seats),
+        fills: 0,
+        seats_filled: 0,
+        revision: i64::try_from(live.backfill.revision).unwrap_or(i64::MAX),
+        created_at: body.created_at,
+        updated_at: now,
+        expires_at,
+    };
+    match backfills::open(db, row, now).await {
+        Ok(()) | Err(backfills::OpenError::AlreadyOpen(_)) => Ok(()),
+        Err(backfills::OpenError::Store(err)) => Err(err.into()),
+    }
 }
 
 /// What claiming a cycle's fills came to.
@@ -264,6 +368,7 @@ pub(crate) async fn store_fills(
             match_shape: Vec::new(),
             seats_open: Vec::new(),
             region: row.region.clone(),
+            backfill_id: None,
         };
         for (_, player) in body.players() {
             if let Some(view) = matchplane_webhook::player_match(&made, &player.ticket_id) {

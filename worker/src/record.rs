@@ -103,6 +103,7 @@ impl Recorder<'_> {
         now: DateTime<Utc>,
     ) -> Result<usize, WorkerError> {
         let mut matches = Vec::with_capacity(entries.len());
+        let mut autos = Vec::new();
         let mut deliveries = Vec::new();
         let mut notices = Vec::new();
         let mut dead = Vec::new();
@@ -143,6 +144,7 @@ impl Recorder<'_> {
                 }
             };
             seats.extend(prepared.seats);
+            autos.extend(prepared.auto);
             matches.push(prepared.row);
             deliveries.extend(prepared.delivery);
             notices.extend(prepared.notices);
@@ -155,6 +157,9 @@ impl Recorder<'_> {
             seated.clone()
         };
         self.store(matches, seated, deliveries, dead).await?;
+        for body in &autos {
+            crate::backfill::record_auto(self.pool, self.db, mode, body, now).await?;
+        }
         // Fills after the batch's matches: a fill's match is stored by then
         // (its record was claimed before the fill's).
         crate::backfill::store_fills(self.pool, self.db, mode, fills, &fill_seats, webhook, now)
@@ -242,6 +247,8 @@ struct Prepared {
     notices: Vec<(String, StatusMessage)>,
     /// (ticket id, match id) of each seated ticket.
     seats: Vec<(String, String)>,
+    /// The match, when `backfill.auto` opened a backfill for it.
+    auto: Option<MatchMade>,
 }
 
 /// The match row, delivery and `matched` messages of `entry`, or why it
@@ -291,6 +298,7 @@ fn prepare(
         created_at: now,
         updated_at: now,
     });
+    let auto = body.backfill_id.is_some().then(|| body.clone());
     let row = match_::Model {
         id: body.match_id,
         project_id: mode.project_id.clone(),
@@ -308,6 +316,7 @@ fn prepare(
         delivery,
         notices,
         seats,
+        auto,
     })
 }
 

@@ -303,10 +303,23 @@ async fn claim_chunk(
         .iter()
         .map(|proposed| claim_of(mode, config, now, proposed))
         .collect();
-    let outcomes = match claims {
-        Ok(claims) => pool.claim_many(mode, token, &claims).await,
+    let claims = match claims {
+        Ok(claims) => claims,
         Err(e) => return vec![Err(e)],
     };
+    let outcomes = pool.claim_many(mode, token, &claims).await;
+    if let Ok(outcomes) = &outcomes {
+        // `backfill.auto`: a claimed match with open seats opens its backfill.
+        for ((proposed, claim), outcome) in chunk.iter().zip(&claims).zip(outcomes) {
+            if matches!(outcome, ClaimOutcome::Claimed { .. }) {
+                if let Err(err) =
+                    crate::backfill::open_auto(pool, mode, config, now, proposed, claim).await
+                {
+                    tracing::warn!(mode = %mode.mode, error = %err, "opening an automatic backfill failed");
+                }
+            }
+        }
+    }
     match outcomes {
         Ok(outcomes) => chunk
             .iter()
@@ -337,7 +350,7 @@ fn claim_of(
     proposed: &ProposedMatch,
 ) -> Result<Claim, WorkerError> {
     let match_id = format!("mat_{}", ulid::Ulid::new());
-    let body = MatchMade::new(
+    let mut body = MatchMade::new(
         MatchIdentity {
             match_id: match_id.clone(),
             project_id: mode.project_id.clone(),
@@ -347,6 +360,7 @@ fn claim_of(
         },
         proposed,
     );
+    body.backfill_id = crate::backfill::auto_id(config, proposed);
     let record_json = crate::record::encode(&body)?;
     Ok(Claim {
         match_id,

@@ -153,6 +153,7 @@ fn body_of_row(row: &match_::Model) -> Result<MatchMade, serde_json::Error> {
         match_shape: shape_of(row.match_shape.as_ref())?,
         seats_open: shape_of(row.seats_open.as_ref())?,
         region: row.region.clone(),
+        backfill_id: None,
     })
 }
 

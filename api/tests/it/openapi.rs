@@ -354,6 +354,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
         match_shape: vec![2],
         seats_open: vec![1],
         region: Some("eu-west".into()),
+        backfill_id: None,
     });
     let test = Event::Test(WebhookTest {
         project_id: "prj_1".into(),

@@ -188,3 +188,44 @@ async fn a_fill_is_claimed_stored_and_delivered_with_the_newer_roster() {
     let (outcome, report) = env.tick(token).await;
     assert_eq!(report.fills, 0, "{outcome:?}");
 }
+
+#[tokio::test]
+async fn auto_opens_a_backfill_for_a_relaxed_match_named_in_its_webhook() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    let mut config = mode_config("duel", Some(&receiver.url()), 1.0);
+    config["matchShape"] = json!([2, 2]);
+    config["relaxations"] = json!([{"afterSeconds": 20, "matchShape": [1, 1]}]);
+    config["backfill"] = json!({"enabled": true, "auto": true, "ttlSeconds": 120});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    env.add_waited("a", 1500.0, 30.0).await;
+    env.add("b", 1510.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    assert_eq!(env.drain("w1").await, 1);
+    env.deliveries(1.0).tick(Utc::now(), 10).await.unwrap();
+    let received = receiver.received();
+    let body = verified_body(&env, received.last().unwrap());
+    assert_eq!(body["type"], "match.made");
+    assert_eq!(body["seatsOpen"], json!([1, 1]));
+    let backfill_id = body["backfillId"].as_str().unwrap().to_owned();
+    let row = backfills::get(&env.db, &env.project_id, &backfill_id)
+        .await
+        .unwrap();
+    assert_eq!(row.status, backfills::OPEN);
+    assert_eq!(row.match_id, body["matchId"].as_str().unwrap());
+
+    // Its seats are filled like any request's.
+    env.add("c", 1505.0).await;
+    let (_, report) = env.tick(token).await;
+    assert_eq!((report.fills, report.seats_filled), (1, 1));
+    let live = env
+        .pool
+        .backfill(&env.mode, &backfill_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(live.backfill.seats_left(), 1);
+}
