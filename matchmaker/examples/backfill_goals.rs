@@ -47,14 +47,12 @@ fn main() {
     );
     let mut scenario = Scenario::parse(&json).unwrap();
     scenario.events = events;
-    let started = std::time::Instant::now();
     let report = run(&scenario);
     let b = report.stats.backfill.clone().expect("backfills opened");
     println!(
-        "arrivals {}  leave events {leaves}  matches {}  ran in {:.1} s",
+        "arrivals {}  leave events {leaves}  matches {}",
         replay.events.len(),
-        report.stats.matches,
-        started.elapsed().as_secs_f64()
+        report.stats.matches
     );
     println!(
         "seats opened {}  filled {}  share {:.1} %  backfills {}  fills {}",
