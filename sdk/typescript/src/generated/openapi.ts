@@ -601,6 +601,23 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "match.backfilled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A backfill fill seated new players in a running match */
+        post: operations["matchBackfilled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "match.made": {
         parameters: {
             query?: never;
@@ -1316,6 +1333,43 @@ export interface components {
             nextCursor?: string | null;
         };
         /**
+         * @description The `match.backfilled` body: a fill seated new players in a running
+         *     match. Its `webhook-id` is `fillId`.
+         */
+        MatchBackfilledEvent: {
+            /** @description The request filled, `bf_…`. */
+            backfillId: string;
+            /** @description When the fill was claimed (RFC 3339, UTC, milliseconds). */
+            createdAt: string;
+            /** @description This fill, `bff_…`, also the `webhook-id`. */
+            fillId: string;
+            /** @description The game mode's name. */
+            gameMode: string;
+            /**
+             * Format: int64
+             * @description The game mode's config version the fill was made under.
+             */
+            gameModeVersion: number;
+            /** @description The running match, `mat_…`. */
+            matchId: string;
+            /** @description Open seats per team after this fill. */
+            openSeatsLeft: number[];
+            /** @description `prj_…`. */
+            projectId: string;
+            /**
+             * @description The teams that got players, each with only its new players (each
+             *     with `"backfill": true`).
+             */
+            teams: components["schemas"]["WebhookTeam"][];
+            /** @description Always `match.backfilled`. */
+            type: components["schemas"]["MatchBackfilledType"];
+        };
+        /**
+         * @description `type` of a `match.backfilled` body.
+         * @enum {string}
+         */
+        MatchBackfilledType: "match.backfilled";
+        /**
          * @description The `match.made` body: a match was formed and recorded.
          * @example {
          *       "createdAt": "2026-12-01T10:00:03.120Z",
@@ -1369,6 +1423,11 @@ export interface components {
          *     }
          */
         MatchMadeEvent: {
+            /**
+             * @description With `backfill.auto` and open seats: the backfill request opened
+             *     for them (`bf_…`); absent otherwise.
+             */
+            backfillId?: string | null;
             /** @description When the match was recorded (RFC 3339, UTC, milliseconds). */
             createdAt: string;
             /** @description The game mode's name. */
@@ -2380,6 +2439,11 @@ export interface components {
         };
         /** @description One player of a `match.made` body. */
         WebhookPlayer: {
+            /**
+             * @description `true` for a player a backfill seated after the match was made;
+             *     absent otherwise.
+             */
+            backfill?: boolean;
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); absent
@@ -5705,11 +5769,40 @@ export interface operations {
             };
         };
     };
+    matchBackfilled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` under the mode's secret (its `whsec_` prefix removed, the rest base64-decoded); several, space-separated, while a rotated secret is still honoured */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchBackfilledEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. A `match.made` answered otherwise (or not within 5 s) is retried with backoff, 9 attempts in all; a `webhook.test` is sent once */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     matchMade: {
         parameters: {
             query?: never;
             header: {
-                /** @description The event's id: the `matchId` of a `match.made`, `tst_…` of a `webhook.test`; the same on every retry */
+                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
@@ -5738,7 +5831,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event's id: the `matchId` of a `match.made`, `tst_…` of a `webhook.test`; the same on every retry */
+                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
