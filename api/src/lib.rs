@@ -80,6 +80,12 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .merge(simulate_routes())
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
+        .routes(routes!(crate::routes::backfills::open))
+        .routes(routes!(
+            crate::routes::backfills::get,
+            crate::routes::backfills::replace,
+            crate::routes::backfills::close
+        ))
         .routes(routes!(crate::routes::deliveries::list))
         .routes(routes!(crate::routes::deliveries::redeliver))
         .routes(routes!(ratings::report_result))

@@ -6,8 +6,8 @@
 use crate::problem::{Problem, ProblemFieldError, PROBLEM_JSON};
 use crate::routes::message_schema::{PlayerMatch, SearchMessage};
 use crate::routes::webhook_schema::{
-    MatchMadeEvent, WebhookBotSeat, WebhookPlayer, WebhookQuality, WebhookSeat, WebhookTeam,
-    WebhookTestEvent,
+    MatchBackfilledEvent, MatchMadeEvent, WebhookBotSeat, WebhookPlayer, WebhookQuality,
+    WebhookSeat, WebhookTeam, WebhookTestEvent,
 };
 use serde_json::{json, Value};
 use utoipa::openapi::path::{Operation, ParameterIn};
@@ -36,6 +36,7 @@ use utoipa::{Modify, OpenApi};
         SearchMessage,
         PlayerMatch,
         MatchMadeEvent,
+        MatchBackfilledEvent,
         WebhookTestEvent,
         WebhookTeam,
         WebhookSeat,
@@ -314,7 +315,7 @@ pub fn errors_are_problems(openapi: &mut utoipa::openapi::OpenApi) {
 fn webhook_headers() -> Value {
     json!([
         {"name": "webhook-id", "in": "header", "required": true,
-         "description": "The event's id: the `matchId` of a `match.made`, `tst_…` of a `webhook.test`; the same on every retry",
+         "description": "The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry",
          "schema": {"type": "string"}},
         {"name": "webhook-timestamp", "in": "header", "required": true,
          "description": "Unix seconds of this attempt",
@@ -345,6 +346,7 @@ fn webhook(operation_id: &str, summary: &str, schema: &str) -> Value {
 pub fn add_webhooks(openapi: &mut utoipa::openapi::OpenApi) {
     let webhooks = json!({
         "match.made": webhook("matchMade", "A match was formed and recorded", "MatchMadeEvent"),
+        "match.backfilled": webhook("matchBackfilled", "A backfill fill seated new players in a running match", "MatchBackfilledEvent"),
         "webhook.test": webhook("webhookTest", "A test event, sent on demand", "WebhookTestEvent")
     });
     openapi

@@ -77,6 +77,9 @@ pub struct Problem {
     /// (also in `Retry-After`).
     #[serde(rename = "retryAfterSeconds", skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<u64>,
+    /// The open request, for `BACKFILL_ALREADY_OPEN`.
+    #[serde(rename = "backfillId", skip_serializing_if = "Option::is_none")]
+    pub backfill_id: Option<String>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -88,6 +91,16 @@ pub struct ApiError {
     errors: Vec<ProblemFieldError>,
     retry_after_seconds: Option<u64>,
     ticket_id: Option<String>,
+    /// Members few errors carry, boxed so that every `Result` of the API
+    /// stays small.
+    extra: Option<Box<Extra>>,
+}
+
+/// The members of a problem body that only some codes carry.
+#[derive(Debug, Clone)]
+struct Extra {
+    /// `backfillId` of `BACKFILL_ALREADY_OPEN`.
+    backfill_id: String,
 }
 
 /// The HTTP status SPEC 7 gives a code.
@@ -100,7 +113,8 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::PlayerAlreadySearching
         | Code::SearchAlreadyActive
         | Code::TicketAlreadyMatched
-        | Code::ResultAlreadyReported => StatusCode::CONFLICT,
+        | Code::ResultAlreadyReported
+        | Code::BackfillAlreadyOpen => StatusCode::CONFLICT,
         Code::RateLimited | Code::QuotaExceeded | Code::TicketLimitExceeded => {
             StatusCode::TOO_MANY_REQUESTS
         }
@@ -157,6 +171,7 @@ impl ApiError {
             errors: Vec::new(),
             retry_after_seconds: None,
             ticket_id: None,
+            extra: None,
         }
     }
 
@@ -164,6 +179,15 @@ impl ApiError {
     /// `PLAYER_ALREADY_SEARCHING`).
     pub fn with_ticket_id(mut self, ticket_id: impl Into<String>) -> Self {
         self.ticket_id = Some(ticket_id.into());
+        self
+    }
+
+    /// Names the open backfill request (`backfillId`) of a
+    /// `BACKFILL_ALREADY_OPEN`.
+    pub fn with_backfill_id(mut self, backfill_id: impl Into<String>) -> Self {
+        self.extra = Some(Box::new(Extra {
+            backfill_id: backfill_id.into(),
+        }));
         self
     }
 
@@ -367,6 +391,7 @@ impl ApiError {
             retry_after_seconds: (self.code == crate::play::answers::DECLINE_COOLDOWN)
                 .then_some(self.retry_after_seconds)
                 .flatten(),
+            backfill_id: self.extra.as_ref().map(|e| e.backfill_id.clone()),
         }
     }
 }

@@ -126,6 +126,18 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
     ),
     ("POST", "/v1/projects/{projectId}/game-modes/{name}/results"),
     (
+        "POST",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill",
+    ),
+    (
+        "PUT",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
+    ),
+    (
+        "DELETE",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
+    ),
+    (
         "PUT",
         "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}",
     ),

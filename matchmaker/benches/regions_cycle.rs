@@ -109,6 +109,7 @@ fn config(regions: bool) -> GameModeConfig {
             }],
         }),
         acceptance: None,
+        backfill: None,
     }
 }
 

@@ -68,6 +68,15 @@ pub enum Code {
     LatenciesRequired,
     /// Waiting: no region has every in-range partner within their ceilings.
     NoCommonRegion,
+    /// A backfill request is already open for this match (SPEC 10).
+    BackfillAlreadyOpen,
+    /// The roster leaves no seat open (SPEC 10).
+    NoOpenSeats,
+    /// A backfill roster with a team over its size, a player twice or an
+    /// unknown team index (SPEC 10).
+    InvalidRoster,
+    /// The match's game mode has no enabled `backfill` block (SPEC 10).
+    BackfillNotEnabled,
     /// Missing or invalid credentials.
     Unauthorized,
     /// No such resource (or another tenant's).
@@ -117,6 +126,10 @@ impl Code {
             Code::NoExactSeating => "NO_EXACT_SEATING",
             Code::LatenciesRequired => "LATENCIES_REQUIRED",
             Code::NoCommonRegion => "NO_COMMON_REGION",
+            Code::BackfillAlreadyOpen => "BACKFILL_ALREADY_OPEN",
+            Code::NoOpenSeats => "NO_OPEN_SEATS",
+            Code::InvalidRoster => "INVALID_ROSTER",
+            Code::BackfillNotEnabled => "BACKFILL_NOT_ENABLED",
             Code::Unauthorized => "UNAUTHORIZED",
             Code::NotFound => "NOT_FOUND",
             Code::RateLimited => "RATE_LIMITED",

@@ -53,6 +53,9 @@ pub struct GameModeConfig {
     /// (SPEC 9); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<crate::acceptance::Acceptance>,
+    /// Backfill of running matches (SPEC 10); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<crate::backfill::BackfillConfig>,
 }
 
 /// One relaxation step: from `afterSeconds` of the anchor's wait, groups

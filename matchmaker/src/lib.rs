@@ -16,6 +16,7 @@
 //! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
 //! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
+//! - SPEC 10 backfill: [`backfill`] (config, roster, fit, the pass)
 //! - SPEC 8 simulation: [`simulate`]
 //! - SPEC 13 console figures: [`pool_summary`] (the live pool), [`histogram`]
 //!   (mergeable histograms of the stats history)
@@ -44,6 +45,7 @@ pub use search::{Party, Search};
 pub use tier::Tier;
 pub use validation::{validate, FieldError, ValidationErrors};
 
+pub mod backfill;
 pub mod bots;
 pub mod candidate;
 pub mod cycle;
@@ -62,6 +64,9 @@ pub mod teams;
 pub mod ticket;
 pub mod tolerance;
 
+pub use backfill::{
+    run_cycle_with_backfills, BackfillConfig, CycleWithFills, OpenBackfill, ProposedFill,
+};
 pub use cycle::{
     run_cycle, CycleOutcome, MatchedPlayer, ProposedMatch, ProposedTeam, WaitingSearch,
 };

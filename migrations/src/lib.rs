@@ -38,6 +38,7 @@ mod m20261201_000071_g_regions;
 mod m20261201_000072_g_lease_epochs;
 mod m20261201_000081_h_match_tickets;
 mod m20261201_000082_h_match_ticket_data;
+mod m20261201_000101_j_backfills;
 mod m20261201_000111_k_stats_history;
 mod m20261201_000112_k_pool_summary;
 pub mod names;
@@ -67,6 +68,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000072_g_lease_epochs::Migration),
             Box::new(m20261201_000081_h_match_tickets::Migration),
             Box::new(m20261201_000082_h_match_ticket_data::Migration),
+            Box::new(m20261201_000101_j_backfills::Migration),
             Box::new(m20261201_000111_k_stats_history::Migration),
             Box::new(m20261201_000112_k_pool_summary::Migration),
         ]

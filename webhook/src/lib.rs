@@ -6,7 +6,8 @@
 //!
 //! - [`sign`]: Standard Webhooks HMAC-SHA256 signatures and `whsec_` secrets.
 //! - [`schedule`]: the retry schedule (delays, jitter, `Retry-After`).
-//! - [`payload`]: the bodies (`match.made`, `webhook.test`), serialised once
+//! - [`payload`]: the bodies (`match.made`, `webhook.test`; `match.backfilled`
+//!   in [`backfilled`]), serialised once
 //!   into the [`Message`] every attempt sends; [`player_view`] is a player's
 //!   view of its match.
 //! - [`address`] and [`ssrf`]: the one URL-safety policy, with the one
@@ -19,6 +20,7 @@
 //! outbox); this crate knows no database.
 
 pub mod address;
+pub mod backfilled;
 pub mod deliver;
 pub mod dispatcher;
 pub mod payload;
@@ -27,6 +29,7 @@ pub mod schedule;
 pub mod sign;
 pub mod ssrf;
 
+pub use backfilled::{FillIdentity, MatchBackfilled};
 pub use deliver::{Attempt, AttemptError, Deliverer, Delivery, DeliveryConfig};
 pub use dispatcher::{Clock, Dispatcher, EndpointLimits};
 pub use payload::{Event, MatchIdentity, MatchMade, Message, WebhookTest};

@@ -18,6 +18,9 @@ pub enum Event {
     /// `webhook.test`: sent on demand to check an endpoint.
     #[serde(rename = "webhook.test")]
     Test(WebhookTest),
+    /// `match.backfilled`: a fill seated new players in a running match.
+    #[serde(rename = "match.backfilled")]
+    Backfilled(crate::backfilled::MatchBackfilled),
 }
 
 /// The `match.made` body (SPEC 6).
@@ -52,6 +55,10 @@ pub struct MatchMade {
     /// without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// The backfill request opened for the match's open seats (`bf_…`)
+    /// when the mode has `backfill.auto`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill_id: Option<String>,
 }
 
 /// One team of a `match.made` body. In JSON, `players` lists the humans
@@ -174,6 +181,10 @@ pub struct Player {
     /// consumer from the ticket's record, never carried in the pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<matchplane_matchmaker::RawJson>,
+    /// `true` for a player a backfill seated after the match was made;
+    /// absent for the match's own players.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub backfill: bool,
 }
 
 /// Match quality figures (SPEC 8).
@@ -245,6 +256,7 @@ impl MatchMade {
             match_shape: proposed.match_shape.clone(),
             seats_open: proposed.seats_open.clone(),
             region: proposed.region.as_ref().map(ToString::to_string),
+            backfill_id: None,
         }
     }
 }
@@ -271,6 +283,7 @@ impl From<&MatchedPlayer> for Player {
             wait_seconds: player.wait_seconds,
             latency_ms: player.latency_ms,
             data: None,
+            backfill: false,
         }
     }
 }

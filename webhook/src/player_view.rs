@@ -33,6 +33,9 @@ struct OwnEntry<'a> {
     wait_seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     data: Option<&'a RawJson>,
+    /// `true` for a player a backfill seated (SPEC 10); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    backfill: bool,
 }
 
 /// What the player of `ticket_id` is told of `body` (SPEC 15), as JSON
@@ -70,6 +73,7 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<RawJson> {
             latency_ms: own.latency_ms,
             wait_seconds: own.wait_seconds,
             data: own.data.as_ref(),
+            backfill: own.backfill,
         },
         region: body.region.as_deref(),
         quality: &body.quality,

@@ -28,6 +28,13 @@ pub const ATTEMPTS: &str = "matchplane_webhook_attempts_total";
 /// Histogram: latency of one webhook attempt (seconds).
 pub const ATTEMPT_LATENCY: &str = "matchplane_webhook_attempt_latency_seconds";
 
+/// Counter: backfill fills claimed, per mode.
+pub const BACKFILL_FILLS: &str = "matchplane_backfill_fills_total";
+/// Counter: seats backfill fills took (players), per mode.
+pub const BACKFILL_SEATS: &str = "matchplane_backfill_seats_filled_total";
+/// Gauge: open backfills at the mode's last cycle, per mode.
+pub const BACKFILLS_OPEN: &str = "matchplane_backfills_open";
+
 /// Counter: outbox records that could not be read as a match and were kept
 /// in `outbox_dead_letters` instead, per mode.
 pub const DEAD_LETTERS: &str = "matchplane_outbox_dead_letters_total";
@@ -58,6 +65,21 @@ pub fn describe() {
         CANDIDATES,
         Unit::Count,
         "Candidates (complete, eligible parties) at the mode's last cycle, per project and mode"
+    );
+    metrics::describe_counter!(
+        BACKFILL_FILLS,
+        Unit::Count,
+        "Backfill fills claimed, per project and mode"
+    );
+    metrics::describe_counter!(
+        BACKFILL_SEATS,
+        Unit::Count,
+        "Seats backfill fills took (players), per project and mode"
+    );
+    metrics::describe_gauge!(
+        BACKFILLS_OPEN,
+        Unit::Count,
+        "Open backfills at the mode's last cycle, per project and mode"
     );
     metrics::describe_counter!(
         MATCHES,
@@ -173,6 +195,25 @@ pub fn proposal_closed(mode: &ModeKey, settled: &matchplane_store::pool::Settled
         ];
         metrics::counter!(PROPOSAL_ANSWERS, &labels).increment(1);
     }
+}
+
+/// Records one claimed backfill fill of `seats` players.
+pub fn backfilled(mode: &ModeKey, seats: usize) {
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+    ];
+    metrics::counter!(BACKFILL_FILLS, &labels).increment(1);
+    metrics::counter!(BACKFILL_SEATS, &labels).increment(seats as u64);
+}
+
+/// Records how many backfills a mode's cycle saw open.
+pub fn backfills_open(mode: &ModeKey, open: usize) {
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+    ];
+    metrics::gauge!(BACKFILLS_OPEN, &labels).set(open as f64);
 }
 
 /// Records one webhook attempt (`status`, `None` without an answer) and, if

@@ -109,11 +109,20 @@ impl Recorder<'_> {
         now: DateTime<Utc>,
     ) -> Result<usize, WorkerError> {
         let mut matches = Vec::with_capacity(entries.len());
+        let mut autos = Vec::new();
         let mut deliveries = Vec::new();
         let mut notices = Vec::new();
         let mut dead = Vec::new();
         let mut parsed = Vec::with_capacity(entries.len());
+        let mut fill_seats_of = Vec::new();
+        let mut fills = Vec::new();
         for entry in entries {
+            if let Ok(Event::Backfilled(body)) = serde_json::from_str::<Event>(&entry.record_json) {
+                let fill = crate::backfill::PreparedFill::new(body, entry.record_json.clone());
+                fill_seats_of.extend(fill.seats());
+                fills.push(fill);
+                continue;
+            }
             // A record that cannot be read can never be stored as a match;
             // holding it would stop every later match of the mode, dropping
             // it would lose it. It is kept as a dead letter, in the same
@@ -131,6 +140,11 @@ impl Recorder<'_> {
                     .flat_map(|team| &team.players)
                     .map(|player| (player.ticket_id.clone(), body.match_id.clone()))
             })
+            .chain(fill_seats_of)
+            .collect();
+        let fill_ticket_ids: std::collections::HashSet<String> = fills
+            .iter()
+            .flat_map(|fill| fill.seats().into_iter().map(|(ticket, _)| ticket))
             .collect();
         let seat_ids: Vec<String> = seats.iter().map(|(ticket, _)| ticket.clone()).collect();
         let seated = self.seated(mode, seats).await?;
@@ -143,6 +157,7 @@ impl Recorder<'_> {
         for (entry, body) in parsed {
             match prepare(mode, entry, body, &data, webhook, now) {
                 Ok(prepared) => {
+                    autos.extend(prepared.auto);
                     matches.push(prepared.row);
                     deliveries.extend(prepared.delivery);
                     notices.extend(prepared.notices);
@@ -150,6 +165,12 @@ impl Recorder<'_> {
                 Err(err) => dead.push(dead_letter(mode, entry, &err, now)),
             }
         }
+        // The fills' tickets are stored with their fills, after the batch.
+        let fill_seats: Vec<match_ticket::Model> = seated
+            .iter()
+            .filter(|row| fill_ticket_ids.contains(row.ticket_id.as_str()))
+            .cloned()
+            .collect();
         let stored: std::collections::HashSet<&str> =
             matches.iter().map(|row| row.id.as_str()).collect();
         let seated: Vec<_> = seated
@@ -161,6 +182,13 @@ impl Recorder<'_> {
             self.keep_records(mode, &seat_ids, now).await;
             return Err(err);
         }
+        for body in &autos {
+            crate::backfill::record_auto(self.pool, self.db, mode, body, now).await?;
+        }
+        // Fills after the batch's matches: a fill's match is stored by then
+        // (its record was claimed before the fill's).
+        crate::backfill::store_fills(self.pool, self.db, mode, fills, &fill_seats, webhook, now)
+            .await?;
         if dead_count > 0 {
             crate::metrics::dead_lettered(mode, dead_count);
         }
@@ -261,6 +289,8 @@ struct Prepared {
     row: match_::Model,
     delivery: Option<webhook_delivery::Model>,
     notices: Vec<(String, StatusMessage)>,
+    /// The match, when `backfill.auto` opened a backfill for it.
+    auto: Option<MatchMade>,
 }
 
 /// `entry` kept as a dead letter because of `err`, logged at error level.
@@ -348,6 +378,7 @@ fn prepare(
         created_at: now,
         updated_at: now,
     });
+    let auto = body.backfill_id.is_some().then(|| body.clone());
     let row = match_::Model {
         id: body.match_id,
         project_id: mode.project_id.clone(),
@@ -364,13 +395,14 @@ fn prepare(
         row,
         delivery,
         notices,
+        auto,
     })
 }
 
 fn parse(entry: &OutboxEntry) -> Result<MatchMade, WorkerError> {
     match serde_json::from_str::<Event>(&entry.record_json) {
         Ok(Event::MatchMade(body)) => Ok(body),
-        Ok(Event::Test(_)) => Err(WorkerError::Corrupt(format!(
+        Ok(Event::Test(_) | Event::Backfilled(_)) => Err(WorkerError::Corrupt(format!(
             "outbox entry {} is not a match",
             entry.id
         ))),

@@ -12,7 +12,9 @@ use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_matchmaker::pool_summary::PoolSummary;
-use matchplane_matchmaker::{run_cycle, CycleOutcome, FailedSearch, ProposedMatch};
+use matchplane_matchmaker::{
+    run_cycle_with_backfills, CycleOutcome, FailedSearch, OpenBackfill, ProposedFill, ProposedMatch,
+};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
 use matchplane_store::repos::cycle_stats;
@@ -60,6 +62,10 @@ pub struct TickReport {
     pub conflicts: usize,
     /// Groups held as proposals (a mode with acceptance).
     pub proposals: usize,
+    /// Backfill fills claimed.
+    pub fills: usize,
+    /// Seats those fills took (players).
+    pub seats_filled: usize,
 }
 
 /// What a tick runs against.
@@ -108,16 +114,24 @@ async fn tick(
 
     let started = Instant::now();
     crate::sweep::expire_due(pool, mode, now_secs, expire_batch).await?;
+    let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, now_secs).await?;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
 
     let started = Instant::now();
-    let (outcome, summary) = match_pool(config, searches, now_secs).await?;
+    let (fills, outcome, summary) = match_pool(config, searches, backfills, now_secs).await?;
     report.matching = started.elapsed();
     report.pool_size = outcome.pool_size;
     report.candidates = outcome.candidates;
 
     let started = Instant::now();
+    // Backfills are served before new matches (SPEC 10).
+    let filled = crate::backfill::claim_fills(pool, mode, config, token, now, &fills).await?;
+    report.fills = filled.fills;
+    report.seats_filled = filled.seats;
+    if filled.lease_lost {
+        return Ok((TickOutcome::LostLease, report));
+    }
     report.failed = fail_searches(pool, mode, &outcome.failed, claim_concurrency).await?;
     let mut lost = false;
     // With acceptance the groups are proposals; a mode whose acceptance was
@@ -204,34 +218,36 @@ async fn tick(
     }
     crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
     report.annotate = started.elapsed();
-    let outcome = match report.matches + report.proposals {
+    let outcome = match report.matches + report.proposals + report.fills {
         0 => TickOutcome::Idle,
         n => TickOutcome::Matched(n),
     };
     Ok((outcome, report))
 }
 
-/// Runs the matching core off the async threads (it is CPU-bound), and
-/// sums up the pool it saw for a live view.
+/// Runs the matching core off the async threads (it is CPU-bound): the
+/// open backfills' fills first, then new matches from the rest; and sums up
+/// the pool it saw for a live view.
 async fn match_pool(
     config: &ModeConfig,
     searches: Vec<matchplane_matchmaker::Search>,
+    backfills: Vec<OpenBackfill>,
     now_secs: f64,
-) -> Result<(CycleOutcome, PoolSummary), WorkerError> {
+) -> Result<(Vec<ProposedFill>, CycleOutcome, PoolSummary), WorkerError> {
     let config = config.config.clone();
     let seed: u64 = rand::random();
-    let (outcome, summary, searches) = tokio::task::spawn_blocking(move || {
+    let (outcome, searches) = tokio::task::spawn_blocking(move || {
         let mut rng = StdRng::seed_from_u64(seed);
-        let outcome = run_cycle(&config, &searches, now_secs, &mut rng);
-        let summary = PoolSummary::of(&searches, &outcome);
-        (outcome, summary, searches)
+        let out = run_cycle_with_backfills(&config, &searches, &backfills, now_secs, &mut rng);
+        let summary = PoolSummary::of(&searches, &out.cycle);
+        ((out.fills, out.cycle, summary), searches)
     })
     .await
     .map_err(|e| WorkerError::Task(e.to_string()))?;
     // The snapshot is freed beside the claims rather than before them: the
     // outcome shares its ids, and 100 000 searches take milliseconds to free.
     tokio::task::spawn_blocking(move || drop(searches));
-    Ok((outcome, summary))
+    Ok(outcome)
 }
 
 /// Ends each search of `failed` (those the config rules out, or a deleted
@@ -330,10 +346,23 @@ async fn claim_chunk(
         .iter()
         .map(|proposed| claim_of(mode, config, now, proposed))
         .collect();
-    let outcomes = match claims {
-        Ok(claims) => pool.claim_many(mode, token, &claims).await,
+    let claims = match claims {
+        Ok(claims) => claims,
         Err(e) => return vec![Err(e)],
     };
+    let outcomes = pool.claim_many(mode, token, &claims).await;
+    if let Ok(outcomes) = &outcomes {
+        // `backfill.auto`: a claimed match with open seats opens its backfill.
+        for ((proposed, claim), outcome) in chunk.iter().zip(&claims).zip(outcomes) {
+            if matches!(outcome, ClaimOutcome::Claimed { .. }) {
+                if let Err(err) =
+                    crate::backfill::open_auto(pool, mode, config, now, proposed, claim).await
+                {
+                    tracing::warn!(mode = %mode.mode, error = %err, "opening an automatic backfill failed");
+                }
+            }
+        }
+    }
     match outcomes {
         Ok(outcomes) => chunk
             .iter()
@@ -365,7 +394,7 @@ pub(crate) fn claim_of(
     proposed: &ProposedMatch,
 ) -> Result<Claim, WorkerError> {
     let match_id = format!("mat_{}", ulid::Ulid::new());
-    let body = MatchMade::new(
+    let mut body = MatchMade::new(
         MatchIdentity {
             match_id: match_id.clone(),
             project_id: mode.project_id.clone(),
@@ -375,6 +404,7 @@ pub(crate) fn claim_of(
         },
         proposed,
     );
+    body.backfill_id = crate::backfill::auto_id(config, proposed);
     let record_json = crate::record::encode(&body)?;
     Ok(Claim {
         match_id,

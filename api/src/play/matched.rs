@@ -69,9 +69,11 @@ pub async fn stored_match(
         Reader::Studio => RawJson::of(&body).ok(),
     };
     // A ticket not in its own match: the record is not this ticket's.
-    let view = view.ok_or_else(|| {
-        StoreError::Corrupt(format!("match {match_id} does not seat ticket {ticket_id}"))
-    })?;
+    // A ticket a backfill fill took is seated in the stored match once the
+    // fill is recorded; until then it reads as not stored yet.
+    let Some(view) = view else {
+        return Ok(None);
+    };
     Ok(Some(StoredMatch {
         view,
         queued_at: wait_seconds.map(|w| created - w),
@@ -168,6 +170,7 @@ fn body_of_row(row: &match_::Model) -> Result<MatchMade, serde_json::Error> {
         match_shape: shape_of(row.match_shape.as_ref())?,
         seats_open: shape_of(row.seats_open.as_ref())?,
         region: row.region.clone(),
+        backfill_id: None,
     })
 }
 

@@ -74,6 +74,9 @@ pub struct GameModeSchema {
     /// region within every member's ceiling; absent: none.
     #[serde(default)]
     pub regions: Option<super::regions_schema::RegionsSchema>,
+    /// Backfill of running matches; absent: off.
+    #[serde(default)]
+    pub backfill: Option<super::regions_schema::BackfillSchema>,
     /// Match proposals every player accepts before the match is made;
     /// absent: matches are made at once.
     #[serde(default)]
@@ -301,6 +304,8 @@ pub struct GameModeResponseSchema {
     pub regions: Option<super::regions_schema::RegionsSchema>,
     /// Match proposals; absent: none.
     pub acceptance: Option<AcceptanceSchema>,
+    /// Backfill; absent: off.
+    pub backfill: Option<super::regions_schema::BackfillSchema>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.
@@ -441,6 +446,11 @@ mod tests {
         );
         with(&["acceptance"], json!({"declineCooldownSeconds": 60}));
         with(&["acceptance"], json!({"timeoutSeconds": 20, "grace": 1}));
+        with(
+            &["backfill"],
+            json!({"enabled": true, "auto": true, "ttlSeconds": 60}),
+        );
+        with(&["backfill"], json!({"ttl": 60}));
         with(
             &["algorithm"],
             json!({"type": "mmr", "minMmr": 0, "maxMmr": 10, "baseTolerance": 5, "expansionMultiplier": 2, "maxTolerance": 20}),

@@ -2,6 +2,7 @@
 //! caller, call the store or the matching core, map to a response type.
 
 pub mod api_keys;
+pub mod backfills;
 pub mod deliveries;
 pub mod game_mode_schema;
 pub mod game_modes;

@@ -1,4 +1,4 @@
-//! The OpenAPI shape of a game mode's `regions` block (the core's
+//! The OpenAPI shapes of a game mode's `regions` and `backfill` blocks (the core's
 //! `Regions` is what is parsed; this only documents it).
 
 use serde::Deserialize;
@@ -37,4 +37,23 @@ pub struct LatencyStepSchema {
     /// The ceiling from then on (milliseconds).
     #[schema(minimum = 1, maximum = 5000)]
     pub max_latency_ms: f64,
+}
+
+/// Backfill of running matches: studios may ask for replacements of
+/// players who left (`POST …/matches/{matchId}/backfill`).
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Backfill, example = json!({"enabled": true, "auto": false, "ttlSeconds": 120}))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BackfillSchema {
+    /// Whether backfill requests are accepted; default `true`.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// Whether a match made with empty seats opens a backfill for them at
+    /// once; default `false`.
+    #[serde(default)]
+    pub auto: Option<bool>,
+    /// How long a request stays open (seconds); default 120.
+    #[serde(default)]
+    #[schema(minimum = 5, maximum = 3600)]
+    pub ttl_seconds: Option<u32>,
 }

@@ -64,6 +64,48 @@ pub struct MatchMadeEvent {
     /// The region the match is played in; absent in modes without `regions`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// With `backfill.auto` and open seats: the backfill request opened
+    /// for them (`bf_…`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backfill_id: Option<String>,
+}
+
+/// `type` of a `match.backfilled` body.
+#[derive(Debug, Serialize, ToSchema)]
+pub enum MatchBackfilledType {
+    /// The only value.
+    #[serde(rename = "match.backfilled")]
+    MatchBackfilled,
+}
+
+/// The `match.backfilled` body: a fill seated new players in a running
+/// match. Its `webhook-id` is `fillId`.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MatchBackfilledEvent {
+    /// Always `match.backfilled`.
+    #[serde(rename = "type")]
+    pub kind: MatchBackfilledType,
+    /// The running match, `mat_…`.
+    pub match_id: String,
+    /// The request filled, `bf_…`.
+    pub backfill_id: String,
+    /// This fill, `bff_…`, also the `webhook-id`.
+    pub fill_id: String,
+    /// `prj_…`.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The game mode's config version the fill was made under.
+    #[schema(minimum = 1)]
+    pub game_mode_version: i64,
+    /// When the fill was claimed (RFC 3339, UTC, milliseconds).
+    pub created_at: String,
+    /// The teams that got players, each with only its new players (each
+    /// with `"backfill": true`).
+    pub teams: Vec<WebhookTeam>,
+    /// Open seats per team after this fill.
+    pub open_seats_left: Vec<u32>,
 }
 
 /// One team of a `match.made` body.
@@ -132,6 +174,10 @@ pub struct WebhookPlayer {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>, nullable = false)]
     pub data: Option<serde_json::Value>,
+    /// `true` for a player a backfill seated after the match was made;
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub backfill: bool,
 }
 
 /// Match quality figures.

@@ -3,6 +3,7 @@
 //! test) and on SQLite (a temp file per test).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod backfill;
 mod bom;
 mod common;
 mod connections;

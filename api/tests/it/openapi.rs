@@ -348,6 +348,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 data: Some(
                     matchplane_matchmaker::RawJson::from_text(r#"{"loadout":[3,1]}"#).unwrap(),
                 ),
+                backfill: false,
             }],
             mean_mmr: Some(1500.0),
             bots: vec![BotSeat::new(Some(1500.0))],
@@ -359,6 +360,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
         match_shape: vec![2],
         seats_open: vec![1],
         region: Some("eu-west".into()),
+        backfill_id: None,
     });
     let test = Event::Test(WebhookTest {
         project_id: "prj_1".into(),

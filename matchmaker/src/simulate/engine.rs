@@ -3,7 +3,6 @@
 use super::report::{Ended, Report, SimulatedMatch, SimulatedPlayer, Stats};
 use super::scenario::{Event, Scenario};
 use super::stats::{Percentiles, Spread};
-use crate::cycle::run_cycle;
 use crate::cycle::ProposedMatch;
 use crate::search::Search;
 use arcstr::ArcStr;
@@ -64,6 +63,8 @@ fn run_inner(
         std::collections::HashMap::new();
 
     let mut stopped = None;
+    let mut backfiller = super::backfills::Backfiller::default();
+
     let mut k = 1u64;
     loop {
         let t = k as f64 * step;
@@ -106,6 +107,7 @@ fn run_inner(
                     }
                 }
                 Event::Cancel { player_id, .. } => pool.retain(|s| s.player_id != *player_id),
+                Event::Leave { at, players } => backfiller.leave(config, players, *at),
             }
         }
         pool.retain(|s| {
@@ -120,8 +122,19 @@ fn run_inner(
             alive
         });
 
-        let outcome = run_cycle(config, &pool, t, &mut rng);
+        let open = backfiller.open_at(t);
+        let both = crate::backfill::run_cycle_with_backfills(config, &pool, &open, t, &mut rng);
+        let outcome = both.cycle;
         let mut gone: HashSet<ArcStr> = HashSet::new();
+        for fill in &both.fills {
+            for team in &fill.teams {
+                for p in &team.players {
+                    waits.push(p.wait_seconds);
+                    gone.insert(p.ticket_id.clone());
+                }
+            }
+        }
+        backfiller.filled(&both.fills, t);
         for m in &outcome.matches {
             for team in &m.teams {
                 for p in &team.players {
@@ -130,6 +143,7 @@ fn run_inner(
                 }
             }
             matches.push(simulated(t, m, &data_of));
+            backfiller.matched(m);
         }
         for f in &outcome.failed {
             gone.insert(f.ticket_id.clone());
@@ -157,8 +171,11 @@ fn run_inner(
     reasons.retain(|player, _| waiting.contains(player));
     let mut all_waits = waits.clone();
     all_waits.extend(pool.iter().map(|s| (scenario.until - s.queued_at).max(0.0)));
+    let (backfills, backfill_stats) = backfiller.finish();
     let report = Report {
+        backfills,
         stats: Stats {
+            backfill: (backfill_stats.backfills > 0).then_some(backfill_stats),
             matches: matches.len(),
             matched_players: waits.len(),
             still_waiting: pool.len(),

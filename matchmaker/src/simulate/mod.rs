@@ -4,6 +4,7 @@
 //! in; [`run`] returns a [`Report`] whose JSON is byte-for-byte the same for
 //! the same scenario and seed.
 
+mod backfills;
 mod engine;
 mod replay;
 mod report;
@@ -11,6 +12,7 @@ mod scenario;
 mod stats;
 mod table;
 
+pub use backfills::{BackfillStats, SimulatedBackfill, SimulatedFill};
 pub use engine::{run, run_bounded, Stopped};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};

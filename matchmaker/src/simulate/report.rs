@@ -71,6 +71,9 @@ pub struct Stats {
     pub mmr_spread: Spread,
     /// Per match.
     pub team_imbalance: Spread,
+    /// Backfill figures; absent when no backfill opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<super::BackfillStats>,
 }
 
 /// A failed or expired search of the simulation.
@@ -103,6 +106,9 @@ pub struct Report {
     /// Arrivals of a player who already had a live search
     /// (`PLAYER_ALREADY_SEARCHING` in the product).
     pub refused_arrivals: usize,
+    /// Backfills opened by `leave` events, with their fills.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub backfills: Vec<super::SimulatedBackfill>,
     /// Summary.
     pub stats: Stats,
 }

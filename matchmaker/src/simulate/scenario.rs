@@ -45,6 +45,14 @@ pub enum Event {
         /// `data` of the ticket: a JSON object of at most 4 KiB.
         data: Option<serde_json::Value>,
     },
+    /// The players leave the match they are in at `at` (SPEC 10); with
+    /// `backfill.enabled` their seats open to backfill.
+    Leave {
+        /// Virtual time (seconds).
+        at: f64,
+        /// The players who leave.
+        players: Vec<String>,
+    },
     /// The player's search is cancelled at `at`.
     Cancel {
         /// Virtual time (seconds).
@@ -58,7 +66,7 @@ impl Event {
     /// The event's virtual time (seconds).
     pub fn at(&self) -> f64 {
         match self {
-            Event::Arrival { at, .. } | Event::Cancel { at, .. } => *at,
+            Event::Arrival { at, .. } | Event::Cancel { at, .. } | Event::Leave { at, .. } => *at,
         }
     }
 }
@@ -111,6 +119,8 @@ struct RawEvent {
     data: Option<serde_json::Value>,
     #[serde(default)]
     cancel: Option<String>,
+    #[serde(default)]
+    leave: Option<Vec<String>>,
 }
 
 /// Most cycles one simulation may run (it runs them all, in order).
@@ -292,6 +302,17 @@ impl RawEvent {
         }
         if !fields.is_empty() {
             return Err(EventError::Fields(fields));
+        }
+        if let Some(players) = self.leave {
+            if self.cancel.is_some() || self.player_id.is_some() {
+                return Err(EventError::Shape(
+                    "a leave event has only at and leave".into(),
+                ));
+            }
+            return Ok(Event::Leave {
+                at: self.at,
+                players,
+            });
         }
         match (self.cancel, self.player_id) {
             (Some(player_id), None) => Ok(Event::Cancel {

@@ -68,6 +68,23 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         "",
         num(t.max)
     );
+    if let Some(b) = &s.backfill {
+        let _ = writeln!(
+            out,
+            "backfills {}   fills {}   seats filled {} of {}",
+            b.backfills, b.fills, b.seats_filled, b.seats_opened
+        );
+        let f = &b.time_to_fill;
+        let _ = writeln!(
+            out,
+            "{:<16}{:>10}{:>10}{:>10}{:>10}",
+            "time to fill",
+            num(f.p50),
+            num(f.p90),
+            num(f.p99),
+            num(f.max)
+        );
+    }
     // The region column only when the mode has regions.
     let regional = report.matches.iter().any(|m| m.region.is_some());
     if !report.matches.is_empty() {

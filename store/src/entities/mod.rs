@@ -4,6 +4,8 @@
 //! project-scoped functions of [`crate::repos`].
 
 pub mod api_key;
+pub mod backfill;
+pub mod backfill_fill;
 pub mod game_mode;
 pub mod game_mode_version;
 pub mod idempotency_key;

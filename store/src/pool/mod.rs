@@ -14,6 +14,8 @@
 //! - [`StatusBus`]: a ticket's status messages, across processes;
 //! - [`Proposals`]: groups held as match proposals until everyone accepts
 //!   (acceptance), their answers and their closing.
+//! - [`Backfills`]: the open seats of running matches and their fills
+//!   (claimed like matches, see [`backfills`]).
 //!
 //! [`PoolStore`] is all of them at once (a blanket impl): the handle the API
 //! and the worker share, as `Arc<dyn PoolStore>`. Two implementations pass
@@ -39,6 +41,7 @@
 //! passes `now` and deadlines. Lease and outbox idle times are [`Duration`]s
 //! measured by the backend (Redis's own clock, or tokio's in memory).
 
+pub mod backfills;
 mod memory;
 pub mod proposals;
 pub mod redis;
@@ -52,6 +55,9 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 pub use matchplane_matchmaker::{Party, Search};
 
+pub use backfills::{
+    BackfillChange, BackfillStatus, Backfills, FillClaim, FillOutcome, LiveBackfill, OpenBackfill,
+};
 pub use memory::MemoryPoolStore;
 pub use proposals::{
     settle, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim, ProposalMember,
@@ -72,12 +78,12 @@ pub type StatusStream = BoxStream<'static, String>;
 /// worker hold, as `Arc<dyn PoolStore>`. Implemented for every type that
 /// implements the parts; see the module documentation for the rules.
 pub trait PoolStore:
-    Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals
+    Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals + Backfills
 {
 }
 
 impl<T> PoolStore for T where
-    T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals
+    T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals + Backfills
 {
 }
 

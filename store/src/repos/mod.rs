@@ -6,6 +6,7 @@
 //! found. Time comes in as a `now` argument.
 
 pub mod api_keys;
+pub mod backfills;
 pub mod cycle_stats;
 pub mod dead_letters;
 pub mod deliveries;

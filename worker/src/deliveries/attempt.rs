@@ -163,7 +163,9 @@ pub(super) fn build(
     url: &str,
     secrets: &[String],
 ) -> Option<Delivery> {
-    let id = row.match_id.clone().unwrap_or_else(|| row.id.clone());
+    let id = crate::backfill::webhook_id(row)
+        .or_else(|| row.match_id.clone())
+        .unwrap_or_else(|| row.id.clone());
     let message = Message {
         id,
         body: row.payload.clone().into_bytes(),

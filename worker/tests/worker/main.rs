@@ -17,6 +17,7 @@ mod verify;
 
 mod acceptance;
 mod attempt_log;
+mod backfill;
 mod config_change;
 mod console_figures;
 mod dev_mode;

@@ -4,6 +4,7 @@
 //! `redis://127.0.0.1:6379/9`, under a random key prefix per test, deleted
 //! afterwards even when the test fails).
 
+mod backfills;
 mod claims;
 mod concurrency;
 mod leases;
@@ -22,6 +23,7 @@ use super::{
     SearchState,
 };
 
+use backfills::*;
 use claims::*;
 use concurrency::*;
 use leases::*;
@@ -82,6 +84,11 @@ conformance!(
     an_accept_racing_a_cancel_has_exactly_one_outcome,
     two_answers_of_one_ticket_at_once_close_it_once,
     a_proposed_search_still_counts_as_searching,
+    backfills_open_replace_and_close,
+    fills_take_searches_and_seats_in_one_step,
+    fills_are_refused_when_stale_fenced_or_gone,
+    two_fills_of_one_revision_take_one_seat,
+    a_close_racing_a_fill_ends_with_one_of_them,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use super::types::median;
 use super::{EndedSearch, ModeKey, Search};
 
+mod backfills;
 mod claims;
 mod leases;
 mod outbox;
@@ -60,6 +61,8 @@ struct ModeState {
     answers: HashMap<String, (String, matchplane_matchmaker::acceptance::Answer)>,
     /// playerId → end of its decline cooldown (Unix seconds).
     cooldowns: HashMap<String, f64>,
+    /// backfillId → its live state (see `backfills`).
+    backfills: HashMap<String, super::LiveBackfill>,
 }
 
 struct Lease {

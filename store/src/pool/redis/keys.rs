@@ -58,6 +58,16 @@ pub(crate) struct ModeKeys {
     /// decline cooldown (Unix seconds; compared with `now` on read).
     /// Expires an hour after its last write (the longest cooldown).
     pub cooldowns: String,
+    /// `P:{<projectId>}:M:backfills` — HASH backfillId → the open
+    /// backfill's roster view (`OpenBackfill` JSON, camelCase) as it was
+    /// opened or last replaced; its current seats, revision, expiry and
+    /// status are in [`Self::backfill_seats`].
+    pub backfills: String,
+    /// `P:{<projectId>}:M:backfill_seats` — HASH backfillId →
+    /// `<status>|<revision>|<expiresAt>|<seats,comma-separated>`: the part
+    /// of a backfill the fill script checks and changes (a short string,
+    /// so Lua never re-encodes JSON numbers).
+    pub backfill_seats: String,
     /// `P:{<projectId>}:live` — STRING counter of the project's live searches
     /// over all its modes (the `maxConcurrentSearches` quota). Changed only by
     /// the scripts that add and remove pool entries.
@@ -102,6 +112,8 @@ impl ModeKeys {
             proposed: format!("{base}:proposed"),
             answers: format!("{base}:answers"),
             cooldowns: format!("{base}:cooldowns"),
+            backfills: format!("{base}:backfills"),
+            backfill_seats: format!("{base}:backfill_seats"),
             live: live_key(prefix, &mode.project_id),
             modes: modes_key(prefix, &mode.project_id),
             ended_prefix: format!("{base}:ended:"),

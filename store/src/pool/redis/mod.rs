@@ -78,6 +78,8 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::Script;
+
+mod backfills;
 use tokio::sync::OnceCell;
 
 use super::types::median;
@@ -155,6 +157,8 @@ struct Scripts {
     answer: Script,
     proposal: Script,
     finish_proposal: Script,
+    fill: Script,
+    backfill_change: Script,
 }
 
 impl Scripts {
@@ -198,6 +202,11 @@ impl Scripts {
                 include_str!("scripts/proposal_common.lua"),
                 include_str!("scripts/finish_proposal.lua")
             )),
+            fill: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/fill.lua")
+            )),
+            backfill_change: Script::new(include_str!("scripts/backfill_change.lua")),
         }
     }
 }

@@ -1,0 +1,401 @@
+//! Backfill requests (SPEC 10): `POST /v1/projects/{projectId}/matches/{matchId}/backfill`
+//! with the match's current roster, and `GET`, `PUT` (a newer roster) and
+//! `DELETE` (close) on `…/backfill/{backfillId}`. API key of the project
+//! (`backend` scope), or the operator.
+//!
+//! The request is stored in the database; its seats live in the pool
+//! store beside the mode's pool, where the worker's fills take them
+//! atomically. A close and a new roster change the pool store's state
+//! first (in one step with respect to fills), then the row.
+
+use crate::auth::ProjectCaller;
+use crate::extract::{parse_value, RawJson};
+use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::backfill::roster::{check_roster, Roster, RosterSeats};
+use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig, OpenBackfill};
+use matchplane_store::entities::{backfill, match_};
+use matchplane_store::pool::{BackfillChange, BackfillStatus, ModeKey};
+use matchplane_store::repos::backfills::{self, OpenError};
+use matchplane_store::repos::{game_modes, matches};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// A backfill request as the studio sees it.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "gameMode": "ranked-5v5", "status": "open", "openSeats": [1, 0], "createdAt": "2026-12-01T10:00:00Z", "expiresAt": "2026-12-01T10:02:00Z", "fills": []}))]
+#[serde(rename_all = "camelCase")]
+pub struct BackfillView {
+    /// `bf_…`.
+    pub backfill_id: String,
+    /// The running match, `mat_…`.
+    pub match_id: String,
+    /// The match's game mode.
+    pub game_mode: String,
+    /// `open`, `filled` (no seat left), `closed` (by the studio) or
+    /// `expired` (`ttlSeconds` passed).
+    pub status: String,
+    /// Open seats per team, in match-shape order (players).
+    pub open_seats: Vec<u32>,
+    /// When the request was opened.
+    pub created_at: DateTime<Utc>,
+    /// When it expires unless filled or closed first.
+    pub expires_at: DateTime<Utc>,
+    /// Each fill, oldest first.
+    pub fills: Vec<FillView>,
+}
+
+/// One fill of a request.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FillView {
+    /// `bff_…`, also the `webhook-id` of its `match.backfilled`.
+    pub fill_id: String,
+    /// When it was made.
+    pub at: DateTime<Utc>,
+    /// The new players by team, as in the `match.backfilled` body.
+    #[schema(value_type = Vec<Object>)]
+    pub teams: Value,
+    /// Open seats per team after it.
+    #[schema(value_type = Vec<u32>)]
+    pub open_seats_left: Value,
+}
+
+/// The roster body of `POST` and `PUT`: the match's current players.
+#[derive(Debug, ToSchema)]
+#[schema(example = json!({"teams": [{"index": 0, "players": [{"playerId": "a", "mmr": 1510}]}, {"index": 1, "players": [{"playerId": "b"}, {"playerId": "c"}]}]}))]
+#[allow(dead_code)]
+pub struct RosterSchema {
+    /// Teams with their players now (`index` from 0; a team left out has
+    /// none); `mmr` is optional for players matchplane matched, required
+    /// for others in MMR modes.
+    #[schema(value_type = Vec<Object>)]
+    teams: Vec<Value>,
+}
+
+/// The match, its mode's config and the mode's key.
+struct Context {
+    row: match_::Model,
+    config: GameModeConfig,
+    mode: ModeKey,
+}
+
+async fn context(state: &AppState, project_id: &str, match_id: &str) -> Result<Context, ApiError> {
+    let row = matches::get(&state.db, project_id, match_id).await?;
+    let not_enabled = || {
+        ApiError::invalid(vec![FieldError::new(
+            "backfill",
+            Code::BackfillNotEnabled,
+            format!("game mode {} has no enabled backfill block", row.game_mode),
+        )])
+    };
+    let mode = match game_modes::get(&state.db, project_id, &row.game_mode).await {
+        Ok(mode) => mode,
+        Err(matchplane_store::repos::StoreError::NotFound) => return Err(not_enabled()),
+        Err(err) => return Err(err.into()),
+    };
+    let config: GameModeConfig =
+        serde_json::from_value(mode.config).map_err(|e| ApiError::internal(&e))?;
+    if config.backfill_enabled().is_none() {
+        return Err(not_enabled());
+    }
+    let key = ModeKey::new(project_id, &row.game_mode);
+    Ok(Context {
+        row,
+        config,
+        mode: key,
+    })
+}
+
+/// The match's team sizes: the mode's shape (a flexible shape's `max` for
+/// each of the match's teams).
+fn caps(config: &GameModeConfig, row: &match_::Model) -> Vec<u32> {
+    let caps = config.match_shape.caps();
+    match config.match_shape.flexible() {
+        None => caps,
+        Some(_) => {
+            let teams = row.teams.as_array().map_or(caps.len(), Vec::len);
+            caps.into_iter().take(teams).collect()
+        }
+    }
+}
+
+/// Every player of the stored match: (playerId, mmr, pingMs).
+fn match_players(row: &match_::Model) -> Vec<(String, Option<f64>, Option<f64>)> {
+    row.teams
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("players")?.as_array())
+        .flatten()
+        .filter_map(|p| {
+            Some((
+                p.get("playerId")?.as_str()?.to_owned(),
+                p.get("mmr").and_then(Value::as_f64),
+                p.get("pingMs").and_then(Value::as_f64),
+            ))
+        })
+        .collect()
+}
+
+/// Checks `body` as a roster of the match.
+fn seats_of(ctx: &Context, body: Value) -> Result<(Roster, RosterSeats), ApiError> {
+    let roster: Roster = parse_value(body)?;
+    let players = match_players(&ctx.row);
+    let mmr_required = matches!(ctx.config.algorithm, Algorithm::Mmr { .. });
+    let seats = check_roster(&caps(&ctx.config, &ctx.row), &roster, mmr_required, |id| {
+        players.iter().find(|p| p.0 == id).and_then(|p| p.1)
+    })
+    .map_err(ApiError::invalid)?;
+    Ok((roster, seats))
+}
+
+fn secs(at: DateTime<Utc>) -> f64 {
+    at.timestamp_micros() as f64 / 1e6
+}
+
+async fn view(
+    state: &AppState,
+    mode: &ModeKey,
+    row: backfill::Model,
+    now: DateTime<Utc>,
+) -> Result<BackfillView, ApiError> {
+    let live = state.play.pool.backfill(mode, &row.id).await?;
+    let (status, open_seats) = match live {
+        Some(live) if live.status != BackfillStatus::Open => {
+            (live.status.as_str().to_owned(), live.backfill.open_seats)
+        }
+        Some(live) => (
+            backfills::status_at(&row, now).to_owned(),
+            live.backfill.open_seats,
+        ),
+        None => (
+            backfills::status_at(&row, now).to_owned(),
+            serde_json::from_value(row.open_seats.clone()).unwrap_or_default(),
+        ),
+    };
+    let fills = backfills::fills(&state.db, &row.project_id, &row.id)
+        .await?
+        .into_iter()
+        .map(|f| FillView {
+            fill_id: f.id,
+            at: f.created_at,
+            teams: f.teams,
+            open_seats_left: f.open_seats_left,
+        })
+        .collect();
+    Ok(BackfillView {
+        backfill_id: row.id,
+        match_id: row.match_id,
+        game_mode: row.game_mode,
+        status,
+        open_seats,
+        created_at: row.created_at,
+        expires_at: row.expires_at,
+        fills,
+    })
+}
+
+/// Opens a backfill request for a running match.
+#[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/backfill", tag = "backfill", operation_id = "openBackfill",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
+    request_body = RosterSchema,
+    responses(
+        (status = 201, body = BackfillView),
+        (status = 404, description = "NOT_FOUND: no such match", body = Problem),
+        (status = 409, description = "BACKFILL_ALREADY_OPEN (the body names its `backfillId`)", body = Problem),
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), BACKFILL_NOT_ENABLED", body = Problem)))]
+pub async fn open(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, match_id)): Path<(String, String)>,
+    RawJson(body): RawJson,
+) -> Result<(StatusCode, Json<BackfillView>), ApiError> {
+    let ctx = context(&state, &project_id, &match_id).await?;
+    let (roster, seats) = seats_of(&ctx, body)?;
+    let ttl = ctx.config.backfill_enabled().map_or(120, |b| b.ttl_seconds);
+    let now = Utc::now();
+    let expires_at = now + chrono::Duration::seconds(i64::from(ttl));
+    let id = format!("bf_{}", ulid::Ulid::new());
+    let row = backfill::Model {
+        id: id.clone(),
+        project_id: project_id.clone(),
+        game_mode: ctx.row.game_mode.clone(),
+        match_id: match_id.clone(),
+        open_match_id: Some(match_id.clone()),
+        status: backfills::OPEN.to_owned(),
+        roster: serde_json::to_value(&roster).map_err(|e| ApiError::internal(&e))?,
+        open_seats: serde_json::json!(seats.open_seats),
+        fills: 0,
+        seats_filled: 0,
+        revision: 1,
+        created_at: now,
+        updated_at: now,
+        expires_at,
+    };
+    match backfills::open(&state.db, row.clone(), now).await {
+        Ok(()) => {}
+        Err(OpenError::AlreadyOpen(open)) => {
+            return Err(ApiError::new(
+                Code::BackfillAlreadyOpen,
+                format!("backfill {open} is already open for match {match_id}"),
+            )
+            .with_backfill_id(open))
+        }
+        Err(OpenError::Store(err)) => return Err(err.into()),
+    }
+    let live = OpenBackfill {
+        backfill_id: id.as_str().into(),
+        match_id: match_id.as_str().into(),
+        revision: 1,
+        open_seats: seats.open_seats,
+        opened_at: secs(now),
+        expires_at: secs(expires_at),
+        mean_mmr: seats.mean_mmr,
+        pings: match_players(&ctx.row)
+            .into_iter()
+            .filter_map(|p| p.2)
+            .collect(),
+        region: ctx.row.region.as_deref().map(Into::into),
+    };
+    if let Err(err) = state.play.pool.open_backfill(&ctx.mode, &live).await {
+        // Not open anywhere then: the row must not hold the match's slot.
+        let _ = backfills::end(&state.db, &project_id, &id, backfills::CLOSED, now).await;
+        return Err(err.into());
+    }
+    let view = view(&state, &ctx.mode, row, now).await?;
+    Ok((StatusCode::CREATED, Json(view)))
+}
+
+async fn request(
+    state: &AppState,
+    project_id: &str,
+    match_id: &str,
+    backfill_id: &str,
+) -> Result<backfill::Model, ApiError> {
+    let row = backfills::get(&state.db, project_id, backfill_id).await?;
+    if row.match_id != match_id {
+        return Err(ApiError::not_found("no such backfill for this match"));
+    }
+    Ok(row)
+}
+
+/// A backfill request: its status, open seats and fills.
+#[utoipa::path(get, path = "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}", tag = "backfill", operation_id = "getBackfill",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`"), ("backfillId" = String, Path, description = "`bf_…`")),
+    responses((status = 200, body = BackfillView), (status = 404, body = Problem)))]
+pub async fn get(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, match_id, backfill_id)): Path<(String, String, String)>,
+) -> Result<Json<BackfillView>, ApiError> {
+    let row = request(&state, &project_id, &match_id, &backfill_id).await?;
+    let mode = ModeKey::new(&project_id, &row.game_mode);
+    Ok(Json(view(&state, &mode, row, Utc::now()).await?))
+}
+
+fn not_open(status: &str) -> ApiError {
+    ApiError::new(
+        Code::Conflict,
+        format!("the backfill is {status}, no longer open"),
+    )
+}
+
+/// Replaces an open request's roster with a newer one (open seats
+/// recomputed): the next fills use it.
+#[utoipa::path(put, path = "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}", tag = "backfill", operation_id = "replaceBackfillRoster",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`"), ("backfillId" = String, Path, description = "`bf_…`")),
+    request_body = RosterSchema,
+    responses(
+        (status = 200, body = BackfillView),
+        (status = 404, body = Problem),
+        (status = 409, description = "CONFLICT: the request is filled, closed or expired", body = Problem),
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER, BACKFILL_NOT_ENABLED", body = Problem)))]
+pub async fn replace(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, match_id, backfill_id)): Path<(String, String, String)>,
+    RawJson(body): RawJson,
+) -> Result<Json<BackfillView>, ApiError> {
+    let row = request(&state, &project_id, &match_id, &backfill_id).await?;
+    let now = Utc::now();
+    let status = backfills::status_at(&row, now);
+    if status != backfills::OPEN {
+        return Err(not_open(status));
+    }
+    let ctx = context(&state, &project_id, &match_id).await?;
+    let (roster, seats) = seats_of(&ctx, body)?;
+    let live = OpenBackfill {
+        backfill_id: backfill_id.as_str().into(),
+        match_id: match_id.as_str().into(),
+        revision: 0,
+        open_seats: seats.open_seats.clone(),
+        opened_at: secs(row.created_at),
+        expires_at: secs(row.expires_at),
+        mean_mmr: seats.mean_mmr,
+        pings: match_players(&ctx.row)
+            .into_iter()
+            .filter_map(|p| p.2)
+            .collect(),
+        region: ctx.row.region.as_deref().map(Into::into),
+    };
+    match state.play.pool.replace_backfill(&ctx.mode, &live).await? {
+        BackfillChange::Changed { revision } => {
+            let roster = serde_json::to_value(&roster).map_err(|e| ApiError::internal(&e))?;
+            let row = backfills::replace_roster(
+                &state.db,
+                &row,
+                roster,
+                &seats.open_seats,
+                revision,
+                now,
+            )
+            .await?;
+            Ok(Json(view(&state, &ctx.mode, row, now).await?))
+        }
+        BackfillChange::NotOpen(status) => Err(not_open(status.as_str())),
+        BackfillChange::Unknown => Err(not_open(backfills::EXPIRED)),
+    }
+}
+
+/// Closes a request: no fill takes its seats any more. A request a fill
+/// filled first answers `409` (status `filled`); closing a closed request
+/// again answers its state.
+#[utoipa::path(delete, path = "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}", tag = "backfill", operation_id = "closeBackfill",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`"), ("backfillId" = String, Path, description = "`bf_…`")),
+    responses(
+        (status = 200, body = BackfillView),
+        (status = 404, body = Problem),
+        (status = 409, description = "CONFLICT: the request was filled or expired first", body = Problem)))]
+pub async fn close(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, match_id, backfill_id)): Path<(String, String, String)>,
+) -> Result<Json<BackfillView>, ApiError> {
+    let row = request(&state, &project_id, &match_id, &backfill_id).await?;
+    let now = Utc::now();
+    let mode = ModeKey::new(&project_id, &row.game_mode);
+    match backfills::status_at(&row, now) {
+        backfills::OPEN => {}
+        backfills::CLOSED => return Ok(Json(view(&state, &mode, row, now).await?)),
+        other => return Err(not_open(other)),
+    }
+    match state.play.pool.close_backfill(&mode, &backfill_id).await? {
+        BackfillChange::Changed { .. } | BackfillChange::Unknown => {
+            backfills::end(&state.db, &project_id, &backfill_id, backfills::CLOSED, now).await?;
+        }
+        BackfillChange::NotOpen(BackfillStatus::Closed) => {}
+        BackfillChange::NotOpen(status) => return Err(not_open(status.as_str())),
+    }
+    let row = backfills::get(&state.db, &project_id, &backfill_id).await?;
+    Ok(Json(view(&state, &mode, row, now).await?))
+}

@@ -1,0 +1,266 @@
+//! Backfill requests over the API: open with a roster, read, replace with
+//! a newer roster, close; every refusal with its fields; one open request
+//! per match; `expired` after `ttlSeconds`. PostgreSQL and SQLite.
+
+use crate::common::{mode, Backend, TestApp};
+use crate::on_both;
+use axum::http::{Method, StatusCode};
+use chrono::Utc;
+use matchplane_store::entities::match_;
+use matchplane_store::repos::matches;
+use serde_json::{json, Value};
+
+/// A project with mode `duel` (`[2, 2]`, MMR) whose `backfill` is `block`
+/// (none when `Null`), and one stored match of it: team 0 `a`, `b`, team 1
+/// `c`, `d`. Returns (app, project, key, match id).
+async fn setup(backend: Backend, block: Value) -> (TestApp, String, String, String) {
+    let t = TestApp::with_config(backend, true).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let mut body = mode("duel");
+    if !block.is_null() {
+        body["backfill"] = block;
+    }
+    let created = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(&key),
+            Some(body),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let match_id = format!("mat_{}", ulid::Ulid::new());
+    let player = |id: &str, mmr: f64| {
+        json!({"playerId": id, "ticketId": format!("tkt_{id}"), "partyId": null,
+               "mmr": mmr, "pingMs": null, "waitSeconds": 3.0})
+    };
+    let teams = json!([
+        {"index": 0, "players": [player("a", 1500.0), player("b", 1520.0)], "meanMmr": 1510.0},
+        {"index": 1, "players": [player("c", 1490.0), player("d", 1530.0)], "meanMmr": 1510.0}]);
+    matches::insert_if_absent(
+        &t.db,
+        vec![match_::Model {
+            id: match_id.clone(),
+            project_id: p.clone(),
+            game_mode: "duel".into(),
+            game_mode_version: 1,
+            teams,
+            quality: json!({"mmrSpread": 40.0, "teamImbalance": 0.0}),
+            created_at: Utc::now(),
+            match_shape: Some(json!([2, 2])),
+            seats_open: Some(json!([0, 0])),
+            region: None,
+        }],
+    )
+    .await
+    .unwrap();
+    (t, p, key, match_id)
+}
+
+fn roster(team0: &[&str], team1: &[&str]) -> Value {
+    let players =
+        |ids: &[&str]| -> Vec<Value> { ids.iter().map(|id| json!({"playerId": id})).collect() };
+    json!({"teams": [{"index": 0, "players": players(team0)},
+                     {"index": 1, "players": players(team1)}]})
+}
+
+fn fields(answer: &crate::common::Answer) -> Vec<(String, String)> {
+    answer.body["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap_or_default().to_owned(),
+                e["code"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn backfill_round_trip(backend: Backend) {
+    let (t, p, key, m) = setup(backend, json!({"enabled": true, "ttlSeconds": 60})).await;
+    let base = format!("/v1/projects/{p}/matches/{m}/backfill");
+    let opened = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c", "d"])),
+        )
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    assert_eq!(opened.body["status"], "open");
+    assert_eq!(opened.body["openSeats"], json!([1, 0]));
+    let id = opened.body["backfillId"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("bf_"));
+    assert!(opened.body["expiresAt"].is_string());
+
+    // One open request per match, naming the open one.
+    let again = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c"])),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.body);
+    assert_eq!(again.code(), "BACKFILL_ALREADY_OPEN");
+    assert_eq!(again.body["backfillId"], json!(id));
+
+    let item = format!("{base}/{id}");
+    let read = t.call(Method::GET, &item, Some(&key), None).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.body);
+    assert_eq!(read.body["openSeats"], json!([1, 0]));
+    assert_eq!(read.body["fills"], json!([]));
+
+    // A newer roster replaces the seats.
+    let put = t
+        .call(Method::PUT, &item, Some(&key), Some(roster(&["a"], &["c"])))
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    assert_eq!(put.body["openSeats"], json!([1, 1]));
+    let read = t.call(Method::GET, &item, Some(&key), None).await;
+    assert_eq!(read.body["openSeats"], json!([1, 1]));
+
+    let closed = t.call(Method::DELETE, &item, Some(&key), None).await;
+    assert_eq!(closed.status, StatusCode::OK, "{}", closed.body);
+    assert_eq!(closed.body["status"], "closed");
+    let put = t
+        .call(Method::PUT, &item, Some(&key), Some(roster(&["a"], &["c"])))
+        .await;
+    assert_eq!(put.status, StatusCode::CONFLICT, "{}", put.body);
+    // Closed, the match may open a new request.
+    let reopened = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c"])),
+        )
+        .await;
+    assert_eq!(reopened.status, StatusCode::CREATED, "{}", reopened.body);
+}
+
+async fn every_refusal_names_its_fields(backend: Backend) {
+    let (t, p, key, m) = setup(backend, json!({})).await;
+    let base = format!("/v1/projects/{p}/matches/{m}/backfill");
+    let missing = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/mat_nope/backfill"),
+            Some(&key),
+            Some(roster(&["a"], &[])),
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert_eq!(missing.code(), "NOT_FOUND");
+
+    let full = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a", "b"], &["c", "d"])),
+        )
+        .await;
+    assert_eq!(full.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(full.code(), "NO_OPEN_SEATS");
+
+    let bad = json!({"teams": [
+        {"index": 0, "players": [{"playerId": "a"}, {"playerId": "b"}, {"playerId": "x", "mmr": 1500}]},
+        {"index": 1, "players": [{"playerId": "a"}, {"playerId": "y"}]},
+        {"index": 7, "players": []}]});
+    let invalid = t.call(Method::POST, &base, Some(&key), Some(bad)).await;
+    assert_eq!(
+        invalid.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        invalid.body
+    );
+    assert_eq!(invalid.code(), "INVALID_ROSTER");
+    let got = fields(&invalid);
+    for field in [
+        "teams[0].players",
+        "teams[1].players[0].playerId",
+        "teams[1].players[1].mmr",
+        "teams[2].index",
+    ] {
+        assert!(
+            got.contains(&(field.to_owned(), "INVALID_ROSTER".to_owned())),
+            "{field} in {got:?}"
+        );
+    }
+}
+
+async fn backfill_off_is_refused(backend: Backend) {
+    let (t, p, key, m) = setup(backend, Value::Null).await;
+    let answer = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{m}/backfill"),
+            Some(&key),
+            Some(roster(&["a"], &["c"])),
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(answer.code(), "BACKFILL_NOT_ENABLED");
+    assert_eq!(fields(&answer)[0].0, "backfill");
+}
+
+async fn a_request_expires_after_its_ttl(backend: Backend) {
+    let (t, p, key, m) = setup(backend, json!({"ttlSeconds": 5})).await;
+    let base = format!("/v1/projects/{p}/matches/{m}/backfill");
+    let opened = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c"])),
+        )
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let id = opened.body["backfillId"].as_str().unwrap().to_owned();
+    // Age the request as the clock would (the route reads the wall clock).
+    use sea_orm::{ConnectionTrait, Statement};
+    let past = (Utc::now() - chrono::Duration::seconds(1)).to_rfc3339();
+    t.db.execute(Statement::from_sql_and_values(
+        t.db.get_database_backend(),
+        match t.db.get_database_backend() {
+            sea_orm::DatabaseBackend::Postgres => {
+                "UPDATE backfills SET expires_at = $1::timestamptz WHERE id = $2"
+            }
+            _ => "UPDATE backfills SET expires_at = $1 WHERE id = $2",
+        },
+        [past.into(), id.clone().into()],
+    ))
+    .await
+    .unwrap();
+    let read = t
+        .call(Method::GET, &format!("{base}/{id}"), Some(&key), None)
+        .await;
+    assert_eq!(read.body["status"], "expired", "{}", read.body);
+    let closed = t
+        .call(Method::DELETE, &format!("{base}/{id}"), Some(&key), None)
+        .await;
+    assert_eq!(closed.status, StatusCode::CONFLICT);
+    // An expired request does not hold the match.
+    let next = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c"])),
+        )
+        .await;
+    assert_eq!(next.status, StatusCode::CREATED, "{}", next.body);
+}
+
+on_both!(
+    backfill_round_trip,
+    every_refusal_names_its_fields,
+    backfill_off_is_refused,
+    a_request_expires_after_its_ttl,
+);

@@ -1,0 +1,65 @@
+//! Backfill (join in progress): filling the open seats of a running match
+//! with waiting candidates.
+//!
+//! - [`config`]: the mode's `backfill` block and its validation;
+//! - [`roster`]: a studio's current roster checked against the match's
+//!   shape, and the open seats it leaves;
+//! - [`fit`]: whether one candidate fits one backfill (MMR, ping, region);
+//! - [`pass`]: the cycle's first step, which offers candidates to the open
+//!   backfills (oldest first, candidates in wait order) before new matches
+//!   form, and [`run_cycle_with_backfills`], what the worker and the
+//!   simulator call.
+
+pub mod config;
+pub mod fit;
+pub mod pass;
+pub mod roster;
+
+pub use config::BackfillConfig;
+pub use pass::{fill_pass, run_cycle_with_backfills, CycleWithFills, ProposedFill};
+
+use arcstr::ArcStr;
+use serde::{Deserialize, Serialize};
+
+/// An open backfill as the cycle sees it: its seats and what its match's
+/// roster looks like to a newcomer.
+///
+/// Times are seconds on the pool's clock (the `now` of the cycle).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenBackfill {
+    /// `bf_…` id of the request.
+    pub backfill_id: ArcStr,
+    /// `mat_…` id of the running match.
+    pub match_id: ArcStr,
+    /// Changes at every fill and every new roster: a fill is claimed only
+    /// under the revision it was computed from, so it never uses a stale
+    /// roster nor takes a seat another fill took.
+    pub revision: u64,
+    /// Open seats per team, in match-shape order (players).
+    pub open_seats: Vec<u32>,
+    /// When the request was opened (seconds): its age widens its MMR range
+    /// as a candidate's wait widens the candidate's.
+    pub opened_at: f64,
+    /// After this (seconds) the request is `expired` and takes nobody.
+    pub expires_at: f64,
+    /// Mean MMR of the current roster; `None` when no roster player has one
+    /// (no MMR rule applies then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_mmr: Option<f64>,
+    /// Pings (milliseconds) of the match's players when it was made; a Ping
+    /// mode's newcomer must be within `maxDelta` of each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pings: Vec<f64>,
+    /// The match's region; a newcomer's latency there must be within its
+    /// ceiling. `None` for a match made without regions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<ArcStr>,
+}
+
+impl OpenBackfill {
+    /// Seats still open over all teams (players).
+    pub fn seats_left(&self) -> u32 {
+        self.open_seats.iter().sum()
+    }
+}

@@ -1,0 +1,233 @@
+//! A backfill's roster: the players a running match has now, as the studio
+//! reports them. Checked against the match's shape, it gives the open seats
+//! (each team's size minus its players) and the roster's mean MMR.
+
+use crate::codes::Code;
+use crate::validation::FieldError;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// `{"teams":[{"index":0,"players":[{"playerId":"a","mmr":1510}]}]}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Roster {
+    /// The teams that still have players; a team left out has none.
+    pub teams: Vec<RosterTeam>,
+}
+
+/// One team of a roster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RosterTeam {
+    /// Position in the match shape, from 0.
+    pub index: usize,
+    /// The players on it now.
+    pub players: Vec<RosterPlayer>,
+}
+
+/// One player of a roster.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RosterPlayer {
+    /// The studio's player id.
+    pub player_id: String,
+    /// The player's MMR; optional for players matchplane seated in the
+    /// match (their ticket's MMR is used), required for others in MMR modes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mmr: Option<f64>,
+}
+
+/// What a valid roster leaves open.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RosterSeats {
+    /// Open seats per team (players), in shape order.
+    pub open_seats: Vec<u32>,
+    /// Mean MMR of the roster's players that have one (given, or known
+    /// from the match); `None` if none has.
+    pub mean_mmr: Option<f64>,
+}
+
+/// Checks `roster` against the match's team sizes `caps`: every team index
+/// known and listed once, no team over its size, no player twice, and in
+/// an MMR mode (`mmr_required`) an MMR for every player that `known_mmr`
+/// (the match's own players) does not give one. Returns the open seats.
+///
+/// # Errors
+/// Every broken rule, each `INVALID_ROSTER` with its field
+/// (`teams[1].index`, `teams[0].players`, `teams[0].players[2].playerId`,
+/// `teams[0].players[2].mmr`), or `NO_OPEN_SEATS` (field `teams`) when the
+/// roster is otherwise valid and fills every seat.
+pub fn check_roster(
+    caps: &[u32],
+    roster: &Roster,
+    mmr_required: bool,
+    known_mmr: impl Fn(&str) -> Option<f64>,
+) -> Result<RosterSeats, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let invalid =
+        |field: String, message: String| FieldError::new(field, Code::InvalidRoster, message);
+    let mut seated = vec![0u32; caps.len()];
+    let mut seen_teams = HashSet::new();
+    let mut seen_players = HashSet::new();
+    let (mut sum, mut count) = (0.0, 0u32);
+    for (t, team) in roster.teams.iter().enumerate() {
+        if team.index >= caps.len() {
+            errors.push(invalid(
+                format!("teams[{t}].index"),
+                format!(
+                    "team index {} is unknown: the match has teams 0 to {}",
+                    team.index,
+                    caps.len().saturating_sub(1)
+                ),
+            ));
+        } else if !seen_teams.insert(team.index) {
+            errors.push(invalid(
+                format!("teams[{t}].index"),
+                format!("team {} is listed twice", team.index),
+            ));
+        } else {
+            let n = u32::try_from(team.players.len()).unwrap_or(u32::MAX);
+            seated[team.index] = n;
+            if n > caps[team.index] {
+                errors.push(invalid(
+                    format!("teams[{t}].players"),
+                    format!(
+                        "team {} has {n} players, its size is {}",
+                        team.index, caps[team.index]
+                    ),
+                ));
+            }
+        }
+        for (p, player) in team.players.iter().enumerate() {
+            if player.player_id.is_empty() {
+                errors.push(FieldError::new(
+                    format!("teams[{t}].players[{p}].playerId"),
+                    Code::ValidationError,
+                    "playerId must not be empty",
+                ));
+            } else if !seen_players.insert(player.player_id.as_str()) {
+                errors.push(invalid(
+                    format!("teams[{t}].players[{p}].playerId"),
+                    format!("player {} is listed twice", player.player_id),
+                ));
+            }
+            let mmr = match player.mmr {
+                Some(m) if !m.is_finite() => {
+                    errors.push(FieldError::new(
+                        format!("teams[{t}].players[{p}].mmr"),
+                        Code::ValidationError,
+                        "mmr must be a finite number",
+                    ));
+                    None
+                }
+                Some(m) => Some(m),
+                None => known_mmr(&player.player_id),
+            };
+            match mmr {
+                Some(m) => {
+                    sum += m;
+                    count += 1;
+                }
+                None if mmr_required => errors.push(invalid(
+                    format!("teams[{t}].players[{p}].mmr"),
+                    format!(
+                        "player {} was not seated by matchplane: its mmr is required",
+                        player.player_id
+                    ),
+                )),
+                None => {}
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let open_seats: Vec<u32> = caps
+        .iter()
+        .zip(&seated)
+        .map(|(c, s)| c.saturating_sub(*s))
+        .collect();
+    if open_seats.iter().all(|s| *s == 0) {
+        return Err(vec![FieldError::new(
+            "teams",
+            Code::NoOpenSeats,
+            "the roster fills every seat of the match",
+        )]);
+    }
+    Ok(RosterSeats {
+        open_seats,
+        mean_mmr: (count > 0).then(|| sum / f64::from(count)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roster(teams: &[(usize, &[&str])]) -> Roster {
+        Roster {
+            teams: teams
+                .iter()
+                .map(|(i, ps)| RosterTeam {
+                    index: *i,
+                    players: ps
+                        .iter()
+                        .map(|p| RosterPlayer {
+                            player_id: (*p).to_owned(),
+                            mmr: Some(1000.0),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn open_seats_are_the_shape_minus_the_roster() {
+        let seats = check_roster(
+            &[2, 2],
+            &roster(&[(0, &["a", "b"]), (1, &["c"])]),
+            true,
+            |_| None,
+        );
+        assert_eq!(seats.map(|s| s.open_seats), Ok(vec![0, 1]));
+        let seats = check_roster(&[2, 2], &roster(&[(1, &["c"])]), true, |_| None);
+        assert_eq!(seats.map(|s| s.open_seats), Ok(vec![2, 1]));
+    }
+
+    #[test]
+    fn every_broken_rule_is_named() {
+        let r = roster(&[(0, &["a", "b", "c"]), (5, &["d"]), (0, &["a"])]);
+        let errors = check_roster(&[2, 2], &r, true, |_| None).unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert!(fields.contains(&"teams[0].players"), "{fields:?}");
+        assert!(fields.contains(&"teams[1].index"), "{fields:?}");
+        assert!(fields.contains(&"teams[2].index"), "{fields:?}");
+        assert!(
+            fields.contains(&"teams[2].players[0].playerId"),
+            "{fields:?}"
+        );
+        assert!(errors.iter().all(|e| e.code == Code::InvalidRoster));
+    }
+
+    #[test]
+    fn a_full_roster_has_no_open_seats() {
+        let errors = check_roster(&[1, 1], &roster(&[(0, &["a"]), (1, &["b"])]), true, |_| {
+            None
+        })
+        .unwrap_err();
+        assert_eq!(errors[0].code, Code::NoOpenSeats);
+    }
+
+    #[test]
+    fn mmr_comes_from_the_match_or_is_required() {
+        let mut r = roster(&[(0, &["a", "b"])]);
+        r.teams[0].players[1].mmr = None;
+        let known = |p: &str| (p == "b").then_some(2000.0);
+        let seats = check_roster(&[2, 2], &r, true, known).unwrap();
+        assert_eq!(seats.mean_mmr, Some(1500.0));
+        let errors = check_roster(&[2, 2], &r, true, |_| None).unwrap_err();
+        assert_eq!(errors[0].field, "teams[0].players[1].mmr");
+        assert!(check_roster(&[2, 2], &r, false, |_| None).is_ok());
+    }
+}

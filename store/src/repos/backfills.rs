@@ -1,0 +1,224 @@
+//! Backfill requests and their fills (SPEC 10): opened, replaced and
+//! closed by the API, filled by the worker's outbox consumer.
+//!
+//! One open request per match: `open_match_id` carries the match id while
+//! a request is open, under a unique index, so two requests racing for one
+//! match cannot both open. A request whose `expires_at` passed is `expired`
+//! (written so when the next request of its match opens, and reported so by
+//! [`status_at`] before that).
+
+use crate::entities::backfill::{self, Entity as Backfills};
+use crate::entities::backfill_fill::{self, Entity as Fills};
+use crate::repos::insert_absent::insert_absent;
+use crate::repos::StoreError;
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
+    QueryOrder, Select, Set,
+};
+
+/// `status` of an open request.
+pub const OPEN: &str = "open";
+/// `status` once a fill took the last seat.
+pub const FILLED: &str = "filled";
+/// `status` once the studio closed it.
+pub const CLOSED: &str = "closed";
+/// `status` once `ttlSeconds` passed.
+pub const EXPIRED: &str = "expired";
+
+/// The one way into a project's backfills.
+pub fn scoped(project_id: &str) -> Select<Backfills> {
+    Backfills::find().filter(backfill::Column::ProjectId.eq(project_id))
+}
+
+/// The status a row has at `now`: `expired` for an open row past its
+/// expiry, else its stored status.
+pub fn status_at(row: &backfill::Model, now: DateTime<Utc>) -> &str {
+    if row.status == OPEN && row.expires_at <= now {
+        EXPIRED
+    } else {
+        &row.status
+    }
+}
+
+/// Why a request could not open.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The match has an open request already (`BACKFILL_ALREADY_OPEN`).
+    #[error("backfill {0} is already open for this match")]
+    AlreadyOpen(String),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Opens `row` (status `open`, `open_match_id` set), after marking an
+/// open request of the same match whose expiry passed at `now` `expired`.
+///
+/// # Errors
+/// [`OpenError::AlreadyOpen`] with the open request's id, or a database
+/// failure.
+pub async fn open<C: ConnectionTrait>(
+    db: &C,
+    row: backfill::Model,
+    now: DateTime<Utc>,
+) -> Result<(), OpenError> {
+    Backfills::update_many()
+        .col_expr(backfill::Column::Status, Expr::value(EXPIRED))
+        .col_expr(
+            backfill::Column::OpenMatchId,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(backfill::Column::UpdatedAt, Expr::value(now))
+        .filter(backfill::Column::ProjectId.eq(row.project_id.as_str()))
+        .filter(backfill::Column::OpenMatchId.eq(row.match_id.as_str()))
+        .filter(backfill::Column::ExpiresAt.lte(now))
+        .exec(db)
+        .await
+        .map_err(StoreError::from)?;
+    let project = row.project_id.clone();
+    let match_id = row.match_id.clone();
+    match Backfills::insert(row.into_active_model()).exec(db).await {
+        Ok(_) => Ok(()),
+        Err(err) => match StoreError::from(err) {
+            StoreError::Conflict => {
+                let open = scoped(&project)
+                    .filter(backfill::Column::OpenMatchId.eq(match_id.as_str()))
+                    .one(db)
+                    .await
+                    .map_err(StoreError::from)?;
+                Err(OpenError::AlreadyOpen(
+                    open.map(|r| r.id).unwrap_or_default(),
+                ))
+            }
+            other => Err(other.into()),
+        },
+    }
+}
+
+/// One request of `project_id`.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such request.
+pub async fn get<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    backfill_id: &str,
+) -> Result<backfill::Model, StoreError> {
+    scoped(project_id)
+        .filter(backfill::Column::Id.eq(backfill_id))
+        .one(db)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// Writes a newer roster, its open seats and revision into an open row.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when no open row has that id.
+pub async fn replace_roster<C: ConnectionTrait>(
+    db: &C,
+    row: &backfill::Model,
+    roster: serde_json::Value,
+    open_seats: &[u32],
+    revision: u64,
+    now: DateTime<Utc>,
+) -> Result<backfill::Model, StoreError> {
+    let mut active = row.clone().into_active_model();
+    active.roster = Set(roster);
+    active.open_seats = Set(serde_json::json!(open_seats));
+    active.revision = Set(i64::try_from(revision).unwrap_or(i64::MAX));
+    active.updated_at = Set(now);
+    Ok(active.update(db).await?)
+}
+
+/// Ends a row as `status` (`closed`, `expired`): no longer open.
+///
+/// # Errors
+/// A database failure.
+pub async fn end<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    backfill_id: &str,
+    status: &str,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    Backfills::update_many()
+        .col_expr(backfill::Column::Status, Expr::value(status))
+        .col_expr(
+            backfill::Column::OpenMatchId,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(backfill::Column::UpdatedAt, Expr::value(now))
+        .filter(backfill::Column::ProjectId.eq(project_id))
+        .filter(backfill::Column::Id.eq(backfill_id))
+        .filter(backfill::Column::Status.eq(OPEN))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// The fills of a request, oldest first.
+///
+/// # Errors
+/// A database failure.
+pub async fn fills<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    backfill_id: &str,
+) -> Result<Vec<backfill_fill::Model>, StoreError> {
+    Ok(Fills::find()
+        .filter(backfill_fill::Column::ProjectId.eq(project_id))
+        .filter(backfill_fill::Column::BackfillId.eq(backfill_id))
+        .order_by_asc(backfill_fill::Column::CreatedAt)
+        .order_by_asc(backfill_fill::Column::Id)
+        .all(db)
+        .await?)
+}
+
+/// Records a fill once (a record handed over twice changes nothing the
+/// second time): the fill row, and on its request the counts, the seats
+/// left and, with none left, `filled`. Returns whether this call stored it.
+///
+/// # Errors
+/// A database failure.
+pub async fn record_fill<C: ConnectionTrait>(
+    db: &C,
+    fill: backfill_fill::Model,
+    seats_taken: u32,
+    filled: bool,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let (project, backfill_id) = (fill.project_id.clone(), fill.backfill_id.clone());
+    let left = fill.open_seats_left.clone();
+    let inserted = insert_absent::<Fills, _>(db, vec![fill], [backfill_fill::Column::Id]).await?;
+    if inserted == 0 {
+        return Ok(false);
+    }
+    let mut update = Backfills::update_many()
+        .col_expr(
+            backfill::Column::Fills,
+            Expr::col(backfill::Column::Fills).add(1),
+        )
+        .col_expr(
+            backfill::Column::SeatsFilled,
+            Expr::col(backfill::Column::SeatsFilled).add(i64::from(seats_taken)),
+        )
+        .col_expr(backfill::Column::OpenSeats, Expr::value(left))
+        .col_expr(backfill::Column::UpdatedAt, Expr::value(now));
+    if filled {
+        update = update
+            .col_expr(backfill::Column::Status, Expr::value(FILLED))
+            .col_expr(
+                backfill::Column::OpenMatchId,
+                Expr::value(Option::<String>::None),
+            );
+    }
+    update
+        .filter(backfill::Column::ProjectId.eq(project.as_str()))
+        .filter(backfill::Column::Id.eq(backfill_id.as_str()))
+        .exec(db)
+        .await?;
+    Ok(true)
+}

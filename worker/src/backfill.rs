@@ -1,0 +1,395 @@
+//! Backfill on the worker (SPEC 10): the open backfills a cycle serves,
+//! each fill claimed atomically under the lease (its searches, its seats at
+//! the revision it was computed from, its record in the outbox), and each
+//! recorded fill stored with its `match.backfilled` delivery, its players
+//! added to the stored match (marked `backfill: true`) and told `matched`.
+//!
+//! A fill's record leaves the outbox only once stored, like a match's; a
+//! record handed over twice stores nothing the second time (the fill row,
+//! the match's players and the delivery are each written once).
+
+use crate::error::WorkerError;
+use crate::modes::ModeConfig;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::{OpenBackfill, ProposedFill, ProposedMatch};
+use matchplane_store::entities::{backfill_fill, match_ticket, webhook_delivery};
+use matchplane_store::pool::{Claim, FillClaim, FillOutcome, ModeKey, PoolStore};
+use matchplane_store::repos::deliveries::{self, PENDING};
+use matchplane_store::repos::{backfills, match_tickets, matches, StoreError};
+use matchplane_store::tickets::{publish, StatusMessage};
+use matchplane_webhook::{Event, FillIdentity, MatchBackfilled, MatchMade};
+use sea_orm::{ActiveModelTrait, DatabaseConnection, IntoActiveModel, Set, TransactionTrait};
+
+/// `webhook_deliveries.event_type` of a fill.
+pub const MATCH_BACKFILLED: &str = "match.backfilled";
+
+/// The delivery id of a fill's webhook (`dlv_bff_…`): derived from the
+/// fill id, so a record handed over twice queues one delivery, and the
+/// fill id (its `webhook-id`) is the id without `dlv_`.
+pub fn delivery_id(fill_id: &str) -> String {
+    format!("dlv_{fill_id}")
+}
+
+/// The mode's open backfills for this cycle: those past their expiry are
+/// ended (`expired` in the database, dropped from the pool store) and left
+/// out. A mode without backfill on serves none.
+///
+/// # Errors
+/// A pool store failure (a database failure only logs: the expiry is
+/// written again next time).
+pub async fn open_backfills(
+    pool: &dyn PoolStore,
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    now: DateTime<Utc>,
+    now_secs: f64,
+) -> Result<Vec<OpenBackfill>, WorkerError> {
+    if config.config.backfill_enabled().is_none() {
+        return Ok(Vec::new());
+    }
+    let all = pool.open_backfills(mode).await?;
+    let mut open = Vec::with_capacity(all.len());
+    for b in all {
+        if now_secs < b.expires_at {
+            open.push(b);
+            continue;
+        }
+        let ended = backfills::end(
+            db,
+            &mode.project_id,
+            &b.backfill_id,
+            backfills::EXPIRED,
+            now,
+        );
+        match ended.await {
+            Ok(()) => pool.forget_backfill(mode, &b.backfill_id).await?,
+            Err(err) => {
+                tracing::warn!(backfill_id = %b.backfill_id, error = %err, "expiring a backfill failed");
+            }
+        }
+    }
+    crate::metrics::backfills_open(mode, open.len());
+    Ok(open)
+}
+
+/// The id of the backfill `backfill.auto` opens for `proposed` (a match
+/// with open seats), if the mode has it.
+pub fn auto_id(config: &ModeConfig, proposed: &ProposedMatch) -> Option<String> {
+    let auto = config.config.backfill_enabled().is_some_and(|b| b.auto);
+    (auto && proposed.seats_open.iter().any(|s| *s > 0))
+        .then(|| format!("bf_{}", ulid::Ulid::new()))
+}
+
+/// Opens the automatic backfill of a claimed match in the pool store (its
+/// record names the id; the recorder writes the request's row with the
+/// match). Does nothing for a match without one.
+///
+/// # Errors
+/// A pool store failure, or a record that cannot be read.
+pub async fn open_auto(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    now: DateTime<Utc>,
+    proposed: &ProposedMatch,
+    claim: &Claim,
+) -> Result<(), WorkerError> {
+    let Ok(Event::MatchMade(body)) = serde_json::from_str::<Event>(&claim.record_json) else {
+        return Ok(());
+    };
+    let (Some(id), Some(block)) = (body.backfill_id, config.config.backfill_enabled()) else {
+        return Ok(());
+    };
+    let now_secs = now.timestamp_micros() as f64 / 1e6;
+    let mmrs: Vec<f64> = proposed
+        .teams
+        .iter()
+        .flat_map(|t| t.players.iter().filter_map(|p| p.mmr))
+        .collect();
+    let live = OpenBackfill {
+        backfill_id: id.as_str().into(),
+        match_id: claim.match_id.as_str().into(),
+        revision: 1,
+        open_seats: proposed.seats_open.clone(),
+        opened_at: now_secs,
+        expires_at: now_secs + f64::from(block.ttl_seconds),
+        mean_mmr: (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64),
+        pings: proposed
+            .teams
+            .iter()
+            .flat_map(|t| t.players.iter().filter_map(|p| p.ping_ms))
+            .collect(),
+        region: proposed.region.clone(),
+    };
+    pool.open_backfill(mode, &live).await?;
+    Ok(())
+}
+
+/// The request row of an automatic backfill of the stored match `body`,
+/// written when the match is recorded (once: a second time finds it).
+///
+/// # Errors
+/// A pool store or database failure.
+pub(crate) async fn record_auto(
+    pool: &dyn PoolStore,
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    body: &MatchMade,
+    now: DateTime<Utc>,
+) -> Result<(), WorkerError> {
+    let Some(id) = &body.backfill_id else {
+        return Ok(());
+    };
+    let Some(live) = pool.backfill(mode, id).await? else {
+        return Ok(());
+    };
+    let expires_at =
+        DateTime::from_timestamp_micros((live.backfill.expires_at * 1e6) as i64).unwrap_or(now);
+    let roster: Vec<serde_json::Value> = body
+        .teams
+        .iter()
+        .map(|t| {
+            serde_json::json!({"index": t.index, "players": t.players.iter()
+                .map(|p| serde_json::json!({"playerId": p.player_id, "mmr": p.mmr}))
+                .collect::<Vec<_>>()})
+        })
+        .collect();
+    let row = matchplane_store::entities::backfill::Model {
+        id: id.clone(),
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        match_id: body.match_id.clone(),
+        open_match_id: Some(body.match_id.clone()),
+        status: backfills::OPEN.to_owned(),
+        roster: serde_json::json!({ "teams": roster }),
+        open_seats: serde_json::json!(live.backfill.open_seats),
+        fills: 0,
+        seats_filled: 0,
+        revision: i64::try_from(live.backfill.revision).unwrap_or(i64::MAX),
+        created_at: body.created_at,
+        updated_at: now,
+        expires_at,
+    };
+    match backfills::open(db, row, now).await {
+        Ok(()) | Err(backfills::OpenError::AlreadyOpen(_)) => Ok(()),
+        Err(backfills::OpenError::Store(err)) => Err(err.into()),
+    }
+}
+
+/// What claiming a cycle's fills came to.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct FillsClaimed {
+    /// Fills claimed.
+    pub fills: usize,
+    /// Seats they took (players).
+    pub seats: usize,
+    /// Fills refused (the backfill changed, or a search went).
+    pub refused: usize,
+    /// The lease was lost.
+    pub lease_lost: bool,
+}
+
+/// Claims each fill under `token`, one after the other (a backfill gets at
+/// most one fill per cycle, so they never compete with one another).
+///
+/// # Errors
+/// A pool store failure (fills claimed before it stay claimed).
+pub async fn claim_fills(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    token: u64,
+    now: DateTime<Utc>,
+    fills: &[ProposedFill],
+) -> Result<FillsClaimed, WorkerError> {
+    let now_secs = now.timestamp_micros() as f64 / 1e6;
+    let mut done = FillsClaimed::default();
+    for proposed in fills {
+        let fill_id = format!("bff_{}", ulid::Ulid::new());
+        let body = MatchBackfilled::new(
+            FillIdentity {
+                fill_id,
+                project_id: mode.project_id.clone(),
+                game_mode: mode.mode.clone(),
+                game_mode_version: config.version,
+                created_at: now,
+            },
+            proposed,
+        );
+        let record_json = serde_json::to_string(&Event::Backfilled(body))
+            .map_err(|e| WorkerError::Corrupt(format!("fill body: {e}")))?;
+        let claim = FillClaim {
+            backfill_id: proposed.backfill_id.to_string(),
+            revision: proposed.revision,
+            seats_taken: proposed.seats_taken(),
+            claim: Claim {
+                match_id: proposed.match_id.to_string(),
+                ticket_ids: proposed
+                    .ticket_ids()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+                player_ids: proposed
+                    .teams
+                    .iter()
+                    .flat_map(|t| t.players.iter().map(|p| p.player_id.to_string()))
+                    .collect(),
+                record_json,
+            },
+        };
+        match pool.claim_fill(mode, token, &claim, now_secs).await? {
+            FillOutcome::Claimed { .. } => {
+                done.fills += 1;
+                done.seats += claim.claim.ticket_ids.len();
+                crate::metrics::backfilled(mode, claim.claim.ticket_ids.len());
+            }
+            FillOutcome::Stale | FillOutcome::Conflict { .. } => done.refused += 1,
+            FillOutcome::LeaseLost => {
+                done.lease_lost = true;
+                return Ok(done);
+            }
+        }
+    }
+    Ok(done)
+}
+
+/// What one fill record becomes.
+pub(crate) struct PreparedFill {
+    body: MatchBackfilled,
+    record_json: String,
+}
+
+impl PreparedFill {
+    pub(crate) fn new(body: MatchBackfilled, record_json: String) -> Self {
+        Self { body, record_json }
+    }
+
+    /// (ticket id, match id) of each new player.
+    pub(crate) fn seats(&self) -> Vec<(String, String)> {
+        self.body
+            .players()
+            .map(|(_, p)| (p.ticket_id.clone(), self.body.match_id.clone()))
+            .collect()
+    }
+}
+
+/// Stores `fills` (each in its own transaction, with its tickets' rows
+/// from `seated`), then tells each new player `matched` with its view of
+/// the match. Idempotent per fill.
+///
+/// # Errors
+/// A database failure: the records stay in the outbox.
+pub(crate) async fn store_fills(
+    pool: &dyn PoolStore,
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    fills: Vec<PreparedFill>,
+    seated: &[match_ticket::Model],
+    webhook: bool,
+    now: DateTime<Utc>,
+) -> Result<(), WorkerError> {
+    for fill in fills {
+        let body = &fill.body;
+        let txn = db.begin().await.map_err(StoreError::from)?;
+        let row = matches::get(&txn, &mode.project_id, &body.match_id).await?;
+        let mut teams: Vec<matchplane_webhook::payload::Team> =
+            serde_json::from_value(row.teams.clone())
+                .map_err(|e| WorkerError::Corrupt(format!("match teams: {e}")))?;
+        for (index, player) in body.players() {
+            let Some(team) = teams.iter_mut().find(|t| t.index == index) else {
+                continue;
+            };
+            if !team.players.iter().any(|p| p.ticket_id == player.ticket_id) {
+                // The stored teams never hold `data` (it is kept as text in
+                // `match_tickets.data`, which the views read).
+                let mut seat = player.clone();
+                seat.data = None;
+                team.players.push(seat);
+            }
+        }
+        let mut active = row.clone().into_active_model();
+        active.teams =
+            Set(serde_json::to_value(&teams).map_err(|e| WorkerError::Corrupt(e.to_string()))?);
+        active.update(&txn).await.map_err(StoreError::from)?;
+        let mine: Vec<match_ticket::Model> = seated
+            .iter()
+            .filter(|s| body.players().any(|(_, p)| p.ticket_id == s.ticket_id))
+            .cloned()
+            .collect();
+        match_tickets::insert_if_absent(&txn, mine).await?;
+        let taken = u32::try_from(body.players().count()).unwrap_or(u32::MAX);
+        let filled = body.open_seats_left.iter().all(|s| *s == 0);
+        backfills::record_fill(
+            &txn,
+            backfill_fill::Model {
+                id: body.fill_id.clone(),
+                backfill_id: body.backfill_id.clone(),
+                project_id: mode.project_id.clone(),
+                match_id: body.match_id.clone(),
+                teams: serde_json::to_value(&body.teams)
+                    .map_err(|e| WorkerError::Corrupt(e.to_string()))?,
+                open_seats_left: serde_json::json!(body.open_seats_left),
+                created_at: body.created_at,
+            },
+            taken,
+            filled,
+            now,
+        )
+        .await?;
+        if webhook {
+            deliveries::queue_if_absent(
+                &txn,
+                vec![webhook_delivery::Model {
+                    id: delivery_id(&body.fill_id),
+                    project_id: mode.project_id.clone(),
+                    game_mode: mode.mode.clone(),
+                    match_id: Some(body.match_id.clone()),
+                    event_type: MATCH_BACKFILLED.to_owned(),
+                    payload: fill.record_json.clone(),
+                    status: PENDING.to_owned(),
+                    attempt_count: 0,
+                    next_attempt_at: Some(now),
+                    locked_until: None,
+                    lock_token: None,
+                    attempts_before_run: 0,
+                    created_at: now,
+                    updated_at: now,
+                }],
+            )
+            .await?;
+        }
+        txn.commit().await.map_err(StoreError::from)?;
+        let made = MatchMade {
+            match_id: row.id.clone(),
+            project_id: row.project_id.clone(),
+            game_mode: row.game_mode.clone(),
+            game_mode_version: row.game_mode_version,
+            created_at: row.created_at,
+            teams,
+            quality: serde_json::from_value(row.quality.clone())
+                .map_err(|e| WorkerError::Corrupt(e.to_string()))?,
+            match_shape: Vec::new(),
+            seats_open: Vec::new(),
+            region: row.region.clone(),
+            backfill_id: None,
+        };
+        for (_, player) in body.players() {
+            if let Some(view) = matchplane_webhook::player_match(&made, &player.ticket_id) {
+                publish(
+                    pool,
+                    &player.ticket_id,
+                    &StatusMessage::Matched { match_: view },
+                )
+                .await;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The message of a stored fill delivery: `webhook-id` is the fill id.
+pub fn webhook_id(row: &webhook_delivery::Model) -> Option<String> {
+    (row.event_type == MATCH_BACKFILLED)
+        .then(|| row.id.strip_prefix("dlv_").unwrap_or(&row.id).to_owned())
+}

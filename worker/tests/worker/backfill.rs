@@ -1,0 +1,231 @@
+//! Backfill end to end on PostgreSQL and Redis: an open backfill is served
+//! before new matches; a party of two never takes one open seat; the newer
+//! roster (a replaced backfill) is the one used; the fill is claimed, stored
+//! once, delivered as a signed `match.backfilled` whose `webhook-id` is the
+//! fill id, and its player reads `matched` with the match, its team and
+//! `backfill: true`; the last seat taken, the backfill is `filled`.
+
+use crate::env::{mode_config, verified_body, Env};
+use crate::receiver::{Receiver, Reply};
+use chrono::Utc;
+use matchplane_matchmaker::{OpenBackfill, Party, Search};
+use matchplane_store::entities::backfill;
+use matchplane_store::pool::{BackfillStatus, Ended, SearchState};
+use matchplane_store::repos::{backfills, game_modes, matches};
+use matchplane_worker::tick::TickOutcome;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn now_secs() -> f64 {
+    Utc::now().timestamp_micros() as f64 / 1e6
+}
+
+async fn open(env: &Env, match_id: &str, seats: &[u32]) -> OpenBackfill {
+    let now = Utc::now();
+    let id = format!("bf_{}", ulid::Ulid::new());
+    backfills::open(
+        &env.db,
+        backfill::Model {
+            id: id.clone(),
+            project_id: env.project_id.clone(),
+            game_mode: "duel".into(),
+            match_id: match_id.to_owned(),
+            open_match_id: Some(match_id.to_owned()),
+            status: backfills::OPEN.into(),
+            roster: json!({"teams": []}),
+            open_seats: json!(seats),
+            fills: 0,
+            seats_filled: 0,
+            revision: 1,
+            created_at: now,
+            updated_at: now,
+            expires_at: now + chrono::Duration::seconds(120),
+        },
+        now,
+    )
+    .await
+    .unwrap();
+    let live = OpenBackfill {
+        backfill_id: id.as_str().into(),
+        match_id: match_id.into(),
+        revision: 1,
+        open_seats: seats.to_vec(),
+        opened_at: now_secs(),
+        expires_at: now_secs() + 120.0,
+        mean_mmr: Some(1500.0),
+        pings: Vec::new(),
+        region: None,
+    };
+    env.pool.open_backfill(&env.mode, &live).await.unwrap();
+    live
+}
+
+fn duo(env_party: &str, mmr: f64, queued_at: f64) -> Vec<Search> {
+    let members: Vec<String> = (0..2).map(|i| format!("{env_party}-{i}")).collect();
+    members
+        .iter()
+        .map(|m| Search {
+            ticket_id: format!("tkt_{}", ulid::Ulid::new()).into(),
+            player_id: m.as_str().into(),
+            party: Some(Party {
+                id: env_party.into(),
+                members: members.clone(),
+            }),
+            mmr: Some(mmr),
+            ping_ms: None,
+            latencies: None,
+            queued_at,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_fill_is_claimed_stored_and_delivered_with_the_newer_roster() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    let mut config = mode_config("duel", Some(&receiver.url()), 1.0);
+    config["matchShape"] = json!([2, 2]);
+    config["parties"] = json!({"allowParties": true, "maxSize": 2, "keepTogether": true});
+    config["backfill"] = json!({"enabled": true, "ttlSeconds": 120});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+
+    // A running match.
+    for (p, mmr) in [("a", 1500.0), ("b", 1510.0), ("c", 1490.0), ("d", 1505.0)] {
+        env.add(p, mmr).await;
+    }
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    assert_eq!(env.drain("w1").await, 1);
+    env.deliveries(1.0).tick(Utc::now(), 10).await.unwrap();
+    let match_id = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap()[0]
+        .id
+        .clone();
+
+    // A player of team 1 left; then the roster changed again: team 0's.
+    let first = open(&env, &match_id, &[0, 1]).await;
+    let newer = OpenBackfill {
+        open_seats: vec![1, 0],
+        ..first.clone()
+    };
+    env.pool.replace_backfill(&env.mode, &newer).await.unwrap();
+
+    // A duo waited longest, but one seat cannot take two; the solo fits.
+    for s in duo("pair", 1500.0, now_secs() - 20.0) {
+        env.add_search(&s).await;
+    }
+    let solo = env.add("e", 1502.0).await;
+    let (outcome, report) = env.tick(token).await;
+    assert_eq!(outcome, TickOutcome::Matched(1), "{report:?}");
+    assert_eq!((report.fills, report.seats_filled), (1, 1));
+    assert_eq!(
+        env.pool.snapshot(&env.mode).await.unwrap().len(),
+        2,
+        "the duo waits"
+    );
+    match env.pool.search_state(&env.mode, &solo).await.unwrap() {
+        Some(SearchState::Ended(ended)) => {
+            assert_eq!(
+                ended.how,
+                Ended::Matched {
+                    match_id: match_id.clone()
+                }
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let live = env
+        .pool
+        .backfill(&env.mode, &first.backfill_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(live.status, BackfillStatus::Filled);
+    assert_eq!(live.backfill.open_seats, vec![0, 0]);
+
+    // Stored once, even when the record is handed over twice.
+    assert_eq!(env.drain("w1").await, 1);
+    assert_eq!(env.drain("w1").await, 0);
+    let row = backfills::get(&env.db, &env.project_id, &first.backfill_id)
+        .await
+        .unwrap();
+    assert_eq!(row.status, backfills::FILLED);
+    assert_eq!((row.fills, row.seats_filled), (1, 1));
+    let fills = backfills::fills(&env.db, &env.project_id, &first.backfill_id)
+        .await
+        .unwrap();
+    assert_eq!(fills.len(), 1);
+    let stored = matches::get(&env.db, &env.project_id, &match_id)
+        .await
+        .unwrap();
+    let team0: Vec<Value> = stored.teams[0]["players"].as_array().unwrap().clone();
+    let newcomer = team0.iter().find(|p| p["ticketId"] == json!(solo)).unwrap();
+    assert_eq!(
+        newcomer["backfill"],
+        json!(true),
+        "on team 0: the newer roster's seat"
+    );
+
+    // The signed match.backfilled, its webhook-id the fill id.
+    let attempted = env.deliveries(1.0).tick(Utc::now(), 10).await.unwrap();
+    assert_eq!(attempted.len(), 1);
+    let received = receiver.received();
+    let request = received.last().unwrap();
+    assert_eq!(request.header("webhook-id"), fills[0].id);
+    assert!(fills[0].id.starts_with("bff_"));
+    let body = verified_body(&env, request);
+    assert_eq!(body["type"], "match.backfilled");
+    assert_eq!(body["matchId"], json!(match_id));
+    assert_eq!(body["backfillId"], json!(first.backfill_id.as_str()));
+    assert_eq!(body["openSeatsLeft"], json!([0, 0]));
+    assert_eq!(body["teams"][0]["index"], 0);
+    assert_eq!(body["teams"][0]["players"][0]["ticketId"], json!(solo));
+
+    // Filled: the next cycle takes nobody into it.
+    let (outcome, report) = env.tick(token).await;
+    assert_eq!(report.fills, 0, "{outcome:?}");
+}
+
+#[tokio::test]
+async fn auto_opens_a_backfill_for_a_relaxed_match_named_in_its_webhook() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    let mut config = mode_config("duel", Some(&receiver.url()), 1.0);
+    config["matchShape"] = json!([2, 2]);
+    config["relaxations"] = json!([{"afterSeconds": 20, "matchShape": [1, 1]}]);
+    config["backfill"] = json!({"enabled": true, "auto": true, "ttlSeconds": 120});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    env.add_waited("a", 1500.0, 30.0).await;
+    env.add("b", 1510.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    assert_eq!(env.drain("w1").await, 1);
+    env.deliveries(1.0).tick(Utc::now(), 10).await.unwrap();
+    let received = receiver.received();
+    let body = verified_body(&env, received.last().unwrap());
+    assert_eq!(body["type"], "match.made");
+    assert_eq!(body["seatsOpen"], json!([1, 1]));
+    let backfill_id = body["backfillId"].as_str().unwrap().to_owned();
+    let row = backfills::get(&env.db, &env.project_id, &backfill_id)
+        .await
+        .unwrap();
+    assert_eq!(row.status, backfills::OPEN);
+    assert_eq!(row.match_id, body["matchId"].as_str().unwrap());
+
+    // Its seats are filled like any request's.
+    env.add("c", 1505.0).await;
+    let (_, report) = env.tick(token).await;
+    assert_eq!((report.fills, report.seats_filled), (1, 1));
+    let live = env
+        .pool
+        .backfill(&env.mode, &backfill_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(live.backfill.seats_left(), 1);
+}
