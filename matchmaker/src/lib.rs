@@ -12,7 +12,7 @@
 //! - SPEC 5.3 tolerance: [`tolerance`]
 //! - SPEC 5.2-5.5 grouping: [`grouping`]
 //! - SPEC 5.6 teams: [`teams`]
-//! - SPEC 5.9 why not matched: [`reasons`]
+//! - SPEC 5.9 why not matched: [`reasons`], with unblock hints in [`hints`]
 //! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
 //! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
@@ -44,6 +44,7 @@ pub mod candidate;
 pub mod cycle;
 pub mod flexible;
 pub mod grouping;
+pub mod hints;
 pub mod queue_status;
 pub mod ratings;
 pub mod reasons;
