@@ -74,6 +74,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::webhook_test::test))
         .routes(routes!(crate::routes::deliveries::of_mode))
         .routes(routes!(crate::routes::mode_stats::stats))
+        .routes(routes!(crate::routes::preview::preview))
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
         .routes(routes!(crate::routes::deliveries::list))

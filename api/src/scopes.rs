@@ -124,6 +124,8 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
         "PUT",
         "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}",
     ),
+    // A read sent as a POST (its body is the config to try).
+    ("POST", "/v1/projects/{projectId}/game-modes/{name}/preview"),
 ];
 
 /// Project routes only the operator may call: no key passes them, whatever

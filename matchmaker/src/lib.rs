@@ -16,7 +16,8 @@
 //! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
 //! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
-//! - SPEC 8 simulation: [`simulate`]
+//! - SPEC 8 simulation: [`simulate`]; a proposed config previewed on a
+//!   live pool: [`preview`]
 
 pub mod codes;
 pub mod config;
@@ -45,6 +46,7 @@ pub mod cycle;
 pub mod flexible;
 pub mod grouping;
 pub mod hints;
+pub mod preview;
 pub mod queue_status;
 pub mod ratings;
 pub mod reasons;

@@ -44,7 +44,6 @@ fn never_is_null_for_a_capped_range_and_a_flat_ping_range() {
     let a = reason_json(&cycle(&ping, &pool, 100.0), "a");
     assert_eq!(a["nearestDistance"], json!(70.0));
     assert!(a["unblocksInSeconds"].is_null(), "{a}");
-
 }
 
 #[test]

@@ -8,6 +8,7 @@ pub mod game_modes;
 pub mod matches;
 pub mod message_schema;
 pub mod mode_stats;
+pub mod preview;
 pub mod projects;
 pub mod ratings;
 pub mod regions_schema;
