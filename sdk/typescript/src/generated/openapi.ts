@@ -186,6 +186,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/game-modes/{name}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Previews a proposed config on the mode's live pool (read-only). */
+        post: operations["previewGameMode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}": {
         parameters: {
             query?: never;
@@ -809,6 +826,48 @@ export interface components {
             /** @description The game client's credential for searching with this ticket. */
             token: string;
         };
+        /** @description What one cycle of a config would do to the pool now. */
+        CycleSummarySchema: {
+            /**
+             * Format: int64
+             * @description Matches completed with bots.
+             */
+            botMatches: number;
+            /** @description Searches its re-check would fail. */
+            failed: components["schemas"]["FailedSummarySchema"];
+            /**
+             * Format: double
+             * @description Players matched over searches in the pool.
+             */
+            matchedShare: number;
+            /**
+             * Format: int64
+             * @description Matches it would make.
+             */
+            matches: number;
+            /**
+             * @description Max minus min player MMR per match: `p50`, `p90`, `max` (MMR
+             *     points; `null` without matches).
+             */
+            mmrSpread: components["schemas"]["SpreadSchema"];
+            /**
+             * Format: int64
+             * @description Players in them.
+             */
+            playersMatched: number;
+            /**
+             * Format: int64
+             * @description Matches on a smaller shape than the base one.
+             */
+            relaxedMatches: number;
+            /** @description Max minus min team mean MMR per match (as `mmrSpread`). */
+            teamImbalance: components["schemas"]["SpreadSchema"];
+            /**
+             * Format: int64
+             * @description Searches left waiting.
+             */
+            waiting: number;
+        };
         /**
          * @description One delivery with its attempts.
          * @example {
@@ -869,6 +928,33 @@ export interface components {
         EndedSearches: {
             /** @description Ticket ids whose search was cancelled. */
             cancelled: string[];
+        };
+        /** @description One search a re-check would fail. */
+        FailedRefSchema: {
+            /** @description The code it would fail with. */
+            code: string;
+            /** @description Its player. */
+            playerId: string;
+            /** @description Its ticket. */
+            ticketId: string;
+        };
+        /** @description The searches a config's re-check would fail. */
+        FailedSummarySchema: {
+            /**
+             * @description How many per code (`PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
+             *     `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `LATENCIES_REQUIRED`,
+             *     `GAME_MODE_DISABLED`, …).
+             */
+            byCode: {
+                [key: string]: number;
+            };
+            /**
+             * Format: int64
+             * @description How many.
+             */
+            count: number;
+            /** @description The first 100 by ticket id. */
+            searches: components["schemas"]["FailedRefSchema"][];
         };
         /** @description A flexible `matchShape` (free-for-all, battle royale, arena). */
         FlexibleShape: {
@@ -1480,6 +1566,91 @@ export interface components {
             matchId: string;
         };
         /**
+         * @description A preview as answered (see the module documentation).
+         * @example {
+         *       "at": 1764583200,
+         *       "current": {
+         *         "botMatches": 0,
+         *         "failed": {
+         *           "byCode": {},
+         *           "count": 0,
+         *           "searches": []
+         *         },
+         *         "matchedShare": 1,
+         *         "matches": 10,
+         *         "mmrSpread": {
+         *           "max": 100,
+         *           "p50": 100,
+         *           "p90": 100
+         *         },
+         *         "playersMatched": 20,
+         *         "relaxedMatches": 0,
+         *         "teamImbalance": {
+         *           "max": 100,
+         *           "p50": 100,
+         *           "p90": 100
+         *         },
+         *         "waiting": 0
+         *       },
+         *       "poolSize": 20,
+         *       "proposed": {
+         *         "botMatches": 0,
+         *         "failed": {
+         *           "byCode": {},
+         *           "count": 0,
+         *           "searches": []
+         *         },
+         *         "matchedShare": 0,
+         *         "matches": 0,
+         *         "mmrSpread": {
+         *           "max": null,
+         *           "p50": null,
+         *           "p90": null
+         *         },
+         *         "playersMatched": 0,
+         *         "relaxedMatches": 0,
+         *         "teamImbalance": {
+         *           "max": null,
+         *           "p50": null,
+         *           "p90": null
+         *         },
+         *         "waiting": 20
+         *       },
+         *       "truncated": false,
+         *       "waitingReasons": {
+         *         "NO_CANDIDATES_IN_RANGE": {
+         *           "current": 0,
+         *           "proposed": 20
+         *         }
+         *       }
+         *     }
+         */
+        PreviewView: {
+            /**
+             * Format: double
+             * @description The time both cycles ran at (Unix seconds).
+             */
+            at: number;
+            /** @description The current config's cycle. */
+            current: components["schemas"]["CycleSummarySchema"];
+            /** @description Searches both cycles ran over. */
+            poolSize: number;
+            /** @description The proposed config's cycle. */
+            proposed: components["schemas"]["CycleSummarySchema"];
+            /**
+             * @description Whether the pool held more than the preview's bound (200 000) and
+             *     only the longest-waiting searches were taken.
+             */
+            truncated: boolean;
+            /**
+             * @description Per waiting-reason code, the searches left waiting with it under
+             *     each config.
+             */
+            waitingReasons: {
+                [key: string]: components["schemas"]["ReasonCountsSchema"];
+            };
+        };
+        /**
          * @description An RFC 9457 problem body with matchplane's `code` and `errors`.
          * @example {
          *       "code": "PARTY_TOO_LARGE",
@@ -1649,6 +1820,19 @@ export interface components {
              * @description Glicko-2 system constant τ, in (0, 10]; default 0.5.
              */
             tau?: number;
+        };
+        /** @description Waiting searches with one reason under each config. */
+        ReasonCountsSchema: {
+            /**
+             * Format: int64
+             * @description Under the current config.
+             */
+            current: number;
+            /**
+             * Format: int64
+             * @description Under the proposed config.
+             */
+            proposed: number;
         };
         /**
          * @description Region rule: tickets carry `attributes.latencies`, and a match is
@@ -1847,6 +2031,24 @@ export interface components {
             status: string;
             /** @description `tkt_…`: the id to poll. */
             ticketId: string;
+        };
+        /** @description Percentiles of a per-match figure. */
+        SpreadSchema: {
+            /**
+             * Format: double
+             * @description Largest.
+             */
+            max?: number | null;
+            /**
+             * Format: double
+             * @description Median.
+             */
+            p50?: number | null;
+            /**
+             * Format: double
+             * @description 90th percentile.
+             */
+            p90?: number | null;
         };
         /**
          * @description Body of `POST /v1/searches`; unknown fields are refused.
@@ -3357,6 +3559,106 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    previewGameMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GameMode"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewView"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project or game mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Every failed rule in `errors`, as a PUT would answer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: more than 2 previews a second for the project */
             429: {
                 headers: {
                     [name: string]: unknown;
