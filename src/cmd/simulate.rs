@@ -4,7 +4,8 @@
 
 use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{
-    lichess_arrivals, parse_arrivals_csv, render_table, Report, Scenario, ScenarioError, Spread,
+    compare, lichess_arrivals, parse_arrivals_csv, parse_mode, render_compare_table, render_table,
+    Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -45,6 +46,11 @@ pub struct SimulateArgs {
     /// With --lichess: arrivals per second of virtual time.
     #[arg(long, default_value_t = 20.0, env = "MATCHPLANE_REPLAY_RATE")]
     pub rate: f64,
+    /// A second game mode body (JSON file) to run on the same arrivals and
+    /// seed: prints `{"a": report, "b": report, "diff": {...}}` (or one
+    /// side-by-side table). Overrides the scenario's `compare`.
+    #[arg(long, env = "MATCHPLANE_SIMULATE_COMPARE")]
+    pub compare: Option<PathBuf>,
     /// With --format table: how many matches to list.
     #[arg(long, default_value_t = 20, env = "MATCHPLANE_TABLE_MATCHES")]
     pub table_matches: usize,
@@ -120,6 +126,32 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
             .add_events(replay.events, "games")
             .map_err(Failure::Invalid)?;
         replay_gaps = Some(replay.real_gaps);
+    }
+    if let Some(path) = &args.compare {
+        let text = read(path)?;
+        let body: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            Failure::Invalid(ScenarioError(vec![FieldError::new(
+                "compare",
+                Code::ValidationError,
+                format!("{} is not JSON: {e}", path.display()),
+            )]))
+        })?;
+        let mut errors = Vec::new();
+        let other =
+            parse_mode(body, &scenario.tier, "compare", &mut errors).map_err(Failure::Invalid)?;
+        if !errors.is_empty() {
+            return Err(Failure::Invalid(ScenarioError(errors)));
+        }
+        scenario.compare = Some(other);
+    }
+    if let Some(other) = scenario.compare.clone() {
+        let comparison = compare(&scenario, &other);
+        return match args.format {
+            Format::Json => {
+                serde_json::to_string_pretty(&comparison).map_err(|e| Failure::Io(e.to_string()))
+            }
+            Format::Table => Ok(render_compare_table(&comparison)),
+        };
     }
     let report = matchplane_matchmaker::simulate::run(&scenario);
     let replay = replay_gaps.map(|gaps| ReplayComparison {

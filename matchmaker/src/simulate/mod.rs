@@ -4,6 +4,7 @@
 //! in; [`run`] returns a [`Report`] whose JSON is byte-for-byte the same for
 //! the same scenario and seed.
 
+mod compare;
 mod engine;
 mod replay;
 mod report;
@@ -11,9 +12,10 @@ mod scenario;
 mod stats;
 mod table;
 
+pub use compare::{compare, figures, higher_is_better, render_compare_table, Comparison, FIGURES};
 pub use engine::run;
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
-pub use scenario::{parse_arrivals_csv, Event, Scenario, ScenarioError};
+pub use scenario::{parse_arrivals_csv, parse_mode, Event, Scenario, ScenarioError};
 pub use stats::{Percentiles, Spread};
 pub use table::render_table;
