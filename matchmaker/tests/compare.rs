@@ -62,3 +62,26 @@ fn an_invalid_compare_is_refused_like_the_game_mode() {
         "{err}"
     );
 }
+
+#[test]
+fn the_guard_refuses_a_figure_worsened_past_the_tolerance() {
+    use matchplane_matchmaker::simulate::{check_guard, parse_guard};
+    let s = Scenario::parse(&scenario(Some(tight())).to_string()).unwrap();
+    let c = compare(&s, s.compare.as_ref().unwrap());
+    let guard = parse_guard("waitP90,mmrSpreadP90", "guard").unwrap();
+    let v = check_guard(&c, &guard, 0.1);
+    assert!(!v.passed, "{v:?}");
+    assert_eq!(v.code, Some("CONFIG_REGRESSION"));
+    assert!(v.figures[0].regressed, "the wait worsened");
+    assert!(!v.figures[1].regressed, "the spread improved");
+    assert!(v.figures[1].worsened_by.unwrap() < 0.0);
+    // The same config against itself passes, and a wide tolerance too.
+    let same = compare(&s, &s.game_mode);
+    assert!(check_guard(&same, &guard, 0.0).passed);
+    let worsened = v.figures[0].worsened_by.unwrap();
+    assert!(check_guard(&c, &guard, worsened + 0.01).passed);
+    // Unknown figures are named.
+    let err = parse_guard("waitP90,speed", "guard").unwrap_err();
+    assert!(err.message.contains("speed"), "{err:?}");
+    assert!(parse_guard("", "guard").is_err());
+}

@@ -4,8 +4,8 @@
 
 use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{
-    compare, lichess_arrivals, parse_arrivals_csv, parse_mode, render_compare_table, render_table,
-    Report, Scenario, ScenarioError, Spread,
+    check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard, parse_mode,
+    render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -51,6 +51,18 @@ pub struct SimulateArgs {
     /// side-by-side table). Overrides the scenario's `compare`.
     #[arg(long, env = "MATCHPLANE_SIMULATE_COMPARE")]
     pub compare: Option<PathBuf>,
+    /// With a comparison: figures the second mode must not worsen by more
+    /// than --guard-tolerance, e.g. `waitP90,mmrSpreadP50`; exit 3 when it
+    /// does (`CONFIG_REGRESSION`).
+    #[arg(long, env = "MATCHPLANE_SIMULATE_GUARD")]
+    pub guard: Option<String>,
+    /// With --guard: how much a guarded figure may worsen (0.1: 10 %).
+    #[arg(
+        long,
+        default_value_t = 0.1,
+        env = "MATCHPLANE_SIMULATE_GUARD_TOLERANCE"
+    )]
+    pub guard_tolerance: f64,
     /// With --format table: how many matches to list.
     #[arg(long, default_value_t = 20, env = "MATCHPLANE_TABLE_MATCHES")]
     pub table_matches: usize,
@@ -77,6 +89,8 @@ struct Output<'a> {
 enum Failure {
     Invalid(ScenarioError),
     Io(String),
+    /// The guard refused the compared mode: the output, exit 3.
+    Refused(String),
 }
 
 /// Runs the subcommand and returns the process exit code.
@@ -91,6 +105,10 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
         Err(Failure::Io(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(1)
+        }
+        Err(Failure::Refused(text)) => {
+            let _ = super::print_stdout(&(text + "\n"));
+            ExitCode::from(3)
         }
     }
 }
@@ -144,13 +162,41 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
         }
         scenario.compare = Some(other);
     }
-    if let Some(other) = scenario.compare.clone() {
-        let comparison = compare(&scenario, &other);
-        return match args.format {
-            Format::Json => {
-                serde_json::to_string_pretty(&comparison).map_err(|e| Failure::Io(e.to_string()))
+    let guard = match &args.guard {
+        Some(list) => {
+            let invalid = |f: FieldError| Failure::Invalid(ScenarioError(vec![f]));
+            if scenario.compare.is_none() {
+                return Err(invalid(FieldError::new(
+                    "guard",
+                    Code::ValidationError,
+                    "--guard needs a second mode: --compare or the scenario's compare",
+                )));
             }
-            Format::Table => Ok(render_compare_table(&comparison)),
+            if !(0.0..=10.0).contains(&args.guard_tolerance) {
+                return Err(invalid(FieldError::new(
+                    "guardTolerance",
+                    Code::ValidationError,
+                    "the guard tolerance is a fraction from 0 to 10",
+                )));
+            }
+            Some(parse_guard(list, "guard").map_err(invalid)?)
+        }
+        None => None,
+    };
+    if let Some(other) = scenario.compare.clone() {
+        let mut comparison = compare(&scenario, &other);
+        comparison.guard = guard
+            .as_deref()
+            .map(|g| check_guard(&comparison, g, args.guard_tolerance));
+        let text = match args.format {
+            Format::Json => {
+                serde_json::to_string_pretty(&comparison).map_err(|e| Failure::Io(e.to_string()))?
+            }
+            Format::Table => render_compare_table(&comparison),
+        };
+        return match &comparison.guard {
+            Some(g) if !g.passed => Err(Failure::Refused(text)),
+            _ => Ok(text),
         };
     }
     let report = matchplane_matchmaker::simulate::run(&scenario);

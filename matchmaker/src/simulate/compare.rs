@@ -57,6 +57,9 @@ pub struct Comparison {
     pub b: Report,
     /// `{"<figure>": [a, b]}`.
     pub diff: BTreeMap<&'static str, [Option<f64>; 2]>,
+    /// The guard's verdict on `b`, when a guard was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guard: Option<super::guard::GuardVerdict>,
 }
 
 /// Runs `scenario` as it is and again with `other` as its game mode (same
@@ -78,7 +81,12 @@ pub fn compare(scenario: &Scenario, other: &GameModeConfig) -> Comparison {
             )
         })
         .collect();
-    Comparison { a, b, diff }
+    Comparison {
+        a,
+        b,
+        diff,
+        guard: None,
+    }
 }
 
 /// The figures of [`FIGURES`] of one `report` made under `config`.
@@ -151,6 +159,24 @@ pub fn render_compare_table(c: &Comparison) -> String {
             f(b),
             change
         ));
+    }
+    if let Some(guard) = &c.guard {
+        let verdict = if guard.passed {
+            "passed"
+        } else {
+            "refused: CONFIG_REGRESSION"
+        };
+        out.push_str(&format!(
+            "\nguard (tolerance {:.0}%): {verdict}\n",
+            guard.tolerance * 100.0
+        ));
+        for g in &guard.figures {
+            let by = g
+                .worsened_by
+                .map_or("-".to_string(), |w| format!("{:+.0}%", w * 100.0));
+            let mark = if g.regressed { "regressed" } else { "ok" };
+            out.push_str(&format!("  {:<16} worsened by {by:>7}  {mark}\n", g.figure));
+        }
     }
     out
 }

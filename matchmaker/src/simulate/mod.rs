@@ -6,6 +6,7 @@
 
 mod compare;
 mod engine;
+mod guard;
 mod replay;
 mod report;
 mod scenario;
@@ -14,6 +15,10 @@ mod table;
 
 pub use compare::{compare, figures, higher_is_better, render_compare_table, Comparison, FIGURES};
 pub use engine::run;
+pub use guard::{
+    check_guard, parse_guard, GuardVerdict, GuardedFigure, CONFIG_REGRESSION,
+    DEFAULT_GUARD_TOLERANCE,
+};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
 pub use scenario::{parse_arrivals_csv, parse_mode, Event, Scenario, ScenarioError};
