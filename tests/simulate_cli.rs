@@ -192,3 +192,91 @@ fn stranded_players_count_in_the_waits() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("still waiting 1"), "{text}");
 }
+
+#[test]
+fn compare_runs_a_second_mode_on_the_same_arrivals() {
+    let out = simulate(&[
+        "--scenario",
+        "examples/scenario.json",
+        "--compare",
+        "examples/scenario-compare.json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // `a` is the scenario's own report, byte for byte the same figures.
+    let alone = simulate(&["--scenario", "examples/scenario.json"]);
+    let alone: serde_json::Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert_eq!(json["a"]["stats"], alone["stats"]);
+    assert!(json["b"]["stats"].is_object());
+    assert_eq!(
+        json["diff"]["matches"][0].as_f64(),
+        alone["stats"]["matches"].as_f64()
+    );
+    let table = simulate(&[
+        "--scenario",
+        "examples/scenario.json",
+        "--compare",
+        "examples/scenario-compare.json",
+        "--format",
+        "table",
+    ]);
+    let text = String::from_utf8(table.stdout).unwrap();
+    assert!(text.starts_with("figure"), "{text}");
+    assert!(text.contains("waitP90"), "{text}");
+    // An invalid other mode exits 2 with codes, like the scenario's own.
+    let bad = simulate(&[
+        "--scenario",
+        "examples/scenario.json",
+        "--compare",
+        "Cargo.toml",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// The guard on the bundled real games (docs/tuning.md): a tolerance
+/// that never widens triples the p90 wait and is refused, exit 3.
+#[test]
+fn the_guard_refuses_a_tighter_tolerance_on_the_real_games() {
+    let args = [
+        "--scenario",
+        "examples/lichess-1v1.json",
+        "--lichess",
+        "data/lichess/lichess-games.csv",
+        "--games",
+        "2000",
+        "--rate",
+        "2",
+        "--compare",
+        "examples/lichess-1v1-tight.json",
+        "--guard",
+        "waitP90,mmrSpreadP50",
+    ];
+    let out = simulate(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let guard = &json["guard"];
+    assert_eq!(guard["code"], "CONFIG_REGRESSION");
+    let wait = &guard["figures"][0];
+    assert_eq!(wait["figure"], "waitP90");
+    assert!(wait["regressed"].as_bool().unwrap());
+    let (a, b) = (
+        wait["current"].as_f64().unwrap(),
+        wait["proposed"].as_f64().unwrap(),
+    );
+    assert!(b >= 3.0 * a, "p90 wait {a} -> {b}");
+    assert_eq!(
+        guard["figures"][1]["regressed"], false,
+        "the spread improves"
+    );
+    // Without the guard the same comparison exits 0.
+    assert!(simulate(&args[..10]).status.success());
+}

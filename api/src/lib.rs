@@ -78,6 +78,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::mode_stats_history::history))
         .routes(routes!(crate::routes::mode_pool::pool))
         .merge(simulate_routes())
+        .routes(routes!(crate::routes::preview::preview))
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
         .routes(routes!(crate::routes::backfills::open))

@@ -143,6 +143,8 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
     ),
     // Computes a report and changes nothing: a read.
     ("POST", "/v1/projects/{projectId}/simulate"),
+    // A read sent as a POST (its body is the config to try).
+    ("POST", "/v1/projects/{projectId}/game-modes/{name}/preview"),
 ];
 
 /// Project routes only the operator may call: no key passes them, whatever

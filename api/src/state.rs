@@ -67,6 +67,9 @@ pub struct SharedState {
     pub keys: Arc<KeyCache>,
     /// Per-project token buckets.
     pub limiter: Arc<ProjectLimiter>,
+    /// The config previews' own limits (per-project buckets, a
+    /// process-wide gate).
+    pub preview: Arc<crate::routes::preview::PreviewGate>,
     /// This router's metrics recorder (not a global one, so tests can run
     /// several routers in one process).
     pub recorder: Arc<PrometheusRecorder>,
@@ -105,6 +108,7 @@ impl AppState {
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::default()),
+            preview: Arc::default(),
             recorder: Arc::new(recorder),
             request_metrics: Arc::default(),
             metrics,

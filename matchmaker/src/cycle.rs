@@ -183,7 +183,8 @@ pub fn run_cycle(
         .map(|r| crate::regions::RegionTable::build(r, pool, candidates, &waits));
     let mut grouper = match &config.algorithm {
         Algorithm::Fifo {} => Grouper::fifo(candidates, keep_together),
-        _ => Grouper::closeness(candidates, &values, &ranges, keep_together),
+        _ => Grouper::closeness(candidates, &values, &ranges, keep_together)
+            .with_hints(&config.algorithm, &waits),
     }
     .with_regions(regions.as_ref());
 
@@ -218,7 +219,9 @@ pub fn run_cycle(
                         &mut outcome,
                         pool,
                         &candidates[c],
-                        WaitingReason::NoExactSeating,
+                        WaitingReason::NoExactSeating {
+                            completing_party_sizes: Vec::new(),
+                        },
                         status,
                     );
                 }

@@ -12,14 +12,15 @@
 //! - SPEC 5.3 tolerance: [`tolerance`]
 //! - SPEC 5.2-5.5 grouping: [`grouping`]
 //! - SPEC 5.6 teams: [`teams`]
-//! - SPEC 5.9 why not matched: [`reasons`]
+//! - SPEC 5.9 why not matched: [`reasons`], with unblock hints in [`hints`]
 //! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
 //! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
 //! - SPEC 10 backfill: [`backfill`] (config, roster, fit, the pass)
-//! - SPEC 8 simulation: [`simulate`]
 //! - SPEC 13 console figures: [`pool_summary`] (the live pool), [`histogram`]
 //!   (mergeable histograms of the stats history)
+//! - SPEC 8 simulation: [`simulate`]; a proposed config previewed on a
+//!   live pool: [`preview`]
 
 pub mod acceptance;
 pub mod codes;
@@ -53,6 +54,8 @@ pub mod flexible;
 pub mod grouping;
 pub mod histogram;
 pub mod pool_summary;
+pub mod hints;
+pub mod preview;
 pub mod queue_status;
 pub mod ratings;
 pub mod reasons;

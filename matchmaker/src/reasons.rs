@@ -31,10 +31,26 @@ pub enum WaitingReason {
         nearest_distance: Option<f64>,
         /// This candidate's current range (MMR points or milliseconds).
         range: f64,
+        /// Unblock hint: seconds until this candidate's range and the
+        /// nearest candidate's range both cover their distance if nobody
+        /// else arrives (0 when they already do: then more players in
+        /// range are what is missing); `null` when that never happens
+        /// (no other candidate, a flat Ping range, a range that stops
+        /// widening at `maxTolerance` or never widens).
+        #[serde(default)]
+        unblocks_in_seconds: Option<f64>,
     },
     /// Enough seats in range, but keep-together cannot seat the party sizes
     /// exactly in the teams (e.g. three duos for a 3v3).
-    NoExactSeating,
+    #[serde(rename_all = "camelCase")]
+    NoExactSeating {
+        /// Unblock hint: party sizes (largest first, one per team with
+        /// open seats) that, joining the group the cycle built around this
+        /// search, would complete an exact seating; smaller parties adding
+        /// up to one of them do too. Empty when unknown.
+        #[serde(default)]
+        completing_party_sizes: Vec<u32>,
+    },
     /// A mode with `regions` (SPEC 12, 15): enough in range, but no region
     /// has every one of them within their own ceiling.
     #[serde(rename_all = "camelCase")]
@@ -46,6 +62,13 @@ pub enum WaitingReason {
         worst_latency_ms: Option<f64>,
         /// This candidate's current ceiling (milliseconds).
         ceiling_ms: f64,
+        /// Unblock hint: seconds until this candidate's own ceiling (its
+        /// `expansion` steps) reaches `worstLatencyMs`, the ceiling that
+        /// would let the group play in `bestRegion`; 0 when it already
+        /// does (a partner's ceiling is what is short); `null` when no
+        /// step ever reaches it.
+        #[serde(default)]
+        unblocks_in_seconds: Option<f64>,
     },
 }
 
@@ -57,7 +80,7 @@ impl WaitingReason {
             WaitingReason::PingNotMeasured => crate::Code::PingNotMeasured,
             WaitingReason::NotEnoughPlayers { .. } => crate::Code::NotEnoughPlayers,
             WaitingReason::NoCandidatesInRange { .. } => crate::Code::NoCandidatesInRange,
-            WaitingReason::NoExactSeating => crate::Code::NoExactSeating,
+            WaitingReason::NoExactSeating { .. } => crate::Code::NoExactSeating,
             WaitingReason::NoCommonRegion { .. } => crate::Code::NoCommonRegion,
         }
     }

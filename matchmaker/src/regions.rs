@@ -31,6 +31,10 @@ pub struct RegionTable {
     ceiling: Vec<f64>,
     /// `masks[c * words ..]`: regions within candidate `c`'s ceiling.
     masks: Vec<u64>,
+    /// The block (for the unblock hint of `NO_COMMON_REGION`).
+    config: Regions,
+    /// Each candidate's wait (seconds).
+    waits: Vec<f64>,
 }
 
 impl RegionTable {
@@ -131,6 +135,8 @@ impl RegionTable {
             sum,
             ceiling,
             masks,
+            config: regions.clone(),
+            waits: waits.to_vec(),
         }
     }
 
@@ -231,6 +237,9 @@ impl RegionTable {
             best_region: best.map(|(_, r)| self.names[r].to_string()),
             worst_latency_ms: best.map(|(w, _)| w),
             ceiling_ms: self.ceiling[anchor],
+            unblocks_in_seconds: best.and_then(|(w, _)| {
+                crate::hints::seconds_until_ceiling(&self.config, self.waits[anchor], w)
+            }),
         }
     }
 }

@@ -14,7 +14,8 @@ fn mmr_1500_and_1800_match_at_exactly_ten_seconds_not_before() {
     let early = cycle(&config, &pool, 9.0);
     assert!(matches!(
         early.waiting[0].reason,
-        WaitingReason::NoCandidatesInRange { range, nearest_distance: Some(d) } if range == 285.0 && d == 300.0
+        WaitingReason::NoCandidatesInRange { range, nearest_distance: Some(d), unblocks_in_seconds: Some(u) }
+            if range == 285.0 && d == 300.0 && (u - 1.0).abs() < 1e-9
     ));
     let at_ten = cycle(&config, &pool, 10.0);
     assert_eq!(at_ten.matches.len(), 1);
@@ -172,7 +173,10 @@ fn three_duos_never_fill_a_3v3_two_duos_and_two_solos_do() {
     assert!(out
         .waiting
         .iter()
-        .all(|w| w.reason == WaitingReason::NoExactSeating));
+        .all(|w| w.reason.code() == Code::NoExactSeating));
+    // The unblock hint: two solos (one per team) would seat two of the duos.
+    let hint = serde_json::to_value(&out.waiting[0].reason).unwrap();
+    assert_eq!(hint["completingPartySizes"], serde_json::json!([1, 1]));
 
     let mut pool = Vec::new();
     pool.extend(party("d1", 2, 1500.0, 0.0));

@@ -167,7 +167,9 @@ fn no_common_region_keeps_both_waiting_with_the_reason() {
         WaitingReason::NoCommonRegion {
             best_region: Some("us-east".into()),
             worst_latency_ms: Some(90.0),
-            ceiling_ms: 60.0
+            ceiling_ms: 60.0,
+            // The 20 s step raises the ceiling to 100, past 90.
+            unblocks_in_seconds: Some(19.0),
         }
     );
     let code = serde_json::to_value(&out.waiting[0].reason).unwrap();

@@ -4,7 +4,8 @@
 
 use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{
-    lichess_arrivals, parse_arrivals_csv, render_table, Report, Scenario, ScenarioError, Spread,
+    check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard, parse_mode,
+    render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -45,6 +46,23 @@ pub struct SimulateArgs {
     /// With --lichess: arrivals per second of virtual time.
     #[arg(long, default_value_t = 20.0, env = "MATCHPLANE_REPLAY_RATE")]
     pub rate: f64,
+    /// A second game mode body (JSON file) to run on the same arrivals and
+    /// seed: prints `{"a": report, "b": report, "diff": {...}}` (or one
+    /// side-by-side table). Overrides the scenario's `compare`.
+    #[arg(long, env = "MATCHPLANE_SIMULATE_COMPARE")]
+    pub compare: Option<PathBuf>,
+    /// With a comparison: figures the second mode must not worsen by more
+    /// than --guard-tolerance, e.g. `waitP90,mmrSpreadP50`; exit 3 when it
+    /// does (`CONFIG_REGRESSION`).
+    #[arg(long, env = "MATCHPLANE_SIMULATE_GUARD")]
+    pub guard: Option<String>,
+    /// With --guard: how much a guarded figure may worsen (0.1: 10 %).
+    #[arg(
+        long,
+        default_value_t = 0.1,
+        env = "MATCHPLANE_SIMULATE_GUARD_TOLERANCE"
+    )]
+    pub guard_tolerance: f64,
     /// With --format table: how many matches to list.
     #[arg(long, default_value_t = 20, env = "MATCHPLANE_TABLE_MATCHES")]
     pub table_matches: usize,
@@ -71,6 +89,8 @@ struct Output<'a> {
 enum Failure {
     Invalid(ScenarioError),
     Io(String),
+    /// The guard refused the compared mode: the output, exit 3.
+    Refused(String),
 }
 
 /// Runs the subcommand and returns the process exit code.
@@ -85,6 +105,10 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
         Err(Failure::Io(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(1)
+        }
+        Err(Failure::Refused(text)) => {
+            let _ = super::print_stdout(&(text + "\n"));
+            ExitCode::from(3)
         }
     }
 }
@@ -120,6 +144,60 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
             .add_events(replay.events, "games")
             .map_err(Failure::Invalid)?;
         replay_gaps = Some(replay.real_gaps);
+    }
+    if let Some(path) = &args.compare {
+        let text = read(path)?;
+        let body: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            Failure::Invalid(ScenarioError(vec![FieldError::new(
+                "compare",
+                Code::ValidationError,
+                format!("{} is not JSON: {e}", path.display()),
+            )]))
+        })?;
+        let mut errors = Vec::new();
+        let other =
+            parse_mode(body, &scenario.tier, "compare", &mut errors).map_err(Failure::Invalid)?;
+        if !errors.is_empty() {
+            return Err(Failure::Invalid(ScenarioError(errors)));
+        }
+        scenario.compare = Some(other);
+    }
+    let guard = match &args.guard {
+        Some(list) => {
+            let invalid = |f: FieldError| Failure::Invalid(ScenarioError(vec![f]));
+            if scenario.compare.is_none() {
+                return Err(invalid(FieldError::new(
+                    "guard",
+                    Code::ValidationError,
+                    "--guard needs a second mode: --compare or the scenario's compare",
+                )));
+            }
+            if !(0.0..=10.0).contains(&args.guard_tolerance) {
+                return Err(invalid(FieldError::new(
+                    "guardTolerance",
+                    Code::ValidationError,
+                    "the guard tolerance is a fraction from 0 to 10",
+                )));
+            }
+            Some(parse_guard(list, "guard").map_err(invalid)?)
+        }
+        None => None,
+    };
+    if let Some(other) = scenario.compare.clone() {
+        let mut comparison = compare(&scenario, &other);
+        comparison.guard = guard
+            .as_deref()
+            .map(|g| check_guard(&comparison, g, args.guard_tolerance));
+        let text = match args.format {
+            Format::Json => {
+                serde_json::to_string_pretty(&comparison).map_err(|e| Failure::Io(e.to_string()))?
+            }
+            Format::Table => render_compare_table(&comparison),
+        };
+        return match &comparison.guard {
+            Some(g) if !g.passed => Err(Failure::Refused(text)),
+            _ => Ok(text),
+        };
     }
     let report = matchplane_matchmaker::simulate::run(&scenario);
     let replay = replay_gaps.map(|gaps| ReplayComparison {

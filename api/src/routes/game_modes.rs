@@ -91,7 +91,7 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
 
 /// Drops server-set fields, then parses the SPEC 3 config, listing every
 /// unknown, missing or wrongly typed field.
-fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
+pub(crate) fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
     if let Value::Object(map) = &mut body {
         for field in SERVER_SET {
             map.remove(field);
@@ -156,13 +156,17 @@ fn algorithm_field_errors(body: &Value) -> Vec<FieldError> {
         .collect()
 }
 
-async fn tier_of(state: &AppState, project_id: &str) -> Result<Tier, ApiError> {
+pub(crate) async fn tier_of(state: &AppState, project_id: &str) -> Result<Tier, ApiError> {
     let project = projects::get(&state.db, project_id).await?;
     Ok(tiers::get(&state.db, &project.tier).await?.to_tier())
 }
 
 /// Core validation plus webhook URL safety.
-async fn check(state: &AppState, config: &GameModeConfig, tier: &Tier) -> Vec<FieldError> {
+pub(crate) async fn check(
+    state: &AppState,
+    config: &GameModeConfig,
+    tier: &Tier,
+) -> Vec<FieldError> {
     let mut errors = match validate(config, tier) {
         Ok(()) => Vec::new(),
         Err(invalid) => invalid.0,

@@ -11,6 +11,7 @@ pub mod message_schema;
 pub mod mode_pool;
 pub mod mode_stats;
 pub mod mode_stats_history;
+pub mod preview;
 pub mod projects;
 pub mod ratings;
 pub mod regions_schema;

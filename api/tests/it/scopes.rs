@@ -61,6 +61,11 @@ const TABLE: &[(&str, &str, Needs)] = &[
         Needs::Backend,
     ),
     (
+        "POST",
+        "/v1/projects/{projectId}/game-modes/{name}/preview",
+        Needs::Backend,
+    ),
+    (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/deliveries",
         Needs::Backend,

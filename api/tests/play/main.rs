@@ -15,6 +15,7 @@ mod load;
 mod lost_tickets;
 mod outages;
 mod party;
+mod preview;
 mod proxy;
 mod regions;
 mod rest;

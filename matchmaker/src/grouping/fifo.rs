@@ -32,7 +32,9 @@ impl Grouper<'_> {
         }
         let short = (seats != size).then(|| {
             self.region_reason(anchor, &group)
-                .unwrap_or(WaitingReason::NoExactSeating)
+                .unwrap_or_else(|| WaitingReason::NoExactSeating {
+                    completing_party_sizes: crate::hints::completing_party_sizes(&self.sizes, caps),
+                })
         });
         Attempt {
             group,

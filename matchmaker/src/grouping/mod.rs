@@ -118,6 +118,9 @@ pub struct Grouper<'a> {
     /// In-range candidates refused for want of a common region in the
     /// current try (for `NO_COMMON_REGION`).
     region_blocked: Vec<usize>,
+    /// The MMR or Ping rule and each candidate's wait (seconds), for the
+    /// unblock hint of `NO_CANDIDATES_IN_RANGE`; `None`: no hint.
+    hints: Option<(&'a crate::config::Algorithm, &'a [f64])>,
 }
 
 impl<'a> Grouper<'a> {
@@ -166,7 +169,15 @@ impl<'a> Grouper<'a> {
             regions: None,
             group_regions: Vec::new(),
             region_blocked: Vec::new(),
+            hints: None,
         }
+    }
+
+    /// Adds the unblock hint of `NO_CANDIDATES_IN_RANGE` (see
+    /// [`crate::hints`]): `waits[c]` is candidate `c`'s wait (seconds).
+    pub fn with_hints(mut self, algorithm: &'a crate::config::Algorithm, waits: &'a [f64]) -> Self {
+        self.hints = Some((algorithm, waits));
+        self
     }
 
     /// The candidates, longest-waiting first.
@@ -279,8 +290,8 @@ impl<'a> Grouper<'a> {
         let nearest = [left, right]
             .into_iter()
             .filter(|p| *p != NONE)
-            .map(distance)
-            .reduce(f64::min);
+            .map(|p| (distance(p), order[p]))
+            .reduce(|a, b| if b.0 < a.0 { b } else { a });
 
         while seats < size {
             // Nearest side first; on equal distance the longer wait.
@@ -346,11 +357,20 @@ impl<'a> Grouper<'a> {
         } else if region_short.is_some() {
             region_short
         } else if seating_blocked && in_range_seats >= size {
-            Some(WaitingReason::NoExactSeating)
+            Some(WaitingReason::NoExactSeating {
+                completing_party_sizes: crate::hints::completing_party_sizes(&self.sizes, caps),
+            })
         } else {
+            let unblocks_in_seconds = match (nearest, self.hints) {
+                (Some((d, x)), Some((algorithm, waits))) => {
+                    crate::hints::seconds_until_mutual_fit(algorithm, waits[anchor], waits[x], d)
+                }
+                _ => None,
+            };
             Some(WaitingReason::NoCandidatesInRange {
-                nearest_distance: nearest,
+                nearest_distance: nearest.map(|(d, _)| d),
                 range: ra,
+                unblocks_in_seconds,
             })
         };
         self.lists[l] = list;

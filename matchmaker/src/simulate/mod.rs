@@ -5,7 +5,9 @@
 //! the same scenario and seed.
 
 mod backfills;
+mod compare;
 mod engine;
+mod guard;
 mod replay;
 mod report;
 mod scenario;
@@ -13,9 +15,14 @@ mod stats;
 mod table;
 
 pub use backfills::{BackfillStats, SimulatedBackfill, SimulatedFill};
+pub use compare::{compare, figures, higher_is_better, render_compare_table, Comparison, FIGURES};
 pub use engine::{run, run_bounded, Stopped};
+pub use guard::{
+    check_guard, parse_guard, GuardVerdict, GuardedFigure, CONFIG_REGRESSION,
+    DEFAULT_GUARD_TOLERANCE,
+};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
-pub use scenario::{parse_arrivals_csv, Event, Scenario, ScenarioError};
+pub use scenario::{parse_arrivals_csv, parse_mode, Event, Scenario, ScenarioError};
 pub use stats::{Percentiles, Spread};
 pub use table::render_table;

@@ -23,6 +23,9 @@ pub struct Scenario {
     pub events: Vec<Event>,
     /// `arrivalsCsv` as written in the file; the caller loads it.
     pub arrivals_csv: Option<String>,
+    /// `compare`: a second game mode run on the same arrivals and seed
+    /// (see [`crate::simulate::compare`]), validated like `gameMode`.
+    pub compare: Option<GameModeConfig>,
 }
 
 /// One timed event of a scenario.
@@ -95,6 +98,8 @@ struct RawScenario {
     arrivals: Vec<RawEvent>,
     #[serde(default)]
     arrivals_csv: Option<String>,
+    #[serde(default)]
+    compare: Option<serde_json::Value>,
 }
 
 fn default_tier() -> String {
@@ -129,6 +134,37 @@ pub const MAX_CYCLES: f64 = 1e7;
 /// Server-set fields a studio may paste along with a mode's body.
 const SERVER_FIELDS: [&str; 4] = ["version", "createdAt", "updatedAt", "id"];
 
+/// Parses a game-mode body of a scenario (`field`: `gameMode` or
+/// `compare`): server-set fields dropped, validated against `tier`, its
+/// failures pushed to `errors` with `field.` in front.
+///
+/// # Errors
+/// [`ScenarioError`] when the body is not a game mode at all.
+pub fn parse_mode(
+    mut mode_json: serde_json::Value,
+    tier: &Tier,
+    field: &str,
+    errors: &mut Vec<FieldError>,
+) -> Result<GameModeConfig, ScenarioError> {
+    if let Some(obj) = mode_json.as_object_mut() {
+        for f in SERVER_FIELDS {
+            obj.remove(f);
+        }
+        if let Some(hook) = obj.get_mut("webhook").and_then(|w| w.as_object_mut()) {
+            hook.remove("secret");
+        }
+    }
+    let game_mode: GameModeConfig = serde_json::from_value(mode_json)
+        .map_err(|e| ScenarioError::one(field, Code::ValidationError, e.to_string()))?;
+    if let Err(e) = validate(&game_mode, tier) {
+        errors.extend(e.0.into_iter().map(|mut f| {
+            f.field = format!("{field}.{}", f.field);
+            f
+        }));
+    }
+    Ok(game_mode)
+}
+
 impl Scenario {
     /// Parses and validates a scenario's JSON text. Arrivals from
     /// `arrivalsCsv` are added later with [`Scenario::add_events`].
@@ -145,17 +181,6 @@ impl Scenario {
                 e.to_string(),
             )
         })?;
-        let mut mode_json = raw.game_mode;
-        if let Some(obj) = mode_json.as_object_mut() {
-            for f in SERVER_FIELDS {
-                obj.remove(f);
-            }
-            if let Some(hook) = obj.get_mut("webhook").and_then(|w| w.as_object_mut()) {
-                hook.remove("secret");
-            }
-        }
-        let game_mode: GameModeConfig = serde_json::from_value(mode_json)
-            .map_err(|e| ScenarioError::one("gameMode", Code::ValidationError, e.to_string()))?;
         let tier = Tier::by_name(&raw.tier).ok_or_else(|| {
             ScenarioError::one(
                 "tier",
@@ -164,12 +189,11 @@ impl Scenario {
             )
         })?;
         let mut errors = Vec::new();
-        if let Err(e) = validate(&game_mode, &tier) {
-            errors.extend(e.0.into_iter().map(|mut f| {
-                f.field = format!("gameMode.{}", f.field);
-                f
-            }));
-        }
+        let game_mode = parse_mode(raw.game_mode, &tier, "gameMode", &mut errors)?;
+        let compare = match raw.compare {
+            Some(other) => Some(parse_mode(other, &tier, "compare", &mut errors)?),
+            None => None,
+        };
         if !raw.until.is_finite() || raw.until < 0.0 {
             errors.push(FieldError::new(
                 "until",
@@ -207,6 +231,7 @@ impl Scenario {
             until: raw.until,
             events: Vec::new(),
             arrivals_csv: raw.arrivals_csv,
+            compare,
         };
         if errors.is_empty() {
             scenario.add_events(events, "arrivals")?;

@@ -25,6 +25,11 @@ async fn disabling_a_mode_fails_its_searches_at_the_next_tick() {
             let reason: serde_json::Value =
                 serde_json::from_str(live.waiting_reason.as_deref().unwrap()).unwrap();
             assert_eq!(reason["code"], "NO_CANDIDATES_IN_RANGE");
+            // The unblock hint the status serves: 2800 apart, ranges of
+            // 150 + 15 per second of wait cover it after 176.7 s.
+            assert_eq!(reason["nearestDistance"], 2800.0, "{reason}");
+            let unblocks = reason["unblocksInSeconds"].as_f64().unwrap();
+            assert!((170.0..=176.7).contains(&unblocks), "{reason}");
         }
         other => panic!("expected live, got {other:?}"),
     }

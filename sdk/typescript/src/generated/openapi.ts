@@ -186,6 +186,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/game-modes/{name}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Previews a proposed config on the mode's live pool (read-only). */
+        post: operations["previewGameMode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}": {
         parameters: {
             query?: never;
@@ -359,49 +376,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/projects/{projectId}/matches/{matchId}/backfill": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Opens a backfill request for a running match. */
-        post: operations["openBackfill"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A backfill request: its status, open seats and fills. */
-        get: operations["getBackfill"];
-        /**
-         * Replaces an open request's roster with a newer one (open seats
-         *     recomputed): the next fills use it.
-         */
-        put: operations["replaceBackfillRoster"];
-        post?: never;
-        /**
-         * Closes a request: no fill takes its seats any more. A request a fill
-         *     filled first answers `409` (status `filled`); closing a closed request
-         *     again answers its state.
-         */
-        delete: operations["closeBackfill"];
         options?: never;
         head?: never;
         patch?: never;
@@ -601,23 +575,6 @@ export interface paths {
     };
 }
 export interface webhooks {
-    "match.backfilled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A backfill fill seated new players in a running match */
-        post: operations["matchBackfilled"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "match.made": {
         parameters: {
             query?: never;
@@ -767,72 +724,6 @@ export interface components {
              */
             mmr?: number | null;
         };
-        /**
-         * @description Backfill of running matches: studios may ask for replacements of
-         *     players who left (`POST …/matches/{matchId}/backfill`).
-         * @example {
-         *       "auto": false,
-         *       "enabled": true,
-         *       "ttlSeconds": 120
-         *     }
-         */
-        Backfill: {
-            /**
-             * @description Whether a match made with empty seats opens a backfill for them at
-             *     once; default `false`.
-             */
-            auto?: boolean | null;
-            /** @description Whether backfill requests are accepted; default `true`. */
-            enabled?: boolean | null;
-            /**
-             * Format: int32
-             * @description How long a request stays open (seconds); default 120.
-             */
-            ttlSeconds?: number | null;
-        };
-        /**
-         * @description A backfill request as the studio sees it.
-         * @example {
-         *       "backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
-         *       "createdAt": "2026-12-01T10:00:00Z",
-         *       "expiresAt": "2026-12-01T10:02:00Z",
-         *       "fills": [],
-         *       "gameMode": "ranked-5v5",
-         *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
-         *       "openSeats": [
-         *         1,
-         *         0
-         *       ],
-         *       "status": "open"
-         *     }
-         */
-        BackfillView: {
-            /** @description `bf_…`. */
-            backfillId: string;
-            /**
-             * Format: date-time
-             * @description When the request was opened.
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description When it expires unless filled or closed first.
-             */
-            expiresAt: string;
-            /** @description Each fill, oldest first. */
-            fills: components["schemas"]["FillView"][];
-            /** @description The match's game mode. */
-            gameMode: string;
-            /** @description The running match, `mat_…`. */
-            matchId: string;
-            /** @description Open seats per team, in match-shape order (players). */
-            openSeats: number[];
-            /**
-             * @description `open`, `filled` (no seat left), `closed` (by the studio) or
-             *     `expired` (`ttlSeconds` passed).
-             */
-            status: string;
-        };
         /** @description Bot fill. */
         Bots: {
             /**
@@ -935,6 +826,48 @@ export interface components {
             /** @description The game client's credential for searching with this ticket. */
             token: string;
         };
+        /** @description What one cycle of a config would do to the pool now. */
+        CycleSummarySchema: {
+            /**
+             * Format: int64
+             * @description Matches completed with bots.
+             */
+            botMatches: number;
+            /** @description Searches its re-check would fail. */
+            failed: components["schemas"]["FailedSummarySchema"];
+            /**
+             * Format: double
+             * @description Players matched over searches in the pool.
+             */
+            matchedShare: number;
+            /**
+             * Format: int64
+             * @description Matches it would make.
+             */
+            matches: number;
+            /**
+             * @description Max minus min player MMR per match: `p50`, `p90`, `max` (MMR
+             *     points; `null` without matches).
+             */
+            mmrSpread: components["schemas"]["SpreadSchema"];
+            /**
+             * Format: int64
+             * @description Players in them.
+             */
+            playersMatched: number;
+            /**
+             * Format: int64
+             * @description Matches on a smaller shape than the base one.
+             */
+            relaxedMatches: number;
+            /** @description Max minus min team mean MMR per match (as `mmrSpread`). */
+            teamImbalance: components["schemas"]["SpreadSchema"];
+            /**
+             * Format: int64
+             * @description Searches left waiting.
+             */
+            waiting: number;
+        };
         /**
          * @description One delivery with its attempts.
          * @example {
@@ -996,19 +929,32 @@ export interface components {
             /** @description Ticket ids whose search was cancelled. */
             cancelled: string[];
         };
-        /** @description One fill of a request. */
-        FillView: {
+        /** @description One search a re-check would fail. */
+        FailedRefSchema: {
+            /** @description The code it would fail with. */
+            code: string;
+            /** @description Its player. */
+            playerId: string;
+            /** @description Its ticket. */
+            ticketId: string;
+        };
+        /** @description The searches a config's re-check would fail. */
+        FailedSummarySchema: {
             /**
-             * Format: date-time
-             * @description When it was made.
+             * @description How many per code (`PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
+             *     `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `LATENCIES_REQUIRED`,
+             *     `GAME_MODE_DISABLED`, …).
              */
-            at: string;
-            /** @description `bff_…`, also the `webhook-id` of its `match.backfilled`. */
-            fillId: string;
-            /** @description Open seats per team after it. */
-            openSeatsLeft: number[];
-            /** @description The new players by team, as in the `match.backfilled` body. */
-            teams: Record<string, never>[];
+            byCode: {
+                [key: string]: number;
+            };
+            /**
+             * Format: int64
+             * @description How many.
+             */
+            count: number;
+            /** @description The first 100 by ticket id. */
+            searches: components["schemas"]["FailedRefSchema"][];
         };
         /** @description A flexible `matchShape` (free-for-all, battle royale, arena). */
         FlexibleShape: {
@@ -1065,7 +1011,6 @@ export interface components {
         GameMode: {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
-            backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /** @description Default `true`; a disabled mode runs no cycle and fails its searches. */
             enabled?: boolean;
@@ -1148,7 +1093,6 @@ export interface components {
         GameModeResponse: {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
-            backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /**
              * Format: date-time
@@ -1333,43 +1277,6 @@ export interface components {
             nextCursor?: string | null;
         };
         /**
-         * @description The `match.backfilled` body: a fill seated new players in a running
-         *     match. Its `webhook-id` is `fillId`.
-         */
-        MatchBackfilledEvent: {
-            /** @description The request filled, `bf_…`. */
-            backfillId: string;
-            /** @description When the fill was claimed (RFC 3339, UTC, milliseconds). */
-            createdAt: string;
-            /** @description This fill, `bff_…`, also the `webhook-id`. */
-            fillId: string;
-            /** @description The game mode's name. */
-            gameMode: string;
-            /**
-             * Format: int64
-             * @description The game mode's config version the fill was made under.
-             */
-            gameModeVersion: number;
-            /** @description The running match, `mat_…`. */
-            matchId: string;
-            /** @description Open seats per team after this fill. */
-            openSeatsLeft: number[];
-            /** @description `prj_…`. */
-            projectId: string;
-            /**
-             * @description The teams that got players, each with only its new players (each
-             *     with `"backfill": true`).
-             */
-            teams: components["schemas"]["WebhookTeam"][];
-            /** @description Always `match.backfilled`. */
-            type: components["schemas"]["MatchBackfilledType"];
-        };
-        /**
-         * @description `type` of a `match.backfilled` body.
-         * @enum {string}
-         */
-        MatchBackfilledType: "match.backfilled";
-        /**
          * @description The `match.made` body: a match was formed and recorded.
          * @example {
          *       "createdAt": "2026-12-01T10:00:03.120Z",
@@ -1423,11 +1330,6 @@ export interface components {
          *     }
          */
         MatchMadeEvent: {
-            /**
-             * @description With `backfill.auto` and open seats: the backfill request opened
-             *     for them (`bf_…`); absent otherwise.
-             */
-            backfillId?: string | null;
             /** @description When the match was recorded (RFC 3339, UTC, milliseconds). */
             createdAt: string;
             /** @description The game mode's name. */
@@ -1664,6 +1566,91 @@ export interface components {
             matchId: string;
         };
         /**
+         * @description A preview as answered (see the module documentation).
+         * @example {
+         *       "at": 1764583200,
+         *       "current": {
+         *         "botMatches": 0,
+         *         "failed": {
+         *           "byCode": {},
+         *           "count": 0,
+         *           "searches": []
+         *         },
+         *         "matchedShare": 1,
+         *         "matches": 10,
+         *         "mmrSpread": {
+         *           "max": 100,
+         *           "p50": 100,
+         *           "p90": 100
+         *         },
+         *         "playersMatched": 20,
+         *         "relaxedMatches": 0,
+         *         "teamImbalance": {
+         *           "max": 100,
+         *           "p50": 100,
+         *           "p90": 100
+         *         },
+         *         "waiting": 0
+         *       },
+         *       "poolSize": 20,
+         *       "proposed": {
+         *         "botMatches": 0,
+         *         "failed": {
+         *           "byCode": {},
+         *           "count": 0,
+         *           "searches": []
+         *         },
+         *         "matchedShare": 0,
+         *         "matches": 0,
+         *         "mmrSpread": {
+         *           "max": null,
+         *           "p50": null,
+         *           "p90": null
+         *         },
+         *         "playersMatched": 0,
+         *         "relaxedMatches": 0,
+         *         "teamImbalance": {
+         *           "max": null,
+         *           "p50": null,
+         *           "p90": null
+         *         },
+         *         "waiting": 20
+         *       },
+         *       "truncated": false,
+         *       "waitingReasons": {
+         *         "NO_CANDIDATES_IN_RANGE": {
+         *           "current": 0,
+         *           "proposed": 20
+         *         }
+         *       }
+         *     }
+         */
+        PreviewView: {
+            /**
+             * Format: double
+             * @description The time both cycles ran at (Unix seconds).
+             */
+            at: number;
+            /** @description The current config's cycle. */
+            current: components["schemas"]["CycleSummarySchema"];
+            /** @description Searches both cycles ran over. */
+            poolSize: number;
+            /** @description The proposed config's cycle. */
+            proposed: components["schemas"]["CycleSummarySchema"];
+            /**
+             * @description Whether the pool held more than the preview's bound (200 000) and
+             *     only the longest-waiting searches were taken.
+             */
+            truncated: boolean;
+            /**
+             * @description Per waiting-reason code, the searches left waiting with it under
+             *     each config.
+             */
+            waitingReasons: {
+                [key: string]: components["schemas"]["ReasonCountsSchema"];
+            };
+        };
+        /**
          * @description An RFC 9457 problem body with matchplane's `code` and `errors`.
          * @example {
          *       "code": "PARTY_TOO_LARGE",
@@ -1681,8 +1668,6 @@ export interface components {
          *     }
          */
         Problem: {
-            /** @description The open request, for `BACKFILL_ALREADY_OPEN`. */
-            backfillId?: string | null;
             /** @description Machine-readable code, e.g. `VALIDATION_ERROR`. */
             code: string;
             /** @description What went wrong with this request. */
@@ -1836,6 +1821,19 @@ export interface components {
              */
             tau?: number;
         };
+        /** @description Waiting searches with one reason under each config. */
+        ReasonCountsSchema: {
+            /**
+             * Format: int64
+             * @description Under the current config.
+             */
+            current: number;
+            /**
+             * Format: int64
+             * @description Under the proposed config.
+             */
+            proposed: number;
+        };
         /**
          * @description Region rule: tickets carry `attributes.latencies`, and a match is
          *     played in a region within every member's own ceiling.
@@ -1946,41 +1944,6 @@ export interface components {
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
-         * @description The roster body of `POST` and `PUT`: the match's current players.
-         * @example {
-         *       "teams": [
-         *         {
-         *           "index": 0,
-         *           "players": [
-         *             {
-         *               "mmr": 1510,
-         *               "playerId": "a"
-         *             }
-         *           ]
-         *         },
-         *         {
-         *           "index": 1,
-         *           "players": [
-         *             {
-         *               "playerId": "b"
-         *             },
-         *             {
-         *               "playerId": "c"
-         *             }
-         *           ]
-         *         }
-         *       ]
-         *     }
-         */
-        RosterSchema: {
-            /**
-             * @description Teams with their players now (`index` from 0; a team left out has
-             *     none); `mmr` is optional for players matchplane matched, required
-             *     for others in MMR modes.
-             */
-            teams: Record<string, never>[];
-        };
-        /**
          * @description One scope of a key.
          * @enum {string}
          */
@@ -2068,6 +2031,24 @@ export interface components {
             status: string;
             /** @description `tkt_…`: the id to poll. */
             ticketId: string;
+        };
+        /** @description Percentiles of a per-match figure. */
+        SpreadSchema: {
+            /**
+             * Format: double
+             * @description Largest.
+             */
+            max?: number | null;
+            /**
+             * Format: double
+             * @description Median.
+             */
+            p50?: number | null;
+            /**
+             * Format: double
+             * @description 90th percentile.
+             */
+            p90?: number | null;
         };
         /**
          * @description Body of `POST /v1/searches`; unknown fields are refused.
@@ -2439,11 +2420,6 @@ export interface components {
         };
         /** @description One player of a `match.made` body. */
         WebhookPlayer: {
-            /**
-             * @description `true` for a player a backfill seated after the match was made;
-             *     absent otherwise.
-             */
-            backfill?: boolean;
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); absent
@@ -3602,6 +3578,106 @@ export interface operations {
             };
         };
     };
+    previewGameMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GameMode"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewView"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project or game mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Every failed rule in `errors`, as a PUT would answer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: more than 2 previews a second for the project */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getRating: {
         parameters: {
             query?: never;
@@ -4524,356 +4600,6 @@ export interface operations {
             };
         };
     };
-    openBackfill: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description `prj_…` */
-                projectId: string;
-                /** @description `mat_…` */
-                matchId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RosterSchema"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BackfillView"];
-                };
-            };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description NOT_FOUND: no such match */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description BACKFILL_ALREADY_OPEN (the body names its `backfillId`) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), BACKFILL_NOT_ENABLED */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description INTERNAL: failed on our side; nothing internal is said */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getBackfill: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description `prj_…` */
-                projectId: string;
-                /** @description `mat_…` */
-                matchId: string;
-                /** @description `bf_…` */
-                backfillId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BackfillView"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description INTERNAL: failed on our side; nothing internal is said */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    replaceBackfillRoster: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description `prj_…` */
-                projectId: string;
-                /** @description `mat_…` */
-                matchId: string;
-                /** @description `bf_…` */
-                backfillId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RosterSchema"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BackfillView"];
-                };
-            };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description CONFLICT: the request is filled, closed or expired */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER, BACKFILL_NOT_ENABLED */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description INTERNAL: failed on our side; nothing internal is said */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    closeBackfill: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description `prj_…` */
-                projectId: string;
-                /** @description `mat_…` */
-                matchId: string;
-                /** @description `bf_…` */
-                backfillId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BackfillView"];
-                };
-            };
-            /** @description UNAUTHORIZED: missing or invalid credentials */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description CONFLICT: the request was filled or expired first */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description INTERNAL: failed on our side; nothing internal is said */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     listMatchDeliveries: {
         parameters: {
             query?: never;
@@ -5769,40 +5495,11 @@ export interface operations {
             };
         };
     };
-    matchBackfilled: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
-                "webhook-id": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` under the mode's secret (its `whsec_` prefix removed, the rest base64-decoded); several, space-separated, while a rotated secret is still honoured */
-                "webhook-signature": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["MatchBackfilledEvent"];
-            };
-        };
-        responses: {
-            /** @description Delivered. A `match.made` answered otherwise (or not within 5 s) is retried with backoff, 9 attempts in all; a `webhook.test` is sent once */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     matchMade: {
         parameters: {
             query?: never;
             header: {
-                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
+                /** @description The event's id: the `matchId` of a `match.made`, `tst_…` of a `webhook.test`; the same on every retry */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
@@ -5831,7 +5528,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
+                /** @description The event's id: the `matchId` of a `match.made`, `tst_…` of a `webhook.test`; the same on every retry */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;

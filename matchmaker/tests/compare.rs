@@ -1,0 +1,87 @@
+//! Two configs on the same arrivals and seed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use matchplane_matchmaker::simulate::{compare, render_compare_table, Scenario};
+use serde_json::json;
+
+fn scenario(compare: Option<serde_json::Value>) -> serde_json::Value {
+    let arrivals: Vec<_> = (0..40)
+        .map(|i| json!({"at": f64::from(i) * 0.5, "playerId": format!("p{i}"), "mmr": 1000 + (i * 37) % 600}))
+        .collect();
+    let mut s = json!({
+        "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+            "ticketTtlSeconds": 600},
+        "seed": 3, "until": 60, "arrivals": arrivals
+    });
+    if let Some(c) = compare {
+        s["compare"] = c;
+    }
+    s
+}
+
+fn tight() -> serde_json::Value {
+    json!({"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0.5, "expansionMultiplier": 1.2},
+        "ticketTtlSeconds": 600})
+}
+
+#[test]
+fn both_configs_run_on_the_same_arrivals_and_the_diff_shows_the_cost() {
+    let s = Scenario::parse(&scenario(Some(tight())).to_string()).unwrap();
+    let other = s.compare.clone().unwrap();
+    let c = compare(&s, &other);
+    // `a` is exactly the scenario run alone.
+    let alone = Scenario::parse(&scenario(None).to_string()).unwrap();
+    assert_eq!(c.a, matchplane_matchmaker::simulate::run(&alone));
+    let [wa, wb] = c.diff["waitP90"];
+    assert!(wb.unwrap() > wa.unwrap(), "{:?}", c.diff);
+    let [sa, sb] = c.diff["mmrSpreadP90"];
+    assert!(sb.unwrap() < sa.unwrap(), "{:?}", c.diff);
+    assert_eq!(
+        c.diff["matchedPlayers"][0],
+        Some(c.a.stats.matched_players as f64)
+    );
+    // Deterministic, and the JSON is {a, b, diff}.
+    let again = compare(&s, &other);
+    assert_eq!(c, again);
+    let v = serde_json::to_value(&c).unwrap();
+    assert!(v["a"]["stats"].is_object() && v["b"]["matches"].is_array());
+    assert_eq!(v["diff"]["waitP90"][1], json!(wb));
+    let table = render_compare_table(&c);
+    assert!(table.lines().any(|l| l.starts_with("waitP90")), "{table}");
+}
+
+#[test]
+fn an_invalid_compare_is_refused_like_the_game_mode() {
+    let mut bad = tight();
+    bad["matchShape"] = json!([]);
+    let err = Scenario::parse(&scenario(Some(bad)).to_string()).unwrap_err();
+    assert!(
+        err.0.iter().any(|f| f.field.starts_with("compare.")),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_guard_refuses_a_figure_worsened_past_the_tolerance() {
+    use matchplane_matchmaker::simulate::{check_guard, parse_guard};
+    let s = Scenario::parse(&scenario(Some(tight())).to_string()).unwrap();
+    let c = compare(&s, s.compare.as_ref().unwrap());
+    let guard = parse_guard("waitP90,mmrSpreadP90", "guard").unwrap();
+    let v = check_guard(&c, &guard, 0.1);
+    assert!(!v.passed, "{v:?}");
+    assert_eq!(v.code, Some("CONFIG_REGRESSION"));
+    assert!(v.figures[0].regressed, "the wait worsened");
+    assert!(!v.figures[1].regressed, "the spread improved");
+    assert!(v.figures[1].worsened_by.unwrap() < 0.0);
+    // The same config against itself passes, and a wide tolerance too.
+    let same = compare(&s, &s.game_mode);
+    assert!(check_guard(&same, &guard, 0.0).passed);
+    let worsened = v.figures[0].worsened_by.unwrap();
+    assert!(check_guard(&c, &guard, worsened + 0.01).passed);
+    // Unknown figures are named.
+    let err = parse_guard("waitP90,speed", "guard").unwrap_err();
+    assert!(err.message.contains("speed"), "{err:?}");
+    assert!(parse_guard("", "guard").is_err());
+}

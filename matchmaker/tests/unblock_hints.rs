@@ -1,0 +1,105 @@
+//! Unblock hints on waiting reasons: what would match a waiting search.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+use common::*;
+use matchplane_matchmaker::{Algorithm, WaitingReason};
+use serde_json::json;
+
+fn reason_json(out: &matchplane_matchmaker::CycleOutcome, player: &str) -> serde_json::Value {
+    let w = out.waiting.iter().find(|w| w.player_id == player).unwrap();
+    serde_json::to_value(w.status()).unwrap()
+}
+
+#[test]
+fn out_of_range_says_when_the_nearest_comes_into_range() {
+    // 0..3000, base 5, x2: 150 at 0 s, +15 per second. a waited 4 s
+    // (210), b 0 s (150); 300 apart: a reaches 300 at 10 s (6 s more),
+    // b at 10 s of its own wait (10 s more): the later one decides.
+    let config = mmr_mode(&[1, 1], 5.0, 2.0);
+    let pool = vec![solo("a", 1500.0, 0.0), solo("b", 1800.0, 4.0)];
+    let out = cycle(&config, &pool, 4.0);
+    let a = reason_json(&out, "a");
+    assert_eq!(a["code"], "NO_CANDIDATES_IN_RANGE");
+    assert_eq!(a["nearestDistance"], json!(300.0));
+    assert_eq!(a["unblocksInSeconds"], json!(10.0));
+    // And it is right: they match 10 s later, not before.
+    assert!(cycle(&config, &pool, 13.9).matches.is_empty());
+    assert_eq!(cycle(&config, &pool, 14.0).matches.len(), 1);
+}
+
+#[test]
+fn never_is_null_for_a_capped_range_and_a_flat_ping_range() {
+    let mut config = mmr_mode(&[1, 1], 5.0, 2.0);
+    if let Algorithm::Mmr { max_tolerance, .. } = &mut config.algorithm {
+        *max_tolerance = Some(8.0); // 240 at most
+    }
+    let pool = vec![solo("a", 1500.0, 0.0), solo("b", 1800.0, 0.0)];
+    let a = reason_json(&cycle(&config, &pool, 1.0), "a");
+    assert_eq!(a["code"], "NO_CANDIDATES_IN_RANGE");
+    assert!(a.get("unblocksInSeconds").unwrap().is_null(), "{a}");
+
+    let ping = ping_mode(&[1, 1], 30.0);
+    let pool = vec![pinged("a", 20.0, 0.0), pinged("b", 90.0, 0.0)];
+    let a = reason_json(&cycle(&ping, &pool, 100.0), "a");
+    assert_eq!(a["nearestDistance"], json!(70.0));
+    assert!(a["unblocksInSeconds"].is_null(), "{a}");
+}
+
+#[test]
+fn a_covered_nearest_answers_zero_more_players_are_missing() {
+    // [1,1,1]: a and b fit each other now, a third is missing; the
+    // third is far. The nearest is already in range both ways: 0.
+    let config = mmr_mode(&[1, 1, 1], 5.0, 1.0);
+    let pool = vec![
+        solo("a", 1000.0, 0.0),
+        solo("b", 1100.0, 0.0),
+        solo("c", 2500.0, 0.0),
+    ];
+    let a = reason_json(&cycle(&config, &pool, 0.0), "a");
+    assert_eq!(a["code"], "NO_CANDIDATES_IN_RANGE");
+    assert_eq!(a["unblocksInSeconds"], json!(0.0));
+    // c never reaches anyone with a multiplier of 1.
+    let c = reason_json(&cycle(&config, &pool, 0.0), "c");
+    assert!(c["unblocksInSeconds"].is_null(), "{c}");
+}
+
+#[test]
+fn two_trios_in_a_4v4_need_two_solos_and_fifo_says_so_too() {
+    for config in [
+        with_parties(mmr_mode(&[4, 4], 100.0, 1.0), 3, true),
+        with_parties(fifo_mode(&[4, 4]), 3, true),
+    ] {
+        // 3 + 3 + 2 seats are 8, but a duo cannot sit beside either trio.
+        let mut pool = Vec::new();
+        pool.extend(party("t1", 3, 1500.0, 0.0));
+        pool.extend(party("t2", 3, 1500.0, 0.0));
+        pool.extend(party("d", 2, 1500.0, 0.0));
+        let out = cycle(&config, &pool, 1.0);
+        assert!(out.matches.is_empty());
+        let t = reason_json(&out, "t1-0");
+        assert_eq!(t["code"], "NO_EXACT_SEATING", "{t}");
+        assert_eq!(t["completingPartySizes"], json!([1, 1]), "{t}");
+        // Two solos are what it said: they complete the match.
+        pool.push(solo("s1", 1500.0, 0.5));
+        pool.push(solo("s2", 1500.0, 0.5));
+        assert_eq!(cycle(&config, &pool, 1.0).matches.len(), 1);
+    }
+}
+
+#[test]
+fn an_old_stored_reason_without_hints_still_reads() {
+    let r: WaitingReason = serde_json::from_value(json!({"code": "NO_EXACT_SEATING"})).unwrap();
+    assert_eq!(r.code(), matchplane_matchmaker::Code::NoExactSeating);
+    let r: WaitingReason = serde_json::from_value(
+        json!({"code": "NO_CANDIDATES_IN_RANGE", "nearestDistance": 3.0, "range": 1.0}),
+    )
+    .unwrap();
+    assert!(matches!(
+        r,
+        WaitingReason::NoCandidatesInRange {
+            unblocks_in_seconds: None,
+            ..
+        }
+    ));
+}
