@@ -186,6 +186,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/game-modes/{name}/pool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mode's pool as its last cycle saw it. */
+        get: operations["getGameModePool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/game-modes/{name}/preview": {
         parameters: {
             query?: never;
@@ -247,6 +264,23 @@ export interface paths {
         };
         /** The mode's live figures. */
         get: operations["getGameModeStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/game-modes/{name}/stats/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mode's figures over time. */
+        get: operations["getGameModeStatsHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -381,6 +415,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/matches/{matchId}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opens a backfill request for a running match. */
+        post: operations["openBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A backfill request: its status, open seats and fills. */
+        get: operations["getBackfill"];
+        /**
+         * Replaces an open request's roster with a newer one (open seats
+         *     recomputed): the next fills use it.
+         */
+        put: operations["replaceBackfillRoster"];
+        post?: never;
+        /**
+         * Closes a request: no fill takes its seats any more. A request a fill
+         *     filled first answers `409` (status `filled`); closing a closed request
+         *     again answers its state.
+         */
+        delete: operations["closeBackfill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/matches/{matchId}/deliveries": {
         parameters: {
             query?: never;
@@ -439,6 +516,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs a scenario and answers its report (the JSON of `matchplane
+         *     simulate`, docs/simulate.md).
+         */
+        post: operations["simulate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/tickets": {
         parameters: {
             query?: never;
@@ -472,6 +569,46 @@ export interface paths {
          *     status after. A matched ticket stays matched.
          */
         delete: operations["cancelTicket"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/tickets/{ticketId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accepts the match proposed to a ticket, for its player; answers the
+         *     status after. Idempotent.
+         */
+        post: operations["acceptTicketMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/tickets/{ticketId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Declines the match proposed to a ticket, for its player: the proposal is
+         *     cancelled and the player cooled down in this mode.
+         */
+        post: operations["declineTicketMatch"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -535,6 +672,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/searches/{ticketId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accepts the match proposed to this search; answers the status after.
+         *     Idempotent; an accept never moves the deadline.
+         */
+        post: operations["acceptMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/searches/{ticketId}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Declines the match proposed to this search: the proposal is cancelled
+         *     and the player cooled down in this mode; answers the status after.
+         */
+        post: operations["declineMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tiers": {
         parameters: {
             query?: never;
@@ -575,6 +752,23 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "match.backfilled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A backfill fill seated new players in a running match */
+        post: operations["matchBackfilled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "match.made": {
         parameters: {
             query?: never;
@@ -612,6 +806,27 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /**
+         * @description Match proposals: a formed group is proposed to its players, who accept
+         *     or decline within `timeoutSeconds`.
+         * @example {
+         *       "declineCooldownSeconds": 60,
+         *       "timeoutSeconds": 20
+         *     }
+         */
+        Acceptance: {
+            /**
+             * Format: double
+             * @description Seconds a player who declined, stayed silent or left may not search
+             *     again in this mode, 0..=3600; default 0.
+             */
+            declineCooldownSeconds?: number;
+            /**
+             * Format: double
+             * @description Seconds the players have to answer, 1..=600.
+             */
+            timeoutSeconds: number;
+        };
         /** @description The grouping algorithm, by `type`. */
         Algorithm: {
             /**
@@ -723,6 +938,72 @@ export interface components {
              *     ratings and one is stored for the player).
              */
             mmr?: number | null;
+        };
+        /**
+         * @description Backfill of running matches: studios may ask for replacements of
+         *     players who left (`POST …/matches/{matchId}/backfill`).
+         * @example {
+         *       "auto": false,
+         *       "enabled": true,
+         *       "ttlSeconds": 120
+         *     }
+         */
+        Backfill: {
+            /**
+             * @description Whether a match made with empty seats opens a backfill for them at
+             *     once; default `false`.
+             */
+            auto?: boolean | null;
+            /** @description Whether backfill requests are accepted; default `true`. */
+            enabled?: boolean | null;
+            /**
+             * Format: int32
+             * @description How long a request stays open (seconds); default 120.
+             */
+            ttlSeconds?: number | null;
+        };
+        /**
+         * @description A backfill request as the studio sees it.
+         * @example {
+         *       "backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "expiresAt": "2026-12-01T10:02:00Z",
+         *       "fills": [],
+         *       "gameMode": "ranked-5v5",
+         *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+         *       "openSeats": [
+         *         1,
+         *         0
+         *       ],
+         *       "status": "open"
+         *     }
+         */
+        BackfillView: {
+            /** @description `bf_…`. */
+            backfillId: string;
+            /**
+             * Format: date-time
+             * @description When the request was opened.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it expires unless filled or closed first.
+             */
+            expiresAt: string;
+            /** @description Each fill, oldest first. */
+            fills: components["schemas"]["FillView"][];
+            /** @description The match's game mode. */
+            gameMode: string;
+            /** @description The running match, `mat_…`. */
+            matchId: string;
+            /** @description Open seats per team, in match-shape order (players). */
+            openSeats: number[];
+            /**
+             * @description `open`, `filled` (no seat left), `closed` (by the studio) or
+             *     `expired` (`ttlSeconds` passed).
+             */
+            status: string;
         };
         /** @description Bot fill. */
         Bots: {
@@ -956,6 +1237,20 @@ export interface components {
             /** @description The first 100 by ticket id. */
             searches: components["schemas"]["FailedRefSchema"][];
         };
+        /** @description One fill of a request. */
+        FillView: {
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            at: string;
+            /** @description `bff_…`, also the `webhook-id` of its `match.backfilled`. */
+            fillId: string;
+            /** @description Open seats per team after it. */
+            openSeatsLeft: number[];
+            /** @description The new players by team, as in the `match.backfilled` body. */
+            teams: Record<string, never>[];
+        };
         /** @description A flexible `matchShape` (free-for-all, battle royale, arena). */
         FlexibleShape: {
             /**
@@ -1009,8 +1304,10 @@ export interface components {
          *     }
          */
         GameMode: {
+            acceptance?: null | components["schemas"]["Acceptance"];
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /** @description Default `true`; a disabled mode runs no cycle and fails its searches. */
             enabled?: boolean;
@@ -1091,8 +1388,10 @@ export interface components {
          *     }
          */
         GameModeResponse: {
+            acceptance?: null | components["schemas"]["Acceptance"];
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /**
              * Format: date-time
@@ -1201,6 +1500,99 @@ export interface components {
             status: string;
         };
         /**
+         * @description One bucket of the history.
+         * @example {
+         *       "cycles": 60,
+         *       "declines": 0,
+         *       "matchedPlayers": 60,
+         *       "matches": 30,
+         *       "mmrSpread": {
+         *         "p50": 40,
+         *         "p90": 95,
+         *         "p99": 180
+         *       },
+         *       "proposals": 0,
+         *       "searching": 42,
+         *       "searchingMax": 51,
+         *       "start": "2026-12-01T10:00:00Z",
+         *       "waitSeconds": {
+         *         "p50": 2.1,
+         *         "p90": 6.5,
+         *         "p99": 14
+         *       }
+         *     }
+         */
+        HistoryBucket: {
+            /**
+             * Format: int64
+             * @description Cycles that ran with searches or matches.
+             */
+            cycles: number;
+            /**
+             * Format: int64
+             * @description Proposals declined or timed out.
+             */
+            declines: number;
+            /**
+             * Format: int64
+             * @description Players seated in them.
+             */
+            matchedPlayers: number;
+            /**
+             * Format: int64
+             * @description Matches made.
+             */
+            matches: number;
+            mmrSpread?: null | components["schemas"]["HistoryPercentiles"];
+            /**
+             * Format: int64
+             * @description Match proposals opened (modes with acceptance).
+             */
+            proposals: number;
+            /**
+             * Format: int64
+             * @description Mean pool size over those cycles (rounded).
+             */
+            searching: number;
+            /**
+             * Format: int64
+             * @description Largest pool of the bucket.
+             */
+            searchingMax: number;
+            /**
+             * Format: date-time
+             * @description Start of the bucket.
+             */
+            start: string;
+            waitSeconds?: null | components["schemas"]["HistoryPercentiles"];
+        };
+        /**
+         * @description Percentiles estimated from a bucket's histogram (each within one
+         *     histogram bucket of the exact figure).
+         * @example {
+         *       "p50": 2.1,
+         *       "p90": 6.5,
+         *       "p99": 14
+         *     }
+         */
+        HistoryPercentiles: {
+            /**
+             * Format: double
+             * @description Median.
+             */
+            p50: number;
+            /**
+             * Format: double
+             * @description 90th percentile.
+             */
+            p90: number;
+            /**
+             * Format: double
+             * @description 99th percentile.
+             */
+            p99: number;
+        };
+        /**
          * @description A key as listed: never the key itself.
          * @example {
          *       "createdAt": "2026-12-01T10:00:00Z",
@@ -1277,6 +1669,43 @@ export interface components {
             nextCursor?: string | null;
         };
         /**
+         * @description The `match.backfilled` body: a fill seated new players in a running
+         *     match. Its `webhook-id` is `fillId`.
+         */
+        MatchBackfilledEvent: {
+            /** @description The request filled, `bf_…`. */
+            backfillId: string;
+            /** @description When the fill was claimed (RFC 3339, UTC, milliseconds). */
+            createdAt: string;
+            /** @description This fill, `bff_…`, also the `webhook-id`. */
+            fillId: string;
+            /** @description The game mode's name. */
+            gameMode: string;
+            /**
+             * Format: int64
+             * @description The game mode's config version the fill was made under.
+             */
+            gameModeVersion: number;
+            /** @description The running match, `mat_…`. */
+            matchId: string;
+            /** @description Open seats per team after this fill. */
+            openSeatsLeft: number[];
+            /** @description `prj_…`. */
+            projectId: string;
+            /**
+             * @description The teams that got players, each with only its new players (each
+             *     with `"backfill": true`).
+             */
+            teams: components["schemas"]["WebhookTeam"][];
+            /** @description Always `match.backfilled`. */
+            type: components["schemas"]["MatchBackfilledType"];
+        };
+        /**
+         * @description `type` of a `match.backfilled` body.
+         * @enum {string}
+         */
+        MatchBackfilledType: "match.backfilled";
+        /**
          * @description The `match.made` body: a match was formed and recorded.
          * @example {
          *       "createdAt": "2026-12-01T10:00:03.120Z",
@@ -1330,6 +1759,11 @@ export interface components {
          *     }
          */
         MatchMadeEvent: {
+            /**
+             * @description With `backfill.auto` and open seats: the backfill request opened
+             *     for them (`bf_…`); absent otherwise.
+             */
+            backfillId?: string | null;
             /** @description When the match was recorded (RFC 3339, UTC, milliseconds). */
             createdAt: string;
             /** @description The game mode's name. */
@@ -1429,7 +1863,10 @@ export interface components {
             region?: string | null;
             /** @description Seats open to backfill per team; absent as `matchShape`. */
             seatsOpen?: number[] | null;
-            /** @description Teams in match-shape order, as in the `match.made` webhook body. */
+            /**
+             * @description Teams in match-shape order, as in the `match.made` webhook body
+             *     (each player's ticket `data` in its entry, as sent).
+             */
             teams: Record<string, never>[];
         };
         /**
@@ -1566,6 +2003,89 @@ export interface components {
             matchId: string;
         };
         /**
+         * @description Equal-width bins: `counts[i]` holds values in
+         *     `[start + i*width, start + (i+1)*width)`.
+         * @example {
+         *       "counts": [
+         *         3,
+         *         9,
+         *         14,
+         *         6
+         *       ],
+         *       "start": 1400,
+         *       "width": 25
+         *     }
+         */
+        PoolBins: {
+            /** @description Searches per bin. */
+            counts: number[];
+            /**
+             * Format: double
+             * @description Lower edge of the first bin.
+             */
+            start: number;
+            /**
+             * Format: double
+             * @description Width of every bin (MMR points or milliseconds).
+             */
+            width: number;
+        };
+        /**
+         * @description The live pool of a mode.
+         * @example {
+         *       "at": "2026-12-01T10:00:00Z",
+         *       "candidates": 30,
+         *       "gameMode": "duel",
+         *       "latencyMs": null,
+         *       "matched": 4,
+         *       "mmr": {
+         *         "counts": [
+         *           3,
+         *           9,
+         *           14,
+         *           6
+         *         ],
+         *         "start": 1400,
+         *         "width": 25
+         *       },
+         *       "searching": 32,
+         *       "waitingReasons": {
+         *         "NO_CANDIDATES_IN_RANGE": 20,
+         *         "PARTY_INCOMPLETE": 2
+         *       }
+         *     }
+         */
+        PoolView: {
+            /**
+             * Format: date-time
+             * @description When the cycle that saw this pool ended; `null` before the first.
+             */
+            at?: string | null;
+            /**
+             * Format: int64
+             * @description Candidates (complete, eligible parties).
+             */
+            candidates: number;
+            /** @description The game mode's name. */
+            gameMode: string;
+            latencyMs?: null | components["schemas"]["PoolBins"];
+            /**
+             * Format: int64
+             * @description Searches that cycle matched.
+             */
+            matched: number;
+            mmr?: null | components["schemas"]["PoolBins"];
+            /**
+             * Format: int64
+             * @description Searches in the pool.
+             */
+            searching: number;
+            /** @description Searches left waiting, by waiting-reason code. */
+            waitingReasons: {
+                [key: string]: number;
+            };
+        };
+        /**
          * @description A preview as answered (see the module documentation).
          * @example {
          *       "at": 1764583200,
@@ -1668,12 +2188,20 @@ export interface components {
          *     }
          */
         Problem: {
+            /** @description The open request, for `BACKFILL_ALREADY_OPEN`. */
+            backfillId?: string | null;
             /** @description Machine-readable code, e.g. `VALIDATION_ERROR`. */
             code: string;
             /** @description What went wrong with this request. */
             detail: string;
             /** @description Every failed field rule (empty when the error is not about fields). */
             errors: components["schemas"]["ProblemFieldError"][];
+            /**
+             * Format: int64
+             * @description Seconds until the player may search again, for `DECLINE_COOLDOWN`
+             *     (also in `Retry-After`).
+             */
+            retryAfterSeconds?: number | null;
             /**
              * Format: int32
              * @description The HTTP status, repeated.
@@ -1722,6 +2250,30 @@ export interface components {
              * @description Last change.
              */
             updatedAt: string;
+        };
+        /**
+         * @description An open match proposal, as a proposed ticket's status shows it.
+         * @example {
+         *       "acceptBy": "2026-12-01T10:00:20.000Z",
+         *       "acceptInSeconds": 17.5,
+         *       "accepted": [
+         *         "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9"
+         *       ],
+         *       "matchId": "mat_01JDZ8P2X5Y6Z7A8B9C0D1E2F3"
+         *     }
+         */
+        ProposalView: {
+            /** @description The deadline to answer (RFC 3339); an accept never moves it. */
+            acceptBy: string;
+            /**
+             * Format: double
+             * @description Seconds left until `acceptBy` (0 once past).
+             */
+            acceptInSeconds: number;
+            /** @description The tickets that accepted so far. */
+            accepted: string[];
+            /** @description `mat_…`: the match's id once everyone accepted. */
+            matchId: string;
         };
         /**
          * @description `PUT …/ratings/{playerId}` body: a rating the studio already has.
@@ -1944,6 +2496,41 @@ export interface components {
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
+         * @description The roster body of `POST` and `PUT`: the match's current players.
+         * @example {
+         *       "teams": [
+         *         {
+         *           "index": 0,
+         *           "players": [
+         *             {
+         *               "mmr": 1510,
+         *               "playerId": "a"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "index": 1,
+         *           "players": [
+         *             {
+         *               "playerId": "b"
+         *             },
+         *             {
+         *               "playerId": "c"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        RosterSchema: {
+            /**
+             * @description Teams with their players now (`index` from 0; a team left out has
+             *     none); `mmr` is optional for players matchplane matched, required
+             *     for others in MMR modes.
+             */
+            teams: Record<string, never>[];
+        };
+        /**
          * @description One scope of a key.
          * @enum {string}
          */
@@ -2059,6 +2646,58 @@ export interface components {
         StartSearch: {
             /** @description The ticket's token. */
             ticket: string;
+        };
+        /**
+         * @description The history of a mode.
+         * @example {
+         *       "bucketSeconds": 60,
+         *       "buckets": [
+         *         {
+         *           "cycles": 60,
+         *           "declines": 0,
+         *           "matchedPlayers": 60,
+         *           "matches": 30,
+         *           "mmrSpread": {
+         *             "p50": 40,
+         *             "p90": 95,
+         *             "p99": 180
+         *           },
+         *           "proposals": 0,
+         *           "searching": 42,
+         *           "searchingMax": 51,
+         *           "start": "2026-12-01T09:41:00Z",
+         *           "waitSeconds": {
+         *             "p50": 2.1,
+         *             "p90": 6.5,
+         *             "p99": 14
+         *           }
+         *         }
+         *       ],
+         *       "from": "2026-12-01T09:00:00Z",
+         *       "gameMode": "duel",
+         *       "to": "2026-12-01T10:00:00Z"
+         *     }
+         */
+        StatsHistory: {
+            /**
+             * Format: int64
+             * @description Bucket length (seconds).
+             */
+            bucketSeconds: number;
+            /** @description Buckets with figures, oldest first. */
+            buckets: components["schemas"]["HistoryBucket"][];
+            /**
+             * Format: date-time
+             * @description Start of the range served (after cutting to the retention).
+             */
+            from: string;
+            /** @description The game mode's name. */
+            gameMode: string;
+            /**
+             * Format: date-time
+             * @description End of the range served (exclusive).
+             */
+            to: string;
         };
         /**
          * @description Team split of a full group.
@@ -2189,7 +2828,7 @@ export interface components {
              *     /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
              *     `createdAt`, `teams` (arrays of player ids), `player` (its own
              *     entry: `playerId`, `ticketId`, `team`, `partyId`, `mmr`, `latencyMs`,
-             *     `waitSeconds`), `region` and `quality`. The studio sees the whole
+             *     `waitSeconds`, and its ticket's `data` as sent), `region` and `quality`. The studio sees the whole
              *     match, as its `match.made` webhook body.
              */
             match?: Record<string, never> | null;
@@ -2208,6 +2847,7 @@ export interface components {
             pingMs?: number | null;
             /** @description The studio's player id. */
             playerId: string;
+            proposal?: null | components["schemas"]["ProposalView"];
             /**
              * @description When the last search started (RFC 3339), kept once it ended; `null`
              *     before any search. Always present in every status.
@@ -2219,7 +2859,10 @@ export interface components {
              *     data; a new ticket is needed). Absent when not recorded.
              */
             reason?: string | null;
-            /** @description `created`, `searching`, `matched`, `cancelled`, `expired` or `failed`. */
+            /**
+             * @description `created`, `searching`, `proposed`, `matched`, `cancelled`, `expired`
+             *     or `failed`.
+             */
             status: string;
             /** @description `tkt_…`. */
             ticketId: string;
@@ -2420,6 +3063,16 @@ export interface components {
         };
         /** @description One player of a `match.made` body. */
         WebhookPlayer: {
+            /**
+             * @description `true` for a player a backfill seated after the match was made;
+             *     absent otherwise.
+             */
+            backfill?: boolean;
+            /**
+             * @description The ticket's `attributes.data`, byte for byte as the studio sent
+             *     it; absent when the ticket had none.
+             */
+            data?: Record<string, never>;
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); absent
@@ -3578,6 +4231,65 @@ export interface operations {
             };
         };
     };
+    getGameModePool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolView"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     previewGameMode: {
         parameters: {
             query?: never;
@@ -3991,6 +4703,94 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGameModeStatsHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start (RFC 3339; default: an hour before `to`). Older than 14 days
+                 *     before now is cut to it.
+                 */
+                from?: string;
+                /** @description End, exclusive (RFC 3339; default: now). */
+                to?: string;
+                /**
+                 * @description Bucket length in seconds: a multiple of 60, from 60 to 86 400
+                 *     (default 60).
+                 */
+                bucketSeconds?: number;
+            };
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsHistory"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4600,6 +5400,356 @@ export interface operations {
             };
         };
     };
+    openBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RosterSchema"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such match */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description BACKFILL_ALREADY_OPEN (the body names its `backfillId`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), BACKFILL_NOT_ENABLED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+                /** @description `bf_…` */
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replaceBackfillRoster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+                /** @description `bf_…` */
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RosterSchema"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description CONFLICT: the request is filled, closed or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER, BACKFILL_NOT_ENABLED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+                /** @description `bf_…` */
+                backfillId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillView"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description CONFLICT: the request was filled or expired first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listMatchDeliveries: {
         parameters: {
             query?: never;
@@ -4786,6 +5936,190 @@ export interface operations {
             };
         };
     };
+    simulate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        /** @description A scenario as `matchplane simulate --scenario` reads it (`gameMode`, `tier`, `seed`, `until`, `arrivals`), with `arrivalsCsvText` (CSV text) instead of `arrivalsCsv`; at most 200 000 arrivals */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "arrivals": [
+                 *         {
+                 *           "at": 0,
+                 *           "mmr": 1500,
+                 *           "playerId": "ana"
+                 *         },
+                 *         {
+                 *           "at": 1,
+                 *           "mmr": 1520,
+                 *           "playerId": "ben"
+                 *         }
+                 *       ],
+                 *       "gameMode": {
+                 *         "algorithm": {
+                 *           "baseTolerance": 50,
+                 *           "expansionMultiplier": 2,
+                 *           "maxMmr": 3000,
+                 *           "minMmr": 0,
+                 *           "type": "mmr"
+                 *         },
+                 *         "matchShape": [
+                 *           1,
+                 *           1
+                 *         ],
+                 *         "matchmakingCycleDurationSeconds": 1,
+                 *         "name": "duel",
+                 *         "parties": {
+                 *           "allowParties": false,
+                 *           "keepTogether": true,
+                 *           "maxSize": 1
+                 *         },
+                 *         "teamAssignment": "balanced",
+                 *         "ticketTtlSeconds": 600
+                 *       },
+                 *       "seed": 7,
+                 *       "tier": "pro",
+                 *       "until": 10
+                 *     }
+                 */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "matches": [
+                     *         {
+                     *           "at": 1,
+                     *           "meanMmr": [
+                     *             1500,
+                     *             1520
+                     *           ],
+                     *           "mmrSpread": 20,
+                     *           "teamImbalance": 20,
+                     *           "teams": [
+                     *             [
+                     *               "ana"
+                     *             ],
+                     *             [
+                     *               "ben"
+                     *             ]
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "stats": {
+                     *         "matchedPlayers": 2,
+                     *         "matches": 1,
+                     *         "mmrSpread": {
+                     *           "max": 20,
+                     *           "p50": 20,
+                     *           "p90": 20
+                     *         },
+                     *         "stillWaiting": 0,
+                     *         "teamImbalance": {
+                     *           "max": 20,
+                     *           "p50": 20,
+                     *           "p90": 20
+                     *         },
+                     *         "waitSeconds": {
+                     *           "max": 1,
+                     *           "p50": 0,
+                     *           "p90": 1,
+                     *           "p99": 1
+                     *         }
+                     *       },
+                     *       "unmatched": [],
+                     *       "unmatchedReasons": {}
+                     *     }
+                     */
+                    "application/json": Record<string, never>;
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An invalid scenario (every error listed), over 200 000 arrivals, or over 10 s of running time */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     createTicket: {
         parameters: {
             query?: never;
@@ -4840,7 +6174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`) */
+            /** @description GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`), DECLINE_COOLDOWN (with `retryAfterSeconds`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4985,6 +6319,140 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    acceptTicketMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    declineTicketMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5298,6 +6766,140 @@ export interface operations {
             };
         };
     };
+    acceptMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            /** @description TICKET_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: the token is another ticket's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, or an accept after a decline), NOT_PROPOSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    declineMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `tkt_…` */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketStatus"];
+                };
+            };
+            /** @description TICKET_INVALID */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: the token is another ticket's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listTiers: {
         parameters: {
             query?: never;
@@ -5495,11 +7097,40 @@ export interface operations {
             };
         };
     };
+    matchBackfilled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` under the mode's secret (its `whsec_` prefix removed, the rest base64-decoded); several, space-separated, while a rotated secret is still honoured */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchBackfilledEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. A `match.made` answered otherwise (or not within 5 s) is retried with backoff, 9 attempts in all; a `webhook.test` is sent once */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     matchMade: {
         parameters: {
             query?: never;
             header: {
-                /** @description The event's id: the `matchId` of a `match.made`, `tst_…` of a `webhook.test`; the same on every retry */
+                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
@@ -5528,7 +7159,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event's id: the `matchId` of a `match.made`, `tst_…` of a `webhook.test`; the same on every retry */
+                /** @description The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt */
                 "webhook-timestamp": string;
