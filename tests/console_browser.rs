@@ -462,8 +462,10 @@ async fn the_console_in_a_real_browser() {
     .await;
     c.check("live", &[]).await;
     // Two close players make a match.
-    search(&http, &base, &project, &key, "near-a", 1500.0).await;
-    search(&http, &base, &project, &key, "near-b", 1510.0).await;
+    // (Kept in the list polled below, so a slow machine's late cycle
+    // finds them still searching.)
+    tickets.push(search(&http, &base, &project, &key, "near-a", 1500.0).await);
+    tickets.push(search(&http, &base, &project, &key, "near-b", 1510.0).await);
     // REST searches end when unpolled: keep the far ones alive meanwhile.
     for (id, token) in &tickets {
         let _ = http
@@ -475,7 +477,7 @@ async fn the_console_in_a_real_browser() {
 
     c.go("#/matches").await;
     c.heading("Matches").await;
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + Duration::from_secs(60);
     while c
         .browser
         .find(Locator::Css("main table a[href^='#/matches/mat_']"))
@@ -483,6 +485,13 @@ async fn the_console_in_a_real_browser() {
         .is_err()
     {
         assert!(Instant::now() < deadline, "no match appeared in the list");
+        for (id, token) in &tickets {
+            let _ = http
+                .get(format!("{base}/v1/searches/{id}"))
+                .bearer_auth(token)
+                .send()
+                .await;
+        }
         tokio::time::sleep(Duration::from_millis(500)).await;
         c.go("#/matches?r").await;
         c.heading("Matches").await;
