@@ -143,9 +143,9 @@ fn match_players(row: &match_::Model) -> Vec<(String, Option<f64>, Option<f64>)>
         .collect()
 }
 
-/// Checks `body` as a roster of the match.
-fn seats_of(ctx: &Context, body: Value) -> Result<(Roster, RosterSeats), ApiError> {
-    let roster: Roster = parse_value(body)?;
+/// Checks `roster` (a body already read as a roster's shape) against the
+/// match.
+fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, RosterSeats), ApiError> {
     let players = match_players(&ctx.row);
     let mmr_required = matches!(ctx.config.algorithm, Algorithm::Mmr { .. });
     let seats = check_roster(&caps(&ctx.config, &ctx.row), &roster, mmr_required, |id| {
@@ -217,8 +217,11 @@ pub async fn open(
     Path((project_id, match_id)): Path<(String, String)>,
     RawJson(body): RawJson,
 ) -> Result<(StatusCode, Json<BackfillView>), ApiError> {
+    // The body's shape first, as every strict body: a malformed one is
+    // refused naming its fields whatever the match.
+    let roster: Roster = parse_value(body)?;
     let ctx = context(&state, &project_id, &match_id).await?;
-    let (roster, seats) = seats_of(&ctx, body)?;
+    let (roster, seats) = seats_of(&ctx, roster)?;
     let ttl = ctx.config.backfill_enabled().map_or(120, |b| b.ttl_seconds);
     let now = Utc::now();
     let expires_at = now + chrono::Duration::seconds(i64::from(ttl));
@@ -325,6 +328,7 @@ pub async fn replace(
     Path((project_id, match_id, backfill_id)): Path<(String, String, String)>,
     RawJson(body): RawJson,
 ) -> Result<Json<BackfillView>, ApiError> {
+    let roster: Roster = parse_value(body)?;
     let row = request(&state, &project_id, &match_id, &backfill_id).await?;
     let now = Utc::now();
     let status = backfills::status_at(&row, now);
@@ -332,7 +336,7 @@ pub async fn replace(
         return Err(not_open(status));
     }
     let ctx = context(&state, &project_id, &match_id).await?;
-    let (roster, seats) = seats_of(&ctx, body)?;
+    let (roster, seats) = seats_of(&ctx, roster)?;
     let live = OpenBackfill {
         backfill_id: backfill_id.as_str().into(),
         match_id: match_id.as_str().into(),

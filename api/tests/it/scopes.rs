@@ -134,6 +134,36 @@ const TABLE: &[(&str, &str, Needs)] = &[
     ),
     ("POST", "/v1/projects/{projectId}/simulate", Needs::Backend),
     (
+        "POST",
+        "/v1/projects/{projectId}/tickets/{ticketId}/accept",
+        Needs::Backend,
+    ),
+    (
+        "POST",
+        "/v1/projects/{projectId}/tickets/{ticketId}/decline",
+        Needs::Backend,
+    ),
+    (
+        "POST",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill",
+        Needs::Backend,
+    ),
+    (
+        "GET",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
+        Needs::Backend,
+    ),
+    (
+        "PUT",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
+        Needs::Backend,
+    ),
+    (
+        "DELETE",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
+        Needs::Backend,
+    ),
+    (
         "GET",
         "/v1/projects/{projectId}/tickets/{ticketId}",
         Needs::Backend,
