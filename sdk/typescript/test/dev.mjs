@@ -48,9 +48,14 @@ export async function startDev() {
     baseUrl: `http://127.0.0.1:${port}`,
     projectId: words[2].replace(/,$/, ""),
     apiKey: words[5],
-    stop() {
-      child.kill();
-      rmSync(dir, { recursive: true, force: true });
+    /** Stops the server and, once it has exited (it may still be writing its database), removes its folder. */
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((ok) => child.once("exit", ok));
+        child.kill();
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }
