@@ -96,6 +96,10 @@ pub async fn search(
     let failed_play = play.clone();
     let failed_ticket = started.ticket.clone();
     Ok(upgrade
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(0)
+        .max_message_size(MAX_CLIENT_MESSAGE_BYTES)
+        .max_frame_size(MAX_CLIENT_MESSAGE_BYTES)
         .on_failed_upgrade(move |_| {
             tokio::spawn(async move {
                 let _ = end(&failed_play, &failed_ticket, EndOutcome::Cancelled).await;
@@ -103,6 +107,17 @@ pub async fn search(
         })
         .on_upgrade(move |socket| hold(play, db, started, updates, socket)))
 }
+
+/// The socket's read buffer (bytes). A client sends pongs and, with
+/// acceptance, an answer of a few dozen bytes: the library's default of
+/// 128 KiB, allocated up front for every socket, was most of an open
+/// search's memory. A larger message still fits, the buffer grows for it.
+const READ_BUFFER_BYTES: usize = 1024;
+
+/// Largest message (and frame) a client may send (bytes): a larger one
+/// ends the connection and, like a client that left, cancels the search.
+/// The messages a client sends are answers of well under a kilobyte.
+const MAX_CLIENT_MESSAGE_BYTES: usize = 16 * 1024;
 
 /// `400 VALIDATION_ERROR` for a request that is not a WebSocket upgrade,
 /// saying which part is missing (axum's reason, e.g. the `Connection`

@@ -25,6 +25,7 @@ on_both_pools!(
     a_socket_that_never_pongs_expires,
     a_search_lost_with_redis_data_says_so,
     a_lost_search_whose_match_was_stored_is_told_matched,
+    an_oversized_client_message_ends_the_search,
 );
 
 async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
@@ -399,4 +400,55 @@ async fn a_lost_search_whose_match_was_stored_is_told_matched(pools: Pools) {
         ticket.as_str(),
         "{matched}"
     );
+}
+
+/// A client message over the 16 KiB limit ends the connection and cancels
+/// the search (nothing left in the pool for a client that broke the
+/// protocol); one just under the limit is an ordinary unknown answer.
+async fn an_oversized_client_message_ends_the_search(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mode = ModeKey::new(&p, "duel");
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    ws.send(Message::text("x".repeat(16 * 1024 - 64)))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let state = t.play.pool.search_state(&mode, &ticket).await.unwrap();
+    assert!(
+        matches!(state, Some(SearchState::Live(_))),
+        "a message under the limit keeps the search: {state:?}"
+    );
+    ws.send(Message::text("x".repeat(17 * 1024))).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match ws.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    assert!(
+        ended.is_ok(),
+        "the connection ends after an oversized message"
+    );
+    for _ in 0..50 {
+        if let Some(Ended::Cancelled) = t
+            .play
+            .pool
+            .search_state(&mode, &ticket)
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("an oversized message did not end its search");
 }
