@@ -166,7 +166,8 @@ pub fn retention_batch(
         }
     }
     if stats_minutes > 0 {
-        metrics::counter!(RETENTION_PRUNED, "table" => "mode_stats_minutes").increment(stats_minutes);
+        metrics::counter!(RETENTION_PRUNED, "table" => "mode_stats_minutes")
+            .increment(stats_minutes);
     }
     metrics::histogram!(RETENTION_BATCH).record(took.as_secs_f64());
 }

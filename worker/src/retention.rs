@@ -146,11 +146,7 @@ impl Pruner<'_> {
         let stats_before = now - TimeDelta::days(stats_history::RETENTION_DAYS);
         self.batches(now, started, report, |db| async move {
             let deleted = stats_history::prune(db, stats_before, batch).await?;
-            Ok((
-                Pruned::default(),
-                deleted,
-                deleted >= batch,
-            ))
+            Ok((Pruned::default(), deleted, deleted >= batch))
         })
         .await?;
         let projects = retention::projects(self.db)
@@ -199,12 +195,14 @@ impl Pruner<'_> {
                 return Err(Stop::Early);
             }
             let at = now + TimeDelta::from_std(started.elapsed()).unwrap_or(TimeDelta::MAX);
-            let held =
-                job_leases::try_take(self.db, JOB, self.holder, at, self.config.lease_ttl)
-                    .await
-                    .map_err(WorkerError::from)?;
+            let held = job_leases::try_take(self.db, JOB, self.holder, at, self.config.lease_ttl)
+                .await
+                .map_err(WorkerError::from)?;
             if !held {
-                tracing::warn!(holder = self.holder, "the retention lease was taken over; the pass stops");
+                tracing::warn!(
+                    holder = self.holder,
+                    "the retention lease was taken over; the pass stops"
+                );
                 return Err(Stop::Early);
             }
             let timer = Instant::now();

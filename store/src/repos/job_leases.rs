@@ -48,9 +48,11 @@ pub async fn try_take<C: ConnectionTrait>(
             OnConflict::column(job_col)
                 .update_columns([holder_col.clone(), expires_col.clone()])
                 .action_and_where(
-                    Expr::col((table(), holder_col))
-                        .eq(holder)
-                        .or(Expr::col((table(), expires_col)).lt(now_ms)),
+                    Expr::col((table(), holder_col)).eq(holder).or(Expr::col((
+                        table(),
+                        expires_col,
+                    ))
+                    .lt(now_ms)),
                 )
                 .to_owned(),
         );

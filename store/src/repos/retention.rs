@@ -21,8 +21,7 @@
 //! its match, and a pruned match can no longer be reported).
 
 use crate::entities::{
-    backfill, backfill_fill, match_, match_ticket, rating_result, webhook_attempt,
-    webhook_delivery,
+    backfill, backfill_fill, match_, match_ticket, rating_result, webhook_attempt, webhook_delivery,
 };
 use crate::repos::StoreError;
 use chrono::{DateTime, Utc};
@@ -277,7 +276,13 @@ pub async fn prune_rating_results(
         .limit(batch)
         .to_owned();
     let rating_results = rating_result::Entity::delete_many()
-        .filter(Expr::tuple([Expr::col(R::GameModeId).into(), Expr::col(R::MatchId).into()]).in_subquery(oldest))
+        .filter(
+            Expr::tuple([
+                Expr::col(R::GameModeId).into(),
+                Expr::col(R::MatchId).into(),
+            ])
+            .in_subquery(oldest),
+        )
         .exec(db)
         .await?
         .rows_affected;

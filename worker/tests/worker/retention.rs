@@ -108,7 +108,9 @@ async fn a_running_worker_prunes_past_the_tiers_retention() {
         .await
         .unwrap()
         .is_empty());
-    matches::get(&env.db, &env.project_id, &young).await.unwrap();
+    matches::get(&env.db, &env.project_id, &young)
+        .await
+        .unwrap();
     assert_eq!(
         deliveries::of_match(&env.db, &env.project_id, &young)
             .await
