@@ -28,7 +28,18 @@ pub struct Tier {
     /// Most tickets a project may hold generated but not yet searching
     /// (`TICKET_LIMIT_EXCEEDED` beyond).
     pub max_pending_tickets: u64,
+    /// Days a project's matches and webhook deliveries (with their
+    /// attempts) are kept before the worker prunes them, between 1 and
+    /// [`MAX_RETENTION_DAYS`].
+    pub retention_days: u32,
 }
+
+/// `retentionDays` of a tier written without one (SPEC 2's `pro`; the
+/// issue's default of 90 days).
+pub const DEFAULT_RETENTION_DAYS: u32 = 90;
+
+/// Largest `retentionDays` a tier may have: ten years.
+pub const MAX_RETENTION_DAYS: u32 = 3650;
 
 impl Tier {
     /// The `free` tier of SPEC 2.
@@ -43,6 +54,7 @@ impl Tier {
             max_concurrent_searches: 1_000,
             requests_per_second: 50,
             max_pending_tickets: 10_000,
+            retention_days: 30,
         }
     }
 
@@ -58,6 +70,7 @@ impl Tier {
             max_concurrent_searches: 100_000,
             requests_per_second: 2_000,
             max_pending_tickets: 1_000_000,
+            retention_days: 90,
         }
     }
 
@@ -73,6 +86,7 @@ impl Tier {
             max_concurrent_searches: 10_000_000,
             requests_per_second: 50_000,
             max_pending_tickets: 20_000_000,
+            retention_days: 365,
         }
     }
 

@@ -39,6 +39,17 @@ async fn round_trip(url: &str) {
         .map(|r| r.try_get("", "max_pending_tickets").unwrap())
         .collect();
     assert_eq!(pending_tickets, [10_000, 1_000_000, 20_000_000]);
+    let retention_days: Vec<i32> = db
+        .query_all(Statement::from_string(
+            backend,
+            "SELECT retention_days FROM tiers ORDER BY requests_per_second",
+        ))
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.try_get("", "retention_days").unwrap())
+        .collect();
+    assert_eq!(retention_days, [30, 90, 365]);
 
     Migrator::down(&db, None).await.unwrap();
     assert_eq!(pending(&db).await.unwrap(), total);

@@ -1,6 +1,7 @@
 //! [`WorkerConfig`]: the worker's settings, parsed once by the binary and
 //! passed down (STYLE 7).
 
+use crate::retention::RetentionConfig;
 use matchplane_store::pool::ModeKey;
 use matchplane_webhook::{DeliveryConfig, Schedule};
 use std::fmt;
@@ -57,6 +58,8 @@ pub struct WorkerConfig {
     /// outbox are in Redis, and the matches are stored once the database is
     /// back. Past this the mode pauses until a read succeeds.
     pub config_grace: Duration,
+    /// How the retention pruning is paced ([`crate::retention`]).
+    pub retention: RetentionConfig,
     /// Optional observer of cycle starts and ends.
     pub on_cycle: Option<CycleHook>,
 }
@@ -73,6 +76,7 @@ impl fmt::Debug for WorkerConfig {
             .field("schedule", &self.schedule)
             .field("per_endpoint", &self.per_endpoint)
             .field("config_grace", &self.config_grace)
+            .field("retention", &self.retention)
             .finish_non_exhaustive()
     }
 }
@@ -95,6 +99,7 @@ impl Default for WorkerConfig {
             delivery_lock: Duration::from_secs(30),
             delivery_poll: Duration::from_millis(250),
             config_grace: DEFAULT_CONFIG_GRACE,
+            retention: RetentionConfig::default(),
             on_cycle: None,
         }
     }

@@ -6,9 +6,11 @@
 //! and claims each match atomically; an outbox consumer ([`record`]) that
 //! stores matches in the database, tells the matched searches and queues
 //! their webhooks; the sweep ([`sweep`]) that expires due searches and fails
-//! those of deleted modes and projects, in every pool, every second; and a
+//! those of deleted modes and projects, in every pool, every second; a
 //! delivery loop ([`deliveries`]) that sends the signed webhooks of
-//! `matchplane-webhook` (SPEC 5, 6). The worker alone ends searches that
+//! `matchplane-webhook` (SPEC 5, 6); and the retention pruning
+//! ([`retention`]), one worker at a time, of matches, webhook deliveries and
+//! stats older than they are kept (SPEC 14). The worker alone ends searches that
 //! neither their client nor a match ends (`docs/architecture.md`).
 //!
 //! See `README.md` for the design and the guarantees.
@@ -22,6 +24,7 @@ pub mod mode_loop;
 pub mod modes;
 pub mod proposals;
 pub mod record;
+pub mod retention;
 pub mod sweep;
 pub mod tick;
 pub mod worker;

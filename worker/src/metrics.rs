@@ -47,6 +47,16 @@ pub const PROPOSAL_ANSWERS: &str = "matchplane_proposal_answers_total";
 /// Counter: proposals closed, by `outcome` (`made`, `cancelled`), per mode.
 pub const PROPOSALS_CLOSED: &str = "matchplane_proposals_closed_total";
 
+/// Counter: rows the retention pruning deleted, by `table` (`matches`,
+/// `match_tickets`, `backfills`, `backfill_fills`, `webhook_deliveries`,
+/// `webhook_attempts`, `rating_results`, `mode_stats_minutes`).
+pub const RETENTION_PRUNED: &str = "matchplane_retention_pruned_rows_total";
+/// Histogram: wall time of one pruning batch (seconds): how long its
+/// transaction held its rows.
+pub const RETENTION_BATCH: &str = "matchplane_retention_batch_duration_seconds";
+/// Gauge: when the last complete pruning pass started (Unix seconds).
+pub const RETENTION_LAST_PASS: &str = "matchplane_retention_last_pass_timestamp_seconds";
+
 /// Describes every worker metric (`# HELP` and unit) in the current
 /// recorder; [`install`] and [`build_recorder`] call it.
 pub fn describe() {
@@ -126,6 +136,45 @@ pub fn describe() {
         Unit::Count,
         "Outbox records that could not be read as a match, kept as dead letters, per project and mode"
     );
+    metrics::describe_counter!(
+        RETENTION_PRUNED,
+        Unit::Count,
+        "Rows deleted by the retention pruning (older than the tier's retentionDays, stats history past 14 days), by table"
+    );
+    metrics::describe_histogram!(
+        RETENTION_BATCH,
+        Unit::Seconds,
+        "Wall time of one retention pruning batch (seconds)"
+    );
+    metrics::describe_gauge!(
+        RETENTION_LAST_PASS,
+        Unit::Seconds,
+        "When the last complete retention pruning pass started (Unix seconds)"
+    );
+}
+
+/// Records one pruning batch: the rows it deleted per table, the stats
+/// minutes, and its wall time.
+pub fn retention_batch(
+    pruned: &matchplane_store::repos::retention::Pruned,
+    stats_minutes: u64,
+    took: Duration,
+) {
+    for (table, rows) in pruned.by_table() {
+        if rows > 0 {
+            metrics::counter!(RETENTION_PRUNED, "table" => table).increment(rows);
+        }
+    }
+    if stats_minutes > 0 {
+        metrics::counter!(RETENTION_PRUNED, "table" => "mode_stats_minutes")
+            .increment(stats_minutes);
+    }
+    metrics::histogram!(RETENTION_BATCH).record(took.as_secs_f64());
+}
+
+/// Records a complete pruning pass started at `started`.
+pub fn retention_pass(started: chrono::DateTime<chrono::Utc>) {
+    metrics::gauge!(RETENTION_LAST_PASS).set(started.timestamp_millis() as f64 / 1e3);
 }
 
 /// Records `count` outbox records of `mode` moved to the dead letters.

@@ -30,7 +30,7 @@ use crate::worker::Shared;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{Code, FailedSearch};
 use matchplane_store::pool::{ModeKey, PoolStore};
-use matchplane_store::repos::{game_modes, projects, stats_history, StoreError};
+use matchplane_store::repos::{game_modes, projects, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
@@ -158,42 +158,9 @@ pub(crate) async fn expire_due(
     Ok(expired.len())
 }
 
-/// How often a worker prunes the stats history.
-const PRUNE_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Minutes of the stats history deleted per statement.
-const PRUNE_BATCH: u64 = 1000;
-
-/// Statements of one pruning pass at most (the rest waits a pass).
-const PRUNE_BATCHES: usize = 20;
-
-/// Deletes the stats history's minutes older than its retention at `now`,
-/// [`PRUNE_BATCH`] at a time, [`PRUNE_BATCHES`] statements at most; returns
-/// how many.
-///
-/// # Errors
-/// A database failure (what was deleted before it stays deleted).
-pub async fn prune_history(
-    db: &DatabaseConnection,
-    now: DateTime<Utc>,
-) -> Result<u64, WorkerError> {
-    let before = now - chrono::TimeDelta::days(stats_history::RETENTION_DAYS);
-    let mut total = 0;
-    for _ in 0..PRUNE_BATCHES {
-        let deleted = stats_history::prune(db, before, PRUNE_BATCH).await?;
-        total += deleted;
-        if deleted < PRUNE_BATCH {
-            break;
-        }
-    }
-    Ok(total)
-}
-
-/// Sweeps every `sweep_interval` until `shutdown`; prunes the stats history
-/// every [`PRUNE_EVERY`] on the way.
+/// Sweeps every `sweep_interval` until `shutdown`.
 pub(crate) async fn run(shared: Arc<Shared>, shutdown: CancellationToken) {
     let mut tick = tokio::time::interval(shared.config.sweep_interval);
-    let mut pruned_at: Option<std::time::Instant> = None;
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let sweeper = Sweeper {
         pool: shared.pool.as_ref(),
@@ -208,14 +175,6 @@ pub(crate) async fn run(shared: Arc<Shared>, shutdown: CancellationToken) {
                 match sweeper.pass(Utc::now()).await {
                     Ok(report) => tracing::trace!(?report, "sweep"),
                     Err(error) => tracing::warn!(%error, "the sweep failed"),
-                }
-                if pruned_at.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
-                    pruned_at = Some(std::time::Instant::now());
-                    match prune_history(&shared.db, Utc::now()).await {
-                        Ok(0) => {}
-                        Ok(deleted) => tracing::debug!(deleted, "stats history pruned"),
-                        Err(error) => tracing::warn!(%error, "pruning the stats history failed"),
-                    }
                 }
             }
         }

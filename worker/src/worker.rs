@@ -7,7 +7,9 @@
 //! deleted mode's loop records its outbox and stops. The sweep
 //! ([`crate::sweep`]) passes over every pool every
 //! [`WorkerConfig::sweep_interval`]: due searches expire, a deleted mode's
-//! or project's fail. Every loop is owned by one `JoinSet` and stops on
+//! or project's fail. The retention pruning ([`crate::retention`]) runs a
+//! pass every [`crate::retention::RetentionConfig::interval`] when this
+//! worker holds its lease. Every loop is owned by one `JoinSet` and stops on
 //! cancel, releasing its lease (STYLE 8).
 
 use crate::config::WorkerConfig;
@@ -122,9 +124,18 @@ pub async fn run_worker_with_tickets(
         tokio::spawn(async move { deliveries.run(max, poll, shutdown).await })
     };
     let sweep_task = tokio::spawn(crate::sweep::run(shared.clone(), shutdown.clone()));
+    let retention_task = tokio::spawn(crate::retention::run(
+        shared.db.clone(),
+        shared.config.worker_id.clone(),
+        shared.config.retention,
+        shutdown.clone(),
+    ));
     schedule(&shared, &shutdown).await;
     if let Err(err) = sweep_task.await {
         tracing::warn!(error = %err, "the sweep stopped");
+    }
+    if let Err(err) = retention_task.await {
+        tracing::warn!(error = %err, "the retention pruning stopped");
     }
     if let Err(err) = delivery_task.await {
         tracing::warn!(error = %err, "the delivery loop stopped");

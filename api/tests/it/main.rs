@@ -19,6 +19,7 @@ mod matches;
 mod metrics_help;
 mod openapi;
 mod ratings;
+mod retention;
 mod scopes;
 mod secret_rotation;
 mod service;

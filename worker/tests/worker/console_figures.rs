@@ -8,7 +8,7 @@ use chrono::{TimeDelta, Utc};
 use matchplane_matchmaker::pool_summary::PoolSummary;
 use matchplane_store::repos::cycle_stats;
 use matchplane_store::repos::stats_history::{self, Figures};
-use matchplane_worker::sweep::prune_history;
+use matchplane_worker::retention::{Pruner, RetentionConfig};
 use matchplane_worker::tick::TickOutcome;
 use std::time::Duration;
 
@@ -70,7 +70,15 @@ async fn a_cycle_stores_its_pool_summary_and_its_minute() {
     )
     .await
     .unwrap();
-    assert_eq!(prune_history(&env.db, Utc::now()).await.unwrap(), 1);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let pruner = Pruner {
+        db: &env.db,
+        holder: "w1",
+        config: RetentionConfig::default(),
+        cancel: &cancel,
+    };
+    let report = pruner.pass(Utc::now()).await.unwrap().unwrap();
+    assert_eq!(report.stats_minutes, 1, "{report:?}");
     let kept = stats_history::minutes(
         &env.db,
         &env.project_id,

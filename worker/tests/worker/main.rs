@@ -27,6 +27,7 @@ mod fencing;
 mod outages;
 mod recovery;
 mod regions;
+mod retention;
 mod secret_rotation;
 mod sweep;
 mod thin_pools;

@@ -2889,7 +2889,8 @@ export interface components {
          *       "minBaseTolerance": 1,
          *       "minCycleDurationSeconds": 1,
          *       "minExpansionMultiplier": 1,
-         *       "requestsPerSecond": 2000
+         *       "requestsPerSecond": 2000,
+         *       "retentionDays": 90
          *     }
          */
         TierBody: {
@@ -2937,6 +2938,13 @@ export interface components {
              * @description Token-bucket rate per project (requests per second), >= 1.
              */
             requestsPerSecond: number;
+            /**
+             * Format: int32
+             * @description Days a project's matches and webhook deliveries (with their
+             *     attempts) are kept before the worker prunes them, 1 to 3650.
+             *     Optional: when absent, the tier keeps its value (a new tier gets 90).
+             */
+            retentionDays?: number | null;
         };
         /**
          * @description A tier as answered.
@@ -2950,6 +2958,7 @@ export interface components {
          *       "minExpansionMultiplier": 1,
          *       "name": "pro",
          *       "requestsPerSecond": 2000,
+         *       "retentionDays": 90,
          *       "updatedAt": "2026-12-01T10:00:00Z"
          *     }
          */
@@ -2997,6 +3006,12 @@ export interface components {
              * @description Token-bucket rate per project (requests per second).
              */
             requestsPerSecond: number;
+            /**
+             * Format: int64
+             * @description Days a project's matches and webhook deliveries (with their
+             *     attempts) are kept before the worker prunes them.
+             */
+            retentionDays: number;
             /**
              * Format: date-time
              * @description Last change.
