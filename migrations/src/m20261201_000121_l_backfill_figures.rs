@@ -58,7 +58,12 @@ impl MigrationTrait for Migration {
             )
             .await?;
         manager
-            .drop_index(Index::drop().name(BY_MODE).table(Backfills::Table).to_owned())
+            .drop_index(
+                Index::drop()
+                    .name(BY_MODE)
+                    .table(Backfills::Table)
+                    .to_owned(),
+            )
             .await
     }
 }

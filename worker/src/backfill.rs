@@ -163,7 +163,10 @@ pub(crate) async fn prepare_auto(
             let ttl = auto_ttl(db, mode, body.game_mode_version).await?;
             let view = auto_view(body, id, ttl);
             let now_secs = now.timestamp_micros() as f64 / 1e6;
-            (view.expires_at, (now_secs < view.expires_at).then_some(view))
+            (
+                view.expires_at,
+                (now_secs < view.expires_at).then_some(view),
+            )
         }
     };
     let expires_at =

@@ -130,7 +130,8 @@ async fn tick(
 
     let started = Instant::now();
     // Backfills are served before new matches (SPEC 10).
-    let filled = crate::backfill::claim_fills(pool, mode, config, token, now, &fills, &opened_at).await?;
+    let filled =
+        crate::backfill::claim_fills(pool, mode, config, token, now, &fills, &opened_at).await?;
     report.fills = filled.fills;
     report.seats_filled = filled.seats;
     if filled.lease_lost {
@@ -359,9 +360,7 @@ async fn claim_chunk(
         // `backfill.auto`: a claimed match with open seats opens its backfill.
         for (claim, outcome) in claims.iter().zip(outcomes) {
             if matches!(outcome, ClaimOutcome::Claimed { .. }) {
-                if let Err(err) =
-                    crate::backfill::open_auto(pool, mode, config, claim).await
-                {
+                if let Err(err) = crate::backfill::open_auto(pool, mode, config, claim).await {
                     tracing::warn!(mode = %mode.mode, error = %err, "opening an automatic backfill failed");
                 }
             }

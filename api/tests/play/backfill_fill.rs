@@ -39,7 +39,12 @@ async fn get(t: &TestApp, path: &str, auth: &str) -> (StatusCode, String) {
 async fn matched(t: &TestApp, ticket: &str, token: &str) -> String {
     let until = Instant::now() + Duration::from_secs(20);
     loop {
-        let (status, text) = get(t, &format!("/v1/searches/{ticket}"), &format!("Ticket {token}")).await;
+        let (status, text) = get(
+            t,
+            &format!("/v1/searches/{ticket}"),
+            &format!("Ticket {token}"),
+        )
+        .await;
         assert_eq!(status, StatusCode::OK, "{text}");
         if text.contains(r#""status":"matched""#) {
             return text;
@@ -92,21 +97,29 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
     // Bo left: the studio asks for a replacement with the roster it has.
     let teams: Vec<Value> = (0..2)
         .map(|i| {
-            let players = if i == ana_team { json!([{"playerId": "ana"}]) } else { json!([]) };
+            let players = if i == ana_team {
+                json!([{"playerId": "ana"}])
+            } else {
+                json!([])
+            };
             json!({"index": i, "players": players})
         })
         .collect();
     let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
     let opened = t
-        .call(Method::POST, &base, Some(&key), Some(json!({ "teams": teams })))
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(json!({ "teams": teams })),
+        )
         .await;
     assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
     let backfill_id = opened.body["backfillId"].as_str().unwrap().to_owned();
 
     // Cy, with data, is seated in bo's place.
-    let raw = format!(
-        r#"{{"gameMode": "duel", "playerId": "cy", "attributes": {{"data": {CY_DATA}}}}}"#
-    );
+    let raw =
+        format!(r#"{{"gameMode": "duel", "playerId": "cy", "attributes": {{"data": {CY_DATA}}}}}"#);
     let req = Request::builder()
         .method(Method::POST)
         .uri(format!("/v1/projects/{p}/tickets"))
@@ -126,11 +139,22 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
     let cy_text = matched(&t, &cy, &cy_token).await;
     shutdown.cancel();
     worker.await.unwrap().unwrap();
-    assert!(cy_text.contains(&format!(r#""data":{CY_DATA}"#)), "{cy_text}");
+    assert!(
+        cy_text.contains(&format!(r#""data":{CY_DATA}"#)),
+        "{cy_text}"
+    );
     let cy_view: Value = serde_json::from_str(&cy_text).unwrap();
     assert_eq!(cy_view["match"]["matchId"], json!(match_id));
-    assert_eq!(cy_view["match"]["player"]["team"], json!(1 - ana_team), "{cy_text}");
-    assert_eq!(cy_view["match"]["player"]["backfill"], json!(true), "{cy_text}");
+    assert_eq!(
+        cy_view["match"]["player"]["team"],
+        json!(1 - ana_team),
+        "{cy_text}"
+    );
+    assert_eq!(
+        cy_view["match"]["player"]["backfill"],
+        json!(true),
+        "{cy_text}"
+    );
 
     // The fill's delivery: cy's data as sent, in cy's entry only.
     let stored = deliveries::of_match(&t.db, &p, &match_id).await.unwrap();
@@ -154,7 +178,12 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
 
     // The request is filled; the stats count its fill.
     let read = t
-        .call(Method::GET, &format!("{base}/{backfill_id}"), Some(&key), None)
+        .call(
+            Method::GET,
+            &format!("{base}/{backfill_id}"),
+            Some(&key),
+            None,
+        )
         .await;
     assert_eq!(read.body["status"], "filled", "{}", read.body);
     assert_eq!(read.body["fills"].as_array().unwrap().len(), 1);

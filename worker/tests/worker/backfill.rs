@@ -288,10 +288,12 @@ async fn a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(env: Env)
     // w2 leaves it while it may be in w1's hands, takes it once idle.
     let w2 = env.recorder("w2", Duration::from_millis(300));
     assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 0);
-    assert!(backfills::fills(&env.db, &env.project_id, &backfill.backfill_id)
-        .await
-        .unwrap()
-        .is_empty());
+    assert!(
+        backfills::fills(&env.db, &env.project_id, &backfill.backfill_id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 1);
     // The record handed over once more (a consumer that stored it and died
@@ -343,8 +345,7 @@ async fn a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(env: Env)
 
 #[tokio::test]
 async fn a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing_on_redis() {
-    a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(Env::new(None, 1.0).await)
-        .await;
+    a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(Env::new(None, 1.0).await).await;
 }
 
 #[tokio::test]
@@ -467,7 +468,10 @@ async fn an_automatic_backfill_outlives_a_worker_dying_before_opening_it(env: En
         .unwrap();
     assert_eq!(row.status, backfills::OPEN);
     assert_eq!(row.open_seats, json!([1, 1]));
-    assert_eq!(row.expires_at - row.created_at, chrono::Duration::seconds(120));
+    assert_eq!(
+        row.expires_at - row.created_at,
+        chrono::Duration::seconds(120)
+    );
     let live = env
         .pool
         .backfill(&env.mode, &backfill_id)
