@@ -1,5 +1,5 @@
 //! `Idempotency-Key` on the `POST`s that create (tickets, result reports,
-//! API keys): a retry with the same key and the same request gets the first
+//! API keys, backfill requests): a retry with the same key and the same request gets the first
 //! answer again (same status, same body: the same ticket and token) and
 //! creates nothing; the same key with another request (another body, route
 //! or caller) is `422 IDEMPOTENCY_KEY_REUSED`. Keys are kept 24 hours per
@@ -61,6 +61,7 @@ const ROUTES: &[&str] = &[
     "/v1/projects/{projectId}/tickets",
     "/v1/projects/{projectId}/game-modes/{name}/results",
     "/v1/projects/{projectId}/keys",
+    "/v1/projects/{projectId}/matches/{matchId}/backfill",
 ];
 
 /// Runs `req` through `next`: a request carrying [`HEADER`] on one of

@@ -11,14 +11,18 @@
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::{OpenBackfill, ProposedFill, ProposedMatch};
-use matchplane_store::entities::{backfill_fill, match_ticket, webhook_delivery};
+use matchplane_matchmaker::backfill::BackfillConfig;
+use matchplane_matchmaker::{OpenBackfill, ProposedFill, ProposedMatch, RawJson};
+use matchplane_store::entities::{
+    backfill, backfill_fill, game_mode_version, match_ticket, webhook_delivery,
+};
 use matchplane_store::pool::{Claim, FillClaim, FillOutcome, ModeKey, PoolStore};
 use matchplane_store::repos::deliveries::{self, PENDING};
-use matchplane_store::repos::{backfills, match_tickets, matches, StoreError};
+use matchplane_store::repos::{backfills, game_modes, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage};
 use matchplane_webhook::{Event, FillIdentity, MatchBackfilled, MatchMade};
 use sea_orm::{ActiveModelTrait, DatabaseConnection, IntoActiveModel, Set, TransactionTrait};
+use std::collections::HashMap;
 
 /// `webhook_deliveries.event_type` of a fill.
 pub const MATCH_BACKFILLED: &str = "match.backfilled";
@@ -81,71 +85,92 @@ pub fn auto_id(config: &ModeConfig, proposed: &ProposedMatch) -> Option<String> 
         .then(|| format!("bf_{}", ulid::Ulid::new()))
 }
 
+/// The live view of the automatic backfill `backfill_id` of the match
+/// `body`: its empty seats (`seatsOpen`), its players' mean MMR and pings,
+/// open from the match's `createdAt` for `ttl_seconds`. Computed from the
+/// match's record alone, so the claim's worker and an outbox consumer
+/// re-creating it get the same view.
+pub(crate) fn auto_view(body: &MatchMade, backfill_id: &str, ttl_seconds: u32) -> OpenBackfill {
+    let players = || body.teams.iter().flat_map(|t| t.players.iter());
+    let mmrs: Vec<f64> = players().filter_map(|p| p.mmr).collect();
+    let opened_at = body.created_at.timestamp_micros() as f64 / 1e6;
+    OpenBackfill {
+        backfill_id: backfill_id.into(),
+        match_id: body.match_id.as_str().into(),
+        revision: 1,
+        open_seats: body.seats_open.clone(),
+        opened_at,
+        expires_at: opened_at + f64::from(ttl_seconds),
+        mean_mmr: (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64),
+        pings: players().filter_map(|p| p.ping_ms).collect(),
+        region: body.region.as_deref().map(Into::into),
+    }
+}
+
 /// Opens the automatic backfill of a claimed match in the pool store (its
-/// record names the id; the recorder writes the request's row with the
-/// match). Does nothing for a match without one.
+/// record names the id). Does nothing for a match without one. Should the
+/// worker die before this, the outbox consumer opens it when it records
+/// the match ([`prepare_auto`]).
 ///
 /// # Errors
-/// A pool store failure, or a record that cannot be read.
+/// A pool store failure.
 pub async fn open_auto(
     pool: &dyn PoolStore,
     mode: &ModeKey,
     config: &ModeConfig,
-    now: DateTime<Utc>,
-    proposed: &ProposedMatch,
     claim: &Claim,
 ) -> Result<(), WorkerError> {
     let Ok(Event::MatchMade(body)) = serde_json::from_str::<Event>(&claim.record_json) else {
         return Ok(());
     };
-    let (Some(id), Some(block)) = (body.backfill_id, config.config.backfill_enabled()) else {
+    let (Some(id), Some(block)) = (&body.backfill_id, config.config.backfill_enabled()) else {
         return Ok(());
     };
-    let now_secs = now.timestamp_micros() as f64 / 1e6;
-    let mmrs: Vec<f64> = proposed
-        .teams
-        .iter()
-        .flat_map(|t| t.players.iter().filter_map(|p| p.mmr))
-        .collect();
-    let live = OpenBackfill {
-        backfill_id: id.as_str().into(),
-        match_id: claim.match_id.as_str().into(),
-        revision: 1,
-        open_seats: proposed.seats_open.clone(),
-        opened_at: now_secs,
-        expires_at: now_secs + f64::from(block.ttl_seconds),
-        mean_mmr: (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64),
-        pings: proposed
-            .teams
-            .iter()
-            .flat_map(|t| t.players.iter().filter_map(|p| p.ping_ms))
-            .collect(),
-        region: proposed.region.clone(),
-    };
-    pool.open_backfill(mode, &live).await?;
+    pool.open_backfill(mode, &auto_view(&body, id, block.ttl_seconds))
+        .await?;
     Ok(())
 }
 
-/// The request row of an automatic backfill of the stored match `body`,
-/// written when the match is recorded (once: a second time finds it).
+/// The automatic backfill of a match being recorded: its request row,
+/// stored in the match's own transaction, and the view to open in the pool
+/// store once it is stored when the store does not have it (the claim's
+/// worker died before opening it, or the match came from a proposal).
+pub(crate) struct AutoBackfill {
+    pub(crate) row: backfill::Model,
+    pub(crate) reopen: Option<OpenBackfill>,
+}
+
+/// The automatic backfill of the match `body`, if it names one. Its expiry
+/// is the pool store's if the store has it, else the match's `createdAt`
+/// plus the `ttlSeconds` of the mode's version the match was made under;
+/// an expired one is not opened again.
 ///
 /// # Errors
 /// A pool store or database failure.
-pub(crate) async fn record_auto(
+pub(crate) async fn prepare_auto(
     pool: &dyn PoolStore,
     db: &DatabaseConnection,
     mode: &ModeKey,
     body: &MatchMade,
     now: DateTime<Utc>,
-) -> Result<(), WorkerError> {
+) -> Result<Option<AutoBackfill>, WorkerError> {
     let Some(id) = &body.backfill_id else {
-        return Ok(());
+        return Ok(None);
     };
-    let Some(live) = pool.backfill(mode, id).await? else {
-        return Ok(());
+    let (expires_at, reopen) = match pool.backfill(mode, id).await? {
+        Some(live) => (live.backfill.expires_at, None),
+        None => {
+            let ttl = auto_ttl(db, mode, body.game_mode_version).await?;
+            let view = auto_view(body, id, ttl);
+            let now_secs = now.timestamp_micros() as f64 / 1e6;
+            (
+                view.expires_at,
+                (now_secs < view.expires_at).then_some(view),
+            )
+        }
     };
     let expires_at =
-        DateTime::from_timestamp_micros((live.backfill.expires_at * 1e6) as i64).unwrap_or(now);
+        DateTime::from_timestamp_micros((expires_at * 1e6) as i64).unwrap_or(body.created_at);
     let roster: Vec<serde_json::Value> = body
         .teams
         .iter()
@@ -155,7 +180,7 @@ pub(crate) async fn record_auto(
                 .collect::<Vec<_>>()})
         })
         .collect();
-    let row = matchplane_store::entities::backfill::Model {
+    let row = backfill::Model {
         id: id.clone(),
         project_id: mode.project_id.clone(),
         game_mode: mode.mode.clone(),
@@ -163,18 +188,45 @@ pub(crate) async fn record_auto(
         open_match_id: Some(body.match_id.clone()),
         status: backfills::OPEN.to_owned(),
         roster: serde_json::json!({ "teams": roster }),
-        open_seats: serde_json::json!(live.backfill.open_seats),
+        open_seats: serde_json::json!(body.seats_open),
         fills: 0,
         seats_filled: 0,
-        revision: i64::try_from(live.backfill.revision).unwrap_or(i64::MAX),
+        revision: 1,
         created_at: body.created_at,
         updated_at: now,
         expires_at,
     };
-    match backfills::open(db, row, now).await {
-        Ok(()) | Err(backfills::OpenError::AlreadyOpen(_)) => Ok(()),
-        Err(backfills::OpenError::Store(err)) => Err(err.into()),
-    }
+    Ok(Some(AutoBackfill { row, reopen }))
+}
+
+/// `backfill.ttlSeconds` of `mode` at `version` (the current version's
+/// when that one is gone; the default when neither has a block).
+async fn auto_ttl(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    version: i64,
+) -> Result<u32, WorkerError> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let at_version = game_mode_version::Entity::find()
+        .filter(game_mode_version::Column::ProjectId.eq(mode.project_id.as_str()))
+        .filter(game_mode_version::Column::Name.eq(mode.mode.as_str()))
+        .filter(game_mode_version::Column::Version.eq(version))
+        .one(db)
+        .await
+        .map_err(StoreError::from)?;
+    let config = match at_version {
+        Some(row) => Some(row.config),
+        None => match game_modes::get(db, &mode.project_id, &mode.mode).await {
+            Ok(row) => Some(row.config),
+            Err(StoreError::NotFound) => None,
+            Err(err) => return Err(err.into()),
+        },
+    };
+    let block = config
+        .and_then(|c| c.get("backfill").cloned())
+        .and_then(|b| serde_json::from_value::<BackfillConfig>(b).ok())
+        .unwrap_or_default();
+    Ok(block.ttl_seconds)
 }
 
 /// What claiming a cycle's fills came to.
@@ -192,6 +244,8 @@ pub struct FillsClaimed {
 
 /// Claims each fill under `token`, one after the other (a backfill gets at
 /// most one fill per cycle, so they never compete with one another).
+/// `opened_at` gives each backfill's opening (Unix seconds, by id): a
+/// claimed fill's seats count their time to fill from it.
 ///
 /// # Errors
 /// A pool store failure (fills claimed before it stay claimed).
@@ -202,6 +256,7 @@ pub async fn claim_fills(
     token: u64,
     now: DateTime<Utc>,
     fills: &[ProposedFill],
+    opened_at: &HashMap<String, f64>,
 ) -> Result<FillsClaimed, WorkerError> {
     let now_secs = now.timestamp_micros() as f64 / 1e6;
     let mut done = FillsClaimed::default();
@@ -242,7 +297,10 @@ pub async fn claim_fills(
             FillOutcome::Claimed { .. } => {
                 done.fills += 1;
                 done.seats += claim.claim.ticket_ids.len();
-                crate::metrics::backfilled(mode, claim.claim.ticket_ids.len());
+                let waited = opened_at
+                    .get(claim.backfill_id.as_str())
+                    .map(|at| (now_secs - at).max(0.0));
+                crate::metrics::backfilled(mode, claim.claim.ticket_ids.len(), waited);
             }
             FillOutcome::Stale | FillOutcome::Conflict { .. } => done.refused += 1,
             FillOutcome::LeaseLost => {
@@ -289,8 +347,15 @@ pub(crate) async fn store_fills(
     webhook: bool,
     now: DateTime<Utc>,
 ) -> Result<(), WorkerError> {
+    // Each newcomer's ticket `data`, from its record (never in the pool,
+    // SPEC 15), as `match.made` gets it.
+    let data: HashMap<&str, &str> = seated
+        .iter()
+        .filter_map(|row| Some((row.ticket_id.as_str(), row.data.as_deref()?)))
+        .collect();
     for fill in fills {
-        let body = &fill.body;
+        let (body, payload) = with_data(&fill, &data)?;
+        let body = &body;
         let txn = db.begin().await.map_err(StoreError::from)?;
         let row = matches::get(&txn, &mode.project_id, &body.match_id).await?;
         let mut teams: Vec<matchplane_webhook::payload::Team> =
@@ -327,7 +392,8 @@ pub(crate) async fn store_fills(
                 backfill_id: body.backfill_id.clone(),
                 project_id: mode.project_id.clone(),
                 match_id: body.match_id.clone(),
-                teams: serde_json::to_value(&body.teams)
+                // Without `data`, as the stored match's teams.
+                teams: serde_json::to_value(&fill.body.teams)
                     .map_err(|e| WorkerError::Corrupt(e.to_string()))?,
                 open_seats_left: serde_json::json!(body.open_seats_left),
                 created_at: body.created_at,
@@ -346,7 +412,7 @@ pub(crate) async fn store_fills(
                     game_mode: mode.mode.clone(),
                     match_id: Some(body.match_id.clone()),
                     event_type: MATCH_BACKFILLED.to_owned(),
-                    payload: fill.record_json.clone(),
+                    payload: payload.clone(),
                     status: PENDING.to_owned(),
                     attempt_count: 0,
                     next_attempt_at: Some(now),
@@ -360,6 +426,15 @@ pub(crate) async fn store_fills(
             .await?;
         }
         txn.commit().await.map_err(StoreError::from)?;
+        // Each newcomer's own view carries its `data` (the stored teams
+        // never do).
+        for team in &mut teams {
+            for seat in &mut team.players {
+                if let Some((_, p)) = body.players().find(|(_, p)| p.ticket_id == seat.ticket_id) {
+                    seat.data.clone_from(&p.data);
+                }
+            }
+        }
         let made = MatchMade {
             match_id: row.id.clone(),
             project_id: row.project_id.clone(),
@@ -386,6 +461,33 @@ pub(crate) async fn store_fills(
         }
     }
     Ok(())
+}
+
+/// `fill`'s body with each newcomer's ticket `data` (ticket id to its JSON
+/// text) in its entry, and the webhook payload: the claim's record as it
+/// is, or, when a newcomer brought `data`, that body re-encoded.
+///
+/// # Errors
+/// [`WorkerError::Corrupt`] for stored `data` that is not JSON.
+fn with_data(
+    fill: &PreparedFill,
+    data: &HashMap<&str, &str>,
+) -> Result<(MatchBackfilled, String), WorkerError> {
+    let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
+    let mut body = fill.body.clone();
+    let mut any = false;
+    for player in body.teams.iter_mut().flat_map(|t| &mut t.players) {
+        if let Some(text) = data.get(player.ticket_id.as_str()) {
+            player.data = Some(RawJson::from_text(*text).map_err(corrupt)?);
+            any = true;
+        }
+    }
+    let payload = if any {
+        serde_json::to_string(&Event::Backfilled(body.clone())).map_err(corrupt)?
+    } else {
+        fill.record_json.clone()
+    };
+    Ok((body, payload))
 }
 
 /// The message of a stored fill delivery: `webhook-id` is the fill id.

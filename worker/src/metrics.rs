@@ -34,6 +34,9 @@ pub const BACKFILL_FILLS: &str = "matchplane_backfill_fills_total";
 pub const BACKFILL_SEATS: &str = "matchplane_backfill_seats_filled_total";
 /// Gauge: open backfills at the mode's last cycle, per mode.
 pub const BACKFILLS_OPEN: &str = "matchplane_backfills_open";
+/// Histogram: a filled seat's time from its backfill's opening to the
+/// fill that took it (seconds), per mode.
+pub const BACKFILL_TIME_TO_FILL: &str = "matchplane_backfill_time_to_fill_seconds";
 
 /// Counter: outbox records that could not be read as a match and were kept
 /// in `outbox_dead_letters` instead, per mode.
@@ -85,6 +88,11 @@ pub fn describe() {
         BACKFILL_SEATS,
         Unit::Count,
         "Seats backfill fills took (players), per project and mode"
+    );
+    metrics::describe_histogram!(
+        BACKFILL_TIME_TO_FILL,
+        Unit::Seconds,
+        "Time from a backfill's opening to the fill that took a seat (seconds, one per seat), per project and mode"
     );
     metrics::describe_gauge!(
         BACKFILLS_OPEN,
@@ -246,14 +254,21 @@ pub fn proposal_closed(mode: &ModeKey, settled: &matchplane_store::pool::Settled
     }
 }
 
-/// Records one claimed backfill fill of `seats` players.
-pub fn backfilled(mode: &ModeKey, seats: usize) {
+/// Records one claimed backfill fill of `seats` players, each of which
+/// waited `time_to_fill` seconds from the backfill's opening (if known).
+pub fn backfilled(mode: &ModeKey, seats: usize, time_to_fill: Option<f64>) {
     let labels = [
         ("project", mode.project_id.clone()),
         ("mode", mode.mode.clone()),
     ];
     metrics::counter!(BACKFILL_FILLS, &labels).increment(1);
     metrics::counter!(BACKFILL_SEATS, &labels).increment(seats as u64);
+    if let Some(seconds) = time_to_fill {
+        let histogram = metrics::histogram!(BACKFILL_TIME_TO_FILL, &labels);
+        for _ in 0..seats {
+            histogram.record(seconds);
+        }
+    }
 }
 
 /// Records how many backfills a mode's cycle saw open.

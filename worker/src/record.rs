@@ -20,7 +20,7 @@ use matchplane_matchmaker::RawJson;
 use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::{self, PENDING};
-use matchplane_store::repos::{dead_letters, match_tickets, matches, StoreError};
+use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
 use matchplane_webhook::{Event, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
@@ -100,8 +100,14 @@ impl Recorder<'_> {
         Ok(done)
     }
 
-    /// Stores, notifies and acknowledges one batch.
-    async fn record_batch(
+    /// Stores, notifies and acknowledges one batch of `mode`'s outbox
+    /// entries (as [`PoolStore::read_outbox`] handed them over). A batch
+    /// handed over again (its consumer died before acknowledging it) stores
+    /// nothing twice.
+    ///
+    /// # Errors
+    /// A pool store or database failure; the entries stay unacknowledged.
+    pub async fn record_batch(
         &self,
         mode: &ModeKey,
         entries: &[OutboxEntry],
@@ -178,12 +184,21 @@ impl Recorder<'_> {
             .filter(|row| stored.contains(row.match_id.as_str()))
             .collect();
         let dead_count = dead.len();
-        if let Err(err) = self.store(matches, seated, deliveries, dead).await {
-            self.keep_records(mode, &seat_ids, now).await;
-            return Err(err);
-        }
-        for body in &autos {
-            crate::backfill::record_auto(self.pool, self.db, mode, body, now).await?;
+        // `backfill.auto`: each request's row is stored with its match, and
+        // opened in the pool store if the claim's worker did not get to it.
+        let stored = match self.autos(mode, &autos, now).await {
+            Ok(autos) => self.store(matches, seated, deliveries, dead, autos).await,
+            Err(err) => Err(err),
+        };
+        let reopen = match stored {
+            Ok(reopen) => reopen,
+            Err(err) => {
+                self.keep_records(mode, &seat_ids, now).await;
+                return Err(err);
+            }
+        };
+        for view in &reopen {
+            self.pool.open_backfill(mode, view).await?;
         }
         // Fills after the batch's matches: a fill's match is stored by then
         // (its record was claimed before the fill's).
@@ -265,22 +280,42 @@ impl Recorder<'_> {
         }
     }
 
-    /// Inserts the matches, their tickets, their deliveries and the dead
-    /// letters in one transaction; rows already there are left alone.
+    /// The automatic backfills of the matches `bodies`.
+    async fn autos(
+        &self,
+        mode: &ModeKey,
+        bodies: &[MatchMade],
+        now: DateTime<Utc>,
+    ) -> Result<Vec<crate::backfill::AutoBackfill>, WorkerError> {
+        let mut autos = Vec::with_capacity(bodies.len());
+        for body in bodies {
+            let auto = crate::backfill::prepare_auto(self.pool, self.db, mode, body, now);
+            autos.extend(auto.await?);
+        }
+        Ok(autos)
+    }
+
+    /// Inserts the matches, their tickets, their deliveries, their
+    /// automatic backfills' rows and the dead letters in one transaction;
+    /// rows already there are left alone. Returns the automatic backfills
+    /// to open in the pool store.
     async fn store(
         &self,
         matches: Vec<match_::Model>,
         seated: Vec<match_ticket::Model>,
         deliveries: Vec<webhook_delivery::Model>,
         dead: Vec<outbox_dead_letter::Model>,
-    ) -> Result<(), WorkerError> {
+        autos: Vec<crate::backfill::AutoBackfill>,
+    ) -> Result<Vec<matchplane_matchmaker::OpenBackfill>, WorkerError> {
+        let (rows, reopen): (Vec<_>, Vec<_>) = autos.into_iter().map(|a| (a.row, a.reopen)).unzip();
         let txn = self.db.begin().await.map_err(StoreError::from)?;
         matches::insert_if_absent(&txn, matches).await?;
         match_tickets::insert_if_absent(&txn, seated).await?;
         deliveries::queue_if_absent(&txn, deliveries).await?;
+        backfills::open_if_absent(&txn, rows).await?;
         dead_letters::keep(&txn, dead).await?;
         txn.commit().await.map_err(StoreError::from)?;
-        Ok(())
+        Ok(reopen.into_iter().flatten().collect())
     }
 }
 

@@ -115,6 +115,10 @@ async fn tick(
     let started = Instant::now();
     crate::sweep::expire_due(pool, mode, now_secs, expire_batch).await?;
     let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, now_secs).await?;
+    let opened_at: std::collections::HashMap<String, f64> = backfills
+        .iter()
+        .map(|b| (b.backfill_id.to_string(), b.opened_at))
+        .collect();
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
 
@@ -126,7 +130,8 @@ async fn tick(
 
     let started = Instant::now();
     // Backfills are served before new matches (SPEC 10).
-    let filled = crate::backfill::claim_fills(pool, mode, config, token, now, &fills).await?;
+    let filled =
+        crate::backfill::claim_fills(pool, mode, config, token, now, &fills, &opened_at).await?;
     report.fills = filled.fills;
     report.seats_filled = filled.seats;
     if filled.lease_lost {
@@ -353,11 +358,9 @@ async fn claim_chunk(
     let outcomes = pool.claim_many(mode, token, &claims).await;
     if let Ok(outcomes) = &outcomes {
         // `backfill.auto`: a claimed match with open seats opens its backfill.
-        for ((proposed, claim), outcome) in chunk.iter().zip(&claims).zip(outcomes) {
+        for (claim, outcome) in claims.iter().zip(outcomes) {
             if matches!(outcome, ClaimOutcome::Claimed { .. }) {
-                if let Err(err) =
-                    crate::backfill::open_auto(pool, mode, config, now, proposed, claim).await
-                {
+                if let Err(err) = crate::backfill::open_auto(pool, mode, config, claim).await {
                     tracing::warn!(mode = %mode.mode, error = %err, "opening an automatic backfill failed");
                 }
             }

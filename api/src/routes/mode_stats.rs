@@ -4,7 +4,9 @@
 //! (matches in the last minute, wait-time percentiles), and the searches
 //! waiting now (`stillWaiting`, and their waits so far in
 //! `waitSecondsAll`), so a config that strands players does not look good
-//! for counting only those it matched. API key of the project.
+//! for counting only those it matched; with a `backfill` block, the open
+//! backfill requests and the last hour's fills (`backfill`). API key of the
+//! project.
 
 use crate::auth::ProjectCaller;
 use crate::play::unix_now;
@@ -15,7 +17,7 @@ use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Duration, Utc};
 use matchplane_store::pool::ModeKey;
-use matchplane_store::repos::{cycle_stats, game_modes, matches, webhook_health};
+use matchplane_store::repos::{backfills, cycle_stats, game_modes, matches, webhook_health};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -34,6 +36,23 @@ pub struct WaitPercentiles {
     pub p90: f64,
     /// 99th percentile.
     pub p99: f64,
+}
+
+/// A mode's backfill figures (SPEC 10): open requests now, and the fills
+/// of the last hour (newest 1 000).
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"open": 2, "fillsLastHour": 14, "seatsFilledLastHour": 17, "timeToFillSeconds": {"p50": 1.2, "p90": 4.8, "p99": 9.6}}))]
+#[serde(rename_all = "camelCase")]
+pub struct BackfillFigures {
+    /// Backfill requests open now.
+    pub open: u64,
+    /// Fills in the last hour.
+    pub fills_last_hour: u64,
+    /// Seats those fills took (players).
+    pub seats_filled_last_hour: u64,
+    /// Each of those seats' time from its request's opening to the fill
+    /// that took it (seconds); absent when there were none.
+    pub time_to_fill_seconds: Option<WaitPercentiles>,
 }
 
 /// A mode's figures.
@@ -65,6 +84,9 @@ pub struct ModeStats {
     /// Whether the mode's webhook deliveries are failing; `null` when the
     /// mode has no webhook.
     pub webhook_status: Option<WebhookStatus>,
+    /// Backfill figures; absent when the mode has no `backfill` block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<BackfillFigures>,
 }
 
 /// The mode's live figures.
@@ -85,6 +107,18 @@ pub async fn stats(
         None
     };
     let now = Utc::now();
+    let backfill = if mode.config.get("backfill").is_some_and(Value::is_object) {
+        let since = now - Duration::hours(1);
+        let f = backfills::figures(&state.db, &project_id, &name, since, now, WAIT_SAMPLE).await?;
+        Some(BackfillFigures {
+            open: f.open,
+            fills_last_hour: f.fills,
+            seats_filled_last_hour: f.seats_filled,
+            time_to_fill_seconds: percentiles(&f.time_to_fill),
+        })
+    } else {
+        None
+    };
     let last = cycle_stats::get(&state.db, &project_id, &name).await?;
     let matches_last_minute =
         matches::count_since(&state.db, &project_id, &name, now - Duration::seconds(60)).await?;
@@ -127,6 +161,7 @@ pub async fn stats(
         last_cycle_duration_ms: last.as_ref().map(|s| s.duration_ms),
         last_cycle_at: last.map(|s| s.ran_at),
         webhook_status,
+        backfill,
     }))
 }
 

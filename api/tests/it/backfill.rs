@@ -258,7 +258,42 @@ async fn a_request_expires_after_its_ttl(backend: Backend) {
     assert_eq!(next.status, StatusCode::CREATED, "{}", next.body);
 }
 
+/// A retried open (`Idempotency-Key`, SPEC 15) gets the first answer, not
+/// `BACKFILL_ALREADY_OPEN`; without the key a second open is refused.
+async fn a_retried_open_gets_the_first_answer(backend: Backend) {
+    let (t, p, key, m) = setup(backend, json!({"enabled": true, "ttlSeconds": 60})).await;
+    let base = format!("/v1/projects/{p}/matches/{m}/backfill");
+    let send = || {
+        let req = axum::http::Request::builder()
+            .method(Method::POST)
+            .uri(&base)
+            .header(axum::http::header::AUTHORIZATION, format!("Bearer {key}"))
+            .header(axum::http::header::CONTENT_TYPE, "application/json")
+            .header("idempotency-key", "leave-p4")
+            .body(axum::body::Body::from(
+                roster(&["a"], &["c", "d"]).to_string(),
+            ))
+            .unwrap();
+        t.send(req)
+    };
+    let first = send().await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    let again = send().await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    assert_eq!(again.body["backfillId"], first.body["backfillId"]);
+    let plain = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c", "d"])),
+        )
+        .await;
+    assert_eq!(plain.code(), "BACKFILL_ALREADY_OPEN", "{}", plain.body);
+}
+
 on_both!(
+    a_retried_open_gets_the_first_answer,
     backfill_round_trip,
     every_refusal_names_its_fields,
     backfill_off_is_refused,

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acceptance;
+mod backfill_fill;
 mod cache_outages;
 mod deleted;
 mod elsewhere;

@@ -114,10 +114,17 @@ pub enum FillOutcome {
 /// Open backfills of a mode, their changes and their fills.
 #[async_trait::async_trait]
 pub trait Backfills: Send + Sync {
-    /// Opens `backfill` (status `open`, its `revision` as given), replacing
-    /// any earlier state under its id.
-    async fn open_backfill(&self, mode: &ModeKey, backfill: &OpenBackfill)
-        -> Result<(), PoolError>;
+    /// Opens `backfill` (status `open`, its `revision` as given) unless the
+    /// store has a backfill under its id already: then nothing changes, so
+    /// an open repeated (the outbox consumer re-creating an automatic
+    /// backfill whose claim's worker died before opening it) never resets
+    /// seats a fill took, nor reopens a closed one. Returns whether this
+    /// call opened it.
+    async fn open_backfill(
+        &self,
+        mode: &ModeKey,
+        backfill: &OpenBackfill,
+    ) -> Result<bool, PoolError>;
 
     /// Replaces an open backfill's roster view (seats, mean MMR, expiry…)
     /// with `backfill`'s; the revision grows by one. Refused (nothing

@@ -97,6 +97,20 @@ pub async fn open<C: ConnectionTrait>(
     }
 }
 
+/// Inserts `rows` (requests opened by the worker with their matches:
+/// `backfill.auto`), leaving alone a row whose id is there already, so a
+/// match recorded twice opens its request once. Returns how many this call
+/// inserted.
+///
+/// # Errors
+/// A database failure.
+pub async fn open_if_absent<C: ConnectionTrait>(
+    db: &C,
+    rows: Vec<backfill::Model>,
+) -> Result<u64, StoreError> {
+    insert_absent::<Backfills, _>(db, rows, [backfill::Column::Id]).await
+}
+
 /// One request of `project_id`.
 ///
 /// # Errors
@@ -221,4 +235,91 @@ pub async fn record_fill<C: ConnectionTrait>(
         .exec(db)
         .await?;
     Ok(true)
+}
+
+/// A mode's backfill figures over a span (SPEC 10, the mode's stats).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures {
+    /// Requests open now (status `open`, not past their expiry).
+    pub open: u64,
+    /// Fills in the span (the newest `sample` at most).
+    pub fills: u64,
+    /// Seats those fills took (players).
+    pub seats_filled: u64,
+    /// Each of those seats' time from its request's opening to its fill
+    /// (seconds), sorted.
+    pub time_to_fill: Vec<f64>,
+}
+
+/// The figures of mode `game_mode` of `project_id`: the requests open at
+/// `now`, and the fills since `since` (the newest `sample`).
+///
+/// # Errors
+/// A database failure.
+pub async fn figures<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    since: DateTime<Utc>,
+    now: DateTime<Utc>,
+    sample: u64,
+) -> Result<Figures, StoreError> {
+    use sea_orm::sea_query::Query;
+    use sea_orm::{PaginatorTrait, QuerySelect};
+    let open = scoped(project_id)
+        .filter(backfill::Column::GameMode.eq(game_mode))
+        .filter(backfill::Column::Status.eq(OPEN))
+        .filter(backfill::Column::ExpiresAt.gt(now))
+        .count(db)
+        .await?;
+    let of_mode = Query::select()
+        .column(backfill::Column::Id)
+        .from(Backfills)
+        .and_where(backfill::Column::ProjectId.eq(project_id))
+        .and_where(backfill::Column::GameMode.eq(game_mode))
+        .to_owned();
+    let fills = Fills::find()
+        .filter(backfill_fill::Column::ProjectId.eq(project_id))
+        .filter(backfill_fill::Column::CreatedAt.gte(since))
+        .filter(backfill_fill::Column::BackfillId.in_subquery(of_mode))
+        .order_by_desc(backfill_fill::Column::CreatedAt)
+        .limit(sample)
+        .all(db)
+        .await?;
+    let ids: std::collections::BTreeSet<&str> =
+        fills.iter().map(|f| f.backfill_id.as_str()).collect();
+    let opened: std::collections::HashMap<String, DateTime<Utc>> = scoped(project_id)
+        .filter(backfill::Column::Id.is_in(ids))
+        .select_only()
+        .column(backfill::Column::Id)
+        .column(backfill::Column::CreatedAt)
+        .into_tuple::<(String, DateTime<Utc>)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let mut figures = Figures {
+        open,
+        fills: fills.len() as u64,
+        ..Figures::default()
+    };
+    for fill in &fills {
+        let seats = fill
+            .teams
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|team| team.get("players")?.as_array())
+            .map(Vec::len)
+            .sum::<usize>();
+        figures.seats_filled += seats as u64;
+        if let Some(at) = opened.get(&fill.backfill_id) {
+            let seconds = (fill.created_at - *at).num_microseconds().unwrap_or(0) as f64 / 1e6;
+            figures
+                .time_to_fill
+                .extend(std::iter::repeat_n(seconds.max(0.0), seats));
+        }
+    }
+    figures.time_to_fill.sort_by(f64::total_cmp);
+    Ok(figures)
 }

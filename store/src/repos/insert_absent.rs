@@ -7,7 +7,7 @@ use sea_orm::{ConnectionTrait, EntityTrait, IntoActiveModel};
 
 /// Rows per statement: the backends' bound-parameter limits (SQLite:
 /// 32 766, PostgreSQL: 65 535) bound a statement's rows, and the widest row
-/// inserted this way has 12 columns.
+/// inserted this way has 14 columns.
 pub(crate) const ROWS_PER_STATEMENT: usize = 1000;
 
 /// Inserts `rows` into `E` in statements of at most [`ROWS_PER_STATEMENT`]

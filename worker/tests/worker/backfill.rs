@@ -3,15 +3,19 @@
 //! roster (a replaced backfill) is the one used; the fill is claimed, stored
 //! once, delivered as a signed `match.backfilled` whose `webhook-id` is the
 //! fill id, and its player reads `matched` with the match, its team and
-//! `backfill: true`; the last seat taken, the backfill is `filled`.
+//! `backfill: true`; the last seat taken, the backfill is `filled`. A
+//! worker killed mid-fill loses nothing and stores nothing twice; a close
+//! racing a cycle ends with the fill or the close; an automatic backfill
+//! whose worker died before opening it is opened by the match's recorder.
+//! The crash cases run on both pool stores.
 
 use crate::env::{mode_config, verified_body, Env};
 use crate::receiver::{Receiver, Reply};
 use chrono::Utc;
 use matchplane_matchmaker::{OpenBackfill, Party, Search};
 use matchplane_store::entities::backfill;
-use matchplane_store::pool::{BackfillStatus, Ended, SearchState};
-use matchplane_store::repos::{backfills, game_modes, matches};
+use matchplane_store::pool::{BackfillChange, BackfillStatus, EndOutcome, Ended, SearchState};
+use matchplane_store::repos::{backfills, deliveries, game_modes, matches};
 use matchplane_worker::tick::TickOutcome;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -228,4 +232,300 @@ async fn auto_opens_a_backfill_for_a_relaxed_match_named_in_its_webhook() {
         .unwrap()
         .unwrap();
     assert_eq!(live.backfill.seats_left(), 1);
+}
+
+/// A `[1, 1]` MMR mode with backfill on, a webhook to `receiver`, and one
+/// stored running match of `a` and `b`; (lease token, match id).
+async fn running_match(env: &Env, url: &str) -> (u64, String) {
+    let mut config = mode_config("duel", Some(url), 1.0);
+    config["backfill"] = json!({"enabled": true, "ttlSeconds": 120});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    let token = env.lease("w1", Duration::from_secs(30)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    assert_eq!(env.drain("w1").await, 1);
+    let match_id = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap()[0]
+        .id
+        .clone();
+    (token, match_id)
+}
+
+/// How often `ticket` sits in the stored match's teams.
+async fn seated_times(env: &Env, match_id: &str, ticket: &str) -> usize {
+    let stored = matches::get(&env.db, &env.project_id, match_id)
+        .await
+        .unwrap();
+    stored
+        .teams
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["players"].as_array().unwrap().clone())
+        .filter(|p| p["ticketId"] == json!(ticket))
+        .count()
+}
+
+async fn a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(env: Env) {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let (token, match_id) = running_match(&env, &receiver.url()).await;
+    let backfill = open(&env, &match_id, &[1, 0]).await;
+    let c = env.add("c", 1500.0).await;
+    let (_, report) = env.tick(token).await;
+    assert_eq!((report.fills, report.seats_filled), (1, 1));
+
+    // w1 takes the fill's record and dies before storing it.
+    let taken = env
+        .pool
+        .read_outbox(&env.mode, "w1", 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(taken.len(), 1);
+    // w2 leaves it while it may be in w1's hands, takes it once idle.
+    let w2 = env.recorder("w2", Duration::from_millis(300));
+    assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 0);
+    assert!(
+        backfills::fills(&env.db, &env.project_id, &backfill.backfill_id)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 1);
+    // The record handed over once more (a consumer that stored it and died
+    // before its ACK): nothing is stored twice.
+    w2.record_batch(&env.mode, &taken, true, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(env.drain("w3").await, 0);
+
+    let fills = backfills::fills(&env.db, &env.project_id, &backfill.backfill_id)
+        .await
+        .unwrap();
+    assert_eq!(fills.len(), 1);
+    let row = backfills::get(&env.db, &env.project_id, &backfill.backfill_id)
+        .await
+        .unwrap();
+    assert_eq!((row.fills, row.seats_filled), (1, 1));
+    assert_eq!(row.status, backfills::FILLED);
+    assert_eq!(row.open_seats, json!([0, 0]));
+    assert_eq!(seated_times(&env, &match_id, &c).await, 1);
+    let delivered: Vec<String> = deliveries::of_match(&env.db, &env.project_id, &match_id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(d, _)| d.event_type)
+        .collect();
+    assert_eq!(delivered, ["match.made", "match.backfilled"]);
+    match env.pool.search_state(&env.mode, &c).await.unwrap() {
+        Some(SearchState::Ended(ended)) => assert_eq!(
+            ended.how,
+            Ended::Matched {
+                match_id: match_id.clone()
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+    let live = env
+        .pool
+        .backfill(&env.mode, &backfill.backfill_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(live.status, BackfillStatus::Filled);
+    assert_eq!(live.backfill.open_seats, vec![0, 0]);
+    env.add("d", 1500.0).await;
+    let (_, report) = env.tick(token).await;
+    assert_eq!(report.fills, 0, "no seat is left");
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing_on_redis() {
+    a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(Env::new(None, 1.0).await).await;
+}
+
+#[tokio::test]
+async fn a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing_in_memory() {
+    a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(Env::on_memory(None, 1.0).await)
+        .await;
+}
+
+async fn a_close_racing_a_cycle_ends_with_the_fill_or_the_close(env: Env) {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let (token, match_id) = running_match(&env, &receiver.url()).await;
+    let (mut fills, mut closes) = (0, 0);
+    for round in 0..12u64 {
+        let backfill = open(&env, &match_id, &[1, 0]).await;
+        let c = env.add(&format!("c{round}"), 1500.0).await;
+        // The close as the API does it (the pool store first, then the
+        // row), 0 to 25 ms into the cycle: either may come first.
+        let close = async {
+            tokio::time::sleep(Duration::from_millis(round % 6 * 5)).await;
+            let change = env
+                .pool
+                .close_backfill(&env.mode, &backfill.backfill_id)
+                .await
+                .unwrap();
+            if matches!(change, BackfillChange::Changed { .. }) {
+                backfills::end(
+                    &env.db,
+                    &env.project_id,
+                    &backfill.backfill_id,
+                    backfills::CLOSED,
+                    Utc::now(),
+                )
+                .await
+                .unwrap();
+            }
+            change
+        };
+        let ((_, report), change) = tokio::join!(env.tick(token), close);
+        env.drain("w1").await;
+        let row = backfills::get(&env.db, &env.project_id, &backfill.backfill_id)
+            .await
+            .unwrap();
+        let stored = backfills::fills(&env.db, &env.project_id, &backfill.backfill_id)
+            .await
+            .unwrap();
+        let seated = seated_times(&env, &match_id, &c).await;
+        match change {
+            BackfillChange::NotOpen(BackfillStatus::Filled) => {
+                assert_eq!(report.fills, 1, "round {round}");
+                assert_eq!(row.status, backfills::FILLED, "round {round}");
+                assert_eq!((stored.len(), seated), (1, 1), "round {round}");
+                fills += 1;
+            }
+            BackfillChange::Changed { .. } => {
+                assert_eq!(report.fills, 0, "round {round}");
+                assert_eq!(row.status, backfills::CLOSED, "round {round}");
+                assert_eq!((stored.len(), seated), (0, 0), "round {round}");
+                assert!(matches!(
+                    env.pool.search_state(&env.mode, &c).await.unwrap(),
+                    Some(SearchState::Live(_))
+                ));
+                env.pool
+                    .end_search(&env.mode, &c, &EndOutcome::Cancelled)
+                    .await
+                    .unwrap();
+                closes += 1;
+            }
+            other => panic!("round {round}: {other:?}"),
+        }
+    }
+    assert_eq!(fills + closes, 12);
+}
+
+#[tokio::test]
+async fn a_close_racing_a_cycle_ends_with_the_fill_or_the_close_on_redis() {
+    a_close_racing_a_cycle_ends_with_the_fill_or_the_close(Env::new(None, 1.0).await).await;
+}
+
+#[tokio::test]
+async fn a_close_racing_a_cycle_ends_with_the_fill_or_the_close_in_memory() {
+    a_close_racing_a_cycle_ends_with_the_fill_or_the_close(Env::on_memory(None, 1.0).await).await;
+}
+
+async fn an_automatic_backfill_outlives_a_worker_dying_before_opening_it(env: Env) {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let mut config = mode_config("duel", Some(&receiver.url()), 1.0);
+    config["matchShape"] = json!([2, 2]);
+    config["relaxations"] = json!([{"afterSeconds": 20, "matchShape": [1, 1]}]);
+    config["backfill"] = json!({"enabled": true, "auto": true, "ttlSeconds": 120});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    env.add_waited("a", 1500.0, 30.0).await;
+    env.add("b", 1510.0).await;
+    let token = env.lease("w1", Duration::from_secs(30)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+
+    // The claim's worker died before opening the backfill (its state is
+    // not in the pool store) and after taking the match's record.
+    let taken = env
+        .pool
+        .read_outbox(&env.mode, "w1", 10, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(taken.len(), 1);
+    let record: Value = serde_json::from_str(&taken[0].record_json).unwrap();
+    let backfill_id = record["backfillId"].as_str().unwrap().to_owned();
+    env.pool
+        .forget_backfill(&env.mode, &backfill_id)
+        .await
+        .unwrap();
+
+    // Another worker records the match: the request is stored with it and
+    // opened where fills find it, from the match's own record.
+    let w2 = env.recorder("w2", Duration::from_millis(300));
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 1);
+    let row = backfills::get(&env.db, &env.project_id, &backfill_id)
+        .await
+        .unwrap();
+    assert_eq!(row.status, backfills::OPEN);
+    assert_eq!(row.open_seats, json!([1, 1]));
+    assert_eq!(
+        row.expires_at - row.created_at,
+        chrono::Duration::seconds(120)
+    );
+    let live = env
+        .pool
+        .backfill(&env.mode, &backfill_id)
+        .await
+        .unwrap()
+        .expect("opened again");
+    assert_eq!(live.status, BackfillStatus::Open);
+    assert_eq!(live.backfill.open_seats, vec![1, 1]);
+    assert_eq!(live.backfill.expires_at - live.backfill.opened_at, 120.0);
+    assert_eq!(live.backfill.mean_mmr, Some(1505.0));
+
+    // Its seats are filled like any request's.
+    let c = env.add("c", 1505.0).await;
+    let (_, report) = env.tick(token).await;
+    assert_eq!((report.fills, report.seats_filled), (1, 1));
+    assert_eq!(env.drain("w2").await, 1);
+
+    // The match's record handed over again: the request is neither stored
+    // twice nor reset (the seat the fill took stays taken).
+    w2.record_batch(&env.mode, &taken, true, Utc::now())
+        .await
+        .unwrap();
+    let live = env
+        .pool
+        .backfill(&env.mode, &backfill_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(live.backfill.seats_left(), 1);
+    let row = backfills::get(&env.db, &env.project_id, &backfill_id)
+        .await
+        .unwrap();
+    assert_eq!((row.fills, row.seats_filled), (1, 1));
+    let left: u64 = row
+        .open_seats
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_u64)
+        .sum();
+    assert_eq!(left, 1);
+    assert_eq!(seated_times(&env, &row.match_id, &c).await, 1);
+}
+
+#[tokio::test]
+async fn an_automatic_backfill_outlives_a_worker_dying_before_opening_it_on_redis() {
+    an_automatic_backfill_outlives_a_worker_dying_before_opening_it(Env::new(None, 1.0).await)
+        .await;
+}
+
+#[tokio::test]
+async fn an_automatic_backfill_outlives_a_worker_dying_before_opening_it_in_memory() {
+    an_automatic_backfill_outlives_a_worker_dying_before_opening_it(
+        Env::on_memory(None, 1.0).await,
+    )
+    .await;
 }

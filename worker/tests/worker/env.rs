@@ -60,6 +60,13 @@ impl Env {
         format!("postgres://postgres@{host_port}/{}", self.name)
     }
 
+    /// [`Env::new`] on the in-process pool store (`matchplane dev`'s).
+    pub async fn on_memory(url: Option<&str>, cycle: f64) -> Self {
+        let mut env = Self::new(url, cycle).await;
+        env.pool = Arc::new(matchplane_store::pool::MemoryPoolStore::new());
+        env
+    }
+
     /// [`Env::new`] on the Redis at `redis_url`.
     pub async fn on_redis(url: Option<&str>, cycle: f64, redis_url: &str) -> Self {
         let redis_url = redis_url.to_owned();

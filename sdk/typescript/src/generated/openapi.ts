@@ -963,6 +963,38 @@ export interface components {
             ttlSeconds?: number | null;
         };
         /**
+         * @description A mode's backfill figures (SPEC 10): open requests now, and the fills
+         *     of the last hour (newest 1 000).
+         * @example {
+         *       "fillsLastHour": 14,
+         *       "open": 2,
+         *       "seatsFilledLastHour": 17,
+         *       "timeToFillSeconds": {
+         *         "p50": 1.2,
+         *         "p90": 4.8,
+         *         "p99": 9.6
+         *       }
+         *     }
+         */
+        BackfillFigures: {
+            /**
+             * Format: int64
+             * @description Fills in the last hour.
+             */
+            fillsLastHour: number;
+            /**
+             * Format: int64
+             * @description Backfill requests open now.
+             */
+            open: number;
+            /**
+             * Format: int64
+             * @description Seats those fills took (players).
+             */
+            seatsFilledLastHour: number;
+            timeToFillSeconds?: null | components["schemas"]["WaitPercentiles"];
+        };
+        /**
          * @description A backfill request as the studio sees it.
          * @example {
          *       "backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
@@ -1926,6 +1958,7 @@ export interface components {
          *     }
          */
         ModeStats: {
+            backfill?: null | components["schemas"]["BackfillFigures"];
             /**
              * Format: int64
              * @description Candidates (complete, eligible parties) at the last cycle.
@@ -5418,7 +5451,10 @@ export interface operations {
     openBackfill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1 to 255 printable ASCII characters): a retry with the same key and body within 24 hours gets the first answer again (same status and body) and creates nothing */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description `prj_…` */
                 projectId: string;

@@ -37,10 +37,10 @@ fn fill(id: &str, revision: u64, seats: &[u32], tickets: &[&str]) -> FillClaim {
 
 pub async fn backfills_open_replace_and_close(store: Arc<dyn PoolStore>) {
     let m = mode("ranked");
-    store
+    assert!(store
         .open_backfill(&m, &backfill("bf_1", &[1, 2]))
         .await
-        .unwrap();
+        .unwrap());
     let live = store.backfill(&m, "bf_1").await.unwrap().unwrap();
     assert_eq!(live.status, BackfillStatus::Open);
     assert_eq!(live.backfill, backfill("bf_1", &[1, 2]));
@@ -64,6 +64,14 @@ pub async fn backfills_open_replace_and_close(store: Arc<dyn PoolStore>) {
     assert_eq!(
         store.replace_backfill(&m, &newer).await.unwrap(),
         BackfillChange::NotOpen(BackfillStatus::Closed)
+    );
+    assert!(store.open_backfills(&m).await.unwrap().is_empty());
+    assert!(
+        !store
+            .open_backfill(&m, &backfill("bf_1", &[1, 2]))
+            .await
+            .unwrap(),
+        "a closed backfill is not reopened"
     );
     assert!(store.open_backfills(&m).await.unwrap().is_empty());
     assert_eq!(
@@ -109,6 +117,17 @@ pub async fn fills_take_searches_and_seats_in_one_step(store: Arc<dyn PoolStore>
         })
     );
     assert_eq!(store.count_live("prj_a").await.unwrap(), 1);
+    let left = store.backfill(&m, "bf_1").await.unwrap().unwrap();
+    assert_eq!(left.backfill.open_seats, vec![1, 0]);
+    assert_eq!(left.backfill.revision, 2);
+
+    // Opened again (an outbox record re-recorded): the seats a fill took
+    // stay taken.
+    let again = store
+        .open_backfill(&m, &backfill("bf_1", &[1, 2]))
+        .await
+        .unwrap();
+    assert!(!again, "already there");
     let left = store.backfill(&m, "bf_1").await.unwrap().unwrap();
     assert_eq!(left.backfill.open_seats, vec![1, 0]);
     assert_eq!(left.backfill.revision, 2);

@@ -18,16 +18,20 @@ impl Backfills for MemoryPoolStore {
         &self,
         mode: &ModeKey,
         backfill: &OpenBackfill,
-    ) -> Result<(), PoolError> {
+    ) -> Result<bool, PoolError> {
         let mut state = self.state();
-        state.mode(mode).backfills.insert(
+        let backfills = &mut state.mode(mode).backfills;
+        if backfills.contains_key(backfill.backfill_id.as_str()) {
+            return Ok(false);
+        }
+        backfills.insert(
             backfill.backfill_id.to_string(),
             LiveBackfill {
                 backfill: backfill.clone(),
                 status: BackfillStatus::Open,
             },
         );
-        Ok(())
+        Ok(true)
     }
 
     async fn replace_backfill(

@@ -115,23 +115,21 @@ impl Backfills for RedisPoolStore {
         &self,
         mode: &ModeKey,
         backfill: &OpenBackfill,
-    ) -> Result<(), PoolError> {
+    ) -> Result<bool, PoolError> {
         let keys = self.keys(mode);
         let json = serde_json::to_string(backfill).map_err(corrupt)?;
         let id = backfill.backfill_id.as_str();
-        let () = redis::pipe()
-            .atomic()
-            .hset(&keys.backfills, id, json)
-            .ignore()
-            .hset(
-                &keys.backfill_seats,
-                id,
-                seats_field(BackfillStatus::Open, backfill),
-            )
-            .ignore()
-            .query_async(&mut self.conn())
-            .await?;
-        Ok(())
+        // The seats field decides (fills and changes read it); the view is
+        // written only with it, so a backfill already there keeps both.
+        let mut call = self.inner.scripts.backfill_change.prepare_invoke();
+        call.key(&keys.backfills)
+            .key(&keys.backfill_seats)
+            .arg("open")
+            .arg(id)
+            .arg(json)
+            .arg(seats_field(BackfillStatus::Open, backfill));
+        let reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
+        Ok(reply.first().map(String::as_str) == Some("opened"))
     }
 
     async fn replace_backfill(

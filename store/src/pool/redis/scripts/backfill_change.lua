@@ -1,11 +1,23 @@
--- Replaces the roster view of an open backfill, or closes it (SPEC 10), in
--- one step with respect to fills (scripts/fill.lua).
+-- Opens a backfill unless one is there under its id, replaces the roster
+-- view of an open backfill, or closes it (SPEC 10), in one step with
+-- respect to fills (scripts/fill.lua).
 --
 -- KEYS: 1 backfills (roster views), 2 backfill_seats
--- ARGV: 1 'replace' or 'close', 2 backfillId, then for 'replace':
---       3 the roster view JSON, 4 expiresAt, 5 open seats (comma-separated)
--- Returns {'unknown'}, {'not_open', status} or {'changed', newRevision}.
+-- ARGV: 1 'open', 'replace' or 'close', 2 backfillId, then
+--       for 'open': 3 the roster view JSON, 4 the seats field;
+--       for 'replace': 3 the roster view JSON, 4 expiresAt, 5 open seats
+--       (comma-separated)
+-- Returns {'opened'} or {'exists'} (open), else {'unknown'},
+-- {'not_open', status} or {'changed', newRevision}.
 local cur = redis.call('HGET', KEYS[2], ARGV[2])
+if ARGV[1] == 'open' then
+  if cur then
+    return {'exists'}
+  end
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+  redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
+  return {'opened'}
+end
 if not cur then
   return {'unknown'}
 end

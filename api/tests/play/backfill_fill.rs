@@ -1,0 +1,205 @@
+//! A backfill round trip with the worker (SPEC 10, 15): the studio asks
+//! for a replacement of a player who left; a waiting player is seated; the
+//! `match.backfilled` delivery carries the newcomer's ticket `data` byte for
+//! byte, as `match.made` does; the newcomer's own view carries it with
+//! `backfill: true`; the request ends `filled` and the mode's stats count
+//! the fill, its seat and its time to fill.
+
+use crate::harness::{Pools, TestApp};
+use crate::on_both_pools;
+use axum::body::Body;
+use axum::http::{header, Method, Request, StatusCode};
+use http_body_util::BodyExt;
+use matchplane_store::repos::deliveries;
+use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+/// Data whose text any re-serialisation would change.
+const CY_DATA: &str = r#"{"z": 1,  "a":[1.50,2e3], "k":"\u00e9"}"#;
+
+/// `GET path` with `auth`: the status and the body's text as received.
+async fn get(t: &TestApp, path: &str, auth: &str) -> (StatusCode, String) {
+    let req = Request::builder()
+        .method(Method::GET)
+        .uri(path)
+        .header(header::AUTHORIZATION, auth)
+        .body(Body::empty())
+        .unwrap();
+    let response = t.app.clone().oneshot(req).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+/// Polls the search `ticket` (keeping it alive) until it is matched; its
+/// view's text.
+async fn matched(t: &TestApp, ticket: &str, token: &str) -> String {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, text) = get(
+            t,
+            &format!("/v1/searches/{ticket}"),
+            &format!("Ticket {token}"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{text}");
+        if text.contains(r#""status":"matched""#) {
+            return text;
+        }
+        assert!(Instant::now() < until, "never matched: {text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+on_both_pools!(a_fill_carries_its_players_data_and_counts_in_the_stats);
+
+async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(
+        &p,
+        &key,
+        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+            "matchmakingCycleDurationSeconds": 0.5, "algorithm": {"type": "fifo"},
+            "webhook": {"url": "https://93.184.216.34/hook", "enabled": true},
+            "backfill": {"enabled": true, "ttlSeconds": 120}}),
+    )
+    .await;
+    let shutdown = CancellationToken::new();
+    let worker = tokio::spawn(run_worker_with_tickets(
+        WorkerConfig {
+            reconcile_interval: Duration::from_millis(100),
+            ..WorkerConfig::default()
+        },
+        t.play.pool.clone(),
+        Some(t.play.tickets.clone()),
+        t.db.clone(),
+        shutdown.clone(),
+    ));
+
+    // A running match of ana and bo.
+    let (ana, ana_token) = t
+        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "ana"}))
+        .await;
+    let (_, bo_token) = t
+        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "bo"}))
+        .await;
+    for token in [&ana_token, &bo_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let ana_view: Value = serde_json::from_str(&matched(&t, &ana, &ana_token).await).unwrap();
+    let match_id = ana_view["match"]["matchId"].as_str().unwrap().to_owned();
+    let ana_team = ana_view["match"]["player"]["team"].as_u64().unwrap();
+
+    // Bo left: the studio asks for a replacement with the roster it has.
+    let teams: Vec<Value> = (0..2)
+        .map(|i| {
+            let players = if i == ana_team {
+                json!([{"playerId": "ana"}])
+            } else {
+                json!([])
+            };
+            json!({"index": i, "players": players})
+        })
+        .collect();
+    let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
+    let opened = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(json!({ "teams": teams })),
+        )
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let backfill_id = opened.body["backfillId"].as_str().unwrap().to_owned();
+
+    // Cy, with data, is seated in bo's place.
+    let raw =
+        format!(r#"{{"gameMode": "duel", "playerId": "cy", "attributes": {{"data": {CY_DATA}}}}}"#);
+    let req = Request::builder()
+        .method(Method::POST)
+        .uri(format!("/v1/projects/{p}/tickets"))
+        .header(header::AUTHORIZATION, &key)
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from(raw))
+        .unwrap();
+    let response = t.app.clone().oneshot(req).await.unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let created: Value =
+        serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    let (cy, cy_token) = (
+        created["ticketId"].as_str().unwrap().to_owned(),
+        created["token"].as_str().unwrap().to_owned(),
+    );
+    assert_eq!(t.rest_search(&cy_token).await.status, StatusCode::ACCEPTED);
+    let cy_text = matched(&t, &cy, &cy_token).await;
+    shutdown.cancel();
+    worker.await.unwrap().unwrap();
+    assert!(
+        cy_text.contains(&format!(r#""data":{CY_DATA}"#)),
+        "{cy_text}"
+    );
+    let cy_view: Value = serde_json::from_str(&cy_text).unwrap();
+    assert_eq!(cy_view["match"]["matchId"], json!(match_id));
+    assert_eq!(
+        cy_view["match"]["player"]["team"],
+        json!(1 - ana_team),
+        "{cy_text}"
+    );
+    assert_eq!(
+        cy_view["match"]["player"]["backfill"],
+        json!(true),
+        "{cy_text}"
+    );
+
+    // The fill's delivery: cy's data as sent, in cy's entry only.
+    let stored = deliveries::of_match(&t.db, &p, &match_id).await.unwrap();
+    let fill: Vec<_> = stored
+        .iter()
+        .filter(|(d, _)| d.event_type == "match.backfilled")
+        .collect();
+    assert_eq!(fill.len(), 1, "{stored:?}");
+    let payload = &fill[0].0.payload;
+    assert!(
+        payload.contains(&format!(r#""ticketId":"{cy}""#))
+            && payload.contains(&format!(r#""data":{CY_DATA}"#)),
+        "{payload}"
+    );
+    assert_eq!(payload.matches("\"data\"").count(), 1, "{payload}");
+    let made = stored
+        .iter()
+        .find(|(d, _)| d.event_type == "match.made")
+        .unwrap();
+    assert!(!made.0.payload.contains("\"data\""), "{}", made.0.payload);
+
+    // The request is filled; the stats count its fill.
+    let read = t
+        .call(
+            Method::GET,
+            &format!("{base}/{backfill_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(read.body["status"], "filled", "{}", read.body);
+    assert_eq!(read.body["fills"].as_array().unwrap().len(), 1);
+    let stats = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/stats"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(stats.status, StatusCode::OK, "{}", stats.body);
+    let figures = &stats.body["backfill"];
+    assert_eq!(figures["open"], 0, "{}", stats.body);
+    assert_eq!(figures["fillsLastHour"], 1, "{}", stats.body);
+    assert_eq!(figures["seatsFilledLastHour"], 1, "{}", stats.body);
+    let p90 = figures["timeToFillSeconds"]["p90"].as_f64().unwrap();
+    assert!((0.0..20.0).contains(&p90), "{}", stats.body);
+}
