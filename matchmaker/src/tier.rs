@@ -28,6 +28,14 @@ pub struct Tier {
     /// Most tickets a project may hold generated but not yet searching
     /// (`TICKET_LIMIT_EXCEEDED` beyond).
     pub max_pending_tickets: u64,
+    /// Days matches, attempts and recordings are kept at most (a mode's
+    /// `recording.retentionDays` is at most this).
+    #[serde(default = "default_retention_days")]
+    pub retention_days: u32,
+}
+
+fn default_retention_days() -> u32 {
+    30
 }
 
 impl Tier {
@@ -43,6 +51,7 @@ impl Tier {
             max_concurrent_searches: 1_000,
             requests_per_second: 50,
             max_pending_tickets: 10_000,
+            retention_days: 30,
         }
     }
 
@@ -58,6 +67,7 @@ impl Tier {
             max_concurrent_searches: 100_000,
             requests_per_second: 2_000,
             max_pending_tickets: 1_000_000,
+            retention_days: 90,
         }
     }
 
@@ -73,6 +83,7 @@ impl Tier {
             max_concurrent_searches: 10_000_000,
             requests_per_second: 50_000,
             max_pending_tickets: 20_000_000,
+            retention_days: 365,
         }
     }
 

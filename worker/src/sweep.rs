@@ -216,6 +216,11 @@ pub(crate) async fn run(shared: Arc<Shared>, shutdown: CancellationToken) {
                         Ok(deleted) => tracing::debug!(deleted, "stats history pruned"),
                         Err(error) => tracing::warn!(%error, "pruning the stats history failed"),
                     }
+                    match crate::recordings::prune(&shared.db, Utc::now()).await {
+                        Ok(0) => {}
+                        Ok(deleted) => tracing::debug!(deleted, "search recordings pruned"),
+                        Err(error) => tracing::warn!(%error, "pruning the search recordings failed"),
+                    }
                 }
             }
         }

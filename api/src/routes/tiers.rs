@@ -49,11 +49,17 @@ pub struct TierBody {
     #[serde(default)]
     #[schema(maximum = 9223372036854775807_u64)]
     pub max_pending_tickets: Option<u64>,
+    /// Most days matches, attempts and recordings are kept (1..=3650).
+    /// Optional: when absent, the tier keeps its value (a new tier gets
+    /// the `free` tier's).
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 3650)]
+    pub retention_days: Option<u32>,
 }
 
 /// A tier as answered.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(example = json!({"name": "pro", "minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1, "maxMatchSize": 64, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 2000, "maxPendingTickets": 1000000, "updatedAt": "2026-12-01T10:00:00Z"}))]
+#[schema(example = json!({"name": "pro", "minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1, "maxMatchSize": 64, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 2000, "maxPendingTickets": 1000000, "retentionDays": 90, "updatedAt": "2026-12-01T10:00:00Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct TierView {
     /// Tier name, e.g. `free`.
@@ -76,6 +82,9 @@ pub struct TierView {
     /// Most tickets per project generated and not yet searching
     /// (`429 TICKET_LIMIT_EXCEEDED` beyond).
     pub max_pending_tickets: u64,
+    /// Most days matches, attempts and recordings are kept (a mode's
+    /// `recording.retentionDays` is at most this).
+    pub retention_days: u32,
     /// Last change.
     pub updated_at: DateTime<Utc>,
 }
@@ -93,6 +102,7 @@ impl From<tier::Model> for TierView {
             max_concurrent_searches: t.max_concurrent_searches,
             requests_per_second: t.requests_per_second,
             max_pending_tickets: t.max_pending_tickets,
+            retention_days: t.retention_days,
             updated_at: model.updated_at,
         }
     }
@@ -134,6 +144,12 @@ fn check(name: &str, body: &TierBody) -> Vec<FieldError> {
         if value.is_some_and(|v| v > MAX_COUNT) {
             bad(field, "must be at most 9223372036854775807");
         }
+    }
+    if body
+        .retention_days
+        .is_some_and(|d| !(1..=3650).contains(&d))
+    {
+        bad("retentionDays", "must be 1 to 3650 days");
     }
     errors
 }
@@ -182,14 +198,16 @@ pub async fn put(
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
-    let max_pending_tickets = match body.max_pending_tickets {
-        Some(max) => max,
-        None => match tiers::get(&state.db, &name).await {
-            Ok(existing) => existing.to_tier().max_pending_tickets,
-            Err(matchplane_store::repos::StoreError::NotFound) => Tier::free().max_pending_tickets,
+    let kept = match (body.max_pending_tickets, body.retention_days) {
+        (Some(_), Some(_)) => Tier::free(),
+        _ => match tiers::get(&state.db, &name).await {
+            Ok(existing) => existing.to_tier(),
+            Err(matchplane_store::repos::StoreError::NotFound) => Tier::free(),
             Err(other) => return Err(other.into()),
         },
     };
+    let max_pending_tickets = body.max_pending_tickets.unwrap_or(kept.max_pending_tickets);
+    let retention_days = body.retention_days.unwrap_or(kept.retention_days);
     let tier = Tier {
         name,
         min_cycle_duration_seconds: body.min_cycle_duration_seconds,
@@ -200,6 +218,7 @@ pub async fn put(
         max_concurrent_searches: body.max_concurrent_searches,
         requests_per_second: body.requests_per_second,
         max_pending_tickets,
+        retention_days,
     };
     let saved = tiers::put(&state.db, &tier, Utc::now()).await?;
     // Keys are cached with their tier's rate limit, projects with its quotas.

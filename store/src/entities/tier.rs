@@ -25,6 +25,8 @@ pub struct Model {
     pub requests_per_second: i64,
     /// Most tickets per project generated and not yet searching.
     pub max_pending_tickets: i64,
+    /// Most days matches, attempts and recordings are kept.
+    pub retention_days: i32,
     /// When the row was created.
     pub created_at: DateTimeUtc,
     /// When the row last changed.
@@ -50,6 +52,7 @@ impl Model {
                 .unwrap_or(u64::MAX),
             requests_per_second: u32::try_from(self.requests_per_second.max(0)).unwrap_or(u32::MAX),
             max_pending_tickets: u64::try_from(self.max_pending_tickets.max(0)).unwrap_or(u64::MAX),
+            retention_days: u32::try_from(self.retention_days.max(0)).unwrap_or(u32::MAX),
         }
     }
 }

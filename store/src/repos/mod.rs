@@ -19,6 +19,7 @@ pub mod match_tickets;
 pub mod matches;
 pub mod projects;
 pub mod ratings;
+pub mod recordings;
 pub mod stats_history;
 pub mod tiers;
 pub mod webhook_health;

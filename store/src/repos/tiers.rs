@@ -50,6 +50,7 @@ pub async fn put<C: ConnectionTrait>(
         ),
         requests_per_second: Set(i64::from(tier.requests_per_second)),
         max_pending_tickets: Set(i64::try_from(tier.max_pending_tickets).unwrap_or(i64::MAX)),
+        retention_days: Set(i32::try_from(tier.retention_days).unwrap_or(i32::MAX)),
         created_at: Set(existing.as_ref().map_or(now, |t| t.created_at)),
         updated_at: Set(now),
     };
