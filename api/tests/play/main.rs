@@ -17,6 +17,7 @@ mod outages;
 mod party;
 mod preview;
 mod proxy;
+mod recording;
 mod regions;
 mod rest;
 mod restart;
