@@ -277,7 +277,6 @@ pub async fn replay_mode(
     ApiQuery(query): ApiQuery<WindowQuery>,
     RawJson(body): RawJson,
 ) -> Result<Json<ReplayView>, ApiError> {
-    state.preview.admit(&project_id)?;
     let mode = game_modes::get(&state.db, &project_id, &name).await?;
     let tier = tier_of(&state, &project_id).await?;
     let window = query.millis(Utc::now())?;
@@ -295,6 +294,9 @@ pub async fn replay_mode(
     }
     let current: GameModeConfig =
         serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
+    // Only what runs a replay counts against the rate: a refused body
+    // is answered at once.
+    state.preview.admit(&project_id)?;
     let recorded = load(&state, &project_id, &name, window).await?;
     if recorded.arrivals == 0 {
         return Err(recording_required(&name, "in the window"));
