@@ -85,7 +85,7 @@ async fn window(
                 assert_eq!(status, StatusCode::CREATED, "{ticket}");
                 let token = ticket["token"].as_str().unwrap().to_owned();
                 let (status, body) = call(&app, Method::POST, "/v1/searches", &auth, json!({"ticket": token})).await;
-                assert_eq!(status, StatusCode::OK, "{body}");
+                assert_eq!(status, StatusCode::ACCEPTED, "{body}");
                 done.fetch_add(1, Ordering::Relaxed);
             }
         }));
