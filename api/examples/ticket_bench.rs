@@ -58,6 +58,7 @@ async fn main() {
     let config = ApiConfig {
         operator_token: Some(OPERATOR.into()),
         allow_private_webhooks: false,
+        recording_key: None,
     };
     let app = router(AppState::new(db, config).with_play(Arc::new(play)));
     let op = format!("Bearer {OPERATOR}");

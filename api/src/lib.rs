@@ -29,6 +29,7 @@ pub mod play;
 pub mod preconditions;
 pub mod problem;
 pub mod rate_limit;
+pub mod recording;
 pub mod routes;
 pub mod scopes;
 pub mod serve;
@@ -79,6 +80,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::mode_pool::pool))
         .merge(simulate_routes())
         .routes(routes!(crate::routes::preview::preview))
+        .routes(routes!(crate::routes::replay::replay_mode))
+        .routes(routes!(crate::routes::recording::recording))
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
         .routes(routes!(crate::routes::backfills::open))
@@ -142,6 +145,11 @@ fn panic_problem(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// (`/console/`, [`console`]), 404/405
 /// problems, 64 KiB body limit, request metrics.
 pub fn router(state: AppState) -> Router {
+    state.play.recorder.attach(
+        state.db.clone(),
+        state.config.recording_key.as_deref(),
+        &state.recorder,
+    );
     let (routes, mut spec) = api_routes().split_for_parts();
     document(&mut spec);
     openapi::finish(&mut spec);

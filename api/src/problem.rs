@@ -80,6 +80,12 @@ pub struct Problem {
     /// The open request, for `BACKFILL_ALREADY_OPEN`.
     #[serde(rename = "backfillId", skip_serializing_if = "Option::is_none")]
     pub backfill_id: Option<String>,
+    /// The guard's verdict, for `CONFIG_REGRESSION`: `passed`, `tolerance`
+    /// and per guarded figure `current`, `proposed`, `worsenedBy`,
+    /// `regressed`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub guard: Option<serde_json::Value>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -100,7 +106,9 @@ pub struct ApiError {
 #[derive(Debug, Clone)]
 struct Extra {
     /// `backfillId` of `BACKFILL_ALREADY_OPEN`.
-    backfill_id: String,
+    backfill_id: Option<String>,
+    /// `guard` of `CONFIG_REGRESSION`.
+    guard: Option<serde_json::Value>,
 }
 
 /// The HTTP status SPEC 7 gives a code.
@@ -186,7 +194,17 @@ impl ApiError {
     /// `BACKFILL_ALREADY_OPEN`.
     pub fn with_backfill_id(mut self, backfill_id: impl Into<String>) -> Self {
         self.extra = Some(Box::new(Extra {
-            backfill_id: backfill_id.into(),
+            backfill_id: Some(backfill_id.into()),
+            guard: None,
+        }));
+        self
+    }
+
+    /// Adds the guard's verdict (`guard`) of a `CONFIG_REGRESSION`.
+    pub fn with_guard(mut self, verdict: impl serde::Serialize) -> Self {
+        self.extra = Some(Box::new(Extra {
+            backfill_id: None,
+            guard: serde_json::to_value(verdict).ok(),
         }));
         self
     }
@@ -391,7 +409,8 @@ impl ApiError {
             retry_after_seconds: (self.code == crate::play::answers::DECLINE_COOLDOWN)
                 .then_some(self.retry_after_seconds)
                 .flatten(),
-            backfill_id: self.extra.as_ref().map(|e| e.backfill_id.clone()),
+            backfill_id: self.extra.as_ref().and_then(|e| e.backfill_id.clone()),
+            guard: self.extra.as_ref().and_then(|e| e.guard.clone()),
         }
     }
 }

@@ -145,6 +145,8 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
     ("POST", "/v1/projects/{projectId}/simulate"),
     // A read sent as a POST (its body is the config to try).
     ("POST", "/v1/projects/{projectId}/game-modes/{name}/preview"),
+    // Replays recorded traffic under two configs, changing nothing: a read.
+    ("POST", "/v1/projects/{projectId}/game-modes/{name}/replay"),
 ];
 
 /// Project routes only the operator may call: no key passes them, whatever

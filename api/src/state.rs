@@ -16,6 +16,9 @@ pub struct ApiConfig {
     pub operator_token: Option<String>,
     /// `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS`: allow private addresses and `http`.
     pub allow_private_webhooks: bool,
+    /// `MATCHPLANE_RECORDING_KEY`: the key of the recording's player-id
+    /// hashes ([`crate::recording`]); random per process when `None`.
+    pub recording_key: Option<String>,
 }
 
 impl std::fmt::Debug for ApiConfig {
@@ -26,6 +29,10 @@ impl std::fmt::Debug for ApiConfig {
                 &self.operator_token.as_ref().map(|_| "<redacted>"),
             )
             .field("allow_private_webhooks", &self.allow_private_webhooks)
+            .field(
+                "recording_key",
+                &self.recording_key.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }

@@ -110,6 +110,7 @@ fn config(regions: bool) -> GameModeConfig {
         }),
         acceptance: None,
         backfill: None,
+        recording: None,
     }
 }
 

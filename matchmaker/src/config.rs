@@ -56,6 +56,10 @@ pub struct GameModeConfig {
     /// Backfill of running matches (SPEC 10); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill: Option<crate::backfill::BackfillConfig>,
+    /// Recording of search starts, cancels and ends for replays and the
+    /// config guard (issue 22); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<crate::recording::Recording>,
 }
 
 /// One relaxation step: from `afterSeconds` of the anchor's wait, groups

@@ -27,6 +27,7 @@ pub mod codes;
 pub mod config;
 pub mod latency;
 pub mod raw_json;
+pub mod recording;
 pub mod search;
 pub mod shape;
 pub mod thin_validation;

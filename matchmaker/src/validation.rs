@@ -110,6 +110,7 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
     crate::latency::check_regions(config, &mut push);
     crate::acceptance::check_acceptance(config, &mut push);
     crate::backfill::config::check_backfill(config, &mut push);
+    crate::recording::check_recording(config, tier, &mut push);
 
     let cycle = config.matchmaking_cycle_duration_seconds;
     if !cycle.is_finite() || cycle > MAX_CYCLE_DURATION_SECONDS {

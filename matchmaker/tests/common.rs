@@ -31,6 +31,7 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
         regions: None,
         acceptance: None,
         backfill: None,
+        recording: None,
     }
 }
 

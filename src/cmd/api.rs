@@ -33,6 +33,10 @@ pub struct ApiArgs {
         value_parser = BoolishValueParser::new()
     )]
     pub allow_private_webhooks: bool,
+    /// Key of the recording's player-id hashes (HMAC-SHA-256); set the
+    /// same on every API instance. Unset: a random key per process.
+    #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
+    pub recording_key: Option<String>,
     /// Redis of the live pools and tickets: `redis://host:port/db`.
     #[arg(long, env = "REDIS_URL", hide_env_values = true)]
     pub redis_url: String,
@@ -64,6 +68,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         api: ApiConfig {
             operator_token: args.operator_token,
             allow_private_webhooks: args.allow_private_webhooks,
+            recording_key: args.recording_key,
         },
         worker_metrics: None,
         connections: args.limits.connections(),

@@ -136,6 +136,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
         api: ApiConfig {
             operator_token: Some(operator_token.clone()),
             allow_private_webhooks: args.allow_private_webhooks,
+            recording_key: None,
         },
         worker_metrics,
         ..ServeConfig::default()

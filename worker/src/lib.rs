@@ -25,6 +25,7 @@ pub mod modes;
 pub mod proposals;
 pub mod record;
 pub mod retention;
+pub mod recordings;
 pub mod sweep;
 pub mod tick;
 pub mod worker;

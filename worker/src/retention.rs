@@ -7,6 +7,7 @@
 //! | webhook deliveries and their attempts | the same | `webhook_deliveries (project_id, created_at)` |
 //! | applied rating results | the same | `rating_results (project_id, created_at)` |
 //! | the stats history (`mode_stats_minutes`) | 14 days ([`stats_history::RETENTION_DAYS`]) | `mode_stats_minutes (minute)` |
+//! | a mode's recorded searches | the mode's `recording.retentionDays` (at most the tier's) | see [`crate::recordings::prune`] |
 //!
 //! One worker at a time prunes: a pass starts only under the `retention`
 //! job lease ([`job_leases`]), taken by one upsert that never waits, renewed
@@ -71,6 +72,8 @@ pub struct PassReport {
     pub pruned: Pruned,
     /// Stats-history minutes deleted.
     pub stats_minutes: u64,
+    /// Recorded search events deleted.
+    pub recorded_events: u64,
     /// Batches run (each a transaction or a statement).
     pub batches: u64,
     /// Projects looked at.
@@ -82,7 +85,7 @@ pub struct PassReport {
 impl PassReport {
     /// Every row deleted.
     pub fn total(&self) -> u64 {
-        self.pruned.total() + self.stats_minutes
+        self.pruned.total() + self.stats_minutes + self.recorded_events
     }
 }
 
@@ -149,6 +152,10 @@ impl Pruner<'_> {
             Ok((Pruned::default(), deleted, deleted >= batch))
         })
         .await?;
+        if self.cancel.is_cancelled() {
+            return Err(Stop::Early);
+        }
+        report.recorded_events += crate::recordings::prune(self.db, now).await?;
         let projects = retention::projects(self.db)
             .await
             .map_err(WorkerError::from)?;

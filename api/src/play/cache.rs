@@ -104,6 +104,13 @@ impl ConfigCache {
             .is_some_and(|config| config.is_some())
     }
 
+    /// The config of `project_id`'s mode `name` as last loaded, however
+    /// long ago, or `None` (never asks the database): what the recording
+    /// hooks read, the mode being loaded by the start they follow.
+    pub async fn peek_mode(&self, project_id: &str, name: &str) -> Option<Arc<GameModeConfig>> {
+        self.modes.peek(&ModeRef(project_id, name)).await.flatten()
+    }
+
     /// `project_id`'s tier `maxConcurrentSearches`.
     ///
     /// # Errors

@@ -72,6 +72,9 @@ pub struct Play {
     pub ratings: Arc<dyn RatingsLookup>,
     /// Timing.
     pub settings: PlaySettings,
+    /// The search recording of modes with `recording` (issue 22); records
+    /// once [`crate::recording::Recorder::attach`]ed (the router does).
+    pub recorder: crate::recording::Recorder,
 }
 
 impl Play {
@@ -87,6 +90,7 @@ impl Play {
             cache: ConfigCache::default(),
             ratings: Arc::new(NoRatings),
             settings,
+            recorder: crate::recording::Recorder::default(),
         }
     }
 

@@ -238,11 +238,13 @@ pub async fn start_with_token(
         }
         Err(err) => return Err(err.into()),
     };
-    Ok(Started {
+    let started = Started {
         ticket,
         mode,
         queued_at: now,
-    })
+    };
+    crate::recording::started(play, &started).await;
+    Ok(started)
 }
 
 /// Starts a search with `ticket` (already authenticated): the pool's add
@@ -274,9 +276,11 @@ pub async fn start(
     play.pool
         .add_search(&mode, &search_of(&ticket, now), deadline, Some(max_live))
         .await?;
-    Ok(Started {
+    let started = Started {
         ticket,
         mode,
         queued_at: now,
-    })
+    };
+    crate::recording::started(play, &started).await;
+    Ok(started)
 }

@@ -81,6 +81,25 @@ pub struct GameModeSchema {
     /// absent: matches are made at once.
     #[serde(default)]
     pub acceptance: Option<AcceptanceSchema>,
+    /// Recording of search starts, cancels and ends for replays and the
+    /// guarded `PUT` (docs/tuning.md); absent: off.
+    #[serde(default)]
+    pub recording: Option<RecordingSchema>,
+}
+
+/// Recording of the mode's searches: starts (player ids as keyed hashes,
+/// MMR, latencies, party), cancels and ends, kept `retentionDays`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Recording, example = json!({"enabled": true, "retentionDays": 7}))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordingSchema {
+    /// Whether searches are recorded.
+    pub enabled: bool,
+    /// Days a recorded event is kept: 1 to the tier's `retentionDays`
+    /// (free 30, pro 90, enterprise 365); default 7.
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 1)]
+    pub retention_days: Option<u32>,
 }
 
 /// Match proposals: a formed group is proposed to its players, who accept
@@ -306,6 +325,8 @@ pub struct GameModeResponseSchema {
     pub acceptance: Option<AcceptanceSchema>,
     /// Backfill; absent: off.
     pub backfill: Option<super::regions_schema::BackfillSchema>,
+    /// Recording of searches; absent: off.
+    pub recording: Option<RecordingSchema>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.

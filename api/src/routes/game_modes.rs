@@ -15,7 +15,7 @@
 
 use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
-use crate::extract::{parse_value, RawJson};
+use crate::extract::{parse_value, ApiQuery, RawJson};
 use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
@@ -316,10 +316,14 @@ pub async fn get(
 /// code): `version` +1 when anything changed, the new version kept in the
 /// history. The name cannot change. `If-Match: "<version>"` (or a body
 /// `version`) applies it only to that version, `If-None-Match: *` only
-/// creates: else `412 VERSION_MISMATCH`.
+/// creates: else `412 VERSION_MISMATCH`. With `?guard=waitP90,…` the
+/// last recorded hour is replayed under the current and the proposed
+/// config first, and a guarded figure worse by more than `guardTolerance`
+/// refuses the change (`409 CONFIG_REGRESSION`, docs/tuning.md).
 #[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "replaceGameMode",
     security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"),
+        crate::routes::replay::GuardQuery),
     params(("If-Match" = Option<String>, Header, description = "`\"<version>\"` (the `ETag` of a GET), a list of them, or `*`"),
         ("If-None-Match" = Option<String>, Header, description = "`*`: only create")),
     request_body = GameModeSchema,
@@ -331,14 +335,15 @@ pub async fn get(
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 403, description = "FORBIDDEN: the key is not `admin`", body = Problem),
         (status = 404, description = "No such project", body = Problem),
-        (status = 409, description = "Changed concurrently (no precondition sent)", body = Problem),
+        (status = 409, description = "Changed concurrently (no precondition sent); CONFIG_REGRESSION: a guarded figure worsened by more than `guardTolerance` on the last recorded hour (both figures in `guard`)", body = Problem),
         (status = 412, description = "VERSION_MISMATCH: `If-Match`, `If-None-Match` or the body's `version` does not hold", body = Problem),
-        (status = 422, description = "Every failed rule in `errors`", body = Problem)))]
+        (status = 422, description = "Every failed rule in `errors` (an unknown `guard` figure among them); RECORDING_REQUIRED: a guard and no search recorded in the last hour", body = Problem)))]
 pub async fn replace(
     _caller: ProjectCaller,
     preconditions: Preconditions,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
+    ApiQuery(guard_query): ApiQuery<crate::routes::replay::GuardQuery>,
     RawJson(body): RawJson,
 ) -> Result<(StatusCode, Tagged), ApiError> {
     let current = match game_modes::get(&state.db, &project_id, &name).await {
@@ -356,6 +361,26 @@ pub async fn replace(
             Code::ValidationError,
             "a game mode cannot be renamed; the body's name must equal the path's",
         ));
+    }
+    let guard = guard_query.parse(&mut errors);
+    if let (Some(guard), true) = (&guard, errors.is_empty()) {
+        let running = match &current {
+            Some(mode) => Some(
+                serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?,
+            ),
+            None => None,
+        };
+        if running.as_ref() != Some(&config) {
+            Box::pin(crate::routes::replay::guard(
+                &state,
+                &project_id,
+                running,
+                &config,
+                &tier,
+                guard,
+            ))
+            .await?;
+        }
     }
     let Some(current) = current else {
         let mode = insert(&state, &project_id, &config, &tier, errors)

@@ -57,6 +57,29 @@ impl Default for PreviewGate {
     }
 }
 
+impl PreviewGate {
+    /// Takes one of `project_id`'s previews (or replays) of this second.
+    ///
+    /// # Errors
+    /// `429 RATE_LIMITED` with `Retry-After` past [`PREVIEWS_PER_SECOND`].
+    pub fn admit(&self, project_id: &str) -> Result<(), ApiError> {
+        self.buckets
+            .check(project_id, PREVIEWS_PER_SECOND)
+            .map_err(ApiError::rate_limited)
+    }
+
+    /// Waits for one of the [`PREVIEW_CONCURRENCY`] computing slots.
+    ///
+    /// # Errors
+    /// `500` if the gate was closed (never).
+    pub async fn running(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
+        self.running
+            .acquire()
+            .await
+            .map_err(|e| ApiError::internal(&e))
+    }
+}
+
 /// A preview as answered (see the module documentation).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -77,6 +77,7 @@ async fn every_metric_family_has_help_and_type(backend: Backend) {
         ApiConfig {
             operator_token: Some(OPERATOR.to_owned()),
             allow_private_webhooks: false,
+            recording_key: None,
         },
     )
     .with_worker_metrics(worker);

@@ -464,6 +464,10 @@ fn game_mode_schema_takes_exactly_what_the_core_parses() {
     with("/algorithm", json!({"type": "fifo"}));
     with("/algorithm", json!({"type": "fifo", "minMmr": 0}));
     with("/algorithm", json!({"type": "ping", "maxDelta": 80}));
+    with("/recording", json!({"enabled": true, "retentionDays": 7}));
+    with("/recording", json!({"enabled": false}));
+    with("/recording", json!({"retentionDays": 7}));
+    with("/recording", json!({"enabled": true, "days": 7}));
     for sample in samples {
         let core = serde_json::from_value::<GameModeConfig>(sample.clone()).is_ok();
         assert_eq!(

@@ -66,6 +66,16 @@ const TABLE: &[(&str, &str, Needs)] = &[
         Needs::Backend,
     ),
     (
+        "POST",
+        "/v1/projects/{projectId}/game-modes/{name}/replay",
+        Needs::Backend,
+    ),
+    (
+        "GET",
+        "/v1/projects/{projectId}/game-modes/{name}/recording",
+        Needs::Backend,
+    ),
+    (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/deliveries",
         Needs::Backend,

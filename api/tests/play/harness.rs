@@ -163,6 +163,7 @@ impl TestApp {
             ApiConfig {
                 operator_token: Some(OPERATOR.to_owned()),
                 allow_private_webhooks: false,
+                recording_key: None,
             },
         )
         .with_play(play.clone());

@@ -18,6 +18,7 @@ mod outages;
 mod party;
 mod preview;
 mod proxy;
+mod recording;
 mod regions;
 mod rest;
 mod restart;

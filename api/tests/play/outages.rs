@@ -142,6 +142,7 @@ pub(crate) async fn app(db_url: &str, redis: &str, prefix: &str) -> Router {
         ApiConfig {
             operator_token: Some(OPERATOR.to_owned()),
             allow_private_webhooks: false,
+            recording_key: None,
         },
     )
     .with_play(std::sync::Arc::new(play))

@@ -2,7 +2,7 @@
 //! scenario's `compare`, a replay of recorded traffic): both reports and
 //! the headline figures side by side.
 
-use super::engine::run;
+use super::engine::{run, run_bounded, Stopped};
 use super::report::Report;
 use super::scenario::Scenario;
 use crate::config::GameModeConfig;
@@ -70,6 +70,28 @@ pub fn compare(scenario: &Scenario, other: &GameModeConfig) -> Comparison {
     second.game_mode = other.clone();
     second.compare = None;
     let b = run(&second);
+    comparison(scenario, other, a, b)
+}
+
+/// [`compare`], asking `keep_going` before each cycle of either run (see
+/// [`super::run_bounded`]): a replay in the server bounds its cost with it.
+///
+/// # Errors
+/// [`Stopped`] at the first `false`.
+pub fn compare_bounded(
+    scenario: &Scenario,
+    other: &GameModeConfig,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Comparison, Stopped> {
+    let a = run_bounded(scenario, keep_going)?;
+    let mut second = scenario.clone();
+    second.game_mode = other.clone();
+    second.compare = None;
+    let b = run_bounded(&second, keep_going)?;
+    Ok(comparison(scenario, other, a, b))
+}
+
+fn comparison(scenario: &Scenario, other: &GameModeConfig, a: Report, b: Report) -> Comparison {
     let fa = figures(&scenario.game_mode, &a);
     let fb = figures(other, &b);
     let diff = FIGURES

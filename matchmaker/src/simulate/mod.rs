@@ -4,6 +4,7 @@
 //! in; [`run`] returns a [`Report`] whose JSON is byte-for-byte the same for
 //! the same scenario and seed.
 
+mod arrivals_csv;
 mod backfills;
 mod compare;
 mod engine;
@@ -14,8 +15,11 @@ mod scenario;
 mod stats;
 mod table;
 
+pub use arrivals_csv::{write_arrivals_csv, ARRIVALS_CSV_HEADER};
 pub use backfills::{BackfillStats, SimulatedBackfill, SimulatedFill};
-pub use compare::{compare, figures, higher_is_better, render_compare_table, Comparison, FIGURES};
+pub use compare::{
+    compare, compare_bounded, figures, higher_is_better, render_compare_table, Comparison, FIGURES,
+};
 pub use engine::{run, run_bounded, Stopped};
 pub use guard::{
     check_guard, parse_guard, GuardVerdict, GuardedFigure, CONFIG_REGRESSION,

@@ -363,7 +363,9 @@ impl RawEvent {
 /// Parses `arrivalsCsv` text (SPEC 8): header `at,playerId,mmr,pingMs,partyId,partyMembers`,
 /// members separated by `|`; empty cells are absent values. An optional
 /// `latencies` column is written `eu-west=31|us-east=110`, checked against
-/// the mode's `regions`.
+/// the mode's `regions`. An optional `event` column (a mode's recording,
+/// issue 22) says `start` (or nothing: an arrival) or `cancel` (the
+/// player's search ends at `at`; only `at` and `playerId` are read).
 ///
 /// # Errors
 /// [`ScenarioError`] (`VALIDATION_ERROR`) naming the first bad row.
@@ -386,12 +388,13 @@ pub fn parse_arrivals_csv(
     let (Some(at_c), Some(player_c)) = (col("at"), col("playerId")) else {
         return Err(bad(0, "the header needs at least at and playerId".into()));
     };
-    let (mmr_c, ping_c, pid_c, members_c, lat_c) = (
+    let (mmr_c, ping_c, pid_c, members_c, lat_c, event_c) = (
         col("mmr"),
         col("pingMs"),
         col("partyId"),
         col("partyMembers"),
         col("latencies"),
+        col("event"),
     );
     let mut events = Vec::new();
     for (i, record) in reader.records().enumerate() {
@@ -408,6 +411,17 @@ pub fn parse_arrivals_csv(
         };
         let at = number(Some(at_c), "at")?.ok_or_else(|| bad(row, "at is empty".into()))?;
         let player_id = cell(Some(player_c)).ok_or_else(|| bad(row, "playerId is empty".into()))?;
+        match cell(event_c) {
+            None | Some("start") => {}
+            Some("cancel") => {
+                events.push(Event::Cancel {
+                    at,
+                    player_id: player_id.to_string(),
+                });
+                continue;
+            }
+            Some(other) => return Err(bad(row, format!("event is start or cancel, not {other}"))),
+        }
         let party = match (cell(pid_c), cell(members_c)) {
             (Some(id), Some(members)) => Some(Party {
                 id: id.into(),

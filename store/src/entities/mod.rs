@@ -17,6 +17,7 @@ pub mod outbox_dead_letter;
 pub mod project;
 pub mod rating;
 pub mod rating_result;
+pub mod search_recording;
 pub mod tier;
 pub mod webhook_attempt;
 pub mod webhook_delivery;

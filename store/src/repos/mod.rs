@@ -21,6 +21,7 @@ pub mod matches;
 pub mod projects;
 pub mod ratings;
 pub mod retention;
+pub mod recordings;
 pub mod stats_history;
 pub mod tiers;
 pub mod webhook_health;

@@ -198,6 +198,7 @@ impl TestApp {
             ApiConfig {
                 operator_token: Some(OPERATOR.to_owned()),
                 allow_private_webhooks: allow_private,
+                recording_key: None,
             },
         );
         Self {

@@ -1,0 +1,304 @@
+//! Recording of a mode's searches (issue 22): each search start, cancel
+//! and end of a mode with `recording.enabled`, written to the database off
+//! the request path.
+//!
+//! The hooks ([`started`], [`ended`]) run in the request, read the mode's
+//! config from the config cache (never the database) and put one row into
+//! a bounded channel with `try_send`: a request never waits for the
+//! recording and never fails because of it. A full channel (the database
+//! slower than the traffic) drops the row and counts it in
+//! [`DROPPED_TOTAL`]. One writer task per process takes the rows and
+//! stores them in one `INSERT` per batch, every [`RecorderSettings::batch_rows`]
+//! rows or [`RecorderSettings::flush_every`], whichever comes first; a
+//! batch the database refuses is dropped and counted in
+//! [`WRITE_FAILED_TOTAL`] (the recording is a sample of the traffic, not a
+//! ledger).
+//!
+//! Player and party ids are never stored: each is replaced by a keyed hash,
+//! HMAC-SHA-256 with the operator's `MATCHPLANE_RECORDING_KEY` (random per
+//! process when unset, so hashes then differ across restarts and
+//! instances), truncated to 16 bytes of hex. The same id hashes the same
+//! within a recording, so a replay still sees who arrived twice, who
+//! cancelled and who came in which party.
+//!
+//! Which searches are hooked: the starts of both the WebSocket and the REST
+//! search (`crate::play::start`), and the ends the API makes
+//! (`crate::play::status::end`: cancels, closed sockets, pong timeouts).
+//! Ends the worker makes (matches, REST polls lapsed, ticket expiry,
+//! re-check failures) are not recorded: a replay makes its own matches and
+//! expiries under the config it runs.
+
+use crate::play::{start::Started, Play};
+use hmac::{Hmac, Mac};
+use matchplane_store::pool::EndOutcome;
+use matchplane_store::repos::recordings::{self, Kind, NewRecording};
+use matchplane_store::tickets::Ticket;
+use metrics::Counter;
+use metrics_exporter_prometheus::PrometheusRecorder;
+use sea_orm::DatabaseConnection;
+use sha2::Sha256;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// Counter: `matchplane_recording_dropped_total`, rows dropped because the
+/// writer's channel was full.
+pub const DROPPED_TOTAL: &str = "matchplane_recording_dropped_total";
+/// Counter: `matchplane_recording_written_total`, rows stored.
+pub const WRITTEN_TOTAL: &str = "matchplane_recording_written_total";
+/// Counter: `matchplane_recording_write_failed_total`, rows of batches the
+/// database refused (dropped).
+pub const WRITE_FAILED_TOTAL: &str = "matchplane_recording_write_failed_total";
+
+/// The writer's bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct RecorderSettings {
+    /// Rows waiting for the writer at most (then rows are dropped).
+    pub capacity: usize,
+    /// Rows per `INSERT` at most (a batch is written once it has these).
+    pub batch_rows: usize,
+    /// A batch with fewer rows is written this long after its first row.
+    pub flush_every: Duration,
+}
+
+impl Default for RecorderSettings {
+    /// 65 536 rows waiting, 1 000 rows per statement, 200 ms.
+    fn default() -> Self {
+        Self {
+            capacity: 65_536,
+            batch_rows: 1_000,
+            flush_every: Duration::from_millis(200),
+        }
+    }
+}
+
+/// What [`Recorder::attach`] sets: the hash key and the metrics.
+struct Attached {
+    key: Hmac<Sha256>,
+    dropped: Counter,
+}
+
+/// The recording channel of one process (one per [`Play`]); records
+/// nothing until [`Recorder::attach`]ed.
+pub struct Recorder {
+    tx: mpsc::Sender<NewRecording>,
+    rx: Mutex<Option<mpsc::Receiver<NewRecording>>>,
+    attached: OnceLock<Attached>,
+    settings: RecorderSettings,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self::new(RecorderSettings::default())
+    }
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("attached", &self.attached.get().is_some())
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Recorder {
+    /// A recorder with these bounds, not yet attached.
+    pub fn new(settings: RecorderSettings) -> Self {
+        let (tx, rx) = mpsc::channel(settings.capacity.max(1));
+        Self {
+            tx,
+            rx: Mutex::new(Some(rx)),
+            attached: OnceLock::new(),
+            settings,
+        }
+    }
+
+    /// Starts recording: hashes with `key` (random when `None`), counts in
+    /// `metrics`, and spawns the writer over `db` on the current Tokio
+    /// runtime. The writer stops once the recorder is dropped (after
+    /// writing what it holds). Only the first call does anything; without
+    /// a runtime nothing is attached.
+    pub fn attach(&self, db: DatabaseConnection, key: Option<&str>, metrics: &PrometheusRecorder) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let Some(rx) = self
+            .rx
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        else {
+            return;
+        };
+        let key = match key {
+            Some(key) => key.as_bytes().to_vec(),
+            None => {
+                use rand::RngCore;
+                let mut bytes = vec![0u8; 32];
+                rand::thread_rng().fill_bytes(&mut bytes);
+                bytes
+            }
+        };
+        let Ok(mac) = Hmac::<Sha256>::new_from_slice(&key) else {
+            return;
+        };
+        let (dropped, written, failed) = metrics::with_local_recorder(metrics, || {
+            metrics::describe_counter!(
+                DROPPED_TOTAL,
+                metrics::Unit::Count,
+                "Recorded search events dropped because the recording writer was behind"
+            );
+            metrics::describe_counter!(
+                WRITTEN_TOTAL,
+                metrics::Unit::Count,
+                "Recorded search events stored"
+            );
+            metrics::describe_counter!(
+                WRITE_FAILED_TOTAL,
+                metrics::Unit::Count,
+                "Recorded search events lost because the database refused their batch"
+            );
+            (
+                metrics::counter!(DROPPED_TOTAL),
+                metrics::counter!(WRITTEN_TOTAL),
+                metrics::counter!(WRITE_FAILED_TOTAL),
+            )
+        });
+        let _ = self.attached.set(Attached { key: mac, dropped });
+        runtime.spawn(write(db, rx, self.settings, written, failed));
+    }
+
+    /// The keyed hash of `id`: 16 bytes of HMAC-SHA-256, lower-case hex.
+    fn hash(attached: &Attached, id: &str) -> String {
+        let mut mac = attached.key.clone();
+        mac.update(id.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    /// Queues `row` built with the hash function; drops (and counts) it
+    /// when the writer is behind. Nothing when not attached.
+    fn push(&self, row: impl FnOnce(&dyn Fn(&str) -> String) -> NewRecording) {
+        let Some(attached) = self.attached.get() else {
+            return;
+        };
+        let row = row(&|id| Self::hash(attached, id));
+        if self.tx.try_send(row).is_err() {
+            attached.dropped.increment(1);
+        }
+    }
+
+    /// Records a search start of `ticket` at `at` (Unix seconds).
+    pub fn start(&self, ticket: &Ticket, at: f64) {
+        self.push(|hash| NewRecording {
+            project_id: ticket.project_id.clone(),
+            game_mode: ticket.game_mode.clone(),
+            at_ms: millis(at),
+            kind: Kind::Start,
+            player_hash: hash(&ticket.player_id),
+            mmr: ticket.mmr,
+            latencies: ticket.latencies.as_ref().map(|l| {
+                l.iter()
+                    .map(|(region, ms)| format!("{region}={ms}"))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            }),
+            party_hash: ticket.party.as_ref().map(|p| hash(&p.id)),
+            party_members: ticket.party.as_ref().map(|p| {
+                p.members
+                    .iter()
+                    .map(|m| hash(m))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            }),
+            outcome: None,
+        });
+    }
+
+    /// Records the end of `ticket`'s search with `outcome` at `at`.
+    pub fn end(&self, ticket: &Ticket, outcome: &EndOutcome, at: f64) {
+        let (kind, outcome) = match outcome {
+            EndOutcome::Cancelled => (Kind::Cancel, None),
+            EndOutcome::Expired => (Kind::End, Some("expired".to_string())),
+            EndOutcome::ExpiredFor { reason } => (Kind::End, Some(format!("expired:{reason}"))),
+            EndOutcome::Failed { code, .. } => (Kind::End, Some(format!("failed:{code}"))),
+        };
+        self.push(|hash| NewRecording {
+            project_id: ticket.project_id.clone(),
+            game_mode: ticket.game_mode.clone(),
+            at_ms: millis(at),
+            kind,
+            player_hash: hash(&ticket.player_id),
+            mmr: None,
+            latencies: None,
+            party_hash: None,
+            party_members: None,
+            outcome,
+        });
+    }
+}
+
+fn millis(unix: f64) -> i64 {
+    (unix * 1000.0).round() as i64
+}
+
+/// The writer: batches of at most `batch_rows`, each written at most
+/// `flush_every` after its first row; ends when every sender is gone.
+async fn write(
+    db: DatabaseConnection,
+    mut rx: mpsc::Receiver<NewRecording>,
+    settings: RecorderSettings,
+    written: Counter,
+    failed: Counter,
+) {
+    let mut batch = Vec::with_capacity(settings.batch_rows);
+    loop {
+        let Some(first) = rx.recv().await else {
+            return;
+        };
+        batch.push(first);
+        let deadline = tokio::time::Instant::now() + settings.flush_every;
+        while batch.len() < settings.batch_rows {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(row)) => batch.push(row),
+                Ok(None) | Err(_) => break,
+            }
+        }
+        let rows = batch.len() as u64;
+        match recordings::insert_batch(&db, &batch).await {
+            Ok(()) => written.increment(rows),
+            Err(error) => {
+                tracing::warn!(%error, rows, "a batch of the search recording was not stored");
+                failed.increment(rows);
+            }
+        }
+        batch.clear();
+    }
+}
+
+/// Records `started` when its mode records (the config as cached).
+pub async fn started(play: &Play, started: &Started) {
+    if let Some(config) = play
+        .cache
+        .peek_mode(&started.mode.project_id, &started.mode.mode)
+        .await
+    {
+        if config.records() {
+            play.recorder.start(&started.ticket, started.queued_at);
+        }
+    }
+}
+
+/// Records the end of `ticket`'s search with `outcome` now, when its mode
+/// records (the config as cached).
+pub async fn ended(play: &Play, ticket: &Ticket, outcome: &EndOutcome) {
+    if let Some(config) = play
+        .cache
+        .peek_mode(&ticket.project_id, &ticket.game_mode)
+        .await
+    {
+        if config.records() {
+            play.recorder.end(ticket, outcome, crate::play::unix_now());
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Replays of a mode's recording (issue 22): `POST
+//! /v1/projects/{projectId}/game-modes/{name}/replay?from=&to=` runs the
+//! searches recorded in the window under the mode's current config and
+//! under the proposed one (the body, a game-mode body validated exactly as
+//! a `PUT`), with the core's compare code
+//! ([`matchplane_matchmaker::simulate::compare_bounded`]), and answers both
+//! reports and the diff; the config guard of a `PUT …?guard=` ([`guard`])
+//! does the same over the last recorded hour and refuses a regression.
+//!
+//! The recorded events become a scenario: each start an arrival (at its
+//! second since `from`, with its hashed player id, MMR, latencies and
+//! party), each cancel or other end the API saw a cancel; the scenario
+//! runs from 0 to the window's length on the project's tier, seed 0.
+//! Bounded like the console's simulate: at most [`MAX_ARRIVALS`] starts
+//! (the first ones of the window; `truncated` says so) and [`CPU_BUDGET`]
+//! for both runs (then `422 VALIDATION_ERROR` on `to`). A replay changes
+//! nothing, so it is a read (any key of the project), and it shares the
+//! previews' per-project rate and process-wide gate.
+
+use crate::auth::ProjectCaller;
+use crate::extract::{ApiQuery, RawJson};
+use crate::problem::{ApiError, Problem};
+use crate::routes::game_mode_schema::GameModeSchema;
+use crate::routes::game_modes::{check, parse_config, tier_of};
+use crate::routes::simulate::{CPU_BUDGET, MAX_ARRIVALS};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::Json;
+use chrono::{DateTime, TimeDelta, Utc};
+use matchplane_matchmaker::recording::RECORDING_REQUIRED;
+use matchplane_matchmaker::simulate::{
+    check_guard, compare_bounded, parse_guard, Comparison, Event, GuardVerdict, Scenario,
+    CONFIG_REGRESSION, DEFAULT_GUARD_TOLERANCE,
+};
+use matchplane_matchmaker::{Code, FieldError, GameModeConfig, Party, Tier};
+use matchplane_store::entities::search_recording;
+use matchplane_store::repos::game_modes;
+use matchplane_store::repos::recordings::{self, Kind};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+use utoipa::{IntoParams, ToSchema};
+
+/// The window a guarded `PUT` replays: the last hour.
+pub const GUARD_WINDOW: TimeDelta = TimeDelta::hours(1);
+
+/// `?from=&to=` of the recording and replay routes.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowQuery {
+    /// Start of the window (RFC 3339, included); default `to` minus one hour.
+    pub from: Option<DateTime<Utc>>,
+    /// End of the window (RFC 3339, excluded); default now.
+    pub to: Option<DateTime<Utc>>,
+}
+
+impl WindowQuery {
+    /// The window in Unix milliseconds, `from < to`.
+    ///
+    /// # Errors
+    /// `422 VALIDATION_ERROR` on `from` when it is not before `to`.
+    pub fn millis(&self, now: DateTime<Utc>) -> Result<(i64, i64), ApiError> {
+        let to = self.to.unwrap_or(now);
+        let from = self.from.unwrap_or(to - GUARD_WINDOW);
+        if from >= to {
+            return Err(ApiError::invalid(vec![FieldError::new(
+                "from",
+                Code::ValidationError,
+                "from must be before to",
+            )]));
+        }
+        Ok((from.timestamp_millis(), to.timestamp_millis()))
+    }
+}
+
+/// Recorded events of a window, as a scenario's events.
+#[derive(Debug)]
+pub struct Recorded {
+    /// Arrivals and cancels, at seconds since the window's start.
+    pub events: Vec<Event>,
+    /// Search starts among them.
+    pub arrivals: usize,
+    /// Whether the window held more than [`MAX_ARRIVALS`] starts (the
+    /// later ones were left out).
+    pub truncated: bool,
+}
+
+/// The event of one recorded row, at seconds since `from_ms`; `None` for a
+/// row kind this build does not know.
+pub fn event_of(row: search_recording::Model, from_ms: i64) -> Option<Event> {
+    let at = (row.at_ms - from_ms) as f64 / 1000.0;
+    match Kind::of(row.event)? {
+        Kind::Start => Some(Event::Arrival {
+            at,
+            mmr: row.mmr,
+            ping_ms: None,
+            party: match (row.party_hash, row.party_members) {
+                (Some(id), Some(members)) => Some(Party {
+                    id: id.into(),
+                    members: members.split('|').map(str::to_owned).collect(),
+                }),
+                _ => None,
+            },
+            latencies: row.latencies.map(|text| {
+                text.split('|')
+                    .filter_map(|pair| {
+                        let (region, ms) = pair.split_once('=')?;
+                        Some((region.into(), ms.parse::<f64>().ok()?))
+                    })
+                    .collect()
+            }),
+            player_id: row.player_hash,
+            data: None,
+        }),
+        Kind::Cancel | Kind::End => Some(Event::Cancel {
+            at,
+            player_id: row.player_hash,
+        }),
+    }
+}
+
+/// Reads the mode's recorded events of the window, page by page, stopping
+/// after [`MAX_ARRIVALS`] starts.
+///
+/// # Errors
+/// A database failure.
+pub async fn load(
+    state: &AppState,
+    project_id: &str,
+    name: &str,
+    window: (i64, i64),
+) -> Result<Recorded, ApiError> {
+    let mut events = Vec::new();
+    let mut arrivals = 0;
+    let mut after = None;
+    loop {
+        let page = recordings::window(
+            &state.db,
+            project_id,
+            name,
+            window,
+            after,
+            recordings::MAX_PAGE,
+        )
+        .await?;
+        let full = page.len() as u64 == recordings::MAX_PAGE;
+        after = page.last().map(|r| (r.at_ms, r.id));
+        for row in page {
+            let Some(event) = event_of(row, window.0) else {
+                continue;
+            };
+            if matches!(event, Event::Arrival { .. }) {
+                if arrivals == MAX_ARRIVALS {
+                    return Ok(Recorded {
+                        events,
+                        arrivals,
+                        truncated: true,
+                    });
+                }
+                arrivals += 1;
+            }
+            events.push(event);
+        }
+        if !full {
+            return Ok(Recorded {
+                events,
+                arrivals,
+                truncated: false,
+            });
+        }
+    }
+}
+
+/// Runs `recorded` under `current` and `proposed` (on a blocking thread,
+/// within [`CPU_BUDGET`]).
+///
+/// # Errors
+/// `422 VALIDATION_ERROR` on `to` past the budget.
+async fn replay(
+    current: GameModeConfig,
+    proposed: GameModeConfig,
+    tier: Tier,
+    events: Vec<Event>,
+    seconds: f64,
+) -> Result<Comparison, ApiError> {
+    tokio::task::spawn_blocking(move || {
+        let scenario = Scenario {
+            game_mode: current,
+            tier,
+            seed: 0,
+            until: seconds,
+            events,
+            arrivals_csv: None,
+            compare: None,
+        };
+        let started = Instant::now();
+        compare_bounded(&scenario, &proposed, &mut || started.elapsed() < CPU_BUDGET).map_err(
+            |stopped| {
+                ApiError::invalid(vec![FieldError::new(
+                    "to",
+                    Code::ValidationError,
+                    format!(
+                        "the replay ran past {} s at t = {} of {seconds}: shorten the window",
+                        CPU_BUDGET.as_secs(),
+                        stopped.at
+                    ),
+                )])
+            },
+        )
+    })
+    .await
+    .map_err(|e| ApiError::internal(&e))?
+}
+
+/// A replay as answered.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(example = json!({"from": "2026-12-01T10:00:00Z", "to": "2026-12-01T11:00:00Z",
+    "arrivals": 2, "truncated": false,
+    "a": {"matches": [], "unmatched": [], "unmatchedReasons": {}, "stats": {}},
+    "b": {"matches": [], "unmatched": [], "unmatchedReasons": {}, "stats": {}},
+    "diff": {"waitP90": [4.0, 12.0], "mmrSpreadP50": [60.0, 20.0]}}))]
+pub struct ReplayView {
+    /// Start of the window replayed.
+    pub from: DateTime<Utc>,
+    /// End of the window replayed (the runs' `until`).
+    pub to: DateTime<Utc>,
+    /// Recorded search starts replayed.
+    pub arrivals: usize,
+    /// Whether the window held more than 200 000 starts (the later ones
+    /// were left out).
+    pub truncated: bool,
+    /// The report under the current config (the JSON of `matchplane
+    /// simulate`, player ids hashed).
+    #[schema(value_type = Object)]
+    pub a: serde_json::Value,
+    /// The report under the proposed config.
+    #[schema(value_type = Object)]
+    pub b: serde_json::Value,
+    /// Per figure (`matches`, `waitP90`, `mmrSpreadP50`, …), `[a, b]`.
+    #[schema(value_type = Object)]
+    pub diff: serde_json::Value,
+}
+
+fn to_json<T: Serialize>(part: &T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(part).map_err(|e| ApiError::internal(&e))
+}
+
+/// `422 RECORDING_REQUIRED`: nothing recorded to replay.
+fn recording_required(name: &str, window: &str) -> ApiError {
+    ApiError::with_status(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        RECORDING_REQUIRED,
+        format!(
+            "game mode {name} recorded no search start {window}: enable its recording block and let traffic arrive"
+        ),
+    )
+}
+
+/// Replays the mode's recorded searches of a window under its current
+/// config and a proposed one (read-only).
+#[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/replay", tag = "game-modes", operation_id = "replayGameMode",
+    security(("bearer" = [])),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), WindowQuery),
+    request_body = GameModeSchema,
+    responses(
+        (status = 200, body = ReplayView),
+        (status = 400, description = "Malformed JSON or query", body = Problem),
+        (status = 404, description = "No such project or game mode", body = Problem),
+        (status = 422, description = "Every failed rule in `errors` as a PUT would answer; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time", body = Problem),
+        (status = 429, description = "RATE_LIMITED: more than 2 previews and replays a second for the project", body = Problem)))]
+pub async fn replay_mode(
+    _caller: ProjectCaller,
+    State(state): State<AppState>,
+    Path((project_id, name)): Path<(String, String)>,
+    ApiQuery(query): ApiQuery<WindowQuery>,
+    RawJson(body): RawJson,
+) -> Result<Json<ReplayView>, ApiError> {
+    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let tier = tier_of(&state, &project_id).await?;
+    let window = query.millis(Utc::now())?;
+    let proposed = parse_config(body)?;
+    let mut errors = check(&state, &proposed, &tier).await;
+    if proposed.name != name {
+        errors.push(FieldError::new(
+            "name",
+            Code::ValidationError,
+            "a game mode cannot be renamed; the body's name must equal the path's",
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let current: GameModeConfig =
+        serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
+    // Only what runs a replay counts against the rate: a refused body
+    // is answered at once.
+    state.preview.admit(&project_id)?;
+    let recorded = load(&state, &project_id, &name, window).await?;
+    if recorded.arrivals == 0 {
+        return Err(recording_required(&name, "in the window"));
+    }
+    let _running = state.preview.running().await?;
+    let seconds = (window.1 - window.0) as f64 / 1000.0;
+    let comparison = replay(current, proposed, tier, recorded.events, seconds).await?;
+    let instant = |ms: i64| DateTime::from_timestamp_millis(ms).unwrap_or_default();
+    Ok(Json(ReplayView {
+        from: instant(window.0),
+        to: instant(window.1),
+        arrivals: recorded.arrivals,
+        truncated: recorded.truncated,
+        a: to_json(&comparison.a)?,
+        b: to_json(&comparison.b)?,
+        diff: to_json(&comparison.diff)?,
+    }))
+}
+
+/// `?guard=waitP90,mmrSpreadP50&guardTolerance=0.1` of a `PUT` of a mode.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardQuery {
+    /// Figures the change may not worsen, comma separated (`matches`,
+    /// `matchedPlayers`, `matchedShare`, `stillWaiting`, `waitP50`,
+    /// `waitP90`, `waitP99`, `matchedWaitP50`, `matchedWaitP90`,
+    /// `mmrSpreadP50`, `mmrSpreadP90`, `teamImbalanceP50`,
+    /// `teamImbalanceP90`, `relaxedMatches`, `botMatches`, `ended`): the
+    /// last recorded hour is replayed under the current and the proposed
+    /// config first.
+    pub guard: Option<String>,
+    /// How much worse a guarded figure may get, a fraction of the current
+    /// value (0 to 10; default 0.1).
+    #[param(minimum = 0, maximum = 10)]
+    pub guard_tolerance: Option<f64>,
+}
+
+/// A guard asked for, parsed.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    /// The guarded figures.
+    pub figures: Vec<&'static str>,
+    /// The tolerance (fraction).
+    pub tolerance: f64,
+}
+
+impl GuardQuery {
+    /// The guard asked for, if any; failures pushed to `errors`
+    /// (`VALIDATION_ERROR` on `guard` or `guardTolerance`).
+    pub fn parse(&self, errors: &mut Vec<FieldError>) -> Option<Guard> {
+        let tolerance = self.guard_tolerance.unwrap_or(DEFAULT_GUARD_TOLERANCE);
+        if !(0.0..=10.0).contains(&tolerance) {
+            errors.push(FieldError::new(
+                "guardTolerance",
+                Code::ValidationError,
+                "guardTolerance is a fraction from 0 to 10 (0.1: 10 % worse at most)",
+            ));
+        }
+        if self.guard_tolerance.is_some() && self.guard.is_none() {
+            errors.push(FieldError::new(
+                "guardTolerance",
+                Code::ValidationError,
+                "guardTolerance goes with guard",
+            ));
+        }
+        let figures = match parse_guard(self.guard.as_deref()?, "guard") {
+            Ok(figures) => figures,
+            Err(e) => {
+                errors.push(e);
+                return None;
+            }
+        };
+        Some(Guard { figures, tolerance })
+    }
+}
+
+/// The guard's refusal: `409 CONFIG_REGRESSION` with both figures of each
+/// guarded figure in `guard`.
+fn regression(verdict: GuardVerdict) -> ApiError {
+    let worse: Vec<String> = verdict
+        .figures
+        .iter()
+        .filter(|f| f.regressed)
+        .map(|f| {
+            format!(
+                "{} {} -> {}",
+                f.figure,
+                f.current.map_or("none".into(), |v| format!("{v:.2}")),
+                f.proposed.map_or("none".into(), |v| format!("{v:.2}"))
+            )
+        })
+        .collect();
+    let detail = format!(
+        "the proposed config worsens {} by more than {:.0} % on the last recorded hour",
+        worse.join(", "),
+        verdict.tolerance * 100.0
+    );
+    ApiError::with_status(StatusCode::CONFLICT, CONFIG_REGRESSION, detail).with_guard(verdict)
+}
+
+/// The config guard of a `PUT`: replays the mode's last recorded hour
+/// (at `now`) under `current` and `proposed` and passes when no guarded
+/// figure worsens by more than the tolerance.
+///
+/// # Errors
+/// `422 RECORDING_REQUIRED` (no start recorded in the last hour), `409
+/// CONFIG_REGRESSION` (with the verdict), `422` past the replay's budget.
+pub async fn guard(
+    state: &AppState,
+    project_id: &str,
+    current: Option<GameModeConfig>,
+    proposed: &GameModeConfig,
+    tier: &Tier,
+    guard: &Guard,
+) -> Result<(), ApiError> {
+    let now = Utc::now();
+    let window = (
+        (now - GUARD_WINDOW).timestamp_millis(),
+        now.timestamp_millis(),
+    );
+    let Some(current) = current else {
+        return Err(recording_required(
+            &proposed.name,
+            "(it does not exist yet)",
+        ));
+    };
+    let recorded = load(state, project_id, &proposed.name, window).await?;
+    if recorded.arrivals == 0 {
+        return Err(recording_required(&proposed.name, "in the last hour"));
+    }
+    let _running = state.preview.running().await?;
+    let seconds = GUARD_WINDOW.num_seconds() as f64;
+    let comparison = replay(
+        current,
+        proposed.clone(),
+        tier.clone(),
+        recorded.events,
+        seconds,
+    )
+    .await?;
+    let verdict = check_guard(&comparison, &guard.figures, guard.tolerance);
+    if verdict.passed {
+        tracing::info!(project_id, game_mode = %proposed.name, arrivals = recorded.arrivals, "config guard passed");
+        Ok(())
+    } else {
+        Err(regression(verdict))
+    }
+}

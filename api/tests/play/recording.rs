@@ -1,0 +1,386 @@
+//! Recording of a mode's searches (issue 22): starts and cancels recorded
+//! with hashed ids off the request path, served as `arrivalsCsv`, replayed
+//! under two configs, and the guard of a `PUT` over the last hour.
+
+use crate::harness::{call, duel, fast, Pools, TestApp};
+use crate::on_both_pools;
+use axum::http::{Method, StatusCode};
+use matchplane_matchmaker::simulate::{parse_arrivals_csv, Event};
+use matchplane_store::entities::search_recording;
+use matchplane_store::repos::recordings::{self, Kind, NewRecording};
+use sea_orm::{EntityTrait, QueryOrder};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+on_both_pools!(
+    starts_and_cancels_are_recorded_hashed_and_served_as_csv,
+    the_guard_refuses_a_regression_and_passes_a_harmless_change,
+    the_guard_refuses_tripling_the_wait_on_the_bundled_real_games
+);
+
+/// `duel` with recording on, one-second cycles.
+fn recorded(name: &str) -> Value {
+    let mut mode = duel(name);
+    mode["matchmakingCycleDurationSeconds"] = json!(1);
+    mode["recording"] = json!({"enabled": true, "retentionDays": 7});
+    mode
+}
+
+/// The mode's recorded rows, once `n` are there (the writer flushes every
+/// 200 ms).
+async fn rows(t: &TestApp, n: usize) -> Vec<search_recording::Model> {
+    for _ in 0..100 {
+        let all = search_recording::Entity::find()
+            .order_by_asc(search_recording::Column::Id)
+            .all(&t.db)
+            .await
+            .unwrap();
+        if all.len() >= n {
+            return all;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("fewer than {n} recorded rows after 5 s");
+}
+
+async fn starts_and_cancels_are_recorded_hashed_and_served_as_csv(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    t.mode(&p, &key, recorded("duel")).await;
+    t.mode(&p, &key, duel("quiet")).await;
+
+    let (_, alice) = t
+        .ticket_ok(
+            &p,
+            &key,
+            json!({"gameMode": "duel", "playerId": "alice", "attributes": {"mmr": 1510},
+                   "party": {"id": "pty_1", "members": ["alice", "bob"]}}),
+        )
+        .await;
+    let (bob_id, bob) = t
+        .ticket_ok(
+            &p,
+            &key,
+            json!({"gameMode": "duel", "playerId": "bob", "attributes": {"mmr": 1490},
+                   "party": {"id": "pty_1", "members": ["alice", "bob"]}}),
+        )
+        .await;
+    let (_, carol) = t
+        .ticket_ok(
+            &p,
+            &key,
+            json!({"gameMode": "quiet", "playerId": "carol", "attributes": {"mmr": 1500}}),
+        )
+        .await;
+    for token in [&alice, &bob, &carol] {
+        let a = t.rest_search(token).await;
+        assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
+    }
+    let cancelled = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/searches/{bob_id}"),
+            Some(&format!("Ticket {bob}")),
+            None,
+        )
+        .await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
+
+    // Two starts and a cancel of the recorded mode; nothing of the quiet one.
+    let stored = rows(&t, 3).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let stored_again = search_recording::Entity::find().all(&t.db).await.unwrap();
+    assert_eq!(stored.len(), 3, "{stored:?}");
+    assert_eq!(stored_again.len(), 3, "{stored_again:?}");
+    assert!(stored.iter().all(|r| r.game_mode == "duel"), "{stored:?}");
+    let kinds: Vec<_> = stored.iter().map(|r| Kind::of(r.event)).collect();
+    assert_eq!(
+        kinds,
+        [Some(Kind::Start), Some(Kind::Start), Some(Kind::Cancel)]
+    );
+    // Ids are keyed hashes: never the raw ids, the same id the same hash.
+    let text = format!("{stored:?}");
+    for raw in ["alice", "bob", "pty_1"] {
+        assert!(!text.contains(raw), "{raw} stored raw: {text}");
+    }
+    assert_eq!(stored[0].player_hash.len(), 32);
+    assert_ne!(stored[0].player_hash, stored[1].player_hash);
+    assert_eq!(
+        stored[1].player_hash, stored[2].player_hash,
+        "bob cancelled"
+    );
+    assert_eq!(stored[0].mmr, Some(1510.0));
+    let members = stored[0].party_members.clone().unwrap();
+    assert_eq!(
+        members,
+        format!("{}|{}", stored[0].player_hash, stored[1].player_hash)
+    );
+
+    // The CSV reads back as simulate's arrivals, with the cancel.
+    let csv = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/recording"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(csv.status, StatusCode::OK, "{}", csv.body);
+    let text = csv.body.as_str().unwrap();
+    assert!(text.starts_with("at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event\n"));
+    let events = parse_arrivals_csv(text, None).unwrap();
+    assert_eq!(events.len(), 3, "{text}");
+    match &events[0] {
+        Event::Arrival {
+            at,
+            player_id,
+            mmr,
+            party,
+            ..
+        } => {
+            assert!(
+                (3590.0..=3600.0).contains(at),
+                "{at}: seconds since an hour ago"
+            );
+            assert_eq!(player_id, &stored[0].player_hash);
+            assert_eq!(*mmr, Some(1510.0));
+            assert_eq!(party.as_ref().unwrap().members.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(&events[2], Event::Cancel { player_id, .. } if *player_id == stored[1].player_hash),
+        "{events:?}"
+    );
+
+    // A window that holds nothing: the header alone; a backwards one: 422.
+    let empty = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/recording?from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(empty.status, StatusCode::OK);
+    assert_eq!(
+        empty.body.as_str().unwrap().lines().count(),
+        1,
+        "{}",
+        empty.body
+    );
+    let backwards = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/recording?from=2026-01-01T01:00:00Z&to=2026-01-01T00:00:00Z"),
+            Some(&key),
+            None,
+        )
+        .await;
+    backwards.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(backwards.body["errors"][0]["field"], "from");
+}
+
+/// The first `games` bundled Lichess games (`data/lichess/lichess-games.csv`),
+/// their players arriving 2 a second with their real ratings from a minute
+/// into the last hour, recorded in `mode` as the writer would.
+async fn real_games(t: &TestApp, project: &str, mode: &str, games: usize) {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let csv = std::fs::read_to_string(format!("{root}/data/lichess/lichess-games.csv")).unwrap();
+    let replay = matchplane_matchmaker::simulate::lichess_arrivals(&csv, games, 2.0).unwrap();
+    let start = chrono::Utc::now().timestamp_millis() - 3_540_000;
+    let rows: Vec<NewRecording> = replay
+        .events
+        .iter()
+        .map(|e| match e {
+            Event::Arrival {
+                at, player_id, mmr, ..
+            } => NewRecording {
+                project_id: project.to_owned(),
+                game_mode: mode.to_owned(),
+                at_ms: start + (at * 1000.0) as i64,
+                kind: Kind::Start,
+                player_hash: player_id.clone(),
+                mmr: *mmr,
+                latencies: None,
+                party_hash: None,
+                party_members: None,
+                outcome: None,
+            },
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    for chunk in rows.chunks(1000) {
+        recordings::insert_batch(&t.db, chunk).await.unwrap();
+    }
+}
+
+async fn put(
+    t: &TestApp,
+    project: &str,
+    key: &str,
+    query: &str,
+    body: Value,
+) -> crate::harness::Answer {
+    call(
+        &t.app,
+        Method::PUT,
+        &format!("/v1/projects/{project}/game-modes/duel{query}"),
+        Some(key),
+        Some(body),
+    )
+    .await
+}
+
+async fn the_guard_refuses_a_regression_and_passes_a_harmless_change(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    let current = recorded("duel");
+
+    // No mode, then no recording: RECORDING_REQUIRED.
+    put(&t, &p, &key, "?guard=waitP90", current.clone())
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "RECORDING_REQUIRED");
+    t.mode(&p, &key, current.clone()).await;
+    let mut tight = current.clone();
+    tight["algorithm"]["baseTolerance"] = json!(1);
+    tight["algorithm"]["expansionMultiplier"] = json!(1);
+    put(&t, &p, &key, "?guard=waitP90", tight.clone())
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "RECORDING_REQUIRED");
+
+    // Unknown figures are named, with the body's own errors.
+    let mut bad = tight.clone();
+    bad["matchShape"] = json!([]);
+    let unknown = put(
+        &t,
+        &p,
+        &key,
+        "?guard=waitP90,waitP95&guardTolerance=11",
+        bad,
+    )
+    .await;
+    unknown.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let fields: Vec<&str> = unknown.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    for field in ["matchShape", "guard", "guardTolerance"] {
+        assert!(fields.contains(&field), "{field} in {}", unknown.body);
+    }
+    assert!(
+        unknown.body.to_string().contains("waitP95"),
+        "{}",
+        unknown.body
+    );
+
+    real_games(&t, &p, "duel", 500).await;
+
+    // The replay answers both reports and the diff.
+    let replay = call(
+        &t.app,
+        Method::POST,
+        &format!("/v1/projects/{p}/game-modes/duel/replay"),
+        Some(&key),
+        Some(tight.clone()),
+    )
+    .await;
+    assert_eq!(replay.status, StatusCode::OK, "{}", replay.body);
+    assert_eq!(replay.body["arrivals"], 1000, "{}", replay.body);
+    let [a, b] = [
+        &replay.body["diff"]["waitP90"][0],
+        &replay.body["diff"]["waitP90"][1],
+    ]
+    .map(|v| v.as_f64().unwrap());
+    assert!(b > 3.0 * a, "a tight range waits far longer: {a} -> {b}");
+    assert!(
+        replay.body["a"]["stats"]["matches"].as_u64().unwrap() > 100,
+        "{}",
+        replay.body
+    );
+
+    // A tighter range refused: both figures in the body, the mode unchanged.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let refused = put(&t, &p, &key, "?guard=waitP90,mmrSpreadP50", tight.clone()).await;
+    refused.assert_problem(StatusCode::CONFLICT, "CONFIG_REGRESSION");
+    let figures = &refused.body["guard"]["figures"];
+    assert_eq!(figures[0]["figure"], "waitP90", "{}", refused.body);
+    // The guard's hour ends a moment later than the replay's (the cycles
+    // fall elsewhere in the arrivals): figures of the same size.
+    let [ga, gb] = [&figures[0]["current"], &figures[0]["proposed"]].map(|v| v.as_f64().unwrap());
+    assert!(gb > 3.0 * ga, "{ga} -> {gb}");
+    assert!(
+        (ga - a).abs() <= 2.0 && (gb - b).abs() <= 0.25 * b,
+        "{ga} {gb} vs {a} {b}"
+    );
+    assert_eq!(figures[0]["regressed"], true);
+    assert_eq!(figures[1]["figure"], "mmrSpreadP50");
+    assert_eq!(
+        figures[1]["regressed"], false,
+        "a tighter range spreads less"
+    );
+    assert_eq!(refused.body["guard"]["tolerance"], 0.1);
+    let got = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(got.body["version"], 1, "{}", got.body);
+
+    // Guarding only the spread lets it through; so does a harmless change.
+    let mut harmless = current.clone();
+    harmless["ticketTtlSeconds"] = json!(900);
+    let passed = put(&t, &p, &key, "?guard=waitP90&guardTolerance=0", harmless).await;
+    assert_eq!(passed.status, StatusCode::OK, "{}", passed.body);
+    assert_eq!(passed.body["version"], 2, "{}", passed.body);
+    let passed = put(&t, &p, &key, "?guard=mmrSpreadP50", tight).await;
+    assert_eq!(passed.status, StatusCode::OK, "{}", passed.body);
+    assert_eq!(passed.body["version"], 3, "{}", passed.body);
+}
+
+/// The worked example of docs/tuning.md: the first 2 000 bundled Lichess
+/// games (`data/lichess/lichess-games.csv`), their players arriving 2 a
+/// second with their real ratings, recorded over the last hour; the
+/// tighter tolerance of `examples/lichess-1v1-tight.json` is refused.
+async fn the_guard_refuses_tripling_the_wait_on_the_bundled_real_games(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let scenario: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{root}/examples/lichess-1v1.json")).unwrap(),
+    )
+    .unwrap();
+    let mut current = scenario["gameMode"].clone();
+    current["recording"] = json!({"enabled": true, "retentionDays": 7});
+    let mut tight: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{root}/examples/lichess-1v1-tight.json")).unwrap(),
+    )
+    .unwrap();
+    tight["recording"] = current["recording"].clone();
+    t.mode(&p, &key, current).await;
+    real_games(&t, &p, "lichess-1v1", 2000).await;
+    let refused = call(
+        &t.app,
+        Method::PUT,
+        &format!("/v1/projects/{p}/game-modes/lichess-1v1?guard=waitP90,mmrSpreadP50"),
+        Some(&key),
+        Some(tight),
+    )
+    .await;
+    refused.assert_problem(StatusCode::CONFLICT, "CONFIG_REGRESSION");
+    println!("{}", refused.body);
+    let figures = &refused.body["guard"]["figures"];
+    let [a, b] = [&figures[0]["current"], &figures[0]["proposed"]].map(|v| v.as_f64().unwrap());
+    assert!(b >= 2.5 * a, "the p90 wait about triples: {a} -> {b}");
+    assert_eq!(figures[1]["figure"], "mmrSpreadP50");
+    assert!(
+        figures[1]["worsenedBy"].as_f64().unwrap() < -0.5,
+        "{}",
+        refused.body
+    );
+}

@@ -1,0 +1,211 @@
+//! A game mode's recorded search events ([`crate::entities::search_recording`]):
+//! written in batches by the API's recording writer, read by time window
+//! (the recording route, replays, the config guard) in pages, and pruned
+//! past the mode's `recording.retentionDays` in batches by the worker.
+
+use crate::entities::search_recording::{self, Entity as Recordings};
+use crate::repos::StoreError;
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
+
+/// What a recorded row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A search started.
+    Start,
+    /// The player cancelled (or closed the socket).
+    Cancel,
+    /// The search ended otherwise: expired or failed (see `outcome`).
+    End,
+}
+
+impl Kind {
+    /// The stored number.
+    pub fn code(self) -> i16 {
+        match self {
+            Kind::Start => 0,
+            Kind::Cancel => 1,
+            Kind::End => 2,
+        }
+    }
+
+    /// The kind of a stored number (`None` for one this build does not know).
+    pub fn of(code: i16) -> Option<Self> {
+        match code {
+            0 => Some(Kind::Start),
+            1 => Some(Kind::Cancel),
+            2 => Some(Kind::End),
+            _ => None,
+        }
+    }
+}
+
+/// One event to store (ids already hashed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewRecording {
+    /// Owning project.
+    pub project_id: String,
+    /// Game mode name.
+    pub game_mode: String,
+    /// When (Unix milliseconds).
+    pub at_ms: i64,
+    /// What.
+    pub kind: Kind,
+    /// Keyed hash of the player id.
+    pub player_hash: String,
+    /// MMR (starts).
+    pub mmr: Option<f64>,
+    /// Latencies written `region=ms|…` (starts).
+    pub latencies: Option<String>,
+    /// Keyed hash of the party id (starts in a party).
+    pub party_hash: Option<String>,
+    /// Members' hashed ids, `|` separated.
+    pub party_members: Option<String>,
+    /// An end's outcome.
+    pub outcome: Option<String>,
+}
+
+/// Rows one read returns at most.
+pub const MAX_PAGE: u64 = 10_000;
+
+/// The one way into a mode's rows.
+fn scoped(project_id: &str, game_mode: &str) -> sea_orm::Select<Recordings> {
+    Recordings::find()
+        .filter(search_recording::Column::ProjectId.eq(project_id))
+        .filter(search_recording::Column::GameMode.eq(game_mode))
+}
+
+/// Stores `rows` in one statement (nothing when empty).
+///
+/// # Errors
+/// A database failure (none of the rows is stored).
+pub async fn insert_batch<C: ConnectionTrait>(
+    db: &C,
+    rows: &[NewRecording],
+) -> Result<(), StoreError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let models = rows.iter().map(|r| search_recording::ActiveModel {
+        project_id: Set(r.project_id.clone()),
+        game_mode: Set(r.game_mode.clone()),
+        at_ms: Set(r.at_ms),
+        event: Set(r.kind.code()),
+        player_hash: Set(r.player_hash.clone()),
+        mmr: Set(r.mmr),
+        latencies: Set(r.latencies.clone()),
+        party_hash: Set(r.party_hash.clone()),
+        party_members: Set(r.party_members.clone()),
+        outcome: Set(r.outcome.clone()),
+        ..Default::default()
+    });
+    Recordings::insert_many(models)
+        .exec_without_returning(db)
+        .await?;
+    Ok(())
+}
+
+/// Where a page of [`window`] starts: after this row (`at_ms`, `id`).
+pub type Cursor = (i64, i64);
+
+/// The mode's rows with `from_ms <= at_ms < to_ms`, in time order (ties in
+/// insertion order), after `after` when given, `limit` at most (capped at
+/// [`MAX_PAGE`]). The next page starts after the last row's `(at_ms, id)`.
+///
+/// # Errors
+/// A database failure.
+pub async fn window<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    (from_ms, to_ms): (i64, i64),
+    after: Option<Cursor>,
+    limit: u64,
+) -> Result<Vec<search_recording::Model>, StoreError> {
+    use search_recording::Column as C;
+    let mut select = scoped(project_id, game_mode)
+        .filter(C::AtMs.gte(from_ms))
+        .filter(C::AtMs.lt(to_ms));
+    if let Some((at, id)) = after {
+        select = select.filter(
+            Condition::any()
+                .add(C::AtMs.gt(at))
+                .add(Condition::all().add(C::AtMs.eq(at)).add(C::Id.gt(id))),
+        );
+    }
+    Ok(select
+        .order_by_asc(C::AtMs)
+        .order_by_asc(C::Id)
+        .limit(limit.min(MAX_PAGE))
+        .all(db)
+        .await?)
+}
+
+/// How many search starts the mode recorded with `from_ms <= at_ms < to_ms`.
+///
+/// # Errors
+/// A database failure.
+pub async fn starts_in<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    (from_ms, to_ms): (i64, i64),
+) -> Result<u64, StoreError> {
+    use search_recording::Column as C;
+    Ok(scoped(project_id, game_mode)
+        .filter(C::Event.eq(Kind::Start.code()))
+        .filter(C::AtMs.gte(from_ms))
+        .filter(C::AtMs.lt(to_ms))
+        .count(db)
+        .await?)
+}
+
+/// Every mode with recorded rows, as `(project_id, game_mode)`.
+///
+/// # Errors
+/// A database failure.
+pub async fn modes<C: ConnectionTrait>(db: &C) -> Result<Vec<(String, String)>, StoreError> {
+    use search_recording::Column as C;
+    Ok(Recordings::find()
+        .select_only()
+        .columns([C::ProjectId, C::GameMode])
+        .distinct()
+        .into_tuple()
+        .all(db)
+        .await?)
+}
+
+/// Deletes up to `batch` of the mode's rows older than `before_ms`, oldest
+/// first; returns how many (fewer than `batch`: nothing older is left).
+///
+/// # Errors
+/// A database failure.
+pub async fn prune<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    before_ms: i64,
+    batch: u64,
+) -> Result<u64, StoreError> {
+    use search_recording::Column as C;
+    let ids: Vec<i64> = scoped(project_id, game_mode)
+        .select_only()
+        .column(C::Id)
+        .filter(C::AtMs.lt(before_ms))
+        .order_by_asc(C::AtMs)
+        .limit(batch)
+        .into_tuple()
+        .all(db)
+        .await?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let deleted = Recordings::delete_many()
+        .filter(Expr::col(C::Id).is_in(ids))
+        .exec(db)
+        .await?;
+    Ok(deleted.rows_affected)
+}
