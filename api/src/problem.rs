@@ -80,6 +80,9 @@ pub struct Problem {
     /// The open request, for `BACKFILL_ALREADY_OPEN`.
     #[serde(rename = "backfillId", skip_serializing_if = "Option::is_none")]
     pub backfill_id: Option<String>,
+    /// The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`.
+    #[serde(rename = "gameMode", skip_serializing_if = "Option::is_none")]
+    pub game_mode: Option<String>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -100,7 +103,9 @@ pub struct ApiError {
 #[derive(Debug, Clone)]
 struct Extra {
     /// `backfillId` of `BACKFILL_ALREADY_OPEN`.
-    backfill_id: String,
+    backfill_id: Option<String>,
+    /// `gameMode` of `PLAYER_ALREADY_SEARCHING`.
+    game_mode: Option<String>,
 }
 
 /// The HTTP status SPEC 7 gives a code.
@@ -186,7 +191,18 @@ impl ApiError {
     /// `BACKFILL_ALREADY_OPEN`.
     pub fn with_backfill_id(mut self, backfill_id: impl Into<String>) -> Self {
         self.extra = Some(Box::new(Extra {
-            backfill_id: backfill_id.into(),
+            backfill_id: Some(backfill_id.into()),
+            game_mode: None,
+        }));
+        self
+    }
+
+    /// Names the mode (`gameMode`) of the live ticket of a
+    /// `PLAYER_ALREADY_SEARCHING`.
+    pub fn with_game_mode(mut self, game_mode: impl Into<String>) -> Self {
+        self.extra = Some(Box::new(Extra {
+            backfill_id: None,
+            game_mode: Some(game_mode.into()),
         }));
         self
     }
@@ -311,12 +327,13 @@ impl ApiError {
     }
 
     /// `409 PLAYER_ALREADY_SEARCHING` naming the live ticket (`ticketId`).
-    pub fn player_already_searching(ticket_id: String) -> Self {
+    pub fn player_already_searching(ticket_id: String, game_mode: String) -> Self {
         Self::new(
             Code::PlayerAlreadySearching,
-            format!("the player is already searching in this game mode with ticket {ticket_id}"),
+            format!("the player is already searching in game mode {game_mode} with ticket {ticket_id}"),
         )
         .with_ticket_id(ticket_id)
+        .with_game_mode(game_mode)
     }
 
     /// `403 FORBIDDEN`: the key lacks `needed`.
@@ -391,7 +408,8 @@ impl ApiError {
             retry_after_seconds: (self.code == crate::play::answers::DECLINE_COOLDOWN)
                 .then_some(self.retry_after_seconds)
                 .flatten(),
-            backfill_id: self.extra.as_ref().map(|e| e.backfill_id.clone()),
+            backfill_id: self.extra.as_ref().and_then(|e| e.backfill_id.clone()),
+            game_mode: self.extra.as_ref().and_then(|e| e.game_mode.clone()),
         }
     }
 }

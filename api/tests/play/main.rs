@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acceptance;
+mod answer_races;
 mod cache_outages;
 mod deleted;
 mod elsewhere;
@@ -15,6 +16,7 @@ mod load;
 mod lost_tickets;
 mod outages;
 mod party;
+mod player_scope;
 mod preview;
 mod proxy;
 mod regions;
