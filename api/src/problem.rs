@@ -330,7 +330,9 @@ impl ApiError {
     pub fn player_already_searching(ticket_id: String, game_mode: String) -> Self {
         Self::new(
             Code::PlayerAlreadySearching,
-            format!("the player is already searching in game mode {game_mode} with ticket {ticket_id}"),
+            format!(
+                "the player is already searching in game mode {game_mode} with ticket {ticket_id}"
+            ),
         )
         .with_ticket_id(ticket_id)
         .with_game_mode(game_mode)

@@ -4,8 +4,8 @@
 
 use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{
-    assign_declines, check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard, parse_mode,
-    render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
+    assign_declines, check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard,
+    parse_mode, render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;

@@ -148,7 +148,11 @@ impl ConfigCache {
     ///
     /// # Errors
     /// `404` for an unknown project, `500` on a database failure.
-    pub async fn quotas(&self, db: &DatabaseConnection, project_id: &str) -> Result<Quotas, ApiError> {
+    pub async fn quotas(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+    ) -> Result<Quotas, ApiError> {
         self.quotas
             .get(project_id, &self.outage, || fetch_quotas(db, project_id))
             .await

@@ -1,8 +1,8 @@
 //! Authenticating a ticket token and starting a search with it, shared by
 //! the WebSocket and the REST search (SPEC 4).
 
-use super::token::{self, TokenRef};
 use super::cache::Quotas;
+use super::token::{self, TokenRef};
 use super::{unix_now, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::{Algorithm, Code, GameModeConfig};

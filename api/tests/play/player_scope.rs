@@ -22,9 +22,15 @@ async fn project_scope_holds_one_search_per_player_across_modes(pools: Pools) {
     let read = t.call(Method::GET, &settings, Some(&key), None).await;
     assert_eq!(read.body, json!({"playerSearchScope": "mode"}));
     let (_, ranked_token) = t.ticket_ok(&p, &key, solo("ranked", "ana")).await;
-    assert_eq!(t.rest_search(&ranked_token).await.status, StatusCode::ACCEPTED);
+    assert_eq!(
+        t.rest_search(&ranked_token).await.status,
+        StatusCode::ACCEPTED
+    );
     let (_, casual_token) = t.ticket_ok(&p, &key, solo("casual", "ana")).await;
-    assert_eq!(t.rest_search(&casual_token).await.status, StatusCode::ACCEPTED);
+    assert_eq!(
+        t.rest_search(&casual_token).await.status,
+        StatusCode::ACCEPTED
+    );
 
     let set = t
         .call(
@@ -80,7 +86,12 @@ async fn project_scope_holds_one_search_per_player_across_modes(pools: Pools) {
     assert!(bad.status.is_client_error(), "{}", bad.body);
     assert_eq!(bad.body["code"], "VALIDATION_ERROR", "{}", bad.body);
     let unknown = t
-        .call(Method::PATCH, &settings, Some(&key), Some(json!({"scope": "mode"})))
+        .call(
+            Method::PATCH,
+            &settings,
+            Some(&key),
+            Some(json!({"scope": "mode"})),
+        )
         .await;
     assert_eq!(unknown.body["code"], "VALIDATION_ERROR", "{}", unknown.body);
     assert!(
@@ -108,6 +119,8 @@ async fn project_scope_holds_one_search_per_player_across_modes(pools: Pools) {
         )
         .await;
     forbidden.assert_problem(StatusCode::FORBIDDEN, "FORBIDDEN");
-    let read = t.call(Method::GET, &settings, Some(&backend_key), None).await;
+    let read = t
+        .call(Method::GET, &settings, Some(&backend_key), None)
+        .await;
     assert_eq!(read.body, json!({"playerSearchScope": "project"}));
 }

@@ -1,8 +1,8 @@
 //! The virtual-time loop of SPEC 8.
 
+use super::proposals::SimAnswer;
 use super::report::{Ended, Report, SimulatedMatch, SimulatedPlayer, Stats};
 use super::scenario::{Event, Scenario};
-use super::proposals::SimAnswer;
 use super::stats::{Percentiles, Spread};
 use crate::acceptance::Fate;
 use crate::cycle::ProposedMatch;
@@ -181,7 +181,12 @@ fn run_inner(
                     .ticket_ids()
                     .into_iter()
                     .filter_map(|id| pool.iter().find(|s| s.ticket_id == id))
-                    .map(|s| (s.clone(), answers.get(&s.ticket_id).copied().unwrap_or_default()))
+                    .map(|s| {
+                        (
+                            s.clone(),
+                            answers.get(&s.ticket_id).copied().unwrap_or_default(),
+                        )
+                    })
                     .collect();
                 proposer.propose(acceptance, m.clone(), members, t);
                 for team in &m.teams {

@@ -212,7 +212,10 @@ impl Proposer {
     /// Whether an arrival of `player_id` at `at` is refused by a cooldown
     /// (counted as such when it is).
     pub fn refuses(&mut self, player_id: &str, at: f64) -> bool {
-        let cooled = self.cooldowns.get(player_id).is_some_and(|until| at < *until);
+        let cooled = self
+            .cooldowns
+            .get(player_id)
+            .is_some_and(|until| at < *until);
         if cooled {
             self.stats.cooldown_refusals += 1;
         }

@@ -282,7 +282,9 @@ pub enum AddSearchError {
 /// Where one player may hold one live search (SPEC 9, the project setting
 /// `playerSearchScope`): the add steps of both stores enforce it
 /// atomically.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum PlayerSearchScope {
     /// One live search per player per mode (SPEC 4): the default.

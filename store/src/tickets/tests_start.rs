@@ -161,7 +161,10 @@ async fn the_pools_rules_hold_for_a_start_from_a_ticket() {
             AddSearchError::SearchAlreadyActive
         ));
         match refusal(tickets.start_search(&go(&same_player)).await) {
-            AddSearchError::PlayerAlreadySearching { ticket_id, game_mode } => {
+            AddSearchError::PlayerAlreadySearching {
+                ticket_id,
+                game_mode,
+            } => {
                 assert_eq!((ticket_id.as_str(), game_mode.as_str()), ("tkt_1", "duel"))
             }
             other => panic!("{other:?}"),
@@ -198,7 +201,10 @@ async fn the_pools_rules_hold_for_a_start_from_a_ticket() {
 #[tokio::test]
 async fn a_start_under_project_scope_is_refused_while_the_player_searches_in_another_mode() {
     for (pool, tickets) in stores().await {
-        let (duel, ranked) = (ModeKey::new("prj_t", "duel"), ModeKey::new("prj_t", "ranked"));
+        let (duel, ranked) = (
+            ModeKey::new("prj_t", "duel"),
+            ModeKey::new("prj_t", "ranked"),
+        );
         let first = ticket("tkt_1", "p1");
         let second = Ticket {
             game_mode: "ranked".into(),

@@ -37,7 +37,9 @@ fn refused_by(result: Result<(), AddSearchError>) -> (String, String) {
 
 pub async fn project_scope_holds_one_search_per_player_across_modes(store: Arc<dyn PoolStore>) {
     let (ranked, casual, arena) = (mode("ranked"), mode("casual"), mode("arena"));
-    add(store.as_ref(), &ranked, "t1", "p1", PROJECT).await.unwrap();
+    add(store.as_ref(), &ranked, "t1", "p1", PROJECT)
+        .await
+        .unwrap();
     // Refused in every other mode, naming the live search and its mode.
     assert_eq!(
         refused_by(add(store.as_ref(), &casual, "t2", "p1", PROJECT).await),
@@ -49,11 +51,18 @@ pub async fn project_scope_holds_one_search_per_player_across_modes(store: Arc<d
     );
     // Nothing of the refused adds stayed behind.
     assert_eq!(store.count_live("prj_a").await.unwrap(), 1);
-    assert_eq!(store.live_ticket_of_player(&casual, "p1").await.unwrap(), None);
+    assert_eq!(
+        store.live_ticket_of_player(&casual, "p1").await.unwrap(),
+        None
+    );
     // Other players, and the same player in another project, are free.
-    add(store.as_ref(), &casual, "t4", "p2", PROJECT).await.unwrap();
+    add(store.as_ref(), &casual, "t4", "p2", PROJECT)
+        .await
+        .unwrap();
     let elsewhere = ModeKey::new("prj_b", "casual");
-    add(store.as_ref(), &elsewhere, "t5", "p1", PROJECT).await.unwrap();
+    add(store.as_ref(), &elsewhere, "t5", "p1", PROJECT)
+        .await
+        .unwrap();
     // The default scope keeps one search per mode only.
     add(store.as_ref(), &arena, "t6", "p1", PlayerSearchScope::Mode)
         .await
@@ -67,13 +76,19 @@ pub async fn project_scope_holds_one_search_per_player_across_modes(store: Arc<d
         .end_search(&arena, "t6", &EndOutcome::Cancelled)
         .await
         .unwrap();
-    add(store.as_ref(), &casual, "t2", "p1", PROJECT).await.unwrap();
+    add(store.as_ref(), &casual, "t2", "p1", PROJECT)
+        .await
+        .unwrap();
 }
 
 pub async fn project_scope_counts_proposed_searches_not_matched_ones(store: Arc<dyn PoolStore>) {
     let (ranked, casual) = (mode("ranked"), mode("casual"));
-    add(store.as_ref(), &ranked, "t1", "p1", PROJECT).await.unwrap();
-    add(store.as_ref(), &ranked, "t2", "p2", PROJECT).await.unwrap();
+    add(store.as_ref(), &ranked, "t1", "p1", PROJECT)
+        .await
+        .unwrap();
+    add(store.as_ref(), &ranked, "t2", "p2", PROJECT)
+        .await
+        .unwrap();
     let token = lease(store.as_ref(), &ranked).await;
     let held = store
         .propose_many(
@@ -95,12 +110,18 @@ pub async fn project_scope_counts_proposed_searches_not_matched_ones(store: Arc<
         ("t1".to_owned(), "ranked".to_owned())
     );
     // Matched (a mode without assignment): free to search elsewhere.
-    add(store.as_ref(), &ranked, "t4", "p4", PROJECT).await.unwrap();
-    add(store.as_ref(), &ranked, "t5", "p5", PROJECT).await.unwrap();
+    add(store.as_ref(), &ranked, "t4", "p4", PROJECT)
+        .await
+        .unwrap();
+    add(store.as_ref(), &ranked, "t5", "p5", PROJECT)
+        .await
+        .unwrap();
     let claim: Claim = super::claim_of("mat_2", &["t4", "t5"]);
     let out = store.claim(&ranked, token, &claim).await.unwrap();
     assert!(matches!(out, ClaimOutcome::Claimed { .. }), "{out:?}");
-    add(store.as_ref(), &casual, "t6", "p4", PROJECT).await.unwrap();
+    add(store.as_ref(), &casual, "t6", "p4", PROJECT)
+        .await
+        .unwrap();
 }
 
 pub async fn project_scope_adds_racing_in_two_modes_keep_one(store: Arc<dyn PoolStore>) {
@@ -114,7 +135,14 @@ pub async fn project_scope_adds_racing_in_two_modes_keep_one(store: Arc<dyn Pool
             let store = store.clone();
             let (m, player) = (m.clone(), player.clone());
             tokio::spawn(async move {
-                add(store.as_ref(), &m, &format!("t{round}_{i}"), &player, PROJECT).await
+                add(
+                    store.as_ref(),
+                    &m,
+                    &format!("t{round}_{i}"),
+                    &player,
+                    PROJECT,
+                )
+                .await
             })
         });
         let results = futures::future::join_all(adds).await;

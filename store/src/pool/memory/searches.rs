@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use super::MemoryPoolStore;
 use crate::pool::types::{median, wall_clock, MAX_CLAIM};
 use crate::pool::{
-    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PlayerSearchScope, PoolError,
-    Search, Searches,
+    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PlayerSearchScope,
+    PoolError, Search, Searches,
 };
 
 #[async_trait]
@@ -22,7 +22,8 @@ impl Searches for MemoryPoolStore {
     ) -> Result<(), AddSearchError> {
         let mut state = self.state();
         if scope == PlayerSearchScope::Project {
-            if let Some((game_mode, ticket_id)) = state.live_search_elsewhere(mode, search.player_id.as_str())
+            if let Some((game_mode, ticket_id)) =
+                state.live_search_elsewhere(mode, search.player_id.as_str())
             {
                 return Err(AddSearchError::PlayerAlreadySearching {
                     ticket_id,

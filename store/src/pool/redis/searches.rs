@@ -9,8 +9,8 @@ use redis::AsyncCommands;
 use super::{parse_ended, parse_ping, RedisPoolStore};
 use crate::pool::types::{wall_clock, MAX_CLAIM};
 use crate::pool::{
-    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PlayerSearchScope, PoolError,
-    Search, Searches,
+    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PlayerSearchScope,
+    PoolError, Search, Searches,
 };
 
 /// Passes of one `expire_due` call at most (each reads up to its limit).
