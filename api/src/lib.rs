@@ -63,6 +63,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(tiers::get, tiers::put))
         .routes(routes!(projects::create, projects::list))
         .routes(routes!(projects::get, projects::update, projects::delete))
+        .routes(routes!(
+            crate::routes::project_settings::get,
+            crate::routes::project_settings::update
+        ))
         .routes(routes!(api_keys::create, api_keys::list))
         .routes(routes!(api_keys::revoke))
         .routes(routes!(game_modes::create, game_modes::list))

@@ -86,6 +86,9 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub guard: Option<serde_json::Value>,
+    /// The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`.
+    #[serde(rename = "gameMode", skip_serializing_if = "Option::is_none")]
+    pub game_mode: Option<String>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -109,6 +112,8 @@ struct Extra {
     backfill_id: Option<String>,
     /// `guard` of `CONFIG_REGRESSION`.
     guard: Option<serde_json::Value>,
+    /// `gameMode` of `PLAYER_ALREADY_SEARCHING`.
+    game_mode: Option<String>,
 }
 
 /// The HTTP status SPEC 7 gives a code.
@@ -196,6 +201,7 @@ impl ApiError {
         self.extra = Some(Box::new(Extra {
             backfill_id: Some(backfill_id.into()),
             guard: None,
+            game_mode: None,
         }));
         self
     }
@@ -205,6 +211,18 @@ impl ApiError {
         self.extra = Some(Box::new(Extra {
             backfill_id: None,
             guard: serde_json::to_value(verdict).ok(),
+            game_mode: None,
+        }));
+        self
+    }
+
+    /// Names the mode (`gameMode`) of the live ticket of a
+    /// `PLAYER_ALREADY_SEARCHING`.
+    pub fn with_game_mode(mut self, game_mode: impl Into<String>) -> Self {
+        self.extra = Some(Box::new(Extra {
+            backfill_id: None,
+            guard: None,
+            game_mode: Some(game_mode.into()),
         }));
         self
     }
@@ -329,12 +347,15 @@ impl ApiError {
     }
 
     /// `409 PLAYER_ALREADY_SEARCHING` naming the live ticket (`ticketId`).
-    pub fn player_already_searching(ticket_id: String) -> Self {
+    pub fn player_already_searching(ticket_id: String, game_mode: String) -> Self {
         Self::new(
             Code::PlayerAlreadySearching,
-            format!("the player is already searching in this game mode with ticket {ticket_id}"),
+            format!(
+                "the player is already searching in game mode {game_mode} with ticket {ticket_id}"
+            ),
         )
         .with_ticket_id(ticket_id)
+        .with_game_mode(game_mode)
     }
 
     /// `403 FORBIDDEN`: the key lacks `needed`.
@@ -411,6 +432,7 @@ impl ApiError {
                 .flatten(),
             backfill_id: self.extra.as_ref().and_then(|e| e.backfill_id.clone()),
             guard: self.extra.as_ref().and_then(|e| e.guard.clone()),
+            game_mode: self.extra.as_ref().and_then(|e| e.game_mode.clone()),
         }
     }
 }

@@ -4,8 +4,8 @@
 
 use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{
-    check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard, parse_mode,
-    render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
+    assign_declines, check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard,
+    parse_mode, render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -63,6 +63,14 @@ pub struct SimulateArgs {
         env = "MATCHPLANE_SIMULATE_GUARD_TOLERANCE"
     )]
     pub guard_tolerance: f64,
+    /// In a mode with `acceptance`: the share (0 to 1) of arrivals, drawn
+    /// with the scenario's seed, that decline their proposals (replacing
+    /// their `answer`); 0 leaves every arrival's own.
+    #[arg(long, default_value_t = 0.0, env = "MATCHPLANE_SIMULATE_DECLINE_SHARE")]
+    pub decline_share: f64,
+    /// With --decline-share: seconds into the proposal the decline comes.
+    #[arg(long, default_value_t = 3.0, env = "MATCHPLANE_SIMULATE_DECLINE_AFTER")]
+    pub decline_after: f64,
     /// With --format table: how many matches to list.
     #[arg(long, default_value_t = 20, env = "MATCHPLANE_TABLE_MATCHES")]
     pub table_matches: usize,
@@ -144,6 +152,24 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
             .add_events(replay.events, "games")
             .map_err(Failure::Invalid)?;
         replay_gaps = Some(replay.real_gaps);
+    }
+    if args.decline_share != 0.0 {
+        if !(0.0..=1.0).contains(&args.decline_share)
+            || !args.decline_after.is_finite()
+            || args.decline_after < 0.0
+        {
+            return Err(Failure::Invalid(ScenarioError(vec![FieldError::new(
+                "declineShare",
+                Code::ValidationError,
+                "--decline-share is a fraction from 0 to 1, --decline-after seconds >= 0",
+            )])));
+        }
+        assign_declines(
+            &mut scenario.events,
+            args.decline_share,
+            args.decline_after,
+            scenario.seed,
+        );
     }
     if let Some(path) = &args.compare {
         let text = read(path)?;

@@ -9,6 +9,7 @@ use crate::cache::{CacheKey, Outage, TtlCache};
 use crate::problem::ApiError;
 use matchplane_matchmaker::validation::is_valid_name;
 use matchplane_matchmaker::GameModeConfig;
+use matchplane_store::pool::PlayerSearchScope;
 use matchplane_store::repos::{game_modes, projects, tiers, StoreError};
 use moka::Equivalent;
 use sea_orm::DatabaseConnection;
@@ -18,13 +19,15 @@ use std::sync::Arc;
 /// Most cached modes, and most cached project quotas.
 const CAPACITY: u64 = 10_000;
 
-/// A project's tier limits the hot path needs.
+/// A project's tier limits and settings the hot path needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quotas {
     /// `maxConcurrentSearches`.
     pub max_live: u64,
     /// `maxPendingTickets`.
     pub max_pending: u64,
+    /// The project's `playerSearchScope` (SPEC 9).
+    pub scope: PlayerSearchScope,
 }
 
 /// A mode as looked up: borrowed, so a hit allocates nothing. Hashes as
@@ -135,7 +138,28 @@ impl ConfigCache {
         Ok(self.quotas(db, project_id).await?.max_pending)
     }
 
-    async fn quotas(&self, db: &DatabaseConnection, project_id: &str) -> Result<Quotas, ApiError> {
+    /// `project_id`'s `playerSearchScope` (a project setting, cached with
+    /// its quotas).
+    ///
+    /// # Errors
+    /// `404` for an unknown project, `500` on a database failure.
+    pub async fn scope(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+    ) -> Result<PlayerSearchScope, ApiError> {
+        Ok(self.quotas(db, project_id).await?.scope)
+    }
+
+    /// `project_id`'s tier limits and settings.
+    ///
+    /// # Errors
+    /// `404` for an unknown project, `500` on a database failure.
+    pub async fn quotas(
+        &self,
+        db: &DatabaseConnection,
+        project_id: &str,
+    ) -> Result<Quotas, ApiError> {
         self.quotas
             .get(project_id, &self.outage, || fetch_quotas(db, project_id))
             .await
@@ -178,6 +202,7 @@ async fn fetch_quotas(db: &DatabaseConnection, project_id: &str) -> Result<Quota
     Ok(Quotas {
         max_live: tier.max_concurrent_searches,
         max_pending: tier.max_pending_tickets,
+        scope: projects::player_search_scope(&project),
     })
 }
 

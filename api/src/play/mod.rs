@@ -18,6 +18,7 @@
 pub mod answers;
 pub mod cache;
 pub mod matched;
+pub mod player_scope;
 pub mod proposal_view;
 pub mod queue_status;
 pub mod ratings;

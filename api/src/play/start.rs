@@ -1,6 +1,7 @@
 //! Authenticating a ticket token and starting a search with it, shared by
 //! the WebSocket and the REST search (SPEC 4).
 
+use super::cache::Quotas;
 use super::token::{self, TokenRef};
 use super::{unix_now, Play};
 use crate::problem::ApiError;
@@ -129,7 +130,8 @@ async fn enabled_mode(
 }
 
 /// What a start checks before the pool's rules: the mode is enabled, a
-/// Ping mode is searched over the WebSocket; answers the project's quota.
+/// Ping mode is searched over the WebSocket; answers the project's quota
+/// and `playerSearchScope`.
 ///
 /// # Errors
 /// `GAME_MODE_DISABLED` (409), `PING_REQUIRES_WEBSOCKET` (422).
@@ -138,7 +140,7 @@ async fn admit(
     db: &DatabaseConnection,
     mode: &ModeKey,
     via: Via,
-) -> Result<u64, ApiError> {
+) -> Result<Quotas, ApiError> {
     let config = enabled_mode(play, db, mode).await?;
     if via == Via::Rest && matches!(config.algorithm, Algorithm::Ping { .. }) {
         return Err(ApiError::new(
@@ -146,7 +148,7 @@ async fn admit(
             "this game mode matches on ping, which is measured live: search over the WebSocket",
         ));
     }
-    play.cache.max_live(db, &mode.project_id).await
+    play.cache.quotas(db, &mode.project_id).await
 }
 
 /// Whether a start in this mode checks the player's decline cooldown (a
@@ -210,8 +212,8 @@ pub async fn start_with_token(
         let ticket = live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
         return Box::pin(start(play, db, ticket, via)).await;
     }
-    let max_live = match admit(play, db, &mode, via).await {
-        Ok(max_live) => max_live,
+    let quotas = match admit(play, db, &mode, via).await {
+        Ok(quotas) => quotas,
         // Refused before the token was checked: a bad token still gets 401.
         Err(err) => {
             live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
@@ -228,7 +230,8 @@ pub async fn start_with_token(
             token_hash: &token_hash,
             now,
             hold: hold(play, via),
-            max_live: Some(max_live),
+            max_live: Some(quotas.max_live),
+            scope: quotas.scope,
         })
         .await;
     let ticket = match ticket {
@@ -253,7 +256,8 @@ pub async fn start_with_token(
 /// # Errors
 /// `PING_REQUIRES_WEBSOCKET` (422, REST in a Ping mode),
 /// `SEARCH_ALREADY_ACTIVE`, `PLAYER_ALREADY_SEARCHING` (with the live
-/// `ticketId`), `TICKET_ALREADY_MATCHED` (409), `QUOTA_EXCEEDED` (429),
+/// `ticketId` and its `gameMode`, in any mode of the project under the
+/// `project` scope), `TICKET_ALREADY_MATCHED` (409), `QUOTA_EXCEEDED` (429),
 /// `GAME_MODE_DISABLED` (409).
 pub async fn start(
     play: &Play,
@@ -262,7 +266,7 @@ pub async fn start(
     via: Via,
 ) -> Result<Started, ApiError> {
     let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
-    let max_live = admit(play, db, &mode, via).await?;
+    let quotas = admit(play, db, &mode, via).await?;
     if Box::pin(cools_down(play, db, &mode)).await {
         Box::pin(super::answers::check_cooldown(
             play,
@@ -274,7 +278,13 @@ pub async fn start(
     let now = unix_now();
     let deadline = hold(play, via).deadline(now, ticket.expires_at);
     play.pool
-        .add_search(&mode, &search_of(&ticket, now), deadline, Some(max_live))
+        .add_search_scoped(
+            &mode,
+            &search_of(&ticket, now),
+            deadline,
+            Some(quotas.max_live),
+            quotas.scope,
+        )
         .await?;
     let started = Started {
         ticket,

@@ -80,9 +80,10 @@ impl From<AddSearchError> for ApiError {
                 Code::SearchAlreadyActive,
                 "this ticket already has a live search",
             ),
-            AddSearchError::PlayerAlreadySearching { ticket_id } => {
-                ApiError::player_already_searching(ticket_id)
-            }
+            AddSearchError::PlayerAlreadySearching {
+                ticket_id,
+                game_mode,
+            } => ApiError::player_already_searching(ticket_id, game_mode),
             AddSearchError::TicketAlreadyMatched => ApiError::new(
                 Code::TicketAlreadyMatched,
                 "this ticket was matched already: generate a new one",
@@ -112,9 +113,10 @@ impl From<StartSearchError> for ApiError {
 impl From<CreateTicketError> for ApiError {
     fn from(err: CreateTicketError) -> Self {
         match err {
-            CreateTicketError::PlayerAlreadySearching { ticket_id } => {
-                ApiError::player_already_searching(ticket_id)
-            }
+            CreateTicketError::PlayerAlreadySearching {
+                ticket_id,
+                game_mode,
+            } => ApiError::player_already_searching(ticket_id, game_mode),
             CreateTicketError::LimitExceeded { limit } => ApiError::new(
                 Code::TicketLimitExceeded,
                 format!(

@@ -12,6 +12,7 @@ pub mod mode_pool;
 pub mod mode_stats;
 pub mod mode_stats_history;
 pub mod preview;
+pub mod project_settings;
 pub mod projects;
 pub mod ratings;
 pub mod recording;

@@ -16,7 +16,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use matchplane_matchmaker::ticket::check_ticket;
 use matchplane_matchmaker::{Code, Party};
-use matchplane_store::pool::{EndOutcome, ModeKey};
+use matchplane_store::pool::{EndOutcome, ModeKey, PlayerSearchScope};
 use matchplane_store::repos::game_modes;
 use matchplane_store::tickets::Ticket;
 use serde::{Deserialize, Serialize};
@@ -100,7 +100,7 @@ pub struct CreatedTicket {
         (status = 201, body = CreatedTicket),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, description = "NOT_FOUND, GAME_MODE_NOT_FOUND", body = Problem),
-        (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`), DECLINE_COOLDOWN (with `retryAfterSeconds`)", body = Problem),
+        (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId` and `gameMode`; in any mode of the project under `playerSearchScope` `project`), DECLINE_COOLDOWN (with `retryAfterSeconds`)", body = Problem),
         (status = 422, description = "MMR_REQUIRED, MMR_OUT_OF_RANGE, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, LATENCIES_REQUIRED, VALIDATION_ERROR", body = Problem),
         (status = 429, description = "RATE_LIMITED, TICKET_LIMIT_EXCEEDED (the tier's maxPendingTickets)", body = Problem)))]
 pub async fn create(
@@ -183,7 +183,16 @@ pub async fn create(
         ))
         .await?;
     }
-    let max_pending = play.cache.max_pending(&state.db, &project_id).await?;
+    let quotas = play.cache.quotas(&state.db, &project_id).await?;
+    if quotas.scope == PlayerSearchScope::Project {
+        Box::pin(crate::play::player_scope::refuse_if_searching_elsewhere(
+            play,
+            &project_id,
+            &config.name,
+            &body.player_id,
+        ))
+        .await?;
+    }
     let now = unix_now();
     let mut id = [0u8; ulid::ULID_LEN];
     let ticket_id = ["tkt_", ulid::Ulid::new().array_to_str(&mut id)].concat();
@@ -209,7 +218,7 @@ pub async fn create(
         expires_at: now + f64::from(config.ticket_ttl_seconds),
     };
     play.tickets
-        .create_within(&ticket, now, Some(max_pending))
+        .create_within(&ticket, now, Some(quotas.max_pending))
         .await?;
     let expires_at = rfc3339(ticket.expires_at);
     Ok((

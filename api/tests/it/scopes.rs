@@ -26,6 +26,8 @@ const TABLE: &[(&str, &str, Needs)] = &[
     ("GET", "/v1/projects/{projectId}", Needs::Backend),
     ("PATCH", "/v1/projects/{projectId}", Needs::Operator),
     ("DELETE", "/v1/projects/{projectId}", Needs::Operator),
+    ("GET", "/v1/projects/{projectId}/settings", Needs::Backend),
+    ("PATCH", "/v1/projects/{projectId}/settings", Needs::Admin),
     ("GET", "/v1/projects/{projectId}/keys", Needs::Backend),
     ("POST", "/v1/projects/{projectId}/keys", Needs::Admin),
     (

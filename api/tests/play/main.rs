@@ -7,6 +7,7 @@
 
 mod acceptance;
 mod backfill_fill;
+mod answer_races;
 mod cache_outages;
 mod deleted;
 mod elsewhere;
@@ -16,6 +17,7 @@ mod load;
 mod lost_tickets;
 mod outages;
 mod party;
+mod player_scope;
 mod preview;
 mod proxy;
 mod recording;

@@ -1,8 +1,10 @@
 //! The virtual-time loop of SPEC 8.
 
+use super::proposals::SimAnswer;
 use super::report::{Ended, Report, SimulatedMatch, SimulatedPlayer, Stats};
 use super::scenario::{Event, Scenario};
 use super::stats::{Percentiles, Spread};
+use crate::acceptance::Fate;
 use crate::cycle::ProposedMatch;
 use crate::search::Search;
 use arcstr::ArcStr;
@@ -64,6 +66,10 @@ fn run_inner(
 
     let mut stopped = None;
     let mut backfiller = super::backfills::Backfiller::default();
+    // With `acceptance`: the open proposals, and each search's answer.
+    let mut proposer = super::proposals::Proposer::default();
+    let mut answers: std::collections::HashMap<ArcStr, SimAnswer> =
+        std::collections::HashMap::new();
 
     let mut k = 1u64;
     loop {
@@ -87,14 +93,22 @@ fn run_inner(
                     party,
                     latencies,
                     data,
+                    answer,
                 } => {
-                    if pool.iter().any(|s| s.player_id == *player_id) {
+                    if pool.iter().any(|s| s.player_id == *player_id)
+                        || proposer.holds(player_id)
+                        || proposer.refuses(player_id, *at)
+                    {
                         refused += 1;
                         continue;
                     }
                     tickets += 1;
+                    let ticket_id: ArcStr = format!("tkt_{tickets}").into();
+                    if let Some(answer) = answer {
+                        answers.insert(ticket_id.clone(), *answer);
+                    }
                     pool.push(Search {
-                        ticket_id: format!("tkt_{tickets}").into(),
+                        ticket_id,
                         player_id: player_id.as_str().into(),
                         party: party.clone(),
                         mmr: *mmr,
@@ -106,8 +120,34 @@ fn run_inner(
                         data_of.insert(player_id.clone(), d.clone());
                     }
                 }
-                Event::Cancel { player_id, .. } => pool.retain(|s| s.player_id != *player_id),
+                Event::Cancel { at, player_id } => {
+                    if !proposer.cancel(player_id, *at) {
+                        pool.retain(|s| s.player_id != *player_id);
+                    }
+                }
                 Event::Leave { at, players } => backfiller.leave(config, players, *at),
+            }
+        }
+        for closed in proposer.close_due(t) {
+            let mut made = false;
+            for (search, fate) in closed.members {
+                match fate {
+                    Fate::Matched => {
+                        waits.push(closed.at - search.queued_at);
+                        made = true;
+                    }
+                    Fate::Requeued => pool.push(search),
+                    Fate::Fails { code, .. } => ended.push(Ended {
+                        player_id: search.player_id.to_string(),
+                        at: closed.at,
+                        code: code.into(),
+                    }),
+                    Fate::AlreadyEnded { .. } => {}
+                }
+            }
+            if made {
+                matches.push(simulated(closed.at, &closed.proposed, &data_of));
+                backfiller.matched(&closed.proposed);
             }
         }
         pool.retain(|s| {
@@ -136,6 +176,24 @@ fn run_inner(
         }
         backfiller.filled(&both.fills, t);
         for m in &outcome.matches {
+            if let Some(acceptance) = &config.acceptance {
+                let members = m
+                    .ticket_ids()
+                    .into_iter()
+                    .filter_map(|id| pool.iter().find(|s| s.ticket_id == id))
+                    .map(|s| {
+                        (
+                            s.clone(),
+                            answers.get(&s.ticket_id).copied().unwrap_or_default(),
+                        )
+                    })
+                    .collect();
+                proposer.propose(acceptance, m.clone(), members, t);
+                for team in &m.teams {
+                    gone.extend(team.players.iter().map(|p| p.ticket_id.clone()));
+                }
+                continue;
+            }
             for team in &m.teams {
                 for p in &team.players {
                     waits.push(p.wait_seconds);
@@ -161,6 +219,9 @@ fn run_inner(
             .collect();
     }
 
+    // Searches still held by open proposals are still waiting.
+    let (proposals, acceptance, held) = proposer.finish();
+    pool.extend(held);
     let spreads: Vec<f64> = matches
         .iter()
         .map(|m: &SimulatedMatch| m.mmr_spread)
@@ -183,7 +244,9 @@ fn run_inner(
             wait_seconds_all: Percentiles::of(&all_waits),
             mmr_spread: Spread::of(&spreads),
             team_imbalance: Spread::of(&imbalances),
+            acceptance: config.acceptance.is_some().then_some(acceptance),
         },
+        proposals,
         matches,
         unmatched,
         unmatched_reasons: reasons,

@@ -9,6 +9,7 @@ mod backfills;
 mod compare;
 mod engine;
 mod guard;
+mod proposals;
 mod replay;
 mod report;
 mod scenario;
@@ -25,6 +26,7 @@ pub use guard::{
     check_guard, parse_guard, GuardVerdict, GuardedFigure, CONFIG_REGRESSION,
     DEFAULT_GUARD_TOLERANCE,
 };
+pub use proposals::{assign_declines, AcceptanceStats, SimAnswer, SimulatedProposal};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
 pub use scenario::{parse_arrivals_csv, parse_mode, Event, Scenario, ScenarioError};

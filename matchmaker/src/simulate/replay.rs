@@ -76,6 +76,7 @@ pub fn lichess_arrivals(
                 party: None,
                 latencies: None,
                 data: None,
+                answer: None,
             });
         }
         real_gaps.push((white_rating - black_rating).abs());

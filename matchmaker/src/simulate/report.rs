@@ -74,6 +74,9 @@ pub struct Stats {
     /// Backfill figures; absent when no backfill opened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backfill: Option<super::BackfillStats>,
+    /// Acceptance figures (SPEC 9); absent in a mode without `acceptance`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<super::AcceptanceStats>,
 }
 
 /// A failed or expired search of the simulation.
@@ -109,6 +112,10 @@ pub struct Report {
     /// Backfills opened by `leave` events, with their fills.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub backfills: Vec<super::SimulatedBackfill>,
+    /// Proposals (SPEC 9, a mode with `acceptance`) with their outcome, in
+    /// the order proposed; absent without acceptance.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proposals: Vec<super::SimulatedProposal>,
     /// Summary.
     pub stats: Stats,
 }

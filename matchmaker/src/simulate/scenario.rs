@@ -47,6 +47,9 @@ pub enum Event {
         latencies: Option<crate::latency::Latencies>,
         /// `data` of the ticket: a JSON object of at most 4 KiB.
         data: Option<serde_json::Value>,
+        /// How the player answers a proposal (SPEC 9, in a mode with
+        /// `acceptance`); `None`: accepts at once.
+        answer: Option<super::proposals::SimAnswer>,
     },
     /// The players leave the match they are in at `at` (SPEC 10); with
     /// `backfill.enabled` their seats open to backfill.
@@ -122,6 +125,8 @@ struct RawEvent {
     latencies: Option<serde_json::Value>,
     #[serde(default)]
     data: Option<serde_json::Value>,
+    #[serde(default)]
+    answer: Option<super::proposals::SimAnswer>,
     #[serde(default)]
     cancel: Option<String>,
     #[serde(default)]
@@ -325,6 +330,15 @@ impl RawEvent {
         if let Some(Err(e)) = self.data.as_ref().map(check_data) {
             fields.push(e);
         }
+        if let Some(answer) = &self.answer {
+            if !answer.after.is_finite() || answer.after < 0.0 {
+                fields.push(FieldError::new(
+                    "answer.after",
+                    Code::ValidationError,
+                    "after is a number of seconds >= 0",
+                ));
+            }
+        }
         if !fields.is_empty() {
             return Err(EventError::Fields(fields));
         }
@@ -352,6 +366,7 @@ impl RawEvent {
                 party: self.party,
                 latencies,
                 data: self.data,
+                answer: self.answer,
             }),
             _ => Err(EventError::Shape(
                 "an event has either playerId (an arrival) or cancel".into(),
@@ -441,6 +456,7 @@ pub fn parse_arrivals_csv(
             party,
             latencies,
             data: None,
+            answer: None,
         });
     }
     Ok(events)

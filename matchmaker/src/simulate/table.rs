@@ -85,6 +85,16 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
             num(f.max)
         );
     }
+    if let Some(a) = &s.acceptance {
+        let share = a
+            .accepted_share
+            .map_or("-".into(), |share| format!("{:.1} %", share * 100.0));
+        let _ = writeln!(
+            out,
+            "proposals {}   made {}   accepted share {}   declines {}   timeouts {}   requeued {}   cooldown refusals {}",
+            a.proposals, a.made, share, a.declines, a.timeouts, a.requeued, a.cooldown_refusals
+        );
+    }
     // The region column only when the mode has regions.
     let regional = report.matches.iter().any(|m| m.region.is_some());
     if !report.matches.is_empty() {

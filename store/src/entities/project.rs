@@ -13,6 +13,8 @@ pub struct Model {
     pub name: String,
     /// Name of the project's tier (`tiers.name`).
     pub tier: String,
+    /// `playerSearchScope` (SPEC 9): `mode` (the default) or `project`.
+    pub player_search_scope: String,
     /// When the project was created.
     pub created_at: DateTimeUtc,
     /// When the project last changed.

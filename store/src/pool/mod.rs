@@ -66,7 +66,7 @@ pub use proposals::{
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
-    ModeKey, OutboxEntry, PoolError, SearchState,
+    ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState,
 };
 
 /// A stream of status messages (the JSON text published for one ticket).
@@ -112,6 +112,23 @@ pub trait Searches: Send + Sync {
         search: &Search,
         deadline: f64,
         max_live: Option<u64>,
+    ) -> Result<(), AddSearchError> {
+        self.add_search_scoped(mode, search, deadline, max_live, PlayerSearchScope::Mode)
+            .await
+    }
+
+    /// [`Searches::add_search`] under the project's `playerSearchScope`:
+    /// with [`PlayerSearchScope::Project`], a player with a live search in
+    /// any mode of the project (searching or proposed) is refused with
+    /// [`AddSearchError::PlayerAlreadySearching`] naming that search and
+    /// its mode, in the same atomic step as the add.
+    async fn add_search_scoped(
+        &self,
+        mode: &ModeKey,
+        search: &Search,
+        deadline: f64,
+        max_live: Option<u64>,
+        scope: PlayerSearchScope,
     ) -> Result<(), AddSearchError>;
 
     /// Ends a live search as cancelled, expired or failed.

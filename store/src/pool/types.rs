@@ -255,12 +255,15 @@ pub enum AddSearchError {
     /// The ticket already has a live search (`SEARCH_ALREADY_ACTIVE`).
     #[error("the ticket already has a live search")]
     SearchAlreadyActive,
-    /// The player already has a live search in this mode
+    /// The player already has a live search in this mode, or in any mode
+    /// of the project under [`PlayerSearchScope::Project`]
     /// (`PLAYER_ALREADY_SEARCHING`).
-    #[error("the player is already searching with ticket {ticket_id}")]
+    #[error("the player is already searching with ticket {ticket_id} in {game_mode}")]
     PlayerAlreadySearching {
         /// The live search's ticket id.
         ticket_id: String,
+        /// The mode of that search.
+        game_mode: String,
     },
     /// The ticket's search was matched: it is spent (`TICKET_ALREADY_MATCHED`).
     #[error("the ticket was already matched")]
@@ -274,6 +277,41 @@ pub enum AddSearchError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] PoolError),
+}
+
+/// Where one player may hold one live search (SPEC 9, the project setting
+/// `playerSearchScope`): the add steps of both stores enforce it
+/// atomically.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum PlayerSearchScope {
+    /// One live search per player per mode (SPEC 4): the default.
+    #[default]
+    Mode,
+    /// One live search per player in the whole project: a player searching
+    /// (or proposed) in one mode is refused in every mode.
+    Project,
+}
+
+impl PlayerSearchScope {
+    /// The setting's wire word: `mode` or `project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Mode => "mode",
+            Self::Project => "project",
+        }
+    }
+
+    /// The scope a wire word names, `None` for any other word.
+    pub fn parse(word: &str) -> Option<Self> {
+        match word {
+            "mode" => Some(Self::Mode),
+            "project" => Some(Self::Project),
+            _ => None,
+        }
+    }
 }
 
 /// Median of samples (mean of the two middle ones for an even count); `None`

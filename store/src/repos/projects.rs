@@ -2,6 +2,7 @@
 
 use crate::entities::project::{self, Entity as Projects};
 use crate::entities::tier::Entity as Tiers;
+use crate::pool::PlayerSearchScope;
 use crate::repos::StoreError;
 use chrono::{DateTime, Utc};
 use sea_orm::{
@@ -36,6 +37,7 @@ pub async fn create<C: ConnectionTrait>(
         id: Set(format!("prj_{}", ulid::Ulid::new())),
         name: Set(name.to_owned()),
         tier: Set(tier.to_owned()),
+        player_search_scope: Set(PlayerSearchScope::default().as_str().to_owned()),
         created_at: Set(now),
         updated_at: Set(now),
     };
@@ -91,6 +93,28 @@ pub async fn update<C: ConnectionTrait>(
     if let Some(tier) = tier {
         model.tier = Set(tier.to_owned());
     }
+    model.updated_at = Set(now);
+    Ok(model.update(db).await?)
+}
+
+/// A project's `playerSearchScope`; a stored word this build does not know
+/// reads as the default.
+pub fn player_search_scope(project: &project::Model) -> PlayerSearchScope {
+    PlayerSearchScope::parse(&project.player_search_scope).unwrap_or_default()
+}
+
+/// Sets a project's `playerSearchScope` (SPEC 9).
+///
+/// # Errors
+/// [`StoreError::NotFound`] when there is no such project.
+pub async fn set_player_search_scope<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    scope: PlayerSearchScope,
+    now: DateTime<Utc>,
+) -> Result<project::Model, StoreError> {
+    let mut model = get(db, project_id).await?.into_active_model();
+    model.player_search_scope = Set(scope.as_str().to_owned());
     model.updated_at = Set(now);
     Ok(model.update(db).await?)
 }

@@ -48,7 +48,10 @@ impl TicketStore for MemoryTicketStore {
             .live_ticket_of_player(&mode, &ticket.player_id)
             .await?
         {
-            return Err(CreateTicketError::PlayerAlreadySearching { ticket_id });
+            return Err(CreateTicketError::PlayerAlreadySearching {
+                ticket_id,
+                game_mode: ticket.game_mode.clone(),
+            });
         }
         {
             let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
@@ -124,11 +127,12 @@ impl TicketStore for MemoryTicketStore {
         let deadline = start.check(ticket.as_ref())?;
         let ticket = ticket.ok_or(StartSearchError::TicketInvalid)?;
         self.pool
-            .add_search(
+            .add_search_scoped(
                 start.mode,
                 &search_of(&ticket, start.now),
                 deadline,
                 start.max_live,
+                start.scope,
             )
             .await?;
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);

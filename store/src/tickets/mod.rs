@@ -101,10 +101,12 @@ pub struct Ticket {
 pub enum CreateTicketError {
     /// The player already has a live search in the mode
     /// (`PLAYER_ALREADY_SEARCHING`).
-    #[error("the player is already searching with ticket {ticket_id}")]
+    #[error("the player is already searching with ticket {ticket_id} in {game_mode}")]
     PlayerAlreadySearching {
         /// The live search's ticket id.
         ticket_id: String,
+        /// The mode of that search (the ticket's).
+        game_mode: String,
     },
     /// The project holds `limit` pending tickets already
     /// (`TICKET_LIMIT_EXCEEDED`).

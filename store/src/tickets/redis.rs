@@ -136,7 +136,10 @@ impl TicketStore for RedisTicketStore {
             .await
             .map_err(PoolError::from)?;
         let refusal = match (live, max_pending) {
-            (Some(ticket_id), _) => CreateTicketError::PlayerAlreadySearching { ticket_id },
+            (Some(ticket_id), _) => CreateTicketError::PlayerAlreadySearching {
+                ticket_id,
+                game_mode: ticket.game_mode.clone(),
+            },
             (None, Some(limit)) if count > limit => CreateTicketError::LimitExceeded { limit },
             (None, _) => return Ok(()),
         };

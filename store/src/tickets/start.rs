@@ -4,7 +4,7 @@
 //! search under its pool's lock).
 
 use super::Ticket;
-use crate::pool::{AddSearchError, ModeKey, Search};
+use crate::pool::{AddSearchError, ModeKey, PlayerSearchScope, Search};
 
 /// How a search is held, which sets its deadline.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,6 +48,9 @@ pub struct TicketStart<'a> {
     pub hold: Hold,
     /// The project's `maxConcurrentSearches`; `None` means no limit.
     pub max_live: Option<u64>,
+    /// The project's `playerSearchScope` (see
+    /// [`crate::pool::Searches::add_search_scoped`]).
+    pub scope: PlayerSearchScope,
 }
 
 /// Why a search could not start from a ticket.

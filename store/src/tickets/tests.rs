@@ -88,7 +88,7 @@ async fn a_player_searching_in_the_mode_gets_the_live_ticket() {
         let live = Search::solo("tkt_live", "p1", 1500.0, 1000.0);
         pool.add_search(&mode, &live, 2000.0, None).await.unwrap();
         match tickets.create(&ticket("tkt_2", "p1"), 1000.0).await {
-            Err(CreateTicketError::PlayerAlreadySearching { ticket_id }) => {
+            Err(CreateTicketError::PlayerAlreadySearching { ticket_id, .. }) => {
                 assert_eq!(ticket_id, "tkt_live")
             }
             other => panic!("expected PlayerAlreadySearching, got {other:?}"),
@@ -146,6 +146,7 @@ async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
                 now: 1001.0,
                 hold: Hold::Socket,
                 max_live: None,
+                scope: crate::pool::PlayerSearchScope::Mode,
             })
             .await
             .unwrap();

@@ -3,7 +3,7 @@
 
 use super::tests::{stores, ticket};
 use super::{Hold, StartSearchError, Ticket, TicketStart};
-use crate::pool::{AddSearchError, ModeKey, Party, Search, SearchState};
+use crate::pool::{AddSearchError, ModeKey, Party, PlayerSearchScope, Search, SearchState};
 
 /// What the start script does to a ticket's JSON: the record up to
 /// `,"projectId":`, then `,"queuedAt":<now>}`.
@@ -56,6 +56,7 @@ fn start<'a>(mode: &'a ModeKey, t: &'a Ticket, now: f64, hold: Hold) -> TicketSt
         now,
         hold,
         max_live: None,
+        scope: PlayerSearchScope::Mode,
     }
 }
 
@@ -160,7 +161,12 @@ async fn the_pools_rules_hold_for_a_start_from_a_ticket() {
             AddSearchError::SearchAlreadyActive
         ));
         match refusal(tickets.start_search(&go(&same_player)).await) {
-            AddSearchError::PlayerAlreadySearching { ticket_id } => assert_eq!(ticket_id, "tkt_1"),
+            AddSearchError::PlayerAlreadySearching {
+                ticket_id,
+                game_mode,
+            } => {
+                assert_eq!((ticket_id.as_str(), game_mode.as_str()), ("tkt_1", "duel"))
+            }
             other => panic!("{other:?}"),
         }
         let limited = TicketStart {
@@ -189,5 +195,42 @@ async fn the_pools_rules_hold_for_a_start_from_a_ticket() {
             AddSearchError::TicketAlreadyMatched
         ));
         assert_eq!(pool.count_live("prj_t").await.unwrap(), 0);
+    }
+}
+
+#[tokio::test]
+async fn a_start_under_project_scope_is_refused_while_the_player_searches_in_another_mode() {
+    for (pool, tickets) in stores().await {
+        let (duel, ranked) = (
+            ModeKey::new("prj_t", "duel"),
+            ModeKey::new("prj_t", "ranked"),
+        );
+        let first = ticket("tkt_1", "p1");
+        let second = Ticket {
+            game_mode: "ranked".into(),
+            ..ticket("tkt_2", "p1")
+        };
+        for t in [&first, &second] {
+            tickets.create(t, 1000.0).await.unwrap();
+        }
+        let scoped = |mode, t| TicketStart {
+            scope: PlayerSearchScope::Project,
+            ..start(mode, t, 1100.0, Hold::Socket)
+        };
+        tickets.start_search(&scoped(&duel, &first)).await.unwrap();
+        match tickets.start_search(&scoped(&ranked, &second)).await {
+            Err(StartSearchError::Add(AddSearchError::PlayerAlreadySearching {
+                ticket_id,
+                game_mode,
+            })) => assert_eq!((ticket_id.as_str(), game_mode.as_str()), ("tkt_1", "duel")),
+            other => panic!("expected PLAYER_ALREADY_SEARCHING, got {other:?}"),
+        }
+        assert_eq!(pool.count_live("prj_t").await.unwrap(), 1);
+        // The default scope lets the same player search in another mode.
+        tickets
+            .start_search(&start(&ranked, &second, 1100.0, Hold::Socket))
+            .await
+            .unwrap();
+        assert_eq!(pool.count_live("prj_t").await.unwrap(), 2);
     }
 }

@@ -516,6 +516,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project's settings (operator, or any key of the project). */
+        get: operations["getProjectSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Changes a project's settings (operator, or an `admin` key of the
+         *     project). A new `playerSearchScope` holds for searches started after
+         *     the answer on this instance, within a second on the others.
+         */
+        patch: operations["updateProjectSettings"];
+        trace?: never;
+    };
     "/v1/projects/{projectId}/simulate": {
         parameters: {
             query?: never;
@@ -2229,6 +2251,8 @@ export interface components {
             detail: string;
             /** @description Every failed field rule (empty when the error is not about fields). */
             errors: components["schemas"]["ProblemFieldError"][];
+            /** @description The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`. */
+            gameMode?: string | null;
             /**
              * Format: int64
              * @description Seconds until the player may search again, for `DECLINE_COOLDOWN`
@@ -2569,6 +2593,11 @@ export interface components {
          */
         Scope: "admin" | "backend";
         /**
+         * @description `playerSearchScope`: where a player may hold one live search.
+         * @enum {string}
+         */
+        ScopeWord: "mode" | "project";
+        /**
          * @description One text message of `GET /v1/search`, by `type`: `searching` first,
          *     `status` whenever the waiting reason or the ping changes, then one
          *     final message (`matched`, `failed`, `cancelled`, `expired`) before the
@@ -2651,6 +2680,16 @@ export interface components {
             status: string;
             /** @description `tkt_…`: the id to poll. */
             ticketId: string;
+        };
+        /**
+         * @description A project's settings as answered.
+         * @example {
+         *       "playerSearchScope": "mode"
+         *     }
+         */
+        SettingsView: {
+            /** @description `mode` (default) or `project`. */
+            playerSearchScope: components["schemas"]["ScopeWord"];
         };
         /** @description Percentiles of a per-match figure. */
         SpreadSchema: {
@@ -3062,6 +3101,16 @@ export interface components {
             name?: string | null;
             /** @description New tier name; game modes are validated against it from now on. */
             tier?: string | null;
+        };
+        /**
+         * @description Body of `PATCH /v1/projects/{projectId}/settings`: only the fields
+         *     given change.
+         * @example {
+         *       "playerSearchScope": "project"
+         *     }
+         */
+        UpdateSettings: {
+            playerSearchScope?: null | components["schemas"]["ScopeWord"];
         };
         /**
          * @description Wait-time percentiles (seconds from `queuedAt` to the matching cycle).
@@ -5987,6 +6036,166 @@ export interface operations {
             };
         };
     };
+    getProjectSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsView"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateProjectSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSettings"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsView"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     simulate: {
         parameters: {
             query?: never;
@@ -6225,7 +6434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId`), DECLINE_COOLDOWN (with `retryAfterSeconds`) */
+            /** @description GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId` and `gameMode`; in any mode of the project under `playerSearchScope` `project`), DECLINE_COOLDOWN (with `retryAfterSeconds`) */
             409: {
                 headers: {
                     [name: string]: unknown;

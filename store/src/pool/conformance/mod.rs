@@ -9,6 +9,7 @@ mod claims;
 mod concurrency;
 mod leases;
 mod outbox;
+mod player_scope;
 mod proposals;
 mod reads;
 mod redis_only;
@@ -28,6 +29,7 @@ use claims::*;
 use concurrency::*;
 use leases::*;
 use outbox::*;
+use player_scope::*;
 use proposals::*;
 use reads::*;
 use searches::*;
@@ -89,6 +91,9 @@ conformance!(
     fills_are_refused_when_stale_fenced_or_gone,
     two_fills_of_one_revision_take_one_seat,
     a_close_racing_a_fill_ends_with_one_of_them,
+    project_scope_holds_one_search_per_player_across_modes,
+    project_scope_counts_proposed_searches_not_matched_ones,
+    project_scope_adds_racing_in_two_modes_keep_one,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

@@ -67,7 +67,15 @@ pub async fn one_search_per_ticket_and_player(store: Arc<dyn PoolStore>) {
     );
     let twice = store.add_search(&m, &solo("t2", "p1"), FAR, None).await;
     match twice {
-        Err(AddSearchError::PlayerAlreadySearching { ticket_id }) => assert_eq!(ticket_id, "t1"),
+        Err(AddSearchError::PlayerAlreadySearching {
+            ticket_id,
+            game_mode,
+        }) => {
+            assert_eq!(
+                (ticket_id.as_str(), game_mode.as_str()),
+                ("t1", m.mode.as_str())
+            )
+        }
         other => panic!("{other:?}"),
     }
     // Another mode is another pool.

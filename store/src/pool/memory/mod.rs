@@ -133,6 +133,24 @@ impl State {
         self.modes.entry(mode.clone()).or_default()
     }
 
+    /// `(mode name, ticket id)` of `player_id`'s live search in another
+    /// mode of `mode`'s project, the first by mode name (the
+    /// `playerSearchScope` `project` check).
+    fn live_search_elsewhere(&self, mode: &ModeKey, player_id: &str) -> Option<(String, String)> {
+        let mut found: Vec<(String, String)> = self
+            .modes
+            .iter()
+            .filter(|(key, _)| key.project_id == mode.project_id && key.mode != mode.mode)
+            .filter_map(|(key, pool)| {
+                pool.players
+                    .get(player_id)
+                    .map(|ticket| (key.mode.clone(), ticket.clone()))
+            })
+            .collect();
+        found.sort();
+        found.into_iter().next()
+    }
+
     fn decrease_live(&mut self, project_id: &str, n: u64) {
         if let Some(live) = self.live.get_mut(project_id) {
             *live = live.saturating_sub(n);

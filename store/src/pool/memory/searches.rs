@@ -6,19 +6,31 @@ use async_trait::async_trait;
 use super::MemoryPoolStore;
 use crate::pool::types::{median, wall_clock, MAX_CLAIM};
 use crate::pool::{
-    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PoolError, Search, Searches,
+    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PlayerSearchScope,
+    PoolError, Search, Searches,
 };
 
 #[async_trait]
 impl Searches for MemoryPoolStore {
-    async fn add_search(
+    async fn add_search_scoped(
         &self,
         mode: &ModeKey,
         search: &Search,
         deadline: f64,
         max_live: Option<u64>,
+        scope: PlayerSearchScope,
     ) -> Result<(), AddSearchError> {
         let mut state = self.state();
+        if scope == PlayerSearchScope::Project {
+            if let Some((game_mode, ticket_id)) =
+                state.live_search_elsewhere(mode, search.player_id.as_str())
+            {
+                return Err(AddSearchError::PlayerAlreadySearching {
+                    ticket_id,
+                    game_mode,
+                });
+            }
+        }
         let live = state.live.get(&mode.project_id).copied().unwrap_or(0);
         let pool = state.mode(mode);
         if pool.pool.contains_key(search.ticket_id.as_str()) {
@@ -32,6 +44,7 @@ impl Searches for MemoryPoolStore {
         if let Some(ticket_id) = pool.players.get(search.player_id.as_str()) {
             return Err(AddSearchError::PlayerAlreadySearching {
                 ticket_id: ticket_id.clone(),
+                game_mode: mode.mode.clone(),
             });
         }
         if let Some(limit) = max_live.filter(|limit| live >= *limit) {

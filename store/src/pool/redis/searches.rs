@@ -9,7 +9,8 @@ use redis::AsyncCommands;
 use super::{parse_ended, parse_ping, RedisPoolStore};
 use crate::pool::types::{wall_clock, MAX_CLAIM};
 use crate::pool::{
-    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PoolError, Search, Searches,
+    AddSearchError, EndOutcome, EndResult, Ended, EndedSearch, ModeKey, PlayerSearchScope,
+    PoolError, Search, Searches,
 };
 
 /// Passes of one `expire_due` call at most (each reads up to its limit).
@@ -31,6 +32,7 @@ pub(super) fn add_reply(
         }),
         Some("player") => Err(AddSearchError::PlayerAlreadySearching {
             ticket_id: reply.get(1).cloned().unwrap_or_default(),
+            game_mode: reply.get(2).cloned().unwrap_or_default(),
         }),
         other => Err(PoolError::Corrupt(format!("{script} answered {other:?}")).into()),
     }
@@ -77,12 +79,13 @@ impl RedisPoolStore {
 
 #[async_trait]
 impl Searches for RedisPoolStore {
-    async fn add_search(
+    async fn add_search_scoped(
         &self,
         mode: &ModeKey,
         search: &Search,
         deadline: f64,
         max_live: Option<u64>,
+        scope: PlayerSearchScope,
     ) -> Result<(), AddSearchError> {
         let keys = self.keys(mode);
         let ended = self.ended_keys(&keys);
@@ -101,7 +104,8 @@ impl Searches for RedisPoolStore {
             .arg(json)
             .arg(deadline)
             .arg(max_live.map(|l| l.to_string()).unwrap_or_default())
-            .arg(&mode.mode);
+            .arg(&mode.mode)
+            .arg(scope.as_str());
         let reply: Vec<String> = self
             .invoke_in_project(&mode.project_id, &invocation)
             .await

@@ -40,7 +40,8 @@ impl RedisPoolStore {
             .arg(now)
             .arg(via)
             .arg(poll)
-            .arg(start.max_live.map(|l| l.to_string()).unwrap_or_default());
+            .arg(start.max_live.map(|l| l.to_string()).unwrap_or_default())
+            .arg(start.scope.as_str());
         let reply: Vec<String> = self
             .invoke_in_project(&start.mode.project_id, &invocation)
             .await

@@ -61,16 +61,41 @@ local function is_matched(ended)
 end
 
 
--- Adds a live search, enforcing one live search per ticket and per player,
--- the spent ticket rule and the project's quota, in one atomic step (the
--- add and the start scripts).
+-- The player's live search in another mode of the project, as
+-- {'player', ticketId, modeName}, or nil: the `playerSearchScope`
+-- `project` check. The other modes' `players` hashes are named from the
+-- project's set of modes with searches (a mode whose pool is empty holds
+-- no live search). They share the project's hash tag, so they are in this
+-- script's Cluster slot, though not in its KEYS (which must be known
+-- before the script runs).
+local function live_elsewhere(modes, mode, player)
+  local base = string.sub(modes, 1, #modes - #':modes')
+  local names = redis.call('SMEMBERS', modes)
+  table.sort(names)
+  for _, name in ipairs(names) do
+    if name ~= mode then
+      local other = redis.call('HGET', base .. ':' .. name .. ':players', player)
+      if other then
+        return {'player', other, name}
+      end
+    end
+  end
+  return nil
+end
+
+-- Adds a live search, enforcing one live search per ticket and per player
+-- (per mode, or per project with scope 'project'), the spent ticket rule
+-- and the project's quota, in one atomic step (the add and the start
+-- scripts).
 -- keys: pool, players, deadlines, the three ended buckets (current, next,
 --       previous), the project's live counter and set of modes
 -- ticket, player: ids; entry: the pool entry (JSON); deadline: Unix
--- seconds; limit: the quota ('' = none); mode: the mode's name.
--- Returns {'ok'} | {'active'} | {'matched'} | {'player', ticketId} | {'quota'}
+-- seconds; limit: the quota ('' = none); mode: the mode's name; scope:
+-- 'mode' or 'project' (the project's `playerSearchScope`).
+-- Returns {'ok'} | {'active'} | {'matched'} | {'player', ticketId, mode} |
+-- {'quota'}
 local function add_live(pool, players, deadlines, current, next, previous, live, modes,
-                        ticket, player, entry, deadline, limit, mode)
+                        ticket, player, entry, deadline, limit, mode, scope)
   if redis.call('HEXISTS', pool, ticket) == 1 then
     return {'active'}
   end
@@ -80,7 +105,13 @@ local function add_live(pool, players, deadlines, current, next, previous, live,
   end
   local other = redis.call('HGET', players, player)
   if other then
-    return {'player', other}
+    return {'player', other, mode}
+  end
+  if scope == 'project' then
+    local elsewhere = live_elsewhere(modes, mode, player)
+    if elsewhere then
+      return elsewhere
+    end
   end
   if limit ~= '' then
     if tonumber(redis.call('GET', live) or '0') >= tonumber(limit) then

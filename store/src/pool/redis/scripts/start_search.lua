@@ -6,7 +6,7 @@
 --       live, 9 project modes, 10 project pending tickets (ZSET)
 -- ARGV: 1 ticketId, 2 the token's SHA-256 (lower-case hex), 3 mode name,
 --       4 now (Unix seconds, a JSON number), 5 'ws' | 'rest', 6 REST poll
---       seconds, 7 limit ('' = none)
+--       seconds, 7 limit ('' = none), 8 scope ('mode' | 'project')
 -- Returns {'ok', ticketJson} | {'invalid'} | {'layout'} | add_live's refusals
 --
 -- The record is the ticket's compact serde JSON, whose first fields are the
@@ -42,7 +42,7 @@ if ARGV[5] == 'rest' then
 end
 local entry = string.sub(ticket, 1, cut - 1) .. ',"queuedAt":' .. ARGV[4] .. '}'
 local reply = add_live(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9],
-  ARGV[1], player, entry, deadline, ARGV[7], ARGV[3])
+  ARGV[1], player, entry, deadline, ARGV[7], ARGV[3], ARGV[8])
 if reply[1] == 'ok' then
   -- Searching now: no longer a pending ticket.
   redis.call('ZREM', KEYS[10], ARGV[1])

@@ -1,0 +1,515 @@
+//! Proposals in virtual time (SPEC 9 in `simulate`): with `acceptance` in
+//! the mode, each match a cycle forms is held as a proposal; its members
+//! answer as their arrival's `answer` says (`{"accept": false, "after":
+//! 3}`; default: accept at once), and the proposal closes by the core's rule
+//! ([`crate::acceptance::close`], the one the pool stores apply): made,
+//! or cancelled with the ones responsible failed and cooled down, their
+//! parties failed, everyone else back in the pool with their first
+//! `queuedAt`.
+//!
+//! A proposal closes at the first instant the rule says it is over (an
+//! answer, a cancel, or `acceptBy`), and takes effect at the next cycle, as
+//! the worker's deadline sweep would: a requeued party is in that cycle's
+//! pool.
+
+use crate::acceptance::{close, Acceptance, Answer, Fate, Member};
+use crate::cycle::ProposedMatch;
+use crate::search::Search;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// An arrival's `answer`: whether and when (seconds after the proposal)
+/// the player answers. An answer due at or after the deadline is never
+/// given: the player stays silent and times out.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SimAnswer {
+    /// Accept (`true`, the default) or decline.
+    #[serde(default = "accepts")]
+    pub accept: bool,
+    /// Seconds after the proposal (>= 0; default 0).
+    #[serde(default)]
+    pub after: f64,
+}
+
+fn accepts() -> bool {
+    true
+}
+
+impl Default for SimAnswer {
+    fn default() -> Self {
+        Self {
+            accept: true,
+            after: 0.0,
+        }
+    }
+}
+
+/// One proposal of the simulation (SPEC 15's `proposals`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SimulatedProposal {
+    /// Virtual time it was proposed (the cycle that formed it, seconds).
+    pub at: f64,
+    /// `sim_<n>`, in the order proposed.
+    pub match_id: String,
+    /// `made`, `cancelled`, or `open` (still open at `until`).
+    pub outcome: &'static str,
+    /// When it closed (seconds); absent while open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed_at: Option<f64>,
+    /// Players who declined or cancelled during it.
+    pub declined: Vec<String>,
+    /// Players silent at `acceptBy`.
+    pub timed_out: Vec<String>,
+    /// Players put back in the pool.
+    pub requeued: Vec<String>,
+}
+
+/// The acceptance figures of a run (`stats.acceptance`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptanceStats {
+    /// Proposals formed.
+    pub proposals: usize,
+    /// Closed by everyone accepting.
+    pub made: usize,
+    /// Closed otherwise.
+    pub cancelled: usize,
+    /// `made / (made + cancelled)`; `null` before any closed.
+    pub accepted_share: Option<f64>,
+    /// Players who declined (or cancelled) during a proposal.
+    pub declines: usize,
+    /// Players silent at a deadline.
+    pub timeouts: usize,
+    /// Players put back in the pool, first `queuedAt` kept.
+    pub requeued: usize,
+    /// Arrivals refused because the player was cooled down
+    /// (`DECLINE_COOLDOWN` in the product).
+    pub cooldown_refusals: usize,
+}
+
+/// A member of an open proposal.
+struct Held {
+    search: Search,
+    party: String,
+    /// When its answer lands (absolute seconds), if before the deadline.
+    answer_at: Option<f64>,
+    accept: bool,
+    /// When its search was cancelled during the proposal.
+    gone_at: Option<f64>,
+}
+
+impl Held {
+    fn answer(&self, at: f64) -> Answer {
+        if self.gone_at.is_some_and(|g| g <= at) {
+            return Answer::Gone;
+        }
+        match self.answer_at {
+            Some(a) if a <= at && self.accept => Answer::Accept,
+            Some(a) if a <= at => Answer::Decline,
+            _ => Answer::Pending,
+        }
+    }
+}
+
+struct Open {
+    index: usize,
+    accept_by: f64,
+    cooldown: f64,
+    proposed: ProposedMatch,
+    members: Vec<Held>,
+}
+
+/// A proposal the rule closed, with each member's fate.
+pub(super) struct Closed {
+    /// When it closed (seconds).
+    pub at: f64,
+    /// The match it was.
+    pub proposed: ProposedMatch,
+    /// Each member with its fate.
+    pub members: Vec<(Search, Fate)>,
+}
+
+/// The open proposals of a run, the cooldowns they left, and the record of
+/// every proposal.
+#[derive(Default)]
+pub(super) struct Proposer {
+    open: Vec<Open>,
+    done: Vec<SimulatedProposal>,
+    cooldowns: HashMap<String, f64>,
+    stats: AcceptanceStats,
+}
+
+impl Proposer {
+    /// Holds `proposed` (formed at `t`) as a proposal of `members`, each
+    /// with its arrival's answer.
+    pub fn propose(
+        &mut self,
+        acceptance: &Acceptance,
+        proposed: ProposedMatch,
+        members: Vec<(Search, SimAnswer)>,
+        t: f64,
+    ) {
+        let accept_by = t + acceptance.timeout_seconds;
+        let members = members
+            .into_iter()
+            .map(|(search, answer)| Held {
+                party: search
+                    .party
+                    .as_ref()
+                    .map_or_else(|| search.ticket_id.to_string(), |p| p.id.to_string()),
+                answer_at: Some(t + answer.after.max(0.0)).filter(|a| *a < accept_by),
+                accept: answer.accept,
+                gone_at: None,
+                search,
+            })
+            .collect();
+        self.stats.proposals += 1;
+        self.done.push(SimulatedProposal {
+            at: t,
+            match_id: format!("sim_{}", self.done.len() + 1),
+            outcome: "open",
+            closed_at: None,
+            declined: Vec::new(),
+            timed_out: Vec::new(),
+            requeued: Vec::new(),
+        });
+        self.open.push(Open {
+            index: self.done.len() - 1,
+            accept_by,
+            cooldown: acceptance.decline_cooldown_seconds,
+            proposed,
+            members,
+        });
+    }
+
+    /// Whether `player_id` is held by an open proposal.
+    pub fn holds(&self, player_id: &str) -> bool {
+        self.open
+            .iter()
+            .any(|o| o.members.iter().any(|m| m.search.player_id == player_id))
+    }
+
+    /// Cancels `player_id`'s search at `at` if an open proposal holds it
+    /// (it counts as a decline); `false` otherwise.
+    pub fn cancel(&mut self, player_id: &str, at: f64) -> bool {
+        for open in &mut self.open {
+            if let Some(m) = open
+                .members
+                .iter_mut()
+                .find(|m| m.search.player_id == player_id && m.gone_at.is_none())
+            {
+                m.gone_at = Some(at);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether an arrival of `player_id` at `at` is refused by a cooldown
+    /// (counted as such when it is).
+    pub fn refuses(&mut self, player_id: &str, at: f64) -> bool {
+        let cooled = self
+            .cooldowns
+            .get(player_id)
+            .is_some_and(|until| at < *until);
+        if cooled {
+            self.stats.cooldown_refusals += 1;
+        }
+        cooled
+    }
+
+    /// Closes every proposal the rule says is over by `t`, each at the
+    /// first instant it was (an answer, a cancel or the deadline), in the
+    /// order they were proposed.
+    pub fn close_due(&mut self, t: f64) -> Vec<Closed> {
+        let mut closed = Vec::new();
+        let mut still = Vec::with_capacity(self.open.len());
+        for open in std::mem::take(&mut self.open) {
+            match first_close(&open, t) {
+                Some((at, fates)) => closed.push(self.apply(open, at, fates)),
+                None => still.push(open),
+            }
+        }
+        self.open = still;
+        closed
+    }
+
+    fn apply(&mut self, open: Open, at: f64, fates: Vec<Fate>) -> Closed {
+        let record = &mut self.done[open.index];
+        record.closed_at = Some(at);
+        let made = fates.iter().all(|f| *f == Fate::Matched);
+        record.outcome = if made { "made" } else { "cancelled" };
+        if made {
+            self.stats.made += 1;
+        } else {
+            self.stats.cancelled += 1;
+        }
+        for (m, fate) in open.members.iter().zip(&fates) {
+            let player = m.search.player_id.to_string();
+            let cooled = match fate {
+                Fate::Fails { code, cooled } => {
+                    if *code == crate::acceptance::ACCEPTANCE_TIMEOUT {
+                        record.timed_out.push(player.clone());
+                        self.stats.timeouts += 1;
+                    } else if *code == crate::acceptance::MATCH_DECLINED {
+                        record.declined.push(player.clone());
+                        self.stats.declines += 1;
+                    }
+                    *cooled
+                }
+                Fate::AlreadyEnded { cooled } => {
+                    record.declined.push(player.clone());
+                    self.stats.declines += 1;
+                    *cooled
+                }
+                Fate::Requeued => {
+                    record.requeued.push(player.clone());
+                    self.stats.requeued += 1;
+                    false
+                }
+                Fate::Matched => false,
+            };
+            if cooled && open.cooldown > 0.0 {
+                self.cooldowns.insert(player, at + open.cooldown);
+            }
+        }
+        Closed {
+            at,
+            proposed: open.proposed,
+            members: open
+                .members
+                .into_iter()
+                .map(|m| m.search)
+                .zip(fates)
+                .collect(),
+        }
+    }
+
+    /// The record of every proposal, the run's figures, and the searches
+    /// still held at the end (they are still waiting).
+    pub fn finish(mut self) -> (Vec<SimulatedProposal>, AcceptanceStats, Vec<Search>) {
+        let closed = self.stats.made + self.stats.cancelled;
+        self.stats.accepted_share = (closed > 0).then(|| self.stats.made as f64 / closed as f64);
+        let held = self
+            .open
+            .into_iter()
+            .flat_map(|o| o.members.into_iter().map(|m| m.search))
+            .collect();
+        (self.done, self.stats, held)
+    }
+}
+
+/// The first instant at or before `t` the core's rule closes `open`, with
+/// the fates; `None` while it stays open.
+fn first_close(open: &Open, t: f64) -> Option<(f64, Vec<Fate>)> {
+    let mut instants: Vec<f64> = open
+        .members
+        .iter()
+        .flat_map(|m| [m.answer_at, m.gone_at])
+        .flatten()
+        .chain([open.accept_by])
+        .filter(|at| *at <= t)
+        .collect();
+    instants.sort_by(f64::total_cmp);
+    instants.into_iter().find_map(|at| {
+        let members: Vec<Member<'_>> = open
+            .members
+            .iter()
+            .map(|m| Member {
+                ticket_id: &m.search.ticket_id,
+                party: &m.party,
+                answer: m.answer(at),
+            })
+            .collect();
+        close(&members, open.accept_by, at).map(|fates| (at, fates))
+    })
+}
+
+/// Gives `share` (0..=1) of the arrivals of `events`, drawn with `seed`, the
+/// answer "decline `after` seconds into the proposal" (the rest keep
+/// theirs): a replay of real games with some players declining.
+pub fn assign_declines(events: &mut [super::Event], share: f64, after: f64, seed: u64) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xdec1_1e5);
+    for event in events {
+        if let super::Event::Arrival { answer, .. } = event {
+            if rng.gen::<f64>() < share {
+                *answer = Some(SimAnswer {
+                    accept: false,
+                    after,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::{run, Scenario};
+
+    fn scenario(arrivals: &str, cooldown: f64) -> Scenario {
+        Scenario::parse(&format!(
+            r#"{{"gameMode": {{"name": "duel", "matchShape": [1, 1],
+                "matchmakingCycleDurationSeconds": 1, "ticketTtlSeconds": 600,
+                "algorithm": {{"type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                               "baseTolerance": 50, "expansionMultiplier": 2}},
+                "acceptance": {{"timeoutSeconds": 10, "declineCooldownSeconds": {cooldown}}}}},
+              "seed": 1, "until": 60, "arrivals": [{arrivals}]}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn everyone_accepting_makes_the_match_when_the_last_accepts() {
+        let report = run(&scenario(
+            r#"{"at": 0, "playerId": "a", "mmr": 1500},
+               {"at": 0, "playerId": "b", "mmr": 1500, "answer": {"after": 4}}"#,
+            0.0,
+        ));
+        assert_eq!(report.proposals.len(), 1);
+        let p = &report.proposals[0];
+        assert_eq!((p.at, p.outcome, p.closed_at), (1.0, "made", Some(5.0)));
+        assert_eq!(report.matches.len(), 1);
+        assert_eq!(report.matches[0].at, 5.0);
+        // The wait runs until the match is made, not until it is proposed.
+        assert_eq!(report.stats.wait_seconds.max, Some(5.0));
+        let a = report.stats.acceptance.unwrap();
+        assert_eq!((a.proposals, a.made, a.accepted_share), (1, 1, Some(1.0)));
+    }
+
+    #[test]
+    fn a_decline_requeues_the_other_with_its_wait_and_cools_the_decliner_down() {
+        let report = run(&scenario(
+            r#"{"at": 0, "playerId": "a", "mmr": 1500},
+               {"at": 0, "playerId": "b", "mmr": 1500, "answer": {"accept": false, "after": 2}},
+               {"at": 5, "playerId": "c", "mmr": 1500},
+               {"at": 6, "playerId": "b", "mmr": 1500},
+               {"at": 40, "playerId": "b", "mmr": 1500}"#,
+            30.0,
+        ));
+        let p = &report.proposals[0];
+        assert_eq!(p.outcome, "cancelled");
+        assert_eq!(p.declined, ["b"]);
+        assert_eq!(p.requeued, ["a"]);
+        // a, requeued at 3 with its first queuedAt, is matched with c at 5:
+        // its wait counts from 0.
+        let second = &report.proposals[1];
+        assert_eq!((second.at, second.outcome), (5.0, "made"));
+        assert!(report.stats.wait_seconds.max.unwrap() >= 5.0);
+        let a = report.stats.acceptance.unwrap();
+        assert_eq!((a.declines, a.requeued, a.cooldown_refusals), (1, 1, 1));
+        assert_eq!(a.accepted_share, Some(0.5));
+        // The decliner failed MATCH_DECLINED; its arrival at 6 was refused
+        // by the cooldown, the one at 40 searched again.
+        assert!(report
+            .ended
+            .iter()
+            .any(|e| e.player_id == "b" && e.code == "MATCH_DECLINED"));
+        assert_eq!(report.unmatched, ["b"]);
+    }
+
+    #[test]
+    fn the_silent_time_out_and_a_party_is_never_split() {
+        let report = run(&Scenario::parse(
+            r#"{"gameMode": {"name": "duos", "matchShape": [2, 2],
+                "matchmakingCycleDurationSeconds": 1, "parties": {"allowParties": true, "maxSize": 2},
+                "algorithm": {"type": "fifo"},
+                "acceptance": {"timeoutSeconds": 10}},
+              "seed": 1, "until": 30, "arrivals": [
+                {"at": 0, "playerId": "a1", "party": {"id": "pa", "members": ["a1", "a2"]}},
+                {"at": 0, "playerId": "a2", "party": {"id": "pa", "members": ["a1", "a2"]},
+                 "answer": {"after": 99}},
+                {"at": 0, "playerId": "b1", "party": {"id": "pb", "members": ["b1", "b2"]}},
+                {"at": 0, "playerId": "b2", "party": {"id": "pb", "members": ["b1", "b2"]}}]}"#,
+        )
+        .unwrap());
+        let p = &report.proposals[0];
+        assert_eq!((p.outcome, p.closed_at), ("cancelled", Some(11.0)));
+        assert_eq!(p.timed_out, ["a2"]);
+        let mut requeued = p.requeued.clone();
+        requeued.sort();
+        assert_eq!(requeued, ["b1", "b2"]);
+        let code = |player: &str| {
+            report
+                .ended
+                .iter()
+                .find(|e| e.player_id == player)
+                .map(|e| e.code.as_str())
+        };
+        assert_eq!(code("a2"), Some("ACCEPTANCE_TIMEOUT"));
+        assert_eq!(code("a1"), Some("PARTY_MEMBER_DECLINED"));
+        assert_eq!(report.stats.acceptance.unwrap().timeouts, 1);
+    }
+
+    #[test]
+    fn a_cancel_during_a_proposal_counts_as_a_decline() {
+        let report = run(&scenario(
+            r#"{"at": 0, "playerId": "a", "mmr": 1500, "answer": {"after": 5}},
+               {"at": 0, "playerId": "b", "mmr": 1500, "answer": {"after": 5}},
+               {"at": 3, "cancel": "b"}"#,
+            0.0,
+        ));
+        let p = &report.proposals[0];
+        assert_eq!((p.outcome, p.closed_at), ("cancelled", Some(3.0)));
+        assert_eq!(p.declined, ["b"]);
+        assert_eq!(report.unmatched, ["a"]);
+    }
+
+    #[test]
+    fn the_table_shows_the_acceptance_figures() {
+        let report = run(&scenario(
+            r#"{"at": 0, "playerId": "a", "mmr": 1500},
+               {"at": 0, "playerId": "b", "mmr": 1500, "answer": {"accept": false, "after": 2}}"#,
+            0.0,
+        ));
+        let table = super::super::render_table(&report, 5);
+        assert!(
+            table.contains("proposals 1   made 0   accepted share 0.0 %   declines 1   timeouts 0   requeued 1"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn declines_are_drawn_for_the_share_asked() {
+        let mut events: Vec<super::super::Event> = (0..10_000)
+            .map(|i| super::super::Event::Arrival {
+                at: f64::from(i),
+                player_id: format!("p{i}"),
+                mmr: None,
+                ping_ms: None,
+                party: None,
+                latencies: None,
+                data: None,
+                answer: None,
+            })
+            .collect();
+        super::assign_declines(&mut events, 0.1, 3.0, 7);
+        let declining = events
+            .iter()
+            .filter(|e| {
+                matches!(e, super::super::Event::Arrival { answer: Some(a), .. } if !a.accept && a.after == 3.0)
+            })
+            .count();
+        assert!((900..1100).contains(&declining), "{declining}");
+    }
+
+    #[test]
+    fn a_mode_without_acceptance_reports_no_proposals() {
+        let report = run(&Scenario::parse(
+            r#"{"gameMode": {"name": "duel", "matchShape": [1, 1],
+                "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "fifo"}},
+              "until": 5, "arrivals": [{"at": 0, "playerId": "a", "answer": {"accept": false}},
+                                       {"at": 0, "playerId": "b"}]}"#,
+        )
+        .unwrap());
+        assert!(report.proposals.is_empty());
+        assert_eq!(report.stats.acceptance, None);
+        assert_eq!(report.matches.len(), 1);
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(json.get("proposals").is_none());
+    }
+}
