@@ -25,6 +25,7 @@ mod end_to_end;
 mod fairness;
 mod fencing;
 mod outages;
+mod recordings;
 mod recovery;
 mod regions;
 mod retention;
