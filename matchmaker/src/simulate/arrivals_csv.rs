@@ -94,6 +94,7 @@ mod tests {
                 }),
                 latencies: None,
                 data: None,
+                answer: None,
             },
             Event::Arrival {
                 at: 1.0,
@@ -103,6 +104,7 @@ mod tests {
                 party: None,
                 latencies: None,
                 data: None,
+                answer: None,
             },
             Event::Cancel {
                 at: 2.5,
