@@ -22,6 +22,7 @@ pub mod mode_loop;
 pub mod modes;
 pub mod proposals;
 pub mod record;
+pub mod shares;
 pub mod sweep;
 pub mod tick;
 pub mod worker;

@@ -19,7 +19,9 @@ use matchplane_store::tickets::TicketStore;
 use matchplane_webhook::{Deliverer, Dispatcher, EndpointLimits};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -38,6 +40,34 @@ pub struct Shared {
     /// This worker start's lease epoch (the high half of its fencing
     /// tokens), taken from the database before any lease.
     pub epoch: u64,
+    /// Modes whose lease this worker holds now.
+    pub held: AtomicUsize,
+    /// When the scheduler last listed the modes from the database: a mode
+    /// whose listed version is its cached config's cycles on that config
+    /// without reading it again while this is within
+    /// [`WorkerConfig::config_grace`].
+    pub listed_at: Mutex<Option<Instant>>,
+}
+
+impl Shared {
+    /// Counts a lease taken (`true`) or given up / lost (`false`).
+    pub(crate) fn count_held(&self, taken: bool) {
+        let now = if taken {
+            self.held.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            self.held.fetch_sub(1, Ordering::Relaxed).saturating_sub(1)
+        };
+        crate::metrics::modes_held(now);
+    }
+
+    /// Whether the last listing of the modes is recent enough for a cached
+    /// config of the listed version to be used without a read.
+    pub(crate) fn listing_fresh(&self) -> bool {
+        self.listed_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|at| at.elapsed() < self.config.config_grace)
+    }
 }
 
 /// Takes this start's lease epoch, waiting (a try a second) while the
@@ -63,7 +93,7 @@ async fn take_epoch(
 }
 
 /// Version sent to a mode's loop when the mode left the list.
-const GONE: i64 = -1;
+pub(crate) const GONE: i64 = -1;
 
 /// Runs a worker until `shutdown` is cancelled, then waits for its loops to
 /// stop (leases released, in-flight webhook attempts logged).
@@ -113,6 +143,8 @@ pub async fn run_worker_with_tickets(
         tickets,
         db,
         epoch,
+        held: AtomicUsize::new(0),
+        listed_at: Mutex::new(None),
     });
 
     let delivery_task = {
@@ -132,45 +164,115 @@ pub async fn run_worker_with_tickets(
     Ok(())
 }
 
-/// Keeps one loop per listed mode until `shutdown`.
+/// How long a worker's heartbeat lasts: a killed worker's modes go to the
+/// others once it lapses (a lease time, or three listings if those are
+/// slower).
+fn heartbeat_ttl(config: &WorkerConfig) -> std::time::Duration {
+    config.lease_ttl.max(config.reconcile_interval * 3)
+}
+
+/// The live workers, this one's heartbeat renewed; on a store failure the
+/// last view (this worker alone at first).
+async fn live_workers(shared: &Shared, last: Vec<String>) -> Vec<String> {
+    let me = &shared.config.worker_id;
+    match shared
+        .pool
+        .worker_heartbeat(me, heartbeat_ttl(&shared.config))
+        .await
+    {
+        Ok(live) => live,
+        Err(err) => {
+            tracing::warn!(error = %err, "worker heartbeat failed; keeping the last view");
+            if last.is_empty() {
+                vec![me.clone()]
+            } else {
+                last
+            }
+        }
+    }
+}
+
+/// What the scheduler keeps per mode: the channels to its loop.
+struct ModeChannels {
+    /// The mode's listed version ([`GONE`] once unlisted).
+    version: watch::Sender<i64>,
+    /// Whether the mode is this worker's ([`crate::shares`]).
+    mine: watch::Sender<bool>,
+}
+
+/// Keeps one loop per listed mode until `shutdown`, and tells each whether
+/// its mode is this worker's share. Leaves the worker set first on
+/// shutdown, so the others take the modes as soon as the leases go.
 async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
     let mut loops: JoinSet<ModeKey> = JoinSet::new();
-    let mut senders: HashMap<ModeKey, watch::Sender<i64>> = HashMap::new();
+    let mut channels: HashMap<ModeKey, ModeChannels> = HashMap::new();
+    let mut workers: Vec<String> = Vec::new();
+    let me = shared.config.worker_id.clone();
     loop {
         while let Some(done) = loops.try_join_next() {
             if let Ok(key) = done {
-                senders.remove(&key);
+                channels.remove(&key);
             }
         }
+        let seen = live_workers(shared, std::mem::take(&mut workers)).await;
+        if seen != workers {
+            tracing::info!(workers = seen.len(), "live workers changed");
+            crate::metrics::workers_live(seen.len());
+        }
+        workers = seen;
         match modes::list_all(&shared.db).await {
             Ok(listed) => {
-                for (key, sender) in &senders {
+                *shared
+                    .listed_at
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+                for (key, sender) in &channels {
                     if !listed.contains_key(key) {
-                        sender.send_if_modified(|v| std::mem::replace(v, GONE) != GONE);
+                        sender
+                            .version
+                            .send_if_modified(|v| std::mem::replace(v, GONE) != GONE);
                     }
                 }
                 for (key, version) in listed {
-                    if let Some(sender) = senders.get(&key) {
-                        sender.send_if_modified(|v| std::mem::replace(v, version) != version);
+                    let mine = crate::shares::owner(&workers, &key) == Some(me.as_str());
+                    if let Some(sender) = channels.get(&key) {
+                        sender
+                            .version
+                            .send_if_modified(|v| std::mem::replace(v, version) != version);
+                        sender
+                            .mine
+                            .send_if_modified(|m| std::mem::replace(m, mine) != mine);
                         continue;
                     }
-                    let (sender, receiver) = watch::channel(version);
-                    senders.insert(key.clone(), sender);
+                    let (version, versions) = watch::channel(version);
+                    let (mine, mines) = watch::channel(mine);
+                    channels.insert(key.clone(), ModeChannels { version, mine });
                     let shared = Arc::clone(shared);
                     let cancel = shutdown.child_token();
                     loops.spawn(async move {
-                        crate::mode_loop::run(shared, key.clone(), receiver, cancel).await;
+                        crate::mode_loop::run(shared, key.clone(), versions, mines, cancel).await;
                         key
                     });
                 }
             }
-            Err(err) => tracing::warn!(error = %err, "listing game modes failed"),
+            Err(err) => {
+                tracing::warn!(error = %err, "listing game modes failed");
+                for (key, sender) in &channels {
+                    let mine = crate::shares::owner(&workers, key) == Some(me.as_str());
+                    sender
+                        .mine
+                        .send_if_modified(|m| std::mem::replace(m, mine) != mine);
+                }
+            }
         }
         tokio::select! {
             () = shutdown.cancelled() => break,
             () = tokio::time::sleep(shared.config.reconcile_interval) => {}
         }
     }
+    if let Err(err) = shared.pool.worker_leave(&me).await {
+        tracing::warn!(error = %err, "leaving the worker set failed");
+    }
     while loops.join_next().await.is_some() {}
-    drop(senders);
+    drop(channels);
 }
