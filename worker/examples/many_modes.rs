@@ -55,8 +55,8 @@ impl Worker {
 
     /// Resident set size (bytes) from `/proc`.
     fn rss(&self) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .unwrap_or_default();
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
         status
             .lines()
             .find_map(|l| l.strip_prefix("VmRSS:"))
@@ -155,10 +155,16 @@ async fn sample(workers: &[Worker]) -> Sample {
     let mut s = Sample::default();
     for w in workers {
         let m = w.scrape().await;
-        s.held
-            .push(m.get("matchplane_worker_modes_held").copied().unwrap_or(0.0));
+        s.held.push(
+            m.get("matchplane_worker_modes_held")
+                .copied()
+                .unwrap_or(0.0),
+        );
         s.cycles += m.get("matchplane_cycles_total").copied().unwrap_or(0.0);
-        s.idle += m.get("matchplane_idle_cycles_total").copied().unwrap_or(0.0);
+        s.idle += m
+            .get("matchplane_idle_cycles_total")
+            .copied()
+            .unwrap_or(0.0);
         s.ratio_count += m
             .get("matchplane_cycle_period_ratio_count")
             .copied()
@@ -251,7 +257,8 @@ async fn main() {
     let lease: f64 = setting("LEASE_SECONDS", 5.0);
     let busy: usize = setting("BUSY_MODES", 100);
     let measure: u64 = setting("MEASURE_SECONDS", 60);
-    let bin = std::env::var("MATCHPLANE_BIN").unwrap_or_else(|_| "target/release/matchplane".into());
+    let bin =
+        std::env::var("MATCHPLANE_BIN").unwrap_or_else(|_| "target/release/matchplane".into());
 
     let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
@@ -291,7 +298,10 @@ async fn main() {
     tokio::time::sleep(Duration::from_secs(4)).await;
     let baseline = empty.rss();
     empty.child.kill().await.ok();
-    println!("  worker with no modes: RSS {:.1} MB", baseline as f64 / 1e6);
+    println!(
+        "  worker with no modes: RSS {:.1} MB",
+        baseline as f64 / 1e6
+    );
 
     let started = Instant::now();
     let mut keys = Vec::with_capacity(modes);
@@ -334,7 +344,12 @@ async fn main() {
     pool_config.prefix = prefix.clone();
     let pool: Arc<dyn PoolStore> = Arc::new(RedisPoolStore::connect(pool_config).await.unwrap());
     let now = Utc::now().timestamp_micros() as f64 / 1e6;
-    for (i, key) in keys.iter().enumerate().step_by((modes / busy.max(1)).max(1)).take(busy) {
+    for (i, key) in keys
+        .iter()
+        .enumerate()
+        .step_by((modes / busy.max(1)).max(1))
+        .take(busy)
+    {
         let search = Search::solo(format!("tkt_{i}"), format!("player-{i}"), 1500.0, now);
         pool.add_search(key, &search, now + 7200.0, None)
             .await
@@ -353,7 +368,10 @@ async fn main() {
     let mut workers: Vec<Worker> = (0..workers_n).map(|_| bench.start()).collect();
     let limit = Duration::from_secs(120);
     let settled = settle(&workers, modes, since, limit).await;
-    println!("  shares within ±20 % after {:.1} s", settled.unwrap_or(f64::NAN));
+    println!(
+        "  shares within ±20 % after {:.1} s",
+        settled.unwrap_or(f64::NAN)
+    );
     // Let every mode run a few cycles on its final holder.
     tokio::time::sleep(Duration::from_secs_f64(cycle * 3.0)).await;
 
@@ -392,7 +410,12 @@ async fn main() {
     }
     for w in &workers {
         let rss = w.rss();
-        let held = w.scrape().await.get("matchplane_worker_modes_held").copied().unwrap_or(0.0);
+        let held = w
+            .scrape()
+            .await
+            .get("matchplane_worker_modes_held")
+            .copied()
+            .unwrap_or(0.0);
         println!(
             "  {}: RSS {:.1} MB, {held:.0} modes held of {modes} listed: {:.0} bytes per listed mode over the empty worker",
             w.name,
@@ -408,10 +431,7 @@ async fn main() {
     let before_kill = sample(&workers).await;
     let back = settle(&workers, modes, killed, limit).await;
     if let Some(t) = back {
-        println!(
-            "  rebalanced after {t:.1} s = {:.2} lease times",
-            t / lease
-        );
+        println!("  rebalanced after {t:.1} s = {:.2} lease times", t / lease);
     }
     tokio::time::sleep(Duration::from_secs_f64(cycle * 2.0)).await;
     let after_kill = sample(&workers).await;

@@ -61,8 +61,9 @@ pub const MODES_HELD: &str = "matchplane_worker_modes_held";
 pub const WORKERS_LIVE: &str = "matchplane_workers_live";
 
 /// The buckets of [`CYCLE_PERIOD_RATIO`]: ±5, ±10, ±20, ±50 % of the period.
-const PERIOD_RATIO_BUCKETS: [f64; 12] =
-    [0.5, 0.8, 0.9, 0.95, 0.99, 1.01, 1.05, 1.1, 1.2, 1.5, 2.0, 5.0];
+const PERIOD_RATIO_BUCKETS: [f64; 12] = [
+    0.5, 0.8, 0.9, 0.95, 0.99, 1.01, 1.05, 1.1, 1.2, 1.5, 2.0, 5.0,
+];
 
 /// Records one cycle start: `period_ratio` is the time since the mode's
 /// previous start on this worker over its configured period (`None` for a

@@ -29,7 +29,7 @@ use crate::error::WorkerError;
 use crate::modes::{self, ModeConfig};
 use crate::record::Recorder;
 use crate::tick::{TickOutcome, Ticker};
-use crate::worker::{Shared, GONE};
+use crate::worker::{Listed, Shared, GONE};
 use chrono::Utc;
 use matchplane_store::pool::{ModeActivity, ModeKey};
 use rand::Rng;
@@ -83,7 +83,7 @@ fn hold_for(ttl: Duration, pause: Duration) -> Duration {
 pub async fn run(
     shared: Arc<Shared>,
     key: ModeKey,
-    mut versions: watch::Receiver<i64>,
+    mut versions: watch::Receiver<Listed>,
     mut mine: watch::Receiver<bool>,
     cancel: CancellationToken,
 ) {
@@ -187,10 +187,14 @@ async fn config_for_cycle(
     shared: &Shared,
     key: &ModeKey,
     cached: &Option<(ModeConfig, Instant)>,
-    listed: i64,
+    listed: Listed,
 ) -> Result<Option<ModeConfig>, WorkerError> {
-    if let Some((config, _)) = cached {
-        if listed != GONE && config.version == listed && shared.listing_fresh() {
+    let (version, read) = listed;
+    if version != GONE && shared.listing_fresh() {
+        if let Some(config) = read.filter(|c| c.version == version) {
+            return Ok(Some(config.as_ref().clone()));
+        }
+        if let Some((config, _)) = cached.as_ref().filter(|(c, _)| c.version == version) {
             return Ok(Some(config.clone()));
         }
     }
@@ -209,7 +213,7 @@ async fn held(
     key: &ModeKey,
     token: u64,
     cached: &mut Option<(ModeConfig, Instant)>,
-    versions: &mut watch::Receiver<i64>,
+    versions: &mut watch::Receiver<Listed>,
     mine: &mut watch::Receiver<bool>,
     cancel: &CancellationToken,
 ) -> Held {
@@ -223,13 +227,16 @@ async fn held(
     // which period the last one started.
     let mut due = tokio::time::Instant::now();
     let mut last_start: Option<(tokio::time::Instant, Duration)> = None;
-    // When the figures of this idle streak were last stored.
-    let mut idle_figures: Option<Instant> = None;
+    // When the figures of this idle streak were last stored: as if at a
+    // random moment of the last minute, so the modes a worker takes at
+    // once (its start) spread their first writes over a minute.
+    let mut idle_figures: Option<Instant> = Instant::now()
+        .checked_sub(IDLE_FIGURES_EVERY.mul_f64(rand::thread_rng().gen_range(0.0..1.0)));
     loop {
         if !*mine.borrow_and_update() {
             return Held::Handed;
         }
-        let listed = *versions.borrow_and_update();
+        let listed = versions.borrow_and_update().clone();
         let config = match config_for_cycle(shared, key, cached, listed).await {
             Ok(Some(config)) => {
                 // Confirmed now: read, or listed at this version lately.
@@ -325,10 +332,13 @@ async fn held(
         }
         // Due proposals are closed between cycles in a mode with acceptance,
         // and in one that still has proposals open (acceptance turned off).
-        let open = config.config.acceptance.is_some()
-            || activity.is_none_or(|a| a.proposals > 0);
+        let open = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
         let acceptance = open.then(|| config.webhook_enabled());
-        match wait(shared, key, &mut lease, due, versions, mine, cancel, acceptance).await {
+        match wait(
+            shared, key, &mut lease, due, versions, mine, cancel, acceptance,
+        )
+        .await
+        {
             WaitEnd::Cancelled => return Held::Done,
             WaitEnd::LostLease => return Held::Lost,
             WaitEnd::Handed => return Held::Handed,
@@ -531,7 +541,7 @@ async fn wait(
     key: &ModeKey,
     lease: &mut HeldLease,
     until: tokio::time::Instant,
-    versions: &mut watch::Receiver<i64>,
+    versions: &mut watch::Receiver<Listed>,
     mine: &mut watch::Receiver<bool>,
     cancel: &CancellationToken,
     proposals: Option<bool>,

@@ -72,7 +72,10 @@ mod tests {
                 "{worker} runs {count} of 10 000 modes (±9 % of a third)"
             );
         }
-        assert!((2_200..=2_800).contains(&moved), "{moved} moved to the fourth");
+        assert!(
+            (2_200..=2_800).contains(&moved),
+            "{moved} moved to the fourth"
+        );
     }
 
     #[test]

@@ -92,6 +92,10 @@ async fn take_epoch(
     }
 }
 
+/// What the scheduler tells a mode's loop of its mode: the version listed,
+/// and the config of that version if it was read.
+pub type Listed = (i64, Option<Arc<modes::ModeConfig>>);
+
 /// Version sent to a mode's loop when the mode left the list.
 pub(crate) const GONE: i64 = -1;
 
@@ -192,10 +196,20 @@ async fn live_workers(shared: &Shared, last: Vec<String>) -> Vec<String> {
     }
 }
 
+/// A task aborted when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// What the scheduler keeps per mode: the channels to its loop.
 struct ModeChannels {
-    /// The mode's listed version ([`GONE`] once unlisted).
-    version: watch::Sender<i64>,
+    /// The mode's listed version ([`GONE`] once unlisted), with its config
+    /// when the scheduler read it.
+    version: watch::Sender<Listed>,
     /// Whether the mode is this worker's ([`crate::shares`]).
     mine: watch::Sender<bool>,
 }
@@ -206,20 +220,44 @@ struct ModeChannels {
 async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
     let mut loops: JoinSet<ModeKey> = JoinSet::new();
     let mut channels: HashMap<ModeKey, ModeChannels> = HashMap::new();
-    let mut workers: Vec<String> = Vec::new();
     let me = shared.config.worker_id.clone();
+    // The heartbeat beats on its own, so a slow listing never lets it lapse.
+    let first = live_workers(shared, Vec::new()).await;
+    let (view, mut views) = watch::channel(first);
+    // Aborted with the scheduler (an aborted worker task must stop beating).
+    let beat = AbortOnDrop({
+        let shared = Arc::clone(shared);
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let every = (heartbeat_ttl(&shared.config) / 5).min(shared.config.reconcile_interval);
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    () = tokio::time::sleep(every) => {}
+                }
+                let last = view.borrow().clone();
+                let seen = live_workers(&shared, last).await;
+                view.send_if_modified(|v| {
+                    if *v == seen {
+                        return false;
+                    }
+                    tracing::info!(workers = seen.len(), "live workers changed");
+                    crate::metrics::workers_live(seen.len());
+                    *v = seen;
+                    true
+                });
+            }
+        })
+    });
+    crate::metrics::workers_live(views.borrow().len());
     loop {
+        let began = Instant::now();
         while let Some(done) = loops.try_join_next() {
             if let Ok(key) = done {
                 channels.remove(&key);
             }
         }
-        let seen = live_workers(shared, std::mem::take(&mut workers)).await;
-        if seen != workers {
-            tracing::info!(workers = seen.len(), "live workers changed");
-            crate::metrics::workers_live(seen.len());
-        }
-        workers = seen;
+        let workers = views.borrow_and_update().clone();
         match modes::list_all(&shared.db).await {
             Ok(listed) => {
                 *shared
@@ -228,23 +266,54 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                     .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
                 for (key, sender) in &channels {
                     if !listed.contains_key(key) {
-                        sender
-                            .version
-                            .send_if_modified(|v| std::mem::replace(v, GONE) != GONE);
+                        sender.version.send_if_modified(|v| {
+                            let gone = v.0 != GONE;
+                            *v = (GONE, None);
+                            gone
+                        });
                     }
                 }
+                // Configs of new versions, read here in one go rather than
+                // by each loop (thousands at a worker's start).
+                let moved: Vec<ModeKey> = listed
+                    .iter()
+                    .filter(|(key, version)| {
+                        channels
+                            .get(*key)
+                            .is_none_or(|c| c.version.borrow().0 != **version)
+                    })
+                    .map(|(key, _)| key.clone())
+                    .collect();
+                let mut configs = if moved.is_empty() {
+                    HashMap::new()
+                } else {
+                    modes::configs_of(&shared.db, &moved)
+                        .await
+                        .unwrap_or_else(|err| {
+                            tracing::warn!(error = %err, "reading game modes failed");
+                            HashMap::new()
+                        })
+                };
                 for (key, version) in listed {
                     let mine = crate::shares::owner(&workers, &key) == Some(me.as_str());
+                    let config = configs
+                        .remove(&key)
+                        .filter(|c| c.version == version)
+                        .map(Arc::new);
                     if let Some(sender) = channels.get(&key) {
-                        sender
-                            .version
-                            .send_if_modified(|v| std::mem::replace(v, version) != version);
+                        sender.version.send_if_modified(|v| {
+                            if v.0 == version && (v.1.is_some() || config.is_none()) {
+                                return false;
+                            }
+                            *v = (version, config);
+                            true
+                        });
                         sender
                             .mine
                             .send_if_modified(|m| std::mem::replace(m, mine) != mine);
                         continue;
                     }
-                    let (version, versions) = watch::channel(version);
+                    let (version, versions) = watch::channel((version, config));
                     let (mine, mines) = watch::channel(mine);
                     channels.insert(key.clone(), ModeChannels { version, mine });
                     let shared = Arc::clone(shared);
@@ -265,11 +334,22 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                 }
             }
         }
+        let took = began.elapsed();
+        if took > shared.config.reconcile_interval * 2 {
+            tracing::warn!(?took, modes = channels.len(), "listing the modes is slow");
+        }
         tokio::select! {
             () = shutdown.cancelled() => break,
             () = tokio::time::sleep(shared.config.reconcile_interval) => {}
+            // A worker joined or left: hand over or take modes at once.
+            changed = views.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
         }
     }
+    drop(beat);
     if let Err(err) = shared.pool.worker_leave(&me).await {
         tracing::warn!(error = %err, "leaving the worker set failed");
     }

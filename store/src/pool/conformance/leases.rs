@@ -128,7 +128,10 @@ pub async fn the_lease_probe_renews_and_counts(store: Arc<dyn PoolStore>) {
         .claim(&m, token, &claim_of("mat_p", &["t1", "t2"]))
         .await
         .unwrap();
-    assert!(matches!(claimed, ClaimOutcome::Claimed { .. }), "{claimed:?}");
+    assert!(
+        matches!(claimed, ClaimOutcome::Claimed { .. }),
+        "{claimed:?}"
+    );
     let after = store
         .renew_lease_and_probe(&m, token, short)
         .await
@@ -150,10 +153,7 @@ pub async fn the_lease_probe_renews_and_counts(store: Arc<dyn PoolStore>) {
     );
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(
-        store
-            .renew_lease_and_probe(&m, token, short)
-            .await
-            .unwrap(),
+        store.renew_lease_and_probe(&m, token, short).await.unwrap(),
         None,
         "lapsed"
     );
@@ -163,10 +163,7 @@ pub async fn the_lease_probe_renews_and_counts(store: Arc<dyn PoolStore>) {
         .unwrap()
         .unwrap();
     assert_eq!(
-        store
-            .renew_lease_and_probe(&m, token, short)
-            .await
-            .unwrap(),
+        store.renew_lease_and_probe(&m, token, short).await.unwrap(),
         None,
         "someone else's"
     );
