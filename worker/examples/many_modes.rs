@@ -22,6 +22,9 @@
 //! `MATCHPLANE_TEST_REDIS_URL` (default `redis://127.0.0.1:6379/9`); the
 //! database is dropped and the Redis keys deleted at the end.
 
+// A benchmark: a failed step ends the run with its cause.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
 use chrono::Utc;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search};
 use matchplane_store::repos::{game_modes, projects};
