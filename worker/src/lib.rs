@@ -26,6 +26,7 @@ pub mod proposals;
 pub mod record;
 pub mod retention;
 pub mod recordings;
+pub mod shares;
 pub mod sweep;
 pub mod tick;
 pub mod worker;
