@@ -153,7 +153,13 @@ async fn wait_http(url: &str) {
     panic!("{url} did not answer within 60 s");
 }
 
-async fn call(http: &reqwest::Client, method: reqwest::Method, url: &str, auth: &str, body: Value) -> Value {
+async fn call(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    url: &str,
+    auth: &str,
+    body: Value,
+) -> Value {
     let response = http
         .request(method, url)
         .bearer_auth(auth)
@@ -560,9 +566,7 @@ async fn main() {
 
     // 2. CPU of the API: idle, one viewer, idle.
     let secs = watch.as_secs_f64();
-    println!(
-        "\n2. the API's CPU over {secs:.0} s windows (utime+stime of pid {api_pid})"
-    );
+    println!("\n2. the API's CPU over {secs:.0} s windows (utime+stime of pid {api_pid})");
     let measure = |label: &'static str| {
         let (api0, worker0) = (cpu_seconds(api_pid), cpu_seconds(worker_pid));
         async move {
@@ -649,7 +653,11 @@ async fn main() {
         for _ in 0..100 {
             let t0 = Instant::now();
             let response = http.get(url).bearer_auth(&key).send().await.unwrap();
-            assert!(response.status().is_success(), "{url}: {}", response.status());
+            assert!(
+                response.status().is_success(),
+                "{url}: {}",
+                response.status()
+            );
             response.bytes().await.unwrap();
             walls.push(t0.elapsed().as_secs_f64() * 1e3);
         }
