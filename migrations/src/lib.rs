@@ -41,6 +41,7 @@ mod m20261201_000082_h_match_ticket_data;
 mod m20261201_000101_j_backfills;
 mod m20261201_000111_k_stats_history;
 mod m20261201_000112_k_pool_summary;
+mod m20261201_000141_n_match_status;
 pub mod names;
 mod ops;
 
@@ -71,6 +72,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000101_j_backfills::Migration),
             Box::new(m20261201_000111_k_stats_history::Migration),
             Box::new(m20261201_000112_k_pool_summary::Migration),
+            Box::new(m20261201_000141_n_match_status::Migration),
         ]
     }
 }

@@ -17,6 +17,7 @@ pub mod backfill;
 pub mod config;
 pub mod deliveries;
 pub mod error;
+pub mod match_status;
 pub mod metrics;
 pub mod mode_loop;
 pub mod modes;

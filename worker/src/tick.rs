@@ -141,6 +141,7 @@ async fn tick(
         Some(acceptance) => {
             let proposed = crate::proposals::propose_all(
                 pool,
+                db,
                 mode,
                 config,
                 acceptance,
@@ -206,12 +207,15 @@ async fn tick(
     if let Err(err) = stats {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
     }
-    let figures = Figures::of_cycle(
-        report.pool_size,
-        claimed
-            .iter()
-            .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
-    );
+    let figures = Figures {
+        proposals: report.proposals as i64,
+        ..Figures::of_cycle(
+            report.pool_size,
+            claimed
+                .iter()
+                .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
+        )
+    };
     let history = stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await;
     if let Err(err) = history {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");

@@ -96,6 +96,7 @@ pub use persistence::Persistence;
 mod projects;
 mod proposals;
 mod reads;
+mod releases;
 mod searches;
 mod start;
 mod status;
@@ -159,6 +160,7 @@ struct Scripts {
     finish_proposal: Script,
     fill: Script,
     backfill_change: Script,
+    release: Script,
 }
 
 impl Scripts {
@@ -207,6 +209,10 @@ impl Scripts {
                 include_str!("scripts/fill.lua")
             )),
             backfill_change: Script::new(include_str!("scripts/backfill_change.lua")),
+            release: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/release.lua")
+            )),
         }
     }
 }
