@@ -81,6 +81,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::preview::preview))
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
+        .routes(routes!(crate::routes::match_lifecycle::release))
+        .routes(routes!(crate::routes::match_lifecycle::assign))
         .routes(routes!(crate::routes::backfills::open))
         .routes(routes!(
             crate::routes::backfills::get,

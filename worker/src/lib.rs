@@ -13,6 +13,7 @@
 //!
 //! See `README.md` for the design and the guarantees.
 
+pub mod assignment;
 pub mod backfill;
 pub mod config;
 pub mod deliveries;

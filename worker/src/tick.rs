@@ -114,6 +114,11 @@ async fn tick(
 
     let started = Instant::now();
     crate::sweep::expire_due(pool, mode, now_secs, expire_batch).await?;
+    // A database out of reach delays the assignment timeouts, never the
+    // cycle.
+    if let Err(err) = crate::assignment::time_out(pool, db, mode, config, now).await {
+        tracing::warn!(mode = %mode.mode, error = %err, "assignment timeouts failed");
+    }
     let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, now_secs).await?;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();

@@ -169,3 +169,111 @@ pub async fn release<C: ConnectionTrait>(
     let row = super::matches::get(db, project_id, match_id).await?;
     Ok(ReleaseOutcome::WindowClosed(row))
 }
+
+/// The tickets of `row` as a release frees them: each player's ticket with
+/// its first `queuedAt` (the match's `createdAt` minus the player's
+/// `waitSeconds`). Bot seats and unreadable entries are skipped.
+pub fn released_tickets(row: &match_::Model) -> Vec<crate::pool::ReleasedTicket> {
+    let created = row.created_at.timestamp_micros() as f64 / 1e6;
+    row.teams
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|team| team.get("players")?.as_array())
+        .flatten()
+        .filter_map(|p| {
+            Some(crate::pool::ReleasedTicket {
+                ticket_id: p.get("ticketId")?.as_str()?.to_owned(),
+                queued_at: created - p.get("waitSeconds").and_then(Value::as_f64).unwrap_or(0.0),
+            })
+        })
+        .collect()
+}
+
+/// Each player of `row`: (ticket id, player id), bot seats left out.
+pub fn seated_players(row: &match_::Model) -> Vec<(String, String)> {
+    row.teams
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|team| team.get("players")?.as_array())
+        .flatten()
+        .filter_map(|p| {
+            Some((
+                p.get("ticketId")?.as_str()?.to_owned(),
+                p.get("playerId")?.as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// What an assignment came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssignOutcome {
+    /// Stored by this call (the row after).
+    Assigned(match_::Model),
+    /// The match has an assignment already (`ALREADY_ASSIGNED`).
+    AlreadyAssigned(match_::Model),
+    /// The match is not `made` (a proposal, cancelled, released).
+    NotMade(match_::Model),
+}
+
+/// Stores `assignment` (the studio's body) on the made match `match_id` of
+/// `project_id` unless it has one: one assignment per match, a
+/// compare-and-set on `assignment IS NULL` and status `made`.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such match,
+/// [`StoreError::Db`] on a database failure.
+pub async fn assign<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+    assignment: Value,
+) -> Result<AssignOutcome, StoreError> {
+    let result = Matches::update_many()
+        .col_expr(match_::Column::Assignment, Expr::value(Some(assignment)))
+        .filter(match_::Column::ProjectId.eq(project_id))
+        .filter(match_::Column::Id.eq(match_id))
+        .filter(match_::Column::Status.eq(MADE))
+        .filter(match_::Column::Assignment.is_null())
+        .exec(db)
+        .await?;
+    let row = super::matches::get(db, project_id, match_id).await?;
+    Ok(if result.rows_affected == 1 {
+        AssignOutcome::Assigned(row)
+    } else if row.assignment.is_some() {
+        AssignOutcome::AlreadyAssigned(row)
+    } else {
+        AssignOutcome::NotMade(row)
+    })
+}
+
+/// Made matches of mode `game_mode` still without an assignment that were
+/// made at or before `due` (their wait is over), oldest first, at most
+/// `limit`; only those created after `since` are looked at (the wait is
+/// at most ten minutes, so older ones were settled long ago).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn unassigned_due<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    due: DateTime<Utc>,
+    since: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<match_::Model>, StoreError> {
+    use sea_orm::{QueryOrder, QuerySelect};
+    let rows = super::matches::scoped(project_id)
+        .filter(match_::Column::GameMode.eq(game_mode))
+        .filter(match_::Column::Status.eq(MADE))
+        .filter(match_::Column::Assignment.is_null())
+        .filter(match_::Column::CreatedAt.gte(since))
+        .filter(match_::Column::CreatedAt.lte(due))
+        .order_by_asc(match_::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?;
+    Ok(rows.into_iter().filter(|row| made_at(row) <= due).collect())
+}

@@ -137,3 +137,28 @@ pub async fn count_since<C: ConnectionTrait>(
         .count(db)
         .await?)
 }
+
+/// The lifecycle rows (status and answers) of one mode's matches and
+/// proposals created at or after `since`, newest first, at most `limit`
+/// (for the mode stats' acceptance figures).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn lifecycle_since<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    since: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<(String, Option<serde_json::Value>)>, StoreError> {
+    Ok(scoped(project_id)
+        .select_only()
+        .columns([match_::Column::Status, match_::Column::Answers])
+        .filter(match_::Column::GameMode.eq(game_mode))
+        .filter(match_::Column::CreatedAt.gte(since))
+        .order_by_desc(match_::Column::Id)
+        .limit(limit)
+        .into_tuple()
+        .all(db)
+        .await?)
+}
