@@ -12,6 +12,7 @@ mod outbox;
 mod proposals;
 mod reads;
 mod redis_only;
+mod releases;
 mod searches;
 mod status;
 
@@ -30,6 +31,7 @@ use leases::*;
 use outbox::*;
 use proposals::*;
 use reads::*;
+use releases::*;
 use searches::*;
 use status::*;
 
@@ -89,6 +91,8 @@ conformance!(
     fills_are_refused_when_stale_fenced_or_gone,
     two_fills_of_one_revision_take_one_seat,
     a_close_racing_a_fill_ends_with_one_of_them,
+    a_cancelled_proposal_queues_its_closing_record,
+    a_released_matchs_tickets_search_again_from_their_first_queued_at,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {
