@@ -81,13 +81,15 @@ mod tests {
     fn wait_seconds_is_one_to_six_hundred() {
         let tier = crate::Tier::enterprise();
         for bad in ["0", "601", "0.5"] {
-            let errors = crate::validate(&mode(&format!(r#"{{"waitSeconds": {bad}}}"#)), &tier)
-                .unwrap_err();
+            let errors =
+                crate::validate(&mode(&format!(r#"{{"waitSeconds": {bad}}}"#)), &tier).unwrap_err();
             let fields: Vec<&str> = errors.0.iter().map(|e| e.field.as_str()).collect();
             assert_eq!(fields, ["assignment.waitSeconds"], "{bad}");
         }
         for good in ["1", "600"] {
-            assert!(crate::validate(&mode(&format!(r#"{{"waitSeconds": {good}}}"#)), &tier).is_ok());
+            assert!(
+                crate::validate(&mode(&format!(r#"{{"waitSeconds": {good}}}"#)), &tier).is_ok()
+            );
         }
         assert!(serde_json::from_str::<Assignment>(r#"{"waitSeconds": 5, "x": 1}"#).is_err());
     }
@@ -96,7 +98,10 @@ mod tests {
     fn the_window_is_at_least_two_minutes() {
         assert_eq!(release_window(None), 120.0);
         assert_eq!(release_window(Some(&mode(r#"{"waitSeconds": 60}"#))), 120.0);
-        assert_eq!(release_window(Some(&mode(r#"{"waitSeconds": 300}"#))), 300.0);
+        assert_eq!(
+            release_window(Some(&mode(r#"{"waitSeconds": 300}"#))),
+            300.0
+        );
     }
 
     #[test]

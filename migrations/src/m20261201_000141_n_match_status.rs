@@ -37,7 +37,10 @@ impl MigrationTrait for Migration {
                 .not_null()
                 .default("made")
                 .to_owned(),
-            ColumnDef::new(Matches::Answers).json_binary().null().to_owned(),
+            ColumnDef::new(Matches::Answers)
+                .json_binary()
+                .null()
+                .to_owned(),
             ColumnDef::new(Matches::MadeAt)
                 .timestamp_with_time_zone()
                 .null()

@@ -37,15 +37,9 @@ pub async fn time_out(
     };
     let wait = chrono::Duration::milliseconds((assignment.wait_seconds * 1000.0) as i64);
     let since = now - chrono::Duration::days(1);
-    let due = match_status::unassigned_due(
-        db,
-        &mode.project_id,
-        &mode.mode,
-        now - wait,
-        since,
-        BATCH,
-    )
-    .await?;
+    let due =
+        match_status::unassigned_due(db, &mode.project_id, &mode.mode, now - wait, since, BATCH)
+            .await?;
     let mut released = 0;
     let now_secs = now.timestamp_micros() as f64 / 1e6;
     for row in due {

@@ -30,10 +30,12 @@ pub async fn store_proposed(
         .iter()
         .zip(outcomes)
         .filter(|(_, outcome)| matches!(outcome, ClaimOutcome::Claimed { .. }))
-        .filter_map(|(p, _)| match serde_json::from_str::<Event>(&p.claim.record_json) {
-            Ok(Event::MatchMade(body)) => crate::record::match_row(mode, &body).ok(),
-            _ => None,
-        })
+        .filter_map(
+            |(p, _)| match serde_json::from_str::<Event>(&p.claim.record_json) {
+                Ok(Event::MatchMade(body)) => crate::record::match_row(mode, &body).ok(),
+                _ => None,
+            },
+        )
         .map(|mut row| {
             row.status = PROPOSED.to_owned();
             row.answers = Some(match_status::answers_all(
@@ -64,8 +66,8 @@ fn proposal_tickets<'a>(
 
 /// After a batch of records was stored: marks the proposals among `made`
 /// (match ids) made at `now`, stores each of `cancelled` as such, and adds
-/// the cancelled ones a player declined or let time out to the minute's
-/// `declines`.
+/// to the minute's figures the proposals made (as matches) and the
+/// cancelled ones a player declined or let time out (`declines`).
 ///
 /// # Errors
 /// A database failure (the batch stays in the outbox: every step here may
@@ -96,12 +98,30 @@ pub async fn apply(
             }
         }
     }
-    if declines > 0 {
-        let figures = Figures {
-            declines,
-            ..Figures::default()
-        };
-        stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await?;
-    }
+    // The minute's figures: the proposals made count as its matches (a
+    // claim counts its match in the cycle; a proposal only once made).
+    let made: Vec<(Vec<f64>, Option<f64>)> = proposals
+        .iter()
+        .map(|row| {
+            let waits = row
+                .teams
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|team| team.get("players")?.as_array())
+                .flatten()
+                .filter_map(|p| p.get("waitSeconds")?.as_f64())
+                .collect();
+            (waits, row.quality.get("mmrSpread").and_then(|v| v.as_f64()))
+        })
+        .collect();
+    let mut figures = Figures::of_cycle(
+        0,
+        made.iter()
+            .map(|(waits, spread)| (waits.as_slice(), *spread)),
+    );
+    figures.cycles = 0;
+    figures.declines = declines;
+    stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await?;
     Ok(())
 }

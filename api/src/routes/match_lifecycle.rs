@@ -229,7 +229,11 @@ pub async fn assign(
         .cache
         .mode(&state.db, &project_id, &row.game_mode)
         .await?;
-    if config.as_ref().and_then(|c| c.assignment.as_ref()).is_none() {
+    if config
+        .as_ref()
+        .and_then(|c| c.assignment.as_ref())
+        .is_none()
+    {
         return Err(ApiError::invalid(vec![FieldError::new(
             "matchId",
             Code::ValidationError,

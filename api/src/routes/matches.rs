@@ -12,9 +12,9 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
+use matchplane_matchmaker::acceptance::Answer;
 use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::{match_, match_ticket};
-use matchplane_matchmaker::acceptance::Answer;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{match_status, match_tickets, matches, projects, StoreError};
 use matchplane_webhook::payload::Team;
@@ -192,7 +192,11 @@ pub async fn list(
     let tickets = match_tickets::of_matches(&state.db, &project_id, &ids).await?;
     let mut items = Vec::with_capacity(rows.len());
     for row in rows {
-        items.push(MatchView::of(row, &tickets)?.with_live_answers(&state).await?);
+        items.push(
+            MatchView::of(row, &tickets)?
+                .with_live_answers(&state)
+                .await?,
+        );
     }
     Ok(Json(MatchesPage { items, next_cursor }))
 }

@@ -106,9 +106,7 @@ pub struct Lifecycle {
 impl Lifecycle {
     /// The figures of `rows` (status, answers).
     pub fn of(rows: &[(String, Option<Value>)]) -> Self {
-        use matchplane_store::repos::match_status::{
-            CANCELLED, PROPOSED, RELEASED, UNASSIGNED,
-        };
+        use matchplane_store::repos::match_status::{CANCELLED, PROPOSED, RELEASED, UNASSIGNED};
         let mut out = Lifecycle::default();
         for (status, answers) in rows {
             match status.as_str() {
@@ -258,7 +256,12 @@ mod tests {
         ];
         let f = super::Lifecycle::of(&rows);
         assert_eq!(
-            (f.proposals, f.proposals_open, f.proposals_made, f.proposals_cancelled),
+            (
+                f.proposals,
+                f.proposals_open,
+                f.proposals_made,
+                f.proposals_cancelled
+            ),
             (5, 1, 2, 2)
         );
         assert_eq!((f.accepts, f.declines, f.timeouts), (5, 1, 1));

@@ -502,7 +502,12 @@ impl Held {
                 Waited::Quiet => {}
             }
         };
-        if released && socket.send(text(&StatusMessage::AssignmentTimeout.to_json())).await.is_err() {
+        if released
+            && socket
+                .send(text(&StatusMessage::AssignmentTimeout.to_json()))
+                .await
+                .is_err()
+        {
             return false;
         }
         match start_with_token(&self.play, &self.db, &self.token, Via::WebSocket).await {
@@ -510,7 +515,10 @@ impl Held {
                 self.started = started;
                 self.last_status = None;
                 self.last_pong = Instant::now();
-                socket.send(text(&StatusMessage::Requeued.to_json())).await.is_ok()
+                socket
+                    .send(text(&StatusMessage::Requeued.to_json()))
+                    .await
+                    .is_ok()
             }
             Err(error) => {
                 tracing::debug!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "a released search could not start again");

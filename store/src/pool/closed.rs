@@ -39,7 +39,12 @@ impl CancelledProposal {
             match_id: match_id.to_owned(),
             answers: members
                 .iter()
-                .map(|m| (m.ticket_id.clone(), shown_answer(m.answer, m.fate).to_owned()))
+                .map(|m| {
+                    (
+                        m.ticket_id.clone(),
+                        shown_answer(m.answer, m.fate).to_owned(),
+                    )
+                })
                 .collect(),
             closed_at: now,
         }

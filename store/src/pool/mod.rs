@@ -66,8 +66,8 @@ pub use proposals::{
     settle, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim, ProposalMember,
     ProposalState, Proposals, Settled,
 };
-pub use releases::{ReleasedTicket, Releases};
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
+pub use releases::{ReleasedTicket, Releases};
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
     ModeKey, OutboxEntry, PoolError, SearchState,

@@ -74,10 +74,17 @@ async fn outbox_len(store: &dyn PoolStore, m: &ModeKey) -> usize {
 pub async fn a_cancelled_proposal_queues_its_closing_record(store: Arc<dyn PoolStore>) {
     let m = mode("closing");
     add_solos(store.as_ref(), &m, 3).await;
-    propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2", "t3"], &[])).await;
+    propose(
+        store.as_ref(),
+        &m,
+        proposal("mat_1", &["t1", "t2", "t3"], &[]),
+    )
+    .await;
     store.answer(&m, "t1", true).await.unwrap();
     store.answer(&m, "t2", false).await.unwrap();
-    let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0).await.unwrap();
+    let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
+        .await
+        .unwrap();
     assert!(!settled.unwrap().made);
     let entries = store
         .read_outbox(&m, "c", 100, std::time::Duration::from_secs(60))
@@ -103,7 +110,9 @@ pub async fn a_cancelled_proposal_queues_its_closing_record(store: Arc<dyn PoolS
     add_solos(store.as_ref(), &m, 2).await;
     propose(store.as_ref(), &m, proposal("mat_2", &["t1", "t2"], &[])).await;
     store.answer(&m, "t1", true).await.unwrap();
-    settle(store.as_ref(), &m, "mat_2", NOW + 20.0).await.unwrap();
+    settle(store.as_ref(), &m, "mat_2", NOW + 20.0)
+        .await
+        .unwrap();
     let entries = store
         .read_outbox(&m, "c", 100, std::time::Duration::from_secs(60))
         .await

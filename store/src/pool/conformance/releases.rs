@@ -68,7 +68,10 @@ pub async fn a_released_matchs_tickets_search_again_from_their_first_queued_at(
     assert_eq!(twice, ["t1", "t2"]);
 
     // A new search resumes the first wait, whatever `queuedAt` it brings.
-    store.add_search(&m, &solo("t1", "p1"), FAR, None).await.unwrap();
+    store
+        .add_search(&m, &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
     let t1 = store
         .snapshot(&m)
         .await
