@@ -24,7 +24,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// A match as stored: the `match.made` body without its `type`.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [{"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0}], "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}}))]
+#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [{"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0}], "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}, "status": "made"}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchView {
     /// `mat_…`, also the webhook's `webhook-id`.
@@ -143,7 +143,7 @@ pub struct MatchesQuery {
 
 /// A page of matches.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"items": [{"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [], "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}}], "nextCursor": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"}))]
+#[schema(example = json!({"items": [{"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [], "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}, "status": "made"}], "nextCursor": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchesPage {
     /// Newest first.
