@@ -36,8 +36,7 @@ pub struct Proposed {
 /// # Errors
 /// A pool store failure, or a record that cannot be encoded.
 pub async fn propose_all(
-    pool: &dyn PoolStore,
-    db: &sea_orm::DatabaseConnection,
+    ctx: &crate::tick::Ticker<'_>,
     mode: &ModeKey,
     config: &ModeConfig,
     acceptance: &Acceptance,
@@ -45,6 +44,7 @@ pub async fn propose_all(
     now: DateTime<Utc>,
     matches: &[ProposedMatch],
 ) -> Result<Proposed, WorkerError> {
+    let (pool, db) = (ctx.pool, ctx.db);
     let mut report = Proposed::default();
     if matches.is_empty() {
         return Ok(report);

@@ -145,8 +145,7 @@ async fn tick(
     let claims = match &config.config.acceptance {
         Some(acceptance) => {
             let proposed = crate::proposals::propose_all(
-                pool,
-                db,
+                ctx,
                 mode,
                 config,
                 acceptance,
