@@ -62,6 +62,8 @@ const ROUTES: &[&str] = &[
     "/v1/projects/{projectId}/game-modes/{name}/results",
     "/v1/projects/{projectId}/keys",
     "/v1/projects/{projectId}/matches/{matchId}/backfill",
+    "/v1/projects/{projectId}/matches/{matchId}/release",
+    "/v1/projects/{projectId}/matches/{matchId}/assignment",
 ];
 
 /// Runs `req` through `next`: a request carrying [`HEADER`] on one of

@@ -88,6 +88,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::recording::recording))
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
+        .routes(routes!(crate::routes::match_lifecycle::release))
+        .routes(routes!(crate::routes::match_lifecycle::assign))
         .routes(routes!(crate::routes::backfills::open))
         .routes(routes!(
             crate::routes::backfills::get,

@@ -2,8 +2,8 @@
 //!
 //! - `admin`: everything a key may do.
 //! - `backend`: what a game backend needs at run time: tickets and
-//!   searches on a player's behalf, result and rating reports, and every
-//!   read. Not: creating or revoking keys, creating, replacing or deleting
+//!   searches on a player's behalf, result and rating reports, backfill,
+//!   releases and assignments of matches, and every read. Not: creating or revoking keys, creating, replacing or deleting
 //!   game modes, rotating webhook secrets, webhook tests, redeliveries.
 //!
 //! Which scope a route needs is decided here, in one table
@@ -140,6 +140,11 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
     (
         "PUT",
         "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}",
+    ),
+    ("POST", "/v1/projects/{projectId}/matches/{matchId}/release"),
+    (
+        "POST",
+        "/v1/projects/{projectId}/matches/{matchId}/assignment",
     ),
     // Computes a report and changes nothing: a read.
     ("POST", "/v1/projects/{projectId}/simulate"),

@@ -109,6 +109,7 @@ fn config(regions: bool) -> GameModeConfig {
             }],
         }),
         acceptance: None,
+        assignment: None,
         backfill: None,
         recording: None,
     }

@@ -53,6 +53,10 @@ pub struct GameModeConfig {
     /// (SPEC 9); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<crate::acceptance::Acceptance>,
+    /// Telling the players where to play (SPEC 9): a made match waits for
+    /// the studio's assignment; optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assignment: Option<crate::assignment::Assignment>,
     /// Backfill of running matches (SPEC 10); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill: Option<crate::backfill::BackfillConfig>,

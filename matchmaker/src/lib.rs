@@ -23,6 +23,7 @@
 //!   live pool: [`preview`]
 
 pub mod acceptance;
+pub mod assignment;
 pub mod codes;
 pub mod config;
 pub mod latency;

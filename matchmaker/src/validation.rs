@@ -109,6 +109,7 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
     crate::thin_validation::check_bots(config, &mut push);
     crate::latency::check_regions(config, &mut push);
     crate::acceptance::check_acceptance(config, &mut push);
+    crate::assignment::check_assignment(config, &mut push);
     crate::backfill::config::check_backfill(config, &mut push);
     crate::recording::check_recording(config, tier, &mut push);
 

@@ -30,6 +30,7 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
         bots: None,
         regions: None,
         acceptance: None,
+        assignment: None,
         backfill: None,
         recording: None,
     }

@@ -43,6 +43,7 @@ mod m20261201_000111_k_stats_history;
 mod m20261201_000112_k_pool_summary;
 mod m20261201_000121_l_backfill_figures;
 mod m20261201_000131_m_search_recordings;
+mod m20261201_000141_n_match_status;
 mod m20261201_000151_p_player_search_scope;
 mod m20261201_000171_r_retention_days;
 mod m20261201_000172_r_retention_pruning;
@@ -78,6 +79,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000112_k_pool_summary::Migration),
             Box::new(m20261201_000121_l_backfill_figures::Migration),
             Box::new(m20261201_000131_m_search_recordings::Migration),
+            Box::new(m20261201_000141_n_match_status::Migration),
             Box::new(m20261201_000151_p_player_search_scope::Migration),
             Box::new(m20261201_000171_r_retention_days::Migration),
             Box::new(m20261201_000172_r_retention_pruning::Migration),

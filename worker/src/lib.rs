@@ -15,10 +15,12 @@
 //!
 //! See `README.md` for the design and the guarantees.
 
+pub mod assignment;
 pub mod backfill;
 pub mod config;
 pub mod deliveries;
 pub mod error;
+pub mod match_status;
 pub mod metrics;
 pub mod mode_loop;
 pub mod modes;

@@ -49,6 +49,10 @@ pub const PROPOSALS: &str = "matchplane_proposals_total";
 pub const PROPOSAL_ANSWERS: &str = "matchplane_proposal_answers_total";
 /// Counter: proposals closed, by `outcome` (`made`, `cancelled`), per mode.
 pub const PROPOSALS_CLOSED: &str = "matchplane_proposals_closed_total";
+/// Counter: made matches released by the worker, by `status`
+/// (`unassigned`), per mode; the API counts the studio's releases under the
+/// same name with `status="released"`.
+pub const RELEASES: &str = "matchplane_match_releases_total";
 
 /// Counter: rows the retention pruning deleted, by `table` (`matches`,
 /// `match_tickets`, `backfills`, `backfill_fills`, `webhook_deliveries`,
@@ -186,7 +190,12 @@ pub fn describe() {
     metrics::describe_counter!(
         PROPOSAL_ANSWERS,
         Unit::Count,
-        "Members of closed proposals by answer (accepted, declined, timed_out, left), per project and mode"
+        "Members of closed proposals by answer (accepted, declined, timed_out), per project and mode"
+    );
+    metrics::describe_counter!(
+        RELEASES,
+        Unit::Count,
+        "Made matches released, by status (released by the studio, unassigned), per project and mode"
     );
     metrics::describe_counter!(
         PROPOSALS_CLOSED,
@@ -306,6 +315,63 @@ pub fn proposal_closed(mode: &ModeKey, settled: &matchplane_store::pool::Settled
         ];
         metrics::counter!(PROPOSAL_ANSWERS, &labels).increment(1);
     }
+}
+
+/// Records the proposals the record consumer stored as made (every member
+/// accepted), whichever process closed them.
+pub fn proposals_made(mode: &ModeKey, rows: &[matchplane_store::entities::match_::Model]) {
+    if rows.is_empty() {
+        return;
+    }
+    let labels = |key: &'static str, value: &str| {
+        [
+            ("project", mode.project_id.clone()),
+            ("mode", mode.mode.clone()),
+            (key, value.to_owned()),
+        ]
+    };
+    metrics::counter!(PROPOSALS_CLOSED, &labels("outcome", "made")).increment(rows.len() as u64);
+    let accepts: usize = rows
+        .iter()
+        .filter_map(|row| row.answers.as_ref()?.as_object().map(|a| a.len()))
+        .sum();
+    metrics::counter!(PROPOSAL_ANSWERS, &labels("answer", "accepted")).increment(accepts as u64);
+}
+
+/// Records a cancelled proposal (from its closing's outbox record,
+/// whichever process closed it): its outcome and each member's answer.
+pub fn proposal_cancelled(
+    mode: &ModeKey,
+    closed: &matchplane_store::pool::closed::CancelledProposal,
+) {
+    let labels = |key: &'static str, value: &str| {
+        [
+            ("project", mode.project_id.clone()),
+            ("mode", mode.mode.clone()),
+            (key, value.to_owned()),
+        ]
+    };
+    metrics::counter!(PROPOSALS_CLOSED, &labels("outcome", "cancelled")).increment(1);
+    for answer in closed.answers.values() {
+        let answer = match answer.as_str() {
+            "accepted" => "accepted",
+            "declined" => "declined",
+            "timeout" => "timed_out",
+            _ => continue,
+        };
+        metrics::counter!(PROPOSAL_ANSWERS, &labels("answer", answer)).increment(1);
+    }
+}
+
+/// Records a made match released by the worker (`unassigned`: no
+/// assignment in time).
+pub fn released(mode: &ModeKey, status: &str) {
+    let labels = [
+        ("project", mode.project_id.clone()),
+        ("mode", mode.mode.clone()),
+        ("status", status.to_owned()),
+    ];
+    metrics::counter!(RELEASES, &labels).increment(1);
 }
 
 /// Records one claimed backfill fill of `seats` players, each of which

@@ -31,12 +31,12 @@ pub struct Proposed {
 }
 
 /// Holds each group of `matches` as a proposal answerable until `now +
-/// timeoutSeconds`, and tells its players `proposed`.
+/// timeoutSeconds`, stores its row, and tells its players `proposed`.
 ///
 /// # Errors
 /// A pool store failure, or a record that cannot be encoded.
 pub async fn propose_all(
-    pool: &dyn PoolStore,
+    ctx: &crate::tick::Ticker<'_>,
     mode: &ModeKey,
     config: &ModeConfig,
     acceptance: &Acceptance,
@@ -44,6 +44,7 @@ pub async fn propose_all(
     now: DateTime<Utc>,
     matches: &[ProposedMatch],
 ) -> Result<Proposed, WorkerError> {
+    let (pool, db) = (ctx.pool, ctx.db);
     let mut report = Proposed::default();
     if matches.is_empty() {
         return Ok(report);
@@ -69,6 +70,8 @@ pub async fn propose_all(
         })
         .collect::<Result<_, WorkerError>>()?;
     let outcomes = pool.propose_many(mode, token, &claims).await?;
+    // Stored (status `proposed`) before anyone is told (SPEC 15).
+    crate::match_status::store_proposed(db, mode, &claims, &outcomes).await;
     let by = DateTime::from_timestamp_micros((accept_by * 1e6) as i64)
         .unwrap_or(now)
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
@@ -124,7 +127,6 @@ pub async fn sweep(
         let Some(settled) = settle(pool, mode, &id, now).await? else {
             continue;
         };
-        crate::metrics::proposal_closed(mode, &settled);
         if settled.made {
             swept.made += 1;
         } else {

@@ -18,6 +18,7 @@ use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_matchmaker::RawJson;
 use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webhook_delivery};
+use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::{self, PENDING};
 use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
@@ -122,7 +123,13 @@ impl Recorder<'_> {
         let mut parsed = Vec::with_capacity(entries.len());
         let mut fill_seats_of = Vec::new();
         let mut fills = Vec::new();
+        let mut cancelled = Vec::new();
         for entry in entries {
+            // A cancelled proposal's closing: its row's status and answers.
+            if let Some(closed) = CancelledProposal::parse(&entry.record_json) {
+                cancelled.push(closed);
+                continue;
+            }
             if let Ok(Event::Backfilled(body)) = serde_json::from_str::<Event>(&entry.record_json) {
                 let fill = crate::backfill::PreparedFill::new(body, entry.record_json.clone());
                 fill_seats_of.extend(fill.seats());
@@ -184,6 +191,7 @@ impl Recorder<'_> {
             .filter(|row| stored.contains(row.match_id.as_str()))
             .collect();
         let dead_count = dead.len();
+        let made: Vec<String> = matches.iter().map(|row| row.id.clone()).collect();
         // `backfill.auto`: each request's row is stored with its match, and
         // opened in the pool store if the claim's worker did not get to it.
         let stored = match self.autos(mode, &autos, now).await {
@@ -197,6 +205,7 @@ impl Recorder<'_> {
                 return Err(err);
             }
         };
+        crate::match_status::apply(self.db, mode, &made, &cancelled, now).await?;
         for view in &reopen {
             self.pool.open_backfill(mode, view).await?;
         }
@@ -366,10 +375,7 @@ fn prepare(
     now: DateTime<Utc>,
 ) -> Result<Prepared, WorkerError> {
     let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
-    // The stored teams leave `data` out: a JSON column would re-order and
-    // re-format it; `match_tickets.data` keeps each ticket's text.
-    let teams = serde_json::to_value(&body.teams).map_err(corrupt)?;
-    let quality = serde_json::to_value(&body.quality).map_err(corrupt)?;
+    let row = match_row(mode, &body)?;
     let mut with_data = false;
     for player in body.teams.iter_mut().flat_map(|team| &mut team.players) {
         if let Some(text) = data.get(player.ticket_id.as_str()) {
@@ -414,23 +420,38 @@ fn prepare(
         updated_at: now,
     });
     let auto = body.backfill_id.is_some().then(|| body.clone());
-    let row = match_::Model {
-        id: body.match_id,
-        project_id: mode.project_id.clone(),
-        game_mode: mode.mode.clone(),
-        game_mode_version: body.game_mode_version,
-        teams,
-        quality,
-        created_at: body.created_at,
-        match_shape: Some(serde_json::json!(body.match_shape)),
-        seats_open: Some(serde_json::json!(body.seats_open)),
-        region: body.region.clone(),
-    };
     Ok(Prepared {
         row,
         delivery,
         notices,
         auto,
+    })
+}
+
+/// The `matches` row of `body` (status `made`; a proposal's row is stored
+/// `proposed` first and marked made when its record is stored).
+///
+/// # Errors
+/// [`WorkerError::Corrupt`] if the body cannot be turned into JSON values.
+pub(crate) fn match_row(mode: &ModeKey, body: &MatchMade) -> Result<match_::Model, WorkerError> {
+    let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
+    // The stored teams leave `data` out: a JSON column would re-order and
+    // re-format it; `match_tickets.data` keeps each ticket's text.
+    Ok(match_::Model {
+        id: body.match_id.clone(),
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        game_mode_version: body.game_mode_version,
+        teams: serde_json::to_value(&body.teams).map_err(corrupt)?,
+        quality: serde_json::to_value(&body.quality).map_err(corrupt)?,
+        created_at: body.created_at,
+        match_shape: Some(serde_json::json!(body.match_shape)),
+        seats_open: Some(serde_json::json!(body.seats_open)),
+        region: body.region.clone(),
+        status: matchplane_store::repos::match_status::MADE.to_owned(),
+        answers: None,
+        made_at: None,
+        assignment: None,
     })
 }
 

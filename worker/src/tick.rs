@@ -114,6 +114,11 @@ async fn tick(
 
     let started = Instant::now();
     crate::sweep::expire_due(pool, mode, now_secs, expire_batch).await?;
+    // A database out of reach delays the assignment timeouts, never the
+    // cycle.
+    if let Err(err) = crate::assignment::time_out(pool, db, mode, config, now).await {
+        tracing::warn!(mode = %mode.mode, error = %err, "assignment timeouts failed");
+    }
     let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, now_secs).await?;
     let opened_at: std::collections::HashMap<String, f64> = backfills
         .iter()
@@ -145,7 +150,7 @@ async fn tick(
     let claims = match &config.config.acceptance {
         Some(acceptance) => {
             let proposed = crate::proposals::propose_all(
-                pool,
+                ctx,
                 mode,
                 config,
                 acceptance,
@@ -211,12 +216,15 @@ async fn tick(
     if let Err(err) = stats {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
     }
-    let figures = Figures::of_cycle(
-        report.pool_size,
-        claimed
-            .iter()
-            .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
-    );
+    let figures = Figures {
+        proposals: report.proposals as i64,
+        ..Figures::of_cycle(
+            report.pool_size,
+            claimed
+                .iter()
+                .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
+        )
+    };
     let history = stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await;
     if let Err(err) = history {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");

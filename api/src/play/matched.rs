@@ -35,6 +35,11 @@ pub struct StoredMatch {
     pub queued_at: Option<f64>,
     /// Seconds it waited until the cycle that matched it.
     pub wait_seconds: Option<f64>,
+    /// The match's status (`made`, `released`, `unassigned`, …).
+    pub status: String,
+    /// The ticket's own assignment (`{"connection", "data"}`: the match's
+    /// `data` with the player's merged over it), once posted.
+    pub assignment: Option<serde_json::Value>,
 }
 
 /// The match `match_id` of `project_id`, as `reader` of `ticket_id` sees
@@ -74,10 +79,23 @@ pub async fn stored_match(
     let Some(view) = view else {
         return Ok(None);
     };
+    let assignment = match (&row.assignment, own) {
+        (Some(assignment), Some(own)) => {
+            match crate::routes::match_lifecycle::assigned_to(assignment, &own.player_id) {
+                matchplane_store::tickets::StatusMessage::Assigned { connection, data } => {
+                    Some(serde_json::json!({"connection": connection, "data": data}))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     Ok(Some(StoredMatch {
         view,
         queued_at: wait_seconds.map(|w| created - w),
         wait_seconds,
+        status: row.status.clone(),
+        assignment,
     }))
 }
 

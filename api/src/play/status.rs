@@ -5,6 +5,7 @@ use super::matched::{matched_id, stored_match, Reader};
 use super::{rfc3339, Play};
 use crate::problem::ApiError;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, EndedSearch, ModeKey, SearchState};
+use matchplane_store::repos::match_status;
 use matchplane_store::tickets::{StatusMessage, Ticket};
 use sea_orm::DatabaseConnection;
 use serde::Serialize;
@@ -32,8 +33,9 @@ pub struct TicketError {
 pub struct TicketStatus {
     /// `tkt_…`.
     pub ticket_id: String,
-    /// `created`, `searching`, `proposed`, `matched`, `cancelled`, `expired`
-    /// or `failed`.
+    /// `created`, `searching`, `proposed`, `matched`, `released` (its match
+    /// was released: it may search again, keeping its first `queuedAt`),
+    /// `cancelled`, `expired` or `failed`.
     pub status: &'static str,
     /// The game mode's name.
     pub game_mode: String,
@@ -85,6 +87,13 @@ pub struct TicketStatus {
     /// The open match proposal, while `proposed` (a mode with acceptance).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposal: Option<super::proposal_view::ProposalView>,
+    /// Where to play, once matched in a mode with `assignment`:
+    /// `{"connection", "data"}` (the match's `data` with the player's own
+    /// merged over it) once the studio posted it, `null` while the match
+    /// waits for it; absent in modes without assignment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub assignment: Option<Value>,
 }
 
 /// The pool a ticket searches in.
@@ -149,6 +158,7 @@ pub async fn status_of(
         match_: None,
         error: None,
         proposal: None,
+        assignment: None,
     };
     match state {
         None => {}
@@ -175,11 +185,22 @@ pub async fn status_of(
                         stored_match(db, &ticket.project_id, &match_id, &ticket.ticket_id, reader)
                             .await?;
                     match stored {
+                        Some(stored) if is_released(&stored.status) => {
+                            view.status = "released";
+                            view.queued_at = stored.queued_at.map(rfc3339).or(view.queued_at);
+                        }
                         Some(stored) => {
                             view.status = "matched";
                             view.queued_at = stored.queued_at.map(rfc3339).or(view.queued_at);
                             view.wait_seconds = stored.wait_seconds.map(millis);
                             view.match_ = Some(stored.view);
+                            view.assignment = match stored.assignment {
+                                Some(assignment) => Some(assignment),
+                                None if waits_for_assignment(play, db, ticket).await? => {
+                                    Some(Value::Null)
+                                }
+                                None => None,
+                            };
                         }
                         None => {
                             view.status = "searching";
@@ -187,6 +208,8 @@ pub async fn status_of(
                         }
                     }
                 }
+                // Free to search again: a new start resumes `queuedAt`.
+                Ended::Released { .. } => view.status = "released",
                 Ended::Cancelled => view.status = "cancelled",
                 Ended::Expired => {
                     view.status = "expired";
@@ -200,6 +223,29 @@ pub async fn status_of(
         }
     }
     Ok(view)
+}
+
+/// Whether a stored match's status says it was released (by the studio,
+/// or for want of an assignment).
+fn is_released(status: &str) -> bool {
+    status == match_status::RELEASED || status == match_status::UNASSIGNED
+}
+
+/// Whether `ticket`'s mode has `assignment` (its matched tickets wait for
+/// one).
+///
+/// # Errors
+/// `500` (or `503`) when the mode's config cannot be read.
+async fn waits_for_assignment(
+    play: &Play,
+    db: &DatabaseConnection,
+    ticket: &Ticket,
+) -> Result<bool, ApiError> {
+    let config = play
+        .cache
+        .mode(db, &ticket.project_id, &ticket.game_mode)
+        .await?;
+    Ok(config.is_some_and(|c| c.assignment.is_some()))
 }
 
 /// Ends `ticket`'s live search with `outcome` and tells its client.

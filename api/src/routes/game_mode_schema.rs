@@ -85,6 +85,10 @@ pub struct GameModeSchema {
     /// guarded `PUT` (docs/tuning.md); absent: off.
     #[serde(default)]
     pub recording: Option<RecordingSchema>,
+    /// Telling the players where to play: a made match waits up to
+    /// `waitSeconds` for the studio's assignment; absent: none.
+    #[serde(default)]
+    pub assignment: Option<AssignmentSchema>,
 }
 
 /// Recording of the mode's searches: starts (player ids as keyed hashes,
@@ -100,6 +104,18 @@ pub struct RecordingSchema {
     #[serde(default)]
     #[schema(nullable = false, minimum = 1)]
     pub retention_days: Option<u32>,
+}
+
+/// Assignment: a made match's searches stay open until the studio posts
+/// where to play (`POST …/matches/{matchId}/assignment`), at most
+/// `waitSeconds`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(as = Assignment, example = json!({"waitSeconds": 60}))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AssignmentSchema {
+    /// Seconds a made match waits for its assignment, 1..=600.
+    #[schema(minimum = 1, maximum = 600)]
+    pub wait_seconds: f64,
 }
 
 /// Match proposals: a formed group is proposed to its players, who accept
@@ -323,6 +339,8 @@ pub struct GameModeResponseSchema {
     pub regions: Option<super::regions_schema::RegionsSchema>,
     /// Match proposals; absent: none.
     pub acceptance: Option<AcceptanceSchema>,
+    /// Assignment; absent: none.
+    pub assignment: Option<AssignmentSchema>,
     /// Backfill; absent: off.
     pub backfill: Option<super::regions_schema::BackfillSchema>,
     /// Recording of searches; absent: off.
@@ -467,6 +485,8 @@ mod tests {
         );
         with(&["acceptance"], json!({"declineCooldownSeconds": 60}));
         with(&["acceptance"], json!({"timeoutSeconds": 20, "grace": 1}));
+        with(&["assignment"], json!({"waitSeconds": 60}));
+        with(&["assignment"], json!({"wait": 60}));
         with(
             &["backfill"],
             json!({"enabled": true, "auto": true, "ttlSeconds": 60}),

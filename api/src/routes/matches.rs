@@ -12,9 +12,11 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
+use matchplane_matchmaker::acceptance::Answer;
 use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::{match_, match_ticket};
-use matchplane_store::repos::{match_tickets, matches, projects, StoreError};
+use matchplane_store::pool::ModeKey;
+use matchplane_store::repos::{match_status, match_tickets, matches, projects, StoreError};
 use matchplane_webhook::payload::Team;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -22,7 +24,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// A match as stored: the `match.made` body without its `type`.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [{"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0}], "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}}))]
+#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [{"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0}], "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}, "status": "made"}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchView {
     /// `mat_…`, also the webhook's `webhook-id`.
@@ -55,6 +57,20 @@ pub struct MatchView {
     /// The region the match is played in; absent in modes without `regions`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// `proposed` (acceptance: not answered by everyone yet), `made`,
+    /// `cancelled` (a proposal someone declined or let time out),
+    /// `released` (by the studio) or `unassigned` (no assignment in time).
+    pub status: String,
+    /// A proposal's answer per ticket (`accepted`, `declined`, `timeout`,
+    /// `none`); absent in modes without acceptance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub answers: Option<Value>,
+    /// The assignment the studio posted (`connection`, `data`, `players`
+    /// with each player's own `data`); absent until posted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub assignment: Option<Value>,
 }
 
 impl MatchView {
@@ -63,7 +79,8 @@ impl MatchView {
     ///
     /// # Errors
     /// `500` when the stored teams cannot be read as a match's.
-    fn of(m: match_::Model, tickets: &[match_ticket::Model]) -> Result<Self, ApiError> {
+    pub(crate) fn of(m: match_::Model, tickets: &[match_ticket::Model]) -> Result<Self, ApiError> {
+        let answers = match_status::shown_answers(&m);
         let mut teams: Vec<Team> = serde_json::from_value(m.teams)
             .map_err(|e| ApiError::from(StoreError::Corrupt(format!("match {}: {e}", m.id))))?;
         fill_data(&mut teams, tickets);
@@ -78,7 +95,34 @@ impl MatchView {
             match_shape: m.match_shape,
             seats_open: m.seats_open,
             region: m.region,
+            answers,
+            status: m.status,
+            assignment: m.assignment,
         })
+    }
+
+    /// A proposal still open shows its answers so far, from the pool store
+    /// (the row keeps `none` until it closes).
+    ///
+    /// # Errors
+    /// `500` when the pool store fails.
+    async fn with_live_answers(mut self, state: &AppState) -> Result<Self, ApiError> {
+        if self.status != match_status::PROPOSED {
+            return Ok(self);
+        }
+        let mode = ModeKey::new(&self.project_id, &self.game_mode);
+        if let Some(open) = state.play.pool.proposal(&mode, &self.match_id).await? {
+            let words = open.members.iter().map(|m| {
+                let word = match m.answer {
+                    Answer::Accept => "accepted",
+                    Answer::Decline | Answer::Gone => "declined",
+                    Answer::Pending | Answer::Failed => "none",
+                };
+                (m.ticket_id.clone(), Value::String(word.to_owned()))
+            });
+            self.answers = Some(Value::Object(words.collect()));
+        }
+        Ok(self)
     }
 }
 
@@ -99,7 +143,7 @@ pub struct MatchesQuery {
 
 /// A page of matches.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"items": [{"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [], "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}}], "nextCursor": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"}))]
+#[schema(example = json!({"items": [{"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [], "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}, "status": "made"}], "nextCursor": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchesPage {
     /// Newest first.
@@ -146,10 +190,14 @@ pub async fn list(
     };
     let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
     let tickets = match_tickets::of_matches(&state.db, &project_id, &ids).await?;
-    let items = rows
-        .into_iter()
-        .map(|m| MatchView::of(m, &tickets))
-        .collect::<Result<_, _>>()?;
+    let mut items = Vec::with_capacity(rows.len());
+    for row in rows {
+        items.push(
+            MatchView::of(row, &tickets)?
+                .with_live_answers(&state)
+                .await?,
+        );
+    }
     Ok(Json(MatchesPage { items, next_cursor }))
 }
 
@@ -165,5 +213,9 @@ pub async fn get(
 ) -> Result<Json<MatchView>, ApiError> {
     let row = matches::get(&state.db, &project_id, &match_id).await?;
     let tickets = match_tickets::of_matches(&state.db, &project_id, &[&match_id]).await?;
-    Ok(Json(MatchView::of(row, &tickets)?))
+    Ok(Json(
+        MatchView::of(row, &tickets)?
+            .with_live_answers(&state)
+            .await?,
+    ))
 }

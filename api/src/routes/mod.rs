@@ -6,6 +6,7 @@ pub mod backfills;
 pub mod deliveries;
 pub mod game_mode_schema;
 pub mod game_modes;
+pub mod match_lifecycle;
 pub mod matches;
 pub mod message_schema;
 pub mod mode_pool;

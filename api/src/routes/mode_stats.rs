@@ -26,6 +26,10 @@ use utoipa::ToSchema;
 /// this many (the newest).
 const WAIT_SAMPLE: u64 = 1000;
 
+/// Matches and proposals whose lifecycle makes the acceptance figures:
+/// those of the last hour, at most this many (the newest).
+const LIFECYCLE_SAMPLE: u64 = 10_000;
+
 /// Wait-time percentiles (seconds from `queuedAt` to the matching cycle).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"p50": 2.1, "p90": 6.5, "p99": 14.0}))]
@@ -57,7 +61,7 @@ pub struct BackfillFigures {
 
 /// A mode's figures.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00Z"}))]
+#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00Z", "lifecycle": {"proposals": 0, "proposalsOpen": 0, "proposalsMade": 0, "proposalsCancelled": 0, "accepts": 0, "declines": 0, "timeouts": 0, "acceptanceRate": null, "releases": 0, "unassigned": 0}}))]
 #[serde(rename_all = "camelCase")]
 pub struct ModeStats {
     /// The game mode's name.
@@ -87,6 +91,81 @@ pub struct ModeStats {
     /// Backfill figures; absent when the mode has no `backfill` block.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backfill: Option<BackfillFigures>,
+    /// The last hour's proposals (acceptance) and releases.
+    pub lifecycle: Lifecycle,
+}
+
+/// The last hour's match lifecycle figures (newest 10 000 matches and
+/// proposals): proposals and how they ended, the answers given, and
+/// releases.
+#[derive(Debug, Default, Serialize, ToSchema)]
+#[schema(example = json!({"proposals": 10, "proposalsOpen": 1, "proposalsMade": 7, "proposalsCancelled": 2, "accepts": 17, "declines": 1, "timeouts": 1, "acceptanceRate": 0.778, "releases": 1, "unassigned": 0}))]
+#[serde(rename_all = "camelCase")]
+pub struct Lifecycle {
+    /// Proposals opened.
+    pub proposals: u64,
+    /// Of which still open.
+    pub proposals_open: u64,
+    /// Of which made into matches (released since included).
+    pub proposals_made: u64,
+    /// Of which cancelled.
+    pub proposals_cancelled: u64,
+    /// Players who accepted (in closed proposals).
+    pub accepts: u64,
+    /// Players who declined, cancelled or closed their socket.
+    pub declines: u64,
+    /// Players silent at the deadline.
+    pub timeouts: u64,
+    /// `proposalsMade / (proposalsMade + proposalsCancelled)`; `null`
+    /// before any proposal closed.
+    pub acceptance_rate: Option<f64>,
+    /// Made matches the studio released.
+    pub releases: u64,
+    /// Made matches released for want of an assignment.
+    pub unassigned: u64,
+}
+
+impl Lifecycle {
+    /// The figures of `rows` (status, answers).
+    pub fn of(rows: &[(String, Option<Value>)]) -> Self {
+        use matchplane_store::repos::match_status::{CANCELLED, PROPOSED, RELEASED, UNASSIGNED};
+        let mut out = Lifecycle::default();
+        for (status, answers) in rows {
+            match status.as_str() {
+                RELEASED => out.releases += 1,
+                UNASSIGNED => out.unassigned += 1,
+                _ => {}
+            }
+            let Some(answers) = answers.as_ref().and_then(Value::as_object) else {
+                continue;
+            };
+            out.proposals += 1;
+            match status.as_str() {
+                PROPOSED => {
+                    out.proposals_open += 1;
+                    continue;
+                }
+                CANCELLED => out.proposals_cancelled += 1,
+                _ => {
+                    out.proposals_made += 1;
+                    out.accepts += answers.len() as u64;
+                    continue;
+                }
+            }
+            for answer in answers.values().filter_map(Value::as_str) {
+                match answer {
+                    "accepted" => out.accepts += 1,
+                    "declined" => out.declines += 1,
+                    "timeout" => out.timeouts += 1,
+                    _ => {}
+                }
+            }
+        }
+        let closed = out.proposals_made + out.proposals_cancelled;
+        out.acceptance_rate = (closed > 0)
+            .then(|| ((out.proposals_made as f64 / closed as f64) * 1000.0).round() / 1000.0);
+        out
+    }
 }
 
 /// The mode's live figures.
@@ -146,6 +225,14 @@ pub async fn stats(
         .pool
         .snapshot(&ModeKey::new(&project_id, &name))
         .await?;
+    let lifecycle = matches::lifecycle_since(
+        &state.db,
+        &project_id,
+        &name,
+        now - Duration::hours(1),
+        LIFECYCLE_SAMPLE,
+    )
+    .await?;
     let now_unix = unix_now();
     let mut all = waits.clone();
     all.extend(waiting.iter().map(|s| (now_unix - s.queued_at).max(0.0)));
@@ -162,6 +249,7 @@ pub async fn stats(
         last_cycle_at: last.map(|s| s.ran_at),
         webhook_status,
         backfill,
+        lifecycle: Lifecycle::of(&lifecycle),
     }))
 }
 
@@ -183,6 +271,40 @@ fn percentiles(waits: &[f64]) -> Option<WaitPercentiles> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lifecycle_figures_count_each_outcome_and_answer() {
+        use serde_json::json;
+        let rows = vec![
+            ("made".to_owned(), None),
+            ("released".to_owned(), None),
+            ("made".to_owned(), Some(json!({"a": "none", "b": "none"}))),
+            (
+                "cancelled".to_owned(),
+                Some(json!({"c": "accepted", "d": "declined"})),
+            ),
+            (
+                "cancelled".to_owned(),
+                Some(json!({"e": "timeout", "f": "accepted"})),
+            ),
+            ("proposed".to_owned(), Some(json!({"g": "none"}))),
+            ("unassigned".to_owned(), Some(json!({"h": "none"}))),
+        ];
+        let f = super::Lifecycle::of(&rows);
+        assert_eq!(
+            (
+                f.proposals,
+                f.proposals_open,
+                f.proposals_made,
+                f.proposals_cancelled
+            ),
+            (5, 1, 2, 2)
+        );
+        assert_eq!((f.accepts, f.declines, f.timeouts), (5, 1, 1));
+        assert_eq!((f.releases, f.unassigned), (1, 1));
+        assert_eq!(f.acceptance_rate, Some(0.5));
+        assert_eq!(super::Lifecycle::of(&[]).acceptance_rate, None);
+    }
+
     #[test]
     fn nearest_rank() {
         let waits: Vec<f64> = (1..=100).map(f64::from).collect();

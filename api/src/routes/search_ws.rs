@@ -35,6 +35,7 @@ use axum::extract::State;
 use axum::response::Response;
 use futures::StreamExt;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState, StatusStream};
+use matchplane_store::repos::match_status;
 use matchplane_store::tickets::StatusMessage;
 use sea_orm::DatabaseConnection;
 use serde::Deserialize;
@@ -105,7 +106,7 @@ pub async fn search(
                 let _ = end(&failed_play, &failed_ticket, EndOutcome::Cancelled).await;
             });
         })
-        .on_upgrade(move |socket| hold(play, db, started, updates, socket)))
+        .on_upgrade(move |socket| hold(play, db, started, query.ticket, updates, socket)))
 }
 
 /// The socket's read buffer (bytes). A client sends pongs and, with
@@ -139,6 +140,8 @@ struct Held {
     play: Arc<Play>,
     db: DatabaseConnection,
     started: Started,
+    /// The ticket's token: a released match's search starts again with it.
+    token: String,
     /// Pings in flight: payload counter and when it was sent.
     pings: VecDeque<(u64, Instant)>,
     next_ping: u64,
@@ -152,6 +155,7 @@ async fn hold(
     play: Arc<Play>,
     db: DatabaseConnection,
     started: Started,
+    token: String,
     mut updates: StatusStream,
     mut socket: WebSocket,
 ) {
@@ -159,6 +163,7 @@ async fn hold(
         play: play.clone(),
         db,
         started,
+        token,
         pings: VecDeque::new(),
         next_ping: 0,
         last_pong: Instant::now(),
@@ -184,7 +189,10 @@ async fn hold(
                 };
                 let Some(message) = StatusMessage::from_json(&json) else { continue };
                 if message.is_final() {
-                    return finish(&mut socket, &message).await;
+                    if held.wait_assignment(&mut socket, &mut updates, &message).await {
+                        continue;
+                    }
+                    return;
                 }
                 if matches!(message, StatusMessage::Proposed { .. } | StatusMessage::Requeued)
                     && socket.send(text(&message.to_json())).await.is_err()
@@ -201,7 +209,12 @@ async fn hold(
             },
             _ = tick.tick() => {
                 match held.check().await {
-                    Check::Final(message) => return finish(&mut socket, &message).await,
+                    Check::Final(message) => {
+                        if held.wait_assignment(&mut socket, &mut updates, &message).await {
+                            continue;
+                        }
+                        return;
+                    }
                     Check::Status(message) => {
                         if socket.send(text(&message.to_json())).await.is_err() {
                             return client_left(&held).await;
@@ -333,6 +346,9 @@ impl Held {
             }
             Some(SearchState::Ended(ended)) => match ended.how {
                 Ended::Matched { match_id } => self.matched(&match_id, ended.queued_at).await,
+                // Released while this socket searched again elsewhere:
+                // nothing to wait for here.
+                Ended::Released { .. } => Check::Final(StatusMessage::Expired { reason: None }),
                 Ended::Cancelled => Check::Final(StatusMessage::Cancelled),
                 Ended::Expired => Check::Final(StatusMessage::Expired {
                     reason: ended.reason,
@@ -415,6 +431,140 @@ impl Held {
             found,
             needed,
         })
+    }
+}
+
+/// What the assignment wait of a matched socket saw.
+enum Waited {
+    /// Assigned: the message to send before closing.
+    Assigned(StatusMessage),
+    /// Released by the studio, or `assignment_timeout` (sent first when
+    /// `true`): the search starts again.
+    Released(bool),
+    /// Nothing yet.
+    Quiet,
+}
+
+impl Held {
+    /// Sends the final `message` and closes, unless it is `matched` in a
+    /// mode with `assignment`: then the socket stays open until the
+    /// studio's assignment (`assigned`, close 1000), or a release or the
+    /// assignment timeout, after which the search starts again (with its
+    /// first `queuedAt`), the client is told `requeued`, and this answers
+    /// `true` (the socket goes on searching).
+    async fn wait_assignment(
+        &mut self,
+        socket: &mut WebSocket,
+        updates: &mut StatusStream,
+        message: &StatusMessage,
+    ) -> bool {
+        let StatusMessage::Matched { match_ } = message else {
+            finish(socket, message).await;
+            return false;
+        };
+        let ticket = &self.started.ticket;
+        let waits = match self
+            .play
+            .cache
+            .mode(&self.db, &ticket.project_id, &ticket.game_mode)
+            .await
+        {
+            Ok(config) => config.is_some_and(|c| c.assignment.is_some()),
+            Err(_) => false,
+        };
+        let match_id = serde_json::from_str::<Value>(match_.get())
+            .ok()
+            .and_then(|v| Some(v.get("matchId")?.as_str()?.to_owned()));
+        let Some(match_id) = match_id.filter(|_| waits) else {
+            finish(socket, message).await;
+            return false;
+        };
+        if socket.send(text(&message.to_json())).await.is_err() {
+            return false;
+        }
+        let mut tick = tokio::time::interval(self.play.settings.ping_interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let released = loop {
+            let waited = tokio::select! {
+                update = updates.next() => match update.as_deref().and_then(StatusMessage::from_json) {
+                    Some(assigned @ StatusMessage::Assigned { .. }) => Waited::Assigned(assigned),
+                    Some(StatusMessage::AssignmentTimeout) => Waited::Released(true),
+                    Some(StatusMessage::Released) => Waited::Released(false),
+                    Some(_) => Waited::Quiet,
+                    None if update.is_none() => {
+                        *updates = futures::stream::pending().boxed();
+                        Waited::Quiet
+                    }
+                    None => Waited::Quiet,
+                },
+                incoming = socket.recv() => match incoming {
+                    // The match stands: a client leaving the wait ends only
+                    // the wait.
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return false,
+                    Some(Ok(_)) => Waited::Quiet,
+                },
+                _ = tick.tick() => {
+                    let _ = socket.send(Message::Ping(Vec::new().into())).await;
+                    self.reread_assignment(&match_id).await
+                }
+            };
+            match waited {
+                Waited::Assigned(assigned) => {
+                    finish(socket, &assigned).await;
+                    return false;
+                }
+                Waited::Released(timed_out) => break timed_out,
+                Waited::Quiet => {}
+            }
+        };
+        if released
+            && socket
+                .send(text(&StatusMessage::AssignmentTimeout.to_json()))
+                .await
+                .is_err()
+        {
+            return false;
+        }
+        match start_with_token(&self.play, &self.db, &self.token, Via::WebSocket).await {
+            Ok(started) => {
+                self.started = started;
+                self.last_status = None;
+                self.last_pong = Instant::now();
+                socket
+                    .send(text(&StatusMessage::Requeued.to_json()))
+                    .await
+                    .is_ok()
+            }
+            Err(error) => {
+                tracing::debug!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "a released search could not start again");
+                let frame = CloseFrame {
+                    code: close_code::NORMAL,
+                    reason: "match released".into(),
+                };
+                let _ = socket.send(Message::Close(Some(frame))).await;
+                false
+            }
+        }
+    }
+
+    /// The stored match, re-read (the safety net for a lost publish):
+    /// assigned, released, or still waiting.
+    async fn reread_assignment(&self, match_id: &str) -> Waited {
+        let ticket = &self.started.ticket;
+        match matchplane_store::repos::matches::get(&self.db, &ticket.project_id, match_id).await {
+            Ok(row) => match (&row.assignment, row.status.as_str()) {
+                (Some(assignment), _) => Waited::Assigned(
+                    crate::routes::match_lifecycle::assigned_to(assignment, &ticket.player_id),
+                ),
+                (None, match_status::UNASSIGNED) => Waited::Released(true),
+                (None, match_status::RELEASED) => Waited::Released(false),
+                _ => Waited::Quiet,
+            },
+            Err(error) => {
+                tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a match waiting for its assignment failed");
+                Waited::Quiet
+            }
+        }
     }
 }
 

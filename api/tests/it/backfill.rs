@@ -51,6 +51,10 @@ async fn setup(backend: Backend, block: Value) -> (TestApp, String, String, Stri
             match_shape: Some(json!([2, 2])),
             seats_open: Some(json!([0, 0])),
             region: None,
+            status: "made".into(),
+            answers: None,
+            made_at: None,
+            assignment: None,
         }],
     )
     .await

@@ -161,6 +161,10 @@ async fn a_result_is_reported_once_and_replayed(backend: Backend) {
             match_shape: None,
             seats_open: None,
             region: None,
+            status: "made".into(),
+            answers: None,
+            made_at: None,
+            assignment: None,
         }],
     )
     .await

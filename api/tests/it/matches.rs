@@ -67,6 +67,10 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             match_shape: None,
             seats_open: None,
             region: None,
+            status: "made".into(),
+            answers: None,
+            made_at: None,
+            assignment: None,
         }],
     )
     .await

@@ -37,6 +37,10 @@ async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]])
         match_shape: None,
         seats_open: None,
         region: None,
+        status: "made".into(),
+        answers: None,
+        made_at: None,
+        assignment: None,
     };
     assert_eq!(
         matches::insert_if_absent(&t.db, vec![row]).await.unwrap(),

@@ -161,6 +161,16 @@ const TABLE: &[(&str, &str, Needs)] = &[
         Needs::Backend,
     ),
     (
+        "POST",
+        "/v1/projects/{projectId}/matches/{matchId}/release",
+        Needs::Backend,
+    ),
+    (
+        "POST",
+        "/v1/projects/{projectId}/matches/{matchId}/assignment",
+        Needs::Backend,
+    ),
+    (
         "GET",
         "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
         Needs::Backend,

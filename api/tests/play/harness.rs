@@ -289,6 +289,10 @@ impl TestApp {
             match_shape: None,
             seats_open: None,
             region: None,
+            status: "made".into(),
+            answers: None,
+            made_at: None,
+            assignment: None,
         };
         matchplane_store::repos::matches::insert_if_absent(&self.db, vec![row])
             .await

@@ -13,6 +13,7 @@ mod deleted;
 mod elsewhere;
 mod fault_proxy;
 mod harness;
+mod lifecycle;
 mod load;
 mod lost_tickets;
 mod outages;

@@ -33,6 +33,21 @@ pub struct Model {
     /// The region the match is played in (SPEC 12); `NULL` without `regions`.
     #[sea_orm(nullable)]
     pub region: Option<String>,
+    /// `proposed`, `made`, `cancelled`, `released` or `unassigned` (SPEC
+    /// 9, 15; see [`crate::repos::matches::status`]).
+    pub status: String,
+    /// A proposal's answer per ticket: JSON object ticketId → `accepted`,
+    /// `declined`, `timeout` or `none`; `NULL` in a mode without acceptance.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub answers: Option<Json>,
+    /// When the proposal became the match (the release window counts from
+    /// it); `NULL`: at `created_at`.
+    #[sea_orm(nullable)]
+    pub made_at: Option<DateTimeUtc>,
+    /// The studio's assignment (`{"connection", "data", "players"}`), once
+    /// posted (SPEC 9).
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub assignment: Option<Json>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

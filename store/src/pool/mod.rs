@@ -16,6 +16,7 @@
 //!   (acceptance), their answers and their closing.
 //! - [`Backfills`]: the open seats of running matches and their fills
 //!   (claimed like matches, see [`backfills`]).
+//! - [`Releases`]: a released match's tickets, free to search again.
 //!
 //! [`PoolStore`] is all of them at once (a blanket impl): the handle the API
 //! and the worker share, as `Arc<dyn PoolStore>`. Two implementations pass
@@ -42,9 +43,11 @@
 //! measured by the backend (Redis's own clock, or tokio's in memory).
 
 pub mod backfills;
+pub mod closed;
 mod memory;
 pub mod proposals;
 pub mod redis;
+pub mod releases;
 mod types;
 
 #[cfg(test)]
@@ -64,6 +67,7 @@ pub use proposals::{
     ProposalState, Proposals, Settled,
 };
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
+pub use releases::{ReleasedTicket, Releases};
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
     ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState,
@@ -78,12 +82,20 @@ pub type StatusStream = BoxStream<'static, String>;
 /// worker hold, as `Arc<dyn PoolStore>`. Implemented for every type that
 /// implements the parts; see the module documentation for the rules.
 pub trait PoolStore:
-    Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals + Backfills
+    Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals + Backfills + Releases
 {
 }
 
 impl<T> PoolStore for T where
-    T: Searches + PoolReads + Claims + Leases + Outbox + StatusBus + Proposals + Backfills
+    T: Searches
+        + PoolReads
+        + Claims
+        + Leases
+        + Outbox
+        + StatusBus
+        + Proposals
+        + Backfills
+        + Releases
 {
 }
 

@@ -117,6 +117,10 @@ pub struct Finish {
     pub cooldown_until: f64,
     /// The record queued to the outbox if everyone is matched.
     pub record_json: String,
+    /// The record queued to the outbox if the proposal is cancelled
+    /// ([`super::closed::CancelledProposal`] JSON; `""` for none), so the
+    /// worker stores the cancelled proposal's status and answers.
+    pub cancelled_record: String,
     /// When it is applied (Unix seconds, the ended records' `endedAt`).
     pub now: f64,
 }
@@ -275,18 +279,25 @@ pub async fn settle<P: Proposals + ?Sized>(
                 fate,
             })
             .collect();
+        let made = members.iter().all(|m| m.fate == Fate::Matched);
+        let cancelled_record = if made {
+            String::new()
+        } else {
+            super::closed::CancelledProposal::of(match_id, &members, now).to_json()?
+        };
         let finish = Finish {
             match_id: match_id.to_owned(),
             members,
             cooldown_until: now + state.cooldown_seconds,
             record_json: state.record_json.clone(),
+            cancelled_record,
             now,
         };
         match pool.finish_proposal(mode, &finish).await? {
-            FinishOutcome::Done { outbox_id } => {
+            FinishOutcome::Done { .. } => {
                 return Ok(Some(Settled {
                     match_id: match_id.to_owned(),
-                    made: outbox_id.is_some(),
+                    made,
                     members: finish.members,
                 }))
             }

@@ -33,6 +33,14 @@ pub enum Ended {
         /// `mat_…` id of the match.
         match_id: String,
     },
+    /// Its match was released by the studio (or not assigned in time,
+    /// SPEC 9): the ticket may search again until it expires, its search
+    /// resuming at the record's `queuedAt` (its first one).
+    #[serde(rename_all = "camelCase")]
+    Released {
+        /// `mat_…` id of the released match.
+        match_id: String,
+    },
     /// Cancelled by the client, the studio, or a closed socket.
     Cancelled,
     /// Its deadline passed (ticket expiry or REST poll liveness).

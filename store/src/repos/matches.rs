@@ -88,8 +88,17 @@ pub async fn list<C: ConnectionTrait>(
         .await?)
 }
 
+/// The statuses of a match that was made (a proposal that became one,
+/// released or not): what the mode stats count as matches.
+pub const MADE_STATUSES: [&str; 3] = [
+    super::match_status::MADE,
+    super::match_status::RELEASED,
+    super::match_status::UNASSIGNED,
+];
+
 /// Matches of one mode created at or after `since`, newest first, at most
-/// `limit` (for the mode stats).
+/// `limit` (for the mode stats); proposals that were not made are left
+/// out.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -103,13 +112,15 @@ pub async fn recent<C: ConnectionTrait>(
     Ok(scoped(project_id)
         .filter(match_::Column::GameMode.eq(game_mode))
         .filter(match_::Column::CreatedAt.gte(since))
+        .filter(match_::Column::Status.is_in(MADE_STATUSES))
         .order_by_desc(match_::Column::Id)
         .limit(limit)
         .all(db)
         .await?)
 }
 
-/// How many matches of one mode were created at or after `since`.
+/// How many matches of one mode were created at or after `since` (made
+/// ones: see [`MADE_STATUSES`]).
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -122,6 +133,32 @@ pub async fn count_since<C: ConnectionTrait>(
     Ok(scoped(project_id)
         .filter(match_::Column::GameMode.eq(game_mode))
         .filter(match_::Column::CreatedAt.gte(since))
+        .filter(match_::Column::Status.is_in(MADE_STATUSES))
         .count(db)
+        .await?)
+}
+
+/// The lifecycle rows (status and answers) of one mode's matches and
+/// proposals created at or after `since`, newest first, at most `limit`
+/// (for the mode stats' acceptance figures).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn lifecycle_since<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    since: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<(String, Option<serde_json::Value>)>, StoreError> {
+    Ok(scoped(project_id)
+        .select_only()
+        .columns([match_::Column::Status, match_::Column::Answers])
+        .filter(match_::Column::GameMode.eq(game_mode))
+        .filter(match_::Column::CreatedAt.gte(since))
+        .order_by_desc(match_::Column::Id)
+        .limit(limit)
+        .into_tuple()
+        .all(db)
         .await?)
 }

@@ -16,6 +16,7 @@ pub mod idempotency;
 mod insert_absent;
 pub mod job_leases;
 pub mod lease_epochs;
+pub mod match_status;
 pub mod match_tickets;
 pub mod matches;
 pub mod projects;

@@ -82,9 +82,28 @@ pub enum StatusMessage {
         /// The teams, as player ids.
         teams: Vec<Vec<String>>,
     },
-    /// The proposal was cancelled by someone else: searching again, with
-    /// the wait (and so the widened range) kept. Not final.
+    /// The proposal was cancelled by someone else, or the match was
+    /// released (by the studio, or no assignment in time) while the socket
+    /// was open: searching again, with the wait (and so the widened range)
+    /// kept. Not final.
     Requeued,
+    /// Where to play (assignment, SPEC 9): the match's `data` with the
+    /// player's own merged over it. Final.
+    Assigned {
+        /// Where to connect (at most 512 bytes).
+        connection: String,
+        /// The player's data (a JSON object).
+        data: Value,
+    },
+    /// No assignment within the mode's `waitSeconds`: the match is
+    /// `unassigned` (released). Not final: a socket still open searches
+    /// again (`requeued`). `{"type":"assignment_timeout"}`.
+    #[serde(rename = "assignment_timeout")]
+    AssignmentTimeout,
+    /// The studio released the match (published to the sockets waiting
+    /// for its assignment, which search again and tell their clients
+    /// `requeued`; never sent to a client as it is). Not final.
+    Released,
 }
 
 impl StatusMessage {
@@ -96,6 +115,8 @@ impl StatusMessage {
                 | StatusMessage::Status { .. }
                 | StatusMessage::Proposed { .. }
                 | StatusMessage::Requeued
+                | StatusMessage::AssignmentTimeout
+                | StatusMessage::Released
         )
     }
 
@@ -163,6 +184,12 @@ mod tests {
                 code: "GAME_MODE_DISABLED".into(),
                 message: "off".into(),
             },
+            StatusMessage::Assigned {
+                connection: "203.0.113.7:7777".into(),
+                data: serde_json::json!({"seat": 1}),
+            },
+            StatusMessage::AssignmentTimeout,
+            StatusMessage::Released,
             StatusMessage::Searching {
                 ticket_id: "tkt_1".into(),
                 game_mode: "duel".into(),

@@ -284,3 +284,75 @@ async fn a_killed_workers_proposal_is_ended_by_the_next_one() {
     two_stop.cancel();
     let _ = two.await;
 }
+
+/// A proposal's row is stored `proposed` before its players are told, and
+/// the record consumer stores how it ended: `cancelled` with each ticket's
+/// answer (a closing applied by any process queues its record), or `made`.
+#[tokio::test]
+async fn a_proposals_row_follows_it_from_proposed_to_cancelled_or_made() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    with_acceptance(&env, &receiver.url(), json!({"timeoutSeconds": 20})).await;
+    let a = env.add("a", 1500.0).await;
+    let b = env.add("b", 1500.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    env.tick(token).await;
+    let rows = matches::list(&env.db, &env.mode.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].status, "proposed");
+    assert_eq!(
+        rows[0].answers,
+        Some(json!({a.clone(): "none", b.clone(): "none"}))
+    );
+    let first = rows[0].id.clone();
+
+    // b declines; the closing (here the sweep's) queues its record.
+    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    env.pool.answer(&env.mode, &b, false).await.unwrap();
+    sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+        .await
+        .unwrap();
+    env.drain("c1").await;
+    let row = matches::get(&env.db, &env.mode.project_id, &first)
+        .await
+        .unwrap();
+    assert_eq!(row.status, "cancelled");
+    assert_eq!(
+        row.answers,
+        Some(json!({a.clone(): "accepted", b.clone(): "declined"}))
+    );
+    // Handed over twice, stored once: nothing changes.
+    env.drain("c1").await;
+
+    // a, requeued, and c accept: made.
+    let c = env.add("c", 1500.0).await;
+    env.tick(token).await;
+    let second = env.pool.proposal_of(&env.mode, &a).await.unwrap().unwrap();
+    for ticket in [&a, &c] {
+        env.pool.answer(&env.mode, ticket, true).await.unwrap();
+    }
+    sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+        .await
+        .unwrap();
+    env.drain("c1").await;
+    let row = matches::get(&env.db, &env.mode.project_id, &second)
+        .await
+        .unwrap();
+    assert_eq!(row.status, "made");
+    assert!(row.made_at.is_some());
+    let minutes = matchplane_store::repos::stats_history::minutes(
+        &env.db,
+        &env.mode.project_id,
+        &env.mode.mode,
+        Utc::now() - chrono::Duration::minutes(5),
+        Utc::now() + chrono::Duration::minutes(5),
+    )
+    .await
+    .unwrap();
+    let (proposals, declines, made): (i64, i64, i64) = minutes.iter().fold((0, 0, 0), |acc, m| {
+        (acc.0 + m.proposals, acc.1 + m.declines, acc.2 + m.matches)
+    });
+    assert_eq!((proposals, declines, made), (2, 1, 1));
+}

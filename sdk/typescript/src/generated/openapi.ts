@@ -415,6 +415,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/matches/{matchId}/assignment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Tells a made match's players where to play. */
+        post: operations["assignMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/matches/{matchId}/backfill": {
         parameters: {
             query?: never;
@@ -493,6 +510,23 @@ export interface paths {
          *     `attemptCount` counts on.
          */
         post: operations["redeliverMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/matches/{matchId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Releases a made match the studio cannot host. */
+        post: operations["releaseMatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -890,6 +924,50 @@ export interface components {
         } | {
             /** @enum {string} */
             type: "fifo";
+        };
+        /**
+         * @description Assignment: a made match's searches stay open until the studio posts
+         *     where to play (`POST …/matches/{matchId}/assignment`), at most
+         *     `waitSeconds`.
+         * @example {
+         *       "waitSeconds": 60
+         *     }
+         */
+        Assignment: {
+            /**
+             * Format: double
+             * @description Seconds a made match waits for its assignment, 1..=600.
+             */
+            waitSeconds: number;
+        };
+        /**
+         * @description `POST …/assignment`: where the match is played.
+         * @example {
+         *       "connection": "203.0.113.7:7777",
+         *       "data": {
+         *         "map": "dust"
+         *       },
+         *       "players": {
+         *         "ana": {
+         *           "data": {
+         *             "token": "a1"
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        AssignmentBody: {
+            /** @description Where to connect (at most 512 bytes). */
+            connection: string;
+            /** @description Data for every player (a JSON object of at most 4 KiB). */
+            data?: Record<string, never> | null;
+            /**
+             * @description Per player id, that player's own `data`, merged over the match's in
+             *     what it is told (never shown to another player).
+             */
+            players?: {
+                [key: string]: components["schemas"]["PlayerAssignment"];
+            } | null;
         };
         /**
          * @description One logged attempt.
@@ -1361,6 +1439,7 @@ export interface components {
             acceptance?: null | components["schemas"]["Acceptance"];
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            assignment?: null | components["schemas"]["Assignment"];
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /** @description Default `true`; a disabled mode runs no cycle and fails its searches. */
@@ -1445,6 +1524,7 @@ export interface components {
             acceptance?: null | components["schemas"]["Acceptance"];
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
+            assignment?: null | components["schemas"]["Assignment"];
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /**
@@ -1723,6 +1803,76 @@ export interface components {
             nextCursor?: string | null;
         };
         /**
+         * @description The last hour's match lifecycle figures (newest 10 000 matches and
+         *     proposals): proposals and how they ended, the answers given, and
+         *     releases.
+         * @example {
+         *       "acceptanceRate": 0.778,
+         *       "accepts": 17,
+         *       "declines": 1,
+         *       "proposals": 10,
+         *       "proposalsCancelled": 2,
+         *       "proposalsMade": 7,
+         *       "proposalsOpen": 1,
+         *       "releases": 1,
+         *       "timeouts": 1,
+         *       "unassigned": 0
+         *     }
+         */
+        Lifecycle: {
+            /**
+             * Format: double
+             * @description `proposalsMade / (proposalsMade + proposalsCancelled)`; `null`
+             *     before any proposal closed.
+             */
+            acceptanceRate?: number | null;
+            /**
+             * Format: int64
+             * @description Players who accepted (in closed proposals).
+             */
+            accepts: number;
+            /**
+             * Format: int64
+             * @description Players who declined, cancelled or closed their socket.
+             */
+            declines: number;
+            /**
+             * Format: int64
+             * @description Proposals opened.
+             */
+            proposals: number;
+            /**
+             * Format: int64
+             * @description Of which cancelled.
+             */
+            proposalsCancelled: number;
+            /**
+             * Format: int64
+             * @description Of which made into matches (released since included).
+             */
+            proposalsMade: number;
+            /**
+             * Format: int64
+             * @description Of which still open.
+             */
+            proposalsOpen: number;
+            /**
+             * Format: int64
+             * @description Made matches the studio released.
+             */
+            releases: number;
+            /**
+             * Format: int64
+             * @description Players silent at the deadline.
+             */
+            timeouts: number;
+            /**
+             * Format: int64
+             * @description Made matches released for want of an assignment.
+             */
+            unassigned: number;
+        };
+        /**
          * @description The `match.backfilled` body: a fill seated new players in a running
          *     match. Its `webhook-id` is `fillId`.
          */
@@ -1870,6 +2020,7 @@ export interface components {
          *         "mmrSpread": 20,
          *         "teamImbalance": 20
          *       },
+         *       "status": "made",
          *       "teams": [
          *         {
          *           "index": 0,
@@ -1889,6 +2040,16 @@ export interface components {
          *     }
          */
         MatchView: {
+            /**
+             * @description A proposal's answer per ticket (`accepted`, `declined`, `timeout`,
+             *     `none`); absent in modes without acceptance.
+             */
+            answers?: Record<string, never> | null;
+            /**
+             * @description The assignment the studio posted (`connection`, `data`, `players`
+             *     with each player's own `data`); absent until posted.
+             */
+            assignment?: Record<string, never> | null;
             /**
              * Format: date-time
              * @description When the match was made.
@@ -1918,6 +2079,12 @@ export interface components {
             /** @description Seats open to backfill per team; absent as `matchShape`. */
             seatsOpen?: number[] | null;
             /**
+             * @description `proposed` (acceptance: not answered by everyone yet), `made`,
+             *     `cancelled` (a proposal someone declined or let time out),
+             *     `released` (by the studio) or `unassigned` (no assignment in time).
+             */
+            status: string;
+            /**
              * @description Teams in match-shape order, as in the `match.made` webhook body
              *     (each player's ticket `data` in its entry, as sent).
              */
@@ -1937,6 +2104,7 @@ export interface components {
          *             "mmrSpread": 0,
          *             "teamImbalance": 0
          *           },
+         *           "status": "made",
          *           "teams": []
          *         }
          *       ],
@@ -1956,6 +2124,18 @@ export interface components {
          *       "gameMode": "duel",
          *       "lastCycleAt": "2026-12-01T10:00:00Z",
          *       "lastCycleDurationMs": 1.8,
+         *       "lifecycle": {
+         *         "acceptanceRate": null,
+         *         "accepts": 0,
+         *         "declines": 0,
+         *         "proposals": 0,
+         *         "proposalsCancelled": 0,
+         *         "proposalsMade": 0,
+         *         "proposalsOpen": 0,
+         *         "releases": 0,
+         *         "timeouts": 0,
+         *         "unassigned": 0
+         *       },
          *       "matchesLastMinute": 30,
          *       "searchingNow": 12,
          *       "stillWaiting": 12,
@@ -1998,6 +2178,8 @@ export interface components {
              * @description Duration of the last cycle, snapshot to last claim (milliseconds).
              */
             lastCycleDurationMs?: number | null;
+            /** @description The last hour's proposals (acceptance) and releases. */
+            lifecycle: components["schemas"]["Lifecycle"];
             /**
              * Format: int64
              * @description Matches made in the last 60 seconds.
@@ -2044,6 +2226,11 @@ export interface components {
             id: string;
             /** @description Every member's player id, the ticket's player included. */
             members: string[];
+        };
+        /** @description One player's part of an assignment. */
+        PlayerAssignment: {
+            /** @description The player's own data (a JSON object of at most 4 KiB). */
+            data?: Record<string, never> | null;
         };
         /**
          * @description The match a `matched` message (and a matched ticket's status)
@@ -2884,6 +3071,13 @@ export interface components {
          *     }
          */
         TicketStatus: {
+            /**
+             * @description Where to play, once matched in a mode with `assignment`:
+             *     `{"connection", "data"}` (the match's `data` with the player's own
+             *     merged over it) once the studio posted it, `null` while the match
+             *     waits for it; absent in modes without assignment.
+             */
+            assignment?: Record<string, never> | null;
             error?: null | components["schemas"]["TicketError"];
             /** @description When the token stops being valid (RFC 3339). */
             expiresAt: string;
@@ -2932,8 +3126,9 @@ export interface components {
              */
             reason?: string | null;
             /**
-             * @description `created`, `searching`, `proposed`, `matched`, `cancelled`, `expired`
-             *     or `failed`.
+             * @description `created`, `searching`, `proposed`, `matched`, `released` (its match
+             *     was released: it may search again, keeping its first `queuedAt`),
+             *     `cancelled`, `expired` or `failed`.
              */
             status: string;
             /** @description `tkt_…`. */
@@ -5497,6 +5692,119 @@ export interface operations {
             };
         };
     };
+    assignMatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (1 to 255 printable ASCII characters): a retry with the same key and body within 24 hours gets the first answer again (same status and body) and creates nothing */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssignmentBody"];
+            };
+        };
+        responses: {
+            /** @description Stored and sent: the match with its `assignment` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchView"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such match */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ALREADY_ASSIGNED: the match has its assignment */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: every broken rule of the body (`connection`, `data`, `players.<playerId>`), a mode without `assignment` or a match not made (field `matchId`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     openBackfill: {
         parameters: {
             query?: never;
@@ -5951,6 +6259,88 @@ export interface operations {
             };
             /** @description No such match, or it has no delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseMatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your choice (1 to 255 printable ASCII characters): a retry with the same key and body within 24 hours gets the first answer again (same status and body) and creates nothing */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description `mat_…` */
+                matchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The match, `status` `released` (also when it was released already) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchView"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no such match */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RELEASE_WINDOW_CLOSED: the match is not made (a proposal, cancelled, unassigned) or was made longer ago than max(120 s, `assignment.waitSeconds`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the key was used with another request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,7 @@ mod player_scope;
 mod proposals;
 mod reads;
 mod redis_only;
+mod releases;
 mod searches;
 mod status;
 
@@ -32,6 +33,7 @@ use outbox::*;
 use player_scope::*;
 use proposals::*;
 use reads::*;
+use releases::*;
 use searches::*;
 use status::*;
 
@@ -96,6 +98,8 @@ conformance!(
     project_scope_holds_one_search_per_player_across_modes,
     project_scope_counts_proposed_searches_not_matched_ones,
     project_scope_adds_racing_in_two_modes_keep_one,
+    a_cancelled_proposal_queues_its_closing_record,
+    a_released_matchs_tickets_search_again_from_their_first_queued_at,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

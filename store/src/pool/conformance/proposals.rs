@@ -9,6 +9,7 @@ use matchplane_matchmaker::acceptance::{
 };
 
 use super::{add_solos, claim_of, lease, live, mode, FAR};
+use crate::pool::closed::CancelledProposal;
 use crate::pool::{
     settle, AnswerOutcome, ClaimOutcome, EndOutcome, EndResult, Ended, ModeKey, PoolStore,
     ProposalClaim, SearchState,
@@ -55,12 +56,70 @@ fn failed(code: &str) -> Option<Ended> {
     })
 }
 
+/// Made matches' records in `m`'s outbox (a cancelled proposal's closing
+/// record is not one).
 async fn outbox_len(store: &dyn PoolStore, m: &ModeKey) -> usize {
     store
         .read_outbox(m, "c", 100, std::time::Duration::from_secs(60))
         .await
         .unwrap()
-        .len()
+        .iter()
+        .filter(|e| CancelledProposal::parse(&e.record_json).is_none())
+        .count()
+}
+
+/// A cancelled proposal's closing queues its own record (whoever closes
+/// it), with each member's answer, so the worker stores the proposal's
+/// status; a made one queues only the match.
+pub async fn a_cancelled_proposal_queues_its_closing_record(store: Arc<dyn PoolStore>) {
+    let m = mode("closing");
+    add_solos(store.as_ref(), &m, 3).await;
+    propose(
+        store.as_ref(),
+        &m,
+        proposal("mat_1", &["t1", "t2", "t3"], &[]),
+    )
+    .await;
+    store.answer(&m, "t1", true).await.unwrap();
+    store.answer(&m, "t2", false).await.unwrap();
+    let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
+        .await
+        .unwrap();
+    assert!(!settled.unwrap().made);
+    let entries = store
+        .read_outbox(&m, "c", 100, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].match_id, "mat_1");
+    let closed = CancelledProposal::parse(&entries[0].record_json).unwrap();
+    assert_eq!(closed.match_id, "mat_1");
+    assert_eq!(closed.closed_at, NOW + 1.0);
+    let answers: Vec<(&str, &str)> = closed
+        .answers
+        .iter()
+        .map(|(t, a)| (t.as_str(), a.as_str()))
+        .collect();
+    assert_eq!(
+        answers,
+        [("t1", "accepted"), ("t2", "declined"), ("t3", "none")]
+    );
+
+    // The deadline: the silent one reads `timeout`.
+    let m = mode("closing-late");
+    add_solos(store.as_ref(), &m, 2).await;
+    propose(store.as_ref(), &m, proposal("mat_2", &["t1", "t2"], &[])).await;
+    store.answer(&m, "t1", true).await.unwrap();
+    settle(store.as_ref(), &m, "mat_2", NOW + 20.0)
+        .await
+        .unwrap();
+    let entries = store
+        .read_outbox(&m, "c", 100, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    let closed = CancelledProposal::parse(&entries[0].record_json).unwrap();
+    assert_eq!(closed.answers["t1"], "accepted");
+    assert_eq!(closed.answers["t2"], "timeout");
 }
 
 pub async fn a_proposal_holds_its_searches_out_of_snapshots_and_expiry(store: Arc<dyn PoolStore>) {

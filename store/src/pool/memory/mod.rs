@@ -22,6 +22,7 @@ mod leases;
 mod outbox;
 mod proposals;
 mod reads;
+mod releases;
 mod searches;
 mod status;
 

@@ -255,19 +255,27 @@ impl Proposals for MemoryPoolStore {
                     .insert(m.player_id.clone(), finish.cooldown_until);
             }
         }
-        let outbox_id = made.then(|| {
+        // A made match's record, or a cancelled proposal's closing record
+        // (the worker stores its status), goes to the outbox.
+        let record = if made {
+            &finish.record_json
+        } else {
+            &finish.cancelled_record
+        };
+        let outbox_id = (!record.is_empty()).then(|| {
             pool.outbox_seq += 1;
             let seq = pool.outbox_seq;
             pool.outbox.insert(
                 seq,
                 OutboxItem {
                     match_id: finish.match_id.clone(),
-                    record_json: finish.record_json.clone(),
+                    record_json: record.clone(),
                     delivered: None,
                 },
             );
             format!("0-{seq}")
         });
+        let outbox_id = outbox_id.filter(|_| made);
         state.decrease_live(&mode.project_id, removed);
         Ok(FinishOutcome::Done { outbox_id })
     }

@@ -51,10 +51,20 @@ impl Searches for MemoryPoolStore {
             return Err(AddSearchError::QuotaExceeded { limit });
         }
         let ticket = search.ticket_id.to_string();
+        // A released match's ticket resumes its first search's wait.
+        let queued_at = match pool.ended.get(&ticket) {
+            Some(EndedSearch {
+                how: Ended::Released { .. },
+                queued_at: Some(first),
+                ..
+            }) => *first,
+            _ => search.queued_at,
+        };
         pool.pool.insert(
             ticket.clone(),
             Search {
                 ping_ms: None,
+                queued_at,
                 ..search.clone()
             },
         );

@@ -96,6 +96,7 @@ pub use persistence::Persistence;
 mod projects;
 mod proposals;
 mod reads;
+mod releases;
 mod searches;
 mod start;
 mod status;
@@ -160,6 +161,7 @@ struct Scripts {
     finish_proposal: Script,
     fill: Script,
     backfill_change: Script,
+    release: Script,
 }
 
 impl Scripts {
@@ -209,6 +211,10 @@ impl Scripts {
                 include_str!("scripts/fill.lua")
             )),
             backfill_change: Script::new(include_str!("scripts/backfill_change.lua")),
+            release: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/release.lua")
+            )),
         }
     }
 }

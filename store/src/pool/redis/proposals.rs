@@ -256,7 +256,7 @@ impl Proposals for RedisPoolStore {
             .arg(if made {
                 finish.record_json.as_str()
             } else {
-                ""
+                finish.cancelled_record.as_str()
             });
         for m in &finish.members {
             let (fate, cooled, ended) = match m.fate {
@@ -293,7 +293,7 @@ impl Proposals for RedisPoolStore {
         let mut words = reply.into_iter();
         match words.next().as_deref() {
             Some("done") => Ok(FinishOutcome::Done {
-                outbox_id: words.next().filter(|id| !id.is_empty()),
+                outbox_id: words.next().filter(|id| made && !id.is_empty()),
             }),
             Some("stale") => Ok(FinishOutcome::Stale),
             Some("closed") => Ok(FinishOutcome::Closed),

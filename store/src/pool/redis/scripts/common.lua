@@ -118,6 +118,14 @@ local function add_live(pool, players, deadlines, current, next, previous, live,
       return {'quota'}
     end
   end
+  -- A released match's ticket resumes its first search's wait (a key
+  -- can only match as a key: quotes inside strings are escaped).
+  if ended and string.find(ended, '"status":"released"', 1, true) then
+    local first = string.match(ended, '"queuedAt":([^,}]+)')
+    if first then
+      entry = string.gsub(entry, '"queuedAt":[^,}]+', '"queuedAt":' .. first, 1)
+    end
+  end
   redis.call('HSET', pool, ticket, entry)
   redis.call('HSET', players, player, ticket)
   redis.call('ZADD', deadlines, deadline, ticket)

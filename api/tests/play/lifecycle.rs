@@ -1,0 +1,461 @@
+//! A made match's lifecycle from the studio's side (SPEC 9, 15): release
+//! within the window (`RELEASE_WINDOW_CLOSED` after it, or on a match not
+//! made), the released tickets searching again with their first
+//! `queuedAt`, assignment (each player's own data merged over the match's,
+//! nobody seeing another's; `ALREADY_ASSIGNED`), the assignment timeout
+//! (`unassigned`), and a release during the assignment wait requeueing the
+//! players still connected.
+
+use crate::harness::{duel, fast, solo, Pools, TestApp};
+use crate::on_both_pools;
+use axum::http::{Method, StatusCode};
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use matchplane_store::pool::{Claim, ClaimOutcome, ModeKey};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+on_both_pools!(
+    a_release_frees_the_tickets_with_their_first_queued_at,
+    the_release_window_and_matches_not_made,
+    an_assignment_tells_each_player_its_own_data_once,
+    a_release_during_the_assignment_wait_requeues_the_connected_players,
+    the_assignment_timeout_unassigns_and_requeues,
+);
+
+/// `duel` waiting `wait` seconds for its assignment.
+fn assigning(wait: u32) -> Value {
+    let mut mode = duel("duel");
+    mode["assignment"] = json!({ "waitSeconds": wait });
+    mode
+}
+
+fn unix(at: DateTime<Utc>) -> f64 {
+    at.timestamp_micros() as f64 / 1e6
+}
+
+/// Claims `tickets` (ticket id, player id, `queuedAt` in Unix seconds) into
+/// one match and stores its row made at `created_at` with `status`, as the
+/// worker would. Returns the match id.
+async fn made(
+    t: &TestApp,
+    project: &str,
+    tickets: &[(String, &str, f64)],
+    created_at: DateTime<Utc>,
+    status: &str,
+) -> String {
+    let match_id = format!("mat_{}", ulid::Ulid::new());
+    let mode = ModeKey::new(project, "duel");
+    let lease = t
+        .play
+        .pool
+        .acquire_lease(&mode, "w", Duration::from_secs(5))
+        .await
+        .unwrap()
+        .unwrap();
+    let claim = Claim {
+        match_id: match_id.clone(),
+        ticket_ids: tickets.iter().map(|(t, _, _)| t.clone()).collect(),
+        player_ids: tickets.iter().map(|(_, p, _)| (*p).to_owned()).collect(),
+        record_json: "{}".into(),
+    };
+    let out = t.play.pool.claim(&mode, lease, &claim).await.unwrap();
+    assert!(matches!(out, ClaimOutcome::Claimed { .. }), "{out:?}");
+    t.play.pool.release_lease(&mode, lease).await.unwrap();
+    store_row(t, project, &match_id, tickets, created_at, status).await;
+    match_id
+}
+
+/// Stores a match row only (no search claimed).
+async fn store_row(
+    t: &TestApp,
+    project: &str,
+    match_id: &str,
+    tickets: &[(String, &str, f64)],
+    created_at: DateTime<Utc>,
+    status: &str,
+) {
+    let teams: Vec<Value> = tickets
+        .iter()
+        .enumerate()
+        .map(|(i, (ticket, player, queued))| {
+            json!({"index": i, "meanMmr": 1500.0, "players": [{"playerId": player,
+                "ticketId": ticket, "partyId": null, "mmr": 1500.0, "pingMs": null,
+                "waitSeconds": unix(created_at) - queued}]})
+        })
+        .collect();
+    let row = matchplane_store::entities::match_::Model {
+        id: match_id.to_owned(),
+        project_id: project.to_owned(),
+        game_mode: "duel".into(),
+        game_mode_version: 1,
+        teams: json!(teams),
+        quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
+        created_at,
+        match_shape: None,
+        seats_open: None,
+        region: None,
+        status: status.into(),
+        answers: None,
+        made_at: None,
+        assignment: None,
+    };
+    matchplane_store::repos::matches::insert_if_absent(&t.db, vec![row])
+        .await
+        .unwrap();
+}
+
+/// `queuedAt` of a ticket's status, in Unix seconds.
+fn queued_at(status: &Value) -> f64 {
+    let text = status["queuedAt"].as_str().expect("queuedAt");
+    unix(DateTime::parse_from_rfc3339(text).unwrap().to_utc())
+}
+
+async fn release(t: &TestApp, p: &str, key: &str, match_id: &str) -> crate::harness::Answer {
+    t.call(
+        Method::POST,
+        &format!("/v1/projects/{p}/matches/{match_id}/release"),
+        Some(key),
+        None,
+    )
+    .await
+}
+
+async fn assign(
+    t: &TestApp,
+    p: &str,
+    key: &str,
+    match_id: &str,
+    body: Value,
+) -> crate::harness::Answer {
+    t.call(
+        Method::POST,
+        &format!("/v1/projects/{p}/matches/{match_id}/assignment"),
+        Some(key),
+        Some(body),
+    )
+    .await
+}
+
+/// Two REST searches `a` and `b`: (ticket, player, queuedAt, token) each.
+async fn two_searching(
+    t: &TestApp,
+    p: &str,
+    key: &str,
+) -> Vec<(String, &'static str, f64, String)> {
+    let mut out = Vec::new();
+    for player in ["a", "b"] {
+        let (ticket, token) = t.ticket_ok(p, key, solo("duel", player)).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        let status = t.status(p, key, &ticket).await.body;
+        out.push((ticket, player, queued_at(&status), token));
+    }
+    out
+}
+
+fn seats(searching: &[(String, &'static str, f64, String)]) -> Vec<(String, &'static str, f64)> {
+    searching
+        .iter()
+        .map(|(t, p, q, _)| (t.clone(), *p, *q))
+        .collect()
+}
+
+async fn a_release_frees_the_tickets_with_their_first_queued_at(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let searching = two_searching(&t, &p, &key).await;
+    let match_id = made(&t, &p, &seats(&searching), Utc::now(), "made").await;
+    let (a, _, a_queued, a_token) = &searching[0];
+    // Spent while made.
+    t.rest_search(a_token)
+        .await
+        .assert_problem(StatusCode::CONFLICT, "TICKET_ALREADY_MATCHED");
+
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let released = release(&t, &p, &key, &match_id).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    assert_eq!(released.body["status"], "released");
+    let status = t.status(&p, &key, a).await.body;
+    assert_eq!(status["status"], "released", "{status}");
+    // The same release again: the match as it is.
+    let again = release(&t, &p, &key, &match_id).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body["status"], "released");
+
+    // A new start resumes the first wait.
+    let restarted = t.rest_search(a_token).await;
+    assert_eq!(restarted.status, StatusCode::ACCEPTED, "{}", restarted.body);
+    let status = t.status(&p, &key, a).await.body;
+    assert_eq!(status["status"], "searching", "{status}");
+    assert!(
+        (queued_at(&status) - a_queued).abs() < 0.002,
+        "queuedAt kept: {status} vs {a_queued}"
+    );
+    // Nobody was cooled down: b may take a new ticket at once, too.
+    let (_, b_token2) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    assert_eq!(t.rest_search(&b_token2).await.status, StatusCode::ACCEPTED);
+
+    let list = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(list.body["items"][0]["status"], "released", "{}", list.body);
+}
+
+async fn the_release_window_and_matches_not_made(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let now = Utc::now();
+    let seat = |n: &str| vec![(format!("tkt_{n}"), "x", unix(now) - 5.0)];
+    let cases = [
+        (chrono::Duration::seconds(115), "made", StatusCode::OK),
+        (chrono::Duration::seconds(121), "made", StatusCode::CONFLICT),
+        (
+            chrono::Duration::seconds(1),
+            "proposed",
+            StatusCode::CONFLICT,
+        ),
+        (
+            chrono::Duration::seconds(1),
+            "cancelled",
+            StatusCode::CONFLICT,
+        ),
+        (
+            chrono::Duration::seconds(1),
+            "unassigned",
+            StatusCode::CONFLICT,
+        ),
+    ];
+    for (i, (age, status, expected)) in cases.iter().enumerate() {
+        let match_id = format!("mat_{}", ulid::Ulid::new());
+        store_row(&t, &p, &match_id, &seat(&i.to_string()), now - *age, status).await;
+        let answer = release(&t, &p, &key, &match_id).await;
+        assert_eq!(answer.status, *expected, "{status} {age}: {}", answer.body);
+        if *expected == StatusCode::CONFLICT {
+            answer.assert_problem(StatusCode::CONFLICT, "RELEASE_WINDOW_CLOSED");
+        }
+    }
+    release(&t, &p, &key, "mat_nope")
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+
+    // With `assignment.waitSeconds` 300 the window is five minutes.
+    let replaced = t
+        .call(
+            Method::PUT,
+            &format!("/v1/projects/{p}/game-modes/duel"),
+            Some(&key),
+            Some(assigning(300)),
+        )
+        .await;
+    assert_eq!(replaced.status, StatusCode::OK, "{}", replaced.body);
+    t.play.cache.modes_written();
+    for (age, expected) in [(290, StatusCode::OK), (310, StatusCode::CONFLICT)] {
+        let match_id = format!("mat_{}", ulid::Ulid::new());
+        let at = now - chrono::Duration::seconds(age);
+        store_row(&t, &p, &match_id, &seat(&format!("w{age}")), at, "made").await;
+        let answer = release(&t, &p, &key, &match_id).await;
+        assert_eq!(answer.status, expected, "{age}: {}", answer.body);
+    }
+}
+
+type Client =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
+    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
+        .await
+        .expect("websocket upgrade");
+    ws
+}
+
+/// The next text message of type `kind` (others skipped), within 5 s.
+async fn until(ws: &mut Client, kind: &str) -> Value {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .unwrap_or_else(|_| panic!("a {kind} message within 5 s"))
+            .expect("socket open")
+            .expect("no error");
+        if let Message::Text(text) = msg {
+            let msg: Value = serde_json::from_str(&text).unwrap();
+            if msg["type"] == kind {
+                return msg;
+            }
+        }
+    }
+}
+
+/// Waits for the socket's Close frame (within 5 s): its code.
+async fn closed(ws: &mut Client) -> u16 {
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+            .await
+            .expect("a close within 5 s");
+        match msg {
+            Some(Ok(Message::Close(frame))) => return frame.map_or(0, |f| u16::from(f.code)),
+            Some(Ok(_)) => {}
+            other => panic!("socket ended without a close: {other:?}"),
+        }
+    }
+}
+
+/// Two WebSocket searches `a` and `b` matched in a mode with assignment:
+/// (match id, [(ticket, token, socket, queuedAt)]).
+async fn matched_sockets(
+    t: &TestApp,
+    p: &str,
+    key: &str,
+    addr: std::net::SocketAddr,
+) -> (String, Vec<(String, String, Client, f64)>) {
+    let mut out = Vec::new();
+    for player in ["a", "b"] {
+        let (ticket, token) = t.ticket_ok(p, key, solo("duel", player)).await;
+        let mut ws = connect(addr, &token).await;
+        until(&mut ws, "searching").await;
+        let status = t.status(p, key, &ticket).await.body;
+        let queued = queued_at(&status);
+        out.push((ticket, token, ws, queued));
+    }
+    let tickets: Vec<(String, &str, f64)> = out
+        .iter()
+        .zip(["a", "b"])
+        .map(|((ticket, _, _, q), player)| (ticket.clone(), player, *q))
+        .collect();
+    let match_id = made(t, p, &tickets, Utc::now(), "made").await;
+    // The sockets' re-read sees the stored match: `matched`, and they stay.
+    for (_, _, ws, _) in &mut out {
+        let matched = until(ws, "matched").await;
+        assert_eq!(matched["match"]["matchId"], match_id.as_str());
+    }
+    (match_id, out)
+}
+
+async fn an_assignment_tells_each_player_its_own_data_once(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let a = sockets[0].0.clone();
+    // Waiting: matched, `assignment: null`.
+    let status = t.status(&p, &key, &a).await.body;
+    assert_eq!(status["status"], "matched", "{status}");
+    assert_eq!(status["assignment"], Value::Null, "{status}");
+    assert!(status.as_object().unwrap().contains_key("assignment"));
+
+    // Every broken rule at once.
+    let bad = assign(
+        &t,
+        &p,
+        &key,
+        &match_id,
+        json!({"connection": "x".repeat(513), "players": {"zed": {"data": {}}}}),
+    )
+    .await;
+    bad.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let fields: Vec<&str> = bad.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["connection", "players.zed"], "{}", bad.body);
+
+    let body = json!({"connection": "203.0.113.7:7777", "data": {"map": "dust", "token": "shared"},
+        "players": {"a": {"data": {"token": "for-a", "seat": 1}}, "b": {"data": {"token": "for-b"}}}});
+    let stored = assign(&t, &p, &key, &match_id, body.clone()).await;
+    assert_eq!(stored.status, StatusCode::CREATED, "{}", stored.body);
+    let seen_a = until(&mut sockets[0].2, "assigned").await;
+    let seen_b = until(&mut sockets[1].2, "assigned").await;
+    assert_eq!(seen_a["connection"], "203.0.113.7:7777");
+    assert_eq!(
+        seen_a["data"],
+        json!({"map": "dust", "token": "for-a", "seat": 1})
+    );
+    assert_eq!(seen_b["data"], json!({"map": "dust", "token": "for-b"}));
+    assert!(!seen_b.to_string().contains("for-a"), "{seen_b}");
+    assert_eq!(closed(&mut sockets[0].2).await, 1000);
+    assert_eq!(closed(&mut sockets[1].2).await, 1000);
+    let status = t.status(&p, &key, &a).await.body;
+    assert_eq!(status["assignment"]["data"]["token"], "for-a", "{status}");
+
+    assign(&t, &p, &key, &match_id, body)
+        .await
+        .assert_problem(StatusCode::CONFLICT, "ALREADY_ASSIGNED");
+}
+
+async fn a_release_during_the_assignment_wait_requeues_the_connected_players(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    // b leaves the wait; a stays connected.
+    let (b, _, b_ws, _) = sockets.pop().unwrap();
+    drop(b_ws);
+    let released = release(&t, &p, &key, &match_id).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    let (a, _, a_ws, a_queued) = &mut sockets[0];
+    until(a_ws, "requeued").await;
+    let status = t.status(&p, &key, a).await.body;
+    assert_eq!(status["status"], "searching", "{status}");
+    assert!((queued_at(&status) - *a_queued).abs() < 0.002, "{status}");
+    let status = t.status(&p, &key, &b).await.body;
+    assert_eq!(status["status"], "released", "{status}");
+}
+
+async fn the_assignment_timeout_unassigns_and_requeues(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(30)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let mode = ModeKey::new(&p, "duel");
+    let config = matchplane_worker::modes::ModeConfig {
+        config: serde_json::from_value(assigning(30)).unwrap(),
+        version: 1,
+    };
+    // Not due yet: nothing happens.
+    let early = Utc::now() + chrono::Duration::seconds(20);
+    let none =
+        matchplane_worker::assignment::time_out(t.play.pool.as_ref(), &t.db, &mode, &config, early)
+            .await
+            .unwrap();
+    assert_eq!(none, 0);
+    let late = Utc::now() + chrono::Duration::seconds(31);
+    let one =
+        matchplane_worker::assignment::time_out(t.play.pool.as_ref(), &t.db, &mode, &config, late)
+            .await
+            .unwrap();
+    assert_eq!(one, 1);
+    for (ticket, _, ws, queued) in &mut sockets {
+        until(ws, "assignment_timeout").await;
+        until(ws, "requeued").await;
+        let status = t.status(&p, &key, ticket).await.body;
+        assert_eq!(status["status"], "searching", "{status}");
+        assert!((queued_at(&status) - *queued).abs() < 0.002, "{status}");
+    }
+    let view = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches/{match_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(view.body["status"], "unassigned", "{}", view.body);
+    // Acts as a release: too late to release or assign now.
+    release(&t, &p, &key, &match_id)
+        .await
+        .assert_problem(StatusCode::CONFLICT, "RELEASE_WINDOW_CLOSED");
+    let late_assign = assign(&t, &p, &key, &match_id, json!({"connection": "h:1"})).await;
+    late_assign.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+}

@@ -1,0 +1,279 @@
+//! A match's lifecycle (SPEC 9, 15) in `matches.status`:
+//!
+//! - [`PROPOSED`]: a proposal stored before its players are told, with each
+//!   ticket's answer `none`;
+//! - [`MADE`]: everyone accepted (or the mode has no acceptance); a
+//!   proposal's row gets `made_at` and every answer `accepted`;
+//! - [`CANCELLED`]: the proposal ended otherwise, with each ticket's answer
+//!   as the closing read it;
+//! - [`RELEASED`]: the studio released the made match within the release
+//!   window ([`release`]);
+//! - [`UNASSIGNED`]: no assignment within the mode's `assignment.waitSeconds`:
+//!   released by the worker the same way.
+//!
+//! Every change is a compare-and-set on the status it leaves, so two
+//! callers racing (a release and the assignment timeout, two releases)
+//! change a row once.
+
+use crate::entities::match_::{self, Entity as Matches};
+use crate::repos::StoreError;
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use serde_json::Value;
+
+/// A proposal not yet answered by everyone.
+pub const PROPOSED: &str = "proposed";
+/// A made match.
+pub const MADE: &str = "made";
+/// A proposal that did not become a match.
+pub const CANCELLED: &str = "cancelled";
+/// A made match the studio released.
+pub const RELEASED: &str = "released";
+/// A made match nobody assigned in time (released by the worker).
+pub const UNASSIGNED: &str = "unassigned";
+
+/// The answers of a proposal whose `ticket_ids` all gave `word`: JSON
+/// object ticketId → word.
+pub fn answers_all<'a>(ticket_ids: impl IntoIterator<Item = &'a str>, word: &str) -> Value {
+    Value::Object(
+        ticket_ids
+            .into_iter()
+            .map(|t| (t.to_owned(), Value::String(word.to_owned())))
+            .collect(),
+    )
+}
+
+/// Stores `row` (a proposal, status [`PROPOSED`]) unless its match id is
+/// stored already.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn store_proposed<C: ConnectionTrait>(
+    db: &C,
+    rows: Vec<match_::Model>,
+) -> Result<u64, StoreError> {
+    super::matches::insert_if_absent(db, rows).await
+}
+
+/// Marks the stored proposals among `made` (match ids of stored records)
+/// [`MADE`] at `now`, in one statement; rows of other statuses (a match
+/// of a mode without acceptance, a proposal made before) are left alone.
+/// Returns the rows it changed (the proposals made by this call).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn mark_made<C: ConnectionTrait>(
+    db: &C,
+    made: &[String],
+    now: DateTime<Utc>,
+) -> Result<Vec<match_::Model>, StoreError> {
+    if made.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(Matches::update_many()
+        .col_expr(match_::Column::Status, Expr::value(MADE))
+        .col_expr(match_::Column::MadeAt, Expr::value(Some(now)))
+        .filter(match_::Column::Id.is_in(made.iter().map(String::as_str)))
+        .filter(match_::Column::Status.eq(PROPOSED))
+        .exec_with_returning(db)
+        .await?)
+}
+
+/// Each ticket's answer as the match views show it: a made proposal's
+/// tickets all `accepted` (it is made only then), others as stored.
+pub fn shown_answers(row: &match_::Model) -> Option<Value> {
+    let answers = row.answers.as_ref()?;
+    if row.status == PROPOSED || row.status == CANCELLED {
+        return Some(answers.clone());
+    }
+    let tickets = answers.as_object()?.keys().map(String::as_str);
+    Some(answers_all(tickets, "accepted"))
+}
+
+/// Marks the stored proposal `match_id` of `project_id` [`CANCELLED`] with
+/// `answers`, if it is still [`PROPOSED`]. `false` when it was not.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn mark_cancelled<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+    answers: Value,
+) -> Result<bool, StoreError> {
+    let result = Matches::update_many()
+        .col_expr(match_::Column::Status, Expr::value(CANCELLED))
+        .col_expr(match_::Column::Answers, Expr::value(Some(answers)))
+        .filter(match_::Column::ProjectId.eq(project_id))
+        .filter(match_::Column::Id.eq(match_id))
+        .filter(match_::Column::Status.eq(PROPOSED))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// What a release came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReleaseOutcome {
+    /// This call released it (the row after).
+    Released(match_::Model),
+    /// It was released already with the same status (the same release
+    /// again: answered with the current state).
+    Already(match_::Model),
+    /// Not made, or made too long ago (`RELEASE_WINDOW_CLOSED`).
+    WindowClosed(match_::Model),
+}
+
+/// When a match was made: its `made_at`, or (no proposal) `created_at`.
+pub fn made_at(row: &match_::Model) -> DateTime<Utc> {
+    row.made_at.unwrap_or(row.created_at)
+}
+
+/// Releases the made match `match_id` of `project_id` as `to`
+/// ([`RELEASED`] or [`UNASSIGNED`]) if it was made less than `window`
+/// before `now` (SPEC 15's window: max(120 s, `assignment.waitSeconds`)).
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such match,
+/// [`StoreError::Db`] on a database failure.
+pub async fn release<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+    to: &str,
+    window: chrono::Duration,
+    now: DateTime<Utc>,
+) -> Result<ReleaseOutcome, StoreError> {
+    // Twice at most: a change between the read and the write is read again.
+    for _ in 0..2 {
+        let row = super::matches::get(db, project_id, match_id).await?;
+        if row.status == to {
+            return Ok(ReleaseOutcome::Already(row));
+        }
+        if row.status != MADE || made_at(&row) + window <= now {
+            return Ok(ReleaseOutcome::WindowClosed(row));
+        }
+        let result = Matches::update_many()
+            .col_expr(match_::Column::Status, Expr::value(to))
+            .filter(match_::Column::ProjectId.eq(project_id))
+            .filter(match_::Column::Id.eq(match_id))
+            .filter(match_::Column::Status.eq(MADE))
+            .exec(db)
+            .await?;
+        if result.rows_affected == 1 {
+            let row = super::matches::get(db, project_id, match_id).await?;
+            return Ok(ReleaseOutcome::Released(row));
+        }
+    }
+    let row = super::matches::get(db, project_id, match_id).await?;
+    Ok(ReleaseOutcome::WindowClosed(row))
+}
+
+/// The tickets of `row` as a release frees them: each player's ticket with
+/// its first `queuedAt` (the match's `createdAt` minus the player's
+/// `waitSeconds`). Bot seats and unreadable entries are skipped.
+pub fn released_tickets(row: &match_::Model) -> Vec<crate::pool::ReleasedTicket> {
+    let created = row.created_at.timestamp_micros() as f64 / 1e6;
+    row.teams
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|team| team.get("players")?.as_array())
+        .flatten()
+        .filter_map(|p| {
+            Some(crate::pool::ReleasedTicket {
+                ticket_id: p.get("ticketId")?.as_str()?.to_owned(),
+                queued_at: created - p.get("waitSeconds").and_then(Value::as_f64).unwrap_or(0.0),
+            })
+        })
+        .collect()
+}
+
+/// Each player of `row`: (ticket id, player id), bot seats left out.
+pub fn seated_players(row: &match_::Model) -> Vec<(String, String)> {
+    row.teams
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|team| team.get("players")?.as_array())
+        .flatten()
+        .filter_map(|p| {
+            Some((
+                p.get("ticketId")?.as_str()?.to_owned(),
+                p.get("playerId")?.as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// What an assignment came to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssignOutcome {
+    /// Stored by this call (the row after).
+    Assigned(match_::Model),
+    /// The match has an assignment already (`ALREADY_ASSIGNED`).
+    AlreadyAssigned(match_::Model),
+    /// The match is not `made` (a proposal, cancelled, released).
+    NotMade(match_::Model),
+}
+
+/// Stores `assignment` (the studio's body) on the made match `match_id` of
+/// `project_id` unless it has one: one assignment per match, a
+/// compare-and-set on `assignment IS NULL` and status `made`.
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such match,
+/// [`StoreError::Db`] on a database failure.
+pub async fn assign<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+    assignment: Value,
+) -> Result<AssignOutcome, StoreError> {
+    let result = Matches::update_many()
+        .col_expr(match_::Column::Assignment, Expr::value(Some(assignment)))
+        .filter(match_::Column::ProjectId.eq(project_id))
+        .filter(match_::Column::Id.eq(match_id))
+        .filter(match_::Column::Status.eq(MADE))
+        .filter(match_::Column::Assignment.is_null())
+        .exec(db)
+        .await?;
+    let row = super::matches::get(db, project_id, match_id).await?;
+    Ok(if result.rows_affected == 1 {
+        AssignOutcome::Assigned(row)
+    } else if row.assignment.is_some() {
+        AssignOutcome::AlreadyAssigned(row)
+    } else {
+        AssignOutcome::NotMade(row)
+    })
+}
+
+/// Made matches of mode `game_mode` still without an assignment that were
+/// made at or before `due` (their wait is over), oldest first, at most
+/// `limit`; only those created after `since` are looked at (the wait is
+/// at most ten minutes, so older ones were settled long ago).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn unassigned_due<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    due: DateTime<Utc>,
+    since: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<match_::Model>, StoreError> {
+    use sea_orm::{QueryOrder, QuerySelect};
+    let rows = super::matches::scoped(project_id)
+        .filter(match_::Column::GameMode.eq(game_mode))
+        .filter(match_::Column::Status.eq(MADE))
+        .filter(match_::Column::Assignment.is_null())
+        .filter(match_::Column::CreatedAt.gte(since))
+        .filter(match_::Column::CreatedAt.lte(due))
+        .order_by_asc(match_::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await?;
+    Ok(rows.into_iter().filter(|row| made_at(row) <= due).collect())
+}

@@ -1,0 +1,127 @@
+//! The worker's side of a match's status (SPEC 9, 15; the states are in
+//! [`matchplane_store::repos::match_status`]):
+//!
+//! - a held proposal's row is stored `proposed` before its players are told
+//!   ([`store_proposed`]);
+//! - the record consumer marks a made proposal's row `made` and stores a
+//!   cancelled one's status and answers from the closing's outbox record
+//!   ([`apply`]), whichever process closed it, and adds the cancelled
+//!   proposals to the minute's figures.
+
+use crate::error::WorkerError;
+use chrono::{DateTime, Utc};
+use matchplane_store::pool::closed::CancelledProposal;
+use matchplane_store::pool::{ClaimOutcome, ModeKey, ProposalClaim};
+use matchplane_store::repos::match_status::{self, PROPOSED};
+use matchplane_store::repos::stats_history::{self, Figures};
+use matchplane_webhook::Event;
+use sea_orm::DatabaseConnection;
+
+/// Stores the rows of the held proposals of `claims` (their `outcomes`) as
+/// `proposed`, every answer `none`. A failure is logged, not returned: the
+/// proposals are held already (their made records store them anyway).
+pub async fn store_proposed(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    claims: &[ProposalClaim],
+    outcomes: &[ClaimOutcome],
+) {
+    let rows: Vec<_> = claims
+        .iter()
+        .zip(outcomes)
+        .filter(|(_, outcome)| matches!(outcome, ClaimOutcome::Claimed { .. }))
+        .filter_map(
+            |(p, _)| match serde_json::from_str::<Event>(&p.claim.record_json) {
+                Ok(Event::MatchMade(body)) => crate::record::match_row(mode, &body).ok(),
+                _ => None,
+            },
+        )
+        .map(|mut row| {
+            row.status = PROPOSED.to_owned();
+            row.answers = Some(match_status::answers_all(
+                proposal_tickets(claims, &row.id),
+                "none",
+            ));
+            row
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    if let Err(error) = match_status::store_proposed(db, rows).await {
+        tracing::warn!(%error, game_mode = %mode.mode, "storing held proposals failed");
+    }
+}
+
+/// The ticket ids of the proposal `match_id` among `claims`.
+fn proposal_tickets<'a>(
+    claims: &'a [ProposalClaim],
+    match_id: &'a str,
+) -> impl Iterator<Item = &'a str> {
+    claims
+        .iter()
+        .filter(move |p| p.claim.match_id == match_id)
+        .flat_map(|p| p.claim.ticket_ids.iter().map(String::as_str))
+}
+
+/// After a batch of records was stored: marks the proposals among `made`
+/// (match ids) made at `now`, stores each of `cancelled` as such, and adds
+/// to the minute's figures the proposals made (as matches) and the
+/// cancelled ones a player declined or let time out (`declines`).
+///
+/// # Errors
+/// A database failure (the batch stays in the outbox: every step here may
+/// be applied twice).
+pub async fn apply(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    made: &[String],
+    cancelled: &[CancelledProposal],
+    now: DateTime<Utc>,
+) -> Result<(), WorkerError> {
+    let proposals = match_status::mark_made(db, made, now).await?;
+    crate::metrics::proposals_made(mode, &proposals);
+    let mut declines = 0;
+    for closed in cancelled {
+        let answers = serde_json::to_value(&closed.answers)
+            .map_err(|e| WorkerError::Corrupt(e.to_string()))?;
+        let first =
+            match_status::mark_cancelled(db, &mode.project_id, &closed.match_id, answers).await?;
+        if first {
+            crate::metrics::proposal_cancelled(mode, closed);
+            if closed
+                .answers
+                .values()
+                .any(|a| a == "declined" || a == "timeout")
+            {
+                declines += 1;
+            }
+        }
+    }
+    // The minute's figures: the proposals made count as its matches (a
+    // claim counts its match in the cycle; a proposal only once made).
+    let made: Vec<(Vec<f64>, Option<f64>)> = proposals
+        .iter()
+        .map(|row| {
+            let waits = row
+                .teams
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|team| team.get("players")?.as_array())
+                .flatten()
+                .filter_map(|p| p.get("waitSeconds")?.as_f64())
+                .collect();
+            (waits, row.quality.get("mmrSpread").and_then(|v| v.as_f64()))
+        })
+        .collect();
+    let mut figures = Figures::of_cycle(
+        0,
+        made.iter()
+            .map(|(waits, spread)| (waits.as_slice(), *spread)),
+    );
+    figures.cycles = 0;
+    figures.declines = declines;
+    stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await?;
+    Ok(())
+}
