@@ -186,7 +186,7 @@ fn spawn(bin: &Path, args: &[&str], log: &Path) -> Killed {
 }
 
 /// Runs in every new document before the page's own script: records when
-/// the live view first holds `searching = WANT` with its three charts drawn
+/// the live view first holds `searching = WANT` with its three figures drawn
 /// (`shown`) and the next frame after it (`painted`), in `performance.now()`
 /// milliseconds from navigation start.
 fn probe_script(want: usize) -> String {
@@ -197,7 +197,7 @@ fn probe_script(want: usize) -> String {
   window.__consoleLoad = probe;
   const ready = () => {{
     const live = document.querySelector('[data-searching]');
-    return !!live && live.dataset.searching === '{want}' && live.querySelectorAll('figure svg.chart').length >= 3;
+    return !!live && live.dataset.searching === '{want}' && live.querySelectorAll('figure').length >= 3;
   }};
   const observer = new MutationObserver(() => {{
     if (probe.shown !== null || !ready()) return;

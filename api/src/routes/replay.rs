@@ -112,6 +112,8 @@ pub fn event_of(row: search_recording::Model, from_ms: i64) -> Option<Event> {
             }),
             player_id: row.player_hash,
             data: None,
+            // Recordings keep no answers: a replay's players accept.
+            answer: None,
         }),
         Kind::Cancel | Kind::End => Some(Event::Cancel {
             at,
