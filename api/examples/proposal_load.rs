@@ -104,6 +104,7 @@ async fn main() {
     let config = ApiConfig {
         operator_token: Some(OPERATOR.into()),
         allow_private_webhooks: false,
+        recording_key: None,
     };
     let app = router(AppState::new(db.clone(), config).with_play(play.clone()));
     let op = format!("Bearer {OPERATOR}");
