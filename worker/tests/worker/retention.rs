@@ -56,6 +56,10 @@ async fn stored(env: &Env, days: i64) -> String {
             match_shape: None,
             seats_open: None,
             region: None,
+            status: "made".into(),
+            answers: None,
+            made_at: None,
+            assignment: None,
         }],
     )
     .await
