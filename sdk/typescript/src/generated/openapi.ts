@@ -135,7 +135,10 @@ export interface paths {
          *     code): `version` +1 when anything changed, the new version kept in the
          *     history. The name cannot change. `If-Match: "<version>"` (or a body
          *     `version`) applies it only to that version, `If-None-Match: *` only
-         *     creates: else `412 VERSION_MISMATCH`.
+         *     creates: else `412 VERSION_MISMATCH`. With `?guard=waitP90,…` the
+         *     last recorded hour is replayed under the current and the proposed
+         *     config first, and a guarded figure worse by more than `guardTolerance`
+         *     refuses the change (`409 CONFIG_REGRESSION`, docs/tuning.md).
          */
         put: operations["replaceGameMode"];
         post?: never;
@@ -232,6 +235,43 @@ export interface paths {
         /** Imports a rating the studio already has (game count kept). */
         put: operations["putRating"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/game-modes/{name}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Streams the mode's recording of a window as CSV. */
+        get: operations["getGameModeRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/game-modes/{name}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replays the mode's recorded searches of a window under its current
+         *     config and a proposed one (read-only).
+         */
+        post: operations["replayGameMode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1460,6 +1500,7 @@ export interface components {
             /** @description Default `{"allowParties": false, "maxSize": 1, "keepTogether": true}`. */
             parties?: components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
+            recording?: null | components["schemas"]["Recording"];
             regions?: null | components["schemas"]["Regions"];
             /**
              * @description Smaller shapes tried once the longest-waiting player of a group has
@@ -1546,6 +1587,7 @@ export interface components {
             /** @description Party rules. */
             parties: components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
+            recording?: null | components["schemas"]["Recording"];
             regions?: null | components["schemas"]["Regions"];
             /** @description Relaxation steps; absent: none. */
             relaxations?: components["schemas"]["Relaxation"][] | null;
@@ -2441,6 +2483,12 @@ export interface components {
             /** @description The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`. */
             gameMode?: string | null;
             /**
+             * @description The guard's verdict, for `CONFIG_REGRESSION`: `passed`, `tolerance`
+             *     and per guarded figure `current`, `proposed`, `worsenedBy`,
+             *     `regressed`.
+             */
+            guard?: Record<string, never> | null;
+            /**
              * Format: int64
              * @description Seconds until the player may search again, for `DECLINE_COOLDOWN`
              *     (also in `Retry-After`).
@@ -2631,6 +2679,24 @@ export interface components {
             proposed: number;
         };
         /**
+         * @description Recording of the mode's searches: starts (player ids as keyed hashes,
+         *     MMR, latencies, party), cancels and ends, kept `retentionDays`.
+         * @example {
+         *       "enabled": true,
+         *       "retentionDays": 7
+         *     }
+         */
+        Recording: {
+            /** @description Whether searches are recorded. */
+            enabled: boolean;
+            /**
+             * Format: int64
+             * @description Days a recorded event is kept: 1 to the tier's `retentionDays`
+             *     (free 30, pro 90, enterprise 365); default 7.
+             */
+            retentionDays?: number;
+        };
+        /**
          * @description Region rule: tickets carry `attributes.latencies`, and a match is
          *     played in a region within every member's own ceiling.
          * @example {
@@ -2673,6 +2739,65 @@ export interface components {
             afterSeconds: number;
             /** @description Players per team: as many teams as `matchShape`, each 1..=its team. */
             matchShape: number[];
+        };
+        /**
+         * @description A replay as answered.
+         * @example {
+         *       "a": {
+         *         "matches": [],
+         *         "stats": {},
+         *         "unmatched": [],
+         *         "unmatchedReasons": {}
+         *       },
+         *       "arrivals": 2,
+         *       "b": {
+         *         "matches": [],
+         *         "stats": {},
+         *         "unmatched": [],
+         *         "unmatchedReasons": {}
+         *       },
+         *       "diff": {
+         *         "mmrSpreadP50": [
+         *           60,
+         *           20
+         *         ],
+         *         "waitP90": [
+         *           4,
+         *           12
+         *         ]
+         *       },
+         *       "from": "2026-12-01T10:00:00Z",
+         *       "to": "2026-12-01T11:00:00Z",
+         *       "truncated": false
+         *     }
+         */
+        ReplayView: {
+            /**
+             * @description The report under the current config (the JSON of `matchplane
+             *     simulate`, player ids hashed).
+             */
+            a: Record<string, never>;
+            /** @description Recorded search starts replayed. */
+            arrivals: number;
+            /** @description The report under the proposed config. */
+            b: Record<string, never>;
+            /** @description Per figure (`matches`, `waitP90`, `mmrSpreadP50`, …), `[a, b]`. */
+            diff: Record<string, never>;
+            /**
+             * Format: date-time
+             * @description Start of the window replayed.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the window replayed (the runs' `until`).
+             */
+            to: string;
+            /**
+             * @description Whether the window held more than 200 000 starts (the later ones
+             *     were left out).
+             */
+            truncated: boolean;
         };
         /**
          * @description The ratings a report changed.
@@ -4230,7 +4355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Changed concurrently (no precondition sent) */
+            /** @description Changed concurrently (no precondition sent); CONFIG_REGRESSION: a guarded figure worsened by more than `guardTolerance` on the last recorded hour (both figures in `guard`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4266,7 +4391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Every failed rule in `errors` */
+            /** @description Every failed rule in `errors` (an unknown `guard` figure among them); RECORDING_REQUIRED: a guard and no search recorded in the last hour */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4832,6 +4957,200 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getGameModeRecording: {
+        parameters: {
+            query?: {
+                /** @description Start of the window (RFC 3339, included); default `to` minus one hour. */
+                from?: string;
+                /** @description End of the window (RFC 3339, excluded); default now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event` rows in time order (`at`: seconds since `from`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event
+                     *     0.250,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,1510,,,,,start
+                     *     4.000,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,,,,,,cancel
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description A window bound that is not RFC 3339 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project or game mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `from` not before `to` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replayGameMode: {
+        parameters: {
+            query?: {
+                /** @description Start of the window (RFC 3339, included); default `to` minus one hour. */
+                from?: string;
+                /** @description End of the window (RFC 3339, excluded); default now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GameMode"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplayView"];
+                };
+            };
+            /** @description Malformed JSON or query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project or game mode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Every failed rule in `errors` as a PUT would answer; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: more than 2 previews and replays a second for the project */
             429: {
                 headers: {
                     [name: string]: unknown;
