@@ -42,7 +42,7 @@ pub struct WaitPercentiles {
     pub p99: f64,
 }
 
-/// A mode's backfill figures (SPEC 10): open requests now, and the fills
+/// A mode's backfill figures: open requests now, and the fills
 /// of the last hour (newest 1 000).
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"open": 2, "fillsLastHour": 14, "seatsFilledLastHour": 17, "timeToFillSeconds": {"p50": 1.2, "p90": 4.8, "p99": 9.6}}))]

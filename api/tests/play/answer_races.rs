@@ -6,6 +6,7 @@
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
+use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{Claim, ClaimOutcome, ModeKey, ProposalClaim, SearchState};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -71,7 +72,8 @@ async fn propose(t: &TestApp, p: &str, tickets: &[(String, String); 2], round: u
     match_id
 }
 
-/// How many records the mode's outbox holds (one per made match).
+/// How many made matches the mode's outbox holds (a cancelled proposal's
+/// closing record sits there too, and does not count).
 async fn made(t: &TestApp, p: &str) -> usize {
     t.play
         .pool
@@ -84,7 +86,9 @@ async fn made(t: &TestApp, p: &str) -> usize {
         )
         .await
         .unwrap()
-        .len()
+        .iter()
+        .filter(|e| CancelledProposal::parse(&e.record_json).is_none())
+        .count()
 }
 
 async fn two_clients_answering_the_same_ticket_at_once_close_it_once(pools: Pools) {
