@@ -28,7 +28,6 @@ pub mod proposals;
 pub mod record;
 pub mod retention;
 pub mod recordings;
-pub mod shares;
 pub mod sweep;
 pub mod tick;
 pub mod worker;
