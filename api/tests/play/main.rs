@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod acceptance;
-mod backfill_fill;
 mod answer_races;
+mod backfill_fill;
 mod cache_outages;
 mod deleted;
 mod elsewhere;

@@ -1103,7 +1103,7 @@ export interface components {
             ttlSeconds?: number | null;
         };
         /**
-         * @description A mode's backfill figures (SPEC 10): open requests now, and the fills
+         * @description A mode's backfill figures: open requests now, and the fills
          *     of the last hour (newest 1 000).
          * @example {
          *       "fillsLastHour": 14,
