@@ -333,7 +333,7 @@ fn first_close(open: &Open, t: f64) -> Option<(f64, Vec<Fate>)> {
 /// answer "decline `after` seconds into the proposal" (the rest keep
 /// theirs): a replay of real games with some players declining.
 pub fn assign_declines(events: &mut [super::Event], share: f64, after: f64, seed: u64) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xdec1_1e5);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0dec_11e5);
     for event in events {
         if let super::Event::Arrival { answer, .. } = event {
             if rng.gen::<f64>() < share {

@@ -71,13 +71,34 @@ pub async fn mark_made<C: ConnectionTrait>(
     if made.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(Matches::update_many()
+    let update = Matches::update_many()
         .col_expr(match_::Column::Status, Expr::value(MADE))
         .col_expr(match_::Column::MadeAt, Expr::value(Some(now)))
         .filter(match_::Column::Id.is_in(made.iter().map(String::as_str)))
+        .filter(match_::Column::Status.eq(PROPOSED));
+    if db.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
+        return Ok(update.exec_with_returning(db).await?);
+    }
+    // SQLite as built here has no UPDATE … RETURNING (sea-orm refuses it
+    // with a panic): the proposals are read, then changed. SQLite has one
+    // writer at a time, and `dev` one worker, so nobody changes them between.
+    let proposed = Matches::find()
+        .filter(match_::Column::Id.is_in(made.iter().map(String::as_str)))
         .filter(match_::Column::Status.eq(PROPOSED))
-        .exec_with_returning(db)
-        .await?)
+        .all(db)
+        .await?;
+    if proposed.is_empty() {
+        return Ok(Vec::new());
+    }
+    update.exec(db).await?;
+    Ok(proposed
+        .into_iter()
+        .map(|mut row| {
+            row.status = MADE.to_owned();
+            row.made_at = Some(now);
+            row
+        })
+        .collect())
 }
 
 /// Each ticket's answer as the match views show it: a made proposal's
