@@ -24,19 +24,19 @@
 //! Which searches are hooked: the starts of both the WebSocket and the REST
 //! search (`crate::play::start`), and the ends the API makes
 //! (`crate::play::status::end`: cancels, closed sockets, pong timeouts).
-//! Ends the worker makes (matches, REST polls lapsed, ticket expiry,
-//! re-check failures) are not recorded: a replay makes its own matches and
-//! expiries under the config it runs.
+//! The worker records the ends it makes (matches, expiries, re-check
+//! failures) with the same hash when given the same key
+//! (`matchplane_worker::recordings`); a replay reads the starts and
+//! cancels and makes its own matches and expiries under the config it
+//! runs.
 
 use crate::play::{start::Started, Play};
-use hmac::{Hmac, Mac};
 use matchplane_store::pool::EndOutcome;
-use matchplane_store::repos::recordings::{self, Kind, NewRecording};
+use matchplane_store::repos::recordings::{self, IdHasher, Kind, NewRecording};
 use matchplane_store::tickets::Ticket;
 use metrics::Counter;
 use metrics_exporter_prometheus::PrometheusRecorder;
 use sea_orm::DatabaseConnection;
-use sha2::Sha256;
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -74,8 +74,10 @@ impl Default for RecorderSettings {
 
 /// What [`Recorder::attach`] sets: the hash key and the metrics.
 struct Attached {
-    key: Hmac<Sha256>,
+    key: IdHasher,
     dropped: Counter,
+    /// The database, for a mode config this instance has not cached.
+    db: DatabaseConnection,
 }
 
 /// The recording channel of one process (one per [`Play`]); records
@@ -140,7 +142,7 @@ impl Recorder {
                 bytes
             }
         };
-        let Ok(mac) = Hmac::<Sha256>::new_from_slice(&key) else {
+        let Some(hasher) = IdHasher::new(&key) else {
             return;
         };
         let (dropped, written, failed) = metrics::with_local_recorder(metrics, || {
@@ -165,15 +167,17 @@ impl Recorder {
                 metrics::counter!(WRITE_FAILED_TOTAL),
             )
         });
-        let _ = self.attached.set(Attached { key: mac, dropped });
+        let _ = self.attached.set(Attached {
+            key: hasher,
+            dropped,
+            db: db.clone(),
+        });
         runtime.spawn(write(db, rx, self.settings, written, failed));
     }
 
     /// The keyed hash of `id`: 16 bytes of HMAC-SHA-256, lower-case hex.
     fn hash(attached: &Attached, id: &str) -> String {
-        let mut mac = attached.key.clone();
-        mac.update(id.as_bytes());
-        hex::encode(&mac.finalize().into_bytes()[..16])
+        attached.key.hash(id)
     }
 
     /// Queues `row` built with the hash function; drops (and counts) it
@@ -290,15 +294,28 @@ pub async fn started(play: &Play, started: &Started) {
 }
 
 /// Records the end of `ticket`'s search with `outcome` now, when its mode
-/// records (the config as cached).
+/// records. The config is the cached one; an instance that has not cached
+/// the mode (the search started on another replica) reads it through the
+/// cache, so a cancel is recorded wherever it lands. A config that cannot
+/// be read records nothing (the end itself is done already).
 pub async fn ended(play: &Play, ticket: &Ticket, outcome: &EndOutcome) {
-    if let Some(config) = play
+    let Some(attached) = play.recorder.attached.get() else {
+        return;
+    };
+    let config = match play
         .cache
         .peek_mode(&ticket.project_id, &ticket.game_mode)
         .await
     {
-        if config.records() {
-            play.recorder.end(ticket, outcome, crate::play::unix_now());
-        }
+        Some(config) => Some(config),
+        None => play
+            .cache
+            .mode(&attached.db, &ticket.project_id, &ticket.game_mode)
+            .await
+            .ok()
+            .flatten(),
+    };
+    if config.is_some_and(|c| c.records()) {
+        play.recorder.end(ticket, outcome, crate::play::unix_now());
     }
 }

@@ -59,6 +59,10 @@ pub struct DevArgs {
     /// Create a demo project, API key and two game modes, and print them.
     #[arg(long, env = "MATCHPLANE_DEMO")]
     pub demo: bool,
+    /// Key of the recording's player-id hashes (HMAC-SHA-256), shared by the
+    /// API and the worker. Unset: a random key per start.
+    #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
+    pub recording_key: Option<String>,
 }
 
 fn generated_token() -> String {
@@ -132,11 +136,14 @@ pub async fn run(args: DevArgs) -> ExitCode {
             None
         }
     };
+    // One key for the API's and the worker's hashes, so a recorded start
+    // and the worker's end of the same search carry the same player hash.
+    let recording_key = args.recording_key.clone().unwrap_or_else(generated_token);
     let config = ServeConfig {
         api: ApiConfig {
             operator_token: Some(operator_token.clone()),
             allow_private_webhooks: args.allow_private_webhooks,
-            recording_key: None,
+            recording_key: Some(recording_key.clone()),
         },
         worker_metrics,
         ..ServeConfig::default()
@@ -158,6 +165,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
             allow_private: args.allow_private_webhooks,
             ..DeliveryConfig::default()
         },
+        recording_key: Some(recording_key),
         ..WorkerConfig::default()
     };
     let worker = tokio::spawn(matchplane_worker::run_worker_with_tickets(

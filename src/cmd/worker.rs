@@ -47,6 +47,11 @@ pub struct WorkerArgs {
     /// to another within 1.5 times this.
     #[arg(long, env = "MATCHPLANE_LEASE_TTL_SECONDS", default_value_t = 5.0)]
     pub lease_ttl_seconds: f64,
+    /// Key of the recording's player-id hashes (HMAC-SHA-256): the API's
+    /// `MATCHPLANE_RECORDING_KEY`. Unset: the worker records none of the
+    /// ends it makes (matches, expiries, re-check failures).
+    #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
+    pub recording_key: Option<String>,
 }
 
 /// Runs until Ctrl-C or SIGTERM. Exit 1 when the database or Redis is
@@ -126,6 +131,7 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
             ..DeliveryConfig::default()
         },
         schedule,
+        recording_key: args.recording_key,
         ..WorkerConfig::default()
     };
     tracing::info!(worker_id = %config.worker_id, "worker starting");

@@ -140,6 +140,7 @@ async fn main() {
         // As the worker (config.rs); no search fails in this cycle.
         claim_concurrency: 256,
         expire_batch: 1000,
+        ends: None,
     };
     let scripts_before = script_time(&mut raw).await;
     let started = Instant::now();
@@ -159,6 +160,7 @@ async fn main() {
         batch: 1000,
         min_idle: Duration::from_secs(60),
         concurrency: 256,
+        ends: None,
     };
     let started = Instant::now();
     let recorded = recorder

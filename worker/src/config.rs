@@ -62,6 +62,10 @@ pub struct WorkerConfig {
     pub retention: RetentionConfig,
     /// Optional observer of cycle starts and ends.
     pub on_cycle: Option<CycleHook>,
+    /// `MATCHPLANE_RECORDING_KEY`: the key of the recorded player-id hashes,
+    /// the same as the API's; `None` records none of the worker's ends
+    /// ([`crate::recordings::EndRecorder`]).
+    pub recording_key: Option<String>,
 }
 
 impl fmt::Debug for WorkerConfig {
@@ -77,6 +81,10 @@ impl fmt::Debug for WorkerConfig {
             .field("per_endpoint", &self.per_endpoint)
             .field("config_grace", &self.config_grace)
             .field("retention", &self.retention)
+            .field(
+                "recording_key",
+                &self.recording_key.as_ref().map(|_| "<redacted>"),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -101,6 +109,7 @@ impl Default for WorkerConfig {
             config_grace: DEFAULT_CONFIG_GRACE,
             retention: RetentionConfig::default(),
             on_cycle: None,
+            recording_key: None,
         }
     }
 }

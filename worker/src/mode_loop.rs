@@ -168,6 +168,7 @@ async fn held(
             db: &shared.db,
             claim_concurrency: shared.config.claim_concurrency,
             expire_batch: shared.config.expire_batch,
+            ends: Some(&shared.ends),
         };
         let (result, lost) = renewing(
             shared,
@@ -259,6 +260,7 @@ async fn record(shared: &Shared, key: &ModeKey, token: u64, webhooks: bool) -> b
         batch: shared.config.outbox_batch,
         min_idle: shared.config.outbox_min_idle,
         concurrency: shared.config.claim_concurrency,
+        ends: Some(&shared.ends),
     };
     let drain = recorder.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
     let (drained, lost) = renewing(shared, key, token, drain).await;

@@ -70,6 +70,9 @@ pub struct Recorder<'a> {
     pub min_idle: Duration,
     /// Status publishes in flight at once.
     pub concurrency: usize,
+    /// Records the stored matches' players as `matched` in modes that
+    /// record; `None` records none.
+    pub ends: Option<&'a crate::recordings::EndRecorder>,
 }
 
 impl Recorder<'_> {
@@ -160,6 +163,14 @@ impl Recorder<'_> {
             .flat_map(|fill| fill.seats().into_iter().map(|(ticket, _)| ticket))
             .collect();
         let seat_ids: Vec<String> = seats.iter().map(|(ticket, _)| ticket.clone()).collect();
+        let matched_players: Vec<String> = match self.ends {
+            Some(_) => parsed
+                .iter()
+                .flat_map(|(_, body)| body.teams.iter().flat_map(|team| &team.players))
+                .map(|player| player.player_id.clone())
+                .collect(),
+            None => Vec::new(),
+        };
         let seated = self.seated(mode, seats).await?;
         // Each seated ticket's `data`, from its record: never in the pool
         // (SPEC 15), so the claim's record does not carry it.
@@ -206,6 +217,14 @@ impl Recorder<'_> {
             }
         };
         crate::match_status::apply(self.db, mode, &made, &cancelled, now).await?;
+        if let Some(ends) = self.ends {
+            ends.matched(
+                mode,
+                matched_players.iter().map(String::as_str),
+                now.timestamp_millis(),
+            )
+            .await;
+        }
         for view in &reopen {
             self.pool.open_backfill(mode, view).await?;
         }

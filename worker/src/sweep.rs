@@ -58,6 +58,8 @@ pub struct Sweeper<'a> {
     pub expire_batch: usize,
     /// Store calls in flight at once when a gone mode's searches are failed.
     pub concurrency: usize,
+    /// Records the expiries in modes that record; `None` records none.
+    pub ends: Option<&'a crate::recordings::EndRecorder>,
 }
 
 impl Sweeper<'_> {
@@ -91,7 +93,7 @@ impl Sweeper<'_> {
                 }
                 continue;
             }
-            match expire_due(self.pool, mode, now_secs, self.expire_batch).await {
+            match expire_due(self.pool, self.ends, mode, now_secs, self.expire_batch).await {
                 Ok(n) => report.expired += n,
                 Err(error) => {
                     tracing::warn!(%error, project_id = %mode.project_id, mode = %mode.mode, "expiring searches failed");
@@ -140,13 +142,15 @@ impl Sweeper<'_> {
 }
 
 /// Ends as `expired` up to `limit` searches of `mode` due at `now_secs`
-/// (Unix seconds) and tells each client; returns how many. Shared by the
-/// sweep and the cycle.
+/// (Unix seconds), tells each client and records the ends with `ends` (in
+/// a mode that records); returns how many. Shared by the sweep and the
+/// cycle.
 ///
 /// # Errors
 /// A pool store failure.
 pub(crate) async fn expire_due(
     pool: &dyn PoolStore,
+    ends: Option<&crate::recordings::EndRecorder>,
     mode: &ModeKey,
     now_secs: f64,
     limit: usize,
@@ -154,6 +158,10 @@ pub(crate) async fn expire_due(
     let expired = pool.expire_due(mode, now_secs, limit).await?;
     for ticket in &expired {
         publish(pool, ticket, &StatusMessage::Expired { reason: None }).await;
+    }
+    if let Some(ends) = ends {
+        ends.expired(mode, &expired, (now_secs * 1000.0).round() as i64)
+            .await;
     }
     Ok(expired.len())
 }
@@ -167,6 +175,7 @@ pub(crate) async fn run(shared: Arc<Shared>, shutdown: CancellationToken) {
         db: &shared.db,
         expire_batch: shared.config.expire_batch,
         concurrency: shared.config.claim_concurrency,
+        ends: Some(&shared.ends),
     };
     loop {
         tokio::select! {

@@ -80,6 +80,8 @@ pub struct Ticker<'a> {
     pub claim_concurrency: usize,
     /// Searches expired per cycle at most.
     pub expire_batch: usize,
+    /// Records the cycle's ends in modes that record; `None` records none.
+    pub ends: Option<&'a crate::recordings::EndRecorder>,
 }
 
 impl Ticker<'_> {
@@ -113,7 +115,7 @@ async fn tick(
     let now_secs = now.timestamp_micros() as f64 / 1e6;
 
     let started = Instant::now();
-    crate::sweep::expire_due(pool, mode, now_secs, expire_batch).await?;
+    crate::sweep::expire_due(pool, ctx.ends, mode, now_secs, expire_batch).await?;
     // A database out of reach delays the assignment timeouts, never the
     // cycle.
     if let Err(err) = crate::assignment::time_out(pool, db, mode, config, now).await {
@@ -142,7 +144,11 @@ async fn tick(
     if filled.lease_lost {
         return Ok((TickOutcome::LostLease, report));
     }
-    report.failed = fail_searches(pool, mode, &outcome.failed, claim_concurrency).await?;
+    let failed = fail_searches_ended(pool, mode, &outcome.failed, claim_concurrency).await?;
+    report.failed = failed.len();
+    if let Some(ends) = ctx.ends.filter(|_| config.config.records()) {
+        ends.failed(mode, &failed, now.timestamp_millis()).await;
+    }
     let mut lost = false;
     // With acceptance the groups are proposals; a mode whose acceptance was
     // turned off claims at once (its open proposals still close by their
@@ -272,21 +278,43 @@ pub(crate) async fn fail_searches(
     failed: &[FailedSearch],
     concurrency: usize,
 ) -> Result<usize, WorkerError> {
+    Ok(fail_searches_ended(pool, mode, failed, concurrency)
+        .await?
+        .len())
+}
+
+/// Ends each of `failed` as `failed` with its code and tells its client;
+/// returns those this call ended (a search ended meanwhile by something
+/// else is left out).
+///
+/// # Errors
+/// A pool store failure.
+pub(crate) async fn fail_searches_ended<'f>(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    failed: &'f [FailedSearch],
+    concurrency: usize,
+) -> Result<Vec<&'f FailedSearch>, WorkerError> {
     let futures: Vec<_> = failed
         .iter()
-        .map(|failed| fail_one(pool, mode, failed))
+        .map(|failed| async move {
+            fail_one(pool, mode, failed)
+                .await
+                .map(|ended| (failed, ended))
+        })
         .collect();
-    let results: Vec<Result<bool, WorkerError>> = stream::iter(futures)
+    let results: Vec<Result<(&FailedSearch, bool), WorkerError>> = stream::iter(futures)
         .buffer_unordered(concurrency.max(1))
         .collect()
         .await;
-    let mut count = 0;
+    let mut ended = Vec::new();
     for result in results {
-        if result? {
-            count += 1;
+        let (failed, this) = result?;
+        if this {
+            ended.push(failed);
         }
     }
-    Ok(count)
+    Ok(ended)
 }
 
 async fn fail_one(

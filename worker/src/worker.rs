@@ -40,6 +40,8 @@ pub struct Shared {
     /// This worker start's lease epoch (the high half of its fencing
     /// tokens), taken from the database before any lease.
     pub epoch: u64,
+    /// Records the ends the worker makes, for modes that record.
+    pub ends: crate::recordings::EndRecorder,
 }
 
 /// Takes this start's lease epoch, waiting (a try a second) while the
@@ -109,12 +111,18 @@ pub async fn run_worker_with_tickets(
         return Ok(());
     };
     tracing::info!(worker_id = %config.worker_id, epoch, "lease epoch taken");
+    let ends = crate::recordings::EndRecorder::new(
+        db.clone(),
+        config.recording_key.as_deref(),
+        tickets.clone(),
+    );
     let shared = Arc::new(Shared {
         config,
         pool,
         tickets,
         db,
         epoch,
+        ends,
     });
 
     let delivery_task = {

@@ -19,6 +19,9 @@ use tower::ServiceExt;
 
 /// The operator token of every test app.
 pub const OPERATOR: &str = "test-operator-token";
+/// The recording key of every API instance of these tests (and of the
+/// workers that record, so their hashes link).
+pub const RECORDING_KEY: &str = "test-recording-key";
 
 /// Which live stores a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,7 +166,7 @@ impl TestApp {
             ApiConfig {
                 operator_token: Some(OPERATOR.to_owned()),
                 allow_private_webhooks: false,
-                recording_key: None,
+                recording_key: Some(RECORDING_KEY.to_owned()),
             },
         )
         .with_play(play.clone());
@@ -267,6 +270,7 @@ impl TestApp {
             db: &self.db,
             expire_batch: 1000,
             concurrency: 16,
+            ends: None,
         }
         .pass(now)
         .await
@@ -422,7 +426,11 @@ pub struct Instance {
 impl Instance {
     /// An instance over `db` and `play`.
     pub fn over(db: &DatabaseConnection, play: Arc<Play>) -> Self {
-        let state = AppState::new(db.clone(), ApiConfig::default()).with_play(play.clone());
+        let config = ApiConfig {
+            recording_key: Some(RECORDING_KEY.to_owned()),
+            ..ApiConfig::default()
+        };
+        let state = AppState::new(db.clone(), config).with_play(play.clone());
         Self {
             app: router(state),
             play,

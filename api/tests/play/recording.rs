@@ -1,19 +1,23 @@
 //! Recording of a mode's searches (issue 22): starts and cancels recorded
-//! with hashed ids off the request path, served as `arrivalsCsv`, replayed
+//! with hashed ids off the request path, the worker's ends (matched,
+//! expired, failed) under the same hashes, served as `arrivalsCsv`, replayed
 //! under two configs, and the guard of a `PUT` over the last hour.
 
-use crate::harness::{call, duel, fast, Pools, TestApp};
+use crate::harness::{call, duel, fast, Pools, TestApp, RECORDING_KEY};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use matchplane_matchmaker::simulate::{parse_arrivals_csv, Event};
 use matchplane_store::entities::search_recording;
-use matchplane_store::repos::recordings::{self, Kind, NewRecording};
+use matchplane_store::repos::recordings::{self, IdHasher, Kind, NewRecording};
+use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
 use sea_orm::{EntityTrait, QueryOrder};
 use serde_json::{json, Value};
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 on_both_pools!(
     starts_and_cancels_are_recorded_hashed_and_served_as_csv,
+    every_end_is_recorded_under_the_start_hash_wherever_it_happens,
     the_guard_refuses_a_regression_and_passes_a_harmless_change,
     the_guard_refuses_tripling_the_wait_on_the_bundled_real_games
 );
@@ -179,6 +183,144 @@ async fn starts_and_cancels_are_recorded_hashed_and_served_as_csv(pools: Pools) 
         .await;
     backwards.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
     assert_eq!(backwards.body["errors"][0]["field"], "from");
+}
+
+/// Each stored row as (player hash, kind, outcome), in id order.
+fn events_of(rows: &[search_recording::Model]) -> Vec<(String, Option<Kind>, Option<String>)> {
+    rows.iter()
+        .map(|r| (r.player_hash.clone(), Kind::of(r.event), r.outcome.clone()))
+        .collect()
+}
+
+/// Polls `ticket`'s REST search (keeping it alive) until the mode has `n`
+/// recorded rows; returns them.
+async fn rows_polling(
+    t: &TestApp,
+    n: usize,
+    ticket: &str,
+    token: &str,
+) -> Vec<search_recording::Model> {
+    for _ in 0..100 {
+        let _ = t
+            .call(
+                Method::GET,
+                &format!("/v1/searches/{ticket}"),
+                Some(&format!("Ticket {token}")),
+                None,
+            )
+            .await;
+        let all = search_recording::Entity::find()
+            .order_by_asc(search_recording::Column::Id)
+            .all(&t.db)
+            .await
+            .unwrap();
+        if all.len() >= n {
+            return all;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("fewer than {n} recorded rows after 10 s");
+}
+
+async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    t.mode(&p, &key, recorded("duel")).await;
+    let shutdown = CancellationToken::new();
+    let worker = tokio::spawn(run_worker_with_tickets(
+        WorkerConfig {
+            reconcile_interval: Duration::from_millis(100),
+            sweep_interval: Duration::from_millis(200),
+            recording_key: Some(RECORDING_KEY.to_owned()),
+            ..WorkerConfig::default()
+        },
+        t.play.pool.clone(),
+        Some(t.play.tickets.clone()),
+        t.db.clone(),
+        shutdown.clone(),
+    ));
+    let hash = |id: &str| IdHasher::new(RECORDING_KEY.as_bytes()).unwrap().hash(id);
+    let ticket = |player: &str, mmr: u32| json!({"gameMode": "duel", "playerId": player, "attributes": {"mmr": mmr}});
+
+    // Carol searches over REST once and never polls again: the worker's
+    // sweep ends her search (`expired`).
+    let (_, carol) = t.ticket_ok(&p, &key, ticket("carol", 1500)).await;
+    assert_eq!(t.rest_search(&carol).await.status, StatusCode::ACCEPTED);
+    let stored = rows(&t, 2).await;
+    assert_eq!(
+        events_of(&stored),
+        [
+            (hash("carol"), Some(Kind::Start), None),
+            (hash("carol"), Some(Kind::End), Some("expired".to_owned())),
+        ]
+    );
+
+    // Alice and Bob are matched: both ends recorded once the match is stored.
+    let (alice_id, alice) = t.ticket_ok(&p, &key, ticket("alice", 1500)).await;
+    let (_, bob) = t.ticket_ok(&p, &key, ticket("bob", 1500)).await;
+    for token in [&alice, &bob] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let stored = rows_polling(&t, 6, &alice_id, &alice).await;
+    let mut ends: Vec<_> = events_of(&stored[2..])
+        .into_iter()
+        .filter(|(_, kind, _)| *kind == Some(Kind::End))
+        .collect();
+    ends.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut expected = vec![
+        (hash("alice"), Some(Kind::End), Some("matched".to_owned())),
+        (hash("bob"), Some(Kind::End), Some("matched".to_owned())),
+    ];
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(ends, expected, "{stored:?}");
+
+    // Dave waits alone; a config change rules his MMR out and the cycle's
+    // re-check fails his search.
+    let (dave_id, dave) = t.ticket_ok(&p, &key, ticket("dave", 2900)).await;
+    assert_eq!(t.rest_search(&dave).await.status, StatusCode::ACCEPTED);
+    let _ = rows_polling(&t, 7, &dave_id, &dave).await;
+    let mut narrower = recorded("duel");
+    narrower["algorithm"]["maxMmr"] = json!(2000);
+    let changed = put(&t, &p, &key, "", narrower).await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
+    let stored = rows_polling(&t, 8, &dave_id, &dave).await;
+    assert_eq!(
+        events_of(&stored[7..]),
+        [(
+            hash("dave"),
+            Some(Kind::End),
+            Some("failed:MMR_OUT_OF_RANGE".to_owned())
+        )],
+        "{stored:?}"
+    );
+
+    // Erin's cancel lands on an instance that never read the mode's config.
+    let (erin_id, erin) = t.ticket_ok(&p, &key, ticket("erin", 1000)).await;
+    assert_eq!(t.rest_search(&erin).await.status, StatusCode::ACCEPTED);
+    let other = t.other_instance().await;
+    let cancelled = call(
+        &other.app,
+        Method::DELETE,
+        &format!("/v1/searches/{erin_id}"),
+        Some(&format!("Ticket {erin}")),
+        None,
+    )
+    .await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
+    let stored = rows(&t, 10).await;
+    assert_eq!(
+        events_of(&stored[8..]),
+        [
+            (hash("erin"), Some(Kind::Start), None),
+            (hash("erin"), Some(Kind::Cancel), None),
+        ],
+        "{stored:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let all = search_recording::Entity::find().all(&t.db).await.unwrap();
+    assert_eq!(all.len(), 10, "nothing recorded twice: {all:?}");
+    shutdown.cancel();
+    worker.await.unwrap().unwrap();
 }
 
 /// The first `games` bundled Lichess games (`data/lichess/lichess-games.csv`),

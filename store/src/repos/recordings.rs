@@ -2,6 +2,11 @@
 //! written in batches by the API's recording writer, read by time window
 //! (the recording route, replays, the config guard) in pages, and pruned
 //! past the mode's `recording.retentionDays` in batches by the worker.
+//!
+//! Player and party ids are never stored: [`IdHasher`] replaces each with a
+//! keyed hash, the same in the API (starts, cancels, the API's ends) and
+//! the worker (matches, expiries, re-check failures) when both are given
+//! the same `MATCHPLANE_RECORDING_KEY`.
 
 use crate::entities::search_recording::{self, Entity as Recordings};
 use crate::repos::StoreError;
@@ -66,6 +71,62 @@ pub struct NewRecording {
     pub party_members: Option<String>,
     /// An end's outcome.
     pub outcome: Option<String>,
+}
+
+/// The keyed hash of the recorded ids: HMAC-SHA-256 under the operator's
+/// recording key, truncated to 16 bytes, lower-case hex (32 characters).
+#[derive(Clone)]
+pub struct IdHasher {
+    mac: hmac::Hmac<sha2::Sha256>,
+}
+
+impl std::fmt::Debug for IdHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IdHasher(<key>)")
+    }
+}
+
+impl IdHasher {
+    /// A hasher under `key`; `None` only if the MAC refuses the key
+    /// (HMAC takes keys of every length, so in practice never).
+    pub fn new(key: &[u8]) -> Option<Self> {
+        use hmac::Mac;
+        let mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).ok()?;
+        Some(Self { mac })
+    }
+
+    /// The hash of `id`: 32 lower-case hex characters.
+    pub fn hash(&self, id: &str) -> String {
+        use hmac::Mac;
+        let mut mac = self.mac.clone();
+        mac.update(id.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
+    /// The row of the end of `player_id`'s search of `project_id`'s mode
+    /// `game_mode` at `at_ms` (Unix milliseconds): `outcome` is
+    /// `matched`, `expired`, `expired:<reason>` or `failed:<code>`.
+    pub fn end_row(
+        &self,
+        project_id: &str,
+        game_mode: &str,
+        player_id: &str,
+        outcome: String,
+        at_ms: i64,
+    ) -> NewRecording {
+        NewRecording {
+            project_id: project_id.to_owned(),
+            game_mode: game_mode.to_owned(),
+            at_ms,
+            kind: Kind::End,
+            player_hash: self.hash(player_id),
+            mmr: None,
+            latencies: None,
+            party_hash: None,
+            party_members: None,
+            outcome: Some(outcome),
+        }
+    }
 }
 
 /// Rows one read returns at most.

@@ -172,6 +172,7 @@ impl Env {
             db: &self.db,
             claim_concurrency: 16,
             expire_batch: 100,
+            ends: None,
         }
         .tick(&self.mode, &config, token, Utc::now())
         .await
@@ -187,6 +188,7 @@ impl Env {
             batch: 100,
             min_idle,
             concurrency: 16,
+            ends: None,
         }
     }
 

@@ -89,6 +89,7 @@ async fn a_cycle_dropped_midway_leaves_every_search_claimed_or_live() {
             db: &env.db,
             claim_concurrency: 4,
             expire_batch: 100,
+            ends: None,
         };
         let _ = tokio::time::timeout(
             Duration::from_millis(budget_ms),

@@ -80,6 +80,7 @@ fn sweeper(env: &Env) -> Sweeper<'_> {
         db: &env.db,
         expire_batch: 1000,
         concurrency: 16,
+        ends: None,
     }
 }
 
