@@ -5,6 +5,11 @@
 //! waits are spread over 0-60 s; each player has a home region at
 //! 20-60 ms and the others 60-150 ms more, 5 % missing one region.
 //!
+//! After criterion's two figures, the bench times the two cycles
+//! alternately (one of each per round, 15 rounds) and prints the median of
+//! each and their ratio: a machine whose load drifts during the run moves
+//! both sides alike.
+//!
 //! `cargo bench -p matchplane-matchmaker --bench regions_cycle`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -132,6 +137,26 @@ fn bench_regions(c: &mut Criterion) {
         );
     }
     group.finish();
+
+    // The goal's ratio, alternating the two cycles round by round.
+    let (plain, regional) = (config(false), config(true));
+    let mut times = [Vec::new(), Vec::new()];
+    for _ in 0..15 {
+        for (side, config) in [&plain, &regional].into_iter().enumerate() {
+            let started = std::time::Instant::now();
+            std::hint::black_box(run_cycle(config, &searches, 0.0, &mut rng));
+            times[side].push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (a, b) = (median(&mut times[0]), median(&mut times[1]));
+    println!(
+        "alternating, 15 rounds: without regions {a:.1} ms, 8 regions {b:.1} ms, ratio {:.2} (goal <= 2)",
+        b / a
+    );
 }
 
 criterion_group!(benches, bench_regions);

@@ -7,7 +7,7 @@ use crate::grouping::Grouper;
 use crate::reasons::WaitingReason;
 use crate::recheck::{recheck, FailedSearch};
 use crate::search::Search;
-use crate::seating::{seat, Formed, SeatPlan};
+use crate::seating::{seat, Formed, SeatPlan, SeatRegion};
 use crate::tolerance::capped_mmr_range;
 use arcstr::ArcStr;
 use rand::RngCore;
@@ -206,7 +206,11 @@ pub fn run_cycle(
         let seated = match &region {
             // A pass never forms a group without a common region.
             Some(None) => None,
-            Some(Some(r)) => seat(config, pool, candidates, f, now, Some(r), rng),
+            Some(Some(index)) => {
+                let index = *index;
+                let table = regions.as_ref().map(|table| SeatRegion { table, index });
+                seat(config, pool, candidates, f, now, table, rng)
+            }
             None => seat(config, pool, candidates, f, now, None, rng),
         };
         match seated {

@@ -35,6 +35,10 @@ pub struct RegionTable {
     config: Regions,
     /// Each candidate's wait (seconds).
     waits: Vec<f64>,
+    /// Every wanted search's map as (region index, milliseconds), search
+    /// after search; `spans[i]` is search `i`'s range in it.
+    entries: Vec<(u32, f64)>,
+    spans: Vec<(u32, u32)>,
 }
 
 impl RegionTable {
@@ -93,37 +97,74 @@ impl RegionTable {
             spans[i] = (from, entries.len() as u32);
         }
         let names = known;
-        let mut remap = vec![0; names.len()];
+        let mut remap = vec![0u32; names.len()];
         for (sorted, (_, first)) in names.iter().enumerate() {
-            remap[*first] = sorted;
+            remap[*first] = sorted as u32;
+        }
+        // Entries carry the sorted region index from here on.
+        for entry in &mut entries {
+            entry.0 = remap[entry.0 as usize];
         }
         let r = names.len();
         let words = r.div_ceil(64).max(1);
-        let mut lat = vec![f64::NEG_INFINITY; candidates.len() * r];
+        // A region no member names stays unreachable (infinite).
+        let mut lat = vec![f64::INFINITY; candidates.len() * r];
         let mut sum = vec![0.0; candidates.len() * r];
-        let mut seen = vec![0u32; r];
-        let mut masks = vec![0u64; candidates.len() * words];
-        let mut ceiling = Vec::with_capacity(candidates.len());
+        // Solo candidates, the common case, in pool order: each search's
+        // entries are read as they lie in memory and written to its
+        // candidate's row, so no read waits on another (reading them in
+        // candidate order jumped through memory twice per search).
+        let mut owner = vec![u32::MAX; pool.len()];
         for (c, cand) in candidates.iter().enumerate() {
+            if let [i] = cand.searches[..] {
+                owner[i] = c as u32;
+            }
+        }
+        for (i, &c) in owner.iter().enumerate() {
+            if c == u32::MAX {
+                continue;
+            }
+            let c = c as usize;
+            let (from, to) = spans[i];
+            for &(k, ms) in &entries[from as usize..to as usize] {
+                lat[c * r + k as usize] = ms;
+                sum[c * r + k as usize] = ms;
+            }
+        }
+        // Parties: the worst member's latency, unreachable where any
+        // member lacks the region.
+        let mut seen = vec![0u32; r];
+        for (c, cand) in candidates.iter().enumerate() {
+            if cand.searches.len() < 2 {
+                continue;
+            }
             let row = &mut lat[c * r..(c + 1) * r];
             let sums = &mut sum[c * r..(c + 1) * r];
+            row.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
             seen.iter_mut().for_each(|s| *s = 0);
             for &i in &cand.searches {
                 let (from, to) = spans[i];
-                for &(id, ms) in &entries[from as usize..to as usize] {
-                    let k = remap[id as usize];
+                for &(k, ms) in &entries[from as usize..to as usize] {
+                    let k = k as usize;
                     row[k] = row[k].max(ms);
                     sums[k] += ms;
                     seen[k] += 1;
                 }
             }
             let members = cand.searches.len() as u32;
-            let cap = regions.ceiling(waits[c]);
-            ceiling.push(cap);
             for k in 0..r {
                 if seen[k] < members {
                     row[k] = f64::INFINITY;
-                } else if row[k] <= cap {
+                }
+            }
+        }
+        let mut masks = vec![0u64; candidates.len() * words];
+        let mut ceiling = Vec::with_capacity(candidates.len());
+        for (c, &wait) in waits.iter().enumerate().take(candidates.len()) {
+            let cap = regions.ceiling(wait);
+            ceiling.push(cap);
+            for (k, &ms) in lat[c * r..(c + 1) * r].iter().enumerate() {
+                if ms <= cap {
                     masks[c * words + k / 64] |= 1 << (k % 64);
                 }
             }
@@ -137,6 +178,8 @@ impl RegionTable {
             masks,
             config: regions.clone(),
             waits: waits.to_vec(),
+            entries,
+            spans,
         }
     }
 
@@ -189,11 +232,33 @@ impl RegionTable {
         self.lat[c * self.names.len() + r]
     }
 
+    /// The name of region index `r`.
+    pub fn name(&self, r: usize) -> &ArcStr {
+        &self.names[r]
+    }
+
+    /// Pool search `i`'s own latency to region index `r` (milliseconds),
+    /// `None` when its map lacks it (or it was not a candidate's).
+    pub fn search_latency(&self, i: usize, r: usize) -> Option<f64> {
+        let (from, to) = *self.spans.get(i)?;
+        self.entries[from as usize..to as usize]
+            .iter()
+            .find(|(k, _)| *k as usize == r)
+            .map(|(_, ms)| *ms)
+    }
+
+    /// Solo candidate `c`'s latency to region index `r` (milliseconds),
+    /// `None` when unreachable; for a party, its worst member's.
+    pub fn candidate_latency(&self, c: usize, r: usize) -> Option<f64> {
+        Some(self.latency(c, r)).filter(|ms| ms.is_finite())
+    }
+
     /// The region of a formed `group` (candidate indices): among the regions
     /// within every member's ceiling, the lowest worst-member latency, ties
     /// the lowest mean over the players, then the name. `None` when no
-    /// region is feasible (a pass never forms such a group).
-    pub fn choose(&self, candidates: &[Candidate], group: &[usize]) -> Option<ArcStr> {
+    /// region is feasible (a pass never forms such a group). The region as
+    /// an index ([`RegionTable::name`] gives its name).
+    pub fn choose(&self, candidates: &[Candidate], group: &[usize]) -> Option<usize> {
         let mut mask = self.mask(*group.first()?).to_vec();
         for &c in &group[1..] {
             self.narrow(&mut mask, c);
@@ -215,7 +280,7 @@ impl RegionTable {
                 best = Some((worst, mean, r));
             }
         }
-        best.map(|(_, _, r)| self.names[r].clone())
+        best.map(|(_, _, r)| r)
     }
 
     /// `NO_COMMON_REGION` for `anchor` over the candidates `tried` (its

@@ -41,7 +41,7 @@ pub fn seat(
     candidates: &[Candidate],
     formed: &Formed,
     now: f64,
-    region: Option<&arcstr::ArcStr>,
+    region: Option<SeatRegion<'_>>,
     rng: &mut dyn RngCore,
 ) -> Option<ProposedMatch> {
     let group = &formed.group;
@@ -56,6 +56,24 @@ pub fn seat(
         .iter()
         .flat_map(|&c| candidates[c].searches.iter().copied())
         .collect();
+    // Each player's latency to the match's region, from the cycle's table
+    // (a solo's is its candidate's row, a party member's its own entry).
+    let latency: Vec<Option<f64>> = match region {
+        None => Vec::new(),
+        Some(SeatRegion { table, index }) => group
+            .iter()
+            .flat_map(|&c| {
+                let solo = candidates[c].searches.len() == 1;
+                candidates[c].searches.iter().map(move |&i| {
+                    if solo {
+                        table.candidate_latency(c, index)
+                    } else {
+                        table.search_latency(i, index)
+                    }
+                })
+            })
+            .collect(),
+    };
     let mut unit_members: Vec<std::ops::Range<usize>> = Vec::with_capacity(flat.len());
     if config.parties.keep_together {
         let mut start = 0;
@@ -104,8 +122,9 @@ pub fn seat(
         .collect();
     for (members, &t) in unit_members.iter().zip(&seating) {
         let team = live[t];
-        for &i in &flat[members.clone()] {
+        for (at, &i) in flat[members.clone()].iter().enumerate() {
             let s = &pool[i];
+            let at = members.start + at;
             teams[team].players.push(MatchedPlayer {
                 player_id: s.player_id.clone(),
                 ticket_id: s.ticket_id.clone(),
@@ -117,8 +136,7 @@ pub fn seat(
                 mmr: s.mmr,
                 ping_ms: s.ping_ms,
                 wait_seconds: (now - s.queued_at).max(0.0),
-                latency_ms: region
-                    .and_then(|r| s.latencies.as_ref().and_then(|l| l.get(r)).copied()),
+                latency_ms: latency.get(at).copied().flatten(),
             });
         }
     }
@@ -166,8 +184,18 @@ pub fn seat(
         match_shape,
         seats_open,
         bot_mmr,
-        region: region.cloned(),
+        region: region.map(|r| r.table.name(r.index).clone()),
     })
+}
+
+/// The region a match is seated in: its index in the cycle's
+/// [`RegionTable`], which holds every player's latency to it.
+#[derive(Debug, Clone, Copy)]
+pub struct SeatRegion<'t> {
+    /// The cycle's region table.
+    pub table: &'t crate::regions::RegionTable,
+    /// The chosen region's index in it.
+    pub index: usize,
 }
 
 fn range_of(values: &[f64]) -> f64 {

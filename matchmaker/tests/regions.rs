@@ -220,6 +220,25 @@ fn a_party_uses_its_worst_member_and_a_missing_region_is_unreachable() {
     let out = cycle(&c, &pool, 1.0);
     // us-east is missing for duo-1: eu-west, worst 70.
     assert_eq!(out.matches[0].region.as_deref(), Some("eu-west"));
+    // Each player carries their own latency there, party members too.
+    let mut lats: Vec<(String, Option<f64>)> = out.matches[0]
+        .teams
+        .iter()
+        .flat_map(|t| &t.players)
+        .map(|p| (p.player_id.to_string(), p.latency_ms))
+        .collect();
+    lats.sort_by(|a, b| a.0.cmp(&b.0));
+    let ids: Vec<String> = lats.iter().map(|(id, _)| id.clone()).collect();
+    let at = |id: &str| lats[ids.iter().position(|i| i == id).unwrap()].1;
+    assert_eq!(at("c"), Some(60.0));
+    assert_eq!(at("d"), Some(60.0));
+    let mut duo: Vec<Option<f64>> = lats
+        .iter()
+        .filter(|(id, _)| id != "c" && id != "d")
+        .map(|(_, l)| *l)
+        .collect();
+    duo.sort_by(|a, b| a.unwrap().total_cmp(&b.unwrap()));
+    assert_eq!(duo, [Some(20.0), Some(70.0)], "{lats:?}");
 }
 
 #[test]

@@ -244,8 +244,15 @@ impl<'a> Grouper<'a> {
             }
             self.matched[m] = true;
             self.alive_seats -= u64::from(self.candidates[m].seats);
-            for list in &mut self.lists {
-                list.unlink(m);
+            self.lists[0].unlink(m);
+            // A region's list holds only the candidates within their
+            // ceiling there (see `with_regions`).
+            if let Some(t) = self.regions {
+                for (r, list) in self.lists.iter_mut().enumerate().skip(1) {
+                    if t.reaches(m, r - 1) {
+                        list.unlink(m);
+                    }
+                }
             }
         }
     }
