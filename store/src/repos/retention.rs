@@ -127,6 +127,28 @@ impl Pruned {
     }
 }
 
+/// The ids of up to `batch` of `project_id`'s rows of `E` created before
+/// `before`, oldest first: `[id, project id, created at]` are `E`'s
+/// columns (an index range scan on the project and the creation time).
+async fn oldest_ids<E: EntityTrait>(
+    db: &DatabaseConnection,
+    [id, project, created]: [E::Column; 3],
+    project_id: &str,
+    before: DateTime<Utc>,
+    batch: u64,
+) -> Result<Vec<String>, StoreError> {
+    Ok(E::find()
+        .select_only()
+        .column(id)
+        .filter(project.eq(project_id))
+        .filter(created.lt(before))
+        .order_by_asc(created)
+        .limit(batch)
+        .into_tuple()
+        .all(db)
+        .await?)
+}
+
 /// Deletes up to `batch` of `project_id`'s matches created before
 /// `before` (oldest first) with everything that belongs to them. The
 /// batch was full when `matches == batch`.
@@ -141,16 +163,14 @@ pub async fn prune_matches(
     batch: u64,
 ) -> Result<Pruned, StoreError> {
     use match_::Column as M;
-    let ids: Vec<String> = match_::Entity::find()
-        .select_only()
-        .column(M::Id)
-        .filter(M::ProjectId.eq(project_id))
-        .filter(M::CreatedAt.lt(before))
-        .order_by_asc(M::CreatedAt)
-        .limit(batch)
-        .into_tuple()
-        .all(db)
-        .await?;
+    let ids = oldest_ids::<match_::Entity>(
+        db,
+        [M::Id, M::ProjectId, M::CreatedAt],
+        project_id,
+        before,
+        batch,
+    )
+    .await?;
     if ids.is_empty() {
         return Ok(Pruned::default());
     }
@@ -222,16 +242,14 @@ pub async fn prune_deliveries(
     batch: u64,
 ) -> Result<Pruned, StoreError> {
     use webhook_delivery::Column as D;
-    let ids: Vec<String> = webhook_delivery::Entity::find()
-        .select_only()
-        .column(D::Id)
-        .filter(D::ProjectId.eq(project_id))
-        .filter(D::CreatedAt.lt(before))
-        .order_by_asc(D::CreatedAt)
-        .limit(batch)
-        .into_tuple()
-        .all(db)
-        .await?;
+    let ids = oldest_ids::<webhook_delivery::Entity>(
+        db,
+        [D::Id, D::ProjectId, D::CreatedAt],
+        project_id,
+        before,
+        batch,
+    )
+    .await?;
     if ids.is_empty() {
         return Ok(Pruned::default());
     }
