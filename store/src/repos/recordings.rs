@@ -12,8 +12,8 @@ use crate::entities::search_recording::{self, Entity as Recordings};
 use crate::repos::StoreError;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
 /// What a recorded row is.
@@ -139,17 +139,92 @@ fn scoped(project_id: &str, game_mode: &str) -> sea_orm::Select<Recordings> {
         .filter(search_recording::Column::GameMode.eq(game_mode))
 }
 
-/// Stores `rows` in one statement (nothing when empty).
+/// Stores `rows` in one statement (nothing when empty): a `COPY` on
+/// PostgreSQL (a fraction of the server's work of a multi-row `INSERT`,
+/// which matters where the recording shares the database's cores with
+/// the API), an `INSERT` on SQLite.
 ///
 /// # Errors
 /// A database failure (none of the rows is stored).
-pub async fn insert_batch<C: ConnectionTrait>(
-    db: &C,
+pub async fn insert_batch(
+    db: &DatabaseConnection,
     rows: &[NewRecording],
 ) -> Result<(), StoreError> {
     if rows.is_empty() {
         return Ok(());
     }
+    if db.get_database_backend() == DbBackend::Postgres {
+        return copy_batch(db, rows).await;
+    }
+    insert_rows(db, rows).await
+}
+
+/// The rows as `COPY … FROM STDIN` text: tab-separated, `\N` for none.
+fn copy_text(rows: &[NewRecording]) -> String {
+    use std::fmt::Write;
+    fn field(out: &mut String, value: Option<&str>) {
+        match value {
+            None => out.push_str("\\N"),
+            Some(v) => {
+                for ch in v.chars() {
+                    match ch {
+                        '\\' => out.push_str("\\\\"),
+                        '\t' => out.push_str("\\t"),
+                        '\n' => out.push_str("\\n"),
+                        '\r' => out.push_str("\\r"),
+                        other => out.push(other),
+                    }
+                }
+            }
+        }
+    }
+    let mut out = String::with_capacity(rows.len() * 96);
+    for r in rows {
+        field(&mut out, Some(&r.project_id));
+        out.push('\t');
+        field(&mut out, Some(&r.game_mode));
+        let _ = write!(out, "\t{}\t{}\t", r.at_ms, r.kind.code());
+        field(&mut out, Some(&r.player_hash));
+        out.push('\t');
+        match r.mmr.filter(|m| m.is_finite()) {
+            Some(mmr) => {
+                let _ = write!(out, "{mmr}");
+            }
+            None => out.push_str("\\N"),
+        }
+        for value in [&r.latencies, &r.party_hash, &r.party_members, &r.outcome] {
+            out.push('\t');
+            field(&mut out, value.as_deref());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+async fn copy_batch(db: &DatabaseConnection, rows: &[NewRecording]) -> Result<(), StoreError> {
+    let failed = |e: &dyn std::fmt::Display| StoreError::Db(DbErr::Custom(e.to_string()));
+    let mut conn = db
+        .get_postgres_connection_pool()
+        .acquire()
+        .await
+        .map_err(|e| failed(&e))?;
+    let mut copy = conn
+        .copy_in_raw(
+            "COPY search_recordings (project_id, game_mode, at_ms, event, player_hash, mmr, \
+             latencies, party_hash, party_members, outcome) FROM STDIN",
+        )
+        .await
+        .map_err(|e| failed(&e))?;
+    if let Err(e) = copy.send(copy_text(rows).into_bytes()).await {
+        let _ = copy.abort(e.to_string()).await;
+        return Err(failed(&e));
+    }
+    copy.finish().await.map_err(|e| failed(&e))?;
+    Ok(())
+}
+
+/// Stores `rows` in one multi-row `INSERT`.
+async fn insert_rows<C: ConnectionTrait>(db: &C, rows: &[NewRecording]) -> Result<(), StoreError> {
     let models = rows.iter().map(|r| search_recording::ActiveModel {
         project_id: Set(r.project_id.clone()),
         game_mode: Set(r.game_mode.clone()),
@@ -269,4 +344,29 @@ pub async fn prune<C: ConnectionTrait>(
         .exec(db)
         .await?;
     Ok(deleted.rows_affected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_text_escapes_separators_and_writes_none_as_null() {
+        let row = NewRecording {
+            project_id: "prj_1".into(),
+            game_mode: "duel".into(),
+            at_ms: 1_700_000_000_123,
+            kind: Kind::End,
+            player_hash: "ab\tc\\d\ne".into(),
+            mmr: Some(1510.5),
+            latencies: None,
+            party_hash: None,
+            party_members: Some("x|y".into()),
+            outcome: Some("failed:MMR_OUT_OF_RANGE".into()),
+        };
+        assert_eq!(
+            copy_text(&[row]),
+            "prj_1\tduel\t1700000000123\t2\tab\\tc\\\\d\\ne\t1510.5\t\\N\t\\N\tx|y\tfailed:MMR_OUT_OF_RANGE\n"
+        );
+    }
 }
