@@ -3,6 +3,13 @@
 //! PostgreSQL, with the time split and the ratio to the floor (Redis alone
 //! returning the pool: HVALS of the pool hash).
 //!
+//! It also measures, in the same run, the least any claim can cost (a
+//! script that only removes the searches and appends the outbox entries),
+//! a bare multi-row `INSERT` of the very rows the record step stored (into
+//! scratch copies of their tables), and the worker's own CPU time per
+//! search (the process's, from `/proc/self/stat`: Redis and PostgreSQL run
+//! in their own processes), and prints each against the cycle's goals.
+//!
 //! ```text
 //! cargo run --release -p matchplane-worker --example cycle_bench [-- SEARCHES]
 //! ```
@@ -143,12 +150,14 @@ async fn main() {
         ends: None,
     };
     let scripts_before = script_time(&mut raw).await;
+    let cpu_before = process_cpu();
     let started = Instant::now();
     let (outcome, report) = ticker
         .tick(&mode, &config, token, Utc::now())
         .await
         .unwrap();
     let cycle = started.elapsed();
+    let tick_cpu = process_cpu() - cpu_before;
     let scripts_busy = script_time(&mut raw).await - scripts_before;
     let outbox_key = format!("{prefix}:{{{}}}:ranked-5v5:outbox", project.id);
     let outbox_record = sample_record(&mut raw, &outbox_key).await;
@@ -162,12 +171,15 @@ async fn main() {
         concurrency: 256,
         ends: None,
     };
+    let cpu_before = process_cpu();
     let started = Instant::now();
     let recorded = recorder
         .drain(&mode, true, Utc::now(), usize::MAX)
         .await
         .unwrap();
     let record = started.elapsed();
+    let record_cpu = process_cpu() - cpu_before;
+    let (bare_insert, bare_rows) = bare_insert(&db, &project.id).await;
 
     let claim_floor = claim_floor(&mut raw, &floor_keys, &all, &outbox_record).await;
 
@@ -215,11 +227,122 @@ async fn main() {
     );
     println!("whole tick:                  {:>9.1} ms", ms(cycle));
     println!("record (PostgreSQL, notify, ack): {:>9.1} ms", ms(record));
+    println!(
+        "  bare multi-row INSERT of its {bare_rows} rows: {:>9.1} ms",
+        ms(bare_insert)
+    );
+    let us_per_search = |d: Duration| d.as_secs_f64() * 1e6 / searches as f64;
+    println!(
+        "worker CPU (process, excl. Redis): tick {:.2} us/search, record {:.2} us/search",
+        us_per_search(tick_cpu),
+        us_per_search(record_cpu)
+    );
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    let goal = |name: &str, value: f64, limit: f64, unit: &str| {
+        let verdict = if value <= limit { "met" } else { "NOT met" };
+        println!("goal {name:<44} {value:>7.2}{unit} (goal <= {limit}{unit}): {verdict}");
+    };
+    goal(
+        "claim / least claim",
+        ratio(report.claim, claim_floor),
+        1.5,
+        "x",
+    );
+    goal(
+        "tick / (read + match + least claim)",
+        ratio(cycle, bound),
+        1.3,
+        "x",
+    );
+    goal(
+        "tick + record / (read + match + least claim + bare)",
+        ratio(cycle + record, bound + bare_insert),
+        1.3,
+        "x",
+    );
+    goal(
+        "record / bare INSERT of its rows",
+        ratio(record, bare_insert),
+        2.0,
+        "x",
+    );
+    goal(
+        "worker CPU per search (tick)",
+        us_per_search(tick_cpu),
+        3.0,
+        " us",
+    );
 
     drop(db);
     conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .await
         .ok();
+}
+
+/// CPU time (user + system) of this process so far, every thread: fields
+/// 14 and 15 of `/proc/self/stat`, in clock ticks of 10 ms.
+fn process_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    // Fields after the command name, which is in parentheses.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    // `rest` starts at field 3 (state): utime is field 14, stime 15.
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
+}
+
+/// The least PostgreSQL can take to store what the record step stored: the
+/// same rows (every match of `project_id` and its webhook delivery, read
+/// back), as plain multi-row `INSERT`s of 1 000 rows (as the recorder's)
+/// into empty scratch copies of their tables (`LIKE … INCLUDING ALL`: the
+/// same indexes), one statement after the other, no `ON CONFLICT`, no
+/// transaction. Returns the time and the rows inserted.
+async fn bare_insert(db: &sea_orm::DatabaseConnection, project_id: &str) -> (Duration, usize) {
+    use matchplane_store::entities::{match_, webhook_delivery};
+    use sea_orm::sea_query::Alias;
+    use sea_orm::{ColumnTrait, EntityTrait, IntoActiveModel, QueryFilter, QueryTrait};
+    let matches = match_::Entity::find()
+        .filter(match_::Column::ProjectId.eq(project_id))
+        .all(db)
+        .await
+        .unwrap();
+    let deliveries = webhook_delivery::Entity::find()
+        .filter(webhook_delivery::Column::ProjectId.eq(project_id))
+        .all(db)
+        .await
+        .unwrap();
+    for table in ["matches", "webhook_deliveries"] {
+        db.execute_unprepared(&format!(
+            "CREATE TABLE bench_{table} (LIKE {table} INCLUDING ALL)"
+        ))
+        .await
+        .unwrap();
+    }
+    let rows = matches.len() + deliveries.len();
+    let started = Instant::now();
+    for chunk in matches.chunks(1000) {
+        let mut insert = match_::Entity::insert_many(
+            chunk
+                .iter()
+                .cloned()
+                .map(IntoActiveModel::into_active_model),
+        );
+        insert.query().into_table(Alias::new("bench_matches"));
+        insert.exec_without_returning(db).await.unwrap();
+    }
+    for chunk in deliveries.chunks(1000) {
+        let mut insert = webhook_delivery::Entity::insert_many(
+            chunk
+                .iter()
+                .cloned()
+                .map(IntoActiveModel::into_active_model),
+        );
+        insert
+            .query()
+            .into_table(Alias::new("bench_webhook_deliveries"));
+        insert.exec_without_returning(db).await.unwrap();
+    }
+    (started.elapsed(), rows)
 }
 
 /// Time Redis has spent running scripts since its start or last
