@@ -110,7 +110,14 @@ async fn main() {
     println!("setup: {searches} searches added in {:?}", added.elapsed());
 
     let client = redis::Client::open(redis_url.as_str()).unwrap();
-    let mut raw = client.get_multiplexed_async_connection().await.unwrap();
+    // The least claim's scripts queue behind one another in Redis: on a
+    // busy machine the last answers after more than the default timeout.
+    let raw_config =
+        redis::AsyncConnectionConfig::new().set_response_timeout(Some(Duration::from_secs(60)));
+    let mut raw = client
+        .get_multiplexed_async_connection_with_config(&raw_config)
+        .await
+        .unwrap();
     let pool_key = format!("{prefix}:{{{}}}:ranked-5v5:pool", project.id);
     let mut floor = Duration::MAX;
     for _ in 0..3 {
