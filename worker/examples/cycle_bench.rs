@@ -186,6 +186,7 @@ async fn main() {
         .unwrap();
     let record = started.elapsed();
     let record_cpu = process_cpu() - cpu_before;
+    let stored = stored_bytes(&db).await;
     let (bare_insert, bare_rows) = bare_insert(&db, &project.id).await;
 
     let claim_floor = claim_floor(&mut raw, &floor_keys, &all, &outbox_record).await;
@@ -234,6 +235,10 @@ async fn main() {
     );
     println!("whole tick:                  {:>9.1} ms", ms(cycle));
     println!("record (PostgreSQL, notify, ack): {:>9.1} ms", ms(record));
+    println!(
+        "  PostgreSQL bytes per stored match (matches + webhook_deliveries, with indexes): {:.0}",
+        stored as f64 / report.matches.max(1) as f64
+    );
     println!(
         "  bare multi-row INSERT of its {bare_rows} rows: {:>9.1} ms",
         ms(bare_insert)
@@ -296,6 +301,25 @@ fn process_cpu() -> Duration {
     // `rest` starts at field 3 (state): utime is field 14, stime 15.
     let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
     Duration::from_millis(ticks * 10)
+}
+
+/// Bytes on disk of the tables the record step writes (`matches` and
+/// `webhook_deliveries`, with their indexes and TOAST), for the growth per
+/// match in the sizing guide.
+async fn stored_bytes(db: &sea_orm::DatabaseConnection) -> i64 {
+    use sea_orm::{ConnectionTrait, Statement};
+    db.execute_unprepared("VACUUM ANALYZE matches, webhook_deliveries")
+        .await
+        .unwrap();
+    let row = db
+        .query_one(Statement::from_string(
+            sea_orm::DbBackend::Postgres,
+            "SELECT (pg_total_relation_size('matches') + pg_total_relation_size('webhook_deliveries'))::bigint AS b",
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    row.try_get::<i64>("", "b").unwrap()
 }
 
 /// The least PostgreSQL can take to store what the record step stored: the
