@@ -33,6 +33,44 @@ pub async fn list_all(db: &DatabaseConnection) -> Result<HashMap<ModeKey, i64>, 
         .collect())
 }
 
+/// The configs of `keys` (those the listing found at a new version), read
+/// in one query of every mode when there are many (a worker's start), one
+/// by one otherwise. A mode gone meanwhile, or whose config does not parse,
+/// is left out (its loop reads it itself and logs why).
+///
+/// # Errors
+/// A database failure.
+pub async fn configs_of(
+    db: &DatabaseConnection,
+    keys: &[ModeKey],
+) -> Result<HashMap<ModeKey, ModeConfig>, WorkerError> {
+    let mut out = HashMap::with_capacity(keys.len());
+    if keys.len() > 64 {
+        let wanted: std::collections::HashSet<&ModeKey> = keys.iter().collect();
+        for row in GameModes::find().all(db).await.map_err(StoreError::from)? {
+            let key = ModeKey::new(row.project_id.clone(), row.name.clone());
+            if wanted.contains(&key) {
+                if let Ok(config) = parse(&row) {
+                    out.insert(key, config);
+                }
+            }
+        }
+        return Ok(out);
+    }
+    for key in keys {
+        match game_modes::get(db, &key.project_id, &key.mode).await {
+            Ok(row) => {
+                if let Ok(config) = parse(&row) {
+                    out.insert(key.clone(), config);
+                }
+            }
+            Err(StoreError::NotFound) => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(out)
+}
+
 /// A mode's config as a cycle uses it.
 #[derive(Debug, Clone)]
 pub struct ModeConfig {
