@@ -152,6 +152,8 @@ struct Sample {
     /// Period ratio histogram: `le` → cumulative count.
     ratio: BTreeMap<String, f64>,
     ratio_count: f64,
+    /// Scheduler passes, by listing (`full`, `incremental`): (count, seconds).
+    passes: BTreeMap<String, (f64, f64)>,
 }
 
 async fn sample(workers: &[Worker]) -> Sample {
@@ -173,6 +175,21 @@ async fn sample(workers: &[Worker]) -> Sample {
             .copied()
             .unwrap_or(0.0);
         for (k, v) in &m {
+            for (suffix, count) in [("_count", true), ("_sum", false)] {
+                if let Some(listing) = k
+                    .strip_prefix("matchplane_worker_scheduler_pass_seconds")
+                    .and_then(|r| r.strip_prefix(suffix))
+                    .and_then(|r| r.strip_prefix("{listing=\""))
+                    .and_then(|r| r.strip_suffix("\"}"))
+                {
+                    let e = s.passes.entry(listing.to_owned()).or_default();
+                    if count {
+                        e.0 += v;
+                    } else {
+                        e.1 += v;
+                    }
+                }
+            }
             if let Some(le) = k
                 .strip_prefix("matchplane_cycle_period_ratio_bucket{le=\"")
                 .and_then(|r| r.strip_suffix("\"}"))
@@ -385,6 +402,15 @@ async fn main() {
     let after = sample(&workers).await;
     let cmds_after = commandstats(&mut redis).await;
     print_periods(&before, &after);
+    for (listing, (n, secs)) in &after.passes {
+        let (n0, secs0) = before.passes.get(listing).copied().unwrap_or_default();
+        println!(
+            "  scheduler passes ({listing} listing): {:.0}, mean {:.1} ms (since start: {n:.0}, mean {:.1} ms)",
+            n - n0,
+            1e3 * (secs - secs0) / (n - n0).max(1.0),
+            1e3 * secs / n.max(1.0)
+        );
+    }
     let cycles = after.cycles - before.cycles;
     let idle = after.idle - before.idle;
     println!(

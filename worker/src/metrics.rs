@@ -75,6 +75,9 @@ pub const IDLE_CYCLES: &str = "matchplane_idle_cycles_total";
 pub const MODES_HELD: &str = "matchplane_worker_modes_held";
 /// Gauge: live workers sharing the modes, as this worker last saw them.
 pub const WORKERS_LIVE: &str = "matchplane_workers_live";
+/// Histogram: wall time of one scheduler pass (listing the modes, handing
+/// changes to their loops), by `listing` (`full`, `incremental`).
+pub const SCHEDULER_PASS: &str = "matchplane_worker_scheduler_pass_seconds";
 
 /// The buckets of [`CYCLE_PERIOD_RATIO`]: ±5, ±10, ±20, ±50 % of the period.
 const PERIOD_RATIO_BUCKETS: [f64; 12] = [
@@ -99,6 +102,12 @@ pub fn modes_held(count: usize) {
     metrics::gauge!(MODES_HELD).set(count as f64);
 }
 
+/// Records one scheduler pass: `full` when it listed the whole table.
+pub fn scheduler_pass(took: Duration, full: bool) {
+    let listing = if full { "full" } else { "incremental" };
+    metrics::histogram!(SCHEDULER_PASS, "listing" => listing).record(took.as_secs_f64());
+}
+
 /// Sets the number of live workers this worker sees.
 pub fn workers_live(count: usize) {
     metrics::gauge!(WORKERS_LIVE).set(count as f64);
@@ -118,6 +127,11 @@ pub fn describe() {
         "Cycles that found their mode idle and cost only the lease renewal (one Redis round trip)"
     );
     metrics::describe_gauge!(MODES_HELD, "Modes whose lease this worker holds");
+    metrics::describe_histogram!(
+        SCHEDULER_PASS,
+        Unit::Seconds,
+        "Wall time of one scheduler pass over the modes (seconds), by listing (full, incremental)"
+    );
     metrics::describe_gauge!(
         WORKERS_LIVE,
         "Live workers sharing the modes, as this worker last saw them"

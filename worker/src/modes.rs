@@ -8,28 +8,69 @@ use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::entities::game_mode::{self, Entity as GameModes};
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{game_modes, StoreError};
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{
+    ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
+};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// Every mode a worker should run a loop for: each mode of the database,
-/// with its version. (A deleted mode's searches are the sweep's,
-/// [`crate::sweep`].)
+/// with its version, and the latest `updated_at` among them (the cursor of
+/// the next [`list_changed`]; `None` for an empty table). (A deleted mode's
+/// searches are the sweep's, [`crate::sweep`].)
 ///
 /// # Errors
 /// A database failure.
-pub async fn list_all(db: &DatabaseConnection) -> Result<HashMap<ModeKey, i64>, WorkerError> {
-    let rows: Vec<(String, String, i64)> = GameModes::find()
+pub async fn list_all(
+    db: &DatabaseConnection,
+) -> Result<(HashMap<ModeKey, i64>, Option<DateTime<Utc>>), WorkerError> {
+    let rows = listing(db, None).await?;
+    let latest = rows.iter().map(|r| r.2).max();
+    Ok((rows.into_iter().map(|(k, v, _)| (k, v)).collect(), latest))
+}
+
+/// The modes changed (created or given a new version) at or after `since`,
+/// each with its version and `updated_at`.
+///
+/// # Errors
+/// A database failure.
+pub async fn list_changed(
+    db: &DatabaseConnection,
+    since: DateTime<Utc>,
+) -> Result<Vec<(ModeKey, i64, DateTime<Utc>)>, WorkerError> {
+    listing(db, Some(since)).await
+}
+
+/// How many modes the database has: a deletion shows as a count below the
+/// scheduler's.
+///
+/// # Errors
+/// A database failure.
+pub async fn count(db: &DatabaseConnection) -> Result<u64, WorkerError> {
+    Ok(GameModes::find()
+        .count(db)
+        .await
+        .map_err(StoreError::from)?)
+}
+
+async fn listing(
+    db: &DatabaseConnection,
+    since: Option<DateTime<Utc>>,
+) -> Result<Vec<(ModeKey, i64, DateTime<Utc>)>, WorkerError> {
+    let mut query = GameModes::find()
         .select_only()
         .column(game_mode::Column::ProjectId)
         .column(game_mode::Column::Name)
         .column(game_mode::Column::Version)
-        .into_tuple()
-        .all(db)
-        .await
-        .map_err(StoreError::from)?;
+        .column(game_mode::Column::UpdatedAt);
+    if let Some(since) = since {
+        query = query.filter(game_mode::Column::UpdatedAt.gte(since));
+    }
+    let rows: Vec<(String, String, i64, DateTime<Utc>)> =
+        query.into_tuple().all(db).await.map_err(StoreError::from)?;
     Ok(rows
         .into_iter()
-        .map(|(project, name, version)| (ModeKey::new(project, name), version))
+        .map(|(project, name, version, at)| (ModeKey::new(project, name), version, at))
         .collect())
 }
 
@@ -163,4 +204,102 @@ pub async fn webhook_target(
     };
     let secrets = matchplane_store::repos::webhook_secrets::signing_at(&row, now);
     Ok(Some((webhook.url, secrets)))
+}
+
+/// How far back of its cursor an incremental listing reads: a change
+/// committed late, or stamped by an API host whose clock is a little
+/// behind, still shows in the next listings.
+pub const LISTING_OVERLAP: Duration = Duration::from_secs(30);
+
+/// A whole listing at least this often, whatever the incremental ones
+/// found: the backstop for a change stamped further back than
+/// [`LISTING_OVERLAP`].
+pub const FULL_LISTING_EVERY: Duration = Duration::from_secs(60);
+
+/// The scheduler's view of the modes table, kept by incremental listings:
+/// each pass reads only the modes changed since its cursor (with
+/// [`LISTING_OVERLAP`]) and the table's count; a count that disagrees (a
+/// deletion), or [`FULL_LISTING_EVERY`], lists the whole table again.
+#[derive(Debug, Default)]
+pub struct Catalogue {
+    modes: HashMap<ModeKey, i64>,
+    cursor: Option<DateTime<Utc>>,
+    full_at: Option<Instant>,
+}
+
+/// What one [`Catalogue::refresh`] found.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// Modes new to the catalogue or at a new version, with the version.
+    pub changed: Vec<(ModeKey, i64)>,
+    /// Modes no longer in the table.
+    pub gone: Vec<ModeKey>,
+    /// Whether the whole table was read.
+    pub full: bool,
+}
+
+impl Catalogue {
+    /// The modes listed, with their versions.
+    pub fn modes(&self) -> &HashMap<ModeKey, i64> {
+        &self.modes
+    }
+
+    /// The listed version of `key`.
+    pub fn version(&self, key: &ModeKey) -> Option<i64> {
+        self.modes.get(key).copied()
+    }
+
+    /// Brings the catalogue up to date with the table and says what
+    /// changed.
+    ///
+    /// # Errors
+    /// A database failure; the catalogue is then as before.
+    pub async fn refresh(&mut self, db: &DatabaseConnection) -> Result<Changes, WorkerError> {
+        let due = self
+            .full_at
+            .is_none_or(|at| at.elapsed() >= FULL_LISTING_EVERY);
+        if !due {
+            let since = self.cursor.map_or(DateTime::<Utc>::UNIX_EPOCH, |c| {
+                c - chrono::Duration::from_std(LISTING_OVERLAP).unwrap_or_default()
+            });
+            let rows = list_changed(db, since).await?;
+            let total = count(db).await?;
+            let new = rows
+                .iter()
+                .filter(|(k, _, _)| !self.modes.contains_key(k))
+                .count();
+            // A count other than the catalogue's plus the new modes: some
+            // were deleted (or created past the overlap): list them all.
+            if total == (self.modes.len() + new) as u64 {
+                let mut changes = Changes::default();
+                for (key, version, at) in rows {
+                    self.cursor = self.cursor.max(Some(at));
+                    if self.modes.insert(key.clone(), version) != Some(version) {
+                        changes.changed.push((key, version));
+                    }
+                }
+                return Ok(changes);
+            }
+        }
+        let (listed, latest) = list_all(db).await?;
+        let mut changes = Changes {
+            full: true,
+            ..Changes::default()
+        };
+        changes.gone = self
+            .modes
+            .keys()
+            .filter(|k| !listed.contains_key(*k))
+            .cloned()
+            .collect();
+        changes.changed = listed
+            .iter()
+            .filter(|(k, v)| self.modes.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        self.modes = listed;
+        self.cursor = self.cursor.max(latest);
+        self.full_at = Some(Instant::now());
+        Ok(changes)
+    }
 }

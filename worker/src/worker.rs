@@ -2,9 +2,13 @@
 //! [`crate::mode_loop`] per game mode, and the webhook delivery loop, until
 //! the shutdown token is cancelled.
 //!
-//! The scheduler lists the modes every [`WorkerConfig::reconcile_interval`]:
-//! a new mode gets a loop at once, a changed version wakes its loop, a
-//! deleted mode's loop records its outbox and stops. The sweep
+//! The scheduler lists the modes every [`WorkerConfig::reconcile_interval`]
+//! ([`modes::Catalogue`]: only the modes changed since the last pass, the
+//! whole table once a minute or when the count shows a deletion): a new
+//! mode gets a loop at once, a changed version wakes its loop, a deleted
+//! mode's loop records its outbox and stops. Which modes are this worker's
+//! ([`crate::shares`]) is recomputed over every mode only when the live
+//! workers change; an unchanged mode's loop is not woken by a pass. The sweep
 //! ([`crate::sweep`]) passes over every pool every
 //! [`WorkerConfig::sweep_interval`]: due searches expire, a deleted mode's
 //! or project's fail. The retention pruning ([`crate::retention`]) runs a
@@ -261,22 +265,44 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
         })
     });
     crate::metrics::workers_live(views.borrow().len());
+    let mut catalogue = modes::Catalogue::default();
+    // The membership the shares in `channels` were computed over.
+    let mut shared_over: Vec<String> = Vec::new();
+    // Modes whose loop ended while still listed (started again).
+    let mut restart: Vec<ModeKey> = Vec::new();
     loop {
         let began = Instant::now();
         while let Some(done) = loops.try_join_next() {
             if let Ok(key) = done {
                 channels.remove(&key);
+                if catalogue.version(&key).is_some() {
+                    restart.push(key);
+                }
             }
         }
         let workers = views.borrow_and_update().clone();
-        match modes::list_all(&shared.db).await {
-            Ok(listed) => {
+        let mine_of = |key: &ModeKey| crate::shares::owner(&workers, key) == Some(me.as_str());
+        // Shares are recomputed over every mode only when the membership
+        // changed; otherwise only a changed mode's.
+        if workers != shared_over {
+            for (key, sender) in &channels {
+                let mine = mine_of(key);
+                sender
+                    .mine
+                    .send_if_modified(|m| std::mem::replace(m, mine) != mine);
+            }
+            shared_over = workers.clone();
+        }
+        let mut full = false;
+        match catalogue.refresh(&shared.db).await {
+            Ok(mut changes) => {
+                full = changes.full;
                 *shared
                     .listed_at
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
-                for (key, sender) in &channels {
-                    if !listed.contains_key(key) {
+                for key in &changes.gone {
+                    if let Some(sender) = channels.get(key) {
                         sender.version.send_if_modified(|v| {
                             let gone = v.0 != GONE;
                             *v = (GONE, None);
@@ -284,17 +310,15 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                         });
                     }
                 }
+                for key in restart.drain(..) {
+                    if let Some(version) = catalogue.version(&key) {
+                        changes.changed.push((key, version));
+                    }
+                }
                 // Configs of new versions, read here in one go rather than
                 // by each loop (thousands at a worker's start).
-                let moved: Vec<ModeKey> = listed
-                    .iter()
-                    .filter(|(key, version)| {
-                        channels
-                            .get(*key)
-                            .is_none_or(|c| c.version.borrow().0 != **version)
-                    })
-                    .map(|(key, _)| key.clone())
-                    .collect();
+                let moved: Vec<ModeKey> =
+                    changes.changed.iter().map(|(key, _)| key.clone()).collect();
                 let mut configs = if moved.is_empty() {
                     HashMap::new()
                 } else {
@@ -305,8 +329,8 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                             HashMap::new()
                         })
                 };
-                for (key, version) in listed {
-                    let mine = crate::shares::owner(&workers, &key) == Some(me.as_str());
+                for (key, version) in changes.changed {
+                    let mine = mine_of(&key);
                     let config = configs
                         .remove(&key)
                         .filter(|c| c.version == version)
@@ -337,15 +361,10 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
             }
             Err(err) => {
                 tracing::warn!(error = %err, "listing game modes failed");
-                for (key, sender) in &channels {
-                    let mine = crate::shares::owner(&workers, key) == Some(me.as_str());
-                    sender
-                        .mine
-                        .send_if_modified(|m| std::mem::replace(m, mine) != mine);
-                }
             }
         }
         let took = began.elapsed();
+        crate::metrics::scheduler_pass(took, full);
         if took > shared.config.reconcile_interval * 2 {
             tracing::warn!(?took, modes = channels.len(), "listing the modes is slow");
         }
