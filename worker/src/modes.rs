@@ -15,18 +15,14 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 /// Every mode a worker should run a loop for: each mode of the database,
-/// with its version, and the latest `updated_at` among them (the cursor of
-/// the next [`list_changed`]; `None` for an empty table). (A deleted mode's
-/// searches are the sweep's, [`crate::sweep`].)
+/// with its version. (A deleted mode's searches are the sweep's,
+/// [`crate::sweep`].)
 ///
 /// # Errors
 /// A database failure.
-pub async fn list_all(
-    db: &DatabaseConnection,
-) -> Result<(HashMap<ModeKey, i64>, Option<DateTime<Utc>>), WorkerError> {
+pub async fn list_all(db: &DatabaseConnection) -> Result<HashMap<ModeKey, i64>, WorkerError> {
     let rows = listing(db, None).await?;
-    let latest = rows.iter().map(|r| r.2).max();
-    Ok((rows.into_iter().map(|(k, v, _)| (k, v)).collect(), latest))
+    Ok(rows.into_iter().map(|(k, v, _)| (k, v)).collect())
 }
 
 /// The modes changed (created or given a new version) at or after `since`,
@@ -206,9 +202,11 @@ pub async fn webhook_target(
     Ok(Some((webhook.url, secrets)))
 }
 
-/// How far back of its cursor an incremental listing reads: a change
-/// committed late, or stamped by an API host whose clock is a little
-/// behind, still shows in the next listings.
+/// How far back of the previous listing's start an incremental listing
+/// reads: a change committed late, or stamped by an API host whose clock is
+/// a little behind this worker's, still shows in the next listings. A quiet
+/// table thus costs a listing of nothing, however many modes changed
+/// earlier.
 pub const LISTING_OVERLAP: Duration = Duration::from_secs(30);
 
 /// A whole listing at least this often, whatever the incremental ones
@@ -223,6 +221,7 @@ pub const FULL_LISTING_EVERY: Duration = Duration::from_secs(60);
 #[derive(Debug, Default)]
 pub struct Catalogue {
     modes: HashMap<ModeKey, i64>,
+    /// When the last successful listing started (this worker's clock).
     cursor: Option<DateTime<Utc>>,
     full_at: Option<Instant>,
 }
@@ -262,6 +261,7 @@ impl Catalogue {
             let since = self.cursor.map_or(DateTime::<Utc>::UNIX_EPOCH, |c| {
                 c - chrono::Duration::from_std(LISTING_OVERLAP).unwrap_or_default()
             });
+            let started = Utc::now();
             let rows = list_changed(db, since).await?;
             let total = count(db).await?;
             let new = rows
@@ -272,8 +272,8 @@ impl Catalogue {
             // were deleted (or created past the overlap): list them all.
             if total == (self.modes.len() + new) as u64 {
                 let mut changes = Changes::default();
-                for (key, version, at) in rows {
-                    self.cursor = self.cursor.max(Some(at));
+                self.cursor = Some(started);
+                for (key, version, _) in rows {
                     if self.modes.insert(key.clone(), version) != Some(version) {
                         changes.changed.push((key, version));
                     }
@@ -281,7 +281,8 @@ impl Catalogue {
                 return Ok(changes);
             }
         }
-        let (listed, latest) = list_all(db).await?;
+        let started = Utc::now();
+        let listed = list_all(db).await?;
         let mut changes = Changes {
             full: true,
             ..Changes::default()
@@ -298,7 +299,7 @@ impl Catalogue {
             .map(|(k, v)| (k.clone(), *v))
             .collect();
         self.modes = listed;
-        self.cursor = self.cursor.max(latest);
+        self.cursor = Some(started);
         self.full_at = Some(Instant::now());
         Ok(changes)
     }
