@@ -44,7 +44,7 @@ pub struct WorkerArgs {
     #[arg(long, env = "MATCHPLANE_WEBHOOK_RETRY_SCALE")]
     pub webhook_retry_scale: Option<String>,
     /// Lifetime of a mode's lease in seconds; a killed worker's modes move
-    /// to another within 1.5 times this.
+    /// to the others within about two times this.
     #[arg(long, env = "MATCHPLANE_LEASE_TTL_SECONDS", default_value_t = 5.0)]
     pub lease_ttl_seconds: f64,
     /// Key of the recording's player-id hashes (HMAC-SHA-256): the API's

@@ -21,8 +21,11 @@ pub struct WorkerConfig {
     /// Names this worker as a lease owner and an outbox consumer; unique per
     /// replica (`wrk_<ulid>` by default).
     pub worker_id: String,
-    /// How long a mode's lease lasts unless renewed; it is renewed every
-    /// third of it. A killed worker's modes are taken over within 1.5x this.
+    /// How long a mode's lease lasts unless renewed: a cycle's renewal holds
+    /// it for the cycle's pause plus half of this (at most 1.5x this), other
+    /// renewals for this, each a third of it before it would end. A worker's
+    /// heartbeat lasts this (or three `reconcile_interval`s if longer), so a
+    /// killed worker's modes are taken over within about twice this.
     pub lease_ttl: Duration,
     /// How often the list of game modes is read again (SPEC 3: a change is
     /// in force within one cycle plus this).

@@ -28,6 +28,7 @@ pub mod proposals;
 pub mod record;
 pub mod recordings;
 pub mod retention;
+pub mod shares;
 pub mod sweep;
 pub mod tick;
 pub mod worker;

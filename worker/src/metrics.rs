@@ -63,11 +63,79 @@ pub const RETENTION_PRUNED: &str = "matchplane_retention_pruned_rows_total";
 pub const RETENTION_BATCH: &str = "matchplane_retention_batch_duration_seconds";
 /// Gauge: when the last complete pruning pass started (Unix seconds).
 pub const RETENTION_LAST_PASS: &str = "matchplane_retention_last_pass_timestamp_seconds";
+/// Histogram: a mode's time from one cycle start to the next on this
+/// worker, over its `matchmakingCycleDurationSeconds` (1 is on time).
+pub const CYCLE_PERIOD_RATIO: &str = "matchplane_cycle_period_ratio";
+/// Counter: cycles started on this worker.
+pub const CYCLES: &str = "matchplane_cycles_total";
+/// Counter: cycles that found the mode idle (nothing in its pool, outbox,
+/// proposals or backfills) and so cost only the lease renewal.
+pub const IDLE_CYCLES: &str = "matchplane_idle_cycles_total";
+/// Gauge: modes whose lease this worker holds.
+pub const MODES_HELD: &str = "matchplane_worker_modes_held";
+/// Gauge: live workers sharing the modes, as this worker last saw them.
+pub const WORKERS_LIVE: &str = "matchplane_workers_live";
+/// Histogram: wall time of one scheduler pass (listing the modes, handing
+/// changes to their loops), by `listing` (`full`, `incremental`).
+pub const SCHEDULER_PASS: &str = "matchplane_worker_scheduler_pass_seconds";
+
+/// The buckets of [`CYCLE_PERIOD_RATIO`]: ±5, ±10, ±20, ±50 % of the period.
+const PERIOD_RATIO_BUCKETS: [f64; 12] = [
+    0.5, 0.8, 0.9, 0.95, 0.99, 1.01, 1.05, 1.1, 1.2, 1.5, 2.0, 5.0,
+];
+
+/// Records one cycle start: `period_ratio` is the time since the mode's
+/// previous start on this worker over its configured period (`None` for a
+/// first cycle on a new lease, or after a config change woke the mode).
+pub fn cycle_started(idle: bool, period_ratio: Option<f64>) {
+    metrics::counter!(CYCLES).increment(1);
+    if idle {
+        metrics::counter!(IDLE_CYCLES).increment(1);
+    }
+    if let Some(ratio) = period_ratio {
+        metrics::histogram!(CYCLE_PERIOD_RATIO).record(ratio);
+    }
+}
+
+/// Sets the number of modes this worker holds.
+pub fn modes_held(count: usize) {
+    metrics::gauge!(MODES_HELD).set(count as f64);
+}
+
+/// Records one scheduler pass: `full` when it listed the whole table.
+pub fn scheduler_pass(took: Duration, full: bool) {
+    let listing = if full { "full" } else { "incremental" };
+    metrics::histogram!(SCHEDULER_PASS, "listing" => listing).record(took.as_secs_f64());
+}
+
+/// Sets the number of live workers this worker sees.
+pub fn workers_live(count: usize) {
+    metrics::gauge!(WORKERS_LIVE).set(count as f64);
+}
 
 /// Describes every worker metric (`# HELP` and unit) in the current
 /// recorder; [`install`] and [`build_recorder`] call it.
 pub fn describe() {
     use metrics::Unit;
+    metrics::describe_histogram!(
+        CYCLE_PERIOD_RATIO,
+        "A mode's time from one cycle start to the next on this worker, over its configured cycle duration (1 is on time)"
+    );
+    metrics::describe_counter!(CYCLES, "Cycles started on this worker");
+    metrics::describe_counter!(
+        IDLE_CYCLES,
+        "Cycles that found their mode idle and cost only the lease renewal (one Redis round trip)"
+    );
+    metrics::describe_gauge!(MODES_HELD, "Modes whose lease this worker holds");
+    metrics::describe_histogram!(
+        SCHEDULER_PASS,
+        Unit::Seconds,
+        "Wall time of one scheduler pass over the modes (seconds), by listing (full, incremental)"
+    );
+    metrics::describe_gauge!(
+        WORKERS_LIVE,
+        "Live workers sharing the modes, as this worker last saw them"
+    );
     metrics::describe_histogram!(
         CYCLE_DURATION,
         Unit::Seconds,
@@ -379,6 +447,12 @@ fn builder(idle: Duration) -> Result<PrometheusBuilder, String> {
             0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0,
             120.0, 300.0,
         ])
+        .and_then(|b| {
+            b.set_buckets_for_metric(
+                metrics_exporter_prometheus::Matcher::Full(CYCLE_PERIOD_RATIO.to_owned()),
+                &PERIOD_RATIO_BUCKETS,
+            )
+        })
         .map_err(|e| e.to_string())
 }
 

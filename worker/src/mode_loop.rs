@@ -1,15 +1,27 @@
 //! The self-rescheduling loop of one game mode on one worker (SPEC 5):
-//! take the mode's lease, then cycle, record the outbox, wait
-//! `matchmakingCycleDurationSeconds`, again, renewing the lease all along.
+//! take the mode's lease, then cycle every
+//! `matchmakingCycleDurationSeconds`, on a fixed-rate clock (a cycle's own
+//! time does not push the next one back), renewing the lease all along.
 //!
 //! Exactly one worker runs a mode's cycle at a time: the lease (a Redis key
 //! with an expiry and a fencing token) is taken with
 //! [`Leases::acquire_lease`](matchplane_store::pool::Leases::acquire_lease)
 //! and every claim carries its token, so a worker that lost the lease (a
-//! long pause) cannot commit. A worker without the lease tries again every
-//! half lease, with jitter, so modes spread over the workers and a killed
-//! worker's modes are taken over within 1.5 lease times. On shutdown the
-//! lease is released at once.
+//! long pause) cannot commit. Only the worker whose share the mode is
+//! ([`crate::shares`]) tries to take it, every 10-30 % of a lease time; a
+//! holder whose mode became another's gives it up at its next wait, so the
+//! modes spread evenly and follow the workers joining and leaving. On
+//! shutdown the lease is released at once.
+//!
+//! Each cycle starts with one store call, the lease renewal that also
+//! counts what the mode holds
+//! ([`Leases::renew_lease_and_probe`](matchplane_store::pool::Leases::renew_lease_and_probe)):
+//! a mode with nothing in its pool, outbox, proposals and backfills ends
+//! its cycle there (its figures are stored when it turns idle and once a
+//! minute after). The renewal gives the lease the cycle's pause plus half a
+//! lease time (at most 1.5 lease times), so an idle mode whose cycle is no
+//! longer than the lease time needs no renewal between cycles: one round
+//! trip per cycle.
 //!
 //! The loop waits; the tick ([`crate::tick`]) never does (STYLE 9).
 
@@ -17,9 +29,9 @@ use crate::error::WorkerError;
 use crate::modes::{self, ModeConfig};
 use crate::record::Recorder;
 use crate::tick::{TickOutcome, Ticker};
-use crate::worker::Shared;
+use crate::worker::{Listed, Shared, GONE};
 use chrono::Utc;
-use matchplane_store::pool::ModeKey;
+use matchplane_store::pool::{ModeActivity, ModeKey};
 use rand::Rng;
 use std::future::Future;
 use std::sync::Arc;
@@ -36,26 +48,72 @@ enum WaitEnd {
     Cancelled,
     LostLease,
     Changed,
+    /// The mode became another worker's.
+    Handed,
+}
+
+/// The lease as this loop holds it: its token and until when it surely
+/// runs (counted from before each renewal was sent).
+struct HeldLease {
+    token: u64,
+    valid_until: tokio::time::Instant,
+}
+
+impl HeldLease {
+    /// When to renew it outside a cycle: a third of a lease time before it
+    /// ends (after the next cycle's renewal, for a cycle on time).
+    fn renew_at(&self, ttl: Duration) -> tokio::time::Instant {
+        self.valid_until - ttl / 3
+    }
+}
+
+/// How long a cycle's renewal holds the lease: the cycle's pause plus half
+/// a lease time, within one and one and a half lease times. For a cycle no
+/// longer than the lease time the next cycle's renewal comes well before
+/// the hold ends, so an idle mode needs no other; a killed worker's modes
+/// are free at most 1.5 lease times after its last renewal.
+fn hold_for(ttl: Duration, pause: Duration) -> Duration {
+    (pause + ttl / 2).clamp(ttl, ttl + ttl / 2)
 }
 
 /// Runs `key`'s loop until `cancel`, or until the mode is deleted (its
-/// searches are then the sweep's, [`crate::sweep`]). `versions` carries the mode's version as the scheduler
-/// last listed it; a change ends a wait early.
+/// searches are then the sweep's, [`crate::sweep`]). `versions` carries the
+/// mode's version as the scheduler last listed it (a change ends a wait
+/// early); `mine` whether the mode is this worker's share.
 pub async fn run(
     shared: Arc<Shared>,
     key: ModeKey,
-    mut versions: watch::Receiver<i64>,
+    mut versions: watch::Receiver<Listed>,
+    mut mine: watch::Receiver<bool>,
     cancel: CancellationToken,
 ) {
     let mut cached: Option<(ModeConfig, Instant)> = None;
     loop {
-        let Some(token) = acquire(&shared, &key, &cancel).await else {
+        let Some(token) = acquire(&shared, &key, &mut mine, &cancel).await else {
             return;
         };
-        tracing::info!(project_id = %key.project_id, mode = %key.mode, token, "mode lease taken");
-        match held(&shared, &key, token, &mut cached, &mut versions, &cancel).await {
+        shared.count_held(true);
+        tracing::debug!(project_id = %key.project_id, mode = %key.mode, token, "mode lease taken");
+        let held = held(
+            &shared,
+            &key,
+            token,
+            &mut cached,
+            &mut versions,
+            &mut mine,
+            &cancel,
+        )
+        .await;
+        shared.count_held(false);
+        match held {
             Held::Lost => {
                 tracing::info!(project_id = %key.project_id, mode = %key.mode, "mode lease lost");
+            }
+            Held::Handed => {
+                tracing::debug!(project_id = %key.project_id, mode = %key.mode, "mode handed over");
+                if let Err(err) = shared.pool.release_lease(&key, token).await {
+                    tracing::warn!(mode = %key.mode, error = %err, "lease release failed");
+                }
             }
             Held::Done => {
                 if let Err(err) = shared.pool.release_lease(&key, token).await {
@@ -67,12 +125,29 @@ pub async fn run(
     }
 }
 
-/// Waits for the lease; `None` on cancel.
-async fn acquire(shared: &Shared, key: &ModeKey, cancel: &CancellationToken) -> Option<u64> {
+/// Waits for the lease while the mode is this worker's share; `None` on
+/// cancel.
+async fn acquire(
+    shared: &Shared,
+    key: &ModeKey,
+    mine: &mut watch::Receiver<bool>,
+    cancel: &CancellationToken,
+) -> Option<u64> {
     let ttl = shared.config.lease_ttl;
     loop {
         if cancel.is_cancelled() {
             return None;
+        }
+        if !*mine.borrow_and_update() {
+            tokio::select! {
+                () = cancel.cancelled() => return None,
+                changed = mine.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                    continue;
+                }
+            }
         }
         match shared
             .pool
@@ -83,7 +158,7 @@ async fn acquire(shared: &Shared, key: &ModeKey, cancel: &CancellationToken) -> 
             Ok(None) => {}
             Err(err) => tracing::warn!(mode = %key.mode, error = %err, "lease acquire failed"),
         }
-        let pause = ttl.mul_f64(rand::thread_rng().gen_range(0.25..0.5));
+        let pause = ttl.mul_f64(rand::thread_rng().gen_range(0.1..0.3));
         tokio::select! {
             () = cancel.cancelled() => return None,
             () = tokio::time::sleep(pause) => {}
@@ -94,8 +169,43 @@ async fn acquire(shared: &Shared, key: &ModeKey, cancel: &CancellationToken) -> 
 enum Held {
     /// The lease is gone: acquire again.
     Lost,
+    /// The mode became another worker's: release the lease, and take it
+    /// again only once it is this worker's share again.
+    Handed,
     /// Stop the loop (shutdown, or the mode deleted); release the lease.
     Done,
+}
+
+/// When the figures of an idle mode are stored again (they are stored when
+/// it turns idle, then at this pace).
+const IDLE_FIGURES_EVERY: Duration = Duration::from_secs(60);
+
+/// The mode's config for the next cycle: the cached one while the
+/// scheduler lists the mode at its version and its listing is fresh,
+/// otherwise read from the database (the deleted mode is `Ok(None)`).
+async fn config_for_cycle(
+    shared: &Shared,
+    key: &ModeKey,
+    cached: &Option<(ModeConfig, Instant)>,
+    listed: Listed,
+) -> Result<Option<ModeConfig>, WorkerError> {
+    let (version, read) = listed;
+    if version != GONE && shared.listing_fresh() {
+        if let Some(config) = read.filter(|c| c.version == version) {
+            return Ok(Some(config.as_ref().clone()));
+        }
+        if let Some((config, _)) = cached.as_ref().filter(|(c, _)| c.version == version) {
+            return Ok(Some(config.clone()));
+        }
+    }
+    let ttl = shared.config.lease_ttl;
+    let last = cached.as_ref().map(|(config, _)| config.clone());
+    // Bounded: the lease is not renewed meanwhile, and a database that
+    // does not answer must not hold the mode up.
+    let limit = (ttl / 3).max(Duration::from_millis(250));
+    tokio::time::timeout(limit, modes::refresh(&shared.db, key, last))
+        .await
+        .unwrap_or(Err(WorkerError::Timeout("reading the mode")))
 }
 
 async fn held(
@@ -103,26 +213,39 @@ async fn held(
     key: &ModeKey,
     token: u64,
     cached: &mut Option<(ModeConfig, Instant)>,
-    versions: &mut watch::Receiver<i64>,
+    versions: &mut watch::Receiver<Listed>,
+    mine: &mut watch::Receiver<bool>,
     cancel: &CancellationToken,
 ) -> Held {
     let ttl = shared.config.lease_ttl;
+    // Just taken for a lease time.
+    let mut lease = HeldLease {
+        token,
+        valid_until: tokio::time::Instant::now() + ttl,
+    };
+    // The fixed-rate clock: when the next cycle is due, and when and with
+    // which period the last one started.
+    let mut due = tokio::time::Instant::now();
+    let mut last_start: Option<(tokio::time::Instant, Duration)> = None;
+    // When the figures of this idle streak were last stored: as if at a
+    // random moment of the last minute, so the modes a worker takes at
+    // once (its start) spread their first writes over a minute.
+    let mut idle_figures: Option<Instant> = Instant::now()
+        .checked_sub(IDLE_FIGURES_EVERY.mul_f64(rand::thread_rng().gen_range(0.0..1.0)));
     loop {
-        let last = cached.as_ref().map(|(config, _)| config.clone());
-        // Bounded: the lease is not renewed meanwhile, and a database that
-        // does not answer must not hold the mode up.
-        let limit = (ttl / 3).max(Duration::from_millis(250));
-        let read = tokio::time::timeout(limit, modes::refresh(&shared.db, key, last))
-            .await
-            .unwrap_or(Err(WorkerError::Timeout("reading the mode")));
-        let config = match read {
+        if !*mine.borrow_and_update() {
+            return Held::Handed;
+        }
+        let listed = versions.borrow_and_update().clone();
+        let config = match config_for_cycle(shared, key, cached, listed).await {
             Ok(Some(config)) => {
+                // Confirmed now: read, or listed at this version lately.
                 *cached = Some((config.clone(), Instant::now()));
                 config
             }
             Ok(None) => {
                 // Deleted: record the matches its last cycles claimed, and stop.
-                return match record(shared, key, token, false).await {
+                return match record(shared, key, &mut lease, false).await {
                     true => Held::Lost,
                     false => Held::Done,
                 };
@@ -142,81 +265,170 @@ async fn held(
                     // store them (under the last config's webhook setting)
                     // keeps their tickets' records while the outage lasts.
                     if let Some((stale, _)) = cached.as_ref() {
-                        if record(shared, key, token, stale.webhook_enabled()).await {
+                        if record(shared, key, &mut lease, stale.webhook_enabled()).await {
                             return Held::Lost;
                         }
                     }
-                    match wait(shared, key, token, ttl, versions, cancel, None).await {
+                    let until = tokio::time::Instant::now() + ttl;
+                    match wait(shared, key, &mut lease, until, versions, mine, cancel, None).await {
                         WaitEnd::Cancelled => return Held::Done,
                         WaitEnd::LostLease => return Held::Lost,
+                        WaitEnd::Handed => return Held::Handed,
                         WaitEnd::Elapsed | WaitEnd::Changed => continue,
                     }
                 }
             },
         };
         versions.mark_unchanged();
-        // A full lease for the cycle: never start one on a lease about to end.
-        if !renew(shared, key, token).await {
-            return Held::Lost;
-        }
-
-        if let Some(hook) = &shared.config.on_cycle {
-            hook(key, true, Instant::now());
-        }
-        let ticker = Ticker {
-            pool: shared.pool.as_ref(),
-            db: &shared.db,
-            claim_concurrency: shared.config.claim_concurrency,
-            expire_batch: shared.config.expire_batch,
-            ends: Some(&shared.ends),
-        };
-        let (result, lost) = renewing(
-            shared,
-            key,
-            token,
-            ticker.tick(key, &config, token, Utc::now()),
-        )
-        .await;
-        if let Some(hook) = &shared.config.on_cycle {
-            hook(key, false, Instant::now());
-        }
-        match result {
-            Ok((TickOutcome::LostLease, _)) => return Held::Lost,
-            Ok((outcome, report)) => {
-                tracing::debug!(mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
-            }
-            Err(err) => tracing::warn!(mode = %key.mode, error = %err, "cycle failed"),
-        }
-        // Every open proposal the rule ends now: deadlines, and answers or
-        // cancels whose closing their API instance did not apply.
-        if let Err(err) =
-            crate::proposals::sweep(shared.pool.as_ref(), key, now_secs(), f64::INFINITY).await
-        {
-            tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed");
-        }
-        if lost || record(shared, key, token, config.webhook_enabled()).await {
-            return Held::Lost;
-        }
-
         let pause = Duration::from_secs_f64(
             config
                 .config
                 .matchmaking_cycle_duration_seconds
                 .clamp(0.01, 3600.0),
         );
+        let hold = hold_for(ttl, pause);
+
+        // The cycle's first round trip: a full lease for the cycle (never
+        // start one on a lease about to end), and whether there is work.
+        let started = tokio::time::Instant::now();
+        let activity = match probe(shared, key, &mut lease, hold).await {
+            Probe::Lost => return Held::Lost,
+            Probe::Held(activity) => activity,
+            // Unknown: the full cycle finds out (its calls log their errors).
+            Probe::Failed => None,
+        };
+        let idle = activity.is_some_and(|a| a.is_idle());
+        let ratio = last_start
+            .filter(|(_, period)| *period == pause)
+            .map(|(at, _)| started.duration_since(at).as_secs_f64() / pause.as_secs_f64());
+        crate::metrics::cycle_started(idle, ratio);
+        if let Some(hook) = &shared.config.on_cycle {
+            hook(key, true, Instant::now());
+        }
+        if idle {
+            let stale = idle_figures.is_none_or(|at| at.elapsed() >= IDLE_FIGURES_EVERY);
+            if stale {
+                crate::tick::record_idle(&shared.db, key, Utc::now()).await;
+                idle_figures = Some(Instant::now());
+            }
+            if let Some(hook) = &shared.config.on_cycle {
+                hook(key, false, Instant::now());
+            }
+        } else {
+            idle_figures = None;
+            if let Some(lost) = full_cycle(shared, key, &mut lease, &config, activity).await {
+                return lost;
+            }
+        }
+
+        // Fixed rate: the next cycle is due a period after this one was
+        // (after a wake by a config change, a period after it started); a
+        // cycle that ran past its successor's time starts the next at once.
+        last_start = Some((started, pause));
+        due = due.min(started) + pause;
+        let now = tokio::time::Instant::now();
+        if due < now {
+            due = now;
+        }
         // Due proposals are closed between cycles in a mode with acceptance,
         // and in one that still has proposals open (acceptance turned off).
-        let open = config.config.acceptance.is_some()
-            || shared
-                .pool
-                .open_proposals(key, f64::INFINITY, 1)
-                .await
-                .is_ok_and(|open| !open.is_empty());
+        let open = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
         let acceptance = open.then(|| config.webhook_enabled());
-        match wait(shared, key, token, pause, versions, cancel, acceptance).await {
+        match wait(
+            shared, key, &mut lease, due, versions, mine, cancel, acceptance,
+        )
+        .await
+        {
             WaitEnd::Cancelled => return Held::Done,
             WaitEnd::LostLease => return Held::Lost,
-            WaitEnd::Elapsed | WaitEnd::Changed => {}
+            WaitEnd::Handed => return Held::Handed,
+            WaitEnd::Changed => {
+                // Config changed: cycle now, and keep the period from here.
+                due = tokio::time::Instant::now();
+                last_start = None;
+            }
+            WaitEnd::Elapsed => {}
+        }
+    }
+}
+
+/// A cycle that has work: the tick, the proposal sweep and the outbox.
+/// `Some` ends the lease's hold (lost).
+async fn full_cycle(
+    shared: &Shared,
+    key: &ModeKey,
+    lease: &mut HeldLease,
+    config: &ModeConfig,
+    activity: Option<ModeActivity>,
+) -> Option<Held> {
+    let ticker = Ticker {
+        pool: shared.pool.as_ref(),
+        db: &shared.db,
+        claim_concurrency: shared.config.claim_concurrency,
+        expire_batch: shared.config.expire_batch,
+        ends: Some(&shared.ends),
+    };
+    let token = lease.token;
+    let (result, lost) = renewing(
+        shared,
+        key,
+        lease,
+        ticker.tick(key, config, token, Utc::now()),
+    )
+    .await;
+    if let Some(hook) = &shared.config.on_cycle {
+        hook(key, false, Instant::now());
+    }
+    match result {
+        Ok((TickOutcome::LostLease, _)) => return Some(Held::Lost),
+        Ok((outcome, report)) => {
+            tracing::debug!(mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
+        }
+        Err(err) => tracing::warn!(mode = %key.mode, error = %err, "cycle failed"),
+    }
+    // Every open proposal the rule ends now: deadlines, and answers or
+    // cancels whose closing their API instance did not apply.
+    let proposals = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
+    if proposals {
+        if let Err(err) =
+            crate::proposals::sweep(shared.pool.as_ref(), key, now_secs(), f64::INFINITY).await
+        {
+            tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed");
+        }
+    }
+    if lost || record(shared, key, lease, config.webhook_enabled()).await {
+        return Some(Held::Lost);
+    }
+    None
+}
+
+/// What the cycle's first call found.
+enum Probe {
+    /// Still held; what the mode holds.
+    Held(Option<ModeActivity>),
+    /// The lease is gone.
+    Lost,
+    /// The store did not answer: counted as held (the fencing token
+    /// protects the claims, and the next renewal decides).
+    Failed,
+}
+
+/// Renews the lease for `hold` and counts what the mode holds.
+async fn probe(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, hold: Duration) -> Probe {
+    let sent = tokio::time::Instant::now();
+    match shared
+        .pool
+        .renew_lease_and_probe(key, lease.token, hold)
+        .await
+    {
+        Ok(Some(activity)) => {
+            lease.valid_until = sent + hold;
+            Probe::Held(Some(activity))
+        }
+        Ok(None) => Probe::Lost,
+        Err(err) => {
+            tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
+            Probe::Failed
         }
     }
 }
@@ -233,13 +445,18 @@ const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
 /// One proposal sweep between cycles: closes the due proposals, then
 /// records the outbox (a proposal everyone accepted, made by an answer or
 /// by this sweep); `true` if the lease was lost meanwhile.
-async fn proposal_tick(shared: &Shared, key: &ModeKey, token: u64, webhooks: bool) -> bool {
+async fn proposal_tick(
+    shared: &Shared,
+    key: &ModeKey,
+    lease: &mut HeldLease,
+    webhooks: bool,
+) -> bool {
     let now = now_secs();
     match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
         Ok(_) => {}
         Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
     }
-    record(shared, key, token, webhooks).await
+    record(shared, key, lease, webhooks).await
 }
 
 /// The config last read, if it was read less than `grace` ago.
@@ -251,7 +468,7 @@ fn known_config(cached: Option<&(ModeConfig, Instant)>, grace: Duration) -> Opti
 
 /// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]
 /// batches), renewing the lease; `true` if the lease was lost meanwhile.
-async fn record(shared: &Shared, key: &ModeKey, token: u64, webhooks: bool) -> bool {
+async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks: bool) -> bool {
     let recorder = Recorder {
         pool: shared.pool.as_ref(),
         db: &shared.db,
@@ -263,29 +480,30 @@ async fn record(shared: &Shared, key: &ModeKey, token: u64, webhooks: bool) -> b
         ends: Some(&shared.ends),
     };
     let drain = recorder.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
-    let (drained, lost) = renewing(shared, key, token, drain).await;
+    let (drained, lost) = renewing(shared, key, lease, drain).await;
     if let Err(err) = drained {
         tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");
     }
     lost
 }
 
-/// Drives `work` to its end while renewing the lease every third of its
-/// time; the flag says whether a renewal found the lease gone.
+/// Drives `work` to its end while renewing the lease a third of a lease
+/// time before it would end; the flag says whether a renewal found the
+/// lease gone.
 async fn renewing<F: Future>(
     shared: &Shared,
     key: &ModeKey,
-    token: u64,
+    lease: &mut HeldLease,
     work: F,
 ) -> (F::Output, bool) {
-    let every = shared.config.lease_ttl / 3;
+    let ttl = shared.config.lease_ttl;
     let mut lost = false;
     tokio::pin!(work);
     loop {
         tokio::select! {
             out = &mut work => return (out, lost),
-            () = tokio::time::sleep(every) => {
-                if !lost && !renew(shared, key, token).await {
+            () = tokio::time::sleep_until(lease.renew_at(ttl)), if !lost => {
+                if !renew(shared, key, lease).await {
                     lost = true;
                 }
             }
@@ -293,48 +511,55 @@ async fn renewing<F: Future>(
     }
 }
 
-/// Renews the lease; `false` if it is gone (an error counts as still held:
-/// the fencing token protects the claims, and the next renewal decides).
-async fn renew(shared: &Shared, key: &ModeKey, token: u64) -> bool {
-    match shared
-        .pool
-        .renew_lease(key, token, shared.config.lease_ttl)
-        .await
-    {
-        Ok(held) => held,
+/// Renews the lease for a lease time; `false` if it is gone (an error
+/// counts as still held: the fencing token protects the claims, and the
+/// next renewal decides; the next try is a little later).
+async fn renew(shared: &Shared, key: &ModeKey, lease: &mut HeldLease) -> bool {
+    let ttl = shared.config.lease_ttl;
+    let sent = tokio::time::Instant::now();
+    match shared.pool.renew_lease(key, lease.token, ttl).await {
+        Ok(true) => {
+            lease.valid_until = sent + ttl;
+            true
+        }
+        Ok(false) => false,
         Err(err) => {
             tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
+            // Retry in a tenth of a lease time rather than at once.
+            lease.valid_until = sent + ttl / 3 + ttl / 10;
             true
         }
     }
 }
 
-/// Waits `pause`, renewing the lease; ends early on cancel, a lost lease or
-/// a new version of the mode. With `proposals` (the mode's webhook flag),
+/// Waits until `until`, renewing the lease when it nears its end; ends
+/// early on cancel, a lost lease, a new version of the mode or the mode
+/// becoming another worker's. With `proposals` (the mode's webhook flag),
 /// due proposals are closed and the outbox recorded every
 /// [`PROPOSAL_SWEEP_EVERY`] meanwhile.
+#[allow(clippy::too_many_arguments)]
 async fn wait(
     shared: &Shared,
     key: &ModeKey,
-    token: u64,
-    pause: Duration,
-    versions: &mut watch::Receiver<i64>,
+    lease: &mut HeldLease,
+    until: tokio::time::Instant,
+    versions: &mut watch::Receiver<Listed>,
+    mine: &mut watch::Receiver<bool>,
     cancel: &CancellationToken,
     proposals: Option<bool>,
 ) -> WaitEnd {
-    let deadline = tokio::time::Instant::now() + pause;
-    let every = shared.config.lease_ttl / 3;
+    let ttl = shared.config.lease_ttl;
     let mut sweep = tokio::time::interval(PROPOSAL_SWEEP_EVERY);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     sweep.reset();
     loop {
         tokio::select! {
             _ = sweep.tick(), if proposals.is_some() => {
-                if proposal_tick(shared, key, token, proposals.unwrap_or(false)).await {
+                if proposal_tick(shared, key, lease, proposals.unwrap_or(false)).await {
                     return WaitEnd::LostLease;
                 }
             }
-            () = tokio::time::sleep_until(deadline) => return WaitEnd::Elapsed,
+            () = tokio::time::sleep_until(until) => return WaitEnd::Elapsed,
             () = cancel.cancelled() => return WaitEnd::Cancelled,
             changed = versions.changed() => {
                 if changed.is_err() {
@@ -343,8 +568,16 @@ async fn wait(
                 }
                 return WaitEnd::Changed;
             }
-            () = tokio::time::sleep(every) => {
-                if !renew(shared, key, token).await {
+            changed = mine.changed() => {
+                if changed.is_err() {
+                    return WaitEnd::Cancelled;
+                }
+                if !*mine.borrow_and_update() {
+                    return WaitEnd::Handed;
+                }
+            }
+            () = tokio::time::sleep_until(lease.renew_at(ttl)) => {
+                if !renew(shared, key, lease).await {
                     return WaitEnd::LostLease;
                 }
             }

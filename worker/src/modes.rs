@@ -8,8 +8,11 @@ use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::entities::game_mode::{self, Entity as GameModes};
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{game_modes, StoreError};
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{
+    ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
+};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// Every mode a worker should run a loop for: each mode of the database,
 /// with its version. (A deleted mode's searches are the sweep's,
@@ -18,19 +21,91 @@ use std::collections::HashMap;
 /// # Errors
 /// A database failure.
 pub async fn list_all(db: &DatabaseConnection) -> Result<HashMap<ModeKey, i64>, WorkerError> {
-    let rows: Vec<(String, String, i64)> = GameModes::find()
+    let rows = listing(db, None).await?;
+    Ok(rows.into_iter().map(|(k, v, _)| (k, v)).collect())
+}
+
+/// The modes changed (created or given a new version) at or after `since`,
+/// each with its version and `updated_at`.
+///
+/// # Errors
+/// A database failure.
+pub async fn list_changed(
+    db: &DatabaseConnection,
+    since: DateTime<Utc>,
+) -> Result<Vec<(ModeKey, i64, DateTime<Utc>)>, WorkerError> {
+    listing(db, Some(since)).await
+}
+
+/// How many modes the database has: a deletion shows as a count below the
+/// scheduler's.
+///
+/// # Errors
+/// A database failure.
+pub async fn count(db: &DatabaseConnection) -> Result<u64, WorkerError> {
+    Ok(GameModes::find()
+        .count(db)
+        .await
+        .map_err(StoreError::from)?)
+}
+
+async fn listing(
+    db: &DatabaseConnection,
+    since: Option<DateTime<Utc>>,
+) -> Result<Vec<(ModeKey, i64, DateTime<Utc>)>, WorkerError> {
+    let mut query = GameModes::find()
         .select_only()
         .column(game_mode::Column::ProjectId)
         .column(game_mode::Column::Name)
         .column(game_mode::Column::Version)
-        .into_tuple()
-        .all(db)
-        .await
-        .map_err(StoreError::from)?;
+        .column(game_mode::Column::UpdatedAt);
+    if let Some(since) = since {
+        query = query.filter(game_mode::Column::UpdatedAt.gte(since));
+    }
+    let rows: Vec<(String, String, i64, DateTime<Utc>)> =
+        query.into_tuple().all(db).await.map_err(StoreError::from)?;
     Ok(rows
         .into_iter()
-        .map(|(project, name, version)| (ModeKey::new(project, name), version))
+        .map(|(project, name, version, at)| (ModeKey::new(project, name), version, at))
         .collect())
+}
+
+/// The configs of `keys` (those the listing found at a new version), read
+/// in one query of every mode when there are many (a worker's start), one
+/// by one otherwise. A mode gone meanwhile, or whose config does not parse,
+/// is left out (its loop reads it itself and logs why).
+///
+/// # Errors
+/// A database failure.
+pub async fn configs_of(
+    db: &DatabaseConnection,
+    keys: &[ModeKey],
+) -> Result<HashMap<ModeKey, ModeConfig>, WorkerError> {
+    let mut out = HashMap::with_capacity(keys.len());
+    if keys.len() > 64 {
+        let wanted: std::collections::HashSet<&ModeKey> = keys.iter().collect();
+        for row in GameModes::find().all(db).await.map_err(StoreError::from)? {
+            let key = ModeKey::new(row.project_id.clone(), row.name.clone());
+            if wanted.contains(&key) {
+                if let Ok(config) = parse(&row) {
+                    out.insert(key, config);
+                }
+            }
+        }
+        return Ok(out);
+    }
+    for key in keys {
+        match game_modes::get(db, &key.project_id, &key.mode).await {
+            Ok(row) => {
+                if let Ok(config) = parse(&row) {
+                    out.insert(key.clone(), config);
+                }
+            }
+            Err(StoreError::NotFound) => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Ok(out)
 }
 
 /// A mode's config as a cycle uses it.
@@ -125,4 +200,107 @@ pub async fn webhook_target(
     };
     let secrets = matchplane_store::repos::webhook_secrets::signing_at(&row, now);
     Ok(Some((webhook.url, secrets)))
+}
+
+/// How far back of the previous listing's start an incremental listing
+/// reads: a change committed late, or stamped by an API host whose clock is
+/// a little behind this worker's, still shows in the next listings. A quiet
+/// table thus costs a listing of nothing, however many modes changed
+/// earlier.
+pub const LISTING_OVERLAP: Duration = Duration::from_secs(30);
+
+/// A whole listing at least this often, whatever the incremental ones
+/// found: the backstop for a change stamped further back than
+/// [`LISTING_OVERLAP`].
+pub const FULL_LISTING_EVERY: Duration = Duration::from_secs(60);
+
+/// The scheduler's view of the modes table, kept by incremental listings:
+/// each pass reads only the modes changed since its cursor (with
+/// [`LISTING_OVERLAP`]) and the table's count; a count that disagrees (a
+/// deletion), or [`FULL_LISTING_EVERY`], lists the whole table again.
+#[derive(Debug, Default)]
+pub struct Catalogue {
+    modes: HashMap<ModeKey, i64>,
+    /// When the last successful listing started (this worker's clock).
+    cursor: Option<DateTime<Utc>>,
+    full_at: Option<Instant>,
+}
+
+/// What one [`Catalogue::refresh`] found.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// Modes new to the catalogue or at a new version, with the version.
+    pub changed: Vec<(ModeKey, i64)>,
+    /// Modes no longer in the table.
+    pub gone: Vec<ModeKey>,
+    /// Whether the whole table was read.
+    pub full: bool,
+}
+
+impl Catalogue {
+    /// The modes listed, with their versions.
+    pub fn modes(&self) -> &HashMap<ModeKey, i64> {
+        &self.modes
+    }
+
+    /// The listed version of `key`.
+    pub fn version(&self, key: &ModeKey) -> Option<i64> {
+        self.modes.get(key).copied()
+    }
+
+    /// Brings the catalogue up to date with the table and says what
+    /// changed.
+    ///
+    /// # Errors
+    /// A database failure; the catalogue is then as before.
+    pub async fn refresh(&mut self, db: &DatabaseConnection) -> Result<Changes, WorkerError> {
+        let due = self
+            .full_at
+            .is_none_or(|at| at.elapsed() >= FULL_LISTING_EVERY);
+        if !due {
+            let since = self.cursor.map_or(DateTime::<Utc>::UNIX_EPOCH, |c| {
+                c - chrono::Duration::from_std(LISTING_OVERLAP).unwrap_or_default()
+            });
+            let started = Utc::now();
+            let rows = list_changed(db, since).await?;
+            let total = count(db).await?;
+            let new = rows
+                .iter()
+                .filter(|(k, _, _)| !self.modes.contains_key(k))
+                .count();
+            // A count other than the catalogue's plus the new modes: some
+            // were deleted (or created past the overlap): list them all.
+            if total == (self.modes.len() + new) as u64 {
+                let mut changes = Changes::default();
+                self.cursor = Some(started);
+                for (key, version, _) in rows {
+                    if self.modes.insert(key.clone(), version) != Some(version) {
+                        changes.changed.push((key, version));
+                    }
+                }
+                return Ok(changes);
+            }
+        }
+        let started = Utc::now();
+        let listed = list_all(db).await?;
+        let mut changes = Changes {
+            full: true,
+            ..Changes::default()
+        };
+        changes.gone = self
+            .modes
+            .keys()
+            .filter(|k| !listed.contains_key(*k))
+            .cloned()
+            .collect();
+        changes.changed = listed
+            .iter()
+            .filter(|(k, v)| self.modes.get(*k) != Some(*v))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        self.modes = listed;
+        self.cursor = Some(started);
+        self.full_at = Some(Instant::now());
+        Ok(changes)
+    }
 }

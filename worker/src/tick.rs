@@ -244,6 +244,30 @@ async fn tick(
     Ok((outcome, report))
 }
 
+/// Stores the figures of an idle cycle (an empty pool) at `now`: the
+/// mode's last cycle for the console, and its gauges. A database out of
+/// reach loses them (logged), never the cycle.
+pub(crate) async fn record_idle(db: &DatabaseConnection, mode: &ModeKey, now: DateTime<Utc>) {
+    let stats = cycle_stats::put(
+        db,
+        mode_cycle_stat::Model {
+            project_id: mode.project_id.clone(),
+            game_mode: mode.mode.clone(),
+            pool_size: 0,
+            candidates: 0,
+            matches: 0,
+            duration_ms: 0.0,
+            ran_at: now,
+            pool_summary: None,
+        },
+    )
+    .await;
+    if let Err(err) = stats {
+        tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+    }
+    crate::metrics::cycle(mode, Duration::ZERO, 0, 0);
+}
+
 /// Runs the matching core off the async threads (it is CPU-bound): the
 /// open backfills' fills first, then new matches from the rest; and sums up
 /// the pool it saw for a live view.

@@ -2,9 +2,13 @@
 //! [`crate::mode_loop`] per game mode, and the webhook delivery loop, until
 //! the shutdown token is cancelled.
 //!
-//! The scheduler lists the modes every [`WorkerConfig::reconcile_interval`]:
-//! a new mode gets a loop at once, a changed version wakes its loop, a
-//! deleted mode's loop records its outbox and stops. The sweep
+//! The scheduler lists the modes every [`WorkerConfig::reconcile_interval`]
+//! ([`modes::Catalogue`]: only the modes changed since the last pass, the
+//! whole table once a minute or when the count shows a deletion): a new
+//! mode gets a loop at once, a changed version wakes its loop, a deleted
+//! mode's loop records its outbox and stops. Which modes are this worker's
+//! ([`crate::shares`]) is recomputed over every mode only when the live
+//! workers change; an unchanged mode's loop is not woken by a pass. The sweep
 //! ([`crate::sweep`]) passes over every pool every
 //! [`WorkerConfig::sweep_interval`]: due searches expire, a deleted mode's
 //! or project's fail. The retention pruning ([`crate::retention`]) runs a
@@ -21,7 +25,9 @@ use matchplane_store::tickets::TicketStore;
 use matchplane_webhook::{Deliverer, Dispatcher, EndpointLimits};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -42,6 +48,34 @@ pub struct Shared {
     pub epoch: u64,
     /// Records the ends the worker makes, for modes that record.
     pub ends: crate::recordings::EndRecorder,
+    /// Modes whose lease this worker holds now.
+    pub held: AtomicUsize,
+    /// When the scheduler last listed the modes from the database: a mode
+    /// whose listed version is its cached config's cycles on that config
+    /// without reading it again while this is within
+    /// [`WorkerConfig::config_grace`].
+    pub listed_at: Mutex<Option<Instant>>,
+}
+
+impl Shared {
+    /// Counts a lease taken (`true`) or given up / lost (`false`).
+    pub(crate) fn count_held(&self, taken: bool) {
+        let now = if taken {
+            self.held.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            self.held.fetch_sub(1, Ordering::Relaxed).saturating_sub(1)
+        };
+        crate::metrics::modes_held(now);
+    }
+
+    /// Whether the last listing of the modes is recent enough for a cached
+    /// config of the listed version to be used without a read.
+    pub(crate) fn listing_fresh(&self) -> bool {
+        self.listed_at
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|at| at.elapsed() < self.config.config_grace)
+    }
 }
 
 /// Takes this start's lease epoch, waiting (a try a second) while the
@@ -66,8 +100,12 @@ async fn take_epoch(
     }
 }
 
+/// What the scheduler tells a mode's loop of its mode: the version listed,
+/// and the config of that version if it was read.
+pub type Listed = (i64, Option<Arc<modes::ModeConfig>>);
+
 /// Version sent to a mode's loop when the mode left the list.
-const GONE: i64 = -1;
+pub(crate) const GONE: i64 = -1;
 
 /// Runs a worker until `shutdown` is cancelled, then waits for its loops to
 /// stop (leases released, in-flight webhook attempts logged).
@@ -123,6 +161,8 @@ pub async fn run_worker_with_tickets(
         db,
         epoch,
         ends,
+        held: AtomicUsize::new(0),
+        listed_at: Mutex::new(None),
     });
 
     let delivery_task = {
@@ -151,45 +191,206 @@ pub async fn run_worker_with_tickets(
     Ok(())
 }
 
-/// Keeps one loop per listed mode until `shutdown`.
-async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
-    let mut loops: JoinSet<ModeKey> = JoinSet::new();
-    let mut senders: HashMap<ModeKey, watch::Sender<i64>> = HashMap::new();
-    loop {
-        while let Some(done) = loops.try_join_next() {
-            if let Ok(key) = done {
-                senders.remove(&key);
+/// How long a worker's heartbeat lasts: a killed worker's modes go to the
+/// others once it lapses (a lease time, or three listings if those are
+/// slower).
+fn heartbeat_ttl(config: &WorkerConfig) -> std::time::Duration {
+    config.lease_ttl.max(config.reconcile_interval * 3)
+}
+
+/// The live workers, this one's heartbeat renewed; on a store failure the
+/// last view (this worker alone at first).
+async fn live_workers(shared: &Shared, last: Vec<String>) -> Vec<String> {
+    let me = &shared.config.worker_id;
+    match shared
+        .pool
+        .worker_heartbeat(me, heartbeat_ttl(&shared.config))
+        .await
+    {
+        Ok(live) => live,
+        Err(err) => {
+            tracing::warn!(error = %err, "worker heartbeat failed; keeping the last view");
+            if last.is_empty() {
+                vec![me.clone()]
+            } else {
+                last
             }
         }
-        match modes::list_all(&shared.db).await {
-            Ok(listed) => {
-                for (key, sender) in &senders {
-                    if !listed.contains_key(key) {
-                        sender.send_if_modified(|v| std::mem::replace(v, GONE) != GONE);
+    }
+}
+
+/// A task aborted when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// What the scheduler keeps per mode: the channels to its loop.
+struct ModeChannels {
+    /// The mode's listed version ([`GONE`] once unlisted), with its config
+    /// when the scheduler read it.
+    version: watch::Sender<Listed>,
+    /// Whether the mode is this worker's ([`crate::shares`]).
+    mine: watch::Sender<bool>,
+}
+
+/// Keeps one loop per listed mode until `shutdown`, and tells each whether
+/// its mode is this worker's share. Leaves the worker set first on
+/// shutdown, so the others take the modes as soon as the leases go.
+async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
+    let mut loops: JoinSet<ModeKey> = JoinSet::new();
+    let mut channels: HashMap<ModeKey, ModeChannels> = HashMap::new();
+    let me = shared.config.worker_id.clone();
+    // The heartbeat beats on its own, so a slow listing never lets it lapse.
+    let first = live_workers(shared, Vec::new()).await;
+    let (view, mut views) = watch::channel(first);
+    // Aborted with the scheduler (an aborted worker task must stop beating).
+    let beat = AbortOnDrop({
+        let shared = Arc::clone(shared);
+        let shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let every = (heartbeat_ttl(&shared.config) / 5).min(shared.config.reconcile_interval);
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    () = tokio::time::sleep(every) => {}
+                }
+                let last = view.borrow().clone();
+                let seen = live_workers(&shared, last).await;
+                view.send_if_modified(|v| {
+                    if *v == seen {
+                        return false;
+                    }
+                    tracing::info!(workers = seen.len(), "live workers changed");
+                    crate::metrics::workers_live(seen.len());
+                    *v = seen;
+                    true
+                });
+            }
+        })
+    });
+    crate::metrics::workers_live(views.borrow().len());
+    let mut catalogue = modes::Catalogue::default();
+    // The membership the shares in `channels` were computed over.
+    let mut shared_over: Vec<String> = Vec::new();
+    // Modes whose loop ended while still listed (started again).
+    let mut restart: Vec<ModeKey> = Vec::new();
+    loop {
+        let began = Instant::now();
+        while let Some(done) = loops.try_join_next() {
+            if let Ok(key) = done {
+                channels.remove(&key);
+                if catalogue.version(&key).is_some() {
+                    restart.push(key);
+                }
+            }
+        }
+        let workers = views.borrow_and_update().clone();
+        let mine_of = |key: &ModeKey| crate::shares::owner(&workers, key) == Some(me.as_str());
+        // Shares are recomputed over every mode only when the membership
+        // changed; otherwise only a changed mode's.
+        if workers != shared_over {
+            for (key, sender) in &channels {
+                let mine = mine_of(key);
+                sender
+                    .mine
+                    .send_if_modified(|m| std::mem::replace(m, mine) != mine);
+            }
+            shared_over = workers.clone();
+        }
+        let mut full = false;
+        match catalogue.refresh(&shared.db).await {
+            Ok(mut changes) => {
+                full = changes.full;
+                *shared
+                    .listed_at
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+                for key in &changes.gone {
+                    if let Some(sender) = channels.get(key) {
+                        sender.version.send_if_modified(|v| {
+                            let gone = v.0 != GONE;
+                            *v = (GONE, None);
+                            gone
+                        });
                     }
                 }
-                for (key, version) in listed {
-                    if let Some(sender) = senders.get(&key) {
-                        sender.send_if_modified(|v| std::mem::replace(v, version) != version);
+                for key in restart.drain(..) {
+                    if let Some(version) = catalogue.version(&key) {
+                        changes.changed.push((key, version));
+                    }
+                }
+                // Configs of new versions, read here in one go rather than
+                // by each loop (thousands at a worker's start).
+                let moved: Vec<ModeKey> =
+                    changes.changed.iter().map(|(key, _)| key.clone()).collect();
+                let mut configs = if moved.is_empty() {
+                    HashMap::new()
+                } else {
+                    modes::configs_of(&shared.db, &moved)
+                        .await
+                        .unwrap_or_else(|err| {
+                            tracing::warn!(error = %err, "reading game modes failed");
+                            HashMap::new()
+                        })
+                };
+                for (key, version) in changes.changed {
+                    let mine = mine_of(&key);
+                    let config = configs
+                        .remove(&key)
+                        .filter(|c| c.version == version)
+                        .map(Arc::new);
+                    if let Some(sender) = channels.get(&key) {
+                        sender.version.send_if_modified(|v| {
+                            if v.0 == version && (v.1.is_some() || config.is_none()) {
+                                return false;
+                            }
+                            *v = (version, config);
+                            true
+                        });
+                        sender
+                            .mine
+                            .send_if_modified(|m| std::mem::replace(m, mine) != mine);
                         continue;
                     }
-                    let (sender, receiver) = watch::channel(version);
-                    senders.insert(key.clone(), sender);
+                    let (version, versions) = watch::channel((version, config));
+                    let (mine, mines) = watch::channel(mine);
+                    channels.insert(key.clone(), ModeChannels { version, mine });
                     let shared = Arc::clone(shared);
                     let cancel = shutdown.child_token();
                     loops.spawn(async move {
-                        crate::mode_loop::run(shared, key.clone(), receiver, cancel).await;
+                        crate::mode_loop::run(shared, key.clone(), versions, mines, cancel).await;
                         key
                     });
                 }
             }
-            Err(err) => tracing::warn!(error = %err, "listing game modes failed"),
+            Err(err) => {
+                tracing::warn!(error = %err, "listing game modes failed");
+            }
+        }
+        let took = began.elapsed();
+        crate::metrics::scheduler_pass(took, full);
+        if took > shared.config.reconcile_interval * 2 {
+            tracing::warn!(?took, modes = channels.len(), "listing the modes is slow");
         }
         tokio::select! {
             () = shutdown.cancelled() => break,
             () = tokio::time::sleep(shared.config.reconcile_interval) => {}
+            // A worker joined or left: hand over or take modes at once.
+            changed = views.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
         }
     }
+    drop(beat);
+    if let Err(err) = shared.pool.worker_leave(&me).await {
+        tracing::warn!(error = %err, "leaving the worker set failed");
+    }
     while loops.join_next().await.is_some() {}
-    drop(senders);
+    drop(channels);
 }

@@ -334,6 +334,48 @@ pub trait Leases: Send + Sync {
     /// Gives up the lease held under `token` (graceful shutdown), so another
     /// worker can take the mode at once. `false` if it was no longer held.
     async fn release_lease(&self, mode: &ModeKey, token: u64) -> Result<bool, PoolError>;
+
+    /// [`Leases::renew_lease`] and a look at what the mode holds, in one
+    /// round trip: the cycle's first store call, so an idle mode (nothing
+    /// in any of its structures) costs this one call per cycle. `None` if
+    /// the lease is lost (expired, or someone else's).
+    async fn renew_lease_and_probe(
+        &self,
+        mode: &ModeKey,
+        token: u64,
+        ttl: Duration,
+    ) -> Result<Option<ModeActivity>, PoolError>;
+
+    /// Says `worker` is alive for `ttl` from now and returns every worker
+    /// alive (this one included), sorted: the workers that share the modes.
+    /// A worker that stops calling drops out `ttl` after its last call.
+    async fn worker_heartbeat(&self, worker: &str, ttl: Duration)
+        -> Result<Vec<String>, PoolError>;
+
+    /// Takes `worker` out of the live workers at once (graceful shutdown).
+    async fn worker_leave(&self, worker: &str) -> Result<(), PoolError>;
+}
+
+/// What a mode holds, as [`Leases::renew_lease_and_probe`] sees it (counts
+/// of entries).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModeActivity {
+    /// Live searches in the pool (proposed ones included).
+    pub searches: u64,
+    /// Match records in the outbox, recorded or not yet acknowledged.
+    pub outbox: u64,
+    /// Open proposals.
+    pub proposals: u64,
+    /// Open backfills.
+    pub backfills: u64,
+}
+
+impl ModeActivity {
+    /// Nothing to match, record, close or expire: the cycle has nothing to
+    /// do beyond the renewal.
+    pub fn is_idle(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// A mode's match records between the claim and PostgreSQL: each stays

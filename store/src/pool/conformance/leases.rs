@@ -99,3 +99,107 @@ pub async fn tokens_of_two_epochs_never_meet(store: Arc<dyn PoolStore>) {
     assert!(store.renew_lease(&m, b, long).await.unwrap());
     assert!(store.release_lease(&m, b).await.unwrap());
 }
+
+/// The probe renews like [`crate::pool::Leases::renew_lease`] and counts
+/// what the mode holds; under a stale token it renews nothing.
+pub async fn the_lease_probe_renews_and_counts(store: Arc<dyn PoolStore>) {
+    let m = mode("probed");
+    let short = Duration::from_millis(300);
+    let token = store
+        .acquire_lease(&m, "worker-a", short)
+        .await
+        .unwrap()
+        .unwrap();
+    let idle = store
+        .renew_lease_and_probe(&m, token, short)
+        .await
+        .unwrap()
+        .expect("held");
+    assert!(idle.is_idle(), "{idle:?}");
+    add_solos(store.as_ref(), &m, 3).await;
+    let busy = store
+        .renew_lease_and_probe(&m, token, short)
+        .await
+        .unwrap()
+        .expect("held");
+    assert_eq!(busy.searches, 3);
+    assert!(!busy.is_idle());
+    let claimed = store
+        .claim(&m, token, &claim_of("mat_p", &["t1", "t2"]))
+        .await
+        .unwrap();
+    assert!(
+        matches!(claimed, ClaimOutcome::Claimed { .. }),
+        "{claimed:?}"
+    );
+    let after = store
+        .renew_lease_and_probe(&m, token, short)
+        .await
+        .unwrap()
+        .expect("held");
+    assert_eq!((after.searches, after.outbox), (1, 1), "{after:?}");
+    // Renewed: still held past the first ttl, with probes inside it.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(store
+            .renew_lease_and_probe(&m, token, short)
+            .await
+            .unwrap()
+            .is_some());
+    }
+    assert_eq!(
+        store.acquire_lease(&m, "worker-b", short).await.unwrap(),
+        None
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        store.renew_lease_and_probe(&m, token, short).await.unwrap(),
+        None,
+        "lapsed"
+    );
+    let other = store
+        .acquire_lease(&m, "worker-b", short)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        store.renew_lease_and_probe(&m, token, short).await.unwrap(),
+        None,
+        "someone else's"
+    );
+    assert!(store
+        .renew_lease_and_probe(&m, other, short)
+        .await
+        .unwrap()
+        .is_some());
+}
+
+/// Heartbeats list the live workers; one that stops beating drops out
+/// after its ttl, one that leaves at once.
+pub async fn workers_heartbeat_lapse_and_leave(store: Arc<dyn PoolStore>) {
+    let short = Duration::from_millis(300);
+    let long = Duration::from_secs(30);
+    assert_eq!(
+        store.worker_heartbeat("wrk_b", short).await.unwrap(),
+        ["wrk_b"]
+    );
+    assert_eq!(
+        store.worker_heartbeat("wrk_a", long).await.unwrap(),
+        ["wrk_a", "wrk_b"]
+    );
+    assert_eq!(
+        store.worker_heartbeat("wrk_c", long).await.unwrap(),
+        ["wrk_a", "wrk_b", "wrk_c"]
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        store.worker_heartbeat("wrk_a", long).await.unwrap(),
+        ["wrk_a", "wrk_c"],
+        "wrk_b lapsed"
+    );
+    store.worker_leave("wrk_c").await.unwrap();
+    assert_eq!(
+        store.worker_heartbeat("wrk_a", long).await.unwrap(),
+        ["wrk_a"]
+    );
+}

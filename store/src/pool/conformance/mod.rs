@@ -71,6 +71,8 @@ conformance!(
     claim_takes_all_or_nothing,
     claim_refused_under_a_stale_fencing_token,
     tokens_of_two_epochs_never_meet,
+    the_lease_probe_renews_and_counts,
+    workers_heartbeat_lapse_and_leave,
     claim_many_takes_each_group_on_its_own,
     claim_many_spans_several_script_runs,
     claimed_searches_never_hold_up_expiry,

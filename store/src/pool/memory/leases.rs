@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use tokio::time::Instant;
 
 use super::{Lease, MemoryPoolStore};
-use crate::pool::{Leases, ModeKey, PoolError, MAX_LEASE_EPOCH};
+use crate::pool::{Leases, ModeActivity, ModeKey, PoolError, MAX_LEASE_EPOCH};
 
 #[async_trait]
 impl Leases for MemoryPoolStore {
@@ -60,5 +60,49 @@ impl Leases for MemoryPoolStore {
         }
         pool.lease = None;
         Ok(true)
+    }
+
+    async fn renew_lease_and_probe(
+        &self,
+        mode: &ModeKey,
+        token: u64,
+        ttl: Duration,
+    ) -> Result<Option<ModeActivity>, PoolError> {
+        let now = Instant::now();
+        let mut state = self.state();
+        let pool = state.mode(mode);
+        if pool.lease_token(now) != Some(token) {
+            return Ok(None);
+        }
+        pool.lease = Some(Lease {
+            token,
+            expires: now + ttl,
+        });
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        Ok(Some(ModeActivity {
+            searches: count(pool.pool.len()),
+            outbox: count(pool.outbox.len()),
+            proposals: count(pool.proposals.len()),
+            backfills: count(pool.backfills.len()),
+        }))
+    }
+
+    async fn worker_heartbeat(
+        &self,
+        worker: &str,
+        ttl: Duration,
+    ) -> Result<Vec<String>, PoolError> {
+        let now = Instant::now();
+        let mut state = self.state();
+        state.workers.retain(|_, lapses| *lapses > now);
+        state.workers.insert(worker.to_owned(), now + ttl);
+        let mut live: Vec<String> = state.workers.keys().cloned().collect();
+        live.sort_unstable();
+        Ok(live)
+    }
+
+    async fn worker_leave(&self, worker: &str) -> Result<(), PoolError> {
+        self.state().workers.remove(worker);
+        Ok(())
     }
 }

@@ -38,6 +38,8 @@ struct State {
     modes: HashMap<ModeKey, ModeState>,
     /// Live searches per project.
     live: HashMap<String, u64>,
+    /// workerId → when its heartbeat lapses.
+    workers: HashMap<String, Instant>,
 }
 
 #[derive(Default)]

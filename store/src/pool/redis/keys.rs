@@ -191,6 +191,14 @@ pub(crate) fn projects_key(prefix: &str) -> String {
     concat(&[prefix, ":projects"])
 }
 
+/// `P:workers` — ZSET workerId → when its heartbeat lapses (Unix ms, Redis
+/// clock): the live workers, which share the modes between them
+/// (`scripts/workers.lua`). Under no project's hash tag (it spans them);
+/// only that script touches it, on this key alone.
+pub(crate) fn workers_key(prefix: &str) -> String {
+    concat(&[prefix, ":workers"])
+}
+
 /// `P:{<projectId>}:ticket:<ticketId>` — STRING, a [`crate::tickets::Ticket`]
 /// as JSON (written by the ticket store, read by the start script). Under
 /// the project's hash tag, so one script reads it and adds the search.

@@ -4,8 +4,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use super::keys::workers_key;
 use super::{millis, RedisPoolStore};
-use crate::pool::{Leases, ModeKey, PoolError, MAX_LEASE_EPOCH};
+use crate::pool::{Leases, ModeActivity, ModeKey, PoolError, MAX_LEASE_EPOCH};
 
 #[async_trait]
 impl Leases for RedisPoolStore {
@@ -65,5 +66,75 @@ impl Leases for RedisPoolStore {
             .invoke_async(&mut self.conn())
             .await?;
         Ok(held == 1)
+    }
+
+    async fn renew_lease_and_probe(
+        &self,
+        mode: &ModeKey,
+        token: u64,
+        ttl: Duration,
+    ) -> Result<Option<ModeActivity>, PoolError> {
+        let keys = self.keys(mode);
+        let reply: Option<Vec<u64>> = self
+            .inner
+            .scripts
+            .lease
+            .key(&keys.lease)
+            .key(&keys.fence)
+            .key(&keys.pool)
+            .key(&keys.outbox)
+            .key(&keys.proposals)
+            .key(&keys.backfill_seats)
+            .arg("probe")
+            .arg(token)
+            .arg(millis(ttl))
+            .invoke_async(&mut self.conn())
+            .await?;
+        let Some(counts) = reply else {
+            return Ok(None);
+        };
+        match counts.as_slice() {
+            [1, searches, outbox, proposals, backfills] => Ok(Some(ModeActivity {
+                searches: *searches,
+                outbox: *outbox,
+                proposals: *proposals,
+                backfills: *backfills,
+            })),
+            _ => Err(PoolError::Corrupt(format!(
+                "lease probe answered {counts:?}"
+            ))),
+        }
+    }
+
+    async fn worker_heartbeat(
+        &self,
+        worker: &str,
+        ttl: Duration,
+    ) -> Result<Vec<String>, PoolError> {
+        let mut live: Vec<String> = self
+            .inner
+            .scripts
+            .workers
+            .key(workers_key(&self.inner.prefix))
+            .arg("beat")
+            .arg(worker)
+            .arg(millis(ttl).max(1))
+            .invoke_async(&mut self.conn())
+            .await?;
+        live.sort_unstable();
+        Ok(live)
+    }
+
+    async fn worker_leave(&self, worker: &str) -> Result<(), PoolError> {
+        let _: redis::Value = self
+            .inner
+            .scripts
+            .workers
+            .key(workers_key(&self.inner.prefix))
+            .arg("leave")
+            .arg(worker)
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok(())
     }
 }

@@ -151,6 +151,7 @@ struct Scripts {
     ping: Script,
     reasons: Script,
     lease: Script,
+    workers: Script,
     outbox_read: Script,
     start: Script,
     forget_project: Script,
@@ -186,6 +187,7 @@ impl Scripts {
             ping: Script::new(include_str!("scripts/ping.lua")),
             reasons: Script::new(include_str!("scripts/reasons.lua")),
             lease: Script::new(include_str!("scripts/lease.lua")),
+            workers: Script::new(include_str!("scripts/workers.lua")),
             outbox_read: Script::new(include_str!("scripts/outbox_read.lua")),
             start: Script::new(concat!(
                 include_str!("scripts/common.lua"),

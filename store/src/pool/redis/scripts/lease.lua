@@ -1,8 +1,12 @@
 -- Lease operations on one mode. The lease value is '<token>|<owner>'.
--- KEYS: 1 lease, 2 fence
--- ARGV: 1 op ('acquire' | 'renew' | 'release'), then
+-- KEYS: 1 lease, 2 fence; for probe also 3 pool, 4 outbox, 5 proposals,
+--   6 backfill_seats
+-- ARGV: 1 op ('acquire' | 'renew' | 'probe' | 'release'), then
 --   acquire: 2 owner, 3 ttl ms, 4 epoch -> new token, or nil if held
 --   renew:   2 token, 3 ttl ms   -> 1 if still held under token, else 0
+--   probe:   2 token, 3 ttl ms   -> renew, then {1, searches, outbox
+--            entries, proposals, backfills} if held, else nil (the cycle's
+--            one round trip when the mode is idle)
 --   release: 2 token             -> 1 if it was held under token, else 0
 --
 -- A token is epoch * 2^32 + the mode's fence counter. The epoch is the
@@ -24,10 +28,22 @@ if op == 'acquire' then
 end
 local lease = redis.call('GET', KEYS[1])
 if not lease or string.match(lease, '^(%d+)|') ~= ARGV[2] then
+  if op == 'probe' then
+    return false
+  end
   return 0
 end
 if op == 'renew' then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
+elseif op == 'probe' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {
+    1,
+    redis.call('HLEN', KEYS[3]),
+    redis.call('XLEN', KEYS[4]),
+    redis.call('HLEN', KEYS[5]),
+    redis.call('HLEN', KEYS[6]),
+  }
 else
   redis.call('DEL', KEYS[1])
 end
