@@ -37,7 +37,10 @@ use releases::*;
 use searches::*;
 use status::*;
 
-/// Runs each named case (an `async fn(Arc<dyn PoolStore>)`) on both stores.
+/// Runs each named case (an `async fn(Arc<dyn PoolStore>)`) on both stores,
+/// and on the Redis store over a Redis Cluster
+/// (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`; skipped with a notice when unset,
+/// failed when unset under `CI=true`).
 macro_rules! conformance {
     ($($case:ident),* $(,)?) => {
         mod on_memory {
@@ -53,6 +56,16 @@ macro_rules! conformance {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $case() {
                     let harness = super::RedisHarness::new().await;
+                    super::$case(harness.store()).await;
+                }
+            )*
+        }
+        mod on_redis_cluster {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    let Some(url) = super::cluster_url() else { return };
+                    let harness = super::RedisHarness::on(url, std::time::Duration::from_secs(24 * 3600)).await;
                     super::$case(harness.store()).await;
                 }
             )*
@@ -135,6 +148,11 @@ impl RedisHarness {
     pub async fn with_retention(retention: Duration) -> Self {
         let url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
             .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".into());
+        Self::on(url, retention).await
+    }
+
+    /// A harness on the Redis (node or cluster) at `url`.
+    pub async fn on(url: String, retention: Duration) -> Self {
         let prefix = format!("mptest-{}", ulid::Ulid::new());
         let store = Self::connect(&url, &prefix, retention).await;
         Self { url, prefix, store }
@@ -162,6 +180,25 @@ impl RedisHarness {
 impl Drop for RedisHarness {
     fn drop(&mut self) {
         let _ = super::redis::delete_prefix_blocking(&self.url, &self.prefix);
+    }
+}
+
+/// The test cluster's URL (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`, see
+/// `scripts/redis-cluster`), or `None` with a printed notice when it is
+/// unset. Panics when it is unset under `CI=true`, so CI cannot skip the
+/// cluster cases silently.
+pub(crate) fn cluster_url() -> Option<String> {
+    match std::env::var("MATCHPLANE_TEST_REDIS_CLUSTER_URL") {
+        Ok(url) if !url.trim().is_empty() => Some(url),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI=true but MATCHPLANE_TEST_REDIS_CLUSTER_URL is unset (start one with scripts/redis-cluster)")
+        }
+        _ => {
+            eprintln!(
+                "skipped: MATCHPLANE_TEST_REDIS_CLUSTER_URL is unset (scripts/redis-cluster start)"
+            );
+            None
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
+use crate::pool::redis::RedisConn as ConnectionManager;
 
 use super::{mode, solo, RedisHarness, FAR};
 use crate::pool::{PoolReads, Searches};

@@ -35,8 +35,8 @@
 //!
 //! **The hot path is one round trip.** Adding a search is one script
 //! (uniqueness per ticket and per player, spent tickets, the quota, the
-//! deadline index) on one shared multiplexed [`ConnectionManager`], which
-//! reconnects by itself. Starting a search from a ticket another process
+//! deadline index) on one shared multiplexed [`RedisConn`] (one node or a
+//! cluster, see `conn`), which reconnects by itself. Starting a search from a ticket another process
 //! generated is one script too (`scripts/start_search.lua`, see
 //! [`crate::tickets::TicketStore::start_search`]): the ticket's record sits
 //! under the same project hash tag, and its JSON begins with the pool
@@ -76,7 +76,6 @@
 
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::Script;
 
 mod backfills;
@@ -88,6 +87,8 @@ use keys::ModeKeys;
 use status::StatusHub;
 
 mod claims;
+mod conn;
+pub use conn::{RedisConn, RedisTarget};
 pub(crate) mod keys;
 mod leases;
 mod outbox;
@@ -230,8 +231,9 @@ pub struct RedisPoolStore {
 }
 
 struct Inner {
+    /// One node (a cluster's first seed): pub/sub.
     client: redis::Client,
-    conn: ConnectionManager,
+    conn: RedisConn,
     prefix: String,
     retention_secs: u64,
     scripts: Scripts,
@@ -245,14 +247,14 @@ struct Inner {
 impl RedisPoolStore {
     /// Connects (one multiplexed connection, reconnecting by itself).
     pub async fn connect(config: RedisPoolConfig) -> Result<Self, PoolError> {
-        let client = redis::Client::open(config.url.as_str())?;
-        let manager = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(config.response_timeout))
-            .set_connection_timeout(Some(config.connect_timeout))
-            .set_number_of_retries(config.reconnect_retries)
-            .set_min_delay(Duration::from_millis(100))
-            .set_max_delay(Duration::from_millis(500));
-        let conn = ConnectionManager::new_with_config(client.clone(), manager).await?;
+        let target = RedisTarget::parse(&config.url);
+        let client = redis::Client::open(target.first_node())?;
+        let settings = conn::ConnSettings {
+            response_timeout: config.response_timeout,
+            connect_timeout: config.connect_timeout,
+            retries: config.reconnect_retries,
+        };
+        let conn = RedisConn::connect(&target, settings).await?;
         Ok(Self {
             inner: std::sync::Arc::new(Inner {
                 client,
@@ -276,13 +278,13 @@ impl RedisPoolStore {
     }
 
     /// The shared multiplexed connection (the ticket store's too).
-    pub(crate) fn conn(&self) -> ConnectionManager {
+    pub(crate) fn conn(&self) -> RedisConn {
         self.inner.conn.clone()
     }
 
     /// The shared connection, for tests that look at Redis directly.
     #[cfg(test)]
-    pub(crate) fn inner_conn(&self) -> ConnectionManager {
+    pub(crate) fn inner_conn(&self) -> RedisConn {
         self.conn()
     }
 
@@ -315,14 +317,31 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
-/// Deletes every key under `prefix` (`<prefix>:*`) on the Redis at `url`,
-/// in batches of 500, and returns how many went: for test harnesses (each
-/// test's own prefix) and for retiring a prefix. Blocking: it opens its own
-/// synchronous connection, so it can run in a `Drop`.
+/// Deletes every key under `prefix` (`<prefix>:*`) on the Redis at `url`
+/// (one node, or every master of a cluster), in batches of 500, and returns
+/// how many went: for test harnesses (each test's own prefix) and for
+/// retiring a prefix. Blocking: it opens its own synchronous connections, so
+/// it can run in a `Drop`.
 ///
 /// # Errors
-/// The Redis error if the connection or a command fails.
+/// The Redis error if a connection or a command fails.
 pub fn delete_prefix_blocking(url: &str, prefix: &str) -> redis::RedisResult<usize> {
+    match RedisTarget::parse(url) {
+        RedisTarget::Node(url) => delete_prefix_on_node(&url, prefix, false),
+        RedisTarget::Cluster(nodes) => {
+            let seed = nodes.first().map_or("", String::as_str);
+            let mut total = 0;
+            for master in conn::cluster_masters_blocking(seed)? {
+                total += delete_prefix_on_node(&master, prefix, true)?;
+            }
+            Ok(total)
+        }
+    }
+}
+
+/// Scans one node for `<prefix>:*` and deletes what it finds; a cluster
+/// node takes one key per DEL (the keys sit in many slots).
+fn delete_prefix_on_node(url: &str, prefix: &str, one_by_one: bool) -> redis::RedisResult<usize> {
     use redis::Commands as _;
     let client = redis::Client::open(url)?;
     let mut conn = client.get_connection()?;
@@ -331,8 +350,14 @@ pub fn delete_prefix_blocking(url: &str, prefix: &str) -> redis::RedisResult<usi
         .scan_match::<_, String>(&pattern)?
         .filter_map(Result::ok)
         .collect();
-    for chunk in keys.chunks(500) {
-        let () = redis::cmd("DEL").arg(chunk).query(&mut conn)?;
+    if one_by_one {
+        for key in &keys {
+            let () = redis::cmd("DEL").arg(key).query(&mut conn)?;
+        }
+    } else {
+        for chunk in keys.chunks(500) {
+            let () = redis::cmd("DEL").arg(chunk).query(&mut conn)?;
+        }
     }
     Ok(keys.len())
 }
