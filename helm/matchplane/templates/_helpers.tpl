@@ -19,3 +19,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- .Values.existingSecret -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+The Redis URL of the created Secret: a redis+cluster:// URL of
+redis.cluster.nodes when any are given, else createSecret.redisUrl.
+*/}}
+{{- define "matchplane.redisUrl" -}}
+{{- if .Values.redis.cluster.nodes -}}
+{{- printf "redis+cluster://%s" (join "," .Values.redis.cluster.nodes) -}}
+{{- else -}}
+{{- required "createSecret.redisUrl" .Values.createSecret.redisUrl -}}
+{{- end -}}
+{{- end -}}
