@@ -33,7 +33,27 @@ fn recorded(name: &str) -> Value {
 /// The mode's recorded rows, once `n` are there (the writer flushes every
 /// 200 ms; a loaded machine may take seconds).
 async fn rows(t: &TestApp, n: usize) -> Vec<search_recording::Model> {
-    for _ in 0..600 {
+    rows_keeping(t, n, None).await
+}
+
+/// [`rows`], polling the REST search `(ticket, token)` meanwhile when
+/// given, so that it does not lapse while the test waits.
+async fn rows_keeping(
+    t: &TestApp,
+    n: usize,
+    keep_alive: Option<(&str, &str)>,
+) -> Vec<search_recording::Model> {
+    for _ in 0..300 {
+        if let Some((ticket, token)) = keep_alive {
+            let _ = t
+                .call(
+                    Method::GET,
+                    &format!("/v1/searches/{ticket}"),
+                    Some(&format!("Ticket {token}")),
+                    None,
+                )
+                .await;
+        }
         let all = search_recording::Entity::find()
             .order_by_asc(search_recording::Column::Id)
             .all(&t.db)
@@ -42,7 +62,7 @@ async fn rows(t: &TestApp, n: usize) -> Vec<search_recording::Model> {
         if all.len() >= n {
             return all;
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("fewer than {n} recorded rows after 30 s");
 }
@@ -192,36 +212,6 @@ fn events_of(rows: &[search_recording::Model]) -> Vec<(String, Option<Kind>, Opt
         .collect()
 }
 
-/// Polls `ticket`'s REST search (keeping it alive) until the mode has `n`
-/// recorded rows; returns them.
-async fn rows_polling(
-    t: &TestApp,
-    n: usize,
-    ticket: &str,
-    token: &str,
-) -> Vec<search_recording::Model> {
-    for _ in 0..300 {
-        let _ = t
-            .call(
-                Method::GET,
-                &format!("/v1/searches/{ticket}"),
-                Some(&format!("Ticket {token}")),
-                None,
-            )
-            .await;
-        let all = search_recording::Entity::find()
-            .order_by_asc(search_recording::Column::Id)
-            .all(&t.db)
-            .await
-            .unwrap();
-        if all.len() >= n {
-            return all;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("fewer than {n} recorded rows after 30 s");
-}
-
 async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("pro").await;
@@ -261,7 +251,7 @@ async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: P
     for token in [&alice, &bob] {
         assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
     }
-    let stored = rows_polling(&t, 6, &alice_id, &alice).await;
+    let stored = rows_keeping(&t, 6, Some((&alice_id, &alice))).await;
     let mut ends: Vec<_> = events_of(&stored[2..])
         .into_iter()
         .filter(|(_, kind, _)| *kind == Some(Kind::End))
@@ -278,12 +268,12 @@ async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: P
     // re-check fails his search.
     let (dave_id, dave) = t.ticket_ok(&p, &key, ticket("dave", 2900)).await;
     assert_eq!(t.rest_search(&dave).await.status, StatusCode::ACCEPTED);
-    let _ = rows_polling(&t, 7, &dave_id, &dave).await;
+    let _ = rows_keeping(&t, 7, Some((&dave_id, &dave))).await;
     let mut narrower = recorded("duel");
     narrower["algorithm"]["maxMmr"] = json!(2000);
     let changed = put(&t, &p, &key, "", narrower).await;
     assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
-    let stored = rows_polling(&t, 8, &dave_id, &dave).await;
+    let stored = rows_keeping(&t, 8, Some((&dave_id, &dave))).await;
     assert_eq!(
         events_of(&stored[7..]),
         [(
