@@ -1,10 +1,8 @@
 //! Ticket tokens: `<projectId>.<gameMode>.<ticketId>.<secret>`, the secret
 //! 32 random bytes (256 bits) in URL-safe base64. The ids and the mode route
-//! the token to its record and its pool (under the project's Redis hash tag),
-//! so a search starts in one script; only the SHA-256 of the whole token is
-//! stored, and it is compared in constant time (or, in the start script, by
-//! the store, which an attacker gains nothing from timing: the digest of a
-//! 256-bit secret).
+//! the token to its record and its pool, so a search starts without reading
+//! anything else first; only the SHA-256 of the whole token is stored, and it
+//! is compared in constant time.
 //!
 //! Tokens of the older form `<projectId>.<ticketId>.<secret>` (no mode) are
 //! still accepted until they expire: their start reads the ticket first.

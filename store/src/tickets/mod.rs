@@ -3,9 +3,11 @@
 //!
 //! A ticket is immutable once generated: its project, mode, player, `mmr`,
 //! party, the SHA-256 of its token (never the token) and its expiry. It lives
-//! in Redis beside the mode's pool, under the same project hash tag, so the
-//! check "is this player already searching in this mode?" and the write of
-//! the ticket are one pipelined round trip in one Cluster slot.
+//! in Redis beside the pools, under a key of no hash tag (a project's tickets
+//! spread over a cluster's slots); the check "is this player already
+//! searching in this mode?" and the write of the ticket are one pipelined
+//! round trip on one node (a cluster sends the pipeline's commands to their
+//! slots' nodes).
 //!
 //! Two implementations, as for the pool: [`RedisTicketStore`] (the service,
 //! over the Redis pool store's connection and prefix) and
@@ -22,7 +24,8 @@
 //! generation until a search starts with it or it expires, whichever comes
 //! first. Redis keeps them in a sorted set by expiry (`P:{prj}:pending`),
 //! counted from the current time on, trimmed of expired ones now and then
-//! and left by the start script; memory keeps a map under one lock. The count never goes over the
+//! and left by a start once its search is added; memory keeps a map under
+//! one lock. The count never goes over the
 //! limit; on Redis, generations racing at the limit may refuse a few more
 //! than a one-at-a-time order would (each adds itself, counts, and takes
 //! itself out again when over).
@@ -60,7 +63,7 @@ pub const RECORD_GRACE: Duration = Duration::from_secs(120);
 /// begins with exactly the fields, in order and format, of the pool entry of
 /// its search (`ticketId`, `playerId`, `party`?, `mmr`?), so the start script
 /// builds that entry by cutting the ticket's JSON before `,"projectId":` and
-/// appending `,"queuedAt":…}` (see `pool/redis/scripts/start_search.lua`). A test
+/// appending `,"queuedAt":…}` (see `pool/redis/start.rs`). A test
 /// checks the splice against [`matchplane_matchmaker::Search`]'s JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -4,10 +4,9 @@
 //! Keys (`P` is the pool store's prefix, `mp` by default; names built in
 //! `pool::redis::keys`):
 //!
-//! - `P:{<projectId>}:ticket:<ticketId>` — STRING, the [`Ticket`] as JSON,
-//!   expiring [`super::RECORD_GRACE`] after the ticket. Under the project's
-//!   hash tag, like every pool key of the project, so the start script reads
-//!   it and adds the search in one Cluster slot.
+//! - `P:ticket:<projectId>:<ticketId>` — STRING, the [`Ticket`] as JSON,
+//!   expiring [`super::RECORD_GRACE`] after the ticket. Under no hash tag,
+//!   so a project's tickets spread over a cluster's slots.
 //! - `P:{<projectId>}:pending` — ZSET ticketId → expiry of the project's
 //!   pending tickets (see the module doc of `tickets`), counted from the
 //!   current time on (`ZCOUNT`), so expired members need not go first. Its
@@ -17,7 +16,7 @@
 //!   [`UPKEEP_TICKETS`] tickets of the project in this process: a ticket
 //!   generated in between expires before the key does, and the set holds
 //!   few expired members.
-//! - reads `P:{<projectId>}:<mode>:players` — the pool store's HASH
+//! - reads `P:{<projectId>/<mode>}:players` — the pool store's HASH
 //!   playerId → live ticketId, so generation refuses a player already
 //!   searching, in the same pipelined round trip that stores the ticket.
 

@@ -1,7 +1,7 @@
 //! Starting a search from a stored ticket: the request, its rules and its
-//! errors, shared by both ticket stores (Redis runs them in one script, see
-//! `pool/redis/scripts/start_search.lua`; memory reads the ticket and adds the
-//! search under its pool's lock).
+//! errors, shared by both ticket stores (Redis reads the ticket's record and
+//! adds the search, see `pool/redis/start.rs`; memory reads the ticket and
+//! adds the search under its pool's lock).
 
 use super::Ticket;
 use crate::pool::{AddSearchError, ModeKey, PlayerSearchScope, Search};
@@ -66,8 +66,8 @@ pub enum StartSearchError {
 }
 
 impl TicketStart<'_> {
-    /// The checks the start script makes, on a ticket read back: its
-    /// deadline if `ticket` may start a search now.
+    /// The checks a start makes on the ticket's record: its deadline if
+    /// `ticket` may start a search now.
     ///
     /// # Errors
     /// [`StartSearchError::TicketInvalid`].

@@ -222,9 +222,7 @@ impl Backfills for RedisPoolStore {
             .key(&keys.deadlines)
             .key(&keys.pings)
             .key(&keys.reasons)
-            .key(&keys.live)
             .key(&keys.outbox)
-            .key(&keys.modes)
             .key(&self.ended_keys(&keys)[0])
             .key(&keys.backfill_seats);
         call.arg(lease_token)
@@ -245,6 +243,9 @@ impl Backfills for RedisPoolStore {
             call.arg(player);
         }
         let reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
+        if reply.first().map(String::as_str) == Some("claimed") {
+            self.sync_live(mode).await;
+        }
         match reply.first().map(String::as_str) {
             Some("lease_lost") => Ok(FillOutcome::LeaseLost),
             Some("stale") => Ok(FillOutcome::Stale),

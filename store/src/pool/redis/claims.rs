@@ -64,9 +64,7 @@ impl RedisPoolStore {
             .key(&keys.deadlines)
             .key(&keys.pings)
             .key(&keys.reasons)
-            .key(&keys.live)
             .key(&keys.outbox)
-            .key(&keys.modes)
             .key(&self.ended_keys(keys)[0]);
         call.arg(lease_token)
             .arg(self.bucket_lifetime())
@@ -140,6 +138,13 @@ impl Claims for RedisPoolStore {
             .into_iter()
             .map(|batch| self.claim_batch(mode, &keys, lease_token, batch));
         let answers = futures::future::try_join_all(calls).await?;
-        Ok(answers.into_iter().flatten().collect())
+        let outcomes: Vec<ClaimOutcome> = answers.into_iter().flatten().collect();
+        if outcomes
+            .iter()
+            .any(|o| matches!(o, ClaimOutcome::Claimed { .. }))
+        {
+            self.sync_live(mode).await;
+        }
+        Ok(outcomes)
     }
 }

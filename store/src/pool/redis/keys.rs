@@ -1,83 +1,84 @@
 //! Every Redis key and channel of the pool store, built in one place.
 //!
-//! All keys of one project share the hash tag `{<projectId>}` (see the design
-//! notes in [`super`] for why the tag is the project and not the mode).
+//! Every key of one game mode shares the hash tag `{<projectId>/<mode>}`, so
+//! each script runs in one Redis Cluster slot and one project's modes spread
+//! over the cluster's masters. The few keys that span a project's modes
+//! (its live-search counter, its modes with searches, its pending tickets,
+//! the `project` scope's player reservations) share the tag
+//! `{<projectId>}`; ticket records carry no tag at all, so they spread over
+//! every slot (see the design notes in [`super`]).
 
 use crate::pool::ModeKey;
 
 /// The keys of one game mode. `P` is the configured prefix (`mp` by default),
 /// `M` the mode's name.
 pub(crate) struct ModeKeys {
-    /// `P:{<projectId>}:M:pool` — HASH ticketId → the search as compact JSON
+    /// `P:{<projectId>/M}:pool` — HASH ticketId → the search as compact JSON
     /// (`Search`, camelCase, `pingMs` left out). The live pool: a search is
     /// live exactly while it has a field here. A snapshot is one HVALS.
     pub pool: String,
-    /// `P:{<projectId>}:M:players` — HASH playerId → ticketId of that player's
+    /// `P:{<projectId>/M}:players` — HASH playerId → ticketId of that player's
     /// live search: one live search per player per mode.
     pub players: String,
-    /// `P:{<projectId>}:M:deadlines` — ZSET ticketId scored by its deadline
+    /// `P:{<projectId>/M}:deadlines` — ZSET ticketId scored by its deadline
     /// (Unix seconds): the expiry sweep reads the due ones. May also hold
     /// entries of searches claimed since, until the sweep reaches them.
     pub deadlines: String,
-    /// `P:{<projectId>}:M:pings` — HASH ticketId → the last five round trips
+    /// `P:{<projectId>/M}:pings` — HASH ticketId → the last five round trips
     /// (milliseconds, comma-separated, oldest first). Kept apart from `pool`
     /// so a ping (once a second per WebSocket search) rewrites a few bytes
     /// and never re-encodes the search in Lua.
     pub pings: String,
-    /// `P:{<projectId>}:M:reasons` — HASH ticketId → the last cycle's
+    /// `P:{<projectId>/M}:reasons` — HASH ticketId → the last cycle's
     /// `waitingReason` (JSON text), for status reads.
     pub reasons: String,
-    /// `P:{<projectId>}:M:lease` — STRING `<token>|<owner>` with a PX expiry:
+    /// `P:{<projectId>/M}:lease` — STRING `<token>|<owner>` with a PX expiry:
     /// the worker that may run this mode's cycle and commit its claims.
     pub lease: String,
-    /// `P:{<projectId>}:M:fence` — STRING counter, INCR'd at each lease
+    /// `P:{<projectId>/M}:fence` — STRING counter, INCR'd at each lease
     /// acquisition: fencing tokens only grow. Never expires.
     pub fence: String,
-    /// `P:{<projectId>}:M:outbox` — STREAM of match records (`matchId`,
+    /// `P:{<projectId>/M}:outbox` — STREAM of match records (`matchId`,
     /// `record`), appended by the claim script, read through the consumer
     /// group [`OUTBOX_GROUP`], deleted once acknowledged.
     pub outbox: String,
-    /// `P:{<projectId>}:M:proposals` — HASH matchId → an open proposal
+    /// `P:{<projectId>/M}:proposals` — HASH matchId → an open proposal
     /// (JSON: `acceptBy`, `cooldownSeconds`, `members` as `[ticketId,
     /// playerId, partyId]` triples, `record`): written by the propose
     /// script, deleted by the finish script.
     pub proposals: String,
-    /// `P:{<projectId>}:M:proposal-deadlines` — ZSET matchId scored by its
+    /// `P:{<projectId>/M}:proposal-deadlines` — ZSET matchId scored by its
     /// `acceptBy` (Unix seconds): the worker's deadline sweep.
     pub proposal_deadlines: String,
-    /// `P:{<projectId>}:M:proposed` — HASH ticketId → matchId of the open
+    /// `P:{<projectId>/M}:proposed` — HASH ticketId → matchId of the open
     /// proposal holding its (live) search: such a search is left out of
     /// snapshots and of the expiry sweep.
     pub proposed: String,
-    /// `P:{<projectId>}:M:answers` — HASH ticketId → `<matchId>|<answer>`
+    /// `P:{<projectId>/M}:answers` — HASH ticketId → `<matchId>|<answer>`
     /// (`pending`, `accept`, `decline`) of the ticket's last proposal, kept
     /// after it closed so a repeated answer is told the outcome. Expires a
     /// day after its last write.
     pub answers: String,
-    /// `P:{<projectId>}:M:cooldowns` — HASH playerId → end of the player's
+    /// `P:{<projectId>/M}:cooldowns` — HASH playerId → end of the player's
     /// decline cooldown (Unix seconds; compared with `now` on read).
     /// Expires an hour after its last write (the longest cooldown).
     pub cooldowns: String,
-    /// `P:{<projectId>}:M:backfills` — HASH backfillId → the open
+    /// `P:{<projectId>/M}:backfills` — HASH backfillId → the open
     /// backfill's roster view (`OpenBackfill` JSON, camelCase) as it was
     /// opened or last replaced; its current seats, revision, expiry and
     /// status are in [`Self::backfill_seats`].
     pub backfills: String,
-    /// `P:{<projectId>}:M:backfill_seats` — HASH backfillId →
+    /// `P:{<projectId>/M}:backfill_seats` — HASH backfillId →
     /// `<status>|<revision>|<expiresAt>|<seats,comma-separated>`: the part
     /// of a backfill the fill script checks and changes (a short string,
     /// so Lua never re-encodes JSON numbers).
     pub backfill_seats: String,
-    /// `P:{<projectId>}:live` — STRING counter of the project's live searches
-    /// over all its modes (the `maxConcurrentSearches` quota). Changed only by
-    /// the scripts that add and remove pool entries.
-    pub live: String,
-    /// `P:{<projectId>}:modes` — SET of the project's mode names whose pool
-    /// is not empty: added by the add script, removed by the script that
-    /// empties the pool. Lists where a project's searches are (ending all of
-    /// a player's searches; failing the searches of a deleted mode).
-    pub modes: String,
-    /// Prefix of `P:{<projectId>}:M:ended:<bucket>` — HASH ticketId → how
+    /// `P:{<projectId>/M}:live-version` — STRING counter, INCR'd each time
+    /// the pool's size is measured for the project's counter (see
+    /// [`ProjectKeys`]): a later measurement has a higher version, so the
+    /// project keeps only the newest of concurrent measurements.
+    pub version: String,
+    /// Prefix of `P:{<projectId>/M}:ended:<bucket>` — HASH ticketId → how
     /// the ticket's last search ended (`Ended` JSON). Time is cut into
     /// buckets one retention long (`bucket` = Unix seconds / retention);
     /// records go to the current bucket, which expires three retentions
@@ -96,8 +97,7 @@ pub(crate) const OUTBOX_GROUP: &str = "outbox";
 impl ModeKeys {
     /// The keys of `mode` under `prefix`.
     pub fn new(prefix: &str, mode: &ModeKey) -> Self {
-        let project = project_base(prefix, &mode.project_id);
-        let base = format!("{project}:{}", mode.mode);
+        let base = mode_base(prefix, &mode.project_id, &mode.mode);
         Self {
             pool: format!("{base}:pool"),
             players: format!("{base}:players"),
@@ -114,17 +114,15 @@ impl ModeKeys {
             cooldowns: format!("{base}:cooldowns"),
             backfills: format!("{base}:backfills"),
             backfill_seats: format!("{base}:backfill_seats"),
-            live: live_key(prefix, &mode.project_id),
-            modes: modes_key(prefix, &mode.project_id),
+            version: format!("{base}:live-version"),
             ended_prefix: format!("{base}:ended:"),
         }
     }
 
     /// The keys `add_live` (`scripts/common.lua`) takes, in its order: pool,
     /// players, deadlines, the `ended` buckets as [`Self::ended`] gives
-    /// them, the project's live counter and its set of modes. Shared by the
-    /// add and the start scripts, whose KEYS must both follow it.
-    pub fn add_live<'a>(&'a self, ended: &'a [String; 3]) -> [&'a str; 8] {
+    /// them, and the live version.
+    pub fn add_live<'a>(&'a self, ended: &'a [String; 3]) -> [&'a str; 7] {
         let [current, next, previous] = ended;
         [
             &self.pool,
@@ -133,8 +131,7 @@ impl ModeKeys {
             current,
             next,
             previous,
-            &self.live,
-            &self.modes,
+            &self.version,
         ]
     }
 
@@ -150,6 +147,39 @@ impl ModeKeys {
     }
 }
 
+/// The keys of one project that span its modes, all under the hash tag
+/// `{<projectId>}` (one Cluster slot, apart from every mode's slot). No
+/// script touches a mode's keys and these together: a change of a pool is
+/// measured in the mode's slot, then applied here (`scripts/live_apply.lua`).
+pub(crate) struct ProjectKeys {
+    /// `P:{<projectId>}:live` — STRING, the project's live searches over all
+    /// its modes as last measured (the `maxConcurrentSearches` quota): the
+    /// sum of [`Self::counts`].
+    pub live: String,
+    /// `P:{<projectId>}:counts` — HASH mode → its pool's size as last
+    /// measured, for the modes that may have searches: a start registers its
+    /// mode (`0`) before it adds, a measurement of an empty pool removes the
+    /// field. Lists where a project's searches are (ending all of a player's
+    /// searches; failing the searches of a deleted mode).
+    pub counts: String,
+    /// `P:{<projectId>}:versions` — HASH mode → the version of the
+    /// measurement in [`Self::counts`]; an older one arriving late is
+    /// ignored. Kept when the count field goes (one short field per mode).
+    pub versions: String,
+}
+
+impl ProjectKeys {
+    /// The keys of `project_id` under `prefix`.
+    pub fn new(prefix: &str, project_id: &str) -> Self {
+        let base = project_base(prefix, project_id);
+        Self {
+            live: concat(&[&base, ":live"]),
+            counts: concat(&[&base, ":counts"]),
+            versions: concat(&[&base, ":versions"]),
+        }
+    }
+}
+
 /// `parts` joined, in one allocation of the exact size: the ticket routes
 /// build two keys per request, and `format!` of a `format!` showed in their
 /// profile.
@@ -161,32 +191,40 @@ fn concat(parts: &[&str]) -> String {
     key
 }
 
-/// `P:{<projectId>}`: the hash-tagged start of every key of a project.
+/// `P:{<projectId>}`: the hash-tagged start of the keys that span a
+/// project's modes.
 fn project_base(prefix: &str, project_id: &str) -> String {
     concat(&[prefix, ":{", project_id, "}"])
 }
 
-/// `P:{<projectId>}:live`: see [`ModeKeys::live`].
-pub(crate) fn live_key(prefix: &str, project_id: &str) -> String {
-    format!("{}:live", project_base(prefix, project_id))
+/// `P:{<projectId>/<mode>}`: the hash-tagged start of every key of a mode.
+fn mode_base(prefix: &str, project_id: &str, mode: &str) -> String {
+    concat(&[prefix, ":{", project_id, "/", mode, "}"])
 }
 
-/// `P:{<projectId>}:modes`: see [`ModeKeys::modes`].
-pub(crate) fn modes_key(prefix: &str, project_id: &str) -> String {
-    format!("{}:modes", project_base(prefix, project_id))
+/// `P:{<projectId>}:player:<playerId>` — STRING `<mode>|<ticketId>|<at>`
+/// (`at` in Unix seconds): under the `project` `playerSearchScope`, the
+/// mode and ticket of the player's live (or starting) search, written
+/// before the search is added (`scripts/live_begin.lua`). It is a
+/// reservation, not the truth: a search that ended leaves it behind, and
+/// the next start elsewhere checks it against the named mode's pool (live
+/// there, ended there, or neither and older than a start can take) before
+/// taking it over. Expires with the longest ticket.
+pub(crate) fn player_key(prefix: &str, project_id: &str, player_id: &str) -> String {
+    concat(&[prefix, ":{", project_id, "}:player:", player_id])
 }
 
 /// `P:projects` — ZSET projectId → when a search was last added in the
 /// project (Unix seconds, the adding process's clock): every project that
 /// may have live searches, so the worker finds the pools of a project the
-/// database no longer has (deleted) and fails them. The one key under no
-/// project's hash tag, as it lists them all: the add and start scripts
-/// never touch it; a process pipelines a ZADD (GT) of it before the script,
-/// in the same round trip, unless it wrote the project within the last
-/// minute, so a search is never added in a project the registry lacks. The
-/// worker's listing forgets a project once its `modes` set is empty and its
-/// last write is ten minutes old (see `projects.rs`), with a
-/// check-and-remove script on this key alone.
+/// database no longer has (deleted) and fails them. Under no hash tag, as
+/// it lists them all: the add script never touches it; a process pipelines
+/// a ZADD (GT) of it before the add's first step, in the same round trip,
+/// unless it wrote the project within the last minute, so a search is never
+/// added in a project the registry lacks. The worker's listing forgets a
+/// project once its [`ProjectKeys::counts`] is empty and its last write is
+/// ten minutes old (see `projects.rs`), with a check-and-remove script on
+/// this key alone.
 pub(crate) fn projects_key(prefix: &str) -> String {
     concat(&[prefix, ":projects"])
 }
@@ -199,25 +237,28 @@ pub(crate) fn workers_key(prefix: &str) -> String {
     concat(&[prefix, ":workers"])
 }
 
-/// `P:{<projectId>}:ticket:<ticketId>` — STRING, a [`crate::tickets::Ticket`]
-/// as JSON (written by the ticket store, read by the start script). Under
-/// the project's hash tag, so one script reads it and adds the search.
+/// `P:ticket:<projectId>:<ticketId>` — STRING, a [`crate::tickets::Ticket`]
+/// as JSON (written by the ticket store, read when a search starts and for
+/// status). Under no hash tag: a project's tickets spread over every slot of
+/// a cluster, and a ticket is found by its id alone (a status read does not
+/// know its mode).
 pub(crate) fn ticket_key(prefix: &str, project_id: &str, ticket_id: &str) -> String {
-    concat(&[prefix, ":{", project_id, "}:ticket:", ticket_id])
+    concat(&[prefix, ":ticket:", project_id, ":", ticket_id])
 }
 
 /// `P:{<projectId>}:pending` — ZSET ticketId → expiry (Unix seconds) of
 /// the project's tickets generated and not yet searching (the tier's
-/// `maxPendingTickets`). Under the project's hash tag, so the start script
-/// removes a ticket from it in the same slot.
+/// `maxPendingTickets`). A started search's ticket is removed from it after
+/// the search is added, with the project's live count; if that step is
+/// lost, the member goes when its ticket expires.
 pub(crate) fn pending_key(prefix: &str, project_id: &str) -> String {
     concat(&[prefix, ":{", project_id, "}:pending"])
 }
 
-/// `P:{<projectId>}:M:players`: see [`ModeKeys::players`] (without building
+/// `P:{<projectId>/M}:players`: see [`ModeKeys::players`] (without building
 /// every other key of the mode).
 pub(crate) fn players_key(prefix: &str, project_id: &str, mode: &str) -> String {
-    concat(&[prefix, ":{", project_id, "}:", mode, ":players"])
+    concat(&[prefix, ":{", project_id, "/", mode, "}:players"])
 }
 
 /// `P:status:<ticketId>` — pub/sub channel of a ticket's status messages.
@@ -232,13 +273,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_mode_key_shares_the_project_hash_tag() {
+    fn every_mode_key_shares_the_mode_hash_tag() {
         let keys = ModeKeys::new("mp", &ModeKey::new("prj_1", "ranked-5v5"));
-        assert_eq!(keys.pool, "mp:{prj_1}:ranked-5v5:pool");
+        assert_eq!(keys.pool, "mp:{prj_1/ranked-5v5}:pool");
         let [current, next, previous] = keys.ended(7);
-        assert_eq!(current, "mp:{prj_1}:ranked-5v5:ended:7");
-        assert_eq!(next, "mp:{prj_1}:ranked-5v5:ended:8");
-        assert_eq!(previous, "mp:{prj_1}:ranked-5v5:ended:6");
+        assert_eq!(current, "mp:{prj_1/ranked-5v5}:ended:7");
+        assert_eq!(next, "mp:{prj_1/ranked-5v5}:ended:8");
+        assert_eq!(previous, "mp:{prj_1/ranked-5v5}:ended:6");
         for key in [
             &keys.pool,
             &keys.players,
@@ -253,19 +294,27 @@ mod tests {
             &keys.proposed,
             &keys.answers,
             &keys.cooldowns,
-            &keys.live,
-            &keys.modes,
+            &keys.backfills,
+            &keys.backfill_seats,
+            &keys.version,
         ] {
-            assert!(key.starts_with("mp:{prj_1}:"), "{key}");
+            assert!(key.starts_with("mp:{prj_1/ranked-5v5}:"), "{key}");
         }
         let mode = ModeKey::new("prj_1", "ranked-5v5");
         assert_eq!(
             players_key("mp", &mode.project_id, &mode.mode),
             keys.players
         );
-        assert_eq!(
-            ticket_key("mp", "prj_1", "tkt_9"),
-            "mp:{prj_1}:ticket:tkt_9"
-        );
+        // The keys spanning the project's modes share the project's tag.
+        let project = ProjectKeys::new("mp", "prj_1");
+        for key in [&project.live, &project.counts, &project.versions] {
+            assert!(key.starts_with("mp:{prj_1}:"), "{key}");
+        }
+        assert!(player_key("mp", "prj_1", "ana").starts_with("mp:{prj_1}:"));
+        assert!(pending_key("mp", "prj_1").starts_with("mp:{prj_1}:"));
+        // A ticket's record has no tag at all.
+        let ticket = ticket_key("mp", "prj_1", "tkt_9");
+        assert_eq!(ticket, "mp:ticket:prj_1:tkt_9");
+        assert!(!ticket.contains('{'));
     }
 }

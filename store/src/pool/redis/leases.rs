@@ -94,12 +94,15 @@ impl Leases for RedisPoolStore {
             return Ok(None);
         };
         match counts.as_slice() {
-            [1, searches, outbox, proposals, backfills] => Ok(Some(ModeActivity {
+            [1, searches, outbox, proposals, backfills] => {
+                self.sync_if_changed(mode, *searches).await;
+                Ok(Some(ModeActivity {
                 searches: *searches,
                 outbox: *outbox,
                 proposals: *proposals,
                 backfills: *backfills,
-            })),
+                }))
+            }
             _ => Err(PoolError::Corrupt(format!(
                 "lease probe answered {counts:?}"
             ))),

@@ -2,16 +2,18 @@
 //!
 //! # Design
 //!
-//! **One hash tag per project.** Every key of a project starts with
-//! `P:{<projectId>}:` (`P` is the configured prefix, `mp` by default, so tests
-//! and CI runs isolate on one Redis). Every key of one game mode therefore
-//! sits in one Redis Cluster slot, as SPEC 1 asks, so each script below runs
-//! on one node. The tag is the project rather than the mode because the
-//! project's live-search counter (the tier's `maxConcurrentSearches`) must
-//! change in the same atomic step as the pool it counts: adding a search,
-//! ending one and claiming a group all touch it, and a script cannot touch
-//! two slots. The price: one project's modes cannot spread over several
-//! Cluster nodes; many projects still spread.
+//! **One hash tag per game mode.** Every key of a mode starts with
+//! `P:{<projectId>/<mode>}:` (`P` is the configured prefix, `mp` by default,
+//! so tests and CI runs isolate on one Redis), so every key of one mode sits
+//! in one Redis Cluster slot and each script below runs on one node, while
+//! one project's modes spread over the cluster's masters. What spans a
+//! project's modes sits under the project's own tag `{<projectId>}`, in
+//! another slot: its live-search counter (the tier's
+//! `maxConcurrentSearches`), the modes with searches, the pending tickets
+//! and the `project` scope's player reservations. No script touches both,
+//! so those are kept in steps around the mode's script (see `live`): the
+//! quota may be overshot by the starts in flight at one instant, never by
+//! more. Ticket records carry no tag at all and spread over every slot.
 //!
 //! **One key lists the projects.** `P:projects` (the registry of projects
 //! with searches) sits in a slot of its own. No script touches it: a
@@ -33,14 +35,14 @@
 //! finds no field and reads `matched`; a claim that loses finds a field
 //! missing and claims nothing.
 //!
-//! **The hot path is one round trip.** Adding a search is one script
-//! (uniqueness per ticket and per player, spent tickets, the quota, the
-//! deadline index) on one shared multiplexed [`RedisConn`] (one node or a
-//! cluster, see `conn`), which reconnects by itself. Starting a search from a ticket another process
-//! generated is one script too (`scripts/start_search.lua`, see
-//! [`crate::tickets::TicketStore::start_search`]): the ticket's record sits
-//! under the same project hash tag, and its JSON begins with the pool
-//! entry's fields, so the script splices the entry without re-encoding it.
+//! **The pool's rules are one script.** Adding a search is one script in
+//! the mode's slot (uniqueness per ticket and per player, spent tickets, the
+//! deadline index), between the project's two steps (see `live`), on one
+//! shared multiplexed [`RedisConn`] (one node or a cluster, see `conn`),
+//! which reconnects by itself. Starting a search from a ticket another
+//! process generated reads the ticket's record first (see `start`): its JSON
+//! begins with the pool entry's fields, so the entry is spliced from it
+//! without re-encoding.
 //! Scripts are sent by EVALSHA and loaded on a
 //! `NOSCRIPT` answer. A snapshot is HVALS of compact JSON plus HGETALL of the
 //! ping samples, pipelined: one round trip for 100 000 searches.
@@ -71,8 +73,10 @@
 //! One file per part of the interface, each running its own scripts (in
 //! `scripts/`, prefixed with `common.lua` where they remove searches):
 //! `searches` (add, end, touch, expire, pings, waiting reasons), `reads`,
-//! `projects` (the registry of projects with searches), `claims`, `leases`, `outbox`, `status` (pub/sub), `start` (a search
-//! started from a stored ticket) and `keys` (every key's name).
+//! `projects` (the registry of projects with searches), `live` (the
+//! project's counter, modes and player reservations), `claims`, `leases`,
+//! `outbox`, `status` (pub/sub), `start` (a search started from a stored
+//! ticket) and `keys` (every key's name).
 
 use std::time::Duration;
 
@@ -91,6 +95,7 @@ mod conn;
 pub use conn::{RedisConn, RedisTarget};
 pub(crate) mod keys;
 mod leases;
+mod live;
 mod outbox;
 mod persistence;
 pub use persistence::Persistence;
@@ -154,7 +159,6 @@ struct Scripts {
     lease: Script,
     workers: Script,
     outbox_read: Script,
-    start: Script,
     forget_project: Script,
     propose: Script,
     answer: Script,
@@ -190,10 +194,6 @@ impl Scripts {
             lease: Script::new(include_str!("scripts/lease.lua")),
             workers: Script::new(include_str!("scripts/workers.lua")),
             outbox_read: Script::new(include_str!("scripts/outbox_read.lua")),
-            start: Script::new(concat!(
-                include_str!("scripts/common.lua"),
-                include_str!("scripts/start_search.lua")
-            )),
             forget_project: Script::new(include_str!("scripts/forget_project.lua")),
             propose: Script::new(include_str!("scripts/propose.lua")),
             answer: Script::new(include_str!("scripts/answer.lua")),
@@ -237,6 +237,10 @@ struct Inner {
     prefix: String,
     retention_secs: u64,
     scripts: Scripts,
+    /// The project's side of the pools (see `live`).
+    live: live::LiveScripts,
+    /// The pool sizes this process applied to their projects last.
+    applied: live::Applied,
     /// The shared subscription connection, opened at the first subscribe.
     status: OnceCell<StatusHub>,
     /// Projects this process wrote into the registry lately, with when
@@ -262,6 +266,8 @@ impl RedisPoolStore {
                 prefix: config.prefix,
                 retention_secs: config.ended_retention.as_secs().max(1),
                 scripts: Scripts::new(),
+                live: live::LiveScripts::new(),
+                applied: live::Applied::default(),
                 status: OnceCell::new(),
                 noted: std::sync::Mutex::default(),
             }),

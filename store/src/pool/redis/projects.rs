@@ -2,27 +2,28 @@
 //! `keys::projects_key`): written ahead of the adds, read and pruned by the
 //! worker's sweep through [`crate::pool::PoolReads::projects_with_searches`].
 //!
-//! Why a registry at all: a project's pools are found from its set of modes
-//! (`P:{<projectId>}:modes`), and the project's id from the database, until
+//! Why a registry at all: a project's pools are found from its modes with
+//! searches (`P:{<projectId>}:counts`), and the project's id from the
+//! database, until
 //! the project is deleted. Its searches must still end (`GAME_MODE_DISABLED`),
 //! also one a stale cache let start just after the delete.
 //!
 //! Why it is safe without one atomic step (the registry is in another
 //! Cluster slot than the pools): a process writes a project (ZADD GT, its
-//! clock) in the round trip of an add, before the script, and then skips
-//! the write for [`NOTED_FOR`]; the worker forgets a project only when its
-//! set of modes is empty and its score is [`PROJECT_GRACE`] old, checked
+//! clock) in the round trip of an add's first step, and then skips the
+//! write for [`NOTED_FOR`]; the worker forgets a project only when it lists
+//! no mode with searches and its score is [`PROJECT_GRACE`] old, checked
 //! and removed in one script. An add racing the worker's check was written
 //! at most [`NOTED_FOR`] before, so its score is far too recent to go,
 //! whatever the order; a start written after the removal writes it again.
-//! So the hot path stays one command per start, and a search is never in a
-//! pool the registry does not list.
+//! So the registry costs a start no round trip of its own, and a search is
+//! never in a pool the registry does not list.
 
 use std::time::{Duration, Instant};
 
 use redis::{AsyncCommands, ErrorKind, FromRedisValue, ScriptInvocation, ServerErrorKind};
 
-use super::keys::{modes_key, projects_key};
+use super::keys::{projects_key, ProjectKeys};
 use super::RedisPoolStore;
 use crate::pool::types::wall_clock;
 use crate::pool::PoolError;
@@ -100,7 +101,7 @@ impl RedisPoolStore {
         noted.insert(project_id.to_owned(), at);
     }
 
-    /// The registry's projects whose set of modes is not empty, sorted;
+    /// The registry's projects with modes that may have searches, sorted;
     /// forgets those with none and no add for [`PROJECT_GRACE`].
     pub(super) async fn listed_projects(&self) -> Result<Vec<String>, PoolError> {
         let registry = projects_key(self.prefix());
@@ -110,7 +111,7 @@ impl RedisPoolStore {
         }
         let mut pipe = redis::pipe();
         for (project, _) in &listed {
-            pipe.scard(modes_key(self.prefix(), project));
+            pipe.hlen(ProjectKeys::new(self.prefix(), project).counts);
         }
         let modes: Vec<u64> = pipe.query_async(&mut self.conn()).await?;
         let cutoff = wall_clock() - PROJECT_GRACE.as_secs_f64();

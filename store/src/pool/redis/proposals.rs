@@ -242,8 +242,6 @@ impl Proposals for RedisPoolStore {
             .key(&keys.deadlines)
             .key(&keys.pings)
             .key(&keys.reasons)
-            .key(&keys.live)
-            .key(&keys.modes)
             .key(&keys.outbox)
             .key(&keys.cooldowns)
             .key(current)
@@ -292,9 +290,13 @@ impl Proposals for RedisPoolStore {
         let reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
         let mut words = reply.into_iter();
         match words.next().as_deref() {
-            Some("done") => Ok(FinishOutcome::Done {
-                outbox_id: words.next().filter(|id| made && !id.is_empty()),
-            }),
+            Some("done") => {
+                // Members may have left the pool (matched, failed).
+                self.sync_live(mode).await;
+                Ok(FinishOutcome::Done {
+                    outbox_id: words.next().filter(|id| made && !id.is_empty()),
+                })
+            }
             Some("stale") => Ok(FinishOutcome::Stale),
             Some("closed") => Ok(FinishOutcome::Closed),
             other => Err(corrupt(format!("finish answered {other:?}"))),

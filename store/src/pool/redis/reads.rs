@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use redis::AsyncCommands;
 
-use super::keys::{live_key, modes_key};
+use super::keys::ProjectKeys;
 use super::{parse_ended, parse_ping, parse_search, RedisPoolStore};
 use crate::pool::{LiveSearch, ModeKey, PoolError, PoolReads, Search, SearchState};
 
@@ -97,7 +97,7 @@ impl PoolReads for RedisPoolStore {
     async fn modes_with_searches(&self, project_id: &str) -> Result<Vec<String>, PoolError> {
         let mut modes: Vec<String> = self
             .conn()
-            .smembers(modes_key(&self.inner.prefix, project_id))
+            .hkeys(ProjectKeys::new(&self.inner.prefix, project_id).counts)
             .await?;
         modes.sort();
         Ok(modes)
@@ -106,7 +106,7 @@ impl PoolReads for RedisPoolStore {
     async fn count_live(&self, project_id: &str) -> Result<u64, PoolError> {
         let live: Option<i64> = self
             .conn()
-            .get(live_key(&self.inner.prefix, project_id))
+            .get(ProjectKeys::new(&self.inner.prefix, project_id).live)
             .await?;
         Ok(live.unwrap_or(0).max(0) as u64)
     }

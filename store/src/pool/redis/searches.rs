@@ -16,15 +16,35 @@ use crate::pool::{
 /// Passes of one `expire_due` call at most (each reads up to its limit).
 const MAX_EXPIRE_PASSES: usize = 20;
 
-/// The add script's answer (also the start script's refusals): `Ok` for
-/// `{'ok'}`, the refusal otherwise. `script` names it in a corrupt answer.
-pub(super) fn add_reply(
+/// A search's pool entry to add, with the rules it is added under.
+pub(super) struct AddEntry<'a> {
+    pub ticket_id: &'a str,
+    pub player_id: &'a str,
+    /// The pool entry (compact JSON, `Search`).
+    pub entry: &'a str,
+    /// When it expires unless touched (Unix seconds).
+    pub deadline: f64,
+    /// The project's `maxConcurrentSearches`; `None` means no limit.
+    pub max_live: Option<u64>,
+    pub scope: PlayerSearchScope,
+    /// Whether the ticket leaves the project's pending tickets (a search
+    /// started from a stored ticket).
+    pub pending: bool,
+}
+
+/// The add script's answer: the measurement (pool size, version) of an
+/// added search, the refusal otherwise. `script` names it in a corrupt
+/// answer.
+fn add_reply(
     reply: &[String],
     max_live: Option<u64>,
     script: &str,
-) -> Result<(), AddSearchError> {
+) -> Result<(String, String), AddSearchError> {
     match reply.first().map(String::as_str) {
-        Some("ok") => Ok(()),
+        Some("ok") => match (reply.get(1), reply.get(2)) {
+            (Some(size), Some(version)) => Ok((size.clone(), version.clone())),
+            _ => Err(PoolError::Corrupt(format!("{script} answered ok without a size")).into()),
+        },
         Some("active") => Err(AddSearchError::SearchAlreadyActive),
         Some("matched") => Err(AddSearchError::TicketAlreadyMatched),
         Some("quota") => Err(AddSearchError::QuotaExceeded {
@@ -39,6 +59,56 @@ pub(super) fn add_reply(
 }
 
 impl RedisPoolStore {
+    /// Adds a search in the three steps of `live`: the project's admission,
+    /// the add script, the project's count.
+    pub(super) async fn add_entry(
+        &self,
+        mode: &ModeKey,
+        add: &AddEntry<'_>,
+    ) -> Result<(), AddSearchError> {
+        let admission = self
+            .admit(mode, add.ticket_id, add.player_id, add.max_live, add.scope)
+            .await?;
+        let keys = self.keys(mode);
+        let ended = self.ended_keys(&keys);
+        let mut invocation = self.inner.scripts.add.prepare_invoke();
+        for key in keys.add_live(&ended) {
+            invocation.key(key);
+        }
+        let [refusal, held_ticket, held_mode] = admission.refusal.args();
+        invocation
+            .arg(add.ticket_id)
+            .arg(add.player_id)
+            .arg(add.entry)
+            .arg(add.deadline)
+            .arg(&mode.mode)
+            .arg(refusal)
+            .arg(held_ticket)
+            .arg(held_mode);
+        let reply: Vec<String> = invocation
+            .invoke_async(&mut self.conn())
+            .await
+            .map_err(PoolError::from)?;
+        let added = add_reply(&reply, add.max_live, "add_search");
+        let pending = (add.pending && added.is_ok()).then_some(add.ticket_id);
+        // The add's outcome stands whatever this step does: on a failure the
+        // mode's worker repairs the count (see `live`).
+        if let Err(err) = self
+            .after_add(
+                mode,
+                &admission,
+                add.ticket_id,
+                added.as_ref().ok().cloned(),
+                pending,
+            )
+            .await
+        {
+            tracing::warn!(project = %mode.project_id, mode = %mode.mode, error = %err,
+                "the project's live count was not updated after an add");
+        }
+        added.map(|_| ())
+    }
+
     /// One pass of the expiry sweep over at most `limit` due entries of the
     /// deadline index: how many it read, and the tickets it expired.
     async fn expire_batch(
@@ -61,8 +131,6 @@ impl RedisPoolStore {
             .key(&keys.deadlines)
             .key(&keys.pings)
             .key(&keys.reasons)
-            .key(&keys.live)
-            .key(&keys.modes)
             .key(&self.ended_keys(&keys)[0])
             .key(&keys.proposed)
             .key(&keys.proposal_deadlines);
@@ -73,7 +141,11 @@ impl RedisPoolStore {
         for ticket in &due {
             call.arg(ticket);
         }
-        Ok((due.len(), call.invoke_async(&mut self.conn()).await?))
+        let expired: Vec<String> = call.invoke_async(&mut self.conn()).await?;
+        if !expired.is_empty() {
+            self.sync_live(mode).await;
+        }
+        Ok((due.len(), expired))
     }
 }
 
@@ -87,30 +159,24 @@ impl Searches for RedisPoolStore {
         max_live: Option<u64>,
         scope: PlayerSearchScope,
     ) -> Result<(), AddSearchError> {
-        let keys = self.keys(mode);
-        let ended = self.ended_keys(&keys);
         let stored = Search {
             ping_ms: None,
             ..search.clone()
         };
         let json = serde_json::to_string(&stored).map_err(|e| PoolError::Corrupt(e.to_string()))?;
-        let mut invocation = self.inner.scripts.add.prepare_invoke();
-        for key in keys.add_live(&ended) {
-            invocation.key(key);
-        }
-        invocation
-            .arg(search.ticket_id.as_str())
-            .arg(search.player_id.as_str())
-            .arg(json)
-            .arg(deadline)
-            .arg(max_live.map(|l| l.to_string()).unwrap_or_default())
-            .arg(&mode.mode)
-            .arg(scope.as_str());
-        let reply: Vec<String> = self
-            .invoke_in_project(&mode.project_id, &invocation)
-            .await
-            .map_err(PoolError::from)?;
-        add_reply(&reply, max_live, "add_search")
+        self.add_entry(
+            mode,
+            &AddEntry {
+                ticket_id: &search.ticket_id,
+                player_id: &search.player_id,
+                entry: &json,
+                deadline,
+                max_live,
+                scope,
+                pending: false,
+            },
+        )
+        .await
     }
 
     async fn end_search(
@@ -133,8 +199,6 @@ impl Searches for RedisPoolStore {
             .key(current)
             .key(next)
             .key(previous)
-            .key(&keys.live)
-            .key(&keys.modes)
             .arg(ticket_id)
             .arg(self.ended_json(&EndedSearch::of(outcome, wall_clock()))?)
             .arg(self.bucket_lifetime())
@@ -142,7 +206,10 @@ impl Searches for RedisPoolStore {
             .invoke_async(&mut self.conn())
             .await?;
         match (reply.first().map(String::as_str), reply.get(1)) {
-            (Some("ended"), _) => Ok(EndResult::Ended),
+            (Some("ended"), _) => {
+                self.sync_live(mode).await;
+                Ok(EndResult::Ended)
+            }
             (Some("not_live"), _) => Ok(EndResult::NotLive),
             (Some("matched"), Some(json)) => match parse_ended(json)?.how {
                 Ended::Matched { match_id } => Ok(EndResult::Matched { match_id }),

@@ -1,64 +1,90 @@
-//! Starting a search from a stored ticket in one round trip: the start
-//! script (`scripts/start_search.lua`) reads the ticket's record, checks the
-//! token against it and adds the search, atomically.
+//! Starting a search from a stored ticket: the ticket's record is read (it
+//! sits under no hash tag, see `keys::ticket_key`), checked against the
+//! token, and its pool entry spliced from it, then the search is added like
+//! any other (`searches::add_entry`).
 
-use super::keys::{pending_key, ticket_key};
-use super::searches::add_reply;
+use super::keys::ticket_key;
+use super::searches::AddEntry;
 use super::RedisPoolStore;
 use crate::pool::{AddSearchError, PoolError};
-use crate::tickets::{Hold, StartSearchError, Ticket, TicketStart};
+use crate::tickets::{StartSearchError, Ticket, TicketStart};
+
+/// The pool entry of a ticket's stored record `json` started at `now` (its
+/// serde text): the record's fields up to `,"projectId":` (the pool entry's
+/// own, first in [`Ticket`]'s layout) and `queuedAt`. Splicing keeps serde's
+/// number formatting byte for byte. `None` if the record is not laid out so
+/// (its first field must be `ticketId`, its second `playerId`).
+fn entry_of(json: &str, ticket_id: &str, now: &str) -> Option<String> {
+    let head = format!("{{\"ticketId\":\"{ticket_id}\",\"playerId\":\"");
+    let cut = json.find(",\"projectId\":")?;
+    if !json.starts_with(&head) {
+        return None;
+    }
+    let mut entry = String::with_capacity(cut + now.len() + 14);
+    entry.push_str(&json[..cut]);
+    entry.push_str(",\"queuedAt\":");
+    entry.push_str(now);
+    entry.push('}');
+    Some(entry)
+}
 
 impl RedisPoolStore {
-    /// See [`crate::tickets::TicketStore::start_search`]: one EVALSHA.
+    /// See [`crate::tickets::TicketStore::start_search`].
     pub(crate) async fn start_from_ticket(
         &self,
         start: &TicketStart<'_>,
     ) -> Result<Ticket, StartSearchError> {
         let corrupt = |what: String| StartSearchError::Add(PoolError::Corrupt(what).into());
-        let keys = self.keys(start.mode);
-        let ended = self.ended_keys(&keys);
+        let store = |e: PoolError| StartSearchError::Add(AddSearchError::Store(e.into()));
+        let key = ticket_key(self.prefix(), &start.mode.project_id, start.ticket_id);
+        let json: Option<String> = redis::cmd("GET")
+            .arg(&key)
+            .query_async(&mut self.conn())
+            .await
+            .map_err(|e| store(e.into()))?;
+        let Some(json) = json else {
+            return Err(StartSearchError::TicketInvalid);
+        };
+        let ticket: Ticket =
+            serde_json::from_str(&json).map_err(|e| corrupt(format!("ticket: {e}")))?;
+        let deadline = start.check(Some(&ticket))?;
         // serde's formatting: the text goes into the pool entry as is.
         let now = serde_json::to_string(&start.now).map_err(|e| corrupt(e.to_string()))?;
-        let (via, poll) = match start.hold {
-            Hold::Socket => ("ws", 0.0),
-            Hold::Polled { poll_seconds } => ("rest", poll_seconds),
-        };
-        let mut invocation = self.inner.scripts.start.prepare_invoke();
-        invocation.key(ticket_key(
-            self.prefix(),
-            &start.mode.project_id,
-            start.ticket_id,
-        ));
-        for key in keys.add_live(&ended) {
-            invocation.key(key);
-        }
-        invocation.key(pending_key(self.prefix(), &start.mode.project_id));
-        invocation
-            .arg(start.ticket_id)
-            .arg(start.token_hash)
-            .arg(&start.mode.mode)
-            .arg(now)
-            .arg(via)
-            .arg(poll)
-            .arg(start.max_live.map(|l| l.to_string()).unwrap_or_default())
-            .arg(start.scope.as_str());
-        let reply: Vec<String> = self
-            .invoke_in_project(&start.mode.project_id, &invocation)
-            .await
-            .map_err(|e| StartSearchError::Add(AddSearchError::Store(e.into())))?;
-        match (reply.first().map(String::as_str), reply.get(1)) {
-            (Some("ok"), Some(json)) => {
-                serde_json::from_str(json).map_err(|e| corrupt(format!("ticket: {e}")))
-            }
-            (Some("invalid"), _) => Err(StartSearchError::TicketInvalid),
-            (Some("layout"), _) => Err(corrupt(format!(
-                "ticket {} is not laid out as the start script needs",
+        let entry = entry_of(&json, start.ticket_id, &now).ok_or_else(|| {
+            corrupt(format!(
+                "ticket {} is not laid out as a pool entry needs",
                 start.ticket_id
-            ))),
-            _ => Err(add_reply(&reply, start.max_live, "start_search")
-                .err()
-                .unwrap_or_else(|| PoolError::Corrupt("start_search answered ok".into()).into())
-                .into()),
-        }
+            ))
+        })?;
+        self.add_entry(
+            start.mode,
+            &AddEntry {
+                ticket_id: start.ticket_id,
+                player_id: &ticket.player_id,
+                entry: &entry,
+                deadline,
+                max_live: start.max_live,
+                scope: start.scope,
+                pending: true,
+            },
+        )
+        .await?;
+        Ok(ticket)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entry_of;
+
+    #[test]
+    fn the_entry_is_the_records_head_and_queued_at() {
+        let json = r#"{"ticketId":"tkt_1","playerId":"ana","mmr":1500.25,"projectId":"prj_1","gameMode":"duel"}"#;
+        assert_eq!(
+            entry_of(json, "tkt_1", "1700000000.5").as_deref(),
+            Some(r#"{"ticketId":"tkt_1","playerId":"ana","mmr":1500.25,"queuedAt":1700000000.5}"#)
+        );
+        assert_eq!(entry_of(json, "tkt_2", "1"), None, "another ticket's record");
+        assert_eq!(entry_of(r#"{"ticketId":"tkt_1"}"#, "tkt_1", "1"), None);
     }
 }

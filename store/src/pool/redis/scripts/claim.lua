@@ -9,7 +9,7 @@
 -- commands per batch, not several per search.
 --
 -- KEYS: 1 lease, 2 pool, 3 players, 4 deadlines, 5 pings, 6 reasons,
---       7 project live, 8 outbox, 9 project modes, 10 ended (current bucket)
+--       7 outbox, 8 ended (current bucket)
 -- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 mode name, then per
 --       group: matchId, ended JSON (matched), match record JSON, n, n
 --       ticketIds (each once within the group), and their n playerIds
@@ -87,7 +87,7 @@ for _, group in ipairs(groups) do
       player_of[ticket] = nil
     end
     reply[#reply + 1] = 'claimed'
-    reply[#reply + 1] = redis.call('XADD', KEYS[8], '*', 'matchId', group.match,
+    reply[#reply + 1] = redis.call('XADD', KEYS[7], '*', 'matchId', group.match,
                                    'record', group.record)
   else
     reply[#reply + 1] = 'conflict'
@@ -105,9 +105,7 @@ if #tickets > 0 then
   -- (a ZREM per search would cost more than all the rest of a claim).
   sliced('HDEL', KEYS[5], tickets)
   sliced('HDEL', KEYS[6], tickets)
-  sliced('HSET', KEYS[10], ended, 2 * SLICE)
-  redis.call('EXPIRE', KEYS[10], ARGV[2])
-  decrease_live(KEYS[7], #tickets)
-  forget_if_empty(KEYS[2], KEYS[9], ARGV[3])
+  sliced('HSET', KEYS[8], ended, 2 * SLICE)
+  redis.call('EXPIRE', KEYS[8], ARGV[2])
 end
 return reply

@@ -3,7 +3,7 @@
 --
 -- remove_live(pool, players, deadlines, pings, reasons, ticket, search_json)
 -- deletes every trace of a live search; the caller writes its `ended` record
--- and adjusts the project's live counter.
+-- (the project's live counter follows from a measurement, see measure).
 local function remove_live(pool, players, deadlines, pings, reasons, ticket, search_json)
   local player = cjson.decode(search_json)['playerId']
   if player and redis.call('HGET', players, player) == ticket then
@@ -15,19 +15,22 @@ local function remove_live(pool, players, deadlines, pings, reasons, ticket, sea
   redis.call('HDEL', reasons, ticket)
 end
 
--- Drops the mode from the project's set of modes with searches once its
--- pool is empty.
-local function forget_if_empty(pool, modes, mode)
-  if redis.call('HLEN', pool) == 0 then
-    redis.call('SREM', modes, mode)
+-- The pool's size now and a new version of that measurement: the project's
+-- counter keeps the measurement of the highest version
+-- (scripts/live_apply.lua). A version is the node's clock in microseconds,
+-- and always above the mode's last one (kept in `version`), so versions
+-- keep growing when Redis lost the mode's keys or the slot moved to a node
+-- whose clock is behind.
+local function measure(pool, version)
+  local time = redis.call('TIME')
+  local v = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  local last = tonumber(redis.call('GET', version) or '0')
+  if v <= last then
+    v = last + 1
   end
-end
-
--- Lowers the project's live counter by n, never below zero.
-local function decrease_live(live, n)
-  if redis.call('DECRBY', live, n) < 0 then
-    redis.call('SET', live, 0)
-  end
+  local text = string.format('%.0f', v)
+  redis.call('SET', version, text)
+  return {redis.call('HLEN', pool), text}
 end
 
 -- The ended record of a ticket, newest bucket first (see redis_keys.rs:
@@ -61,41 +64,20 @@ local function is_matched(ended)
 end
 
 
--- The player's live search in another mode of the project, as
--- {'player', ticketId, modeName}, or nil: the `playerSearchScope`
--- `project` check. The other modes' `players` hashes are named from the
--- project's set of modes with searches (a mode whose pool is empty holds
--- no live search). They share the project's hash tag, so they are in this
--- script's Cluster slot, though not in its KEYS (which must be known
--- before the script runs).
-local function live_elsewhere(modes, mode, player)
-  local base = string.sub(modes, 1, #modes - #':modes')
-  local names = redis.call('SMEMBERS', modes)
-  table.sort(names)
-  for _, name in ipairs(names) do
-    if name ~= mode then
-      local other = redis.call('HGET', base .. ':' .. name .. ':players', player)
-      if other then
-        return {'player', other, name}
-      end
-    end
-  end
-  return nil
-end
-
 -- Adds a live search, enforcing one live search per ticket and per player
--- (per mode, or per project with scope 'project'), the spent ticket rule
--- and the project's quota, in one atomic step (the add and the start
--- scripts).
+-- in the mode and the spent ticket rule, in one atomic step (the add
+-- script). The project's rules were checked before, in the project's slot
+-- (scripts/live_begin.lua), and come in as `refusal`, applied after this
+-- mode's own: '' (none), 'quota', or 'player' with the live ticket and its
+-- mode in `held_ticket`, `held_mode`.
 -- keys: pool, players, deadlines, the three ended buckets (current, next,
---       previous), the project's live counter and set of modes
+--       previous), the mode's live version
 -- ticket, player: ids; entry: the pool entry (JSON); deadline: Unix
--- seconds; limit: the quota ('' = none); mode: the mode's name; scope:
--- 'mode' or 'project' (the project's `playerSearchScope`).
--- Returns {'ok'} | {'active'} | {'matched'} | {'player', ticketId, mode} |
--- {'quota'}
-local function add_live(pool, players, deadlines, current, next, previous, live, modes,
-                        ticket, player, entry, deadline, limit, mode, scope)
+-- seconds.
+-- Returns {'ok', pool size, version} (see measure) | {'active'} |
+-- {'matched'} | {'player', ticketId, mode} | {'quota'}
+local function add_live(pool, players, deadlines, current, next, previous, version,
+                        ticket, player, entry, deadline, mode, refusal, held_ticket, held_mode)
   if redis.call('HEXISTS', pool, ticket) == 1 then
     return {'active'}
   end
@@ -107,16 +89,10 @@ local function add_live(pool, players, deadlines, current, next, previous, live,
   if other then
     return {'player', other, mode}
   end
-  if scope == 'project' then
-    local elsewhere = live_elsewhere(modes, mode, player)
-    if elsewhere then
-      return elsewhere
-    end
-  end
-  if limit ~= '' then
-    if tonumber(redis.call('GET', live) or '0') >= tonumber(limit) then
-      return {'quota'}
-    end
+  if refusal == 'player' then
+    return {'player', held_ticket, held_mode}
+  elseif refusal == 'quota' then
+    return {'quota'}
   end
   -- A released match's ticket resumes its first search's wait (a key
   -- can only match as a key: quotes inside strings are escaped).
@@ -134,7 +110,6 @@ local function add_live(pool, players, deadlines, current, next, previous, live,
     redis.call('HDEL', next, ticket)
     redis.call('HDEL', previous, ticket)
   end
-  redis.call('INCR', live)
-  redis.call('SADD', modes, mode)
-  return {'ok'}
+  local size = measure(pool, version)
+  return {'ok', size[1], size[2]}
 end

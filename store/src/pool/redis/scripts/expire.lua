@@ -2,9 +2,8 @@
 -- read them with ZRANGEBYSCORE; one may have been touched or ended since).
 -- A search in an open proposal waits for it: its deadline moves to the
 -- proposal's acceptBy, and the first sweep after the proposal ends decides.
--- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 project live,
---       7 project modes, 8 ended (current bucket), 9 proposed,
---       10 proposal deadlines
+-- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 ended
+--       (current bucket), 7 proposed, 8 proposal deadlines
 -- ARGV: 1 now, 2 ended JSON, 3 bucket lifetime (seconds), 4 mode name,
 --       5.. ticketIds
 -- Returns the ticketIds expired.
@@ -15,9 +14,9 @@ for i = 5, #ARGV do
   local ticket = ARGV[i]
   local deadline = redis.call('ZSCORE', KEYS[3], ticket)
   local search = redis.call('HGET', KEYS[1], ticket)
-  local proposal = search and redis.call('HGET', KEYS[9], ticket)
+  local proposal = search and redis.call('HGET', KEYS[7], ticket)
   if proposal then
-    local by = redis.call('ZSCORE', KEYS[10], proposal)
+    local by = redis.call('ZSCORE', KEYS[8], proposal)
     redis.call('ZADD', KEYS[3], math.max(tonumber(by or now), now + 1), ticket)
   elseif search and deadline and tonumber(deadline) <= now then
     remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ticket, search)
@@ -29,8 +28,6 @@ for i = 5, #ARGV do
   end
 end
 if #expired > 0 then
-  record_ended_each(KEYS[8], ARGV[3], records)
-  decrease_live(KEYS[6], #expired)
-  forget_if_empty(KEYS[1], KEYS[7], ARGV[4])
+  record_ended_each(KEYS[6], ARGV[3], records)
 end
 return expired

@@ -7,8 +7,7 @@
 -- fill's record goes to the outbox.
 --
 -- KEYS: 1 lease, 2 pool, 3 players, 4 deadlines, 5 pings, 6 reasons,
---       7 project live, 8 outbox, 9 project modes, 10 ended (current bucket),
---       11 backfill_seats
+--       7 outbox, 8 ended (current bucket), 9 backfill_seats
 -- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 mode name,
 --       4 backfillId, 5 revision, 6 now (Unix seconds), 7 seats taken per
 --       team (comma-separated), 8 matchId, 9 ended JSON (matched),
@@ -20,7 +19,7 @@ if not lease or string.match(lease, '^(%d+)|') ~= ARGV[1] then
   return {'lease_lost'}
 end
 
-local cur = redis.call('HGET', KEYS[11], ARGV[4])
+local cur = redis.call('HGET', KEYS[9], ARGV[4])
 if not cur then
   return {'stale'}
 end
@@ -70,14 +69,12 @@ for i = 12, 11 + n do
   redis.call('HDEL', KEYS[2], ticket)
   redis.call('HDEL', KEYS[5], ticket)
   redis.call('HDEL', KEYS[6], ticket)
-  redis.call('HSET', KEYS[10], ticket, ARGV[9])
+  redis.call('HSET', KEYS[8], ticket, ARGV[9])
 end
-redis.call('EXPIRE', KEYS[10], ARGV[2])
-decrease_live(KEYS[7], n)
-forget_if_empty(KEYS[2], KEYS[9], ARGV[3])
+redis.call('EXPIRE', KEYS[8], ARGV[2])
 
 local new_status = any_left and 'open' or 'filled'
-redis.call('HSET', KEYS[11], ARGV[4], new_status .. '|' .. tostring(tonumber(revision) + 1) .. '|'
+redis.call('HSET', KEYS[9], ARGV[4], new_status .. '|' .. tostring(tonumber(revision) + 1) .. '|'
            .. expires .. '|' .. table.concat(left, ','))
-local id = redis.call('XADD', KEYS[8], '*', 'matchId', ARGV[8], 'record', ARGV[10])
+local id = redis.call('XADD', KEYS[7], '*', 'matchId', ARGV[8], 'record', ARGV[10])
 return {'claimed', id, new_status}

@@ -4,9 +4,9 @@
 -- closing in between makes it 'stale' (read again) or 'closed'.
 --
 -- KEYS: 1 proposals, 2 proposal deadlines, 3 proposed, 4 answers, 5 pool,
---       6 players, 7 deadlines, 8 pings, 9 reasons, 10 project live,
---       11 project modes, 12 outbox, 13 cooldowns, 14 ended (current
---       bucket), 15 ended (next), 16 ended (previous)
+--       6 players, 7 deadlines, 8 pings, 9 reasons, 10 outbox,
+--       11 cooldowns, 12 ended (current bucket), 13 ended (next),
+--       14 ended (previous)
 -- ARGV: 1 matchId, 2 bucket lifetime (seconds), 3 mode name, 4 cooldown
 --       end (Unix seconds), 5 record JSON ('' unless the match is made),
 --       then per member: ticketId, playerId, answer word read, fate
@@ -19,7 +19,7 @@ if redis.call('HEXISTS', KEYS[1], match) == 0 then
 end
 local first = 6
 for i = first, #ARGV, 6 do
-  local now = answer_now(KEYS[6], KEYS[4], KEYS[14], KEYS[15], KEYS[16], match, ARGV[i], ARGV[i + 1])
+  local now = answer_now(KEYS[6], KEYS[4], KEYS[12], KEYS[13], KEYS[14], match, ARGV[i], ARGV[i + 1])
   if now ~= ARGV[i + 2] then
     return {'stale'}
   end
@@ -42,22 +42,20 @@ for i = first, #ARGV, 6 do
     end
   end
   if ARGV[i + 4] == '1' then
-    redis.call('HSET', KEYS[13], player, ARGV[4])
+    redis.call('HSET', KEYS[11], player, ARGV[4])
     cooled = true
   end
 end
 redis.call('HDEL', KEYS[1], match)
 redis.call('ZREM', KEYS[2], match)
 if cooled then
-  redis.call('EXPIRE', KEYS[13], 3700)
+  redis.call('EXPIRE', KEYS[11], 3700)
 end
 local outbox = ''
 if ARGV[5] ~= '' then
-  outbox = redis.call('XADD', KEYS[12], '*', 'matchId', match, 'record', ARGV[5])
+  outbox = redis.call('XADD', KEYS[10], '*', 'matchId', match, 'record', ARGV[5])
 end
 if removed > 0 then
-  record_ended_each(KEYS[14], ARGV[2], records)
-  decrease_live(KEYS[10], removed)
-  forget_if_empty(KEYS[5], KEYS[11], ARGV[3])
+  record_ended_each(KEYS[12], ARGV[2], records)
 end
 return {'done', outbox}

@@ -1,0 +1,333 @@
+//! The project's side of its live searches, kept in the project's own slot
+//! while each mode's pool sits in the mode's slot (see the design notes in
+//! [`super`]): the `maxConcurrentSearches` counter, the modes with
+//! searches, and the `project` `playerSearchScope`'s player reservations.
+//!
+//! No script can touch two slots, so adding a search takes three steps:
+//!
+//! 1. **admit** (`scripts/live_begin.lua`, project slot): refuse over the
+//!    quota, register the mode among the project's modes with searches,
+//!    and under the `project` scope reserve the player for this search;
+//! 2. **add** (`scripts/add_search.lua`, mode slot): the mode's own rules,
+//!    then the project's refusal from step 1; a search added is measured
+//!    (the pool's size with a version) in the same step;
+//! 3. **apply** (`scripts/live_apply.lua`, project slot): the measurement
+//!    goes into the counter unless a newer one did, the ticket leaves the
+//!    pending ones, an unused reservation is given back.
+//!
+//! Every other change of a pool (an end, an expiry, a claim, a fill, a
+//! closed proposal) is measured and applied right after (`sync_live`). The
+//! counter is therefore exact whenever no add is between its steps 1 and
+//! 3: a start may overshoot the quota by at most the starts in flight at
+//! that instant. A process that dies between two steps leaves the counter
+//! behind its pool; the worker that holds the mode measures and applies
+//! again whenever its lease probe finds the pool's size other than it last
+//! applied (`sync_if_changed`).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use redis::Script;
+
+use super::keys::{pending_key, player_key, ProjectKeys};
+use super::RedisPoolStore;
+use crate::pool::types::wall_clock;
+use crate::pool::{ModeKey, PlayerSearchScope, PoolError};
+
+/// How long a reservation lives (seconds): the longest ticket, and a day
+/// more for a released match's tickets searching again.
+const RESERVATION_SECONDS: u64 =
+    matchplane_matchmaker::validation::MAX_TICKET_TTL_SECONDS as u64 + 86_400;
+
+/// How long a reservation whose search is neither live nor ended is taken
+/// for a start still in flight (seconds); older, it is stale.
+const START_WINDOW_SECONDS: f64 = 30.0;
+
+/// Times a start re-reads a reservation that changed under it before it
+/// gives up.
+const ADMIT_TRIES: usize = 4;
+
+/// The project scripts (the measure script shares `common.lua`).
+pub(super) struct LiveScripts {
+    begin: Script,
+    apply: Script,
+    measure: Script,
+}
+
+impl LiveScripts {
+    pub(super) fn new() -> Self {
+        Self {
+            begin: Script::new(include_str!("scripts/live_begin.lua")),
+            apply: Script::new(include_str!("scripts/live_apply.lua")),
+            measure: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/measure.lua")
+            )),
+        }
+    }
+}
+
+/// The last pool size this process applied per mode (see
+/// [`RedisPoolStore::sync_if_changed`]).
+#[derive(Default)]
+pub(super) struct Applied(Mutex<HashMap<ModeKey, u64>>);
+
+impl Applied {
+    fn get(&self, mode: &ModeKey) -> Option<u64> {
+        let applied = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        applied.get(mode).copied()
+    }
+
+    fn set(&self, mode: &ModeKey, size: u64) {
+        let mut applied = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        applied.insert(mode.clone(), size);
+    }
+}
+
+/// What the project said of an add (step 1), for the add script.
+#[derive(Debug)]
+pub(super) enum Refusal {
+    /// Nothing against it.
+    None,
+    /// Over `maxConcurrentSearches`.
+    Quota,
+    /// Another search holds the player (the `project` scope): its ticket
+    /// and mode.
+    Player { ticket_id: String, mode: String },
+}
+
+impl Refusal {
+    /// The add script's ARGV 6 to 8.
+    pub(super) fn args(&self) -> [&str; 3] {
+        match self {
+            Self::None => ["", "", ""],
+            Self::Quota => ["quota", "", ""],
+            Self::Player { ticket_id, mode } => ["player", ticket_id, mode],
+        }
+    }
+}
+
+/// The outcome of step 1.
+pub(super) struct Admission {
+    /// What the add script is to refuse for the project.
+    pub refusal: Refusal,
+    /// The reservation key written for this search, if any (the `project`
+    /// scope): given back if the add does not happen.
+    reserved: Option<String>,
+}
+
+/// Whose a reservation found in the way is.
+enum Holder {
+    /// A search live (or about to be) elsewhere holds the player.
+    Holds { ticket_id: String, mode: String },
+    /// Nothing holds it any more: it may be taken over.
+    Stale,
+}
+
+impl RedisPoolStore {
+    /// Step 1 of an add: see the module doc. `ticket_id` is the search's.
+    ///
+    /// # Errors
+    /// A Redis failure, or a reservation that kept changing under
+    /// [`ADMIT_TRIES`] reads (`Corrupt`).
+    pub(super) async fn admit(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        player_id: &str,
+        max_live: Option<u64>,
+        scope: PlayerSearchScope,
+    ) -> Result<Admission, PoolError> {
+        let project = ProjectKeys::new(self.prefix(), &mode.project_id);
+        let reservation = (scope == PlayerSearchScope::Project)
+            .then(|| player_key(self.prefix(), &mode.project_id, player_id));
+        let limit = max_live.map(|l| l.to_string()).unwrap_or_default();
+        let mut stale = String::new();
+        for _ in 0..ADMIT_TRIES {
+            let now = wall_clock();
+            let mut call = self.inner.live.begin.prepare_invoke();
+            call.key(&project.live).key(&project.counts);
+            if let Some(key) = &reservation {
+                call.key(key);
+            }
+            call.arg(&mode.mode)
+                .arg(&limit)
+                .arg(ticket_id)
+                .arg(now.floor() as i64)
+                .arg(RESERVATION_SECONDS)
+                .arg(&stale);
+            let reply: Vec<String> = self.invoke_in_project(&mode.project_id, &call).await?;
+            match (reply.first().map(String::as_str), reply.get(1)) {
+                (Some("ok"), _) => {
+                    return Ok(Admission {
+                        refusal: Refusal::None,
+                        reserved: reservation,
+                    })
+                }
+                (Some("quota"), _) => {
+                    return Ok(Admission {
+                        refusal: Refusal::Quota,
+                        reserved: None,
+                    })
+                }
+                (Some("held"), Some(held)) => match self.holder(mode, held, now).await? {
+                    Holder::Holds { ticket_id, mode } => {
+                        return Ok(Admission {
+                            refusal: Refusal::Player { ticket_id, mode },
+                            reserved: None,
+                        })
+                    }
+                    Holder::Stale => stale.clone_from(held),
+                },
+                other => {
+                    return Err(PoolError::Corrupt(format!(
+                        "live_begin answered {other:?}"
+                    )))
+                }
+            }
+        }
+        Err(PoolError::Corrupt(format!(
+            "the reservation of player {player_id} kept changing"
+        )))
+    }
+
+    /// Whose the reservation `held` (`<mode>|<ticketId>|<at>`) is, found by
+    /// an add in `mode` at `now`: a search of the same mode is left to the
+    /// add script's own per-mode check; one of another mode holds the
+    /// player while it is live there, or while it is neither live nor ended
+    /// and younger than [`START_WINDOW_SECONDS`] (its start in flight).
+    async fn holder(&self, mode: &ModeKey, held: &str, now: f64) -> Result<Holder, PoolError> {
+        let mut parts = held.splitn(3, '|');
+        let (Some(name), Some(ticket), Some(at)) = (parts.next(), parts.next(), parts.next())
+        else {
+            return Ok(Holder::Stale);
+        };
+        if name == mode.mode {
+            return Ok(Holder::Stale);
+        }
+        let other = ModeKey::new(&mode.project_id, name);
+        let keys = self.keys(&other);
+        let [current, next, previous] = self.ended_keys(&keys);
+        let (live, current, next, previous): (bool, Option<String>, Option<String>, Option<String>) =
+            redis::pipe()
+                .hexists(&keys.pool, ticket)
+                .hget(&current, ticket)
+                .hget(&next, ticket)
+                .hget(&previous, ticket)
+                .query_async(&mut self.conn())
+                .await?;
+        let ended = current.is_some() || next.is_some() || previous.is_some();
+        let starting = !ended && at.parse::<f64>().is_ok_and(|at| now - at < START_WINDOW_SECONDS);
+        Ok(if live || starting {
+            Holder::Holds {
+                ticket_id: ticket.to_owned(),
+                mode: name.to_owned(),
+            }
+        } else {
+            Holder::Stale
+        })
+    }
+
+    /// Step 3 of an add, given the add script's measurement (`None` when it
+    /// refused): see the module doc. `pending_ticket` leaves the project's
+    /// pending tickets (a search started from it).
+    pub(super) async fn after_add(
+        &self,
+        mode: &ModeKey,
+        admission: &Admission,
+        ticket_id: &str,
+        measured: Option<(String, String)>,
+        pending_ticket: Option<&str>,
+    ) -> Result<(), PoolError> {
+        // A refused add gives its reservation back, and measures the pool:
+        // the mode registered in step 1 may have no search.
+        let (measured, release) = match measured {
+            Some(measured) => (measured, None),
+            None => (
+                self.measure(mode).await?,
+                admission
+                    .reserved
+                    .as_ref()
+                    .map(|key| (key.as_str(), format!("{}|{ticket_id}|", mode.mode))),
+            ),
+        };
+        self.apply(
+            mode,
+            &measured,
+            pending_ticket,
+            release.as_ref().map(|(key, held)| (*key, held.as_str())),
+        )
+        .await
+    }
+
+    /// Measures the mode's pool (mode slot) and applies it (project slot):
+    /// after every change of a pool other than an add. Never fails the
+    /// change it follows: on a Redis failure the worker's next probe
+    /// repairs the counter, so the error is only logged.
+    pub(super) async fn sync_live(&self, mode: &ModeKey) {
+        let result = async {
+            let measured = self.measure(mode).await?;
+            self.apply(mode, &measured, None, None).await
+        }
+        .await;
+        if let Err(err) = result {
+            tracing::warn!(project = %mode.project_id, mode = %mode.mode, error = %err,
+                "the project's live count was not updated; the mode's worker will");
+        }
+    }
+
+    /// Measures and applies when the pool's `size` (from the lease probe)
+    /// differs from what this process applied last for the mode: repairs a
+    /// counter an interrupted add or end left behind, at no cost to an idle
+    /// mode.
+    pub(crate) async fn sync_if_changed(&self, mode: &ModeKey, size: u64) {
+        if self.inner.applied.get(mode).unwrap_or(0) != size {
+            self.sync_live(mode).await;
+        }
+    }
+
+    /// The pool's size and a new version (`scripts/measure.lua`).
+    async fn measure(&self, mode: &ModeKey) -> Result<(String, String), PoolError> {
+        let keys = self.keys(mode);
+        let (size, version): (String, String) = self
+            .inner
+            .live
+            .measure
+            .key(&keys.pool)
+            .key(&keys.version)
+            .invoke_async(&mut self.conn())
+            .await?;
+        Ok((size, version))
+    }
+
+    /// `scripts/live_apply.lua`. `release`: the reservation key and the
+    /// value prefix it must still have to be deleted.
+    async fn apply(
+        &self,
+        mode: &ModeKey,
+        (size, version): &(String, String),
+        pending_ticket: Option<&str>,
+        release: Option<(&str, &str)>,
+    ) -> Result<(), PoolError> {
+        let project = ProjectKeys::new(self.prefix(), &mode.project_id);
+        let mut call = self.inner.live.apply.prepare_invoke();
+        call.key(&project.live)
+            .key(&project.counts)
+            .key(&project.versions)
+            .key(pending_key(self.prefix(), &mode.project_id));
+        if let Some((key, _)) = release {
+            call.key(key);
+        }
+        call.arg(&mode.mode)
+            .arg(size)
+            .arg(version)
+            .arg(pending_ticket.unwrap_or_default())
+            .arg(release.map_or("", |(_, prefix)| prefix));
+        let _live: i64 = call.invoke_async(&mut self.conn()).await?;
+        if let Ok(size) = size.parse() {
+            self.inner.applied.set(mode, size);
+        }
+        Ok(())
+    }
+
+}
