@@ -10,6 +10,7 @@ mod concurrency;
 mod leases;
 mod outbox;
 mod player_scope;
+mod project_slot;
 mod proposals;
 mod reads;
 mod redis_only;
