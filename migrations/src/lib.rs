@@ -47,6 +47,7 @@ mod m20261201_000141_n_match_status;
 mod m20261201_000151_p_player_search_scope;
 mod m20261201_000171_r_retention_days;
 mod m20261201_000172_r_retention_pruning;
+mod m20261202_000181_s_game_modes_updated;
 pub mod names;
 mod ops;
 
@@ -83,6 +84,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000151_p_player_search_scope::Migration),
             Box::new(m20261201_000171_r_retention_days::Migration),
             Box::new(m20261201_000172_r_retention_pruning::Migration),
+            Box::new(m20261202_000181_s_game_modes_updated::Migration),
         ]
     }
 }

@@ -50,6 +50,24 @@ async fn round_trip(url: &str) {
         .map(|r| r.try_get("", "retention_days").unwrap())
         .collect();
     assert_eq!(retention_days, [30, 90, 365]);
+    // The worker's incremental listing of modes reads by `updated_at`.
+    let index_query = match backend {
+        sea_orm_migration::sea_orm::DatabaseBackend::Sqlite => {
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'game_modes'"
+        }
+        _ => "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'game_modes'",
+    };
+    let indexes: Vec<String> = db
+        .query_all(Statement::from_string(backend, index_query))
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.try_get("", "name").unwrap())
+        .collect();
+    assert!(
+        indexes.iter().any(|i| i == "idx_game_modes_updated_at"),
+        "{indexes:?}"
+    );
 
     Migrator::down(&db, None).await.unwrap();
     assert_eq!(pending(&db).await.unwrap(), total);

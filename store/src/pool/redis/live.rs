@@ -114,6 +114,17 @@ pub(super) struct Admission {
     /// The reservation key written for this search, if any (the `project`
     /// scope): given back if the add does not happen.
     reserved: Option<String>,
+    /// Whether step 1 registered the mode among the project's modes with
+    /// searches (it had none listed): measured again if the add does not
+    /// happen.
+    registered: bool,
+}
+
+impl Admission {
+    /// Whether step 1 registered the mode (see the field).
+    pub(super) fn registered(&self) -> bool {
+        self.registered
+    }
 }
 
 /// Whose a reservation found in the way is.
@@ -158,16 +169,18 @@ impl RedisPoolStore {
                 .arg(&stale);
             let reply: Vec<String> = self.invoke_in_project(&mode.project_id, &call).await?;
             match (reply.first().map(String::as_str), reply.get(1)) {
-                (Some("ok"), _) => {
+                (Some("ok"), registered) => {
                     return Ok(Admission {
                         refusal: Refusal::None,
                         reserved: reservation,
+                        registered: registered.is_some_and(|r| r == "1"),
                     })
                 }
                 (Some("quota"), _) => {
                     return Ok(Admission {
                         refusal: Refusal::Quota,
                         reserved: None,
+                        registered: false,
                     })
                 }
                 (Some("held"), Some(held)) => match self.holder(mode, held, now).await? {
@@ -175,6 +188,7 @@ impl RedisPoolStore {
                         return Ok(Admission {
                             refusal: Refusal::Player { ticket_id, mode },
                             reserved: None,
+                            registered: false,
                         })
                     }
                     Holder::Stale => stale.clone_from(held),
@@ -239,10 +253,11 @@ impl RedisPoolStore {
         measured: Option<(String, String)>,
         pending_ticket: Option<&str>,
     ) -> Result<(), PoolError> {
-        // A refused add gives its reservation back, and measures the pool:
-        // the mode registered in step 1 may have no search.
+        // A refused add gives its reservation back, and measures the pool
+        // if step 1 registered the mode (it may have no search).
         let (measured, release) = match measured {
             Some(measured) => (measured, None),
+            None if admission.reserved.is_none() && !admission.registered => return Ok(()),
             None => (
                 self.measure(mode).await?,
                 admission

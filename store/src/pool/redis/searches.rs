@@ -6,6 +6,7 @@
 use async_trait::async_trait;
 use redis::AsyncCommands;
 
+use super::live::Admission;
 use super::{parse_ended, parse_ping, RedisPoolStore};
 use crate::pool::types::{wall_clock, MAX_CLAIM};
 use crate::pool::{
@@ -69,6 +70,16 @@ impl RedisPoolStore {
         let admission = self
             .admit(mode, add.ticket_id, add.player_id, add.max_live, add.scope)
             .await?;
+        self.add_admitted(mode, add, admission).await
+    }
+
+    /// Steps 2 and 3 of [`Self::add_entry`], once the project admitted it.
+    pub(super) async fn add_admitted(
+        &self,
+        mode: &ModeKey,
+        add: &AddEntry<'_>,
+        admission: Admission,
+    ) -> Result<(), AddSearchError> {
         let keys = self.keys(mode);
         let ended = self.ended_keys(&keys);
         let mut invocation = self.inner.scripts.add.prepare_invoke();

@@ -4,9 +4,10 @@
 //! any other (`searches::add_entry`).
 
 use super::keys::ticket_key;
+use super::live::Admission;
 use super::searches::AddEntry;
 use super::RedisPoolStore;
-use crate::pool::{AddSearchError, PoolError};
+use crate::pool::{AddSearchError, PlayerSearchScope, PoolError};
 use crate::tickets::{StartSearchError, Ticket, TicketStart};
 
 /// The pool entry of a ticket's stored record `json` started at `now` (its
@@ -37,38 +38,65 @@ impl RedisPoolStore {
         let corrupt = |what: String| StartSearchError::Add(PoolError::Corrupt(what).into());
         let store = |e: PoolError| StartSearchError::Add(AddSearchError::Store(e.into()));
         let key = ticket_key(self.prefix(), &start.mode.project_id, start.ticket_id);
-        let json: Option<String> = redis::cmd("GET")
-            .arg(&key)
-            .query_async(&mut self.conn())
-            .await
-            .map_err(|e| store(e.into()))?;
-        let Some(json) = json else {
-            return Err(StartSearchError::TicketInvalid);
+        let read = async {
+            redis::cmd("GET")
+                .arg(&key)
+                .query_async::<Option<String>>(&mut self.conn())
+                .await
+                .map_err(|e| store(e.into()))
         };
-        let ticket: Ticket =
-            serde_json::from_str(&json).map_err(|e| corrupt(format!("ticket: {e}")))?;
-        let deadline = start.check(Some(&ticket))?;
-        // serde's formatting: the text goes into the pool entry as is.
-        let now = serde_json::to_string(&start.now).map_err(|e| corrupt(e.to_string()))?;
-        let entry = entry_of(&json, start.ticket_id, &now).ok_or_else(|| {
-            corrupt(format!(
-                "ticket {} is not laid out as a pool entry needs",
-                start.ticket_id
-            ))
-        })?;
-        self.add_entry(
-            start.mode,
-            &AddEntry {
-                ticket_id: start.ticket_id,
-                player_id: &ticket.player_id,
-                entry: &entry,
-                deadline,
-                max_live: start.max_live,
-                scope: start.scope,
-                pending: true,
-            },
-        )
-        .await?;
+        // Under the `mode` scope the project's step needs nothing from the
+        // record, so both go at once; under `project` it needs the player.
+        let (json, early) = if start.scope == PlayerSearchScope::Mode {
+            let admit = self.admit(start.mode, start.ticket_id, "", start.max_live, start.scope);
+            let (json, admission) = futures::join!(read, admit);
+            (json, Some(admission.map_err(store)?))
+        } else {
+            (read.await, None)
+        };
+        let ticket = json.and_then(|json| {
+            let ticket = json
+                .as_deref()
+                .map(serde_json::from_str::<Ticket>)
+                .transpose()
+                .map_err(|e| corrupt(format!("ticket: {e}")))?;
+            let deadline = start.check(ticket.as_ref())?;
+            let ticket = ticket.ok_or(StartSearchError::TicketInvalid)?;
+            // serde's formatting: the text goes into the pool entry as is.
+            let now = serde_json::to_string(&start.now).map_err(|e| corrupt(e.to_string()))?;
+            let json = json.unwrap_or_default();
+            let entry = entry_of(&json, start.ticket_id, &now).ok_or_else(|| {
+                corrupt(format!(
+                    "ticket {} is not laid out as a pool entry needs",
+                    start.ticket_id
+                ))
+            })?;
+            Ok((ticket, deadline, entry))
+        });
+        let (ticket, deadline, entry) = match ticket {
+            Ok(parts) => parts,
+            Err(err) => {
+                if early.as_ref().is_some_and(Admission::registered) {
+                    // The project's step registered the mode for a search
+                    // that will not come: measured again.
+                    self.sync_live(start.mode).await;
+                }
+                return Err(err);
+            }
+        };
+        let add = AddEntry {
+            ticket_id: start.ticket_id,
+            player_id: &ticket.player_id,
+            entry: &entry,
+            deadline,
+            max_live: start.max_live,
+            scope: start.scope,
+            pending: true,
+        };
+        match early {
+            Some(admission) => self.add_admitted(start.mode, &add, admission).await?,
+            None => self.add_entry(start.mode, &add).await?,
+        }
         Ok(ticket)
     }
 }

@@ -7,7 +7,8 @@
 -- ARGV: 1 mode name, 2 limit ('' = none), 3 ticketId, 4 now (Unix
 --       seconds), 5 reservation lifetime (seconds), 6 a reservation the
 --       caller found stale and takes over ('' = none)
--- Returns {'ok'} (reserved, when KEYS[3] is given) | {'quota'} (nothing
+-- Returns {'ok', 1 if the mode was registered now else 0} (reserved, when
+-- KEYS[3] is given) | {'quota'} (nothing
 -- written) | {'held', reservation} (another search holds the player;
 -- nothing written: the caller checks it and may call again with it as
 -- ARGV[6]).
@@ -22,5 +23,4 @@ if KEYS[3] then
   end
   redis.call('SET', KEYS[3], mine .. ARGV[4], 'EX', ARGV[5])
 end
-redis.call('HSETNX', KEYS[2], ARGV[1], '0')
-return {'ok'}
+return {'ok', redis.call('HSETNX', KEYS[2], ARGV[1], '0')}
