@@ -148,6 +148,15 @@ async fn a_match_is_made_and_webhooked_on_the_cluster_over_rest_and_websocket() 
             d.dir.display()
         );
     }
+    // Each process checked at start that the cluster's masters persist
+    // their data (INFO answered by every master).
+    for log in ["api.log", "worker-1.log", "worker-2.log"] {
+        let text = std::fs::read_to_string(d.dir.join(log)).unwrap();
+        assert!(
+            !text.contains("could not tell whether Redis persists"),
+            "{log}: the persistence check failed on the cluster"
+        );
+    }
 }
 
 /// Searches started by [`Traffic`]: `(player, ticket, token)`.
