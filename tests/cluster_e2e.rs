@@ -10,7 +10,8 @@
 //!    (`MOVED`/`ASK`/`TRYAGAIN` for the clients) while searches arrive and
 //!    cycles run: every search is matched, every match stored and
 //!    delivered once.
-//! 3. That master restarts during the cycles: the API answers again (a `503`
+//! 3. That master is killed (SIGKILL) and started again with its append-only
+//!    file during the cycles: the API answers again (a `503`
 //!    with `Retry-After` meanwhile), the workers resume, a search from before
 //!    the restart is matched with one from after it, nothing is doubled.
 //!
@@ -390,7 +391,8 @@ async fn the_modes_slot_moving_and_its_master_restarting_lose_and_double_no_matc
     }
     assert_each_match_once(&d, &told).await;
 
-    // 3. The slot's master restarts while the workers cycle.
+    // 3. The slot's master is killed and started again while the workers
+    // cycle.
     let (lonely, lonely_token) = search(&d, &none, "lonely-before", 1000.0).await;
     let deadline = Instant::now() + Duration::from_secs(10);
     while d.status(&lonely, &lonely_token).await.body["waitingReason"].is_null() {

@@ -452,12 +452,23 @@ pub async fn ensure_aof(node: &Node) {
     }
 }
 
-/// Stops master `node` and starts it again on its port with its
-/// `nodes.conf` (`scripts/redis-cluster restart-node`, told the cluster's
-/// directory and ports, read from the nodes themselves); returns once the
-/// script saw `cluster_state:ok` on every node.
+/// Kills master `node` (SIGKILL: a crash, no shutdown) and starts it again
+/// on its port with its `nodes.conf` and append-only file
+/// (`scripts/redis-cluster restart-node`, told the cluster's directory and
+/// ports, read from the nodes themselves); returns once the script saw
+/// `cluster_state:ok` on every node.
 pub async fn restart(seed: &str, node: &Node) {
     let mut conn = node.conn().await;
+    let server: String = redis::cmd("INFO")
+        .arg("server")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let pid = server
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("process_id:"))
+        .unwrap()
+        .to_owned();
     let (_, dir): (String, String) = redis::cmd("CONFIG")
         .arg("GET")
         .arg("dir")
@@ -479,6 +490,21 @@ pub async fn restart(seed: &str, node: &Node) {
         .map(|n| n.port.to_string())
         .collect();
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/redis-cluster");
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "kill -KILL {pid}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while redis::Client::open(node.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .is_ok()
+    {
+        assert!(Instant::now() < deadline, "{} outlived SIGKILL", node.port);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let port = node.port.to_string();
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(script)
