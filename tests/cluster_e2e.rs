@@ -424,6 +424,17 @@ async fn the_modes_slot_moving_and_its_master_restarting_lose_and_double_no_matc
         }
     });
     cluster::restart(&seed, &home).await;
+    // Each process keeps its status subscriptions (how a WebSocket hears of
+    // its match) on the first node of its REDIS_URL: that node restarts
+    // too, if it is not the slot's.
+    let first = cluster::masters(&seed)
+        .await
+        .into_iter()
+        .find(|m| m.url() == seed)
+        .expect("the seed is a master");
+    if first.id != home.id {
+        cluster::restart(&seed, &first).await;
+    }
     let owner = cluster::settled(&seed, slot, Duration::from_secs(30)).await;
     assert_eq!(owner.id, home.id, "the restarted master lost slot {slot}");
     d.api.wait_ready(Duration::from_secs(30), &d.dir).await;
@@ -444,17 +455,29 @@ async fn the_modes_slot_moving_and_its_master_restarting_lose_and_double_no_matc
     );
 
     // The search from before the restart is matched with one from after it,
-    // a new pair is matched, the anchor is still searching.
+    // a new pair (one over REST, one over WebSocket) is matched, the anchor
+    // is still searching.
     let (late, late_token) = search(&d, &none, "lonely-after", 1000.0).await;
     let mut after = vec![
         ("lonely-before".to_owned(), lonely, lonely_token),
         ("lonely-after".to_owned(), late, late_token),
     ];
-    for side in ["a", "b"] {
-        let player = format!("after-{side}");
-        let (ticket, token) = search(&d, &none, &player, 2000.0).await;
-        after.push((player, ticket, token));
-    }
+    let (ticket, token) = search(&d, &none, "after-rest", 2000.0).await;
+    after.push(("after-rest".to_owned(), ticket, token));
+    let (_, token) = d.ticket("duel", "after-ws", 2000.0).await;
+    let socket = tokio::spawn(ws_search(
+        d.api.base.clone(),
+        token,
+        Instant::now() + Duration::from_secs(30),
+    ));
+    let m = socket.await.unwrap();
+    assert_eq!(
+        m["type"],
+        "matched",
+        "after-ws: {m}; logs in {}",
+        d.dir.display()
+    );
+    told.insert("after-ws".to_owned(), match_id(&m).unwrap());
     for (player, ticket, token) in &after {
         let s = d.until_ended(ticket, token, Duration::from_secs(30)).await;
         assert_eq!(
