@@ -25,13 +25,23 @@ fn redis_unavailable(cause: &dyn std::fmt::Display) -> ApiError {
 }
 
 /// Whether a Redis error is Redis being out of reach (no connection, a
-/// broken one, no answer in time) rather than a refused command.
+/// broken one, no answer in time) rather than a refused command. On a
+/// cluster, a slot being moved or a master restarting is that too: the
+/// answers the client still held after its retries (`MOVED`, `ASK`,
+/// `TRYAGAIN` while a slot migrates, `CLUSTERDOWN`, `MASTERDOWN`, `LOADING`
+/// while a restarted node reads its append-only file) pass within seconds.
 fn redis_down(err: &redis::RedisError) -> bool {
+    use redis::{ErrorKind, ServerErrorKind};
     err.is_io_error()
         || err.is_timeout()
         || err.is_connection_refusal()
         || err.is_connection_dropped()
         || err.is_unrecoverable_error()
+        || err.is_cluster_error()
+        || matches!(
+            err.kind(),
+            ErrorKind::Server(ServerErrorKind::MasterDown | ServerErrorKind::BusyLoading)
+        )
 }
 
 /// A repository failure: `404`, `409 CONFLICT`, `422` naming an unknown

@@ -187,10 +187,14 @@ impl Drop for RedisHarness {
 /// The test cluster's URL (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`, see
 /// `scripts/redis-cluster`), or `None` with a printed notice when it is
 /// unset. Panics when it is unset under `CI=true`, so CI cannot skip the
-/// cluster cases silently.
+/// cluster cases silently. Set, it first takes the shared cluster lock
+/// ([`hold_cluster_lock`]).
 pub(crate) fn cluster_url() -> Option<String> {
     match std::env::var("MATCHPLANE_TEST_REDIS_CLUSTER_URL") {
-        Ok(url) if !url.trim().is_empty() => Some(url),
+        Ok(url) if !url.trim().is_empty() => {
+            hold_cluster_lock();
+            Some(url)
+        }
         _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("CI=true but MATCHPLANE_TEST_REDIS_CLUSTER_URL is unset (start one with scripts/redis-cluster)")
         }
@@ -201,6 +205,39 @@ pub(crate) fn cluster_url() -> Option<String> {
             None
         }
     }
+}
+
+/// Takes a shared lock on `<temp dir>/matchplane-redis-cluster.lock` and
+/// keeps it until this test process exits. The root package's cluster tests
+/// (`tests/support/cluster.rs`) that move slots or restart masters take it
+/// exclusively, so they never run while these cases use the cluster, even
+/// when two test binaries run at once. Waits at most ten minutes.
+fn hold_cluster_lock() {
+    static HELD: std::sync::OnceLock<std::fs::File> = std::sync::OnceLock::new();
+    HELD.get_or_init(|| {
+        let path = std::env::temp_dir().join("matchplane-redis-cluster.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        let deadline = std::time::Instant::now() + Duration::from_secs(600);
+        loop {
+            match file.try_lock_shared() {
+                Ok(()) => return file,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{} stayed locked for 10 minutes",
+                        path.display()
+                    );
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                Err(std::fs::TryLockError::Error(err)) => panic!("{}: {err}", path.display()),
+            }
+        }
+    });
 }
 
 /// Waits for the next message of a status stream, at most a second.

@@ -348,3 +348,19 @@ async fn dead_outbox_consumers_are_removed() {
     assert_eq!(taken.len(), 3);
     assert_eq!(names(&mut conn).await, ["c4"]);
 }
+
+/// `INFO` on a cluster is answered by every master (a map of node → text):
+/// the start-up persistence check reads it there as on one node, rather
+/// than failing and warning that it cannot tell.
+#[tokio::test]
+async fn persistence_is_read_on_a_node_and_on_a_cluster() {
+    let node = RedisHarness::new().await;
+    let on_node = node.reconnect().await.persistence().await;
+    assert!(on_node.is_ok(), "{on_node:?}");
+    let Some(url) = super::cluster_url() else {
+        return;
+    };
+    let cluster = RedisHarness::on(url, Duration::from_secs(3600)).await;
+    let on_cluster = cluster.reconnect().await.persistence().await;
+    assert!(on_cluster.is_ok(), "{on_cluster:?}");
+}

@@ -81,6 +81,21 @@ impl RedisTarget {
     }
 }
 
+/// Retries a cluster command gets at least. Following a `MOVED` or an
+/// `ASK` takes one (and an `ASK` can come back as `MOVED`: the client sends
+/// `ASKING` ahead of the command on a connection other commands share, or
+/// ahead of a pipeline whose later commands it does not cover), so does
+/// waiting out a `TRYAGAIN` while a slot migrates, or reconnecting to a
+/// master that restarted. With one retry, a command that met a moving slot
+/// or a restarted master failed where a second try would have succeeded.
+const CLUSTER_MIN_RETRIES: usize = 4;
+
+/// Bounds of the wait before a cluster retry that waits (`TRYAGAIN`,
+/// `CLUSTERDOWN`, a reconnection), in milliseconds: 100·2ⁿ within them,
+/// jittered, so four retries wait about a second in all (the client's
+/// default waits at least 1.28 s before each).
+const CLUSTER_RETRY_WAIT_MS: (u64, u64) = (50, 500);
+
 /// How long to wait and how often to retry (see `RedisPoolConfig`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConnSettings {
@@ -119,7 +134,13 @@ impl RedisConn {
                 let client = ClusterClient::builder(nodes.iter().map(String::as_str))
                     .response_timeout(settings.response_timeout)
                     .connection_timeout(settings.connect_timeout)
-                    .retries(u32::try_from(settings.retries.max(1)).unwrap_or(u32::MAX))
+                    .retries(
+                        u32::try_from(settings.retries.max(CLUSTER_MIN_RETRIES))
+                            .unwrap_or(u32::MAX),
+                    )
+                    .min_retry_wait(CLUSTER_RETRY_WAIT_MS.0)
+                    .max_retry_wait(CLUSTER_RETRY_WAIT_MS.1)
+                    .retry_wait_formula(100, 2)
                     .build()?;
                 Ok(Self::Cluster(client.get_async_connection().await?))
             }

@@ -52,53 +52,82 @@ fn info_field<'a>(info: &'a str, field: &str) -> Option<&'a str> {
     })
 }
 
+/// The text of each node's answer to `INFO <section>`: one node's, or on a
+/// cluster every master's (the cluster client asks them all and answers a
+/// map of node address → text).
+fn info_texts(answer: redis::Value) -> Result<Vec<String>, PoolError> {
+    let answers = match answer {
+        redis::Value::Map(nodes) => nodes.into_iter().map(|(_, text)| text).collect(),
+        one => vec![one],
+    };
+    answers
+        .into_iter()
+        .map(|text| {
+            redis::from_redis_value::<String>(text)
+                .map_err(|e| PoolError::Redis(redis::RedisError::from(e)))
+        })
+        .collect()
+}
+
 impl RedisPoolStore {
-    /// What this Redis keeps through a restart: `CONFIG GET` when allowed,
-    /// else `INFO persistence` (managed services often disable `CONFIG`);
-    /// replicas from `INFO replication`.
+    /// What this Redis keeps through a restart. The append-only file and
+    /// the replicas from `INFO persistence` and `INFO replication`, which a
+    /// cluster answers for every master (the weakest counts: AOF only if
+    /// every master has it, replicas as the fewest any master has);
+    /// `appendfsync` and the snapshot schedule from `CONFIG GET` when
+    /// allowed (managed services often disable `CONFIG`), which a cluster
+    /// answers for one node.
     ///
     /// # Errors
-    /// Redis unreachable, or neither command answered.
+    /// Redis unreachable, or `INFO` not answered.
     pub async fn persistence(&self) -> Result<Persistence, PoolError> {
         let mut conn = self.conn();
-        let replication: String = redis::cmd("INFO")
-            .arg("replication")
-            .query_async(&mut conn)
-            .await?;
-        let replicas = info_field(&replication, "connected_slaves")
-            .and_then(|n| n.parse().ok())
+        let info = |section: &'static str| {
+            let mut cmd = redis::cmd("INFO");
+            cmd.arg(section);
+            cmd
+        };
+        let replication = info_texts(info("replication").query_async(&mut conn).await?)?;
+        let persistence = info_texts(info("persistence").query_async(&mut conn).await?)?;
+        let replicas = replication
+            .iter()
+            .map(|text| {
+                info_field(text, "connected_slaves")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0)
+            })
+            .min()
             .unwrap_or(0);
+        let aof = !persistence.is_empty()
+            && persistence
+                .iter()
+                .all(|text| info_field(text, "aof_enabled") == Some("1"));
         let config: Result<Vec<String>, _> = redis::cmd("CONFIG")
             .arg("GET")
-            .arg("appendonly")
             .arg("appendfsync")
             .arg("save")
             .query_async(&mut conn)
             .await;
-        if let Ok(pairs) = config {
-            let get = |name: &str| {
-                pairs
-                    .chunks_exact(2)
-                    .find(|p| p[0] == name)
-                    .map(|p| p[1].clone())
-            };
+        let Ok(pairs) = config else {
             return Ok(Persistence {
-                aof: get("appendonly").as_deref() == Some("yes"),
-                fsync: get("appendfsync"),
-                rdb: get("save").is_some_and(|s| !s.trim().is_empty()),
+                aof,
+                fsync: None,
+                // Without CONFIG the snapshot schedule is unknown: counted
+                // as none (a warning too many rather than one too few).
+                rdb: false,
                 replicas,
             });
-        }
-        let info: String = redis::cmd("INFO")
-            .arg("persistence")
-            .query_async(&mut conn)
-            .await?;
+        };
+        let get = |name: &str| {
+            pairs
+                .chunks_exact(2)
+                .find(|p| p[0] == name)
+                .map(|p| p[1].clone())
+        };
         Ok(Persistence {
-            aof: info_field(&info, "aof_enabled") == Some("1"),
-            fsync: None,
-            // Without CONFIG the snapshot schedule is unknown: counted as
-            // none (a warning too many rather than one too few).
-            rdb: false,
+            aof,
+            fsync: get("appendfsync"),
+            rdb: get("save").is_some_and(|s| !s.trim().is_empty()),
             replicas,
         })
     }
@@ -146,6 +175,20 @@ mod tests {
         assert_eq!(replica.warning(), None);
         let rdb = Persistence { rdb: true, ..none };
         assert!(rdb.warning().unwrap().contains("RDB"));
+    }
+
+    #[test]
+    fn a_clusters_info_is_read_for_every_master() {
+        let text = |t: &str| redis::Value::BulkString(t.as_bytes().to_vec());
+        let one = info_texts(text("aof_enabled:1\r\n")).unwrap();
+        assert_eq!(one, vec!["aof_enabled:1\r\n".to_owned()]);
+        let cluster = redis::Value::Map(vec![
+            (text("127.0.0.1:7101"), text("aof_enabled:1\r\n")),
+            (text("127.0.0.1:7102"), text("aof_enabled:0\r\n")),
+        ]);
+        let all = info_texts(cluster).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(info_field(&all[1], "aof_enabled"), Some("0"));
     }
 
     #[test]
