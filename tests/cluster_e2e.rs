@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::cluster::{self, ClusterLock};
-use support::{players_of, ws_search, Answer, Deployment};
+use support::{players_of, ws_search, Answer, Deployment, LONG_REST_POLL};
 
 /// Every `match.made` the receiver got, checked against what the players
 /// were told (`player → matchId`): each match delivered exactly once under
@@ -38,7 +38,7 @@ use support::{players_of, ws_search, Answer, Deployment};
 async fn assert_each_match_once(d: &Deployment, told: &BTreeMap<String, String>) {
     let ids: BTreeSet<&String> = told.values().collect();
     for id in &ids {
-        let hooks = d.hooks_of(id, Duration::from_secs(30)).await;
+        let hooks = d.hooks_of(id, 1, Duration::from_secs(30)).await;
         assert_eq!(
             hooks.len(),
             1,
@@ -89,13 +89,45 @@ fn match_id(v: &Value) -> Option<String> {
     v["match"]["matchId"].as_str().map(str::to_owned)
 }
 
+/// Asserts that `player`'s search ended matched (`ended`: a REST status or
+/// a WebSocket message, `field` its `status` or `type`) and records the
+/// match in `told`.
+fn tell(
+    d: &Deployment,
+    told: &mut BTreeMap<String, String>,
+    player: &str,
+    ended: &Value,
+    field: &str,
+) {
+    assert_eq!(
+        ended[field],
+        "matched",
+        "{player}: {ended}; logs in {}",
+        d.dir.display()
+    );
+    told.insert(player.to_owned(), match_id(ended).unwrap());
+}
+
+/// Waits for each REST search `(player, ticket, token)` to end (at most
+/// 30 s each) and [`tell`]s its match.
+async fn tell_rest(
+    d: &Deployment,
+    told: &mut BTreeMap<String, String>,
+    searches: &[(String, String, String)],
+) {
+    for (player, ticket, token) in searches {
+        let s = d.until_ended(ticket, token, Duration::from_secs(30)).await;
+        tell(d, told, player, &s, "status");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_match_is_made_and_webhooked_on_the_cluster_over_rest_and_websocket() {
     let Some(url) = cluster::cluster_url() else {
         return;
     };
     let _lock = ClusterLock::shared().await;
-    let mut d = Deployment::start("clmatch", &url, 2).await;
+    let mut d = Deployment::start("clmatch", &url, 2, &[LONG_REST_POLL]).await;
     d.mode(
         json!({"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
                   "algorithm": {"type": "fifo"}}),
@@ -120,25 +152,9 @@ async fn a_match_is_made_and_webhooked_on_the_cluster_over_rest_and_websocket() 
         ));
     }
     let mut told = BTreeMap::new();
-    for (player, ticket, token) in &rest {
-        let s = d.until_ended(ticket, token, Duration::from_secs(30)).await;
-        assert_eq!(
-            s["status"],
-            "matched",
-            "{player}: {s}; logs in {}",
-            d.dir.display()
-        );
-        told.insert(player.clone(), match_id(&s).unwrap());
-    }
+    tell_rest(&d, &mut told, &rest).await;
     for (player, task) in sockets {
-        let m = task.await.unwrap();
-        assert_eq!(
-            m["type"],
-            "matched",
-            "{player}: {m}; logs in {}",
-            d.dir.display()
-        );
-        told.insert(player, match_id(&m).unwrap());
+        tell(&d, &mut told, &player, &task.await.unwrap(), "type");
     }
     assert_eq!(told.values().collect::<BTreeSet<_>>().len(), 2, "{told:?}");
     assert_each_match_once(&d, &told).await;
@@ -336,7 +352,7 @@ async fn the_modes_slot_moving_and_its_master_restarting_lose_and_double_no_matc
     };
     let _lock = ClusterLock::exclusive().await;
     let seed = cluster::seed(&url);
-    let d = Arc::new(Deployment::start("clmove", &url, 2).await);
+    let d = Arc::new(Deployment::start("clmove", &url, 2, &[LONG_REST_POLL]).await);
     // MMR windows capped at ±300: the anchor (0), the lonely pair (1000)
     // and the traffic (2000) never match across.
     d.mode(
@@ -379,16 +395,7 @@ async fn the_modes_slot_moving_and_its_master_restarting_lose_and_double_no_matc
         started.len()
     );
     let mut told = BTreeMap::new();
-    for (player, ticket, token) in &started {
-        let s = d.until_ended(ticket, token, Duration::from_secs(30)).await;
-        assert_eq!(
-            s["status"],
-            "matched",
-            "{player}: {s}; logs in {}",
-            d.dir.display()
-        );
-        told.insert(player.clone(), match_id(&s).unwrap());
-    }
+    tell_rest(&d, &mut told, &started).await;
     assert_each_match_once(&d, &told).await;
 
     // 3. The slot's master is killed and started again while the workers
@@ -470,24 +477,8 @@ async fn the_modes_slot_moving_and_its_master_restarting_lose_and_double_no_matc
         token,
         Instant::now() + Duration::from_secs(30),
     ));
-    let m = socket.await.unwrap();
-    assert_eq!(
-        m["type"],
-        "matched",
-        "after-ws: {m}; logs in {}",
-        d.dir.display()
-    );
-    told.insert("after-ws".to_owned(), match_id(&m).unwrap());
-    for (player, ticket, token) in &after {
-        let s = d.until_ended(ticket, token, Duration::from_secs(30)).await;
-        assert_eq!(
-            s["status"],
-            "matched",
-            "{player}: {s}; logs in {}",
-            d.dir.display()
-        );
-        told.insert(player.clone(), match_id(&s).unwrap());
-    }
+    tell(&d, &mut told, "after-ws", &socket.await.unwrap(), "type");
+    tell_rest(&d, &mut told, &after).await;
     assert_eq!(
         told["lonely-before"], told["lonely-after"],
         "the search from before the restart"

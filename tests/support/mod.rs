@@ -4,8 +4,9 @@
 //! receiver that verifies each Standard Webhooks signature with its own
 //! HMAC code, and a small REST client.
 //!
-//! Used by `tests/cluster_e2e.rs`; the older end-to-end files keep their own
-//! copies for now.
+//! Used by `tests/cluster_e2e.rs`, `tests/e2e_real_data.rs` and
+//! `tests/acceptance_crash.rs`; each uses only some of it, hence the
+//! module-wide `dead_code` allowance.
 #![allow(dead_code)]
 
 pub mod cluster;
@@ -30,6 +31,10 @@ use std::time::{Duration, Instant};
 /// The operator token the spawned API is started with.
 pub const OPERATOR: &str = "support-operator-token";
 
+/// Extra environment for [`Deployment::start`]: a REST search lives
+/// without polls for the test's length (the default is 30 s).
+pub const LONG_REST_POLL: (&str, &str) = ("MATCHPLANE_REST_POLL_TIMEOUT", "600");
+
 /// `name` from the environment, or `default`.
 pub fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -37,6 +42,14 @@ pub fn env_or(name: &str, default: &str) -> String {
 
 /// A child process, killed (SIGKILL) when dropped.
 pub struct Proc(pub Child);
+
+impl Proc {
+    /// Kills the process (SIGKILL) now and waits for it: a crash, as the
+    /// crash tests mean it.
+    pub fn kill(self) {
+        drop(self);
+    }
+}
 
 impl Drop for Proc {
     fn drop(&mut self) {
@@ -152,6 +165,8 @@ impl Drop for RedisPrefix {
 /// One webhook request as received.
 #[derive(Debug, Clone)]
 pub struct Hook {
+    /// The game mode, from the path `/hook/{mode}`.
+    pub mode: String,
     /// The `webhook-id` header.
     pub id: String,
     /// Whether a `v1` signature verified with the mode's secret.
@@ -161,11 +176,13 @@ pub struct Hook {
 }
 
 /// A webhook receiver: `POST /hook/{mode}`, each verified with that
-/// mode's secret (set with [`Receiver::secret`]), answered `200`.
+/// mode's secret (set with [`Receiver::secret`]), answered `200` (the next
+/// one only after a pause, if [`Receiver::hold_next`] asked for one).
 #[derive(Default)]
 pub struct Receiver {
     secrets: Mutex<HashMap<String, Vec<u8>>>,
     got: Mutex<Vec<Hook>>,
+    hold: Mutex<Option<Duration>>,
 }
 
 impl Receiver {
@@ -187,6 +204,12 @@ impl Receiver {
             .decode(secret.trim_start_matches("whsec_"))
             .unwrap();
         self.secrets.lock().unwrap().insert(mode.to_owned(), key);
+    }
+
+    /// Answers the next request only after `pause` (it is recorded at
+    /// once): long enough for a test to kill the worker mid-delivery.
+    pub fn hold_next(&self, pause: Duration) {
+        *self.hold.lock().unwrap() = Some(pause);
     }
 
     /// Every request received so far.
@@ -250,7 +273,16 @@ async fn hook(
         .unwrap_or("")
         .to_owned();
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    r.got.lock().unwrap().push(Hook { id, verified, body });
+    r.got.lock().unwrap().push(Hook {
+        mode,
+        id,
+        verified,
+        body,
+    });
+    let hold = r.hold.lock().unwrap().take();
+    if let Some(pause) = hold {
+        tokio::time::sleep(pause).await;
+    }
     StatusCode::OK
 }
 
@@ -362,13 +394,16 @@ pub struct Deployment {
     pub procs: Vec<Proc>,
     /// The database (dropped after the processes).
     pub database: PgDatabase,
+    /// The processes' environment.
+    env: Vec<(String, String)>,
     _keys: RedisPrefix,
 }
 
 impl Deployment {
-    /// Starts `workers` workers and an API on `redis` under a fresh prefix
-    /// and database named after `name`, and makes a project and a key.
-    pub async fn start(name: &str, redis: &str, workers: usize) -> Self {
+    /// Starts an API and `workers` workers (`worker-1.log` …) on `redis`
+    /// under a fresh prefix and database named after `name`, with `extra`
+    /// added to their environment, and makes a project and a key.
+    pub async fn start(name: &str, redis: &str, workers: usize, extra: &[(&str, &str)]) -> Self {
         let admin = env_or(
             "MATCHPLANE_TEST_DATABASE_URL",
             "postgres://postgres@127.0.0.1:5432/postgres",
@@ -385,7 +420,7 @@ impl Deployment {
         let (receiver, hook_addr) = Receiver::serve().await;
 
         let port = free_port();
-        let env: Vec<(String, String)> = vec![
+        let mut env: Vec<(String, String)> = vec![
             ("DATABASE_URL".into(), database.url.clone()),
             ("REDIS_URL".into(), redis.to_owned()),
             ("MATCHPLANE_REDIS_PREFIX".into(), prefix.clone()),
@@ -393,10 +428,13 @@ impl Deployment {
             ("MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS".into(), "true".into()),
             ("MATCHPLANE_LISTEN".into(), format!("127.0.0.1:{port}")),
             ("MATCHPLANE_LEASE_TTL_SECONDS".into(), "2".into()),
-            // A REST search lives without polls for the test's length.
-            ("MATCHPLANE_REST_POLL_TIMEOUT".into(), "600".into()),
             ("RUST_LOG".into(), "info".into()),
         ];
+        env.extend(
+            extra
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
         let migrate = Command::new(env!("CARGO_BIN_EXE_matchplane"))
             .arg("migrate")
             .envs(env.iter().map(|(k, v)| (k, v)))
@@ -408,13 +446,7 @@ impl Deployment {
             String::from_utf8_lossy(&migrate.stderr)
         );
         let mut procs = vec![spawn(&["api"], &env, &dir.join("api.log"))];
-        for i in 1..=workers {
-            procs.push(spawn(
-                &["worker"],
-                &env,
-                &dir.join(format!("worker-{i}.log")),
-            ));
-        }
+        procs.extend((1..=workers).map(|n| spawn_worker(&env, &dir, n)));
         let api = Api {
             base: format!("http://127.0.0.1:{port}"),
             http: reqwest::Client::new(),
@@ -452,8 +484,15 @@ impl Deployment {
             prefix,
             procs,
             database,
+            env,
             _keys: keys,
         }
+    }
+
+    /// Starts one more `matchplane worker`, its output in `worker-{n}.log`;
+    /// it is the caller's to keep (and kill).
+    pub fn worker(&self, n: usize) -> Proc {
+        spawn_worker(&self.env, &self.dir, n)
     }
 
     /// Creates game mode `body` (its `webhook` pointed at the receiver) and
@@ -477,13 +516,19 @@ impl Deployment {
 
     /// A ticket of `player` in `mode` with `mmr`: `(ticketId, token)`.
     pub async fn ticket(&self, mode: &str, player: &str, mmr: f64) -> (String, String) {
+        self.ticket_of(json!({"gameMode": mode, "playerId": player, "attributes": {"mmr": mmr}}))
+            .await
+    }
+
+    /// A ticket made from `body`: `(ticketId, token)`.
+    pub async fn ticket_of(&self, body: Value) -> (String, String) {
         let (status, t) = self
             .api
             .call(
                 reqwest::Method::POST,
                 &format!("/v1/projects/{}/tickets", self.project),
                 &self.bearer,
-                Some(json!({"gameMode": mode, "playerId": player, "attributes": {"mmr": mmr}})),
+                Some(body),
             )
             .await;
         assert_eq!(status, 201, "{t}");
@@ -531,13 +576,13 @@ impl Deployment {
         }
     }
 
-    /// Waits until match `match_id`'s webhook arrived (at most `within`);
-    /// returns every request received for it.
-    pub async fn hooks_of(&self, match_id: &str, within: Duration) -> Vec<Hook> {
+    /// Waits until at least `n` webhook requests of match `match_id`
+    /// arrived (at most `within`); returns every request received for it.
+    pub async fn hooks_of(&self, match_id: &str, n: usize, within: Duration) -> Vec<Hook> {
         let deadline = Instant::now() + within;
         loop {
             let got = self.receiver.of_match(match_id);
-            if !got.is_empty() || Instant::now() > deadline {
+            if got.len() >= n || Instant::now() > deadline {
                 return got;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -553,6 +598,11 @@ impl Deployment {
             )
             .await
     }
+}
+
+/// `matchplane worker` with `env`, its output in `dir/worker-{n}.log`.
+fn spawn_worker(env: &[(String, String)], dir: &FsPath, n: usize) -> Proc {
+    spawn(&["worker"], env, &dir.join(format!("worker-{n}.log")))
 }
 
 /// One WebSocket search on `base` with `token`: returns its last message
