@@ -55,7 +55,11 @@ async fn the_worker_repairs_a_count_an_interrupted_add_left_behind() {
     // stops before the project's step.
     let other = harness.reconnect().await;
     add_without_the_project(&other, &m, "t2").await;
-    assert_eq!(store.count_live("prj_a").await.unwrap(), 1, "behind its pool");
+    assert_eq!(
+        store.count_live("prj_a").await.unwrap(),
+        1,
+        "behind its pool"
+    );
     // The mode's worker probes: the pool's size differs from what it
     // applied, so it measures and applies again.
     let worker = harness.reconnect().await;
@@ -140,7 +144,10 @@ async fn a_reservation_left_behind_holds_a_player_only_while_a_start_could_be_in
         Err(AddSearchError::PlayerAlreadySearching {
             ticket_id,
             game_mode,
-        }) => assert_eq!((ticket_id.as_str(), game_mode.as_str()), ("t_starting", "ranked")),
+        }) => assert_eq!(
+            (ticket_id.as_str(), game_mode.as_str()),
+            ("t_starting", "ranked")
+        ),
         other => panic!("expected PLAYER_ALREADY_SEARCHING, got {other:?}"),
     }
     // The same reservation, older than a start can take and with no search
@@ -165,7 +172,10 @@ async fn a_reservation_left_behind_holds_a_player_only_while_a_start_could_be_in
     );
     // A refused add gave nothing back that was not its own, and registered
     // no mode it has no search in.
-    assert_eq!(store.modes_with_searches("prj_a").await.unwrap(), ["casual"]);
+    assert_eq!(
+        store.modes_with_searches("prj_a").await.unwrap(),
+        ["casual"]
+    );
     assert_eq!(store.count_live("prj_a").await.unwrap(), 1);
     // Ended in `casual`: free in `ranked` at once (its ended record says so).
     store
@@ -173,7 +183,13 @@ async fn a_reservation_left_behind_holds_a_player_only_while_a_start_could_be_in
         .await
         .unwrap();
     store
-        .add_search_scoped(&ranked, &solo("t3", "p1"), FAR, None, PlayerSearchScope::Project)
+        .add_search_scoped(
+            &ranked,
+            &solo("t3", "p1"),
+            FAR,
+            None,
+            PlayerSearchScope::Project,
+        )
         .await
         .unwrap();
 }

@@ -97,10 +97,10 @@ impl Leases for RedisPoolStore {
             [1, searches, outbox, proposals, backfills] => {
                 self.sync_if_changed(mode, *searches).await;
                 Ok(Some(ModeActivity {
-                searches: *searches,
-                outbox: *outbox,
-                proposals: *proposals,
-                backfills: *backfills,
+                    searches: *searches,
+                    outbox: *outbox,
+                    proposals: *proposals,
+                    backfills: *backfills,
                 }))
             }
             _ => Err(PoolError::Corrupt(format!(

@@ -193,11 +193,7 @@ impl RedisPoolStore {
                     }
                     Holder::Stale => stale.clone_from(held),
                 },
-                other => {
-                    return Err(PoolError::Corrupt(format!(
-                        "live_begin answered {other:?}"
-                    )))
-                }
+                other => return Err(PoolError::Corrupt(format!("live_begin answered {other:?}"))),
             }
         }
         Err(PoolError::Corrupt(format!(
@@ -222,16 +218,23 @@ impl RedisPoolStore {
         let other = ModeKey::new(&mode.project_id, name);
         let keys = self.keys(&other);
         let [current, next, previous] = self.ended_keys(&keys);
-        let (live, current, next, previous): (bool, Option<String>, Option<String>, Option<String>) =
-            redis::pipe()
-                .hexists(&keys.pool, ticket)
-                .hget(&current, ticket)
-                .hget(&next, ticket)
-                .hget(&previous, ticket)
-                .query_async(&mut self.conn())
-                .await?;
+        let (live, current, next, previous): (
+            bool,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        ) = redis::pipe()
+            .hexists(&keys.pool, ticket)
+            .hget(&current, ticket)
+            .hget(&next, ticket)
+            .hget(&previous, ticket)
+            .query_async(&mut self.conn())
+            .await?;
         let ended = current.is_some() || next.is_some() || previous.is_some();
-        let starting = !ended && at.parse::<f64>().is_ok_and(|at| now - at < START_WINDOW_SECONDS);
+        let starting = !ended
+            && at
+                .parse::<f64>()
+                .is_ok_and(|at| now - at < START_WINDOW_SECONDS);
         Ok(if live || starting {
             Holder::Holds {
                 ticket_id: ticket.to_owned(),
@@ -344,5 +347,4 @@ impl RedisPoolStore {
         }
         Ok(())
     }
-
 }

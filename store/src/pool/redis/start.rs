@@ -36,7 +36,7 @@ impl RedisPoolStore {
         start: &TicketStart<'_>,
     ) -> Result<Ticket, StartSearchError> {
         let corrupt = |what: String| StartSearchError::Add(PoolError::Corrupt(what).into());
-        let store = |e: PoolError| StartSearchError::Add(AddSearchError::Store(e.into()));
+        let store = |e: PoolError| StartSearchError::Add(AddSearchError::Store(e));
         let key = ticket_key(self.prefix(), &start.mode.project_id, start.ticket_id);
         let read = async {
             redis::cmd("GET")
@@ -112,7 +112,11 @@ mod tests {
             entry_of(json, "tkt_1", "1700000000.5").as_deref(),
             Some(r#"{"ticketId":"tkt_1","playerId":"ana","mmr":1500.25,"queuedAt":1700000000.5}"#)
         );
-        assert_eq!(entry_of(json, "tkt_2", "1"), None, "another ticket's record");
+        assert_eq!(
+            entry_of(json, "tkt_2", "1"),
+            None,
+            "another ticket's record"
+        );
         assert_eq!(entry_of(r#"{"ticketId":"tkt_1"}"#, "tkt_1", "1"), None);
     }
 }
