@@ -201,7 +201,12 @@ pub fn run_cycle(
         ..CycleOutcome::default()
     };
     let found = grouper.found();
+    let mut players = crate::seating::gather(pool, candidates, &formed);
+    let mut first = 0;
     for f in &formed {
+        let seats: usize = f.group.iter().map(|&c| candidates[c].searches.len()).sum();
+        let group_players = players.get_mut(first..first + seats).unwrap_or_default();
+        first += seats;
         let region = regions.as_ref().map(|t| t.choose(candidates, &f.group));
         let seated = match &region {
             // A pass never forms a group without a common region.
@@ -209,9 +214,9 @@ pub fn run_cycle(
             Some(Some(index)) => {
                 let index = *index;
                 let table = regions.as_ref().map(|table| SeatRegion { table, index });
-                seat(config, pool, candidates, f, now, table, rng)
+                seat(config, group_players, candidates, f, now, table, rng)
             }
-            None => seat(config, pool, candidates, f, now, None, rng),
+            None => seat(config, group_players, candidates, f, now, None, rng),
         };
         match seated {
             Some(m) => outcome.matches.push(m),

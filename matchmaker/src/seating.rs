@@ -7,6 +7,7 @@ use crate::config::{Algorithm, GameModeConfig, MatchShape, TeamAssignment};
 use crate::cycle::{MatchedPlayer, ProposedMatch, ProposedTeam};
 use crate::search::Search;
 use crate::teams::{self, Unit};
+use arcstr::ArcStr;
 use rand::RngCore;
 
 /// How a formed group is seated.
@@ -32,12 +33,66 @@ pub struct Formed {
     pub plan: SeatPlan,
 }
 
+/// What seating takes from a player's search, copied out of the pool.
+#[derive(Debug, Clone, Default)]
+pub struct Gathered {
+    ticket_id: ArcStr,
+    player_id: ArcStr,
+    party_id: Option<ArcStr>,
+    mmr: Option<f64>,
+    ping_ms: Option<f64>,
+    queued_at: f64,
+}
+
+/// Every player of `formed`, group after group (each group's candidates
+/// in order, each candidate's searches in order), as [`seat`] takes them.
+///
+/// The pool is read once in its own order rather than group by group: a
+/// group's players sit anywhere in the pool, and each one's ids are
+/// reference-counted strings whose clone writes to their allocation, so
+/// reading them in group order was a cache miss per id that nothing could
+/// overlap once the pool outgrows the caches.
+pub fn gather(pool: &[Search], candidates: &[Candidate], formed: &[Formed]) -> Vec<Gathered> {
+    const NONE: u32 = u32::MAX;
+    let mut slot_of = vec![NONE; pool.len()];
+    let mut slots = 0usize;
+    for f in formed {
+        for &c in &f.group {
+            for &i in &candidates[c].searches {
+                if let Some(slot) = slot_of.get_mut(i) {
+                    *slot = u32::try_from(slots).unwrap_or(NONE);
+                }
+                slots += 1;
+            }
+        }
+    }
+    let mut gathered = vec![Gathered::default(); slots];
+    for (s, &slot) in pool.iter().zip(&slot_of) {
+        if let Some(g) = gathered.get_mut(slot as usize) {
+            *g = Gathered {
+                ticket_id: s.ticket_id.clone(),
+                player_id: s.player_id.clone(),
+                party_id: s
+                    .party
+                    .as_ref()
+                    .filter(|p| p.members.len() > 1)
+                    .map(|p| p.id.clone()),
+                mmr: s.mmr,
+                ping_ms: s.ping_ms,
+                queued_at: s.queued_at,
+            };
+        }
+    }
+    gathered
+}
+
 /// Seats `formed` by `config`'s rule, in `region` (each player's
 /// `latencyMs` is its own latency there). `None` only if the humans cannot be
-/// seated exactly (a pass never forms such a group).
+/// seated exactly (a pass never forms such a group). `players` are the
+/// group's players as [`gather`] gave them, taken out when seated.
 pub fn seat(
     config: &GameModeConfig,
-    pool: &[Search],
+    players: &mut [Gathered],
     candidates: &[Candidate],
     formed: &Formed,
     now: f64,
@@ -51,11 +106,8 @@ pub fn seat(
         SeatPlan::WithBots { humans } => humans,
     };
     // A unit is a whole party with keep-together, else a single player:
-    // `unit_members[u]` is a slice of `flat` (pool indices).
-    let flat: Vec<usize> = group
-        .iter()
-        .flat_map(|&c| candidates[c].searches.iter().copied())
-        .collect();
+    // `unit_members[u]` is a range of `players`.
+    let seated = players.len();
     // Each player's latency to the match's region, from the cycle's table
     // (a solo's is its candidate's row, a party member's its own entry).
     let latency: Vec<Option<f64>> = match region {
@@ -74,7 +126,7 @@ pub fn seat(
             })
             .collect(),
     };
-    let mut unit_members: Vec<std::ops::Range<usize>> = Vec::with_capacity(flat.len());
+    let mut unit_members: Vec<std::ops::Range<usize>> = Vec::with_capacity(seated);
     if config.parties.keep_together {
         let mut start = 0;
         for &c in group {
@@ -83,16 +135,13 @@ pub fn seat(
             start += len;
         }
     } else {
-        unit_members.extend((0..flat.len()).map(|i| i..i + 1));
+        unit_members.extend((0..seated).map(|i| i..i + 1));
     }
     let units: Vec<Unit> = unit_members
         .iter()
         .map(|r| Unit {
             seats: r.len() as u32,
-            value_sum: flat[r.clone()]
-                .iter()
-                .map(|&i| pool[i].mmr.unwrap_or(0.0))
-                .sum(),
+            value_sum: r.clone().map(|k| players[k].mmr.unwrap_or(0.0)).sum(),
         })
         .collect();
     // Teams without humans (a bot match) take no part in the seating.
@@ -122,17 +171,12 @@ pub fn seat(
         .collect();
     for (members, &t) in unit_members.iter().zip(&seating) {
         let team = live[t];
-        for (at, &i) in flat[members.clone()].iter().enumerate() {
-            let s = &pool[i];
-            let at = members.start + at;
+        for at in members.clone() {
+            let s = std::mem::take(&mut players[at]);
             teams[team].players.push(MatchedPlayer {
-                player_id: s.player_id.clone(),
-                ticket_id: s.ticket_id.clone(),
-                party_id: s
-                    .party
-                    .as_ref()
-                    .filter(|p| p.members.len() > 1)
-                    .map(|p| p.id.clone()),
+                player_id: s.player_id,
+                ticket_id: s.ticket_id,
+                party_id: s.party_id,
                 mmr: s.mmr,
                 ping_ms: s.ping_ms,
                 wait_seconds: (now - s.queued_at).max(0.0),

@@ -118,7 +118,7 @@ async fn main() {
         .get_multiplexed_async_connection_with_config(&raw_config)
         .await
         .unwrap();
-    let pool_key = format!("{prefix}:{{{}}}:ranked-5v5:pool", project.id);
+    let pool_key = format!("{prefix}:{{{}/ranked-5v5}}:pool", project.id);
     let mut floor = Duration::MAX;
     for _ in 0..3 {
         let started = Instant::now();
@@ -131,8 +131,8 @@ async fn main() {
 
     // A copy of the pool for the claim floor below.
     let floor_keys = [
-        format!("{prefix}:{{{}}}:floor:pool", project.id),
-        format!("{prefix}:{{{}}}:floor:outbox", project.id),
+        format!("{prefix}:{{{}/ranked-5v5}}:floor-pool", project.id),
+        format!("{prefix}:{{{}/ranked-5v5}}:floor-outbox", project.id),
     ];
     let copied: bool = redis::cmd("COPY")
         .arg(&pool_key)
@@ -166,7 +166,7 @@ async fn main() {
     let cycle = started.elapsed();
     let tick_cpu = process_cpu() - cpu_before;
     let scripts_busy = script_time(&mut raw).await - scripts_before;
-    let outbox_key = format!("{prefix}:{{{}}}:ranked-5v5:outbox", project.id);
+    let outbox_key = format!("{prefix}:{{{}/ranked-5v5}}:outbox", project.id);
     let outbox_record = sample_record(&mut raw, &outbox_key).await;
     let recorder = Recorder {
         pool: pool.as_ref(),

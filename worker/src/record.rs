@@ -38,11 +38,14 @@ pub const MATCH_MADE: &str = "match.made";
 /// The outbox record of a match: its exact `match.made` webhook body, so the
 /// bytes signed and sent are fixed when the match is claimed.
 ///
+/// Takes the body, which it would otherwise copy: a cycle encodes one per
+/// match.
+///
 /// # Errors
 /// [`WorkerError::Corrupt`] if the body cannot be serialised.
-pub fn encode(body: &MatchMade) -> Result<String, WorkerError> {
-    let message = Message::match_made(body.clone())
-        .map_err(|e| WorkerError::Corrupt(format!("match body: {e}")))?;
+pub fn encode(body: MatchMade) -> Result<String, WorkerError> {
+    let message =
+        Message::match_made(body).map_err(|e| WorkerError::Corrupt(format!("match body: {e}")))?;
     String::from_utf8(message.body).map_err(|e| WorkerError::Corrupt(e.to_string()))
 }
 
@@ -405,7 +408,7 @@ fn prepare(
     // The webhook body: the claim's record as it is, or, when a player
     // brought `data`, the same body with each one's `data` in its entry.
     let payload = if with_data {
-        encode(&body)?
+        encode(body.clone())?
     } else {
         entry.record_json.clone()
     };

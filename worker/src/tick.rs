@@ -468,7 +468,7 @@ pub(crate) fn claim_of(
         proposed,
     );
     body.backfill_id = crate::backfill::auto_id(config, proposed);
-    let record_json = crate::record::encode(&body)?;
+    let record_json = crate::record::encode(body)?;
     Ok(Claim {
         match_id,
         ticket_ids: proposed

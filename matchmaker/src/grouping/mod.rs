@@ -47,11 +47,27 @@ pub struct Attempt {
     pub short: Option<WaitingReason>,
 }
 
+/// What a walk reads of the candidate at one position of a [`List`]: kept
+/// by position, so that a walk over an anchor's neighbours reads memory in
+/// order instead of one candidate here and one there (on a pool larger
+/// than the caches, those scattered reads were most of a walk's time).
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// The candidate's MMR or ping (0 in FIFO).
+    value: f64,
+    /// Its current range (0 in FIFO).
+    range: f64,
+    /// Its seats.
+    seats: u32,
+}
+
 /// A doubly linked list of candidates in value (or wait) order, from which
 /// matched ones are unlinked in O(1).
 #[derive(Debug, Default)]
 struct List {
     order: Vec<usize>,
+    /// By position: the candidate's value, range and seats.
+    slots: Vec<Slot>,
     /// Position in `order` by candidate; `NONE` when not in this list.
     pos: Vec<usize>,
     prev: Vec<usize>,
@@ -60,14 +76,25 @@ struct List {
 }
 
 impl List {
-    fn new(n: usize, order: Vec<usize>) -> Self {
+    /// The list of the candidates `order` (by index into `candidates`, whose
+    /// values and ranges are `values` and `ranges`, empty in FIFO).
+    fn new(candidates: &[Candidate], values: &[f64], ranges: &[f64], order: Vec<usize>) -> Self {
         let len = order.len();
-        let mut pos = vec![NONE; n];
+        let mut pos = vec![NONE; candidates.len()];
         for (p, &c) in order.iter().enumerate() {
             pos[c] = p;
         }
+        let slots = order
+            .iter()
+            .map(|&c| Slot {
+                value: values.get(c).copied().unwrap_or(0.0),
+                range: ranges.get(c).copied().unwrap_or(0.0),
+                seats: candidates[c].seats,
+            })
+            .collect();
         Self {
             order,
+            slots,
             pos,
             prev: (0..len)
                 .map(|p| if p == 0 { NONE } else { p - 1 })
@@ -161,7 +188,7 @@ impl<'a> Grouper<'a> {
             ranges,
             keep_together,
             fifo,
-            lists: vec![List::new(n, order)],
+            lists: vec![List::new(candidates, values, ranges, order)],
             matched: vec![false; n],
             alive_seats: candidates.iter().map(|c| u64::from(c.seats)).sum(),
             found: candidates.iter().map(|c| c.seats).collect(),
@@ -277,13 +304,14 @@ impl<'a> Grouper<'a> {
     /// Grows a group from `anchor` over `lists[l]`; the region check
     /// applies on the list of every candidate (`l == 0`) only.
     fn grow_close(&mut self, anchor: usize, caps: &[u32], size: u32, l: usize) -> Attempt {
-        let (values, ranges) = (self.values, self.ranges);
         let check_regions = l == 0;
         // Moved out while the walk borrows it; put back before returning.
         let list = std::mem::take(&mut self.lists[l]);
-        let order = &list.order;
-        let (va, ra) = (values[anchor], ranges[anchor]);
+        let (order, slots) = (&list.order, &list.slots);
+        let (va, ra) = (self.values[anchor], self.ranges[anchor]);
         let mut group = vec![anchor];
+        // The joiners' values and ranges, for the every-member fit check.
+        let mut joined: Vec<(f64, f64)> = Vec::with_capacity(size as usize);
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
         self.start_regions(anchor);
@@ -293,7 +321,7 @@ impl<'a> Grouper<'a> {
         let anchor_pos = list.pos[anchor];
         let mut left = list.prev[anchor_pos];
         let mut right = list.next[anchor_pos];
-        let distance = |p: usize| (values[order[p]] - va).abs();
+        let distance = |p: usize| (slots[p].value - va).abs();
         let nearest = [left, right]
             .into_iter()
             .filter(|p| *p != NONE)
@@ -326,18 +354,19 @@ impl<'a> Grouper<'a> {
             } else {
                 right = list.next[p];
             }
-            let x = order[p];
-            if !fits(va, ra, values[x], ranges[x]) {
+            let Slot {
+                value: vx,
+                range: rx,
+                seats: joiner,
+            } = slots[p];
+            if !fits(va, ra, vx, rx) {
                 continue;
             }
-            let joiner = self.candidates[x].seats;
             in_range_seats += joiner;
-            if !group[1..]
-                .iter()
-                .all(|&m| fits(values[m], ranges[m], values[x], ranges[x]))
-            {
+            if !joined.iter().all(|&(vm, rm)| fits(vm, rm, vx, rx)) {
                 continue;
             }
+            let x = order[p];
             if check_regions && !self.region_fits(x) {
                 continue;
             }
@@ -347,6 +376,7 @@ impl<'a> Grouper<'a> {
                         self.region_join(x);
                     }
                     group.push(x);
+                    joined.push((vx, rx));
                     self.sizes.push(joiner);
                     seats += joiner;
                 }

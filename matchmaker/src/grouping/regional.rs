@@ -12,7 +12,6 @@ impl<'a> Grouper<'a> {
     pub fn with_regions(mut self, regions: Option<&'a RegionTable>) -> Self {
         self.regions = regions;
         if let (Some(t), false) = (regions, self.fifo) {
-            let n = self.candidates.len();
             for r in 0..t.region_count() {
                 let order: Vec<usize> = self.lists[0]
                     .order
@@ -20,7 +19,8 @@ impl<'a> Grouper<'a> {
                     .copied()
                     .filter(|&c| t.reaches(c, r))
                     .collect();
-                self.lists.push(List::new(n, order));
+                self.lists
+                    .push(List::new(self.candidates, self.values, self.ranges, order));
             }
         }
         self

@@ -357,11 +357,20 @@ pub(crate) fn check_claim(claim: &Claim) -> Result<(), PoolError> {
             claim.player_ids.len()
         )));
     }
-    let mut seen = std::collections::HashSet::new();
-    for t in &claim.ticket_ids {
-        if !seen.insert(t.as_str()) {
-            return Err(PoolError::InvalidClaim(format!("ticket {t} listed twice")));
-        }
+    // A match's few tickets are compared pairwise: a worker checks every
+    // claim of its cycle, and a set per claim cost more than the compares.
+    let ids = &claim.ticket_ids;
+    let twice = if ids.len() <= 32 {
+        ids.iter()
+            .enumerate()
+            .find(|(i, t)| ids[i + 1..].contains(t))
+            .map(|(_, t)| t)
+    } else {
+        let mut seen = std::collections::HashSet::with_capacity(ids.len());
+        ids.iter().find(|t| !seen.insert(t.as_str()))
+    };
+    match twice {
+        Some(t) => Err(PoolError::InvalidClaim(format!("ticket {t} listed twice"))),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -253,6 +253,67 @@ pub async fn claim_many_takes_each_group_on_its_own(store: Arc<dyn PoolStore>) {
     assert!(live(store.as_ref(), &m, "t4").await);
 }
 
+/// A ticket listed by two groups of one call while every search is still
+/// live goes to the first group; the second takes nothing, and every index
+/// of the searches it left stays as it was.
+pub async fn claim_many_gives_a_ticket_listed_twice_to_the_first(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    let token = lease(store.as_ref(), &m).await;
+    add_solos(store.as_ref(), &m, 5).await;
+    let claims = [
+        claim_of("mat_a", &["t1", "t2"]),
+        claim_of("mat_b", &["t3", "t2"]),
+        claim_of("mat_c", &["t4"]),
+    ];
+    let outcomes = store.claim_many(&m, token, &claims).await.unwrap();
+    assert!(
+        matches!(outcomes[0], ClaimOutcome::Claimed { .. }),
+        "{outcomes:?}"
+    );
+    assert_eq!(
+        outcomes[1],
+        ClaimOutcome::Conflict {
+            gone: vec!["t2".into()]
+        }
+    );
+    assert!(
+        matches!(outcomes[2], ClaimOutcome::Claimed { .. }),
+        "{outcomes:?}"
+    );
+    assert!(live(store.as_ref(), &m, "t3").await);
+    assert!(live(store.as_ref(), &m, "t5").await);
+    assert_eq!(
+        store
+            .live_ticket_of_player(&m, "p3")
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("t3")
+    );
+    for (ticket, player) in [("t1", "p1"), ("t2", "p2"), ("t4", "p4")] {
+        assert!(!live(store.as_ref(), &m, ticket).await, "{ticket}");
+        assert_eq!(store.live_ticket_of_player(&m, player).await.unwrap(), None);
+    }
+    assert_eq!(
+        store
+            .search_state(&m, "t2")
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Matched {
+            match_id: "mat_a".into()
+        })
+    );
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
+    // Each of the two left can be claimed in the next call.
+    let next = store
+        .claim_many(&m, token, &[claim_of("mat_d", &["t3", "t5"])])
+        .await
+        .unwrap();
+    assert!(matches!(next[0], ClaimOutcome::Claimed { .. }), "{next:?}");
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
+}
+
 pub async fn claim_many_spans_several_script_runs(store: Arc<dyn PoolStore>) {
     // More searches than one run of the Redis script takes (2 000), with a
     // player id the script cannot read without decoding its JSON.

@@ -88,6 +88,7 @@ conformance!(
     the_lease_probe_renews_and_counts,
     workers_heartbeat_lapse_and_leave,
     claim_many_takes_each_group_on_its_own,
+    claim_many_gives_a_ticket_listed_twice_to_the_first,
     claim_many_spans_several_script_runs,
     claimed_searches_never_hold_up_expiry,
     outbox_entries_of_a_dead_consumer_are_taken_over,

@@ -10,102 +10,169 @@
 --
 -- KEYS: 1 lease, 2 pool, 3 players, 4 deadlines, 5 pings, 6 reasons,
 --       7 outbox, 8 ended (current bucket)
--- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 mode name, then per
---       group: matchId, ended JSON (matched), match record JSON, n, n
---       ticketIds (each once within the group), and their n playerIds
+-- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 mode name,
+--       4 G (groups), 5 N (tickets of all groups); then per group: matchId,
+--       ended JSON (matched), match record JSON, n; then the N ticketIds,
+--       group after group (each once within its group); then their N
+--       playerIds in the same order.
 --
 -- A ticket is live exactly when the players index maps its player to it
 -- (add_search writes that entry, every way out of the pool removes it), so
 -- one HMGET of short ticket ids checks the whole batch, and a ticket claimed
 -- under another player than its own counts as gone.
+--
+-- The common batch (every ticket live, none listed twice) is claimed
+-- straight from ARGV: its tickets and players are contiguous there, so no
+-- Lua table is built per search but the ended records' pairs. Any other
+-- batch takes the general path, group by group.
 -- Returns {'lease_lost'}, or per group in order either 'claimed', outboxId
 -- or 'conflict', k, and the k tickets that were no longer live (a ticket
 -- listed by two groups of the batch goes to the first).
+local OUTBOX, ENDED = KEYS[7], KEYS[8]
 local lease = redis.call('GET', KEYS[1])
 if not lease or string.match(lease, '^(%d+)|') ~= ARGV[1] then
   return {'lease_lost'}
 end
 
 local SLICE = 1000
+local G, N = tonumber(ARGV[4]), tonumber(ARGV[5])
+-- ARGV index of group g's header, of the first ticket and of the first player.
+local function header(g) return 2 + 4 * g end
+local T0 = header(G + 1)
+local P0 = T0 + N
 
--- Runs `command key args[1..]` in slices; returns the replies concatenated.
-local function sliced(command, key, args, step)
-  step = step or SLICE
-  local replies = {}
-  for first = 1, #args, step do
-    local last = math.min(first + step - 1, #args)
-    local reply = redis.call(command, key, unpack(args, first, last))
-    if type(reply) == 'table' then
-      for i = 1, #reply do
-        replies[#replies + 1] = reply[i]
+-- Runs `command key list[first..last]` in slices; returns the sum of the
+-- replies (counts).
+local function sliced(command, key, list, first, last)
+  local total = 0
+  for from = first, last, SLICE do
+    total = total + redis.call(command, key, unpack(list, from, math.min(from + SLICE - 1, last)))
+  end
+  return total
+end
+
+-- Whether each of the N tickets is still live under the player listed with
+-- it; with `all`, stops at the first that is not (returns nil) and keeps
+-- nothing.
+local function owners_match(all)
+  local live = {}
+  for from = 0, N - 1, SLICE do
+    local to = math.min(from + SLICE, N) - 1
+    local owners = redis.call('HMGET', KEYS[3], unpack(ARGV, P0 + from, P0 + to))
+    for i = 0, to - from do
+      local ok = owners[i + 1] == ARGV[T0 + from + i]
+      if all then
+        if not ok then
+          return nil
+        end
+      else
+        live[from + i + 1] = ok
       end
     end
   end
-  return replies
+  return live
 end
 
--- The groups, and every ticket and player of the batch.
-local groups = {}
-local all_tickets, all_players = {}, {}
-local at = 4
-while at <= #ARGV do
-  local n = tonumber(ARGV[at + 3])
-  groups[#groups + 1] = {match = ARGV[at], ended = ARGV[at + 1], record = ARGV[at + 2],
-                         first = at + 4, n = n}
-  for i = at + 4, at + 3 + n do
-    all_tickets[#all_tickets + 1] = ARGV[i]
-    all_players[#all_players + 1] = ARGV[i + n]
+-- The fast path: every ticket live, the players' index entries removed.
+local fast = owners_match(true) ~= nil
+if fast and sliced('HDEL', KEYS[3], ARGV, P0, P0 + N - 1) < N then
+  -- A ticket listed twice (its player counted once): put back exactly the
+  -- entries removed (each mapped its player to its ticket) and take the
+  -- general path.
+  for from = 0, N - 1, SLICE do
+    local entries = {}
+    for i = from, math.min(from + SLICE, N) - 1 do
+      entries[#entries + 1] = ARGV[P0 + i]
+      entries[#entries + 1] = ARGV[T0 + i]
+    end
+    redis.call('HSET', KEYS[3], unpack(entries))
   end
-  at = at + 4 + 2 * n
+  fast = false
 end
 
--- The live ones among them, with their players.
-local owners = sliced('HMGET', KEYS[3], all_players)
-local player_of = {}
-for i = 1, #all_tickets do
-  if owners[i] == all_tickets[i] then
-    player_of[all_tickets[i]] = all_players[i]
+-- claimed[g]: whether group g is claimed; gone[g]: the tickets it lacks.
+local claimed, gone = {}, {}
+local tickets, players = ARGV, ARGV
+local first, last = T0, T0 + N - 1
+if fast then
+  for g = 1, G do
+    claimed[g] = true
+  end
+else
+  local live = owners_match(false)
+  local taken = {}
+  tickets, players = {}, {}
+  local at = T0
+  for g = 1, G do
+    local n = tonumber(ARGV[header(g) + 3])
+    local lacking = {}
+    for i = at, at + n - 1 do
+      if not live[i - T0 + 1] or taken[ARGV[i]] then
+        lacking[#lacking + 1] = ARGV[i]
+      end
+    end
+    if #lacking == 0 then
+      claimed[g] = true
+      for i = at, at + n - 1 do
+        taken[ARGV[i]] = true
+        tickets[#tickets + 1] = ARGV[i]
+        players[#players + 1] = ARGV[i + N]
+      end
+    else
+      gone[g] = lacking
+    end
+    at = at + n
+  end
+  first, last = 1, #tickets
+  if last > 0 then
+    sliced('HDEL', KEYS[3], players, first, last)
   end
 end
 
 local reply = {}
-local tickets, players, ended = {}, {}, {}
-for _, group in ipairs(groups) do
-  local gone = {}
-  for i = group.first, group.first + group.n - 1 do
-    if not player_of[ARGV[i]] then
-      gone[#gone + 1] = ARGV[i]
-    end
-  end
-  if #gone == 0 then
-    for i = group.first, group.first + group.n - 1 do
-      local ticket = ARGV[i]
-      tickets[#tickets + 1] = ticket
-      players[#players + 1] = player_of[ticket]
-      ended[#ended + 1] = ticket
-      ended[#ended + 1] = group.ended
-      player_of[ticket] = nil
+local ended, k = {}, 0
+local at = T0
+for g = 1, G do
+  local h = header(g)
+  local n = tonumber(ARGV[h + 3])
+  if claimed[g] then
+    local record = ARGV[h + 1]
+    for i = at, at + n - 1 do
+      ended[k + 1] = ARGV[i]
+      ended[k + 2] = record
+      k = k + 2
+      if k >= 2 * SLICE then
+        redis.call('HSET', ENDED, unpack(ended, 1, k))
+        k = 0
+      end
     end
     reply[#reply + 1] = 'claimed'
-    reply[#reply + 1] = redis.call('XADD', KEYS[7], '*', 'matchId', group.match,
-                                   'record', group.record)
+    reply[#reply + 1] = redis.call('XADD', OUTBOX, '*', 'matchId', ARGV[h], 'record', ARGV[h + 2])
   else
     reply[#reply + 1] = 'conflict'
-    reply[#reply + 1] = tostring(#gone)
-    for i = 1, #gone do
-      reply[#reply + 1] = gone[i]
+    reply[#reply + 1] = tostring(#gone[g])
+    for i = 1, #gone[g] do
+      reply[#reply + 1] = gone[g][i]
     end
   end
+  at = at + n
+end
+if k > 0 then
+  redis.call('HSET', ENDED, unpack(ended, 1, k))
 end
 
-if #tickets > 0 then
-  sliced('HDEL', KEYS[3], players)
-  sliced('HDEL', KEYS[2], tickets)
+if last >= first then
+  sliced('HDEL', KEYS[2], tickets, first, last)
   -- The deadline index keeps their entries: the expiry sweep drops them
   -- (a ZREM per search would cost more than all the rest of a claim).
-  sliced('HDEL', KEYS[5], tickets)
-  sliced('HDEL', KEYS[6], tickets)
-  sliced('HSET', KEYS[8], ended, 2 * SLICE)
-  redis.call('EXPIRE', KEYS[8], ARGV[2])
+  -- Pings and reasons are only written for live searches: a hash that does
+  -- not exist has nothing of them.
+  if redis.call('EXISTS', KEYS[5]) == 1 then
+    sliced('HDEL', KEYS[5], tickets, first, last)
+  end
+  if redis.call('EXISTS', KEYS[6]) == 1 then
+    sliced('HDEL', KEYS[6], tickets, first, last)
+  end
+  redis.call('EXPIRE', ENDED, ARGV[2])
 end
 return reply
