@@ -46,6 +46,16 @@ pub struct Search {
 }
 
 impl Search {
+    /// The id of the party this search is seated with in a match: its
+    /// party's, when that party has more than one member (a party of one
+    /// seats as a solo); `None` otherwise.
+    pub fn seated_party_id(&self) -> Option<ArcStr> {
+        self.party
+            .as_ref()
+            .filter(|p| p.members.len() > 1)
+            .map(|p| p.id.clone())
+    }
+
     /// A solo search with an MMR, the common case in tests and benchmarks.
     pub fn solo(
         ticket_id: impl Into<ArcStr>,

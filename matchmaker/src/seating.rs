@@ -72,11 +72,7 @@ pub fn gather(pool: &[Search], candidates: &[Candidate], formed: &[Formed]) -> V
             *g = Gathered {
                 ticket_id: s.ticket_id.clone(),
                 player_id: s.player_id.clone(),
-                party_id: s
-                    .party
-                    .as_ref()
-                    .filter(|p| p.members.len() > 1)
-                    .map(|p| p.id.clone()),
+                party_id: s.seated_party_id(),
                 mmr: s.mmr,
                 ping_ms: s.ping_ms,
                 queued_at: s.queued_at,

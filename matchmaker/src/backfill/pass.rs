@@ -195,11 +195,7 @@ fn team(
             MatchedPlayer {
                 player_id: s.player_id.clone(),
                 ticket_id: s.ticket_id.clone(),
-                party_id: s
-                    .party
-                    .as_ref()
-                    .filter(|p| p.members.len() > 1)
-                    .map(|p| p.id.clone()),
+                party_id: s.seated_party_id(),
                 mmr: s.mmr,
                 ping_ms: s.ping_ms,
                 wait_seconds: (now - s.queued_at).max(0.0),
