@@ -4,6 +4,13 @@
 //! distribution with its mean and deviation if the file is absent); waits are spread
 //! uniformly over 0-60 s.
 //!
+//! Beside it, `cycle_floor` measures on the same pools the least any cycle
+//! does: sort the pool by wait (SPEC 5.2's anchor order) and read every
+//! search once in that order. The cycle's growth from one size to the next
+//! is read against the floor's in the same run (`docs/performance.md`): on a
+//! machine whose caches hold 10 000 searches but not 100 000, the floor
+//! itself grows far more than tenfold over that step.
+//!
 //! `cargo bench -p matchplane-matchmaker --bench cycle`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -31,5 +38,34 @@ fn bench_cycle(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_cycle);
+fn bench_floor(c: &mut Criterion) {
+    let ratings = support::real_ratings();
+    let mut group = c.benchmark_group("cycle_floor");
+    group.sample_size(10);
+    for n in [1_000usize, 10_000, 100_000, 1_000_000] {
+        let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
+        let searches = support::solo_pool(n, &ratings, 60.0, &mut rng);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &searches, |b, searches| {
+            b.iter(|| {
+                let mut keys: Vec<(u64, usize)> = searches
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (s.queued_at.to_bits(), i))
+                    .collect();
+                // Every `queuedAt` is negative here: their bits sort in
+                // reverse, which costs the sort the same.
+                keys.sort_unstable();
+                keys.iter()
+                    .map(|&(_, i)| {
+                        searches[i].mmr.unwrap_or(0.0) + searches[i].ticket_id.len() as f64
+                    })
+                    .sum::<f64>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_cycle, bench_floor);
 criterion_main!(benches);

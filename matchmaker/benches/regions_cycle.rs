@@ -20,6 +20,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
 
+/// The product binary's allocator (`src/main.rs`), as in the other benches.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const REGIONS: [&str; 8] = [
     "ap-east",
     "ap-south",

@@ -3,6 +3,12 @@
 //! around that data's mean 1590 and deviation 290 if the file is absent).
 
 use matchplane_matchmaker::Search;
+
+/// The product binary's allocator (`src/main.rs`), so that the core is
+/// measured on the allocator it runs on.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::path::PathBuf;
