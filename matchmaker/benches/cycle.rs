@@ -14,7 +14,7 @@
 //! `cargo bench -p matchplane-matchmaker --bench cycle`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use matchplane_matchmaker::run_cycle;
+use matchplane_matchmaker::{run_cycle, Search};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -22,50 +22,48 @@ use rand_chacha::ChaCha8Rng;
 mod common;
 mod support;
 
+/// For each size, the cycle then the floor on the same pool, so that both
+/// see the machine at about the same moment.
 fn bench_cycle(c: &mut Criterion) {
     let ratings = support::real_ratings();
     let config = common::mmr_mode(&[5, 5], 5.0, 2.0);
-    let mut group = c.benchmark_group("mmr_cycle_5v5");
-    group.sample_size(10);
     for n in [1_000usize, 10_000, 100_000, 1_000_000] {
         let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
         let searches = support::solo_pool(n, &ratings, 60.0, &mut rng);
-        group.throughput(Throughput::Elements(n as u64));
+        let mut group = c.benchmark_group("mmr_cycle_5v5");
+        group
+            .sample_size(10)
+            .throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &searches, |b, searches| {
             b.iter(|| run_cycle(&config, searches, 0.0, &mut rng))
         });
-    }
-    group.finish();
-}
-
-fn bench_floor(c: &mut Criterion) {
-    let ratings = support::real_ratings();
-    let mut group = c.benchmark_group("cycle_floor");
-    group.sample_size(10);
-    for n in [1_000usize, 10_000, 100_000, 1_000_000] {
-        let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
-        let searches = support::solo_pool(n, &ratings, 60.0, &mut rng);
-        group.throughput(Throughput::Elements(n as u64));
+        group.finish();
+        let mut group = c.benchmark_group("cycle_floor");
+        group
+            .sample_size(10)
+            .throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &searches, |b, searches| {
-            b.iter(|| {
-                let mut keys: Vec<(u64, usize)> = searches
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| (s.queued_at.to_bits(), i))
-                    .collect();
-                // Every `queuedAt` is negative here: their bits sort in
-                // reverse, which costs the sort the same.
-                keys.sort_unstable();
-                keys.iter()
-                    .map(|&(_, i)| {
-                        searches[i].mmr.unwrap_or(0.0) + searches[i].ticket_id.len() as f64
-                    })
-                    .sum::<f64>()
-            })
+            b.iter(|| floor(searches))
         });
+        group.finish();
     }
-    group.finish();
 }
 
-criterion_group!(benches, bench_cycle, bench_floor);
+/// The least a cycle does: order the pool by wait, then read every search
+/// (its MMR and its ticket id) once in that order.
+fn floor(searches: &[Search]) -> f64 {
+    let mut keys: Vec<(u64, usize)> = searches
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.queued_at.to_bits(), i))
+        .collect();
+    // Every `queuedAt` is negative here: their bits sort in reverse, which
+    // costs the sort the same.
+    keys.sort_unstable();
+    keys.iter()
+        .map(|&(_, i)| searches[i].mmr.unwrap_or(0.0) + searches[i].ticket_id.len() as f64)
+        .sum()
+}
+
+criterion_group!(benches, bench_cycle);
 criterion_main!(benches);
