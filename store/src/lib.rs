@@ -14,4 +14,6 @@ pub mod db;
 pub mod entities;
 pub mod pool;
 pub mod repos;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 pub mod tickets;

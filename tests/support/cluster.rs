@@ -14,23 +14,10 @@ use redis::aio::MultiplexedConnection;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// The test cluster's URL (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`), or `None`
-/// with a printed notice when it is unset. Panics when it is unset under
-/// `CI=true`, so CI cannot skip the cluster tests silently (the rule of the
-/// store's `cluster_url()`).
+/// The test cluster's URL, or `None` when unset outside CI (the store's
+/// rule: `matchplane_store::test_support::cluster_url`).
 pub fn cluster_url() -> Option<String> {
-    match std::env::var("MATCHPLANE_TEST_REDIS_CLUSTER_URL") {
-        Ok(url) if !url.trim().is_empty() => Some(url),
-        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true but MATCHPLANE_TEST_REDIS_CLUSTER_URL is unset (start one with scripts/redis-cluster)")
-        }
-        _ => {
-            eprintln!(
-                "skipped: MATCHPLANE_TEST_REDIS_CLUSTER_URL is unset (scripts/redis-cluster start)"
-            );
-            None
-        }
-    }
+    matchplane_store::test_support::cluster_url()
 }
 
 /// An advisory lock (`flock`) on a file beside the test cluster, shared by
@@ -41,7 +28,7 @@ pub struct ClusterLock(#[allow(dead_code)] std::fs::File);
 impl ClusterLock {
     /// The lock file: the same path as the store conformance suite's.
     fn path() -> PathBuf {
-        std::env::temp_dir().join("matchplane-redis-cluster.lock")
+        matchplane_store::test_support::cluster_lock_path()
     }
 
     async fn take(exclusive: bool) -> Self {

@@ -191,21 +191,7 @@ impl Drop for RedisHarness {
 /// cluster cases silently. Set, it first takes the shared cluster lock
 /// ([`hold_cluster_lock`]).
 pub(crate) fn cluster_url() -> Option<String> {
-    match std::env::var("MATCHPLANE_TEST_REDIS_CLUSTER_URL") {
-        Ok(url) if !url.trim().is_empty() => {
-            hold_cluster_lock();
-            Some(url)
-        }
-        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("CI=true but MATCHPLANE_TEST_REDIS_CLUSTER_URL is unset (start one with scripts/redis-cluster)")
-        }
-        _ => {
-            eprintln!(
-                "skipped: MATCHPLANE_TEST_REDIS_CLUSTER_URL is unset (scripts/redis-cluster start)"
-            );
-            None
-        }
-    }
+    crate::test_support::cluster_url().inspect(|_| hold_cluster_lock())
 }
 
 /// Takes a shared lock on `<temp dir>/matchplane-redis-cluster.lock` and
@@ -216,7 +202,7 @@ pub(crate) fn cluster_url() -> Option<String> {
 fn hold_cluster_lock() {
     static HELD: std::sync::OnceLock<std::fs::File> = std::sync::OnceLock::new();
     HELD.get_or_init(|| {
-        let path = std::env::temp_dir().join("matchplane-redis-cluster.lock");
+        let path = crate::test_support::cluster_lock_path();
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
