@@ -26,9 +26,10 @@ pub struct Candidate {
     pub mmr: Option<f64>,
     /// Slowest member's ping (milliseconds), if every member has one.
     pub ping_ms: Option<f64>,
-    /// Earliest member's `queuedAt` (seconds); equal ones are ordered by
-    /// the pool position of the first member.
+    /// Earliest member's `queuedAt` (seconds).
     pub wait_start: f64,
+    /// Tie-break for equal wait starts: pool position of the first member.
+    pub tie: usize,
 }
 
 /// The candidates of a pool, and the searches that cannot be candidates yet
@@ -50,14 +51,7 @@ fn is_party(search: &Search) -> bool {
 pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize]) -> CandidateSet {
     let is_ping = matches!(config.algorithm, Algorithm::Ping { .. });
     let mut set = CandidateSet::default();
-    // Every candidate's sort key: (wait start, tie, source), where a source
-    // below `pool.len()` is a solo's pool index and any other one a party
-    // of `parties_built`. Candidates are made once, in their final order:
-    // sorting fat candidates (or moving them into place afterwards) read
-    // and wrote each one at a random place, which on a pool larger than
-    // the caches cost more than the rest of this step.
-    let mut keys: Vec<(u64, usize, usize)> = Vec::with_capacity(valid.len());
-    let mut parties_built: Vec<Option<Candidate>> = Vec::new();
+    set.candidates.reserve(valid.len());
 
     // Party searches by party id and by player; solos need no lookup.
     let mut parties: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
@@ -74,10 +68,11 @@ pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize
                 }
                 entry.push(i);
             }
-            _ if is_ping && search.ping_ms.is_none() => {
-                set.waiting.push((i, WaitingReason::PingNotMeasured));
+            _ => {
+                let mut members = Members::new();
+                members.push(i);
+                set.push(is_ping, pool, members);
             }
-            _ => keys.push((order_key(f64::INFINITY.min(search.queued_at)), i, i)),
         }
     }
 
@@ -100,40 +95,14 @@ pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize
             }
         }
         if missing.is_empty() {
-            if let Some(c) = set.party(is_ping, pool, members) {
-                let tie = c.searches.first().copied().unwrap_or(usize::MAX);
-                keys.push((
-                    order_key(c.wait_start),
-                    tie,
-                    pool.len() + parties_built.len(),
-                ));
-                parties_built.push(Some(c));
-            }
+            set.push(is_ping, pool, members);
         } else {
             let reason = WaitingReason::PartyIncomplete { missing };
             set.waiting
                 .extend(present.iter().map(|&i| (i, reason.clone())));
         }
     }
-
-    // Longest-waiting first (SPEC 5.2), ties by pool position.
-    keys.sort_unstable();
-    set.candidates.reserve_exact(keys.len());
-    for (_, _, source) in keys {
-        let candidate = match pool.get(source) {
-            Some(s) => Some(Candidate {
-                searches: Members::from_elem(source, 1),
-                seats: 1,
-                mmr: s.mmr,
-                ping_ms: s.ping_ms,
-                wait_start: f64::INFINITY.min(s.queued_at),
-            }),
-            None => parties_built
-                .get_mut(source - pool.len())
-                .and_then(Option::take),
-        };
-        set.candidates.extend(candidate);
-    }
+    sort_longest_waiting_first(&mut set.candidates);
     set
 }
 
@@ -147,11 +116,25 @@ pub(crate) fn order_key(v: f64) -> u64 {
     }
 }
 
+/// Sorts by wait start, ties by pool position: small keys are sorted and
+/// the candidates moved once, instead of moving whole candidates at every
+/// comparison.
+fn sort_longest_waiting_first(candidates: &mut Vec<Candidate>) {
+    let mut keys: Vec<(u64, usize, usize)> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (order_key(c.wait_start), c.tie, i))
+        .collect();
+    keys.sort_unstable();
+    let mut slots: Vec<Option<Candidate>> =
+        std::mem::take(candidates).into_iter().map(Some).collect();
+    candidates.extend(keys.into_iter().filter_map(|(_, _, i)| slots[i].take()));
+}
+
 impl CandidateSet {
-    /// The candidate of the complete party `members`, or `None` with the
-    /// reason recorded when it cannot be one yet (a Ping mode without every
-    /// member's ping).
-    fn party(&mut self, is_ping: bool, pool: &[Search], members: Members) -> Option<Candidate> {
+    /// Adds the complete party `members`, or records why it cannot be a
+    /// candidate yet (a Ping mode without every member's ping).
+    fn push(&mut self, is_ping: bool, pool: &[Search], members: Members) {
         let mut ping = Some(f64::NEG_INFINITY);
         let (mut mmr_sum, mut mmr_count) = (0.0, 0u32);
         let mut wait_start = f64::INFINITY;
@@ -170,14 +153,15 @@ impl CandidateSet {
         if is_ping && ping.is_none() {
             self.waiting
                 .extend(members.iter().map(|&i| (i, WaitingReason::PingNotMeasured)));
-            return None;
+            return;
         }
-        Some(Candidate {
+        self.candidates.push(Candidate {
             seats: members.len() as u32,
+            tie: members[0],
             searches: members,
             mmr: (mmr_count > 0).then(|| mmr_sum / f64::from(mmr_count)),
             ping_ms: ping,
             wait_start,
-        })
+        });
     }
 }

@@ -106,12 +106,6 @@ impl List {
         }
     }
 
-    /// Seats of candidate `m`, if it is in this list.
-    fn seats_of(&self, m: usize) -> Option<u32> {
-        let p = *self.pos.get(m)?;
-        self.slots.get(p).map(|s| s.seats)
-    }
-
     fn unlink(&mut self, m: usize) {
         let p = self.pos[m];
         if p == NONE {
@@ -276,12 +270,7 @@ impl<'a> Grouper<'a> {
                 continue;
             }
             self.matched[m] = true;
-            // Read by list position, beside the links `unlink` touches,
-            // rather than from the candidate far away in memory.
-            let seats = self.lists[0]
-                .seats_of(m)
-                .unwrap_or_else(|| self.candidates[m].seats);
-            self.alive_seats -= u64::from(seats);
+            self.alive_seats -= u64::from(self.candidates[m].seats);
             self.lists[0].unlink(m);
             // A region's list holds only the candidates within their
             // ceiling there (see `with_regions`).
