@@ -146,7 +146,7 @@ async fn history_merges_minutes_into_buckets(backend: Backend) {
             None,
         )
         .await;
-    garbled.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    garbled.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
     let unknown = t
         .call(
             Method::GET,

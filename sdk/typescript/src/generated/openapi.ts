@@ -4513,15 +4513,6 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"][];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter does not parse; `errors[0].field` names it */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -4539,6 +4530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4594,15 +4586,6 @@ export interface operations {
                     "application/json": components["schemas"]["LeaderboardPage"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter does not parse; `errors[0].field` names it */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -4620,6 +4603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5096,7 +5080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayView"];
                 };
             };
-            /** @description Malformed JSON or query */
+            /** @description Malformed JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5141,7 +5125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Every failed rule in `errors` as a PUT would answer; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time */
+            /** @description Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5401,6 +5385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5898,15 +5883,6 @@ export interface operations {
                     "application/json": components["schemas"]["MatchesPage"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter does not parse; `errors[0].field` names it */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5924,6 +5900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7468,7 +7445,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`), or the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`) */
+            /** @description VALIDATION_ERROR: the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7488,6 +7465,15 @@ export interface operations {
             };
             /** @description SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, TICKET_ALREADY_MATCHED, GAME_MODE_DISABLED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
