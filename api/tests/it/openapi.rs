@@ -844,6 +844,12 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
             "is out of range",
         ),
         (
+            format!("/v1/projects/{p}/game-modes/duel/deliveries?eventType=bogus"),
+            deliveries,
+            "eventType",
+            "must be one of `match.made`, `match.backfilled`, `webhook.test`; got \"bogus\"",
+        ),
+        (
             format!("/v1/projects/{p}/game-modes/duel/stats/history?from=yesterday"),
             "/v1/projects/{projectId}/game-modes/{name}/stats/history",
             "from",
@@ -886,6 +892,37 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
         .await;
     a.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
     assert_eq!(a.body["errors"][0]["field"], "limit", "{}", a.body);
+    // Every event type the document lists is taken.
+    let listed = &doc["paths"][deliveries]["get"]["parameters"];
+    let event_type = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "eventType")
+        .unwrap();
+    let allowed = event_type["schema"]["oneOf"]
+        .as_array()
+        .map(|any| any.iter().find(|s| s["enum"].is_array()).unwrap()["enum"].clone())
+        .unwrap_or_else(|| event_type["schema"]["enum"].clone());
+    assert_eq!(
+        allowed,
+        json!(["match.made", "match.backfilled", "webhook.test"]),
+        "{event_type}"
+    );
+    for kind in allowed.as_array().unwrap() {
+        let a = t
+            .call(
+                Method::GET,
+                &format!(
+                    "/v1/projects/{p}/game-modes/duel/deliveries?eventType={}",
+                    kind.as_str().unwrap()
+                ),
+                Some(&key),
+                None,
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{kind}: {}", a.body);
+    }
 }
 
 /// The WebSocket route says what is missing, and starts no search for a

@@ -1356,7 +1356,7 @@ export interface components {
              * @description When the delivery was queued.
              */
             createdAt: string;
-            /** @description `match.made` or `webhook.test`. */
+            /** @description `match.made`, `match.backfilled` or `webhook.test`. */
             eventType: string;
             /** @description `dlv_…`. */
             id: string;
@@ -4489,8 +4489,8 @@ export interface operations {
     listGameModeDeliveries: {
         parameters: {
             query?: {
-                /** @description Only deliveries of this event type (`match.made`, `webhook.test`). */
-                eventType?: string;
+                /** @description Only deliveries of this event type. */
+                eventType?: "match.made" | "match.backfilled" | "webhook.test";
                 /** @description Deliveries to return, 1..=200 (default 50). */
                 limit?: number;
             };
