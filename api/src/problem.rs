@@ -152,6 +152,7 @@ fn title_of(code: &str, status: StatusCode) -> String {
         "QUOTA_EXCEEDED" => "Quota exceeded",
         "UNAUTHORIZED" => "Unauthorized",
         "NOT_FOUND" => "Not found",
+        "GAME_MODE_NOT_FOUND" => "Game mode not found",
         "METHOD_NOT_ALLOWED" => "Method not allowed",
         "RATE_LIMITED" => "Rate limited",
         "PAYLOAD_TOO_LARGE" => "Payload too large",
@@ -310,6 +311,16 @@ impl ApiError {
     /// `404 NOT_FOUND`: also what another tenant's resource answers.
     pub fn not_found(detail: impl Into<String>) -> Self {
         Self::new(Code::NotFound, detail)
+    }
+
+    /// `404 GAME_MODE_NOT_FOUND`: the project has no game mode `name`. Every
+    /// route that names a mode (a ticket's `gameMode`, a path's `{name}`)
+    /// answers this one.
+    pub fn game_mode_not_found(name: &str) -> Self {
+        Self::new(
+            Code::GameModeNotFound,
+            format!("the project has no game mode named {name:?}"),
+        )
     }
 
     /// `429 RATE_LIMITED` with `Retry-After` (whole seconds, at least 1).

@@ -182,7 +182,9 @@ pub async fn of_mode(
     ApiQuery(query): ApiQuery<ModeDeliveriesQuery>,
 ) -> Result<Json<Vec<DeliveryView>>, ApiError> {
     let limit = super::page_limit(query.limit)?;
-    game_modes::get(&state.db, &project_id, &name).await?;
+    game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let rows = deliveries::of_mode(
         &state.db,
         &project_id,

@@ -4248,6 +4248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4458,6 +4459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4522,6 +4524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4595,6 +4598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4663,6 +4667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4735,7 +4740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such project or game mode */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4824,6 +4829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4906,6 +4912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5011,7 +5018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such project or game mode */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5098,7 +5105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such project or game mode */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5201,7 +5208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such mode, or no such match in the project (`matchId`) */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project, or no such match in it (`matchId`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5297,6 +5304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5377,6 +5385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5444,6 +5453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5511,6 +5521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5579,6 +5590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
