@@ -348,12 +348,34 @@ impl ApiError {
         err
     }
 
-    /// `401 TICKET_INVALID`, the same for every kind of bad ticket token.
+    /// `401 TICKET_INVALID` for a token that is not a ticket's: malformed,
+    /// or with a secret that is not the ticket's (forged or altered).
     pub fn ticket_invalid() -> Self {
         Self::new(
             Code::TicketInvalid,
-            "the ticket is unknown or has expired; a ticket that has not expired was lost \
-             with the matchmaking store's data (its search too): create a new ticket",
+            "the ticket token is not valid: use the token exactly as the ticket was \
+             created with, or create a new ticket",
+        )
+    }
+
+    /// `401 TICKET_INVALID` for the right token of a ticket that has
+    /// expired.
+    pub fn ticket_expired() -> Self {
+        Self::new(
+            Code::TicketInvalid,
+            "the ticket has expired: create a new ticket",
+        )
+    }
+
+    /// `401 TICKET_INVALID` for a well-formed token whose ticket the store
+    /// does not hold: never created, expired, or lost with the matchmaking
+    /// store's data (nothing tells these apart once the record is gone).
+    pub fn ticket_unknown() -> Self {
+        Self::new(
+            Code::TicketInvalid,
+            "the ticket token is not valid: no such ticket, or it has expired; a ticket that \
+             had not expired was lost with the matchmaking store's data (its search too): \
+             create a new ticket",
         )
     }
 
