@@ -12,6 +12,7 @@ use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use matchplane_matchmaker::{Code, FieldError};
 
 /// The middleware: observe, run the handler (through the idempotency
 /// check), turn a non-problem error answer into a problem.
@@ -28,17 +29,19 @@ pub async fn edge(State(state): State<AppState>, req: Request, next: Next) -> Re
 /// A NUL character (`%00`) in the path or the query: no id, name or
 /// parameter holds one, and PostgreSQL cannot even compare text with one,
 /// so it is answered here for every route: `404 NOT_FOUND` in the path
-/// (nothing is named so), `400 VALIDATION_ERROR` in the query.
+/// (nothing is named so), `422 VALIDATION_ERROR` in the query (as every
+/// other bad query parameter, [`crate::extract::ApiQuery`]).
 fn nul_in_uri(req: &Request) -> Option<ApiError> {
     let has_nul = |part: &str| part.as_bytes().windows(3).any(|w| w == b"%00");
     if has_nul(req.uri().path()) {
         return Some(ApiError::not_found("no such resource"));
     }
     if req.uri().query().is_some_and(has_nul) {
-        return Some(ApiError::bad_request(
+        return Some(ApiError::invalid(vec![FieldError::new(
             "query",
+            Code::ValidationError,
             "query parameters must not contain a NUL character (%00)",
-        ));
+        )]));
     }
     None
 }

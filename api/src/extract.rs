@@ -265,9 +265,11 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::OptionalFromRequest<S> 
     }
 }
 
-/// A query string parsed into `T`, or `400 VALIDATION_ERROR` whose
+/// A query string parsed into `T`, or `422 VALIDATION_ERROR` whose
 /// `errors[0].field` names the parameter that is missing or does not
-/// parse (e.g. `limit`), never a bare "the request is malformed".
+/// parse (e.g. `limit`) and whose `detail` says in plain words what it
+/// must be and what was sent: the same answer as a value out of range, on
+/// every route that takes query parameters.
 #[derive(Debug)]
 pub struct ApiQuery<T>(pub T);
 
@@ -285,10 +287,45 @@ fn query_field(path: &serde_path_to_error::Path, message: &str) -> String {
         .unwrap_or_else(|| "$".to_owned())
 }
 
+/// What a parameter must be, in plain words, from the parser's message
+/// about `value` (the text sent). Number, boolean, date-time and enum
+/// messages are rephrased; any other keeps the parser's words after "is
+/// not valid".
+fn query_rule(message: &str, value: Option<&str>) -> String {
+    let negative = value.is_some_and(|v| v.trim_start().starts_with('-'));
+    match message {
+        "invalid digit found in string" if negative => "must not be negative".to_owned(),
+        "invalid digit found in string" | "cannot parse integer from empty string" => {
+            "must be a whole number".to_owned()
+        }
+        "number too large to fit in target type" | "number too small to fit in target type" => {
+            "is out of range".to_owned()
+        }
+        "invalid float literal" => "must be a number".to_owned(),
+        "provided string was not `true` or `false`" => "must be `true` or `false`".to_owned(),
+        // chrono's messages: the parameter is a date-time.
+        "input contains invalid characters"
+        | "premature end of input"
+        | "trailing input"
+        | "input is out of range"
+        | "no possible date and time matching input"
+        | "input is not enough for unique date and time" => {
+            "must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z".to_owned()
+        }
+        _ => match message.split_once(", expected one of ") {
+            Some((head, allowed)) if head.starts_with("unknown variant") => {
+                format!("must be one of {allowed}")
+            }
+            _ => format!("is not valid ({message})"),
+        },
+    }
+}
+
 /// Parses a raw query string (without `?`) into `T`.
 ///
 /// # Errors
-/// `400 VALIDATION_ERROR` naming the parameter.
+/// `422 VALIDATION_ERROR` naming the parameter, what it must be and the
+/// value sent.
 pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
     serde_path_to_error::deserialize(de).map_err(|err| {
@@ -297,9 +334,20 @@ pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
         let detail = if message.starts_with("missing field") {
             format!("the `{field}` query parameter is required")
         } else {
-            format!("the `{field}` query parameter is invalid: {message}")
+            let value = form_urlencoded::parse(query.as_bytes())
+                .find(|(name, _)| *name == *field)
+                .map(|(_, value)| value.into_owned());
+            let rule = query_rule(&message, value.as_deref());
+            match value {
+                Some(value) => format!("the `{field}` query parameter {rule}; got {value:?}"),
+                None => format!("the `{field}` query parameter {rule}"),
+            }
         };
-        ApiError::bad_request(field, detail)
+        ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
+            field,
+            Code::ValidationError,
+            detail,
+        )])
     })
 }
 

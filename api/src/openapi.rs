@@ -235,11 +235,16 @@ pub fn constrain_items(openapi: &mut utoipa::openapi::OpenApi) {
     }
 }
 
+/// The 422 of a route with query parameters.
+const QUERY_422: &str =
+    "VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it";
+
 /// Documents on every `/v1` operation the errors any of them can answer:
 /// 401 (credentials), 429 (rate limit, with `Retry-After`) and 500; on
-/// every operation with a path parameter, 404; with a query parameter, 400
-/// (a value that does not parse, naming the parameter); and on every
-/// operation with a body, 400 (malformed JSON), 413 and 415.
+/// every operation with a path parameter, 404 (on a mode's routes,
+/// `GAME_MODE_NOT_FOUND` for an unknown `{name}`); with a query parameter,
+/// 422 (a value that is missing or does not parse, naming the parameter);
+/// and on every operation with a body, 400 (malformed JSON), 413 and 415.
 pub fn document_common_errors(openapi: &mut utoipa::openapi::OpenApi) {
     for (path, operation) in operations(openapi) {
         if !path.starts_with("/v1/") {
@@ -250,6 +255,29 @@ pub fn document_common_errors(openapi: &mut utoipa::openapi::OpenApi) {
         let has_path = params.iter().any(|p| p.parameter_in == ParameterIn::Path);
         let has_query = params.iter().any(|p| p.parameter_in == ParameterIn::Query);
         let responses = &mut operation.responses.responses;
+        if has_query {
+            // A route's own 422 without words says what every bad query
+            // parameter answers.
+            if let Some(RefOr::T(response)) = responses.get_mut("422") {
+                if response.description.is_empty() {
+                    response.description = QUERY_422.to_owned();
+                }
+            }
+        }
+        if path.contains("/game-modes/{name}") && !responses.contains_key("201") {
+            // A route on a mode that must exist (one that creates it when
+            // absent answers 201 instead).
+            let entry = responses
+                .entry("404".to_owned())
+                .or_insert_with(|| problem("").into());
+            if let RefOr::T(response) = entry {
+                if response.description.is_empty() {
+                    response.description = "GAME_MODE_NOT_FOUND: the project has no game mode \
+                        `{name}`; NOT_FOUND: no such project"
+                        .to_owned();
+                }
+            }
+        }
         let mut add = |status: &str, description: &str| {
             responses
                 .entry(status.to_owned())
@@ -268,10 +296,7 @@ pub fn document_common_errors(openapi: &mut utoipa::openapi::OpenApi) {
             add("404", "NOT_FOUND: no such resource in this project");
         }
         if has_query {
-            add(
-                "400",
-                "VALIDATION_ERROR: a query parameter does not parse; `errors[0].field` names it",
-            );
+            add("422", QUERY_422);
         }
         if has_body {
             add(

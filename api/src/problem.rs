@@ -152,6 +152,7 @@ fn title_of(code: &str, status: StatusCode) -> String {
         "QUOTA_EXCEEDED" => "Quota exceeded",
         "UNAUTHORIZED" => "Unauthorized",
         "NOT_FOUND" => "Not found",
+        "GAME_MODE_NOT_FOUND" => "Game mode not found",
         "METHOD_NOT_ALLOWED" => "Method not allowed",
         "RATE_LIMITED" => "Rate limited",
         "PAYLOAD_TOO_LARGE" => "Payload too large",
@@ -312,6 +313,16 @@ impl ApiError {
         Self::new(Code::NotFound, detail)
     }
 
+    /// `404 GAME_MODE_NOT_FOUND`: the project has no game mode `name`. Every
+    /// route that names a mode (a ticket's `gameMode`, a path's `{name}`)
+    /// answers this one.
+    pub fn game_mode_not_found(name: &str) -> Self {
+        Self::new(
+            Code::GameModeNotFound,
+            format!("the project has no game mode named {name:?}"),
+        )
+    }
+
     /// `429 RATE_LIMITED` with `Retry-After` (whole seconds, at least 1).
     pub fn rate_limited(retry_after_seconds: u64) -> Self {
         let mut err = Self::new(
@@ -337,12 +348,34 @@ impl ApiError {
         err
     }
 
-    /// `401 TICKET_INVALID`, the same for every kind of bad ticket token.
+    /// `401 TICKET_INVALID` for a token that is not a ticket's: malformed,
+    /// or with a secret that is not the ticket's (forged or altered).
     pub fn ticket_invalid() -> Self {
         Self::new(
             Code::TicketInvalid,
-            "the ticket is unknown or has expired; a ticket that has not expired was lost \
-             with the matchmaking store's data (its search too): create a new ticket",
+            "the ticket token is not valid: use the token exactly as the ticket was \
+             created with, or create a new ticket",
+        )
+    }
+
+    /// `401 TICKET_INVALID` for the right token of a ticket that has
+    /// expired.
+    pub fn ticket_expired() -> Self {
+        Self::new(
+            Code::TicketInvalid,
+            "the ticket has expired: create a new ticket",
+        )
+    }
+
+    /// `401 TICKET_INVALID` for a well-formed token whose ticket the store
+    /// does not hold: never created, expired, or lost with the matchmaking
+    /// store's data (nothing tells these apart once the record is gone).
+    pub fn ticket_unknown() -> Self {
+        Self::new(
+            Code::TicketInvalid,
+            "the ticket token is not valid: no such ticket, or it has expired; a ticket that \
+             had not expired was lost with the matchmaking store's data (its search too): \
+             create a new ticket",
         )
     }
 

@@ -34,7 +34,7 @@ pub struct Started {
 /// The ticket `token` speaks for, whatever its expiry, read from the ticket
 /// store or, once it lost the record, from the stored match that seated it
 /// (the token checked against the kept hash either way); `401
-/// TICKET_INVALID` for an unknown or malformed token.
+/// TICKET_INVALID` for an unknown, malformed or forged token.
 ///
 /// # Errors
 /// As above, or `500` when the store fails.
@@ -46,7 +46,7 @@ pub async fn ticket_of(
     let parsed = token::parse(token).ok_or_else(ApiError::ticket_invalid)?;
     let ticket = super::matched::ticket_or_matched(play, db, &parsed.project_id, &parsed.ticket_id)
         .await?
-        .ok_or_else(ApiError::ticket_invalid)?;
+        .ok_or_else(ApiError::ticket_unknown)?;
     authentic(token, ticket)
 }
 
@@ -74,8 +74,10 @@ async fn ticket_named(
 
 /// Why a start with `token` fails when the ticket store has no record of
 /// its ticket: `409 TICKET_ALREADY_MATCHED` when a stored match seats the
-/// ticket and the token is its (checked against the kept hash), `401
-/// TICKET_INVALID` otherwise.
+/// ticket and the token is its (checked against the kept hash); `401
+/// TICKET_INVALID` saying the token is not valid when the stored match's
+/// hash is not the token's (a forged secret), else saying the ticket is
+/// unknown, expired or lost with the store's data.
 ///
 /// # Errors
 /// A database failure.
@@ -91,8 +93,41 @@ async fn lost(
         Some(row) if token::matches(token, &row.token_hash) => {
             ApiError::from(AddSearchError::TicketAlreadyMatched)
         }
-        _ => ApiError::ticket_invalid(),
+        Some(_) => ApiError::ticket_invalid(),
+        None => ApiError::ticket_unknown(),
     })
+}
+
+/// Why the one-script start refused `token` (its checks answer one error
+/// for every cause): the ticket read again, on this cold path, says
+/// whether the secret is not the ticket's or the ticket expired; one the
+/// store no longer holds is [`lost`].
+///
+/// # Errors
+/// A store failure.
+async fn refused(
+    play: &Play,
+    db: &DatabaseConnection,
+    token: &str,
+    parsed: &TokenRef,
+) -> Result<ApiError, ApiError> {
+    let held = play
+        .tickets
+        .get(&parsed.project_id, &parsed.ticket_id)
+        .await?;
+    let Some(ticket) = held else {
+        return Box::pin(lost(db, token, parsed)).await;
+    };
+    Ok(
+        match authentic(token, ticket).and_then(|t| live(t, unix_now())) {
+            Err(err) => err,
+            // The right secret and unexpired when read again, yet refused
+            // by the script (the hash covers the token's project and mode,
+            // so this is a race with the record's change): the neutral
+            // answer.
+            Ok(_) => ApiError::ticket_unknown(),
+        },
+    )
 }
 
 /// `ticket` if `token` is its token; `401 TICKET_INVALID` otherwise.
@@ -103,10 +138,11 @@ fn authentic(token: &str, ticket: Ticket) -> Result<Ticket, ApiError> {
     Ok(ticket)
 }
 
-/// `ticket` if it has not expired at `now`; `401 TICKET_INVALID` otherwise.
+/// `ticket` if it has not expired at `now`; `401 TICKET_INVALID` saying it
+/// expired otherwise.
 fn live(ticket: Ticket, now: f64) -> Result<Ticket, ApiError> {
     if ticket.expires_at <= now {
-        return Err(ApiError::ticket_invalid());
+        return Err(ApiError::ticket_expired());
     }
     Ok(ticket)
 }
@@ -237,7 +273,7 @@ pub async fn start_with_token(
     let ticket = match ticket {
         Ok(ticket) => ticket,
         Err(StartSearchError::TicketInvalid) => {
-            return Err(Box::pin(lost(db, token, &parsed)).await?)
+            return Err(Box::pin(refused(play, db, token, &parsed)).await?)
         }
         Err(err) => return Err(err.into()),
     };

@@ -112,7 +112,7 @@ impl From<AddSearchError> for ApiError {
 impl From<StartSearchError> for ApiError {
     fn from(err: StartSearchError) -> Self {
         match err {
-            StartSearchError::TicketInvalid => ApiError::ticket_invalid(),
+            StartSearchError::TicketInvalid => ApiError::ticket_unknown(),
             StartSearchError::Add(err) => err.into(),
         }
     }

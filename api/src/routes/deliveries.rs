@@ -53,7 +53,7 @@ impl From<webhook_attempt::Model> for AttemptView {
 pub struct DeliveryView {
     /// `dlv_…`.
     pub id: String,
-    /// `match.made` or `webhook.test`.
+    /// `match.made`, `match.backfilled` or `webhook.test`.
     pub event_type: String,
     /// The match delivered (absent for `webhook.test`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -128,13 +128,42 @@ pub async fn redeliver(
     ))
 }
 
+/// The event types a delivery can carry, as `?eventType=` takes them; any
+/// other value is refused (`422 VALIDATION_ERROR` naming these), never
+/// answered with an empty list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+pub enum DeliveryEventType {
+    /// `match.made`: a match was made.
+    #[serde(rename = "match.made")]
+    MatchMade,
+    /// `match.backfilled`: a backfill fill seated new players.
+    #[serde(rename = "match.backfilled")]
+    MatchBackfilled,
+    /// `webhook.test`: a test event sent on demand.
+    #[serde(rename = "webhook.test")]
+    WebhookTest,
+}
+
+impl DeliveryEventType {
+    /// The event type as deliveries store it (the webhook's `type`; the
+    /// worker's constants for the first two, see the test below).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MatchMade => "match.made",
+            Self::MatchBackfilled => "match.backfilled",
+            Self::WebhookTest => super::webhook_test::WEBHOOK_TEST,
+        }
+    }
+}
+
 /// Query of a mode's deliveries.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(rename_all = "camelCase")]
 pub struct ModeDeliveriesQuery {
-    /// Only deliveries of this event type (`match.made`, `webhook.test`).
-    pub event_type: Option<String>,
+    /// Only deliveries of this event type.
+    #[param(inline)]
+    pub event_type: Option<DeliveryEventType>,
     /// Deliveries to return, 1..=200 (default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u64>,
@@ -153,14 +182,34 @@ pub async fn of_mode(
     ApiQuery(query): ApiQuery<ModeDeliveriesQuery>,
 ) -> Result<Json<Vec<DeliveryView>>, ApiError> {
     let limit = super::page_limit(query.limit)?;
-    game_modes::get(&state.db, &project_id, &name).await?;
+    game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let rows = deliveries::of_mode(
         &state.db,
         &project_id,
         &name,
-        query.event_type.as_deref(),
+        query.event_type.map(DeliveryEventType::as_str),
         limit,
     )
     .await?;
     Ok(Json(rows.into_iter().map(|(d, a)| view(d, a)).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeliveryEventType;
+
+    /// The filter matches the event types the worker stores.
+    #[test]
+    fn event_types_are_the_stored_ones() {
+        assert_eq!(
+            DeliveryEventType::MatchMade.as_str(),
+            matchplane_worker::record::MATCH_MADE
+        );
+        assert_eq!(
+            DeliveryEventType::MatchBackfilled.as_str(),
+            matchplane_worker::backfill::MATCH_BACKFILLED
+        );
+    }
 }

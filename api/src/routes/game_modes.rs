@@ -299,7 +299,9 @@ pub async fn get(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Tagged, ApiError> {
-    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let mode = game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let (etag_header, Json(mut answer)) = tagged(&mode, false);
     if let Some(Value::Object(webhook)) = answer.0.get_mut("webhook") {
         let health = webhook_health::get(&state.db, &project_id, &name).await?;
@@ -432,7 +434,9 @@ pub async fn delete(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
-    game_modes::delete(&state.db, &project_id, &name).await?;
+    game_modes::delete(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
     // Its searches fail at the worker's next sweep (within a second).
@@ -449,7 +453,9 @@ pub async fn versions(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<Vec<GameModeVersionView>>, ApiError> {
-    let all = game_modes::versions(&state.db, &project_id, &name).await?;
+    let all = game_modes::versions(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     Ok(Json(
         all.into_iter().map(GameModeVersionView::from).collect(),
     ))
@@ -467,8 +473,9 @@ pub async fn rotate_secret(
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<GameModeView>, ApiError> {
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
-    let mode =
-        game_modes::rotate_secret(&state.db, &project_id, &name, &secret, Utc::now()).await?;
+    let mode = game_modes::rotate_secret(&state.db, &project_id, &name, &secret, Utc::now())
+        .await
+        .map_err(super::mode_error(&name))?;
     tracing::info!(project_id = %project_id, game_mode = %name, "webhook secret rotated");
     Ok(Json(view(&mode, true)))
 }

@@ -32,6 +32,18 @@ pub mod webhook_test;
 
 use crate::problem::ApiError;
 use matchplane_matchmaker::{Code, FieldError};
+use matchplane_store::repos::StoreError;
+
+/// Maps the store error of a call on the project's game mode `name` (read,
+/// delete, rotate, versions): an absent mode is `404 GAME_MODE_NOT_FOUND`
+/// naming it, on every route under `…/game-modes/{name}`, the same code a
+/// ticket for an unknown mode gets; any other as every store error.
+pub fn mode_error(name: &str) -> impl FnOnce(StoreError) -> ApiError + '_ {
+    move |err| match err {
+        StoreError::NotFound => ApiError::game_mode_not_found(name),
+        other => other.into(),
+    }
+}
 
 /// Page size when a list route's `limit` is not given.
 pub const DEFAULT_PAGE_LIMIT: u64 = 50;

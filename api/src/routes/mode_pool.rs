@@ -73,7 +73,9 @@ pub async fn pool(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<PoolView>, ApiError> {
-    game_modes::get(&state.db, &project_id, &name).await?;
+    game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let last = cycle_stats::get(&state.db, &project_id, &name).await?;
     let summary: Option<PoolSummary> = last
         .as_ref()

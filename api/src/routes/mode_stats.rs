@@ -178,7 +178,9 @@ pub async fn stats(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<ModeStats>, ApiError> {
-    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let mode = game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let webhook_status = if mode.config.get("webhook").is_some_and(Value::is_object) {
         let health = webhook_health::get(&state.db, &project_id, &name).await?;
         Some(WebhookStatus::from_health(health.as_ref()))

@@ -122,7 +122,9 @@ pub async fn history(
         return Err(invalid("from", "from is before to"));
     }
     let from = from.max(now - TimeDelta::days(RETENTION_DAYS));
-    game_modes::get(&state.db, &project_id, &name).await?;
+    game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let rows = if from < to {
         stats_history::minutes(&state.db, &project_id, &name, from, to).await?
     } else {

@@ -194,7 +194,7 @@ pub struct ReasonCountsSchema {
     responses(
         (status = 200, body = PreviewView),
         (status = 400, description = "Malformed JSON", body = Problem),
-        (status = 404, description = "No such project or game mode", body = Problem),
+        (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project", body = Problem),
         (status = 422, description = "Every failed rule in `errors`, as a PUT would answer", body = Problem),
         (status = 429, description = "RATE_LIMITED: more than 2 previews a second for the project", body = Problem)))]
 pub async fn preview(
@@ -208,7 +208,9 @@ pub async fn preview(
         .buckets
         .check(&project_id, PREVIEWS_PER_SECOND)
         .map_err(ApiError::rate_limited)?;
-    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let mode = game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let tier = tier_of(&state, &project_id).await?;
     let proposed = parse_config(body)?;
     let mut errors = check(&state, &proposed, &tier).await;

@@ -137,7 +137,9 @@ async fn rated_mode(
     project_id: &str,
     name: &str,
 ) -> Result<(game_mode::Model, RatingsConfig), ApiError> {
-    let mode = game_modes::get(&state.db, project_id, name).await?;
+    let mode = game_modes::get(&state.db, project_id, name)
+        .await
+        .map_err(super::mode_error(name))?;
     let config: GameModeConfig =
         serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
     match config.ratings {
@@ -183,7 +185,7 @@ fn view(player_id: &str, value: Rating, games: i64) -> RatingView {
     request_body = ResultReportSchema,
     responses(
         (status = 200, body = ResultApplied),
-        (status = 404, description = "No such mode, or no such match in the project (`matchId`)", body = Problem),
+        (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project, or no such match in it (`matchId`)", body = Problem),
         (status = 409, description = "RESULT_ALREADY_REPORTED", body = Problem),
         (status = 422, description = "Malformed report, ratings off, a match of another mode, or players not in the match (`teams[i].players[j]`)", body = Problem)))]
 pub async fn report_result(

@@ -29,7 +29,7 @@ use matchplane_store::repos::{game_modes, recordings};
             description = "`at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event` rows in time order (`at`: seconds since `from`)",
             example = "at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event\n0.250,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,1510,,,,,start\n4.000,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,,,,,,cancel\n"),
         (status = 400, description = "A window bound that is not RFC 3339", body = Problem),
-        (status = 404, description = "No such project or game mode", body = Problem),
+        (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project", body = Problem),
         (status = 422, description = "`from` not before `to`", body = Problem)))]
 pub async fn recording(
     _caller: ProjectCaller,
@@ -37,7 +37,9 @@ pub async fn recording(
     Path((project_id, name)): Path<(String, String)>,
     ApiQuery(query): ApiQuery<WindowQuery>,
 ) -> Result<Response, ApiError> {
-    game_modes::get(&state.db, &project_id, &name).await?;
+    game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let window = query.millis(Utc::now())?;
     let db = state.db.clone();
     let header_chunk = futures::stream::once(async {

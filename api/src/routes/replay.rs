@@ -268,9 +268,9 @@ fn recording_required(name: &str, window: &str) -> ApiError {
     request_body = GameModeSchema,
     responses(
         (status = 200, body = ReplayView),
-        (status = 400, description = "Malformed JSON or query", body = Problem),
-        (status = 404, description = "No such project or game mode", body = Problem),
-        (status = 422, description = "Every failed rule in `errors` as a PUT would answer; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time", body = Problem),
+        (status = 400, description = "Malformed JSON", body = Problem),
+        (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project", body = Problem),
+        (status = 422, description = "Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time", body = Problem),
         (status = 429, description = "RATE_LIMITED: more than 2 previews and replays a second for the project", body = Problem)))]
 pub async fn replay_mode(
     _caller: ProjectCaller,
@@ -279,7 +279,9 @@ pub async fn replay_mode(
     ApiQuery(query): ApiQuery<WindowQuery>,
     RawJson(body): RawJson,
 ) -> Result<Json<ReplayView>, ApiError> {
-    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let mode = game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let tier = tier_of(&state, &project_id).await?;
     let window = query.millis(Utc::now())?;
     let proposed = parse_config(body)?;

@@ -64,9 +64,10 @@ pub struct SearchQuery {
     security(("ticketQuery" = [])),
     responses(
         (status = 101, description = "Switching to the WebSocket: JSON text messages (schema `SearchMessage`) searching, status, then matched/failed/cancelled/expired, then a close with 1000"),
-        (status = 400, description = "VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`), or the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`)", body = Problem),
+        (status = 400, description = "VALIDATION_ERROR: the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`)", body = Problem),
         (status = 401, description = "TICKET_INVALID", body = Problem),
         (status = 409, description = "SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, TICKET_ALREADY_MATCHED, GAME_MODE_DISABLED", body = Problem),
+        (status = 422, description = "VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`)", body = Problem),
         (status = 429, description = "QUOTA_EXCEEDED", body = Problem)))]
 pub async fn search(
     State(state): State<AppState>,

@@ -115,10 +115,7 @@ pub async fn create(
         .mode(&state.db, &project_id, &body.game_mode)
         .await?
     else {
-        return Err(ApiError::new(
-            Code::GameModeNotFound,
-            format!("the project has no game mode named {:?}", body.game_mode),
-        ));
+        return Err(ApiError::game_mode_not_found(&body.game_mode));
     };
     if !config.enabled {
         return Err(ApiError::new(

@@ -68,7 +68,9 @@ pub async fn test(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<TestAttemptView>, ApiError> {
-    let mode = game_modes::get(&state.db, &project_id, &name).await?;
+    let mode = game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     let config: GameModeConfig =
         serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
     let webhook = config.webhook.ok_or_else(no_webhook)?;

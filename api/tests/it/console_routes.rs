@@ -146,7 +146,7 @@ async fn history_merges_minutes_into_buckets(backend: Backend) {
             None,
         )
         .await;
-    garbled.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    garbled.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
     let unknown = t
         .call(
             Method::GET,
@@ -155,7 +155,7 @@ async fn history_merges_minutes_into_buckets(backend: Backend) {
             None,
         )
         .await;
-    unknown.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    unknown.assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
     // Another tenant's key finds nothing.
     let other = t.project("pro").await;
     let (_, other_key) = t.key(&other).await;
@@ -245,7 +245,7 @@ async fn pool_serves_the_last_cycles_summary(backend: Backend) {
             None,
         )
         .await;
-    unknown.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    unknown.assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
 }
 
 fn scenario(arrivals: usize) -> Value {

@@ -251,7 +251,8 @@ async fn nul_characters_are_refused_everywhere(backend: Backend) {
             None,
         )
         .await;
-    query.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    query.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(query.body["errors"][0]["field"], "query", "{}", query.body);
 }
 
 on_both!(

@@ -120,7 +120,7 @@ async fn lifecycle_versions_and_secrets(backend: Backend) {
     assert_eq!(deleted.status, StatusCode::NO_CONTENT);
     t.call(Method::GET, &format!("{base}/ranked"), Some(&key), None)
         .await
-        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+        .assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
     // PUT is create-or-replace: a deleted mode comes back as version 1.
     let again = t
         .call(

@@ -28,3 +28,4 @@ mod strict_bodies;
 mod thin_pools;
 mod ticket_limit;
 mod tiers;
+mod unknown_modes;

@@ -790,8 +790,9 @@ async fn real_answers_match_the_document(backend: Backend) {
     }
 }
 
-/// A query parameter that does not parse is a 400 naming it, on every
-/// route with one; documented.
+/// A query parameter that is missing or does not parse is a `422
+/// VALIDATION_ERROR` problem naming it, what it must be and the value sent,
+/// on every route with one, as a value out of range is; documented.
 async fn unparsable_query_parameters_are_named(backend: Backend) {
     let doc = doc();
     let t = TestApp::new(backend).await;
@@ -804,48 +805,124 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
         Some(demo_modes()[0].clone()),
     )
     .await;
-    for (path, template, field) in [
+    let deliveries = "/v1/projects/{projectId}/game-modes/{name}/deliveries";
+    for (path, template, field, says) in [
         (
             format!("/v1/projects/{p}/matches?limit=abc"),
             "/v1/projects/{projectId}/matches",
             "limit",
+            "must be a whole number; got \"abc\"",
         ),
         (
             format!("/v1/projects/{p}/matches?limit=-1"),
             "/v1/projects/{projectId}/matches",
             "limit",
+            "must not be negative; got \"-1\"",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/leaderboard?limit=1.5"),
             "/v1/projects/{projectId}/game-modes/{name}/leaderboard",
             "limit",
+            "must be a whole number",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=x"),
-            "/v1/projects/{projectId}/game-modes/{name}/deliveries",
+            deliveries,
             "limit",
+            "must be a whole number",
         ),
-        ("/v1/search".to_owned(), "/v1/search", "ticket"),
+        (
+            format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=-1"),
+            deliveries,
+            "limit",
+            "must not be negative",
+        ),
+        (
+            format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=99999999999999999999"),
+            deliveries,
+            "limit",
+            "is out of range",
+        ),
+        (
+            format!("/v1/projects/{p}/game-modes/duel/deliveries?eventType=bogus"),
+            deliveries,
+            "eventType",
+            "must be one of `match.made`, `match.backfilled`, `webhook.test`; got \"bogus\"",
+        ),
+        (
+            format!("/v1/projects/{p}/game-modes/duel/stats/history?from=yesterday"),
+            "/v1/projects/{projectId}/game-modes/{name}/stats/history",
+            "from",
+            "must be an RFC 3339 date-time",
+        ),
+        (
+            "/v1/search".to_owned(),
+            "/v1/search",
+            "ticket",
+            "the `ticket` query parameter is required",
+        ),
     ] {
         let a = t.call(Method::GET, &path, Some(&key), None).await;
-        a.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+        a.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
         assert_eq!(a.body["errors"][0]["field"], field, "{path}: {}", a.body);
+        assert_eq!(
+            a.body["errors"][0]["code"], "VALIDATION_ERROR",
+            "{path}: {}",
+            a.body
+        );
         let detail = a.body["detail"].as_str().unwrap();
         assert!(
-            detail.contains(&format!("`{field}` query parameter")),
+            detail.contains(&format!("`{field}` query parameter")) && detail.contains(says),
             "{path}: {detail}"
+        );
+        assert!(
+            !detail.contains("invalid digit") && !detail.contains("unknown variant"),
+            "{path}: a parser's message: {detail}"
         );
         check_answer(&doc, &Method::GET, template, &a);
     }
-    let a = t.call(Method::GET, "/v1/search", None, None).await;
-    assert!(
-        a.body["detail"]
-            .as_str()
-            .unwrap()
-            .contains("the `ticket` query parameter is required"),
-        "{}",
-        a.body
+    // A limit that parses but is out of range answers the same way.
+    let a = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=0"),
+            Some(&key),
+            None,
+        )
+        .await;
+    a.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(a.body["errors"][0]["field"], "limit", "{}", a.body);
+    // Every event type the document lists is taken.
+    let listed = &doc["paths"][deliveries]["get"]["parameters"];
+    let event_type = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "eventType")
+        .unwrap();
+    let allowed = event_type["schema"]["oneOf"]
+        .as_array()
+        .map(|any| any.iter().find(|s| s["enum"].is_array()).unwrap()["enum"].clone())
+        .unwrap_or_else(|| event_type["schema"]["enum"].clone());
+    assert_eq!(
+        allowed,
+        json!(["match.made", "match.backfilled", "webhook.test"]),
+        "{event_type}"
     );
+    for kind in allowed.as_array().unwrap() {
+        let a = t
+            .call(
+                Method::GET,
+                &format!(
+                    "/v1/projects/{p}/game-modes/duel/deliveries?eventType={}",
+                    kind.as_str().unwrap()
+                ),
+                Some(&key),
+                None,
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{kind}: {}", a.body);
+    }
 }
 
 /// The WebSocket route says what is missing, and starts no search for a

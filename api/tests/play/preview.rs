@@ -145,7 +145,7 @@ async fn preview_validates_like_a_put_and_is_rate_limited(pools: Pools) {
     let a = t
         .call(Method::POST, &missing, Some(&key), Some(duel("nope")))
         .await;
-    a.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    a.assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
 
     // Two previews a second per project, then 429 with Retry-After.
     let mut limited = None;

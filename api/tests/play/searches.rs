@@ -22,6 +22,16 @@ async fn search_start_errors(pools: Pools) {
     short["ticketTtlSeconds"] = json!(1);
     t.mode(&p, &key, short).await;
 
+    // A token that is not a ticket's says so plainly, never that the
+    // store lost data (that is said only when it may have).
+    let plainly_invalid = |a: &crate::harness::Answer| {
+        a.assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+        let detail = a.body["detail"].as_str().unwrap();
+        assert!(
+            detail.starts_with("the ticket token is not valid") && !detail.contains("lost"),
+            "{detail}"
+        );
+    };
     for bad in [
         "garbage",
         "prj_x.tkt_y.zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
@@ -30,12 +40,20 @@ async fn search_start_errors(pools: Pools) {
             .await
             .assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
     }
+    plainly_invalid(&t.rest_search("garbage").await);
     let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
     // A forged secret for a real ticket.
     let forged = format!("{}.{}", token.rsplit_once('.').unwrap().0, "A".repeat(43));
-    t.rest_search(&forged)
-        .await
-        .assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+    plainly_invalid(&t.rest_search(&forged).await);
+    plainly_invalid(
+        &t.call(
+            Method::GET,
+            &format!("/v1/searches/{ticket}"),
+            Some(&format!("Ticket {forged}")),
+            None,
+        )
+        .await,
+    );
 
     let a = t.rest_search(&token).await;
     assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);

@@ -1356,7 +1356,7 @@ export interface components {
              * @description When the delivery was queued.
              */
             createdAt: string;
-            /** @description `match.made` or `webhook.test`. */
+            /** @description `match.made`, `match.backfilled` or `webhook.test`. */
             eventType: string;
             /** @description `dlv_…`. */
             id: string;
@@ -4248,6 +4248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4458,6 +4459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4489,8 +4491,8 @@ export interface operations {
     listGameModeDeliveries: {
         parameters: {
             query?: {
-                /** @description Only deliveries of this event type (`match.made`, `webhook.test`). */
-                eventType?: string;
+                /** @description Only deliveries of this event type. */
+                eventType?: "match.made" | "match.backfilled" | "webhook.test";
                 /** @description Deliveries to return, 1..=200 (default 50). */
                 limit?: number;
             };
@@ -4513,15 +4515,6 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"][];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter does not parse; `errors[0].field` names it */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -4531,6 +4524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4539,6 +4533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4594,15 +4589,6 @@ export interface operations {
                     "application/json": components["schemas"]["LeaderboardPage"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter does not parse; `errors[0].field` names it */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -4612,6 +4598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4620,6 +4607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4679,6 +4667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4751,7 +4740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such project or game mode */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4840,6 +4829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,6 +4912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5027,7 +5018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such project or game mode */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5096,7 +5087,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReplayView"];
                 };
             };
-            /** @description Malformed JSON or query */
+            /** @description Malformed JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5114,7 +5105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such project or game mode */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5141,7 +5132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Every failed rule in `errors` as a PUT would answer; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time */
+            /** @description Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5217,7 +5208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such mode, or no such match in the project (`matchId`) */
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project, or no such match in it (`matchId`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5313,6 +5304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5393,6 +5385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5401,6 +5394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5459,6 +5453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5526,6 +5521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5594,6 +5590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5898,15 +5895,6 @@ export interface operations {
                     "application/json": components["schemas"]["MatchesPage"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter does not parse; `errors[0].field` names it */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5924,6 +5912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7468,7 +7457,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`), or the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`) */
+            /** @description VALIDATION_ERROR: the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7488,6 +7477,15 @@ export interface operations {
             };
             /** @description SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, TICKET_ALREADY_MATCHED, GAME_MODE_DISABLED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
