@@ -130,10 +130,18 @@ impl TicketStore for RedisTicketStore {
                 .expire(&pending, PENDING_SET_TTL_SECONDS)
                 .ignore();
         }
-        let (live, count): (Option<String>, u64) = pipe
+        let (live, mut count): (Option<String>, u64) = pipe
             .query_async(&mut self.pool.conn())
             .await
             .map_err(PoolError::from)?;
+        if max_pending.is_some_and(|limit| count > limit)
+            && self.pool.settle(&ticket.project_id).await
+        {
+            // Over the limit, maybe by tickets this process started whose
+            // project step was still queued (see the pool's `lane`): counted
+            // again now that it ran.
+            count = self.pending(&ticket.project_id, now).await?;
+        }
         let refusal = match (live, max_pending) {
             (Some(ticket_id), _) => CreateTicketError::PlayerAlreadySearching {
                 ticket_id,
@@ -163,6 +171,9 @@ impl TicketStore for RedisTicketStore {
     }
 
     async fn pending(&self, project_id: &str, now: f64) -> Result<u64, PoolError> {
+        // The started tickets this process takes out in a batch still
+        // queued are out once it ran.
+        let _waited = self.pool.settle(project_id).await;
         let key = pending_key(self.pool.prefix(), project_id);
         let count: u64 = redis::cmd("ZCOUNT")
             .arg(&key)

@@ -78,6 +78,26 @@ async fn the_worker_repairs_a_count_an_interrupted_add_left_behind() {
         .unwrap()
         .unwrap();
     assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
+    // Under the `mode` scope an add's mode is listed by its project's step:
+    // one interrupted before it, in a mode with no search yet, is listed
+    // by the mode's worker too.
+    let casual = mode("casual");
+    add_without_the_project(&other, &casual, "t3").await;
+    assert_eq!(
+        store.modes_with_searches("prj_a").await.unwrap(),
+        ["ranked"]
+    );
+    let token = lease(&worker, &casual).await;
+    worker
+        .renew_lease_and_probe(&casual, token, Duration::from_secs(30))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        store.modes_with_searches("prj_a").await.unwrap(),
+        ["casual", "ranked"]
+    );
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 3);
 }
 
 #[tokio::test]

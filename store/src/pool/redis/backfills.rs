@@ -227,7 +227,6 @@ impl Backfills for RedisPoolStore {
             .key(&keys.backfill_seats);
         call.arg(lease_token)
             .arg(self.bucket_lifetime())
-            .arg(&mode.mode)
             .arg(&fill.backfill_id)
             .arg(fill.revision)
             .arg(now.to_string())

@@ -52,7 +52,6 @@ impl RedisPoolStore {
     /// One run of the claim script over `batch` (see `scripts/claim.lua`).
     async fn claim_batch(
         &self,
-        mode: &ModeKey,
         keys: &ModeKeys,
         lease_token: u64,
         batch: &[Claim],
@@ -90,7 +89,6 @@ impl RedisPoolStore {
             .arg(&self.ended_keys(keys)[0]);
         call.arg(lease_token)
             .arg(self.bucket_lifetime())
-            .arg(&mode.mode)
             .arg(batch.len())
             .arg(tickets);
         let now = wall_clock();
@@ -173,7 +171,7 @@ impl Claims for RedisPoolStore {
         // for a round trip in between.
         let calls = batches
             .into_iter()
-            .map(|batch| self.claim_batch(mode, &keys, lease_token, batch));
+            .map(|batch| self.claim_batch(&keys, lease_token, batch));
         let answers = futures::future::try_join_all(calls).await?;
         let outcomes: Vec<ClaimOutcome> = answers.into_iter().flatten().collect();
         if outcomes

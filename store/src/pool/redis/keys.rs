@@ -157,8 +157,9 @@ pub(crate) struct ProjectKeys {
     /// sum of [`Self::counts`].
     pub live: String,
     /// `P:{<projectId>}:counts` — HASH mode → its pool's size as last
-    /// measured, for the modes that may have searches: a start registers its
-    /// mode (`0`) before it adds, a measurement of an empty pool removes the
+    /// measured, for the modes that may have searches: an add's measurement
+    /// lists its mode (under the `project` scope the start registers it,
+    /// `0`, before it adds), a measurement of an empty pool removes the
     /// field. Lists where a project's searches are (ending all of a player's
     /// searches; failing the searches of a deleted mode).
     pub counts: String,

@@ -5,24 +5,31 @@
 //!
 //! No script can touch two slots, so adding a search takes three steps:
 //!
-//! 1. **admit** (`scripts/live_begin.lua`, project slot): refuse over the
-//!    quota, register the mode among the project's modes with searches,
-//!    and under the `project` scope reserve the player for this search;
+//! 1. **admit** (project slot): refuse over the quota. Under the `mode`
+//!    scope (the default) that is a read of the counter, in the project's
+//!    next batch (see `lane`), and nothing when the project has no quota.
+//!    Under the `project` scope it is `scripts/live_begin.lua`: the quota,
+//!    the mode registered among the project's modes with searches, and the
+//!    player reserved for this search;
 //! 2. **add** (`scripts/add_search.lua`, mode slot): the mode's own rules,
 //!    then the project's refusal from step 1; a search added is measured
 //!    (the pool's size with a version) in the same step;
-//! 3. **apply** (`scripts/live_apply.lua`, project slot): the measurement
-//!    goes into the counter unless a newer one did, the ticket leaves the
-//!    pending ones, an unused reservation is given back.
+//! 3. **apply** (`scripts/live_apply.lua`, project slot, batched per
+//!    project in `lane`, not waited for by the add): the measurement goes
+//!    into the counter unless a newer one did, and lists the mode among
+//!    the project's modes with searches; the ticket leaves the pending
+//!    ones; a refused add's unused reservation is given back (that one
+//!    waited for).
 //!
 //! Every other change of a pool (an end, an expiry, a claim, a fill, a
 //! closed proposal) is measured and applied right after (`sync_live`). The
 //! counter is therefore exact whenever no add is between its steps 1 and
 //! 3: a start may overshoot the quota by at most the starts in flight at
-//! that instant. A process that dies between two steps leaves the counter
-//! behind its pool; the worker that holds the mode measures and applies
-//! again whenever its lease probe finds the pool's size other than it last
-//! applied (`sync_if_changed`).
+//! the instant its read runs. A process that dies between two steps (or
+//! with a batch queued) leaves the counter, and under the `mode` scope the
+//! mode's listing, behind its pool; the worker that holds the mode
+//! measures and applies again whenever its lease probe finds the pool's
+//! size other than it last applied (`sync_if_changed`).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -30,6 +37,7 @@ use std::sync::{Mutex, PoisonError};
 use redis::Script;
 
 use super::keys::{pending_key, player_key, ProjectKeys};
+use super::lane::Queued;
 use super::RedisPoolStore;
 use crate::pool::types::wall_clock;
 use crate::pool::{ModeKey, PlayerSearchScope, PoolError};
@@ -50,7 +58,7 @@ const ADMIT_TRIES: usize = 4;
 /// The project scripts (the measure script shares `common.lua`).
 pub(super) struct LiveScripts {
     begin: Script,
-    apply: Script,
+    pub(super) apply: Script,
     measure: Script,
 }
 
@@ -78,7 +86,7 @@ impl Applied {
         applied.get(mode).copied()
     }
 
-    fn set(&self, mode: &ModeKey, size: u64) {
+    pub(super) fn set(&self, mode: &ModeKey, size: u64) {
         let mut applied = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         applied.insert(mode.clone(), size);
     }
@@ -115,8 +123,8 @@ pub(super) struct Admission {
     /// scope): given back if the add does not happen.
     reserved: Option<String>,
     /// Whether step 1 registered the mode among the project's modes with
-    /// searches (it had none listed): measured again if the add does not
-    /// happen.
+    /// searches (the `project` scope, the mode not listed): measured again
+    /// if the add does not happen.
     registered: bool,
 }
 
@@ -136,7 +144,8 @@ enum Holder {
 }
 
 impl RedisPoolStore {
-    /// Step 1 of an add: see the module doc. `ticket_id` is the search's.
+    /// Step 1 of an add: see the module doc. `ticket_id` is the search's;
+    /// `player_id` is only read under the `project` scope.
     ///
     /// # Errors
     /// A Redis failure, or a reservation that kept changing under
@@ -149,9 +158,32 @@ impl RedisPoolStore {
         max_live: Option<u64>,
         scope: PlayerSearchScope,
     ) -> Result<Admission, PoolError> {
+        if scope == PlayerSearchScope::Mode {
+            // Nothing to reserve, nothing to register (the mode is listed by
+            // its add's step 3): the quota is a read, in the project's next
+            // batch; no quota, no read.
+            let refusal = match max_live {
+                Some(limit) => {
+                    let live = self.read_live(&mode.project_id).await?;
+                    if live.max(0).unsigned_abs() >= limit {
+                        Refusal::Quota
+                    } else {
+                        Refusal::None
+                    }
+                }
+                None => {
+                    self.note_project(&mode.project_id).await?;
+                    Refusal::None
+                }
+            };
+            return Ok(Admission {
+                refusal,
+                reserved: None,
+                registered: false,
+            });
+        }
         let project = ProjectKeys::new(self.prefix(), &mode.project_id);
-        let reservation = (scope == PlayerSearchScope::Project)
-            .then(|| player_key(self.prefix(), &mode.project_id, player_id));
+        let reservation = Some(player_key(self.prefix(), &mode.project_id, player_id));
         let limit = max_live.map(|l| l.to_string()).unwrap_or_default();
         let mut stale = String::new();
         for _ in 0..ADMIT_TRIES {
@@ -256,10 +288,22 @@ impl RedisPoolStore {
         measured: Option<(String, String)>,
         pending_ticket: Option<&str>,
     ) -> Result<(), PoolError> {
-        // A refused add gives its reservation back, and measures the pool
-        // if step 1 registered the mode (it may have no search).
+        // An add applies in the project's next batch, not waited for (see
+        // `lane`). A refused add gives its reservation back, and measures
+        // the pool if step 1 registered the mode (it may have no search).
         let (measured, release) = match measured {
-            Some(measured) => (measured, None),
+            Some((size, version)) => {
+                self.queue_apply(
+                    &mode.project_id,
+                    Queued {
+                        mode: mode.mode.clone(),
+                        size,
+                        version,
+                        ticket: pending_ticket.map(str::to_owned),
+                    },
+                );
+                return Ok(());
+            }
             None if admission.reserved.is_none() && !admission.registered => return Ok(()),
             None => (
                 self.measure(mode).await?,
@@ -272,7 +316,6 @@ impl RedisPoolStore {
         self.apply(
             mode,
             &measured,
-            pending_ticket,
             release.as_ref().map(|(key, held)| (*key, held.as_str())),
         )
         .await
@@ -285,7 +328,7 @@ impl RedisPoolStore {
     pub(super) async fn sync_live(&self, mode: &ModeKey) {
         let result = async {
             let measured = self.measure(mode).await?;
-            self.apply(mode, &measured, None, None).await
+            self.apply(mode, &measured, None).await
         }
         .await;
         if let Err(err) = result {
@@ -318,13 +361,13 @@ impl RedisPoolStore {
         Ok((size, version))
     }
 
-    /// `scripts/live_apply.lua`. `release`: the reservation key and the
-    /// value prefix it must still have to be deleted.
+    /// `scripts/live_apply.lua` with one measurement, waited for. `release`:
+    /// the reservation key and the value prefix it must still have to be
+    /// deleted.
     async fn apply(
         &self,
         mode: &ModeKey,
         (size, version): &(String, String),
-        pending_ticket: Option<&str>,
         release: Option<(&str, &str)>,
     ) -> Result<(), PoolError> {
         let project = ProjectKeys::new(self.prefix(), &mode.project_id);
@@ -336,11 +379,11 @@ impl RedisPoolStore {
         if let Some((key, _)) = release {
             call.key(key);
         }
-        call.arg(&mode.mode)
+        call.arg(release.map_or("", |(_, prefix)| prefix))
+            .arg(1)
+            .arg(&mode.mode)
             .arg(size)
-            .arg(version)
-            .arg(pending_ticket.unwrap_or_default())
-            .arg(release.map_or("", |(_, prefix)| prefix));
+            .arg(version);
         let _live: i64 = call.invoke_async(&mut self.conn()).await?;
         if let Ok(size) = size.parse() {
             self.inner.applied.set(mode, size);

@@ -17,8 +17,9 @@
 //!
 //! **One key lists the projects.** `P:projects` (the registry of projects
 //! with searches) sits in a slot of its own. No script touches it: a
-//! process pipelines a ZADD of it before an add or start script in the
-//! same round trip, once a minute per project, and the worker prunes it
+//! process pipelines a ZADD of it before an add's first step in the same
+//! round trip (sends it alone when that step sends nothing), once a minute
+//! per project, and the worker prunes it
 //! with a script on that key alone (see `projects`). It is how the worker
 //! finds the pools of a project the database no longer has.
 //!
@@ -74,7 +75,8 @@
 //! `scripts/`, prefixed with `common.lua` where they remove searches):
 //! `searches` (add, end, touch, expire, pings, waiting reasons), `reads`,
 //! `projects` (the registry of projects with searches), `live` (the
-//! project's counter, modes and player reservations), `claims`, `leases`,
+//! project's counter, modes and player reservations), `lane` (an add's
+//! project step and the quota reads, batched per project), `claims`, `leases`,
 //! `outbox`, `status` (pub/sub), `start` (a search started from a stored
 //! ticket) and `keys` (every key's name).
 
@@ -94,6 +96,7 @@ mod claims;
 mod conn;
 pub use conn::{RedisConn, RedisTarget};
 pub(crate) mod keys;
+mod lane;
 mod leases;
 mod live;
 mod outbox;
@@ -241,6 +244,8 @@ struct Inner {
     live: live::LiveScripts,
     /// The pool sizes this process applied to their projects last.
     applied: live::Applied,
+    /// The projects' batched steps (see `lane`).
+    lanes: lane::Lanes,
     /// The shared subscription connection, opened at the first subscribe.
     status: OnceCell<StatusHub>,
     /// Projects this process wrote into the registry lately, with when
@@ -268,6 +273,7 @@ impl RedisPoolStore {
                 scripts: Scripts::new(),
                 live: live::LiveScripts::new(),
                 applied: live::Applied::default(),
+                lanes: lane::Lanes::default(),
                 status: OnceCell::new(),
                 noted: std::sync::Mutex::default(),
             }),

@@ -10,14 +10,15 @@
 //!
 //! Why it is safe without one atomic step (the registry is in another
 //! Cluster slot than the pools): a process writes a project (ZADD GT, its
-//! clock) in the round trip of an add's first step, and then skips the
+//! clock) in the round trip of an add's first step (alone when that step
+//! sends nothing: the `mode` scope without a quota), and then skips the
 //! write for [`NOTED_FOR`]; the worker forgets a project only when it lists
 //! no mode with searches and its score is [`PROJECT_GRACE`] old, checked
 //! and removed in one script. An add racing the worker's check was written
 //! at most [`NOTED_FOR`] before, so its score is far too recent to go,
 //! whatever the order; a start written after the removal writes it again.
-//! So the registry costs a start no round trip of its own, and a search is
-//! never in a pool the registry does not list.
+//! So the registry costs a start with a quota no round trip of its own, and
+//! a search is never in a pool the registry does not list.
 
 use std::time::{Duration, Instant};
 
@@ -74,9 +75,28 @@ impl RedisPoolStore {
         Ok(reply)
     }
 
+    /// Writes `project_id` into the registry unless this process did within
+    /// [`NOTED_FOR`]: before an add whose project's step needs no command of
+    /// its own (the `mode` scope without a quota).
+    pub(super) async fn note_project(&self, project_id: &str) -> Result<(), PoolError> {
+        let now = Instant::now();
+        if self.noted_since(project_id, now) {
+            return Ok(());
+        }
+        let _added: i64 = redis::cmd("ZADD")
+            .arg(projects_key(self.prefix()))
+            .arg("GT")
+            .arg(wall_clock())
+            .arg(project_id)
+            .query_async(&mut self.conn())
+            .await?;
+        self.note(project_id, now);
+        Ok(())
+    }
+
     /// Whether this process wrote `project_id` less than [`NOTED_FOR`]
     /// before `now`.
-    fn noted_since(&self, project_id: &str, now: Instant) -> bool {
+    pub(super) fn noted_since(&self, project_id: &str, now: Instant) -> bool {
         let noted = self
             .inner
             .noted
@@ -89,7 +109,7 @@ impl RedisPoolStore {
 
     /// Remembers that the registry got `project_id` from a write sent at
     /// `at`.
-    fn note(&self, project_id: &str, at: Instant) {
+    pub(super) fn note(&self, project_id: &str, at: Instant) {
         let mut noted = self
             .inner
             .noted
@@ -108,6 +128,9 @@ impl RedisPoolStore {
         let listed: Vec<(String, f64)> = self.conn().zrange_withscores(&registry, 0, -1).await?;
         if listed.is_empty() {
             return Ok(Vec::new());
+        }
+        for (project, _) in &listed {
+            let _waited = self.settle(project).await;
         }
         let mut pipe = redis::pipe();
         for (project, _) in &listed {

@@ -249,7 +249,6 @@ impl Proposals for RedisPoolStore {
             .key(previous);
         call.arg(&finish.match_id)
             .arg(self.bucket_lifetime())
-            .arg(&mode.mode)
             .arg(finish.cooldown_until)
             .arg(if made {
                 finish.record_json.as_str()

@@ -95,6 +95,9 @@ impl PoolReads for RedisPoolStore {
     }
 
     async fn modes_with_searches(&self, project_id: &str) -> Result<Vec<String>, PoolError> {
+        // The adds of this process register their modes in their batched
+        // step 3 (see `lane`): those queued are read too.
+        let _waited = self.settle(project_id).await;
         let mut modes: Vec<String> = self
             .conn()
             .hkeys(ProjectKeys::new(&self.inner.prefix, project_id).counts)
@@ -104,6 +107,7 @@ impl PoolReads for RedisPoolStore {
     }
 
     async fn count_live(&self, project_id: &str) -> Result<u64, PoolError> {
+        let _waited = self.settle(project_id).await;
         let live: Option<i64> = self
             .conn()
             .get(ProjectKeys::new(&self.inner.prefix, project_id).live)

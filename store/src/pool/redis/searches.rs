@@ -147,8 +147,7 @@ impl RedisPoolStore {
             .key(&keys.proposal_deadlines);
         call.arg(now)
             .arg(self.ended_json(&EndedSearch::new(Ended::Expired, now))?)
-            .arg(self.bucket_lifetime())
-            .arg(&mode.mode);
+            .arg(self.bucket_lifetime());
         for ticket in &due {
             call.arg(ticket);
         }
@@ -213,7 +212,6 @@ impl Searches for RedisPoolStore {
             .arg(ticket_id)
             .arg(self.ended_json(&EndedSearch::of(outcome, wall_clock()))?)
             .arg(self.bucket_lifetime())
-            .arg(&mode.mode)
             .invoke_async(&mut self.conn())
             .await?;
         match (reply.first().map(String::as_str), reply.get(1)) {

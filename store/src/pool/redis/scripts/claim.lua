@@ -10,8 +10,8 @@
 --
 -- KEYS: 1 lease, 2 pool, 3 players, 4 deadlines, 5 pings, 6 reasons,
 --       7 outbox, 8 ended (current bucket)
--- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 mode name,
---       4 G (groups), 5 N (tickets of all groups); then per group: matchId,
+-- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 G (groups),
+--       4 N (tickets of all groups); then per group: matchId,
 --       ended JSON (matched), match record JSON, n; then the N ticketIds,
 --       group after group (each once within its group); then their N
 --       playerIds in the same order.
@@ -35,9 +35,9 @@ if not lease or string.match(lease, '^(%d+)|') ~= ARGV[1] then
 end
 
 local SLICE = 1000
-local G, N = tonumber(ARGV[4]), tonumber(ARGV[5])
+local G, N = tonumber(ARGV[3]), tonumber(ARGV[4])
 -- ARGV index of group g's header, of the first ticket and of the first player.
-local function header(g) return 2 + 4 * g end
+local function header(g) return 1 + 4 * g end
 local T0 = header(G + 1)
 local P0 = T0 + N
 

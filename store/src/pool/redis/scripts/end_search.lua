@@ -1,7 +1,7 @@
 -- Ends a live search as cancelled, expired or failed.
 -- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons,
 --       6 ended (current bucket), 7 ended (next), 8 ended (previous)
--- ARGV: 1 ticketId, 2 ended JSON, 3 bucket lifetime (seconds), 4 mode name
+-- ARGV: 1 ticketId, 2 ended JSON, 3 bucket lifetime (seconds)
 -- Returns {'ended'} | {'matched', endedJson} | {'not_live'}
 local search = redis.call('HGET', KEYS[1], ARGV[1])
 if not search then

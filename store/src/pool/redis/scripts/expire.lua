@@ -4,13 +4,12 @@
 -- proposal's acceptBy, and the first sweep after the proposal ends decides.
 -- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 ended
 --       (current bucket), 7 proposed, 8 proposal deadlines
--- ARGV: 1 now, 2 ended JSON, 3 bucket lifetime (seconds), 4 mode name,
---       5.. ticketIds
+-- ARGV: 1 now, 2 ended JSON, 3 bucket lifetime (seconds), 4.. ticketIds
 -- Returns the ticketIds expired.
 local now = tonumber(ARGV[1])
 local expired = {}
 local records = {}
-for i = 5, #ARGV do
+for i = 4, #ARGV do
   local ticket = ARGV[i]
   local deadline = redis.call('ZSCORE', KEYS[3], ticket)
   local search = redis.call('HGET', KEYS[1], ticket)

@@ -8,10 +8,10 @@
 --
 -- KEYS: 1 lease, 2 pool, 3 players, 4 deadlines, 5 pings, 6 reasons,
 --       7 outbox, 8 ended (current bucket), 9 backfill_seats
--- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 mode name,
---       4 backfillId, 5 revision, 6 now (Unix seconds), 7 seats taken per
---       team (comma-separated), 8 matchId, 9 ended JSON (matched),
---       10 fill record JSON, 11 n, then n ticketIds and their n playerIds
+-- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 backfillId,
+--       4 revision, 5 now (Unix seconds), 6 seats taken per team
+--       (comma-separated), 7 matchId, 8 ended JSON (matched), 9 fill
+--       record JSON, 10 n, then n ticketIds and their n playerIds
 -- Returns {'lease_lost'}, {'stale'}, {'conflict', k, k gone tickets} or
 -- {'claimed', outboxId, newStatus}.
 local lease = redis.call('GET', KEYS[1])
@@ -19,19 +19,19 @@ if not lease or string.match(lease, '^(%d+)|') ~= ARGV[1] then
   return {'lease_lost'}
 end
 
-local cur = redis.call('HGET', KEYS[9], ARGV[4])
+local cur = redis.call('HGET', KEYS[9], ARGV[3])
 if not cur then
   return {'stale'}
 end
 local status, revision, expires, seats = string.match(cur, '^(%a+)|(%d+)|([^|]*)|(.*)$')
-if status ~= 'open' or revision ~= ARGV[5] or tonumber(ARGV[6]) >= tonumber(expires) then
+if status ~= 'open' or revision ~= ARGV[4] or tonumber(ARGV[5]) >= tonumber(expires) then
   return {'stale'}
 end
 local open, taken = {}, {}
 for s in string.gmatch(seats, '%d+') do
   open[#open + 1] = tonumber(s)
 end
-for s in string.gmatch(ARGV[7], '%d+') do
+for s in string.gmatch(ARGV[6], '%d+') do
   taken[#taken + 1] = tonumber(s)
 end
 if #open ~= #taken then
@@ -48,9 +48,9 @@ for i = 1, #open do
   end
 end
 
-local n = tonumber(ARGV[11])
+local n = tonumber(ARGV[10])
 local gone = {}
-for i = 12, 11 + n do
+for i = 11, 10 + n do
   if redis.call('HGET', KEYS[3], ARGV[i + n]) ~= ARGV[i] then
     gone[#gone + 1] = ARGV[i]
   end
@@ -63,18 +63,18 @@ if #gone > 0 then
   return reply
 end
 
-for i = 12, 11 + n do
+for i = 11, 10 + n do
   local ticket, player = ARGV[i], ARGV[i + n]
   redis.call('HDEL', KEYS[3], player)
   redis.call('HDEL', KEYS[2], ticket)
   redis.call('HDEL', KEYS[5], ticket)
   redis.call('HDEL', KEYS[6], ticket)
-  redis.call('HSET', KEYS[8], ticket, ARGV[9])
+  redis.call('HSET', KEYS[8], ticket, ARGV[8])
 end
 redis.call('EXPIRE', KEYS[8], ARGV[2])
 
 local new_status = any_left and 'open' or 'filled'
-redis.call('HSET', KEYS[9], ARGV[4], new_status .. '|' .. tostring(tonumber(revision) + 1) .. '|'
+redis.call('HSET', KEYS[9], ARGV[3], new_status .. '|' .. tostring(tonumber(revision) + 1) .. '|'
            .. expires .. '|' .. table.concat(left, ','))
-local id = redis.call('XADD', KEYS[7], '*', 'matchId', ARGV[8], 'record', ARGV[10])
+local id = redis.call('XADD', KEYS[7], '*', 'matchId', ARGV[7], 'record', ARGV[9])
 return {'claimed', id, new_status}

@@ -7,8 +7,8 @@
 --       6 players, 7 deadlines, 8 pings, 9 reasons, 10 outbox,
 --       11 cooldowns, 12 ended (current bucket), 13 ended (next),
 --       14 ended (previous)
--- ARGV: 1 matchId, 2 bucket lifetime (seconds), 3 mode name, 4 cooldown
---       end (Unix seconds), 5 record JSON ('' unless the match is made),
+-- ARGV: 1 matchId, 2 bucket lifetime (seconds), 3 cooldown end (Unix
+--       seconds), 4 record JSON ('' unless the match is made),
 --       then per member: ticketId, playerId, answer word read, fate
 --       ('matched' | 'requeued' | 'ended' | 'fail'), '1' if cooled down,
 --       ended JSON ('' for 'requeued' and 'ended')
@@ -17,7 +17,7 @@ local match = ARGV[1]
 if redis.call('HEXISTS', KEYS[1], match) == 0 then
   return {'closed'}
 end
-local first = 6
+local first = 5
 for i = first, #ARGV, 6 do
   local now = answer_now(KEYS[6], KEYS[4], KEYS[12], KEYS[13], KEYS[14], match, ARGV[i], ARGV[i + 1])
   if now ~= ARGV[i + 2] then
@@ -42,7 +42,7 @@ for i = first, #ARGV, 6 do
     end
   end
   if ARGV[i + 4] == '1' then
-    redis.call('HSET', KEYS[11], player, ARGV[4])
+    redis.call('HSET', KEYS[11], player, ARGV[3])
     cooled = true
   end
 end
@@ -52,8 +52,8 @@ if cooled then
   redis.call('EXPIRE', KEYS[11], 3700)
 end
 local outbox = ''
-if ARGV[5] ~= '' then
-  outbox = redis.call('XADD', KEYS[10], '*', 'matchId', match, 'record', ARGV[5])
+if ARGV[4] ~= '' then
+  outbox = redis.call('XADD', KEYS[10], '*', 'matchId', match, 'record', ARGV[4])
 end
 if removed > 0 then
   record_ended_each(KEYS[12], ARGV[2], records)

@@ -1,22 +1,24 @@
--- Applies a measurement of a mode's pool (measure in common.lua) to the
--- project's counter, unless a newer one was applied already; and, for the
--- add that measured it, takes its ticket out of the pending tickets and
--- gives back a reservation the add did not use.
+-- Applies measurements of a project's pools (measure in common.lua) to the
+-- project's counter, each unless a newer one of its mode was applied
+-- already: a mode measured with searches is listed in `counts` (registered),
+-- one measured empty leaves it. Takes the started tickets out of the
+-- pending ones, and gives back a reservation an add did not use.
 -- KEYS: 1 project live, 2 project counts, 3 project versions, 4 project
 --       pending tickets, 5 (optional) the player's reservation
--- ARGV: 1 mode name, 2 pool size, 3 version ('' and '' = no measurement),
---       4 ticketId to take out of the pending ones ('' = none), 5 the
---       reservation to delete if it is still this one's: '<mode>|<ticketId>|'
---       ('' = none)
+-- ARGV: 1 the reservation to delete if it is still this one's:
+--       '<mode>|<ticketId>|' ('' = none), 2 n, the number of measurements,
+--       then n triples (mode name, pool size, version), then the tickets to
+--       take out of the pending ones.
 -- Returns the project's live count.
-local mode = ARGV[1]
-if ARGV[3] ~= '' then
-  local count, version = tonumber(ARGV[2]), tonumber(ARGV[3])
-  if version > tonumber(redis.call('HGET', KEYS[3], mode) or '0') then
+local n = tonumber(ARGV[2])
+for i = 0, n - 1 do
+  local mode, size, version = ARGV[3 + 3 * i], ARGV[4 + 3 * i], ARGV[5 + 3 * i]
+  if tonumber(version) > tonumber(redis.call('HGET', KEYS[3], mode) or '0') then
+    local count = tonumber(size)
     local old = tonumber(redis.call('HGET', KEYS[2], mode) or '0')
-    redis.call('HSET', KEYS[3], mode, ARGV[3])
+    redis.call('HSET', KEYS[3], mode, version)
     if count > 0 then
-      redis.call('HSET', KEYS[2], mode, ARGV[2])
+      redis.call('HSET', KEYS[2], mode, size)
     else
       redis.call('HDEL', KEYS[2], mode)
     end
@@ -25,12 +27,13 @@ if ARGV[3] ~= '' then
     end
   end
 end
-if ARGV[4] ~= '' then
-  redis.call('ZREM', KEYS[4], ARGV[4])
+local first = 3 + 3 * n
+if #ARGV >= first then
+  redis.call('ZREM', KEYS[4], unpack(ARGV, first))
 end
-if ARGV[5] ~= '' and KEYS[5] then
+if ARGV[1] ~= '' and KEYS[5] then
   local held = redis.call('GET', KEYS[5])
-  if held and string.sub(held, 1, #ARGV[5]) == ARGV[5] then
+  if held and string.sub(held, 1, #ARGV[1]) == ARGV[1] then
     redis.call('DEL', KEYS[5])
   end
 end

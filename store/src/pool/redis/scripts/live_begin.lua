@@ -1,9 +1,9 @@
--- The project's part of adding a search, in the project's slot, before the
--- add script runs in the mode's slot: the quota, the mode registered among
--- the project's modes with searches, and under the `project`
--- playerSearchScope the player's reservation.
--- KEYS: 1 project live, 2 project counts, 3 (scope 'project' only) the
---       player's reservation
+-- The project's part of adding a search under the `project`
+-- playerSearchScope, in the project's slot, before the add script runs in
+-- the mode's slot: the quota, the mode registered among the project's modes
+-- with searches, and the player's reservation (the `mode` scope's part is
+-- a read of the counter, see live.rs).
+-- KEYS: 1 project live, 2 project counts, 3 the player's reservation
 -- ARGV: 1 mode name, 2 limit ('' = none), 3 ticketId, 4 now (Unix
 --       seconds), 5 reservation lifetime (seconds), 6 a reservation the
 --       caller found stale and takes over ('' = none)
