@@ -28,6 +28,7 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
 use matchplane_store::entities::{game_mode, game_mode_version};
+use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{game_modes, projects, tiers, webhook_health};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -434,6 +435,14 @@ pub async fn delete(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
+    // Every search of the mode listed first: the sweep that fails a deleted
+    // mode's searches finds them through that list, and an API process
+    // that died between an add's steps may have left one out of it.
+    let mode = ModeKey::new(&project_id, &name);
+    if let Err(error) = state.play.pool.recount(&mode).await {
+        tracing::warn!(%error, project_id = %project_id, game_mode = %name,
+            "the mode's searches were not counted again before its deletion");
+    }
     game_modes::delete(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;

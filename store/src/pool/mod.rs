@@ -143,6 +143,15 @@ pub trait Searches: Send + Sync {
         scope: PlayerSearchScope,
     ) -> Result<(), AddSearchError>;
 
+    /// Counts `mode`'s pool again into its project's live count and list
+    /// of modes with searches, waiting for it. A process that died between
+    /// an add's steps can leave a search its project does not list; this
+    /// lists it. Called before a mode is deleted, so that the sweep that
+    /// fails a deleted mode's searches finds every one of them.
+    ///
+    /// Errors: [`PoolError`] when the store cannot be reached.
+    async fn recount(&self, mode: &ModeKey) -> Result<(), PoolError>;
+
     /// Ends a live search as cancelled, expired or failed.
     ///
     /// Returns [`EndResult::Ended`] if it was live and this call ended it,

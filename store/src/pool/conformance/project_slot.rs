@@ -100,6 +100,43 @@ async fn the_worker_repairs_a_count_an_interrupted_add_left_behind() {
     assert_eq!(store.count_live("prj_a").await.unwrap(), 3);
 }
 
+/// What the API does before deleting a mode: a search an interrupted add
+/// left out of the project's list of modes is listed, so the sweep that
+/// fails a deleted mode's searches finds it; counting again changes
+/// nothing when nothing was left behind.
+#[tokio::test]
+async fn a_recount_lists_a_search_an_interrupted_add_left_out() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let ranked = mode("ranked");
+    store
+        .add_search(&ranked, &solo("t1", "p1"), FAR, None)
+        .await
+        .unwrap();
+    let casual = mode("casual");
+    let other = harness.reconnect().await;
+    add_without_the_project(&other, &casual, "t2").await;
+    assert_eq!(
+        store.modes_with_searches("prj_a").await.unwrap(),
+        ["ranked"]
+    );
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 1);
+
+    store.recount(&casual).await.unwrap();
+    assert_eq!(
+        store.modes_with_searches("prj_a").await.unwrap(),
+        ["casual", "ranked"]
+    );
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
+    store.recount(&ranked).await.unwrap();
+    store.recount(&mode("never_used")).await.unwrap();
+    assert_eq!(
+        store.modes_with_searches("prj_a").await.unwrap(),
+        ["casual", "ranked"]
+    );
+    assert_eq!(store.count_live("prj_a").await.unwrap(), 2);
+}
+
 #[tokio::test]
 async fn a_late_measurement_never_undoes_a_newer_one() {
     let harness = RedisHarness::new().await;

@@ -12,6 +12,11 @@ use crate::pool::{
 
 #[async_trait]
 impl Searches for MemoryPoolStore {
+    async fn recount(&self, _mode: &ModeKey) -> Result<(), PoolError> {
+        // One process, each change whole: the count never trails the pool.
+        Ok(())
+    }
+
     async fn add_search_scoped(
         &self,
         mode: &ModeKey,

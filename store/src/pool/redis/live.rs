@@ -29,7 +29,9 @@
 //! with a batch queued) leaves the counter, and under the `mode` scope the
 //! mode's listing, behind its pool; the worker that holds the mode
 //! measures and applies again whenever its lease probe finds the pool's
-//! size other than it last applied (`sync_if_changed`).
+//! size other than it last applied (`sync_if_changed`), and a mode is
+//! counted again before it is deleted (`Searches::recount`), so that the
+//! sweep lists every search of a deleted mode too.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -326,15 +328,19 @@ impl RedisPoolStore {
     /// change it follows: on a Redis failure the worker's next probe
     /// repairs the counter, so the error is only logged.
     pub(super) async fn sync_live(&self, mode: &ModeKey) {
-        let result = async {
-            let measured = self.measure(mode).await?;
-            self.apply(mode, &measured, None).await
-        }
-        .await;
-        if let Err(err) = result {
+        if let Err(err) = self.measure_and_apply(mode).await {
             tracing::warn!(project = %mode.project_id, mode = %mode.mode, error = %err,
                 "the project's live count was not updated; the mode's worker will");
         }
+    }
+
+    /// Measures the mode's pool and applies it, waiting for both.
+    ///
+    /// # Errors
+    /// A Redis failure.
+    pub(super) async fn measure_and_apply(&self, mode: &ModeKey) -> Result<(), PoolError> {
+        let measured = self.measure(mode).await?;
+        self.apply(mode, &measured, None).await
     }
 
     /// Measures and applies when the pool's `size` (from the lease probe)

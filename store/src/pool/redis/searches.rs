@@ -161,6 +161,10 @@ impl RedisPoolStore {
 
 #[async_trait]
 impl Searches for RedisPoolStore {
+    async fn recount(&self, mode: &ModeKey) -> Result<(), PoolError> {
+        self.measure_and_apply(mode).await
+    }
+
     async fn add_search_scoped(
         &self,
         mode: &ModeKey,
