@@ -33,7 +33,7 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState, StatusStream};
 use matchplane_store::repos::match_status;
 use matchplane_store::tickets::StatusMessage;
@@ -518,7 +518,15 @@ impl Held {
                     finish(socket, &assigned).await;
                     return false;
                 }
-                Waited::Released(timed_out) => break timed_out,
+                Waited::Released(timed_out) => {
+                    // A client whose close already arrived left the wait:
+                    // it is not searched for again (`select!` may take the
+                    // release before the close when both are ready).
+                    match socket.recv().now_or_never() {
+                        Some(Some(Ok(Message::Close(_))) | None | Some(Err(_))) => return false,
+                        Some(Some(Ok(_))) | None => break timed_out,
+                    }
+                }
                 Waited::Quiet => {}
             }
         };
