@@ -33,9 +33,6 @@
 //! counted again before it is deleted (`Searches::recount`), so that the
 //! sweep lists every search of a deleted mode too.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-
 use redis::Script;
 
 use super::keys::{pending_key, player_key, ProjectKeys};
@@ -78,19 +75,29 @@ impl LiveScripts {
 }
 
 /// The last pool size this process applied per mode (see
-/// [`RedisPoolStore::sync_if_changed`]).
-#[derive(Default)]
-pub(super) struct Applied(Mutex<HashMap<ModeKey, u64>>);
+/// [`RedisPoolStore::sync_if_changed`]). Bounded: an API process touches
+/// every mode its clients search in, and a mode forgotten here costs one
+/// measurement at its next probe, nothing more.
+pub(super) struct Applied(moka::sync::Cache<ModeKey, u64>);
+
+impl Default for Applied {
+    fn default() -> Self {
+        Self(
+            moka::sync::Cache::builder()
+                .max_capacity(100_000)
+                .time_to_idle(std::time::Duration::from_secs(3_600))
+                .build(),
+        )
+    }
+}
 
 impl Applied {
     fn get(&self, mode: &ModeKey) -> Option<u64> {
-        let applied = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        applied.get(mode).copied()
+        self.0.get(mode)
     }
 
     pub(super) fn set(&self, mode: &ModeKey, size: u64) {
-        let mut applied = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        applied.insert(mode.clone(), size);
+        self.0.insert(mode.clone(), size);
     }
 }
 
