@@ -213,7 +213,9 @@ pub async fn status_of(
                 Ended::Cancelled => view.status = "cancelled",
                 Ended::Expired => {
                     view.status = "expired";
-                    view.reason = ended.reason;
+                    view.reason = ended
+                        .reason
+                        .or_else(|| swept_reason(ticket, ended.ended_at));
                 }
                 Ended::Failed { code, message } => {
                     view.status = "failed";
@@ -223,6 +225,21 @@ pub async fn status_of(
         }
     }
     Ok(view)
+}
+
+/// Why a search expired when the sweep ended it (the sweep knows only
+/// that its deadline passed): a WebSocket search's deadline is its ticket's
+/// expiry, a REST search's the next poll's unless the ticket expires
+/// sooner. So `TICKET_TTL` once the ticket had expired when the search
+/// ended, `REST_POLL_LAPSED` before; `None` without the end's time.
+fn swept_reason(ticket: &Ticket, ended_at: Option<f64>) -> Option<String> {
+    let ended_at = ended_at?;
+    let reason = if ticket.expires_at <= ended_at {
+        "TICKET_TTL"
+    } else {
+        "REST_POLL_LAPSED"
+    };
+    Some(reason.to_owned())
 }
 
 /// Whether a stored match's status says it was released (by the studio,

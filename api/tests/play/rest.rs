@@ -37,14 +37,31 @@ async fn an_unpolled_rest_search_expires_and_a_polled_one_lives(pools: Pools) {
         )
         .await;
     assert_eq!(a.body["status"], "expired", "{}", a.body);
+    assert_eq!(a.body["reason"], "REST_POLL_LAPSED", "{}", a.body);
     // The worker's sweep ends the one nobody polls, and leaves the polled one.
     assert!(t.sweep(unix_now()).await.expired >= 1);
     let mode = ModeKey::new(&p, "duel");
     let state = t.play.pool.search_state(&mode, &swept).await.unwrap();
     assert!(matches!(state, Some(SearchState::Ended(_))), "{state:?}");
-    assert_eq!(t.status(&p, &key, &swept).await.body["status"], "expired");
+    let status = t.status(&p, &key, &swept).await.body;
+    assert_eq!(status["status"], "expired", "{status}");
+    // The sweep only saw a deadline pass; the ticket had not expired, so
+    // it was the poll's.
+    assert_eq!(status["reason"], "REST_POLL_LAPSED", "{status}");
     assert_eq!(
         t.status(&p, &key, &polled).await.body["status"],
         "searching"
     );
+    // Swept after its ticket's expiry: the ticket's time ran out.
+    let expires_at = chrono::DateTime::parse_from_rfc3339(
+        t.status(&p, &key, &polled).await.body["expiresAt"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap()
+    .timestamp() as f64;
+    assert!(t.sweep(expires_at + 1.0).await.expired >= 1);
+    let status = t.status(&p, &key, &polled).await.body;
+    assert_eq!(status["status"], "expired", "{status}");
+    assert_eq!(status["reason"], "TICKET_TTL", "{status}");
 }
