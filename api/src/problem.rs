@@ -316,11 +316,26 @@ impl ApiError {
     /// `404 GAME_MODE_NOT_FOUND`: the project has no game mode `name`. Every
     /// route that names a mode (a ticket's `gameMode`, a path's `{name}`)
     /// answers this one.
+    /// A name that cannot be a mode's (longer than 63 characters, or not
+    /// of the name pattern) is not echoed whole: a caller's 10 000
+    /// characters would come back in the answer.
     pub fn game_mode_not_found(name: &str) -> Self {
-        Self::new(
-            Code::GameModeNotFound,
-            format!("the project has no game mode named {name:?}"),
-        )
+        let detail = if matchplane_matchmaker::validation::is_valid_name(name) {
+            format!("the project has no game mode named {name:?}")
+        } else {
+            let shown: String = name.chars().take(32).collect();
+            let more = if name.chars().nth(32).is_some() {
+                "…"
+            } else {
+                ""
+            };
+            format!(
+                "the project has no game mode named {shown:?}{more}: no game mode can \
+                 have this name (names are 1 to 63 lowercase letters, digits, `_` and \
+                 `-`, starting with a letter or digit)"
+            )
+        };
+        Self::new(Code::GameModeNotFound, detail)
     }
 
     /// `429 RATE_LIMITED` with `Retry-After` (whole seconds, at least 1).

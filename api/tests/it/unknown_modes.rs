@@ -83,3 +83,39 @@ async fn every_mode_route_answers_game_mode_not_found(backend: Backend) {
     }
     assert!(checked >= 15, "only {checked} mode routes checked");
 }
+
+on_both!(a_name_no_mode_can_have_is_not_echoed_whole);
+
+/// A ticket or a path naming a mode of 10 000 characters is told no mode
+/// can have that name, with only its start echoed.
+async fn a_name_no_mode_can_have_is_not_echoed_whole(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let long = "g".repeat(10_000);
+    let ticket = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets"),
+            Some(&key),
+            Some(json!({"gameMode": long, "playerId": "p1"})),
+        )
+        .await;
+    let path = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/{long}/versions"),
+            Some(&key),
+            None,
+        )
+        .await;
+    for answer in [ticket, path] {
+        answer.assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
+        let detail = answer.body["detail"].as_str().unwrap_or_default();
+        assert!(detail.len() < 300, "{} bytes: {detail}", detail.len());
+        assert!(
+            detail.contains("no game mode can have this name"),
+            "{detail}"
+        );
+    }
+}
