@@ -16,6 +16,9 @@ pub const MAX_CYCLE_DURATION_SECONDS: f64 = 3600.0;
 pub const MAX_TEAMS: usize = 64;
 /// Longest allowed ticket lifetime (seconds): one day.
 pub const MAX_TICKET_TTL_SECONDS: u32 = 86_400;
+/// Longest `webhook.url` (bytes): it is stored with the mode and sent back
+/// on every read.
+pub const MAX_WEBHOOK_URL_BYTES: usize = 2_048;
 /// Largest MMR magnitude anywhere (mode bounds, ticket values): far beyond
 /// any rating scale, and small enough that sums and means over a match of
 /// 200 players stay finite (a non-finite mean cannot be written as JSON).
@@ -244,6 +247,15 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
                 "webhook.url",
                 Code::InvalidWebhookUrl,
                 "webhook.url is empty".into(),
+            );
+        } else if webhook.url.len() > MAX_WEBHOOK_URL_BYTES {
+            push(
+                "webhook.url",
+                Code::InvalidWebhookUrl,
+                format!(
+                    "webhook.url is {} bytes; at most {MAX_WEBHOOK_URL_BYTES}",
+                    webhook.url.len()
+                ),
             );
         }
     }

@@ -197,3 +197,18 @@ fn mmr_magnitudes_that_would_overflow_a_match_are_refused() {
     assert_eq!(huge.code, Code::ValidationError);
     assert!(matchplane_matchmaker::ticket::check_ticket(&ping, "p", Some(1e9), None).is_ok());
 }
+
+#[test]
+fn a_webhook_url_longer_than_2_kib_is_refused() {
+    let mut config: GameModeConfig = serde_json::from_str(SPEC_EXAMPLE).unwrap();
+    let base = "https://game.example.com/hooks/";
+    let webhook = config.webhook.as_mut().unwrap();
+    webhook.url = format!("{base}{}", "a".repeat(2_048 - base.len()));
+    validate(&config, &Tier::pro()).unwrap();
+    config.webhook.as_mut().unwrap().url.push('a');
+    let err = validate(&config, &Tier::pro()).unwrap_err();
+    assert_eq!(err.0.len(), 1);
+    assert_eq!(err.0[0].code, Code::InvalidWebhookUrl);
+    assert_eq!(err.0[0].field, "webhook.url");
+    assert!(err.0[0].message.contains("2048"), "{}", err.0[0].message);
+}
