@@ -1029,3 +1029,31 @@ on_both!(
     search_routes_say_what_is_missing,
     key_label_refusal_is_documented,
 );
+
+/// Every parameter of every operation is in the document with a
+/// description, the `PUT` of a mode's `guard` and `guardTolerance` among
+/// them (a second `params(...)` in an annotation once dropped the first).
+#[test]
+fn every_parameter_is_documented() {
+    let doc = doc();
+    let mut undocumented = Vec::new();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                if p["description"].as_str().is_none_or(str::is_empty) {
+                    undocumented.push(format!("{method} {path} {}", p["name"]));
+                }
+            }
+        }
+    }
+    assert!(undocumented.is_empty(), "{undocumented:#?}");
+    let put = &doc["paths"]["/v1/projects/{projectId}/game-modes/{name}"]["put"];
+    let query: Vec<&str> = put["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["in"] == "query")
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(query, ["guard", "guardTolerance"]);
+}
