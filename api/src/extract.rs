@@ -16,6 +16,11 @@ use serde_json::Value;
 /// Largest accepted request body (bytes): 64 KiB.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// How deep arrays and objects may nest in a body, the body object
+/// itself counting as one: serde_json's recursion limit (which guards the
+/// parser's stack) refuses the 128th level.
+pub const MAX_JSON_DEPTH: usize = 127;
+
 /// Whether a JSON text holds a NUL character in a string (`\u0000`: JSON
 /// cannot hold a raw one). No field accepts one, and PostgreSQL cannot
 /// store or even compare text with one, so a NUL is refused here, for every
@@ -146,6 +151,17 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
         }
         let inner = err.into_inner();
         let text = inner.to_string();
+        if text.starts_with("recursion limit exceeded") {
+            return ApiError::bad_request(
+                "$",
+                format!(
+                    "the JSON is nested too deeply at line {} column {}: arrays and objects \
+                     may be nested at most {MAX_JSON_DEPTH} deep, counting the body itself",
+                    inner.line(),
+                    inner.column()
+                ),
+            );
+        }
         let what = text
             .rsplit_once(" at line ")
             .map_or(text.as_str(), |(w, _)| w);
@@ -359,5 +375,29 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for
         _: &S,
     ) -> Result<Self, Self::Rejection> {
         parse_query(parts.uri.query().unwrap_or_default()).map(ApiQuery)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body `depth` arrays and objects deep, the body object counting.
+    fn nested(depth: usize) -> String {
+        format!(
+            "{{\"a\":{}1{}}}",
+            "[".repeat(depth - 1),
+            "]".repeat(depth - 1)
+        )
+    }
+
+    #[test]
+    fn bodies_nest_at_most_max_json_depth() {
+        assert!(parse_object(nested(MAX_JSON_DEPTH).as_bytes()).is_ok());
+        let Err(err) = parse_object(nested(MAX_JSON_DEPTH + 1).as_bytes()) else {
+            panic!("{} deep was accepted", MAX_JSON_DEPTH + 1);
+        };
+        let text = format!("{err:?}");
+        assert!(text.contains("nested too deeply"), "{text}");
     }
 }
