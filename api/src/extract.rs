@@ -337,6 +337,34 @@ fn query_rule(message: &str, value: Option<&str>) -> String {
     }
 }
 
+/// What a query parameter with a range must be, with the range, for every
+/// answer about it (a value that does not parse, one too large for its
+/// type, one out of range): `limit` and `bucketSeconds`.
+pub fn query_range_rule(field: &str) -> Option<String> {
+    match field {
+        "limit" => Some(format!(
+            "must be a whole number from 1 to {}",
+            crate::routes::MAX_PAGE_LIMIT
+        )),
+        "bucketSeconds" => Some(crate::routes::mode_stats_history::BUCKET_RULE.to_owned()),
+        _ => None,
+    }
+}
+
+/// `422 VALIDATION_ERROR` on query parameter `field`: "the `field` query
+/// parameter {rule}; got {value}", the one shape of every query answer.
+pub fn query_invalid(field: &str, rule: &str, value: Option<&str>) -> ApiError {
+    let detail = match value {
+        Some(value) => format!("the `{field}` query parameter {rule}; got {value:?}"),
+        None => format!("the `{field}` query parameter {rule}"),
+    };
+    ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
+        field,
+        Code::ValidationError,
+        detail,
+    )])
+}
+
 /// Parses a raw query string (without `?`) into `T`.
 ///
 /// # Errors
@@ -347,23 +375,15 @@ pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
     serde_path_to_error::deserialize(de).map_err(|err| {
         let message = err.inner().to_string();
         let field = query_field(err.path(), &message);
-        let detail = if message.starts_with("missing field") {
-            format!("the `{field}` query parameter is required")
-        } else {
-            let value = form_urlencoded::parse(query.as_bytes())
-                .find(|(name, _)| *name == *field)
-                .map(|(_, value)| value.into_owned());
-            let rule = query_rule(&message, value.as_deref());
-            match value {
-                Some(value) => format!("the `{field}` query parameter {rule}; got {value:?}"),
-                None => format!("the `{field}` query parameter {rule}"),
-            }
-        };
-        ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
-            field,
-            Code::ValidationError,
-            detail,
-        )])
+        if message.starts_with("missing field") {
+            return query_invalid(&field, "is required", None);
+        }
+        let value = form_urlencoded::parse(query.as_bytes())
+            .find(|(name, _)| *name == *field)
+            .map(|(_, value)| value.into_owned());
+        let rule =
+            query_range_rule(&field).unwrap_or_else(|| query_rule(&message, value.as_deref()));
+        query_invalid(&field, &rule, value.as_deref())
     })
 }
 

@@ -811,13 +811,13 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
             format!("/v1/projects/{p}/matches?limit=abc"),
             "/v1/projects/{projectId}/matches",
             "limit",
-            "must be a whole number; got \"abc\"",
+            "must be a whole number from 1 to 200; got \"abc\"",
         ),
         (
             format!("/v1/projects/{p}/matches?limit=-1"),
             "/v1/projects/{projectId}/matches",
             "limit",
-            "must not be negative; got \"-1\"",
+            "must be a whole number from 1 to 200; got \"-1\"",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/leaderboard?limit=1.5"),
@@ -835,13 +835,13 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
             format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=-1"),
             deliveries,
             "limit",
-            "must not be negative",
+            "must be a whole number from 1 to 200",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=99999999999999999999"),
             deliveries,
             "limit",
-            "is out of range",
+            "must be a whole number from 1 to 200; got \"99999999999999999999\"",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/deliveries?eventType=bogus"),
