@@ -365,12 +365,155 @@ pub fn query_invalid(field: &str, rule: &str, value: Option<&str>) -> ApiError {
     )])
 }
 
+/// The parameter names a derived `T` reads, as serde passes them to
+/// `deserialize_struct` (after renames); `None` for a `T` that is not a
+/// plain struct (e.g. one with `#[serde(flatten)]`, read as a map), whose
+/// parameters are then not checked.
+fn query_fields<T: DeserializeOwned>() -> Option<&'static [&'static str]> {
+    use serde::de::{Deserializer, Visitor};
+
+    /// Stops at the first call; only `deserialize_struct` is wanted.
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("field names probed")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl serde::de::Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+    struct Probe<'a>(&'a mut Option<&'static [&'static str]>);
+    impl<'de> Deserializer<'de> for Probe<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            *self.0 = Some(fields);
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields = None;
+    // Always `Err(Stop)`: only the recorded names matter.
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
+}
+
+/// `422 VALIDATION_ERROR` on a query parameter the route does not take,
+/// listing those it does.
+fn unknown_parameter<K: AsRef<str>>(name: &str, known: &[K]) -> ApiError {
+    let rule = if known.is_empty() {
+        "is not known: this route takes no query parameters".to_owned()
+    } else {
+        let list: Vec<String> = known.iter().map(|k| format!("`{}`", k.as_ref())).collect();
+        format!("is not known: this route takes {}", list.join(", "))
+    };
+    query_invalid(name, &rule, None)
+}
+
+/// The query parameters each documented operation takes, from the OpenAPI
+/// document, keyed by method and path template (`GET
+/// /v1/projects/{projectId}/matches`): the routes without a query struct
+/// ([`ApiQuery`]) are checked against it by [`refuse_unknown_query`].
+#[derive(Debug, Default)]
+pub struct QueryNames(std::collections::HashMap<String, Vec<String>>);
+
+impl QueryNames {
+    /// The query parameters of every operation of `spec`.
+    pub fn of(spec: &utoipa::openapi::OpenApi) -> Self {
+        let mut names = std::collections::HashMap::new();
+        let Ok(Value::Object(paths)) = serde_json::to_value(&spec.paths.paths) else {
+            return Self(names);
+        };
+        for (path, ops) in paths {
+            let Value::Object(ops) = ops else { continue };
+            for (method, op) in ops {
+                let query = op["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|p| p["in"] == "query")
+                    .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                    .collect();
+                names.insert(format!("{} {path}", method.to_ascii_uppercase()), query);
+            }
+        }
+        Self(names)
+    }
+}
+
+/// Middleware (a route layer, so the route is known): a query parameter
+/// the matched operation does not document is refused with `422
+/// VALIDATION_ERROR` naming it, before the handler runs, so a misspelled
+/// or made-up parameter (`POST …/tickets?dryRun=true`) is never ignored
+/// silently on a route that reads no query at all. Routes the document
+/// does not hold (the console, `/docs`) are left alone.
+pub async fn refuse_unknown_query(
+    axum::extract::State(names): axum::extract::State<std::sync::Arc<QueryNames>>,
+    matched: Option<axum::extract::MatchedPath>,
+    req: Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let (Some(query), Some(matched)) = (req.uri().query(), matched) {
+        let method = if req.method() == axum::http::Method::HEAD {
+            "GET"
+        } else {
+            req.method().as_str()
+        };
+        if let Some(known) = names.0.get(&format!("{method} {}", matched.as_str())) {
+            let unknown = form_urlencoded::parse(query.as_bytes())
+                .find(|(name, _)| !known.iter().any(|k| k == name));
+            if let Some((name, _)) = unknown {
+                return unknown_parameter(&name, known).into_response();
+            }
+        }
+    }
+    next.run(req).await
+}
+
+/// Refuses a parameter the route does not read (a misspelling such as
+/// `?gaurd=` would otherwise be ignored silently and the request served
+/// without it) and a parameter given more than once.
+fn check_query_names<T: DeserializeOwned>(query: &str) -> Result<(), ApiError> {
+    let known = query_fields::<T>();
+    let mut seen: Vec<String> = Vec::new();
+    for (name, _) in form_urlencoded::parse(query.as_bytes()) {
+        if let Some(known) = known {
+            if !known.contains(&name.as_ref()) {
+                return Err(unknown_parameter(&name, known));
+            }
+        }
+        if seen.iter().any(|s| *s == name) {
+            return Err(query_invalid(&name, "is given more than once", None));
+        }
+        seen.push(name.into_owned());
+    }
+    Ok(())
+}
+
 /// Parses a raw query string (without `?`) into `T`.
 ///
 /// # Errors
 /// `422 VALIDATION_ERROR` naming the parameter, what it must be and the
-/// value sent.
+/// value sent; for a parameter `T` does not read, or one given twice,
+/// naming it and saying so.
 pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
+    check_query_names::<T>(query)?;
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
     serde_path_to_error::deserialize(de).map_err(|err| {
         let message = err.inner().to_string();
@@ -419,5 +562,20 @@ mod tests {
         };
         let text = format!("{err:?}");
         assert!(text.contains("nested too deeply"), "{text}");
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[allow(dead_code)]
+    struct Q {
+        page_size: Option<u32>,
+    }
+
+    #[test]
+    fn query_parameters_read_are_the_renamed_fields() {
+        assert_eq!(query_fields::<Q>(), Some(&["pageSize"][..]));
+        assert!(parse_query::<Q>("pageSize=3").is_ok());
+        assert!(parse_query::<Q>("page_size=3").is_err());
+        assert!(parse_query::<Q>("pageSize=3&pageSize=4").is_err());
     }
 }
