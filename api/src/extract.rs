@@ -16,6 +16,11 @@ use serde_json::Value;
 /// Largest accepted request body (bytes): 64 KiB.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// How deep arrays and objects may nest in a body, the body object
+/// itself counting as one: serde_json's recursion limit (which guards the
+/// parser's stack) refuses the 128th level.
+pub const MAX_JSON_DEPTH: usize = 127;
+
 /// Whether a JSON text holds a NUL character in a string (`\u0000`: JSON
 /// cannot hold a raw one). No field accepts one, and PostgreSQL cannot
 /// store or even compare text with one, so a NUL is refused here, for every
@@ -146,6 +151,17 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
         }
         let inner = err.into_inner();
         let text = inner.to_string();
+        if text.starts_with("recursion limit exceeded") {
+            return ApiError::bad_request(
+                "$",
+                format!(
+                    "the JSON is nested too deeply at line {} column {}: arrays and objects \
+                     may be nested at most {MAX_JSON_DEPTH} deep, counting the body itself",
+                    inner.line(),
+                    inner.column()
+                ),
+            );
+        }
         let what = text
             .rsplit_once(" at line ")
             .map_or(text.as_str(), |(w, _)| w);
@@ -321,33 +337,196 @@ fn query_rule(message: &str, value: Option<&str>) -> String {
     }
 }
 
+/// What a query parameter with a range must be, with the range, for every
+/// answer about it (a value that does not parse, one too large for its
+/// type, one out of range): `limit` and `bucketSeconds`.
+pub fn query_range_rule(field: &str) -> Option<String> {
+    match field {
+        "limit" => Some(format!(
+            "must be a whole number from 1 to {}",
+            crate::routes::MAX_PAGE_LIMIT
+        )),
+        "bucketSeconds" => Some(crate::routes::mode_stats_history::BUCKET_RULE.to_owned()),
+        _ => None,
+    }
+}
+
+/// `422 VALIDATION_ERROR` on query parameter `field`: "the `field` query
+/// parameter {rule}; got {value}", the one shape of every query answer.
+pub fn query_invalid(field: &str, rule: &str, value: Option<&str>) -> ApiError {
+    let detail = match value {
+        Some(value) => format!("the `{field}` query parameter {rule}; got {value:?}"),
+        None => format!("the `{field}` query parameter {rule}"),
+    };
+    ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
+        field,
+        Code::ValidationError,
+        detail,
+    )])
+}
+
+/// The parameter names a derived `T` reads, as serde passes them to
+/// `deserialize_struct` (after renames); `None` for a `T` that is not a
+/// plain struct (e.g. one with `#[serde(flatten)]`, read as a map), whose
+/// parameters are then not checked.
+fn query_fields<T: DeserializeOwned>() -> Option<&'static [&'static str]> {
+    use serde::de::{Deserializer, Visitor};
+
+    /// Stops at the first call; only `deserialize_struct` is wanted.
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("field names probed")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl serde::de::Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+    struct Probe<'a>(&'a mut Option<&'static [&'static str]>);
+    impl<'de> Deserializer<'de> for Probe<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Stop> {
+            *self.0 = Some(fields);
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields = None;
+    // Always `Err(Stop)`: only the recorded names matter.
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
+}
+
+/// `422 VALIDATION_ERROR` on a query parameter the route does not take,
+/// listing those it does.
+fn unknown_parameter<K: AsRef<str>>(name: &str, known: &[K]) -> ApiError {
+    let rule = if known.is_empty() {
+        "is not known: this route takes no query parameters".to_owned()
+    } else {
+        let list: Vec<String> = known.iter().map(|k| format!("`{}`", k.as_ref())).collect();
+        format!("is not known: this route takes {}", list.join(", "))
+    };
+    query_invalid(name, &rule, None)
+}
+
+/// The query parameters each documented operation takes, from the OpenAPI
+/// document, keyed by method and path template (`GET
+/// /v1/projects/{projectId}/matches`): the routes without a query struct
+/// ([`ApiQuery`]) are checked against it by [`refuse_unknown_query`].
+#[derive(Debug, Default)]
+pub struct QueryNames(std::collections::HashMap<String, Vec<String>>);
+
+impl QueryNames {
+    /// The query parameters of every operation of `spec`.
+    pub fn of(spec: &utoipa::openapi::OpenApi) -> Self {
+        let mut names = std::collections::HashMap::new();
+        let Ok(Value::Object(paths)) = serde_json::to_value(&spec.paths.paths) else {
+            return Self(names);
+        };
+        for (path, ops) in paths {
+            let Value::Object(ops) = ops else { continue };
+            for (method, op) in ops {
+                let query = op["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|p| p["in"] == "query")
+                    .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                    .collect();
+                names.insert(format!("{} {path}", method.to_ascii_uppercase()), query);
+            }
+        }
+        Self(names)
+    }
+}
+
+/// Middleware (a route layer, so the route is known): a query parameter
+/// the matched operation does not document is refused with `422
+/// VALIDATION_ERROR` naming it, before the handler runs, so a misspelled
+/// or made-up parameter (`POST …/tickets?dryRun=true`) is never ignored
+/// silently on a route that reads no query at all. Routes the document
+/// does not hold (the console, `/docs`) are left alone.
+pub async fn refuse_unknown_query(
+    axum::extract::State(names): axum::extract::State<std::sync::Arc<QueryNames>>,
+    matched: Option<axum::extract::MatchedPath>,
+    req: Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let (Some(query), Some(matched)) = (req.uri().query(), matched) {
+        let method = if req.method() == axum::http::Method::HEAD {
+            "GET"
+        } else {
+            req.method().as_str()
+        };
+        if let Some(known) = names.0.get(&format!("{method} {}", matched.as_str())) {
+            let unknown = form_urlencoded::parse(query.as_bytes())
+                .find(|(name, _)| !known.iter().any(|k| k == name));
+            if let Some((name, _)) = unknown {
+                return unknown_parameter(&name, known).into_response();
+            }
+        }
+    }
+    next.run(req).await
+}
+
+/// Refuses a parameter the route does not read (a misspelling such as
+/// `?gaurd=` would otherwise be ignored silently and the request served
+/// without it) and a parameter given more than once.
+fn check_query_names<T: DeserializeOwned>(query: &str) -> Result<(), ApiError> {
+    let known = query_fields::<T>();
+    let mut seen: Vec<String> = Vec::new();
+    for (name, _) in form_urlencoded::parse(query.as_bytes()) {
+        if let Some(known) = known {
+            if !known.contains(&name.as_ref()) {
+                return Err(unknown_parameter(&name, known));
+            }
+        }
+        if seen.iter().any(|s| *s == name) {
+            return Err(query_invalid(&name, "is given more than once", None));
+        }
+        seen.push(name.into_owned());
+    }
+    Ok(())
+}
+
 /// Parses a raw query string (without `?`) into `T`.
 ///
 /// # Errors
 /// `422 VALIDATION_ERROR` naming the parameter, what it must be and the
-/// value sent.
+/// value sent; for a parameter `T` does not read, or one given twice,
+/// naming it and saying so.
 pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
+    check_query_names::<T>(query)?;
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
     serde_path_to_error::deserialize(de).map_err(|err| {
         let message = err.inner().to_string();
         let field = query_field(err.path(), &message);
-        let detail = if message.starts_with("missing field") {
-            format!("the `{field}` query parameter is required")
-        } else {
-            let value = form_urlencoded::parse(query.as_bytes())
-                .find(|(name, _)| *name == *field)
-                .map(|(_, value)| value.into_owned());
-            let rule = query_rule(&message, value.as_deref());
-            match value {
-                Some(value) => format!("the `{field}` query parameter {rule}; got {value:?}"),
-                None => format!("the `{field}` query parameter {rule}"),
-            }
-        };
-        ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
-            field,
-            Code::ValidationError,
-            detail,
-        )])
+        if message.starts_with("missing field") {
+            return query_invalid(&field, "is required", None);
+        }
+        let value = form_urlencoded::parse(query.as_bytes())
+            .find(|(name, _)| *name == *field)
+            .map(|(_, value)| value.into_owned());
+        let rule =
+            query_range_rule(&field).unwrap_or_else(|| query_rule(&message, value.as_deref()));
+        query_invalid(&field, &rule, value.as_deref())
     })
 }
 
@@ -359,5 +538,44 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for
         _: &S,
     ) -> Result<Self, Self::Rejection> {
         parse_query(parts.uri.query().unwrap_or_default()).map(ApiQuery)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body `depth` arrays and objects deep, the body object counting.
+    fn nested(depth: usize) -> String {
+        format!(
+            "{{\"a\":{}1{}}}",
+            "[".repeat(depth - 1),
+            "]".repeat(depth - 1)
+        )
+    }
+
+    #[test]
+    fn bodies_nest_at_most_max_json_depth() {
+        assert!(parse_object(nested(MAX_JSON_DEPTH).as_bytes()).is_ok());
+        let Err(err) = parse_object(nested(MAX_JSON_DEPTH + 1).as_bytes()) else {
+            panic!("{} deep was accepted", MAX_JSON_DEPTH + 1);
+        };
+        let text = format!("{err:?}");
+        assert!(text.contains("nested too deeply"), "{text}");
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[allow(dead_code)]
+    struct Q {
+        page_size: Option<u32>,
+    }
+
+    #[test]
+    fn query_parameters_read_are_the_renamed_fields() {
+        assert_eq!(query_fields::<Q>(), Some(&["pageSize"][..]));
+        assert!(parse_query::<Q>("pageSize=3").is_ok());
+        assert!(parse_query::<Q>("page_size=3").is_err());
+        assert!(parse_query::<Q>("pageSize=3&pageSize=4").is_err());
     }
 }

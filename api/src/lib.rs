@@ -159,7 +159,12 @@ pub fn router(state: AppState) -> Router {
     let (routes, mut spec) = api_routes().split_for_parts();
     document(&mut spec);
     openapi::finish(&mut spec);
+    let query_names = std::sync::Arc::new(extract::QueryNames::of(&spec));
     let routes = routes
+        .route_layer(middleware::from_fn_with_state(
+            query_names,
+            extract::refuse_unknown_query,
+        ))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .merge(console::routes())
         .fallback(not_found);

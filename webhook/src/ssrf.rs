@@ -32,9 +32,14 @@ pub enum Refusal {
     /// Not a URL at all.
     #[error("not a valid absolute URL")]
     Malformed,
-    /// Not `https` (or `http` while private webhooks are allowed).
-    #[error("the scheme `{0}` is not allowed; the scheme must be https")]
-    Scheme(String),
+    /// Not `https` (or `http` while private webhooks are allowed); the
+    /// flag says whether `http` was allowed, so the message names every
+    /// scheme that is.
+    #[error(
+        "the scheme `{0}` is not allowed; the scheme must be {allowed}",
+        allowed = if *.1 { "http or https" } else { "https" }
+    )]
+    Scheme(String, bool),
     /// The URL has no host.
     #[error("the URL has no host")]
     NoHost,
@@ -59,7 +64,7 @@ pub fn check_url(url: &Url, allow_private: bool) -> Result<(), Refusal> {
         _ => false,
     };
     if !scheme_ok {
-        return Err(Refusal::Scheme(url.scheme().to_owned()));
+        return Err(Refusal::Scheme(url.scheme().to_owned(), allow_private));
     }
     let ip = match url.host() {
         None => return Err(Refusal::NoHost),
@@ -142,7 +147,7 @@ mod tests {
     fn refuses_internal_literals_and_plain_http() {
         assert_eq!(
             check("http://93.184.216.34/", false),
-            Err(Refusal::Scheme("http".into()))
+            Err(Refusal::Scheme("http".into(), false))
         );
         assert!(matches!(
             check("https://127.0.0.1/", false),
@@ -156,6 +161,19 @@ mod tests {
         assert_eq!(check("https://hooks.example.com/", false), Ok(()));
         assert_eq!(check("http://127.0.0.1:8080/", true), Ok(()));
         assert!(check("ftp://127.0.0.1/", true).is_err());
+    }
+
+    #[test]
+    fn a_refused_scheme_names_every_allowed_scheme() {
+        let refusal = |allow_private| check("ftp://127.0.0.1/x", allow_private).unwrap_err();
+        assert_eq!(
+            refusal(true).to_string(),
+            "the scheme `ftp` is not allowed; the scheme must be http or https"
+        );
+        assert_eq!(
+            refusal(false).to_string(),
+            "the scheme `ftp` is not allowed; the scheme must be https"
+        );
     }
 
     #[tokio::test]

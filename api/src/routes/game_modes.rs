@@ -325,10 +325,12 @@ pub async fn get(
 /// refuses the change (`409 CONFIG_REGRESSION`, docs/tuning.md).
 #[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "replaceGameMode",
     security(("bearer" = [])),
+    // One `params(...)`: utoipa keeps only the last of several, which
+    // once dropped `guard` and `guardTolerance` from the document.
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"),
+        ("If-Match" = Option<String>, Header, description = "`\"<version>\"` (the `ETag` of a GET), a list of them, or `*`"),
+        ("If-None-Match" = Option<String>, Header, description = "`*`: only create"),
         crate::routes::replay::GuardQuery),
-    params(("If-Match" = Option<String>, Header, description = "`\"<version>\"` (the `ETag` of a GET), a list of them, or `*`"),
-        ("If-None-Match" = Option<String>, Header, description = "`*`: only create")),
     request_body = GameModeSchema,
     responses(
         (status = 200, description = "Replaced", body = GameModeResponseSchema,

@@ -31,7 +31,6 @@ pub mod webhook_status;
 pub mod webhook_test;
 
 use crate::problem::ApiError;
-use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::repos::StoreError;
 
 /// Maps the store error of a call on the project's game mode `name` (read,
@@ -57,11 +56,12 @@ pub const MAX_PAGE_LIMIT: u64 = 200;
 pub fn page_limit(limit: Option<u64>) -> Result<u64, ApiError> {
     let limit = limit.unwrap_or(DEFAULT_PAGE_LIMIT);
     if !(1..=MAX_PAGE_LIMIT).contains(&limit) {
-        return Err(ApiError::invalid(vec![FieldError::new(
+        let rule = crate::extract::query_range_rule("limit").unwrap_or_default();
+        return Err(crate::extract::query_invalid(
             "limit",
-            Code::ValidationError,
-            format!("limit is 1 to {MAX_PAGE_LIMIT}"),
-        )]));
+            &rule,
+            Some(&limit.to_string()),
+        ));
     }
     Ok(limit)
 }

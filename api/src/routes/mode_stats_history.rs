@@ -12,7 +12,6 @@ use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, TimeDelta, Utc};
 use matchplane_matchmaker::histogram::{SPREAD_BOUNDS, WAIT_BOUNDS};
-use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::repos::game_modes;
 use matchplane_store::repos::stats_history::{self, Figures, RETENTION_DAYS};
 use serde::{Deserialize, Serialize};
@@ -93,9 +92,8 @@ pub struct StatsHistory {
     pub buckets: Vec<HistoryBucket>,
 }
 
-fn invalid(field: &str, message: &str) -> ApiError {
-    ApiError::invalid(vec![FieldError::new(field, Code::ValidationError, message)])
-}
+/// What `bucketSeconds` must be ([`crate::extract::query_range_rule`]).
+pub const BUCKET_RULE: &str = "must be a multiple of 60 from 60 to 86400";
 
 /// The mode's figures over time.
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/stats/history", tag = "game-modes", operation_id = "getGameModeStatsHistory",
@@ -110,16 +108,17 @@ pub async fn history(
 ) -> Result<Json<StatsHistory>, ApiError> {
     let bucket = query.bucket_seconds.unwrap_or(60);
     if !(60..=86_400).contains(&bucket) || bucket % 60 != 0 {
-        return Err(invalid(
+        return Err(crate::extract::query_invalid(
             "bucketSeconds",
-            "bucketSeconds is a multiple of 60 from 60 to 86400",
+            BUCKET_RULE,
+            Some(&bucket.to_string()),
         ));
     }
     let now = Utc::now();
     let to = query.to.unwrap_or(now);
     let from = query.from.unwrap_or(to - TimeDelta::hours(1));
     if from >= to {
-        return Err(invalid("from", "from is before to"));
+        return Err(crate::routes::replay::window_backwards(from, to));
     }
     let from = from.max(now - TimeDelta::days(RETENTION_DAYS));
     game_modes::get(&state.db, &project_id, &name)

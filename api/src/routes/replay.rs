@@ -64,14 +64,25 @@ impl WindowQuery {
         let to = self.to.unwrap_or(now);
         let from = self.from.unwrap_or(to - GUARD_WINDOW);
         if from >= to {
-            return Err(ApiError::invalid(vec![FieldError::new(
-                "from",
-                Code::ValidationError,
-                "from must be before to",
-            )]));
+            return Err(window_backwards(from, to));
         }
         Ok((from.timestamp_millis(), to.timestamp_millis()))
     }
+}
+
+/// `422 VALIDATION_ERROR` on `from` for a window that does not run
+/// forwards, with both ends as they were taken (a missing one defaulted).
+pub fn window_backwards(from: DateTime<Utc>, to: DateTime<Utc>) -> ApiError {
+    let at = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    ApiError::invalid(vec![FieldError::new(
+        "from",
+        Code::ValidationError,
+        format!(
+            "`from` must be before `to`; got from {} and to {}",
+            at(from),
+            at(to)
+        ),
+    )])
 }
 
 /// Recorded events of a window, as a scenario's events.

@@ -811,13 +811,13 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
             format!("/v1/projects/{p}/matches?limit=abc"),
             "/v1/projects/{projectId}/matches",
             "limit",
-            "must be a whole number; got \"abc\"",
+            "must be a whole number from 1 to 200; got \"abc\"",
         ),
         (
             format!("/v1/projects/{p}/matches?limit=-1"),
             "/v1/projects/{projectId}/matches",
             "limit",
-            "must not be negative; got \"-1\"",
+            "must be a whole number from 1 to 200; got \"-1\"",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/leaderboard?limit=1.5"),
@@ -835,13 +835,13 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
             format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=-1"),
             deliveries,
             "limit",
-            "must not be negative",
+            "must be a whole number from 1 to 200",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/deliveries?limit=99999999999999999999"),
             deliveries,
             "limit",
-            "is out of range",
+            "must be a whole number from 1 to 200; got \"99999999999999999999\"",
         ),
         (
             format!("/v1/projects/{p}/game-modes/duel/deliveries?eventType=bogus"),
@@ -1029,3 +1029,31 @@ on_both!(
     search_routes_say_what_is_missing,
     key_label_refusal_is_documented,
 );
+
+/// Every parameter of every operation is in the document with a
+/// description, the `PUT` of a mode's `guard` and `guardTolerance` among
+/// them (a second `params(...)` in an annotation once dropped the first).
+#[test]
+fn every_parameter_is_documented() {
+    let doc = doc();
+    let mut undocumented = Vec::new();
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                if p["description"].as_str().is_none_or(str::is_empty) {
+                    undocumented.push(format!("{method} {path} {}", p["name"]));
+                }
+            }
+        }
+    }
+    assert!(undocumented.is_empty(), "{undocumented:#?}");
+    let put = &doc["paths"]["/v1/projects/{projectId}/game-modes/{name}"]["put"];
+    let query: Vec<&str> = put["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["in"] == "query")
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(query, ["guard", "guardTolerance"]);
+}

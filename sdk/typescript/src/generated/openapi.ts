@@ -4279,7 +4279,23 @@ export interface operations {
     };
     replaceGameMode: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Figures the change may not worsen, comma separated (`matches`,
+                 *     `matchedPlayers`, `matchedShare`, `stillWaiting`, `waitP50`,
+                 *     `waitP90`, `waitP99`, `matchedWaitP50`, `matchedWaitP90`,
+                 *     `mmrSpreadP50`, `mmrSpreadP90`, `teamImbalanceP50`,
+                 *     `teamImbalanceP90`, `relaxedMatches`, `botMatches`, `ended`): the
+                 *     last recorded hour is replayed under the current and the proposed
+                 *     config first.
+                 */
+                guard?: string;
+                /**
+                 * @description How much worse a guarded figure may get, a fraction of the current
+                 *     value (0 to 10; default 0.1).
+                 */
+                guardTolerance?: number;
+            };
             header?: {
                 /** @description `"<version>"` (the `ETag` of a GET), a list of them, or `*` */
                 "If-Match"?: string | null;
@@ -4287,7 +4303,9 @@ export interface operations {
                 "If-None-Match"?: string | null;
             };
             path: {
+                /** @description `prj_…` */
                 projectId: string;
+                /** @description Game mode name */
                 name: string;
             };
             cookie?: never;
