@@ -284,7 +284,9 @@ pub struct PartiesSchema {
 #[schema(as = Webhook)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebhookSchema {
-    /// `https://` URL whose host resolves only to public addresses.
+    /// `https://` URL whose host resolves only to public addresses, at
+    /// most 2 048 bytes.
+    #[schema(max_length = 2048)]
     pub url: String,
     /// Default `true`.
     #[serde(default)]

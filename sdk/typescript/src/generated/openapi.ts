@@ -3461,7 +3461,10 @@ export interface components {
         Webhook: {
             /** @description Default `true`. */
             enabled?: boolean;
-            /** @description `https://` URL whose host resolves only to public addresses. */
+            /**
+             * @description `https://` URL whose host resolves only to public addresses, at
+             *     most 2 048 bytes.
+             */
             url: string;
         };
         /** @description A bot seat completing a match of too few humans. */
