@@ -18,7 +18,7 @@ mod support;
 
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use support::{env_or, Deployment, Hook};
+use support::{redis_url, Deployment, Hook};
 
 /// Polls `ticket`'s REST search (keeping it alive) until its status is
 /// `want`; returns that status.
@@ -84,7 +84,7 @@ fn one_event(got: &[Hook], match_id: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_worker_killed_between_the_last_accept_and_the_webhook_sends_it_once_under_one_id() {
-    let redis = env_or("MATCHPLANE_TEST_REDIS_URL", "redis://127.0.0.1:6379/9");
+    let redis = redis_url();
     let d = Deployment::start("crash", &redis, 0, &[]).await;
     let worker = d.worker(1);
     // The first delivery is held long enough to kill the worker mid-attempt.

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{env_or, ws_search, Deployment, PgDatabase};
+use support::{database_url, redis_url, ws_search, Deployment, PgDatabase};
 
 /// The first `n` distinct players of the real games, with their latest rating.
 fn real_players(n: usize) -> Vec<(String, f64)> {
@@ -70,7 +70,7 @@ async fn rest_search(
 async fn five_hundred_real_players_end_to_end_through_a_worker_crash() {
     // Services: a database and a Redis prefix of this test's own, the
     // API, a worker, a receiver, a project, its key and two modes.
-    let redis = env_or("MATCHPLANE_TEST_REDIS_URL", "redis://127.0.0.1:6379/9");
+    let redis = redis_url();
     let d = Arc::new(Deployment::start("e2e", &redis, 0, &[]).await);
     let mut worker = Some(d.worker(1));
     d.mode(
@@ -281,10 +281,7 @@ async fn database_exists(admin: &str, name: &str) -> bool {
 
 #[tokio::test]
 async fn the_test_database_is_dropped_when_the_test_fails() {
-    let admin = env_or(
-        "MATCHPLANE_TEST_DATABASE_URL",
-        "postgres://postgres@127.0.0.1:5432/postgres",
-    );
+    let admin = database_url();
     let name = format!("mp_e2e_guard_{:08x}", rand::random::<u32>());
     let (inside_admin, inside_name) = (admin.clone(), name.clone());
     let failed = tokio::spawn(async move {

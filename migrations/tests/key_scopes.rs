@@ -46,8 +46,7 @@ async fn older_keys_become_admin_on_sqlite() {
 
 #[tokio::test]
 async fn older_keys_become_admin_on_postgres() {
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let admin = test_database_url();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -63,4 +62,13 @@ async fn older_keys_become_admin_on_postgres() {
     conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .await
         .unwrap();
+}
+
+/// The test PostgreSQL server (`MATCHPLANE_TEST_DATABASE_URL`, set by
+/// `scripts/test`); a test never falls back to a well-known port.
+fn test_database_url() -> String {
+    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+        .ok()
+        .filter(|url| !url.trim().is_empty())
+        .expect("MATCHPLANE_TEST_DATABASE_URL is unset: run the tests with scripts/test")
 }

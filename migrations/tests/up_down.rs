@@ -86,8 +86,7 @@ struct TestDb {
 
 impl TestDb {
     async fn postgres() -> Self {
-        let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let admin = test_database_url();
         let name = format!("mp_t_mig_{}_{}", std::process::id(), rand_suffix());
         let conn = Database::connect(&admin).await.unwrap();
         conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
@@ -189,4 +188,13 @@ fn rand_suffix() -> u128 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default()
+}
+
+/// The test PostgreSQL server (`MATCHPLANE_TEST_DATABASE_URL`, set by
+/// `scripts/test`); a test never falls back to a well-known port.
+fn test_database_url() -> String {
+    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+        .ok()
+        .filter(|url| !url.trim().is_empty())
+        .expect("MATCHPLANE_TEST_DATABASE_URL is unset: run the tests with scripts/test")
 }

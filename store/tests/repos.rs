@@ -18,8 +18,7 @@ impl Db {
     async fn new(postgres: bool) -> Self {
         let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
         if postgres {
-            let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-                .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+            let admin = test_database_url();
             let conn = Database::connect(&admin).await.unwrap();
             conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
                 .await
@@ -183,4 +182,13 @@ async fn repositories_are_project_scoped_postgres() {
 #[tokio::test]
 async fn repositories_are_project_scoped_sqlite() {
     repositories_are_project_scoped(false).await;
+}
+
+/// The test PostgreSQL server (`MATCHPLANE_TEST_DATABASE_URL`, set by
+/// `scripts/test`); a test never falls back to a well-known port.
+fn test_database_url() -> String {
+    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
+        .ok()
+        .filter(|url| !url.trim().is_empty())
+        .expect("MATCHPLANE_TEST_DATABASE_URL is unset: run the tests with scripts/test")
 }

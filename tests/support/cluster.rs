@@ -14,9 +14,9 @@ use redis::aio::MultiplexedConnection;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// The test cluster's URL, or `None` when unset outside CI (the store's
-/// rule: `matchplane_store::test_support::cluster_url`).
-pub fn cluster_url() -> Option<String> {
+/// The test cluster's URL; panics when it is unset (the store's rule:
+/// `matchplane_store::test_support::cluster_url`).
+pub fn cluster_url() -> String {
     matchplane_store::test_support::cluster_url()
 }
 

@@ -35,10 +35,9 @@ pub const OPERATOR: &str = "support-operator-token";
 /// without polls for the test's length (the default is 30 s).
 pub const LONG_REST_POLL: (&str, &str) = ("MATCHPLANE_REST_POLL_TIMEOUT", "600");
 
-/// `name` from the environment, or `default`.
-pub fn env_or(name: &str, default: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| default.to_owned())
-}
+// Not every test binary that includes this module uses both.
+#[allow(unused_imports)]
+pub use matchplane_store::test_support::{database_url, redis_url};
 
 /// A child process, killed (SIGKILL) when dropped.
 pub struct Proc(pub Child);
@@ -404,10 +403,7 @@ impl Deployment {
     /// under a fresh prefix and database named after `name`, with `extra`
     /// added to their environment, and makes a project and a key.
     pub async fn start(name: &str, redis: &str, workers: usize, extra: &[(&str, &str)]) -> Self {
-        let admin = env_or(
-            "MATCHPLANE_TEST_DATABASE_URL",
-            "postgres://postgres@127.0.0.1:5432/postgres",
-        );
+        let admin = database_url();
         let tag = format!("{:08x}", rand::random::<u32>());
         let prefix = format!("mp-{name}-{tag}");
         let keys = RedisPrefix {

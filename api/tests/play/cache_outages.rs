@@ -17,13 +17,7 @@ use sea_orm::{ConnectionTrait, Database};
 use std::time::Duration;
 
 fn postgres_host() -> String {
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let host = admin
-        .split_once('@')
-        .map(|(_, rest)| rest)
-        .unwrap_or("127.0.0.1:5432");
-    host[..host.find('/').unwrap_or(host.len())].to_owned()
+    matchplane_store::test_support::host_port(&matchplane_store::test_support::database_url())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -94,8 +88,7 @@ async fn a_read_only_database_never_fails_a_key_check() {
 
     // A failover: the database takes reads only; a new instance (every
     // connection new) checks the key.
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let admin = matchplane_store::test_support::database_url();
     let conn = Database::connect(&admin).await.unwrap();
     conn.execute_unprepared(&format!(
         "ALTER DATABASE {name} SET default_transaction_read_only = on"
@@ -152,9 +145,8 @@ async fn a_revocation_is_honoured_once_the_database_is_back() {
     proxy.drop_all();
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     // Another instance revokes the key (straight in the database).
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let direct = format!("{}/{name}", &admin[..admin.rfind('/').unwrap()]);
+    let admin = matchplane_store::test_support::database_url();
+    let direct = matchplane_store::test_support::database_url_named(&admin, &name);
     let conn = Database::connect(&direct).await.unwrap();
     conn.execute_unprepared("UPDATE api_keys SET revoked_at = now()")
         .await

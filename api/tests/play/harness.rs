@@ -48,22 +48,15 @@ macro_rules! on_both_pools {
 }
 
 fn admin_url() -> String {
-    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+    matchplane_store::test_support::database_url()
 }
 
 pub fn redis_url() -> String {
-    std::env::var("MATCHPLANE_TEST_REDIS_URL")
-        .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned())
+    matchplane_store::test_support::redis_url()
 }
 
 fn with_database(url: &str, db: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, format!("?{q}")),
-        None => (url, String::new()),
-    };
-    let cut = base.rfind('/').unwrap();
-    format!("{}/{db}{query}", &base[..cut])
+    matchplane_store::test_support::database_url_named(url, db)
 }
 
 /// A database owned by one test, dropped when the test ends.

@@ -1,6 +1,6 @@
 //! Integration tests of tickets and searches (SPEC 4): every test runs on
 //! the Redis pool and ticket stores (real Redis at
-//! `MATCHPLANE_TEST_REDIS_URL`, default `redis://127.0.0.1:6379/9`, a random
+//! `MATCHPLANE_TEST_REDIS_URL`, a random
 //! key prefix per test) and on the memory stores, with the control plane on
 //! PostgreSQL (`MATCHPLANE_TEST_DATABASE_URL`, a fresh database per test).
 #![allow(clippy::unwrap_used, clippy::expect_used)]

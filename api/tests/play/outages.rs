@@ -90,22 +90,20 @@ pub(crate) fn assert_unavailable(got: &Got, bound: Duration) {
 
 /// A fresh migrated database (direct), its URL through `proxy`.
 pub(crate) async fn database(proxy: Option<&FaultProxy>) -> (String, String) {
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let admin = matchplane_store::test_support::database_url();
     let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
     let conn = Database::connect(&admin).await.unwrap();
     conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
         .await
         .unwrap();
-    let base = &admin[..admin.rfind('/').unwrap()];
-    let direct = format!("{base}/{name}");
+    let direct = matchplane_store::test_support::database_url_named(&admin, &name);
     let db = Database::connect(&direct).await.unwrap();
     matchplane_migrations::migrate(&db).await.unwrap();
     db.close().await.ok();
     let via = match proxy {
         Some(proxy) => {
-            let rest = base.split_once('@').map(|(user, _)| user).unwrap_or(base);
-            format!("{rest}@127.0.0.1:{}/{name}", proxy.port)
+            let upstream = matchplane_store::test_support::host_port(&admin);
+            direct.replacen(&upstream, &format!("127.0.0.1:{}", proxy.port), 1)
         }
         None => direct.clone(),
     };
@@ -113,8 +111,7 @@ pub(crate) async fn database(proxy: Option<&FaultProxy>) -> (String, String) {
 }
 
 pub(crate) async fn drop_database(name: &str) {
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+    let admin = matchplane_store::test_support::database_url();
     if let Ok(conn) = Database::connect(&admin).await {
         let _ = conn
             .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
@@ -237,14 +234,9 @@ async fn redis_stopped_answers_503_with_retry_after_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_black_holed_answers_503_within_the_deadline() {
-    let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-    let host = admin
-        .split_once('@')
-        .map(|(_, rest)| rest)
-        .unwrap_or("127.0.0.1:5432");
-    let host = &host[..host.find('/').unwrap_or(host.len())];
-    let proxy = FaultProxy::start(host).await;
+    let admin = matchplane_store::test_support::database_url();
+    let host = matchplane_store::test_support::host_port(&admin);
+    let proxy = FaultProxy::start(&host).await;
     let (db_url, name) = database(Some(&proxy)).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let app = app(&db_url, &redis_url(), &prefix).await;

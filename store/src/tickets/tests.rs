@@ -1,6 +1,5 @@
 //! The ticket stores on memory and on real Redis
-//! (`MATCHPLANE_TEST_REDIS_URL`, default `redis://127.0.0.1:6379/9`, a random
-//! prefix per test).
+//! (`MATCHPLANE_TEST_REDIS_URL`, a random prefix per test).
 
 use std::sync::Arc;
 
@@ -8,8 +7,7 @@ use super::{CreateTicketError, MemoryTicketStore, RedisTicketStore, Ticket, Tick
 use crate::pool::{MemoryPoolStore, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search};
 
 fn redis_url() -> String {
-    std::env::var("MATCHPLANE_TEST_REDIS_URL")
-        .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned())
+    crate::test_support::redis_url()
 }
 
 pub(super) fn ticket(id: &str, player: &str) -> Ticket {

@@ -50,14 +50,20 @@ pub fn mode_config(name: &str, url: Option<&str>, cycle: f64) -> Value {
 
 impl Env {
     pub async fn new(url: Option<&str>, cycle: f64) -> Self {
-        let redis_url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
-            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".to_owned());
+        let redis_url = matchplane_store::test_support::redis_url();
         Self::on_redis(url, cycle, &redis_url).await
     }
 
     /// This test's database URL through `host:port` (a fault proxy).
     pub fn db_url_via(&self, host_port: &str) -> String {
-        format!("postgres://postgres@{host_port}/{}", self.name)
+        let direct = matchplane_store::test_support::database_url_named(&self.admin, &self.name);
+        direct.replacen(&self.database_host(), host_port, 1)
+    }
+
+    /// The `host:port` of the test PostgreSQL server (what a fault proxy
+    /// forwards to).
+    pub fn database_host(&self) -> String {
+        matchplane_store::test_support::host_port(&self.admin)
     }
 
     /// [`Env::new`] on the in-process pool store (`matchplane dev`'s).
@@ -71,15 +77,13 @@ impl Env {
     pub async fn on_redis(url: Option<&str>, cycle: f64, redis_url: &str) -> Self {
         let redis_url = redis_url.to_owned();
         let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
-        let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let admin = matchplane_store::test_support::database_url();
         let conn = Database::connect(&admin).await.unwrap();
         conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
             .await
             .unwrap();
         conn.close().await.ok();
-        let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
-        let db_url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
+        let db_url = matchplane_store::test_support::database_url_named(&admin, &name);
         let mut options = sea_orm::ConnectOptions::new(db_url);
         options.sqlx_logging(false);
         let db = Database::connect(options).await.unwrap();

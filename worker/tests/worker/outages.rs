@@ -140,8 +140,8 @@ async fn a_redis_restart_without_persistence_leaves_one_lease_holder() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_outage_keeps_matching_and_stores_afterwards() {
     let env = Env::new(None, 0.1).await;
-    let upstream = "127.0.0.1:5432";
-    let mut proxy = FaultProxy::start(upstream).await;
+    let upstream = env.database_host();
+    let mut proxy = FaultProxy::start(&upstream).await;
     let port = proxy.port;
     let timeouts = matchplane_store::db::DbTimeouts {
         connect: Duration::from_secs(1),
@@ -179,7 +179,7 @@ async fn a_database_outage_keeps_matching_and_stores_afterwards() {
     }
     assert_eq!(stored(&env).await, 1, "nothing stored during the outage");
 
-    proxy = FaultProxy::start_on(upstream, port).await;
+    proxy = FaultProxy::start_on(&upstream, port).await;
     wait_for_matches(&env, 6, Duration::from_secs(20)).await;
     drop(proxy);
     stop.cancel();

@@ -46,17 +46,11 @@ pub struct TestDb {
 }
 
 fn admin_url() -> String {
-    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
+    matchplane_store::test_support::database_url()
 }
 
 fn with_database(url: &str, db: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, format!("?{q}")),
-        None => (url, String::new()),
-    };
-    let cut = base.rfind('/').unwrap();
-    format!("{}/{db}{query}", &base[..cut])
+    matchplane_store::test_support::database_url_named(url, db)
 }
 
 impl TestDb {

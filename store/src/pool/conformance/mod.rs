@@ -1,8 +1,7 @@
 //! The conformance suite: every case is written once, against
 //! `Arc<dyn PoolStore>`, and run on both [`MemoryPoolStore`] and
-//! [`RedisPoolStore`] (real Redis at `MATCHPLANE_TEST_REDIS_URL`, default
-//! `redis://127.0.0.1:6379/9`, under a random key prefix per test, deleted
-//! afterwards even when the test fails).
+//! [`RedisPoolStore`] (real Redis at `MATCHPLANE_TEST_REDIS_URL`, under a
+//! random key prefix per test, deleted afterwards even when the test fails).
 
 mod backfills;
 mod claims;
@@ -40,8 +39,8 @@ use status::*;
 
 /// Runs each named case (an `async fn(Arc<dyn PoolStore>)`) on both stores,
 /// and on the Redis store over a Redis Cluster
-/// (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`; skipped with a notice when unset,
-/// failed when unset under `CI=true`).
+/// (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`; a case fails when it is unset,
+/// never skips).
 macro_rules! conformance {
     ($($case:ident),* $(,)?) => {
         mod on_memory {
@@ -65,7 +64,7 @@ macro_rules! conformance {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $case() {
-                    let Some(url) = super::cluster_url() else { return };
+                    let url = super::cluster_url();
                     let harness = super::RedisHarness::on(url, std::time::Duration::from_secs(24 * 3600)).await;
                     super::$case(harness.store()).await;
                 }
@@ -148,9 +147,7 @@ impl RedisHarness {
 
     /// A harness whose store keeps ended records for `retention`.
     pub async fn with_retention(retention: Duration) -> Self {
-        let url = std::env::var("MATCHPLANE_TEST_REDIS_URL")
-            .unwrap_or_else(|_| "redis://127.0.0.1:6379/9".into());
-        Self::on(url, retention).await
+        Self::on(crate::test_support::redis_url(), retention).await
     }
 
     /// A harness on the Redis (node or cluster) at `url`.
@@ -186,12 +183,13 @@ impl Drop for RedisHarness {
 }
 
 /// The test cluster's URL (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`, see
-/// `scripts/redis-cluster`), or `None` with a printed notice when it is
-/// unset. Panics when it is unset under `CI=true`, so CI cannot skip the
-/// cluster cases silently. Set, it first takes the shared cluster lock
-/// ([`hold_cluster_lock`]).
-pub(crate) fn cluster_url() -> Option<String> {
-    crate::test_support::cluster_url().inspect(|_| hold_cluster_lock())
+/// `scripts/redis-cluster`), after taking the shared cluster lock
+/// ([`hold_cluster_lock`]). Panics when it is unset: a case never passes
+/// without having run.
+pub(crate) fn cluster_url() -> String {
+    let url = crate::test_support::cluster_url();
+    hold_cluster_lock();
+    url
 }
 
 /// Takes a shared lock on `<temp dir>/matchplane-redis-cluster.lock` and
