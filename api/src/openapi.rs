@@ -369,11 +369,31 @@ fn webhook(operation_id: &str, summary: &str, schema: &str) -> Value {
 /// mode's webhook URL. utoipa 5 has no field for it, so it goes into the
 /// root's flattened extensions, which serialise as top-level members.
 pub fn add_webhooks(openapi: &mut utoipa::openapi::OpenApi) {
-    let webhooks = json!({
-        "match.made": webhook("matchMade", "A match was formed and recorded", "MatchMadeEvent"),
-        "match.backfilled": webhook("matchBackfilled", "A backfill fill seated new players in a running match", "MatchBackfilledEvent"),
-        "webhook.test": webhook("webhookTest", "A test event, sent on demand", "WebhookTestEvent")
-    });
+    use matchplane_webhook::EventType;
+    let webhooks: serde_json::Map<String, serde_json::Value> = EventType::ALL
+        .into_iter()
+        .map(|event| {
+            let item = match event {
+                EventType::MatchMade => webhook(
+                    "matchMade",
+                    "A match was formed and recorded",
+                    "MatchMadeEvent",
+                ),
+                EventType::MatchBackfilled => webhook(
+                    "matchBackfilled",
+                    "A backfill fill seated new players in a running match",
+                    "MatchBackfilledEvent",
+                ),
+                EventType::WebhookTest => webhook(
+                    "webhookTest",
+                    "A test event, sent on demand",
+                    "WebhookTestEvent",
+                ),
+            };
+            (event.as_str().to_owned(), item)
+        })
+        .collect();
+    let webhooks = serde_json::Value::Object(webhooks);
     openapi
         .extensions
         .get_or_insert_with(Default::default)

@@ -23,6 +23,17 @@ pub enum Event {
     Backfilled(crate::backfilled::MatchBackfilled),
 }
 
+impl Event {
+    /// The event's type: its body's `type`.
+    pub fn event_type(&self) -> crate::EventType {
+        match self {
+            Event::MatchMade(_) => crate::EventType::MatchMade,
+            Event::Test(_) => crate::EventType::WebhookTest,
+            Event::Backfilled(_) => crate::EventType::MatchBackfilled,
+        }
+    }
+}
+
 /// The `match.made` body (SPEC 6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -432,6 +443,7 @@ mod tests {
     fn a_record_without_shape_fields_still_reads() {
         let text = r#"{"type":"match.made","matchId":"mat_1","projectId":"prj_1","gameMode":"m","gameModeVersion":1,"createdAt":"2027-01-15T08:00:00.000Z","teams":[],"quality":{"mmrSpread":0,"teamImbalance":0}}"#;
         let back: Event = serde_json::from_str(text).unwrap();
+        assert_eq!(back.event_type(), crate::EventType::MatchMade);
         assert!(matches!(back, Event::MatchMade(m) if m.match_shape.is_empty()));
     }
 
@@ -444,7 +456,7 @@ mod tests {
         });
         let message = Message::new("tst_1", &event).unwrap();
         let value: serde_json::Value = serde_json::from_slice(&message.body).unwrap();
-        assert_eq!(value["type"], "webhook.test");
+        assert_eq!(value["type"], event.event_type().as_str());
         assert!(
             !format!("{message:?}").contains("prj_1"),
             "Debug hides the body"

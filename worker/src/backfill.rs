@@ -17,15 +17,12 @@ use matchplane_store::entities::{
     backfill, backfill_fill, game_mode_version, match_ticket, webhook_delivery,
 };
 use matchplane_store::pool::{Claim, FillClaim, FillOutcome, ModeKey, PoolStore};
-use matchplane_store::repos::deliveries::{self, PENDING};
+use matchplane_store::repos::deliveries::{self, PendingDelivery};
 use matchplane_store::repos::{backfills, game_modes, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage};
-use matchplane_webhook::{Event, FillIdentity, MatchBackfilled, MatchMade};
+use matchplane_webhook::{Event, EventType, FillIdentity, MatchBackfilled, MatchMade};
 use sea_orm::{ActiveModelTrait, DatabaseConnection, IntoActiveModel, Set, TransactionTrait};
 use std::collections::HashMap;
-
-/// `webhook_deliveries.event_type` of a fill.
-pub const MATCH_BACKFILLED: &str = "match.backfilled";
 
 /// The delivery id of a fill's webhook (`dlv_bff_…`): derived from the
 /// fill id, so a record handed over twice queues one delivery, and the
@@ -406,22 +403,15 @@ pub(crate) async fn store_fills(
         if webhook {
             deliveries::queue_if_absent(
                 &txn,
-                vec![webhook_delivery::Model {
+                vec![PendingDelivery {
                     id: delivery_id(&body.fill_id),
                     project_id: mode.project_id.clone(),
                     game_mode: mode.mode.clone(),
                     match_id: Some(body.match_id.clone()),
-                    event_type: MATCH_BACKFILLED.to_owned(),
+                    event_type: EventType::MatchBackfilled.as_str(),
                     payload: payload.clone(),
-                    status: PENDING.to_owned(),
-                    attempt_count: 0,
-                    next_attempt_at: Some(now),
-                    locked_until: None,
-                    lock_token: None,
-                    attempts_before_run: 0,
-                    created_at: now,
-                    updated_at: now,
-                }],
+                }
+                .row(now)],
             )
             .await?;
         }
@@ -492,6 +482,6 @@ fn with_data(
 
 /// The message of a stored fill delivery: `webhook-id` is the fill id.
 pub fn webhook_id(row: &webhook_delivery::Model) -> Option<String> {
-    (row.event_type == MATCH_BACKFILLED)
+    (row.event_type == EventType::MatchBackfilled.as_str())
         .then(|| row.id.strip_prefix("dlv_").unwrap_or(&row.id).to_owned())
 }

@@ -20,10 +20,10 @@ use matchplane_matchmaker::RawJson;
 use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
-use matchplane_store::repos::deliveries::{self, PENDING};
+use matchplane_store::repos::deliveries::{self, PendingDelivery};
 use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
-use matchplane_webhook::{Event, MatchMade, Message};
+use matchplane_webhook::{Event, EventType, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -31,9 +31,6 @@ use std::time::Duration;
 /// How long past a failed attempt to store a match its tickets' records are
 /// kept at least (one hour; every later attempt pushes it out again).
 pub const KEEP_UNSTORED: Duration = Duration::from_secs(3600);
-
-/// `webhook_deliveries.event_type` of a match.
-pub const MATCH_MADE: &str = "match.made";
 
 /// The outbox record of a match: its exact `match.made` webhook body, so the
 /// bytes signed and sent are fixed when the match is claimed.
@@ -425,21 +422,16 @@ fn prepare(
             ))
         })
         .collect();
-    let delivery = webhook.then(|| webhook_delivery::Model {
-        id: delivery_id(&body.match_id),
-        project_id: mode.project_id.clone(),
-        game_mode: mode.mode.clone(),
-        match_id: Some(body.match_id.clone()),
-        event_type: MATCH_MADE.to_owned(),
-        payload,
-        status: PENDING.to_owned(),
-        attempt_count: 0,
-        next_attempt_at: Some(now),
-        locked_until: None,
-        lock_token: None,
-        attempts_before_run: 0,
-        created_at: now,
-        updated_at: now,
+    let delivery = webhook.then(|| {
+        PendingDelivery {
+            id: delivery_id(&body.match_id),
+            project_id: mode.project_id.clone(),
+            game_mode: mode.mode.clone(),
+            match_id: Some(body.match_id.clone()),
+            event_type: EventType::MatchMade.as_str(),
+            payload,
+        }
+        .row(now)
     });
     let auto = body.backfill_id.is_some().then(|| body.clone());
     Ok(Prepared {

@@ -131,30 +131,7 @@ pub async fn redeliver(
 /// The event types a delivery can carry, as `?eventType=` takes them; any
 /// other value is refused (`422 VALIDATION_ERROR` naming these), never
 /// answered with an empty list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-pub enum DeliveryEventType {
-    /// `match.made`: a match was made.
-    #[serde(rename = "match.made")]
-    MatchMade,
-    /// `match.backfilled`: a backfill fill seated new players.
-    #[serde(rename = "match.backfilled")]
-    MatchBackfilled,
-    /// `webhook.test`: a test event sent on demand.
-    #[serde(rename = "webhook.test")]
-    WebhookTest,
-}
-
-impl DeliveryEventType {
-    /// The event type as deliveries store it (the webhook's `type`; the
-    /// worker's constants for the first two, see the test below).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::MatchMade => "match.made",
-            Self::MatchBackfilled => "match.backfilled",
-            Self::WebhookTest => super::webhook_test::WEBHOOK_TEST,
-        }
-    }
-}
+pub use matchplane_webhook::EventType as DeliveryEventType;
 
 /// Query of a mode's deliveries.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -194,22 +171,4 @@ pub async fn of_mode(
     )
     .await?;
     Ok(Json(rows.into_iter().map(|(d, a)| view(d, a)).collect()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::DeliveryEventType;
-
-    /// The filter matches the event types the worker stores.
-    #[test]
-    fn event_types_are_the_stored_ones() {
-        assert_eq!(
-            DeliveryEventType::MatchMade.as_str(),
-            matchplane_worker::record::MATCH_MADE
-        );
-        assert_eq!(
-            DeliveryEventType::MatchBackfilled.as_str(),
-            matchplane_worker::backfill::MATCH_BACKFILLED
-        );
-    }
 }

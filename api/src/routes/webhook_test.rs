@@ -46,9 +46,6 @@ pub struct TestAttemptView {
     pub response_body: Option<String>,
 }
 
-/// `webhook_deliveries.event_type` of a test event.
-pub const WEBHOOK_TEST: &str = "webhook.test";
-
 fn no_webhook() -> ApiError {
     ApiError::invalid(vec![FieldError::new(
         "webhook",
@@ -115,7 +112,9 @@ pub async fn test(
             project_id: project_id.clone(),
             game_mode: name,
             match_id: None,
-            event_type: WEBHOOK_TEST.to_owned(),
+            event_type: matchplane_webhook::EventType::WebhookTest
+                .as_str()
+                .to_owned(),
             payload,
             status: status.status().to_owned(),
             attempt_count: 1,

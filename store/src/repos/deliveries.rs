@@ -41,6 +41,49 @@ pub fn scoped(project_id: &str) -> Select<Deliveries> {
     Deliveries::find().filter(webhook_delivery::Column::ProjectId.eq(project_id))
 }
 
+/// What a new delivery row needs; [`PendingDelivery::row`] makes the one
+/// row shape every queued delivery has (`pending`, due at `now`, no
+/// attempt, no lock).
+#[derive(Debug, Clone)]
+pub struct PendingDelivery {
+    /// `dlv_…`, derived from what it delivers so a record handed over twice
+    /// queues one delivery.
+    pub id: String,
+    /// `prj_…`.
+    pub project_id: String,
+    /// The game mode whose endpoint it goes to.
+    pub game_mode: String,
+    /// The match it is about, if any.
+    pub match_id: Option<String>,
+    /// The event type as bodies name it (`match.made`, …: the webhook
+    /// crate's `EventType::as_str`).
+    pub event_type: &'static str,
+    /// The exact body every attempt sends.
+    pub payload: String,
+}
+
+impl PendingDelivery {
+    /// The row to queue: `pending`, first attempt due at `now`.
+    pub fn row(self, now: DateTime<Utc>) -> webhook_delivery::Model {
+        webhook_delivery::Model {
+            id: self.id,
+            project_id: self.project_id,
+            game_mode: self.game_mode,
+            match_id: self.match_id,
+            event_type: self.event_type.to_owned(),
+            payload: self.payload,
+            status: PENDING.to_owned(),
+            attempt_count: 0,
+            next_attempt_at: Some(now),
+            locked_until: None,
+            lock_token: None,
+            attempts_before_run: 0,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+}
+
 /// Queues `rows`, leaving alone each whose delivery id exists (the outbox
 /// may hand the same match over twice); many rows per statement. Returns
 /// how many this call queued.
