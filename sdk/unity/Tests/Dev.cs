@@ -64,10 +64,12 @@ sealed class Dev : IDisposable
         return Json.Parse(body) as Dictionary<string, object>;
     }
 
-    public void Duel(string name)
+    /// <summary>A duel mode; `extra` adds members to its config (e.g. "\"acceptance\":{…}").</summary>
+    public void Duel(string name, string extra = null)
     {
         Call("PUT", "game-modes/" + name, "{\"name\":\"" + name + "\",\"matchShape\":[1,1],\"matchmakingCycleDurationSeconds\":1," +
-            "\"algorithm\":{\"type\":\"mmr\",\"minMmr\":0,\"maxMmr\":3000,\"baseTolerance\":100,\"expansionMultiplier\":2}}");
+            "\"algorithm\":{\"type\":\"mmr\",\"minMmr\":0,\"maxMmr\":3000,\"baseTolerance\":100,\"expansionMultiplier\":2}" +
+            (extra == null ? "" : "," + extra) + "}");
     }
 
     /// <summary>A ticket's (ticketId, token).</summary>

@@ -64,6 +64,14 @@ static class TestRunner
         Check(File.ReadAllText(Path.Combine(Root(), "package.json")).Contains("\"apiVersion\": \"" + MatchplaneSearch.ApiVersion + "\""), "package.json apiVersion");
     }
 
+    /// <summary>A git URL without the package's folder installs nothing: the repository root has no package.json.</summary>
+    static void TheInstallLineNamesThePackageFolder()
+    {
+        var readme = File.ReadAllText(Path.Combine(Root(), "README.md"));
+        Check(readme.Contains(".git?path=sdk/unity"), "README's git URL must end in ?path=sdk/unity");
+        Check(File.Exists(Path.Combine(Root(), "../../sdk/unity/package.json")), "sdk/unity is the package's folder");
+    }
+
     static void TwoPlayersMatchOverSocketAndRest()
     {
         dev.Duel("unity-duel");
@@ -130,51 +138,49 @@ static class TestRunner
         }
     }
 
-    static void AProposalAcceptedOnTheSocketEndsAssigned()
-    {
-        using (var fake = new Fake())
-        {
-            var s = MatchplaneSearch.Start(fake.SocketUrl, "tok", new SearchOptions { Transport = SearchTransport.WebSocket }).Result;
-            var seen = Drain(s, m => { if (m.Type == "proposed") s.Accept().Wait(); }, 10);
-            Check(Kinds(seen) == "searching,backfill_offer,proposed,matched,assigned", Kinds(seen));
-            Check(seen[4].Connection == "203.0.113.7:7777", "connection");
-            var d = MatchplaneSearch.Start(fake.SocketUrl, "tok", new SearchOptions { Transport = SearchTransport.WebSocket }).Result;
-            seen = Drain(d, m => { if (m.Type == "proposed") d.Decline().Wait(); }, 10);
-            Check(seen.Last().Type == "failed" && seen.Last().Code == "MATCH_DECLINED", Kinds(seen));
-        }
-    }
-
-    static void TheRestFallbackAcceptsAndWaitsForTheAssignment()
-    {
-        using (var fake = new Fake())
-        {
-            var s = MatchplaneSearch.Start(fake.BaseUrl, "tok", new SearchOptions { Transport = SearchTransport.Rest, PollIntervalSeconds = 0.5 }).Result;
-            var seen = Drain(s, m => { if (m.Type == "proposed") s.Accept().Wait(); }, 10);
-            Check(Kinds(seen) == "searching,status,proposed,matched,assigned", Kinds(seen));
-        }
-    }
-
-    static void TheReadmeExampleRuns()
+    /// <summary>
+    /// The sample, twice against one server (as a player searching again would), in a mode
+    /// with acceptance: its Accept() answers a real proposal.
+    /// </summary>
+    static void TheReadmeExampleRunsTwice()
     {
         var readme = File.ReadAllText(Path.Combine(Root(), "README.md"));
         var example = File.ReadAllText(Path.Combine(Root(), "Samples~/Quickstart/MatchmakingFlow.cs")).Trim();
         Check(readme.Contains(example), "README.md must carry Samples~/Quickstart/MatchmakingFlow.cs verbatim");
-        dev.Duel("unity-quickstart");
-        var flows = new[] { new MatchmakingFlow(), new MatchmakingFlow() };
-        int i = 0;
-        foreach (var f in flows) f.Begin(dev.BaseUrl, dev.Ticket("unity-quickstart", "p" + i++)[1]).Wait();
-        var until = DateTime.UtcNow.AddSeconds(30);
-        while (flows.Any(f => f.Outcome == null) && DateTime.UtcNow < until)
+        dev.Duel("unity-quickstart", "\"acceptance\":{\"timeoutSeconds\":20}");
+        for (int run = 1; run <= 2; run++)
         {
-            foreach (var f in flows) f.Tick(); // one frame
-            Thread.Sleep(16);
+            var flows = new[] { new MatchmakingFlow { GiveUpAfterSeconds = 30 }, new MatchmakingFlow { GiveUpAfterSeconds = 30 } };
+            int i = 0;
+            foreach (var f in flows) f.Begin(dev.BaseUrl, dev.Ticket("unity-quickstart", "p" + i++)[1]).Wait();
+            var until = DateTime.UtcNow.AddSeconds(40); // past the flows' own 30 s
+            while (flows.Any(f => f.Outcome == null) && DateTime.UtcNow < until)
+            {
+                foreach (var f in flows) f.Tick(); // one frame
+                Thread.Sleep(16);
+            }
+            foreach (var f in flows)
+            {
+                Console.WriteLine("  example run " + run + ": shown \"" + f.Shown + "\", outcome \"" + f.Outcome + "\"");
+                Check(f.Outcome != null && f.Outcome.StartsWith("matched mat_"), "run " + run + " outcome " + f.Outcome);
+                f.Dispose();
+            }
         }
-        foreach (var f in flows)
-        {
-            Console.WriteLine("  example: shown \"" + f.Shown + "\", outcome \"" + f.Outcome + "\"");
-            Check(f.Outcome != null && f.Outcome.StartsWith("matched mat_"), "outcome " + f.Outcome);
-            f.Dispose();
-        }
+    }
+
+    /// <summary>A flow with no match in sight gives up after its own time, and its search ends.</summary>
+    static void TheExampleGivesUp()
+    {
+        dev.Duel("unity-alone");
+        var flow = new MatchmakingFlow { GiveUpAfterSeconds = 1 };
+        var ana = dev.Ticket("unity-alone", "ana");
+        flow.Begin(dev.BaseUrl, ana[1]).Wait();
+        var until = DateTime.UtcNow.AddSeconds(10);
+        while (flow.Outcome == null && DateTime.UtcNow < until) { flow.Tick(); Thread.Sleep(16); }
+        Check(flow.Outcome == "gave up", "outcome " + flow.Outcome);
+        var status = "";
+        while (DateTime.UtcNow < until && (status = (string)dev.Call("GET", "tickets/" + ana[0], null)["status"]) == "searching") Thread.Sleep(100);
+        Check(status == "cancelled", "the search ended: " + status);
     }
 
     static string Root()
@@ -188,13 +194,15 @@ static class TestRunner
         var tests = new List<KeyValuePair<string, Action>> {
             new KeyValuePair<string, Action>("every protocol message parses", EveryProtocolMessageParses),
             new KeyValuePair<string, Action>("the API version is the document's", TheApiVersionIsTheDocuments),
+            new KeyValuePair<string, Action>("the README's install line names the package folder", TheInstallLineNamesThePackageFolder),
             new KeyValuePair<string, Action>("two players match over the socket and REST", TwoPlayersMatchOverSocketAndRest),
             new KeyValuePair<string, Action>("cancel on both transports", CancelOnBothTransports),
             new KeyValuePair<string, Action>("a bad token is a problem", ABadTokenIsAProblem),
             new KeyValuePair<string, Action>("the socket answers pings past the pong timeout", TheSocketAnswersPings),
-            new KeyValuePair<string, Action>("a proposal accepted on the socket ends assigned (fake)", AProposalAcceptedOnTheSocketEndsAssigned),
-            new KeyValuePair<string, Action>("the REST fallback accepts and waits for the assignment (fake)", TheRestFallbackAcceptsAndWaitsForTheAssignment),
-            new KeyValuePair<string, Action>("the README example runs", TheReadmeExampleRuns),
+            new KeyValuePair<string, Action>("both accept and the assignment reaches each player", () => Lifecycle.BothAcceptAndTheAssignmentReachesEachPlayer(dev)),
+            new KeyValuePair<string, Action>("a decline fails the decliner and requeues the other, on both transports", () => Lifecycle.ADeclineFailsTheDeclinerAndRequeuesTheOther(dev)),
+            new KeyValuePair<string, Action>("the README example runs twice against one server", TheReadmeExampleRunsTwice),
+            new KeyValuePair<string, Action>("the README example gives up after its own time", TheExampleGivesUp),
         };
         int passed = 0, failed = 0;
         using (dev = new Dev(bin))

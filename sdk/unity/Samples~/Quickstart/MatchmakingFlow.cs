@@ -7,11 +7,14 @@ using Matchplane.Client;
 public sealed class MatchmakingFlow : IDisposable
 {
     MatchplaneSearch search;
-    public string Outcome;   // "matched mat_…", "assigned 203.0.113.7:7777", "failed …"
+    DateTime giveUpAt;
+    public string Outcome;   // "matched mat_…", "assigned 203.0.113.7:7777", "failed …", "gave up"
     public string Shown = ""; // what the UI would show
+    public double GiveUpAfterSeconds = 120; // every wait ends: stop searching after this long
 
     public async System.Threading.Tasks.Task Begin(string serverUrl, string ticketToken)
     {
+        giveUpAt = DateTime.UtcNow.AddSeconds(GiveUpAfterSeconds);
         search = await MatchplaneSearch.Start(serverUrl, ticketToken);
     }
 
@@ -31,6 +34,11 @@ public sealed class MatchmakingFlow : IDisposable
                 case "failed": case "error": Outcome = "failed " + m.Code; break;
                 case "cancelled": case "expired": Outcome = m.Type; break;
             }
+        }
+        if (search != null && Outcome == null && DateTime.UtcNow > giveUpAt)
+        {
+            Outcome = "gave up";
+            search.Dispose(); // closing the socket ends the search
         }
     }
 
