@@ -16,9 +16,9 @@ pub struct ApiArgs {
     /// Address to listen on.
     #[arg(long, env = "MATCHPLANE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
-    /// Control-plane database: `postgres://…` or `sqlite://file.db`.
-    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: String,
+    /// The database, Redis and key prefix (the workers').
+    #[command(flatten)]
+    pub store: super::store_args::StoreArgs,
     /// Bearer token of the operator (tiers, projects); unset disables them.
     #[arg(long, env = "MATCHPLANE_OPERATOR_TOKEN", hide_env_values = true)]
     pub operator_token: Option<String>,
@@ -37,12 +37,6 @@ pub struct ApiArgs {
     /// same on every API instance. Unset: a random key per process.
     #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
     pub recording_key: Option<String>,
-    /// Redis of the live pools and tickets: `redis://host:port/db`.
-    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
-    pub redis_url: String,
-    /// First part of every Redis key and channel (shared with the workers).
-    #[arg(long, env = "MATCHPLANE_REDIS_PREFIX", default_value = "mp")]
-    pub redis_prefix: String,
     /// Seconds a REST search may go unpolled before it ends `expired`.
     #[arg(long, env = "MATCHPLANE_REST_POLL_TIMEOUT", default_value_t = 30.0)]
     pub rest_poll_timeout: f64,
@@ -78,7 +72,9 @@ pub async fn run(args: ApiArgs) -> ExitCode {
         rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
         ..PlaySettings::default()
     };
-    let db = match matchplane_store::db::connect_with(&args.database_url, args.limits.db()).await {
+    let db = match matchplane_store::db::connect_with(&args.store.database_url, args.limits.db())
+        .await
+    {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");
@@ -90,7 +86,9 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     let ratings = Arc::new(matchplane_api::routes::ratings::StoredRatings::new(
         db.clone(),
     ));
-    let redis = args.limits.redis(&args.redis_url, &args.redis_prefix);
+    let redis = args
+        .limits
+        .redis(&args.store.redis_url, &args.store.redis_prefix);
     let play = match play::connect_redis_with(redis, settings).await {
         Ok(play) => Arc::new(play.with_ratings(ratings)),
         Err(err) => {

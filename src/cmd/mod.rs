@@ -8,6 +8,7 @@ pub mod migrate;
 pub mod openapi;
 pub mod runtime;
 pub mod simulate;
+pub mod store_args;
 pub mod worker;
 
 /// Writes `text` to standard output. A reader that stopped early (`| head`)

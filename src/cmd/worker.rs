@@ -17,15 +17,9 @@ use tokio_util::sync::CancellationToken;
 /// Arguments of `matchplane worker`.
 #[derive(Args)]
 pub struct WorkerArgs {
-    /// Control-plane database: `postgres://…` or `sqlite://file.db`.
-    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: String,
-    /// Redis of the live pools: `redis://host:port/db`.
-    #[arg(long, env = "REDIS_URL", hide_env_values = true)]
-    pub redis_url: String,
-    /// First part of every Redis key; the same as the API's.
-    #[arg(long, env = "MATCHPLANE_REDIS_PREFIX", default_value = "mp")]
-    pub redis_prefix: String,
+    /// The database, Redis and key prefix (the API's).
+    #[command(flatten)]
+    pub store: super::store_args::StoreArgs,
     /// Serve Prometheus metrics on this address (`GET /metrics`); none if unset.
     #[arg(long, env = "MATCHPLANE_WORKER_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
@@ -72,7 +66,7 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
     // writes fail after seconds, and the mode keeps matching on its last
     // known config.
     let timeouts = matchplane_store::db::DbTimeouts::default();
-    let db = match matchplane_store::db::connect_with(&args.database_url, timeouts).await {
+    let db = match matchplane_store::db::connect_with(&args.store.database_url, timeouts).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");
@@ -83,8 +77,8 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
     }
-    let mut redis = RedisPoolConfig::new(args.redis_url);
-    redis.prefix = args.redis_prefix;
+    let mut redis = RedisPoolConfig::new(args.store.redis_url);
+    redis.prefix = args.store.redis_prefix;
     redis.response_timeout = Duration::from_secs(30);
     let (pool, tickets): (Arc<dyn PoolStore>, Arc<dyn TicketStore>) =
         match RedisPoolStore::connect(redis).await {

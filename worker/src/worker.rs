@@ -219,15 +219,6 @@ async fn live_workers(shared: &Shared, last: Vec<String>) -> Vec<String> {
     }
 }
 
-/// A task aborted when this is dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 /// What the scheduler keeps per mode: the channels to its loop.
 struct ModeChannels {
     /// The mode's listed version ([`GONE`] once unlisted), with its config
@@ -248,7 +239,7 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
     let first = live_workers(shared, Vec::new()).await;
     let (view, mut views) = watch::channel(first);
     // Aborted with the scheduler (an aborted worker task must stop beating).
-    let beat = AbortOnDrop({
+    let beat = tokio_util::task::AbortOnDropHandle::new({
         let shared = Arc::clone(shared);
         let shutdown = shutdown.clone();
         tokio::spawn(async move {
