@@ -437,6 +437,11 @@ pub async fn delete(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
+    // A mode that does not exist is answered before the pool store is
+    // touched: a refused request leaves no state behind.
+    game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     // Every search of the mode listed first: the sweep that fails a deleted
     // mode's searches finds them through that list, and an API process
     // that died between an add's steps may have left one out of it.

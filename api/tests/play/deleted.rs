@@ -180,3 +180,33 @@ async fn a_mode_created_again_keeps_its_searches(pools: Pools) {
         assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
     }
 }
+
+/// A delete answered 404 (no such mode; a name of any length) leaves
+/// nothing in Redis: refused requests write no state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_mode_s_delete_writes_nothing() {
+    let t = TestApp::new(Pools::Redis, fast()).await;
+    let (p, key) = t.project("free").await;
+    let (url, prefix) = (crate::harness::redis_url(), t.prefix.clone());
+    let clear = move || {
+        let (url, prefix) = (url.clone(), prefix.clone());
+        tokio::task::spawn_blocking(move || {
+            matchplane_store::pool::redis::delete_prefix_blocking(&url, &prefix).unwrap()
+        })
+    };
+    clear().await.unwrap();
+    let long = "m".repeat(6_000);
+    for i in 0..50 {
+        let name = if i == 0 { long.clone() } else { format!("nope{i}") };
+        let a = t
+            .call(
+                Method::DELETE,
+                &format!("/v1/projects/{p}/game-modes/{name}"),
+                Some(&key),
+                None,
+            )
+            .await;
+        a.assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
+    }
+    assert_eq!(clear().await.unwrap(), 0, "keys written by 404 deletes");
+}
