@@ -431,8 +431,10 @@ fn lost_race(err: ApiError, preconditions: &Preconditions) -> ApiError {
 /// Store calls in flight at once while a deleted mode's searches end.
 const END_CONCURRENCY: usize = 32;
 
-/// Deletes a game mode and its history; its open proposals are cancelled
-/// and its searches end `failed` `GAME_MODE_DISABLED` before the answer.
+/// Deletes a game mode and its history.
+///
+/// Its open proposals are cancelled (nobody is cooled down) and its
+/// searches end `failed` `GAME_MODE_DISABLED` before the answer.
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "deleteGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),

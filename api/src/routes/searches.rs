@@ -121,8 +121,10 @@ async fn own_ticket(state: &AppState, token: &str, ticket_id: &str) -> Result<Ti
 }
 
 /// Polls a search: answers its status and keeps it alive for another
-/// poll period. An overdue search ends `expired` here, and one in a mode
-/// switched to the Ping algorithm `failed` `PING_REQUIRES_WEBSOCKET`.
+/// poll period. An overdue search ends `expired` here.
+///
+/// A search in a mode switched to the Ping algorithm ends `failed`
+/// `PING_REQUIRES_WEBSOCKET` here.
 #[utoipa::path(get, path = "/v1/searches/{ticketId}", tag = "searches", operation_id = "getSearch",
     params(("ticketId" = String, Path, description = "`tkt_…`")),
     security(("ticket" = [])),
