@@ -10,8 +10,10 @@
 //!   expired search is never matched);
 //! - the searches of a mode the database no longer has (the mode deleted,
 //!   or its project) end `failed` with `GAME_MODE_DISABLED`, due or not,
-//!   also one a replica's stale config cache let start just after the
-//!   delete: it is in the pool at the next pass.
+//!   and its open proposals are cancelled with nobody cooled down: what a
+//!   project's delete left, and what a replica's stale config cache let
+//!   start just after a mode's delete (the delete itself ends the mode's
+//!   searches and proposals, `api/src/routes/game_modes.rs`).
 //!
 //! Each client is told. The pools are found through the pool store
 //! ([`PoolReads::projects_with_searches`], then each project's modes with
@@ -112,7 +114,9 @@ impl Sweeper<'_> {
     /// again under the name since (that one has a row again: nothing fails).
     async fn fail_gone(&self, mode: &ModeKey) -> Result<usize, WorkerError> {
         let live = self.pool.snapshot(mode).await?;
-        if live.is_empty() {
+        // A pool of proposed searches only has an empty snapshot.
+        let proposals = self.pool.open_proposals(mode, f64::INFINITY, 1).await?;
+        if live.is_empty() && proposals.is_empty() {
             return Ok(0);
         }
         let message = match game_modes::get(self.db, &mode.project_id, &mode.mode).await {
@@ -124,6 +128,8 @@ impl Sweeper<'_> {
             },
             Err(error) => return Err(error.into()),
         };
+        let now = Utc::now().timestamp_micros() as f64 / 1e6;
+        matchplane_store::tickets::withdraw_proposals(self.pool, mode, now).await?;
         let failed: Vec<FailedSearch> = live
             .into_iter()
             .map(|search| FailedSearch {

@@ -116,6 +116,12 @@ async fn tick(
 
     let started = Instant::now();
     crate::sweep::expire_due(pool, ctx.ends, mode, now_secs, expire_batch).await?;
+    // A disabled mode's open proposals end with it, before anyone's silence
+    // can cool them down; its waiting searches fail in the re-check below
+    // (docs/acceptance.md, 'How a proposal ends').
+    if !config.config.enabled {
+        matchplane_store::tickets::withdraw_proposals(pool, mode, now_secs).await?;
+    }
     // A database out of reach delays the assignment timeouts, never the
     // cycle.
     if let Err(err) = crate::assignment::time_out(pool, db, mode, config, now).await {

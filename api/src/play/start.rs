@@ -6,7 +6,7 @@ use super::token::{self, TokenRef};
 use super::{unix_now, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::{Algorithm, Code, GameModeConfig};
-use matchplane_store::pool::{AddSearchError, ModeKey};
+use matchplane_store::pool::{AddSearchError, ModeKey, PlayerSearchScope};
 use matchplane_store::tickets::{search_of, Hold, StartSearchError, Ticket, TicketStart};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
@@ -256,6 +256,11 @@ pub async fn start_with_token(
             return Err(err);
         }
     };
+    if quotas.scope == PlayerSearchScope::Project {
+        // The player's matches are checked first: the ticket is read.
+        let ticket = live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
+        return Box::pin(start(play, db, ticket, via)).await;
+    }
     let token_hash = token::hash(token);
     let now = unix_now();
     let ticket = play
@@ -293,7 +298,8 @@ pub async fn start_with_token(
 /// `PING_REQUIRES_WEBSOCKET` (422, REST in a Ping mode),
 /// `SEARCH_ALREADY_ACTIVE`, `PLAYER_ALREADY_SEARCHING` (with the live
 /// `ticketId` and its `gameMode`, in any mode of the project under the
-/// `project` scope), `TICKET_ALREADY_MATCHED` (409), `QUOTA_EXCEEDED` (429),
+/// `project` scope, also while the player's match waits for its
+/// assignment), `TICKET_ALREADY_MATCHED` (409), `QUOTA_EXCEEDED` (429),
 /// `GAME_MODE_DISABLED` (409).
 pub async fn start(
     play: &Play,
@@ -308,6 +314,16 @@ pub async fn start(
             play,
             &mode,
             &ticket.player_id,
+        ))
+        .await?;
+    }
+    if quotas.scope == PlayerSearchScope::Project {
+        Box::pin(super::player_scope::refuse_if_in_match(
+            play,
+            db,
+            &ticket.project_id,
+            &ticket.player_id,
+            Some(&ticket.ticket_id),
         ))
         .await?;
     }

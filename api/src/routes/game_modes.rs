@@ -30,6 +30,7 @@ use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
 use matchplane_store::entities::{game_mode, game_mode_version};
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::{game_modes, projects, tiers, webhook_health};
+use matchplane_store::tickets::end_mode;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -427,7 +428,13 @@ fn lost_race(err: ApiError, preconditions: &Preconditions) -> ApiError {
     }
 }
 
+/// Store calls in flight at once while a deleted mode's searches end.
+const END_CONCURRENCY: usize = 32;
+
 /// Deletes a game mode and its history.
+///
+/// Its open proposals are cancelled (nobody is cooled down) and its
+/// searches end `failed` `GAME_MODE_DISABLED` before the answer.
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "deleteGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
@@ -437,6 +444,11 @@ pub async fn delete(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<StatusCode, ApiError> {
+    // A mode that does not exist is answered before the pool store is
+    // touched: a refused request leaves no state behind.
+    game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
     // Every search of the mode listed first: the sweep that fails a deleted
     // mode's searches finds them through that list, and an API process
     // that died between an add's steps may have left one out of it.
@@ -449,8 +461,24 @@ pub async fn delete(
         .await
         .map_err(super::mode_error(&name))?;
     state.play.cache.modes_written();
-    tracing::info!(project_id = %project_id, game_mode = %name, "game mode deleted");
-    // Its searches fail at the worker's next sweep (within a second).
+    // Its open proposals and searches end now, so that a mode created
+    // again under the name starts empty (docs/game-modes.md, on a
+    // deleted mode); a store that fails here leaves them to the
+    // worker's sweep, within a second, as one a stale replica adds later.
+    let ended = end_mode(
+        state.play.pool.as_ref(),
+        &mode,
+        "the game mode was deleted",
+        crate::play::unix_now(),
+        END_CONCURRENCY,
+    )
+    .await;
+    match ended {
+        Ok(ended) => tracing::info!(project_id = %project_id, game_mode = %name, ended,
+            "game mode deleted"),
+        Err(error) => tracing::warn!(%error, project_id = %project_id, game_mode = %name,
+            "game mode deleted; its searches are left to the worker's sweep"),
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -16,8 +16,8 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::Json;
-use matchplane_matchmaker::Code;
-use matchplane_store::pool::{EndOutcome, EndResult, SearchState};
+use matchplane_matchmaker::{Algorithm, Code};
+use matchplane_store::pool::{EndOutcome, EndResult, ModeKey, SearchState};
 use matchplane_store::tickets::Ticket;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -122,6 +122,9 @@ async fn own_ticket(state: &AppState, token: &str, ticket_id: &str) -> Result<Ti
 
 /// Polls a search: answers its status and keeps it alive for another
 /// poll period. An overdue search ends `expired` here.
+///
+/// A search in a mode switched to the Ping algorithm ends `failed`
+/// `PING_REQUIRES_WEBSOCKET` here.
 #[utoipa::path(get, path = "/v1/searches/{ticketId}", tag = "searches", operation_id = "getSearch",
     params(("ticketId" = String, Path, description = "`tkt_…`")),
     security(("ticket" = [])),
@@ -147,6 +150,17 @@ pub async fn get(
                 reason: reason.to_owned(),
             };
             end(play, &ticket, outcome).await?;
+        } else if live.deadline < ticket.expires_at && pinged(&state, &mode).await? {
+            // A polled search (a socket's lives until its ticket expires)
+            // in a mode switched to Ping can never be matched: ping is
+            // measured over the WebSocket only (docs/searching.md).
+            let outcome = EndOutcome::Failed {
+                code: Code::PingRequiresWebsocket.as_str().to_owned(),
+                message: "this game mode now matches on ping, which is measured live: \
+                    search over the WebSocket"
+                    .to_owned(),
+            };
+            end(play, &ticket, outcome).await?;
         } else {
             play.pool
                 .touch_search(&mode, &ticket.ticket_id, rest_deadline(play, &ticket, now))
@@ -156,6 +170,16 @@ pub async fn get(
     Ok(Json(
         status_of(play, &state.db, &ticket, now, Reader::Player).await?,
     ))
+}
+
+/// Whether `mode` matches on ping now (a deleted mode does not).
+async fn pinged(state: &AppState, mode: &ModeKey) -> Result<bool, ApiError> {
+    let config = state
+        .play
+        .cache
+        .mode(&state.db, &mode.project_id, &mode.mode)
+        .await?;
+    Ok(config.is_some_and(|c| matches!(c.algorithm, Algorithm::Ping { .. })))
 }
 
 /// Cancels a search; answers the status after.

@@ -189,6 +189,14 @@ pub async fn create(
             &body.player_id,
         ))
         .await?;
+        Box::pin(crate::play::player_scope::refuse_if_in_match(
+            play,
+            &state.db,
+            &project_id,
+            &body.player_id,
+            None,
+        ))
+        .await?;
     }
     let now = unix_now();
     let mut id = [0u8; ulid::ULID_LEN];

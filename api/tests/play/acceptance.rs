@@ -20,7 +20,7 @@ on_both_pools!(
 );
 
 /// `duel` with acceptance: 20 s to answer, a 60 s cooldown.
-fn accepting() -> Value {
+pub(crate) fn accepting() -> Value {
     let mut mode = duel("duel");
     mode["acceptance"] = json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60});
     mode
@@ -28,7 +28,7 @@ fn accepting() -> Value {
 
 /// Holds `tickets` (of `players`, in `parties`) as one proposal, as the
 /// worker's cycle would.
-async fn propose(
+pub(crate) async fn propose(
     t: &TestApp,
     project: &str,
     tickets: &[&str],

@@ -15,7 +15,8 @@ use std::time::Duration;
 
 on_both_pools!(
     deleted_mode_and_project_fail_their_searches,
-    a_mode_created_again_keeps_its_searches
+    a_mode_created_again_keeps_its_searches,
+    a_deleted_modes_searches_and_proposals_end_at_the_delete,
 );
 
 async fn failed_code(t: &TestApp, mode: &ModeKey, ticket: &str) -> Option<String> {
@@ -178,5 +179,91 @@ async fn a_mode_created_again_keeps_its_searches(pools: Pools) {
         );
         let a = t.call(Method::DELETE, &path, Some(&key), None).await;
         assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+    }
+}
+
+/// A delete answered 404 (no such mode; a name of any length) leaves
+/// nothing in Redis: refused requests write no state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_mode_s_delete_writes_nothing() {
+    let t = TestApp::new(Pools::Redis, fast()).await;
+    let (p, key) = t.project("free").await;
+    let (url, prefix) = (crate::harness::redis_url(), t.prefix.clone());
+    let clear = move || {
+        let (url, prefix) = (url.clone(), prefix.clone());
+        tokio::task::spawn_blocking(move || {
+            matchplane_store::pool::redis::delete_prefix_blocking(&url, &prefix).unwrap()
+        })
+    };
+    clear().await.unwrap();
+    let long = "m".repeat(6_000);
+    for i in 0..50 {
+        let name = if i == 0 {
+            long.clone()
+        } else {
+            format!("nope{i}")
+        };
+        let a = t
+            .call(
+                Method::DELETE,
+                &format!("/v1/projects/{p}/game-modes/{name}"),
+                Some(&key),
+                None,
+            )
+            .await;
+        a.assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
+    }
+    assert_eq!(clear().await.unwrap(), 0, "keys written by 404 deletes");
+}
+
+/// A mode deleted with a proposal open (one member accepted) and a search
+/// waiting: the delete itself ends them all `failed` `GAME_MODE_DISABLED`
+/// (no sweep runs here), nobody is cooled down, and the mode created again
+/// under the name starts empty.
+async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, crate::acceptance::accepting()).await;
+    let mut tickets = Vec::new();
+    for player in ["a", "b", "c"] {
+        let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        tickets.push(ticket);
+    }
+    let (a, b, c) = (&tickets[0], &tickets[1], &tickets[2]);
+    crate::acceptance::propose(&t, &p, &[a, b], &["a", "b"], &[a, b]).await;
+    let duel = ModeKey::new(&p, "duel");
+    t.play.pool.answer(&duel, a, true).await.unwrap();
+    let mut b_client = t.play.pool.subscribe_status(b).await.unwrap();
+
+    let path = format!("/v1/projects/{p}/game-modes/duel");
+    let d = t.call(Method::DELETE, &path, Some(&key), None).await;
+    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    for ticket in [a, b, c] {
+        assert_eq!(
+            failed_code(&t, &duel, ticket).await.as_deref(),
+            Some("GAME_MODE_DISABLED"),
+            "{ticket}"
+        );
+    }
+    assert_eq!(t.play.pool.proposal_of(&duel, a).await.unwrap(), None);
+    let told = tokio::time::timeout(Duration::from_secs(5), b_client.next())
+        .await
+        .expect("the client is told")
+        .unwrap();
+    let told: Value = serde_json::from_str(&told).unwrap();
+    assert_eq!(told["code"], "GAME_MODE_DISABLED", "{told}");
+    for player in ["a", "b", "c"] {
+        let cooled = t.play.pool.cooldown_of(&duel, player, unix_now()).await;
+        assert_eq!(cooled.unwrap(), None, "{player} is not cooled down");
+    }
+
+    // Created again: empty, and every player may search at once.
+    t.mode(&p, &key, crate::acceptance::accepting()).await;
+    assert!(t.play.pool.snapshot(&duel).await.unwrap().is_empty());
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
+    for player in ["a", "b", "c"] {
+        let (_, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
     }
 }

@@ -256,3 +256,56 @@ async fn postgres_black_holed_answers_503_within_the_deadline() {
     drop_database(&name).await;
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
+
+/// Redis restarted (every connection closed, the port back a moment
+/// later): the first request after it is answered, not `503`: a command
+/// on a connection the restart broke reconnects and is sent again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_request_after_a_redis_restart_is_answered() {
+    let upstream = redis_url();
+    let rest = upstream.strip_prefix("redis://").unwrap();
+    let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let proxy = FaultProxy::start(host).await;
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let (db_url, name) = database(None).await;
+    let app = app(
+        &db_url,
+        &format!("redis://127.0.0.1:{}{db_path}", proxy.port),
+        &prefix,
+    )
+    .await;
+    let (project, key) = studio(&app).await;
+    let tickets = format!("/v1/projects/{project}/tickets");
+    let ok = send(
+        &app,
+        Method::POST,
+        &tickets,
+        Some(&key),
+        Some(solo("duel", "a")),
+    )
+    .await;
+    assert_eq!(ok.status, StatusCode::CREATED, "{}", ok.body);
+
+    proxy.drop_all();
+    let restarted = FaultProxy::start_on(host, proxy.port).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for player in ["b", "c"] {
+        let ticket = send(
+            &app,
+            Method::POST,
+            &tickets,
+            Some(&key),
+            Some(solo("duel", player)),
+        )
+        .await;
+        assert_eq!(
+            ticket.status,
+            StatusCode::CREATED,
+            "{player}: {}",
+            ticket.body
+        );
+    }
+    drop(restarted);
+    drop_database(&name).await;
+    let _ = matchplane_store::pool::redis::delete_prefix_blocking(&upstream, &prefix);
+}

@@ -8,7 +8,10 @@ use matchplane_api::play::unix_now;
 use matchplane_store::pool::{ModeKey, SearchState};
 use std::time::Duration;
 
-on_both_pools!(an_unpolled_rest_search_expires_and_a_polled_one_lives);
+on_both_pools!(
+    an_unpolled_rest_search_expires_and_a_polled_one_lives,
+    a_rest_search_in_a_mode_switched_to_ping_fails_at_its_next_poll,
+);
 
 async fn an_unpolled_rest_search_expires_and_a_polled_one_lives(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
@@ -64,4 +67,50 @@ async fn an_unpolled_rest_search_expires_and_a_polled_one_lives(pools: Pools) {
     let status = t.status(&p, &key, &polled).await.body;
     assert_eq!(status["status"], "expired", "{status}");
     assert_eq!(status["reason"], "TICKET_TTL", "{status}");
+}
+
+/// A mode switched to the Ping algorithm while REST searches wait: ping is
+/// measured over the WebSocket only, so a REST search could never be
+/// matched. Its next poll ends it `failed` `PING_REQUIRES_WEBSOCKET` (the
+/// code a REST start in that mode gets), instead of leaving it waiting with
+/// `PING_NOT_MEASURED` until its ticket expires.
+async fn a_rest_search_in_a_mode_switched_to_ping_fails_at_its_next_poll(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "rest")).await;
+    assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    let mut ping = duel("duel");
+    ping["algorithm"] = serde_json::json!({"type": "ping", "maxDelta": 50});
+    let put = t
+        .call(
+            Method::PUT,
+            &format!("/v1/projects/{p}/game-modes/duel"),
+            Some(&key),
+            Some(ping),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    let polled = t
+        .call(
+            Method::GET,
+            &format!("/v1/searches/{ticket}"),
+            Some(&format!("Ticket {token}")),
+            None,
+        )
+        .await;
+    assert_eq!(polled.status, StatusCode::OK, "{}", polled.body);
+    assert_eq!(polled.body["status"], "failed", "{}", polled.body);
+    assert_eq!(
+        polled.body["error"]["code"], "PING_REQUIRES_WEBSOCKET",
+        "{}",
+        polled.body
+    );
+    let state = t
+        .play
+        .pool
+        .search_state(&ModeKey::new(&p, "duel"), &ticket)
+        .await
+        .unwrap();
+    assert!(!matches!(state, Some(SearchState::Live(_))), "{state:?}");
 }

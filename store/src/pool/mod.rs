@@ -63,8 +63,8 @@ pub use backfills::{
 };
 pub use memory::MemoryPoolStore;
 pub use proposals::{
-    settle, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim, ProposalMember,
-    ProposalState, Proposals, Settled,
+    settle, withdraw, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim,
+    ProposalMember, ProposalState, Proposals, Settled,
 };
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use releases::{ReleasedTicket, Releases};

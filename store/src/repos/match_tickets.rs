@@ -55,3 +55,37 @@ pub async fn of_matches<C: ConnectionTrait>(
         .all(db)
         .await?)
 }
+
+/// The stored tickets of `player_id` in `project_id` whose match is made,
+/// not assigned and created at or after `since` (any order): the matches
+/// the player may still be waiting in for an assignment (the caller keeps
+/// those of modes with `assignment`). A released, unassigned, cancelled or
+/// assigned match is not among them.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn made_unassigned_of_player<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    player_id: &str,
+    since: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<match_ticket::Model>, StoreError> {
+    use crate::entities::match_;
+    use sea_orm::{QuerySelect, QueryTrait};
+    // The project's recent made matches first (few, by the matches'
+    // indexes), then their tickets by match id.
+    let waiting = super::matches::scoped(project_id)
+        .select_only()
+        .column(match_::Column::Id)
+        .filter(match_::Column::Status.eq(super::match_status::MADE))
+        .filter(match_::Column::Assignment.is_null())
+        .filter(match_::Column::CreatedAt.gte(since))
+        .into_query();
+    Ok(MatchTickets::find()
+        .filter(match_ticket::Column::ProjectId.eq(project_id))
+        .filter(match_ticket::Column::MatchId.in_subquery(waiting))
+        .filter(match_ticket::Column::PlayerId.eq(player_id))
+        .limit(16)
+        .all(db)
+        .await?)
+}

@@ -31,6 +31,7 @@
 //! itself out again when over).
 
 mod memory;
+mod mode_end;
 mod proposal_status;
 mod redis;
 mod start;
@@ -46,6 +47,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 pub use memory::MemoryTicketStore;
+pub use mode_end::{end_mode, withdraw_proposals};
 pub use proposal_status::announce_settled;
 pub use redis::RedisTicketStore;
 pub use start::{search_of, Hold, StartSearchError, TicketStart};

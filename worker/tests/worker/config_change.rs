@@ -95,3 +95,63 @@ async fn a_running_worker_applies_a_change_within_one_cycle_plus_one_second() {
     shutdown.cancel();
     worker.await.unwrap().unwrap();
 }
+
+/// A mode disabled with a proposal open (one member accepted, one silent):
+/// the next cycle cancels the proposal, every search of the mode, proposed
+/// or waiting, fails `GAME_MODE_DISABLED`, and nobody is cooled down
+/// (docs/acceptance.md, 'How a proposal ends').
+#[tokio::test]
+async fn disabling_a_mode_ends_its_open_proposals_and_cools_nobody_down() {
+    let env = Env::new(None, 1.0).await;
+    let acceptance = serde_json::json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60});
+    let mut config = mode_config("duel", None, 1.0);
+    config["acceptance"] = acceptance.clone();
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    let a = env.add("a", 1500.0).await;
+    let b = env.add("b", 1500.0).await;
+    let c = env.add("c", 2900.0).await; // out of range: waits
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    env.tick(token).await;
+    let match_id = env.pool.proposal_of(&env.mode, &a).await.unwrap();
+    assert!(match_id.is_some(), "a and b are proposed");
+    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    let mut b_updates = env.pool.subscribe_status(&b).await.unwrap();
+
+    let mut config = mode_config("duel", None, 1.0);
+    config["acceptance"] = acceptance;
+    config["enabled"] = false.into();
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    env.tick(token).await;
+    assert_eq!(env.pool.proposal_of(&env.mode, &a).await.unwrap(), None);
+    for ticket in [&a, &b, &c] {
+        assert!(
+            matches!(
+                env.pool
+                    .search_state(&env.mode, ticket)
+                    .await
+                    .unwrap()
+                    .and_then(SearchState::into_ended),
+                Some(Ended::Failed { code, .. }) if code == "GAME_MODE_DISABLED"
+            ),
+            "{ticket}"
+        );
+    }
+    let now = Utc::now().timestamp_micros() as f64 / 1e6;
+    for player in ["a", "b", "c"] {
+        assert_eq!(
+            env.pool.cooldown_of(&env.mode, player, now).await.unwrap(),
+            None,
+            "{player} is not cooled down"
+        );
+    }
+    let message = tokio::time::timeout(Duration::from_secs(2), b_updates.next())
+        .await
+        .unwrap()
+        .unwrap();
+    let message: serde_json::Value = serde_json::from_str(&message).unwrap();
+    assert_eq!(message["code"], "GAME_MODE_DISABLED", "{message}");
+}

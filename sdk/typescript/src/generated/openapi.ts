@@ -142,7 +142,11 @@ export interface paths {
          */
         put: operations["replaceGameMode"];
         post?: never;
-        /** Deletes a game mode and its history. */
+        /**
+         * Deletes a game mode and its history.
+         * @description Its open proposals are cancelled (nobody is cooled down) and its
+         *     searches end `failed` `GAME_MODE_DISABLED` before the answer.
+         */
         delete: operations["deleteGameMode"];
         options?: never;
         head?: never;
@@ -757,6 +761,8 @@ export interface paths {
         /**
          * Polls a search: answers its status and keeps it alive for another
          *     poll period. An overdue search ends `expired` here.
+         * @description A search in a mode switched to the Ping algorithm ends `failed`
+         *     `PING_REQUIRES_WEBSOCKET` here.
          */
         get: operations["getSearch"];
         put?: never;

@@ -181,6 +181,18 @@ pub(crate) fn cluster_masters_blocking(seed: &str) -> RedisResult<Vec<String>> {
         .collect())
 }
 
+/// A command that met a connection found broken (a Redis restart closed
+/// it, maybe long ago: the connection manager learns of it only from the
+/// next command). The manager reconnects on that error, and the command is
+/// sent once more on the new connection, so the first request after a
+/// restart is answered rather than refused. A timeout is not sent again (a
+/// Redis that does not answer is refused at once, `503`). A command whose
+/// reply alone was lost may so run twice; the stores' scripts check state
+/// before they change it, so a second run answers as if it were a repeat.
+fn is_broken(e: &redis::RedisError) -> bool {
+    e.is_connection_dropped() && !e.is_timeout()
+}
+
 fn is_cross_slot(e: &redis::RedisError) -> bool {
     matches!(e.kind(), ErrorKind::Server(ServerErrorKind::CrossSlot))
 }
@@ -188,7 +200,12 @@ fn is_cross_slot(e: &redis::RedisError) -> bool {
 impl ConnectionLike for RedisConn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
-            Self::Node(c) => c.req_packed_command(cmd),
+            Self::Node(c) => Box::pin(async move {
+                match c.req_packed_command(cmd).await {
+                    Err(e) if is_broken(&e) => c.req_packed_command(cmd).await,
+                    other => other,
+                }
+            }),
             Self::Cluster(c) => c.req_packed_command(cmd),
         }
     }
@@ -200,7 +217,12 @@ impl ConnectionLike for RedisConn {
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
-            Self::Node(c) => c.req_packed_commands(pipeline, offset, count),
+            Self::Node(c) => Box::pin(async move {
+                match c.req_packed_commands(pipeline, offset, count).await {
+                    Err(e) if is_broken(&e) => c.req_packed_commands(pipeline, offset, count).await,
+                    other => other,
+                }
+            }),
             Self::Cluster(c) => Box::pin(async move {
                 match c.req_packed_commands(pipeline, offset, count).await {
                     Err(e) if is_cross_slot(&e) && !pipeline.is_transaction() => {
