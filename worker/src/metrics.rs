@@ -6,10 +6,18 @@
 //! `--metrics-listen` address.
 
 use matchplane_store::pool::ModeKey;
+use matchplane_store::search_ends::MATCHED;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use std::future::Future;
 use std::time::Duration;
 use tokio::net::TcpListener;
+
+mod ops;
+pub use ops::{
+    quality, searches_ended, searches_failed, waiting, webhook_backlog, MATCH_IMBALANCE,
+    MATCH_SPREAD, WAITING, WAITING_REASONS, WEBHOOK_BACKLOG,
+};
+pub use matchplane_store::search_ends::{SEARCHES_ENDED, SEARCHES_FAILED};
 
 /// Histogram: wall time of one cycle, snapshot to last claim (seconds), per mode.
 pub const CYCLE_DURATION: &str = "matchplane_cycle_duration_seconds";
@@ -102,9 +110,14 @@ pub fn modes_held(count: usize) {
     metrics::gauge!(MODES_HELD).set(count as f64);
 }
 
-/// Records one scheduler pass: `full` when it listed the whole table.
+/// Records one scheduler pass: `full` when it listed the whole table
+/// (once a minute: it also keeps the closed label sets' series, see
+/// [`describe`]).
 pub fn scheduler_pass(took: Duration, full: bool) {
     let listing = if full { "full" } else { "incremental" };
+    if full {
+        ops::keep_closed_sets();
+    }
     metrics::histogram!(SCHEDULER_PASS, "listing" => listing).record(took.as_secs_f64());
 }
 
@@ -114,9 +127,14 @@ pub fn workers_live(count: usize) {
 }
 
 /// Describes every worker metric (`# HELP` and unit) in the current
-/// recorder; [`install`] and [`build_recorder`] call it.
+/// recorder and registers every series of a closed label set (search
+/// outcomes and failure codes, webhook outcomes, the worker's counts) at 0,
+/// so they read 0 from the start rather than absent; [`install`] and
+/// [`build_recorder`] call it.
 pub fn describe() {
     use metrics::Unit;
+    ops::describe();
+    ops::keep_closed_sets();
     metrics::describe_histogram!(
         CYCLE_PERIOD_RATIO,
         "A mode's time from one cycle start to the next on this worker, over its configured cycle duration (1 is on time)"
@@ -290,9 +308,12 @@ pub fn matched(mode: &ModeKey, waits: impl Iterator<Item = f64>) {
     ];
     metrics::counter!(MATCHES, &labels).increment(1);
     let histogram = metrics::histogram!(SEARCH_WAIT, &labels);
+    let mut searches = 0;
     for wait in waits {
         histogram.record(wait);
+        searches += 1;
     }
+    searches_ended(MATCHED, searches);
 }
 
 /// Records one proposal held.
@@ -350,6 +371,8 @@ pub fn proposals_made(mode: &ModeKey, rows: &[matchplane_store::entities::match_
         .filter_map(|row| row.answers.as_ref()?.as_object().map(|a| a.len()))
         .sum();
     metrics::counter!(PROPOSAL_ANSWERS, &labels("answer", "accepted")).increment(accepts as u64);
+    // A made proposal ends its members' searches `matched`.
+    searches_ended(MATCHED, accepts);
 }
 
 /// Records a cancelled proposal (from its closing's outbox record,
@@ -375,6 +398,15 @@ pub fn proposal_cancelled(
         };
         metrics::counter!(PROPOSAL_ANSWERS, &labels("answer", answer)).increment(1);
     }
+    // A member silent at the deadline fails; a decliner (or one who left)
+    // ended its search as it did, counted where it did.
+    searches_failed(
+        closed
+            .answers
+            .values()
+            .filter(|answer| *answer == "timeout")
+            .map(|_| matchplane_matchmaker::acceptance::ACCEPTANCE_TIMEOUT),
+    );
 }
 
 /// Records a made match released by the worker (`unassigned`: no
@@ -451,6 +483,18 @@ fn builder(idle: Duration) -> Result<PrometheusBuilder, String> {
             b.set_buckets_for_metric(
                 metrics_exporter_prometheus::Matcher::Full(CYCLE_PERIOD_RATIO.to_owned()),
                 &PERIOD_RATIO_BUCKETS,
+            )
+        })
+        .and_then(|b| {
+            b.set_buckets_for_metric(
+                metrics_exporter_prometheus::Matcher::Full(MATCH_SPREAD.to_owned()),
+                &ops::QUALITY_BUCKETS,
+            )
+        })
+        .and_then(|b| {
+            b.set_buckets_for_metric(
+                metrics_exporter_prometheus::Matcher::Full(MATCH_IMBALANCE.to_owned()),
+                &ops::QUALITY_BUCKETS,
             )
         })
         .map_err(|e| e.to_string())
