@@ -524,7 +524,9 @@ pub fn build_recorder() -> Result<PrometheusRecorder, String> {
 }
 
 /// Serves `GET /metrics` (Prometheus text of `handle`) on `listener` until
-/// `shutdown` completes.
+/// `shutdown` completes. Each scrape first reads the process's figures
+/// (`process_*`: CPU, memory, threads, open files) into the installed
+/// recorder.
 ///
 /// # Errors
 /// An IO error of the server.
@@ -533,11 +535,16 @@ pub async fn serve(
     handle: PrometheusHandle,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let process = metrics_process::Collector::default();
+    process.describe();
     let app = axum::Router::new().route(
         "/metrics",
         axum::routing::get(move || {
-            let handle = handle.clone();
-            async move { handle.render() }
+            let (handle, process) = (handle.clone(), process.clone());
+            async move {
+                process.collect();
+                handle.render()
+            }
         }),
     );
     axum::serve(listener, app)
