@@ -192,7 +192,7 @@ impl DeliveryWorker {
 
     /// Sets the backlog gauge ([`crate::metrics::WEBHOOK_BACKLOG`]); a
     /// database failure leaves it as it was (logged).
-    async fn count_backlog(&self) {
+    pub async fn count_backlog(&self) {
         match deliveries::count_due(&self.db, Utc::now()).await {
             Ok(due) => crate::metrics::webhook_backlog(due),
             Err(err) => tracing::warn!(error = %err, "counting due webhook deliveries failed"),
