@@ -149,3 +149,31 @@ pub fn quality(mode: &ModeKey, spread: f64, imbalance: f64) {
 pub fn webhook_backlog(due: u64) {
     metrics::gauge!(WEBHOOK_BACKLOG).set(due as f64);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn closed_label_sets_outlive_the_idle_timeout() {
+        let recorder = super::super::builder(Duration::from_millis(50))
+            .unwrap()
+            .build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, super::super::describe);
+        let expired = r#"matchplane_searches_ended_total{outcome="expired"} 0"#;
+        assert!(handle.render().contains(expired));
+        std::thread::sleep(Duration::from_millis(120));
+        // A full scheduler listing (once a minute) keeps them.
+        metrics::with_local_recorder(&recorder, || {
+            super::super::scheduler_pass(Duration::from_millis(1), true);
+        });
+        let text = handle.render();
+        assert!(text.contains(expired), "{text}");
+        assert!(
+            text.contains(r#"matchplane_searches_failed_total{code="OTHER"} 0"#),
+            "{text}"
+        );
+        assert!(text.contains("matchplane_webhook_backlog 0"), "{text}");
+    }
+}
