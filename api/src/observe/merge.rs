@@ -36,7 +36,8 @@ impl Exposition {
             Some(at) => *at,
             None => {
                 self.families.push((name.to_owned(), Family::default()));
-                self.by_name.insert(name.to_owned(), self.families.len() - 1);
+                self.by_name
+                    .insert(name.to_owned(), self.families.len() - 1);
                 self.families.len() - 1
             }
         };

@@ -43,7 +43,9 @@ async fn every_family_is_at_zero_from_the_start(pools: Pools) {
         ));
     }
     for code in matchplane_store::search_ends::FAILURE_CODES {
-        zero.push(format!(r#"matchplane_searches_failed_total{{code="{code}"}}"#));
+        zero.push(format!(
+            r#"matchplane_searches_failed_total{{code="{code}"}}"#
+        ));
     }
     for series in &zero {
         assert_eq!(value(&text, series), Some(0.0), "{series} in {text}");
@@ -59,7 +61,10 @@ async fn every_family_is_at_zero_from_the_start(pools: Pools) {
         );
     }
     // Whole seconds: a young process may not have spent one yet.
-    assert!(value(&text, "process_cpu_seconds_total").is_some(), "{text}");
+    assert!(
+        value(&text, "process_cpu_seconds_total").is_some(),
+        "{text}"
+    );
 }
 
 async fn an_open_socket_is_counted_until_it_closes_and_its_cancel_is_an_end(pools: Pools) {
@@ -109,7 +114,10 @@ async fn a_rate_limited_request_is_counted(pools: Pools) {
             }
         }
     }
-    assert_eq!(refused, 2, "a 2 rps bucket runs dry within 100 quick requests");
+    assert_eq!(
+        refused, 2,
+        "a 2 rps bucket runs dry within 100 quick requests"
+    );
     let text = scrape(&t).await;
     assert_eq!(
         value(&text, r#"matchplane_rate_limited_total{limit="requests"}"#),

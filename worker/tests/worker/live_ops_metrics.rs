@@ -59,7 +59,9 @@ fn every_closed_label_set_is_at_zero_from_the_start() {
             ));
         }
         for code in matchplane_store::search_ends::FAILURE_CODES {
-            expected.push(format!(r#"matchplane_searches_failed_total{{code="{code}"}}"#));
+            expected.push(format!(
+                r#"matchplane_searches_failed_total{{code="{code}"}}"#
+            ));
         }
         for series in &expected {
             assert_eq!(value(&text, series), Some(0.0), "{series} in {text}");
@@ -69,7 +71,10 @@ fn every_closed_label_set_is_at_zero_from_the_start() {
             "matchplane_searches_failed_total",
             "matchplane_webhook_backlog",
         ] {
-            assert!(text.contains(&format!("# HELP {family} ")), "{family}: {text}");
+            assert!(
+                text.contains(&format!("# HELP {family} ")),
+                "{family}: {text}"
+            );
         }
     });
 }
@@ -95,12 +100,18 @@ fn a_cycle_counts_matched_searches_waiting_reasons_and_match_quality() {
         let text = handle.render();
         let at = |labels: &str| format!(r#"{{project="{project}",mode="{mode}"{labels}}}"#);
         assert_eq!(
-            value(&text, r#"matchplane_searches_ended_total{outcome="matched"}"#),
+            value(
+                &text,
+                r#"matchplane_searches_ended_total{outcome="matched"}"#
+            ),
             Some(2.0),
             "{text}"
         );
         assert_eq!(
-            value(&text, r#"matchplane_searches_ended_total{outcome="expired"}"#),
+            value(
+                &text,
+                r#"matchplane_searches_ended_total{outcome="expired"}"#
+            ),
             Some(1.0),
             "{text}"
         );
@@ -127,7 +138,10 @@ fn a_cycle_counts_matched_searches_waiting_reasons_and_match_quality() {
             Some(0.0),
             "{text}"
         );
-        for family in ["matchplane_match_mmr_spread", "matchplane_match_team_imbalance"] {
+        for family in [
+            "matchplane_match_mmr_spread",
+            "matchplane_match_team_imbalance",
+        ] {
             assert_eq!(
                 value(&text, &format!("{family}_count{}", at(""))),
                 Some(1.0),
@@ -172,7 +186,10 @@ fn a_deleted_modes_searches_count_as_failed_by_code() {
         assert_eq!(sweeper.pass(Utc::now()).await.unwrap().failed, 1);
         let text = handle.render();
         assert_eq!(
-            value(&text, r#"matchplane_searches_ended_total{outcome="failed"}"#),
+            value(
+                &text,
+                r#"matchplane_searches_ended_total{outcome="failed"}"#
+            ),
             Some(1.0),
             "{text}"
         );
@@ -205,7 +222,11 @@ fn a_failing_webhook_shows_in_the_backlog_and_the_attempts() {
         let deliveries = env.deliveries(0.001);
         deliveries.count_backlog().await;
         let text = handle.render();
-        assert_eq!(value(&text, "matchplane_webhook_backlog"), Some(1.0), "{text}");
+        assert_eq!(
+            value(&text, "matchplane_webhook_backlog"),
+            Some(1.0),
+            "{text}"
+        );
         let attempted = deliveries.tick(Utc::now(), 10).await.unwrap();
         assert_eq!(attempted.len(), 1);
         let text = handle.render();
