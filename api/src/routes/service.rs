@@ -117,9 +117,12 @@ async fn within(
         .unwrap_or_else(|_| Err("no answer in time".to_owned()))
 }
 
-/// Prometheus text: request counts by route and status, latency histogram;
-/// in `matchplane dev`, the in-process worker's metrics too (cycles, pool
-/// sizes, matches, webhook deliveries).
+/// Prometheus text: request counts by route and status, latency histogram,
+/// rate-limited requests, open WebSocket searches, the dependencies' health
+/// (checked at each scrape), the searches this instance ended, process
+/// figures; in `matchplane dev`, the in-process worker's metrics too
+/// (cycles, pool sizes, waiting reasons, matches and their quality,
+/// webhook deliveries and backlog).
 #[utoipa::path(get, path = "/metrics", tag = "service", operation_id = "getMetrics",
     responses((status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain")))]
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
