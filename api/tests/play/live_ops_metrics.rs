@@ -14,6 +14,7 @@ on_both_pools!(
     every_family_is_at_zero_from_the_start,
     an_open_socket_is_counted_until_it_closes_and_its_cancel_is_an_end,
     a_rate_limited_request_is_counted,
+    a_dependency_out_of_reach_reads_0,
 );
 
 async fn scrape(t: &TestApp) -> String {
@@ -129,4 +130,19 @@ async fn a_rate_limited_request_is_counted(pools: Pools) {
         Some(0.0),
         "{text}"
     );
+}
+
+async fn a_dependency_out_of_reach_reads_0(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let database = r#"matchplane_dependency_up{dependency="database"}"#;
+    let redis = r#"matchplane_dependency_up{dependency="redis"}"#;
+    assert_eq!(value(&scrape(&t).await, database), Some(1.0));
+    t.db.clone().close().await.unwrap();
+    // The scrape checks again; so does `/readyz`.
+    let text = scrape(&t).await;
+    assert_eq!(value(&text, database), Some(0.0), "{text}");
+    assert_eq!(value(&text, redis), Some(1.0), "{text}");
+    let ready = t.call(Method::GET, "/readyz", None, None).await;
+    assert_eq!(ready.body["database"], "unreachable");
+    assert_eq!(value(&scrape(&t).await, database), Some(0.0));
 }
