@@ -156,6 +156,7 @@ pub fn router(state: AppState) -> Router {
         state.config.recording_key.as_deref(),
         &state.recorder,
     );
+    state.play.ends.attach(&state.recorder);
     let (routes, mut spec) = api_routes().split_for_parts();
     document(&mut spec);
     openapi::finish(&mut spec);

@@ -17,6 +17,12 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
+mod merge;
+mod ops;
+
+pub use merge::merge_expositions;
+pub use ops::{LiveOps, SearchEnds, DEPENDENCY_UP, RATE_LIMITED, WEBSOCKETS_OPEN};
+
 /// Counter: `matchplane_http_requests_total{method,route,status}`.
 pub const REQUESTS_TOTAL: &str = "matchplane_http_requests_total";
 /// Histogram (seconds): `matchplane_http_request_duration_seconds{method,route}`.

@@ -11,12 +11,29 @@ use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 
 /// One bucket per project, re-made when the project's rate changes.
-#[derive(Default)]
 pub struct ProjectLimiter {
     buckets: Mutex<HashMap<String, (u32, Arc<DefaultDirectRateLimiter>)>>,
+    /// Counts every refusal (`crate::observe::RATE_LIMITED`); a no-op
+    /// counter by default.
+    refused: metrics::Counter,
+}
+
+impl Default for ProjectLimiter {
+    /// Buckets that count nothing.
+    fn default() -> Self {
+        Self::counting(metrics::Counter::noop())
+    }
 }
 
 impl ProjectLimiter {
+    /// Buckets that count each refusal in `refused`.
+    pub fn counting(refused: metrics::Counter) -> Self {
+        Self {
+            buckets: Mutex::default(),
+            refused,
+        }
+    }
+
     /// Takes one token from `project_id`'s bucket at `requests_per_second`.
     ///
     /// # Errors
@@ -39,6 +56,7 @@ impl ProjectLimiter {
             }
         };
         limiter.check().map_err(|not_until| {
+            self.refused.increment(1);
             let wait = not_until.wait_time_from(DefaultClock::default().now());
             wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
         })

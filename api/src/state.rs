@@ -82,6 +82,9 @@ pub struct SharedState {
     pub recorder: Arc<PrometheusRecorder>,
     /// Handles of the request metrics, registered once each.
     pub request_metrics: Arc<crate::observe::RequestMetrics>,
+    /// The live-ops metrics' handles (rate limits, sockets, dependencies,
+    /// the process), registered at 0 in `recorder`.
+    pub ops: Arc<crate::observe::LiveOps>,
     /// Renders `recorder` as Prometheus text.
     pub metrics: PrometheusHandle,
     /// The worker's metrics when it runs in this process (`matchplane
@@ -107,6 +110,7 @@ impl AppState {
         let recorder = builder.build_recorder();
         metrics::with_local_recorder(&recorder, crate::observe::describe);
         let metrics = recorder.handle();
+        let ops = crate::observe::LiveOps::register(&recorder);
         Self(Arc::new(SharedState {
             operator_digest: config
                 .operator_token
@@ -114,10 +118,13 @@ impl AppState {
                 .map(crate::credentials::digest),
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
-            limiter: Arc::new(ProjectLimiter::default()),
-            preview: Arc::default(),
+            limiter: Arc::new(ProjectLimiter::counting(ops.requests_limited.clone())),
+            preview: Arc::new(crate::routes::preview::PreviewGate::counting(
+                ops.previews_limited.clone(),
+            )),
             recorder: Arc::new(recorder),
             request_metrics: Arc::default(),
+            ops: Arc::new(ops),
             metrics,
             worker_metrics: None,
             play: Arc::new(

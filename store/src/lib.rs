@@ -9,11 +9,14 @@
 //!   and the status messages of a search.
 //! - [`pool`]: the live pools of searches (Redis, or in memory for
 //!   `matchplane dev`), their leases, match outboxes and status channels.
+//! - [`search_ends`]: the names and closed label sets of the search-end
+//!   metrics the API and the worker both count.
 
 pub mod db;
 pub mod entities;
 pub mod pool;
 pub mod repos;
+pub mod search_ends;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 pub mod tickets;

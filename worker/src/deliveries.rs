@@ -37,6 +37,11 @@ use tokio_util::sync::CancellationToken;
 
 mod attempt;
 
+/// How often the delivery loop counts the due deliveries for
+/// [`crate::metrics::WEBHOOK_BACKLOG`] (at most; a loop asleep counts at
+/// its next wake).
+pub const BACKLOG_EVERY: Duration = Duration::from_secs(5);
+
 /// What one delivery attempt came to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempted {
@@ -128,8 +133,13 @@ impl DeliveryWorker {
         let slots = Arc::new(Semaphore::new(max_in_flight.max(1)));
         let mut busy: HashMap<(String, String), String> = HashMap::new();
         let mut set = JoinSet::new();
+        let mut backlog_counted: Option<std::time::Instant> = None;
         loop {
             while set.try_join_next().is_some() {}
+            if backlog_counted.is_none_or(|at| at.elapsed() >= BACKLOG_EVERY) {
+                self.count_backlog().await;
+                backlog_counted = Some(std::time::Instant::now());
+            }
             let limits = self.dispatcher.limits();
             // A slot taken and dropped at once: is the endpoint still full?
             busy.retain(|_, key| limits.try_acquire(key).is_none());
@@ -178,6 +188,15 @@ impl DeliveryWorker {
         }
         // In-flight attempts finish (each at most its timeout) and are logged.
         while set.join_next().await.is_some() {}
+    }
+
+    /// Sets the backlog gauge ([`crate::metrics::WEBHOOK_BACKLOG`]); a
+    /// database failure leaves it as it was (logged).
+    pub async fn count_backlog(&self) {
+        match deliveries::count_due(&self.db, Utc::now()).await {
+            Ok(due) => crate::metrics::webhook_backlog(due),
+            Err(err) => tracing::warn!(error = %err, "counting due webhook deliveries failed"),
+        }
     }
 
     /// Readies a claimed `row` without waiting: its endpoint's slot first,

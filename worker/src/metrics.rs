@@ -6,10 +6,23 @@
 //! `--metrics-listen` address.
 
 use matchplane_store::pool::ModeKey;
+use matchplane_store::search_ends::MATCHED;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use std::future::Future;
 use std::time::Duration;
 use tokio::net::TcpListener;
+
+mod lifecycle;
+mod ops;
+pub use lifecycle::{
+    backfilled, backfills_open, proposal_cancelled, proposal_closed, proposals_made, proposed,
+    released,
+};
+pub use matchplane_store::search_ends::{SEARCHES_ENDED, SEARCHES_FAILED};
+pub use ops::{
+    quality, searches_ended, searches_failed, waiting, webhook_backlog, MATCH_IMBALANCE,
+    MATCH_SPREAD, WAITING, WAITING_REASONS, WEBHOOK_BACKLOG,
+};
 
 /// Histogram: wall time of one cycle, snapshot to last claim (seconds), per mode.
 pub const CYCLE_DURATION: &str = "matchplane_cycle_duration_seconds";
@@ -102,9 +115,14 @@ pub fn modes_held(count: usize) {
     metrics::gauge!(MODES_HELD).set(count as f64);
 }
 
-/// Records one scheduler pass: `full` when it listed the whole table.
+/// Records one scheduler pass: `full` when it listed the whole table
+/// (once a minute: it also keeps the closed label sets' series, see
+/// [`describe`]).
 pub fn scheduler_pass(took: Duration, full: bool) {
     let listing = if full { "full" } else { "incremental" };
+    if full {
+        ops::keep_closed_sets();
+    }
     metrics::histogram!(SCHEDULER_PASS, "listing" => listing).record(took.as_secs_f64());
 }
 
@@ -114,9 +132,14 @@ pub fn workers_live(count: usize) {
 }
 
 /// Describes every worker metric (`# HELP` and unit) in the current
-/// recorder; [`install`] and [`build_recorder`] call it.
+/// recorder and registers every series of a closed label set (search
+/// outcomes and failure codes, webhook outcomes, the worker's counts) at 0,
+/// so they read 0 from the start rather than absent; [`install`] and
+/// [`build_recorder`] call it.
 pub fn describe() {
     use metrics::Unit;
+    ops::describe();
+    ops::keep_closed_sets();
     metrics::describe_histogram!(
         CYCLE_PERIOD_RATIO,
         "A mode's time from one cycle start to the next on this worker, over its configured cycle duration (1 is on time)"
@@ -290,128 +313,12 @@ pub fn matched(mode: &ModeKey, waits: impl Iterator<Item = f64>) {
     ];
     metrics::counter!(MATCHES, &labels).increment(1);
     let histogram = metrics::histogram!(SEARCH_WAIT, &labels);
+    let mut searches = 0;
     for wait in waits {
         histogram.record(wait);
+        searches += 1;
     }
-}
-
-/// Records one proposal held.
-pub fn proposed(mode: &ModeKey) {
-    let labels = [
-        ("project", mode.project_id.clone()),
-        ("mode", mode.mode.clone()),
-    ];
-    metrics::counter!(PROPOSALS, &labels).increment(1);
-}
-
-/// Records a closed proposal: its outcome and each member's answer.
-pub fn proposal_closed(mode: &ModeKey, settled: &matchplane_store::pool::Settled) {
-    use matchplane_matchmaker::acceptance::{Answer, Fate};
-    let outcome = if settled.made { "made" } else { "cancelled" };
-    let labels = [
-        ("project", mode.project_id.clone()),
-        ("mode", mode.mode.clone()),
-        ("outcome", outcome.to_owned()),
-    ];
-    metrics::counter!(PROPOSALS_CLOSED, &labels).increment(1);
-    for m in &settled.members {
-        let answer = match (m.answer, m.fate) {
-            (Answer::Accept, _) => "accepted",
-            (Answer::Decline, _) => "declined",
-            (Answer::Pending, Fate::Fails { .. }) => "timed_out",
-            (Answer::Gone, _) => "left",
-            _ => continue,
-        };
-        let labels = [
-            ("project", mode.project_id.clone()),
-            ("mode", mode.mode.clone()),
-            ("answer", answer.to_owned()),
-        ];
-        metrics::counter!(PROPOSAL_ANSWERS, &labels).increment(1);
-    }
-}
-
-/// Records the proposals the record consumer stored as made (every member
-/// accepted), whichever process closed them.
-pub fn proposals_made(mode: &ModeKey, rows: &[matchplane_store::entities::match_::Model]) {
-    if rows.is_empty() {
-        return;
-    }
-    let labels = |key: &'static str, value: &str| {
-        [
-            ("project", mode.project_id.clone()),
-            ("mode", mode.mode.clone()),
-            (key, value.to_owned()),
-        ]
-    };
-    metrics::counter!(PROPOSALS_CLOSED, &labels("outcome", "made")).increment(rows.len() as u64);
-    let accepts: usize = rows
-        .iter()
-        .filter_map(|row| row.answers.as_ref()?.as_object().map(|a| a.len()))
-        .sum();
-    metrics::counter!(PROPOSAL_ANSWERS, &labels("answer", "accepted")).increment(accepts as u64);
-}
-
-/// Records a cancelled proposal (from its closing's outbox record,
-/// whichever process closed it): its outcome and each member's answer.
-pub fn proposal_cancelled(
-    mode: &ModeKey,
-    closed: &matchplane_store::pool::closed::CancelledProposal,
-) {
-    let labels = |key: &'static str, value: &str| {
-        [
-            ("project", mode.project_id.clone()),
-            ("mode", mode.mode.clone()),
-            (key, value.to_owned()),
-        ]
-    };
-    metrics::counter!(PROPOSALS_CLOSED, &labels("outcome", "cancelled")).increment(1);
-    for answer in closed.answers.values() {
-        let answer = match answer.as_str() {
-            "accepted" => "accepted",
-            "declined" => "declined",
-            "timeout" => "timed_out",
-            _ => continue,
-        };
-        metrics::counter!(PROPOSAL_ANSWERS, &labels("answer", answer)).increment(1);
-    }
-}
-
-/// Records a made match released by the worker (`unassigned`: no
-/// assignment in time).
-pub fn released(mode: &ModeKey, status: &str) {
-    let labels = [
-        ("project", mode.project_id.clone()),
-        ("mode", mode.mode.clone()),
-        ("status", status.to_owned()),
-    ];
-    metrics::counter!(RELEASES, &labels).increment(1);
-}
-
-/// Records one claimed backfill fill of `seats` players, each of which
-/// waited `time_to_fill` seconds from the backfill's opening (if known).
-pub fn backfilled(mode: &ModeKey, seats: usize, time_to_fill: Option<f64>) {
-    let labels = [
-        ("project", mode.project_id.clone()),
-        ("mode", mode.mode.clone()),
-    ];
-    metrics::counter!(BACKFILL_FILLS, &labels).increment(1);
-    metrics::counter!(BACKFILL_SEATS, &labels).increment(seats as u64);
-    if let Some(seconds) = time_to_fill {
-        let histogram = metrics::histogram!(BACKFILL_TIME_TO_FILL, &labels);
-        for _ in 0..seats {
-            histogram.record(seconds);
-        }
-    }
-}
-
-/// Records how many backfills a mode's cycle saw open.
-pub fn backfills_open(mode: &ModeKey, open: usize) {
-    let labels = [
-        ("project", mode.project_id.clone()),
-        ("mode", mode.mode.clone()),
-    ];
-    metrics::gauge!(BACKFILLS_OPEN, &labels).set(open as f64);
+    searches_ended(MATCHED, searches);
 }
 
 /// Records one webhook attempt (`status`, `None` without an answer) and, if
@@ -453,6 +360,18 @@ fn builder(idle: Duration) -> Result<PrometheusBuilder, String> {
                 &PERIOD_RATIO_BUCKETS,
             )
         })
+        .and_then(|b| {
+            b.set_buckets_for_metric(
+                metrics_exporter_prometheus::Matcher::Full(MATCH_SPREAD.to_owned()),
+                &ops::QUALITY_BUCKETS,
+            )
+        })
+        .and_then(|b| {
+            b.set_buckets_for_metric(
+                metrics_exporter_prometheus::Matcher::Full(MATCH_IMBALANCE.to_owned()),
+                &ops::QUALITY_BUCKETS,
+            )
+        })
         .map_err(|e| e.to_string())
 }
 
@@ -480,7 +399,9 @@ pub fn build_recorder() -> Result<PrometheusRecorder, String> {
 }
 
 /// Serves `GET /metrics` (Prometheus text of `handle`) on `listener` until
-/// `shutdown` completes.
+/// `shutdown` completes. Each scrape first reads the process's figures
+/// (`process_*`: CPU, memory, threads, open files) into the installed
+/// recorder.
 ///
 /// # Errors
 /// An IO error of the server.
@@ -489,11 +410,16 @@ pub async fn serve(
     handle: PrometheusHandle,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let process = metrics_process::Collector::default();
+    process.describe();
     let app = axum::Router::new().route(
         "/metrics",
         axum::routing::get(move || {
-            let handle = handle.clone();
-            async move { handle.render() }
+            let (handle, process) = (handle.clone(), process.clone());
+            async move {
+                process.collect();
+                handle.render()
+            }
         }),
     );
     axum::serve(listener, app)
@@ -502,45 +428,4 @@ pub async fn serve(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use metrics_exporter_prometheus::PrometheusBuilder;
-
-    #[test]
-    fn series_without_updates_leave_the_output() {
-        let recorder = builder(Duration::from_millis(50)).unwrap().build_recorder();
-        let handle = recorder.handle();
-        let (gone, live) = (
-            ModeKey::new("prj_1", "deleted"),
-            ModeKey::new("prj_1", "live"),
-        );
-        metrics::with_local_recorder(&recorder, || {
-            cycle(&gone, Duration::from_millis(5), 10, 10);
-            cycle(&live, Duration::from_millis(5), 10, 10);
-        });
-        assert!(handle.render().contains("mode=\"deleted\""));
-        std::thread::sleep(Duration::from_millis(120));
-        metrics::with_local_recorder(&recorder, || {
-            cycle(&live, Duration::from_millis(5), 12, 12);
-        });
-        let text = handle.render();
-        assert!(!text.contains("mode=\"deleted\""), "{text}");
-        assert!(text.contains("mode=\"live\""), "{text}");
-    }
-
-    #[test]
-    fn dead_letters_are_counted_per_mode() {
-        let recorder = PrometheusBuilder::new().build_recorder();
-        let handle = recorder.handle();
-        let mode = ModeKey::new("prj_1", "duel");
-        metrics::with_local_recorder(&recorder, || {
-            dead_lettered(&mode, 2);
-            dead_lettered(&mode, 1);
-        });
-        let text = handle.render();
-        assert!(
-            text.contains(r#"matchplane_outbox_dead_letters_total{project="prj_1",mode="duel"} 3"#),
-            "{text}"
-        );
-    }
-}
+mod tests;

@@ -162,6 +162,7 @@ pub(crate) async fn expire_due(
     limit: usize,
 ) -> Result<usize, WorkerError> {
     let expired = pool.expire_due(mode, now_secs, limit).await?;
+    crate::metrics::searches_ended(matchplane_store::search_ends::EXPIRED, expired.len());
     for ticket in &expired {
         publish(pool, ticket, &StatusMessage::Expired { reason: None }).await;
     }

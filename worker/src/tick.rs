@@ -205,6 +205,7 @@ async fn tick(
                 .map(|json| (w.ticket_id.to_string(), json))
         })
         .collect();
+    crate::metrics::waiting(mode, outcome.waiting.iter().map(|w| w.reason.code()));
     if !reasons.is_empty() {
         pool.set_waiting_reasons(mode, &reasons).await?;
     }
@@ -272,6 +273,7 @@ pub(crate) async fn record_idle(db: &DatabaseConnection, mode: &ModeKey, now: Da
         tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
     }
     crate::metrics::cycle(mode, Duration::ZERO, 0, 0);
+    crate::metrics::waiting(mode, []);
 }
 
 /// Runs the matching core off the async threads (it is CPU-bound): the
@@ -359,6 +361,7 @@ async fn fail_one(
     };
     let ended = pool.end_search(mode, &failed.ticket_id, &end).await?;
     if ended == EndResult::Ended {
+        crate::metrics::searches_failed([failed.code.as_str()]);
         let message = StatusMessage::Failed {
             code,
             message: failed.message.clone(),
@@ -438,14 +441,17 @@ async fn claim_chunk(
             .zip(outcomes)
             .map(|(proposed, outcome)| {
                 Ok(match outcome {
-                    ClaimOutcome::Claimed { .. } => Claimed::Yes(
-                        proposed
-                            .teams
-                            .iter()
-                            .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
-                            .collect(),
-                        proposed.mmr_spread,
-                    ),
+                    ClaimOutcome::Claimed { .. } => {
+                        crate::metrics::quality(mode, proposed.mmr_spread, proposed.team_imbalance);
+                        Claimed::Yes(
+                            proposed
+                                .teams
+                                .iter()
+                                .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
+                                .collect(),
+                            proposed.mmr_spread,
+                        )
+                    }
                     ClaimOutcome::Conflict { .. } => Claimed::Conflict,
                     ClaimOutcome::LeaseLost => Claimed::LeaseLost,
                 })

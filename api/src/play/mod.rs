@@ -76,6 +76,9 @@ pub struct Play {
     /// The search recording of modes with `recording` (issue 22); records
     /// once [`crate::recording::Recorder::attach`]ed (the router does).
     pub recorder: crate::recording::Recorder,
+    /// Counts the searches this process ends, once attached to the
+    /// router's recorder (the router does).
+    pub ends: crate::observe::SearchEnds,
 }
 
 impl Play {
@@ -92,6 +95,7 @@ impl Play {
             ratings: Arc::new(NoRatings),
             settings,
             recorder: crate::recording::Recorder::default(),
+            ends: crate::observe::SearchEnds::default(),
         }
     }
 

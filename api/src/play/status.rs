@@ -276,6 +276,7 @@ pub async fn end(play: &Play, ticket: &Ticket, outcome: EndOutcome) -> Result<En
         .end_search(&mode_key(ticket), &ticket.ticket_id, &outcome)
         .await?;
     if result == EndResult::Ended {
+        play.ends.ended(&outcome);
         crate::recording::ended(play, ticket, &outcome).await;
         let message = match outcome {
             EndOutcome::Cancelled => StatusMessage::Cancelled,

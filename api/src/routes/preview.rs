@@ -58,6 +58,14 @@ impl Default for PreviewGate {
 }
 
 impl PreviewGate {
+    /// The gate, counting each refusal of its buckets in `refused`.
+    pub fn counting(refused: metrics::Counter) -> Self {
+        Self {
+            buckets: ProjectLimiter::counting(refused),
+            ..Self::default()
+        }
+    }
+
     /// Takes one of `project_id`'s previews (or replays) of this second.
     ///
     /// # Errors

@@ -94,7 +94,7 @@ pub async fn search(
             return Err(err.into());
         }
     };
-    let db = state.db.clone();
+    let (db, ops) = (state.db.clone(), state.ops.clone());
     let failed_play = play.clone();
     let failed_ticket = started.ticket.clone();
     Ok(upgrade
@@ -107,7 +107,9 @@ pub async fn search(
                 let _ = end(&failed_play, &failed_ticket, EndOutcome::Cancelled).await;
             });
         })
-        .on_upgrade(move |socket| hold(play, db, started, query.ticket, updates, socket)))
+        .on_upgrade(move |socket| {
+            ops.while_open(hold(play, db, started, query.ticket, updates, socket))
+        }))
 }
 
 /// The socket's read buffer (bytes). A client sends pongs and, with

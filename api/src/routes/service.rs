@@ -60,10 +60,7 @@ pub const READINESS_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
         (status = 503, description = "The live store (Redis) is unreachable: the body names it (`unreachable`), `Retry-After` says when to ask again", body = Health,
             headers(("Retry-After" = u64, description = "Seconds to wait before asking again")))))]
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    let (db, live) = tokio::join!(
-        within(async { state.db.ping().await.map_err(|e| e.to_string()) }),
-        within(async { state.play.tickets.ping().await.map_err(|e| e.to_string()) })
-    );
+    let (db, live) = check_dependencies(&state).await;
     if let Err(err) = &db {
         tracing::warn!(error = %err, "readiness: database unreachable");
     }
@@ -99,6 +96,18 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     response
 }
 
+/// The readiness checks of the database and the live store, each within
+/// [`READINESS_CHECK_TIMEOUT`]; their outcome also sets the
+/// dependency-health gauges (`crate::observe::DEPENDENCY_UP`).
+async fn check_dependencies(state: &AppState) -> (Result<(), String>, Result<(), String>) {
+    let (db, live) = tokio::join!(
+        within(async { state.db.ping().await.map_err(|e| e.to_string()) }),
+        within(async { state.play.tickets.ping().await.map_err(|e| e.to_string()) })
+    );
+    state.ops.dependencies(db.is_ok(), live.is_ok());
+    (db, live)
+}
+
 /// One readiness check within [`READINESS_CHECK_TIMEOUT`]; its error as text.
 async fn within(
     check: impl std::future::Future<Output = Result<(), String>>,
@@ -108,22 +117,26 @@ async fn within(
         .unwrap_or_else(|_| Err("no answer in time".to_owned()))
 }
 
-/// Prometheus text: request counts by route and status, latency histogram;
-/// in `matchplane dev`, the in-process worker's metrics too (cycles, pool
-/// sizes, matches, webhook deliveries).
+/// Prometheus text: request counts by route and status, latency histogram,
+/// rate-limited requests, open WebSocket searches, the dependencies' health
+/// (checked at each scrape), the searches this instance ended, process
+/// figures; in `matchplane dev`, the in-process worker's metrics too
+/// (cycles, pool sizes, waiting reasons, matches and their quality,
+/// webhook deliveries and backlog).
 #[utoipa::path(get, path = "/metrics", tag = "service", operation_id = "getMetrics",
     responses((status = 200, description = "Prometheus text exposition", body = String, content_type = "text/plain")))]
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    // A scrape reads the dependencies' health and the process's figures
+    // fresh, also where nothing probes `/readyz`.
+    let _health = check_dependencies(&state).await;
+    state.ops.collect_process(&state.recorder);
     state.metrics.run_upkeep();
     let mut text = state.metrics.render();
     if let Some(worker) = &state.worker_metrics {
         worker.run_upkeep();
-        // Metric names are disjoint (`matchplane_http_*` here), so the two
-        // expositions concatenate into one valid one.
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&worker.render());
+        // Both count some families (search ends, releases) under the same
+        // names: one exposition declares each once, same series summed.
+        text = crate::observe::merge_expositions(&text, &worker.render());
     }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }

@@ -1,6 +1,7 @@
 //! `GET /metrics` as a Prometheus parser reads it: every metric family
 //! (the API's and, in `matchplane dev`, the worker's) has `# HELP` and
-//! `# TYPE`, and every sample belongs to a declared family.
+//! `# TYPE`, once (also a family both count, as the search ends), and
+//! every sample belongs to a declared family.
 
 use crate::common::{Backend, TestApp, OPERATOR};
 use crate::on_both;
@@ -25,14 +26,18 @@ fn families(text: &str) -> (Declared, BTreeSet<String>) {
         if let Some(rest) = line.strip_prefix("# HELP ") {
             let (name, help) = rest.split_once(' ').expect("HELP text");
             assert!(!help.trim().is_empty(), "empty HELP: {line}");
-            declared.entry(name.to_owned()).or_default().0 = true;
+            let seen = &mut declared.entry(name.to_owned()).or_default().0;
+            assert!(!*seen, "a second HELP for {name} in {text}");
+            *seen = true;
         } else if let Some(rest) = line.strip_prefix("# TYPE ") {
             let (name, kind) = rest.split_once(' ').expect("TYPE kind");
             assert!(
                 ["counter", "gauge", "histogram", "summary", "untyped"].contains(&kind),
                 "{line}"
             );
-            declared.entry(name.to_owned()).or_default().1 = Some(kind.to_owned());
+            let seen = &mut declared.entry(name.to_owned()).or_default().1;
+            assert!(seen.is_none(), "a second TYPE for {name} in {text}");
+            *seen = Some(kind.to_owned());
         } else {
             assert!(!line.starts_with('#'), "unknown comment: {line}");
             let name = line
@@ -71,6 +76,7 @@ async fn every_metric_family_has_help_and_type(backend: Backend) {
         m::attempt(Some(200), Duration::from_millis(8), Some("succeeded"));
         m::attempt(None, Duration::from_millis(8), None);
         m::dead_lettered(&mode, 1);
+        m::searches_ended(matchplane_store::search_ends::EXPIRED, 2);
     });
     let state = AppState::new(
         t.db.clone(),
@@ -108,9 +114,22 @@ async fn every_metric_family_has_help_and_type(backend: Backend) {
         "matchplane_webhook_attempts_total",
         "matchplane_webhook_attempt_latency_seconds",
         "matchplane_outbox_dead_letters_total",
+        "matchplane_searches_ended_total",
+        "matchplane_searches_failed_total",
+        "matchplane_webhook_backlog",
+        "matchplane_rate_limited_total",
+        "matchplane_websocket_connections_open",
+        "matchplane_dependency_up",
+        "process_resident_memory_bytes",
     ] {
         assert!(sampled.contains(family), "{family} not in {text}");
     }
+    // Both processes count the search ends: one series, summed.
+    assert!(
+        text.lines()
+            .any(|l| l == r#"matchplane_searches_ended_total{outcome="expired"} 2"#),
+        "{text}"
+    );
     for family in &sampled {
         match declared.get(family) {
             Some((true, Some(_))) => {}

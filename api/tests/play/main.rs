@@ -14,6 +14,7 @@ mod elsewhere;
 mod fault_proxy;
 mod harness;
 mod lifecycle;
+mod live_ops_metrics;
 mod load;
 mod lost_tickets;
 mod outages;

@@ -109,6 +109,21 @@ fn due(now: DateTime<Utc>) -> Condition {
         )
 }
 
+/// Deliveries of every project whose attempt is due at `now` and not made
+/// yet: pending, `next_attempt_at <= now`, being attempted or not. The
+/// webhook backlog of docs/operations.md.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn count_due<C: ConnectionTrait>(db: &C, now: DateTime<Utc>) -> Result<u64, StoreError> {
+    use sea_orm::PaginatorTrait;
+    Ok(Deliveries::find()
+        .filter(webhook_delivery::Column::Status.eq(PENDING))
+        .filter(webhook_delivery::Column::NextAttemptAt.lte(now))
+        .count(db)
+        .await?)
+}
+
 /// What follows an attempt, for [`record_attempt`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AfterAttempt {

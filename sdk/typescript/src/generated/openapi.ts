@@ -29,9 +29,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus text: request counts by route and status, latency histogram;
-         *     in `matchplane dev`, the in-process worker's metrics too (cycles, pool
-         *     sizes, matches, webhook deliveries).
+         * Prometheus text: request counts by route and status, latency histogram,
+         *     rate-limited requests, open WebSocket searches, the dependencies' health
+         *     (checked at each scrape), the searches this instance ended, process
+         *     figures; in `matchplane dev`, the in-process worker's metrics too
+         *     (cycles, pool sizes, waiting reasons, matches and their quality,
+         *     webhook deliveries and backlog).
          */
         get: operations["getMetrics"];
         put?: never;

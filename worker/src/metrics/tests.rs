@@ -1,0 +1,42 @@
+//! The recorder's settings: idle series leave, dead letters count per mode.
+
+use super::*;
+use metrics_exporter_prometheus::PrometheusBuilder;
+
+#[test]
+fn series_without_updates_leave_the_output() {
+    let recorder = builder(Duration::from_millis(50)).unwrap().build_recorder();
+    let handle = recorder.handle();
+    let (gone, live) = (
+        ModeKey::new("prj_1", "deleted"),
+        ModeKey::new("prj_1", "live"),
+    );
+    metrics::with_local_recorder(&recorder, || {
+        cycle(&gone, Duration::from_millis(5), 10, 10);
+        cycle(&live, Duration::from_millis(5), 10, 10);
+    });
+    assert!(handle.render().contains("mode=\"deleted\""));
+    std::thread::sleep(Duration::from_millis(120));
+    metrics::with_local_recorder(&recorder, || {
+        cycle(&live, Duration::from_millis(5), 12, 12);
+    });
+    let text = handle.render();
+    assert!(!text.contains("mode=\"deleted\""), "{text}");
+    assert!(text.contains("mode=\"live\""), "{text}");
+}
+
+#[test]
+fn dead_letters_are_counted_per_mode() {
+    let recorder = PrometheusBuilder::new().build_recorder();
+    let handle = recorder.handle();
+    let mode = ModeKey::new("prj_1", "duel");
+    metrics::with_local_recorder(&recorder, || {
+        dead_lettered(&mode, 2);
+        dead_lettered(&mode, 1);
+    });
+    let text = handle.render();
+    assert!(
+        text.contains(r#"matchplane_outbox_dead_letters_total{project="prj_1",mode="duel"} 3"#),
+        "{text}"
+    );
+}
