@@ -8,7 +8,6 @@
 //! outside [`FAILURE_CODES`] to `OTHER`, so no caller can grow a family.
 
 use matchplane_matchmaker::acceptance::ACCEPTANCE_TIMEOUT;
-use matchplane_matchmaker::Code;
 
 /// Counter: searches ended, by `outcome` ([`OUTCOMES`]).
 pub const SEARCHES_ENDED: &str = "matchplane_searches_ended_total";
@@ -61,14 +60,10 @@ pub fn failure_label(code: &str) -> &'static str {
         .unwrap_or(OTHER)
 }
 
-/// The label of a failure with `code`.
-pub fn failure_code_label(code: Code) -> &'static str {
-    failure_label(code.as_str())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use matchplane_matchmaker::Code;
 
     #[test]
     fn every_code_the_recheck_fails_with_has_its_own_label() {
@@ -83,7 +78,7 @@ mod tests {
             Code::InvalidParty,
             Code::LatenciesRequired,
         ] {
-            assert_eq!(failure_code_label(code), code.as_str());
+            assert_eq!(failure_label(code.as_str()), code.as_str());
         }
         assert_eq!(failure_label("ACCEPTANCE_TIMEOUT"), "ACCEPTANCE_TIMEOUT");
         assert_eq!(failure_label("made up"), OTHER);
