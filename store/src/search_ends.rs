@@ -33,9 +33,10 @@ pub const OUTCOMES: [&str; 4] = [MATCHED, EXPIRED, CANCELLED, FAILED];
 pub const OTHER: &str = "OTHER";
 
 /// Every `code` of [`SEARCHES_FAILED`]: the codes the cycle's re-check of a
-/// changed config fails a search with, a deleted or disabled mode's,
-/// acceptance's timeout, and [`OTHER`].
-pub const FAILURE_CODES: [&str; 12] = [
+/// changed config fails a search with, a deleted or disabled mode's, a REST
+/// search's whose mode now needs a socket, acceptance's timeout, and
+/// [`OTHER`].
+pub const FAILURE_CODES: [&str; 13] = [
     "GAME_MODE_DISABLED",
     "PLAYER_ALREADY_SEARCHING",
     "VALIDATION_ERROR",
@@ -45,6 +46,7 @@ pub const FAILURE_CODES: [&str; 12] = [
     "PARTY_TOO_LARGE",
     "INVALID_PARTY",
     "LATENCIES_REQUIRED",
+    "PING_REQUIRES_WEBSOCKET",
     ACCEPTANCE_TIMEOUT,
     "INTERNAL",
     OTHER,
@@ -77,6 +79,7 @@ mod tests {
             Code::PartyTooLarge,
             Code::InvalidParty,
             Code::LatenciesRequired,
+            Code::PingRequiresWebsocket,
         ] {
             assert_eq!(failure_label(code.as_str()), code.as_str());
         }
