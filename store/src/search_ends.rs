@@ -8,7 +8,6 @@
 //! outside [`FAILURE_CODES`] to `OTHER`, so no caller can grow a family.
 
 use matchplane_matchmaker::acceptance::ACCEPTANCE_TIMEOUT;
-use matchplane_matchmaker::Code;
 
 /// Counter: searches ended, by `outcome` ([`OUTCOMES`]).
 pub const SEARCHES_ENDED: &str = "matchplane_searches_ended_total";
@@ -34,9 +33,10 @@ pub const OUTCOMES: [&str; 4] = [MATCHED, EXPIRED, CANCELLED, FAILED];
 pub const OTHER: &str = "OTHER";
 
 /// Every `code` of [`SEARCHES_FAILED`]: the codes the cycle's re-check of a
-/// changed config fails a search with, a deleted or disabled mode's,
-/// acceptance's timeout, and [`OTHER`].
-pub const FAILURE_CODES: [&str; 12] = [
+/// changed config fails a search with, a deleted or disabled mode's, a REST
+/// search's whose mode now needs a socket, acceptance's timeout, and
+/// [`OTHER`].
+pub const FAILURE_CODES: [&str; 13] = [
     "GAME_MODE_DISABLED",
     "PLAYER_ALREADY_SEARCHING",
     "VALIDATION_ERROR",
@@ -46,6 +46,7 @@ pub const FAILURE_CODES: [&str; 12] = [
     "PARTY_TOO_LARGE",
     "INVALID_PARTY",
     "LATENCIES_REQUIRED",
+    "PING_REQUIRES_WEBSOCKET",
     ACCEPTANCE_TIMEOUT,
     "INTERNAL",
     OTHER,
@@ -61,14 +62,10 @@ pub fn failure_label(code: &str) -> &'static str {
         .unwrap_or(OTHER)
 }
 
-/// The label of a failure with `code`.
-pub fn failure_code_label(code: Code) -> &'static str {
-    failure_label(code.as_str())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use matchplane_matchmaker::Code;
 
     #[test]
     fn every_code_the_recheck_fails_with_has_its_own_label() {
@@ -82,8 +79,9 @@ mod tests {
             Code::PartyTooLarge,
             Code::InvalidParty,
             Code::LatenciesRequired,
+            Code::PingRequiresWebsocket,
         ] {
-            assert_eq!(failure_code_label(code), code.as_str());
+            assert_eq!(failure_label(code.as_str()), code.as_str());
         }
         assert_eq!(failure_label("ACCEPTANCE_TIMEOUT"), "ACCEPTANCE_TIMEOUT");
         assert_eq!(failure_label("made up"), OTHER);

@@ -80,6 +80,7 @@ pub async fn propose_all(
             ClaimOutcome::Claimed { .. } => {
                 report.held += 1;
                 crate::metrics::proposed(mode);
+                crate::metrics::quality(mode, m.mmr_spread, m.team_imbalance);
                 let message = StatusMessage::Proposed {
                     match_id: claim.claim.match_id.clone(),
                     accept_by: by.clone(),

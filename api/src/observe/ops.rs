@@ -167,17 +167,25 @@ impl SearchEnds {
 
     /// Counts one search this process ended with `outcome`.
     pub fn ended(&self, outcome: &EndOutcome) {
-        let Some(counters) = self.counters.get() else {
+        self.ended_many(outcome, 1);
+    }
+
+    /// Counts `count` searches this process ended with `outcome` (a whole
+    /// mode's, at its delete).
+    pub fn ended_many(&self, outcome: &EndOutcome, count: usize) {
+        let (Some(counters), count) = (self.counters.get(), count as u64) else {
             return;
         };
         match outcome {
-            EndOutcome::Cancelled => counters.cancelled.increment(1),
-            EndOutcome::Expired | EndOutcome::ExpiredFor { .. } => counters.expired.increment(1),
+            EndOutcome::Cancelled => counters.cancelled.increment(count),
+            EndOutcome::Expired | EndOutcome::ExpiredFor { .. } => {
+                counters.expired.increment(count)
+            }
             EndOutcome::Failed { code, .. } => {
-                counters.failed.increment(1);
+                counters.failed.increment(count);
                 let label = failure_label(code);
                 if let Some((_, counter)) = counters.codes.iter().find(|(c, _)| *c == label) {
-                    counter.increment(1);
+                    counter.increment(count);
                 }
             }
         }

@@ -121,6 +121,8 @@ pub fn backfilled(mode: &ModeKey, seats: usize, time_to_fill: Option<f64>) {
     ];
     metrics::counter!(BACKFILL_FILLS, &labels).increment(1);
     metrics::counter!(BACKFILL_SEATS, &labels).increment(seats as u64);
+    // A seat filled ends its search `matched`.
+    searches_ended(MATCHED, seats);
     if let Some(seconds) = time_to_fill {
         let histogram = metrics::histogram!(BACKFILL_TIME_TO_FILL, &labels);
         for _ in 0..seats {

@@ -13,11 +13,12 @@ use matchplane_store::search_ends::{
 /// Gauge: searches still waiting after the mode's last cycle, by `reason`
 /// ([`WAITING_REASONS`]), per project and mode.
 pub const WAITING: &str = "matchplane_searches_waiting";
-/// Histogram: the MMR spread of each claimed match (highest minus lowest
-/// player MMR, points), per project and mode.
+/// Histogram: the MMR spread of each match a cycle formed (claimed, or
+/// held as a proposal; highest minus lowest player MMR, points), per
+/// project and mode.
 pub const MATCH_SPREAD: &str = "matchplane_match_mmr_spread";
-/// Histogram: the team imbalance of each claimed match (highest minus
-/// lowest team mean MMR, points), per project and mode.
+/// Histogram: the team imbalance of each match a cycle formed (highest
+/// minus lowest team mean MMR, points), per project and mode.
 pub const MATCH_IMBALANCE: &str = "matchplane_match_team_imbalance";
 /// Gauge: webhook deliveries due now (pending, next attempt passed), all
 /// projects, as this worker last counted them.
@@ -58,11 +59,11 @@ pub(super) fn describe() {
     );
     metrics::describe_histogram!(
         MATCH_SPREAD,
-        "MMR spread of each claimed match (highest minus lowest player MMR, points), per project and mode"
+        "MMR spread of each match a cycle formed (claimed, or held as a proposal), highest minus lowest player MMR (points), per project and mode"
     );
     metrics::describe_histogram!(
         MATCH_IMBALANCE,
-        "Team imbalance of each claimed match (highest minus lowest team mean MMR, points), per project and mode"
+        "Team imbalance of each match a cycle formed, highest minus lowest team mean MMR (points), per project and mode"
     );
     metrics::describe_gauge!(
         WEBHOOK_BACKLOG,
@@ -134,8 +135,8 @@ pub fn waiting(mode: &ModeKey, reasons: impl IntoIterator<Item = Code>) {
     }
 }
 
-/// Records the quality of one claimed match of `mode`: its MMR spread and
-/// team imbalance (points).
+/// Records the quality of one match a cycle of `mode` formed (claimed or
+/// held as a proposal): its MMR spread and team imbalance (points).
 pub fn quality(mode: &ModeKey, spread: f64, imbalance: f64) {
     let labels = [
         ("project", mode.project_id.clone()),

@@ -40,3 +40,20 @@ fn dead_letters_are_counted_per_mode() {
         "{text}"
     );
 }
+
+#[test]
+fn every_way_a_search_is_matched_counts_as_an_end() {
+    let recorder = build_recorder().unwrap();
+    let handle = recorder.handle();
+    let mode = ModeKey::new("prj_1", "duel");
+    metrics::with_local_recorder(&recorder, || {
+        // A claimed 1v1, and a backfill fill of two seats.
+        matched(&mode, [1.0, 2.0].into_iter());
+        backfilled(&mode, 2, Some(3.0));
+    });
+    let text = handle.render();
+    assert!(
+        text.contains(r#"matchplane_searches_ended_total{outcome="matched"} 4"#),
+        "{text}"
+    );
+}

@@ -237,3 +237,71 @@ fn a_failing_webhook_shows_in_the_backlog_and_the_attempts() {
         );
     });
 }
+
+#[test]
+fn a_made_proposal_ends_matched_and_a_silent_member_fails_by_timeout() {
+    recorded(|handle| async move {
+        let receiver = Receiver::start(vec![], Reply::status(204)).await;
+        let env = Env::new(Some(&receiver.url()), 1.0).await;
+        let mut config = crate::env::mode_config("duel", Some(&receiver.url()), 1.0);
+        config["acceptance"] = serde_json::json!({"timeoutSeconds": 1});
+        game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+            .await
+            .unwrap();
+        let (a, b) = (env.add("a", 1500.0).await, env.add("b", 1500.0).await);
+        let token = env.lease("w1", Duration::from_secs(30)).await;
+        env.tick(token).await;
+        let text = handle.render();
+        let at = format!(r#"{{project="{}",mode="duel"}}"#, env.project_id);
+        // The group held is a match the cycle formed: its quality counts;
+        // nobody is matched until everyone accepted.
+        assert_eq!(
+            value(&text, &format!("matchplane_match_mmr_spread_count{at}")),
+            Some(1.0),
+            "{text}"
+        );
+        let matched = r#"matchplane_searches_ended_total{outcome="matched"}"#;
+        assert_eq!(value(&text, matched), Some(0.0), "{text}");
+        env.pool.answer(&env.mode, &a, true).await.unwrap();
+        env.pool.answer(&env.mode, &b, true).await.unwrap();
+        let swept = matchplane_worker::proposals::sweep(
+            env.pool.as_ref(),
+            &env.mode,
+            unix_now(),
+            f64::INFINITY,
+        )
+        .await
+        .unwrap();
+        assert_eq!(swept.made, 1);
+        assert_eq!(env.drain("c1").await, 1);
+        assert_eq!(value(&handle.render(), matched), Some(2.0));
+
+        // Two more, both silent past the deadline: both fail.
+        env.add("c", 1500.0).await;
+        env.add("d", 1500.0).await;
+        env.tick(token).await;
+        let later = unix_now() + 1.5;
+        let swept = matchplane_worker::proposals::sweep(env.pool.as_ref(), &env.mode, later, later)
+            .await
+            .unwrap();
+        assert_eq!(swept.cancelled, 1);
+        env.drain("c1").await;
+        let text = handle.render();
+        assert_eq!(
+            value(
+                &text,
+                r#"matchplane_searches_failed_total{code="ACCEPTANCE_TIMEOUT"}"#
+            ),
+            Some(2.0),
+            "{text}"
+        );
+        assert_eq!(
+            value(
+                &text,
+                r#"matchplane_searches_ended_total{outcome="failed"}"#
+            ),
+            Some(2.0),
+            "{text}"
+        );
+    });
+}
