@@ -28,7 +28,7 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
 use matchplane_store::entities::{game_mode, game_mode_version};
-use matchplane_store::pool::ModeKey;
+use matchplane_store::pool::{EndOutcome, ModeKey};
 use matchplane_store::repos::{game_modes, projects, tiers, webhook_health};
 use matchplane_store::tickets::end_mode;
 use serde::Serialize;
@@ -474,8 +474,19 @@ pub async fn delete(
     )
     .await;
     match ended {
-        Ok(ended) => tracing::info!(project_id = %project_id, game_mode = %name, ended,
-            "game mode deleted"),
+        Ok(ended) => {
+            // Counted as the sweep counts the ends it makes
+            // (docs/operations.md, 'Metrics').
+            state.play.ends.ended_many(
+                &EndOutcome::Failed {
+                    code: Code::GameModeDisabled.as_str().to_owned(),
+                    message: String::new(),
+                },
+                ended,
+            );
+            tracing::info!(project_id = %project_id, game_mode = %name, ended,
+                "game mode deleted");
+        }
         Err(error) => tracing::warn!(%error, project_id = %project_id, game_mode = %name,
             "game mode deleted; its searches are left to the worker's sweep"),
     }
