@@ -18,13 +18,15 @@
 //! ([`Leases::renew_lease_and_probe`](matchplane_store::pool::Leases::renew_lease_and_probe)):
 //! a mode with nothing in its pool, outbox, proposals and backfills ends
 //! its cycle there (its figures are stored when it turns idle and once a
-//! minute after). The renewal gives the lease the cycle's pause plus half a
+//! minute after), unless a made match's assignment wait it knows of is
+//! over ([`crate::assignment::NextTimeout`]). The renewal gives the lease the cycle's pause plus half a
 //! lease time (at most 1.5 lease times), so an idle mode whose cycle is no
 //! longer than the lease time needs no renewal between cycles: one round
 //! trip per cycle.
 //!
 //! The loop waits; the tick ([`crate::tick`]) never does (STYLE 9).
 
+use crate::assignment::NextTimeout;
 use crate::error::WorkerError;
 use crate::modes::{self, ModeConfig};
 use crate::record::Recorder;
@@ -232,6 +234,7 @@ async fn held(
     // once (its start) spread their first writes over a minute.
     let mut idle_figures: Option<Instant> = Instant::now()
         .checked_sub(IDLE_FIGURES_EVERY.mul_f64(rand::thread_rng().gen_range(0.0..1.0)));
+    let mut assignments = NextTimeout::unknown();
     loop {
         if !*mine.borrow_and_update() {
             return Held::Handed;
@@ -306,6 +309,10 @@ async fn held(
             hook(key, true, Instant::now());
         }
         if idle {
+            let release = assignments.idle_cycle(shared.pool.as_ref(), &shared.db, key, &config);
+            if renewing(shared, key, &mut lease, release).await.1 {
+                return Held::Lost;
+            }
             let stale = idle_figures.is_none_or(|at| at.elapsed() >= IDLE_FIGURES_EVERY);
             if stale {
                 crate::tick::record_idle(&shared.db, key, Utc::now()).await;
@@ -316,6 +323,7 @@ async fn held(
             }
         } else {
             idle_figures = None;
+            assignments = NextTimeout::unknown();
             if let Some(lost) = full_cycle(shared, key, &mut lease, &config, activity).await {
                 return lost;
             }
@@ -345,6 +353,7 @@ async fn held(
             WaitEnd::Changed => {
                 // Config changed: cycle now, and keep the period from here.
                 due = tokio::time::Instant::now();
+                assignments = NextTimeout::unknown();
                 last_start = None;
             }
             WaitEnd::Elapsed => {}
