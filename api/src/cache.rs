@@ -14,7 +14,10 @@
 //!   every second anyway.
 //! - Requests that need an entry at once (a cold or stale one under load)
 //!   share one load (`try_get_with`); a failed load is shared by those
-//!   waiting on it and not cached.
+//!   waiting on it and not cached. A stale entry taken out for its reload
+//!   is kept aside until the reload succeeds, so every request that waits
+//!   on a failing reload (a database black hole) is answered as the one
+//!   that began it: with the stale value, within the outage rules below.
 //! - Stale entries stay in memory (up to [`IDLE`] unused, at most the
 //!   cache's capacity) for [`TtlCache::peek`], which answers what was last
 //!   loaded without a load.
@@ -25,7 +28,10 @@
 //!   [`Outage`]: once a load found the database out, stale entries answer
 //!   without a load for a [`CACHE_TTL`], so a request pays at most one
 //!   failed load, and once the database is back a change (a revocation) is
-//!   honoured within the usual TTL.
+//!   honoured within the usual TTL. A reload that has not answered within
+//!   [`RELOAD_WAIT`] (a database that takes connections and answers
+//!   nothing) counts as the database out: a request with a stale value
+//!   never waits for a black hole until its deadline.
 
 use crate::problem::ApiError;
 use foldhash::fast::RandomState;
@@ -50,6 +56,12 @@ pub const IDLE: Duration = Duration::from_secs(300);
 /// the database is out of reach, counted from its last successful load: 5
 /// minutes. Past it, the look-up answers the outage (`503`).
 pub const OUTAGE_GRACE: Duration = Duration::from_secs(300);
+
+/// How long a request that holds a stale value waits for its reload before
+/// it counts the database as out of reach (and answers the stale value
+/// under [`OUTAGE_GRACE`]): 1 s. A request with nothing cached waits for
+/// the load up to its deadline.
+pub const RELOAD_WAIT: Duration = Duration::from_secs(1);
 
 /// Whether the database was found out of reach within the last
 /// [`CACHE_TTL`]: shared by an instance's caches (one per process in
@@ -117,6 +129,10 @@ impl CacheKey<String> for str {
 /// [`CACHE_TTL`], made stale by [`TtlCache::invalidate_all`].
 pub struct TtlCache<K, V> {
     entries: Cache<K, Loaded<V>, RandomState>,
+    /// Stale entries taken out of `entries` for a reload, until one
+    /// succeeds: what a request that finds no entry meanwhile answers
+    /// through an outage.
+    retired: Cache<K, Loaded<V>, RandomState>,
     /// Writes through this instance so far: an entry loaded when the count
     /// was lower is stale.
     generation: AtomicU64,
@@ -141,6 +157,10 @@ where
     pub fn new(capacity: u64) -> Self {
         Self {
             entries: Cache::builder()
+                .max_capacity(capacity)
+                .time_to_idle(IDLE)
+                .build_with_hasher(RandomState::default()),
+            retired: Cache::builder()
                 .max_capacity(capacity)
                 .time_to_idle(IDLE)
                 .build_with_hasher(RandomState::default()),
@@ -172,11 +192,17 @@ where
         Q: CacheKey<K> + ?Sized,
         F: Future<Output = Result<V, ApiError>> + Send,
     {
-        if let Some(hit) = self.entries.get(key).await {
-            if self.fresh(&hit) || (outage.recent() && self.keepable(&hit)) {
-                return Ok(hit.value);
+        let stale = match self.entries.get(key).await {
+            Some(hit) if self.fresh(&hit) => return Ok(hit.value),
+            Some(hit) => Some(hit),
+            // Taken out for a reload still running (or failed).
+            None => self.retired.get(key).await,
+        };
+        if let Some(stale) = stale {
+            if outage.recent() && self.keepable(&stale) {
+                return Ok(stale.value);
             }
-            return Box::pin(self.reload_or_keep(key.to_key(), hit, outage, load)).await;
+            return Box::pin(self.reload_or_keep(key.to_key(), stale, outage, load)).await;
         }
         let answer = Box::pin(self.reload(key.to_key(), load)).await;
         if matches!(&answer, Err(err) if err.status() == axum::http::StatusCode::SERVICE_UNAVAILABLE)
@@ -206,7 +232,10 @@ where
     where
         F: Future<Output = Result<V, ApiError>> + Send,
     {
-        match self.reload(key.clone(), load).await {
+        let reloaded = tokio::time::timeout(RELOAD_WAIT, self.reload(key.clone(), load))
+            .await
+            .unwrap_or_else(|_| Err(ApiError::unavailable("the database did not answer in time")));
+        match reloaded {
             Err(err) if err.status() == axum::http::StatusCode::SERVICE_UNAVAILABLE => {
                 outage.found();
                 if !self.keepable(&stale) {
@@ -235,12 +264,19 @@ where
             self.entries
                 .entry(key.clone())
                 .and_compute_with(|held| {
-                    let stale = held.is_some_and(|entry| !self.fresh(entry.value()));
+                    let stale = held
+                        .filter(|entry| !self.fresh(entry.value()))
+                        .map(|entry| entry.into_value());
+                    let key = key.clone();
                     async move {
-                        if stale {
-                            Op::Remove
-                        } else {
-                            Op::Nop
+                        match stale {
+                            // Set aside before it leaves `entries`, so a
+                            // request never finds it in neither.
+                            Some(stale) => {
+                                self.retired.insert(key, stale).await;
+                                Op::Remove
+                            }
+                            None => Op::Nop,
                         }
                     }
                 })
@@ -265,6 +301,8 @@ where
             // through this instance (the write's answer already sent): its
             // answer may predate the write.
             if loaded.generation == self.generation.load(Ordering::SeqCst) {
+                // Newer than anything set aside.
+                self.retired.invalidate(&key).await;
                 return Ok(loaded.value);
             }
         }
@@ -274,7 +312,10 @@ where
     /// What `key` held when last loaded, however long ago, if it is still
     /// in memory; never loads.
     pub async fn peek<Q: CacheKey<K> + ?Sized>(&self, key: &Q) -> Option<V> {
-        self.entries.get(key).await.map(|entry| entry.value)
+        match self.entries.get(key).await {
+            Some(entry) => Some(entry.value),
+            None => self.retired.get(key).await.map(|entry| entry.value),
+        }
     }
 
     /// Stores what a write through this instance just committed for `key`
@@ -289,6 +330,7 @@ where
             loaded: now,
             generation: self.generation.load(Ordering::SeqCst),
         };
+        self.retired.invalidate(&key).await;
         self.entries.insert(key, loaded).await;
     }
 
@@ -301,179 +343,4 @@ where
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::atomic::{AtomicU32, AtomicUsize};
-
-    fn counting<'a>(
-        loads: &'a AtomicUsize,
-        answer: u32,
-    ) -> impl Fn() -> std::pin::Pin<Box<dyn Future<Output = Result<u32, ApiError>> + Send + 'a>>
-           + Send
-           + 'a {
-        move || {
-            Box::pin(async move {
-                loads.fetch_add(1, Ordering::SeqCst);
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                Ok(answer)
-            })
-        }
-    }
-
-    #[tokio::test]
-    async fn requests_that_miss_together_share_one_load() {
-        let cache: TtlCache<String, u32> = TtlCache::new(100);
-        let outage = Outage::default();
-        let loads = AtomicUsize::new(0);
-        let load = counting(&loads, 7);
-        let answers =
-            futures::future::join_all((0..20).map(|_| cache.get("k", &outage, &load))).await;
-        assert_eq!(loads.load(Ordering::SeqCst), 1);
-        assert!(answers.iter().all(|a| matches!(a, Ok(7))));
-        // Cached: no load.
-        assert!(matches!(
-            cache.get("k", &Outage::default(), &load).await,
-            Ok(7)
-        ));
-        assert_eq!(loads.load(Ordering::SeqCst), 1);
-    }
-
-    #[tokio::test]
-    async fn every_waiter_gets_the_shared_error_and_it_is_not_cached() {
-        let cache: TtlCache<String, u32> = TtlCache::new(100);
-        let outage = Outage::default();
-        let loads = AtomicUsize::new(0);
-        let load = || async {
-            loads.fetch_add(1, Ordering::SeqCst);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            Err(ApiError::not_found("no such project"))
-        };
-        let answers =
-            futures::future::join_all((0..10).map(|_| cache.get("k", &outage, load))).await;
-        // A 404 for all of them, not a 500 for those who waited.
-        for answer in answers {
-            assert_eq!(
-                answer.map_err(|e| e.status()),
-                Err(axum::http::StatusCode::NOT_FOUND)
-            );
-        }
-        assert_eq!(loads.load(Ordering::SeqCst), 1);
-        assert!(cache.get("k", &Outage::default(), load).await.is_err());
-        assert_eq!(loads.load(Ordering::SeqCst), 2);
-    }
-
-    #[tokio::test]
-    async fn a_write_makes_entries_stale_at_once_and_peek_keeps_them() {
-        let cache: TtlCache<String, u32> = TtlCache::new(100);
-        let loads = AtomicUsize::new(0);
-        assert!(matches!(
-            cache
-                .get("k", &Outage::default(), counting(&loads, 1))
-                .await,
-            Ok(1)
-        ));
-        cache.invalidate_all();
-        assert_eq!(cache.peek("k").await, Some(1));
-        assert!(matches!(
-            cache
-                .get("k", &Outage::default(), counting(&loads, 2))
-                .await,
-            Ok(2)
-        ));
-        assert_eq!(loads.load(Ordering::SeqCst), 2);
-    }
-
-    #[tokio::test]
-    async fn a_stale_entry_answers_while_the_database_is_out_of_reach() {
-        let cache: TtlCache<String, u32> = TtlCache::new(100);
-        let loads = AtomicUsize::new(0);
-        let down = || async {
-            loads.fetch_add(1, Ordering::SeqCst);
-            Err(ApiError::unavailable("the database is unreachable"))
-        };
-        let outage = Outage::default();
-        assert!(matches!(
-            cache.get("k", &outage, counting(&loads, 1)).await,
-            Ok(1)
-        ));
-        tokio::time::sleep(CACHE_TTL).await;
-        assert!(matches!(cache.get("k", &outage, down).await, Ok(1)));
-        // Kept a TTL more: no load meanwhile.
-        assert!(matches!(cache.get("k", &outage, down).await, Ok(1)));
-        assert_eq!(loads.load(Ordering::SeqCst), 2);
-        // Another failure is not served stale.
-        let refused = || async { Err(ApiError::not_found("no such key")) };
-        tokio::time::sleep(CACHE_TTL).await;
-        assert!(cache.get("k", &Outage::default(), refused).await.is_err());
-        // A write through this instance ends the grace.
-        assert!(matches!(
-            cache
-                .get("k", &Outage::default(), counting(&loads, 2))
-                .await,
-            Ok(2)
-        ));
-        cache.invalidate_all();
-        assert!(cache.get("k", &Outage::default(), down).await.is_err());
-    }
-
-    #[tokio::test]
-    async fn an_entry_expires_a_ttl_after_its_load_began() {
-        let cache: TtlCache<String, u32> = TtlCache::new(100);
-        let loads = AtomicUsize::new(0);
-        assert!(matches!(
-            cache
-                .get("k", &Outage::default(), counting(&loads, 1))
-                .await,
-            Ok(1)
-        ));
-        tokio::time::sleep(CACHE_TTL - Duration::from_millis(100)).await;
-        // Under a TTL since its load began (the load took 50 ms of it).
-        assert!(matches!(
-            cache
-                .get("k", &Outage::default(), counting(&loads, 2))
-                .await,
-            Ok(1)
-        ));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(matches!(
-            cache
-                .get("k", &Outage::default(), counting(&loads, 2))
-                .await,
-            Ok(2)
-        ));
-        assert_eq!(loads.load(Ordering::SeqCst), 2);
-    }
-
-    #[tokio::test]
-    async fn a_load_begun_before_a_write_is_not_served_after_it() {
-        let cache: Arc<TtlCache<String, u32>> = Arc::new(TtlCache::new(100));
-        // The database: a load reads it when it begins and answers 100 ms
-        // later.
-        let stored = Arc::new(AtomicU32::new(1));
-        let load = {
-            let stored = stored.clone();
-            move || {
-                let read = stored.load(Ordering::SeqCst);
-                async move {
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    Ok(read)
-                }
-            }
-        };
-        // A load of the old value is in flight.
-        let early = {
-            let (cache, load) = (cache.clone(), load.clone());
-            tokio::spawn(async move { cache.get("k", &Outage::default(), load).await })
-        };
-        tokio::time::sleep(Duration::from_millis(30)).await;
-        // The write commits and is counted: a request after it joins no
-        // earlier load, and gets what was written.
-        stored.store(2, Ordering::SeqCst);
-        cache.invalidate_all();
-        let got = cache.get("k", &Outage::default(), &load).await;
-        assert!(matches!(got, Ok(2)), "{got:?}");
-        assert!(early.await.unwrap().is_ok());
-        let got = cache.get("k", &Outage::default(), &load).await;
-        assert!(matches!(got, Ok(2)), "{got:?}");
-    }
-}
+mod tests;

@@ -67,3 +67,65 @@ pub async fn time_out(
     }
     Ok(released)
 }
+
+/// What an idle mode's loop knows of its next assignment timeout: the
+/// pool store's probe, which decides that a mode is idle, does not see the
+/// made matches waiting in PostgreSQL, so the loop keeps their earliest
+/// deadline and releases them when it passes, without any search arriving
+/// (docs/acceptance.md, "Telling the players where to play"). A busy cycle
+/// releases them itself ([`time_out`] in the tick) and may make new ones,
+/// so it leaves the next deadline to be read again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NextTimeout {
+    /// When the next wait ends; `None` when no match waits.
+    at: Option<DateTime<Utc>>,
+}
+
+/// How soon a failed read of the deadlines is tried again.
+const RETRY_AFTER_ERROR: chrono::Duration = chrono::Duration::seconds(1);
+
+impl NextTimeout {
+    /// Not known yet: the next idle cycle reads it.
+    pub(crate) fn unknown() -> Self {
+        Self {
+            at: Some(DateTime::<Utc>::MIN_UTC),
+        }
+    }
+
+    /// An idle cycle: if a wait may be over, releases the due
+    /// matches and reads when the next wait ends. Failures are logged and
+    /// retried a second later; the mode's cycle never waits on them.
+    pub(crate) async fn idle_cycle(
+        &mut self,
+        pool: &dyn PoolStore,
+        db: &DatabaseConnection,
+        mode: &ModeKey,
+        config: &ModeConfig,
+    ) {
+        let now = Utc::now();
+        let Some(assignment) = &config.config.assignment else {
+            self.at = None;
+            return;
+        };
+        if self.at.is_none_or(|at| at > now) {
+            return;
+        }
+        let wait = chrono::Duration::milliseconds((assignment.wait_seconds * 1000.0) as i64);
+        let next = match time_out(pool, db, mode, config, now).await {
+            Ok(_) => {
+                let since = now - chrono::Duration::days(1);
+                match_status::first_unassigned_made_at(db, &mode.project_id, &mode.mode, since)
+                    .await
+                    .map_err(WorkerError::from)
+            }
+            Err(err) => Err(err),
+        };
+        self.at = match next {
+            Ok(made_at) => made_at.map(|at| at + wait),
+            Err(err) => {
+                tracing::warn!(mode = %mode.mode, error = %err, "assignment timeouts failed");
+                Some(now + RETRY_AFTER_ERROR)
+            }
+        };
+    }
+}

@@ -18,13 +18,19 @@
 //! ([`Leases::renew_lease_and_probe`](matchplane_store::pool::Leases::renew_lease_and_probe)):
 //! a mode with nothing in its pool, outbox, proposals and backfills ends
 //! its cycle there (its figures are stored when it turns idle and once a
-//! minute after). The renewal gives the lease the cycle's pause plus half a
-//! lease time (at most 1.5 lease times), so an idle mode whose cycle is no
-//! longer than the lease time needs no renewal between cycles: one round
-//! trip per cycle.
+//! minute after), unless a made match's assignment wait it knows of is
+//! over (`assignment::NextTimeout`: those matches are in PostgreSQL, out
+//! of the probe's sight). The renewal gives the lease the cycle's pause
+//! plus half a lease time (at most 1.5 lease times), so an idle mode whose
+//! cycle is no longer than the lease time needs no renewal between cycles:
+//! one round trip per cycle.
+//!
+//! The lease's renewals are in `lease`, the wait between cycles (and its
+//! proposal sweeps) in `wait`.
 //!
 //! The loop waits; the tick ([`crate::tick`]) never does (STYLE 9).
 
+use crate::assignment::NextTimeout;
 use crate::error::WorkerError;
 use crate::modes::{self, ModeConfig};
 use crate::record::Recorder;
@@ -33,48 +39,19 @@ use crate::worker::{Listed, Shared, GONE};
 use chrono::Utc;
 use matchplane_store::pool::{ModeActivity, ModeKey};
 use rand::Rng;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+mod lease;
+mod wait;
+
+use lease::{hold_for, probe, renewing, HeldLease, Probe};
+use wait::{wait, WaitEnd};
+
 /// Outbox batches recorded after each cycle at most (the rest waits a cycle).
 const MAX_DRAIN_BATCHES: usize = 64;
-
-/// Why a wait ended.
-enum WaitEnd {
-    Elapsed,
-    Cancelled,
-    LostLease,
-    Changed,
-    /// The mode became another worker's.
-    Handed,
-}
-
-/// The lease as this loop holds it: its token and until when it surely
-/// runs (counted from before each renewal was sent).
-struct HeldLease {
-    token: u64,
-    valid_until: tokio::time::Instant,
-}
-
-impl HeldLease {
-    /// When to renew it outside a cycle: a third of a lease time before it
-    /// ends (after the next cycle's renewal, for a cycle on time).
-    fn renew_at(&self, ttl: Duration) -> tokio::time::Instant {
-        self.valid_until - ttl / 3
-    }
-}
-
-/// How long a cycle's renewal holds the lease: the cycle's pause plus half
-/// a lease time, within one and one and a half lease times. For a cycle no
-/// longer than the lease time the next cycle's renewal comes well before
-/// the hold ends, so an idle mode needs no other; a killed worker's modes
-/// are free at most 1.5 lease times after its last renewal.
-fn hold_for(ttl: Duration, pause: Duration) -> Duration {
-    (pause + ttl / 2).clamp(ttl, ttl + ttl / 2)
-}
 
 /// Runs `key`'s loop until `cancel`, or until the mode is deleted (its
 /// searches are then the sweep's, [`crate::sweep`]). `versions` carries the
@@ -232,6 +209,7 @@ async fn held(
     // once (its start) spread their first writes over a minute.
     let mut idle_figures: Option<Instant> = Instant::now()
         .checked_sub(IDLE_FIGURES_EVERY.mul_f64(rand::thread_rng().gen_range(0.0..1.0)));
+    let mut assignments = NextTimeout::unknown();
     loop {
         if !*mine.borrow_and_update() {
             return Held::Handed;
@@ -306,6 +284,10 @@ async fn held(
             hook(key, true, Instant::now());
         }
         if idle {
+            let release = assignments.idle_cycle(shared.pool.as_ref(), &shared.db, key, &config);
+            if renewing(shared, key, &mut lease, release).await.1 {
+                return Held::Lost;
+            }
             let stale = idle_figures.is_none_or(|at| at.elapsed() >= IDLE_FIGURES_EVERY);
             if stale {
                 crate::tick::record_idle(&shared.db, key, Utc::now()).await;
@@ -316,6 +298,7 @@ async fn held(
             }
         } else {
             idle_figures = None;
+            assignments = NextTimeout::unknown();
             if let Some(lost) = full_cycle(shared, key, &mut lease, &config, activity).await {
                 return lost;
             }
@@ -345,6 +328,7 @@ async fn held(
             WaitEnd::Changed => {
                 // Config changed: cycle now, and keep the period from here.
                 due = tokio::time::Instant::now();
+                assignments = NextTimeout::unknown();
                 last_start = None;
             }
             WaitEnd::Elapsed => {}
@@ -402,61 +386,9 @@ async fn full_cycle(
     None
 }
 
-/// What the cycle's first call found.
-enum Probe {
-    /// Still held; what the mode holds.
-    Held(Option<ModeActivity>),
-    /// The lease is gone.
-    Lost,
-    /// The store did not answer: counted as held (the fencing token
-    /// protects the claims, and the next renewal decides).
-    Failed,
-}
-
-/// Renews the lease for `hold` and counts what the mode holds.
-async fn probe(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, hold: Duration) -> Probe {
-    let sent = tokio::time::Instant::now();
-    match shared
-        .pool
-        .renew_lease_and_probe(key, lease.token, hold)
-        .await
-    {
-        Ok(Some(activity)) => {
-            lease.valid_until = sent + hold;
-            Probe::Held(Some(activity))
-        }
-        Ok(None) => Probe::Lost,
-        Err(err) => {
-            tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
-            Probe::Failed
-        }
-    }
-}
-
 /// Unix seconds now (the proposal deadlines' clock).
 fn now_secs() -> f64 {
     Utc::now().timestamp_micros() as f64 / 1e6
-}
-
-/// How often the lease holder closes due proposals between cycles: a
-/// proposal's deadline is enforced within one second.
-const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
-
-/// One proposal sweep between cycles: closes the due proposals, then
-/// records the outbox (a proposal everyone accepted, made by an answer or
-/// by this sweep); `true` if the lease was lost meanwhile.
-async fn proposal_tick(
-    shared: &Shared,
-    key: &ModeKey,
-    lease: &mut HeldLease,
-    webhooks: bool,
-) -> bool {
-    let now = now_secs();
-    match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
-        Ok(_) => {}
-        Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
-    }
-    record(shared, key, lease, webhooks).await
 }
 
 /// The config last read, if it was read less than `grace` ago.
@@ -485,102 +417,4 @@ async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks:
         tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");
     }
     lost
-}
-
-/// Drives `work` to its end while renewing the lease a third of a lease
-/// time before it would end; the flag says whether a renewal found the
-/// lease gone.
-async fn renewing<F: Future>(
-    shared: &Shared,
-    key: &ModeKey,
-    lease: &mut HeldLease,
-    work: F,
-) -> (F::Output, bool) {
-    let ttl = shared.config.lease_ttl;
-    let mut lost = false;
-    tokio::pin!(work);
-    loop {
-        tokio::select! {
-            out = &mut work => return (out, lost),
-            () = tokio::time::sleep_until(lease.renew_at(ttl)), if !lost => {
-                if !renew(shared, key, lease).await {
-                    lost = true;
-                }
-            }
-        }
-    }
-}
-
-/// Renews the lease for a lease time; `false` if it is gone (an error
-/// counts as still held: the fencing token protects the claims, and the
-/// next renewal decides; the next try is a little later).
-async fn renew(shared: &Shared, key: &ModeKey, lease: &mut HeldLease) -> bool {
-    let ttl = shared.config.lease_ttl;
-    let sent = tokio::time::Instant::now();
-    match shared.pool.renew_lease(key, lease.token, ttl).await {
-        Ok(true) => {
-            lease.valid_until = sent + ttl;
-            true
-        }
-        Ok(false) => false,
-        Err(err) => {
-            tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
-            // Retry in a tenth of a lease time rather than at once.
-            lease.valid_until = sent + ttl / 3 + ttl / 10;
-            true
-        }
-    }
-}
-
-/// Waits until `until`, renewing the lease when it nears its end; ends
-/// early on cancel, a lost lease, a new version of the mode or the mode
-/// becoming another worker's. With `proposals` (the mode's webhook flag),
-/// due proposals are closed and the outbox recorded every
-/// [`PROPOSAL_SWEEP_EVERY`] meanwhile.
-#[allow(clippy::too_many_arguments)]
-async fn wait(
-    shared: &Shared,
-    key: &ModeKey,
-    lease: &mut HeldLease,
-    until: tokio::time::Instant,
-    versions: &mut watch::Receiver<Listed>,
-    mine: &mut watch::Receiver<bool>,
-    cancel: &CancellationToken,
-    proposals: Option<bool>,
-) -> WaitEnd {
-    let ttl = shared.config.lease_ttl;
-    let mut sweep = tokio::time::interval(PROPOSAL_SWEEP_EVERY);
-    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    sweep.reset();
-    loop {
-        tokio::select! {
-            _ = sweep.tick(), if proposals.is_some() => {
-                if proposal_tick(shared, key, lease, proposals.unwrap_or(false)).await {
-                    return WaitEnd::LostLease;
-                }
-            }
-            () = tokio::time::sleep_until(until) => return WaitEnd::Elapsed,
-            () = cancel.cancelled() => return WaitEnd::Cancelled,
-            changed = versions.changed() => {
-                if changed.is_err() {
-                    // The scheduler stopped: so does the loop.
-                    return WaitEnd::Cancelled;
-                }
-                return WaitEnd::Changed;
-            }
-            changed = mine.changed() => {
-                if changed.is_err() {
-                    return WaitEnd::Cancelled;
-                }
-                if !*mine.borrow_and_update() {
-                    return WaitEnd::Handed;
-                }
-            }
-            () = tokio::time::sleep_until(lease.renew_at(ttl)) => {
-                if !renew(shared, key, lease).await {
-                    return WaitEnd::LostLease;
-                }
-            }
-        }
-    }
 }

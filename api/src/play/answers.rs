@@ -6,7 +6,11 @@
 //! An answer is recorded in the pool store, then the proposal is closed at
 //! once if the rule says it is over (a decline, the last accept), with the
 //! same compare-and-set closing as the worker's sweep, so whichever lands
-//! first closes it and the other finds it closed. The players of a
+//! first closes it and the other finds it closed. An answer at or after
+//! `acceptBy` is not recorded (the store compares the deadline where it
+//! records, so no sweep can be raced): it is `409 PROPOSAL_CLOSED`, and the
+//! proposal is closed here by its deadline's rule if no sweep has yet
+//! (docs/acceptance.md, "How a proposal ends"). The players of a
 //! cancelled proposal are told here; a made match's players are told
 //! `matched` by the worker once it is stored.
 
@@ -29,21 +33,34 @@ pub const DECLINE_COOLDOWN: &str = "DECLINE_COOLDOWN";
 /// Idempotent: the same answer again, also after the close, is fine.
 ///
 /// # Errors
-/// `409 PROPOSAL_CLOSED` (a different answer after the close, or an accept
-/// after a decline), `409 NOT_PROPOSED`, `500` when the store fails.
+/// `409 PROPOSAL_CLOSED` (a different answer after the close or at or
+/// after `acceptBy`, or an accept after a decline), `409 NOT_PROPOSED`,
+/// `500` when the store fails.
 pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), ApiError> {
     let mode = mode_key(ticket);
-    match play.pool.answer(&mode, &ticket.ticket_id, accept).await? {
+    match play
+        .pool
+        .answer(&mode, &ticket.ticket_id, accept, unix_now())
+        .await?
+    {
         AnswerOutcome::Open { match_id } => {
             close_if_over(play, &mode, &match_id).await?;
             Ok(())
         }
-        AnswerOutcome::Closed { same: true, .. } => Ok(()),
-        AnswerOutcome::Closed { same: false, .. } => Err(ApiError::with_status(
-            StatusCode::CONFLICT,
-            PROPOSAL_CLOSED,
-            "the match proposal is closed: this answer can no longer change it",
-        )),
+        AnswerOutcome::Closed { match_id, same } => {
+            // Past its deadline but not swept yet (its worker stopped or
+            // slow): closed now by the deadline's rule, so the answer is
+            // told how it ended. A closed proposal costs one read.
+            close_if_over(play, &mode, &match_id).await?;
+            if same {
+                return Ok(());
+            }
+            Err(ApiError::with_status(
+                StatusCode::CONFLICT,
+                PROPOSAL_CLOSED,
+                "the match proposal is closed: this answer can no longer change it",
+            ))
+        }
         AnswerOutcome::NotProposed => Err(ApiError::with_status(
             StatusCode::CONFLICT,
             NOT_PROPOSED,

@@ -3,8 +3,9 @@
 //! never stalls the instance).
 //!
 //! - **Header read timeout** ([`ConnectionLimits::header_read_timeout`]): a
-//!   request's head must arrive whole within it, and a kept-alive
-//!   connection must start its next request within it, or the connection is
+//!   connection's first request head must arrive whole within it of the
+//!   accept (a socket that never sends a byte is closed then), each later
+//!   head within it of when the connection went idle, or the connection is
 //!   closed. This is also the idle keep-alive bound.
 //! - **Body read timeout** ([`ConnectionLimits::body_read_timeout`]): a
 //!   request body that sends nothing for that long fails (the request is
@@ -28,7 +29,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tower::ServiceExt;
 use tower_http::timeout::TimeoutBody;
 
@@ -82,6 +83,7 @@ pub async fn serve(
         .keep_alive_interval(Some(limits.header_read_timeout))
         .keep_alive_timeout(limits.header_read_timeout);
     let body_timeout = limits.body_read_timeout;
+    let header_timeout = limits.header_read_timeout;
     tokio::pin!(shutdown);
     loop {
         let slot = tokio::select! {
@@ -107,9 +109,15 @@ pub async fn serve(
         if let Err(err) = tcp.set_nodelay(true) {
             tracing::debug!(error = %err, "TCP_NODELAY not set");
         }
+        // Told when the first request head has been read: until then the
+        // connection is bounded from accept (below), after it by hyper's
+        // own header timer, which starts only once a byte has been sniffed.
+        let first_head = Arc::new(Notify::new());
+        let told = Arc::clone(&first_head);
         let service = app
             .clone()
             .map_request(move |request: hyper::Request<Incoming>| {
+                told.notify_one();
                 request.map(|body| Body::new(TimeoutBody::new(body_timeout, body)))
             });
         let connection = builder
@@ -120,8 +128,20 @@ pub async fn serve(
             .into_owned();
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
-            if let Err(err) = connection.await {
-                tracing::debug!(error = %err, "connection ended with an error");
+            tokio::pin!(connection);
+            // hyper-util's HTTP version sniffing waits for bytes with no
+            // timer, and hyper's header timer starts after it: without this
+            // bound a socket that never speaks holds its slot for ever.
+            let ended = tokio::select! {
+                biased;
+                ended = &mut connection => Some(ended),
+                () = first_head.notified() => Some(connection.await),
+                () = tokio::time::sleep(header_timeout) => None,
+            };
+            match ended {
+                Some(Err(err)) => tracing::debug!(error = %err, "connection ended with an error"),
+                Some(Ok(())) => {}
+                None => tracing::debug!("no request head within the header read timeout; closed"),
             }
             drop(slot);
         });

@@ -196,3 +196,51 @@ async fn hypers_own_refusals_carry_problem_bodies() {
     assert!(many.starts_with("HTTP/1.1 431"), "{many}");
     assert_eq!(problem_of(&many)["code"], "HEADERS_TOO_LARGE");
 }
+
+/// A socket that connects and never sends a byte is closed at the header
+/// read timeout counted from accept, and so is one that stops inside the
+/// HTTP/2 preface (the HTTP version sniffing reads it before any header
+/// timer of hyper's starts). Before: both stayed open for as long as the
+/// client liked.
+#[tokio::test]
+async fn a_socket_that_never_speaks_is_closed_at_the_header_timeout() {
+    let (addr, _db, _stop) = serve(quick()).await;
+    let mut silent = TcpStream::connect(addr).await.unwrap();
+    let mut half_preface = TcpStream::connect(addr).await.unwrap();
+    half_preface.write_all(b"PRI * HTTP/2.0\r\n").await.unwrap();
+    let (answer, closed) = read_until_closed(&mut silent, Duration::from_secs(5)).await;
+    assert!(
+        closed,
+        "the silent socket is still open after 5 s: {answer}"
+    );
+    let (answer, closed) = read_until_closed(&mut half_preface, Duration::from_secs(5)).await;
+    assert!(
+        closed,
+        "the half-preface socket is still open after 5 s: {answer}"
+    );
+}
+
+/// With the connection cap full of sockets that never speak, `/healthz`
+/// is still answered once their header timeout has closed them. Before:
+/// it waited in the backlog for ever.
+#[tokio::test]
+async fn healthz_answers_with_the_cap_full_of_silent_sockets() {
+    let limits = ConnectionLimits {
+        max_connections: 3,
+        ..quick()
+    };
+    let (addr, _db, _stop) = serve(limits).await;
+    let mut silent = Vec::new();
+    for _ in 0..3 {
+        silent.push(TcpStream::connect(addr).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut probe = TcpStream::connect(addr).await.unwrap();
+    probe
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let (answer, _) = read_until_closed(&mut probe, Duration::from_secs(6)).await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer:?}");
+    drop(silent);
+}

@@ -17,6 +17,7 @@ use tokio_tungstenite::tungstenite::Message;
 on_both_pools!(
     a_party_members_decline_drops_the_whole_party_and_cools_down_only_them,
     answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline,
+    an_accept_after_the_deadline_is_refused_even_before_any_sweep,
 );
 
 /// `duel` with acceptance: 20 s to answer, a 60 s cooldown.
@@ -27,13 +28,26 @@ pub(crate) fn accepting() -> Value {
 }
 
 /// Holds `tickets` (of `players`, in `parties`) as one proposal, as the
-/// worker's cycle would.
+/// worker's cycle would, answerable for 20 s.
 pub(crate) async fn propose(
     t: &TestApp,
     project: &str,
     tickets: &[&str],
     players: &[&str],
     parties: &[&str],
+) -> String {
+    let accept_by = matchplane_api::play::unix_now() + 20.0;
+    propose_until(t, project, tickets, players, parties, accept_by).await
+}
+
+/// [`propose`] with its deadline at `accept_by` (Unix seconds).
+async fn propose_until(
+    t: &TestApp,
+    project: &str,
+    tickets: &[&str],
+    players: &[&str],
+    parties: &[&str],
+    accept_by: f64,
 ) -> String {
     let mode = ModeKey::new(project, "duel");
     let lease = t
@@ -52,7 +66,7 @@ pub(crate) async fn propose(
             record_json: "{}".into(),
         },
         parties: parties.iter().map(|s| (*s).to_owned()).collect(),
-        accept_by: matchplane_api::play::unix_now() + 20.0,
+        accept_by,
         cooldown_seconds: 60.0,
     };
     let out = t
@@ -266,4 +280,46 @@ async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pool
     assert_eq!(t.status(&p, &key, &a).await.body["status"], "searching");
     let again = t.ticket(&p, &key, solo("duel", "b")).await;
     again.assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
+}
+
+/// With no worker sweeping (all stopped), accepts 2.5 s after `acceptBy`
+/// are `409 PROPOSAL_CLOSED`, never a match: the instance that refuses the
+/// first closes the proposal by the deadline's rule (both were silent in
+/// time, so both fail `ACCEPTANCE_TIMEOUT`). Before: the late accepts were
+/// recorded, and the last one made the match.
+async fn an_accept_after_the_deadline_is_refused_even_before_any_sweep(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    let (c, c_token) = t.ticket_ok(&p, &key, solo("duel", "c")).await;
+    for token in [&b_token, &c_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let late = matchplane_api::play::unix_now() - 2.5;
+    propose_until(&t, &p, &[&b, &c], &["b", "c"], &[&b, &c], late).await;
+
+    let a = t
+        .call(
+            Method::POST,
+            &format!("/v1/searches/{b}/accept"),
+            Some(&format!("Ticket {b_token}")),
+            None,
+        )
+        .await;
+    a.assert_problem(StatusCode::CONFLICT, "PROPOSAL_CLOSED");
+    let a = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets/{c}/accept"),
+            Some(&key),
+            None,
+        )
+        .await;
+    a.assert_problem(StatusCode::CONFLICT, "PROPOSAL_CLOSED");
+    for ticket in [&b, &c] {
+        let s = t.status(&p, &key, ticket).await.body;
+        assert_eq!(s["status"], "failed", "{s}");
+        assert_eq!(s["error"]["code"], "ACCEPTANCE_TIMEOUT", "{s}");
+    }
 }

@@ -79,6 +79,58 @@ async fn a_known_key_creates_tickets_through_a_postgres_outage() {
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
 
+/// PostgreSQL black-holed (connections taken, nothing answered): many
+/// ticket creations at once with a known key and mode all succeed, those
+/// that arrive while another request's reload of the key or mode hangs
+/// included. Before: most got `503` (they waited on the hanging reload,
+/// which never failed, until their deadline).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_tickets_with_a_known_key_survive_a_postgres_black_hole() {
+    let proxy = FaultProxy::start(&postgres_host()).await;
+    let (db_url, name) = database(Some(&proxy)).await;
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let app = app(&db_url, &redis_url(), &prefix).await;
+    let (project, key) = studio(&app).await;
+    let tickets = format!("/v1/projects/{project}/tickets");
+    let before = send(
+        &app,
+        Method::POST,
+        &tickets,
+        Some(&key),
+        Some(solo("duel", "warm")),
+    )
+    .await;
+    assert_eq!(before.status, StatusCode::CREATED, "{}", before.body);
+
+    proxy.stall();
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let mut waves = Vec::new();
+    for wave in 0..3 {
+        let during = (0..10).map(|i| {
+            let (app, tickets, key) = (app.clone(), tickets.clone(), key.clone());
+            async move {
+                let body = solo("duel", &format!("p{wave}x{i}"));
+                send(&app, Method::POST, &tickets, Some(&key), Some(body)).await
+            }
+        });
+        waves.extend(futures::future::join_all(during).await);
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+    let refused: Vec<_> = waves
+        .iter()
+        .filter(|got| got.status != StatusCode::CREATED)
+        .map(|got| (got.status, got.body.clone()))
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "{} of 30 refused: {refused:?}",
+        refused.len()
+    );
+    proxy.drop_all();
+    drop_database(&name).await;
+    let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_database_never_fails_a_key_check() {
     let (db_url, name) = database(None).await;

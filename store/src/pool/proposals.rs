@@ -157,13 +157,17 @@ pub trait Proposals: Send + Sync {
     ) -> Result<Vec<ClaimOutcome>, PoolError>;
 
     /// Records `ticket_id`'s answer (`accept` or decline) in its open
-    /// proposal; idempotent. A decline is final: an accept after it is
-    /// answered as [`AnswerOutcome::Closed`].
+    /// proposal at `now` (Unix seconds); idempotent. A decline is final: an
+    /// accept after it is answered as [`AnswerOutcome::Closed`]. So is any
+    /// answer at or after the proposal's `accept_by`, even while nobody has
+    /// closed it yet (`same` when it repeats the answer given in time):
+    /// the deadline is compared where the answer is recorded, atomically.
     async fn answer(
         &self,
         mode: &ModeKey,
         ticket_id: &str,
         accept: bool,
+        now: f64,
     ) -> Result<AnswerOutcome, PoolError>;
 
     /// The `mat_…` id of `ticket_id`'s open proposal, if it is in one.

@@ -298,3 +298,42 @@ pub async fn unassigned_due<C: ConnectionTrait>(
         .await?;
     Ok(rows.into_iter().filter(|row| made_at(row) <= due).collect())
 }
+
+/// When the earliest made match of mode `game_mode` still without an
+/// assignment was made (its `made_at`, or `created_at` without a
+/// proposal), among those created after `since`; `None` when none waits.
+/// The worker's idle mode sleeps until that match's wait is over
+/// (docs/acceptance.md, "Telling the players where to play").
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn first_unassigned_made_at<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+    since: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>, StoreError> {
+    use sea_orm::{QueryOrder, QuerySelect};
+    let waiting = || {
+        super::matches::scoped(project_id)
+            .filter(match_::Column::GameMode.eq(game_mode))
+            .filter(match_::Column::Status.eq(MADE))
+            .filter(match_::Column::Assignment.is_null())
+            .filter(match_::Column::CreatedAt.gte(since))
+    };
+    // Two ordered reads (a proposal's row has `made_at`, a direct match's
+    // only `created_at`) rather than one over a coalesce no index serves.
+    let proposed = waiting()
+        .filter(match_::Column::MadeAt.is_not_null())
+        .order_by_asc(match_::Column::MadeAt)
+        .limit(1)
+        .one(db)
+        .await?;
+    let direct = waiting()
+        .filter(match_::Column::MadeAt.is_null())
+        .order_by_asc(match_::Column::CreatedAt)
+        .limit(1)
+        .one(db)
+        .await?;
+    Ok([proposed, direct].iter().flatten().map(made_at).min())
+}

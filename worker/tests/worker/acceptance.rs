@@ -58,7 +58,7 @@ async fn everyone_accepting_makes_one_match_and_one_webhook() {
         "held out of the pool"
     );
 
-    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
     assert_eq!(
         sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
             .await
@@ -66,7 +66,7 @@ async fn everyone_accepting_makes_one_match_and_one_webhook() {
             .made,
         0
     );
-    env.pool.answer(&env.mode, &b, true).await.unwrap();
+    env.pool.answer(&env.mode, &b, true, now()).await.unwrap();
     let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
         .await
         .unwrap();
@@ -123,7 +123,7 @@ async fn the_deadline_fails_the_silent_and_requeues_the_rest_with_their_wait() {
         Some(SearchState::Live(live)) => live.search.queued_at,
         other => panic!("{other:?}"),
     };
-    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
 
     // Before the deadline nothing closes; at it, the silent one fails.
     let early = sweep(env.pool.as_ref(), &env.mode, now(), now())
@@ -185,12 +185,12 @@ async fn turning_acceptance_off_lets_open_proposals_finish_by_their_rules() {
     env.add("d", 1500.0).await;
     assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
     assert_eq!(env.drain("w1").await, 1);
-    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
     let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
         .await
         .unwrap();
     assert_eq!(swept.made, 0, "b has not answered");
-    env.pool.answer(&env.mode, &b, true).await.unwrap();
+    env.pool.answer(&env.mode, &b, true, now()).await.unwrap();
     let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
         .await
         .unwrap();
@@ -246,7 +246,7 @@ async fn a_killed_workers_proposal_is_ended_by_the_next_one() {
         .unwrap()
         .unwrap()
         .accept_by;
-    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
     one.abort();
     let (two, two_stop) = spawn("two");
     let mut closed_at = None;
@@ -309,8 +309,8 @@ async fn a_proposals_row_follows_it_from_proposed_to_cancelled_or_made() {
     let first = rows[0].id.clone();
 
     // b declines; the closing (here the sweep's) queues its record.
-    env.pool.answer(&env.mode, &a, true).await.unwrap();
-    env.pool.answer(&env.mode, &b, false).await.unwrap();
+    env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
+    env.pool.answer(&env.mode, &b, false, now()).await.unwrap();
     sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
         .await
         .unwrap();
@@ -331,7 +331,10 @@ async fn a_proposals_row_follows_it_from_proposed_to_cancelled_or_made() {
     env.tick(token).await;
     let second = env.pool.proposal_of(&env.mode, &a).await.unwrap().unwrap();
     for ticket in [&a, &c] {
-        env.pool.answer(&env.mode, ticket, true).await.unwrap();
+        env.pool
+            .answer(&env.mode, ticket, true, now())
+            .await
+            .unwrap();
     }
     sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
         .await

@@ -25,6 +25,7 @@ mod dev_mode;
 mod end_to_end;
 mod fairness;
 mod fencing;
+mod idle_deadlines;
 mod live_ops_metrics;
 mod outages;
 mod recordings;

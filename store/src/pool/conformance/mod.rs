@@ -6,6 +6,7 @@
 mod backfills;
 mod claims;
 mod concurrency;
+mod late_answers;
 mod leases;
 mod outbox;
 mod player_scope;
@@ -28,6 +29,7 @@ use super::{
 use backfills::*;
 use claims::*;
 use concurrency::*;
+use late_answers::*;
 use leases::*;
 use outbox::*;
 use player_scope::*;
@@ -114,6 +116,7 @@ conformance!(
     project_scope_adds_racing_in_two_modes_keep_one,
     a_cancelled_proposal_queues_its_closing_record,
     a_released_matchs_tickets_search_again_from_their_first_queued_at,
+    answers_at_or_after_accept_by_are_not_recorded,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

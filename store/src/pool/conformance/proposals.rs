@@ -16,11 +16,11 @@ use crate::pool::{
 };
 
 /// Unix seconds the cases' proposals start at.
-const NOW: f64 = 1_764_500_000.0;
+pub(super) const NOW: f64 = 1_764_500_000.0;
 
 /// A proposal of `tickets` (solo each, unless `parties` says), answerable
 /// until `NOW + 20`, with a 60 s cooldown.
-fn proposal(match_id: &str, tickets: &[&str], parties: &[&str]) -> ProposalClaim {
+pub(super) fn proposal(match_id: &str, tickets: &[&str], parties: &[&str]) -> ProposalClaim {
     ProposalClaim {
         claim: claim_of(match_id, tickets),
         parties: if parties.is_empty() {
@@ -34,14 +34,14 @@ fn proposal(match_id: &str, tickets: &[&str], parties: &[&str]) -> ProposalClaim
 }
 
 /// Holds `p` under `m`'s lease (taken and given back around it).
-async fn propose(store: &dyn PoolStore, m: &ModeKey, p: ProposalClaim) -> ClaimOutcome {
+pub(super) async fn propose(store: &dyn PoolStore, m: &ModeKey, p: ProposalClaim) -> ClaimOutcome {
     let token = lease(store, m).await;
     let mut out = store.propose_many(m, token, &[p]).await.unwrap();
     store.release_lease(m, token).await.unwrap();
     out.pop().unwrap()
 }
 
-async fn ended(store: &dyn PoolStore, m: &ModeKey, ticket: &str) -> Option<Ended> {
+pub(super) async fn ended(store: &dyn PoolStore, m: &ModeKey, ticket: &str) -> Option<Ended> {
     store
         .search_state(m, ticket)
         .await
@@ -49,7 +49,7 @@ async fn ended(store: &dyn PoolStore, m: &ModeKey, ticket: &str) -> Option<Ended
         .and_then(SearchState::into_ended)
 }
 
-fn failed(code: &str) -> Option<Ended> {
+pub(super) fn failed(code: &str) -> Option<Ended> {
     Some(Ended::Failed {
         code: code.into(),
         message: crate::pool::proposals::fail_message(code).into(),
@@ -58,7 +58,7 @@ fn failed(code: &str) -> Option<Ended> {
 
 /// Made matches' records in `m`'s outbox (a cancelled proposal's closing
 /// record is not one).
-async fn outbox_len(store: &dyn PoolStore, m: &ModeKey) -> usize {
+pub(super) async fn outbox_len(store: &dyn PoolStore, m: &ModeKey) -> usize {
     store
         .read_outbox(m, "c", 100, std::time::Duration::from_secs(60))
         .await
@@ -80,8 +80,8 @@ pub async fn a_cancelled_proposal_queues_its_closing_record(store: Arc<dyn PoolS
         proposal("mat_1", &["t1", "t2", "t3"], &[]),
     )
     .await;
-    store.answer(&m, "t1", true).await.unwrap();
-    store.answer(&m, "t2", false).await.unwrap();
+    store.answer(&m, "t1", true, NOW).await.unwrap();
+    store.answer(&m, "t2", false, NOW).await.unwrap();
     let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
         .await
         .unwrap();
@@ -109,7 +109,7 @@ pub async fn a_cancelled_proposal_queues_its_closing_record(store: Arc<dyn PoolS
     let m = mode("closing-late");
     add_solos(store.as_ref(), &m, 2).await;
     propose(store.as_ref(), &m, proposal("mat_2", &["t1", "t2"], &[])).await;
-    store.answer(&m, "t1", true).await.unwrap();
+    store.answer(&m, "t1", true, NOW).await.unwrap();
     settle(store.as_ref(), &m, "mat_2", NOW + 20.0)
         .await
         .unwrap();
@@ -191,13 +191,13 @@ pub async fn everyone_accepting_makes_the_match_once(store: Arc<dyn PoolStore>) 
     add_solos(store.as_ref(), &m, 2).await;
     propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
     assert_eq!(
-        store.answer(&m, "t1", true).await.unwrap(),
+        store.answer(&m, "t1", true, NOW).await.unwrap(),
         AnswerOutcome::Open {
             match_id: "mat_1".into()
         }
     );
     // Idempotent, and an accept never moves the deadline.
-    store.answer(&m, "t1", true).await.unwrap();
+    store.answer(&m, "t1", true, NOW).await.unwrap();
     let state = store.proposal(&m, "mat_1").await.unwrap().unwrap();
     assert_eq!(state.accepted(), vec!["t1".to_owned()]);
     assert_eq!(state.accept_by, NOW + 20.0);
@@ -206,7 +206,7 @@ pub async fn everyone_accepting_makes_the_match_once(store: Arc<dyn PoolStore>) 
         None
     );
 
-    store.answer(&m, "t2", true).await.unwrap();
+    store.answer(&m, "t2", true, NOW).await.unwrap();
     let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
         .await
         .unwrap()
@@ -228,21 +228,21 @@ pub async fn everyone_accepting_makes_the_match_once(store: Arc<dyn PoolStore>) 
     assert_eq!(store.proposal(&m, "mat_1").await.unwrap(), None);
     // After the close: the same answer is told how it ended, another is not.
     assert_eq!(
-        store.answer(&m, "t1", true).await.unwrap(),
+        store.answer(&m, "t1", true, NOW).await.unwrap(),
         AnswerOutcome::Closed {
             match_id: "mat_1".into(),
             same: true
         }
     );
     assert_eq!(
-        store.answer(&m, "t1", false).await.unwrap(),
+        store.answer(&m, "t1", false, NOW).await.unwrap(),
         AnswerOutcome::Closed {
             match_id: "mat_1".into(),
             same: false
         }
     );
     assert_eq!(
-        store.answer(&m, "t9", true).await.unwrap(),
+        store.answer(&m, "t9", true, NOW).await.unwrap(),
         AnswerOutcome::NotProposed
     );
 }
@@ -263,12 +263,12 @@ pub async fn a_party_members_decline_drops_the_whole_party_and_nobody_else(
         ),
     )
     .await;
-    store.answer(&m, "t2", true).await.unwrap();
-    store.answer(&m, "t3", true).await.unwrap();
-    store.answer(&m, "t1", false).await.unwrap();
+    store.answer(&m, "t2", true, NOW).await.unwrap();
+    store.answer(&m, "t3", true, NOW).await.unwrap();
+    store.answer(&m, "t1", false, NOW).await.unwrap();
     // A decline is final.
     assert!(matches!(
-        store.answer(&m, "t1", true).await.unwrap(),
+        store.answer(&m, "t1", true, NOW).await.unwrap(),
         AnswerOutcome::Closed { same: false, .. }
     ));
     let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
@@ -313,7 +313,7 @@ pub async fn the_deadline_fails_the_silent_and_requeues_who_accepted(store: Arc<
     let m = mode("ranked");
     add_solos(store.as_ref(), &m, 2).await;
     propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
-    store.answer(&m, "t1", true).await.unwrap();
+    store.answer(&m, "t1", true, NOW).await.unwrap();
     assert_eq!(
         settle(store.as_ref(), &m, "mat_1", NOW + 19.9)
             .await
@@ -362,7 +362,7 @@ pub async fn a_cancel_during_a_proposal_counts_as_a_decline(store: Arc<dyn PoolS
     let m = mode("ranked");
     add_solos(store.as_ref(), &m, 2).await;
     propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
-    store.answer(&m, "t2", true).await.unwrap();
+    store.answer(&m, "t2", true, NOW).await.unwrap();
     assert_eq!(
         store
             .end_search(&m, "t1", &EndOutcome::Cancelled)
@@ -415,11 +415,11 @@ pub async fn an_accept_racing_a_cancel_has_exactly_one_outcome(store: Arc<dyn Po
         let m = mode(&format!("race{round}"));
         add_solos(store.as_ref(), &m, 2).await;
         propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
-        store.answer(&m, "t1", true).await.unwrap();
+        store.answer(&m, "t1", true, NOW).await.unwrap();
         let (a, b) = (store.clone(), store.clone());
         let (ma, mb) = (m.clone(), m.clone());
         let accept = tokio::spawn(async move {
-            a.answer(&ma, "t2", true).await.unwrap();
+            a.answer(&ma, "t2", true, NOW).await.unwrap();
             settle(a.as_ref(), &ma, "mat_1", NOW + 1.0).await.unwrap()
         });
         let cancel = tokio::spawn(async move {
@@ -459,11 +459,11 @@ pub async fn two_answers_of_one_ticket_at_once_close_it_once(store: Arc<dyn Pool
         let m = mode(&format!("twice{round}"));
         add_solos(store.as_ref(), &m, 2).await;
         propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
-        store.answer(&m, "t1", true).await.unwrap();
+        store.answer(&m, "t1", true, NOW).await.unwrap();
         let run = |accept: bool| {
             let (s, m) = (store.clone(), m.clone());
             tokio::spawn(async move {
-                let answer = s.answer(&m, "t2", accept).await.unwrap();
+                let answer = s.answer(&m, "t2", accept, NOW).await.unwrap();
                 (
                     answer,
                     settle(s.as_ref(), &m, "mat_1", NOW + 1.0).await.unwrap(),

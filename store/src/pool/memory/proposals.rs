@@ -103,6 +103,7 @@ impl Proposals for MemoryPoolStore {
         mode: &ModeKey,
         ticket_id: &str,
         accept: bool,
+        now: f64,
     ) -> Result<AnswerOutcome, PoolError> {
         let given = if accept {
             Answer::Accept
@@ -119,7 +120,18 @@ impl Proposals for MemoryPoolStore {
                     .filter(|(m, _)| *m == match_id)
                     .map(|(_, a)| a)
                     .unwrap_or(Answer::Pending);
-                if previous == Answer::Decline && given != Answer::Decline {
+                // At or after `acceptBy` nothing is recorded, closed yet
+                // or not (docs/acceptance.md, "How a proposal ends").
+                let late = pool
+                    .proposals
+                    .get(&match_id)
+                    .is_some_and(|held| now >= held.accept_by);
+                if late {
+                    AnswerOutcome::Closed {
+                        match_id,
+                        same: previous == given,
+                    }
+                } else if previous == Answer::Decline && given != Answer::Decline {
                     AnswerOutcome::Closed {
                         match_id,
                         same: false,

@@ -118,6 +118,7 @@ impl Proposals for RedisPoolStore {
         mode: &ModeKey,
         ticket_id: &str,
         accept: bool,
+        now: f64,
     ) -> Result<AnswerOutcome, PoolError> {
         let keys = self.keys(mode);
         let reply: Vec<String> = self
@@ -126,9 +127,11 @@ impl Proposals for RedisPoolStore {
             .answer
             .key(&keys.proposed)
             .key(&keys.answers)
+            .key(&keys.proposal_deadlines)
             .arg(ticket_id)
             .arg(if accept { "accept" } else { "decline" })
             .arg(ANSWERS_LIFETIME)
+            .arg(now)
             .invoke_async(&mut self.conn())
             .await?;
         let mut words = reply.into_iter();

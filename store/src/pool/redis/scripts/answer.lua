@@ -1,7 +1,11 @@
 -- Records a ticket's answer in its open proposal (idempotent). A decline is
--- final: an accept after it is answered as closed.
--- KEYS: 1 proposed, 2 answers
--- ARGV: 1 ticketId, 2 'accept' | 'decline', 3 answers lifetime (seconds)
+-- final: an accept after it is answered as closed. So is any answer at or
+-- after the proposal's acceptBy, whether or not anyone has closed it yet
+-- (checked here, where the answer would be recorded, so no sweep can be
+-- raced past).
+-- KEYS: 1 proposed, 2 answers, 3 proposal deadlines
+-- ARGV: 1 ticketId, 2 'accept' | 'decline', 3 answers lifetime (seconds),
+--       4 now (Unix seconds)
 -- Returns {'open', matchId} | {'closed', matchId, '1' (same answer) | '0'}
 --       | {'not_proposed'}
 local open = redis.call('HGET', KEYS[1], ARGV[1])
@@ -12,6 +16,13 @@ if last then
 end
 if open then
   if last_match == open and last_word == 'decline' and ARGV[2] ~= 'decline' then
+    return {'closed', open, '0'}
+  end
+  local by = tonumber(redis.call('ZSCORE', KEYS[3], open))
+  if by and tonumber(ARGV[4]) >= by then
+    if last_match == open and last_word == ARGV[2] then
+      return {'closed', open, '1'}
+    end
     return {'closed', open, '0'}
   end
   redis.call('HSET', KEYS[2], ARGV[1], open .. '|' .. ARGV[2])

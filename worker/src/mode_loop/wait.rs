@@ -1,0 +1,94 @@
+//! The loop's wait between cycles: renewing the lease, closing due
+//! proposals, and ending early on a change, a hand-over or shutdown.
+
+use super::lease::{renew, HeldLease};
+use super::{now_secs, record, Shared};
+use crate::worker::Listed;
+use matchplane_store::pool::ModeKey;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// Why a wait ended.
+pub(super) enum WaitEnd {
+    Elapsed,
+    Cancelled,
+    LostLease,
+    Changed,
+    /// The mode became another worker's.
+    Handed,
+}
+
+/// How often the lease holder closes due proposals between cycles: a
+/// proposal's deadline is enforced within one second.
+const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
+
+/// One proposal sweep between cycles: closes the due proposals, then
+/// records the outbox (a proposal everyone accepted, made by an answer or
+/// by this sweep); `true` if the lease was lost meanwhile.
+async fn proposal_tick(
+    shared: &Shared,
+    key: &ModeKey,
+    lease: &mut HeldLease,
+    webhooks: bool,
+) -> bool {
+    let now = now_secs();
+    match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
+        Ok(_) => {}
+        Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
+    }
+    record(shared, key, lease, webhooks).await
+}
+
+/// Waits until `until`, renewing the lease when it nears its end; ends
+/// early on cancel, a lost lease, a new version of the mode or the mode
+/// becoming another worker's. With `proposals` (the mode's webhook flag),
+/// due proposals are closed and the outbox recorded every
+/// [`PROPOSAL_SWEEP_EVERY`] meanwhile.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn wait(
+    shared: &Shared,
+    key: &ModeKey,
+    lease: &mut HeldLease,
+    until: tokio::time::Instant,
+    versions: &mut watch::Receiver<Listed>,
+    mine: &mut watch::Receiver<bool>,
+    cancel: &CancellationToken,
+    proposals: Option<bool>,
+) -> WaitEnd {
+    let ttl = shared.config.lease_ttl;
+    let mut sweep = tokio::time::interval(PROPOSAL_SWEEP_EVERY);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    sweep.reset();
+    loop {
+        tokio::select! {
+            _ = sweep.tick(), if proposals.is_some() => {
+                if proposal_tick(shared, key, lease, proposals.unwrap_or(false)).await {
+                    return WaitEnd::LostLease;
+                }
+            }
+            () = tokio::time::sleep_until(until) => return WaitEnd::Elapsed,
+            () = cancel.cancelled() => return WaitEnd::Cancelled,
+            changed = versions.changed() => {
+                if changed.is_err() {
+                    // The scheduler stopped: so does the loop.
+                    return WaitEnd::Cancelled;
+                }
+                return WaitEnd::Changed;
+            }
+            changed = mine.changed() => {
+                if changed.is_err() {
+                    return WaitEnd::Cancelled;
+                }
+                if !*mine.borrow_and_update() {
+                    return WaitEnd::Handed;
+                }
+            }
+            () = tokio::time::sleep_until(lease.renew_at(ttl)) => {
+                if !renew(shared, key, lease).await {
+                    return WaitEnd::LostLease;
+                }
+            }
+        }
+    }
+}
