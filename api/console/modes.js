@@ -2,7 +2,7 @@
 // health and deliveries) and the version history with a line diff.
 import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, showErrors, table, when } from "./dom.js";
 import { api, failure, M, P, Problem, project } from "./api.js";
-import { healthCell, webhookSection } from "./webhook.js";
+import { healthCell, healthLine, webhookSection } from "./webhook.js";
 
 /** The operator has not picked a project yet: says so and returns true. */
 export function needProject() {
@@ -106,7 +106,7 @@ export async function modeFormPage(name) {
       showErrors(form, summary, errors);
     }
   });
-  page(name ? "Edit " + name : "New game mode", summary, form,
+  page(name ? "Edit " + name : "New game mode", name ? healthLine(mode) : null, summary, form,
     name ? [
       el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/versions" }, "Version history"), " · ",
         el("button", { type: "button", class: "secondary", onclick: async () => {

@@ -50,7 +50,13 @@ export function testButton(name, id) {
     } catch (e) { failure(e); }
   } }, "Send a webhook test to " + name);
 }
-/** The webhook section of mode page `mode`: its health, its newest deliveries and a test button. */
+/** The health of mode `mode`'s webhook, for the top of its page (marked when failing). */
+export function healthLine(mode) {
+  const failing = healthWord(mode) === "failing";
+  return el("p", { id: "webhook-health", class: failing ? "alert" : "muted", role: failing ? "alert" : null, "data-health": healthWord(mode) },
+    el("strong", {}, "Webhook: "), healthText(mode), " ", el("a", { href: "#webhook", onclick: (ev) => { ev.preventDefault(); document.getElementById("webhook").focus(); } }, "Deliveries"));
+}
+/** The webhook section of mode page `mode`: its newest deliveries and a test button. */
 export function webhookSection(mode) {
   const box = el("div", {}, el("p", { class: "muted" }, "Loading deliveries…"));
   const show = async () => {
@@ -59,8 +65,7 @@ export function webhookSection(mode) {
   };
   show().catch((e) => { fill(box, el("p", { class: "error" }, e.message)); });
   return [
-    el("h2", {}, "Webhook"),
-    el("p", { id: "webhook-health", class: healthWord(mode) === "failing" ? "error" : null, "data-health": healthWord(mode) }, healthText(mode)),
+    el("h2", { id: "webhook", tabindex: "-1" }, "Webhook deliveries"),
     box,
     el("div", { class: "actions" },
       el("button", { type: "button", class: "secondary", onclick: () => show().catch(failure) }, "Refresh deliveries"),
