@@ -570,7 +570,13 @@ async fn the_console_in_a_real_browser() {
         .await;
     assert_eq!(
         row["links"],
-        json!(["#/modes/duel/edit", "#/modes/duel/live", "#/modes/duel/charts", "#/modes/duel/versions", "#/modes/duel/leaderboard"]),
+        json!([
+            "#/modes/duel/edit",
+            "#/modes/duel/live",
+            "#/modes/duel/charts",
+            "#/modes/duel/versions",
+            "#/modes/duel/leaderboard"
+        ]),
         "{row}"
     );
     let text = row["text"].as_str().unwrap();
@@ -753,12 +759,15 @@ async fn the_console_in_a_real_browser() {
         c.browser.set_window_size(width, 900).await.unwrap();
         tokio::time::sleep(Duration::from_millis(300)).await;
         let chart = c.js(SEARCHING_CHART).await;
-        let segments: Vec<Vec<(f64, f64)>> = serde_json::from_value(chart["segments"].clone())
-            .unwrap_or_else(|_| panic!("{chart}"));
+        let segments: Vec<Vec<(f64, f64)>> =
+            serde_json::from_value(chart["segments"].clone()).unwrap_or_else(|_| panic!("{chart}"));
         let step = chart["step"].as_f64().unwrap();
         // A line, not an area: no closed path, nothing filled.
         assert_eq!(chart["fill"], "none", "{chart}");
-        assert!(!chart["d"].as_str().unwrap().contains(['Z', 'z']), "{chart}");
+        assert!(
+            !chart["d"].as_str().unwrap().contains(['Z', 'z']),
+            "{chart}"
+        );
         // The recorded minutes: two segments of two points, one slot apart
         // within each, two slots (the empty minute) between them.
         assert!(segments.len() >= 2, "{chart}");
@@ -861,8 +870,13 @@ async fn the_console_in_a_real_browser() {
     )
     .await;
     // Players of the CSV (kim arrives first in it) are in the run.
-    let report = c.js("return document.querySelector('main').textContent;").await;
-    assert!(report.as_str().unwrap().contains("kim"), "the CSV's arrivals are missing");
+    let report = c
+        .js("return document.querySelector('main').textContent;")
+        .await;
+    assert!(
+        report.as_str().unwrap().contains("kim"),
+        "the CSV's arrivals are missing"
+    );
     c.check("simulate", &[]).await;
 
     // The operator's page.

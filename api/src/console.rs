@@ -112,7 +112,10 @@ mod tests {
         for (name, text) in MODULES {
             for import in text.split("from \"./").skip(1) {
                 let target = import.split('"').next().unwrap_or_default();
-                assert!(served.contains(&target), "{name} imports {target}, not served");
+                assert!(
+                    served.contains(&target),
+                    "{name} imports {target}, not served"
+                );
             }
         }
         let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/console"))
@@ -120,6 +123,10 @@ mod tests {
             .filter_map(|e| e.ok()?.file_name().into_string().ok())
             .filter(|f| f.ends_with(".js"))
             .count();
-        assert_eq!(files, MODULES.len(), "a module of api/console/ is not served");
+        assert_eq!(
+            files,
+            MODULES.len(),
+            "a module of api/console/ is not served"
+        );
     }
 }
