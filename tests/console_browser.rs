@@ -288,12 +288,12 @@ impl Console {
         for width in [1280u32, 390] {
             self.browser.set_window_size(width, 900).await.unwrap();
             tokio::time::sleep(Duration::from_millis(250)).await;
-            // The whole page in the picture (up to 4 000 pixels high).
+            // The whole page in the picture (up to about 4 000 pixels high).
             let tall = self
                 .js("return document.documentElement.scrollHeight;")
                 .await
                 .as_u64()
-                .unwrap_or(900)
+                .map_or(900, |h| h + 200) // the window's own frame
                 .clamp(900, 4000);
             self.browser
                 .set_window_size(width, u32::try_from(tall).unwrap_or(900))
