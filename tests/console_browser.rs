@@ -349,9 +349,10 @@ impl Console {
 /// absent value.
 const ABSENT_VALUES: &str = "const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); const bad = []; while (walk.nextNode()) { const n = walk.currentNode; if (n.parentElement.closest('textarea, .diff, script, noscript')) continue; if (/\\b(null|undefined|NaN)\\b|\\[object /.test(n.textContent)) bad.push(n.textContent.slice(0, 80)); } return bad;";
 
-/// Whether the page scrolls sideways, and the elements that stick out of
-/// the window (not counting those inside a box that scrolls itself).
-const OVERFLOW: &str = "const root = document.documentElement; if (root.scrollWidth <= root.clientWidth) return []; return Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > root.clientWidth + 1 && !e.parentElement.closest('.table-wrap, .diff, pre')).slice(0, 5).map(e => e.tagName + '.' + e.className + ': ' + (e.textContent || '').slice(0, 40) + ' (scrollWidth ' + root.scrollWidth + ' > ' + root.clientWidth + ')');";
+/// Whether the page scrolls sideways: then its width, and the elements
+/// that stick out of the window or whose text sticks out of them (not
+/// counting those inside a box that scrolls itself).
+const OVERFLOW: &str = "const root = document.documentElement; if (root.scrollWidth <= root.clientWidth) return []; const wide = Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('.table-wrap, .diff, pre') && (e.getBoundingClientRect().right > root.clientWidth + 1 || e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible')).slice(0, 5).map(e => e.tagName + ': ' + (e.textContent || '').slice(0, 40)); return ['the page is ' + root.scrollWidth + ' pixels wide in a ' + root.clientWidth + '-pixel window'].concat(wide);";
 
 /// Starts a search for `player` at `mmr`; returns the ticket's token.
 async fn search(
