@@ -1,11 +1,16 @@
 //! The console in a real browser: Debian's Chromium driven through
-//! chromedriver (WebDriver, `fantoccini`) against `matchplane dev`. Signs
-//! in with an API key, creates a game mode with an error then fixes it,
-//! watches the live pool fill from searches this test starts and a match
-//! appear, opens its deliveries and redelivers, runs a simulation, and on
-//! each page checks that every form field is labelled, that the browser
-//! logged no error and that no request failed. Screenshots of every page at
-//! 1280 and 390 pixels wide go to `console-screenshots/` (kept out of git).
+//! chromedriver (WebDriver, `fantoccini`) against `matchplane dev`. Opens
+//! the landing page (`/console/`) and from there only clicks, as a person
+//! would: signs in with an API key, creates a game mode with an error then
+//! fixes it, follows the modes list's links, watches the live pool fill
+//! from searches this test starts and a match appear, opens its deliveries
+//! and redelivers, sees the mode's webhook fail, reads the charts' lines,
+//! runs a simulation with an uploaded arrivals CSV. On each page it checks
+//! that every form field is labelled, that no text reads "null" (or
+//! "undefined", "NaN", "[object …"), that the page fits 390 pixels wide,
+//! that the browser logged no error and that no request failed.
+//! Screenshots of every page at 1280 and 390 pixels wide go to
+//! `console-screenshots/` (kept out of git).
 //!
 //! Chromium and chromedriver must be installed (`scripts/install-chromium`,
 //! which CI runs): without them the test fails, it never skips.
@@ -86,24 +91,34 @@ impl WebDriverCompatibleCommand for BrowserLog {
     }
 }
 
-/// A webhook receiver on loopback that answers 200.
-async fn receiver() -> (String, Arc<Mutex<usize>>) {
+/// A webhook receiver on loopback: `/hook` answers 200 (and counts),
+/// `/failing` answers 503. Returns both URLs and the count.
+async fn receiver() -> (String, String, Arc<Mutex<usize>>) {
     let count = Arc::new(Mutex::new(0));
     let seen = Arc::clone(&count);
-    let app = axum::Router::new().route(
-        "/hook",
-        axum::routing::post(move || {
-            let seen = Arc::clone(&seen);
-            async move {
-                *seen.lock().unwrap() += 1;
-                "ok"
-            }
-        }),
-    );
+    let app = axum::Router::new()
+        .route(
+            "/hook",
+            axum::routing::post(move || {
+                let seen = Arc::clone(&seen);
+                async move {
+                    *seen.lock().unwrap() += 1;
+                    "ok"
+                }
+            }),
+        )
+        .route(
+            "/failing",
+            axum::routing::post(|| async { (http::StatusCode::SERVICE_UNAVAILABLE, "down") }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}/hook"), count)
+    (
+        format!("http://{addr}/hook"),
+        format!("http://{addr}/failing"),
+        count,
+    )
 }
 
 struct Console {
@@ -114,11 +129,17 @@ struct Console {
 }
 
 impl Console {
-    async fn go(&self, hash: &str) {
+    /// Opens the landing page: the one address the test types.
+    async fn open(&self) {
         self.browser
-            .goto(&format!("{}/console/{hash}", self.base))
+            .goto(&format!("{}/console/", self.base))
             .await
             .unwrap();
+    }
+
+    /// Runs `script` (a function body) and returns its value.
+    async fn js(&self, script: &str) -> Value {
+        self.browser.execute(script, vec![]).await.unwrap()
     }
 
     /// Waits until the page's `h1` starts with `title`.
@@ -210,10 +231,16 @@ impl Console {
             .unwrap();
     }
 
-    /// Every form field labelled, the browser's console free of errors, no
-    /// request failed (but `allowed` answers); then a screenshot at both
-    /// widths.
+    /// Every form field labelled, no text reading "null" or the like, the
+    /// page no wider than a 390-pixel window, the browser's console free of
+    /// errors, no request failed (but `allowed` answers); then a
+    /// screenshot at both widths.
     async fn check(&mut self, name: &str, allowed: &[&str]) {
+        let absent = self.js(ABSENT_VALUES).await;
+        if absent.as_array().is_some_and(|a| !a.is_empty()) {
+            self.problems
+                .push(format!("{name}: an absent value printed: {absent}"));
+        }
         let unlabelled = self
             .browser
             .execute(
@@ -260,13 +287,72 @@ impl Console {
         }
         for width in [1280u32, 390] {
             self.browser.set_window_size(width, 900).await.unwrap();
-            tokio::time::sleep(Duration::from_millis(150)).await;
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            // The whole page in the picture (up to about 4 000 pixels high).
+            let tall = self
+                .js("return document.documentElement.scrollHeight;")
+                .await
+                .as_u64()
+                .map_or(900, |h| h + 200) // the window's own frame
+                .clamp(900, 4000);
+            self.browser
+                .set_window_size(width, u32::try_from(tall).unwrap_or(900))
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(250)).await;
             let png = self.browser.screenshot().await.unwrap();
             std::fs::write(self.shots.join(format!("{name}-{width}.png")), png).unwrap();
+            let overflow = self.js(OVERFLOW).await;
+            if overflow.as_array().is_some_and(|a| !a.is_empty()) {
+                self.problems.push(format!(
+                    "{name}: wider than a {width}-pixel window: {overflow}"
+                ));
+            }
         }
         self.browser.set_window_size(1280, 900).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+
+    /// Clicks the element `xpath` finds (scrolled into view first).
+    async fn click_xpath(&self, xpath: &str) {
+        let element = self
+            .browser
+            .find(Locator::XPath(xpath))
+            .await
+            .unwrap_or_else(|_| panic!("nothing matches {xpath}"));
+        self.browser
+            .execute(
+                "arguments[0].scrollIntoView({block: 'center'});",
+                vec![serde_json::to_value(&element).unwrap()],
+            )
+            .await
+            .unwrap();
+        element.click().await.unwrap();
+    }
+
+    /// Clicks the link `text` of the navigation.
+    async fn nav(&self, text: &str) {
+        self.click_xpath(&format!("//nav//a[normalize-space(.)='{text}']"))
+            .await;
+    }
+
+    /// Clicks the link `view` in the row of mode `mode` of the modes list.
+    async fn mode_view(&self, mode: &str, view: &str) {
+        self.click_xpath(&format!(
+            "//main//tr[td[1][normalize-space(.)='{mode}']]//a[normalize-space(.)='{view}']"
+        ))
+        .await;
     }
 }
+
+/// Text nodes of the page (outside JSON shown as such) that print an
+/// absent value.
+const ABSENT_VALUES: &str = "const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT); const bad = []; while (walk.nextNode()) { const n = walk.currentNode; if (n.parentElement.closest('textarea, .diff, script, noscript')) continue; if (/\\b(null|undefined|NaN)\\b|\\[object /.test(n.textContent)) bad.push(n.textContent.slice(0, 80)); } return bad;";
+
+/// Whether the page scrolls sideways: then its width, and the elements
+/// that stick out of the window or whose text sticks out of them (not
+/// counting those inside a box that scrolls itself).
+const OVERFLOW: &str = "const root = document.documentElement; if (root.scrollWidth <= root.clientWidth) return []; const wide = Array.from(document.querySelectorAll('body *')).filter(e => !e.closest('.table-wrap, .diff, pre') && (e.getBoundingClientRect().right > root.clientWidth + 1 || e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible')).slice(0, 5).map(e => e.tagName + ': ' + (e.textContent || '').slice(0, 40)); return ['the page is ' + root.scrollWidth + ' pixels wide in a ' + root.clientWidth + '-pixel window'].concat(wide);";
 
 /// Starts a search for `player` at `mmr`; returns the ticket's token.
 async fn search(
@@ -379,7 +465,7 @@ async fn the_console_in_a_real_browser() {
         .await
         .unwrap();
     let key = key["key"].as_str().unwrap().to_owned();
-    let (hook, hooks) = receiver().await;
+    let (hook, failing_hook, hooks) = receiver().await;
 
     let mut caps = serde_json::Map::new();
     caps.insert(
@@ -401,8 +487,9 @@ async fn the_console_in_a_real_browser() {
         problems: Vec::new(),
     };
 
-    // Sign in with the project's key.
-    c.go("").await;
+    // The landing page: the one address typed; every other page is
+    // reached by a click.
+    c.open().await;
     c.heading("Sign in").await;
     c.check("sign-in", &[]).await;
     c.fill("Project id", &project).await;
@@ -420,8 +507,9 @@ async fn the_console_in_a_real_browser() {
     c.check("modes-empty", &[]).await;
 
     // A mode with an error (tolerance below the tier's floor), then fixed.
-    c.go("#/modes/new").await;
+    c.click_text("a", "New game mode").await;
     c.heading("New game mode").await;
+    c.check("mode-new", &[]).await;
     c.fill("Name", "duel").await;
     c.fill("Cycle duration (seconds)", "1").await;
     c.fill("Base tolerance", "0").await;
@@ -447,6 +535,12 @@ async fn the_console_in_a_real_browser() {
         .await;
     c.click("main form button[type=submit]").await;
     c.heading("Edit duel").await;
+    c.until(
+        "the webhook's health on the mode page",
+        "document.getElementById('webhook-health') && document.getElementById('webhook-health').dataset.health === 'healthy'",
+        Duration::from_secs(5),
+    )
+    .await;
     c.check("mode-edit", &[]).await;
 
     // A second version, so the history has something to compare.
@@ -458,7 +552,7 @@ async fn the_console_in_a_real_browser() {
         Duration::from_secs(10),
     )
     .await;
-    c.go("#/modes/duel/versions").await;
+    c.click_text("a", "Version history").await;
     c.heading("Version history of duel").await;
     c.until(
         "a diff line",
@@ -468,8 +562,30 @@ async fn the_console_in_a_real_browser() {
     .await;
     c.check("mode-versions", &[]).await;
 
+    // The modes list: its views are links (five, each a real <a>), and the
+    // webhook's health is shown.
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    let row = c
+        .js("const row = Array.from(document.querySelectorAll('main tbody tr')).find(r => r.cells[0].textContent === 'duel'); return {links: Array.from(row.querySelectorAll('a')).map(a => a.getAttribute('href')), text: row.textContent};")
+        .await;
+    assert_eq!(
+        row["links"],
+        json!([
+            "#/modes/duel/edit",
+            "#/modes/duel/live",
+            "#/modes/duel/charts",
+            "#/modes/duel/versions",
+            "#/modes/duel/leaderboard"
+        ]),
+        "{row}"
+    );
+    let text = row["text"].as_str().unwrap();
+    assert!(text.contains("healthy") && !text.contains("http"), "{text}");
+    c.check("modes", &[]).await;
+
     // The live pool fills from searches started here, far apart in MMR.
-    c.go("#/modes/duel/live").await;
+    c.mode_view("duel", "Live pool").await;
     c.heading("Live pool of duel").await;
     let mut tickets = Vec::new();
     for (i, mmr) in [100.0, 1000.0, 2000.0, 2900.0].into_iter().enumerate() {
@@ -496,11 +612,10 @@ async fn the_console_in_a_real_browser() {
     // REST searches end when unpolled: keep the far ones alive meanwhile.
     poll_all(&http, &base, &tickets).await;
 
-    c.go("#/matches").await;
+    c.nav("Matches").await;
     c.heading("Matches").await;
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut last_polls: Vec<String> = Vec::new();
-    let mut refreshes = 0u32;
     while c
         .browser
         .find(Locator::Css("main table a[href^='#/matches/mat_']"))
@@ -515,12 +630,11 @@ async fn the_console_in_a_real_browser() {
         );
         last_polls = poll_all(&http, &base, &tickets).await;
         tokio::time::sleep(Duration::from_millis(500)).await;
-        // A new hash each time: the console re-renders on `hashchange`,
-        // which the same hash twice does not fire.
-        refreshes += 1;
-        c.go(&format!("#/matches?r={refreshes}")).await;
+        c.click("#refresh").await;
         c.heading("Matches").await;
     }
+    // The only page of matches: no older ones, and nothing printed for the
+    // absent cursor.
     c.check("matches", &[]).await;
     c.click("main table a[href^='#/matches/mat_']").await;
     c.heading("Match mat_").await;
@@ -532,7 +646,7 @@ async fn the_console_in_a_real_browser() {
     .await;
     c.until(
         "the webhook delivered",
-        "Array.from(document.querySelectorAll('main td')).some(td => td.textContent === 'succeeded') || (location.reload(), false)",
+        "Array.from(document.querySelectorAll('main td')).some(td => td.textContent === 'succeeded') || (document.getElementById('refresh-deliveries').click(), false)",
         Duration::from_secs(20),
     )
     .await;
@@ -559,40 +673,194 @@ async fn the_console_in_a_real_browser() {
     .await;
     c.check("match-redelivered", &[]).await;
 
-    c.go("#/modes/duel/charts").await;
+    // The mode's webhook starts failing: the modes list and the mode page
+    // show it, and the mode's deliveries list the failed attempt.
+    c.click_xpath("//main//a[starts-with(normalize-space(.), 'the mode duel')]")
+        .await;
+    c.heading("Edit duel").await;
+    c.fill("Webhook URL", &failing_hook).await;
+    c.click("main form button[type=submit]").await;
+    c.until(
+        "version 3 saved",
+        "document.getElementById('status').textContent.includes('version 3')",
+        Duration::from_secs(10),
+    )
+    .await;
+    let pair = vec![
+        search(&http, &base, &project, &key, "near-c", 1200.0).await,
+        search(&http, &base, &project, &key, "near-d", 1205.0).await,
+    ];
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let failing = c
+            .js("const row = Array.from(document.querySelectorAll('main tbody tr')).find(r => r.cells[0].textContent === 'duel'); return row ? row.cells[5].textContent : '';")
+            .await;
+        if failing.as_str().unwrap_or_default().starts_with("failing") {
+            assert!(failing.as_str().unwrap().contains("HTTP 503"), "{failing}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the modes list never showed the webhook failing: {failing}; the server's log ends:\n{}",
+            log_tail(&dir.join("dev.log"))
+        );
+        poll_all(&http, &base, &pair).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        // The link to the page shown shows it again, fresh.
+        c.nav("Game modes").await;
+        c.heading("Game modes").await;
+    }
+    c.check("modes-failing", &[]).await;
+    c.mode_view("duel", "Edit").await;
+    c.heading("Edit duel").await;
+    let health = c
+        .until(
+            "the failing webhook and its failed attempt on the mode page",
+            "document.getElementById('webhook-health').dataset.health === 'failing' && Array.from(document.querySelectorAll('main td')).some(td => td.textContent.startsWith('503 at')) && document.getElementById('webhook-health').textContent",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(health.as_str().unwrap().contains("HTTP 503"), "{health}");
+    c.check("mode-failing", &[]).await;
+
+    // The charts read the stats history. Two pairs of minutes recorded a
+    // while ago with one empty minute between them: the line breaks there.
+    let store = matchplane_store::db::connect(&db).await.unwrap();
+    let minute = matchplane_store::repos::stats_history::minute_of(
+        chrono::Utc::now() - chrono::TimeDelta::minutes(15),
+    );
+    for (offset, searching) in [(0, 3), (1, 3), (3, 5), (4, 5)] {
+        let figures = matchplane_store::repos::stats_history::Figures::of_cycle(
+            searching,
+            [(&[2.0, 4.0][..], Some(12.0))],
+        );
+        matchplane_store::repos::stats_history::record(
+            &store,
+            &project,
+            "duel",
+            minute + chrono::TimeDelta::minutes(offset) + chrono::TimeDelta::seconds(5),
+            &figures,
+        )
+        .await
+        .unwrap();
+    }
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    c.mode_view("duel", "Charts").await;
     c.heading("Charts of duel").await;
     c.until(
         "a line in the charts",
-        "document.querySelector('figure svg path, figure svg circle')",
+        "document.querySelector('figure svg path.line')",
         Duration::from_secs(5),
     )
     .await;
+    for width in [1280u32, 390] {
+        c.browser.set_window_size(width, 900).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let chart = c.js(SEARCHING_CHART).await;
+        let segments: Vec<Vec<(f64, f64)>> =
+            serde_json::from_value(chart["segments"].clone()).unwrap_or_else(|_| panic!("{chart}"));
+        let step = chart["step"].as_f64().unwrap();
+        // A line, not an area: no closed path, nothing filled.
+        assert_eq!(chart["fill"], "none", "{chart}");
+        assert!(
+            !chart["d"].as_str().unwrap().contains(['Z', 'z']),
+            "{chart}"
+        );
+        // The recorded minutes: two segments of two points, one slot apart
+        // within each, two slots (the empty minute) between them.
+        assert!(segments.len() >= 2, "{chart}");
+        let (a, b) = (&segments[0], &segments[1]);
+        assert_eq!((a.len(), b.len()), (2, 2), "{chart}");
+        let near = |x: f64, y: f64| (x - y).abs() < 0.2;
+        assert!(near(a[1].0 - a[0].0, step), "{chart}");
+        assert!(near(b[0].0 - a[1].0, 2.0 * step), "{chart}");
+        assert!(near(b[1].0 - b[0].0, step), "{chart}");
+        assert!(near(a[0].1, a[1].1) && b[0].1 < a[0].1, "{chart}");
+        // Whole numbers of players on the axis, labels as large as the
+        // page's CSS says: the chart is drawn at its box's width, not
+        // scaled down.
+        let ticks: Vec<String> = serde_json::from_value(chart["ticks"].clone()).unwrap();
+        assert!(
+            ticks.len() >= 2 && ticks.iter().all(|t| t.parse::<u32>().is_ok()),
+            "{chart}"
+        );
+        let scale = chart["scale"].as_f64().unwrap();
+        assert!((scale - 1.0).abs() < 0.02, "{chart}");
+        assert!(chart["fontPx"].as_f64().unwrap() >= 11.0, "{chart}");
+    }
+    c.browser.set_window_size(1280, 900).await.unwrap();
+    // The range buttons: the pressed one readable (contrast of at least
+    // 4.5:1) and shaped like the others.
+    let buttons = c.js(RANGE_BUTTONS).await;
+    assert!(buttons["contrast"].as_f64().unwrap() >= 4.5, "{buttons}");
+    assert_eq!(buttons["heights"][0], buttons["heights"][1], "{buttons}");
     c.check("charts", &[]).await;
-    c.go("#/modes/duel/leaderboard").await;
+    c.click_text("button", "Last day").await;
+    c.until(
+        "the day's charts",
+        "document.querySelector('.range [aria-pressed=true]').textContent === 'Last day' && document.querySelector('figure svg')",
+        Duration::from_secs(5),
+    )
+    .await;
+    c.check("charts-day", &[]).await;
+    c.click_text("button", "Last 14 days").await;
+    c.until(
+        "the fortnight's charts",
+        "document.querySelector('.range [aria-pressed=true]').textContent === 'Last 14 days' && document.querySelector('figure svg')",
+        Duration::from_secs(5),
+    )
+    .await;
+    c.check("charts-14d", &[]).await;
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    c.mode_view("duel", "Leaderboard").await;
     c.heading("Leaderboard of duel").await;
     c.check("leaderboard", &[]).await;
 
-    // A simulation of the repository's example scenario, arrivals inline.
-    let mut scenario: Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/examples/scenario.json"
-        ))
-        .unwrap(),
-    )
+    // A simulation of the repository's example scenario: its arrivalsCsv
+    // names a file the browser cannot read, so it is refused next to the
+    // upload field until the file is uploaded; then its arrivals count.
+    let scenario = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/scenario.json"
+    ))
     .unwrap();
-    scenario.as_object_mut().unwrap().remove("arrivalsCsv");
-    c.go("#/simulate").await;
+    c.nav("Simulate").await;
     c.heading("Simulate").await;
     let area = c.browser.find(Locator::Css("main textarea")).await.unwrap();
     c.browser
         .execute(
             "arguments[0].value = arguments[1];",
-            vec![
-                serde_json::to_value(&area).unwrap(),
-                json!(scenario.to_string()),
-            ],
+            vec![serde_json::to_value(&area).unwrap(), json!(scenario)],
         )
+        .await
+        .unwrap();
+    c.click_text("button", "Run the simulation").await;
+    let refused = c
+        .until(
+            "the arrivals CSV asked for",
+            "(() => { const l = Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'Arrivals CSV (optional)'); const f = document.getElementById(l.htmlFor); return f.getAttribute('aria-invalid') === 'true' && document.getElementById(f.id + '-error').textContent; })()",
+            Duration::from_secs(5),
+        )
+        .await;
+    assert!(
+        refused.as_str().unwrap().contains("scenario-arrivals.csv"),
+        "{refused}"
+    );
+    c.check("simulate-csv-missing", &[]).await;
+    let upload = c
+        .browser
+        .find(Locator::Css("main input[type=file][accept^='.csv']"))
+        .await
+        .unwrap();
+    upload
+        .send_keys(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/scenario-arrivals.csv"
+        ))
         .await
         .unwrap();
     c.click_text("button", "Run the simulation").await;
@@ -602,6 +870,14 @@ async fn the_console_in_a_real_browser() {
         Duration::from_secs(20),
     )
     .await;
+    // Players of the CSV (kim arrives first in it) are in the run.
+    let report = c
+        .js("return document.querySelector('main').textContent;")
+        .await;
+    assert!(
+        report.as_str().unwrap().contains("kim"),
+        "the CSV's arrivals are missing"
+    );
     c.check("simulate", &[]).await;
 
     // The operator's page.
@@ -617,3 +893,12 @@ async fn the_console_in_a_real_browser() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// The "Searching" chart as drawn: its line's path, split into segments of
+/// (x, y) points; the width of one minute; the fill; the value axis'
+/// labels; the drawn-to-shown scale and the labels' font size in pixels.
+const SEARCHING_CHART: &str = "const fig = Array.from(document.querySelectorAll('figure')).find(f => f.querySelector('figcaption').textContent.startsWith('Searching')); const svg = fig.querySelector('svg'); const path = svg.querySelector('path.line'); const d = path.getAttribute('d'); const segments = d.split('M').filter(Boolean).map(s => s.split('L').map(p => p.split(',').map(Number))); const slots = Number(svg.dataset.slots); const plot = Number(svg.dataset.plotWidth); return {d, segments, step: plot / (slots - 1), fill: getComputedStyle(path).fill, ticks: Array.from(svg.querySelectorAll('text.tick-y')).map(t => t.textContent), scale: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width, fontPx: parseFloat(getComputedStyle(svg.querySelector('text')).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width};";
+
+/// The pressed range button's text-to-background contrast, and the heights
+/// of the pressed and an unpressed button.
+const RANGE_BUTTONS: &str = "const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map(Number).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; }; const on = document.querySelector('.range [aria-pressed=true]'); const off = document.querySelector('.range [aria-pressed=false]'); const s = getComputedStyle(on); const [a, b] = [lum(s.color), lum(s.backgroundColor)].sort((x, y) => y - x); return {contrast: (a + 0.05) / (b + 0.05), heights: [on.getBoundingClientRect().height, off.getBoundingClientRect().height]};";

@@ -399,8 +399,8 @@ pub struct WebhookResponseSchema {
     /// `whsec_` + base64 of 32 random bytes: in full on create and rotate,
     /// `whsec_********` elsewhere.
     pub secret: String,
-    /// Whether deliveries are failing (in `GET …/game-modes/{name}` only;
-    /// ignored when sent back).
+    /// Whether deliveries are failing (in `GET …/game-modes` and `GET
+    /// …/game-modes/{name}`; ignored when sent back).
     pub status: Option<crate::routes::webhook_status::WebhookStatus>,
 }
 

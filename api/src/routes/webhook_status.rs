@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::webhook_health;
 use serde::Serialize;
+use serde_json::Value;
 use utoipa::ToSchema;
 
 /// The delivery health of a mode's webhook.
@@ -53,5 +54,16 @@ impl WebhookStatus {
                 last_success_at: h.last_success_at,
             },
         }
+    }
+}
+
+/// Puts `status` into the `webhook` object of a mode's view (`view` is the
+/// mode as answered); a view without one is left as it is.
+pub fn attach(view: &mut Value, status: &WebhookStatus) {
+    if let Some(Value::Object(webhook)) = view.get_mut("webhook") {
+        webhook.insert(
+            "status".into(),
+            serde_json::to_value(status).unwrap_or(Value::Null),
+        );
     }
 }

@@ -336,7 +336,51 @@ async fn simulate_runs_a_scenario_in_the_server(backend: Backend) {
     anonymous.assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
+/// The console's page and every module it loads, followed from the page's
+/// script through each `import … from "./…"`, are served with a
+/// JavaScript type and the page's policy, to anyone (the pages hold no
+/// credential): a module missing here leaves the console blank.
+async fn the_console_and_every_module_it_imports_are_served(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let page = t.call(Method::GET, "/console/", None, None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let csp = &page.headers["content-security-policy"];
+    let html = page.body.as_str().unwrap().to_owned();
+    let mut queue: Vec<String> = html
+        .split("src=\"/console/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next().map(str::to_owned))
+        .collect();
+    assert_eq!(queue, ["app.js"], "{html}");
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(name) = queue.pop() {
+        if seen.contains(&name) {
+            continue;
+        }
+        let module = t
+            .call(Method::GET, &format!("/console/{name}"), None, None)
+            .await;
+        assert_eq!(module.status, StatusCode::OK, "{name}");
+        assert_eq!(
+            module.headers["content-type"], "text/javascript; charset=utf-8",
+            "{name}"
+        );
+        assert_eq!(&module.headers["content-security-policy"], csp, "{name}");
+        let text = module.body.as_str().unwrap_or_default().to_owned();
+        queue.extend(
+            text.split("from \"./")
+                .skip(1)
+                .filter_map(|rest| rest.split('"').next().map(str::to_owned)),
+        );
+        seen.push(name);
+    }
+    assert!(seen.len() > 5, "the console's modules: {seen:?}");
+    let missing = t.call(Method::GET, "/console/nothing.js", None, None).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}
+
 on_both!(
+    the_console_and_every_module_it_imports_are_served,
     history_merges_minutes_into_buckets,
     history_is_pruned_past_fourteen_days_in_batches,
     pool_serves_the_last_cycles_summary,

@@ -158,4 +158,48 @@ async fn the_mode_shows_a_failing_webhook(backend: Backend) {
     assert_eq!(stats.body["webhookStatus"]["failing"], false);
 }
 
-on_both!(the_mode_shows_a_failing_webhook);
+/// The modes list shows each mode's own webhook status, as its GET does
+/// (the console's list of modes reads it there).
+async fn the_modes_list_shows_each_webhooks_status(backend: Backend) {
+    use matchplane_store::repos::webhook_health;
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    for name in ["failing", "quiet"] {
+        let created = t
+            .call(Method::POST, &base, Some(&key), Some(mode(name)))
+            .await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    }
+    webhook_health::record_failure(&t.db, &p, "failing", chrono::Utc::now(), "HTTP 503")
+        .await
+        .unwrap();
+    let list = t.call(Method::GET, &base, Some(&key), None).await;
+    assert_eq!(list.status, StatusCode::OK, "{}", list.body);
+    let status_of = |name: &str| {
+        list.body
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == name)
+            .map(|m| m["webhook"]["status"].clone())
+            .unwrap()
+    };
+    let failing = status_of("failing");
+    assert_eq!(failing["failing"], true, "{}", list.body);
+    assert_eq!(failing["lastError"], "HTTP 503");
+    assert_eq!(failing["consecutiveFailures"], 1);
+    let quiet = status_of("quiet");
+    assert_eq!(quiet["failing"], false, "{}", list.body);
+    assert_eq!(quiet["consecutiveFailures"], 0);
+    let one = t
+        .call(Method::GET, &format!("{base}/failing"), Some(&key), None)
+        .await;
+    assert_eq!(one.body["webhook"]["status"], failing);
+}
+
+on_both!(
+    the_mode_shows_a_failing_webhook,
+    the_modes_list_shows_each_webhooks_status
+);

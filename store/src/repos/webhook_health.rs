@@ -122,6 +122,18 @@ pub async fn get<C: ConnectionTrait>(
         .await?)
 }
 
+/// The health of every mode of project `project_id` whose webhook was
+/// tried (one row per mode; modes never tried have none).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn of_project<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+) -> Result<Vec<webhook_health::Model>, StoreError> {
+    Ok(scoped(project_id).all(db).await?)
+}
+
 /// Forgets mode `game_mode`'s health (the mode is deleted: a new mode of
 /// that name starts healthy).
 ///

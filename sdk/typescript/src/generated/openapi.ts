@@ -113,7 +113,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's game modes (secrets masked). */
+        /** The project's game modes (secrets masked), each with `webhook.status`. */
         get: operations["listGameModes"];
         put?: never;
         /** Creates a game mode (version 1); the answer shows its webhook secret. */

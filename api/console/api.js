@@ -1,0 +1,46 @@
+// The public API as the console calls it: every call goes to /v1 with the
+// signed-in credential as a bearer token; the credential lives in
+// sessionStorage only (never in a URL, a cookie or the page's HTML).
+import { enc, say } from "./dom.js";
+
+export const store = window.sessionStorage;
+export const KEY = "matchplane.credential";
+export const PROJECT = "matchplane.project";
+export const OPERATOR = "matchplane.operator";
+
+/** An error answer of the API (problem+json): `status`, `body` (with `code`, `errors`). */
+export class Problem extends Error {
+  constructor(status, body) {
+    super((body && (body.detail || body.title)) || "HTTP " + status);
+    this.status = status;
+    this.body = body && typeof body === "object" ? body : {};
+  }
+}
+let refused = () => {};
+/** What to do when the stored credential is refused (401): set by the router. */
+export function onRefused(fn) { refused = fn; }
+/** Calls the public API with the signed-in credential (or `credential`); throws Problem on an error answer. */
+export async function api(method, path, body, credential) {
+  const headers = { Authorization: "Bearer " + (credential || store.getItem(KEY) || "") };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
+  const text = await response.text();
+  let data = null;
+  if (text) { try { data = JSON.parse(text); } catch (_) { data = text; } }
+  if (!response.ok) {
+    if (response.status === 401 && !credential) refused("Signed out: the credential was refused.");
+    throw new Problem(response.status, data);
+  }
+  return data;
+}
+export const project = () => store.getItem(PROJECT);
+export const isOperator = () => store.getItem(OPERATOR) === "1";
+/** A path under the signed-in project. */
+export const P = (rest) => "/v1/projects/" + enc(project()) + rest;
+/** A path under game mode `name` of the signed-in project. */
+export const M = (name, rest) => P("/game-modes/" + enc(name) + (rest || ""));
+
+/** Tells the user what failed. */
+export function failure(error) {
+  say(error instanceof Problem ? error.message + (error.body.code ? " (" + error.body.code + ")" : "") : String(error), true);
+}

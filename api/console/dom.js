@@ -1,0 +1,128 @@
+// DOM helpers of the console: element builders that never parse text as
+// HTML and never print an absent value (null, undefined, false) as text.
+
+const main = document.getElementById("main");
+const statusBox = document.getElementById("status");
+
+/**
+ * Appends children to node: nested arrays at any depth are flattened,
+ * null/undefined/false are skipped, anything not a Node becomes text.
+ */
+export function append(node, ...children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+/** Replaces node's children with children (as append() takes them). */
+export function fill(node, ...children) {
+  node.replaceChildren();
+  return append(node, children);
+}
+/** Element builder: el("p", {class: "x"}, "text", child, [more, children]). */
+export function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (value === true) node.setAttribute(name, "");
+    else node.setAttribute(name, String(value));
+  }
+  return append(node, children);
+}
+const svgNs = "http://www.w3.org/2000/svg";
+/** SVG element builder, as el(). */
+export function svg(tag, attrs, ...children) {
+  const node = document.createElementNS(svgNs, tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value !== null && value !== undefined) node.setAttribute(name, String(value));
+  }
+  return append(node, children);
+}
+export const enc = encodeURIComponent;
+/** A value for reading: "–" when absent, numbers with `digits` decimals (1 by default) unless whole. */
+export function fmt(value, digits) {
+  if (value === null || value === undefined || (typeof value === "number" && !isFinite(value))) return "–";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(digits === undefined ? 1 : digits);
+  return String(value);
+}
+/** A timestamp in the reader's locale; "–" when absent. */
+export function when(iso) {
+  if (!iso) return "–";
+  const d = new Date(iso);
+  return isNaN(d) ? iso : d.toLocaleString();
+}
+/** A message in the status box for 5 seconds; `bad` marks a failure. */
+export function say(message, bad) {
+  const p = el("p", { class: bad ? "bad" : null }, message);
+  statusBox.append(p);
+  setTimeout(() => p.remove(), 5000);
+}
+let fieldIds = 0;
+/** A labelled field: label, control, hint and an error slot tied to it. */
+export function field(label, control, opts) {
+  const o = opts || {};
+  const id = control.id || "f" + ++fieldIds;
+  control.id = id;
+  const err = el("p", { class: "error", id: id + "-error" });
+  const hint = o.hint ? el("p", { class: "hint", id: id + "-hint" }, o.hint) : null;
+  control.setAttribute("aria-describedby", [hint ? id + "-hint" : "", id + "-error"].join(" ").trim());
+  if (o.name) control.dataset.field = o.name;
+  const isCheck = control.type === "checkbox";
+  return el("div", { class: "field" + (o.wide ? " wide" : "") + (isCheck ? " check" : "") },
+    isCheck ? [control, el("label", { for: id }, label)] : [el("label", { for: id }, label), control], hint, err);
+}
+export function input(attrs) { return el("input", Object.assign({ type: "text" }, attrs)); }
+export function select(options, value, attrs) {
+  const s = el("select", attrs || {});
+  for (const opt of options) {
+    const [v, text] = Array.isArray(opt) ? opt : [opt, opt];
+    s.append(el("option", { value: v, selected: v === value }, text));
+  }
+  return s;
+}
+/** A table in a horizontally scrolling box; rows are arrays of cells (text, nodes or arrays of them). */
+export function table(headers, rows, caption) {
+  return el("div", { class: "table-wrap" },
+    el("table", {}, caption ? el("caption", { class: "muted" }, caption) : null,
+      el("thead", {}, el("tr", {}, headers.map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {}, rows.length ? rows.map((r) => el("tr", {}, r.map((c) => el("td", {}, c))))
+        : el("tr", {}, el("td", { colspan: headers.length, class: "muted" }, "Nothing yet.")))));
+}
+export function cards(items) {
+  return el("ul", { class: "cards" }, items.map(([label, value]) =>
+    el("li", {}, el("span", { class: "value" }, fmt(value)), el("span", { class: "label" }, label))));
+}
+/** Shows a page: its one heading (focused) and its content. */
+export function page(title, ...children) {
+  document.title = title + " · matchplane console";
+  fill(main, el("h1", {}, title), children);
+  main.focus();
+}
+export function clearErrors(form, summary) {
+  summary.replaceChildren();
+  for (const c of form.querySelectorAll("[aria-invalid]")) c.removeAttribute("aria-invalid");
+  for (const e of form.querySelectorAll(".error")) e.textContent = "";
+}
+/** Puts each error next to the control of its field (the nearest named parent path), else beside "other settings". */
+export function showErrors(form, summary, errors) {
+  const controls = Array.from(form.querySelectorAll("[data-field]"));
+  let first = null;
+  const list = el("ul", {});
+  for (const e of errors) {
+    const path = String(e.field || "").replace(/\[\d+\]/g, "");
+    let control = null;
+    for (let p = path; p && !control; p = p.includes(".") ? p.slice(0, p.lastIndexOf(".")) : "") {
+      control = controls.find((c) => c.dataset.field === p) || null;
+    }
+    control = control || controls.find((c) => c.dataset.field === "$other");
+    const slot = document.getElementById(control.id + "-error");
+    slot.textContent = (slot.textContent ? slot.textContent + " " : "") + (e.field && e.field !== "$other" ? e.field + ": " : "") + e.message;
+    control.setAttribute("aria-invalid", "true");
+    first = first || control;
+    list.append(el("li", {}, el("a", { href: "#" + control.id, onclick: (ev) => { ev.preventDefault(); control.focus(); } }, (e.field || "body") + ": " + e.message)));
+  }
+  fill(summary, el("p", {}, errors.length + (errors.length === 1 ? " problem" : " problems") + " to fix:"), list);
+  if (first) first.focus();
+}

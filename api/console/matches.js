@@ -1,0 +1,54 @@
+// The project's matches: the list (filtered by mode, newest first) and one
+// match with its teams and webhook deliveries.
+import { cards, el, enc, field, fill, fmt, page, say, select, table, when } from "./dom.js";
+import { api, failure, P } from "./api.js";
+import { needProject } from "./modes.js";
+import { deliveriesTable, testButton } from "./webhook.js";
+
+export async function matchesPage(query, rerender) {
+  if (needProject()) return;
+  const params = new URLSearchParams(query || "");
+  const modes = await api("GET", P("/game-modes"));
+  const mode = params.get("gameMode") || "";
+  const qs = new URLSearchParams({ limit: "50" });
+  if (mode) qs.set("gameMode", mode);
+  if (params.get("cursor")) qs.set("cursor", params.get("cursor"));
+  const pageData = await api("GET", P("/matches?" + qs));
+  const filter = select([["", "Every mode"]].concat(modes.map((m) => m.name)), mode);
+  filter.addEventListener("change", () => { location.hash = "#/matches" + (filter.value ? "?gameMode=" + enc(filter.value) : ""); });
+  const players = (m) => (m.teams || []).map((t) => (t.players || []).map((p) => p.playerId).join(", ")).join(" vs ");
+  const older = pageData.nextCursor
+    ? el("a", { href: "#/matches?" + new URLSearchParams(Object.assign(mode ? { gameMode: mode } : {}, { cursor: pageData.nextCursor })) }, "Older matches")
+    : el("span", { class: "muted" }, params.get("cursor") ? "No older matches." : null);
+  page("Matches",
+    el("form", { class: "grid" }, field("Game mode", filter)),
+    el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "refresh", onclick: rerender }, "Refresh")),
+    table(["Match", "Mode", "Made", "Teams", "MMR spread"], pageData.items.map((m) => [
+      el("a", { href: "#/matches/" + enc(m.matchId) }, m.matchId), m.gameMode, when(m.createdAt), players(m), fmt(m.quality && m.quality.mmrSpread)])),
+    el("p", {}, older));
+}
+
+export async function matchPage(id) {
+  const m = await api("GET", P("/matches/" + enc(id)));
+  const deliveriesBox = el("div", {});
+  const showDeliveries = async () => {
+    const list = await api("GET", P("/matches/" + enc(id) + "/deliveries"));
+    fill(deliveriesBox, deliveriesTable(list, "Webhook deliveries of this match"));
+  };
+  const quality = m.quality || {};
+  page("Match " + id,
+    cards([["Mode", m.gameMode], ["Version", m.gameModeVersion], ["MMR spread", quality.mmrSpread], ["Team imbalance", quality.teamImbalance]]),
+    el("p", { class: "muted" }, "Made " + when(m.createdAt) + (m.region ? " in " + m.region : ""), " · ",
+      el("a", { href: "#/modes/" + enc(m.gameMode) + "/edit" }, "the mode " + m.gameMode + " and its webhook")),
+    el("h2", {}, "Teams"),
+    (m.teams || []).map((t, i) => table(["Player", "Ticket", "Party", "MMR", "Ping (ms)", "Wait (s)"], (t.players || []).map((p) =>
+      [p.playerId, p.ticketId || "–", p.partyId || "–", fmt(p.mmr), fmt(p.pingMs), fmt(p.waitSeconds)]), "Team " + (t.index === undefined ? i : t.index) + (t.meanMmr !== undefined ? ", mean MMR " + fmt(t.meanMmr) : ""))),
+    el("h2", {}, "Deliveries"), deliveriesBox,
+    el("div", { class: "actions" },
+      el("button", { type: "button", class: "secondary", id: "refresh-deliveries", onclick: () => showDeliveries().catch(failure) }, "Refresh deliveries"),
+      el("button", { type: "button", id: "redeliver", onclick: async () => {
+        try { await api("POST", P("/matches/" + enc(id) + "/deliveries/redeliver")); say("Queued again"); await showDeliveries(); } catch (e) { failure(e); }
+      } }, "Redeliver"),
+      testButton(m.gameMode, "webhook-test")));
+  await showDeliveries();
+}

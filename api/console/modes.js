@@ -1,0 +1,157 @@
+// Game mode pages: the list, the form (new / edit, with the webhook's
+// health and deliveries) and the version history with a line diff.
+import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, showErrors, table, when } from "./dom.js";
+import { api, failure, M, P, Problem, project } from "./api.js";
+import { healthCell, healthLine, webhookSection } from "./webhook.js";
+
+/** The operator has not picked a project yet: says so and returns true. */
+export function needProject() {
+  if (project()) return false;
+  page("Choose a project", el("p", {}, "Signed in as the operator: pick a project on ", el("a", { href: "#/operator" }, "Projects, keys and tiers"), "."));
+  return true;
+}
+const VIEWS = [["edit", "Edit"], ["live", "Live pool"], ["charts", "Charts"], ["versions", "History"], ["leaderboard", "Leaderboard"]];
+export async function modesPage() {
+  if (needProject()) return;
+  const modes = await api("GET", P("/game-modes"));
+  page("Game modes",
+    el("p", {}, el("a", { href: "#/modes/new" }, "New game mode")),
+    table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Views"], modes.map((m) => [
+      m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
+      healthCell(m),
+      el("span", { class: "views" }, VIEWS.map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])));
+}
+
+const SERVER_FIELDS = ["version", "createdAt", "updatedAt", "id", "projectId"];
+/** The parts of a mode the form edits; the rest stays in "other settings". */
+const FORM_KEYS = ["name", "enabled", "matchShape", "matchmakingCycleDurationSeconds", "ticketTtlSeconds", "algorithm", "teamAssignment", "parties", "webhook"];
+const NEW_MODE = { name: "", enabled: true, matchShape: [1, 1], matchmakingCycleDurationSeconds: 1, ticketTtlSeconds: 600,
+  algorithm: { type: "mmr", minMmr: 0, maxMmr: 3000, baseTolerance: 50, expansionMultiplier: 2 }, teamAssignment: "balanced",
+  parties: { allowParties: false, maxSize: 1, keepTogether: true } };
+/** A number field's text: "" when absent. */
+const shown = (v) => (v === undefined || v === null ? "" : v);
+
+export async function modeFormPage(name) {
+  if (needProject()) return;
+  const mode = name ? await api("GET", M(name)) : NEW_MODE;
+  const algo = mode.algorithm || {};
+  const parties = mode.parties || {};
+  const hook = mode.webhook || {};
+  const f = {
+    name: input({ value: mode.name, required: true, readonly: !!name, autocomplete: "off" }),
+    enabled: el("input", { type: "checkbox", checked: mode.enabled !== false }),
+    matchShape: input({ value: JSON.stringify(mode.matchShape), autocomplete: "off" }),
+    cycle: input({ type: "number", step: "any", value: shown(mode.matchmakingCycleDurationSeconds) }),
+    ttl: input({ type: "number", value: shown(mode.ticketTtlSeconds) }),
+    algoType: select(["mmr", "ping", "fifo"], algo.type || "mmr"),
+    minMmr: input({ type: "number", step: "any", value: shown(algo.minMmr) }),
+    maxMmr: input({ type: "number", step: "any", value: shown(algo.maxMmr) }),
+    baseTolerance: input({ type: "number", step: "any", value: shown(algo.baseTolerance) }),
+    expansion: input({ type: "number", step: "any", value: shown(algo.expansionMultiplier) }),
+    teams: select(["balanced", "random", "fifo"], mode.teamAssignment || "balanced"),
+    allowParties: el("input", { type: "checkbox", checked: !!parties.allowParties }),
+    partyMax: input({ type: "number", value: shown(parties.maxSize) }),
+    keepTogether: el("input", { type: "checkbox", checked: parties.keepTogether !== false }),
+    hookUrl: input({ type: "url", value: hook.url || "", autocomplete: "off" }),
+    hookEnabled: el("input", { type: "checkbox", checked: hook.enabled !== false }),
+  };
+  const other = {};
+  for (const [k, v] of Object.entries(mode)) if (!FORM_KEYS.includes(k) && !SERVER_FIELDS.includes(k)) other[k] = v;
+  f.other = el("textarea", { rows: 8, spellcheck: "false" }, JSON.stringify(other, null, 2));
+  const summary = el("div", { role: "alert", class: "error" });
+  const form = el("form", { class: "grid", novalidate: true },
+    field("Name", f.name, { name: "name", hint: name ? "A mode's name cannot change." : "Letters, digits, - and _." }),
+    field("Enabled", f.enabled, { name: "enabled" }),
+    field("Match shape", f.matchShape, { name: "matchShape", hint: "Players per team as JSON, e.g. [2, 2], or a flexible shape object." }),
+    field("Cycle duration (seconds)", f.cycle, { name: "matchmakingCycleDurationSeconds" }),
+    field("Ticket time to live (seconds)", f.ttl, { name: "ticketTtlSeconds" }),
+    field("Algorithm", f.algoType, { name: "algorithm.type" }),
+    field("Minimum MMR", f.minMmr, { name: "algorithm.minMmr" }),
+    field("Maximum MMR", f.maxMmr, { name: "algorithm.maxMmr" }),
+    field("Base tolerance", f.baseTolerance, { name: "algorithm.baseTolerance" }),
+    field("Expansion multiplier", f.expansion, { name: "algorithm.expansionMultiplier" }),
+    field("Team assignment", f.teams, { name: "teamAssignment" }),
+    field("Allow parties", f.allowParties, { name: "parties.allowParties" }),
+    field("Largest party", f.partyMax, { name: "parties.maxSize" }),
+    field("Keep parties together", f.keepTogether, { name: "parties.keepTogether" }),
+    field("Webhook URL", f.hookUrl, { name: "webhook.url", hint: "Leave empty for no webhook." }),
+    field("Webhook enabled", f.hookEnabled, { name: "webhook.enabled" }),
+    field("Other settings (JSON)", f.other, { name: "$other", wide: true, hint: "Every other block of the mode (ratings, relaxations, bots, regions, …) as a JSON object." }),
+    el("div", { class: "actions" }, el("button", { type: "submit" }, name ? "Save a new version" : "Create game mode"),
+      el("a", { href: "#/modes" }, "Cancel")));
+  const num = (control) => (control.value.trim() === "" ? undefined : Number(control.value));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearErrors(form, summary);
+    let extra;
+    try { extra = f.other.value.trim() ? JSON.parse(f.other.value) : {}; } catch (e) { return showErrors(form, summary, [{ field: "$other", message: "Not JSON: " + e.message }]); }
+    let shape;
+    try { shape = JSON.parse(f.matchShape.value); } catch (e) { return showErrors(form, summary, [{ field: "matchShape", message: "Not JSON: write e.g. [2, 2]" }]); }
+    const body = Object.assign({}, extra, {
+      name: f.name.value.trim(), enabled: f.enabled.checked, matchShape: shape,
+      matchmakingCycleDurationSeconds: num(f.cycle), ticketTtlSeconds: num(f.ttl),
+      algorithm: Object.assign({}, algo, { type: f.algoType.value, minMmr: num(f.minMmr), maxMmr: num(f.maxMmr), baseTolerance: num(f.baseTolerance), expansionMultiplier: num(f.expansion) }),
+      teamAssignment: f.teams.value,
+      parties: { allowParties: f.allowParties.checked, maxSize: num(f.partyMax), keepTogether: f.keepTogether.checked },
+    });
+    if (f.hookUrl.value.trim()) body.webhook = { url: f.hookUrl.value.trim(), enabled: f.hookEnabled.checked };
+    try {
+      const saved = name ? await api("PUT", M(name), body) : await api("POST", P("/game-modes"), body);
+      say((name ? "Saved version " : "Created, version ") + saved.version);
+      location.hash = "#/modes/" + enc(saved.name) + "/edit";
+      if (name) window.dispatchEvent(new HashChangeEvent("hashchange"));
+    } catch (error) {
+      if (!(error instanceof Problem)) return failure(error);
+      const errors = (error.body.errors && error.body.errors.length) ? error.body.errors : [{ field: "$other", message: error.message }];
+      showErrors(form, summary, errors);
+    }
+  });
+  page(name ? "Edit " + name : "New game mode", name ? healthLine(mode) : null, summary, form,
+    name ? [
+      el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/versions" }, "Version history"), " · ",
+        el("button", { type: "button", class: "secondary", onclick: async () => {
+          if (!confirm("Delete " + name + "? Its searches fail.")) return;
+          try { await api("DELETE", M(name)); say("Deleted " + name); location.hash = "#/modes"; } catch (e) { failure(e); }
+        } }, "Delete this mode")),
+      webhookSection(mode)] : null);
+}
+
+export async function versionsPage(name) {
+  const versions = await api("GET", M(name, "/versions"));
+  const numbers = versions.map((v) => v.version).sort((a, b) => a - b);
+  const a = select(numbers.map(String), String(numbers[Math.max(0, numbers.length - 2)]));
+  const b = select(numbers.map(String), String(numbers[numbers.length - 1]));
+  const out = el("div", { class: "diff", "aria-live": "polite" });
+  const show = () => {
+    const va = versions.find((v) => String(v.version) === a.value);
+    const vb = versions.find((v) => String(v.version) === b.value);
+    fill(out, diffLines(pretty(va && va.config), pretty(vb && vb.config)));
+  };
+  a.addEventListener("change", show); b.addEventListener("change", show);
+  page("Version history of " + name,
+    table(["Version", "Saved"], versions.map((v) => [String(v.version), when(v.createdAt)])),
+    el("h2", {}, "Compare two versions"),
+    el("form", { class: "grid" }, field("From version", a), field("To version", b)), out);
+  show();
+}
+function pretty(value) { return JSON.stringify(sortKeys(value), null, 2) || ""; }
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+  return v;
+}
+/** A line diff (longest common subsequence) of two texts, as lines marked added or removed. */
+function diffLines(left, right) {
+  const x = left.split("\n"), y = right.split("\n");
+  const n = x.length, m = y.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+  const out = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] === y[j]) { out.push(el("span", {}, "  " + x[i] + "\n")); i++; j++; }
+    else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) { out.push(el("span", { class: "add" }, "+ " + y[j] + "\n")); j++; }
+    else { out.push(el("span", { class: "del" }, "- " + x[i] + "\n")); i++; }
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+// The operator's page: projects, their keys, and tier limits.
+import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, showErrors, table, when } from "./dom.js";
+import { api, failure, isOperator, PROJECT, Problem, store } from "./api.js";
+
+export async function operatorPage(showWho, rerender) {
+  if (!isOperator()) { page("Operator only", el("p", {}, "Sign in with the operator token to manage projects, keys and tiers.")); return; }
+  const [projects, tiers] = await Promise.all([api("GET", "/v1/projects"), api("GET", "/v1/tiers")]);
+  const nameIn = input({ required: true, autocomplete: "off" });
+  const tierIn = select(tiers.map((t) => t.name), "pro");
+  const createForm = el("form", { class: "grid", novalidate: true }, field("Project name", nameIn, { name: "name" }), field("Tier", tierIn, { name: "tier" }),
+    el("div", { class: "actions" }, el("button", { type: "submit" }, "Create project")));
+  const summary = el("div", { role: "alert", class: "error" });
+  createForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault(); clearErrors(createForm, summary);
+    try { const p = await api("POST", "/v1/projects", { name: nameIn.value.trim(), tier: tierIn.value }); say("Created " + p.id); rerender(); }
+    catch (e) { if (e instanceof Problem && e.body.errors) showErrors(createForm, summary, e.body.errors); else failure(e); }
+  });
+  const keysBox = el("div", {});
+  page("Projects, keys and tiers",
+    el("h2", {}, "Projects"),
+    table(["Project", "Name", "Tier", "Created", ""], projects.map((p) => [p.id, p.name, p.tier, when(p.createdAt),
+      el("span", {}, el("button", { type: "button", class: "secondary", onclick: () => { store.setItem(PROJECT, p.id); showWho(); say("Using " + p.id); location.hash = "#/modes"; } }, "Use"), " ",
+        el("button", { type: "button", class: "secondary", onclick: () => showKeys(p.id, keysBox).catch(failure) }, "Keys"))])),
+    el("h2", {}, "New project"), summary, createForm, keysBox,
+    el("h2", {}, "Tiers"),
+    table(["Tier", "Modes", "Searches", "Requests/s", "Largest match", "Min cycle (s)", ""], tiers.map((t) => [t.name, fmt(t.maxGameModes), fmt(t.maxConcurrentSearches), fmt(t.requestsPerSecond), fmt(t.maxMatchSize), fmt(t.minCycleDurationSeconds),
+      el("a", { href: "#/operator/tiers/" + enc(t.name) }, "Edit " + t.name)])));
+}
+async function showKeys(projectId, box) {
+  const keys = await api("GET", "/v1/projects/" + enc(projectId) + "/keys");
+  const nameIn = input({ required: true, autocomplete: "off" });
+  const made = el("div", { "aria-live": "polite" });
+  const form = el("form", { class: "grid", novalidate: true }, field("Key name", nameIn, { name: "name" }), el("div", { class: "actions" }, el("button", { type: "submit" }, "Create key")));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      const k = await api("POST", "/v1/projects/" + enc(projectId) + "/keys", { name: nameIn.value.trim() });
+      // Shown once, as text in this page only; never stored by the console.
+      fill(made, el("p", {}, "The new key (copy it now, it is not shown again):"), el("pre", { class: "secret" }, k.key));
+      await showKeys(projectId, box);
+      box.append(made);
+    } catch (e) { failure(e); }
+  });
+  fill(box, el("h2", {}, "Keys of " + projectId),
+    table(["Key", "Name", "Prefix", "Scopes", "Last used", "Revoked", ""], keys.map((k) => [k.id, k.name, k.prefix, (k.scopes || []).join(" "), when(k.lastUsedAt), when(k.revokedAt),
+      k.revokedAt ? "" : el("button", { type: "button", class: "secondary", onclick: async () => {
+        if (!confirm("Revoke " + k.name + "?")) return;
+        try { await api("DELETE", "/v1/projects/" + enc(projectId) + "/keys/" + enc(k.id)); await showKeys(projectId, box); } catch (e) { failure(e); }
+      } }, "Revoke")])), form, made);
+  box.querySelector("h2").setAttribute("tabindex", "-1");
+  box.querySelector("h2").focus();
+}
+export async function tierPage(name) {
+  const tier = await api("GET", "/v1/tiers/" + enc(name));
+  const numeric = Object.keys(tier).filter((k) => typeof tier[k] === "number");
+  const inputs = {};
+  const summary = el("div", { role: "alert", class: "error" });
+  const form = el("form", { class: "grid", novalidate: true }, numeric.map((k) => field(k, inputs[k] = input({ type: "number", step: "any", value: tier[k] }), { name: k })),
+    el("div", { class: "actions" }, el("button", { type: "submit" }, "Save tier"), el("a", { href: "#/operator" }, "Back")));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault(); clearErrors(form, summary);
+    const body = {};
+    for (const k of numeric) body[k] = Number(inputs[k].value);
+    try { await api("PUT", "/v1/tiers/" + enc(name), body); say("Saved " + name); location.hash = "#/operator"; }
+    catch (e) { if (e instanceof Problem && e.body.errors) showErrors(form, summary, e.body.errors); else failure(e); }
+  });
+  page("Tier " + name, summary, form);
+}

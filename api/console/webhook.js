@@ -1,0 +1,74 @@
+// A mode's webhook as the console shows it: its health (`webhook.status`
+// of the mode) and deliveries with their last answer.
+import { el, enc, fill, table, when, say } from "./dom.js";
+import { api, failure, M } from "./api.js";
+
+/** The health of a mode's webhook as a short text: "none", "healthy" or "failing". */
+export function healthWord(mode) {
+  const hook = mode.webhook;
+  if (!hook || !hook.url) return "none";
+  if (hook.enabled === false) return "disabled";
+  return hook.status && hook.status.failing ? "failing" : "healthy";
+}
+/** A cell of the modes list: the health word, marked when failing. */
+export function healthCell(mode) {
+  const word = healthWord(mode);
+  const s = (mode.webhook || {}).status || {};
+  return el("span", { class: word === "failing" ? "badge bad" : "badge" }, word,
+    word === "failing" && s.lastError ? " (" + s.lastError + ")" : null);
+}
+/** What the mode page says of its webhook's health. */
+function healthText(mode) {
+  const word = healthWord(mode);
+  const s = (mode.webhook || {}).status || {};
+  if (word === "none") return "No webhook: matches are not sent anywhere.";
+  if (word === "disabled") return "The webhook is disabled: matches are not sent.";
+  if (word === "failing") {
+    return "Failing since " + when(s.since) + ": " + (s.consecutiveFailures || 0) + " attempts failed in a row, the last one " +
+      when(s.lastFailureAt) + (s.lastError ? " (" + s.lastError + ")" : "") + ".";
+  }
+  return "Healthy" + (s.lastSuccessAt ? ": last delivered " + when(s.lastSuccessAt) : ": nothing failed") + ".";
+}
+/** A delivery's last answer: status code or error, and when. */
+function lastAnswer(d) {
+  const last = (d.attempts || [])[(d.attempts || []).length - 1];
+  return last ? (last.statusCode || last.error || "–") + " at " + when(last.attemptedAt) : "–";
+}
+/** The table of deliveries `list`; with `matchColumn`, a link to each one's match. */
+export function deliveriesTable(list, caption, matchColumn) {
+  const head = ["Delivery", "Event"].concat(matchColumn ? ["Match"] : [], ["Status", "Attempts", "Last answer", "Next attempt"]);
+  return table(head, list.map((d) => [d.id, d.eventType].concat(
+    matchColumn ? [d.matchId ? el("a", { href: "#/matches/" + enc(d.matchId) }, d.matchId) : "–"] : [],
+    [el("span", { class: d.status === "failed" ? "badge bad" : "badge" }, d.status), String(d.attemptCount), lastAnswer(d), when(d.nextAttemptAt)])), caption);
+}
+/** A button that sends a signed test event to mode `name`'s webhook and says how it went. */
+export function testButton(name, id) {
+  return el("button", { type: "button", class: "secondary", id, onclick: async () => {
+    try {
+      const r = await api("POST", M(name, "/webhook/test"));
+      say(r.delivered ? "Test delivered: " + r.statusCode : "Test failed: " + (r.error || r.statusCode), !r.delivered);
+    } catch (e) { failure(e); }
+  } }, "Send a webhook test to " + name);
+}
+/** The health of mode `mode`'s webhook, for the top of its page (marked when failing). */
+export function healthLine(mode) {
+  const failing = healthWord(mode) === "failing";
+  return el("p", { id: "webhook-health", class: failing ? "alert" : "muted", role: failing ? "alert" : null, "data-health": healthWord(mode) },
+    el("strong", {}, "Webhook: "), healthText(mode), " ", el("a", { href: "#webhook", onclick: (ev) => { ev.preventDefault(); document.getElementById("webhook").focus(); } }, "Deliveries"));
+}
+/** The webhook section of mode page `mode`: its newest deliveries and a test button. */
+export function webhookSection(mode) {
+  const box = el("div", {}, el("p", { class: "muted" }, "Loading deliveries…"));
+  const show = async () => {
+    const list = await api("GET", M(mode.name, "/deliveries?limit=20"));
+    fill(box, deliveriesTable(list, "The newest deliveries of this mode, webhook tests included", true));
+  };
+  show().catch((e) => { fill(box, el("p", { class: "error" }, e.message)); });
+  return [
+    el("h2", { id: "webhook", tabindex: "-1" }, "Webhook deliveries"),
+    box,
+    el("div", { class: "actions" },
+      el("button", { type: "button", class: "secondary", onclick: () => show().catch(failure) }, "Refresh deliveries"),
+      mode.webhook && mode.webhook.url ? testButton(mode.name, "mode-webhook-test") : null),
+  ];
+}
