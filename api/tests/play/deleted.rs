@@ -233,7 +233,11 @@ async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) 
     let (a, b, c) = (&tickets[0], &tickets[1], &tickets[2]);
     crate::acceptance::propose(&t, &p, &[a, b], &["a", "b"], &[a, b]).await;
     let duel = ModeKey::new(&p, "duel");
-    t.play.pool.answer(&duel, a, true).await.unwrap();
+    t.play
+        .pool
+        .answer(&duel, a, true, unix_now())
+        .await
+        .unwrap();
     let mut b_client = t.play.pool.subscribe_status(b).await.unwrap();
 
     let path = format!("/v1/projects/{p}/game-modes/duel");

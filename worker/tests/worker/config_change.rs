@@ -116,7 +116,15 @@ async fn disabling_a_mode_ends_its_open_proposals_and_cools_nobody_down() {
     env.tick(token).await;
     let match_id = env.pool.proposal_of(&env.mode, &a).await.unwrap();
     assert!(match_id.is_some(), "a and b are proposed");
-    env.pool.answer(&env.mode, &a, true).await.unwrap();
+    env.pool
+        .answer(
+            &env.mode,
+            &a,
+            true,
+            Utc::now().timestamp_micros() as f64 / 1e6,
+        )
+        .await
+        .unwrap();
     let mut b_updates = env.pool.subscribe_status(&b).await.unwrap();
 
     let mut config = mode_config("duel", None, 1.0);

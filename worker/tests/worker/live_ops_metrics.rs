@@ -262,8 +262,24 @@ fn a_made_proposal_ends_matched_and_a_silent_member_fails_by_timeout() {
         );
         let matched = r#"matchplane_searches_ended_total{outcome="matched"}"#;
         assert_eq!(value(&text, matched), Some(0.0), "{text}");
-        env.pool.answer(&env.mode, &a, true).await.unwrap();
-        env.pool.answer(&env.mode, &b, true).await.unwrap();
+        env.pool
+            .answer(
+                &env.mode,
+                &a,
+                true,
+                Utc::now().timestamp_micros() as f64 / 1e6,
+            )
+            .await
+            .unwrap();
+        env.pool
+            .answer(
+                &env.mode,
+                &b,
+                true,
+                Utc::now().timestamp_micros() as f64 / 1e6,
+            )
+            .await
+            .unwrap();
         let swept = matchplane_worker::proposals::sweep(
             env.pool.as_ref(),
             &env.mode,
