@@ -31,7 +31,19 @@ impl FaultProxy {
     /// dropped with [`FaultProxy::drop_all`] comes back on its old port.
     pub async fn start_on(upstream: &str, port: u16) -> Self {
         let upstream = upstream.to_owned();
-        let listener = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+        // A proxy dropped a moment ago may still hold its port while its
+        // aborted acceptor task winds down: retry for up to 5 s.
+        let mut tries = 0;
+        let listener = loop {
+            match TcpListener::bind(("127.0.0.1", port)).await {
+                Ok(listener) => break listener,
+                Err(err) if err.kind() == std::io::ErrorKind::AddrInUse && tries < 100 => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err(err) => panic!("fault proxy on 127.0.0.1:{port}: {err}"),
+            }
+        };
         let port = listener.local_addr().unwrap().port();
         let mode = Arc::new(AtomicU8::new(RELAY));
         let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
