@@ -219,7 +219,7 @@ async fn a_missing_mode_s_delete_writes_nothing() {
 /// A mode deleted with a proposal open (one member accepted) and a search
 /// waiting: the delete itself ends them all `failed` `GAME_MODE_DISABLED`
 /// (no sweep runs here), nobody is cooled down, and the mode created again
-/// under the name starts empty.
+/// under the name starts empty, without the deleted mode's cooldowns.
 async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("enterprise").await;
@@ -235,6 +235,25 @@ async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) 
     let duel = ModeKey::new(&p, "duel");
     t.play.pool.answer(&duel, a, true).await.unwrap();
     let mut b_client = t.play.pool.subscribe_status(b).await.unwrap();
+    // d declined an earlier proposal: cooled down in this mode.
+    let (d, d_token) = t.ticket_ok(&p, &key, solo("duel", "d")).await;
+    let (e, e_token) = t.ticket_ok(&p, &key, solo("duel", "e")).await;
+    for token in [&d_token, &e_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    crate::acceptance::propose(&t, &p, &[&d, &e], &["d", "e"], &[&d, &e]).await;
+    let declined = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets/{d}/decline"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(declined.status, StatusCode::OK, "{}", declined.body);
+    t.ticket(&p, &key, solo("duel", "d"))
+        .await
+        .assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
 
     let path = format!("/v1/projects/{p}/game-modes/duel");
     let d = t.call(Method::DELETE, &path, Some(&key), None).await;
@@ -258,11 +277,12 @@ async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) 
         assert_eq!(cooled.unwrap(), None, "{player} is not cooled down");
     }
 
-    // Created again: empty, and every player may search at once.
+    // Created again: empty (d's cooldown gone too), and every player may
+    // search at once.
     t.mode(&p, &key, crate::acceptance::accepting()).await;
     assert!(t.play.pool.snapshot(&duel).await.unwrap().is_empty());
     assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
-    for player in ["a", "b", "c"] {
+    for player in ["a", "b", "c", "d", "e"] {
         let (_, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
         assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
     }
