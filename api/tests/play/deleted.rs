@@ -17,6 +17,7 @@ on_both_pools!(
     deleted_mode_and_project_fail_their_searches,
     a_mode_created_again_keeps_its_searches,
     a_deleted_modes_searches_and_proposals_end_at_the_delete,
+    a_deleted_projects_open_proposal_ends_at_the_sweep,
 );
 
 async fn failed_code(t: &TestApp, mode: &ModeKey, ticket: &str) -> Option<String> {
@@ -286,4 +287,44 @@ async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) 
         let (_, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
         assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
     }
+}
+
+/// A project deleted while its mode's only searches are in an open
+/// proposal (the pool's snapshot is empty): the sweep cancels the proposal,
+/// its searches fail `GAME_MODE_DISABLED`, nobody is cooled down.
+async fn a_deleted_projects_open_proposal_ends_at_the_sweep(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, crate::acceptance::accepting()).await;
+    let mut tickets = Vec::new();
+    for player in ["a", "b"] {
+        let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        tickets.push(ticket);
+    }
+    let (a, b) = (&tickets[0], &tickets[1]);
+    crate::acceptance::propose(&t, &p, &[a, b], &["a", "b"], &[a, b]).await;
+    let before = unix_now();
+    let d = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}"),
+            Some(&format!("Bearer {OPERATOR}")),
+            None,
+        )
+        .await;
+    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    t.sweep(before).await;
+    let duel = ModeKey::new(&p, "duel");
+    assert_eq!(t.play.pool.proposal_of(&duel, a).await.unwrap(), None);
+    for (ticket, player) in [(a, "a"), (b, "b")] {
+        assert_eq!(
+            failed_code(&t, &duel, ticket).await.as_deref(),
+            Some("GAME_MODE_DISABLED"),
+            "{ticket}"
+        );
+        let cooled = t.play.pool.cooldown_of(&duel, player, unix_now()).await;
+        assert_eq!(cooled.unwrap(), None, "{player} is not cooled down");
+    }
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
 }
