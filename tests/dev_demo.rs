@@ -134,3 +134,119 @@ async fn the_demo_key_is_admin_and_runs_the_quickstart() {
         .unwrap();
     assert_eq!(demo["scopes"], serde_json::json!(["admin"]), "{keys}");
 }
+
+/// The project and key of a demo line ("demo: project prj_…, API key …").
+fn demo_of(line: &str) -> (String, String) {
+    let project = line
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches(',');
+    let key = line.split_whitespace().nth(5).unwrap();
+    (project.to_owned(), key.to_owned())
+}
+
+/// `dev` restarted on one database (in-process pools): the first run's open
+/// proposal, whose pool went with it, is stored as cancelled rather than
+/// `proposed` for ever, and the demo keeps one live key (the earlier run's
+/// is revoked).
+#[tokio::test]
+async fn a_restart_cancels_the_lost_proposals_and_keeps_one_demo_key() {
+    let dir = std::env::temp_dir().join(format!("mp-dev-restart-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = format!("sqlite://{}?mode=rwc", dir.join("dev.db").display());
+    let client = reqwest::Client::new();
+    let port = free_port();
+    let (mut child, line) = dev_with_demo(&db, port);
+    let (project, key) = demo_of(&line);
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let put = client
+        .put(format!("{base}/projects/{project}/game-modes/duel"))
+        .bearer_auth(&key)
+        .json(&serde_json::json!({
+            "name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                          "baseTolerance": 5, "expansionMultiplier": 2},
+            "acceptance": {"timeoutSeconds": 600}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 200, "{}", put.text().await.unwrap());
+    for player in ["ana", "bo"] {
+        let ticket: serde_json::Value = client
+            .post(format!("{base}/projects/{project}/tickets"))
+            .bearer_auth(&key)
+            .json(&serde_json::json!({"gameMode": "duel", "playerId": player,
+                "attributes": {"mmr": 1500}}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let started = client
+            .post(format!("{base}/searches"))
+            .json(&serde_json::json!({"ticket": ticket["token"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(started.status(), 202);
+    }
+    let matches = |port: u16, key: String, project: String| {
+        let client = client.clone();
+        async move {
+            let page: serde_json::Value = client
+                .get(format!(
+                    "http://127.0.0.1:{port}/v1/projects/{project}/matches"
+                ))
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            page
+        }
+    };
+    let mut proposed = false;
+    for _ in 0..100 {
+        let page = matches(port, key.clone(), project.clone()).await;
+        if page.to_string().contains("\"proposed\"") {
+            proposed = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(proposed, "a proposal was stored");
+
+    let port = free_port();
+    let (mut child, line) = dev_with_demo(&db, port);
+    let (_, key) = demo_of(&line);
+    let page = matches(port, key.clone(), project.clone()).await;
+    let keys: serde_json::Value = client
+        .get(format!(
+            "http://127.0.0.1:{port}/v1/projects/{project}/keys"
+        ))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!page.to_string().contains("\"proposed\""), "{page}");
+    assert!(page.to_string().contains("\"cancelled\""), "{page}");
+    let live_demo_keys = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["name"] == "demo" && k["revokedAt"].is_null())
+        .count();
+    assert_eq!(live_demo_keys, 1, "{keys}");
+}

@@ -45,7 +45,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use problem::ApiError;
 use routes::{
-    api_keys, game_modes, projects, ratings, search_ws, searches, service, tickets, tiers,
+    api_keys, game_mode_history, game_modes, projects, ratings, search_ws, searches, service,
+    tickets, tiers,
 };
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
@@ -73,9 +74,9 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(
             game_modes::get,
             game_modes::replace,
-            game_modes::delete
+            game_mode_history::delete
         ))
-        .routes(routes!(game_modes::versions))
+        .routes(routes!(game_mode_history::versions))
         .routes(routes!(game_modes::rotate_secret))
         .routes(routes!(crate::routes::webhook_test::test))
         .routes(routes!(crate::routes::deliveries::of_mode))

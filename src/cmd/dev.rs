@@ -3,7 +3,10 @@
 //! the in-process pool store, or Redis when `--redis-url` is given. Private
 //! webhook addresses are allowed unless `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=false`.
 //! Without `MATCHPLANE_OPERATOR_TOKEN` an operator token is generated and
-//! printed. `--demo` creates a demo project, key and two modes. The worker's
+//! printed. `--demo` creates a demo project, key and two modes (run again,
+//! the project is reused and the earlier demo key revoked). On the
+//! in-process pools, proposals an earlier run left open are stored as
+//! cancelled at start (their pool went with that process). The worker's
 //! metrics are served on the API's `GET /metrics`, after the API's own.
 
 use clap::builder::BoolishValueParser;
@@ -83,6 +86,15 @@ pub async fn run(args: DevArgs) -> ExitCode {
     if let Err(err) = matchplane_migrations::migrate(&db).await {
         eprintln!("error: migrations failed: {err}");
         return ExitCode::FAILURE;
+    }
+    if args.redis_url.is_none() {
+        // The in-process pools start empty: a proposal stored by an earlier
+        // run can no longer be answered, and is stored as cancelled.
+        match matchplane_store::repos::match_status::cancel_all_proposed(&db).await {
+            Ok(0) => {}
+            Ok(n) => println!("  {n} proposal(s) of the previous run cancelled"),
+            Err(err) => eprintln!("warning: the previous run's proposals stay proposed: {err}"),
+        }
     }
     let (operator_token, generated) = match args.operator_token.clone().filter(|t| !t.is_empty()) {
         Some(token) => (token, false),
@@ -288,8 +300,31 @@ async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
         json!({"name": "demo", "scopes": ["admin"]}),
     )
     .await?;
+    let key_id = key["id"].as_str().unwrap_or_default().to_owned();
     let key = key["key"].as_str().unwrap_or_default().to_owned();
     let bearer = format!("Bearer {key}");
+    // Keys are shown once, so each run makes a new demo key: the earlier
+    // runs' demo keys are revoked, leaving one live demo key.
+    let keys: Value = http
+        .get(format!("{base}/v1/projects/{project_id}/keys"))
+        .header("authorization", &bearer)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    let stale = keys.as_array().into_iter().flatten().filter(|k| {
+        k["name"] == "demo" && k["revokedAt"].is_null() && k["id"].as_str() != Some(&key_id)
+    });
+    for old in stale {
+        let id = old["id"].as_str().unwrap_or_default();
+        http.delete(format!("{base}/v1/projects/{project_id}/keys/{id}"))
+            .header("authorization", &bearer)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     post(
         format!("/v1/projects/{project_id}/game-modes"),
         bearer.clone(),

@@ -19,21 +19,18 @@ use crate::extract::{parse_value, ApiQuery, RawJson};
 use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
-use crate::routes::webhook_status::{self, WebhookStatus};
+use crate::routes::webhook_status::WebhookStatus;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::header::ETAG;
 use axum::http::{HeaderValue, StatusCode};
 use axum::Json;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
-use matchplane_store::entities::{game_mode, game_mode_version};
-use matchplane_store::pool::{EndOutcome, ModeKey};
+use matchplane_store::entities::game_mode;
 use matchplane_store::repos::{game_modes, projects, tiers, webhook_health};
-use matchplane_store::tickets::end_mode;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use utoipa::ToSchema;
 
 /// Fields the server sets; a body may carry them (e.g. a GET's answer sent
 /// back as a PUT) and they are ignored.
@@ -44,30 +41,6 @@ const SERVER_SET: [&str; 3] = ["version", "createdAt", "updatedAt"];
 /// Documented as [`GameModeResponseSchema`].
 #[derive(Debug, Serialize)]
 pub struct GameModeView(pub Value);
-
-/// One version of a game mode's history.
-#[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"version": 1, "config": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}}, "createdAt": "2026-12-01T10:00:00Z"}))]
-#[serde(rename_all = "camelCase")]
-pub struct GameModeVersionView {
-    /// Version number.
-    pub version: i64,
-    /// The game mode body at that version.
-    #[schema(value_type = GameModeSchema)]
-    pub config: Value,
-    /// When it was committed.
-    pub created_at: DateTime<Utc>,
-}
-
-impl From<game_mode_version::Model> for GameModeVersionView {
-    fn from(v: game_mode_version::Model) -> Self {
-        Self {
-            version: v.version,
-            config: v.config,
-            created_at: v.created_at,
-        }
-    }
-}
 
 fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
     let mut body = match &mode.config {
@@ -274,7 +247,7 @@ fn tagged(mode: &game_mode::Model, show_secret: bool) -> Tagged {
     ([(ETAG, etag(mode.version))], Json(view(mode, show_secret)))
 }
 
-/// The project's game modes (secrets masked), each with `webhook.status`.
+/// The project's game modes (secrets masked).
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes", operation_id = "listGameModes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
@@ -286,18 +259,7 @@ pub async fn list(
 ) -> Result<Json<Vec<GameModeView>>, ApiError> {
     projects::get(&state.db, &project_id).await?;
     let modes = game_modes::list(&state.db, &project_id).await?;
-    let health = webhook_health::of_project(&state.db, &project_id).await?;
-    Ok(Json(
-        modes
-            .iter()
-            .map(|m| {
-                let mut answer = view(m, false);
-                let of_mode = health.iter().find(|h| h.game_mode == m.name);
-                webhook_status::attach(&mut answer.0, &WebhookStatus::from_health(of_mode));
-                answer
-            })
-            .collect(),
-    ))
+    Ok(Json(modes.iter().map(|m| view(m, false)).collect()))
 }
 
 /// One game mode (secret masked).
@@ -316,8 +278,14 @@ pub async fn get(
         .await
         .map_err(super::mode_error(&name))?;
     let (etag_header, Json(mut answer)) = tagged(&mode, false);
-    let health = webhook_health::get(&state.db, &project_id, &name).await?;
-    webhook_status::attach(&mut answer.0, &WebhookStatus::from_health(health.as_ref()));
+    if let Some(Value::Object(webhook)) = answer.0.get_mut("webhook") {
+        let health = webhook_health::get(&state.db, &project_id, &name).await?;
+        let status = WebhookStatus::from_health(health.as_ref());
+        webhook.insert(
+            "status".into(),
+            serde_json::to_value(status).unwrap_or(Value::Null),
+        );
+    }
     Ok((etag_header, Json(answer)))
 }
 
@@ -431,89 +399,6 @@ fn lost_race(err: ApiError, preconditions: &Preconditions) -> ApiError {
     } else {
         err
     }
-}
-
-/// Store calls in flight at once while a deleted mode's searches end.
-const END_CONCURRENCY: usize = 32;
-
-/// Deletes a game mode and its history.
-///
-/// Its open proposals are cancelled (nobody is cooled down) and its
-/// searches end `failed` `GAME_MODE_DISABLED` before the answer.
-#[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "deleteGameMode",
-    security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
-pub async fn delete(
-    _caller: ProjectCaller,
-    State(state): State<AppState>,
-    Path((project_id, name)): Path<(String, String)>,
-) -> Result<StatusCode, ApiError> {
-    // A mode that does not exist is answered before the pool store is
-    // touched: a refused request leaves no state behind.
-    game_modes::get(&state.db, &project_id, &name)
-        .await
-        .map_err(super::mode_error(&name))?;
-    // Every search of the mode listed first: the sweep that fails a deleted
-    // mode's searches finds them through that list, and an API process
-    // that died between an add's steps may have left one out of it.
-    let mode = ModeKey::new(&project_id, &name);
-    if let Err(error) = state.play.pool.recount(&mode).await {
-        tracing::warn!(%error, project_id = %project_id, game_mode = %name,
-            "the mode's searches were not counted again before its deletion");
-    }
-    game_modes::delete(&state.db, &project_id, &name)
-        .await
-        .map_err(super::mode_error(&name))?;
-    state.play.cache.modes_written();
-    // Its open proposals and searches end now, so that a mode created
-    // again under the name starts empty (docs/game-modes.md, on a
-    // deleted mode); a store that fails here leaves them to the
-    // worker's sweep, within a second, as one a stale replica adds later.
-    let ended = end_mode(
-        state.play.pool.as_ref(),
-        &mode,
-        "the game mode was deleted",
-        crate::play::unix_now(),
-        END_CONCURRENCY,
-    )
-    .await;
-    match ended {
-        Ok(ended) => {
-            // Counted as the sweep counts the ends it makes
-            // (docs/operations.md, 'Metrics').
-            state.play.ends.ended_many(
-                &EndOutcome::Failed {
-                    code: Code::GameModeDisabled.as_str().to_owned(),
-                    message: String::new(),
-                },
-                ended,
-            );
-            tracing::info!(project_id = %project_id, game_mode = %name, ended,
-                "game mode deleted");
-        }
-        Err(error) => tracing::warn!(%error, project_id = %project_id, game_mode = %name,
-            "game mode deleted; its searches are left to the worker's sweep"),
-    }
-    Ok(StatusCode::NO_CONTENT)
-}
-
-/// Every version the game mode had, oldest first.
-#[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/versions", tag = "game-modes", operation_id = "listGameModeVersions",
-    security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 200, body = [GameModeVersionView]), (status = 401, body = Problem), (status = 404, body = Problem)))]
-pub async fn versions(
-    _caller: ProjectCaller,
-    State(state): State<AppState>,
-    Path((project_id, name)): Path<(String, String)>,
-) -> Result<Json<Vec<GameModeVersionView>>, ApiError> {
-    let all = game_modes::versions(&state.db, &project_id, &name)
-        .await
-        .map_err(super::mode_error(&name))?;
-    Ok(Json(
-        all.into_iter().map(GameModeVersionView::from).collect(),
-    ))
 }
 
 /// Rotates the webhook secret; the answer shows the new one. The old one

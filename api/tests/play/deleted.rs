@@ -17,6 +17,7 @@ on_both_pools!(
     deleted_mode_and_project_fail_their_searches,
     a_mode_created_again_keeps_its_searches,
     a_deleted_modes_searches_and_proposals_end_at_the_delete,
+    a_deleted_projects_open_proposal_ends_at_the_sweep,
 );
 
 async fn failed_code(t: &TestApp, mode: &ModeKey, ticket: &str) -> Option<String> {
@@ -219,7 +220,7 @@ async fn a_missing_mode_s_delete_writes_nothing() {
 /// A mode deleted with a proposal open (one member accepted) and a search
 /// waiting: the delete itself ends them all `failed` `GAME_MODE_DISABLED`
 /// (no sweep runs here), nobody is cooled down, and the mode created again
-/// under the name starts empty.
+/// under the name starts empty, without the deleted mode's cooldowns.
 async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("enterprise").await;
@@ -239,6 +240,25 @@ async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) 
         .await
         .unwrap();
     let mut b_client = t.play.pool.subscribe_status(b).await.unwrap();
+    // d declined an earlier proposal: cooled down in this mode.
+    let (d, d_token) = t.ticket_ok(&p, &key, solo("duel", "d")).await;
+    let (e, e_token) = t.ticket_ok(&p, &key, solo("duel", "e")).await;
+    for token in [&d_token, &e_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    crate::acceptance::propose(&t, &p, &[&d, &e], &["d", "e"], &[&d, &e]).await;
+    let declined = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets/{d}/decline"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(declined.status, StatusCode::OK, "{}", declined.body);
+    t.ticket(&p, &key, solo("duel", "d"))
+        .await
+        .assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
 
     let path = format!("/v1/projects/{p}/game-modes/duel");
     let d = t.call(Method::DELETE, &path, Some(&key), None).await;
@@ -262,12 +282,53 @@ async fn a_deleted_modes_searches_and_proposals_end_at_the_delete(pools: Pools) 
         assert_eq!(cooled.unwrap(), None, "{player} is not cooled down");
     }
 
-    // Created again: empty, and every player may search at once.
+    // Created again: empty (d's cooldown gone too), and every player may
+    // search at once.
     t.mode(&p, &key, crate::acceptance::accepting()).await;
     assert!(t.play.pool.snapshot(&duel).await.unwrap().is_empty());
     assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
-    for player in ["a", "b", "c"] {
+    for player in ["a", "b", "c", "d", "e"] {
         let (_, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
         assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
     }
+}
+
+/// A project deleted while its mode's only searches are in an open
+/// proposal (the pool's snapshot is empty): the sweep cancels the proposal,
+/// its searches fail `GAME_MODE_DISABLED`, nobody is cooled down.
+async fn a_deleted_projects_open_proposal_ends_at_the_sweep(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, crate::acceptance::accepting()).await;
+    let mut tickets = Vec::new();
+    for player in ["a", "b"] {
+        let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        tickets.push(ticket);
+    }
+    let (a, b) = (&tickets[0], &tickets[1]);
+    crate::acceptance::propose(&t, &p, &[a, b], &["a", "b"], &[a, b]).await;
+    let before = unix_now();
+    let d = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}"),
+            Some(&format!("Bearer {OPERATOR}")),
+            None,
+        )
+        .await;
+    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    t.sweep(before).await;
+    let duel = ModeKey::new(&p, "duel");
+    assert_eq!(t.play.pool.proposal_of(&duel, a).await.unwrap(), None);
+    for (ticket, player) in [(a, "a"), (b, "b")] {
+        assert_eq!(
+            failed_code(&t, &duel, ticket).await.as_deref(),
+            Some("GAME_MODE_DISABLED"),
+            "{ticket}"
+        );
+        let cooled = t.play.pool.cooldown_of(&duel, player, unix_now()).await;
+        assert_eq!(cooled.unwrap(), None, "{player} is not cooled down");
+    }
+    assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
 }

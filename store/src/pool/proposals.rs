@@ -210,6 +210,10 @@ pub trait Proposals: Send + Sync {
         player_id: &str,
         now: f64,
     ) -> Result<Option<f64>, PoolError>;
+
+    /// Forgets every cooldown of `mode` (the mode was deleted: one created
+    /// again under its name starts with none).
+    async fn forget_cooldowns(&self, mode: &ModeKey) -> Result<(), PoolError>;
 }
 
 /// How one member's closed proposal left it, for its client.

@@ -134,6 +134,22 @@ pub async fn mark_cancelled<C: ConnectionTrait>(
     Ok(result.rows_affected == 1)
 }
 
+/// Marks every stored proposal still [`PROPOSED`] [`CANCELLED`], answers
+/// kept; returns how many. For `matchplane dev` on the in-process pools,
+/// at start: the pools of the run that stored them are gone, so nobody can
+/// answer them any more.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn cancel_all_proposed<C: ConnectionTrait>(db: &C) -> Result<u64, StoreError> {
+    let result = Matches::update_many()
+        .col_expr(match_::Column::Status, Expr::value(CANCELLED))
+        .filter(match_::Column::Status.eq(PROPOSED))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}
+
 /// What a release came to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReleaseOutcome {

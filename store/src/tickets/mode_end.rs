@@ -2,7 +2,8 @@
 //! proposal ends'; docs/game-modes.md): every open proposal is cancelled, every search,
 //! proposed or waiting, ends `failed` `GAME_MODE_DISABLED`, nobody is
 //! cooled down, and each client is told. The API runs it at a delete (so a
-//! mode created again under the name starts empty), the worker's cycle at
+//! mode created again under the name starts empty, its cooldowns
+//! forgotten too), the worker's cycle at
 //! a disable, the worker's sweep for whatever a stale replica added after.
 
 use super::proposal_status::announce_settled;
@@ -43,8 +44,8 @@ pub async fn withdraw_proposals(
     }
 }
 
-/// Ends `mode` as a whole: [`withdraw_proposals`], then every search of
-/// its pool fails `GAME_MODE_DISABLED` with `message`, `concurrency` store
+/// Ends `mode` as a whole (it was deleted): [`withdraw_proposals`], its
+/// decline cooldowns forgotten, then every search of its pool fails `GAME_MODE_DISABLED` with `message`, `concurrency` store
 /// calls at a time. Returns how many waiting searches it ended (the
 /// proposed ones end with their proposal).
 ///
@@ -58,6 +59,7 @@ pub async fn end_mode(
     concurrency: usize,
 ) -> Result<usize, PoolError> {
     withdraw_proposals(pool, mode, now).await?;
+    pool.forget_cooldowns(mode).await?;
     let code = matchplane_matchmaker::Code::GameModeDisabled.as_str();
     let outcome = EndOutcome::Failed {
         code: code.to_owned(),

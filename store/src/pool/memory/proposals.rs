@@ -305,4 +305,11 @@ impl Proposals for MemoryPoolStore {
             .and_then(|pool| pool.cooldowns.get(player_id).copied())
             .filter(|until| *until > now))
     }
+
+    async fn forget_cooldowns(&self, mode: &ModeKey) -> Result<(), PoolError> {
+        if let Some(pool) = self.state().modes.get_mut(mode) {
+            pool.cooldowns.clear();
+        }
+        Ok(())
+    }
 }

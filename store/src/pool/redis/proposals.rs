@@ -315,4 +315,10 @@ impl Proposals for RedisPoolStore {
         let until: Option<f64> = self.conn().hget(&keys.cooldowns, player_id).await?;
         Ok(until.filter(|until| *until > now))
     }
+
+    async fn forget_cooldowns(&self, mode: &ModeKey) -> Result<(), PoolError> {
+        let keys = self.keys(mode);
+        let () = self.conn().del(&keys.cooldowns).await?;
+        Ok(())
+    }
 }
