@@ -4,9 +4,9 @@
 //! every attempt sends (and signs) exactly those bytes, so a retry carries the
 //! same body as the first attempt.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{MatchedPlayer, ProposedMatch, ProposedTeam};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// An event as sent to a studio; `type` comes first in the JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,7 +36,7 @@ pub struct MatchMade {
     /// The game mode's config version the match was made under.
     pub game_mode_version: i64,
     /// When the match was recorded (RFC 3339, UTC, milliseconds).
-    #[serde(serialize_with = "rfc3339_millis")]
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Teams in match-shape order.
     pub teams: Vec<Team>,
@@ -170,7 +170,9 @@ pub struct Player {
     pub mmr: Option<f64>,
     /// The search's ping in milliseconds, if measured.
     pub ping_ms: Option<f64>,
-    /// Seconds the search waited until the cycle that matched it.
+    /// Seconds the search waited until the cycle that matched it, to the
+    /// millisecond.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub wait_seconds: f64,
     /// The player's latency to the match's region (milliseconds); absent
     /// in modes without `regions`.
@@ -206,12 +208,8 @@ pub struct WebhookTest {
     /// The game mode whose webhook is tested.
     pub game_mode: String,
     /// When the test was requested (RFC 3339, UTC, milliseconds).
-    #[serde(serialize_with = "rfc3339_millis")]
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
-}
-
-fn rfc3339_millis<S: Serializer>(at: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&at.to_rfc3339_opts(SecondsFormat::Millis, true))
 }
 
 /// Identity of a recorded match, with which a [`ProposedMatch`] becomes a body.

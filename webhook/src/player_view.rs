@@ -30,6 +30,7 @@ struct OwnEntry<'a> {
     party_id: Option<&'a str>,
     mmr: Option<f64>,
     latency_ms: Option<f64>,
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     wait_seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     data: Option<&'a RawJson>,
@@ -56,9 +57,7 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<RawJson> {
     let view = PlayerMatch {
         match_id: &body.match_id,
         game_mode: &body.game_mode,
-        created_at: body
-            .created_at
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        created_at: matchplane_matchmaker::timestamp::format(&body.created_at),
         teams: body
             .teams
             .iter()

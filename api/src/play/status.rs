@@ -106,10 +106,7 @@ pub fn match_pending() -> Value {
     json!({ "code": "MATCH_PENDING" })
 }
 
-/// Seconds rounded to the millisecond.
-fn millis(seconds: f64) -> f64 {
-    (seconds.max(0.0) * 1000.0).round() / 1000.0
-}
+use matchplane_matchmaker::timestamp::round_millis as millis;
 
 /// The status of `ticket` at `now` (Unix seconds), as `reader` sees it.
 ///

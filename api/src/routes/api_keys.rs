@@ -60,10 +60,13 @@ pub struct KeyView {
     /// What the key may do (`admin` first).
     pub scopes: Vec<Scope>,
     /// Creation time.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Last authenticated request (to within a few seconds).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_used_at: Option<DateTime<Utc>>,
     /// Revocation time, if revoked.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub revoked_at: Option<DateTime<Utc>>,
 }
 

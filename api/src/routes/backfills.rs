@@ -43,8 +43,10 @@ pub struct BackfillView {
     /// Open seats per team, in match-shape order (players).
     pub open_seats: Vec<u32>,
     /// When the request was opened.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// When it expires unless filled or closed first.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub expires_at: DateTime<Utc>,
     /// Each fill, oldest first.
     pub fills: Vec<FillView>,
@@ -57,6 +59,7 @@ pub struct FillView {
     /// `bff_…`, also the `webhook-id` of its `match.backfilled`.
     pub fill_id: String,
     /// When it was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub at: DateTime<Utc>,
     /// The new players by team, as in the `match.backfilled` body.
     #[schema(value_type = Vec<Object>)]

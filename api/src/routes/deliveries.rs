@@ -23,6 +23,7 @@ use utoipa::{IntoParams, ToSchema};
 #[serde(rename_all = "camelCase")]
 pub struct AttemptView {
     /// When it was sent (its unix seconds were the `webhook-timestamp`).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub attempted_at: DateTime<Utc>,
     /// The HTTP status answered; absent on a timeout or connection error.
     pub status_code: Option<i32>,
@@ -64,8 +65,10 @@ pub struct DeliveryView {
     /// number of `attempts` listed, the one running included.
     pub attempt_count: i32,
     /// When the next attempt is due, while pending.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub next_attempt_at: Option<DateTime<Utc>>,
     /// When the delivery was queued.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Every attempt ever made, oldest first.
     pub attempts: Vec<AttemptView>,

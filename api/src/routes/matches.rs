@@ -36,6 +36,7 @@ pub struct MatchView {
     /// The mode's config version the match was made under.
     pub game_mode_version: i64,
     /// When the match was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Teams in match-shape order, as in the `match.made` webhook body
     /// (each player's ticket `data` in its entry, as sent).

@@ -47,6 +47,7 @@ pub struct PoolView {
     /// The game mode's name.
     pub game_mode: String,
     /// When the cycle that saw this pool ended; `null` before the first.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub at: Option<DateTime<Utc>>,
     /// Searches in the pool.
     pub searching: u64,

@@ -84,6 +84,7 @@ pub struct ModeStats {
     /// Duration of the last cycle, snapshot to last claim (milliseconds).
     pub last_cycle_duration_ms: Option<f64>,
     /// When the last cycle ended.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_cycle_at: Option<DateTime<Utc>>,
     /// Whether the mode's webhook deliveries are failing; `null` when the
     /// mode has no webhook.

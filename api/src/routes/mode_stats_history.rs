@@ -53,6 +53,7 @@ pub struct HistoryPercentiles {
 #[serde(rename_all = "camelCase")]
 pub struct HistoryBucket {
     /// Start of the bucket.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub start: DateTime<Utc>,
     /// Cycles that ran with searches or matches.
     pub cycles: i64,
@@ -83,8 +84,10 @@ pub struct StatsHistory {
     /// The game mode's name.
     pub game_mode: String,
     /// Start of the range served (after cutting to the retention).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub from: DateTime<Utc>,
     /// End of the range served (exclusive).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub to: DateTime<Utc>,
     /// Bucket length (seconds).
     pub bucket_seconds: i64,

@@ -66,8 +66,10 @@ pub struct ProjectView {
     /// Tier name.
     pub tier: String,
     /// Creation time.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Last change.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub updated_at: DateTime<Utc>,
 }
 

@@ -73,7 +73,7 @@ impl WindowQuery {
 /// `422 VALIDATION_ERROR` on `from` for a window that does not run
 /// forwards, with both ends as they were taken (a missing one defaulted).
 pub fn window_backwards(from: DateTime<Utc>, to: DateTime<Utc>) -> ApiError {
-    let at = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    let at = |t: DateTime<Utc>| matchplane_matchmaker::timestamp::format(&t);
     ApiError::invalid(vec![FieldError::new(
         "from",
         Code::ValidationError,
@@ -236,8 +236,10 @@ async fn replay(
     "diff": {"waitP90": [4.0, 12.0], "mmrSpreadP50": [60.0, 20.0]}}))]
 pub struct ReplayView {
     /// Start of the window replayed.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub from: DateTime<Utc>,
     /// End of the window replayed (the runs' `until`).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub to: DateTime<Utc>,
     /// Recorded search starts replayed.
     pub arrivals: usize,

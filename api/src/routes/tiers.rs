@@ -87,6 +87,7 @@ pub struct TierView {
     /// attempts) are kept before the worker prunes them.
     pub retention_days: u32,
     /// Last change.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub updated_at: DateTime<Utc>,
 }
 

@@ -18,6 +18,7 @@ pub struct WebhookStatus {
     /// success).
     pub failing: bool,
     /// The first failed attempt since the last success; `null` when not failing.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub since: Option<DateTime<Utc>>,
     /// What the last failed attempt came to: `HTTP <status>`, or an error
     /// such as `timed out` or `the host … does not resolve` (never a URL).
@@ -27,8 +28,10 @@ pub struct WebhookStatus {
     /// delivery counts, retries included).
     pub consecutive_failures: i64,
     /// When the last failed attempt was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_failure_at: Option<DateTime<Utc>>,
     /// When the last successful attempt was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_success_at: Option<DateTime<Utc>>,
 }
 

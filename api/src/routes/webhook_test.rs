@@ -35,6 +35,7 @@ pub struct TestAttemptView {
     /// Whether the endpoint answered 2xx.
     pub delivered: bool,
     /// When it was sent.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub attempted_at: DateTime<Utc>,
     /// The HTTP status answered; absent on a timeout or connection error.
     pub status_code: Option<u16>,

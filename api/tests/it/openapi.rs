@@ -90,6 +90,30 @@ fn check_answer(doc: &Value, method: &Method, template: &str, answer: &Answer) {
         response["content"]
     );
     assert_valid(doc, &media["schema"], &answer.body, &what);
+    assert_timestamps_canonical(&answer.body, &what);
+}
+
+/// Every string in `value` that parses as a date-time is written in the
+/// one form (RFC 3339, three fractional digits, `Z`): docs/openapi.md,
+/// "Timestamps".
+fn assert_timestamps_canonical(value: &Value, what: &str) {
+    match value {
+        Value::String(s) => {
+            if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
+                assert!(
+                    matchplane_matchmaker::timestamp::is_canonical(s),
+                    "{what}: timestamp {s:?} is not RFC 3339 with milliseconds and `Z`"
+                );
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| assert_timestamps_canonical(v, what)),
+        Value::Object(fields) => fields
+            .values()
+            .for_each(|v| assert_timestamps_canonical(v, what)),
+        _ => {}
+    }
 }
 
 fn check_request(doc: &Value, method: &Method, template: &str, body: &Value) {

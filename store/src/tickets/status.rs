@@ -30,7 +30,8 @@ pub enum StatusMessage {
     /// changes.
     #[serde(rename_all = "camelCase")]
     Status {
-        /// Seconds since the search started.
+        /// Seconds since the search started, to the millisecond.
+        #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
         wait_seconds: f64,
         /// Median of the last five round trips (milliseconds), once measured.
         ping_ms: Option<f64>,
