@@ -2372,7 +2372,7 @@ export interface components {
         /**
          * @description A preview as answered (see the module documentation).
          * @example {
-         *       "at": 1764583200,
+         *       "at": "2025-12-01T10:00:00.000Z",
          *       "current": {
          *         "botMatches": 0,
          *         "failed": {
@@ -2431,10 +2431,10 @@ export interface components {
          */
         PreviewView: {
             /**
-             * Format: double
-             * @description The time both cycles ran at (Unix seconds).
+             * Format: date-time
+             * @description The time both cycles ran at (RFC 3339, milliseconds, `Z`).
              */
-            at: number;
+            at: string;
             /** @description The current config's cycle. */
             current: components["schemas"]["CycleSummarySchema"];
             /** @description Searches both cycles ran over. */
