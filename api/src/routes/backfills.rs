@@ -28,7 +28,7 @@ use utoipa::ToSchema;
 
 /// A backfill request as the studio sees it.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "gameMode": "ranked-5v5", "status": "open", "openSeats": [1, 0], "createdAt": "2026-12-01T10:00:00Z", "expiresAt": "2026-12-01T10:02:00Z", "fills": []}))]
+#[schema(example = json!({"backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "gameMode": "ranked-5v5", "status": "open", "openSeats": [1, 0], "createdAt": "2026-12-01T10:00:00.000Z", "expiresAt": "2026-12-01T10:02:00.000Z", "fills": []}))]
 #[serde(rename_all = "camelCase")]
 pub struct BackfillView {
     /// `bf_…`.

@@ -229,7 +229,7 @@ async fn replay(
 /// A replay as answered.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"from": "2026-12-01T10:00:00Z", "to": "2026-12-01T11:00:00Z",
+#[schema(example = json!({"from": "2026-12-01T10:00:00.000Z", "to": "2026-12-01T11:00:00.000Z",
     "arrivals": 2, "truncated": false,
     "a": {"matches": [], "unmatched": [], "unmatchedReasons": {}, "stats": {}},
     "b": {"matches": [], "unmatched": [], "unmatchedReasons": {}, "stats": {}},

@@ -10,9 +10,9 @@ use utoipa::ToSchema;
 /// The delivery health of a mode's webhook.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"failing": true, "since": "2026-12-01T10:00:00Z",
+#[schema(example = json!({"failing": true, "since": "2026-12-01T10:00:00.000Z",
     "lastError": "HTTP 503", "consecutiveFailures": 4,
-    "lastFailureAt": "2026-12-01T10:00:18Z", "lastSuccessAt": "2026-12-01T09:58:02Z"}))]
+    "lastFailureAt": "2026-12-01T10:00:18.000Z", "lastSuccessAt": "2026-12-01T09:58:02.000Z"}))]
 pub struct WebhookStatus {
     /// Whether the last attempt failed (at least one failure since the last
     /// success).

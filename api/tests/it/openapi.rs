@@ -98,13 +98,11 @@ fn check_answer(doc: &Value, method: &Method, template: &str, answer: &Answer) {
 /// "Timestamps".
 fn assert_timestamps_canonical(value: &Value, what: &str) {
     match value {
-        Value::String(s) => {
-            if chrono::DateTime::parse_from_rfc3339(s).is_ok() {
-                assert!(
-                    matchplane_matchmaker::timestamp::is_canonical(s),
-                    "{what}: timestamp {s:?} is not RFC 3339 with milliseconds and `Z`"
-                );
-            }
+        Value::String(s) if chrono::DateTime::parse_from_rfc3339(s).is_ok() => {
+            assert!(
+                matchplane_matchmaker::timestamp::is_canonical(s),
+                "{what}: timestamp {s:?} is not RFC 3339 with milliseconds and `Z`"
+            );
         }
         Value::Array(items) => items
             .iter()
@@ -333,12 +331,33 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             found: None,
             needed: None,
         },
-        StatusMessage::Matched {
-            match_: matchplane_matchmaker::RawJson::of(
-                &json!({"matchId": "mat_1", "teams": [["ana"], ["ben"]]}),
-            )
-            .unwrap(),
+        StatusMessage::Status {
+            wait_seconds: 3.0,
+            ping_ms: None,
+            waiting_reason: Some(json!({"code": "MATCH_PENDING"})),
+            found: None,
+            needed: None,
         },
+        StatusMessage::Status {
+            wait_seconds: 3.0,
+            ping_ms: Some(20.0),
+            waiting_reason: Some(json!({"code": "NO_CANDIDATES_IN_RANGE",
+                "nearestDistance": null, "range": 40.0, "unblocksInSeconds": null})),
+            found: Some(1),
+            needed: Some(2),
+        },
+        StatusMessage::Proposed {
+            match_id: "mat_1".into(),
+            accept_by: "2026-12-01T10:00:20.000Z".into(),
+            accept_in_seconds: 17.5,
+            teams: vec![vec!["ana".into()], vec!["ben".into()]],
+        },
+        StatusMessage::Requeued,
+        StatusMessage::Assigned {
+            connection: "203.0.113.7:7777".into(),
+            data: json!({"seat": 1}),
+        },
+        StatusMessage::AssignmentTimeout,
         StatusMessage::Failed {
             code: "GAME_MODE_DISABLED".into(),
             message: "game mode duel is disabled".into(),
@@ -349,11 +368,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             reason: Some("PONG_TIMEOUT".into()),
         },
     ];
-    for message in messages {
-        let json: Value = serde_json::from_str(&message.to_json()).unwrap();
-        assert_valid(&doc, &component("SearchMessage"), &json, "socket message");
-    }
-    let made = Event::MatchMade(MatchMade {
+    let made_body = MatchMade {
         match_id: "mat_1".into(),
         project_id: "prj_1".into(),
         game_mode: "duel".into(),
@@ -385,7 +400,69 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
         seats_open: vec![1],
         region: Some("eu-west".into()),
         backfill_id: None,
-    });
+    };
+    // The `matched` message carries the player's view of a real match.
+    let player_view = matchplane_webhook::player_match(&made_body, "tkt_1").unwrap();
+    let matched = StatusMessage::Matched {
+        match_: player_view.clone(),
+    };
+    let mut kinds = std::collections::BTreeSet::new();
+    for message in messages.into_iter().chain([matched]) {
+        let json: Value = serde_json::from_str(&message.to_json()).unwrap();
+        assert_valid(&doc, &component("SearchMessage"), &json, "socket message");
+        kinds.insert(json["type"].as_str().unwrap().to_owned());
+    }
+    // Every kind a client receives is documented, each as its own
+    // variant with its `type` a one-value enum; `released` (internal) is not.
+    let documented: std::collections::BTreeSet<String> = doc["components"]["schemas"]
+        ["SearchMessage"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            v["properties"]["type"]["enum"][0]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, documented);
+    for kind in [
+        "searching",
+        "status",
+        "proposed",
+        "matched",
+        "assigned",
+        "requeued",
+        "assignment_timeout",
+        "failed",
+        "cancelled",
+        "expired",
+    ] {
+        assert!(documented.contains(kind), "{kind} missing: {documented:?}");
+    }
+    // A matched ticket's status shows either view of its match.
+    let player_view: Value = serde_json::from_str(player_view.get()).unwrap();
+    let studio_view = serde_json::to_value(&made_body).unwrap();
+    for view in [&player_view, &studio_view] {
+        assert_valid(&doc, &component("TicketMatch"), view, "a ticket's match");
+        assert_timestamps_canonical(view, "a ticket's match");
+    }
+    let match_schema = &doc["components"]["schemas"]["PlayerMatch"];
+    for field in [
+        "matchId",
+        "gameMode",
+        "createdAt",
+        "teams",
+        "player",
+        "quality",
+    ] {
+        assert!(
+            match_schema["properties"][field].is_object(),
+            "PlayerMatch.{field}: {match_schema}"
+        );
+    }
+    let made = Event::MatchMade(made_body);
     let test = Event::Test(WebhookTest {
         project_id: "prj_1".into(),
         game_mode: "duel".into(),

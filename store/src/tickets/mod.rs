@@ -49,7 +49,7 @@ pub use memory::MemoryTicketStore;
 pub use proposal_status::announce_settled;
 pub use redis::RedisTicketStore;
 pub use start::{search_of, Hold, StartSearchError, TicketStart};
-pub use status::{publish, StatusMessage};
+pub use status::{publish, ExpiredReason, StatusMessage};
 
 /// How long a ticket's record outlives its expiry (status reads only: an
 /// expired ticket can never start a search): a client that polls its
