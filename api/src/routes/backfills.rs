@@ -69,18 +69,6 @@ pub struct FillView {
     pub open_seats_left: Value,
 }
 
-/// The roster body of `POST` and `PUT`: the match's current players.
-#[derive(Debug, ToSchema)]
-#[schema(example = json!({"teams": [{"index": 0, "players": [{"playerId": "a", "mmr": 1510}]}, {"index": 1, "players": [{"playerId": "b"}, {"playerId": "c"}]}]}))]
-#[allow(dead_code)]
-pub struct RosterSchema {
-    /// Teams with their players now (`index` from 0; a team left out has
-    /// none); `mmr` is optional for players matchplane matched, required
-    /// for others in MMR modes.
-    #[schema(value_type = Vec<Object>)]
-    teams: Vec<Value>,
-}
-
 /// The match, its mode's config and the mode's key.
 struct Context {
     row: match_::Model,
@@ -208,7 +196,7 @@ async fn view(
 #[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/backfill", tag = "backfill", operation_id = "openBackfill",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
-    request_body = RosterSchema,
+    request_body = matchplane_matchmaker::backfill::roster::Roster,
     responses(
         (status = 201, body = BackfillView),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
@@ -319,7 +307,7 @@ fn not_open(status: &str) -> ApiError {
 #[utoipa::path(put, path = "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}", tag = "backfill", operation_id = "replaceBackfillRoster",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`"), ("backfillId" = String, Path, description = "`bf_…`")),
-    request_body = RosterSchema,
+    request_body = matchplane_matchmaker::backfill::roster::Roster,
     responses(
         (status = 200, body = BackfillView),
         (status = 404, body = Problem),

@@ -233,9 +233,9 @@ pub enum AlgorithmSchema {
         #[schema(minimum = 1, maximum = 100)]
         expansion_multiplier: f64,
         /// Where the window stops widening (percent, > `baseTolerance`,
-        /// <= 100); absent: it widens without end.
+        /// <= 100); absent or `null`: it widens without end.
         #[serde(default)]
-        #[schema(nullable = false, exclusive_minimum = 0, maximum = 100)]
+        #[schema(exclusive_minimum = 0, maximum = 100)]
         max_tolerance: Option<f64>,
     },
     /// Flat ping window.

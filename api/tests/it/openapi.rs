@@ -579,6 +579,73 @@ fn game_mode_schema_takes_exactly_what_the_core_parses() {
     }
 }
 
+/// Every property path under `schema` (its `$ref`s and `oneOf` branches
+/// followed), as JSON pointers from `at`.
+fn property_paths(doc: &Value, schema: &Value, at: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.rsplit('/').next().unwrap();
+        return property_paths(doc, &doc["components"]["schemas"][name], at, out, depth + 1);
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        for branch in schema[key].as_array().into_iter().flatten() {
+            property_paths(doc, branch, at, out, depth + 1);
+        }
+    }
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        let path = format!("{at}/{name}");
+        if !out.contains(&path) {
+            out.push(path.clone());
+        }
+        property_paths(doc, property, &path, out, depth + 1);
+    }
+}
+
+/// Every field of a game mode, nested blocks' included, sent as `null`:
+/// the document takes it exactly when the core does (a field the document
+/// says is nullable is one whose `null` the server accepts; a field it
+/// defaults may be left out, not sent as `null`).
+#[test]
+fn game_mode_nulls_are_taken_exactly_where_the_document_says() {
+    use matchplane_matchmaker::GameModeConfig;
+    let doc = doc();
+    let schema = validator(&doc, &component("GameMode"));
+    let base = json!({"name": "m", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 2,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}});
+    let mut paths = Vec::new();
+    property_paths(
+        &doc,
+        &doc["components"]["schemas"]["GameMode"],
+        "",
+        &mut paths,
+        0,
+    );
+    assert!(
+        paths.iter().any(|p| p == "/backfill/ttlSeconds"),
+        "{paths:?}"
+    );
+    let mut disagree = Vec::new();
+    for path in paths {
+        let mut sample = base.clone();
+        let steps: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let mut at = &mut sample;
+        for step in &steps[..steps.len() - 1] {
+            if !at[*step].is_object() {
+                at[*step] = json!({});
+            }
+            at = &mut at[*step];
+        }
+        at[steps[steps.len() - 1]] = Value::Null;
+        let core = serde_json::from_value::<GameModeConfig>(sample.clone()).is_ok();
+        if schema.is_valid(&sample) != core {
+            disagree.push(format!("{path}: document {}, core {core}", !core));
+        }
+    }
+    assert!(disagree.is_empty(), "{disagree:#?}");
+}
+
 /// A `u32` field is documented with the range the server takes
 /// (up to 4 294 967 295), not as a signed `int32` that a client would cap at
 /// 2 147 483 647 (Schemathesis sent 2 147 483 648 as "invalid" and it was

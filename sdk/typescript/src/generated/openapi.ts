@@ -943,9 +943,9 @@ export interface components {
             /**
              * Format: double
              * @description Where the window stops widening (percent, > `baseTolerance`,
-             *     <= 100); absent: it widens without end.
+             *     <= 100); absent or `null`: it widens without end.
              */
-            maxTolerance?: number;
+            maxTolerance?: number | null;
             /**
              * Format: double
              * @description Lowest MMR a ticket may carry.
@@ -1096,16 +1096,20 @@ export interface components {
         Backfill: {
             /**
              * @description Whether a match made with empty seats opens a backfill for them at
-             *     once; default `false`.
+             *     once; default `false` (left out, not `null`).
              */
-            auto?: boolean | null;
-            /** @description Whether backfill requests are accepted; default `true`. */
-            enabled?: boolean | null;
+            auto?: boolean;
+            /**
+             * @description Whether backfill requests are accepted; default `true` (left out,
+             *     not `null`).
+             */
+            enabled?: boolean;
             /**
              * Format: int32
-             * @description How long a request stays open (seconds); default 120.
+             * @description How long a request stays open (seconds); default 120 (left out, not
+             *     `null`).
              */
-            ttlSeconds?: number | null;
+            ttlSeconds?: number;
         };
         /**
          * @description A mode's backfill figures: open requests now, and the fills
@@ -3021,7 +3025,7 @@ export interface components {
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
-         * @description The roster body of `POST` and `PUT`: the match's current players.
+         * @description `{"teams":[{"index":0,"players":[{"playerId":"a","mmr":1510}]}]}`.
          * @example {
          *       "teams": [
          *         {
@@ -3047,13 +3051,27 @@ export interface components {
          *       ]
          *     }
          */
-        RosterSchema: {
+        Roster: {
+            /** @description The teams that still have players; a team left out has none. */
+            teams: components["schemas"]["RosterTeam"][];
+        };
+        /** @description One player of a roster. */
+        RosterPlayer: {
             /**
-             * @description Teams with their players now (`index` from 0; a team left out has
-             *     none); `mmr` is optional for players matchplane matched, required
-             *     for others in MMR modes.
+             * Format: double
+             * @description The player's MMR; optional for players matchplane seated in the
+             *     match (their ticket's MMR is used), required for others in MMR modes.
              */
-            teams: Record<string, never>[];
+            mmr?: number;
+            /** @description The studio's player id. */
+            playerId: string;
+        };
+        /** @description One team of a roster. */
+        RosterTeam: {
+            /** @description Position in the match shape, from 0. */
+            index: number;
+            /** @description The players on it now. */
+            players: components["schemas"]["RosterPlayer"][];
         };
         /**
          * @description One scope of a key.
@@ -6440,7 +6458,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RosterSchema"];
+                "application/json": components["schemas"]["Roster"];
             };
         };
         responses: {
@@ -6612,7 +6630,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RosterSchema"];
+                "application/json": components["schemas"]["Roster"];
             };
         };
         responses: {
