@@ -1,8 +1,9 @@
-//! OpenAPI schemas of the webhook bodies (SPEC 6): `match.made` and
-//! `webhook.test`, as the worker serialises them
-//! (`matchplane_webhook::Event`). They describe the same JSON for
-//! the document's `webhooks`; a test validates the worker's own bodies
-//! against them.
+//! OpenAPI schemas of the webhook bodies (SPEC 6): `match.made`,
+//! `match.backfilled` and `webhook.test`, as the worker serialises them
+//! (`matchplane_webhook::Event`, tagged by `type`). Only the envelopes
+//! live here; their teams and quality are the webhook crate's own types
+//! (derived under its `openapi` feature). A test validates the worker's
+//! own bodies against them.
 
 use matchplane_webhook::payload::{Quality, TeamWire};
 use serde::Serialize;
