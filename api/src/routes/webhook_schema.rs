@@ -50,6 +50,7 @@ pub struct MatchMadeEvent {
     #[schema(minimum = 1)]
     pub game_mode_version: i64,
     /// When the match was recorded (RFC 3339, UTC, milliseconds).
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// Teams in match-shape order.
     #[schema(min_items = 1)]
@@ -104,6 +105,7 @@ pub struct MatchBackfilledEvent {
     #[schema(minimum = 1)]
     pub game_mode_version: i64,
     /// When the fill was claimed (RFC 3339, UTC, milliseconds).
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// The teams that got players, each with only its new players (each
     /// with `"backfill": true`).
@@ -127,5 +129,6 @@ pub struct WebhookTestEvent {
     /// The game mode whose webhook is tested.
     pub game_mode: String,
     /// When the test was requested (RFC 3339, UTC, milliseconds).
+    #[schema(format = DateTime)]
     pub created_at: String,
 }

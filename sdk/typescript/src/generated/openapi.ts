@@ -1281,7 +1281,10 @@ export interface components {
          *     }
          */
         CreatedTicket: {
-            /** @description When the token stops being valid (RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the token stops being valid (RFC 3339).
+             */
             expiresAt: string;
             /** @description `tkt_…`. */
             ticketId: string;
@@ -1936,7 +1939,10 @@ export interface components {
         MatchBackfilledEvent: {
             /** @description The request filled, `bf_…`. */
             backfillId: string;
-            /** @description When the fill was claimed (RFC 3339, UTC, milliseconds). */
+            /**
+             * Format: date-time
+             * @description When the fill was claimed (RFC 3339, UTC, milliseconds).
+             */
             createdAt: string;
             /** @description This fill, `bff_…`, also the `webhook-id`. */
             fillId: string;
@@ -2025,7 +2031,10 @@ export interface components {
              *     for them (`bf_…`); absent otherwise.
              */
             backfillId?: string | null;
-            /** @description When the match was recorded (RFC 3339, UTC, milliseconds). */
+            /**
+             * Format: date-time
+             * @description When the match was recorded (RFC 3339, UTC, milliseconds).
+             */
             createdAt: string;
             /** @description The game mode's name. */
             gameMode: string;
@@ -2715,7 +2724,10 @@ export interface components {
          *     }
          */
         ProposalView: {
-            /** @description The deadline to answer (RFC 3339); an accept never moves it. */
+            /**
+             * Format: date-time
+             * @description The deadline to answer (RFC 3339); an accept never moves it.
+             */
             acceptBy: string;
             /**
              * Format: double
@@ -3926,7 +3938,10 @@ export interface components {
          *     }
          */
         WebhookTestEvent: {
-            /** @description When the test was requested (RFC 3339, UTC, milliseconds). */
+            /**
+             * Format: date-time
+             * @description When the test was requested (RFC 3339, UTC, milliseconds).
+             */
             createdAt: string;
             /** @description The game mode whose webhook is tested. */
             gameMode: string;
