@@ -4,11 +4,13 @@
 //! (`routes!` in [`crate::router`]).
 
 use crate::problem::{Problem, ProblemFieldError, PROBLEM_JSON};
-use crate::routes::message_schema::{PlayerMatch, SearchMessage};
-use crate::routes::webhook_schema::{
-    MatchBackfilledEvent, MatchMadeEvent, WebhookBotSeat, WebhookPlayer, WebhookQuality,
-    WebhookSeat, WebhookTeam, WebhookTestEvent,
-};
+use crate::routes::webhook_schema::{MatchBackfilledEvent, MatchMadeEvent, WebhookTestEvent};
+use matchplane_matchmaker::reasons::{SearchWaitingReason, WaitingReason};
+use matchplane_store::repos::match_status::{AnswerWord, MatchStatus};
+use matchplane_store::tickets::{ExpiredReason, StatusMessage};
+use matchplane_webhook::payload::{BotSeat, Player, Quality, TeamWire};
+use matchplane_webhook::player_view::PlayerMatch;
+use matchplane_webhook::MatchMade;
 use serde_json::{json, Value};
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -33,16 +35,21 @@ use utoipa::{Modify, OpenApi};
     components(schemas(
         Problem,
         ProblemFieldError,
-        SearchMessage,
-        PlayerMatch,
+        StatusMessage,
+        PlayerMatch<'static>,
+        MatchMade,
+        SearchWaitingReason,
+        WaitingReason,
+        ExpiredReason,
+        MatchStatus,
+        AnswerWord,
         MatchMadeEvent,
         MatchBackfilledEvent,
         WebhookTestEvent,
-        WebhookTeam,
-        WebhookSeat,
-        WebhookBotSeat,
-        WebhookPlayer,
-        WebhookQuality
+        TeamWire,
+        BotSeat,
+        Player,
+        Quality
     )),
     tags(
         (name = "service", description = "Health, readiness, metrics"),
@@ -136,7 +143,27 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     constrain_items(openapi);
     unsigned_32_is_not_int32(openapi);
     closed_algorithm_variants(openapi);
+    internal_messages_are_not_sent(openapi);
     add_webhooks(openapi);
+}
+
+/// `SearchMessage` is the store's status message, whose `released` (the
+/// studio released a match, told to the sockets waiting for its
+/// assignment) never reaches a client (they send `requeued`): its variant
+/// leaves the document.
+pub fn internal_messages_are_not_sent(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::Schema;
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut("SearchMessage") else {
+        return;
+    };
+    one_of.items.retain(|item| {
+        serde_json::to_value(item)
+            .map(|v| v.pointer("/properties/type/enum") != Some(&json!(["released"])))
+            .unwrap_or(true)
+    });
 }
 
 /// Each `algorithm` variant takes its own fields and no other (a `fifo`

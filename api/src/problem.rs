@@ -138,36 +138,36 @@ pub fn status_of(code: Code) -> StatusCode {
     }
 }
 
-/// A short title for a code (the `title` member).
-fn title_of(code: &str, status: StatusCode) -> String {
-    let title = match code {
-        "VALIDATION_ERROR" => "Validation error",
-        "CONFLICT" => "Conflict",
-        "MATCH_SIZE_LIMIT_EXCEEDED" => "Match size limit exceeded",
-        "CYCLE_DURATION_BELOW_TIER_FLOOR" => "Cycle duration below tier floor",
-        "TOLERANCE_BELOW_TIER_FLOOR" => "Tolerance below tier floor",
-        "EXPANSION_BELOW_TIER_FLOOR" => "Expansion below tier floor",
-        "PARTY_SIZE_EXCEEDS_SHAPE" => "Party size exceeds shape",
-        "INVALID_WEBHOOK_URL" => "Invalid webhook URL",
-        "QUOTA_EXCEEDED" => "Quota exceeded",
-        "UNAUTHORIZED" => "Unauthorized",
-        "NOT_FOUND" => "Not found",
-        "GAME_MODE_NOT_FOUND" => "Game mode not found",
-        "METHOD_NOT_ALLOWED" => "Method not allowed",
-        "RATE_LIMITED" => "Rate limited",
-        "PAYLOAD_TOO_LARGE" => "Payload too large",
-        "UNSUPPORTED_MEDIA_TYPE" => "Unsupported media type",
-        "INTERNAL" => "Internal error",
-        FORBIDDEN => "Forbidden",
-        VERSION_MISMATCH => "Version mismatch",
-        IDEMPOTENCY_KEY_REUSED => "Idempotency key reused",
-        IDEMPOTENCY_KEY_IN_USE => "Idempotency key in use",
-        SERVICE_UNAVAILABLE => "Service unavailable",
-        "URI_TOO_LONG" => "URI too long",
-        "HEADERS_TOO_LARGE" => "Headers too large",
-        _ => return status.canonical_reason().unwrap_or("Error").to_owned(),
-    };
-    title.to_owned()
+/// Words a title keeps in capitals.
+const ACRONYMS: [&str; 3] = ["MMR", "URL", "URI"];
+
+/// The `title` member of a problem with `code` (docs/error-codes.md,
+/// "Titles"): the code's words in sentence case, `MMR`, `URL` and `URI`
+/// kept in capitals (`PARTY_TOO_LARGE` is "Party too large",
+/// `INVALID_WEBHOOK_URL` "Invalid webhook URL"); `INTERNAL` is "Internal
+/// error".
+pub fn title_of(code: &str) -> String {
+    if code == "INTERNAL" {
+        return "Internal error".to_owned();
+    }
+    let words: Vec<String> = code
+        .split('_')
+        .filter(|word| !word.is_empty())
+        .enumerate()
+        .map(|(i, word)| {
+            if ACRONYMS.contains(&word) {
+                word.to_owned()
+            } else if i == 0 {
+                let mut chars = word.chars();
+                chars.next().map_or_else(String::new, |first| {
+                    first.to_string() + &chars.as_str().to_ascii_lowercase()
+                })
+            } else {
+                word.to_ascii_lowercase()
+            }
+        })
+        .collect();
+    words.join(" ")
 }
 
 impl ApiError {
@@ -469,7 +469,7 @@ impl ApiError {
     pub fn problem(&self) -> Problem {
         Problem {
             kind: "about:blank".into(),
-            title: title_of(self.code, self.status),
+            title: title_of(self.code),
             status: self.status.as_u16(),
             code: self.code.into(),
             detail: self.detail.clone(),

@@ -33,6 +33,7 @@ pub mod search;
 pub mod shape;
 pub mod thin_validation;
 pub mod tier;
+pub mod timestamp;
 pub mod validation;
 
 /// The reference-counted string of ticket, player and party ids (see [`Search`]).

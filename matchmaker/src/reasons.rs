@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 /// The cycle's answer to "why has nobody been found yet?" for one search,
 /// served as its `waitingReason`. Serialised as `{"code": "...", ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"code": "NOT_ENOUGH_PLAYERS", "seatsWaiting": 1, "seatsNeeded": 2})))]
 #[serde(tag = "code", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum WaitingReason {
     /// Some party members have no live search in this mode yet.
@@ -84,6 +86,29 @@ impl WaitingReason {
             WaitingReason::NoCommonRegion { .. } => crate::Code::NoCommonRegion,
         }
     }
+}
+
+/// The `waitingReason` a searching client and the studio read: the last
+/// cycle's [`WaitingReason`], or [`MatchPending`] while a match that claimed
+/// the search is being stored (docs/error-codes.md, "Waiting reasons").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum SearchWaitingReason {
+    /// The last cycle's reason.
+    Cycle(WaitingReason),
+    /// `{"code": "MATCH_PENDING"}`.
+    Pending(MatchPending),
+}
+
+/// `{"code": "MATCH_PENDING"}`: the search was claimed into a match that
+/// is being stored; it does not expire meanwhile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "code", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum MatchPending {
+    /// The only value.
+    MatchPending,
 }
 
 /// A waiting search's status as stored and served (SPEC 15): its reason,

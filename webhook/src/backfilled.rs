@@ -3,9 +3,9 @@
 //! fill's id (`bff_…`).
 
 use crate::payload::{Player, Team};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use matchplane_matchmaker::ProposedFill;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// `{"type":"match.backfilled","matchId","backfillId","fillId",…,"teams",
 /// "openSeatsLeft"}`.
@@ -25,7 +25,7 @@ pub struct MatchBackfilled {
     /// The game mode's config version the fill was made under.
     pub game_mode_version: i64,
     /// When the fill was claimed (RFC 3339, UTC, milliseconds).
-    #[serde(serialize_with = "rfc3339_millis")]
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// The teams that got players, each with only its new players (as in
     /// `match.made`, each marked `"backfill": true`).
@@ -81,8 +81,4 @@ impl MatchBackfilled {
             .iter()
             .flat_map(|t| t.players.iter().map(move |p| (t.index, p)))
     }
-}
-
-fn rfc3339_millis<S: Serializer>(at: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&at.to_rfc3339_opts(SecondsFormat::Millis, true))
 }

@@ -4,9 +4,9 @@
 //! every attempt sends (and signs) exactly those bytes, so a retry carries the
 //! same body as the first attempt.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{MatchedPlayer, ProposedMatch, ProposedTeam};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// An event as sent to a studio; `type` comes first in the JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,7 +35,11 @@ impl Event {
 }
 
 /// The `match.made` body (SPEC 6).
+///
+/// In the OpenAPI document: component `MatchRecord` (the studio's view of
+/// a matched ticket's match; the webhook body adds `type`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = MatchRecord))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchMade {
     /// `mat_…`, also the `webhook-id`.
@@ -45,11 +49,13 @@ pub struct MatchMade {
     /// The game mode's name.
     pub game_mode: String,
     /// The game mode's config version the match was made under.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub game_mode_version: i64,
     /// When the match was recorded (RFC 3339, UTC, milliseconds).
-    #[serde(serialize_with = "rfc3339_millis")]
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Teams in match-shape order.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<TeamWire>))]
     pub teams: Vec<Team>,
     /// How close the match is (over humans only).
     pub quality: Quality,
@@ -90,13 +96,16 @@ pub struct Team {
 
 /// A bot seat (SPEC 11): no player, no ticket, the humans' mean MMR.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookBotSeat))]
 #[serde(rename_all = "camelCase")]
 pub struct BotSeat {
     /// Always `true`.
     pub bot: bool,
     /// Always `null`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub player_id: Option<String>,
     /// Always `null`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub ticket_id: Option<String>,
     /// Mean of the match's humans' MMR, or `null`.
     pub mmr: Option<f64>,
@@ -114,17 +123,23 @@ impl BotSeat {
     }
 }
 
-/// A team as written: humans and bots in one `players` array.
+/// A [`Team`] as written: humans and bots in one `players` array (the
+/// OpenAPI document's `WebhookTeam`).
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookTeam))]
 #[serde(rename_all = "camelCase")]
-struct TeamWire {
+pub struct TeamWire {
+    /// Position in the match shape, from 0.
     index: usize,
+    /// The seated players, then the team's bot seats.
     players: Vec<SeatWire>,
+    /// Mean MMR of the players that carry one; `null` if none does.
     mean_mmr: Option<f64>,
 }
 
 /// A seat as written: a bot seat carries `"bot": true`, a player does not.
 #[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookSeat))]
 #[serde(untagged)]
 enum SeatWire {
     Bot(BotSeat),
@@ -169,6 +184,7 @@ impl From<Team> for TeamWire {
 
 /// One player of a `match.made` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookPlayer))]
 #[serde(rename_all = "camelCase")]
 pub struct Player {
     /// The studio's player id.
@@ -181,16 +197,21 @@ pub struct Player {
     pub mmr: Option<f64>,
     /// The search's ping in milliseconds, if measured.
     pub ping_ms: Option<f64>,
-    /// Seconds the search waited until the cycle that matched it.
+    /// Seconds the search waited until the cycle that matched it, to the
+    /// millisecond.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub wait_seconds: f64,
     /// The player's latency to the match's region (milliseconds); absent
     /// in modes without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub latency_ms: Option<f64>,
     /// The ticket's `attributes.data`, exactly as the studio sent it
     /// (SPEC 4); absent when the ticket had none. Filled by the outbox
     /// consumer from the ticket's record, never carried in the pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>, nullable = false))]
     pub data: Option<matchplane_matchmaker::RawJson>,
     /// `true` for a player a backfill seated after the match was made;
     /// absent for the match's own players.
@@ -200,11 +221,14 @@ pub struct Player {
 
 /// Match quality figures (SPEC 8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookQuality))]
 #[serde(rename_all = "camelCase")]
 pub struct Quality {
     /// Max minus min player MMR (0 without MMRs).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub mmr_spread: f64,
     /// Max minus min team mean MMR (0 without MMRs).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub team_imbalance: f64,
 }
 
@@ -217,12 +241,8 @@ pub struct WebhookTest {
     /// The game mode whose webhook is tested.
     pub game_mode: String,
     /// When the test was requested (RFC 3339, UTC, milliseconds).
-    #[serde(serialize_with = "rfc3339_millis")]
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
-}
-
-fn rfc3339_millis<S: Serializer>(at: &DateTime<Utc>, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&at.to_rfc3339_opts(SecondsFormat::Millis, true))
 }
 
 /// Identity of a recorded match, with which a [`ProposedMatch`] becomes a body.

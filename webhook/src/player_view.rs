@@ -7,34 +7,67 @@ use crate::payload::{MatchMade, Quality};
 use matchplane_matchmaker::RawJson;
 use serde::Serialize;
 
-/// The JSON of a player's view (see [`player_match`]).
+/// The JSON of a player's view (see [`player_match`]): the `match` of a
+/// `matched` message and of a matched ticket's status as the game client
+/// reads it (the OpenAPI document's `PlayerMatch`).
 #[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+    "gameMode": "duel", "createdAt": "2026-12-01T10:00:03.120Z", "teams": [["ana"], ["ben"]],
+    "player": {"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "team": 0,
+        "partyId": null, "mmr": 1500.0, "latencyMs": null, "waitSeconds": 2.4},
+    "region": null, "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}})))]
 #[serde(rename_all = "camelCase")]
-struct PlayerMatch<'a> {
+pub struct PlayerMatch<'a> {
+    /// `mat_…`.
     match_id: &'a str,
+    /// The game mode's name.
     game_mode: &'a str,
+    /// When the match was made (RFC 3339).
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     created_at: String,
+    /// The teams in match-shape order, as player ids.
     teams: Vec<Vec<&'a str>>,
+    /// The player's own entry.
     player: OwnEntry<'a>,
+    /// The region the match is played in; `null` in modes without regions.
     region: Option<&'a str>,
+    /// The match's quality.
+    #[cfg_attr(feature = "openapi", schema(value_type = Quality))]
     quality: &'a Quality,
 }
 
-/// The player's own entry of its view.
+/// The player's own entry of its view (the OpenAPI document's
+/// `PlayerMatchEntry`).
 #[derive(Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = PlayerMatchEntry))]
 #[serde(rename_all = "camelCase")]
-struct OwnEntry<'a> {
+pub struct OwnEntry<'a> {
+    /// The studio's player id.
     player_id: &'a str,
+    /// `tkt_…` of the player's search.
     ticket_id: &'a str,
+    /// The index of the player's team in `teams`.
     team: usize,
+    /// The party id, `null` for a solo player.
     party_id: Option<&'a str>,
+    /// The ticket's MMR, if any.
     mmr: Option<f64>,
+    /// The player's latency to the match's region (milliseconds); `null`
+    /// in modes without regions.
     latency_ms: Option<f64>,
+    /// Seconds the search waited until the cycle that matched it.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     wait_seconds: f64,
+    /// The ticket's `attributes.data` as the studio sent it; absent when
+    /// it had none.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>, nullable = false))]
     data: Option<&'a RawJson>,
     /// `true` for a player a backfill seated (SPEC 10); absent otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "openapi", schema(default = false))]
     backfill: bool,
 }
 
@@ -56,9 +89,7 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<RawJson> {
     let view = PlayerMatch {
         match_id: &body.match_id,
         game_mode: &body.game_mode,
-        created_at: body
-            .created_at
-            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        created_at: matchplane_matchmaker::timestamp::format(&body.created_at),
         teams: body
             .teams
             .iter()

@@ -123,10 +123,7 @@ pub fn unix_now() -> f64 {
 
 /// RFC 3339 of Unix seconds (millisecond precision).
 pub fn rfc3339(unix: f64) -> String {
-    let millis = (unix * 1000.0).round() as i64;
-    chrono::DateTime::from_timestamp_millis(millis)
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
-        .unwrap_or_default()
+    matchplane_matchmaker::timestamp::from_unix_seconds(unix)
 }
 
 /// Connects the Redis pool and ticket stores at `url` under `prefix` (the

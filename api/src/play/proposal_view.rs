@@ -18,6 +18,7 @@ pub struct ProposalView {
     /// `mat_…`: the match's id once everyone accepted.
     pub match_id: String,
     /// The deadline to answer (RFC 3339); an accept never moves it.
+    #[schema(format = DateTime)]
     pub accept_by: String,
     /// Seconds left until `acceptBy` (0 once past).
     pub accept_in_seconds: f64,

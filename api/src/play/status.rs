@@ -22,6 +22,40 @@ pub struct TicketError {
     pub message: String,
 }
 
+/// The values of a ticket's `status` (the OpenAPI document's
+/// `TicketState`).
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TicketState {
+    /// Not searching yet.
+    Created,
+    /// Searching.
+    Searching,
+    /// In an open match proposal (a mode with acceptance).
+    Proposed,
+    /// Matched.
+    Matched,
+    /// Its match was released: it may search again.
+    Released,
+    /// Cancelled.
+    Cancelled,
+    /// Expired (see `reason`).
+    Expired,
+    /// Failed (see `error`).
+    Failed,
+}
+
+/// A matched ticket's `match`: the player's own view for the game client,
+/// the whole match for the studio.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum TicketMatch {
+    /// What `GET /v1/searches/{ticketId}` shows.
+    Player(matchplane_webhook::player_view::PlayerMatch<'static>),
+    /// What `GET …/tickets/{ticketId}` shows.
+    Studio(matchplane_webhook::MatchMade),
+}
+
 /// Where a ticket stands.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({"ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "status": "searching",
@@ -36,15 +70,18 @@ pub struct TicketStatus {
     /// `created`, `searching`, `proposed`, `matched`, `released` (its match
     /// was released: it may search again, keeping its first `queuedAt`),
     /// `cancelled`, `expired` or `failed`.
+    #[schema(value_type = TicketState)]
     pub status: &'static str,
     /// The game mode's name.
     pub game_mode: String,
     /// The studio's player id.
     pub player_id: String,
     /// When the token stops being valid (RFC 3339).
+    #[schema(format = DateTime)]
     pub expires_at: String,
     /// When the last search started (RFC 3339), kept once it ended; `null`
     /// before any search. Always present in every status.
+    #[schema(format = DateTime)]
     pub queued_at: Option<String>,
     /// Seconds the last search waited: until now while searching, until it
     /// ended (or the cycle that matched it) once ended; `null` before any
@@ -56,7 +93,7 @@ pub struct TicketStatus {
     /// The last cycle's reason for waiting, while searching;
     /// `{"code":"MATCH_PENDING"}` while a claimed match is being stored.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<matchplane_matchmaker::reasons::SearchWaitingReason>)]
     pub waiting_reason: Option<Value>,
     /// While searching: seats of the largest in-range group the last cycle
     /// built around or with this search (its party included).
@@ -71,6 +108,7 @@ pub struct TicketStatus {
     /// `PONG_TIMEOUT`, or `SEARCH_LOST` (the pool lost the search with its
     /// data; a new ticket is needed). Absent when not recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<matchplane_store::tickets::ExpiredReason>)]
     pub reason: Option<String>,
     /// The match, once matched and stored. The game client (`GET
     /// /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
@@ -79,7 +117,7 @@ pub struct TicketStatus {
     /// `waitSeconds`, and its ticket's `data` as sent), `region` and `quality`. The studio sees the whole
     /// match, as its `match.made` webhook body.
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<TicketMatch>)]
     pub match_: Option<matchplane_matchmaker::RawJson>,
     /// Why it failed, once failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -106,10 +144,7 @@ pub fn match_pending() -> Value {
     json!({ "code": "MATCH_PENDING" })
 }
 
-/// Seconds rounded to the millisecond.
-fn millis(seconds: f64) -> f64 {
-    (seconds.max(0.0) * 1000.0).round() / 1000.0
-}
+use matchplane_matchmaker::timestamp::round_millis as millis;
 
 /// The status of `ticket` at `now` (Unix seconds), as `reader` sees it.
 ///

@@ -48,7 +48,7 @@ pub struct CreateKey {
 
 /// A key as listed: never the key itself.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00Z", "lastUsedAt": null, "revokedAt": null, "scopes": ["backend"]}))]
+#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00.000Z", "lastUsedAt": null, "revokedAt": null, "scopes": ["backend"]}))]
 #[serde(rename_all = "camelCase")]
 pub struct KeyView {
     /// `key_<ulid>`.
@@ -60,16 +60,19 @@ pub struct KeyView {
     /// What the key may do (`admin` first).
     pub scopes: Vec<Scope>,
     /// Creation time.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Last authenticated request (to within a few seconds).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_used_at: Option<DateTime<Utc>>,
     /// Revocation time, if revoked.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
 /// The answer to a key creation: the only time `key` is ever shown.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00Z", "lastUsedAt": null, "revokedAt": null, "scopes": ["backend"], "key": "mp_sk_Ab12Cd3eF4gH5iJ6kL7mN8oP9qR0sT1uV2wX3yZ4aB5c"}))]
+#[schema(example = json!({"id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2", "name": "backend-prod", "prefix": "mp_sk_Ab12Cd", "createdAt": "2026-12-01T10:00:00.000Z", "lastUsedAt": null, "revokedAt": null, "scopes": ["backend"], "key": "mp_sk_Ab12Cd3eF4gH5iJ6kL7mN8oP9qR0sT1uV2wX3yZ4aB5c"}))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatedKey {
     /// The key's metadata.

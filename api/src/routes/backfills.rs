@@ -28,7 +28,7 @@ use utoipa::ToSchema;
 
 /// A backfill request as the studio sees it.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "gameMode": "ranked-5v5", "status": "open", "openSeats": [1, 0], "createdAt": "2026-12-01T10:00:00Z", "expiresAt": "2026-12-01T10:02:00Z", "fills": []}))]
+#[schema(example = json!({"backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "gameMode": "ranked-5v5", "status": "open", "openSeats": [1, 0], "createdAt": "2026-12-01T10:00:00.000Z", "expiresAt": "2026-12-01T10:02:00.000Z", "fills": []}))]
 #[serde(rename_all = "camelCase")]
 pub struct BackfillView {
     /// `bf_…`.
@@ -43,8 +43,10 @@ pub struct BackfillView {
     /// Open seats per team, in match-shape order (players).
     pub open_seats: Vec<u32>,
     /// When the request was opened.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// When it expires unless filled or closed first.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub expires_at: DateTime<Utc>,
     /// Each fill, oldest first.
     pub fills: Vec<FillView>,
@@ -57,6 +59,7 @@ pub struct FillView {
     /// `bff_…`, also the `webhook-id` of its `match.backfilled`.
     pub fill_id: String,
     /// When it was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub at: DateTime<Utc>,
     /// The new players by team, as in the `match.backfilled` body.
     #[schema(value_type = Vec<Object>)]
@@ -64,18 +67,6 @@ pub struct FillView {
     /// Open seats per team after it.
     #[schema(value_type = Vec<u32>)]
     pub open_seats_left: Value,
-}
-
-/// The roster body of `POST` and `PUT`: the match's current players.
-#[derive(Debug, ToSchema)]
-#[schema(example = json!({"teams": [{"index": 0, "players": [{"playerId": "a", "mmr": 1510}]}, {"index": 1, "players": [{"playerId": "b"}, {"playerId": "c"}]}]}))]
-#[allow(dead_code)]
-pub struct RosterSchema {
-    /// Teams with their players now (`index` from 0; a team left out has
-    /// none); `mmr` is optional for players matchplane matched, required
-    /// for others in MMR modes.
-    #[schema(value_type = Vec<Object>)]
-    teams: Vec<Value>,
 }
 
 /// The match, its mode's config and the mode's key.
@@ -205,7 +196,7 @@ async fn view(
 #[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/backfill", tag = "backfill", operation_id = "openBackfill",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
-    request_body = RosterSchema,
+    request_body = matchplane_matchmaker::backfill::roster::Roster,
     responses(
         (status = 201, body = BackfillView),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
@@ -316,7 +307,7 @@ fn not_open(status: &str) -> ApiError {
 #[utoipa::path(put, path = "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}", tag = "backfill", operation_id = "replaceBackfillRoster",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`"), ("backfillId" = String, Path, description = "`bf_…`")),
-    request_body = RosterSchema,
+    request_body = matchplane_matchmaker::backfill::roster::Roster,
     responses(
         (status = 200, body = BackfillView),
         (status = 404, body = Problem),

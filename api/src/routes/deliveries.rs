@@ -19,10 +19,11 @@ use utoipa::{IntoParams, ToSchema};
 
 /// One logged attempt.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"attemptedAt": "2026-12-01T10:00:00Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}))]
+#[schema(example = json!({"attemptedAt": "2026-12-01T10:00:00.000Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}))]
 #[serde(rename_all = "camelCase")]
 pub struct AttemptView {
     /// When it was sent (its unix seconds were the `webhook-timestamp`).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub attempted_at: DateTime<Utc>,
     /// The HTTP status answered; absent on a timeout or connection error.
     pub status_code: Option<i32>,
@@ -48,7 +49,7 @@ impl From<webhook_attempt::Model> for AttemptView {
 
 /// One delivery with its attempts.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M", "eventType": "match.made", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "status": "succeeded", "attemptCount": 1, "nextAttemptAt": null, "createdAt": "2026-12-01T10:00:00Z", "attempts": [{"attemptedAt": "2026-12-01T10:00:00Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}]}))]
+#[schema(example = json!({"id": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M", "eventType": "match.made", "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "status": "succeeded", "attemptCount": 1, "nextAttemptAt": null, "createdAt": "2026-12-01T10:00:00.000Z", "attempts": [{"attemptedAt": "2026-12-01T10:00:00.000Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}]}))]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryView {
     /// `dlv_…`.
@@ -64,8 +65,10 @@ pub struct DeliveryView {
     /// number of `attempts` listed, the one running included.
     pub attempt_count: i32,
     /// When the next attempt is due, while pending.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub next_attempt_at: Option<DateTime<Utc>>,
     /// When the delivery was queued.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Every attempt ever made, oldest first.
     pub attempts: Vec<AttemptView>,

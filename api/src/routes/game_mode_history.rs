@@ -21,7 +21,7 @@ use utoipa::ToSchema;
 
 /// One version of a game mode's history.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"version": 1, "config": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}}, "createdAt": "2026-12-01T10:00:00Z"}))]
+#[schema(example = json!({"version": 1, "config": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}}, "createdAt": "2026-12-01T10:00:00.000Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct GameModeVersionView {
     /// Version number.
@@ -30,6 +30,7 @@ pub struct GameModeVersionView {
     #[schema(value_type = GameModeSchema)]
     pub config: Value,
     /// When it was committed.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
 }
 

@@ -233,9 +233,9 @@ pub enum AlgorithmSchema {
         #[schema(minimum = 1, maximum = 100)]
         expansion_multiplier: f64,
         /// Where the window stops widening (percent, > `baseTolerance`,
-        /// <= 100); absent: it widens without end.
+        /// <= 100); absent or `null`: it widens without end.
         #[serde(default)]
-        #[schema(nullable = false, exclusive_minimum = 0, maximum = 100)]
+        #[schema(exclusive_minimum = 0, maximum = 100)]
         max_tolerance: Option<f64>,
     },
     /// Flat ping window.
@@ -310,7 +310,7 @@ pub struct WebhookSchema {
     "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true, "secret": "whsec_********"},
     "ratings": {"enabled": true, "tau": 0.5, "initialRating": 1500, "initialDeviation": 350,
         "initialVolatility": 0.06, "ratingPeriodSeconds": 86400},
-    "version": 1, "createdAt": "2026-12-01T10:00:00Z", "updatedAt": "2026-12-01T10:00:00Z"}))]
+    "version": 1, "createdAt": "2026-12-01T10:00:00.000Z", "updatedAt": "2026-12-01T10:00:00.000Z"}))]
 pub struct GameModeResponseSchema {
     /// The mode's name.
     pub name: String,

@@ -48,8 +48,14 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
         _ => Map::new(),
     };
     body.insert("version".into(), mode.version.into());
-    body.insert("createdAt".into(), mode.created_at.to_rfc3339().into());
-    body.insert("updatedAt".into(), mode.updated_at.to_rfc3339().into());
+    body.insert(
+        "createdAt".into(),
+        matchplane_matchmaker::timestamp::format(&mode.created_at).into(),
+    );
+    body.insert(
+        "updatedAt".into(),
+        matchplane_matchmaker::timestamp::format(&mode.updated_at).into(),
+    );
     if show_secret && !body.contains_key("webhook") {
         body.insert("webhook".into(), Value::Object(Map::new()));
     }

@@ -24,7 +24,7 @@ use utoipa::{IntoParams, ToSchema};
 
 /// A match as stored: the `match.made` body without its `type`.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [{"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0}], "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}, "status": "made"}))]
+#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00.000Z", "teams": [{"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0}], "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0}, "status": "made"}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchView {
     /// `mat_…`, also the webhook's `webhook-id`.
@@ -36,13 +36,14 @@ pub struct MatchView {
     /// The mode's config version the match was made under.
     pub game_mode_version: i64,
     /// When the match was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Teams in match-shape order, as in the `match.made` webhook body
     /// (each player's ticket `data` in its entry, as sent).
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<matchplane_webhook::payload::TeamWire>)]
     pub teams: Vec<Team>,
     /// `{mmrSpread, teamImbalance}`.
-    #[schema(value_type = Object)]
+    #[schema(value_type = matchplane_webhook::payload::Quality)]
     pub quality: Value,
     /// The shape used, players per team (a relaxed shape, a settled
     /// flexible match's team sizes; a bot match's base shape); absent for
@@ -60,11 +61,12 @@ pub struct MatchView {
     /// `proposed` (acceptance: not answered by everyone yet), `made`,
     /// `cancelled` (a proposal someone declined or let time out),
     /// `released` (by the studio) or `unassigned` (no assignment in time).
+    #[schema(value_type = matchplane_store::repos::match_status::MatchStatus)]
     pub status: String,
     /// A proposal's answer per ticket (`accepted`, `declined`, `timeout`,
     /// `none`); absent in modes without acceptance.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::BTreeMap<String, matchplane_store::repos::match_status::AnswerWord>>)]
     pub answers: Option<Value>,
     /// The assignment the studio posted (`connection`, `data`, `players`
     /// with each player's own `data`); absent until posted.
@@ -143,7 +145,7 @@ pub struct MatchesQuery {
 
 /// A page of matches.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"items": [{"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00Z", "teams": [], "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}, "status": "made"}], "nextCursor": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"}))]
+#[schema(example = json!({"items": [{"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1, "createdAt": "2026-12-01T10:00:00.000Z", "teams": [], "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}, "status": "made"}], "nextCursor": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"}))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchesPage {
     /// Newest first.

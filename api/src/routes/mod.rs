@@ -9,7 +9,6 @@ pub mod game_mode_schema;
 pub mod game_modes;
 pub mod match_lifecycle;
 pub mod matches;
-pub mod message_schema;
 pub mod mode_pool;
 pub mod mode_stats;
 pub mod mode_stats_history;

@@ -61,7 +61,7 @@ pub struct BackfillFigures {
 
 /// A mode's figures.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00Z", "lifecycle": {"proposals": 0, "proposalsOpen": 0, "proposalsMade": 0, "proposalsCancelled": 0, "accepts": 0, "declines": 0, "timeouts": 0, "acceptanceRate": null, "releases": 0, "unassigned": 0}}))]
+#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58.000Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00.000Z", "lifecycle": {"proposals": 0, "proposalsOpen": 0, "proposalsMade": 0, "proposalsCancelled": 0, "accepts": 0, "declines": 0, "timeouts": 0, "acceptanceRate": null, "releases": 0, "unassigned": 0}}))]
 #[serde(rename_all = "camelCase")]
 pub struct ModeStats {
     /// The game mode's name.
@@ -84,6 +84,7 @@ pub struct ModeStats {
     /// Duration of the last cycle, snapshot to last claim (milliseconds).
     pub last_cycle_duration_ms: Option<f64>,
     /// When the last cycle ended.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_cycle_at: Option<DateTime<Utc>>,
     /// Whether the mode's webhook deliveries are failing; `null` when the
     /// mode has no webhook.

@@ -49,10 +49,11 @@ pub struct HistoryPercentiles {
 
 /// One bucket of the history.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"start": "2026-12-01T10:00:00Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}))]
+#[schema(example = json!({"start": "2026-12-01T10:00:00.000Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}))]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryBucket {
     /// Start of the bucket.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub start: DateTime<Utc>,
     /// Cycles that ran with searches or matches.
     pub cycles: i64,
@@ -77,14 +78,16 @@ pub struct HistoryBucket {
 
 /// The history of a mode.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "from": "2026-12-01T09:00:00Z", "to": "2026-12-01T10:00:00Z", "bucketSeconds": 60, "buckets": [{"start": "2026-12-01T09:41:00Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}]}))]
+#[schema(example = json!({"gameMode": "duel", "from": "2026-12-01T09:00:00.000Z", "to": "2026-12-01T10:00:00.000Z", "bucketSeconds": 60, "buckets": [{"start": "2026-12-01T09:41:00.000Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}]}))]
 #[serde(rename_all = "camelCase")]
 pub struct StatsHistory {
     /// The game mode's name.
     pub game_mode: String,
     /// Start of the range served (after cutting to the retention).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub from: DateTime<Utc>,
     /// End of the range served (exclusive).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub to: DateTime<Utc>,
     /// Bucket length (seconds).
     pub bucket_seconds: i64,

@@ -91,7 +91,7 @@ impl PreviewGate {
 /// A preview as answered (see the module documentation).
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"at": 1764583200.0, "poolSize": 20, "truncated": false,
+#[schema(example = json!({"at": "2025-12-01T10:00:00.000Z", "poolSize": 20, "truncated": false,
     "current": {"matches": 10, "playersMatched": 20, "matchedShare": 1.0,
         "mmrSpread": {"p50": 100.0, "p90": 100.0, "max": 100.0},
         "teamImbalance": {"p50": 100.0, "p90": 100.0, "max": 100.0},
@@ -104,8 +104,9 @@ impl PreviewGate {
         "failed": {"count": 0, "byCode": {}, "searches": []}, "waiting": 20},
     "waitingReasons": {"NO_CANDIDATES_IN_RANGE": {"current": 0, "proposed": 20}}}))]
 pub struct PreviewView {
-    /// The time both cycles ran at (Unix seconds).
-    pub at: f64,
+    /// The time both cycles ran at (RFC 3339, milliseconds, `Z`).
+    #[schema(format = DateTime)]
+    pub at: String,
     /// Searches both cycles ran over.
     pub pool_size: usize,
     /// Whether the pool held more than the preview's bound (200 000) and
@@ -265,7 +266,7 @@ pub async fn preview(
 
 fn view((report, truncated): (Preview, bool)) -> Result<Json<PreviewView>, ApiError> {
     Ok(Json(PreviewView {
-        at: report.at,
+        at: matchplane_matchmaker::timestamp::from_unix_seconds(report.at),
         pool_size: report.pool_size,
         truncated,
         current: to_json(&report.current)?,

@@ -56,7 +56,7 @@ pub struct UpdateProject {
 
 /// A project as answered.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"id": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "name": "Studio", "tier": "pro", "createdAt": "2026-12-01T10:00:00Z", "updatedAt": "2026-12-01T10:00:00Z"}))]
+#[schema(example = json!({"id": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "name": "Studio", "tier": "pro", "createdAt": "2026-12-01T10:00:00.000Z", "updatedAt": "2026-12-01T10:00:00.000Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectView {
     /// `prj_<ulid>`.
@@ -66,8 +66,10 @@ pub struct ProjectView {
     /// Tier name.
     pub tier: String,
     /// Creation time.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Last change.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub updated_at: DateTime<Utc>,
 }
 

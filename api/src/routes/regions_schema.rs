@@ -45,15 +45,19 @@ pub struct LatencyStepSchema {
 #[schema(as = Backfill, example = json!({"enabled": true, "auto": false, "ttlSeconds": 120}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BackfillSchema {
-    /// Whether backfill requests are accepted; default `true`.
+    /// Whether backfill requests are accepted; default `true` (left out,
+    /// not `null`).
     #[serde(default)]
+    #[schema(nullable = false)]
     pub enabled: Option<bool>,
     /// Whether a match made with empty seats opens a backfill for them at
-    /// once; default `false`.
+    /// once; default `false` (left out, not `null`).
     #[serde(default)]
+    #[schema(nullable = false)]
     pub auto: Option<bool>,
-    /// How long a request stays open (seconds); default 120.
+    /// How long a request stays open (seconds); default 120 (left out, not
+    /// `null`).
     #[serde(default)]
-    #[schema(minimum = 5, maximum = 3600)]
+    #[schema(nullable = false, minimum = 5, maximum = 3600)]
     pub ttl_seconds: Option<u32>,
 }

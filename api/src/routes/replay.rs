@@ -73,7 +73,7 @@ impl WindowQuery {
 /// `422 VALIDATION_ERROR` on `from` for a window that does not run
 /// forwards, with both ends as they were taken (a missing one defaulted).
 pub fn window_backwards(from: DateTime<Utc>, to: DateTime<Utc>) -> ApiError {
-    let at = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    let at = |t: DateTime<Utc>| matchplane_matchmaker::timestamp::format(&t);
     ApiError::invalid(vec![FieldError::new(
         "from",
         Code::ValidationError,
@@ -229,15 +229,17 @@ async fn replay(
 /// A replay as answered.
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"from": "2026-12-01T10:00:00Z", "to": "2026-12-01T11:00:00Z",
+#[schema(example = json!({"from": "2026-12-01T10:00:00.000Z", "to": "2026-12-01T11:00:00.000Z",
     "arrivals": 2, "truncated": false,
     "a": {"matches": [], "unmatched": [], "unmatchedReasons": {}, "stats": {}},
     "b": {"matches": [], "unmatched": [], "unmatchedReasons": {}, "stats": {}},
     "diff": {"waitP90": [4.0, 12.0], "mmrSpreadP50": [60.0, 20.0]}}))]
 pub struct ReplayView {
     /// Start of the window replayed.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub from: DateTime<Utc>,
     /// End of the window replayed (the runs' `until`).
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub to: DateTime<Utc>,
     /// Recorded search starts replayed.
     pub arrivals: usize,

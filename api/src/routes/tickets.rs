@@ -88,6 +88,7 @@ pub struct CreatedTicket {
     /// The game client's credential for searching with this ticket.
     pub token: String,
     /// When the token stops being valid (RFC 3339).
+    #[schema(format = DateTime)]
     pub expires_at: String,
 }
 

@@ -60,7 +60,7 @@ pub struct TierBody {
 
 /// A tier as answered.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(example = json!({"name": "pro", "minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1, "maxMatchSize": 64, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 2000, "maxPendingTickets": 1000000, "retentionDays": 90, "updatedAt": "2026-12-01T10:00:00Z"}))]
+#[schema(example = json!({"name": "pro", "minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1, "maxMatchSize": 64, "maxGameModes": 50, "maxConcurrentSearches": 100000, "requestsPerSecond": 2000, "maxPendingTickets": 1000000, "retentionDays": 90, "updatedAt": "2026-12-01T10:00:00.000Z"}))]
 #[serde(rename_all = "camelCase")]
 pub struct TierView {
     /// Tier name, e.g. `free`.
@@ -87,6 +87,7 @@ pub struct TierView {
     /// attempts) are kept before the worker prunes them.
     pub retention_days: u32,
     /// Last change.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub updated_at: DateTime<Utc>,
 }
 

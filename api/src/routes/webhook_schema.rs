@@ -1,9 +1,11 @@
-//! OpenAPI schemas of the webhook bodies (SPEC 6): `match.made` and
-//! `webhook.test`, as the worker serialises them
-//! (`matchplane_webhook::Event`). They describe the same JSON for
-//! the document's `webhooks`; a test validates the worker's own bodies
-//! against them.
+//! OpenAPI schemas of the webhook bodies (SPEC 6): `match.made`,
+//! `match.backfilled` and `webhook.test`, as the worker serialises them
+//! (`matchplane_webhook::Event`, tagged by `type`). Only the envelopes
+//! live here; their teams and quality are the webhook crate's own types
+//! (derived under its `openapi` feature). A test validates the worker's
+//! own bodies against them.
 
+use matchplane_webhook::payload::{Quality, TeamWire};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -48,12 +50,15 @@ pub struct MatchMadeEvent {
     #[schema(minimum = 1)]
     pub game_mode_version: i64,
     /// When the match was recorded (RFC 3339, UTC, milliseconds).
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// Teams in match-shape order.
     #[schema(min_items = 1)]
-    pub teams: Vec<WebhookTeam>,
+    #[schema(value_type = Vec<TeamWire>)]
+    pub teams: Vec<serde_json::Value>,
     /// How close the match is (over humans only).
-    pub quality: WebhookQuality,
+    #[schema(value_type = Quality)]
+    pub quality: serde_json::Value,
     /// The shape used, players per team: the mode's shape, a relaxed one,
     /// or a settled flexible match's team sizes; a bot match's is the
     /// mode's shape.
@@ -100,96 +105,14 @@ pub struct MatchBackfilledEvent {
     #[schema(minimum = 1)]
     pub game_mode_version: i64,
     /// When the fill was claimed (RFC 3339, UTC, milliseconds).
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// The teams that got players, each with only its new players (each
     /// with `"backfill": true`).
-    pub teams: Vec<WebhookTeam>,
+    #[schema(value_type = Vec<TeamWire>)]
+    pub teams: Vec<serde_json::Value>,
     /// Open seats per team after this fill.
     pub open_seats_left: Vec<u32>,
-}
-
-/// One team of a `match.made` body.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WebhookTeam {
-    /// Position in the match shape, from 0.
-    #[schema(minimum = 0)]
-    pub index: u32,
-    /// The seated players, then the team's bot seats.
-    pub players: Vec<WebhookSeat>,
-    /// Mean MMR of the players that carry one; `null` if none does.
-    pub mean_mmr: Option<f64>,
-}
-
-/// A seat of a `match.made` team: a player, or a bot.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum WebhookSeat {
-    /// A matched player.
-    Player(WebhookPlayer),
-    /// A bot seat.
-    Bot(WebhookBotSeat),
-}
-
-/// A bot seat completing a match of too few humans.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WebhookBotSeat {
-    /// Always `true`.
-    pub bot: bool,
-    /// Always `null`.
-    #[schema(value_type = Option<String>)]
-    pub player_id: Option<String>,
-    /// Always `null`.
-    #[schema(value_type = Option<String>)]
-    pub ticket_id: Option<String>,
-    /// Mean MMR of the match's humans; `null` without MMRs.
-    pub mmr: Option<f64>,
-}
-
-/// One player of a `match.made` body.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WebhookPlayer {
-    /// The studio's player id.
-    pub player_id: String,
-    /// `tkt_…` of the matched search.
-    pub ticket_id: String,
-    /// The party id, `null` for a solo player.
-    pub party_id: Option<String>,
-    /// The ticket's MMR, if any.
-    pub mmr: Option<f64>,
-    /// The search's ping in milliseconds, if measured.
-    pub ping_ms: Option<f64>,
-    /// Seconds the search waited until the cycle that matched it.
-    #[schema(minimum = 0)]
-    pub wait_seconds: f64,
-    /// The player's latency to the match's region (milliseconds); absent
-    /// in modes without `regions`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(nullable = false)]
-    pub latency_ms: Option<f64>,
-    /// The ticket's `attributes.data`, byte for byte as the studio sent
-    /// it; absent when the ticket had none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>, nullable = false)]
-    pub data: Option<serde_json::Value>,
-    /// `true` for a player a backfill seated after the match was made;
-    /// absent otherwise.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub backfill: bool,
-}
-
-/// Match quality figures.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WebhookQuality {
-    /// Max minus min player MMR (0 without MMRs).
-    #[schema(minimum = 0)]
-    pub mmr_spread: f64,
-    /// Max minus min team mean MMR (0 without MMRs).
-    #[schema(minimum = 0)]
-    pub team_imbalance: f64,
 }
 
 /// The `webhook.test` body, sent on demand to check an endpoint.
@@ -206,5 +129,6 @@ pub struct WebhookTestEvent {
     /// The game mode whose webhook is tested.
     pub game_mode: String,
     /// When the test was requested (RFC 3339, UTC, milliseconds).
+    #[schema(format = DateTime)]
     pub created_at: String,
 }

@@ -11,14 +11,15 @@ use utoipa::ToSchema;
 /// The delivery health of a mode's webhook.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(example = json!({"failing": true, "since": "2026-12-01T10:00:00Z",
+#[schema(example = json!({"failing": true, "since": "2026-12-01T10:00:00.000Z",
     "lastError": "HTTP 503", "consecutiveFailures": 4,
-    "lastFailureAt": "2026-12-01T10:00:18Z", "lastSuccessAt": "2026-12-01T09:58:02Z"}))]
+    "lastFailureAt": "2026-12-01T10:00:18.000Z", "lastSuccessAt": "2026-12-01T09:58:02.000Z"}))]
 pub struct WebhookStatus {
     /// Whether the last attempt failed (at least one failure since the last
     /// success).
     pub failing: bool,
     /// The first failed attempt since the last success; `null` when not failing.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub since: Option<DateTime<Utc>>,
     /// What the last failed attempt came to: `HTTP <status>`, or an error
     /// such as `timed out` or `the host … does not resolve` (never a URL).
@@ -28,8 +29,10 @@ pub struct WebhookStatus {
     /// delivery counts, retries included).
     pub consecutive_failures: i64,
     /// When the last failed attempt was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_failure_at: Option<DateTime<Utc>>,
     /// When the last successful attempt was made.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_success_at: Option<DateTime<Utc>>,
 }
 

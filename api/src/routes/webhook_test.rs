@@ -25,7 +25,7 @@ use utoipa::ToSchema;
 
 /// The attempt of a test event.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"webhookId": "tst_01JDZ8MC4D5E6F7G8H9J0K1M2N", "deliveryId": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M", "delivered": true, "attemptedAt": "2026-12-01T10:00:00Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}))]
+#[schema(example = json!({"webhookId": "tst_01JDZ8MC4D5E6F7G8H9J0K1M2N", "deliveryId": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M", "delivered": true, "attemptedAt": "2026-12-01T10:00:00.000Z", "statusCode": 200, "latencyMs": 42, "error": null, "responseBody": "ok"}))]
 #[serde(rename_all = "camelCase")]
 pub struct TestAttemptView {
     /// The `webhook-id` sent (`tst_…`).
@@ -35,6 +35,7 @@ pub struct TestAttemptView {
     /// Whether the endpoint answered 2xx.
     pub delivered: bool,
     /// When it was sent.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub attempted_at: DateTime<Utc>,
     /// The HTTP status answered; absent on a timeout or connection error.
     pub status_code: Option<u16>,

@@ -260,3 +260,61 @@ on_both!(
     rate_limit_answers_429_with_retry_after,
     nul_characters_are_refused_everywhere
 );
+
+/// The rows of the table under `## {section}` in docs/error-codes.md whose
+/// first cell is a code: (code, the rest of the row's cells).
+fn error_code_rows(doc: &str, from: &str, to: &str) -> Vec<(String, Vec<String>)> {
+    let start = doc.find(from).unwrap_or_else(|| panic!("no {from:?}"));
+    let end = start + doc[start..].find(to).unwrap_or_else(|| panic!("no {to:?}"));
+    doc[start..end]
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<String> = line
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_owned())
+                .collect();
+            let code = cells.first()?.strip_prefix('`')?.strip_suffix('`')?;
+            code.chars()
+                .all(|c| c.is_ascii_uppercase() || c == '_')
+                .then(|| (code.to_owned(), cells[1..].to_vec()))
+        })
+        .collect()
+}
+
+/// Every problem's `title` is the one docs/error-codes.md shows for its
+/// code (its "Titles" table and its example body), and every code of the
+/// problem tables is in that table.
+#[test]
+fn problem_titles_are_as_documented() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/error-codes.md"
+    ))
+    .unwrap();
+    let titles = error_code_rows(&doc, "## Titles", "## Waiting reasons");
+    let problems = error_code_rows(&doc, "## Request and credential errors", "## Titles");
+    assert!(problems.len() > 40, "{}", problems.len());
+    for (code, _) in &problems {
+        assert!(
+            titles.iter().any(|(c, _)| c == code),
+            "{code} is not in the Titles table"
+        );
+    }
+    let title_of = |code: &str| {
+        let code: &'static str = code.to_owned().leak();
+        matchplane_api::problem::ApiError::with_status(StatusCode::UNPROCESSABLE_ENTITY, code, "x")
+            .problem()
+            .title
+    };
+    for (code, cells) in &titles {
+        assert_eq!(title_of(code), cells[0], "title of {code}");
+    }
+    // The example body of "The problem body".
+    let example_start = doc.find("```json").unwrap() + "```json".len();
+    let example_end = example_start + doc[example_start..].find("```").unwrap();
+    let example: serde_json::Value =
+        serde_json::from_str(&doc[example_start..example_end]).unwrap();
+    let code = example["code"].as_str().unwrap();
+    assert_eq!(example["title"], title_of(code), "{example}");
+}

@@ -90,6 +90,28 @@ fn check_answer(doc: &Value, method: &Method, template: &str, answer: &Answer) {
         response["content"]
     );
     assert_valid(doc, &media["schema"], &answer.body, &what);
+    assert_timestamps_canonical(&answer.body, &what);
+}
+
+/// Every string in `value` that parses as a date-time is written in the
+/// one form (RFC 3339, three fractional digits, `Z`): docs/openapi.md,
+/// "Timestamps".
+fn assert_timestamps_canonical(value: &Value, what: &str) {
+    match value {
+        Value::String(s) if chrono::DateTime::parse_from_rfc3339(s).is_ok() => {
+            assert!(
+                matchplane_matchmaker::timestamp::is_canonical(s),
+                "{what}: timestamp {s:?} is not RFC 3339 with milliseconds and `Z`"
+            );
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| assert_timestamps_canonical(v, what)),
+        Value::Object(fields) => fields
+            .values()
+            .for_each(|v| assert_timestamps_canonical(v, what)),
+        _ => {}
+    }
 }
 
 fn check_request(doc: &Value, method: &Method, template: &str, body: &Value) {
@@ -309,12 +331,33 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             found: None,
             needed: None,
         },
-        StatusMessage::Matched {
-            match_: matchplane_matchmaker::RawJson::of(
-                &json!({"matchId": "mat_1", "teams": [["ana"], ["ben"]]}),
-            )
-            .unwrap(),
+        StatusMessage::Status {
+            wait_seconds: 3.0,
+            ping_ms: None,
+            waiting_reason: Some(json!({"code": "MATCH_PENDING"})),
+            found: None,
+            needed: None,
         },
+        StatusMessage::Status {
+            wait_seconds: 3.0,
+            ping_ms: Some(20.0),
+            waiting_reason: Some(json!({"code": "NO_CANDIDATES_IN_RANGE",
+                "nearestDistance": null, "range": 40.0, "unblocksInSeconds": null})),
+            found: Some(1),
+            needed: Some(2),
+        },
+        StatusMessage::Proposed {
+            match_id: "mat_1".into(),
+            accept_by: "2026-12-01T10:00:20.000Z".into(),
+            accept_in_seconds: 17.5,
+            teams: vec![vec!["ana".into()], vec!["ben".into()]],
+        },
+        StatusMessage::Requeued,
+        StatusMessage::Assigned {
+            connection: "203.0.113.7:7777".into(),
+            data: json!({"seat": 1}),
+        },
+        StatusMessage::AssignmentTimeout,
         StatusMessage::Failed {
             code: "GAME_MODE_DISABLED".into(),
             message: "game mode duel is disabled".into(),
@@ -325,11 +368,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             reason: Some("PONG_TIMEOUT".into()),
         },
     ];
-    for message in messages {
-        let json: Value = serde_json::from_str(&message.to_json()).unwrap();
-        assert_valid(&doc, &component("SearchMessage"), &json, "socket message");
-    }
-    let made = Event::MatchMade(MatchMade {
+    let made_body = MatchMade {
         match_id: "mat_1".into(),
         project_id: "prj_1".into(),
         game_mode: "duel".into(),
@@ -361,7 +400,69 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
         seats_open: vec![1],
         region: Some("eu-west".into()),
         backfill_id: None,
-    });
+    };
+    // The `matched` message carries the player's view of a real match.
+    let player_view = matchplane_webhook::player_match(&made_body, "tkt_1").unwrap();
+    let matched = StatusMessage::Matched {
+        match_: player_view.clone(),
+    };
+    let mut kinds = std::collections::BTreeSet::new();
+    for message in messages.into_iter().chain([matched]) {
+        let json: Value = serde_json::from_str(&message.to_json()).unwrap();
+        assert_valid(&doc, &component("SearchMessage"), &json, "socket message");
+        kinds.insert(json["type"].as_str().unwrap().to_owned());
+    }
+    // Every kind a client receives is documented, each as its own
+    // variant with its `type` a one-value enum; `released` (internal) is not.
+    let documented: std::collections::BTreeSet<String> = doc["components"]["schemas"]
+        ["SearchMessage"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            v["properties"]["type"]["enum"][0]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, documented);
+    for kind in [
+        "searching",
+        "status",
+        "proposed",
+        "matched",
+        "assigned",
+        "requeued",
+        "assignment_timeout",
+        "failed",
+        "cancelled",
+        "expired",
+    ] {
+        assert!(documented.contains(kind), "{kind} missing: {documented:?}");
+    }
+    // A matched ticket's status shows either view of its match.
+    let player_view: Value = serde_json::from_str(player_view.get()).unwrap();
+    let studio_view = serde_json::to_value(&made_body).unwrap();
+    for view in [&player_view, &studio_view] {
+        assert_valid(&doc, &component("TicketMatch"), view, "a ticket's match");
+        assert_timestamps_canonical(view, "a ticket's match");
+    }
+    let match_schema = &doc["components"]["schemas"]["PlayerMatch"];
+    for field in [
+        "matchId",
+        "gameMode",
+        "createdAt",
+        "teams",
+        "player",
+        "quality",
+    ] {
+        assert!(
+            match_schema["properties"][field].is_object(),
+            "PlayerMatch.{field}: {match_schema}"
+        );
+    }
+    let made = Event::MatchMade(made_body);
     let test = Event::Test(WebhookTest {
         project_id: "prj_1".into(),
         game_mode: "duel".into(),
@@ -476,6 +577,73 @@ fn game_mode_schema_takes_exactly_what_the_core_parses() {
             "document and core disagree on {sample}"
         );
     }
+}
+
+/// Every property path under `schema` (its `$ref`s and `oneOf` branches
+/// followed), as JSON pointers from `at`.
+fn property_paths(doc: &Value, schema: &Value, at: &str, out: &mut Vec<String>, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.rsplit('/').next().unwrap();
+        return property_paths(doc, &doc["components"]["schemas"][name], at, out, depth + 1);
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        for branch in schema[key].as_array().into_iter().flatten() {
+            property_paths(doc, branch, at, out, depth + 1);
+        }
+    }
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        let path = format!("{at}/{name}");
+        if !out.contains(&path) {
+            out.push(path.clone());
+        }
+        property_paths(doc, property, &path, out, depth + 1);
+    }
+}
+
+/// Every field of a game mode, nested blocks' included, sent as `null`:
+/// the document takes it exactly when the core does (a field the document
+/// says is nullable is one whose `null` the server accepts; a field it
+/// defaults may be left out, not sent as `null`).
+#[test]
+fn game_mode_nulls_are_taken_exactly_where_the_document_says() {
+    use matchplane_matchmaker::GameModeConfig;
+    let doc = doc();
+    let schema = validator(&doc, &component("GameMode"));
+    let base = json!({"name": "m", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 2,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2}});
+    let mut paths = Vec::new();
+    property_paths(
+        &doc,
+        &doc["components"]["schemas"]["GameMode"],
+        "",
+        &mut paths,
+        0,
+    );
+    assert!(
+        paths.iter().any(|p| p == "/backfill/ttlSeconds"),
+        "{paths:?}"
+    );
+    let mut disagree = Vec::new();
+    for path in paths {
+        let mut sample = base.clone();
+        let steps: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let mut at = &mut sample;
+        for step in &steps[..steps.len() - 1] {
+            if !at[*step].is_object() {
+                at[*step] = json!({});
+            }
+            at = &mut at[*step];
+        }
+        at[steps[steps.len() - 1]] = Value::Null;
+        let core = serde_json::from_value::<GameModeConfig>(sample.clone()).is_ok();
+        if schema.is_valid(&sample) != core {
+            disagree.push(format!("{path}: document {}, core {core}", !core));
+        }
+    }
+    assert!(disagree.is_empty(), "{disagree:#?}");
 }
 
 /// A `u32` field is documented with the range the server takes

@@ -225,7 +225,7 @@ async fn until(ws: &mut Client, kind: &str) -> Value {
             .expect("socket open")
             .expect("no error");
         if let Message::Text(text) = msg {
-            let msg: Value = serde_json::from_str(&text).unwrap();
+            let msg = crate::harness::search_message(&text);
             if msg["type"] == kind {
                 return msg;
             }

@@ -187,7 +187,7 @@ async fn a_search_starts_elsewhere_over_the_websocket(pools: Pools) {
             .expect("socket open")
             .expect("no error");
         if let Message::Text(text) = msg {
-            break serde_json::from_str::<Value>(&text).unwrap();
+            break crate::harness::search_message(&text);
         }
     };
     assert_eq!(first["type"], "searching", "{first}");

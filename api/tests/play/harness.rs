@@ -499,3 +499,42 @@ pub fn duel(name: &str) -> Value {
 pub fn solo(mode: &str, player: &str) -> Value {
     json!({"gameMode": mode, "playerId": player, "attributes": {"mmr": 1500}})
 }
+
+/// A WebSocket text message of a real search as JSON, checked against the
+/// OpenAPI document's `SearchMessage` (the one a generated client reads)
+/// and for timestamps in the one form (docs/openapi.md, "Timestamps").
+/// Every play test that reads a socket reads it through here, so every
+/// kind of message the server sends is checked as sent.
+pub fn search_message(text: &str) -> Value {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let message: Value = serde_json::from_str(text).unwrap();
+    let validator = VALIDATOR.get_or_init(|| {
+        let doc = serde_json::to_value(matchplane_api::openapi()).unwrap();
+        let root = json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": "#/components/schemas/SearchMessage",
+            "components": doc["components"].clone()});
+        jsonschema::draft202012::new(&root).unwrap()
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(&message)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "a socket message the document refuses: {message}\n{}",
+        errors.join("\n")
+    );
+    fn timestamps(value: &Value) {
+        match value {
+            Value::String(s) if chrono::DateTime::parse_from_rfc3339(s).is_ok() => assert!(
+                matchplane_matchmaker::timestamp::is_canonical(s),
+                "timestamp {s:?} is not RFC 3339 with milliseconds and `Z`"
+            ),
+            Value::Array(items) => items.iter().for_each(timestamps),
+            Value::Object(fields) => fields.values().for_each(timestamps),
+            _ => {}
+        }
+    }
+    timestamps(&message);
+    message
+}

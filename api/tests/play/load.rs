@@ -31,7 +31,7 @@ async fn search_until_matched(addr: std::net::SocketAddr, token: String) -> Valu
             .expect("socket open")
             .expect("no error");
         if let Message::Text(text) = msg {
-            let msg: Value = serde_json::from_str(&text).unwrap();
+            let msg = crate::harness::search_message(&text);
             assert_ne!(msg["type"], "failed", "{msg}");
             assert_ne!(msg["type"], "expired", "{msg}");
             if msg["type"] == "matched" {

@@ -44,9 +44,19 @@ async fn next_json(ws: &mut Client) -> Value {
             .expect("socket open")
             .expect("no error");
         if let Message::Text(text) = msg {
-            return serde_json::from_str(&text).unwrap();
+            return crate::harness::search_message(&text);
         }
     }
+}
+
+/// A player's view of a match `match_id` seating `ticket` (what the worker
+/// publishes), for a `matched` message published by hand.
+fn player_view(match_id: &str, ticket: &str) -> Value {
+    json!({"matchId": match_id, "gameMode": "duel", "createdAt": "2026-12-01T10:00:00.000Z",
+        "teams": [["p1"], ["p2"]],
+        "player": {"playerId": "p1", "ticketId": ticket, "team": 0, "partyId": null,
+            "mmr": 1500.0, "latencyMs": null, "waitSeconds": 1.0},
+        "region": null, "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}})
 }
 
 /// Reads until a message of `kind`; returns it.
@@ -121,8 +131,7 @@ async fn a_status_published_elsewhere_reaches_the_socket(pools: Pools) {
     // Another process (the worker) publishes the match on its own handle.
     let worker = t.other_process_pool().await;
     let matched = StatusMessage::Matched {
-        match_: matchplane_matchmaker::RawJson::of(&json!({"matchId": "mat_9", "teams": []}))
-            .unwrap(),
+        match_: matchplane_matchmaker::RawJson::of(&player_view("mat_9", &ticket)).unwrap(),
     };
     worker
         .publish_status(&ticket, &matched.to_json())
@@ -251,7 +260,7 @@ async fn every_ending_closes_with_1000(pools: Pools) {
     let mut ws = connect(addr, &token).await;
     assert_eq!(next_json(&mut ws).await["type"], "searching");
     let matched = StatusMessage::Matched {
-        match_: matchplane_matchmaker::RawJson::of(&json!({"matchId": "mat_9"})).unwrap(),
+        match_: matchplane_matchmaker::RawJson::of(&player_view("mat_9", &ticket)).unwrap(),
     };
     t.other_process_pool()
         .await

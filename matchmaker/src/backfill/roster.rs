@@ -9,6 +9,10 @@ use std::collections::HashSet;
 
 /// `{"teams":[{"index":0,"players":[{"playerId":"a","mmr":1510}]}]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"teams": [
+    {"index": 0, "players": [{"playerId": "a", "mmr": 1510}]},
+    {"index": 1, "players": [{"playerId": "b"}, {"playerId": "c"}]}]})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Roster {
     /// The teams that still have players; a team left out has none.
@@ -17,6 +21,7 @@ pub struct Roster {
 
 /// One team of a roster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RosterTeam {
     /// Position in the match shape, from 0.
@@ -27,6 +32,7 @@ pub struct RosterTeam {
 
 /// One player of a roster.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RosterPlayer {
     /// The studio's player id.
@@ -34,6 +40,7 @@ pub struct RosterPlayer {
     /// The player's MMR; optional for players matchplane seated in the
     /// match (their ticket's MMR is used), required for others in MMR modes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub mmr: Option<f64>,
 }
 

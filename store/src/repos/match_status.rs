@@ -33,6 +33,40 @@ pub const RELEASED: &str = "released";
 /// A made match nobody assigned in time (released by the worker).
 pub const UNASSIGNED: &str = "unassigned";
 
+/// A stored match's `status`: the values of [`PROPOSED`], [`MADE`],
+/// [`CANCELLED`], [`RELEASED`] and [`UNASSIGNED`], as one type for the
+/// OpenAPI document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum MatchStatus {
+    /// A proposal not yet answered by everyone.
+    Proposed,
+    /// A made match.
+    Made,
+    /// A proposal that did not become a match.
+    Cancelled,
+    /// A made match the studio released.
+    Released,
+    /// A made match nobody assigned in time.
+    Unassigned,
+}
+
+/// One ticket's answer to a proposal, as a match's `answers` shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerWord {
+    /// Accepted.
+    Accepted,
+    /// Declined (or left: its search ended).
+    Declined,
+    /// Did not answer before the deadline.
+    Timeout,
+    /// Not answered yet.
+    None,
+}
+
 /// The answers of a proposal whose `ticket_ids` all gave `word`: JSON
 /// object ticketId → word.
 pub fn answers_all<'a>(ticket_ids: impl IntoIterator<Item = &'a str>, word: &str) -> Value {

@@ -51,7 +51,7 @@ pub use mode_end::{end_mode, withdraw_proposals};
 pub use proposal_status::announce_settled;
 pub use redis::RedisTicketStore;
 pub use start::{search_of, Hold, StartSearchError, TicketStart};
-pub use status::{publish, StatusMessage};
+pub use status::{publish, ExpiredReason, StatusMessage};
 
 /// How long a ticket's record outlives its expiry (status reads only: an
 /// expired ticket can never start a search): a client that polls its

@@ -13,7 +13,14 @@ use serde_json::Value;
 /// `{"type":"searching",…}`, `{"type":"status",…}`, then one of
 /// `{"type":"matched","match":{…}}`, `{"type":"failed","code":…,"message":…}`,
 /// `{"type":"cancelled"}`, `{"type":"expired","reason":…}`.
+///
+/// In the OpenAPI document (component `SearchMessage`) every variant but
+/// `released`, which is never sent to a client.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = SearchMessage, example = json!({"type": "searching",
+    "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "gameMode": "duel",
+    "queuedAt": "2026-12-01T10:00:00.000Z"})))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum StatusMessage {
     /// The search started.
@@ -24,24 +31,31 @@ pub enum StatusMessage {
         /// The game mode's name.
         game_mode: String,
         /// When the search started (RFC 3339).
+        #[cfg_attr(feature = "openapi", schema(format = DateTime))]
         queued_at: String,
     },
     /// The search is still waiting; sent when `waitingReason` or `pingMs`
     /// changes.
     #[serde(rename_all = "camelCase")]
     Status {
-        /// Seconds since the search started.
+        /// Seconds since the search started, to the millisecond.
+        #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
+        #[cfg_attr(feature = "openapi", schema(minimum = 0))]
         wait_seconds: f64,
         /// Median of the last five round trips (milliseconds), once measured.
+        #[cfg_attr(feature = "openapi", schema(minimum = 0))]
         ping_ms: Option<f64>,
         /// The last cycle's reason (SPEC 5.9), once a cycle saw the search.
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<matchplane_matchmaker::reasons::SearchWaitingReason>))]
         waiting_reason: Option<Value>,
         /// Seats of the largest in-range group the last cycle built around
         /// or with the search (SPEC 15); absent before a cycle saw it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(minimum = 0))]
         found: Option<u32>,
         /// Seats of the smallest match its wait allows now (SPEC 15).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(minimum = 1))]
         needed: Option<u32>,
     },
     /// Matched: final.
@@ -50,6 +64,7 @@ pub enum StatusMessage {
         /// sends its teams), kept as JSON text so the ticket's `data` in it
         /// reaches the client byte for byte.
         #[serde(rename = "match")]
+        #[cfg_attr(feature = "openapi", schema(schema_with = player_match_ref))]
         match_: matchplane_matchmaker::RawJson,
     },
     /// Failed with a SPEC code: final.
@@ -67,6 +82,7 @@ pub enum StatusMessage {
         /// Why, when known: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`,
         /// `SEARCH_LOST`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<ExpiredReason>, nullable = false))]
         reason: Option<String>,
     },
     /// A match is proposed (acceptance): answer `accept` or `decline`
@@ -76,8 +92,10 @@ pub enum StatusMessage {
         /// `mat_…` id of the proposal (the match's id once made).
         match_id: String,
         /// The deadline (RFC 3339).
+        #[cfg_attr(feature = "openapi", schema(format = DateTime))]
         accept_by: String,
         /// Seconds left to answer when sent.
+        #[cfg_attr(feature = "openapi", schema(minimum = 0))]
         accept_in_seconds: f64,
         /// The teams, as player ids.
         teams: Vec<Vec<String>>,
@@ -93,6 +111,7 @@ pub enum StatusMessage {
         /// Where to connect (at most 512 bytes).
         connection: String,
         /// The player's data (a JSON object).
+        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
         data: Value,
     },
     /// No assignment within the mode's `waitSeconds`: the match is
@@ -104,6 +123,29 @@ pub enum StatusMessage {
     /// for its assignment, which search again and tell their clients
     /// `requeued`; never sent to a client as it is). Not final.
     Released,
+}
+
+/// Why a search expired: the values of an `expired` message's (and an
+/// expired ticket's) `reason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ExpiredReason {
+    /// The ticket's lifetime ran out.
+    TicketTtl,
+    /// A REST search was not polled in time.
+    RestPollLapsed,
+    /// A socket stopped answering pings.
+    PongTimeout,
+    /// The pool lost the search with its data; a new ticket is needed.
+    SearchLost,
+}
+
+/// The schema of a `matched` message's `match`: the webhook crate's
+/// `PlayerMatch` (the API registers it).
+#[cfg(feature = "openapi")]
+fn player_match_ref() -> utoipa::openapi::Ref {
+    utoipa::openapi::Ref::from_schema_name("PlayerMatch")
 }
 
 impl StatusMessage {

@@ -952,9 +952,9 @@ export interface components {
             /**
              * Format: double
              * @description Where the window stops widening (percent, > `baseTolerance`,
-             *     <= 100); absent: it widens without end.
+             *     <= 100); absent or `null`: it widens without end.
              */
-            maxTolerance?: number;
+            maxTolerance?: number | null;
             /**
              * Format: double
              * @description Lowest MMR a ticket may carry.
@@ -974,6 +974,11 @@ export interface components {
             /** @enum {string} */
             type: "fifo";
         };
+        /**
+         * @description One ticket's answer to a proposal, as a match's `answers` shows it.
+         * @enum {string}
+         */
+        AnswerWord: "accepted" | "declined" | "timeout" | "none";
         /**
          * @description Assignment: a made match's searches stay open until the studio posts
          *     where to play (`POST …/matches/{matchId}/assignment`), at most
@@ -1021,7 +1026,7 @@ export interface components {
         /**
          * @description One logged attempt.
          * @example {
-         *       "attemptedAt": "2026-12-01T10:00:00Z",
+         *       "attemptedAt": "2026-12-01T10:00:00.000Z",
          *       "error": null,
          *       "latencyMs": 42,
          *       "responseBody": "ok",
@@ -1100,16 +1105,20 @@ export interface components {
         Backfill: {
             /**
              * @description Whether a match made with empty seats opens a backfill for them at
-             *     once; default `false`.
+             *     once; default `false` (left out, not `null`).
              */
-            auto?: boolean | null;
-            /** @description Whether backfill requests are accepted; default `true`. */
-            enabled?: boolean | null;
+            auto?: boolean;
+            /**
+             * @description Whether backfill requests are accepted; default `true` (left out,
+             *     not `null`).
+             */
+            enabled?: boolean;
             /**
              * Format: int32
-             * @description How long a request stays open (seconds); default 120.
+             * @description How long a request stays open (seconds); default 120 (left out, not
+             *     `null`).
              */
-            ttlSeconds?: number | null;
+            ttlSeconds?: number;
         };
         /**
          * @description A mode's backfill figures: open requests now, and the fills
@@ -1147,8 +1156,8 @@ export interface components {
          * @description A backfill request as the studio sees it.
          * @example {
          *       "backfillId": "bf_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
-         *       "createdAt": "2026-12-01T10:00:00Z",
-         *       "expiresAt": "2026-12-01T10:02:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
+         *       "expiresAt": "2026-12-01T10:02:00.000Z",
          *       "fills": [],
          *       "gameMode": "ranked-5v5",
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
@@ -1256,7 +1265,7 @@ export interface components {
         /**
          * @description The answer to a key creation: the only time `key` is ever shown.
          * @example {
-         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2",
          *       "key": "mp_sk_Ab12Cd3eF4gH5iJ6kL7mN8oP9qR0sT1uV2wX3yZ4aB5c",
          *       "lastUsedAt": null,
@@ -1281,7 +1290,10 @@ export interface components {
          *     }
          */
         CreatedTicket: {
-            /** @description When the token stops being valid (RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the token stops being valid (RFC 3339).
+             */
             expiresAt: string;
             /** @description `tkt_…`. */
             ticketId: string;
@@ -1336,14 +1348,14 @@ export interface components {
          *       "attemptCount": 1,
          *       "attempts": [
          *         {
-         *           "attemptedAt": "2026-12-01T10:00:00Z",
+         *           "attemptedAt": "2026-12-01T10:00:00.000Z",
          *           "error": null,
          *           "latencyMs": 42,
          *           "responseBody": "ok",
          *           "statusCode": 200
          *         }
          *       ],
-         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "eventType": "match.made",
          *       "id": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M",
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
@@ -1391,6 +1403,12 @@ export interface components {
             /** @description Ticket ids whose search was cancelled. */
             cancelled: string[];
         };
+        /**
+         * @description Why a search expired: the values of an `expired` message's (and an
+         *     expired ticket's) `reason`.
+         * @enum {string}
+         */
+        ExpiredReason: "TICKET_TTL" | "REST_POLL_LAPSED" | "PONG_TIMEOUT" | "SEARCH_LOST";
         /** @description One search a re-check would fail. */
         FailedRefSchema: {
             /** @description The code it would fail with. */
@@ -1538,7 +1556,7 @@ export interface components {
          *         "minMmr": 0,
          *         "type": "mmr"
          *       },
-         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "enabled": true,
          *       "matchShape": [
          *         1,
@@ -1561,7 +1579,7 @@ export interface components {
          *       },
          *       "teamAssignment": "balanced",
          *       "ticketTtlSeconds": 600,
-         *       "updatedAt": "2026-12-01T10:00:00Z",
+         *       "updatedAt": "2026-12-01T10:00:00.000Z",
          *       "version": 1,
          *       "webhook": {
          *         "enabled": true,
@@ -1637,7 +1655,7 @@ export interface components {
          *         "matchmakingCycleDurationSeconds": 1,
          *         "name": "duel"
          *       },
-         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "version": 1
          *     }
          */
@@ -1699,7 +1717,7 @@ export interface components {
          *       "proposals": 0,
          *       "searching": 42,
          *       "searchingMax": 51,
-         *       "start": "2026-12-01T10:00:00Z",
+         *       "start": "2026-12-01T10:00:00.000Z",
          *       "waitSeconds": {
          *         "p50": 2.1,
          *         "p90": 6.5,
@@ -1780,7 +1798,7 @@ export interface components {
         /**
          * @description A key as listed: never the key itself.
          * @example {
-         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "id": "key_01JDZ8K3C4D5E6F7G8H9J0K1M2",
          *       "lastUsedAt": null,
          *       "name": "backend-prod",
@@ -1930,7 +1948,10 @@ export interface components {
         MatchBackfilledEvent: {
             /** @description The request filled, `bf_…`. */
             backfillId: string;
-            /** @description When the fill was claimed (RFC 3339, UTC, milliseconds). */
+            /**
+             * Format: date-time
+             * @description When the fill was claimed (RFC 3339, UTC, milliseconds).
+             */
             createdAt: string;
             /** @description This fill, `bff_…`, also the `webhook-id`. */
             fillId: string;
@@ -2019,7 +2040,10 @@ export interface components {
              *     for them (`bf_…`); absent otherwise.
              */
             backfillId?: string | null;
-            /** @description When the match was recorded (RFC 3339, UTC, milliseconds). */
+            /**
+             * Format: date-time
+             * @description When the match was recorded (RFC 3339, UTC, milliseconds).
+             */
             createdAt: string;
             /** @description The game mode's name. */
             gameMode: string;
@@ -2057,12 +2081,76 @@ export interface components {
          * @enum {string}
          */
         MatchMadeType: "match.made";
+        /**
+         * @description `{"code": "MATCH_PENDING"}`: the search was claimed into a match that
+         *     is being stored; it does not expire meanwhile.
+         */
+        MatchPending: {
+            /** @enum {string} */
+            code: "MATCH_PENDING";
+        };
+        /**
+         * @description The `match.made` body (SPEC 6).
+         *
+         *     In the OpenAPI document: component `MatchRecord` (the studio's view of
+         *     a matched ticket's match; the webhook body adds `type`).
+         */
+        MatchRecord: {
+            /**
+             * @description The backfill request opened for the match's open seats (`bf_…`)
+             *     when the mode has `backfill.auto`; absent otherwise.
+             */
+            backfillId?: string | null;
+            /**
+             * Format: date-time
+             * @description When the match was recorded (RFC 3339, UTC, milliseconds).
+             */
+            createdAt: string;
+            /** @description The game mode's name. */
+            gameMode: string;
+            /**
+             * Format: int64
+             * @description The game mode's config version the match was made under.
+             */
+            gameModeVersion: number;
+            /** @description `mat_…`, also the `webhook-id`. */
+            matchId: string;
+            /**
+             * @description The shape used, players per team (SPEC 11): the base shape, a
+             *     relaxed one, or a settled flexible match's team sizes; a bot match's
+             *     is the base shape. Empty only in records made before it was kept.
+             */
+            matchShape?: number[];
+            /** @description `prj_…`. */
+            projectId: string;
+            /** @description How close the match is (over humans only). */
+            quality: components["schemas"]["WebhookQuality"];
+            /**
+             * @description The region the match is played in (SPEC 12); absent in modes
+             *     without `regions`.
+             */
+            region?: string | null;
+            /**
+             * @description Seats open to backfill per team: the base shape minus the one used,
+             *     or a bot match's replaceable bot seats.
+             */
+            seatsOpen?: number[];
+            /** @description Teams in match-shape order. */
+            teams: components["schemas"]["WebhookTeam"][];
+        };
         /** @description `matchShape`: an array of team sizes, or a flexible object. */
         MatchShape: number[] | components["schemas"]["FlexibleShape"];
         /**
+         * @description A stored match's `status`: the values of [`PROPOSED`], [`MADE`],
+         *     [`CANCELLED`], [`RELEASED`] and [`UNASSIGNED`], as one type for the
+         *     OpenAPI document.
+         * @enum {string}
+         */
+        MatchStatus: "proposed" | "made" | "cancelled" | "released" | "unassigned";
+        /**
          * @description A match as stored: the `match.made` body without its `type`.
          * @example {
-         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "gameMode": "duel",
          *       "gameModeVersion": 1,
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
@@ -2095,7 +2183,9 @@ export interface components {
              * @description A proposal's answer per ticket (`accepted`, `declined`, `timeout`,
              *     `none`); absent in modes without acceptance.
              */
-            answers?: Record<string, never> | null;
+            answers?: {
+                [key: string]: components["schemas"]["AnswerWord"];
+            } | null;
             /**
              * @description The assignment the studio posted (`connection`, `data`, `players`
              *     with each player's own `data`); absent until posted.
@@ -2124,7 +2214,7 @@ export interface components {
             /** @description `prj_…`. */
             projectId: string;
             /** @description `{mmrSpread, teamImbalance}`. */
-            quality: Record<string, never>;
+            quality: components["schemas"]["WebhookQuality"];
             /** @description The region the match is played in; absent in modes without `regions`. */
             region?: string | null;
             /** @description Seats open to backfill per team; absent as `matchShape`. */
@@ -2134,19 +2224,19 @@ export interface components {
              *     `cancelled` (a proposal someone declined or let time out),
              *     `released` (by the studio) or `unassigned` (no assignment in time).
              */
-            status: string;
+            status: components["schemas"]["MatchStatus"];
             /**
              * @description Teams in match-shape order, as in the `match.made` webhook body
              *     (each player's ticket `data` in its entry, as sent).
              */
-            teams: Record<string, never>[];
+            teams: components["schemas"]["WebhookTeam"][];
         };
         /**
          * @description A page of matches.
          * @example {
          *       "items": [
          *         {
-         *           "createdAt": "2026-12-01T10:00:00Z",
+         *           "createdAt": "2026-12-01T10:00:00.000Z",
          *           "gameMode": "duel",
          *           "gameModeVersion": 1,
          *           "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
@@ -2173,7 +2263,7 @@ export interface components {
          * @example {
          *       "candidates": 12,
          *       "gameMode": "duel",
-         *       "lastCycleAt": "2026-12-01T10:00:00Z",
+         *       "lastCycleAt": "2026-12-01T10:00:00.000Z",
          *       "lastCycleDurationMs": 1.8,
          *       "lifecycle": {
          *         "acceptanceRate": null,
@@ -2205,7 +2295,7 @@ export interface components {
          *         "failing": false,
          *         "lastError": null,
          *         "lastFailureAt": null,
-         *         "lastSuccessAt": "2026-12-01T09:59:58Z",
+         *         "lastSuccessAt": "2026-12-01T09:59:58.000Z",
          *         "since": null
          *       }
          *     }
@@ -2284,16 +2374,95 @@ export interface components {
             data?: Record<string, never> | null;
         };
         /**
-         * @description The match a `matched` message (and a matched ticket's status)
-         *     carries: at least its id; the teams, the player's own entry, the
-         *     region and the quality where the match has them.
+         * @description The JSON of a player's view (see [`player_match`]): the `match` of a
+         *     `matched` message and of a matched ticket's status as the game client
+         *     reads it (the OpenAPI document's `PlayerMatch`).
          * @example {
-         *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0"
+         *       "createdAt": "2026-12-01T10:00:03.120Z",
+         *       "gameMode": "duel",
+         *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+         *       "player": {
+         *         "latencyMs": null,
+         *         "mmr": 1500,
+         *         "partyId": null,
+         *         "playerId": "ana",
+         *         "team": 0,
+         *         "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9",
+         *         "waitSeconds": 2.4
+         *       },
+         *       "quality": {
+         *         "mmrSpread": 20,
+         *         "teamImbalance": 20
+         *       },
+         *       "region": null,
+         *       "teams": [
+         *         [
+         *           "ana"
+         *         ],
+         *         [
+         *           "ben"
+         *         ]
+         *       ]
          *     }
          */
         PlayerMatch: {
+            /**
+             * Format: date-time
+             * @description When the match was made (RFC 3339).
+             */
+            createdAt: string;
+            /** @description The game mode's name. */
+            gameMode: string;
             /** @description `mat_…`. */
             matchId: string;
+            /** @description The player's own entry. */
+            player: components["schemas"]["PlayerMatchEntry"];
+            /** @description The match's quality. */
+            quality: components["schemas"]["WebhookQuality"];
+            /** @description The region the match is played in; `null` in modes without regions. */
+            region?: string | null;
+            /** @description The teams in match-shape order, as player ids. */
+            teams: string[][];
+        };
+        /**
+         * @description The player's own entry of its view (the OpenAPI document's
+         *     `PlayerMatchEntry`).
+         */
+        PlayerMatchEntry: {
+            /**
+             * @description `true` for a player a backfill seated (SPEC 10); absent otherwise.
+             * @default false
+             */
+            backfill: boolean;
+            /**
+             * @description The ticket's `attributes.data` as the studio sent it; absent when
+             *     it had none.
+             */
+            data?: Record<string, never>;
+            /**
+             * Format: double
+             * @description The player's latency to the match's region (milliseconds); `null`
+             *     in modes without regions.
+             */
+            latencyMs?: number | null;
+            /**
+             * Format: double
+             * @description The ticket's MMR, if any.
+             */
+            mmr?: number | null;
+            /** @description The party id, `null` for a solo player. */
+            partyId?: string | null;
+            /** @description The studio's player id. */
+            playerId: string;
+            /** @description The index of the player's team in `teams`. */
+            team: number;
+            /** @description `tkt_…` of the player's search. */
+            ticketId: string;
+            /**
+             * Format: double
+             * @description Seconds the search waited until the cycle that matched it.
+             */
+            waitSeconds: number;
         };
         /**
          * @description Equal-width bins: `counts[i]` holds values in
@@ -2326,7 +2495,7 @@ export interface components {
         /**
          * @description The live pool of a mode.
          * @example {
-         *       "at": "2026-12-01T10:00:00Z",
+         *       "at": "2026-12-01T10:00:00.000Z",
          *       "candidates": 30,
          *       "gameMode": "duel",
          *       "latencyMs": null,
@@ -2381,7 +2550,7 @@ export interface components {
         /**
          * @description A preview as answered (see the module documentation).
          * @example {
-         *       "at": 1764583200,
+         *       "at": "2025-12-01T10:00:00.000Z",
          *       "current": {
          *         "botMatches": 0,
          *         "failed": {
@@ -2440,10 +2609,10 @@ export interface components {
          */
         PreviewView: {
             /**
-             * Format: double
-             * @description The time both cycles ran at (Unix seconds).
+             * Format: date-time
+             * @description The time both cycles ran at (RFC 3339, milliseconds, `Z`).
              */
-            at: number;
+            at: string;
             /** @description The current config's cycle. */
             current: components["schemas"]["CycleSummarySchema"];
             /** @description Searches both cycles ran over. */
@@ -2527,11 +2696,11 @@ export interface components {
         /**
          * @description A project as answered.
          * @example {
-         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "id": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9",
          *       "name": "Studio",
          *       "tier": "pro",
-         *       "updatedAt": "2026-12-01T10:00:00Z"
+         *       "updatedAt": "2026-12-01T10:00:00.000Z"
          *     }
          */
         ProjectView: {
@@ -2564,7 +2733,10 @@ export interface components {
          *     }
          */
         ProposalView: {
-            /** @description The deadline to answer (RFC 3339); an accept never moves it. */
+            /**
+             * Format: date-time
+             * @description The deadline to answer (RFC 3339); an accept never moves it.
+             */
             acceptBy: string;
             /**
              * Format: double
@@ -2775,8 +2947,8 @@ export interface components {
          *           12
          *         ]
          *       },
-         *       "from": "2026-12-01T10:00:00Z",
-         *       "to": "2026-12-01T11:00:00Z",
+         *       "from": "2026-12-01T10:00:00.000Z",
+         *       "to": "2026-12-01T11:00:00.000Z",
          *       "truncated": false
          *     }
          */
@@ -2874,7 +3046,7 @@ export interface components {
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
-         * @description The roster body of `POST` and `PUT`: the match's current players.
+         * @description `{"teams":[{"index":0,"players":[{"playerId":"a","mmr":1510}]}]}`.
          * @example {
          *       "teams": [
          *         {
@@ -2900,13 +3072,27 @@ export interface components {
          *       ]
          *     }
          */
-        RosterSchema: {
+        Roster: {
+            /** @description The teams that still have players; a team left out has none. */
+            teams: components["schemas"]["RosterTeam"][];
+        };
+        /** @description One player of a roster. */
+        RosterPlayer: {
             /**
-             * @description Teams with their players now (`index` from 0; a team left out has
-             *     none); `mmr` is optional for players matchplane matched, required
-             *     for others in MMR modes.
+             * Format: double
+             * @description The player's MMR; optional for players matchplane seated in the
+             *     match (their ticket's MMR is used), required for others in MMR modes.
              */
-            teams: Record<string, never>[];
+            mmr?: number;
+            /** @description The studio's player id. */
+            playerId: string;
+        };
+        /** @description One team of a roster. */
+        RosterTeam: {
+            /** @description Position in the match shape, from 0. */
+            index: number;
+            /** @description The players on it now. */
+            players: components["schemas"]["RosterPlayer"][];
         };
         /**
          * @description One scope of a key.
@@ -2919,10 +3105,14 @@ export interface components {
          */
         ScopeWord: "mode" | "project";
         /**
-         * @description One text message of `GET /v1/search`, by `type`: `searching` first,
-         *     `status` whenever the waiting reason or the ping changes, then one
-         *     final message (`matched`, `failed`, `cancelled`, `expired`) before the
-         *     server closes the socket with 1000.
+         * @description One message of a search's WebSocket, and what is published on a ticket's
+         *     status channel (`StatusBus::publish_status`). Tagged by `type`:
+         *     `{"type":"searching",…}`, `{"type":"status",…}`, then one of
+         *     `{"type":"matched","match":{…}}`, `{"type":"failed","code":…,"message":…}`,
+         *     `{"type":"cancelled"}`, `{"type":"expired","reason":…}`.
+         *
+         *     In the OpenAPI document (component `SearchMessage`) every variant but
+         *     `released`, which is never sent to a client.
          * @example {
          *       "gameMode": "duel",
          *       "queuedAt": "2026-12-01T10:00:00.000Z",
@@ -2933,7 +3123,10 @@ export interface components {
         SearchMessage: {
             /** @description The game mode's name. */
             gameMode: string;
-            /** @description When the search started (RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the search started (RFC 3339).
+             */
             queuedAt: string;
             /** @description `tkt_…` id. */
             ticketId: string;
@@ -2943,14 +3136,12 @@ export interface components {
             /**
              * Format: int64
              * @description Seats of the largest in-range group the last cycle built around
-             *     or with this search; absent before a cycle saw it.
+             *     or with the search (SPEC 15); absent before a cycle saw it.
              */
             found?: number | null;
             /**
              * Format: int64
-             * @description Seats of the smallest match the search's wait allows now (a
-             *     relaxed shape, `bots.minHumans`, a settled flexible shape's
-             *     `minTeams × min`); absent before a cycle saw it.
+             * @description Seats of the smallest match its wait allows now (SPEC 15).
              */
             needed?: number | null;
             /**
@@ -2962,21 +3153,16 @@ export interface components {
             type: "status";
             /**
              * Format: double
-             * @description Seconds since the search started.
+             * @description Seconds since the search started, to the millisecond.
              */
             waitSeconds: number;
-            /**
-             * @description The last cycle's reason for waiting (`{"code": …}`), once a
-             *     cycle saw the search.
-             */
-            waitingReason?: Record<string, never> | null;
+            waitingReason?: null | components["schemas"]["SearchWaitingReason"];
         } | {
-            /** @description The match. */
             match: components["schemas"]["PlayerMatch"];
             /** @enum {string} */
             type: "matched";
         } | {
-            /** @description The machine-readable code. */
+            /** @description The error code, e.g. `GAME_MODE_DISABLED`. */
             code: string;
             /** @description A human-readable explanation. */
             message: string;
@@ -2986,8 +3172,43 @@ export interface components {
             /** @enum {string} */
             type: "cancelled";
         } | {
+            /**
+             * @description Why, when known: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`,
+             *     `SEARCH_LOST`.
+             */
+            reason?: components["schemas"]["ExpiredReason"];
             /** @enum {string} */
             type: "expired";
+        } | {
+            /**
+             * Format: date-time
+             * @description The deadline (RFC 3339).
+             */
+            acceptBy: string;
+            /**
+             * Format: double
+             * @description Seconds left to answer when sent.
+             */
+            acceptInSeconds: number;
+            /** @description `mat_…` id of the proposal (the match's id once made). */
+            matchId: string;
+            /** @description The teams, as player ids. */
+            teams: string[][];
+            /** @enum {string} */
+            type: "proposed";
+        } | {
+            /** @enum {string} */
+            type: "requeued";
+        } | {
+            /** @description Where to connect (at most 512 bytes). */
+            connection: string;
+            /** @description The player's data (a JSON object). */
+            data: Record<string, never>;
+            /** @enum {string} */
+            type: "assigned";
+        } | {
+            /** @enum {string} */
+            type: "assignment_timeout";
         };
         /**
          * @description A search just started.
@@ -3002,6 +3223,12 @@ export interface components {
             /** @description `tkt_…`: the id to poll. */
             ticketId: string;
         };
+        /**
+         * @description The `waitingReason` a searching client and the studio read: the last
+         *     cycle's [`WaitingReason`], or [`MatchPending`] while a match that claimed
+         *     the search is being stored (docs/error-codes.md, "Waiting reasons").
+         */
+        SearchWaitingReason: components["schemas"]["WaitingReason"] | components["schemas"]["MatchPending"];
         /**
          * @description A project's settings as answered.
          * @example {
@@ -3058,7 +3285,7 @@ export interface components {
          *           "proposals": 0,
          *           "searching": 42,
          *           "searchingMax": 51,
-         *           "start": "2026-12-01T09:41:00Z",
+         *           "start": "2026-12-01T09:41:00.000Z",
          *           "waitSeconds": {
          *             "p50": 2.1,
          *             "p90": 6.5,
@@ -3066,9 +3293,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "from": "2026-12-01T09:00:00Z",
+         *       "from": "2026-12-01T09:00:00.000Z",
          *       "gameMode": "duel",
-         *       "to": "2026-12-01T10:00:00Z"
+         *       "to": "2026-12-01T10:00:00.000Z"
          *     }
          */
         StatsHistory: {
@@ -3134,7 +3361,7 @@ export interface components {
         /**
          * @description The attempt of a test event.
          * @example {
-         *       "attemptedAt": "2026-12-01T10:00:00Z",
+         *       "attemptedAt": "2026-12-01T10:00:00.000Z",
          *       "delivered": true,
          *       "deliveryId": "dlv_01JDZ8MB3C4D5E6F7G8H9J0K1M",
          *       "error": null,
@@ -3185,6 +3412,17 @@ export interface components {
             message: string;
         };
         /**
+         * @description A matched ticket's `match`: the player's own view for the game client,
+         *     the whole match for the studio.
+         */
+        TicketMatch: components["schemas"]["PlayerMatch"] | components["schemas"]["MatchRecord"];
+        /**
+         * @description The values of a ticket's `status` (the OpenAPI document's
+         *     `TicketState`).
+         * @enum {string}
+         */
+        TicketState: "created" | "searching" | "proposed" | "matched" | "released" | "cancelled" | "expired" | "failed";
+        /**
          * @description Where a ticket stands.
          * @example {
          *       "expiresAt": "2026-12-01T10:10:00.000Z",
@@ -3213,7 +3451,10 @@ export interface components {
              */
             assignment?: Record<string, never> | null;
             error?: null | components["schemas"]["TicketError"];
-            /** @description When the token stops being valid (RFC 3339). */
+            /**
+             * Format: date-time
+             * @description When the token stops being valid (RFC 3339).
+             */
             expiresAt: string;
             /**
              * Format: int64
@@ -3223,15 +3464,7 @@ export interface components {
             found?: number | null;
             /** @description The game mode's name. */
             gameMode: string;
-            /**
-             * @description The match, once matched and stored. The game client (`GET
-             *     /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
-             *     `createdAt`, `teams` (arrays of player ids), `player` (its own
-             *     entry: `playerId`, `ticketId`, `team`, `partyId`, `mmr`, `latencyMs`,
-             *     `waitSeconds`, and its ticket's `data` as sent), `region` and `quality`. The studio sees the whole
-             *     match, as its `match.made` webhook body.
-             */
-            match?: Record<string, never> | null;
+            match?: null | components["schemas"]["TicketMatch"];
             /**
              * Format: int64
              * @description While searching: seats of the smallest match its wait allows now
@@ -3249,22 +3482,18 @@ export interface components {
             playerId: string;
             proposal?: null | components["schemas"]["ProposalView"];
             /**
+             * Format: date-time
              * @description When the last search started (RFC 3339), kept once it ended; `null`
              *     before any search. Always present in every status.
              */
             queuedAt?: string | null;
-            /**
-             * @description Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
-             *     `PONG_TIMEOUT`, or `SEARCH_LOST` (the pool lost the search with its
-             *     data; a new ticket is needed). Absent when not recorded.
-             */
-            reason?: string | null;
+            reason?: null | components["schemas"]["ExpiredReason"];
             /**
              * @description `created`, `searching`, `proposed`, `matched`, `released` (its match
              *     was released: it may search again, keeping its first `queuedAt`),
              *     `cancelled`, `expired` or `failed`.
              */
-            status: string;
+            status: components["schemas"]["TicketState"];
             /** @description `tkt_…`. */
             ticketId: string;
             /**
@@ -3274,11 +3503,7 @@ export interface components {
              *     search.
              */
             waitSeconds?: number | null;
-            /**
-             * @description The last cycle's reason for waiting, while searching;
-             *     `{"code":"MATCH_PENDING"}` while a claimed match is being stored.
-             */
-            waitingReason?: Record<string, never> | null;
+            waitingReason?: null | components["schemas"]["SearchWaitingReason"];
         };
         /**
          * @description A tier's limits as written by the operator.
@@ -3360,7 +3585,7 @@ export interface components {
          *       "name": "pro",
          *       "requestsPerSecond": 2000,
          *       "retentionDays": 90,
-         *       "updatedAt": "2026-12-01T10:00:00Z"
+         *       "updatedAt": "2026-12-01T10:00:00.000Z"
          *     }
          */
         TierView: {
@@ -3466,6 +3691,98 @@ export interface components {
              */
             p99: number;
         };
+        /**
+         * @description The cycle's answer to "why has nobody been found yet?" for one search,
+         *     served as its `waitingReason`. Serialised as `{"code": "...", ...}`.
+         * @example {
+         *       "code": "NOT_ENOUGH_PLAYERS",
+         *       "seatsNeeded": 2,
+         *       "seatsWaiting": 1
+         *     }
+         */
+        WaitingReason: {
+            /** @enum {string} */
+            code: "PARTY_INCOMPLETE";
+            /** @description Player ids of the members not searching. */
+            missing: string[];
+        } | {
+            /** @enum {string} */
+            code: "PING_NOT_MEASURED";
+        } | {
+            /** @enum {string} */
+            code: "NOT_ENOUGH_PLAYERS";
+            /**
+             * Format: int64
+             * @description Seats of one match (sum of the shape).
+             */
+            seatsNeeded: number;
+            /**
+             * Format: int64
+             * @description Seats of every candidate still unmatched when this one was tried.
+             */
+            seatsWaiting: number;
+        } | {
+            /** @enum {string} */
+            code: "NO_CANDIDATES_IN_RANGE";
+            /**
+             * Format: double
+             * @description Distance (MMR points or milliseconds) to the nearest other
+             *     unmatched candidate; `null` when there is none.
+             */
+            nearestDistance?: number | null;
+            /**
+             * Format: double
+             * @description This candidate's current range (MMR points or milliseconds).
+             */
+            range: number;
+            /**
+             * Format: double
+             * @description Unblock hint: seconds until this candidate's range and the
+             *     nearest candidate's range both cover their distance if nobody
+             *     else arrives (0 when they already do: then more players in
+             *     range are what is missing); `null` when that never happens
+             *     (no other candidate, a flat Ping range, a range that stops
+             *     widening at `maxTolerance` or never widens).
+             */
+            unblocksInSeconds?: number | null;
+        } | {
+            /** @enum {string} */
+            code: "NO_EXACT_SEATING";
+            /**
+             * @description Unblock hint: party sizes (largest first, one per team with
+             *     open seats) that, joining the group the cycle built around this
+             *     search, would complete an exact seating; smaller parties adding
+             *     up to one of them do too. Empty when unknown.
+             */
+            completingPartySizes?: number[];
+        } | {
+            /**
+             * @description The region with the lowest worst latency among this candidate
+             *     and its in-range partners; `null` when none reaches any.
+             */
+            bestRegion?: string | null;
+            /**
+             * Format: double
+             * @description This candidate's current ceiling (milliseconds).
+             */
+            ceilingMs: number;
+            /** @enum {string} */
+            code: "NO_COMMON_REGION";
+            /**
+             * Format: double
+             * @description Unblock hint: seconds until this candidate's own ceiling (its
+             *     `expansion` steps) reaches `worstLatencyMs`, the ceiling that
+             *     would let the group play in `bestRegion`; 0 when it already
+             *     does (a partner's ceiling is what is short); `null` when no
+             *     step ever reaches it.
+             */
+            unblocksInSeconds?: number | null;
+            /**
+             * Format: double
+             * @description That worst latency (milliseconds).
+             */
+            worstLatencyMs?: number | null;
+        };
         /** @description Webhook destination. */
         Webhook: {
             /** @description Default `true`. */
@@ -3476,13 +3793,13 @@ export interface components {
              */
             url: string;
         };
-        /** @description A bot seat completing a match of too few humans. */
+        /** @description A bot seat (SPEC 11): no player, no ticket, the humans' mean MMR. */
         WebhookBotSeat: {
             /** @description Always `true`. */
             bot: boolean;
             /**
              * Format: double
-             * @description Mean MMR of the match's humans; `null` without MMRs.
+             * @description Mean of the match's humans' MMR, or `null`.
              */
             mmr?: number | null;
             /** @description Always `null`. */
@@ -3494,12 +3811,13 @@ export interface components {
         WebhookPlayer: {
             /**
              * @description `true` for a player a backfill seated after the match was made;
-             *     absent otherwise.
+             *     absent for the match's own players.
              */
             backfill?: boolean;
             /**
-             * @description The ticket's `attributes.data`, byte for byte as the studio sent
-             *     it; absent when the ticket had none.
+             * @description The ticket's `attributes.data`, exactly as the studio sent it
+             *     (SPEC 4); absent when the ticket had none. Filled by the outbox
+             *     consumer from the ticket's record, never carried in the pool.
              */
             data?: Record<string, never>;
             /**
@@ -3526,11 +3844,12 @@ export interface components {
             ticketId: string;
             /**
              * Format: double
-             * @description Seconds the search waited until the cycle that matched it.
+             * @description Seconds the search waited until the cycle that matched it, to the
+             *     millisecond.
              */
             waitSeconds: number;
         };
-        /** @description Match quality figures. */
+        /** @description Match quality figures (SPEC 8). */
         WebhookQuality: {
             /**
              * Format: double
@@ -3556,17 +3875,17 @@ export interface components {
             /** @description Destination URL. */
             url?: string | null;
         };
-        /** @description A seat of a `match.made` team: a player, or a bot. */
-        WebhookSeat: components["schemas"]["WebhookPlayer"] | components["schemas"]["WebhookBotSeat"];
+        /** @description A seat as written: a bot seat carries `"bot": true`, a player does not. */
+        WebhookSeat: components["schemas"]["WebhookBotSeat"] | components["schemas"]["WebhookPlayer"];
         /**
          * @description The delivery health of a mode's webhook.
          * @example {
          *       "consecutiveFailures": 4,
          *       "failing": true,
          *       "lastError": "HTTP 503",
-         *       "lastFailureAt": "2026-12-01T10:00:18Z",
-         *       "lastSuccessAt": "2026-12-01T09:58:02Z",
-         *       "since": "2026-12-01T10:00:00Z"
+         *       "lastFailureAt": "2026-12-01T10:00:18.000Z",
+         *       "lastSuccessAt": "2026-12-01T09:58:02.000Z",
+         *       "since": "2026-12-01T10:00:00.000Z"
          *     }
          */
         WebhookStatus: {
@@ -3603,12 +3922,12 @@ export interface components {
              */
             since?: string | null;
         };
-        /** @description One team of a `match.made` body. */
+        /**
+         * @description A [`Team`] as written: humans and bots in one `players` array (the
+         *     OpenAPI document's `WebhookTeam`).
+         */
         WebhookTeam: {
-            /**
-             * Format: int64
-             * @description Position in the match shape, from 0.
-             */
+            /** @description Position in the match shape, from 0. */
             index: number;
             /**
              * Format: double
@@ -3628,7 +3947,10 @@ export interface components {
          *     }
          */
         WebhookTestEvent: {
-            /** @description When the test was requested (RFC 3339, UTC, milliseconds). */
+            /**
+             * Format: date-time
+             * @description When the test was requested (RFC 3339, UTC, milliseconds).
+             */
             createdAt: string;
             /** @description The game mode whose webhook is tested. */
             gameMode: string;
@@ -6160,7 +6482,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RosterSchema"];
+                "application/json": components["schemas"]["Roster"];
             };
         };
         responses: {
@@ -6332,7 +6654,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RosterSchema"];
+                "application/json": components["schemas"]["Roster"];
             };
         };
         responses: {
