@@ -19,7 +19,7 @@ use crate::extract::{parse_value, ApiQuery, RawJson};
 use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
-use crate::routes::webhook_status::WebhookStatus;
+use crate::routes::webhook_status::{self, WebhookStatus};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::header::ETAG;
@@ -253,7 +253,7 @@ fn tagged(mode: &game_mode::Model, show_secret: bool) -> Tagged {
     ([(ETAG, etag(mode.version))], Json(view(mode, show_secret)))
 }
 
-/// The project's game modes (secrets masked).
+/// The project's game modes (secrets masked), each with `webhook.status`.
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes", operation_id = "listGameModes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
@@ -265,7 +265,18 @@ pub async fn list(
 ) -> Result<Json<Vec<GameModeView>>, ApiError> {
     projects::get(&state.db, &project_id).await?;
     let modes = game_modes::list(&state.db, &project_id).await?;
-    Ok(Json(modes.iter().map(|m| view(m, false)).collect()))
+    let health = webhook_health::of_project(&state.db, &project_id).await?;
+    Ok(Json(
+        modes
+            .iter()
+            .map(|m| {
+                let mut answer = view(m, false);
+                let of_mode = health.iter().find(|h| h.game_mode == m.name);
+                webhook_status::attach(&mut answer.0, &WebhookStatus::from_health(of_mode));
+                answer
+            })
+            .collect(),
+    ))
 }
 
 /// One game mode (secret masked).
@@ -284,14 +295,8 @@ pub async fn get(
         .await
         .map_err(super::mode_error(&name))?;
     let (etag_header, Json(mut answer)) = tagged(&mode, false);
-    if let Some(Value::Object(webhook)) = answer.0.get_mut("webhook") {
-        let health = webhook_health::get(&state.db, &project_id, &name).await?;
-        let status = WebhookStatus::from_health(health.as_ref());
-        webhook.insert(
-            "status".into(),
-            serde_json::to_value(status).unwrap_or(Value::Null),
-        );
-    }
+    let health = webhook_health::get(&state.db, &project_id, &name).await?;
+    webhook_status::attach(&mut answer.0, &WebhookStatus::from_health(health.as_ref()));
     Ok((etag_header, Json(answer)))
 }
 
