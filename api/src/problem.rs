@@ -15,21 +15,6 @@ mod store_errors;
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
-/// `403`: an API key outside its scopes (the needed scope is named).
-pub const FORBIDDEN: &str = "FORBIDDEN";
-/// `412`: a write whose `If-Match` (or body `version`) is not the current
-/// version, or an `If-None-Match: *` create of something that exists.
-pub const VERSION_MISMATCH: &str = "VERSION_MISMATCH";
-/// `422`: an `Idempotency-Key` sent again with another request (another
-/// body, route or credential).
-pub const IDEMPOTENCY_KEY_REUSED: &str = "IDEMPOTENCY_KEY_REUSED";
-/// `409` (with `Retry-After`): the first request of an `Idempotency-Key`
-/// is still running.
-pub const IDEMPOTENCY_KEY_IN_USE: &str = "IDEMPOTENCY_KEY_IN_USE";
-/// `503` (with `Retry-After`): a dependency (PostgreSQL, Redis) is out of
-/// reach or did not answer in time; nothing about it is shown.
-pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
-
 /// `Retry-After` of a `503 SERVICE_UNAVAILABLE` (seconds): about the time
 /// a dependency's restart or failover takes to be noticed.
 pub const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 5;
@@ -127,7 +112,20 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::SearchAlreadyActive
         | Code::TicketAlreadyMatched
         | Code::ResultAlreadyReported
-        | Code::BackfillAlreadyOpen => StatusCode::CONFLICT,
+        | Code::BackfillAlreadyOpen
+        | Code::IdempotencyKeyInUse
+        | Code::ProposalClosed
+        | Code::NotProposed
+        | Code::DeclineCooldown
+        | Code::ReleaseWindowClosed
+        | Code::AlreadyAssigned
+        | Code::ConfigRegression => StatusCode::CONFLICT,
+        Code::Forbidden => StatusCode::FORBIDDEN,
+        Code::VersionMismatch => StatusCode::PRECONDITION_FAILED,
+        Code::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+        Code::UriTooLong => StatusCode::URI_TOO_LONG,
+        Code::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        Code::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         Code::RateLimited | Code::QuotaExceeded | Code::TicketLimitExceeded => {
             StatusCode::TOO_MANY_REQUESTS
         }
@@ -353,7 +351,7 @@ impl ApiError {
     pub fn decline_cooldown(retry_after_seconds: u64) -> Self {
         let mut err = Self::with_status(
             StatusCode::CONFLICT,
-            crate::play::answers::DECLINE_COOLDOWN,
+            Code::DeclineCooldown.as_str(),
             format!(
                 "the player declined a match of this mode and may search again in \
                  {retry_after_seconds} s"
@@ -410,21 +408,25 @@ impl ApiError {
     pub fn forbidden(needed: crate::scopes::Scope) -> Self {
         Self::with_status(
             StatusCode::FORBIDDEN,
-            FORBIDDEN,
+            Code::Forbidden.as_str(),
             format!("this API key lacks the `{needed}` scope this request needs"),
         )
     }
 
     /// `412 VERSION_MISMATCH`.
     pub fn version_mismatch(detail: impl Into<String>) -> Self {
-        Self::with_status(StatusCode::PRECONDITION_FAILED, VERSION_MISMATCH, detail)
+        Self::with_status(
+            StatusCode::PRECONDITION_FAILED,
+            Code::VersionMismatch.as_str(),
+            detail,
+        )
     }
 
     /// `422 IDEMPOTENCY_KEY_REUSED`.
     pub fn idempotency_key_reused(detail: impl Into<String>) -> Self {
         Self::with_status(
             StatusCode::UNPROCESSABLE_ENTITY,
-            IDEMPOTENCY_KEY_REUSED,
+            Code::IdempotencyKeyReused.as_str(),
             detail,
         )
     }
@@ -433,7 +435,7 @@ impl ApiError {
     pub fn idempotency_key_in_use() -> Self {
         let mut err = Self::with_status(
             StatusCode::CONFLICT,
-            IDEMPOTENCY_KEY_IN_USE,
+            Code::IdempotencyKeyInUse.as_str(),
             "the first request with this Idempotency-Key is still running; retry shortly",
         );
         err.retry_after_seconds = Some(1);
@@ -443,8 +445,11 @@ impl ApiError {
     /// `503 SERVICE_UNAVAILABLE` with `Retry-After`: a dependency is out of
     /// reach; `detail` names which, never how (no address, no driver text).
     pub fn unavailable(detail: impl Into<String>) -> Self {
-        let mut err =
-            Self::with_status(StatusCode::SERVICE_UNAVAILABLE, SERVICE_UNAVAILABLE, detail);
+        let mut err = Self::with_status(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Code::ServiceUnavailable.as_str(),
+            detail,
+        );
         err.retry_after_seconds = Some(UNAVAILABLE_RETRY_AFTER_SECONDS);
         err
     }
@@ -475,7 +480,7 @@ impl ApiError {
             detail: self.detail.clone(),
             errors: self.errors.clone(),
             ticket_id: self.ticket_id.clone(),
-            retry_after_seconds: (self.code == crate::play::answers::DECLINE_COOLDOWN)
+            retry_after_seconds: (self.code == Code::DeclineCooldown.as_str())
                 .then_some(self.retry_after_seconds)
                 .flatten(),
             backfill_id: self.extra.as_ref().and_then(|e| e.backfill_id.clone()),
@@ -515,7 +520,7 @@ pub fn safety_net(response: Response) -> Response {
         StatusCode::UNAUTHORIZED => (Code::Unauthorized.as_str(), "invalid credentials"),
         StatusCode::NOT_FOUND => (Code::NotFound.as_str(), "no such resource"),
         StatusCode::METHOD_NOT_ALLOWED => (
-            "METHOD_NOT_ALLOWED",
+            Code::MethodNotAllowed.as_str(),
             "this route does not accept that method",
         ),
         StatusCode::PAYLOAD_TOO_LARGE => {

@@ -113,13 +113,6 @@ pub enum Fate {
     },
 }
 
-/// `MATCH_DECLINED`: the player declined.
-pub const MATCH_DECLINED: &str = "MATCH_DECLINED";
-/// `ACCEPTANCE_TIMEOUT`: the player did not answer before `acceptBy`.
-pub const ACCEPTANCE_TIMEOUT: &str = "ACCEPTANCE_TIMEOUT";
-/// `PARTY_MEMBER_DECLINED`: another member of the player's party declined.
-pub const PARTY_MEMBER_DECLINED: &str = "PARTY_MEMBER_DECLINED";
-
 /// Whether a proposal is over at `now`, and if so each member's fate (in
 /// the members' order); `None` while it stays open.
 ///
@@ -155,15 +148,15 @@ pub fn close(members: &[Member<'_>], accept_by: f64, now: f64) -> Option<Vec<Fat
                 Answer::Gone => Fate::AlreadyEnded { cooled: true },
                 Answer::Failed => Fate::AlreadyEnded { cooled: false },
                 Answer::Decline => Fate::Fails {
-                    code: MATCH_DECLINED,
+                    code: crate::Code::MatchDeclined.as_str(),
                     cooled: true,
                 },
                 Answer::Pending if timed_out => Fate::Fails {
-                    code: ACCEPTANCE_TIMEOUT,
+                    code: crate::Code::AcceptanceTimeout.as_str(),
                     cooled: true,
                 },
                 _ if dropped.contains(m.party) => Fate::Fails {
-                    code: PARTY_MEMBER_DECLINED,
+                    code: crate::Code::PartyMemberDeclined.as_str(),
                     cooled: false,
                 },
                 _ => Fate::Requeued,
@@ -242,11 +235,11 @@ mod tests {
             fates,
             vec![
                 Fate::Fails {
-                    code: MATCH_DECLINED,
+                    code: crate::Code::MatchDeclined.as_str(),
                     cooled: true
                 },
                 Fate::Fails {
-                    code: PARTY_MEMBER_DECLINED,
+                    code: crate::Code::PartyMemberDeclined.as_str(),
                     cooled: false
                 },
                 Fate::Requeued,
@@ -264,7 +257,7 @@ mod tests {
             vec![
                 Fate::Requeued,
                 Fate::Fails {
-                    code: ACCEPTANCE_TIMEOUT,
+                    code: crate::Code::AcceptanceTimeout.as_str(),
                     cooled: true
                 }
             ]

@@ -1,4 +1,5 @@
-//! The error and reason codes of SPEC 3, 4, 5.9 and 7, as one vocabulary.
+//! Every error and reason code matchplane answers with, as one vocabulary
+//! (docs/error-codes.md lists them).
 //!
 //! The API maps each code to an HTTP status; the matching core and the
 //! simulator only ever name them.
@@ -91,11 +92,53 @@ pub enum Code {
     ResultAlreadyReported,
     /// Something failed on our side; nothing internal is said.
     Internal,
+    /// An API key outside its scopes (the needed scope is named): `403`.
+    Forbidden,
+    /// A write whose `If-Match` (or body `version`) is not the current version, or an `If-None-Match: *` create of something that exists: `412`.
+    VersionMismatch,
+    /// An `Idempotency-Key` sent again with another request (another body, route or credential): `422`.
+    IdempotencyKeyReused,
+    /// The first request of an `Idempotency-Key` is still running: `409` with `Retry-After`.
+    IdempotencyKeyInUse,
+    /// A dependency (PostgreSQL, Redis) is out of reach or did not answer in time: `503` with `Retry-After`; nothing about it is shown.
+    ServiceUnavailable,
+    /// The route does not take the request's method: `405`.
+    MethodNotAllowed,
+    /// The request's URI is over the limit: `414`.
+    UriTooLong,
+    /// The request's headers are over the limit: `431`.
+    HeadersTooLarge,
+    /// An answer after the proposal closed (or past its `acceptBy`): `409`.
+    ProposalClosed,
+    /// An answer from a ticket in no proposal: `409`.
+    NotProposed,
+    /// The player declined or ignored a proposal of this mode and is cooled down: `409` with `retryAfterSeconds`.
+    DeclineCooldown,
+    /// A search ended `failed`: its player declined the proposal.
+    MatchDeclined,
+    /// A search ended `failed`: its player did not answer the proposal by `acceptBy`.
+    AcceptanceTimeout,
+    /// A search ended `failed`: another member of its party declined or did not answer.
+    PartyMemberDeclined,
+    /// A release of a match that is not made, or was made longer ago than the release window: `409`.
+    ReleaseWindowClosed,
+    /// A second assignment of a match: `409`.
+    AlreadyAssigned,
+    /// A guarded config change whose guarded figures worsened by more than the tolerance on the recording: `409` with `guard`.
+    ConfigRegression,
+    /// A guard or replay with no search recorded in its window: `422`.
+    RecordingRequired,
+    /// A search the pool store no longer has at all (lost with its data, e.g. a
+    /// Redis restart without persistence) ended `expired` for this reason; a
+    /// new ticket is needed.
+    SearchLost,
+    /// A WebSocket search that stopped answering Pings ended `expired` for this reason.
+    PongTimeout,
 }
 
 impl Code {
     /// The code as written in JSON, e.g. `"PARTY_TOO_LARGE"`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Code::ValidationError => "VALIDATION_ERROR",
             Code::Conflict => "CONFLICT",
@@ -137,6 +180,26 @@ impl Code {
             Code::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
             Code::ResultAlreadyReported => "RESULT_ALREADY_REPORTED",
             Code::Internal => "INTERNAL",
+            Code::Forbidden => "FORBIDDEN",
+            Code::VersionMismatch => "VERSION_MISMATCH",
+            Code::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Code::IdempotencyKeyInUse => "IDEMPOTENCY_KEY_IN_USE",
+            Code::ServiceUnavailable => "SERVICE_UNAVAILABLE",
+            Code::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            Code::UriTooLong => "URI_TOO_LONG",
+            Code::HeadersTooLarge => "HEADERS_TOO_LARGE",
+            Code::ProposalClosed => "PROPOSAL_CLOSED",
+            Code::NotProposed => "NOT_PROPOSED",
+            Code::DeclineCooldown => "DECLINE_COOLDOWN",
+            Code::MatchDeclined => "MATCH_DECLINED",
+            Code::AcceptanceTimeout => "ACCEPTANCE_TIMEOUT",
+            Code::PartyMemberDeclined => "PARTY_MEMBER_DECLINED",
+            Code::ReleaseWindowClosed => "RELEASE_WINDOW_CLOSED",
+            Code::AlreadyAssigned => "ALREADY_ASSIGNED",
+            Code::ConfigRegression => "CONFIG_REGRESSION",
+            Code::RecordingRequired => "RECORDING_REQUIRED",
+            Code::SearchLost => "SEARCH_LOST",
+            Code::PongTimeout => "PONG_TIMEOUT",
         }
     }
 }

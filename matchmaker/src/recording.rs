@@ -15,10 +15,6 @@ use crate::config::GameModeConfig;
 use crate::tier::Tier;
 use serde::{Deserialize, Serialize};
 
-/// The code answered (`422`) when a replay or a guarded `PUT` needs a
-/// recording the mode does not have.
-pub const RECORDING_REQUIRED: &str = "RECORDING_REQUIRED";
-
 /// `retentionDays` when the block leaves it out.
 pub const DEFAULT_RETENTION_DAYS: u32 = 7;
 

@@ -7,7 +7,7 @@
 //! The label values are closed sets: [`failure_label`] maps any code
 //! outside [`FAILURE_CODES`] to `OTHER`, so no caller can grow a family.
 
-use matchplane_matchmaker::acceptance::ACCEPTANCE_TIMEOUT;
+use matchplane_matchmaker::Code;
 
 /// Counter: searches ended, by `outcome` ([`OUTCOMES`]).
 pub const SEARCHES_ENDED: &str = "matchplane_searches_ended_total";
@@ -37,18 +37,18 @@ pub const OTHER: &str = "OTHER";
 /// search's whose mode now needs a socket, acceptance's timeout, and
 /// [`OTHER`].
 pub const FAILURE_CODES: [&str; 13] = [
-    "GAME_MODE_DISABLED",
-    "PLAYER_ALREADY_SEARCHING",
-    "VALIDATION_ERROR",
-    "MMR_REQUIRED",
-    "MMR_OUT_OF_RANGE",
-    "PARTIES_NOT_ENABLED",
-    "PARTY_TOO_LARGE",
-    "INVALID_PARTY",
-    "LATENCIES_REQUIRED",
-    "PING_REQUIRES_WEBSOCKET",
-    ACCEPTANCE_TIMEOUT,
-    "INTERNAL",
+    Code::GameModeDisabled.as_str(),
+    Code::PlayerAlreadySearching.as_str(),
+    Code::ValidationError.as_str(),
+    Code::MmrRequired.as_str(),
+    Code::MmrOutOfRange.as_str(),
+    Code::PartiesNotEnabled.as_str(),
+    Code::PartyTooLarge.as_str(),
+    Code::InvalidParty.as_str(),
+    Code::LatenciesRequired.as_str(),
+    Code::PingRequiresWebsocket.as_str(),
+    Code::AcceptanceTimeout.as_str(),
+    Code::Internal.as_str(),
     OTHER,
 ];
 

@@ -18,16 +18,9 @@ use super::status::mode_key;
 use super::{unix_now, Play};
 use crate::problem::ApiError;
 use axum::http::StatusCode;
+use matchplane_matchmaker::Code;
 use matchplane_store::pool::{settle, AnswerOutcome, ModeKey};
 use matchplane_store::tickets::{announce_settled, Ticket};
-
-/// `409 PROPOSAL_CLOSED`: another answer after the proposal closed.
-pub const PROPOSAL_CLOSED: &str = "PROPOSAL_CLOSED";
-/// `409 NOT_PROPOSED`: the ticket is in no proposal.
-pub const NOT_PROPOSED: &str = "NOT_PROPOSED";
-/// `409 DECLINE_COOLDOWN` (with `retryAfterSeconds`): the player declined,
-/// stayed silent or left a proposal of this mode a moment ago.
-pub const DECLINE_COOLDOWN: &str = "DECLINE_COOLDOWN";
 
 /// Records `ticket`'s answer and closes its proposal if that ends it.
 /// Idempotent: the same answer again, also after the close, is fine.
@@ -57,13 +50,13 @@ pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), Ap
             }
             Err(ApiError::with_status(
                 StatusCode::CONFLICT,
-                PROPOSAL_CLOSED,
+                Code::ProposalClosed.as_str(),
                 "the match proposal is closed: this answer can no longer change it",
             ))
         }
         AnswerOutcome::NotProposed => Err(ApiError::with_status(
             StatusCode::CONFLICT,
-            NOT_PROPOSED,
+            Code::NotProposed.as_str(),
             "the ticket is in no match proposal",
         )),
     }

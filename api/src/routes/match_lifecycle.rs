@@ -39,11 +39,6 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use utoipa::ToSchema;
 
-/// `409 RELEASE_WINDOW_CLOSED`: the match is not made, or was made longer
-/// ago than the release window.
-pub const RELEASE_WINDOW_CLOSED: &str = "RELEASE_WINDOW_CLOSED";
-/// `409 ALREADY_ASSIGNED`: the match has its assignment.
-pub const ALREADY_ASSIGNED: &str = "ALREADY_ASSIGNED";
 /// Longest `connection` (bytes).
 pub const MAX_CONNECTION_BYTES: usize = 512;
 /// Longest `data` object, the match's or a player's (bytes of its JSON).
@@ -98,7 +93,7 @@ pub async fn release(
             };
             return Err(ApiError::with_status(
                 StatusCode::CONFLICT,
-                RELEASE_WINDOW_CLOSED,
+                Code::ReleaseWindowClosed.as_str(),
                 detail,
             ));
         }
@@ -250,7 +245,7 @@ pub async fn assign(
         AssignOutcome::AlreadyAssigned(_) => {
             return Err(ApiError::with_status(
                 StatusCode::CONFLICT,
-                ALREADY_ASSIGNED,
+                Code::AlreadyAssigned.as_str(),
                 format!("match {match_id} has its assignment already"),
             ))
         }

@@ -28,10 +28,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, TimeDelta, Utc};
-use matchplane_matchmaker::recording::RECORDING_REQUIRED;
 use matchplane_matchmaker::simulate::{
     check_guard, compare_bounded, parse_guard, Comparison, Event, GuardVerdict, Scenario,
-    CONFIG_REGRESSION, DEFAULT_GUARD_TOLERANCE,
+    DEFAULT_GUARD_TOLERANCE,
 };
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig, Party, Tier};
 use matchplane_store::entities::search_recording;
@@ -266,7 +265,7 @@ fn to_json<T: Serialize>(part: &T) -> Result<serde_json::Value, ApiError> {
 fn recording_required(name: &str, window: &str) -> ApiError {
     ApiError::with_status(
         StatusCode::UNPROCESSABLE_ENTITY,
-        RECORDING_REQUIRED,
+        Code::RecordingRequired.as_str(),
         format!(
             "game mode {name} recorded no search start {window}: enable its recording block and let traffic arrive"
         ),
@@ -412,7 +411,12 @@ fn regression(verdict: GuardVerdict) -> ApiError {
         worse.join(", "),
         verdict.tolerance * 100.0
     );
-    ApiError::with_status(StatusCode::CONFLICT, CONFIG_REGRESSION, detail).with_guard(verdict)
+    ApiError::with_status(
+        StatusCode::CONFLICT,
+        Code::ConfigRegression.as_str(),
+        detail,
+    )
+    .with_guard(verdict)
 }
 
 /// The config guard of a `PUT`: replays the mode's last recorded hour

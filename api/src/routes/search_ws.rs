@@ -34,6 +34,7 @@ use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpg
 use axum::extract::State;
 use axum::response::Response;
 use futures::{FutureExt, StreamExt};
+use matchplane_matchmaker::Code;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState, StatusStream};
 use matchplane_store::repos::match_status;
 use matchplane_store::tickets::StatusMessage;
@@ -44,10 +45,6 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 use utoipa::IntoParams;
-
-/// `expired`'s `reason` for a search Redis no longer has at all (lost with
-/// its data, e.g. a restart without persistence): a new ticket is needed.
-pub const SEARCH_LOST: &str = "SEARCH_LOST";
 
 /// Query of `GET /v1/search`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -286,11 +283,11 @@ impl Held {
     /// failed (tried again at the next tick).
     async fn pong_timed_out(&mut self) -> Option<StatusMessage> {
         let outcome = EndOutcome::ExpiredFor {
-            reason: PONG_TIMEOUT.to_owned(),
+            reason: Code::PongTimeout.as_str().to_owned(),
         };
         match end(&self.play, &self.started.ticket, outcome).await {
             Ok(EndResult::Ended) => Some(StatusMessage::Expired {
-                reason: Some(PONG_TIMEOUT.to_owned()),
+                reason: Some(Code::PongTimeout.as_str().to_owned()),
             }),
             Ok(_) => None,
             Err(error) => {
@@ -373,7 +370,7 @@ impl Held {
                 match matched_id(&self.db, &ticket.project_id, &ticket.ticket_id).await {
                     Ok(Some(match_id)) => self.matched(&match_id, None).await,
                     Ok(None) => Check::Final(StatusMessage::Expired {
-                        reason: Some(SEARCH_LOST.to_owned()),
+                        reason: Some(Code::SearchLost.as_str().to_owned()),
                     }),
                     Err(error) => {
                         tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a lost search's match failed");
@@ -585,9 +582,6 @@ impl Held {
 
 /// A searching status's `waitingReason`, `found` and `needed`.
 type Waiting = (Option<Value>, Option<u32>, Option<u32>);
-
-/// `reason` of a search ended because its socket stopped answering pings.
-pub const PONG_TIMEOUT: &str = "PONG_TIMEOUT";
 
 fn text(json: &str) -> Message {
     Message::Text(json.to_owned().into())

@@ -12,6 +12,7 @@
 
 use crate::problem::{ApiError, PROBLEM_JSON};
 use axum::http::StatusCode;
+use matchplane_matchmaker::Code;
 use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
@@ -64,13 +65,13 @@ fn hyper_refusal(head: &[u8]) -> Option<StatusCode> {
 /// The problem answer that replaces hyper's refusal with `status`.
 pub fn refusal_answer(status: StatusCode) -> Vec<u8> {
     let (code, detail) = match status {
-        StatusCode::URI_TOO_LONG => ("URI_TOO_LONG", "the request URI is too long"),
+        StatusCode::URI_TOO_LONG => (Code::UriTooLong.as_str(), "the request URI is too long"),
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => (
-            "HEADERS_TOO_LARGE",
+            Code::HeadersTooLarge.as_str(),
             "the request's headers are too large or too many",
         ),
         _ => (
-            "VALIDATION_ERROR",
+            Code::ValidationError.as_str(),
             "the request line or a header could not be parsed as HTTP",
         ),
     };

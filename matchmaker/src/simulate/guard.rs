@@ -7,9 +7,6 @@ use crate::codes::Code;
 use crate::validation::FieldError;
 use serde::Serialize;
 
-/// The code of a refused config.
-pub const CONFIG_REGRESSION: &str = "CONFIG_REGRESSION";
-
 /// `guardTolerance` when none is given: a guarded figure may worsen by 10 %.
 pub const DEFAULT_GUARD_TOLERANCE: f64 = 0.1;
 
@@ -106,7 +103,7 @@ pub fn check_guard(comparison: &Comparison, guarded: &[&str], tolerance: f64) ->
     let passed = figures.iter().all(|f| !f.regressed);
     GuardVerdict {
         passed,
-        code: (!passed).then_some(CONFIG_REGRESSION),
+        code: (!passed).then_some(crate::Code::ConfigRegression.as_str()),
         tolerance,
         figures,
     }

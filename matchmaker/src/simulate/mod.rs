@@ -22,10 +22,7 @@ pub use compare::{
     compare, compare_bounded, figures, higher_is_better, render_compare_table, Comparison, FIGURES,
 };
 pub use engine::{run, run_bounded, Stopped};
-pub use guard::{
-    check_guard, parse_guard, GuardVerdict, GuardedFigure, CONFIG_REGRESSION,
-    DEFAULT_GUARD_TOLERANCE,
-};
+pub use guard::{check_guard, parse_guard, GuardVerdict, GuardedFigure, DEFAULT_GUARD_TOLERANCE};
 pub use proposals::{assign_declines, AcceptanceStats, SimAnswer, SimulatedProposal};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};

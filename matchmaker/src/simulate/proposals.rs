@@ -252,10 +252,10 @@ impl Proposer {
             let player = m.search.player_id.to_string();
             let cooled = match fate {
                 Fate::Fails { code, cooled } => {
-                    if *code == crate::acceptance::ACCEPTANCE_TIMEOUT {
+                    if *code == crate::Code::AcceptanceTimeout.as_str() {
                         record.timed_out.push(player.clone());
                         self.stats.timeouts += 1;
-                    } else if *code == crate::acceptance::MATCH_DECLINED {
+                    } else if *code == crate::Code::MatchDeclined.as_str() {
                         record.declined.push(player.clone());
                         self.stats.declines += 1;
                     }

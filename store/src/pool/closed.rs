@@ -4,7 +4,8 @@
 //! step), so a proposal closed by any API instance or worker is stored,
 //! at least once, like a made match.
 
-use matchplane_matchmaker::acceptance::{Answer, Fate, ACCEPTANCE_TIMEOUT};
+use matchplane_matchmaker::acceptance::{Answer, Fate};
+use matchplane_matchmaker::Code;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -77,10 +78,7 @@ pub fn shown_answer(answer: Answer, fate: Fate) -> &'static str {
         Answer::Pending
             if matches!(
                 fate,
-                Fate::Fails {
-                    code: ACCEPTANCE_TIMEOUT,
-                    ..
-                }
+                Fate::Fails { code, .. } if code == Code::AcceptanceTimeout.as_str()
             ) =>
         {
             "timeout"

@@ -429,12 +429,13 @@ pub(crate) fn check_proposal(p: &ProposalClaim) -> Result<(), PoolError> {
 
 /// The message kept with a search failed by a closing proposal.
 pub fn fail_message(code: &str) -> &'static str {
+    use matchplane_matchmaker::Code;
     match code {
-        matchplane_matchmaker::acceptance::MATCH_DECLINED => "the player declined the match",
-        matchplane_matchmaker::acceptance::ACCEPTANCE_TIMEOUT => {
+        c if c == Code::MatchDeclined.as_str() => "the player declined the match",
+        c if c == Code::AcceptanceTimeout.as_str() => {
             "the player did not answer the match proposal in time"
         }
-        "GAME_MODE_DISABLED" => "the game mode was disabled or deleted",
+        c if c == Code::GameModeDisabled.as_str() => "the game mode was disabled or deleted",
         _ => "another member of the party declined the match",
     }
 }

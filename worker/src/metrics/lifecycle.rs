@@ -97,7 +97,7 @@ pub fn proposal_cancelled(
             .answers
             .values()
             .filter(|answer| *answer == "timeout")
-            .map(|_| matchplane_matchmaker::acceptance::ACCEPTANCE_TIMEOUT),
+            .map(|_| matchplane_matchmaker::Code::AcceptanceTimeout.as_str()),
     );
 }
 

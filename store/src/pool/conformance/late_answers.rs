@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use matchplane_matchmaker::acceptance::ACCEPTANCE_TIMEOUT;
+use matchplane_matchmaker::Code;
 
 use super::proposals::{ended, failed, outbox_len, proposal, propose, NOW};
 use super::{add_solos, live, mode};
@@ -54,7 +54,7 @@ pub async fn answers_at_or_after_accept_by_are_not_recorded(store: Arc<dyn PoolS
     assert_eq!(settled.requeued().collect::<Vec<_>>(), vec!["t1"]);
     assert_eq!(
         ended(store.as_ref(), &m, "t2").await,
-        failed(ACCEPTANCE_TIMEOUT)
+        failed(Code::AcceptanceTimeout.as_str())
     );
     assert!(live(store.as_ref(), &m, "t1").await);
     assert_eq!(outbox_len(store.as_ref(), &m).await, 0);

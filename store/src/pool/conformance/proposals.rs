@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
-use matchplane_matchmaker::acceptance::{
-    ACCEPTANCE_TIMEOUT, MATCH_DECLINED, PARTY_MEMBER_DECLINED,
-};
+use matchplane_matchmaker::Code;
+
+const ACCEPTANCE_TIMEOUT: &str = Code::AcceptanceTimeout.as_str();
+const MATCH_DECLINED: &str = Code::MatchDeclined.as_str();
+const PARTY_MEMBER_DECLINED: &str = Code::PartyMemberDeclined.as_str();
 
 use super::{add_solos, claim_of, lease, live, mode, FAR};
 use crate::pool::closed::CancelledProposal;
