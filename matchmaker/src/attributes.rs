@@ -1,4 +1,4 @@
-//! A search's matching attributes (docs/searching.md, "Attributes"): one
+//! A search's matching attributes (docs/api-tour.md, "3. Tickets"): one
 //! type from a ticket's body to its pool entry, its stored record, a
 //! recording's rows and the simulator.
 //!

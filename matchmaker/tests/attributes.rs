@@ -1,4 +1,4 @@
-//! A ticket's attributes (docs/searching.md, "Attributes"): one parse
+//! A ticket's attributes (docs/api-tour.md, "3. Tickets"): one parse
 //! against the mode that returns the value or every failure at once, and a
 //! property test that it never panics and names each bad field.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -18,7 +18,7 @@ use matchplane_matchmaker::ticket::check_ticket;
 use matchplane_matchmaker::{Attributes, Code, Party, RawAttributes};
 use matchplane_store::pool::{EndOutcome, ModeKey, PlayerSearchScope};
 use matchplane_store::repos::game_modes;
-use matchplane_store::tickets::Ticket;
+use matchplane_store::tickets::{NewTicket, Ticket};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -154,19 +154,18 @@ pub async fn create(
         &config.name,
         &ticket_id,
     );
-    let ticket = Ticket {
+    let ticket = NewTicket {
         ticket_id: ticket_id.clone(),
         project_id,
         game_mode: config.name.clone(),
         player_id: body.player_id,
-        mmr: attributes.mmr,
-        latencies: attributes.latencies,
         party,
-        data: attributes.data.map(|d| d.get().to_owned()),
+        attributes,
         token_hash: token::hash(&token),
         created_at: now,
         expires_at: now + f64::from(config.ticket_ttl_seconds),
-    };
+    }
+    .into_ticket()?;
     play.tickets
         .create_within(&ticket, now, Some(quotas.max_pending))
         .await?;
