@@ -32,6 +32,7 @@
 
 mod memory;
 mod proposal_status;
+mod record;
 mod redis;
 mod start;
 mod status;
@@ -118,8 +119,10 @@ impl NewTicket {
 
 /// A generated ticket, as stored (a JSON record; the order of its fields
 /// does not matter). Built by [`NewTicket::into_ticket`], never changed.
+/// A record of the previous layout (attributes at the top, no entry) is
+/// read too, its entry written on the read (see `record.rs`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", try_from = "record::StoredTicket")]
 pub struct Ticket {
     /// `tkt_…` id.
     pub ticket_id: String,

@@ -287,3 +287,55 @@ async fn a_start_reads_the_entry_whatever_the_records_field_order() {
         assert_eq!(live.search, super::search_of(&t, now));
     }
 }
+
+/// A ticket generated before an upgrade (its record in the previous
+/// layout: attributes at the top, no entry) still reads and starts, on the
+/// same entry a new record would hold.
+#[tokio::test]
+async fn a_record_of_the_previous_layout_still_starts() {
+    use super::tests::{redis_url, RedisKeys};
+    use super::{RedisTicketStore, TicketStore};
+    use crate::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
+    let mut new = new_ticket("tkt_old", "p1");
+    new.attributes =
+        serde_json::from_str(r#"{"mmr":1520.5,"latencies":{"eu-west":31},"data":{"k":[1.50]}}"#)
+            .unwrap();
+    new.party = Some(Party {
+        id: "x".into(),
+        members: vec!["p1".into(), "p2".into()],
+    });
+    let expected = new.clone().into_ticket().unwrap();
+    let old = format!(
+        r#"{{"ticketId":"tkt_old","playerId":"p1","party":{{"id":"x","members":["p1","p2"]}},"mmr":1520.5,"latencies":{{"eu-west":31.0}},"projectId":"prj_t","data":"{{\"k\":[1.50]}}","gameMode":"duel","tokenHash":"{}","createdAt":1000.0,"expiresAt":1600.0}}"#,
+        "ab".repeat(32)
+    );
+    let read: Ticket = serde_json::from_str(&old).unwrap();
+    assert_eq!(read, expected);
+
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let _keys = RedisKeys(prefix.clone());
+    let mut config = RedisPoolConfig::new(redis_url());
+    config.prefix = prefix.clone();
+    let redis = RedisPoolStore::connect(config).await.unwrap();
+    let pool: std::sync::Arc<dyn PoolStore> = std::sync::Arc::new(redis.clone());
+    let tickets = RedisTicketStore::new(redis);
+    let client = redis::Client::open(redis_url()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let key = crate::pool::redis::keys::ticket_key(&prefix, "prj_t", "tkt_old");
+    let () = redis::cmd("SET")
+        .arg(&key)
+        .arg(&old)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let mode = ModeKey::new("prj_t", "duel");
+    let started = tickets
+        .start_search(&start(&mode, &expected, 1100.5, Hold::Socket))
+        .await
+        .unwrap();
+    assert_eq!(started, expected);
+    let Some(SearchState::Live(live)) = pool.search_state(&mode, "tkt_old").await.unwrap() else {
+        panic!("not live")
+    };
+    assert_eq!(live.search, super::search_of(&expected, 1100.5));
+}
