@@ -93,14 +93,14 @@ impl NewTicket {
     /// always does).
     pub fn into_ticket(self) -> Result<Ticket, PoolError> {
         let corrupt = |e: serde_json::Error| PoolError::Corrupt(format!("ticket entry: {e}"));
-        let entry = SearchEntry::new(
+        // Serialised straight into the raw value: no parse of the text
+        // back (`RawJson::from_text` would check it), on the hot path.
+        let entry = RawJson::of(&SearchEntry::new(
             &self.ticket_id,
             &self.player_id,
             self.party.as_ref(),
             &self.attributes,
-        )
-        .to_text()
-        .and_then(RawJson::from_text)
+        ))
         .map_err(corrupt)?;
         Ok(Ticket {
             ticket_id: self.ticket_id,
