@@ -200,8 +200,8 @@ impl Recorder {
             at_ms: millis(at),
             kind: Kind::Start,
             player_hash: hash(&ticket.player_id),
-            mmr: ticket.mmr,
-            latencies: ticket.latencies.as_ref().map(|l| {
+            mmr: ticket.attributes.mmr,
+            latencies: ticket.attributes.latencies.as_ref().map(|l| {
                 l.iter()
                     .map(|(region, ms)| format!("{region}={ms}"))
                     .collect::<Vec<_>>()

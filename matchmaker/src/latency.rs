@@ -16,8 +16,6 @@ pub type Latencies = BTreeMap<ArcStr, f64>;
 pub const MAX_REGIONS: usize = 32;
 /// Largest latency and ceiling (milliseconds).
 pub const MAX_LATENCY_MS: f64 = 5000.0;
-/// Largest `attributes.data` (bytes, serialised), SPEC 4.
-pub const MAX_DATA_BYTES: usize = 4096;
 /// Most `expansion` steps.
 pub const MAX_EXPANSION_STEPS: usize = 8;
 
@@ -209,26 +207,4 @@ pub fn parse_latencies(
     } else {
         Err(errors)
     }
-}
-
-/// `LATENCIES_REQUIRED` for a ticket without a latency map in a mode with
-/// `regions` (SPEC 12).
-///
-/// # Errors
-/// The failure on `attributes.latencies`.
-pub fn check_latencies(
-    config: &GameModeConfig,
-    latencies: Option<&Latencies>,
-) -> Result<(), FieldError> {
-    if config.regions.is_some() && latencies.is_none_or(|l| l.is_empty()) {
-        return Err(FieldError::new(
-            "attributes.latencies",
-            Code::LatenciesRequired,
-            format!(
-                "game mode {} matches by region: attributes.latencies is required",
-                config.name
-            ),
-        ));
-    }
-    Ok(())
 }

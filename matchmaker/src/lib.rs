@@ -15,6 +15,8 @@
 //! - SPEC 5.9 why not matched: [`reasons`], with unblock hints in [`hints`]
 //! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
+//! - a search's attributes (one type from the ticket's body on):
+//!   [`attributes`]
 //! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
 //! - SPEC 10 backfill: [`backfill`] (config, roster, fit, the pass)
 //! - SPEC 13 console figures: [`pool_summary`] (the live pool), [`histogram`]
@@ -24,6 +26,7 @@
 
 pub mod acceptance;
 pub mod assignment;
+pub mod attributes;
 pub mod codes;
 pub mod config;
 pub mod latency;
@@ -38,6 +41,7 @@ pub mod validation;
 
 /// The reference-counted string of ticket, player and party ids (see [`Search`]).
 pub use arcstr::ArcStr;
+pub use attributes::{Attributes, RawAttributes};
 pub use codes::Code;
 pub use config::{
     Algorithm, Bots, FlexibleShape, GameModeConfig, MatchShape, Parties, Relaxation,

@@ -59,8 +59,10 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
             ));
             continue;
         }
-        if let Err(e) = check_ticket(config, &search.player_id, search.mmr, search.party.as_ref())
-            .and_then(|()| crate::latency::check_latencies(config, search.latencies.as_ref()))
+        if let Err(e) =
+            check_ticket(config, &search.player_id, search.party.as_ref()).and_then(|()| {
+                crate::attributes::check_matching(config, search.mmr, search.latencies.as_ref())
+            })
         {
             verdict[i] = Some((e.code, e.message));
             continue;

@@ -1,5 +1,6 @@
 //! A search waiting in a mode's pool: what the cycle sees of a player.
 
+use crate::attributes::Attributes;
 use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +47,28 @@ pub struct Search {
 }
 
 impl Search {
+    /// The search of a ticket for `player_id` in `party` with `attributes`
+    /// (their matching part: `mmr`, `latencies`), started at `queued_at`,
+    /// its ping not yet measured. Every search of a ticket is built here
+    /// (see [`SearchEntry`] for its pool entry's text).
+    pub fn new(
+        ticket_id: impl Into<ArcStr>,
+        player_id: impl Into<ArcStr>,
+        party: Option<Party>,
+        attributes: &Attributes,
+        queued_at: f64,
+    ) -> Self {
+        Self {
+            ticket_id: ticket_id.into(),
+            player_id: player_id.into(),
+            party,
+            mmr: attributes.mmr,
+            ping_ms: None,
+            latencies: attributes.latencies.clone(),
+            queued_at,
+        }
+    }
+
     /// The id of the party this search is seated with in a match: its
     /// party's, when that party has more than one member (a party of one
     /// seats as a solo); `None` otherwise.
@@ -72,5 +95,105 @@ impl Search {
             latencies: None,
             queued_at,
         }
+    }
+}
+
+/// The pool entry of a ticket's search before it starts: the JSON of its
+/// [`Search::new`] without `queuedAt` (nor a ping), written once when the
+/// ticket is generated. [`SearchEntry::started`] adds the start time.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchEntry<'a> {
+    /// `tkt_…` id.
+    pub ticket_id: &'a str,
+    /// The studio's player id.
+    pub player_id: &'a str,
+    /// The party, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub party: Option<&'a Party>,
+    /// `attributes.mmr`, as [`Search::new`] takes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mmr: Option<f64>,
+    /// `attributes.latencies`, as [`Search::new`] takes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latencies: Option<&'a crate::latency::Latencies>,
+}
+
+impl<'a> SearchEntry<'a> {
+    /// The entry of a ticket for `player_id` in `party` with `attributes`.
+    pub fn new(
+        ticket_id: &'a str,
+        player_id: &'a str,
+        party: Option<&'a Party>,
+        attributes: &'a Attributes,
+    ) -> Self {
+        Self {
+            ticket_id,
+            player_id,
+            party,
+            mmr: attributes.mmr,
+            latencies: attributes.latencies.as_ref(),
+        }
+    }
+
+    /// The entry's JSON text (an object).
+    ///
+    /// # Errors
+    /// Never for these plain fields; serde's error otherwise.
+    pub fn to_text(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
+    }
+
+    /// The pool entry of the search whose not-yet-started entry is `text`
+    /// ([`SearchEntry::to_text`]), started at `queued_at`: the text with
+    /// `queuedAt` added as its last field, serde's number formatting kept.
+    /// `None` if `text` is not a JSON object's text.
+    pub fn started(text: &str, queued_at: f64) -> Option<String> {
+        let head = text.trim_end().strip_suffix('}')?;
+        if !text.trim_start().starts_with('{') || queued_at.is_nan() || queued_at.is_infinite() {
+            return None;
+        }
+        let now = serde_json::to_string(&queued_at).ok()?;
+        let empty = head.trim_end().ends_with('{');
+        let mut entry = String::with_capacity(head.len() + now.len() + 14);
+        entry.push_str(head);
+        entry.push_str(if empty {
+            "\"queuedAt\":"
+        } else {
+            ",\"queuedAt\":"
+        });
+        entry.push_str(&now);
+        entry.push('}');
+        Some(entry)
+    }
+}
+
+#[cfg(test)]
+mod entry_tests {
+    use super::*;
+
+    #[test]
+    fn a_started_entry_is_the_search_new_builds() {
+        let attributes: Attributes =
+            serde_json::from_str(r#"{"mmr":1500.25,"latencies":{"eu-west":31},"data":{"k":1}}"#)
+                .unwrap();
+        let party = Party {
+            id: "p1".into(),
+            members: vec!["ana".into(), "ben".into()],
+        };
+        let text = SearchEntry::new("tkt_1", "ana", Some(&party), &attributes)
+            .to_text()
+            .unwrap();
+        assert!(!text.contains("data"), "data is never in the pool: {text}");
+        let started = SearchEntry::started(&text, 1_700_000_000.5).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Search>(&started).unwrap(),
+            Search::new("tkt_1", "ana", Some(party), &attributes, 1_700_000_000.5)
+        );
+        assert_eq!(
+            SearchEntry::started("{}", 1.0).as_deref(),
+            Some(r#"{"queuedAt":1.0}"#)
+        );
+        assert_eq!(SearchEntry::started("[1]", 1.0), None);
     }
 }

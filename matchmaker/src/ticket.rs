@@ -3,7 +3,7 @@
 //! change (SPEC 3, "Config changes").
 
 use crate::codes::Code;
-use crate::config::{Algorithm, GameModeConfig};
+use crate::config::GameModeConfig;
 use crate::search::Party;
 use crate::validation::FieldError;
 
@@ -83,10 +83,10 @@ fn shows_by_itself(c: char) -> bool {
         )
 }
 
-/// Checks what a ticket for `player_id` with `mmr` and `party` would carry
-/// into `config`'s pool. Returns the first failure, with the field and the
-/// SPEC 4 code (`VALIDATION_ERROR`, `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`,
-/// `PARTIES_NOT_ENABLED`, `PARTY_TOO_LARGE`, `INVALID_PARTY`).
+/// Checks who a ticket is for: `player_id` and `party` in `config`.
+/// Returns the first failure, with the field and the code
+/// (`VALIDATION_ERROR`, `PARTIES_NOT_ENABLED`, `PARTY_TOO_LARGE`,
+/// `INVALID_PARTY`). Its attributes are [`crate::Attributes`]'.
 ///
 /// Mode existence and enablement (`GAME_MODE_NOT_FOUND`,
 /// `GAME_MODE_DISABLED`) are the caller's, which knows the project.
@@ -96,7 +96,6 @@ fn shows_by_itself(c: char) -> bool {
 pub fn check_ticket(
     config: &GameModeConfig,
     player_id: &str,
-    mmr: Option<f64>,
     party: Option<&Party>,
 ) -> Result<(), FieldError> {
     if !is_valid_player_id(player_id) {
@@ -105,43 +104,6 @@ pub fn check_ticket(
             Code::ValidationError,
             format!("playerId must be 1 to {MAX_PLAYER_ID_CHARS} printable characters"),
         ));
-    }
-    if let Some(value) = mmr {
-        if !crate::validation::within(value, crate::validation::MAX_ABS_MMR) {
-            return Err(FieldError::new(
-                "attributes.mmr",
-                Code::ValidationError,
-                format!(
-                    "mmr must be a number within ±{:e}",
-                    crate::validation::MAX_ABS_MMR
-                ),
-            ));
-        }
-    }
-    if let Algorithm::Mmr {
-        min_mmr, max_mmr, ..
-    } = &config.algorithm
-    {
-        match mmr {
-            None => {
-                return Err(FieldError::new(
-                    "attributes.mmr",
-                    Code::MmrRequired,
-                    format!(
-                        "game mode {} matches on MMR: attributes.mmr is required",
-                        config.name
-                    ),
-                ))
-            }
-            Some(value) if value < *min_mmr || value > *max_mmr => {
-                return Err(FieldError::new(
-                    "attributes.mmr",
-                    Code::MmrOutOfRange,
-                    format!("mmr {value} is outside [{min_mmr}, {max_mmr}]"),
-                ))
-            }
-            Some(_) => {}
-        }
     }
     if let Some(party) = party {
         check_party(config, player_id, party)?;

@@ -192,10 +192,9 @@ fn mmr_magnitudes_that_would_overflow_a_match_are_refused() {
     let mut ping = config.clone();
     ping.algorithm = Algorithm::Ping { max_delta: 50.0 };
     validate(&ping, &Tier::pro()).unwrap();
-    let huge =
-        matchplane_matchmaker::ticket::check_ticket(&ping, "p", Some(1.7e308), None).unwrap_err();
+    let huge = matchplane_matchmaker::attributes::check_mmr(&ping, Some(1.7e308)).unwrap_err();
     assert_eq!(huge.code, Code::ValidationError);
-    assert!(matchplane_matchmaker::ticket::check_ticket(&ping, "p", Some(1e9), None).is_ok());
+    assert!(matchplane_matchmaker::attributes::check_mmr(&ping, Some(1e9)).is_ok());
 }
 
 #[test]

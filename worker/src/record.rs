@@ -277,7 +277,7 @@ impl Recorder<'_> {
                     created_at: t.created_at,
                     token_hash: t.token_hash,
                     expires_at: t.expires_at,
-                    data: t.data,
+                    data: t.attributes.data.map(|d| d.get().to_owned()),
                 }))
             })
             .collect();

@@ -7,10 +7,10 @@
 //! lost) takes the match from the `matches` table, and a match not stored
 //! yet reads as still searching, `waitingReason` `MATCH_PENDING`.
 
-use matchplane_matchmaker::RawJson;
+use matchplane_matchmaker::{Attributes, RawJson};
 use matchplane_store::entities::{match_, match_ticket};
 use matchplane_store::repos::{match_tickets, matches, StoreError};
-use matchplane_store::tickets::Ticket;
+use matchplane_store::tickets::{NewTicket, Ticket};
 use matchplane_webhook::payload::{Quality, Team};
 use matchplane_webhook::{player_match, MatchMade};
 use sea_orm::DatabaseConnection;
@@ -118,25 +118,24 @@ pub async fn ticket_or_matched(
     // Cold path (the ticket store lost the record), boxed so the database
     // look-up does not grow every status read's future.
     let row = Box::pin(match_tickets::get(db, project_id, ticket_id)).await?;
-    Ok(row.map(ticket_of_row))
+    row.map(ticket_of_row).transpose()
 }
 
 /// A ticket rebuilt from its `match_tickets` row: what a status read needs
 /// (no party, attributes or data; the match holds those).
-fn ticket_of_row(row: match_ticket::Model) -> Ticket {
-    Ticket {
+fn ticket_of_row(row: match_ticket::Model) -> Result<Ticket, crate::problem::ApiError> {
+    Ok(NewTicket {
         ticket_id: row.ticket_id,
+        project_id: row.project_id,
+        game_mode: row.game_mode,
         player_id: row.player_id,
         party: None,
-        mmr: None,
-        latencies: None,
-        project_id: row.project_id,
-        data: None,
-        game_mode: row.game_mode,
+        attributes: Attributes::default(),
         token_hash: row.token_hash,
         created_at: row.created_at,
         expires_at: row.expires_at,
     }
+    .into_ticket()?)
 }
 
 /// The match id that seated `ticket_id` of `project_id`, from the stored

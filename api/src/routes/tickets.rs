@@ -15,37 +15,12 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use matchplane_matchmaker::ticket::check_ticket;
-use matchplane_matchmaker::{Code, Party};
+use matchplane_matchmaker::{Attributes, Code, Party, RawAttributes};
 use matchplane_store::pool::{EndOutcome, ModeKey, PlayerSearchScope};
 use matchplane_store::repos::game_modes;
-use matchplane_store::tickets::Ticket;
+use matchplane_store::tickets::{NewTicket, Ticket};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-/// `attributes` of a ticket: `mmr`, `latencies` and `data`. Any other key
-/// (a typo such as `MMR`) is refused naming it, e.g. `attributes.MMR`:
-/// nothing a studio sends is dropped silently.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[schema(example = json!({"mmr": 1500, "latencies": {"eu-west": 31, "us-east": 110}, "data": {"character": "mage"}}))]
-#[serde(deny_unknown_fields)]
-pub struct Attributes {
-    /// The player's MMR (required in MMR modes, unless the mode keeps
-    /// ratings and one is stored for the player).
-    #[schema(minimum = -1e9, maximum = 1e9)]
-    pub mmr: Option<f64>,
-    /// Round trips (milliseconds, 0..=5000) the client measured to the
-    /// studio's regions, by region name (1..=32 entries, names
-    /// `^[a-z0-9][a-z0-9-]{0,31}$`, among the mode's `regions.names` when
-    /// it lists them). Required in modes with `regions`
-    /// (`LATENCIES_REQUIRED`).
-    #[schema(value_type = Option<HashMap<String, f64>>)]
-    pub latencies: Option<serde_json::Value>,
-    /// Any JSON object of at most 4 KiB serialised (loadout, character,
-    /// anything the game server needs), kept with the ticket as the exact
-    /// text sent; never part of the matching pool.
-    #[schema(value_type = Option<Object>)]
-    pub data: Option<Box<serde_json::value::RawValue>>,
-}
 
 /// A party: its id and every member, the same on each member's ticket.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema)]
@@ -73,7 +48,7 @@ pub struct CreateTicket {
     pub player_id: String,
     /// Matching attributes.
     #[serde(default)]
-    pub attributes: Attributes,
+    pub attributes: RawAttributes,
     /// The player's party; every member gets a ticket with the same party.
     pub party: Option<PartyBody>,
 }
@@ -124,9 +99,9 @@ pub async fn create(
             format!("game mode {} is disabled", config.name),
         ));
     }
-    let mut mmr = body.attributes.mmr;
-    if mmr.is_none() && config.ratings.as_ref().is_some_and(|r| r.enabled) {
-        mmr = play
+    let mut raw = body.attributes;
+    if raw.mmr.is_none() && config.ratings.as_ref().is_some_and(|r| r.enabled) {
+        raw.mmr = play
             .ratings
             .mmr_of(&project_id, &config.name, &body.player_id)
             .await
@@ -137,41 +112,19 @@ pub async fn create(
         members: p.members,
     });
     let mut errors = Vec::new();
-    if let Err(e) = check_ticket(&config, &body.player_id, mmr, party.as_ref()) {
+    if let Err(e) = check_ticket(&config, &body.player_id, party.as_ref()) {
         errors.push(e);
     }
-    let latencies = match body
-        .attributes
-        .latencies
-        .as_ref()
-        .map(|l| matchplane_matchmaker::latency::parse_latencies(l, config.regions.as_ref()))
-    {
-        Some(Ok(l)) => Some(l),
-        Some(Err(e)) => {
+    let attributes = match Attributes::parse(raw, &config) {
+        Ok(attributes) => Some(attributes),
+        Err(e) => {
             errors.extend(e);
             None
         }
-        None => {
-            if let Err(e) = matchplane_matchmaker::latency::check_latencies(&config, None) {
-                errors.push(e);
-            }
-            None
-        }
     };
-    let data = body.attributes.data.map(|d| d.get().to_owned());
-    if let Some(raw) = &data {
-        let is_object = raw.trim_start().starts_with('{');
-        if !is_object || raw.len() > matchplane_matchmaker::latency::MAX_DATA_BYTES {
-            errors.push(matchplane_matchmaker::FieldError::new(
-                "attributes.data",
-                Code::ValidationError,
-                "data must be a JSON object of at most 4096 bytes",
-            ));
-        }
-    }
-    if !errors.is_empty() {
+    let Some(attributes) = attributes.filter(|_| errors.is_empty()) else {
         return Err(ApiError::invalid(errors));
-    }
+    };
     if config.acceptance.is_some() {
         let mode = ModeKey::new(&project_id, &config.name);
         Box::pin(crate::play::answers::check_cooldown(
@@ -210,19 +163,18 @@ pub async fn create(
         &config.name,
         &ticket_id,
     );
-    let ticket = Ticket {
+    let ticket = NewTicket {
         ticket_id: ticket_id.clone(),
         project_id,
         game_mode: config.name.clone(),
         player_id: body.player_id,
-        mmr,
-        latencies,
         party,
-        data,
+        attributes,
         token_hash: token::hash(&token),
         created_at: now,
         expires_at: now + f64::from(config.ticket_ttl_seconds),
-    };
+    }
+    .into_ticket()?;
     play.tickets
         .create_within(&ticket, now, Some(quotas.max_pending))
         .await?;

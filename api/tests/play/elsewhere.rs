@@ -8,7 +8,7 @@ use crate::proxy::CountingProxy;
 use axum::http::{Method, StatusCode};
 use futures::StreamExt;
 use matchplane_api::play::{self, token, unix_now};
-use matchplane_store::tickets::Ticket;
+use matchplane_store::tickets::NewTicket;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -263,19 +263,22 @@ async fn start_commands() {
     let ticket_id = format!("tkt_{}", ulid::Ulid::new());
     let old = format!("{p}.{ticket_id}.{}", "B".repeat(43));
     let now = unix_now();
-    let ticket = Ticket {
+    let ticket = NewTicket {
         ticket_id: ticket_id.clone(),
         player_id: "p3".into(),
         party: None,
-        mmr: Some(1500.0),
-        latencies: None,
-        data: None,
+        attributes: matchplane_matchmaker::Attributes {
+            mmr: Some(1500.0),
+            ..Default::default()
+        },
         project_id: p.clone(),
         game_mode: "duel".into(),
         token_hash: token::hash(&old),
         created_at: now,
         expires_at: now + 600.0,
-    };
+    }
+    .into_ticket()
+    .unwrap();
     t.play.tickets.create(&ticket, now).await.unwrap();
     let before = proxy.commands();
     let a = b.rest_search(&old).await;

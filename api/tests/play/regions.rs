@@ -91,11 +91,16 @@ async fn ticket_attributes_in_a_regions_mode(pools: Pools) {
     assert_eq!(ok.status, StatusCode::CREATED, "{}", ok.body);
     let ticket_id = ok.body["ticketId"].as_str().unwrap();
     let stored = t.play.tickets.get(&p, ticket_id).await.unwrap().unwrap();
-    assert_eq!(stored.data.as_deref(), Some(data.to_string().as_str()));
-    assert_eq!(stored.latencies.as_ref().map(|l| l.len()), Some(2));
+    assert_eq!(
+        stored.attributes.data.as_ref().map(|d| d.get()),
+        Some(data.to_string().as_str())
+    );
+    assert_eq!(
+        stored.attributes.latencies.as_ref().map(|l| l.len()),
+        Some(2)
+    );
     // The pool entry of its search carries the latencies, never the data.
-    let entry = matchplane_store::tickets::search_of(&stored, 1.0);
-    let json = serde_json::to_string(&entry).unwrap();
+    let json = stored.entry();
     assert!(
         json.contains("\"latencies\"") && !json.contains("mage"),
         "{json}"

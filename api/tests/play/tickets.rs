@@ -130,6 +130,37 @@ async fn every_ticket_error_of_spec_4(pools: Pools) {
         assert!(!a.body.to_string().contains("token"), "{}", a.body);
     }
 
+    // Every failure at once: the player's, then each attribute's.
+    let many = t
+        .ticket(
+            &p,
+            &key,
+            json!({"gameMode": "duel", "playerId": " ",
+                "attributes": {"mmr": 3001, "latencies": {"Bad": 1}, "data": [1]}}),
+        )
+        .await;
+    assert_eq!(
+        many.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        many.body
+    );
+    let fields: Vec<_> = many.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap(), e["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("playerId", "VALIDATION_ERROR"),
+            ("attributes.mmr", "MMR_OUT_OF_RANGE"),
+            ("attributes.latencies.Bad", "VALIDATION_ERROR"),
+            ("attributes.data", "VALIDATION_ERROR"),
+        ]
+    );
+
     // One live search per player per mode, already at generation.
     let (live, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
     assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);

@@ -270,9 +270,9 @@ impl Scenario {
                 ..
             } = ev
             {
-                if let Err(mut e) = check_ticket(&self.game_mode, player_id, *mmr, party.as_ref())
+                if let Err(mut e) = check_ticket(&self.game_mode, player_id, party.as_ref())
                     .and_then(|()| {
-                        crate::latency::check_latencies(&self.game_mode, latencies.as_ref())
+                        crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref())
                     })
                 {
                     e.field = format!("{source}[{i}].{}", e.field);
@@ -302,7 +302,7 @@ enum EventError {
 /// The failure on `attributes.data`.
 pub fn check_data(data: &serde_json::Value) -> Result<(), FieldError> {
     let size = serde_json::to_string(data).map_or(usize::MAX, |s| s.len());
-    if !data.is_object() || size > crate::latency::MAX_DATA_BYTES {
+    if !data.is_object() || size > crate::attributes::MAX_DATA_BYTES {
         return Err(FieldError::new(
             "attributes.data",
             Code::ValidationError,

@@ -33,6 +33,7 @@
 mod memory;
 mod mode_end;
 mod proposal_status;
+mod record;
 mod redis;
 mod start;
 mod status;
@@ -42,7 +43,8 @@ mod tests;
 mod tests_start;
 
 use crate::pool::PoolError;
-use matchplane_matchmaker::Party;
+use matchplane_matchmaker::search::SearchEntry;
+use matchplane_matchmaker::{Attributes, Party, RawJson};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -59,46 +61,103 @@ pub use status::{publish, ExpiredReason, StatusMessage};
 /// just before it) rather than "unknown".
 pub const RECORD_GRACE: Duration = Duration::from_secs(120);
 
-/// A generated ticket, as stored.
-///
-/// The field order is part of the Redis layout: the compact JSON of a ticket
-/// begins with exactly the fields, in order and format, of the pool entry of
-/// its search (`ticketId`, `playerId`, `party`?, `mmr`?), so the start script
-/// builds that entry by cutting the ticket's JSON before `,"projectId":` and
-/// appending `,"queuedAt":…}` (see `pool/redis/start.rs`). A test
-/// checks the splice against [`matchplane_matchmaker::Search`]'s JSON.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Ticket {
+/// A ticket about to be stored: what [`NewTicket::into_ticket`] turns into
+/// a [`Ticket`], writing its search's pool entry once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTicket {
     /// `tkt_…` id.
     pub ticket_id: String,
+    /// `prj_…` id of the project it belongs to.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
     /// The studio's player id.
     pub player_id: String,
     /// The party, if any; every member's ticket carries the same one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub party: Option<Party>,
-    /// `attributes.mmr`, if given (or filled from stored ratings).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mmr: Option<f64>,
-    /// `attributes.latencies`, if given (SPEC 12): part of the pool entry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latencies: Option<matchplane_matchmaker::Latencies>,
-    /// `prj_…` id of the project it belongs to. The first field after the
-    /// pool entry's: keep it here.
-    pub project_id: String,
-    /// `attributes.data` as the raw JSON text the studio sent (SPEC 4):
-    /// stored with the ticket, after the pool entry's fields, so it is
-    /// never in the pool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<String>,
-    /// The game mode's name.
-    pub game_mode: String,
+    /// Its attributes, parsed against the mode ([`Attributes::parse`]),
+    /// `mmr` filled from stored ratings where the mode keeps them.
+    pub attributes: Attributes,
     /// Lower-case hex SHA-256 of the token.
     pub token_hash: String,
     /// When it was generated (Unix seconds).
     pub created_at: f64,
     /// When its token stops being valid (Unix seconds).
     pub expires_at: f64,
+}
+
+impl NewTicket {
+    /// The ticket, with its search's pool entry ([`SearchEntry`]) written
+    /// from its player, party and attributes.
+    ///
+    /// # Errors
+    /// [`PoolError::Corrupt`] if the entry does not serialise (plain data
+    /// always does).
+    pub fn into_ticket(self) -> Result<Ticket, PoolError> {
+        let corrupt = |e: serde_json::Error| PoolError::Corrupt(format!("ticket entry: {e}"));
+        // Serialised straight into the raw value: no parse of the text
+        // back (`RawJson::from_text` would check it), on the hot path.
+        let entry = RawJson::of(&SearchEntry::new(
+            &self.ticket_id,
+            &self.player_id,
+            self.party.as_ref(),
+            &self.attributes,
+        ))
+        .map_err(corrupt)?;
+        Ok(Ticket {
+            ticket_id: self.ticket_id,
+            project_id: self.project_id,
+            game_mode: self.game_mode,
+            player_id: self.player_id,
+            party: self.party,
+            attributes: self.attributes,
+            entry,
+            token_hash: self.token_hash,
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+        })
+    }
+}
+
+/// A generated ticket, as stored (a JSON record; the order of its fields
+/// does not matter). Built by [`NewTicket::into_ticket`], never changed.
+/// A record of the previous layout (attributes at the top, no entry) is
+/// read too, its entry written on the read (see `record.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", try_from = "record::StoredTicket")]
+pub struct Ticket {
+    /// `tkt_…` id.
+    pub ticket_id: String,
+    /// `prj_…` id of the project it belongs to.
+    pub project_id: String,
+    /// The game mode's name.
+    pub game_mode: String,
+    /// The studio's player id.
+    pub player_id: String,
+    /// The party, if any; every member's ticket carries the same one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub party: Option<Party>,
+    /// Its attributes as parsed at generation; `data` is the raw JSON
+    /// text the studio sent, never in the pool.
+    #[serde(default)]
+    pub attributes: Attributes,
+    /// The pool entry of its search without `queuedAt`, written once at
+    /// generation ([`SearchEntry`]); a start adds the start time
+    /// ([`SearchEntry::started`]).
+    entry: RawJson,
+    /// Lower-case hex SHA-256 of the token.
+    pub token_hash: String,
+    /// When it was generated (Unix seconds).
+    pub created_at: f64,
+    /// When its token stops being valid (Unix seconds).
+    pub expires_at: f64,
+}
+
+impl Ticket {
+    /// The pool entry's text of its search before it starts.
+    pub fn entry(&self) -> &str {
+        self.entry.get()
+    }
 }
 
 /// Why a ticket could not be stored.

@@ -85,17 +85,16 @@ impl TicketStart<'_> {
     }
 }
 
-/// The pool entry of `ticket`'s search started at `queued_at`.
+/// The search of `ticket` started at `queued_at` ([`Search::new`]); its
+/// pool entry is [`Ticket::entry`] with that `queuedAt`.
 pub fn search_of(ticket: &Ticket, queued_at: f64) -> Search {
-    Search {
-        ticket_id: ticket.ticket_id.as_str().into(),
-        player_id: ticket.player_id.as_str().into(),
-        party: ticket.party.clone(),
-        mmr: ticket.mmr,
-        ping_ms: None,
-        latencies: ticket.latencies.clone(),
+    Search::new(
+        ticket.ticket_id.as_str(),
+        ticket.player_id.as_str(),
+        ticket.party.clone(),
+        &ticket.attributes,
         queued_at,
-    }
+    )
 }
 
 /// Equal hex digests, compared without an early exit.

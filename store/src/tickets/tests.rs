@@ -3,27 +3,35 @@
 
 use std::sync::Arc;
 
-use super::{CreateTicketError, MemoryTicketStore, RedisTicketStore, Ticket, TicketStore};
+use super::{
+    CreateTicketError, MemoryTicketStore, NewTicket, RedisTicketStore, Ticket, TicketStore,
+};
 use crate::pool::{MemoryPoolStore, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search};
+use matchplane_matchmaker::Attributes;
 
-fn redis_url() -> String {
+pub(super) fn redis_url() -> String {
     crate::test_support::redis_url()
 }
 
-pub(super) fn ticket(id: &str, player: &str) -> Ticket {
-    Ticket {
+pub(super) fn new_ticket(id: &str, player: &str) -> NewTicket {
+    NewTicket {
         ticket_id: id.into(),
         project_id: "prj_t".into(),
         game_mode: "duel".into(),
         player_id: player.into(),
-        mmr: Some(1500.0),
         party: None,
-        latencies: None,
-        data: None,
+        attributes: Attributes {
+            mmr: Some(1500.0),
+            ..Attributes::default()
+        },
         token_hash: "ab".repeat(32),
         created_at: 1000.0,
         expires_at: 1600.0,
     }
+}
+
+pub(super) fn ticket(id: &str, player: &str) -> Ticket {
+    new_ticket(id, player).into_ticket().unwrap()
 }
 
 type StorePair = (Arc<dyn PoolStore>, Arc<dyn TicketStore>);
@@ -44,7 +52,7 @@ impl Iterator for Stores {
 }
 
 /// A test's Redis prefix, deleted on drop.
-struct RedisKeys(String);
+pub(super) struct RedisKeys(pub(super) String);
 
 impl Drop for RedisKeys {
     fn drop(&mut self) {

@@ -1,48 +1,52 @@
 //! Starting a search from a stored ticket, on memory and on real Redis (the
-//! start script), and the byte layout the script relies on.
+//! start script), from the pool entry the ticket holds.
 
-use super::tests::{stores, ticket};
+use super::tests::{new_ticket, stores, ticket};
 use super::{Hold, StartSearchError, Ticket, TicketStart};
-use crate::pool::{AddSearchError, ModeKey, Party, PlayerSearchScope, Search, SearchState};
-
-/// What the start script does to a ticket's JSON: the record up to
-/// `,"projectId":`, then `,"queuedAt":<now>}`.
-fn splice(ticket_json: &str, now_text: &str) -> String {
-    let cut = ticket_json.find(",\"projectId\":").unwrap();
-    format!("{},\"queuedAt\":{now_text}}}", &ticket_json[..cut])
-}
+use crate::pool::{AddSearchError, ModeKey, Party, PlayerSearchScope, SearchState};
+use matchplane_matchmaker::search::SearchEntry;
 
 fn variants() -> Vec<Ticket> {
-    let mut plain = ticket("tkt_1", "p1");
-    plain.mmr = None;
-    let mut precise = ticket("tkt_2", "Zo\"ë🎮\\ \u{1}x");
+    let mut plain = new_ticket("tkt_1", "p1");
+    plain.attributes.mmr = None;
+    let mut precise = new_ticket("tkt_2", "Zo\"ë🎮\\ \u{1}x");
     // 17 significant digits (cjson keeps 14), one serde_json reads back
     // exactly (without its `float_roundtrip` feature it may miss by an ulp).
-    precise.mmr = Some(1_520.123_456_789_012_3);
+    precise.attributes.mmr = Some(1_520.123_456_789_012_3);
     precise.party = Some(Party {
         id: "party \"7\"".into(),
         members: vec!["Zo\"ë🎮\\ \u{1}x".into(), "m2".into()],
     });
-    let mut party_only = ticket("tkt_3", "p3");
-    party_only.mmr = None;
+    let mut party_only = new_ticket("tkt_3", "p3");
+    party_only.attributes.mmr = None;
     party_only.party = precise.party.clone();
-    vec![plain, precise, party_only, ticket("tkt_4", "p4")]
+    let mut everything = new_ticket("tkt_5", "p5");
+    everything.attributes = serde_json::from_str(
+        r#"{"mmr":1200.5,"latencies":{"eu-west":31,"us-east":110.25},"data":{"z":1,"a":[1.50]}}"#,
+    )
+    .unwrap();
+    [
+        plain,
+        precise,
+        party_only,
+        new_ticket("tkt_4", "p4"),
+        everything,
+    ]
+    .into_iter()
+    .map(|t| t.into_ticket().unwrap())
+    .collect()
 }
 
 #[test]
-fn a_tickets_json_spliced_is_its_searchs_pool_entry() {
+fn a_tickets_entry_started_is_its_searchs_pool_entry() {
     for t in variants() {
         let read_back: Ticket = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
         assert_eq!(read_back, t, "a test value serde_json cannot read back");
+        assert!(!t.entry().contains("data"), "data is never in the pool");
         for now in [1_764_486_133.123_456_7, 1_764_486_133.0, 0.1 + 0.2] {
-            let search = Search {
-                ping_ms: None,
-                ..super::search_of(&t, now)
-            };
-            let now_text = serde_json::to_string(&now).unwrap();
             assert_eq!(
-                splice(&serde_json::to_string(&t).unwrap(), &now_text),
-                serde_json::to_string(&search).unwrap()
+                SearchEntry::started(t.entry(), now).unwrap(),
+                serde_json::to_string(&super::search_of(&t, now)).unwrap()
             );
         }
     }
@@ -233,4 +237,105 @@ async fn a_start_under_project_scope_is_refused_while_the_player_searches_in_ano
             .unwrap();
         assert_eq!(pool.count_live("prj_t").await.unwrap(), 2);
     }
+}
+
+/// The record's fields may come in any order: the pool entry is a field of
+/// its own, not the head of the record.
+#[tokio::test]
+async fn a_start_reads_the_entry_whatever_the_records_field_order() {
+    use super::tests::{redis_url, RedisKeys};
+    use super::{RedisTicketStore, TicketStore};
+    use crate::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let _keys = RedisKeys(prefix.clone());
+    let mut config = RedisPoolConfig::new(redis_url());
+    config.prefix = prefix.clone();
+    let redis = RedisPoolStore::connect(config).await.unwrap();
+    let pool: std::sync::Arc<dyn PoolStore> = std::sync::Arc::new(redis.clone());
+    let tickets = RedisTicketStore::new(redis);
+    let client = redis::Client::open(redis_url()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let mode = ModeKey::new("prj_t", "duel");
+    for t in variants() {
+        tickets.create(&t, 1000.0).await.unwrap();
+        let key = crate::pool::redis::keys::ticket_key(&prefix, "prj_t", &t.ticket_id);
+        let json: String = redis::cmd("GET")
+            .arg(&key)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        let object: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&json).unwrap();
+        let reversed: serde_json::Map<_, _> = object.into_iter().rev().collect();
+        let reordered = serde_json::to_string(&reversed).unwrap();
+        assert!(!reordered.starts_with("{\"ticketId\""), "{reordered}");
+        let () = redis::cmd("SET")
+            .arg(&key)
+            .arg(&reordered)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        let now = 1100.5;
+        tickets
+            .start_search(&start(&mode, &t, now, Hold::Socket))
+            .await
+            .unwrap();
+        let Some(SearchState::Live(live)) = pool.search_state(&mode, &t.ticket_id).await.unwrap()
+        else {
+            panic!("not live")
+        };
+        assert_eq!(live.search, super::search_of(&t, now));
+    }
+}
+
+/// A ticket generated before an upgrade (its record in the previous
+/// layout: attributes at the top, no entry) still reads and starts, on the
+/// same entry a new record would hold.
+#[tokio::test]
+async fn a_record_of_the_previous_layout_still_starts() {
+    use super::tests::{redis_url, RedisKeys};
+    use super::{RedisTicketStore, TicketStore};
+    use crate::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
+    let mut new = new_ticket("tkt_old", "p1");
+    new.attributes =
+        serde_json::from_str(r#"{"mmr":1520.5,"latencies":{"eu-west":31},"data":{"k":[1.50]}}"#)
+            .unwrap();
+    new.party = Some(Party {
+        id: "x".into(),
+        members: vec!["p1".into(), "p2".into()],
+    });
+    let expected = new.clone().into_ticket().unwrap();
+    let old = format!(
+        r#"{{"ticketId":"tkt_old","playerId":"p1","party":{{"id":"x","members":["p1","p2"]}},"mmr":1520.5,"latencies":{{"eu-west":31.0}},"projectId":"prj_t","data":"{{\"k\":[1.50]}}","gameMode":"duel","tokenHash":"{}","createdAt":1000.0,"expiresAt":1600.0}}"#,
+        "ab".repeat(32)
+    );
+    let read: Ticket = serde_json::from_str(&old).unwrap();
+    assert_eq!(read, expected);
+
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let _keys = RedisKeys(prefix.clone());
+    let mut config = RedisPoolConfig::new(redis_url());
+    config.prefix = prefix.clone();
+    let redis = RedisPoolStore::connect(config).await.unwrap();
+    let pool: std::sync::Arc<dyn PoolStore> = std::sync::Arc::new(redis.clone());
+    let tickets = RedisTicketStore::new(redis);
+    let client = redis::Client::open(redis_url()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let key = crate::pool::redis::keys::ticket_key(&prefix, "prj_t", "tkt_old");
+    let () = redis::cmd("SET")
+        .arg(&key)
+        .arg(&old)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let mode = ModeKey::new("prj_t", "duel");
+    let started = tickets
+        .start_search(&start(&mode, &expected, 1100.5, Hold::Socket))
+        .await
+        .unwrap();
+    assert_eq!(started, expected);
+    let Some(SearchState::Live(live)) = pool.search_state(&mode, "tkt_old").await.unwrap() else {
+        panic!("not live")
+    };
+    assert_eq!(live.search, super::search_of(&expected, 1100.5));
 }

@@ -1,7 +1,8 @@
 //! Starting a search from a stored ticket: the ticket's record is read (it
 //! sits under no hash tag, see `keys::ticket_key`), checked against the
-//! token, and its pool entry spliced from it, then the search is added like
-//! any other (`searches::add_entry`).
+//! token, and its search's pool entry, written once at generation, gets its
+//! `queuedAt`; then the search is added like any other
+//! (`searches::add_entry`).
 
 use super::keys::ticket_key;
 use super::live::Admission;
@@ -9,25 +10,7 @@ use super::searches::AddEntry;
 use super::RedisPoolStore;
 use crate::pool::{AddSearchError, PlayerSearchScope, PoolError};
 use crate::tickets::{StartSearchError, Ticket, TicketStart};
-
-/// The pool entry of a ticket's stored record `json` started at `now` (its
-/// serde text): the record's fields up to `,"projectId":` (the pool entry's
-/// own, first in [`Ticket`]'s layout) and `queuedAt`. Splicing keeps serde's
-/// number formatting byte for byte. `None` if the record is not laid out so
-/// (its first field must be `ticketId`, its second `playerId`).
-fn entry_of(json: &str, ticket_id: &str, now: &str) -> Option<String> {
-    let head = format!("{{\"ticketId\":\"{ticket_id}\",\"playerId\":\"");
-    let cut = json.find(",\"projectId\":")?;
-    if !json.starts_with(&head) {
-        return None;
-    }
-    let mut entry = String::with_capacity(cut + now.len() + 14);
-    entry.push_str(&json[..cut]);
-    entry.push_str(",\"queuedAt\":");
-    entry.push_str(now);
-    entry.push('}');
-    Some(entry)
-}
+use matchplane_matchmaker::search::SearchEntry;
 
 impl RedisPoolStore {
     /// See [`crate::tickets::TicketStore::start_search`].
@@ -62,14 +45,8 @@ impl RedisPoolStore {
                 .map_err(|e| corrupt(format!("ticket: {e}")))?;
             let deadline = start.check(ticket.as_ref())?;
             let ticket = ticket.ok_or(StartSearchError::TicketInvalid)?;
-            // serde's formatting: the text goes into the pool entry as is.
-            let now = serde_json::to_string(&start.now).map_err(|e| corrupt(e.to_string()))?;
-            let json = json.unwrap_or_default();
-            let entry = entry_of(&json, start.ticket_id, &now).ok_or_else(|| {
-                corrupt(format!(
-                    "ticket {} is not laid out as a pool entry needs",
-                    start.ticket_id
-                ))
+            let entry = SearchEntry::started(ticket.entry(), start.now).ok_or_else(|| {
+                corrupt(format!("ticket {} holds no pool entry", start.ticket_id))
             })?;
             Ok((ticket, deadline, entry))
         });
@@ -98,25 +75,5 @@ impl RedisPoolStore {
             None => self.add_entry(start.mode, &add).await?,
         }
         Ok(ticket)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::entry_of;
-
-    #[test]
-    fn the_entry_is_the_records_head_and_queued_at() {
-        let json = r#"{"ticketId":"tkt_1","playerId":"ana","mmr":1500.25,"projectId":"prj_1","gameMode":"duel"}"#;
-        assert_eq!(
-            entry_of(json, "tkt_1", "1700000000.5").as_deref(),
-            Some(r#"{"ticketId":"tkt_1","playerId":"ana","mmr":1500.25,"queuedAt":1700000000.5}"#)
-        );
-        assert_eq!(
-            entry_of(json, "tkt_2", "1"),
-            None,
-            "another ticket's record"
-        );
-        assert_eq!(entry_of(r#"{"ticketId":"tkt_1"}"#, "tkt_1", "1"), None);
     }
 }

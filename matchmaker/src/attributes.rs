@@ -1,0 +1,227 @@
+//! A search's matching attributes (docs/api-tour.md, "3. Tickets"): one
+//! type from a ticket's body to its pool entry, its stored record, a
+//! recording's rows and the simulator.
+//!
+//! [`RawAttributes`] is `attributes` as a ticket's body sends it;
+//! [`Attributes::parse`] checks it against the game mode, every failure at
+//! once, and returns the [`Attributes`] everything after it carries. A
+//! search ([`crate::Search::new`]) takes its matching part from it; `data`
+//! stays with the ticket and is never in the pool.
+//!
+//! Attributes a studio declares per mode will be fields of [`Attributes`]
+//! too, parsed here against the mode's declarations: the API, the stores,
+//! recordings and the simulator carry the type whole and need no change.
+
+use crate::codes::Code;
+use crate::config::{Algorithm, GameModeConfig};
+use crate::latency::{parse_latencies, Latencies};
+use crate::raw_json::RawJson;
+use crate::validation::{within, FieldError, MAX_ABS_MMR};
+use serde::{Deserialize, Serialize};
+
+/// Largest `attributes.data` (bytes, serialised).
+pub const MAX_DATA_BYTES: usize = 4096;
+
+/// `attributes` of a ticket: `mmr`, `latencies` and `data`. Any other key
+/// (a typo such as `MMR`) is refused naming it, e.g. `attributes.MMR`:
+/// nothing a studio sends is dropped silently.
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = Attributes, example = json!({"mmr": 1500, "latencies": {"eu-west": 31, "us-east": 110}, "data": {"character": "mage"}})))]
+#[serde(deny_unknown_fields)]
+pub struct RawAttributes {
+    /// The player's MMR (required in MMR modes, unless the mode keeps
+    /// ratings and one is stored for the player).
+    #[cfg_attr(feature = "openapi", schema(minimum = -1e9, maximum = 1e9))]
+    pub mmr: Option<f64>,
+    /// Round trips (milliseconds, 0..=5000) the client measured to the
+    /// studio's regions, by region name (1..=32 entries, names
+    /// `^[a-z0-9][a-z0-9-]{0,31}$`, among the mode's `regions.names` when
+    /// it lists them). Required in modes with `regions`
+    /// (`LATENCIES_REQUIRED`).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, f64>>))]
+    pub latencies: Option<serde_json::Value>,
+    /// Any JSON object of at most 4 KiB serialised (loadout, character,
+    /// anything the game server needs), kept with the ticket as the exact
+    /// text sent; never part of the matching pool.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub data: Option<RawJson>,
+}
+
+/// A ticket's attributes, checked against its game mode: what its search
+/// matches on (`mmr`, `latencies`) and what travels with it (`data`).
+/// Serialises as the body's `attributes` (camelCase, absent fields left
+/// out), which is how stores and recordings keep it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Attributes {
+    /// The player's MMR: sent, or a stored rating filled in before the
+    /// parse; within ±1e9 and, in MMR modes, within `[minMmr, maxMmr]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mmr: Option<f64>,
+    /// Round trips (milliseconds) by region name; present in modes with
+    /// `regions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latencies: Option<Latencies>,
+    /// The studio's JSON object, byte for byte as sent (at most 4 KiB);
+    /// never in the pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<RawJson>,
+}
+
+impl Attributes {
+    /// Parses `raw` for a ticket of `config`: `mmr` within ±1e9, present
+    /// in MMR modes (`MMR_REQUIRED`) and within the mode's range
+    /// (`MMR_OUT_OF_RANGE`); `latencies` well formed and present in modes
+    /// with `regions` (`LATENCIES_REQUIRED`); `data` an object of at most
+    /// 4 KiB.
+    ///
+    /// # Errors
+    /// Every failure, each with its field (`attributes.mmr`,
+    /// `attributes.latencies[.<name>]`, `attributes.data`).
+    pub fn parse(raw: RawAttributes, config: &GameModeConfig) -> Result<Self, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        if let Err(e) = check_mmr(config, raw.mmr) {
+            errors.push(e);
+        }
+        let latencies = match raw
+            .latencies
+            .as_ref()
+            .map(|l| parse_latencies(l, config.regions.as_ref()))
+        {
+            Some(Ok(l)) => Some(l),
+            Some(Err(e)) => {
+                errors.extend(e);
+                None
+            }
+            None => {
+                if let Err(e) = check_latencies(config, None) {
+                    errors.push(e);
+                }
+                None
+            }
+        };
+        if let Some(data) = &raw.data {
+            if let Err(e) = check_data_text(data.get()) {
+                errors.push(e);
+            }
+        }
+        if errors.is_empty() {
+            Ok(Self {
+                mmr: raw.mmr,
+                latencies,
+                data: raw.data,
+            })
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The mode's rules over attributes already parsed (a scenario's
+    /// arrivals, the pool's re-check after a config change): the first
+    /// failure, as [`Attributes::parse`] words it.
+    ///
+    /// # Errors
+    /// The failed rule as a [`FieldError`].
+    pub fn check(&self, config: &GameModeConfig) -> Result<(), FieldError> {
+        check_matching(config, self.mmr, self.latencies.as_ref())
+    }
+}
+
+/// The mode's rules over a search's matching attributes: [`check_mmr`],
+/// then [`check_latencies`]. The re-check of a live pool reads them off
+/// each search.
+///
+/// # Errors
+/// The first failed rule.
+pub fn check_matching(
+    config: &GameModeConfig,
+    mmr: Option<f64>,
+    latencies: Option<&Latencies>,
+) -> Result<(), FieldError> {
+    check_mmr(config, mmr)?;
+    check_latencies(config, latencies)
+}
+
+/// `attributes.mmr`: within ±1e9 (`VALIDATION_ERROR`), present in MMR
+/// modes (`MMR_REQUIRED`) and within `[minMmr, maxMmr]`
+/// (`MMR_OUT_OF_RANGE`).
+///
+/// # Errors
+/// The failure on `attributes.mmr`.
+pub fn check_mmr(config: &GameModeConfig, mmr: Option<f64>) -> Result<(), FieldError> {
+    const FIELD: &str = "attributes.mmr";
+    if let Some(value) = mmr {
+        if !within(value, MAX_ABS_MMR) {
+            return Err(FieldError::new(
+                FIELD,
+                Code::ValidationError,
+                format!("mmr must be a number within ±{MAX_ABS_MMR:e}"),
+            ));
+        }
+    }
+    if let Algorithm::Mmr {
+        min_mmr, max_mmr, ..
+    } = &config.algorithm
+    {
+        match mmr {
+            None => {
+                return Err(FieldError::new(
+                    FIELD,
+                    Code::MmrRequired,
+                    format!(
+                        "game mode {} matches on MMR: attributes.mmr is required",
+                        config.name
+                    ),
+                ))
+            }
+            Some(value) if value < *min_mmr || value > *max_mmr => {
+                return Err(FieldError::new(
+                    FIELD,
+                    Code::MmrOutOfRange,
+                    format!("mmr {value} is outside [{min_mmr}, {max_mmr}]"),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// `LATENCIES_REQUIRED` for a ticket without a latency map in a mode with
+/// `regions`.
+///
+/// # Errors
+/// The failure on `attributes.latencies`.
+pub fn check_latencies(
+    config: &GameModeConfig,
+    latencies: Option<&Latencies>,
+) -> Result<(), FieldError> {
+    if config.regions.is_some() && latencies.is_none_or(|l| l.is_empty()) {
+        return Err(FieldError::new(
+            "attributes.latencies",
+            Code::LatenciesRequired,
+            format!(
+                "game mode {} matches by region: attributes.latencies is required",
+                config.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `attributes.data` as JSON text: an object of at most
+/// [`MAX_DATA_BYTES`].
+///
+/// # Errors
+/// The failure on `attributes.data`.
+pub fn check_data_text(text: &str) -> Result<(), FieldError> {
+    if !text.trim_start().starts_with('{') || text.len() > MAX_DATA_BYTES {
+        return Err(FieldError::new(
+            "attributes.data",
+            Code::ValidationError,
+            "data must be a JSON object of at most 4096 bytes",
+        ));
+    }
+    Ok(())
+}
