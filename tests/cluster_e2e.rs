@@ -1,4 +1,4 @@
-//! matchplane on a real Redis Cluster, end to end (SPEC 14; issue 23,
+//! matchplane on a real Redis Cluster, end to end (docs/redis-cluster.md; issue 23,
 //! item 1): the real binary as `api` and two `worker` processes on the
 //! three-master cluster of `scripts/redis-cluster`
 //! (`MATCHPLANE_TEST_REDIS_CLUSTER_URL`) and a throwaway PostgreSQL

@@ -1,4 +1,4 @@
-//! Who is calling (SPEC 2): the operator (`Authorization: Bearer <operator
+//! Who is calling (docs/api-keys.md): the operator (`Authorization: Bearer <operator
 //! token>`, compared in constant time) or an API key of one project
 //! (`Authorization: Bearer mp_sk_…`, looked up by SHA-256).
 //!

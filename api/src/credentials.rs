@@ -1,4 +1,4 @@
-//! API key material (SPEC 2): `mp_sk_` + 32 random bytes (256 bits) in
+//! API key material (docs/api-keys.md): `mp_sk_` + 32 random bytes (256 bits) in
 //! URL-safe base64, stored only as SHA-256 hex plus a visible prefix.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -71,7 +71,7 @@ pub fn digests_equal(a: &CredentialDigest, b: &CredentialDigest) -> bool {
     a.ct_eq(b).into()
 }
 
-/// A webhook signing secret: `whsec_` + base64 of 32 random bytes (SPEC 3).
+/// A webhook signing secret: `whsec_` + base64 of 32 random bytes (docs/game-modes.md).
 pub fn webhook_secret(rng: &mut impl RngCore) -> String {
     let mut bytes = [0u8; 32];
     rng.fill_bytes(&mut bytes);

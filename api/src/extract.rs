@@ -1,4 +1,4 @@
-//! Request-body extraction that only ever fails with a problem (SPEC 7):
+//! Request-body extraction that only ever fails with a problem (docs/error-codes.md):
 //! `415` for a body that is not JSON, `413` over [`MAX_BODY_BYTES`], and
 //! `400 VALIDATION_ERROR` naming the line and column where JSON broke, a
 //! body that is not a JSON object (`$`), or every unknown, missing and

@@ -1,4 +1,4 @@
-//! # matchplane-api: the control-plane REST API (SPEC 2, 3, 7)
+//! # matchplane-api: the control-plane REST API (docs/api-keys.md, docs/game-modes.md, docs/api-tour.md)
 //!
 //! An axum router over the store: tiers and projects (operator), API keys,
 //! game modes (create, list, get, replace, delete, history, rotate secret),

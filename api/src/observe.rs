@@ -1,4 +1,4 @@
-//! Request metrics (SPEC 7 `/metrics`): a counter of requests by method,
+//! Request metrics (docs/api-tour.md `/metrics`): a counter of requests by method,
 //! route template and status, and a latency histogram by method and route.
 //! Route templates (`/v1/projects/{projectId}`), never raw paths, so no id
 //! or secret can become a label; the one log line per request carries the

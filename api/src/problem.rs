@@ -1,5 +1,5 @@
 //! One error type, [`ApiError`], answered as `application/problem+json`
-//! exactly as SPEC 7: `type`, `title`, `status`, `code`, `detail`, `errors`.
+//! exactly as docs/error-codes.md: `type`, `title`, `status`, `code`, `detail`, `errors`.
 //!
 //! A 5xx says nothing about its cause: the cause is logged once, here, and
 //! the body only says `INTERNAL`.
@@ -101,7 +101,7 @@ struct Extra {
     game_mode: Option<String>,
 }
 
-/// The HTTP status SPEC 7 gives a code.
+/// The HTTP status docs/error-codes.md gives a code.
 pub fn status_of(code: Code) -> StatusCode {
     match code {
         Code::Unauthorized | Code::TicketInvalid => StatusCode::UNAUTHORIZED,
@@ -169,7 +169,7 @@ pub fn title_of(code: &str) -> String {
 }
 
 impl ApiError {
-    /// An error with `code` at its SPEC status.
+    /// An error with `code` at its documented status.
     pub fn new(code: Code, detail: impl Into<String>) -> Self {
         Self::with_status(status_of(code), code.as_str(), detail)
     }

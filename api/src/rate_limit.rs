@@ -1,7 +1,7 @@
-//! Per-project request rate limit (SPEC 2): a token bucket refilled at the
+//! Per-project request rate limit (docs/api-keys.md): a token bucket refilled at the
 //! project's tier `requestsPerSecond`, burst of one second's worth.
 //!
-//! Buckets live in this process; SPEC 1 moves them to Redis once the API
+//! Buckets live in this process; docs/deployment.md moves them to Redis once the API
 //! runs with Redis, so that replicas share one bucket per project.
 
 use governor::clock::{Clock, DefaultClock};

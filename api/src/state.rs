@@ -9,7 +9,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, Prometheu
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
 
-/// Operator settings of the API (SPEC 2, 3).
+/// Operator settings of the API (docs/api-keys.md, docs/game-modes.md).
 #[derive(Clone, Default)]
 pub struct ApiConfig {
     /// `MATCHPLANE_OPERATOR_TOKEN`; `None` disables operator routes (401).

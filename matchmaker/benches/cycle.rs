@@ -5,7 +5,7 @@
 //! uniformly over 0-60 s.
 //!
 //! Beside it, `cycle_floor` measures on the same pools the least any cycle
-//! does: sort the pool by wait (SPEC 5.2's anchor order) and read every
+//! does: sort the pool by wait (docs/game-modes.md#how-a-cycle-forms-matches's anchor order) and read every
 //! search once in that order. The cycle's growth from one size to the next
 //! is read against the floor's in the same run (`docs/performance.md`): on a
 //! machine whose caches hold 10 000 searches but not 100 000, the floor

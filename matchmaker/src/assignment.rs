@@ -1,4 +1,4 @@
-//! Assignment (SPEC 9): the `assignment` block of a game mode, and how a
+//! Assignment (docs/acceptance.md): the `assignment` block of a game mode, and how a
 //! player's assignment is merged.
 //!
 //! With `"assignment": {"waitSeconds": 60}`, a made match waits for the
@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// Longest `waitSeconds` (seconds).
 pub const MAX_WAIT_SECONDS: f64 = 600.0;
 
-/// Shortest release window (seconds, SPEC 15): a made match may be
+/// Shortest release window (seconds, docs/acceptance.md): a made match may be
 /// released while younger than max(this, `waitSeconds`).
 pub const RELEASE_WINDOW_SECONDS: f64 = 120.0;
 

@@ -1,4 +1,4 @@
-//! Bot fill (SPEC 11, 15): once a group's anchor has waited
+//! Bot fill (docs/game-modes.md#thin-pools-smaller-matches-and-bots): once a group's anchor has waited
 //! `fillAfterSeconds`, a group of at least `minHumans` players, all in
 //! range of each other, is completed with bot seats to the base shape.
 //!

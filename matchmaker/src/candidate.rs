@@ -1,4 +1,4 @@
-//! Candidates from searches (SPEC 5.1): the party is the unit.
+//! Candidates from searches (docs/game-modes.md#how-a-cycle-forms-matches): the party is the unit.
 //!
 //! A party is a candidate only when every member has a live search in the
 //! pool; its MMR is the members' mean, its ping the slowest member's, its
@@ -36,7 +36,7 @@ pub struct Candidate {
 /// with the reason.
 #[derive(Debug, Clone, Default)]
 pub struct CandidateSet {
-    /// Complete, eligible parties, sorted longest-waiting first (SPEC 5.2).
+    /// Complete, eligible parties, sorted longest-waiting first (docs/game-modes.md#how-a-cycle-forms-matches).
     pub candidates: Vec<Candidate>,
     /// Pool indices of searches waiting for a reason decided before grouping.
     pub waiting: Vec<(usize, WaitingReason)>,

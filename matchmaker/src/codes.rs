@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Every machine-readable code matchplane answers with (SPEC 3, 4, 5.9, 7).
+/// Every machine-readable code matchplane answers with (docs/game-modes.md, docs/searching.md, docs/game-modes.md#why-a-player-is-still-waiting, docs/error-codes.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Code {
@@ -69,14 +69,14 @@ pub enum Code {
     LatenciesRequired,
     /// Waiting: no region has every in-range partner within their ceilings.
     NoCommonRegion,
-    /// A backfill request is already open for this match (SPEC 10).
+    /// A backfill request is already open for this match (docs/backfill.md).
     BackfillAlreadyOpen,
-    /// The roster leaves no seat open (SPEC 10).
+    /// The roster leaves no seat open (docs/backfill.md).
     NoOpenSeats,
     /// A backfill roster with a team over its size, a player twice or an
-    /// unknown team index (SPEC 10).
+    /// unknown team index (docs/backfill.md).
     InvalidRoster,
-    /// The match's game mode has no enabled `backfill` block (SPEC 10).
+    /// The match's game mode has no enabled `backfill` block (docs/backfill.md).
     BackfillNotEnabled,
     /// Missing or invalid credentials.
     Unauthorized,

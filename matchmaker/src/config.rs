@@ -1,4 +1,4 @@
-//! Game-mode configuration in the exact JSON of SPEC 3.
+//! Game-mode configuration in the exact JSON of docs/game-modes.md.
 //!
 //! These types only describe shape and defaults; [`crate::validation`]
 //! checks them against a [`crate::Tier`].
@@ -6,7 +6,7 @@
 pub use crate::shape::{FlexibleShape, MatchShape, TeamSize};
 use serde::{Deserialize, Serialize};
 
-/// A game mode as a studio writes it (SPEC 3). Server-set fields
+/// A game mode as a studio writes it (docs/game-modes.md). Server-set fields
 /// (`version`, `createdAt`, `webhook.secret`) are not part of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -38,26 +38,26 @@ pub struct GameModeConfig {
     /// Glicko-2 ratings kept from reported results; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratings: Option<crate::ratings::RatingsConfig>,
-    /// Smaller shapes tried once an anchor has waited long enough (SPEC 11);
+    /// Smaller shapes tried once an anchor has waited long enough (docs/game-modes.md#thin-pools-smaller-matches-and-bots);
     /// empty: none. Only with an array `matchShape`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub relaxations: Vec<Relaxation>,
-    /// Bot seats completing a group of too few humans (SPEC 11); optional.
+    /// Bot seats completing a group of too few humans (docs/game-modes.md#thin-pools-smaller-matches-and-bots); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bots: Option<Bots>,
-    /// Region rule (SPEC 12): tickets carry latency maps and a match is
+    /// Region rule (docs/regions.md): tickets carry latency maps and a match is
     /// played in a region within every member's ceiling; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<crate::latency::Regions>,
     /// Match proposals every member accepts before the match is made
-    /// (SPEC 9); optional.
+    /// (docs/acceptance.md); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<crate::acceptance::Acceptance>,
-    /// Telling the players where to play (SPEC 9): a made match waits for
+    /// Telling the players where to play (docs/acceptance.md): a made match waits for
     /// the studio's assignment; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assignment: Option<crate::assignment::Assignment>,
-    /// Backfill of running matches (SPEC 10); optional.
+    /// Backfill of running matches (docs/backfill.md); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill: Option<crate::backfill::BackfillConfig>,
     /// Recording of search starts, cancels and ends for replays and the
@@ -78,7 +78,7 @@ pub struct Relaxation {
     pub match_shape: Vec<u32>,
 }
 
-/// Bot fill (SPEC 11): once a group's anchor has waited `fillAfterSeconds`,
+/// Bot fill (docs/game-modes.md#thin-pools-smaller-matches-and-bots): once a group's anchor has waited `fillAfterSeconds`,
 /// at least `minHumans` mutually-in-range players are completed with bots
 /// to the base shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -102,11 +102,11 @@ fn default_ticket_ttl() -> u32 {
     600
 }
 
-/// The grouping algorithm, tagged by `type` (SPEC 3).
+/// The grouping algorithm, tagged by `type` (docs/game-modes.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Algorithm {
-    /// Skill-based: a widening MMR window (SPEC 5.3).
+    /// Skill-based: a widening MMR window (docs/game-modes.md#the-mmr-window).
     #[serde(rename_all = "camelCase")]
     Mmr {
         /// Lowest MMR a ticket may carry.
@@ -123,19 +123,19 @@ pub enum Algorithm {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_tolerance: Option<f64>,
     },
-    /// Latency-based: every pair within `maxDelta` milliseconds (SPEC 5.4).
+    /// Latency-based: every pair within `maxDelta` milliseconds (docs/game-modes.md#ping).
     #[serde(rename_all = "camelCase")]
     Ping {
         /// Largest allowed ping difference within a match (milliseconds).
         max_delta: f64,
     },
-    /// First come, first served (SPEC 5.5). A struct variant without
+    /// First come, first served (docs/game-modes.md#fifo). A struct variant without
     /// fields, so that other fields (`minMmr` on a `fifo`) are refused: a
     /// unit variant of a tagged enum ignores them.
     Fifo {},
 }
 
-/// How a full group is split into teams (SPEC 5.6).
+/// How a full group is split into teams (docs/game-modes.md#teamassignment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TeamAssignment {
@@ -175,7 +175,7 @@ impl Default for Parties {
     }
 }
 
-/// Webhook destination of a mode (SPEC 3). The URL's safety (SPEC 3,
+/// Webhook destination of a mode (docs/game-modes.md). The URL's safety (docs/game-modes.md,
 /// `INVALID_WEBHOOK_URL`) needs DNS, so the API checks it, not the core.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -1,4 +1,4 @@
-//! One matchmaking cycle over a mode's pool (SPEC 5): the single entry point
+//! One matchmaking cycle over a mode's pool (docs/game-modes.md#how-a-cycle-forms-matches): the single entry point
 //! the worker and the simulator both call.
 
 use crate::candidate::{build_candidates, Candidate};
@@ -13,7 +13,7 @@ use arcstr::ArcStr;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-/// A player seated in a proposed match (SPEC 6's `teams[].players[]`).
+/// A player seated in a proposed match (docs/webhook-events.md's `teams[].players[]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchedPlayer {
@@ -46,7 +46,7 @@ pub struct ProposedTeam {
     /// Mean MMR of the players that carry one; `null` if none does (bots
     /// never count).
     pub mean_mmr: Option<f64>,
-    /// Bot seats completing the team (SPEC 11); 0 without bots.
+    /// Bot seats completing the team (docs/game-modes.md#thin-pools-smaller-matches-and-bots); 0 without bots.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bots: u32,
 }
@@ -55,15 +55,15 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// A match the cycle formed, not yet claimed (SPEC 5.7).
+/// A match the cycle formed, not yet claimed (docs/architecture.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProposedMatch {
     /// Teams in shape order.
     pub teams: Vec<ProposedTeam>,
-    /// Max minus min player MMR (0 without MMRs), SPEC 8.
+    /// Max minus min player MMR (0 without MMRs), docs/simulate.md.
     pub mmr_spread: f64,
-    /// Max minus min team mean MMR (0 without MMRs), SPEC 8.
+    /// Max minus min team mean MMR (0 without MMRs), docs/simulate.md.
     pub team_imbalance: f64,
     /// The shape used (players per team): the base shape, a relaxed one, a
     /// settled flexible match's team sizes; a bot match's is the base shape.
@@ -77,7 +77,7 @@ pub struct ProposedMatch {
     /// MMR of a bot seat: the humans' mean; `null` without bots or MMRs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot_mmr: Option<f64>,
-    /// The region the match is played in (SPEC 12); `null` without `regions`.
+    /// The region the match is played in (docs/regions.md); `null` without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<ArcStr>,
 }
@@ -92,7 +92,7 @@ impl ProposedMatch {
     }
 }
 
-/// A search left in the pool, and why (SPEC 5.9).
+/// A search left in the pool, and why (docs/game-modes.md#why-a-player-is-still-waiting).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WaitingSearch {
@@ -103,10 +103,10 @@ pub struct WaitingSearch {
     /// Why nobody was found this cycle.
     pub reason: WaitingReason,
     /// Seats of the largest in-range group the cycle built around or with
-    /// this search (SPEC 15); 0 when it was no candidate.
+    /// this search (docs/architecture.md#where-each-rule-lives); 0 when it was no candidate.
     #[serde(default)]
     pub found: u32,
-    /// Seats of the smallest match its wait allows now (SPEC 15).
+    /// Seats of the smallest match its wait allows now (docs/architecture.md#where-each-rule-lives).
     #[serde(default)]
     pub needed: u32,
 }
@@ -129,7 +129,7 @@ impl WaitingSearch {
 pub struct CycleOutcome {
     /// Matches formed, to be claimed atomically by the caller.
     pub matches: Vec<ProposedMatch>,
-    /// Searches the current config rules out (SPEC 3, "Config changes").
+    /// Searches the current config rules out (docs/game-modes.md, "Config changes").
     pub failed: Vec<FailedSearch>,
     /// Searches left waiting, each with its reason.
     pub waiting: Vec<WaitingSearch>,
@@ -142,7 +142,7 @@ pub struct CycleOutcome {
 /// Runs one cycle of `config` over `pool` at time `now` (seconds, on the
 /// pool's `queuedAt` clock). `rng` is only used by FIFO to shuffle groups.
 ///
-/// Steps (SPEC 5, 11): re-check the pool against the config, build
+/// Steps (docs/game-modes.md#how-a-cycle-forms-matches, docs/game-modes.md#thin-pools-smaller-matches-and-bots): re-check the pool against the config, build
 /// candidates, then group them in passes: full-size matches for every
 /// candidate first; then, for anchors that waited long enough, the relaxed
 /// shapes largest first (or a settled flexible match); then bot matches.
@@ -255,7 +255,7 @@ pub fn run_cycle(
     outcome
 }
 
-/// The first pass (SPEC 5.3): full-size matches, every unmatched candidate
+/// The first pass (docs/game-modes.md#the-mmr-window): full-size matches, every unmatched candidate
 /// anchoring in wait order. Returns each candidate's reason from its try.
 fn full_pass(
     grouper: &mut Grouper,

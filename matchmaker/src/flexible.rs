@@ -1,4 +1,4 @@
-//! Flexible shapes (free-for-all, battle royale, arena; SPEC 11, 15).
+//! Flexible shapes (free-for-all, battle royale, arena; docs/game-modes.md#thin-pools-smaller-matches-and-bots).
 //!
 //! A full flexible match is `teams` teams of `max` players, grouped like an
 //! array shape of `[max; teams]` with keep-together (a party is one team's

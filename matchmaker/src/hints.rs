@@ -17,7 +17,7 @@ const EPSILON: f64 = 1e-9;
 /// Seconds (>= 0) until the range of a candidate that has waited `wait`
 /// seconds reaches `distance` (MMR points or milliseconds) under
 /// `algorithm`; `None` when it never does. MMR ranges widen linearly with
-/// the wait (SPEC 5.3) up to `maxTolerance`; Ping ranges are flat; FIFO
+/// the wait (docs/game-modes.md#the-mmr-window) up to `maxTolerance`; Ping ranges are flat; FIFO
 /// has no range (always 0).
 pub fn seconds_until_range(algorithm: &Algorithm, wait: f64, distance: f64) -> Option<f64> {
     let wait = wait.max(0.0);

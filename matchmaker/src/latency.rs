@@ -1,4 +1,4 @@
-//! Latency maps and the mode's `regions` block (SPEC 12, 15): their
+//! Latency maps and the mode's `regions` block (docs/regions.md): their
 //! shapes and their validation. The cycle's rule is in [`crate::regions`].
 
 use crate::codes::Code;
@@ -19,7 +19,7 @@ pub const MAX_LATENCY_MS: f64 = 5000.0;
 /// Most `expansion` steps.
 pub const MAX_EXPANSION_STEPS: usize = 8;
 
-/// The mode's `regions` block (SPEC 12).
+/// The mode's `regions` block (docs/regions.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Regions {
@@ -72,7 +72,7 @@ fn ceiling_ok(ms: f64) -> bool {
     (1.0..=MAX_LATENCY_MS).contains(&ms)
 }
 
-/// The `regions` block rules (SPEC 12, 15), every failure pushed.
+/// The `regions` block rules (docs/regions.md), every failure pushed.
 pub(crate) fn check_regions(config: &GameModeConfig, push: &mut impl FnMut(&str, Code, String)) {
     let Some(regions) = &config.regions else {
         return;
@@ -144,7 +144,7 @@ pub(crate) fn check_regions(config: &GameModeConfig, push: &mut impl FnMut(&str,
     }
 }
 
-/// Parses and checks `attributes.latencies` (SPEC 12, 15): an object of
+/// Parses and checks `attributes.latencies` (docs/regions.md): an object of
 /// 1..=32 entries, names `^[a-z0-9][a-z0-9-]{0,31}$` (and among
 /// `regions.names` when the mode lists them), values 0..=5000 ms.
 ///

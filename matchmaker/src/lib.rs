@@ -4,25 +4,34 @@
 //! no IO, no clock (callers hand in `now`), no randomness they do not hand
 //! in. The worker and `matchplane simulate` both call [`run_cycle`].
 //!
-//! Where each rule of `SPEC.md` lives:
-//! - SPEC 2 tiers: [`tier`]
-//! - SPEC 3 config and its validation: [`config`], [`validation`]
-//! - SPEC 3 "Config changes" re-check: [`recheck`]
-//! - SPEC 5.1 candidates: [`candidate`]
-//! - SPEC 5.3 tolerance: [`tolerance`]
-//! - SPEC 5.2-5.5 grouping: [`grouping`]
-//! - SPEC 5.6 teams: [`teams`]
-//! - SPEC 5.9 why not matched: [`reasons`], with unblock hints in [`hints`]
-//! - SPEC 11 thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
+//! Where each rule lives (docs/architecture.md, 'Where each rule lives',
+//! has the whole table; in brackets, the docs page that states the rule):
+//! - tiers: [`tier`] (docs/game-modes.md, 'Tier limits')
+//! - config and its validation: [`config`], [`validation`]
+//!   (docs/game-modes.md)
+//! - the re-check after a config change: [`recheck`] (docs/game-modes.md,
+//!   'Changing a mode')
+//! - candidates: [`candidate`]; grouping: [`grouping`] (docs/game-modes.md,
+//!   'How a cycle forms matches')
+//! - the MMR window: [`tolerance`] (docs/game-modes.md, 'The MMR window')
+//! - teams: [`teams`] (docs/game-modes.md, '`teamAssignment`')
+//! - why not matched: [`reasons`], with unblock hints in [`hints`]
+//!   (docs/game-modes.md, 'Why a player is still waiting')
+//! - thin pools: [`relaxation`], [`bots`], [`flexible`], [`shape`],
 //!   [`thin_validation`], [`queue_status`]; seating in [`seating`]
+//!   (docs/game-modes.md, 'Thin pools: smaller matches and bots')
 //! - a search's attributes (one type from the ticket's body on):
-//!   [`attributes`]
-//! - SPEC 12 regions: [`latency`] (shapes, validation), [`regions`] (the rule)
-//! - SPEC 10 backfill: [`backfill`] (config, roster, fit, the pass)
-//! - SPEC 13 console figures: [`pool_summary`] (the live pool), [`histogram`]
-//!   (mergeable histograms of the stats history)
-//! - SPEC 8 simulation: [`simulate`]; a proposed config previewed on a
-//!   live pool: [`preview`]
+//!   [`attributes`] (docs/searching.md)
+//! - regions: [`latency`] (shapes, validation), [`regions`] (the rule)
+//!   (docs/regions.md)
+//! - acceptance and assignment: [`acceptance`], [`assignment`]
+//!   (docs/acceptance.md)
+//! - backfill: [`backfill`] (config, roster, fit, the pass)
+//!   (docs/backfill.md)
+//! - console figures: [`pool_summary`] (the live pool), [`histogram`]
+//!   (mergeable histograms of the stats history) (docs/console.md)
+//! - simulation: [`simulate`]; a proposed config previewed on a live pool:
+//!   [`preview`] (docs/simulate.md, docs/tuning.md)
 
 pub mod acceptance;
 pub mod assignment;

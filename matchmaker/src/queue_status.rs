@@ -1,4 +1,4 @@
-//! `needed` of a searching status (SPEC 15): the seats of the smallest
+//! `needed` of a searching status (docs/searching.md#statuses): the seats of the smallest
 //! match a candidate's wait allows now. (`found` comes from the cycle's own
 //! tries, see [`crate::grouping::Grouper::found`].)
 

@@ -1,5 +1,5 @@
 //! [`RawJson`]: a JSON value kept as the exact text it arrived as (a
-//! ticket's `attributes.data`, SPEC 4), so what a studio sends is what its
+//! ticket's `attributes.data`, docs/searching.md), so what a studio sends is what its
 //! game server and views get back, byte for byte.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

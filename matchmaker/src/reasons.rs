@@ -1,4 +1,4 @@
-//! Why a candidate is still waiting (SPEC 5.9).
+//! Why a candidate is still waiting (docs/game-modes.md#why-a-player-is-still-waiting).
 
 use serde::{Deserialize, Serialize};
 
@@ -53,7 +53,7 @@ pub enum WaitingReason {
         #[serde(default)]
         completing_party_sizes: Vec<u32>,
     },
-    /// A mode with `regions` (SPEC 12, 15): enough in range, but no region
+    /// A mode with `regions` (docs/regions.md): enough in range, but no region
     /// has every one of them within their own ceiling.
     #[serde(rename_all = "camelCase")]
     NoCommonRegion {
@@ -75,7 +75,7 @@ pub enum WaitingReason {
 }
 
 impl WaitingReason {
-    /// The SPEC code of the reason, e.g. `NO_CANDIDATES_IN_RANGE`.
+    /// The documented code of the reason, e.g. `NO_CANDIDATES_IN_RANGE`.
     pub fn code(&self) -> crate::Code {
         match self {
             WaitingReason::PartyIncomplete { .. } => crate::Code::PartyIncomplete,
@@ -111,7 +111,7 @@ pub enum MatchPending {
     MatchPending,
 }
 
-/// A waiting search's status as stored and served (SPEC 15): its reason,
+/// A waiting search's status as stored and served (docs/searching.md#statuses): its reason,
 /// with `found` and `needed` beside `code`, e.g.
 /// `{"code": "NO_CANDIDATES_IN_RANGE", "nearestDistance": 40, "range": 150, "found": 3, "needed": 10}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
-//! Re-check of a pool against the mode's current config (SPEC 3, "Config
+//! Re-check of a pool against the mode's current config (docs/game-modes.md, "Config
 //! changes"), run at the start of every cycle.
 //!
-//! A search the config now rules out fails with its SPEC code, and so does
+//! A search the config now rules out fails with its documented code, and so does
 //! every other member of its party: a party that can never be complete
 //! must not leave its other members waiting forever.
 
@@ -13,7 +13,7 @@ use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-/// A search the cycle ended with an error (SPEC 3, 4).
+/// A search the cycle ended with an error (docs/game-modes.md, docs/searching.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FailedSearch {

@@ -1,4 +1,4 @@
-//! The region rule of a cycle (SPEC 12, 15): a group is a match only if one
+//! The region rule of a cycle (docs/regions.md): a group is a match only if one
 //! region has every member within that member's own current ceiling.
 //!
 //! Built once per cycle: region names are interned (sorted, so an index

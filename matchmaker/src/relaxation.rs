@@ -1,4 +1,4 @@
-//! Relaxed shapes (SPEC 11): once a group's anchor has waited a step's
+//! Relaxed shapes (docs/game-modes.md#thin-pools-smaller-matches-and-bots): once a group's anchor has waited a step's
 //! `afterSeconds`, the cycle also tries that step's smaller shape.
 //!
 //! Runs after the full-size pass, so every candidate had its chance at a

@@ -4,7 +4,7 @@ use crate::attributes::Attributes;
 use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
 
-/// A party as a ticket carries it (SPEC 4): every member's ticket holds the
+/// A party as a ticket carries it (docs/searching.md): every member's ticket holds the
 /// same object.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -16,7 +16,7 @@ pub struct Party {
     pub members: Vec<String>,
 }
 
-/// One live search in a mode's pool (SPEC 4, 5.1).
+/// One live search in a mode's pool (docs/searching.md, docs/game-modes.md#how-a-cycle-forms-matches).
 ///
 /// Times are seconds on one clock shared with the `now` handed to
 /// [`crate::run_cycle`] (the shell uses Unix seconds, the simulator virtual
@@ -39,7 +39,7 @@ pub struct Search {
     /// Median of the last five round trips (milliseconds), once measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ping_ms: Option<f64>,
-    /// `attributes.latencies` of the ticket (SPEC 12), if any.
+    /// `attributes.latencies` of the ticket (docs/regions.md), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latencies: Option<crate::latency::Latencies>,
     /// When this search started (seconds).

@@ -1,4 +1,4 @@
-//! Seating a formed group into teams (SPEC 5.6, 11): the humans by the
+//! Seating a formed group into teams (docs/game-modes.md#teamassignment, docs/game-modes.md#thin-pools-smaller-matches-and-bots): the humans by the
 //! mode's `teamAssignment` into the seats planned for them, then bot seats
 //! to complete the base shape when the group is a bot match.
 
@@ -180,7 +180,7 @@ pub fn seat(
             });
         }
     }
-    // Quality over humans only (SPEC 15).
+    // Quality over humans only (docs/architecture.md#where-each-rule-lives).
     let mut all = Vec::new();
     let mut means = Vec::new();
     for team in &mut teams {

@@ -1,5 +1,5 @@
-//! The `matchShape` of a mode: a fixed array of team sizes (SPEC 3) or a
-//! flexible object (free-for-all, battle royale, SPEC 11 and 15).
+//! The `matchShape` of a mode: a fixed array of team sizes (docs/game-modes.md) or a
+//! flexible object (free-for-all, battle royale, docs/game-modes.md#thin-pools-smaller-matches-and-bots).
 
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -13,13 +13,13 @@ pub const DEFAULT_SETTLE_AFTER_SECONDS: f64 = 15.0;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum MatchShape {
-    /// Players per team, e.g. `[5, 5]` (exactly that many, SPEC 3).
+    /// Players per team, e.g. `[5, 5]` (exactly that many, docs/game-modes.md).
     Fixed(Vec<u32>),
     /// Teams filled up to a maximum, settling short after a while.
     Flexible(FlexibleShape),
 }
 
-/// The flexible `matchShape` object (SPEC 11, 15).
+/// The flexible `matchShape` object (docs/game-modes.md#thin-pools-smaller-matches-and-bots).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FlexibleShape {

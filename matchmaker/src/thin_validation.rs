@@ -1,4 +1,4 @@
-//! Validation of the thin-pool blocks (SPEC 11, 15): flexible shapes,
+//! Validation of the thin-pool blocks (docs/game-modes.md#thin-pools-smaller-matches-and-bots): flexible shapes,
 //! `relaxations`, `bots` and `maxTolerance`. Called by
 //! [`crate::validation::validate`], which lists every failure at once.
 
@@ -17,7 +17,7 @@ pub const MAX_SETTLE_AFTER_SECONDS: f64 = 600.0;
 /// Longest `afterSeconds` / `fillAfterSeconds` (seconds): one day.
 pub const MAX_AFTER_SECONDS: f64 = 86_400.0;
 
-/// The flexible `matchShape` rules of SPEC 15.
+/// The flexible `matchShape` rules of docs/game-modes.md#thin-pools-smaller-matches-and-bots.
 pub(crate) fn check_flexible(
     flex: &FlexibleShape,
     config: &GameModeConfig,
@@ -95,7 +95,7 @@ pub(crate) fn check_flexible(
     }
 }
 
-/// The `relaxations` rules of SPEC 11: at most 8, `afterSeconds` strictly
+/// The `relaxations` rules of docs/game-modes.md#thin-pools-smaller-matches-and-bots: at most 8, `afterSeconds` strictly
 /// increasing, same team count, every team 1..=the base's, sum >= 2; refused
 /// with a flexible shape.
 pub(crate) fn check_relaxations(
@@ -188,7 +188,7 @@ pub(crate) fn check_relaxations(
     }
 }
 
-/// The `bots` rules of SPEC 11 and 15: `fillAfterSeconds` >= 1 and >= the
+/// The `bots` rules of docs/game-modes.md#thin-pools-smaller-matches-and-bots: `fillAfterSeconds` >= 1 and >= the
 /// last relaxation's `afterSeconds`, `minHumans` 1..=the match size.
 pub(crate) fn check_bots(config: &GameModeConfig, push: &mut impl FnMut(&str, Code, String)) {
     let Some(bots) = &config.bots else {
@@ -227,7 +227,7 @@ pub(crate) fn check_bots(config: &GameModeConfig, push: &mut impl FnMut(&str, Co
     }
 }
 
-/// `maxTolerance` (SPEC 11): a percent above `baseTolerance`, at most 100.
+/// `maxTolerance` (docs/game-modes.md#thin-pools-smaller-matches-and-bots): a percent above `baseTolerance`, at most 100.
 pub(crate) fn check_max_tolerance(
     base: f64,
     max: Option<f64>,

@@ -1,16 +1,16 @@
-//! The per-ticket rules of SPEC 4, shared by ticket generation (API), the
+//! The per-ticket rules of docs/searching.md, shared by ticket generation (API), the
 //! simulator's scenario check and the cycle's re-check after a config
-//! change (SPEC 3, "Config changes").
+//! change (docs/game-modes.md, "Config changes").
 
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::search::Party;
 use crate::validation::FieldError;
 
-/// Longest `playerId` (characters), SPEC 4.
+/// Longest `playerId` (characters), docs/searching.md.
 pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
-/// Checks `playerId`: 1..=128 printable characters (SPEC 4).
+/// Checks `playerId`: 1..=128 printable characters (docs/searching.md).
 ///
 /// Printable, as a player or a support agent would read the id:
 /// - no control characters, no invisible format characters (zero-width

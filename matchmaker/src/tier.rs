@@ -1,11 +1,11 @@
-//! Tiers: the limits a project's plan puts on its game modes (SPEC 2).
+//! Tiers: the limits a project's plan puts on its game modes (docs/game-modes.md#tier-limits).
 //!
 //! The three tiers are constants here so that the store seeds its `tiers`
 //! table from the same numbers the matching core validates against.
 
 use serde::{Deserialize, Serialize};
 
-/// The limits of one tier, in the JSON of SPEC 2 (camelCase).
+/// The limits of one tier, in the JSON of docs/game-modes.md#tier-limits (camelCase).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tier {
@@ -34,7 +34,7 @@ pub struct Tier {
     pub retention_days: u32,
 }
 
-/// `retentionDays` of a tier written without one (SPEC 2's `pro`; the
+/// `retentionDays` of a tier written without one (docs/game-modes.md#tier-limits's `pro`; the
 /// issue's default of 90 days).
 pub const DEFAULT_RETENTION_DAYS: u32 = 90;
 
@@ -42,7 +42,7 @@ pub const DEFAULT_RETENTION_DAYS: u32 = 90;
 pub const MAX_RETENTION_DAYS: u32 = 3650;
 
 impl Tier {
-    /// The `free` tier of SPEC 2.
+    /// The `free` tier of docs/game-modes.md#tier-limits.
     pub fn free() -> Self {
         Self {
             name: "free".into(),
@@ -58,7 +58,7 @@ impl Tier {
         }
     }
 
-    /// The `pro` tier of SPEC 2.
+    /// The `pro` tier of docs/game-modes.md#tier-limits.
     pub fn pro() -> Self {
         Self {
             name: "pro".into(),
@@ -74,7 +74,7 @@ impl Tier {
         }
     }
 
-    /// The `enterprise` tier of SPEC 2.
+    /// The `enterprise` tier of docs/game-modes.md#tier-limits.
     pub fn enterprise() -> Self {
         Self {
             name: "enterprise".into(),

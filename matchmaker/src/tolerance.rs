@@ -1,7 +1,7 @@
-//! The MMR window of SPEC 5.3 and the fit rule shared by MMR and Ping.
+//! The MMR window of docs/game-modes.md#the-mmr-window and the fit rule shared by MMR and Ping.
 
 /// Effective MMR range (MMR points) of a candidate that has waited
-/// `wait_seconds`, by SPEC 5.3:
+/// `wait_seconds`, by docs/game-modes.md#the-mmr-window:
 ///
 /// `tolerancePercent = baseTolerance + (expansionMultiplier - 1) * baseTolerance * (waitSeconds / 10)`
 /// `effectiveRange = tolerancePercent / 100 * (maxMmr - minMmr)`
@@ -10,7 +10,7 @@
 /// Computed as `percent * span / 100` so that round percents give exact
 /// ranges (10 % of 3000 is exactly 300).
 ///
-/// Example (SPEC 5.3): `0..3000`, base 5, multiplier 2 gives 150 at 0 s,
+/// Example (docs/game-modes.md#the-mmr-window): `0..3000`, base 5, multiplier 2 gives 150 at 0 s,
 /// 300 at 10 s and 450 at 20 s.
 pub fn mmr_range(
     min_mmr: f64,
@@ -25,7 +25,7 @@ pub fn mmr_range(
 }
 
 /// The effective MMR range of an MMR `algorithm` after `wait_seconds`,
-/// stopped at `maxTolerance` percent when the mode sets one (SPEC 11).
+/// stopped at `maxTolerance` percent when the mode sets one (docs/game-modes.md#thin-pools-smaller-matches-and-bots).
 /// Other algorithms have no MMR range: 0.
 pub fn capped_mmr_range(algorithm: &crate::config::Algorithm, wait_seconds: f64) -> f64 {
     let crate::config::Algorithm::Mmr {
@@ -55,7 +55,7 @@ pub fn capped_mmr_range(algorithm: &crate::config::Algorithm, wait_seconds: f64)
 /// far below any meaningful MMR or millisecond difference.
 const EPSILON: f64 = 1e-9;
 
-/// Whether two candidates fit each other (SPEC 5.3): `|a - b| <= min(rangeA, rangeB)`.
+/// Whether two candidates fit each other (docs/game-modes.md#the-mmr-window): `|a - b| <= min(rangeA, rangeB)`.
 pub fn fits(value_a: f64, range_a: f64, value_b: f64, range_b: f64) -> bool {
     (value_a - value_b).abs() <= range_a.min(range_b) + EPSILON
 }

@@ -1,7 +1,7 @@
-//! Validation of a [`GameModeConfig`] against a [`Tier`] (SPEC 3).
+//! Validation of a [`GameModeConfig`] against a [`Tier`] (docs/game-modes.md).
 //!
 //! Every rule is checked and every failure reported at once, each with the
-//! JSON path of the field and its SPEC code, so a studio fixes a config in
+//! JSON path of the field and its documented code, so a studio fixes a config in
 //! one round trip. Rules that need the project (name uniqueness, game-mode
 //! quota) or the network (webhook URL safety) are checked by the API.
 
@@ -10,9 +10,9 @@ use crate::config::{Algorithm, GameModeConfig, MatchShape};
 use crate::tier::Tier;
 use serde::{Deserialize, Serialize};
 
-/// Longest allowed cycle (seconds), SPEC 3.
+/// Longest allowed cycle (seconds), docs/game-modes.md.
 pub const MAX_CYCLE_DURATION_SECONDS: f64 = 3600.0;
-/// Most teams a shape may have, SPEC 3.
+/// Most teams a shape may have, docs/game-modes.md.
 pub const MAX_TEAMS: usize = 64;
 /// Longest allowed ticket lifetime (seconds): one day.
 pub const MAX_TICKET_TTL_SECONDS: u32 = 86_400;
@@ -29,12 +29,12 @@ pub fn within(value: f64, limit: f64) -> bool {
     value.abs() <= limit
 }
 
-/// One failed rule: `{"field","code","message"}` as in SPEC 7's `errors`.
+/// One failed rule: `{"field","code","message"}` as in docs/error-codes.md's `errors`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldError {
     /// JSON path of the offending field, e.g. `algorithm.baseTolerance`.
     pub field: String,
-    /// SPEC code of the rule.
+    /// documented code of the rule.
     pub code: Code,
     /// Human-readable explanation with the limit that applied.
     pub message: String,
@@ -69,7 +69,7 @@ impl ValidationErrors {
     }
 }
 
-/// Checks the name pattern `^[a-z0-9][a-z0-9_-]{0,62}$` of SPEC 3.
+/// Checks the name pattern `^[a-z0-9][a-z0-9_-]{0,62}$` of docs/game-modes.md.
 pub fn is_valid_name(name: &str) -> bool {
     let bytes = name.as_bytes();
     !bytes.is_empty()
@@ -80,7 +80,7 @@ pub fn is_valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_' || *b == b'-')
 }
 
-/// Validates `config` against `tier`, returning every failure (SPEC 3).
+/// Validates `config` against `tier`, returning every failure (docs/game-modes.md).
 ///
 /// # Errors
 /// [`ValidationErrors`] with one [`FieldError`] per broken rule.
@@ -271,7 +271,7 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
     }
 }
 
-/// The array `matchShape` rules of SPEC 3 (also a relaxation's shape, at
+/// The array `matchShape` rules of docs/game-modes.md (also a relaxation's shape, at
 /// `field`): 1..=64 teams, each >= 1, sum >= 2 and <= the tier's
 /// `maxMatchSize`.
 pub(crate) fn check_fixed_shape(

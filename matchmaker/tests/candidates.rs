@@ -1,4 +1,4 @@
-//! Candidates (SPEC 5.1, 5.2): which searches are candidates, in which
+//! Candidates (docs/game-modes.md#how-a-cycle-forms-matches): which searches are candidates, in which
 //! order, and why the others wait.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The rules of SPEC 5, each with the SPEC's own examples and the issue's
+//! The rules of docs/game-modes.md#how-a-cycle-forms-matches, each with the docs' own examples and the issue's
 //! cases from the field.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! The region rule (SPEC 12, 15): latency maps and the `regions` block are
+//! The region rule (docs/regions.md): latency maps and the `regions` block are
 //! validated, a match is played in a region within every member's own
 //! ceiling, chosen by worst latency then mean then name; waiting reasons
 //! say `NO_COMMON_REGION`; a config adding `regions` fails searches without

@@ -1,4 +1,4 @@
-//! Game-mode JSON (SPEC 3) and validation against a tier, every failure at once.
+//! Game-mode JSON (docs/game-modes.md) and validation against a tier, every failure at once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use matchplane_matchmaker::{validate, Algorithm, Code, GameModeConfig, TeamAssignment, Tier};

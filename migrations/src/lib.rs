@@ -1,6 +1,6 @@
 //! # matchplane-migrations: the control-plane schema
 //!
-//! Every table of matchplane's durable store (SPEC 1: tenants, keys, tiers,
+//! Every table of matchplane's durable store (docs/deployment.md: tenants, keys, tiers,
 //! versioned game modes, matches, webhook deliveries and attempts, outbox
 //! records kept as dead letters), as
 //! sea-orm migrations that run on PostgreSQL and on SQLite alike.

@@ -1,4 +1,4 @@
-//! Tiers (seeded with SPEC 2's three), projects and API keys.
+//! Tiers (seeded with docs/game-modes.md#tier-limits's three), projects and API keys.
 
 use crate::names::{ApiKeys, Projects, Tiers};
 use matchplane_matchmaker::Tier;

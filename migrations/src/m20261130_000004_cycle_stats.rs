@@ -1,6 +1,6 @@
 //! `mode_cycle_stats`: the last cycle's figures of each game mode, written by
 //! the worker that ran it and read by `GET …/game-modes/{name}/stats`
-//! (SPEC 7). One row per mode, replaced after every cycle.
+//! (docs/api-tour.md). One row per mode, replaced after every cycle.
 
 use crate::m20261130_000001_tenancy::ts;
 use sea_orm_migration::prelude::*;

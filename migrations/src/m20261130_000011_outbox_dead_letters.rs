@@ -1,5 +1,5 @@
 //! `outbox_dead_letters`: outbox records the worker could not read as a
-//! match (SPEC 5.8). Holding such an entry in the outbox would stop every
+//! match (docs/architecture.md). Holding such an entry in the outbox would stop every
 //! later match of its mode, dropping it would lose it: it is kept here, as
 //! received, before it is acknowledged. One row per outbox entry; no foreign
 //! key, so a record of a deleted project or mode is kept too.

@@ -1,4 +1,4 @@
-//! `backfills` and `backfill_fills` (SPEC 10): a studio's requests to fill
+//! `backfills` and `backfill_fills` (docs/backfill.md): a studio's requests to fill
 //! the open seats of a running match, and each fill the worker recorded.
 //!
 //! `open_match_id` holds the match id while a request is open and is

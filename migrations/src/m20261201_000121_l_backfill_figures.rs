@@ -1,4 +1,4 @@
-//! Indexes for a mode's backfill figures (SPEC 10, the mode's stats): a
+//! Indexes for a mode's backfill figures (docs/backfill.md, the mode's stats): a
 //! mode's requests by status, and a project's fills by time.
 
 use crate::ops::create_index;

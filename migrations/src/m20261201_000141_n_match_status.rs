@@ -1,4 +1,4 @@
-//! The match lifecycle (SPEC 9, 15): `matches.status` (`proposed`, `made`,
+//! The match lifecycle (docs/acceptance.md, docs/searching.md#statuses): `matches.status` (`proposed`, `made`,
 //! `cancelled`, `released`, `unassigned`; rows stored before read `made`),
 //! `matches.answers` (a proposal's answer per ticket, JSON object ticketId →
 //! `accepted` | `declined` | `timeout` | `none`; `NULL` for a mode without

@@ -1,5 +1,5 @@
 //! `projects.player_search_scope`: the project setting `playerSearchScope`
-//! of SPEC 9, `mode` (one live search per player per mode, the default) or
+//! of docs/acceptance.md, `mode` (one live search per player per mode, the default) or
 //! `project` (one per player over all the project's modes). Set with `PATCH
 //! /v1/projects/{projectId}/settings`; the API passes it to the pool's add
 //! step, which enforces it.

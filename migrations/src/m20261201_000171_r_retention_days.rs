@@ -1,6 +1,6 @@
 //! `tiers.retention_days`: how many days a project's matches and webhook
 //! deliveries (with their attempts) are kept before the worker prunes them
-//! (SPEC 2, 14), seeded for the three tiers (free 30, pro 90, enterprise
+//! (docs/game-modes.md#tier-limits, docs/deployment.md#scaling), seeded for the three tiers (free 30, pro 90, enterprise
 //! 365); a tier the operator made gets 90, the default.
 
 use crate::ops::{add_column, drop_column};

@@ -5,7 +5,7 @@
 
 use sea_orm_migration::prelude::*;
 
-/// `tiers`: the limits of each plan (SPEC 2), keyed by name.
+/// `tiers`: the limits of each plan (docs/game-modes.md#tier-limits), keyed by name.
 #[derive(DeriveIden, Clone, Copy)]
 pub enum Tiers {
     Table,
@@ -21,7 +21,7 @@ pub enum Tiers {
     UpdatedAt,
 }
 
-/// `projects`: the tenants (SPEC 2).
+/// `projects`: the tenants (docs/api-keys.md).
 #[derive(DeriveIden, Clone, Copy)]
 pub enum Projects {
     Table,
@@ -46,7 +46,7 @@ pub enum ApiKeys {
     RevokedAt,
 }
 
-/// `game_modes`: the current config of each mode (SPEC 3).
+/// `game_modes`: the current config of each mode (docs/game-modes.md).
 #[derive(DeriveIden, Clone, Copy)]
 pub enum GameModes {
     Table,
@@ -74,7 +74,7 @@ pub enum GameModeVersions {
     CreatedAt,
 }
 
-/// `matches`: every match formed (SPEC 5.8).
+/// `matches`: every match formed (docs/architecture.md).
 #[derive(DeriveIden, Clone, Copy)]
 pub enum Matches {
     Table,
@@ -87,7 +87,7 @@ pub enum Matches {
     CreatedAt,
 }
 
-/// `webhook_deliveries`: one event to deliver, with its retry state (SPEC 6).
+/// `webhook_deliveries`: one event to deliver, with its retry state (docs/webhooks.md).
 #[derive(DeriveIden, Clone, Copy)]
 pub enum WebhookDeliveries {
     Table,
@@ -105,7 +105,7 @@ pub enum WebhookDeliveries {
     UpdatedAt,
 }
 
-/// `webhook_attempts`: one HTTP attempt of a delivery (SPEC 6).
+/// `webhook_attempts`: one HTTP attempt of a delivery (docs/webhooks.md).
 #[derive(DeriveIden, Clone, Copy)]
 pub enum WebhookAttempts {
     Table,

@@ -1,6 +1,6 @@
 //! Every migration applies, reverts and re-applies on PostgreSQL (a fresh
 //! `mp_t_<random>` database through `MATCHPLANE_TEST_DATABASE_URL`) and on
-//! SQLite (a temp file); the tiers are seeded with SPEC 2's three.
+//! SQLite (a temp file); the tiers are seeded with docs/game-modes.md#tier-limits's three.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use matchplane_migrations::{migrate, pending, Migrator};

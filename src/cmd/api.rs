@@ -1,4 +1,4 @@
-//! `matchplane api`: the control-plane REST server (SPEC 1, 7). Refuses to
+//! `matchplane api`: the control-plane REST server (docs/deployment.md, docs/api-tour.md). Refuses to
 //! start on a database whose migrations are behind (`matchplane migrate`).
 
 use clap::builder::BoolishValueParser;

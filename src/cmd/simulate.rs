@@ -1,6 +1,6 @@
 //! `matchplane simulate`: reads the scenario (and its `arrivalsCsv`, or a
 //! replay of real games), runs the pure simulator, prints the report.
-//! Exit codes: 0 ok, 2 invalid scenario (SPEC codes on stderr), 1 IO error.
+//! Exit codes: 0 ok, 2 invalid scenario (documented codes on stderr), 1 IO error.
 
 use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{

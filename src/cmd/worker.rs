@@ -1,5 +1,5 @@
 //! `matchplane worker`: per-mode matchmaking cycles and webhook delivery
-//! (SPEC 1, 5, 6). Any number of replicas may run against one database and
+//! (docs/deployment.md, docs/game-modes.md#how-a-cycle-forms-matches, docs/webhook-events.md). Any number of replicas may run against one database and
 //! one Redis; SIGTERM or Ctrl-C stops it gracefully (leases released at once).
 
 use clap::builder::BoolishValueParser;

@@ -1,4 +1,4 @@
-//! Which addresses a webhook may be delivered to (SPEC 3, `INVALID_WEBHOOK_URL`,
+//! Which addresses a webhook may be delivered to (docs/game-modes.md, `INVALID_WEBHOOK_URL`,
 //! "again at every delivery").
 //!
 //! The API checks a webhook URL when a game mode is configured; a host can

@@ -1,4 +1,4 @@
-//! The `match.backfilled` body (SPEC 10): the new players one fill seated
+//! The `match.backfilled` body (docs/backfill.md): the new players one fill seated
 //! in a running match, and the seats still open. Its `webhook-id` is the
 //! fill's id (`bff_…`).
 

@@ -1,10 +1,10 @@
-//! One delivery attempt (SPEC 6): sign, POST, classify, record.
+//! One delivery attempt (docs/webhooks.md): sign, POST, classify, record.
 //!
 //! The body bytes of the [`Message`] are sent verbatim and signed over
 //! exactly those bytes, with this attempt's timestamp. The attempt has a 5 s
 //! budget end to end, follows no redirect and ignores proxy settings.
 //!
-//! The SSRF check happens again here (SPEC 3, [`crate::ssrf`]): with private
+//! The SSRF check happens again here (docs/game-modes.md, [`crate::ssrf`]): with private
 //! webhooks not allowed, the scheme must be `https`, an IP-literal host must
 //! be public, and a named host is resolved once by [`CheckedResolver`], which refuses
 //! the name if any address is not public and hands the HTTP client exactly
@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use url::Url;
 
-/// Budget of one attempt, from connect to the last byte read (SPEC 6: 5 s).
+/// Budget of one attempt, from connect to the last byte read (docs/webhooks.md: 5 s).
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How much of the receiver's answer is kept with the attempt (bytes).
@@ -112,7 +112,7 @@ impl Delivery {
     }
 }
 
-/// The record of one attempt (SPEC 6: time, status code, latency, error,
+/// The record of one attempt (docs/webhooks.md: time, status code, latency, error,
 /// first 1 KiB of the answer).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {

@@ -1,4 +1,4 @@
-//! Runs a delivery through its attempts (SPEC 6), one endpoint at a time
+//! Runs a delivery through its attempts (docs/webhooks.md), one endpoint at a time
 //! never holding up another.
 //!
 //! Each attempt first takes a permit of its endpoint's semaphore

@@ -1,6 +1,6 @@
 //! # matchplane-webhook: how studios learn of their matches
 //!
-//! Signed `match.made` webhooks (SPEC 6), used by the API (a mode's webhook
+//! Signed `match.made` webhooks (docs/webhook-events.md), used by the API (a mode's webhook
 //! URL checked at configuration, the `webhook.test` event sent on demand)
 //! and by the worker (every match's delivery):
 //!

@@ -1,4 +1,4 @@
-//! Webhook bodies (SPEC 6): `match.made` and `webhook.test`.
+//! Webhook bodies (docs/webhook-events.md): `match.made` and `webhook.test`.
 //!
 //! A body is serialised once, when the event is created, into a [`Message`];
 //! every attempt sends (and signs) exactly those bytes, so a retry carries the
@@ -34,7 +34,7 @@ impl Event {
     }
 }
 
-/// The `match.made` body (SPEC 6).
+/// The `match.made` body (docs/webhook-events.md).
 ///
 /// In the OpenAPI document: component `MatchRecord` (the studio's view of
 /// a matched ticket's match; the webhook body adds `type`).
@@ -59,7 +59,7 @@ pub struct MatchMade {
     pub teams: Vec<Team>,
     /// How close the match is (over humans only).
     pub quality: Quality,
-    /// The shape used, players per team (SPEC 11): the base shape, a
+    /// The shape used, players per team (docs/game-modes.md#thin-pools-smaller-matches-and-bots): the base shape, a
     /// relaxed one, or a settled flexible match's team sizes; a bot match's
     /// is the base shape. Empty only in records made before it was kept.
     #[serde(default)]
@@ -68,7 +68,7 @@ pub struct MatchMade {
     /// or a bot match's replaceable bot seats.
     #[serde(default)]
     pub seats_open: Vec<u32>,
-    /// The region the match is played in (SPEC 12); absent in modes
+    /// The region the match is played in (docs/regions.md); absent in modes
     /// without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
@@ -80,7 +80,7 @@ pub struct MatchMade {
 
 /// One team of a `match.made` body. In JSON, `players` lists the humans
 /// and then the team's bot seats (`{"bot": true, "playerId": null,
-/// "ticketId": null, "mmr": …}`, SPEC 11).
+/// "ticketId": null, "mmr": …}`, docs/game-modes.md#thin-pools-smaller-matches-and-bots).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "TeamWire", into = "TeamWire")]
 pub struct Team {
@@ -94,7 +94,7 @@ pub struct Team {
     pub bots: Vec<BotSeat>,
 }
 
-/// A bot seat (SPEC 11): no player, no ticket, the humans' mean MMR.
+/// A bot seat (docs/game-modes.md#thin-pools-smaller-matches-and-bots): no player, no ticket, the humans' mean MMR.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookBotSeat))]
 #[serde(rename_all = "camelCase")]
@@ -208,7 +208,7 @@ pub struct Player {
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub latency_ms: Option<f64>,
     /// The ticket's `attributes.data`, exactly as the studio sent it
-    /// (SPEC 4); absent when the ticket had none. Filled by the outbox
+    /// (docs/searching.md); absent when the ticket had none. Filled by the outbox
     /// consumer from the ticket's record, never carried in the pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>, nullable = false))]
@@ -219,7 +219,7 @@ pub struct Player {
     pub backfill: bool,
 }
 
-/// Match quality figures (SPEC 8).
+/// Match quality figures (docs/simulate.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookQuality))]
 #[serde(rename_all = "camelCase")]

@@ -1,4 +1,4 @@
-//! A player's view of its match (SPEC 15), the one place that shapes it:
+//! A player's view of its match (docs/architecture.md#where-each-rule-lives), the one place that shapes it:
 //! the worker sends it in the `matched` status message, the API builds it
 //! from the stored match when it reads a matched ticket's status, so a
 //! player sees the same match whichever way it reached the client.
@@ -65,13 +65,13 @@ pub struct OwnEntry<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>, nullable = false))]
     data: Option<&'a RawJson>,
-    /// `true` for a player a backfill seated (SPEC 10); absent otherwise.
+    /// `true` for a player a backfill seated (docs/backfill.md); absent otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "openapi", schema(default = false))]
     backfill: bool,
 }
 
-/// What the player of `ticket_id` is told of `body` (SPEC 15), as JSON
+/// What the player of `ticket_id` is told of `body` (docs/architecture.md#where-each-rule-lives), as JSON
 /// text: `matchId`, `gameMode`, `createdAt`, `teams` as arrays of player
 /// ids (in match-shape order), the player's own entry `player` (`playerId`,
 /// `ticketId`, `team` index, `partyId`, `mmr`, `latencyMs`, `waitSeconds`,

@@ -1,4 +1,4 @@
-//! The retry schedule of a webhook delivery (SPEC 6), as pure functions.
+//! The retry schedule of a webhook delivery (docs/webhooks.md), as pure functions.
 //!
 //! After a failed attempt the next one follows 1, 2, 5, 10, 30, 60, 120 and
 //! 300 seconds later, each with ±10 % jitter so a burst of failures (a studio
@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use rand::Rng;
 use std::time::Duration;
 
-/// Delays before the 2nd, 3rd, … 9th attempt, in seconds (SPEC 6).
+/// Delays before the 2nd, 3rd, … 9th attempt, in seconds (docs/webhook-events.md).
 pub const RETRY_DELAYS_SECS: [u64; 8] = [1, 2, 5, 10, 30, 60, 120, 300];
 
 /// Attempts in all: the first one and one per retry delay.
@@ -38,7 +38,7 @@ pub enum Outcome {
     /// `410 Gone`: the studio wants no more; stop at once.
     Gone,
     /// Not sent, and never will be: the URL's scheme or IP-literal host is
-    /// refused (SPEC 3, SSRF check at delivery); the URL cannot change
+    /// refused (docs/game-modes.md, SSRF check at delivery); the URL cannot change
     /// between attempts, so it stops. (A *name* that resolves to a refused
     /// address is retryable: DNS may change, and nothing was connected to.)
     Refused,
@@ -65,7 +65,7 @@ pub enum Final {
 
 impl Final {
     /// The delivery's stored status (`webhook_deliveries.status`):
-    /// `succeeded` or `failed` (SPEC 6).
+    /// `succeeded` or `failed` (docs/webhook-events.md).
     pub fn status(self) -> &'static str {
         match self {
             Final::Delivered => "succeeded",
@@ -94,7 +94,7 @@ pub enum ScheduleError {
     Scale(String),
 }
 
-/// The SPEC 6 schedule, possibly scaled down for tests.
+/// The docs/webhook-events.md schedule, possibly scaled down for tests.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Schedule {
     scale: f64,

@@ -1,4 +1,4 @@
-//! Standard Webhooks signing (SPEC 6).
+//! Standard Webhooks signing (docs/webhook-events.md).
 //!
 //! ```text
 //! webhook-id:        <id>             stable across retries
@@ -106,7 +106,7 @@ pub fn generate_secret<R: RngCore + ?Sized>(rng: &mut R) -> String {
 }
 
 /// The `webhook-signature` header value: one `v1,…` signature per secret,
-/// space-separated, in the order given (SPEC 6). `timestamp` is the unix
+/// space-separated, in the order given (docs/webhook-events.md). `timestamp` is the unix
 /// seconds sent as `webhook-timestamp` with this very attempt.
 pub fn signature_header(secrets: &[Secret], id: &str, timestamp: i64, body: &[u8]) -> String {
     secrets

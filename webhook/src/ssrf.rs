@@ -1,4 +1,4 @@
-//! Webhook URL safety (SPEC 3, `INVALID_WEBHOOK_URL`): the one policy, with
+//! Webhook URL safety (docs/game-modes.md, `INVALID_WEBHOOK_URL`): the one policy, with
 //! the one refusal type [`Refusal`], applied when a game mode is configured
 //! ([`check_webhook_url`]) and again at every delivery ([`check_url`] on the
 //! URL, then [`crate::deliver::CheckedResolver`] on the addresses a named

@@ -1,4 +1,4 @@
-//! Many modes over a few workers (issue 23, SPEC 14): `scripts/many-modes`
+//! Many modes over a few workers (issue 23, docs/deployment.md#scaling): `scripts/many-modes`
 //! runs it.
 //!
 //! Creates `MODES` enabled modes (default 10 000, 100 per project, 1v1 MMR,

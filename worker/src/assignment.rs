@@ -1,4 +1,4 @@
-//! The assignment timeout (SPEC 9): in a mode with `assignment`, a made
+//! The assignment timeout (docs/acceptance.md): in a mode with `assignment`, a made
 //! match nobody assigned within `waitSeconds` is released by the mode's
 //! lease holder as `unassigned`: its tickets may search again with their
 //! first `queuedAt`, and its players are told `assignment_timeout` (a

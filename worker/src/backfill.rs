@@ -1,4 +1,4 @@
-//! Backfill on the worker (SPEC 10): the open backfills a cycle serves,
+//! Backfill on the worker (docs/backfill.md): the open backfills a cycle serves,
 //! each fill claimed atomically under the lease (its searches, its seats at
 //! the revision it was computed from, its record in the outbox), and each
 //! recorded fill stored with its `match.backfilled` delivery, its players
@@ -345,7 +345,7 @@ pub(crate) async fn store_fills(
     now: DateTime<Utc>,
 ) -> Result<(), WorkerError> {
     // Each newcomer's ticket `data`, from its record (never in the pool,
-    // SPEC 15), as `match.made` gets it.
+    // docs/backfill.md), as `match.made` gets it.
     let data: HashMap<&str, &str> = seated
         .iter()
         .filter_map(|row| Some((row.ticket_id.as_str(), row.data.as_deref()?)))

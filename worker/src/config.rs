@@ -27,7 +27,7 @@ pub struct WorkerConfig {
     /// heartbeat lasts this (or three `reconcile_interval`s if longer), so a
     /// killed worker's modes are taken over within about twice this.
     pub lease_ttl: Duration,
-    /// How often the list of game modes is read again (SPEC 3: a change is
+    /// How often the list of game modes is read again (docs/game-modes.md: a change is
     /// in force within one cycle plus this).
     pub reconcile_interval: Duration,
     /// How often the sweep passes over every pool ([`crate::sweep`]): due

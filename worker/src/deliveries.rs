@@ -1,4 +1,4 @@
-//! The webhook delivery loop (SPEC 6): takes due deliveries from the
+//! The webhook delivery loop (docs/webhooks.md): takes due deliveries from the
 //! database, makes one attempt of each with [`Dispatcher::step_holding`],
 //! logs the attempt and schedules the next one.
 //!

@@ -8,9 +8,9 @@
 //! their webhooks; the sweep ([`sweep`]) that expires due searches and fails
 //! those of deleted modes and projects, in every pool, every second; a
 //! delivery loop ([`deliveries`]) that sends the signed webhooks of
-//! `matchplane-webhook` (SPEC 5, 6); and the retention pruning
+//! `matchplane-webhook` (docs/game-modes.md#how-a-cycle-forms-matches, docs/webhook-events.md); and the retention pruning
 //! ([`retention`]), one worker at a time, of matches, webhook deliveries and
-//! stats older than they are kept (SPEC 14). The worker alone ends searches that
+//! stats older than they are kept (docs/deployment.md#scaling). The worker alone ends searches that
 //! neither their client nor a match ends (`docs/architecture.md`).
 //!
 //! See `README.md` for the design and the guarantees.

@@ -1,4 +1,4 @@
-//! The worker's side of a match's status (SPEC 9, 15; the states are in
+//! The worker's side of a match's status (docs/acceptance.md, docs/searching.md#statuses; the states are in
 //! [`matchplane_store::repos::match_status`]):
 //!
 //! - a held proposal's row is stored `proposed` before its players are told

@@ -1,4 +1,4 @@
-//! The worker's Prometheus metrics (SPEC issue 5, observability), recorded
+//! The worker's Prometheus metrics (docs/operations.md, 'Metrics'), recorded
 //! through the `metrics` facade. Labels are the project id, the mode name and
 //! an outcome: never a token, a secret or a URL.
 //!
@@ -338,7 +338,7 @@ pub fn attempt(status: Option<u16>, latency: Duration, ended: Option<&'static st
 }
 
 /// How long a series may go without an update before it leaves the scrape
-/// output: twice the longest cycle a mode may have (SPEC 3, one hour), so a
+/// output: twice the longest cycle a mode may have (docs/game-modes.md, one hour), so a
 /// live mode's series never go, and a deleted mode's (or project's) go
 /// instead of showing their last values for ever. A counter that comes back
 /// restarts from zero, which Prometheus reads as a reset.

@@ -1,4 +1,4 @@
-//! The self-rescheduling loop of one game mode on one worker (SPEC 5):
+//! The self-rescheduling loop of one game mode on one worker (docs/game-modes.md#how-a-cycle-forms-matches):
 //! take the mode's lease, then cycle every
 //! `matchmakingCycleDurationSeconds`, on a fixed-rate clock (a cycle's own
 //! time does not push the next one back), renewing the lease all along.

@@ -1,6 +1,6 @@
 //! Reading game modes from the store: the list the scheduler keeps a loop
 //! for, and each mode's current config, refreshed by a cheap version check
-//! at the start of every cycle (SPEC 3, "Config changes").
+//! at the start of every cycle (docs/game-modes.md, "Config changes").
 
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
@@ -111,7 +111,7 @@ pub async fn configs_of(
 /// A mode's config as a cycle uses it.
 #[derive(Debug, Clone)]
 pub struct ModeConfig {
-    /// The config (SPEC 3).
+    /// The config (docs/game-modes.md).
     pub config: GameModeConfig,
     /// Its version.
     pub version: i64,
@@ -178,7 +178,7 @@ pub fn parse(row: &game_mode::Model) -> Result<ModeConfig, WorkerError> {
 
 /// The webhook URL and signing secrets of a mode at `now`: the current
 /// secret, then every rotated-out one until its own grace period ends
-/// (SPEC 6).
+/// (docs/webhook-events.md).
 /// `None` if the mode is gone or has no enabled webhook.
 ///
 /// # Errors

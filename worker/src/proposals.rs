@@ -70,7 +70,7 @@ pub async fn propose_all(
         })
         .collect::<Result<_, WorkerError>>()?;
     let outcomes = pool.propose_many(mode, token, &claims).await?;
-    // Stored (status `proposed`) before anyone is told (SPEC 15).
+    // Stored (status `proposed`) before anyone is told (docs/acceptance.md).
     crate::match_status::store_proposed(db, mode, &claims, &outcomes).await;
     let by = DateTime::from_timestamp_micros((accept_by * 1e6) as i64)
         .unwrap_or(now)

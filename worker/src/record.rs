@@ -1,4 +1,4 @@
-//! The outbox consumer (SPEC 5.8): takes match records from a mode's Redis
+//! The outbox consumer (docs/architecture.md): takes match records from a mode's Redis
 //! outbox, stores each match in the database (idempotent on the match id)
 //! with its webhook delivery and its tickets (`match_tickets`, each with
 //! its token hash, read from the ticket store) in the same transaction, tells each matched
@@ -173,7 +173,7 @@ impl Recorder<'_> {
         };
         let seated = self.seated(mode, seats).await?;
         // Each seated ticket's `data`, from its record: never in the pool
-        // (SPEC 15), so the claim's record does not carry it.
+        // (docs/architecture.md#where-each-rule-lives), so the claim's record does not carry it.
         let data: HashMap<String, String> = seated
             .iter()
             .filter_map(|row| Some((row.ticket_id.clone(), row.data.clone()?)))
@@ -409,7 +409,7 @@ fn prepare(
     } else {
         entry.record_json.clone()
     };
-    // Each player is told its own view of the match (SPEC 15).
+    // Each player is told its own view of the match (docs/architecture.md#where-each-rule-lives).
     let notices = body
         .teams
         .iter()

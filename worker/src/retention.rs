@@ -1,4 +1,4 @@
-//! Retention (SPEC 2, 14): the worker's pruning of what is older than it is
+//! Retention (docs/api-keys.md, docs/deployment.md#scaling): the worker's pruning of what is older than it is
 //! kept, the one place where the worker deletes old rows.
 //!
 //! | rows | kept | how they are found |

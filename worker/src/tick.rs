@@ -1,4 +1,4 @@
-//! One cycle of one mode on the worker (SPEC 5): expire, snapshot, run the
+//! One cycle of one mode on the worker (docs/game-modes.md#how-a-cycle-forms-matches): expire, snapshot, run the
 //! matching core, fail what the config rules out, claim each match under the
 //! lease's fencing token, store the waiting reasons and the cycle's figures
 //! (the last cycle's, with a summary of its pool for a live view, and the
@@ -142,7 +142,7 @@ async fn tick(
     report.candidates = outcome.candidates;
 
     let started = Instant::now();
-    // Backfills are served before new matches (SPEC 10).
+    // Backfills are served before new matches (docs/backfill.md).
     let filled =
         crate::backfill::claim_fills(pool, mode, config, token, now, &fills, &opened_at).await?;
     report.fills = filled.fills;

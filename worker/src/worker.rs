@@ -122,7 +122,7 @@ pub async fn run_worker(
 }
 
 /// [`run_worker`], keeping with each stored match its tickets' token
-/// hashes read from `tickets` (SPEC 15), so a matched ticket stays
+/// hashes read from `tickets` (docs/architecture.md#where-each-rule-lives), so a matched ticket stays
 /// readable from the database when the ticket store loses its record.
 ///
 /// # Errors

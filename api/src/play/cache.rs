@@ -26,7 +26,7 @@ pub struct Quotas {
     pub max_live: u64,
     /// `maxPendingTickets`.
     pub max_pending: u64,
-    /// The project's `playerSearchScope` (SPEC 9).
+    /// The project's `playerSearchScope` (docs/acceptance.md).
     pub scope: PlayerSearchScope,
 }
 
@@ -84,7 +84,7 @@ impl ConfigCache {
         project_id: &str,
         name: &str,
     ) -> Result<Option<Arc<GameModeConfig>>, ApiError> {
-        // No mode has such a name (SPEC 3): answered without the database
+        // No mode has such a name (docs/game-modes.md): answered without the database
         // or a cache entry, so made-up names cannot fill the cache.
         if !is_valid_name(name) {
             return Ok(None);

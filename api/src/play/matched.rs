@@ -1,4 +1,4 @@
-//! A matched ticket's match, read from the database (SPEC 4, 15).
+//! A matched ticket's match, read from the database (docs/searching.md).
 //!
 //! A claim marks a search matched in the pool before the worker has stored
 //! the match; a player is told `matched` only once it is stored. So every

@@ -1,4 +1,4 @@
-//! The player's side (SPEC 4): tickets, searches and their status, shared
+//! The player's side (docs/searching.md): tickets, searches and their status, shared
 //! by the ticket routes (`routes::tickets`), the REST search routes
 //! (`routes::searches`) and the WebSocket search (`routes::search_ws`).
 //!
@@ -33,12 +33,12 @@ use ratings::{NoRatings, RatingsLookup};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Timing of searches. The defaults are SPEC 4's.
+/// Timing of searches. The defaults are docs/searching.md's.
 #[derive(Debug, Clone)]
 pub struct PlaySettings {
-    /// A REST search not polled for this long ends `expired` (SPEC: 30 s).
+    /// A REST search not polled for this long ends `expired` (docs/searching.md: 30 s).
     pub rest_poll_timeout: Duration,
-    /// How often a WebSocket search is pinged (SPEC: every second); also how
+    /// How often a WebSocket search is pinged (docs/searching.md: every second); also how
     /// often its status is re-read.
     pub ping_interval: Duration,
     /// A WebSocket search with no Pong for this long ends `expired`

@@ -1,4 +1,4 @@
-//! `found` and `needed` of a searching status (SPEC 15): the worker stores
+//! `found` and `needed` of a searching status (docs/searching.md#statuses): the worker stores
 //! them beside the reason's `code`; every status shows them top-level and
 //! the `waitingReason` without them.
 

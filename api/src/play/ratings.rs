@@ -1,5 +1,5 @@
 //! Where a missing `attributes.mmr` may come from in a mode with `ratings`
-//! (SPEC 3): the player's stored rating. A hook, so the ratings store can
+//! (docs/game-modes.md): the player's stored rating. A hook, so the ratings store can
 //! plug in without the ticket route knowing how ratings are kept.
 
 use async_trait::async_trait;

@@ -1,5 +1,5 @@
 //! Authenticating a ticket token and starting a search with it, shared by
-//! the WebSocket and the REST search (SPEC 4).
+//! the WebSocket and the REST search (docs/searching.md).
 
 use super::cache::Quotas;
 use super::token::{self, TokenRef};
@@ -215,7 +215,7 @@ pub fn rest_deadline(play: &Play, ticket: &Ticket, now: f64) -> f64 {
     hold(play, Via::Rest).deadline(now, ticket.expires_at)
 }
 
-/// Authenticates `token` and starts a search with its ticket (SPEC 4), in
+/// Authenticates `token` and starts a search with its ticket (docs/searching.md), in
 /// at most one Redis round trip:
 ///
 /// - a token naming its mode, whose config this process has seen (every

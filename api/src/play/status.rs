@@ -1,4 +1,4 @@
-//! A ticket's status (SPEC 4), as the studio (`GET …/tickets/{ticketId}`)
+//! A ticket's status (docs/searching.md), as the studio (`GET …/tickets/{ticketId}`)
 //! and the REST client (`GET /v1/searches/{ticketId}`) read it.
 
 use super::matched::{matched_id, stored_match, Reader};

@@ -4,7 +4,7 @@
 //! refusing writes during a failover) is `503 SERVICE_UNAVAILABLE` with
 //! `Retry-After`, logged once here at WARN; any other failure of a store
 //! itself is `500 INTERNAL`, logged once (by [`ApiError::internal`]) and
-//! never shown; a refusal is its SPEC code.
+//! never shown; a refusal is its documented code.
 
 use super::ApiError;
 use matchplane_matchmaker::{Code, FieldError};
@@ -81,7 +81,7 @@ impl From<PoolError> for ApiError {
     }
 }
 
-/// A search the pool refused, at its SPEC 4 code; a store failure as
+/// A search the pool refused, at its docs/searching.md code; a store failure as
 /// [`PoolError`].
 impl From<AddSearchError> for ApiError {
     fn from(err: AddSearchError) -> Self {

@@ -1,4 +1,4 @@
-//! API keys (SPEC 2, 7): `POST/GET /v1/projects/{projectId}/keys`,
+//! API keys (docs/api-keys.md, docs/api-tour.md): `POST/GET /v1/projects/{projectId}/keys`,
 //! `DELETE /v1/projects/{projectId}/keys/{keyId}`. The operator, or a key
 //! of the same project. The key is in the create answer only.
 //!

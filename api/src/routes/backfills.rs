@@ -1,4 +1,4 @@
-//! Backfill requests (SPEC 10): `POST /v1/projects/{projectId}/matches/{matchId}/backfill`
+//! Backfill requests (docs/backfill.md): `POST /v1/projects/{projectId}/matches/{matchId}/backfill`
 //! with the match's current roster, and `GET`, `PUT` (a newer roster) and
 //! `DELETE` (close) on `…/backfill/{backfillId}`. API key of the project
 //! (`backend` scope), or the operator.

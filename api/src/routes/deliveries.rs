@@ -1,4 +1,4 @@
-//! Webhook deliveries (SPEC 6): a match's, `GET …/matches/{matchId}/deliveries`
+//! Webhook deliveries (docs/webhooks.md): a match's, `GET …/matches/{matchId}/deliveries`
 //! (every attempt logged) and `POST …/matches/{matchId}/deliveries/redeliver`
 //! (queued again from now; a worker sends it); and a game mode's, `GET
 //! …/game-modes/{name}/deliveries`, which also lists the `webhook.test`

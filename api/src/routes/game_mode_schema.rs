@@ -1,4 +1,4 @@
-//! OpenAPI schemas of the game-mode bodies (SPEC 3).
+//! OpenAPI schemas of the game-mode bodies (docs/game-modes.md).
 //!
 //! The API parses bodies into the matching core's `GameModeConfig`, which
 //! knows nothing of OpenAPI; these types describe the same JSON for the

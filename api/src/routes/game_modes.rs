@@ -1,4 +1,4 @@
-//! Game modes (SPEC 3, 7): `POST/GET /v1/projects/{projectId}/game-modes`,
+//! Game modes (docs/game-modes.md, docs/api-tour.md): `POST/GET /v1/projects/{projectId}/game-modes`,
 //! `GET/PUT/DELETE …/game-modes/{name}`, `GET …/{name}/versions`,
 //! `POST …/{name}/webhook/rotate-secret`. API key of the project (or the
 //! operator).
@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 /// back as a PUT) and they are ignored.
 const SERVER_SET: [&str; 3] = ["version", "createdAt", "updatedAt"];
 
-/// A game mode as answered: the SPEC 3 body plus `version`, `createdAt`,
+/// A game mode as answered: the docs/game-modes.md body plus `version`, `createdAt`,
 /// `updatedAt` and `webhook.secret` (in full only on create and rotate).
 /// Documented as [`GameModeResponseSchema`].
 #[derive(Debug, Serialize)]
@@ -70,7 +70,7 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
     GameModeView(Value::Object(body))
 }
 
-/// Drops server-set fields, then parses the SPEC 3 config, listing every
+/// Drops server-set fields, then parses the docs/game-modes.md config, listing every
 /// unknown, missing or wrongly typed field.
 pub(crate) fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
     if let Value::Object(map) = &mut body {

@@ -1,4 +1,4 @@
-//! A made match's lifecycle on the studio's side (SPEC 9, 15):
+//! A made match's lifecycle on the studio's side (docs/acceptance.md):
 //!
 //! - `POST /v1/projects/{projectId}/matches/{matchId}/release`: the studio
 //!   cannot host the match. Within the release window (max(120 s, the

@@ -1,4 +1,4 @@
-//! Matches (SPEC 7): `GET /v1/projects/{projectId}/matches?gameMode=&limit=&cursor=`
+//! Matches (docs/api-tour.md): `GET /v1/projects/{projectId}/matches?gameMode=&limit=&cursor=`
 //! and `GET …/matches/{matchId}`. API key of the project (or the operator).
 //!
 //! Matches are written by the worker's outbox consumer; ids are

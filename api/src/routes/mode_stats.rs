@@ -1,4 +1,4 @@
-//! `GET /v1/projects/{projectId}/game-modes/{name}/stats` (SPEC 7): the last
+//! `GET /v1/projects/{projectId}/game-modes/{name}/stats` (docs/api-tour.md): the last
 //! cycle's figures as the worker stored them (searching, candidates,
 //! duration) and the recent matches' figures from the matches table
 //! (matches in the last minute, wait-time percentiles), and the searches

@@ -1,4 +1,4 @@
-//! A project's settings (SPEC 9, 15): `GET/PATCH
+//! A project's settings (docs/acceptance.md): `GET/PATCH
 //! /v1/projects/{projectId}/settings`. Today one setting,
 //! `playerSearchScope`: `mode` (one live search per player per mode, the
 //! default) or `project` (one per player over every mode of the project,
@@ -22,7 +22,7 @@ use utoipa::ToSchema;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum ScopeWord {
-    /// One live search per player per mode (SPEC 4): the default.
+    /// One live search per player per mode (docs/searching.md): the default.
     Mode,
     /// One live search per player in the whole project: a player searching
     /// or proposed in one mode gets `409 PLAYER_ALREADY_SEARCHING` (with

@@ -1,4 +1,4 @@
-//! Projects (SPEC 2, 7): `POST/GET /v1/projects`,
+//! Projects (docs/api-keys.md, docs/api-tour.md): `POST/GET /v1/projects`,
 //! `GET/PATCH/DELETE /v1/projects/{projectId}`. The operator manages them;
 //! a key may read its own project.
 

@@ -1,4 +1,4 @@
-//! The WebSocket search (SPEC 4): `GET /v1/search?ticket=<token>`.
+//! The WebSocket search (docs/searching.md): `GET /v1/search?ticket=<token>`.
 //!
 //! The search is added to its pool before the upgrade, so a refused start
 //! answers an ordinary problem (`401`, `409`, `429`). Then the socket gets

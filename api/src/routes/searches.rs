@@ -1,4 +1,4 @@
-//! REST searches (SPEC 4), for clients that cannot hold a WebSocket:
+//! REST searches (docs/searching.md), for clients that cannot hold a WebSocket:
 //! `POST /v1/searches` `{"ticket"}` starts one; `GET/DELETE
 //! /v1/searches/{ticketId}` with `Authorization: Ticket <token>` polls or
 //! cancels it. A search not polled for `rest_poll_timeout` (30 s) ends

@@ -1,4 +1,4 @@
-//! Service routes (SPEC 7): `/healthz`, `/readyz`, `/metrics`.
+//! Service routes (docs/api-tour.md): `/healthz`, `/readyz`, `/metrics`.
 
 use crate::problem::{KeepBody, UNAVAILABLE_RETRY_AFTER_SECONDS};
 use crate::state::AppState;

@@ -1,4 +1,4 @@
-//! Tickets, studio side (SPEC 4): `POST /v1/projects/{projectId}/tickets`
+//! Tickets, studio side (docs/searching.md): `POST /v1/projects/{projectId}/tickets`
 //! (generate), `GET/DELETE …/tickets/{ticketId}` (status, cancel) and
 //! `DELETE …/players/{playerId}/searches` (end all of a player's searches).
 //! API key of the project (or the operator); another project's ticket

@@ -1,4 +1,4 @@
-//! Tiers (SPEC 2, 7): `GET /v1/tiers`, `GET/PUT /v1/tiers/{tier}`; operator only.
+//! Tiers (docs/game-modes.md#tier-limits, docs/api-tour.md): `GET /v1/tiers`, `GET/PUT /v1/tiers/{tier}`; operator only.
 
 use crate::auth::{Caller, Operator};
 use crate::extract::ApiJson;

@@ -1,4 +1,4 @@
-//! OpenAPI schemas of the webhook bodies (SPEC 6): `match.made`,
+//! OpenAPI schemas of the webhook bodies (docs/webhook-events.md): `match.made`,
 //! `match.backfilled` and `webhook.test`, as the worker serialises them
 //! (`matchplane_webhook::Event`, tagged by `type`). Only the envelopes
 //! live here; their teams and quality are the webhook crate's own types

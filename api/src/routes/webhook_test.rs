@@ -1,10 +1,10 @@
-//! `POST /v1/projects/{projectId}/game-modes/{name}/webhook/test` (SPEC 6):
+//! `POST /v1/projects/{projectId}/game-modes/{name}/webhook/test` (docs/webhook-events.md):
 //! sends a signed `webhook.test` event to the mode's webhook now, from this
 //! process, with `matchplane-webhook`'s deliverer (the worker's signing, 5 s
 //! timeout, SSRF check at delivery), and answers the attempt. API key of the
 //! project.
 //!
-//! The attempt is logged like a queued delivery's (SPEC 6, every attempt
+//! The attempt is logged like a queued delivery's (docs/webhooks.md, every attempt
 //! logged): a finished `webhook.test` delivery with its one attempt, listed
 //! by `GET …/game-modes/{name}/deliveries`.
 

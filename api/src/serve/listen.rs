@@ -1,5 +1,5 @@
 //! The HTTP server loop: hyper under our own accept loop, so that a
-//! connection cannot be held open by sending nothing (SPEC 15: one client
+//! connection cannot be held open by sending nothing (docs/game-modes.md#thin-pools-smaller-matches-and-bots: one client
 //! never stalls the instance).
 //!
 //! - **Header read timeout** ([`ConnectionLimits::header_read_timeout`]): a

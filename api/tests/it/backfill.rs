@@ -262,7 +262,7 @@ async fn a_request_expires_after_its_ttl(backend: Backend) {
     assert_eq!(next.status, StatusCode::CREATED, "{}", next.body);
 }
 
-/// A retried open (`Idempotency-Key`, SPEC 15) gets the first answer, not
+/// A retried open (`Idempotency-Key`, docs/backfill.md) gets the first answer, not
 /// `BACKFILL_ALREADY_OPEN`; without the key a second open is refused.
 async fn a_retried_open_gets_the_first_answer(backend: Backend) {
     let (t, p, key, m) = setup(backend, json!({"enabled": true, "ttlSeconds": 60})).await;

@@ -1,4 +1,4 @@
-//! Every transport-level error is a SPEC 7 problem: bad JSON (400, naming
+//! Every transport-level error is a docs/error-codes.md problem: bad JSON (400, naming
 //! where), wrong content type (415), body over 64 KiB (413), unknown route
 //! (404), wrong method (405), rate limit (429 + Retry-After).
 

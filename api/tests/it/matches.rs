@@ -214,7 +214,7 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
         .unwrap()
         .starts_with("tst_"));
 
-    // The test attempt is logged like every other (SPEC 6), under the mode.
+    // The test attempt is logged like every other (docs/webhook-events.md), under the mode.
     let logged = t
         .call(
             Method::GET,

@@ -1,4 +1,4 @@
-//! Retention (SPEC 2, 14): each tier's `retentionDays` (seeded, validated,
+//! Retention (docs/game-modes.md#tier-limits, docs/deployment.md#scaling): each tier's `retentionDays` (seeded, validated,
 //! shown), and the worker's pruning of what is older, which never keeps the
 //! API waiting: a large prune runs while the API lists matches, reads one
 //! and generates tickets, every request answers, and each within a generous

@@ -1,4 +1,4 @@
-//! Webhook URL safety at configuration (SPEC 3, `INVALID_WEBHOOK_URL`).
+//! Webhook URL safety at configuration (docs/game-modes.md, `INVALID_WEBHOOK_URL`).
 
 use crate::common::{mode, Backend, TestApp};
 use crate::on_both;

@@ -1,4 +1,4 @@
-//! A backfill round trip with the worker (SPEC 10, 15): the studio asks
+//! A backfill round trip with the worker (docs/backfill.md): the studio asks
 //! for a replacement of a player who left; a waiting player is seated; the
 //! `match.backfilled` delivery carries the newcomer's ticket `data` byte for
 //! byte, as `match.made` does; the newcomer's own view carries it with

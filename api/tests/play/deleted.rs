@@ -1,5 +1,5 @@
 //! A deleted game mode's and a deleted project's live searches end as
-//! `failed` with `GAME_MODE_DISABLED` (SPEC 3) at the worker's next sweep
+//! `failed` with `GAME_MODE_DISABLED` (docs/game-modes.md) at the worker's next sweep
 //! (a running worker sweeps every second; here a pass runs right after the
 //! delete): their clients are told, and the project's live count goes back
 //! to zero.

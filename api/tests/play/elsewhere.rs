@@ -1,5 +1,5 @@
 //! A search started on another API instance than the one that generated its
-//! ticket: over REST and the WebSocket, with every error of SPEC 4 (the start
+//! ticket: over REST and the WebSocket, with every error of docs/searching.md (the start
 //! script's path on Redis), and, on Redis, what a start costs in commands.
 
 use crate::harness::{call, duel, fast, redis_url, set_free_quota, solo, Instance, Pools, TestApp};

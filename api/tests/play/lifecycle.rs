@@ -1,4 +1,4 @@
-//! A made match's lifecycle from the studio's side (SPEC 9, 15): release
+//! A made match's lifecycle from the studio's side (docs/acceptance.md): release
 //! within the window (`RELEASE_WINDOW_CLOSED` after it, or on a match not
 //! made), the released tickets searching again with their first
 //! `queuedAt`, assignment (each player's own data merged over the match's,

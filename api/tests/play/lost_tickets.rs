@@ -1,4 +1,4 @@
-//! A matched ticket stays readable when Redis loses its data (SPEC 15): the
+//! A matched ticket stays readable when Redis loses its data (docs/architecture.md#where-each-rule-lives): the
 //! worker keeps each seated ticket's token hash with the stored match, so
 //! the REST poll and the studio's ticket status still answer `matched`
 //! with the match, a start with it (REST or WebSocket) is refused as matched, and a wrong token

@@ -1,4 +1,4 @@
-//! Integration tests of tickets and searches (SPEC 4): every test runs on
+//! Integration tests of tickets and searches (docs/searching.md): every test runs on
 //! the Redis pool and ticket stores (real Redis at
 //! `MATCHPLANE_TEST_REDIS_URL`, a random
 //! key prefix per test) and on the memory stores, with the control plane on

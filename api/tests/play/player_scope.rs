@@ -1,4 +1,4 @@
-//! `playerSearchScope` (SPEC 9) through the API on both pool stores: set
+//! `playerSearchScope` (docs/acceptance.md) through the API on both pool stores: set
 //! with `PATCH /v1/projects/{projectId}/settings`, it makes a player
 //! searching (or proposed) in one mode get `409 PLAYER_ALREADY_SEARCHING`
 //! with the live `ticketId` and its `gameMode` in every other mode, at

@@ -1,4 +1,4 @@
-//! Starting searches: the errors of SPEC 4 on the REST start (the WebSocket
+//! Starting searches: the errors of docs/searching.md on the REST start (the WebSocket
 //! start shares the code, see `ws`), and searching again after an end.
 
 use crate::harness::{duel, fast, set_free_quota, solo, Pools, TestApp};

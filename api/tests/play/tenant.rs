@@ -77,7 +77,7 @@ async fn status_follows_the_search(pools: Pools) {
         a.body
     );
     assert_eq!(a.body["waitingReason"], reason);
-    // A REST search has no ping: the field is there, null (SPEC 4 lists it
+    // A REST search has no ping: the field is there, null (docs/searching.md lists it
     // in every status).
     assert!(
         a.body["pingMs"].is_null() && a.body.get("pingMs").is_some(),

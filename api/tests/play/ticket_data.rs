@@ -1,4 +1,4 @@
-//! A ticket's `attributes.data` reaches its match byte for byte (SPEC 4,
+//! A ticket's `attributes.data` reaches its match byte for byte (docs/searching.md,
 //! 15): the `match.made` webhook body, the studio's match view and ticket
 //! status carry each player's data as sent; the player's own view carries
 //! its own data and nobody else's.

@@ -1,4 +1,4 @@
-//! `POST /v1/projects/{projectId}/tickets`: the answer and every SPEC 4 error.
+//! `POST /v1/projects/{projectId}/tickets`: the answer and every docs/searching.md error.
 
 use crate::harness::{duel, fast, solo, Pools, TestApp, OPERATOR};
 use crate::on_both_pools;

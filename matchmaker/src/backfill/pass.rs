@@ -225,7 +225,7 @@ pub struct CycleWithFills {
 }
 
 /// Runs one cycle of `config` over `pool` at `now`, serving `backfills`
-/// before new matches form (SPEC 10). Without open backfills it is exactly
+/// before new matches form (docs/backfill.md). Without open backfills it is exactly
 /// [`run_cycle`].
 pub fn run_cycle_with_backfills(
     config: &GameModeConfig,

@@ -1,4 +1,4 @@
-//! Group building (SPEC 5.2-5.5): which candidates form a match.
+//! Group building (docs/game-modes.md#how-a-cycle-forms-matches, docs/game-modes.md#fifo): which candidates form a match.
 //!
 //! Anchors are tried longest-waiting first. For MMR and Ping, a group grows
 //! from its anchor by taking the nearest unmatched candidate by value (MMR
@@ -19,10 +19,10 @@
 //! fit by seats.
 //!
 //! The [`Grouper`] keeps that state across the passes of one cycle (full
-//! shape, then relaxed shapes, settled flexible shapes and bots, SPEC 11):
+//! shape, then relaxed shapes, settled flexible shapes and bots, docs/game-modes.md#thin-pools-smaller-matches-and-bots):
 //! the list is built once, and each pass tries anchors against a target
 //! shape. It also keeps, per candidate, the seats of the largest group any
-//! try built around or with it (`found`, SPEC 15).
+//! try built around or with it (`found`, docs/architecture.md#where-each-rule-lives).
 
 use crate::candidate::{order_key, Candidate};
 use crate::reasons::WaitingReason;
@@ -138,7 +138,7 @@ pub struct Grouper<'a> {
     alive_seats: u64,
     found: Vec<u32>,
     sizes: Vec<u32>,
-    /// The region rule (SPEC 12), when the mode has `regions`.
+    /// The region rule (docs/regions.md), when the mode has `regions`.
     regions: Option<&'a RegionTable>,
     /// Regions shared by the group being grown (bit words).
     group_regions: Vec<u64>,

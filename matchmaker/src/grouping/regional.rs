@@ -1,4 +1,4 @@
-//! The region rule inside group building (SPEC 12): a joiner must share a
+//! The region rule inside group building (docs/regions.md): a joiner must share a
 //! region with the group within every member's own ceiling. With regions,
 //! a group grows in each region its anchor reaches, nearest first.
 
@@ -8,7 +8,7 @@ use crate::regions::RegionTable;
 
 impl<'a> Grouper<'a> {
     /// Adds the region rule: a joiner must share a region within every
-    /// member's ceiling with the group (SPEC 12).
+    /// member's ceiling with the group (docs/regions.md).
     pub fn with_regions(mut self, regions: Option<&'a RegionTable>) -> Self {
         self.regions = regions;
         if let (Some(t), false) = (regions, self.fifo) {

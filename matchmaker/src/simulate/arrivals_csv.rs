@@ -1,4 +1,4 @@
-//! Writing arrivals as `arrivalsCsv` text (SPEC 8), the format
+//! Writing arrivals as `arrivalsCsv` text (docs/simulate.md), the format
 //! [`super::parse_arrivals_csv`] reads back: a mode's recording is served
 //! this way (`GET …/game-modes/{name}/recording`), with the `event`
 //! column saying `start` or `cancel`.

@@ -1,4 +1,4 @@
-//! The virtual-time loop of SPEC 8.
+//! The virtual-time loop of docs/simulate.md.
 
 use super::proposals::SimAnswer;
 use super::report::{Ended, Report, SimulatedMatch, SimulatedPlayer, Stats};

@@ -1,4 +1,4 @@
-//! `matchplane simulate` (SPEC 8): the real matching core in virtual time.
+//! `matchplane simulate` (docs/simulate.md): the real matching core in virtual time.
 //!
 //! Pure like the rest of the crate: the CLI reads files and hands their text
 //! in; [`run`] returns a [`Report`] whose JSON is byte-for-byte the same for

@@ -1,4 +1,4 @@
-//! Proposals in virtual time (SPEC 9 in `simulate`): with `acceptance` in
+//! Proposals in virtual time (docs/acceptance.md in `simulate`): with `acceptance` in
 //! the mode, each match a cycle forms is held as a proposal; its members
 //! answer as their arrival's `answer` says (`{"accept": false, "after":
 //! 3}`; default: accept at once), and the proposal closes by the core's rule
@@ -47,7 +47,7 @@ impl Default for SimAnswer {
     }
 }
 
-/// One proposal of the simulation (SPEC 15's `proposals`).
+/// One proposal of the simulation (docs/acceptance.md's `proposals`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulatedProposal {

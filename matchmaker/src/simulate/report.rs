@@ -1,4 +1,4 @@
-//! The simulation's output (SPEC 8).
+//! The simulation's output (docs/simulate.md).
 
 use super::stats::{Percentiles, Spread};
 use crate::reasons::WaitingStatus;
@@ -25,12 +25,12 @@ pub struct SimulatedMatch {
     pub match_shape: Vec<u32>,
     /// Seats open to backfill per team.
     pub seats_open: Vec<u32>,
-    /// The region the match is played in (SPEC 12); absent without `regions`.
+    /// The region the match is played in (docs/regions.md); absent without `regions`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
 }
 
-/// One seat of a simulated match (SPEC 15's `players`).
+/// One seat of a simulated match (docs/simulate.md's `players`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulatedPlayer {
@@ -51,7 +51,7 @@ pub struct SimulatedPlayer {
     pub data: Option<serde_json::Value>,
 }
 
-/// The `stats` block of SPEC 8.
+/// The `stats` block of docs/simulate.md.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stats {
@@ -74,7 +74,7 @@ pub struct Stats {
     /// Backfill figures; absent when no backfill opened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backfill: Option<super::BackfillStats>,
-    /// Acceptance figures (SPEC 9); absent in a mode without `acceptance`.
+    /// Acceptance figures (docs/acceptance.md); absent in a mode without `acceptance`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<super::AcceptanceStats>,
 }
@@ -87,11 +87,11 @@ pub struct Ended {
     pub player_id: String,
     /// Virtual time it ended (seconds).
     pub at: f64,
-    /// SPEC code (`failed`) or `EXPIRED`.
+    /// documented code (`failed`) or `EXPIRED`.
     pub code: String,
 }
 
-/// Everything `matchplane simulate` prints (SPEC 8), plus the searches that
+/// Everything `matchplane simulate` prints (docs/simulate.md), plus the searches that
 /// failed or expired and the arrivals refused because the player was
 /// already searching.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -112,7 +112,7 @@ pub struct Report {
     /// Backfills opened by `leave` events, with their fills.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub backfills: Vec<super::SimulatedBackfill>,
-    /// Proposals (SPEC 9, a mode with `acceptance`) with their outcome, in
+    /// Proposals (docs/acceptance.md, a mode with `acceptance`) with their outcome, in
     /// the order proposed; absent without acceptance.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub proposals: Vec<super::SimulatedProposal>,

@@ -1,4 +1,4 @@
-//! Scenario files of SPEC 8 and their validation.
+//! Scenario files of docs/simulate.md and their validation.
 
 use crate::codes::Code;
 use crate::config::GameModeConfig;
@@ -8,7 +8,7 @@ use crate::tier::Tier;
 use crate::validation::{validate, FieldError};
 use serde::Deserialize;
 
-/// A scenario (SPEC 8), parsed and validated.
+/// A scenario (docs/simulate.md), parsed and validated.
 #[derive(Debug, Clone)]
 pub struct Scenario {
     /// The mode under test.
@@ -43,15 +43,15 @@ pub enum Event {
         ping_ms: Option<f64>,
         /// Party, if any.
         party: Option<Party>,
-        /// `latencies` of the ticket (SPEC 12), if any.
+        /// `latencies` of the ticket (docs/regions.md), if any.
         latencies: Option<crate::latency::Latencies>,
         /// `data` of the ticket: a JSON object of at most 4 KiB.
         data: Option<serde_json::Value>,
-        /// How the player answers a proposal (SPEC 9, in a mode with
+        /// How the player answers a proposal (docs/acceptance.md, in a mode with
         /// `acceptance`); `None`: accepts at once.
         answer: Option<super::proposals::SimAnswer>,
     },
-    /// The players leave the match they are in at `at` (SPEC 10); with
+    /// The players leave the match they are in at `at` (docs/backfill.md); with
     /// `backfill.enabled` their seats open to backfill.
     Leave {
         /// Virtual time (seconds).
@@ -77,7 +77,7 @@ impl Event {
     }
 }
 
-/// An invalid scenario: every failure, with SPEC codes (exit code 2).
+/// An invalid scenario: every failure, with documented codes (exit code 2).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("invalid scenario: {}", .0.iter().map(|e| format!("{} {}: {}", e.code, e.field, e.message)).collect::<Vec<_>>().join("; "))]
 pub struct ScenarioError(pub Vec<FieldError>);
@@ -175,9 +175,9 @@ impl Scenario {
     /// `arrivalsCsv` are added later with [`Scenario::add_events`].
     ///
     /// # Errors
-    /// [`ScenarioError`] listing every failure with its SPEC code:
+    /// [`ScenarioError`] listing every failure with its documented code:
     /// `VALIDATION_ERROR` for malformed JSON or fields, the tier-floor codes
-    /// of SPEC 3 for the mode, SPEC 4's ticket codes for arrivals.
+    /// of docs/game-modes.md for the mode, docs/searching.md's ticket codes for arrivals.
     pub fn parse(json: &str) -> Result<Self, ScenarioError> {
         let raw: RawScenario = serde_json::from_str(json).map_err(|e| {
             ScenarioError::one(
@@ -246,12 +246,12 @@ impl Scenario {
         }
     }
 
-    /// Checks `events` against the mode (SPEC 4's ticket rules) and adds
+    /// Checks `events` against the mode (docs/searching.md's ticket rules) and adds
     /// them, keeping every event sorted by `at` (stable). `source` names
     /// them in errors (`arrivals` or `arrivalsCsv`).
     ///
     /// # Errors
-    /// [`ScenarioError`] listing each bad event with its SPEC code.
+    /// [`ScenarioError`] listing each bad event with its documented code.
     pub fn add_events(&mut self, events: Vec<Event>, source: &str) -> Result<(), ScenarioError> {
         let mut errors = Vec::new();
         for (i, ev) in events.iter().enumerate() {
@@ -295,7 +295,7 @@ enum EventError {
     Fields(Vec<FieldError>),
 }
 
-/// Checks a ticket's `attributes.data` (SPEC 4): an object of at most
+/// Checks a ticket's `attributes.data` (docs/searching.md): an object of at most
 /// 4 KiB serialised.
 ///
 /// # Errors
@@ -375,7 +375,7 @@ impl RawEvent {
     }
 }
 
-/// Parses `arrivalsCsv` text (SPEC 8): header `at,playerId,mmr,pingMs,partyId,partyMembers`,
+/// Parses `arrivalsCsv` text (docs/simulate.md): header `at,playerId,mmr,pingMs,partyId,partyMembers`,
 /// members separated by `|`; empty cells are absent values. An optional
 /// `latencies` column is written `eu-west=31|us-east=110`, checked against
 /// the mode's `regions`. An optional `event` column (a mode's recording,
@@ -462,7 +462,7 @@ pub fn parse_arrivals_csv(
     Ok(events)
 }
 
-/// A CSV `latencies` cell, `eu-west=31|us-east=110`, checked as SPEC 12.
+/// A CSV `latencies` cell, `eu-west=31|us-east=110`, checked as docs/regions.md.
 fn csv_latencies(
     cell: &str,
     regions: Option<&crate::latency::Regions>,

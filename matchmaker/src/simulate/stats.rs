@@ -1,4 +1,4 @@
-//! Percentiles for the simulation's `stats` block (SPEC 8).
+//! Percentiles for the simulation's `stats` block (docs/simulate.md).
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Team assignment (SPEC 5.6): seating a full group into the match shape.
+//! Team assignment (docs/game-modes.md#teamassignment): seating a full group into the match shape.
 //!
 //! A *unit* is what sits whole on one team: a party with keep-together, a
 //! single player otherwise. Every function here takes the units' seat
@@ -25,7 +25,7 @@ use rand::RngCore;
 mod exact;
 use exact::branch_and_bound;
 
-/// Largest number of units [`balanced`] seats exactly (SPEC 5.6).
+/// Largest number of units [`balanced`] seats exactly (docs/game-modes.md#teamassignment).
 pub const EXACT_LIMIT: usize = 20;
 
 /// Search-node budget of the exact packing and balancing searches. It is
@@ -201,7 +201,7 @@ fn by_value_desc(units: &[Unit]) -> Vec<usize> {
     order
 }
 
-/// Snake-draft seating (SPEC 5.6): sort by value descending and deal
+/// Snake-draft seating (docs/game-modes.md#teamassignment): sort by value descending and deal
 /// `0,1,…,k-1,k-1,…,0,0,1,…`, skipping teams without room. `None` if the
 /// units cannot fill the teams exactly.
 pub fn snake(units: &[Unit], caps: &[u32]) -> Option<Vec<usize>> {
@@ -216,7 +216,7 @@ pub fn shuffled(units: &[Unit], caps: &[u32], rng: &mut dyn RngCore) -> Option<V
     deal(units, caps, &order, false)
 }
 
-/// Balanced seating (SPEC 5.6): the smallest spread of team means. Exact up
+/// Balanced seating (docs/game-modes.md#teamassignment): the smallest spread of team means. Exact up
 /// to [`EXACT_LIMIT`] units, otherwise snake improved by swaps; never worse
 /// than [`snake`]. `None` if the units cannot fill the teams exactly.
 pub fn balanced(units: &[Unit], caps: &[u32]) -> Option<Vec<usize>> {

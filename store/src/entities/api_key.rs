@@ -1,5 +1,5 @@
 //! `api_keys`: a project's keys. The key itself is never stored: only its
-//! SHA-256 (hex) and a short visible prefix to recognise it by (SPEC 2).
+//! SHA-256 (hex) and a short visible prefix to recognise it by (docs/api-keys.md).
 
 use sea_orm::entity::prelude::*;
 

@@ -1,5 +1,5 @@
 //! `backfills`: a studio's request to fill a running match's open seats
-//! (SPEC 10), written by the API and updated by the worker at each fill.
+//! (docs/backfill.md), written by the API and updated by the worker at each fill.
 
 use sea_orm::entity::prelude::*;
 

@@ -1,4 +1,4 @@
-//! `backfill_fills`: each fill of a backfill request (SPEC 10), written by
+//! `backfill_fills`: each fill of a backfill request (docs/backfill.md), written by
 //! the worker's outbox consumer with its `match.backfilled` delivery.
 
 use sea_orm::entity::prelude::*;

@@ -1,4 +1,4 @@
-//! `game_modes`: the current configuration of each mode (SPEC 3).
+//! `game_modes`: the current configuration of each mode (docs/game-modes.md).
 
 use sea_orm::entity::prelude::*;
 
@@ -13,7 +13,7 @@ pub struct Model {
     pub project_id: String,
     /// The mode's name, unique in the project.
     pub name: String,
-    /// The `GameModeConfig` JSON of SPEC 3, without server-set fields.
+    /// The `GameModeConfig` JSON of docs/game-modes.md, without server-set fields.
     #[sea_orm(column_type = "JsonBinary")]
     pub config: Json,
     /// Starts at 1, +1 on every change.
@@ -21,7 +21,7 @@ pub struct Model {
     /// `whsec_` + base64 of 32 random bytes.
     pub webhook_secret: String,
     /// The secret before the last rotation, still signing until
-    /// `previous_secret_expires_at` (SPEC 6: 24 hours).
+    /// `previous_secret_expires_at` (docs/webhook-events.md: 24 hours).
     pub previous_webhook_secret: Option<String>,
     /// End of the previous secret's grace period.
     pub previous_secret_expires_at: Option<DateTimeUtc>,

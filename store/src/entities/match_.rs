@@ -1,4 +1,4 @@
-//! `matches`: every match formed (SPEC 5.8), written by the worker.
+//! `matches`: every match formed (docs/architecture.md), written by the worker.
 
 use sea_orm::entity::prelude::*;
 
@@ -15,26 +15,26 @@ pub struct Model {
     pub game_mode: String,
     /// The mode's version the match was formed under.
     pub game_mode_version: i64,
-    /// The `teams` array of SPEC 6's body.
+    /// The `teams` array of docs/webhook-events.md's body.
     #[sea_orm(column_type = "JsonBinary")]
     pub teams: Json,
-    /// The `quality` object of SPEC 6's body.
+    /// The `quality` object of docs/webhook-events.md's body.
     #[sea_orm(column_type = "JsonBinary")]
     pub quality: Json,
     /// When the match was formed.
     pub created_at: DateTimeUtc,
-    /// The shape used, players per team (SPEC 11); `NULL` for matches
+    /// The shape used, players per team (docs/game-modes.md#thin-pools-smaller-matches-and-bots); `NULL` for matches
     /// stored before shapes were recorded.
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub match_shape: Option<Json>,
-    /// Seats open to backfill per team (SPEC 11); `NULL` as `match_shape`.
+    /// Seats open to backfill per team (docs/game-modes.md#thin-pools-smaller-matches-and-bots); `NULL` as `match_shape`.
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub seats_open: Option<Json>,
-    /// The region the match is played in (SPEC 12); `NULL` without `regions`.
+    /// The region the match is played in (docs/regions.md); `NULL` without `regions`.
     #[sea_orm(nullable)]
     pub region: Option<String>,
-    /// `proposed`, `made`, `cancelled`, `released` or `unassigned` (SPEC
-    /// 9, 15; see [`crate::repos::matches::status`]).
+    /// `proposed`, `made`, `cancelled`, `released` or `unassigned`
+    /// (docs/acceptance.md; see [`crate::repos::matches::status`]).
     pub status: String,
     /// A proposal's answer per ticket: JSON object ticketId → `accepted`,
     /// `declined`, `timeout` or `none`; `NULL` in a mode without acceptance.
@@ -45,7 +45,7 @@ pub struct Model {
     #[sea_orm(nullable)]
     pub made_at: Option<DateTimeUtc>,
     /// The studio's assignment (`{"connection", "data", "players"}`), once
-    /// posted (SPEC 9).
+    /// posted (docs/acceptance.md).
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub assignment: Option<Json>,
 }

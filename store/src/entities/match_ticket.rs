@@ -1,5 +1,5 @@
 //! `match_tickets`: each ticket seated in a stored match, with its token
-//! hash, written in the match's transaction (SPEC 15), so a matched ticket
+//! hash, written in the match's transaction (docs/architecture.md#where-each-rule-lives), so a matched ticket
 //! stays readable when the ticket store no longer holds its record.
 
 use sea_orm::entity::prelude::*;

@@ -1,4 +1,4 @@
-//! `mode_cycle_stats`: the last cycle's figures of each game mode (SPEC 7,
+//! `mode_cycle_stats`: the last cycle's figures of each game mode (docs/api-tour.md,
 //! `GET …/game-modes/{name}/stats`), replaced by the worker after every cycle.
 
 use sea_orm::entity::prelude::*;

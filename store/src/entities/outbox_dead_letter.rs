@@ -1,5 +1,5 @@
 //! `outbox_dead_letters`: outbox records the worker could not read as a
-//! match, kept as received before their entry was acknowledged (SPEC 5.8).
+//! match, kept as received before their entry was acknowledged (docs/architecture.md).
 
 use sea_orm::entity::prelude::*;
 

@@ -1,4 +1,4 @@
-//! `projects`: the tenants (SPEC 2).
+//! `projects`: the tenants (docs/api-keys.md).
 
 use sea_orm::entity::prelude::*;
 
@@ -13,7 +13,7 @@ pub struct Model {
     pub name: String,
     /// Name of the project's tier (`tiers.name`).
     pub tier: String,
-    /// `playerSearchScope` (SPEC 9): `mode` (the default) or `project`.
+    /// `playerSearchScope` (docs/acceptance.md): `mode` (the default) or `project`.
     pub player_search_scope: String,
     /// When the project was created.
     pub created_at: DateTimeUtc,

@@ -1,4 +1,4 @@
-//! `tiers`: the limits of a plan (SPEC 2), editable by the operator.
+//! `tiers`: the limits of a plan (docs/game-modes.md#tier-limits), editable by the operator.
 
 use sea_orm::entity::prelude::*;
 

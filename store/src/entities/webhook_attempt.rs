@@ -1,4 +1,4 @@
-//! `webhook_attempts`: one HTTP attempt of a delivery (SPEC 6).
+//! `webhook_attempts`: one HTTP attempt of a delivery (docs/webhooks.md).
 
 use sea_orm::entity::prelude::*;
 

@@ -1,4 +1,4 @@
-//! `webhook_deliveries`: one event to deliver and its retry state (SPEC 6).
+//! `webhook_deliveries`: one event to deliver and its retry state (docs/webhooks.md).
 
 use sea_orm::entity::prelude::*;
 

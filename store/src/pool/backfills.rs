@@ -1,6 +1,6 @@
 //! Open backfills in the pool store: the seats of running matches that the
 //! cycle may fill, kept beside the pool so that a fill is claimed in the
-//! same atomic step as its searches (SPEC 10).
+//! same atomic step as its searches (docs/backfill.md).
 //!
 //! Each backfill's live state is its [`OpenBackfill`] (what the cycle fits
 //! against) plus a status (`open`, `filled`, `closed`) and a `revision`

@@ -26,7 +26,7 @@
 //!   replica; its key layout and the reasons behind it are in [`redis`].
 //! - [`MemoryPoolStore`]: in-process, for `matchplane dev` and unit tests.
 //!
-//! The rules both keep (SPEC 4, 5.7, 5.8):
+//! The rules both keep (docs/searching.md, docs/architecture.md):
 //!
 //! - one live search per ticket and one per player per mode;
 //! - a project never holds more live searches than its tier allows, checked
@@ -244,11 +244,11 @@ pub trait PoolReads: Send + Sync {
     async fn projects_with_searches(&self) -> Result<Vec<String>, PoolError>;
 }
 
-/// Taking groups of searches into matches (SPEC 5.7), under the mode's
+/// Taking groups of searches into matches (docs/architecture.md), under the mode's
 /// lease ([`Leases`]), each match recorded in the mode's [`Outbox`].
 #[async_trait::async_trait]
 pub trait Claims: Send + Sync {
-    /// Claims a group atomically (SPEC 5.7): if `lease_token` is not `mode`'s
+    /// Claims a group atomically (docs/architecture.md): if `lease_token` is not `mode`'s
     /// current lease fencing token, nothing happens
     /// ([`ClaimOutcome::LeaseLost`]); if any ticket is no longer live, nothing
     /// is claimed ([`ClaimOutcome::Conflict`] lists those); otherwise every

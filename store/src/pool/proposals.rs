@@ -17,7 +17,7 @@ use matchplane_matchmaker::acceptance::{close, Answer, Fate, Member};
 
 use super::{ClaimOutcome, EndedSearch, ModeKey, PoolError};
 
-/// A group to hold as a proposal (the claim of SPEC 9).
+/// A group to hold as a proposal (the claim of docs/acceptance.md).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposalClaim {
     /// The group, as for a claim: its `match_id`, tickets, their players and

@@ -1,4 +1,4 @@
-//! Releasing a made match (SPEC 9, 15): the [`Releases`] part of the pool
+//! Releasing a made match (docs/acceptance.md): the [`Releases`] part of the pool
 //! store. A release turns each of the match's tickets' `matched` record into
 //! a `released` one carrying the ticket's first `queuedAt`, so the ticket
 //! may start a search again (until it expires) and resumes that wait: both

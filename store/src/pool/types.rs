@@ -34,7 +34,7 @@ pub enum Ended {
         match_id: String,
     },
     /// Its match was released by the studio (or not assigned in time,
-    /// SPEC 9): the ticket may search again until it expires, its search
+    /// docs/acceptance.md): the ticket may search again until it expires, its search
     /// resuming at the record's `queuedAt` (its first one).
     #[serde(rename_all = "camelCase")]
     Released {
@@ -45,9 +45,9 @@ pub enum Ended {
     Cancelled,
     /// Its deadline passed (ticket expiry or REST poll liveness).
     Expired,
-    /// Failed with a SPEC code (e.g. `GAME_MODE_DISABLED`).
+    /// Failed with a documented code (e.g. `GAME_MODE_DISABLED`).
     Failed {
-        /// The SPEC error code.
+        /// The documented error code.
         code: String,
         /// A human-readable explanation.
         message: String,
@@ -123,7 +123,7 @@ pub enum EndOutcome {
     Cancelled,
     /// See [`Ended::Expired`].
     Expired,
-    /// [`Ended::Expired`], with the reason kept in the record (SPEC 15:
+    /// [`Ended::Expired`], with the reason kept in the record (docs/searching.md#statuses:
     /// `PONG_TIMEOUT`, `REST_POLL_LAPSED`, `TICKET_TTL`).
     ExpiredFor {
         /// The reason code.
@@ -131,7 +131,7 @@ pub enum EndOutcome {
     },
     /// See [`Ended::Failed`].
     Failed {
-        /// The SPEC error code.
+        /// The documented error code.
         code: String,
         /// A human-readable explanation.
         message: String,
@@ -287,7 +287,7 @@ pub enum AddSearchError {
     Store(#[from] PoolError),
 }
 
-/// Where one player may hold one live search (SPEC 9, the project setting
+/// Where one player may hold one live search (docs/acceptance.md, the project setting
 /// `playerSearchScope`): the add steps of both stores enforce it
 /// atomically.
 #[derive(
@@ -295,7 +295,7 @@ pub enum AddSearchError {
 )]
 #[serde(rename_all = "camelCase")]
 pub enum PlayerSearchScope {
-    /// One live search per player per mode (SPEC 4): the default.
+    /// One live search per player per mode (docs/searching.md): the default.
     #[default]
     Mode,
     /// One live search per player in the whole project: a player searching

@@ -1,4 +1,4 @@
-//! API keys (SPEC 2): stored as SHA-256 hash + visible prefix, revocable.
+//! API keys (docs/api-keys.md): stored as SHA-256 hash + visible prefix, revocable.
 
 use crate::entities::api_key::{self, Entity as ApiKeys};
 use crate::repos::StoreError;

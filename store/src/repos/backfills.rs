@@ -1,4 +1,4 @@
-//! Backfill requests and their fills (SPEC 10): opened, replaced and
+//! Backfill requests and their fills (docs/backfill.md): opened, replaced and
 //! closed by the API, filled by the worker's outbox consumer.
 //!
 //! One open request per match: `open_match_id` carries the match id while
@@ -237,7 +237,7 @@ pub async fn record_fill<C: ConnectionTrait>(
     Ok(true)
 }
 
-/// A mode's backfill figures over a span (SPEC 10, the mode's stats).
+/// A mode's backfill figures over a span (docs/backfill.md, the mode's stats).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Figures {
     /// Requests open now (status `open`, not past their expiry).

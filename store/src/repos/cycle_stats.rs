@@ -1,4 +1,4 @@
-//! The last cycle's figures of each game mode (SPEC 7 stats), one row per
+//! The last cycle's figures of each game mode (docs/api-tour.md stats), one row per
 //! mode, replaced by the worker after each cycle.
 
 use crate::entities::mode_cycle_stat::{self, Entity as CycleStats};

@@ -1,4 +1,4 @@
-//! Outbox records the worker could not read as a match (SPEC 5.8), kept so
+//! Outbox records the worker could not read as a match (docs/architecture.md), kept so
 //! that acknowledging their outbox entry loses nothing. Written in the same
 //! transaction as the readable matches of their batch; an entry handed over
 //! twice is kept once (keyed by project, mode and outbox id).

@@ -1,4 +1,4 @@
-//! Webhook deliveries and their attempts (SPEC 6).
+//! Webhook deliveries and their attempts (docs/webhooks.md).
 //!
 //! A delivery is `pending` until an attempt succeeds (`succeeded`) or the
 //! schedule gives up (`failed`). Workers take due deliveries with

@@ -1,4 +1,4 @@
-//! Game modes (SPEC 3): current config, `version` +1 per change, and a
+//! Game modes (docs/game-modes.md): current config, `version` +1 per change, and a
 //! history row for every version ever committed.
 
 use crate::entities::game_mode::{self, Entity as GameModes};
@@ -12,7 +12,7 @@ use sea_orm::{
 use serde_json::Value;
 use std::collections::HashSet;
 
-/// How long a rotated-out webhook secret keeps signing (SPEC 6: 24 hours).
+/// How long a rotated-out webhook secret keeps signing (docs/webhook-events.md: 24 hours).
 pub const PREVIOUS_SECRET_GRACE: Duration = webhook_secrets::GRACE;
 
 /// The one way into a project's game modes.

@@ -1,4 +1,4 @@
-//! A match's lifecycle (SPEC 9, 15) in `matches.status`:
+//! A match's lifecycle (docs/acceptance.md, docs/searching.md#statuses) in `matches.status`:
 //!
 //! - [`PROPOSED`]: a proposal stored before its players are told, with each
 //!   ticket's answer `none`;
@@ -203,7 +203,7 @@ pub fn made_at(row: &match_::Model) -> DateTime<Utc> {
 
 /// Releases the made match `match_id` of `project_id` as `to`
 /// ([`RELEASED`] or [`UNASSIGNED`]) if it was made less than `window`
-/// before `now` (SPEC 15's window: max(120 s, `assignment.waitSeconds`)).
+/// before `now` (docs/acceptance.md's window: max(120 s, `assignment.waitSeconds`)).
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when the project has no such match,

@@ -1,4 +1,4 @@
-//! The tickets of stored matches, with their token hashes (SPEC 15):
+//! The tickets of stored matches, with their token hashes (docs/architecture.md#where-each-rule-lives):
 //! written by the worker in the match's transaction, read by the API when
 //! the ticket store has lost a matched ticket's record.
 

@@ -1,5 +1,5 @@
-//! Matches (SPEC 5.8): written once by the worker's outbox consumer, read by
-//! the matches routes (SPEC 7) and the mode stats.
+//! Matches (docs/architecture.md): written once by the worker's outbox consumer, read by
+//! the matches routes (docs/api-tour.md) and the mode stats.
 //!
 //! Match ids are `mat_<ulid>`, so their text order is their creation order:
 //! lists go newest first and page with the last id seen as the cursor.

@@ -1,4 +1,4 @@
-//! Projects (SPEC 2): the tenants, managed by the operator.
+//! Projects (docs/api-keys.md): the tenants, managed by the operator.
 
 use crate::entities::project::{self, Entity as Projects};
 use crate::entities::tier::Entity as Tiers;
@@ -103,7 +103,7 @@ pub fn player_search_scope(project: &project::Model) -> PlayerSearchScope {
     PlayerSearchScope::parse(&project.player_search_scope).unwrap_or_default()
 }
 
-/// Sets a project's `playerSearchScope` (SPEC 9).
+/// Sets a project's `playerSearchScope` (docs/acceptance.md).
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when there is no such project.

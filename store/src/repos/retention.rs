@@ -1,4 +1,4 @@
-//! Retention (SPEC 2, 14): the statements that delete a project's rows
+//! Retention (docs/api-keys.md, docs/deployment.md#scaling): the statements that delete a project's rows
 //! older than its tier's `retentionDays`, one small batch per call, for the
 //! worker's pruning loop (`matchplane_worker::retention`), which paces
 //! them.

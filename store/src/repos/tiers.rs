@@ -1,4 +1,4 @@
-//! Tiers (SPEC 2): read by everyone, changed by the operator.
+//! Tiers (docs/game-modes.md#tier-limits): read by everyone, changed by the operator.
 
 use crate::entities::tier::{self, Entity as Tiers};
 use crate::repos::StoreError;

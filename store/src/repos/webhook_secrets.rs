@@ -1,4 +1,4 @@
-//! Which webhook secrets of a game mode sign at a given time (SPEC 6).
+//! Which webhook secrets of a game mode sign at a given time (docs/webhook-events.md).
 //!
 //! A rotation replaces the current secret; the secret it replaced keeps
 //! signing for [`GRACE`] from that rotation. Every rotated-out secret keeps

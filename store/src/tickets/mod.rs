@@ -1,4 +1,4 @@
-//! Tickets (SPEC 4): what a studio's backend generates and a game client
+//! Tickets (docs/searching.md): what a studio's backend generates and a game client
 //! searches with.
 //!
 //! A ticket is immutable once generated: its project, mode, player, `mmr`,

@@ -57,7 +57,7 @@ pub struct TicketStart<'a> {
 #[derive(Debug, thiserror::Error)]
 pub enum StartSearchError {
     /// No such ticket in the project, not this token's, of another mode, or
-    /// expired (`TICKET_INVALID`): one error for all, as SPEC 4 asks.
+    /// expired (`TICKET_INVALID`): one error for all, as docs/searching.md asks.
     #[error("the ticket is unknown, expired or not this token's")]
     TicketInvalid,
     /// The pool refused the search (or the store failed).

@@ -1,4 +1,4 @@
-//! The messages a searching client receives (SPEC 4), as JSON text: the one
+//! The messages a searching client receives (docs/searching.md), as JSON text: the one
 //! protocol of a ticket's status channel, published by the worker
 //! (`matched`, `failed`, `expired`) and the API (`cancelled`, `expired`)
 //! with [`publish`], read back by the API's socket with
@@ -45,15 +45,15 @@ pub enum StatusMessage {
         /// Median of the last five round trips (milliseconds), once measured.
         #[cfg_attr(feature = "openapi", schema(minimum = 0))]
         ping_ms: Option<f64>,
-        /// The last cycle's reason (SPEC 5.9), once a cycle saw the search.
+        /// The last cycle's reason (docs/game-modes.md#why-a-player-is-still-waiting), once a cycle saw the search.
         #[cfg_attr(feature = "openapi", schema(value_type = Option<matchplane_matchmaker::reasons::SearchWaitingReason>))]
         waiting_reason: Option<Value>,
         /// Seats of the largest in-range group the last cycle built around
-        /// or with the search (SPEC 15); absent before a cycle saw it.
+        /// or with the search (docs/searching.md#statuses); absent before a cycle saw it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "openapi", schema(minimum = 0))]
         found: Option<u32>,
-        /// Seats of the smallest match its wait allows now (SPEC 15).
+        /// Seats of the smallest match its wait allows now (docs/searching.md#statuses).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "openapi", schema(minimum = 1))]
         needed: Option<u32>,
@@ -67,7 +67,7 @@ pub enum StatusMessage {
         #[cfg_attr(feature = "openapi", schema(schema_with = player_match_ref))]
         match_: matchplane_matchmaker::RawJson,
     },
-    /// Failed with a SPEC code: final.
+    /// Failed with a documented code: final.
     Failed {
         /// The error code, e.g. `GAME_MODE_DISABLED`.
         code: String,
@@ -105,7 +105,7 @@ pub enum StatusMessage {
     /// was open: searching again, with the wait (and so the widened range)
     /// kept. Not final.
     Requeued,
-    /// Where to play (assignment, SPEC 9): the match's `data` with the
+    /// Where to play (assignment, docs/acceptance.md): the match's `data` with the
     /// player's own merged over it. Final.
     Assigned {
         /// Where to connect (at most 512 bytes).

@@ -1,5 +1,5 @@
 //! Webhook delivery over real HTTP on loopback, checked by a receiver with
-//! its own implementation of the Standard Webhooks scheme (SPEC 6).
+//! its own implementation of the Standard Webhooks scheme (docs/webhook-events.md).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

@@ -1,4 +1,4 @@
-//! The SSRF check at delivery (SPEC 3): refused unless private webhooks are
+//! The SSRF check at delivery (docs/game-modes.md): refused unless private webhooks are
 //! allowed, on the address actually connected to; no redirect is followed.
 
 use crate::common::fixtures::{delivery, match_message, secret};

@@ -145,7 +145,7 @@ impl Answer {
         self.body["code"].as_str().unwrap_or("")
     }
 
-    /// Asserts an error answer is a SPEC 7 problem with `status` and `code`.
+    /// Asserts an error answer is a docs/error-codes.md problem with `status` and `code`.
     pub fn assert_problem(&self, status: StatusCode, code: &str) {
         assert_eq!(self.status, status, "body: {}", self.body);
         assert_eq!(self.code(), code, "body: {}", self.body);

@@ -2090,7 +2090,7 @@ export interface components {
             code: "MATCH_PENDING";
         };
         /**
-         * @description The `match.made` body (SPEC 6).
+         * @description The `match.made` body (docs/webhook-events.md).
          *
          *     In the OpenAPI document: component `MatchRecord` (the studio's view of
          *     a matched ticket's match; the webhook body adds `type`).
@@ -2116,7 +2116,7 @@ export interface components {
             /** @description `mat_…`, also the `webhook-id`. */
             matchId: string;
             /**
-             * @description The shape used, players per team (SPEC 11): the base shape, a
+             * @description The shape used, players per team (docs/game-modes.md#thin-pools-smaller-matches-and-bots): the base shape, a
              *     relaxed one, or a settled flexible match's team sizes; a bot match's
              *     is the base shape. Empty only in records made before it was kept.
              */
@@ -2126,7 +2126,7 @@ export interface components {
             /** @description How close the match is (over humans only). */
             quality: components["schemas"]["WebhookQuality"];
             /**
-             * @description The region the match is played in (SPEC 12); absent in modes
+             * @description The region the match is played in (docs/regions.md); absent in modes
              *     without `regions`.
              */
             region?: string | null;
@@ -2430,7 +2430,7 @@ export interface components {
          */
         PlayerMatchEntry: {
             /**
-             * @description `true` for a player a backfill seated (SPEC 10); absent otherwise.
+             * @description `true` for a player a backfill seated (docs/backfill.md); absent otherwise.
              * @default false
              */
             backfill: boolean;
@@ -3136,12 +3136,12 @@ export interface components {
             /**
              * Format: int64
              * @description Seats of the largest in-range group the last cycle built around
-             *     or with the search (SPEC 15); absent before a cycle saw it.
+             *     or with the search (docs/architecture.md#where-each-rule-lives); absent before a cycle saw it.
              */
             found?: number | null;
             /**
              * Format: int64
-             * @description Seats of the smallest match its wait allows now (SPEC 15).
+             * @description Seats of the smallest match its wait allows now (docs/architecture.md#where-each-rule-lives).
              */
             needed?: number | null;
             /**
@@ -3793,7 +3793,7 @@ export interface components {
              */
             url: string;
         };
-        /** @description A bot seat (SPEC 11): no player, no ticket, the humans' mean MMR. */
+        /** @description A bot seat (docs/game-modes.md#thin-pools-smaller-matches-and-bots): no player, no ticket, the humans' mean MMR. */
         WebhookBotSeat: {
             /** @description Always `true`. */
             bot: boolean;
@@ -3816,7 +3816,7 @@ export interface components {
             backfill?: boolean;
             /**
              * @description The ticket's `attributes.data`, exactly as the studio sent it
-             *     (SPEC 4); absent when the ticket had none. Filled by the outbox
+             *     (docs/searching.md); absent when the ticket had none. Filled by the outbox
              *     consumer from the ticket's record, never carried in the pool.
              */
             data?: Record<string, never>;
@@ -3849,7 +3849,7 @@ export interface components {
              */
             waitSeconds: number;
         };
-        /** @description Match quality figures (SPEC 8). */
+        /** @description Match quality figures (docs/simulate.md). */
         WebhookQuality: {
             /**
              * Format: double

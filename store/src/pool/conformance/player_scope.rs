@@ -1,4 +1,4 @@
-//! Cases of the `playerSearchScope` project setting (SPEC 9): with
+//! Cases of the `playerSearchScope` project setting (docs/acceptance.md): with
 //! `project`, one live search per player over all the project's modes,
 //! held or proposed, checked in the add step itself.
 

@@ -1,4 +1,4 @@
-//! Taking due deliveries and the life of one attempt (SPEC 6): the claim,
+//! Taking due deliveries and the life of one attempt (docs/webhooks.md): the claim,
 //! its lock (renewed while the attempt runs, compared by token at every
 //! write), the attempt logged before it is sent and completed after.
 

@@ -1,5 +1,5 @@
 -- Opens a backfill unless one is there under its id, replaces the roster
--- view of an open backfill, or closes it (SPEC 10), in one step with
+-- view of an open backfill, or closes it (docs/backfill.md), in one step with
 -- respect to fills (scripts/fill.lua).
 --
 -- KEYS: 1 backfills (roster views), 2 backfill_seats

@@ -1,4 +1,4 @@
--- Claims a batch of groups (SPEC 5.7, 5.8). Each group becomes one match on
+-- Claims a batch of groups (docs/architecture.md). Each group becomes one match on
 -- its own: all of its searches or none. Nothing at all happens unless the
 -- caller's fencing token is the mode's current lease. A claimed group's
 -- match record goes to the mode's outbox in this same step.

@@ -1,4 +1,4 @@
--- Claims one backfill fill (SPEC 10): nothing at all happens unless the
+-- Claims one backfill fill (docs/backfill.md): nothing at all happens unless the
 -- caller's fencing token is the mode's lease; nothing is claimed unless the
 -- backfill is open at the revision the fill was computed from, not expired
 -- and has the seats, and every search is live. Then, in this one step, the

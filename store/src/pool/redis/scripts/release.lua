@@ -1,4 +1,4 @@
--- Releases a made match's tickets (SPEC 9): each ticket whose ended record
+-- Releases a made match's tickets (docs/acceptance.md): each ticket whose ended record
 -- says it was matched into this match (or already released from it) gets
 -- a `released` record, with its first search's `queuedAt`, so it may start
 -- a search again and resume that wait (add_live in common.lua).
