@@ -9,7 +9,7 @@
 
 use matchplane_matchmaker::RawJson;
 use matchplane_store::entities::{match_, match_ticket};
-use matchplane_store::repos::{match_tickets, matches, StoreError};
+use matchplane_store::repos::{backfills, match_status, match_tickets, matches, StoreError};
 use matchplane_store::tickets::Ticket;
 use matchplane_webhook::payload::{Quality, Team};
 use matchplane_webhook::{player_match, MatchMade};
@@ -68,7 +68,12 @@ pub async fn stored_match(
         .flat_map(|t| &t.players)
         .find(|p| p.ticket_id == ticket_id);
     let wait_seconds = own.map(|p| p.wait_seconds);
-    let created = body.created_at.timestamp_micros() as f64 / 1e6;
+    // A player a backfill seated waited until its fill, not the match's
+    // creation (docs/backfill.md).
+    let seated = match own {
+        Some(own) if own.backfill => backfills::seated_at(db, project_id, match_id).await?,
+        _ => std::collections::HashMap::new(),
+    };
     let view = match reader {
         Reader::Player => player_match(&body, ticket_id),
         Reader::Studio => RawJson::of(&body).ok(),
@@ -92,7 +97,7 @@ pub async fn stored_match(
     };
     Ok(Some(StoredMatch {
         view,
-        queued_at: wait_seconds.map(|w| created - w),
+        queued_at: wait_seconds.map(|w| match_status::queued_at(&row, &seated, ticket_id, w)),
         wait_seconds,
         status: row.status.clone(),
         assignment,

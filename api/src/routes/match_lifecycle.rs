@@ -32,7 +32,7 @@ use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::match_;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::match_status::{self, AssignOutcome, ReleaseOutcome, RELEASED};
-use matchplane_store::repos::{match_tickets, matches};
+use matchplane_store::repos::{backfills, match_tickets, matches};
 use matchplane_store::tickets::{publish, StatusMessage};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -106,7 +106,8 @@ pub async fn release(
     // The same again on a repeated release: a failure after the status
     // changed is finished by the retry.
     let mode = ModeKey::new(&project_id, &row.game_mode);
-    let tickets = match_status::released_tickets(&row);
+    let seated = backfills::seated_at(&state.db, &project_id, &match_id).await?;
+    let tickets = match_status::released_tickets(&row, &seated);
     let now_secs = now.timestamp_micros() as f64 / 1e6;
     let freed = state
         .play

@@ -191,6 +191,41 @@ pub async fn fills<C: ConnectionTrait>(
         .await?)
 }
 
+/// When each player a fill seated in the match `match_id` of `project_id`
+/// was seated (ticket id to the fill's `createdAt`, Unix seconds): the
+/// instant its `waitSeconds` counts to, where the match's own players
+/// count to the match's `createdAt` (docs/backfill.md).
+///
+/// # Errors
+/// A database failure.
+pub async fn seated_at<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+) -> Result<std::collections::HashMap<String, f64>, StoreError> {
+    let rows = Fills::find()
+        .filter(backfill_fill::Column::ProjectId.eq(project_id))
+        .filter(backfill_fill::Column::MatchId.eq(match_id))
+        .all(db)
+        .await?;
+    let mut seated = std::collections::HashMap::new();
+    for row in rows {
+        let at = row.created_at.timestamp_micros() as f64 / 1e6;
+        let tickets = row
+            .teams
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|team| team.get("players")?.as_array())
+            .flatten()
+            .filter_map(|p| p.get("ticketId")?.as_str());
+        for ticket in tickets {
+            seated.insert(ticket.to_owned(), at);
+        }
+    }
+    Ok(seated)
+}
+
 /// Records a fill once (a record handed over twice changes nothing the
 /// second time): the fill row, and on its request the counts, the seats
 /// left and, with none left, `filled`. Returns whether this call stored it.
