@@ -104,6 +104,38 @@ pub async fn stored_match(
     }))
 }
 
+/// Frees `ticket` from its match `match_id` in the pool store (a
+/// `released` record with its first `queuedAt`) if the stored match was
+/// released or unassigned. The release's own steps store the status first
+/// and free the tickets after: a socket that reads the status in between
+/// (or after a worker stopped between the two) finishes its own part, so
+/// it searches again rather than being refused as still matched
+/// (docs/acceptance.md). Idempotent, as the release's.
+///
+/// # Errors
+/// A database or pool store failure.
+pub async fn free_released(
+    play: &super::Play,
+    db: &DatabaseConnection,
+    ticket: &Ticket,
+    match_id: &str,
+) -> Result<(), crate::problem::ApiError> {
+    let row = matches::get(db, &ticket.project_id, match_id).await?;
+    if row.status != match_status::RELEASED && row.status != match_status::UNASSIGNED {
+        return Ok(());
+    }
+    let seated = backfills::seated_at(db, &ticket.project_id, match_id).await?;
+    let own: Vec<_> = match_status::released_tickets(&row, &seated)
+        .into_iter()
+        .filter(|t| t.ticket_id == ticket.ticket_id)
+        .collect();
+    let mode = matchplane_store::pool::ModeKey::new(&ticket.project_id, &ticket.game_mode);
+    play.pool
+        .release_tickets(&mode, match_id, &own, super::unix_now())
+        .await?;
+    Ok(())
+}
+
 /// The ticket `ticket_id` of `project_id`: its record in the ticket store,
 /// or, when the store no longer holds it (Redis lost its data), the record
 /// kept with the stored match that seated it (`match_tickets`, with its

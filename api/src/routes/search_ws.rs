@@ -23,7 +23,7 @@
 //! `waitingReason` `MATCH_PENDING` and waits.
 
 use crate::extract::ApiQuery;
-use crate::play::matched::{matched_id, stored_match, Reader};
+use crate::play::matched::{free_released, matched_id, stored_match, Reader};
 use crate::play::start::{start_with_token, Started, Via};
 use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};
@@ -537,6 +537,10 @@ impl Held {
                 .is_err()
         {
             return false;
+        }
+        let freed = free_released(&self.play, &self.db, &self.started.ticket, &match_id).await;
+        if let Err(error) = freed {
+            tracing::warn!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "freeing a released match's ticket failed");
         }
         match start_with_token(&self.play, &self.db, &self.token, Via::WebSocket).await {
             Ok(started) => {
