@@ -27,7 +27,9 @@ pub struct Started {
     pub ticket: Ticket,
     /// The pool it waits in.
     pub mode: ModeKey,
-    /// When it started (Unix seconds).
+    /// When it started (Unix seconds), by the start's clock. A ticket
+    /// whose match was released resumes its first search's `queuedAt` in
+    /// the pool instead; a reader that shows it takes it from there.
     pub queued_at: f64,
 }
 

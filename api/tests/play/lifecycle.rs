@@ -400,7 +400,7 @@ async fn a_release_during_the_assignment_wait_requeues_the_connected_players(poo
     t.mode(&p, &key, assigning(60)).await;
     let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
     // b leaves the wait; a stays connected.
-    let (b, _, b_ws, _) = sockets.pop().unwrap();
+    let (b, b_token, b_ws, b_queued) = sockets.pop().unwrap();
     drop(b_ws);
     let released = release(&t, &p, &key, &match_id).await;
     assert_eq!(released.status, StatusCode::OK, "{}", released.body);
@@ -411,6 +411,14 @@ async fn a_release_during_the_assignment_wait_requeues_the_connected_players(poo
     assert!((queued_at(&status) - *a_queued).abs() < 0.002, "{status}");
     let status = t.status(&p, &key, &b).await.body;
     assert_eq!(status["status"], "released", "{status}");
+    // b comes back with a new socket: its search resumes its first wait,
+    // and the socket's `searching` says so (docs/searching.md).
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut b_ws = connect(addr, &b_token).await;
+    let hello = until(&mut b_ws, "searching").await;
+    assert!((queued_at(&hello) - b_queued).abs() < 0.002, "{hello}");
+    let status = t.status(&p, &key, &b).await.body;
+    assert!((queued_at(&status) - b_queued).abs() < 0.002, "{status}");
 }
 
 async fn the_assignment_timeout_unassigns_and_requeues(pools: Pools) {
