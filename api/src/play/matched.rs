@@ -62,6 +62,8 @@ pub async fn stored_match(
     let mut body = body_of_row(&row).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let tickets = match_tickets::of_matches(db, project_id, &[match_id]).await?;
     fill_data(&mut body.teams, &tickets);
+    let current = backfills::current_rosters(db, project_id, &[match_id]).await?;
+    mark_left(&mut body.teams, current.get(match_id));
     let own = body
         .teams
         .iter()
@@ -203,6 +205,16 @@ pub fn fill_data(teams: &mut [Team], tickets: &[match_ticket::Model]) {
         if let Some(text) = data.get(player.ticket_id.as_str()) {
             player.data = RawJson::from_text(*text).ok();
         }
+    }
+}
+
+/// Marks `left` each player of `teams` that `current` (the match's players
+/// now, from [`backfills::current_rosters`]) does not list; `None` (no
+/// backfill request named the match) leaves every player in.
+pub fn mark_left(teams: &mut [Team], current: Option<&std::collections::HashSet<String>>) {
+    let Some(current) = current else { return };
+    for player in teams.iter_mut().flat_map(|team| &mut team.players) {
+        player.left = !current.contains(&player.player_id);
     }
 }
 

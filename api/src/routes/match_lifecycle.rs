@@ -55,7 +55,8 @@ pub const RELEASES: &str = "matchplane_match_releases_total";
 /// The view of `row` with its tickets' `data`.
 async fn view_of(state: &AppState, row: match_::Model) -> Result<MatchView, ApiError> {
     let tickets = match_tickets::of_matches(&state.db, &row.project_id, &[&row.id]).await?;
-    MatchView::of(row, &tickets)
+    let current = backfills::current_rosters(&state.db, &row.project_id, &[&row.id]).await?;
+    MatchView::of(row, &tickets, &current)
 }
 
 /// Releases a made match the studio cannot host.

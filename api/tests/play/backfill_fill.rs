@@ -172,6 +172,54 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
         "{cy_text}"
     );
 
+    // Bo, whom the studio's roster no longer lists, is not on cy's team
+    // in cy's view; the studio's views keep it marked `left`, so no team
+    // counts more players in the match than its seats (docs/backfill.md).
+    let other = usize::try_from(1 - ana_team).unwrap();
+    assert_eq!(cy_view["match"]["teams"][other], json!(["cy"]), "{cy_text}");
+    assert_eq!(
+        cy_view["match"]["teams"][1 - other],
+        json!(["ana"]),
+        "{cy_text}"
+    );
+    let studio = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches/{match_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    let players = studio.body["teams"][other]["players"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let left: Vec<(&str, bool)> = players
+        .iter()
+        .map(|p| (p["playerId"].as_str().unwrap(), p["left"] == json!(true)))
+        .collect();
+    assert_eq!(left, [("bo", true), ("cy", false)], "{}", studio.body);
+    let listed = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(
+        listed.body["items"][0]["teams"][other]["players"],
+        json!(players),
+        "{}",
+        listed.body
+    );
+    let ticket = t.status(&p, &key, &cy).await.body;
+    assert_eq!(
+        ticket["match"]["teams"][other]["players"],
+        json!(players),
+        "{ticket}"
+    );
+
     // The fill's delivery: cy's data as sent, in cy's entry only.
     let stored = deliveries::of_match(&t.db, &p, &match_id).await.unwrap();
     let fill: Vec<_> = stored
