@@ -21,9 +21,7 @@ use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webho
 use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries::{self, PENDING};
-use matchplane_store::repos::{
-    backfills, dead_letters, game_modes, match_tickets, matches, StoreError,
-};
+use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
 use matchplane_webhook::{Event, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
@@ -132,7 +130,7 @@ impl Recorder<'_> {
         let mut fill_seats_of = Vec::new();
         let mut fills = Vec::new();
         let mut cancelled = Vec::new();
-        let webhook = webhook && Box::pin(self.mode_exists(mode)).await;
+        let webhook = webhook && Box::pin(crate::modes::still_exists(self.db, mode)).await;
         for entry in entries {
             // A cancelled proposal's closing: its row's status and answers.
             if let Some(closed) = CancelledProposal::parse(&entry.record_json) {
@@ -261,22 +259,6 @@ impl Recorder<'_> {
     ///
     /// # Errors
     /// A ticket store failure.
-    /// Whether `mode` still exists. A match claimed just before its mode
-    /// was deleted (a proposal everyone accepted, a cycle's last claim)
-    /// is stored as made, but the deleted mode has no endpoint: no webhook
-    /// is queued for it, and that is logged (docs/webhooks.md, 'A deleted
-    /// mode'). A failed read counts as existing: the delivery then says.
-    async fn mode_exists(&self, mode: &ModeKey) -> bool {
-        match game_modes::get(self.db, &mode.project_id, &mode.mode).await {
-            Err(StoreError::NotFound) => {
-                tracing::info!(project_id = %mode.project_id, game_mode = %mode.mode,
-                    "the game mode was deleted: its last matches are stored without a webhook");
-                false
-            }
-            _ => true,
-        }
-    }
-
     async fn seated(
         &self,
         mode: &ModeKey,

@@ -24,7 +24,7 @@
 
 use crate::extract::ApiQuery;
 use crate::play::matched::{free_released, matched_id, stored_match, Reader};
-use crate::play::start::{start_with_token, Started, Via};
+use crate::play::start::{resume_queued_at, start_with_token, Started, Via};
 use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};
 use crate::problem::{ApiError, Problem};
@@ -170,7 +170,7 @@ async fn hold(
         last_pong: Instant::now(),
         last_status: None,
     };
-    Box::pin(held.resume_queued_at()).await;
+    Box::pin(resume_queued_at(&held.play, &mut held.started)).await;
     let hello = StatusMessage::Searching {
         ticket_id: held.started.ticket.ticket_id.clone(),
         game_mode: held.started.ticket.game_mode.clone(),
@@ -254,26 +254,6 @@ enum Check {
 }
 
 impl Held {
-    /// Takes the search's `queuedAt` from the pool: a start of a ticket
-    /// whose match was released resumes its first search's wait there
-    /// (docs/searching.md), where the start itself only knows its own
-    /// clock. A failed read keeps the start's.
-    async fn resume_queued_at(&mut self) {
-        let ticket = &self.started.ticket.ticket_id;
-        match self
-            .play
-            .pool
-            .search_state(&self.started.mode, ticket)
-            .await
-        {
-            Ok(Some(SearchState::Live(live))) => self.started.queued_at = live.search.queued_at,
-            Ok(_) => {}
-            Err(error) => {
-                tracing::warn!(%error, ticket_id = %ticket, "reading a started search failed");
-            }
-        }
-    }
-
     async fn pong(&mut self, payload: &[u8]) {
         // Any Pong shows the client is there, whatever its payload.
         self.last_pong = Instant::now();
@@ -566,7 +546,7 @@ impl Held {
         match start_with_token(&self.play, &self.db, &self.token, Via::WebSocket).await {
             Ok(started) => {
                 self.started = started;
-                self.resume_queued_at().await;
+                resume_queued_at(&self.play, &mut self.started).await;
                 self.last_status = None;
                 self.last_pong = Instant::now();
                 socket
