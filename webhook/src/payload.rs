@@ -217,6 +217,11 @@ pub struct Player {
     /// absent for the match's own players.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub backfill: bool,
+    /// `true` for a player the studio's latest backfill roster no longer
+    /// lists (it left the running match); absent otherwise. Only the match
+    /// views carry it (docs/backfill.md), never a webhook body.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left: bool,
 }
 
 /// Match quality figures (docs/simulate.md).
@@ -315,6 +320,7 @@ impl From<&MatchedPlayer> for Player {
             latency_ms: player.latency_ms,
             data: None,
             backfill: false,
+            left: false,
         }
     }
 }

@@ -93,7 +93,13 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<RawJson> {
         teams: body
             .teams
             .iter()
-            .map(|t| t.players.iter().map(|p| p.player_id.as_str()).collect())
+            .map(|t| {
+                t.players
+                    .iter()
+                    .filter(|p| !p.left)
+                    .map(|p| p.player_id.as_str())
+                    .collect()
+            })
             .collect(),
         player: OwnEntry {
             player_id: &own.player_id,

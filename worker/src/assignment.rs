@@ -11,6 +11,7 @@ use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use matchplane_store::pool::{ModeKey, PoolStore};
+use matchplane_store::repos::backfills;
 use matchplane_store::repos::match_status::{self, ReleaseOutcome, UNASSIGNED};
 use matchplane_store::tickets::{publish, StatusMessage};
 use sea_orm::DatabaseConnection;
@@ -57,7 +58,8 @@ pub async fn time_out(
         };
         released += 1;
         crate::metrics::released(mode, UNASSIGNED);
-        let tickets = match_status::released_tickets(&row);
+        let seated = backfills::seated_at(db, &mode.project_id, &row.id).await?;
+        let tickets = match_status::released_tickets(&row, &seated);
         let freed = pool
             .release_tickets(mode, &row.id, &tickets, now_secs)
             .await?;

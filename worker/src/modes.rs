@@ -304,3 +304,19 @@ impl Catalogue {
         Ok(changes)
     }
 }
+
+/// Whether `mode` still exists. A match claimed just before its mode was
+/// deleted (a proposal everyone accepted, a cycle's last claim) is stored
+/// as made, but the deleted mode has no endpoint: the recorder queues no
+/// webhook for it, and that is logged here (docs/webhooks.md, 'A deleted
+/// mode'). A failed read counts as existing: the delivery then says.
+pub(crate) async fn still_exists(db: &DatabaseConnection, mode: &ModeKey) -> bool {
+    match game_modes::get(db, &mode.project_id, &mode.mode).await {
+        Err(StoreError::NotFound) => {
+            tracing::info!(project_id = %mode.project_id, game_mode = %mode.mode,
+                "the game mode was deleted: its last matches are stored without a webhook");
+            false
+        }
+        _ => true,
+    }
+}

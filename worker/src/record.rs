@@ -127,6 +127,7 @@ impl Recorder<'_> {
         let mut fill_seats_of = Vec::new();
         let mut fills = Vec::new();
         let mut cancelled = Vec::new();
+        let webhook = webhook && Box::pin(crate::modes::still_exists(self.db, mode)).await;
         for entry in entries {
             // A cancelled proposal's closing: its row's status and answers.
             if let Some(closed) = CancelledProposal::parse(&entry.record_json) {

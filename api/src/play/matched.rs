@@ -9,7 +9,7 @@
 
 use matchplane_matchmaker::{Attributes, RawJson};
 use matchplane_store::entities::{match_, match_ticket};
-use matchplane_store::repos::{match_tickets, matches, StoreError};
+use matchplane_store::repos::{backfills, match_status, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{NewTicket, Ticket};
 use matchplane_webhook::payload::{Quality, Team};
 use matchplane_webhook::{player_match, MatchMade};
@@ -62,13 +62,20 @@ pub async fn stored_match(
     let mut body = body_of_row(&row).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let tickets = match_tickets::of_matches(db, project_id, &[match_id]).await?;
     fill_data(&mut body.teams, &tickets);
+    let current = backfills::current_rosters(db, project_id, &[match_id]).await?;
+    mark_left(&mut body.teams, current.get(match_id));
     let own = body
         .teams
         .iter()
         .flat_map(|t| &t.players)
         .find(|p| p.ticket_id == ticket_id);
     let wait_seconds = own.map(|p| p.wait_seconds);
-    let created = body.created_at.timestamp_micros() as f64 / 1e6;
+    // A player a backfill seated waited until its fill, not the match's
+    // creation (docs/backfill.md).
+    let seated = match own {
+        Some(own) if own.backfill => backfills::seated_at(db, project_id, match_id).await?,
+        _ => std::collections::HashMap::new(),
+    };
     let view = match reader {
         Reader::Player => player_match(&body, ticket_id),
         Reader::Studio => RawJson::of(&body).ok(),
@@ -92,11 +99,43 @@ pub async fn stored_match(
     };
     Ok(Some(StoredMatch {
         view,
-        queued_at: wait_seconds.map(|w| created - w),
+        queued_at: wait_seconds.map(|w| match_status::queued_at(&row, &seated, ticket_id, w)),
         wait_seconds,
         status: row.status.clone(),
         assignment,
     }))
+}
+
+/// Frees `ticket` from its match `match_id` in the pool store (a
+/// `released` record with its first `queuedAt`) if the stored match was
+/// released or unassigned. The release's own steps store the status first
+/// and free the tickets after: a socket that reads the status in between
+/// (or after a worker stopped between the two) finishes its own part, so
+/// it searches again rather than being refused as still matched
+/// (docs/acceptance.md). Idempotent, as the release's.
+///
+/// # Errors
+/// A database or pool store failure.
+pub async fn free_released(
+    play: &super::Play,
+    db: &DatabaseConnection,
+    ticket: &Ticket,
+    match_id: &str,
+) -> Result<(), crate::problem::ApiError> {
+    let row = matches::get(db, &ticket.project_id, match_id).await?;
+    if row.status != match_status::RELEASED && row.status != match_status::UNASSIGNED {
+        return Ok(());
+    }
+    let seated = backfills::seated_at(db, &ticket.project_id, match_id).await?;
+    let own: Vec<_> = match_status::released_tickets(&row, &seated)
+        .into_iter()
+        .filter(|t| t.ticket_id == ticket.ticket_id)
+        .collect();
+    let mode = matchplane_store::pool::ModeKey::new(&ticket.project_id, &ticket.game_mode);
+    play.pool
+        .release_tickets(&mode, match_id, &own, super::unix_now())
+        .await?;
+    Ok(())
 }
 
 /// The ticket `ticket_id` of `project_id`: its record in the ticket store,
@@ -165,6 +204,16 @@ pub fn fill_data(teams: &mut [Team], tickets: &[match_ticket::Model]) {
         if let Some(text) = data.get(player.ticket_id.as_str()) {
             player.data = RawJson::from_text(*text).ok();
         }
+    }
+}
+
+/// Marks `left` each player of `teams` that `current` (the match's players
+/// now, from [`backfills::current_rosters`]) does not list; `None` (no
+/// backfill request named the match) leaves every player in.
+pub fn mark_left(teams: &mut [Team], current: Option<&std::collections::HashSet<String>>) {
+    let Some(current) = current else { return };
+    for player in teams.iter_mut().flat_map(|team| &mut team.players) {
+        player.left = !current.contains(&player.player_id);
     }
 }
 

@@ -27,7 +27,9 @@ pub struct Started {
     pub ticket: Ticket,
     /// The pool it waits in.
     pub mode: ModeKey,
-    /// When it started (Unix seconds).
+    /// When it started (Unix seconds), by the start's clock. A ticket
+    /// whose match was released resumes its first search's `queuedAt` in
+    /// the pool instead; a reader that shows it takes it from there.
     pub queued_at: f64,
 }
 
@@ -345,4 +347,21 @@ pub async fn start(
     };
     crate::recording::started(play, &started).await;
     Ok(started)
+}
+
+/// Takes `started`'s `queuedAt` from the pool: a start of a ticket whose
+/// match was released resumes its first search's wait there
+/// (docs/searching.md), where the start itself only knows its own clock.
+/// A failed read keeps the start's.
+pub async fn resume_queued_at(play: &Play, started: &mut Started) {
+    let ticket = &started.ticket.ticket_id;
+    match play.pool.search_state(&started.mode, ticket).await {
+        Ok(Some(matchplane_store::pool::SearchState::Live(live))) => {
+            started.queued_at = live.search.queued_at;
+        }
+        Ok(_) => {}
+        Err(error) => {
+            tracing::warn!(%error, ticket_id = %ticket, "reading a started search failed");
+        }
+    }
 }

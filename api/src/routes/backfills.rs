@@ -146,6 +146,19 @@ fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, RosterSeats), ApiE
     Ok((roster, seats))
 }
 
+/// `roster` as stored, with when it was sent: the match views show the
+/// players it lists and those filled after it (docs/backfill.md).
+fn stored_roster(roster: &Roster, now: DateTime<Utc>) -> Result<Value, ApiError> {
+    let mut value = serde_json::to_value(roster).map_err(|e| ApiError::internal(&e))?;
+    if let Some(fields) = value.as_object_mut() {
+        fields.insert(
+            backfills::SET_AT.to_owned(),
+            Value::String(now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)),
+        );
+    }
+    Ok(value)
+}
+
 fn secs(at: DateTime<Utc>) -> f64 {
     at.timestamp_micros() as f64 / 1e6
 }
@@ -224,7 +237,7 @@ pub async fn open(
         match_id: match_id.clone(),
         open_match_id: Some(match_id.clone()),
         status: backfills::OPEN.to_owned(),
-        roster: serde_json::to_value(&roster).map_err(|e| ApiError::internal(&e))?,
+        roster: stored_roster(&roster, now)?,
         open_seats: serde_json::json!(seats.open_seats),
         fills: 0,
         seats_filled: 0,
@@ -344,7 +357,7 @@ pub async fn replace(
     };
     match state.play.pool.replace_backfill(&ctx.mode, &live).await? {
         BackfillChange::Changed { revision } => {
-            let roster = serde_json::to_value(&roster).map_err(|e| ApiError::internal(&e))?;
+            let roster = stored_roster(&roster, now)?;
             let row = backfills::replace_roster(
                 &state.db,
                 &row,

@@ -32,7 +32,7 @@ use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::match_;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::match_status::{self, AssignOutcome, ReleaseOutcome, RELEASED};
-use matchplane_store::repos::{match_tickets, matches};
+use matchplane_store::repos::{backfills, match_tickets, matches};
 use matchplane_store::tickets::{publish, StatusMessage};
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -50,7 +50,8 @@ pub const RELEASES: &str = "matchplane_match_releases_total";
 /// The view of `row` with its tickets' `data`.
 async fn view_of(state: &AppState, row: match_::Model) -> Result<MatchView, ApiError> {
     let tickets = match_tickets::of_matches(&state.db, &row.project_id, &[&row.id]).await?;
-    MatchView::of(row, &tickets)
+    let current = backfills::current_rosters(&state.db, &row.project_id, &[&row.id]).await?;
+    MatchView::of(row, &tickets, &current)
 }
 
 /// Releases a made match the studio cannot host.
@@ -101,7 +102,8 @@ pub async fn release(
     // The same again on a repeated release: a failure after the status
     // changed is finished by the retry.
     let mode = ModeKey::new(&project_id, &row.game_mode);
-    let tickets = match_status::released_tickets(&row);
+    let seated = backfills::seated_at(&state.db, &project_id, &match_id).await?;
+    let tickets = match_status::released_tickets(&row, &seated);
     let now_secs = now.timestamp_micros() as f64 / 1e6;
     let freed = state
         .play

@@ -6,7 +6,7 @@
 
 use crate::auth::ProjectCaller;
 use crate::extract::ApiQuery;
-use crate::play::matched::fill_data;
+use crate::play::matched::{fill_data, mark_left};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -16,10 +16,13 @@ use matchplane_matchmaker::acceptance::Answer;
 use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::{match_, match_ticket};
 use matchplane_store::pool::ModeKey;
-use matchplane_store::repos::{match_status, match_tickets, matches, projects, StoreError};
+use matchplane_store::repos::{
+    backfills, match_status, match_tickets, matches, projects, StoreError,
+};
 use matchplane_webhook::payload::Team;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use utoipa::{IntoParams, ToSchema};
 
 /// A match as stored: the `match.made` body without its `type`.
@@ -81,11 +84,16 @@ impl MatchView {
     ///
     /// # Errors
     /// `500` when the stored teams cannot be read as a match's.
-    pub(crate) fn of(m: match_::Model, tickets: &[match_ticket::Model]) -> Result<Self, ApiError> {
+    pub(crate) fn of(
+        m: match_::Model,
+        tickets: &[match_ticket::Model],
+        current: &HashMap<String, HashSet<String>>,
+    ) -> Result<Self, ApiError> {
         let answers = match_status::shown_answers(&m);
         let mut teams: Vec<Team> = serde_json::from_value(m.teams)
             .map_err(|e| ApiError::from(StoreError::Corrupt(format!("match {}: {e}", m.id))))?;
         fill_data(&mut teams, tickets);
+        mark_left(&mut teams, current.get(&m.id));
         Ok(Self {
             match_id: m.id,
             project_id: m.project_id,
@@ -192,10 +200,11 @@ pub async fn list(
     };
     let ids: Vec<&str> = rows.iter().map(|m| m.id.as_str()).collect();
     let tickets = match_tickets::of_matches(&state.db, &project_id, &ids).await?;
+    let current = backfills::current_rosters(&state.db, &project_id, &ids).await?;
     let mut items = Vec::with_capacity(rows.len());
     for row in rows {
         items.push(
-            MatchView::of(row, &tickets)?
+            MatchView::of(row, &tickets, &current)?
                 .with_live_answers(&state)
                 .await?,
         );
@@ -215,8 +224,9 @@ pub async fn get(
 ) -> Result<Json<MatchView>, ApiError> {
     let row = matches::get(&state.db, &project_id, &match_id).await?;
     let tickets = match_tickets::of_matches(&state.db, &project_id, &[&match_id]).await?;
+    let current = backfills::current_rosters(&state.db, &project_id, &[&match_id]).await?;
     Ok(Json(
-        MatchView::of(row, &tickets)?
+        MatchView::of(row, &tickets, &current)?
             .with_live_answers(&state)
             .await?,
     ))

@@ -23,8 +23,8 @@
 //! `waitingReason` `MATCH_PENDING` and waits.
 
 use crate::extract::ApiQuery;
-use crate::play::matched::{matched_id, stored_match, Reader};
-use crate::play::start::{start_with_token, Started, Via};
+use crate::play::matched::{free_released, matched_id, stored_match, Reader};
+use crate::play::start::{resume_queued_at, start_with_token, Started, Via};
 use crate::play::status::{end, match_pending};
 use crate::play::{rfc3339, token, unix_now, Play};
 use crate::problem::{ApiError, Problem};
@@ -169,6 +169,7 @@ async fn hold(
         last_pong: Instant::now(),
         last_status: None,
     };
+    Box::pin(resume_queued_at(&held.play, &mut held.started)).await;
     let hello = StatusMessage::Searching {
         ticket_id: held.started.ticket.ticket_id.clone(),
         game_mode: held.started.ticket.game_mode.clone(),
@@ -537,9 +538,14 @@ impl Held {
         {
             return false;
         }
+        let freed = free_released(&self.play, &self.db, &self.started.ticket, &match_id).await;
+        if let Err(error) = freed {
+            tracing::warn!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "freeing a released match's ticket failed");
+        }
         match start_with_token(&self.play, &self.db, &self.token, Via::WebSocket).await {
             Ok(started) => {
                 self.started = started;
+                resume_queued_at(&self.play, &mut self.started).await;
                 self.last_status = None;
                 self.last_pong = Instant::now();
                 socket

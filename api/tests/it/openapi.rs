@@ -388,6 +388,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                     matchplane_matchmaker::RawJson::from_text(r#"{"loadout":[3,1]}"#).unwrap(),
                 ),
                 backfill: false,
+                left: false,
             }],
             mean_mmr: Some(1500.0),
             bots: vec![BotSeat::new(Some(1500.0))],

@@ -135,8 +135,24 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
         created["ticketId"].as_str().unwrap().to_owned(),
         created["token"].as_str().unwrap().to_owned(),
     );
+    // Cy starts searching well after the match was made: its `queuedAt`
+    // is its own search's start, not one counted back from the match's
+    // creation (docs/backfill.md).
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let cy_started = chrono::Utc::now();
     assert_eq!(t.rest_search(&cy_token).await.status, StatusCode::ACCEPTED);
     let cy_text = matched(&t, &cy, &cy_token).await;
+    let cy_queued: chrono::DateTime<chrono::Utc> = serde_json::from_str::<Value>(&cy_text).unwrap()
+        ["queuedAt"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Milliseconds in the view: one of rounding allowed.
+    assert!(
+        cy_queued >= cy_started - chrono::Duration::milliseconds(1),
+        "queuedAt {cy_queued} before the search started at {cy_started}: {cy_text}"
+    );
     shutdown.cancel();
     worker.await.unwrap().unwrap();
     assert!(
@@ -154,6 +170,54 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
         cy_view["match"]["player"]["backfill"],
         json!(true),
         "{cy_text}"
+    );
+
+    // Bo, whom the studio's roster no longer lists, is not on cy's team
+    // in cy's view; the studio's views keep it marked `left`, so no team
+    // counts more players in the match than its seats (docs/backfill.md).
+    let other = usize::try_from(1 - ana_team).unwrap();
+    assert_eq!(cy_view["match"]["teams"][other], json!(["cy"]), "{cy_text}");
+    assert_eq!(
+        cy_view["match"]["teams"][1 - other],
+        json!(["ana"]),
+        "{cy_text}"
+    );
+    let studio = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches/{match_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    let players = studio.body["teams"][other]["players"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let left: Vec<(&str, bool)> = players
+        .iter()
+        .map(|p| (p["playerId"].as_str().unwrap(), p["left"] == json!(true)))
+        .collect();
+    assert_eq!(left, [("bo", true), ("cy", false)], "{}", studio.body);
+    let listed = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(
+        listed.body["items"][0]["teams"][other]["players"],
+        json!(players),
+        "{}",
+        listed.body
+    );
+    let ticket = t.status(&p, &key, &cy).await.body;
+    assert_eq!(
+        ticket["match"]["teams"][other]["players"],
+        json!(players),
+        "{ticket}"
     );
 
     // The fill's delivery: cy's data as sent, in cy's entry only.
@@ -202,4 +266,29 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
     assert_eq!(figures["seatsFilledLastHour"], 1, "{}", stats.body);
     let p90 = figures["timeToFillSeconds"]["p90"].as_f64().unwrap();
     assert!((0.0..20.0).contains(&p90), "{}", stats.body);
+
+    // Released, cy searches again from its first `queuedAt`, as the
+    // match's own players do (docs/acceptance.md).
+    let released = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{match_id}/release"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    let again = t.rest_search(&cy_token).await;
+    assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.body);
+    let (_, text) = get(
+        &t,
+        &format!("/v1/searches/{cy}"),
+        &format!("Ticket {cy_token}"),
+    )
+    .await;
+    let view: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(view["status"], "searching", "{text}");
+    let requeued: chrono::DateTime<chrono::Utc> =
+        view["queuedAt"].as_str().unwrap().parse().unwrap();
+    assert_eq!(requeued, cy_queued, "{text}");
 }

@@ -22,6 +22,7 @@ on_both_pools!(
     an_assignment_tells_each_player_its_own_data_once,
     a_release_during_the_assignment_wait_requeues_the_connected_players,
     the_assignment_timeout_unassigns_and_requeues,
+    a_timeout_read_before_its_tickets_are_freed_still_requeues,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -399,7 +400,7 @@ async fn a_release_during_the_assignment_wait_requeues_the_connected_players(poo
     t.mode(&p, &key, assigning(60)).await;
     let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
     // b leaves the wait; a stays connected.
-    let (b, _, b_ws, _) = sockets.pop().unwrap();
+    let (b, b_token, b_ws, b_queued) = sockets.pop().unwrap();
     drop(b_ws);
     let released = release(&t, &p, &key, &match_id).await;
     assert_eq!(released.status, StatusCode::OK, "{}", released.body);
@@ -410,6 +411,14 @@ async fn a_release_during_the_assignment_wait_requeues_the_connected_players(poo
     assert!((queued_at(&status) - *a_queued).abs() < 0.002, "{status}");
     let status = t.status(&p, &key, &b).await.body;
     assert_eq!(status["status"], "released", "{status}");
+    // b comes back with a new socket: its search resumes its first wait,
+    // and the socket's `searching` says so (docs/searching.md).
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut b_ws = connect(addr, &b_token).await;
+    let hello = until(&mut b_ws, "searching").await;
+    assert!((queued_at(&hello) - b_queued).abs() < 0.002, "{hello}");
+    let status = t.status(&p, &key, &b).await.body;
+    assert!((queued_at(&status) - b_queued).abs() < 0.002, "{status}");
 }
 
 async fn the_assignment_timeout_unassigns_and_requeues(pools: Pools) {
@@ -458,4 +467,41 @@ async fn the_assignment_timeout_unassigns_and_requeues(pools: Pools) {
         .assert_problem(StatusCode::CONFLICT, "RELEASE_WINDOW_CLOSED");
     let late_assign = assign(&t, &p, &key, &match_id, json!({"connection": "h:1"})).await;
     late_assign.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+}
+
+/// The assignment timeout stores `unassigned` first and frees the tickets
+/// in the pool after: a socket whose re-read sees the status in between
+/// (here, a worker that stopped between the two steps) is requeued with
+/// its first `queuedAt`, not closed as a ticket still matched.
+async fn a_timeout_read_before_its_tickets_are_freed_still_requeues(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(30)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let late = Utc::now() + chrono::Duration::seconds(31);
+    let outcome = matchplane_store::repos::match_status::release(
+        &t.db,
+        &p,
+        &match_id,
+        matchplane_store::repos::match_status::UNASSIGNED,
+        chrono::Duration::days(2),
+        late,
+    )
+    .await
+    .unwrap();
+    assert!(
+        matches!(
+            outcome,
+            matchplane_store::repos::match_status::ReleaseOutcome::Released(_)
+        ),
+        "{outcome:?}"
+    );
+    for (ticket, _, ws, queued) in &mut sockets {
+        until(ws, "assignment_timeout").await;
+        until(ws, "requeued").await;
+        let status = t.status(&p, &key, ticket).await.body;
+        assert_eq!(status["status"], "searching", "{status}");
+        assert!((queued_at(&status) - *queued).abs() < 0.002, "{status}");
+    }
 }

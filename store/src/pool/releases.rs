@@ -11,7 +11,8 @@ pub struct ReleasedTicket {
     /// `tkt_…` id.
     pub ticket_id: String,
     /// When its first search started (Unix seconds): the match's
-    /// `createdAt` minus the player's `waitSeconds`.
+    /// `createdAt` (its fill's, for a player a backfill seated) minus the
+    /// player's `waitSeconds`.
     pub queued_at: f64,
 }
 

@@ -21,6 +21,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// A proposal not yet answered by everyone.
 pub const PROPOSED: &str = "proposed";
@@ -242,10 +243,13 @@ pub async fn release<C: ConnectionTrait>(
 }
 
 /// The tickets of `row` as a release frees them: each player's ticket with
-/// its first `queuedAt` (the match's `createdAt` minus the player's
-/// `waitSeconds`). Bot seats and unreadable entries are skipped.
-pub fn released_tickets(row: &match_::Model) -> Vec<crate::pool::ReleasedTicket> {
-    let created = row.created_at.timestamp_micros() as f64 / 1e6;
+/// its first `queuedAt` ([`queued_at`]). `seated` is
+/// [`super::backfills::seated_at`] of the match. Bot seats and unreadable
+/// entries are skipped.
+pub fn released_tickets(
+    row: &match_::Model,
+    seated: &HashMap<String, f64>,
+) -> Vec<crate::pool::ReleasedTicket> {
     row.teams
         .as_array()
         .into_iter()
@@ -253,12 +257,28 @@ pub fn released_tickets(row: &match_::Model) -> Vec<crate::pool::ReleasedTicket>
         .filter_map(|team| team.get("players")?.as_array())
         .flatten()
         .filter_map(|p| {
+            let ticket_id = p.get("ticketId")?.as_str()?;
+            let wait = p.get("waitSeconds").and_then(Value::as_f64).unwrap_or(0.0);
             Some(crate::pool::ReleasedTicket {
-                ticket_id: p.get("ticketId")?.as_str()?.to_owned(),
-                queued_at: created - p.get("waitSeconds").and_then(Value::as_f64).unwrap_or(0.0),
+                ticket_id: ticket_id.to_owned(),
+                queued_at: queued_at(row, seated, ticket_id, wait),
             })
         })
         .collect()
+}
+
+/// When the search of `ticket_id`, seated in `row` after waiting
+/// `wait_seconds`, started (Unix seconds): its wait counts to the match's
+/// `createdAt`, or, for a player a backfill seated later, to its fill's
+/// (`seated`, from [`super::backfills::seated_at`]).
+pub fn queued_at(
+    row: &match_::Model,
+    seated: &HashMap<String, f64>,
+    ticket_id: &str,
+    wait_seconds: f64,
+) -> f64 {
+    let created = row.created_at.timestamp_micros() as f64 / 1e6;
+    seated.get(ticket_id).copied().unwrap_or(created) - wait_seconds
 }
 
 /// Each player of `row`: (ticket id, player id), bot seats left out.

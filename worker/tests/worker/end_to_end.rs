@@ -127,3 +127,40 @@ async fn five_hundred_twice_then_two_hundred_logs_three_attempts() {
         verified_body(&env, request);
     }
 }
+
+/// A match claimed just before its mode was deleted (a proposal everyone
+/// accepted, a cycle's last claim) is stored, as it was made, but queues
+/// no webhook: a deleted mode has no endpoint, and a delivery made for it
+/// would only fail (docs/webhooks.md). The recorder is handed the webhook
+/// flag of the config it read before the delete, as a worker's proposal
+/// sweep is.
+#[tokio::test]
+async fn a_match_recorded_after_its_mode_was_deleted_queues_no_webhook() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    env.add("ana", 1500.0).await;
+    env.add("bo", 1510.0).await;
+    let webhook = env.config().await.webhook_enabled();
+    assert!(webhook);
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    let (outcome, _) = env.tick(token).await;
+    assert_eq!(outcome, TickOutcome::Matched(1));
+
+    matchplane_store::repos::game_modes::delete(&env.db, &env.project_id, &env.mode.mode)
+        .await
+        .unwrap();
+    let recorded = env
+        .recorder("w1", Duration::from_secs(60))
+        .drain(&env.mode, webhook, Utc::now(), 10)
+        .await
+        .unwrap();
+    assert_eq!(recorded, 1);
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    let queued = deliveries::of_match(&env.db, &env.project_id, &stored[0].id)
+        .await
+        .unwrap();
+    assert!(queued.is_empty(), "{queued:?}");
+}
