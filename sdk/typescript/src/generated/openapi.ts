@@ -3136,12 +3136,12 @@ export interface components {
             /**
              * Format: int64
              * @description Seats of the largest in-range group the last cycle built around
-             *     or with the search (docs/architecture.md#where-each-rule-lives); absent before a cycle saw it.
+             *     or with the search (docs/searching.md#statuses); absent before a cycle saw it.
              */
             found?: number | null;
             /**
              * Format: int64
-             * @description Seats of the smallest match its wait allows now (docs/architecture.md#where-each-rule-lives).
+             * @description Seats of the smallest match its wait allows now (docs/searching.md#statuses).
              */
             needed?: number | null;
             /**
@@ -3826,6 +3826,12 @@ export interface components {
              *     in modes without `regions`.
              */
             latencyMs?: number;
+            /**
+             * @description `true` for a player the studio's latest backfill roster no longer
+             *     lists (it left the running match); absent otherwise. Only the match
+             *     views carry it (docs/backfill.md), never a webhook body.
+             */
+            left?: boolean;
             /**
              * Format: double
              * @description The ticket's MMR, if any.
