@@ -59,6 +59,12 @@ pub async fn stored_match(
         Err(StoreError::NotFound) => return Ok(None),
         Err(err) => return Err(err),
     };
+    // A proposal everyone accepted has left the pool, but its row says
+    // `proposed` until the record consumer makes it: not stored as a match
+    // yet (docs/searching.md, '"Matched" means stored').
+    if row.status == match_status::PROPOSED {
+        return Ok(None);
+    }
     let mut body = body_of_row(&row).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let tickets = match_tickets::of_matches(db, project_id, &[match_id]).await?;
     fill_data(&mut body.teams, &tickets);

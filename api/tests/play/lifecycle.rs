@@ -23,6 +23,7 @@ on_both_pools!(
     a_release_during_the_assignment_wait_requeues_the_connected_players,
     the_assignment_timeout_unassigns_and_requeues,
     a_timeout_read_before_its_tickets_are_freed_still_requeues,
+    a_made_proposal_reads_matched_only_once_its_row_is_made,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -504,4 +505,44 @@ async fn a_timeout_read_before_its_tickets_are_freed_still_requeues(pools: Pools
         assert_eq!(status["status"], "searching", "{status}");
         assert!((queued_at(&status) - *queued).abs() < 0.002, "{status}");
     }
+}
+
+/// A proposal everyone accepted has left the pool (its searches ended
+/// `matched` there), but its row still says `proposed` until the record
+/// consumer makes it: until then the ticket reads `searching` with
+/// `MATCH_PENDING`, so nobody is told `matched` while an assignment of the
+/// match would still be refused as not made (docs/searching.md, '"Matched"
+/// means stored'). Before: `matched` at once, and the studio's assignment
+/// answered 422 "proposed, not made".
+async fn a_made_proposal_reads_matched_only_once_its_row_is_made(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let searching = two_searching(&t, &p, &key).await;
+    let match_id = made(&t, &p, &seats(&searching), Utc::now(), "proposed").await;
+    for (ticket, ..) in &searching {
+        let s = t.status(&p, &key, ticket).await.body;
+        assert_eq!(s["status"], "searching", "{s}");
+        assert_eq!(s["waitingReason"]["code"], "MATCH_PENDING", "{s}");
+    }
+    let db = &t.db;
+    sea_orm::ConnectionTrait::execute_unprepared(
+        db,
+        &format!("UPDATE matches SET status = 'made' WHERE id = '{match_id}'"),
+    )
+    .await
+    .unwrap();
+    for (ticket, ..) in &searching {
+        let s = t.status(&p, &key, ticket).await.body;
+        assert_eq!(s["status"], "matched", "{s}");
+    }
+    let a = assign(
+        &t,
+        &p,
+        &key,
+        &match_id,
+        json!({"connection": "10.0.0.1:7777"}),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
 }
