@@ -7,6 +7,7 @@
 use crate::harness::{duel, fast, solo, Pools, TestApp, OPERATOR};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
+use futures::StreamExt;
 use serde_json::json;
 use std::time::Duration;
 
@@ -78,6 +79,15 @@ async fn an_open_socket_is_counted_until_it_closes_and_its_cancel_is_an_end(pool
         tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
             .await
             .expect("websocket upgrade");
+    // The search has started once the socket says so: a close before that
+    // would end no search at all (nothing to count as cancelled).
+    let first = tokio::time::timeout(Duration::from_secs(5), ws.next())
+        .await
+        .expect("a first message within 5 s");
+    assert!(
+        first.is_some_and(|m| m.is_ok_and(|m| m.is_text())),
+        "no status message"
+    );
     let open = "matchplane_websocket_connections_open";
     assert_eq!(value(&scrape(&t).await, open), Some(1.0));
     ws.close(None).await.unwrap();
