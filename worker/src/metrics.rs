@@ -76,8 +76,9 @@ pub const RETENTION_PRUNED: &str = "matchplane_retention_pruned_rows_total";
 pub const RETENTION_BATCH: &str = "matchplane_retention_batch_duration_seconds";
 /// Gauge: when the last complete pruning pass started (Unix seconds).
 pub const RETENTION_LAST_PASS: &str = "matchplane_retention_last_pass_timestamp_seconds";
-/// Histogram: a mode's time from one cycle start to the next on this
-/// worker, over its `matchmakingCycleDurationSeconds` (1 is on time).
+/// Histogram: a mode's pause from one cycle's end to the next cycle's
+/// start on this worker, over its `matchmakingCycleDurationSeconds` (1 is
+/// on time; above it, the worker started the cycle late).
 pub const CYCLE_PERIOD_RATIO: &str = "matchplane_cycle_period_ratio";
 /// Counter: cycles started on this worker.
 pub const CYCLES: &str = "matchplane_cycles_total";
@@ -97,9 +98,10 @@ const PERIOD_RATIO_BUCKETS: [f64; 12] = [
     0.5, 0.8, 0.9, 0.95, 0.99, 1.01, 1.05, 1.1, 1.2, 1.5, 2.0, 5.0,
 ];
 
-/// Records one cycle start: `period_ratio` is the time since the mode's
-/// previous start on this worker over its configured period (`None` for a
-/// first cycle on a new lease, or after a config change woke the mode).
+/// Records one cycle start: `period_ratio` is the pause since the mode's
+/// previous cycle ended on this worker over its configured
+/// `matchmakingCycleDurationSeconds` (1 when on time; `None` for a first
+/// cycle on a new lease, or after a config change woke the mode).
 pub fn cycle_started(idle: bool, period_ratio: Option<f64>) {
     metrics::counter!(CYCLES).increment(1);
     if idle {
@@ -142,7 +144,7 @@ pub fn describe() {
     ops::keep_closed_sets();
     metrics::describe_histogram!(
         CYCLE_PERIOD_RATIO,
-        "A mode's time from one cycle start to the next on this worker, over its configured cycle duration (1 is on time)"
+        "A mode's pause from one cycle's end to the next cycle's start on this worker, over its configured cycle duration (1 is on time)"
     );
     metrics::describe_counter!(CYCLES, "Cycles started on this worker");
     metrics::describe_counter!(

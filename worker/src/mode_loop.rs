@@ -1,7 +1,8 @@
 //! The self-rescheduling loop of one game mode on one worker (docs/game-modes.md#how-a-cycle-forms-matches):
-//! take the mode's lease, then cycle every
-//! `matchmakingCycleDurationSeconds`, on a fixed-rate clock (a cycle's own
-//! time does not push the next one back), renewing the lease all along.
+//! take the mode's lease, then cycle with a pause of
+//! `matchmakingCycleDurationSeconds` between the end of one cycle and the
+//! start of the next (a slow cycle never shortens the pause), renewing the
+//! lease all along.
 //!
 //! Exactly one worker runs a mode's cycle at a time: the lease (a Redis key
 //! with an expiry and a fencing token) is taken with
@@ -200,10 +201,9 @@ async fn held(
         token,
         valid_until: tokio::time::Instant::now() + ttl,
     };
-    // The fixed-rate clock: when the next cycle is due, and when and with
-    // which period the last one started.
-    let mut due = tokio::time::Instant::now();
-    let mut last_start: Option<(tokio::time::Instant, Duration)> = None;
+    // When the last cycle ended, and with which pause (the next is due a
+    // full pause after it).
+    let mut last_end: Option<(tokio::time::Instant, Duration)> = None;
     // When the figures of this idle streak were last stored: as if at a
     // random moment of the last minute, so the modes a worker takes at
     // once (its start) spread their first writes over a minute.
@@ -276,7 +276,7 @@ async fn held(
             Probe::Failed => None,
         };
         let idle = activity.is_some_and(|a| a.is_idle());
-        let ratio = last_start
+        let ratio = last_end
             .filter(|(_, period)| *period == pause)
             .map(|(at, _)| started.duration_since(at).as_secs_f64() / pause.as_secs_f64());
         crate::metrics::cycle_started(idle, ratio);
@@ -304,15 +304,12 @@ async fn held(
             }
         }
 
-        // Fixed rate: the next cycle is due a period after this one was
-        // (after a wake by a config change, a period after it started); a
-        // cycle that ran past its successor's time starts the next at once.
-        last_start = Some((started, pause));
-        due = due.min(started) + pause;
-        let now = tokio::time::Instant::now();
-        if due < now {
-            due = now;
-        }
+        // The next cycle is due a full pause after this one ended
+        // (docs/game-modes.md, `matchmakingCycleDurationSeconds`): a slow
+        // cycle never makes two cycles back to back.
+        let ended = tokio::time::Instant::now();
+        last_end = Some((ended, pause));
+        let due = ended + pause;
         // Due proposals are closed between cycles in a mode with acceptance,
         // and in one that still has proposals open (acceptance turned off).
         let open = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
@@ -326,10 +323,9 @@ async fn held(
             WaitEnd::LostLease => return Held::Lost,
             WaitEnd::Handed => return Held::Handed,
             WaitEnd::Changed => {
-                // Config changed: cycle now, and keep the period from here.
-                due = tokio::time::Instant::now();
+                // Config changed: cycle now.
                 assignments = NextTimeout::unknown();
-                last_start = None;
+                last_end = None;
             }
             WaitEnd::Elapsed => {}
         }

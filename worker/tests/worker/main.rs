@@ -21,6 +21,7 @@ mod backfill;
 mod catalogue;
 mod config_change;
 mod console_figures;
+mod cycle_clock;
 mod dev_mode;
 mod end_to_end;
 mod fairness;
