@@ -261,18 +261,23 @@ async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
             }
         }
     };
+    let get = |path: String, auth: String| {
+        let http = http.clone();
+        async move {
+            http.get(format!("{base}{path}"))
+                .header("authorization", auth)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?
+                .json::<Value>()
+                .await
+                .map_err(|e| e.to_string())
+        }
+    };
     let operator = format!("Bearer {operator_token}");
     // Run again on the same database, the demo project is reused (with a new
     // key: keys are shown once) instead of added a second time.
-    let projects: Value = http
-        .get(format!("{base}/v1/projects"))
-        .header("authorization", &operator)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
+    let projects = get("/v1/projects".into(), operator.clone()).await?;
     let existing = projects.as_array().and_then(|all| {
         all.iter()
             .find(|p| p["name"] == "demo")
@@ -305,15 +310,7 @@ async fn demo(base: &str, operator_token: &str) -> Result<String, String> {
     let bearer = format!("Bearer {key}");
     // Keys are shown once, so each run makes a new demo key: the earlier
     // runs' demo keys are revoked, leaving one live demo key.
-    let keys: Value = http
-        .get(format!("{base}/v1/projects/{project_id}/keys"))
-        .header("authorization", &bearer)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
+    let keys = get(format!("/v1/projects/{project_id}/keys"), bearer.clone()).await?;
     let stale = keys.as_array().into_iter().flatten().filter(|k| {
         k["name"] == "demo" && k["revokedAt"].is_null() && k["id"].as_str() != Some(&key_id)
     });

@@ -103,13 +103,7 @@ pub async fn apply(
     let made: Vec<(Vec<f64>, Option<f64>)> = proposals
         .iter()
         .map(|row| {
-            let waits = row
-                .teams
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|team| team.get("players")?.as_array())
-                .flatten()
+            let waits = matchplane_store::repos::matches::players_of(&row.teams)
                 .filter_map(|p| p.get("waitSeconds")?.as_f64())
                 .collect();
             (waits, row.quality.get("mmrSpread").and_then(|v| v.as_f64()))

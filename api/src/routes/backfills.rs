@@ -118,12 +118,7 @@ fn caps(config: &GameModeConfig, row: &match_::Model) -> Vec<u32> {
 
 /// Every player of the stored match: (playerId, mmr, pingMs).
 fn match_players(row: &match_::Model) -> Vec<(String, Option<f64>, Option<f64>)> {
-    row.teams
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t.get("players")?.as_array())
-        .flatten()
+    matchplane_store::repos::matches::players_of(&row.teams)
         .filter_map(|p| {
             Some((
                 p.get("playerId")?.as_str()?.to_owned(),

@@ -214,10 +214,7 @@ pub async fn stats(
     .await?;
     let mut waits: Vec<f64> = recent
         .iter()
-        .filter_map(|m| m.teams.as_array())
-        .flatten()
-        .filter_map(|team| team.get("players")?.as_array())
-        .flatten()
+        .flat_map(|m| matchplane_store::repos::matches::players_of(&m.teams))
         .filter_map(|p| p.get("waitSeconds")?.as_f64())
         .collect();
     waits.sort_by(f64::total_cmp);

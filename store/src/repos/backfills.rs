@@ -212,14 +212,8 @@ pub async fn seated_at<C: ConnectionTrait>(
     let mut seated = std::collections::HashMap::new();
     for row in rows {
         let at = row.created_at.timestamp_micros() as f64 / 1e6;
-        let tickets = row
-            .teams
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|team| team.get("players")?.as_array())
-            .flatten()
-            .filter_map(|p| p.get("ticketId")?.as_str());
+        let tickets =
+            super::matches::players_of(&row.teams).filter_map(|p| p.get("ticketId")?.as_str());
         for ticket in tickets {
             seated.insert(ticket.to_owned(), at);
         }
@@ -285,14 +279,7 @@ pub const SET_AT: &str = "setAt";
 /// Every `playerId` of `{"teams": [{"players": [{"playerId"}, …]}, …]}`
 /// (a roster, a fill's teams).
 fn player_ids(teams: &serde_json::Value) -> impl Iterator<Item = &str> {
-    teams
-        .get("teams")
-        .unwrap_or(teams)
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|team| team.get("players")?.as_array())
-        .flatten()
+    super::matches::players_of(teams.get("teams").unwrap_or(teams))
         .filter_map(|p| p.get("playerId")?.as_str())
 }
 

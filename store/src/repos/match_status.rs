@@ -250,12 +250,7 @@ pub fn released_tickets(
     row: &match_::Model,
     seated: &HashMap<String, f64>,
 ) -> Vec<crate::pool::ReleasedTicket> {
-    row.teams
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|team| team.get("players")?.as_array())
-        .flatten()
+    super::matches::players_of(&row.teams)
         .filter_map(|p| {
             let ticket_id = p.get("ticketId")?.as_str()?;
             let wait = p.get("waitSeconds").and_then(Value::as_f64).unwrap_or(0.0);
@@ -283,12 +278,7 @@ pub fn queued_at(
 
 /// Each player of `row`: (ticket id, player id), bot seats left out.
 pub fn seated_players(row: &match_::Model) -> Vec<(String, String)> {
-    row.teams
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|team| team.get("players")?.as_array())
-        .flatten()
+    super::matches::players_of(&row.teams)
         .filter_map(|p| {
             Some((
                 p.get("ticketId")?.as_str()?.to_owned(),

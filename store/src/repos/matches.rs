@@ -47,16 +47,22 @@ pub async fn get<C: ConnectionTrait>(
         .ok_or(StoreError::NotFound)
 }
 
-/// The player ids a match was formed with (its `teams[].players[].playerId`),
-/// in no particular order. A `teams` value of another shape yields the ids
-/// it does hold, so a damaged row refuses reports instead of failing them.
-pub fn original_players(row: &match_::Model) -> std::collections::HashSet<String> {
-    row.teams
+/// Every player entry of a stored `teams` value (`teams[].players[]`), in
+/// order. A value of another shape yields the entries it does hold.
+pub fn players_of(teams: &serde_json::Value) -> impl Iterator<Item = &serde_json::Value> {
+    teams
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|team| team.get("players")?.as_array())
         .flatten()
+}
+
+/// The player ids a match was formed with (its `teams[].players[].playerId`),
+/// in no particular order. A `teams` value of another shape yields the ids
+/// it does hold, so a damaged row refuses reports instead of failing them.
+pub fn original_players(row: &match_::Model) -> std::collections::HashSet<String> {
+    players_of(&row.teams)
         .filter_map(|player| player.get("playerId")?.as_str())
         .map(str::to_owned)
         .collect()
