@@ -121,6 +121,8 @@ fn config(regions: bool) -> GameModeConfig {
         assignment: None,
         backfill: None,
         recording: None,
+        attributes: None,
+        rules: Vec::new(),
     }
 }
 

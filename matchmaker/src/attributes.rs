@@ -16,8 +16,10 @@ use crate::codes::Code;
 use crate::config::{Algorithm, GameModeConfig};
 use crate::latency::{parse_latencies, Latencies};
 use crate::raw_json::RawJson;
+use crate::rules::value::{parse_declared, DeclaredValues};
 use crate::validation::{within, FieldError, MAX_ABS_MMR};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Largest `attributes.data` (bytes, serialised).
 pub const MAX_DATA_BYTES: usize = 4096;
@@ -28,7 +30,6 @@ pub const MAX_DATA_BYTES: usize = 4096;
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(as = Attributes, example = json!({"mmr": 1500, "latencies": {"eu-west": 31, "us-east": 110}, "data": {"character": "mage"}})))]
-#[serde(deny_unknown_fields)]
 pub struct RawAttributes {
     /// The player's MMR (required in MMR modes, unless the mode keeps
     /// ratings and one is stored for the player).
@@ -46,6 +47,12 @@ pub struct RawAttributes {
     /// text sent; never part of the matching pool.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub data: Option<RawJson>,
+    /// The mode's declared attributes (docs/rules.md), by name: a string,
+    /// a number, or an array of strings, as the declaration's type says.
+    /// A key the mode does not declare is refused naming it.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "openapi", schema(value_type = HashMap<String, crate::rules::AttributeValue>))]
+    pub declared: BTreeMap<String, serde_json::Value>,
 }
 
 /// A ticket's attributes, checked against its game mode: what its search
@@ -53,7 +60,7 @@ pub struct RawAttributes {
 /// Serialises as the body's `attributes` (camelCase, absent fields left
 /// out), which is how stores and recordings keep it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct Attributes {
     /// The player's MMR: sent, or a stored rating filled in before the
     /// parse; within ±1e9 and, in MMR modes, within `[minMmr, maxMmr]`.
@@ -67,6 +74,10 @@ pub struct Attributes {
     /// never in the pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<RawJson>,
+    /// The mode's declared attributes the ticket sent (docs/rules.md), by
+    /// name, checked against their declarations.
+    #[serde(flatten, default)]
+    pub declared: DeclaredValues,
 }
 
 impl Attributes {
@@ -106,11 +117,19 @@ impl Attributes {
                 errors.push(e);
             }
         }
+        let declared = match parse_declared(raw.declared, config.attributes.as_ref()) {
+            Ok(d) => d,
+            Err(e) => {
+                errors.extend(e);
+                DeclaredValues::new()
+            }
+        };
         if errors.is_empty() {
             Ok(Self {
                 mmr: raw.mmr,
                 latencies,
                 data: raw.data,
+                declared,
             })
         } else {
             Err(errors)
@@ -124,7 +143,8 @@ impl Attributes {
     /// # Errors
     /// The failed rule as a [`FieldError`].
     pub fn check(&self, config: &GameModeConfig) -> Result<(), FieldError> {
-        check_matching(config, self.mmr, self.latencies.as_ref())
+        check_matching(config, self.mmr, self.latencies.as_ref())?;
+        crate::rules::value::recheck_declared(&self.declared, config.attributes.as_ref())
     }
 }
 

@@ -134,6 +134,14 @@ pub enum Code {
     SearchLost,
     /// A WebSocket search that stopped answering Pings ended `expired` for this reason.
     PongTimeout,
+    /// A ticket without a declared attribute that has no `default` (docs/rules.md): `422`; a live search failed for it after a config change.
+    AttributeRequired,
+    /// A live search whose attribute value the changed declarations no longer allow (docs/rules.md).
+    AttributeNotAllowed,
+    /// A party whose members sent different values of a `string` attribute (docs/rules.md).
+    PartyAttributesDiffer,
+    /// Waiting: a rule over the studio's attributes turned away the candidates that would complete a match (docs/rules.md).
+    RuleNotMet,
 }
 
 impl Code {
@@ -200,6 +208,10 @@ impl Code {
             Code::RecordingRequired => "RECORDING_REQUIRED",
             Code::SearchLost => "SEARCH_LOST",
             Code::PongTimeout => "PONG_TIMEOUT",
+            Code::AttributeRequired => "ATTRIBUTE_REQUIRED",
+            Code::AttributeNotAllowed => "ATTRIBUTE_NOT_ALLOWED",
+            Code::PartyAttributesDiffer => "PARTY_ATTRIBUTES_DIFFER",
+            Code::RuleNotMet => "RULE_NOT_MET",
         }
     }
 }

@@ -64,6 +64,13 @@ pub struct GameModeConfig {
     /// config guard (issue 22); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<crate::recording::Recording>,
+    /// The studio's own ticket attributes, by name (docs/rules.md); optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attributes: Option<crate::rules::Declarations>,
+    /// Rules over those attributes, each holding between every two
+    /// candidates of a match (docs/rules.md); empty: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<crate::rules::Rule>,
 }
 
 /// One relaxation step: from `afterSeconds` of the anchor's wait, groups

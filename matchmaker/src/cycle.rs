@@ -33,6 +33,10 @@ pub struct MatchedPlayer {
     /// `null` without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<f64>,
+    /// The player's own values of the mode's declared attributes
+    /// (docs/rules.md), defaults filled in; empty without declarations.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub attributes: crate::rules::DeclaredValues,
 }
 
 /// One team of a proposed match.
@@ -80,6 +84,11 @@ pub struct ProposedMatch {
     /// The region the match is played in (docs/regions.md); `null` without `regions`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<ArcStr>,
+    /// What every player agreed on (docs/rules.md, "The match"): the
+    /// common value of each `equal` rule all share, the shared values of
+    /// each `intersect` rule, by attribute; empty without rules.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub attributes: crate::rules::DeclaredValues,
 }
 
 impl ProposedMatch {
@@ -137,6 +146,10 @@ pub struct CycleOutcome {
     pub pool_size: usize,
     /// Candidates (complete, eligible parties) of this cycle.
     pub candidates: usize,
+    /// Per rule over attributes (docs/rules.md), by name: the candidates
+    /// it turned away in any try this cycle; empty without rules.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub rule_turned_away: std::collections::BTreeMap<String, u32>,
 }
 
 /// Runs one cycle of `config` over `pool` at time `now` (seconds, on the
@@ -181,12 +194,14 @@ pub fn run_cycle(
         .regions
         .as_ref()
         .map(|r| crate::regions::RegionTable::build(r, pool, candidates, &waits));
+    let rules = crate::rules::RuleTable::build(config, pool, candidates, &waits);
     let mut grouper = match &config.algorithm {
         Algorithm::Fifo {} => Grouper::fifo(candidates, keep_together),
         _ => Grouper::closeness(candidates, &values, &ranges, keep_together)
             .with_hints(&config.algorithm, &waits),
     }
-    .with_regions(regions.as_ref());
+    .with_regions(regions.as_ref())
+    .with_rules(rules.as_ref());
 
     let mut formed = Vec::new();
     let reasons = full_pass(&mut grouper, config, &mut formed);
@@ -198,6 +213,7 @@ pub fn run_cycle(
         failed,
         pool_size: pool.len(),
         candidates: candidates.len(),
+        rule_turned_away: grouper.rule_turned_away().into_iter().collect(),
         ..CycleOutcome::default()
     };
     let found = grouper.found();
@@ -219,7 +235,13 @@ pub fn run_cycle(
             None => seat(config, group_players, candidates, f, now, None, rng),
         };
         match seated {
-            Some(m) => outcome.matches.push(m),
+            Some(mut m) => {
+                if let Some(t) = &rules {
+                    m.attributes = t.match_attributes(&f.group);
+                }
+                crate::rules::value::fill_defaults(config, &mut m);
+                outcome.matches.push(m)
+            }
             // Unreachable when a pass admitted the group; kept waiting, never lost.
             None => {
                 for &c in &f.group {

@@ -22,6 +22,8 @@
 //!   (docs/game-modes.md, 'Thin pools: smaller matches and bots')
 //! - a search's attributes (one type from the ticket's body on):
 //!   [`attributes`] (docs/searching.md)
+//! - attributes a mode declares and rules over them: [`rules`]
+//!   (docs/rules.md)
 //! - regions: [`latency`] (shapes, validation), [`regions`] (the rule)
 //!   (docs/regions.md)
 //! - acceptance and assignment: [`acceptance`], [`assignment`]
@@ -78,6 +80,7 @@ pub mod reasons;
 pub mod recheck;
 pub mod regions;
 pub mod relaxation;
+pub mod rules;
 pub mod seating;
 pub mod teams;
 pub mod ticket;

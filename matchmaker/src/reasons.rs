@@ -72,6 +72,31 @@ pub enum WaitingReason {
         #[serde(default)]
         unblocks_in_seconds: Option<f64>,
     },
+    /// A rule over the studio's attributes (docs/rules.md) turned away
+    /// candidates that were in range: the rule that turned away the most.
+    #[serde(rename_all = "camelCase")]
+    RuleNotMet {
+        /// The rule's `name`.
+        rule: String,
+        /// A `distance` rule's nearest miss: the smallest difference to a
+        /// candidate it turned away.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        distance: Option<f64>,
+        /// That pair's smaller current `max`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<f64>,
+        /// An `intersect` rule's nearest miss: the most values shared with
+        /// a candidate it turned away.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        overlap: Option<u32>,
+        /// That pair's larger current `minOverlap`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min_overlap: Option<u32>,
+        /// Seconds until this candidate's own `relax` steps loosen the
+        /// rule; `null` when no step will.
+        #[serde(default)]
+        unblocks_in_seconds: Option<f64>,
+    },
 }
 
 impl WaitingReason {
@@ -84,6 +109,7 @@ impl WaitingReason {
             WaitingReason::NoCandidatesInRange { .. } => crate::Code::NoCandidatesInRange,
             WaitingReason::NoExactSeating { .. } => crate::Code::NoExactSeating,
             WaitingReason::NoCommonRegion { .. } => crate::Code::NoCommonRegion,
+            WaitingReason::RuleNotMet { .. } => crate::Code::RuleNotMet,
         }
     }
 }

@@ -59,9 +59,15 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
             ));
             continue;
         }
-        if let Err(e) =
-            check_ticket(config, &search.player_id, search.party.as_ref()).and_then(|()| {
+        if let Err(e) = check_ticket(config, &search.player_id, search.party.as_ref())
+            .and_then(|()| {
                 crate::attributes::check_matching(config, search.mmr, search.latencies.as_ref())
+            })
+            .and_then(|()| {
+                crate::rules::value::recheck_declared(
+                    &search.attributes,
+                    config.attributes.as_ref(),
+                )
             })
         {
             verdict[i] = Some((e.code, e.message));
@@ -81,12 +87,16 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
         }
     }
 
+    // A party whose members sent different values of a `string`
+    // attribute can never be matched (docs/rules.md): it fails now.
+    let mut party_failure: FxHashMap<&str, (Code, String)> = party_values_differ(config, pool);
     // A failed member fails its whole party, with the member's code.
-    let mut party_failure: FxHashMap<&str, (Code, String)> = FxHashMap::default();
     for (i, search) in pool.iter().enumerate() {
         if let (Some(v), Some(party)) = (&verdict[i], &search.party) {
             if v.0 != Code::PlayerAlreadySearching {
-                party_failure.entry(&party.id).or_insert_with(|| v.clone());
+                party_failure
+                    .entry(party.id.as_str())
+                    .or_insert_with(|| v.clone());
             }
         }
     }
@@ -109,4 +119,51 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
         }
     }
     (valid, failed)
+}
+
+/// `PARTY_ATTRIBUTES_DIFFER` for each party whose searching members sent
+/// different values of a declared `string` attribute.
+fn party_values_differ<'a>(
+    config: &GameModeConfig,
+    pool: &'a [Search],
+) -> FxHashMap<&'a str, (Code, String)> {
+    let mut out = FxHashMap::default();
+    let Some(declarations) = &config.attributes else {
+        return out;
+    };
+    let strings: Vec<(&String, &crate::rules::Declaration)> = declarations
+        .iter()
+        .filter(|(_, d)| matches!(d, crate::rules::Declaration::String { .. }))
+        .collect();
+    if strings.is_empty() {
+        return out;
+    }
+    let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+    for (i, search) in pool.iter().enumerate() {
+        let Some(party) = search.party.as_ref().filter(|p| p.members.len() > 1) else {
+            continue;
+        };
+        let j = *first.entry(party.id.as_str()).or_insert(i);
+        if j == i || out.contains_key(party.id.as_str()) {
+            continue;
+        }
+        for (name, declaration) in &strings {
+            let a = crate::rules::value::effective(declaration, pool[j].attributes.get(*name));
+            let b = crate::rules::value::effective(declaration, search.attributes.get(*name));
+            if a != b {
+                out.insert(
+                    party.id.as_str(),
+                    (
+                        Code::PartyAttributesDiffer,
+                        format!(
+                            "party {} sent different values of attribute {name}: its members must agree",
+                            party.id
+                        ),
+                    ),
+                );
+                break;
+            }
+        }
+    }
+    out
 }

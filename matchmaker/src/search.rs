@@ -1,8 +1,10 @@
 //! A search waiting in a mode's pool: what the cycle sees of a player.
 
 use crate::attributes::Attributes;
+use crate::rules::DeclaredValues;
 use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A party as a ticket carries it (docs/searching.md): every member's ticket holds the
 /// same object.
@@ -44,6 +46,10 @@ pub struct Search {
     pub latencies: Option<crate::latency::Latencies>,
     /// When this search started (seconds).
     pub queued_at: f64,
+    /// The ticket's values of the mode's declared attributes
+    /// (docs/rules.md), by name; empty in modes that declare none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attributes: DeclaredValues,
 }
 
 impl Search {
@@ -66,6 +72,7 @@ impl Search {
             ping_ms: None,
             latencies: attributes.latencies.clone(),
             queued_at,
+            attributes: attributes.declared.clone(),
         }
     }
 
@@ -94,6 +101,7 @@ impl Search {
             ping_ms: None,
             latencies: None,
             queued_at,
+            attributes: DeclaredValues::new(),
         }
     }
 }
@@ -117,6 +125,9 @@ pub struct SearchEntry<'a> {
     /// `attributes.latencies`, as [`Search::new`] takes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latencies: Option<&'a crate::latency::Latencies>,
+    /// The declared attributes, as [`Search::new`] takes them.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub attributes: &'a DeclaredValues,
 }
 
 impl<'a> SearchEntry<'a> {
@@ -133,6 +144,7 @@ impl<'a> SearchEntry<'a> {
             party,
             mmr: attributes.mmr,
             latencies: attributes.latencies.as_ref(),
+            attributes: &attributes.declared,
         }
     }
 

@@ -42,6 +42,7 @@ pub struct Gathered {
     mmr: Option<f64>,
     ping_ms: Option<f64>,
     queued_at: f64,
+    attributes: crate::rules::DeclaredValues,
 }
 
 /// Every player of `formed`, group after group (each group's candidates
@@ -76,6 +77,7 @@ pub fn gather(pool: &[Search], candidates: &[Candidate], formed: &[Formed]) -> V
                 mmr: s.mmr,
                 ping_ms: s.ping_ms,
                 queued_at: s.queued_at,
+                attributes: s.attributes.clone(),
             };
         }
     }
@@ -177,6 +179,7 @@ pub fn seat(
                 ping_ms: s.ping_ms,
                 wait_seconds: (now - s.queued_at).max(0.0),
                 latency_ms: latency.get(at).copied().flatten(),
+                attributes: s.attributes,
             });
         }
     }
@@ -225,6 +228,7 @@ pub fn seat(
         seats_open,
         bot_mmr,
         region: region.map(|r| r.table.name(r.index).clone()),
+        attributes: crate::rules::DeclaredValues::new(),
     })
 }
 

@@ -76,8 +76,12 @@ fn every_failure_is_reported_at_once() {
 
 #[test]
 fn unknown_keys_are_refused_naming_them() {
-    let err = serde_json::from_str::<RawAttributes>(r#"{"MMR":1}"#).unwrap_err();
-    assert!(err.to_string().contains("MMR"), "{err}");
+    let config = mmr_mode(&[1, 1], 5.0, 2.0);
+    let raw = serde_json::from_str::<RawAttributes>(r#"{"mmr":1500,"MMR":1}"#).unwrap();
+    let errors = Attributes::parse(raw, &config).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].field, "attributes.MMR");
+    assert!(errors[0].message.contains("unknown field"), "{errors:?}");
 }
 
 #[test]
@@ -170,6 +174,7 @@ proptest! {
             mmr: case.mmr,
             latencies: latencies.clone(),
             data: case.data.as_ref().map(|d| RawJson::from_text(d.clone()).unwrap()),
+            declared: Default::default(),
         };
         let mut expected: Vec<String> = Vec::new();
         let mmr_bad = match case.mmr {

@@ -33,6 +33,8 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
         assignment: None,
         backfill: None,
         recording: None,
+        attributes: None,
+        rules: Vec::new(),
     }
 }
 
@@ -74,6 +76,7 @@ pub fn pinged(id: &str, ping: f64, queued_at: f64) -> Search {
         ping_ms: Some(ping),
         latencies: None,
         queued_at,
+        attributes: Default::default(),
     }
 }
 
@@ -93,6 +96,7 @@ pub fn party(pid: &str, size: usize, mmr: f64, queued_at: f64) -> Vec<Search> {
             ping_ms: None,
             latencies: None,
             queued_at,
+            attributes: Default::default(),
         })
         .collect()
 }

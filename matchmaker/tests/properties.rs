@@ -87,6 +87,7 @@ fn build_pool(arrivals: &[Arrival], max_party: usize) -> Vec<Search> {
                 ping_ms: Some(a.ping + 3.0 * m as f64),
                 latencies: None,
                 queued_at: a.queued_at + m as f64,
+                attributes: Default::default(),
             });
         }
     }

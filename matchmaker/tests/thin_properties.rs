@@ -52,6 +52,7 @@ fn build_pool(arrivals: &[Arrival], max_party: usize) -> Vec<Search> {
                 ping_ms: None,
                 latencies: None,
                 queued_at: a.queued_at,
+                attributes: Default::default(),
             });
         }
     }

@@ -6,25 +6,41 @@ use crate::reasons::WaitingReason;
 
 impl Grouper<'_> {
     /// Grows a FIFO group around `anchor` towards `size` seats.
-    pub(super) fn grow_fifo(&mut self, anchor: usize, caps: &[u32], size: u32) -> Attempt {
+    /// `l` is the list walked: every candidate (0) or the anchor's
+    /// partition over the `equal` rules (docs/rules.md).
+    pub(super) fn grow_fifo(
+        &mut self,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+        l: usize,
+    ) -> Attempt {
         let mut group = vec![anchor];
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
         self.start_regions(anchor);
+        self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
-        let mut cursor = self.lists[0].head;
+        let mut cursor = self.lists[l].head;
         while cursor != NONE && seats < size {
-            let x = self.lists[0].order[cursor];
-            cursor = self.lists[0].next[cursor];
+            let x = self.lists[l].order[cursor];
+            cursor = self.lists[l].next[cursor];
             if x == anchor {
                 continue;
             }
             let joiner = self.candidates[x].seats;
-            if seats + joiner <= size && !self.region_fits(x) {
+            if seats + joiner > size {
+                continue;
+            }
+            if !self.rules.fits(anchor, x, joiner) {
+                continue;
+            }
+            if !self.region_fits(x) {
                 continue;
             }
             if self.admits(caps, size, seats, joiner).is_ok() {
                 self.region_join(x);
+                self.rules.join(x);
                 group.push(x);
                 self.sizes.push(joiner);
                 seats += joiner;
@@ -32,6 +48,7 @@ impl Grouper<'_> {
         }
         let short = (seats != size).then(|| {
             self.region_reason(anchor, &group)
+                .or_else(|| self.rules.reason(anchor, true))
                 .unwrap_or_else(|| WaitingReason::NoExactSeating {
                     completing_party_sizes: crate::hints::completing_party_sizes(&self.sizes, caps),
                 })

@@ -32,6 +32,7 @@ use crate::tolerance::fits;
 
 mod fifo;
 mod regional;
+mod rules;
 
 const NONE: usize = usize::MAX;
 
@@ -148,6 +149,9 @@ pub struct Grouper<'a> {
     /// The MMR or Ping rule and each candidate's wait (seconds), for the
     /// unblock hint of `NO_CANDIDATES_IN_RANGE`; `None`: no hint.
     hints: Option<(&'a crate::config::Algorithm, &'a [f64])>,
+    /// The mode's rules over attributes (docs/rules.md), with what the
+    /// current try and the whole cycle learnt of them.
+    rules: rules::RuleState<'a>,
 }
 
 impl<'a> Grouper<'a> {
@@ -197,6 +201,7 @@ impl<'a> Grouper<'a> {
             group_regions: Vec::new(),
             region_blocked: Vec::new(),
             hints: None,
+            rules: rules::RuleState::default(),
         }
     }
 
@@ -250,8 +255,10 @@ impl<'a> Grouper<'a> {
     /// group's seats never exceed their sum). The anchor must be unmatched.
     pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
         let size: u32 = caps.iter().sum();
-        let attempt = if self.fifo {
-            self.grow_fifo(anchor, caps, size)
+        let attempt = if let Some(l) = self.rules.partition_list(anchor) {
+            self.grow_partitioned(anchor, caps, size, l)
+        } else if self.fifo {
+            self.grow_fifo(anchor, caps, size, 0)
         } else if let Some(t) = self.regions {
             self.grow_regional(t, anchor, caps, size)
         } else {
@@ -280,6 +287,10 @@ impl<'a> Grouper<'a> {
                         list.unlink(m);
                     }
                 }
+            }
+            // And a partition's list its candidates (see `with_rules`).
+            if let Some(l) = self.rules.partition_list(m) {
+                self.lists[l].unlink(m);
             }
         }
     }
@@ -315,6 +326,7 @@ impl<'a> Grouper<'a> {
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
         self.start_regions(anchor);
+        self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
         let mut in_range_seats = seats;
         let mut seating_blocked = false;
@@ -367,6 +379,9 @@ impl<'a> Grouper<'a> {
                 continue;
             }
             let x = order[p];
+            if !self.rules.fits(anchor, x, joiner) {
+                continue;
+            }
             if check_regions && !self.region_fits(x) {
                 continue;
             }
@@ -375,6 +390,7 @@ impl<'a> Grouper<'a> {
                     if check_regions {
                         self.region_join(x);
                     }
+                    self.rules.join(x);
                     group.push(x);
                     joined.push((vx, rx));
                     self.sizes.push(joiner);
@@ -393,6 +409,8 @@ impl<'a> Grouper<'a> {
             None
         } else if region_short.is_some() {
             region_short
+        } else if let Some(reason) = self.rules.reason(anchor, in_range_seats >= size) {
+            Some(reason)
         } else if seating_blocked && in_range_seats >= size {
             Some(WaitingReason::NoExactSeating {
                 completing_party_sizes: crate::hints::completing_party_sizes(&self.sizes, caps),

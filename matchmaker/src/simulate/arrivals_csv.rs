@@ -7,7 +7,7 @@ use super::scenario::Event;
 
 /// The header line written by [`write_arrivals_csv`] (with its newline).
 pub const ARRIVALS_CSV_HEADER: &str =
-    "at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event\n";
+    "at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event,attributes\n";
 
 /// Appends `events` to `out` as CSV rows (no header; see
 /// [`ARRIVALS_CSV_HEADER`]): arrivals as `start`, cancels as `cancel`
@@ -26,6 +26,7 @@ pub fn write_arrivals_csv(events: &[Event], out: &mut String) {
                 ping_ms,
                 party,
                 latencies,
+                attributes,
                 ..
             } => {
                 let _ = write!(out, "{at:.3},{},", cell(player_id));
@@ -55,10 +56,16 @@ pub fn write_arrivals_csv(events: &[Event], out: &mut String) {
                         .collect();
                     out.push_str(&cell(&text.join("|")));
                 }
-                out.push_str(",start\n");
+                out.push_str(",start,");
+                if !attributes.is_empty() {
+                    if let Ok(text) = serde_json::to_string(attributes) {
+                        out.push_str(&cell(&text));
+                    }
+                }
+                out.push('\n');
             }
             Event::Cancel { at, player_id } => {
-                let _ = writeln!(out, "{at:.3},{},,,,,,cancel", cell(player_id));
+                let _ = writeln!(out, "{at:.3},{},,,,,,cancel,", cell(player_id));
             }
             Event::Leave { .. } => {}
         }
@@ -77,6 +84,7 @@ fn cell(value: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::AttributeValue;
     use crate::search::Party;
     use crate::simulate::parse_arrivals_csv;
 
@@ -95,6 +103,16 @@ mod tests {
                 latencies: None,
                 data: None,
                 answer: None,
+                attributes: [
+                    ("build".to_owned(), AttributeValue::Text("1.4".into())),
+                    ("level".to_owned(), AttributeValue::Number(37.0)),
+                    (
+                        "maps".to_owned(),
+                        AttributeValue::Set(vec!["dust".into(), "nuke".into()]),
+                    ),
+                ]
+                .into_iter()
+                .collect(),
             },
             Event::Arrival {
                 at: 1.0,
@@ -105,6 +123,7 @@ mod tests {
                 latencies: None,
                 data: None,
                 answer: None,
+                attributes: Default::default(),
             },
             Event::Cancel {
                 at: 2.5,

@@ -94,6 +94,7 @@ fn run_inner(
                     latencies,
                     data,
                     answer,
+                    attributes,
                 } => {
                     if pool.iter().any(|s| s.player_id == *player_id)
                         || proposer.holds(player_id)
@@ -115,6 +116,7 @@ fn run_inner(
                         ping_ms: *ping_ms,
                         latencies: latencies.clone(),
                         queued_at: *at,
+                        attributes: attributes.clone(),
                     });
                     if let Some(d) = data {
                         data_of.insert(player_id.clone(), d.clone());

@@ -485,6 +485,7 @@ mod tests {
                 latencies: None,
                 data: None,
                 answer: None,
+                attributes: Default::default(),
             })
             .collect();
         super::assign_declines(&mut events, 0.1, 3.0, 7);

@@ -77,6 +77,7 @@ pub fn lichess_arrivals(
                 latencies: None,
                 data: None,
                 answer: None,
+                attributes: Default::default(),
             });
         }
         real_gaps.push((white_rating - black_rating).abs());

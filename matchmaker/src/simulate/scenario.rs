@@ -50,6 +50,8 @@ pub enum Event {
         /// How the player answers a proposal (docs/acceptance.md, in a mode with
         /// `acceptance`); `None`: accepts at once.
         answer: Option<super::proposals::SimAnswer>,
+        /// The mode's declared attributes (docs/rules.md), by name.
+        attributes: crate::rules::DeclaredValues,
     },
     /// The players leave the match they are in at `at` (docs/backfill.md); with
     /// `backfill.enabled` their seats open to backfill.
@@ -131,6 +133,8 @@ struct RawEvent {
     cancel: Option<String>,
     #[serde(default)]
     leave: Option<Vec<String>>,
+    #[serde(default)]
+    attributes: crate::rules::DeclaredValues,
 }
 
 /// Most cycles one simulation may run (it runs them all, in order).
@@ -267,12 +271,19 @@ impl Scenario {
                 mmr,
                 party,
                 latencies,
+                attributes,
                 ..
             } = ev
             {
                 if let Err(mut e) = check_ticket(&self.game_mode, player_id, party.as_ref())
                     .and_then(|()| {
                         crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref())
+                    })
+                    .and_then(|()| {
+                        crate::rules::value::check_arrival(
+                            attributes,
+                            self.game_mode.attributes.as_ref(),
+                        )
                     })
                 {
                     e.field = format!("{source}[{i}].{}", e.field);
@@ -367,6 +378,7 @@ impl RawEvent {
                 latencies,
                 data: self.data,
                 answer: self.answer,
+                attributes: self.attributes,
             }),
             _ => Err(EventError::Shape(
                 "an event has either playerId (an arrival) or cancel".into(),
@@ -378,7 +390,8 @@ impl RawEvent {
 /// Parses `arrivalsCsv` text (docs/simulate.md): header `at,playerId,mmr,pingMs,partyId,partyMembers`,
 /// members separated by `|`; empty cells are absent values. An optional
 /// `latencies` column is written `eu-west=31|us-east=110`, checked against
-/// the mode's `regions`. An optional `event` column (a mode's recording,
+/// the mode's `regions`. An optional `attributes` column holds the mode's
+/// declared attributes as a JSON object (docs/rules.md). An optional `event` column (a mode's recording,
 /// issue 22) says `start` (or nothing: an arrival) or `cancel` (the
 /// player's search ends at `at`; only `at` and `playerId` are read).
 ///
@@ -411,6 +424,7 @@ pub fn parse_arrivals_csv(
         col("latencies"),
         col("event"),
     );
+    let attributes_c = col("attributes");
     let mut events = Vec::new();
     for (i, record) in reader.records().enumerate() {
         let row = i + 1;
@@ -457,6 +471,17 @@ pub fn parse_arrivals_csv(
             latencies,
             data: None,
             answer: None,
+            attributes: cell(attributes_c)
+                .map(|v| {
+                    serde_json::from_str(v).map_err(|e| {
+                        bad(
+                            row,
+                            format!("attributes is a JSON object of strings, numbers and arrays of strings: {e}"),
+                        )
+                    })
+                })
+                .transpose()?
+                .unwrap_or_default(),
         });
     }
     Ok(events)

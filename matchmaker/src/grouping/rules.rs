@@ -1,0 +1,184 @@
+//! The rules over a mode's attributes inside group building
+//! (docs/rules.md): a joiner must fit every member of the group on every
+//! rule, checked only for candidates that already fit by closeness.
+//!
+//! With `equal` rules the candidates are also split into partitions (one
+//! list per combination of `equal` values): an anchor grows first in its
+//! own partition, where every candidate already agrees with it, so many
+//! small partitions cost no longer walks than one. Only when that group
+//! stays short does the anchor walk every candidate (its `off` steps may
+//! reach other partitions, and the walk tells which rule turned who away).
+
+use super::{Attempt, Grouper, List};
+use crate::reasons::WaitingReason;
+use crate::rules::table::Miss;
+use crate::rules::{GroupRules, RuleTable};
+
+/// The rules of one cycle and what the grouper learnt of them.
+#[derive(Debug, Default)]
+pub(super) struct RuleState<'a> {
+    table: Option<&'a RuleTable>,
+    group: GroupRules,
+    /// Seats each rule turned away in the current try.
+    turned: Vec<u32>,
+    /// Each rule's nearest miss in the current try.
+    nearest: Vec<Miss>,
+    /// Per rule, a bit per candidate it turned away in any try this cycle.
+    marks: Vec<Vec<u64>>,
+    /// Index in `Grouper::lists` of partition 0's list, when partitioned.
+    partition_base: Option<usize>,
+}
+
+impl RuleState<'_> {
+    /// The list of `c`'s partition, when the candidates are partitioned.
+    pub(super) fn partition_list(&self, c: usize) -> Option<usize> {
+        let base = self.partition_base?;
+        Some(base + self.table?.partition(c) as usize)
+    }
+
+    /// Starts a try at `anchor`.
+    pub(super) fn start(&mut self, anchor: usize) {
+        if let Some(t) = self.table {
+            self.group.start(t, anchor);
+            self.turned.iter_mut().for_each(|s| *s = 0);
+            self.nearest.iter_mut().for_each(|m| *m = Miss::None);
+        }
+    }
+
+    /// Whether `x` (of `seats` seats) fits the group on every rule; a
+    /// refusal is counted against the rule that refused it.
+    pub(super) fn fits(&mut self, anchor: usize, x: usize, seats: u32) -> bool {
+        let Some(t) = self.table else {
+            return true;
+        };
+        match self.group.admits(t, x) {
+            Ok(()) => true,
+            Err(k) => {
+                self.turned[k] += seats;
+                let miss = t.miss(k, anchor, x);
+                if miss.nearer(self.nearest[k]) {
+                    self.nearest[k] = miss;
+                }
+                self.marks[k][x / 64] |= 1 << (x % 64);
+                false
+            }
+        }
+    }
+
+    /// Adds the admitted `x` to the group's state.
+    pub(super) fn join(&mut self, x: usize) {
+        if let Some(t) = self.table {
+            self.group.join(t, x);
+        }
+    }
+
+    /// `RULE_NOT_MET` for a short try in which a rule turned candidates
+    /// away, when enough were in range (`enough`) for the rule to be what
+    /// kept the group short; the rule named is the one that turned away
+    /// the most seats.
+    pub(super) fn reason(&self, anchor: usize, enough: bool) -> Option<WaitingReason> {
+        let t = self.table?;
+        if !enough {
+            return None;
+        }
+        let (k, _) = self
+            .turned
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s > 0)
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))?;
+        let (distance, max, overlap, min_overlap) = match self.nearest[k] {
+            Miss::Distance { distance, max } => (Some(distance), Some(max), None, None),
+            Miss::Overlap {
+                overlap,
+                min_overlap,
+            } => (None, None, Some(overlap), Some(min_overlap)),
+            Miss::None => (None, None, None, None),
+        };
+        Some(WaitingReason::RuleNotMet {
+            rule: t.rules()[k].name().to_owned(),
+            distance,
+            max,
+            overlap,
+            min_overlap,
+            unblocks_in_seconds: t.unblocks_in(k, anchor, self.nearest[k]),
+        })
+    }
+}
+
+impl<'a> Grouper<'a> {
+    /// Adds the rules over attributes (docs/rules.md). Call after
+    /// [`Grouper::with_regions`]: with regions the candidates are not
+    /// partitioned (every walk checks every rule instead).
+    pub fn with_rules(mut self, table: Option<&'a RuleTable>) -> Self {
+        let Some(t) = table else {
+            return self;
+        };
+        let n = self.candidates.len();
+        self.rules.table = Some(t);
+        self.rules.turned = vec![0; t.rules().len()];
+        self.rules.nearest = vec![Miss::None; t.rules().len()];
+        self.rules.marks = vec![vec![0; n.div_ceil(64)]; t.rules().len()];
+        if t.partitions() > 1 && self.regions.is_none() {
+            let base = self.lists.len();
+            let mut orders: Vec<Vec<usize>> = vec![Vec::new(); t.partitions() as usize];
+            for &c in &self.lists[0].order {
+                orders[t.partition(c) as usize].push(c);
+            }
+            for order in orders {
+                self.lists
+                    .push(List::new(self.candidates, self.values, self.ranges, order));
+            }
+            self.rules.partition_base = Some(base);
+        }
+        self
+    }
+
+    /// Per rule (config order): its name and how many candidates it
+    /// turned away in any try so far this cycle.
+    pub fn rule_turned_away(&self) -> Vec<(String, u32)> {
+        let Some(t) = self.rules.table else {
+            return Vec::new();
+        };
+        t.rules()
+            .iter()
+            .zip(&self.rules.marks)
+            .map(|(r, bits)| {
+                (
+                    r.name().to_owned(),
+                    bits.iter().map(|w| w.count_ones()).sum(),
+                )
+            })
+            .collect()
+    }
+
+    /// Grows in the anchor's partition `l` first; when that stays short,
+    /// over every candidate (see the module's comment), keeping the larger
+    /// group for `found`.
+    pub(super) fn grow_partitioned(
+        &mut self,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+        l: usize,
+    ) -> Attempt {
+        let own = if self.fifo {
+            self.grow_fifo(anchor, caps, size, l)
+        } else {
+            self.grow_close(anchor, caps, size, l)
+        };
+        if own.short.is_none() {
+            return own;
+        }
+        let mut all = if self.fifo {
+            self.grow_fifo(anchor, caps, size, 0)
+        } else {
+            self.grow_close(anchor, caps, size, 0)
+        };
+        if all.short.is_some() && own.seats > all.seats {
+            all.group = own.group;
+            all.seats = own.seats;
+        }
+        all
+    }
+}

@@ -1,0 +1,22 @@
+//! A mode's own attributes and the rules over them (docs/rules.md).
+//!
+//! - [`declare`]: the `attributes` and `rules` blocks and each candidate's
+//!   version of a rule at its wait;
+//! - [`check`]: their validation;
+//! - [`value`]: a ticket's values, parsed and re-checked;
+//! - [`table`]: one cycle's values and versions per candidate, and the
+//!   state of a group being grown, which the grouper consults wherever it
+//!   already decides who may join (the cycle, relaxed shapes, bots,
+//!   backfill, preview and `simulate` all go through it).
+
+pub mod check;
+pub mod declare;
+pub mod table;
+pub mod value;
+
+pub use declare::{
+    Declaration, Declarations, DistanceStep, EqualStep, NumberParty, OverlapStep, Rule, SetParty,
+    Version,
+};
+pub use table::{GroupRules, RuleTable};
+pub use value::{AttributeValue, DeclaredValues};

@@ -1,0 +1,535 @@
+//! The rules of one cycle (docs/rules.md, "Rules"): every candidate's
+//! values and its own current version of each rule, built once per cycle,
+//! and the running state of a group being grown.
+//!
+//! A party's values are formed as its declarations say (`party`); its
+//! versions come from its wait (its earliest member's start). Values are
+//! interned: an `equal` value is a small integer, an `intersect` set a bit
+//! set over the declaration's `values`, an `avoid` set hashed player ids.
+//! The grouper asks [`GroupRules::admits`] only for a candidate that
+//! already fits the group by closeness, so rules cost nothing for
+//! candidates the walk never reaches.
+
+use super::declare::{Declaration, NumberParty, Rule, SetParty, Version};
+use super::value::{effective, AttributeValue};
+use crate::candidate::Candidate;
+use crate::config::GameModeConfig;
+use crate::search::Search;
+use rustc_hash::{FxHashMap, FxHasher};
+use smallvec::SmallVec;
+use std::hash::{Hash, Hasher};
+
+/// One rule's values over the candidates.
+#[derive(Debug, Clone)]
+enum Column {
+    Equal {
+        /// Interned value per candidate.
+        key: Vec<u32>,
+        /// Past an `off` step, per candidate.
+        off: Vec<bool>,
+        /// Interned values, by key.
+        values: Vec<AttributeValue>,
+    },
+    Intersect {
+        bits: Vec<u64>,
+        need: Vec<u32>,
+        /// The declaration's `values`, by bit.
+        names: Vec<String>,
+    },
+    Distance {
+        value: Vec<f64>,
+        max: Vec<f64>,
+    },
+    Avoid {
+        /// Hashed player ids each candidate avoids (its members' union).
+        avoids: Vec<Box<[u64]>>,
+        /// Hashed player ids of each candidate's members.
+        players: Vec<SmallVec<[u64; 4]>>,
+    },
+}
+
+/// Every candidate's rule values and versions for one cycle.
+#[derive(Debug, Clone)]
+pub struct RuleTable {
+    rules: Vec<Rule>,
+    columns: Vec<Column>,
+    /// Per candidate: its partition over the `equal` values (candidates
+    /// of one partition agree on every `equal` rule).
+    partition: Vec<u32>,
+    partitions: u32,
+    /// Per candidate: some `equal` rule is off for it (it may match
+    /// outside its partition).
+    any_off: Vec<bool>,
+    /// Per candidate, its waits (seconds), for unblock hints.
+    waits: Vec<f64>,
+}
+
+/// A player id's hash, as `avoid` sets compare them.
+pub fn player_hash(id: &str) -> u64 {
+    let mut h = FxHasher::default();
+    id.hash(&mut h);
+    h.finish()
+}
+
+impl RuleTable {
+    /// The table of `candidates` (longest-waiting first, waits `waits`
+    /// seconds) under `config`'s rules; `None` when the mode has no rules.
+    pub fn build(
+        config: &GameModeConfig,
+        pool: &[Search],
+        candidates: &[Candidate],
+        waits: &[f64],
+    ) -> Option<Self> {
+        if config.rules.is_empty() {
+            return None;
+        }
+        let declarations = config.attributes.as_ref()?;
+        let n = candidates.len();
+        let mut columns = Vec::with_capacity(config.rules.len());
+        for rule in &config.rules {
+            let declaration = declarations.get(rule.attribute())?;
+            let read = |c: &Candidate| -> Vec<Option<AttributeValue>> {
+                c.searches
+                    .iter()
+                    .map(|&i| effective(declaration, pool[i].attributes.get(rule.attribute())))
+                    .collect()
+            };
+            let column = match rule {
+                Rule::Equal { .. } => {
+                    let mut interned: FxHashMap<ValueKey, u32> = FxHashMap::default();
+                    let mut values = Vec::new();
+                    let mut key = Vec::with_capacity(n);
+                    let mut off = Vec::with_capacity(n);
+                    for (c, w) in candidates.iter().zip(waits) {
+                        let v = party_scalar(declaration, &read(c));
+                        let k = *interned.entry(ValueKey::of(&v)).or_insert_with(|| {
+                            values.push(v.clone());
+                            (values.len() - 1) as u32
+                        });
+                        key.push(k);
+                        off.push(matches!(rule.version_at(*w), Version::Equal { off: true }));
+                    }
+                    Column::Equal { key, off, values }
+                }
+                Rule::Intersect { .. } => {
+                    let names: Vec<String> = declaration.values().unwrap_or_default().to_vec();
+                    let union = matches!(
+                        declaration,
+                        Declaration::StringSet {
+                            party: SetParty::Union,
+                            ..
+                        }
+                    );
+                    let mut bits = Vec::with_capacity(n);
+                    let mut need = Vec::with_capacity(n);
+                    for (c, w) in candidates.iter().zip(waits) {
+                        let mut acc: Option<u64> = None;
+                        for v in read(c) {
+                            let b = set_bits(&names, v.as_ref());
+                            acc = Some(match acc {
+                                None => b,
+                                Some(a) if union => a | b,
+                                Some(a) => a & b,
+                            });
+                        }
+                        bits.push(acc.unwrap_or(0));
+                        need.push(match rule.version_at(*w) {
+                            Version::Intersect { min_overlap } => min_overlap,
+                            _ => 1,
+                        });
+                    }
+                    Column::Intersect { bits, need, names }
+                }
+                Rule::Distance { .. } => {
+                    let mut value = Vec::with_capacity(n);
+                    let mut max = Vec::with_capacity(n);
+                    for (c, w) in candidates.iter().zip(waits) {
+                        let v = party_scalar(declaration, &read(c));
+                        value.push(match v {
+                            AttributeValue::Number(x) => x,
+                            _ => f64::NAN,
+                        });
+                        max.push(match rule.version_at(*w) {
+                            Version::Distance { max } => max,
+                            _ => 0.0,
+                        });
+                    }
+                    Column::Distance { value, max }
+                }
+                Rule::Avoid { .. } => {
+                    let mut avoids = Vec::with_capacity(n);
+                    let mut players = Vec::with_capacity(n);
+                    for c in candidates {
+                        let mut set: Vec<u64> = Vec::new();
+                        for v in read(c) {
+                            if let Some(AttributeValue::Set(ids)) = v {
+                                set.extend(ids.iter().map(|id| player_hash(id)));
+                            }
+                        }
+                        set.sort_unstable();
+                        set.dedup();
+                        avoids.push(set.into_boxed_slice());
+                        players.push(
+                            c.searches
+                                .iter()
+                                .map(|&i| player_hash(&pool[i].player_id))
+                                .collect(),
+                        );
+                    }
+                    Column::Avoid { avoids, players }
+                }
+            };
+            columns.push(column);
+        }
+        let mut partition = Vec::with_capacity(n);
+        let mut any_off = Vec::with_capacity(n);
+        let mut ids: FxHashMap<SmallVec<[u32; 4]>, u32> = FxHashMap::default();
+        for c in 0..n {
+            let mut tuple: SmallVec<[u32; 4]> = SmallVec::new();
+            let mut off = false;
+            for col in &columns {
+                if let Column::Equal { key, off: o, .. } = col {
+                    tuple.push(key[c]);
+                    off |= o[c];
+                }
+            }
+            let next = ids.len() as u32;
+            partition.push(*ids.entry(tuple).or_insert(next));
+            any_off.push(off);
+        }
+        Some(Self {
+            rules: config.rules.clone(),
+            columns,
+            partitions: ids.len() as u32,
+            partition,
+            any_off,
+            waits: waits.to_vec(),
+        })
+    }
+
+    /// The rules, in config order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Candidate `c`'s partition over the `equal` values.
+    pub fn partition(&self, c: usize) -> u32 {
+        self.partition[c]
+    }
+
+    /// How many partitions there are (1 without `equal` rules).
+    pub fn partitions(&self) -> u32 {
+        self.partitions
+    }
+
+    /// Whether some `equal` rule is off for candidate `c`.
+    pub fn any_off(&self, c: usize) -> bool {
+        self.any_off[c]
+    }
+
+    /// The match's `attributes` for a group of candidates (docs/rules.md,
+    /// "The match"): the common value of each `equal` rule every member
+    /// shares, and each `intersect` rule's shared values, by attribute.
+    pub fn match_attributes(
+        &self,
+        group: &[usize],
+    ) -> std::collections::BTreeMap<String, AttributeValue> {
+        let mut out = std::collections::BTreeMap::new();
+        for (rule, col) in self.rules.iter().zip(&self.columns) {
+            match col {
+                Column::Equal { key, values, .. } => {
+                    let first = group.first().map(|&c| key[c]);
+                    if let Some(k) = first.filter(|k| group.iter().all(|&c| key[c] == *k)) {
+                        out.insert(rule.attribute().to_owned(), values[k as usize].clone());
+                    }
+                }
+                Column::Intersect { bits, names, .. } => {
+                    let shared = group.iter().fold(u64::MAX, |a, &c| a & bits[c]);
+                    let set = names
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| shared >> i & 1 == 1)
+                        .map(|(_, v)| v.clone())
+                        .collect();
+                    out.insert(rule.attribute().to_owned(), AttributeValue::Set(set));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Seconds until rule `k`'s own steps for candidate `c` reach `miss`
+    /// (the nearest miss of its try; see [`Rule::unblocks_in`]).
+    pub(crate) fn unblocks_in(&self, k: usize, c: usize, miss: Miss) -> Option<f64> {
+        let target = match miss {
+            Miss::Distance { distance, .. } => Some(Version::Distance { max: distance }),
+            Miss::Overlap { overlap, .. } => Some(Version::Intersect {
+                min_overlap: overlap,
+            }),
+            Miss::None => None,
+        };
+        self.rules[k].unblocks_in(self.waits[c], target)
+    }
+
+    /// The nearest miss of candidate `x` to `anchor` on rule `k`: for a
+    /// `distance` rule the difference and the smaller `max`, for an
+    /// `intersect` rule the overlap and the larger `minOverlap`.
+    pub(crate) fn miss(&self, k: usize, anchor: usize, x: usize) -> Miss {
+        match &self.columns[k] {
+            Column::Distance { value, max } => Miss::Distance {
+                distance: (value[anchor] - value[x]).abs(),
+                max: max[anchor].min(max[x]),
+            },
+            Column::Intersect { bits, need, .. } => Miss::Overlap {
+                overlap: (bits[anchor] & bits[x]).count_ones(),
+                min_overlap: need[anchor].max(need[x]),
+            },
+            _ => Miss::None,
+        }
+    }
+}
+
+/// The nearest miss of one try on one rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Miss {
+    None,
+    Distance { distance: f64, max: f64 },
+    Overlap { overlap: u32, min_overlap: u32 },
+}
+
+impl Miss {
+    /// Whether `self` is nearer than `other`.
+    pub(crate) fn nearer(self, other: Miss) -> bool {
+        match (self, other) {
+            (Miss::Distance { distance: a, .. }, Miss::Distance { distance: b, .. }) => a < b,
+            (Miss::Overlap { overlap: a, .. }, Miss::Overlap { overlap: b, .. }) => a > b,
+            (_, Miss::None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// An `equal` value as a hash key (numbers by their bits).
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum ValueKey {
+    Number(u64),
+    Text(String),
+    Set(Vec<String>),
+}
+
+impl ValueKey {
+    fn of(v: &AttributeValue) -> Self {
+        match v {
+            AttributeValue::Number(x) => ValueKey::Number((x + 0.0).to_bits()),
+            AttributeValue::Text(t) => ValueKey::Text(t.clone()),
+            AttributeValue::Set(s) => ValueKey::Set(s.clone()),
+        }
+    }
+}
+
+/// A party's single value (`string`: its members agree, the re-check
+/// fails a party that does not; `number`: as its `party` says).
+fn party_scalar(declaration: &Declaration, members: &[Option<AttributeValue>]) -> AttributeValue {
+    let numbers: Vec<f64> = members
+        .iter()
+        .filter_map(|v| match v {
+            Some(AttributeValue::Number(x)) => Some(*x),
+            _ => None,
+        })
+        .collect();
+    if let (Declaration::Number { party, .. }, false) = (declaration, numbers.is_empty()) {
+        let v = match party {
+            NumberParty::Mean => numbers.iter().sum::<f64>() / numbers.len() as f64,
+            NumberParty::Min => numbers.iter().copied().fold(f64::INFINITY, f64::min),
+            NumberParty::Max => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        };
+        return AttributeValue::Number(v);
+    }
+    members
+        .iter()
+        .flatten()
+        .next()
+        .cloned()
+        .unwrap_or(AttributeValue::Text(String::new()))
+}
+
+fn set_bits(names: &[String], v: Option<&AttributeValue>) -> u64 {
+    let Some(AttributeValue::Set(items)) = v else {
+        return 0;
+    };
+    let mut bits = 0u64;
+    for item in items {
+        if let Some(i) = names.iter().position(|n| n == item).filter(|i| *i < 64) {
+            bits |= 1 << i;
+        }
+    }
+    bits
+}
+
+/// One rule's state over the group being grown.
+#[derive(Debug, Clone)]
+enum State {
+    Equal {
+        /// The value every member holds; `None` once members differ
+        /// (possible only while every member is off).
+        common: Option<u32>,
+        all_off: bool,
+    },
+    Intersect {
+        bits: u64,
+        need: u32,
+    },
+    Distance {
+        /// Values a joiner may have by every member's own `max`.
+        lo: f64,
+        hi: f64,
+        /// The members' lowest and highest values.
+        min: f64,
+        max: f64,
+    },
+    Avoid {
+        avoided: Vec<u64>,
+        players: Vec<u64>,
+    },
+}
+
+/// The rules' running state over a group: [`GroupRules::admits`] says
+/// whether a candidate fits every member on every rule.
+#[derive(Debug, Clone, Default)]
+pub struct GroupRules {
+    states: Vec<State>,
+}
+
+impl GroupRules {
+    /// Starts a group at `anchor`.
+    pub fn start(&mut self, t: &RuleTable, anchor: usize) {
+        self.states.clear();
+        for col in &t.columns {
+            self.states.push(match col {
+                Column::Equal { key, off, .. } => State::Equal {
+                    common: Some(key[anchor]),
+                    all_off: off[anchor],
+                },
+                Column::Intersect { bits, need, .. } => State::Intersect {
+                    bits: bits[anchor],
+                    need: need[anchor],
+                },
+                Column::Distance { value, max } => State::Distance {
+                    lo: value[anchor] - max[anchor],
+                    hi: value[anchor] + max[anchor],
+                    min: value[anchor],
+                    max: value[anchor],
+                },
+                Column::Avoid { avoids, players } => State::Avoid {
+                    avoided: avoids[anchor].to_vec(),
+                    players: players[anchor].to_vec(),
+                },
+            });
+        }
+    }
+
+    /// `Ok` when candidate `x` fits every member of the group on every
+    /// rule (both sides' own versions); otherwise the index of the first
+    /// rule it breaks (`avoid` rules are read last).
+    pub fn admits(&self, t: &RuleTable, x: usize) -> Result<(), usize> {
+        let mut avoid = None;
+        for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate() {
+            let ok = match (col, st) {
+                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
+                    (off[x] && *all_off) || *common == Some(key[x])
+                }
+                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
+                    (g & bits[x]).count_ones() >= (*n).max(need[x])
+                }
+                (
+                    Column::Distance { value, max },
+                    State::Distance {
+                        lo,
+                        hi,
+                        min,
+                        max: top,
+                    },
+                ) => {
+                    let v = value[x];
+                    v >= *lo - 1e-9
+                        && v <= *hi + 1e-9
+                        && v - max[x] <= *min + 1e-9
+                        && v + max[x] >= *top - 1e-9
+                }
+                (Column::Avoid { .. }, State::Avoid { .. }) => {
+                    avoid.get_or_insert(k);
+                    true
+                }
+                _ => false,
+            };
+            if !ok {
+                return Err(k);
+            }
+        }
+        if let Some(k) = avoid {
+            for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate().skip(k) {
+                if let (
+                    Column::Avoid { avoids, players },
+                    State::Avoid {
+                        avoided,
+                        players: g,
+                    },
+                ) = (col, st)
+                {
+                    let blocked = players[x].iter().any(|p| avoided.binary_search(p).is_ok())
+                        || (!avoids[x].is_empty()
+                            && g.iter().any(|p| avoids[x].binary_search(p).is_ok()));
+                    if blocked {
+                        return Err(k);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds candidate `x` (admitted) to the group's state.
+    pub fn join(&mut self, t: &RuleTable, x: usize) {
+        for (col, st) in t.columns.iter().zip(self.states.iter_mut()) {
+            match (col, st) {
+                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
+                    if *common != Some(key[x]) {
+                        *common = None;
+                    }
+                    *all_off &= off[x];
+                }
+                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
+                    *g &= bits[x];
+                    *n = (*n).max(need[x]);
+                }
+                (
+                    Column::Distance { value, max },
+                    State::Distance {
+                        lo,
+                        hi,
+                        min,
+                        max: top,
+                    },
+                ) => {
+                    *lo = lo.max(value[x] - max[x]);
+                    *hi = hi.min(value[x] + max[x]);
+                    *min = min.min(value[x]);
+                    *top = top.max(value[x]);
+                }
+                (
+                    Column::Avoid { avoids, players },
+                    State::Avoid {
+                        avoided,
+                        players: g,
+                    },
+                ) => {
+                    avoided.extend_from_slice(&avoids[x]);
+                    avoided.sort_unstable();
+                    g.extend_from_slice(&players[x]);
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! A ticket's values for the declared attributes (docs/rules.md,
+//! "Attributes"): their one parse, used by ticket generation, the
+//! simulator's arrivals and the cycle's re-check after a config change.
+
+use super::declare::{Declaration, Declarations};
+use crate::codes::Code;
+use crate::validation::FieldError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Most attributes a mode may declare (and rules it may have).
+pub const MAX_DECLARATIONS: usize = 16;
+/// Longest `string` value or set entry (bytes).
+pub const MAX_TEXT_BYTES: usize = 64;
+/// Most entries of a `stringSet` value.
+pub const MAX_SET_ENTRIES: usize = 32;
+/// Most player ids of a `playerSet` value.
+pub const MAX_PLAYER_SET: usize = 100;
+
+/// One declared attribute's value on a ticket: a number, a text, or a
+/// list of texts (`stringSet` values, `playerSet` player ids). Serialised
+/// as the plain JSON value the ticket sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum AttributeValue {
+    /// A `number`.
+    Number(f64),
+    /// A `string`.
+    Text(String),
+    /// A `stringSet` or `playerSet`.
+    Set(Vec<String>),
+}
+
+/// The declared attributes of one ticket, by name (only those it sent;
+/// [`effective`] adds a declaration's `default`).
+pub type DeclaredValues = BTreeMap<String, AttributeValue>;
+
+/// Parses the declared attributes of a ticket: `extra` holds every key of
+/// its `attributes` other than `mmr`, `latencies` and `data`.
+///
+/// # Errors
+/// Every failure at once: an undeclared key (`VALIDATION_ERROR`, "unknown
+/// field"), a value of the wrong type, out of `min`/`max` or not in
+/// `values` (`VALIDATION_ERROR` on `attributes.<name>`, with `[i]` for a
+/// set entry), a declared attribute without `default` left out
+/// (`ATTRIBUTE_REQUIRED`).
+pub fn parse_declared(
+    extra: BTreeMap<String, serde_json::Value>,
+    declarations: Option<&Declarations>,
+) -> Result<DeclaredValues, Vec<FieldError>> {
+    let empty = Declarations::new();
+    let declarations = declarations.unwrap_or(&empty);
+    let mut errors = Vec::new();
+    let mut values = DeclaredValues::new();
+    let sent: Vec<String> = extra.keys().cloned().collect();
+    for (name, raw) in extra {
+        let field = format!("attributes.{name}");
+        let Some(declaration) = declarations.get(&name) else {
+            let mut known = vec!["mmr", "latencies", "data"];
+            known.extend(declarations.keys().map(String::as_str));
+            errors.push(FieldError::new(
+                field,
+                Code::ValidationError,
+                format!("unknown field; expected one of {}", known.join(", ")),
+            ));
+            continue;
+        };
+        match value_of(declaration, &raw, &field) {
+            Ok(value) => {
+                values.insert(name, value);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    for (name, declaration) in declarations {
+        if !sent.contains(name) && !declaration.has_default() {
+            errors.push(required(name));
+        }
+    }
+    if errors.is_empty() {
+        Ok(values)
+    } else {
+        Err(errors)
+    }
+}
+
+fn required(name: &str) -> FieldError {
+    FieldError::new(
+        format!("attributes.{name}"),
+        Code::AttributeRequired,
+        format!("attribute {name} is declared without a default: every ticket sends it"),
+    )
+}
+
+/// The re-check of a live search's values against the current
+/// declarations (docs/rules.md, "Config changes"): the first failure,
+/// `ATTRIBUTE_REQUIRED` for a newly required attribute the search lacks,
+/// `ATTRIBUTE_NOT_ALLOWED` for a value the declarations no longer take.
+/// Values of attributes no longer declared are ignored.
+///
+/// # Errors
+/// The failure, naming `attributes.<name>`.
+pub fn recheck_declared(
+    values: &DeclaredValues,
+    declarations: Option<&Declarations>,
+) -> Result<(), FieldError> {
+    let Some(declarations) = declarations else {
+        return Ok(());
+    };
+    for (name, declaration) in declarations {
+        match values.get(name) {
+            None if !declaration.has_default() => return Err(required(name)),
+            None => {}
+            Some(value) => {
+                let raw = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+                if let Err(e) = value_of(declaration, &raw, &format!("attributes.{name}")) {
+                    return Err(FieldError::new(
+                        e.field,
+                        Code::AttributeNotAllowed,
+                        format!(
+                            "the game mode's declarations no longer allow it: {}",
+                            e.message
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The value a candidate holds for `declaration`: its own, else the
+/// declaration's `default`.
+pub fn effective(
+    declaration: &Declaration,
+    own: Option<&AttributeValue>,
+) -> Option<AttributeValue> {
+    if let Some(v) = own {
+        return Some(v.clone());
+    }
+    match declaration {
+        Declaration::String { default, .. } => default.clone().map(AttributeValue::Text),
+        Declaration::Number { default, .. } => default.map(AttributeValue::Number),
+        Declaration::StringSet { default, .. } | Declaration::PlayerSet { default } => {
+            default.clone().map(AttributeValue::Set)
+        }
+    }
+}
+
+/// Checks one JSON value against its declaration (used for tickets and
+/// for a declaration's own `default`).
+///
+/// # Errors
+/// `VALIDATION_ERROR` on `field` (or `field[i]` for a set entry).
+pub fn value_of(
+    declaration: &Declaration,
+    raw: &serde_json::Value,
+    field: &str,
+) -> Result<AttributeValue, FieldError> {
+    let invalid = |f: String, message: String| FieldError::new(f, Code::ValidationError, message);
+    match declaration {
+        Declaration::String { values, .. } => {
+            let Some(text) = raw.as_str() else {
+                return Err(invalid(field.into(), "must be a string".into()));
+            };
+            check_text(text, values.as_deref(), field)?;
+            Ok(AttributeValue::Text(text.to_owned()))
+        }
+        Declaration::Number { min, max, .. } => {
+            let Some(n) = raw.as_f64().filter(|n| n.is_finite()) else {
+                return Err(invalid(field.into(), "must be a finite number".into()));
+            };
+            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+                return Err(invalid(
+                    field.into(),
+                    format!(
+                        "{n} is outside [{}, {}]",
+                        min.map_or("-inf".into(), |m| m.to_string()),
+                        max.map_or("inf".into(), |m| m.to_string())
+                    ),
+                ));
+            }
+            Ok(AttributeValue::Number(n))
+        }
+        Declaration::StringSet { values, .. } => {
+            let items = set_items(raw, field, MAX_SET_ENTRIES, |item, at| {
+                check_text(item, values.as_deref(), at)
+            })?;
+            Ok(AttributeValue::Set(items))
+        }
+        Declaration::PlayerSet { .. } => {
+            let items = set_items(raw, field, MAX_PLAYER_SET, |item, at| {
+                if crate::ticket::is_valid_player_id(item) {
+                    Ok(())
+                } else {
+                    Err(FieldError::new(
+                        at,
+                        Code::ValidationError,
+                        "must be a player id: 1 to 128 printable characters",
+                    ))
+                }
+            })?;
+            Ok(AttributeValue::Set(items))
+        }
+    }
+}
+
+fn check_text(text: &str, values: Option<&[String]>, field: &str) -> Result<(), FieldError> {
+    if text.is_empty() || text.len() > MAX_TEXT_BYTES {
+        return Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            format!("must be 1 to {MAX_TEXT_BYTES} bytes"),
+        ));
+    }
+    if let Some(values) = values {
+        if !values.iter().any(|v| v == text) {
+            return Err(FieldError::new(
+                field,
+                Code::ValidationError,
+                format!("{text:?} is not one of {}", values.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The entries of a JSON array of distinct strings, at most `limit`, each
+/// checked by `check` (given the entry and its field) in order: the first
+/// bad entry is named with its index.
+fn set_items(
+    raw: &serde_json::Value,
+    field: &str,
+    limit: usize,
+    check: impl Fn(&str, &str) -> Result<(), FieldError>,
+) -> Result<Vec<String>, FieldError> {
+    let Some(array) = raw.as_array() else {
+        return Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            "must be an array of strings",
+        ));
+    };
+    if array.len() > limit {
+        return Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            format!("has {} entries; at most {limit}", array.len()),
+        ));
+    }
+    let mut items: Vec<String> = Vec::with_capacity(array.len());
+    for (i, item) in array.iter().enumerate() {
+        let Some(text) = item.as_str() else {
+            return Err(FieldError::new(
+                format!("{field}[{i}]"),
+                Code::ValidationError,
+                "must be a string",
+            ));
+        };
+        check(text, &format!("{field}[{i}]"))?;
+        if items.iter().any(|s| s == text) {
+            return Err(FieldError::new(
+                format!("{field}[{i}]"),
+                Code::ValidationError,
+                format!("{text:?} is listed twice"),
+            ));
+        }
+        items.push(text.to_owned());
+    }
+    Ok(items)
+}
+
+/// A simulated arrival's declared attributes against the mode
+/// (docs/simulate.md): every value as a ticket's, then the first failure.
+///
+/// # Errors
+/// The failure on `attributes.<name>`: `ATTRIBUTE_REQUIRED`, or
+/// `VALIDATION_ERROR` for an undeclared key or a value the declaration
+/// refuses.
+pub fn check_arrival(
+    values: &DeclaredValues,
+    declarations: Option<&Declarations>,
+) -> Result<(), FieldError> {
+    let raw = values
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+            )
+        })
+        .collect();
+    parse_declared(raw, declarations)
+        .map(|_| ())
+        .map_err(|mut e| e.swap_remove(0))
+}
+
+/// Adds each declaration's `default` to the attributes of every player of
+/// `m` who left it out, so a match says every player's values.
+pub fn fill_defaults(config: &crate::config::GameModeConfig, m: &mut crate::cycle::ProposedMatch) {
+    let Some(declarations) = &config.attributes else {
+        return;
+    };
+    for player in m.teams.iter_mut().flat_map(|t| t.players.iter_mut()) {
+        for (name, declaration) in declarations {
+            if !player.attributes.contains_key(name) {
+                if let Some(v) = effective(declaration, None) {
+                    player.attributes.insert(name.clone(), v);
+                }
+            }
+        }
+    }
+}

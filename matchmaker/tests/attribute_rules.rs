@@ -1,0 +1,342 @@
+//! Rules over a mode's declared attributes (docs/rules.md): declarations
+//! and rules validated all at once, tickets parsed, and the cycle never
+//! matching anyone outside their own current version of a rule.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+use common::*;
+use matchplane_matchmaker::rules::AttributeValue;
+use matchplane_matchmaker::{
+    validate, Attributes, Code, GameModeConfig, RawAttributes, Search, Tier, WaitingReason,
+};
+use serde_json::json;
+
+/// The rules example of docs/rules.md on a `[2, 2]` MMR mode.
+fn ruled(shape: &[u32]) -> GameModeConfig {
+    let mut c = mmr_mode(shape, 5.0, 2.0);
+    let block: GameModeConfig = serde_json::from_value(json!({
+        "name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "fifo"},
+        "attributes": {
+            "build":   { "type": "string" },
+            "pool":    { "type": "string", "default": "crossplay" },
+            "maps":    { "type": "stringSet", "values": ["dust", "inferno", "nuke"] },
+            "level":   { "type": "number", "min": 1, "max": 100, "party": "max" },
+            "blocked": { "type": "playerSet", "default": [] }
+        },
+        "rules": [
+            { "name": "same-build", "type": "equal", "attribute": "build" },
+            { "name": "platform", "type": "equal", "attribute": "pool",
+              "relax": [ { "afterSeconds": 90, "off": true } ] },
+            { "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1 },
+            { "name": "level", "type": "distance", "attribute": "level", "max": 10,
+              "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 60, "max": 40 } ] },
+            { "name": "no-blocked", "type": "avoid", "attribute": "blocked" }
+        ]
+    }))
+    .unwrap();
+    c.attributes = block.attributes;
+    c.rules = block.rules;
+    c
+}
+
+fn player(id: &str, mmr: f64, at: f64, attrs: serde_json::Value) -> Search {
+    let mut s = solo(id, mmr, at);
+    s.attributes = serde_json::from_value(attrs).unwrap();
+    s
+}
+
+fn attrs(build: &str, maps: &[&str], level: f64) -> serde_json::Value {
+    json!({"build": build, "maps": maps, "level": level})
+}
+
+#[test]
+fn the_rules_example_validates_and_every_bad_declaration_is_listed_at_once() {
+    let tier = Tier::by_name("enterprise").unwrap();
+    validate(&ruled(&[2, 2]), &tier).unwrap();
+    let mut bad = ruled(&[2, 2]);
+    let broken: GameModeConfig = serde_json::from_value(json!({
+        "name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "fifo"},
+        "attributes": {
+            "mmr":   { "type": "number" },
+            "Bad":   { "type": "string" },
+            "maps":  { "type": "stringSet" },
+            "level": { "type": "number", "min": 10, "max": 1, "default": 200 }
+        },
+        "rules": [
+            { "name": "a", "type": "equal", "attribute": "nope" },
+            { "name": "a", "type": "intersect", "attribute": "maps" },
+            { "name": "d", "type": "distance", "attribute": "level", "max": -1,
+              "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 20, "max": 10 } ] },
+            { "name": "e", "type": "distance", "attribute": "maps", "max": 1 }
+        ]
+    }))
+    .unwrap();
+    bad.attributes = broken.attributes;
+    bad.rules = broken.rules;
+    let errors = validate(&bad, &tier).unwrap_err().0;
+    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    for expected in [
+        "attributes.mmr",
+        "attributes.Bad",
+        "attributes.level.max",
+        "attributes.level.default",
+        "rules[0].attribute",
+        "rules[1].name",
+        "rules[1].attribute",
+        "rules[2].max",
+        "rules[2].relax[1].afterSeconds",
+        "rules[2].relax[1].max",
+        "rules[3].attribute",
+    ] {
+        assert!(
+            fields.contains(&expected),
+            "{expected} missing from {fields:?}"
+        );
+    }
+    assert!(errors.iter().all(|e| e.code == Code::ValidationError));
+    // `avoid` has no relax: refused as an unknown field.
+    let avoid = serde_json::from_value::<matchplane_matchmaker::rules::Rule>(json!(
+        {"name": "b", "type": "avoid", "attribute": "blocked", "relax": []}
+    ));
+    assert!(avoid.unwrap_err().to_string().contains("relax"));
+}
+
+#[test]
+fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
+    let config = ruled(&[2, 2]);
+    let raw: RawAttributes = serde_json::from_value(json!({
+        "mmr": 1500, "build": "1.4.2", "maps": ["dust", "nuke"], "level": 37, "blocked": ["player-9"]
+    }))
+    .unwrap();
+    let a = Attributes::parse(raw, &config).unwrap();
+    assert_eq!(
+        a.declared["maps"],
+        AttributeValue::Set(vec!["dust".into(), "nuke".into()])
+    );
+    assert!(!a.declared.contains_key("pool"), "defaults are not stored");
+
+    let raw: RawAttributes = serde_json::from_value(json!({
+        "mmr": 1500, "maps": ["dust", "mirage", "dust"], "level": 101, "colour": "red", "pool": 3
+    }))
+    .unwrap();
+    let errors = Attributes::parse(raw, &config).unwrap_err();
+    let got: Vec<(&str, Code)> = errors.iter().map(|e| (e.field.as_str(), e.code)).collect();
+    for expected in [
+        ("attributes.build", Code::AttributeRequired),
+        ("attributes.maps[1]", Code::ValidationError),
+        ("attributes.level", Code::ValidationError),
+        ("attributes.colour", Code::ValidationError),
+        ("attributes.pool", Code::ValidationError),
+    ] {
+        assert!(got.contains(&expected), "{expected:?} missing from {got:?}");
+    }
+}
+
+#[test]
+fn builds_never_mix_and_the_match_carries_what_everyone_shares() {
+    let config = ruled(&[1, 1]);
+    let pool = vec![
+        player("a", 1500.0, 0.0, attrs("1.4", &["dust", "nuke"], 30.0)),
+        player("b", 1500.0, 0.0, attrs("1.5", &["dust", "nuke"], 30.0)),
+        player("c", 1501.0, 0.5, attrs("1.4", &["nuke", "inferno"], 35.0)),
+        player("d", 1501.0, 0.5, attrs("1.5", &["inferno"], 35.0)),
+    ];
+    let out = cycle(&config, &pool, 1.0);
+    assert_eq!(out.matches.len(), 1, "{out:#?}");
+    let m = &out.matches[0];
+    let ids: Vec<&str> = m
+        .teams
+        .iter()
+        .flat_map(|t| &t.players)
+        .map(|p| p.player_id.as_str())
+        .collect();
+    assert!(ids.contains(&"a") && ids.contains(&"c"), "{ids:?}");
+    assert_eq!(m.attributes["build"], AttributeValue::Text("1.4".into()));
+    assert_eq!(
+        m.attributes["pool"],
+        AttributeValue::Text("crossplay".into())
+    );
+    assert_eq!(
+        m.attributes["maps"],
+        AttributeValue::Set(vec!["nuke".into()])
+    );
+    // Each player's own attributes, the default filled in.
+    let a = m
+        .teams
+        .iter()
+        .flat_map(|t| &t.players)
+        .find(|p| p.player_id == "a")
+        .unwrap();
+    assert_eq!(
+        a.attributes["pool"],
+        AttributeValue::Text("crossplay".into())
+    );
+    // b and d share a build but no map.
+    let waiting: Vec<&WaitingReason> = out.waiting.iter().map(|w| &w.reason).collect();
+    assert!(
+        waiting.iter().any(|r| matches!(r, WaitingReason::RuleNotMet { rule, overlap: Some(0), min_overlap: Some(1), .. } if rule == "map")),
+        "{waiting:?}"
+    );
+    assert_eq!(out.rule_turned_away["map"], 2, "{:?}", out.rule_turned_away);
+}
+
+#[test]
+fn a_distance_rule_relaxes_on_each_candidates_own_wait_and_says_when() {
+    let config = ruled(&[1, 1]);
+    // 25 levels apart: both need max >= 25, i.e. both past 60 s (max 40).
+    let pool = vec![
+        player("old", 1500.0, 0.0, attrs("1.4", &["dust"], 10.0)),
+        player("new", 1500.0, 50.0, attrs("1.4", &["dust"], 35.0)),
+    ];
+    let out = cycle(&config, &pool, 70.0);
+    assert!(out.matches.is_empty(), "the newcomer's own max is 20");
+    let reason = out.waiting.iter().find(|w| w.player_id == "new").unwrap();
+    match &reason.reason {
+        WaitingReason::RuleNotMet {
+            rule,
+            distance,
+            max,
+            unblocks_in_seconds,
+            ..
+        } => {
+            assert_eq!(rule, "level");
+            assert_eq!(*distance, Some(25.0));
+            assert_eq!(*max, Some(10.0), "its own max at 20 s");
+            assert_eq!(
+                *unblocks_in_seconds,
+                Some(40.0),
+                "its own max reaches 25 at 60 s"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let out = cycle(&config, &pool, 110.0);
+    assert_eq!(out.matches.len(), 1, "{out:#?}");
+}
+
+#[test]
+fn an_equal_rule_turned_off_matches_only_others_past_their_own_off_step() {
+    let config = ruled(&[1, 1]);
+    let with_pool = |id: &str, at: f64, pool: &str| {
+        let mut a = attrs("1.4", &["dust"], 50.0);
+        a["pool"] = json!(pool);
+        player(id, 1500.0, at, a)
+    };
+    let pool = vec![
+        with_pool("pc", 0.0, "pc"),
+        with_pool("console", 50.0, "console"),
+    ];
+    assert!(
+        cycle(&config, &pool, 100.0).matches.is_empty(),
+        "console waited 50 s"
+    );
+    assert_eq!(cycle(&config, &pool, 141.0).matches.len(), 1);
+    let m = &cycle(&config, &pool, 141.0).matches[0];
+    assert!(
+        !m.attributes.contains_key("pool"),
+        "a relaxed equal rule carries no value"
+    );
+}
+
+#[test]
+fn blocked_players_are_never_matched_either_way() {
+    let config = ruled(&[1, 1]);
+    let mut a = attrs("1.4", &["dust"], 50.0);
+    a["blocked"] = json!(["b"]);
+    let pool = vec![
+        player("a", 1500.0, 0.0, a),
+        player("b", 1500.0, 0.0, attrs("1.4", &["dust"], 50.0)),
+    ];
+    let out = cycle(&config, &pool, 5.0);
+    assert!(out.matches.is_empty());
+    assert!(out.waiting.iter().all(|w| matches!(&w.reason, WaitingReason::RuleNotMet { rule, unblocks_in_seconds: None, .. } if rule == "no-blocked")), "{:?}", out.waiting);
+}
+
+#[test]
+fn a_party_whose_members_differ_on_a_string_fails_and_its_set_is_the_intersection() {
+    let config = with_parties(ruled(&[2, 2]), 2, true);
+    let mut members = party("p", 2, 1500.0, 0.0);
+    members[0].attributes = serde_json::from_value(attrs("1.4", &["dust"], 10.0)).unwrap();
+    members[1].attributes = serde_json::from_value(attrs("1.5", &["dust"], 10.0)).unwrap();
+    let out = cycle(&config, &members, 1.0);
+    assert_eq!(out.failed.len(), 2);
+    assert!(out
+        .failed
+        .iter()
+        .all(|f| f.code == Code::PartyAttributesDiffer));
+
+    // Same build: the party's maps are what both chose, its level the max.
+    members[1].attributes = serde_json::from_value(attrs("1.4", &["dust", "nuke"], 60.0)).unwrap();
+    members[0].attributes = serde_json::from_value(attrs("1.4", &["nuke"], 10.0)).unwrap();
+    let mut pool = members.clone();
+    pool.push(player("x", 1500.0, 0.0, attrs("1.4", &["nuke"], 55.0)));
+    pool.push(player(
+        "y",
+        1500.0,
+        0.0,
+        attrs("1.4", &["nuke", "dust"], 58.0),
+    ));
+    let out = cycle(&config, &pool, 1.0);
+    assert_eq!(out.matches.len(), 1, "{out:#?}");
+    assert_eq!(
+        out.matches[0].attributes["maps"],
+        AttributeValue::Set(vec!["nuke".into()])
+    );
+    // A player 30 levels from the party's max is out of reach.
+    pool[3].attributes = serde_json::from_value(attrs("1.4", &["nuke"], 30.0)).unwrap();
+    assert!(cycle(&config, &pool, 1.0).matches.is_empty());
+}
+
+#[test]
+fn a_config_change_fails_searches_it_no_longer_allows() {
+    let mut config = ruled(&[1, 1]);
+    let pool = vec![
+        player("a", 1500.0, 0.0, attrs("1.4", &["dust"], 50.0)),
+        player("b", 1500.0, 0.0, json!({"build": "1.4", "maps": ["nuke"]})),
+    ];
+    if let Some(a) = config.attributes.as_mut() {
+        a.insert(
+            "maps".into(),
+            serde_json::from_value(json!({"type": "stringSet", "values": ["dust"]})).unwrap(),
+        );
+    }
+    let out = cycle(&config, &pool, 1.0);
+    let codes: Vec<(&str, Code)> = out
+        .failed
+        .iter()
+        .map(|f| (f.player_id.as_str(), f.code))
+        .collect();
+    assert!(codes.contains(&("b", Code::AttributeRequired)), "{codes:?}");
+    assert_eq!(out.failed.len(), 1, "{codes:?}");
+    let pool = vec![player("c", 1500.0, 0.0, attrs("1.4", &["nuke"], 50.0))];
+    let out = cycle(&config, &pool, 1.0);
+    assert_eq!(out.failed[0].code, Code::AttributeNotAllowed);
+}
+
+#[test]
+fn twenty_builds_partition_the_pool_and_match_within_each() {
+    let config = ruled(&[5, 5]);
+    let mut pool = Vec::new();
+    for i in 0..400 {
+        let build = format!("b{}", i % 20);
+        pool.push(player(
+            &format!("p{i}"),
+            1500.0 + (i % 7) as f64,
+            0.0,
+            attrs(&build, &["dust"], 50.0),
+        ));
+    }
+    let out = cycle(&config, &pool, 1.0);
+    assert_eq!(out.matches.len(), 40, "{} matched", out.matches.len());
+    for m in &out.matches {
+        let builds: std::collections::HashSet<String> = m
+            .teams
+            .iter()
+            .flat_map(|t| &t.players)
+            .map(|p| format!("{:?}", p.attributes["build"]))
+            .collect();
+        assert_eq!(builds.len(), 1);
+    }
+}
