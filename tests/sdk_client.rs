@@ -163,6 +163,7 @@ fn every_server_message_is_a_known_message() {
             accept_by: "2026-12-01T10:00:20.000Z".into(),
             accept_in_seconds: 20.0,
             teams: vec![vec!["a".into()], vec!["b".into()]],
+            attributes: Default::default(),
         },
         StatusMessage::Requeued,
         StatusMessage::Assigned {

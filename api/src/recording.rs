@@ -192,8 +192,14 @@ impl Recorder {
         }
     }
 
-    /// Records a search start of `ticket` at `at` (Unix seconds).
-    pub fn start(&self, ticket: &Ticket, at: f64) {
+    /// Records a search start of `ticket` at `at` (Unix seconds); the
+    /// mode's `declarations` say which attributes hold player ids (hashed).
+    pub fn start(
+        &self,
+        ticket: &Ticket,
+        at: f64,
+        declarations: Option<&matchplane_matchmaker::rules::Declarations>,
+    ) {
         self.push(|hash| NewRecording {
             project_id: ticket.project_id.clone(),
             game_mode: ticket.game_mode.clone(),
@@ -216,6 +222,7 @@ impl Recorder {
                     .join("|")
             }),
             outcome: None,
+            attributes: recorded_attributes(&ticket.attributes.declared, declarations, hash),
         });
     }
 
@@ -238,8 +245,35 @@ impl Recorder {
             party_hash: None,
             party_members: None,
             outcome,
+            attributes: None,
         });
     }
+}
+
+/// A start's declared attributes as recorded: JSON text, every
+/// `playerSet` entry replaced by its keyed hash (docs/rules.md); `None`
+/// without any.
+fn recorded_attributes(
+    values: &matchplane_matchmaker::rules::DeclaredValues,
+    declarations: Option<&matchplane_matchmaker::rules::Declarations>,
+    hash: &dyn Fn(&str) -> String,
+) -> Option<String> {
+    use matchplane_matchmaker::rules::{AttributeValue, Declaration};
+    if values.is_empty() {
+        return None;
+    }
+    let mut kept = values.clone();
+    for (name, value) in &mut kept {
+        let is_player_set = declarations
+            .and_then(|d| d.get(name))
+            .is_some_and(|d| matches!(d, Declaration::PlayerSet { .. }));
+        if let (true, AttributeValue::Set(ids)) = (is_player_set, value) {
+            for id in ids.iter_mut() {
+                *id = hash(id);
+            }
+        }
+    }
+    serde_json::to_string(&kept).ok()
 }
 
 fn millis(unix: f64) -> i64 {
@@ -288,7 +322,11 @@ pub async fn started(play: &Play, started: &Started) {
         .await
     {
         if config.records() {
-            play.recorder.start(&started.ticket, started.queued_at);
+            play.recorder.start(
+                &started.ticket,
+                started.queued_at,
+                config.attributes.as_ref(),
+            );
         }
     }
 }
@@ -317,5 +355,33 @@ pub async fn ended(play: &Play, ticket: &Ticket, outcome: &EndOutcome) {
     };
     if config.is_some_and(|c| c.records()) {
         play.recorder.end(ticket, outcome, crate::play::unix_now());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::recorded_attributes;
+
+    #[test]
+    fn player_sets_are_recorded_as_keyed_hashes_and_other_sets_as_sent() {
+        let declarations = serde_json::from_value(serde_json::json!({
+            "maps": {"type": "stringSet", "values": ["dust", "nuke"]},
+            "blocked": {"type": "playerSet"},
+            "build": {"type": "string"}
+        }))
+        .unwrap();
+        let values = serde_json::from_value(serde_json::json!({
+            "maps": ["dust"], "blocked": ["ana", "ben"], "build": "1.4"
+        }))
+        .unwrap();
+        let hash = |id: &str| format!("h({id})");
+        let text = recorded_attributes(&values, Some(&declarations), &hash).unwrap();
+        let recorded: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            recorded,
+            serde_json::json!({"maps": ["dust"], "blocked": ["h(ana)", "h(ben)"], "build": "1.4"})
+        );
+        assert_eq!(recorded_attributes(&Default::default(), None, &hash), None);
     }
 }

@@ -24,9 +24,10 @@ use std::collections::BTreeMap;
 /// Largest `attributes.data` (bytes, serialised).
 pub const MAX_DATA_BYTES: usize = 4096;
 
-/// `attributes` of a ticket: `mmr`, `latencies` and `data`. Any other key
-/// (a typo such as `MMR`) is refused naming it, e.g. `attributes.MMR`:
-/// nothing a studio sends is dropped silently.
+/// `attributes` of a ticket: `mmr`, `latencies`, `data`, and the mode's
+/// declared attributes (docs/rules.md). Any other key (a typo such as
+/// `MMR`) is refused naming it, e.g. `attributes.MMR`: nothing a studio
+/// sends is dropped silently.
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(as = Attributes, example = json!({"mmr": 1500, "latencies": {"eu-west": 31, "us-east": 110}, "data": {"character": "mage"}})))]
@@ -92,6 +93,14 @@ impl Attributes {
     /// `attributes.latencies[.<name>]`, `attributes.data`).
     pub fn parse(raw: RawAttributes, config: &GameModeConfig) -> Result<Self, Vec<FieldError>> {
         let mut errors = Vec::new();
+        // Unknown keys first: a typo such as `MMR` is the first thing said.
+        let declared = match parse_declared(raw.declared, config.attributes.as_ref()) {
+            Ok(d) => d,
+            Err(e) => {
+                errors.extend(e);
+                DeclaredValues::new()
+            }
+        };
         if let Err(e) = check_mmr(config, raw.mmr) {
             errors.push(e);
         }
@@ -117,13 +126,6 @@ impl Attributes {
                 errors.push(e);
             }
         }
-        let declared = match parse_declared(raw.declared, config.attributes.as_ref()) {
-            Ok(d) => d,
-            Err(e) => {
-                errors.extend(e);
-                DeclaredValues::new()
-            }
-        };
         if errors.is_empty() {
             Ok(Self {
                 mmr: raw.mmr,

@@ -64,6 +64,14 @@ pub struct PoolSummary {
     pub matched: u64,
     /// Searches left waiting, by waiting-reason code.
     pub waiting_reasons: BTreeMap<String, u64>,
+    /// Searches left waiting with `RULE_NOT_MET`, by the rule named
+    /// (docs/rules.md); absent without rules.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub waiting_by_rule: BTreeMap<String, u64>,
+    /// Per rule over attributes, the candidates it turned away in this
+    /// cycle (docs/rules.md); absent without rules.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rule_turned_away: BTreeMap<String, u64>,
     /// MMR of the searches that have one (bins of 25 points or more).
     pub mmr: Option<Bins>,
     /// Latency of the searches that have one (milliseconds; the measured
@@ -75,10 +83,14 @@ impl PoolSummary {
     /// The summary of a cycle over `pool` that came to `outcome`.
     pub fn of(pool: &[Search], outcome: &CycleOutcome) -> Self {
         let mut waiting_reasons = BTreeMap::new();
+        let mut waiting_by_rule = BTreeMap::new();
         for waiting in &outcome.waiting {
             *waiting_reasons
                 .entry(waiting.reason.code().as_str().to_owned())
                 .or_insert(0) += 1;
+            if let crate::reasons::WaitingReason::RuleNotMet { rule, .. } = &waiting.reason {
+                *waiting_by_rule.entry(rule.clone()).or_insert(0) += 1;
+            }
         }
         let mmrs: Vec<f64> = pool.iter().filter_map(|s| s.mmr).collect();
         let latencies: Vec<f64> = pool
@@ -101,6 +113,12 @@ impl PoolSummary {
             candidates: outcome.candidates as u64,
             matched,
             waiting_reasons,
+            waiting_by_rule,
+            rule_turned_away: outcome
+                .rule_turned_away
+                .iter()
+                .map(|(k, v)| (k.clone(), u64::from(*v)))
+                .collect(),
             mmr: Bins::of(&mmrs, 25.0),
             latency_ms: Bins::of(&latencies, 10.0),
         }

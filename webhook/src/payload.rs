@@ -76,6 +76,12 @@ pub struct MatchMade {
     /// when the mode has `backfill.auto`; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill_id: Option<String>,
+    /// What every player agreed on under the mode's rules (docs/rules.md,
+    /// "The match"): each `equal` rule's common value, each `intersect`
+    /// rule's shared values, by attribute; absent without rules.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
+    pub attributes: matchplane_matchmaker::rules::DeclaredValues,
 }
 
 /// One team of a `match.made` body. In JSON, `players` lists the humans
@@ -222,6 +228,11 @@ pub struct Player {
     /// views carry it (docs/backfill.md), never a webhook body.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub left: bool,
+    /// The player's own values of the mode's declared attributes
+    /// (docs/rules.md), defaults filled in; absent without declarations.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
+    pub attributes: matchplane_matchmaker::rules::DeclaredValues,
 }
 
 /// Match quality figures (docs/simulate.md).
@@ -293,6 +304,7 @@ impl MatchMade {
             seats_open: proposed.seats_open.clone(),
             region: proposed.region.as_ref().map(ToString::to_string),
             backfill_id: None,
+            attributes: proposed.attributes.clone(),
         }
     }
 }
@@ -321,6 +333,7 @@ impl From<&MatchedPlayer> for Player {
             data: None,
             backfill: false,
             left: false,
+            attributes: player.attributes.clone(),
         }
     }
 }
@@ -379,6 +392,7 @@ mod tests {
             ping_ms: None,
             wait_seconds: 12.4,
             latency_ms: None,
+            attributes: Default::default(),
         };
         ProposedMatch {
             teams: vec![
@@ -401,6 +415,7 @@ mod tests {
             seats_open: vec![0, 0],
             bot_mmr: None,
             region: None,
+            attributes: Default::default(),
         }
     }
 

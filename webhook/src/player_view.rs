@@ -35,6 +35,12 @@ pub struct PlayerMatch<'a> {
     /// The match's quality.
     #[cfg_attr(feature = "openapi", schema(value_type = Quality))]
     quality: &'a Quality,
+    /// What every player agreed on under the mode's rules (docs/rules.md):
+    /// each `equal` rule's common value, each `intersect` rule's shared
+    /// values, by attribute; absent without rules.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
+    attributes: &'a matchplane_matchmaker::rules::DeclaredValues,
 }
 
 /// The player's own entry of its view (the OpenAPI document's
@@ -69,6 +75,12 @@ pub struct OwnEntry<'a> {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     #[cfg_attr(feature = "openapi", schema(default = false))]
     backfill: bool,
+    /// The player's own values of the mode's declared attributes
+    /// (docs/rules.md); absent without declarations. Other players'
+    /// attributes are never shown.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
+    attributes: &'a matchplane_matchmaker::rules::DeclaredValues,
 }
 
 /// What the player of `ticket_id` is told of `body` (docs/architecture.md#where-each-rule-lives), as JSON
@@ -111,9 +123,11 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<RawJson> {
             wait_seconds: own.wait_seconds,
             data: own.data.as_ref(),
             backfill: own.backfill,
+            attributes: &own.attributes,
         },
         region: body.region.as_deref(),
         quality: &body.quality,
+        attributes: &body.attributes,
     };
     RawJson::of(&view).ok()
 }

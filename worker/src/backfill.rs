@@ -446,6 +446,13 @@ pub(crate) async fn store_fills(
             seats_open: Vec::new(),
             region: row.region.clone(),
             backfill_id: None,
+            attributes: row
+                .attributes
+                .clone()
+                .map(serde_json::from_value)
+                .transpose()
+                .map_err(|e| WorkerError::Corrupt(e.to_string()))?
+                .unwrap_or_default(),
         };
         for (_, player) in body.players() {
             if let Some(view) = matchplane_webhook::player_match(&made, &player.ticket_id) {

@@ -90,6 +90,7 @@ pub async fn propose_all(
                         .iter()
                         .map(|t| t.players.iter().map(|p| p.player_id.to_string()).collect())
                         .collect(),
+                    attributes: m.attributes.clone(),
                 };
                 for ticket in &claim.claim.ticket_ids {
                     publish(pool, ticket, &message).await;

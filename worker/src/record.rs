@@ -467,6 +467,10 @@ pub(crate) fn match_row(mode: &ModeKey, body: &MatchMade) -> Result<match_::Mode
         answers: None,
         made_at: None,
         assignment: None,
+        attributes: (!body.attributes.is_empty())
+            .then(|| serde_json::to_value(&body.attributes))
+            .transpose()
+            .map_err(corrupt)?,
     })
 }
 

@@ -243,6 +243,12 @@ fn body_of_row(row: &match_::Model) -> Result<MatchMade, serde_json::Error> {
         seats_open: shape_of(row.seats_open.as_ref())?,
         region: row.region.clone(),
         backfill_id: None,
+        attributes: row
+            .attributes
+            .clone()
+            .map(serde_json::from_value)
+            .transpose()?
+            .unwrap_or_default(),
     })
 }
 

@@ -89,6 +89,17 @@ pub struct GameModeSchema {
     /// `waitSeconds` for the studio's assignment; absent: none.
     #[serde(default)]
     pub assignment: Option<AssignmentSchema>,
+    /// The studio's own ticket attributes by name (at most 16, names
+    /// `^[a-z][a-zA-Z0-9_]{0,31}$`, not `mmr`, `latencies` or `data`),
+    /// docs/rules.md; absent (or `null`): none.
+    #[serde(default)]
+    pub attributes:
+        Option<std::collections::BTreeMap<String, matchplane_matchmaker::rules::Declaration>>,
+    /// Rules over those attributes (at most 16), each holding between
+    /// every two candidates of a match, docs/rules.md; absent: none.
+    #[serde(default)]
+    #[schema(nullable = false, max_items = 16)]
+    pub rules: Option<Vec<matchplane_matchmaker::rules::Rule>>,
 }
 
 /// Recording of the mode's searches: starts (player ids as keyed hashes,
@@ -347,6 +358,11 @@ pub struct GameModeResponseSchema {
     pub backfill: Option<super::regions_schema::BackfillSchema>,
     /// Recording of searches; absent: off.
     pub recording: Option<RecordingSchema>,
+    /// Declared ticket attributes; absent: none.
+    pub attributes:
+        Option<std::collections::BTreeMap<String, matchplane_matchmaker::rules::Declaration>>,
+    /// Rules over the attributes; absent: none.
+    pub rules: Option<Vec<matchplane_matchmaker::rules::Rule>>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.
@@ -494,6 +510,31 @@ mod tests {
             json!({"enabled": true, "auto": true, "ttlSeconds": 60}),
         );
         with(&["backfill"], json!({"ttl": 60}));
+        with(
+            &["attributes"],
+            json!({"build": {"type": "string"}, "maps": {"type": "stringSet", "values": ["dust"], "party": "union"},
+                   "level": {"type": "number", "min": 1, "party": "max"}, "blocked": {"type": "playerSet", "default": []}}),
+        );
+        with(&["attributes"], json!({"build": {"type": "text"}}));
+        with(
+            &["attributes"],
+            json!({"build": {"type": "string", "party": "max"}}),
+        );
+        with(
+            &["rules"],
+            json!([{"name": "b", "type": "equal", "attribute": "build", "relax": [{"afterSeconds": 9, "off": true}]},
+                   {"name": "m", "type": "intersect", "attribute": "maps", "minOverlap": 2},
+                   {"name": "l", "type": "distance", "attribute": "level", "max": 5, "relax": [{"afterSeconds": 9, "max": 9}]},
+                   {"name": "a", "type": "avoid", "attribute": "blocked"}]),
+        );
+        with(
+            &["rules"],
+            json!([{"name": "a", "type": "avoid", "attribute": "blocked", "relax": []}]),
+        );
+        with(
+            &["rules"],
+            json!([{"name": "d", "type": "distance", "attribute": "level"}]),
+        );
         with(
             &["algorithm"],
             json!({"type": "mmr", "minMmr": 0, "maxMmr": 10, "baseTolerance": 5, "expansionMultiplier": 2, "maxTolerance": 20}),

@@ -76,6 +76,12 @@ pub struct MatchView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub assignment: Option<Value>,
+    /// What every player agreed on under the mode's rules (docs/rules.md):
+    /// each `equal` rule's common value, each `intersect` rule's shared
+    /// values, by attribute; absent without rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>)]
+    pub attributes: Option<Value>,
 }
 
 impl MatchView {
@@ -108,6 +114,7 @@ impl MatchView {
             answers,
             status: m.status,
             assignment: m.assignment,
+            attributes: m.attributes,
         })
     }
 

@@ -41,7 +41,7 @@ impl From<Bins> for PoolBins {
 
 /// The live pool of a mode.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "at": "2026-12-01T10:00:00.000Z", "searching": 32, "candidates": 30, "matched": 4, "waitingReasons": {"NO_CANDIDATES_IN_RANGE": 20, "PARTY_INCOMPLETE": 2}, "mmr": {"start": 1400.0, "width": 25.0, "counts": [3, 9, 14, 6]}, "latencyMs": null}))]
+#[schema(example = json!({"gameMode": "duel", "at": "2026-12-01T10:00:00.000Z", "searching": 32, "candidates": 30, "matched": 4, "waitingReasons": {"NO_CANDIDATES_IN_RANGE": 20, "PARTY_INCOMPLETE": 2}, "waitingByRule": {}, "ruleTurnedAway": {}, "mmr": {"start": 1400.0, "width": 25.0, "counts": [3, 9, 14, 6]}, "latencyMs": null}))]
 #[serde(rename_all = "camelCase")]
 pub struct PoolView {
     /// The game mode's name.
@@ -57,6 +57,12 @@ pub struct PoolView {
     pub matched: u64,
     /// Searches left waiting, by waiting-reason code.
     pub waiting_reasons: BTreeMap<String, u64>,
+    /// Searches left waiting with `RULE_NOT_MET`, by the rule named
+    /// (docs/rules.md); empty without rules.
+    pub waiting_by_rule: BTreeMap<String, u64>,
+    /// Per rule over attributes, the candidates it turned away in that
+    /// cycle (docs/rules.md): a rule that costs wait time shows here.
+    pub rule_turned_away: BTreeMap<String, u64>,
     /// MMR of the searches that have one; `null` when none has.
     pub mmr: Option<PoolBins>,
     /// Latency in milliseconds (measured ping, else the best region's);
@@ -91,6 +97,8 @@ pub async fn pool(
             candidates: s.candidates,
             matched: s.matched,
             waiting_reasons: s.waiting_reasons,
+            waiting_by_rule: s.waiting_by_rule,
+            rule_turned_away: s.rule_turned_away,
             mmr: s.mmr.map(PoolBins::from),
             latency_ms: s.latency_ms.map(PoolBins::from),
         },
@@ -101,6 +109,8 @@ pub async fn pool(
             candidates: last.as_ref().map_or(0, |r| r.candidates.max(0) as u64),
             matched: 0,
             waiting_reasons: BTreeMap::new(),
+            waiting_by_rule: BTreeMap::new(),
+            rule_turned_away: BTreeMap::new(),
             mmr: None,
             latency_ms: None,
         },

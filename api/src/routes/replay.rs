@@ -121,6 +121,10 @@ pub fn event_of(row: search_recording::Model, from_ms: i64) -> Option<Event> {
                     .collect()
             }),
             player_id: row.player_hash,
+            attributes: row
+                .attributes
+                .and_then(|text| serde_json::from_str(&text).ok())
+                .unwrap_or_default(),
             data: None,
             // Recordings keep no answers: a replay's players accept.
             answer: None,

@@ -55,6 +55,7 @@ async fn setup(backend: Backend, block: Value) -> (TestApp, String, String, Stri
             answers: None,
             made_at: None,
             assignment: None,
+            attributes: None,
         }],
     )
     .await

@@ -165,6 +165,7 @@ async fn a_result_is_reported_once_and_replayed(backend: Backend) {
             answers: None,
             made_at: None,
             assignment: None,
+            attributes: None,
         }],
     )
     .await

@@ -71,6 +71,7 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             answers: None,
             made_at: None,
             assignment: None,
+            attributes: None,
         }],
     )
     .await

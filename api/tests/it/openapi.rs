@@ -351,6 +351,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             accept_by: "2026-12-01T10:00:20.000Z".into(),
             accept_in_seconds: 17.5,
             teams: vec![vec!["ana".into()], vec!["ben".into()]],
+            attributes: Default::default(),
         },
         StatusMessage::Requeued,
         StatusMessage::Assigned {
@@ -389,6 +390,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 ),
                 backfill: false,
                 left: false,
+                attributes: Default::default(),
             }],
             mean_mmr: Some(1500.0),
             bots: vec![BotSeat::new(Some(1500.0))],
@@ -401,6 +403,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
         seats_open: vec![1],
         region: Some("eu-west".into()),
         backfill_id: None,
+        attributes: Default::default(),
     };
     // The `matched` message carries the player's view of a real match.
     let player_view = matchplane_webhook::player_match(&made_body, "tkt_1").unwrap();

@@ -41,6 +41,7 @@ async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]])
         answers: None,
         made_at: None,
         assignment: None,
+        attributes: None,
     };
     assert_eq!(
         matches::insert_if_absent(&t.db, vec![row]).await.unwrap(),

@@ -251,6 +251,7 @@ async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pool
         accept_by: "2026-12-01T00:00:20.000Z".into(),
         accept_in_seconds: 20.0,
         teams: vec![vec!["a".into()], vec!["b".into()]],
+        attributes: Default::default(),
     };
     matchplane_store::tickets::publish(t.play.pool.as_ref(), &a, &proposed).await;
     assert_eq!(

@@ -290,6 +290,7 @@ impl TestApp {
             answers: None,
             made_at: None,
             assignment: None,
+            attributes: None,
         };
         matchplane_store::repos::matches::insert_if_absent(&self.db, vec![row])
             .await

@@ -102,6 +102,7 @@ async fn store_row(
         answers: None,
         made_at: None,
         assignment: None,
+        attributes: None,
     };
     matchplane_store::repos::matches::insert_if_absent(&t.db, vec![row])
         .await

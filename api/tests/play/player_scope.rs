@@ -168,6 +168,7 @@ async fn matched(t: &TestApp, p: &str, mode: &str, ticket: &str, player: &str) -
         answers: None,
         made_at: None,
         assignment: None,
+        attributes: None,
     };
     matchplane_store::repos::matches::insert_if_absent(&t.db, vec![row])
         .await

@@ -151,7 +151,8 @@ async fn starts_and_cancels_are_recorded_hashed_and_served_as_csv(pools: Pools) 
         .await;
     assert_eq!(csv.status, StatusCode::OK, "{}", csv.body);
     let text = csv.body.as_str().unwrap();
-    assert!(text.starts_with("at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event\n"));
+    assert!(text
+        .starts_with("at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event,attributes\n"));
     let events = parse_arrivals_csv(text, None).unwrap();
     assert_eq!(events.len(), 3, "{text}");
     match &events[0] {
@@ -338,6 +339,7 @@ async fn real_games(t: &TestApp, project: &str, mode: &str, games: usize) {
                 party_hash: None,
                 party_members: None,
                 outcome: None,
+                attributes: None,
             },
             other => panic!("{other:?}"),
         })

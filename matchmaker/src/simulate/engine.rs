@@ -307,6 +307,7 @@ fn simulated(
         match_shape: m.match_shape.clone(),
         seats_open: m.seats_open.clone(),
         region: m.region.as_ref().map(|r| r.to_string()),
+        attributes: m.attributes.clone(),
     }
 }
 

@@ -28,6 +28,10 @@ pub struct SimulatedMatch {
     /// The region the match is played in (docs/regions.md); absent without `regions`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// What every player agreed on under the mode's rules (docs/rules.md);
+    /// absent without rules.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub attributes: crate::rules::DeclaredValues,
 }
 
 /// One seat of a simulated match (docs/simulate.md's `players`).

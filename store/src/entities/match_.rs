@@ -48,6 +48,10 @@ pub struct Model {
     /// posted (docs/acceptance.md).
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub assignment: Option<Json>,
+    /// What every player agreed on under the mode's rules (docs/rules.md,
+    /// "The match"): a JSON object by attribute; `NULL` without rules.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub attributes: Option<Json>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

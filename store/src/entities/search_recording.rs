@@ -30,6 +30,9 @@ pub struct Model {
     pub party_members: Option<String>,
     /// An end's outcome: `expired`, `expired:<REASON>` or `failed:<CODE>`.
     pub outcome: Option<String>,
+    /// A start's declared attributes (docs/rules.md) as JSON text, with
+    /// `playerSet` entries hashed like player ids; `NULL` without.
+    pub attributes: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -71,6 +71,9 @@ pub struct NewRecording {
     pub party_members: Option<String>,
     /// An end's outcome.
     pub outcome: Option<String>,
+    /// A start's declared attributes as JSON text (`playerSet` entries
+    /// hashed).
+    pub attributes: Option<String>,
 }
 
 /// The keyed hash of the recorded ids: HMAC-SHA-256 under the operator's
@@ -125,6 +128,7 @@ impl IdHasher {
             party_hash: None,
             party_members: None,
             outcome: Some(outcome),
+            attributes: None,
         }
     }
 }
@@ -192,7 +196,13 @@ fn copy_text(rows: &[NewRecording]) -> String {
             }
             None => out.push_str("\\N"),
         }
-        for value in [&r.latencies, &r.party_hash, &r.party_members, &r.outcome] {
+        for value in [
+            &r.latencies,
+            &r.party_hash,
+            &r.party_members,
+            &r.outcome,
+            &r.attributes,
+        ] {
             out.push('\t');
             field(&mut out, value.as_deref());
         }
@@ -211,7 +221,7 @@ async fn copy_batch(db: &DatabaseConnection, rows: &[NewRecording]) -> Result<()
     let mut copy = conn
         .copy_in_raw(
             "COPY search_recordings (project_id, game_mode, at_ms, event, player_hash, mmr, \
-             latencies, party_hash, party_members, outcome) FROM STDIN",
+             latencies, party_hash, party_members, outcome, attributes) FROM STDIN",
         )
         .await
         .map_err(|e| failed(&e))?;
@@ -236,6 +246,7 @@ async fn insert_rows<C: ConnectionTrait>(db: &C, rows: &[NewRecording]) -> Resul
         party_hash: Set(r.party_hash.clone()),
         party_members: Set(r.party_members.clone()),
         outcome: Set(r.outcome.clone()),
+        attributes: Set(r.attributes.clone()),
         ..Default::default()
     });
     Recordings::insert_many(models)
@@ -363,10 +374,11 @@ mod tests {
             party_hash: None,
             party_members: Some("x|y".into()),
             outcome: Some("failed:MMR_OUT_OF_RANGE".into()),
+            attributes: None,
         };
         assert_eq!(
             copy_text(&[row]),
-            "prj_1\tduel\t1700000000123\t2\tab\\tc\\\\d\\ne\t1510.5\t\\N\t\\N\tx|y\tfailed:MMR_OUT_OF_RANGE\n"
+            "prj_1\tduel\t1700000000123\t2\tab\\tc\\\\d\\ne\t1510.5\t\\N\t\\N\tx|y\tfailed:MMR_OUT_OF_RANGE\t\\N\n"
         );
     }
 }

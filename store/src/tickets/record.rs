@@ -66,6 +66,7 @@ impl TryFrom<StoredTicket> for Ticket {
             mmr: stored.mmr,
             latencies: stored.latencies,
             data,
+            declared: Default::default(),
         });
         NewTicket {
             ticket_id: stored.ticket_id,

@@ -99,6 +99,11 @@ pub enum StatusMessage {
         accept_in_seconds: f64,
         /// The teams, as player ids.
         teams: Vec<Vec<String>>,
+        /// What every player agreed on under the mode's rules
+        /// (docs/rules.md), by attribute; absent without rules.
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
+        attributes: matchplane_matchmaker::rules::DeclaredValues,
     },
     /// The proposal was cancelled by someone else, or the match was
     /// released (by the studio, or no assignment in time) while the socket

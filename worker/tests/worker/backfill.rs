@@ -79,6 +79,7 @@ fn duo(env_party: &str, mmr: f64, queued_at: f64) -> Vec<Search> {
             ping_ms: None,
             latencies: None,
             queued_at,
+            attributes: Default::default(),
         })
         .collect()
 }

@@ -19,6 +19,7 @@ fn row(project: &str, mode: &str, days_ago: i64, player: &str) -> NewRecording {
         party_hash: None,
         party_members: None,
         outcome: None,
+        attributes: None,
     }
 }
 

@@ -60,6 +60,7 @@ async fn stored(env: &Env, days: i64) -> String {
             answers: None,
             made_at: None,
             assignment: None,
+            attributes: None,
         }],
     )
     .await

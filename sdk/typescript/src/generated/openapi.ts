@@ -1055,9 +1055,16 @@ export interface components {
             statusCode?: number | null;
         };
         /**
-         * @description `attributes` of a ticket: `mmr`, `latencies` and `data`. Any other key
-         *     (a typo such as `MMR`) is refused naming it, e.g. `attributes.MMR`:
-         *     nothing a studio sends is dropped silently.
+         * @description One declared attribute's value on a ticket: a number, a text, or a
+         *     list of texts (`stringSet` values, `playerSet` player ids). Serialised
+         *     as the plain JSON value the ticket sent.
+         */
+        AttributeValue: number | string | string[];
+        /**
+         * @description `attributes` of a ticket: `mmr`, `latencies`, `data`, and the mode's
+         *     declared attributes (docs/rules.md). Any other key (a typo such as
+         *     `MMR`) is refused naming it, e.g. `attributes.MMR`: nothing a studio
+         *     sends is dropped silently.
          * @example {
          *       "data": {
          *         "character": "mage"
@@ -1092,6 +1099,8 @@ export interface components {
              *     ratings and one is stored for the player).
              */
             mmr?: number | null;
+        } & {
+            [key: string]: components["schemas"]["AttributeValue"];
         };
         /**
          * @description Backfill of running matches: studios may ask for replacements of
@@ -1342,6 +1351,61 @@ export interface components {
              */
             waiting: number;
         };
+        /** @description One declared attribute, tagged by `type` (docs/rules.md, "Attributes"). */
+        Declaration: {
+            /**
+             * @description The value of a ticket that leaves the attribute out; absent: the
+             *     attribute is required (`ATTRIBUTE_REQUIRED`).
+             */
+            default?: string | null;
+            /** @enum {string} */
+            type: "string";
+            /** @description The only values a ticket may send (1..=64 distinct); absent: any. */
+            values?: string[] | null;
+        } | {
+            /**
+             * Format: double
+             * @description The value of a ticket that leaves it out; absent: required.
+             */
+            default?: number | null;
+            /**
+             * Format: double
+             * @description Highest value a ticket may send.
+             */
+            max?: number | null;
+            /**
+             * Format: double
+             * @description Lowest value a ticket may send.
+             */
+            min?: number | null;
+            /** @description How a party's value is formed from its members' (default `mean`). */
+            party?: components["schemas"]["NumberParty"];
+            /** @enum {string} */
+            type: "number";
+        } | {
+            /** @description The value of a ticket that leaves it out; absent: required. */
+            default?: string[] | null;
+            /**
+             * @description How a party's set is formed (default `intersection`: a value
+             *     counts only if every member sent it).
+             */
+            party?: components["schemas"]["SetParty"];
+            /** @enum {string} */
+            type: "stringSet";
+            /**
+             * @description The only values a ticket may send (1..=64 distinct); required
+             *     when an `intersect` rule uses the attribute.
+             */
+            values?: string[] | null;
+        } | {
+            /**
+             * @description The value of a ticket that leaves it out (usually `[]`); absent:
+             *     required.
+             */
+            default?: string[] | null;
+            /** @enum {string} */
+            type: "playerSet";
+        };
         /**
          * @description One delivery with its attempts.
          * @example {
@@ -1391,6 +1455,19 @@ export interface components {
             /** @description `pending`, `succeeded` or `failed`. */
             status: string;
         };
+        /** @description A `distance` rule's relax step. */
+        DistanceStep: {
+            /**
+             * Format: double
+             * @description The candidate's wait (seconds, 1..=3600) from which the step holds.
+             */
+            afterSeconds: number;
+            /**
+             * Format: double
+             * @description Largest difference from then on (never below the step before).
+             */
+            max: number;
+        };
         /**
          * @description The searches a player-wide cancel ended.
          * @example {
@@ -1402,6 +1479,19 @@ export interface components {
         EndedSearches: {
             /** @description Ticket ids whose search was cancelled. */
             cancelled: string[];
+        };
+        /** @description An `equal` rule's relax step. */
+        EqualStep: {
+            /**
+             * Format: double
+             * @description The candidate's wait (seconds, 1..=3600) from which the step holds.
+             */
+            afterSeconds: number;
+            /**
+             * @description `true`: the rule no longer binds this candidate (two candidates
+             *     past their `off` step may differ).
+             */
+            off: boolean;
         };
         /**
          * @description Why a search expired: the values of an `expired` message's (and an
@@ -1507,6 +1597,14 @@ export interface components {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
             assignment?: null | components["schemas"]["Assignment"];
+            /**
+             * @description The studio's own ticket attributes by name (at most 16, names
+             *     `^[a-z][a-zA-Z0-9_]{0,31}$`, not `mmr`, `latencies` or `data`),
+             *     docs/rules.md; absent (or `null`): none.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["Declaration"];
+            } | null;
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /** @description Default `true`; a disabled mode runs no cycle and fails its searches. */
@@ -1535,6 +1633,11 @@ export interface components {
              *     increasing); only with an array `matchShape`.
              */
             relaxations?: components["schemas"]["Relaxation"][];
+            /**
+             * @description Rules over those attributes (at most 16), each holding between
+             *     every two candidates of a match, docs/rules.md; absent: none.
+             */
+            rules?: components["schemas"]["Rule"][];
             /** @description How a full group is split into teams (ignored for FIFO). */
             teamAssignment?: components["schemas"]["TeamAssignment"];
             /**
@@ -1593,6 +1696,10 @@ export interface components {
             /** @description How candidates are grouped. */
             algorithm: components["schemas"]["Algorithm"];
             assignment?: null | components["schemas"]["Assignment"];
+            /** @description Declared ticket attributes; absent: none. */
+            attributes?: {
+                [key: string]: components["schemas"]["Declaration"];
+            } | null;
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
             /**
@@ -1618,6 +1725,8 @@ export interface components {
             regions?: null | components["schemas"]["Regions"];
             /** @description Relaxation steps; absent: none. */
             relaxations?: components["schemas"]["Relaxation"][] | null;
+            /** @description Rules over the attributes; absent: none. */
+            rules?: components["schemas"]["Rule"][] | null;
             /** @description How a full group is split into teams. */
             teamAssignment: components["schemas"]["TeamAssignment"];
             /**
@@ -2097,6 +2206,14 @@ export interface components {
          */
         MatchRecord: {
             /**
+             * @description What every player agreed on under the mode's rules (docs/rules.md,
+             *     "The match"): each `equal` rule's common value, each `intersect`
+             *     rule's shared values, by attribute; absent without rules.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
+            /**
              * @description The backfill request opened for the match's open seats (`bf_…`)
              *     when the mode has `backfill.auto`; absent otherwise.
              */
@@ -2191,6 +2308,14 @@ export interface components {
              *     with each player's own `data`); absent until posted.
              */
             assignment?: Record<string, never> | null;
+            /**
+             * @description What every player agreed on under the mode's rules (docs/rules.md):
+             *     each `equal` rule's common value, each `intersect` rule's shared
+             *     values, by attribute; absent without rules.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            } | null;
             /**
              * Format: date-time
              * @description When the match was made.
@@ -2340,6 +2465,25 @@ export interface components {
             waitSecondsAll?: null | components["schemas"]["WaitPercentiles"];
             webhookStatus?: null | components["schemas"]["WebhookStatus"];
         };
+        /**
+         * @description A party's `number` value: its members' `mean`, `min` or `max`.
+         * @enum {string}
+         */
+        NumberParty: "mean" | "min" | "max";
+        /** @description An `intersect` rule's relax step. */
+        OverlapStep: {
+            /**
+             * Format: double
+             * @description The candidate's wait (seconds, 1..=3600) from which the step holds.
+             */
+            afterSeconds: number;
+            /**
+             * Format: int64
+             * @description Shared values needed from then on (1..=64, never above the step
+             *     before).
+             */
+            minOverlap: number;
+        };
         /** @description Party rules. */
         Parties: {
             /** @description Whether tickets may carry a party of several players. */
@@ -2407,6 +2551,14 @@ export interface components {
          */
         PlayerMatch: {
             /**
+             * @description What every player agreed on under the mode's rules (docs/rules.md):
+             *     each `equal` rule's common value, each `intersect` rule's shared
+             *     values, by attribute; absent without rules.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
+            /**
              * Format: date-time
              * @description When the match was made (RFC 3339).
              */
@@ -2429,6 +2581,14 @@ export interface components {
          *     `PlayerMatchEntry`).
          */
         PlayerMatchEntry: {
+            /**
+             * @description The player's own values of the mode's declared attributes
+             *     (docs/rules.md); absent without declarations. Other players'
+             *     attributes are never shown.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /**
              * @description `true` for a player a backfill seated (docs/backfill.md); absent otherwise.
              * @default false
@@ -2510,7 +2670,9 @@ export interface components {
          *         "start": 1400,
          *         "width": 25
          *       },
+         *       "ruleTurnedAway": {},
          *       "searching": 32,
+         *       "waitingByRule": {},
          *       "waitingReasons": {
          *         "NO_CANDIDATES_IN_RANGE": 20,
          *         "PARTY_INCOMPLETE": 2
@@ -2538,10 +2700,24 @@ export interface components {
             matched: number;
             mmr?: null | components["schemas"]["PoolBins"];
             /**
+             * @description Per rule over attributes, the candidates it turned away in that
+             *     cycle (docs/rules.md): a rule that costs wait time shows here.
+             */
+            ruleTurnedAway: {
+                [key: string]: number;
+            };
+            /**
              * Format: int64
              * @description Searches in the pool.
              */
             searching: number;
+            /**
+             * @description Searches left waiting with `RULE_NOT_MET`, by the rule named
+             *     (docs/rules.md); empty without rules.
+             */
+            waitingByRule: {
+                [key: string]: number;
+            };
             /** @description Searches left waiting, by waiting-reason code. */
             waitingReasons: {
                 [key: string]: number;
@@ -3095,6 +3271,55 @@ export interface components {
             players: components["schemas"]["RosterPlayer"][];
         };
         /**
+         * @description One rule over a declared attribute, tagged by `type` (docs/rules.md,
+         *     "Rules"). Every rule holds between every two candidates of a match.
+         */
+        Rule: {
+            /** @description The declared attribute it reads. */
+            attribute: string;
+            /** @description `^[a-z0-9][a-z0-9_-]{0,31}$`, unique in the mode. */
+            name: string;
+            /** @description Steps by the candidate's own wait; a step may turn the rule off. */
+            relax?: components["schemas"]["EqualStep"][];
+            /** @enum {string} */
+            type: "equal";
+        } | {
+            /** @description The declared attribute it reads. */
+            attribute: string;
+            /**
+             * Format: int64
+             * @description Values every candidate must share (1..=64, default 1).
+             */
+            minOverlap?: number;
+            /** @description Unique rule name. */
+            name: string;
+            /** @description Steps lowering `minOverlap` (never raising it). */
+            relax?: components["schemas"]["OverlapStep"][];
+            /** @enum {string} */
+            type: "intersect";
+        } | {
+            /** @description The declared attribute it reads. */
+            attribute: string;
+            /**
+             * Format: double
+             * @description Largest difference (>= 0), in the attribute's unit.
+             */
+            max: number;
+            /** @description Unique rule name. */
+            name: string;
+            /** @description Steps raising `max` (never lowering it). */
+            relax?: components["schemas"]["DistanceStep"][];
+            /** @enum {string} */
+            type: "distance";
+        } | {
+            /** @description The declared attribute it reads. */
+            attribute: string;
+            /** @description Unique rule name. */
+            name: string;
+            /** @enum {string} */
+            type: "avoid";
+        };
+        /**
          * @description One scope of a key.
          * @enum {string}
          */
@@ -3190,6 +3415,13 @@ export interface components {
              * @description Seconds left to answer when sent.
              */
             acceptInSeconds: number;
+            /**
+             * @description What every player agreed on under the mode's rules
+             *     (docs/rules.md), by attribute; absent without rules.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** @description `mat_…` id of the proposal (the match's id once made). */
             matchId: string;
             /** @description The teams, as player ids. */
@@ -3229,6 +3461,12 @@ export interface components {
          *     the search is being stored (docs/error-codes.md, "Waiting reasons").
          */
         SearchWaitingReason: components["schemas"]["WaitingReason"] | components["schemas"]["MatchPending"];
+        /**
+         * @description A party's `stringSet` value: the `intersection` or `union` of its
+         *     members' sets.
+         * @enum {string}
+         */
+        SetParty: "intersection" | "union";
         /**
          * @description A project's settings as answered.
          * @example {
@@ -3782,6 +4020,39 @@ export interface components {
              * @description That worst latency (milliseconds).
              */
             worstLatencyMs?: number | null;
+        } | {
+            /** @enum {string} */
+            code: "RULE_NOT_MET";
+            /**
+             * Format: double
+             * @description A `distance` rule's nearest miss: the smallest difference to a
+             *     candidate it turned away.
+             */
+            distance?: number | null;
+            /**
+             * Format: double
+             * @description That pair's smaller current `max`.
+             */
+            max?: number | null;
+            /**
+             * Format: int64
+             * @description That pair's larger current `minOverlap`.
+             */
+            minOverlap?: number | null;
+            /**
+             * Format: int64
+             * @description An `intersect` rule's nearest miss: the most values shared with
+             *     a candidate it turned away.
+             */
+            overlap?: number | null;
+            /** @description The rule's `name`. */
+            rule: string;
+            /**
+             * Format: double
+             * @description Seconds until this candidate's own `relax` steps loosen the
+             *     rule; `null` when no step will.
+             */
+            unblocksInSeconds?: number | null;
         };
         /** @description Webhook destination. */
         Webhook: {
@@ -3809,6 +4080,13 @@ export interface components {
         };
         /** @description One player of a `match.made` body. */
         WebhookPlayer: {
+            /**
+             * @description The player's own values of the mode's declared attributes
+             *     (docs/rules.md), defaults filled in; absent without declarations.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /**
              * @description `true` for a player a backfill seated after the match was made;
              *     absent for the match's own players.

@@ -27,6 +27,7 @@ pub async fn add_and_snapshot(store: Arc<dyn PoolStore>) {
         ping_ms: None,
         latencies: None,
         queued_at: 17.25,
+        attributes: Default::default(),
     };
     store.add_search(&m, &party, FAR, None).await.unwrap();
     expected.push(party);

@@ -22,6 +22,7 @@ pub fn match_message(match_id: &str, player_id: &str) -> Message {
         ping_ms: Some(35.0),
         wait_seconds: 12.4,
         latency_ms: None,
+        attributes: Default::default(),
     };
     let proposed = ProposedMatch {
         teams: vec![
@@ -43,6 +44,7 @@ pub fn match_message(match_id: &str, player_id: &str) -> Message {
         match_shape: vec![1, 1],
         seats_open: vec![0, 0],
         bot_mmr: None,
+        attributes: Default::default(),
         region: None,
     };
     let identity = MatchIdentity {

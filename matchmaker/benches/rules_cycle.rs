@@ -1,0 +1,101 @@
+//! One cycle over 100 000 solo candidates of a `[5,5]` MMR mode with the
+//! five rules of docs/rules.md (two builds, a three-map vote, levels 1-100
+//! within 10 widening to 40, block lists of 0-5 players), beside the same
+//! pool without rules, in the same run; and the same rules with 20 builds
+//! (many small partitions) against 2. Ratings are the real Lichess ratings
+//! of `data/lichess/lichess-games.csv`; waits spread over 0-60 s.
+//!
+//! The figures are read as ratios (`rules / plain`, `20 builds / 2 builds`)
+//! of one run: see docs/performance.md.
+//!
+//! `cargo bench -p matchplane-matchmaker --bench rules_cycle`
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use matchplane_matchmaker::{run_cycle, GameModeConfig, Search};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+#[path = "../tests/common.rs"]
+mod common;
+mod support;
+
+/// The `[5,5]` mode with the rules example of docs/rules.md.
+fn ruled() -> GameModeConfig {
+    let mut c = common::mmr_mode(&[5, 5], 5.0, 2.0);
+    let block: serde_json::Value = serde_json::json!({
+        "attributes": {
+            "build":   { "type": "string" },
+            "pool":    { "type": "string", "default": "crossplay" },
+            "maps":    { "type": "stringSet", "values": ["dust", "inferno", "nuke"] },
+            "level":   { "type": "number", "min": 1, "max": 100, "party": "max" },
+            "blocked": { "type": "playerSet", "default": [] }
+        },
+        "rules": [
+            { "name": "same-build", "type": "equal", "attribute": "build" },
+            { "name": "platform", "type": "equal", "attribute": "pool",
+              "relax": [ { "afterSeconds": 90, "off": true } ] },
+            { "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1 },
+            { "name": "level", "type": "distance", "attribute": "level", "max": 10,
+              "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 60, "max": 40 } ] },
+            { "name": "no-blocked", "type": "avoid", "attribute": "blocked" }
+        ]
+    });
+    c.attributes = serde_json::from_value(block["attributes"].clone()).ok();
+    c.rules = serde_json::from_value(block["rules"].clone()).unwrap_or_default();
+    c
+}
+
+/// Gives every search of `pool` the five attributes, its build one of
+/// `builds`.
+fn with_attributes(pool: &[Search], builds: usize, rng: &mut ChaCha8Rng) -> Vec<Search> {
+    const MAPS: [&str; 3] = ["dust", "inferno", "nuke"];
+    let n = pool.len();
+    pool.iter()
+        .map(|s| {
+            let mut s = s.clone();
+            let maps: Vec<&str> = MAPS.iter().copied().filter(|_| rng.gen_bool(0.6)).collect();
+            let maps = if maps.is_empty() { vec!["dust"] } else { maps };
+            let blocked: Vec<String> = (0..rng.gen_range(0..=5))
+                .map(|_| format!("p{}", rng.gen_range(0..n)))
+                .collect();
+            s.attributes = serde_json::from_value(serde_json::json!({
+                "build": format!("1.{}", rng.gen_range(0..builds)),
+                "maps": maps,
+                "level": rng.gen_range(1..=100),
+                "blocked": blocked,
+            }))
+            .unwrap_or_default();
+            s
+        })
+        .collect()
+}
+
+fn bench_rules(c: &mut Criterion) {
+    let ratings = support::real_ratings();
+    let plain_config = common::mmr_mode(&[5, 5], 5.0, 2.0);
+    let config = ruled();
+    let n = 100_000usize;
+    let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
+    let plain = support::solo_pool(n, &ratings, 60.0, &mut rng);
+    let two = with_attributes(&plain, 2, &mut rng);
+    let twenty = with_attributes(&plain, 20, &mut rng);
+    let mut group = c.benchmark_group("rules_cycle_5v5_100k");
+    group
+        .sample_size(10)
+        .throughput(Throughput::Elements(n as u64));
+    for (name, cfg, pool) in [
+        ("plain", &plain_config, &plain),
+        ("rules_2_builds", &config, &two),
+        ("rules_20_builds", &config, &twenty),
+    ] {
+        let matched: usize = run_cycle(cfg, pool, 0.0, &mut rng).matches.len() * 10;
+        eprintln!("{name}: {matched} of {n} matched in one cycle");
+        group.bench_with_input(BenchmarkId::from_parameter(name), pool, |b, pool| {
+            b.iter(|| run_cycle(cfg, pool, 0.0, &mut rng))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_rules);
+criterion_main!(benches);
