@@ -20,7 +20,7 @@ export async function modesPage() {
       m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
       healthCell(m),
       el("span", { class: "views" }, VIEWS.map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])),
-    projectEndpointSection());
+    projectEndpointSection(modes));
 }
 
 const SERVER_FIELDS = ["version", "createdAt", "updatedAt", "id", "projectId"];

@@ -79,9 +79,11 @@ export function webhookSection(mode) {
 /**
  * The project's one webhook endpoint (docs/webhooks.md, "One endpoint for
  * every mode of a project"): its URL, whether it is enabled, its failing
- * state, and a button to rotate its secret (shown once).
+ * state, and a button to rotate its secret (shown once). Read at once when
+ * one of `modes` uses it, else on a button (a project without one answers
+ * 404, which a page must not ask for unasked).
  */
-export function projectEndpointSection() {
+export function projectEndpointSection(modes) {
   const box = el("div", { id: "project-webhook" }, el("p", { class: "muted" }, "Loading…"));
   const show = (hook) => {
     if (!hook) {
@@ -102,9 +104,12 @@ export function projectEndpointSection() {
         } catch (e) { failure(e); }
       } }, "Rotate the endpoint's secret")));
   };
-  api("GET", P("/webhook")).then(show, (e) => {
+  const load = () => api("GET", P("/webhook")).then(show, (e) => {
     if (e instanceof Problem && e.status === 404) show(null);
     else fill(box, el("p", { class: "error" }, e.message));
   });
+  if ((modes || []).some((m) => m.webhook && m.webhook.useProjectEndpoint)) load();
+  else fill(box, el("p", { class: "muted" }, "No mode uses the project's endpoint."),
+    el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "project-webhook-show", onclick: load }, "Show the project's endpoint")));
   return [el("h2", {}, "Project webhook endpoint"), box];
 }
