@@ -2,7 +2,7 @@
 // health and deliveries) and the version history with a line diff.
 import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, showErrors, table, when } from "./dom.js";
 import { api, failure, M, P, Problem, project } from "./api.js";
-import { healthCell, healthLine, webhookSection } from "./webhook.js";
+import { healthCell, healthLine, projectEndpointSection, webhookSection } from "./webhook.js";
 
 /** The operator has not picked a project yet: says so and returns true. */
 export function needProject() {
@@ -19,7 +19,8 @@ export async function modesPage() {
     table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Views"], modes.map((m) => [
       m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
       healthCell(m),
-      el("span", { class: "views" }, VIEWS.map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])));
+      el("span", { class: "views" }, VIEWS.map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])),
+    projectEndpointSection(modes));
 }
 
 const SERVER_FIELDS = ["version", "createdAt", "updatedAt", "id", "projectId"];
@@ -54,6 +55,7 @@ export async function modeFormPage(name) {
     keepTogether: el("input", { type: "checkbox", checked: parties.keepTogether !== false }),
     hookUrl: input({ type: "url", value: hook.url || "", autocomplete: "off" }),
     hookEnabled: el("input", { type: "checkbox", checked: hook.enabled !== false }),
+    hookProject: el("input", { type: "checkbox", checked: !!hook.useProjectEndpoint }),
   };
   const other = {};
   for (const [k, v] of Object.entries(mode)) if (!FORM_KEYS.includes(k) && !SERVER_FIELDS.includes(k)) other[k] = v;
@@ -76,6 +78,7 @@ export async function modeFormPage(name) {
     field("Keep parties together", f.keepTogether, { name: "parties.keepTogether" }),
     field("Webhook URL", f.hookUrl, { name: "webhook.url", hint: "Leave empty for no webhook." }),
     field("Webhook enabled", f.hookEnabled, { name: "webhook.enabled" }),
+    field("Use the project's webhook endpoint", f.hookProject, { name: "webhook.useProjectEndpoint", hint: "Send to the project's one endpoint (on the Game modes page) instead of a URL of this mode's own; leave the URL empty." }),
     field("Other settings (JSON)", f.other, { name: "$other", wide: true, hint: "Every other block of the mode (ratings, relaxations, bots, regions, …) as a JSON object." }),
     el("div", { class: "actions" }, el("button", { type: "submit" }, name ? "Save a new version" : "Create game mode"),
       el("a", { href: "#/modes" }, "Cancel")));
@@ -94,7 +97,8 @@ export async function modeFormPage(name) {
       teamAssignment: f.teams.value,
       parties: { allowParties: f.allowParties.checked, maxSize: num(f.partyMax), keepTogether: f.keepTogether.checked },
     });
-    if (f.hookUrl.value.trim()) body.webhook = { url: f.hookUrl.value.trim(), enabled: f.hookEnabled.checked };
+    if (f.hookProject.checked) body.webhook = Object.assign({ useProjectEndpoint: true, enabled: f.hookEnabled.checked }, f.hookUrl.value.trim() ? { url: f.hookUrl.value.trim() } : {});
+    else if (f.hookUrl.value.trim()) body.webhook = { url: f.hookUrl.value.trim(), enabled: f.hookEnabled.checked };
     try {
       const saved = name ? await api("PUT", M(name), body) : await api("POST", P("/game-modes"), body);
       say((name ? "Saved version " : "Created, version ") + saved.version);

@@ -1,12 +1,12 @@
 // A mode's webhook as the console shows it: its health (`webhook.status`
 // of the mode) and deliveries with their last answer.
 import { el, enc, fill, table, when, say } from "./dom.js";
-import { api, failure, M } from "./api.js";
+import { api, failure, M, P, Problem } from "./api.js";
 
 /** The health of a mode's webhook as a short text: "none", "healthy" or "failing". */
 export function healthWord(mode) {
   const hook = mode.webhook;
-  if (!hook || !hook.url) return "none";
+  if (!hook || (!hook.url && !hook.useProjectEndpoint)) return "none";
   if (hook.enabled === false) return "disabled";
   return hook.status && hook.status.failing ? "failing" : "healthy";
 }
@@ -22,6 +22,9 @@ function healthText(mode) {
   const word = healthWord(mode);
   const s = (mode.webhook || {}).status || {};
   if (word === "none") return "No webhook: matches are not sent anywhere.";
+  const where = (mode.webhook || {}).useProjectEndpoint ? " (to the project's endpoint)" : "";
+  if (where && word === "healthy") return "Sent to the project's endpoint" + (s.lastSuccessAt ? ": last delivered " + when(s.lastSuccessAt) : ": nothing failed") + ".";
+  if (where && word === "failing") return "Failing" + where + " since " + when(s.since) + ": " + (s.consecutiveFailures || 0) + " attempts failed in a row" + (s.lastError ? " (" + s.lastError + ")" : "") + ".";
   if (word === "disabled") return "The webhook is disabled: matches are not sent.";
   if (word === "failing") {
     return "Failing since " + when(s.since) + ": " + (s.consecutiveFailures || 0) + " attempts failed in a row, the last one " +
@@ -69,6 +72,44 @@ export function webhookSection(mode) {
     box,
     el("div", { class: "actions" },
       el("button", { type: "button", class: "secondary", onclick: () => show().catch(failure) }, "Refresh deliveries"),
-      mode.webhook && mode.webhook.url ? testButton(mode.name, "mode-webhook-test") : null),
+      mode.webhook && (mode.webhook.url || mode.webhook.useProjectEndpoint) ? testButton(mode.name, "mode-webhook-test") : null),
   ];
+}
+
+/**
+ * The project's one webhook endpoint (docs/webhooks.md, "One endpoint for
+ * every mode of a project"): its URL, whether it is enabled, its failing
+ * state, and a button to rotate its secret (shown once). Read at once when
+ * one of `modes` uses it, else on a button (a project without one answers
+ * 404, which a page must not ask for unasked).
+ */
+export function projectEndpointSection(modes) {
+  const box = el("div", { id: "project-webhook" }, el("p", { class: "muted" }, "Loading…"));
+  const show = (hook) => {
+    if (!hook) {
+      return fill(box, el("p", { class: "muted" }, "No project endpoint: each mode sends to its own URL. Set one with PUT /v1/projects/{projectId}/webhook."));
+    }
+    const s = hook.status || {};
+    const failing = !!s.failing;
+    fill(box,
+      table(["URL", "Enabled", "Event types", "Health"], [[hook.url, hook.enabled ? "yes" : "no",
+        hook.eventTypes ? hook.eventTypes.join(", ") : "every type",
+        el("span", { class: failing ? "badge bad" : "badge", "data-health": failing ? "failing" : "healthy" },
+          failing ? "failing since " + when(s.since) + (s.lastError ? " (" + s.lastError + ")" : "") : "healthy")]],
+      "The project's webhook endpoint, used by modes with useProjectEndpoint"),
+      el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "project-webhook-rotate", onclick: async () => {
+        try {
+          const r = await api("POST", P("/webhook/rotate-secret"));
+          say("New secret (shown once; the old one signs for 24 hours): " + r.secret);
+        } catch (e) { failure(e); }
+      } }, "Rotate the endpoint's secret")));
+  };
+  const load = () => api("GET", P("/webhook")).then(show, (e) => {
+    if (e instanceof Problem && e.status === 404) show(null);
+    else fill(box, el("p", { class: "error" }, e.message));
+  });
+  if ((modes || []).some((m) => m.webhook && m.webhook.useProjectEndpoint)) load();
+  else fill(box, el("p", { class: "muted" }, "No mode uses the project's endpoint."),
+    el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "project-webhook-show", onclick: load }, "Show the project's endpoint")));
+  return [el("h2", {}, "Project webhook endpoint"), box];
 }

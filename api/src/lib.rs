@@ -68,6 +68,12 @@ fn api_routes() -> OpenApiRouter<AppState> {
             crate::routes::project_settings::get,
             crate::routes::project_settings::update
         ))
+        .routes(routes!(
+            crate::routes::project_webhook::get,
+            crate::routes::project_webhook::put,
+            crate::routes::project_webhook::delete
+        ))
+        .routes(routes!(crate::routes::project_webhook::rotate_secret))
         .routes(routes!(api_keys::create, api_keys::list))
         .routes(routes!(api_keys::revoke))
         .routes(routes!(game_modes::create, game_modes::list))

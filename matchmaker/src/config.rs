@@ -187,11 +187,33 @@ impl Default for Parties {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebhookConfig {
-    /// `https://…` endpoint of the studio's backend.
-    pub url: String,
+    /// `https://…` endpoint of the studio's backend; required unless
+    /// `use_project_endpoint`, and refused together with it.
+    #[serde(
+        default,
+        deserialize_with = "present_string",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub url: Option<String>,
     /// Whether match-made events are sent.
     #[serde(default = "default_true")]
     pub enabled: bool,
+    /// Deliver to the project's webhook endpoint (its URL, secret and
+    /// event filter, docs/webhooks.md) instead of a URL of the mode's own.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub use_project_endpoint: bool,
+}
+
+/// A string field that may be left out but is never `null` (absent is
+/// `None` through `default`).
+fn present_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
+// serde's `skip_serializing_if` hands the field by reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl GameModeConfig {

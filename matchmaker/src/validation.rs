@@ -243,21 +243,34 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
     }
 
     if let Some(webhook) = &config.webhook {
-        if webhook.url.trim().is_empty() {
-            push(
+        match (&webhook.url, webhook.use_project_endpoint) {
+            // docs/webhooks.md, "One endpoint for every mode of a project":
+            // the project's URL, never one of the mode's own beside it.
+            (Some(_), true) => push(
+                "webhook.url",
+                Code::ValidationError,
+                "webhook.url is not allowed with webhook.useProjectEndpoint: the mode delivers to the project's endpoint".into(),
+            ),
+            (None, true) => {}
+            (None, false) => push(
+                "webhook.url",
+                Code::InvalidWebhookUrl,
+                "webhook.url is required unless webhook.useProjectEndpoint is true".into(),
+            ),
+            (Some(url), false) if url.trim().is_empty() => push(
                 "webhook.url",
                 Code::InvalidWebhookUrl,
                 "webhook.url is empty".into(),
-            );
-        } else if webhook.url.len() > MAX_WEBHOOK_URL_BYTES {
-            push(
+            ),
+            (Some(url), false) if url.len() > MAX_WEBHOOK_URL_BYTES => push(
                 "webhook.url",
                 Code::InvalidWebhookUrl,
                 format!(
                     "webhook.url is {} bytes; at most {MAX_WEBHOOK_URL_BYTES}",
-                    webhook.url.len()
+                    url.len()
                 ),
-            );
+            ),
+            (Some(_), false) => {}
         }
     }
 

@@ -202,12 +202,52 @@ fn a_webhook_url_longer_than_2_kib_is_refused() {
     let mut config: GameModeConfig = serde_json::from_str(SPEC_EXAMPLE).unwrap();
     let base = "https://game.example.com/hooks/";
     let webhook = config.webhook.as_mut().unwrap();
-    webhook.url = format!("{base}{}", "a".repeat(2_048 - base.len()));
+    webhook.url = Some(format!("{base}{}", "a".repeat(2_048 - base.len())));
     validate(&config, &Tier::pro()).unwrap();
-    config.webhook.as_mut().unwrap().url.push('a');
+    if let Some(url) = config.webhook.as_mut().unwrap().url.as_mut() {
+        url.push('a');
+    }
     let err = validate(&config, &Tier::pro()).unwrap_err();
     assert_eq!(err.0.len(), 1);
     assert_eq!(err.0[0].code, Code::InvalidWebhookUrl);
     assert_eq!(err.0[0].field, "webhook.url");
     assert!(err.0[0].message.contains("2048"), "{}", err.0[0].message);
+}
+
+#[test]
+fn use_project_endpoint_takes_no_url_and_a_mode_without_it_needs_one() {
+    let mut config: GameModeConfig = serde_json::from_str(SPEC_EXAMPLE).unwrap();
+    let webhook = config.webhook.as_mut().unwrap();
+    webhook.use_project_endpoint = true;
+    let err = validate(&config, &Tier::pro()).unwrap_err();
+    assert_eq!(err.0.len(), 1);
+    assert_eq!(err.0[0].field, "webhook.url");
+    assert_eq!(err.0[0].code, Code::ValidationError);
+    config.webhook.as_mut().unwrap().url = None;
+    validate(&config, &Tier::pro()).unwrap();
+    // The stored JSON of a mode on the project endpoint has no url; a mode
+    // with its own url keeps exactly its fields.
+    let stored = serde_json::to_value(config.webhook.as_ref().unwrap()).unwrap();
+    assert_eq!(
+        stored,
+        serde_json::json!({"enabled": true, "useProjectEndpoint": true})
+    );
+    config.webhook.as_mut().unwrap().use_project_endpoint = false;
+    let err = validate(&config, &Tier::pro()).unwrap_err();
+    assert_eq!(err.0[0].field, "webhook.url");
+    assert_eq!(err.0[0].code, Code::InvalidWebhookUrl);
+    let own: GameModeConfig = serde_json::from_str(SPEC_EXAMPLE).unwrap();
+    let mut keys: Vec<String> = serde_json::to_value(own.webhook.unwrap())
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["enabled", "url"]);
+    // `url: null` is refused by the parse, as the document says.
+    let mut raw: serde_json::Value = serde_json::from_str(SPEC_EXAMPLE).unwrap();
+    raw["webhook"]["url"] = serde_json::Value::Null;
+    assert!(serde_json::from_value::<GameModeConfig>(raw).is_err());
 }

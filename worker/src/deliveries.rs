@@ -16,9 +16,10 @@
 //! The attempt is logged before it is sent and completed after, so a
 //! worker killed during it leaves it in the log, counted.
 //!
-//! The URL and the signing secrets are read from the mode at each attempt,
-//! so a rotation signs with both secrets for its 24 hours and a changed URL
-//! is used from the next attempt. The body is the stored payload, the exact
+//! The URL and the signing secrets are read from the mode at each attempt
+//! (from the project's endpoint for a mode with `webhook.useProjectEndpoint`,
+//! docs/webhooks.md), so a rotation signs with both secrets for its 24 hours
+//! and a changed URL is used from the next attempt. The body is the stored payload, the exact
 //! bytes of the first attempt.
 
 use crate::error::WorkerError;
@@ -26,6 +27,7 @@ use crate::modes;
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::webhook_delivery;
 use matchplane_store::repos::deliveries::{self, AfterAttempt, ClaimFilter};
+use matchplane_store::repos::project_webhooks::Target;
 use matchplane_webhook::{Delivery, Dispatcher};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -65,7 +67,7 @@ pub struct DeliveryWorker {
 
 /// Webhook targets (URL and secrets) read in one turn of the loop, by mode:
 /// one read per mode per turn, not per delivery.
-type Targets = HashMap<(String, String), Option<(String, Vec<String>)>>;
+type Targets = HashMap<(String, String), Option<Target>>;
 
 /// A claimed delivery ready to send: the row, what to send (`None` when the
 /// mode has no enabled webhook any more), and its endpoint's slot.
@@ -73,6 +75,20 @@ struct Ready {
     row: webhook_delivery::Model,
     delivery: Option<Delivery>,
     slot: Option<OwnedSemaphorePermit>,
+    /// Whether it goes to the project's endpoint (whose health is kept too).
+    project_endpoint: bool,
+}
+
+/// What `row` is sent as to `target`: `None` without a target, or when the
+/// target (a project endpoint's `eventTypes`) does not send its type.
+fn to_target(row: &webhook_delivery::Model, target: Option<&Target>) -> (Option<Delivery>, bool) {
+    match target {
+        Some(target) if target.sends(&row.event_type) => (
+            attempt::build(row, &target.url, &target.secrets),
+            target.project_endpoint,
+        ),
+        _ => (None, false),
+    }
 }
 
 impl DeliveryWorker {
@@ -219,7 +235,7 @@ impl DeliveryWorker {
         let target = match targets.get(&mode) {
             Some(target) => target.clone(),
             None => {
-                let read = modes::webhook_target(&self.db, &mode.0, &mode.1, Utc::now()).await;
+                let read = modes::delivery_target(&self.db, &mode.0, &mode.1, Utc::now()).await;
                 match read {
                     Ok(target) => {
                         targets.insert(mode.clone(), target.clone());
@@ -233,11 +249,12 @@ impl DeliveryWorker {
                 }
             }
         };
-        let delivery = target.and_then(|(url, secrets)| attempt::build(&row, &url, &secrets));
+        let (delivery, project_endpoint) = to_target(&row, target.as_ref());
         let mut ready = Ready {
             row,
             delivery,
             slot: None,
+            project_endpoint,
         };
         if let Some(delivery) = &ready.delivery {
             let key = delivery.endpoint_key();
@@ -303,12 +320,13 @@ impl DeliveryWorker {
     /// Reads what `row` is to be sent as (the mode's URL and secrets now).
     async fn prepare(&self, row: webhook_delivery::Model) -> Result<Ready, WorkerError> {
         let target =
-            modes::webhook_target(&self.db, &row.project_id, &row.game_mode, Utc::now()).await?;
-        let delivery = target.and_then(|(url, secrets)| attempt::build(&row, &url, &secrets));
+            modes::delivery_target(&self.db, &row.project_id, &row.game_mode, Utc::now()).await?;
+        let (delivery, project_endpoint) = to_target(&row, target.as_ref());
         Ok(Ready {
             row,
             delivery,
             slot: None,
+            project_endpoint,
         })
     }
 }

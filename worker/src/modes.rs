@@ -7,7 +7,9 @@ use chrono::{DateTime, Utc};
 use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::entities::game_mode::{self, Entity as GameModes};
 use matchplane_store::pool::ModeKey;
+use matchplane_store::repos::project_webhooks::{self, Target};
 use matchplane_store::repos::{game_modes, StoreError};
+use matchplane_webhook::EventType;
 use sea_orm::{
     ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect,
 };
@@ -178,7 +180,8 @@ pub fn parse(row: &game_mode::Model) -> Result<ModeConfig, WorkerError> {
 
 /// The webhook URL and signing secrets of a mode at `now`: the current
 /// secret, then every rotated-out one until its own grace period ends
-/// (docs/webhook-events.md).
+/// (docs/webhook-events.md). For a mode with `webhook.useProjectEndpoint`,
+/// the project endpoint's URL and secrets (docs/webhooks.md).
 /// `None` if the mode is gone or has no enabled webhook.
 ///
 /// # Errors
@@ -189,17 +192,29 @@ pub async fn webhook_target(
     mode: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<(String, Vec<String>)>, WorkerError> {
-    let row = match game_modes::get(db, project_id, mode).await {
-        Ok(row) => row,
-        Err(StoreError::NotFound) => return Ok(None),
-        Err(err) => return Err(err.into()),
-    };
-    let parsed = parse(&row)?;
-    let Some(webhook) = parsed.config.webhook.filter(|w| w.enabled) else {
-        return Ok(None);
-    };
-    let secrets = matchplane_store::repos::webhook_secrets::signing_at(&row, now);
-    Ok(Some((webhook.url, secrets)))
+    Ok(delivery_target(db, project_id, mode, now)
+        .await?
+        .map(|t| (t.url, t.secrets)))
+}
+
+/// Where a mode's webhooks go at `now` (its own URL, or the project's
+/// endpoint with its event filter); `None` if the mode is gone or has no
+/// enabled webhook, or its project endpoint is absent or disabled.
+///
+/// # Errors
+/// A database failure, or a stored config that does not parse.
+pub async fn delivery_target(
+    db: &DatabaseConnection,
+    project_id: &str,
+    mode: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<Target>, WorkerError> {
+    project_webhooks::target_of_mode(db, project_id, mode, now)
+        .await
+        .map_err(|err| match err {
+            StoreError::Corrupt(why) => WorkerError::Corrupt(why),
+            other => other.into(),
+        })
 }
 
 /// How far back of the previous listing's start an incremental listing
@@ -305,18 +320,35 @@ impl Catalogue {
     }
 }
 
-/// Whether `mode` still exists. A match claimed just before its mode was
+/// Whether an event of type `event` of `mode` is to be queued.
+///
+/// Not when the mode is gone: a match claimed just before its mode was
 /// deleted (a proposal everyone accepted, a cycle's last claim) is stored
 /// as made, but the deleted mode has no endpoint: the recorder queues no
 /// webhook for it, and that is logged here (docs/webhooks.md, 'A deleted
-/// mode'). A failed read counts as existing: the delivery then says.
-pub(crate) async fn still_exists(db: &DatabaseConnection, mode: &ModeKey) -> bool {
-    match game_modes::get(db, &mode.project_id, &mode.mode).await {
+/// mode'). Not either, for a mode on the project's endpoint, when the
+/// endpoint is absent, disabled or does not send `event` (its `eventTypes`,
+/// docs/webhooks.md). A failed read counts as yes: the delivery then says.
+pub(crate) async fn queues(db: &DatabaseConnection, mode: &ModeKey, event: EventType) -> bool {
+    let row = match game_modes::get(db, &mode.project_id, &mode.mode).await {
+        Ok(row) => row,
         Err(StoreError::NotFound) => {
             tracing::info!(project_id = %mode.project_id, game_mode = %mode.mode,
                 "the game mode was deleted: its last matches are stored without a webhook");
-            false
+            return false;
         }
-        _ => true,
+        Err(_) => return true,
+    };
+    let uses_project = parse(&row)
+        .ok()
+        .and_then(|c| c.config.webhook)
+        .is_some_and(|w| w.use_project_endpoint);
+    if !uses_project {
+        return true;
+    }
+    match project_webhooks::target_of(db, &row, Utc::now()).await {
+        Ok(Some(target)) => target.sends(event.as_str()),
+        Ok(None) => false,
+        Err(_) => true,
     }
 }

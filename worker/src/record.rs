@@ -127,7 +127,10 @@ impl Recorder<'_> {
         let mut fill_seats_of = Vec::new();
         let mut fills = Vec::new();
         let mut cancelled = Vec::new();
-        let webhook = webhook && Box::pin(crate::modes::still_exists(self.db, mode)).await;
+        // Each event type queued only when the mode's endpoint sends it (a
+        // project endpoint's `eventTypes`, docs/webhooks.md).
+        let made_hook =
+            webhook && Box::pin(crate::modes::queues(self.db, mode, EventType::MatchMade)).await;
         for entry in entries {
             // A cancelled proposal's closing: its row's status and answers.
             if let Some(closed) = CancelledProposal::parse(&entry.record_json) {
@@ -180,7 +183,7 @@ impl Recorder<'_> {
             .filter_map(|row| Some((row.ticket_id.clone(), row.data.clone()?)))
             .collect();
         for (entry, body) in parsed {
-            match prepare(mode, entry, body, &data, webhook, now) {
+            match prepare(mode, entry, body, &data, made_hook, now) {
                 Ok(prepared) => {
                     autos.extend(prepared.auto);
                     matches.push(prepared.row);
@@ -231,7 +234,15 @@ impl Recorder<'_> {
         }
         // Fills after the batch's matches: a fill's match is stored by then
         // (its record was claimed before the fill's).
-        crate::backfill::store_fills(self.pool, self.db, mode, fills, &fill_seats, webhook, now)
+        let fill_hook = webhook
+            && !fills.is_empty()
+            && Box::pin(crate::modes::queues(
+                self.db,
+                mode,
+                EventType::MatchBackfilled,
+            ))
+            .await;
+        crate::backfill::store_fills(self.pool, self.db, mode, fills, &fill_seats, fill_hook, now)
             .await?;
         if dead_count > 0 {
             crate::metrics::dead_lettered(mode, dead_count);

@@ -296,13 +296,21 @@ pub struct PartiesSchema {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebhookSchema {
     /// `https://` URL whose host resolves only to public addresses, at
-    /// most 2 048 bytes.
-    #[schema(max_length = 2048)]
-    pub url: String,
+    /// most 2 048 bytes. Required unless `useProjectEndpoint`; not allowed
+    /// with it.
+    #[serde(default)]
+    #[schema(max_length = 2048, nullable = false)]
+    pub url: Option<String>,
     /// Default `true`.
     #[serde(default)]
     #[schema(nullable = false)]
     pub enabled: Option<bool>,
+    /// Deliver to the project's webhook endpoint (`PUT
+    /// /v1/projects/{projectId}/webhook`: its URL, secret and `eventTypes`)
+    /// instead of a URL of the mode's own; default `false`.
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub use_project_endpoint: Option<bool>,
 }
 
 /// A game mode as answered: the body with its defaults filled in, plus the
@@ -412,6 +420,9 @@ pub struct WebhookResponseSchema {
     pub url: Option<String>,
     /// Whether match-made events are sent.
     pub enabled: Option<bool>,
+    /// Whether the mode delivers to the project's webhook endpoint (absent:
+    /// `false`).
+    pub use_project_endpoint: Option<bool>,
     /// `whsec_` + base64 of 32 random bytes: in full on create and rotate,
     /// `whsec_********` elsewhere.
     pub secret: String,
@@ -453,6 +464,8 @@ mod tests {
         with(&["parties"], json!({"size": 2}));
         with(&["webhook"], json!({"url": "https://x.example/h"}));
         with(&["webhook"], json!({"enabled": true}));
+        with(&["webhook"], json!({"useProjectEndpoint": true}));
+        with(&["webhook"], json!({"useProjectEndpoint": "yes"}));
         with(&["ticketTtlSeconds"], json!(30));
         with(&["colour"], json!("red"));
         with(&["enabled"], json!(false));

@@ -152,10 +152,14 @@ pub(crate) async fn check(
         Ok(()) => Vec::new(),
         Err(invalid) => invalid.0,
     };
-    if let Some(webhook) = &config.webhook {
+    if let Some(url) = config
+        .webhook
+        .as_ref()
+        .filter(|w| !w.use_project_endpoint)
+        .and_then(|w| w.url.as_deref())
+    {
         if let Err(why) =
-            matchplane_webhook::check_webhook_url(&webhook.url, state.config.allow_private_webhooks)
-                .await
+            matchplane_webhook::check_webhook_url(url, state.config.allow_private_webhooks).await
         {
             errors.push(FieldError::new(
                 "webhook.url",

@@ -14,6 +14,7 @@ pub mod mode_stats;
 pub mod mode_stats_history;
 pub mod preview;
 pub mod project_settings;
+pub mod project_webhook;
 pub mod projects;
 pub mod ratings;
 pub mod recording;

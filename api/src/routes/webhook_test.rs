@@ -1,5 +1,7 @@
 //! `POST /v1/projects/{projectId}/game-modes/{name}/webhook/test` (docs/webhook-events.md):
-//! sends a signed `webhook.test` event to the mode's webhook now, from this
+//! sends a signed `webhook.test` event to the mode's webhook now (the
+//! project's endpoint for a mode with `webhook.useProjectEndpoint`,
+//! docs/webhooks.md, its `eventTypes` aside: a test is asked for), from this
 //! process, with `matchplane-webhook`'s deliverer (the worker's signing, 5 s
 //! timeout, SSRF check at delivery), and answers the attempt. API key of the
 //! project.
@@ -15,7 +17,8 @@ use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
-use matchplane_store::entities::{webhook_attempt, webhook_delivery};
+use matchplane_store::entities::{game_mode, webhook_attempt, webhook_delivery};
+use matchplane_store::repos::project_webhooks::{self, Target};
 use matchplane_store::repos::{deliveries, game_modes, webhook_secrets};
 use matchplane_webhook::{
     Deliverer, Delivery, DeliveryConfig, Event, Final, Message, Outcome, Secret, WebhookTest,
@@ -55,6 +58,43 @@ fn no_webhook() -> ApiError {
     )])
 }
 
+/// Where the test of `mode` goes: its own URL and secrets, or its project's
+/// endpoint (even when disabled: a test is asked for).
+async fn target(
+    state: &AppState,
+    mode: &game_mode::Model,
+    now: DateTime<Utc>,
+) -> Result<Target, ApiError> {
+    let config: GameModeConfig =
+        serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
+    let webhook = config.webhook.ok_or_else(no_webhook)?;
+    if !webhook.use_project_endpoint {
+        let url = webhook.url.ok_or_else(no_webhook)?;
+        return Ok(Target {
+            url,
+            secrets: webhook_secrets::signing_at(mode, now),
+            project_endpoint: false,
+            event_types: None,
+        });
+    }
+    match project_webhooks::get(&state.db, &mode.project_id).await {
+        Ok(endpoint) => Ok(Target {
+            secrets: webhook_secrets::signing_at(&endpoint, now),
+            url: endpoint.url,
+            project_endpoint: true,
+            event_types: None,
+        }),
+        Err(matchplane_store::repos::StoreError::NotFound) => Err(ApiError::invalid(vec![
+            FieldError::new(
+                "webhook.useProjectEndpoint",
+                Code::ValidationError,
+                "the project has no webhook endpoint: set one with PUT /v1/projects/{projectId}/webhook",
+            ),
+        ])),
+        Err(other) => Err(other.into()),
+    }
+}
+
 /// Sends a signed `webhook.test` now and answers how it went (a failed
 /// attempt is still a 200: the answer describes it).
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/test", tag = "game-modes", operation_id = "testWebhook",
@@ -69,18 +109,17 @@ pub async fn test(
     let mode = game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;
-    let config: GameModeConfig =
-        serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
-    let webhook = config.webhook.ok_or_else(no_webhook)?;
     let now = Utc::now();
-    let mut secrets =
-        vec![Secret::parse(&mode.webhook_secret).map_err(|e| ApiError::internal(&e))?];
-    secrets.extend(
-        webhook_secrets::signing_at(&mode, now)
-            .iter()
-            .skip(1)
-            .filter_map(|retired| Secret::parse(retired).ok()),
-    );
+    let target = target(&state, &mode, now).await?;
+    let mut secrets = Vec::new();
+    for (i, secret) in target.secrets.iter().enumerate() {
+        match Secret::parse(secret) {
+            Ok(parsed) => secrets.push(parsed),
+            // The current secret must sign; a retired one unreadable is skipped.
+            Err(e) if i == 0 => return Err(ApiError::internal(&e)),
+            Err(_) => {}
+        }
+    }
     let ulid = ulid::Ulid::new();
     let id = format!("tst_{ulid}");
     let event = Event::Test(WebhookTest {
@@ -90,7 +129,7 @@ pub async fn test(
     });
     let message = Message::new(id.clone(), &event).map_err(|e| ApiError::internal(&e))?;
     let payload = String::from_utf8_lossy(&message.body).into_owned();
-    let delivery = Delivery::new(&webhook.url, message, secrets).map_err(|_| no_webhook())?;
+    let delivery = Delivery::new(&target.url, message, secrets).map_err(|_| no_webhook())?;
     let deliverer = Deliverer::new(DeliveryConfig {
         allow_private: state.config.allow_private_webhooks,
         ..DeliveryConfig::default()

@@ -18,6 +18,7 @@ mod keys;
 mod matches;
 mod metrics_help;
 mod openapi;
+mod project_webhook;
 mod query_params;
 mod ratings;
 mod retention;

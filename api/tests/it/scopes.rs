@@ -28,6 +28,14 @@ const TABLE: &[(&str, &str, Needs)] = &[
     ("DELETE", "/v1/projects/{projectId}", Needs::Operator),
     ("GET", "/v1/projects/{projectId}/settings", Needs::Backend),
     ("PATCH", "/v1/projects/{projectId}/settings", Needs::Admin),
+    ("GET", "/v1/projects/{projectId}/webhook", Needs::Backend),
+    ("PUT", "/v1/projects/{projectId}/webhook", Needs::Admin),
+    ("DELETE", "/v1/projects/{projectId}/webhook", Needs::Admin),
+    (
+        "POST",
+        "/v1/projects/{projectId}/webhook/rotate-secret",
+        Needs::Admin,
+    ),
     ("GET", "/v1/projects/{projectId}/keys", Needs::Backend),
     ("POST", "/v1/projects/{projectId}/keys", Needs::Admin),
     (

@@ -135,6 +135,16 @@ pub fn fast() -> PlaySettings {
 impl TestApp {
     /// A fresh app on `pools` with `settings`.
     pub async fn new(pools: Pools, settings: PlaySettings) -> Self {
+        Self::build(pools, settings, false).await
+    }
+
+    /// [`TestApp::new`] accepting webhook URLs on loopback (a receiver in
+    /// the test), as `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS` does.
+    pub async fn allowing_private_webhooks(pools: Pools, settings: PlaySettings) -> Self {
+        Self::build(pools, settings, true).await
+    }
+
+    async fn build(pools: Pools, settings: PlaySettings, allow_private_webhooks: bool) -> Self {
         let admin = admin_url();
         let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
         let conn = Database::connect(&admin)
@@ -158,7 +168,7 @@ impl TestApp {
             db.clone(),
             ApiConfig {
                 operator_token: Some(OPERATOR.to_owned()),
-                allow_private_webhooks: false,
+                allow_private_webhooks,
                 recording_key: Some(RECORDING_KEY.to_owned()),
             },
         )

@@ -21,6 +21,7 @@ mod outages;
 mod party;
 mod player_scope;
 mod preview;
+mod project_webhook;
 mod proxy;
 mod recording;
 mod regions;

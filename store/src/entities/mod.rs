@@ -15,6 +15,7 @@ pub mod mode_cycle_stat;
 pub mod mode_stats_minute;
 pub mod outbox_dead_letter;
 pub mod project;
+pub mod project_webhook;
 pub mod rating;
 pub mod rating_result;
 pub mod search_recording;

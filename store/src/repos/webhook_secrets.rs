@@ -5,9 +5,11 @@
 //! its own 24 hours: a second rotation within them does not cut the first
 //! one short, so two rotations in a day sign with three secrets. The last
 //! rotated-out secret sits in `previous_webhook_secret`; older ones still in
-//! their grace period sit in `older_webhook_secrets`.
+//! their grace period sit in `older_webhook_secrets`. A project's webhook
+//! endpoint (`project_webhooks`) keeps the same three columns and rotates
+//! by the same rules: every function here takes either row ([`Slots`]).
 
-use crate::entities::game_mode;
+use crate::entities::{game_mode, project_webhook};
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -26,19 +28,55 @@ pub struct RetiredSecret {
     pub expires_at: DateTime<Utc>,
 }
 
+/// The secret columns of a row that signs webhooks: a game mode's or a
+/// project endpoint's.
+#[derive(Debug, Clone, Copy)]
+pub struct Slots<'a> {
+    /// `webhook_secret`.
+    pub current: &'a str,
+    /// `previous_webhook_secret`.
+    pub previous: Option<&'a str>,
+    /// `previous_secret_expires_at`.
+    pub previous_expires_at: Option<DateTime<Utc>>,
+    /// `older_webhook_secrets`.
+    pub older: Option<&'a Value>,
+}
+
+impl<'a> From<&'a game_mode::Model> for Slots<'a> {
+    fn from(row: &'a game_mode::Model) -> Self {
+        Slots {
+            current: &row.webhook_secret,
+            previous: row.previous_webhook_secret.as_deref(),
+            previous_expires_at: row.previous_secret_expires_at,
+            older: row.older_webhook_secrets.as_ref(),
+        }
+    }
+}
+
+impl<'a> From<&'a project_webhook::Model> for Slots<'a> {
+    fn from(row: &'a project_webhook::Model) -> Self {
+        Slots {
+            current: &row.webhook_secret,
+            previous: row.previous_webhook_secret.as_deref(),
+            previous_expires_at: row.previous_secret_expires_at,
+            older: row.older_webhook_secrets.as_ref(),
+        }
+    }
+}
+
 /// Every rotated-out secret of `row` still in grace at `now`, newest first.
 /// Unreadable entries of `older_webhook_secrets` are skipped.
-pub fn retired_at(row: &game_mode::Model, now: DateTime<Utc>) -> Vec<RetiredSecret> {
-    let previous = match (&row.previous_webhook_secret, row.previous_secret_expires_at) {
+pub fn retired_at<'a>(row: impl Into<Slots<'a>>, now: DateTime<Utc>) -> Vec<RetiredSecret> {
+    let row: Slots<'a> = row.into();
+    let previous = match (row.previous, row.previous_expires_at) {
         (Some(secret), Some(expires_at)) => Some(RetiredSecret {
-            secret: secret.clone(),
+            secret: secret.to_owned(),
             expires_at,
         }),
         _ => None,
     };
     let older = row
-        .older_webhook_secrets
-        .as_ref()
+        .older
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -56,13 +94,14 @@ pub fn retired_at(row: &game_mode::Model, now: DateTime<Utc>) -> Vec<RetiredSecr
 /// The secrets that sign a webhook of `row` at `now`: the current one
 /// first, then every rotated-out one still in its grace period, newest
 /// first.
-pub fn signing_at(row: &game_mode::Model, now: DateTime<Utc>) -> Vec<String> {
-    std::iter::once(row.webhook_secret.clone())
+pub fn signing_at<'a>(row: impl Into<Slots<'a>>, now: DateTime<Utc>) -> Vec<String> {
+    let row: Slots<'a> = row.into();
+    std::iter::once(row.current.to_owned())
         .chain(
             retired_at(row, now)
                 .into_iter()
                 .map(|r| r.secret)
-                .filter(|s| *s != row.webhook_secret),
+                .filter(|s| s != row.current),
         )
         .collect()
 }
@@ -70,7 +109,7 @@ pub fn signing_at(row: &game_mode::Model, now: DateTime<Utc>) -> Vec<String> {
 /// `older_webhook_secrets` after rotating `row` at `now`: every secret
 /// still in grace (the current previous one included, which the rotation
 /// moves out of `previous_webhook_secret`), as a JSON array.
-pub fn older_after_rotation(row: &game_mode::Model, now: DateTime<Utc>) -> Value {
+pub fn older_after_rotation<'a>(row: impl Into<Slots<'a>>, now: DateTime<Utc>) -> Value {
     let kept: Vec<Value> = retired_at(row, now)
         .into_iter()
         .filter_map(|r| serde_json::to_value(r).ok())

@@ -6,8 +6,8 @@ use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
 use matchplane_store::repos::deliveries::{self, AfterAttempt, Held};
-use matchplane_store::repos::webhook_health;
 use matchplane_store::repos::StoreError;
+use matchplane_store::repos::{project_webhooks, webhook_health};
 use matchplane_webhook::dispatcher::failure_text;
 use matchplane_webhook::schedule::{Final, NextAction};
 use matchplane_webhook::{Attempt, Delivery, Message, Secret};
@@ -17,32 +17,38 @@ use std::time::Duration;
 use tracing::Instrument;
 
 impl DeliveryWorker {
-    /// Updates the mode's webhook health after an attempt made to its URL.
-    /// A failure to write it is logged: the attempt itself is recorded.
-    async fn record_health(&self, row: &webhook_delivery::Model, attempt: &Attempt) {
-        let written = match failure_text(attempt) {
-            None => {
-                webhook_health::record_success(
-                    &self.db,
-                    &row.project_id,
-                    &row.game_mode,
-                    attempt.sent_at,
-                )
-                .await
+    /// Updates the mode's webhook health after an attempt made to its URL,
+    /// and the project endpoint's (under [`project_webhooks::HEALTH_KEY`])
+    /// when it went there. A failure to write it is logged: the attempt
+    /// itself is recorded.
+    async fn record_health(
+        &self,
+        row: &webhook_delivery::Model,
+        attempt: &Attempt,
+        project_endpoint: bool,
+    ) {
+        let keys = std::iter::once(row.game_mode.as_str())
+            .chain(project_endpoint.then_some(project_webhooks::HEALTH_KEY));
+        for key in keys {
+            let written = match failure_text(attempt) {
+                None => {
+                    webhook_health::record_success(&self.db, &row.project_id, key, attempt.sent_at)
+                        .await
+                }
+                Some(error) => {
+                    webhook_health::record_failure(
+                        &self.db,
+                        &row.project_id,
+                        key,
+                        attempt.sent_at,
+                        &error,
+                    )
+                    .await
+                }
+            };
+            if let Err(err) = written {
+                tracing::warn!(delivery_id = %row.id, error = %err, "webhook health not recorded");
             }
-            Some(error) => {
-                webhook_health::record_failure(
-                    &self.db,
-                    &row.project_id,
-                    &row.game_mode,
-                    attempt.sent_at,
-                    &error,
-                )
-                .await
-            }
-        };
-        if let Err(err) = written {
-            tracing::warn!(delivery_id = %row.id, error = %err, "webhook health not recorded");
         }
     }
 
@@ -54,6 +60,7 @@ impl DeliveryWorker {
             row,
             delivery,
             slot,
+            project_endpoint,
         } = ready;
         let token = row.lock_token.clone().unwrap_or_default();
         let number = row.attempt_count.saturating_add(1);
@@ -138,7 +145,7 @@ impl DeliveryWorker {
         match deliveries::finish_attempt(&self.db, log, &token, after, Utc::now()).await {
             Ok(Held::Yes) => {
                 if sent {
-                    self.record_health(&row, &attempt).await;
+                    self.record_health(&row, &attempt, project_endpoint).await;
                 }
             }
             Ok(Held::Lost) => {
@@ -190,7 +197,7 @@ fn not_sent(now: DateTime<Utc>) -> Attempt {
         status: None,
         latency_ms: 0,
         error: Some(matchplane_webhook::AttemptError::Request(
-            "the game mode has no enabled webhook any more".to_owned(),
+            "the game mode has no enabled webhook any more (or its project endpoint does not send this event type)".to_owned(),
         )),
         response_excerpt: None,
         outcome: matchplane_webhook::Outcome::Refused,

@@ -717,6 +717,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's webhook endpoint, its secret masked, with its delivery
+         *     health (`status`).
+         */
+        get: operations["getProjectWebhook"];
+        /**
+         * Sets the project's webhook endpoint: creates it with a new secret
+         *     (`201`, the secret shown this once) or changes its URL, `enabled` and
+         *     `eventTypes` (`200`, the secret kept and masked). Every mode with
+         *     `webhook.useProjectEndpoint` delivers there from its next attempt.
+         */
+        put: operations["putProjectWebhook"];
+        post?: never;
+        /**
+         * Deletes the project's webhook endpoint. Modes with
+         *     `webhook.useProjectEndpoint` queue no webhook until one is set again;
+         *     deliveries already queued for it end unsent at their next attempt.
+         */
+        delete: operations["deleteProjectWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/webhook/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotates the endpoint's secret; the answer shows the new one. Every
+         *     secret rotated out keeps signing for 24 hours from its own rotation, as
+         *     a mode's does (docs/webhook-secret-rotation.md).
+         */
+        post: operations["rotateProjectWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/search": {
         parameters: {
             query?: never;
@@ -1493,6 +1545,12 @@ export interface components {
              */
             off: boolean;
         };
+        /**
+         * @description A webhook event's type, as its body's `type` and the deliveries log
+         *     write it (`"match.made"`, `"match.backfilled"`, `"webhook.test"`).
+         * @enum {string}
+         */
+        EventType: "match.made" | "match.backfilled" | "webhook.test";
         /**
          * @description Why a search expired: the values of an `expired` message's (and an
          *     expired ticket's) `reason`.
@@ -2898,6 +2956,52 @@ export interface components {
             updatedAt: string;
         };
         /**
+         * @description A project's webhook endpoint as answered.
+         * @example {
+         *       "createdAt": "2026-12-01T09:00:00.000Z",
+         *       "enabled": true,
+         *       "eventTypes": [
+         *         "match.made"
+         *       ],
+         *       "secret": "whsec_********",
+         *       "status": {
+         *         "consecutiveFailures": 0,
+         *         "failing": false,
+         *         "lastError": null,
+         *         "lastFailureAt": null,
+         *         "lastSuccessAt": "2026-12-01T09:58:02.000Z",
+         *         "since": null
+         *       },
+         *       "updatedAt": "2026-12-01T09:00:00.000Z",
+         *       "url": "https://game.example.com/hooks/matchplane"
+         *     }
+         */
+        ProjectWebhookView: {
+            /**
+             * Format: date-time
+             * @description When the endpoint was first set (RFC 3339, UTC, milliseconds).
+             */
+            createdAt: string;
+            /** @description Whether events are sent. */
+            enabled: boolean;
+            /** @description The event types sent; `null`: every type. */
+            eventTypes?: components["schemas"]["EventType"][] | null;
+            /**
+             * @description `whsec_` + base64 of 32 random bytes: in full when the endpoint is
+             *     created and on a rotation, `whsec_********` elsewhere.
+             */
+            secret: string;
+            /** @description Whether deliveries to the endpoint are failing (every mode's on it). */
+            status: components["schemas"]["WebhookStatus"];
+            /**
+             * Format: date-time
+             * @description When it last changed, a rotation included.
+             */
+            updatedAt: string;
+            /** @description Destination URL. */
+            url: string;
+        };
+        /**
          * @description An open match proposal, as a proposed ticket's status shows it.
          * @example {
          *       "acceptBy": "2026-12-01T10:00:20.000Z",
@@ -2923,6 +3027,32 @@ export interface components {
             accepted: string[];
             /** @description `mat_…`: the match's id once everyone accepted. */
             matchId: string;
+        };
+        /**
+         * @description Body of `PUT /v1/projects/{projectId}/webhook`.
+         * @example {
+         *       "enabled": true,
+         *       "eventTypes": [
+         *         "match.made",
+         *         "match.backfilled"
+         *       ],
+         *       "url": "https://game.example.com/hooks/matchplane"
+         *     }
+         */
+        PutProjectWebhook: {
+            /** @description Whether events are sent; default `true`. */
+            enabled?: boolean;
+            /**
+             * @description The event types sent (`match.made`, `match.backfilled`,
+             *     `webhook.test`); absent: every type. Events of other types are not
+             *     queued for the modes on this endpoint.
+             */
+            eventTypes?: components["schemas"]["EventType"][];
+            /**
+             * @description `https://` URL whose host resolves only to public addresses, at most
+             *     2 048 bytes (the rules of a mode's `webhook.url`).
+             */
+            url: string;
         };
         /**
          * @description `PUT …/ratings/{playerId}` body: a rating the studio already has.
@@ -4060,9 +4190,16 @@ export interface components {
             enabled?: boolean;
             /**
              * @description `https://` URL whose host resolves only to public addresses, at
-             *     most 2 048 bytes.
+             *     most 2 048 bytes. Required unless `useProjectEndpoint`; not allowed
+             *     with it.
              */
-            url: string;
+            url?: string;
+            /**
+             * @description Deliver to the project's webhook endpoint (`PUT
+             *     /v1/projects/{projectId}/webhook`: its URL, secret and `eventTypes`)
+             *     instead of a URL of the mode's own; default `false`.
+             */
+            useProjectEndpoint?: boolean;
         };
         /** @description A bot seat (docs/game-modes.md#thin-pools-smaller-matches-and-bots): no player, no ticket, the humans' mean MMR. */
         WebhookBotSeat: {
@@ -4158,6 +4295,11 @@ export interface components {
             status?: null | components["schemas"]["WebhookStatus"];
             /** @description Destination URL. */
             url?: string | null;
+            /**
+             * @description Whether the mode delivers to the project's webhook endpoint (absent:
+             *     `false`).
+             */
+            useProjectEndpoint?: boolean | null;
         };
         /** @description A seat as written: a bot seat carries `"bot": true`, a player does not. */
         WebhookSeat: components["schemas"]["WebhookBotSeat"] | components["schemas"]["WebhookPlayer"];
@@ -8046,6 +8188,319 @@ export interface operations {
                 };
             };
             /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProjectWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectWebhookView"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project, or it has no endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putProjectWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutProjectWebhook"];
+            };
+        };
+        responses: {
+            /** @description Changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectWebhookView"];
+                };
+            };
+            /** @description Created; the secret is shown */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectWebhookView"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Every failed rule in `errors` (`INVALID_WEBHOOK_URL` on `url`, an unknown `eventTypes[i]`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteProjectWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project, or it has no endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateProjectWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectWebhookView"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such project, or it has no endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A concurrent rotation got there first */
             409: {
                 headers: {
                     [name: string]: unknown;
