@@ -134,6 +134,12 @@ pub enum Code {
     SearchLost,
     /// A WebSocket search that stopped answering Pings ended `expired` for this reason.
     PongTimeout,
+    /// Waiting: the mode's matching is held (docs/game-modes.md#holding-matching): its cycles
+    /// form no match until the hold is cleared.
+    MatchingHeld,
+    /// A ticket or search for a player whose match waits for its assignment
+    /// (docs/acceptance.md), under `playerSearchScope` `project`: `409` with `matchId`.
+    PlayerInMatch,
 }
 
 impl Code {
@@ -200,6 +206,8 @@ impl Code {
             Code::RecordingRequired => "RECORDING_REQUIRED",
             Code::SearchLost => "SEARCH_LOST",
             Code::PongTimeout => "PONG_TIMEOUT",
+            Code::MatchingHeld => "MATCHING_HELD",
+            Code::PlayerInMatch => "PLAYER_IN_MATCH",
         }
     }
 }

@@ -72,6 +72,10 @@ pub enum WaitingReason {
         #[serde(default)]
         unblocks_in_seconds: Option<f64>,
     },
+    /// The mode's matching is held (docs/game-modes.md#holding-matching): its cycles form
+    /// no match until the hold is cleared; the search keeps its place and
+    /// its wait (and range) keep growing.
+    MatchingHeld,
 }
 
 impl WaitingReason {
@@ -84,6 +88,7 @@ impl WaitingReason {
             WaitingReason::NoCandidatesInRange { .. } => crate::Code::NoCandidatesInRange,
             WaitingReason::NoExactSeating { .. } => crate::Code::NoExactSeating,
             WaitingReason::NoCommonRegion { .. } => crate::Code::NoCommonRegion,
+            WaitingReason::MatchingHeld => crate::Code::MatchingHeld,
         }
     }
 }
