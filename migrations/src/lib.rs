@@ -48,6 +48,7 @@ mod m20261201_000151_p_player_search_scope;
 mod m20261201_000171_r_retention_days;
 mod m20261201_000172_r_retention_pruning;
 mod m20261202_000181_s_game_modes_updated;
+mod m20261203_000191_t_hold_and_period;
 pub mod names;
 mod ops;
 
@@ -85,6 +86,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000171_r_retention_days::Migration),
             Box::new(m20261201_000172_r_retention_pruning::Migration),
             Box::new(m20261202_000181_s_game_modes_updated::Migration),
+            Box::new(m20261203_000191_t_hold_and_period::Migration),
         ]
     }
 }

@@ -19,6 +19,7 @@ pub mod lease_epochs;
 pub mod match_status;
 pub mod match_tickets;
 pub mod matches;
+pub mod mode_holds;
 pub mod projects;
 pub mod ratings;
 pub mod recordings;
