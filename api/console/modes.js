@@ -16,10 +16,9 @@ export async function modesPage() {
   const modes = await api("GET", P("/game-modes"));
   page("Game modes",
     el("p", {}, el("a", { href: "#/modes/new" }, "New game mode")),
-    table(["Name", "Enabled", "Held", "Shape", "Cycle (s)", "Version", "Webhook", "Views"], modes.map((m) => [
-      m.name, m.enabled === false ? "no" : "yes", m.hold ? "held since " + when(m.hold.since) + " by " + m.hold.by : "no",
-      JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
-      healthCell(m),
+    table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Held", "Views"], modes.map((m) => [
+      m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
+      healthCell(m), m.hold ? "since " + when(m.hold.since) + " by " + m.hold.by : "no",
       el("span", { class: "views" }, VIEWS.map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])));
 }
 
