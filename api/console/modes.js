@@ -16,14 +16,14 @@ export async function modesPage() {
   const modes = await api("GET", P("/game-modes"));
   page("Game modes",
     el("p", {}, el("a", { href: "#/modes/new" }, "New game mode")),
-    table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Views"], modes.map((m) => [
+    table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Held", "Views"], modes.map((m) => [
       m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
-      healthCell(m),
+      healthCell(m), m.hold ? "since " + when(m.hold.since) + " by " + m.hold.by : "no",
       el("span", { class: "views" }, VIEWS.map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])),
     projectEndpointSection(modes));
 }
 
-const SERVER_FIELDS = ["version", "createdAt", "updatedAt", "id", "projectId"];
+const SERVER_FIELDS = ["version", "createdAt", "updatedAt", "id", "projectId", "hold"];
 /** The parts of a mode the form edits; the rest stays in "other settings". */
 const FORM_KEYS = ["name", "enabled", "matchShape", "matchmakingCycleDurationSeconds", "ticketTtlSeconds", "algorithm", "teamAssignment", "parties", "webhook"];
 const NEW_MODE = { name: "", enabled: true, matchShape: [1, 1], matchmakingCycleDurationSeconds: 1, ticketTtlSeconds: 600,
@@ -110,7 +110,7 @@ export async function modeFormPage(name) {
       showErrors(form, summary, errors);
     }
   });
-  page(name ? "Edit " + name : "New game mode", name ? healthLine(mode) : null, summary, form,
+  page(name ? "Edit " + name : "New game mode", name ? healthLine(mode) : null, name ? holdSection(name, mode) : null, summary, form,
     name ? [
       el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/versions" }, "Version history"), " · ",
         el("button", { type: "button", class: "secondary", onclick: async () => {
@@ -118,6 +118,23 @@ export async function modeFormPage(name) {
           try { await api("DELETE", M(name)); say("Deleted " + name); location.hash = "#/modes"; } catch (e) { failure(e); }
         } }, "Delete this mode")),
       webhookSection(mode)] : null);
+}
+
+/** Held matching (docs/game-modes.md, "Holding matching"): who held the mode
+ * and since when, and the button that holds or releases it. */
+function holdSection(name, mode) {
+  const held = mode.hold;
+  const line = held
+    ? ["Matching is held since " + when(held.since) + " by " + held.by + ": cycles form no match; searches wait with MATCHING_HELD. "]
+    : ["Matching runs. "];
+  const button = el("button", { type: "button", class: "secondary", onclick: async () => {
+    try {
+      if (held) { await api("DELETE", M(name, "/hold")); say("Released " + name); }
+      else { const h = await api("POST", M(name, "/hold")); say("Held " + name + " since " + when(h.since)); }
+      window.dispatchEvent(new HashChangeEvent("hashchange"));
+    } catch (e) { failure(e); }
+  } }, held ? "Release the hold" : "Hold matching");
+  return el("p", { class: held ? "hold held" : "hold" }, ...line, button);
 }
 
 export async function versionsPage(name) {

@@ -86,6 +86,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(game_modes::rotate_secret))
         .routes(routes!(crate::routes::webhook_test::test))
         .routes(routes!(crate::routes::deliveries::of_mode))
+        .routes(routes!(
+            crate::routes::mode_hold::hold,
+            crate::routes::mode_hold::release
+        ))
         .routes(routes!(crate::routes::mode_stats::stats))
         .routes(routes!(crate::routes::mode_stats_history::history))
         .routes(routes!(crate::routes::mode_pool::pool))

@@ -71,9 +71,13 @@ pub struct Problem {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub guard: Option<serde_json::Value>,
-    /// The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`.
+    /// The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`; the
+    /// match's mode, for `PLAYER_IN_MATCH`.
     #[serde(rename = "gameMode", skip_serializing_if = "Option::is_none")]
     pub game_mode: Option<String>,
+    /// The match waiting for its assignment, for `PLAYER_IN_MATCH`.
+    #[serde(rename = "matchId", skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
 }
 
 /// An error answer of the API; build it with the constructors below.
@@ -97,8 +101,10 @@ struct Extra {
     backfill_id: Option<String>,
     /// `guard` of `CONFIG_REGRESSION`.
     guard: Option<serde_json::Value>,
-    /// `gameMode` of `PLAYER_ALREADY_SEARCHING`.
+    /// `gameMode` of `PLAYER_ALREADY_SEARCHING` and `PLAYER_IN_MATCH`.
     game_mode: Option<String>,
+    /// `matchId` of `PLAYER_IN_MATCH`.
+    match_id: Option<String>,
 }
 
 /// The HTTP status docs/error-codes.md gives a code.
@@ -109,6 +115,7 @@ pub fn status_of(code: Code) -> StatusCode {
         Code::Conflict
         | Code::GameModeDisabled
         | Code::PlayerAlreadySearching
+        | Code::PlayerInMatch
         | Code::SearchAlreadyActive
         | Code::TicketAlreadyMatched
         | Code::ResultAlreadyReported
@@ -201,6 +208,7 @@ impl ApiError {
             backfill_id: Some(backfill_id.into()),
             guard: None,
             game_mode: None,
+            match_id: None,
         }));
         self
     }
@@ -211,6 +219,7 @@ impl ApiError {
             backfill_id: None,
             guard: serde_json::to_value(verdict).ok(),
             game_mode: None,
+            match_id: None,
         }));
         self
     }
@@ -222,6 +231,7 @@ impl ApiError {
             backfill_id: None,
             guard: None,
             game_mode: Some(game_mode.into()),
+            match_id: None,
         }));
         self
     }
@@ -404,6 +414,26 @@ impl ApiError {
         .with_game_mode(game_mode)
     }
 
+    /// `409 PLAYER_IN_MATCH` naming the match (`matchId`) that waits for
+    /// its assignment, its mode (`gameMode`) and the seated ticket
+    /// (`ticketId`).
+    pub fn player_in_match(match_id: String, ticket_id: String, game_mode: String) -> Self {
+        let mut err = Self::new(
+            Code::PlayerInMatch,
+            format!(
+                "the player is in match {match_id} of game mode {game_mode}, which waits for its assignment"
+            ),
+        )
+        .with_ticket_id(ticket_id);
+        err.extra = Some(Box::new(Extra {
+            backfill_id: None,
+            guard: None,
+            game_mode: Some(game_mode),
+            match_id: Some(match_id),
+        }));
+        err
+    }
+
     /// `403 FORBIDDEN`: the key lacks `needed`.
     pub fn forbidden(needed: crate::scopes::Scope) -> Self {
         Self::with_status(
@@ -486,6 +516,7 @@ impl ApiError {
             backfill_id: self.extra.as_ref().and_then(|e| e.backfill_id.clone()),
             guard: self.extra.as_ref().and_then(|e| e.guard.clone()),
             game_mode: self.extra.as_ref().and_then(|e| e.game_mode.clone()),
+            match_id: self.extra.as_ref().and_then(|e| e.match_id.clone()),
         }
     }
 }

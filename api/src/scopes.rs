@@ -3,7 +3,8 @@
 //! - `admin`: everything a key may do.
 //! - `backend`: what a game backend needs at run time: tickets and
 //!   searches on a player's behalf, result and rating reports, backfill,
-//!   releases and assignments of matches, and every read. Not: creating or revoking keys, creating, replacing or deleting
+//!   releases and assignments of matches, holding a mode's matching, and
+//!   every read. Not: creating or revoking keys, creating, replacing or deleting
 //!   game modes, rotating webhook secrets, webhook tests, redeliveries.
 //!
 //! Which scope a route needs is decided here, in one table
@@ -125,6 +126,9 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
         "/v1/projects/{projectId}/players/{playerId}/searches",
     ),
     ("POST", "/v1/projects/{projectId}/game-modes/{name}/results"),
+    // The game's servers are full: docs/game-modes.md, 'Holding matching'.
+    ("POST", "/v1/projects/{projectId}/game-modes/{name}/hold"),
+    ("DELETE", "/v1/projects/{projectId}/game-modes/{name}/hold"),
     (
         "POST",
         "/v1/projects/{projectId}/matches/{matchId}/backfill",

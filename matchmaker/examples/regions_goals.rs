@@ -52,7 +52,7 @@ fn figures(mode: &str, csv: &str) -> serde_json::Value {
                 latencies,
                 ..
             } => Some((player_id.clone(), latencies.clone()?)),
-            Event::Cancel { .. } | Event::Leave { .. } => None,
+            Event::Cancel { .. } | Event::Leave { .. } | Event::Hold { .. } => None,
         })
         .collect();
     scenario.add_events(events, "arrivalsCsv").unwrap();

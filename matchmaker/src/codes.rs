@@ -142,6 +142,12 @@ pub enum Code {
     PartyAttributesDiffer,
     /// Waiting: a rule over the studio's attributes turned away the candidates that would complete a match (docs/rules.md).
     RuleNotMet,
+    /// Waiting: the mode's matching is held (docs/game-modes.md#holding-matching): its cycles
+    /// form no match until the hold is cleared.
+    MatchingHeld,
+    /// A ticket or search for a player whose match waits for its assignment
+    /// (docs/acceptance.md), under `playerSearchScope` `project`: `409` with `matchId`.
+    PlayerInMatch,
 }
 
 impl Code {
@@ -212,6 +218,8 @@ impl Code {
             Code::AttributeNotAllowed => "ATTRIBUTE_NOT_ALLOWED",
             Code::PartyAttributesDiffer => "PARTY_ATTRIBUTES_DIFFER",
             Code::RuleNotMet => "RULE_NOT_MET",
+            Code::MatchingHeld => "MATCHING_HELD",
+            Code::PlayerInMatch => "PLAYER_IN_MATCH",
         }
     }
 }

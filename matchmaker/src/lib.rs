@@ -30,6 +30,7 @@
 //!   (docs/acceptance.md)
 //! - backfill: [`backfill`] (config, roster, fit, the pass)
 //!   (docs/backfill.md)
+//! - a held mode's cycle: [`hold`] (docs/game-modes.md, 'Holding matching')
 //! - console figures: [`pool_summary`] (the live pool), [`histogram`]
 //!   (mergeable histograms of the stats history) (docs/console.md)
 //! - simulation: [`simulate`]; a proposed config previewed on a live pool:
@@ -72,6 +73,7 @@ pub mod flexible;
 pub mod grouping;
 pub mod hints;
 pub mod histogram;
+pub mod hold;
 pub mod pool_summary;
 pub mod preview;
 pub mod queue_status;
@@ -92,6 +94,7 @@ pub use backfill::{
 pub use cycle::{
     run_cycle, CycleOutcome, MatchedPlayer, ProposedMatch, ProposedTeam, WaitingSearch,
 };
+pub use hold::{run_held_cycle, run_held_cycle_with_backfills};
 pub use reasons::{WaitingReason, WaitingStatus};
 pub use recheck::FailedSearch;
 pub mod simulate;

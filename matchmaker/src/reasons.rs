@@ -97,6 +97,10 @@ pub enum WaitingReason {
         #[serde(default)]
         unblocks_in_seconds: Option<f64>,
     },
+    /// The mode's matching is held (docs/game-modes.md#holding-matching): its cycles form
+    /// no match until the hold is cleared; the search keeps its place and
+    /// its wait (and range) keep growing.
+    MatchingHeld,
 }
 
 impl WaitingReason {
@@ -110,6 +114,7 @@ impl WaitingReason {
             WaitingReason::NoExactSeating { .. } => crate::Code::NoExactSeating,
             WaitingReason::NoCommonRegion { .. } => crate::Code::NoCommonRegion,
             WaitingReason::RuleNotMet { .. } => crate::Code::RuleNotMet,
+            WaitingReason::MatchingHeld => crate::Code::MatchingHeld,
         }
     }
 }

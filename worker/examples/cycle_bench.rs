@@ -155,6 +155,7 @@ async fn main() {
         claim_concurrency: 256,
         expire_batch: 1000,
         ends: None,
+        period: None,
     };
     let scripts_before = script_time(&mut raw).await;
     let cpu_before = process_cpu();

@@ -204,6 +204,10 @@ async fn held(
     // When the last cycle ended, and with which pause (the next is due a
     // full pause after it).
     let mut last_end: Option<(tokio::time::Instant, Duration)> = None;
+    // When the last cycle started: the measured start-to-start period the
+    // mode's stats show (`cyclePeriodSeconds`).
+    let mut last_start: Option<tokio::time::Instant> = None;
+    let mut period: Option<Duration> = None;
     // When the figures of this idle streak were last stored: as if at a
     // random moment of the last minute, so the modes a worker takes at
     // once (its start) spread their first writes over a minute.
@@ -280,6 +284,12 @@ async fn held(
             .filter(|(_, period)| *period == pause)
             .map(|(at, _)| started.duration_since(at).as_secs_f64() / pause.as_secs_f64());
         crate::metrics::cycle_started(idle, ratio);
+        // Measured only between two cycles on the clock (not after a config
+        // change started one early); the last measure stands meanwhile.
+        if let Some(at) = last_start.filter(|_| last_end.is_some()) {
+            period = Some(started.duration_since(at));
+        }
+        last_start = Some(started);
         if let Some(hook) = &shared.config.on_cycle {
             hook(key, true, Instant::now());
         }
@@ -290,7 +300,7 @@ async fn held(
             }
             let stale = idle_figures.is_none_or(|at| at.elapsed() >= IDLE_FIGURES_EVERY);
             if stale {
-                crate::tick::record_idle(&shared.db, key, Utc::now()).await;
+                crate::tick::record_idle(&shared.db, key, Utc::now(), period).await;
                 idle_figures = Some(Instant::now());
             }
             if let Some(hook) = &shared.config.on_cycle {
@@ -299,7 +309,8 @@ async fn held(
         } else {
             idle_figures = None;
             assignments = NextTimeout::unknown();
-            if let Some(lost) = full_cycle(shared, key, &mut lease, &config, activity).await {
+            if let Some(lost) = full_cycle(shared, key, &mut lease, &config, activity, period).await
+            {
                 return lost;
             }
         }
@@ -340,6 +351,7 @@ async fn full_cycle(
     lease: &mut HeldLease,
     config: &ModeConfig,
     activity: Option<ModeActivity>,
+    period: Option<Duration>,
 ) -> Option<Held> {
     let ticker = Ticker {
         pool: shared.pool.as_ref(),
@@ -347,6 +359,7 @@ async fn full_cycle(
         claim_concurrency: shared.config.claim_concurrency,
         expire_batch: shared.config.expire_batch,
         ends: Some(&shared.ends),
+        period,
     };
     let token = lease.token;
     let (result, lost) = renewing(

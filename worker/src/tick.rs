@@ -13,7 +13,8 @@ use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use matchplane_matchmaker::pool_summary::PoolSummary;
 use matchplane_matchmaker::{
-    run_cycle_with_backfills, CycleOutcome, FailedSearch, OpenBackfill, ProposedFill, ProposedMatch,
+    run_cycle_with_backfills, run_held_cycle_with_backfills, CycleOutcome, FailedSearch,
+    OpenBackfill, ProposedFill, ProposedMatch,
 };
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
@@ -66,6 +67,9 @@ pub struct TickReport {
     pub fills: usize,
     /// Seats those fills took (players).
     pub seats_filled: usize,
+    /// Whether the mode's matching was held (docs/game-modes.md, "Holding
+    /// matching"): the cycle formed nothing but fills.
+    pub held: bool,
 }
 
 /// What a tick runs against.
@@ -82,6 +86,11 @@ pub struct Ticker<'a> {
     pub expire_batch: usize,
     /// Records the cycle's ends in modes that record; `None` records none.
     pub ends: Option<&'a crate::recordings::EndRecorder>,
+    /// The measured start-to-start period that ended with this cycle's
+    /// start (docs/game-modes.md, `matchmakingCycleDurationSeconds`),
+    /// stored with the cycle's figures; `None` when unknown (a first
+    /// cycle, one a config change started early).
+    pub period: Option<Duration>,
 }
 
 impl Ticker<'_> {
@@ -132,11 +141,13 @@ async fn tick(
         .iter()
         .map(|b| (b.backfill_id.to_string(), b.opened_at))
         .collect();
+    let held = is_held(db, mode).await;
+    report.held = held;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
 
     let started = Instant::now();
-    let (fills, outcome, summary) = match_pool(config, searches, backfills, now_secs).await?;
+    let (fills, outcome, summary) = match_pool(config, searches, backfills, now_secs, held).await?;
     report.matching = started.elapsed();
     report.pool_size = outcome.pool_size;
     report.candidates = outcome.candidates;
@@ -223,6 +234,7 @@ async fn tick(
             duration_ms: total.as_secs_f64() * 1e3,
             ran_at: now,
             pool_summary: serde_json::to_string(&summary).ok(),
+            period_seconds: ctx.period.map(|p| p.as_secs_f64()),
         },
     )
     .await;
@@ -254,7 +266,12 @@ async fn tick(
 /// Stores the figures of an idle cycle (an empty pool) at `now`: the
 /// mode's last cycle for the console, and its gauges. A database out of
 /// reach loses them (logged), never the cycle.
-pub(crate) async fn record_idle(db: &DatabaseConnection, mode: &ModeKey, now: DateTime<Utc>) {
+pub(crate) async fn record_idle(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    now: DateTime<Utc>,
+    period: Option<Duration>,
+) {
     let stats = cycle_stats::put(
         db,
         mode_cycle_stat::Model {
@@ -266,6 +283,7 @@ pub(crate) async fn record_idle(db: &DatabaseConnection, mode: &ModeKey, now: Da
             duration_ms: 0.0,
             ran_at: now,
             pool_summary: None,
+            period_seconds: period.map(|p| p.as_secs_f64()),
         },
     )
     .await;
@@ -276,6 +294,22 @@ pub(crate) async fn record_idle(db: &DatabaseConnection, mode: &ModeKey, now: Da
     crate::metrics::waiting(mode, []);
 }
 
+/// Whether `mode`'s matching is held (docs/game-modes.md, "Holding matching"): one
+/// small read of its row, so every worker sees a hold at its next cycle.
+/// A database out of reach (or a mode deleted meanwhile) reads as not
+/// held, logged: the cycle goes on as on the last known config.
+async fn is_held(db: &DatabaseConnection, mode: &ModeKey) -> bool {
+    use matchplane_store::repos::{mode_holds, StoreError};
+    match mode_holds::get(db, &mode.project_id, &mode.mode).await {
+        Ok(hold) => hold.is_some(),
+        Err(StoreError::NotFound) => false,
+        Err(err) => {
+            tracing::warn!(mode = %mode.mode, error = %err, "reading the mode's hold failed");
+            false
+        }
+    }
+}
+
 /// Runs the matching core off the async threads (it is CPU-bound): the
 /// open backfills' fills first, then new matches from the rest; and sums up
 /// the pool it saw for a live view.
@@ -284,12 +318,17 @@ async fn match_pool(
     searches: Vec<matchplane_matchmaker::Search>,
     backfills: Vec<OpenBackfill>,
     now_secs: f64,
+    held: bool,
 ) -> Result<(Vec<ProposedFill>, CycleOutcome, PoolSummary), WorkerError> {
     let config = config.config.clone();
     let seed: u64 = rand::random();
     let (outcome, searches) = tokio::task::spawn_blocking(move || {
-        let mut rng = StdRng::seed_from_u64(seed);
-        let out = run_cycle_with_backfills(&config, &searches, &backfills, now_secs, &mut rng);
+        let out = if held {
+            run_held_cycle_with_backfills(&config, &searches, &backfills, now_secs)
+        } else {
+            let mut rng = StdRng::seed_from_u64(seed);
+            run_cycle_with_backfills(&config, &searches, &backfills, now_secs, &mut rng)
+        };
         let summary = PoolSummary::of(&searches, &out.cycle);
         ((out.fills, out.cycle, summary), searches)
     })

@@ -8,9 +8,10 @@
 //!   started meanwhile, atomically;
 //! - at ticket generation and at every search start, a player whose match
 //!   waits for its assignment (made, in a mode with `assignment`, not yet
-//!   assigned, released or unassigned) gets the same `409` naming the
-//!   matched ticket and its mode, in every mode of the project: a player
-//!   in a match is in no queue.
+//!   assigned, released or unassigned) gets `409 PLAYER_IN_MATCH` naming
+//!   the match (`matchId`), the matched ticket and its mode, in every mode
+//!   of the project: a player in a match is in no queue
+//!   (docs/project-settings.md, `playerSearchScope`).
 
 use super::Play;
 use crate::problem::ApiError;
@@ -52,8 +53,8 @@ pub async fn refuse_if_searching_elsewhere(
 /// other than through `own_ticket` (the ticket starting a search).
 ///
 /// # Errors
-/// `409 PLAYER_ALREADY_SEARCHING` with the matched `ticketId` and its
-/// `gameMode`; `500` or `503` when the database fails.
+/// `409 PLAYER_IN_MATCH` with the `matchId`, the matched `ticketId` and
+/// its `gameMode`; `500` or `503` when the database fails.
 pub async fn refuse_if_in_match(
     play: &Play,
     db: &DatabaseConnection,
@@ -75,7 +76,8 @@ pub async fn refuse_if_in_match(
             .await?
             .is_some_and(|config| config.assignment.is_some());
         if waits {
-            return Err(ApiError::player_already_searching(
+            return Err(ApiError::player_in_match(
+                seat.match_id,
                 seat.ticket_id,
                 seat.game_mode,
             ));

@@ -300,8 +300,9 @@ pub async fn start_with_token(
 /// `PING_REQUIRES_WEBSOCKET` (422, REST in a Ping mode),
 /// `SEARCH_ALREADY_ACTIVE`, `PLAYER_ALREADY_SEARCHING` (with the live
 /// `ticketId` and its `gameMode`, in any mode of the project under the
-/// `project` scope, also while the player's match waits for its
-/// assignment), `TICKET_ALREADY_MATCHED` (409), `QUOTA_EXCEEDED` (429),
+/// `project` scope), `PLAYER_IN_MATCH` (409 with `matchId`, under the
+/// `project` scope while the player's match waits for its assignment),
+/// `TICKET_ALREADY_MATCHED` (409), `QUOTA_EXCEEDED` (429),
 /// `GAME_MODE_DISABLED` (409).
 pub async fn start(
     play: &Play,

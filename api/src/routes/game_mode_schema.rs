@@ -329,7 +329,8 @@ pub struct WebhookSchema {
     "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true, "secret": "whsec_********"},
     "ratings": {"enabled": true, "tau": 0.5, "initialRating": 1500, "initialDeviation": 350,
         "initialVolatility": 0.06, "ratingPeriodSeconds": 86400},
-    "version": 1, "createdAt": "2026-12-01T10:00:00.000Z", "updatedAt": "2026-12-01T10:00:00.000Z"}))]
+    "version": 1, "createdAt": "2026-12-01T10:00:00.000Z", "updatedAt": "2026-12-01T10:00:00.000Z",
+    "hold": null}))]
 pub struct GameModeResponseSchema {
     /// The mode's name.
     pub name: String,
@@ -377,6 +378,10 @@ pub struct GameModeResponseSchema {
     pub created_at: DateTime<Utc>,
     /// Last change.
     pub updated_at: DateTime<Utc>,
+    /// The mode's hold (docs/game-modes.md, "Holding matching"): since when and by whom;
+    /// `null` when its matching is not held. Live state, not config:
+    /// ignored when sent back.
+    pub hold: Option<super::mode_hold::ModeHold>,
 }
 
 /// Glicko-2 ratings of a game mode: results are accepted, and a stored

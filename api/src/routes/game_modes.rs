@@ -34,10 +34,11 @@ use serde_json::{Map, Value};
 
 /// Fields the server sets; a body may carry them (e.g. a GET's answer sent
 /// back as a PUT) and they are ignored.
-const SERVER_SET: [&str; 3] = ["version", "createdAt", "updatedAt"];
+const SERVER_SET: [&str; 4] = ["version", "createdAt", "updatedAt", "hold"];
 
 /// A game mode as answered: the docs/game-modes.md body plus `version`, `createdAt`,
-/// `updatedAt` and `webhook.secret` (in full only on create and rotate).
+/// `updatedAt`, `hold` (docs/game-modes.md, "Holding matching") and
+/// `webhook.secret` (in full only on create and rotate).
 /// Documented as [`GameModeResponseSchema`].
 #[derive(Debug, Serialize)]
 pub struct GameModeView(pub Value);
@@ -56,6 +57,7 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
         "updatedAt".into(),
         matchplane_matchmaker::timestamp::format(&mode.updated_at).into(),
     );
+    body.insert("hold".into(), crate::routes::mode_hold::hold_value(mode));
     if show_secret && !body.contains_key("webhook") {
         body.insert("webhook".into(), Value::Object(Map::new()));
     }

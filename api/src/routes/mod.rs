@@ -9,6 +9,7 @@ pub mod game_mode_schema;
 pub mod game_modes;
 pub mod match_lifecycle;
 pub mod matches;
+pub mod mode_hold;
 pub mod mode_pool;
 pub mod mode_stats;
 pub mod mode_stats_history;

@@ -5,8 +5,9 @@
 //! waiting now (`stillWaiting`, and their waits so far in
 //! `waitSecondsAll`), so a config that strands players does not look good
 //! for counting only those it matched; with a `backfill` block, the open
-//! backfill requests and the last hour's fills (`backfill`). API key of the
-//! project.
+//! backfill requests and the last hour's fills (`backfill`); the measured
+//! cycle period (`cyclePeriodSeconds`) and the mode's hold (`hold`). API
+//! key of the project.
 
 use crate::auth::ProjectCaller;
 use crate::play::unix_now;
@@ -61,7 +62,7 @@ pub struct BackfillFigures {
 
 /// A mode's figures.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58.000Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00.000Z", "lifecycle": {"proposals": 0, "proposalsOpen": 0, "proposalsMade": 0, "proposalsCancelled": 0, "accepts": 0, "declines": 0, "timeouts": 0, "acceptanceRate": null, "releases": 0, "unassigned": 0}}))]
+#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58.000Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00.000Z", "cyclePeriodSeconds": 1.002, "hold": null, "lifecycle": {"proposals": 0, "proposalsOpen": 0, "proposalsMade": 0, "proposalsCancelled": 0, "accepts": 0, "declines": 0, "timeouts": 0, "acceptanceRate": null, "releases": 0, "unassigned": 0}}))]
 #[serde(rename_all = "camelCase")]
 pub struct ModeStats {
     /// The game mode's name.
@@ -86,6 +87,15 @@ pub struct ModeStats {
     /// When the last cycle ended.
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub last_cycle_at: Option<DateTime<Utc>>,
+    /// The measured period of the mode's cycles: seconds from the start of
+    /// one cycle to the start of the next, as the worker last measured it
+    /// (`matchmakingCycleDurationSeconds` after the previous cycle ended,
+    /// so the period is that pause plus a cycle's duration;
+    /// docs/game-modes.md). `null` before two cycles ran in a row.
+    pub cycle_period_seconds: Option<f64>,
+    /// The mode's hold (docs/game-modes.md, "Holding matching"): since when and by whom;
+    /// `null` when its matching is not held.
+    pub hold: Option<crate::routes::mode_hold::ModeHold>,
     /// Whether the mode's webhook deliveries are failing; `null` when the
     /// mode has no webhook.
     pub webhook_status: Option<WebhookStatus>,
@@ -246,7 +256,12 @@ pub async fn stats(
         still_waiting: waiting.len() as u64,
         wait_seconds_all: percentiles(&all),
         last_cycle_duration_ms: last.as_ref().map(|s| s.duration_ms),
+        cycle_period_seconds: last
+            .as_ref()
+            .and_then(|s| s.period_seconds)
+            .map(|p| (p * 1000.0).round() / 1000.0),
         last_cycle_at: last.map(|s| s.ran_at),
+        hold: matchplane_store::repos::mode_holds::Hold::of(&mode).map(Into::into),
         webhook_status,
         backfill,
         lifecycle: Lifecycle::of(&lifecycle),

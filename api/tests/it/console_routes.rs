@@ -225,6 +225,7 @@ async fn pool_serves_the_last_cycles_summary(backend: Backend) {
             duration_ms: 1.0,
             ran_at: Utc::now(),
             pool_summary: Some(summary.to_string()),
+            period_seconds: None,
         },
     )
     .await

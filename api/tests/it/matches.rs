@@ -280,6 +280,7 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             duration_ms: 3.5,
             ran_at: now,
             pool_summary: None,
+            period_seconds: Some(1.0),
         },
     )
     .await
@@ -294,6 +295,8 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
         .await;
     assert_eq!(stats.status, StatusCode::OK, "{}", stats.body);
     assert_eq!(stats.body["searchingNow"], 42);
+    assert_eq!(stats.body["cyclePeriodSeconds"], 1.0);
+    assert!(stats.body["hold"].is_null(), "{}", stats.body);
     assert_eq!(stats.body["candidates"], 40);
     assert_eq!(stats.body["matchesLastMinute"], 1);
     assert_eq!(stats.body["waitSeconds"]["p50"], 4.0);

@@ -112,6 +112,16 @@ const TABLE: &[(&str, &str, Needs)] = &[
     ),
     (
         "POST",
+        "/v1/projects/{projectId}/game-modes/{name}/hold",
+        Needs::Backend,
+    ),
+    (
+        "DELETE",
+        "/v1/projects/{projectId}/game-modes/{name}/hold",
+        Needs::Backend,
+    ),
+    (
+        "POST",
         "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret",
         Needs::Admin,
     ),

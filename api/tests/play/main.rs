@@ -13,6 +13,7 @@ mod deleted;
 mod elsewhere;
 mod fault_proxy;
 mod harness;
+mod hold;
 mod lifecycle;
 mod live_ops_metrics;
 mod load;

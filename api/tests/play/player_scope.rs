@@ -192,8 +192,8 @@ async fn matched(t: &TestApp, p: &str, mode: &str, ticket: &str, player: &str) -
 
 /// Under the `project` scope a player whose match waits for its assignment
 /// is in no queue: a ticket or a search in any mode of the project is
-/// refused (`409 PLAYER_ALREADY_SEARCHING` naming the matched ticket and
-/// its mode) until the match is assigned, released or unassigned. A mode
+/// refused (`409 PLAYER_IN_MATCH` naming the match, the matched ticket
+/// and its mode) until the match is assigned, released or unassigned. A mode
 /// without `assignment` holds nobody once matched.
 async fn project_scope_covers_the_assignment_wait(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
@@ -224,12 +224,14 @@ async fn project_scope_covers_the_assignment_wait(pools: Pools) {
 
     for mode in ["casual", "ranked"] {
         let refused = t.ticket(&p, &key, solo(mode, "ana")).await;
-        refused.assert_problem(StatusCode::CONFLICT, "PLAYER_ALREADY_SEARCHING");
+        refused.assert_problem(StatusCode::CONFLICT, "PLAYER_IN_MATCH");
+        assert_eq!(refused.body["matchId"], match_id.as_str());
         assert_eq!(refused.body["ticketId"], ranked_ticket.as_str());
         assert_eq!(refused.body["gameMode"], "ranked");
     }
     let refused = t.rest_search(&early_casual).await;
-    refused.assert_problem(StatusCode::CONFLICT, "PLAYER_ALREADY_SEARCHING");
+    refused.assert_problem(StatusCode::CONFLICT, "PLAYER_IN_MATCH");
+    assert_eq!(refused.body["matchId"], match_id.as_str());
     assert_eq!(refused.body["ticketId"], ranked_ticket.as_str());
     // bo's match in a mode without assignment holds nobody.
     let (_, bo_ranked) = t.ticket_ok(&p, &key, solo("ranked", "bo")).await;

@@ -67,7 +67,7 @@ pub fn write_arrivals_csv(events: &[Event], out: &mut String) {
             Event::Cancel { at, player_id } => {
                 let _ = writeln!(out, "{at:.3},{},,,,,,cancel,", cell(player_id));
             }
-            Event::Leave { .. } => {}
+            Event::Leave { .. } | Event::Hold { .. } => {}
         }
     }
 }

@@ -71,6 +71,8 @@ fn run_inner(
     let mut answers: std::collections::HashMap<ArcStr, SimAnswer> =
         std::collections::HashMap::new();
 
+    // Whether the mode's matching is held (`hold` events).
+    let mut held = false;
     let mut k = 1u64;
     loop {
         let t = k as f64 * step;
@@ -128,6 +130,7 @@ fn run_inner(
                     }
                 }
                 Event::Leave { at, players } => backfiller.leave(config, players, *at),
+                Event::Hold { held: now_held, .. } => held = *now_held,
             }
         }
         for closed in proposer.close_due(t) {
@@ -165,7 +168,13 @@ fn run_inner(
         });
 
         let open = backfiller.open_at(t);
-        let both = crate::backfill::run_cycle_with_backfills(config, &pool, &open, t, &mut rng);
+        // A held mode's cycle forms nothing, fills its backfills
+        // (docs/game-modes.md#holding-matching).
+        let both = if held {
+            crate::hold::run_held_cycle_with_backfills(config, &pool, &open, t)
+        } else {
+            crate::backfill::run_cycle_with_backfills(config, &pool, &open, t, &mut rng)
+        };
         let outcome = both.cycle;
         let mut gone: HashSet<ArcStr> = HashSet::new();
         for fill in &both.fills {

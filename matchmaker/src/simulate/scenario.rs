@@ -68,13 +68,24 @@ pub enum Event {
         /// The player whose search ends.
         player_id: String,
     },
+    /// The mode's matching is held (`true`) or released (`false`) from `at`
+    /// on (docs/game-modes.md#holding-matching): the cycles of a held mode form nothing.
+    Hold {
+        /// Virtual time (seconds).
+        at: f64,
+        /// Held from `at` on, or released.
+        held: bool,
+    },
 }
 
 impl Event {
     /// The event's virtual time (seconds).
     pub fn at(&self) -> f64 {
         match self {
-            Event::Arrival { at, .. } | Event::Cancel { at, .. } | Event::Leave { at, .. } => *at,
+            Event::Arrival { at, .. }
+            | Event::Cancel { at, .. }
+            | Event::Leave { at, .. }
+            | Event::Hold { at, .. } => *at,
         }
     }
 }
@@ -135,13 +146,14 @@ struct RawEvent {
     leave: Option<Vec<String>>,
     #[serde(default)]
     attributes: crate::rules::DeclaredValues,
+    hold: Option<bool>,
 }
 
 /// Most cycles one simulation may run (it runs them all, in order).
 pub const MAX_CYCLES: f64 = 1e7;
 
 /// Server-set fields a studio may paste along with a mode's body.
-const SERVER_FIELDS: [&str; 4] = ["version", "createdAt", "updatedAt", "id"];
+const SERVER_FIELDS: [&str; 5] = ["version", "createdAt", "updatedAt", "id", "hold"];
 
 /// Parses a game-mode body of a scenario (`field`: `gameMode` or
 /// `compare`): server-set fields dropped, validated against `tier`, its
@@ -352,6 +364,14 @@ impl RawEvent {
         }
         if !fields.is_empty() {
             return Err(EventError::Fields(fields));
+        }
+        if let Some(held) = self.hold {
+            if self.cancel.is_some() || self.player_id.is_some() || self.leave.is_some() {
+                return Err(EventError::Shape(
+                    "a hold event has only at and hold".into(),
+                ));
+            }
+            return Ok(Event::Hold { at: self.at, held });
         }
         if let Some(players) = self.leave {
             if self.cancel.is_some() || self.player_id.is_some() {

@@ -34,6 +34,11 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     /// When the mode last changed.
     pub updated_at: DateTimeUtc,
+    /// When the mode's matching was held (docs/game-modes.md, "Holding
+    /// matching"); `None` when it is not held. Live state: no version bump.
+    pub held_at: Option<DateTimeUtc>,
+    /// Who held it: the API key's id (`key_…`), or `operator`.
+    pub held_by: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

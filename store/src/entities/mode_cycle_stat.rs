@@ -27,6 +27,9 @@ pub struct Model {
     /// `matchplane_matchmaker::pool_summary::PoolSummary`); `None` from a
     /// worker that did not write one.
     pub pool_summary: Option<String>,
+    /// The last measured start-to-start period of the mode's cycles
+    /// (seconds); `None` before two cycles ran in a row on one worker.
+    pub period_seconds: Option<f64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -28,6 +28,7 @@ pub async fn put<C: ConnectionTrait>(
                 mode_cycle_stat::Column::DurationMs,
                 mode_cycle_stat::Column::RanAt,
                 mode_cycle_stat::Column::PoolSummary,
+                mode_cycle_stat::Column::PeriodSeconds,
             ])
             .to_owned(),
         )

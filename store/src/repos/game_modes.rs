@@ -126,6 +126,8 @@ pub async fn create<C: TransactionTrait>(
         older_webhook_secrets: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
+        held_at: Set(None),
+        held_by: Set(None),
     }
     .insert(&txn)
     .await?;

@@ -135,6 +135,8 @@ mod tests {
             older_webhook_secrets: None,
             created_at: at,
             updated_at: at,
+            held_at: None,
+            held_by: None,
         }
     }
 

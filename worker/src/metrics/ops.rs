@@ -25,13 +25,14 @@ pub const MATCH_IMBALANCE: &str = "matchplane_match_team_imbalance";
 pub const WEBHOOK_BACKLOG: &str = "matchplane_webhook_backlog";
 
 /// Every `reason` of [`WAITING`]: the waiting reasons' codes.
-pub const WAITING_REASONS: [Code; 6] = [
+pub const WAITING_REASONS: [Code; 7] = [
     Code::PartyIncomplete,
     Code::PingNotMeasured,
     Code::NotEnoughPlayers,
     Code::NoCandidatesInRange,
     Code::NoExactSeating,
     Code::NoCommonRegion,
+    Code::MatchingHeld,
 ];
 
 /// The buckets of [`MATCH_SPREAD`] and [`MATCH_IMBALANCE`] (MMR points).

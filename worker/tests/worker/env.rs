@@ -177,6 +177,7 @@ impl Env {
             claim_concurrency: 16,
             expire_batch: 100,
             ends: None,
+            period: None,
         }
         .tick(&self.mode, &config, token, Utc::now())
         .await

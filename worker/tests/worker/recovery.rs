@@ -90,6 +90,7 @@ async fn a_cycle_dropped_midway_leaves_every_search_claimed_or_live() {
             claim_concurrency: 4,
             expire_batch: 100,
             ends: None,
+            period: None,
         };
         let _ = tokio::time::timeout(
             Duration::from_millis(budget_ms),

@@ -176,6 +176,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/game-modes/{name}/hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Holds the mode's matching: from its next cycle on it forms no new
+         *     matches and no proposals; searches keep waiting with `waitingReason`
+         *     `MATCHING_HELD` (nobody fails for it), open backfills are still filled
+         *     and answers to open proposals still count. Idempotent: a held mode
+         *     keeps its first `since` and `by`. The answer is the hold in force.
+         */
+        post: operations["holdGameMode"];
+        /**
+         * Releases the mode's hold: its next cycle matches as usual (the waits,
+         *     and so the ranges, kept growing meanwhile). `204` also when the mode
+         *     was not held.
+         */
+        delete: operations["releaseGameModeHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/game-modes/{name}/leaderboard": {
         parameters: {
             query?: never;
@@ -1719,6 +1747,7 @@ export interface components {
          *       },
          *       "createdAt": "2026-12-01T10:00:00.000Z",
          *       "enabled": true,
+         *       "hold": null,
          *       "matchShape": [
          *         1,
          *         1
@@ -1767,6 +1796,7 @@ export interface components {
             createdAt: string;
             /** @description Whether the mode runs. */
             enabled: boolean;
+            hold?: null | components["schemas"]["ModeHold"];
             /** @description Players per team, or the flexible shape. */
             matchShape: components["schemas"]["MatchShape"];
             /**
@@ -2442,10 +2472,32 @@ export interface components {
             nextCursor?: string | null;
         };
         /**
+         * @description A mode's hold, as the mode view and its stats show it (`hold`, `null`
+         *     when the mode is not held).
+         * @example {
+         *       "by": "game-backend",
+         *       "since": "2026-12-01T10:00:00.000Z"
+         *     }
+         */
+        ModeHold: {
+            /**
+             * @description Who set it: the API key's name (its id if it had none), or
+             *     `operator`.
+             */
+            by: string;
+            /**
+             * Format: date-time
+             * @description When the hold was set.
+             */
+            since: string;
+        };
+        /**
          * @description A mode's figures.
          * @example {
          *       "candidates": 12,
+         *       "cyclePeriodSeconds": 1.002,
          *       "gameMode": "duel",
+         *       "hold": null,
          *       "lastCycleAt": "2026-12-01T10:00:00.000Z",
          *       "lastCycleDurationMs": 1.8,
          *       "lifecycle": {
@@ -2490,8 +2542,18 @@ export interface components {
              * @description Candidates (complete, eligible parties) at the last cycle.
              */
             candidates: number;
+            /**
+             * Format: double
+             * @description The measured period of the mode's cycles: seconds from the start of
+             *     one cycle to the start of the next, as the worker last measured it
+             *     (`matchmakingCycleDurationSeconds` after the previous cycle ended,
+             *     so the period is that pause plus a cycle's duration;
+             *     docs/game-modes.md). `null` before two cycles ran in a row.
+             */
+            cyclePeriodSeconds?: number | null;
             /** @description The game mode's name. */
             gameMode: string;
+            hold?: null | components["schemas"]["ModeHold"];
             /**
              * Format: date-time
              * @description When the last cycle ended.
@@ -2892,7 +2954,10 @@ export interface components {
             detail: string;
             /** @description Every failed field rule (empty when the error is not about fields). */
             errors: components["schemas"]["ProblemFieldError"][];
-            /** @description The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`. */
+            /**
+             * @description The mode of the live ticket, for `PLAYER_ALREADY_SEARCHING`; the
+             *     match's mode, for `PLAYER_IN_MATCH`.
+             */
             gameMode?: string | null;
             /**
              * @description The guard's verdict, for `CONFIG_REGRESSION`: `passed`, `tolerance`
@@ -2900,6 +2965,8 @@ export interface components {
              *     `regressed`.
              */
             guard?: Record<string, never> | null;
+            /** @description The match waiting for its assignment, for `PLAYER_IN_MATCH`. */
+            matchId?: string | null;
             /**
              * Format: int64
              * @description Seconds until the player may search again, for `DECLINE_COOLDOWN`
@@ -4183,6 +4250,9 @@ export interface components {
              *     rule; `null` when no step will.
              */
             unblocksInSeconds?: number | null;
+        } | {
+            /** @enum {string} */
+            code: "MATCHING_HELD";
         };
         /** @description Webhook destination. */
         Webhook: {
@@ -5313,6 +5383,123 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    holdGameMode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModeHold"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseGameModeHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description Game mode name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Not held (any more) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,84 @@
+//! `simulate` with `hold` events (docs/game-modes.md#holding-matching): the cycles of a held
+//! mode form nothing (its players wait `MATCHING_HELD`, nobody fails), its
+//! open backfills are still filled, and the first cycle after the release
+//! matches the players who waited.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use matchplane_matchmaker::simulate::{run, Scenario};
+use serde_json::json;
+
+fn scenario(arrivals: serde_json::Value, backfill: bool) -> Scenario {
+    let mut mode = json!({
+        "name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "fifo"}, "ticketTtlSeconds": 600
+    });
+    if backfill {
+        mode["backfill"] = json!({"ttlSeconds": 120});
+    }
+    let text = json!({
+        "gameMode": mode, "tier": "enterprise", "seed": 1, "until": 120,
+        "arrivals": arrivals
+    });
+    Scenario::parse(&text.to_string()).unwrap()
+}
+
+#[test]
+fn held_cycles_form_nothing_and_the_release_matches_at_the_next_cycle() {
+    let report = run(&scenario(
+        json!([
+            {"at": 30, "hold": true},
+            {"at": 40, "playerId": "a"}, {"at": 41, "playerId": "b"},
+            {"at": 90, "hold": false}
+        ]),
+        false,
+    ));
+    assert_eq!(report.matches.len(), 1, "{:?}", report.matches);
+    assert_eq!(report.matches[0].at, 90.0);
+    assert!(report.ended.is_empty(), "nobody fails: {:?}", report.ended);
+    // a waited from 40 to 90.
+    assert_eq!(report.stats.wait_seconds.max, Some(50.0));
+
+    // Held until the end: both still wait, MATCHING_HELD.
+    let report = run(&scenario(
+        json!([
+            {"at": 30, "hold": true},
+            {"at": 40, "playerId": "a"}, {"at": 41, "playerId": "b"}
+        ]),
+        false,
+    ));
+    assert!(report.matches.is_empty());
+    assert_eq!(report.unmatched, ["a", "b"]);
+    let reason = serde_json::to_value(&report.unmatched_reasons["a"]).unwrap();
+    assert_eq!(reason["code"], "MATCHING_HELD");
+}
+
+#[test]
+fn a_held_mode_still_fills_its_open_backfills() {
+    let report = run(&scenario(
+        json!([
+            {"at": 0, "playerId": "a"}, {"at": 0, "playerId": "b"},
+            {"at": 10, "hold": true},
+            {"at": 20, "leave": ["b"]},
+            {"at": 30, "playerId": "c"}, {"at": 30, "playerId": "d"}
+        ]),
+        true,
+    ));
+    // One match before the hold; c takes b's seat while held; d waits.
+    assert_eq!(report.matches.len(), 1);
+    assert_eq!(report.backfills.len(), 1);
+    assert_eq!(report.backfills[0].fills.len(), 1);
+    assert_eq!(report.backfills[0].fills[0].players, ["c"]);
+    assert_eq!(report.unmatched, ["d"]);
+}
+
+#[test]
+fn a_hold_event_has_only_at_and_hold() {
+    let text = json!({
+        "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"}},
+        "until": 10,
+        "arrivals": [{"at": 1, "hold": true, "playerId": "a"}]
+    });
+    let err = Scenario::parse(&text.to_string()).unwrap_err();
+    assert_eq!(err.0[0].field, "arrivals[0]");
+}
