@@ -106,6 +106,7 @@ mod tests {
             ping_ms: None,
             latencies: None,
             queued_at: 0.0,
+            attributes: Default::default(),
         }
     }
 

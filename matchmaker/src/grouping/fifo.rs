@@ -21,8 +21,18 @@ impl Grouper<'_> {
         self.start_regions(anchor);
         self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
-        let mut cursor = self.lists[l].head;
+        // The anchor's segment (see `Slot::part`): from its first
+        // candidate still listed, in wait order.
+        let list = &self.lists[l];
+        let part = list.slots[list.pos[anchor]].part;
+        let mut cursor = list.pos[anchor];
+        while list.prev[cursor] != NONE && list.slots[list.prev[cursor]].part == part {
+            cursor = list.prev[cursor];
+        }
         while cursor != NONE && seats < size {
+            if self.lists[l].slots[cursor].part != part {
+                break;
+            }
             let x = self.lists[l].order[cursor];
             cursor = self.lists[l].next[cursor];
             if x == anchor {

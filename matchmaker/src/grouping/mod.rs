@@ -60,6 +60,10 @@ struct Slot {
     range: f64,
     /// Its seats.
     seats: u32,
+    /// Its segment: a list may hold several segments one after another
+    /// (the partitions over `equal` rules, docs/rules.md), and a walk never
+    /// leaves its anchor's. 0 in a list of one segment.
+    part: u32,
 }
 
 /// A doubly linked list of candidates in value (or wait) order, from which
@@ -91,6 +95,7 @@ impl List {
                 value: values.get(c).copied().unwrap_or(0.0),
                 range: ranges.get(c).copied().unwrap_or(0.0),
                 seats: candidates[c].seats,
+                part: 0,
             })
             .collect();
         Self {
@@ -255,7 +260,7 @@ impl<'a> Grouper<'a> {
     /// group's seats never exceed their sum). The anchor must be unmatched.
     pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
         let size: u32 = caps.iter().sum();
-        let attempt = if let Some(l) = self.rules.partition_list(anchor) {
+        let attempt = if let Some(l) = self.rules.partition_list() {
             self.grow_partitioned(anchor, caps, size, l)
         } else if self.fifo {
             self.grow_fifo(anchor, caps, size, 0)
@@ -289,7 +294,7 @@ impl<'a> Grouper<'a> {
                 }
             }
             // And a partition's list its candidates (see `with_rules`).
-            if let Some(l) = self.rules.partition_list(m) {
+            if let Some(l) = self.rules.partition_list() {
                 self.lists[l].unlink(m);
             }
         }
@@ -315,6 +320,18 @@ impl<'a> Grouper<'a> {
     /// Grows a group from `anchor` over `lists[l]`; the region check
     /// applies on the list of every candidate (`l == 0`) only.
     fn grow_close(&mut self, anchor: usize, caps: &[u32], size: u32, l: usize) -> Attempt {
+        self.grow_close_within(anchor, caps, size, l, usize::MAX)
+    }
+
+    /// [`Grouper::grow_close`] looking at `steps` candidates at most.
+    fn grow_close_within(
+        &mut self,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+        l: usize,
+        mut steps: usize,
+    ) -> Attempt {
         let check_regions = l == 0;
         // Moved out while the walk borrows it; put back before returning.
         let list = std::mem::take(&mut self.lists[l]);
@@ -331,8 +348,10 @@ impl<'a> Grouper<'a> {
         let mut in_range_seats = seats;
         let mut seating_blocked = false;
         let anchor_pos = list.pos[anchor];
-        let mut left = list.prev[anchor_pos];
-        let mut right = list.next[anchor_pos];
+        let part = slots[anchor_pos].part;
+        let same = |p: usize| if p != NONE && slots[p].part == part { p } else { NONE };
+        let mut left = same(list.prev[anchor_pos]);
+        let mut right = same(list.next[anchor_pos]);
         let distance = |p: usize| (slots[p].value - va).abs();
         let nearest = [left, right]
             .into_iter()
@@ -340,7 +359,8 @@ impl<'a> Grouper<'a> {
             .map(|p| (distance(p), order[p]))
             .reduce(|a, b| if b.0 < a.0 { b } else { a });
 
-        while seats < size {
+        while seats < size && steps > 0 {
+            steps -= 1;
             // Nearest side first; on equal distance the longer wait.
             let take_left = match (left, right) {
                 (NONE, NONE) => break,
@@ -362,14 +382,15 @@ impl<'a> Grouper<'a> {
                 continue;
             }
             if take_left {
-                left = list.prev[p];
+                left = same(list.prev[p]);
             } else {
-                right = list.next[p];
+                right = same(list.next[p]);
             }
             let Slot {
                 value: vx,
                 range: rx,
                 seats: joiner,
+                ..
             } = slots[p];
             if !fits(va, ra, vx, rx) {
                 continue;

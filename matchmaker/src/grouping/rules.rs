@@ -25,15 +25,15 @@ pub(super) struct RuleState<'a> {
     nearest: Vec<Miss>,
     /// Per rule, a bit per candidate it turned away in any try this cycle.
     marks: Vec<Vec<u64>>,
-    /// Index in `Grouper::lists` of partition 0's list, when partitioned.
+    /// Index in `Grouper::lists` of the list of every partition, one
+    /// segment after another, when partitioned.
     partition_base: Option<usize>,
 }
 
 impl RuleState<'_> {
     /// The list of `c`'s partition, when the candidates are partitioned.
-    pub(super) fn partition_list(&self, c: usize) -> Option<usize> {
-        let base = self.partition_base?;
-        Some(base + self.table?.partition(c) as usize)
+    pub(super) fn partition_list(&self) -> Option<usize> {
+        self.partition_base
     }
 
     /// Starts a try at `anchor`.
@@ -120,16 +120,20 @@ impl<'a> Grouper<'a> {
         self.rules.nearest = vec![Miss::None; t.rules().len()];
         self.rules.marks = vec![vec![0; n.div_ceil(64)]; t.rules().len()];
         if t.partitions() > 1 && self.regions.is_none() {
-            let base = self.lists.len();
+            // One list, the partitions one after another (each in the
+            // order of the list of every candidate): one position array
+            // for all of them, however many partitions there are.
             let mut orders: Vec<Vec<usize>> = vec![Vec::new(); t.partitions() as usize];
             for &c in &self.lists[0].order {
                 orders[t.partition(c) as usize].push(c);
             }
-            for order in orders {
-                self.lists
-                    .push(List::new(self.candidates, self.values, self.ranges, order));
+            let order: Vec<usize> = orders.into_iter().flatten().collect();
+            let mut list = List::new(self.candidates, self.values, self.ranges, order);
+            for (slot, &c) in list.slots.iter_mut().zip(&list.order) {
+                slot.part = t.partition(c);
             }
-            self.rules.partition_base = Some(base);
+            self.rules.partition_base = Some(self.lists.len());
+            self.lists.push(list);
         }
         self
     }
@@ -170,10 +174,16 @@ impl<'a> Grouper<'a> {
         if own.short.is_none() {
             return own;
         }
+        // An anchor past an `off` step may match outside its partition:
+        // it walks every candidate. Any other can match only within it,
+        // and looks at a few neighbours of other partitions for the reason.
+        let relaxed = self.rules.table.is_some_and(|t| t.any_off(anchor));
         let mut all = if self.fifo {
             self.grow_fifo(anchor, caps, size, 0)
-        } else {
+        } else if relaxed {
             self.grow_close(anchor, caps, size, 0)
+        } else {
+            self.grow_close_within(anchor, caps, size, 0, 4 * size as usize)
         };
         if all.short.is_some() && own.seats > all.seats {
             all.group = own.group;

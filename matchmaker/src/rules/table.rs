@@ -17,6 +17,7 @@ use crate::config::GameModeConfig;
 use crate::search::Search;
 use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
 /// One rule's values over the candidates.
@@ -88,10 +89,12 @@ impl RuleTable {
         let mut columns = Vec::with_capacity(config.rules.len());
         for rule in &config.rules {
             let declaration = declarations.get(rule.attribute())?;
-            let read = |c: &Candidate| -> Vec<Option<AttributeValue>> {
+            let default = effective(declaration, None);
+            // Each member's value or the default, by reference: no copy.
+            let read = |c: &Candidate| -> SmallVec<[Option<&AttributeValue>; 4]> {
                 c.searches
                     .iter()
-                    .map(|&i| effective(declaration, pool[i].attributes.get(rule.attribute())))
+                    .map(|&i| pool[i].attributes.get(rule.attribute()).or(default.as_ref()))
                     .collect()
             };
             let column = match rule {
@@ -102,10 +105,11 @@ impl RuleTable {
                     let mut off = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
                         let v = party_scalar(declaration, &read(c));
-                        let k = *interned.entry(ValueKey::of(&v)).or_insert_with(|| {
-                            values.push(v.clone());
-                            (values.len() - 1) as u32
-                        });
+                        let next = values.len() as u32;
+                        let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
+                        if k == next {
+                            values.push(v.into_owned());
+                        }
                         key.push(k);
                         off.push(matches!(rule.version_at(*w), Version::Equal { off: true }));
                     }
@@ -125,7 +129,7 @@ impl RuleTable {
                     for (c, w) in candidates.iter().zip(waits) {
                         let mut acc: Option<u64> = None;
                         for v in read(c) {
-                            let b = set_bits(&names, v.as_ref());
+                            let b = set_bits(&names, v);
                             acc = Some(match acc {
                                 None => b,
                                 Some(a) if union => a | b,
@@ -145,8 +149,8 @@ impl RuleTable {
                     let mut max = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
                         let v = party_scalar(declaration, &read(c));
-                        value.push(match v {
-                            AttributeValue::Number(x) => x,
+                        value.push(match v.as_ref() {
+                            AttributeValue::Number(x) => *x,
                             _ => f64::NAN,
                         });
                         max.push(match rule.version_at(*w) {
@@ -310,48 +314,59 @@ impl Miss {
     }
 }
 
-/// An `equal` value as a hash key (numbers by their bits).
+/// An `equal` value as a hash key (numbers by their bits), borrowing
+/// the value's text.
 #[derive(Debug, PartialEq, Eq, Hash)]
-enum ValueKey {
+enum ValueKey<'a> {
     Number(u64),
-    Text(String),
-    Set(Vec<String>),
+    Text(&'a str),
+    Set(&'a [String]),
 }
 
-impl ValueKey {
-    fn of(v: &AttributeValue) -> Self {
+impl<'a> ValueKey<'a> {
+    fn of(v: &Cow<'a, AttributeValue>) -> Self {
+        let v: &AttributeValue = match v {
+            Cow::Borrowed(v) => v,
+            // An owned value is a party's computed number.
+            Cow::Owned(AttributeValue::Number(x)) => return ValueKey::Number((x + 0.0).to_bits()),
+            Cow::Owned(_) => return ValueKey::Text(""),
+        };
         match v {
             AttributeValue::Number(x) => ValueKey::Number((x + 0.0).to_bits()),
-            AttributeValue::Text(t) => ValueKey::Text(t.clone()),
-            AttributeValue::Set(s) => ValueKey::Set(s.clone()),
+            AttributeValue::Text(t) => ValueKey::Text(t),
+            AttributeValue::Set(s) => ValueKey::Set(s),
         }
     }
 }
 
 /// A party's single value (`string`: its members agree, the re-check
-/// fails a party that does not; `number`: as its `party` says).
-fn party_scalar(declaration: &Declaration, members: &[Option<AttributeValue>]) -> AttributeValue {
-    let numbers: Vec<f64> = members
-        .iter()
-        .filter_map(|v| match v {
-            Some(AttributeValue::Number(x)) => Some(*x),
-            _ => None,
-        })
-        .collect();
-    if let (Declaration::Number { party, .. }, false) = (declaration, numbers.is_empty()) {
-        let v = match party {
-            NumberParty::Mean => numbers.iter().sum::<f64>() / numbers.len() as f64,
-            NumberParty::Min => numbers.iter().copied().fold(f64::INFINITY, f64::min),
-            NumberParty::Max => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        };
-        return AttributeValue::Number(v);
+/// fails a party that does not; `number`: as its `party` says). A solo's
+/// is its own value, borrowed.
+fn party_scalar<'a>(
+    declaration: &Declaration,
+    members: &[Option<&'a AttributeValue>],
+) -> Cow<'a, AttributeValue> {
+    if members.len() > 1 {
+        let numbers: SmallVec<[f64; 4]> = members
+            .iter()
+            .filter_map(|v| match v {
+                Some(AttributeValue::Number(x)) => Some(*x),
+                _ => None,
+            })
+            .collect();
+        if let (Declaration::Number { party, .. }, false) = (declaration, numbers.is_empty()) {
+            let v = match party {
+                NumberParty::Mean => numbers.iter().sum::<f64>() / numbers.len() as f64,
+                NumberParty::Min => numbers.iter().copied().fold(f64::INFINITY, f64::min),
+                NumberParty::Max => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            };
+            return Cow::Owned(AttributeValue::Number(v));
+        }
     }
-    members
-        .iter()
-        .flatten()
-        .next()
-        .cloned()
-        .unwrap_or(AttributeValue::Text(String::new()))
+    match members.iter().flatten().next() {
+        Some(v) => Cow::Borrowed(v),
+        None => Cow::Owned(AttributeValue::Text(String::new())),
+    }
 }
 
 fn set_bits(names: &[String], v: Option<&AttributeValue>) -> u64 {

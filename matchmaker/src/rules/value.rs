@@ -113,8 +113,7 @@ pub fn recheck_declared(
             None if !declaration.has_default() => return Err(required(name)),
             None => {}
             Some(value) => {
-                let raw = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-                if let Err(e) = value_of(declaration, &raw, &format!("attributes.{name}")) {
+                if let Err(e) = check_typed(declaration, value, &format!("attributes.{name}")) {
                     return Err(FieldError::new(
                         e.field,
                         Code::AttributeNotAllowed,
@@ -310,5 +309,47 @@ pub fn fill_defaults(config: &crate::config::GameModeConfig, m: &mut crate::cycl
                 }
             }
         }
+    }
+}
+
+/// Checks a value already parsed against its declaration, as
+/// [`value_of`] checks the JSON of a ticket (the re-check of every live
+/// search at every cycle, so without a round trip through JSON).
+///
+/// # Errors
+/// `VALIDATION_ERROR` on `field` (or `field[i]`).
+pub fn check_typed(
+    declaration: &Declaration,
+    value: &AttributeValue,
+    field: &str,
+) -> Result<(), FieldError> {
+    let wrong = |what: &str| FieldError::new(field, Code::ValidationError, format!("must be {what}"));
+    match (declaration, value) {
+        (Declaration::String { values, .. }, AttributeValue::Text(text)) => {
+            check_text(text, values.as_deref(), field)
+        }
+        (Declaration::Number { min, max, .. }, AttributeValue::Number(n)) => {
+            if !n.is_finite() || min.is_some_and(|m| *n < m) || max.is_some_and(|m| *n > m) {
+                Err(wrong("a finite number within the declared min and max"))
+            } else {
+                Ok(())
+            }
+        }
+        (Declaration::StringSet { values, .. }, AttributeValue::Set(items)) => {
+            if items.len() > MAX_SET_ENTRIES {
+                return Err(wrong("an array of at most 32 strings"));
+            }
+            for (i, item) in items.iter().enumerate() {
+                check_text(item, values.as_deref(), &format!("{field}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Declaration::PlayerSet { .. }, AttributeValue::Set(items)) => {
+            if items.len() > MAX_PLAYER_SET {
+                return Err(wrong("an array of at most 100 player ids"));
+            }
+            Ok(())
+        }
+        (d, _) => Err(wrong(&format!("a {}", d.type_name()))),
     }
 }
