@@ -349,7 +349,13 @@ impl<'a> Grouper<'a> {
         let mut seating_blocked = false;
         let anchor_pos = list.pos[anchor];
         let part = slots[anchor_pos].part;
-        let same = |p: usize| if p != NONE && slots[p].part == part { p } else { NONE };
+        let same = |p: usize| {
+            if p != NONE && slots[p].part == part {
+                p
+            } else {
+                NONE
+            }
+        };
         let mut left = same(list.prev[anchor_pos]);
         let mut right = same(list.next[anchor_pos]);
         let distance = |p: usize| (slots[p].value - va).abs();

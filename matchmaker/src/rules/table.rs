@@ -94,7 +94,12 @@ impl RuleTable {
             let read = |c: &Candidate| -> SmallVec<[Option<&AttributeValue>; 4]> {
                 c.searches
                     .iter()
-                    .map(|&i| pool[i].attributes.get(rule.attribute()).or(default.as_ref()))
+                    .map(|&i| {
+                        pool[i]
+                            .attributes
+                            .get(rule.attribute())
+                            .or(default.as_ref())
+                    })
                     .collect()
             };
             let column = match rule {

@@ -323,7 +323,8 @@ pub fn check_typed(
     value: &AttributeValue,
     field: &str,
 ) -> Result<(), FieldError> {
-    let wrong = |what: &str| FieldError::new(field, Code::ValidationError, format!("must be {what}"));
+    let wrong =
+        |what: &str| FieldError::new(field, Code::ValidationError, format!("must be {what}"));
     match (declaration, value) {
         (Declaration::String { values, .. }, AttributeValue::Text(text)) => {
             check_text(text, values.as_deref(), field)
