@@ -1,7 +1,7 @@
 //! Candidates from searches (docs/game-modes.md#how-a-cycle-forms-matches): the party is the unit.
 //!
 //! A party is a candidate only when every member has a live search in the
-//! pool; its MMR is the members' mean, its ping the slowest member's, its
+//! pool; its MMR is the members' mean (or as `parties.mmr` says), its ping the slowest member's, its
 //! wait start the earliest member's. In a Ping mode a party with any member
 //! not yet measured is not a candidate.
 
@@ -50,6 +50,7 @@ fn is_party(search: &Search) -> bool {
 /// already re-checked against `config`).
 pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize]) -> CandidateSet {
     let is_ping = matches!(config.algorithm, Algorithm::Ping { .. });
+    let party_mmr = config.parties.mmr;
     let mut set = CandidateSet::default();
     set.candidates.reserve(valid.len());
 
@@ -71,7 +72,7 @@ pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize
             _ => {
                 let mut members = Members::new();
                 members.push(i);
-                set.push(is_ping, pool, members);
+                set.push(is_ping, party_mmr, pool, members);
             }
         }
     }
@@ -95,7 +96,7 @@ pub fn build_candidates(config: &GameModeConfig, pool: &[Search], valid: &[usize
             }
         }
         if missing.is_empty() {
-            set.push(is_ping, pool, members);
+            set.push(is_ping, party_mmr, pool, members);
         } else {
             let reason = WaitingReason::PartyIncomplete { missing };
             set.waiting
@@ -134,9 +135,15 @@ fn sort_longest_waiting_first(candidates: &mut Vec<Candidate>) {
 impl CandidateSet {
     /// Adds the complete party `members`, or records why it cannot be a
     /// candidate yet (a Ping mode without every member's ping).
-    fn push(&mut self, is_ping: bool, pool: &[Search], members: Members) {
+    fn push(
+        &mut self,
+        is_ping: bool,
+        party_mmr: crate::config::PartyMmr,
+        pool: &[Search],
+        members: Members,
+    ) {
         let mut ping = Some(f64::NEG_INFINITY);
-        let (mut mmr_sum, mut mmr_count) = (0.0, 0u32);
+        let (mut mmr_sum, mut mmr_count, mut mmr_max) = (0.0, 0u32, f64::NEG_INFINITY);
         let mut wait_start = f64::INFINITY;
         for &i in &members {
             let s = &pool[i];
@@ -147,6 +154,7 @@ impl CandidateSet {
             if let Some(m) = s.mmr {
                 mmr_sum += m;
                 mmr_count += 1;
+                mmr_max = mmr_max.max(m);
             }
             wait_start = wait_start.min(s.queued_at);
         }
@@ -159,7 +167,7 @@ impl CandidateSet {
             seats: members.len() as u32,
             tie: members[0],
             searches: members,
-            mmr: (mmr_count > 0).then(|| mmr_sum / f64::from(mmr_count)),
+            mmr: (mmr_count > 0).then(|| party_mmr.of(mmr_sum / f64::from(mmr_count), mmr_max)),
             ping_ms: ping,
             wait_start,
         });

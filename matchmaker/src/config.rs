@@ -166,6 +166,65 @@ pub struct Parties {
     /// Whether a party always sits whole on one team.
     #[serde(default = "default_true")]
     pub keep_together: bool,
+    /// The MMR a party is matched at (docs/game-modes.md#parties):
+    /// `"mean"` (default), `"max"`, or `{"blend": b}`.
+    #[serde(default, skip_serializing_if = "PartyMmr::is_mean")]
+    pub mmr: PartyMmr,
+}
+
+/// How a party's MMR is formed from its members' for the MMR window and
+/// backfill fit (docs/game-modes.md#parties); teams are still balanced on
+/// each player's own MMR.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum PartyMmr {
+    /// `"mean"` or `"max"` of the members' MMR.
+    Rule(PartyMmrRule),
+    /// `{"blend": b}`, 0 <= b <= 1: mean + b × (max − mean).
+    Blend(PartyMmrBlend),
+}
+
+/// `"mean"` or `"max"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum PartyMmrRule {
+    /// The members' mean.
+    Mean,
+    /// The strongest member's.
+    Max,
+}
+
+/// `{"blend": b}`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct PartyMmrBlend {
+    /// How far from the mean towards the strongest member (0..=1).
+    pub blend: f64,
+}
+
+impl Default for PartyMmr {
+    fn default() -> Self {
+        PartyMmr::Rule(PartyMmrRule::Mean)
+    }
+}
+
+impl PartyMmr {
+    /// Whether this is the default, `"mean"`.
+    pub fn is_mean(&self) -> bool {
+        *self == PartyMmr::Rule(PartyMmrRule::Mean)
+    }
+
+    /// A party's MMR from its members' `mean` and `max`.
+    pub fn of(&self, mean: f64, max: f64) -> f64 {
+        match self {
+            PartyMmr::Rule(PartyMmrRule::Mean) => mean,
+            PartyMmr::Rule(PartyMmrRule::Max) => max,
+            PartyMmr::Blend(PartyMmrBlend { blend }) => mean + blend * (max - mean),
+        }
+    }
 }
 
 fn default_party_size() -> u32 {
@@ -178,6 +237,7 @@ impl Default for Parties {
             allow_parties: false,
             max_size: 1,
             keep_together: true,
+            mmr: PartyMmr::default(),
         }
     }
 }

@@ -56,7 +56,7 @@ pub use arcstr::ArcStr;
 pub use attributes::{Attributes, RawAttributes};
 pub use codes::Code;
 pub use config::{
-    Algorithm, Bots, FlexibleShape, GameModeConfig, MatchShape, Parties, Relaxation,
+    Algorithm, Bots, FlexibleShape, GameModeConfig, MatchShape, Parties, PartyMmr, Relaxation,
     TeamAssignment, TeamSize, WebhookConfig,
 };
 pub use latency::{Latencies, LatencyStep, Regions};

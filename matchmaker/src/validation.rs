@@ -234,6 +234,16 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
         );
     }
 
+    if let crate::config::PartyMmr::Blend(crate::config::PartyMmrBlend { blend }) = parties.mmr {
+        if !(0.0..=1.0).contains(&blend) {
+            push(
+                "parties.mmr.blend",
+                Code::ValidationError,
+                "blend is a number from 0 to 1".into(),
+            );
+        }
+    }
+
     if config.ticket_ttl_seconds == 0 || config.ticket_ttl_seconds > MAX_TICKET_TTL_SECONDS {
         push(
             "ticketTtlSeconds",

@@ -71,3 +71,29 @@ fn unmeasured_pings_and_incomplete_parties_wait_with_their_reason() {
         matches!(&waiting[1], (2, WaitingReason::PartyIncomplete { missing }) if missing == &vec!["p-1".to_string()])
     );
 }
+
+#[test]
+fn a_partys_mmr_is_its_mean_its_max_or_a_blend_as_parties_mmr_says() {
+    let mut pool = party("duo", 2, 1000.0, 0.0);
+    pool[1].mmr = Some(2000.0);
+    let mut config = with_parties(mmr_mode(&[2, 2], 5.0, 2.0), 2, true);
+    let mmr_of = |config: &matchplane_matchmaker::GameModeConfig| {
+        build_candidates(config, &pool, &[0, 1]).candidates[0].mmr
+    };
+    assert_eq!(mmr_of(&config), Some(1500.0));
+    config.parties.mmr = serde_json::from_value(serde_json::json!("max")).unwrap();
+    assert_eq!(mmr_of(&config), Some(2000.0));
+    config.parties.mmr = serde_json::from_value(serde_json::json!({"blend": 0.5})).unwrap();
+    assert_eq!(mmr_of(&config), Some(1750.0));
+    // Out of range: refused naming the field.
+    config.parties.mmr = serde_json::from_value(serde_json::json!({"blend": 1.5})).unwrap();
+    let errors = matchplane_matchmaker::validate(
+        &config,
+        &matchplane_matchmaker::Tier::by_name("pro").unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        errors.0.iter().any(|e| e.field == "parties.mmr.blend"),
+        "{errors:?}"
+    );
+}

@@ -288,6 +288,11 @@ pub struct PartiesSchema {
     #[serde(default)]
     #[schema(nullable = false)]
     pub keep_together: Option<bool>,
+    /// The MMR a party is matched at: `"mean"` (default), `"max"`, or
+    /// `{"blend": b}` with 0 <= b <= 1 (mean + b × (max − mean)).
+    #[serde(default)]
+    #[schema(nullable = false)]
+    pub mmr: Option<matchplane_matchmaker::PartyMmr>,
 }
 
 /// Webhook destination.
@@ -467,6 +472,16 @@ mod tests {
         with(&["teamAssignment"], json!("random"));
         with(&["parties"], json!({"allowParties": true, "maxSize": 2}));
         with(&["parties"], json!({"size": 2}));
+        with(
+            &["parties"],
+            json!({"allowParties": true, "maxSize": 2, "mmr": "max"}),
+        );
+        with(
+            &["parties"],
+            json!({"allowParties": true, "maxSize": 2, "mmr": {"blend": 0.5}}),
+        );
+        with(&["parties"], json!({"mmr": "median"}));
+        with(&["parties"], json!({"mmr": {"blend": 0.5, "x": 1}}));
         with(&["webhook"], json!({"url": "https://x.example/h"}));
         with(&["webhook"], json!({"enabled": true}));
         with(&["webhook"], json!({"useProjectEndpoint": true}));

@@ -2615,6 +2615,11 @@ export interface components {
              * @description Most members (>= 1; with `keepTogether` <= the largest team).
              */
             maxSize?: number;
+            /**
+             * @description The MMR a party is matched at: `"mean"` (default), `"max"`, or
+             *     `{"blend": b}` with 0 <= b <= 1 (mean + b × (max − mean)).
+             */
+            mmr?: components["schemas"]["PartyMmr"];
         };
         /**
          * @description A party: its id and every member, the same on each member's ticket.
@@ -2632,6 +2637,25 @@ export interface components {
             /** @description Every member's player id, the ticket's player included. */
             members: string[];
         };
+        /**
+         * @description How a party's MMR is formed from its members' for the MMR window and
+         *     backfill fit (docs/game-modes.md#parties); teams are still balanced on
+         *     each player's own MMR.
+         */
+        PartyMmr: components["schemas"]["PartyMmrRule"] | components["schemas"]["PartyMmrBlend"];
+        /** @description `{"blend": b}`. */
+        PartyMmrBlend: {
+            /**
+             * Format: double
+             * @description How far from the mean towards the strongest member (0..=1).
+             */
+            blend: number;
+        };
+        /**
+         * @description `"mean"` or `"max"`.
+         * @enum {string}
+         */
+        PartyMmrRule: "mean" | "max";
         /** @description One player's part of an assignment. */
         PlayerAssignment: {
             /** @description The player's own data (a JSON object of at most 4 KiB). */
