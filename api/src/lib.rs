@@ -115,6 +115,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(tickets::create))
         .routes(routes!(tickets::get, tickets::cancel))
         .routes(routes!(tickets::end_player_searches))
+        .routes(routes!(crate::routes::party_searches::end_party_searches))
         .routes(routes!(tickets::accept))
         .routes(routes!(tickets::decline))
         .routes(routes!(search_ws::search))

@@ -125,6 +125,11 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
         "DELETE",
         "/v1/projects/{projectId}/players/{playerId}/searches",
     ),
+    // A party broke up in the game: docs/searching.md, 'Parties'.
+    (
+        "DELETE",
+        "/v1/projects/{projectId}/parties/{partyId}/searches",
+    ),
     ("POST", "/v1/projects/{projectId}/game-modes/{name}/results"),
     // The game's servers are full: docs/game-modes.md, 'Holding matching'.
     ("POST", "/v1/projects/{projectId}/game-modes/{name}/hold"),

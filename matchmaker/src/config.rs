@@ -170,6 +170,26 @@ pub struct Parties {
     /// `"mean"` (default), `"max"`, or `{"blend": b}`.
     #[serde(default, skip_serializing_if = "PartyMmr::is_mean")]
     pub mmr: PartyMmr,
+    /// Seconds a party may stay incomplete (a member's search ended, or
+    /// never started) before its waiting members fail with
+    /// `PARTY_INCOMPLETE` naming who is missing (docs/game-modes.md#parties);
+    /// 5..=3600, default 120.
+    #[serde(
+        default = "default_incomplete_timeout",
+        skip_serializing_if = "is_default_incomplete_timeout"
+    )]
+    pub incomplete_timeout_seconds: u32,
+}
+
+/// Default of `parties.incompleteTimeoutSeconds`.
+pub const DEFAULT_INCOMPLETE_TIMEOUT_SECONDS: u32 = 120;
+
+fn default_incomplete_timeout() -> u32 {
+    DEFAULT_INCOMPLETE_TIMEOUT_SECONDS
+}
+
+fn is_default_incomplete_timeout(seconds: &u32) -> bool {
+    *seconds == DEFAULT_INCOMPLETE_TIMEOUT_SECONDS
 }
 
 /// How a party's MMR is formed from its members' for the MMR window and
@@ -238,6 +258,7 @@ impl Default for Parties {
             max_size: 1,
             keep_together: true,
             mmr: PartyMmr::default(),
+            incomplete_timeout_seconds: DEFAULT_INCOMPLETE_TIMEOUT_SECONDS,
         }
     }
 }

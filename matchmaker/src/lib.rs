@@ -74,6 +74,7 @@ pub mod grouping;
 pub mod hints;
 pub mod histogram;
 pub mod hold;
+pub mod party_timeout;
 pub mod pool_summary;
 pub mod preview;
 pub mod queue_status;
@@ -95,6 +96,7 @@ pub use cycle::{
     run_cycle, CycleOutcome, MatchedPlayer, ProposedMatch, ProposedTeam, WaitingSearch,
 };
 pub use hold::{run_held_cycle, run_held_cycle_with_backfills};
+pub use party_timeout::IncompleteParties;
 pub use reasons::{WaitingReason, WaitingStatus};
 pub use recheck::FailedSearch;
 pub mod simulate;

@@ -23,7 +23,9 @@ pub struct FailedSearch {
     pub player_id: ArcStr,
     /// Why: `GAME_MODE_DISABLED`, `PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
     /// `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `INVALID_PARTY`,
-    /// `PLAYER_ALREADY_SEARCHING`, `LATENCIES_REQUIRED`.
+    /// `PLAYER_ALREADY_SEARCHING`, `LATENCIES_REQUIRED`, the declared
+    /// attributes' codes, or `PARTY_INCOMPLETE` (a party that stayed
+    /// incomplete, [`crate::party_timeout`]).
     pub code: Code,
     /// Human-readable detail.
     pub message: String,

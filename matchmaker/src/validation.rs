@@ -244,6 +244,14 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
         }
     }
 
+    if !(5..=3600).contains(&parties.incomplete_timeout_seconds) {
+        push(
+            "parties.incompleteTimeoutSeconds",
+            Code::ValidationError,
+            "incompleteTimeoutSeconds is a whole number of seconds from 5 to 3600".into(),
+        );
+    }
+
     if config.ticket_ttl_seconds == 0 || config.ticket_ttl_seconds > MAX_TICKET_TTL_SECONDS {
         push(
             "ticketTtlSeconds",

@@ -97,3 +97,67 @@ fn a_partys_mmr_is_its_mean_its_max_or_a_blend_as_parties_mmr_says() {
         "{errors:?}"
     );
 }
+
+/// `parties.incompleteTimeoutSeconds` (docs/game-modes.md#parties): an
+/// incomplete party's waiting member fails once it has been found
+/// incomplete for the timeout; a held cycle keeps the clock running but
+/// fails nobody; a party complete again drops its clock; the bounds are
+/// 5..=3600.
+#[test]
+fn an_incomplete_party_times_out_but_not_while_held() {
+    use matchplane_matchmaker::{run_cycle, run_held_cycle, IncompleteParties};
+    use rand::SeedableRng;
+    let mut config = with_parties(mmr_mode(&[2, 2], 5.0, 2.0), 2, true);
+    config.parties.incomplete_timeout_seconds = 10;
+    let whole = party("p", 2, 1500.0, 0.0);
+    let half = vec![whole[0].clone()];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    let mut clocks = IncompleteParties::new();
+    let mut cycle = |pool: &[Search], now: f64, held: bool, clocks: &mut IncompleteParties| {
+        let mut outcome = if held {
+            run_held_cycle(&config, pool, now)
+        } else {
+            run_cycle(&config, pool, now, &mut rng)
+        };
+        clocks.settle(&config, now, &mut outcome);
+        outcome
+    };
+    assert!(cycle(&half, 1.0, false, &mut clocks).failed.is_empty());
+    // Held past the timeout: nobody fails, the clock keeps its start.
+    let held = cycle(&half, 20.0, true, &mut clocks);
+    assert!(held.failed.is_empty());
+    assert_eq!(clocks.len(), 1);
+    // The first cycle after the hold fails it: incomplete since 1.0.
+    let failed = cycle(&half, 21.0, false, &mut clocks).failed;
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].code.as_str(), "PARTY_INCOMPLETE");
+    assert!(
+        failed[0].message.ends_with("missing: p-1"),
+        "{}",
+        failed[0].message
+    );
+    assert!(clocks.is_empty());
+
+    // Complete again before the timeout: the clock is dropped, and a
+    // later break starts a new one.
+    let mut clocks = IncompleteParties::new();
+    assert!(cycle(&half, 0.0, false, &mut clocks).failed.is_empty());
+    assert!(cycle(&whole, 5.0, false, &mut clocks).failed.is_empty());
+    assert!(clocks.is_empty());
+    assert!(cycle(&half, 12.0, false, &mut clocks).failed.is_empty());
+    assert!(cycle(&half, 21.9, false, &mut clocks).failed.is_empty());
+    assert_eq!(cycle(&half, 22.0, false, &mut clocks).failed.len(), 1);
+
+    for (seconds, ok) in [(4, false), (5, true), (3600, true), (3601, false)] {
+        config.parties.incomplete_timeout_seconds = seconds;
+        let verdict = matchplane_matchmaker::validate(
+            &config,
+            &matchplane_matchmaker::Tier::by_name("pro").unwrap(),
+        );
+        let named = verdict.as_ref().err().is_some_and(|e| {
+            e.0.iter()
+                .any(|e| e.field == "parties.incompleteTimeoutSeconds")
+        });
+        assert_eq!(named, !ok, "{seconds}: {verdict:?}");
+    }
+}

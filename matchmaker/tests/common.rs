@@ -47,7 +47,7 @@ pub fn with_parties(
         allow_parties: true,
         max_size,
         keep_together,
-        mmr: Default::default(),
+        ..Parties::default()
     };
     config
 }

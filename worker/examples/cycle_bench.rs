@@ -156,6 +156,7 @@ async fn main() {
         expire_batch: 1000,
         ends: None,
         period: None,
+        parties: None,
     };
     let scripts_before = script_time(&mut raw).await;
     let cpu_before = process_cpu();

@@ -214,6 +214,8 @@ async fn held(
     let mut idle_figures: Option<Instant> = Instant::now()
         .checked_sub(IDLE_FIGURES_EVERY.mul_f64(rand::thread_rng().gen_range(0.0..1.0)));
     let mut assignments = NextTimeout::unknown();
+    // How long each incomplete party has been so (docs/game-modes.md#parties).
+    let parties = std::sync::Mutex::new(matchplane_matchmaker::IncompleteParties::new());
     loop {
         if !*mine.borrow_and_update() {
             return Held::Handed;
@@ -309,7 +311,8 @@ async fn held(
         } else {
             idle_figures = None;
             assignments = NextTimeout::unknown();
-            if let Some(lost) = full_cycle(shared, key, &mut lease, &config, activity, period).await
+            if let Some(lost) =
+                full_cycle(shared, key, &mut lease, &config, activity, period, &parties).await
             {
                 return lost;
             }
@@ -352,6 +355,7 @@ async fn full_cycle(
     config: &ModeConfig,
     activity: Option<ModeActivity>,
     period: Option<Duration>,
+    parties: &std::sync::Mutex<matchplane_matchmaker::IncompleteParties>,
 ) -> Option<Held> {
     let ticker = Ticker {
         pool: shared.pool.as_ref(),
@@ -360,6 +364,7 @@ async fn full_cycle(
         expire_batch: shared.config.expire_batch,
         ends: Some(&shared.ends),
         period,
+        parties: Some(parties),
     };
     let token = lease.token;
     let (result, lost) = renewing(

@@ -14,7 +14,7 @@ use futures::stream::{self, StreamExt};
 use matchplane_matchmaker::pool_summary::PoolSummary;
 use matchplane_matchmaker::{
     run_cycle_with_backfills, run_held_cycle_with_backfills, CycleOutcome, FailedSearch,
-    OpenBackfill, ProposedFill, ProposedMatch,
+    IncompleteParties, OpenBackfill, ProposedFill, ProposedMatch,
 };
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
@@ -91,6 +91,10 @@ pub struct Ticker<'a> {
     /// stored with the cycle's figures; `None` when unknown (a first
     /// cycle, one a config change started early).
     pub period: Option<Duration>,
+    /// How long each incomplete party of the mode has been so, carried
+    /// from cycle to cycle by the mode's loop (docs/game-modes.md#parties);
+    /// `None` times no party out (a single tick in a test).
+    pub parties: Option<&'a std::sync::Mutex<IncompleteParties>>,
 }
 
 impl Ticker<'_> {
@@ -147,7 +151,15 @@ async fn tick(
     report.read_pool = started.elapsed();
 
     let started = Instant::now();
-    let (fills, outcome, summary) = match_pool(config, searches, backfills, now_secs, held).await?;
+    // The parties' clocks go into the matching task and come back with it.
+    let clocks = ctx
+        .parties
+        .map(|p| std::mem::take(&mut *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)));
+    let matched = match_pool(config, searches, backfills, now_secs, held, clocks).await?;
+    let (fills, outcome, summary, clocks) = matched;
+    if let (Some(p), Some(clocks)) = (ctx.parties, clocks) {
+        *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = clocks;
+    }
     report.matching = started.elapsed();
     report.pool_size = outcome.pool_size;
     report.candidates = outcome.candidates;
@@ -310,27 +322,42 @@ async fn is_held(db: &DatabaseConnection, mode: &ModeKey) -> bool {
     }
 }
 
+/// What [`match_pool`] decided: the fills, the cycle, the pool's summary
+/// and the parties' clocks after it.
+type Matched = (
+    Vec<ProposedFill>,
+    CycleOutcome,
+    PoolSummary,
+    Option<IncompleteParties>,
+);
+
 /// Runs the matching core off the async threads (it is CPU-bound): the
-/// open backfills' fills first, then new matches from the rest; and sums up
-/// the pool it saw for a live view.
+/// open backfills' fills first, then new matches from the rest; then the
+/// incomplete parties' timeout (when `clocks` are kept); and sums up the
+/// pool it saw for a live view.
 async fn match_pool(
     config: &ModeConfig,
     searches: Vec<matchplane_matchmaker::Search>,
     backfills: Vec<OpenBackfill>,
     now_secs: f64,
     held: bool,
-) -> Result<(Vec<ProposedFill>, CycleOutcome, PoolSummary), WorkerError> {
+    clocks: Option<IncompleteParties>,
+) -> Result<Matched, WorkerError> {
     let config = config.config.clone();
     let seed: u64 = rand::random();
     let (outcome, searches) = tokio::task::spawn_blocking(move || {
-        let out = if held {
+        let mut out = if held {
             run_held_cycle_with_backfills(&config, &searches, &backfills, now_secs)
         } else {
             let mut rng = StdRng::seed_from_u64(seed);
             run_cycle_with_backfills(&config, &searches, &backfills, now_secs, &mut rng)
         };
+        let clocks = clocks.map(|mut clocks| {
+            clocks.settle(&config, now_secs, &mut out.cycle);
+            clocks
+        });
         let summary = PoolSummary::of(&searches, &out.cycle);
-        ((out.fills, out.cycle, summary), searches)
+        ((out.fills, out.cycle, summary, clocks), searches)
     })
     .await
     .map_err(|e| WorkerError::Task(e.to_string()))?;

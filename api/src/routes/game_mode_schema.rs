@@ -293,6 +293,12 @@ pub struct PartiesSchema {
     #[serde(default)]
     #[schema(nullable = false)]
     pub mmr: Option<matchplane_matchmaker::PartyMmr>,
+    /// Seconds a party may stay incomplete (a member's search ended or
+    /// never started) before its waiting members fail with
+    /// `PARTY_INCOMPLETE` naming who is missing (default 120).
+    #[serde(default)]
+    #[schema(nullable = false, minimum = 5, maximum = 3600)]
+    pub incomplete_timeout_seconds: Option<u32>,
 }
 
 /// Webhook destination.

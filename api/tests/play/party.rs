@@ -3,9 +3,9 @@
 
 use crate::harness::{duel, fast, Pools, TestApp};
 use crate::on_both_pools;
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use matchplane_api::play::unix_now;
-use matchplane_matchmaker::{run_cycle, GameModeConfig, WaitingReason};
+use matchplane_matchmaker::{run_cycle, GameModeConfig, IncompleteParties, WaitingReason};
 use matchplane_store::pool::ModeKey;
 use rand::SeedableRng;
 use serde_json::json;
@@ -49,4 +49,156 @@ async fn a_party_waits_for_every_member(pools: Pools) {
             missing: vec!["b".into()]
         }
     );
+}
+
+on_both_pools!(a_backend_ends_a_whole_partys_searches_in_one_mode);
+
+/// `DELETE …/parties/{partyId}/searches?gameMode=` cancels every live
+/// search of the party in that mode, with a `backend` key; the same party's
+/// search in another mode and another party's stay; a second call ends
+/// nothing more; an unknown mode is `404`, no `gameMode` is `422`.
+async fn a_backend_ends_a_whole_partys_searches_in_one_mode(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    let backend = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/keys"),
+            Some(&key),
+            Some(json!({"name": "game", "scopes": ["backend"]})),
+        )
+        .await;
+    assert_eq!(backend.status, StatusCode::CREATED, "{}", backend.body);
+    let backend = format!("Bearer {}", backend.body["key"].as_str().unwrap());
+    for name in ["trio", "other"] {
+        let mut body = duel(name);
+        body["matchShape"] = json!([3, 3]);
+        body["parties"] = json!({"allowParties": true, "maxSize": 3});
+        t.mode(&p, &key, body).await;
+    }
+    let party = json!({"id": "party-7", "members": ["a", "b", "c"]});
+    let mut searching = Vec::new();
+    // a and b search in trio; c left the party before searching.
+    for player in ["a", "b"] {
+        let ticket = json!({"gameMode": "trio", "playerId": player, "attributes": {"mmr": 1500}, "party": party});
+        let (id, token) = t.ticket_ok(&p, &key, ticket).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        searching.push(id);
+    }
+    // The same party in another mode, and another party in trio.
+    let elsewhere =
+        json!({"gameMode": "other", "playerId": "a", "attributes": {"mmr": 1500}, "party": party});
+    let (elsewhere, token) = t.ticket_ok(&p, &key, elsewhere).await;
+    assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    let stranger = json!({"gameMode": "trio", "playerId": "z", "attributes": {"mmr": 1500},
+        "party": {"id": "party-8", "members": ["z", "y"]}});
+    let (stranger, token) = t.ticket_ok(&p, &key, stranger).await;
+    assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+
+    let path = format!("/v1/projects/{p}/parties/party-7/searches?gameMode=trio");
+    let ended = t.call(Method::DELETE, &path, Some(&backend), None).await;
+    assert_eq!(ended.status, StatusCode::OK, "{}", ended.body);
+    assert_eq!(ended.body["partyId"], "party-7");
+    assert_eq!(ended.body["gameMode"], "trio");
+    let mut cancelled: Vec<String> =
+        serde_json::from_value(ended.body["cancelled"].clone()).unwrap();
+    cancelled.sort();
+    searching.sort();
+    assert_eq!(cancelled, searching);
+    for ticket in &searching {
+        let status = t.status(&p, &key, ticket).await;
+        assert_eq!(status.body["status"], "cancelled", "{}", status.body);
+    }
+    for ticket in [&elsewhere, &stranger] {
+        let status = t.status(&p, &key, ticket).await;
+        assert_eq!(status.body["status"], "searching", "{}", status.body);
+    }
+
+    let again = t.call(Method::DELETE, &path, Some(&backend), None).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body["cancelled"], json!([]));
+    let unknown = format!("/v1/projects/{p}/parties/party-7/searches?gameMode=nope");
+    t.call(Method::DELETE, &unknown, Some(&backend), None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
+    let no_mode = format!("/v1/projects/{p}/parties/party-7/searches");
+    let refused = t.call(Method::DELETE, &no_mode, Some(&backend), None).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+}
+
+on_both_pools!(an_incomplete_party_fails_after_its_timeout);
+
+/// A party left incomplete waits with `PARTY_INCOMPLETE` until
+/// `parties.incompleteTimeoutSeconds`, then the cycle's timeout fails its
+/// waiting member with `PARTY_INCOMPLETE` naming who is missing; a
+/// complete party is never timed.
+async fn an_incomplete_party_fails_after_its_timeout(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    let mut body = duel("duo");
+    body["matchShape"] = json!([2, 2]);
+    body["parties"] = json!({"allowParties": true, "maxSize": 2, "incompleteTimeoutSeconds": 30});
+    t.mode(&p, &key, body.clone()).await;
+    let mode = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duo"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(
+        mode.body["parties"]["incompleteTimeoutSeconds"], 30,
+        "{}",
+        mode.body
+    );
+    let party = json!({"id": "party-7", "members": ["a", "b"]});
+    let ticket =
+        json!({"gameMode": "duo", "playerId": "a", "attributes": {"mmr": 1500}, "party": party});
+    let (a, token) = t.ticket_ok(&p, &key, ticket).await;
+    assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    let complete = json!({"id": "party-8", "members": ["c", "d"]});
+    for player in ["c", "d"] {
+        let ticket = json!({"gameMode": "duo", "playerId": player, "attributes": {"mmr": 1500}, "party": complete});
+        let (_, token) = t.ticket_ok(&p, &key, ticket).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    }
+    let config: GameModeConfig = serde_json::from_value(body).unwrap();
+    let pool = t
+        .play
+        .pool
+        .snapshot(&ModeKey::new(&p, "duo"))
+        .await
+        .unwrap();
+    let mut clocks = IncompleteParties::new();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let now = unix_now();
+    for (at, failed) in [(0.0, false), (29.9, false), (30.0, true)] {
+        let mut outcome = run_cycle(&config, &pool, now + at, &mut rng);
+        clocks.settle(&config, now + at, &mut outcome);
+        assert!(outcome.matches.is_empty());
+        let waiting: Vec<_> = outcome
+            .waiting
+            .iter()
+            .map(|w| w.ticket_id.to_string())
+            .collect();
+        assert_eq!(waiting.contains(&a), !failed, "at {at}: {waiting:?}");
+        match outcome.failed.as_slice() {
+            [] => assert!(!failed, "at {at}"),
+            [f] => {
+                assert!(failed, "at {at}");
+                assert_eq!(f.ticket_id, a);
+                assert_eq!(f.code.as_str(), "PARTY_INCOMPLETE");
+                assert!(f.message.ends_with("missing: b"), "{}", f.message);
+            }
+            more => panic!("at {at}: {more:?}"),
+        }
+    }
+    // The complete party was never timed.
+    assert!(clocks.is_empty());
 }

@@ -53,6 +53,7 @@ fn run_inner(
     let ttl = f64::from(config.ticket_ttl_seconds);
     let mut rng = ChaCha8Rng::seed_from_u64(scenario.seed);
     let mut pool: Vec<Search> = Vec::new();
+    let mut incomplete = crate::party_timeout::IncompleteParties::new();
     let mut next_event = 0;
     let mut tickets = 0u64;
     let mut refused = 0;
@@ -175,7 +176,9 @@ fn run_inner(
         } else {
             crate::backfill::run_cycle_with_backfills(config, &pool, &open, t, &mut rng)
         };
-        let outcome = both.cycle;
+        let mut outcome = both.cycle;
+        // A party left incomplete fails after its timeout, as on the worker.
+        incomplete.settle(config, t, &mut outcome);
         let mut gone: HashSet<ArcStr> = HashSet::new();
         for fill in &both.fills {
             for team in &fill.teams {

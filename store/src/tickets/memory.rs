@@ -78,6 +78,22 @@ impl TicketStore for MemoryTicketStore {
         Ok(())
     }
 
+    async fn party_members(
+        &self,
+        project_id: &str,
+        party_id: &str,
+    ) -> Result<Option<Vec<String>>, PoolError> {
+        // A scan: the embedded store serves one machine's development.
+        let tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(tickets
+            .iter()
+            .filter(|((project, _), _)| project == project_id)
+            .filter_map(|(_, t)| t.party.as_ref().map(|p| (t.created_at, p)))
+            .filter(|(_, p)| p.id.as_str() == party_id)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, p)| p.members.clone()))
+    }
+
     async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError> {
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(project) = pending.get_mut(project_id) {

@@ -208,6 +208,16 @@ pub trait TicketStore: Send + Sync {
     /// cancelled before it searched); nothing if it is not pending.
     async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError>;
 
+    /// The members of party `party_id` of `project_id` as the latest
+    /// ticket naming that party listed them, kept as long as that ticket's
+    /// record; `None` if no such ticket is kept (for ending a whole
+    /// party's searches). Redis: one `GET`.
+    async fn party_members(
+        &self,
+        project_id: &str,
+        party_id: &str,
+    ) -> Result<Option<Vec<String>>, PoolError>;
+
     /// How many tickets of `project_id` are pending (generated, not yet
     /// searching, not expired) at `now`.
     async fn pending(&self, project_id: &str, now: f64) -> Result<u64, PoolError>;

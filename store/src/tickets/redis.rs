@@ -16,6 +16,9 @@
 //!   [`UPKEEP_TICKETS`] tickets of the project in this process: a ticket
 //!   generated in between expires before the key does, and the set holds
 //!   few expired members.
+//! - `P:party:<projectId>:<partyId>` — STRING, the JSON list of a party's
+//!   members as its latest ticket named them, written with the ticket and
+//!   expiring with its record ([`TicketStore::party_members`]).
 //! - reads `P:{<projectId>/<mode>}:players` — the pool store's HASH
 //!   playerId → live ticketId, so generation refuses a player already
 //!   searching, in the same pipelined round trip that stores the ticket.
@@ -25,7 +28,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
-use crate::pool::redis::keys::{pending_key, players_key, ticket_key};
+use crate::pool::redis::keys::{party_key, pending_key, players_key, ticket_key};
 use crate::pool::{PoolError, RedisPoolStore};
 
 /// Longest time between two upkeeps of a project's pending set by this
@@ -124,6 +127,16 @@ impl TicketStore for RedisTicketStore {
         .zadd(&pending, &ticket.ticket_id, ticket.expires_at)
         .ignore()
         .zcount(&pending, format!("({now}"), "+inf");
+        if let Some(party) = &ticket.party {
+            let members = serde_json::to_string(&party.members)
+                .map_err(|e| PoolError::Corrupt(e.to_string()))?;
+            pipe.set_ex(
+                party_key(self.pool.prefix(), &ticket.project_id, &party.id),
+                members,
+                keep_seconds(ticket, now),
+            )
+            .ignore();
+        }
         if self.upkeep.due(&ticket.project_id, now) {
             pipe.zrembyscore(&pending, "-inf", now)
                 .ignore()
@@ -182,6 +195,21 @@ impl TicketStore for RedisTicketStore {
             .query_async(&mut self.pool.conn())
             .await?;
         Ok(count)
+    }
+
+    async fn party_members(
+        &self,
+        project_id: &str,
+        party_id: &str,
+    ) -> Result<Option<Vec<String>>, PoolError> {
+        let json: Option<String> = redis::cmd("GET")
+            .arg(party_key(self.pool.prefix(), project_id, party_id))
+            .query_async(&mut self.pool.conn())
+            .await?;
+        json.map(|j| {
+            serde_json::from_str(&j).map_err(|e| PoolError::Corrupt(format!("party: {e}")))
+        })
+        .transpose()
     }
 
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError> {

@@ -30,6 +30,9 @@ pub struct Env {
     name: String,
     redis_url: String,
     prefix: String,
+    /// The incomplete parties' clocks, kept across [`Env::tick`]s as the
+    /// mode loop keeps them.
+    pub parties: std::sync::Mutex<matchplane_matchmaker::IncompleteParties>,
 }
 
 /// A 1v1 MMR mode with a webhook to `url` (if any), cycling every `cycle` s.
@@ -118,6 +121,7 @@ impl Env {
             name,
             redis_url,
             prefix,
+            parties: Default::default(),
         }
     }
 
@@ -178,6 +182,7 @@ impl Env {
             expire_batch: 100,
             ends: None,
             period: None,
+            parties: Some(&self.parties),
         }
         .tick(&self.mode, &config, token, Utc::now())
         .await

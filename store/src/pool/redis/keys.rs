@@ -247,6 +247,14 @@ pub(crate) fn ticket_key(prefix: &str, project_id: &str, ticket_id: &str) -> Str
     concat(&[prefix, ":ticket:", project_id, ":", ticket_id])
 }
 
+/// `P:party:<projectId>:<partyId>` — STRING, the JSON list of the party's
+/// members as its latest ticket named them, expiring with that ticket's
+/// record (so ending a whole party finds its members' searches). Under no
+/// hash tag, like the tickets.
+pub(crate) fn party_key(prefix: &str, project_id: &str, party_id: &str) -> String {
+    concat(&[prefix, ":party:", project_id, ":", party_id])
+}
+
 /// `P:{<projectId>}:pending` — ZSET ticketId → expiry (Unix seconds) of
 /// the project's tickets generated and not yet searching (the tier's
 /// `maxPendingTickets`). A started search's ticket is removed from it after
