@@ -608,6 +608,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/parties/{partyId}/searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Ends every live search of a party in one game mode (`cancelled`). */
+        delete: operations["endPartySearches"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/players/{playerId}/searches": {
         parameters: {
             query?: never;
@@ -1547,6 +1564,28 @@ export interface components {
              * @description Largest difference from then on (never below the step before).
              */
             max: number;
+        };
+        /**
+         * @description The searches a whole-party cancel ended.
+         * @example {
+         *       "cancelled": [
+         *         "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9",
+         *         "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6DA"
+         *       ],
+         *       "gameMode": "squad",
+         *       "partyId": "party-7"
+         *     }
+         */
+        EndedPartySearches: {
+            /**
+             * @description Ticket ids whose search this call cancelled (their clients get
+             *     `cancelled`); empty when none was live.
+             */
+            cancelled: string[];
+            /** @description The mode. */
+            gameMode: string;
+            /** @description The party. */
+            partyId: string;
         };
         /**
          * @description The searches a player-wide cancel ended.
@@ -2608,6 +2647,13 @@ export interface components {
         Parties: {
             /** @description Whether tickets may carry a party of several players. */
             allowParties?: boolean;
+            /**
+             * Format: int32
+             * @description Seconds a party may stay incomplete (a member's search ended or
+             *     never started) before its waiting members fail with
+             *     `PARTY_INCOMPLETE` naming who is missing (default 120).
+             */
+            incompleteTimeoutSeconds?: number;
             /** @description Whether a party always sits whole on one team (default `true`). */
             keepTogether?: boolean;
             /**
@@ -7637,6 +7683,85 @@ export interface operations {
                 };
             };
             /** @description IDEMPOTENCY_KEY_REUSED: the key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    endPartySearches: {
+        parameters: {
+            query: {
+                /** @description The game mode whose searches end. */
+                gameMode: string;
+            };
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description The studio's party id */
+                partyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndedPartySearches"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND (project) or GAME_MODE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: no `gameMode` */
             422: {
                 headers: {
                     [name: string]: unknown;
