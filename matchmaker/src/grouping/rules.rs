@@ -17,7 +17,7 @@ use crate::rules::{GroupRules, RuleTable};
 /// The rules of one cycle and what the grouper learnt of them.
 #[derive(Debug, Default)]
 pub(super) struct RuleState<'a> {
-    table: Option<&'a RuleTable>,
+    table: Option<&'a RuleTable<'a>>,
     group: GroupRules,
     /// Seats each rule turned away in the current try.
     turned: Vec<u32>,
@@ -110,7 +110,7 @@ impl<'a> Grouper<'a> {
     /// Adds the rules over attributes (docs/rules.md). Call after
     /// [`Grouper::with_regions`]: with regions the candidates are not
     /// partitioned (every walk checks every rule instead).
-    pub fn with_rules(mut self, table: Option<&'a RuleTable>) -> Self {
+    pub fn with_rules(mut self, table: Option<&'a RuleTable<'a>>) -> Self {
         let Some(t) = table else {
             return self;
         };

@@ -51,8 +51,9 @@ enum Column {
 
 /// Every candidate's rule values and versions for one cycle.
 #[derive(Debug, Clone)]
-pub struct RuleTable {
-    rules: Vec<Rule>,
+pub struct RuleTable<'c> {
+    /// The mode's rules, borrowed for the cycle.
+    rules: &'c [Rule],
     columns: Vec<Column>,
     /// Per candidate: its partition over the `equal` values (candidates
     /// of one partition agree on every `equal` rule).
@@ -62,7 +63,7 @@ pub struct RuleTable {
     /// outside its partition).
     any_off: Vec<bool>,
     /// Per candidate, its waits (seconds), for unblock hints.
-    waits: Vec<f64>,
+    waits: &'c [f64],
 }
 
 /// A player id's hash, as `avoid` sets compare them.
@@ -72,14 +73,14 @@ pub fn player_hash(id: &str) -> u64 {
     h.finish()
 }
 
-impl RuleTable {
+impl<'c> RuleTable<'c> {
     /// The table of `candidates` (longest-waiting first, waits `waits`
     /// seconds) under `config`'s rules; `None` when the mode has no rules.
     pub fn build(
-        config: &GameModeConfig,
+        config: &'c GameModeConfig,
         pool: &[Search],
         candidates: &[Candidate],
-        waits: &[f64],
+        waits: &'c [f64],
     ) -> Option<Self> {
         if config.rules.is_empty() {
             return None;
@@ -207,18 +208,18 @@ impl RuleTable {
             any_off.push(off);
         }
         Some(Self {
-            rules: config.rules.clone(),
+            rules: &config.rules,
             columns,
             partitions: ids.len() as u32,
             partition,
             any_off,
-            waits: waits.to_vec(),
+            waits,
         })
     }
 
     /// The rules, in config order.
     pub fn rules(&self) -> &[Rule] {
-        &self.rules
+        self.rules
     }
 
     /// Candidate `c`'s partition over the `equal` values.
@@ -323,6 +324,9 @@ impl Miss {
 /// the value's text.
 #[derive(Debug, PartialEq, Eq, Hash)]
 enum ValueKey<'a> {
+    /// A party none of whose members holds a value (the re-check fails
+    /// such searches first; kept apart from every real value).
+    Missing,
     Number(u64),
     Text(&'a str),
     Set(&'a [String]),
@@ -334,7 +338,8 @@ impl<'a> ValueKey<'a> {
             Cow::Borrowed(v) => v,
             // An owned value is a party's computed number.
             Cow::Owned(AttributeValue::Number(x)) => return ValueKey::Number((x + 0.0).to_bits()),
-            Cow::Owned(_) => return ValueKey::Text(""),
+            // The only other owned value: none held (`party_scalar`).
+            Cow::Owned(_) => return ValueKey::Missing,
         };
         match v {
             AttributeValue::Number(x) => ValueKey::Number((x + 0.0).to_bits()),
@@ -423,7 +428,7 @@ pub struct GroupRules {
 
 impl GroupRules {
     /// Starts a group at `anchor`.
-    pub fn start(&mut self, t: &RuleTable, anchor: usize) {
+    pub fn start(&mut self, t: &RuleTable<'_>, anchor: usize) {
         self.states.clear();
         for col in &t.columns {
             self.states.push(match col {
@@ -452,7 +457,7 @@ impl GroupRules {
     /// `Ok` when candidate `x` fits every member of the group on every
     /// rule (both sides' own versions); otherwise the index of the first
     /// rule it breaks (`avoid` rules are read last).
-    pub fn admits(&self, t: &RuleTable, x: usize) -> Result<(), usize> {
+    pub fn admits(&self, t: &RuleTable<'_>, x: usize) -> Result<(), usize> {
         let mut avoid = None;
         for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate() {
             let ok = match (col, st) {
@@ -510,7 +515,7 @@ impl GroupRules {
     }
 
     /// Adds candidate `x` (admitted) to the group's state.
-    pub fn join(&mut self, t: &RuleTable, x: usize) {
+    pub fn join(&mut self, t: &RuleTable<'_>, x: usize) {
         for (col, st) in t.columns.iter().zip(self.states.iter_mut()) {
             match (col, st) {
                 (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {

@@ -57,13 +57,7 @@ pub fn parse_declared(
     for (name, raw) in extra {
         let field = format!("attributes.{name}");
         let Some(declaration) = declarations.get(&name) else {
-            let mut known = vec!["mmr", "latencies", "data"];
-            known.extend(declarations.keys().map(String::as_str));
-            errors.push(FieldError::new(
-                field,
-                Code::ValidationError,
-                format!("unknown field; expected one of {}", known.join(", ")),
-            ));
+            errors.push(unknown(field, declarations));
             continue;
         };
         match value_of(declaration, &raw, &field) {
@@ -83,6 +77,16 @@ pub fn parse_declared(
     } else {
         Err(errors)
     }
+}
+
+fn unknown(field: String, declarations: &Declarations) -> FieldError {
+    let mut known = vec!["mmr", "latencies", "data"];
+    known.extend(declarations.keys().map(String::as_str));
+    FieldError::new(
+        field,
+        Code::ValidationError,
+        format!("unknown field; expected one of {}", known.join(", ")),
+    )
 }
 
 fn required(name: &str) -> FieldError {
@@ -270,8 +274,9 @@ fn set_items(
     Ok(items)
 }
 
-/// A simulated arrival's declared attributes against the mode
-/// (docs/simulate.md): every value as a ticket's, then the first failure.
+/// A simulated arrival's declared attributes (already typed) against the
+/// mode (docs/simulate.md): every value checked as a ticket's, the first
+/// failure returned.
 ///
 /// # Errors
 /// The failure on `attributes.<name>`: `ATTRIBUTE_REQUIRED`, or
@@ -281,18 +286,22 @@ pub fn check_arrival(
     values: &DeclaredValues,
     declarations: Option<&Declarations>,
 ) -> Result<(), FieldError> {
-    let raw = values
+    let empty = Declarations::new();
+    let declarations = declarations.unwrap_or(&empty);
+    for (name, value) in values {
+        let field = format!("attributes.{name}");
+        let Some(declaration) = declarations.get(name) else {
+            return Err(unknown(field, declarations));
+        };
+        check_typed(declaration, value, &field)?;
+    }
+    match declarations
         .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
-            )
-        })
-        .collect();
-    parse_declared(raw, declarations)
-        .map(|_| ())
-        .map_err(|mut e| e.swap_remove(0))
+        .find(|(name, d)| !values.contains_key(*name) && !d.has_default())
+    {
+        Some((name, _)) => Err(required(name)),
+        None => Ok(()),
+    }
 }
 
 /// Adds each declaration's `default` to the attributes of every player of
