@@ -125,7 +125,7 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
         "DELETE",
         "/v1/projects/{projectId}/players/{playerId}/searches",
     ),
-    // A party broke up in the game: docs/searching.md, 'Parties'.
+    // A party broke up in the game: docs/game-modes.md#parties.
     (
         "DELETE",
         "/v1/projects/{projectId}/parties/{partyId}/searches",

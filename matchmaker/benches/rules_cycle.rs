@@ -19,32 +19,6 @@ use rand_chacha::ChaCha8Rng;
 mod common;
 mod support;
 
-/// The `[5,5]` mode with the rules example of docs/rules.md.
-fn ruled() -> GameModeConfig {
-    let mut c = common::mmr_mode(&[5, 5], 5.0, 2.0);
-    let block: serde_json::Value = serde_json::json!({
-        "attributes": {
-            "build":   { "type": "string" },
-            "pool":    { "type": "string", "default": "crossplay" },
-            "maps":    { "type": "stringSet", "values": ["dust", "inferno", "nuke"] },
-            "level":   { "type": "number", "min": 1, "max": 100, "party": "max" },
-            "blocked": { "type": "playerSet", "default": [] }
-        },
-        "rules": [
-            { "name": "same-build", "type": "equal", "attribute": "build" },
-            { "name": "platform", "type": "equal", "attribute": "pool",
-              "relax": [ { "afterSeconds": 90, "off": true } ] },
-            { "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1 },
-            { "name": "level", "type": "distance", "attribute": "level", "max": 10,
-              "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 60, "max": 40 } ] },
-            { "name": "no-blocked", "type": "avoid", "attribute": "blocked" }
-        ]
-    });
-    c.attributes = serde_json::from_value(block["attributes"].clone()).ok();
-    c.rules = serde_json::from_value(block["rules"].clone()).unwrap_or_default();
-    c
-}
-
 /// Gives every search of `pool` the five attributes, its build one of
 /// `builds`.
 fn with_attributes(pool: &[Search], builds: usize, rng: &mut ChaCha8Rng) -> Vec<Search> {
@@ -73,7 +47,7 @@ fn with_attributes(pool: &[Search], builds: usize, rng: &mut ChaCha8Rng) -> Vec<
 fn bench_rules(c: &mut Criterion) {
     let ratings = support::real_ratings();
     let plain_config = common::mmr_mode(&[5, 5], 5.0, 2.0);
-    let config = ruled();
+    let config = common::ruled(&[5, 5]);
     let n = 100_000usize;
     let mut rng = ChaCha8Rng::seed_from_u64(n as u64);
     let plain = support::solo_pool(n, &ratings, 60.0, &mut rng);

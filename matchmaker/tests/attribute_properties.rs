@@ -6,8 +6,13 @@
 
 mod common;
 use common::*;
+use matchplane_matchmaker::backfill::fill_pass;
 use matchplane_matchmaker::rules::AttributeValue;
-use matchplane_matchmaker::{Bots, Code, GameModeConfig, Party, ProposedMatch, Relaxation, Search};
+use matchplane_matchmaker::rules::{RosterMember, RosterValues};
+use matchplane_matchmaker::{
+    BackfillConfig, Bots, Code, GameModeConfig, MatchedPlayer, OpenBackfill, Party, ProposedMatch,
+    Relaxation, Search,
+};
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -149,8 +154,12 @@ fn set(v: Option<&AttributeValue>) -> BTreeSet<String> {
 }
 
 fn sides(m: &ProposedMatch) -> Vec<Side> {
+    sides_of(m.teams.iter().flat_map(|t| &t.players))
+}
+
+fn sides_of<'a>(players: impl Iterator<Item = &'a MatchedPlayer>) -> Vec<Side> {
     let mut by_party: HashMap<String, Vec<_>> = HashMap::new();
-    for p in m.teams.iter().flat_map(|t| &t.players) {
+    for p in players {
         let key = p
             .party_id
             .as_ref()
@@ -194,6 +203,32 @@ fn step(wait: f64, steps: &[(f64, f64)], base: f64) -> f64 {
         .map_or(base, |(_, v)| *v)
 }
 
+/// The `equal`, `distance` and `avoid` rules between two sides, each by
+/// its own version.
+fn pair(a: &Side, b: &Side) -> Result<(), String> {
+    if a.build != b.build {
+        return Err("builds differ".into());
+    }
+    if a.pool != b.pool && !(a.wait >= 40.0 && b.wait >= 40.0) {
+        return Err(format!("pools differ at waits {} and {}", a.wait, b.wait));
+    }
+    let steps = [(30.0, 20.0), (60.0, 45.0)];
+    let max = step(a.wait, &steps, 8.0).min(step(b.wait, &steps, 8.0));
+    if (a.level - b.level).abs() > max + 1e-9 {
+        return Err(format!("levels {} and {} beyond {max}", a.level, b.level));
+    }
+    blocks(a, b)
+}
+
+fn blocks(a: &Side, b: &Side) -> Result<(), String> {
+    if a.players.iter().any(|p| b.blocked.contains(p))
+        || b.players.iter().any(|p| a.blocked.contains(p))
+    {
+        return Err("a blocked player".into());
+    }
+    Ok(())
+}
+
 fn check(m: &ProposedMatch) -> Result<(), String> {
     let sides = sides(m);
     let need = sides
@@ -209,22 +244,7 @@ fn check(m: &ProposedMatch) -> Result<(), String> {
     }
     for (i, a) in sides.iter().enumerate() {
         for b in &sides[i + 1..] {
-            if a.build != b.build {
-                return Err("builds differ".into());
-            }
-            if a.pool != b.pool && !(a.wait >= 40.0 && b.wait >= 40.0) {
-                return Err(format!("pools differ at waits {} and {}", a.wait, b.wait));
-            }
-            let steps = [(30.0, 20.0), (60.0, 45.0)];
-            let max = step(a.wait, &steps, 8.0).min(step(b.wait, &steps, 8.0));
-            if (a.level - b.level).abs() > max + 1e-9 {
-                return Err(format!("levels {} and {} beyond {max}", a.level, b.level));
-            }
-            if a.players.iter().any(|p| b.blocked.contains(p))
-                || b.players.iter().any(|p| a.blocked.contains(p))
-            {
-                return Err("a blocked player".into());
-            }
+            pair(a, b)?;
         }
     }
     let expected: BTreeMap<String, AttributeValue> = m.attributes.clone();
@@ -258,5 +278,109 @@ proptest! {
         let seated: usize = out.matches.iter().flat_map(|m| &m.teams).map(|t| t.players.len()).sum();
         prop_assert_eq!(seated + out.waiting.len() + out.failed.len(), pool.len());
         prop_assert!(out.failed.iter().all(|f| f.code == Code::PartyAttributesDiffer || f.code == Code::PlayerAlreadySearching));
+    }
+}
+
+/// A roster player as the oracle sees it: its id, and its values when
+/// known (`None`: a player matchplane never saw).
+fn roster_side(member: &RosterMember, age: f64, request_maps: Option<&BTreeSet<String>>) -> Side {
+    let a = &member.attributes;
+    Side {
+        wait: age,
+        build: a.get("build").map(text).unwrap_or_default(),
+        pool: a.get("pool").map(text).unwrap_or_default(),
+        maps: request_maps.cloned().unwrap_or_else(|| set(a.get("maps"))),
+        level: match a.get("level") {
+            Some(AttributeValue::Number(l)) => *l,
+            _ => f64::NAN,
+        },
+        blocked: set(a.get("blocked")),
+        players: vec![member.player_id.clone()],
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// No fill breaks a rule (docs/rules.md#backfill): every newcomer fits
+    /// every other newcomer and every roster player whose values are known
+    /// (the request's maps standing for the roster), each by its own
+    /// version (the roster's at the backfill's age); nobody blocks or is
+    /// blocked by any roster player.
+    #[test]
+    fn no_fill_breaks_a_rule(
+        arrivals in prop::collection::vec(arrival(), 1..30),
+        roster in prop::collection::vec(arrival().prop_map(|mut a| { a.size = 1; a }), 1..4),
+        strangers in 0usize..3,
+        request_maps in prop::option::of(prop::collection::btree_set(0usize..4, 1..3)),
+        seats in (0u32..3, 0u32..3),
+        age in 0.0..100.0f64,
+        now in 100.0..200.0f64,
+    ) {
+        let mut config = config(3, false, false);
+        config.backfill = Some(BackfillConfig::default());
+        let pool = build_pool(&arrivals);
+        // Roster players are p30-0.., which arrivals' block lists may name.
+        let mut members: Vec<RosterMember> = build_pool(&roster)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| RosterMember { player_id: format!("p{}-0", 30 + i), attributes: s.attributes })
+            .collect();
+        members.extend((0..strangers).map(|i| RosterMember {
+            player_id: format!("p{}-0", 35 + i),
+            attributes: Default::default(),
+        }));
+        let request_maps: Option<BTreeSet<String>> =
+            request_maps.map(|m| m.iter().map(|k| MAPS[*k].to_owned()).collect());
+        let mut values = RosterValues { attributes: Default::default(), players: members.clone() };
+        if let Some(maps) = &request_maps {
+            values.attributes.insert("maps".into(), AttributeValue::Set(maps.iter().cloned().collect()));
+        }
+        let backfill = OpenBackfill {
+            backfill_id: "bf_1".into(),
+            match_id: "mat_1".into(),
+            revision: 1,
+            open_seats: vec![seats.0, seats.1],
+            opened_at: now - age,
+            expires_at: now + 100.0,
+            mean_mmr: None,
+            pings: Vec::new(),
+            region: None,
+            roster: values,
+        };
+        let out = fill_pass(&config, &pool, &[backfill], now);
+        for fill in &out.fills {
+            let newcomers = sides_of(fill.teams.iter().flat_map(|t| &t.players));
+            let roster: Vec<Side> = members
+                .iter()
+                .map(|m| roster_side(m, age, request_maps.as_ref()))
+                .collect();
+            let need = newcomers
+                .iter()
+                .map(|s| s.wait)
+                .chain(std::iter::once(age))
+                .map(|w| step(w, &[(20.0, 1.0)], 2.0) as usize)
+                .max()
+                .unwrap_or(0);
+            let known = members.iter().zip(&roster).filter(|(m, _)| !m.attributes.is_empty());
+            let mut shared: Option<BTreeSet<String>> = request_maps.clone();
+            for (_, r) in known.clone().filter(|_| request_maps.is_none()) {
+                shared = Some(shared.map_or(r.maps.clone(), |s| s.intersection(&r.maps).cloned().collect()));
+            }
+            for n in &newcomers {
+                shared = Some(shared.map_or(n.maps.clone(), |s| s.intersection(&n.maps).cloned().collect()));
+            }
+            let shared = shared.unwrap_or_default();
+            prop_assert!(shared.len() >= need, "maps {:?} shared, {} needed: {:#?}", shared, need, fill);
+            for (i, a) in newcomers.iter().enumerate() {
+                for b in &newcomers[i + 1..] {
+                    if let Err(e) = pair(a, b) { prop_assert!(false, "{}: {:#?}", e, fill); }
+                }
+                for (m, r) in members.iter().zip(&roster) {
+                    let verdict = if m.attributes.is_empty() { blocks(a, r) } else { pair(a, r) };
+                    if let Err(e) = verdict { prop_assert!(false, "{} against roster {}: {:#?}", e, m.player_id, fill); }
+                }
+            }
+        }
     }
 }

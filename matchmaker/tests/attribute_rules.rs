@@ -7,44 +7,9 @@ mod common;
 use common::*;
 use matchplane_matchmaker::rules::AttributeValue;
 use matchplane_matchmaker::{
-    validate, Attributes, Code, GameModeConfig, RawAttributes, Search, Tier, WaitingReason,
+    validate, Attributes, Code, GameModeConfig, RawAttributes, Tier, WaitingReason,
 };
 use serde_json::json;
-
-/// The rules example of docs/rules.md on a `[2, 2]` MMR mode.
-fn ruled(shape: &[u32]) -> GameModeConfig {
-    let mut c = mmr_mode(shape, 5.0, 2.0);
-    let block: GameModeConfig = serde_json::from_value(json!({
-        "name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
-        "algorithm": {"type": "fifo"},
-        "attributes": {
-            "build":   { "type": "string" },
-            "pool":    { "type": "string", "default": "crossplay" },
-            "maps":    { "type": "stringSet", "values": ["dust", "inferno", "nuke"] },
-            "level":   { "type": "number", "min": 1, "max": 100, "party": "max" },
-            "blocked": { "type": "playerSet", "default": [] }
-        },
-        "rules": [
-            { "name": "same-build", "type": "equal", "attribute": "build" },
-            { "name": "platform", "type": "equal", "attribute": "pool",
-              "relax": [ { "afterSeconds": 90, "off": true } ] },
-            { "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1 },
-            { "name": "level", "type": "distance", "attribute": "level", "max": 10,
-              "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 60, "max": 40 } ] },
-            { "name": "no-blocked", "type": "avoid", "attribute": "blocked" }
-        ]
-    }))
-    .unwrap();
-    c.attributes = block.attributes;
-    c.rules = block.rules;
-    c
-}
-
-fn player(id: &str, mmr: f64, at: f64, attrs: serde_json::Value) -> Search {
-    let mut s = solo(id, mmr, at);
-    s.attributes = serde_json::from_value(attrs).unwrap();
-    s
-}
 
 fn attrs(build: &str, maps: &[&str], level: f64) -> serde_json::Value {
     json!({"build": build, "maps": maps, "level": level})

@@ -29,6 +29,7 @@ fn open(id: &str, seats: &[u32], mean: Option<f64>, opened_at: f64) -> OpenBackf
         mean_mmr: mean,
         pings: Vec::new(),
         region: None,
+        roster: Default::default(),
     }
 }
 
@@ -286,4 +287,106 @@ fn ttl_seconds_is_validated_with_its_field() {
             ttl_seconds: 120
         })
     );
+}
+
+/// Backfill with rules (docs/rules.md#backfill): a newcomer satisfies every
+/// rule against the roster and the fill's other newcomers. The request's
+/// own values stand for the whole roster; a roster player's known values
+/// count otherwise; a player with none fits every rule but `avoid`, which
+/// reads the newcomer's set against every roster player's id.
+#[test]
+fn a_fill_keeps_every_rule_against_the_roster_and_its_other_newcomers() {
+    use matchplane_matchmaker::rules::{RosterMember, RosterValues};
+    use serde_json::json;
+    let config = backfill_on(ruled(&[2, 2]));
+    let member = |id: &str, attrs: serde_json::Value| RosterMember {
+        player_id: id.into(),
+        attributes: serde_json::from_value(attrs).unwrap(),
+    };
+    let values = |attrs: serde_json::Value| serde_json::from_value(attrs).unwrap();
+    let newcomer = |id: &str, build: &str, maps: &[&str], level: f64, blocked: &[&str]| {
+        player(
+            id,
+            1500.0,
+            0.0,
+            json!({"build": build, "maps": maps, "level": level, "blocked": blocked}),
+        )
+    };
+    let with_roster = |seats: &[u32], roster: RosterValues| OpenBackfill {
+        roster,
+        ..open("a", seats, Some(1500.0), 0.0)
+    };
+    let seated = |attrs: serde_json::Value| RosterValues {
+        attributes: Default::default(),
+        players: vec![
+            member("r1", attrs.clone()),
+            member("r2", attrs),
+            member("stranger", json!({})),
+        ],
+    };
+    let base = json!({"build": "1.4", "maps": ["dust", "nuke"], "level": 50, "blocked": []});
+
+    // The roster's build and maps: another build, or no shared map, is refused.
+    let pool = vec![
+        newcomer("other-build", "1.5", &["dust"], 50.0, &[]),
+        newcomer("no-map", "1.4", &["inferno"], 50.0, &[]),
+        newcomer("fits", "1.4", &["nuke"], 52.0, &[]),
+    ];
+    let got = taken_ids(
+        &config,
+        &pool,
+        &[with_roster(&[1, 0], seated(base.clone()))],
+        1.0,
+    );
+    assert_eq!(got, vec![vec!["tkt_fits".to_string()]]);
+
+    // The request's maps stand for the roster: only dust is being played.
+    let mut roster = seated(base.clone());
+    roster.attributes = values(json!({"maps": ["dust"]}));
+    let got = taken_ids(&config, &pool, &[with_roster(&[1, 0], roster)], 1.0);
+    assert!(got.is_empty(), "{got:?}");
+
+    // Levels: within 10 of each roster player's, and of each other newcomer's.
+    let pool = vec![
+        newcomer("far", "1.4", &["dust"], 61.0, &[]),
+        newcomer("low", "1.4", &["dust"], 41.0, &[]),
+        newcomer("high", "1.4", &["dust"], 59.0, &[]),
+    ];
+    let got = taken_ids(
+        &config,
+        &pool,
+        &[with_roster(&[2, 0], seated(base.clone()))],
+        1.0,
+    );
+    // low and high are each within 10 of 50, not of each other: one only.
+    assert_eq!(got, vec![vec!["tkt_low".to_string()]]);
+
+    // Block lists: a newcomer blocking a roster player (even one with no
+    // values known), or blocked by one, is refused.
+    let pool = vec![
+        newcomer("blocks-stranger", "1.4", &["dust"], 50.0, &["stranger"]),
+        newcomer("blocked-by-r1", "1.4", &["dust"], 50.0, &[]),
+        newcomer("friend", "1.4", &["dust"], 50.0, &[]),
+    ];
+    let mut roster = seated(base.clone());
+    roster.players[0] = member(
+        "r1",
+        json!({"build": "1.4", "maps": ["dust"], "level": 50, "blocked": ["blocked-by-r1"]}),
+    );
+    let got = taken_ids(&config, &pool, &[with_roster(&[1, 0], roster)], 1.0);
+    assert_eq!(got, vec![vec!["tkt_friend".to_string()]]);
+
+    // A roster of strangers (nothing known) takes anyone the rules among
+    // the newcomers allow, and no one who blocks them.
+    let strangers = RosterValues {
+        attributes: Default::default(),
+        players: vec![member("s1", json!({})), member("s2", json!({}))],
+    };
+    let pool = vec![
+        newcomer("x", "1.5", &["inferno"], 10.0, &["s2"]),
+        newcomer("y", "1.5", &["inferno"], 12.0, &[]),
+        newcomer("z", "1.4", &["inferno"], 12.0, &[]),
+    ];
+    let got = taken_ids(&config, &pool, &[with_roster(&[2, 0], strangers)], 1.0);
+    assert_eq!(got, vec![vec!["tkt_y".to_string()]]);
 }

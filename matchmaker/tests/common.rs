@@ -147,3 +147,38 @@ pub fn party_sizes(outcome: &CycleOutcome, m: usize) -> Vec<Vec<usize>> {
         })
         .collect()
 }
+
+/// The five rules of docs/rules.md's example (two builds, a crossplay pool
+/// turned off after 90 s, a three-map vote, levels within 10 widening to
+/// 40, block lists) on an MMR mode of `shape`.
+pub fn ruled(shape: &[u32]) -> GameModeConfig {
+    let mut c = mmr_mode(shape, 5.0, 2.0);
+    let block = serde_json::json!({
+        "attributes": {
+            "build":   { "type": "string" },
+            "pool":    { "type": "string", "default": "crossplay" },
+            "maps":    { "type": "stringSet", "values": ["dust", "inferno", "nuke"] },
+            "level":   { "type": "number", "min": 1, "max": 100, "party": "max" },
+            "blocked": { "type": "playerSet", "default": [] }
+        },
+        "rules": [
+            { "name": "same-build", "type": "equal", "attribute": "build" },
+            { "name": "platform", "type": "equal", "attribute": "pool",
+              "relax": [ { "afterSeconds": 90, "off": true } ] },
+            { "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1 },
+            { "name": "level", "type": "distance", "attribute": "level", "max": 10,
+              "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 60, "max": 40 } ] },
+            { "name": "no-blocked", "type": "avoid", "attribute": "blocked" }
+        ]
+    });
+    c.attributes = serde_json::from_value(block["attributes"].clone()).unwrap();
+    c.rules = serde_json::from_value(block["rules"].clone()).unwrap();
+    c
+}
+
+/// A solo search with declared `attrs` (a JSON object).
+pub fn player(id: &str, mmr: f64, at: f64, attrs: serde_json::Value) -> Search {
+    let mut s = solo(id, mmr, at);
+    s.attributes = serde_json::from_value(attrs).unwrap();
+    s
+}

@@ -101,6 +101,27 @@ pub(crate) fn auto_view(body: &MatchMade, backfill_id: &str, ttl_seconds: u32) -
         mean_mmr: (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64),
         pings: players().filter_map(|p| p.ping_ms).collect(),
         region: body.region.as_deref().map(Into::into),
+        roster: roster_values(players()),
+    }
+}
+
+/// The match's players under the mode's rules (docs/rules.md#backfill):
+/// each with the values it was matched with; empty when no player has any
+/// (a mode without declared attributes).
+fn roster_values<'a>(
+    players: impl Iterator<Item = &'a matchplane_webhook::payload::Player> + Clone,
+) -> matchplane_matchmaker::rules::RosterValues {
+    if players.clone().all(|p| p.attributes.is_empty()) {
+        return Default::default();
+    }
+    matchplane_matchmaker::rules::RosterValues {
+        attributes: Default::default(),
+        players: players
+            .map(|p| matchplane_matchmaker::rules::RosterMember {
+                player_id: p.player_id.clone(),
+                attributes: p.attributes.clone(),
+            })
+            .collect(),
     }
 }
 

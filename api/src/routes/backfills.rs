@@ -17,6 +17,8 @@ use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::backfill::roster::{check_roster, Roster, RosterSeats};
+use matchplane_matchmaker::rules::roster::check_values;
+use matchplane_matchmaker::rules::{DeclaredValues, RosterMember, RosterValues};
 use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig, OpenBackfill};
 use matchplane_store::entities::{backfill, match_};
 use matchplane_store::pool::{BackfillChange, BackfillStatus, ModeKey};
@@ -129,6 +131,52 @@ fn match_players(row: &match_::Model) -> Vec<(String, Option<f64>, Option<f64>)>
         .collect()
 }
 
+/// The roster under the mode's rules (docs/rules.md#backfill): the
+/// request's values, and each roster player's (those the entry gives, else
+/// those the match seated it with). Every value sent is checked against the
+/// mode's declarations, all failures at once; empty in a mode without
+/// rules.
+fn roster_values(ctx: &Context, roster: &Roster) -> Result<RosterValues, ApiError> {
+    let declarations = ctx.config.attributes.as_ref();
+    let mut errors = check_values(&roster.attributes, declarations, "attributes");
+    for (t, team) in roster.teams.iter().enumerate() {
+        for (i, p) in team.players.iter().enumerate() {
+            let field = format!("teams[{t}].players[{i}].attributes");
+            errors.extend(check_values(&p.attributes, declarations, &field));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    if ctx.config.rules.is_empty() {
+        return Ok(RosterValues::default());
+    }
+    let seated: std::collections::HashMap<String, DeclaredValues> =
+        matchplane_store::repos::matches::players_of(&ctx.row.teams)
+            .filter_map(|p| {
+                let id = p.get("playerId")?.as_str()?.to_owned();
+                let values = serde_json::from_value(p.get("attributes")?.clone()).ok()?;
+                Some((id, values))
+            })
+            .collect();
+    let players = roster
+        .teams
+        .iter()
+        .flat_map(|t| &t.players)
+        .map(|p| RosterMember {
+            player_id: p.player_id.clone(),
+            attributes: match p.attributes.is_empty() {
+                true => seated.get(&p.player_id).cloned().unwrap_or_default(),
+                false => p.attributes.clone(),
+            },
+        })
+        .collect();
+    Ok(RosterValues {
+        attributes: roster.attributes.clone(),
+        players,
+    })
+}
+
 /// Checks `roster` (a body already read as a roster's shape) against the
 /// match.
 fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, RosterSeats), ApiError> {
@@ -220,6 +268,7 @@ pub async fn open(
     // refused naming its fields whatever the match.
     let roster: Roster = parse_value(body)?;
     let ctx = context(&state, &project_id, &match_id).await?;
+    let values = roster_values(&ctx, &roster)?;
     let (roster, seats) = seats_of(&ctx, roster)?;
     let ttl = ctx.config.backfill_enabled().map_or(120, |b| b.ttl_seconds);
     let now = Utc::now();
@@ -265,6 +314,7 @@ pub async fn open(
             .filter_map(|p| p.2)
             .collect(),
         region: ctx.row.region.as_deref().map(Into::into),
+        roster: values,
     };
     if let Err(err) = state.play.pool.open_backfill(&ctx.mode, &live).await {
         // Not open anywhere then: the row must not hold the match's slot.
@@ -335,6 +385,7 @@ pub async fn replace(
         return Err(not_open(status));
     }
     let ctx = context(&state, &project_id, &match_id).await?;
+    let values = roster_values(&ctx, &roster)?;
     let (roster, seats) = seats_of(&ctx, roster)?;
     let live = OpenBackfill {
         backfill_id: backfill_id.as_str().into(),
@@ -349,6 +400,7 @@ pub async fn replace(
             .filter_map(|p| p.2)
             .collect(),
         region: ctx.row.region.as_deref().map(Into::into),
+        roster: values,
     };
     match state.play.pool.replace_backfill(&ctx.mode, &live).await? {
         BackfillChange::Changed { revision } => {

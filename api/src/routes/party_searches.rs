@@ -1,4 +1,4 @@
-//! Ending a whole party (docs/searching.md#parties): `DELETE
+//! Ending a whole party (docs/game-modes.md#parties): `DELETE
 //! /v1/projects/{projectId}/parties/{partyId}/searches?gameMode=`, an
 //! `admin` or `backend` key. A member left the party in the game: the
 //! backend ends every live search of the party in that mode at once, so

@@ -8,6 +8,7 @@
 mod acceptance;
 mod answer_races;
 mod backfill_fill;
+mod backfill_rules;
 mod cache_outages;
 mod deleted;
 mod elsewhere;

@@ -4,7 +4,9 @@
 //! - [`config`]: the mode's `backfill` block and its validation;
 //! - [`roster`]: a studio's current roster checked against the match's
 //!   shape, and the open seats it leaves;
-//! - [`fit`]: whether one candidate fits one backfill (MMR, ping, region);
+//! - [`fit`]: whether one candidate fits one backfill (MMR, ping, region;
+//!   the rules over attributes are checked by the pass, against the roster
+//!   and the fill's other newcomers);
 //! - [`pass`]: the cycle's first step, which offers candidates to the open
 //!   backfills (oldest first, candidates in wait order) before new matches
 //!   form, and [`run_cycle_with_backfills`], what the worker and the
@@ -55,6 +57,10 @@ pub struct OpenBackfill {
     /// ceiling. `None` for a match made without regions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<ArcStr>,
+    /// The roster's values for the mode's rules (docs/rules.md#backfill):
+    /// a fill satisfies every rule against them. Empty without rules.
+    #[serde(default, skip_serializing_if = "crate::rules::RosterValues::is_empty")]
+    pub roster: crate::rules::RosterValues,
 }
 
 impl OpenBackfill {

@@ -96,9 +96,20 @@ pub fn fill_pass(
             .total_cmp(&b.opened_at)
             .then_with(|| a.backfill_id.cmp(&b.backfill_id))
     });
+    let waits: Vec<f64> = set.candidates.iter().map(|c| now - c.wait_start).collect();
+    let rules = crate::rules::RuleTable::build(config, pool, &set.candidates, &waits);
     let mut used = vec![false; set.candidates.len()];
     for backfill in order {
-        if let Some(fill) = fill_one(config, pool, &set.candidates, &mut used, backfill, now) {
+        let fill = fill_one(
+            config,
+            pool,
+            &set.candidates,
+            rules.as_ref(),
+            &mut used,
+            backfill,
+            now,
+        );
+        if let Some(fill) = fill {
             for t in &fill.teams {
                 for p in &t.players {
                     if let Some(i) = pool.iter().position(|s| s.ticket_id == p.ticket_id) {
@@ -112,11 +123,14 @@ pub fn fill_pass(
     outcome
 }
 
-/// The fill of one backfill from the candidates not `used` yet.
+/// The fill of one backfill from the candidates not `used` yet. With
+/// rules, each newcomer satisfies every rule against the roster and the
+/// newcomers taken before it (docs/rules.md#backfill).
 fn fill_one(
     config: &GameModeConfig,
     pool: &[Search],
     candidates: &[Candidate],
+    rules: Option<&crate::rules::RuleTable<'_>>,
     used: &mut [bool],
     backfill: &OpenBackfill,
     now: f64,
@@ -124,11 +138,18 @@ fn fill_one(
     let keep_together = config.parties.keep_together;
     let mut seats = backfill.open_seats.clone();
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); seats.len()];
+    let mut group = crate::rules::GroupRules::default();
+    if let Some(t) = rules {
+        group.start_roster(t, &backfill.roster, now - backfill.opened_at);
+    }
     for (c, candidate) in candidates.iter().enumerate() {
         if seats.iter().all(|s| *s == 0) {
             break;
         }
         if used[c] || !fits(config, pool, candidate, backfill, now) {
+            continue;
+        }
+        if rules.is_some_and(|t| group.admits(t, c).is_err()) {
             continue;
         }
         let size = candidate.seats;
@@ -162,6 +183,9 @@ fn fill_one(
             }
         }
         used[c] = true;
+        if let Some(t) = rules {
+            group.join(t, c);
+        }
     }
     let teams: Vec<ProposedTeam> = members
         .into_iter()

@@ -17,6 +17,13 @@ use std::collections::HashSet;
 pub struct Roster {
     /// The teams that still have players; a team left out has none.
     pub teams: Vec<RosterTeam>,
+    /// The match's current values of attributes the mode declares (e.g.
+    /// the map being played, `{"maps": ["dust"]}`): each stands for the
+    /// whole roster when newcomers are checked against the mode's rules
+    /// (docs/rules.md#backfill). Any subset of the declared attributes.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, crate::rules::AttributeValue>>, nullable = false))]
+    pub attributes: crate::rules::DeclaredValues,
 }
 
 /// One team of a roster.
@@ -42,6 +49,13 @@ pub struct RosterPlayer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub mmr: Option<f64>,
+    /// The player's values of attributes the mode declares, for its rules
+    /// (docs/rules.md#backfill); a player matchplane seated keeps those it
+    /// was matched with when this is left out, another player without
+    /// values fits every rule but `avoid`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, crate::rules::AttributeValue>>, nullable = false))]
+    pub attributes: crate::rules::DeclaredValues,
 }
 
 /// What a valid roster leaves open.
@@ -182,10 +196,12 @@ mod tests {
                         .map(|p| RosterPlayer {
                             player_id: (*p).to_owned(),
                             mmr: Some(1000.0),
+                            attributes: Default::default(),
                         })
                         .collect(),
                 })
                 .collect(),
+            attributes: Default::default(),
         }
     }
 

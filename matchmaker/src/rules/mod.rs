@@ -4,13 +4,17 @@
 //!   version of a rule at its wait;
 //! - [`check`]: their validation;
 //! - [`value`]: a ticket's values, parsed and re-checked;
-//! - [`table`]: one cycle's values and versions per candidate, and the
-//!   state of a group being grown, which the grouper consults wherever it
-//!   already decides who may join (the cycle, relaxed shapes, bots,
-//!   backfill, preview and `simulate` all go through it).
+//! - [`table`]: one cycle's values and versions per candidate;
+//! - [`group`]: the state of a group being grown, which the grouper
+//!   consults wherever it already decides who may join (the cycle, relaxed
+//!   shapes, bots, preview and `simulate` all go through it), and the
+//!   backfill pass for a fill against a roster;
+//! - [`roster`]: a backfill roster's values for the rules.
 
 pub mod check;
 pub mod declare;
+pub mod group;
+pub mod roster;
 pub mod table;
 pub mod value;
 
@@ -18,5 +22,7 @@ pub use declare::{
     Declaration, Declarations, DistanceStep, EqualStep, NumberParty, OverlapStep, Rule, SetParty,
     Version,
 };
-pub use table::{GroupRules, RuleTable};
+pub use group::GroupRules;
+pub use roster::{RosterMember, RosterValues};
+pub use table::RuleTable;
 pub use value::{AttributeValue, DeclaredValues};

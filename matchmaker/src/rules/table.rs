@@ -22,7 +22,7 @@ use std::hash::{Hash, Hasher};
 
 /// One rule's values over the candidates.
 #[derive(Debug, Clone)]
-enum Column {
+pub(super) enum Column {
     Equal {
         /// Interned value per candidate.
         key: Vec<u32>,
@@ -54,7 +54,7 @@ enum Column {
 pub struct RuleTable<'c> {
     /// The mode's rules, borrowed for the cycle.
     rules: &'c [Rule],
-    columns: Vec<Column>,
+    pub(super) columns: Vec<Column>,
     /// Per candidate: its partition over the `equal` values (candidates
     /// of one partition agree on every `equal` rule).
     partition: Vec<u32>,
@@ -379,7 +379,7 @@ fn party_scalar<'a>(
     }
 }
 
-fn set_bits(names: &[String], v: Option<&AttributeValue>) -> u64 {
+pub(super) fn set_bits(names: &[String], v: Option<&AttributeValue>) -> u64 {
     let Some(AttributeValue::Set(items)) = v else {
         return 0;
     };
@@ -390,171 +390,4 @@ fn set_bits(names: &[String], v: Option<&AttributeValue>) -> u64 {
         }
     }
     bits
-}
-
-/// One rule's state over the group being grown.
-#[derive(Debug, Clone)]
-enum State {
-    Equal {
-        /// The value every member holds; `None` once members differ
-        /// (possible only while every member is off).
-        common: Option<u32>,
-        all_off: bool,
-    },
-    Intersect {
-        bits: u64,
-        need: u32,
-    },
-    Distance {
-        /// Values a joiner may have by every member's own `max`.
-        lo: f64,
-        hi: f64,
-        /// The members' lowest and highest values.
-        min: f64,
-        max: f64,
-    },
-    Avoid {
-        avoided: Vec<u64>,
-        players: Vec<u64>,
-    },
-}
-
-/// The rules' running state over a group: [`GroupRules::admits`] says
-/// whether a candidate fits every member on every rule.
-#[derive(Debug, Clone, Default)]
-pub struct GroupRules {
-    states: Vec<State>,
-}
-
-impl GroupRules {
-    /// Starts a group at `anchor`.
-    pub fn start(&mut self, t: &RuleTable<'_>, anchor: usize) {
-        self.states.clear();
-        for col in &t.columns {
-            self.states.push(match col {
-                Column::Equal { key, off, .. } => State::Equal {
-                    common: Some(key[anchor]),
-                    all_off: off[anchor],
-                },
-                Column::Intersect { bits, need, .. } => State::Intersect {
-                    bits: bits[anchor],
-                    need: need[anchor],
-                },
-                Column::Distance { value, max } => State::Distance {
-                    lo: value[anchor] - max[anchor],
-                    hi: value[anchor] + max[anchor],
-                    min: value[anchor],
-                    max: value[anchor],
-                },
-                Column::Avoid { avoids, players } => State::Avoid {
-                    avoided: avoids[anchor].to_vec(),
-                    players: players[anchor].to_vec(),
-                },
-            });
-        }
-    }
-
-    /// `Ok` when candidate `x` fits every member of the group on every
-    /// rule (both sides' own versions); otherwise the index of the first
-    /// rule it breaks (`avoid` rules are read last).
-    pub fn admits(&self, t: &RuleTable<'_>, x: usize) -> Result<(), usize> {
-        let mut avoid = None;
-        for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate() {
-            let ok = match (col, st) {
-                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
-                    (off[x] && *all_off) || *common == Some(key[x])
-                }
-                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
-                    (g & bits[x]).count_ones() >= (*n).max(need[x])
-                }
-                (
-                    Column::Distance { value, max },
-                    State::Distance {
-                        lo,
-                        hi,
-                        min,
-                        max: top,
-                    },
-                ) => {
-                    let v = value[x];
-                    v >= *lo - 1e-9
-                        && v <= *hi + 1e-9
-                        && v - max[x] <= *min + 1e-9
-                        && v + max[x] >= *top - 1e-9
-                }
-                (Column::Avoid { .. }, State::Avoid { .. }) => {
-                    avoid.get_or_insert(k);
-                    true
-                }
-                _ => false,
-            };
-            if !ok {
-                return Err(k);
-            }
-        }
-        if let Some(k) = avoid {
-            for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate().skip(k) {
-                if let (
-                    Column::Avoid { avoids, players },
-                    State::Avoid {
-                        avoided,
-                        players: g,
-                    },
-                ) = (col, st)
-                {
-                    let blocked = players[x].iter().any(|p| avoided.binary_search(p).is_ok())
-                        || (!avoids[x].is_empty()
-                            && g.iter().any(|p| avoids[x].binary_search(p).is_ok()));
-                    if blocked {
-                        return Err(k);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Adds candidate `x` (admitted) to the group's state.
-    pub fn join(&mut self, t: &RuleTable<'_>, x: usize) {
-        for (col, st) in t.columns.iter().zip(self.states.iter_mut()) {
-            match (col, st) {
-                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
-                    if *common != Some(key[x]) {
-                        *common = None;
-                    }
-                    *all_off &= off[x];
-                }
-                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
-                    *g &= bits[x];
-                    *n = (*n).max(need[x]);
-                }
-                (
-                    Column::Distance { value, max },
-                    State::Distance {
-                        lo,
-                        hi,
-                        min,
-                        max: top,
-                    },
-                ) => {
-                    *lo = lo.max(value[x] - max[x]);
-                    *hi = hi.min(value[x] + max[x]);
-                    *min = min.min(value[x]);
-                    *top = top.max(value[x]);
-                }
-                (
-                    Column::Avoid { avoids, players },
-                    State::Avoid {
-                        avoided,
-                        players: g,
-                    },
-                ) => {
-                    avoided.extend_from_slice(&avoids[x]);
-                    avoided.sort_unstable();
-                    g.extend_from_slice(&players[x]);
-                }
-                _ => {}
-            }
-        }
-    }
 }

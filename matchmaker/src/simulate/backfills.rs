@@ -62,6 +62,27 @@ struct Running {
     pings: Vec<f64>,
     region: Option<arcstr::ArcStr>,
     backfill: Option<usize>,
+    /// Each player's declared values, by player id (docs/rules.md#backfill).
+    values: HashMap<String, crate::rules::DeclaredValues>,
+}
+
+impl Running {
+    /// The roster under the rules: its players now, with their values.
+    fn roster_values(&self) -> crate::rules::RosterValues {
+        let players = self
+            .roster
+            .iter()
+            .flatten()
+            .map(|(id, _)| crate::rules::RosterMember {
+                player_id: id.clone(),
+                attributes: self.values.get(id).cloned().unwrap_or_default(),
+            })
+            .collect();
+        crate::rules::RosterValues {
+            attributes: Default::default(),
+            players,
+        }
+    }
 }
 
 /// A backfill's live state in the simulation.
@@ -89,6 +110,7 @@ impl Backfiller {
     pub(super) fn matched(&mut self, m: &ProposedMatch) {
         let index = self.running.len();
         let mut roster = Vec::with_capacity(m.teams.len());
+        let mut values = HashMap::new();
         let mut pings = Vec::new();
         let all: Vec<f64> = m
             .teams
@@ -101,6 +123,9 @@ impl Backfiller {
             for p in &team.players {
                 self.where_is.insert(p.player_id.to_string(), index);
                 players.push((p.player_id.to_string(), p.mmr));
+                if !p.attributes.is_empty() {
+                    values.insert(p.player_id.to_string(), p.attributes.clone());
+                }
                 pings.extend(p.ping_ms);
                 if let (Some(mmr), Some(mean)) = (p.mmr, mean) {
                     self.match_distance.push((mmr - mean).abs());
@@ -123,6 +148,7 @@ impl Backfiller {
             pings,
             region: m.region.clone(),
             backfill: None,
+            values,
         });
     }
 
@@ -154,6 +180,7 @@ impl Backfiller {
                     let live = &mut self.live[b];
                     live.open.open_seats[team] += 1;
                     live.open.mean_mmr = mean;
+                    live.open.roster = running.roster_values();
                     live.open.revision += 1;
                     live.opened[team].push(t);
                 }
@@ -186,6 +213,7 @@ impl Backfiller {
                             mean_mmr: mean,
                             pings: running.pings.clone(),
                             region: running.region.clone(),
+                            roster: running.roster_values(),
                         },
                         opened,
                     });
@@ -232,7 +260,13 @@ impl Backfiller {
                     if !opened.is_empty() {
                         self.time_to_fill.push(t - opened.remove(0));
                     }
-                    self.running[index].roster[team.index].push((p.player_id.to_string(), p.mmr));
+                    let running = &mut self.running[index];
+                    running.roster[team.index].push((p.player_id.to_string(), p.mmr));
+                    if !p.attributes.is_empty() {
+                        running
+                            .values
+                            .insert(p.player_id.to_string(), p.attributes.clone());
+                    }
                     self.where_is.insert(p.player_id.to_string(), index);
                     players.push(p.player_id.to_string());
                 }
@@ -241,6 +275,7 @@ impl Backfiller {
             live.open.open_seats = fill.open_seats_left.clone();
             live.open.revision += 1;
             live.open.mean_mmr = roster_mean(&self.running[index].roster);
+            live.open.roster = self.running[index].roster_values();
             live.report.fills.push(SimulatedFill { at: t, players });
             if live.open.seats_left() == 0 {
                 live.report.status = "filled".into();

@@ -59,6 +59,7 @@ async fn open(env: &Env, match_id: &str, seats: &[u32]) -> OpenBackfill {
         mean_mmr: Some(1500.0),
         pings: Vec::new(),
         region: None,
+        roster: Default::default(),
     };
     env.pool.open_backfill(&env.mode, &live).await.unwrap();
     live

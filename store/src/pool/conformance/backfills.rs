@@ -23,6 +23,7 @@ fn backfill(id: &str, seats: &[u32]) -> OpenBackfill {
         mean_mmr: Some(1512.5),
         pings: vec![20.0, 31.5],
         region: Some("eu-west".into()),
+        roster: Default::default(),
     }
 }
 

@@ -1,0 +1,284 @@
+//! The running state of a group being grown over one cycle's
+//! [`RuleTable`] (docs/rules.md, "Rules"): [`GroupRules::admits`] says
+//! whether a candidate fits every member on every rule, both sides' own
+//! versions. A group starts at an anchor, or at a backfill's roster
+//! ([`GroupRules::start_roster`], docs/rules.md#backfill).
+
+use super::declare::Version;
+use super::roster::RosterValues;
+use super::table::{player_hash, set_bits, Column, RuleTable};
+use super::value::AttributeValue;
+use smallvec::SmallVec;
+
+/// One rule's state over the group being grown.
+#[derive(Debug, Clone)]
+enum State {
+    Equal {
+        /// The value every member holds; `None` once members differ
+        /// (possible only while every member is off).
+        common: Option<u32>,
+        all_off: bool,
+    },
+    Intersect {
+        bits: u64,
+        need: u32,
+    },
+    Distance {
+        /// Values a joiner may have by every member's own `max`.
+        lo: f64,
+        hi: f64,
+        /// The members' lowest and highest values.
+        min: f64,
+        max: f64,
+    },
+    Avoid {
+        avoided: Vec<u64>,
+        players: Vec<u64>,
+    },
+    /// Nothing known yet (a backfill's roster without values for the
+    /// rule): admits anyone, and takes the first joiner's state.
+    Any,
+}
+
+/// Candidate `x`'s own state of one rule, as a group of one.
+fn state_at(col: &Column, x: usize) -> State {
+    match col {
+        Column::Equal { key, off, .. } => State::Equal {
+            common: Some(key[x]),
+            all_off: off[x],
+        },
+        Column::Intersect { bits, need, .. } => State::Intersect {
+            bits: bits[x],
+            need: need[x],
+        },
+        Column::Distance { value, max } => State::Distance {
+            lo: value[x] - max[x],
+            hi: value[x] + max[x],
+            min: value[x],
+            max: value[x],
+        },
+        Column::Avoid { avoids, players } => State::Avoid {
+            avoided: avoids[x].to_vec(),
+            players: players[x].to_vec(),
+        },
+    }
+}
+
+/// The rules' running state over a group: [`GroupRules::admits`] says
+/// whether a candidate fits every member on every rule.
+#[derive(Debug, Clone, Default)]
+pub struct GroupRules {
+    states: Vec<State>,
+}
+
+impl GroupRules {
+    /// Starts a group at `anchor`.
+    pub fn start(&mut self, t: &RuleTable<'_>, anchor: usize) {
+        self.states.clear();
+        self.states
+            .extend(t.columns.iter().map(|col| state_at(col, anchor)));
+    }
+
+    /// Starts a group at a backfill's roster (docs/rules.md#backfill):
+    /// the roster's values stand as members, each rule's version at `age`
+    /// (seconds the backfill has been open, as a member's wait). For each
+    /// rule the request's own value stands for the whole roster; else
+    /// every roster player's value that is known counts; a rule with no
+    /// value known admits anyone. `avoid` reads every known set, and every
+    /// roster player's id may be avoided by a newcomer.
+    pub fn start_roster(&mut self, t: &RuleTable<'_>, roster: &RosterValues, age: f64) {
+        self.states.clear();
+        for (rule, col) in t.rules().iter().zip(&t.columns) {
+            let attribute = rule.attribute();
+            let values: SmallVec<[&AttributeValue; 8]> = match roster.attributes.get(attribute) {
+                Some(v) => SmallVec::from_elem(v, 1),
+                None => roster
+                    .players
+                    .iter()
+                    .filter_map(|p| p.attributes.get(attribute))
+                    .collect(),
+            };
+            let version = rule.version_at(age);
+            let state = match col {
+                Column::Avoid { .. } => {
+                    let mut avoided: Vec<u64> = values
+                        .iter()
+                        .filter_map(|v| match v {
+                            AttributeValue::Set(ids) => Some(ids.iter().map(|id| player_hash(id))),
+                            _ => None,
+                        })
+                        .flatten()
+                        .collect();
+                    avoided.sort_unstable();
+                    avoided.dedup();
+                    let players = roster.players.iter().map(|p| player_hash(&p.player_id));
+                    State::Avoid {
+                        avoided,
+                        players: players.collect(),
+                    }
+                }
+                _ if values.is_empty() => State::Any,
+                Column::Equal {
+                    values: interned, ..
+                } => {
+                    let first = values[0];
+                    let common = values.iter().all(|v| *v == first).then(|| {
+                        // A value no candidate holds: nobody but an `off`
+                        // candidate may join.
+                        interned
+                            .iter()
+                            .position(|v| v == first)
+                            .map_or(u32::MAX, |k| k as u32)
+                    });
+                    State::Equal {
+                        common,
+                        all_off: matches!(version, Version::Equal { off: true }),
+                    }
+                }
+                Column::Intersect { names, .. } => State::Intersect {
+                    bits: values
+                        .iter()
+                        .fold(u64::MAX, |acc, v| acc & set_bits(names, Some(v))),
+                    need: match version {
+                        Version::Intersect { min_overlap } => min_overlap,
+                        _ => 1,
+                    },
+                },
+                Column::Distance { .. } => {
+                    let max = match version {
+                        Version::Distance { max } => max,
+                        _ => 0.0,
+                    };
+                    let numbers = values.iter().map(|v| match v {
+                        AttributeValue::Number(x) => *x,
+                        _ => f64::NAN,
+                    });
+                    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+                    let (mut min, mut top) = (f64::INFINITY, f64::NEG_INFINITY);
+                    for v in numbers {
+                        lo = lo.max(v - max);
+                        hi = hi.min(v + max);
+                        min = min.min(v);
+                        top = top.max(v);
+                    }
+                    State::Distance {
+                        lo,
+                        hi,
+                        min,
+                        max: top,
+                    }
+                }
+            };
+            self.states.push(state);
+        }
+    }
+
+    /// `Ok` when candidate `x` fits every member of the group on every
+    /// rule (both sides' own versions); otherwise the index of the first
+    /// rule it breaks (`avoid` rules are read last).
+    pub fn admits(&self, t: &RuleTable<'_>, x: usize) -> Result<(), usize> {
+        let mut avoid = None;
+        for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate() {
+            let ok = match (col, st) {
+                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
+                    (off[x] && *all_off) || *common == Some(key[x])
+                }
+                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
+                    (g & bits[x]).count_ones() >= (*n).max(need[x])
+                }
+                (
+                    Column::Distance { value, max },
+                    State::Distance {
+                        lo,
+                        hi,
+                        min,
+                        max: top,
+                    },
+                ) => {
+                    let v = value[x];
+                    v >= *lo - 1e-9
+                        && v <= *hi + 1e-9
+                        && v - max[x] <= *min + 1e-9
+                        && v + max[x] >= *top - 1e-9
+                }
+                (Column::Avoid { .. }, State::Avoid { .. }) => {
+                    avoid.get_or_insert(k);
+                    true
+                }
+                (_, State::Any) => true,
+                _ => false,
+            };
+            if !ok {
+                return Err(k);
+            }
+        }
+        if let Some(k) = avoid {
+            for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate().skip(k) {
+                if let (
+                    Column::Avoid { avoids, players },
+                    State::Avoid {
+                        avoided,
+                        players: g,
+                    },
+                ) = (col, st)
+                {
+                    let blocked = players[x].iter().any(|p| avoided.binary_search(p).is_ok())
+                        || (!avoids[x].is_empty()
+                            && g.iter().any(|p| avoids[x].binary_search(p).is_ok()));
+                    if blocked {
+                        return Err(k);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds candidate `x` (admitted) to the group's state.
+    pub fn join(&mut self, t: &RuleTable<'_>, x: usize) {
+        for (col, st) in t.columns.iter().zip(self.states.iter_mut()) {
+            if matches!(st, State::Any) {
+                *st = state_at(col, x);
+                continue;
+            }
+            match (col, st) {
+                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
+                    if *common != Some(key[x]) {
+                        *common = None;
+                    }
+                    *all_off &= off[x];
+                }
+                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
+                    *g &= bits[x];
+                    *n = (*n).max(need[x]);
+                }
+                (
+                    Column::Distance { value, max },
+                    State::Distance {
+                        lo,
+                        hi,
+                        min,
+                        max: top,
+                    },
+                ) => {
+                    *lo = lo.max(value[x] - max[x]);
+                    *hi = hi.min(value[x] + max[x]);
+                    *min = min.min(value[x]);
+                    *top = top.max(value[x]);
+                }
+                (
+                    Column::Avoid { avoids, players },
+                    State::Avoid {
+                        avoided,
+                        players: g,
+                    },
+                ) => {
+                    avoided.extend_from_slice(&avoids[x]);
+                    avoided.sort_unstable();
+                    g.extend_from_slice(&players[x]);
+                }
+                _ => {}
+            }
+        }
+    }
+}
