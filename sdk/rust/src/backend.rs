@@ -37,6 +37,20 @@ pub struct CreatedTicket {
     pub expires_at: String,
 }
 
+/// What [`BackendClient::end_party_searches`] ended (`EndedPartySearches`
+/// of the OpenAPI document).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndedPartySearches {
+    /// The party's id, as the studio named it in the tickets' `party`.
+    pub party_id: String,
+    /// The game mode whose searches ended.
+    pub game_mode: String,
+    /// `tkt_…` of every search this call cancelled (each one's client gets
+    /// `cancelled`); empty when none was live.
+    pub cancelled: Vec<String>,
+}
+
 /// The backend client of one project.
 #[derive(Debug, Clone)]
 pub struct BackendClient {
@@ -187,6 +201,28 @@ impl BackendClient {
     /// As [`BackendClient::request`].
     pub async fn end_player_searches(&self, player_id: &str) -> Result<Value, Error> {
         let path = format!("players/{}/searches", crate::segment(player_id));
+        self.request(Method::DELETE, &path, None).await
+    }
+
+    /// `DELETE parties/{partyId}/searches?gameMode=`: ends every live search
+    /// of a party in one game mode at once (e.g. a member left the party in
+    /// the game), so nobody waits with `PARTY_INCOMPLETE` for the others.
+    /// Each cancelled member's client gets `cancelled`; a search already
+    /// proposed or matched is left alone, and a party with no live search
+    /// answers an empty `cancelled` (the call is idempotent).
+    ///
+    /// # Errors
+    /// `GAME_MODE_NOT_FOUND` (404) for an unknown mode; as
+    /// [`BackendClient::request`].
+    pub async fn end_party_searches(
+        &self,
+        party_id: &str,
+        game_mode: &str,
+    ) -> Result<EndedPartySearches, Error> {
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("gameMode", game_mode)
+            .finish();
+        let path = format!("parties/{}/searches?{query}", crate::segment(party_id));
         self.request(Method::DELETE, &path, None).await
     }
 

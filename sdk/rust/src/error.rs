@@ -32,9 +32,15 @@ pub struct Problem {
     /// Every failed field rule (empty when the error is not about fields).
     #[serde(default)]
     pub errors: Vec<FieldError>,
-    /// The live ticket, for `PLAYER_ALREADY_SEARCHING`.
+    /// The live ticket, for `PLAYER_ALREADY_SEARCHING`; the player's seat in
+    /// the match, for `PLAYER_IN_MATCH`.
     #[serde(default)]
     pub ticket_id: Option<String>,
+    /// The match waiting for its assignment, for `PLAYER_IN_MATCH` (under
+    /// `playerSearchScope: "project"`, a ticket or search of a player whose
+    /// match is not assigned yet): assign or release it to free the player.
+    #[serde(default)]
+    pub match_id: Option<String>,
     /// `retryAfterSeconds` of the body (e.g. `DECLINE_COOLDOWN`), when given.
     #[serde(default)]
     pub retry_after_seconds: Option<f64>,
@@ -173,5 +179,24 @@ mod tests {
         let p = Problem::parse(cooldown, None).unwrap();
         assert_eq!(p.retry_after, Some(Duration::from_millis(12_500)));
         assert!(Problem::parse(b"<html>", None).is_none());
+    }
+
+    #[test]
+    fn a_player_in_match_problem_names_its_match() {
+        let body = br#"{"type":"about:blank","title":"Player in match","status":409,
+            "code":"PLAYER_IN_MATCH",
+            "detail":"the player is in match mat_01JE of game mode ranked, which waits for its assignment",
+            "errors":[],"ticketId":"tkt_01JE","gameMode":"ranked","matchId":"mat_01JE"}"#;
+        let p = Problem::parse(body, None).unwrap();
+        assert_eq!(p.status, 409);
+        assert_eq!(p.code, "PLAYER_IN_MATCH");
+        assert_eq!(p.match_id.as_deref(), Some("mat_01JE"));
+        assert_eq!(p.ticket_id.as_deref(), Some("tkt_01JE"));
+        assert_eq!(p.body["gameMode"], "ranked");
+        // Other problems carry no match.
+        let searching = br#"{"status":409,"code":"PLAYER_ALREADY_SEARCHING","ticketId":"tkt_1","matchId":null}"#;
+        let p = Problem::parse(searching, None).unwrap();
+        assert_eq!(p.match_id, None);
+        assert_eq!(p.ticket_id.as_deref(), Some("tkt_1"));
     }
 }

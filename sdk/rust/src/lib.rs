@@ -17,7 +17,7 @@ mod search;
 mod status;
 mod webhook;
 
-pub use backend::{BackendClient, CreatedTicket, NewTicket};
+pub use backend::{BackendClient, CreatedTicket, EndedPartySearches, NewTicket};
 pub use error::{Error, FieldError, Problem};
 pub use messages::{Proposal, SearchMessage, Status};
 pub use search::{GameClient, Search, SearchOptions, Transport, REST_POLL_LIMIT};

@@ -22,6 +22,8 @@ export type ResultReport = Schemas["ResultReportSchema"];
 export type ResultApplied = Schemas["ResultApplied"];
 /** The `match.made` webhook body. */
 export type MatchMadeEvent = Schemas["MatchMadeEvent"];
+/** What `endPartySearches` ended: `partyId`, `gameMode` and the `cancelled` ticket ids. */
+export type EndedPartySearches = Schemas["EndedPartySearches"];
 
 /** Options of {@link BackendClient}. */
 export interface BackendOptions {
@@ -102,6 +104,15 @@ export class BackendClient {
   /** Ends all of a player's searches. */
   endPlayerSearches(playerId: string): Promise<Schemas["EndedSearches"]> {
     return this.request("DELETE", `players/${seg(playerId)}/searches`);
+  }
+  /**
+   * Ends every live search of a party in one game mode (e.g. a member left the party in the
+   * game): each member's client gets `cancelled`. A search already proposed or matched is left
+   * alone; a party with no live search answers an empty `cancelled`. Throws `GAME_MODE_NOT_FOUND`
+   * for an unknown mode.
+   */
+  endPartySearches(partyId: string, gameMode: string): Promise<EndedPartySearches> {
+    return this.request("DELETE", `parties/${seg(partyId)}/searches?${new URLSearchParams({ gameMode })}`);
   }
   /** A stored match. */
   getMatch(matchId: string): Promise<MatchView> {

@@ -4,8 +4,8 @@
  */
 export { BackendClient } from "./backend.js";
 export type {
-  BackendOptions, CreateTicket, CreatedTicket, GameMode, GameModeResponse, MatchMadeEvent, MatchView,
-  MatchesPage, ResultApplied, ResultReport, TicketStatus,
+  BackendOptions, CreateTicket, CreatedTicket, EndedPartySearches, GameMode, GameModeResponse, MatchMadeEvent,
+  MatchView, MatchesPage, ResultApplied, ResultReport, TicketStatus,
 } from "./backend.js";
 export { endsSearch, parseMessage } from "./messages.js";
 export type { SearchMessage, WaitingReason } from "./messages.js";

@@ -17,8 +17,10 @@ export class ProblemError extends Error {
   readonly detail: string;
   /** Every failed field rule (empty when the error is not about fields). */
   readonly errors: FieldError[];
-  /** The live ticket, for `PLAYER_ALREADY_SEARCHING`. */
+  /** The live ticket, for `PLAYER_ALREADY_SEARCHING`; the player's seat in the match, for `PLAYER_IN_MATCH`. */
   readonly ticketId?: string;
+  /** The match waiting for its assignment, for `PLAYER_IN_MATCH` (assign or release it to free the player). */
+  readonly matchId?: string;
   /** Seconds to wait: the `Retry-After` header, else the body's `retryAfterSeconds`. */
   readonly retryAfter?: number;
   /** The whole body as received. */
@@ -34,6 +36,7 @@ export class ProblemError extends Error {
     this.detail = String(body.detail ?? "");
     this.errors = Array.isArray(body.errors) ? (body.errors as FieldError[]) : [];
     if (typeof body.ticketId === "string") this.ticketId = body.ticketId;
+    if (typeof body.matchId === "string") this.matchId = body.matchId;
     const header = retryAfterHeader != null ? Number(retryAfterHeader) : NaN;
     const inBody = Number(body.retryAfterSeconds);
     if (Number.isFinite(header)) this.retryAfter = header;

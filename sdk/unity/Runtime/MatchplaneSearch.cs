@@ -65,7 +65,8 @@ namespace Matchplane.Client
 
         /// <summary>
         /// Starts a search with a ticket's token. Throws <see cref="ProblemException"/> when the
-        /// server refuses it (TICKET_INVALID, SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, …).
+        /// server refuses it (TICKET_INVALID, SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING,
+        /// PLAYER_IN_MATCH with <see cref="ProblemException.MatchId"/>, …).
         /// </summary>
         public static async Task<MatchplaneSearch> Start(string baseUrl, string token, SearchOptions options = null)
         {

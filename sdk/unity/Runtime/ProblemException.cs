@@ -13,17 +13,23 @@ namespace Matchplane.Client
         public readonly string Code;
         /// <summary>What went wrong.</summary>
         public readonly string Detail;
+        /// <summary>
+        /// The match waiting for its assignment, for PLAYER_IN_MATCH (the player may not search
+        /// until the studio assigns or releases it); null otherwise.
+        /// </summary>
+        public readonly string MatchId;
         /// <summary>The `Retry-After` header in seconds (or the body's retryAfterSeconds), when given.</summary>
         public readonly double? RetryAfterSeconds;
         /// <summary>The whole body.</summary>
         public readonly Dictionary<string, object> Body;
 
-        ProblemException(int status, string code, string detail, double? retryAfter, Dictionary<string, object> body)
+        ProblemException(int status, string code, string detail, string matchId, double? retryAfter, Dictionary<string, object> body)
             : base(status + " " + code + ": " + detail)
         {
             Status = status;
             Code = code;
             Detail = detail;
+            MatchId = matchId;
             RetryAfterSeconds = retryAfter;
             Body = body;
         }
@@ -36,7 +42,8 @@ namespace Matchplane.Client
             double? retry = double.TryParse(retryAfterHeader, System.Globalization.NumberStyles.Float,
                 System.Globalization.CultureInfo.InvariantCulture, out header) ? (double?)header : SearchMessage.Num(map, "retryAfterSeconds");
             string code = SearchMessage.Str(map, "code") ?? ("HTTP_" + status);
-            return new ProblemException(status, code, SearchMessage.Str(map, "detail") ?? "", retry, map ?? new Dictionary<string, object>());
+            return new ProblemException(status, code, SearchMessage.Str(map, "detail") ?? "", SearchMessage.Str(map, "matchId"),
+                retry, map ?? new Dictionary<string, object>());
         }
     }
 }

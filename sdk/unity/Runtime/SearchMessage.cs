@@ -32,7 +32,10 @@ namespace Matchplane.Client
         public double WaitSeconds;
         /// <summary>Median round trip in ms, once measured (status).</summary>
         public double? PingMs;
-        /// <summary>`waitingReason.code` of the last cycle (status).</summary>
+        /// <summary>
+        /// `waitingReason.code` of the last cycle (status). The reason's other fields are in
+        /// `Raw["waitingReason"]`, e.g. `missing` (the members not searching yet) with PARTY_INCOMPLETE.
+        /// </summary>
         public string WaitingReason;
         /// <summary>Seats the last cycle found around the player, when sent (status).</summary>
         public int? Found;
@@ -44,9 +47,16 @@ namespace Matchplane.Client
         public string AcceptBy;
         /// <summary>The game server's address (assigned).</summary>
         public string Connection;
-        /// <summary>The error code (failed, error).</summary>
+        /// <summary>
+        /// The error code (failed, error): e.g. MATCH_DECLINED, or PARTY_INCOMPLETE when the
+        /// player's party stayed incomplete (a member never searched) for the mode's
+        /// `parties.incompleteTimeoutSeconds`.
+        /// </summary>
         public string Code;
-        /// <summary>A human-readable explanation (failed, error).</summary>
+        /// <summary>
+        /// A human-readable explanation (failed, error); with PARTY_INCOMPLETE it ends in
+        /// "missing: " and the ids of the members who did not search, comma-separated.
+        /// </summary>
         public string Message;
         /// <summary>Why it expired: TICKET_TTL, REST_POLL_LAPSED, PONG_TIMEOUT (expired).</summary>
         public string Reason;

@@ -64,18 +64,22 @@ sealed class Dev : IDisposable
         return Json.Parse(body) as Dictionary<string, object>;
     }
 
-    /// <summary>A duel mode; `extra` adds members to its config (e.g. "\"acceptance\":{…}").</summary>
-    public void Duel(string name, string extra = null)
+    /// <summary>
+    /// A duel mode (or `shape`, e.g. "[2,2]"); `extra` adds members to its config (e.g.
+    /// "\"acceptance\":{…}").
+    /// </summary>
+    public void Duel(string name, string extra = null, string shape = "[1,1]")
     {
-        Call("PUT", "game-modes/" + name, "{\"name\":\"" + name + "\",\"matchShape\":[1,1],\"matchmakingCycleDurationSeconds\":1," +
+        Call("PUT", "game-modes/" + name, "{\"name\":\"" + name + "\",\"matchShape\":" + shape + ",\"matchmakingCycleDurationSeconds\":1," +
             "\"algorithm\":{\"type\":\"mmr\",\"minMmr\":0,\"maxMmr\":3000,\"baseTolerance\":100,\"expansionMultiplier\":2}" +
             (extra == null ? "" : "," + extra) + "}");
     }
 
-    /// <summary>A ticket's (ticketId, token).</summary>
-    public string[] Ticket(string mode, string player)
+    /// <summary>A ticket's (ticketId, token); `party` is the ticket's party, e.g. "{\"id\":\"p\",\"members\":[…]}".</summary>
+    public string[] Ticket(string mode, string player, string party = null)
     {
-        var t = Call("POST", "tickets", "{\"gameMode\":\"" + mode + "\",\"playerId\":\"" + player + "\",\"attributes\":{\"mmr\":1500}}");
+        var t = Call("POST", "tickets", "{\"gameMode\":\"" + mode + "\",\"playerId\":\"" + player + "\",\"attributes\":{\"mmr\":1500}" +
+            (party == null ? "" : ",\"party\":" + party) + "}");
         return new[] { (string)t["ticketId"], (string)t["token"] };
     }
 

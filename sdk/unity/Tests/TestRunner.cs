@@ -56,6 +56,21 @@ static class TestRunner
         Check(MatchplaneSearch.ApiVersion == "0.1.0", "api version");
     }
 
+    /// <summary>PLAYER_IN_MATCH names the match waiting for its assignment; other problems carry none.</summary>
+    static void AProblemNamesItsMatch()
+    {
+        var p = ProblemException.From(409, "{\"type\":\"about:blank\",\"title\":\"Player in match\",\"status\":409," +
+            "\"code\":\"PLAYER_IN_MATCH\",\"detail\":\"the player is in match mat_01JE of game mode ranked, which waits for its assignment\"," +
+            "\"errors\":[],\"ticketId\":\"tkt_01JE\",\"gameMode\":\"ranked\",\"matchId\":\"mat_01JE\"}", null);
+        Check(p.Status == 409 && p.Code == "PLAYER_IN_MATCH" && p.MatchId == "mat_01JE", "PLAYER_IN_MATCH's matchId: " + p.Message);
+        Check((string)p.Body["ticketId"] == "tkt_01JE" && (string)p.Body["gameMode"] == "ranked", "the body is kept");
+        var other = ProblemException.From(409, "{\"status\":409,\"code\":\"PLAYER_ALREADY_SEARCHING\",\"ticketId\":\"tkt_1\",\"matchId\":null}", null);
+        Check(other.MatchId == null, "no match without one");
+        Check(ProblemException.From(502, "<html>", null).MatchId == null, "no match in a proxy's answer");
+        var failed = SearchMessage.Parse("{\"type\":\"failed\",\"code\":\"PARTY_INCOMPLETE\",\"message\":\"the party stayed incomplete for 5 s; missing: di\"}");
+        Check(failed.EndsSearch && failed.Code == "PARTY_INCOMPLETE" && failed.Message.EndsWith("missing: di"), "PARTY_INCOMPLETE failure");
+    }
+
     static void TheApiVersionIsTheDocuments()
     {
         var doc = File.ReadAllText(Path.Combine(Root(), "../../openapi/openapi.json"));
@@ -193,6 +208,7 @@ static class TestRunner
         var bin = Environment.GetEnvironmentVariable("MATCHPLANE_BIN") ?? Path.Combine(Root(), "../../target/debug/matchplane");
         var tests = new List<KeyValuePair<string, Action>> {
             new KeyValuePair<string, Action>("every protocol message parses", EveryProtocolMessageParses),
+            new KeyValuePair<string, Action>("a problem names its match (PLAYER_IN_MATCH)", AProblemNamesItsMatch),
             new KeyValuePair<string, Action>("the API version is the document's", TheApiVersionIsTheDocuments),
             new KeyValuePair<string, Action>("the README's install line names the package folder", TheInstallLineNamesThePackageFolder),
             new KeyValuePair<string, Action>("two players match over the socket and REST", TwoPlayersMatchOverSocketAndRest),
@@ -201,6 +217,8 @@ static class TestRunner
             new KeyValuePair<string, Action>("the socket answers pings past the pong timeout", TheSocketAnswersPings),
             new KeyValuePair<string, Action>("both accept and the assignment reaches each player", () => Lifecycle.BothAcceptAndTheAssignmentReachesEachPlayer(dev)),
             new KeyValuePair<string, Action>("a decline fails the decliner and requeues the other, on both transports", () => Lifecycle.ADeclineFailsTheDeclinerAndRequeuesTheOther(dev)),
+            new KeyValuePair<string, Action>("an incomplete party fails with PARTY_INCOMPLETE, on both transports", () => Parties.AnIncompletePartyFailsWithPartyIncomplete(dev)),
+            new KeyValuePair<string, Action>("a party the studio ends is cancelled, on both transports", () => Parties.APartyTheStudioEndsIsCancelled(dev)),
             new KeyValuePair<string, Action>("the README example runs twice against one server", TheReadmeExampleRunsTwice),
             new KeyValuePair<string, Action>("the README example gives up after its own time", TheExampleGivesUp),
         };
