@@ -3516,11 +3516,29 @@ export interface components {
          *     }
          */
         Roster: {
+            /**
+             * @description The match's current values of attributes the mode declares (e.g.
+             *     the map being played, `{"maps": ["dust"]}`): each stands for the
+             *     whole roster when newcomers are checked against the mode's rules
+             *     (docs/rules.md#backfill). Any subset of the declared attributes.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** @description The teams that still have players; a team left out has none. */
             teams: components["schemas"]["RosterTeam"][];
         };
         /** @description One player of a roster. */
         RosterPlayer: {
+            /**
+             * @description The player's values of attributes the mode declares, for its rules
+             *     (docs/rules.md#backfill); a player matchplane seated keeps those it
+             *     was matched with when this is left out, another player without
+             *     values fits every rule but `avoid`.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /**
              * Format: double
              * @description The player's MMR; optional for players matchplane seated in the
