@@ -84,6 +84,40 @@ async fn call(
     serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 
+/// Whether `SOCKET_LOAD_ATTRIBUTES=five`: the mode declares the five
+/// attributes and rules of docs/rules.md's example and every ticket sends
+/// them (for the memory a search's attributes cost).
+fn five_attributes() -> bool {
+    std::env::var("SOCKET_LOAD_ATTRIBUTES").is_ok_and(|v| v == "five")
+}
+
+/// The `attributes` and `rules` blocks of docs/rules.md's example.
+fn five_declared() -> (serde_json::Value, serde_json::Value) {
+    (
+        json!({
+            "build":   { "type": "string" },
+            "pool":    { "type": "string", "default": "crossplay" },
+            "maps":    { "type": "stringSet", "values": ["dust", "inferno", "nuke"] },
+            "level":   { "type": "number", "min": 1, "max": 100, "party": "max" },
+            "blocked": { "type": "playerSet", "default": [] }
+        }),
+        json!([
+            { "name": "same-build", "type": "equal", "attribute": "build" },
+            { "name": "platform", "type": "equal", "attribute": "pool" },
+            { "name": "map", "type": "intersect", "attribute": "maps" },
+            { "name": "level", "type": "distance", "attribute": "level", "max": 10 },
+            { "name": "no-blocked", "type": "avoid", "attribute": "blocked" }
+        ]),
+    )
+}
+
+/// Player `i`'s MMR and five attributes (two blocked players).
+fn five_values(i: usize) -> serde_json::Value {
+    json!({"mmr": i, "build": "1.4.2", "pool": "pc", "maps": ["dust", "nuke"],
+           "level": 1 + i % 100,
+           "blocked": [format!("player-{}", i + 1), format!("player-{}", i + 2)]})
+}
+
 /// Makes `n` tickets of distinct MMRs (from `from`), 64 at a time.
 async fn tickets(
     http: &reqwest::Client,
@@ -97,8 +131,11 @@ async fn tickets(
         .map(|i| {
             let auth = auth.clone();
             async move {
-                let body = json!({"gameMode": "hold", "playerId": format!("player-{i}"),
+                let mut body = json!({"gameMode": "hold", "playerId": format!("player-{i}"),
                     "attributes": {"mmr": i}});
+                if five_attributes() {
+                    body["attributes"] = five_values(i);
+                }
                 let answer = call(http, reqwest::Method::POST, url, &auth, body).await;
                 answer["token"].as_str().unwrap().to_owned()
             }
@@ -175,11 +212,17 @@ async fn main() {
         reqwest::Method::POST,
         &format!("{base}/v1/projects/{project}/game-modes"),
         &format!("Bearer {key}"),
-        json!({"name": "hold", "enabled": true, "matchShape": [1, 1],
-            "matchmakingCycleDurationSeconds": 1,
-            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 10_000_000,
-                          "baseTolerance": 0, "expansionMultiplier": 1},
-            "ticketTtlSeconds": 3600}),
+        {
+            let mut mode = json!({"name": "hold", "enabled": true, "matchShape": [1, 1],
+                "matchmakingCycleDurationSeconds": 1,
+                "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 10_000_000,
+                              "baseTolerance": 0, "expansionMultiplier": 1},
+                "ticketTtlSeconds": 3600});
+            if five_attributes() {
+                (mode["attributes"], mode["rules"]) = five_declared();
+            }
+            mode
+        },
     )
     .await;
     let tickets_url = format!("{base}/v1/projects/{project}/tickets");
