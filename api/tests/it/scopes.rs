@@ -151,6 +151,11 @@ const TABLE: &[(&str, &str, Needs)] = &[
         "/v1/projects/{projectId}/players/{playerId}/searches",
         Needs::Backend,
     ),
+    (
+        "DELETE",
+        "/v1/projects/{projectId}/parties/{partyId}/searches",
+        Needs::Backend,
+    ),
     ("POST", "/v1/projects/{projectId}/tickets", Needs::Backend),
     (
         "GET",
