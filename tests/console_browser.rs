@@ -5,7 +5,11 @@
 //! fixes it, follows the modes list's links, watches the live pool fill
 //! from searches this test starts and a match appear, opens its deliveries
 //! and redelivers, sees the mode's webhook fail, reads the charts' lines,
-//! runs a simulation with an uploaded arrivals CSV. On each page it checks
+//! declares a mode's attributes and rules in their fields (a rule on an
+//! undeclared attribute refused beside that rule's field, the JSON view
+//! holding the same document) and watches its Rules section count the
+//! searches its rule keeps apart, runs a simulation with an uploaded
+//! arrivals CSV. On each page it checks
 //! that every form field is labelled, that no text reads "null" (or
 //! "undefined", "NaN", "[object …"), that the page fits 390 pixels wide,
 //! that the browser logged no error and that no request failed.
@@ -330,6 +334,24 @@ impl Console {
         element.click().await.unwrap();
     }
 
+    /// Fills the field labelled `label` of the row (fieldset) whose legend
+    /// reads `legend`, e.g. ("Rule 1", "Attribute").
+    async fn fill_in(&self, legend: &str, label: &str, text: &str) {
+        let id: String = serde_json::from_value(
+            self.browser
+                .execute(
+                    &format!("{IN_ROW} const f = inRow(arguments[0], arguments[1]); return f ? f.id : null;"),
+                    vec![json!(legend), json!(label)],
+                )
+                .await
+                .unwrap(),
+        )
+        .unwrap_or_else(|_| panic!("no field {label:?} in {legend:?}"));
+        let field = self.browser.find(Locator::Id(&id)).await.unwrap();
+        field.clear().await.unwrap();
+        field.send_keys(text).await.unwrap();
+    }
+
     /// Clicks the link `text` of the navigation.
     async fn nav(&self, text: &str) {
         self.click_xpath(&format!("//nav//a[normalize-space(.)='{text}']"))
@@ -344,6 +366,11 @@ impl Console {
         .await;
     }
 }
+
+/// `inRow(legend, label)`: the control labelled `label` in the fieldset
+/// whose own legend reads `legend` (a row of the attributes-and-rules
+/// editor), or null.
+const IN_ROW: &str = "const inRow = (legend, label) => { const row = Array.from(document.querySelectorAll('fieldset')).find(f => f.querySelector(':scope > legend') && f.querySelector(':scope > legend').textContent === legend); const l = row && Array.from(row.querySelectorAll('label')).find(l => l.textContent === label); return l ? document.getElementById(l.htmlFor) : null; };";
 
 /// Text nodes of the page (outside JSON shown as such) that print an
 /// absent value.
@@ -363,10 +390,25 @@ async fn search(
     player: &str,
     mmr: f64,
 ) -> (String, String) {
+    let attributes = json!({"mmr": mmr});
+    search_with(http, base, project, key, "duel", player, attributes).await
+}
+
+/// Starts a search for `player` in `mode` with the ticket's `attributes`;
+/// returns the ticket's id and token.
+async fn search_with(
+    http: &reqwest::Client,
+    base: &str,
+    project: &str,
+    key: &str,
+    mode: &str,
+    player: &str,
+    attributes: Value,
+) -> (String, String) {
     let ticket: Value = http
         .post(format!("{base}/v1/projects/{project}/tickets"))
         .bearer_auth(key)
-        .json(&json!({"gameMode": "duel", "playerId": player, "attributes": {"mmr": mmr}}))
+        .json(&json!({"gameMode": mode, "playerId": player, "attributes": attributes}))
         .send()
         .await
         .unwrap()
@@ -820,6 +862,120 @@ async fn the_console_in_a_real_browser() {
     c.heading("Leaderboard of duel").await;
     c.check("leaderboard", &[]).await;
 
+    // A mode's attributes and rules in their own fields. A rule on an
+    // attribute the mode does not declare is refused beside that rule's
+    // field.
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    c.click_text("a", "New game mode").await;
+    c.heading("New game mode").await;
+    c.fill("Name", "ruled").await;
+    c.click_text("button", "Add an attribute").await;
+    c.fill_in("Attribute 1", "Name", "build").await;
+    c.fill_in("Attribute 1", "Values", "1.4, 1.5").await;
+    c.click_text("button", "Add a rule").await;
+    c.fill_in("Rule 1", "Name", "same-build").await;
+    c.fill_in("Rule 1", "Attribute", "version").await;
+    c.click_text("button", "Add a step").await;
+    c.fill_in("Rule 1", "After (seconds)", "600").await;
+    c.click("main form button[type=submit]").await;
+    let message = c
+        .until(
+            "the error beside the rule's attribute",
+            &format!("(() => {{ {IN_ROW} const f = inRow('Rule 1', 'Attribute'); return f.getAttribute('aria-invalid') === 'true' && document.getElementById(f.id + '-error').textContent; }})()"),
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(
+        message.as_str().unwrap().contains("rules[0].attribute"),
+        "{message}"
+    );
+    c.check("mode-rules-error", &["422 "]).await;
+    // Fixed; the JSON view holds the very document the fields say, and the
+    // fields read it back.
+    c.fill_in("Rule 1", "Attribute", "build").await;
+    let declared = json!({
+        "attributes": {"build": {"type": "string", "values": ["1.4", "1.5"]}},
+        "rules": [{"name": "same-build", "type": "equal", "attribute": "build",
+                   "relax": [{"afterSeconds": 600, "off": true}]}]
+    });
+    c.click_text("button", "Edit as JSON").await;
+    let shown = c
+        .js("const l = Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'Attributes and rules (JSON)'); return JSON.parse(l.control.value);")
+        .await;
+    assert_eq!(shown, declared);
+    c.click_text("button", "Edit as fields").await;
+    c.click("main form button[type=submit]").await;
+    c.heading("Edit ruled").await;
+    // Saved, and read back into the fields from the server's copy.
+    let fields = c
+        .until(
+            "the saved attribute and rule in their fields",
+            &format!("(() => {{ {IN_ROW} const v = (r, l) => inRow(r, l) && inRow(r, l).value; return v('Rule 1', 'Attribute') === 'build' && [v('Attribute 1', 'Name'), v('Attribute 1', 'Values'), v('Rule 1', 'Name'), v('Rule 1', 'After (seconds)')]; }})()"),
+            Duration::from_secs(10),
+        )
+        .await;
+    assert_eq!(fields, json!(["build", "1.4, 1.5", "same-build", "600"]));
+    c.check("mode-rules", &[]).await;
+
+    // Two builds at one MMR: the rule keeps them apart, and the live pool's
+    // Rules section says so, this cycle and over the last minutes.
+    let builds = vec![
+        search_with(
+            &http,
+            &base,
+            &project,
+            &key,
+            "ruled",
+            "old-build",
+            json!({"mmr": 1500, "build": "1.4"}),
+        )
+        .await,
+        search_with(
+            &http,
+            &base,
+            &project,
+            &key,
+            "ruled",
+            "new-build",
+            json!({"mmr": 1500, "build": "1.5"}),
+        )
+        .await,
+    ];
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    c.mode_view("ruled", "Live pool").await;
+    c.heading("Live pool of ruled").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let row = loop {
+        let row = c.js(RULE_ROW).await;
+        let cells: Vec<String> = serde_json::from_value(row.clone()).unwrap_or_default();
+        let count = |i: usize| {
+            cells
+                .get(i)
+                .and_then(|c| c.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        if count(2) == 2 && count(3) >= 1 && count(4) >= 1 {
+            break cells;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the Rules section never counted the two builds: {row}; the server's log ends:\n{}",
+            log_tail(&dir.join("dev.log"))
+        );
+        poll_all(&http, &base, &builds).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert_eq!(row[1], "equal on build", "{row:?}");
+    c.until(
+        "the rule's line over the last minutes",
+        "Array.from(document.querySelectorAll('section.rules figure')).some(f => f.querySelector('figcaption').textContent === 'Turned away by rule, per minute' && f.querySelector('svg path.line, svg circle.dot'))",
+        Duration::from_secs(5),
+    )
+    .await;
+    c.check("live-rules", &[]).await;
+
     // A simulation of the repository's example scenario: its arrivalsCsv
     // names a file the browser cannot read, so it is refused next to the
     // upload field until the file is uploaded; then its arrivals count.
@@ -893,6 +1049,10 @@ async fn the_console_in_a_real_browser() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// The cells of the `same-build` row of the live pool's Rules table, or
+/// null.
+const RULE_ROW: &str = "const row = Array.from(document.querySelectorAll('section.rules tbody tr')).find(r => r.cells[0].textContent === 'same-build'); return row ? Array.from(row.cells).map(c => c.textContent) : null;";
 
 /// The "Searching" chart as drawn: its line's path, split into segments of
 /// (x, y) points; the width of one minute; the fill; the value axis'

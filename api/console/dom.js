@@ -105,16 +105,39 @@ export function clearErrors(form, summary) {
   for (const c of form.querySelectorAll("[aria-invalid]")) c.removeAttribute("aria-invalid");
   for (const e of form.querySelectorAll(".error")) e.textContent = "";
 }
-/** Puts each error next to the control of its field (the nearest named parent path), else beside "other settings". */
+/**
+ * The paths an error's field may be shown at, nearest first: the field and
+ * each parent (`rules[0].relax[1].max`, `rules[0].relax[1]`,
+ * `rules[0].relax`, `rules[0]`, `rules`), then the same without indexes.
+ */
+function fieldPaths(field) {
+  const paths = [];
+  const up = (p) => {
+    while (p) {
+      paths.push(p);
+      const cut = Math.max(p.lastIndexOf("."), p.lastIndexOf("["));
+      p = cut > 0 ? p.slice(0, cut) : "";
+    }
+  };
+  up(field);
+  up(field.replace(/\[\d+\]/g, ""));
+  return paths;
+}
+/**
+ * Puts each error next to its `control` if it names one, else next to the
+ * control of its field (the nearest named parent path; a control's
+ * data-field may name several, space separated), else beside "other
+ * settings".
+ */
 export function showErrors(form, summary, errors) {
   const controls = Array.from(form.querySelectorAll("[data-field]"));
   let first = null;
   const list = el("ul", {});
   for (const e of errors) {
-    const path = String(e.field || "").replace(/\[\d+\]/g, "");
-    let control = null;
-    for (let p = path; p && !control; p = p.includes(".") ? p.slice(0, p.lastIndexOf(".")) : "") {
-      control = controls.find((c) => c.dataset.field === p) || null;
+    let control = e.control || null;
+    for (const p of control ? [] : fieldPaths(String(e.field || ""))) {
+      control = controls.find((c) => c.dataset.field.split(" ").includes(p)) || null;
+      if (control) break;
     }
     control = control || controls.find((c) => c.dataset.field === "$other");
     const slot = document.getElementById(control.id + "-error");

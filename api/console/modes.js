@@ -1,8 +1,10 @@
-// Game mode pages: the list, the form (new / edit, with the webhook's
-// health and deliveries) and the version history with a line diff.
+// Game mode pages: the list, the form (new / edit, with its attributes and
+// rules as fields, the webhook's health and deliveries) and the version
+// history with a line diff.
 import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, showErrors, table, when } from "./dom.js";
 import { api, failure, M, P, Problem, project } from "./api.js";
 import { healthCell, healthLine, projectEndpointSection, webhookSection } from "./webhook.js";
+import { FieldErrors, rulesEditor } from "./rules.js";
 
 /** The operator has not picked a project yet: says so and returns true. */
 export function needProject() {
@@ -25,7 +27,9 @@ export async function modesPage() {
 
 const SERVER_FIELDS = ["version", "createdAt", "updatedAt", "id", "projectId", "hold"];
 /** The parts of a mode the form edits; the rest stays in "other settings". */
-const FORM_KEYS = ["name", "enabled", "matchShape", "matchmakingCycleDurationSeconds", "ticketTtlSeconds", "algorithm", "teamAssignment", "parties", "webhook"];
+const FORM_KEYS = ["name", "enabled", "matchShape", "matchmakingCycleDurationSeconds", "ticketTtlSeconds", "algorithm", "teamAssignment", "parties", "webhook", "attributes", "rules"];
+/** The blocks the attributes-and-rules editor holds. */
+const RULE_KEYS = ["attributes", "rules"];
 const NEW_MODE = { name: "", enabled: true, matchShape: [1, 1], matchmakingCycleDurationSeconds: 1, ticketTtlSeconds: 600,
   algorithm: { type: "mmr", minMmr: 0, maxMmr: 3000, baseTolerance: 50, expansionMultiplier: 2 }, teamAssignment: "balanced",
   parties: { allowParties: false, maxSize: 1, keepTogether: true } };
@@ -61,6 +65,22 @@ export async function modeFormPage(name) {
   for (const [k, v] of Object.entries(mode)) if (!FORM_KEYS.includes(k) && !SERVER_FIELDS.includes(k)) other[k] = v;
   f.other = el("textarea", { rows: 8, spellcheck: "false" }, JSON.stringify(other, null, 2));
   const summary = el("div", { role: "alert", class: "error" });
+  const rules = rulesEditor({ attributes: mode.attributes, rules: mode.rules }, (errors) => { clearErrors(form, summary); showErrors(form, summary, errors); });
+  /**
+   * Attributes or rules written in "other settings" (a mode's JSON pasted
+   * whole) go to their editor, replacing what it held; returns the other
+   * settings without them.
+   */
+  const moveRules = (extra) => {
+    if (!extra || typeof extra !== "object" || Array.isArray(extra) || !RULE_KEYS.some((k) => k in extra)) return extra;
+    const moved = {};
+    for (const k of RULE_KEYS) if (k in extra) { moved[k] = extra[k]; delete extra[k]; }
+    rules.take(moved);
+    f.other.value = JSON.stringify(extra, null, 2);
+    say("Moved " + Object.keys(moved).join(" and ") + " to Attributes and rules.");
+    return extra;
+  };
+  f.other.addEventListener("change", () => { try { moveRules(JSON.parse(f.other.value)); } catch (_) { /* said at saving */ } });
   const form = el("form", { class: "grid", novalidate: true },
     field("Name", f.name, { name: "name", hint: name ? "A mode's name cannot change." : "Letters, digits, - and _." }),
     field("Enabled", f.enabled, { name: "enabled" }),
@@ -79,6 +99,7 @@ export async function modeFormPage(name) {
     field("Webhook URL", f.hookUrl, { name: "webhook.url", hint: "Leave empty for no webhook." }),
     field("Webhook enabled", f.hookEnabled, { name: "webhook.enabled" }),
     field("Use the project's webhook endpoint", f.hookProject, { name: "webhook.useProjectEndpoint", hint: "Send to the project's one endpoint (on the Game modes page) instead of a URL of this mode's own; leave the URL empty." }),
+    rules.node,
     field("Other settings (JSON)", f.other, { name: "$other", wide: true, hint: "Every other block of the mode (ratings, relaxations, bots, regions, …) as a JSON object." }),
     el("div", { class: "actions" }, el("button", { type: "submit" }, name ? "Save a new version" : "Create game mode"),
       el("a", { href: "#/modes" }, "Cancel")));
@@ -88,9 +109,11 @@ export async function modeFormPage(name) {
     clearErrors(form, summary);
     let extra;
     try { extra = f.other.value.trim() ? JSON.parse(f.other.value) : {}; } catch (e) { return showErrors(form, summary, [{ field: "$other", message: "Not JSON: " + e.message }]); }
+    let declared;
+    try { extra = moveRules(extra); declared = rules.value(); } catch (e) { if (e instanceof FieldErrors) return showErrors(form, summary, e.errors); throw e; }
     let shape;
     try { shape = JSON.parse(f.matchShape.value); } catch (e) { return showErrors(form, summary, [{ field: "matchShape", message: "Not JSON: write e.g. [2, 2]" }]); }
-    const body = Object.assign({}, extra, {
+    const body = Object.assign({}, extra, declared, {
       name: f.name.value.trim(), enabled: f.enabled.checked, matchShape: shape,
       matchmakingCycleDurationSeconds: num(f.cycle), ticketTtlSeconds: num(f.ttl),
       algorithm: Object.assign({}, algo, { type: f.algoType.value, minMmr: num(f.minMmr), maxMmr: num(f.maxMmr), baseTolerance: num(f.baseTolerance), expansionMultiplier: num(f.expansion) }),

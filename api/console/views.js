@@ -1,21 +1,32 @@
-// A mode's views over its figures: the live pool, the charts over time and
-// the leaderboard.
+// A mode's views over its figures: the live pool (with, for a mode with
+// rules, what each rule keeps waiting), the charts over time and the
+// leaderboard.
 import { cards, el, enc, fill, fmt, page, table, when } from "./dom.js";
 import { api, failure, M } from "./api.js";
 import { barChart, binsChart, figure, forget, lineChart } from "./charts.js";
 
+/** Minutes of history the live view's Rules section covers. */
+const RULE_MINUTES = 30;
+/** Rules drawn at most in a chart (the rest are in the table). */
+const CHART_RULES = 6;
+
 export async function livePage(name, every) {
   const live = el("div", { "aria-live": "off" });
   const stamp = el("p", { class: "muted" });
+  const mode = await api("GET", M(name));
+  const rules = Array.isArray(mode.rules) ? mode.rules : [];
   page("Live pool of " + name, stamp, live,
     el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/charts" }, "Charts over time")));
   const refresh = async () => {
     // Two small reads, whatever the pool's size: the worker's summary of
-    // its last cycle, and the last minutes of the history.
-    const since = new Date(Date.now() - 120e3).toISOString();
+    // its last cycle, and the last minutes of the history (half an hour
+    // of them for a mode with rules, for what each rule turned away).
+    const since = new Date(Date.now() - (rules.length ? RULE_MINUTES * 60e3 : 120e3)).toISOString();
     const [pool, history] = await Promise.all([api("GET", M(name, "/pool")),
       api("GET", M(name, "/stats/history?bucketSeconds=60&from=" + enc(since)))]);
-    const minute = history.buckets[history.buckets.length - 1] || {};
+    // The latest minute with figures, if within the last two.
+    const recent = history.buckets.filter((x) => new Date(x.start).getTime() >= Date.now() - 120e3);
+    const minute = recent[recent.length - 1] || {};
     const waits = minute.waitSeconds || {};
     const reasons = Object.entries(pool.waitingReasons || {});
     stamp.textContent = pool.at ? "Last cycle " + when(pool.at) + "; refreshed every 3 seconds." : "No cycle has run yet; refreshed every 3 seconds.";
@@ -27,11 +38,42 @@ export async function livePage(name, every) {
         figure("Waiting reasons", reasons.length ? barChart(reasons.map(([c]) => c), [{ values: reasons.map(([, n]) => n) }],
           "Searches waiting by reason: " + reasons.map(([c, n]) => c + " " + n).join(", "), true) : el("p", { class: "muted" }, "Nobody is waiting.")),
         figure("MMR of the pool", binsChart(pool.mmr, "MMR", "Histogram of the pool's MMR")),
-        figure("Latency of the pool (ms)", binsChart(pool.latencyMs, "latency", "Histogram of the pool's latency"))));
+        figure("Latency of the pool (ms)", binsChart(pool.latencyMs, "latency", "Histogram of the pool's latency"))),
+      rules.length ? rulesSection(rules, pool, history, since) : null);
     live.dataset.searching = String(pool.searching);
   };
   await refresh();
   every(3000, () => refresh().catch(failure));
+}
+
+/**
+ * Which rule keeps players waiting (docs/rules.md): per rule, the searches
+ * waiting on it now and the candidates it turned away in the last cycle
+ * (the pool view), and over the last minutes (the stats history's
+ * `ruleTurnedAway`), as a table and a line per rule.
+ */
+function rulesSection(rules, pool, history, since) {
+  const waiting = pool.waitingByRule || {};
+  const turned = pool.ruleTurnedAway || {};
+  const total = {};
+  for (const b of history.buckets) for (const [rule, n] of Object.entries(b.ruleTurnedAway || {})) total[rule] = (total[rule] || 0) + n;
+  // The mode's rules in their order, then any other name the figures hold
+  // (a rule renamed or removed since).
+  const names = rules.map((r) => r.name);
+  for (const n of Object.keys(waiting).concat(Object.keys(turned), Object.keys(total))) if (!names.includes(n)) names.push(n);
+  const what = (n) => { const r = rules.find((x) => x.name === n); return r ? r.type + " on " + r.attribute : "no longer a rule"; };
+  const slots = slotsOf(new Date(since), new Date(), 60);
+  const byStart = new Map(history.buckets.map((x) => [new Date(x.start).getTime(), x]));
+  const drawn = names.filter((n) => total[n]).sort((a, b) => total[b] - total[a]).slice(0, CHART_RULES);
+  const series = drawn.map((n) => ({ values: slots.map((t) => { const x = byStart.get(t); return x ? (x.ruleTurnedAway || {})[n] || 0 : null; }) }));
+  return el("section", { class: "rules", "aria-labelledby": "rules-heading" },
+    el("h2", { id: "rules-heading" }, "Rules"),
+    el("p", { class: "muted" }, "Searches waiting on each rule (RULE_NOT_MET names it), and the candidates each rule turned away: a rule that turns many away costs wait time."),
+    table(["Rule", "Checks", "Waiting on it now", "Turned away last cycle", "Turned away, last " + RULE_MINUTES + " minutes"],
+      names.map((n) => [n, what(n), fmt(waiting[n] || 0), fmt(turned[n] || 0), fmt(total[n] || 0)])),
+    drawn.length
+      ? figure("Turned away by rule, per minute", lineChart(slots, series, "Candidates each rule turned away per minute: " + drawn.map((n) => n + " " + total[n]).join(", "), true), drawn)
+      : el("p", { class: "muted" }, "No rule turned anyone away in the last " + RULE_MINUTES + " minutes."));
 }
 
 /** The ranges of the charts: id, button text, length (s), bucket (s). */
@@ -61,6 +103,11 @@ export async function chartsPage(name, rangeName) {
   // A slot without a bucket is a gap (null), never a zero joined by a ramp.
   const pick = (f) => slots.map((t) => { const x = byStart.get(t); const v = x ? f(x) : null; return typeof v === "number" ? v : null; });
   const anyProposals = buckets.some((x) => x.proposals || x.declines);
+  // Per rule, what it turned away over the range: the rules that turned
+  // the most away get a line each (docs/rules.md).
+  const ruleTotals = {};
+  for (const x of buckets) for (const [rule, n] of Object.entries(x.ruleTurnedAway || {})) ruleTotals[rule] = (ruleTotals[rule] || 0) + n;
+  const ruleNames = Object.keys(ruleTotals).sort((a, b) => ruleTotals[b] - ruleTotals[a]).slice(0, CHART_RULES);
   const chart = (series, description, integer) => lineChart(slots, series.map((values) => ({ values })), description, integer);
   page("Charts of " + name,
     el("div", { class: "range", role: "group", "aria-label": "Time range" }, RANGES.map(([id, label]) =>
@@ -71,7 +118,8 @@ export async function chartsPage(name, rangeName) {
       figure("Matches per minute", chart([pick((x) => x.matches / perMinute)], "Matches per minute over time", perMinute === 1)),
       figure("MMR spread of matches", chart([pick((x) => x.mmrSpread && x.mmrSpread.p50), pick((x) => x.mmrSpread && x.mmrSpread.p90)], "MMR spread percentiles over time"), ["p50", "p90"]),
       figure("Searching (mean per cycle)", chart([pick((x) => x.searching)], "Pool size over time", true)),
-      anyProposals ? figure("Proposals and declines", chart([pick((x) => x.proposals), pick((x) => x.declines)], "Proposals and declines over time", true), ["proposals", "declines"]) : null),
+      anyProposals ? figure("Proposals and declines", chart([pick((x) => x.proposals), pick((x) => x.declines)], "Proposals and declines over time", true), ["proposals", "declines"]) : null,
+      ruleNames.length ? figure("Turned away by rule, per minute", chart(ruleNames.map((n) => pick((x) => ((x.ruleTurnedAway || {})[n] || 0) / perMinute)), "Candidates each rule turned away per minute over time: " + ruleNames.map((n) => n + " " + ruleTotals[n]).join(", "), perMinute === 1), ruleNames) : null),
     el("p", { class: "muted" }, "A gap in a line is a " + (perMinute === 1 ? "minute" : "period") + " with nothing to show: no searches and no matches, or (for waits and MMR spread) no match."));
 }
 

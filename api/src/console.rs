@@ -26,12 +26,13 @@ const APP_CSS: &str = include_str!("../console/app.css");
 
 /// The JavaScript modules, served at `/console/<name>`: `app.js` (the
 /// router) imports the others.
-const MODULES: [(&str, &str); 10] = [
+const MODULES: [(&str, &str); 11] = [
     ("app.js", include_str!("../console/app.js")),
     ("api.js", include_str!("../console/api.js")),
     ("dom.js", include_str!("../console/dom.js")),
     ("charts.js", include_str!("../console/charts.js")),
     ("modes.js", include_str!("../console/modes.js")),
+    ("rules.js", include_str!("../console/rules.js")),
     ("webhook.js", include_str!("../console/webhook.js")),
     ("views.js", include_str!("../console/views.js")),
     ("matches.js", include_str!("../console/matches.js")),

@@ -51,6 +51,7 @@ mod m20261202_000181_s_game_modes_updated;
 mod m20261203_000191_t_project_webhooks;
 mod m20261203_000192_t_rule_columns;
 mod m20261203_000193_t_hold_and_period;
+mod m20261203_000194_t_rule_stats;
 pub mod names;
 mod ops;
 
@@ -91,6 +92,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000191_t_project_webhooks::Migration),
             Box::new(m20261203_000192_t_rule_columns::Migration),
             Box::new(m20261203_000193_t_hold_and_period::Migration),
+            Box::new(m20261203_000194_t_rule_stats::Migration),
         ]
     }
 }

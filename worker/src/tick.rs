@@ -253,6 +253,8 @@ async fn tick(
     if let Err(err) = stats {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
     }
+    // Per rule, the candidates it turned away (docs/rules.md): the minute
+    // adds them up, so the history tells which rule costs wait time.
     let figures = Figures {
         proposals: report.proposals as i64,
         ..Figures::of_cycle(
@@ -261,7 +263,8 @@ async fn tick(
                 .iter()
                 .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
         )
-    };
+    }
+    .with_rules(&outcome.rule_turned_away);
     let history = stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await;
     if let Err(err) = history {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");

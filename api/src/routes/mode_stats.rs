@@ -6,8 +6,11 @@
 //! `waitSecondsAll`), so a config that strands players does not look good
 //! for counting only those it matched; with a `backfill` block, the open
 //! backfill requests and the last hour's fills (`backfill`); the measured
-//! cycle period (`cyclePeriodSeconds`) and the mode's hold (`hold`). API
-//! key of the project.
+//! cycle period (`cyclePeriodSeconds`) and the mode's hold (`hold`); per
+//! rule over attributes (docs/rules.md), the candidates it turned away at
+//! the last cycle (`ruleTurnedAway`, as the pool view has it) and in the
+//! last hour (`ruleTurnedAwayLastHour`, added up from the stats history's
+//! minutes, as `…/stats/history` serves them). API key of the project.
 
 use crate::auth::ProjectCaller;
 use crate::play::unix_now;
@@ -17,10 +20,13 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use chrono::{DateTime, Duration, Utc};
+use matchplane_matchmaker::pool_summary::PoolSummary;
 use matchplane_store::pool::ModeKey;
+use matchplane_store::repos::stats_history::{self, Figures};
 use matchplane_store::repos::{backfills, cycle_stats, game_modes, matches, webhook_health};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// Matches whose waits make the percentiles: those of the last hour, at most
@@ -62,7 +68,7 @@ pub struct BackfillFigures {
 
 /// A mode's figures.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58.000Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00.000Z", "cyclePeriodSeconds": 1.002, "hold": null, "lifecycle": {"proposals": 0, "proposalsOpen": 0, "proposalsMade": 0, "proposalsCancelled": 0, "accepts": 0, "declines": 0, "timeouts": 0, "acceptanceRate": null, "releases": 0, "unassigned": 0}}))]
+#[schema(example = json!({"gameMode": "duel", "searchingNow": 12, "candidates": 12, "matchesLastMinute": 30, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "stillWaiting": 12, "waitSecondsAll": {"p50": 2.4, "p90": 7.0, "p99": 15.2}, "webhookStatus": {"failing": false, "since": null, "lastError": null, "consecutiveFailures": 0, "lastFailureAt": null, "lastSuccessAt": "2026-12-01T09:59:58.000Z"}, "lastCycleDurationMs": 1.8, "lastCycleAt": "2026-12-01T10:00:00.000Z", "cyclePeriodSeconds": 1.002, "hold": null, "lifecycle": {"proposals": 0, "proposalsOpen": 0, "proposalsMade": 0, "proposalsCancelled": 0, "accepts": 0, "declines": 0, "timeouts": 0, "acceptanceRate": null, "releases": 0, "unassigned": 0}, "ruleTurnedAway": {"same-build": 2, "level": 0}, "ruleTurnedAwayLastHour": {"same-build": 1440, "level": 35}}))]
 #[serde(rename_all = "camelCase")]
 pub struct ModeStats {
     /// The game mode's name.
@@ -104,6 +110,17 @@ pub struct ModeStats {
     pub backfill: Option<BackfillFigures>,
     /// The last hour's proposals (acceptance) and releases.
     pub lifecycle: Lifecycle,
+    /// Per rule over attributes (docs/rules.md), the candidates it turned
+    /// away at the last cycle, every rule of the mode listed (as the pool
+    /// view's `ruleTurnedAway`); `{}` for a mode without rules, before its
+    /// first cycle and after a cycle over an empty pool.
+    pub rule_turned_away: BTreeMap<String, u64>,
+    /// Per rule, the candidates it turned away in the cycles of the
+    /// minutes that started in the last hour, added up from the stats
+    /// history (`ruleTurnedAway` of `…/stats/history`: each cycle counts
+    /// a candidate once per rule). Rules that turned nobody away are left
+    /// out; `{}` for a mode without rules.
+    pub rule_turned_away_last_hour: BTreeMap<String, i64>,
 }
 
 /// The last hour's match lifecycle figures (newest 10 000 matches and
@@ -243,6 +260,35 @@ pub async fn stats(
         LIFECYCLE_SAMPLE,
     )
     .await?;
+    let has_rules = mode
+        .config
+        .get("rules")
+        .and_then(Value::as_array)
+        .is_some_and(|rules| !rules.is_empty());
+    let rule_turned_away_last_hour = if has_rules {
+        stats_history::minutes(
+            &state.db,
+            &project_id,
+            &name,
+            now - Duration::hours(1),
+            now + Duration::minutes(1),
+        )
+        .await?
+        .iter()
+        .fold(Figures::default(), |mut hour, row| {
+            hour.merge(&Figures::of_row(row));
+            hour
+        })
+        .rule_turned_away
+    } else {
+        BTreeMap::new()
+    };
+    let rule_turned_away = last
+        .as_ref()
+        .and_then(|row| row.pool_summary.as_deref())
+        .and_then(|json| serde_json::from_str::<PoolSummary>(json).ok())
+        .map(|summary| summary.rule_turned_away)
+        .unwrap_or_default();
     let now_unix = unix_now();
     let mut all = waits.clone();
     all.extend(waiting.iter().map(|s| (now_unix - s.queued_at).max(0.0)));
@@ -265,6 +311,8 @@ pub async fn stats(
         webhook_status,
         backfill,
         lifecycle: Lifecycle::of(&lifecycle),
+        rule_turned_away,
+        rule_turned_away_last_hour,
     }))
 }
 

@@ -2,7 +2,9 @@
 //! figures over time, in buckets of `bucketSeconds` (a multiple of 60,
 //! aligned on multiples of it since the Unix epoch), added up from the
 //! minutes the worker stored (kept 14 days). A bucket without a stored
-//! minute (no searches, no matches) is left out. API key of the project.
+//! minute (no searches, no matches) is left out. Each bucket carries, per
+//! rule over attributes (docs/rules.md), the candidates the rule turned
+//! away in the bucket's cycles (`ruleTurnedAway`). API key of the project.
 
 use crate::auth::ProjectCaller;
 use crate::extract::ApiQuery;
@@ -49,7 +51,7 @@ pub struct HistoryPercentiles {
 
 /// One bucket of the history.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"start": "2026-12-01T10:00:00.000Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}))]
+#[schema(example = json!({"start": "2026-12-01T10:00:00.000Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0, "ruleTurnedAway": {"same-build": 120, "level": 18}}))]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryBucket {
     /// Start of the bucket.
@@ -74,11 +76,20 @@ pub struct HistoryBucket {
     pub proposals: i64,
     /// Proposals declined or timed out.
     pub declines: i64,
+    /// Per rule over attributes (docs/rules.md), the candidates it turned
+    /// away, added up over the bucket's cycles (each cycle counts a
+    /// candidate once per rule, however many tried it): the rule that
+    /// costs the most wait time has the largest count. Rules that turned
+    /// nobody away are left out; absent when none did (every bucket of a
+    /// mode without rules).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(example = json!({"same-build": 120, "level": 18}))]
+    pub rule_turned_away: BTreeMap<String, i64>,
 }
 
 /// The history of a mode.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "from": "2026-12-01T09:00:00.000Z", "to": "2026-12-01T10:00:00.000Z", "bucketSeconds": 60, "buckets": [{"start": "2026-12-01T09:41:00.000Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0}]}))]
+#[schema(example = json!({"gameMode": "duel", "from": "2026-12-01T09:00:00.000Z", "to": "2026-12-01T10:00:00.000Z", "bucketSeconds": 60, "buckets": [{"start": "2026-12-01T09:41:00.000Z", "cycles": 60, "searching": 42, "searchingMax": 51, "matches": 30, "matchedPlayers": 60, "waitSeconds": {"p50": 2.1, "p90": 6.5, "p99": 14.0}, "mmrSpread": {"p50": 40.0, "p90": 95.0, "p99": 180.0}, "proposals": 0, "declines": 0, "ruleTurnedAway": {"same-build": 120}}]}))]
 #[serde(rename_all = "camelCase")]
 pub struct StatsHistory {
     /// The game mode's name.
@@ -177,6 +188,7 @@ fn bucket_of(start: DateTime<Utc>, f: &Figures) -> HistoryBucket {
         mmr_spread: percentiles(&f.spreads, SPREAD_BOUNDS),
         proposals: f.proposals,
         declines: f.declines,
+        rule_turned_away: f.rule_turned_away.clone(),
     }
 }
 

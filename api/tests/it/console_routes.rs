@@ -39,11 +39,18 @@ async fn history_merges_minutes_into_buckets(backend: Backend) {
     let now = Utc::now();
     let m0 = stats_history::minute_of(now - TimeDelta::minutes(10));
     let m1 = m0 + TimeDelta::minutes(1);
-    // Minute m0: two cycles; the second one's waits merge into the first's.
+    // Minute m0: two cycles; the second one's waits merge into the first's,
+    // and so do the candidates each rule turned away (a rule that turned
+    // nobody away is not kept).
     let waits_a = [1.0, 3.0];
     let waits_b = [30.0, 30.0];
-    let cycle_a = Figures::of_cycle(10, [(&waits_a[..], Some(20.0))]);
-    let cycle_b = Figures::of_cycle(30, [(&waits_b[..], Some(200.0))]);
+    let rules = |counts: &[(&str, u32)]| -> std::collections::BTreeMap<String, u32> {
+        counts.iter().map(|(r, n)| ((*r).to_owned(), *n)).collect()
+    };
+    let cycle_a = Figures::of_cycle(10, [(&waits_a[..], Some(20.0))])
+        .with_rules(&rules(&[("level", 0), ("same-build", 2)]));
+    let cycle_b = Figures::of_cycle(30, [(&waits_b[..], Some(200.0))])
+        .with_rules(&rules(&[("level", 1), ("same-build", 3)]));
     stats_history::record(&t.db, &p, "duel", at_minute(m0, 5), &cycle_a)
         .await
         .unwrap();
@@ -106,9 +113,15 @@ async fn history_merges_minutes_into_buckets(backend: Backend) {
     assert!((2.0..=3.0).contains(&p50), "{p50}");
     assert!((25.0..=30.0).contains(&p99), "{p99}");
     assert!(first["mmrSpread"]["p90"].as_f64().unwrap() > 150.0);
+    assert_eq!(
+        first["ruleTurnedAway"],
+        json!({"level": 1, "same-build": 5})
+    );
     assert_eq!(buckets[1]["matches"], 0);
     assert_eq!(buckets[1]["waitSeconds"], Value::Null);
     assert_eq!(buckets[1]["searching"], 7);
+    // No rule turned anyone away: no counts.
+    assert!(buckets[1].get("ruleTurnedAway").is_none(), "{}", buckets[1]);
 
     // A day's bucket adds every minute up.
     let day = t.call(Method::GET, &path("86400"), Some(&key), None).await;
@@ -121,6 +134,13 @@ async fn history_merges_minutes_into_buckets(backend: Backend) {
         .sum();
     assert_eq!(total, 3);
     assert_eq!(day.body["bucketSeconds"], 86400);
+    let turned_away: Vec<&Value> = day.body["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b.get("ruleTurnedAway"))
+        .collect();
+    assert_eq!(turned_away, [&json!({"level": 1, "same-build": 5})]);
 
     // Bad buckets and ranges name their parameter.
     for bad in ["30", "90", "0", "100000"] {

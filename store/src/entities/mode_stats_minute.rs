@@ -37,6 +37,10 @@ pub struct Model {
     pub proposals: i64,
     /// Proposals declined or timed out.
     pub declines: i64,
+    /// Per rule over attributes (docs/rules.md), the candidates it turned
+    /// away in the minute's cycles, added up: a JSON object of counts by
+    /// rule name; `None` when no rule turned anyone away.
+    pub rule_turned_away: Option<String>,
     /// Last write.
     pub updated_at: DateTimeUtc,
 }

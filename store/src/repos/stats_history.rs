@@ -7,6 +7,11 @@
 //! Only the mode's lease holder writes a mode's rows, so the merge is a read
 //! then a write; a worker that takes the lease over mid-minute reads the
 //! row its predecessor left and goes on from it.
+//!
+//! Besides counts and histograms a minute keeps, per rule over attributes
+//! (docs/rules.md), the candidates it turned away, added up over the
+//! minute's cycles like the other counts (a rule renamed meanwhile keeps
+//! its old name's count under the old name).
 
 use crate::entities::mode_stats_minute::{self, Entity as Minutes};
 use crate::repos::StoreError;
@@ -48,6 +53,10 @@ pub struct Figures {
     pub proposals: i64,
     /// Proposals declined or timed out.
     pub declines: i64,
+    /// Per rule name, the candidates the rule turned away (each cycle's
+    /// distinct candidates, added up over cycles); rules that turned
+    /// nobody away are left out.
+    pub rule_turned_away: BTreeMap<String, i64>,
 }
 
 impl Default for Figures {
@@ -62,6 +71,7 @@ impl Default for Figures {
             spreads: Histogram::new(SPREAD_BOUNDS),
             proposals: 0,
             declines: 0,
+            rule_turned_away: BTreeMap::new(),
         }
     }
 }
@@ -92,10 +102,29 @@ impl Figures {
         figures
     }
 
+    /// These figures with a cycle's per-rule counts (a
+    /// `CycleOutcome::rule_turned_away`); the rules that turned nobody away
+    /// are left out.
+    pub fn with_rules<'a>(
+        mut self,
+        turned_away: impl IntoIterator<Item = (&'a String, &'a u32)>,
+    ) -> Self {
+        for (rule, count) in turned_away {
+            if *count > 0 {
+                *self.rule_turned_away.entry(rule.clone()).or_insert(0) += i64::from(*count);
+            }
+        }
+        self
+    }
+
     /// Whether there is nothing to keep (no searches, no matches, no
     /// proposals): an idle cycle writes no row.
     pub fn is_idle(&self) -> bool {
-        self.searching_max == 0 && self.matches == 0 && self.proposals == 0 && self.declines == 0
+        self.searching_max == 0
+            && self.matches == 0
+            && self.proposals == 0
+            && self.declines == 0
+            && self.rule_turned_away.is_empty()
     }
 
     /// Adds `other` to these figures.
@@ -109,10 +138,14 @@ impl Figures {
         self.spreads.merge(&other.spreads);
         self.proposals += other.proposals;
         self.declines += other.declines;
+        for (rule, count) in &other.rule_turned_away {
+            *self.rule_turned_away.entry(rule.clone()).or_insert(0) += count;
+        }
     }
 
-    /// The figures a stored minute holds (a histogram that does not parse
-    /// counts as empty: it is the console's, never worth failing a read).
+    /// The figures a stored minute holds (a histogram or per-rule counts
+    /// that do not parse count as empty: they are the console's, never
+    /// worth failing a read).
     pub fn of_row(row: &mode_stats_minute::Model) -> Self {
         let histogram = |json: &str, bounds: &[f64]| {
             serde_json::from_str::<Vec<u64>>(json)
@@ -129,6 +162,11 @@ impl Figures {
             spreads: histogram(&row.spread_histogram, SPREAD_BOUNDS),
             proposals: row.proposals,
             declines: row.declines,
+            rule_turned_away: row
+                .rule_turned_away
+                .as_deref()
+                .and_then(|json| serde_json::from_str(json).ok())
+                .unwrap_or_default(),
         }
     }
 }
@@ -176,6 +214,9 @@ pub async fn record<C: ConnectionTrait>(
         spread_histogram: json(&merged.spreads),
         proposals: merged.proposals,
         declines: merged.declines,
+        rule_turned_away: (!merged.rule_turned_away.is_empty())
+            .then(|| serde_json::to_string(&merged.rule_turned_away).ok())
+            .flatten(),
         updated_at: at,
     };
     use mode_stats_minute::Column as C;
@@ -193,6 +234,7 @@ pub async fn record<C: ConnectionTrait>(
                     C::SpreadHistogram,
                     C::Proposals,
                     C::Declines,
+                    C::RuleTurnedAway,
                     C::UpdatedAt,
                 ])
                 .to_owned(),

@@ -1951,6 +1951,10 @@ export interface components {
          *         "p99": 180
          *       },
          *       "proposals": 0,
+         *       "ruleTurnedAway": {
+         *         "level": 18,
+         *         "same-build": 120
+         *       },
          *       "searching": 42,
          *       "searchingMax": 51,
          *       "start": "2026-12-01T10:00:00.000Z",
@@ -1988,6 +1992,21 @@ export interface components {
              * @description Match proposals opened (modes with acceptance).
              */
             proposals: number;
+            /**
+             * @description Per rule over attributes (docs/rules.md), the candidates it turned
+             *     away, added up over the bucket's cycles (each cycle counts a
+             *     candidate once per rule, however many tried it): the rule that
+             *     costs the most wait time has the largest count. Rules that turned
+             *     nobody away are left out; absent when none did (every bucket of a
+             *     mode without rules).
+             * @example {
+             *       "level": 18,
+             *       "same-build": 120
+             *     }
+             */
+            ruleTurnedAway?: {
+                [key: string]: number;
+            };
             /**
              * Format: int64
              * @description Mean pool size over those cycles (rounded).
@@ -2552,6 +2571,14 @@ export interface components {
          *         "unassigned": 0
          *       },
          *       "matchesLastMinute": 30,
+         *       "ruleTurnedAway": {
+         *         "level": 0,
+         *         "same-build": 2
+         *       },
+         *       "ruleTurnedAwayLastHour": {
+         *         "level": 35,
+         *         "same-build": 1440
+         *       },
          *       "searchingNow": 12,
          *       "stillWaiting": 12,
          *       "waitSeconds": {
@@ -2610,6 +2637,25 @@ export interface components {
              * @description Matches made in the last 60 seconds.
              */
             matchesLastMinute: number;
+            /**
+             * @description Per rule over attributes (docs/rules.md), the candidates it turned
+             *     away at the last cycle, every rule of the mode listed (as the pool
+             *     view's `ruleTurnedAway`); `{}` for a mode without rules, before its
+             *     first cycle and after a cycle over an empty pool.
+             */
+            ruleTurnedAway: {
+                [key: string]: number;
+            };
+            /**
+             * @description Per rule, the candidates it turned away in the cycles of the
+             *     minutes that started in the last hour, added up from the stats
+             *     history (`ruleTurnedAway` of `…/stats/history`: each cycle counts
+             *     a candidate once per rule). Rules that turned nobody away are left
+             *     out; `{}` for a mode without rules.
+             */
+            ruleTurnedAwayLastHour: {
+                [key: string]: number;
+            };
             /**
              * Format: int64
              * @description Searches in the pool at the last cycle (0 before the first).
@@ -3806,6 +3852,9 @@ export interface components {
          *             "p99": 180
          *           },
          *           "proposals": 0,
+         *           "ruleTurnedAway": {
+         *             "same-build": 120
+         *           },
          *           "searching": 42,
          *           "searchingMax": 51,
          *           "start": "2026-12-01T09:41:00.000Z",
