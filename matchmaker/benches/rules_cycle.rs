@@ -11,7 +11,7 @@
 //! `cargo bench -p matchplane-matchmaker --bench rules_cycle`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use matchplane_matchmaker::{run_cycle, GameModeConfig, Search};
+use matchplane_matchmaker::{run_cycle, Search};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
