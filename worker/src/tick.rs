@@ -10,22 +10,26 @@
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
-use futures::stream::{self, StreamExt};
 use matchplane_matchmaker::pool_summary::PoolSummary;
 use matchplane_matchmaker::{
-    run_cycle_with_backfills, run_held_cycle_with_backfills, CycleOutcome, FailedSearch,
-    IncompleteParties, OpenBackfill, ProposedFill, ProposedMatch,
+    run_cycle_with_backfills, run_held_cycle_with_backfills, CycleOutcome, IncompleteParties,
+    OpenBackfill, ProposedFill,
 };
 use matchplane_store::entities::mode_cycle_stat;
-use matchplane_store::pool::{Claim, ClaimOutcome, EndOutcome, EndResult, ModeKey, PoolStore};
+use matchplane_store::pool::{ModeKey, PoolStore};
 use matchplane_store::repos::cycle_stats;
 use matchplane_store::repos::stats_history::{self, Figures};
-use matchplane_store::tickets::{publish, StatusMessage};
-use matchplane_webhook::{MatchIdentity, MatchMade};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use sea_orm::DatabaseConnection;
 use std::time::{Duration, Instant};
+
+mod claims;
+mod fail;
+
+pub(crate) use claims::claim_of;
+use claims::{claim_all, Claimed};
+pub(crate) use fail::{fail_searches, fail_searches_ended};
 
 /// What a tick came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,200 +372,4 @@ async fn match_pool(
     // outcome shares its ids, and 100 000 searches take milliseconds to free.
     tokio::task::spawn_blocking(move || drop(searches));
     Ok(outcome)
-}
-
-/// Ends each search of `failed` (those the config rules out, or a deleted
-/// mode's) as `failed` with its code, and tells its client. Returns how
-/// many this call ended.
-pub(crate) async fn fail_searches(
-    pool: &dyn PoolStore,
-    mode: &ModeKey,
-    failed: &[FailedSearch],
-    concurrency: usize,
-) -> Result<usize, WorkerError> {
-    Ok(fail_searches_ended(pool, mode, failed, concurrency)
-        .await?
-        .len())
-}
-
-/// Ends each of `failed` as `failed` with its code and tells its client;
-/// returns those this call ended (a search ended meanwhile by something
-/// else is left out).
-///
-/// # Errors
-/// A pool store failure.
-pub(crate) async fn fail_searches_ended<'f>(
-    pool: &dyn PoolStore,
-    mode: &ModeKey,
-    failed: &'f [FailedSearch],
-    concurrency: usize,
-) -> Result<Vec<&'f FailedSearch>, WorkerError> {
-    let futures: Vec<_> = failed
-        .iter()
-        .map(|failed| async move {
-            fail_one(pool, mode, failed)
-                .await
-                .map(|ended| (failed, ended))
-        })
-        .collect();
-    let results: Vec<Result<(&FailedSearch, bool), WorkerError>> = stream::iter(futures)
-        .buffer_unordered(concurrency.max(1))
-        .collect()
-        .await;
-    let mut ended = Vec::new();
-    for result in results {
-        let (failed, this) = result?;
-        if this {
-            ended.push(failed);
-        }
-    }
-    Ok(ended)
-}
-
-async fn fail_one(
-    pool: &dyn PoolStore,
-    mode: &ModeKey,
-    failed: &FailedSearch,
-) -> Result<bool, WorkerError> {
-    let code = failed.code.as_str().to_owned();
-    let end = EndOutcome::Failed {
-        code: code.clone(),
-        message: failed.message.clone(),
-    };
-    let ended = pool.end_search(mode, &failed.ticket_id, &end).await?;
-    if ended == EndResult::Ended {
-        crate::metrics::searches_failed([failed.code.as_str()]);
-        let message = StatusMessage::Failed {
-            code,
-            message: failed.message.clone(),
-        };
-        publish(pool, &failed.ticket_id, &message).await;
-        return Ok(true);
-    }
-    Ok(false)
-}
-
-enum Claimed {
-    /// Claimed: the players' waits and the match's MMR spread.
-    Yes(Vec<f64>, f64),
-    Conflict,
-    LeaseLost,
-}
-
-/// Matches per `claim_many` call: the worker encodes one chunk's records
-/// while Redis runs the previous chunk's script.
-const CLAIM_CHUNK: usize = 200;
-
-/// `claim_many` calls in flight: enough to keep Redis busy while the next
-/// chunk is encoded; more only queue behind one another in Redis.
-const CLAIM_CHUNKS_IN_FLIGHT: usize = 4;
-
-async fn claim_all(
-    pool: &dyn PoolStore,
-    mode: &ModeKey,
-    config: &ModeConfig,
-    token: u64,
-    now: DateTime<Utc>,
-    matches: &[ProposedMatch],
-) -> Vec<Result<Claimed, WorkerError>> {
-    let chunks: Vec<_> = matches
-        .chunks(CLAIM_CHUNK)
-        .map(|chunk| claim_chunk(pool, mode, config, token, now, chunk))
-        .collect();
-    let results: Vec<Vec<Result<Claimed, WorkerError>>> = stream::iter(chunks)
-        .buffer_unordered(CLAIM_CHUNKS_IN_FLIGHT)
-        .collect()
-        .await;
-    results.into_iter().flatten().collect()
-}
-
-/// Claims a chunk of matches in one `claim_many`: each match's record (the
-/// exact `match.made` body) goes to the outbox with its claim.
-async fn claim_chunk(
-    pool: &dyn PoolStore,
-    mode: &ModeKey,
-    config: &ModeConfig,
-    token: u64,
-    now: DateTime<Utc>,
-    chunk: &[ProposedMatch],
-) -> Vec<Result<Claimed, WorkerError>> {
-    let claims: Result<Vec<Claim>, WorkerError> = chunk
-        .iter()
-        .map(|proposed| claim_of(mode, config, now, proposed))
-        .collect();
-    let claims = match claims {
-        Ok(claims) => claims,
-        Err(e) => return vec![Err(e)],
-    };
-    let outcomes = pool.claim_many(mode, token, &claims).await;
-    if let Ok(outcomes) = &outcomes {
-        // `backfill.auto`: a claimed match with open seats opens its backfill.
-        for (claim, outcome) in claims.iter().zip(outcomes) {
-            if matches!(outcome, ClaimOutcome::Claimed { .. }) {
-                if let Err(err) = crate::backfill::open_auto(pool, mode, config, claim).await {
-                    tracing::warn!(mode = %mode.mode, error = %err, "opening an automatic backfill failed");
-                }
-            }
-        }
-    }
-    match outcomes {
-        Ok(outcomes) => chunk
-            .iter()
-            .zip(outcomes)
-            .map(|(proposed, outcome)| {
-                Ok(match outcome {
-                    ClaimOutcome::Claimed { .. } => {
-                        crate::metrics::quality(mode, proposed.mmr_spread, proposed.team_imbalance);
-                        Claimed::Yes(
-                            proposed
-                                .teams
-                                .iter()
-                                .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
-                                .collect(),
-                            proposed.mmr_spread,
-                        )
-                    }
-                    ClaimOutcome::Conflict { .. } => Claimed::Conflict,
-                    ClaimOutcome::LeaseLost => Claimed::LeaseLost,
-                })
-            })
-            .collect(),
-        Err(e) => vec![Err(e.into())],
-    }
-}
-
-/// The claim of one match, with its record (also a proposal's).
-pub(crate) fn claim_of(
-    mode: &ModeKey,
-    config: &ModeConfig,
-    now: DateTime<Utc>,
-    proposed: &ProposedMatch,
-) -> Result<Claim, WorkerError> {
-    let match_id = format!("mat_{}", ulid::Ulid::new());
-    let mut body = MatchMade::new(
-        MatchIdentity {
-            match_id: match_id.clone(),
-            project_id: mode.project_id.clone(),
-            game_mode: mode.mode.clone(),
-            game_mode_version: config.version,
-            created_at: now,
-        },
-        proposed,
-    );
-    body.backfill_id = crate::backfill::auto_id(config, proposed);
-    let record_json = crate::record::encode(body)?;
-    Ok(Claim {
-        match_id,
-        ticket_ids: proposed
-            .ticket_ids()
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
-        player_ids: proposed
-            .teams
-            .iter()
-            .flat_map(|t| t.players.iter().map(|p| p.player_id.to_string()))
-            .collect(),
-        record_json,
-    })
 }
