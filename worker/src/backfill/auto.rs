@@ -1,0 +1,189 @@
+//! The automatic backfill (docs/backfill.md, `backfill.auto`): a match made
+//! with open seats gets a backfill at once, its view computed from the
+//! match's record alone (its seats, its players' MMR, pings and the values
+//! its rules read), so the claiming worker and an outbox consumer
+//! re-creating it agree.
+
+use crate::error::WorkerError;
+use crate::modes::ModeConfig;
+use chrono::{DateTime, Utc};
+use matchplane_matchmaker::backfill::BackfillConfig;
+use matchplane_matchmaker::{OpenBackfill, ProposedMatch};
+use matchplane_store::entities::{backfill, game_mode_version};
+use matchplane_store::pool::{Claim, ModeKey, PoolStore};
+use matchplane_store::repos::{backfills, game_modes, StoreError};
+use matchplane_webhook::{Event, MatchMade};
+use sea_orm::DatabaseConnection;
+
+/// The id of the backfill `backfill.auto` opens for `proposed` (a match
+/// with open seats), if the mode has it.
+pub fn auto_id(config: &ModeConfig, proposed: &ProposedMatch) -> Option<String> {
+    let auto = config.config.backfill_enabled().is_some_and(|b| b.auto);
+    (auto && proposed.seats_open.iter().any(|s| *s > 0))
+        .then(|| format!("bf_{}", ulid::Ulid::new()))
+}
+
+/// The live view of the automatic backfill `backfill_id` of the match
+/// `body`: its empty seats (`seatsOpen`), its players' mean MMR and pings,
+/// open from the match's `createdAt` for `ttl_seconds`. Computed from the
+/// match's record alone, so the claim's worker and an outbox consumer
+/// re-creating it get the same view.
+pub(crate) fn auto_view(body: &MatchMade, backfill_id: &str, ttl_seconds: u32) -> OpenBackfill {
+    let players = || body.teams.iter().flat_map(|t| t.players.iter());
+    let mmrs: Vec<f64> = players().filter_map(|p| p.mmr).collect();
+    let opened_at = body.created_at.timestamp_micros() as f64 / 1e6;
+    OpenBackfill {
+        backfill_id: backfill_id.into(),
+        match_id: body.match_id.as_str().into(),
+        revision: 1,
+        open_seats: body.seats_open.clone(),
+        opened_at,
+        expires_at: opened_at + f64::from(ttl_seconds),
+        mean_mmr: (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64),
+        pings: players().filter_map(|p| p.ping_ms).collect(),
+        region: body.region.as_deref().map(Into::into),
+        roster: roster_values(players()),
+    }
+}
+
+/// The match's players under the mode's rules (docs/rules.md#backfill):
+/// each with the values it was matched with; empty when no player has any
+/// (a mode without declared attributes).
+fn roster_values<'a>(
+    players: impl Iterator<Item = &'a matchplane_webhook::payload::Player> + Clone,
+) -> matchplane_matchmaker::rules::RosterValues {
+    if players.clone().all(|p| p.attributes.is_empty()) {
+        return Default::default();
+    }
+    matchplane_matchmaker::rules::RosterValues {
+        attributes: Default::default(),
+        players: players
+            .map(|p| matchplane_matchmaker::rules::RosterMember {
+                player_id: p.player_id.clone(),
+                attributes: p.attributes.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Opens the automatic backfill of a claimed match in the pool store (its
+/// record names the id). Does nothing for a match without one. Should the
+/// worker die before this, the outbox consumer opens it when it records
+/// the match ([`prepare_auto`]).
+///
+/// # Errors
+/// A pool store failure.
+pub async fn open_auto(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    claim: &Claim,
+) -> Result<(), WorkerError> {
+    let Ok(Event::MatchMade(body)) = serde_json::from_str::<Event>(&claim.record_json) else {
+        return Ok(());
+    };
+    let (Some(id), Some(block)) = (&body.backfill_id, config.config.backfill_enabled()) else {
+        return Ok(());
+    };
+    pool.open_backfill(mode, &auto_view(&body, id, block.ttl_seconds))
+        .await?;
+    Ok(())
+}
+
+/// The automatic backfill of a match being recorded: its request row,
+/// stored in the match's own transaction, and the view to open in the pool
+/// store once it is stored when the store does not have it (the claim's
+/// worker died before opening it, or the match came from a proposal).
+pub(crate) struct AutoBackfill {
+    pub(crate) row: backfill::Model,
+    pub(crate) reopen: Option<OpenBackfill>,
+}
+
+/// The automatic backfill of the match `body`, if it names one. Its expiry
+/// is the pool store's if the store has it, else the match's `createdAt`
+/// plus the `ttlSeconds` of the mode's version the match was made under;
+/// an expired one is not opened again.
+///
+/// # Errors
+/// A pool store or database failure.
+pub(crate) async fn prepare_auto(
+    pool: &dyn PoolStore,
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    body: &MatchMade,
+    now: DateTime<Utc>,
+) -> Result<Option<AutoBackfill>, WorkerError> {
+    let Some(id) = &body.backfill_id else {
+        return Ok(None);
+    };
+    let (expires_at, reopen) = match pool.backfill(mode, id).await? {
+        Some(live) => (live.backfill.expires_at, None),
+        None => {
+            let ttl = auto_ttl(db, mode, body.game_mode_version).await?;
+            let view = auto_view(body, id, ttl);
+            let now_secs = now.timestamp_micros() as f64 / 1e6;
+            (
+                view.expires_at,
+                (now_secs < view.expires_at).then_some(view),
+            )
+        }
+    };
+    let expires_at =
+        DateTime::from_timestamp_micros((expires_at * 1e6) as i64).unwrap_or(body.created_at);
+    let roster: Vec<serde_json::Value> = body
+        .teams
+        .iter()
+        .map(|t| {
+            serde_json::json!({"index": t.index, "players": t.players.iter()
+                .map(|p| serde_json::json!({"playerId": p.player_id, "mmr": p.mmr}))
+                .collect::<Vec<_>>()})
+        })
+        .collect();
+    let row = backfill::Model {
+        id: id.clone(),
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        match_id: body.match_id.clone(),
+        open_match_id: Some(body.match_id.clone()),
+        status: backfills::OPEN.to_owned(),
+        roster: serde_json::json!({ "teams": roster }),
+        open_seats: serde_json::json!(body.seats_open),
+        fills: 0,
+        seats_filled: 0,
+        revision: 1,
+        created_at: body.created_at,
+        updated_at: now,
+        expires_at,
+    };
+    Ok(Some(AutoBackfill { row, reopen }))
+}
+
+/// `backfill.ttlSeconds` of `mode` at `version` (the current version's
+/// when that one is gone; the default when neither has a block).
+async fn auto_ttl(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    version: i64,
+) -> Result<u32, WorkerError> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let at_version = game_mode_version::Entity::find()
+        .filter(game_mode_version::Column::ProjectId.eq(mode.project_id.as_str()))
+        .filter(game_mode_version::Column::Name.eq(mode.mode.as_str()))
+        .filter(game_mode_version::Column::Version.eq(version))
+        .one(db)
+        .await
+        .map_err(StoreError::from)?;
+    let config = match at_version {
+        Some(row) => Some(row.config),
+        None => match game_modes::get(db, &mode.project_id, &mode.mode).await {
+            Ok(row) => Some(row.config),
+            Err(StoreError::NotFound) => None,
+            Err(err) => return Err(err.into()),
+        },
+    };
+    let block = config
+        .and_then(|c| c.get("backfill").cloned())
+        .and_then(|b| serde_json::from_value::<BackfillConfig>(b).ok())
+        .unwrap_or_default();
+    Ok(block.ttl_seconds)
+}
