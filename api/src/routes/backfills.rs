@@ -16,14 +16,11 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::backfill::roster::{check_roster, Roster, RosterSeats};
-use matchplane_matchmaker::rules::roster::check_values;
-use matchplane_matchmaker::rules::{DeclaredValues, RosterMember, RosterValues};
-use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig, OpenBackfill};
-use matchplane_store::entities::{backfill, match_};
+use matchplane_matchmaker::backfill::roster::Roster;
+use matchplane_matchmaker::{Code, OpenBackfill};
+use matchplane_store::entities::backfill;
 use matchplane_store::pool::{BackfillChange, BackfillStatus, ModeKey};
 use matchplane_store::repos::backfills::{self, OpenError};
-use matchplane_store::repos::{game_modes, matches};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -71,136 +68,9 @@ pub struct FillView {
     pub open_seats_left: Value,
 }
 
-/// The match, its mode's config and the mode's key.
-struct Context {
-    row: match_::Model,
-    config: GameModeConfig,
-    mode: ModeKey,
-}
+mod roster;
 
-async fn context(state: &AppState, project_id: &str, match_id: &str) -> Result<Context, ApiError> {
-    let row = matches::get(&state.db, project_id, match_id).await?;
-    let not_enabled = || {
-        ApiError::invalid(vec![FieldError::new(
-            "backfill",
-            Code::BackfillNotEnabled,
-            format!("game mode {} has no enabled backfill block", row.game_mode),
-        )])
-    };
-    let mode = match game_modes::get(&state.db, project_id, &row.game_mode).await {
-        Ok(mode) => mode,
-        Err(matchplane_store::repos::StoreError::NotFound) => return Err(not_enabled()),
-        Err(err) => return Err(err.into()),
-    };
-    let config: GameModeConfig =
-        serde_json::from_value(mode.config).map_err(|e| ApiError::internal(&e))?;
-    if config.backfill_enabled().is_none() {
-        return Err(not_enabled());
-    }
-    let key = ModeKey::new(project_id, &row.game_mode);
-    Ok(Context {
-        row,
-        config,
-        mode: key,
-    })
-}
-
-/// The match's team sizes: the mode's shape (a flexible shape's `max` for
-/// each of the match's teams).
-fn caps(config: &GameModeConfig, row: &match_::Model) -> Vec<u32> {
-    let caps = config.match_shape.caps();
-    match config.match_shape.flexible() {
-        None => caps,
-        Some(_) => {
-            let teams = row.teams.as_array().map_or(caps.len(), Vec::len);
-            caps.into_iter().take(teams).collect()
-        }
-    }
-}
-
-/// Every player of the stored match: (playerId, mmr, pingMs).
-fn match_players(row: &match_::Model) -> Vec<(String, Option<f64>, Option<f64>)> {
-    matchplane_store::repos::matches::players_of(&row.teams)
-        .filter_map(|p| {
-            Some((
-                p.get("playerId")?.as_str()?.to_owned(),
-                p.get("mmr").and_then(Value::as_f64),
-                p.get("pingMs").and_then(Value::as_f64),
-            ))
-        })
-        .collect()
-}
-
-/// The roster under the mode's rules (docs/rules.md#backfill): the
-/// request's values, and each roster player's (those the entry gives, else
-/// those the match seated it with). Every value sent is checked against the
-/// mode's declarations, all failures at once; empty in a mode without
-/// rules.
-fn roster_values(ctx: &Context, roster: &Roster) -> Result<RosterValues, ApiError> {
-    let declarations = ctx.config.attributes.as_ref();
-    let mut errors = check_values(&roster.attributes, declarations, "attributes");
-    for (t, team) in roster.teams.iter().enumerate() {
-        for (i, p) in team.players.iter().enumerate() {
-            let field = format!("teams[{t}].players[{i}].attributes");
-            errors.extend(check_values(&p.attributes, declarations, &field));
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
-    }
-    if ctx.config.rules.is_empty() {
-        return Ok(RosterValues::default());
-    }
-    let seated: std::collections::HashMap<String, DeclaredValues> =
-        matchplane_store::repos::matches::players_of(&ctx.row.teams)
-            .filter_map(|p| {
-                let id = p.get("playerId")?.as_str()?.to_owned();
-                let values = serde_json::from_value(p.get("attributes")?.clone()).ok()?;
-                Some((id, values))
-            })
-            .collect();
-    let players = roster
-        .teams
-        .iter()
-        .flat_map(|t| &t.players)
-        .map(|p| RosterMember {
-            player_id: p.player_id.clone(),
-            attributes: match p.attributes.is_empty() {
-                true => seated.get(&p.player_id).cloned().unwrap_or_default(),
-                false => p.attributes.clone(),
-            },
-        })
-        .collect();
-    Ok(RosterValues {
-        attributes: roster.attributes.clone(),
-        players,
-    })
-}
-
-/// Checks `roster` (a body already read as a roster's shape) against the
-/// match.
-fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, RosterSeats), ApiError> {
-    let players = match_players(&ctx.row);
-    let mmr_required = matches!(ctx.config.algorithm, Algorithm::Mmr { .. });
-    let seats = check_roster(&caps(&ctx.config, &ctx.row), &roster, mmr_required, |id| {
-        players.iter().find(|p| p.0 == id).and_then(|p| p.1)
-    })
-    .map_err(ApiError::invalid)?;
-    Ok((roster, seats))
-}
-
-/// `roster` as stored, with when it was sent: the match views show the
-/// players it lists and those filled after it (docs/backfill.md).
-fn stored_roster(roster: &Roster, now: DateTime<Utc>) -> Result<Value, ApiError> {
-    let mut value = serde_json::to_value(roster).map_err(|e| ApiError::internal(&e))?;
-    if let Some(fields) = value.as_object_mut() {
-        fields.insert(
-            backfills::SET_AT.to_owned(),
-            Value::String(now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)),
-        );
-    }
-    Ok(value)
-}
+use roster::{context, match_players, roster_values, seats_of, stored_roster};
 
 fn secs(at: DateTime<Utc>) -> f64 {
     at.timestamp_micros() as f64 / 1e6
