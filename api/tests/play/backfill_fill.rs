@@ -11,10 +11,8 @@ use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use matchplane_store::repos::deliveries;
-use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 /// Data whose text any re-serialisation would change.
@@ -68,17 +66,7 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
             "backfill": {"enabled": true, "ttlSeconds": 120}}),
     )
     .await;
-    let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker_with_tickets(
-        WorkerConfig {
-            reconcile_interval: Duration::from_millis(100),
-            ..WorkerConfig::default()
-        },
-        t.play.pool.clone(),
-        Some(t.play.tickets.clone()),
-        t.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = t.start_worker(crate::harness::quick_worker());
 
     // A running match of ana and bo.
     let (ana, ana_token) = t
@@ -153,8 +141,7 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
         cy_queued >= cy_started - chrono::Duration::milliseconds(1),
         "queuedAt {cy_queued} before the search started at {cy_started}: {cy_text}"
     );
-    shutdown.cancel();
-    worker.await.unwrap().unwrap();
+    worker.stop().await;
     assert!(
         cy_text.contains(&format!(r#""data":{CY_DATA}"#)),
         "{cy_text}"

@@ -8,10 +8,8 @@
 use crate::harness::{Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
-use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 
 on_both_pools!(a_fill_keeps_the_rosters_build_and_the_map_being_played);
 
@@ -34,35 +32,11 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
             "backfill": {"enabled": true, "ttlSeconds": 120}}),
     )
     .await;
-    let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker_with_tickets(
-        WorkerConfig {
-            reconcile_interval: Duration::from_millis(100),
-            ..WorkerConfig::default()
-        },
-        t.play.pool.clone(),
-        Some(t.play.tickets.clone()),
-        t.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = t.start_worker(crate::harness::quick_worker());
     let ticket = |player: &str, build: &str, maps: &[&str]| {
         json!({"gameMode": "duel", "playerId": player,
                "attributes": {"build": build, "maps": maps}})
     };
-    let status = |ticket: String, token: String| {
-        let t = &t;
-        async move {
-            t.call(
-                Method::GET,
-                &format!("/v1/searches/{ticket}"),
-                Some(&format!("Ticket {token}")),
-                None,
-            )
-            .await
-            .body
-        }
-    };
-
     // A running match of ana and bo, both on 1.4 with both maps.
     let mut tokens = Vec::new();
     for player in ["ana", "bo"] {
@@ -72,15 +46,10 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
         assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
         tokens.push((id, token));
     }
-    let until = Instant::now() + Duration::from_secs(20);
-    let ana: Value = loop {
-        let s = status(tokens[0].0.clone(), tokens[0].1.clone()).await;
-        if s["status"] == "matched" {
-            break s;
-        }
-        assert!(Instant::now() < until, "never matched: {s}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let ana = t
+        .poll_until(&tokens[..1], |v| v["status"] == "matched")
+        .await
+        .remove(0);
     let match_id = ana["match"]["matchId"].as_str().unwrap().to_owned();
     let ana_team = ana["match"]["player"]["team"].as_u64().unwrap();
     let teams: Vec<Value> = (0..2)
@@ -148,10 +117,10 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
     let ed = loop {
         // Every poll keeps its REST search alive.
         for (player, id, token) in &waiting[..2] {
-            let s = status(id.clone(), token.clone()).await;
+            let s = t.search_view(id, token).await;
             assert_eq!(s["status"], "searching", "{player}: {s}");
         }
-        let s = status(waiting[2].1.clone(), waiting[2].2.clone()).await;
+        let s = t.search_view(&waiting[2].1, &waiting[2].2).await;
         if s["status"] == "matched" {
             break s;
         }
@@ -165,11 +134,10 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
     let until = Instant::now() + Duration::from_millis(1500);
     while Instant::now() < until {
         for (player, id, token) in &waiting[..2] {
-            let s = status(id.clone(), token.clone()).await;
+            let s = t.search_view(id, token).await;
             assert_eq!(s["status"], "searching", "{player}: {s}");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    shutdown.cancel();
-    worker.await.unwrap().unwrap();
+    worker.stop().await;
 }

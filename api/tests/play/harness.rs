@@ -549,3 +549,77 @@ pub fn search_message(text: &str) -> Value {
     timestamps(&message);
     message
 }
+
+/// A worker loop in this process over a test app's stores
+/// ([`TestApp::start_worker`]), run until [`Worker::stop`].
+pub struct Worker {
+    shutdown: tokio_util::sync::CancellationToken,
+    handle: tokio::task::JoinHandle<Result<(), matchplane_worker::WorkerError>>,
+}
+
+impl Worker {
+    /// Stops the loop and waits for it; a loop that failed fails the test.
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        self.handle.await.unwrap().unwrap();
+    }
+}
+
+/// The worker config of these tests: the mode listing re-read every 100 ms.
+pub fn quick_worker() -> matchplane_worker::WorkerConfig {
+    matchplane_worker::WorkerConfig {
+        reconcile_interval: Duration::from_millis(100),
+        ..matchplane_worker::WorkerConfig::default()
+    }
+}
+
+impl TestApp {
+    /// Starts a worker loop with `config` over this app's pool, tickets and
+    /// database.
+    pub fn start_worker(&self, config: matchplane_worker::WorkerConfig) -> Worker {
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let handle = tokio::spawn(matchplane_worker::run_worker_with_tickets(
+            config,
+            self.play.pool.clone(),
+            Some(self.play.tickets.clone()),
+            self.db.clone(),
+            shutdown.clone(),
+        ));
+        Worker { shutdown, handle }
+    }
+
+    /// The search view of `ticket` (a REST poll, keeping the search alive).
+    pub async fn search_view(&self, ticket: &str, token: &str) -> Value {
+        let a = self
+            .call(
+                Method::GET,
+                &format!("/v1/searches/{ticket}"),
+                Some(&format!("Ticket {token}")),
+                None,
+            )
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+        a.body
+    }
+
+    /// Polls `searches` (ticket, token) every 100 ms, keeping them alive,
+    /// until `done` holds for every view, for at most 20 s; the last views.
+    pub async fn poll_until(
+        &self,
+        searches: &[(String, String)],
+        done: impl Fn(&Value) -> bool,
+    ) -> Vec<Value> {
+        let until = std::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let mut views = Vec::new();
+            for (ticket, token) in searches {
+                views.push(self.search_view(ticket, token).await);
+            }
+            if views.iter().all(&done) {
+                return views;
+            }
+            assert!(std::time::Instant::now() < until, "never came: {views:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}

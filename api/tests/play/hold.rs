@@ -7,45 +7,8 @@
 use crate::harness::{Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
-use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
-
-/// The search view of `ticket` (a REST poll, keeping the search alive).
-async fn view(t: &TestApp, ticket: &str, token: &str) -> Value {
-    let a = t
-        .call(
-            Method::GET,
-            &format!("/v1/searches/{ticket}"),
-            Some(&format!("Ticket {token}")),
-            None,
-        )
-        .await;
-    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
-    a.body
-}
-
-/// Polls both searches (every 100 ms) until `done` holds for both views,
-/// for at most 20 s; the last views.
-async fn poll_until(
-    t: &TestApp,
-    searches: &[(String, String)],
-    done: impl Fn(&Value) -> bool,
-) -> Vec<Value> {
-    let until = Instant::now() + Duration::from_secs(20);
-    loop {
-        let mut views = Vec::new();
-        for (ticket, token) in searches {
-            views.push(view(t, ticket, token).await);
-        }
-        if views.iter().all(&done) {
-            return views;
-        }
-        assert!(Instant::now() < until, "never came: {views:?}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
+use std::time::Duration;
 
 on_both_pools!(a_held_mode_keeps_its_players_waiting_until_released);
 
@@ -76,17 +39,7 @@ async fn a_held_mode_keeps_its_players_waiting_until_released(pools: Pools) {
     assert_eq!(mode.body["hold"], json!({"since": since, "by": "backend"}));
     assert_eq!(mode.body["version"], 1, "a hold is no config change");
 
-    let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker_with_tickets(
-        WorkerConfig {
-            reconcile_interval: Duration::from_millis(100),
-            ..WorkerConfig::default()
-        },
-        t.play.pool.clone(),
-        Some(t.play.tickets.clone()),
-        t.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = t.start_worker(crate::harness::quick_worker());
     let mut searches = Vec::new();
     for player in ["ana", "bo"] {
         let (ticket, token) = t
@@ -96,13 +49,13 @@ async fn a_held_mode_keeps_its_players_waiting_until_released(pools: Pools) {
         searches.push((ticket, token));
     }
     let is_held = |v: &Value| v["waitingReason"]["code"] == "MATCHING_HELD";
-    poll_until(&t, &searches, is_held).await;
+    t.poll_until(&searches, is_held).await;
     // Many cycles later: still waiting, still held, nobody failed.
     let mut last_wait = 0.0;
     for _ in 0..10 {
         tokio::time::sleep(Duration::from_millis(150)).await;
         for (ticket, token) in &searches {
-            let v = view(&t, ticket, token).await;
+            let v = t.search_view(ticket, token).await;
             assert_eq!(v["status"], "searching", "{v}");
             assert!(is_held(&v), "{v}");
         }
@@ -116,7 +69,7 @@ async fn a_held_mode_keeps_its_players_waiting_until_released(pools: Pools) {
     let period = stats.body["cyclePeriodSeconds"].as_f64().unwrap();
     assert!((0.2..1.0).contains(&period), "{}", stats.body);
     for (ticket, token) in &searches {
-        let v = view(&t, ticket, token).await;
+        let v = t.search_view(ticket, token).await;
         let queued: chrono::DateTime<chrono::Utc> =
             v["queuedAt"].as_str().unwrap().parse().unwrap();
         let waited = (chrono::Utc::now() - queued).num_milliseconds() as f64 / 1e3;
@@ -133,10 +86,9 @@ async fn a_held_mode_keeps_its_players_waiting_until_released(pools: Pools) {
     let mode = t.call(Method::GET, &mode_path, Some(&key), None).await;
     assert!(mode.body["hold"].is_null(), "{}", mode.body);
     assert_eq!(mode.body["version"], 1);
-    let views = poll_until(&t, &searches, |v| v["status"] == "matched").await;
+    let views = t.poll_until(&searches, |v| v["status"] == "matched").await;
     assert_eq!(views[0]["match"]["matchId"], views[1]["match"]["matchId"]);
-    shutdown.cancel();
-    worker.await.unwrap().unwrap();
+    worker.stop().await;
 
     // An unknown mode is 404 both ways.
     let missing = format!("/v1/projects/{p}/game-modes/nope/hold");

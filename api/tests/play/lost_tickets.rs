@@ -6,10 +6,8 @@
 
 use crate::harness::{redis_url, Pools, TestApp};
 use axum::http::{Method, StatusCode};
-use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
 use serde_json::json;
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 
 /// The REST poll of `ticket` with `token`.
 async fn poll(t: &TestApp, ticket: &str, token: &str) -> crate::harness::Answer {
@@ -49,17 +47,7 @@ async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
             "ticketTtlSeconds": 600}),
     )
     .await;
-    let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker_with_tickets(
-        WorkerConfig {
-            reconcile_interval: Duration::from_millis(100),
-            ..WorkerConfig::default()
-        },
-        t.play.pool.clone(),
-        Some(t.play.tickets.clone()),
-        t.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = t.start_worker(crate::harness::quick_worker());
     let mut seats = Vec::new();
     for player in ["ana", "bo"] {
         let (ticket, token) = t
@@ -70,8 +58,7 @@ async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
     }
     let match_id = matched_id(&t, &seats[0].0, &seats[0].1).await;
     assert_eq!(matched_id(&t, &seats[1].0, &seats[1].1).await, match_id);
-    shutdown.cancel();
-    worker.await.unwrap().unwrap();
+    worker.stop().await;
 
     // Redis loses everything of this test: tickets, pools, claims.
     let (url, prefix) = (redis_url(), t.prefix.clone());

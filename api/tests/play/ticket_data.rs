@@ -9,10 +9,8 @@ use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use http_body_util::BodyExt;
 use matchplane_store::repos::deliveries;
-use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 /// Data whose text any re-serialisation would change: keys out of order,
@@ -54,17 +52,7 @@ async fn ticket_data_reaches_the_match_byte_for_byte(pools: Pools) {
             "webhook": {"url": "https://93.184.216.34/hook", "enabled": true}}),
     )
     .await;
-    let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker_with_tickets(
-        WorkerConfig {
-            reconcile_interval: Duration::from_millis(100),
-            ..WorkerConfig::default()
-        },
-        t.play.pool.clone(),
-        Some(t.play.tickets.clone()),
-        t.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = t.start_worker(crate::harness::quick_worker());
     let tickets_path = format!("/v1/projects/{p}/tickets");
     let body = format!(
         r#"{{"gameMode": "duel", "playerId": "ana", "attributes": {{"data": {ANA_DATA}}}}}"#
@@ -101,8 +89,7 @@ async fn ticket_data_reaches_the_match_byte_for_byte(pools: Pools) {
         assert!(Instant::now() < until, "never matched: {text}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    shutdown.cancel();
-    worker.await.unwrap().unwrap();
+    worker.stop().await;
     assert!(
         ana_view.contains(&format!(r#""data":{ANA_DATA}"#)),
         "{ana_view}"
