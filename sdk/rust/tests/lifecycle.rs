@@ -6,10 +6,7 @@
 mod common;
 
 use futures::StreamExt;
-use matchplane_client::{
-    BackendClient, CreatedTicket, GameClient, NewTicket, Search, SearchMessage, SearchOptions,
-    Transport,
-};
+use matchplane_client::{BackendClient, CreatedTicket, NewTicket, Search, SearchMessage};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -31,10 +28,6 @@ async fn ticket(backend: &BackendClient, mode: &str, player: &str) -> CreatedTic
     backend.create_ticket(&ticket).await.unwrap()
 }
 
-fn kinds(seen: &[SearchMessage]) -> Vec<&str> {
-    seen.iter().map(SearchMessage::kind).collect()
-}
-
 /// Reads `search`, answering every proposal (`accept` or decline), until a
 /// message `stop` holds for or the search ends; fails after 30 s.
 async fn read_until(
@@ -46,7 +39,10 @@ async fn read_until(
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
         let Ok(next) = tokio::time::timeout_at(deadline, search.next()).await else {
-            panic!("nothing ended the search within 30 s: {:?}", kinds(&seen));
+            panic!(
+                "nothing ended the search within 30 s: {:?}",
+                common::kinds(&seen)
+            );
         };
         let Some(message) = next else { return seen };
         let message = message.unwrap();
@@ -66,15 +62,6 @@ async fn read_until(
     }
 }
 
-fn clients(dev: &common::Dev) -> (GameClient, GameClient) {
-    let socket = GameClient::new(&dev.base).unwrap();
-    let rest = socket.clone().with_options(SearchOptions {
-        transport: Transport::Rest,
-        poll_interval: Duration::from_millis(500),
-    });
-    (socket, rest)
-}
-
 #[tokio::test]
 async fn both_accept_and_the_assignment_reaches_each_player_with_its_own_data() {
     let dev = common::Dev::start();
@@ -85,7 +72,7 @@ async fn both_accept_and_the_assignment_reaches_each_player_with_its_own_data() 
         .unwrap();
     let ana = ticket(&backend, "sdk-assign", "ana").await;
     let ben = ticket(&backend, "sdk-assign", "ben").await;
-    let (socket, rest) = clients(&dev);
+    let (socket, rest) = common::clients(&dev);
     let mut over_socket = socket.search(&ana.token).await.unwrap();
     let mut over_rest = rest.search(&ben.token).await.unwrap();
 
@@ -119,7 +106,7 @@ async fn both_accept_and_the_assignment_reaches_each_player_with_its_own_data() 
         studio
     );
     for (seen, token) in [(&a, "a1"), (&b, "b2")] {
-        let k = kinds(seen);
+        let k = common::kinds(seen);
         assert!(k.contains(&"proposed") && k.contains(&"matched"), "{k:?}");
         assert_eq!(
             seen.last(),
@@ -150,7 +137,7 @@ async fn a_decline_fails_the_decliner_and_requeues_the_other_on_both_transports(
         .put_game_mode("sdk-decline", &lifecycle_mode("sdk-decline"))
         .await
         .unwrap();
-    let (socket, rest) = clients(&dev);
+    let (socket, rest) = common::clients(&dev);
     // Each transport declines once while the other accepts.
     for (decliner_rest, pair) in [(false, ["ana", "ben"]), (true, ["cy", "di"])] {
         let decliner = ticket(&backend, "sdk-decline", pair[0]).await;
@@ -164,23 +151,34 @@ async fn a_decline_fails_the_decliner_and_requeues_the_other_on_both_transports(
         let mut accepting = o.search(&other.token).await.unwrap();
         // One accepts first, then the other declines: the order is fixed.
         let accepted = read_until(&mut accepting, true, |m| m.kind() == "proposed").await;
-        assert_eq!(kinds(&accepted).last(), Some(&"proposed"), "{accepted:?}");
+        assert_eq!(
+            common::kinds(&accepted).last(),
+            Some(&"proposed"),
+            "{accepted:?}"
+        );
         let declined = read_until(&mut declining, false, |_| false).await;
-        assert!(kinds(&declined).contains(&"proposed"), "{declined:?}");
+        assert!(
+            common::kinds(&declined).contains(&"proposed"),
+            "{declined:?}"
+        );
         assert!(
             matches!(declined.last(), Some(SearchMessage::Failed { code, .. }) if code == "MATCH_DECLINED"),
             "{declined:?}"
         );
         // The one who accepted is back in the queue, its search still open.
         let requeued = read_until(&mut accepting, true, |m| m.kind() == "requeued").await;
-        assert_eq!(kinds(&requeued).last(), Some(&"requeued"), "{requeued:?}");
+        assert_eq!(
+            common::kinds(&requeued).last(),
+            Some(&"requeued"),
+            "{requeued:?}"
+        );
         assert_eq!(
             backend.ticket(&other.ticket_id).await.unwrap().status,
             "searching"
         );
         accepting.cancel().await.unwrap();
         let seen = read_until(&mut accepting, true, |_| false).await;
-        let k = kinds(&seen);
+        let k = common::kinds(&seen);
         assert_eq!(k.last(), Some(&"cancelled"), "{k:?}");
         assert!(!k.contains(&"matched"), "{k:?}");
     }

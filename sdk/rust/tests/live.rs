@@ -53,10 +53,6 @@ async fn all(mut search: Search) -> Vec<SearchMessage> {
     seen
 }
 
-fn kinds(messages: &[SearchMessage]) -> Vec<&str> {
-    messages.iter().map(SearchMessage::kind).collect()
-}
-
 #[tokio::test]
 async fn two_players_match_over_both_transports_and_the_webhook_verifies() {
     let dev = common::Dev::start();
@@ -95,8 +91,8 @@ async fn two_players_match_over_both_transports_and_the_webhook_verifies() {
     );
     let (a, b) = tokio::join!(all(over_socket), all(over_rest));
     for seen in [&a, &b] {
-        assert_eq!(kinds(seen).first(), Some(&"searching"), "{seen:?}");
-        assert_eq!(kinds(seen).last(), Some(&"matched"), "{seen:?}");
+        assert_eq!(common::kinds(seen).first(), Some(&"searching"), "{seen:?}");
+        assert_eq!(common::kinds(seen).last(), Some(&"matched"), "{seen:?}");
     }
     let (SearchMessage::Matched { match_: ma }, SearchMessage::Matched { match_: mb }) =
         (a.last().unwrap(), b.last().unwrap())
@@ -162,8 +158,8 @@ async fn two_players_match_over_both_transports_and_the_webhook_verifies() {
         .unwrap();
     let (c, d) = tokio::join!(game.search(&cy.token), game.search(&di.token));
     let (c, d) = tokio::join!(all(c.unwrap()), all(d.unwrap()));
-    assert_eq!(kinds(&c).last(), Some(&"matched"), "{c:?}");
-    assert_eq!(kinds(&d).last(), Some(&"matched"), "{d:?}");
+    assert_eq!(common::kinds(&c).last(), Some(&"matched"), "{c:?}");
+    assert_eq!(common::kinds(&d).last(), Some(&"matched"), "{d:?}");
     let (headers, body) = tokio::time::timeout(Duration::from_secs(20), hooks.recv())
         .await
         .unwrap()
@@ -227,7 +223,11 @@ async fn problems_are_typed_and_cancel_works_on_both_transports() {
     assert_eq!(search.next().await.unwrap().unwrap().kind(), "searching");
     search.cancel().await.unwrap();
     let rest_of = all(search).await;
-    assert_eq!(kinds(&rest_of).last(), Some(&"cancelled"), "{rest_of:?}");
+    assert_eq!(
+        common::kinds(&rest_of).last(),
+        Some(&"cancelled"),
+        "{rest_of:?}"
+    );
 
     // Over REST; the same ticket may search again after a cancel.
     let rest = game.with_options(SearchOptions {
@@ -237,7 +237,7 @@ async fn problems_are_typed_and_cancel_works_on_both_transports() {
     let search = rest.search(&ana.token).await.unwrap();
     search.cancel().await.unwrap();
     let seen = all(search).await;
-    assert_eq!(kinds(&seen).last(), Some(&"cancelled"), "{seen:?}");
+    assert_eq!(common::kinds(&seen).last(), Some(&"cancelled"), "{seen:?}");
     assert_eq!(
         backend.ticket(&ana.ticket_id).await.unwrap().status,
         "cancelled"
@@ -278,5 +278,5 @@ async fn the_socket_answers_pings_past_the_pong_timeout() {
         "{seen:?}"
     );
     search.cancel().await.unwrap();
-    assert_eq!(kinds(&all(search).await).last(), Some(&"cancelled"));
+    assert_eq!(common::kinds(&all(search).await).last(), Some(&"cancelled"));
 }

@@ -7,10 +7,7 @@
 mod common;
 
 use futures::StreamExt;
-use matchplane_client::{
-    BackendClient, CreatedTicket, GameClient, NewTicket, Search, SearchMessage, SearchOptions,
-    Transport,
-};
+use matchplane_client::{BackendClient, CreatedTicket, NewTicket, Search, SearchMessage};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -39,17 +36,16 @@ async fn member(
     backend.create_ticket(&ticket).await.unwrap()
 }
 
-fn kinds(seen: &[SearchMessage]) -> Vec<&str> {
-    seen.iter().map(SearchMessage::kind).collect()
-}
-
 /// Every message until the search ends; fails after 15 s.
 async fn until_end(search: &mut Search) -> Vec<SearchMessage> {
     let mut seen = Vec::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
     loop {
         let Ok(next) = tokio::time::timeout_at(deadline, search.next()).await else {
-            panic!("nothing ended the search within 15 s: {:?}", kinds(&seen));
+            panic!(
+                "nothing ended the search within 15 s: {:?}",
+                common::kinds(&seen)
+            );
         };
         let Some(message) = next else { return seen };
         let message = message.unwrap();
@@ -59,15 +55,6 @@ async fn until_end(search: &mut Search) -> Vec<SearchMessage> {
             return seen;
         }
     }
-}
-
-fn clients(dev: &common::Dev) -> (GameClient, GameClient) {
-    let socket = GameClient::new(&dev.base).unwrap();
-    let rest = socket.clone().with_options(SearchOptions {
-        transport: Transport::Rest,
-        poll_interval: Duration::from_millis(500),
-    });
-    (socket, rest)
 }
 
 #[tokio::test]
@@ -81,7 +68,7 @@ async fn the_backend_ends_a_whole_partys_searches_and_each_client_sees_cancelled
     let members = ["ana", "ben"];
     let ana = member(&backend, "sdk-party-end", "ana", "party-1", members).await;
     let ben = member(&backend, "sdk-party-end", "ben", "party-1", members).await;
-    let (socket, rest) = clients(&dev);
+    let (socket, rest) = common::clients(&dev);
     let mut over_socket = socket.search(&ana.token).await.unwrap();
     let mut over_rest = rest.search(&ben.token).await.unwrap();
     // Both searches are live once the socket said `searching` (REST started on `search`).
@@ -103,7 +90,7 @@ async fn the_backend_ends_a_whole_partys_searches_and_each_client_sees_cancelled
     assert_eq!(cancelled, expected);
     let (a, b) = tokio::join!(until_end(&mut over_socket), until_end(&mut over_rest));
     for seen in [&a, &b] {
-        assert_eq!(kinds(seen).last(), Some(&"cancelled"), "{seen:?}");
+        assert_eq!(common::kinds(seen).last(), Some(&"cancelled"), "{seen:?}");
     }
     assert_eq!(
         backend.ticket(&ana.ticket_id).await.unwrap().status,
@@ -136,7 +123,7 @@ async fn a_party_whose_member_never_searches_fails_with_party_incomplete() {
     let mode = "sdk-party-incomplete";
     let cy = member(&backend, mode, "cy", "party-2", ["cy", "di"]).await;
     let ed = member(&backend, mode, "ed", "party-3", ["ed", "fay"]).await;
-    let (socket, rest) = clients(&dev);
+    let (socket, rest) = common::clients(&dev);
     let started = Instant::now();
     let mut over_socket = socket.search(&cy.token).await.unwrap();
     let mut over_rest = rest.search(&ed.token).await.unwrap();

@@ -100,3 +100,23 @@ pub fn duel(name: &str, hook: &str) -> serde_json::Value {
         "webhook": {"url": hook}
     })
 }
+
+/// The kinds of `seen` (`searching`, `status`, …), for failure messages.
+pub fn kinds(seen: &[matchplane_client::SearchMessage]) -> Vec<&str> {
+    seen.iter()
+        .map(matchplane_client::SearchMessage::kind)
+        .collect()
+}
+
+/// Two game clients of `dev`: one over the WebSocket, one polling REST
+/// every 500 ms.
+pub fn clients(dev: &Dev) -> (matchplane_client::GameClient, matchplane_client::GameClient) {
+    let socket = matchplane_client::GameClient::new(&dev.base).unwrap();
+    let rest = socket
+        .clone()
+        .with_options(matchplane_client::SearchOptions {
+            transport: matchplane_client::Transport::Rest,
+            poll_interval: Duration::from_millis(500),
+        });
+    (socket, rest)
+}
