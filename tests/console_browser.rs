@@ -920,28 +920,12 @@ async fn the_console_in_a_real_browser() {
 
     // Two builds at one MMR: the rule keeps them apart, and the live pool's
     // Rules section says so, this cycle and over the last minutes.
-    let builds = vec![
-        search_with(
-            &http,
-            &base,
-            &project,
-            &key,
-            "ruled",
-            "old-build",
-            json!({"mmr": 1500, "build": "1.4"}),
-        )
-        .await,
-        search_with(
-            &http,
-            &base,
-            &project,
-            &key,
-            "ruled",
-            "new-build",
-            json!({"mmr": 1500, "build": "1.5"}),
-        )
-        .await,
-    ];
+    let mut builds = Vec::new();
+    for (player, build) in [("old-build", "1.4"), ("new-build", "1.5")] {
+        let attributes = json!({"mmr": 1500, "build": build});
+        let search = search_with(&http, &base, &project, &key, "ruled", player, attributes);
+        builds.push(search.await);
+    }
     c.nav("Game modes").await;
     c.heading("Game modes").await;
     c.mode_view("ruled", "Live pool").await;
