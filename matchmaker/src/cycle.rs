@@ -35,8 +35,8 @@ pub struct MatchedPlayer {
     pub latency_ms: Option<f64>,
     /// The player's own values of the mode's declared attributes
     /// (docs/rules.md), defaults filled in; empty without declarations.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub attributes: crate::rules::DeclaredValues,
+    #[serde(default, skip_serializing_if = "crate::rules::PlayerValues::is_empty")]
+    pub attributes: crate::rules::PlayerValues,
 }
 
 /// One team of a proposed match.
@@ -217,7 +217,8 @@ pub fn run_cycle(
         ..CycleOutcome::default()
     };
     let found = grouper.found();
-    let mut players = crate::seating::gather(pool, candidates, &formed);
+    let defaults = crate::rules::player_values::defaults_of(config);
+    let mut players = crate::seating::gather(pool, candidates, &formed, &defaults);
     let mut first = 0;
     for f in &formed {
         let seats: usize = f.group.iter().map(|&c| candidates[c].searches.len()).sum();
@@ -239,7 +240,6 @@ pub fn run_cycle(
                 if let Some(t) = &rules {
                     m.attributes = t.match_attributes(&f.group);
                 }
-                crate::rules::value::fill_defaults(config, &mut m);
                 outcome.matches.push(m)
             }
             // Unreachable when a pass admitted the group; kept waiting, never lost.

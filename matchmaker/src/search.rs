@@ -47,9 +47,15 @@ pub struct Search {
     /// When this search started (seconds).
     pub queued_at: f64,
     /// The ticket's values of the mode's declared attributes
-    /// (docs/rules.md), by name; empty in modes that declare none.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub attributes: DeclaredValues,
+    /// (docs/rules.md), by name; empty in modes that declare none. Shared
+    /// with the players of the matches it is seated in (see
+    /// [`crate::rules::PlayerValues`]).
+    #[serde(default, skip_serializing_if = "no_values")]
+    pub attributes: std::sync::Arc<DeclaredValues>,
+}
+
+fn no_values(values: &std::sync::Arc<DeclaredValues>) -> bool {
+    values.is_empty()
 }
 
 impl Search {
@@ -72,7 +78,7 @@ impl Search {
             ping_ms: None,
             latencies: attributes.latencies.clone(),
             queued_at,
-            attributes: attributes.declared.clone(),
+            attributes: std::sync::Arc::new(attributes.declared.clone()),
         }
     }
 
@@ -101,7 +107,7 @@ impl Search {
             ping_ms: None,
             latencies: None,
             queued_at,
-            attributes: DeclaredValues::new(),
+            attributes: Default::default(),
         }
     }
 }

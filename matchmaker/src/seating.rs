@@ -42,18 +42,24 @@ pub struct Gathered {
     mmr: Option<f64>,
     ping_ms: Option<f64>,
     queued_at: f64,
-    attributes: crate::rules::DeclaredValues,
+    attributes: crate::rules::PlayerValues,
 }
 
 /// Every player of `formed`, group after group (each group's candidates
-/// in order, each candidate's searches in order), as [`seat`] takes them.
+/// in order, each candidate's searches in order), as [`seat`] takes them;
+/// `defaults` are the mode's attribute defaults, shared by every player.
 ///
 /// The pool is read once in its own order rather than group by group: a
 /// group's players sit anywhere in the pool, and each one's ids are
 /// reference-counted strings whose clone writes to their allocation, so
 /// reading them in group order was a cache miss per id that nothing could
 /// overlap once the pool outgrows the caches.
-pub fn gather(pool: &[Search], candidates: &[Candidate], formed: &[Formed]) -> Vec<Gathered> {
+pub fn gather(
+    pool: &[Search],
+    candidates: &[Candidate],
+    formed: &[Formed],
+    defaults: &std::sync::Arc<crate::rules::DeclaredValues>,
+) -> Vec<Gathered> {
     const NONE: u32 = u32::MAX;
     let mut slot_of = vec![NONE; pool.len()];
     let mut slots = 0usize;
@@ -77,7 +83,7 @@ pub fn gather(pool: &[Search], candidates: &[Candidate], formed: &[Formed]) -> V
                 mmr: s.mmr,
                 ping_ms: s.ping_ms,
                 queued_at: s.queued_at,
-                attributes: s.attributes.clone(),
+                attributes: crate::rules::PlayerValues::new(s.attributes.clone(), defaults.clone()),
             };
         }
     }

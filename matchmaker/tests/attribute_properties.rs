@@ -184,8 +184,16 @@ fn sides_of<'a>(players: impl Iterator<Item = &'a MatchedPlayer>) -> Vec<Side> {
             }
             Side {
                 wait: members.iter().map(|p| p.wait_seconds).fold(0.0, f64::max),
-                build: text(&members[0].attributes["build"]),
-                pool: text(&members[0].attributes["pool"]),
+                build: members[0]
+                    .attributes
+                    .get("build")
+                    .map(text)
+                    .unwrap_or_default(),
+                pool: members[0]
+                    .attributes
+                    .get("pool")
+                    .map(text)
+                    .unwrap_or_default(),
                 maps,
                 level,
                 blocked,
@@ -324,7 +332,7 @@ proptest! {
         let mut members: Vec<RosterMember> = build_pool(&roster)
             .into_iter()
             .enumerate()
-            .map(|(i, s)| RosterMember { player_id: format!("p{}-0", 30 + i), attributes: s.attributes })
+            .map(|(i, s)| RosterMember { player_id: format!("p{}-0", 30 + i), attributes: (*s.attributes).clone() })
             .collect();
         members.extend((0..strangers).map(|i| RosterMember {
             player_id: format!("p{}-0", 35 + i),

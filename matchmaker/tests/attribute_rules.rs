@@ -135,8 +135,8 @@ fn builds_never_mix_and_the_match_carries_what_everyone_shares() {
         .find(|p| p.player_id == "a")
         .unwrap();
     assert_eq!(
-        a.attributes["pool"],
-        AttributeValue::Text("crossplay".into())
+        a.attributes.get("pool"),
+        Some(&AttributeValue::Text("crossplay".into()))
     );
     // b and d share a build but no map.
     let waiting: Vec<&WaitingReason> = out.waiting.iter().map(|w| &w.reason).collect();
@@ -300,7 +300,7 @@ fn twenty_builds_partition_the_pool_and_match_within_each() {
             .teams
             .iter()
             .flat_map(|t| &t.players)
-            .map(|p| format!("{:?}", p.attributes["build"]))
+            .map(|p| format!("{:?}", p.attributes.get("build")))
             .collect();
         assert_eq!(builds.len(), 1);
     }

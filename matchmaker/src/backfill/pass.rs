@@ -224,7 +224,7 @@ fn team(
                 ping_ms: s.ping_ms,
                 wait_seconds: (now - s.queued_at).max(0.0),
                 latency_ms: backfill.region.as_ref().and_then(|r| latency_to(s, r)),
-                attributes: s.attributes.clone(),
+                attributes: crate::rules::PlayerValues::own(s.attributes.clone()),
             }
         })
         .collect();

@@ -31,6 +31,7 @@ use crate::teams::can_pack;
 use crate::tolerance::fits;
 
 mod fifo;
+mod indexed;
 mod regional;
 mod rules;
 
@@ -260,7 +261,9 @@ impl<'a> Grouper<'a> {
     /// group's seats never exceed their sum). The anchor must be unmatched.
     pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
         let size: u32 = caps.iter().sum();
-        let attempt = if let Some(l) = self.rules.partition_list() {
+        let attempt = if let Some(full) = self.grow_indexed(anchor, caps, size) {
+            full
+        } else if let Some(l) = self.rules.partition_list() {
             self.grow_partitioned(anchor, caps, size, l)
         } else if self.fifo {
             self.grow_fifo(anchor, caps, size, 0)
@@ -295,6 +298,9 @@ impl<'a> Grouper<'a> {
             }
             // And a partition's list its candidates (see `with_rules`).
             if let Some(l) = self.rules.partition_list() {
+                self.lists[l].unlink(m);
+            }
+            if let Some(l) = self.index_list() {
                 self.lists[l].unlink(m);
             }
         }

@@ -28,6 +28,11 @@ pub(super) struct RuleState<'a> {
     /// Index in `Grouper::lists` of the list of every partition, one
     /// segment after another, when partitioned.
     partition_base: Option<usize>,
+    /// Where each partition's segment starts in that list, and one past
+    /// the last (`[0, n]` unpartitioned).
+    pub(super) partition_starts: Vec<usize>,
+    /// The bucket index over a `distance` rule (`indexed.rs`).
+    pub(super) index: Option<super::indexed::Index>,
 }
 
 impl RuleState<'_> {
@@ -63,6 +68,18 @@ impl RuleState<'_> {
                 false
             }
         }
+    }
+
+    /// Whether `x` fits the group on every rule, counting nothing (the
+    /// indexed walk's check).
+    pub(super) fn admits(&self, x: usize) -> bool {
+        self.table.is_none_or(|t| self.group.admits(t, x).is_ok())
+    }
+
+    /// The group's window on `distance` rule `k` (see
+    /// [`GroupRules::window`]).
+    pub(super) fn window(&self, k: usize) -> Option<(f64, f64)> {
+        self.group.window(k)
     }
 
     /// Adds the admitted `x` to the group's state.
@@ -127,6 +144,12 @@ impl<'a> Grouper<'a> {
             for &c in &self.lists[0].order {
                 orders[t.partition(c) as usize].push(c);
             }
+            let mut at = 0;
+            for o in &orders {
+                self.rules.partition_starts.push(at);
+                at += o.len();
+            }
+            self.rules.partition_starts.push(at);
             let order: Vec<usize> = orders.into_iter().flatten().collect();
             let mut list = List::new(self.candidates, self.values, self.ranges, order);
             for (slot, &c) in list.slots.iter_mut().zip(&list.order) {
@@ -134,6 +157,12 @@ impl<'a> Grouper<'a> {
             }
             self.rules.partition_base = Some(self.lists.len());
             self.lists.push(list);
+        }
+        if self.rules.partition_starts.is_empty() {
+            self.rules.partition_starts = vec![0, n];
+        }
+        if self.regions.is_none() && !self.fifo {
+            self.build_index(t);
         }
         self
     }

@@ -234,6 +234,15 @@ impl GroupRules {
         Ok(())
     }
 
+    /// The values a joiner may hold on `distance` rule `k` by every
+    /// member's own `max` (`None` for another kind of rule).
+    pub fn window(&self, k: usize) -> Option<(f64, f64)> {
+        match self.states.get(k) {
+            Some(State::Distance { lo, hi, .. }) => Some((*lo, *hi)),
+            _ => None,
+        }
+    }
+
     /// Adds candidate `x` (admitted) to the group's state.
     pub fn join(&mut self, t: &RuleTable<'_>, x: usize) {
         for (col, st) in t.columns.iter().zip(self.states.iter_mut()) {
@@ -273,8 +282,11 @@ impl GroupRules {
                         players: g,
                     },
                 ) => {
-                    avoided.extend_from_slice(&avoids[x]);
-                    avoided.sort_unstable();
+                    // Both sorted: insert in place rather than sort again.
+                    for h in avoids[x].iter() {
+                        let at = avoided.partition_point(|v| v < h);
+                        avoided.insert(at, *h);
+                    }
                     g.extend_from_slice(&players[x]);
                 }
                 _ => {}

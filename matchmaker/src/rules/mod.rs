@@ -9,11 +9,13 @@
 //!   consults wherever it already decides who may join (the cycle, relaxed
 //!   shapes, bots, preview and `simulate` all go through it), and the
 //!   backfill pass for a fill against a roster;
-//! - [`roster`]: a backfill roster's values for the rules.
+//! - [`roster`]: a backfill roster's values for the rules;
+//! - [`player_values`]: a matched player's values, defaults shared.
 
 pub mod check;
 pub mod declare;
 pub mod group;
+pub mod player_values;
 pub mod roster;
 pub mod table;
 pub mod value;
@@ -23,6 +25,7 @@ pub use declare::{
     Version,
 };
 pub use group::GroupRules;
+pub use player_values::PlayerValues;
 pub use roster::{RosterMember, RosterValues};
 pub use table::RuleTable;
 pub use value::{AttributeValue, DeclaredValues};

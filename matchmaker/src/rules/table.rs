@@ -11,7 +11,7 @@
 //! candidates the walk never reaches.
 
 use super::declare::{Declaration, NumberParty, Rule, SetParty, Version};
-use super::value::{effective, AttributeValue};
+use super::value::{by_declaration, effective, AttributeValue};
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
 use crate::search::Search;
@@ -87,20 +87,31 @@ impl<'c> RuleTable<'c> {
         }
         let declarations = config.attributes.as_ref()?;
         let n = candidates.len();
+        // Every search's value of every declaration (`None`: left out), in
+        // one pass over each search's values rather than a lookup per rule.
+        let nd = declarations.len();
+        let mut own: Vec<Option<&AttributeValue>> = vec![None; pool.len() * nd];
+        for c in candidates {
+            for &i in &c.searches {
+                let row = &mut own[i * nd..(i + 1) * nd];
+                for (slot, (_, _, v)) in row
+                    .iter_mut()
+                    .zip(by_declaration(&pool[i].attributes, declarations))
+                {
+                    *slot = v;
+                }
+            }
+        }
         let mut columns = Vec::with_capacity(config.rules.len());
         for rule in &config.rules {
+            let d = declarations.keys().position(|k| k == rule.attribute())?;
             let declaration = declarations.get(rule.attribute())?;
             let default = effective(declaration, None);
             // Each member's value or the default, by reference: no copy.
             let read = |c: &Candidate| -> SmallVec<[Option<&AttributeValue>; 4]> {
                 c.searches
                     .iter()
-                    .map(|&i| {
-                        pool[i]
-                            .attributes
-                            .get(rule.attribute())
-                            .or(default.as_ref())
-                    })
+                    .map(|&i| own[i * nd + d].or(default.as_ref()))
                     .collect()
             };
             let column = match rule {
@@ -230,6 +241,19 @@ impl<'c> RuleTable<'c> {
     /// How many partitions there are (1 without `equal` rules).
     pub fn partitions(&self) -> u32 {
         self.partitions
+    }
+
+    /// Each `distance` rule's values and every candidate's current `max`
+    /// (the grouper's index over the most selective one, see
+    /// `grouping/indexed.rs`), by rule index.
+    pub(crate) fn distance_columns(&self) -> impl Iterator<Item = (usize, &[f64], &[f64])> {
+        self.columns
+            .iter()
+            .enumerate()
+            .filter_map(|(k, col)| match col {
+                Column::Distance { value, max } => Some((k, value.as_slice(), max.as_slice())),
+                _ => None,
+            })
     }
 
     /// Whether some `equal` rule is off for candidate `c`.

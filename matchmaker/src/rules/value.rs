@@ -112,10 +112,13 @@ pub fn recheck_declared(
     let Some(declarations) = declarations else {
         return Ok(());
     };
-    for (name, declaration) in declarations {
-        match values.get(name) {
+    for (name, declaration, value) in by_declaration(values, declarations) {
+        match value {
             None if !declaration.has_default() => return Err(required(name)),
             None => {}
+            // The field is worded only on a failure: this runs for every
+            // live search at every cycle.
+            Some(value) if typed_ok(declaration, value) => {}
             Some(value) => {
                 if let Err(e) = check_typed(declaration, value, &format!("attributes.{name}")) {
                     return Err(FieldError::new(
@@ -131,6 +134,51 @@ pub fn recheck_declared(
         }
     }
     Ok(())
+}
+
+/// Each declaration in name order with the value `values` holds for it:
+/// one pass over both sorted maps instead of a lookup per declaration
+/// (this runs for every live search at every cycle).
+pub fn by_declaration<'a>(
+    values: &'a DeclaredValues,
+    declarations: &'a Declarations,
+) -> impl Iterator<Item = (&'a String, &'a Declaration, Option<&'a AttributeValue>)> {
+    let mut own = values.iter().peekable();
+    declarations.iter().map(move |(name, declaration)| {
+        while own.peek().is_some_and(|(k, _)| k.as_str() < name.as_str()) {
+            own.next();
+        }
+        let value = own
+            .peek()
+            .filter(|(k, _)| k.as_str() == name.as_str())
+            .map(|(_, v)| *v);
+        (name, declaration, value)
+    })
+}
+
+/// Whether [`check_typed`] takes `value`, without wording any error.
+fn typed_ok(declaration: &Declaration, value: &AttributeValue) -> bool {
+    let text_ok = |text: &str, values: Option<&[String]>| {
+        !text.is_empty()
+            && text.len() <= MAX_TEXT_BYTES
+            && values.is_none_or(|values| values.iter().any(|v| v == text))
+    };
+    match (declaration, value) {
+        (Declaration::String { values, .. }, AttributeValue::Text(text)) => {
+            text_ok(text, values.as_deref())
+        }
+        (Declaration::Number { min, max, .. }, AttributeValue::Number(n)) => {
+            n.is_finite() && !min.is_some_and(|m| *n < m) && !max.is_some_and(|m| *n > m)
+        }
+        (Declaration::StringSet { values, .. }, AttributeValue::Set(items)) => {
+            items.len() <= MAX_SET_ENTRIES
+                && items.iter().all(|item| text_ok(item, values.as_deref()))
+        }
+        (Declaration::PlayerSet { .. }, AttributeValue::Set(items)) => {
+            items.len() <= MAX_PLAYER_SET
+        }
+        _ => false,
+    }
 }
 
 /// The value a candidate holds for `declaration`: its own, else the
@@ -301,23 +349,6 @@ pub fn check_arrival(
     {
         Some((name, _)) => Err(required(name)),
         None => Ok(()),
-    }
-}
-
-/// Adds each declaration's `default` to the attributes of every player of
-/// `m` who left it out, so a match says every player's values.
-pub fn fill_defaults(config: &crate::config::GameModeConfig, m: &mut crate::cycle::ProposedMatch) {
-    let Some(declarations) = &config.attributes else {
-        return;
-    };
-    for player in m.teams.iter_mut().flat_map(|t| t.players.iter_mut()) {
-        for (name, declaration) in declarations {
-            if !player.attributes.contains_key(name) {
-                if let Some(v) = effective(declaration, None) {
-                    player.attributes.insert(name.clone(), v);
-                }
-            }
-        }
     }
 }
 

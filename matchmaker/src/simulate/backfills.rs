@@ -124,7 +124,7 @@ impl Backfiller {
                 self.where_is.insert(p.player_id.to_string(), index);
                 players.push((p.player_id.to_string(), p.mmr));
                 if !p.attributes.is_empty() {
-                    values.insert(p.player_id.to_string(), p.attributes.clone());
+                    values.insert(p.player_id.to_string(), p.attributes.to_values());
                 }
                 pings.extend(p.ping_ms);
                 if let (Some(mmr), Some(mean)) = (p.mmr, mean) {
@@ -265,7 +265,7 @@ impl Backfiller {
                     if !p.attributes.is_empty() {
                         running
                             .values
-                            .insert(p.player_id.to_string(), p.attributes.clone());
+                            .insert(p.player_id.to_string(), p.attributes.to_values());
                     }
                     self.where_is.insert(p.player_id.to_string(), index);
                     players.push(p.player_id.to_string());

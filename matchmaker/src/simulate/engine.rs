@@ -119,7 +119,7 @@ fn run_inner(
                         ping_ms: *ping_ms,
                         latencies: latencies.clone(),
                         queued_at: *at,
-                        attributes: attributes.clone(),
+                        attributes: std::sync::Arc::new(attributes.clone()),
                     });
                     if let Some(d) = data {
                         data_of.insert(player_id.clone(), d.clone());

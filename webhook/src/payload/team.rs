@@ -179,7 +179,7 @@ impl From<&MatchedPlayer> for Player {
             data: None,
             backfill: false,
             left: false,
-            attributes: player.attributes.clone(),
+            attributes: player.attributes.to_values(),
         }
     }
 }

@@ -1,0 +1,393 @@
+//! An index over the most selective `distance` rule (docs/rules.md,
+//! "Cost"), so that a walk by closeness skips the candidates that rule
+//! would turn away instead of reading each one.
+//!
+//! The candidates of each partition (over the `equal` rules) are cut into
+//! buckets of the rule's value (say levels 1-10, 11-20, …), each a segment
+//! of one list in closeness order. An anchor walks only the buckets its
+//! own `max` reaches, merging their segments by closeness: it meets the
+//! same candidates in the same order as the walk over its whole partition
+//! would, less those outside its reach, which every rule check refuses.
+//! So a try that fills forms exactly the group the partition walk forms.
+//!
+//! That fast walk is quiet (it counts no rule's refusals): a try it
+//! leaves short is run again the full way, which says why the anchor
+//! waits and counts what each rule turned away (`ruleTurnedAway` counts
+//! the tries that stayed short).
+
+use super::{Attempt, Grouper, List, Slot, NONE};
+use crate::rules::RuleTable;
+use crate::tolerance::fits;
+use smallvec::SmallVec;
+
+/// Most buckets per partition: beyond that a bucket is widened.
+const MAX_BUCKETS: f64 = 64.0;
+/// Slack on bucket bounds, above the rule checks' own 1e-9.
+const EDGE: f64 = 1e-6;
+
+/// The bucket index of one cycle.
+#[derive(Debug)]
+pub(super) struct Index {
+    /// Index in `Grouper::lists` of the list of every segment.
+    list: usize,
+    /// The `distance` rule indexed: its index, values and each
+    /// candidate's current `max`.
+    rule: usize,
+    values: Vec<f64>,
+    maxes: Vec<f64>,
+    low: f64,
+    width: f64,
+    buckets: u32,
+    /// Start of each segment (`partition * buckets + bucket`) in the list's
+    /// positions, and one past the last.
+    starts: Vec<usize>,
+}
+
+impl Index {
+    fn bucket(&self, v: f64) -> u32 {
+        let b = ((v - self.low) / self.width).floor();
+        if b <= 0.0 {
+            0
+        } else {
+            (b as u32).min(self.buckets - 1)
+        }
+    }
+}
+
+/// The `distance` rule whose reach is the smallest share of its values'
+/// spread, with that spread; `None` when no rule would narrow a walk
+/// (no `distance` rule, or values that are not all numbers).
+fn choose(t: &RuleTable<'_>) -> Option<(usize, Vec<f64>, Vec<f64>, f64, f64)> {
+    let mut best: Option<(f64, usize)> = None;
+    let mut spans = Vec::new();
+    for (k, values, maxes) in t.distance_columns() {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in values {
+            lo = lo.min(*v);
+            hi = hi.max(*v);
+        }
+        let reach = maxes.iter().copied().fold(f64::INFINITY, f64::min);
+        if !(lo.is_finite() && hi.is_finite() && reach.is_finite())
+            || values.iter().any(|v| v.is_nan())
+        {
+            continue;
+        }
+        let share = (2.0 * reach) / (hi - lo).max(f64::MIN_POSITIVE);
+        if share < 0.5 && best.is_none_or(|(s, _)| share < s) {
+            best = Some((share, k));
+        }
+        spans.push((k, lo, hi, reach));
+    }
+    let (_, k) = best?;
+    let (_, lo, hi, reach) = spans.into_iter().find(|s| s.0 == k)?;
+    let (_, values, maxes) = t.distance_columns().find(|c| c.0 == k)?;
+    // Half the narrowest reach: a window of width 2 * max spans four or
+    // five buckets, most of whose candidates it holds.
+    let width = (reach / 2.0)
+        .max((hi - lo) / MAX_BUCKETS)
+        .max(f64::MIN_POSITIVE);
+    Some((k, values.to_vec(), maxes.to_vec(), lo, width))
+}
+
+impl<'a> Grouper<'a> {
+    /// Builds the bucket index (see the module's comment) over list 0's
+    /// order; nothing when no `distance` rule narrows a walk.
+    pub(super) fn build_index(&mut self, t: &RuleTable<'_>) {
+        let Some((rule, values, maxes, low, width)) = choose(t) else {
+            return;
+        };
+        let buckets = (((values.iter().copied().fold(low, f64::max) - low) / width).floor() as u32)
+            .saturating_add(1)
+            .min(MAX_BUCKETS as u32 + 1);
+        let mut index = Index {
+            list: self.lists.len(),
+            rule,
+            values,
+            maxes,
+            low,
+            width,
+            buckets,
+            starts: Vec::new(),
+        };
+        let segments = t.partitions() as usize * buckets as usize;
+        let segment = |c: usize| {
+            t.partition(c) as usize * buckets as usize + index.bucket(index.values[c]) as usize
+        };
+        let mut orders: Vec<Vec<usize>> = vec![Vec::new(); segments];
+        for &c in &self.lists[0].order {
+            orders[segment(c)].push(c);
+        }
+        let mut starts = Vec::with_capacity(segments + 1);
+        let mut at = 0;
+        for o in &orders {
+            starts.push(at);
+            at += o.len();
+        }
+        starts.push(at);
+        let order: Vec<usize> = orders.into_iter().flatten().collect();
+        let mut list = List::new(self.candidates, self.values, self.ranges, order);
+        for (slot, &c) in list.slots.iter_mut().zip(&list.order) {
+            slot.part = segment(c) as u32;
+        }
+        index.starts = starts;
+        self.lists.push(list);
+        self.rules.index = Some(index);
+    }
+
+    /// The index's list, when there is one.
+    pub(super) fn index_list(&self) -> Option<usize> {
+        self.rules.index.as_ref().map(|i| i.list)
+    }
+
+    /// A try over the anchor's buckets only (see the module's comment):
+    /// the full group, or `None` when it stays short (or there is no
+    /// index), for the caller to try the full way.
+    pub(super) fn grow_indexed(
+        &mut self,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+    ) -> Option<Attempt> {
+        let index = self.rules.index.take()?;
+        let attempt = self.walk_indexed(&index, anchor, caps, size);
+        self.rules.index = Some(index);
+        attempt
+    }
+
+    fn walk_indexed(
+        &mut self,
+        ix: &Index,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+    ) -> Option<Attempt> {
+        let list = std::mem::take(&mut self.lists[ix.list]);
+        let attempt = self.walk_segments(ix, &list, anchor, caps, size);
+        self.lists[ix.list] = list;
+        attempt
+    }
+
+    fn walk_segments(
+        &mut self,
+        ix: &Index,
+        list: &List,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+    ) -> Option<Attempt> {
+        let (order, slots) = (&list.order, &list.slots);
+        let (va, ra) = (self.values[anchor], self.ranges[anchor]);
+        let (level, reach) = (ix.values[anchor], ix.maxes[anchor]);
+        if !(level.is_finite() && reach.is_finite()) {
+            return None;
+        }
+        let anchor_pos = list.pos[anchor];
+        let own = slots[anchor_pos].part as usize;
+        let first = own - own % ix.buckets as usize;
+        let (b_lo, b_hi) = (
+            ix.bucket(level - reach - EDGE),
+            ix.bucket(level + reach + EDGE),
+        );
+        // Per bucket reached, the nearest unmatched candidate on each side
+        // of the anchor by closeness (value, then wait order, as the list).
+        let key = |p: usize| (slots[p].value, order[p]);
+        let mut lefts: SmallVec<[usize; 8]> = SmallVec::new();
+        let mut rights: SmallVec<[usize; 8]> = SmallVec::new();
+        for b in b_lo..=b_hi {
+            let seg = first + b as usize;
+            let (s, e) = (ix.starts[seg], ix.starts[seg + 1]);
+            if seg == own {
+                lefts.push(self.alive_back(list, list.prev[anchor_pos], seg));
+                rights.push(self.alive_on(list, list.next[anchor_pos], seg));
+                continue;
+            }
+            if s == e {
+                continue;
+            }
+            // First position whose key is past the anchor's.
+            let (mut q, mut hi) = (s, e);
+            while q < hi {
+                let mid = q + (hi - q) / 2;
+                if key(mid) < (va, anchor) {
+                    q = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lefts.push(if q > s {
+                self.alive_back(list, q - 1, seg)
+            } else {
+                NONE
+            });
+            rights.push(if q < e {
+                self.alive_on(list, q, seg)
+            } else {
+                NONE
+            });
+        }
+        lefts.retain(|p| *p != NONE);
+        rights.retain(|p| *p != NONE);
+
+        let mut group = vec![anchor];
+        let mut joined: Vec<(f64, f64)> = Vec::with_capacity(size as usize);
+        self.sizes.clear();
+        self.sizes.push(self.candidates[anchor].seats);
+        self.rules.start(anchor);
+        let mut seats = self.candidates[anchor].seats;
+        let distance = |p: usize| (slots[p].value - va).abs();
+        while seats < size {
+            // Each side's nearest head: the largest key on the left, the
+            // smallest on the right.
+            let by_key = |a: &(usize, &usize), b: &(usize, &usize)| {
+                key(*a.1)
+                    .partial_cmp(&key(*b.1))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            };
+            let left = lefts
+                .iter()
+                .enumerate()
+                .max_by(by_key)
+                .map(|(i, p)| (i, *p));
+            let right = rights
+                .iter()
+                .enumerate()
+                .min_by(by_key)
+                .map(|(i, p)| (i, *p));
+            let (take_left, (i, p)) = match (left, right) {
+                (None, None) => break,
+                (None, Some(r)) => (false, r),
+                (Some(l), None) => (true, l),
+                (Some(l), Some(r)) => {
+                    let (dl, dr) = (distance(l.1), distance(r.1));
+                    if dl < dr || (dl == dr && self.run_top(order[l.1], anchor) < order[r.1]) {
+                        (true, l)
+                    } else {
+                        (false, r)
+                    }
+                }
+            };
+            if distance(p) > ra + 1e-9 {
+                // Nobody further on this side can fit the anchor.
+                if take_left {
+                    lefts.clear();
+                } else {
+                    rights.clear();
+                }
+                continue;
+            }
+            let seg = slots[p].part as usize;
+            if take_left {
+                let next = self.alive_back(list, list.prev[p], seg);
+                if next == NONE {
+                    lefts.swap_remove(i);
+                } else {
+                    lefts[i] = next;
+                }
+            } else {
+                let next = self.alive_on(list, list.next[p], seg);
+                if next == NONE {
+                    rights.swap_remove(i);
+                } else {
+                    rights[i] = next;
+                }
+            }
+            let Slot {
+                value: vx,
+                range: rx,
+                seats: joiner,
+                ..
+            } = slots[p];
+            if !fits(va, ra, vx, rx) || !joined.iter().all(|&(vm, rm)| fits(vm, rm, vx, rx)) {
+                continue;
+            }
+            let x = order[p];
+            if !self.rules.admits(x) {
+                continue;
+            }
+            if self.admits(caps, size, seats, joiner).is_ok() {
+                self.rules.join(x);
+                group.push(x);
+                joined.push((vx, rx));
+                self.sizes.push(joiner);
+                seats += joiner;
+                // The group's window narrows: drop the buckets it left.
+                if let Some((lo, hi)) = self.rules.window(ix.rule) {
+                    let (b_lo, b_hi) = (ix.bucket(lo - EDGE), ix.bucket(hi + EDGE));
+                    let outside = |p: &usize| {
+                        let b = (slots[*p].part % ix.buckets) as u32;
+                        b < b_lo || b > b_hi
+                    };
+                    lefts.retain(|p| !outside(p));
+                    rights.retain(|p| !outside(p));
+                }
+            }
+        }
+        (seats == size).then_some(Attempt {
+            group,
+            seats,
+            short: None,
+        })
+    }
+
+    /// On a tie in distance between the two sides, the walk over the whole
+    /// partition compares its own left head, which may be a candidate this
+    /// walk skips: the first of the unmatched candidates left of the
+    /// anchor with `x`'s value, which has the highest wait order among
+    /// them (the list orders equal values by wait order). Taking the left
+    /// side exactly when that one's wait order is below the right head's
+    /// gives the whole walk's order.
+    fn run_top(&self, x: usize, anchor: usize) -> usize {
+        let list = &self.lists[self.rules.partition_list().unwrap_or(0)];
+        let starts = &self.rules.partition_starts;
+        let p = list.pos[x];
+        let part = list.slots[p].part as usize;
+        let value = list.slots[p].value;
+        // The run ends at the first key past `value`'s, or at the anchor.
+        let bound = if value == self.values[anchor] {
+            (value, anchor)
+        } else {
+            (value, usize::MAX)
+        };
+        let (mut q, mut hi) = (p, starts[part + 1]);
+        while q < hi {
+            let mid = q + (hi - q) / 2;
+            if (list.slots[mid].value, list.order[mid]) < bound {
+                q = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        match self.alive_back(list, q - 1, part) {
+            NONE => x,
+            top => list.order[top],
+        }
+    }
+
+    /// From position `p` leftwards, the first unmatched candidate's
+    /// position within segment `seg`, or `NONE`. A matched candidate's
+    /// links still lead to where it was unlinked, so the chain ends.
+    fn alive_back(&self, list: &List, mut p: usize, seg: usize) -> usize {
+        while p != NONE && list.slots[p].part as usize == seg {
+            if !self.matched[list.order[p]] {
+                return p;
+            }
+            p = list.prev[p];
+        }
+        NONE
+    }
+
+    /// As [`Grouper::alive_back`], rightwards.
+    fn alive_on(&self, list: &List, mut p: usize, seg: usize) -> usize {
+        while p != NONE && list.slots[p].part as usize == seg {
+            if !self.matched[list.order[p]] {
+                return p;
+            }
+            p = list.next[p];
+        }
+        NONE
+    }
+}
+
+#[cfg(test)]
+#[path = "indexed_tests.rs"]
+mod tests;
