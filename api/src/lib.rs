@@ -25,6 +25,7 @@ pub mod idempotency;
 pub mod key_usage;
 pub mod observe;
 pub mod openapi;
+pub mod params;
 pub mod play;
 pub mod preconditions;
 pub mod problem;

@@ -112,8 +112,8 @@ pub struct ResultApplied {
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
     /// Rows per page, 1..=200 (default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u32>,
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 200)]
+    pub limit: Option<crate::params::PageLimit>,
     /// `nextCursor` of the previous page.
     #[param(pattern = "^[0-9]{1,18}$")]
     pub cursor: Option<String>,
@@ -346,7 +346,7 @@ pub async fn leaderboard(
     ApiQuery(query): ApiQuery<LeaderboardQuery>,
 ) -> Result<Json<LeaderboardPage>, ApiError> {
     let (mode, config) = rated_mode(&state, &project_id, &name).await?;
-    let limit = super::page_limit(query.limit.map(u64::from))?;
+    let limit = crate::params::PageLimit::or_default(query.limit);
     let offset: usize = match &query.cursor {
         None => 0,
         Some(c) => c.parse().map_err(|_| {

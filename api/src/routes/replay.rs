@@ -49,8 +49,10 @@ pub const GUARD_WINDOW: TimeDelta = TimeDelta::hours(1);
 #[serde(rename_all = "camelCase")]
 pub struct WindowQuery {
     /// Start of the window (RFC 3339, included); default `to` minus one hour.
+    #[serde(default, deserialize_with = "crate::params::date_time")]
     pub from: Option<DateTime<Utc>>,
     /// End of the window (RFC 3339, excluded); default now.
+    #[serde(default, deserialize_with = "crate::params::date_time")]
     pub to: Option<DateTime<Utc>>,
 }
 
