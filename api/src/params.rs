@@ -262,9 +262,8 @@ impl<'de> Deserializer<'de> for Text<'_> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, QueryError> {
-        IntoDeserializer::<QueryError>::into_deserializer(self.0).deserialize_enum(
-            name, variants, visitor,
-        )
+        IntoDeserializer::<QueryError>::into_deserializer(self.0)
+            .deserialize_enum(name, variants, visitor)
     }
 
     serde::forward_to_deserialize_any! {
@@ -303,8 +302,14 @@ impl<'de> Deserialize<'de> for PageLimit {
         let text = Cow::<str>::deserialize(deserializer)?;
         match text.parse::<u64>() {
             Ok(n) if (1..=MAX_PAGE_LIMIT).contains(&n) => Ok(Self(n)),
-            Ok(n) => Err(de::Error::invalid_value(Unexpected::Unsigned(n), &Rule(Self::RULE))),
-            Err(_) => Err(de::Error::invalid_value(Unexpected::Str(&text), &Rule(Self::RULE))),
+            Ok(n) => Err(de::Error::invalid_value(
+                Unexpected::Unsigned(n),
+                &Rule(Self::RULE),
+            )),
+            Err(_) => Err(de::Error::invalid_value(
+                Unexpected::Str(&text),
+                &Rule(Self::RULE),
+            )),
         }
     }
 }
@@ -329,8 +334,14 @@ impl<'de> Deserialize<'de> for BucketSeconds {
         let text = Cow::<str>::deserialize(deserializer)?;
         match text.parse::<i64>() {
             Ok(n) if (60..=86_400).contains(&n) && n % 60 == 0 => Ok(Self(n)),
-            Ok(n) => Err(de::Error::invalid_value(Unexpected::Signed(n), &Rule(Self::RULE))),
-            Err(_) => Err(de::Error::invalid_value(Unexpected::Str(&text), &Rule(Self::RULE))),
+            Ok(n) => Err(de::Error::invalid_value(
+                Unexpected::Signed(n),
+                &Rule(Self::RULE),
+            )),
+            Err(_) => Err(de::Error::invalid_value(
+                Unexpected::Str(&text),
+                &Rule(Self::RULE),
+            )),
         }
     }
 }

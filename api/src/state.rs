@@ -2,9 +2,9 @@
 //! operator's settings, parsed once at start-up.
 
 use crate::auth::KeyCache;
+use crate::play::ratings::StoredRatings;
 use crate::play::{Play, PlaySettings};
 use crate::rate_limit::{PreviewGate, ProjectLimiter};
-use crate::play::ratings::StoredRatings;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
@@ -119,9 +119,7 @@ impl AppState {
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::counting(ops.requests_limited.clone())),
-            preview: Arc::new(PreviewGate::counting(
-                ops.previews_limited.clone(),
-            )),
+            preview: Arc::new(PreviewGate::counting(ops.previews_limited.clone())),
             recorder: Arc::new(recorder),
             request_metrics: Arc::default(),
             ops: Arc::new(ops),

@@ -127,7 +127,10 @@ pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
     refuse_repeated_query(query)?;
     crate::params::from_query(query).map_err(|error| {
         let field = error.field.as_deref().unwrap_or("$");
-        let value = error.shows_value.then_some(error.value.as_deref()).flatten();
+        let value = error
+            .shows_value
+            .then_some(error.value.as_deref())
+            .flatten();
         query_invalid(field, &error.rule, value)
     })
 }

@@ -28,9 +28,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, TimeDelta, Utc};
-use matchplane_matchmaker::simulate::{
-    compare_bounded, Comparison, Event, Scenario,
-};
+use matchplane_matchmaker::simulate::{compare_bounded, Comparison, Event, Scenario};
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig, Party, Tier};
 use matchplane_store::entities::search_recording;
 use matchplane_store::repos::game_modes;
