@@ -1,9 +1,10 @@
 //! What every request goes through, as one middleware: its metrics and log
-//! line ([`crate::observe`]), `Idempotency-Key` replays
-//! ([`crate::idempotency`]) and the problem safety net
-//! ([`crate::problem::safety_net`]). One layer instead of three: each axum
-//! `from_fn` layer costs a boxed future and a clone of the inner service per
-//! request, and ticket generation is a hot path (docs/performance.md).
+//! line ([`crate::observe`]), the refusal of a NUL in the URI and the
+//! problem safety net ([`crate::problem::safety_net`]). One layer instead of
+//! three: each axum `from_fn` layer costs a boxed future and a clone of the
+//! inner service per request, and ticket generation is a hot path
+//! (docs/performance.md). `Idempotency-Key` is a layer of the creating
+//! routes alone ([`crate::idempotency::on`]).
 
 use crate::observe::Observed;
 use crate::problem::safety_net;
@@ -14,13 +15,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use matchplane_matchmaker::{Code, FieldError};
 
-/// The middleware: observe, run the handler (through the idempotency
-/// check), turn a non-problem error answer into a problem.
+/// The middleware: observe, run the handler, turn a non-problem error
+/// answer into a problem.
 pub async fn edge(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let observed = Observed::start(&req);
     let response = match nul_in_uri(&req) {
         Some(refused) => refused.into_response(),
-        None => crate::idempotency::run(&state, req, next).await,
+        None => next.run(req).await,
     };
     observed.record(&state, &response);
     safety_net(response)

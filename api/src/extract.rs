@@ -2,7 +2,8 @@
 //! `415` for a body that is not JSON, `413` over [`MAX_BODY_BYTES`], and
 //! `400 VALIDATION_ERROR` naming the line and column where JSON broke, a
 //! body that is not a JSON object (`$`), or every unknown, missing and
-//! wrongly typed field by its JSON path ([`crate::body_errors`]).
+//! wrongly typed field by its JSON path ([`crate::body_errors`]). Query
+//! strings: [`ApiQuery`] (in `extract/query.rs`).
 
 use crate::problem::ApiError;
 use crate::strict_json::StrictValue;
@@ -12,6 +13,9 @@ use axum::http::{header, StatusCode};
 use matchplane_matchmaker::Code;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+mod query;
+pub use query::{parse_query, query_invalid, refuse_unknown_query, ApiQuery, QueryNames};
 
 /// Largest accepted request body (bytes): 64 KiB.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -281,211 +285,6 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::OptionalFromRequest<S> 
     }
 }
 
-/// A query string parsed into `T`, or `422 VALIDATION_ERROR` whose
-/// `errors[0].field` names the parameter that is missing or does not
-/// parse (e.g. `limit`) and whose `detail` says in plain words what it
-/// must be and what was sent: the same answer as a value out of range, on
-/// every route that takes query parameters.
-#[derive(Debug)]
-pub struct ApiQuery<T>(pub T);
-
-/// The parameter a query error is about: the path where one was being
-/// read, else the name in serde's "missing field `x`".
-fn query_field(path: &serde_path_to_error::Path, message: &str) -> String {
-    let path = path.to_string();
-    if !path.is_empty() && path != "." {
-        return path;
-    }
-    message
-        .split('`')
-        .nth(1)
-        .map(str::to_owned)
-        .unwrap_or_else(|| "$".to_owned())
-}
-
-/// What a parameter must be, in plain words, from the parser's message
-/// about `value` (the text sent). Number, boolean, date-time and enum
-/// messages are rephrased; any other keeps the parser's words after "is
-/// not valid".
-fn query_rule(message: &str, value: Option<&str>) -> String {
-    let negative = value.is_some_and(|v| v.trim_start().starts_with('-'));
-    match message {
-        "invalid digit found in string" if negative => "must not be negative".to_owned(),
-        "invalid digit found in string" | "cannot parse integer from empty string" => {
-            "must be a whole number".to_owned()
-        }
-        "number too large to fit in target type" | "number too small to fit in target type" => {
-            "is out of range".to_owned()
-        }
-        "invalid float literal" => "must be a number".to_owned(),
-        "provided string was not `true` or `false`" => "must be `true` or `false`".to_owned(),
-        // chrono's messages: the parameter is a date-time.
-        "input contains invalid characters"
-        | "premature end of input"
-        | "trailing input"
-        | "input is out of range"
-        | "no possible date and time matching input"
-        | "input is not enough for unique date and time" => {
-            "must be an RFC 3339 date-time such as 2026-12-01T10:00:00Z".to_owned()
-        }
-        _ => match message.split_once(", expected one of ") {
-            Some((head, allowed)) if head.starts_with("unknown variant") => {
-                format!("must be one of {allowed}")
-            }
-            _ => format!("is not valid ({message})"),
-        },
-    }
-}
-
-/// What a query parameter with a range must be, with the range, for every
-/// answer about it (a value that does not parse, one too large for its
-/// type, one out of range): `limit` and `bucketSeconds`.
-pub fn query_range_rule(field: &str) -> Option<String> {
-    match field {
-        "limit" => Some(format!(
-            "must be a whole number from 1 to {}",
-            crate::routes::MAX_PAGE_LIMIT
-        )),
-        "bucketSeconds" => Some(crate::routes::mode_stats_history::BUCKET_RULE.to_owned()),
-        _ => None,
-    }
-}
-
-/// `422 VALIDATION_ERROR` on query parameter `field`: "the `field` query
-/// parameter {rule}; got {value}", the one shape of every query answer.
-pub fn query_invalid(field: &str, rule: &str, value: Option<&str>) -> ApiError {
-    let detail = match value {
-        Some(value) => format!("the `{field}` query parameter {rule}; got {value:?}"),
-        None => format!("the `{field}` query parameter {rule}"),
-    };
-    ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
-        field,
-        Code::ValidationError,
-        detail,
-    )])
-}
-
-/// `422 VALIDATION_ERROR` on a query parameter the route does not take,
-/// listing those it does.
-fn unknown_parameter<K: AsRef<str>>(name: &str, known: &[K]) -> ApiError {
-    let rule = if known.is_empty() {
-        "is not known: this route takes no query parameters".to_owned()
-    } else {
-        let list: Vec<String> = known.iter().map(|k| format!("`{}`", k.as_ref())).collect();
-        format!("is not known: this route takes {}", list.join(", "))
-    };
-    query_invalid(name, &rule, None)
-}
-
-/// The query parameters each documented operation takes, from the OpenAPI
-/// document, keyed by method and path template (`GET
-/// /v1/projects/{projectId}/matches`): the routes without a query struct
-/// ([`ApiQuery`]) are checked against it by [`refuse_unknown_query`].
-#[derive(Debug, Default)]
-pub struct QueryNames(std::collections::HashMap<String, Vec<String>>);
-
-impl QueryNames {
-    /// The query parameters of every operation of `spec`.
-    pub fn of(spec: &utoipa::openapi::OpenApi) -> Self {
-        let mut names = std::collections::HashMap::new();
-        let Ok(Value::Object(paths)) = serde_json::to_value(&spec.paths.paths) else {
-            return Self(names);
-        };
-        for (path, ops) in paths {
-            let Value::Object(ops) = ops else { continue };
-            for (method, op) in ops {
-                let query = op["parameters"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|p| p["in"] == "query")
-                    .filter_map(|p| p["name"].as_str().map(str::to_owned))
-                    .collect();
-                names.insert(format!("{} {path}", method.to_ascii_uppercase()), query);
-            }
-        }
-        Self(names)
-    }
-}
-
-/// Middleware (a route layer, so the route is known): a query parameter
-/// the matched operation does not document is refused with `422
-/// VALIDATION_ERROR` naming it, before the handler runs, so a misspelled
-/// or made-up parameter (`POST …/tickets?dryRun=true`) is never ignored
-/// silently on a route that reads no query at all. Routes the document
-/// does not hold (the console, `/docs`) are left alone.
-pub async fn refuse_unknown_query(
-    axum::extract::State(names): axum::extract::State<std::sync::Arc<QueryNames>>,
-    matched: Option<axum::extract::MatchedPath>,
-    req: Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    if let (Some(query), Some(matched)) = (req.uri().query(), matched) {
-        let method = if req.method() == axum::http::Method::HEAD {
-            "GET"
-        } else {
-            req.method().as_str()
-        };
-        if let Some(known) = names.0.get(&format!("{method} {}", matched.as_str())) {
-            let unknown = form_urlencoded::parse(query.as_bytes())
-                .find(|(name, _)| !known.iter().any(|k| k == name));
-            if let Some((name, _)) = unknown {
-                return unknown_parameter(&name, known).into_response();
-            }
-        }
-    }
-    next.run(req).await
-}
-
-/// Refuses a parameter given more than once. A parameter the route does
-/// not take is refused before the handler, by [`refuse_unknown_query`]
-/// (every route with a query is a documented operation).
-fn refuse_repeated_query(query: &str) -> Result<(), ApiError> {
-    let mut seen: Vec<std::borrow::Cow<'_, str>> = Vec::new();
-    for (name, _) in form_urlencoded::parse(query.as_bytes()) {
-        if seen.contains(&name) {
-            return Err(query_invalid(&name, "is given more than once", None));
-        }
-        seen.push(name);
-    }
-    Ok(())
-}
-
-/// Parses a raw query string (without `?`) into `T`.
-///
-/// # Errors
-/// `422 VALIDATION_ERROR` naming the parameter, what it must be and the
-/// value sent; for a parameter given twice, naming it and saying so.
-pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
-    refuse_repeated_query(query)?;
-    let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
-    serde_path_to_error::deserialize(de).map_err(|err| {
-        let message = err.inner().to_string();
-        let field = query_field(err.path(), &message);
-        if message.starts_with("missing field") {
-            return query_invalid(&field, "is required", None);
-        }
-        let value = form_urlencoded::parse(query.as_bytes())
-            .find(|(name, _)| *name == *field)
-            .map(|(_, value)| value.into_owned());
-        let rule =
-            query_range_rule(&field).unwrap_or_else(|| query_rule(&message, value.as_deref()));
-        query_invalid(&field, &rule, value.as_deref())
-    })
-}
-
-impl<S: Send + Sync, T: DeserializeOwned> axum::extract::FromRequestParts<S> for ApiQuery<T> {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        _: &S,
-    ) -> Result<Self, Self::Rejection> {
-        parse_query(parts.uri.query().unwrap_or_default()).map(ApiQuery)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,18 +306,5 @@ mod tests {
         };
         let text = format!("{err:?}");
         assert!(text.contains("nested too deeply"), "{text}");
-    }
-
-    #[derive(Debug, serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    #[allow(dead_code)]
-    struct Q {
-        page_size: Option<u32>,
-    }
-
-    #[test]
-    fn a_query_parameter_given_twice_is_refused() {
-        assert!(parse_query::<Q>("pageSize=3").is_ok());
-        assert!(parse_query::<Q>("pageSize=3&pageSize=4").is_err());
     }
 }

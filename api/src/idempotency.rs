@@ -9,8 +9,10 @@
 //!   `idempotency_keys`: of two requests at once exactly one runs; the other
 //!   waits for its answer (up to [`WAIT_FOR_FIRST`], then `409
 //!   IDEMPOTENCY_KEY_IN_USE` with `Retry-After`).
-//! - Only a success (2xx) is kept: after an error the key is released and a
-//!   retry runs again.
+//! - Only a success (2xx) is kept: after an error (a panic, a request cut
+//!   at its deadline included) the key is released and a retry runs again.
+//! - It is a layer on the creating routes themselves ([`on`], where they
+//!   are routed), not a table of paths.
 //! - The answer holds secrets (a ticket token, an API key), which matchplane
 //!   otherwise stores only as hashes. It is stored encrypted
 //!   (ChaCha20-Poly1305) under a key derived with HMAC-SHA256 from the
@@ -23,22 +25,23 @@ use crate::extract::MAX_BODY_BYTES;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::body::{to_bytes, Body, Bytes};
-use axum::extract::{FromRequestParts, MatchedPath, Request};
-use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
-use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
+use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::http::{HeaderName, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use chrono::{Duration as Days, Utc};
-use matchplane_store::entities::idempotency_key;
+use futures::FutureExt;
 use matchplane_store::repos::idempotency::{self, NewReservation, Reservation};
 use rand::RngCore;
-use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, CHACHA20_POLY1305};
-use ring::hmac;
 use sha2::{Digest, Sha256};
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
+use utoipa_axum::router::UtoipaMethodRouter;
+
+mod answer;
+use answer::{keep, replay};
 
 /// The request header.
 pub const HEADER: HeaderName = HeaderName::from_static("idempotency-key");
@@ -56,38 +59,85 @@ const ABANDONED_AFTER_SECONDS: i64 = 60;
 /// Largest answer body kept.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
 
-/// The routes (templates) whose `POST` honours the header.
-const ROUTES: &[&str] = &[
-    "/v1/projects/{projectId}/tickets",
-    "/v1/projects/{projectId}/game-modes/{name}/results",
-    "/v1/projects/{projectId}/keys",
-    "/v1/projects/{projectId}/matches/{matchId}/backfill",
-    "/v1/projects/{projectId}/matches/{matchId}/release",
-    "/v1/projects/{projectId}/matches/{matchId}/assignment",
-];
-
-/// Runs `req` through `next`: a request carrying [`HEADER`] on one of
-/// [`ROUTES`] as described in the module docs, any other as is (called by
-/// the edge middleware, [`crate::edge`], so it costs no layer of its own).
-/// The idempotent path is boxed: its database queries would make every
-/// request's future large.
-pub async fn run(state: &AppState, req: Request, next: Next) -> Response {
-    let Some(route) = idempotent_route(&req) else {
-        return next.run(req).await;
+/// A creating route (its handlers, the `POST` among them) with
+/// `Idempotency-Key` honoured by [`layer`] (given the `state`) and
+/// documented on its `POST`: applied where the route is routed
+/// ([`crate::router`]). Without a state (the OpenAPI document alone) the
+/// route is only documented.
+pub fn on(
+    (schemas, mut paths, method_router): UtoipaMethodRouter<AppState>,
+    state: Option<&AppState>,
+) -> UtoipaMethodRouter<AppState> {
+    document(&mut paths);
+    let method_router = match state {
+        Some(state) => {
+            method_router.route_layer(axum::middleware::from_fn_with_state(state.clone(), layer))
+        }
+        None => method_router,
     };
-    Box::pin(idempotent(state, route, req, next))
+    (schemas, paths, method_router)
+}
+
+/// The middleware of a creating route: a `POST` carrying [`HEADER`] as
+/// described in the module docs, any other request as is (checked header
+/// first, so other requests allocate nothing). The idempotent path is
+/// boxed: its database queries would make every request's future large.
+pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    if req.method() != Method::POST || !req.headers().contains_key(&HEADER) {
+        return next.run(req).await;
+    }
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|matched| matched.as_str().to_owned())
+        .unwrap_or_default();
+    Box::pin(idempotent(&state, &route, req, next))
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
 
-/// The route of `req` if it is a `POST` carrying [`HEADER`] on one of
-/// [`ROUTES`]; checked header first, so other requests allocate nothing.
-fn idempotent_route(req: &Request) -> Option<&'static str> {
-    if req.method() != Method::POST || !req.headers().contains_key(&HEADER) {
-        return None;
+/// Releases a reserved key when the request is dropped before its answer
+/// is kept (cut at its deadline, [`crate::deadline`]), as any failure
+/// releases it: a retry runs again.
+struct ReleaseOnDrop {
+    db: Option<sea_orm::DatabaseConnection>,
+    project_id: String,
+    key: String,
+}
+
+impl ReleaseOnDrop {
+    /// Releases now (after a panic, before it goes on to the panic
+    /// catcher's `500`).
+    async fn now(mut self) {
+        if let Some(db) = self.db.take() {
+            release_logged(&db, &self.project_id, &self.key).await;
+        }
     }
-    let matched = req.extensions().get::<MatchedPath>()?.as_str();
-    ROUTES.iter().copied().find(|route| *route == matched)
+
+    /// The answer came: [`keep`] keeps or releases the key.
+    fn disarm(mut self) {
+        self.db = None;
+    }
+}
+
+impl Drop for ReleaseOnDrop {
+    fn drop(&mut self) {
+        let Some(db) = self.db.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (project_id, key) = (
+            std::mem::take(&mut self.project_id),
+            std::mem::take(&mut self.key),
+        );
+        runtime.spawn(async move { release_logged(&db, &project_id, &key).await });
+    }
+}
+
+async fn release_logged(db: &sea_orm::DatabaseConnection, project_id: &str, key: &str) {
+    if let Err(error) = idempotency::release(db, project_id, key).await {
+        tracing::warn!(%error, project_id, "releasing an idempotency key failed");
+    }
 }
 
 fn well_formed(key: &str) -> bool {
@@ -153,7 +203,19 @@ async fn idempotent(
         let row = match reservation {
             Reservation::Reserved => {
                 let req = Request::from_parts(parts, Body::from(bytes));
-                let answer = next.run(req).await;
+                let release = ReleaseOnDrop {
+                    db: Some(state.db.clone()),
+                    project_id: project_id.clone(),
+                    key: key.clone(),
+                };
+                let answer = match AssertUnwindSafe(next.run(req)).catch_unwind().await {
+                    Ok(answer) => answer,
+                    Err(panic) => {
+                        release.now().await;
+                        std::panic::resume_unwind(panic);
+                    }
+                };
+                release.disarm();
                 return Ok(keep(state, &project_id, &key, &seed, &credential, answer).await);
             }
             Reservation::Taken(row) => row,
@@ -195,131 +257,8 @@ fn request_digest(caller: &ProjectCaller, route: &str, body: &Bytes) -> String {
     hex::encode(hash.finalize())
 }
 
-/// The answer's encryption key: HMAC-SHA256(credential, context).
-fn cipher(credential: &[u8], project_id: &str, key: &str, seed: &str) -> Option<LessSafeKey> {
-    let mac = hmac::Key::new(hmac::HMAC_SHA256, credential);
-    let context = ["matchplane idempotency v1", project_id, key, seed].join("\0");
-    let derived = hmac::sign(&mac, context.as_bytes());
-    UnboundKey::new(&CHACHA20_POLY1305, derived.as_ref())
-        .ok()
-        .map(LessSafeKey::new)
-}
-
-fn aad(project_id: &str, key: &str) -> Vec<u8> {
-    [project_id.as_bytes(), b"\0", key.as_bytes()].concat()
-}
-
-/// Keeps a success for the retries, releases the key otherwise; answers
-/// `answer` as it was.
-async fn keep(
-    state: &AppState,
-    project_id: &str,
-    key: &str,
-    seed: &str,
-    credential: &[u8],
-    answer: Response,
-) -> Response {
-    let status = answer.status();
-    if !status.is_success() {
-        if let Err(error) = idempotency::release(&state.db, project_id, key).await {
-            tracing::warn!(%error, project_id, "releasing an idempotency key failed");
-        }
-        return answer;
-    }
-    let (parts, body) = answer.into_parts();
-    let Ok(bytes) = to_bytes(body, MAX_ANSWER_BYTES).await else {
-        let _ = idempotency::release(&state.db, project_id, key).await;
-        return ApiError::internal(&"an answer over 1 MiB").into_response();
-    };
-    let content_type = parts
-        .headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let sealed = cipher(credential, project_id, key, seed).and_then(|c| {
-        let mut buffer = bytes.to_vec();
-        c.seal_in_place_append_tag(
-            Nonce::assume_unique_for_key([0; 12]),
-            Aad::from(aad(project_id, key)),
-            &mut buffer,
-        )
-        .ok()
-        .map(|()| STANDARD.encode(buffer))
-    });
-    let stored = match sealed {
-        Some(body) => {
-            idempotency::complete(
-                &state.db,
-                project_id,
-                key,
-                idempotency::Answer {
-                    status: status.as_u16(),
-                    content_type: content_type.as_deref(),
-                    body: &body,
-                },
-            )
-            .await
-        }
-        None => Err(matchplane_store::repos::StoreError::Corrupt(
-            "sealing failed".into(),
-        )),
-    };
-    if let Err(error) = stored {
-        // The creation happened; only its replay is lost (a retry may
-        // create again). Said loudly, not turned into an error answer.
-        tracing::error!(%error, project_id, "keeping an idempotent answer failed");
-        let _ = idempotency::release(&state.db, project_id, key).await;
-    }
-    Response::from_parts(parts, Body::from(bytes))
-}
-
-/// The kept answer of `row`, decrypted with the caller's credential.
-fn replay(
-    row: &idempotency_key::Model,
-    project_id: &str,
-    key: &str,
-    credential: &[u8],
-) -> Result<Response, ApiError> {
-    let reused = || {
-        ApiError::idempotency_key_reused(
-            "this Idempotency-Key's answer cannot be read with these credentials; use a new key",
-        )
-    };
-    let mut sealed = row
-        .body
-        .as_deref()
-        .and_then(|b| STANDARD.decode(b).ok())
-        .ok_or_else(reused)?;
-    let cipher = cipher(credential, project_id, key, &row.seed).ok_or_else(reused)?;
-    let plain = cipher
-        .open_in_place(
-            Nonce::assume_unique_for_key([0; 12]),
-            Aad::from(aad(project_id, key)),
-            &mut sealed,
-        )
-        .map_err(|_| reused())?
-        .to_vec();
-    let status = row
-        .status
-        .and_then(|s| u16::try_from(s).ok())
-        .and_then(|s| StatusCode::from_u16(s).ok())
-        .unwrap_or(StatusCode::OK);
-    let mut response = (status, plain).into_response();
-    if let Some(value) = row
-        .content_type
-        .as_deref()
-        .and_then(|c| HeaderValue::from_str(c).ok())
-    {
-        response.headers_mut().insert(CONTENT_TYPE, value);
-    }
-    response
-        .headers_mut()
-        .insert(REPLAYED, HeaderValue::from_static("true"));
-    Ok(response)
-}
-
-/// Documents the header (and its `409`/`422`) on the routes that honour it.
-pub fn document(openapi: &mut utoipa::openapi::OpenApi) {
+/// Documents the header (and its `409`/`422`) on the `POST` of `paths`.
+fn document(paths: &mut utoipa::openapi::path::Paths) {
     use utoipa::openapi::path::{ParameterBuilder, ParameterIn};
     use utoipa::openapi::{ContentBuilder, ObjectBuilder, Ref, ResponseBuilder, Type};
     let problem = |description: &str| {
@@ -333,13 +272,8 @@ pub fn document(openapi: &mut utoipa::openapi::OpenApi) {
             )
             .build()
     };
-    for route in ROUTES {
-        let Some(operation) = openapi
-            .paths
-            .paths
-            .get_mut(*route)
-            .and_then(|item| item.post.as_mut())
-        else {
+    for item in paths.paths.values_mut() {
+        let Some(operation) = item.post.as_mut() else {
             continue;
         };
         let header = ParameterBuilder::new()
@@ -392,42 +326,6 @@ async fn prune_now_and_then(state: &AppState) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_the_same_credential_opens_an_answer() {
-        let seal = |credential: &[u8]| {
-            let mut buffer = b"{\"token\":\"secret\"}".to_vec();
-            cipher(credential, "prj_1", "k1", "seed")
-                .unwrap()
-                .seal_in_place_append_tag(
-                    Nonce::assume_unique_for_key([0; 12]),
-                    Aad::from(aad("prj_1", "k1")),
-                    &mut buffer,
-                )
-                .unwrap();
-            buffer
-        };
-        let mut sealed = seal(b"Bearer mp_sk_a");
-        assert!(!sealed.windows(6).any(|w| w == b"secret"));
-        let mut other = sealed.clone();
-        assert!(cipher(b"Bearer mp_sk_b", "prj_1", "k1", "seed")
-            .unwrap()
-            .open_in_place(
-                Nonce::assume_unique_for_key([0; 12]),
-                Aad::from(aad("prj_1", "k1")),
-                &mut other
-            )
-            .is_err());
-        let plain = cipher(b"Bearer mp_sk_a", "prj_1", "k1", "seed")
-            .unwrap()
-            .open_in_place(
-                Nonce::assume_unique_for_key([0; 12]),
-                Aad::from(aad("prj_1", "k1")),
-                &mut sealed,
-            )
-            .unwrap();
-        assert_eq!(plain, b"{\"token\":\"secret\"}");
-    }
 
     #[test]
     fn keys_are_printable_ascii_up_to_255() {

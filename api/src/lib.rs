@@ -25,6 +25,7 @@ pub mod idempotency;
 pub mod key_usage;
 pub mod observe;
 pub mod openapi;
+pub mod params;
 pub mod play;
 pub mod preconditions;
 pub mod problem;
@@ -54,8 +55,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
 
-/// Every documented route, registered with its OpenAPI description.
-fn api_routes() -> OpenApiRouter<AppState> {
+/// Every documented route, registered with its OpenAPI description. The
+/// creating routes honour `Idempotency-Key` ([`idempotency::on`]: its layer
+/// given the `state`; only documented without one).
+fn api_routes(state: Option<&AppState>) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(service::healthz))
         .routes(routes!(service::readyz))
@@ -74,7 +77,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
             crate::routes::project_webhook::delete
         ))
         .routes(routes!(crate::routes::project_webhook::rotate_secret))
-        .routes(routes!(api_keys::create, api_keys::list))
+        .routes(idempotency::on(
+            routes!(api_keys::create, api_keys::list),
+            state,
+        ))
         .routes(routes!(api_keys::revoke))
         .routes(routes!(game_modes::create, game_modes::list))
         .routes(routes!(
@@ -99,9 +105,18 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::routes::recording::recording))
         .routes(routes!(crate::routes::matches::list))
         .routes(routes!(crate::routes::matches::get))
-        .routes(routes!(crate::routes::match_lifecycle::release))
-        .routes(routes!(crate::routes::match_lifecycle::assign))
-        .routes(routes!(crate::routes::backfills::open))
+        .routes(idempotency::on(
+            routes!(crate::routes::match_lifecycle::release),
+            state,
+        ))
+        .routes(idempotency::on(
+            routes!(crate::routes::match_lifecycle::assign),
+            state,
+        ))
+        .routes(idempotency::on(
+            routes!(crate::routes::backfills::open),
+            state,
+        ))
         .routes(routes!(
             crate::routes::backfills::get,
             crate::routes::backfills::replace,
@@ -109,10 +124,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(crate::routes::deliveries::list))
         .routes(routes!(crate::routes::deliveries::redeliver))
-        .routes(routes!(ratings::report_result))
+        .routes(idempotency::on(routes!(ratings::report_result), state))
         .routes(routes!(ratings::get_rating, ratings::put_rating))
         .routes(routes!(ratings::leaderboard))
-        .routes(routes!(tickets::create))
+        .routes(idempotency::on(routes!(tickets::create), state))
         .routes(routes!(tickets::get, tickets::cancel))
         .routes(routes!(tickets::end_player_searches))
         .routes(routes!(crate::routes::party_searches::end_party_searches))
@@ -137,18 +152,18 @@ fn simulate_routes() -> OpenApiRouter<AppState> {
 
 /// The OpenAPI document generated from the handlers (served at `/openapi.json`).
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let mut spec = api_routes().split_for_parts().1;
+    let mut spec = api_routes(None).split_for_parts().1;
     document(&mut spec);
     openapi::finish(&mut spec);
     spec
 }
 
-/// What the handlers' annotations leave to shared tables: the scopes'
-/// `403`s and the `Idempotency-Key` header (the common errors are added by
-/// [`openapi::finish`], which runs next).
+/// What the handlers' annotations leave to a shared table: the scopes'
+/// `403`s (the common errors are added by [`openapi::finish`], which runs
+/// next; the `Idempotency-Key` header is documented on its routes by
+/// [`idempotency::on`]).
 fn document(spec: &mut utoipa::openapi::OpenApi) {
     scopes::document(spec);
-    idempotency::document(spec);
 }
 
 async fn not_found() -> ApiError {
@@ -169,7 +184,7 @@ pub fn router(state: AppState) -> Router {
         &state.recorder,
     );
     state.play.ends.attach(&state.recorder);
-    let (routes, mut spec) = api_routes().split_for_parts();
+    let (routes, mut spec) = api_routes(Some(&state)).split_for_parts();
     document(&mut spec);
     openapi::finish(&mut spec);
     let query_names = std::sync::Arc::new(extract::QueryNames::of(&spec));
@@ -184,11 +199,11 @@ pub fn router(state: AppState) -> Router {
     layered(routes, state.clone()).with_state(state)
 }
 
-/// What every route goes through, innermost first: a panic becomes a `500`
-/// problem, a request past its deadline a `503` ([`deadline`]), and the
-/// edge ([`edge`]: `Idempotency-Key` retries get their first answer,
-/// metrics, log line, problem safety net) sees and counts every answer; the
-/// 64 KiB body limit around all.
+/// What every route goes through, innermost first (after its own layers,
+/// such as [`idempotency::on`]'s): a panic becomes a `500` problem, a
+/// request past its deadline a `503` ([`deadline`]), and the edge
+/// ([`edge`]: metrics, log line, problem safety net) sees and counts every
+/// answer; the 64 KiB body limit around all.
 fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
     routes
         .layer(CatchPanicLayer::custom(panic_problem))
@@ -196,9 +211,6 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
             state.clone(),
             deadline::layer,
         ))
-        // The edge runs the idempotency check, outside the panic catcher: a
-        // request that panicked releases its Idempotency-Key like any other
-        // failure.
         .layer(middleware::from_fn_with_state(state, edge::edge))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
 }

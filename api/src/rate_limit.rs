@@ -68,3 +68,58 @@ impl std::fmt::Debug for ProjectLimiter {
         f.debug_struct("ProjectLimiter").finish_non_exhaustive()
     }
 }
+
+/// Previews a project may start per second (and in a burst).
+pub const PREVIEWS_PER_SECOND: u32 = 2;
+/// Previews computing at once in one API process.
+pub const PREVIEW_CONCURRENCY: usize = 2;
+
+/// The config previews' and replays' own limits (`crate::routes::preview`):
+/// per-project buckets and a process-wide gate.
+#[derive(Debug)]
+pub struct PreviewGate {
+    buckets: ProjectLimiter,
+    running: tokio::sync::Semaphore,
+}
+
+impl Default for PreviewGate {
+    fn default() -> Self {
+        Self {
+            buckets: ProjectLimiter::default(),
+            running: tokio::sync::Semaphore::new(PREVIEW_CONCURRENCY),
+        }
+    }
+}
+
+impl PreviewGate {
+    /// The gate, counting each refusal of its buckets in `refused`.
+    pub fn counting(refused: metrics::Counter) -> Self {
+        Self {
+            buckets: ProjectLimiter::counting(refused),
+            ..Self::default()
+        }
+    }
+
+    /// Takes one of `project_id`'s previews (or replays) of this second.
+    ///
+    /// # Errors
+    /// `429 RATE_LIMITED` with `Retry-After` past [`PREVIEWS_PER_SECOND`].
+    pub fn admit(&self, project_id: &str) -> Result<(), crate::problem::ApiError> {
+        self.buckets
+            .check(project_id, PREVIEWS_PER_SECOND)
+            .map_err(crate::problem::ApiError::rate_limited)
+    }
+
+    /// Waits for one of the [`PREVIEW_CONCURRENCY`] computing slots.
+    ///
+    /// # Errors
+    /// `500` if the gate was closed (never).
+    pub async fn running(
+        &self,
+    ) -> Result<tokio::sync::SemaphorePermit<'_>, crate::problem::ApiError> {
+        self.running
+            .acquire()
+            .await
+            .map_err(|e| crate::problem::ApiError::internal(&e))
+    }
+}

@@ -2,9 +2,9 @@
 //! operator's settings, parsed once at start-up.
 
 use crate::auth::KeyCache;
+use crate::play::ratings::StoredRatings;
 use crate::play::{Play, PlaySettings};
-use crate::rate_limit::ProjectLimiter;
-use crate::routes::ratings::StoredRatings;
+use crate::rate_limit::{PreviewGate, ProjectLimiter};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
@@ -76,7 +76,7 @@ pub struct SharedState {
     pub limiter: Arc<ProjectLimiter>,
     /// The config previews' own limits (per-project buckets, a
     /// process-wide gate).
-    pub preview: Arc<crate::routes::preview::PreviewGate>,
+    pub preview: Arc<PreviewGate>,
     /// This router's metrics recorder (not a global one, so tests can run
     /// several routers in one process).
     pub recorder: Arc<PrometheusRecorder>,
@@ -119,9 +119,7 @@ impl AppState {
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::counting(ops.requests_limited.clone())),
-            preview: Arc::new(crate::routes::preview::PreviewGate::counting(
-                ops.previews_limited.clone(),
-            )),
+            preview: Arc::new(PreviewGate::counting(ops.previews_limited.clone())),
             recorder: Arc::new(recorder),
             request_metrics: Arc::default(),
             ops: Arc::new(ops),

@@ -83,7 +83,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     };
     // Stored ratings stand in for a missing ticket `mmr` in modes with
     // ratings; they share the API's connection pool.
-    let ratings = Arc::new(matchplane_api::routes::ratings::StoredRatings::new(
+    let ratings = Arc::new(matchplane_api::play::ratings::StoredRatings::new(
         db.clone(),
     ));
     let redis = args

@@ -116,7 +116,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
         }
     };
     let play = Arc::new(play.with_ratings(Arc::new(
-        matchplane_api::routes::ratings::StoredRatings::new(db.clone()),
+        matchplane_api::play::ratings::StoredRatings::new(db.clone()),
     )));
     // The worker shares the API's pool store: one process, one connection.
     let pool = play.pool.clone();

@@ -145,8 +145,8 @@ pub struct ModeDeliveriesQuery {
     #[param(inline)]
     pub event_type: Option<DeliveryEventType>,
     /// Deliveries to return, 1..=200 (default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 200)]
+    pub limit: Option<crate::params::PageLimit>,
 }
 
 /// The game mode's newest webhook deliveries, `webhook.test` events
@@ -161,7 +161,7 @@ pub async fn of_mode(
     Path((project_id, name)): Path<(String, String)>,
     ApiQuery(query): ApiQuery<ModeDeliveriesQuery>,
 ) -> Result<Json<Vec<DeliveryView>>, ApiError> {
-    let limit = super::page_limit(query.limit)?;
+    let limit = crate::params::PageLimit::or_default(query.limit);
     game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;

@@ -151,8 +151,8 @@ pub struct MatchesQuery {
     /// Only matches of this game mode.
     pub game_mode: Option<String>,
     /// Matches per page, 1..=200 (default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u64>,
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 200)]
+    pub limit: Option<crate::params::PageLimit>,
     /// `nextCursor` of the previous page.
     #[param(pattern = "^mat_")]
     pub cursor: Option<String>,
@@ -181,7 +181,7 @@ pub async fn list(
     Path(project_id): Path<String>,
     ApiQuery(query): ApiQuery<MatchesQuery>,
 ) -> Result<Json<MatchesPage>, ApiError> {
-    let limit = super::page_limit(query.limit)?;
+    let limit = crate::params::PageLimit::or_default(query.limit);
     if let Some(cursor) = &query.cursor {
         if !cursor.starts_with("mat_") {
             return Err(ApiError::invalid(vec![FieldError::new(

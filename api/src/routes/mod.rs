@@ -46,25 +46,3 @@ pub fn mode_error(name: &str) -> impl FnOnce(StoreError) -> ApiError + '_ {
         other => other.into(),
     }
 }
-
-/// Page size when a list route's `limit` is not given.
-pub const DEFAULT_PAGE_LIMIT: u64 = 50;
-/// Largest `limit` of a list route.
-pub const MAX_PAGE_LIMIT: u64 = 200;
-
-/// A list route's page size: `limit`, or [`DEFAULT_PAGE_LIMIT`].
-///
-/// # Errors
-/// `422 VALIDATION_ERROR` on `limit` outside 1..=[`MAX_PAGE_LIMIT`].
-pub fn page_limit(limit: Option<u64>) -> Result<u64, ApiError> {
-    let limit = limit.unwrap_or(DEFAULT_PAGE_LIMIT);
-    if !(1..=MAX_PAGE_LIMIT).contains(&limit) {
-        let rule = crate::extract::query_range_rule("limit").unwrap_or_default();
-        return Err(crate::extract::query_invalid(
-            "limit",
-            &rule,
-            Some(&limit.to_string()),
-        ));
-    }
-    Ok(limit)
-}

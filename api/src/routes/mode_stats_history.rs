@@ -27,13 +27,15 @@ use utoipa::{IntoParams, ToSchema};
 pub struct HistoryQuery {
     /// Start (RFC 3339; default: an hour before `to`). Older than 14 days
     /// before now is cut to it.
+    #[serde(default, deserialize_with = "crate::params::date_time")]
     pub from: Option<DateTime<Utc>>,
     /// End, exclusive (RFC 3339; default: now).
+    #[serde(default, deserialize_with = "crate::params::date_time")]
     pub to: Option<DateTime<Utc>>,
     /// Bucket length in seconds: a multiple of 60, from 60 to 86 400
     /// (default 60).
-    #[param(minimum = 60, maximum = 86400, multiple_of = 60)]
-    pub bucket_seconds: Option<i64>,
+    #[param(value_type = Option<i64>, minimum = 60, maximum = 86400, multiple_of = 60)]
+    pub bucket_seconds: Option<crate::params::BucketSeconds>,
 }
 
 /// Percentiles estimated from a bucket's histogram (each within one
@@ -106,9 +108,6 @@ pub struct StatsHistory {
     pub buckets: Vec<HistoryBucket>,
 }
 
-/// What `bucketSeconds` must be ([`crate::extract::query_range_rule`]).
-pub const BUCKET_RULE: &str = "must be a multiple of 60 from 60 to 86400";
-
 /// The mode's figures over time.
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/stats/history", tag = "game-modes", operation_id = "getGameModeStatsHistory",
     security(("bearer" = [])),
@@ -120,14 +119,7 @@ pub async fn history(
     Path((project_id, name)): Path<(String, String)>,
     ApiQuery(query): ApiQuery<HistoryQuery>,
 ) -> Result<Json<StatsHistory>, ApiError> {
-    let bucket = query.bucket_seconds.unwrap_or(60);
-    if !(60..=86_400).contains(&bucket) || bucket % 60 != 0 {
-        return Err(crate::extract::query_invalid(
-            "bucketSeconds",
-            BUCKET_RULE,
-            Some(&bucket.to_string()),
-        ));
-    }
+    let bucket = crate::params::BucketSeconds::or_default(query.bucket_seconds);
     let now = Utc::now();
     let to = query.to.unwrap_or(now);
     let from = query.from.unwrap_or(to - TimeDelta::hours(1));

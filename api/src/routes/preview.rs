@@ -11,8 +11,10 @@
 //!
 //! Read-only, so a `backend` key may call it like any read of the mode.
 //! Bounded in cost three ways: a token bucket per project
-//! ([`PREVIEWS_PER_SECOND`] previews a second, as many in a burst; then
-//! `429 RATE_LIMITED` with `Retry-After`), at most [`PREVIEW_CONCURRENCY`]
+//! ([`PREVIEWS_PER_SECOND`](crate::rate_limit::PREVIEWS_PER_SECOND)
+//! previews a second, as many in a burst; then `429 RATE_LIMITED` with
+//! `Retry-After`), at most
+//! [`PREVIEW_CONCURRENCY`](crate::rate_limit::PREVIEW_CONCURRENCY)
 //! previews computing at once in the process (others wait, under the
 //! request deadline), and at most [`MAX_PREVIEW_POOL`] searches (the
 //! longest-waiting) per preview. The cycles run off the async threads.
@@ -20,7 +22,6 @@
 use crate::auth::ProjectCaller;
 use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
-use crate::rate_limit::ProjectLimiter;
 use crate::routes::game_mode_schema::GameModeSchema;
 use crate::routes::game_modes::{check, parse_config, tier_of};
 use crate::state::AppState;
@@ -34,59 +35,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
-/// Previews a project may start per second (and in a burst).
-pub const PREVIEWS_PER_SECOND: u32 = 2;
-/// Previews computing at once in one API process.
-pub const PREVIEW_CONCURRENCY: usize = 2;
 /// Most searches one preview runs over: the longest-waiting ones.
 pub const MAX_PREVIEW_POOL: usize = 200_000;
-
-/// The previews' own limits: per-project buckets and a process-wide gate.
-#[derive(Debug)]
-pub struct PreviewGate {
-    buckets: ProjectLimiter,
-    running: tokio::sync::Semaphore,
-}
-
-impl Default for PreviewGate {
-    fn default() -> Self {
-        Self {
-            buckets: ProjectLimiter::default(),
-            running: tokio::sync::Semaphore::new(PREVIEW_CONCURRENCY),
-        }
-    }
-}
-
-impl PreviewGate {
-    /// The gate, counting each refusal of its buckets in `refused`.
-    pub fn counting(refused: metrics::Counter) -> Self {
-        Self {
-            buckets: ProjectLimiter::counting(refused),
-            ..Self::default()
-        }
-    }
-
-    /// Takes one of `project_id`'s previews (or replays) of this second.
-    ///
-    /// # Errors
-    /// `429 RATE_LIMITED` with `Retry-After` past [`PREVIEWS_PER_SECOND`].
-    pub fn admit(&self, project_id: &str) -> Result<(), ApiError> {
-        self.buckets
-            .check(project_id, PREVIEWS_PER_SECOND)
-            .map_err(ApiError::rate_limited)
-    }
-
-    /// Waits for one of the [`PREVIEW_CONCURRENCY`] computing slots.
-    ///
-    /// # Errors
-    /// `500` if the gate was closed (never).
-    pub async fn running(&self) -> Result<tokio::sync::SemaphorePermit<'_>, ApiError> {
-        self.running
-            .acquire()
-            .await
-            .map_err(|e| ApiError::internal(&e))
-    }
-}
 
 /// A preview as answered (see the module documentation).
 #[derive(Debug, Serialize, ToSchema)]
@@ -212,11 +162,7 @@ pub async fn preview(
     Path((project_id, name)): Path<(String, String)>,
     RawJson(body): RawJson,
 ) -> Result<Json<PreviewView>, ApiError> {
-    state
-        .preview
-        .buckets
-        .check(&project_id, PREVIEWS_PER_SECOND)
-        .map_err(ApiError::rate_limited)?;
+    state.preview.admit(&project_id)?;
     let mode = game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;
@@ -235,12 +181,7 @@ pub async fn preview(
     }
     let current: GameModeConfig =
         serde_json::from_value(mode.config.clone()).map_err(|e| ApiError::internal(&e))?;
-    let _running = state
-        .preview
-        .running
-        .acquire()
-        .await
-        .map_err(|e| ApiError::internal(&e))?;
+    let _running = state.preview.running().await?;
     let mut pool = state
         .play
         .pool

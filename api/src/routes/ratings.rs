@@ -112,8 +112,8 @@ pub struct ResultApplied {
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
     /// Rows per page, 1..=200 (default 50).
-    #[param(minimum = 1, maximum = 200)]
-    pub limit: Option<u32>,
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 200)]
+    pub limit: Option<crate::params::PageLimit>,
     /// `nextCursor` of the previous page.
     #[param(pattern = "^[0-9]{1,18}$")]
     pub cursor: Option<String>,
@@ -346,7 +346,7 @@ pub async fn leaderboard(
     ApiQuery(query): ApiQuery<LeaderboardQuery>,
 ) -> Result<Json<LeaderboardPage>, ApiError> {
     let (mode, config) = rated_mode(&state, &project_id, &name).await?;
-    let limit = super::page_limit(query.limit.map(u64::from))?;
+    let limit = crate::params::PageLimit::or_default(query.limit);
     let offset: usize = match &query.cursor {
         None => 0,
         Some(c) => c.parse().map_err(|_| {
@@ -372,45 +372,4 @@ pub async fn leaderboard(
     let next_cursor = (end < all.len()).then(|| end.to_string());
     let items = all.into_iter().skip(offset).take(limit as usize).collect();
     Ok(Json(LeaderboardPage { items, next_cursor }))
-}
-
-/// Stored ratings standing in for a missing ticket `mmr` in a mode with
-/// ratings enabled: the player's rating, or the mode's `initialRating` for a
-/// player never rated (the "the stored rating (or the initial one)").
-pub struct StoredRatings {
-    db: sea_orm::DatabaseConnection,
-}
-
-impl StoredRatings {
-    /// Over the control-plane database.
-    pub fn new(db: sea_orm::DatabaseConnection) -> Self {
-        Self { db }
-    }
-}
-
-#[async_trait::async_trait]
-impl crate::play::ratings::RatingsLookup for StoredRatings {
-    async fn mmr_of(
-        &self,
-        project_id: &str,
-        game_mode: &str,
-        player_id: &str,
-    ) -> Result<Option<f64>, String> {
-        let mode = match game_modes::get(&self.db, project_id, game_mode).await {
-            Ok(mode) => mode,
-            Err(matchplane_store::repos::StoreError::NotFound) => return Ok(None),
-            Err(err) => return Err(err.to_string()),
-        };
-        let config: GameModeConfig =
-            serde_json::from_value(mode.config).map_err(|e| e.to_string())?;
-        let Some(ratings_config) = config.ratings.filter(|r| r.enabled) else {
-            return Ok(None);
-        };
-        let row = ratings::get(&self.db, &mode.id, player_id)
-            .await
-            .map_err(|e| e.to_string())?;
-        Ok(Some(
-            row.map_or(ratings_config.initial_rating, |r| r.rating),
-        ))
-    }
 }

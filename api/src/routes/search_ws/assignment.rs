@@ -1,0 +1,160 @@
+//! The assignment wait of a matched socket in a mode with `assignment`
+//! (docs/game-modes.md): assigned, released or timed out.
+
+use super::{finish, text, Held};
+use crate::play::matched::free_released;
+use crate::play::start::{resume_queued_at, start_with_token, Via};
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
+use futures::{FutureExt, StreamExt};
+use matchplane_store::pool::StatusStream;
+use matchplane_store::repos::match_status;
+use matchplane_store::tickets::StatusMessage;
+use serde_json::Value;
+use std::time::Instant;
+
+/// What the assignment wait of a matched socket saw.
+pub(super) enum Waited {
+    /// Assigned: the message to send before closing.
+    Assigned(StatusMessage),
+    /// Released by the studio, or `assignment_timeout` (sent first when
+    /// `true`): the search starts again.
+    Released(bool),
+    /// Nothing yet.
+    Quiet,
+}
+
+impl Held {
+    /// Sends the final `message` and closes, unless it is `matched` in a
+    /// mode with `assignment`: then the socket stays open until the
+    /// studio's assignment (`assigned`, close 1000), or a release or the
+    /// assignment timeout, after which the search starts again (with its
+    /// first `queuedAt`), the client is told `requeued`, and this answers
+    /// `true` (the socket goes on searching).
+    pub(super) async fn wait_assignment(
+        &mut self,
+        socket: &mut WebSocket,
+        updates: &mut StatusStream,
+        message: &StatusMessage,
+    ) -> bool {
+        let StatusMessage::Matched { match_ } = message else {
+            finish(socket, message).await;
+            return false;
+        };
+        let ticket = &self.started.ticket;
+        let waits = match self
+            .play
+            .cache
+            .mode(&self.db, &ticket.project_id, &ticket.game_mode)
+            .await
+        {
+            Ok(config) => config.is_some_and(|c| c.assignment.is_some()),
+            Err(_) => false,
+        };
+        let match_id = serde_json::from_str::<Value>(match_.get())
+            .ok()
+            .and_then(|v| Some(v.get("matchId")?.as_str()?.to_owned()));
+        let Some(match_id) = match_id.filter(|_| waits) else {
+            finish(socket, message).await;
+            return false;
+        };
+        if socket.send(text(&message.to_json())).await.is_err() {
+            return false;
+        }
+        let mut tick = tokio::time::interval(self.play.settings.ping_interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let released = loop {
+            let waited = tokio::select! {
+                update = updates.next() => match update.as_deref().and_then(StatusMessage::from_json) {
+                    Some(assigned @ StatusMessage::Assigned { .. }) => Waited::Assigned(assigned),
+                    Some(StatusMessage::AssignmentTimeout) => Waited::Released(true),
+                    Some(StatusMessage::Released) => Waited::Released(false),
+                    Some(_) => Waited::Quiet,
+                    None if update.is_none() => {
+                        *updates = futures::stream::pending().boxed();
+                        Waited::Quiet
+                    }
+                    None => Waited::Quiet,
+                },
+                incoming = socket.recv() => match incoming {
+                    // The match stands: a client leaving the wait ends only
+                    // the wait.
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return false,
+                    Some(Ok(_)) => Waited::Quiet,
+                },
+                _ = tick.tick() => {
+                    let _ = socket.send(Message::Ping(Vec::new().into())).await;
+                    self.reread_assignment(&match_id).await
+                }
+            };
+            match waited {
+                Waited::Assigned(assigned) => {
+                    finish(socket, &assigned).await;
+                    return false;
+                }
+                Waited::Released(timed_out) => {
+                    // A client whose close already arrived left the wait:
+                    // it is not searched for again (`select!` may take the
+                    // release before the close when both are ready).
+                    match socket.recv().now_or_never() {
+                        Some(Some(Ok(Message::Close(_))) | None | Some(Err(_))) => return false,
+                        Some(Some(Ok(_))) | None => break timed_out,
+                    }
+                }
+                Waited::Quiet => {}
+            }
+        };
+        if released
+            && socket
+                .send(text(&StatusMessage::AssignmentTimeout.to_json()))
+                .await
+                .is_err()
+        {
+            return false;
+        }
+        let freed = free_released(&self.play, &self.db, &self.started.ticket, &match_id).await;
+        if let Err(error) = freed {
+            tracing::warn!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "freeing a released match's ticket failed");
+        }
+        match start_with_token(&self.play, &self.db, &self.token, Via::WebSocket).await {
+            Ok(started) => {
+                self.started = started;
+                resume_queued_at(&self.play, &mut self.started).await;
+                self.last_status = None;
+                self.last_pong = Instant::now();
+                socket
+                    .send(text(&StatusMessage::Requeued.to_json()))
+                    .await
+                    .is_ok()
+            }
+            Err(error) => {
+                tracing::debug!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "a released search could not start again");
+                let frame = CloseFrame {
+                    code: close_code::NORMAL,
+                    reason: "match released".into(),
+                };
+                let _ = socket.send(Message::Close(Some(frame))).await;
+                false
+            }
+        }
+    }
+
+    /// The stored match, re-read (the safety net for a lost publish):
+    /// assigned, released, or still waiting.
+    pub(super) async fn reread_assignment(&self, match_id: &str) -> Waited {
+        let ticket = &self.started.ticket;
+        match matchplane_store::repos::matches::get(&self.db, &ticket.project_id, match_id).await {
+            Ok(row) => match (&row.assignment, row.status.as_str()) {
+                (Some(assignment), _) => Waited::Assigned(
+                    crate::routes::match_lifecycle::assigned_to(assignment, &ticket.player_id),
+                ),
+                (None, match_status::UNASSIGNED) => Waited::Released(true),
+                (None, match_status::RELEASED) => Waited::Released(false),
+                _ => Waited::Quiet,
+            },
+            Err(error) => {
+                tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a match waiting for its assignment failed");
+                Waited::Quiet
+            }
+        }
+    }
+}

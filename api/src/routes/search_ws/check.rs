@@ -1,0 +1,204 @@
+//! What a held search socket checks on each status: the pool's end of
+//! the search, its stored match, and the waiting reason it reports.
+
+use super::{Held, Waiting};
+use crate::play::matched::{matched_id, stored_match, Reader};
+use crate::play::status::{end, match_pending};
+use crate::play::unix_now;
+use matchplane_matchmaker::Code;
+use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState};
+use matchplane_store::tickets::StatusMessage;
+use std::time::Instant;
+
+pub(super) enum Check {
+    Final(StatusMessage),
+    Status(StatusMessage),
+    Quiet,
+}
+
+impl Held {
+    pub(super) async fn pong(&mut self, payload: &[u8]) {
+        // Any Pong shows the client is there, whatever its payload.
+        self.last_pong = Instant::now();
+        let Ok(bytes) = <[u8; 8]>::try_from(payload) else {
+            return;
+        };
+        let seq = u64::from_be_bytes(bytes);
+        let Some(pos) = self.pings.iter().position(|(s, _)| *s == seq) else {
+            return;
+        };
+        let Some((_, sent)) = self.pings.remove(pos) else {
+            return;
+        };
+        let rtt_ms = sent.elapsed().as_secs_f64() * 1000.0;
+        let ticket = &self.started.ticket.ticket_id;
+        if let Err(error) = self
+            .play
+            .pool
+            .record_ping(&self.started.mode, ticket, rtt_ms)
+            .await
+        {
+            tracing::warn!(%error, ticket_id = %ticket, "recording a ping failed");
+        }
+    }
+
+    /// Ends the search `expired` (`PONG_TIMEOUT`): the final message, or
+    /// `None` if it was no longer live (matched meanwhile, or ended
+    /// elsewhere: the next re-read tells the client how) or the store
+    /// failed (tried again at the next tick).
+    pub(super) async fn pong_timed_out(&mut self) -> Option<StatusMessage> {
+        let outcome = EndOutcome::ExpiredFor {
+            reason: Code::PongTimeout.as_str().to_owned(),
+        };
+        match end(&self.play, &self.started.ticket, outcome).await {
+            Ok(EndResult::Ended) => Some(StatusMessage::Expired {
+                reason: Some(Code::PongTimeout.as_str().to_owned()),
+            }),
+            Ok(_) => None,
+            Err(error) => {
+                tracing::warn!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "ending a silent socket's search failed");
+                None
+            }
+        }
+    }
+
+    /// A client's text message: `{"type":"accept"}` or `{"type":"decline"}`
+    /// answers its match proposal; anything else is ignored. A refused
+    /// answer (closed, not proposed) changes nothing the client is not
+    /// told by its next status.
+    pub(super) async fn answer(&mut self, body: &str) {
+        let accept = match serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .as_ref()
+            .and_then(|v| v.get("type"))
+            .and_then(|t| t.as_str())
+        {
+            Some("accept") => true,
+            Some("decline") => false,
+            _ => return,
+        };
+        if let Err(error) = Box::pin(crate::play::answers::answer(
+            &self.play,
+            &self.started.ticket,
+            accept,
+        ))
+        .await
+        {
+            tracing::debug!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "an answer was refused");
+        }
+    }
+
+    /// Re-reads the search: final if it ended, a status if it changed.
+    pub(super) async fn check(&mut self) -> Check {
+        let ticket = &self.started.ticket.ticket_id;
+        let state = match self
+            .play
+            .pool
+            .search_state(&self.started.mode, ticket)
+            .await
+        {
+            Ok(state) => state,
+            Err(error) => {
+                tracing::warn!(%error, ticket_id = %ticket, "reading a search failed");
+                return Check::Quiet;
+            }
+        };
+        match state {
+            Some(SearchState::Live(live)) => {
+                let (reason, found, needed) =
+                    crate::play::queue_status::split(live.waiting_reason.as_deref());
+                self.status(
+                    (unix_now() - live.search.queued_at).max(0.0),
+                    live.search.ping_ms,
+                    (reason, found, needed),
+                )
+            }
+            Some(SearchState::Ended(ended)) => match ended.how {
+                Ended::Matched { match_id } => self.matched(&match_id, ended.queued_at).await,
+                // Released while this socket searched again elsewhere:
+                // nothing to wait for here.
+                Ended::Released { .. } => Check::Final(StatusMessage::Expired { reason: None }),
+                Ended::Cancelled => Check::Final(StatusMessage::Cancelled),
+                Ended::Expired => Check::Final(StatusMessage::Expired {
+                    reason: ended.reason,
+                }),
+                Ended::Failed { code, message } => {
+                    Check::Final(StatusMessage::Failed { code, message })
+                }
+            },
+            // Neither live nor ended (ended records outlast any socket):
+            // the search was lost with Redis's data. A stored match that
+            // seats it still says matched; otherwise that is said, rather
+            // than that it expired: the client needs a new ticket.
+            None => {
+                let ticket = &self.started.ticket;
+                match matched_id(&self.db, &ticket.project_id, &ticket.ticket_id).await {
+                    Ok(Some(match_id)) => self.matched(&match_id, None).await,
+                    Ok(None) => Check::Final(StatusMessage::Expired {
+                        reason: Some(Code::SearchLost.as_str().to_owned()),
+                    }),
+                    Err(error) => {
+                        tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a lost search's match failed");
+                        Check::Quiet
+                    }
+                }
+            }
+        }
+    }
+
+    /// A claimed search: `matched` with the player's view once the match
+    /// is stored; until then a `MATCH_PENDING` status (once).
+    pub(super) async fn matched(&mut self, match_id: &str, queued_at: Option<f64>) -> Check {
+        let ticket = &self.started.ticket;
+        match stored_match(
+            &self.db,
+            &ticket.project_id,
+            match_id,
+            &ticket.ticket_id,
+            Reader::Player,
+        )
+        .await
+        {
+            Ok(Some(stored)) => Check::Final(StatusMessage::Matched {
+                match_: stored.view,
+            }),
+            Ok(None) => {
+                let queued_at = queued_at.unwrap_or(self.started.queued_at);
+                self.status(
+                    (unix_now() - queued_at).max(0.0),
+                    None,
+                    (Some(match_pending()), None, None),
+                )
+            }
+            Err(error) => {
+                tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a matched search's match failed");
+                Check::Quiet
+            }
+        }
+    }
+
+    /// A `status` message if `waitingReason`, `found`, `needed` or
+    /// `pingMs` changed.
+    pub(super) fn status(
+        &mut self,
+        wait_seconds: f64,
+        ping_ms: Option<f64>,
+        (reason, found, needed): Waiting,
+    ) -> Check {
+        let current = (
+            (reason.clone(), found, needed),
+            ping_ms.map(|p| p.round() as i64),
+        );
+        if self.last_status.as_ref() == Some(&current) {
+            return Check::Quiet;
+        }
+        self.last_status = Some(current);
+        Check::Status(StatusMessage::Status {
+            wait_seconds,
+            ping_ms,
+            waiting_reason: reason,
+            found,
+            needed,
+        })
+    }
+}
