@@ -62,9 +62,15 @@ async fn a_consumer_killed_after_reading_loses_no_match() {
     // The delivery is taken by a worker that dies (its lock is never
     // released); another takes it once the lock runs out.
     let now = Utc::now();
-    let taken = deliveries::claim_due(&env.db, now, ChronoDuration::milliseconds(500), 10)
-        .await
-        .unwrap();
+    let taken = deliveries::claim_due_fairly(
+        &env.db,
+        now,
+        ChronoDuration::milliseconds(500),
+        10,
+        &deliveries::ClaimFilter::default(),
+    )
+    .await
+    .unwrap();
     assert_eq!(taken.len(), 1);
     let other = env.deliveries(1.0);
     assert!(other.tick(now, 10).await.unwrap().is_empty(), "locked");
