@@ -23,7 +23,7 @@ use matchplane_matchmaker::Search;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
 use matchplane_store::repos::{game_modes, projects};
 use matchplane_worker::modes;
-use matchplane_worker::record::Recorder;
+use matchplane_worker::record::OutboxConsumer;
 use matchplane_worker::tick::Ticker;
 use rand::{Rng, SeedableRng};
 use sea_orm::{ConnectionTrait, Database};
@@ -170,7 +170,7 @@ async fn main() {
     let scripts_busy = script_time(&mut raw).await - scripts_before;
     let outbox_key = format!("{prefix}:{{{}/ranked-5v5}}:outbox", project.id);
     let outbox_record = sample_record(&mut raw, &outbox_key).await;
-    let recorder = Recorder {
+    let outbox = OutboxConsumer {
         pool: pool.as_ref(),
         db: &db,
         tickets: None,
@@ -182,7 +182,7 @@ async fn main() {
     };
     let cpu_before = process_cpu();
     let started = Instant::now();
-    let recorded = recorder
+    let recorded = outbox
         .drain(&mode, true, Utc::now(), usize::MAX)
         .await
         .unwrap();
@@ -326,7 +326,7 @@ async fn stored_bytes(db: &sea_orm::DatabaseConnection) -> i64 {
 
 /// The least PostgreSQL can take to store what the record step stored: the
 /// same rows (every match of `project_id` and its webhook delivery, read
-/// back), as plain multi-row `INSERT`s of 1 000 rows (as the recorder's)
+/// back), as plain multi-row `INSERT`s of 1 000 rows (as the outbox consumer's)
 /// into empty scratch copies of their tables (`LIKE … INCLUDING ALL`: the
 /// same indexes), one statement after the other, no `ON CONFLICT`, no
 /// transaction. Returns the time and the rows inserted.

@@ -34,7 +34,7 @@
 use crate::assignment::NextTimeout;
 use crate::error::WorkerError;
 use crate::modes::{self, ModeConfig};
-use crate::record::Recorder;
+use crate::record::OutboxConsumer;
 use crate::tick::{TickOutcome, Ticker};
 use crate::worker::{Listed, Shared};
 use chrono::Utc;
@@ -430,7 +430,7 @@ fn known_config(cached: Option<&(ModeConfig, Instant)>, grace: Duration) -> Opti
 /// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]
 /// batches), renewing the lease; `true` if the lease was lost meanwhile.
 async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks: bool) -> bool {
-    let recorder = Recorder {
+    let outbox = OutboxConsumer {
         pool: shared.pool.as_ref(),
         db: &shared.db,
         tickets: shared.tickets.as_deref(),
@@ -440,7 +440,7 @@ async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks:
         concurrency: shared.config.claim_concurrency,
         ends: Some(&shared.ends),
     };
-    let drain = recorder.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
+    let drain = outbox.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
     let (drained, lost) = renewing(shared, key, lease, drain).await;
     if let Err(err) = drained {
         tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");

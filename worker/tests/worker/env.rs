@@ -10,7 +10,7 @@ use matchplane_webhook::{
 };
 use matchplane_worker::deliveries::DeliveryWorker;
 use matchplane_worker::modes::{self, ModeConfig};
-use matchplane_worker::record::Recorder;
+use matchplane_worker::record::OutboxConsumer;
 use matchplane_worker::tick::{TickOutcome, TickReport, Ticker};
 use matchplane_worker::WorkerConfig;
 use rand::rngs::StdRng;
@@ -189,8 +189,8 @@ impl Env {
         .unwrap()
     }
 
-    pub fn recorder<'a>(&'a self, consumer: &'a str, min_idle: Duration) -> Recorder<'a> {
-        Recorder {
+    pub fn consumer<'a>(&'a self, consumer: &'a str, min_idle: Duration) -> OutboxConsumer<'a> {
+        OutboxConsumer {
             pool: self.pool.as_ref(),
             db: &self.db,
             tickets: None,
@@ -204,7 +204,7 @@ impl Env {
 
     pub async fn drain(&self, consumer: &str) -> usize {
         let webhook = self.config().await.webhook_enabled();
-        self.recorder(consumer, Duration::from_secs(60))
+        self.consumer(consumer, Duration::from_secs(60))
             .drain(&self.mode, webhook, Utc::now(), 10)
             .await
             .unwrap()
