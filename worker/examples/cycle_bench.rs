@@ -22,6 +22,7 @@ use futures::StreamExt;
 use matchplane_matchmaker::Search;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
 use matchplane_store::repos::{game_modes, projects};
+use matchplane_store::test_support::TestDatabase;
 use matchplane_worker::modes;
 use matchplane_worker::record::OutboxConsumer;
 use matchplane_worker::tick::Ticker;
@@ -44,12 +45,9 @@ async fn main() {
     let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
     let name = format!("mp_bench_{}", ulid::Ulid::new().to_string().to_lowercase());
-    let conn = Database::connect(&admin).await.unwrap();
-    conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let base = &admin[..admin.rfind('/').unwrap()];
-    let mut options = sea_orm::ConnectOptions::new(format!("{base}/{name}"));
+    // Dropped with its guard, at the end.
+    let database = TestDatabase::create_named(&admin, &name).await;
+    let mut options = sea_orm::ConnectOptions::new(database.url());
     options.sqlx_logging(false);
     let db = Database::connect(options).await.unwrap();
     matchplane_migrations::migrate(&db).await.unwrap();
@@ -288,9 +286,7 @@ async fn main() {
     );
 
     drop(db);
-    conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .await
-        .ok();
+    drop(database);
 }
 
 /// CPU time (user + system) of this process so far, every thread: fields
