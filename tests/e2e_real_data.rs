@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{database_url, redis_url, ws_search, Deployment, PgDatabase};
+use support::{database_url, redis_url, ws_search, Deployment, TestDatabase};
 
 /// The first `n` distinct players of the real games, with their latest rating.
 fn real_players(n: usize) -> Vec<(String, f64)> {
@@ -285,8 +285,8 @@ async fn the_test_database_is_dropped_when_the_test_fails() {
     let name = format!("mp_e2e_guard_{:08x}", rand::random::<u32>());
     let (inside_admin, inside_name) = (admin.clone(), name.clone());
     let failed = tokio::spawn(async move {
-        let database = PgDatabase::create(&inside_admin, &inside_name).await;
-        let _ = sea_orm::Database::connect(&database.url).await.unwrap();
+        let database = TestDatabase::create_named(&inside_admin, &inside_name).await;
+        let _ = sea_orm::Database::connect(database.url()).await.unwrap();
         assert!(database_exists(&inside_admin, &inside_name).await);
         panic!("a failing assertion of the end-to-end test");
     })

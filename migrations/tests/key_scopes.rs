@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use matchplane_migrations::{migrate, Migrator};
+use matchplane_store::test_support::TestDatabase;
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, Database, Statement};
 
@@ -38,37 +39,12 @@ async fn older_keys_become_admin(url: &str) {
 
 #[tokio::test]
 async fn older_keys_become_admin_on_sqlite() {
-    let path = std::env::temp_dir().join(format!("mp_t_scopes_{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    older_keys_become_admin(&format!("sqlite://{}?mode=rwc", path.display())).await;
-    let _ = std::fs::remove_file(path);
+    let database = TestDatabase::sqlite("mp_t_scopes_");
+    older_keys_become_admin(database.url()).await;
 }
 
 #[tokio::test]
 async fn older_keys_become_admin_on_postgres() {
-    let admin = test_database_url();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    let name = format!("mp_t_scopes_{}_{nanos}", std::process::id());
-    let conn = Database::connect(&admin).await.unwrap();
-    conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
-    let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
-    older_keys_become_admin(&url).await;
-    conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .await
-        .unwrap();
-}
-
-/// The test PostgreSQL server (`MATCHPLANE_TEST_DATABASE_URL`, set by
-/// `scripts/test`); a test never falls back to a well-known port.
-fn test_database_url() -> String {
-    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .ok()
-        .filter(|url| !url.trim().is_empty())
-        .expect("MATCHPLANE_TEST_DATABASE_URL is unset: run the tests with scripts/test")
+    let database = TestDatabase::create("mp_t_scopes_").await;
+    older_keys_become_admin(database.url()).await;
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use matchplane_migrations::{migrate, pending, Migrator};
+use matchplane_store::test_support::TestDatabase;
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, Database, Statement};
 
@@ -76,80 +77,16 @@ async fn round_trip(url: &str) {
     db.close().await.unwrap();
 }
 
-/// A database of one test: a PostgreSQL database dropped, or an SQLite
-/// file removed, when the guard is (pass or fail).
-struct TestDb {
-    url: String,
-    drop: Option<(String, String)>,
-    file: Option<std::path::PathBuf>,
-}
-
-impl TestDb {
-    async fn postgres() -> Self {
-        let admin = test_database_url();
-        let name = format!("mp_t_mig_{}_{}", std::process::id(), rand_suffix());
-        let conn = Database::connect(&admin).await.unwrap();
-        conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-            .await
-            .unwrap();
-        conn.close().await.ok();
-        let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
-        Self {
-            url: format!("{}/{name}", &base[..base.rfind('/').unwrap()]),
-            drop: Some((admin, name)),
-            file: None,
-        }
-    }
-
-    fn sqlite() -> Self {
-        let path = std::env::temp_dir().join(format!(
-            "mp_t_mig_{}_{}.db",
-            std::process::id(),
-            rand_suffix()
-        ));
-        Self {
-            url: format!("sqlite://{}?mode=rwc", path.display()),
-            drop: None,
-            file: Some(path),
-        }
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        if let Some((admin, name)) = self.drop.take() {
-            let _ = std::thread::spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap();
-                rt.block_on(async {
-                    if let Ok(conn) = Database::connect(&admin).await {
-                        let _ = conn
-                            .execute_unprepared(&format!(
-                                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-                            ))
-                            .await;
-                        conn.close().await.ok();
-                    }
-                });
-            })
-            .join();
-        }
-        if let Some(path) = self.file.take() {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
 #[tokio::test]
 async fn up_down_up_on_sqlite() {
-    round_trip(&TestDb::sqlite().url).await;
+    let database = TestDatabase::sqlite("mp_t_mig_");
+    round_trip(database.url()).await;
 }
 
 #[tokio::test]
 async fn up_down_up_on_postgres() {
-    round_trip(&TestDb::postgres().await.url).await;
+    let database = TestDatabase::create("mp_t_mig_").await;
+    round_trip(database.url()).await;
 }
 
 /// `pending` (behind `migrate --check` and the API's start-up check) only
@@ -175,26 +112,12 @@ async fn pending_only_reads(url: &str) {
 
 #[tokio::test]
 async fn pending_only_reads_on_sqlite() {
-    pending_only_reads(&TestDb::sqlite().url).await;
+    let database = TestDatabase::sqlite("mp_t_mig_");
+    pending_only_reads(database.url()).await;
 }
 
 #[tokio::test]
 async fn pending_only_reads_on_postgres() {
-    pending_only_reads(&TestDb::postgres().await.url).await;
-}
-/// Nanoseconds of now: enough to keep two runs of this test apart.
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default()
-}
-
-/// The test PostgreSQL server (`MATCHPLANE_TEST_DATABASE_URL`, set by
-/// `scripts/test`); a test never falls back to a well-known port.
-fn test_database_url() -> String {
-    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .ok()
-        .filter(|url| !url.trim().is_empty())
-        .expect("MATCHPLANE_TEST_DATABASE_URL is unset: run the tests with scripts/test")
+    let database = TestDatabase::create("mp_t_mig_").await;
+    pending_only_reads(database.url()).await;
 }

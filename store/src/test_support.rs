@@ -9,6 +9,10 @@
 
 use std::path::PathBuf;
 
+mod database;
+
+pub use database::TestDatabase;
+
 /// The PostgreSQL server tests create their databases on, as an
 /// administrative URL (`MATCHPLANE_TEST_DATABASE_URL`, e.g.
 /// `postgres://postgres@127.0.0.1:41234/postgres`).

@@ -5,71 +5,27 @@
 
 use chrono::{Duration, Utc};
 use matchplane_store::repos::{api_keys, game_modes, projects, tiers, StoreError};
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use matchplane_store::test_support::TestDatabase;
+use sea_orm::DatabaseConnection;
 use serde_json::json;
 
 struct Db {
     conn: DatabaseConnection,
-    drop_pg: Option<(String, String)>,
-    file: Option<std::path::PathBuf>,
+    _database: TestDatabase,
 }
 
 impl Db {
     async fn new(postgres: bool) -> Self {
-        let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
-        if postgres {
-            let admin = test_database_url();
-            let conn = Database::connect(&admin).await.unwrap();
-            conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-                .await
-                .unwrap();
-            conn.close().await.ok();
-            let (base, _) = admin.split_once('?').unwrap_or((&admin, ""));
-            let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
-            let conn = Database::connect(&url).await.unwrap();
-            matchplane_migrations::migrate(&conn).await.unwrap();
-            Self {
-                conn,
-                drop_pg: Some((admin, name)),
-                file: None,
-            }
+        let database = if postgres {
+            TestDatabase::create("mp_t_").await
         } else {
-            let path = std::env::temp_dir().join(format!("{name}.db"));
-            let conn = Database::connect(format!("sqlite://{}?mode=rwc", path.display()))
-                .await
-                .unwrap();
-            matchplane_migrations::migrate(&conn).await.unwrap();
-            Self {
-                conn,
-                drop_pg: None,
-                file: Some(path),
-            }
-        }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Some((admin, name)) = self.drop_pg.take() {
-            let _ = std::thread::spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap();
-                rt.block_on(async {
-                    if let Ok(conn) = Database::connect(&admin).await {
-                        let _ = conn
-                            .execute_unprepared(&format!(
-                                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-                            ))
-                            .await;
-                    }
-                });
-            })
-            .join();
-        }
-        if let Some(path) = self.file.take() {
-            let _ = std::fs::remove_file(path);
+            TestDatabase::sqlite("mp_t_")
+        };
+        let conn = database.connect().await;
+        matchplane_migrations::migrate(&conn).await.unwrap();
+        Self {
+            conn,
+            _database: database,
         }
     }
 }
@@ -182,13 +138,4 @@ async fn repositories_are_project_scoped_postgres() {
 #[tokio::test]
 async fn repositories_are_project_scoped_sqlite() {
     repositories_are_project_scoped(false).await;
-}
-
-/// The test PostgreSQL server (`MATCHPLANE_TEST_DATABASE_URL`, set by
-/// `scripts/test`); a test never falls back to a well-known port.
-fn test_database_url() -> String {
-    std::env::var("MATCHPLANE_TEST_DATABASE_URL")
-        .ok()
-        .filter(|url| !url.trim().is_empty())
-        .expect("MATCHPLANE_TEST_DATABASE_URL is unset: run the tests with scripts/test")
 }

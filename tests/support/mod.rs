@@ -79,72 +79,24 @@ pub fn spawn(args: &[&str], env: &[(String, String)], log: &FsPath) -> Proc {
     Proc(child)
 }
 
-/// A PostgreSQL database of the test's own, dropped with the guard (pass
-/// or fail: a failed assertion unwinds through it).
-pub struct PgDatabase {
-    admin: String,
-    name: String,
-    /// The database's URL.
-    pub url: String,
-}
+// A PostgreSQL database of the test's own, dropped with the guard (pass
+// or fail: a failed assertion unwinds through it).
+#[allow(unused_imports)]
+pub use matchplane_store::test_support::TestDatabase;
 
-impl PgDatabase {
-    /// Creates database `name` through the admin connection `admin`.
-    pub async fn create(admin: &str, name: &str) -> Self {
-        let pg = sea_orm::Database::connect(admin).await.unwrap();
-        sea_orm::ConnectionTrait::execute_unprepared(&pg, &format!("CREATE DATABASE {name}"))
-            .await
-            .unwrap();
-        pg.close().await.ok();
-        let (base, query) = match admin.split_once('?') {
-            Some((base, query)) => (base, format!("?{query}")),
-            None => (admin, String::new()),
-        };
-        let head = &base[..base.rfind('/').expect("a database URL has a path")];
-        Self {
-            admin: admin.to_owned(),
-            name: name.to_owned(),
-            url: format!("{head}/{name}{query}"),
-        }
-    }
-
-    /// One `i64` answered by `sql` (a `SELECT count(*) AS n …`) over
-    /// `values`.
-    pub async fn count(&self, sql: &str, values: Vec<sea_orm::Value>) -> i64 {
-        let pg = sea_orm::Database::connect(&self.url).await.unwrap();
-        let row = sea_orm::ConnectionTrait::query_one(
-            &pg,
-            sea_orm::Statement::from_sql_and_values(sea_orm::DbBackend::Postgres, sql, values),
-        )
-        .await
-        .unwrap()
-        .unwrap();
-        pg.close().await.ok();
-        row.try_get::<i64>("", "n").unwrap()
-    }
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        let admin = self.admin.clone();
-        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        // A runtime of its own: the test's may be unwinding or gone.
-        let _ = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async {
-                if let Ok(pg) = sea_orm::Database::connect(&admin).await {
-                    let _ = sea_orm::ConnectionTrait::execute_unprepared(&pg, &sql).await;
-                    pg.close().await.ok();
-                }
-            });
-        })
-        .join();
-    }
+/// One `i64` answered by `sql` (a `SELECT count(*) AS n …`) over `values`,
+/// on the database at `url`.
+pub async fn count(url: &str, sql: &str, values: Vec<sea_orm::Value>) -> i64 {
+    let pg = sea_orm::Database::connect(url).await.unwrap();
+    let row = sea_orm::ConnectionTrait::query_one(
+        &pg,
+        sea_orm::Statement::from_sql_and_values(sea_orm::DbBackend::Postgres, sql, values),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    pg.close().await.ok();
+    row.try_get::<i64>("", "n").unwrap()
 }
 
 /// The test's Redis keys (on a node or a cluster), deleted with the guard.
@@ -392,7 +344,7 @@ pub struct Deployment {
     /// The running processes (api first).
     pub procs: Vec<Proc>,
     /// The database (dropped after the processes).
-    pub database: PgDatabase,
+    pub database: TestDatabase,
     /// The processes' environment.
     env: Vec<(String, String)>,
     _keys: RedisPrefix,
@@ -410,14 +362,14 @@ impl Deployment {
             url: redis.to_owned(),
             prefix: prefix.clone(),
         };
-        let database = PgDatabase::create(&admin, &format!("mp_{name}_{tag}")).await;
+        let database = TestDatabase::create_named(&admin, &format!("mp_{name}_{tag}")).await;
         let dir = std::env::temp_dir().join(&prefix);
         std::fs::create_dir_all(&dir).unwrap();
         let (receiver, hook_addr) = Receiver::serve().await;
 
         let port = free_port();
         let mut env: Vec<(String, String)> = vec![
-            ("DATABASE_URL".into(), database.url.clone()),
+            ("DATABASE_URL".into(), database.url().to_owned()),
             ("REDIS_URL".into(), redis.to_owned()),
             ("MATCHPLANE_REDIS_PREFIX".into(), prefix.clone()),
             ("MATCHPLANE_OPERATOR_TOKEN".into(), OPERATOR.into()),
@@ -587,12 +539,12 @@ impl Deployment {
 
     /// How many matches the database holds for this project.
     pub async fn stored_matches(&self) -> i64 {
-        self.database
-            .count(
-                "SELECT count(*) AS n FROM matches WHERE project_id = $1",
-                vec![self.project.clone().into()],
-            )
-            .await
+        count(
+            self.database.url(),
+            "SELECT count(*) AS n FROM matches WHERE project_id = $1",
+            vec![self.project.clone().into()],
+        )
+        .await
     }
 }
 

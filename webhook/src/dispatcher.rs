@@ -147,27 +147,12 @@ impl Dispatcher {
         &self.limits
     }
 
-    /// Makes attempt number `number` (1 for the first) of `delivery` under
-    /// its endpoint's cap, and says what follows; never sleeps. This is the
-    /// tick of the worker's loop over the store's due deliveries.
-    pub async fn step<G>(
-        &self,
-        delivery: &Delivery,
-        number: u32,
-        rng: &mut G,
-    ) -> (Attempt, NextAction)
-    where
-        G: Rng + Send + ?Sized,
-    {
-        let key = delivery.endpoint_key();
-        let permit = self.limits.acquire(&key).await;
-        self.step_holding(permit.as_ref(), delivery, number, rng)
-            .await
-    }
-
-    /// [`Dispatcher::step`] for a caller already holding a slot of the
-    /// delivery's endpoint (from [`EndpointLimits::try_acquire`]); it is
-    /// held for the attempt, never waited for here.
+    /// Makes attempt number `number` (1 for the first) of `delivery`, and
+    /// says what follows; never sleeps. This is the tick of the worker's
+    /// loop over the store's due deliveries. The caller already holds a
+    /// slot of the delivery's endpoint (from [`EndpointLimits::try_acquire`]
+    /// or [`EndpointLimits::acquire`]); it is held for the attempt, never
+    /// waited for here.
     pub async fn step_holding<G>(
         &self,
         _slot: Option<&OwnedSemaphorePermit>,

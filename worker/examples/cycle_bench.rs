@@ -22,8 +22,9 @@ use futures::StreamExt;
 use matchplane_matchmaker::Search;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
 use matchplane_store::repos::{game_modes, projects};
+use matchplane_store::test_support::TestDatabase;
 use matchplane_worker::modes;
-use matchplane_worker::record::Recorder;
+use matchplane_worker::record::OutboxConsumer;
 use matchplane_worker::tick::Ticker;
 use rand::{Rng, SeedableRng};
 use sea_orm::{ConnectionTrait, Database};
@@ -44,12 +45,9 @@ async fn main() {
     let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
     let name = format!("mp_bench_{}", ulid::Ulid::new().to_string().to_lowercase());
-    let conn = Database::connect(&admin).await.unwrap();
-    conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let base = &admin[..admin.rfind('/').unwrap()];
-    let mut options = sea_orm::ConnectOptions::new(format!("{base}/{name}"));
+    // Dropped with its guard, at the end.
+    let database = TestDatabase::create_named(&admin, &name).await;
+    let mut options = sea_orm::ConnectOptions::new(database.url());
     options.sqlx_logging(false);
     let db = Database::connect(options).await.unwrap();
     matchplane_migrations::migrate(&db).await.unwrap();
@@ -170,7 +168,7 @@ async fn main() {
     let scripts_busy = script_time(&mut raw).await - scripts_before;
     let outbox_key = format!("{prefix}:{{{}/ranked-5v5}}:outbox", project.id);
     let outbox_record = sample_record(&mut raw, &outbox_key).await;
-    let recorder = Recorder {
+    let outbox = OutboxConsumer {
         pool: pool.as_ref(),
         db: &db,
         tickets: None,
@@ -182,7 +180,7 @@ async fn main() {
     };
     let cpu_before = process_cpu();
     let started = Instant::now();
-    let recorded = recorder
+    let recorded = outbox
         .drain(&mode, true, Utc::now(), usize::MAX)
         .await
         .unwrap();
@@ -288,9 +286,7 @@ async fn main() {
     );
 
     drop(db);
-    conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .await
-        .ok();
+    drop(database);
 }
 
 /// CPU time (user + system) of this process so far, every thread: fields
@@ -326,7 +322,7 @@ async fn stored_bytes(db: &sea_orm::DatabaseConnection) -> i64 {
 
 /// The least PostgreSQL can take to store what the record step stored: the
 /// same rows (every match of `project_id` and its webhook delivery, read
-/// back), as plain multi-row `INSERT`s of 1 000 rows (as the recorder's)
+/// back), as plain multi-row `INSERT`s of 1 000 rows (as the outbox consumer's)
 /// into empty scratch copies of their tables (`LIKE … INCLUDING ALL`: the
 /// same indexes), one statement after the other, no `ON CONFLICT`, no
 /// transaction. Returns the time and the rows inserted.

@@ -28,7 +28,8 @@
 use chrono::Utc;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore, Search};
 use matchplane_store::repos::{game_modes, projects};
-use sea_orm::{ConnectionTrait, Database};
+use matchplane_store::test_support::TestDatabase;
+use sea_orm::Database;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::process::Stdio;
@@ -283,12 +284,9 @@ async fn main() {
     let admin = std::env::var("MATCHPLANE_TEST_DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
     let name = format!("mp_modes_{}", ulid::Ulid::new().to_string().to_lowercase());
-    let conn = Database::connect(&admin).await.unwrap();
-    conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let base = &admin[..admin.rfind('/').unwrap()];
-    let db_url = format!("{base}/{name}");
+    // Dropped with its guard, at the end.
+    let database = TestDatabase::create_named(&admin, &name).await;
+    let db_url = database.url().to_owned();
     let mut options = sea_orm::ConnectOptions::new(db_url.clone());
     options.sqlx_logging(false).max_connections(16);
     let db = Database::connect(options).await.unwrap();
@@ -495,9 +493,7 @@ async fn main() {
     }
     drop(pool);
     db.close().await.ok();
-    conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .await
-        .ok();
+    drop(database);
     let deleted = tokio::task::spawn_blocking(move || {
         matchplane_store::pool::redis::delete_prefix_blocking(&redis_url, &prefix)
     })

@@ -106,9 +106,13 @@ impl DeliveryWorker {
     /// concurrently (each waiting for its endpoint's slot, its lock renewed
     /// meanwhile), returning how each went. Never sleeps.
     ///
+    /// For tests (feature `test-support`): the binary runs
+    /// [`DeliveryWorker::run`].
+    ///
     /// # Errors
     /// A database failure while taking them; a failure of one attempt's
     /// record is logged, its delivery left locked until the lock runs out.
+    #[cfg(feature = "test-support")]
     pub async fn tick(
         &self,
         now: DateTime<Utc>,
@@ -318,6 +322,7 @@ impl DeliveryWorker {
     }
 
     /// Reads what `row` is to be sent as (the mode's URL and secrets now).
+    #[cfg(feature = "test-support")]
     async fn prepare(&self, row: webhook_delivery::Model) -> Result<Ready, WorkerError> {
         let target =
             modes::delivery_target(&self.db, &row.project_id, &row.game_mode, Utc::now()).await?;

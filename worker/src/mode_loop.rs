@@ -34,9 +34,9 @@
 use crate::assignment::NextTimeout;
 use crate::error::WorkerError;
 use crate::modes::{self, ModeConfig};
-use crate::record::Recorder;
+use crate::record::OutboxConsumer;
 use crate::tick::{TickOutcome, Ticker};
-use crate::worker::{Listed, Shared, GONE};
+use crate::worker::{Listed, Shared};
 use chrono::Utc;
 use matchplane_store::pool::{ModeActivity, ModeKey};
 use rand::Rng;
@@ -49,7 +49,7 @@ mod lease;
 mod wait;
 
 use lease::{hold_for, probe, renewing, HeldLease, Probe};
-use wait::{wait, WaitEnd};
+use wait::{wait, ProposalSweeps, WaitEnd};
 
 /// Outbox batches recorded after each cycle at most (the rest waits a cycle).
 const MAX_DRAIN_BATCHES: usize = 64;
@@ -61,39 +61,37 @@ const MAX_DRAIN_BATCHES: usize = 64;
 pub async fn run(
     shared: Arc<Shared>,
     key: ModeKey,
-    mut versions: watch::Receiver<Listed>,
-    mut mine: watch::Receiver<bool>,
+    versions: watch::Receiver<Listed>,
+    mine: watch::Receiver<bool>,
     cancel: CancellationToken,
 ) {
+    let mut lp = ModeLoop {
+        shared: &shared,
+        key: &key,
+        versions,
+        mine,
+        cancel,
+    };
     let mut cached: Option<(ModeConfig, Instant)> = None;
     loop {
-        let Some(token) = acquire(&shared, &key, &mut mine, &cancel).await else {
+        let Some(token) = acquire(&shared, &key, &mut lp.mine, &lp.cancel).await else {
             return;
         };
         shared.count_held(true);
         tracing::debug!(project_id = %key.project_id, mode = %key.mode, token, "mode lease taken");
-        let held = held(
-            &shared,
-            &key,
-            token,
-            &mut cached,
-            &mut versions,
-            &mut mine,
-            &cancel,
-        )
-        .await;
+        let end = held(&mut lp, token, &mut cached).await;
         shared.count_held(false);
-        match held {
-            Held::Lost => {
+        match end {
+            HoldEnd::Lost => {
                 tracing::info!(project_id = %key.project_id, mode = %key.mode, "mode lease lost");
             }
-            Held::Handed => {
+            HoldEnd::Handed => {
                 tracing::debug!(project_id = %key.project_id, mode = %key.mode, "mode handed over");
                 if let Err(err) = shared.pool.release_lease(&key, token).await {
                     tracing::warn!(mode = %key.mode, error = %err, "lease release failed");
                 }
             }
-            Held::Done => {
+            HoldEnd::Done => {
                 if let Err(err) = shared.pool.release_lease(&key, token).await {
                     tracing::warn!(mode = %key.mode, error = %err, "lease release failed");
                 }
@@ -101,6 +99,17 @@ pub async fn run(
             }
         }
     }
+}
+
+/// What a mode's loop works with across its leases: the worker's shared
+/// state, the mode, the scheduler's channels (the mode's listed version,
+/// and whether it is this worker's share) and the shutdown.
+struct ModeLoop<'a> {
+    shared: &'a Shared,
+    key: &'a ModeKey,
+    versions: watch::Receiver<Listed>,
+    mine: watch::Receiver<bool>,
+    cancel: CancellationToken,
 }
 
 /// Waits for the lease while the mode is this worker's share; `None` on
@@ -144,7 +153,8 @@ async fn acquire(
     }
 }
 
-enum Held {
+/// How holding the lease ended.
+enum HoldEnd {
     /// The lease is gone: acquire again.
     Lost,
     /// The mode became another worker's: release the lease, and take it
@@ -167,13 +177,18 @@ async fn config_for_cycle(
     cached: &Option<(ModeConfig, Instant)>,
     listed: Listed,
 ) -> Result<Option<ModeConfig>, WorkerError> {
-    let (version, read) = listed;
-    if version != GONE && shared.listing_fresh() {
-        if let Some(config) = read.filter(|c| c.version == version) {
-            return Ok(Some(config.as_ref().clone()));
-        }
-        if let Some((config, _)) = cached.as_ref().filter(|(c, _)| c.version == version) {
-            return Ok(Some(config.clone()));
+    if let Listed::At {
+        version,
+        config: read,
+    } = listed
+    {
+        if shared.listing_fresh() {
+            if let Some(config) = read.filter(|c| c.version == version) {
+                return Ok(Some(config.as_ref().clone()));
+            }
+            if let Some((config, _)) = cached.as_ref().filter(|(c, _)| c.version == version) {
+                return Ok(Some(config.clone()));
+            }
         }
     }
     let ttl = shared.config.lease_ttl;
@@ -186,15 +201,14 @@ async fn config_for_cycle(
         .unwrap_or(Err(WorkerError::Timeout("reading the mode")))
 }
 
+/// Cycles while the lease (`token`) is held; `cached` is the mode's config
+/// as last read, kept across leases.
 async fn held(
-    shared: &Shared,
-    key: &ModeKey,
+    lp: &mut ModeLoop<'_>,
     token: u64,
     cached: &mut Option<(ModeConfig, Instant)>,
-    versions: &mut watch::Receiver<Listed>,
-    mine: &mut watch::Receiver<bool>,
-    cancel: &CancellationToken,
-) -> Held {
+) -> HoldEnd {
+    let (shared, key) = (lp.shared, lp.key);
     let ttl = shared.config.lease_ttl;
     // Just taken for a lease time.
     let mut lease = HeldLease {
@@ -217,10 +231,10 @@ async fn held(
     // How long each incomplete party has been so (docs/game-modes.md#parties).
     let parties = std::sync::Mutex::new(matchplane_matchmaker::IncompleteParties::new());
     loop {
-        if !*mine.borrow_and_update() {
-            return Held::Handed;
+        if !*lp.mine.borrow_and_update() {
+            return HoldEnd::Handed;
         }
-        let listed = versions.borrow_and_update().clone();
+        let listed = lp.versions.borrow_and_update().clone();
         let config = match config_for_cycle(shared, key, cached, listed).await {
             Ok(Some(config)) => {
                 // Confirmed now: read, or listed at this version lately.
@@ -230,8 +244,8 @@ async fn held(
             Ok(None) => {
                 // Deleted: record the matches its last cycles claimed, and stop.
                 return match record(shared, key, &mut lease, false).await {
-                    true => Held::Lost,
-                    false => Held::Done,
+                    true => HoldEnd::Lost,
+                    false => HoldEnd::Done,
                 };
             }
             Err(err) => match known_config(cached.as_ref(), shared.config.config_grace) {
@@ -250,20 +264,20 @@ async fn held(
                     // keeps their tickets' records while the outage lasts.
                     if let Some((stale, _)) = cached.as_ref() {
                         if record(shared, key, &mut lease, stale.webhook_enabled()).await {
-                            return Held::Lost;
+                            return HoldEnd::Lost;
                         }
                     }
                     let until = tokio::time::Instant::now() + ttl;
-                    match wait(shared, key, &mut lease, until, versions, mine, cancel, None).await {
-                        WaitEnd::Cancelled => return Held::Done,
-                        WaitEnd::LostLease => return Held::Lost,
-                        WaitEnd::Handed => return Held::Handed,
+                    match wait(lp, &mut lease, until, ProposalSweeps::Off).await {
+                        WaitEnd::Cancelled => return HoldEnd::Done,
+                        WaitEnd::LostLease => return HoldEnd::Lost,
+                        WaitEnd::Handed => return HoldEnd::Handed,
                         WaitEnd::Elapsed | WaitEnd::Changed => continue,
                     }
                 }
             },
         };
-        versions.mark_unchanged();
+        lp.versions.mark_unchanged();
         let pause = Duration::from_secs_f64(
             config
                 .config
@@ -276,8 +290,8 @@ async fn held(
         // start one on a lease about to end), and whether there is work.
         let started = tokio::time::Instant::now();
         let activity = match probe(shared, key, &mut lease, hold).await {
-            Probe::Lost => return Held::Lost,
-            Probe::Held(activity) => activity,
+            Probe::Lost => return HoldEnd::Lost,
+            Probe::Renewed(activity) => activity,
             // Unknown: the full cycle finds out (its calls log their errors).
             Probe::Failed => None,
         };
@@ -298,7 +312,7 @@ async fn held(
         if idle {
             let release = assignments.idle_cycle(shared.pool.as_ref(), &shared.db, key, &config);
             if renewing(shared, key, &mut lease, release).await.1 {
-                return Held::Lost;
+                return HoldEnd::Lost;
             }
             let stale = idle_figures.is_none_or(|at| at.elapsed() >= IDLE_FIGURES_EVERY);
             if stale {
@@ -327,15 +341,16 @@ async fn held(
         // Due proposals are closed between cycles in a mode with acceptance,
         // and in one that still has proposals open (acceptance turned off).
         let open = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
-        let acceptance = open.then(|| config.webhook_enabled());
-        match wait(
-            shared, key, &mut lease, due, versions, mine, cancel, acceptance,
-        )
-        .await
-        {
-            WaitEnd::Cancelled => return Held::Done,
-            WaitEnd::LostLease => return Held::Lost,
-            WaitEnd::Handed => return Held::Handed,
+        let sweeps = match open {
+            true => ProposalSweeps::On {
+                webhooks: config.webhook_enabled(),
+            },
+            false => ProposalSweeps::Off,
+        };
+        match wait(lp, &mut lease, due, sweeps).await {
+            WaitEnd::Cancelled => return HoldEnd::Done,
+            WaitEnd::LostLease => return HoldEnd::Lost,
+            WaitEnd::Handed => return HoldEnd::Handed,
             WaitEnd::Changed => {
                 // Config changed: cycle now.
                 assignments = NextTimeout::unknown();
@@ -356,7 +371,7 @@ async fn full_cycle(
     activity: Option<ModeActivity>,
     period: Option<Duration>,
     parties: &std::sync::Mutex<matchplane_matchmaker::IncompleteParties>,
-) -> Option<Held> {
+) -> Option<HoldEnd> {
     let ticker = Ticker {
         pool: shared.pool.as_ref(),
         db: &shared.db,
@@ -378,7 +393,7 @@ async fn full_cycle(
         hook(key, false, Instant::now());
     }
     match result {
-        Ok((TickOutcome::LostLease, _)) => return Some(Held::Lost),
+        Ok((TickOutcome::LostLease, _)) => return Some(HoldEnd::Lost),
         Ok((outcome, report)) => {
             tracing::debug!(mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
         }
@@ -395,7 +410,7 @@ async fn full_cycle(
         }
     }
     if lost || record(shared, key, lease, config.webhook_enabled()).await {
-        return Some(Held::Lost);
+        return Some(HoldEnd::Lost);
     }
     None
 }
@@ -415,7 +430,7 @@ fn known_config(cached: Option<&(ModeConfig, Instant)>, grace: Duration) -> Opti
 /// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]
 /// batches), renewing the lease; `true` if the lease was lost meanwhile.
 async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks: bool) -> bool {
-    let recorder = Recorder {
+    let outbox = OutboxConsumer {
         pool: shared.pool.as_ref(),
         db: &shared.db,
         tickets: shared.tickets.as_deref(),
@@ -425,7 +440,7 @@ async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks:
         concurrency: shared.config.claim_concurrency,
         ends: Some(&shared.ends),
     };
-    let drain = recorder.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
+    let drain = outbox.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
     let (drained, lost) = renewing(shared, key, lease, drain).await;
     if let Err(err) = drained {
         tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");

@@ -16,17 +16,21 @@
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
-use matchplane_matchmaker::RawJson;
 use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webhook_delivery};
 use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
-use matchplane_store::repos::deliveries::{self, PendingDelivery};
+use matchplane_store::repos::deliveries;
 use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
-use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
+use matchplane_store::tickets::{publish, TicketStore};
 use matchplane_webhook::{Event, EventType, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
 use std::collections::HashMap;
 use std::time::Duration;
+
+mod entry;
+
+pub(crate) use entry::match_row;
+use entry::{dead_letter, parse, prepare};
 
 /// How long past a failed attempt to store a match its tickets' records are
 /// kept at least (one hour; every later attempt pushes it out again).
@@ -52,9 +56,9 @@ pub fn delivery_id(match_id: &str) -> String {
     format!("dlv_{}", match_id.strip_prefix("mat_").unwrap_or(match_id))
 }
 
-/// What the consumer needs.
+/// The outbox consumer: what it needs to record a mode's outbox.
 #[derive(Clone, Copy)]
-pub struct Recorder<'a> {
+pub struct OutboxConsumer<'a> {
     /// The pool store (outbox, status channels).
     pub pool: &'a dyn PoolStore,
     /// The database.
@@ -75,7 +79,7 @@ pub struct Recorder<'a> {
     pub ends: Option<&'a crate::recordings::EndRecorder>,
 }
 
-impl Recorder<'_> {
+impl OutboxConsumer<'_> {
     /// Records `mode`'s outbox until it is empty (or `max_batches` batches
     /// were done), queueing a webhook for each match if `webhook` is set.
     /// Returns the number of entries acknowledged.
@@ -356,145 +360,5 @@ impl Recorder<'_> {
         dead_letters::keep(&txn, dead).await?;
         txn.commit().await.map_err(StoreError::from)?;
         Ok(reopen.into_iter().flatten().collect())
-    }
-}
-
-/// What one readable outbox entry becomes.
-struct Prepared {
-    row: match_::Model,
-    delivery: Option<webhook_delivery::Model>,
-    notices: Vec<(String, StatusMessage)>,
-    /// The match, when `backfill.auto` opened a backfill for it.
-    auto: Option<MatchMade>,
-}
-
-/// `entry` kept as a dead letter because of `err`, logged at error level.
-fn dead_letter(
-    mode: &ModeKey,
-    entry: &OutboxEntry,
-    err: &WorkerError,
-    now: DateTime<Utc>,
-) -> outbox_dead_letter::Model {
-    tracing::error!(
-        outbox_id = %entry.id,
-        match_id = %entry.match_id,
-        project_id = %mode.project_id,
-        game_mode = %mode.mode,
-        error = %err,
-        "unreadable match record moved to the dead letters"
-    );
-    outbox_dead_letter::Model {
-        project_id: mode.project_id.clone(),
-        game_mode: mode.mode.clone(),
-        outbox_id: entry.id.clone(),
-        match_id: entry.match_id.clone(),
-        record: entry.record_json.clone(),
-        error: err.to_string(),
-        created_at: now,
-    }
-}
-
-/// The match row, delivery and `matched` messages of `entry` (read as
-/// `body`), each player's entry given its ticket's `data` (ticket id to the
-/// JSON text); or why it cannot be stored.
-fn prepare(
-    mode: &ModeKey,
-    entry: &OutboxEntry,
-    mut body: MatchMade,
-    data: &HashMap<String, String>,
-    webhook: bool,
-    now: DateTime<Utc>,
-) -> Result<Prepared, WorkerError> {
-    let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
-    let row = match_row(mode, &body)?;
-    let mut with_data = false;
-    for player in body.teams.iter_mut().flat_map(|team| &mut team.players) {
-        if let Some(text) = data.get(player.ticket_id.as_str()) {
-            player.data = Some(RawJson::from_text(text.as_str()).map_err(corrupt)?);
-            with_data = true;
-        }
-    }
-    // The webhook body: the claim's record as it is, or, when a player
-    // brought `data`, the same body with each one's `data` in its entry.
-    let payload = if with_data {
-        encode(body.clone())?
-    } else {
-        entry.record_json.clone()
-    };
-    // Each player is told its own view of the match (docs/architecture.md#where-each-rule-lives).
-    let notices = body
-        .teams
-        .iter()
-        .flat_map(|team| &team.players)
-        .filter_map(|player| {
-            let view = matchplane_webhook::player_match(&body, &player.ticket_id)?;
-            Some((
-                player.ticket_id.clone(),
-                StatusMessage::Matched { match_: view },
-            ))
-        })
-        .collect();
-    let delivery = webhook.then(|| {
-        PendingDelivery {
-            id: delivery_id(&body.match_id),
-            project_id: mode.project_id.clone(),
-            game_mode: mode.mode.clone(),
-            match_id: Some(body.match_id.clone()),
-            event_type: EventType::MatchMade.as_str(),
-            payload,
-        }
-        .row(now)
-    });
-    let auto = body.backfill_id.is_some().then(|| body.clone());
-    Ok(Prepared {
-        row,
-        delivery,
-        notices,
-        auto,
-    })
-}
-
-/// The `matches` row of `body` (status `made`; a proposal's row is stored
-/// `proposed` first and marked made when its record is stored).
-///
-/// # Errors
-/// [`WorkerError::Corrupt`] if the body cannot be turned into JSON values.
-pub(crate) fn match_row(mode: &ModeKey, body: &MatchMade) -> Result<match_::Model, WorkerError> {
-    let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
-    // The stored teams leave `data` out: a JSON column would re-order and
-    // re-format it; `match_tickets.data` keeps each ticket's text.
-    Ok(match_::Model {
-        id: body.match_id.clone(),
-        project_id: mode.project_id.clone(),
-        game_mode: mode.mode.clone(),
-        game_mode_version: body.game_mode_version,
-        teams: serde_json::to_value(&body.teams).map_err(corrupt)?,
-        quality: serde_json::to_value(&body.quality).map_err(corrupt)?,
-        created_at: body.created_at,
-        match_shape: Some(serde_json::json!(body.match_shape)),
-        seats_open: Some(serde_json::json!(body.seats_open)),
-        region: body.region.clone(),
-        status: matchplane_store::repos::match_status::MADE.to_owned(),
-        answers: None,
-        made_at: None,
-        assignment: None,
-        attributes: (!body.attributes.is_empty())
-            .then(|| serde_json::to_value(&body.attributes))
-            .transpose()
-            .map_err(corrupt)?,
-    })
-}
-
-fn parse(entry: &OutboxEntry) -> Result<MatchMade, WorkerError> {
-    match serde_json::from_str::<Event>(&entry.record_json) {
-        Ok(Event::MatchMade(body)) => Ok(body),
-        Ok(Event::Test(_) | Event::Backfilled(_)) => Err(WorkerError::Corrupt(format!(
-            "outbox entry {} is not a match",
-            entry.id
-        ))),
-        Err(e) => Err(WorkerError::Corrupt(format!(
-            "outbox entry {}: {e}",
-            entry.id
-        ))),
     }
 }

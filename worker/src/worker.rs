@@ -100,12 +100,20 @@ async fn take_epoch(
     }
 }
 
-/// What the scheduler tells a mode's loop of its mode: the version listed,
-/// and the config of that version if it was read.
-pub type Listed = (i64, Option<Arc<modes::ModeConfig>>);
-
-/// Version sent to a mode's loop when the mode left the list.
-pub(crate) const GONE: i64 = -1;
+/// What the scheduler tells a mode's loop of its mode.
+#[derive(Clone, Debug)]
+pub enum Listed {
+    /// Listed at `version`, with that version's config if the scheduler
+    /// read it.
+    At {
+        /// The version listed.
+        version: i64,
+        /// The config of that version, when the scheduler read it.
+        config: Option<Arc<modes::ModeConfig>>,
+    },
+    /// The mode left the list.
+    Gone,
+}
 
 /// Runs a worker until `shutdown` is cancelled, then waits for its loops to
 /// stop (leases released, in-flight webhook attempts logged).
@@ -221,8 +229,8 @@ async fn live_workers(shared: &Shared, last: Vec<String>) -> Vec<String> {
 
 /// What the scheduler keeps per mode: the channels to its loop.
 struct ModeChannels {
-    /// The mode's listed version ([`GONE`] once unlisted), with its config
-    /// when the scheduler read it.
+    /// The mode's listed version ([`Listed::Gone`] once unlisted), with its
+    /// config when the scheduler read it.
     version: watch::Sender<Listed>,
     /// Whether the mode is this worker's ([`crate::shares`]).
     mine: watch::Sender<bool>,
@@ -303,9 +311,9 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                 for key in &changes.gone {
                     if let Some(sender) = channels.get(key) {
                         sender.version.send_if_modified(|v| {
-                            let gone = v.0 != GONE;
-                            *v = (GONE, None);
-                            gone
+                            let listed = matches!(v, Listed::At { .. });
+                            *v = Listed::Gone;
+                            listed
                         });
                     }
                 }
@@ -336,10 +344,16 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                         .map(Arc::new);
                     if let Some(sender) = channels.get(&key) {
                         sender.version.send_if_modified(|v| {
-                            if v.0 == version && (v.1.is_some() || config.is_none()) {
-                                return false;
+                            if let Listed::At {
+                                version: at,
+                                config: read,
+                            } = v
+                            {
+                                if *at == version && (read.is_some() || config.is_none()) {
+                                    return false;
+                                }
                             }
-                            *v = (version, config);
+                            *v = Listed::At { version, config };
                             true
                         });
                         sender
@@ -347,7 +361,7 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                             .send_if_modified(|m| std::mem::replace(m, mine) != mine);
                         continue;
                     }
-                    let (version, versions) = watch::channel((version, config));
+                    let (version, versions) = watch::channel(Listed::At { version, config });
                     let (mine, mines) = watch::channel(mine);
                     channels.insert(key.clone(), ModeChannels { version, mine });
                     let shared = Arc::clone(shared);

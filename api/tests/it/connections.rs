@@ -8,7 +8,7 @@
 //! open as long as its client liked), no cap, and those refusals had empty
 //! bodies.
 
-use crate::common::{Backend, TestDb};
+use crate::common::{empty_database, Backend, TestDatabase};
 use matchplane_api::{ConnectionLimits, ServeConfig};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -17,9 +17,11 @@ use tokio::net::TcpStream;
 
 /// `serve_on` with `limits` over a migrated SQLite database and memory
 /// stores; the database is kept alive with the server.
-async fn serve(limits: ConnectionLimits) -> (SocketAddr, TestDb, tokio::sync::oneshot::Sender<()>) {
+async fn serve(
+    limits: ConnectionLimits,
+) -> (SocketAddr, TestDatabase, tokio::sync::oneshot::Sender<()>) {
     use matchplane_api::play::{Play, PlaySettings};
-    let owned = TestDb::empty(Backend::Sqlite).await;
+    let owned = empty_database(Backend::Sqlite).await;
     let db = owned.connect().await;
     matchplane_migrations::migrate(&db).await.unwrap();
     let play = std::sync::Arc::new(Play::in_memory(PlaySettings::default()));

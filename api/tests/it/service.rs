@@ -1,6 +1,6 @@
 //! Service routes, the OpenAPI snapshot and the migration gate.
 
-use crate::common::{Backend, TestApp, TestDb, OPERATOR};
+use crate::common::{empty_database, Backend, TestApp, OPERATOR};
 use crate::on_both;
 use axum::http::{Method, StatusCode};
 
@@ -46,7 +46,7 @@ async fn service_routes_answer(backend: Backend) {
 }
 
 async fn api_refuses_a_database_behind(backend: Backend) {
-    let owned = TestDb::empty(backend).await;
+    let owned = empty_database(backend).await;
     let db = owned.connect().await;
     let behind = matchplane_migrations::pending(&db).await.unwrap();
     assert!(behind >= 3, "an empty database lacks every migration");
@@ -95,7 +95,7 @@ async fn spawn_serve_on(
 async fn serve_on_port_0_until_shutdown(backend: Backend) {
     use matchplane_api::{ApiConfig, ServeConfig, ServeError};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let owned = TestDb::empty(backend).await;
+    let owned = empty_database(backend).await;
     let config = ServeConfig {
         api: ApiConfig::default(),
         worker_metrics: None,
@@ -180,7 +180,7 @@ async fn dev_metrics_include_the_workers() {
     use matchplane_store::pool::ModeKey;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    let owned = TestDb::empty(Backend::Postgres).await;
+    let owned = empty_database(Backend::Postgres).await;
     matchplane_migrations::migrate(&owned.connect().await)
         .await
         .unwrap();

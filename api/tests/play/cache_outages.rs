@@ -11,7 +11,7 @@
 
 use crate::fault_proxy::FaultProxy;
 use crate::harness::{redis_url, solo};
-use crate::outages::{app, database, drop_database, send, studio};
+use crate::outages::{app, database, send, studio};
 use axum::http::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, Database};
 use std::time::Duration;
@@ -23,7 +23,7 @@ fn postgres_host() -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_known_key_creates_tickets_through_a_postgres_outage() {
     let proxy = FaultProxy::start(&postgres_host()).await;
-    let (db_url, name) = database(Some(&proxy)).await;
+    let (db_url, database) = database(Some(&proxy)).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let app = app(&db_url, &redis_url(), &prefix).await;
     let (project, key) = studio(&app).await;
@@ -75,7 +75,7 @@ async fn a_known_key_creates_tickets_through_a_postgres_outage() {
     assert_eq!(ready.body["status"], "degraded", "{}", ready.body);
     assert_eq!(ready.body["database"], "unreachable", "{}", ready.body);
     assert_eq!(ready.body["redis"], "ok", "{}", ready.body);
-    drop_database(&name).await;
+    drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
 
@@ -87,7 +87,7 @@ async fn a_known_key_creates_tickets_through_a_postgres_outage() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_tickets_with_a_known_key_survive_a_postgres_black_hole() {
     let proxy = FaultProxy::start(&postgres_host()).await;
-    let (db_url, name) = database(Some(&proxy)).await;
+    let (db_url, database) = database(Some(&proxy)).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let app = app(&db_url, &redis_url(), &prefix).await;
     let (project, key) = studio(&app).await;
@@ -127,13 +127,13 @@ async fn concurrent_tickets_with_a_known_key_survive_a_postgres_black_hole() {
         refused.len()
     );
     proxy.drop_all();
-    drop_database(&name).await;
+    drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_database_never_fails_a_key_check() {
-    let (db_url, name) = database(None).await;
+    let (db_url, database) = database(None).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let writable = app(&db_url, &redis_url(), &prefix).await;
     let (project, key) = studio(&writable).await;
@@ -143,7 +143,8 @@ async fn a_read_only_database_never_fails_a_key_check() {
     let admin = matchplane_store::test_support::database_url();
     let conn = Database::connect(&admin).await.unwrap();
     conn.execute_unprepared(&format!(
-        "ALTER DATABASE {name} SET default_transaction_read_only = on"
+        "ALTER DATABASE \"{}\" SET default_transaction_read_only = on",
+        database.name()
     ))
     .await
     .unwrap();
@@ -167,7 +168,7 @@ async fn a_read_only_database_never_fails_a_key_check() {
     )
     .await;
     assert_eq!(ticket.status, StatusCode::CREATED, "{}", ticket.body);
-    drop_database(&name).await;
+    drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
 
@@ -179,7 +180,7 @@ async fn a_revocation_is_honoured_once_the_database_is_back() {
     let host = postgres_host();
     let proxy = FaultProxy::start(&host).await;
     let port = proxy.port;
-    let (db_url, name) = database(Some(&proxy)).await;
+    let (db_url, database) = database(Some(&proxy)).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let app = app(&db_url, &redis_url(), &prefix).await;
     let (project, key) = studio(&app).await;
@@ -197,9 +198,7 @@ async fn a_revocation_is_honoured_once_the_database_is_back() {
     proxy.drop_all();
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     // Another instance revokes the key (straight in the database).
-    let admin = matchplane_store::test_support::database_url();
-    let direct = matchplane_store::test_support::database_url_named(&admin, &name);
-    let conn = Database::connect(&direct).await.unwrap();
+    let conn = Database::connect(database.url()).await.unwrap();
     conn.execute_unprepared("UPDATE api_keys SET revoked_at = now()")
         .await
         .unwrap();
@@ -239,6 +238,6 @@ async fn a_revocation_is_honoured_once_the_database_is_back() {
         "refused after {:?}",
         started.elapsed()
     );
-    drop_database(&name).await;
+    drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }

@@ -10,8 +10,9 @@ use http_body_util::BodyExt;
 use matchplane_api::play::{self, Play, PlaySettings};
 use matchplane_api::{router, ApiConfig, AppState};
 use matchplane_store::pool::{Claim, ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
+use matchplane_store::test_support::TestDatabase;
 use matchplane_worker::sweep::{SweepReport, Sweeper};
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use sea_orm::DatabaseConnection;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,43 +48,8 @@ macro_rules! on_both_pools {
     )*};
 }
 
-fn admin_url() -> String {
-    matchplane_store::test_support::database_url()
-}
-
 pub fn redis_url() -> String {
     matchplane_store::test_support::redis_url()
-}
-
-fn with_database(url: &str, db: &str) -> String {
-    matchplane_store::test_support::database_url_named(url, db)
-}
-
-/// A database owned by one test, dropped when the test ends.
-struct OwnedDb {
-    admin: String,
-    name: String,
-}
-
-impl Drop for OwnedDb {
-    fn drop(&mut self) {
-        let (admin, name) = (self.admin.clone(), self.name.clone());
-        let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                if let Ok(conn) = Database::connect(&admin).await {
-                    let _ = conn
-                        .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                        .await;
-                    let _ = conn.close().await;
-                }
-            });
-        })
-        .join();
-    }
 }
 
 /// An answer: status and JSON body (`Null` when empty).
@@ -109,7 +75,7 @@ pub struct TestApp {
     pub pools: Pools,
     /// The Redis prefix (Redis runs only).
     pub prefix: String,
-    _db: OwnedDb,
+    _db: TestDatabase,
 }
 
 impl Drop for TestApp {
@@ -145,22 +111,8 @@ impl TestApp {
     }
 
     async fn build(pools: Pools, settings: PlaySettings, allow_private_webhooks: bool) -> Self {
-        let admin = admin_url();
-        let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
-        let conn = Database::connect(&admin)
-            .await
-            .expect("connect to PostgreSQL");
-        conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-            .await
-            .expect("create test database");
-        conn.close().await.ok();
-        let owned = OwnedDb {
-            admin: admin.clone(),
-            name: name.clone(),
-        };
-        let db = Database::connect(with_database(&admin, &name))
-            .await
-            .unwrap();
+        let owned = TestDatabase::create("mp_t_").await;
+        let db = owned.connect().await;
         matchplane_migrations::migrate(&db).await.expect("migrate");
         let prefix = format!("mpt_{}", ulid::Ulid::new());
         let play = Arc::new(Self::play_on(pools, &prefix, settings).await);

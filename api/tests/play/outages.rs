@@ -20,7 +20,7 @@ use matchplane_api::play::connect_redis_with;
 use matchplane_api::{router, ApiConfig, AppState};
 use matchplane_store::db::DbTimeouts;
 use matchplane_store::pool::RedisPoolConfig;
-use sea_orm::{ConnectionTrait, Database};
+use matchplane_store::test_support::TestDatabase;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
@@ -88,35 +88,24 @@ pub(crate) fn assert_unavailable(got: &Got, bound: Duration) {
     assert!(got.took < bound, "answered after {:?}", got.took);
 }
 
-/// A fresh migrated database (direct), its URL through `proxy`.
-pub(crate) async fn database(proxy: Option<&FaultProxy>) -> (String, String) {
-    let admin = matchplane_store::test_support::database_url();
-    let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
-    let conn = Database::connect(&admin).await.unwrap();
-    conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let direct = matchplane_store::test_support::database_url_named(&admin, &name);
-    let db = Database::connect(&direct).await.unwrap();
+/// A fresh migrated database (dropped with the guard), its URL through
+/// `proxy`.
+pub(crate) async fn database(proxy: Option<&FaultProxy>) -> (String, TestDatabase) {
+    let database = TestDatabase::create("mp_t_").await;
+    let db = database.connect().await;
     matchplane_migrations::migrate(&db).await.unwrap();
     db.close().await.ok();
+    let direct = database.url();
     let via = match proxy {
         Some(proxy) => {
-            let upstream = matchplane_store::test_support::host_port(&admin);
+            let upstream = matchplane_store::test_support::host_port(
+                &matchplane_store::test_support::database_url(),
+            );
             direct.replacen(&upstream, &format!("127.0.0.1:{}", proxy.port), 1)
         }
-        None => direct.clone(),
+        None => direct.to_owned(),
     };
-    (via, name)
-}
-
-pub(crate) async fn drop_database(name: &str) {
-    let admin = matchplane_store::test_support::database_url();
-    if let Ok(conn) = Database::connect(&admin).await {
-        let _ = conn
-            .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .await;
-    }
+    (via, database)
 }
 
 /// The app over `db_url` and the Redis at `redis`, with short timeouts
@@ -187,7 +176,7 @@ async fn redis_stopped_answers_503_with_retry_after_at_once() {
     let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let proxy = FaultProxy::start(host).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
-    let (db_url, name) = database(None).await;
+    let (db_url, database) = database(None).await;
     let app = app(
         &db_url,
         &format!("redis://127.0.0.1:{}{db_path}", proxy.port),
@@ -228,7 +217,7 @@ async fn redis_stopped_answers_503_with_retry_after_at_once() {
     assert_eq!(ready.body["redis"], "unreachable", "{}", ready.body);
     assert_eq!(ready.body["database"], "ok", "{}", ready.body);
     assert!(ready.took < Duration::from_secs(5), "{:?}", ready.took);
-    drop_database(&name).await;
+    drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&upstream, &prefix);
 }
 
@@ -237,7 +226,7 @@ async fn postgres_black_holed_answers_503_within_the_deadline() {
     let admin = matchplane_store::test_support::database_url();
     let host = matchplane_store::test_support::host_port(&admin);
     let proxy = FaultProxy::start(&host).await;
-    let (db_url, name) = database(Some(&proxy)).await;
+    let (db_url, database) = database(Some(&proxy)).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let app = app(&db_url, &redis_url(), &prefix).await;
     let (_project, _key) = studio(&app).await;
@@ -253,7 +242,7 @@ async fn postgres_black_holed_answers_503_within_the_deadline() {
     assert_eq!(ready.body["redis"], "ok", "{}", ready.body);
     assert!(ready.took < Duration::from_secs(5), "{:?}", ready.took);
     proxy.drop_all();
-    drop_database(&name).await;
+    drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
 
@@ -267,7 +256,7 @@ async fn the_first_request_after_a_redis_restart_is_answered() {
     let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let proxy = FaultProxy::start(host).await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
-    let (db_url, name) = database(None).await;
+    let (db_url, database) = database(None).await;
     let app = app(
         &db_url,
         &format!("redis://127.0.0.1:{}{db_path}", proxy.port),
@@ -306,6 +295,6 @@ async fn the_first_request_after_a_redis_restart_is_answered() {
         );
     }
     drop(restarted);
-    drop_database(&name).await;
+    drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&upstream, &prefix);
 }

@@ -16,7 +16,7 @@ mod scenario;
 mod stats;
 mod table;
 
-pub use arrivals_csv::{write_arrivals_csv, ARRIVALS_CSV_HEADER};
+pub use arrivals_csv::{parse_arrivals_csv, write_arrivals_csv, ARRIVALS_CSV_HEADER};
 pub use backfills::{BackfillStats, SimulatedBackfill, SimulatedFill};
 pub use compare::{
     compare, compare_bounded, figures, higher_is_better, render_compare_table, Comparison, FIGURES,
@@ -26,6 +26,6 @@ pub use guard::{check_guard, parse_guard, GuardVerdict, GuardedFigure, DEFAULT_G
 pub use proposals::{assign_declines, AcceptanceStats, SimAnswer, SimulatedProposal};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
-pub use scenario::{parse_arrivals_csv, parse_mode, Event, Scenario, ScenarioError};
+pub use scenario::{parse_mode, Event, Scenario, ScenarioError};
 pub use stats::{Percentiles, Spread};
 pub use table::render_table;

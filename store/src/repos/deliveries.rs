@@ -2,7 +2,7 @@
 //!
 //! A delivery is `pending` until an attempt succeeds (`succeeded`) or the
 //! schedule gives up (`failed`). Workers take due deliveries with
-//! [`claim_due`]: on PostgreSQL the due rows are selected `FOR UPDATE SKIP
+//! [`claim_due_fairly`]: on PostgreSQL the due rows are selected `FOR UPDATE SKIP
 //! LOCKED`, on both backends each row is then taken by a compare-and-set
 //! UPDATE on its status and lock, so two workers never take one delivery
 //! while its lock (`locked_until`) runs. A worker that dies leaves the lock
@@ -32,7 +32,7 @@ pub const PENDING: &str = "pending";
 mod claims;
 
 pub use claims::{
-    claim_due, claim_due_fairly, finish_attempt, release, renew, start_attempt, ClaimFilter, Held,
+    claim_due_fairly, finish_attempt, release, renew, start_attempt, ClaimFilter, ClaimHeld,
     ATTEMPT_UNFINISHED,
 };
 
@@ -124,7 +124,7 @@ pub async fn count_due<C: ConnectionTrait>(db: &C, now: DateTime<Utc>) -> Result
         .await?)
 }
 
-/// What follows an attempt, for [`record_attempt`].
+/// What follows an attempt, for [`finish_attempt`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AfterAttempt {
     /// Attempt again at this time.
@@ -135,12 +135,13 @@ pub enum AfterAttempt {
 
 /// Logs a finished `attempt` at once and moves its delivery on (attempt
 /// count set to `attempt_count`, status, next attempt, lock released), in
-/// one transaction; for attempts made outside a claim (the workers log
-/// theirs with [`start_attempt`] and [`finish_attempt`]).
+/// one transaction; for tests that need an attempt history without a claim
+/// (the workers log theirs with [`start_attempt`] and [`finish_attempt`]).
 ///
 /// # Errors
 /// [`StoreError::NotFound`] if the delivery is gone (its project or match
 /// was deleted); [`StoreError::Db`] on a database failure.
+#[cfg(feature = "test-support")]
 pub async fn record_attempt<C: TransactionTrait>(
     db: &C,
     attempt: webhook_attempt::Model,

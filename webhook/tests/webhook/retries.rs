@@ -2,7 +2,7 @@
 
 use crate::common::fixtures::{delivery, match_message, secret};
 use crate::common::receiver::{Receiver, Reply};
-use crate::common::run::{AttemptRecorder, RunToEnd};
+use crate::common::run::{AttemptRecorder, RunToEnd, Step};
 use crate::common::verify::{verify, Rejected};
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use matchplane_webhook::deliver::Attempt;

@@ -5,7 +5,7 @@ use super::{Attempted, DeliveryWorker, Ready};
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
-use matchplane_store::repos::deliveries::{self, AfterAttempt, Held};
+use matchplane_store::repos::deliveries::{self, AfterAttempt, ClaimHeld};
 use matchplane_store::repos::StoreError;
 use matchplane_store::repos::{project_webhooks, webhook_health};
 use matchplane_webhook::dispatcher::failure_text;
@@ -81,8 +81,8 @@ impl DeliveryWorker {
         };
         let until = started + self.lock_span();
         match deliveries::start_attempt(&self.db, opening, &token, until, started).await? {
-            Held::Yes => {}
-            Held::Lost => {
+            ClaimHeld::Yes => {}
+            ClaimHeld::Lost => {
                 tracing::warn!(delivery_id = %row.id, "webhook delivery taken over; not sent");
                 return Ok(None);
             }
@@ -143,12 +143,12 @@ impl DeliveryWorker {
             response_body: attempt.response_excerpt.clone(),
         };
         match deliveries::finish_attempt(&self.db, log, &token, after, Utc::now()).await {
-            Ok(Held::Yes) => {
+            Ok(ClaimHeld::Yes) => {
                 if sent {
                     self.record_health(&row, &attempt, project_endpoint).await;
                 }
             }
-            Ok(Held::Lost) => {
+            Ok(ClaimHeld::Lost) => {
                 tracing::warn!(delivery_id = %row.id, "webhook lock lost during the attempt");
             }
             Err(StoreError::NotFound) => {}

@@ -33,7 +33,7 @@ pub(super) fn hold_for(ttl: Duration, pause: Duration) -> Duration {
 /// What the cycle's first call found.
 pub(super) enum Probe {
     /// Still held; what the mode holds.
-    Held(Option<ModeActivity>),
+    Renewed(Option<ModeActivity>),
     /// The lease is gone.
     Lost,
     /// The store did not answer: counted as held (the fencing token
@@ -56,7 +56,7 @@ pub(super) async fn probe(
     {
         Ok(Some(activity)) => {
             lease.valid_until = sent + hold;
-            Probe::Held(Some(activity))
+            Probe::Renewed(Some(activity))
         }
         Ok(None) => Probe::Lost,
         Err(err) => {

@@ -2,12 +2,9 @@
 //! proposals, and ending early on a change, a hand-over or shutdown.
 
 use super::lease::{renew, HeldLease};
-use super::{now_secs, record, Shared};
-use crate::worker::Listed;
+use super::{now_secs, record, ModeLoop, Shared};
 use matchplane_store::pool::ModeKey;
 use std::time::Duration;
-use tokio::sync::watch;
-use tokio_util::sync::CancellationToken;
 
 /// Why a wait ended.
 pub(super) enum WaitEnd {
@@ -40,30 +37,39 @@ async fn proposal_tick(
     record(shared, key, lease, webhooks).await
 }
 
+/// Whether a wait closes due proposals meanwhile.
+#[derive(Clone, Copy)]
+pub(super) enum ProposalSweeps {
+    /// No sweeps.
+    Off,
+    /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each,
+    /// with the matches' webhooks if `webhooks` (the mode's flag).
+    On { webhooks: bool },
+}
+
 /// Waits until `until`, renewing the lease when it nears its end; ends
 /// early on cancel, a lost lease, a new version of the mode or the mode
-/// becoming another worker's. With `proposals` (the mode's webhook flag),
-/// due proposals are closed and the outbox recorded every
-/// [`PROPOSAL_SWEEP_EVERY`] meanwhile.
-#[allow(clippy::too_many_arguments)]
+/// becoming another worker's. With [`ProposalSweeps::On`], due proposals
+/// are closed and the outbox recorded every [`PROPOSAL_SWEEP_EVERY`]
+/// meanwhile.
 pub(super) async fn wait(
-    shared: &Shared,
-    key: &ModeKey,
+    lp: &mut ModeLoop<'_>,
     lease: &mut HeldLease,
     until: tokio::time::Instant,
-    versions: &mut watch::Receiver<Listed>,
-    mine: &mut watch::Receiver<bool>,
-    cancel: &CancellationToken,
-    proposals: Option<bool>,
+    sweeps: ProposalSweeps,
 ) -> WaitEnd {
+    let (shared, key) = (lp.shared, lp.key);
+    let (versions, mine, cancel) = (&mut lp.versions, &mut lp.mine, &lp.cancel);
     let ttl = shared.config.lease_ttl;
     let mut sweep = tokio::time::interval(PROPOSAL_SWEEP_EVERY);
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     sweep.reset();
+    let sweeping = matches!(sweeps, ProposalSweeps::On { .. });
+    let webhooks = matches!(sweeps, ProposalSweeps::On { webhooks: true });
     loop {
         tokio::select! {
-            _ = sweep.tick(), if proposals.is_some() => {
-                if proposal_tick(shared, key, lease, proposals.unwrap_or(false)).await {
+            _ = sweep.tick(), if sweeping => {
+                if proposal_tick(shared, key, lease, webhooks).await {
                     return WaitEnd::LostLease;
                 }
             }

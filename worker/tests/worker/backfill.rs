@@ -6,7 +6,7 @@
 //! `backfill: true`; the last seat taken, the backfill is `filled`. A
 //! worker killed mid-fill loses nothing and stores nothing twice; a close
 //! racing a cycle ends with the fill or the close; an automatic backfill
-//! whose worker died before opening it is opened by the match's recorder.
+//! whose worker died before opening it is opened by the match's outbox consumer.
 //! The crash cases run on both pool stores.
 
 use crate::env::{mode_config, verified_body, Env};
@@ -288,7 +288,7 @@ async fn a_worker_killed_mid_fill_loses_nothing_and_duplicates_nothing(env: Env)
         .unwrap();
     assert_eq!(taken.len(), 1);
     // w2 leaves it while it may be in w1's hands, takes it once idle.
-    let w2 = env.recorder("w2", Duration::from_millis(300));
+    let w2 = env.consumer("w2", Duration::from_millis(300));
     assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 0);
     assert!(
         backfills::fills(&env.db, &env.project_id, &backfill.backfill_id)
@@ -462,7 +462,7 @@ async fn an_automatic_backfill_outlives_a_worker_dying_before_opening_it(env: En
 
     // Another worker records the match: the request is stored with it and
     // opened where fills find it, from the match's own record.
-    let w2 = env.recorder("w2", Duration::from_millis(300));
+    let w2 = env.consumer("w2", Duration::from_millis(300));
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 1);
     let row = backfills::get(&env.db, &env.project_id, &backfill_id)

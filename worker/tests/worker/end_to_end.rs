@@ -131,7 +131,7 @@ async fn five_hundred_twice_then_two_hundred_logs_three_attempts() {
 /// A match claimed just before its mode was deleted (a proposal everyone
 /// accepted, a cycle's last claim) is stored, as it was made, but queues
 /// no webhook: a deleted mode has no endpoint, and a delivery made for it
-/// would only fail (docs/webhooks.md). The recorder is handed the webhook
+/// would only fail (docs/webhooks.md). The outbox consumer is handed the webhook
 /// flag of the config it read before the delete, as a worker's proposal
 /// sweep is.
 #[tokio::test]
@@ -150,7 +150,7 @@ async fn a_match_recorded_after_its_mode_was_deleted_queues_no_webhook() {
         .await
         .unwrap();
     let recorded = env
-        .recorder("w1", Duration::from_secs(60))
+        .consumer("w1", Duration::from_secs(60))
         .drain(&env.mode, webhook, Utc::now(), 10)
         .await
         .unwrap();

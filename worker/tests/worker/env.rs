@@ -5,17 +5,18 @@ use chrono::Utc;
 use matchplane_matchmaker::Search;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
 use matchplane_store::repos::{game_modes, projects};
+use matchplane_store::test_support::TestDatabase;
 use matchplane_webhook::{
     generate_secret, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Schedule,
 };
 use matchplane_worker::deliveries::DeliveryWorker;
 use matchplane_worker::modes::{self, ModeConfig};
-use matchplane_worker::record::Recorder;
+use matchplane_worker::record::OutboxConsumer;
 use matchplane_worker::tick::{TickOutcome, TickReport, Ticker};
 use matchplane_worker::WorkerConfig;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use sea_orm::{Database, DatabaseConnection};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,8 +27,7 @@ pub struct Env {
     pub project_id: String,
     pub mode: ModeKey,
     pub secret: String,
-    admin: String,
-    name: String,
+    database: TestDatabase,
     redis_url: String,
     prefix: String,
     /// The incomplete parties' clocks, kept across [`Env::tick`]s as the
@@ -59,14 +59,14 @@ impl Env {
 
     /// This test's database URL through `host:port` (a fault proxy).
     pub fn db_url_via(&self, host_port: &str) -> String {
-        let direct = matchplane_store::test_support::database_url_named(&self.admin, &self.name);
+        let direct = self.database.url();
         direct.replacen(&self.database_host(), host_port, 1)
     }
 
     /// The `host:port` of the test PostgreSQL server (what a fault proxy
     /// forwards to).
     pub fn database_host(&self) -> String {
-        matchplane_store::test_support::host_port(&self.admin)
+        matchplane_store::test_support::host_port(&matchplane_store::test_support::database_url())
     }
 
     /// [`Env::new`] on the in-process pool store (`matchplane dev`'s).
@@ -79,15 +79,8 @@ impl Env {
     /// [`Env::new`] on the Redis at `redis_url`.
     pub async fn on_redis(url: Option<&str>, cycle: f64, redis_url: &str) -> Self {
         let redis_url = redis_url.to_owned();
-        let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
-        let admin = matchplane_store::test_support::database_url();
-        let conn = Database::connect(&admin).await.unwrap();
-        conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-            .await
-            .unwrap();
-        conn.close().await.ok();
-        let db_url = matchplane_store::test_support::database_url_named(&admin, &name);
-        let mut options = sea_orm::ConnectOptions::new(db_url);
+        let database = TestDatabase::create("mp_t_").await;
+        let mut options = sea_orm::ConnectOptions::new(database.url());
         options.sqlx_logging(false);
         let db = Database::connect(options).await.unwrap();
         matchplane_migrations::migrate(&db).await.unwrap();
@@ -117,8 +110,7 @@ impl Env {
             db,
             pool,
             secret,
-            admin,
-            name,
+            database,
             redis_url,
             prefix,
             parties: Default::default(),
@@ -189,8 +181,8 @@ impl Env {
         .unwrap()
     }
 
-    pub fn recorder<'a>(&'a self, consumer: &'a str, min_idle: Duration) -> Recorder<'a> {
-        Recorder {
+    pub fn consumer<'a>(&'a self, consumer: &'a str, min_idle: Duration) -> OutboxConsumer<'a> {
+        OutboxConsumer {
             pool: self.pool.as_ref(),
             db: &self.db,
             tickets: None,
@@ -204,7 +196,7 @@ impl Env {
 
     pub async fn drain(&self, consumer: &str) -> usize {
         let webhook = self.config().await.webhook_enabled();
-        self.recorder(consumer, Duration::from_secs(60))
+        self.consumer(consumer, Duration::from_secs(60))
             .drain(&self.mode, webhook, Utc::now(), 10)
             .await
             .unwrap()
@@ -250,23 +242,9 @@ impl Env {
 
 impl Drop for Env {
     fn drop(&mut self) {
+        // The database goes with `self.database`.
         let _ =
             matchplane_store::pool::redis::delete_prefix_blocking(&self.redis_url, &self.prefix);
-        let (admin, name) = (self.admin.clone(), self.name.clone());
-        let _ = std::thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                if let Ok(conn) = Database::connect(&admin).await {
-                    let _ = conn
-                        .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-                        .await;
-                }
-            });
-        })
-        .join();
     }
 }
 

@@ -47,7 +47,7 @@ async fn a_consumer_killed_after_reading_loses_no_match() {
     assert_eq!(read.len(), 1);
 
     // w2 does not take it while it may still be in w1's hands...
-    let w2 = env.recorder("w2", Duration::from_millis(300));
+    let w2 = env.consumer("w2", Duration::from_millis(300));
     assert_eq!(w2.drain(&env.mode, true, Utc::now(), 10).await.unwrap(), 0);
     // ...and does once it has been idle long enough.
     tokio::time::sleep(Duration::from_millis(400)).await;
@@ -62,9 +62,15 @@ async fn a_consumer_killed_after_reading_loses_no_match() {
     // The delivery is taken by a worker that dies (its lock is never
     // released); another takes it once the lock runs out.
     let now = Utc::now();
-    let taken = deliveries::claim_due(&env.db, now, ChronoDuration::milliseconds(500), 10)
-        .await
-        .unwrap();
+    let taken = deliveries::claim_due_fairly(
+        &env.db,
+        now,
+        ChronoDuration::milliseconds(500),
+        10,
+        &deliveries::ClaimFilter::default(),
+    )
+    .await
+    .unwrap();
     assert_eq!(taken.len(), 1);
     let other = env.deliveries(1.0);
     assert!(other.tick(now, 10).await.unwrap().is_empty(), "locked");

@@ -7,7 +7,7 @@ use axum::http::{header, HeaderMap, Method, Request, StatusCode};
 use axum::Router;
 use http_body_util::BodyExt;
 use matchplane_api::{router, ApiConfig, AppState};
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use sea_orm::DatabaseConnection;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
@@ -38,89 +38,14 @@ macro_rules! on_both {
     )*};
 }
 
-/// A database owned by one test, dropped (or deleted) when the test ends.
-pub struct TestDb {
-    pub url: String,
-    admin_url: Option<String>,
-    name: String,
-}
+pub use matchplane_store::test_support::TestDatabase;
 
-fn admin_url() -> String {
-    matchplane_store::test_support::database_url()
-}
-
-fn with_database(url: &str, db: &str) -> String {
-    matchplane_store::test_support::database_url_named(url, db)
-}
-
-impl TestDb {
-    /// Creates an empty database (no migrations).
-    pub async fn empty(backend: Backend) -> Self {
-        let name = format!("mp_t_{}", ulid::Ulid::new().to_string().to_lowercase());
-        match backend {
-            Backend::Postgres => {
-                let admin = admin_url();
-                let conn = Database::connect(&admin)
-                    .await
-                    .expect("connect to PostgreSQL");
-                conn.execute_unprepared(&format!("CREATE DATABASE {name}"))
-                    .await
-                    .expect("create test database");
-                conn.close().await.ok();
-                Self {
-                    url: with_database(&admin, &name),
-                    admin_url: Some(admin),
-                    name,
-                }
-            }
-            Backend::Sqlite => {
-                let path = std::env::temp_dir().join(format!("{name}.db"));
-                Self {
-                    url: format!("sqlite://{}?mode=rwc", path.display()),
-                    admin_url: None,
-                    name: path.display().to_string(),
-                }
-            }
-        }
-    }
-
-    /// Connects to the database.
-    pub async fn connect(&self) -> DatabaseConnection {
-        Database::connect(&self.url)
-            .await
-            .expect("connect to test database")
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        match self.admin_url.take() {
-            Some(admin) => {
-                let name = self.name.clone();
-                let _ = std::thread::spawn(move || {
-                    let rt = tokio::runtime::Builder::new_current_thread()
-                        .enable_all()
-                        .build()
-                        .unwrap();
-                    rt.block_on(async {
-                        if let Ok(conn) = Database::connect(&admin).await {
-                            let _ = conn
-                                .execute_unprepared(&format!(
-                                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-                                ))
-                                .await;
-                            let _ = conn.close().await;
-                        }
-                    });
-                })
-                .join();
-            }
-            None => {
-                for suffix in ["", "-shm", "-wal"] {
-                    let _ = std::fs::remove_file(format!("{}{suffix}", self.name));
-                }
-            }
-        }
+/// An empty database (no migrations) on `backend`, owned by one test:
+/// dropped (or deleted) when the test ends.
+pub async fn empty_database(backend: Backend) -> TestDatabase {
+    match backend {
+        Backend::Postgres => TestDatabase::create("mp_t_").await,
+        Backend::Sqlite => TestDatabase::sqlite("mp_t_"),
     }
 }
 
@@ -128,7 +53,7 @@ impl Drop for TestDb {
 pub struct TestApp {
     pub app: Router,
     pub db: DatabaseConnection,
-    _owned: TestDb,
+    _owned: TestDatabase,
 }
 
 /// A response, its headers and its JSON body (`Value::Null` when empty,
@@ -184,7 +109,7 @@ impl TestApp {
 
     /// A fresh migrated app; `allow_private` as `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS`.
     pub async fn with_config(backend: Backend, allow_private: bool) -> Self {
-        let owned = TestDb::empty(backend).await;
+        let owned = empty_database(backend).await;
         let db = owned.connect().await;
         matchplane_migrations::migrate(&db).await.expect("migrate");
         let state = AppState::new(

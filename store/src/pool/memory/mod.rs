@@ -56,7 +56,7 @@ struct ModeState {
     outbox: BTreeMap<u64, OutboxItem>,
     outbox_seq: u64,
     /// matchId → open proposal.
-    proposals: HashMap<String, proposals::Held>,
+    proposals: HashMap<String, proposals::OpenProposal>,
     /// ticketId → matchId of its open proposal.
     proposed: HashMap<String, String>,
     /// ticketId → (matchId, answer) of its last proposal (`Pending`,

@@ -13,7 +13,7 @@ use crate::pool::proposals::{
 use crate::pool::{ClaimOutcome, Ended, EndedSearch, ModeKey, PoolError};
 
 /// An open proposal as held.
-pub(super) struct Held {
+pub(super) struct OpenProposal {
     accept_by: f64,
     cooldown_seconds: f64,
     /// (ticket, player, party), in the claim's order.
@@ -84,7 +84,7 @@ impl Proposals for MemoryPoolStore {
                 .collect();
             pool.proposals.insert(
                 claim.match_id.clone(),
-                Held {
+                OpenProposal {
                     accept_by: p.accept_by,
                     cooldown_seconds: p.cooldown_seconds,
                     members,

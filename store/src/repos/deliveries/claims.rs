@@ -13,21 +13,6 @@ use sea_orm::{
     QueryOrder, QuerySelect, TransactionTrait,
 };
 
-/// Takes up to `limit` due deliveries (pending, `next_attempt_at <= now`,
-/// not locked) and locks each until `now + lock_for` under a new
-/// `lock_token`. Returns the rows with the lock this claim set.
-///
-/// # Errors
-/// [`StoreError::Db`] on a database failure.
-pub async fn claim_due<C: TransactionTrait>(
-    db: &C,
-    now: DateTime<Utc>,
-    lock_for: Duration,
-    limit: u64,
-) -> Result<Vec<webhook_delivery::Model>, StoreError> {
-    claim_due_fairly(db, now, lock_for, limit, &ClaimFilter::default()).await
-}
-
 /// Which due deliveries a claim leaves alone, so one tenant's backlog never
 /// fills a claim meant for everyone.
 #[derive(Debug, Clone, Default)]
@@ -39,8 +24,11 @@ pub struct ClaimFilter {
     pub per_mode: usize,
 }
 
-/// [`claim_due`] leaving out `filter.skip` and taking at most
-/// `filter.per_mode` deliveries of one mode, oldest due first.
+/// Takes up to `limit` due deliveries (pending, `next_attempt_at <= now`,
+/// not locked), leaving out `filter.skip` and taking at most
+/// `filter.per_mode` deliveries of one mode, oldest due first, and locks
+/// each until `now + lock_for` under a new `lock_token`. Returns the rows
+/// with the lock this claim set.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -163,7 +151,7 @@ pub async fn renew<C: ConnectionTrait>(
 
 /// What an attempt's start or end found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Held {
+pub enum ClaimHeld {
     /// The claim held the delivery: written.
     Yes,
     /// Another claim holds it now, or it is over: the delivery was left
@@ -190,7 +178,7 @@ pub async fn start_attempt<C: TransactionTrait>(
     token: &str,
     until: DateTime<Utc>,
     now: DateTime<Utc>,
-) -> Result<Held, StoreError> {
+) -> Result<ClaimHeld, StoreError> {
     let txn = db.begin().await?;
     let result = Deliveries::update_many()
         .col_expr(
@@ -204,12 +192,12 @@ pub async fn start_attempt<C: TransactionTrait>(
         .await?;
     if result.rows_affected != 1 {
         txn.rollback().await?;
-        return Ok(Held::Lost);
+        return Ok(ClaimHeld::Lost);
     }
     let active: webhook_attempt::ActiveModel = attempt.into();
     active.insert(&txn).await?;
     txn.commit().await?;
-    Ok(Held::Yes)
+    Ok(ClaimHeld::Yes)
 }
 
 /// Completes an attempt logged by [`start_attempt`]: its log row (same id)
@@ -225,7 +213,7 @@ pub async fn finish_attempt<C: TransactionTrait>(
     token: &str,
     after: AfterAttempt,
     now: DateTime<Utc>,
-) -> Result<Held, StoreError> {
+) -> Result<ClaimHeld, StoreError> {
     let txn = db.begin().await?;
     let (status, next) = match after {
         AfterAttempt::RetryAt(at) => (PENDING, Some(at)),
@@ -269,8 +257,8 @@ pub async fn finish_attempt<C: TransactionTrait>(
         .await?;
     txn.commit().await?;
     Ok(if moved.rows_affected == 1 {
-        Held::Yes
+        ClaimHeld::Yes
     } else {
-        Held::Lost
+        ClaimHeld::Lost
     })
 }

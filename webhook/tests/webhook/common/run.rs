@@ -1,5 +1,5 @@
 //! A delivery run through all its attempts in process, for the tests: the
-//! worker makes one attempt per tick with `Dispatcher::step` and keeps the
+//! worker makes one attempt per tick with `Dispatcher::step_holding` and keeps the
 //! schedule in the database; these tests follow one delivery from its first
 //! attempt to its end, recording each attempt as the worker would.
 
@@ -35,6 +35,32 @@ pub struct Report {
 /// A run stopped because recording failed.
 #[derive(Debug)]
 pub struct RecordFailed<E>(pub E);
+
+/// [`Step::step`] on the dispatcher.
+pub trait Step {
+    /// Makes attempt number `number` of `delivery` under its endpoint's
+    /// cap (waiting for a slot, as the worker takes one), and says what
+    /// follows.
+    fn step<G: Rng + Send + ?Sized>(
+        &self,
+        delivery: &Delivery,
+        number: u32,
+        rng: &mut G,
+    ) -> impl Future<Output = (Attempt, NextAction)> + Send;
+}
+
+impl Step for Dispatcher {
+    async fn step<G: Rng + Send + ?Sized>(
+        &self,
+        delivery: &Delivery,
+        number: u32,
+        rng: &mut G,
+    ) -> (Attempt, NextAction) {
+        let slot = self.limits().acquire(&delivery.endpoint_key()).await;
+        self.step_holding(slot.as_ref(), delivery, number, rng)
+            .await
+    }
+}
 
 /// [`RunToEnd::run`] on the dispatcher.
 pub trait RunToEnd {

@@ -1,0 +1,144 @@
+//! Cases of a proposal closed by a member's search ending (a cancel, a
+//! failure by the service), and the races other matchmakers' users
+//! reported (an accept against a cancel, two answers at once).
+
+use std::sync::Arc;
+
+use matchplane_matchmaker::Code;
+
+use super::proposals::{ended, failed, outbox_len, proposal, propose, NOW};
+use super::{add_solos, live, mode};
+use crate::pool::{settle, AnswerOutcome, EndOutcome, EndResult, Ended, PoolStore};
+
+const MATCH_DECLINED: &str = Code::MatchDeclined.as_str();
+
+pub async fn a_cancel_during_a_proposal_counts_as_a_decline(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    add_solos(store.as_ref(), &m, 2).await;
+    propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
+    store.answer(&m, "t2", true, NOW).await.unwrap();
+    assert_eq!(
+        store
+            .end_search(&m, "t1", &EndOutcome::Cancelled)
+            .await
+            .unwrap(),
+        EndResult::Ended
+    );
+    let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(settled.requeued().collect::<Vec<_>>(), vec!["t2"]);
+    assert_eq!(
+        ended(store.as_ref(), &m, "t1").await,
+        Some(Ended::Cancelled)
+    );
+    assert!(store
+        .cooldown_of(&m, "p1", NOW + 1.0)
+        .await
+        .unwrap()
+        .is_some());
+    assert!(live(store.as_ref(), &m, "t2").await);
+}
+
+pub async fn a_search_failed_by_the_service_cools_nobody_down(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    add_solos(store.as_ref(), &m, 2).await;
+    propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
+    let disabled = EndOutcome::Failed {
+        code: "GAME_MODE_DISABLED".into(),
+        message: "disabled".into(),
+    };
+    store.end_search(&m, "t1", &disabled).await.unwrap();
+    let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(settled.requeued().collect::<Vec<_>>(), vec!["t2"]);
+    assert!(store
+        .cooldown_of(&m, "p1", NOW + 1.0)
+        .await
+        .unwrap()
+        .is_none());
+}
+
+/// An accept (and its settle) racing a cancel of the other member: exactly
+/// one outcome, every time.
+pub async fn an_accept_racing_a_cancel_has_exactly_one_outcome(store: Arc<dyn PoolStore>) {
+    for round in 0..20 {
+        let m = mode(&format!("race{round}"));
+        add_solos(store.as_ref(), &m, 2).await;
+        propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
+        store.answer(&m, "t1", true, NOW).await.unwrap();
+        let (a, b) = (store.clone(), store.clone());
+        let (ma, mb) = (m.clone(), m.clone());
+        let accept = tokio::spawn(async move {
+            a.answer(&ma, "t2", true, NOW).await.unwrap();
+            settle(a.as_ref(), &ma, "mat_1", NOW + 1.0).await.unwrap()
+        });
+        let cancel = tokio::spawn(async move {
+            let end = b
+                .end_search(&mb, "t2", &EndOutcome::Cancelled)
+                .await
+                .unwrap();
+            (
+                end,
+                settle(b.as_ref(), &mb, "mat_1", NOW + 1.0).await.unwrap(),
+            )
+        });
+        let accepted = accept.await.unwrap();
+        let (end, cancelled) = cancel.await.unwrap();
+        let settled: Vec<_> = [accepted, cancelled].into_iter().flatten().collect();
+        assert_eq!(settled.len(), 1, "round {round}: one closing");
+        let made = outbox_len(store.as_ref(), &m).await == 1;
+        assert_eq!(settled[0].made, made);
+        if made {
+            assert!(matches!(end, EndResult::Matched { .. }), "{end:?}");
+            assert!(!live(store.as_ref(), &m, "t1").await);
+        } else {
+            assert_eq!(end, EndResult::Ended);
+            assert!(live(store.as_ref(), &m, "t1").await, "t1 is requeued");
+            assert_eq!(
+                ended(store.as_ref(), &m, "t2").await,
+                Some(Ended::Cancelled)
+            );
+        }
+    }
+}
+
+/// Two clients answering the same ticket at once (accept and decline): the
+/// proposal closes once, by the answer that landed.
+pub async fn two_answers_of_one_ticket_at_once_close_it_once(store: Arc<dyn PoolStore>) {
+    for round in 0..20 {
+        let m = mode(&format!("twice{round}"));
+        add_solos(store.as_ref(), &m, 2).await;
+        propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
+        store.answer(&m, "t1", true, NOW).await.unwrap();
+        let run = |accept: bool| {
+            let (s, m) = (store.clone(), m.clone());
+            tokio::spawn(async move {
+                let answer = s.answer(&m, "t2", accept, NOW).await.unwrap();
+                (
+                    answer,
+                    settle(s.as_ref(), &m, "mat_1", NOW + 1.0).await.unwrap(),
+                )
+            })
+        };
+        let (yes, no) = (run(true), run(false));
+        let (yes, no) = (yes.await.unwrap(), no.await.unwrap());
+        let settled: Vec<_> = [yes.1, no.1].into_iter().flatten().collect();
+        assert_eq!(settled.len(), 1, "round {round}: one closing");
+        let made = outbox_len(store.as_ref(), &m).await == 1;
+        assert_eq!(settled[0].made, made);
+        if made {
+            // The accept closed it before the decline landed.
+            assert!(matches!(no.0, AnswerOutcome::Closed { same: false, .. }));
+        } else {
+            assert_eq!(
+                ended(store.as_ref(), &m, "t2").await,
+                failed(MATCH_DECLINED)
+            );
+            assert!(live(store.as_ref(), &m, "t1").await);
+        }
+    }
+}
