@@ -147,7 +147,8 @@ pub struct CycleOutcome {
     /// Candidates (complete, eligible parties) of this cycle.
     pub candidates: usize,
     /// Per rule over attributes (docs/rules.md), by name: the candidates
-    /// it turned away in any try this cycle; empty without rules.
+    /// it turned away in the tries that stayed short this cycle (docs/rules.md,
+    /// "Which rule costs wait time"); empty without rules.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub rule_turned_away: std::collections::BTreeMap<String, u32>,
 }

@@ -305,3 +305,25 @@ fn twenty_builds_partition_the_pool_and_match_within_each() {
         assert_eq!(builds.len(), 1);
     }
 }
+
+/// A rule's count of turned-away candidates (docs/rules.md, "Which rule
+/// costs wait time") leaves out the tries that formed a match: a's try
+/// passes over b (another build) and matches c, b's then matches d, so
+/// the build rule cost nobody any wait.
+#[test]
+fn what_a_rule_turns_away_counts_only_in_tries_that_stay_short() {
+    let config = ruled(&[1, 1]);
+    let pool = vec![
+        player("a", 1500.0, 0.0, attrs("1.4", &["dust"], 10.0)),
+        player("b", 1500.0, 1.0, attrs("1.5", &["dust"], 10.0)),
+        player("c", 1500.0, 2.0, attrs("1.4", &["dust"], 10.0)),
+        player("d", 1500.0, 3.0, attrs("1.5", &["dust"], 10.0)),
+    ];
+    let out = cycle(&config, &pool, 5.0);
+    assert_eq!(out.matches.len(), 2, "{:?}", out.waiting);
+    assert_eq!(
+        out.rule_turned_away["same-build"], 0,
+        "{:?}",
+        out.rule_turned_away
+    );
+}

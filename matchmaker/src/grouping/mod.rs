@@ -261,6 +261,7 @@ impl<'a> Grouper<'a> {
     /// group's seats never exceed their sum). The anchor must be unmatched.
     pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
         let size: u32 = caps.iter().sum();
+        self.rules.begin_try();
         let attempt = if let Some(full) = self.grow_indexed(anchor, caps, size) {
             full
         } else if let Some(l) = self.rules.partition_list() {
@@ -275,6 +276,7 @@ impl<'a> Grouper<'a> {
         for &m in &attempt.group {
             self.found[m] = self.found[m].max(attempt.seats);
         }
+        self.rules.end_try(attempt.short.is_some());
         attempt
     }
 

@@ -23,8 +23,12 @@ pub(super) struct RuleState<'a> {
     turned: Vec<u32>,
     /// Each rule's nearest miss in the current try.
     nearest: Vec<Miss>,
-    /// Per rule, a bit per candidate it turned away in any try this cycle.
+    /// Per rule, a bit per candidate it turned away in a try this cycle
+    /// that stayed short.
     marks: Vec<Vec<u64>>,
+    /// The current try's refusals (rule, candidate), marked once the try
+    /// is known to stay short.
+    pending: Vec<(usize, usize)>,
     /// Index in `Grouper::lists` of the list of every partition, one
     /// segment after another, when partitioned.
     partition_base: Option<usize>,
@@ -64,10 +68,26 @@ impl RuleState<'_> {
                 if miss.nearer(self.nearest[k]) {
                     self.nearest[k] = miss;
                 }
-                self.marks[k][x / 64] |= 1 << (x % 64);
+                self.pending.push((k, x));
                 false
             }
         }
+    }
+
+    /// Starts a try (one anchor, however many walks it takes).
+    pub(super) fn begin_try(&mut self) {
+        self.pending.clear();
+    }
+
+    /// Ends a try: what the rules turned away counts only when it stayed
+    /// `short` (a try that formed a match cost nobody wait time).
+    pub(super) fn end_try(&mut self, short: bool) {
+        if short {
+            for &(k, x) in &self.pending {
+                self.marks[k][x / 64] |= 1 << (x % 64);
+            }
+        }
+        self.pending.clear();
     }
 
     /// Whether `x` fits the group on every rule, counting nothing (the
@@ -168,7 +188,7 @@ impl<'a> Grouper<'a> {
     }
 
     /// Per rule (config order): its name and how many candidates it
-    /// turned away in any try so far this cycle.
+    /// turned away in the tries that stayed short so far this cycle.
     pub fn rule_turned_away(&self) -> Vec<(String, u32)> {
         let Some(t) = self.rules.table else {
             return Vec::new();
