@@ -7,7 +7,9 @@
 //! ```
 //! It migrates the database, creates a project (on a tier like enterprise
 //! but with a rate limit out of the load's reach), a key and a
-//! mode, writes a `wrk` script to `/tmp/ticket_bench.lua` and serves the API
+//! mode (and one declaring five attributes), writes a `wrk` script to
+//! `/tmp/ticket_bench.lua` (a ticket with `mmr` only) and one to
+//! `/tmp/ticket_bench_attributes.lua` (with the five attributes), and serves the API
 //! on 127.0.0.1:8090 and the bare handler on 127.0.0.1:8091 until Ctrl-C.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -102,15 +104,48 @@ async fn main() {
         Method::POST,
         &format!("/v1/projects/{project}/game-modes"),
         &format!("Bearer {key}"),
-        mode,
+        mode.clone(),
     )
     .await;
-    let script = format!(
-        "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n\
-         wrk.headers[\"Authorization\"] = \"Bearer {key}\"\n\
-         wrk.body = '{{\"gameMode\":\"duel\",\"playerId\":\"player-81\",\"attributes\":{{\"mmr\":1520}}}}'\n"
-    );
-    std::fs::write("/tmp/ticket_bench.lua", script).unwrap();
+    // The same mode with the five attributes and rules of docs/rules.md
+    // (a build, a platform pool, a map vote, a level, a block list).
+    let mut ruled = mode.clone();
+    ruled["name"] = json!("ruled");
+    ruled["attributes"] = json!({
+        "build":   {"type": "string"},
+        "pool":    {"type": "string", "default": "crossplay"},
+        "maps":    {"type": "stringSet", "values": ["dust", "inferno", "nuke"]},
+        "level":   {"type": "number", "min": 1, "max": 100, "party": "max"},
+        "blocked": {"type": "playerSet", "default": []}
+    });
+    ruled["rules"] = json!([
+        {"name": "same-build", "type": "equal", "attribute": "build"},
+        {"name": "platform", "type": "equal", "attribute": "pool",
+         "relax": [{"afterSeconds": 90, "off": true}]},
+        {"name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1},
+        {"name": "level", "type": "distance", "attribute": "level", "max": 10,
+         "relax": [{"afterSeconds": 30, "max": 20}, {"afterSeconds": 60, "max": 40}]},
+        {"name": "no-blocked", "type": "avoid", "attribute": "blocked"}
+    ]);
+    call(
+        &app,
+        Method::POST,
+        &format!("/v1/projects/{project}/game-modes"),
+        &format!("Bearer {key}"),
+        ruled,
+    )
+    .await;
+    let script = |body: &str| {
+        format!(
+            "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n\
+             wrk.headers[\"Authorization\"] = \"Bearer {key}\"\n\
+             wrk.body = '{body}'\n"
+        )
+    };
+    let plain = r#"{"gameMode":"duel","playerId":"player-81","attributes":{"mmr":1520}}"#;
+    let five = r#"{"gameMode":"ruled","playerId":"player-81","attributes":{"mmr":1520,"build":"1.4.2","pool":"pc","maps":["dust","nuke"],"level":42,"blocked":["player-7","player-9"]}}"#;
+    std::fs::write("/tmp/ticket_bench.lua", script(plain)).unwrap();
+    std::fs::write("/tmp/ticket_bench_attributes.lua", script(five)).unwrap();
     println!("ticket URL: http://127.0.0.1:8090/v1/projects/{project}/tickets");
     println!("bare URL:   http://127.0.0.1:8091/bare");
     let bare = Router::new().route(
