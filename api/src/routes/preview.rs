@@ -21,7 +21,6 @@ use crate::auth::ProjectCaller;
 use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
 use crate::rate_limit::ProjectLimiter;
-use crate::routes::game_mode_schema::GameModeSchema;
 use crate::routes::game_modes::{check, parse_config, tier_of};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -199,7 +198,7 @@ pub struct ReasonCountsSchema {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/preview", tag = "game-modes", operation_id = "previewGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    request_body = GameModeSchema,
+    request_body = GameModeConfig,
     responses(
         (status = 200, body = PreviewView),
         (status = 400, description = "Malformed JSON", body = Problem),
