@@ -3605,7 +3605,7 @@ export interface components {
             ratings: components["schemas"]["RatingView"][];
         };
         /**
-         * @description `POST …/results` body.
+         * @description `POST …/game-modes/{name}/results` body.
          * @example {
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
          *       "teams": [
@@ -3625,18 +3625,21 @@ export interface components {
          *     }
          */
         ResultReportSchema: {
-            /** @description Players who left: rated as having lost, fully. */
+            /** @description Players who left: rated as having lost every pairing. */
             leavers?: string[];
             /**
              * @description A match of this mode in the project (`404` if unknown); applied
-             *     once (`RESULT_ALREADY_REPORTED` after that).
+             *     once per mode (`RESULT_ALREADY_REPORTED` after that).
              */
             matchId: string;
-            /** @description Share of the match per player (0..=1); under 0.25 is not rated. */
+            /**
+             * @description Share of the match each player took part in, 0..=1 (default 1);
+             *     under 0.25 is not rated.
+             */
             participation?: {
                 [key: string]: number;
             };
-            /** @description Two or more sides. */
+            /** @description At least two sides. */
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
@@ -4002,7 +4005,7 @@ export interface components {
          */
         TeamAssignment: "balanced" | "snake";
         /**
-         * @description One side of a result report.
+         * @description One side of a report and its place (1 = best; equal places draw).
          * @example {
          *       "place": 1,
          *       "players": [
@@ -4017,7 +4020,7 @@ export interface components {
              */
             place: number;
             /**
-             * @description Player ids of the side (free-for-all: one each); each one of the
+             * @description Player ids on this side (free-for-all: one each); each one of the
              *     match's original players.
              */
             players: string[];
