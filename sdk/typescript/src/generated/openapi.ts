@@ -1428,7 +1428,7 @@ export interface components {
             failed: components["schemas"]["FailedSummarySchema"];
             /**
              * Format: double
-             * @description Players matched over searches in the pool.
+             * @description Players matched over searches in the pool (0 for an empty pool).
              */
             matchedShare: number;
             /**
@@ -1443,15 +1443,16 @@ export interface components {
             mmrSpread: components["schemas"]["SpreadSchema"];
             /**
              * Format: int64
-             * @description Players in them.
+             * @description Players in them (humans).
              */
             playersMatched: number;
             /**
              * Format: int64
-             * @description Matches on a smaller shape than the base one.
+             * @description Matches on a shape smaller than the base one (relaxed, settled
+             *     flexible).
              */
             relaxedMatches: number;
-            /** @description Max minus min team mean MMR per match (as `mmrSpread`). */
+            /** @description Max minus min team mean MMR per match (MMR points). */
             teamImbalance: components["schemas"]["SpreadSchema"];
             /**
              * Format: int64
@@ -3916,11 +3917,11 @@ export interface components {
             /** @description `mode` (default) or `project`. */
             playerSearchScope: components["schemas"]["ScopeWord"];
         };
-        /** @description Percentiles of a per-match figure. */
+        /** @description `{p50, p90, max}` of a sample (MMR points); `null`s when empty. */
         SpreadSchema: {
             /**
              * Format: double
-             * @description Largest.
+             * @description Largest value.
              */
             max?: number | null;
             /**
