@@ -1,16 +1,19 @@
 //! The OpenAPI document's frame: info, tags, the security schemes, the
 //! message and webhook schemas, and the passes over the assembled
 //! document ([`finish`]). Paths come from the handlers themselves
-//! (`routes!` in [`crate::router`]).
+//! (`routes!` in [`crate::router`]); the webhooks are in `openapi/webhooks.rs`.
+
+mod webhooks;
+
+pub use webhooks::{add_event_schemas, add_webhooks};
 
 use crate::problem::{Problem, ProblemFieldError, PROBLEM_JSON};
-use crate::routes::webhook_schema::{MatchBackfilledEvent, MatchMadeEvent, WebhookTestEvent};
 use matchplane_matchmaker::reasons::{SearchWaitingReason, WaitingReason};
 use matchplane_store::repos::match_status::{AnswerWord, MatchStatus};
 use matchplane_store::tickets::{ExpiredReason, StatusMessage};
 use matchplane_webhook::payload::{BotSeat, Player, Quality, TeamWire};
 use matchplane_webhook::player_view::PlayerMatch;
-use matchplane_webhook::MatchMade;
+use matchplane_webhook::{MatchBackfilled, MatchMade, WebhookTest};
 use serde_json::{json, Value};
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -43,9 +46,8 @@ use utoipa::{Modify, OpenApi};
         ExpiredReason,
         MatchStatus,
         AnswerWord,
-        MatchMadeEvent,
-        MatchBackfilledEvent,
-        WebhookTestEvent,
+        MatchBackfilled,
+        WebhookTest,
         TeamWire,
         BotSeat,
         Player,
@@ -135,7 +137,8 @@ fn operations(
 
 /// The passes over the assembled document, once the routes have added
 /// their paths: [`document_common_errors`], every error as a problem
-/// ([`errors_are_problems`]) and the webhooks ([`add_webhooks`]).
+/// ([`errors_are_problems`]), the webhook bodies ([`add_event_schemas`])
+/// and the webhooks ([`add_webhooks`]).
 pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     document_common_errors(openapi);
     errors_are_problems(openapi);
@@ -144,6 +147,7 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     unsigned_32_is_not_int32(openapi);
     closed_algorithm_variants(openapi);
     internal_messages_are_not_sent(openapi);
+    add_event_schemas(openapi);
     add_webhooks(openapi);
 }
 
@@ -361,70 +365,6 @@ pub fn errors_are_problems(openapi: &mut utoipa::openapi::OpenApi) {
             }
         }
     }
-}
-
-/// The headers every webhook request carries (Standard Webhooks).
-fn webhook_headers() -> Value {
-    json!([
-        {"name": "webhook-id", "in": "header", "required": true,
-         "description": "The event's id: the `matchId` of a `match.made`, the `fillId` of a `match.backfilled`, `tst_…` of a `webhook.test`; the same on every retry",
-         "schema": {"type": "string"}},
-        {"name": "webhook-timestamp", "in": "header", "required": true,
-         "description": "Unix seconds of this attempt",
-         "schema": {"type": "string", "pattern": "^[0-9]+$"}},
-        {"name": "webhook-signature", "in": "header", "required": true,
-         "description": "`v1,<base64 HMAC-SHA256 of \"{webhook-id}.{webhook-timestamp}.{body}\">` under the mode's secret (its `whsec_` prefix removed, the rest base64-decoded); several, space-separated, while a rotated secret is still honoured",
-         "schema": {"type": "string"}}
-    ])
-}
-
-fn webhook(operation_id: &str, summary: &str, schema: &str) -> Value {
-    json!({"post": {
-        "operationId": operation_id,
-        "summary": summary,
-        "tags": ["webhooks"],
-        "parameters": webhook_headers(),
-        "requestBody": {"required": true, "content": {"application/json": {
-            "schema": {"$ref": format!("#/components/schemas/{schema}")}}}},
-        "responses": {
-            "2XX": {"description": "Delivered. A `match.made` answered otherwise (or not within 5 s) is retried with backoff, 9 attempts in all; a `webhook.test` is sent once"}
-        }
-    }})
-}
-
-/// The OpenAPI 3.1 `webhooks` member: the requests matchplane sends to a
-/// mode's webhook URL. utoipa 5 has no field for it, so it goes into the
-/// root's flattened extensions, which serialise as top-level members.
-pub fn add_webhooks(openapi: &mut utoipa::openapi::OpenApi) {
-    use matchplane_webhook::EventType;
-    let webhooks: serde_json::Map<String, serde_json::Value> = EventType::ALL
-        .into_iter()
-        .map(|event| {
-            let item = match event {
-                EventType::MatchMade => webhook(
-                    "matchMade",
-                    "A match was formed and recorded",
-                    "MatchMadeEvent",
-                ),
-                EventType::MatchBackfilled => webhook(
-                    "matchBackfilled",
-                    "A backfill fill seated new players in a running match",
-                    "MatchBackfilledEvent",
-                ),
-                EventType::WebhookTest => webhook(
-                    "webhookTest",
-                    "A test event, sent on demand",
-                    "WebhookTestEvent",
-                ),
-            };
-            (event.as_str().to_owned(), item)
-        })
-        .collect();
-    let webhooks = serde_json::Value::Object(webhooks);
-    openapi
-        .extensions
-        .get_or_insert_with(Default::default)
-        .insert("webhooks".to_owned(), webhooks);
 }
 
 /// utoipa documents a `u32` as `format: int32` (signed: at most

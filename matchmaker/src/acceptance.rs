@@ -25,16 +25,22 @@ pub const MAX_TIMEOUT_SECONDS: f64 = 600.0;
 /// Longest `declineCooldownSeconds` (seconds).
 pub const MAX_COOLDOWN_SECONDS: f64 = 3600.0;
 
-/// The `acceptance` block: `{"timeoutSeconds": 20, "declineCooldownSeconds": 60}`.
+/// The `acceptance` block (docs/acceptance.md): a formed group is proposed
+/// to its players, who accept or decline within `timeoutSeconds`;
+/// `{"timeoutSeconds": 20, "declineCooldownSeconds": 60}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Acceptance {
     /// How long the players have to answer (seconds, 1..=600), counted
     /// from the moment the proposal is stored.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 600))]
     pub timeout_seconds: f64,
     /// How long a player who declined (or stayed silent, or cancelled) may
     /// not search again in this mode (seconds, 0..=3600; default 0).
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 3600))]
     pub decline_cooldown_seconds: f64,
 }
 

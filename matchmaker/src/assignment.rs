@@ -18,11 +18,17 @@ pub const MAX_WAIT_SECONDS: f64 = 600.0;
 /// released while younger than max(this, `waitSeconds`).
 pub const RELEASE_WINDOW_SECONDS: f64 = 120.0;
 
-/// The `assignment` block: `{"waitSeconds": 60}`.
+/// The `assignment` block (docs/acceptance.md): a made match's searches stay
+/// open until the studio posts where to play (`POST
+/// …/matches/{matchId}/assignment`), at most `waitSeconds`;
+/// `{"waitSeconds": 60}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"waitSeconds": 60})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Assignment {
     /// How long a made match waits for its assignment (seconds, 1..=600).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 600))]
     pub wait_seconds: f64,
 }
 

@@ -9,38 +9,63 @@ use serde::{Deserialize, Serialize};
 /// A game mode as a studio writes it (docs/game-modes.md). Server-set fields
 /// (`version`, `createdAt`, `webhook.secret`) are not part of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = GameMode, example = json!({
+    "name": "ranked-5v5", "enabled": true, "matchShape": [5, 5],
+    "matchmakingCycleDurationSeconds": 2,
+    "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
+    "teamAssignment": "balanced",
+    "parties": {"allowParties": true, "maxSize": 3, "keepTogether": true},
+    "ticketTtlSeconds": 600,
+    "webhook": {"url": "https://game.example.com/hooks/match", "enabled": true}})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GameModeConfig {
     /// `^[a-z0-9][a-z0-9_-]{0,62}$`, unique in the project.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            pattern = "^[a-z0-9][a-z0-9_-]{0,62}$",
+            min_length = 1,
+            max_length = 63
+        )
+    )]
     pub name: String,
-    /// A disabled mode runs no cycle and fails its searches (`GAME_MODE_DISABLED`).
+    /// Default `true`; a disabled mode runs no cycle and fails its searches
+    /// (`GAME_MODE_DISABLED`).
     #[serde(default = "default_true")]
     pub enabled: bool,
-    /// Players per team, e.g. `[5, 5]` (1..=64 teams, each >= 1, sum >= 2),
-    /// or a flexible object (`{"teams", "teamSize": {"min", "max"}, …}`).
+    /// Players per team, e.g. `[5, 5]` (1..=64 teams, each >= 1, sum >= 2
+    /// and <= the tier's `maxMatchSize`), or a flexible object such as
+    /// `{"teams": 20, "teamSize": {"min": 1, "max": 3}}`.
     pub match_shape: MatchShape,
     /// Pause between two cycles (seconds), >= the tier floor, <= 3600.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 3600))]
     pub matchmaking_cycle_duration_seconds: f64,
     /// How candidates are grouped.
     pub algorithm: Algorithm,
     /// How a full group is split into teams (ignored for FIFO).
     #[serde(default)]
     pub team_assignment: TeamAssignment,
-    /// Party rules; defaults to solo only.
+    /// Party rules; default solo only: `{"allowParties": false, "maxSize": 1,
+    /// "keepTogether": true}`.
     #[serde(default)]
     pub parties: Parties,
-    /// How long a ticket (and so a search) lives (seconds).
+    /// How long a ticket (and so a search) lives (seconds); default 600.
     #[serde(default = "default_ticket_ttl")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 86400))]
     pub ticket_ttl_seconds: u32,
-    /// Where match-made webhooks go; optional.
+    /// Where `match.made` webhooks go; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<WebhookConfig>,
     /// Glicko-2 ratings kept from reported results; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratings: Option<crate::ratings::RatingsConfig>,
-    /// Smaller shapes tried once an anchor has waited long enough (docs/game-modes.md#thin-pools-smaller-matches-and-bots);
-    /// empty: none. Only with an array `matchShape`.
+    /// Smaller shapes tried once a group's anchor (its longest-waiting
+    /// player) has waited `afterSeconds` (docs/game-modes.md#thin-pools-smaller-matches-and-bots):
+    /// at most 8, `afterSeconds` strictly increasing; empty: none. Only with
+    /// an array `matchShape`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 8))]
     pub relaxations: Vec<Relaxation>,
     /// Bot seats completing a group of too few humans (docs/game-modes.md#thin-pools-smaller-matches-and-bots); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,15 +86,19 @@ pub struct GameModeConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill: Option<crate::backfill::BackfillConfig>,
     /// Recording of search starts, cancels and ends for replays and the
-    /// config guard (issue 22); optional.
+    /// guarded `PUT` (docs/tuning.md); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<crate::recording::Recording>,
-    /// The studio's own ticket attributes, by name (docs/rules.md); optional.
+    /// The studio's own ticket attributes, by name (docs/rules.md): at most
+    /// 16, names `^[a-z][a-zA-Z0-9_]{0,31}$`, not `mmr`, `latencies` or
+    /// `data`; optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<std::collections::BTreeMap<String, crate::rules::Declaration>>))]
     pub attributes: Option<crate::rules::Declarations>,
-    /// Rules over those attributes, each holding between every two
-    /// candidates of a match (docs/rules.md); empty: none.
+    /// Rules over those attributes (at most 16), each holding between every
+    /// two candidates of a match (docs/rules.md); empty: none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 16))]
     pub rules: Vec<crate::rules::Rule>,
 }
 
@@ -77,11 +106,15 @@ pub struct GameModeConfig {
 /// may also form with `matchShape` (same team count, each team at most the
 /// base shape's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Relaxation {
     /// Anchor wait (seconds) from which this shape is allowed.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 86400))]
     pub after_seconds: f64,
-    /// Players per team of the smaller match.
+    /// Players per team of the smaller match: as many teams as the base
+    /// shape, each 1..=its team.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 64))]
     pub match_shape: Vec<u32>,
 }
 
@@ -89,14 +122,18 @@ pub struct Relaxation {
 /// at least `minHumans` mutually-in-range players are completed with bots
 /// to the base shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Bots {
     /// Anchor wait (seconds, >= 1 and >= the last relaxation's
     /// `afterSeconds`) from which bots may fill.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 86400))]
     pub fill_after_seconds: f64,
-    /// Fewest humans of a bot match (players, >= 1).
+    /// Fewest humans of a bot match (players, 1..=the match size).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub min_humans: u32,
-    /// Whether bot seats are open to backfill (`seatsOpen` lists them).
+    /// Whether bot seats are open to backfill (`seatsOpen` lists them);
+    /// default `false`.
     #[serde(default)]
     pub replaceable: bool,
 }
@@ -111,39 +148,50 @@ fn default_ticket_ttl() -> u32 {
 
 /// The grouping algorithm, tagged by `type` (docs/game-modes.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Algorithm {
     /// Skill-based: a widening MMR window (docs/game-modes.md#the-mmr-window).
     #[serde(rename_all = "camelCase")]
     Mmr {
         /// Lowest MMR a ticket may carry.
+        #[cfg_attr(feature = "openapi", schema(minimum = -1e9, maximum = 1e9))]
         min_mmr: f64,
-        /// Highest MMR a ticket may carry.
+        /// Highest MMR a ticket may carry (> `minMmr`).
+        #[cfg_attr(feature = "openapi", schema(minimum = -1e9, maximum = 1e9))]
         max_mmr: f64,
-        /// Starting window, percent of `maxMmr - minMmr`.
+        /// Starting window, percent of `maxMmr - minMmr`: the tier's
+        /// floor..=100.
+        #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 100))]
         base_tolerance: f64,
         /// How fast the window widens: at 10 s of wait the window is
-        /// `baseTolerance * expansionMultiplier` percent.
+        /// `baseTolerance * expansionMultiplier` percent; >= max(1, the
+        /// tier's floor), <= 100.
+        #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100))]
         expansion_multiplier: f64,
         /// Where the window stops widening (percent, > `baseTolerance`,
         /// <= 100); absent: it widens without end.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 100))]
         max_tolerance: Option<f64>,
     },
     /// Latency-based: every pair within `maxDelta` milliseconds (docs/game-modes.md#ping).
     #[serde(rename_all = "camelCase")]
     Ping {
-        /// Largest allowed ping difference within a match (milliseconds).
+        /// Largest allowed ping difference within a match (milliseconds),
+        /// 0 < x <= 1000.
+        #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 1000))]
         max_delta: f64,
     },
-    /// First come, first served (docs/game-modes.md#fifo). A struct variant without
-    /// fields, so that other fields (`minMmr` on a `fifo`) are refused: a
-    /// unit variant of a tagged enum ignores them.
+    /// First come, first served (docs/game-modes.md#fifo); no other fields.
+    // A struct variant without fields, so that other fields (`minMmr` on a
+    // `fifo`) are refused: a unit variant of a tagged enum ignores them.
     Fifo {},
 }
 
 /// How a full group is split into teams (docs/game-modes.md#teamassignment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum TeamAssignment {
     /// Smallest spread of team means; exact up to 20 parties.
@@ -155,19 +203,24 @@ pub enum TeamAssignment {
 
 /// Party rules.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Parties {
-    /// Whether tickets may carry a party of more than one member.
+    /// Whether tickets may carry a party of more than one member; default
+    /// `false`.
     #[serde(default)]
     pub allow_parties: bool,
-    /// Most members a party may have (players).
+    /// Most members a party may have (players, >= 1; with `keepTogether`
+    /// <= the largest team); default 1.
     #[serde(default = "default_party_size")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub max_size: u32,
-    /// Whether a party always sits whole on one team.
+    /// Whether a party always sits whole on one team; default `true`.
     #[serde(default = "default_true")]
     pub keep_together: bool,
     /// The MMR a party is matched at (docs/game-modes.md#parties):
-    /// `"mean"` (default), `"max"`, or `{"blend": b}`.
+    /// `"mean"` (default), `"max"`, or `{"blend": b}` with 0 <= b <= 1
+    /// (mean + b × (max − mean)).
     #[serde(default, skip_serializing_if = "PartyMmr::is_mean")]
     pub mmr: PartyMmr,
     /// Seconds a party may stay incomplete (a member's search ended, or
@@ -178,6 +231,7 @@ pub struct Parties {
         default = "default_incomplete_timeout",
         skip_serializing_if = "is_default_incomplete_timeout"
     )]
+    #[cfg_attr(feature = "openapi", schema(minimum = 5, maximum = 3600))]
     pub incomplete_timeout_seconds: u32,
 }
 
@@ -266,21 +320,25 @@ impl Default for Parties {
 /// Webhook destination of a mode (docs/game-modes.md). The URL's safety (docs/game-modes.md,
 /// `INVALID_WEBHOOK_URL`) needs DNS, so the API checks it, not the core.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Webhook))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebhookConfig {
-    /// `https://…` endpoint of the studio's backend; required unless
-    /// `use_project_endpoint`, and refused together with it.
+    /// `https://…` endpoint of the studio's backend, at most 2 048 bytes,
+    /// whose host resolves only to public addresses; required unless
+    /// `useProjectEndpoint`, and refused together with it.
     #[serde(
         default,
         deserialize_with = "present_string",
         skip_serializing_if = "Option::is_none"
     )]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2048, nullable = false))]
     pub url: Option<String>,
-    /// Whether match-made events are sent.
+    /// Whether `match.made` events are sent; default `true`.
     #[serde(default = "default_true")]
     pub enabled: bool,
     /// Deliver to the project's webhook endpoint (its URL, secret and
-    /// event filter, docs/webhooks.md) instead of a URL of the mode's own.
+    /// event filter, docs/webhooks.md) instead of a URL of the mode's own;
+    /// default `false`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub use_project_endpoint: bool,
 }

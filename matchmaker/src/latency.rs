@@ -19,29 +19,43 @@ pub const MAX_LATENCY_MS: f64 = 5000.0;
 /// Most `expansion` steps.
 pub const MAX_EXPANSION_STEPS: usize = 8;
 
-/// The mode's `regions` block (docs/regions.md).
+/// The mode's `regions` block (docs/regions.md): tickets carry
+/// `attributes.latencies`, and a match is played in a region within every
+/// member's own ceiling.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"names": ["eu-west", "us-east"], "maxLatencyMs": 80, "expansion": [{"afterSeconds": 20, "maxLatencyMs": 120}]})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Regions {
-    /// The region names tickets may name (1..=32); absent: any well-formed name.
+    /// The region names tickets may name (1..=32, each
+    /// `^[a-z0-9][a-z0-9-]{0,31}$`); absent: any well-formed name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(nullable = false, min_items = 1, max_items = 32)
+    )]
     pub names: Option<Vec<String>>,
     /// A ticket's ceiling (milliseconds, 1..=5000) before any expansion step.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 5000))]
     pub max_latency_ms: f64,
     /// Ceilings raised as a ticket waits (at most 8 steps, both fields
     /// strictly increasing).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(max_items = 8))]
     pub expansion: Vec<LatencyStep>,
 }
 
 /// One expansion step: from `afterSeconds` of a ticket's own wait, its
 /// ceiling is `maxLatencyMs`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LatencyStep {
     /// Wait (seconds) from which the step applies.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 86400))]
     pub after_seconds: f64,
     /// The ceiling from then on (milliseconds).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 5000))]
     pub max_latency_ms: f64,
 }
 

@@ -21,43 +21,56 @@ pub const MAX_LISTED_FAILURES: usize = 100;
 
 /// What one cycle of a config would do to the pool now.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CycleSummarySchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CycleSummary {
     /// Matches it would make.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub matches: usize,
     /// Players in them (humans).
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub players_matched: usize,
     /// Players matched over searches in the pool (0 for an empty pool).
     pub matched_share: f64,
-    /// Max minus min player MMR per match (MMR points).
+    /// Max minus min player MMR per match: `p50`, `p90`, `max` (MMR
+    /// points; `null` without matches).
     pub mmr_spread: Spread,
     /// Max minus min team mean MMR per match (MMR points).
     pub team_imbalance: Spread,
     /// Matches completed with bots.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub bot_matches: usize,
     /// Matches on a shape smaller than the base one (relaxed, settled
     /// flexible).
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub relaxed_matches: usize,
     /// Searches its re-check would fail.
     pub failed: FailedSummary,
     /// Searches left waiting.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub waiting: usize,
 }
 
 /// The searches a config's re-check would fail.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = FailedSummarySchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FailedSummary {
     /// How many.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub count: usize,
-    /// How many per code (`PARTY_TOO_LARGE`, `MMR_REQUIRED`, …).
+    /// How many per code (`PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
+    /// `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `LATENCIES_REQUIRED`,
+    /// `GAME_MODE_DISABLED`, …).
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, u64>))]
     pub by_code: BTreeMap<String, usize>,
-    /// The first [`MAX_LISTED_FAILURES`] by ticket id.
+    /// The first 100 by ticket id.
     pub searches: Vec<FailedRef>,
 }
 
 /// One search a re-check would fail.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = FailedRefSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FailedRef {
     /// Its ticket.
@@ -70,10 +83,13 @@ pub struct FailedRef {
 
 /// Waiting searches with one reason under each config.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ReasonCountsSchema))]
 pub struct ReasonCounts {
     /// Under the current config.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub current: usize,
     /// Under the proposed config.
+    #[cfg_attr(feature = "openapi", schema(value_type = u64))]
     pub proposed: usize,
 }
 

@@ -18,15 +18,19 @@ use serde::{Deserialize, Serialize};
 /// `retentionDays` when the block leaves it out.
 pub const DEFAULT_RETENTION_DAYS: u32 = 7;
 
-/// The `recording` block.
+/// The `recording` block: a mode's search starts (player ids as keyed
+/// hashes, MMR, latencies, party), cancels and ends, kept `retentionDays`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"enabled": true, "retentionDays": 7})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Recording {
     /// Whether search starts, cancels and ends are recorded.
     pub enabled: bool,
     /// Days a recorded event is kept (1 to the tier's `retentionDays`;
-    /// default [`DEFAULT_RETENTION_DAYS`]).
+    /// default 7).
     #[serde(default = "default_retention_days")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub retention_days: u32,
 }
 

@@ -11,6 +11,7 @@ pub const DEFAULT_SETTLE_AFTER_SECONDS: f64 = 15.0;
 ///
 /// Serialised as written: an array stays an array, an object an object.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum MatchShape {
     /// Players per team, e.g. `[5, 5]` (exactly that many, docs/game-modes.md).
@@ -21,28 +22,42 @@ pub enum MatchShape {
 
 /// The flexible `matchShape` object (docs/game-modes.md#thin-pools-smaller-matches-and-bots).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FlexibleShape {
-    /// Teams of a full match, 2..=100.
+    /// Teams of a full match, 2..=100; `teams × teamSize.max` <= the tier's
+    /// `maxMatchSize`.
+    #[cfg_attr(feature = "openapi", schema(minimum = 2, maximum = 100))]
     pub teams: u32,
     /// Players per team: `min` >= 1, `min <= max <= 64`.
     pub team_size: TeamSize,
     /// Fewest teams a settled match may have, 2..=`teams`; default `teams`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(nullable = false, minimum = 2, maximum = 100)
+    )]
     pub min_teams: Option<u32>,
     /// Wait of the anchor (seconds, 0..=600, default 15) after which a
     /// match may form with `minTeams` teams of at least `min` players.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(nullable = false, minimum = 0, maximum = 600)
+    )]
     pub settle_after_seconds: Option<f64>,
 }
 
 /// `teamSize` of a flexible shape (players).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TeamSize {
-    /// Fewest players of a team in a settled match.
+    /// Fewest players of a team in a settled match, >= 1.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 64))]
     pub min: u32,
-    /// A team is full at `max`.
+    /// A team is full at `max`: `min..=64`.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 64))]
     pub max: u32,
 }
 

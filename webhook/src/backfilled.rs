@@ -9,7 +9,11 @@ use serde::{Deserialize, Serialize};
 
 /// `{"type":"match.backfilled","matchId","backfillId","fillId",…,"teams",
 /// "openSeatsLeft"}`.
+///
+/// In the OpenAPI document: component `MatchBackfilledEvent`, with its
+/// `type` added by the API's document pass.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = MatchBackfilledEvent))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchBackfilled {
     /// The running match (`mat_…`).
@@ -23,12 +27,14 @@ pub struct MatchBackfilled {
     /// The game mode's name.
     pub game_mode: String,
     /// The game mode's config version the fill was made under.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub game_mode_version: i64,
     /// When the fill was claimed (RFC 3339, UTC, milliseconds).
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// The teams that got players, each with only its new players (as in
     /// `match.made`, each marked `"backfill": true`).
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<crate::payload::TeamWire>))]
     pub teams: Vec<Team>,
     /// Open seats per team after this fill.
     pub open_seats_left: Vec<u32>,

@@ -44,6 +44,14 @@ impl Event {
 /// a matched ticket's match; the webhook body adds `type`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = MatchRecord))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+    "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1,
+    "createdAt": "2026-12-01T10:00:03.120Z",
+    "teams": [
+        {"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0},
+        {"index": 1, "players": [{"playerId": "ben", "ticketId": "tkt_01JDZ8M5R8P5X2Z9B6W4D3C7E0", "partyId": null, "mmr": 1520.0, "pingMs": null, "waitSeconds": 1.1}], "meanMmr": 1520.0}],
+    "quality": {"mmrSpread": 20.0, "teamImbalance": 20.0},
+    "matchShape": [1, 1], "seatsOpen": [0, 0]})))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchMade {
     /// `mat_…`, also the `webhook-id`.
@@ -59,7 +67,7 @@ pub struct MatchMade {
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
     /// Teams in match-shape order.
-    #[cfg_attr(feature = "openapi", schema(value_type = Vec<TeamWire>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<TeamWire>, min_items = 1))]
     pub teams: Vec<Team>,
     /// How close the match is (over humans only).
     pub quality: Quality,
@@ -102,7 +110,13 @@ pub struct Quality {
 }
 
 /// The `webhook.test` body.
+///
+/// In the OpenAPI document: component `WebhookTestEvent`, with its `type`
+/// added by the API's document pass.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = WebhookTestEvent))]
+#[cfg_attr(feature = "openapi", schema(example = json!({"projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9",
+    "gameMode": "duel", "createdAt": "2026-12-01T10:00:00.000Z"})))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookTest {
     /// `prj_…`.

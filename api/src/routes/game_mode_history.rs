@@ -4,7 +4,6 @@
 
 use crate::auth::ProjectCaller;
 use crate::problem::{ApiError, Problem};
-use crate::routes::game_mode_schema::GameModeSchema;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -27,7 +26,7 @@ pub struct GameModeVersionView {
     /// Version number.
     pub version: i64,
     /// The game mode body at that version.
-    #[schema(value_type = GameModeSchema)]
+    #[schema(value_type = matchplane_matchmaker::GameModeConfig)]
     pub config: Value,
     /// When it was committed.
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]

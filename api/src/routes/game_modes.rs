@@ -18,7 +18,7 @@ use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, ApiQuery, RawJson};
 use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
-use crate::routes::game_mode_schema::{GameModeResponseSchema, GameModeSchema};
+use crate::routes::game_mode_view::GameModeResponse;
 use crate::routes::webhook_status::{self, WebhookStatus};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -39,7 +39,7 @@ const SERVER_SET: [&str; 4] = ["version", "createdAt", "updatedAt", "hold"];
 /// A game mode as answered: the docs/game-modes.md body plus `version`, `createdAt`,
 /// `updatedAt`, `hold` (docs/game-modes.md, "Holding matching") and
 /// `webhook.secret` (in full only on create and rotate).
-/// Documented as [`GameModeResponseSchema`].
+/// Documented as [`GameModeResponse`].
 #[derive(Debug, Serialize)]
 pub struct GameModeView(pub Value);
 
@@ -181,9 +181,9 @@ fn stored(config: &GameModeConfig) -> Result<Value, ApiError> {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes", operation_id = "createGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
-    request_body = GameModeSchema,
+    request_body = GameModeConfig,
     responses(
-        (status = 201, body = GameModeResponseSchema),
+        (status = 201, body = GameModeResponse),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, body = Problem),
         (status = 409, description = "Name taken", body = Problem),
@@ -263,7 +263,7 @@ fn tagged(mode: &game_mode::Model, show_secret: bool) -> Tagged {
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes", tag = "game-modes", operation_id = "listGameModes",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
-    responses((status = 200, body = [GameModeResponseSchema]), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = [GameModeResponse]), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn list(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -289,7 +289,7 @@ pub async fn list(
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "getGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 200, body = GameModeResponseSchema,
+    responses((status = 200, body = GameModeResponse,
         headers(("ETag" = String, description = "The version in quotes, e.g. `\"3\"`: send it back as `If-Match`"))),
         (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn get(
@@ -322,11 +322,11 @@ pub async fn get(
         ("If-Match" = Option<String>, Header, description = "`\"<version>\"` (the `ETag` of a GET), a list of them, or `*`"),
         ("If-None-Match" = Option<String>, Header, description = "`*`: only create"),
         crate::routes::replay::GuardQuery),
-    request_body = GameModeSchema,
+    request_body = GameModeConfig,
     responses(
-        (status = 200, description = "Replaced", body = GameModeResponseSchema,
+        (status = 200, description = "Replaced", body = GameModeResponse,
             headers(("ETag" = String, description = "The new version in quotes"))),
-        (status = 201, description = "Created (the mode was absent); the webhook secret is shown", body = GameModeResponseSchema,
+        (status = 201, description = "Created (the mode was absent); the webhook secret is shown", body = GameModeResponse,
             headers(("ETag" = String, description = "`\"1\"`"))),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 403, description = "FORBIDDEN: the key is not `admin`", body = Problem),
@@ -423,7 +423,7 @@ fn lost_race(err: ApiError, preconditions: &Preconditions) -> ApiError {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret", tag = "game-modes", operation_id = "rotateWebhookSecret",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 200, body = GameModeResponseSchema), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = GameModeResponse), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn rotate_secret(
     _caller: ProjectCaller,
     State(state): State<AppState>,

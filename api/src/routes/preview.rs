@@ -22,7 +22,6 @@
 use crate::auth::ProjectCaller;
 use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
-use crate::routes::game_mode_schema::GameModeSchema;
 use crate::routes::game_modes::{check, parse_config, tier_of};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -32,7 +31,6 @@ use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::game_modes;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// Most searches one preview runs over: the longest-waiting ones.
@@ -63,93 +61,22 @@ pub struct PreviewView {
     /// only the longest-waiting searches were taken.
     pub truncated: bool,
     /// The current config's cycle.
-    #[schema(value_type = CycleSummarySchema)]
+    #[schema(value_type = matchplane_matchmaker::preview::CycleSummary)]
     pub current: serde_json::Value,
     /// The proposed config's cycle.
-    #[schema(value_type = CycleSummarySchema)]
+    #[schema(value_type = matchplane_matchmaker::preview::CycleSummary)]
     pub proposed: serde_json::Value,
     /// Per waiting-reason code, the searches left waiting with it under
     /// each config.
-    #[schema(value_type = BTreeMap<String, ReasonCountsSchema>)]
+    #[schema(value_type = std::collections::BTreeMap<String, matchplane_matchmaker::preview::ReasonCounts>)]
     pub waiting_reasons: serde_json::Value,
-}
-
-/// What one cycle of a config would do to the pool now.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CycleSummarySchema {
-    /// Matches it would make.
-    pub matches: u64,
-    /// Players in them.
-    pub players_matched: u64,
-    /// Players matched over searches in the pool.
-    pub matched_share: f64,
-    /// Max minus min player MMR per match: `p50`, `p90`, `max` (MMR
-    /// points; `null` without matches).
-    pub mmr_spread: SpreadSchema,
-    /// Max minus min team mean MMR per match (as `mmrSpread`).
-    pub team_imbalance: SpreadSchema,
-    /// Matches completed with bots.
-    pub bot_matches: u64,
-    /// Matches on a smaller shape than the base one.
-    pub relaxed_matches: u64,
-    /// Searches its re-check would fail.
-    pub failed: FailedSummarySchema,
-    /// Searches left waiting.
-    pub waiting: u64,
-}
-
-/// Percentiles of a per-match figure.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct SpreadSchema {
-    /// Median.
-    pub p50: Option<f64>,
-    /// 90th percentile.
-    pub p90: Option<f64>,
-    /// Largest.
-    pub max: Option<f64>,
-}
-
-/// The searches a config's re-check would fail.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FailedSummarySchema {
-    /// How many.
-    pub count: u64,
-    /// How many per code (`PARTY_TOO_LARGE`, `PARTIES_NOT_ENABLED`,
-    /// `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `LATENCIES_REQUIRED`,
-    /// `GAME_MODE_DISABLED`, …).
-    pub by_code: BTreeMap<String, u64>,
-    /// The first 100 by ticket id.
-    pub searches: Vec<FailedRefSchema>,
-}
-
-/// One search a re-check would fail.
-#[derive(Debug, Serialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct FailedRefSchema {
-    /// Its ticket.
-    pub ticket_id: String,
-    /// Its player.
-    pub player_id: String,
-    /// The code it would fail with.
-    pub code: String,
-}
-
-/// Waiting searches with one reason under each config.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ReasonCountsSchema {
-    /// Under the current config.
-    pub current: u64,
-    /// Under the proposed config.
-    pub proposed: u64,
 }
 
 /// Previews a proposed config on the mode's live pool (read-only).
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/preview", tag = "game-modes", operation_id = "previewGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    request_body = GameModeSchema,
+    request_body = GameModeConfig,
     responses(
         (status = 200, body = PreviewView),
         (status = 400, description = "Malformed JSON", body = Problem),

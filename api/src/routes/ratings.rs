@@ -60,42 +60,6 @@ pub struct RatingImport {
     pub volatility: f64,
 }
 
-/// One side of a result report.
-#[derive(Debug, Deserialize, ToSchema)]
-#[schema(example = json!({"players": ["ana"], "place": 1}))]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-pub struct TeamResultSchema {
-    /// Player ids of the side (free-for-all: one each); each one of the
-    /// match's original players.
-    #[schema(min_items = 1)]
-    pub players: Vec<String>,
-    /// 1-based place; equal places are draws.
-    #[schema(minimum = 1)]
-    pub place: u32,
-}
-
-/// `POST …/results` body.
-#[derive(Debug, Deserialize, ToSchema)]
-#[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "teams": [{"players": ["ana"], "place": 1}, {"players": ["ben"], "place": 2}]}))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[allow(dead_code)]
-pub struct ResultReportSchema {
-    /// A match of this mode in the project (`404` if unknown); applied
-    /// once (`RESULT_ALREADY_REPORTED` after that).
-    #[schema(min_length = 1)]
-    pub match_id: String,
-    /// Two or more sides.
-    #[schema(min_items = 2)]
-    pub teams: Vec<TeamResultSchema>,
-    /// Players who left: rated as having lost, fully.
-    #[serde(default)]
-    pub leavers: Vec<String>,
-    /// Share of the match per player (0..=1); under 0.25 is not rated.
-    #[serde(default)]
-    pub participation: HashMap<String, f64>,
-}
-
 /// The ratings a report changed.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0", "ratings": [{"playerId": "ana", "rating": 1662.3, "deviation": 290.3, "volatility": 0.06, "games": 1, "conservative": 1081.7}, {"playerId": "ben", "rating": 1337.7, "deviation": 290.3, "volatility": 0.06, "games": 1, "conservative": 757.1}]}))]
@@ -182,7 +146,7 @@ fn view(player_id: &str, value: Rating, games: i64) -> RatingView {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/results", tag = "ratings", operation_id = "reportResult",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    request_body = ResultReportSchema,
+    request_body = MatchReport,
     responses(
         (status = 200, body = ResultApplied),
         (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project, or no such match in it (`matchId`)", body = Problem),

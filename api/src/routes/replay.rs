@@ -20,7 +20,6 @@
 use crate::auth::ProjectCaller;
 use crate::extract::{ApiQuery, RawJson};
 use crate::problem::{ApiError, Problem};
-use crate::routes::game_mode_schema::GameModeSchema;
 use crate::routes::game_modes::{check, parse_config, tier_of};
 use crate::routes::simulate::{CPU_BUDGET, MAX_ARRIVALS};
 use crate::state::AppState;
@@ -283,7 +282,7 @@ fn recording_required(name: &str, window: &str) -> ApiError {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/replay", tag = "game-modes", operation_id = "replayGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), WindowQuery),
-    request_body = GameModeSchema,
+    request_body = GameModeConfig,
     responses(
         (status = 200, body = ReplayView),
         (status = 400, description = "Malformed JSON", body = Problem),

@@ -9,8 +9,12 @@ pub const MIN_TTL_SECONDS: u32 = 5;
 /// Longest `ttlSeconds` of a backfill request (seconds).
 pub const MAX_TTL_SECONDS: u32 = 3600;
 
-/// `"backfill": {"enabled": true, "auto": false, "ttlSeconds": 120}`.
+/// `"backfill": {"enabled": true, "auto": false, "ttlSeconds": 120}`
+/// (docs/backfill.md): studios may ask for replacements of players who
+/// left (`POST …/matches/{matchId}/backfill`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = Backfill, example = json!({"enabled": true, "auto": false, "ttlSeconds": 120})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BackfillConfig {
     /// Whether studios may open backfill requests for this mode's matches
@@ -23,6 +27,7 @@ pub struct BackfillConfig {
     pub auto: bool,
     /// How long a request stays open (seconds, 5..=3600). Default 120.
     #[serde(default = "default_ttl")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 5, maximum = 3600))]
     pub ttl_seconds: u32,
 }
 

@@ -4,28 +4,40 @@ use crate::codes::Code;
 use crate::validation::FieldError;
 use serde::{Deserialize, Serialize};
 
+/// Glicko-2 ratings of a game mode: results are accepted, and a stored
+/// rating stands in for a ticket without `attributes.mmr`:
 /// `{"enabled","tau","initialRating","initialDeviation","initialVolatility","ratingPeriodSeconds"}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Ratings))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RatingsConfig {
     /// Whether results are accepted and stored ratings stand in for a
-    /// missing ticket `mmr`.
+    /// missing ticket `mmr`; default `true`.
     #[serde(default = "yes")]
     pub enabled: bool,
-    /// Glicko-2 system constant τ (how fast volatility may change), 0.2..=1.2 typical.
+    /// Glicko-2 system constant τ (how fast volatility may change), in
+    /// (0, 10], 0.2..=1.2 typical; default 0.5.
     #[serde(default = "tau")]
+    #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 10))]
     pub tau: f64,
-    /// Rating of a player never seen (Glicko scale, 1500 = average).
+    /// Rating of a player never seen (Glicko scale, 1500 = average);
+    /// default 1500.
     #[serde(default = "initial_rating")]
+    #[cfg_attr(feature = "openapi", schema(minimum = -1e9, maximum = 1e9))]
     pub initial_rating: f64,
-    /// Deviation of a player never seen; also the cap of idle growth.
+    /// Deviation of a player never seen, in (0, 1000]; also the cap of idle
+    /// growth; default 350.
     #[serde(default = "initial_deviation")]
+    #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 1000))]
     pub initial_deviation: f64,
-    /// Volatility σ of a player never seen.
+    /// Volatility σ of a player never seen, in (0, 1]; default 0.06.
     #[serde(default = "initial_volatility")]
+    #[cfg_attr(feature = "openapi", schema(exclusive_minimum = 0, maximum = 1))]
     pub initial_volatility: f64,
-    /// Length of one rating period (seconds) for idle deviation growth.
+    /// Length of one rating period (seconds, >= 1) for idle deviation
+    /// growth; default 86400.
     #[serde(default = "rating_period")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub rating_period_seconds: f64,
 }
 

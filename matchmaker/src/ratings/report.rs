@@ -24,26 +24,38 @@ pub const MIN_PARTICIPATION: f64 = 0.25;
 
 /// One side of a report and its place (1 = best; equal places draw).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = TeamResultSchema, example = json!({"players": ["ana"], "place": 1})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TeamResult {
-    /// Player ids on this side (free-for-all: one each).
+    /// Player ids on this side (free-for-all: one each); each one of the
+    /// match's original players.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     pub players: Vec<String>,
-    /// 1-based place.
+    /// 1-based place; equal places are draws.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub place: u32,
 }
 
 /// `POST …/game-modes/{name}/results` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(as = ResultReportSchema, example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+    "teams": [{"players": ["ana"], "place": 1}, {"players": ["ben"], "place": 2}]})))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MatchReport {
-    /// Applied once per mode (`RESULT_ALREADY_REPORTED` after that).
+    /// A match of this mode in the project (`404` if unknown); applied
+    /// once per mode (`RESULT_ALREADY_REPORTED` after that).
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub match_id: String,
     /// At least two sides.
+    #[cfg_attr(feature = "openapi", schema(min_items = 2))]
     pub teams: Vec<TeamResult>,
     /// Players who left: rated as having lost every pairing.
     #[serde(default)]
     pub leavers: Vec<String>,
-    /// Share of the match each player took part in, 0..=1 (default 1).
+    /// Share of the match each player took part in, 0..=1 (default 1);
+    /// under 0.25 is not rated.
     #[serde(default)]
     pub participation: BTreeMap<String, f64>,
 }

@@ -45,6 +45,7 @@ impl Percentiles {
 
 /// `{p50, p90, max}` of a sample (MMR points); `null`s when empty.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = SpreadSchema))]
 pub struct Spread {
     /// Median.
     pub p50: Option<f64>,

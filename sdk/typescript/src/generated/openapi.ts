@@ -1009,8 +1009,9 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
-         * @description Match proposals: a formed group is proposed to its players, who accept
-         *     or decline within `timeoutSeconds`.
+         * @description The `acceptance` block (docs/acceptance.md): a formed group is proposed
+         *     to its players, who accept or decline within `timeoutSeconds`;
+         *     `{"timeoutSeconds": 20, "declineCooldownSeconds": 60}`.
          * @example {
          *       "declineCooldownSeconds": 60,
          *       "timeoutSeconds": 20
@@ -1019,26 +1020,30 @@ export interface components {
         Acceptance: {
             /**
              * Format: double
-             * @description Seconds a player who declined, stayed silent or left may not search
-             *     again in this mode, 0..=3600; default 0.
+             * @description How long a player who declined (or stayed silent, or cancelled) may
+             *     not search again in this mode (seconds, 0..=3600; default 0).
              */
             declineCooldownSeconds?: number;
             /**
              * Format: double
-             * @description Seconds the players have to answer, 1..=600.
+             * @description How long the players have to answer (seconds, 1..=600), counted
+             *     from the moment the proposal is stored.
              */
             timeoutSeconds: number;
         };
-        /** @description The grouping algorithm, by `type`. */
+        /** @description The grouping algorithm, tagged by `type` (docs/game-modes.md). */
         Algorithm: {
             /**
              * Format: double
-             * @description Starting window in percent of the MMR range: tier floor..=100.
+             * @description Starting window, percent of `maxMmr - minMmr`: the tier's
+             *     floor..=100.
              */
             baseTolerance: number;
             /**
              * Format: double
-             * @description Window widening: >= max(1, tier floor), <= 100.
+             * @description How fast the window widens: at 10 s of wait the window is
+             *     `baseTolerance * expansionMultiplier` percent; >= max(1, the
+             *     tier's floor), <= 100.
              */
             expansionMultiplier: number;
             /**
@@ -1049,7 +1054,7 @@ export interface components {
             /**
              * Format: double
              * @description Where the window stops widening (percent, > `baseTolerance`,
-             *     <= 100); absent or `null`: it widens without end.
+             *     <= 100); absent: it widens without end.
              */
             maxTolerance?: number | null;
             /**
@@ -1062,7 +1067,8 @@ export interface components {
         } | {
             /**
              * Format: double
-             * @description Largest ping difference in a match (milliseconds), 0 < x <= 1000.
+             * @description Largest allowed ping difference within a match (milliseconds),
+             *     0 < x <= 1000.
              */
             maxDelta: number;
             /** @enum {string} */
@@ -1077,9 +1083,10 @@ export interface components {
          */
         AnswerWord: "accepted" | "declined" | "timeout" | "none";
         /**
-         * @description Assignment: a made match's searches stay open until the studio posts
-         *     where to play (`POST …/matches/{matchId}/assignment`), at most
-         *     `waitSeconds`.
+         * @description The `assignment` block (docs/acceptance.md): a made match's searches stay
+         *     open until the studio posts where to play (`POST
+         *     …/matches/{matchId}/assignment`), at most `waitSeconds`;
+         *     `{"waitSeconds": 60}`.
          * @example {
          *       "waitSeconds": 60
          *     }
@@ -1087,7 +1094,7 @@ export interface components {
         Assignment: {
             /**
              * Format: double
-             * @description Seconds a made match waits for its assignment, 1..=600.
+             * @description How long a made match waits for its assignment (seconds, 1..=600).
              */
             waitSeconds: number;
         };
@@ -1200,8 +1207,9 @@ export interface components {
             [key: string]: components["schemas"]["AttributeValue"];
         };
         /**
-         * @description Backfill of running matches: studios may ask for replacements of
-         *     players who left (`POST …/matches/{matchId}/backfill`).
+         * @description `"backfill": {"enabled": true, "auto": false, "ttlSeconds": 120}`
+         *     (docs/backfill.md): studios may ask for replacements of players who
+         *     left (`POST …/matches/{matchId}/backfill`).
          * @example {
          *       "auto": false,
          *       "enabled": true,
@@ -1210,19 +1218,18 @@ export interface components {
          */
         Backfill: {
             /**
-             * @description Whether a match made with empty seats opens a backfill for them at
-             *     once; default `false` (left out, not `null`).
+             * @description Whether a match made with empty seats (a relaxed shape, replaceable
+             *     bot seats) opens a backfill for them at once. Default `false`.
              */
             auto?: boolean;
             /**
-             * @description Whether backfill requests are accepted; default `true` (left out,
-             *     not `null`).
+             * @description Whether studios may open backfill requests for this mode's matches
+             *     (refused with `BACKFILL_NOT_ENABLED` otherwise). Default `true`.
              */
             enabled?: boolean;
             /**
              * Format: int32
-             * @description How long a request stays open (seconds); default 120 (left out, not
-             *     `null`).
+             * @description How long a request stays open (seconds, 5..=3600). Default 120.
              */
             ttlSeconds?: number;
         };
@@ -1301,17 +1308,21 @@ export interface components {
              */
             status: string;
         };
-        /** @description Bot fill. */
+        /**
+         * @description Bot fill (docs/game-modes.md#thin-pools-smaller-matches-and-bots): once a group's anchor has waited `fillAfterSeconds`,
+         *     at least `minHumans` mutually-in-range players are completed with bots
+         *     to the base shape.
+         */
         Bots: {
             /**
              * Format: double
-             * @description Seconds of the longest wait from which bots fill: >= 1 and >= the
-             *     last relaxation's `afterSeconds`.
+             * @description Anchor wait (seconds, >= 1 and >= the last relaxation's
+             *     `afterSeconds`) from which bots may fill.
              */
             fillAfterSeconds: number;
             /**
              * Format: int64
-             * @description Fewest humans of a bot match: 1..=the match size.
+             * @description Fewest humans of a bot match (players, 1..=the match size).
              */
             minHumans: number;
             /**
@@ -1417,7 +1428,7 @@ export interface components {
             failed: components["schemas"]["FailedSummarySchema"];
             /**
              * Format: double
-             * @description Players matched over searches in the pool.
+             * @description Players matched over searches in the pool (0 for an empty pool).
              */
             matchedShare: number;
             /**
@@ -1432,15 +1443,16 @@ export interface components {
             mmrSpread: components["schemas"]["SpreadSchema"];
             /**
              * Format: int64
-             * @description Players in them.
+             * @description Players in them (humans).
              */
             playersMatched: number;
             /**
              * Format: int64
-             * @description Matches on a smaller shape than the base one.
+             * @description Matches on a shape smaller than the base one (relaxed, settled
+             *     flexible).
              */
             relaxedMatches: number;
-            /** @description Max minus min team mean MMR per match (as `mmrSpread`). */
+            /** @description Max minus min team mean MMR per match (MMR points). */
             teamImbalance: components["schemas"]["SpreadSchema"];
             /**
              * Format: int64
@@ -1665,30 +1677,31 @@ export interface components {
             /** @description The new players by team, as in the `match.backfilled` body. */
             teams: Record<string, never>[];
         };
-        /** @description A flexible `matchShape` (free-for-all, battle royale, arena). */
+        /** @description The flexible `matchShape` object (docs/game-modes.md#thin-pools-smaller-matches-and-bots). */
         FlexibleShape: {
             /**
              * Format: int32
-             * @description Fewest teams of a settled match, 2..=`teams`; default `teams`.
+             * @description Fewest teams a settled match may have, 2..=`teams`; default `teams`.
              */
             minTeams?: number;
             /**
              * Format: double
-             * @description Seconds of the longest wait after which a match may settle with
-             *     `minTeams` teams of at least `min` players; 0..=600, default 15.
+             * @description Wait of the anchor (seconds, 0..=600, default 15) after which a
+             *     match may form with `minTeams` teams of at least `min` players.
              */
             settleAfterSeconds?: number;
-            /** @description Players per team. */
+            /** @description Players per team: `min` >= 1, `min <= max <= 64`. */
             teamSize: components["schemas"]["TeamSize"];
             /**
              * Format: int32
-             * @description Teams of a full match, 2..=100; `teams × teamSize.max` <= the
-             *     tier's `maxMatchSize`.
+             * @description Teams of a full match, 2..=100; `teams × teamSize.max` <= the tier's
+             *     `maxMatchSize`.
              */
             teams: number;
         };
         /**
-         * @description A game mode as written by a studio.
+         * @description A game mode as a studio writes it (docs/game-modes.md). Server-set fields
+         *     (`version`, `createdAt`, `webhook.secret`) are not part of it.
          * @example {
          *       "algorithm": {
          *         "baseTolerance": 5,
@@ -1723,51 +1736,58 @@ export interface components {
             algorithm: components["schemas"]["Algorithm"];
             assignment?: null | components["schemas"]["Assignment"];
             /**
-             * @description The studio's own ticket attributes by name (at most 16, names
-             *     `^[a-z][a-zA-Z0-9_]{0,31}$`, not `mmr`, `latencies` or `data`),
-             *     docs/rules.md; absent (or `null`): none.
+             * @description The studio's own ticket attributes, by name (docs/rules.md): at most
+             *     16, names `^[a-z][a-zA-Z0-9_]{0,31}$`, not `mmr`, `latencies` or
+             *     `data`; optional.
              */
             attributes?: {
                 [key: string]: components["schemas"]["Declaration"];
             } | null;
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
-            /** @description Default `true`; a disabled mode runs no cycle and fails its searches. */
+            /**
+             * @description Default `true`; a disabled mode runs no cycle and fails its searches
+             *     (`GAME_MODE_DISABLED`).
+             */
             enabled?: boolean;
             /**
              * @description Players per team, e.g. `[5, 5]` (1..=64 teams, each >= 1, sum >= 2
-             *     and <= the tier's `maxMatchSize`), or a flexible shape such as
+             *     and <= the tier's `maxMatchSize`), or a flexible object such as
              *     `{"teams": 20, "teamSize": {"min": 1, "max": 3}}`.
              */
             matchShape: components["schemas"]["MatchShape"];
             /**
              * Format: double
-             * @description Seconds between cycles: >= the tier's floor, <= 3600.
+             * @description Pause between two cycles (seconds), >= the tier floor, <= 3600.
              */
             matchmakingCycleDurationSeconds: number;
             /** @description `^[a-z0-9][a-z0-9_-]{0,62}$`, unique in the project. */
             name: string;
-            /** @description Default `{"allowParties": false, "maxSize": 1, "keepTogether": true}`. */
+            /**
+             * @description Party rules; default solo only: `{"allowParties": false, "maxSize": 1,
+             *     "keepTogether": true}`.
+             */
             parties?: components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
             recording?: null | components["schemas"]["Recording"];
             regions?: null | components["schemas"]["Regions"];
             /**
-             * @description Smaller shapes tried once the longest-waiting player of a group has
-             *     waited `afterSeconds` (at most 8, `afterSeconds` strictly
-             *     increasing); only with an array `matchShape`.
+             * @description Smaller shapes tried once a group's anchor (its longest-waiting
+             *     player) has waited `afterSeconds` (docs/game-modes.md#thin-pools-smaller-matches-and-bots):
+             *     at most 8, `afterSeconds` strictly increasing; empty: none. Only with
+             *     an array `matchShape`.
              */
             relaxations?: components["schemas"]["Relaxation"][];
             /**
-             * @description Rules over those attributes (at most 16), each holding between
-             *     every two candidates of a match, docs/rules.md; absent: none.
+             * @description Rules over those attributes (at most 16), each holding between every
+             *     two candidates of a match (docs/rules.md); empty: none.
              */
             rules?: components["schemas"]["Rule"][];
             /** @description How a full group is split into teams (ignored for FIFO). */
             teamAssignment?: components["schemas"]["TeamAssignment"];
             /**
              * Format: int32
-             * @description Ticket (and so longest search) lifetime in seconds; default 600.
+             * @description How long a ticket (and so a search) lives (seconds); default 600.
              */
             ticketTtlSeconds?: number;
             webhook?: null | components["schemas"]["Webhook"];
@@ -2096,7 +2116,7 @@ export interface components {
         LatencyStep: {
             /**
              * Format: double
-             * @description Seconds of the ticket's own wait.
+             * @description Wait (seconds) from which the step applies.
              */
             afterSeconds: number;
             /**
@@ -2201,14 +2221,14 @@ export interface components {
          *     match. Its `webhook-id` is `fillId`.
          */
         MatchBackfilledEvent: {
-            /** @description The request filled, `bf_…`. */
+            /** @description The request filled (`bf_…`). */
             backfillId: string;
             /**
              * Format: date-time
              * @description When the fill was claimed (RFC 3339, UTC, milliseconds).
              */
             createdAt: string;
-            /** @description This fill, `bff_…`, also the `webhook-id`. */
+            /** @description This fill (`bff_…`), also the `webhook-id`. */
             fillId: string;
             /** @description The game mode's name. */
             gameMode: string;
@@ -2217,15 +2237,15 @@ export interface components {
              * @description The game mode's config version the fill was made under.
              */
             gameModeVersion: number;
-            /** @description The running match, `mat_…`. */
+            /** @description The running match (`mat_…`). */
             matchId: string;
             /** @description Open seats per team after this fill. */
             openSeatsLeft: number[];
             /** @description `prj_…`. */
             projectId: string;
             /**
-             * @description The teams that got players, each with only its new players (each
-             *     with `"backfill": true`).
+             * @description The teams that got players, each with only its new players (as in
+             *     `match.made`, each marked `"backfill": true`).
              */
             teams: components["schemas"]["WebhookTeam"][];
             /** @description Always `match.backfilled`. */
@@ -2291,8 +2311,16 @@ export interface components {
          */
         MatchMadeEvent: {
             /**
-             * @description With `backfill.auto` and open seats: the backfill request opened
-             *     for them (`bf_…`); absent otherwise.
+             * @description What every player agreed on under the mode's rules (docs/rules.md,
+             *     "The match"): each `equal` rule's common value, each `intersect`
+             *     rule's shared values, by attribute; absent without rules.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
+            /**
+             * @description The backfill request opened for the match's open seats (`bf_…`)
+             *     when the mode has `backfill.auto`; absent otherwise.
              */
             backfillId?: string | null;
             /**
@@ -2310,20 +2338,23 @@ export interface components {
             /** @description `mat_…`, also the `webhook-id`. */
             matchId: string;
             /**
-             * @description The shape used, players per team: the mode's shape, a relaxed one,
-             *     or a settled flexible match's team sizes; a bot match's is the
-             *     mode's shape.
+             * @description The shape used, players per team (docs/game-modes.md#thin-pools-smaller-matches-and-bots): the base shape, a
+             *     relaxed one, or a settled flexible match's team sizes; a bot match's
+             *     is the base shape. Empty only in records made before it was kept.
              */
             matchShape: number[];
             /** @description `prj_…`. */
             projectId: string;
             /** @description How close the match is (over humans only). */
             quality: components["schemas"]["WebhookQuality"];
-            /** @description The region the match is played in; absent in modes without `regions`. */
+            /**
+             * @description The region the match is played in (docs/regions.md); absent in modes
+             *     without `regions`.
+             */
             region?: string | null;
             /**
-             * @description Seats open to backfill per team: the mode's shape minus the one
-             *     used, or a bot match's bot seats when they are replaceable.
+             * @description Seats open to backfill per team: the base shape minus the one used,
+             *     or a bot match's replaceable bot seats.
              */
             seatsOpen: number[];
             /** @description Teams in match-shape order. */
@@ -2349,6 +2380,55 @@ export interface components {
          *
          *     In the OpenAPI document: component `MatchRecord` (the studio's view of
          *     a matched ticket's match; the webhook body adds `type`).
+         * @example {
+         *       "createdAt": "2026-12-01T10:00:03.120Z",
+         *       "gameMode": "duel",
+         *       "gameModeVersion": 1,
+         *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+         *       "matchShape": [
+         *         1,
+         *         1
+         *       ],
+         *       "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9",
+         *       "quality": {
+         *         "mmrSpread": 20,
+         *         "teamImbalance": 20
+         *       },
+         *       "seatsOpen": [
+         *         0,
+         *         0
+         *       ],
+         *       "teams": [
+         *         {
+         *           "index": 0,
+         *           "meanMmr": 1500,
+         *           "players": [
+         *             {
+         *               "mmr": 1500,
+         *               "partyId": null,
+         *               "pingMs": null,
+         *               "playerId": "ana",
+         *               "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9",
+         *               "waitSeconds": 2.4
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "index": 1,
+         *           "meanMmr": 1520,
+         *           "players": [
+         *             {
+         *               "mmr": 1520,
+         *               "partyId": null,
+         *               "pingMs": null,
+         *               "playerId": "ben",
+         *               "ticketId": "tkt_01JDZ8M5R8P5X2Z9B6W4D3C7E0",
+         *               "waitSeconds": 1.1
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
          */
         MatchRecord: {
             /**
@@ -2401,7 +2481,11 @@ export interface components {
             /** @description Teams in match-shape order. */
             teams: components["schemas"]["WebhookTeam"][];
         };
-        /** @description `matchShape`: an array of team sizes, or a flexible object. */
+        /**
+         * @description `matchShape`: `[5, 5]`, or `{"teams": 20, "teamSize": {"min": 1, "max": 3}}`.
+         *
+         *     Serialised as written: an array stays an array, an object an object.
+         */
         MatchShape: number[] | components["schemas"]["FlexibleShape"];
         /**
          * @description A stored match's `status`: the values of [`PROPOSED`], [`MADE`],
@@ -2691,25 +2775,31 @@ export interface components {
         };
         /** @description Party rules. */
         Parties: {
-            /** @description Whether tickets may carry a party of several players. */
+            /**
+             * @description Whether tickets may carry a party of more than one member; default
+             *     `false`.
+             */
             allowParties?: boolean;
             /**
              * Format: int32
-             * @description Seconds a party may stay incomplete (a member's search ended or
+             * @description Seconds a party may stay incomplete (a member's search ended, or
              *     never started) before its waiting members fail with
-             *     `PARTY_INCOMPLETE` naming who is missing (default 120).
+             *     `PARTY_INCOMPLETE` naming who is missing (docs/game-modes.md#parties);
+             *     5..=3600, default 120.
              */
             incompleteTimeoutSeconds?: number;
-            /** @description Whether a party always sits whole on one team (default `true`). */
+            /** @description Whether a party always sits whole on one team; default `true`. */
             keepTogether?: boolean;
             /**
              * Format: int64
-             * @description Most members (>= 1; with `keepTogether` <= the largest team).
+             * @description Most members a party may have (players, >= 1; with `keepTogether`
+             *     <= the largest team); default 1.
              */
             maxSize?: number;
             /**
-             * @description The MMR a party is matched at: `"mean"` (default), `"max"`, or
-             *     `{"blend": b}` with 0 <= b <= 1 (mean + b × (max − mean)).
+             * @description The MMR a party is matched at (docs/game-modes.md#parties):
+             *     `"mean"` (default), `"max"`, or `{"blend": b}` with 0 <= b <= 1
+             *     (mean + b × (max − mean)).
              */
             mmr?: components["schemas"]["PartyMmr"];
         };
@@ -3304,19 +3394,25 @@ export interface components {
         };
         /**
          * @description Glicko-2 ratings of a game mode: results are accepted, and a stored
-         *     rating stands in for a ticket without `attributes.mmr`.
+         *     rating stands in for a ticket without `attributes.mmr`:
+         *     `{"enabled","tau","initialRating","initialDeviation","initialVolatility","ratingPeriodSeconds"}`.
          */
         Ratings: {
-            /** @description Whether results are accepted and ratings used; default `true`. */
+            /**
+             * @description Whether results are accepted and stored ratings stand in for a
+             *     missing ticket `mmr`; default `true`.
+             */
             enabled?: boolean;
             /**
              * Format: double
-             * @description Deviation of a player never seen, in (0, 1000]; default 350.
+             * @description Deviation of a player never seen, in (0, 1000]; also the cap of idle
+             *     growth; default 350.
              */
             initialDeviation?: number;
             /**
              * Format: double
-             * @description Rating of a player never seen (1500 = average); default 1500.
+             * @description Rating of a player never seen (Glicko scale, 1500 = average);
+             *     default 1500.
              */
             initialRating?: number;
             /**
@@ -3326,12 +3422,14 @@ export interface components {
             initialVolatility?: number;
             /**
              * Format: double
-             * @description Length of one rating period (seconds), >= 1; default 86400.
+             * @description Length of one rating period (seconds, >= 1) for idle deviation
+             *     growth; default 86400.
              */
             ratingPeriodSeconds?: number;
             /**
              * Format: double
-             * @description Glicko-2 system constant τ, in (0, 10]; default 0.5.
+             * @description Glicko-2 system constant τ (how fast volatility may change), in
+             *     (0, 10], 0.2..=1.2 typical; default 0.5.
              */
             tau?: number;
         };
@@ -3349,26 +3447,27 @@ export interface components {
             proposed: number;
         };
         /**
-         * @description Recording of the mode's searches: starts (player ids as keyed hashes,
-         *     MMR, latencies, party), cancels and ends, kept `retentionDays`.
+         * @description The `recording` block: a mode's search starts (player ids as keyed
+         *     hashes, MMR, latencies, party), cancels and ends, kept `retentionDays`.
          * @example {
          *       "enabled": true,
          *       "retentionDays": 7
          *     }
          */
         Recording: {
-            /** @description Whether searches are recorded. */
+            /** @description Whether search starts, cancels and ends are recorded. */
             enabled: boolean;
             /**
              * Format: int64
-             * @description Days a recorded event is kept: 1 to the tier's `retentionDays`
-             *     (free 30, pro 90, enterprise 365); default 7.
+             * @description Days a recorded event is kept (1 to the tier's `retentionDays`;
+             *     default 7).
              */
             retentionDays?: number;
         };
         /**
-         * @description Region rule: tickets carry `attributes.latencies`, and a match is
-         *     played in a region within every member's own ceiling.
+         * @description The mode's `regions` block (docs/regions.md): tickets carry
+         *     `attributes.latencies`, and a match is played in a region within every
+         *     member's own ceiling.
          * @example {
          *       "expansion": [
          *         {
@@ -3385,13 +3484,13 @@ export interface components {
          */
         Regions: {
             /**
-             * @description Ceilings raised as a ticket waits: at most 8 steps, `afterSeconds`
-             *     and `maxLatencyMs` both strictly increasing.
+             * @description Ceilings raised as a ticket waits (at most 8 steps, both fields
+             *     strictly increasing).
              */
             expansion?: components["schemas"]["LatencyStep"][];
             /**
              * Format: double
-             * @description A ticket's ceiling before any expansion step (milliseconds).
+             * @description A ticket's ceiling (milliseconds, 1..=5000) before any expansion step.
              */
             maxLatencyMs: number;
             /**
@@ -3400,14 +3499,21 @@ export interface components {
              */
             names?: string[];
         };
-        /** @description One relaxation step. */
+        /**
+         * @description One relaxation step: from `afterSeconds` of the anchor's wait, groups
+         *     may also form with `matchShape` (same team count, each team at most the
+         *     base shape's).
+         */
         Relaxation: {
             /**
              * Format: double
-             * @description Seconds of the longest wait from which this shape is tried.
+             * @description Anchor wait (seconds) from which this shape is allowed.
              */
             afterSeconds: number;
-            /** @description Players per team: as many teams as `matchShape`, each 1..=its team. */
+            /**
+             * @description Players per team of the smaller match: as many teams as the base
+             *     shape, each 1..=its team.
+             */
             matchShape: number[];
         };
         /**
@@ -3500,7 +3606,7 @@ export interface components {
             ratings: components["schemas"]["RatingView"][];
         };
         /**
-         * @description `POST …/results` body.
+         * @description `POST …/game-modes/{name}/results` body.
          * @example {
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
          *       "teams": [
@@ -3520,18 +3626,21 @@ export interface components {
          *     }
          */
         ResultReportSchema: {
-            /** @description Players who left: rated as having lost, fully. */
+            /** @description Players who left: rated as having lost every pairing. */
             leavers?: string[];
             /**
              * @description A match of this mode in the project (`404` if unknown); applied
-             *     once (`RESULT_ALREADY_REPORTED` after that).
+             *     once per mode (`RESULT_ALREADY_REPORTED` after that).
              */
             matchId: string;
-            /** @description Share of the match per player (0..=1); under 0.25 is not rated. */
+            /**
+             * @description Share of the match each player took part in, 0..=1 (default 1);
+             *     under 0.25 is not rated.
+             */
             participation?: {
                 [key: string]: number;
             };
-            /** @description Two or more sides. */
+            /** @description At least two sides. */
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
@@ -3808,11 +3917,11 @@ export interface components {
             /** @description `mode` (default) or `project`. */
             playerSearchScope: components["schemas"]["ScopeWord"];
         };
-        /** @description Percentiles of a per-match figure. */
+        /** @description `{p50, p90, max}` of a sample (MMR points); `null`s when empty. */
         SpreadSchema: {
             /**
              * Format: double
-             * @description Largest.
+             * @description Largest value.
              */
             max?: number | null;
             /**
@@ -3892,12 +4001,12 @@ export interface components {
             to: string;
         };
         /**
-         * @description Team split of a full group.
+         * @description How a full group is split into teams (docs/game-modes.md#teamassignment).
          * @enum {string}
          */
         TeamAssignment: "balanced" | "snake";
         /**
-         * @description One side of a result report.
+         * @description One side of a report and its place (1 = best; equal places draw).
          * @example {
          *       "place": 1,
          *       "players": [
@@ -3912,12 +4021,12 @@ export interface components {
              */
             place: number;
             /**
-             * @description Player ids of the side (free-for-all: one each); each one of the
+             * @description Player ids on this side (free-for-all: one each); each one of the
              *     match's original players.
              */
             players: string[];
         };
-        /** @description `teamSize` of a flexible shape. */
+        /** @description `teamSize` of a flexible shape (players). */
         TeamSize: {
             /**
              * Format: int32
@@ -4391,20 +4500,23 @@ export interface components {
             /** @enum {string} */
             code: "MATCHING_HELD";
         };
-        /** @description Webhook destination. */
+        /**
+         * @description Webhook destination of a mode (docs/game-modes.md). The URL's safety (docs/game-modes.md,
+         *     `INVALID_WEBHOOK_URL`) needs DNS, so the API checks it, not the core.
+         */
         Webhook: {
-            /** @description Default `true`. */
+            /** @description Whether `match.made` events are sent; default `true`. */
             enabled?: boolean;
             /**
-             * @description `https://` URL whose host resolves only to public addresses, at
-             *     most 2 048 bytes. Required unless `useProjectEndpoint`; not allowed
-             *     with it.
+             * @description `https://…` endpoint of the studio's backend, at most 2 048 bytes,
+             *     whose host resolves only to public addresses; required unless
+             *     `useProjectEndpoint`, and refused together with it.
              */
             url?: string;
             /**
-             * @description Deliver to the project's webhook endpoint (`PUT
-             *     /v1/projects/{projectId}/webhook`: its URL, secret and `eventTypes`)
-             *     instead of a URL of the mode's own; default `false`.
+             * @description Deliver to the project's webhook endpoint (its URL, secret and
+             *     event filter, docs/webhooks.md) instead of a URL of the mode's own;
+             *     default `false`.
              */
             useProjectEndpoint?: boolean;
         };
