@@ -32,10 +32,11 @@ use crate::tolerance::fits;
 
 mod fifo;
 mod indexed;
+mod list;
 mod regional;
 mod rules;
 
-const NONE: usize = usize::MAX;
+use list::{List, Slot, NONE};
 
 /// What one try built around an anchor.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,86 +48,6 @@ pub struct Attempt {
     pub seats: u32,
     /// Why the group is short of the target, `None` when it is full.
     pub short: Option<WaitingReason>,
-}
-
-/// What a walk reads of the candidate at one position of a [`List`]: kept
-/// by position, so that a walk over an anchor's neighbours reads memory in
-/// order instead of one candidate here and one there (on a pool larger
-/// than the caches, those scattered reads were most of a walk's time).
-#[derive(Debug, Clone, Copy, Default)]
-struct Slot {
-    /// The candidate's MMR or ping (0 in FIFO).
-    value: f64,
-    /// Its current range (0 in FIFO).
-    range: f64,
-    /// Its seats.
-    seats: u32,
-    /// Its segment: a list may hold several segments one after another
-    /// (the partitions over `equal` rules, docs/rules.md), and a walk never
-    /// leaves its anchor's. 0 in a list of one segment.
-    part: u32,
-}
-
-/// A doubly linked list of candidates in value (or wait) order, from which
-/// matched ones are unlinked in O(1).
-#[derive(Debug, Default)]
-struct List {
-    order: Vec<usize>,
-    /// By position: the candidate's value, range and seats.
-    slots: Vec<Slot>,
-    /// Position in `order` by candidate; `NONE` when not in this list.
-    pos: Vec<usize>,
-    prev: Vec<usize>,
-    next: Vec<usize>,
-    head: usize,
-}
-
-impl List {
-    /// The list of the candidates `order` (by index into `candidates`, whose
-    /// values and ranges are `values` and `ranges`, empty in FIFO).
-    fn new(candidates: &[Candidate], values: &[f64], ranges: &[f64], order: Vec<usize>) -> Self {
-        let len = order.len();
-        let mut pos = vec![NONE; candidates.len()];
-        for (p, &c) in order.iter().enumerate() {
-            pos[c] = p;
-        }
-        let slots = order
-            .iter()
-            .map(|&c| Slot {
-                value: values.get(c).copied().unwrap_or(0.0),
-                range: ranges.get(c).copied().unwrap_or(0.0),
-                seats: candidates[c].seats,
-                part: 0,
-            })
-            .collect();
-        Self {
-            order,
-            slots,
-            pos,
-            prev: (0..len)
-                .map(|p| if p == 0 { NONE } else { p - 1 })
-                .collect(),
-            next: (0..len)
-                .map(|p| if p + 1 == len { NONE } else { p + 1 })
-                .collect(),
-            head: if len == 0 { NONE } else { 0 },
-        }
-    }
-
-    fn unlink(&mut self, m: usize) {
-        let p = self.pos[m];
-        if p == NONE {
-            return;
-        }
-        if self.prev[p] != NONE {
-            self.next[self.prev[p]] = self.next[p];
-        } else {
-            self.head = self.next[p];
-        }
-        if self.next[p] != NONE {
-            self.prev[self.next[p]] = self.prev[p];
-        }
-    }
 }
 
 /// The state of one cycle's grouping: which candidates are still unmatched,

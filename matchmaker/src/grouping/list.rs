@@ -1,0 +1,93 @@
+//! The closeness list a walk reads (see the parent module): candidates in
+//! value (or wait) order, doubly linked so that matched ones are unlinked
+//! in O(1), with what a walk reads of each kept by position.
+
+use crate::candidate::Candidate;
+
+/// No position (an end of the list, or a candidate not in it).
+pub(super) const NONE: usize = usize::MAX;
+
+/// What a walk reads of the candidate at one position of a [`List`]: kept
+/// by position, so that a walk over an anchor's neighbours reads memory in
+/// order instead of one candidate here and one there (on a pool larger
+/// than the caches, those scattered reads were most of a walk's time).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Slot {
+    /// The candidate's MMR or ping (0 in FIFO).
+    pub(super) value: f64,
+    /// Its current range (0 in FIFO).
+    pub(super) range: f64,
+    /// Its seats.
+    pub(super) seats: u32,
+    /// Its segment: a list may hold several segments one after another
+    /// (the partitions over `equal` rules, docs/rules.md), and a walk never
+    /// leaves its anchor's. 0 in a list of one segment.
+    pub(super) part: u32,
+}
+
+/// A doubly linked list of candidates in value (or wait) order, from which
+/// matched ones are unlinked in O(1).
+#[derive(Debug, Default)]
+pub(super) struct List {
+    pub(super) order: Vec<usize>,
+    /// By position: the candidate's value, range and seats.
+    pub(super) slots: Vec<Slot>,
+    /// Position in `order` by candidate; `NONE` when not in this list.
+    pub(super) pos: Vec<usize>,
+    pub(super) prev: Vec<usize>,
+    pub(super) next: Vec<usize>,
+    pub(super) head: usize,
+}
+
+impl List {
+    /// The list of the candidates `order` (by index into `candidates`, whose
+    /// values and ranges are `values` and `ranges`, empty in FIFO).
+    pub(super) fn new(
+        candidates: &[Candidate],
+        values: &[f64],
+        ranges: &[f64],
+        order: Vec<usize>,
+    ) -> Self {
+        let len = order.len();
+        let mut pos = vec![NONE; candidates.len()];
+        for (p, &c) in order.iter().enumerate() {
+            pos[c] = p;
+        }
+        let slots = order
+            .iter()
+            .map(|&c| Slot {
+                value: values.get(c).copied().unwrap_or(0.0),
+                range: ranges.get(c).copied().unwrap_or(0.0),
+                seats: candidates[c].seats,
+                part: 0,
+            })
+            .collect();
+        Self {
+            order,
+            slots,
+            pos,
+            prev: (0..len)
+                .map(|p| if p == 0 { NONE } else { p - 1 })
+                .collect(),
+            next: (0..len)
+                .map(|p| if p + 1 == len { NONE } else { p + 1 })
+                .collect(),
+            head: if len == 0 { NONE } else { 0 },
+        }
+    }
+
+    pub(super) fn unlink(&mut self, m: usize) {
+        let p = self.pos[m];
+        if p == NONE {
+            return;
+        }
+        if self.prev[p] != NONE {
+            self.next[self.prev[p]] = self.next[p];
+        } else {
+            self.head = self.next[p];
+        }
+        if self.next[p] != NONE {
+            self.prev[self.next[p]] = self.prev[p];
+        }
+    }
+}
