@@ -3,16 +3,27 @@
 //!
 //! Buckets live in this process; docs/deployment.md moves them to Redis once the API
 //! runs with Redis, so that replicas share one bucket per project.
+//!
+//! The buckets are a bounded cache ([`MAX_BUCKETS`], dropped after
+//! [`BUCKET_IDLE`] unused): a project that has not called for that long
+//! would find its bucket full again anyway, so dropping it changes no
+//! answer, and the map cannot grow with every project ever seen.
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
-use std::collections::HashMap;
+use moka::sync::Cache;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Most projects with a bucket in one process.
+pub const MAX_BUCKETS: u64 = 100_000;
+/// A bucket unused this long is dropped (it refills within a second).
+pub const BUCKET_IDLE: Duration = Duration::from_secs(600);
 
 /// One bucket per project, re-made when the project's rate changes.
 pub struct ProjectLimiter {
-    buckets: Mutex<HashMap<String, (u32, Arc<DefaultDirectRateLimiter>)>>,
+    buckets: Cache<String, (u32, Arc<DefaultDirectRateLimiter>)>,
     /// Counts every refusal (`crate::observe::RATE_LIMITED`); a no-op
     /// counter by default.
     refused: metrics::Counter,
@@ -29,7 +40,10 @@ impl ProjectLimiter {
     /// Buckets that count each refusal in `refused`.
     pub fn counting(refused: metrics::Counter) -> Self {
         Self {
-            buckets: Mutex::default(),
+            buckets: Cache::builder()
+                .max_capacity(MAX_BUCKETS)
+                .time_to_idle(BUCKET_IDLE)
+                .build(),
             refused,
         }
     }
@@ -40,20 +54,21 @@ impl ProjectLimiter {
     /// The whole seconds to wait before a token is available (at least 1).
     pub fn check(&self, project_id: &str, requests_per_second: u32) -> Result<(), u64> {
         let rate = NonZeroU32::new(requests_per_second.max(1)).unwrap_or(NonZeroU32::MIN);
-        let limiter = {
-            let mut buckets = match self.buckets.lock() {
-                Ok(guard) => guard,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            // A lookup by &str first: no allocation on the hot path.
-            match buckets.get(project_id) {
-                Some((current, limiter)) if *current == rate.get() => Arc::clone(limiter),
-                _ => {
-                    let limiter = Arc::new(RateLimiter::direct(Quota::per_second(rate)));
-                    buckets.insert(project_id.to_owned(), (rate.get(), Arc::clone(&limiter)));
-                    limiter
-                }
-            }
+        let fresh = || Arc::new(RateLimiter::direct(Quota::per_second(rate)));
+        // By &str: no allocation unless the bucket is new; two first
+        // requests at once share the one bucket inserted.
+        let (current, limiter) = self
+            .buckets
+            .entry_by_ref(project_id)
+            .or_insert_with(|| (rate.get(), fresh()))
+            .into_value();
+        let limiter = if current == rate.get() {
+            limiter
+        } else {
+            let limiter = fresh();
+            self.buckets
+                .insert(project_id.to_owned(), (rate.get(), Arc::clone(&limiter)));
+            limiter
         };
         limiter.check().map_err(|not_until| {
             self.refused.increment(1);
@@ -121,5 +136,33 @@ impl PreviewGate {
             .acquire()
             .await
             .map_err(|e| crate::problem::ApiError::internal(&e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The buckets stay bounded however many projects call.
+    #[test]
+    fn buckets_are_bounded() {
+        let limiter = ProjectLimiter::default();
+        for p in 0..MAX_BUCKETS + 5_000 {
+            assert!(limiter.check(&format!("prj_{p}"), 10).is_ok());
+        }
+        limiter.buckets.run_pending_tasks();
+        assert!(limiter.buckets.entry_count() <= MAX_BUCKETS);
+    }
+
+    /// A project's bucket holds one second's worth, then refuses with the
+    /// seconds to wait; a new rate makes a new bucket.
+    #[test]
+    fn a_bucket_refuses_past_its_burst_and_follows_a_new_rate() {
+        let limiter = ProjectLimiter::default();
+        for _ in 0..3 {
+            assert!(limiter.check("prj_a", 3).is_ok());
+        }
+        assert_eq!(limiter.check("prj_a", 3), Err(1));
+        assert!(limiter.check("prj_a", 4).is_ok());
     }
 }
