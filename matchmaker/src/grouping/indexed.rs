@@ -54,10 +54,20 @@ impl Index {
     }
 }
 
+/// The rule [`choose`] picks: its index, values and each candidate's
+/// current `max`, its lowest value and the buckets' width.
+struct Chosen {
+    rule: usize,
+    values: Vec<f64>,
+    maxes: Vec<f64>,
+    low: f64,
+    width: f64,
+}
+
 /// The `distance` rule whose reach is the smallest share of its values'
 /// spread, with that spread; `None` when no rule would narrow a walk
 /// (no `distance` rule, or values that are not all numbers).
-fn choose(t: &RuleTable<'_>) -> Option<(usize, Vec<f64>, Vec<f64>, f64, f64)> {
+fn choose(t: &RuleTable<'_>) -> Option<Chosen> {
     let mut best: Option<(f64, usize)> = None;
     let mut spans = Vec::new();
     for (k, values, maxes) in t.distance_columns() {
@@ -86,14 +96,27 @@ fn choose(t: &RuleTable<'_>) -> Option<(usize, Vec<f64>, Vec<f64>, f64, f64)> {
     let width = (reach / 2.0)
         .max((hi - lo) / MAX_BUCKETS)
         .max(f64::MIN_POSITIVE);
-    Some((k, values.to_vec(), maxes.to_vec(), lo, width))
+    Some(Chosen {
+        rule: k,
+        values: values.to_vec(),
+        maxes: maxes.to_vec(),
+        low: lo,
+        width,
+    })
 }
 
 impl<'a> Grouper<'a> {
     /// Builds the bucket index (see the module's comment) over list 0's
     /// order; nothing when no `distance` rule narrows a walk.
     pub(super) fn build_index(&mut self, t: &RuleTable<'_>) {
-        let Some((rule, values, maxes, low, width)) = choose(t) else {
+        let Some(Chosen {
+            rule,
+            values,
+            maxes,
+            low,
+            width,
+        }) = choose(t)
+        else {
             return;
         };
         let buckets = (((values.iter().copied().fold(low, f64::max) - low) / width).floor() as u32)
@@ -314,7 +337,7 @@ impl<'a> Grouper<'a> {
                 if let Some((lo, hi)) = self.rules.window(ix.rule) {
                     let (b_lo, b_hi) = (ix.bucket(lo - EDGE), ix.bucket(hi + EDGE));
                     let outside = |p: &usize| {
-                        let b = (slots[*p].part % ix.buckets) as u32;
+                        let b = slots[*p].part % ix.buckets;
                         b < b_lo || b > b_hi
                     };
                     lefts.retain(|p| !outside(p));

@@ -44,7 +44,7 @@ fn pool(players: &[Player]) -> Vec<Search> {
         let size = size.clamp(1, 3) as usize;
         let party = (size > 1).then(|| Party {
             id: format!("party{i}").into(),
-            members: (0..size).map(|m| format!("p{i}-{m}").into()).collect(),
+            members: (0..size).map(|m| format!("p{i}-{m}")).collect(),
         });
         let names = ["dust", "inferno", "nuke"];
         let maps: Vec<&str> = (0..3)
