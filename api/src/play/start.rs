@@ -220,12 +220,12 @@ pub fn rest_deadline(play: &Play, ticket: &Ticket, now: f64) -> f64 {
 /// Authenticates `token` and starts a search with its ticket (docs/searching.md), in
 /// at most one Redis round trip:
 ///
-/// - a token naming its mode, whose config this process has seen (every
-///   mode it generated a ticket in, among others): the mode
+/// - a token whose mode's config this process has seen (every mode it
+///   generated a ticket in, among others): the mode
 ///   and quota checks from the cache, then one script that reads the ticket,
 ///   checks the token's hash, mode and expiry, and adds the search;
-/// - otherwise (an older token without its mode, a mode not seen here yet, a
-///   start refused before the script): the ticket is read and checked
+/// - otherwise (a mode not seen here yet, a start refused before the
+///   script): the ticket is read and checked
 ///   first, so a bad token always gets `401`, then added (two round trips).
 ///
 /// # Errors
@@ -237,14 +237,11 @@ pub async fn start_with_token(
     via: Via,
 ) -> Result<Started, ApiError> {
     let parsed = token::parse(token).ok_or_else(ApiError::ticket_invalid)?;
-    let known = match &parsed.game_mode {
-        Some(name) if play.cache.knows_mode(&parsed.project_id, name).await => Some(name),
-        _ => None,
-    };
-    let Some(name) = known else {
+    let name = &parsed.game_mode;
+    if !play.cache.knows_mode(&parsed.project_id, name).await {
         let ticket = live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
         return start(play, db, ticket, via).await;
-    };
+    }
     let mode = ModeKey::new(&parsed.project_id, name);
     if Box::pin(cools_down(play, db, &mode)).await {
         let ticket = live(ticket_named(play, db, token, &parsed).await?, unix_now())?;

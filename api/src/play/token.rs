@@ -3,9 +3,6 @@
 //! the token to its record and its pool, so a search starts without reading
 //! anything else first; only the SHA-256 of the whole token is stored, and it
 //! is compared in constant time.
-//!
-//! Tokens of the older form `<projectId>.<ticketId>.<secret>` (no mode) are
-//! still accepted until they expire: their start reads the ticket first.
 
 use crate::credentials;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -17,9 +14,8 @@ use rand::RngCore;
 pub struct TokenRef {
     /// `prj_…`.
     pub project_id: String,
-    /// The game mode's name; `None` for a token of the older, three-part
-    /// form.
-    pub game_mode: Option<String>,
+    /// The game mode's name.
+    pub game_mode: String,
     /// `tkt_…`.
     pub ticket_id: String,
 }
@@ -52,21 +48,19 @@ pub fn hash(token: &str) -> String {
 /// The routing parts of a well-formed token; `None` for anything else.
 pub fn parse(token: &str) -> Option<TokenRef> {
     let parts: Vec<&str> = token.splitn(5, '.').collect();
-    let (project_id, game_mode, ticket_id, secret) = match parts[..] {
-        [project_id, ticket_id, secret] => (project_id, None, ticket_id, secret),
-        [project_id, mode, ticket_id, secret] => (project_id, Some(mode), ticket_id, secret),
-        _ => return None,
+    let [project_id, game_mode, ticket_id, secret] = parts[..] else {
+        return None;
     };
     let well_formed = project_id.starts_with("prj_")
         && ticket_id.starts_with("tkt_")
         && secret.len() >= 27
-        && game_mode.is_none_or(is_mode_name)
+        && is_mode_name(game_mode)
         && [project_id, ticket_id]
             .iter()
             .all(|p| p.len() <= 64 && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
     well_formed.then(|| TokenRef {
         project_id: project_id.to_owned(),
-        game_mode: game_mode.map(str::to_owned),
+        game_mode: game_mode.to_owned(),
         ticket_id: ticket_id.to_owned(),
     })
 }
@@ -99,7 +93,7 @@ mod tests {
         );
         let r = parse(&token).unwrap();
         assert_eq!(r.project_id, "prj_01ABC");
-        assert_eq!(r.game_mode.as_deref(), Some("ranked-5v5"));
+        assert_eq!(r.game_mode, "ranked-5v5");
         assert_eq!(r.ticket_id, "tkt_01XYZ");
         assert!(matches(&token, &hash(&token)));
         let other = generate(
@@ -120,13 +114,10 @@ mod tests {
     }
 
     #[test]
-    fn a_token_of_the_older_form_still_parses_without_a_mode() {
+    fn a_token_without_its_mode_is_refused() {
+        // The three-part form `<projectId>.<ticketId>.<secret>` of earlier
+        // releases: every such token has expired.
         let token = format!("prj_01ABC.tkt_01XYZ.{}", "A".repeat(43));
-        let r = parse(&token).unwrap();
-        assert_eq!(
-            (r.project_id.as_str(), r.ticket_id.as_str()),
-            ("prj_01ABC", "tkt_01XYZ")
-        );
-        assert_eq!(r.game_mode, None);
+        assert_eq!(parse(&token), None);
     }
 }

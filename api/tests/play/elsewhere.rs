@@ -7,8 +7,7 @@ use crate::on_both_pools;
 use crate::proxy::CountingProxy;
 use axum::http::{Method, StatusCode};
 use futures::StreamExt;
-use matchplane_api::play::{self, token, unix_now};
-use matchplane_store::tickets::NewTicket;
+use matchplane_api::play;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -257,36 +256,4 @@ async fn start_commands() {
     let a = b.rest_search(&token).await;
     a.assert_problem(StatusCode::CONFLICT, "SEARCH_ALREADY_ACTIVE");
     assert_eq!(settled(&proxy, before).await, 3, "a refused start");
-
-    // A token of the older form (no mode) still starts, reading the ticket
-    // first (the project's check cannot go with it): four commands too.
-    let ticket_id = format!("tkt_{}", ulid::Ulid::new());
-    let old = format!("{p}.{ticket_id}.{}", "B".repeat(43));
-    let now = unix_now();
-    let ticket = NewTicket {
-        ticket_id: ticket_id.clone(),
-        player_id: "p3".into(),
-        party: None,
-        attributes: matchplane_matchmaker::Attributes {
-            mmr: Some(1500.0),
-            ..Default::default()
-        },
-        project_id: p.clone(),
-        game_mode: "duel".into(),
-        token_hash: token::hash(&old),
-        created_at: now,
-        expires_at: now + 600.0,
-    }
-    .into_ticket()
-    .unwrap();
-    t.play.tickets.create(&ticket, now).await.unwrap();
-    let before = proxy.commands();
-    let a = b.rest_search(&old).await;
-    assert_eq!(a.status, StatusCode::ACCEPTED, "{}", a.body);
-    assert_eq!(a.body["ticketId"], json!(ticket_id));
-    assert_eq!(
-        settled(&proxy, before).await,
-        4,
-        "a start with an older token"
-    );
 }
