@@ -137,7 +137,7 @@ fn not_an_upgrade(rejection: WebSocketUpgradeRejection) -> ApiError {
 }
 
 /// What the socket task knows of its search.
-struct Held {
+struct SocketSearch {
     play: Arc<Play>,
     db: DatabaseConnection,
     started: Started,
@@ -160,7 +160,7 @@ async fn hold(
     mut updates: StatusStream,
     mut socket: WebSocket,
 ) {
-    let mut held = Held {
+    let mut held = SocketSearch {
         play: play.clone(),
         db,
         started,
@@ -283,7 +283,7 @@ const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// is answered (the closing handshake's reply carries the client's code,
 /// 1000 for a normal closure), so the client sees a clean close rather
 /// than 1006 (abnormal closure).
-async fn answer_close(held: &Held, mut socket: WebSocket) {
+async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
     client_left(held).await;
     // After the client's Close the socket only flushes the queued reply.
     let frame = CloseFrame {
@@ -295,7 +295,7 @@ async fn answer_close(held: &Held, mut socket: WebSocket) {
 }
 
 /// The client closed the socket (or it broke): the search ends cancelled.
-async fn client_left(held: &Held) {
+async fn client_left(held: &SocketSearch) {
     if let Err(error) = end(&held.play, &held.started.ticket, EndOutcome::Cancelled).await {
         tracing::warn!(status = %error.status(), ticket_id = %held.started.ticket.ticket_id, "ending a closed socket's search failed");
     }

@@ -1,7 +1,7 @@
 //! The assignment wait of a matched socket in a mode with `assignment`
 //! (docs/game-modes.md): assigned, released or timed out.
 
-use super::{finish, text, Held};
+use super::{finish, text, SocketSearch};
 use crate::play::matched::free_released;
 use crate::play::start::{resume_queued_at, start_with_token, Via};
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
@@ -23,7 +23,7 @@ pub(super) enum Waited {
     Quiet,
 }
 
-impl Held {
+impl SocketSearch {
     /// Sends the final `message` and closes, unless it is `matched` in a
     /// mode with `assignment`: then the socket stays open until the
     /// studio's assignment (`assigned`, close 1000), or a release or the

@@ -1,7 +1,7 @@
 //! What a held search socket checks on each status: the pool's end of
 //! the search, its stored match, and the waiting reason it reports.
 
-use super::{Held, Waiting};
+use super::{SocketSearch, Waiting};
 use crate::play::matched::{matched_id, stored_match, Reader};
 use crate::play::status::{end, match_pending};
 use crate::play::unix_now;
@@ -16,7 +16,7 @@ pub(super) enum Check {
     Quiet,
 }
 
-impl Held {
+impl SocketSearch {
     pub(super) async fn pong(&mut self, payload: &[u8]) {
         // Any Pong shows the client is there, whatever its payload.
         self.last_pong = Instant::now();
