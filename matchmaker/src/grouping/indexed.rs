@@ -55,21 +55,22 @@ impl Index {
 }
 
 /// The rule [`choose`] picks: its index, values and each candidate's
-/// current `max`, its lowest value and the buckets' width.
+/// current `max`, its lowest value, the buckets' width and their count.
 struct Chosen {
     rule: usize,
     values: Vec<f64>,
     maxes: Vec<f64>,
     low: f64,
     width: f64,
+    buckets: u32,
 }
 
 /// The `distance` rule whose reach is the smallest share of its values'
-/// spread, with that spread; `None` when no rule would narrow a walk
-/// (no `distance` rule, or values that are not all numbers).
+/// spread; `None` when no rule would narrow a walk (no `distance` rule, a
+/// reach of half the spread or more, or values that are not all numbers).
 fn choose(t: &RuleTable<'_>) -> Option<Chosen> {
-    let mut best: Option<(f64, usize)> = None;
-    let mut spans = Vec::new();
+    // (share, rule, lowest, highest, reach) of the best.
+    let mut best: Option<(f64, usize, f64, f64, f64)> = None;
     for (k, values, maxes) in t.distance_columns() {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for v in values {
@@ -83,25 +84,27 @@ fn choose(t: &RuleTable<'_>) -> Option<Chosen> {
             continue;
         }
         let share = (2.0 * reach) / (hi - lo).max(f64::MIN_POSITIVE);
-        if share < 0.5 && best.is_none_or(|(s, _)| share < s) {
-            best = Some((share, k));
+        if share < 0.5 && best.is_none_or(|b| share < b.0) {
+            best = Some((share, k, lo, hi, reach));
         }
-        spans.push((k, lo, hi, reach));
     }
-    let (_, k) = best?;
-    let (_, lo, hi, reach) = spans.into_iter().find(|s| s.0 == k)?;
-    let (_, values, maxes) = t.distance_columns().find(|c| c.0 == k)?;
+    let (_, rule, low, high, reach) = best?;
+    let (_, values, maxes) = t.distance_columns().find(|c| c.0 == rule)?;
     // Half the narrowest reach: a window of width 2 * max spans four or
     // five buckets, most of whose candidates it holds.
     let width = (reach / 2.0)
-        .max((hi - lo) / MAX_BUCKETS)
+        .max((high - low) / MAX_BUCKETS)
         .max(f64::MIN_POSITIVE);
+    let buckets = (((high - low) / width).floor() as u32)
+        .saturating_add(1)
+        .min(MAX_BUCKETS as u32 + 1);
     Some(Chosen {
-        rule: k,
+        rule,
         values: values.to_vec(),
         maxes: maxes.to_vec(),
-        low: lo,
+        low,
         width,
+        buckets,
     })
 }
 
@@ -115,13 +118,11 @@ impl<'a> Grouper<'a> {
             maxes,
             low,
             width,
+            buckets,
         }) = choose(t)
         else {
             return;
         };
-        let buckets = (((values.iter().copied().fold(low, f64::max) - low) / width).floor() as u32)
-            .saturating_add(1)
-            .min(MAX_BUCKETS as u32 + 1);
         let mut index = Index {
             list: self.lists.len(),
             rule,
