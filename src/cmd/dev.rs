@@ -180,10 +180,10 @@ pub async fn run(args: DevArgs) -> ExitCode {
         recording_key: Some(recording_key),
         ..WorkerConfig::default()
     };
-    let worker = tokio::spawn(matchplane_worker::run_worker_with_tickets(
+    let worker = tokio::spawn(matchplane_worker::run_worker(
         worker_config,
         pool,
-        Some(tickets),
+        tickets,
         db,
         shutdown.clone(),
     ));

@@ -134,9 +134,7 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         super::runtime::shutdown_signal().await;
         signal.cancel();
     });
-    match matchplane_worker::run_worker_with_tickets(config, pool, Some(tickets), db, shutdown)
-        .await
-    {
+    match matchplane_worker::run_worker(config, pool, tickets, db, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");

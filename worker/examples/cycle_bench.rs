@@ -59,6 +59,9 @@ async fn main() {
     config.prefix = prefix.clone();
     config.response_timeout = Duration::from_secs(60);
     let store = RedisPoolStore::connect(config).await.unwrap();
+    // The ticket store the outbox reads each seated ticket from, as in
+    // production (the bench's searches have no ticket records).
+    let tickets = matchplane_store::tickets::RedisTicketStore::new(store.clone());
     let pool: Arc<dyn PoolStore> = Arc::new(store);
 
     let project = projects::create(&db, "bench", "enterprise", Utc::now())
@@ -171,7 +174,7 @@ async fn main() {
     let outbox = OutboxConsumer {
         pool: pool.as_ref(),
         db: &db,
-        tickets: None,
+        tickets: &tickets,
         consumer: "bench",
         batch: 1000,
         min_idle: Duration::from_secs(60),

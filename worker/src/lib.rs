@@ -35,4 +35,4 @@ pub mod worker;
 
 pub use config::WorkerConfig;
 pub use error::WorkerError;
-pub use worker::{run_worker, run_worker_with_tickets};
+pub use worker::run_worker;

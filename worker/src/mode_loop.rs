@@ -433,7 +433,7 @@ async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks:
     let outbox = OutboxConsumer {
         pool: shared.pool.as_ref(),
         db: &shared.db,
-        tickets: shared.tickets.as_deref(),
+        tickets: shared.tickets.as_ref(),
         consumer: &shared.config.worker_id,
         batch: shared.config.outbox_batch,
         min_idle: shared.config.outbox_min_idle,

@@ -64,8 +64,8 @@ pub struct OutboxConsumer<'a> {
     /// The database.
     pub db: &'a DatabaseConnection,
     /// The ticket store, whose records give each seated ticket's token hash
-    /// to keep with the match (`match_tickets`); `None` keeps none.
-    pub tickets: Option<&'a dyn TicketStore>,
+    /// to keep with the match (`match_tickets`).
+    pub tickets: &'a dyn TicketStore,
     /// This consumer's name.
     pub consumer: &'a str,
     /// Entries per batch.
@@ -276,9 +276,7 @@ impl OutboxConsumer<'_> {
         mode: &ModeKey,
         seats: Vec<(String, String)>,
     ) -> Result<Vec<match_ticket::Model>, WorkerError> {
-        let Some(tickets) = self.tickets else {
-            return Ok(Vec::new());
-        };
+        let tickets = self.tickets;
         let project = mode.project_id.as_str();
         let reads: Vec<_> = seats
             .into_iter()
@@ -312,9 +310,7 @@ impl OutboxConsumer<'_> {
     /// attempt pushes the records' expiry out again). A failure is logged:
     /// the store's own failure is the one returned.
     async fn keep_records(&self, mode: &ModeKey, ticket_ids: &[String], now: DateTime<Utc>) {
-        let Some(tickets) = self.tickets else {
-            return;
-        };
+        let tickets = self.tickets;
         let until = now.timestamp() as f64 + KEEP_UNSTORED.as_secs_f64();
         if let Err(error) = tickets
             .keep_until(&mode.project_id, ticket_ids, until)

@@ -42,7 +42,7 @@ const END_BATCH: usize = 1_000;
 pub struct EndRecorder {
     hasher: Option<IdHasher>,
     db: DatabaseConnection,
-    tickets: Option<Arc<dyn TicketStore>>,
+    tickets: Arc<dyn TicketStore>,
     flags: moka::future::Cache<(String, String), bool>,
 }
 
@@ -56,13 +56,8 @@ impl std::fmt::Debug for EndRecorder {
 
 impl EndRecorder {
     /// A recorder hashing with `key` (`None`: records nothing), reading
-    /// configs from `db` and expired searches' players from `tickets`
-    /// (`None`: expiries are not recorded).
-    pub fn new(
-        db: DatabaseConnection,
-        key: Option<&str>,
-        tickets: Option<Arc<dyn TicketStore>>,
-    ) -> Self {
+    /// configs from `db` and expired searches' players from `tickets`.
+    pub fn new(db: DatabaseConnection, key: Option<&str>, tickets: Arc<dyn TicketStore>) -> Self {
         Self {
             hasher: key.and_then(|key| IdHasher::new(key.as_bytes())),
             db,
@@ -143,9 +138,10 @@ impl EndRecorder {
     /// ticket, in recording modes only). A ticket whose record is gone is
     /// left out.
     pub async fn expired(&self, mode: &ModeKey, ticket_ids: &[String], at_ms: i64) {
-        let (Some(hasher), Some(tickets)) = (&self.hasher, &self.tickets) else {
+        let Some(hasher) = &self.hasher else {
             return;
         };
+        let tickets = &self.tickets;
         if ticket_ids.is_empty() || !self.records(mode).await {
             return;
         }

@@ -38,9 +38,9 @@ pub struct Shared {
     pub config: WorkerConfig,
     /// The live pools.
     pub pool: Arc<dyn PoolStore>,
-    /// The ticket store, for the token hashes kept with each stored match;
-    /// `None` keeps none.
-    pub tickets: Option<Arc<dyn TicketStore>>,
+    /// The ticket store, for the token hashes kept with each stored match
+    /// and the players of recorded expiries.
+    pub tickets: Arc<dyn TicketStore>,
     /// The database.
     pub db: DatabaseConnection,
     /// This worker start's lease epoch (the high half of its fencing
@@ -118,27 +118,18 @@ pub enum Listed {
 /// Runs a worker until `shutdown` is cancelled, then waits for its loops to
 /// stop (leases released, in-flight webhook attempts logged).
 ///
+/// `tickets` is the ticket store beside `pool`: each stored match keeps its
+/// tickets' token hashes read from it, so a matched ticket stays readable
+/// from the database when the ticket store loses its record
+/// (docs/architecture.md#where-each-rule-lives), and recorded expiries name
+/// their players from it.
+///
 /// # Errors
 /// [`WorkerError::Task`] if the webhook HTTP client cannot be built.
 pub async fn run_worker(
     config: WorkerConfig,
     pool: Arc<dyn PoolStore>,
-    db: DatabaseConnection,
-    shutdown: CancellationToken,
-) -> Result<(), WorkerError> {
-    run_worker_with_tickets(config, pool, None, db, shutdown).await
-}
-
-/// [`run_worker`], keeping with each stored match its tickets' token
-/// hashes read from `tickets` (docs/architecture.md#where-each-rule-lives), so a matched ticket stays
-/// readable from the database when the ticket store loses its record.
-///
-/// # Errors
-/// As [`run_worker`].
-pub async fn run_worker_with_tickets(
-    config: WorkerConfig,
-    pool: Arc<dyn PoolStore>,
-    tickets: Option<Arc<dyn TicketStore>>,
+    tickets: Arc<dyn TicketStore>,
     db: DatabaseConnection,
     shutdown: CancellationToken,
 ) -> Result<(), WorkerError> {

@@ -530,10 +530,10 @@ impl TestApp {
     /// database.
     pub fn start_worker(&self, config: matchplane_worker::WorkerConfig) -> Worker {
         let shutdown = tokio_util::sync::CancellationToken::new();
-        let handle = tokio::spawn(matchplane_worker::run_worker_with_tickets(
+        let handle = tokio::spawn(matchplane_worker::run_worker(
             config,
             self.play.pool.clone(),
-            Some(self.play.tickets.clone()),
+            self.play.tickets.clone(),
             self.db.clone(),
             shutdown.clone(),
         ));

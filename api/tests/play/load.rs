@@ -106,6 +106,7 @@ async fn every_matched_message_carries_the_match_under_load(pools: Pools) {
             ..WorkerConfig::default()
         },
         t.play.pool.clone(),
+        t.play.tickets.clone(),
         t.db.clone(),
         shutdown.clone(),
     ));

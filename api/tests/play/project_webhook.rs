@@ -16,7 +16,7 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use matchplane_store::entities::webhook_delivery;
 use matchplane_store::repos::matches;
-use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
+use matchplane_worker::{run_worker, WorkerConfig};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
 use sha2::Sha256;
@@ -90,7 +90,7 @@ fn worker(
     t: &TestApp,
     shutdown: &CancellationToken,
 ) -> tokio::task::JoinHandle<Result<(), matchplane_worker::WorkerError>> {
-    tokio::spawn(run_worker_with_tickets(
+    tokio::spawn(run_worker(
         WorkerConfig {
             reconcile_interval: Duration::from_millis(100),
             delivery: matchplane_webhook::DeliveryConfig {
@@ -101,7 +101,7 @@ fn worker(
             ..WorkerConfig::default()
         },
         t.play.pool.clone(),
-        Some(t.play.tickets.clone()),
+        t.play.tickets.clone(),
         t.db.clone(),
         shutdown.clone(),
     ))

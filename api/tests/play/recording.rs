@@ -9,7 +9,7 @@ use axum::http::{Method, StatusCode};
 use matchplane_matchmaker::simulate::{parse_arrivals_csv, Event};
 use matchplane_store::entities::search_recording;
 use matchplane_store::repos::recordings::{self, IdHasher, Kind, NewRecording};
-use matchplane_worker::{run_worker_with_tickets, WorkerConfig};
+use matchplane_worker::{run_worker, WorkerConfig};
 use sea_orm::{EntityTrait, QueryOrder};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -218,7 +218,7 @@ async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: P
     let (p, key) = t.project("pro").await;
     t.mode(&p, &key, recorded("duel")).await;
     let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker_with_tickets(
+    let worker = tokio::spawn(run_worker(
         WorkerConfig {
             reconcile_interval: Duration::from_millis(100),
             sweep_interval: Duration::from_millis(200),
@@ -226,7 +226,7 @@ async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: P
             ..WorkerConfig::default()
         },
         t.play.pool.clone(),
-        Some(t.play.tickets.clone()),
+        t.play.tickets.clone(),
         t.db.clone(),
         shutdown.clone(),
     ));

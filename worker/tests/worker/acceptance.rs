@@ -224,6 +224,7 @@ async fn a_killed_workers_proposal_is_ended_by_the_next_one() {
         let task = tokio::spawn(run_worker(
             config,
             env.pool.clone(),
+            env.tickets.clone(),
             env.db.clone(),
             stop.clone(),
         ));

@@ -66,6 +66,7 @@ async fn a_running_worker_applies_a_change_within_one_cycle_plus_one_second() {
     let worker = tokio::spawn(run_worker(
         env.worker_config("w1"),
         env.pool.clone(),
+        env.tickets.clone(),
         env.db.clone(),
         shutdown.clone(),
     ));

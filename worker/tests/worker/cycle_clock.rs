@@ -29,6 +29,7 @@ async fn the_next_cycle_starts_a_full_pause_after_the_last_one_ended() {
     let task = tokio::spawn(run_worker(
         config,
         env.pool.clone(),
+        env.tickets.clone(),
         env.db.clone(),
         stop.clone(),
     ));

@@ -60,7 +60,16 @@ async fn the_worker_runs_on_sqlite_and_the_memory_pool() {
         delivery_poll: Duration::from_millis(20),
         ..WorkerConfig::default()
     };
-    let worker = tokio::spawn(run_worker(config, pool, db.clone(), shutdown.clone()));
+    let tickets = Arc::new(matchplane_store::tickets::MemoryTicketStore::new(
+        pool.clone(),
+    ));
+    let worker = tokio::spawn(run_worker(
+        config,
+        pool,
+        tickets,
+        db.clone(),
+        shutdown.clone(),
+    ));
     let deadline = Instant::now() + Duration::from_secs(10);
     let match_id = loop {
         let found = matches::list(&db, &project.id, None, None, 10)

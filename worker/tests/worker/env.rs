@@ -6,6 +6,7 @@ use matchplane_matchmaker::Search;
 use matchplane_store::pool::{ModeKey, PoolStore, RedisPoolConfig, RedisPoolStore};
 use matchplane_store::repos::{game_modes, projects};
 use matchplane_store::test_support::TestDatabase;
+use matchplane_store::tickets::{MemoryTicketStore, RedisTicketStore, TicketStore};
 use matchplane_webhook::{
     generate_secret, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Schedule,
 };
@@ -24,6 +25,8 @@ use std::time::Duration;
 pub struct Env {
     pub db: DatabaseConnection,
     pub pool: Arc<dyn PoolStore>,
+    /// The ticket store beside `pool`.
+    pub tickets: Arc<dyn TicketStore>,
     pub project_id: String,
     pub mode: ModeKey,
     pub secret: String,
@@ -73,6 +76,7 @@ impl Env {
     pub async fn on_memory(url: Option<&str>, cycle: f64) -> Self {
         let mut env = Self::new(url, cycle).await;
         env.pool = Arc::new(matchplane_store::pool::MemoryPoolStore::new());
+        env.tickets = Arc::new(MemoryTicketStore::new(env.pool.clone()));
         env
     }
 
@@ -88,7 +92,9 @@ impl Env {
         let prefix = format!("t{}", ulid::Ulid::new().to_string().to_lowercase());
         let mut config = RedisPoolConfig::new(redis_url.clone());
         config.prefix = prefix.clone();
-        let pool: Arc<dyn PoolStore> = Arc::new(RedisPoolStore::connect(config).await.unwrap());
+        let redis_pool = RedisPoolStore::connect(config).await.unwrap();
+        let tickets: Arc<dyn TicketStore> = Arc::new(RedisTicketStore::new(redis_pool.clone()));
+        let pool: Arc<dyn PoolStore> = Arc::new(redis_pool);
 
         let project = projects::create(&db, "studio", "enterprise", Utc::now())
             .await
@@ -109,6 +115,7 @@ impl Env {
             project_id: project.id,
             db,
             pool,
+            tickets,
             secret,
             database,
             redis_url,
@@ -185,7 +192,7 @@ impl Env {
         OutboxConsumer {
             pool: self.pool.as_ref(),
             db: &self.db,
-            tickets: None,
+            tickets: self.tickets.as_ref(),
             consumer,
             batch: 100,
             min_idle,

@@ -28,6 +28,7 @@ async fn an_unassigned_match_is_released_in_an_idle_mode(env: Env) {
     let worker = tokio::spawn(run_worker(
         env.worker_config("w1"),
         env.pool.clone(),
+        env.tickets.clone(),
         env.db.clone(),
         stop.clone(),
     ));

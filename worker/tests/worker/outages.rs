@@ -104,6 +104,7 @@ async fn a_redis_restart_without_persistence_leaves_one_lease_holder() {
         tokio::spawn(run_worker(
             config,
             env.pool.clone(),
+            env.tickets.clone(),
             env.db.clone(),
             stop.clone(),
         ));
@@ -157,6 +158,7 @@ async fn a_database_outage_keeps_matching_and_stores_afterwards() {
     tokio::spawn(run_worker(
         config,
         env.pool.clone(),
+        env.tickets.clone(),
         worker_db,
         stop.clone(),
     ));

@@ -99,6 +99,7 @@ async fn a_running_worker_prunes_past_the_tiers_retention() {
     let worker = tokio::spawn(run_worker(
         config,
         env.pool.clone(),
+        env.tickets.clone(),
         env.db.clone(),
         shutdown.clone(),
     ));

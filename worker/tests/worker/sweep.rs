@@ -59,6 +59,7 @@ fn start_worker(env: &Env) -> (CancellationToken, JoinHandle<Result<(), WorkerEr
     let worker = tokio::spawn(run_worker(
         env.worker_config("w1"),
         env.pool.clone(),
+        env.tickets.clone(),
         env.db.clone(),
         shutdown.clone(),
     ));

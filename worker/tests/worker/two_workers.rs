@@ -36,6 +36,7 @@ async fn two_workers_never_cycle_at_once_nor_match_twice() {
         let task = tokio::spawn(run_worker(
             config,
             env.pool.clone(),
+            env.tickets.clone(),
             env.db.clone(),
             shutdown.clone(),
         ));

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/8 \
-//!   cargo run --release -p matchplane-api --example ticket_bench
+//!   cargo run --release --example ticket_bench
 //! ```
 //! It migrates the database, creates a project (on a tier like enterprise
 //! but with a rate limit out of the load's reach), a key and a

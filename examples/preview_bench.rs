@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! DATABASE_URL=postgres://postgres@127.0.0.1:5432/preview_bench REDIS_URL=redis://127.0.0.1:6379/13 \
-//!   cargo run --release -p matchplane-api --example preview_bench [SEARCHES] [CALLS]
+//!   cargo run --release --example preview_bench [SEARCHES] [CALLS]
 //! ```
 //! It migrates the database, creates a project (a tier without limits in
 //! the way), a key and a 5v5 MMR mode, adds SEARCHES (default 100 000)

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! DATABASE_URL=postgres://postgres@127.0.0.1:5432/load REDIS_URL=redis://127.0.0.1:6379/13 \
-//!   cargo run --release -p matchplane-api --example proposal_load -- 10000 5 10
+//!   cargo run --release --example proposal_load -- 10000 5 10
 //! ```
 //! Arguments: proposals (10 000), seconds the answers are spread over (5),
 //! `timeoutSeconds` (10). 90 % of the players accept, 5 % decline, 5 %
@@ -189,6 +189,7 @@ async fn main() {
     let worker = tokio::spawn(run_worker(
         WorkerConfig::default(),
         play.pool.clone(),
+        play.tickets.clone(),
         db.clone(),
         shutdown.clone(),
     ));

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench REDIS_URL=redis://127.0.0.1:6379/8 \
-//!   cargo run --release -p matchplane-api --example recording_bench -- [PAIRS] [SECONDS] [TASKS]
+//!   cargo run --release --example recording_bench -- [PAIRS] [SECONDS] [TASKS]
 //! ```
 //! (`scripts/recording-bench` creates the database and empties Redis.)
 //! Runs PAIRS (default 10) pairs of SECONDS-long (default 3) windows, off
