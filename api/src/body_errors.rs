@@ -3,22 +3,30 @@
 //! API's users: no Rust type ever shows (`expected struct CreateTicket`
 //! becomes `expected an object`).
 //!
-//! serde stops at the first error, so the body (already parsed into a
-//! [`Value`]) is deserialized again after each error, repaired where that
-//! error was: an unknown field is removed, a wrongly typed or missing field
-//! gets a stand-in value of a type that fits (the first of a few plain
+//! The body (already parsed into a [`Value`]) is read into its type by
+//! [`value_de::Typed`], whose errors are typed [`shape::Shape`]s worded
+//! here, never a library's message text. serde stops at the first error,
+//! so the body is read again after each error, repaired where that error
+//! was: an unknown field is removed, a wrongly typed or missing field gets
+//! a stand-in value of a type that fits (the first of a few plain
 //! candidates under which the next error is elsewhere). What stays
 //! unrepairable ends the list. The work is bounded by [`MAX_ATTEMPTS`].
 //!
 //! A number with a zero fraction (`824.0`) where the type reads an integer
 //! is that integer, not an error (JSON Schema's `integer` admits it:
-//! docs/openapi.md, "Numbers"): it is rewritten in place and the body read
-//! again, on every body, since every body that its type refuses comes here.
+//! docs/openapi.md, "Numbers").
 
 use matchplane_matchmaker::{Code, FieldError};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use serde_path_to_error::Segment;
+
+mod shape;
+mod value_de;
+mod words;
+
+pub use shape::{Got, Shape};
+pub use words::looks_rusty;
 
 /// Most deserializations spent on one refused body.
 pub const MAX_ATTEMPTS: usize = 64;
@@ -35,6 +43,11 @@ struct Issue {
     steps: Vec<Step>,
     field: String,
     message: String,
+    /// A number with a zero fraction refused (read from a buffered copy,
+    /// where the deserializer could not take it as an integer itself).
+    whole_float: bool,
+    /// An enumeration's name refused.
+    unknown_variant: bool,
     repair: Repair,
 }
 
@@ -65,111 +78,6 @@ fn render(steps: &[Step]) -> String {
     }
 }
 
-/// The text between the first pair of backticks after `prefix`.
-fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
-    let rest = message.strip_prefix(prefix)?.strip_prefix('`')?;
-    rest.split('`').next()
-}
-
-/// What serde expected, in the API's words.
-fn expected(raw: &str) -> String {
-    let raw = raw.trim();
-    let words = match raw {
-        "u8" => "a whole number from 0 to 255",
-        "u16" => "a whole number from 0 to 65535",
-        "u32" => "a whole number from 0 to 4294967295",
-        "u64" | "u128" | "usize" => "a whole number of at least 0",
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number",
-        "f32" | "f64" => "a number",
-        "a string" | "a borrowed string" | "a character" | "char" | "string" => "a string",
-        "a boolean" | "bool" => "true or false",
-        "a sequence" => "an array",
-        "a map" => "an object",
-        other
-            if other.starts_with("struct")
-                || other.starts_with("internally tagged enum")
-                || other.starts_with("adjacently tagged enum")
-                || other.starts_with("map") =>
-        {
-            "an object"
-        }
-        other if other.starts_with("tuple") || other.starts_with("a tuple") => "an array",
-        other if other.starts_with("enum") || other.contains("variant") => {
-            "one of the allowed values"
-        }
-        other if looks_rusty(other) => "a value of another type",
-        other => return other.to_owned(),
-    };
-    words.to_owned()
-}
-
-/// What serde got, in the API's words.
-fn unexpected(raw: &str) -> String {
-    let raw = raw.trim();
-    match raw {
-        "sequence" => "an array".into(),
-        "map" => "an object".into(),
-        "unit value" | "unit" | "Option value" => "null".into(),
-        other => {
-            if let Some(rest) = other.strip_prefix("floating point ") {
-                format!("the number {}", rest.trim_matches('`'))
-            } else if let Some(rest) = other.strip_prefix("integer ") {
-                format!("the number {}", rest.trim_matches('`'))
-            } else if let Some(rest) = other.strip_prefix("boolean ") {
-                rest.trim_matches('`').to_owned()
-            } else if let Some(rest) = other.strip_prefix("string ") {
-                format!("the string {rest}")
-            } else if looks_rusty(other) {
-                "a value of another type".into()
-            } else {
-                other.to_owned()
-            }
-        }
-    }
-}
-
-/// Whether `text` names a Rust type (`struct X`, `a::B`, `Vec<…>`, `u32`…).
-pub fn looks_rusty(text: &str) -> bool {
-    const PRIMITIVES: [&str; 14] = [
-        "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
-        "f32", "f64",
-    ];
-    text.contains("::")
-        || text.contains("struct ")
-        || text.contains("enum ")
-        || text.contains("Vec<")
-        || text.contains("Option<")
-        || text
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|word| PRIMITIVES.contains(&word))
-}
-
-/// `message` (serde's) worded for users, or `None` to keep serde's own.
-fn plain(message: &str) -> String {
-    // serde_json appends " at line L column C" to data errors of a text; a
-    // Value has no lines, but strip it in case.
-    let message = message
-        .rsplit_once(" at line ")
-        .map_or(message, |(head, _)| head);
-    for (prefix, verb) in [("invalid type: ", "got"), ("invalid value: ", "got")] {
-        if let Some(rest) = message.strip_prefix(prefix) {
-            if let Some((got, want)) = rest.rsplit_once(", expected ") {
-                return format!("expected {}, {verb} {}", expected(want), unexpected(got));
-            }
-        }
-    }
-    if let Some(rest) = message.strip_prefix("invalid length ") {
-        if let Some((len, want)) = rest.split_once(", expected ") {
-            return format!("expected {}, got {len} items", expected(want));
-        }
-    }
-    if looks_rusty(message) {
-        "this value is not valid here".into()
-    } else {
-        message.to_owned()
-    }
-}
-
 fn steps_of(path: &serde_path_to_error::Path) -> Vec<Step> {
     let mut steps = Vec::new();
     for segment in path.iter() {
@@ -193,50 +101,33 @@ fn ending_at(mut steps: Vec<Step>, name: &str) -> Vec<Step> {
     steps
 }
 
-fn issue(err: serde_path_to_error::Error<serde_json::Error>) -> Issue {
+/// Reads `value` as `T`, every error a typed [`Shape`] at its path.
+fn read<T: DeserializeOwned>(value: &Value) -> Result<T, Issue> {
+    serde_path_to_error::deserialize(value_de::Typed(value)).map_err(issue)
+}
+
+fn issue(err: serde_path_to_error::Error<Shape>) -> Issue {
     let steps = steps_of(err.path());
-    let message = err.into_inner().to_string();
-    if let Some(name) = quoted_after(&message, "unknown field ") {
-        let steps = ending_at(steps, name);
-        let known = message
-            .split_once(", ")
-            .map(|(_, rest)| rest.to_owned())
-            .unwrap_or_default();
-        let message = if known.is_empty() {
-            "unknown field".to_owned()
-        } else {
-            format!("unknown field; {known}")
-        };
-        return Issue {
-            field: render(&steps),
-            steps,
-            message,
-            repair: Repair::Remove,
-        };
-    }
-    if let Some(name) = quoted_after(&message, "missing field ") {
-        let steps = ending_at(steps, name);
-        return Issue {
-            field: render(&steps),
-            steps,
-            message: "this field is required".into(),
-            repair: Repair::StandIn,
-        };
-    }
-    if let Some(name) = quoted_after(&message, "duplicate field ") {
-        let steps = ending_at(steps, name);
-        return Issue {
-            field: render(&steps),
-            steps,
-            message: "this field is given twice".into(),
-            repair: Repair::StandIn,
-        };
-    }
+    let shape = err.into_inner();
+    let (steps, repair) = match &shape {
+        Shape::UnknownField { field, .. } => (ending_at(steps, field), Repair::Remove),
+        Shape::MissingField(field) | Shape::DuplicateField(field) => {
+            (ending_at(steps, field), Repair::StandIn)
+        }
+        _ => (steps, Repair::StandIn),
+    };
     Issue {
         field: render(&steps),
         steps,
-        message: plain(&message),
-        repair: Repair::StandIn,
+        message: shape.to_string(),
+        whole_float: match &shape {
+            Shape::InvalidType { got, .. } | Shape::InvalidValue { got, .. } => {
+                got.is_whole_float()
+            }
+            _ => false,
+        },
+        unknown_variant: matches!(shape, Shape::UnknownVariant { .. }),
+        repair,
     }
 }
 
@@ -304,16 +195,16 @@ fn is_within(field: &str, of: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
-/// The field error of one failed read, by JSON path and in plain words.
-pub fn field_error(err: serde_path_to_error::Error<serde_json::Error>) -> FieldError {
-    let found = issue(err);
-    FieldError::new(found.field, Code::ValidationError, found.message)
+/// The JSON path of the key `key` in the object at `path` (a key given
+/// twice, found while the text was read).
+pub fn key_path(path: &serde_path_to_error::Path, key: &str) -> String {
+    render(&ending_at(steps_of(path), key))
 }
 
 /// serde reports a wrong `type` of an internally tagged object (a game
 /// mode's `algorithm`) at the object; name the `type` member itself.
 fn tag_of_tagged_enum(value: &Value, issue: &mut Issue) {
-    if !issue.message.starts_with("unknown variant") {
+    if !issue.unknown_variant {
         return;
     }
     let mut at = Some(value);
@@ -336,22 +227,25 @@ fn tag_of_tagged_enum(value: &Value, issue: &mut Issue) {
 /// The field errors, never empty, all `VALIDATION_ERROR`.
 pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<FieldError>> {
     let mut attempts = 0;
-    let mut next = match serde_path_to_error::deserialize::<_, T>(&value) {
+    let mut next = match read::<T>(&value) {
         Ok(parsed) => return Ok(parsed),
-        Err(err) => issue(err),
+        Err(found) => found,
     };
     let mut found: Vec<FieldError> = Vec::new();
     loop {
         tag_of_tagged_enum(&value, &mut next);
-        if let Some(whole) = whole_number_at(&value, &next.steps) {
+        if let Some(whole) = next
+            .whole_float
+            .then(|| whole_number_at(&value, &next.steps))
+            .flatten()
+        {
             let mut tried = value.clone();
             if attempts < MAX_ATTEMPTS && put(&mut tried, &next.steps, whole) {
                 attempts += 1;
-                match serde_path_to_error::deserialize::<_, T>(&tried) {
+                match read::<T>(&tried) {
                     Ok(parsed) if found.is_empty() => return Ok(parsed),
                     Ok(_) => break,
-                    Err(err) => {
-                        let later = issue(err);
+                    Err(later) => {
                         if later.field != next.field {
                             value = tried;
                             next = later;
@@ -375,9 +269,7 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
                     break;
                 }
                 attempts += 1;
-                serde_path_to_error::deserialize::<_, T>(&value)
-                    .err()
-                    .map(issue)
+                read::<T>(&value).err()
             }
             Repair::StandIn => {
                 let mut chosen = None;
@@ -397,9 +289,7 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
                         break;
                     }
                     attempts += 1;
-                    let outcome = serde_path_to_error::deserialize::<_, T>(&tried)
-                        .err()
-                        .map(issue);
+                    let outcome = read::<T>(&tried).err();
                     if outcome
                         .as_ref()
                         .is_none_or(|later| !is_within(&later.field, &next.field))

@@ -6,7 +6,6 @@
 //! strings: [`ApiQuery`] (in `extract/query.rs`).
 
 use crate::problem::ApiError;
-use crate::strict_json::StrictValue;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, StatusCode};
@@ -14,7 +13,9 @@ use matchplane_matchmaker::Code;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+mod object;
 mod query;
+pub use object::parse_object;
 pub use query::{parse_query, query_invalid, refuse_unknown_query, ApiQuery, QueryNames};
 
 /// Largest accepted request body (bytes): 64 KiB.
@@ -132,69 +133,6 @@ fn kind(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// Parses `bytes` as one JSON object, naming line and column when the text
-/// is not JSON. A leading UTF-8 byte order mark (some Windows tools write
-/// one) is skipped.
-///
-/// # Errors
-/// `400 VALIDATION_ERROR`: malformed JSON, trailing text, a NUL in a
-/// string (`422`), or a body that is not an object (field `$`).
-pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if has_escaped_nul(bytes) {
-        return Err(nul_in_body(bytes));
-    }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = serde_path_to_error::deserialize::<_, StrictValue>(&mut de);
-    let StrictValue(value) = read.map_err(|err| {
-        if err.inner().is_data() {
-            // A duplicate key (the only data error of a StrictValue).
-            return ApiError::bad_body(vec![crate::body_errors::field_error(err)]);
-        }
-        let inner = err.into_inner();
-        let text = inner.to_string();
-        if text.starts_with("recursion limit exceeded") {
-            return ApiError::bad_request(
-                "$",
-                format!(
-                    "the JSON is nested too deeply at line {} column {}: arrays and objects \
-                     may be nested at most {MAX_JSON_DEPTH} deep, counting the body itself",
-                    inner.line(),
-                    inner.column()
-                ),
-            );
-        }
-        let what = text
-            .rsplit_once(" at line ")
-            .map_or(text.as_str(), |(w, _)| w);
-        ApiError::bad_request(
-            "$",
-            format!(
-                "malformed JSON at line {} column {}: {what}",
-                inner.line(),
-                inner.column()
-            ),
-        )
-    })?;
-    de.end().map_err(|inner| {
-        ApiError::bad_request(
-            "$",
-            format!(
-                "trailing characters after the JSON value at line {} column {}",
-                inner.line(),
-                inner.column()
-            ),
-        )
-    })?;
-    if !value.is_object() {
-        return Err(ApiError::bad_request(
-            "$",
-            format!("the body must be a JSON object, not {}", kind(&value)),
-        ));
-    }
-    Ok(value)
 }
 
 /// Parses `bytes` (one JSON object) into `T`.

@@ -1,89 +1,93 @@
 //! JSON text read into a [`Value`] without losing a duplicate key: a plain
 //! `Value` keeps the last of `{"mmr": 1, "mmr": 2}` silently, so a body is
-//! read through [`StrictValue`], which refuses the second one (`duplicate
-//! field `mmr``), as a typed parse would. [`has_duplicate_key`] checks the
+//! read through [`Strict`], which refuses the second one and names it, as a
+//! typed parse would. [`has_duplicate_key`] checks the
 //! same without building anything, for a body parsed straight into its
 //! type (whose map-valued fields would keep the last key silently too).
 
-use serde::de::{
-    Deserialize, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor,
-};
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
 
-/// A JSON value whose objects had no duplicate keys.
-#[derive(Debug)]
-pub struct StrictValue(pub Value);
+/// Reads a JSON value whose objects have no duplicate keys: the first key
+/// found twice is put in `duplicate`, and the read fails there (the error
+/// is the deserializer's; `duplicate` says why).
+#[derive(Clone, Copy)]
+pub struct Strict<'c> {
+    /// Where the duplicate key is put.
+    pub duplicate: &'c RefCell<Option<String>>,
+}
 
-impl<'de> Deserialize<'de> for StrictValue {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(StrictVisitor)
+impl<'de> DeserializeSeed<'de> for Strict<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = StrictValue;
+impl<'de> Visitor<'de> for Strict<'_> {
+    type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_bool<E>(self, v: bool) -> Result<StrictValue, E> {
-        Ok(StrictValue(Value::Bool(v)))
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
     }
 
-    fn visit_i64<E>(self, v: i64) -> Result<StrictValue, E> {
-        Ok(StrictValue(Value::Number(v.into())))
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
     }
 
-    fn visit_u64<E>(self, v: u64) -> Result<StrictValue, E> {
-        Ok(StrictValue(Value::Number(v.into())))
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
     }
 
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<StrictValue, E> {
-        Number::from_f64(v)
-            .map(|n| StrictValue(Value::Number(n)))
-            .ok_or_else(|| E::custom("numbers must be finite"))
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        // JSON text cannot write a number that is not finite.
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<StrictValue, E> {
-        Ok(StrictValue(Value::String(v.to_owned())))
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
     }
 
-    fn visit_string<E>(self, v: String) -> Result<StrictValue, E> {
-        Ok(StrictValue(Value::String(v)))
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
     }
 
-    fn visit_unit<E>(self) -> Result<StrictValue, E> {
-        Ok(StrictValue(Value::Null))
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
 
-    fn visit_none<E>(self) -> Result<StrictValue, E> {
-        Ok(StrictValue(Value::Null))
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StrictValue, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(StrictValue(item)) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(self)? {
             items.push(item);
         }
-        Ok(StrictValue(Value::Array(items)))
+        Ok(Value::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StrictValue, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut fields = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if fields.contains_key(&key) {
-                return Err(A::Error::custom(format!("duplicate field `{key}`")));
+                *self.duplicate.borrow_mut() = Some(key);
+                return Err(A::Error::custom("a key is given twice"));
             }
-            let StrictValue(value) = map.next_value()?;
+            let value = map.next_value_seed(self)?;
             fields.insert(key, value);
         }
-        Ok(StrictValue(Value::Object(fields)))
+        Ok(Value::Object(fields))
     }
 }
 
@@ -218,11 +222,16 @@ mod tests {
     #[test]
     fn keeps_values_and_refuses_duplicate_keys() {
         let text = r#"{"a": [1, -2, 2.5, "x", true, null, {"b": {}}]}"#;
-        let StrictValue(value) = serde_json::from_str(text).unwrap();
+        let duplicate = RefCell::new(None);
+        let strict = Strict {
+            duplicate: &duplicate,
+        };
+        let mut de = serde_json::Deserializer::from_str(text);
+        let value = strict.deserialize(&mut de).unwrap();
         assert_eq!(value, serde_json::from_str::<Value>(text).unwrap());
-        let err = serde_json::from_str::<StrictValue>(r#"{"a": {"mmr": 1, "mmr": 2}}"#)
-            .unwrap_err()
-            .to_string();
-        assert!(err.starts_with("duplicate field `mmr`"), "{err}");
+        assert_eq!(duplicate.take(), None);
+        let mut de = serde_json::Deserializer::from_str(r#"{"a": {"mmr": 1, "mmr": 2}}"#);
+        assert!(strict.deserialize(&mut de).is_err());
+        assert_eq!(duplicate.take().as_deref(), Some("mmr"));
     }
 }

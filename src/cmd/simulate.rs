@@ -5,7 +5,8 @@
 use clap::{Args, ValueEnum};
 use matchplane_matchmaker::simulate::{
     assign_declines, check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard,
-    parse_mode, render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
+    parse_mode, read_mode_with_serde, render_compare_table, render_table, Report, Scenario,
+    ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -181,8 +182,14 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
             )]))
         })?;
         let mut errors = Vec::new();
-        let other =
-            parse_mode(body, &scenario.tier, "compare", &mut errors).map_err(Failure::Invalid)?;
+        let other = parse_mode(
+            body,
+            &scenario.tier,
+            "compare",
+            &read_mode_with_serde,
+            &mut errors,
+        )
+        .map_err(Failure::Invalid)?;
         if !errors.is_empty() {
             return Err(Failure::Invalid(ScenarioError(errors)));
         }

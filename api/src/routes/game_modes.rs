@@ -89,6 +89,23 @@ pub(crate) fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> 
     } else {
         return parse_value(body);
     }
+    read_config(body).map_err(ApiError::bad_body)
+}
+
+/// A game mode's config from its body (an object without server-set
+/// fields), or every unknown, missing or wrongly typed field, each named by
+/// its path (also the reader of a simulated scenario's modes).
+///
+/// # Errors
+/// The field errors, never empty.
+pub(crate) fn read_config(mut body: Value) -> Result<GameModeConfig, Vec<FieldError>> {
+    if !body.is_object() {
+        return Err(vec![FieldError::new(
+            "",
+            Code::ValidationError,
+            "a game mode is a JSON object",
+        )]);
+    }
     // Wrongly typed fields inside `algorithm` are named here, and given a
     // stand-in number, so the rest of the body is still checked.
     let named = algorithm_field_errors(&body);
@@ -101,10 +118,10 @@ pub(crate) fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> 
     }
     match crate::body_errors::deserialize_all(body) {
         Ok(config) if named.is_empty() => Ok(config),
-        Ok(_) => Err(ApiError::bad_body(named)),
+        Ok(_) => Err(named),
         Err(mut errors) => {
             errors.extend(named);
-            Err(ApiError::bad_body(errors))
+            Err(errors)
         }
     }
 }

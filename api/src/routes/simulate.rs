@@ -15,7 +15,8 @@ use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
 use axum::Json;
 use matchplane_matchmaker::simulate::{
-    parse_arrivals_csv, run_bounded, Event, Scenario, ScenarioError,
+    parse_arrivals_csv, run_bounded, without_server_fields, Event, Scenario, ScenarioBody,
+    ScenarioError,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde_json::Value;
@@ -76,7 +77,29 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
         Some(Value::String(text)) => Some(text),
         Some(_) => return Err(invalid("arrivalsCsvText", "arrivalsCsvText is CSV text")),
     };
-    let mut scenario = Scenario::parse(&body.to_string()).map_err(|e| ApiError::invalid(e.0))?;
+    // Every shape error of the body and of its game modes, worded by the
+    // API's typed reading (docs/errors.md), before the scenario's checks.
+    let modes: Vec<(&str, Value)> = ["gameMode", "compare"]
+        .into_iter()
+        .filter_map(|field| Some((field, body.get(field)?.clone())))
+        .collect();
+    let body: ScenarioBody = crate::body_errors::deserialize_all(body).map_err(|mut errors| {
+        // The modes' own shape errors too, so that one answer names all.
+        for (field, mode) in modes {
+            if let Err(inner) = super::game_modes::read_config(without_server_fields(mode)) {
+                errors.extend(inner.into_iter().map(|mut f| {
+                    f.field = match f.field.as_str() {
+                        "" | "$" => field.to_owned(),
+                        path => format!("{field}.{path}"),
+                    };
+                    f
+                }));
+            }
+        }
+        ApiError::invalid(errors)
+    })?;
+    let mut scenario = Scenario::from_body(body, &super::game_modes::read_config)
+        .map_err(|e| ApiError::invalid(e.0))?;
     if let Some(text) = csv {
         let events = parse_arrivals_csv(&text, scenario.game_mode.regions.as_ref())
             .map_err(|ScenarioError(errors)| ApiError::invalid(prefixed(errors)))?;

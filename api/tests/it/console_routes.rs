@@ -336,6 +336,53 @@ async fn simulate_runs_a_scenario_in_the_server(backend: Backend) {
         "{fields:?}"
     );
 
+    // Shape errors of the scenario and of its mode are all named at once,
+    // by their paths, in the API's words: no serde text, no Rust type.
+    let mut shapes = scenario(2);
+    shapes["until"] = json!("soon");
+    shapes["gameMode"]["matchShape"] = json!("two teams");
+    shapes["arrivals"][0]["mmr"] = json!([1500]);
+    let shaped = t.call(Method::POST, &path, Some(&key), Some(shapes)).await;
+    shaped.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let errors: Vec<(String, String)> = shaped.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["field"].as_str().unwrap().to_owned(),
+                e["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        errors.contains(&(
+            "until".into(),
+            "expected a number, got the string \"soon\"".into()
+        )),
+        "{errors:?}"
+    );
+    assert!(
+        errors.contains(&(
+            "arrivals[0].mmr".into(),
+            "expected a number, got an array".into()
+        )),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|(field, message)| field == "gameMode.matchShape"
+                && message.ends_with("got the string \"two teams\"")),
+        "{errors:?}"
+    );
+    for (_, message) in &errors {
+        assert!(
+            !message.contains("line ") && !message.contains("struct "),
+            "{message}"
+        );
+    }
+
     // Nothing live was touched: no match stored, no cycle figures.
     let matches = t
         .call(

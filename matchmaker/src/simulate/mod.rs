@@ -26,6 +26,9 @@ pub use guard::{check_guard, parse_guard, GuardVerdict, GuardedFigure, DEFAULT_G
 pub use proposals::{assign_declines, AcceptanceStats, SimAnswer, SimulatedProposal};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
-pub use scenario::{parse_mode, Event, Scenario, ScenarioError};
+pub use scenario::{
+    parse_mode, read_mode_with_serde, without_server_fields, Event, ReadMode, Scenario,
+    ScenarioBody, ScenarioError,
+};
 pub use stats::{Percentiles, Spread};
 pub use table::render_table;

@@ -101,9 +101,13 @@ impl ScenarioError {
     }
 }
 
-#[derive(Deserialize)]
+/// A scenario's JSON body as sent (docs/simulate.md), before its game
+/// modes and arrivals are checked: read it with serde (the CLI's
+/// [`Scenario::parse`]) or any reader of the caller's, then
+/// [`Scenario::from_body`].
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RawScenario {
+pub struct ScenarioBody {
     game_mode: serde_json::Value,
     #[serde(default = "default_tier")]
     tier: String,
@@ -122,7 +126,7 @@ fn default_tier() -> String {
     "enterprise".into()
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawEvent {
     at: f64,
@@ -155,18 +159,24 @@ pub const MAX_CYCLES: f64 = 1e7;
 /// Server-set fields a studio may paste along with a mode's body.
 const SERVER_FIELDS: [&str; 5] = ["version", "createdAt", "updatedAt", "id", "hold"];
 
-/// Parses a game-mode body of a scenario (`field`: `gameMode` or
-/// `compare`): server-set fields dropped, validated against `tier`, its
-/// failures pushed to `errors` with `field.` in front.
+/// Reads a game mode's JSON body into its config, or lists what is wrong
+/// with its shape (each field error's `field` a path inside the body, `$`
+/// or empty for the body itself).
+pub type ReadMode<'a> = &'a dyn Fn(serde_json::Value) -> Result<GameModeConfig, Vec<FieldError>>;
+
+/// [`ReadMode`] by serde alone: its first error, in its words.
 ///
 /// # Errors
-/// [`ScenarioError`] when the body is not a game mode at all.
-pub fn parse_mode(
-    mut mode_json: serde_json::Value,
-    tier: &Tier,
-    field: &str,
-    errors: &mut Vec<FieldError>,
-) -> Result<GameModeConfig, ScenarioError> {
+/// One field error, at the body.
+pub fn read_mode_with_serde(body: serde_json::Value) -> Result<GameModeConfig, Vec<FieldError>> {
+    serde_json::from_value(body)
+        .map_err(|e| vec![FieldError::new("", Code::ValidationError, e.to_string())])
+}
+
+/// A game mode's body as pasted into a scenario, without the server-set
+/// fields a mode's view carries (`version`, `createdAt`, the webhook's
+/// `secret`…), which a scenario ignores.
+pub fn without_server_fields(mut mode_json: serde_json::Value) -> serde_json::Value {
     if let Some(obj) = mode_json.as_object_mut() {
         for f in SERVER_FIELDS {
             obj.remove(f);
@@ -175,8 +185,36 @@ pub fn parse_mode(
             hook.remove("secret");
         }
     }
-    let game_mode: GameModeConfig = serde_json::from_value(mode_json)
-        .map_err(|e| ScenarioError::one(field, Code::ValidationError, e.to_string()))?;
+    mode_json
+}
+
+/// Parses a game-mode body of a scenario (`field`: `gameMode` or
+/// `compare`) with `read`: server-set fields dropped, validated against
+/// `tier`, its failures pushed to `errors` with `field.` in front.
+///
+/// # Errors
+/// [`ScenarioError`] when the body is not a game mode at all.
+pub fn parse_mode(
+    mode_json: serde_json::Value,
+    tier: &Tier,
+    field: &str,
+    read: ReadMode<'_>,
+    errors: &mut Vec<FieldError>,
+) -> Result<GameModeConfig, ScenarioError> {
+    let game_mode = read(without_server_fields(mode_json)).map_err(|shape| {
+        ScenarioError(
+            shape
+                .into_iter()
+                .map(|mut f| {
+                    f.field = match f.field.as_str() {
+                        "" | "$" => field.to_owned(),
+                        inner => format!("{field}.{inner}"),
+                    };
+                    f
+                })
+                .collect(),
+        )
+    })?;
     if let Err(e) = validate(&game_mode, tier) {
         errors.extend(e.0.into_iter().map(|mut f| {
             f.field = format!("{field}.{}", f.field);
@@ -195,13 +233,23 @@ impl Scenario {
     /// `VALIDATION_ERROR` for malformed JSON or fields, the tier-floor codes
     /// of docs/game-modes.md for the mode, docs/searching.md's ticket codes for arrivals.
     pub fn parse(json: &str) -> Result<Self, ScenarioError> {
-        let raw: RawScenario = serde_json::from_str(json).map_err(|e| {
+        let body: ScenarioBody = serde_json::from_str(json).map_err(|e| {
             ScenarioError::one(
                 &format!("line {} column {}", e.line(), e.column()),
                 Code::ValidationError,
                 e.to_string(),
             )
         })?;
+        Self::from_body(body, &read_mode_with_serde)
+    }
+
+    /// Checks a scenario's body read already, its game modes read with
+    /// `read_mode`. Arrivals from `arrivalsCsv` are added later with
+    /// [`Scenario::add_events`].
+    ///
+    /// # Errors
+    /// As [`Scenario::parse`].
+    pub fn from_body(raw: ScenarioBody, read_mode: ReadMode<'_>) -> Result<Self, ScenarioError> {
         let tier = Tier::by_name(&raw.tier).ok_or_else(|| {
             ScenarioError::one(
                 "tier",
@@ -210,9 +258,9 @@ impl Scenario {
             )
         })?;
         let mut errors = Vec::new();
-        let game_mode = parse_mode(raw.game_mode, &tier, "gameMode", &mut errors)?;
+        let game_mode = parse_mode(raw.game_mode, &tier, "gameMode", read_mode, &mut errors)?;
         let compare = match raw.compare {
-            Some(other) => Some(parse_mode(other, &tier, "compare", &mut errors)?),
+            Some(other) => Some(parse_mode(other, &tier, "compare", read_mode, &mut errors)?),
             None => None,
         };
         if !raw.until.is_finite() || raw.until < 0.0 {

@@ -1,0 +1,155 @@
+//! A request body's text read as one JSON object, every refusal worded
+//! from what the reading found (docs/errors.md): where the text broke, a
+//! key given twice, nesting past [`MAX_JSON_DEPTH`], trailing text.
+
+use super::{has_escaped_nul, kind, nul_in_body, MAX_JSON_DEPTH};
+use crate::problem::ApiError;
+use crate::strict_json::Strict;
+use matchplane_matchmaker::{Code, FieldError};
+use serde::de::DeserializeSeed;
+use serde_json::error::Category;
+use serde_json::Value;
+use std::cell::RefCell;
+
+/// Parses `bytes` as one JSON object, naming line and column when the text
+/// is not JSON. A leading UTF-8 byte order mark (some Windows tools write
+/// one) is skipped.
+///
+/// # Errors
+/// `400 VALIDATION_ERROR`: malformed JSON, nesting deeper than
+/// [`MAX_JSON_DEPTH`], trailing text, a key given twice (named by its
+/// path), a NUL in a string (`422`), or a body that is not an object
+/// (field `$`).
+pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if has_escaped_nul(bytes) {
+        return Err(nul_in_body(bytes));
+    }
+    if let Some((line, column)) = too_deep(bytes) {
+        return Err(ApiError::bad_request(
+            "$",
+            format!(
+                "the JSON is nested too deeply at line {line} column {column}: arrays and \
+                 objects may be nested at most {MAX_JSON_DEPTH} deep, counting the body itself"
+            ),
+        ));
+    }
+    let duplicate = RefCell::new(None);
+    let mut track = serde_path_to_error::Track::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let read = Strict {
+        duplicate: &duplicate,
+    }
+    .deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track));
+    let value = read.map_err(|err| {
+        if let Some(key) = duplicate.take() {
+            let field = crate::body_errors::key_path(&track.path(), &key);
+            return ApiError::bad_body(vec![FieldError::new(
+                field,
+                Code::ValidationError,
+                "this field is given twice",
+            )]);
+        }
+        let why = match err.classify() {
+            Category::Eof => ": the text ends before the JSON value does",
+            Category::Io | Category::Syntax | Category::Data => "",
+        };
+        ApiError::bad_request(
+            "$",
+            format!(
+                "malformed JSON at line {} column {}{why}",
+                err.line(),
+                err.column()
+            ),
+        )
+    })?;
+    de.end().map_err(|err| {
+        ApiError::bad_request(
+            "$",
+            format!(
+                "trailing characters after the JSON value at line {} column {}",
+                err.line(),
+                err.column()
+            ),
+        )
+    })?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "$",
+            format!("the body must be a JSON object, not {}", kind(&value)),
+        ));
+    }
+    Ok(value)
+}
+
+/// The line and column (1-based, in bytes) of the first `[` or `{` that
+/// nests deeper than [`MAX_JSON_DEPTH`], outside strings; `None` when
+/// nothing does (or the text breaks first, which the parser then names).
+fn too_deep(bytes: &[u8]) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut line_start) = (0usize, 1usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for (at, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'\n' => {
+                line += 1;
+                line_start = at + 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Some((line, at - line_start + 1));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detail(body: &str) -> String {
+        let Err(err) = parse_object(body.as_bytes()) else {
+            panic!("{body} was accepted");
+        };
+        format!("{err:?}")
+    }
+
+    #[test]
+    fn names_where_the_text_broke_and_why() {
+        let text = detail("{\"a\": 1,\n \"b\" 2}");
+        assert!(text.contains("malformed JSON at line 2 column 6"), "{text}");
+        let text = detail("{\"a\": [1, 2");
+        assert!(text.contains("ends before the JSON value does"), "{text}");
+        let text = detail("{\"a\": 1} x");
+        assert!(text.contains("trailing characters"), "{text}");
+    }
+
+    #[test]
+    fn names_a_key_given_twice_by_its_path() {
+        let text = detail(r#"{"attributes": {"mmr": 1, "mmr": 2}}"#);
+        assert!(text.contains("attributes.mmr"), "{text}");
+        assert!(text.contains("given twice"), "{text}");
+    }
+
+    #[test]
+    fn brackets_inside_strings_do_not_nest() {
+        let deep = "[".repeat(MAX_JSON_DEPTH + 5);
+        let body = format!("{{\"a\": \"{deep}\", \"b\": \"\\\"{deep}\"}}");
+        assert!(parse_object(body.as_bytes()).is_ok());
+        assert_eq!(too_deep(b"{\n  \"a\": [[1]]}"), None);
+    }
+}
