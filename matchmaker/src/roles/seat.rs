@@ -1,0 +1,238 @@
+//! The exact role seating (docs/rules.md, "Role queues"): which players of
+//! a group can take which role seats of which team.
+//!
+//! A player is a bit mask over the composition's roles (the roles listed
+//! on the ticket); a team's seats are a [`RoleSeats`]. Inside one team,
+//! seating is a bipartite matching of players to role seats (augmenting
+//! paths, roles in index order, `any` last). Across teams, a depth-first
+//! search places each unit (a party with `keepTogether`, else a player) on
+//! a team with room whose players still match its seats; empty teams of
+//! equal room are one choice. Every search is exact up to
+//! [`NODE_BUDGET`] placements; past it the answer is "no seating" (the
+//! group waits a cycle) or, for the final seating, the best found so far.
+
+use super::RoleSeats;
+
+/// Placements one search may try.
+pub const NODE_BUDGET: u64 = 1_000_000;
+
+/// A role index: `seats.counts.len()` stands for `any`.
+pub type Role = usize;
+
+/// Roles for `masks` within one team's `seats` (each player's role, `any`
+/// as `seats.counts.len()`), or `None` when no seating exists. Players
+/// take their roles in index order, `any` last, moved along augmenting
+/// paths when a later player needs the seat.
+pub fn assign(masks: &[u64], seats: &RoleSeats) -> Option<Vec<Role>> {
+    assign_scaled(masks, seats, 1)
+}
+
+/// [`assign`] into `teams` copies of `seats` pooled (a group whose units
+/// are single players: any seat of any team will do).
+pub fn assign_scaled(masks: &[u64], seats: &RoleSeats, teams: u32) -> Option<Vec<Role>> {
+    let any = seats.counts.len();
+    let mut cap: Vec<u32> = seats.counts.iter().map(|c| c * teams).collect();
+    cap.push(seats.any * teams);
+    let total: u64 = cap.iter().map(|c| u64::from(*c)).sum();
+    if masks.len() as u64 > total {
+        return None;
+    }
+    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); any + 1];
+    let mut role_of = vec![any; masks.len()];
+    for p in 0..masks.len() {
+        let mut seen = 0u128;
+        if !augment(p, masks, &cap, &mut holders, &mut role_of, &mut seen) {
+            return None;
+        }
+    }
+    Some(role_of)
+}
+
+/// Finds `p` a seat, moving holders along an augmenting path.
+fn augment(
+    p: usize,
+    masks: &[u64],
+    cap: &[u32],
+    holders: &mut [Vec<usize>],
+    role_of: &mut [Role],
+    seen: &mut u128,
+) -> bool {
+    let any = cap.len() - 1;
+    let mut options = masks[p]
+        & if any >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << any) - 1
+        };
+    let mut tried_any = false;
+    loop {
+        let r = if options != 0 {
+            let r = options.trailing_zeros() as usize;
+            options &= options - 1;
+            r
+        } else if !tried_any {
+            tried_any = true;
+            any
+        } else {
+            return false;
+        };
+        if *seen & (1u128 << r) != 0 || cap[r] == 0 {
+            continue;
+        }
+        *seen |= 1u128 << r;
+        if (holders[r].len() as u32) < cap[r] {
+            holders[r].push(p);
+            role_of[p] = r;
+            return true;
+        }
+        for i in 0..holders[r].len() {
+            let q = holders[r][i];
+            if augment(q, masks, cap, holders, role_of, seen) {
+                holders[r][i] = p;
+                role_of[p] = r;
+                return true;
+            }
+        }
+    }
+}
+
+/// Whether units (each a slice of player masks) can sit on teams of
+/// `caps` players (partial fill allowed), each unit whole on one team and
+/// each team's players matched to `seats`. Single-player units on teams as
+/// large as `seats` are matched pooled, without the team search.
+pub fn can_seat(units: &[&[u64]], caps: &[u32], seats: &RoleSeats) -> bool {
+    let players: usize = units.iter().map(|u| u.len()).sum();
+    let room: u64 = caps.iter().map(|c| u64::from(*c)).sum();
+    if players as u64 > room {
+        return false;
+    }
+    let full = caps.iter().all(|c| *c == seats.team_size());
+    if full && units.iter().all(|u| u.len() == 1) {
+        let masks: Vec<u64> = units.iter().map(|u| u[0]).collect();
+        return assign_scaled(&masks, seats, caps.len() as u32).is_some();
+    }
+    let order = biggest_first(units, &[]);
+    let mut search = Search::new(units, caps, seats);
+    search.first(&order, 0)
+}
+
+/// Units in placement order: larger parties first, then (with `values`)
+/// higher value, then index.
+fn biggest_first(units: &[&[u64]], values: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    order.sort_by(|&a, &b| {
+        units[b].len().cmp(&units[a].len()).then_with(|| {
+            let (va, vb) = (values.get(a), values.get(b));
+            vb.partial_cmp(&va)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.cmp(&b))
+        })
+    });
+    order
+}
+
+/// The state of one team search.
+pub(super) struct Search<'u> {
+    units: &'u [&'u [u64]],
+    caps: &'u [u32],
+    seats: &'u RoleSeats,
+    /// Each team's players' masks so far.
+    pub(super) teams: Vec<Vec<u64>>,
+    /// Each unit's team.
+    pub(super) seat: Vec<usize>,
+    budget: u64,
+}
+
+impl<'u> Search<'u> {
+    pub(super) fn new(units: &'u [&'u [u64]], caps: &'u [u32], seats: &'u RoleSeats) -> Self {
+        Self {
+            units,
+            caps,
+            seats,
+            teams: vec![Vec::new(); caps.len()],
+            seat: vec![0; units.len()],
+            budget: NODE_BUDGET,
+        }
+    }
+
+    /// Whether unit `u` may join team `t`: room left and a role seating of
+    /// the team with it.
+    pub(super) fn fits(&mut self, u: usize, t: usize) -> bool {
+        let unit = self.units[u];
+        if self.teams[t].len() + unit.len() > self.caps[t] as usize {
+            return false;
+        }
+        let before = self.teams[t].len();
+        self.teams[t].extend_from_slice(unit);
+        let ok = assign(&self.teams[t], self.seats).is_some();
+        self.teams[t].truncate(before);
+        ok
+    }
+
+    pub(super) fn place(&mut self, u: usize, t: usize) {
+        self.teams[t].extend_from_slice(self.units[u]);
+        self.seat[u] = t;
+    }
+
+    pub(super) fn unplace(&mut self, u: usize, t: usize) {
+        let len = self.teams[t].len() - self.units[u].len();
+        self.teams[t].truncate(len);
+    }
+
+    /// Whether team `t` repeats an earlier empty team of the same room (a
+    /// choice already tried).
+    pub(super) fn symmetric(&self, t: usize) -> bool {
+        self.teams[t].is_empty()
+            && (0..t).any(|e| self.teams[e].is_empty() && self.caps[e] == self.caps[t])
+    }
+
+    /// The teams' room.
+    pub(super) fn caps(&self) -> &'u [u32] {
+        self.caps
+    }
+
+    /// A new search over the same units, nothing placed.
+    pub(super) fn fresh(&self) -> Search<'u> {
+        Search::new(self.units, self.caps, self.seats)
+    }
+
+    /// Spends one placement; `false` once the budget is gone.
+    pub(super) fn spend(&mut self) -> bool {
+        if self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    /// The first seating of the units in `order` from `depth` on (teams in
+    /// index order); `self.seat` holds it on success.
+    pub(super) fn first(&mut self, order: &[usize], depth: usize) -> bool {
+        if depth == order.len() {
+            return true;
+        }
+        if !self.spend() {
+            return false;
+        }
+        let u = order[depth];
+        for t in 0..self.caps.len() {
+            if self.symmetric(t) || !self.fits(u, t) {
+                continue;
+            }
+            self.place(u, t);
+            if self.first(order, depth + 1) {
+                return true;
+            }
+            self.unplace(u, t);
+        }
+        false
+    }
+}
+
+#[path = "choose.rs"]
+mod choose;
+pub use choose::{seat_group, Choice, RoleSeating};
+
+#[cfg(test)]
+#[path = "seat_tests.rs"]
+mod tests;
