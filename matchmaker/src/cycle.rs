@@ -155,6 +155,10 @@ pub struct CycleOutcome {
     /// "Which rule costs wait time"); empty without rules.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub rule_turned_away: std::collections::BTreeMap<String, u32>,
+    /// Searches left waiting by each role they listed (docs/rules.md, "Role
+    /// queues"); empty without `composition`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub waiting_by_role: std::collections::BTreeMap<String, u32>,
 }
 
 /// Runs one cycle of `config` over `pool` at time `now` (seconds, on the
@@ -291,6 +295,7 @@ pub fn run_cycle(
             push_waiting(&mut outcome, pool, &candidates[c], reason, status);
         }
     }
+    outcome.waiting_by_role = crate::roles::table::waiting_by_role(config, pool, &outcome.waiting);
     outcome
 }
 

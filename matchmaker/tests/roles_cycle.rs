@@ -186,3 +186,24 @@ fn kept_together_parties_sit_whole_in_role_seats() {
         assert_eq!(roles, ["damage", "support", "tank"]);
     }
 }
+
+#[test]
+fn the_pool_view_counts_waiting_searches_by_each_role_listed() {
+    let config = roles_mode(&[2, 2], json!({"tank": 1, "damage": 1}), json!([]));
+    let pool = vec![
+        roled("a", 1000.0, 0.0, &["damage"]),
+        roled("b", 1001.0, 1.0, &["damage", "support"]),
+        roled("c", 1002.0, 2.0, &["damage"]),
+    ];
+    let out = cycle(&config, &pool, 10.0);
+    let counts: BTreeMap<String, u32> =
+        [("damage".to_string(), 3), ("support".to_string(), 1)].into();
+    assert_eq!(out.waiting_by_role, counts);
+    let summary = matchplane_matchmaker::pool_summary::PoolSummary::of(&pool, &out);
+    assert_eq!(summary.waiting_by_role.get("damage"), Some(&3));
+    assert!(
+        cycle(&mmr_mode(&[1, 1], 5.0, 2.0), &[solo("x", 1.0, 0.0)], 1.0)
+            .waiting_by_role
+            .is_empty()
+    );
+}

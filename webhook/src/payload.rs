@@ -232,6 +232,7 @@ mod tests {
             wait_seconds: 12.4,
             latency_ms: None,
             attributes: Default::default(),
+            role: None,
         };
         ProposedMatch {
             teams: vec![

@@ -98,6 +98,35 @@ impl<'c> RoleTable<'c> {
     }
 }
 
+/// Searches left `waiting` by each role they listed (docs/rules.md, "Role
+/// queues"): a search listing two roles counts for both. Empty without a
+/// `composition`.
+pub fn waiting_by_role(
+    config: &GameModeConfig,
+    pool: &[Search],
+    waiting: &[crate::cycle::WaitingSearch],
+) -> BTreeMap<String, u32> {
+    let mut counts = BTreeMap::new();
+    let Some(c) = &config.composition else {
+        return counts;
+    };
+    let left: rustc_hash::FxHashSet<&str> = waiting.iter().map(|w| w.ticket_id.as_str()).collect();
+    let declaration = config.attributes.as_ref().and_then(|d| d.get(&c.attribute));
+    for s in pool.iter().filter(|s| left.contains(s.ticket_id.as_str())) {
+        let own = s.attributes.get(&c.attribute);
+        let value = match declaration {
+            Some(d) => effective(d, own),
+            None => own.cloned(),
+        };
+        if let Some(AttributeValue::Set(items)) = value {
+            for role in items {
+                *counts.entry(role).or_insert(0) += 1;
+            }
+        }
+    }
+    counts
+}
+
 /// A role list's mask over `roles` (sorted); a role outside them sets no
 /// bit (its player can take `any` seats only).
 pub fn mask_of(roles: &[String], items: &[String]) -> u64 {
