@@ -41,7 +41,7 @@ impl From<Bins> for PoolBins {
 
 /// The live pool of a mode.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "at": "2026-12-01T10:00:00.000Z", "searching": 32, "candidates": 30, "matched": 4, "waitingReasons": {"NO_CANDIDATES_IN_RANGE": 20, "PARTY_INCOMPLETE": 2}, "waitingByRule": {}, "ruleTurnedAway": {}, "mmr": {"start": 1400.0, "width": 25.0, "counts": [3, 9, 14, 6]}, "latencyMs": null}))]
+#[schema(example = json!({"gameMode": "duel", "at": "2026-12-01T10:00:00.000Z", "searching": 32, "candidates": 30, "matched": 4, "waitingReasons": {"NO_CANDIDATES_IN_RANGE": 20, "PARTY_INCOMPLETE": 2}, "waitingByRule": {}, "ruleTurnedAway": {}, "waitingByRole": {}, "mmr": {"start": 1400.0, "width": 25.0, "counts": [3, 9, 14, 6]}, "latencyMs": null}))]
 #[serde(rename_all = "camelCase")]
 pub struct PoolView {
     /// The game mode's name.

@@ -58,33 +58,34 @@ fn augment(
     seen: &mut u128,
 ) -> bool {
     let any = cap.len() - 1;
-    let mut options = masks[p]
+    let specific = masks[p]
         & if any >= 64 {
             u64::MAX
         } else {
             (1u64 << any) - 1
         };
-    let mut tried_any = false;
-    loop {
-        let r = if options != 0 {
-            let r = options.trailing_zeros() as usize;
-            options &= options - 1;
-            r
-        } else if !tried_any {
-            tried_any = true;
-            any
-        } else {
-            return false;
-        };
+    let options = || {
+        let mut bits = specific;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let r = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                r
+            })
+        })
+        .chain(std::iter::once(any))
+    };
+    // A free seat first: nobody moves without need.
+    if let Some(r) = options().find(|&r| (holders[r].len() as u32) < cap[r]) {
+        holders[r].push(p);
+        role_of[p] = r;
+        return true;
+    }
+    for r in options() {
         if *seen & (1u128 << r) != 0 || cap[r] == 0 {
             continue;
         }
         *seen |= 1u128 << r;
-        if (holders[r].len() as u32) < cap[r] {
-            holders[r].push(p);
-            role_of[p] = r;
-            return true;
-        }
         for i in 0..holders[r].len() {
             let q = holders[r][i];
             if augment(q, masks, cap, holders, role_of, seen) {
@@ -94,6 +95,7 @@ fn augment(
             }
         }
     }
+    false
 }
 
 /// Whether units (each a slice of player masks) can sit on teams of
