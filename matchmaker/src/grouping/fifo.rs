@@ -28,7 +28,7 @@ impl Grouper<'_> {
         while list.prev[cursor] != NONE && list.slots[list.prev[cursor]].part == part {
             cursor = list.prev[cursor];
         }
-        while cursor != NONE && seats < size {
+        while cursor != NONE && seats < size && !self.roles.exhausted {
             if self.lists[l].slots[cursor].part != part {
                 break;
             }

@@ -258,7 +258,7 @@ impl<'a> Grouper<'a> {
         self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
         let distance = |p: usize| (slots[p].value - va).abs();
-        while seats < size {
+        while seats < size && !self.roles.exhausted {
             // Each side's nearest head: the largest key on the left, the
             // smallest on the right.
             let by_key = |a: &(usize, &usize), b: &(usize, &usize)| {

@@ -309,7 +309,7 @@ impl<'a> Grouper<'a> {
             .map(|p| (distance(p), order[p]))
             .reduce(|a, b| if b.0 < a.0 { b } else { a });
 
-        while seats < size && steps > 0 {
+        while seats < size && steps > 0 && !self.roles.exhausted {
             steps -= 1;
             // Nearest side first; on equal distance the longer wait.
             let take_left = match (left, right) {

@@ -4,10 +4,20 @@
 //! joiner refused for that is passed over and the walk goes on, so a
 //! group whose nearest fill cannot be seated is completed by candidates
 //! further out.
+//!
+//! Cost: whether a joiner fits depends only on the group and the joiner's
+//! role lists, so a refusal is remembered (by the joiner's lists) until
+//! the group next grows, and a candidate like one refused costs no new
+//! search. A walk passes over at most [`LOOKAHEAD_PER_SEAT`] candidates
+//! per seat of the match for their roles: a group still short after that
+//! many stays short this cycle (docs/rules.md, "Role queues").
 
 use super::Grouper;
 use crate::reasons::WaitingReason;
 use crate::roles::{seat::can_seat, RoleSeats, RoleTable};
+
+/// Candidates a walk may pass over for their roles, per seat of the match.
+pub const LOOKAHEAD_PER_SEAT: u32 = 8;
 
 /// The role table of one cycle and the group being grown.
 #[derive(Debug, Default)]
@@ -19,6 +29,29 @@ pub(super) struct RoleState<'a> {
     members: Vec<usize>,
     /// Whether the current walk refused someone for want of a seating.
     pub(super) blocked: bool,
+    /// Candidates the current walk refused for their roles.
+    refused: u32,
+    /// Role lists (see [`signature`]) refused since the group last grew.
+    refused_lists: Vec<u64>,
+    /// Whether the walk has passed over as many as it may.
+    pub(super) exhausted: bool,
+}
+
+/// The role lists of a candidate as one number: its member count, then
+/// its members' masks sorted, 16 bits each (up to 3 members); `None` when
+/// they do not fit it.
+fn signature(masks: &[u64]) -> Option<u64> {
+    if masks.len() > 3 || masks.iter().any(|m| *m >= 1 << 16) {
+        return None;
+    }
+    let mut sorted = [0u64; 3];
+    sorted[..masks.len()].copy_from_slice(masks);
+    sorted[..masks.len()].sort_unstable();
+    Some(
+        sorted
+            .iter()
+            .fold(masks.len() as u64, |acc, m| (acc << 16) | m),
+    )
 }
 
 impl<'a> Grouper<'a> {
@@ -36,6 +69,9 @@ impl<'a> Grouper<'a> {
         self.roles.members.clear();
         self.roles.members.push(anchor);
         self.roles.blocked = false;
+        self.roles.refused = 0;
+        self.roles.refused_lists.clear();
+        self.roles.exhausted = false;
         if let Some(t) = self.roles.table {
             self.roles.seats = t.seats_for(anchor);
         }
@@ -45,14 +81,38 @@ impl<'a> Grouper<'a> {
     pub(super) fn add_member(&mut self, x: usize, joiner: u32) {
         self.sizes.push(joiner);
         self.roles.members.push(x);
+        self.roles.refused_lists.clear();
     }
 
     /// Whether the group with `x` can still be seated into the role seats
-    /// of teams of `caps` players; always with no composition.
-    pub(super) fn roles_admit(&self, caps: &[u32], x: usize) -> bool {
+    /// of teams of `caps` players; always with no composition. A refusal
+    /// counts against the walk's look-ahead.
+    pub(super) fn roles_admit(&mut self, caps: &[u32], x: usize) -> bool {
         let Some(t) = self.roles.table else {
             return true;
         };
+        let sig = signature(t.masks(x));
+        let ok = match sig {
+            Some(s) if self.roles.refused_lists.contains(&s) => false,
+            _ => self.roles_fit(t, caps, x),
+        };
+        if !ok {
+            if let Some(s) = sig {
+                if !self.roles.refused_lists.contains(&s) {
+                    self.roles.refused_lists.push(s);
+                }
+            }
+            self.roles.refused += 1;
+            let size: u32 = caps.iter().sum();
+            if self.roles.refused >= LOOKAHEAD_PER_SEAT.saturating_mul(size) {
+                self.roles.exhausted = true;
+            }
+        }
+        ok
+    }
+
+    /// The exact check of [`Grouper::roles_admit`].
+    fn roles_fit(&self, t: &RoleTable<'_>, caps: &[u32], x: usize) -> bool {
         let members = self.roles.members.iter().chain(std::iter::once(&x));
         let units: Vec<&[u64]> = if self.keep_together {
             members.map(|&c| t.masks(c)).collect()
