@@ -207,3 +207,39 @@ fn the_pool_view_counts_waiting_searches_by_each_role_listed() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_search_with_an_empty_role_list_fails_at_the_re_check() {
+    let config = roles_mode(&[1, 1], json!({"damage": 1}), json!([]));
+    let pool = vec![
+        roled("a", 1000.0, 0.0, &["damage"]),
+        roled("b", 1001.0, 0.0, &[]),
+    ];
+    let out = cycle(&config, &pool, 5.0);
+    assert!(out.matches.is_empty());
+    assert_eq!(out.failed.len(), 1, "{out:?}");
+    assert_eq!(out.failed[0].ticket_id.as_str(), "tkt_b");
+}
+
+#[test]
+fn a_walk_passes_over_a_bounded_number_of_candidates_for_their_roles() {
+    // [1,1] with one tank seat per team: 16 damage players (8 per seat)
+    // sit between the anchor and the only other tank.
+    let config = roles_mode(&[1, 1], json!({"tank": 1}), json!([]));
+    let mut pool = vec![roled("anchor", 1000.0, 0.0, &["tank"])];
+    for i in 0..16 {
+        pool.push(roled(
+            &format!("d{i}"),
+            1001.0 + f64::from(i),
+            1.0,
+            &["damage"],
+        ));
+    }
+    pool.push(roled("far", 1030.0, 1.0, &["tank"]));
+    let out = cycle(&config, &pool, 5.0);
+    assert!(out.matches.is_empty(), "{out:?}");
+    // One damage player fewer, and the far tank is reached.
+    pool.remove(1);
+    let out = cycle(&config, &pool, 5.0);
+    assert_eq!(out.matches.len(), 1);
+}

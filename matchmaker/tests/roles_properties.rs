@@ -6,7 +6,9 @@
 
 mod common;
 use common::*;
-use matchplane_matchmaker::roles::seat::{can_seat, seat_group, Choice};
+use matchplane_matchmaker::roles::seat::{
+    assign_scaled, can_seat, fits_pooled, seat_group, Choice,
+};
 use matchplane_matchmaker::roles::RoleSeats;
 use matchplane_matchmaker::{GameModeConfig, Party, Search};
 use proptest::prelude::*;
@@ -171,6 +173,19 @@ proptest! {
             }
             (c, b) => prop_assert!(false, "search {:?} vs brute {:?}", c, b),
         }
+    }
+}
+
+proptest! {
+    #[test]
+    fn halls_condition_agrees_with_the_matching(
+        counts in prop::array::uniform4(0u32..3),
+        masks in prop::collection::vec(0u64..8, 0..=12),
+        teams in 1u32..=3,
+    ) {
+        let seats = RoleSeats { counts: counts[..3].to_vec(), any: counts[3] };
+        let hall = fits_pooled(masks.iter().copied(), &seats, teams).unwrap();
+        prop_assert_eq!(hall, assign_scaled(&masks, &seats, teams).is_some());
     }
 }
 

@@ -15,6 +15,7 @@
 use super::Grouper;
 use crate::reasons::WaitingReason;
 use crate::roles::{seat::can_seat, RoleSeats, RoleTable};
+use smallvec::SmallVec;
 
 /// Candidates a walk may pass over for their roles, per seat of the match.
 pub const LOOKAHEAD_PER_SEAT: u32 = 8;
@@ -114,12 +115,10 @@ impl<'a> Grouper<'a> {
     /// The exact check of [`Grouper::roles_admit`].
     fn roles_fit(&self, t: &RoleTable<'_>, caps: &[u32], x: usize) -> bool {
         let members = self.roles.members.iter().chain(std::iter::once(&x));
-        let units: Vec<&[u64]> = if self.keep_together {
+        let units: SmallVec<[&[u64]; 16]> = if self.keep_together {
             members.map(|&c| t.masks(c)).collect()
         } else {
-            members
-                .flat_map(|&c| t.masks(c).chunks(1))
-                .collect::<Vec<_>>()
+            members.flat_map(|&c| t.masks(c).chunks(1)).collect()
         };
         can_seat(&units, caps, &self.roles.seats)
     }

@@ -103,7 +103,7 @@ fn balanced(
         let spread = spread(&best.sums, search.caps());
         if spread + 1e-12 < best.spread {
             best.spread = spread;
-            best.seat = Some(search.seat.clone());
+            best.seat = Some(search.seat.to_vec());
         }
         return;
     }
@@ -173,8 +173,8 @@ fn deal(search: &mut Search<'_>, order: &[usize], snake: bool) -> Option<Vec<usi
         }
     }
     if dealt {
-        return Some(search.seat.clone());
+        return Some(search.seat.to_vec());
     }
     let mut fresh = search.fresh();
-    fresh.first(order, 0).then(|| fresh.seat.clone())
+    fresh.first(order, 0).then(|| fresh.seat.to_vec())
 }

@@ -12,6 +12,7 @@
 //! group waits a cycle) or, for the final seating, the best found so far.
 
 use super::RoleSeats;
+use smallvec::SmallVec;
 
 /// Placements one search may try.
 pub const NODE_BUDGET: u64 = 1_000_000;
@@ -98,6 +99,42 @@ fn augment(
     false
 }
 
+/// Whether players of `masks` fit `teams` copies of `seats` pooled, by
+/// Hall's condition: for every set `S` of roles, the players listing only
+/// roles of `S` are at most the seats of `S` plus the `any` seats. No
+/// allocation; `None` past 8 roles (then [`assign_scaled`] decides).
+pub fn fits_pooled<I>(masks: I, seats: &RoleSeats, teams: u32) -> Option<bool>
+where
+    I: Iterator<Item = u64> + Clone,
+{
+    let r = seats.counts.len();
+    if r > 8 {
+        return None;
+    }
+    let any = u64::from(seats.any) * u64::from(teams);
+    for set in 0u64..(1 << r) {
+        let room = (0..r)
+            .filter(|b| set & (1 << b) != 0)
+            .map(|b| u64::from(seats.counts[b]) * u64::from(teams))
+            .sum::<u64>()
+            + any;
+        let within = masks.clone().filter(|m| m & !set == 0).count() as u64;
+        if within > room {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// [`fits_pooled`], falling back to the matching past 8 roles.
+fn fits<I>(masks: I, seats: &RoleSeats, teams: u32) -> bool
+where
+    I: Iterator<Item = u64> + Clone,
+{
+    fits_pooled(masks.clone(), seats, teams)
+        .unwrap_or_else(|| assign_scaled(&masks.collect::<Vec<_>>(), seats, teams).is_some())
+}
+
 /// Whether units (each a slice of player masks) can sit on teams of
 /// `caps` players (partial fill allowed), each unit whole on one team and
 /// each team's players matched to `seats`. Single-player units on teams as
@@ -110,8 +147,7 @@ pub fn can_seat(units: &[&[u64]], caps: &[u32], seats: &RoleSeats) -> bool {
     }
     let full = caps.iter().all(|c| *c == seats.team_size());
     if full && units.iter().all(|u| u.len() == 1) {
-        let masks: Vec<u64> = units.iter().map(|u| u[0]).collect();
-        return assign_scaled(&masks, seats, caps.len() as u32).is_some();
+        return fits(units.iter().map(|u| u[0]), seats, caps.len() as u32);
     }
     let order = biggest_first(units, &[]);
     let mut search = Search::new(units, caps, seats);
@@ -120,8 +156,8 @@ pub fn can_seat(units: &[&[u64]], caps: &[u32], seats: &RoleSeats) -> bool {
 
 /// Units in placement order: larger parties first, then (with `values`)
 /// higher value, then index.
-fn biggest_first(units: &[&[u64]], values: &[f64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..units.len()).collect();
+fn biggest_first(units: &[&[u64]], values: &[f64]) -> SmallVec<[usize; 16]> {
+    let mut order: SmallVec<[usize; 16]> = (0..units.len()).collect();
     order.sort_by(|&a, &b| {
         units[b].len().cmp(&units[a].len()).then_with(|| {
             let (va, vb) = (values.get(a), values.get(b));
@@ -139,9 +175,9 @@ pub(super) struct Search<'u> {
     caps: &'u [u32],
     seats: &'u RoleSeats,
     /// Each team's players' masks so far.
-    pub(super) teams: Vec<Vec<u64>>,
+    pub(super) teams: SmallVec<[SmallVec<[u64; 8]>; 4]>,
     /// Each unit's team.
-    pub(super) seat: Vec<usize>,
+    pub(super) seat: SmallVec<[usize; 16]>,
     budget: u64,
 }
 
@@ -151,8 +187,8 @@ impl<'u> Search<'u> {
             units,
             caps,
             seats,
-            teams: vec![Vec::new(); caps.len()],
-            seat: vec![0; units.len()],
+            teams: (0..caps.len()).map(|_| SmallVec::new()).collect(),
+            seat: SmallVec::from_elem(0, units.len()),
             budget: NODE_BUDGET,
         }
     }
@@ -164,11 +200,11 @@ impl<'u> Search<'u> {
         if self.teams[t].len() + unit.len() > self.caps[t] as usize {
             return false;
         }
-        let before = self.teams[t].len();
-        self.teams[t].extend_from_slice(unit);
-        let ok = assign(&self.teams[t], self.seats).is_some();
-        self.teams[t].truncate(before);
-        ok
+        fits(
+            self.teams[t].iter().chain(unit.iter()).copied(),
+            self.seats,
+            1,
+        )
     }
 
     pub(super) fn place(&mut self, u: usize, t: usize) {
