@@ -176,7 +176,7 @@ pub fn seat(
             let names: Vec<Vec<ArcStr>> = chosen
                 .roles
                 .iter()
-                .map(|rs| rs.iter().map(|&r| ArcStr::from(t.role_name(r))).collect())
+                .map(|rs| rs.iter().map(|&r| t.role_arc(r)).collect())
                 .collect();
             (chosen.team_of, names)
         }

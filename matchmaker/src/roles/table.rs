@@ -14,6 +14,9 @@ use std::collections::BTreeMap;
 pub struct RoleTable<'c> {
     composition: &'c Composition,
     roles: Vec<String>,
+    /// The roles' names as shared strings, `any` last: what a seated
+    /// player's `role` holds (a count increment per player, no copy).
+    names: Vec<arcstr::ArcStr>,
     /// Every candidate's members' masks, candidate after candidate.
     masks: Vec<u64>,
     /// Where candidate `c`'s masks start in `masks` (and one past the last).
@@ -54,8 +57,14 @@ impl<'c> RoleTable<'c> {
             }
         }
         starts.push(masks.len());
+        let names = roles
+            .iter()
+            .map(|r| arcstr::ArcStr::from(r.as_str()))
+            .chain(std::iter::once(arcstr::ArcStr::from(super::ANY)))
+            .collect();
         Some(Self {
             composition,
+            names,
             roles,
             masks,
             starts,
@@ -77,6 +86,12 @@ impl<'c> RoleTable<'c> {
     /// The role of index `r` (`any` past the last role).
     pub fn role_name(&self, r: usize) -> &str {
         self.roles.get(r).map_or(super::ANY, String::as_str)
+    }
+
+    /// [`RoleTable::role_name`] as a shared string.
+    pub fn role_arc(&self, r: usize) -> arcstr::ArcStr {
+        let any = self.names.len().saturating_sub(1);
+        self.names.get(r.min(any)).cloned().unwrap_or_default()
     }
 
     /// The seats a group of players `masks` leaves empty on `teams` teams
