@@ -243,3 +243,44 @@ fn a_walk_passes_over_a_bounded_number_of_candidates_for_their_roles() {
     let out = cycle(&config, &pool, 5.0);
     assert_eq!(out.matches.len(), 1);
 }
+
+#[test]
+fn simulate_players_carry_their_role() {
+    use matchplane_matchmaker::simulate::{run, Scenario};
+    let scenario = json!({
+        "gameMode": {
+            "name": "roles", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"},
+            "attributes": {"roles": {"type": "stringSet", "values": ["tank", "damage", "support"]}},
+            "composition": {"attribute": "roles", "perTeam": {"tank": 1, "damage": 1}}
+        },
+        "until": 5,
+        "arrivals": [
+            {"at": 0, "playerId": "a", "attributes": {"roles": ["tank"]}},
+            {"at": 0, "playerId": "b", "attributes": {"roles": ["damage"]}},
+            {"at": 0, "playerId": "c", "attributes": {"roles": ["damage", "tank"]}},
+            {"at": 0, "playerId": "d", "attributes": {"roles": ["damage"]}},
+            {"at": 0, "playerId": "e", "attributes": {"roles": ["damage"]}}
+        ]
+    });
+    let scenario = Scenario::parse(&scenario.to_string()).unwrap();
+    let r = serde_json::to_value(run(&scenario)).unwrap();
+    let players = r["matches"][0]["players"].as_array().unwrap();
+    assert_eq!(players.len(), 4, "{r}");
+    let role = |id: &str| {
+        players
+            .iter()
+            .find(|p| p["playerId"] == id)
+            .map(|p| p["role"].clone())
+    };
+    assert_eq!(role("a"), Some(json!("tank")));
+    assert_eq!(
+        role("c"),
+        Some(json!("tank")),
+        "c is the only other tank: {r}"
+    );
+    assert_eq!(
+        r["unmatchedReasons"]["e"]["code"], "NOT_ENOUGH_PLAYERS",
+        "{r}"
+    );
+}
