@@ -321,6 +321,22 @@ mod tests {
     }
 
     #[test]
+    fn a_players_role_is_in_the_body_and_its_own_view_and_absent_without_one() {
+        let mut proposed = proposed();
+        proposed.teams[0].players[0].role = Some("tank".into());
+        let body = MatchMade::new(identity(), &proposed);
+        let message = Message::match_made(body.clone()).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(value["teams"][0]["players"][0]["role"], "tank");
+        assert!(value["teams"][1]["players"][0].get("role").is_none());
+        let own = crate::player_match(&body, "tkt_a").unwrap();
+        let own: serde_json::Value = serde_json::from_str(own.get()).unwrap();
+        assert_eq!(own["player"]["role"], "tank");
+        let back: Event = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(back, Event::MatchMade(body));
+    }
+
+    #[test]
     fn a_record_without_shape_fields_still_reads() {
         let text = r#"{"type":"match.made","matchId":"mat_1","projectId":"prj_1","gameMode":"m","gameModeVersion":1,"createdAt":"2027-01-15T08:00:00.000Z","teams":[],"quality":{"mmrSpread":0,"teamImbalance":0}}"#;
         let back: Event = serde_json::from_str(text).unwrap();
