@@ -123,6 +123,7 @@ fn config(regions: bool) -> GameModeConfig {
         recording: None,
         attributes: None,
         rules: Vec::new(),
+        composition: None,
     }
 }
 

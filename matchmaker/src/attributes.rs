@@ -101,6 +101,9 @@ impl Attributes {
                 DeclaredValues::new()
             }
         };
+        if let Err(e) = crate::roles::check_ticket_roles(config, &declared) {
+            errors.push(e);
+        }
         if let Err(e) = check_mmr(config, raw.mmr) {
             errors.push(e);
         }
@@ -146,7 +149,8 @@ impl Attributes {
     /// The failed rule as a [`FieldError`].
     pub fn check(&self, config: &GameModeConfig) -> Result<(), FieldError> {
         check_matching(config, self.mmr, self.latencies.as_ref())?;
-        crate::rules::value::recheck_declared(&self.declared, config.attributes.as_ref())
+        crate::rules::value::recheck_declared(&self.declared, config.attributes.as_ref())?;
+        crate::roles::check_ticket_roles(config, &self.declared)
     }
 }
 

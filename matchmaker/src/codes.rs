@@ -69,6 +69,9 @@ pub enum Code {
     LatenciesRequired,
     /// Waiting: no region has every in-range partner within their ceilings.
     NoCommonRegion,
+    /// Waiting: no seating of the players in range gives every team its
+    /// role seats (docs/rules.md, "Role queues").
+    NoRoleSeating,
     /// A backfill request is already open for this match (docs/backfill.md).
     BackfillAlreadyOpen,
     /// The roster leaves no seat open (docs/backfill.md).
@@ -183,6 +186,7 @@ impl Code {
             Code::NoExactSeating => "NO_EXACT_SEATING",
             Code::LatenciesRequired => "LATENCIES_REQUIRED",
             Code::NoCommonRegion => "NO_COMMON_REGION",
+            Code::NoRoleSeating => "NO_ROLE_SEATING",
             Code::BackfillAlreadyOpen => "BACKFILL_ALREADY_OPEN",
             Code::NoOpenSeats => "NO_OPEN_SEATS",
             Code::InvalidRoster => "INVALID_ROSTER",

@@ -100,6 +100,10 @@ pub struct GameModeConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "openapi", schema(max_items = 16))]
     pub rules: Vec<crate::rules::Rule>,
+    /// Role queues (docs/rules.md, "Role queues"): the role seats of every
+    /// team, read from a `stringSet` attribute; optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub composition: Option<crate::roles::Composition>,
 }
 
 /// One relaxation step: from `afterSeconds` of the anchor's wait, groups

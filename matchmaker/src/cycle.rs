@@ -37,6 +37,10 @@ pub struct MatchedPlayer {
     /// (docs/rules.md), defaults filled in; empty without declarations.
     #[serde(default, skip_serializing_if = "crate::rules::PlayerValues::is_empty")]
     pub attributes: crate::rules::PlayerValues,
+    /// The role seat the player takes (docs/rules.md, "Role queues"), one
+    /// of the roles its ticket listed or `any`; absent without `composition`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<ArcStr>,
 }
 
 /// One team of a proposed match.
@@ -151,6 +155,10 @@ pub struct CycleOutcome {
     /// "Which rule costs wait time"); empty without rules.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub rule_turned_away: std::collections::BTreeMap<String, u32>,
+    /// Searches left waiting by each role they listed (docs/rules.md, "Role
+    /// queues"); empty without `composition`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub waiting_by_role: std::collections::BTreeMap<String, u32>,
 }
 
 /// Runs one cycle of `config` over `pool` at time `now` (seconds, on the
@@ -196,13 +204,15 @@ pub fn run_cycle(
         .as_ref()
         .map(|r| crate::regions::RegionTable::build(r, pool, candidates, &waits));
     let rules = crate::rules::RuleTable::build(config, pool, candidates, &waits);
+    let roles = crate::roles::RoleTable::build(config, pool, candidates, &waits);
     let mut grouper = match &config.algorithm {
         Algorithm::Fifo {} => Grouper::fifo(candidates, keep_together),
         _ => Grouper::closeness(candidates, &values, &ranges, keep_together)
             .with_hints(&config.algorithm, &waits),
     }
     .with_regions(regions.as_ref())
-    .with_rules(rules.as_ref());
+    .with_rules(rules.as_ref())
+    .with_roles(roles.as_ref());
 
     let mut formed = Vec::new();
     let reasons = full_pass(&mut grouper, config, &mut formed);
@@ -232,9 +242,19 @@ pub fn run_cycle(
             Some(Some(index)) => {
                 let index = *index;
                 let table = regions.as_ref().map(|table| SeatRegion { table, index });
-                seat(config, group_players, candidates, f, now, table, rng)
+                let roles = roles.as_ref();
+                seat(config, group_players, candidates, f, now, table, roles, rng)
             }
-            None => seat(config, group_players, candidates, f, now, None, rng),
+            None => seat(
+                config,
+                group_players,
+                candidates,
+                f,
+                now,
+                None,
+                roles.as_ref(),
+                rng,
+            ),
         };
         match seated {
             Some(mut m) => {
@@ -275,6 +295,7 @@ pub fn run_cycle(
             push_waiting(&mut outcome, pool, &candidates[c], reason, status);
         }
     }
+    outcome.waiting_by_role = crate::roles::table::waiting_by_role(config, pool, &outcome.waiting);
     outcome
 }
 

@@ -46,6 +46,7 @@ pub fn run_held_cycle(config: &GameModeConfig, pool: &[Search], now: f64) -> Cyc
         pool_size: pool.len(),
         candidates,
         rule_turned_away: Default::default(),
+        waiting_by_role: Default::default(),
     }
 }
 

@@ -72,6 +72,10 @@ pub struct PoolSummary {
     /// cycle (docs/rules.md); absent without rules.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rule_turned_away: BTreeMap<String, u64>,
+    /// Searches left waiting by each role they listed (docs/rules.md, "Role
+    /// queues"); absent without `composition`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub waiting_by_role: BTreeMap<String, u64>,
     /// MMR of the searches that have one (bins of 25 points or more).
     pub mmr: Option<Bins>,
     /// Latency of the searches that have one (milliseconds; the measured
@@ -116,6 +120,11 @@ impl PoolSummary {
             waiting_by_rule,
             rule_turned_away: outcome
                 .rule_turned_away
+                .iter()
+                .map(|(k, v)| (k.clone(), u64::from(*v)))
+                .collect(),
+            waiting_by_role: outcome
+                .waiting_by_role
                 .iter()
                 .map(|(k, v)| (k.clone(), u64::from(*v)))
                 .collect(),

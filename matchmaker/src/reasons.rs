@@ -97,6 +97,13 @@ pub enum WaitingReason {
         #[serde(default)]
         unblocks_in_seconds: Option<f64>,
     },
+    /// Role queues (docs/rules.md, "Role queues"): enough players in range,
+    /// but no seating of them gives every team its role seats.
+    NoRoleSeating {
+        /// The seats the group built with this search left empty, by role
+        /// (`any` for a seat of any role), e.g. `{"tank": 1}`.
+        short: std::collections::BTreeMap<String, u32>,
+    },
     /// The mode's matching is held (docs/game-modes.md#holding-matching): its cycles form
     /// no match until the hold is cleared; the search keeps its place and
     /// its wait (and range) keep growing.
@@ -114,6 +121,7 @@ impl WaitingReason {
             WaitingReason::NoExactSeating { .. } => crate::Code::NoExactSeating,
             WaitingReason::NoCommonRegion { .. } => crate::Code::NoCommonRegion,
             WaitingReason::RuleNotMet { .. } => crate::Code::RuleNotMet,
+            WaitingReason::NoRoleSeating { .. } => crate::Code::NoRoleSeating,
             WaitingReason::MatchingHeld => crate::Code::MatchingHeld,
         }
     }

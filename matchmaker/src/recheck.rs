@@ -71,6 +71,7 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
                     config.attributes.as_ref(),
                 )
             })
+            .and_then(|()| crate::roles::check_ticket_roles(config, &search.attributes))
         {
             verdict[i] = Some((e.code, e.message));
             continue;

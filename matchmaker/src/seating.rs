@@ -5,6 +5,7 @@
 use crate::candidate::Candidate;
 use crate::config::{Algorithm, GameModeConfig, MatchShape, TeamAssignment};
 use crate::cycle::{MatchedPlayer, ProposedMatch, ProposedTeam};
+use crate::roles::seat::{seat_group, Choice};
 use crate::search::Search;
 use crate::teams::{self, Unit};
 use arcstr::ArcStr;
@@ -91,9 +92,12 @@ pub fn gather(
 }
 
 /// Seats `formed` by `config`'s rule, in `region` (each player's
-/// `latencyMs` is its own latency there). `None` only if the humans cannot be
-/// seated exactly (a pass never forms such a group). `players` are the
-/// group's players as [`gather`] gave them, taken out when seated.
+/// `latencyMs` is its own latency there), into the role seats of `roles`
+/// when the mode has a `composition` (docs/rules.md, "Role queues"; each
+/// player's `role` set). `None` only if the humans cannot be seated
+/// exactly (a pass never forms such a group). `players` are the group's
+/// players as [`gather`] gave them, taken out when seated.
+#[allow(clippy::too_many_arguments)] // One call site; each is a distinct input.
 pub fn seat(
     config: &GameModeConfig,
     players: &mut [Gathered],
@@ -101,6 +105,7 @@ pub fn seat(
     formed: &Formed,
     now: f64,
     region: Option<SeatRegion<'_>>,
+    roles: Option<&crate::roles::RoleTable<'_>>,
     rng: &mut dyn RngCore,
 ) -> Option<ProposedMatch> {
     let group = &formed.group;
@@ -153,10 +158,36 @@ pub fn seat(
         .filter(|&t| human_caps[t] > 0)
         .collect();
     let live_caps: Vec<u32> = live.iter().map(|&t| human_caps[t]).collect();
-    let seating = match (&config.algorithm, config.team_assignment) {
-        (Algorithm::Fifo {}, _) => teams::shuffled(&units, &live_caps, rng)?,
-        (_, TeamAssignment::Balanced) => teams::balanced(&units, &live_caps)?,
-        (_, TeamAssignment::Snake) => teams::snake(&units, &live_caps)?,
+    let (seating, unit_roles) = match roles {
+        Some(t) => {
+            let role_units: Vec<&[u64]> = if config.parties.keep_together {
+                group.iter().map(|&c| t.masks(c)).collect()
+            } else {
+                group.iter().flat_map(|&c| t.masks(c).chunks(1)).collect()
+            };
+            let values: Vec<f64> = units.iter().map(|u| u.value_sum).collect();
+            let choice = match (&config.algorithm, config.team_assignment) {
+                (Algorithm::Fifo {}, _) => Choice::Shuffled(rng),
+                (_, TeamAssignment::Balanced) => Choice::Balanced,
+                (_, TeamAssignment::Snake) => Choice::Snake,
+            };
+            let seats = t.seats_for(*group.first()?);
+            let chosen = seat_group(&role_units, &values, &live_caps, &seats, choice)?;
+            let names: Vec<Vec<ArcStr>> = chosen
+                .roles
+                .iter()
+                .map(|rs| rs.iter().map(|&r| t.role_arc(r)).collect())
+                .collect();
+            (chosen.team_of, names)
+        }
+        None => {
+            let seating = match (&config.algorithm, config.team_assignment) {
+                (Algorithm::Fifo {}, _) => teams::shuffled(&units, &live_caps, rng)?,
+                (_, TeamAssignment::Balanced) => teams::balanced(&units, &live_caps)?,
+                (_, TeamAssignment::Snake) => teams::snake(&units, &live_caps)?,
+            };
+            (seating, Vec::new())
+        }
     };
 
     let bots_of = |t: usize| match &formed.plan {
@@ -173,9 +204,9 @@ pub fn seat(
             bots: bots_of(index),
         })
         .collect();
-    for (members, &t) in unit_members.iter().zip(&seating) {
+    for (u, (members, &t)) in unit_members.iter().zip(&seating).enumerate() {
         let team = live[t];
-        for at in members.clone() {
+        for (k, at) in members.clone().enumerate() {
             let s = std::mem::take(&mut players[at]);
             teams[team].players.push(MatchedPlayer {
                 player_id: s.player_id,
@@ -186,6 +217,7 @@ pub fn seat(
                 wait_seconds: (now - s.queued_at).max(0.0),
                 latency_ms: latency.get(at).copied().flatten(),
                 attributes: s.attributes,
+                role: unit_roles.get(u).and_then(|r| r.get(k)).cloned(),
             });
         }
     }

@@ -116,6 +116,7 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
     crate::backfill::config::check_backfill(config, &mut push);
     crate::recording::check_recording(config, tier, &mut push);
     crate::rules::check::check_rules(config, &mut push);
+    crate::roles::check_composition(config, &mut push);
 
     let cycle = config.matchmaking_cycle_duration_seconds;
     if !cycle.is_finite() || cycle > MAX_CYCLE_DURATION_SECONDS {

@@ -35,6 +35,7 @@ pub fn mmr_mode(shape: &[u32], base: f64, mult: f64) -> GameModeConfig {
         recording: None,
         attributes: None,
         rules: Vec::new(),
+        composition: None,
     }
 }
 

@@ -232,6 +232,7 @@ mod tests {
             wait_seconds: 12.4,
             latency_ms: None,
             attributes: Default::default(),
+            role: None,
         };
         ProposedMatch {
             teams: vec![
@@ -315,6 +316,22 @@ mod tests {
         );
         assert_eq!(value["matchShape"], serde_json::json!([1, 3]));
         assert_eq!(value["seatsOpen"], serde_json::json!([0, 2]));
+        let back: Event = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(back, Event::MatchMade(body));
+    }
+
+    #[test]
+    fn a_players_role_is_in_the_body_and_its_own_view_and_absent_without_one() {
+        let mut proposed = proposed();
+        proposed.teams[0].players[0].role = Some("tank".into());
+        let body = MatchMade::new(identity(), &proposed);
+        let message = Message::match_made(body.clone()).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(value["teams"][0]["players"][0]["role"], "tank");
+        assert!(value["teams"][1]["players"][0].get("role").is_none());
+        let own = crate::player_match(&body, "tkt_a").unwrap();
+        let own: serde_json::Value = serde_json::from_str(own.get()).unwrap();
+        assert_eq!(own["player"]["role"], "tank");
         let back: Event = serde_json::from_slice(&message.body).unwrap();
         assert_eq!(back, Event::MatchMade(body));
     }

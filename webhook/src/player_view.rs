@@ -81,6 +81,11 @@ pub struct OwnEntry<'a> {
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
     attributes: &'a matchplane_matchmaker::rules::DeclaredValues,
+    /// The player's role seat in a mode with `composition` (docs/rules.md,
+    /// "Role queues"); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    role: Option<&'a str>,
 }
 
 /// What the player of `ticket_id` is told of `body` (docs/architecture.md#where-each-rule-lives), as JSON
@@ -124,6 +129,7 @@ pub fn player_match(body: &MatchMade, ticket_id: &str) -> Option<RawJson> {
             data: own.data.as_ref(),
             backfill: own.backfill,
             attributes: &own.attributes,
+            role: own.role.as_deref(),
         },
         region: body.region.as_deref(),
         quality: &body.quality,

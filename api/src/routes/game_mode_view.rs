@@ -14,6 +14,7 @@ use matchplane_matchmaker::backfill::BackfillConfig;
 use matchplane_matchmaker::latency::Regions;
 use matchplane_matchmaker::ratings::RatingsConfig;
 use matchplane_matchmaker::recording::Recording;
+use matchplane_matchmaker::roles::Composition;
 use matchplane_matchmaker::rules::{Declaration, Rule};
 use matchplane_matchmaker::{Algorithm, Bots, MatchShape, Parties, Relaxation, TeamAssignment};
 use std::collections::BTreeMap;
@@ -76,6 +77,8 @@ pub struct GameModeResponse {
     pub attributes: Option<BTreeMap<String, Declaration>>,
     /// Rules over the attributes; absent: none.
     pub rules: Option<Vec<Rule>>,
+    /// Role queues (docs/rules.md, "Role queues"); absent: none.
+    pub composition: Option<Composition>,
     /// Starts at 1, +1 on every change.
     pub version: i64,
     /// Creation time.

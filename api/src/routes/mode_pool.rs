@@ -41,7 +41,7 @@ impl From<Bins> for PoolBins {
 
 /// The live pool of a mode.
 #[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"gameMode": "duel", "at": "2026-12-01T10:00:00.000Z", "searching": 32, "candidates": 30, "matched": 4, "waitingReasons": {"NO_CANDIDATES_IN_RANGE": 20, "PARTY_INCOMPLETE": 2}, "waitingByRule": {}, "ruleTurnedAway": {}, "mmr": {"start": 1400.0, "width": 25.0, "counts": [3, 9, 14, 6]}, "latencyMs": null}))]
+#[schema(example = json!({"gameMode": "duel", "at": "2026-12-01T10:00:00.000Z", "searching": 32, "candidates": 30, "matched": 4, "waitingReasons": {"NO_CANDIDATES_IN_RANGE": 20, "PARTY_INCOMPLETE": 2}, "waitingByRule": {}, "ruleTurnedAway": {}, "waitingByRole": {}, "mmr": {"start": 1400.0, "width": 25.0, "counts": [3, 9, 14, 6]}, "latencyMs": null}))]
 #[serde(rename_all = "camelCase")]
 pub struct PoolView {
     /// The game mode's name.
@@ -63,6 +63,9 @@ pub struct PoolView {
     /// Per rule over attributes, the candidates it turned away in that
     /// cycle (docs/rules.md): a rule that costs wait time shows here.
     pub rule_turned_away: BTreeMap<String, u64>,
+    /// Searches left waiting by each role they listed, in a mode with
+    /// `composition` (docs/rules.md, "Role queues"); empty otherwise.
+    pub waiting_by_role: BTreeMap<String, u64>,
     /// MMR of the searches that have one; `null` when none has.
     pub mmr: Option<PoolBins>,
     /// Latency in milliseconds (measured ping, else the best region's);
@@ -99,6 +102,7 @@ pub async fn pool(
             waiting_reasons: s.waiting_reasons,
             waiting_by_rule: s.waiting_by_rule,
             rule_turned_away: s.rule_turned_away,
+            waiting_by_role: s.waiting_by_role,
             mmr: s.mmr.map(PoolBins::from),
             latency_ms: s.latency_ms.map(PoolBins::from),
         },
@@ -111,6 +115,7 @@ pub async fn pool(
             waiting_reasons: BTreeMap::new(),
             waiting_by_rule: BTreeMap::new(),
             rule_turned_away: BTreeMap::new(),
+            waiting_by_role: BTreeMap::new(),
             mmr: None,
             latency_ms: None,
         },

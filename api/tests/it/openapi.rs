@@ -391,6 +391,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 backfill: false,
                 left: false,
                 attributes: Default::default(),
+                role: Some("tank".into()),
             }],
             mean_mmr: Some(1500.0),
             bots: vec![BotSeat::new(Some(1500.0))],

@@ -225,6 +225,8 @@ fn team(
                 wait_seconds: (now - s.queued_at).max(0.0),
                 latency_ms: backfill.region.as_ref().and_then(|r| latency_to(s, r)),
                 attributes: crate::rules::PlayerValues::own(s.attributes.clone()),
+                // Backfill by role is not part of role queues yet.
+                role: None,
             }
         })
         .collect();

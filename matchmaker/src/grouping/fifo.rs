@@ -16,8 +16,7 @@ impl Grouper<'_> {
         l: usize,
     ) -> Attempt {
         let mut group = vec![anchor];
-        self.sizes.clear();
-        self.sizes.push(self.candidates[anchor].seats);
+        self.start_group(anchor);
         self.start_regions(anchor);
         self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
@@ -29,7 +28,7 @@ impl Grouper<'_> {
         while list.prev[cursor] != NONE && list.slots[list.prev[cursor]].part == part {
             cursor = list.prev[cursor];
         }
-        while cursor != NONE && seats < size {
+        while cursor != NONE && seats < size && !self.roles.exhausted {
             if self.lists[l].slots[cursor].part != part {
                 break;
             }
@@ -48,17 +47,18 @@ impl Grouper<'_> {
             if !self.region_fits(x) {
                 continue;
             }
-            if self.admits(caps, size, seats, joiner).is_ok() {
+            if self.admits(caps, size, seats, joiner, x).is_ok() {
                 self.region_join(x);
                 self.rules.join(x);
                 group.push(x);
-                self.sizes.push(joiner);
+                self.add_member(x, joiner);
                 seats += joiner;
             }
         }
         let short = (seats != size).then(|| {
             self.region_reason(anchor, &group)
                 .or_else(|| self.rules.reason(anchor, true))
+                .or_else(|| self.roles_reason(caps))
                 .unwrap_or_else(|| WaitingReason::NoExactSeating {
                     completing_party_sizes: crate::hints::completing_party_sizes(&self.sizes, caps),
                 })

@@ -254,12 +254,11 @@ impl<'a> Grouper<'a> {
 
         let mut group = vec![anchor];
         let mut joined: Vec<(f64, f64)> = Vec::with_capacity(size as usize);
-        self.sizes.clear();
-        self.sizes.push(self.candidates[anchor].seats);
+        self.start_group(anchor);
         self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
         let distance = |p: usize| (slots[p].value - va).abs();
-        while seats < size {
+        while seats < size && !self.roles.exhausted {
             // Each side's nearest head: the largest key on the left, the
             // smallest on the right.
             let by_key = |a: &(usize, &usize), b: &(usize, &usize)| {
@@ -328,11 +327,11 @@ impl<'a> Grouper<'a> {
             if !self.rules.admits(x) {
                 continue;
             }
-            if self.admits(caps, size, seats, joiner).is_ok() {
+            if self.admits(caps, size, seats, joiner, x).is_ok() {
                 self.rules.join(x);
                 group.push(x);
                 joined.push((vx, rx));
-                self.sizes.push(joiner);
+                self.add_member(x, joiner);
                 seats += joiner;
                 // The group's window narrows: drop the buckets it left.
                 if let Some((lo, hi)) = self.rules.window(ix.rule) {

@@ -34,6 +34,7 @@ mod fifo;
 mod indexed;
 mod list;
 mod regional;
+mod roles;
 mod rules;
 
 use list::{List, Slot, NONE};
@@ -79,6 +80,9 @@ pub struct Grouper<'a> {
     /// The mode's rules over attributes (docs/rules.md), with what the
     /// current try and the whole cycle learnt of them.
     rules: rules::RuleState<'a>,
+    /// Role queues (docs/rules.md, "Role queues"), when the mode has a
+    /// `composition`.
+    roles: roles::RoleState<'a>,
 }
 
 impl<'a> Grouper<'a> {
@@ -129,6 +133,7 @@ impl<'a> Grouper<'a> {
             region_blocked: Vec::new(),
             hints: None,
             rules: rules::RuleState::default(),
+            roles: roles::RoleState::default(),
         }
     }
 
@@ -229,9 +234,16 @@ impl<'a> Grouper<'a> {
         }
     }
 
-    /// Whether a party of `joiner` seats may join a group of `seats` whose
-    /// party sizes are `self.sizes`.
-    fn admits(&mut self, caps: &[u32], size: u32, seats: u32, joiner: u32) -> Result<(), Blocked> {
+    /// Whether candidate `x`, a party of `joiner` seats, may join a group
+    /// of `seats` whose party sizes are `self.sizes`.
+    fn admits(
+        &mut self,
+        caps: &[u32],
+        size: u32,
+        seats: u32,
+        joiner: u32,
+        x: usize,
+    ) -> Result<(), Blocked> {
         if seats + joiner > size {
             return Err(Blocked::Overflow);
         }
@@ -242,6 +254,10 @@ impl<'a> Grouper<'a> {
             if !ok {
                 return Err(Blocked::Seating);
             }
+        }
+        if !self.roles_admit(caps, x) {
+            self.roles.blocked = true;
+            return Err(Blocked::Roles);
         }
         Ok(())
     }
@@ -269,8 +285,7 @@ impl<'a> Grouper<'a> {
         let mut group = vec![anchor];
         // The joiners' values and ranges, for the every-member fit check.
         let mut joined: Vec<(f64, f64)> = Vec::with_capacity(size as usize);
-        self.sizes.clear();
-        self.sizes.push(self.candidates[anchor].seats);
+        self.start_group(anchor);
         self.start_regions(anchor);
         self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
@@ -294,7 +309,7 @@ impl<'a> Grouper<'a> {
             .map(|p| (distance(p), order[p]))
             .reduce(|a, b| if b.0 < a.0 { b } else { a });
 
-        while seats < size && steps > 0 {
+        while seats < size && steps > 0 && !self.roles.exhausted {
             steps -= 1;
             // Nearest side first; on equal distance the longer wait.
             let take_left = match (left, right) {
@@ -341,7 +356,7 @@ impl<'a> Grouper<'a> {
             if check_regions && !self.region_fits(x) {
                 continue;
             }
-            match self.admits(caps, size, seats, joiner) {
+            match self.admits(caps, size, seats, joiner, x) {
                 Ok(()) => {
                     if check_regions {
                         self.region_join(x);
@@ -349,11 +364,11 @@ impl<'a> Grouper<'a> {
                     self.rules.join(x);
                     group.push(x);
                     joined.push((vx, rx));
-                    self.sizes.push(joiner);
+                    self.add_member(x, joiner);
                     seats += joiner;
                 }
                 Err(Blocked::Seating) => seating_blocked = true,
-                Err(Blocked::Overflow) => {}
+                Err(Blocked::Overflow | Blocked::Roles) => {}
             }
         }
         let region_short = if seats == size || in_range_seats < size || !check_regions {
@@ -366,6 +381,8 @@ impl<'a> Grouper<'a> {
         } else if region_short.is_some() {
             region_short
         } else if let Some(reason) = self.rules.reason(anchor, in_range_seats >= size) {
+            Some(reason)
+        } else if let Some(reason) = self.roles_reason(caps).filter(|_| in_range_seats >= size) {
             Some(reason)
         } else if seating_blocked && in_range_seats >= size {
             Some(WaitingReason::NoExactSeating {
@@ -396,4 +413,6 @@ impl<'a> Grouper<'a> {
 enum Blocked {
     Overflow,
     Seating,
+    /// No role seating of the group with the joiner (docs/rules.md, "Role queues").
+    Roles,
 }

@@ -294,6 +294,7 @@ fn simulated(
                     p.ping_ms
                 },
                 data: data_of.get(p.player_id.as_str()).cloned(),
+                role: p.role.as_ref().map(ToString::to_string),
             });
         }
         for _ in 0..team.bots {
@@ -305,6 +306,7 @@ fn simulated(
                 mmr: m.bot_mmr,
                 latency_ms: None,
                 data: None,
+                role: None,
             });
         }
         teams.push(ids);

@@ -53,6 +53,10 @@ pub struct SimulatedPlayer {
     /// The arrival's `data`, untouched; absent without.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
+    /// The player's role seat (docs/rules.md, "Role queues"); absent
+    /// without `composition` and for bots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
 }
 
 /// The `stats` block of docs/simulate.md.

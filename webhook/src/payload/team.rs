@@ -153,6 +153,12 @@ pub struct Player {
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
     pub attributes: matchplane_matchmaker::rules::DeclaredValues,
+    /// The role seat the player takes in a mode with `composition`
+    /// (docs/rules.md, "Role queues"): one of the roles its ticket listed,
+    /// or `any`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub role: Option<String>,
 }
 
 impl From<&ProposedTeam> for Team {
@@ -180,6 +186,7 @@ impl From<&MatchedPlayer> for Player {
             backfill: false,
             left: false,
             attributes: player.attributes.to_values(),
+            role: player.role.as_ref().map(ToString::to_string),
         }
     }
 }

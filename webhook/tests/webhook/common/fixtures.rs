@@ -23,6 +23,7 @@ pub fn match_message(match_id: &str, player_id: &str) -> Message {
         wait_seconds: 12.4,
         latency_ms: None,
         attributes: Default::default(),
+        role: None,
     };
     let proposed = ProposedMatch {
         teams: vec![

@@ -1,0 +1,190 @@
+//! Validation of `composition` (docs/rules.md, "Role queues"): every
+//! failure reported with its field, beside the mode's other errors.
+
+use super::{ANY, MAX_RELAX_STEPS};
+use crate::codes::Code;
+use crate::config::{GameModeConfig, MatchShape};
+use crate::rules::Declaration;
+use std::collections::BTreeMap;
+
+/// Longest `relax[].afterSeconds` (one day).
+const MAX_AFTER_SECONDS: f64 = 86_400.0;
+
+/// Checks `config.composition`: the attribute a declared `stringSet` with
+/// `values`, every role among them, counts summing to the team size of an
+/// array shape of equal teams, at most 8 `relax` steps with increasing
+/// `afterSeconds`; refused with a flexible shape and with `relaxations`.
+pub fn check_composition(config: &GameModeConfig, push: &mut impl FnMut(&str, Code, String)) {
+    let Some(c) = &config.composition else {
+        return;
+    };
+    let invalid = Code::ValidationError;
+    let values: Option<&[String]> =
+        match config.attributes.as_ref().and_then(|d| d.get(&c.attribute)) {
+            Some(Declaration::StringSet { values, .. }) => {
+                if values.is_none() {
+                    push(
+                        "composition.attribute",
+                        invalid,
+                        format!(
+                        "attribute {} lists no values: a role attribute names its roles in values",
+                        c.attribute
+                    ),
+                    );
+                }
+                values.as_deref()
+            }
+            Some(d) => {
+                push(
+                    "composition.attribute",
+                    invalid,
+                    format!(
+                        "attribute {} is a {}; roles need a stringSet",
+                        c.attribute,
+                        d.type_name()
+                    ),
+                );
+                None
+            }
+            None => {
+                push(
+                    "composition.attribute",
+                    invalid,
+                    format!("{} is not a declared attribute", c.attribute),
+                );
+                None
+            }
+        };
+    let team_size = match &config.match_shape {
+        MatchShape::Flexible(_) => {
+            push(
+                "composition",
+                invalid,
+                "composition needs an array matchShape, not a flexible one".into(),
+            );
+            None
+        }
+        MatchShape::Fixed(shape) => {
+            let first = shape.first().copied();
+            if shape.iter().any(|s| Some(*s) != first) {
+                push(
+                    "matchShape",
+                    invalid,
+                    "composition needs teams of equal size".into(),
+                );
+                None
+            } else {
+                first
+            }
+        }
+    };
+    if !config.relaxations.is_empty() {
+        push(
+            "relaxations",
+            invalid,
+            "shape relaxations are not allowed with composition: relax the roles with composition.relax".into(),
+        );
+    }
+    check_per_team(&c.per_team, "composition.perTeam", values, team_size, push);
+    if c.relax.len() > MAX_RELAX_STEPS {
+        push(
+            "composition.relax",
+            invalid,
+            format!(
+                "at most {MAX_RELAX_STEPS} relax steps, found {}",
+                c.relax.len()
+            ),
+        );
+    }
+    let mut previous: Option<f64> = None;
+    for (i, step) in c.relax.iter().enumerate() {
+        let field = format!("composition.relax[{i}].afterSeconds");
+        let after = step.after_seconds;
+        if !(0.0..=MAX_AFTER_SECONDS).contains(&after) {
+            push(
+                &field,
+                invalid,
+                format!("afterSeconds must be 0 to {MAX_AFTER_SECONDS} seconds"),
+            );
+        } else if previous.is_some_and(|p| after <= p) {
+            push(
+                &field,
+                invalid,
+                "afterSeconds must be strictly increasing".into(),
+            );
+        }
+        if after.is_finite() {
+            previous = Some(after);
+        }
+        check_per_team(
+            &step.per_team,
+            &format!("composition.relax[{i}].perTeam"),
+            values,
+            team_size,
+            push,
+        );
+    }
+}
+
+/// One `perTeam`: every role among `values` (or `any`), counts summing to
+/// `team_size` (when the shape gives one).
+fn check_per_team(
+    per_team: &BTreeMap<String, u32>,
+    field: &str,
+    values: Option<&[String]>,
+    team_size: Option<u32>,
+    push: &mut impl FnMut(&str, Code, String),
+) {
+    if let Some(values) = values {
+        for role in per_team.keys() {
+            if role != ANY && !values.contains(role) {
+                push(
+                    &format!("{field}.{role}"),
+                    Code::ValidationError,
+                    format!("{role} is not among the attribute's values"),
+                );
+            }
+        }
+    }
+    let sum: u64 = per_team.values().map(|n| u64::from(*n)).sum();
+    if let Some(size) = team_size {
+        if sum != u64::from(size) {
+            push(
+                field,
+                Code::ValidationError,
+                format!("role seats sum to {sum}; every team has {size} players"),
+            );
+        }
+    }
+}
+
+/// A ticket's role list (docs/rules.md, "Role queues"): in a mode with
+/// `composition`, the attribute's value (sent, or its `default`) lists at
+/// least one role. Values outside the attribute's `values` are refused by
+/// the attribute's own parse.
+///
+/// # Errors
+/// `VALIDATION_ERROR` on `attributes.<attribute>` for an empty list.
+pub fn check_ticket_roles(
+    config: &GameModeConfig,
+    declared: &crate::rules::DeclaredValues,
+) -> Result<(), crate::validation::FieldError> {
+    let Some(c) = &config.composition else {
+        return Ok(());
+    };
+    let own = declared.get(&c.attribute);
+    let value = match config.attributes.as_ref().and_then(|d| d.get(&c.attribute)) {
+        Some(d) => crate::rules::value::effective(d, own),
+        None => own.cloned(),
+    };
+    match value {
+        Some(crate::rules::AttributeValue::Set(items)) if items.is_empty() => {
+            Err(crate::validation::FieldError::new(
+                format!("attributes.{}", c.attribute),
+                Code::ValidationError,
+                "list at least one role the player will play",
+            ))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,286 @@
+//! Role queues in the cycle (docs/rules.md, "Role queues"): groups are
+//! grown only with joiners that keep a role seating possible, seated into
+//! exactly the role seats, and `relax` steps replace `perTeam`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+use common::*;
+use matchplane_matchmaker::{GameModeConfig, Search, WaitingReason};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// An MMR mode of `shape` whose teams have `per_team` role seats.
+fn roles_mode(
+    shape: &[u32],
+    per_team: serde_json::Value,
+    relax: serde_json::Value,
+) -> GameModeConfig {
+    let mut c = mmr_mode(shape, 50.0, 2.0);
+    c.attributes = serde_json::from_value(json!({
+        "roles": {"type": "stringSet", "values": ["tank", "damage", "support"]}
+    }))
+    .unwrap();
+    c.composition = Some(
+        serde_json::from_value(json!({"attribute": "roles", "perTeam": per_team, "relax": relax}))
+            .unwrap(),
+    );
+    c
+}
+
+fn roled(id: &str, mmr: f64, at: f64, roles: &[&str]) -> Search {
+    player(id, mmr, at, json!({ "roles": roles }))
+}
+
+fn role_of(m: &matchplane_matchmaker::ProposedMatch, id: &str) -> String {
+    m.teams
+        .iter()
+        .flat_map(|t| &t.players)
+        .find(|p| p.player_id.as_str() == id)
+        .and_then(|p| p.role.as_ref())
+        .map(|r| r.to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_joiner_that_breaks_the_roles_is_passed_over_and_a_further_one_completes_the_group() {
+    let config = roles_mode(&[2, 2], json!({"tank": 1, "damage": 1}), json!([]));
+    let pool = vec![
+        roled("a", 1000.0, 0.0, &["tank"]),
+        roled("b", 1001.0, 1.0, &["damage"]),
+        roled("c", 1002.0, 2.0, &["damage"]),
+        roled("d", 1003.0, 3.0, &["damage"]),
+        roled("e", 1040.0, 4.0, &["tank"]),
+    ];
+    let out = cycle(&config, &pool, 10.0);
+    assert_eq!(out.matches.len(), 1, "{out:?}");
+    let m = &out.matches[0];
+    let mut ids: Vec<String> = teams_of(&out)[0].concat();
+    ids.sort();
+    assert!(
+        ids.contains(&"e".to_string()),
+        "the far tank completes it: {ids:?}"
+    );
+    for team in &m.teams {
+        let mut roles: Vec<String> = team
+            .players
+            .iter()
+            .map(|p| p.role.as_ref().unwrap().to_string())
+            .collect();
+        roles.sort();
+        assert_eq!(roles, ["damage", "tank"]);
+    }
+    assert_eq!(role_of(m, "a"), "tank");
+    assert_eq!(role_of(m, "e"), "tank");
+    let text = serde_json::to_value(&m.teams[0].players[0]).unwrap();
+    assert!(text["role"].is_string(), "{text}");
+}
+
+#[test]
+fn players_without_a_seating_wait_with_the_roles_their_group_lacked() {
+    let config = roles_mode(&[2, 2], json!({"tank": 1, "damage": 1}), json!([]));
+    let pool: Vec<Search> = (0..5)
+        .map(|i| {
+            roled(
+                &format!("p{i}"),
+                1000.0 + f64::from(i),
+                f64::from(i),
+                &["damage"],
+            )
+        })
+        .collect();
+    let out = cycle(&config, &pool, 10.0);
+    assert!(out.matches.is_empty());
+    let first = out
+        .waiting
+        .iter()
+        .find(|w| w.player_id.as_str() == "p0")
+        .unwrap();
+    let short: BTreeMap<String, u32> = [("tank".to_string(), 2)].into();
+    assert_eq!(first.reason, WaitingReason::NoRoleSeating { short });
+    let text = serde_json::to_value(&first.reason).unwrap();
+    assert_eq!(
+        text,
+        json!({"code": "NO_ROLE_SEATING", "short": {"tank": 2}})
+    );
+}
+
+#[test]
+fn a_relax_step_replaces_per_team_once_the_anchor_has_waited() {
+    let config = roles_mode(
+        &[2, 2],
+        json!({"tank": 1, "damage": 1}),
+        json!([{"afterSeconds": 60, "perTeam": {"damage": 1, "any": 1}}]),
+    );
+    let pool: Vec<Search> = (0..4)
+        .map(|i| roled(&format!("p{i}"), 1000.0 + f64::from(i), 0.0, &["damage"]))
+        .collect();
+    assert!(cycle(&config, &pool, 59.0).matches.is_empty());
+    let out = cycle(&config, &pool, 61.0);
+    assert_eq!(out.matches.len(), 1, "{out:?}");
+    for team in &out.matches[0].teams {
+        let mut roles: Vec<String> = team
+            .players
+            .iter()
+            .map(|p| p.role.as_ref().unwrap().to_string())
+            .collect();
+        roles.sort();
+        assert_eq!(roles, ["any", "damage"]);
+    }
+}
+
+#[test]
+fn modes_without_composition_give_no_role() {
+    let config = mmr_mode(&[1, 1], 50.0, 2.0);
+    let out = cycle(
+        &config,
+        &[solo("a", 1000.0, 0.0), solo("b", 1001.0, 0.0)],
+        5.0,
+    );
+    let p = &out.matches[0].teams[0].players[0];
+    assert_eq!(p.role, None);
+    assert!(serde_json::to_value(p).unwrap().get("role").is_none());
+}
+
+#[test]
+fn kept_together_parties_sit_whole_in_role_seats() {
+    let mut config = roles_mode(
+        &[3, 3],
+        json!({"tank": 1, "damage": 1, "support": 1}),
+        json!([]),
+    );
+    config = with_parties(config, 2, true);
+    // A duo of two tanks can never sit on one team: it is passed over.
+    let mut pool = vec![];
+    let mut duo = party("duo", 2, 1000.0, 0.0);
+    for s in &mut duo {
+        s.attributes = serde_json::from_value(json!({"roles": ["tank"]})).unwrap();
+    }
+    pool.extend(duo);
+    let mut flex = party("flex", 2, 1001.0, 1.0);
+    flex[0].attributes = serde_json::from_value(json!({"roles": ["tank"]})).unwrap();
+    flex[1].attributes = serde_json::from_value(json!({"roles": ["damage", "support"]})).unwrap();
+    pool.extend(flex);
+    pool.push(roled("t", 1002.0, 2.0, &["tank"]));
+    pool.push(roled("d", 1003.0, 2.0, &["damage"]));
+    pool.push(roled("s1", 1004.0, 2.0, &["support"]));
+    pool.push(roled("s2", 1005.0, 2.0, &["support"]));
+    let out = cycle(&config, &pool, 10.0);
+    assert_eq!(out.matches.len(), 1, "{out:?}");
+    let ids: Vec<String> = teams_of(&out)[0].concat();
+    assert!(!ids.iter().any(|i| i.starts_with("duo")), "{ids:?}");
+    let m = &out.matches[0];
+    let team_of = |id: &str| {
+        m.teams
+            .iter()
+            .position(|t| t.players.iter().any(|p| p.player_id.as_str() == id))
+            .unwrap()
+    };
+    assert_eq!(team_of("flex-0"), team_of("flex-1"));
+    for team in &m.teams {
+        let mut roles: Vec<String> = team
+            .players
+            .iter()
+            .map(|p| p.role.as_ref().unwrap().to_string())
+            .collect();
+        roles.sort();
+        assert_eq!(roles, ["damage", "support", "tank"]);
+    }
+}
+
+#[test]
+fn the_pool_view_counts_waiting_searches_by_each_role_listed() {
+    let config = roles_mode(&[2, 2], json!({"tank": 1, "damage": 1}), json!([]));
+    let pool = vec![
+        roled("a", 1000.0, 0.0, &["damage"]),
+        roled("b", 1001.0, 1.0, &["damage", "support"]),
+        roled("c", 1002.0, 2.0, &["damage"]),
+    ];
+    let out = cycle(&config, &pool, 10.0);
+    let counts: BTreeMap<String, u32> =
+        [("damage".to_string(), 3), ("support".to_string(), 1)].into();
+    assert_eq!(out.waiting_by_role, counts);
+    let summary = matchplane_matchmaker::pool_summary::PoolSummary::of(&pool, &out);
+    assert_eq!(summary.waiting_by_role.get("damage"), Some(&3));
+    assert!(
+        cycle(&mmr_mode(&[1, 1], 5.0, 2.0), &[solo("x", 1.0, 0.0)], 1.0)
+            .waiting_by_role
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_search_with_an_empty_role_list_fails_at_the_re_check() {
+    let config = roles_mode(&[1, 1], json!({"damage": 1}), json!([]));
+    let pool = vec![
+        roled("a", 1000.0, 0.0, &["damage"]),
+        roled("b", 1001.0, 0.0, &[]),
+    ];
+    let out = cycle(&config, &pool, 5.0);
+    assert!(out.matches.is_empty());
+    assert_eq!(out.failed.len(), 1, "{out:?}");
+    assert_eq!(out.failed[0].ticket_id.as_str(), "tkt_b");
+}
+
+#[test]
+fn a_walk_passes_over_a_bounded_number_of_candidates_for_their_roles() {
+    // [1,1] with one tank seat per team: 16 damage players (8 per seat)
+    // sit between the anchor and the only other tank.
+    let config = roles_mode(&[1, 1], json!({"tank": 1}), json!([]));
+    let mut pool = vec![roled("anchor", 1000.0, 0.0, &["tank"])];
+    for i in 0..16 {
+        pool.push(roled(
+            &format!("d{i}"),
+            1001.0 + f64::from(i),
+            1.0,
+            &["damage"],
+        ));
+    }
+    pool.push(roled("far", 1030.0, 1.0, &["tank"]));
+    let out = cycle(&config, &pool, 5.0);
+    assert!(out.matches.is_empty(), "{out:?}");
+    // One damage player fewer, and the far tank is reached.
+    pool.remove(1);
+    let out = cycle(&config, &pool, 5.0);
+    assert_eq!(out.matches.len(), 1);
+}
+
+#[test]
+fn simulate_players_carry_their_role() {
+    use matchplane_matchmaker::simulate::{run, Scenario};
+    let scenario = json!({
+        "gameMode": {
+            "name": "roles", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"},
+            "attributes": {"roles": {"type": "stringSet", "values": ["tank", "damage", "support"]}},
+            "composition": {"attribute": "roles", "perTeam": {"tank": 1, "damage": 1}}
+        },
+        "until": 5,
+        "arrivals": [
+            {"at": 0, "playerId": "a", "attributes": {"roles": ["tank"]}},
+            {"at": 0, "playerId": "b", "attributes": {"roles": ["damage"]}},
+            {"at": 0, "playerId": "c", "attributes": {"roles": ["damage", "tank"]}},
+            {"at": 0, "playerId": "d", "attributes": {"roles": ["damage"]}},
+            {"at": 0, "playerId": "e", "attributes": {"roles": ["damage"]}}
+        ]
+    });
+    let scenario = Scenario::parse(&scenario.to_string()).unwrap();
+    let r = serde_json::to_value(run(&scenario)).unwrap();
+    let players = r["matches"][0]["players"].as_array().unwrap();
+    assert_eq!(players.len(), 4, "{r}");
+    let role = |id: &str| {
+        players
+            .iter()
+            .find(|p| p["playerId"] == id)
+            .map(|p| p["role"].clone())
+    };
+    assert_eq!(role("a"), Some(json!("tank")));
+    assert_eq!(
+        role("c"),
+        Some(json!("tank")),
+        "c is the only other tank: {r}"
+    );
+    assert_eq!(
+        r["unmatchedReasons"]["e"]["code"], "NOT_ENOUGH_PLAYERS",
+        "{r}"
+    );
+}
