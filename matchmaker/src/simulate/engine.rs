@@ -59,6 +59,7 @@ fn run_inner(
     let mut refused = 0;
     let mut matches = Vec::new();
     let mut waits = Vec::new();
+    let mut roles = super::roles::RoleTally::default();
     let mut ended = Vec::new();
     let mut reasons = BTreeMap::new();
     // Each arrival's `data`, passed to its seat in the match.
@@ -136,6 +137,13 @@ fn run_inner(
         }
         for closed in proposer.close_due(t) {
             let mut made = false;
+            // Members matched, by ticket: when each was queued.
+            let seated: std::collections::HashMap<ArcStr, f64> = closed
+                .members
+                .iter()
+                .filter(|(_, fate)| matches!(fate, Fate::Matched))
+                .map(|(s, _)| (s.ticket_id.clone(), s.queued_at))
+                .collect();
             for (search, fate) in closed.members {
                 match fate {
                     Fate::Matched => {
@@ -152,6 +160,9 @@ fn run_inner(
                 }
             }
             if made {
+                roles.matched(&closed.proposed, |ticket, _| {
+                    seated.get(ticket).map(|queued| closed.at - queued)
+                });
                 matches.push(simulated(closed.at, &closed.proposed, &data_of));
                 backfiller.matched(&closed.proposed);
             }
@@ -214,6 +225,7 @@ fn run_inner(
                     gone.insert(p.ticket_id.clone());
                 }
             }
+            roles.matched(m, |_, wait| Some(wait));
             matches.push(simulated(t, m, &data_of));
             backfiller.matched(m);
         }
@@ -259,6 +271,7 @@ fn run_inner(
             mmr_spread: Spread::of(&spreads),
             team_imbalance: Spread::of(&imbalances),
             acceptance: config.acceptance.is_some().then_some(acceptance),
+            roles: roles.finish(),
         },
         proposals,
         matches,

@@ -12,6 +12,7 @@ mod guard;
 mod proposals;
 mod replay;
 mod report;
+mod roles;
 mod scenario;
 mod stats;
 mod table;
@@ -26,6 +27,7 @@ pub use guard::{check_guard, parse_guard, GuardVerdict, GuardedFigure, DEFAULT_G
 pub use proposals::{assign_declines, AcceptanceStats, SimAnswer, SimulatedProposal};
 pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
+pub use roles::RoleStats;
 pub use scenario::{
     parse_mode, read_mode_with_serde, without_server_fields, Event, ReadMode, Scenario,
     ScenarioBody, ScenarioError,

@@ -85,6 +85,10 @@ pub struct Stats {
     /// Acceptance figures (docs/acceptance.md); absent in a mode without `acceptance`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<super::AcceptanceStats>,
+    /// Per role seated (docs/rules.md, "Role queues"): matches, players
+    /// and their waits; absent in a mode without `composition`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub roles: BTreeMap<String, super::RoleStats>,
 }
 
 /// A failed or expired search of the simulation.

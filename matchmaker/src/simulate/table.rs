@@ -68,6 +68,21 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         "",
         num(t.max)
     );
+    // Role queues: each role's waits and how many it seated.
+    for (role, r) in &s.roles {
+        let w = &r.wait_seconds;
+        let _ = writeln!(
+            out,
+            "{:<16}{:>10}{:>10}{:>10}{:>10}   {} players in {} matches",
+            format!("wait: {role}"),
+            num(w.p50),
+            num(w.p90),
+            num(w.p99),
+            num(w.max),
+            r.matched_players,
+            r.matches
+        );
+    }
     if let Some(b) = &s.backfill {
         let _ = writeln!(
             out,
