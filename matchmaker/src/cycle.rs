@@ -57,6 +57,10 @@ pub struct ProposedTeam {
     /// Bot seats completing the team (docs/game-modes.md#thin-pools-smaller-matches-and-bots); 0 without bots.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bots: u32,
+    /// With `composition`, the role of each bot seat: the team's role
+    /// seats no human took (docs/rules.md, "Role queues"); empty without.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bot_roles: Vec<ArcStr>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -158,7 +158,7 @@ pub fn seat(
         .filter(|&t| human_caps[t] > 0)
         .collect();
     let live_caps: Vec<u32> = live.iter().map(|&t| human_caps[t]).collect();
-    let (seating, unit_roles) = match roles {
+    let (seating, unit_roles, bot_roles) = match roles {
         Some(t) => {
             let role_units: Vec<&[u64]> = if config.parties.keep_together {
                 group.iter().map(|&c| t.masks(c)).collect()
@@ -178,7 +178,15 @@ pub fn seat(
                 .iter()
                 .map(|rs| rs.iter().map(|&r| t.role_arc(r)).collect())
                 .collect();
-            (chosen.team_of, names)
+            let bot_roles = match &formed.plan {
+                SeatPlan::Exact(_) => Vec::new(),
+                SeatPlan::WithBots { .. } => chosen
+                    .empty_seats(&seats, human_caps.len(), &live)
+                    .into_iter()
+                    .map(|team| team.into_iter().map(|r| t.role_arc(r)).collect())
+                    .collect(),
+            };
+            (chosen.team_of, names, bot_roles)
         }
         None => {
             let seating = match (&config.algorithm, config.team_assignment) {
@@ -186,7 +194,7 @@ pub fn seat(
                 (_, TeamAssignment::Balanced) => teams::balanced(&units, &live_caps)?,
                 (_, TeamAssignment::Snake) => teams::snake(&units, &live_caps)?,
             };
-            (seating, Vec::new())
+            (seating, Vec::new(), Vec::new())
         }
     };
 
@@ -202,6 +210,7 @@ pub fn seat(
             players: Vec::with_capacity(human_caps[index] as usize),
             mean_mmr: None,
             bots: bots_of(index),
+            bot_roles: bot_roles.get(index).cloned().unwrap_or_default(),
         })
         .collect();
     for (u, (members, &t)) in unit_members.iter().zip(&seating).enumerate() {

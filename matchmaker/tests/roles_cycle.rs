@@ -284,3 +284,44 @@ fn simulate_players_carry_their_role() {
         "{r}"
     );
 }
+
+#[test]
+fn bots_fill_the_role_seats_no_human_took() {
+    let mut config = roles_mode(
+        &[3, 3],
+        json!({"tank": 1, "damage": 1, "support": 1}),
+        json!([]),
+    );
+    config.bots = Some(matchplane_matchmaker::Bots {
+        fill_after_seconds: 60.0,
+        min_humans: 2,
+        replaceable: false,
+    });
+    let pool = vec![
+        roled("t", 1500.0, 0.0, &["tank"]),
+        roled("d", 1510.0, 0.0, &["damage"]),
+        roled("f", 1520.0, 0.0, &["damage", "support"]),
+    ];
+    assert!(cycle(&config, &pool, 59.0).matches.is_empty());
+    let out = cycle(&config, &pool, 60.0);
+    assert_eq!(out.matches.len(), 1, "{:?}", out.waiting);
+    let m = &out.matches[0];
+    for team in &m.teams {
+        assert_eq!(team.bot_roles.len() as u32, team.bots, "{team:?}");
+        // Humans and bots together hold exactly the team's role seats.
+        let mut seats: BTreeMap<String, u32> = BTreeMap::new();
+        for p in &team.players {
+            *seats
+                .entry(p.role.as_ref().unwrap().to_string())
+                .or_default() += 1;
+        }
+        for r in &team.bot_roles {
+            *seats.entry(r.to_string()).or_default() += 1;
+        }
+        let want: BTreeMap<String, u32> = [("damage", 1), ("support", 1), ("tank", 1)]
+            .map(|(r, n)| (r.to_owned(), n))
+            .into();
+        assert_eq!(seats, want, "{team:?}");
+    }
+    assert_eq!(m.teams.iter().map(|t| t.bots).sum::<u32>(), 3);
+}

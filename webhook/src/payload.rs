@@ -157,8 +157,11 @@ impl MatchMade {
                 .iter()
                 .map(|t| {
                     let mut team = Team::from(t);
-                    team.bots = (0..t.bots)
-                        .map(|_| BotSeat::new(proposed.bot_mmr))
+                    team.bots = (0..t.bots as usize)
+                        .map(|i| {
+                            BotSeat::new(proposed.bot_mmr)
+                                .with_role(t.bot_roles.get(i).map(|r| r.as_str()))
+                        })
                         .collect();
                     team
                 })
@@ -241,12 +244,14 @@ mod tests {
                     players: vec![player("a", 1500.0)],
                     mean_mmr: Some(1500.0),
                     bots: 0,
+                    bot_roles: Vec::new(),
                 },
                 ProposedTeam {
                     index: 1,
                     players: vec![player("Zoë🎮", 1520.5)],
                     mean_mmr: Some(1520.5),
                     bots: 0,
+                    bot_roles: Vec::new(),
                 },
             ],
             mmr_spread: 20.5,
@@ -316,6 +321,23 @@ mod tests {
         );
         assert_eq!(value["matchShape"], serde_json::json!([1, 3]));
         assert_eq!(value["seatsOpen"], serde_json::json!([0, 2]));
+        let back: Event = serde_json::from_slice(&message.body).unwrap();
+        assert_eq!(back, Event::MatchMade(body));
+    }
+
+    #[test]
+    fn a_bot_seat_carries_the_role_it_fills_and_round_trips() {
+        let mut proposed = proposed();
+        proposed.teams[1].bots = 2;
+        proposed.teams[1].bot_roles = vec!["tank".into(), "any".into()];
+        proposed.match_shape = vec![1, 3];
+        let body = MatchMade::new(identity(), &proposed);
+        let message = Message::match_made(body.clone()).unwrap();
+        let value: serde_json::Value = serde_json::from_slice(&message.body).unwrap();
+        let seats = value["teams"][1]["players"].as_array().unwrap();
+        assert_eq!(seats[1]["bot"], true);
+        assert_eq!(seats[1]["role"], "tank");
+        assert_eq!(seats[2]["role"], "any");
         let back: Event = serde_json::from_slice(&message.body).unwrap();
         assert_eq!(back, Event::MatchMade(body));
     }

@@ -237,6 +237,7 @@ fn team(
         players,
         mean_mmr,
         bots: 0,
+        bot_roles: Vec::new(),
     }
 }
 

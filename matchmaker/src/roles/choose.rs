@@ -178,3 +178,36 @@ fn deal(search: &mut Search<'_>, order: &[usize], snake: bool) -> Option<Vec<usi
     let mut fresh = search.fresh();
     fresh.first(order, 0).then(|| fresh.seat.to_vec())
 }
+
+impl RoleSeating {
+    /// The role seats this seating leaves empty on each of `teams` teams
+    /// of `seats` (roles in index order, then `any` as
+    /// `seats.counts.len()`), for the bots of a bot match (docs/rules.md,
+    /// "Role queues"). The seating's team indices are `live` teams:
+    /// `live[i]` is the `i`-th team with humans; a team without humans
+    /// leaves all its seats empty.
+    pub fn empty_seats(&self, seats: &RoleSeats, teams: usize, live: &[usize]) -> Vec<Vec<Role>> {
+        let any = seats.counts.len();
+        let mut left: Vec<Vec<u32>> = (0..teams)
+            .map(|_| seats.counts.iter().copied().chain([seats.any]).collect())
+            .collect();
+        for (u, roles) in self.roles.iter().enumerate() {
+            let Some(team) = self.team_of.get(u).and_then(|&i| live.get(i)) else {
+                continue;
+            };
+            for &r in roles {
+                if let Some(n) = left.get_mut(*team).and_then(|t| t.get_mut(r.min(any))) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+        }
+        left.into_iter()
+            .map(|team| {
+                team.into_iter()
+                    .enumerate()
+                    .flat_map(|(r, n)| std::iter::repeat_n(r, n as usize))
+                    .collect()
+            })
+            .collect()
+    }
+}

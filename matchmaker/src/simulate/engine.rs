@@ -310,7 +310,7 @@ fn simulated(
                 role: p.role.as_ref().map(ToString::to_string),
             });
         }
-        for _ in 0..team.bots {
+        for bot in 0..team.bots as usize {
             ids.push(None);
             players.push(SimulatedPlayer {
                 player_id: None,
@@ -319,7 +319,7 @@ fn simulated(
                 mmr: m.bot_mmr,
                 latency_ms: None,
                 data: None,
-                role: None,
+                role: team.bot_roles.get(bot).map(ToString::to_string),
             });
         }
         teams.push(ids);

@@ -35,6 +35,10 @@ pub struct BotSeat {
     pub ticket_id: Option<String>,
     /// Mean of the match's humans' MMR, or `null`.
     pub mmr: Option<f64>,
+    /// In a role queue, the role seat the bot fills (docs/rules.md, "Role
+    /// queues"); absent without `composition`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
 }
 
 impl BotSeat {
@@ -45,7 +49,14 @@ impl BotSeat {
             player_id: None,
             ticket_id: None,
             mmr,
+            role: None,
         }
+    }
+
+    /// This seat, filling the role seat `role`.
+    pub fn with_role(mut self, role: Option<&str>) -> Self {
+        self.role = role.map(str::to_owned);
+        self
     }
 }
 
@@ -79,7 +90,7 @@ impl From<TeamWire> for Team {
         for seat in wire.players {
             match seat {
                 SeatWire::Bot(b) if b.bot => bots.push(b),
-                SeatWire::Bot(b) => bots.push(BotSeat::new(b.mmr)),
+                SeatWire::Bot(b) => bots.push(BotSeat::new(b.mmr).with_role(b.role.as_deref())),
                 SeatWire::Player(p) => players.push(p),
             }
         }
