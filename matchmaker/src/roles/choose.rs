@@ -46,10 +46,22 @@ pub fn seat_group(
     let team_of = match choice {
         Choice::Balanced => {
             let order = biggest_first(units, values);
+            // Per-seat values of the units from each depth on, at least
+            // and at most: the bound of `balanced`.
+            let per_seat =
+                |u: usize| values.get(u).copied().unwrap_or(0.0) / units[u].len().max(1) as f64;
+            let mut low = vec![f64::INFINITY; order.len() + 1];
+            let mut high = vec![f64::NEG_INFINITY; order.len() + 1];
+            for d in (0..order.len()).rev() {
+                low[d] = low[d + 1].min(per_seat(order[d]));
+                high[d] = high[d + 1].max(per_seat(order[d]));
+            }
             let mut best = Best {
                 spread: f64::INFINITY,
                 seat: None,
                 sums: vec![0.0; caps.len()],
+                low,
+                high,
             };
             balanced(&mut search, &order, 0, values, &mut best);
             best.seat?
@@ -88,6 +100,33 @@ struct Best {
     spread: f64,
     seat: Option<Vec<usize>>,
     sums: Vec<f64>,
+    /// Lowest and highest per-seat value of the units from each depth on.
+    low: Vec<f64>,
+    high: Vec<f64>,
+}
+
+impl Best {
+    /// A lower bound of the spread of any completion at `depth`: each
+    /// team's mean ends between its sum plus its open seats at the lowest
+    /// and at the highest per-seat value left.
+    fn bound(&self, search: &Search<'_>, depth: usize) -> f64 {
+        let (mut max_low, mut min_high) = (f64::NEG_INFINITY, f64::INFINITY);
+        for (t, cap) in search.caps().iter().enumerate() {
+            let open = f64::from(cap.saturating_sub(search.teams[t].len() as u32));
+            let c = f64::from((*cap).max(1));
+            let (lo, hi) = if open == 0.0 {
+                (self.sums[t] / c, self.sums[t] / c)
+            } else {
+                (
+                    (self.sums[t] + open * self.low[depth]) / c,
+                    (self.sums[t] + open * self.high[depth]) / c,
+                )
+            };
+            max_low = max_low.max(lo);
+            min_high = min_high.min(hi);
+        }
+        (max_low - min_high).max(0.0)
+    }
 }
 
 /// Every role-valid seating (within the budget), keeping the one with the
@@ -107,7 +146,7 @@ fn balanced(
         }
         return;
     }
-    if !search.spend() {
+    if !search.spend() || best.bound(search, depth) + 1e-12 >= best.spread {
         return;
     }
     let u = order[depth];
