@@ -105,7 +105,7 @@ pub fn seat(
     formed: &Formed,
     now: f64,
     region: Option<SeatRegion<'_>>,
-    roles: Option<&crate::roles::RoleTable<'_>>,
+    roles: Option<&crate::roles::RoleTable>,
     rng: &mut dyn RngCore,
 ) -> Option<ProposedMatch> {
     let group = &formed.group;
@@ -172,7 +172,7 @@ pub fn seat(
                 (_, TeamAssignment::Snake) => Choice::Snake,
             };
             let seats = t.seats_for(*group.first()?);
-            let chosen = seat_group(&role_units, &values, &live_caps, &seats, choice)?;
+            let chosen = seat_group(&role_units, &values, &live_caps, seats, choice)?;
             let names: Vec<Vec<ArcStr>> = chosen
                 .roles
                 .iter()

@@ -23,7 +23,7 @@ pub const LOOKAHEAD_PER_SEAT: u32 = 8;
 /// The role table of one cycle and the group being grown.
 #[derive(Debug, Default)]
 pub(super) struct RoleState<'a> {
-    table: Option<&'a RoleTable<'a>>,
+    table: Option<&'a RoleTable>,
     /// The seats in force for the current try (its anchor's wait).
     seats: RoleSeats,
     /// The group's candidates so far.
@@ -58,7 +58,7 @@ fn signature(masks: &[u64]) -> Option<u64> {
 impl<'a> Grouper<'a> {
     /// Adds role queues (docs/rules.md, "Role queues"): every group must
     /// seat into the composition's role seats.
-    pub fn with_roles(mut self, table: Option<&'a RoleTable<'a>>) -> Self {
+    pub fn with_roles(mut self, table: Option<&'a RoleTable>) -> Self {
         self.roles.table = table;
         self
     }
@@ -74,7 +74,7 @@ impl<'a> Grouper<'a> {
         self.roles.refused_lists.clear();
         self.roles.exhausted = false;
         if let Some(t) = self.roles.table {
-            self.roles.seats = t.seats_for(anchor);
+            self.roles.seats.clone_from(t.seats_for(anchor));
         }
     }
 
@@ -113,7 +113,7 @@ impl<'a> Grouper<'a> {
     }
 
     /// The exact check of [`Grouper::roles_admit`].
-    fn roles_fit(&self, t: &RoleTable<'_>, caps: &[u32], x: usize) -> bool {
+    fn roles_fit(&self, t: &RoleTable, caps: &[u32], x: usize) -> bool {
         let members = self.roles.members.iter().chain(std::iter::once(&x));
         let units: SmallVec<[&[u64]; 16]> = if self.keep_together {
             members.map(|&c| t.masks(c)).collect()

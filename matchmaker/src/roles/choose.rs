@@ -2,8 +2,9 @@
 //! queues"): among the seatings that give every team exactly its role
 //! seats, the one `teamAssignment` picks (docs/game-modes.md#teamassignment).
 
-use super::{assign, biggest_first, Role, Search};
+use super::{assign, biggest_first, fits, Role, Search};
 use crate::roles::RoleSeats;
+use crate::teams::{self, Unit};
 use rand::seq::SliceRandom;
 use rand::RngCore;
 
@@ -46,11 +47,56 @@ pub fn seat_group(
     let team_of = match choice {
         Choice::Balanced => {
             let order = biggest_first(units, values);
+            // Per depth, the sums of the r smallest and r largest seat
+            // values of the units left: the bound of `balanced`.
+            let per_seat =
+                |u: usize| values.get(u).copied().unwrap_or(0.0) / units[u].len().max(1) as f64;
+            let mut low = Vec::with_capacity(order.len() + 1);
+            let mut high = Vec::with_capacity(order.len() + 1);
+            for d in 0..=order.len() {
+                let mut left: Vec<f64> = order[d..]
+                    .iter()
+                    .flat_map(|&u| std::iter::repeat_n(per_seat(u), units[u].len()))
+                    .collect();
+                left.sort_by(f64::total_cmp);
+                let sums = |it: &mut dyn Iterator<Item = &f64>| {
+                    std::iter::once(0.0)
+                        .chain(it.scan(0.0, |acc, v| {
+                            *acc += v;
+                            Some(*acc)
+                        }))
+                        .collect::<Vec<f64>>()
+                };
+                low.push(sums(&mut left.iter()));
+                high.push(sums(&mut left.iter().rev()));
+            }
             let mut best = Best {
                 spread: f64::INFINITY,
                 seat: None,
                 sums: vec![0.0; caps.len()],
+                low,
+                high,
             };
+            // The balance without roles (exact up to 20 units) is the
+            // answer when it happens to give every team its role seats;
+            // else it seeds the bound when valid.
+            let plain: Vec<Unit> = units
+                .iter()
+                .zip(values)
+                .map(|(u, v)| Unit {
+                    seats: u.len() as u32,
+                    value_sum: *v,
+                })
+                .collect();
+            if let Some(seat) =
+                teams::balanced(&plain, caps).filter(|s| role_valid(units, caps, seats, s))
+            {
+                if units.len() <= teams::EXACT_LIMIT {
+                    return finish(units, caps, seats, seat);
+                }
+                best.spread = teams::spread(&plain, caps, &seat);
+                best.seat = Some(seat);
+            }
             balanced(&mut search, &order, 0, values, &mut best);
             best.seat?
         }
@@ -67,6 +113,28 @@ pub fn seat_group(
             deal(&mut search, &order, false)?
         }
     };
+    finish(units, caps, seats, team_of)
+}
+
+/// Whether `team_of` gives every team a role seating.
+fn role_valid(units: &[&[u64]], caps: &[u32], seats: &RoleSeats, team_of: &[usize]) -> bool {
+    (0..caps.len()).all(|t| {
+        let masks = units
+            .iter()
+            .zip(team_of)
+            .filter(|(_, &at)| at == t)
+            .flat_map(|(u, _)| u.iter().copied());
+        fits(masks, seats, 1)
+    })
+}
+
+/// The roles of a chosen seating, team by team.
+fn finish(
+    units: &[&[u64]],
+    caps: &[u32],
+    seats: &RoleSeats,
+    team_of: Vec<usize>,
+) -> Option<RoleSeating> {
     let mut roles: Vec<Vec<Role>> = units.iter().map(|u| vec![0; u.len()]).collect();
     for t in 0..caps.len() {
         let members: Vec<usize> = (0..units.len()).filter(|&u| team_of[u] == t).collect();
@@ -88,6 +156,30 @@ struct Best {
     spread: f64,
     seat: Option<Vec<usize>>,
     sums: Vec<f64>,
+    /// Per depth, the sums of the `r` smallest (`low[d][r]`) and largest
+    /// (`high[d][r]`) seat values of the units left.
+    low: Vec<Vec<f64>>,
+    high: Vec<Vec<f64>>,
+}
+
+impl Best {
+    /// A lower bound of the spread of any completion at `depth`: each
+    /// team's mean ends between its sum plus the smallest and plus the
+    /// largest seat values left, as many as its open seats (units relaxed
+    /// into single seats, as in `teams::exact`).
+    fn bound(&self, search: &Search<'_>, depth: usize) -> f64 {
+        let (mut max_low, mut min_high) = (f64::NEG_INFINITY, f64::INFINITY);
+        for (t, cap) in search.caps().iter().enumerate() {
+            let open = cap.saturating_sub(search.teams[t].len() as u32) as usize;
+            let c = f64::from((*cap).max(1));
+            let r = open.min(self.low[depth].len() - 1);
+            let lo = (self.sums[t] + self.low[depth][r]) / c;
+            let hi = (self.sums[t] + self.high[depth][r]) / c;
+            max_low = max_low.max(lo);
+            min_high = min_high.min(hi);
+        }
+        (max_low - min_high).max(0.0)
+    }
 }
 
 /// Every role-valid seating (within the budget), keeping the one with the
@@ -107,7 +199,7 @@ fn balanced(
         }
         return;
     }
-    if !search.spend() {
+    if !search.spend() || best.bound(search, depth) + 1e-12 >= best.spread {
         return;
     }
     let u = order[depth];

@@ -127,7 +127,7 @@ where
 }
 
 /// [`fits_pooled`], falling back to the matching past 8 roles.
-fn fits<I>(masks: I, seats: &RoleSeats, teams: u32) -> bool
+pub(super) fn fits<I>(masks: I, seats: &RoleSeats, teams: u32) -> bool
 where
     I: Iterator<Item = u64> + Clone,
 {

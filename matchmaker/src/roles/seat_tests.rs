@@ -66,3 +66,27 @@ fn the_final_seating_fills_every_team_exactly_and_balances() {
     )
     .is_none());
 }
+
+#[test]
+fn without_role_limits_the_balanced_seating_equals_the_teams_module() {
+    // Twenty solos on four teams of five, every seat `any`: the role
+    // seating must balance exactly as teams::balanced does.
+    let masks: Vec<[u64; 1]> = (0..20).map(|_| [TANK | DAMAGE]).collect();
+    let units: Vec<&[u64]> = masks.iter().map(|m| &m[..]).collect();
+    let values: Vec<f64> = (0..20u32)
+        .map(|i| 1000.0 + f64::from((i * 7919) % 1000))
+        .collect();
+    let caps = [5, 5, 5, 5];
+    let chosen = seat_group(&units, &values, &caps, &seats(0, 0, 0, 5), Choice::Balanced).unwrap();
+    let team_units: Vec<crate::teams::Unit> = values
+        .iter()
+        .map(|v| crate::teams::Unit {
+            seats: 1,
+            value_sum: *v,
+        })
+        .collect();
+    let exact = crate::teams::balanced(&team_units, &caps).unwrap();
+    let ours = crate::teams::spread(&team_units, &caps, &chosen.team_of);
+    let theirs = crate::teams::spread(&team_units, &caps, &exact);
+    assert!(ours <= theirs + 1e-9, "{ours} vs {theirs}");
+}

@@ -2,7 +2,7 @@
 //! queues"): one bit mask per player over the composition's roles, read
 //! once from the pool.
 
-use super::{Composition, RoleSeats};
+use super::RoleSeats;
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
 use crate::rules::value::{effective, AttributeValue};
@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 
 /// The role masks of one cycle's candidates.
 #[derive(Debug, Clone)]
-pub struct RoleTable<'c> {
-    composition: &'c Composition,
+pub struct RoleTable {
     roles: Vec<String>,
     /// The roles' names as shared strings, `any` last: what a seated
     /// player's `role` holds (a count increment per player, no copy).
@@ -23,13 +22,17 @@ pub struct RoleTable<'c> {
     starts: Vec<usize>,
     /// Each candidate's wait (seconds): an anchor's picks its step.
     waits: Vec<f64>,
+    /// The seats of `perTeam` and of each `relax` step, compiled once.
+    steps: Vec<(f64, RoleSeats)>,
+    /// No seats (never read: `steps` always holds `perTeam`).
+    empty: RoleSeats,
 }
 
-impl<'c> RoleTable<'c> {
+impl RoleTable {
     /// The table of `candidates` (their searches in `pool`), waiting
     /// `waits[c]` seconds; `None` when the mode has no `composition`.
     pub fn build(
-        config: &'c GameModeConfig,
+        config: &GameModeConfig,
         pool: &[Search],
         candidates: &[Candidate],
         waits: &[f64],
@@ -62,8 +65,13 @@ impl<'c> RoleTable<'c> {
             .map(|r| arcstr::ArcStr::from(r.as_str()))
             .chain(std::iter::once(arcstr::ArcStr::from(super::ANY)))
             .collect();
+        let steps = std::iter::once(f64::NEG_INFINITY)
+            .chain(composition.relax.iter().map(|s| s.after_seconds))
+            .map(|after| (after, composition.seats_at(after)))
+            .collect();
         Some(Self {
-            composition,
+            steps,
+            empty: RoleSeats::default(),
             names,
             roles,
             masks,
@@ -78,9 +86,16 @@ impl<'c> RoleTable<'c> {
     }
 
     /// The seats in force for a group anchored by candidate `anchor`.
-    pub fn seats_for(&self, anchor: usize) -> RoleSeats {
-        self.composition
-            .seats_at(self.waits.get(anchor).copied().unwrap_or(0.0))
+    pub fn seats_for(&self, anchor: usize) -> &RoleSeats {
+        let wait = self.waits.get(anchor).copied().unwrap_or(0.0);
+        // The last step reached (`perTeam` first, at no wait at all).
+        self.steps
+            .iter()
+            .rev()
+            .find(|(after, _)| wait >= *after)
+            .or(self.steps.first())
+            .map(|(_, seats)| seats)
+            .unwrap_or(&self.empty)
     }
 
     /// The role of index `r` (`any` past the last role).
