@@ -110,7 +110,7 @@ pub fn seat(
 ) -> Option<ProposedMatch> {
     let group = &formed.group;
     let base = config.match_shape.caps();
-    let human_caps: &[u32] = match &formed.plan {
+    let planned: &[u32] = match &formed.plan {
         SeatPlan::Exact(c) => c,
         SeatPlan::WithBots { humans } => humans,
     };
@@ -154,11 +154,9 @@ pub fn seat(
         })
         .collect();
     // Teams without humans (a bot match) take no part in the seating.
-    let live: Vec<usize> = (0..human_caps.len())
-        .filter(|&t| human_caps[t] > 0)
-        .collect();
-    let live_caps: Vec<u32> = live.iter().map(|&t| human_caps[t]).collect();
-    let (seating, unit_roles, bot_roles) = match roles {
+    let live_of =
+        |caps: &[u32]| -> Vec<usize> { (0..caps.len()).filter(|&t| caps[t] > 0).collect() };
+    let (seating, unit_roles, bot_roles, human_caps, live) = match roles {
         Some(t) => {
             let role_units: Vec<&[u64]> = if config.parties.keep_together {
                 group.iter().map(|&c| t.masks(c)).collect()
@@ -166,13 +164,29 @@ pub fn seat(
                 group.iter().flat_map(|&c| t.masks(c).chunks(1)).collect()
             };
             let values: Vec<f64> = units.iter().map(|u| u.value_sum).collect();
-            let choice = match (&config.algorithm, config.team_assignment) {
-                (Algorithm::Fifo {}, _) => Choice::Shuffled(rng),
-                (_, TeamAssignment::Balanced) => Choice::Balanced,
-                (_, TeamAssignment::Snake) => Choice::Snake,
-            };
             let seats = t.seats_for(*group.first()?);
-            let chosen = seat_group(&role_units, &values, &live_caps, seats, choice)?;
+            // A bot match's humans sit as the pass split them if their
+            // roles allow, else in the first other split that gives every
+            // human a role seat (docs/rules.md, "Bots and backfill").
+            let splits = match &formed.plan {
+                SeatPlan::Exact(c) => vec![c.clone()],
+                SeatPlan::WithBots { humans } => crate::roles::bot_splits(&base, humans),
+            };
+            let mut found = None;
+            for split in splits {
+                let live = live_of(&split);
+                let live_caps: Vec<u32> = live.iter().map(|&t| split[t]).collect();
+                let choice = match (&config.algorithm, config.team_assignment) {
+                    (Algorithm::Fifo {}, _) => Choice::Shuffled(&mut *rng),
+                    (_, TeamAssignment::Balanced) => Choice::Balanced,
+                    (_, TeamAssignment::Snake) => Choice::Snake,
+                };
+                if let Some(chosen) = seat_group(&role_units, &values, &live_caps, seats, choice) {
+                    found = Some((split, live, chosen));
+                    break;
+                }
+            }
+            let (split, live, chosen) = found?;
             let names: Vec<Vec<ArcStr>> = chosen
                 .roles
                 .iter()
@@ -181,28 +195,32 @@ pub fn seat(
             let bot_roles = match &formed.plan {
                 SeatPlan::Exact(_) => Vec::new(),
                 SeatPlan::WithBots { .. } => chosen
-                    .empty_seats(&seats, human_caps.len(), &live)
+                    .empty_seats(seats, split.len(), &live)
                     .into_iter()
                     .map(|team| team.into_iter().map(|r| t.role_arc(r)).collect())
                     .collect(),
             };
-            (chosen.team_of, names, bot_roles)
+            (chosen.team_of, names, bot_roles, split, live)
         }
         None => {
+            let live = live_of(planned);
+            let live_caps: Vec<u32> = live.iter().map(|&t| planned[t]).collect();
             let seating = match (&config.algorithm, config.team_assignment) {
                 (Algorithm::Fifo {}, _) => teams::shuffled(&units, &live_caps, rng)?,
                 (_, TeamAssignment::Balanced) => teams::balanced(&units, &live_caps)?,
                 (_, TeamAssignment::Snake) => teams::snake(&units, &live_caps)?,
             };
-            (seating, Vec::new(), Vec::new())
+            (seating, Vec::new(), Vec::new(), planned.to_vec(), live)
         }
     };
 
     let bots_of = |t: usize| match &formed.plan {
         SeatPlan::Exact(_) => 0,
-        SeatPlan::WithBots { humans } => {
-            base.get(t).copied().unwrap_or(0).saturating_sub(humans[t])
-        }
+        SeatPlan::WithBots { .. } => base
+            .get(t)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(human_caps[t]),
     };
     let mut teams: Vec<ProposedTeam> = (0..human_caps.len())
         .map(|index| ProposedTeam {

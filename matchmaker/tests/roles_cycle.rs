@@ -325,3 +325,39 @@ fn bots_fill_the_role_seats_no_human_took() {
     }
     assert_eq!(m.teams.iter().map(|t| t.bots).sum::<u32>(), 3);
 }
+
+#[test]
+fn a_bot_match_seats_its_two_tanks_on_two_teams() {
+    // Two tanks only and a damage player in a [3, 3] of one seat of each
+    // role: the tanks sit apart and no bot takes a tank seat.
+    let mut config = roles_mode(
+        &[3, 3],
+        json!({"tank": 1, "damage": 1, "support": 1}),
+        json!([]),
+    );
+    config.bots = Some(matchplane_matchmaker::Bots {
+        fill_after_seconds: 60.0,
+        min_humans: 2,
+        replaceable: false,
+    });
+    let pool = vec![
+        roled("t1", 1500.0, 0.0, &["tank"]),
+        roled("t2", 1505.0, 0.0, &["tank"]),
+        roled("d", 1510.0, 0.0, &["damage"]),
+    ];
+    let out = cycle(&config, &pool, 60.0);
+    assert_eq!(out.matches.len(), 1, "{:?}", out.waiting);
+    for team in &out.matches[0].teams {
+        let tanks = team
+            .players
+            .iter()
+            .filter(|p| p.role.as_deref() == Some("tank"))
+            .count();
+        assert_eq!(tanks, 1, "{team:?}");
+        assert_eq!(team.players.len() as u32 + team.bots, 3);
+        assert!(
+            !team.bot_roles.iter().any(|r| r.as_str() == "tank"),
+            "{team:?}"
+        );
+    }
+}

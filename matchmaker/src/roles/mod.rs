@@ -122,3 +122,75 @@ impl Composition {
         self.roles().get(r).copied().unwrap_or(ANY).to_owned()
     }
 }
+
+/// Most ways [`bot_splits`] offers to split a bot match's humans.
+const MAX_BOT_SPLITS: usize = 64;
+
+/// Ways to split a bot match's humans over teams of `base` seats: `first`
+/// (the split the pass planned), then the others with as many humans, every
+/// team within its seats, evenest first, at most [`MAX_BOT_SPLITS`]. The
+/// seating takes the first whose humans all get a role seat (docs/rules.md,
+/// "Bots and backfill").
+pub fn bot_splits(base: &[u32], first: &[u32]) -> Vec<Vec<u32>> {
+    fn walk(base: &[u32], left: u32, at: usize, split: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if out.len() >= MAX_BOT_SPLITS * 4 {
+            return;
+        }
+        if at == base.len() {
+            if left == 0 {
+                out.push(split.clone());
+            }
+            return;
+        }
+        let room_after: u32 = base[at + 1..].iter().sum();
+        let low = left.saturating_sub(room_after);
+        for n in (low..=base[at].min(left)).rev() {
+            split.push(n);
+            walk(base, left - n, at + 1, split, out);
+            split.pop();
+        }
+    }
+    let humans: u32 = first.iter().sum();
+    let mut all = Vec::new();
+    walk(
+        base,
+        humans,
+        0,
+        &mut Vec::with_capacity(base.len()),
+        &mut all,
+    );
+    let spread = |s: &Vec<u32>| {
+        let max = s.iter().max().copied().unwrap_or(0);
+        let min = s.iter().min().copied().unwrap_or(0);
+        max - min
+    };
+    all.retain(|s| s.as_slice() != first);
+    all.sort_by_key(|s| (spread(s), s.iter().rev().copied().collect::<Vec<_>>()));
+    all.truncate(MAX_BOT_SPLITS - 1);
+    all.insert(0, first.to_vec());
+    all
+}
+
+#[cfg(test)]
+mod bot_split_tests {
+    use super::bot_splits;
+
+    #[test]
+    fn the_planned_split_comes_first_then_the_evenest() {
+        let splits = bot_splits(&[3, 3], &[2, 1]);
+        assert_eq!(splits[0], vec![2, 1]);
+        assert_eq!(splits[1], vec![1, 2]);
+        assert!(splits.contains(&vec![3, 0]) && splits.contains(&vec![0, 3]));
+        assert_eq!(splits.len(), 4);
+        assert!(splits.iter().all(|s| s.iter().sum::<u32>() == 3));
+        // Many teams: bounded.
+        assert!(
+            bot_splits(
+                &[1; 40],
+                &[1; 20].iter().chain(&[0; 20]).copied().collect::<Vec<_>>()
+            )
+            .len()
+                <= 64
+        );
+    }
+}
