@@ -1332,6 +1332,61 @@ export interface components {
             replaceable?: boolean;
         };
         /**
+         * @description `composition` of a game mode (docs/rules.md, "Role queues"): the role
+         *     seats of every team, e.g. `{"attribute": "roles", "perTeam": {"tank": 1,
+         *     "damage": 2, "support": 2}}`.
+         * @example {
+         *       "attribute": "roles",
+         *       "perTeam": {
+         *         "damage": 2,
+         *         "support": 2,
+         *         "tank": 1
+         *       },
+         *       "relax": [
+         *         {
+         *           "afterSeconds": 120,
+         *           "perTeam": {
+         *             "any": 1,
+         *             "damage": 2,
+         *             "support": 1,
+         *             "tank": 1
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        Composition: {
+            /**
+             * @description A `stringSet` attribute the mode declares, whose `values` are the
+             *     roles; each ticket lists the roles its player will play (at least one).
+             */
+            attribute: string;
+            /**
+             * @description Seats per role on every team (counts >= 0, summing to the team
+             *     size); the role `any` is a seat for any role.
+             */
+            perTeam: {
+                [key: string]: number;
+            };
+            /**
+             * @description Steps replacing `perTeam` once a group's anchor has waited
+             *     `afterSeconds` (at most 8, `afterSeconds` strictly increasing).
+             */
+            relax?: components["schemas"]["CompositionStep"][];
+        };
+        /** @description One `relax` step of a [`Composition`]. */
+        CompositionStep: {
+            /**
+             * Format: double
+             * @description Anchor wait (seconds, 0..=86400) from which this step's seats apply.
+             */
+            afterSeconds: number;
+            /** @description Seats per role on every team, as the composition's `perTeam`. */
+            perTeam: {
+                [key: string]: number;
+            };
+        };
+        /**
          * @description Body of `POST …/keys` (optional).
          * @example {
          *       "name": "backend-prod"
@@ -1745,6 +1800,7 @@ export interface components {
             } | null;
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
+            composition?: null | components["schemas"]["Composition"];
             /**
              * @description Default `true`; a disabled mode runs no cycle and fails its searches
              *     (`GAME_MODE_DISABLED`).
@@ -1848,6 +1904,7 @@ export interface components {
             } | null;
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
+            composition?: null | components["schemas"]["Composition"];
             /**
              * Format: date-time
              * @description Creation time.
@@ -2940,6 +2997,11 @@ export interface components {
             partyId?: string | null;
             /** @description The studio's player id. */
             playerId: string;
+            /**
+             * @description The player's role seat in a mode with `composition` (docs/rules.md,
+             *     "Role queues"); absent otherwise.
+             */
+            role?: string;
             /** @description The index of the player's team in `teams`. */
             team: number;
             /** @description `tkt_…` of the player's search. */
@@ -2998,6 +3060,7 @@ export interface components {
          *       },
          *       "ruleTurnedAway": {},
          *       "searching": 32,
+         *       "waitingByRole": {},
          *       "waitingByRule": {},
          *       "waitingReasons": {
          *         "NO_CANDIDATES_IN_RANGE": 20,
@@ -3037,6 +3100,13 @@ export interface components {
              * @description Searches in the pool.
              */
             searching: number;
+            /**
+             * @description Searches left waiting by each role they listed, in a mode with
+             *     `composition` (docs/rules.md, "Role queues"); empty otherwise.
+             */
+            waitingByRole: {
+                [key: string]: number;
+            };
             /**
              * @description Searches left waiting with `RULE_NOT_MET`, by the rule named
              *     (docs/rules.md); empty without rules.
@@ -4498,6 +4568,16 @@ export interface components {
             unblocksInSeconds?: number | null;
         } | {
             /** @enum {string} */
+            code: "NO_ROLE_SEATING";
+            /**
+             * @description The seats the group built with this search left empty, by role
+             *     (`any` for a seat of any role), e.g. `{"tank": 1}`.
+             */
+            short: {
+                [key: string]: number;
+            };
+        } | {
+            /** @enum {string} */
             code: "MATCHING_HELD";
         };
         /**
@@ -4531,6 +4611,11 @@ export interface components {
             mmr?: number | null;
             /** @description Always `null`. */
             playerId?: string | null;
+            /**
+             * @description In a role queue, the role seat the bot fills (docs/rules.md, "Role
+             *     queues"); absent without `composition`.
+             */
+            role?: string | null;
             /** @description Always `null`. */
             ticketId?: string | null;
         };
@@ -4580,6 +4665,12 @@ export interface components {
             pingMs?: number | null;
             /** @description The studio's player id. */
             playerId: string;
+            /**
+             * @description The role seat the player takes in a mode with `composition`
+             *     (docs/rules.md, "Role queues"): one of the roles its ticket listed,
+             *     or `any`; absent otherwise.
+             */
+            role?: string;
             /** @description `tkt_…` of the matched search. */
             ticketId: string;
             /**
