@@ -110,7 +110,7 @@ pub struct TicketStatus {
     /// role without matches in that window is left out. Absent in modes
     /// without `composition`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(example = json!({"tank": 20.5, "damage": 184.0}))]
+    #[schema(nullable = false, example = json!({"tank": 20.5, "damage": 184.0}))]
     pub role_waits: Option<std::collections::BTreeMap<String, f64>>,
     /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
     /// `PONG_TIMEOUT`, or `SEARCH_LOST` (the pool lost the search with its

@@ -130,8 +130,8 @@ pub struct ModeStats {
     /// and their waits, from the stats history. Absent without
     /// `composition`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(example = json!({"tank": {"matched": 40, "waitSeconds": {"p50": 20.5, "p90": 41.0}}, "damage": {"matched": 80, "waitSeconds": {"p50": 184.0, "p90": 290.0}}}))]
-    pub roles: Option<super::role_stats::RolesStats>,
+    #[schema(nullable = false, example = json!({"tank": {"matched": 40, "waitSeconds": {"p50": 20.5, "p90": 41.0}}, "damage": {"matched": 80, "waitSeconds": {"p50": 184.0, "p90": 290.0}}}))]
+    pub roles: Option<BTreeMap<String, super::role_stats::RoleStats>>,
 }
 
 /// The last hour's match lifecycle figures (newest 10 000 matches and

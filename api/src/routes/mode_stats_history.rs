@@ -95,7 +95,7 @@ pub struct HistoryBucket {
     /// (every bucket of a mode without `composition`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schema(example = json!({"tank": {"matched": 4, "waitSeconds": {"p50": 20.5, "p90": 41.0}}}))]
-    pub roles: super::role_stats::RolesStats,
+    pub roles: BTreeMap<String, super::role_stats::RoleStats>,
 }
 
 /// The history of a mode.

@@ -32,11 +32,8 @@ pub struct RoleStats {
     pub wait_seconds: Option<RoleWaitPercentiles>,
 }
 
-/// Figures by role seat (a composition's role or `any`).
-pub type RolesStats = BTreeMap<String, RoleStats>;
-
 /// The figures of `roles`, by role.
-pub fn of(roles: &RoleWaits) -> RolesStats {
+pub fn of(roles: &RoleWaits) -> BTreeMap<String, RoleStats> {
     roles
         .roles()
         .iter()
@@ -60,7 +57,7 @@ pub fn of(roles: &RoleWaits) -> RolesStats {
 /// The stats' `roles` of a mode whose stored config is `config`: every role
 /// of its `composition` (those without matches at 0), with the figures of
 /// `roles` over them; `None` without `composition`.
-pub fn of_mode(config: &Value, roles: &RoleWaits) -> Option<RolesStats> {
+pub fn of_mode(config: &Value, roles: &RoleWaits) -> Option<BTreeMap<String, RoleStats>> {
     let composition = config.get("composition").filter(|c| c.is_object())?;
     let mut out = of(roles);
     if let Ok(c) =

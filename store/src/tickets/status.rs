@@ -63,7 +63,7 @@ pub enum StatusMessage {
         /// without matches in that window left out. Absent without
         /// `composition`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[cfg_attr(feature = "openapi", schema(example = json!({"tank": 20.5, "damage": 184.0})))]
+        #[cfg_attr(feature = "openapi", schema(nullable = false, example = json!({"tank": 20.5, "damage": 184.0})))]
         role_waits: Option<std::collections::BTreeMap<String, f64>>,
     },
     /// Matched: final.

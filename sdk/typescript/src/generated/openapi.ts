@@ -1332,6 +1332,61 @@ export interface components {
             replaceable?: boolean;
         };
         /**
+         * @description `composition` of a game mode (docs/rules.md, "Role queues"): the role
+         *     seats of every team, e.g. `{"attribute": "roles", "perTeam": {"tank": 1,
+         *     "damage": 2, "support": 2}}`.
+         * @example {
+         *       "attribute": "roles",
+         *       "perTeam": {
+         *         "damage": 2,
+         *         "support": 2,
+         *         "tank": 1
+         *       },
+         *       "relax": [
+         *         {
+         *           "afterSeconds": 120,
+         *           "perTeam": {
+         *             "any": 1,
+         *             "damage": 2,
+         *             "support": 1,
+         *             "tank": 1
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        Composition: {
+            /**
+             * @description A `stringSet` attribute the mode declares, whose `values` are the
+             *     roles; each ticket lists the roles its player will play (at least one).
+             */
+            attribute: string;
+            /**
+             * @description Seats per role on every team (counts >= 0, summing to the team
+             *     size); the role `any` is a seat for any role.
+             */
+            perTeam: {
+                [key: string]: number;
+            };
+            /**
+             * @description Steps replacing `perTeam` once a group's anchor has waited
+             *     `afterSeconds` (at most 8, `afterSeconds` strictly increasing).
+             */
+            relax?: components["schemas"]["CompositionStep"][];
+        };
+        /** @description One `relax` step of a [`Composition`]. */
+        CompositionStep: {
+            /**
+             * Format: double
+             * @description Anchor wait (seconds, 0..=86400) from which this step's seats apply.
+             */
+            afterSeconds: number;
+            /** @description Seats per role on every team, as the composition's `perTeam`. */
+            perTeam: {
+                [key: string]: number;
+            };
+        };
+        /**
          * @description Body of `POST …/keys` (optional).
          * @example {
          *       "name": "backend-prod"
@@ -1745,6 +1800,7 @@ export interface components {
             } | null;
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
+            composition?: null | components["schemas"]["Composition"];
             /**
              * @description Default `true`; a disabled mode runs no cycle and fails its searches
              *     (`GAME_MODE_DISABLED`).
@@ -1848,6 +1904,7 @@ export interface components {
             } | null;
             backfill?: null | components["schemas"]["Backfill"];
             bots?: null | components["schemas"]["Bots"];
+            composition?: null | components["schemas"]["Composition"];
             /**
              * Format: date-time
              * @description Creation time.
@@ -2012,6 +2069,24 @@ export interface components {
              * @description Match proposals opened (modes with acceptance).
              */
             proposals: number;
+            /**
+             * @description Per role seat of a mode with `composition` (docs/rules.md, "Role
+             *     waits"): the players matched in it in the bucket and their waits.
+             *     Roles nobody was matched in are left out; absent when none was
+             *     (every bucket of a mode without `composition`).
+             * @example {
+             *       "tank": {
+             *         "matched": 4,
+             *         "waitSeconds": {
+             *           "p50": 20.5,
+             *           "p90": 41
+             *         }
+             *       }
+             *     }
+             */
+            roles?: {
+                [key: string]: components["schemas"]["RoleStats"];
+            };
             /**
              * @description Per rule over attributes (docs/rules.md), the candidates it turned
              *     away, added up over the bucket's cycles (each cycle counts a
@@ -2722,6 +2797,32 @@ export interface components {
              */
             matchesLastMinute: number;
             /**
+             * @description In a mode with `composition` (docs/rules.md, "Role waits"): per role
+             *     seat (each role of the composition, and `any` once taken), the
+             *     players matched in it in the minutes that started in the last hour
+             *     and their waits, from the stats history. Absent without
+             *     `composition`.
+             * @example {
+             *       "damage": {
+             *         "matched": 80,
+             *         "waitSeconds": {
+             *           "p50": 184,
+             *           "p90": 290
+             *         }
+             *       },
+             *       "tank": {
+             *         "matched": 40,
+             *         "waitSeconds": {
+             *           "p50": 20.5,
+             *           "p90": 41
+             *         }
+             *       }
+             *     }
+             */
+            roles?: {
+                [key: string]: components["schemas"]["RoleStats"];
+            };
+            /**
              * @description Per rule over attributes (docs/rules.md), the candidates it turned
              *     away at the last cycle, every rule of the mode listed (as the pool
              *     view's `ruleTurnedAway`); `{}` for a mode without rules, before its
@@ -2940,6 +3041,11 @@ export interface components {
             partyId?: string | null;
             /** @description The studio's player id. */
             playerId: string;
+            /**
+             * @description The player's role seat in a mode with `composition` (docs/rules.md,
+             *     "Role queues"); absent otherwise.
+             */
+            role?: string;
             /** @description The index of the player's team in `teams`. */
             team: number;
             /** @description `tkt_…` of the player's search. */
@@ -2998,6 +3104,7 @@ export interface components {
          *       },
          *       "ruleTurnedAway": {},
          *       "searching": 32,
+         *       "waitingByRole": {},
          *       "waitingByRule": {},
          *       "waitingReasons": {
          *         "NO_CANDIDATES_IN_RANGE": 20,
@@ -3037,6 +3144,13 @@ export interface components {
              * @description Searches in the pool.
              */
             searching: number;
+            /**
+             * @description Searches left waiting by each role they listed, in a mode with
+             *     `composition` (docs/rules.md, "Role queues"); empty otherwise.
+             */
+            waitingByRole: {
+                [key: string]: number;
+            };
             /**
              * @description Searches left waiting with `RULE_NOT_MET`, by the rule named
              *     (docs/rules.md); empty without rules.
@@ -3644,6 +3758,44 @@ export interface components {
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
+         * @description One role seat's figures.
+         * @example {
+         *       "matched": 42,
+         *       "waitSeconds": {
+         *         "p50": 20.5,
+         *         "p90": 41
+         *       }
+         *     }
+         */
+        RoleStats: {
+            /**
+             * Format: int64
+             * @description Players matched in the role.
+             */
+            matched: number;
+            waitSeconds?: null | components["schemas"]["RoleWaitPercentiles"];
+        };
+        /**
+         * @description Waits (seconds from `queuedAt` to the matching cycle) of the players
+         *     matched in one role.
+         * @example {
+         *       "p50": 20.5,
+         *       "p90": 41
+         *     }
+         */
+        RoleWaitPercentiles: {
+            /**
+             * Format: double
+             * @description Median.
+             */
+            p50: number;
+            /**
+             * Format: double
+             * @description 90th percentile.
+             */
+            p90: number;
+        };
+        /**
          * @description `{"teams":[{"index":0,"players":[{"playerId":"a","mmr":1510}]}]}`.
          * @example {
          *       "teams": [
@@ -3814,6 +3966,20 @@ export interface components {
              * @description Median of the last five round trips (milliseconds), once measured.
              */
             pingMs?: number | null;
+            /**
+             * @description In a mode with `composition` (docs/rules.md, "Role waits"): for
+             *     each role the ticket listed, the median wait (seconds) of the
+             *     players matched in that role over the last 15 minutes; roles
+             *     without matches in that window left out. Absent without
+             *     `composition`.
+             * @example {
+             *       "damage": 184,
+             *       "tank": 20.5
+             *     }
+             */
+            roleWaits?: {
+                [key: string]: number;
+            };
             /** @enum {string} */
             type: "status";
             /**
@@ -4170,6 +4336,20 @@ export interface components {
             queuedAt?: string | null;
             reason?: null | components["schemas"]["ExpiredReason"];
             /**
+             * @description While searching in a mode with `composition` (docs/rules.md, "Role
+             *     waits"): for each role the ticket listed, the median wait (seconds)
+             *     of the players matched in that role over the last 15 minutes; a
+             *     role without matches in that window is left out. Absent in modes
+             *     without `composition`.
+             * @example {
+             *       "damage": 184,
+             *       "tank": 20.5
+             *     }
+             */
+            roleWaits?: {
+                [key: string]: number;
+            };
+            /**
              * @description `created`, `searching`, `proposed`, `matched`, `released` (its match
              *     was released: it may search again, keeping its first `queuedAt`),
              *     `cancelled`, `expired` or `failed`.
@@ -4498,6 +4678,16 @@ export interface components {
             unblocksInSeconds?: number | null;
         } | {
             /** @enum {string} */
+            code: "NO_ROLE_SEATING";
+            /**
+             * @description The seats the group built with this search left empty, by role
+             *     (`any` for a seat of any role), e.g. `{"tank": 1}`.
+             */
+            short: {
+                [key: string]: number;
+            };
+        } | {
+            /** @enum {string} */
             code: "MATCHING_HELD";
         };
         /**
@@ -4580,6 +4770,12 @@ export interface components {
             pingMs?: number | null;
             /** @description The studio's player id. */
             playerId: string;
+            /**
+             * @description The role seat the player takes in a mode with `composition`
+             *     (docs/rules.md, "Role queues"): one of the roles its ticket listed,
+             *     or `any`; absent otherwise.
+             */
+            role?: string;
             /** @description `tkt_…` of the matched search. */
             ticketId: string;
             /**
