@@ -213,12 +213,13 @@ pub async fn status_of(
             view.ping_ms = live.search.ping_ms;
             (view.waiting_reason, view.found, view.needed) =
                 super::queue_status::split(live.waiting_reason.as_deref());
-            view.role_waits = super::role_waits::of_ticket(play, db, ticket).await;
             if let Some(proposal) =
                 Box::pin(super::proposal_view::of_ticket(play, db, ticket, now)).await?
             {
                 view.status = "proposed";
                 view.proposal = Some(proposal);
+            } else {
+                view.role_waits = super::role_waits::of_ticket(play, db, ticket).await;
             }
         }
         Some(SearchState::Ended(ended)) => {
