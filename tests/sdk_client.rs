@@ -142,6 +142,7 @@ fn every_server_message_is_a_known_message() {
             waiting_reason: Some(json!({"code": "NO_CANDIDATES"})),
             found: Some(4),
             needed: Some(10),
+            role_waits: None,
         },
         StatusMessage::Matched {
             match_: matchplane_matchmaker::RawJson::of(

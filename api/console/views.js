@@ -76,6 +76,18 @@ function rulesSection(rules, pool, history, since) {
       : el("p", { class: "muted" }, "No rule turned anyone away in the last " + RULE_MINUTES + " minutes."));
 }
 
+/**
+ * A role-queue mode's figures per role seat over the last hour (the
+ * stats' `roles`, docs/rules.md, "Role waits"): players matched in the
+ * role and their waits' p50 and p90.
+ */
+function rolesSection(roles) {
+  const rows = Object.entries(roles).map(([role, r]) => [role, fmt(r.matched), fmt(r.waitSeconds && r.waitSeconds.p50), fmt(r.waitSeconds && r.waitSeconds.p90)]);
+  return el("section", { class: "roles", "aria-labelledby": "roles-heading" },
+    el("h2", { id: "roles-heading" }, "Roles, last hour"),
+    table(["Role", "Matched", "Wait p50 (s)", "Wait p90 (s)"], rows));
+}
+
 /** The ranges of the charts: id, button text, length (s), bucket (s). */
 const RANGES = [["hour", "Last hour", 3600, 60], ["day", "Last day", 86400, 900], ["14d", "Last 14 days", 14 * 86400, 3600]];
 
@@ -95,7 +107,11 @@ export async function chartsPage(name, rangeName) {
   const range = RANGES.find((r) => r[0] === rangeName) || RANGES[0];
   const to = new Date();
   const from = new Date(to.getTime() - range[2] * 1000);
-  const history = await api("GET", M(name, "/stats/history?from=" + enc(from.toISOString()) + "&to=" + enc(to.toISOString()) + "&bucketSeconds=" + range[3]));
+  // The stats too, for a role-queue mode's per-role figures of the last
+  // hour (docs/rules.md, "Role waits"); other modes have no `roles`.
+  const [history, stats] = await Promise.all([
+    api("GET", M(name, "/stats/history?from=" + enc(from.toISOString()) + "&to=" + enc(to.toISOString()) + "&bucketSeconds=" + range[3])),
+    api("GET", M(name, "/stats"))]);
   const buckets = history.buckets;
   const slots = slotsOf(from, to, range[3]);
   const byStart = new Map(buckets.map((x) => [new Date(x.start).getTime(), x]));
@@ -120,6 +136,7 @@ export async function chartsPage(name, rangeName) {
       figure("Searching (mean per cycle)", chart([pick((x) => x.searching)], "Pool size over time", true)),
       anyProposals ? figure("Proposals and declines", chart([pick((x) => x.proposals), pick((x) => x.declines)], "Proposals and declines over time", true), ["proposals", "declines"]) : null,
       ruleNames.length ? figure("Turned away by rule, per minute", chart(ruleNames.map((n) => pick((x) => ((x.ruleTurnedAway || {})[n] || 0) / perMinute)), "Candidates each rule turned away per minute over time: " + ruleNames.map((n) => n + " " + ruleTotals[n]).join(", "), perMinute === 1), ruleNames) : null),
+    stats.roles ? rolesSection(stats.roles) : null,
     el("p", { class: "muted" }, "A gap in a line is a " + (perMinute === 1 ? "minute" : "period") + " with nothing to show: no searches and no matches, or (for waits and MMR spread) no match."));
 }
 

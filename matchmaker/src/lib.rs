@@ -83,6 +83,7 @@ pub mod reasons;
 pub mod recheck;
 pub mod regions;
 pub mod relaxation;
+pub mod role_waits;
 pub mod roles;
 pub mod rules;
 pub mod seating;

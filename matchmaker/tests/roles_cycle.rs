@@ -360,4 +360,42 @@ fn a_bot_match_seats_its_two_tanks_on_two_teams() {
             "{team:?}"
         );
     }
+
+fn role_waits_count_each_seated_player_by_role_with_its_wait() {
+    use matchplane_matchmaker::role_waits::RoleWaits;
+    let config = roles_mode(&[2, 2], json!({"tank": 1, "damage": 1}), json!([]));
+    // Tanks queued 20 s before the cycle, damage players 170 s to 200 s.
+    let pool = vec![
+        roled("t1", 1000.0, 280.0, &["tank"]),
+        roled("t2", 1001.0, 280.0, &["tank"]),
+        roled("d1", 1002.0, 130.0, &["damage"]),
+        roled("d2", 1003.0, 100.0, &["damage"]),
+    ];
+    let out = cycle(&config, &pool, 300.0);
+    assert_eq!(out.matches.len(), 1, "{out:?}");
+    let roles = RoleWaits::of_matches(&out.matches);
+    let names: Vec<&str> = roles.roles().keys().map(String::as_str).collect();
+    assert_eq!(names, ["damage", "tank"]);
+    assert_eq!(roles.roles()["tank"].matched, 2);
+    assert_eq!(roles.roles()["damage"].matched, 2);
+    // Both tanks waited 20 s: the (15, 20] bucket.
+    let tank = roles.roles()["tank"].wait_quantile(0.5).unwrap();
+    assert!((15.0..=20.0).contains(&tank), "{tank}");
+    // Damage waited 170 s and 200 s: the median in (150, 180], the p90 in
+    // (180, 240].
+    let damage = &roles.roles()["damage"];
+    let p50 = damage.wait_quantile(0.5).unwrap();
+    let p90 = damage.wait_quantile(0.9).unwrap();
+    assert!((150.0..=180.0).contains(&p50), "{p50}");
+    assert!((180.0..=240.0).contains(&p90), "{p90}");
+
+    // A mode without composition counts nobody.
+    let plain = mmr_mode(&[1, 1], 50.0, 2.0);
+    let pool = vec![
+        player("a", 1000.0, 0.0, json!({})),
+        player("b", 1001.0, 0.0, json!({})),
+    ];
+    let out = cycle(&plain, &pool, 10.0);
+    assert_eq!(out.matches.len(), 1, "{out:?}");
+    assert!(RoleWaits::of_matches(&out.matches).is_empty());
 }

@@ -52,6 +52,7 @@ mod m20261203_000191_t_project_webhooks;
 mod m20261203_000192_t_rule_columns;
 mod m20261203_000193_t_hold_and_period;
 mod m20261203_000194_t_rule_stats;
+mod m20261203_000195_t_role_stats;
 pub mod names;
 mod ops;
 
@@ -93,6 +94,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000192_t_rule_columns::Migration),
             Box::new(m20261203_000193_t_hold_and_period::Migration),
             Box::new(m20261203_000194_t_rule_stats::Migration),
+            Box::new(m20261203_000195_t_role_stats::Migration),
         ]
     }
 }

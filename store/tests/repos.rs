@@ -1,6 +1,7 @@
 //! Repository behaviour on PostgreSQL (`MATCHPLANE_TEST_DATABASE_URL`, a
 //! fresh `mp_t_<random>` database) and SQLite (a temp file): project
-//! scoping, version compare-and-set, secret rotation, key revocation.
+//! scoping, version compare-and-set, secret rotation, key revocation, a
+//! minute's role figures.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use chrono::{Duration, Utc};
@@ -138,4 +139,57 @@ async fn repositories_are_project_scoped_postgres() {
 #[tokio::test]
 async fn repositories_are_project_scoped_sqlite() {
     repositories_are_project_scoped(false).await;
+}
+
+/// A minute's role figures (docs/rules.md, "Role waits") go into the
+/// `role_stats` column and merge with the next cycle's of the same minute.
+async fn a_minute_keeps_its_role_figures(postgres: bool) {
+    use matchplane_matchmaker::role_waits::RoleWaits;
+    use matchplane_store::repos::stats_history::{self, Figures};
+    let db = Db::new(postgres).await;
+    let db = &db.conn;
+    let now = Utc::now();
+    let p = projects::create(db, "A", "free", now).await.unwrap();
+    let minute = stats_history::minute_of(now);
+    let mut first = RoleWaits::default();
+    first.add("tank", 18.0);
+    first.add("damage", 165.0);
+    let mut second = RoleWaits::default();
+    second.add("tank", 19.0);
+    for roles in [&first, &second] {
+        let figures = Figures::of_cycle(4, []).with_roles(roles);
+        stats_history::record(db, &p.id, "roles", minute, &figures)
+            .await
+            .unwrap();
+    }
+    // A mode without roles keeps no role figures.
+    stats_history::record(db, &p.id, "duel", minute, &Figures::of_cycle(4, []))
+        .await
+        .unwrap();
+    let to = minute + Duration::minutes(1);
+    let rows = stats_history::minutes(db, &p.id, "roles", minute, to)
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    let roles = Figures::of_row(&rows[0]).roles;
+    assert_eq!(roles.roles()["tank"].matched, 2);
+    assert_eq!(roles.roles()["damage"].matched, 1);
+    let mut both = first.clone();
+    both.merge(&second);
+    assert_eq!(roles, both);
+    let plain = stats_history::minutes(db, &p.id, "duel", minute, to)
+        .await
+        .unwrap();
+    assert_eq!(plain.len(), 1);
+    assert_eq!(plain[0].role_stats, None);
+}
+
+#[tokio::test]
+async fn a_minute_keeps_its_role_figures_postgres() {
+    a_minute_keeps_its_role_figures(true).await;
+}
+
+#[tokio::test]
+async fn a_minute_keeps_its_role_figures_sqlite() {
+    a_minute_keeps_its_role_figures(false).await;
 }

@@ -109,11 +109,24 @@ pub async fn apply(
             (waits, row.quality.get("mmrSpread").and_then(|v| v.as_f64()))
         })
         .collect();
+    // Per role seat, the made proposals' players (docs/rules.md, "Role
+    // waits"): each player entry of a mode with `composition` has its role.
+    let mut roles = matchplane_matchmaker::role_waits::RoleWaits::default();
+    for row in &proposals {
+        for player in matchplane_store::repos::matches::players_of(&row.teams) {
+            let role = player.get("role").and_then(|r| r.as_str());
+            let wait = player.get("waitSeconds").and_then(|w| w.as_f64());
+            if let (Some(role), Some(wait)) = (role, wait) {
+                roles.add(role, wait);
+            }
+        }
+    }
     let mut figures = Figures::of_cycle(
         0,
         made.iter()
             .map(|(waits, spread)| (waits.as_slice(), *spread)),
-    );
+    )
+    .with_roles(&roles);
     figures.cycles = 0;
     figures.declines = declines;
     stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await?;

@@ -207,12 +207,14 @@ async fn tick(
     };
     report.claim = started.elapsed();
     let mut claimed = Vec::new();
+    let mut roles = matchplane_matchmaker::role_waits::RoleWaits::default();
     for result in claims {
         match result? {
-            Claimed::Yes(waits, spread) => {
+            Claimed::Yes(waits, spread, seated) => {
                 report.matches += 1;
                 crate::metrics::matched(mode, waits.iter().copied());
                 claimed.push((waits, spread));
+                roles.merge(&seated);
             }
             Claimed::Conflict => report.conflicts += 1,
             Claimed::LeaseLost => lost = true,
@@ -258,7 +260,9 @@ async fn tick(
         tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
     }
     // Per rule, the candidates it turned away (docs/rules.md): the minute
-    // adds them up, so the history tells which rule costs wait time.
+    // adds them up, so the history tells which rule costs wait time. Per
+    // role seat, the claimed matches' players and their waits
+    // (docs/rules.md, "Role waits").
     let figures = Figures {
         proposals: report.proposals as i64,
         ..Figures::of_cycle(
@@ -268,7 +272,8 @@ async fn tick(
                 .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
         )
     }
-    .with_rules(&outcome.rule_turned_away);
+    .with_rules(&outcome.rule_turned_away)
+    .with_roles(&roles);
     let history = stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await;
     if let Err(err) = history {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");

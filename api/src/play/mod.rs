@@ -22,6 +22,7 @@ pub mod player_scope;
 pub mod proposal_view;
 pub mod queue_status;
 pub mod ratings;
+pub mod role_waits;
 pub mod start;
 pub mod status;
 pub mod token;
@@ -79,6 +80,9 @@ pub struct Play {
     /// Counts the searches this process ends, once attached to the
     /// router's recorder (the router does).
     pub ends: crate::observe::SearchEnds,
+    /// Each role-queue mode's median waits by role, for the statuses'
+    /// `roleWaits` (docs/rules.md, "Role waits"), cached a few seconds.
+    pub role_waits: role_waits::RoleWaitCache,
 }
 
 impl Play {
@@ -96,6 +100,7 @@ impl Play {
             settings,
             recorder: crate::recording::Recorder::default(),
             ends: crate::observe::SearchEnds::default(),
+            role_waits: role_waits::RoleWaitCache::default(),
         }
     }
 

@@ -104,6 +104,14 @@ pub struct TicketStatus {
     /// settled flexible shape's `minTeams × min`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needed: Option<u32>,
+    /// While searching in a mode with `composition` (docs/rules.md, "Role
+    /// waits"): for each role the ticket listed, the median wait (seconds)
+    /// of the players matched in that role over the last 15 minutes; a
+    /// role without matches in that window is left out. Absent in modes
+    /// without `composition`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, example = json!({"tank": 20.5, "damage": 184.0}))]
+    pub role_waits: Option<std::collections::BTreeMap<String, f64>>,
     /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
     /// `PONG_TIMEOUT`, or `SEARCH_LOST` (the pool lost the search with its
     /// data; a new ticket is needed). Absent when not recorded.
@@ -189,6 +197,7 @@ pub async fn status_of(
         waiting_reason: None,
         found: None,
         needed: None,
+        role_waits: None,
         reason: None,
         match_: None,
         error: None,
@@ -209,6 +218,8 @@ pub async fn status_of(
             {
                 view.status = "proposed";
                 view.proposal = Some(proposal);
+            } else {
+                view.role_waits = super::role_waits::of_ticket(play, db, ticket).await;
             }
         }
         Some(SearchState::Ended(ended)) => {

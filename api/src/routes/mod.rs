@@ -22,6 +22,7 @@ pub mod ratings;
 pub mod recording;
 pub mod replay;
 pub mod report_match;
+pub mod role_stats;
 pub mod search_ws;
 pub mod searches;
 pub mod service;

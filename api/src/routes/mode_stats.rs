@@ -10,7 +10,10 @@
 //! rule over attributes (docs/rules.md), the candidates it turned away at
 //! the last cycle (`ruleTurnedAway`, as the pool view has it) and in the
 //! last hour (`ruleTurnedAwayLastHour`, added up from the stats history's
-//! minutes, as `…/stats/history` serves them). API key of the project.
+//! minutes, as `…/stats/history` serves them); in a mode with
+//! `composition`, per role seat the players matched in it and their waits
+//! over the last hour (`roles`, docs/rules.md, "Role waits"). API key of
+//! the project.
 
 use crate::auth::ProjectCaller;
 use crate::play::unix_now;
@@ -121,6 +124,14 @@ pub struct ModeStats {
     /// a candidate once per rule). Rules that turned nobody away are left
     /// out; `{}` for a mode without rules.
     pub rule_turned_away_last_hour: BTreeMap<String, i64>,
+    /// In a mode with `composition` (docs/rules.md, "Role waits"): per role
+    /// seat (each role of the composition, and `any` once taken), the
+    /// players matched in it in the minutes that started in the last hour
+    /// and their waits, from the stats history. Absent without
+    /// `composition`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(nullable = false, example = json!({"tank": {"matched": 40, "waitSeconds": {"p50": 20.5, "p90": 41.0}}, "damage": {"matched": 80, "waitSeconds": {"p50": 184.0, "p90": 290.0}}}))]
+    pub roles: Option<BTreeMap<String, super::role_stats::RoleStats>>,
 }
 
 /// The last hour's match lifecycle figures (newest 10 000 matches and
@@ -265,7 +276,8 @@ pub async fn stats(
         .get("rules")
         .and_then(Value::as_array)
         .is_some_and(|rules| !rules.is_empty());
-    let rule_turned_away_last_hour = if has_rules {
+    let has_composition = mode.config.get("composition").is_some_and(Value::is_object);
+    let hour = if has_rules || has_composition {
         stats_history::minutes(
             &state.db,
             &project_id,
@@ -279,10 +291,11 @@ pub async fn stats(
             hour.merge(&Figures::of_row(row));
             hour
         })
-        .rule_turned_away
     } else {
-        BTreeMap::new()
+        Figures::default()
     };
+    let roles = super::role_stats::of_mode(&mode.config, &hour.roles);
+    let rule_turned_away_last_hour = hour.rule_turned_away;
     let rule_turned_away = last
         .as_ref()
         .and_then(|row| row.pool_summary.as_deref())
@@ -313,6 +326,7 @@ pub async fn stats(
         lifecycle: Lifecycle::of(&lifecycle),
         rule_turned_away,
         rule_turned_away_last_hour,
+        roles,
     }))
 }
 

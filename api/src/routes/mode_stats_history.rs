@@ -4,7 +4,9 @@
 //! minutes the worker stored (kept 14 days). A bucket without a stored
 //! minute (no searches, no matches) is left out. Each bucket carries, per
 //! rule over attributes (docs/rules.md), the candidates the rule turned
-//! away in the bucket's cycles (`ruleTurnedAway`). API key of the project.
+//! away in the bucket's cycles (`ruleTurnedAway`), and in a mode with
+//! `composition`, per role seat the players matched in it and their waits
+//! (`roles`, docs/rules.md, "Role waits"). API key of the project.
 
 use crate::auth::ProjectCaller;
 use crate::extract::ApiQuery;
@@ -87,6 +89,13 @@ pub struct HistoryBucket {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schema(example = json!({"same-build": 120, "level": 18}))]
     pub rule_turned_away: BTreeMap<String, i64>,
+    /// Per role seat of a mode with `composition` (docs/rules.md, "Role
+    /// waits"): the players matched in it in the bucket and their waits.
+    /// Roles nobody was matched in are left out; absent when none was
+    /// (every bucket of a mode without `composition`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schema(example = json!({"tank": {"matched": 4, "waitSeconds": {"p50": 20.5, "p90": 41.0}}}))]
+    pub roles: BTreeMap<String, super::role_stats::RoleStats>,
 }
 
 /// The history of a mode.
@@ -181,6 +190,7 @@ fn bucket_of(start: DateTime<Utc>, f: &Figures) -> HistoryBucket {
         proposals: f.proposals,
         declines: f.declines,
         rule_turned_away: f.rule_turned_away.clone(),
+        roles: super::role_stats::of(&f.roles),
     }
 }
 

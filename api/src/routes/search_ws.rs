@@ -149,7 +149,11 @@ struct SocketSearch {
     /// When the last Pong came (the start, before the first).
     last_pong: Instant,
     /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
-    last_status: Option<(Waiting, Option<i64>)>,
+    last_status: Option<(
+        Waiting,
+        Option<i64>,
+        Option<crate::play::role_waits::RoleMedians>,
+    )>,
 }
 
 async fn hold(

@@ -323,6 +323,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             ),
             found: Some(1),
             needed: Some(2),
+            role_waits: Some([("tank".to_owned(), 20.5)].into()),
         },
         StatusMessage::Status {
             wait_seconds: 0.0,
@@ -330,6 +331,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             waiting_reason: None,
             found: None,
             needed: None,
+            role_waits: None,
         },
         StatusMessage::Status {
             wait_seconds: 3.0,
@@ -337,6 +339,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             waiting_reason: Some(json!({"code": "MATCH_PENDING"})),
             found: None,
             needed: None,
+            role_waits: None,
         },
         StatusMessage::Status {
             wait_seconds: 3.0,
@@ -345,6 +348,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
                 "nearestDistance": null, "range": 40.0, "unblocksInSeconds": null})),
             found: Some(1),
             needed: Some(2),
+            role_waits: None,
         },
         StatusMessage::Proposed {
             match_id: "mat_1".into(),

@@ -29,6 +29,7 @@ mod recording;
 mod regions;
 mod rest;
 mod restart;
+mod role_stats;
 mod searches;
 mod stats;
 mod tenant;

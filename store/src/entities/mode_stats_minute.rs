@@ -41,6 +41,13 @@ pub struct Model {
     /// away in the minute's cycles, added up: a JSON object of counts by
     /// rule name; `None` when no rule turned anyone away.
     pub rule_turned_away: Option<String>,
+    /// Per role seat (docs/rules.md, "Role waits"), the players matched in
+    /// it and their waits: a JSON object by role of `{"matched": n,
+    /// "waits": [counts over WAIT_BOUNDS]}`
+    /// (`matchplane_matchmaker::role_waits::RoleWaits`); `None` for a
+    /// minute without role seats matched (every minute of a mode without
+    /// `composition`).
+    pub role_stats: Option<String>,
     /// Last write.
     pub updated_at: DateTimeUtc,
 }

@@ -11,12 +11,15 @@
 //! Besides counts and histograms a minute keeps, per rule over attributes
 //! (docs/rules.md), the candidates it turned away, added up over the
 //! minute's cycles like the other counts (a rule renamed meanwhile keeps
-//! its old name's count under the old name).
+//! its old name's count under the old name). In modes with `composition`
+//! it keeps, per role seat, the players matched in it and their waits
+//! (docs/rules.md, "Role waits"), merged the same way.
 
 use crate::entities::mode_stats_minute::{self, Entity as Minutes};
 use crate::repos::StoreError;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use matchplane_matchmaker::histogram::{Histogram, SPREAD_BOUNDS, WAIT_BOUNDS};
+use matchplane_matchmaker::role_waits::RoleWaits;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::BTreeMap;
@@ -57,6 +60,9 @@ pub struct Figures {
     /// distinct candidates, added up over cycles); rules that turned
     /// nobody away are left out.
     pub rule_turned_away: BTreeMap<String, i64>,
+    /// Per role seat (docs/rules.md, "Role waits"), the players matched in
+    /// it and their waits; empty without `composition`.
+    pub roles: RoleWaits,
 }
 
 impl Default for Figures {
@@ -72,6 +78,7 @@ impl Default for Figures {
             proposals: 0,
             declines: 0,
             rule_turned_away: BTreeMap::new(),
+            roles: RoleWaits::default(),
         }
     }
 }
@@ -117,6 +124,13 @@ impl Figures {
         self
     }
 
+    /// These figures with `roles` added (the claimed matches' players by
+    /// role seat, [`RoleWaits::add_match`]).
+    pub fn with_roles(mut self, roles: &RoleWaits) -> Self {
+        self.roles.merge(roles);
+        self
+    }
+
     /// Whether there is nothing to keep (no searches, no matches, no
     /// proposals): an idle cycle writes no row.
     pub fn is_idle(&self) -> bool {
@@ -125,6 +139,7 @@ impl Figures {
             && self.proposals == 0
             && self.declines == 0
             && self.rule_turned_away.is_empty()
+            && self.roles.is_empty()
     }
 
     /// Adds `other` to these figures.
@@ -141,6 +156,7 @@ impl Figures {
         for (rule, count) in &other.rule_turned_away {
             *self.rule_turned_away.entry(rule.clone()).or_insert(0) += count;
         }
+        self.roles.merge(&other.roles);
     }
 
     /// The figures a stored minute holds (a histogram or per-rule counts
@@ -166,6 +182,12 @@ impl Figures {
                 .rule_turned_away
                 .as_deref()
                 .and_then(|json| serde_json::from_str(json).ok())
+                .unwrap_or_default(),
+            roles: row
+                .role_stats
+                .as_deref()
+                .and_then(|json| serde_json::from_str::<RoleWaits>(json).ok())
+                .map(RoleWaits::normalized)
                 .unwrap_or_default(),
         }
     }
@@ -217,6 +239,9 @@ pub async fn record<C: ConnectionTrait>(
         rule_turned_away: (!merged.rule_turned_away.is_empty())
             .then(|| serde_json::to_string(&merged.rule_turned_away).ok())
             .flatten(),
+        role_stats: (!merged.roles.is_empty())
+            .then(|| serde_json::to_string(&merged.roles).ok())
+            .flatten(),
         updated_at: at,
     };
     use mode_stats_minute::Column as C;
@@ -235,6 +260,7 @@ pub async fn record<C: ConnectionTrait>(
                     C::Proposals,
                     C::Declines,
                     C::RuleTurnedAway,
+                    C::RoleStats,
                     C::UpdatedAt,
                 ])
                 .to_owned(),

@@ -57,6 +57,14 @@ pub enum StatusMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "openapi", schema(minimum = 1))]
         needed: Option<u32>,
+        /// In a mode with `composition` (docs/rules.md, "Role waits"): for
+        /// each role the ticket listed, the median wait (seconds) of the
+        /// players matched in that role over the last 15 minutes; roles
+        /// without matches in that window left out. Absent without
+        /// `composition`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(nullable = false, example = json!({"tank": 20.5, "damage": 184.0})))]
+        role_waits: Option<std::collections::BTreeMap<String, f64>>,
     },
     /// Matched: final.
     Matched {

@@ -6,13 +6,16 @@ use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
+use matchplane_matchmaker::role_waits::RoleWaits;
 use matchplane_matchmaker::ProposedMatch;
 use matchplane_store::pool::{Claim, ClaimOutcome, ModeKey, PoolStore};
 use matchplane_webhook::{MatchIdentity, MatchMade};
 
 pub(super) enum Claimed {
-    /// Claimed: the players' waits and the match's MMR spread.
-    Yes(Vec<f64>, f64),
+    /// Claimed: the players' waits, the match's MMR spread, and its
+    /// players by role seat (empty without `composition`; docs/rules.md,
+    /// "Role waits").
+    Yes(Vec<f64>, f64, RoleWaits),
     Conflict,
     LeaseLost,
 }
@@ -88,6 +91,7 @@ async fn claim_chunk(
                                 .flat_map(|t| t.players.iter().map(|p| p.wait_seconds))
                                 .collect(),
                             proposed.mmr_spread,
+                            RoleWaits::of_matches([proposed]),
                         )
                     }
                     ClaimOutcome::Conflict { .. } => Claimed::Conflict,

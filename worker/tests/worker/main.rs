@@ -33,6 +33,7 @@ mod recordings;
 mod recovery;
 mod regions;
 mod retention;
+mod role_waits;
 mod secret_rotation;
 mod sweep;
 mod thin_pools;

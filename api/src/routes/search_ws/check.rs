@@ -3,6 +3,7 @@
 
 use super::{SocketSearch, Waiting};
 use crate::play::matched::{matched_id, stored_match, Reader};
+use crate::play::role_waits::{self, RoleMedians};
 use crate::play::status::{end, match_pending};
 use crate::play::unix_now;
 use matchplane_matchmaker::Code;
@@ -107,10 +108,13 @@ impl SocketSearch {
             Some(SearchState::Live(live)) => {
                 let (reason, found, needed) =
                     crate::play::queue_status::split(live.waiting_reason.as_deref());
+                let role_waits =
+                    role_waits::of_ticket(&self.play, &self.db, &self.started.ticket).await;
                 self.status(
                     (unix_now() - live.search.queued_at).max(0.0),
                     live.search.ping_ms,
                     (reason, found, needed),
+                    role_waits,
                 )
             }
             Some(SearchState::Ended(ended)) => match ended.how {
@@ -168,6 +172,7 @@ impl SocketSearch {
                     (unix_now() - queued_at).max(0.0),
                     None,
                     (Some(match_pending()), None, None),
+                    None,
                 )
             }
             Err(error) => {
@@ -177,17 +182,19 @@ impl SocketSearch {
         }
     }
 
-    /// A `status` message if `waitingReason`, `found`, `needed` or
-    /// `pingMs` changed.
+    /// A `status` message if `waitingReason`, `found`, `needed`,
+    /// `roleWaits` or `pingMs` changed.
     pub(super) fn status(
         &mut self,
         wait_seconds: f64,
         ping_ms: Option<f64>,
         (reason, found, needed): Waiting,
+        role_waits: Option<RoleMedians>,
     ) -> Check {
         let current = (
             (reason.clone(), found, needed),
             ping_ms.map(|p| p.round() as i64),
+            role_waits.clone(),
         );
         if self.last_status.as_ref() == Some(&current) {
             return Check::Quiet;
@@ -199,6 +206,7 @@ impl SocketSearch {
             waiting_reason: reason,
             found,
             needed,
+            role_waits,
         })
     }
 }

@@ -2070,6 +2070,24 @@ export interface components {
              */
             proposals: number;
             /**
+             * @description Per role seat of a mode with `composition` (docs/rules.md, "Role
+             *     waits"): the players matched in it in the bucket and their waits.
+             *     Roles nobody was matched in are left out; absent when none was
+             *     (every bucket of a mode without `composition`).
+             * @example {
+             *       "tank": {
+             *         "matched": 4,
+             *         "waitSeconds": {
+             *           "p50": 20.5,
+             *           "p90": 41
+             *         }
+             *       }
+             *     }
+             */
+            roles?: {
+                [key: string]: components["schemas"]["RoleStats"];
+            };
+            /**
              * @description Per rule over attributes (docs/rules.md), the candidates it turned
              *     away, added up over the bucket's cycles (each cycle counts a
              *     candidate once per rule, however many tried it): the rule that
@@ -2778,6 +2796,32 @@ export interface components {
              * @description Matches made in the last 60 seconds.
              */
             matchesLastMinute: number;
+            /**
+             * @description In a mode with `composition` (docs/rules.md, "Role waits"): per role
+             *     seat (each role of the composition, and `any` once taken), the
+             *     players matched in it in the minutes that started in the last hour
+             *     and their waits, from the stats history. Absent without
+             *     `composition`.
+             * @example {
+             *       "damage": {
+             *         "matched": 80,
+             *         "waitSeconds": {
+             *           "p50": 184,
+             *           "p90": 290
+             *         }
+             *       },
+             *       "tank": {
+             *         "matched": 40,
+             *         "waitSeconds": {
+             *           "p50": 20.5,
+             *           "p90": 41
+             *         }
+             *       }
+             *     }
+             */
+            roles?: {
+                [key: string]: components["schemas"]["RoleStats"];
+            };
             /**
              * @description Per rule over attributes (docs/rules.md), the candidates it turned
              *     away at the last cycle, every rule of the mode listed (as the pool
@@ -3714,6 +3758,44 @@ export interface components {
             teams: components["schemas"]["TeamResultSchema"][];
         };
         /**
+         * @description One role seat's figures.
+         * @example {
+         *       "matched": 42,
+         *       "waitSeconds": {
+         *         "p50": 20.5,
+         *         "p90": 41
+         *       }
+         *     }
+         */
+        RoleStats: {
+            /**
+             * Format: int64
+             * @description Players matched in the role.
+             */
+            matched: number;
+            waitSeconds?: null | components["schemas"]["RoleWaitPercentiles"];
+        };
+        /**
+         * @description Waits (seconds from `queuedAt` to the matching cycle) of the players
+         *     matched in one role.
+         * @example {
+         *       "p50": 20.5,
+         *       "p90": 41
+         *     }
+         */
+        RoleWaitPercentiles: {
+            /**
+             * Format: double
+             * @description Median.
+             */
+            p50: number;
+            /**
+             * Format: double
+             * @description 90th percentile.
+             */
+            p90: number;
+        };
+        /**
          * @description `{"teams":[{"index":0,"players":[{"playerId":"a","mmr":1510}]}]}`.
          * @example {
          *       "teams": [
@@ -3884,6 +3966,20 @@ export interface components {
              * @description Median of the last five round trips (milliseconds), once measured.
              */
             pingMs?: number | null;
+            /**
+             * @description In a mode with `composition` (docs/rules.md, "Role waits"): for
+             *     each role the ticket listed, the median wait (seconds) of the
+             *     players matched in that role over the last 15 minutes; roles
+             *     without matches in that window left out. Absent without
+             *     `composition`.
+             * @example {
+             *       "damage": 184,
+             *       "tank": 20.5
+             *     }
+             */
+            roleWaits?: {
+                [key: string]: number;
+            };
             /** @enum {string} */
             type: "status";
             /**
@@ -4239,6 +4335,20 @@ export interface components {
              */
             queuedAt?: string | null;
             reason?: null | components["schemas"]["ExpiredReason"];
+            /**
+             * @description While searching in a mode with `composition` (docs/rules.md, "Role
+             *     waits"): for each role the ticket listed, the median wait (seconds)
+             *     of the players matched in that role over the last 15 minutes; a
+             *     role without matches in that window is left out. Absent in modes
+             *     without `composition`.
+             * @example {
+             *       "damage": 184,
+             *       "tank": 20.5
+             *     }
+             */
+            roleWaits?: {
+                [key: string]: number;
+            };
             /**
              * @description `created`, `searching`, `proposed`, `matched`, `released` (its match
              *     was released: it may search again, keeping its first `queuedAt`),
