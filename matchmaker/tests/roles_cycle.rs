@@ -360,7 +360,9 @@ fn a_bot_match_seats_its_two_tanks_on_two_teams() {
             "{team:?}"
         );
     }
+}
 
+#[test]
 fn role_waits_count_each_seated_player_by_role_with_its_wait() {
     use matchplane_matchmaker::role_waits::RoleWaits;
     let config = roles_mode(&[2, 2], json!({"tank": 1, "damage": 1}), json!([]));
