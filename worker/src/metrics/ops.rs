@@ -25,7 +25,7 @@ pub const MATCH_IMBALANCE: &str = "matchplane_match_team_imbalance";
 pub const WEBHOOK_BACKLOG: &str = "matchplane_webhook_backlog";
 
 /// Every `reason` of [`WAITING`]: the waiting reasons' codes.
-pub const WAITING_REASONS: [Code; 7] = [
+pub const WAITING_REASONS: [Code; 9] = [
     Code::PartyIncomplete,
     Code::PingNotMeasured,
     Code::NotEnoughPlayers,
@@ -33,6 +33,8 @@ pub const WAITING_REASONS: [Code; 7] = [
     Code::NoExactSeating,
     Code::NoCommonRegion,
     Code::MatchingHeld,
+    Code::RuleNotMet,
+    Code::NoRoleSeating,
 ];
 
 /// The buckets of [`MATCH_SPREAD`] and [`MATCH_IMBALANCE`] (MMR points).

@@ -138,6 +138,18 @@ fn a_cycle_counts_matched_searches_waiting_reasons_and_match_quality() {
             Some(0.0),
             "{text}"
         );
+        // Rules and role queues' reasons too (docs/operations.md).
+        for reason in ["RULE_NOT_MET", "NO_ROLE_SEATING"] {
+            let series = format!(r#",reason="{reason}""#);
+            assert_eq!(
+                value(
+                    &text,
+                    &format!("matchplane_searches_waiting{}", at(&series))
+                ),
+                Some(0.0),
+                "{reason}: {text}"
+            );
+        }
         for family in [
             "matchplane_match_mmr_spread",
             "matchplane_match_team_imbalance",
