@@ -290,10 +290,14 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
                     }
                     attempts += 1;
                     let outcome = read::<T>(&tried).err();
-                    if outcome
-                        .as_ref()
-                        .is_none_or(|later| !is_within(&later.field, &next.field))
-                    {
+                    // The stand-in fits when the next error is elsewhere:
+                    // neither inside the field nor at a field holding it
+                    // (serde names a value it read from its buffered copy
+                    // of an internally tagged object by that object alone).
+                    if outcome.as_ref().is_none_or(|later| {
+                        !is_within(&later.field, &next.field)
+                            && (later.field == "$" || !is_within(&next.field, &later.field))
+                    }) {
                         chosen = Some((tried, outcome));
                         break;
                     }

@@ -171,3 +171,15 @@ fn an_empty_default_role_list_is_refused_when_the_ticket_leaves_it_out() {
     let e = ticket(&config, json!({"mmr": 1500, "map": "a"})).unwrap_err();
     assert!(has(&e, "attributes.roles"), "{e:?}");
 }
+
+#[test]
+fn a_role_cannot_be_named_any() {
+    // `any` is the wildcard seat of perTeam: a role of that name could not
+    // be told from it.
+    let config = mode(json!({
+        "attributes": {"roles": {"type": "stringSet", "values": ["tank", "any"]}},
+        "composition": {"attribute": "roles", "perTeam": {"tank": 2, "any": 3}}
+    }));
+    let e = errors(&config);
+    assert!(has(&e, "attributes.roles.values"), "{e:?}");
+}

@@ -232,3 +232,38 @@ fn a_whole_number_with_a_zero_fraction_is_an_integer() {
     }));
     assert_eq!(found[0].0, "count", "{found:?}");
 }
+
+/// A body with an internally tagged member, each variant with its own
+/// required number.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+struct WithAlgorithm {
+    name: String,
+    algorithm: Algorithm,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+enum Algorithm {
+    #[serde(rename_all = "camelCase")]
+    Ping { max_delta: f64 },
+    #[serde(rename_all = "camelCase")]
+    Mmr { min_mmr: f64, max_mmr: f64 },
+}
+
+#[test]
+fn a_missing_field_inside_a_tagged_object_is_named_once_and_nothing_is_invented() {
+    let found =
+        deserialize_all::<WithAlgorithm>(json!({"name": "x", "algorithm": {"type": "ping"}}))
+            .unwrap_err();
+    let found: Vec<(String, String)> = found.into_iter().map(|e| (e.field, e.message)).collect();
+    assert_eq!(
+        found,
+        [(
+            "algorithm.maxDelta".to_owned(),
+            "this field is required".to_owned()
+        )]
+    );
+}

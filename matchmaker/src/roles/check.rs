@@ -32,6 +32,16 @@ pub fn check_composition(config: &GameModeConfig, push: &mut impl FnMut(&str, Co
                     ),
                     );
                 }
+                if values.as_ref().is_some_and(|v| v.iter().any(|r| r == ANY)) {
+                    push(
+                        &format!("attributes.{}.values", c.attribute),
+                        invalid,
+                        format!(
+                            "`{ANY}` is the seat any role may take in composition.perTeam; \
+                             a role cannot be named `{ANY}`"
+                        ),
+                    );
+                }
                 values.as_deref()
             }
             Some(d) => {
@@ -50,7 +60,7 @@ pub fn check_composition(config: &GameModeConfig, push: &mut impl FnMut(&str, Co
                 push(
                     "composition.attribute",
                     invalid,
-                    format!("{} is not a declared attribute", c.attribute),
+                    format!("`{}` is not a declared attribute", c.attribute),
                 );
                 None
             }
@@ -141,7 +151,7 @@ fn check_per_team(
                 push(
                     &format!("{field}.{role}"),
                     Code::ValidationError,
-                    format!("{role} is not among the attribute's values"),
+                    format!("`{role}` is not among the attribute's values"),
                 );
             }
         }

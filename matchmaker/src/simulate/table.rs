@@ -73,14 +73,14 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         let w = &r.wait_seconds;
         let _ = writeln!(
             out,
-            "{:<16}{:>10}{:>10}{:>10}{:>10}   {} players in {} matches",
+            "{:<16}{:>10}{:>10}{:>10}{:>10}   {} in {}",
             format!("wait: {role}"),
             num(w.p50),
             num(w.p90),
             num(w.p99),
             num(w.max),
-            r.matched_players,
-            r.matches
+            counted(r.matched_players, "player", "players"),
+            counted(r.matches, "match", "matches")
         );
     }
     if let Some(b) = &s.backfill {
@@ -166,4 +166,9 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         }
     }
     out
+}
+
+/// `n` and the noun for it: "1 match", "2 matches".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
