@@ -14,41 +14,18 @@
 //! and deletes its Redis keys.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use axum::body::Body;
-use axum::http::{header, Method, Request, StatusCode};
-use axum::Router;
-use http_body_util::BodyExt;
-use matchplane_api::play::{connect_redis, unix_now, PlaySettings};
-use matchplane_api::{router, ApiConfig, AppState};
+use axum::http::Method;
+use bench_support::call;
+use matchplane_api::play::{unix_now, PlaySettings};
 use matchplane_store::pool::{ModeKey, Search};
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::Instant;
-use tower::ServiceExt;
+
+#[path = "bench_support/mod.rs"]
+mod bench_support;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-const OPERATOR: &str = "bench-operator";
-
-async fn call(app: &Router, method: Method, path: &str, auth: &str, body: Value) -> Value {
-    let req = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(header::AUTHORIZATION, auth)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    assert!(
-        status == StatusCode::CREATED || status == StatusCode::OK,
-        "{status}: {}",
-        String::from_utf8_lossy(&bytes)
-    );
-    serde_json::from_slice(&bytes).unwrap()
-}
 
 /// User plus system CPU time of this process (seconds), from /proc.
 fn cpu_seconds() -> f64 {
@@ -72,57 +49,9 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     let searches: usize = args.get(1).map_or(100_000, |a| a.parse().unwrap());
     let calls: usize = args.get(2).map_or(30, |a| a.parse().unwrap());
-    let database = std::env::var("DATABASE_URL").expect("DATABASE_URL");
-    let redis = std::env::var("REDIS_URL").expect("REDIS_URL");
-    let db = matchplane_store::db::connect(&database).await.unwrap();
-    matchplane_migrations::migrate(&db).await.unwrap();
     let prefix = format!("mppv_{}", ulid::Ulid::new());
-    let play = Arc::new(
-        connect_redis(&redis, &prefix, PlaySettings::default())
-            .await
-            .unwrap(),
-    );
-    let config = ApiConfig {
-        operator_token: Some(OPERATOR.into()),
-        allow_private_webhooks: false,
-        recording_key: None,
-    };
-    let app = router(AppState::new(db, config).with_play(play.clone()));
-    let op = format!("Bearer {OPERATOR}");
-    call(
-        &app,
-        Method::PUT,
-        "/v1/tiers/bench",
-        &op,
-        json!({"minCycleDurationSeconds": 0.1, "minBaseTolerance": 0,
-               "minExpansionMultiplier": 1, "maxMatchSize": 200, "maxGameModes": 1000,
-               "maxConcurrentSearches": 10_000_000, "requestsPerSecond": 10_000_000,
-               "maxPendingTickets": 1_000_000_000_u64}),
-    )
-    .await;
-    let project = call(
-        &app,
-        Method::POST,
-        "/v1/projects",
-        &op,
-        json!({"name": "bench", "tier": "bench"}),
-    )
-    .await["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let key = call(
-        &app,
-        Method::POST,
-        &format!("/v1/projects/{project}/keys"),
-        &op,
-        json!({"name": "bench"}),
-    )
-    .await["key"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let key = format!("Bearer {key}");
+    let bench = bench_support::start(&prefix, PlaySettings::default(), None).await;
+    let (app, play, project, key) = (bench.app, bench.play, bench.project, bench.key);
     call(
         &app,
         Method::POST,
@@ -194,5 +123,6 @@ async fn main() {
         "current: {} matches, proposed: {} matches; waiting reasons {}",
         last["current"]["matches"], last["proposed"]["matches"], last["waitingReasons"]
     );
+    let redis = std::env::var("REDIS_URL").expect("REDIS_URL");
     matchplane_store::pool::redis::delete_prefix_blocking(&redis, &prefix).unwrap();
 }

@@ -18,48 +18,26 @@
 //! the run's own and deleted at the end.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use axum::body::Body;
-use axum::http::{header, Method, Request};
-use axum::Router;
-use http_body_util::BodyExt;
-use matchplane_api::play::{connect_redis, PlaySettings};
-use matchplane_api::{router, ApiConfig, AppState};
+use axum::http::Method;
+use bench_support::call;
+use matchplane_api::play::PlaySettings;
 use matchplane_store::pool::ModeKey;
 use matchplane_worker::{run_worker, WorkerConfig};
 use rand::{Rng, SeedableRng};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
-use tower::ServiceExt;
+
+#[path = "bench_support/mod.rs"]
+mod bench_support;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const OPERATOR: &str = "load-operator";
-
 /// Concurrent HTTP connections of the answering clients.
 const CONNECTIONS: usize = 64;
-
-async fn call(app: &Router, method: Method, path: &str, auth: &str, body: Option<Value>) -> Value {
-    let req = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(header::AUTHORIZATION, auth)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .unwrap();
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    assert!(
-        status.is_success(),
-        "{path}: {status} {}",
-        String::from_utf8_lossy(&bytes)
-    );
-    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
-}
 
 fn now_secs() -> f64 {
     std::time::SystemTime::now()
@@ -89,66 +67,24 @@ async fn main() {
     let proposals: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let spread: f64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(5.0);
     let timeout: f64 = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(10.0);
-    let database = std::env::var("DATABASE_URL").expect("DATABASE_URL");
     let redis = std::env::var("REDIS_URL").expect("REDIS_URL");
     let prefix = format!("mpload{}", rand::random::<u32>());
-
-    let db = matchplane_store::db::connect(&database).await.unwrap();
-    matchplane_migrations::migrate(&db).await.unwrap();
     let settings = PlaySettings {
         // Nobody polls while waiting to be proposed: no REST expiry here.
         rest_poll_timeout: Duration::from_secs(600),
         ..PlaySettings::default()
     };
-    let play = Arc::new(connect_redis(&redis, &prefix, settings).await.unwrap());
-    let config = ApiConfig {
-        operator_token: Some(OPERATOR.into()),
-        allow_private_webhooks: false,
-        recording_key: None,
-    };
-    let app = router(AppState::new(db.clone(), config).with_play(play.clone()));
-    let op = format!("Bearer {OPERATOR}");
-    call(
-        &app,
-        Method::PUT,
-        "/v1/tiers/load",
-        &op,
-        Some(
-            json!({"minCycleDurationSeconds": 0.1, "minBaseTolerance": 0,
-               "minExpansionMultiplier": 1, "maxMatchSize": 200, "maxGameModes": 1000,
-               "maxConcurrentSearches": 10_000_000, "requestsPerSecond": 10_000_000,
-               "maxPendingTickets": 1_000_000_000_u64}),
-        ),
-    )
-    .await;
-    let project = call(
-        &app,
-        Method::POST,
-        "/v1/projects",
-        &op,
-        Some(json!({"name": "load", "tier": "load"})),
-    )
-    .await;
-    let project = project["id"].as_str().unwrap().to_owned();
-    let key = call(
-        &app,
-        Method::POST,
-        &format!("/v1/projects/{project}/keys"),
-        &op,
-        Some(json!({"name": "load"})),
-    )
-    .await;
-    let bearer = format!("Bearer {}", key["key"].as_str().unwrap());
+    let bench = bench_support::start(&prefix, settings, None).await;
+    let (db, play, app) = (bench.db, bench.play, bench.app);
+    let (project, bearer) = (bench.project, bench.key);
     call(
         &app,
         Method::POST,
         &format!("/v1/projects/{project}/game-modes"),
         &bearer,
-        Some(
-            json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
             "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "fifo"},
             "acceptance": {"timeoutSeconds": timeout}, "ticketTtlSeconds": 3600}),
-        ),
     )
     .await;
 
@@ -162,7 +98,7 @@ async fn main() {
             Method::POST,
             &format!("/v1/projects/{project}/tickets"),
             &bearer,
-            Some(json!({"gameMode": "duel", "playerId": format!("p{i}")})),
+            json!({"gameMode": "duel", "playerId": format!("p{i}")}),
         )
         .await;
         let (ticket, token) = (
@@ -174,7 +110,7 @@ async fn main() {
             Method::POST,
             "/v1/searches",
             "",
-            Some(json!({"ticket": token})),
+            json!({"ticket": token}),
         )
         .await;
         tickets.push((ticket, token));

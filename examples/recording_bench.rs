@@ -16,52 +16,27 @@
 //! rows the recording stored and dropped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use axum::body::Body;
-use axum::http::{header, Method, Request, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::Router;
-use http_body_util::BodyExt;
-use matchplane_api::play::{connect_redis, PlaySettings};
-use matchplane_api::{router, ApiConfig, AppState};
-use serde_json::{json, Value};
+use bench_support::send;
+use matchplane_api::play::PlaySettings;
+use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tower::ServiceExt;
+
+#[path = "bench_support/mod.rs"]
+mod bench_support;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-const OPERATOR: &str = "bench-operator";
-
-async fn call(
-    app: &Router,
-    method: Method,
-    path: &str,
-    auth: &str,
-    body: Value,
-) -> (StatusCode, Value) {
-    let req = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(header::AUTHORIZATION, auth)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
 
 /// One window: `tasks` tasks generating a ticket and starting its search in
 /// `mode` for `seconds`; answers the starts per second.
 async fn window(
     app: &Router,
     project: &str,
-    key: &str,
+    bearer: &str,
     mode: &str,
     tasks: usize,
     seconds: f64,
@@ -74,17 +49,17 @@ async fn window(
         let (app, stop, done, next) = (app.clone(), stop.clone(), done.clone(), next.clone());
         let (tickets, auth, mode) = (
             format!("/v1/projects/{project}/tickets"),
-            format!("Bearer {key}"),
+            bearer.to_owned(),
             mode.to_owned(),
         );
         handles.push(tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 let n = next.fetch_add(1, Ordering::Relaxed);
-                let (status, ticket) = call(&app, Method::POST, &tickets, &auth,
+                let (status, ticket) = send(&app, Method::POST, &tickets, &auth,
                     json!({"gameMode": mode, "playerId": format!("p{n}"), "attributes": {"mmr": 1000 + n % 1000}})).await;
                 assert_eq!(status, StatusCode::CREATED, "{ticket}");
                 let token = ticket["token"].as_str().unwrap().to_owned();
-                let (status, body) = call(&app, Method::POST, "/v1/searches", &auth, json!({"ticket": token})).await;
+                let (status, body) = send(&app, Method::POST, "/v1/searches", &auth, json!({"ticket": token})).await;
                 assert_eq!(status, StatusCode::ACCEPTED, "{body}");
                 done.fetch_add(1, Ordering::Relaxed);
             }
@@ -105,50 +80,13 @@ async fn main() {
     let pairs: usize = args.get(1).map_or(10, |a| a.parse().unwrap());
     let seconds: f64 = args.get(2).map_or(3.0, |a| a.parse().unwrap());
     let tasks: usize = args.get(3).map_or(32, |a| a.parse().unwrap());
-    let database = std::env::var("DATABASE_URL").expect("DATABASE_URL");
-    let redis = std::env::var("REDIS_URL").expect("REDIS_URL");
-    let db = matchplane_store::db::connect(&database).await.unwrap();
-    matchplane_migrations::migrate(&db).await.unwrap();
-    let play = connect_redis(&redis, "mprec", PlaySettings::default())
-        .await
-        .unwrap();
-    let config = ApiConfig {
-        operator_token: Some(OPERATOR.into()),
-        allow_private_webhooks: false,
-        recording_key: Some("bench-recording-key".into()),
-    };
-    let state = AppState::new(db.clone(), config).with_play(Arc::new(play));
-    let app = router(state.clone());
-    let op = format!("Bearer {OPERATOR}");
-    call(
-        &app,
-        Method::PUT,
-        "/v1/tiers/bench",
-        &op,
-        json!({"minCycleDurationSeconds": 0.1, "minBaseTolerance": 0,
-               "minExpansionMultiplier": 1, "maxMatchSize": 200, "maxGameModes": 1000,
-               "maxConcurrentSearches": 100_000_000, "requestsPerSecond": 10_000_000,
-               "maxPendingTickets": 1_000_000_000_u64, "retentionDays": 365}),
+    let bench = bench_support::start(
+        "mprec",
+        PlaySettings::default(),
+        Some("bench-recording-key"),
     )
     .await;
-    let (_, project) = call(
-        &app,
-        Method::POST,
-        "/v1/projects",
-        &op,
-        json!({"name": "bench", "tier": "bench"}),
-    )
-    .await;
-    let project = project["id"].as_str().unwrap().to_owned();
-    let (_, key) = call(
-        &app,
-        Method::POST,
-        &format!("/v1/projects/{project}/keys"),
-        &op,
-        json!({"name": "bench"}),
-    )
-    .await;
-    let key = key["key"].as_str().unwrap().to_owned();
+    let (app, state, project, key) = (bench.app, bench.state, bench.project, bench.key);
     for (name, recording) in [("off", false), ("on", true)] {
         let mut mode = json!({"name": name, "enabled": true, "matchShape": [1, 1],
             "matchmakingCycleDurationSeconds": 1,
@@ -157,11 +95,11 @@ async fn main() {
         if recording {
             mode["recording"] = json!({"enabled": true, "retentionDays": 7});
         }
-        let (status, body) = call(
+        let (status, body) = send(
             &app,
             Method::POST,
             &format!("/v1/projects/{project}/game-modes"),
-            &format!("Bearer {key}"),
+            &key,
             mode,
         )
         .await;

@@ -13,88 +13,24 @@
 //! on 127.0.0.1:8090 and the bare handler on 127.0.0.1:8091 until Ctrl-C.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use axum::body::Body;
-use axum::http::{header, Method, Request, StatusCode};
+use axum::http::{Method, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
-use http_body_util::BodyExt;
-use matchplane_api::play::{connect_redis, PlaySettings};
-use matchplane_api::{router, ApiConfig, AppState};
+use bench_support::call;
+use matchplane_api::play::PlaySettings;
 use serde_json::{json, Value};
-use std::sync::Arc;
-use tower::ServiceExt;
+
+#[path = "bench_support/mod.rs"]
+mod bench_support;
 
 // The allocator `matchplane` itself uses (src/main.rs).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const OPERATOR: &str = "bench-operator";
-
-async fn call(app: &Router, method: Method, path: &str, auth: &str, body: Value) -> Value {
-    let req = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(header::AUTHORIZATION, auth)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = app.clone().oneshot(req).await.unwrap();
-    assert!(
-        response.status() == StatusCode::CREATED || response.status() == StatusCode::OK,
-        "{}",
-        response.status()
-    );
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    serde_json::from_slice(&bytes).unwrap()
-}
-
 #[tokio::main]
 async fn main() {
-    let database = std::env::var("DATABASE_URL").expect("DATABASE_URL");
-    let redis = std::env::var("REDIS_URL").expect("REDIS_URL");
-    let db = matchplane_store::db::connect(&database).await.unwrap();
-    matchplane_migrations::migrate(&db).await.unwrap();
-    let play = connect_redis(&redis, "mpbench", PlaySettings::default())
-        .await
-        .unwrap();
-    let config = ApiConfig {
-        operator_token: Some(OPERATOR.into()),
-        allow_private_webhooks: false,
-        recording_key: None,
-    };
-    let app = router(AppState::new(db, config).with_play(Arc::new(play)));
-    let op = format!("Bearer {OPERATOR}");
-    // Enterprise's limits, but a rate limit (50 000 requests per second)
-    // the load cannot reach: answers of 429 would count as requests served.
-    call(
-        &app,
-        Method::PUT,
-        "/v1/tiers/bench",
-        &op,
-        json!({"minCycleDurationSeconds": 0.1, "minBaseTolerance": 0,
-               "minExpansionMultiplier": 1, "maxMatchSize": 200, "maxGameModes": 1000,
-               "maxConcurrentSearches": 10_000_000, "requestsPerSecond": 10_000_000,
-               "maxPendingTickets": 1_000_000_000_u64}),
-    )
-    .await;
-    let project = call(
-        &app,
-        Method::POST,
-        "/v1/projects",
-        &op,
-        json!({"name": "bench", "tier": "bench"}),
-    )
-    .await;
-    let project = project["id"].as_str().unwrap().to_owned();
-    let key = call(
-        &app,
-        Method::POST,
-        &format!("/v1/projects/{project}/keys"),
-        &op,
-        json!({"name": "bench"}),
-    )
-    .await;
-    let key = key["key"].as_str().unwrap().to_owned();
+    let bench = bench_support::start("mpbench", PlaySettings::default(), None).await;
+    let (app, project, key) = (bench.app, bench.project, bench.key);
     let mode = json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
         "matchmakingCycleDurationSeconds": 1,
         "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5, "expansionMultiplier": 2},
@@ -103,7 +39,7 @@ async fn main() {
         &app,
         Method::POST,
         &format!("/v1/projects/{project}/game-modes"),
-        &format!("Bearer {key}"),
+        &key,
         mode.clone(),
     )
     .await;
@@ -131,14 +67,14 @@ async fn main() {
         &app,
         Method::POST,
         &format!("/v1/projects/{project}/game-modes"),
-        &format!("Bearer {key}"),
+        &key,
         ruled,
     )
     .await;
     let script = |body: &str| {
         format!(
             "wrk.method = \"POST\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\n\
-             wrk.headers[\"Authorization\"] = \"Bearer {key}\"\n\
+             wrk.headers[\"Authorization\"] = \"{key}\"\n\
              wrk.body = '{body}'\n"
         )
     };
