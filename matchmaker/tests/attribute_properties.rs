@@ -345,6 +345,7 @@ proptest! {
             values.attributes.insert("maps".into(), AttributeValue::Set(maps.iter().cloned().collect()));
         }
         let backfill = OpenBackfill {
+            open_roles: Vec::new(),
             backfill_id: "bf_1".into(),
             match_id: "mat_1".into(),
             revision: 1,

@@ -20,6 +20,7 @@ fn backfill_on(mut c: GameModeConfig) -> GameModeConfig {
 
 fn open(id: &str, seats: &[u32], mean: Option<f64>, opened_at: f64) -> OpenBackfill {
     OpenBackfill {
+        open_roles: Vec::new(),
         backfill_id: format!("bf_{id}").into(),
         match_id: format!("mat_{id}").into(),
         revision: 1,
@@ -313,6 +314,7 @@ fn a_fill_keeps_every_rule_against_the_roster_and_its_other_newcomers() {
         )
     };
     let with_roster = |seats: &[u32], roster: RosterValues| OpenBackfill {
+        open_roles: Vec::new(),
         roster,
         ..open("a", seats, Some(1500.0), 0.0)
     };

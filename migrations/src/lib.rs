@@ -53,6 +53,7 @@ mod m20261203_000192_t_rule_columns;
 mod m20261203_000193_t_hold_and_period;
 mod m20261203_000194_t_rule_stats;
 mod m20261203_000195_t_role_stats;
+mod m20261203_000196_t_backfill_open_roles;
 pub mod names;
 mod ops;
 
@@ -95,6 +96,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000193_t_hold_and_period::Migration),
             Box::new(m20261203_000194_t_rule_stats::Migration),
             Box::new(m20261203_000195_t_role_stats::Migration),
+            Box::new(m20261203_000196_t_backfill_open_roles::Migration),
         ]
     }
 }

@@ -38,6 +38,11 @@ pub struct MatchBackfilled {
     pub teams: Vec<Team>,
     /// Open seats per team after this fill.
     pub open_seats_left: Vec<u32>,
+    /// In a role-queue mode, open seats per team and role after this fill
+    /// (docs/rules.md, "Backfill by role"); absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Vec<HashMap<String, u32>>>, nullable = false))]
+    pub open_roles_left: Vec<matchplane_matchmaker::roles::open::OpenRoles>,
 }
 
 /// Identity of a fill, with which a [`ProposedFill`] becomes a body.
@@ -78,6 +83,7 @@ impl MatchBackfilled {
                 })
                 .collect(),
             open_seats_left: fill.open_seats_left.clone(),
+            open_roles_left: fill.open_roles_left.clone(),
         }
     }
 

@@ -125,6 +125,7 @@ pub async fn claim_fills(
             backfill_id: proposed.backfill_id.to_string(),
             revision: proposed.revision,
             seats_taken: proposed.seats_taken(),
+            roles_taken: proposed.roles_taken(),
             claim: Claim {
                 match_id: proposed.match_id.to_string(),
                 ticket_ids: proposed
@@ -245,8 +246,8 @@ pub(crate) async fn store_fills(
                 open_seats_left: serde_json::json!(body.open_seats_left),
                 created_at: body.created_at,
             },
-            taken,
-            filled,
+            (!body.open_roles_left.is_empty()).then(|| serde_json::json!(body.open_roles_left)),
+            (taken, filled),
             now,
         )
         .await?;

@@ -17,6 +17,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::backfill::roster::Roster;
+use matchplane_matchmaker::roles::open::OpenRoles;
 use matchplane_matchmaker::{Code, OpenBackfill};
 use matchplane_store::entities::backfill;
 use matchplane_store::pool::{BackfillChange, BackfillStatus, ModeKey};
@@ -41,6 +42,13 @@ pub struct BackfillView {
     pub status: String,
     /// Open seats per team, in match-shape order (players).
     pub open_seats: Vec<u32>,
+    /// In a role-queue mode, the open seats of each team by role, in
+    /// match-shape order (`any`: a seat any role may take); a fill seats
+    /// each newcomer in an open role it listed (docs/rules.md, "Backfill
+    /// by role"). Absent in a mode without `composition`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<HashMap<String, u32>>>, nullable = false, example = json!([{"any": 0, "damage": 1, "support": 0, "tank": 0}, {"any": 0, "damage": 0, "support": 0, "tank": 0}]))]
+    pub open_roles: Option<Vec<OpenRoles>>,
     /// When the request was opened.
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
@@ -83,17 +91,22 @@ async fn view(
     now: DateTime<Utc>,
 ) -> Result<BackfillView, ApiError> {
     let live = state.play.pool.backfill(mode, &row.id).await?;
-    let (status, open_seats) = match live {
-        Some(live) if live.status != BackfillStatus::Open => {
-            (live.status.as_str().to_owned(), live.backfill.open_seats)
-        }
+    let (status, open_seats, open_roles) = match live {
         Some(live) => (
-            backfills::status_at(&row, now).to_owned(),
+            match live.status {
+                BackfillStatus::Open => backfills::status_at(&row, now).to_owned(),
+                other => other.as_str().to_owned(),
+            },
             live.backfill.open_seats,
+            live.backfill.open_roles,
         ),
         None => (
             backfills::status_at(&row, now).to_owned(),
             serde_json::from_value(row.open_seats.clone()).unwrap_or_default(),
+            row.open_roles
+                .clone()
+                .and_then(|r| serde_json::from_value(r).ok())
+                .unwrap_or_default(),
         ),
     };
     let fills = backfills::fills(&state.db, &row.project_id, &row.id)
@@ -112,6 +125,7 @@ async fn view(
         game_mode: row.game_mode,
         status,
         open_seats,
+        open_roles: (!open_roles.is_empty()).then_some(open_roles),
         created_at: row.created_at,
         expires_at: row.expires_at,
         fills,
@@ -152,7 +166,8 @@ pub async fn open(
         open_match_id: Some(match_id.clone()),
         status: backfills::OPEN.to_owned(),
         roster: stored_roster(&roster, now)?,
-        open_seats: serde_json::json!(seats.open_seats),
+        open_seats: serde_json::json!(seats.seats.open_seats),
+        open_roles: seats.roles_json(),
         fills: 0,
         seats_filled: 0,
         revision: 1,
@@ -175,16 +190,17 @@ pub async fn open(
         backfill_id: id.as_str().into(),
         match_id: match_id.as_str().into(),
         revision: 1,
-        open_seats: seats.open_seats,
+        open_seats: seats.seats.open_seats,
         opened_at: secs(now),
         expires_at: secs(expires_at),
-        mean_mmr: seats.mean_mmr,
+        mean_mmr: seats.seats.mean_mmr,
         pings: match_players(&ctx.row)
             .into_iter()
             .filter_map(|p| p.2)
             .collect(),
         region: ctx.row.region.as_deref().map(Into::into),
         roster: values,
+        open_roles: seats.roles,
     };
     if let Err(err) = state.play.pool.open_backfill(&ctx.mode, &live).await {
         // Not open anywhere then: the row must not hold the match's slot.
@@ -261,16 +277,17 @@ pub async fn replace(
         backfill_id: backfill_id.as_str().into(),
         match_id: match_id.as_str().into(),
         revision: 0,
-        open_seats: seats.open_seats.clone(),
+        open_seats: seats.seats.open_seats.clone(),
         opened_at: secs(row.created_at),
         expires_at: secs(row.expires_at),
-        mean_mmr: seats.mean_mmr,
+        mean_mmr: seats.seats.mean_mmr,
         pings: match_players(&ctx.row)
             .into_iter()
             .filter_map(|p| p.2)
             .collect(),
         region: ctx.row.region.as_deref().map(Into::into),
         roster: values,
+        open_roles: seats.roles.clone(),
     };
     match state.play.pool.replace_backfill(&ctx.mode, &live).await? {
         BackfillChange::Changed { revision } => {
@@ -279,7 +296,7 @@ pub async fn replace(
                 &state.db,
                 &row,
                 roster,
-                &seats.open_seats,
+                (&seats.seats.open_seats, seats.roles_json()),
                 revision,
                 now,
             )

@@ -7,6 +7,8 @@
 //! - [`fit`]: whether one candidate fits one backfill (MMR, ping, region;
 //!   the rules over attributes are checked by the pass, against the roster
 //!   and the fill's other newcomers);
+//! - `seats`: one backfill's open seats (per team, per role in a role
+//!   queue) as one fill takes them;
 //! - [`pass`]: the cycle's first step, which offers candidates to the open
 //!   backfills (oldest first, candidates in wait order) before new matches
 //!   form, and [`run_cycle_with_backfills`], what the worker and the
@@ -16,6 +18,7 @@ pub mod config;
 pub mod fit;
 pub mod pass;
 pub mod roster;
+mod seats;
 
 pub use config::BackfillConfig;
 pub use pass::{fill_pass, run_cycle_with_backfills, CycleWithFills, ProposedFill};
@@ -61,11 +64,47 @@ pub struct OpenBackfill {
     /// a fill satisfies every rule against them. Empty without rules.
     #[serde(default, skip_serializing_if = "crate::rules::RosterValues::is_empty")]
     pub roster: crate::rules::RosterValues,
+    /// In a role-queue mode, the open seats of each team by role
+    /// (docs/rules.md, "Backfill by role"): each team's counts sum to its
+    /// `open_seats`, and a newcomer takes a seat of a role it listed (or an
+    /// `any` seat). Empty in a mode without `composition`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_roles: Vec<crate::roles::open::OpenRoles>,
 }
 
 impl OpenBackfill {
     /// Seats still open over all teams (players).
     pub fn seats_left(&self) -> u32 {
         self.open_seats.iter().sum()
+    }
+
+    /// The seat counters a fill decrements, as the pool store keeps them:
+    /// `open_seats`, then each team's `open_roles` counts in name order.
+    pub fn seat_counters(&self) -> Vec<u32> {
+        self.open_seats
+            .iter()
+            .copied()
+            .chain(self.open_roles.iter().flat_map(|t| t.values().copied()))
+            .collect()
+    }
+
+    /// Sets `open_seats` and `open_roles` from `counters` (as
+    /// [`OpenBackfill::seat_counters`] gives them, against this backfill's
+    /// teams and role names). Returns `false`, changing nothing, when the
+    /// count does not match.
+    pub fn set_seat_counters(&mut self, counters: &[u32]) -> bool {
+        let teams = self.open_seats.len();
+        let roles: usize = self.open_roles.iter().map(|t| t.len()).sum();
+        if counters.len() != teams + roles {
+            return false;
+        }
+        self.open_seats.copy_from_slice(&counters[..teams]);
+        let mut rest = counters[teams..].iter();
+        for team in &mut self.open_roles {
+            for (n, c) in team.values_mut().zip(rest.by_ref()) {
+                *n = *c;
+            }
+        }
+        true
     }
 }

@@ -2,21 +2,20 @@
 //! candidates to the mode's open backfills, oldest backfill first and
 //! candidates in wait order (longest-waiting first).
 //!
-//! A party is taken whole or not at all: with `keepTogether` it needs one
-//! team with as many open seats as it has members (the team with the
-//! fewest such seats is used, so larger gaps stay for larger parties);
-//! without, it may spread over the open seats of every team (each member
-//! to the team with the most seats left). Open seats never go below zero,
-//! and a candidate is taken by at most one backfill. Each backfill gets at
-//! most one fill per cycle (its seats may take several candidates), claimed
-//! under the backfill's `revision`.
+//! A party is taken whole or not at all, onto the seats (and in a role
+//! queue the open roles) [`super::seats`] describes. Open seats never go
+//! below zero, and a candidate is taken by at most one backfill. Each
+//! backfill gets at most one fill per cycle (its seats may take several
+//! candidates), claimed under the backfill's `revision`.
 
 use super::fit::{fits, latency_to};
+use super::seats::FillSeats;
 use super::OpenBackfill;
 use crate::candidate::{build_candidates, Candidate};
 use crate::config::GameModeConfig;
 use crate::cycle::{run_cycle, CycleOutcome, MatchedPlayer, ProposedTeam};
 use crate::recheck::recheck;
+use crate::roles::RoleTable;
 use crate::search::Search;
 use arcstr::ArcStr;
 use rand::RngCore;
@@ -37,6 +36,10 @@ pub struct ProposedFill {
     pub teams: Vec<ProposedTeam>,
     /// Open seats per team once this fill is in.
     pub open_seats_left: Vec<u32>,
+    /// Open seats per team and role once this fill is in (docs/rules.md,
+    /// "Backfill by role"); empty outside role queues.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open_roles_left: Vec<crate::roles::open::OpenRoles>,
 }
 
 impl ProposedFill {
@@ -54,6 +57,27 @@ impl ProposedFill {
         for t in &self.teams {
             if let Some(slot) = taken.get_mut(t.index) {
                 *slot += u32::try_from(t.players.len()).unwrap_or(u32::MAX);
+            }
+        }
+        taken
+    }
+
+    /// Role seats this fill takes, as [`OpenBackfill::seat_counters`]
+    /// lists them after the team seats: for each team, for each role of
+    /// `open_roles_left` in name order, the newcomers seated in it. Empty
+    /// outside role queues.
+    pub fn roles_taken(&self) -> Vec<u32> {
+        let mut taken = Vec::new();
+        for (index, open) in self.open_roles_left.iter().enumerate() {
+            let team = self.teams.iter().find(|t| t.index == index);
+            for role in open.keys() {
+                let n = team.map_or(0, |t| {
+                    t.players
+                        .iter()
+                        .filter(|p| p.role.as_deref() == Some(role.as_str()))
+                        .count()
+                });
+                taken.push(u32::try_from(n).unwrap_or(u32::MAX));
             }
         }
         taken
@@ -97,14 +121,17 @@ pub fn fill_pass(
             .then_with(|| a.backfill_id.cmp(&b.backfill_id))
     });
     let waits: Vec<f64> = set.candidates.iter().map(|c| now - c.wait_start).collect();
-    let rules = crate::rules::RuleTable::build(config, pool, &set.candidates, &waits);
+    let tables = Tables {
+        rules: crate::rules::RuleTable::build(config, pool, &set.candidates, &waits),
+        roles: RoleTable::build(config, pool, &set.candidates, &waits),
+    };
     let mut used = vec![false; set.candidates.len()];
     for backfill in order {
         let fill = fill_one(
             config,
             pool,
             &set.candidates,
-            rules.as_ref(),
+            &tables,
             &mut used,
             backfill,
             now,
@@ -123,27 +150,40 @@ pub fn fill_pass(
     outcome
 }
 
+/// The cycle's rule and role tables over its candidates (each `None` when
+/// the mode has no rules, no `composition`).
+struct Tables<'a> {
+    rules: Option<crate::rules::RuleTable<'a>>,
+    roles: Option<RoleTable>,
+}
+
 /// The fill of one backfill from the candidates not `used` yet. With
 /// rules, each newcomer satisfies every rule against the roster and the
-/// newcomers taken before it (docs/rules.md#backfill).
+/// newcomers taken before it (docs/rules.md#backfill); with open roles,
+/// each takes an open role it listed ([`super::seats`]).
 fn fill_one(
     config: &GameModeConfig,
     pool: &[Search],
     candidates: &[Candidate],
-    rules: Option<&crate::rules::RuleTable<'_>>,
+    tables: &Tables<'_>,
     used: &mut [bool],
     backfill: &OpenBackfill,
     now: f64,
 ) -> Option<ProposedFill> {
+    let (rules, roles) = (tables.rules.as_ref(), tables.roles.as_ref());
     let keep_together = config.parties.keep_together;
-    let mut seats = backfill.open_seats.clone();
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); seats.len()];
+    let role_names: Vec<&str> = config
+        .composition
+        .as_ref()
+        .map(|c| c.roles())
+        .unwrap_or_default();
+    let mut seats = FillSeats::new(backfill, roles, &role_names);
     let mut group = crate::rules::GroupRules::default();
     if let Some(t) = rules {
         group.start_roster(t, &backfill.roster, now - backfill.opened_at);
     }
     for (c, candidate) in candidates.iter().enumerate() {
-        if seats.iter().all(|s| *s == 0) {
+        if seats.full() {
             break;
         }
         if used[c] || !fits(config, pool, candidate, backfill, now) {
@@ -152,46 +192,28 @@ fn fill_one(
         if rules.is_some_and(|t| group.admits(t, c).is_err()) {
             continue;
         }
-        let size = candidate.seats;
-        if keep_together {
-            // The team with the fewest open seats that still holds the party.
-            let team = seats
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| **s >= size)
-                .min_by_key(|(i, s)| (**s, *i))
-                .map(|(i, _)| i);
-            let Some(team) = team else { continue };
-            seats[team] -= size;
-            members[team].extend(candidate.searches.iter().copied());
+        let masks = roles.map_or(&[][..], |t| t.masks(c));
+        let taken = if keep_together {
+            seats.take_party(&candidate.searches, masks)
         } else {
-            if seats.iter().sum::<u32>() < size {
-                continue;
-            }
-            for &i in &candidate.searches {
-                let Some(team) = seats
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| **s > 0)
-                    .max_by_key(|(i, s)| (**s, std::cmp::Reverse(*i)))
-                    .map(|(i, _)| i)
-                else {
-                    break;
-                };
-                seats[team] -= 1;
-                members[team].push(i);
-            }
+            seats.take_spread(&candidate.searches, masks)
+        };
+        if !taken {
+            continue;
         }
         used[c] = true;
         if let Some(t) = rules {
             group.join(t, c);
         }
     }
-    let teams: Vec<ProposedTeam> = members
-        .into_iter()
+    let seated = seats.finish();
+    let teams: Vec<ProposedTeam> = seated
+        .members
+        .iter()
+        .zip(&seated.roles)
         .enumerate()
-        .filter(|(_, m)| !m.is_empty())
-        .map(|(index, m)| team(pool, backfill, index, &m, now))
+        .filter(|(_, (m, _))| !m.is_empty())
+        .map(|(index, (m, r))| team(pool, backfill, index, m, r, now))
         .collect();
     if teams.is_empty() {
         return None;
@@ -201,7 +223,8 @@ fn fill_one(
         match_id: backfill.match_id.clone(),
         revision: backfill.revision,
         teams,
-        open_seats_left: seats,
+        open_seats_left: seated.seats_left,
+        open_roles_left: seated.open_roles_left,
     })
 }
 
@@ -210,11 +233,13 @@ fn team(
     backfill: &OpenBackfill,
     index: usize,
     members: &[usize],
+    roles: &[Option<ArcStr>],
     now: f64,
 ) -> ProposedTeam {
     let players: Vec<MatchedPlayer> = members
         .iter()
-        .map(|&i| {
+        .zip(roles)
+        .map(|(&i, role)| {
             let s = &pool[i];
             MatchedPlayer {
                 player_id: s.player_id.clone(),
@@ -225,8 +250,7 @@ fn team(
                 wait_seconds: (now - s.queued_at).max(0.0),
                 latency_ms: backfill.region.as_ref().and_then(|r| latency_to(s, r)),
                 attributes: crate::rules::PlayerValues::own(s.attributes.clone()),
-                // Backfill by role is not part of role queues yet.
-                role: None,
+                role: role.clone(),
             }
         })
         .collect();

@@ -56,6 +56,15 @@ pub struct RosterPlayer {
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, crate::rules::AttributeValue>>, nullable = false))]
     pub attributes: crate::rules::DeclaredValues,
+    /// The role the player plays, in a mode with `composition`
+    /// (docs/rules.md, "Backfill by role"): one of the composition's roles,
+    /// or `any` for a player in an `any` seat. Optional for players
+    /// matchplane seated in the match (the role they were seated in is
+    /// used), required for others; refused in a mode without
+    /// `composition`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(nullable = false, example = "tank"))]
+    pub role: Option<String>,
 }
 
 /// What a valid roster leaves open.
@@ -181,6 +190,95 @@ pub fn check_roster(
     })
 }
 
+/// The open role seats `roster` leaves in a mode with `composition`
+/// (docs/rules.md, "Backfill by role"), each player in the role it gives
+/// or, left out, the role `known_role` (the match's own players) gives.
+/// `None` composition: no role may be given, and the answer is empty.
+///
+/// # Errors
+/// Every broken rule, each `INVALID_ROSTER` with its field: a role given
+/// in a mode without `composition`, a role missing or not among the
+/// composition's (`teams[0].players[2].role`), a team whose roles no step
+/// of the composition seats (`teams[1].players`).
+pub fn check_roster_roles(
+    composition: Option<&crate::roles::Composition>,
+    caps: &[u32],
+    roster: &Roster,
+    known_role: impl Fn(&str) -> Option<String>,
+) -> Result<Vec<crate::roles::open::OpenRoles>, Vec<FieldError>> {
+    let invalid =
+        |field: String, message: String| FieldError::new(field, Code::InvalidRoster, message);
+    let mut errors = Vec::new();
+    let Some(composition) = composition else {
+        for (t, team) in roster.teams.iter().enumerate() {
+            for (p, player) in team.players.iter().enumerate() {
+                if player.role.is_some() {
+                    errors.push(invalid(
+                        format!("teams[{t}].players[{p}].role"),
+                        "the game mode has no composition: its players hold no role".into(),
+                    ));
+                }
+            }
+        }
+        return if errors.is_empty() {
+            Ok(Vec::new())
+        } else {
+            Err(errors)
+        };
+    };
+    let roles = composition.roles();
+    let mut held: Vec<Vec<String>> = vec![Vec::new(); caps.len()];
+    // Where each team's entry is, for an error about the whole team.
+    let mut entry_of: Vec<Option<usize>> = vec![None; caps.len()];
+    for (t, team) in roster.teams.iter().enumerate() {
+        if let Some(slot) = entry_of.get_mut(team.index) {
+            *slot = Some(t);
+        }
+        for (p, player) in team.players.iter().enumerate() {
+            let field = format!("teams[{t}].players[{p}].role");
+            let role = player
+                .role
+                .clone()
+                .or_else(|| known_role(&player.player_id));
+            match role {
+                None => errors.push(invalid(
+                    field,
+                    format!(
+                        "player {} was not seated by matchplane: its role is required",
+                        player.player_id
+                    ),
+                )),
+                Some(r) if r != crate::roles::ANY && !roles.contains(&r.as_str()) => {
+                    errors.push(invalid(
+                        field,
+                        format!(
+                            "role {r} is not among the composition's roles ({}) nor `{}`",
+                            roles.join(", "),
+                            crate::roles::ANY
+                        ),
+                    ))
+                }
+                Some(r) => {
+                    if let Some(h) = held.get_mut(team.index) {
+                        h.push(r);
+                    }
+                }
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let held: Vec<Vec<&str>> = held
+        .iter()
+        .map(|h| h.iter().map(String::as_str).collect())
+        .collect();
+    crate::roles::open::open_roles(composition, &held).map_err(|e| {
+        let at = entry_of.get(e.team).copied().flatten().unwrap_or(0);
+        vec![invalid(format!("teams[{at}].players"), e.message)]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +295,7 @@ mod tests {
                             player_id: (*p).to_owned(),
                             mmr: Some(1000.0),
                             attributes: Default::default(),
+                            role: None,
                         })
                         .collect(),
                 })

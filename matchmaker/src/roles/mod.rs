@@ -8,11 +8,13 @@
 //! - [`seat`]: the exact seating search (feasibility while a group grows,
 //!   the final seating by `teamAssignment`).
 //! - [`table`]: each candidate's role lists as bit masks, for one cycle.
+//! - [`open`]: the open role seats of a running match, for backfill.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod check;
+pub mod open;
 pub mod seat;
 pub mod table;
 

@@ -64,9 +64,29 @@ struct Running {
     backfill: Option<usize>,
     /// Each player's declared values, by player id (docs/rules.md#backfill).
     values: HashMap<String, crate::rules::DeclaredValues>,
+    /// Each player's role seat in a role queue, by player id.
+    roles: HashMap<String, arcstr::ArcStr>,
 }
 
 impl Running {
+    /// The open role seats its roster leaves (docs/rules.md, "Backfill by
+    /// role"); empty without `composition`.
+    fn open_roles(&self, config: &GameModeConfig) -> Vec<crate::roles::open::OpenRoles> {
+        let Some(composition) = &config.composition else {
+            return Vec::new();
+        };
+        let held: Vec<Vec<&str>> = self
+            .roster
+            .iter()
+            .map(|team| {
+                team.iter()
+                    .filter_map(|(id, _)| self.roles.get(id).map(|r| r.as_str()))
+                    .collect()
+            })
+            .collect();
+        crate::roles::open::open_roles(composition, &held).unwrap_or_default()
+    }
+
     /// The roster under the rules: its players now, with their values.
     fn roster_values(&self) -> crate::rules::RosterValues {
         let players = self
@@ -111,6 +131,7 @@ impl Backfiller {
         let index = self.running.len();
         let mut roster = Vec::with_capacity(m.teams.len());
         let mut values = HashMap::new();
+        let mut roles = HashMap::new();
         let mut pings = Vec::new();
         let all: Vec<f64> = m
             .teams
@@ -125,6 +146,9 @@ impl Backfiller {
                 players.push((p.player_id.to_string(), p.mmr));
                 if !p.attributes.is_empty() {
                     values.insert(p.player_id.to_string(), p.attributes.to_values());
+                }
+                if let Some(role) = &p.role {
+                    roles.insert(p.player_id.to_string(), role.clone());
                 }
                 pings.extend(p.ping_ms);
                 if let (Some(mmr), Some(mean)) = (p.mmr, mean) {
@@ -149,6 +173,7 @@ impl Backfiller {
             region: m.region.clone(),
             backfill: None,
             values,
+            roles,
         });
     }
 
@@ -181,6 +206,7 @@ impl Backfiller {
                     live.open.open_seats[team] += 1;
                     live.open.mean_mmr = mean;
                     live.open.roster = running.roster_values();
+                    live.open.open_roles = running.open_roles(config);
                     live.open.revision += 1;
                     live.opened[team].push(t);
                 }
@@ -214,6 +240,7 @@ impl Backfiller {
                             pings: running.pings.clone(),
                             region: running.region.clone(),
                             roster: running.roster_values(),
+                            open_roles: running.open_roles(config),
                         },
                         opened,
                     });
@@ -267,12 +294,16 @@ impl Backfiller {
                             .values
                             .insert(p.player_id.to_string(), p.attributes.to_values());
                     }
+                    if let Some(role) = &p.role {
+                        running.roles.insert(p.player_id.to_string(), role.clone());
+                    }
                     self.where_is.insert(p.player_id.to_string(), index);
                     players.push(p.player_id.to_string());
                 }
             }
             let live = &mut self.live[b];
             live.open.open_seats = fill.open_seats_left.clone();
+            live.open.open_roles = fill.open_roles_left.clone();
             live.open.revision += 1;
             live.open.mean_mmr = roster_mean(&self.running[index].roster);
             live.open.roster = self.running[index].roster_values();

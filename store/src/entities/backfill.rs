@@ -27,6 +27,11 @@ pub struct Model {
     /// Open seats per team as last recorded.
     #[sea_orm(column_type = "JsonBinary")]
     pub open_seats: Json,
+    /// In a role-queue mode, open seats per team and role as last recorded
+    /// (`[{"damage": 1, "tank": 0}, …]`, docs/rules.md, "Backfill by
+    /// role"); `None` otherwise.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub open_roles: Option<Json>,
     /// Fills recorded.
     pub fills: i32,
     /// Seats those fills took (players).

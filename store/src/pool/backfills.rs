@@ -82,8 +82,24 @@ pub struct FillClaim {
     pub revision: u64,
     /// Seats taken per team, in shape order (players).
     pub seats_taken: Vec<u32>,
+    /// In a role queue, role seats taken per team and role, as
+    /// [`matchplane_matchmaker::ProposedFill::roles_taken`] lists them;
+    /// empty otherwise.
+    pub roles_taken: Vec<u32>,
     /// The searches and the record (`match_id` is the running match).
     pub claim: Claim,
+}
+
+impl FillClaim {
+    /// The seat counters this fill takes: `seats_taken`, then
+    /// `roles_taken` (the order of [`OpenBackfill::seat_counters`]).
+    pub fn counters_taken(&self) -> Vec<u32> {
+        self.seats_taken
+            .iter()
+            .chain(&self.roles_taken)
+            .copied()
+            .collect()
+    }
 }
 
 /// What a fill claim did.
@@ -160,7 +176,8 @@ pub trait Backfills: Send + Sync {
 
     /// Claims a fill atomically: under `lease_token` only; only if the
     /// backfill is open, at `fill.revision`, not expired at `now` and has
-    /// the seats; only if every search is live. Then the searches end as
+    /// the seats (and in a role queue the role seats); only if every
+    /// search is live. Then the searches end as
     /// matched into the running match, the seats are taken (status
     /// `filled` when none is left), the revision grows and the record goes
     /// to the outbox, all in one step.

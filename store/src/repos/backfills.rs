@@ -128,7 +128,8 @@ pub async fn get<C: ConnectionTrait>(
         .ok_or(StoreError::NotFound)
 }
 
-/// Writes a newer roster, its open seats and revision into an open row.
+/// Writes a newer roster, its open seats (per team, and per team and role
+/// in a role queue: `None` otherwise) and revision into an open row.
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when no open row has that id.
@@ -136,13 +137,14 @@ pub async fn replace_roster<C: ConnectionTrait>(
     db: &C,
     row: &backfill::Model,
     roster: serde_json::Value,
-    open_seats: &[u32],
+    (open_seats, open_roles): (&[u32], Option<serde_json::Value>),
     revision: u64,
     now: DateTime<Utc>,
 ) -> Result<backfill::Model, StoreError> {
     let mut active = row.clone().into_active_model();
     active.roster = Set(roster);
     active.open_seats = Set(serde_json::json!(open_seats));
+    active.open_roles = Set(open_roles);
     active.revision = Set(i64::try_from(revision).unwrap_or(i64::MAX));
     active.updated_at = Set(now);
     Ok(active.update(db).await?)
@@ -285,15 +287,16 @@ fn player_ids(teams: &serde_json::Value) -> impl Iterator<Item = &str> {
 
 /// Records a fill once (a record handed over twice changes nothing the
 /// second time): the fill row, and on its request the counts, the seats
-/// left and, with none left, `filled`. Returns whether this call stored it.
+/// left (and in a role queue `open_roles`, the role seats left) and, with
+/// none left, `filled`. Returns whether this call stored it.
 ///
 /// # Errors
 /// A database failure.
 pub async fn record_fill<C: ConnectionTrait>(
     db: &C,
     fill: backfill_fill::Model,
-    seats_taken: u32,
-    filled: bool,
+    open_roles: Option<serde_json::Value>,
+    (seats_taken, filled): (u32, bool),
     now: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
     let (project, backfill_id) = (fill.project_id.clone(), fill.backfill_id.clone());
@@ -313,6 +316,9 @@ pub async fn record_fill<C: ConnectionTrait>(
         )
         .col_expr(backfill::Column::OpenSeats, Expr::value(left))
         .col_expr(backfill::Column::UpdatedAt, Expr::value(now));
+    if let Some(roles) = open_roles {
+        update = update.col_expr(backfill::Column::OpenRoles, Expr::value(roles));
+    }
     if filled {
         update = update
             .col_expr(backfill::Column::Status, Expr::value(FILLED))

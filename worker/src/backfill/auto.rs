@@ -8,6 +8,8 @@ use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::backfill::BackfillConfig;
+use matchplane_matchmaker::roles::open::OpenRoles;
+use matchplane_matchmaker::roles::Composition;
 use matchplane_matchmaker::{OpenBackfill, ProposedMatch};
 use matchplane_store::entities::{backfill, game_mode_version};
 use matchplane_store::pool::{Claim, ModeKey, PoolStore};
@@ -25,10 +27,15 @@ pub fn auto_id(config: &ModeConfig, proposed: &ProposedMatch) -> Option<String> 
 
 /// The live view of the automatic backfill `backfill_id` of the match
 /// `body`: its empty seats (`seatsOpen`), its players' mean MMR and pings,
-/// open from the match's `createdAt` for `ttl_seconds`. Computed from the
-/// match's record alone, so the claim's worker and an outbox consumer
-/// re-creating it get the same view.
-pub(crate) fn auto_view(body: &MatchMade, backfill_id: &str, ttl_seconds: u32) -> OpenBackfill {
+/// open from the match's `createdAt` for `ttl_seconds`; in a role queue
+/// (`composition`), the role seats its players and bots leave open.
+/// Computed from the match's record alone, so the claim's worker and an
+/// outbox consumer re-creating it get the same view.
+pub(crate) fn auto_view(
+    body: &MatchMade,
+    backfill_id: &str,
+    (ttl_seconds, composition): (u32, Option<&Composition>),
+) -> OpenBackfill {
     let players = || body.teams.iter().flat_map(|t| t.players.iter());
     let mmrs: Vec<f64> = players().filter_map(|p| p.mmr).collect();
     let opened_at = body.created_at.timestamp_micros() as f64 / 1e6;
@@ -43,7 +50,27 @@ pub(crate) fn auto_view(body: &MatchMade, backfill_id: &str, ttl_seconds: u32) -
         pings: players().filter_map(|p| p.ping_ms).collect(),
         region: body.region.as_deref().map(Into::into),
         roster: roster_values(players()),
+        open_roles: composition.map_or_else(Vec::new, |c| open_roles(body, c)),
     }
+}
+
+/// The role seats the match `body` leaves open under `composition`
+/// (docs/rules.md, "Backfill by role"): its players' and bots' roles taken
+/// from its teams' seats. Empty when they fit no step of it (a match made
+/// before the mode had its composition): then fills take any role.
+fn open_roles(body: &MatchMade, composition: &Composition) -> Vec<OpenRoles> {
+    let mut held: Vec<Vec<&str>> = vec![Vec::new(); body.seats_open.len()];
+    for team in &body.teams {
+        let Some(h) = held.get_mut(team.index) else {
+            continue;
+        };
+        let roles = team.players.iter().map(|p| p.role.as_deref());
+        let bots = team.bots.iter().map(|b| b.role.as_deref());
+        for role in roles.chain(bots) {
+            h.push(role.unwrap_or(matchplane_matchmaker::roles::ANY));
+        }
+    }
+    matchplane_matchmaker::roles::open::open_roles(composition, &held).unwrap_or_default()
 }
 
 /// The match's players under the mode's rules (docs/rules.md#backfill):
@@ -85,8 +112,12 @@ pub async fn open_auto(
     let (Some(id), Some(block)) = (&body.backfill_id, config.config.backfill_enabled()) else {
         return Ok(());
     };
-    pool.open_backfill(mode, &auto_view(&body, id, block.ttl_seconds))
-        .await?;
+    let view = auto_view(
+        &body,
+        id,
+        (block.ttl_seconds, config.config.composition.as_ref()),
+    );
+    pool.open_backfill(mode, &view).await?;
     Ok(())
 }
 
@@ -116,18 +147,22 @@ pub(crate) async fn prepare_auto(
     let Some(id) = &body.backfill_id else {
         return Ok(None);
     };
-    let (expires_at, reopen) = match pool.backfill(mode, id).await? {
-        Some(live) => (live.backfill.expires_at, None),
+    let (expires_at, open_roles, reopen) = match pool.backfill(mode, id).await? {
+        Some(live) => (live.backfill.expires_at, live.backfill.open_roles, None),
         None => {
-            let ttl = auto_ttl(db, mode, body.game_mode_version).await?;
-            let view = auto_view(body, id, ttl);
+            let (ttl, composition) = auto_settings(db, mode, body.game_mode_version).await?;
+            let view = auto_view(body, id, (ttl, composition.as_ref()));
             let now_secs = now.timestamp_micros() as f64 / 1e6;
             (
                 view.expires_at,
+                view.open_roles.clone(),
                 (now_secs < view.expires_at).then_some(view),
             )
         }
     };
+    // Fills recorded after the match write theirs (docs/rules.md,
+    // "Backfill by role").
+    let open_roles_json = (!open_roles.is_empty()).then(|| serde_json::json!(open_roles));
     let expires_at =
         DateTime::from_timestamp_micros((expires_at * 1e6) as i64).unwrap_or(body.created_at);
     let roster: Vec<serde_json::Value> = body
@@ -135,7 +170,10 @@ pub(crate) async fn prepare_auto(
         .iter()
         .map(|t| {
             serde_json::json!({"index": t.index, "players": t.players.iter()
-                .map(|p| serde_json::json!({"playerId": p.player_id, "mmr": p.mmr}))
+                .map(|p| match &p.role {
+                    Some(role) => serde_json::json!({"playerId": p.player_id, "mmr": p.mmr, "role": role}),
+                    None => serde_json::json!({"playerId": p.player_id, "mmr": p.mmr}),
+                })
                 .collect::<Vec<_>>()})
         })
         .collect();
@@ -148,6 +186,7 @@ pub(crate) async fn prepare_auto(
         status: backfills::OPEN.to_owned(),
         roster: serde_json::json!({ "teams": roster }),
         open_seats: serde_json::json!(body.seats_open),
+        open_roles: open_roles_json,
         fills: 0,
         seats_filled: 0,
         revision: 1,
@@ -158,13 +197,14 @@ pub(crate) async fn prepare_auto(
     Ok(Some(AutoBackfill { row, reopen }))
 }
 
-/// `backfill.ttlSeconds` of `mode` at `version` (the current version's
-/// when that one is gone; the default when neither has a block).
-async fn auto_ttl(
+/// `backfill.ttlSeconds` and `composition` of `mode` at `version` (the
+/// current version's when that one is gone; the default TTL when neither
+/// has a block).
+async fn auto_settings(
     db: &DatabaseConnection,
     mode: &ModeKey,
     version: i64,
-) -> Result<u32, WorkerError> {
+) -> Result<(u32, Option<Composition>), WorkerError> {
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
     let at_version = game_mode_version::Entity::find()
         .filter(game_mode_version::Column::ProjectId.eq(mode.project_id.as_str()))
@@ -182,8 +222,13 @@ async fn auto_ttl(
         },
     };
     let block = config
+        .as_ref()
         .and_then(|c| c.get("backfill").cloned())
         .and_then(|b| serde_json::from_value::<BackfillConfig>(b).ok())
         .unwrap_or_default();
-    Ok(block.ttl_seconds)
+    let composition = config
+        .as_ref()
+        .and_then(|c| c.get("composition").cloned())
+        .and_then(|c| serde_json::from_value::<Composition>(c).ok());
+    Ok((block.ttl_seconds, composition))
 }

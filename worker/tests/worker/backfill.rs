@@ -30,6 +30,7 @@ async fn open(env: &Env, match_id: &str, seats: &[u32]) -> OpenBackfill {
     backfills::open(
         &env.db,
         backfill::Model {
+            open_roles: None,
             id: id.clone(),
             project_id: env.project_id.clone(),
             game_mode: "duel".into(),
@@ -50,6 +51,7 @@ async fn open(env: &Env, match_id: &str, seats: &[u32]) -> OpenBackfill {
     .await
     .unwrap();
     let live = OpenBackfill {
+        open_roles: Vec::new(),
         backfill_id: id.as_str().into(),
         match_id: match_id.into(),
         revision: 1,
@@ -114,6 +116,7 @@ async fn a_fill_is_claimed_stored_and_delivered_with_the_newer_roster() {
     // A player of team 1 left; then the roster changed again: team 0's.
     let first = open(&env, &match_id, &[0, 1]).await;
     let newer = OpenBackfill {
+        open_roles: Vec::new(),
         open_seats: vec![1, 0],
         ..first.clone()
     };

@@ -5,7 +5,10 @@
 use crate::problem::ApiError;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::backfill::roster::{check_roster, Roster, RosterSeats};
+use matchplane_matchmaker::backfill::roster::{
+    check_roster, check_roster_roles, Roster, RosterSeats,
+};
+use matchplane_matchmaker::roles::open::OpenRoles;
 use matchplane_matchmaker::rules::roster::check_values;
 use matchplane_matchmaker::rules::{DeclaredValues, RosterMember, RosterValues};
 use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig};
@@ -125,16 +128,48 @@ pub(super) fn roster_values(ctx: &Context, roster: &Roster) -> Result<RosterValu
     })
 }
 
+/// What a roster leaves open: seats per team, and in a role-queue mode
+/// per team and role (docs/rules.md, "Backfill by role").
+pub(super) struct Open {
+    pub(super) seats: RosterSeats,
+    pub(super) roles: Vec<OpenRoles>,
+}
+
+impl Open {
+    /// The open roles as the row stores them (`None` outside role queues).
+    pub(super) fn roles_json(&self) -> Option<Value> {
+        (!self.roles.is_empty()).then(|| serde_json::json!(self.roles))
+    }
+}
+
 /// Checks `roster` (a body already read as a roster's shape) against the
-/// match.
-pub(super) fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, RosterSeats), ApiError> {
+/// match: its seats, and in a role queue its players' roles (those given,
+/// else those the match seated them in), every failure at once.
+pub(super) fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), ApiError> {
     let players = match_players(&ctx.row);
     let mmr_required = matches!(ctx.config.algorithm, Algorithm::Mmr { .. });
-    let seats = check_roster(&caps(&ctx.config, &ctx.row), &roster, mmr_required, |id| {
+    let caps = caps(&ctx.config, &ctx.row);
+    let seats = check_roster(&caps, &roster, mmr_required, |id| {
         players.iter().find(|p| p.0 == id).and_then(|p| p.1)
-    })
-    .map_err(ApiError::invalid)?;
-    Ok((roster, seats))
+    });
+    let roles = check_roster_roles(ctx.config.composition.as_ref(), &caps, &roster, |id| {
+        seated_role(&ctx.row, id)
+    });
+    match (seats, roles) {
+        (Ok(seats), Ok(roles)) => Ok((roster, Open { seats, roles })),
+        (seats, roles) => {
+            let mut errors = seats.err().unwrap_or_default();
+            errors.extend(roles.err().unwrap_or_default());
+            Err(ApiError::invalid(errors))
+        }
+    }
+}
+
+/// The role the match seated `player_id` in, if matchplane seated it.
+fn seated_role(row: &match_::Model, player_id: &str) -> Option<String> {
+    matchplane_store::repos::matches::players_of(&row.teams)
+        .find(|p| p.get("playerId").and_then(Value::as_str) == Some(player_id))
+        .and_then(|p| p.get("role")?.as_str().map(str::to_owned))
 }
 
 /// `roster` as stored, with when it was sent: the match views show the

@@ -14,6 +14,7 @@ const NOW: f64 = 1_800_000_000.0;
 
 fn backfill(id: &str, seats: &[u32]) -> OpenBackfill {
     OpenBackfill {
+        open_roles: Vec::new(),
         backfill_id: id.into(),
         match_id: "mat_run".into(),
         revision: 1,
@@ -32,6 +33,7 @@ fn fill(id: &str, revision: u64, seats: &[u32], tickets: &[&str]) -> FillClaim {
         backfill_id: id.into(),
         revision,
         seats_taken: seats.to_vec(),
+        roles_taken: Vec::new(),
         claim: claim_of("mat_run", tickets),
     }
 }
@@ -306,4 +308,73 @@ pub async fn a_close_racing_a_fill_ends_with_one_of_them(store: Arc<dyn PoolStor
         }
     }
     assert_eq!(fills + closes, 20);
+}
+
+/// A role-queue backfill: its open roles kept beside its seats, a fill
+/// taking a role seat that is gone refused as stale, and the open roles
+/// after a fill those the fill left (docs/rules.md, "Backfill by role").
+pub async fn role_seats_are_taken_with_the_seats(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    let token = lease(store.as_ref(), &m).await;
+    add_solos(store.as_ref(), &m, 3).await;
+    let roles = |pairs: &[(&str, u32)]| -> matchplane_matchmaker::roles::open::OpenRoles {
+        pairs.iter().map(|(r, n)| ((*r).to_owned(), *n)).collect()
+    };
+    let mut open = backfill("bf_r", &[2, 1]);
+    open.open_roles = vec![
+        roles(&[("any", 0), ("damage", 1), ("tank", 1)]),
+        roles(&[("any", 0), ("damage", 0), ("tank", 1)]),
+    ];
+    store.open_backfill(&m, &open).await.unwrap();
+    let state = store.backfill(&m, "bf_r").await.unwrap().unwrap();
+    assert_eq!(state.backfill, open);
+    assert_eq!(store.open_backfills(&m).await.unwrap(), vec![open.clone()]);
+
+    // Two damage players onto team 0: its one damage seat cannot take them.
+    let mut two_damage = fill("bf_r", 1, &[2, 0], &["t1", "t2"]);
+    two_damage.roles_taken = vec![0, 2, 0, 0, 0, 0];
+    assert_eq!(
+        store.claim_fill(&m, token, &two_damage, NOW).await.unwrap(),
+        FillOutcome::Stale
+    );
+    assert!(live(store.as_ref(), &m, "t1").await);
+
+    let mut tank_and_damage = fill("bf_r", 1, &[2, 0], &["t1", "t2"]);
+    tank_and_damage.roles_taken = vec![0, 1, 1, 0, 0, 0];
+    let claimed = store
+        .claim_fill(&m, token, &tank_and_damage, NOW)
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            claimed,
+            FillOutcome::Claimed {
+                status: BackfillStatus::Open,
+                ..
+            }
+        ),
+        "{claimed:?}"
+    );
+    let state = store.backfill(&m, "bf_r").await.unwrap().unwrap();
+    assert_eq!(state.backfill.open_seats, vec![0, 1]);
+    assert_eq!(
+        state.backfill.open_roles,
+        vec![
+            roles(&[("any", 0), ("damage", 0), ("tank", 0)]),
+            roles(&[("any", 0), ("damage", 0), ("tank", 1)]),
+        ]
+    );
+    let mut last_tank = fill("bf_r", 2, &[0, 1], &["t3"]);
+    last_tank.roles_taken = vec![0, 0, 0, 0, 0, 1];
+    let claimed = store.claim_fill(&m, token, &last_tank, NOW).await.unwrap();
+    assert!(
+        matches!(
+            claimed,
+            FillOutcome::Claimed {
+                status: BackfillStatus::Filled,
+                ..
+            }
+        ),
+        "{claimed:?}"
+    );
 }

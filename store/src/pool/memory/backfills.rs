@@ -117,7 +117,7 @@ impl Backfills for MemoryPoolStore {
         let Some(live) = pool.backfills.get(&fill.backfill_id) else {
             return Ok(FillOutcome::Stale);
         };
-        let left = seats_after(&live.backfill.open_seats, &fill.seats_taken);
+        let left = seats_after(&live.backfill.seat_counters(), &fill.counters_taken());
         let usable = live.status == BackfillStatus::Open
             && live.backfill.revision == fill.revision
             && now < live.backfill.expires_at;
@@ -157,7 +157,7 @@ impl Backfills for MemoryPoolStore {
             BackfillStatus::Open
         };
         if let Some(live) = pool.backfills.get_mut(&fill.backfill_id) {
-            live.backfill.open_seats = left;
+            live.backfill.set_seat_counters(&left);
             live.backfill.revision += 1;
             live.status = status;
         }

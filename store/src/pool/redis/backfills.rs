@@ -13,14 +13,16 @@ use crate::pool::{
     LiveBackfill, ModeKey, OpenBackfill, PoolError,
 };
 
-/// `<status>|<revision>|<expiresAt>|<seats>` of a backfill.
+/// `<status>|<revision>|<expiresAt>|<seats>` of a backfill, `<seats>` its
+/// seat counters (the open seats per team, then in a role queue the open
+/// seats per team and role: [`OpenBackfill::seat_counters`]).
 fn seats_field(status: BackfillStatus, backfill: &OpenBackfill) -> String {
     format!(
         "{}|{}|{}|{}",
         status.as_str(),
         backfill.revision,
         backfill.expires_at,
-        csv(&backfill.open_seats)
+        csv(&backfill.seat_counters())
     )
 }
 
@@ -52,13 +54,16 @@ fn live_of(json: &str, seats: &str) -> Result<LiveBackfill, PoolError> {
         .next()
         .and_then(|r| r.parse().ok())
         .ok_or_else(|| corrupt("expiresAt"))?;
-    backfill.open_seats = parts
+    let counters: Vec<u32> = parts
         .next()
         .unwrap_or_default()
         .split(',')
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().map_err(corrupt))
         .collect::<Result<_, _>>()?;
+    if !backfill.set_seat_counters(&counters) {
+        return Err(corrupt("seat counters do not match the view"));
+    }
     Ok(LiveBackfill { backfill, status })
 }
 
@@ -101,7 +106,7 @@ impl RedisPoolStore {
                     .arg(backfill_id)
                     .arg(json)
                     .arg(b.expires_at.to_string())
-                    .arg(csv(&b.open_seats));
+                    .arg(csv(&b.seat_counters()));
             }
         }
         let reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
@@ -230,7 +235,7 @@ impl Backfills for RedisPoolStore {
             .arg(&fill.backfill_id)
             .arg(fill.revision)
             .arg(now.to_string())
-            .arg(csv(&fill.seats_taken))
+            .arg(csv(&fill.counters_taken()))
             .arg(&claim.match_id)
             .arg(ended)
             .arg(&claim.record_json)
