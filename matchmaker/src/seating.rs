@@ -167,7 +167,7 @@ pub fn seat(
             let seats = t.seats_for(*group.first()?);
             // A bot match's humans sit as the pass split them if their
             // roles allow, else in the first other split that gives every
-            // human a role seat (docs/rules.md, "Bots and backfill").
+            // human a role seat (docs/rules.md, "Bots in role queues").
             let splits = match &formed.plan {
                 SeatPlan::Exact(c) => vec![c.clone()],
                 SeatPlan::WithBots { humans } => crate::roles::bot_splits(&base, humans),

@@ -132,7 +132,7 @@ const MAX_BOT_SPLITS: usize = 64;
 /// (the split the pass planned), then the others with as many humans, every
 /// team within its seats, evenest first, at most [`MAX_BOT_SPLITS`]. The
 /// seating takes the first whose humans all get a role seat (docs/rules.md,
-/// "Bots and backfill").
+/// "Bots in role queues").
 pub fn bot_splits(base: &[u32], first: &[u32]) -> Vec<Vec<u32>> {
     fn walk(base: &[u32], left: u32, at: usize, split: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
         if out.len() >= MAX_BOT_SPLITS * 4 {

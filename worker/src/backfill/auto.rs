@@ -55,20 +55,28 @@ pub(crate) fn auto_view(
 }
 
 /// The role seats the match `body` leaves open under `composition`
-/// (docs/rules.md, "Backfill by role"): its players' and bots' roles taken
-/// from its teams' seats. Empty when they fit no step of it (a match made
-/// before the mode had its composition): then fills take any role.
+/// (docs/rules.md, "Backfill by role"): each team's seats minus the roles
+/// of its players and of the bots whose seats are not open (a replaceable
+/// bot's seat is open: its role is free for a newcomer). Empty when they
+/// fit no step of it (a match made before the mode had its composition):
+/// then fills take any role.
 fn open_roles(body: &MatchMade, composition: &Composition) -> Vec<OpenRoles> {
+    let team_size: u32 = composition.per_team.values().sum();
     let mut held: Vec<Vec<&str>> = vec![Vec::new(); body.seats_open.len()];
     for team in &body.teams {
-        let Some(h) = held.get_mut(team.index) else {
+        let (Some(h), Some(open)) = (held.get_mut(team.index), body.seats_open.get(team.index))
+        else {
             continue;
         };
+        let seated = team_size.saturating_sub(*open) as usize;
         let roles = team.players.iter().map(|p| p.role.as_deref());
         let bots = team.bots.iter().map(|b| b.role.as_deref());
-        for role in roles.chain(bots) {
-            h.push(role.unwrap_or(matchplane_matchmaker::roles::ANY));
-        }
+        h.extend(
+            roles
+                .chain(bots)
+                .take(seated)
+                .map(|r| r.unwrap_or(matchplane_matchmaker::roles::ANY)),
+        );
     }
     matchplane_matchmaker::roles::open::open_roles(composition, &held).unwrap_or_default()
 }

@@ -34,6 +34,7 @@ mod recovery;
 mod regions;
 mod retention;
 mod role_waits;
+mod roles_backfill;
 mod secret_rotation;
 mod sweep;
 mod thin_pools;

@@ -1300,6 +1300,29 @@ export interface components {
             gameMode: string;
             /** @description The running match, `mat_…`. */
             matchId: string;
+            /**
+             * @description In a role-queue mode, the open seats of each team by role, in
+             *     match-shape order (`any`: a seat any role may take); a fill seats
+             *     each newcomer in an open role it listed (docs/rules.md, "Backfill
+             *     by role"). Absent in a mode without `composition`.
+             * @example [
+             *       {
+             *         "any": 0,
+             *         "damage": 1,
+             *         "support": 0,
+             *         "tank": 0
+             *       },
+             *       {
+             *         "any": 0,
+             *         "damage": 0,
+             *         "support": 0,
+             *         "tank": 0
+             *       }
+             *     ]
+             */
+            openRoles?: {
+                [key: string]: number;
+            }[];
             /** @description Open seats per team, in match-shape order (players). */
             openSeats: number[];
             /**
@@ -2314,6 +2337,13 @@ export interface components {
             gameModeVersion: number;
             /** @description The running match (`mat_…`). */
             matchId: string;
+            /**
+             * @description In a role-queue mode, open seats per team and role after this fill
+             *     (docs/rules.md, "Backfill by role"); absent otherwise.
+             */
+            openRolesLeft?: {
+                [key: string]: number;
+            }[];
             /** @description Open seats per team after this fill. */
             openSeatsLeft: number[];
             /** @description `prj_…`. */
@@ -3854,6 +3884,16 @@ export interface components {
             mmr?: number;
             /** @description The studio's player id. */
             playerId: string;
+            /**
+             * @description The role the player plays, in a mode with `composition`
+             *     (docs/rules.md, "Backfill by role"): one of the composition's roles,
+             *     or `any` for a player in an `any` seat. Optional for players
+             *     matchplane seated in the match (the role they were seated in is
+             *     used), required for others; refused in a mode without
+             *     `composition`.
+             * @example tank
+             */
+            role?: string;
         };
         /** @description One team of a roster. */
         RosterTeam: {
