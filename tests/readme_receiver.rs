@@ -1,5 +1,5 @@
-//! README's quickstart `receiver.py`, run as a reader runs it (needs
-//! `python3`): it listens on the port given as its argument or in `PORT`
+//! README's quickstart receiver, `examples/receiver.py`, run as a reader
+//! runs it (needs `python3`): it listens on the port given as its argument or in `PORT`
 //! (9000 only when neither is given, as a taken 9000 must not stop the
 //! quickstart), and verifies a Standard Webhooks signature.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -14,21 +14,15 @@ use std::time::Duration;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-/// The `receiver.py` block of README, unindented.
+/// The quickstart receiver README runs, as the repository ships it.
 fn receiver_source() -> String {
-    let readme =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap();
-    let start = readme
-        .find("```python\n   # receiver.py")
-        .expect("README has a ```python block starting with `# receiver.py`");
-    let body = &readme[start + "```python\n".len()..];
-    let end = body.find("```").unwrap();
-    body[..end]
-        .lines()
-        .map(|line| line.strip_prefix("   ").unwrap_or(line))
-        .collect::<Vec<_>>()
-        .join("\n")
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains("python3 examples/receiver.py"),
+        "README runs examples/receiver.py"
+    );
+    std::fs::read_to_string(root.join("examples/receiver.py")).unwrap()
 }
 
 fn free_port() -> u16 {

@@ -368,13 +368,7 @@ pub async fn replace(
     preconditions.check(current.as_ref().map(|m| m.version), &body)?;
     let config = parse_config(body)?;
     let mut errors = check(&state, &config, &tier).await;
-    if config.name != name {
-        errors.push(FieldError::new(
-            "name",
-            Code::ValidationError,
-            "a game mode cannot be renamed; the body's name must equal the path's",
-        ));
-    }
+    errors.extend(name_of_path(&config.name, &name, current.is_some()));
     let guard = guard_query.parse(&mut errors);
     if let (Some(guard), true) = (&guard, errors.is_empty()) {
         let running = match &current {
@@ -452,4 +446,17 @@ pub async fn rotate_secret(
         .map_err(super::mode_error(&name))?;
     tracing::info!(project_id = %project_id, game_mode = %name, "webhook secret rotated");
     Ok(Json(view(&mode, true)))
+}
+
+/// The error of a body whose `name` is not the path's: a mode that exists
+/// cannot be renamed, a new one takes the path's name (docs/game-modes.md).
+pub(crate) fn name_of_path(body: &str, path: &str, exists: bool) -> Option<FieldError> {
+    (body != path).then(|| {
+        let message = if exists {
+            format!("game mode {path} cannot be renamed: the body's name is {body}, it must be {path}")
+        } else {
+            format!("the body's name is {body}; a mode created at …/game-modes/{path} must be named {path}")
+        };
+        FieldError::new("name", Code::ValidationError, message)
+    })
 }

@@ -27,7 +27,7 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
 use matchplane_matchmaker::preview::Preview;
-use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
+use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::game_modes;
 use serde::Serialize;
@@ -96,13 +96,7 @@ pub async fn preview(
     let tier = tier_of(&state, &project_id).await?;
     let proposed = parse_config(body)?;
     let mut errors = check(&state, &proposed, &tier).await;
-    if proposed.name != name {
-        errors.push(FieldError::new(
-            "name",
-            Code::ValidationError,
-            "a game mode cannot be renamed; the body's name must equal the path's",
-        ));
-    }
+    errors.extend(super::game_modes::name_of_path(&proposed.name, &name, true));
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }

@@ -303,13 +303,7 @@ pub async fn replay_mode(
     let window = query.millis(Utc::now())?;
     let proposed = parse_config(body)?;
     let mut errors = check(&state, &proposed, &tier).await;
-    if proposed.name != name {
-        errors.push(FieldError::new(
-            "name",
-            Code::ValidationError,
-            "a game mode cannot be renamed; the body's name must equal the path's",
-        ));
-    }
+    errors.extend(super::game_modes::name_of_path(&proposed.name, &name, true));
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }

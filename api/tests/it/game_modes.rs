@@ -102,17 +102,35 @@ async fn lifecycle_versions_and_secrets(backend: Backend) {
     assert!(new_secret.starts_with("whsec_"));
     assert_ne!(new_secret, secret);
 
-    // A renaming PUT is refused.
+    // A renaming PUT is refused; a PUT creating a mode under another
+    // name is told the name it must have, not that it renames anything.
     let mut renamed = mode("other");
     renamed["name"] = json!("other");
-    t.call(
-        Method::PUT,
-        &format!("{base}/ranked"),
-        Some(&key),
-        Some(renamed),
-    )
-    .await
-    .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let refused = t
+        .call(
+            Method::PUT,
+            &format!("{base}/ranked"),
+            Some(&key),
+            Some(renamed.clone()),
+        )
+        .await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let message = refused.body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("cannot be renamed"), "{message}");
+    let refused = t
+        .call(
+            Method::PUT,
+            &format!("{base}/brand-new"),
+            Some(&key),
+            Some(renamed),
+        )
+        .await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let message = refused.body["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        !message.contains("renamed") && message.contains("must be named brand-new"),
+        "{message}"
+    );
 
     let deleted = t
         .call(Method::DELETE, &format!("{base}/ranked"), Some(&key), None)
