@@ -30,6 +30,7 @@
 //! than a one-at-a-time order would (each adds itself, counts, and takes
 //! itself out again when over).
 
+mod batch;
 mod memory;
 mod mode_end;
 mod proposal_status;
