@@ -22,6 +22,10 @@
 //! - reads `P:{<projectId>/<mode>}:players` — the pool store's HASH
 //!   playerId → live ticketId, so generation refuses a player already
 //!   searching, in the same pipelined round trip that stores the ticket.
+//!
+//! On one node, generations go out in batches (`batch.rs`): one round trip
+//! for the tickets generated while the previous batch was in flight. On a
+//! cluster each is a pipeline of its own.
 
 use async_trait::async_trait;
 use std::collections::HashMap;
