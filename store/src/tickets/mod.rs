@@ -6,8 +6,9 @@
 //! in Redis beside the pools, under a key of no hash tag (a project's tickets
 //! spread over a cluster's slots); the check "is this player already
 //! searching in this mode?" and the write of the ticket are one pipelined
-//! round trip on one node (a cluster sends the pipeline's commands to their
-//! slots' nodes).
+//! round trip, on one node shared with the tickets generated meanwhile
+//! (`batch.rs`; a cluster sends a ticket's own pipeline command by command
+//! to their slots' nodes).
 //!
 //! Two implementations, as for the pool: [`RedisTicketStore`] (the service,
 //! over the Redis pool store's connection and prefix) and
@@ -30,6 +31,7 @@
 //! than a one-at-a-time order would (each adds itself, counts, and takes
 //! itself out again when over).
 
+mod batch;
 mod memory;
 mod mode_end;
 mod proposal_status;
@@ -190,7 +192,7 @@ pub trait TicketStore: Send + Sync {
     /// Stores `ticket` (at `now`, Unix seconds) unless its player has a live
     /// search in its mode, or its project holds `max_pending` pending
     /// tickets already (`None`: no limit); one Redis round trip (two when
-    /// refused). The player check is advisory: a search started meanwhile
+    /// refused), on one node shared with the generations in flight. The player check is advisory: a search started meanwhile
     /// is still refused by the pool's add step.
     async fn create_within(
         &self,

@@ -22,11 +22,16 @@
 //! - reads `P:{<projectId>/<mode>}:players` — the pool store's HASH
 //!   playerId → live ticketId, so generation refuses a player already
 //!   searching, in the same pipelined round trip that stores the ticket.
+//!
+//! On one node, generations go out in batches (`batch.rs`): one round trip
+//! for the tickets generated while the previous batch was in flight. On a
+//! cluster each is a pipeline of its own.
 
 use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::batch::{Batches, Generation, Written};
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
 use crate::pool::redis::keys::{party_key, pending_key, players_key, ticket_key};
 use crate::pool::{PoolError, RedisPoolStore};
@@ -42,10 +47,10 @@ pub const UPKEEP_TICKETS: u32 = 64;
 /// Lifetime of a project's pending set after its last upkeep (seconds): the
 /// longest ticket TTL plus the record grace, plus the longest time to the
 /// next upkeep, so it outlives every member.
-const PENDING_SET_TTL_SECONDS: i64 = matchplane_matchmaker::validation::MAX_TICKET_TTL_SECONDS
-    as i64
-    + super::RECORD_GRACE.as_secs() as i64
-    + UPKEEP_EVERY as i64;
+pub(super) const PENDING_SET_TTL_SECONDS: i64 =
+    matchplane_matchmaker::validation::MAX_TICKET_TTL_SECONDS as i64
+        + super::RECORD_GRACE.as_secs() as i64
+        + UPKEEP_EVERY as i64;
 
 /// Projects with a tracked upkeep beyond which those not kept up lately
 /// are forgotten (their next ticket does the upkeep again).
@@ -83,6 +88,8 @@ impl Upkeep {
 pub struct RedisTicketStore {
     pool: RedisPoolStore,
     upkeep: Arc<Upkeep>,
+    /// Generations waiting for their batch (one node only; see `batch`).
+    batches: Batches,
 }
 
 impl RedisTicketStore {
@@ -91,11 +98,57 @@ impl RedisTicketStore {
         Self {
             pool,
             upkeep: Arc::default(),
+            batches: Batches::default(),
         }
     }
 
     fn ticket_key(&self, project_id: &str, ticket_id: &str) -> String {
         ticket_key(self.pool.prefix(), project_id, ticket_id)
+    }
+
+    /// A generation in a pipeline of its own: on a cluster, where a batch's
+    /// pipeline over many slots would go one command at a time (see
+    /// `batch`).
+    #[allow(clippy::too_many_arguments)]
+    async fn write_alone(
+        &self,
+        ticket: &Ticket,
+        now: f64,
+        key: &str,
+        json: String,
+        pending: &str,
+        party: Option<(String, String)>,
+        upkeep: bool,
+    ) -> Result<Written, PoolError> {
+        // Four commands, no script: a Lua call costs Redis several times
+        // what these commands do. The ticket counts itself among the
+        // project's pending ones (those not expired at `now`); when the
+        // player turns out to be searching, or the count is over the limit,
+        // the record just written is unusable (its token is never returned)
+        // and is taken out again. Now and then the pipeline also keeps the
+        // set up (see the module doc).
+        let mut pipe = redis::pipe();
+        pipe.hget(
+            players_key(self.pool.prefix(), &ticket.project_id, &ticket.game_mode),
+            &ticket.player_id,
+        )
+        .set_ex(key, json, keep_seconds(ticket, now))
+        .ignore()
+        .zadd(pending, &ticket.ticket_id, ticket.expires_at)
+        .ignore()
+        .zcount(pending, format!("({now}"), "+inf");
+        if let Some((party_key, members)) = party {
+            pipe.set_ex(party_key, members, keep_seconds(ticket, now))
+                .ignore();
+        }
+        if upkeep {
+            pipe.zrembyscore(pending, "-inf", now)
+                .ignore()
+                .expire(pending, PENDING_SET_TTL_SECONDS)
+                .ignore();
+        }
+        let (live, count) = pipe.query_async(&mut self.pool.conn()).await?;
+        Ok(Written { live, count })
     }
 }
 
@@ -108,45 +161,50 @@ impl TicketStore for RedisTicketStore {
         max_pending: Option<u64>,
     ) -> Result<(), CreateTicketError> {
         let json = serde_json::to_string(ticket).map_err(|e| PoolError::Corrupt(e.to_string()))?;
-        // One pipelined round trip of four commands, no script: a Lua call
-        // costs Redis several times what these commands do. The ticket counts
-        // itself among the project's pending ones (those not expired at
-        // `now`); when the player turns out to be searching, or the count is
-        // over the limit, the record just written is unusable (its token is
-        // never returned) and is taken out again. Now and then the pipeline
-        // also keeps the set up (see the module doc).
         let key = self.ticket_key(&ticket.project_id, &ticket.ticket_id);
         let pending = pending_key(self.pool.prefix(), &ticket.project_id);
-        let mut pipe = redis::pipe();
-        pipe.hget(
-            players_key(self.pool.prefix(), &ticket.project_id, &ticket.game_mode),
-            &ticket.player_id,
-        )
-        .set_ex(&key, json, keep_seconds(ticket, now))
-        .ignore()
-        .zadd(&pending, &ticket.ticket_id, ticket.expires_at)
-        .ignore()
-        .zcount(&pending, format!("({now}"), "+inf");
-        if let Some(party) = &ticket.party {
-            let members = serde_json::to_string(&party.members)
-                .map_err(|e| PoolError::Corrupt(e.to_string()))?;
-            pipe.set_ex(
+        let party = match &ticket.party {
+            Some(party) => Some((
                 party_key(self.pool.prefix(), &ticket.project_id, &party.id),
-                members,
-                keep_seconds(ticket, now),
-            )
-            .ignore();
-        }
-        if self.upkeep.due(&ticket.project_id, now) {
-            pipe.zrembyscore(&pending, "-inf", now)
-                .ignore()
-                .expire(&pending, PENDING_SET_TTL_SECONDS)
-                .ignore();
-        }
-        let (live, mut count): (Option<String>, u64) = pipe
-            .query_async(&mut self.pool.conn())
-            .await
-            .map_err(PoolError::from)?;
+                serde_json::to_string(&party.members)
+                    .map_err(|e| PoolError::Corrupt(e.to_string()))?,
+            )),
+            None => None,
+        };
+        let upkeep = self.upkeep.due(&ticket.project_id, now);
+        let Written { live, mut count } = if self.pool.is_cluster() {
+            self.write_alone(ticket, now, &key, json, &pending, party, upkeep)
+                .await?
+        } else {
+            // With the tickets generated meanwhile, in one round trip (see
+            // `batch`): answered once written.
+            let (answer, written) = tokio::sync::oneshot::channel();
+            self.batches.push(
+                &self.pool,
+                Generation {
+                    record_key: key.clone(),
+                    record: json,
+                    keep: keep_seconds(ticket, now),
+                    party,
+                    players_key: players_key(
+                        self.pool.prefix(),
+                        &ticket.project_id,
+                        &ticket.game_mode,
+                    ),
+                    player_id: ticket.player_id.clone(),
+                    pending_key: pending.clone(),
+                    ticket_id: ticket.ticket_id.clone(),
+                    expires_at: ticket.expires_at,
+                    now,
+                    upkeep,
+                    answer,
+                },
+            );
+            written
+                .await
+                .map_err(|_| PoolError::Unavailable("the tickets' batch was dropped"))?
+                .map_err(PoolError::from)?
+        };
         if max_pending.is_some_and(|limit| count > limit)
             && self.pool.settle(&ticket.project_id).await
         {

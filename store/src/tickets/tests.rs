@@ -176,6 +176,72 @@ async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
     }
 }
 
+/// Generations at once go to Redis in one batch (`batch.rs`): each is
+/// answered as if they had been written one after the other in the order
+/// they came, its own player checked and its own count read.
+#[tokio::test]
+async fn tickets_generated_at_once_are_counted_in_the_order_they_came() {
+    for (pool, tickets) in stores().await {
+        let mode = ModeKey::new("prj_t", "duel");
+        let live = Search::solo("tkt_live", "p1", 1500.0, 1000.0);
+        pool.add_search(&mode, &live, 2000.0, None).await.unwrap();
+        let generated: Vec<Ticket> = (0..5)
+            .map(|i| ticket(&format!("tkt_{i}"), &format!("p{}", i + 2)))
+            .collect();
+        let created = futures::future::join_all(
+            generated
+                .iter()
+                .map(|t| tickets.create_within(t, 1000.0, Some(3))),
+        )
+        .await;
+        for (i, result) in created.iter().enumerate() {
+            match (i < 3, result) {
+                (true, Ok(())) => {}
+                (false, Err(CreateTicketError::LimitExceeded { limit: 3 })) => {}
+                (_, other) => panic!("ticket {i}: {other:?}"),
+            }
+        }
+        assert_eq!(tickets.pending("prj_t", 1000.0).await.unwrap(), 3);
+        assert!(tickets.get("prj_t", "tkt_2").await.unwrap().is_some());
+        assert_eq!(tickets.get("prj_t", "tkt_3").await.unwrap(), None);
+
+        // Modes and projects apart in one batch: the searching player is
+        // refused in its mode only, a party's members are kept.
+        let searching = ticket("tkt_p1", "p1");
+        let mut elsewhere = ticket("tkt_p1_ranked", "p1");
+        elsewhere.game_mode = "ranked".into();
+        let mut other_project = ticket("tkt_other", "p1");
+        other_project.project_id = "prj_other".into();
+        let mut partied = new_ticket("tkt_party", "p9");
+        partied.project_id = "prj_other".into();
+        partied.party = Some(matchplane_matchmaker::Party {
+            id: "party-1".into(),
+            members: vec!["p9".into(), "p10".into()],
+        });
+        let partied = partied.into_ticket().unwrap();
+        let batch = [&searching, &elsewhere, &other_project, &partied];
+        let created =
+            futures::future::join_all(batch.iter().map(|t| tickets.create(t, 1000.0))).await;
+        match &created[0] {
+            Err(CreateTicketError::PlayerAlreadySearching { ticket_id, .. }) => {
+                assert_eq!(ticket_id, "tkt_live")
+            }
+            other => panic!("expected PlayerAlreadySearching, got {other:?}"),
+        }
+        assert!(created[1..].iter().all(Result::is_ok), "{created:?}");
+        assert_eq!(tickets.get("prj_t", "tkt_p1").await.unwrap(), None);
+        assert_eq!(
+            tickets.get("prj_other", "tkt_party").await.unwrap(),
+            Some(partied.clone())
+        );
+        assert_eq!(
+            tickets.party_members("prj_other", "party-1").await.unwrap(),
+            Some(vec!["p9".to_owned(), "p10".to_owned()])
+        );
+        assert_eq!(tickets.pending("prj_other", 1000.0).await.unwrap(), 2);
+    }
+}
+
 #[tokio::test]
 async fn a_ticket_record_lives_its_ttl_and_a_short_grace_on_redis() {
     let prefix = format!("mpt_{}", ulid::Ulid::new());

@@ -294,6 +294,11 @@ impl RedisPoolStore {
         self.inner.conn.clone()
     }
 
+    /// Whether the store is on a Redis Cluster.
+    pub(crate) fn is_cluster(&self) -> bool {
+        self.inner.conn.is_cluster()
+    }
+
     /// The shared connection, for tests that look at Redis directly.
     #[cfg(test)]
     pub(crate) fn inner_conn(&self) -> RedisConn {
