@@ -38,8 +38,9 @@ pub(super) struct Written {
     pub count: u64,
 }
 
-/// One ticket to write, waiting for its batch.
-pub(super) struct Generation {
+/// One ticket's writes: its record, its party's list, its place among its
+/// project's pending tickets, and the player check.
+pub(super) struct TicketWrite {
     /// `P:ticket:…` and the record's JSON.
     pub record_key: String,
     pub record: String,
@@ -58,8 +59,22 @@ pub(super) struct Generation {
     pub now: f64,
     /// Whether the pending set is due its upkeep (`redis.rs`).
     pub upkeep: bool,
+}
+
+/// One ticket to write, waiting for its batch.
+pub(super) struct Generation {
+    /// What to write.
+    pub write: TicketWrite,
     /// Told what was read once the batch ran.
     pub answer: oneshot::Sender<Result<Written, redis::RedisError>>,
+}
+
+impl std::ops::Deref for Generation {
+    type Target = TicketWrite;
+
+    fn deref(&self) -> &TicketWrite {
+        &self.write
+    }
 }
 
 #[derive(Default)]

@@ -31,7 +31,7 @@ use async_trait::async_trait;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::batch::{Batches, Generation, Written};
+use super::batch::{Batches, Generation, TicketWrite, Written};
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
 use crate::pool::redis::keys::{party_key, pending_key, players_key, ticket_key};
 use crate::pool::{PoolError, RedisPoolStore};
@@ -109,17 +109,7 @@ impl RedisTicketStore {
     /// A generation in a pipeline of its own: on a cluster, where a batch's
     /// pipeline over many slots would go one command at a time (see
     /// `batch`).
-    #[allow(clippy::too_many_arguments)]
-    async fn write_alone(
-        &self,
-        ticket: &Ticket,
-        now: f64,
-        key: &str,
-        json: String,
-        pending: &str,
-        party: Option<(String, String)>,
-        upkeep: bool,
-    ) -> Result<Written, PoolError> {
+    async fn write_alone(&self, w: TicketWrite) -> Result<Written, PoolError> {
         // Four commands, no script: a Lua call costs Redis several times
         // what these commands do. The ticket counts itself among the
         // project's pending ones (those not expired at `now`); when the
@@ -128,23 +118,19 @@ impl RedisTicketStore {
         // and is taken out again. Now and then the pipeline also keeps the
         // set up (see the module doc).
         let mut pipe = redis::pipe();
-        pipe.hget(
-            players_key(self.pool.prefix(), &ticket.project_id, &ticket.game_mode),
-            &ticket.player_id,
-        )
-        .set_ex(key, json, keep_seconds(ticket, now))
-        .ignore()
-        .zadd(pending, &ticket.ticket_id, ticket.expires_at)
-        .ignore()
-        .zcount(pending, format!("({now}"), "+inf");
-        if let Some((party_key, members)) = party {
-            pipe.set_ex(party_key, members, keep_seconds(ticket, now))
-                .ignore();
+        pipe.hget(&w.players_key, &w.player_id)
+            .set_ex(&w.record_key, &w.record, w.keep)
+            .ignore()
+            .zadd(&w.pending_key, &w.ticket_id, w.expires_at)
+            .ignore()
+            .zcount(&w.pending_key, format!("({}", w.now), "+inf");
+        if let Some((party_key, members)) = &w.party {
+            pipe.set_ex(party_key, members, w.keep).ignore();
         }
-        if upkeep {
-            pipe.zrembyscore(pending, "-inf", now)
+        if w.upkeep {
+            pipe.zrembyscore(&w.pending_key, "-inf", w.now)
                 .ignore()
-                .expire(pending, PENDING_SET_TTL_SECONDS)
+                .expire(&w.pending_key, PENDING_SET_TTL_SECONDS)
                 .ignore();
         }
         let (live, count) = pipe.query_async(&mut self.pool.conn()).await?;
@@ -171,35 +157,26 @@ impl TicketStore for RedisTicketStore {
             )),
             None => None,
         };
-        let upkeep = self.upkeep.due(&ticket.project_id, now);
+        let write = TicketWrite {
+            record_key: key.clone(),
+            record: json,
+            keep: keep_seconds(ticket, now),
+            party,
+            players_key: players_key(self.pool.prefix(), &ticket.project_id, &ticket.game_mode),
+            player_id: ticket.player_id.clone(),
+            pending_key: pending.clone(),
+            ticket_id: ticket.ticket_id.clone(),
+            expires_at: ticket.expires_at,
+            now,
+            upkeep: self.upkeep.due(&ticket.project_id, now),
+        };
         let Written { live, mut count } = if self.pool.is_cluster() {
-            self.write_alone(ticket, now, &key, json, &pending, party, upkeep)
-                .await?
+            self.write_alone(write).await?
         } else {
             // With the tickets generated meanwhile, in one round trip (see
             // `batch`): answered once written.
             let (answer, written) = tokio::sync::oneshot::channel();
-            self.batches.push(
-                &self.pool,
-                Generation {
-                    record_key: key.clone(),
-                    record: json,
-                    keep: keep_seconds(ticket, now),
-                    party,
-                    players_key: players_key(
-                        self.pool.prefix(),
-                        &ticket.project_id,
-                        &ticket.game_mode,
-                    ),
-                    player_id: ticket.player_id.clone(),
-                    pending_key: pending.clone(),
-                    ticket_id: ticket.ticket_id.clone(),
-                    expires_at: ticket.expires_at,
-                    now,
-                    upkeep,
-                    answer,
-                },
-            );
+            self.batches.push(&self.pool, Generation { write, answer });
             written
                 .await
                 .map_err(|_| PoolError::Unavailable("the tickets' batch was dropped"))?
