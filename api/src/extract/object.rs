@@ -52,7 +52,9 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
         }
         let why = match err.classify() {
             Category::Eof => ": the text ends before the JSON value does",
-            Category::Io | Category::Syntax | Category::Data => "",
+            Category::Io | Category::Syntax | Category::Data => {
+                broken_at(bytes, err.line(), err.column())
+            }
         };
         ApiError::bad_request(
             "$",
@@ -80,6 +82,40 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
         ));
     }
     Ok(value)
+}
+
+/// Why the text broke at `line`, `column` (1-based, as the parser counts
+/// them), read from the text itself: bytes that are not UTF-8 there, or a
+/// number there too large for a 64-bit float (`1e400`). Empty otherwise.
+fn broken_at(bytes: &[u8], line: usize, column: usize) -> &'static str {
+    let start = bytes
+        .split(|b| *b == b'\n')
+        .take(line.saturating_sub(1))
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    let at = (start + column).saturating_sub(1).min(bytes.len());
+    let near = &bytes[at.saturating_sub(4)..(at + 4).min(bytes.len())];
+    if std::str::from_utf8(near).is_err() || std::str::from_utf8(bytes).is_err() {
+        return ": the body is not UTF-8 text there (send JSON as UTF-8)";
+    }
+    // The number the parser was reading, around where it stopped.
+    let in_number = |b: &u8| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-');
+    let from = at
+        - bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|b| in_number(b))
+            .count();
+    let to = at + bytes[at..].iter().take_while(|b| in_number(b)).count();
+    let number = to - from;
+    let finite = std::str::from_utf8(&bytes[from..to])
+        .ok()
+        .and_then(|n| n.parse::<f64>().ok())
+        .is_some_and(f64::is_finite);
+    if number > 0 && !finite {
+        return ": a number there is out of range (a JSON number must fit a 64-bit float)";
+    }
+    ""
 }
 
 /// The line and column (1-based, in bytes) of the first `[` or `{` that
@@ -136,6 +172,13 @@ mod tests {
         assert!(text.contains("ends before the JSON value does"), "{text}");
         let text = detail("{\"a\": 1} x");
         assert!(text.contains("trailing characters"), "{text}");
+        let text = detail("{\"mmr\": 1e400}");
+        assert!(text.contains("a number there is out of range"), "{text}");
+        let Err(err) = parse_object(b"{\"playerId\": \"a\xff\xfeb\"}") else {
+            panic!("invalid UTF-8 was accepted");
+        };
+        let text = format!("{err:?}");
+        assert!(text.contains("not UTF-8 text"), "{text}");
     }
 
     #[test]
