@@ -12,7 +12,7 @@ mod support;
 
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use support::{redis_url, Deployment};
 
 fn mode() -> Value {
@@ -102,20 +102,9 @@ async fn every_team_is_seated_by_role_in_verified_webhooks() {
 
     // Six tanks only, six either, twelve damage only: six matches fit
     // exactly; wait for at least four of them.
-    let deadline = Instant::now() + Duration::from_secs(40);
-    let mut matched: HashMap<String, Value> = HashMap::new();
-    while Instant::now() < deadline && matched.len() < 16 {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        for (player, ticket, token) in &searches {
-            if matched.contains_key(player) {
-                continue;
-            }
-            let s = d.status(ticket, token).await.body;
-            if s["status"] == "matched" {
-                matched.insert(player.clone(), s["match"].clone());
-            }
-        }
-    }
+    let matched = d
+        .until_matched(&searches, 16, Duration::from_secs(40))
+        .await;
     assert!(matched.len() >= 16, "only {} of 24 matched", matched.len());
 
     let ids: BTreeSet<String> = matched

@@ -144,20 +144,9 @@ async fn matches_keep_builds_apart_and_carry_the_shared_maps_in_verified_webhook
     }
 
     // Wait until the players are matched or say why not.
-    let deadline = Instant::now() + Duration::from_secs(40);
-    let mut matched: HashMap<String, Value> = HashMap::new();
-    while Instant::now() < deadline && matched.len() < 24 {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        for (player, ticket, token) in &searches {
-            if matched.contains_key(player) {
-                continue;
-            }
-            let s = d.status(ticket, token).await.body;
-            if s["status"] == "matched" {
-                matched.insert(player.clone(), s["match"].clone());
-            }
-        }
-    }
+    let matched = d
+        .until_matched(&searches, 24, Duration::from_secs(40))
+        .await;
     assert!(matched.len() >= 24, "only {} of 32 matched", matched.len());
 
     // Every match's webhook arrives, verified, and carries what all share.

@@ -524,6 +524,32 @@ impl Deployment {
         }
     }
 
+    /// Polls every search of `searches` (player, ticket, token) until at
+    /// least `want` players are matched or `within` passed; returns each
+    /// matched player's `match` view by player.
+    pub async fn until_matched(
+        &self,
+        searches: &[(String, String, String)],
+        want: usize,
+        within: Duration,
+    ) -> std::collections::HashMap<String, Value> {
+        let deadline = Instant::now() + within;
+        let mut matched = std::collections::HashMap::new();
+        while Instant::now() < deadline && matched.len() < want {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            for (player, ticket, token) in searches {
+                if matched.contains_key(player) {
+                    continue;
+                }
+                let s = self.status(ticket, token).await.body;
+                if s["status"] == "matched" {
+                    matched.insert(player.clone(), s["match"].clone());
+                }
+            }
+        }
+        matched
+    }
+
     /// Waits until at least `n` webhook requests of match `match_id`
     /// arrived (at most `within`); returns every request received for it.
     pub async fn hooks_of(&self, match_id: &str, n: usize, within: Duration) -> Vec<Hook> {

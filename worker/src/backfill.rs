@@ -126,20 +126,7 @@ pub async fn claim_fills(
             revision: proposed.revision,
             seats_taken: proposed.seats_taken(),
             roles_taken: proposed.roles_taken(),
-            claim: Claim {
-                match_id: proposed.match_id.to_string(),
-                ticket_ids: proposed
-                    .ticket_ids()
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect(),
-                player_ids: proposed
-                    .teams
-                    .iter()
-                    .flat_map(|t| t.players.iter().map(|p| p.player_id.to_string()))
-                    .collect(),
-                record_json,
-            },
+            claim: Claim::of_teams(proposed.match_id.as_str(), &proposed.teams, record_json),
         };
         match pool.claim_fill(mode, token, &claim, now_secs).await? {
             FillOutcome::Claimed { .. } => {

@@ -210,6 +210,24 @@ pub struct Claim {
     pub record_json: String,
 }
 
+impl Claim {
+    /// The claim of every player of `teams` (a new match's, or a fill's
+    /// newcomers), team by team, into `match_id`, with its record.
+    pub fn of_teams(
+        match_id: impl Into<String>,
+        teams: &[matchplane_matchmaker::ProposedTeam],
+        record_json: String,
+    ) -> Self {
+        let players = || teams.iter().flat_map(|t| t.players.iter());
+        Self {
+            match_id: match_id.into(),
+            ticket_ids: players().map(|p| p.ticket_id.to_string()).collect(),
+            player_ids: players().map(|p| p.player_id.to_string()).collect(),
+            record_json,
+        }
+    }
+}
+
 /// What a claim did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClaimOutcome {

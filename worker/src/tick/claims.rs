@@ -123,18 +123,5 @@ pub(crate) fn claim_of(
     );
     body.backfill_id = crate::backfill::auto_id(config, proposed);
     let record_json = crate::record::encode(body)?;
-    Ok(Claim {
-        match_id,
-        ticket_ids: proposed
-            .ticket_ids()
-            .into_iter()
-            .map(str::to_owned)
-            .collect(),
-        player_ids: proposed
-            .teams
-            .iter()
-            .flat_map(|t| t.players.iter().map(|p| p.player_id.to_string()))
-            .collect(),
-        record_json,
-    })
+    Ok(Claim::of_teams(match_id, &proposed.teams, record_json))
 }
