@@ -57,9 +57,9 @@ fn state_at(col: &Column, x: usize) -> State {
             min: value[x],
             max: value[x],
         },
-        Column::Avoid { avoids, players } => State::Avoid {
-            avoided: avoids[x].to_vec(),
-            players: players[x].to_vec(),
+        Column::Avoid(col) => State::Avoid {
+            avoided: col.avoids(x).to_vec(),
+            players: col.players(x).to_vec(),
         },
     }
 }
@@ -100,7 +100,7 @@ impl GroupRules {
             };
             let version = rule.version_at(age);
             let state = match col {
-                Column::Avoid { .. } => {
+                Column::Avoid(_) => {
                     let mut avoided: Vec<u64> = values
                         .iter()
                         .filter_map(|v| match v {
@@ -201,7 +201,7 @@ impl GroupRules {
                         && v - max[x] <= *min + 1e-9
                         && v + max[x] >= *top - 1e-9
                 }
-                (Column::Avoid { .. }, State::Avoid { .. }) => {
+                (Column::Avoid(_), State::Avoid { .. }) => {
                     avoid.get_or_insert(k);
                     true
                 }
@@ -215,16 +215,20 @@ impl GroupRules {
         if let Some(k) = avoid {
             for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate().skip(k) {
                 if let (
-                    Column::Avoid { avoids, players },
+                    Column::Avoid(col),
                     State::Avoid {
                         avoided,
                         players: g,
                     },
                 ) = (col, st)
                 {
-                    let blocked = players[x].iter().any(|p| avoided.binary_search(p).is_ok())
-                        || (!avoids[x].is_empty()
-                            && g.iter().any(|p| avoids[x].binary_search(p).is_ok()));
+                    let avoids = col.avoids(x);
+                    let blocked = col
+                        .players(x)
+                        .iter()
+                        .any(|p| avoided.binary_search(p).is_ok())
+                        || (!avoids.is_empty()
+                            && g.iter().any(|p| avoids.binary_search(p).is_ok()));
                     if blocked {
                         return Err(k);
                     }
@@ -276,18 +280,18 @@ impl GroupRules {
                     *top = top.max(value[x]);
                 }
                 (
-                    Column::Avoid { avoids, players },
+                    Column::Avoid(col),
                     State::Avoid {
                         avoided,
                         players: g,
                     },
                 ) => {
                     // Both sorted: insert in place rather than sort again.
-                    for h in avoids[x].iter() {
+                    for h in col.avoids(x) {
                         let at = avoided.partition_point(|v| v < h);
                         avoided.insert(at, *h);
                     }
-                    g.extend_from_slice(&players[x]);
+                    g.extend_from_slice(col.players(x));
                 }
                 _ => {}
             }

@@ -41,12 +41,165 @@ pub(super) enum Column {
         value: Vec<f64>,
         max: Vec<f64>,
     },
-    Avoid {
-        /// Hashed player ids each candidate avoids (its members' union).
-        avoids: Vec<Box<[u64]>>,
-        /// Hashed player ids of each candidate's members.
-        players: Vec<SmallVec<[u64; 4]>>,
+    Avoid(AvoidColumn),
+}
+
+/// An `avoid` rule's values over the candidates, every candidate's in one
+/// array (no allocation per candidate).
+#[derive(Debug, Clone, Default)]
+pub(super) struct AvoidColumn {
+    /// Hashed player ids each candidate avoids (its members' union,
+    /// sorted): candidate `c`'s are `avoided[avoid_starts[c]..avoid_starts[c + 1]]`.
+    avoided: Vec<u64>,
+    avoid_starts: Vec<usize>,
+    /// Hashed player ids of each candidate's members, likewise.
+    players: Vec<u64>,
+    player_starts: Vec<usize>,
+}
+
+impl AvoidColumn {
+    fn with_capacity(n: usize) -> Self {
+        let mut starts = Vec::with_capacity(n + 1);
+        starts.push(0);
+        Self {
+            avoided: Vec::with_capacity(n),
+            avoid_starts: starts.clone(),
+            players: Vec::with_capacity(n),
+            player_starts: starts,
+        }
+    }
+
+    /// Hashed player ids candidate `c` avoids, sorted.
+    pub(super) fn avoids(&self, c: usize) -> &[u64] {
+        &self.avoided[self.avoid_starts[c]..self.avoid_starts[c + 1]]
+    }
+
+    /// Hashed player ids of candidate `c`'s members.
+    pub(super) fn players(&self, c: usize) -> &[u64] {
+        &self.players[self.player_starts[c]..self.player_starts[c + 1]]
+    }
+}
+
+/// One rule's values over the searches of the pool (by pool index), read
+/// in pool order before the candidates' columns are formed from them.
+enum SearchColumn<'v> {
+    Equal {
+        /// Interned value per search (a party's computed values are
+        /// interned alongside).
+        key: Vec<u32>,
+        interned: FxHashMap<ValueKey<'v>, u32>,
+        values: Vec<Cow<'v, AttributeValue>>,
     },
+    Intersect {
+        bits: Vec<u64>,
+        names: &'v [String],
+    },
+    Distance {
+        /// The search's number (NaN when it holds none).
+        value: Vec<f64>,
+    },
+    Avoid {
+        /// Search `i`'s avoided hashes, sorted and deduplicated:
+        /// `hashes[starts[i]..starts[i + 1]]`.
+        starts: Vec<usize>,
+        hashes: Vec<u64>,
+        /// Hash of the search's player id.
+        player: Vec<u64>,
+    },
+}
+
+impl<'v> SearchColumn<'v> {
+    fn new(rule: &Rule, declaration: &'v Declaration, len: usize) -> Self {
+        match rule {
+            Rule::Equal { .. } => SearchColumn::Equal {
+                key: vec![0; len],
+                interned: FxHashMap::default(),
+                values: Vec::new(),
+            },
+            Rule::Intersect { .. } => SearchColumn::Intersect {
+                bits: vec![0; len],
+                names: declaration.values().unwrap_or_default(),
+            },
+            Rule::Distance { .. } => SearchColumn::Distance {
+                value: vec![f64::NAN; len],
+            },
+            Rule::Avoid { .. } => SearchColumn::Avoid {
+                starts: vec![0; len + 1],
+                hashes: Vec::new(),
+                player: vec![0; len],
+            },
+        }
+    }
+
+    /// Records search `i`'s value `v` (its own or the default) and its
+    /// player id. Searches come in increasing `i`.
+    fn push(&mut self, i: usize, v: Option<&'v AttributeValue>, player_id: &str) {
+        match self {
+            SearchColumn::Equal {
+                key,
+                interned,
+                values,
+            } => {
+                // A solo's party value is its own (see `party_scalar`).
+                let v = party_scalar_of_one(v);
+                let next = values.len() as u32;
+                let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
+                if k == next {
+                    values.push(v);
+                }
+                key[i] = k;
+            }
+            SearchColumn::Intersect { bits, names } => bits[i] = set_bits(names, v),
+            SearchColumn::Distance { value } => {
+                value[i] = match v {
+                    Some(AttributeValue::Number(x)) => *x,
+                    _ => f64::NAN,
+                }
+            }
+            SearchColumn::Avoid {
+                starts,
+                hashes,
+                player,
+            } => {
+                let at = hashes.len();
+                starts[i] = at;
+                if let Some(AttributeValue::Set(ids)) = v {
+                    hashes.extend(ids.iter().map(|id| player_hash(id)));
+                    hashes[at..].sort_unstable();
+                    let mut kept = at;
+                    for j in at..hashes.len() {
+                        if j == at || hashes[j] != hashes[kept - 1] {
+                            hashes[kept] = hashes[j];
+                            kept += 1;
+                        }
+                    }
+                    hashes.truncate(kept);
+                }
+                starts[i + 1] = hashes.len();
+                player[i] = player_hash(player_id);
+            }
+        }
+    }
+}
+
+/// The values of declaration `d` (name order) of `c`'s members, each its
+/// own or `default`.
+fn members_values<'v>(
+    pool: &'v [Search],
+    declarations: &'v super::Declarations,
+    c: &Candidate,
+    d: usize,
+    default: Option<&'v AttributeValue>,
+) -> SmallVec<[Option<&'v AttributeValue>; 4]> {
+    c.searches
+        .iter()
+        .map(|&i| {
+            by_declaration(&pool[i].attributes, declarations)
+                .nth(d)
+                .and_then(|(_, _, v)| v)
+                .or(default)
+        })
+        .collect()
 }
 
 /// Every candidate's rule values and versions for one cycle.
@@ -87,53 +240,89 @@ impl<'c> RuleTable<'c> {
         }
         let declarations = config.attributes.as_ref()?;
         let n = candidates.len();
-        // Every search's value of every declaration (`None`: left out), in
-        // one pass over each search's values rather than a lookup per rule.
-        let nd = declarations.len();
-        let mut own: Vec<Option<&AttributeValue>> = vec![None; pool.len() * nd];
-        for c in candidates {
-            for &i in &c.searches {
-                let row = &mut own[i * nd..(i + 1) * nd];
-                for (slot, (_, _, v)) in row
-                    .iter_mut()
-                    .zip(by_declaration(&pool[i].attributes, declarations))
-                {
-                    *slot = v;
-                }
-            }
-        }
-        let mut columns = Vec::with_capacity(config.rules.len());
+        // Each rule's declaration (its position in name order) and default.
+        let mut specs = Vec::with_capacity(config.rules.len());
         for rule in &config.rules {
             let d = declarations.keys().position(|k| k == rule.attribute())?;
             let declaration = declarations.get(rule.attribute())?;
-            let default = effective(declaration, None);
-            // Each member's value or the default, by reference: no copy.
-            let read = |c: &Candidate| -> SmallVec<[Option<&AttributeValue>; 4]> {
-                c.searches
-                    .iter()
-                    .map(|&i| own[i * nd + d].or(default.as_ref()))
-                    .collect()
-            };
-            let column = match rule {
-                Rule::Equal { .. } => {
-                    let mut interned: FxHashMap<ValueKey, u32> = FxHashMap::default();
+            specs.push((d, declaration, effective(declaration, None)));
+        }
+        // First every search's own values, read in pool order: the searches'
+        // values sit in memory about in that order, while the candidates
+        // (longest-waiting first) visit them at random, which on a large
+        // pool cost a cache miss per value read. Each is kept compact (an
+        // interned key, a bit set, a number, hashes) for the candidates'
+        // pass below.
+        let mut member = vec![false; pool.len()];
+        for c in candidates {
+            for &i in &c.searches {
+                member[i] = true;
+            }
+        }
+        let mut own: Vec<SearchColumn<'_>> = config
+            .rules
+            .iter()
+            .zip(&specs)
+            .map(|(rule, (_, declaration, _))| SearchColumn::new(rule, declaration, pool.len()))
+            .collect();
+        let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
+        for (i, search) in pool.iter().enumerate() {
+            if !member[i] {
+                continue;
+            }
+            row.clear();
+            row.extend(by_declaration(&search.attributes, declarations).map(|(_, _, v)| v));
+            for (col, (d, _, default)) in own.iter_mut().zip(&specs) {
+                col.push(i, row[*d].or(default.as_ref()), &search.player_id);
+            }
+        }
+        // A party's members' values or the default, by reference (parties
+        // read their members' values again: few, and their own rules).
+        let read =
+            |c: &Candidate, d: usize, default| members_values(pool, declarations, c, d, default);
+        let mut columns = Vec::with_capacity(config.rules.len());
+        for ((rule, (d, declaration, default)), col) in config.rules.iter().zip(&specs).zip(own) {
+            let column = match col {
+                SearchColumn::Equal {
+                    key: own_key,
+                    mut interned,
+                    values: mut own_values,
+                } => {
+                    // Keys are renumbered in candidate order (first seen).
+                    let mut renumber: Vec<u32> = Vec::new();
                     let mut values = Vec::new();
                     let mut key = Vec::with_capacity(n);
                     let mut off = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
-                        let v = party_scalar(declaration, &read(c));
-                        let next = values.len() as u32;
-                        let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
-                        if k == next {
-                            values.push(v.into_owned());
+                        let k = match c.searches.as_slice() {
+                            [i] => own_key[*i],
+                            _ => {
+                                let v = party_scalar(declaration, &read(c, *d, default.as_ref()));
+                                let next = own_values.len() as u32;
+                                let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
+                                if k == next {
+                                    own_values.push(v);
+                                }
+                                k
+                            }
+                        } as usize;
+                        if renumber.len() <= k {
+                            renumber.resize(k + 1, u32::MAX);
                         }
-                        key.push(k);
+                        if renumber[k] == u32::MAX {
+                            renumber[k] = values.len() as u32;
+                            values.push(own_values[k].clone().into_owned());
+                        }
+                        key.push(renumber[k]);
                         off.push(matches!(rule.version_at(*w), Version::Equal { off: true }));
                     }
                     Column::Equal { key, off, values }
                 }
-                Rule::Intersect { .. } => {
-                    let names: Vec<String> = declaration.values().unwrap_or_default().to_vec();
+                SearchColumn::Intersect {
+                    bits: own_bits,
+                    names,
+                } => {
+                    let names: Vec<String> = names.to_vec();
                     let union = matches!(
                         declaration,
                         Declaration::StringSet {
@@ -145,8 +334,8 @@ impl<'c> RuleTable<'c> {
                     let mut need = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
                         let mut acc: Option<u64> = None;
-                        for v in read(c) {
-                            let b = set_bits(&names, v);
+                        for &i in &c.searches {
+                            let b = own_bits[i];
                             acc = Some(match acc {
                                 None => b,
                                 Some(a) if union => a | b,
@@ -161,14 +350,19 @@ impl<'c> RuleTable<'c> {
                     }
                     Column::Intersect { bits, need, names }
                 }
-                Rule::Distance { .. } => {
+                SearchColumn::Distance { value: own_value } => {
                     let mut value = Vec::with_capacity(n);
                     let mut max = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
-                        let v = party_scalar(declaration, &read(c));
-                        value.push(match v.as_ref() {
-                            AttributeValue::Number(x) => *x,
-                            _ => f64::NAN,
+                        value.push(match c.searches.as_slice() {
+                            [i] => own_value[*i],
+                            _ => {
+                                let v = party_scalar(declaration, &read(c, *d, default.as_ref()));
+                                match v.as_ref() {
+                                    AttributeValue::Number(x) => *x,
+                                    _ => f64::NAN,
+                                }
+                            }
                         });
                         max.push(match rule.version_at(*w) {
                             Version::Distance { max } => max,
@@ -177,27 +371,37 @@ impl<'c> RuleTable<'c> {
                     }
                     Column::Distance { value, max }
                 }
-                Rule::Avoid { .. } => {
-                    let mut avoids = Vec::with_capacity(n);
-                    let mut players = Vec::with_capacity(n);
+                SearchColumn::Avoid {
+                    starts: own_starts,
+                    hashes: own_hashes,
+                    player: own_player,
+                } => {
+                    let mut avoid = AvoidColumn::with_capacity(n);
+                    let mut set: Vec<u64> = Vec::new();
                     for c in candidates {
-                        let mut set: Vec<u64> = Vec::new();
-                        for v in read(c) {
-                            if let Some(AttributeValue::Set(ids)) = v {
-                                set.extend(ids.iter().map(|id| player_hash(id)));
+                        match c.searches.as_slice() {
+                            [i] => avoid
+                                .avoided
+                                .extend_from_slice(&own_hashes[own_starts[*i]..own_starts[*i + 1]]),
+                            members => {
+                                set.clear();
+                                for &i in members {
+                                    set.extend_from_slice(
+                                        &own_hashes[own_starts[i]..own_starts[i + 1]],
+                                    );
+                                }
+                                set.sort_unstable();
+                                set.dedup();
+                                avoid.avoided.extend_from_slice(&set);
                             }
                         }
-                        set.sort_unstable();
-                        set.dedup();
-                        avoids.push(set.into_boxed_slice());
-                        players.push(
-                            c.searches
-                                .iter()
-                                .map(|&i| player_hash(&pool[i].player_id))
-                                .collect(),
-                        );
+                        avoid.avoid_starts.push(avoid.avoided.len());
+                        avoid
+                            .players
+                            .extend(c.searches.iter().map(|&i| own_player[i]));
+                        avoid.player_starts.push(avoid.players.len());
                     }
-                    Column::Avoid { avoids, players }
+                    Column::Avoid(avoid)
                 }
             };
             columns.push(column);
@@ -398,6 +602,14 @@ fn party_scalar<'a>(
         }
     }
     match members.iter().flatten().next() {
+        Some(v) => Cow::Borrowed(v),
+        None => Cow::Owned(AttributeValue::Text(String::new())),
+    }
+}
+
+/// [`party_scalar`] of a single member.
+fn party_scalar_of_one(v: Option<&AttributeValue>) -> Cow<'_, AttributeValue> {
+    match v {
         Some(v) => Cow::Borrowed(v),
         None => Cow::Owned(AttributeValue::Text(String::new())),
     }
