@@ -74,6 +74,22 @@ pub struct GroupRules {
 impl GroupRules {
     /// Starts a group at `anchor`.
     pub fn start(&mut self, t: &RuleTable<'_>, anchor: usize) {
+        if self.states.len() == t.columns.len() {
+            // Keep the `avoid` states' buffers: a cycle starts a group
+            // per try.
+            for (st, col) in self.states.iter_mut().zip(&t.columns) {
+                match (st, col) {
+                    (State::Avoid { avoided, players }, Column::Avoid(c)) => {
+                        avoided.clear();
+                        avoided.extend_from_slice(c.avoids(anchor));
+                        players.clear();
+                        players.extend_from_slice(c.players(anchor));
+                    }
+                    (st, col) => *st = state_at(col, anchor),
+                }
+            }
+            return;
+        }
         self.states.clear();
         self.states
             .extend(t.columns.iter().map(|col| state_at(col, anchor)));
@@ -178,16 +194,17 @@ impl GroupRules {
     /// rule it breaks (`avoid` rules are read last).
     pub fn admits(&self, t: &RuleTable<'_>, x: usize) -> Result<(), usize> {
         let mut avoid = None;
-        for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate() {
+        let row = t.row(x);
+        for (k, ((col, st), cell)) in t.columns.iter().zip(&self.states).zip(row).enumerate() {
             let ok = match (col, st) {
-                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
-                    (off[x] && *all_off) || *common == Some(key[x])
+                (Column::Equal { .. }, State::Equal { common, all_off }) => {
+                    (cell.b != 0 && *all_off) || *common == Some(cell.a as u32)
                 }
-                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
-                    (g & bits[x]).count_ones() >= (*n).max(need[x])
+                (Column::Intersect { .. }, State::Intersect { bits: g, need: n }) => {
+                    (g & cell.a).count_ones() >= (*n).max(cell.b as u32)
                 }
                 (
-                    Column::Distance { value, max },
+                    Column::Distance { .. },
                     State::Distance {
                         lo,
                         hi,
@@ -195,11 +212,11 @@ impl GroupRules {
                         max: top,
                     },
                 ) => {
-                    let v = value[x];
+                    let (v, max) = (f64::from_bits(cell.a), f64::from_bits(cell.b));
                     v >= *lo - 1e-9
                         && v <= *hi + 1e-9
-                        && v - max[x] <= *min + 1e-9
-                        && v + max[x] >= *top - 1e-9
+                        && v - max <= *min + 1e-9
+                        && v + max >= *top - 1e-9
                 }
                 (Column::Avoid(_), State::Avoid { .. }) => {
                     avoid.get_or_insert(k);
@@ -213,7 +230,8 @@ impl GroupRules {
             }
         }
         if let Some(k) = avoid {
-            for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate().skip(k) {
+            let cells = t.columns.iter().zip(&self.states).zip(row);
+            for (k, ((col, st), cell)) in cells.enumerate().skip(k) {
                 if let (
                     Column::Avoid(col),
                     State::Avoid {
@@ -222,7 +240,7 @@ impl GroupRules {
                     },
                 ) = (col, st)
                 {
-                    let avoids = col.avoids(x);
+                    let avoids = col.avoids_of(*cell);
                     let blocked = col
                         .players(x)
                         .iter()

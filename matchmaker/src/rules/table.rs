@@ -44,6 +44,44 @@ pub(super) enum Column {
     Avoid(AvoidColumn),
 }
 
+/// One rule's values of one candidate as [`super::GroupRules::admits`]
+/// reads them. A candidate's cells sit side by side, a row per candidate:
+/// a check reads one or two cache lines instead of one line per rule and
+/// value (the walk meets candidates at random, so each was a miss).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Cell {
+    /// `equal`: the key; `intersect`: the bit set; `distance`: the
+    /// value's bits; `avoid`: where its avoided hashes start.
+    pub(super) a: u64,
+    /// `equal`: 1 when off; `intersect`: the `minOverlap`; `distance`:
+    /// the `max`'s bits; `avoid`: where its avoided hashes end.
+    pub(super) b: u64,
+}
+
+impl Column {
+    /// Candidate `c`'s cell.
+    fn cell(&self, c: usize) -> Cell {
+        match self {
+            Column::Equal { key, off, .. } => Cell {
+                a: u64::from(key[c]),
+                b: u64::from(off[c]),
+            },
+            Column::Intersect { bits, need, .. } => Cell {
+                a: bits[c],
+                b: u64::from(need[c]),
+            },
+            Column::Distance { value, max } => Cell {
+                a: value[c].to_bits(),
+                b: max[c].to_bits(),
+            },
+            Column::Avoid(col) => Cell {
+                a: col.avoid_starts[c] as u64,
+                b: col.avoid_starts[c + 1] as u64,
+            },
+        }
+    }
+}
+
 /// An `avoid` rule's values over the candidates, every candidate's in one
 /// array (no allocation per candidate).
 #[derive(Debug, Clone, Default)]
@@ -72,6 +110,11 @@ impl AvoidColumn {
     /// Hashed player ids candidate `c` avoids, sorted.
     pub(super) fn avoids(&self, c: usize) -> &[u64] {
         &self.avoided[self.avoid_starts[c]..self.avoid_starts[c + 1]]
+    }
+
+    /// The avoided hashes of a [`Cell`] of this column.
+    pub(super) fn avoids_of(&self, cell: Cell) -> &[u64] {
+        &self.avoided[cell.a as usize..cell.b as usize]
     }
 
     /// Hashed player ids of candidate `c`'s members.
@@ -208,6 +251,8 @@ pub struct RuleTable<'c> {
     /// The mode's rules, borrowed for the cycle.
     rules: &'c [Rule],
     pub(super) columns: Vec<Column>,
+    /// Every candidate's row of cells, one per rule (config order).
+    cells: Vec<Cell>,
     /// Per candidate: its partition over the `equal` values (candidates
     /// of one partition agree on every `equal` rule).
     partition: Vec<u32>,
@@ -422,14 +467,25 @@ impl<'c> RuleTable<'c> {
             partition.push(*ids.entry(tuple).or_insert(next));
             any_off.push(off);
         }
+        let mut cells = Vec::with_capacity(n * columns.len());
+        for c in 0..n {
+            cells.extend(columns.iter().map(|col| col.cell(c)));
+        }
         Some(Self {
             rules: &config.rules,
             columns,
+            cells,
             partitions: ids.len() as u32,
             partition,
             any_off,
             waits,
         })
+    }
+
+    /// Candidate `x`'s cells, one per rule.
+    pub(super) fn row(&self, x: usize) -> &[Cell] {
+        let k = self.columns.len();
+        &self.cells[x * k..(x + 1) * k]
     }
 
     /// The rules, in config order.
