@@ -267,24 +267,25 @@ impl GroupRules {
 
     /// Adds candidate `x` (admitted) to the group's state.
     pub fn join(&mut self, t: &RuleTable<'_>, x: usize) {
-        for (col, st) in t.columns.iter().zip(self.states.iter_mut()) {
+        let row = t.row(x);
+        for ((col, st), cell) in t.columns.iter().zip(self.states.iter_mut()).zip(row) {
             if matches!(st, State::Any) {
                 *st = state_at(col, x);
                 continue;
             }
             match (col, st) {
-                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
-                    if *common != Some(key[x]) {
+                (Column::Equal { .. }, State::Equal { common, all_off }) => {
+                    if *common != Some(cell.a as u32) {
                         *common = None;
                     }
-                    *all_off &= off[x];
+                    *all_off &= cell.b != 0;
                 }
-                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
-                    *g &= bits[x];
-                    *n = (*n).max(need[x]);
+                (Column::Intersect { .. }, State::Intersect { bits: g, need: n }) => {
+                    *g &= cell.a;
+                    *n = (*n).max(cell.b as u32);
                 }
                 (
-                    Column::Distance { value, max },
+                    Column::Distance { .. },
                     State::Distance {
                         lo,
                         hi,
@@ -292,10 +293,11 @@ impl GroupRules {
                         max: top,
                     },
                 ) => {
-                    *lo = lo.max(value[x] - max[x]);
-                    *hi = hi.min(value[x] + max[x]);
-                    *min = min.min(value[x]);
-                    *top = top.max(value[x]);
+                    let (v, max) = (f64::from_bits(cell.a), f64::from_bits(cell.b));
+                    *lo = lo.max(v - max);
+                    *hi = hi.min(v + max);
+                    *min = min.min(v);
+                    *top = top.max(v);
                 }
                 (
                     Column::Avoid(col),

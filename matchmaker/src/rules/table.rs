@@ -570,14 +570,19 @@ impl<'c> RuleTable<'c> {
     /// `distance` rule the difference and the smaller `max`, for an
     /// `intersect` rule the overlap and the larger `minOverlap`.
     pub(crate) fn miss(&self, k: usize, anchor: usize, x: usize) -> Miss {
+        let (a, x) = (self.row(anchor)[k], self.row(x)[k]);
         match &self.columns[k] {
-            Column::Distance { value, max } => Miss::Distance {
-                distance: (value[anchor] - value[x]).abs(),
-                max: max[anchor].min(max[x]),
-            },
-            Column::Intersect { bits, need, .. } => Miss::Overlap {
-                overlap: (bits[anchor] & bits[x]).count_ones(),
-                min_overlap: need[anchor].max(need[x]),
+            Column::Distance { .. } => {
+                let (va, ma) = (f64::from_bits(a.a), f64::from_bits(a.b));
+                let (vx, mx) = (f64::from_bits(x.a), f64::from_bits(x.b));
+                Miss::Distance {
+                    distance: (va - vx).abs(),
+                    max: ma.min(mx),
+                }
+            }
+            Column::Intersect { .. } => Miss::Overlap {
+                overlap: (a.a & x.a).count_ones(),
+                min_overlap: (a.b as u32).max(x.b as u32),
             },
             _ => Miss::None,
         }
