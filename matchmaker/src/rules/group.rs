@@ -240,11 +240,8 @@ impl GroupRules {
                     },
                 ) = (col, st)
                 {
-                    let avoids = col.avoids_of(*cell);
-                    let blocked = col
-                        .players(x)
-                        .iter()
-                        .any(|p| avoided.binary_search(p).is_ok())
+                    let (avoids, players) = col.sets_of(cell);
+                    let blocked = players.iter().any(|p| avoided.binary_search(p).is_ok())
                         || (!avoids.is_empty()
                             && g.iter().any(|p| avoids.binary_search(p).is_ok()));
                     if blocked {

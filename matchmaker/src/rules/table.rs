@@ -51,12 +51,17 @@ pub(super) enum Column {
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Cell {
     /// `equal`: the key; `intersect`: the bit set; `distance`: the
-    /// value's bits; `avoid`: where its avoided hashes start.
+    /// value's bits; `avoid`: for a solo, where its avoided hashes start
+    /// (high 48 bits) and how many (low 16), else the candidate (high)
+    /// and [`SPILL`] (low): see [`AvoidColumn::sets_of`].
     pub(super) a: u64,
     /// `equal`: 1 when off; `intersect`: the `minOverlap`; `distance`:
-    /// the `max`'s bits; `avoid`: where its avoided hashes end.
+    /// the `max`'s bits; `avoid`: a solo's player hash.
     pub(super) b: u64,
 }
+
+/// The low 16 bits of an `avoid` cell that send a check to the column.
+const SPILL: usize = 0xFFFF;
 
 impl Column {
     /// Candidate `c`'s cell.
@@ -74,10 +79,21 @@ impl Column {
                 a: value[c].to_bits(),
                 b: max[c].to_bits(),
             },
-            Column::Avoid(col) => Cell {
-                a: col.avoid_starts[c] as u64,
-                b: col.avoid_starts[c + 1] as u64,
-            },
+            Column::Avoid(col) => {
+                let (start, end) = (col.avoid_starts[c], col.avoid_starts[c + 1]);
+                match col.players(c) {
+                    // A solo: where its set lies and its own hash, so that
+                    // a check reads no other array but the set.
+                    [player] if end - start < SPILL && (start as u64) < 1 << 48 => Cell {
+                        a: (start as u64) << 16 | (end - start) as u64,
+                        b: *player,
+                    },
+                    _ => Cell {
+                        a: (c as u64) << 16 | SPILL as u64,
+                        b: 0,
+                    },
+                }
+            }
         }
     }
 }
@@ -112,9 +128,17 @@ impl AvoidColumn {
         &self.avoided[self.avoid_starts[c]..self.avoid_starts[c + 1]]
     }
 
-    /// The avoided hashes of a [`Cell`] of this column.
-    pub(super) fn avoids_of(&self, cell: Cell) -> &[u64] {
-        &self.avoided[cell.a as usize..cell.b as usize]
+    /// The avoided hashes and the players' hashes of the candidate whose
+    /// cell of this column is `cell`.
+    pub(super) fn sets_of<'s>(&'s self, cell: &'s Cell) -> (&'s [u64], &'s [u64]) {
+        let high = (cell.a >> 16) as usize;
+        match (cell.a & 0xFFFF) as usize {
+            SPILL => (self.avoids(high), self.players(high)),
+            len => (
+                &self.avoided[high..high + len],
+                std::slice::from_ref(&cell.b),
+            ),
+        }
     }
 
     /// Hashed player ids of candidate `c`'s members.
