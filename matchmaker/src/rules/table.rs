@@ -11,6 +11,7 @@
 //! candidates the walk never reaches.
 
 use super::declare::{Declaration, NumberParty, Rule, SetParty, Version};
+use super::search_columns::{members_values, SearchColumn};
 use super::value::{by_declaration, effective, AttributeValue};
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
@@ -145,128 +146,6 @@ impl AvoidColumn {
     pub(super) fn players(&self, c: usize) -> &[u64] {
         &self.players[self.player_starts[c]..self.player_starts[c + 1]]
     }
-}
-
-/// One rule's values over the searches of the pool (by pool index), read
-/// in pool order before the candidates' columns are formed from them.
-enum SearchColumn<'v> {
-    Equal {
-        /// Interned value per search (a party's computed values are
-        /// interned alongside).
-        key: Vec<u32>,
-        interned: FxHashMap<ValueKey<'v>, u32>,
-        values: Vec<Cow<'v, AttributeValue>>,
-    },
-    Intersect {
-        bits: Vec<u64>,
-        names: &'v [String],
-    },
-    Distance {
-        /// The search's number (NaN when it holds none).
-        value: Vec<f64>,
-    },
-    Avoid {
-        /// Search `i`'s avoided hashes, sorted and deduplicated:
-        /// `hashes[starts[i]..starts[i + 1]]`.
-        starts: Vec<usize>,
-        hashes: Vec<u64>,
-        /// Hash of the search's player id.
-        player: Vec<u64>,
-    },
-}
-
-impl<'v> SearchColumn<'v> {
-    fn new(rule: &Rule, declaration: &'v Declaration, len: usize) -> Self {
-        match rule {
-            Rule::Equal { .. } => SearchColumn::Equal {
-                key: vec![0; len],
-                interned: FxHashMap::default(),
-                values: Vec::new(),
-            },
-            Rule::Intersect { .. } => SearchColumn::Intersect {
-                bits: vec![0; len],
-                names: declaration.values().unwrap_or_default(),
-            },
-            Rule::Distance { .. } => SearchColumn::Distance {
-                value: vec![f64::NAN; len],
-            },
-            Rule::Avoid { .. } => SearchColumn::Avoid {
-                starts: vec![0; len + 1],
-                hashes: Vec::new(),
-                player: vec![0; len],
-            },
-        }
-    }
-
-    /// Records search `i`'s value `v` (its own or the default) and its
-    /// player id. Searches come in increasing `i`.
-    fn push(&mut self, i: usize, v: Option<&'v AttributeValue>, player_id: &str) {
-        match self {
-            SearchColumn::Equal {
-                key,
-                interned,
-                values,
-            } => {
-                // A solo's party value is its own (see `party_scalar`).
-                let v = party_scalar_of_one(v);
-                let next = values.len() as u32;
-                let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
-                if k == next {
-                    values.push(v);
-                }
-                key[i] = k;
-            }
-            SearchColumn::Intersect { bits, names } => bits[i] = set_bits(names, v),
-            SearchColumn::Distance { value } => {
-                value[i] = match v {
-                    Some(AttributeValue::Number(x)) => *x,
-                    _ => f64::NAN,
-                }
-            }
-            SearchColumn::Avoid {
-                starts,
-                hashes,
-                player,
-            } => {
-                let at = hashes.len();
-                starts[i] = at;
-                if let Some(AttributeValue::Set(ids)) = v {
-                    hashes.extend(ids.iter().map(|id| player_hash(id)));
-                    hashes[at..].sort_unstable();
-                    let mut kept = at;
-                    for j in at..hashes.len() {
-                        if j == at || hashes[j] != hashes[kept - 1] {
-                            hashes[kept] = hashes[j];
-                            kept += 1;
-                        }
-                    }
-                    hashes.truncate(kept);
-                }
-                starts[i + 1] = hashes.len();
-                player[i] = player_hash(player_id);
-            }
-        }
-    }
-}
-
-/// The values of declaration `d` (name order) of `c`'s members, each its
-/// own or `default`.
-fn members_values<'v>(
-    pool: &'v [Search],
-    declarations: &'v super::Declarations,
-    c: &Candidate,
-    d: usize,
-    default: Option<&'v AttributeValue>,
-) -> SmallVec<[Option<&'v AttributeValue>; 4]> {
-    c.searches
-        .iter()
-        .map(|&i| {
-            by_declaration(&pool[i].attributes, declarations)
-                .nth(d)
-                .and_then(|(_, _, v)| v)
-                .or(default)
-        })
-        .collect()
 }
 
 /// Every candidate's rule values and versions for one cycle.
@@ -636,7 +515,7 @@ impl Miss {
 /// An `equal` value as a hash key (numbers by their bits), borrowing
 /// the value's text.
 #[derive(Debug, PartialEq, Eq, Hash)]
-enum ValueKey<'a> {
+pub(super) enum ValueKey<'a> {
     /// A party none of whose members holds a value (the re-check fails
     /// such searches first; kept apart from every real value).
     Missing,
@@ -646,7 +525,7 @@ enum ValueKey<'a> {
 }
 
 impl<'a> ValueKey<'a> {
-    fn of(v: &Cow<'a, AttributeValue>) -> Self {
+    pub(super) fn of(v: &Cow<'a, AttributeValue>) -> Self {
         let v: &AttributeValue = match v {
             Cow::Borrowed(v) => v,
             // An owned value is a party's computed number.
@@ -693,7 +572,7 @@ fn party_scalar<'a>(
 }
 
 /// [`party_scalar`] of a single member.
-fn party_scalar_of_one(v: Option<&AttributeValue>) -> Cow<'_, AttributeValue> {
+pub(super) fn party_scalar_of_one(v: Option<&AttributeValue>) -> Cow<'_, AttributeValue> {
     match v {
         Some(v) => Cow::Borrowed(v),
         None => Cow::Owned(AttributeValue::Text(String::new())),
