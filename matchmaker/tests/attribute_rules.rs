@@ -255,6 +255,39 @@ fn a_party_whose_members_differ_on_a_string_fails_and_its_set_is_the_intersectio
 }
 
 #[test]
+fn a_partys_block_list_is_every_members_and_blocks_each_member() {
+    let config = with_parties(ruled(&[2, 2]), 2, true);
+    let matched = |pool: &[matchplane_matchmaker::Search]| -> Vec<String> {
+        let out = cycle(&config, pool, 1.0);
+        assert_eq!(out.matches.len(), 1, "{out:#?}");
+        let mut ids: Vec<String> = out.matches[0]
+            .teams
+            .iter()
+            .flat_map(|t| t.players.iter().map(|p| p.player_id.to_string()))
+            .collect();
+        ids.sort();
+        ids
+    };
+    let mut members = party("p", 2, 1500.0, 0.0);
+    members[0].attributes = serde_json::from_value(attrs("1.4", &["dust"], 50.0)).unwrap();
+    let mut second = attrs("1.4", &["dust"], 50.0);
+    second["blocked"] = json!(["x"]);
+    members[1].attributes = serde_json::from_value(second).unwrap();
+    let mut pool = members.clone();
+    for id in ["x", "y", "z"] {
+        pool.push(player(id, 1500.0, 0.0, attrs("1.4", &["dust"], 50.0)));
+    }
+    // The second member's block list keeps x out of the party's match.
+    assert_eq!(matched(&pool), ["p-0", "p-1", "y", "z"]);
+    // A solo blocking either member is kept out too.
+    pool[1].attributes = serde_json::from_value(attrs("1.4", &["dust"], 50.0)).unwrap();
+    let mut blocking = attrs("1.4", &["dust"], 50.0);
+    blocking["blocked"] = json!(["p-0"]);
+    pool[3].attributes = serde_json::from_value(blocking).unwrap();
+    assert_eq!(matched(&pool), ["p-0", "p-1", "x", "z"]);
+}
+
+#[test]
 fn a_config_change_fails_searches_it_no_longer_allows() {
     let mut config = ruled(&[1, 1]);
     let pool = vec![

@@ -371,10 +371,22 @@ impl<'a> Grouper<'a> {
         } else {
             (value, usize::MAX)
         };
-        let (mut q, mut hi) = (p, starts[part + 1]);
+        // The run is short next to the partition: gallop from `p` to a
+        // position past it, then search between the last two steps.
+        let end = starts[part + 1];
+        let before = |q: usize| (list.slots[q].value, list.order[q]) < bound;
+        let (mut q, mut step) = (p, 1);
+        while q + step < end && before(q + step) {
+            q += step;
+            step *= 2;
+        }
+        // The first position not before the bound lies in
+        // [q, min(q + step, end)]: `q` is `p` or before it, and `q + step`
+        // is past the segment or not before it.
+        let mut hi = (q + step).min(end);
         while q < hi {
             let mid = q + (hi - q) / 2;
-            if (list.slots[mid].value, list.order[mid]) < bound {
+            if before(mid) {
                 q = mid + 1;
             } else {
                 hi = mid;
@@ -389,9 +401,11 @@ impl<'a> Grouper<'a> {
     /// From position `p` leftwards, the first unmatched candidate's
     /// position within segment `seg`, or `NONE`. A matched candidate's
     /// links still lead to where it was unlinked, so the chain ends.
+    /// (Every list this reads holds every candidate, each unlinked when
+    /// matched: `gone` is the candidate's `matched`.)
     fn alive_back(&self, list: &List, mut p: usize, seg: usize) -> usize {
         while p != NONE && list.slots[p].part as usize == seg {
-            if !self.matched[list.order[p]] {
+            if !list.gone[p] {
                 return p;
             }
             p = list.prev[p];
@@ -402,7 +416,7 @@ impl<'a> Grouper<'a> {
     /// As [`Grouper::alive_back`], rightwards.
     fn alive_on(&self, list: &List, mut p: usize, seg: usize) -> usize {
         while p != NONE && list.slots[p].part as usize == seg {
-            if !self.matched[list.order[p]] {
+            if !list.gone[p] {
                 return p;
             }
             p = list.next[p];

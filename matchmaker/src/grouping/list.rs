@@ -37,6 +37,10 @@ pub(super) struct List {
     pub(super) prev: Vec<usize>,
     pub(super) next: Vec<usize>,
     pub(super) head: usize,
+    /// By position: unlinked (matched). A walk that lands on a position
+    /// by search rather than by the links reads this beside the slots
+    /// instead of the candidate's flag elsewhere in memory.
+    pub(super) gone: Vec<bool>,
 }
 
 impl List {
@@ -73,6 +77,7 @@ impl List {
                 .map(|p| if p + 1 == len { NONE } else { p + 1 })
                 .collect(),
             head: if len == 0 { NONE } else { 0 },
+            gone: vec![false; len],
         }
     }
 
@@ -81,6 +86,7 @@ impl List {
         if p == NONE {
             return;
         }
+        self.gone[p] = true;
         if self.prev[p] != NONE {
             self.next[self.prev[p]] = self.next[p];
         } else {

@@ -188,7 +188,12 @@ impl<'a> Grouper<'a> {
     pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
         let size: u32 = caps.iter().sum();
         self.rules.begin_try();
-        let attempt = if let Some(full) = self.grow_indexed(anchor, caps, size) {
+        let indexed = if self.rules.index_first(anchor) {
+            self.grow_indexed(anchor, caps, size)
+        } else {
+            None
+        };
+        let attempt = if let Some(full) = indexed {
             full
         } else if let Some(l) = self.rules.partition_list() {
             self.grow_partitioned(anchor, caps, size, l)
@@ -203,6 +208,7 @@ impl<'a> Grouper<'a> {
             self.found[m] = self.found[m].max(attempt.seats);
         }
         self.rules.end_try(attempt.short.is_some());
+        self.rules.note_try(anchor, attempt.short.is_some());
         attempt
     }
 

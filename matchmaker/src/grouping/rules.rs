@@ -37,12 +37,43 @@ pub(super) struct RuleState<'a> {
     pub(super) partition_starts: Vec<usize>,
     /// The bucket index over a `distance` rule (`indexed.rs`).
     pub(super) index: Option<super::indexed::Index>,
+    /// Per partition, how many tries in a row stayed short there (see
+    /// [`RuleState::index_first`]).
+    short_run: Vec<u32>,
 }
+
+/// Tries in a row that stayed short in a partition after which its tries
+/// skip the index walk until one fills.
+const SHORT_RUN: u32 = 2;
 
 impl RuleState<'_> {
     /// The list of `c`'s partition, when the candidates are partitioned.
     pub(super) fn partition_list(&self) -> Option<usize> {
         self.partition_base
+    }
+
+    /// Whether a try at `anchor` walks the index first. The index walk
+    /// forms the group the full walk forms, and serves only when it fills
+    /// (a short try is walked the full way again for its reason): where the
+    /// last tries of the anchor's partition stayed short, the full walk
+    /// alone is likely all the try needs. Either way the try's outcome is
+    /// the same; only its cost differs.
+    pub(super) fn index_first(&self, anchor: usize) -> bool {
+        self.table.is_none_or(|t| {
+            self.short_run
+                .get(t.partition(anchor) as usize)
+                .is_none_or(|run| *run < SHORT_RUN)
+        })
+    }
+
+    /// Notes whether the try at `anchor` stayed `short`.
+    pub(super) fn note_try(&mut self, anchor: usize, short: bool) {
+        let Some(t) = self.table else {
+            return;
+        };
+        if let Some(run) = self.short_run.get_mut(t.partition(anchor) as usize) {
+            *run = if short { run.saturating_add(1) } else { 0 };
+        }
     }
 
     /// Starts a try at `anchor`.
@@ -156,6 +187,7 @@ impl<'a> Grouper<'a> {
         self.rules.turned = vec![0; t.rules().len()];
         self.rules.nearest = vec![Miss::None; t.rules().len()];
         self.rules.marks = vec![vec![0; n.div_ceil(64)]; t.rules().len()];
+        self.rules.short_run = vec![0; t.partitions() as usize];
         if t.partitions() > 1 && self.regions.is_none() {
             // One list, the partitions one after another (each in the
             // order of the list of every candidate): one position array

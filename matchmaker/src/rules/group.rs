@@ -57,9 +57,9 @@ fn state_at(col: &Column, x: usize) -> State {
             min: value[x],
             max: value[x],
         },
-        Column::Avoid { avoids, players } => State::Avoid {
-            avoided: avoids[x].to_vec(),
-            players: players[x].to_vec(),
+        Column::Avoid(col) => State::Avoid {
+            avoided: col.avoids(x).to_vec(),
+            players: col.players(x).to_vec(),
         },
     }
 }
@@ -74,6 +74,22 @@ pub struct GroupRules {
 impl GroupRules {
     /// Starts a group at `anchor`.
     pub fn start(&mut self, t: &RuleTable<'_>, anchor: usize) {
+        if self.states.len() == t.columns.len() {
+            // Keep the `avoid` states' buffers: a cycle starts a group
+            // per try.
+            for (st, col) in self.states.iter_mut().zip(&t.columns) {
+                match (st, col) {
+                    (State::Avoid { avoided, players }, Column::Avoid(c)) => {
+                        avoided.clear();
+                        avoided.extend_from_slice(c.avoids(anchor));
+                        players.clear();
+                        players.extend_from_slice(c.players(anchor));
+                    }
+                    (st, col) => *st = state_at(col, anchor),
+                }
+            }
+            return;
+        }
         self.states.clear();
         self.states
             .extend(t.columns.iter().map(|col| state_at(col, anchor)));
@@ -100,7 +116,7 @@ impl GroupRules {
             };
             let version = rule.version_at(age);
             let state = match col {
-                Column::Avoid { .. } => {
+                Column::Avoid(_) => {
                     let mut avoided: Vec<u64> = values
                         .iter()
                         .filter_map(|v| match v {
@@ -178,16 +194,17 @@ impl GroupRules {
     /// rule it breaks (`avoid` rules are read last).
     pub fn admits(&self, t: &RuleTable<'_>, x: usize) -> Result<(), usize> {
         let mut avoid = None;
-        for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate() {
+        let row = t.row(x);
+        for (k, ((col, st), cell)) in t.columns.iter().zip(&self.states).zip(row).enumerate() {
             let ok = match (col, st) {
-                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
-                    (off[x] && *all_off) || *common == Some(key[x])
+                (Column::Equal { .. }, State::Equal { common, all_off }) => {
+                    (cell.b != 0 && *all_off) || *common == Some(cell.a as u32)
                 }
-                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
-                    (g & bits[x]).count_ones() >= (*n).max(need[x])
+                (Column::Intersect { .. }, State::Intersect { bits: g, need: n }) => {
+                    (g & cell.a).count_ones() >= (*n).max(cell.b as u32)
                 }
                 (
-                    Column::Distance { value, max },
+                    Column::Distance { .. },
                     State::Distance {
                         lo,
                         hi,
@@ -195,13 +212,13 @@ impl GroupRules {
                         max: top,
                     },
                 ) => {
-                    let v = value[x];
+                    let (v, max) = (f64::from_bits(cell.a), f64::from_bits(cell.b));
                     v >= *lo - 1e-9
                         && v <= *hi + 1e-9
-                        && v - max[x] <= *min + 1e-9
-                        && v + max[x] >= *top - 1e-9
+                        && v - max <= *min + 1e-9
+                        && v + max >= *top - 1e-9
                 }
-                (Column::Avoid { .. }, State::Avoid { .. }) => {
+                (Column::Avoid(_), State::Avoid { .. }) => {
                     avoid.get_or_insert(k);
                     true
                 }
@@ -213,18 +230,20 @@ impl GroupRules {
             }
         }
         if let Some(k) = avoid {
-            for (k, (col, st)) in t.columns.iter().zip(&self.states).enumerate().skip(k) {
+            let cells = t.columns.iter().zip(&self.states).zip(row);
+            for (k, ((col, st), cell)) in cells.enumerate().skip(k) {
                 if let (
-                    Column::Avoid { avoids, players },
+                    Column::Avoid(col),
                     State::Avoid {
                         avoided,
                         players: g,
                     },
                 ) = (col, st)
                 {
-                    let blocked = players[x].iter().any(|p| avoided.binary_search(p).is_ok())
-                        || (!avoids[x].is_empty()
-                            && g.iter().any(|p| avoids[x].binary_search(p).is_ok()));
+                    let (avoids, players) = col.sets_of(cell);
+                    let blocked = players.iter().any(|p| avoided.binary_search(p).is_ok())
+                        || (!avoids.is_empty()
+                            && g.iter().any(|p| avoids.binary_search(p).is_ok()));
                     if blocked {
                         return Err(k);
                     }
@@ -245,24 +264,25 @@ impl GroupRules {
 
     /// Adds candidate `x` (admitted) to the group's state.
     pub fn join(&mut self, t: &RuleTable<'_>, x: usize) {
-        for (col, st) in t.columns.iter().zip(self.states.iter_mut()) {
+        let row = t.row(x);
+        for ((col, st), cell) in t.columns.iter().zip(self.states.iter_mut()).zip(row) {
             if matches!(st, State::Any) {
                 *st = state_at(col, x);
                 continue;
             }
             match (col, st) {
-                (Column::Equal { key, off, .. }, State::Equal { common, all_off }) => {
-                    if *common != Some(key[x]) {
+                (Column::Equal { .. }, State::Equal { common, all_off }) => {
+                    if *common != Some(cell.a as u32) {
                         *common = None;
                     }
-                    *all_off &= off[x];
+                    *all_off &= cell.b != 0;
                 }
-                (Column::Intersect { bits, need, .. }, State::Intersect { bits: g, need: n }) => {
-                    *g &= bits[x];
-                    *n = (*n).max(need[x]);
+                (Column::Intersect { .. }, State::Intersect { bits: g, need: n }) => {
+                    *g &= cell.a;
+                    *n = (*n).max(cell.b as u32);
                 }
                 (
-                    Column::Distance { value, max },
+                    Column::Distance { .. },
                     State::Distance {
                         lo,
                         hi,
@@ -270,24 +290,25 @@ impl GroupRules {
                         max: top,
                     },
                 ) => {
-                    *lo = lo.max(value[x] - max[x]);
-                    *hi = hi.min(value[x] + max[x]);
-                    *min = min.min(value[x]);
-                    *top = top.max(value[x]);
+                    let (v, max) = (f64::from_bits(cell.a), f64::from_bits(cell.b));
+                    *lo = lo.max(v - max);
+                    *hi = hi.min(v + max);
+                    *min = min.min(v);
+                    *top = top.max(v);
                 }
                 (
-                    Column::Avoid { avoids, players },
+                    Column::Avoid(col),
                     State::Avoid {
                         avoided,
                         players: g,
                     },
                 ) => {
                     // Both sorted: insert in place rather than sort again.
-                    for h in avoids[x].iter() {
+                    for h in col.avoids(x) {
                         let at = avoided.partition_point(|v| v < h);
                         avoided.insert(at, *h);
                     }
-                    g.extend_from_slice(&players[x]);
+                    g.extend_from_slice(col.players(x));
                 }
                 _ => {}
             }

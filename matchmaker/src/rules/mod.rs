@@ -4,7 +4,8 @@
 //!   version of a rule at its wait;
 //! - [`check`]: their validation;
 //! - [`value`]: a ticket's values, parsed and re-checked;
-//! - [`table`]: one cycle's values and versions per candidate;
+//! - [`table`]: one cycle's values and versions per candidate (its first
+//!   pass over the searches in `search_columns`);
 //! - [`group`]: the state of a group being grown, which the grouper
 //!   consults wherever it already decides who may join (the cycle, relaxed
 //!   shapes, bots, preview and `simulate` all go through it), and the
@@ -17,6 +18,7 @@ pub mod declare;
 pub mod group;
 pub mod player_values;
 pub mod roster;
+mod search_columns;
 pub mod table;
 pub mod value;
 

@@ -11,6 +11,7 @@
 //! candidates the walk never reaches.
 
 use super::declare::{Declaration, NumberParty, Rule, SetParty, Version};
+use super::search_columns::{members_values, SearchColumn};
 use super::value::{by_declaration, effective, AttributeValue};
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
@@ -41,12 +42,110 @@ pub(super) enum Column {
         value: Vec<f64>,
         max: Vec<f64>,
     },
-    Avoid {
-        /// Hashed player ids each candidate avoids (its members' union).
-        avoids: Vec<Box<[u64]>>,
-        /// Hashed player ids of each candidate's members.
-        players: Vec<SmallVec<[u64; 4]>>,
-    },
+    Avoid(AvoidColumn),
+}
+
+/// One rule's values of one candidate as [`super::GroupRules::admits`]
+/// reads them. A candidate's cells sit side by side, a row per candidate:
+/// a check reads one or two cache lines instead of one line per rule and
+/// value (the walk meets candidates at random, so each was a miss).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Cell {
+    /// `equal`: the key; `intersect`: the bit set; `distance`: the
+    /// value's bits; `avoid`: for a solo, where its avoided hashes start
+    /// (high 48 bits) and how many (low 16), else the candidate (high)
+    /// and [`SPILL`] (low): see [`AvoidColumn::sets_of`].
+    pub(super) a: u64,
+    /// `equal`: 1 when off; `intersect`: the `minOverlap`; `distance`:
+    /// the `max`'s bits; `avoid`: a solo's player hash.
+    pub(super) b: u64,
+}
+
+/// The low 16 bits of an `avoid` cell that send a check to the column.
+const SPILL: usize = 0xFFFF;
+
+impl Column {
+    /// Candidate `c`'s cell.
+    fn cell(&self, c: usize) -> Cell {
+        match self {
+            Column::Equal { key, off, .. } => Cell {
+                a: u64::from(key[c]),
+                b: u64::from(off[c]),
+            },
+            Column::Intersect { bits, need, .. } => Cell {
+                a: bits[c],
+                b: u64::from(need[c]),
+            },
+            Column::Distance { value, max } => Cell {
+                a: value[c].to_bits(),
+                b: max[c].to_bits(),
+            },
+            Column::Avoid(col) => {
+                let (start, end) = (col.avoid_starts[c], col.avoid_starts[c + 1]);
+                match col.players(c) {
+                    // A solo: where its set lies and its own hash, so that
+                    // a check reads no other array but the set.
+                    [player] if end - start < SPILL && (start as u64) < 1 << 48 => Cell {
+                        a: (start as u64) << 16 | (end - start) as u64,
+                        b: *player,
+                    },
+                    _ => Cell {
+                        a: (c as u64) << 16 | SPILL as u64,
+                        b: 0,
+                    },
+                }
+            }
+        }
+    }
+}
+
+/// An `avoid` rule's values over the candidates, every candidate's in one
+/// array (no allocation per candidate).
+#[derive(Debug, Clone, Default)]
+pub(super) struct AvoidColumn {
+    /// Hashed player ids each candidate avoids (its members' union,
+    /// sorted): candidate `c`'s are `avoided[avoid_starts[c]..avoid_starts[c + 1]]`.
+    avoided: Vec<u64>,
+    avoid_starts: Vec<usize>,
+    /// Hashed player ids of each candidate's members, likewise.
+    players: Vec<u64>,
+    player_starts: Vec<usize>,
+}
+
+impl AvoidColumn {
+    fn with_capacity(n: usize) -> Self {
+        let mut starts = Vec::with_capacity(n + 1);
+        starts.push(0);
+        Self {
+            avoided: Vec::with_capacity(n),
+            avoid_starts: starts.clone(),
+            players: Vec::with_capacity(n),
+            player_starts: starts,
+        }
+    }
+
+    /// Hashed player ids candidate `c` avoids, sorted.
+    pub(super) fn avoids(&self, c: usize) -> &[u64] {
+        &self.avoided[self.avoid_starts[c]..self.avoid_starts[c + 1]]
+    }
+
+    /// The avoided hashes and the players' hashes of the candidate whose
+    /// cell of this column is `cell`.
+    pub(super) fn sets_of<'s>(&'s self, cell: &'s Cell) -> (&'s [u64], &'s [u64]) {
+        let high = (cell.a >> 16) as usize;
+        match (cell.a & 0xFFFF) as usize {
+            SPILL => (self.avoids(high), self.players(high)),
+            len => (
+                &self.avoided[high..high + len],
+                std::slice::from_ref(&cell.b),
+            ),
+        }
+    }
+
+    /// Hashed player ids of candidate `c`'s members.
+    pub(super) fn players(&self, c: usize) -> &[u64] {
+        &self.players[self.player_starts[c]..self.player_starts[c + 1]]
+    }
 }
 
 /// Every candidate's rule values and versions for one cycle.
@@ -55,6 +154,8 @@ pub struct RuleTable<'c> {
     /// The mode's rules, borrowed for the cycle.
     rules: &'c [Rule],
     pub(super) columns: Vec<Column>,
+    /// Every candidate's row of cells, one per rule (config order).
+    cells: Vec<Cell>,
     /// Per candidate: its partition over the `equal` values (candidates
     /// of one partition agree on every `equal` rule).
     partition: Vec<u32>,
@@ -87,53 +188,89 @@ impl<'c> RuleTable<'c> {
         }
         let declarations = config.attributes.as_ref()?;
         let n = candidates.len();
-        // Every search's value of every declaration (`None`: left out), in
-        // one pass over each search's values rather than a lookup per rule.
-        let nd = declarations.len();
-        let mut own: Vec<Option<&AttributeValue>> = vec![None; pool.len() * nd];
-        for c in candidates {
-            for &i in &c.searches {
-                let row = &mut own[i * nd..(i + 1) * nd];
-                for (slot, (_, _, v)) in row
-                    .iter_mut()
-                    .zip(by_declaration(&pool[i].attributes, declarations))
-                {
-                    *slot = v;
-                }
-            }
-        }
-        let mut columns = Vec::with_capacity(config.rules.len());
+        // Each rule's declaration (its position in name order) and default.
+        let mut specs = Vec::with_capacity(config.rules.len());
         for rule in &config.rules {
             let d = declarations.keys().position(|k| k == rule.attribute())?;
             let declaration = declarations.get(rule.attribute())?;
-            let default = effective(declaration, None);
-            // Each member's value or the default, by reference: no copy.
-            let read = |c: &Candidate| -> SmallVec<[Option<&AttributeValue>; 4]> {
-                c.searches
-                    .iter()
-                    .map(|&i| own[i * nd + d].or(default.as_ref()))
-                    .collect()
-            };
-            let column = match rule {
-                Rule::Equal { .. } => {
-                    let mut interned: FxHashMap<ValueKey, u32> = FxHashMap::default();
+            specs.push((d, declaration, effective(declaration, None)));
+        }
+        // First every search's own values, read in pool order: the searches'
+        // values sit in memory about in that order, while the candidates
+        // (longest-waiting first) visit them at random, which on a large
+        // pool cost a cache miss per value read. Each is kept compact (an
+        // interned key, a bit set, a number, hashes) for the candidates'
+        // pass below.
+        let mut member = vec![false; pool.len()];
+        for c in candidates {
+            for &i in &c.searches {
+                member[i] = true;
+            }
+        }
+        let mut own: Vec<SearchColumn<'_>> = config
+            .rules
+            .iter()
+            .zip(&specs)
+            .map(|(rule, (_, declaration, _))| SearchColumn::new(rule, declaration, pool.len()))
+            .collect();
+        let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
+        for (i, search) in pool.iter().enumerate() {
+            if !member[i] {
+                continue;
+            }
+            row.clear();
+            row.extend(by_declaration(&search.attributes, declarations).map(|(_, _, v)| v));
+            for (col, (d, _, default)) in own.iter_mut().zip(&specs) {
+                col.push(i, row[*d].or(default.as_ref()), &search.player_id);
+            }
+        }
+        // A party's members' values or the default, by reference (parties
+        // read their members' values again: few, and their own rules).
+        let read =
+            |c: &Candidate, d: usize, default| members_values(pool, declarations, c, d, default);
+        let mut columns = Vec::with_capacity(config.rules.len());
+        for ((rule, (d, declaration, default)), col) in config.rules.iter().zip(&specs).zip(own) {
+            let column = match col {
+                SearchColumn::Equal {
+                    key: own_key,
+                    mut interned,
+                    values: mut own_values,
+                } => {
+                    // Keys are renumbered in candidate order (first seen).
+                    let mut renumber: Vec<u32> = Vec::new();
                     let mut values = Vec::new();
                     let mut key = Vec::with_capacity(n);
                     let mut off = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
-                        let v = party_scalar(declaration, &read(c));
-                        let next = values.len() as u32;
-                        let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
-                        if k == next {
-                            values.push(v.into_owned());
+                        let k = match c.searches.as_slice() {
+                            [i] => own_key[*i],
+                            _ => {
+                                let v = party_scalar(declaration, &read(c, *d, default.as_ref()));
+                                let next = own_values.len() as u32;
+                                let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
+                                if k == next {
+                                    own_values.push(v);
+                                }
+                                k
+                            }
+                        } as usize;
+                        if renumber.len() <= k {
+                            renumber.resize(k + 1, u32::MAX);
                         }
-                        key.push(k);
+                        if renumber[k] == u32::MAX {
+                            renumber[k] = values.len() as u32;
+                            values.push(own_values[k].clone().into_owned());
+                        }
+                        key.push(renumber[k]);
                         off.push(matches!(rule.version_at(*w), Version::Equal { off: true }));
                     }
                     Column::Equal { key, off, values }
                 }
-                Rule::Intersect { .. } => {
-                    let names: Vec<String> = declaration.values().unwrap_or_default().to_vec();
+                SearchColumn::Intersect {
+                    bits: own_bits,
+                    names,
+                } => {
+                    let names: Vec<String> = names.to_vec();
                     let union = matches!(
                         declaration,
                         Declaration::StringSet {
@@ -145,8 +282,8 @@ impl<'c> RuleTable<'c> {
                     let mut need = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
                         let mut acc: Option<u64> = None;
-                        for v in read(c) {
-                            let b = set_bits(&names, v);
+                        for &i in &c.searches {
+                            let b = own_bits[i];
                             acc = Some(match acc {
                                 None => b,
                                 Some(a) if union => a | b,
@@ -161,14 +298,19 @@ impl<'c> RuleTable<'c> {
                     }
                     Column::Intersect { bits, need, names }
                 }
-                Rule::Distance { .. } => {
+                SearchColumn::Distance { value: own_value } => {
                     let mut value = Vec::with_capacity(n);
                     let mut max = Vec::with_capacity(n);
                     for (c, w) in candidates.iter().zip(waits) {
-                        let v = party_scalar(declaration, &read(c));
-                        value.push(match v.as_ref() {
-                            AttributeValue::Number(x) => *x,
-                            _ => f64::NAN,
+                        value.push(match c.searches.as_slice() {
+                            [i] => own_value[*i],
+                            _ => {
+                                let v = party_scalar(declaration, &read(c, *d, default.as_ref()));
+                                match v.as_ref() {
+                                    AttributeValue::Number(x) => *x,
+                                    _ => f64::NAN,
+                                }
+                            }
                         });
                         max.push(match rule.version_at(*w) {
                             Version::Distance { max } => max,
@@ -177,27 +319,37 @@ impl<'c> RuleTable<'c> {
                     }
                     Column::Distance { value, max }
                 }
-                Rule::Avoid { .. } => {
-                    let mut avoids = Vec::with_capacity(n);
-                    let mut players = Vec::with_capacity(n);
+                SearchColumn::Avoid {
+                    starts: own_starts,
+                    hashes: own_hashes,
+                    player: own_player,
+                } => {
+                    let mut avoid = AvoidColumn::with_capacity(n);
+                    let mut set: Vec<u64> = Vec::new();
                     for c in candidates {
-                        let mut set: Vec<u64> = Vec::new();
-                        for v in read(c) {
-                            if let Some(AttributeValue::Set(ids)) = v {
-                                set.extend(ids.iter().map(|id| player_hash(id)));
+                        match c.searches.as_slice() {
+                            [i] => avoid
+                                .avoided
+                                .extend_from_slice(&own_hashes[own_starts[*i]..own_starts[*i + 1]]),
+                            members => {
+                                set.clear();
+                                for &i in members {
+                                    set.extend_from_slice(
+                                        &own_hashes[own_starts[i]..own_starts[i + 1]],
+                                    );
+                                }
+                                set.sort_unstable();
+                                set.dedup();
+                                avoid.avoided.extend_from_slice(&set);
                             }
                         }
-                        set.sort_unstable();
-                        set.dedup();
-                        avoids.push(set.into_boxed_slice());
-                        players.push(
-                            c.searches
-                                .iter()
-                                .map(|&i| player_hash(&pool[i].player_id))
-                                .collect(),
-                        );
+                        avoid.avoid_starts.push(avoid.avoided.len());
+                        avoid
+                            .players
+                            .extend(c.searches.iter().map(|&i| own_player[i]));
+                        avoid.player_starts.push(avoid.players.len());
                     }
-                    Column::Avoid { avoids, players }
+                    Column::Avoid(avoid)
                 }
             };
             columns.push(column);
@@ -218,14 +370,25 @@ impl<'c> RuleTable<'c> {
             partition.push(*ids.entry(tuple).or_insert(next));
             any_off.push(off);
         }
+        let mut cells = Vec::with_capacity(n * columns.len());
+        for c in 0..n {
+            cells.extend(columns.iter().map(|col| col.cell(c)));
+        }
         Some(Self {
             rules: &config.rules,
             columns,
+            cells,
             partitions: ids.len() as u32,
             partition,
             any_off,
             waits,
         })
+    }
+
+    /// Candidate `x`'s cells, one per rule.
+    pub(super) fn row(&self, x: usize) -> &[Cell] {
+        let k = self.columns.len();
+        &self.cells[x * k..(x + 1) * k]
     }
 
     /// The rules, in config order.
@@ -310,14 +473,19 @@ impl<'c> RuleTable<'c> {
     /// `distance` rule the difference and the smaller `max`, for an
     /// `intersect` rule the overlap and the larger `minOverlap`.
     pub(crate) fn miss(&self, k: usize, anchor: usize, x: usize) -> Miss {
+        let (a, x) = (self.row(anchor)[k], self.row(x)[k]);
         match &self.columns[k] {
-            Column::Distance { value, max } => Miss::Distance {
-                distance: (value[anchor] - value[x]).abs(),
-                max: max[anchor].min(max[x]),
-            },
-            Column::Intersect { bits, need, .. } => Miss::Overlap {
-                overlap: (bits[anchor] & bits[x]).count_ones(),
-                min_overlap: need[anchor].max(need[x]),
+            Column::Distance { .. } => {
+                let (va, ma) = (f64::from_bits(a.a), f64::from_bits(a.b));
+                let (vx, mx) = (f64::from_bits(x.a), f64::from_bits(x.b));
+                Miss::Distance {
+                    distance: (va - vx).abs(),
+                    max: ma.min(mx),
+                }
+            }
+            Column::Intersect { .. } => Miss::Overlap {
+                overlap: (a.a & x.a).count_ones(),
+                min_overlap: (a.b as u32).max(x.b as u32),
             },
             _ => Miss::None,
         }
@@ -347,7 +515,7 @@ impl Miss {
 /// An `equal` value as a hash key (numbers by their bits), borrowing
 /// the value's text.
 #[derive(Debug, PartialEq, Eq, Hash)]
-enum ValueKey<'a> {
+pub(super) enum ValueKey<'a> {
     /// A party none of whose members holds a value (the re-check fails
     /// such searches first; kept apart from every real value).
     Missing,
@@ -357,7 +525,7 @@ enum ValueKey<'a> {
 }
 
 impl<'a> ValueKey<'a> {
-    fn of(v: &Cow<'a, AttributeValue>) -> Self {
+    pub(super) fn of(v: &Cow<'a, AttributeValue>) -> Self {
         let v: &AttributeValue = match v {
             Cow::Borrowed(v) => v,
             // An owned value is a party's computed number.
@@ -398,6 +566,14 @@ fn party_scalar<'a>(
         }
     }
     match members.iter().flatten().next() {
+        Some(v) => Cow::Borrowed(v),
+        None => Cow::Owned(AttributeValue::Text(String::new())),
+    }
+}
+
+/// [`party_scalar`] of a single member.
+pub(super) fn party_scalar_of_one(v: Option<&AttributeValue>) -> Cow<'_, AttributeValue> {
+    match v {
         Some(v) => Cow::Borrowed(v),
         None => Cow::Owned(AttributeValue::Text(String::new())),
     }
