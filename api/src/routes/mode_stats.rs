@@ -45,10 +45,13 @@ const LIFECYCLE_SAMPLE: u64 = 10_000;
 #[schema(example = json!({"p50": 2.1, "p90": 6.5, "p99": 14.0}))]
 pub struct WaitPercentiles {
     /// Median.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p50: f64,
     /// 90th percentile.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p90: f64,
     /// 99th percentile.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p99: f64,
 }
 

@@ -46,10 +46,13 @@ pub struct HistoryQuery {
 #[schema(example = json!({"p50": 2.1, "p90": 6.5, "p99": 14.0}))]
 pub struct HistoryPercentiles {
     /// Median.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p50: f64,
     /// 90th percentile.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p90: f64,
     /// 99th percentile.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p99: f64,
 }
 

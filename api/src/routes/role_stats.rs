@@ -16,8 +16,10 @@ use utoipa::ToSchema;
 #[schema(example = json!({"p50": 20.5, "p90": 41.0}))]
 pub struct RoleWaitPercentiles {
     /// Median.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p50: f64,
     /// 90th percentile.
+    #[serde(serialize_with = "matchplane_matchmaker::timestamp::seconds")]
     pub p90: f64,
 }
 
