@@ -349,3 +349,36 @@ mod roster_roles {
         );
     }
 }
+
+/// `simulate` with a leave in a role queue: the leaver's role seat opens,
+/// and the next cycle fills it with a player of that role, not with one
+/// who waited longer for another.
+#[test]
+fn simulate_fills_a_leavers_role_seat_by_role() {
+    use matchplane_matchmaker::simulate::{run, Scenario};
+    let text = json!({
+        "gameMode": {"name": "roles", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"},
+            "attributes": {"roles": {"type": "stringSet", "values": ["tank", "damage"]}},
+            "composition": {"attribute": "roles", "perTeam": {"tank": 1, "damage": 1}},
+            "backfill": {"ttlSeconds": 60}},
+        "tier": "enterprise", "seed": 1, "until": 40,
+        "arrivals": [
+            {"at": 0, "playerId": "t1", "attributes": {"roles": ["tank"]}},
+            {"at": 0, "playerId": "t2", "attributes": {"roles": ["tank"]}},
+            {"at": 0, "playerId": "d1", "attributes": {"roles": ["damage"]}},
+            {"at": 0, "playerId": "d2", "attributes": {"roles": ["damage"]}},
+            {"at": 5, "playerId": "d3", "attributes": {"roles": ["damage"]}},
+            {"at": 10, "leave": ["t1"]},
+            {"at": 12, "playerId": "t3", "attributes": {"roles": ["tank"]}}
+        ]
+    });
+    let report = run(&Scenario::parse(&text.to_string()).unwrap());
+    assert_eq!(report.backfills.len(), 1);
+    let fills = &report.backfills[0].fills;
+    assert_eq!(fills.len(), 1, "{fills:?}");
+    assert_eq!(
+        (fills[0].at, fills[0].players.clone()),
+        (12.0, vec!["t3".to_string()])
+    );
+}
