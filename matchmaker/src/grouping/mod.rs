@@ -244,9 +244,37 @@ impl<'a> Grouper<'a> {
         joiner: u32,
         x: usize,
     ) -> Result<(), Blocked> {
+        self.admits_slot(caps, size, seats, joiner, x, 0)
+    }
+
+    /// [`Grouper::admits`] with `x`'s role lists as its list slot holds
+    /// them (`Slot::roles`; 0 when not known).
+    fn admits_slot(
+        &mut self,
+        caps: &[u32],
+        size: u32,
+        seats: u32,
+        joiner: u32,
+        x: usize,
+        roles: u64,
+    ) -> Result<(), Blocked> {
         if seats + joiner > size {
             return Err(Blocked::Overflow);
         }
+        // A role seating seats the parties whole within `caps`: when there
+        // is one, the packing below holds and is not searched again. A
+        // refusal still packs first, so that a group the parties alone
+        // cannot seat says so (but a role list refused before came with
+        // the same party sizes into the same group: they packed then).
+        let refused = match self.roles_check(caps, x, roles) {
+            roles::RoleCheck::Fits => return Ok(()),
+            roles::RoleCheck::NoRoles => None,
+            roles::RoleCheck::Refused(sig) => Some(sig),
+            roles::RoleCheck::RefusedBefore => {
+                self.roles_refuse(caps, None);
+                return Err(Blocked::Roles);
+            }
+        };
         if self.keep_together && (joiner > 1 || self.sizes.iter().any(|s| *s > 1)) {
             self.sizes.push(joiner);
             let ok = can_pack(&self.sizes, caps);
@@ -255,11 +283,13 @@ impl<'a> Grouper<'a> {
                 return Err(Blocked::Seating);
             }
         }
-        if !self.roles_admit(caps, x) {
-            self.roles.blocked = true;
-            return Err(Blocked::Roles);
+        match refused {
+            Some(sig) => {
+                self.roles_refuse(caps, sig);
+                Err(Blocked::Roles)
+            }
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Grows a group from `anchor` over `lists[l]`; the region check
@@ -340,6 +370,7 @@ impl<'a> Grouper<'a> {
                 value: vx,
                 range: rx,
                 seats: joiner,
+                roles: role_lists,
                 ..
             } = slots[p];
             if !fits(va, ra, vx, rx) {
@@ -356,7 +387,7 @@ impl<'a> Grouper<'a> {
             if check_regions && !self.region_fits(x) {
                 continue;
             }
-            match self.admits(caps, size, seats, joiner, x) {
+            match self.admits_slot(caps, size, seats, joiner, x, role_lists) {
                 Ok(()) => {
                     if check_regions {
                         self.region_join(x);
