@@ -29,6 +29,7 @@ use crate::reasons::WaitingReason;
 use crate::regions::RegionTable;
 use crate::teams::can_pack;
 use crate::tolerance::fits;
+use smallvec::SmallVec;
 
 mod fifo;
 mod indexed;
@@ -67,6 +68,11 @@ pub struct Grouper<'a> {
     alive_seats: u64,
     found: Vec<u32>,
     sizes: Vec<u32>,
+    /// Whether a party of `s` seats (up to 3) packs with `sizes` into
+    /// `packed_caps` (0 not known, 1 yes, 2 no): known until the group
+    /// next grows.
+    packs: [u8; 4],
+    packed_caps: SmallVec<[u32; 4]>,
     /// The region rule (docs/regions.md), when the mode has `regions`.
     regions: Option<&'a RegionTable>,
     /// Regions shared by the group being grown (bit words).
@@ -128,6 +134,8 @@ impl<'a> Grouper<'a> {
             alive_seats: candidates.iter().map(|c| u64::from(c.seats)).sum(),
             found: candidates.iter().map(|c| c.seats).collect(),
             sizes: Vec::new(),
+            packs: [0; 4],
+            packed_caps: SmallVec::new(),
             regions: None,
             group_regions: Vec::new(),
             region_blocked: Vec::new(),
@@ -276,9 +284,22 @@ impl<'a> Grouper<'a> {
             }
         };
         if self.keep_together && (joiner > 1 || self.sizes.iter().any(|s| *s > 1)) {
-            self.sizes.push(joiner);
-            let ok = can_pack(&self.sizes, caps);
-            self.sizes.pop();
+            if self.packed_caps.as_slice() != caps {
+                self.packs = [0; 4];
+                self.packed_caps = SmallVec::from_slice(caps);
+            }
+            let known = self.packs.get(joiner as usize).copied().unwrap_or(0);
+            let ok = if known == 0 {
+                self.sizes.push(joiner);
+                let ok = can_pack(&self.sizes, caps);
+                self.sizes.pop();
+                if let Some(k) = self.packs.get_mut(joiner as usize) {
+                    *k = if ok { 1 } else { 2 };
+                }
+                ok
+            } else {
+                known == 1
+            };
             if !ok {
                 return Err(Blocked::Seating);
             }

@@ -81,6 +81,7 @@ impl<'a> Grouper<'a> {
     pub(super) fn start_group(&mut self, anchor: usize) {
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
+        self.packs = [0; 4];
         self.roles.members.clear();
         self.roles.members.push(anchor);
         self.roles.blocked = false;
@@ -104,6 +105,7 @@ impl<'a> Grouper<'a> {
     /// Adds the admitted `x` (of `joiner` seats) to the group.
     pub(super) fn add_member(&mut self, x: usize, joiner: u32) {
         self.sizes.push(joiner);
+        self.packs = [0; 4];
         self.roles.members.push(x);
         self.roles.refused_lists.clear();
         if let Some(t) = self.roles.table {
