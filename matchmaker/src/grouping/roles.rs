@@ -8,6 +8,8 @@
 //! Cost: whether a joiner fits depends only on the group and the joiner's
 //! role lists, so a refusal is remembered (by the joiner's lists) until
 //! the group next grows, and a candidate like one refused costs no new
+//! search; a joiner that breaks Hall's condition over the group's players
+//! pooled (counters kept as the group grows) is refused without the team
 //! search. A walk passes over at most [`LOOKAHEAD_PER_SEAT`] candidates
 //! per seat of the match for their roles: a group still short after that
 //! many stays short this cycle (docs/rules.md, "Role queues").
