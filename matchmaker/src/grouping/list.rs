@@ -23,6 +23,9 @@ pub(super) struct Slot {
     /// (the partitions over `equal` rules, docs/rules.md), and a walk never
     /// leaves its anchor's. 0 in a list of one segment.
     pub(super) part: u32,
+    /// Its role lists as the cycle's role table holds them
+    /// ([`crate::roles::RoleTable::signature_raw`]); 0 when not filled in.
+    pub(super) roles: u64,
 }
 
 /// A doubly linked list of candidates in value (or wait) order, from which
@@ -64,6 +67,7 @@ impl List {
                 range: ranges.get(c).copied().unwrap_or(0.0),
                 seats: candidates[c].seats,
                 part: 0,
+                roles: 0,
             })
             .collect();
         Self {

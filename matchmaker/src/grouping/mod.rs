@@ -29,6 +29,7 @@ use crate::reasons::WaitingReason;
 use crate::regions::RegionTable;
 use crate::teams::can_pack;
 use crate::tolerance::fits;
+use smallvec::SmallVec;
 
 mod fifo;
 mod indexed;
@@ -67,6 +68,11 @@ pub struct Grouper<'a> {
     alive_seats: u64,
     found: Vec<u32>,
     sizes: Vec<u32>,
+    /// Whether a party of `s` seats (up to 3) packs with `sizes` into
+    /// `packed_caps` (0 not known, 1 yes, 2 no): known until the group
+    /// next grows.
+    packs: [u8; 4],
+    packed_caps: SmallVec<[u32; 4]>,
     /// The region rule (docs/regions.md), when the mode has `regions`.
     regions: Option<&'a RegionTable>,
     /// Regions shared by the group being grown (bit words).
@@ -128,6 +134,8 @@ impl<'a> Grouper<'a> {
             alive_seats: candidates.iter().map(|c| u64::from(c.seats)).sum(),
             found: candidates.iter().map(|c| c.seats).collect(),
             sizes: Vec::new(),
+            packs: [0; 4],
+            packed_caps: SmallVec::new(),
             regions: None,
             group_regions: Vec::new(),
             region_blocked: Vec::new(),
@@ -250,22 +258,65 @@ impl<'a> Grouper<'a> {
         joiner: u32,
         x: usize,
     ) -> Result<(), Blocked> {
+        self.admits_slot(caps, size, seats, joiner, x, 0)
+    }
+
+    /// [`Grouper::admits`] with `x`'s role lists as its list slot holds
+    /// them (`Slot::roles`; 0 when not known).
+    fn admits_slot(
+        &mut self,
+        caps: &[u32],
+        size: u32,
+        seats: u32,
+        joiner: u32,
+        x: usize,
+        roles: u64,
+    ) -> Result<(), Blocked> {
         if seats + joiner > size {
             return Err(Blocked::Overflow);
         }
+        // A role seating seats the parties whole within `caps`: when there
+        // is one, the packing below holds and is not searched again. A
+        // refusal still packs first, so that a group the parties alone
+        // cannot seat says so (but a role list refused before came with
+        // the same party sizes into the same group: they packed then).
+        let refused = match self.roles_check(caps, x, roles) {
+            roles::RoleCheck::Fits => return Ok(()),
+            roles::RoleCheck::NoRoles => None,
+            roles::RoleCheck::Refused(sig) => Some(sig),
+            roles::RoleCheck::RefusedBefore => {
+                self.roles_refuse(caps, None);
+                return Err(Blocked::Roles);
+            }
+        };
         if self.keep_together && (joiner > 1 || self.sizes.iter().any(|s| *s > 1)) {
-            self.sizes.push(joiner);
-            let ok = can_pack(&self.sizes, caps);
-            self.sizes.pop();
+            if self.packed_caps.as_slice() != caps {
+                self.packs = [0; 4];
+                self.packed_caps = SmallVec::from_slice(caps);
+            }
+            let known = self.packs.get(joiner as usize).copied().unwrap_or(0);
+            let ok = if known == 0 {
+                self.sizes.push(joiner);
+                let ok = can_pack(&self.sizes, caps);
+                self.sizes.pop();
+                if let Some(k) = self.packs.get_mut(joiner as usize) {
+                    *k = if ok { 1 } else { 2 };
+                }
+                ok
+            } else {
+                known == 1
+            };
             if !ok {
                 return Err(Blocked::Seating);
             }
         }
-        if !self.roles_admit(caps, x) {
-            self.roles.blocked = true;
-            return Err(Blocked::Roles);
+        match refused {
+            Some(sig) => {
+                self.roles_refuse(caps, sig);
+                Err(Blocked::Roles)
+            }
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Grows a group from `anchor` over `lists[l]`; the region check
@@ -346,6 +397,7 @@ impl<'a> Grouper<'a> {
                 value: vx,
                 range: rx,
                 seats: joiner,
+                roles: role_lists,
                 ..
             } = slots[p];
             if !fits(va, ra, vx, rx) {
@@ -362,7 +414,7 @@ impl<'a> Grouper<'a> {
             if check_regions && !self.region_fits(x) {
                 continue;
             }
-            match self.admits(caps, size, seats, joiner, x) {
+            match self.admits_slot(caps, size, seats, joiner, x, role_lists) {
                 Ok(()) => {
                     if check_regions {
                         self.region_join(x);

@@ -8,13 +8,17 @@
 //! Cost: whether a joiner fits depends only on the group and the joiner's
 //! role lists, so a refusal is remembered (by the joiner's lists) until
 //! the group next grows, and a candidate like one refused costs no new
+//! search; a joiner that breaks Hall's condition over the group's players
+//! pooled (counters kept as the group grows) is refused without the team
 //! search. A walk passes over at most [`LOOKAHEAD_PER_SEAT`] candidates
 //! per seat of the match for their roles: a group still short after that
 //! many stays short this cycle (docs/rules.md, "Role queues").
 
 use super::Grouper;
 use crate::reasons::WaitingReason;
-use crate::roles::{seat::can_seat, RoleSeats, RoleTable};
+use crate::roles::seat::{can_seat, count_within, room_of};
+use crate::roles::table::signature_masks;
+use crate::roles::{RoleSeats, RoleTable};
 use smallvec::SmallVec;
 
 /// Candidates a walk may pass over for their roles, per seat of the match.
@@ -32,27 +36,29 @@ pub(super) struct RoleState<'a> {
     pub(super) blocked: bool,
     /// Candidates the current walk refused for their roles.
     refused: u32,
-    /// Role lists (see [`signature`]) refused since the group last grew.
+    /// Role lists (see [`RoleTable::signature`]) refused since the group
+    /// last grew.
     refused_lists: Vec<u64>,
     /// Whether the walk has passed over as many as it may.
     pub(super) exhausted: bool,
+    /// Hall's condition over the group's players pooled (up to 8 roles):
+    /// per role set, the seats of one team ([`room_of`]) and the group's
+    /// players listing only roles of it. Empty past 8 roles.
+    room: SmallVec<[u32; 16]>,
+    within: SmallVec<[u32; 16]>,
 }
 
-/// The role lists of a candidate as one number: its member count, then
-/// its members' masks sorted, 16 bits each (up to 3 members); `None` when
-/// they do not fit it.
-fn signature(masks: &[u64]) -> Option<u64> {
-    if masks.len() > 3 || masks.iter().any(|m| *m >= 1 << 16) {
-        return None;
-    }
-    let mut sorted = [0u64; 3];
-    sorted[..masks.len()].copy_from_slice(masks);
-    sorted[..masks.len()].sort_unstable();
-    Some(
-        sorted
-            .iter()
-            .fold(masks.len() as u64, |acc, m| (acc << 16) | m),
-    )
+/// What the role check says of a joiner (see [`Grouper::roles_check`]).
+pub(super) enum RoleCheck {
+    /// The mode has no composition.
+    NoRoles,
+    /// The group with the joiner has a role seating.
+    Fits,
+    /// No role seating; the joiner's role lists as one number, if any.
+    Refused(Option<u64>),
+    /// Role lists refused since the group last grew: no role seating, and
+    /// the party sizes packed then (the same sizes into the same group).
+    RefusedBefore,
 }
 
 impl<'a> Grouper<'a> {
@@ -60,6 +66,16 @@ impl<'a> Grouper<'a> {
     /// seat into the composition's role seats.
     pub fn with_roles(mut self, table: Option<&'a RoleTable>) -> Self {
         self.roles.table = table;
+        // Each slot keeps its candidate's role lists: a walk reads them in
+        // list order instead of from the table, one candidate here and one
+        // there.
+        if let Some(t) = table {
+            for list in &mut self.lists {
+                for (slot, &c) in list.slots.iter_mut().zip(&list.order) {
+                    slot.roles = t.signature_raw(c);
+                }
+            }
+        }
         self
     }
 
@@ -67,6 +83,7 @@ impl<'a> Grouper<'a> {
     pub(super) fn start_group(&mut self, anchor: usize) {
         self.sizes.clear();
         self.sizes.push(self.candidates[anchor].seats);
+        self.packs = [0; 4];
         self.roles.members.clear();
         self.roles.members.push(anchor);
         self.roles.blocked = false;
@@ -74,51 +91,106 @@ impl<'a> Grouper<'a> {
         self.roles.refused_lists.clear();
         self.roles.exhausted = false;
         if let Some(t) = self.roles.table {
-            self.roles.seats.clone_from(t.seats_for(anchor));
+            let seats = t.seats_for(anchor);
+            if *seats != self.roles.seats || self.roles.room.is_empty() {
+                self.roles.seats.clone_from(seats);
+                self.roles.room = room_of(seats);
+            }
+            self.roles.within.clear();
+            self.roles.within.resize(self.roles.room.len(), 0);
+            for &m in t.masks(anchor) {
+                count_within(&mut self.roles.within, m, true);
+            }
         }
     }
 
     /// Adds the admitted `x` (of `joiner` seats) to the group.
     pub(super) fn add_member(&mut self, x: usize, joiner: u32) {
         self.sizes.push(joiner);
+        self.packs = [0; 4];
         self.roles.members.push(x);
         self.roles.refused_lists.clear();
+        if let Some(t) = self.roles.table {
+            for &m in t.masks(x) {
+                count_within(&mut self.roles.within, m, true);
+            }
+        }
     }
 
     /// Whether the group with `x` can still be seated into the role seats
-    /// of teams of `caps` players; always with no composition. A refusal
-    /// counts against the walk's look-ahead.
-    pub(super) fn roles_admit(&mut self, caps: &[u32], x: usize) -> bool {
+    /// of teams of `caps` players. Nothing is
+    /// counted: a refusal counts by [`Grouper::roles_refuse`]. A seating
+    /// keeps every party whole within `caps` with `keepTogether`, so
+    /// [`RoleCheck::Fits`] there means the parties pack too.
+    ///
+    /// `raw` is `x`'s role lists as its list slot holds them (0: not
+    /// known there, read from the table).
+    pub(super) fn roles_check(&self, caps: &[u32], x: usize, raw: u64) -> RoleCheck {
         let Some(t) = self.roles.table else {
-            return true;
+            return RoleCheck::NoRoles;
         };
-        let sig = signature(t.masks(x));
+        let sig = if raw == 0 {
+            t.signature(x)
+        } else {
+            RoleTable::signature_of_raw(raw)
+        };
         let ok = match sig {
-            Some(s) if self.roles.refused_lists.contains(&s) => false,
-            _ => self.roles_fit(t, caps, x),
+            Some(s) if self.roles.refused_lists.contains(&s) => return RoleCheck::RefusedBefore,
+            Some(s) => self.roles_fit(t, caps, &signature_masks(s)),
+            None => self.roles_fit(t, caps, t.masks(x)),
         };
-        if !ok {
-            if let Some(s) = sig {
-                if !self.roles.refused_lists.contains(&s) {
-                    self.roles.refused_lists.push(s);
-                }
-            }
-            self.roles.refused += 1;
-            let size: u32 = caps.iter().sum();
-            if self.roles.refused >= LOOKAHEAD_PER_SEAT.saturating_mul(size) {
-                self.roles.exhausted = true;
-            }
+        if ok {
+            RoleCheck::Fits
+        } else {
+            RoleCheck::Refused(sig)
         }
-        ok
     }
 
-    /// The exact check of [`Grouper::roles_admit`].
-    fn roles_fit(&self, t: &RoleTable, caps: &[u32], x: usize) -> bool {
-        let members = self.roles.members.iter().chain(std::iter::once(&x));
+    /// Counts a joiner refused by [`Grouper::roles_check`] (its role lists
+    /// `sig`) against the walk's look-ahead.
+    pub(super) fn roles_refuse(&mut self, caps: &[u32], sig: Option<u64>) {
+        if let Some(s) = sig {
+            if !self.roles.refused_lists.contains(&s) {
+                self.roles.refused_lists.push(s);
+            }
+        }
+        self.roles.blocked = true;
+        self.roles.refused += 1;
+        let size: u32 = caps.iter().sum();
+        if self.roles.refused >= LOOKAHEAD_PER_SEAT.saturating_mul(size) {
+            self.roles.exhausted = true;
+        }
+    }
+
+    /// The exact check of [`Grouper::roles_check`], for a joiner whose
+    /// members' masks are `joiner`: Hall's condition over the players
+    /// pooled on all teams first (necessary, from the group's counters),
+    /// then the seating search.
+    fn roles_fit(&self, t: &RoleTable, caps: &[u32], joiner: &[u64]) -> bool {
+        let teams = u32::try_from(caps.len()).unwrap_or(u32::MAX);
+        let pooled = self
+            .roles
+            .within
+            .iter()
+            .zip(&self.roles.room)
+            .enumerate()
+            .all(|(s, (within, room))| {
+                let added = joiner.iter().filter(|m| *m & !(s as u64) == 0).count() as u32;
+                within + added <= room.saturating_mul(teams)
+            });
+        if !pooled {
+            return false;
+        }
+        let members = self
+            .roles
+            .members
+            .iter()
+            .map(|&c| t.masks(c))
+            .chain(std::iter::once(joiner));
         let units: SmallVec<[&[u64]; 16]> = if self.keep_together {
-            members.map(|&c| t.masks(c)).collect()
+            members.collect()
         } else {
-            members.flat_map(|&c| t.masks(c).chunks(1)).collect()
+            members.flat_map(|m| m.chunks(1)).collect()
         };
         can_seat(&units, caps, &self.roles.seats)
     }

@@ -169,6 +169,30 @@ fn biggest_first(units: &[&[u64]], values: &[f64]) -> SmallVec<[usize; 16]> {
     order
 }
 
+/// Adds (`up`) or takes away one player of mask `m` in Hall counters
+/// `within` (one per role set, see [`room_of`]): every set holding all of
+/// `m`'s roles. A mask with a bit past the roles is within no set (as in
+/// [`fits_pooled`]).
+pub fn count_within(within: &mut [u32], m: u64, up: bool) {
+    let sets = within.len();
+    if sets == 0 || m >= sets as u64 {
+        return;
+    }
+    let full = sets as u64 - 1;
+    let mut s = m;
+    loop {
+        if up {
+            within[s as usize] += 1;
+        } else {
+            within[s as usize] -= 1;
+        }
+        if s == full {
+            break;
+        }
+        s = (s + 1) | m;
+    }
+}
+
 /// The state of one team search.
 pub(super) struct Search<'u> {
     units: &'u [&'u [u64]],
@@ -179,10 +203,35 @@ pub(super) struct Search<'u> {
     /// Each unit's team.
     pub(super) seat: SmallVec<[usize; 16]>,
     budget: u64,
+    /// Hall's condition kept per team as players join (up to 8 roles):
+    /// `room[s]` the seats of role set `s` plus the `any` seats of one team.
+    room: SmallVec<[u32; 16]>,
+    /// `within[t * room.len() + s]`: the players of team `t` listing only
+    /// roles of set `s`. Empty past 8 roles (then [`fits`] decides).
+    within: SmallVec<[u32; 32]>,
+}
+
+/// The role sets' room of one team of `seats`: per set `s` of roles (a
+/// bit mask), the seats of its roles plus the `any` seats, as Hall's
+/// condition counts them ([`fits_pooled`]); empty past 8 roles.
+pub fn room_of(seats: &RoleSeats) -> SmallVec<[u32; 16]> {
+    let r = seats.counts.len();
+    if r > 8 {
+        return SmallVec::new();
+    }
+    (0u64..(1 << r))
+        .map(|set| {
+            (0..r)
+                .filter(|b| set & (1 << b) != 0)
+                .map(|b| seats.counts[b])
+                .fold(seats.any, u32::saturating_add)
+        })
+        .collect()
 }
 
 impl<'u> Search<'u> {
     pub(super) fn new(units: &'u [&'u [u64]], caps: &'u [u32], seats: &'u RoleSeats) -> Self {
+        let room = room_of(seats);
         Self {
             units,
             caps,
@@ -190,7 +239,16 @@ impl<'u> Search<'u> {
             teams: (0..caps.len()).map(|_| SmallVec::new()).collect(),
             seat: SmallVec::from_elem(0, units.len()),
             budget: NODE_BUDGET,
+            within: SmallVec::from_elem(0, room.len() * caps.len()),
+            room,
         }
+    }
+
+    /// Adds (`up`) or takes away one player of mask `m` in team `t`'s
+    /// Hall counters (see [`count_within`]).
+    fn count(&mut self, t: usize, m: u64, up: bool) {
+        let sets = self.room.len();
+        count_within(&mut self.within[t * sets..(t + 1) * sets], m, up);
     }
 
     /// Whether unit `u` may join team `t`: room left and a role seating of
@@ -200,21 +258,39 @@ impl<'u> Search<'u> {
         if self.teams[t].len() + unit.len() > self.caps[t] as usize {
             return false;
         }
-        fits(
-            self.teams[t].iter().chain(unit.iter()).copied(),
-            self.seats,
-            1,
-        )
+        let sets = self.room.len();
+        if sets == 0 {
+            return fits(
+                self.teams[t].iter().chain(unit.iter()).copied(),
+                self.seats,
+                1,
+            );
+        }
+        // Hall's condition as `fits_pooled` checks it, from the team's
+        // counters: only the unit's players are counted anew.
+        let block = &self.within[t * sets..(t + 1) * sets];
+        (0..sets).all(|s| {
+            let added = unit.iter().filter(|m| *m & !(s as u64) == 0).count() as u32;
+            block[s] + added <= self.room[s]
+        })
     }
 
     pub(super) fn place(&mut self, u: usize, t: usize) {
-        self.teams[t].extend_from_slice(self.units[u]);
+        let unit = self.units[u];
+        self.teams[t].extend_from_slice(unit);
+        for &m in unit {
+            self.count(t, m, true);
+        }
         self.seat[u] = t;
     }
 
     pub(super) fn unplace(&mut self, u: usize, t: usize) {
-        let len = self.teams[t].len() - self.units[u].len();
+        let unit = self.units[u];
+        let len = self.teams[t].len() - unit.len();
         self.teams[t].truncate(len);
+        for &m in unit {
+            self.count(t, m, false);
+        }
     }
 
     /// Whether team `t` repeats an earlier empty team of the same room (a

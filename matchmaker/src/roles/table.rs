@@ -20,6 +20,9 @@ pub struct RoleTable {
     masks: Vec<u64>,
     /// Where candidate `c`'s masks start in `masks` (and one past the last).
     starts: Vec<usize>,
+    /// Each candidate's [`RoleTable::signature`] ([`NO_SIGNATURE`] when
+    /// it has none): one read of a walk's joiner instead of two.
+    signatures: Vec<u64>,
     /// Each candidate's wait (seconds): an anchor's picks its step.
     waits: Vec<f64>,
     /// The seats of `perTeam` and of each `relax` step, compiled once.
@@ -49,17 +52,23 @@ impl RoleTable {
             starts.push(masks.len());
             for &i in &c.searches {
                 let own = pool[i].attributes.get(&composition.attribute);
-                let value = match declaration {
-                    Some(d) => effective(d, own),
-                    None => own.cloned(),
+                // The ticket's own value as it is (what `effective` would
+                // copy), else the declaration's default.
+                let default = match (own, declaration) {
+                    (None, Some(d)) => effective(d, None),
+                    _ => None,
                 };
-                masks.push(match value {
-                    Some(AttributeValue::Set(items)) => mask_of(&roles, &items),
+                masks.push(match own.or(default.as_ref()) {
+                    Some(AttributeValue::Set(items)) => mask_of(&roles, items),
                     _ => 0,
                 });
             }
         }
         starts.push(masks.len());
+        let signatures = starts
+            .windows(2)
+            .map(|w| signature(&masks[w[0]..w[1]]).unwrap_or(NO_SIGNATURE))
+            .collect();
         let names = roles
             .iter()
             .map(|r| arcstr::ArcStr::from(r.as_str()))
@@ -76,6 +85,7 @@ impl RoleTable {
             roles,
             masks,
             starts,
+            signatures,
             waits: waits.to_vec(),
         })
     }
@@ -83,6 +93,26 @@ impl RoleTable {
     /// Candidate `c`'s members' masks, in member order.
     pub fn masks(&self, c: usize) -> &[u64] {
         &self.masks[self.starts[c]..self.starts[c + 1]]
+    }
+
+    /// Candidate `c`'s role lists as one number (see [`signature`]), or
+    /// `None` when they do not fit one.
+    pub fn signature(&self, c: usize) -> Option<u64> {
+        self.signatures
+            .get(c)
+            .copied()
+            .filter(|s| *s != NO_SIGNATURE)
+    }
+
+    /// Candidate `c`'s role lists as stored: its [`signature`], or
+    /// `u64::MAX` when it has none (never 0).
+    pub fn signature_raw(&self, c: usize) -> u64 {
+        self.signatures.get(c).copied().unwrap_or(NO_SIGNATURE)
+    }
+
+    /// [`RoleTable::signature`] from [`RoleTable::signature_raw`].
+    pub fn signature_of_raw(raw: u64) -> Option<u64> {
+        (raw != NO_SIGNATURE).then_some(raw)
     }
 
     /// The seats in force for a group anchored by candidate `anchor`.
@@ -128,6 +158,35 @@ impl RoleTable {
     }
 }
 
+/// A [`RoleTable`] signature no candidate has.
+const NO_SIGNATURE: u64 = u64::MAX;
+
+/// The role lists of one candidate as one number: its member count, then
+/// its members' masks sorted, 16 bits each (up to 3 members); `None` when
+/// they do not fit it. Two candidates of one signature are alike to role
+/// seating (the order of a party's members does not matter to it).
+pub fn signature(masks: &[u64]) -> Option<u64> {
+    if masks.len() > 3 || masks.iter().any(|m| *m >= 1 << 16) {
+        return None;
+    }
+    let mut sorted = [0u64; 3];
+    sorted[..masks.len()].copy_from_slice(masks);
+    sorted[..masks.len()].sort_unstable();
+    Some(
+        sorted
+            .iter()
+            .fold(masks.len() as u64, |acc, m| (acc << 16) | m),
+    )
+}
+
+/// The masks a [`signature`] holds, sorted.
+pub fn signature_masks(signature: u64) -> smallvec::SmallVec<[u64; 3]> {
+    let len = (signature >> 48) as usize;
+    (0..len.min(3))
+        .map(|k| (signature >> (32 - 16 * k)) & 0xffff)
+        .collect()
+}
+
 /// Searches left `waiting` by each role they listed (docs/rules.md, "Role
 /// queues"): a search listing two roles counts for both. Empty without a
 /// `composition`.
@@ -144,13 +203,19 @@ pub fn waiting_by_role(
     let declaration = config.attributes.as_ref().and_then(|d| d.get(&c.attribute));
     for s in pool.iter().filter(|s| left.contains(s.ticket_id.as_str())) {
         let own = s.attributes.get(&c.attribute);
-        let value = match declaration {
-            Some(d) => effective(d, own),
-            None => own.cloned(),
+        // The ticket's own value as it is, else the declaration's default.
+        let default = match (own, declaration) {
+            (None, Some(d)) => effective(d, None),
+            _ => None,
         };
-        if let Some(AttributeValue::Set(items)) = value {
+        if let Some(AttributeValue::Set(items)) = own.or(default.as_ref()) {
             for role in items {
-                *counts.entry(role).or_insert(0) += 1;
+                match counts.get_mut(role.as_str()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        counts.insert(role.clone(), 1);
+                    }
+                }
             }
         }
     }
