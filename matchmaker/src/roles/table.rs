@@ -46,23 +46,25 @@ impl RoleTable {
             .attributes
             .as_ref()
             .and_then(|d| d.get(&composition.attribute));
+        // Every search's mask first, in pool order (the order the searches
+        // sit in memory); candidates, which meet the pool longest-waiting
+        // first, then gather from this compact column.
+        let default = declaration.and_then(|d| effective(d, None));
+        let by_search: Vec<u64> = pool
+            .iter()
+            .map(|search| {
+                let own = search.attributes.get(&composition.attribute);
+                match own.or(default.as_ref()) {
+                    Some(AttributeValue::Set(items)) => mask_of(&roles, items),
+                    _ => 0,
+                }
+            })
+            .collect();
         let mut masks = Vec::with_capacity(candidates.len());
         let mut starts = Vec::with_capacity(candidates.len() + 1);
         for c in candidates {
             starts.push(masks.len());
-            for &i in &c.searches {
-                let own = pool[i].attributes.get(&composition.attribute);
-                // The ticket's own value as it is (what `effective` would
-                // copy), else the declaration's default.
-                let default = match (own, declaration) {
-                    (None, Some(d)) => effective(d, None),
-                    _ => None,
-                };
-                masks.push(match own.or(default.as_ref()) {
-                    Some(AttributeValue::Set(items)) => mask_of(&roles, items),
-                    _ => 0,
-                });
-            }
+            masks.extend(c.searches.iter().map(|&i| by_search[i]));
         }
         starts.push(masks.len());
         let signatures = starts
