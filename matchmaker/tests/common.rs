@@ -183,3 +183,34 @@ pub fn player(id: &str, mmr: f64, at: f64, attrs: serde_json::Value) -> Search {
     s.attributes = serde_json::from_value(attrs).unwrap();
     s
 }
+
+/// The roles of the role-queue property tests, sorted as a composition
+/// indexes them.
+pub const ROLES: [&str; 3] = ["damage", "support", "tank"];
+
+/// A pool of parties `(size, mmr offset, role masks)`: party `p` queued at
+/// `p` seconds, each member at MMR 1000 + offset, member `k` listing the
+/// roles of `masks[k % len]` (bit `b` is `ROLES[b]`).
+pub fn role_pool(parties: &[(usize, u16, Vec<u8>)]) -> Vec<Search> {
+    let mut pool = Vec::new();
+    for (p, (size, mmr, masks)) in parties.iter().enumerate() {
+        let ids: Vec<String> = (0..*size).map(|k| format!("p{p}-{k}")).collect();
+        for (k, id) in ids.iter().enumerate() {
+            let mask = masks[k % masks.len()];
+            let listed: Vec<&str> = (0..3)
+                .filter(|b| mask & (1 << b) != 0)
+                .map(|b| ROLES[b])
+                .collect();
+            let mut s = solo(id, 1000.0 + f64::from(*mmr), p as f64);
+            s.attributes = serde_json::from_value(serde_json::json!({ "roles": listed })).unwrap();
+            if *size > 1 {
+                s.party = Some(Party {
+                    id: format!("party{p}").into(),
+                    members: ids.clone(),
+                });
+            }
+            pool.push(s);
+        }
+    }
+    pool
+}

@@ -13,8 +13,6 @@ use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 
-const ROLES: [&str; 3] = ["damage", "support", "tank"];
-
 /// A `[5,5]` FIFO role queue (1 tank, 2 damage, 2 support), backfill on.
 fn mode(keep_together: bool) -> GameModeConfig {
     let mut c = with_parties(fifo_mode(&[5, 5]), 3, keep_together);
@@ -201,29 +199,6 @@ fn an_any_seat_takes_whoever_has_no_seat_of_their_own() {
     );
 }
 
-fn pool_of(parties: &[(usize, Vec<u8>)]) -> Vec<Search> {
-    let mut pool = Vec::new();
-    for (p, (size, masks)) in parties.iter().enumerate() {
-        let ids: Vec<String> = (0..*size).map(|k| format!("p{p}-{k}")).collect();
-        for (k, id) in ids.iter().enumerate() {
-            let mask = masks[k % masks.len()];
-            let listed: Vec<&str> = (0..3)
-                .filter(|b| mask & (1 << b) != 0)
-                .map(|b| ROLES[b])
-                .collect();
-            let mut s = listing(id, p as f64, &listed);
-            if *size > 1 {
-                s.party = Some(Party {
-                    id: format!("party{p}").into(),
-                    members: ids.clone(),
-                });
-            }
-            pool.push(s);
-        }
-    }
-    pool
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -246,7 +221,8 @@ proptest! {
         }).collect();
         prop_assume!(held.iter().any(|h| h.len() < 5));
         let b = backfill(&config, &held);
-        let pool = pool_of(&parties);
+        let parties: Vec<_> = parties.into_iter().map(|(size, masks)| (size, 0, masks)).collect();
+        let pool = role_pool(&parties);
         let listed: HashMap<String, Vec<String>> = pool.iter().map(|s| {
             let Some(matchplane_matchmaker::rules::AttributeValue::Set(r)) = s.attributes.get("roles") else { unreachable!() };
             (s.player_id.to_string(), r.clone())

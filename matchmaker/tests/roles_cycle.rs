@@ -285,8 +285,9 @@ fn simulate_players_carry_their_role() {
     );
 }
 
-#[test]
-fn bots_fill_the_role_seats_no_human_took() {
+/// A `[3, 3]` role queue of one seat of each role, with bots after 60 s
+/// once two humans are found.
+fn bot_mode() -> GameModeConfig {
     let mut config = roles_mode(
         &[3, 3],
         json!({"tank": 1, "damage": 1, "support": 1}),
@@ -297,6 +298,12 @@ fn bots_fill_the_role_seats_no_human_took() {
         min_humans: 2,
         replaceable: false,
     });
+    config
+}
+
+#[test]
+fn bots_fill_the_role_seats_no_human_took() {
+    let config = bot_mode();
     let pool = vec![
         roled("t", 1500.0, 0.0, &["tank"]),
         roled("d", 1510.0, 0.0, &["damage"]),
@@ -330,16 +337,7 @@ fn bots_fill_the_role_seats_no_human_took() {
 fn a_bot_match_seats_its_two_tanks_on_two_teams() {
     // Two tanks only and a damage player in a [3, 3] of one seat of each
     // role: the tanks sit apart and no bot takes a tank seat.
-    let mut config = roles_mode(
-        &[3, 3],
-        json!({"tank": 1, "damage": 1, "support": 1}),
-        json!([]),
-    );
-    config.bots = Some(matchplane_matchmaker::Bots {
-        fill_after_seconds: 60.0,
-        min_humans: 2,
-        replaceable: false,
-    });
+    let config = bot_mode();
     let pool = vec![
         roled("t1", 1500.0, 0.0, &["tank"]),
         roled("t2", 1505.0, 0.0, &["tank"]),

@@ -10,12 +10,10 @@ use matchplane_matchmaker::roles::seat::{
     assign_scaled, can_seat, fits_pooled, seat_group, Choice,
 };
 use matchplane_matchmaker::roles::RoleSeats;
-use matchplane_matchmaker::{GameModeConfig, Party, Search};
+use matchplane_matchmaker::GameModeConfig;
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
-
-const ROLES: [&str; 3] = ["damage", "support", "tank"];
 
 /// Seats of one team: `counts` over ROLES (sorted, as the composition
 /// indexes them), then `any`.
@@ -62,30 +60,6 @@ fn split(team: u32, weights: [u32; 4]) -> [u32; 4] {
     counts
 }
 
-fn pool_of(parties: &[(usize, u16, Vec<u8>)]) -> Vec<Search> {
-    let mut pool = Vec::new();
-    for (p, (size, mmr, masks)) in parties.iter().enumerate() {
-        let ids: Vec<String> = (0..*size).map(|k| format!("p{p}-{k}")).collect();
-        for (k, id) in ids.iter().enumerate() {
-            let mask = masks[k % masks.len()];
-            let listed: Vec<&str> = (0..3)
-                .filter(|b| mask & (1 << b) != 0)
-                .map(|b| ROLES[b])
-                .collect();
-            let mut s = solo(id, 1000.0 + f64::from(*mmr), p as f64);
-            s.attributes = serde_json::from_value(json!({ "roles": listed })).unwrap();
-            if *size > 1 {
-                s.party = Some(Party {
-                    id: format!("party{p}").into(),
-                    members: ids.clone(),
-                });
-            }
-            pool.push(s);
-        }
-    }
-    pool
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
@@ -105,7 +79,7 @@ proptest! {
             config.team_assignment = matchplane_matchmaker::TeamAssignment::Snake;
         }
         let parties: Vec<_> = parties.into_iter().map(|(s, m, r)| (s.min(team as usize), m, r)).collect();
-        let pool = pool_of(&parties);
+        let pool = role_pool(&parties);
         let listed: HashMap<String, Vec<String>> = pool.iter().map(|s| {
             let Some(matchplane_matchmaker::rules::AttributeValue::Set(r)) = s.attributes.get("roles") else { unreachable!() };
             (s.player_id.to_string(), r.clone())

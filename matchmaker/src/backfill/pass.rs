@@ -172,12 +172,7 @@ fn fill_one(
 ) -> Option<ProposedFill> {
     let (rules, roles) = (tables.rules.as_ref(), tables.roles.as_ref());
     let keep_together = config.parties.keep_together;
-    let role_names: Vec<&str> = config
-        .composition
-        .as_ref()
-        .map(|c| c.roles())
-        .unwrap_or_default();
-    let mut seats = FillSeats::new(backfill, roles, &role_names);
+    let mut seats = FillSeats::new(backfill, roles.zip(config.composition.as_ref()));
     let mut group = crate::rules::GroupRules::default();
     if let Some(t) = rules {
         group.start_roster(t, &backfill.roster, now - backfill.opened_at);

@@ -10,9 +10,9 @@
 //! (or an open `any` seat); the roles are decided when the fill ends.
 
 use super::OpenBackfill;
-use crate::roles::open::{as_seats, OpenRoles};
+use crate::roles::open::OpenRoles;
 use crate::roles::seat::assign;
-use crate::roles::{RoleSeats, RoleTable};
+use crate::roles::{Composition, RoleSeats, RoleTable};
 use arcstr::ArcStr;
 
 /// One backfill's seats while a fill is built.
@@ -46,26 +46,26 @@ pub(super) struct Seated {
 }
 
 impl<'a> FillSeats<'a> {
-    /// The seats of `backfill`; by role when the mode has `roles` and the
-    /// backfill lists its open roles.
+    /// The seats of `backfill`; by role when the mode has a composition
+    /// (its cycle's role table) and the backfill lists its open roles.
     pub(super) fn new(
         backfill: &'a OpenBackfill,
-        roles: Option<&'a RoleTable>,
-        role_names: &[&str],
+        roles: Option<(&'a RoleTable, &Composition)>,
     ) -> Self {
         let teams = backfill.open_seats.len();
-        let roles = roles
-            .filter(|_| backfill.open_roles.len() == teams)
-            .map(|table| Roles {
-                table,
-                open: &backfill.open_roles,
-                seats: backfill
-                    .open_roles
-                    .iter()
-                    .map(|o| as_seats(o, role_names))
-                    .collect(),
-                masks: vec![Vec::new(); teams],
-            });
+        let roles =
+            roles
+                .filter(|_| backfill.open_roles.len() == teams)
+                .map(|(table, composition)| Roles {
+                    table,
+                    open: &backfill.open_roles,
+                    seats: backfill
+                        .open_roles
+                        .iter()
+                        .map(|o| composition.compile(o))
+                        .collect(),
+                    masks: vec![Vec::new(); teams],
+                });
         Self {
             seats: backfill.open_seats.clone(),
             members: vec![Vec::new(); teams],

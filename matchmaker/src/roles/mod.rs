@@ -108,7 +108,10 @@ impl Composition {
         self.compile(per_team)
     }
 
-    fn compile(&self, per_team: &BTreeMap<String, u32>) -> RoleSeats {
+    /// `per_team` (a step's seats, or a running team's open roles) as seats
+    /// over [`Composition::roles`]' indices; a role outside them counts
+    /// for nothing, `any` as `any`.
+    pub fn compile(&self, per_team: &BTreeMap<String, u32>) -> RoleSeats {
         let roles = self.roles();
         RoleSeats {
             counts: roles

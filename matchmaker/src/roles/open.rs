@@ -7,7 +7,7 @@
 //! order) in which every team's players fit: a match formed under a relaxed
 //! step keeps the seats it was formed with.
 
-use super::{Composition, RoleSeats, ANY};
+use super::{Composition, ANY};
 use std::collections::BTreeMap;
 
 /// Open seats of one team by role name, `any` included (zeros kept, so
@@ -85,19 +85,6 @@ fn overflow(per_team: &BTreeMap<String, u32>, held: &[&str]) -> Option<String> {
             .find(|(r, n)| **n > per_team.get(**r).copied().unwrap_or(0))
             .map_or_else(|| ANY.to_owned(), |(r, _)| (*r).to_owned())
     })
-}
-
-/// One team's open roles as seats over the composition's role indices
-/// (`roles`, as [`Composition::roles`] lists them); a role outside them
-/// counts as `any`.
-pub fn as_seats(open: &OpenRoles, roles: &[&str]) -> RoleSeats {
-    RoleSeats {
-        counts: roles
-            .iter()
-            .map(|r| open.get(*r).copied().unwrap_or(0))
-            .collect(),
-        any: open.get(ANY).copied().unwrap_or(0),
-    }
 }
 
 #[cfg(test)]

@@ -152,8 +152,9 @@ pub(super) fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), 
     let seats = check_roster(&caps, &roster, mmr_required, |id| {
         players.iter().find(|p| p.0 == id).and_then(|p| p.1)
     });
+    let seated = seated_roles(&ctx.row);
     let roles = check_roster_roles(ctx.config.composition.as_ref(), &caps, &roster, |id| {
-        seated_role(&ctx.row, id)
+        seated.get(id).map(|r| (*r).to_owned())
     });
     match (seats, roles) {
         (Ok(seats), Ok(roles)) => Ok((roster, Open { seats, roles })),
@@ -165,11 +166,12 @@ pub(super) fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), 
     }
 }
 
-/// The role the match seated `player_id` in, if matchplane seated it.
-fn seated_role(row: &match_::Model, player_id: &str) -> Option<String> {
+/// The role each player of the stored match was seated in, by player id
+/// (players matchplane seated in a role queue).
+fn seated_roles(row: &match_::Model) -> std::collections::HashMap<&str, &str> {
     matchplane_store::repos::matches::players_of(&row.teams)
-        .find(|p| p.get("playerId").and_then(Value::as_str) == Some(player_id))
-        .and_then(|p| p.get("role")?.as_str().map(str::to_owned))
+        .filter_map(|p| Some((p.get("playerId")?.as_str()?, p.get("role")?.as_str()?)))
+        .collect()
 }
 
 /// `roster` as stored, with when it was sent: the match views show the
