@@ -83,9 +83,13 @@ pub async fn run(args: DevArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let pending = matchplane_migrations::pending(&db).await.unwrap_or(0);
     if let Err(err) = matchplane_migrations::migrate(&db).await {
         eprintln!("error: migrations failed: {err}");
         return ExitCode::FAILURE;
+    }
+    if pending > 0 {
+        tracing::info!(applied = pending, "database migrated");
     }
     if args.redis_url.is_none() {
         // The in-process pools start empty: a proposal stored by an earlier

@@ -1,6 +1,8 @@
 //! Logs via `tracing`: human-readable by default, JSON with
 //! `--log-format json` (`MATCHPLANE_LOG_FORMAT`). The filter comes from
-//! `RUST_LOG` (default `info`).
+//! `RUST_LOG` (default `info`, with the migrator's line per applied
+//! migration kept back: `dev` and `migrate` say in one line how many they
+//! applied).
 //!
 //! The one logging set-up of the binary: `main` installs it before any
 //! command runs, so every command logs the same way.
@@ -18,9 +20,14 @@ pub enum LogFormat {
     Json,
 }
 
+/// The filter without `RUST_LOG`: `info`, but sea-orm's migrator only
+/// from `warn` (a first `dev` would otherwise open with two lines for each
+/// of its many migrations, above the banner a newcomer needs to read).
+const DEFAULT_FILTER: &str = "info,sea_orm_migration=warn";
+
 /// Installs the global subscriber once, at start-up.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     // Colours only on a terminal: redirected to a file or a collector, the
     // escape codes would be noise in every line.
     let builder = tracing_subscriber::fmt()

@@ -267,3 +267,39 @@ fn a_missing_field_inside_a_tagged_object_is_named_once_and_nothing_is_invented(
         )]
     );
 }
+
+/// A body holding an internally tagged object, as a game mode holds its
+/// `algorithm` and its declared attributes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct HoldsTagged {
+    tagged: std::collections::BTreeMap<String, Tagged>,
+}
+
+#[test]
+fn a_wrong_value_inside_a_tagged_object_is_named_at_its_member() {
+    let good = json!({"type": "kind", "count": 1, "level": -1, "ratio": 0.5,
+                      "name": "x", "on": true, "list": [1], "inner": {}});
+    for (member, wrong, field) in [
+        ("list", json!("tank"), "tagged.roles.list"),
+        ("name", json!(5), "tagged.roles.name"),
+        ("list", json!([1, "y"]), "tagged.roles.list[1]"),
+        ("inner", json!({"mmr": "high"}), "tagged.roles.inner.mmr"),
+    ] {
+        let mut tagged = good.clone();
+        tagged[member] = wrong;
+        let (found, message) =
+            first_error::<HoldsTagged>(json!({"tagged": {"roles": tagged}}));
+        assert_eq!(found, field, "{member}: {message}");
+    }
+    // Two members hold the refused value: which one serde refused is not
+    // known, so the object is named.
+    let mut tagged = good;
+    tagged["name"] = json!(5);
+    tagged["ratio"] = json!(5);
+    tagged["count"] = json!(5);
+    tagged["on"] = json!(5);
+    let (found, _) = first_error::<HoldsTagged>(json!({"tagged": {"roles": tagged}}));
+    assert_eq!(found, "tagged.roles");
+}
