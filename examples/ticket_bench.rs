@@ -43,26 +43,14 @@ async fn main() {
         mode.clone(),
     )
     .await;
-    // The same mode with the five attributes and rules of docs/rules.md
-    // (a build, a platform pool, a map vote, a level, a block list).
+    // The same mode with the five attributes and rules of docs/rules.md's
+    // first example (a build, a platform pool, a map vote, a level, a
+    // block list).
     let mut ruled = mode.clone();
     ruled["name"] = json!("ruled");
-    ruled["attributes"] = json!({
-        "build":   {"type": "string"},
-        "pool":    {"type": "string", "default": "crossplay"},
-        "maps":    {"type": "stringSet", "values": ["dust", "inferno", "nuke"]},
-        "level":   {"type": "number", "min": 1, "max": 100, "party": "max"},
-        "blocked": {"type": "playerSet", "default": []}
-    });
-    ruled["rules"] = json!([
-        {"name": "same-build", "type": "equal", "attribute": "build"},
-        {"name": "platform", "type": "equal", "attribute": "pool",
-         "relax": [{"afterSeconds": 90, "off": true}]},
-        {"name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1},
-        {"name": "level", "type": "distance", "attribute": "level", "max": 10,
-         "relax": [{"afterSeconds": 30, "max": 20}, {"afterSeconds": 60, "max": 40}]},
-        {"name": "no-blocked", "type": "avoid", "attribute": "blocked"}
-    ]);
+    let example = rules_example();
+    ruled["attributes"] = example["attributes"].clone();
+    ruled["rules"] = example["rules"].clone();
     call(
         &app,
         Method::POST,
@@ -101,4 +89,16 @@ async fn main() {
         .unwrap();
     tokio::spawn(async move { axum::serve(bare_listener, bare).await.unwrap() });
     axum::serve(api, app).await.unwrap();
+}
+
+/// The `attributes` and `rules` of docs/rules.md's first example, read from
+/// the page itself.
+fn rules_example() -> Value {
+    let page = include_str!("../docs/rules.md");
+    let block = page
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("docs/rules.md opens with a JSON example");
+    serde_json::from_str(&format!("{{{block}}}")).expect("the example is JSON")
 }

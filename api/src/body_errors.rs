@@ -247,7 +247,12 @@ fn member_of_tagged_object(value: &Value, issue: &mut Issue) {
 
 /// Pushes onto `matches` the path (from `at`) of every value within
 /// `value`, itself included, that is `got`; stops past two.
-fn refused_within(value: &Value, got: &shape::Got, at: &mut Vec<Step>, matches: &mut Vec<Vec<Step>>) {
+fn refused_within(
+    value: &Value,
+    got: &shape::Got,
+    at: &mut Vec<Step>,
+    matches: &mut Vec<Vec<Step>>,
+) {
     if matches.len() > 1 {
         return;
     }

@@ -149,29 +149,24 @@ pub fn party_sizes(outcome: &CycleOutcome, m: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The five rules of docs/rules.md's example (two builds, a crossplay pool
-/// turned off after 90 s, a three-map vote, levels within 10 widening to
-/// 40, block lists) on an MMR mode of `shape`.
+/// The `attributes` and `rules` of docs/rules.md's first example, read
+/// from the page itself (a build, a crossplay pool turned off after 90 s,
+/// a three-map vote, levels within 10 widening to 40, block lists).
+pub fn rules_example() -> serde_json::Value {
+    let page = include_str!("../../docs/rules.md");
+    let block = page
+        .split("```json\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap();
+    serde_json::from_str(&format!("{{{block}}}")).unwrap()
+}
+
+/// The five rules of docs/rules.md's example ([`rules_example`]) on an
+/// MMR mode of `shape`.
 pub fn ruled(shape: &[u32]) -> GameModeConfig {
     let mut c = mmr_mode(shape, 5.0, 2.0);
-    let block = serde_json::json!({
-        "attributes": {
-            "build":   { "type": "string" },
-            "pool":    { "type": "string", "default": "crossplay" },
-            "maps":    { "type": "stringSet", "values": ["dust", "inferno", "nuke"] },
-            "level":   { "type": "number", "min": 1, "max": 100, "party": "max" },
-            "blocked": { "type": "playerSet", "default": [] }
-        },
-        "rules": [
-            { "name": "same-build", "type": "equal", "attribute": "build" },
-            { "name": "platform", "type": "equal", "attribute": "pool",
-              "relax": [ { "afterSeconds": 90, "off": true } ] },
-            { "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 1 },
-            { "name": "level", "type": "distance", "attribute": "level", "max": 10,
-              "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 60, "max": 40 } ] },
-            { "name": "no-blocked", "type": "avoid", "attribute": "blocked" }
-        ]
-    });
+    let block = rules_example();
     c.attributes = serde_json::from_value(block["attributes"].clone()).unwrap();
     c.rules = serde_json::from_value(block["rules"].clone()).unwrap();
     c

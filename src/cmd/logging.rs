@@ -27,7 +27,8 @@ const DEFAULT_FILTER: &str = "info,sea_orm_migration=warn";
 
 /// Installs the global subscriber once, at start-up.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     // Colours only on a terminal: redirected to a file or a collector, the
     // escape codes would be noise in every line.
     let builder = tracing_subscriber::fmt()

@@ -289,8 +289,7 @@ fn a_wrong_value_inside_a_tagged_object_is_named_at_its_member() {
     ] {
         let mut tagged = good.clone();
         tagged[member] = wrong;
-        let (found, message) =
-            first_error::<HoldsTagged>(json!({"tagged": {"roles": tagged}}));
+        let (found, message) = first_error::<HoldsTagged>(json!({"tagged": {"roles": tagged}}));
         assert_eq!(found, field, "{member}: {message}");
     }
     // Two members hold the refused value: which one serde refused is not
