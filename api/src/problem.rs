@@ -285,7 +285,8 @@ impl ApiError {
         err
     }
 
-    /// `422` with every failed rule listed; the status and code are those
+    /// `422` with every failed check listed ("N fields are invalid" when
+    /// more than one, as a `400` of the body's shape says); the status and code are those
     /// of the most specific code (see [`ValidationErrors::primary_code`]).
     pub fn invalid(errors: Vec<FieldError>) -> Self {
         if errors.is_empty() {
@@ -295,7 +296,7 @@ impl ApiError {
         let detail = if errors.len() == 1 {
             errors[0].message.clone()
         } else {
-            format!("{} rules failed; see errors", errors.len())
+            format!("{} fields are invalid; see errors", errors.len())
         };
         let mut err = Self::new(code, detail);
         if code == Code::ValidationError {
@@ -398,4 +399,26 @@ pub fn safety_net(response: Response) -> Response {
         problem.headers_mut().insert(header::ALLOW, allow);
     }
     problem
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `422` with several errors says how many fields are invalid, in the
+    /// words of a `400` (never "rules", which name a mode's matching rules).
+    #[test]
+    fn several_invalid_fields_are_counted_as_fields() {
+        let errors = vec![
+            FieldError::new(
+                "attributes.level",
+                Code::ValidationError,
+                "500 is outside [1, 100]",
+            ),
+            FieldError::new("attributes.maps[0]", Code::ValidationError, "not a map"),
+        ];
+        let err = ApiError::invalid(errors);
+        assert_eq!(err.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(err.detail, "2 fields are invalid; see errors");
+    }
 }

@@ -104,6 +104,9 @@ impl Attributes {
         if let Err(e) = crate::roles::check_ticket_roles(config, &declared) {
             errors.push(e);
         }
+        if let Err(e) = crate::rules::reachable::check_reachable(config, &declared) {
+            errors.push(e);
+        }
         if let Err(e) = check_mmr(config, raw.mmr) {
             errors.push(e);
         }

@@ -68,6 +68,45 @@ fn the_rules_example_validates_and_every_bad_declaration_is_listed_at_once() {
     assert!(avoid.unwrap_err().to_string().contains("relax"));
 }
 
+/// A set smaller than the lowest `minOverlap` its `intersect` rule ever
+/// relaxes to could never be matched: refused when the ticket is generated.
+#[test]
+fn a_set_too_small_for_its_intersect_rule_is_refused() {
+    let parse = |config: &GameModeConfig, maps: serde_json::Value| {
+        let raw: RawAttributes = serde_json::from_value(json!({
+            "mmr": 1500, "build": "1.4.2", "maps": maps, "level": 37
+        }))
+        .unwrap();
+        Attributes::parse(raw, config).map_err(|errors| {
+            errors
+                .iter()
+                .map(|e| (e.field.clone(), e.code))
+                .collect::<Vec<_>>()
+        })
+    };
+    let config = ruled(&[2, 2]);
+    assert_eq!(
+        parse(&config, json!([])).unwrap_err(),
+        [("attributes.maps".to_owned(), Code::ValidationError)]
+    );
+    parse(&config, json!(["dust"])).unwrap();
+    // `minOverlap` 2 relaxed to 1 after 30 s: one map is enough, at last.
+    let mut relaxing = config.clone();
+    relaxing.rules[2] = serde_json::from_value(json!({
+        "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 2,
+        "relax": [{"afterSeconds": 30, "minOverlap": 1}]
+    }))
+    .unwrap();
+    parse(&relaxing, json!(["dust"])).unwrap();
+    let mut strict = config;
+    strict.rules[2] = serde_json::from_value(json!({
+        "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 2
+    }))
+    .unwrap();
+    assert!(parse(&strict, json!(["dust"])).is_err());
+    parse(&strict, json!(["dust", "nuke"])).unwrap();
+}
+
 #[test]
 fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
     let config = ruled(&[2, 2]);

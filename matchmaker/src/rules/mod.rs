@@ -10,6 +10,7 @@
 //!   consults wherever it already decides who may join (the cycle, relaxed
 //!   shapes, bots, preview and `simulate` all go through it), and the
 //!   backfill pass for a fill against a roster;
+//! - [`reachable`]: a ticket a rule alone would keep from ever matching;
 //! - [`roster`]: a backfill roster's values for the rules;
 //! - [`player_values`]: a matched player's values, defaults shared.
 
@@ -17,6 +18,7 @@ pub mod check;
 pub mod declare;
 pub mod group;
 pub mod player_values;
+pub mod reachable;
 pub mod roster;
 mod search_columns;
 pub mod table;
