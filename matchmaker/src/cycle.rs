@@ -5,7 +5,7 @@ use crate::candidate::{build_candidates, Candidate};
 use crate::config::{Algorithm, GameModeConfig};
 use crate::grouping::Grouper;
 use crate::reasons::WaitingReason;
-use crate::recheck::{recheck, FailedSearch};
+use crate::recheck::{recheck_reading, FailedSearch};
 use crate::search::Search;
 use crate::seating::{seat, Formed, SeatPlan, SeatRegion};
 use crate::tolerance::capped_mmr_range;
@@ -180,7 +180,10 @@ pub fn run_cycle(
     now: f64,
     rng: &mut dyn RngCore,
 ) -> CycleOutcome {
-    let (valid, failed) = recheck(config, pool);
+    // The re-check reads every search's values of the rules as it checks
+    // them, for the rule table below (docs/performance.md).
+    let specs = crate::rules::search_columns::RuleSpecs::of(config);
+    let (valid, failed, own) = recheck_reading(config, pool, specs.as_ref());
     let set = build_candidates(config, pool, &valid);
     let candidates = &set.candidates;
     let keep_together = config.parties.keep_together;
@@ -207,7 +210,9 @@ pub fn run_cycle(
         .regions
         .as_ref()
         .map(|r| crate::regions::RegionTable::build(r, pool, candidates, &waits));
-    let rules = crate::rules::RuleTable::build(config, pool, candidates, &waits);
+    let rules = specs.as_ref().zip(own).and_then(|(specs, own)| {
+        crate::rules::RuleTable::from_values(config, pool, candidates, &waits, specs, own)
+    });
     let roles = crate::roles::RoleTable::build(config, pool, candidates, &waits);
     let mut grouper = match &config.algorithm {
         Algorithm::Fifo {} => Grouper::fifo(candidates, keep_together),

@@ -18,7 +18,7 @@ pub mod declare;
 pub mod group;
 pub mod player_values;
 pub mod roster;
-mod search_columns;
+pub mod search_columns;
 pub mod table;
 pub mod value;
 

@@ -11,8 +11,8 @@
 //! candidates the walk never reaches.
 
 use super::declare::{Declaration, NumberParty, Rule, SetParty, Version};
-use super::search_columns::{members_values, SearchColumn};
-use super::value::{by_declaration, effective, AttributeValue};
+use super::search_columns::{members_values, RuleSpecs, SearchColumn, SearchValues};
+use super::value::AttributeValue;
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
 use crate::search::Search;
@@ -183,53 +183,33 @@ impl<'c> RuleTable<'c> {
         candidates: &[Candidate],
         waits: &'c [f64],
     ) -> Option<Self> {
-        if config.rules.is_empty() {
-            return None;
-        }
+        let specs = RuleSpecs::of(config)?;
+        let own = SearchValues::of_members(config, &specs, pool, candidates)?;
+        Self::from_values(config, pool, candidates, waits, &specs, own)
+    }
+
+    /// [`RuleTable::build`] from every member search's own values, read
+    /// already ([`SearchValues`]: the cycle reads them in its re-check's
+    /// pass over the pool, so that each search's attributes are read once).
+    pub fn from_values<'v>(
+        config: &'c GameModeConfig,
+        pool: &'v [Search],
+        candidates: &[Candidate],
+        waits: &'c [f64],
+        specs: &'v RuleSpecs<'v>,
+        own: SearchValues<'v>,
+    ) -> Option<Self> {
         let declarations = config.attributes.as_ref()?;
         let n = candidates.len();
-        // Each rule's declaration (its position in name order) and default.
-        let mut specs = Vec::with_capacity(config.rules.len());
-        for rule in &config.rules {
-            let d = declarations.keys().position(|k| k == rule.attribute())?;
-            let declaration = declarations.get(rule.attribute())?;
-            specs.push((d, declaration, effective(declaration, None)));
-        }
-        // First every search's own values, read in pool order: the searches'
-        // values sit in memory about in that order, while the candidates
-        // (longest-waiting first) visit them at random, which on a large
-        // pool cost a cache miss per value read. Each is kept compact (an
-        // interned key, a bit set, a number, hashes) for the candidates'
-        // pass below.
-        let mut member = vec![false; pool.len()];
-        for c in candidates {
-            for &i in &c.searches {
-                member[i] = true;
-            }
-        }
-        let mut own: Vec<SearchColumn<'_>> = config
-            .rules
-            .iter()
-            .zip(&specs)
-            .map(|(rule, (_, declaration, _))| SearchColumn::new(rule, declaration, pool.len()))
-            .collect();
-        let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
-        for (i, search) in pool.iter().enumerate() {
-            if !member[i] {
-                continue;
-            }
-            row.clear();
-            row.extend(by_declaration(&search.attributes, declarations).map(|(_, _, v)| v));
-            for (col, (d, _, default)) in own.iter_mut().zip(&specs) {
-                col.push(i, row[*d].or(default.as_ref()), &search.player_id);
-            }
-        }
+        let own = own.columns;
         // A party's members' values or the default, by reference (parties
         // read their members' values again: few, and their own rules).
         let read =
             |c: &Candidate, d: usize, default| members_values(pool, declarations, c, d, default);
         let mut columns = Vec::with_capacity(config.rules.len());
-        for ((rule, (d, declaration, default)), col) in config.rules.iter().zip(&specs).zip(own) {
+        for ((rule, (d, declaration, default)), col) in
+            config.rules.iter().zip(&specs.specs).zip(own)
+        {
             let column = match col {
                 SearchColumn::Equal {
                     key: own_key,
