@@ -298,8 +298,8 @@ pub fn run_cycle(
             needed: crate::queue_status::needed(config, now - pool[i].queued_at),
         });
     }
-    for (c, reason) in reasons.into_iter().enumerate() {
-        if let Some(reason) = reason.filter(|_| !grouper.is_matched(c)) {
+    for (c, reason) in reasons {
+        if !grouper.is_matched(c) {
             let status = (found[c], crate::queue_status::needed(config, waits[c]));
             push_waiting(&mut outcome, pool, &candidates[c], reason, status);
         }
@@ -309,15 +309,17 @@ pub fn run_cycle(
 }
 
 /// The first pass (docs/game-modes.md#the-mmr-window): full-size matches, every unmatched candidate
-/// anchoring in wait order. Returns each candidate's reason from its try.
+/// anchoring in wait order. Returns the reason of each candidate whose try
+/// stayed short, by candidate (increasing): only those, not a slot per
+/// candidate (most are matched, and a reason is large).
 fn full_pass(
     grouper: &mut Grouper,
     config: &GameModeConfig,
     formed: &mut Vec<Formed>,
-) -> Vec<Option<WaitingReason>> {
+) -> Vec<(usize, WaitingReason)> {
     let base = config.match_shape.caps();
     let size: u32 = base.iter().sum();
-    let mut reasons = vec![None; grouper.len()];
+    let mut reasons = Vec::new();
     #[allow(clippy::needless_range_loop)] // `grouper` is borrowed mutably inside.
     for anchor in 0..grouper.len() {
         if grouper.is_matched(anchor) {
@@ -326,7 +328,7 @@ fn full_pass(
         if grouper.alive_seats() < u64::from(size) {
             // Fewer seats wait than a match needs (so the try is cheap): it
             // still runs, for `found`.
-            reasons[anchor] = Some(grouper.not_enough(size));
+            reasons.push((anchor, grouper.not_enough(size)));
             grouper.try_anchor(anchor, &base);
             continue;
         }
@@ -339,7 +341,7 @@ fn full_pass(
                     plan: SeatPlan::Exact(base.clone()),
                 });
             }
-            Some(reason) => reasons[anchor] = Some(reason),
+            Some(reason) => reasons.push((anchor, reason)),
         }
     }
     reasons
