@@ -15,6 +15,7 @@
 //! waits and counts what each rule turned away (`ruleTurnedAway` counts
 //! the tries that stayed short).
 
+use super::ranks::Ranks;
 use super::{Attempt, Grouper, List, Slot, NONE};
 use crate::rules::RuleTable;
 use crate::tolerance::fits;
@@ -41,6 +42,9 @@ pub(super) struct Index {
     /// Start of each segment (`partition * buckets + bucket`) in the list's
     /// positions, and one past the last.
     starts: Vec<usize>,
+    /// Where an anchor's key falls in each bucket of its partition, read
+    /// without a search (see [`Ranks`]).
+    ranks: Ranks,
 }
 
 impl Index {
@@ -132,6 +136,7 @@ impl<'a> Grouper<'a> {
             width,
             buckets,
             starts: Vec::new(),
+            ranks: Ranks::default(),
         };
         let segments = t.partitions() as usize * buckets as usize;
         let segment = |c: usize| {
@@ -153,6 +158,13 @@ impl<'a> Grouper<'a> {
         for (slot, &c) in list.slots.iter_mut().zip(&list.order) {
             slot.part = segment(c) as u32;
         }
+        index.ranks = Ranks::build(
+            self.rules.partition_list().unwrap_or(0),
+            &self.lists,
+            |c| index.bucket(index.values[c]),
+            buckets as usize,
+            &starts,
+        );
         index.starts = starts;
         self.lists.push(list);
         self.rules.index = Some(index);
@@ -223,6 +235,7 @@ impl<'a> Grouper<'a> {
             return None;
         }
         let anchor_pos = pos[anchor];
+        let anchor_rank = self.lists[ix.ranks.list].pos[anchor];
         let own = slots[anchor_pos].part as usize;
         let first = own - own % ix.buckets as usize;
         let (b_lo, b_hi) = (
@@ -246,15 +259,9 @@ impl<'a> Grouper<'a> {
                 continue;
             }
             // First position whose key is past the anchor's.
-            let (mut q, mut hi) = (s, e);
-            while q < hi {
-                let mid = q + (hi - q) / 2;
-                if key(mid) < (va, anchor) {
-                    q = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
+            let q = ix
+                .ranks
+                .position(ix.buckets as usize, seg, b as usize, anchor_rank);
             lefts.push(if q > s { back(prev, q - 1, seg) } else { NONE });
             rights.push(if q < e { on(next, q, seg) } else { NONE });
         }
