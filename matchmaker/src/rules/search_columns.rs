@@ -38,7 +38,7 @@ impl<'c> RuleSpecs<'c> {
 }
 
 /// Every search's own value of each rule (its own or the default), read
-/// in pool order (see the module's comment): one [`SearchColumn`] per
+/// in pool order (see the module's comment): one `SearchColumn` per
 /// rule, config order.
 pub struct SearchValues<'v> {
     pub(super) columns: Vec<SearchColumn<'v>>,
