@@ -5,7 +5,7 @@ use crate::candidate::{build_candidates, Candidate};
 use crate::config::{Algorithm, GameModeConfig};
 use crate::grouping::Grouper;
 use crate::reasons::WaitingReason;
-use crate::recheck::{recheck, FailedSearch};
+use crate::recheck::{recheck_reading, FailedSearch};
 use crate::search::Search;
 use crate::seating::{seat, Formed, SeatPlan, SeatRegion};
 use crate::tolerance::capped_mmr_range;
@@ -180,7 +180,10 @@ pub fn run_cycle(
     now: f64,
     rng: &mut dyn RngCore,
 ) -> CycleOutcome {
-    let (valid, failed) = recheck(config, pool);
+    // The re-check reads every search's values of the rules as it checks
+    // them, for the rule table below (docs/performance.md).
+    let specs = crate::rules::search_columns::RuleSpecs::of(config);
+    let (valid, failed, own) = recheck_reading(config, pool, specs.as_ref());
     let set = build_candidates(config, pool, &valid);
     let candidates = &set.candidates;
     let keep_together = config.parties.keep_together;
@@ -207,7 +210,9 @@ pub fn run_cycle(
         .regions
         .as_ref()
         .map(|r| crate::regions::RegionTable::build(r, pool, candidates, &waits));
-    let rules = crate::rules::RuleTable::build(config, pool, candidates, &waits);
+    let rules = specs.as_ref().zip(own).and_then(|(specs, own)| {
+        crate::rules::RuleTable::from_values(config, pool, candidates, &waits, specs, own)
+    });
     let roles = crate::roles::RoleTable::build(config, pool, candidates, &waits);
     let mut grouper = match &config.algorithm {
         Algorithm::Fifo {} => Grouper::fifo(candidates, keep_together),
@@ -293,8 +298,8 @@ pub fn run_cycle(
             needed: crate::queue_status::needed(config, now - pool[i].queued_at),
         });
     }
-    for (c, reason) in reasons.into_iter().enumerate() {
-        if let Some(reason) = reason.filter(|_| !grouper.is_matched(c)) {
+    for (c, reason) in reasons {
+        if !grouper.is_matched(c) {
             let status = (found[c], crate::queue_status::needed(config, waits[c]));
             push_waiting(&mut outcome, pool, &candidates[c], reason, status);
         }
@@ -304,15 +309,17 @@ pub fn run_cycle(
 }
 
 /// The first pass (docs/game-modes.md#the-mmr-window): full-size matches, every unmatched candidate
-/// anchoring in wait order. Returns each candidate's reason from its try.
+/// anchoring in wait order. Returns the reason of each candidate whose try
+/// stayed short, by candidate (increasing): only those, not a slot per
+/// candidate (most are matched, and a reason is large).
 fn full_pass(
     grouper: &mut Grouper,
     config: &GameModeConfig,
     formed: &mut Vec<Formed>,
-) -> Vec<Option<WaitingReason>> {
+) -> Vec<(usize, WaitingReason)> {
     let base = config.match_shape.caps();
     let size: u32 = base.iter().sum();
-    let mut reasons = vec![None; grouper.len()];
+    let mut reasons = Vec::new();
     #[allow(clippy::needless_range_loop)] // `grouper` is borrowed mutably inside.
     for anchor in 0..grouper.len() {
         if grouper.is_matched(anchor) {
@@ -321,7 +328,7 @@ fn full_pass(
         if grouper.alive_seats() < u64::from(size) {
             // Fewer seats wait than a match needs (so the try is cheap): it
             // still runs, for `found`.
-            reasons[anchor] = Some(grouper.not_enough(size));
+            reasons.push((anchor, grouper.not_enough(size)));
             grouper.try_anchor(anchor, &base);
             continue;
         }
@@ -334,7 +341,7 @@ fn full_pass(
                     plan: SeatPlan::Exact(base.clone()),
                 });
             }
-            Some(reason) => reasons[anchor] = Some(reason),
+            Some(reason) => reasons.push((anchor, reason)),
         }
     }
     reasons

@@ -7,11 +7,15 @@
 
 use crate::codes::Code;
 use crate::config::GameModeConfig;
+use crate::rules::search_columns::{RuleSpecs, SearchValues};
+use crate::rules::value::recheck_declared_row;
+use crate::rules::AttributeValue;
 use crate::search::Search;
 use crate::ticket::check_ticket;
 use arcstr::ArcStr;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 /// A search the cycle ended with an error (docs/game-modes.md, docs/searching.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -34,7 +38,23 @@ pub struct FailedSearch {
 /// Splits `pool` into the indices of searches still valid under `config`
 /// and the searches that fail. Order of `pool` is kept for the valid ones.
 pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<FailedSearch>) {
+    let (valid, failed, _) = recheck_reading(config, pool, None);
+    (valid, failed)
+}
+
+/// [`recheck`], reading as it goes every search's own values of the
+/// mode's rules (`specs`, docs/rules.md "Cost") for the cycle's rule
+/// table: each search's attributes are read once per cycle. Every search
+/// whose values pass is read, member of a candidate or not (the table
+/// reads only its candidates' searches).
+pub fn recheck_reading<'v>(
+    config: &'v GameModeConfig,
+    pool: &'v [Search],
+    specs: Option<&'v RuleSpecs<'v>>,
+) -> (Vec<usize>, Vec<FailedSearch>, Option<SearchValues<'v>>) {
     let mut failed: Vec<FailedSearch> = Vec::new();
+    let mut read = specs.map(|s| (s, SearchValues::new(config, s, pool.len())));
+    let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
     if !config.enabled {
         failed.extend(pool.iter().map(|s| FailedSearch {
             ticket_id: s.ticket_id.clone(),
@@ -42,7 +62,7 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
             code: Code::GameModeDisabled,
             message: format!("game mode {} is disabled", config.name),
         }));
-        return (Vec::new(), failed);
+        return (Vec::new(), failed, read.map(|(_, v)| v));
     }
 
     // First search of each player wins; a later duplicate is an error the
@@ -66,10 +86,15 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
                 crate::attributes::check_matching(config, search.mmr, search.latencies.as_ref())
             })
             .and_then(|()| {
-                crate::rules::value::recheck_declared(
-                    &search.attributes,
-                    config.attributes.as_ref(),
-                )
+                let Some(declarations) = config.attributes.as_ref() else {
+                    return Ok(());
+                };
+                row.clear();
+                recheck_declared_row(&search.attributes, declarations, &mut |v| row.push(v))?;
+                if let Some((specs, values)) = read.as_mut() {
+                    values.push(specs, i, &row, &search.player_id);
+                }
+                Ok(())
             })
             .and_then(|()| crate::roles::check_ticket_roles(config, &search.attributes))
         {
@@ -121,7 +146,7 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
             None => valid.push(i),
         }
     }
-    (valid, failed)
+    (valid, failed, read.map(|(_, v)| v))
 }
 
 /// `PARTY_ATTRIBUTES_DIFFER` for each party whose searching members sent

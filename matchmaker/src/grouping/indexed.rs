@@ -15,6 +15,7 @@
 //! waits and counts what each rule turned away (`ruleTurnedAway` counts
 //! the tries that stayed short).
 
+use super::ranks::Ranks;
 use super::{Attempt, Grouper, List, Slot, NONE};
 use crate::rules::RuleTable;
 use crate::tolerance::fits;
@@ -41,6 +42,9 @@ pub(super) struct Index {
     /// Start of each segment (`partition * buckets + bucket`) in the list's
     /// positions, and one past the last.
     starts: Vec<usize>,
+    /// Where an anchor's key falls in each bucket of its partition, read
+    /// without a search (see [`Ranks`]).
+    ranks: Ranks,
 }
 
 impl Index {
@@ -132,6 +136,7 @@ impl<'a> Grouper<'a> {
             width,
             buckets,
             starts: Vec::new(),
+            ranks: Ranks::default(),
         };
         let segments = t.partitions() as usize * buckets as usize;
         let segment = |c: usize| {
@@ -153,6 +158,13 @@ impl<'a> Grouper<'a> {
         for (slot, &c) in list.slots.iter_mut().zip(&list.order) {
             slot.part = segment(c) as u32;
         }
+        index.ranks = Ranks::build(
+            self.rules.partition_list().unwrap_or(0),
+            &self.lists,
+            |c| index.bucket(index.values[c]),
+            buckets as usize,
+            &starts,
+        );
         index.starts = starts;
         self.lists.push(list);
         self.rules.index = Some(index);
@@ -185,8 +197,8 @@ impl<'a> Grouper<'a> {
         caps: &[u32],
         size: u32,
     ) -> Option<Attempt> {
-        let list = std::mem::take(&mut self.lists[ix.list]);
-        let attempt = self.walk_segments(ix, &list, anchor, caps, size);
+        let mut list = std::mem::take(&mut self.lists[ix.list]);
+        let attempt = self.walk_segments(ix, &mut list, anchor, caps, size);
         self.lists[ix.list] = list;
         attempt
     }
@@ -194,18 +206,36 @@ impl<'a> Grouper<'a> {
     fn walk_segments(
         &mut self,
         ix: &Index,
-        list: &List,
+        list: &mut List,
         anchor: usize,
         caps: &[u32],
         size: u32,
     ) -> Option<Attempt> {
-        let (order, slots) = (&list.order, &list.slots);
+        let List {
+            order,
+            slots,
+            pos,
+            prev,
+            next,
+            gone,
+            ..
+        } = list;
+        let (order, slots, gone) = (&*order, &*slots, &*gone);
+        // The nearest unmatched position from `p` within segment `seg`,
+        // leftwards and rightwards (see `List::alive`).
+        let back = |prev: &mut Vec<usize>, p: usize, seg: usize| {
+            List::alive(prev, slots, gone, p, seg as u32)
+        };
+        let on = |next: &mut Vec<usize>, p: usize, seg: usize| {
+            List::alive(next, slots, gone, p, seg as u32)
+        };
         let (va, ra) = (self.values[anchor], self.ranges[anchor]);
         let (level, reach) = (ix.values[anchor], ix.maxes[anchor]);
         if !(level.is_finite() && reach.is_finite()) {
             return None;
         }
-        let anchor_pos = list.pos[anchor];
+        let anchor_pos = pos[anchor];
+        let anchor_rank = self.lists[ix.ranks.list].pos[anchor];
         let own = slots[anchor_pos].part as usize;
         let first = own - own % ix.buckets as usize;
         let (b_lo, b_hi) = (
@@ -221,33 +251,19 @@ impl<'a> Grouper<'a> {
             let seg = first + b as usize;
             let (s, e) = (ix.starts[seg], ix.starts[seg + 1]);
             if seg == own {
-                lefts.push(self.alive_back(list, list.prev[anchor_pos], seg));
-                rights.push(self.alive_on(list, list.next[anchor_pos], seg));
+                lefts.push(back(prev, prev[anchor_pos], seg));
+                rights.push(on(next, next[anchor_pos], seg));
                 continue;
             }
             if s == e {
                 continue;
             }
             // First position whose key is past the anchor's.
-            let (mut q, mut hi) = (s, e);
-            while q < hi {
-                let mid = q + (hi - q) / 2;
-                if key(mid) < (va, anchor) {
-                    q = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            lefts.push(if q > s {
-                self.alive_back(list, q - 1, seg)
-            } else {
-                NONE
-            });
-            rights.push(if q < e {
-                self.alive_on(list, q, seg)
-            } else {
-                NONE
-            });
+            let q = ix
+                .ranks
+                .position(ix.buckets as usize, seg, b as usize, anchor_rank);
+            lefts.push(if q > s { back(prev, q - 1, seg) } else { NONE });
+            rights.push(if q < e { on(next, q, seg) } else { NONE });
         }
         lefts.retain(|p| *p != NONE);
         rights.retain(|p| *p != NONE);
@@ -300,18 +316,18 @@ impl<'a> Grouper<'a> {
             }
             let seg = slots[p].part as usize;
             if take_left {
-                let next = self.alive_back(list, list.prev[p], seg);
-                if next == NONE {
+                let head = back(prev, prev[p], seg);
+                if head == NONE {
                     lefts.swap_remove(i);
                 } else {
-                    lefts[i] = next;
+                    lefts[i] = head;
                 }
             } else {
-                let next = self.alive_on(list, list.next[p], seg);
-                if next == NONE {
+                let head = on(next, next[p], seg);
+                if head == NONE {
                     rights.swap_remove(i);
                 } else {
-                    rights[i] = next;
+                    rights[i] = head;
                 }
             }
             let Slot {
@@ -359,14 +375,15 @@ impl<'a> Grouper<'a> {
     /// them (the list orders equal values by wait order). Taking the left
     /// side exactly when that one's wait order is below the right head's
     /// gives the whole walk's order.
-    fn run_top(&self, x: usize, anchor: usize) -> usize {
-        let list = &self.lists[self.rules.partition_list().unwrap_or(0)];
+    fn run_top(&mut self, x: usize, anchor: usize) -> usize {
+        let anchor_value = self.values[anchor];
+        let list = &mut self.lists[self.rules.partition_list().unwrap_or(0)];
         let starts = &self.rules.partition_starts;
         let p = list.pos[x];
         let part = list.slots[p].part as usize;
         let value = list.slots[p].value;
         // The run ends at the first key past `value`'s, or at the anchor.
-        let bound = if value == self.values[anchor] {
+        let bound = if value == anchor_value {
             (value, anchor)
         } else {
             (value, usize::MAX)
@@ -392,36 +409,10 @@ impl<'a> Grouper<'a> {
                 hi = mid;
             }
         }
-        match self.alive_back(list, q - 1, part) {
+        match List::alive(&mut list.prev, &list.slots, &list.gone, q - 1, part as u32) {
             NONE => x,
             top => list.order[top],
         }
-    }
-
-    /// From position `p` leftwards, the first unmatched candidate's
-    /// position within segment `seg`, or `NONE`. A matched candidate's
-    /// links still lead to where it was unlinked, so the chain ends.
-    /// (Every list this reads holds every candidate, each unlinked when
-    /// matched: `gone` is the candidate's `matched`.)
-    fn alive_back(&self, list: &List, mut p: usize, seg: usize) -> usize {
-        while p != NONE && list.slots[p].part as usize == seg {
-            if !list.gone[p] {
-                return p;
-            }
-            p = list.prev[p];
-        }
-        NONE
-    }
-
-    /// As [`Grouper::alive_back`], rightwards.
-    fn alive_on(&self, list: &List, mut p: usize, seg: usize) -> usize {
-        while p != NONE && list.slots[p].part as usize == seg {
-            if !list.gone[p] {
-                return p;
-            }
-            p = list.next[p];
-        }
-        NONE
     }
 }
 

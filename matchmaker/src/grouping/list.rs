@@ -85,6 +85,40 @@ impl List {
         }
     }
 
+    /// From position `p` towards `links` (the list's `prev` or `next`),
+    /// the first unmatched candidate's position within segment `seg`, or
+    /// `NONE`. A matched candidate's link still leads to the nearest
+    /// candidate unmatched when it was unlinked, every position between
+    /// the two matched (and matched for good): so the chain ends, and the
+    /// links of the matched positions it passed are pointed at its end
+    /// (path compression), so that the next search from any of them
+    /// skips the run at once. Late in a cycle most candidates are
+    /// matched, and those chains were most of an indexed walk's time.
+    pub(super) fn alive(
+        links: &mut [usize],
+        slots: &[Slot],
+        gone: &[bool],
+        start: usize,
+        seg: u32,
+    ) -> usize {
+        let mut p = start;
+        while p != NONE && slots[p].part == seg && gone[p] {
+            p = links[p];
+        }
+        let end = p;
+        let mut q = start;
+        while q != end {
+            let after = links[q];
+            links[q] = end;
+            q = after;
+        }
+        if end != NONE && slots[end].part == seg {
+            end
+        } else {
+            NONE
+        }
+    }
+
     pub(super) fn unlink(&mut self, m: usize) {
         let p = self.pos[m];
         if p == NONE {

@@ -34,6 +34,7 @@ use smallvec::SmallVec;
 mod fifo;
 mod indexed;
 mod list;
+mod ranks;
 mod regional;
 mod roles;
 mod rules;

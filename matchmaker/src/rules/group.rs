@@ -32,7 +32,10 @@ enum State {
         max: f64,
     },
     Avoid {
+        /// Hashed player ids some member avoids (not sorted: a check
+        /// scans them, a join appends).
         avoided: Vec<u64>,
+        /// Hashed player ids of the members.
         players: Vec<u64>,
     },
     /// Nothing known yet (a backfill's roster without values for the
@@ -241,7 +244,7 @@ impl GroupRules {
                 ) = (col, st)
                 {
                     let (avoids, players) = col.sets_of(cell);
-                    let blocked = players.iter().any(|p| avoided.binary_search(p).is_ok())
+                    let blocked = players.iter().any(|p| avoided.contains(p))
                         || (!avoids.is_empty()
                             && g.iter().any(|p| avoids.binary_search(p).is_ok()));
                     if blocked {
@@ -303,12 +306,13 @@ impl GroupRules {
                         players: g,
                     },
                 ) => {
-                    // Both sorted: insert in place rather than sort again.
-                    for h in col.avoids(x) {
-                        let at = avoided.partition_point(|v| v < h);
-                        avoided.insert(at, *h);
-                    }
-                    g.extend_from_slice(col.players(x));
+                    // The joiner's sets as its cell says where they lie
+                    // (for a solo, its own hash is the cell's: no other
+                    // read); the group's avoided hashes stay unsorted, a
+                    // few dozen a check scans.
+                    let (avoids, players) = col.sets_of(cell);
+                    avoided.extend_from_slice(avoids);
+                    g.extend_from_slice(players);
                 }
                 _ => {}
             }

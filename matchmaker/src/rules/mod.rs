@@ -4,8 +4,9 @@
 //!   version of a rule at its wait;
 //! - [`check`]: their validation;
 //! - [`value`]: a ticket's values, parsed and re-checked;
-//! - [`table`]: one cycle's values and versions per candidate (its first
-//!   pass over the searches in `search_columns`);
+//! - [`table`]: one cycle's values and versions per candidate (its
+//!   columns and rows of cells in `column`; its first pass over the
+//!   searches in [`search_columns`], which the cycle's re-check feeds);
 //! - [`group`]: the state of a group being grown, which the grouper
 //!   consults wherever it already decides who may join (the cycle, relaxed
 //!   shapes, bots, preview and `simulate` all go through it), and the
@@ -15,12 +16,13 @@
 //! - [`player_values`]: a matched player's values, defaults shared.
 
 pub mod check;
+mod column;
 pub mod declare;
 pub mod group;
 pub mod player_values;
 pub mod reachable;
 pub mod roster;
-mod search_columns;
+pub mod search_columns;
 pub mod table;
 pub mod value;
 

@@ -5,12 +5,100 @@
 
 use super::declare::{Declaration, Rule};
 use super::table::{party_scalar_of_one, player_hash, set_bits, ValueKey};
-use super::value::{by_declaration, AttributeValue};
+use super::value::{by_declaration, effective, AttributeValue};
 use crate::candidate::Candidate;
+use crate::config::GameModeConfig;
 use crate::search::Search;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::borrow::Cow;
+
+/// Each rule's declaration (its position in name order, the declaration,
+/// its default), config order.
+pub struct RuleSpecs<'c> {
+    pub(super) specs: Vec<(usize, &'c Declaration, Option<AttributeValue>)>,
+}
+
+impl<'c> RuleSpecs<'c> {
+    /// `config`'s; `None` when the mode has no rules (or a rule's
+    /// attribute is not declared, which validation refuses).
+    pub fn of(config: &'c GameModeConfig) -> Option<Self> {
+        if config.rules.is_empty() {
+            return None;
+        }
+        let declarations = config.attributes.as_ref()?;
+        let mut specs = Vec::with_capacity(config.rules.len());
+        for rule in &config.rules {
+            let d = declarations.keys().position(|k| k == rule.attribute())?;
+            let declaration = declarations.get(rule.attribute())?;
+            specs.push((d, declaration, effective(declaration, None)));
+        }
+        Some(Self { specs })
+    }
+}
+
+/// Every search's own value of each rule (its own or the default), read
+/// in pool order (see the module's comment): one `SearchColumn` per
+/// rule, config order.
+pub struct SearchValues<'v> {
+    pub(super) columns: Vec<SearchColumn<'v>>,
+}
+
+impl<'v> SearchValues<'v> {
+    /// Empty columns over a pool of `len` searches.
+    pub fn new(config: &'v GameModeConfig, specs: &'v RuleSpecs<'v>, len: usize) -> Self {
+        let columns = config
+            .rules
+            .iter()
+            .zip(&specs.specs)
+            .map(|(rule, (_, declaration, _))| SearchColumn::new(rule, declaration, len))
+            .collect();
+        Self { columns }
+    }
+
+    /// Records search `i` (searches come in increasing `i`): `row` holds
+    /// its value of each declaration in name order ([`by_declaration`]),
+    /// `player_id` its player.
+    pub fn push(
+        &mut self,
+        specs: &'v RuleSpecs<'v>,
+        i: usize,
+        row: &[Option<&'v AttributeValue>],
+        player_id: &str,
+    ) {
+        for (col, (d, _, default)) in self.columns.iter_mut().zip(&specs.specs) {
+            let own = row.get(*d).copied().flatten();
+            col.push(i, own.or(default.as_ref()), player_id);
+        }
+    }
+
+    /// The values of the searches some candidate holds, read in pool order.
+    pub(super) fn of_members(
+        config: &'v GameModeConfig,
+        specs: &'v RuleSpecs<'v>,
+        pool: &'v [Search],
+        candidates: &[Candidate],
+    ) -> Option<Self> {
+        let declarations = config.attributes.as_ref()?;
+        let mut member = vec![false; pool.len()];
+        for c in candidates {
+            for &i in &c.searches {
+                member[i] = true;
+            }
+        }
+        let mut own = Self::new(config, specs, pool.len());
+        let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
+        for (i, search) in pool.iter().enumerate() {
+            if !member[i] {
+                continue;
+            }
+            row.clear();
+            row.extend(by_declaration(&search.attributes, declarations).map(|(_, _, v)| v));
+            own.push(specs, i, &row, &search.player_id);
+        }
+        Some(own)
+    }
+}
 
 /// One rule's values over the searches of the pool (by pool index), read
 /// in pool order before the candidates' columns are formed from them.

@@ -10,9 +10,10 @@
 //! already fits the group by closeness, so rules cost nothing for
 //! candidates the walk never reaches.
 
+pub(super) use super::column::{AvoidColumn, Cell, Column};
 use super::declare::{Declaration, NumberParty, Rule, SetParty, Version};
-use super::search_columns::{members_values, SearchColumn};
-use super::value::{by_declaration, effective, AttributeValue};
+use super::search_columns::{members_values, RuleSpecs, SearchColumn, SearchValues};
+use super::value::AttributeValue;
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
 use crate::search::Search;
@@ -20,133 +21,6 @@ use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
-
-/// One rule's values over the candidates.
-#[derive(Debug, Clone)]
-pub(super) enum Column {
-    Equal {
-        /// Interned value per candidate.
-        key: Vec<u32>,
-        /// Past an `off` step, per candidate.
-        off: Vec<bool>,
-        /// Interned values, by key.
-        values: Vec<AttributeValue>,
-    },
-    Intersect {
-        bits: Vec<u64>,
-        need: Vec<u32>,
-        /// The declaration's `values`, by bit.
-        names: Vec<String>,
-    },
-    Distance {
-        value: Vec<f64>,
-        max: Vec<f64>,
-    },
-    Avoid(AvoidColumn),
-}
-
-/// One rule's values of one candidate as [`super::GroupRules::admits`]
-/// reads them. A candidate's cells sit side by side, a row per candidate:
-/// a check reads one or two cache lines instead of one line per rule and
-/// value (the walk meets candidates at random, so each was a miss).
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Cell {
-    /// `equal`: the key; `intersect`: the bit set; `distance`: the
-    /// value's bits; `avoid`: for a solo, where its avoided hashes start
-    /// (high 48 bits) and how many (low 16), else the candidate (high)
-    /// and [`SPILL`] (low): see [`AvoidColumn::sets_of`].
-    pub(super) a: u64,
-    /// `equal`: 1 when off; `intersect`: the `minOverlap`; `distance`:
-    /// the `max`'s bits; `avoid`: a solo's player hash.
-    pub(super) b: u64,
-}
-
-/// The low 16 bits of an `avoid` cell that send a check to the column.
-const SPILL: usize = 0xFFFF;
-
-impl Column {
-    /// Candidate `c`'s cell.
-    fn cell(&self, c: usize) -> Cell {
-        match self {
-            Column::Equal { key, off, .. } => Cell {
-                a: u64::from(key[c]),
-                b: u64::from(off[c]),
-            },
-            Column::Intersect { bits, need, .. } => Cell {
-                a: bits[c],
-                b: u64::from(need[c]),
-            },
-            Column::Distance { value, max } => Cell {
-                a: value[c].to_bits(),
-                b: max[c].to_bits(),
-            },
-            Column::Avoid(col) => {
-                let (start, end) = (col.avoid_starts[c], col.avoid_starts[c + 1]);
-                match col.players(c) {
-                    // A solo: where its set lies and its own hash, so that
-                    // a check reads no other array but the set.
-                    [player] if end - start < SPILL && (start as u64) < 1 << 48 => Cell {
-                        a: (start as u64) << 16 | (end - start) as u64,
-                        b: *player,
-                    },
-                    _ => Cell {
-                        a: (c as u64) << 16 | SPILL as u64,
-                        b: 0,
-                    },
-                }
-            }
-        }
-    }
-}
-
-/// An `avoid` rule's values over the candidates, every candidate's in one
-/// array (no allocation per candidate).
-#[derive(Debug, Clone, Default)]
-pub(super) struct AvoidColumn {
-    /// Hashed player ids each candidate avoids (its members' union,
-    /// sorted): candidate `c`'s are `avoided[avoid_starts[c]..avoid_starts[c + 1]]`.
-    avoided: Vec<u64>,
-    avoid_starts: Vec<usize>,
-    /// Hashed player ids of each candidate's members, likewise.
-    players: Vec<u64>,
-    player_starts: Vec<usize>,
-}
-
-impl AvoidColumn {
-    fn with_capacity(n: usize) -> Self {
-        let mut starts = Vec::with_capacity(n + 1);
-        starts.push(0);
-        Self {
-            avoided: Vec::with_capacity(n),
-            avoid_starts: starts.clone(),
-            players: Vec::with_capacity(n),
-            player_starts: starts,
-        }
-    }
-
-    /// Hashed player ids candidate `c` avoids, sorted.
-    pub(super) fn avoids(&self, c: usize) -> &[u64] {
-        &self.avoided[self.avoid_starts[c]..self.avoid_starts[c + 1]]
-    }
-
-    /// The avoided hashes and the players' hashes of the candidate whose
-    /// cell of this column is `cell`.
-    pub(super) fn sets_of<'s>(&'s self, cell: &'s Cell) -> (&'s [u64], &'s [u64]) {
-        let high = (cell.a >> 16) as usize;
-        match (cell.a & 0xFFFF) as usize {
-            SPILL => (self.avoids(high), self.players(high)),
-            len => (
-                &self.avoided[high..high + len],
-                std::slice::from_ref(&cell.b),
-            ),
-        }
-    }
-
-    /// Hashed player ids of candidate `c`'s members.
-    pub(super) fn players(&self, c: usize) -> &[u64] {
-        &self.players[self.player_starts[c]..self.player_starts[c + 1]]
-    }
-}
 
 /// Every candidate's rule values and versions for one cycle.
 #[derive(Debug, Clone)]
@@ -183,53 +57,33 @@ impl<'c> RuleTable<'c> {
         candidates: &[Candidate],
         waits: &'c [f64],
     ) -> Option<Self> {
-        if config.rules.is_empty() {
-            return None;
-        }
+        let specs = RuleSpecs::of(config)?;
+        let own = SearchValues::of_members(config, &specs, pool, candidates)?;
+        Self::from_values(config, pool, candidates, waits, &specs, own)
+    }
+
+    /// [`RuleTable::build`] from every member search's own values, read
+    /// already ([`SearchValues`]: the cycle reads them in its re-check's
+    /// pass over the pool, so that each search's attributes are read once).
+    pub fn from_values<'v>(
+        config: &'c GameModeConfig,
+        pool: &'v [Search],
+        candidates: &[Candidate],
+        waits: &'c [f64],
+        specs: &'v RuleSpecs<'v>,
+        own: SearchValues<'v>,
+    ) -> Option<Self> {
         let declarations = config.attributes.as_ref()?;
         let n = candidates.len();
-        // Each rule's declaration (its position in name order) and default.
-        let mut specs = Vec::with_capacity(config.rules.len());
-        for rule in &config.rules {
-            let d = declarations.keys().position(|k| k == rule.attribute())?;
-            let declaration = declarations.get(rule.attribute())?;
-            specs.push((d, declaration, effective(declaration, None)));
-        }
-        // First every search's own values, read in pool order: the searches'
-        // values sit in memory about in that order, while the candidates
-        // (longest-waiting first) visit them at random, which on a large
-        // pool cost a cache miss per value read. Each is kept compact (an
-        // interned key, a bit set, a number, hashes) for the candidates'
-        // pass below.
-        let mut member = vec![false; pool.len()];
-        for c in candidates {
-            for &i in &c.searches {
-                member[i] = true;
-            }
-        }
-        let mut own: Vec<SearchColumn<'_>> = config
-            .rules
-            .iter()
-            .zip(&specs)
-            .map(|(rule, (_, declaration, _))| SearchColumn::new(rule, declaration, pool.len()))
-            .collect();
-        let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
-        for (i, search) in pool.iter().enumerate() {
-            if !member[i] {
-                continue;
-            }
-            row.clear();
-            row.extend(by_declaration(&search.attributes, declarations).map(|(_, _, v)| v));
-            for (col, (d, _, default)) in own.iter_mut().zip(&specs) {
-                col.push(i, row[*d].or(default.as_ref()), &search.player_id);
-            }
-        }
+        let own = own.columns;
         // A party's members' values or the default, by reference (parties
         // read their members' values again: few, and their own rules).
         let read =
             |c: &Candidate, d: usize, default| members_values(pool, declarations, c, d, default);
         let mut columns = Vec::with_capacity(config.rules.len());
-        for ((rule, (d, declaration, default)), col) in config.rules.iter().zip(&specs).zip(own) {
+        for ((rule, (d, declaration, default)), col) in
+            config.rules.iter().zip(&specs.specs).zip(own)
+        {
             let column = match col {
                 SearchColumn::Equal {
                     key: own_key,

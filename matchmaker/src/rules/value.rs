@@ -112,7 +112,22 @@ pub fn recheck_declared(
     let Some(declarations) = declarations else {
         return Ok(());
     };
+    recheck_declared_row(values, declarations, &mut |_| {})
+}
+
+/// [`recheck_declared`], handing `row` each declaration's value in name
+/// order as it is checked (what [`by_declaration`] gives): the cycle keeps
+/// the values its rules read, so that a search's attributes are read once.
+///
+/// # Errors
+/// As [`recheck_declared`].
+pub fn recheck_declared_row<'a>(
+    values: &'a DeclaredValues,
+    declarations: &'a Declarations,
+    row: &mut dyn FnMut(Option<&'a AttributeValue>),
+) -> Result<(), FieldError> {
     for (name, declaration, value) in by_declaration(values, declarations) {
+        row(value);
         match value {
             None if !declaration.has_default() => return Err(required(name)),
             None => {}
