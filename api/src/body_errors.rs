@@ -284,14 +284,7 @@ fn tag_of_tagged_enum(value: &Value, issue: &mut Issue) {
     if !issue.unknown_variant {
         return;
     }
-    let mut at = Some(value);
-    for step in &issue.steps {
-        at = at.and_then(|v| match step {
-            Step::Key(key) => v.get(key.as_str()),
-            Step::Index(i) => v.get(*i),
-        });
-    }
-    if at.is_some_and(|v| v.get("type").is_some()) {
+    if value_at(value, &issue.steps).is_some_and(|v| v.get("type").is_some()) {
         issue.steps.push(Step::Key("type".into()));
         issue.field = render(&issue.steps);
     }

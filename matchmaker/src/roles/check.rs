@@ -182,12 +182,7 @@ pub fn check_ticket_roles(
     let Some(c) = &config.composition else {
         return Ok(());
     };
-    let own = declared.get(&c.attribute);
-    let value = match config.attributes.as_ref().and_then(|d| d.get(&c.attribute)) {
-        Some(d) => crate::rules::value::effective(d, own),
-        None => own.cloned(),
-    };
-    match value {
+    match crate::rules::value::ticket_value(config, declared, &c.attribute) {
         Some(crate::rules::AttributeValue::Set(items)) if items.is_empty() => {
             Err(crate::validation::FieldError::new(
                 format!("attributes.{}", c.attribute),

@@ -8,7 +8,7 @@
 //! with anyone, at any wait.
 
 use super::declare::Rule;
-use super::value::{effective, AttributeValue, DeclaredValues};
+use super::value::{ticket_value, AttributeValue, DeclaredValues};
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::validation::FieldError;
@@ -37,11 +37,7 @@ pub fn check_reachable(
             .iter()
             .map(|step| step.min_overlap)
             .fold(*min_overlap, u32::min);
-        let value = match config.attributes.as_ref().and_then(|d| d.get(attribute)) {
-            Some(declaration) => effective(declaration, declared.get(attribute)),
-            None => declared.get(attribute).cloned(),
-        };
-        if let Some(AttributeValue::Set(items)) = value {
+        if let Some(AttributeValue::Set(items)) = ticket_value(config, declared, attribute) {
             if items.len() < lowest as usize {
                 return Err(FieldError::new(
                     format!("attributes.{attribute}"),

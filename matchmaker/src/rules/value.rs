@@ -214,6 +214,20 @@ pub fn effective(
     }
 }
 
+/// A ticket's value of `attribute` as the mode reads it: its own, else the
+/// declaration's `default`; an undeclared attribute's own value as is.
+pub fn ticket_value(
+    config: &crate::config::GameModeConfig,
+    declared: &DeclaredValues,
+    attribute: &str,
+) -> Option<AttributeValue> {
+    let own = declared.get(attribute);
+    match config.attributes.as_ref().and_then(|d| d.get(attribute)) {
+        Some(declaration) => effective(declaration, own),
+        None => own.cloned(),
+    }
+}
+
 /// Checks one JSON value against its declaration (used for tickets and
 /// for a declaration's own `default`).
 ///
