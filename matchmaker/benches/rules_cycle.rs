@@ -12,9 +12,14 @@
 //! drifts during the run moves all three alike.
 //!
 //! `cargo bench -p matchplane-matchmaker --bench rules_cycle`
+//!
+//! For a profiler: `RULES_PROFILE=plain|2|20` runs only that cycle, over
+//! and over for 20 s; `RULES_DIGEST=1` beside it prints a digest of the
+//! cycle's outcome, which a change meant only to be faster must leave as
+//! it was.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use matchplane_matchmaker::{run_cycle, Search};
+use matchplane_matchmaker::{run_cycle, GameModeConfig, Search};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -56,6 +61,19 @@ fn bench_rules(c: &mut Criterion) {
     let plain = support::solo_pool(n, &ratings, 60.0, &mut rng);
     let two = with_attributes(&plain, 2, &mut rng);
     let twenty = with_attributes(&plain, 20, &mut rng);
+    // RULES_PROFILE=plain|2|20: only that cycle, over and over for 20 s,
+    // for a profiler (`perf record`) to read; with RULES_DIGEST=1 also a
+    // digest of its outcome (matches, waiting reasons, `ruleTurnedAway`),
+    // which a change meant only to be faster leaves as it was.
+    if let Ok(which) = std::env::var("RULES_PROFILE") {
+        let (cfg, pool) = match which.as_str() {
+            "plain" => (&plain_config, &plain),
+            "20" => (&config, &twenty),
+            _ => (&config, &two),
+        };
+        profile(&which, cfg, pool, &mut rng);
+        return;
+    }
     let mut group = c.benchmark_group("rules_cycle_5v5_100k");
     group
         .sample_size(10)
@@ -101,6 +119,27 @@ fn bench_rules(c: &mut Criterion) {
         c / a,
         c / b
     );
+}
+
+/// The profiling loop of `RULES_PROFILE` (see [`bench_rules`]).
+#[allow(clippy::disallowed_methods, clippy::disallowed_types)]
+fn profile(which: &str, config: &GameModeConfig, pool: &[Search], rng: &mut ChaCha8Rng) {
+    use std::hash::{Hash, Hasher};
+    let started = std::time::Instant::now();
+    let mut cycles = 0u32;
+    while started.elapsed().as_secs() < 20 {
+        std::hint::black_box(run_cycle(config, pool, 0.0, rng));
+        cycles += 1;
+    }
+    let ms = started.elapsed().as_secs_f64() * 1000.0 / f64::from(cycles);
+    println!("{which}: {cycles} cycles, {ms:.1} ms each");
+    if std::env::var_os("RULES_DIGEST").is_some() {
+        let outcome = run_cycle(config, pool, 0.0, &mut ChaCha8Rng::seed_from_u64(7));
+        let json = serde_json::to_string(&outcome).unwrap_or_default();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        json.hash(&mut h);
+        println!("outcome digest {:016x} ({} bytes)", h.finish(), json.len());
+    }
 }
 
 criterion_group!(benches, bench_rules);
