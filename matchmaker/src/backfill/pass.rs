@@ -136,13 +136,9 @@ pub fn fill_pass(
             backfill,
             now,
         );
-        if let Some(fill) = fill {
-            for t in &fill.teams {
-                for p in &t.players {
-                    if let Some(i) = pool.iter().position(|s| s.ticket_id == p.ticket_id) {
-                        outcome.taken[i] = true;
-                    }
-                }
+        if let Some((fill, members)) = fill {
+            for i in members {
+                outcome.taken[i] = true;
             }
             outcome.fills.push(fill);
         }
@@ -157,10 +153,11 @@ struct Tables<'a> {
     roles: Option<RoleTable>,
 }
 
-/// The fill of one backfill from the candidates not `used` yet. With
-/// rules, each newcomer satisfies every rule against the roster and the
-/// newcomers taken before it (docs/rules.md#backfill); with open roles,
-/// each takes an open role it listed ([`super::seats`]).
+/// The fill of one backfill from the candidates not `used` yet, and the
+/// pool indices of the searches it seats. With rules, each newcomer
+/// satisfies every rule against the roster and the newcomers taken before
+/// it (docs/rules.md#backfill); with open roles, each takes an open role
+/// it listed ([`super::seats`]).
 fn fill_one(
     config: &GameModeConfig,
     pool: &[Search],
@@ -169,7 +166,7 @@ fn fill_one(
     used: &mut [bool],
     backfill: &OpenBackfill,
     now: f64,
-) -> Option<ProposedFill> {
+) -> Option<(ProposedFill, Vec<usize>)> {
     let (rules, roles) = (tables.rules.as_ref(), tables.roles.as_ref());
     let keep_together = config.parties.keep_together;
     let mut seats = FillSeats::new(backfill, roles.zip(config.composition.as_ref()));
@@ -213,14 +210,16 @@ fn fill_one(
     if teams.is_empty() {
         return None;
     }
-    Some(ProposedFill {
+    let members = seated.members.iter().flatten().copied().collect();
+    let fill = ProposedFill {
         backfill_id: backfill.backfill_id.clone(),
         match_id: backfill.match_id.clone(),
         revision: backfill.revision,
         teams,
         open_seats_left: seated.seats_left,
         open_roles_left: seated.open_roles_left,
-    })
+    };
+    Some((fill, members))
 }
 
 fn team(
