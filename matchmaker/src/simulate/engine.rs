@@ -86,8 +86,14 @@ fn run_inner(
             break;
         }
         k += 1;
+        // The players searching, for this tick's arrivals to ask in one
+        // lookup (a scan of the pool per arrival made a long run
+        // quadratic); built only when an event is due.
+        let mut searching: Option<rustc_hash::FxHashSet<ArcStr>> = None;
         while let Some(ev) = scenario.events.get(next_event).filter(|e| e.at() <= t) {
             next_event += 1;
+            let searching =
+                searching.get_or_insert_with(|| pool.iter().map(|s| s.player_id.clone()).collect());
             match ev {
                 Event::Arrival {
                     at,
@@ -100,7 +106,7 @@ fn run_inner(
                     answer,
                     attributes,
                 } => {
-                    if pool.iter().any(|s| s.player_id == *player_id)
+                    if searching.contains(player_id.as_str())
                         || proposer.holds(player_id)
                         || proposer.refuses(player_id, *at)
                     {
@@ -112,9 +118,11 @@ fn run_inner(
                     if let Some(answer) = answer {
                         answers.insert(ticket_id.clone(), *answer);
                     }
+                    let player: ArcStr = player_id.as_str().into();
+                    searching.insert(player.clone());
                     pool.push(Search {
                         ticket_id,
-                        player_id: player_id.as_str().into(),
+                        player_id: player,
                         party: party.clone(),
                         mmr: *mmr,
                         ping_ms: *ping_ms,
@@ -129,6 +137,7 @@ fn run_inner(
                 Event::Cancel { at, player_id } => {
                     if !proposer.cancel(player_id, *at) {
                         pool.retain(|s| s.player_id != *player_id);
+                        searching.remove(player_id.as_str());
                     }
                 }
                 Event::Leave { at, players } => backfiller.leave(config, players, *at),
@@ -200,12 +209,20 @@ fn run_inner(
             }
         }
         backfiller.filled(&both.fills, t);
+        // A proposal's members by ticket: one lookup each, not a scan of
+        // the pool (which may hold many thousands) per member.
+        let mut by_ticket: rustc_hash::FxHashMap<&str, &Search> = Default::default();
+        if config.acceptance.is_some() && !outcome.matches.is_empty() {
+            for s in &pool {
+                by_ticket.entry(s.ticket_id.as_str()).or_insert(s);
+            }
+        }
         for m in &outcome.matches {
             if let Some(acceptance) = &config.acceptance {
                 let members = m
                     .ticket_ids()
                     .into_iter()
-                    .filter_map(|id| pool.iter().find(|s| s.ticket_id == id))
+                    .filter_map(|id| by_ticket.get(id).copied())
                     .map(|s| {
                         (
                             s.clone(),

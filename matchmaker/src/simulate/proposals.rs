@@ -15,6 +15,7 @@
 use crate::acceptance::{close, Acceptance, Answer, Fate, Member};
 use crate::cycle::ProposedMatch;
 use crate::search::Search;
+use arcstr::ArcStr;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -138,6 +139,10 @@ pub(super) struct Closed {
 #[derive(Default)]
 pub(super) struct Proposer {
     open: Vec<Open>,
+    /// How many open proposals hold each player (see [`Proposer::holds`]):
+    /// an arrival asks, and a scan of every open proposal per arrival cost
+    /// a long run most of its time.
+    held: HashMap<ArcStr, u32>,
     done: Vec<SimulatedProposal>,
     cooldowns: HashMap<String, f64>,
     stats: AcceptanceStats,
@@ -154,7 +159,7 @@ impl Proposer {
         t: f64,
     ) {
         let accept_by = t + acceptance.timeout_seconds;
-        let members = members
+        let members: Vec<SimulatedMember> = members
             .into_iter()
             .map(|(search, answer)| SimulatedMember {
                 party: search
@@ -167,6 +172,9 @@ impl Proposer {
                 search,
             })
             .collect();
+        for m in &members {
+            *self.held.entry(m.search.player_id.clone()).or_default() += 1;
+        }
         self.stats.proposals += 1;
         self.done.push(SimulatedProposal {
             at: t,
@@ -188,9 +196,7 @@ impl Proposer {
 
     /// Whether `player_id` is held by an open proposal.
     pub fn holds(&self, player_id: &str) -> bool {
-        self.open
-            .iter()
-            .any(|o| o.members.iter().any(|m| m.search.player_id == player_id))
+        self.held.contains_key(player_id)
     }
 
     /// Cancels `player_id`'s search at `at` if an open proposal holds it
@@ -230,7 +236,17 @@ impl Proposer {
         let mut still = Vec::with_capacity(self.open.len());
         for open in std::mem::take(&mut self.open) {
             match first_close(&open, t) {
-                Some((at, fates)) => closed.push(self.apply(open, at, fates)),
+                Some((at, fates)) => {
+                    for m in &open.members {
+                        if let Some(n) = self.held.get_mut(m.search.player_id.as_str()) {
+                            *n -= 1;
+                            if *n == 0 {
+                                self.held.remove(m.search.player_id.as_str());
+                            }
+                        }
+                    }
+                    closed.push(self.apply(open, at, fates));
+                }
                 None => still.push(open),
             }
         }
