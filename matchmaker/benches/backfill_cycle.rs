@@ -92,24 +92,14 @@ fn bench_backfill(c: &mut Criterion) {
     }
     group.finish();
 
-    // The ratio, alternating the two cycles round by round. A benchmark
-    // reads the clock; the core it measures never does.
-    #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
-    let timed = |open: &[OpenBackfill], rng: &mut ChaCha8Rng| {
-        let started = std::time::Instant::now();
-        std::hint::black_box(run_cycle_with_backfills(&config, &pool, open, 0.0, rng));
-        started.elapsed().as_secs_f64() * 1000.0
-    };
-    let mut times = [Vec::new(), Vec::new()];
-    for _ in 0..15 {
-        times[0].push(timed(&none, &mut rng));
-        times[1].push(timed(&backfills, &mut rng));
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let [a, b] = times.each_mut().map(median);
+    // The ratio, alternating the two cycles round by round.
+    let sides = [&none, &backfills];
+    let [a, b] = support::alternating_medians(15, |side| {
+        let open = sides[side];
+        std::hint::black_box(run_cycle_with_backfills(
+            &config, &pool, open, 0.0, &mut rng,
+        ));
+    });
     println!(
         "alternating, 15 rounds: no backfills {a:.1} ms, {BACKFILLS} backfills {b:.1} ms ({:.2}x)",
         b / a

@@ -18,11 +18,8 @@ use matchplane_matchmaker::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::PathBuf;
 
-/// The product binary's allocator (`src/main.rs`), as in the other benches.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod support;
 
 const REGIONS: [&str; 8] = [
     "ap-east",
@@ -34,23 +31,6 @@ const REGIONS: [&str; 8] = [
     "us-east",
     "us-west",
 ];
-
-fn real_ratings() -> Vec<f64> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data/lichess/lichess-games.csv");
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let mut out = Vec::new();
-    for record in reader.records().flatten() {
-        for col in [10, 12] {
-            if let Some(v) = record.get(col).and_then(|v| v.parse().ok()) {
-                out.push(v);
-            }
-        }
-    }
-    out
-}
 
 fn pool(n: usize, ratings: &[f64], rng: &mut ChaCha8Rng) -> Vec<Search> {
     (0..n)
@@ -128,7 +108,7 @@ fn config(regions: bool) -> GameModeConfig {
 }
 
 fn bench_regions(c: &mut Criterion) {
-    let ratings = real_ratings();
+    let ratings = support::real_ratings();
     let n = 100_000;
     let mut rng = ChaCha8Rng::seed_from_u64(17);
     let searches = pool(n, &ratings, &mut rng);
@@ -145,26 +125,11 @@ fn bench_regions(c: &mut Criterion) {
     }
     group.finish();
 
-    // The goal's ratio, alternating the two cycles round by round. A
-    // benchmark reads the clock; the core it measures never does.
-    #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
-    let timed = |config: &GameModeConfig, rng: &mut ChaCha8Rng| {
-        let started = std::time::Instant::now();
-        std::hint::black_box(run_cycle(config, &searches, 0.0, rng));
-        started.elapsed().as_secs_f64() * 1000.0
-    };
-    let (plain, regional) = (config(false), config(true));
-    let mut times = [Vec::new(), Vec::new()];
-    for _ in 0..15 {
-        for (side, config) in [&plain, &regional].into_iter().enumerate() {
-            times[side].push(timed(config, &mut rng));
-        }
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (a, b) = (median(&mut times[0]), median(&mut times[1]));
+    // The goal's ratio, alternating the two cycles round by round.
+    let sides = [config(false), config(true)];
+    let [a, b] = support::alternating_medians(15, |side| {
+        std::hint::black_box(run_cycle(&sides[side], &searches, 0.0, &mut rng));
+    });
     println!(
         "alternating, 15 rounds: without regions {a:.1} ms, 8 regions {b:.1} ms, ratio {:.2} (goal <= 2)",
         b / a

@@ -91,28 +91,12 @@ fn bench_rules(c: &mut Criterion) {
     }
     group.finish();
 
-    // The goal's ratios, alternating the three cycles round by round. A
-    // benchmark reads the clock; the core it measures never does.
-    #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
-    let timed = |config, pool: &[Search], rng: &mut ChaCha8Rng| {
-        let started = std::time::Instant::now();
-        std::hint::black_box(run_cycle(config, pool, 0.0, rng));
-        started.elapsed().as_secs_f64() * 1000.0
-    };
-    let mut times = [Vec::new(), Vec::new(), Vec::new()];
-    for _ in 0..15 {
-        for (side, (cfg, pool)) in [(&plain_config, &plain), (&config, &two), (&config, &twenty)]
-            .into_iter()
-            .enumerate()
-        {
-            times[side].push(timed(cfg, pool, &mut rng));
-        }
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let [a, b, c] = times.each_mut().map(median);
+    // The goal's ratios, alternating the three cycles round by round.
+    let sides = [(&plain_config, &plain), (&config, &two), (&config, &twenty)];
+    let [a, b, c] = support::alternating_medians(15, |side| {
+        let (cfg, pool) = sides[side];
+        std::hint::black_box(run_cycle(cfg, pool, 0.0, &mut rng));
+    });
     println!(
         "alternating, 15 rounds: no rules {a:.1} ms, 2 builds {b:.1} ms ({:.2}x, goal <= 1.5), 20 builds {c:.1} ms ({:.2}x; {:.2} of 2 builds, goal <= 1)",
         b / a,

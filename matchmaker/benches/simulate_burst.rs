@@ -17,8 +17,6 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
-// Its real ratings are not read here (see the module's comment).
-#[allow(dead_code)]
 mod support;
 
 /// Arrivals in the burst.

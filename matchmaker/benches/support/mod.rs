@@ -1,6 +1,9 @@
-//! Pools shared by the matching-core benchmarks: solo candidates with the
-//! real Lichess ratings of `data/lichess/lichess-games.csv` (a normal draw
-//! around that data's mean 1590 and deviation 290 if the file is absent).
+//! What the matching-core benchmarks share: solo candidates with the real
+//! Lichess ratings of `data/lichess/lichess-games.csv` (a normal draw
+//! around that data's mean 1590 and deviation 290 if the file is absent),
+//! and the alternating timing their ratios are read from. Each benchmark
+//! uses some of these.
+#![allow(dead_code)]
 
 use matchplane_matchmaker::Search;
 
@@ -52,4 +55,25 @@ pub fn solo_pool(n: usize, ratings: &[f64], max_wait: f64, rng: &mut ChaCha8Rng)
             )
         })
         .collect()
+}
+
+/// Times `N` runs alternately, one of each per round for `rounds` rounds
+/// (`run(side)` runs side `side`), and returns each side's median
+/// (milliseconds): a machine whose load drifts during the rounds moves
+/// every side alike, so their ratios hold. A benchmark reads the clock;
+/// the core it measures never does.
+#[allow(clippy::disallowed_methods, clippy::disallowed_types)]
+pub fn alternating_medians<const N: usize>(rounds: usize, mut run: impl FnMut(usize)) -> [f64; N] {
+    let mut times: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(rounds));
+    for _ in 0..rounds {
+        for (side, times) in times.iter_mut().enumerate() {
+            let started = std::time::Instant::now();
+            run(side);
+            times.push(started.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    times.map(|mut v| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    })
 }

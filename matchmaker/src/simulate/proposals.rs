@@ -199,6 +199,16 @@ impl Proposer {
         self.held.contains_key(player_id)
     }
 
+    /// Counts one open proposal fewer holding `player_id`.
+    fn release(&mut self, player_id: &str) {
+        if let Some(n) = self.held.get_mut(player_id) {
+            *n -= 1;
+            if *n == 0 {
+                self.held.remove(player_id);
+            }
+        }
+    }
+
     /// Cancels `player_id`'s search at `at` if an open proposal holds it
     /// (it counts as a decline); `false` otherwise.
     pub fn cancel(&mut self, player_id: &str, at: f64) -> bool {
@@ -238,12 +248,7 @@ impl Proposer {
             match first_close(&open, t) {
                 Some((at, fates)) => {
                     for m in &open.members {
-                        if let Some(n) = self.held.get_mut(m.search.player_id.as_str()) {
-                            *n -= 1;
-                            if *n == 0 {
-                                self.held.remove(m.search.player_id.as_str());
-                            }
-                        }
+                        self.release(&m.search.player_id);
                     }
                     closed.push(self.apply(open, at, fates));
                 }
