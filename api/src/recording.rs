@@ -263,7 +263,7 @@ fn recorded_attributes(
         return None;
     }
     let mut kept = values.clone();
-    for (name, value) in &mut kept {
+    for (name, value) in kept.iter_mut() {
         let is_player_set = declarations
             .and_then(|d| d.get(name))
             .is_some_and(|d| matches!(d, Declaration::PlayerSet { .. }));

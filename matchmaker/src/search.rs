@@ -4,7 +4,6 @@ use crate::attributes::Attributes;
 use crate::rules::DeclaredValues;
 use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// A party as a ticket carries it (docs/searching.md): every member's ticket holds the
 /// same object.
@@ -132,7 +131,7 @@ pub struct SearchEntry<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latencies: Option<&'a crate::latency::Latencies>,
     /// The declared attributes, as [`Search::new`] takes them.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "crate::rules::is_empty_values")]
     pub attributes: &'a DeclaredValues,
 }
 

@@ -15,7 +15,7 @@ use matchplane_matchmaker::{
 };
 use proptest::prelude::*;
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 const MAPS: [&str; 4] = ["dust", "inferno", "nuke", "ancient"];
 
@@ -255,7 +255,7 @@ fn check(m: &ProposedMatch) -> Result<(), String> {
             pair(a, b)?;
         }
     }
-    let expected: BTreeMap<String, AttributeValue> = m.attributes.clone();
+    let expected = m.attributes.clone();
     match expected.get("maps") {
         Some(AttributeValue::Set(v)) if v.iter().cloned().collect::<BTreeSet<_>>() == shared => {}
         other => return Err(format!("match maps {other:?}, shared {shared:?}")),

@@ -116,7 +116,7 @@ fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
     .unwrap();
     let a = Attributes::parse(raw, &config).unwrap();
     assert_eq!(
-        a.declared["maps"],
+        a.declared[&"maps".to_owned()],
         AttributeValue::Set(vec!["dust".into(), "nuke".into()])
     );
     assert!(!a.declared.contains_key("pool"), "defaults are not stored");
@@ -157,13 +157,16 @@ fn builds_never_mix_and_the_match_carries_what_everyone_shares() {
         .map(|p| p.player_id.as_str())
         .collect();
     assert!(ids.contains(&"a") && ids.contains(&"c"), "{ids:?}");
-    assert_eq!(m.attributes["build"], AttributeValue::Text("1.4".into()));
     assert_eq!(
-        m.attributes["pool"],
+        m.attributes[&"build".to_owned()],
+        AttributeValue::Text("1.4".into())
+    );
+    assert_eq!(
+        m.attributes[&"pool".to_owned()],
         AttributeValue::Text("crossplay".into())
     );
     assert_eq!(
-        m.attributes["maps"],
+        m.attributes[&"maps".to_owned()],
         AttributeValue::Set(vec!["nuke".into()])
     );
     // Each player's own attributes, the default filled in.
@@ -285,7 +288,7 @@ fn a_party_whose_members_differ_on_a_string_fails_and_its_set_is_the_intersectio
     let out = cycle(&config, &pool, 1.0);
     assert_eq!(out.matches.len(), 1, "{out:#?}");
     assert_eq!(
-        out.matches[0].attributes["maps"],
+        out.matches[0].attributes[&"maps".to_owned()],
         AttributeValue::Set(vec!["nuke".into()])
     );
     // A player 30 levels from the party's max is out of reach.
@@ -398,4 +401,37 @@ fn what_a_rule_turns_away_counts_only_in_tries_that_stay_short() {
         "{:?}",
         out.rule_turned_away
     );
+}
+
+/// A backfill roster's `attributes` is an object of values; the list of
+/// `[name, value]` pairs a sorted-array map would also read is refused, as
+/// it was when the values were a tree map.
+#[test]
+fn roster_attributes_must_be_an_object() {
+    let roster = |attributes: serde_json::Value| {
+        serde_json::from_value::<matchplane_matchmaker::backfill::roster::Roster>(json!({
+            "teams": [{"index": 0, "players": [{"playerId": "p1"}]}],
+            "attributes": attributes,
+        }))
+    };
+    let read = roster(json!({"maps": ["dust"]})).expect("an object reads");
+    assert_eq!(
+        read.attributes.get("maps"),
+        Some(&AttributeValue::Set(vec!["dust".into()]))
+    );
+    assert!(roster(json!([["maps", ["dust"]]])).is_err());
+}
+
+/// Declared values write as a JSON object, empty ones included, so that a
+/// ticket's record (which flattens them beside `mmr`) reads back whole.
+#[test]
+fn declared_values_write_as_an_object_even_empty() {
+    use matchplane_matchmaker::rules::DeclaredValues;
+    assert_eq!(serde_json::to_string(&DeclaredValues::new()).unwrap(), "{}");
+    let a: Attributes = serde_json::from_value(json!({"mmr": 1500.0})).unwrap();
+    let back: Attributes = serde_json::from_str(&serde_json::to_string(&a).unwrap()).unwrap();
+    assert_eq!(back, a);
+    let b: Attributes = serde_json::from_value(json!({"mmr": 1.0, "level": 3.0})).unwrap();
+    let text = serde_json::to_string(&b).unwrap();
+    assert!(text.contains(r#""level":3.0"#), "{text}");
 }

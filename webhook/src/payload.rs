@@ -91,7 +91,10 @@ pub struct MatchMade {
     /// What every player agreed on under the mode's rules (docs/rules.md,
     /// "The match"): each `equal` rule's common value, each `intersect`
     /// rule's shared values, by attribute; absent without rules.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "matchplane_matchmaker::rules::is_empty_values"
+    )]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
     pub attributes: matchplane_matchmaker::rules::DeclaredValues,
 }

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct RosterValues {
     /// The request's values, each standing for the whole roster.
-    #[serde(default, skip_serializing_if = "DeclaredValues::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::rules::is_empty_values")]
     pub attributes: DeclaredValues,
     /// Every roster player, with the values known for them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -42,7 +42,7 @@ pub struct RosterMember {
     /// The studio's player id (a newcomer's `avoid` set reads it).
     pub player_id: String,
     /// The player's values; empty when none is known.
-    #[serde(default, skip_serializing_if = "DeclaredValues::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::rules::is_empty_values")]
     pub attributes: DeclaredValues,
 }
 
@@ -61,7 +61,7 @@ pub fn check_values(
     field: &str,
 ) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    for (name, value) in values {
+    for (name, value) in values.iter() {
         let at = format!("{field}.{name}");
         match declarations.and_then(|d| d.get(name)) {
             None => errors.push(FieldError::new(

@@ -281,11 +281,8 @@ impl<'c> RuleTable<'c> {
     /// The match's `attributes` for a group of candidates (docs/rules.md,
     /// "The match"): the common value of each `equal` rule every member
     /// shares, and each `intersect` rule's shared values, by attribute.
-    pub fn match_attributes(
-        &self,
-        group: &[usize],
-    ) -> std::collections::BTreeMap<String, AttributeValue> {
-        let mut out = std::collections::BTreeMap::new();
+    pub fn match_attributes(&self, group: &[usize]) -> super::DeclaredValues {
+        let mut out = super::DeclaredValues::new();
         for (rule, col) in self.rules.iter().zip(&self.columns) {
             match col {
                 Column::Equal { key, values, .. } => {

@@ -109,7 +109,10 @@ pub enum StatusMessage {
         teams: Vec<Vec<String>>,
         /// What every player agreed on under the mode's rules
         /// (docs/rules.md), by attribute; absent without rules.
-        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "matchplane_matchmaker::rules::is_empty_values"
+        )]
         #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
         attributes: matchplane_matchmaker::rules::DeclaredValues,
     },

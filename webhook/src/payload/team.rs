@@ -161,7 +161,10 @@ pub struct Player {
     pub left: bool,
     /// The player's own values of the mode's declared attributes
     /// (docs/rules.md), defaults filled in; absent without declarations.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "matchplane_matchmaker::rules::is_empty_values"
+    )]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
     pub attributes: matchplane_matchmaker::rules::DeclaredValues,
     /// The role seat the player takes in a mode with `composition`
