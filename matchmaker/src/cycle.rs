@@ -95,7 +95,10 @@ pub struct ProposedMatch {
     /// What every player agreed on (docs/rules.md, "The match"): the
     /// common value of each `equal` rule all share, the shared values of
     /// each `intersect` rule, by attribute; empty without rules.
-    #[serde(default, skip_serializing_if = "crate::rules::is_empty_values")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::DeclaredValues::is_empty"
+    )]
     pub attributes: crate::rules::DeclaredValues,
 }
 

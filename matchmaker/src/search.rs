@@ -131,7 +131,7 @@ pub struct SearchEntry<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latencies: Option<&'a crate::latency::Latencies>,
     /// The declared attributes, as [`Search::new`] takes them.
-    #[serde(skip_serializing_if = "crate::rules::is_empty_values")]
+    #[serde(skip_serializing_if = "crate::rules::DeclaredValues::is_empty")]
     pub attributes: &'a DeclaredValues,
 }
 

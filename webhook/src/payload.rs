@@ -93,7 +93,7 @@ pub struct MatchMade {
     /// rule's shared values, by attribute; absent without rules.
     #[serde(
         default,
-        skip_serializing_if = "matchplane_matchmaker::rules::is_empty_values"
+        skip_serializing_if = "matchplane_matchmaker::rules::DeclaredValues::is_empty"
     )]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
     pub attributes: matchplane_matchmaker::rules::DeclaredValues,

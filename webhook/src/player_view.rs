@@ -38,7 +38,7 @@ pub struct PlayerMatch<'a> {
     /// What every player agreed on under the mode's rules (docs/rules.md):
     /// each `equal` rule's common value, each `intersect` rule's shared
     /// values, by attribute; absent without rules.
-    #[serde(skip_serializing_if = "matchplane_matchmaker::rules::is_empty_values")]
+    #[serde(skip_serializing_if = "matchplane_matchmaker::rules::DeclaredValues::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
     attributes: &'a matchplane_matchmaker::rules::DeclaredValues,
 }
@@ -78,7 +78,7 @@ pub struct OwnEntry<'a> {
     /// The player's own values of the mode's declared attributes
     /// (docs/rules.md); absent without declarations. Other players'
     /// attributes are never shown.
-    #[serde(skip_serializing_if = "matchplane_matchmaker::rules::is_empty_values")]
+    #[serde(skip_serializing_if = "matchplane_matchmaker::rules::DeclaredValues::is_empty")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
     attributes: &'a matchplane_matchmaker::rules::DeclaredValues,
     /// The player's role seat in a mode with `composition` (docs/rules.md,

@@ -21,7 +21,10 @@ pub struct Roster {
     /// the map being played, `{"maps": ["dust"]}`): each stands for the
     /// whole roster when newcomers are checked against the mode's rules
     /// (docs/rules.md#backfill). Any subset of the declared attributes.
-    #[serde(default, skip_serializing_if = "crate::rules::is_empty_values")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::DeclaredValues::is_empty"
+    )]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, crate::rules::AttributeValue>>, nullable = false))]
     pub attributes: crate::rules::DeclaredValues,
 }
@@ -53,7 +56,10 @@ pub struct RosterPlayer {
     /// (docs/rules.md#backfill); a player matchplane seated keeps those it
     /// was matched with when this is left out, another player without
     /// values fits every rule but `avoid`.
-    #[serde(default, skip_serializing_if = "crate::rules::is_empty_values")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::DeclaredValues::is_empty"
+    )]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, crate::rules::AttributeValue>>, nullable = false))]
     pub attributes: crate::rules::DeclaredValues,
     /// The role the player plays, in a mode with `composition`

@@ -34,4 +34,4 @@ pub use group::GroupRules;
 pub use player_values::PlayerValues;
 pub use roster::{RosterMember, RosterValues};
 pub use table::RuleTable;
-pub use value::{is_empty_values, AttributeValue, DeclaredValues};
+pub use value::{AttributeValue, DeclaredValues};

@@ -21,7 +21,10 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "camelCase")]
 pub struct RosterValues {
     /// The request's values, each standing for the whole roster.
-    #[serde(default, skip_serializing_if = "crate::rules::is_empty_values")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::DeclaredValues::is_empty"
+    )]
     pub attributes: DeclaredValues,
     /// Every roster player, with the values known for them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -42,7 +45,10 @@ pub struct RosterMember {
     /// The studio's player id (a newcomer's `avoid` set reads it).
     pub player_id: String,
     /// The player's values; empty when none is known.
-    #[serde(default, skip_serializing_if = "crate::rules::is_empty_values")]
+    #[serde(
+        default,
+        skip_serializing_if = "crate::rules::DeclaredValues::is_empty"
+    )]
     pub attributes: DeclaredValues,
 }
 

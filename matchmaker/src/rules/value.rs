@@ -48,6 +48,11 @@ impl DeclaredValues {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// Whether there is no value (also serde's `skip_serializing_if`).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl std::ops::Deref for DeclaredValues {
@@ -76,14 +81,29 @@ impl Serialize for DeclaredValues {
 }
 
 impl<'de> Deserialize<'de> for DeclaredValues {
+    /// Straight into the array (the worker reads every search of a pool
+    /// at each cycle); a key given twice keeps its last value, as a map of
+    /// the standard library does. Anything but an object is refused.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        BTreeMap::<String, AttributeValue>::deserialize(d).map(|m| m.into_iter().collect())
+        struct Values;
+        impl<'de> serde::de::Visitor<'de> for Values {
+            type Value = DeclaredValues;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of attribute values")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut access: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut values = DeclaredValues::new();
+                while let Some((name, value)) = access.next_entry::<String, AttributeValue>()? {
+                    values.insert(name, value);
+                }
+                Ok(values)
+            }
+        }
+        d.deserialize_map(Values)
     }
-}
-
-/// Whether `values` is empty (serde's `skip_serializing_if`).
-pub fn is_empty_values(values: &DeclaredValues) -> bool {
-    values.is_empty()
 }
 
 /// Parses the declared attributes of a ticket: `extra` holds every key of

@@ -30,7 +30,7 @@ pub struct SimulatedMatch {
     pub region: Option<String>,
     /// What every player agreed on under the mode's rules (docs/rules.md);
     /// absent without rules.
-    #[serde(skip_serializing_if = "crate::rules::is_empty_values")]
+    #[serde(skip_serializing_if = "crate::rules::DeclaredValues::is_empty")]
     pub attributes: crate::rules::DeclaredValues,
 }
 

@@ -111,7 +111,7 @@ pub enum StatusMessage {
         /// (docs/rules.md), by attribute; absent without rules.
         #[serde(
             default,
-            skip_serializing_if = "matchplane_matchmaker::rules::is_empty_values"
+            skip_serializing_if = "matchplane_matchmaker::rules::DeclaredValues::is_empty"
         )]
         #[cfg_attr(feature = "openapi", schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false))]
         attributes: matchplane_matchmaker::rules::DeclaredValues,
