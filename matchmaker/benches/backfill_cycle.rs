@@ -31,11 +31,7 @@ const BACKFILLS: usize = 1_000;
 fn open_backfills(count: usize, ratings: &[f64], rng: &mut ChaCha8Rng) -> Vec<OpenBackfill> {
     (0..count)
         .map(|i| {
-            let mean = if ratings.is_empty() {
-                rng.gen_range(1000.0..2200.0)
-            } else {
-                ratings[rng.gen_range(0..ratings.len())]
-            };
+            let mean = support::rating(ratings, rng);
             let missing = rng.gen_range(1..=2);
             let open_seats = if rng.gen_bool(0.5) {
                 vec![missing, 0]

@@ -35,11 +35,7 @@ const REGIONS: [&str; 8] = [
 fn pool(n: usize, ratings: &[f64], rng: &mut ChaCha8Rng) -> Vec<Search> {
     (0..n)
         .map(|i| {
-            let mmr = if ratings.is_empty() {
-                rng.gen_range(800.0..2400.0)
-            } else {
-                ratings[rng.gen_range(0..ratings.len())]
-            };
+            let mmr = support::rating(ratings, rng);
             let mut s = Search::solo(
                 format!("tkt_{i}"),
                 format!("p{i}"),

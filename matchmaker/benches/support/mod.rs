@@ -35,18 +35,24 @@ pub fn real_ratings() -> Vec<f64> {
     out
 }
 
+/// One rating drawn from `ratings`, or, when there are none, from a normal
+/// draw around the data's mean 1590 and deviation 290.
+pub fn rating(ratings: &[f64], rng: &mut ChaCha8Rng) -> f64 {
+    if ratings.is_empty() {
+        // Box-Muller.
+        let (u1, u2): (f64, f64) = (rng.gen_range(1e-9..1.0), rng.gen());
+        1590.0 + 290.0 * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    } else {
+        ratings[rng.gen_range(0..ratings.len())]
+    }
+}
+
 /// `n` solo searches rated from `ratings` (clamped to 0..=3000), queued
 /// uniformly 0 to `max_wait` seconds before time 0.
 pub fn solo_pool(n: usize, ratings: &[f64], max_wait: f64, rng: &mut ChaCha8Rng) -> Vec<Search> {
     (0..n)
         .map(|i| {
-            let mmr = if ratings.is_empty() {
-                // Box-Muller around the data's mean and deviation.
-                let (u1, u2): (f64, f64) = (rng.gen_range(1e-9..1.0), rng.gen());
-                1590.0 + 290.0 * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-            } else {
-                ratings[rng.gen_range(0..ratings.len())]
-            };
+            let mmr = rating(ratings, rng);
             Search::solo(
                 format!("tkt_{i}"),
                 format!("p{i}"),
