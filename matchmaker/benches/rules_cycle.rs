@@ -14,7 +14,8 @@
 //! `cargo bench -p matchplane-matchmaker --bench rules_cycle`
 //!
 //! For a profiler: `RULES_PROFILE=plain|2|20` runs only that cycle, over
-//! and over for 20 s; `RULES_DIGEST=1` beside it prints a digest of the
+//! and over for 20 s (`RULES_CYCLES=n`: exactly n times, for an instruction
+//! counter); `RULES_DIGEST=1` beside it prints a digest of the
 //! cycle's outcome, which a change meant only to be faster must leave as
 //! it was.
 
@@ -109,9 +110,14 @@ fn bench_rules(c: &mut Criterion) {
 #[allow(clippy::disallowed_methods, clippy::disallowed_types)]
 fn profile(which: &str, config: &GameModeConfig, pool: &[Search], rng: &mut ChaCha8Rng) {
     use std::hash::{Hash, Hasher};
+    // RULES_CYCLES=n: exactly n cycles (for an instruction counter such as
+    // callgrind, whose figures do not drift with the machine's load).
+    let exact: Option<u32> = std::env::var("RULES_CYCLES")
+        .ok()
+        .and_then(|n| n.parse().ok());
     let started = std::time::Instant::now();
     let mut cycles = 0u32;
-    while started.elapsed().as_secs() < 20 {
+    while exact.map_or(started.elapsed().as_secs() < 20, |n| cycles < n) {
         std::hint::black_box(run_cycle(config, pool, 0.0, rng));
         cycles += 1;
     }
