@@ -40,6 +40,11 @@ pub(super) struct RuleState<'a> {
     /// Per partition, how many tries in a row stayed short there (see
     /// [`RuleState::index_first`]).
     short_run: Vec<u32>,
+    /// Whether the current walk's refusals count only for the marks: the
+    /// own-partition walk of a partitioned try, whose reason is never read
+    /// (a short one is walked again over every candidate, which starts the
+    /// counts afresh).
+    quiet: bool,
 }
 
 /// Tries in a row that stayed short in a partition after which its tries
@@ -93,6 +98,10 @@ impl RuleState<'_> {
         };
         match self.group.admits(t, x) {
             Ok(()) => true,
+            Err(k) if self.quiet => {
+                self.pending.push((k, x));
+                false
+            }
             Err(k) => {
                 self.turned[k] += seats;
                 let miss = t.miss(k, anchor, x);
@@ -247,11 +256,14 @@ impl<'a> Grouper<'a> {
         size: u32,
         l: usize,
     ) -> Attempt {
+        // Its reason is never read: a short one is walked again below.
+        self.rules.quiet = true;
         let own = if self.fifo {
             self.grow_fifo(anchor, caps, size, l)
         } else {
             self.grow_close(anchor, caps, size, l)
         };
+        self.rules.quiet = false;
         if own.short.is_none() {
             return own;
         }
