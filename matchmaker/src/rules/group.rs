@@ -198,35 +198,34 @@ impl GroupRules {
     pub fn admits(&self, t: &RuleTable<'_>, x: usize) -> Result<(), usize> {
         let mut avoid = None;
         let row = t.row(x);
-        for (k, ((col, st), cell)) in t.columns.iter().zip(&self.states).zip(row).enumerate() {
-            let ok = match (col, st) {
-                (Column::Equal { .. }, State::Equal { common, all_off }) => {
+        // A state is always of its column's kind (`state_at`,
+        // `start_roster`): the check reads the state alone, and the column
+        // only for an `avoid` rule's sets.
+        for (k, (st, cell)) in self.states.iter().zip(row).enumerate() {
+            let ok = match st {
+                State::Equal { common, all_off } => {
                     (cell.b != 0 && *all_off) || *common == Some(cell.a as u32)
                 }
-                (Column::Intersect { .. }, State::Intersect { bits: g, need: n }) => {
+                State::Intersect { bits: g, need: n } => {
                     (g & cell.a).count_ones() >= (*n).max(cell.b as u32)
                 }
-                (
-                    Column::Distance { .. },
-                    State::Distance {
-                        lo,
-                        hi,
-                        min,
-                        max: top,
-                    },
-                ) => {
+                State::Distance {
+                    lo,
+                    hi,
+                    min,
+                    max: top,
+                } => {
                     let (v, max) = (f64::from_bits(cell.a), f64::from_bits(cell.b));
                     v >= *lo - 1e-9
                         && v <= *hi + 1e-9
                         && v - max <= *min + 1e-9
                         && v + max >= *top - 1e-9
                 }
-                (Column::Avoid(_), State::Avoid { .. }) => {
+                State::Avoid { .. } => {
                     avoid.get_or_insert(k);
                     true
                 }
-                (_, State::Any) => true,
-                _ => false,
+                State::Any => true,
             };
             if !ok {
                 return Err(k);
