@@ -109,6 +109,10 @@ pub(super) enum SearchColumn<'v> {
         key: Vec<u32>,
         interned: FxHashMap<ValueKey<'v>, u32>,
         values: Vec<Cow<'v, AttributeValue>>,
+        /// The last value interned and its key: searches in a row often
+        /// hold the same value (a default above all), which then costs a
+        /// comparison instead of a hash and a probe.
+        last: Option<(ValueKey<'v>, u32)>,
     },
     Intersect {
         bits: Vec<u64>,
@@ -135,6 +139,7 @@ impl<'v> SearchColumn<'v> {
                 key: vec![0; len],
                 interned: FxHashMap::default(),
                 values: Vec::new(),
+                last: None,
             },
             Rule::Intersect { .. } => SearchColumn::Intersect {
                 bits: vec![0; len],
@@ -159,14 +164,23 @@ impl<'v> SearchColumn<'v> {
                 key,
                 interned,
                 values,
+                last,
             } => {
                 // A solo's party value is its own (see `party_scalar`).
                 let v = party_scalar_of_one(v);
-                let next = values.len() as u32;
-                let k = *interned.entry(ValueKey::of(&v)).or_insert(next);
-                if k == next {
-                    values.push(v);
-                }
+                let of = ValueKey::of(&v);
+                let k = match last {
+                    Some((seen, k)) if *seen == of => *k,
+                    _ => {
+                        let next = values.len() as u32;
+                        let k = *interned.entry(of).or_insert(next);
+                        if k == next {
+                            values.push(v);
+                        }
+                        *last = Some((of, k));
+                        k
+                    }
+                };
                 key[i] = k;
             }
             SearchColumn::Intersect { bits, names } => bits[i] = set_bits(names, v),

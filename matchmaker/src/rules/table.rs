@@ -89,6 +89,7 @@ impl<'c> RuleTable<'c> {
                     key: own_key,
                     mut interned,
                     values: mut own_values,
+                    ..
                 } => {
                     // Keys are renumbered in candidate order (first seen).
                     let mut renumber: Vec<u32> = Vec::new();
@@ -365,7 +366,7 @@ impl Miss {
 
 /// An `equal` value as a hash key (numbers by their bits), borrowing
 /// the value's text.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum ValueKey<'a> {
     /// A party none of whose members holds a value (the re-check fails
     /// such searches first; kept apart from every real value).

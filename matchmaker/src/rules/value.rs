@@ -230,13 +230,20 @@ pub fn by_declaration<'a>(
 ) -> impl Iterator<Item = (&'a String, &'a Declaration, Option<&'a AttributeValue>)> {
     let mut own = values.iter().peekable();
     declarations.iter().map(move |(name, declaration)| {
-        while own.peek().is_some_and(|(k, _)| k.as_str() < name.as_str()) {
-            own.next();
-        }
-        let value = own
-            .peek()
-            .filter(|(k, _)| k.as_str() == name.as_str())
-            .map(|(_, v)| *v);
+        // One comparison of the names a step (a value's name is most often
+        // the declaration's own).
+        let value = loop {
+            let Some((k, v)) = own.peek() else {
+                break None;
+            };
+            match k.as_str().cmp(name.as_str()) {
+                std::cmp::Ordering::Less => {
+                    own.next();
+                }
+                std::cmp::Ordering::Equal => break Some(*v),
+                std::cmp::Ordering::Greater => break None,
+            }
+        };
         (name, declaration, value)
     })
 }
