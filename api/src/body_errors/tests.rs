@@ -302,3 +302,29 @@ fn a_wrong_value_inside_a_tagged_object_is_named_at_its_member() {
     let (found, _) = first_error::<HoldsTagged>(json!({"tagged": {"roles": tagged}}));
     assert_eq!(found, "tagged.roles");
 }
+
+#[test]
+fn a_tag_names_its_variant_by_name_never_by_number() {
+    // serde's reading of a value would take `0` as the first variant.
+    for tag in [json!(0), json!(1), json!(1.0), json!(true)] {
+        let found = deserialize_all::<WithAlgorithm>(
+            json!({"name": "x", "algorithm": {"type": tag, "maxDelta": 5, "minMmr": 0, "maxMmr": 1}}),
+        )
+        .unwrap_err();
+        let fields: Vec<&str> = found.iter().map(|e| e.field.as_str()).collect();
+        assert!(
+            fields.iter().all(|f| f.starts_with("algorithm")),
+            "{tag}: {found:?}"
+        );
+        assert!(
+            found
+                .iter()
+                .any(|e| e.message.starts_with("expected one of the allowed values")),
+            "{tag}: {found:?}"
+        );
+    }
+    let ok = deserialize_all::<WithAlgorithm>(
+        json!({"name": "x", "algorithm": {"type": "ping", "maxDelta": 5}}),
+    );
+    assert!(ok.is_ok(), "{ok:?}");
+}

@@ -249,8 +249,14 @@ impl<'a> Deserializer<'a> for Typed<'a> {
         }
     }
 
+    /// A tag's value (`"type": "mmr"`) names its variant, by name only:
+    /// serde's own reading of a value also takes a variant's index (`0`
+    /// for the first), which would accept a number no document allows.
     fn deserialize_identifier<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Shape> {
-        self.deserialize_any(visitor)
+        match self.0 {
+            Value::String(s) => visitor.visit_borrowed_str(s),
+            _ => Err(self.wrong(Hint::Variant)),
+        }
     }
 
     fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, Shape> {
