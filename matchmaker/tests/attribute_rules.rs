@@ -68,6 +68,50 @@ fn the_rules_example_validates_and_every_bad_declaration_is_listed_at_once() {
     assert!(avoid.unwrap_err().to_string().contains("relax"));
 }
 
+/// An `intersect` rule whose lowest `minOverlap` exceeds the values its
+/// attribute declares would refuse every ticket: refused with the mode.
+#[test]
+fn a_min_overlap_beyond_the_declared_values_is_refused_with_the_mode() {
+    let tier = Tier::by_name("enterprise").unwrap();
+    let with = |rule: serde_json::Value| {
+        let mut config = ruled(&[2, 2]);
+        let broken: GameModeConfig = serde_json::from_value(json!({
+            "name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"},
+            "attributes": {"maps": {"type": "stringSet", "values": ["dust", "inferno", "nuke"]}},
+            "rules": [rule]
+        }))
+        .unwrap();
+        config.attributes = broken.attributes;
+        config.rules = broken.rules;
+        validate(&config, &tier).map_err(|e| {
+            e.0.iter()
+                .map(|e| (e.field.clone(), e.message.clone()))
+                .collect::<Vec<_>>()
+        })
+    };
+    let errors =
+        with(json!({"name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 4}))
+            .unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, "rules[0].minOverlap");
+    assert!(errors[0].1.contains("3 values"), "{errors:?}");
+    // As many as declared, or a step down to them, can be matched.
+    with(json!({"name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 3}))
+        .unwrap();
+    with(
+        json!({"name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 5,
+                "relax": [{"afterSeconds": 10, "minOverlap": 2}]}),
+    )
+    .unwrap();
+    // The wording's article fits the rule's type.
+    let errors = with(json!({"name": "m", "type": "equal", "attribute": "maps"})).unwrap_err();
+    assert!(
+        errors[0].1.starts_with("an equal rule cannot read maps"),
+        "{errors:?}"
+    );
+}
+
 /// A set smaller than the lowest `minOverlap` its `intersect` rule ever
 /// relaxes to could never be matched: refused when the ticket is generated.
 #[test]

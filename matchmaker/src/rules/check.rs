@@ -192,7 +192,12 @@ fn check_rule(
             &format!("{field}.attribute"),
             Code::ValidationError,
             format!(
-                "a {} rule cannot read {} ({}): equal reads string or number, intersect stringSet, distance number, avoid playerSet",
+                "{} {} rule cannot read {} ({}): equal reads string or number, intersect stringSet, distance number, avoid playerSet",
+                if rule.type_name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                },
                 rule.type_name(),
                 rule.attribute(),
                 declaration.type_name()
@@ -264,6 +269,21 @@ fn check_rule(
                     );
                 }
                 before = before.min(step.min_overlap);
+            }
+            // A ticket lists only declared values: a set smaller than the
+            // lowest minOverlap is refused (`check_reachable`), so past the
+            // count every ticket would be.
+            let count = declaration.values().map_or(usize::MAX, <[String]>::len);
+            if fits && before as usize > count {
+                push(
+                    &format!("{field}.minOverlap"),
+                    Code::ValidationError,
+                    format!(
+                        "minOverlap (at its lowest, after every relax step: {before}) is more than \
+                         the {count} values attribute {} declares: no ticket could ever be matched",
+                        rule.attribute()
+                    ),
+                );
             }
         }
         Rule::Distance { max, relax, .. } => {
