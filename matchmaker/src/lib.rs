@@ -42,6 +42,7 @@ pub mod attributes;
 pub mod codes;
 pub mod config;
 pub mod latency;
+pub mod mean;
 pub mod raw_json;
 pub mod recording;
 pub mod search;

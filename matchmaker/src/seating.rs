@@ -254,8 +254,7 @@ pub fn seat(
     for team in &mut teams {
         let mmrs: Vec<f64> = team.players.iter().filter_map(|p| p.mmr).collect();
         all.extend_from_slice(&mmrs);
-        if !mmrs.is_empty() {
-            let mean = mmrs.iter().sum::<f64>() / mmrs.len() as f64;
+        if let Some(mean) = crate::mean::mean(&mmrs) {
             team.mean_mmr = Some(mean);
             means.push(mean);
         }
@@ -281,7 +280,7 @@ pub fn seat(
                 .iter()
                 .map(|t| if replaceable { t.bots } else { 0 })
                 .collect();
-            let mean = (!all.is_empty()).then(|| all.iter().sum::<f64>() / all.len() as f64);
+            let mean = crate::mean::mean(&all);
             (base.clone(), open, mean)
         }
     };

@@ -340,6 +340,31 @@ fn a_party_whose_members_differ_on_a_string_fails_and_its_set_is_the_intersectio
     assert!(cycle(&config, &pool, 1.0).matches.is_empty());
 }
 
+/// A party's `mean` of finite values is finite, however large: two
+/// members at 1.7e308 (whose sum overflows) stand at 1.7e308 and match
+/// solos there.
+#[test]
+fn a_partys_mean_of_huge_values_does_not_overflow() {
+    let mut config = with_parties(fifo_mode(&[2, 2]), 2, true);
+    let block: GameModeConfig = serde_json::from_value(json!({
+        "name": "x", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "fifo"},
+        "attributes": {"x": {"type": "number"}},
+        "rules": [{"name": "near", "type": "distance", "attribute": "x", "max": 1}]
+    }))
+    .unwrap();
+    config.attributes = block.attributes;
+    config.rules = block.rules;
+    let mut pool = party("p", 2, 1500.0, 0.0);
+    for member in &mut pool {
+        member.attributes = serde_json::from_value(json!({"x": 1.7e308})).unwrap();
+    }
+    pool.push(player("c", 1500.0, 0.0, json!({"x": 1.7e308})));
+    pool.push(player("d", 1500.0, 0.0, json!({"x": 1.7e308})));
+    let out = cycle(&config, &pool, 1.0);
+    assert_eq!(out.matches.len(), 1, "{:?}", out.waiting);
+}
+
 #[test]
 fn a_partys_block_list_is_every_members_and_blocks_each_member() {
     let config = with_parties(ruled(&[2, 2]), 2, true);

@@ -249,7 +249,7 @@ fn team(
         })
         .collect();
     let mmrs: Vec<f64> = players.iter().filter_map(|p| p.mmr).collect();
-    let mean_mmr = (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64);
+    let mean_mmr = crate::mean::mean(&mmrs);
     ProposedTeam {
         index,
         players,

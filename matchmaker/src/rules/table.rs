@@ -410,7 +410,7 @@ fn party_scalar<'a>(
             .collect();
         if let (Declaration::Number { party, .. }, false) = (declaration, numbers.is_empty()) {
             let v = match party {
-                NumberParty::Mean => numbers.iter().sum::<f64>() / numbers.len() as f64,
+                NumberParty::Mean => crate::mean::mean(&numbers).unwrap_or(f64::NAN),
                 NumberParty::Min => numbers.iter().copied().fold(f64::INFINITY, f64::min),
                 NumberParty::Max => numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             };

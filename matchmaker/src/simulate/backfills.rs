@@ -138,7 +138,7 @@ impl Backfiller {
             .iter()
             .flat_map(|t| t.players.iter().filter_map(|p| p.mmr))
             .collect();
-        let mean = (!all.is_empty()).then(|| all.iter().sum::<f64>() / all.len() as f64);
+        let mean = crate::mean::mean(&all);
         for team in &m.teams {
             let mut players = Vec::new();
             for p in &team.players {
@@ -332,5 +332,5 @@ impl Backfiller {
 
 fn roster_mean(roster: &[Vec<(String, Option<f64>)>]) -> Option<f64> {
     let mmrs: Vec<f64> = roster.iter().flatten().filter_map(|(_, m)| *m).collect();
-    (!mmrs.is_empty()).then(|| mmrs.iter().sum::<f64>() / mmrs.len() as f64)
+    crate::mean::mean(&mmrs)
 }
