@@ -422,6 +422,12 @@ fn a_config_change_fails_searches_it_no_longer_allows() {
     let pool = vec![player("c", 1500.0, 0.0, attrs("1.4", &["nuke"], 50.0))];
     let out = cycle(&config, &pool, 1.0);
     assert_eq!(out.failed[0].code, Code::AttributeNotAllowed);
+    // The message names the attribute (a mode declares several).
+    assert!(
+        out.failed[0].message.contains("attribute maps"),
+        "{}",
+        out.failed[0].message
+    );
 }
 
 #[test]

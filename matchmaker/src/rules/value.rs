@@ -210,7 +210,7 @@ pub fn recheck_declared_row<'a>(
                         e.field,
                         Code::AttributeNotAllowed,
                         format!(
-                            "the game mode's declarations no longer allow it: {}",
+                            "the game mode's declarations no longer allow attribute {name}: {}",
                             e.message
                         ),
                     ));
