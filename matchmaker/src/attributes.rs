@@ -16,7 +16,7 @@ use crate::codes::Code;
 use crate::config::{Algorithm, GameModeConfig};
 use crate::latency::{parse_latencies, Latencies};
 use crate::raw_json::RawJson;
-use crate::rules::value::{parse_declared, DeclaredValues};
+use crate::rules::value::{parse_declared_partly, DeclaredValues};
 use crate::validation::{within, FieldError, MAX_ABS_MMR};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -94,18 +94,21 @@ impl Attributes {
     pub fn parse(raw: RawAttributes, config: &GameModeConfig) -> Result<Self, Vec<FieldError>> {
         let mut errors = Vec::new();
         // Unknown keys first: a typo such as `MMR` is the first thing said.
-        let declared = match parse_declared(raw.declared, config.attributes.as_ref()) {
-            Ok(d) => d,
-            Err(e) => {
-                errors.extend(e);
-                DeclaredValues::new()
+        // The values that parsed go on to the checks over several values,
+        // so that a ticket hears of every failure at once.
+        let (declared, failed) = parse_declared_partly(raw.declared, config.attributes.as_ref());
+        errors.extend(failed);
+        // A value that failed its own parse is not judged again (its
+        // default would stand in for it here).
+        for check in [
+            crate::roles::check_ticket_roles(config, &declared),
+            crate::rules::reachable::check_reachable(config, &declared),
+        ] {
+            if let Err(e) = check {
+                if !errors.iter().any(|seen| seen.field == e.field) {
+                    errors.push(e);
+                }
             }
-        };
-        if let Err(e) = crate::roles::check_ticket_roles(config, &declared) {
-            errors.push(e);
-        }
-        if let Err(e) = crate::rules::reachable::check_reachable(config, &declared) {
-            errors.push(e);
         }
         if let Err(e) = check_mmr(config, raw.mmr) {
             errors.push(e);

@@ -134,6 +134,27 @@ fn a_set_too_small_for_its_intersect_rule_is_refused() {
         [("attributes.maps".to_owned(), Code::ValidationError)]
     );
     parse(&config, json!(["dust"])).unwrap();
+    // Listed with the ticket's other failures, not instead of them.
+    let raw: RawAttributes =
+        serde_json::from_value(json!({"mmr": 1500, "maps": [], "level": 37})).unwrap();
+    let mut fields: Vec<(String, Code)> = Attributes::parse(raw, &config)
+        .unwrap_err()
+        .into_iter()
+        .map(|e| (e.field, e.code))
+        .collect();
+    fields.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        fields,
+        [
+            ("attributes.build".to_owned(), Code::AttributeRequired),
+            ("attributes.maps".to_owned(), Code::ValidationError)
+        ]
+    );
+    // A value refused on its own is not judged again by its rule.
+    let raw: RawAttributes =
+        serde_json::from_value(json!({"mmr": 1500, "build": "1", "maps": ["mirage"], "level": 37}))
+            .unwrap();
+    assert_eq!(Attributes::parse(raw, &config).unwrap_err().len(), 1);
     // `minOverlap` 2 relaxed to 1 after 30 s: one map is enough, at last.
     let mut relaxing = config.clone();
     relaxing.rules[2] = serde_json::from_value(json!({

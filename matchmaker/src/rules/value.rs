@@ -119,6 +119,22 @@ pub fn parse_declared(
     extra: BTreeMap<String, serde_json::Value>,
     declarations: Option<&Declarations>,
 ) -> Result<DeclaredValues, Vec<FieldError>> {
+    let (values, errors) = parse_declared_partly(extra, declarations);
+    if errors.is_empty() {
+        Ok(values)
+    } else {
+        Err(errors)
+    }
+}
+
+/// [`parse_declared`]'s values that parsed and every failure beside them,
+/// so that the checks over several values (a rule's reach, roles) still
+/// list their own failures with the rest (docs/rules.md: every failure of
+/// a ticket at once).
+pub fn parse_declared_partly(
+    extra: BTreeMap<String, serde_json::Value>,
+    declarations: Option<&Declarations>,
+) -> (DeclaredValues, Vec<FieldError>) {
     let empty = Declarations::new();
     let declarations = declarations.unwrap_or(&empty);
     let mut errors = Vec::new();
@@ -142,11 +158,7 @@ pub fn parse_declared(
             errors.push(required(name));
         }
     }
-    if errors.is_empty() {
-        Ok(values)
-    } else {
-        Err(errors)
-    }
+    (values, errors)
 }
 
 fn unknown(field: String, declarations: &Declarations) -> FieldError {
