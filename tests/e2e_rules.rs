@@ -30,7 +30,8 @@ fn mode() -> Value {
         {"name": "same-build", "type": "equal", "attribute": "build"},
         {"name": "map", "type": "intersect", "attribute": "maps"},
         {"name": "no-blocked", "type": "avoid", "attribute": "blocked"}
-    ]})
+    ],
+    "backfill": {"enabled": true}})
 }
 
 fn set(v: &Value) -> BTreeSet<String> {
@@ -210,5 +211,41 @@ async fn matches_keep_builds_apart_and_carry_the_shared_maps_in_verified_webhook
             .await;
         assert_eq!(status, 200, "{stored}");
         assert_eq!(stored["attributes"], body["attributes"], "{stored}");
+    }
+
+    // A backfill's values are checked as a ticket's: a map list no `map`
+    // rule could ever share, or a block list of numbers, is refused
+    // naming the field, never opened to wait forever.
+    let id = ids.first().unwrap();
+    let url = format!("/v1/projects/{}/matches/{id}/backfill", d.project);
+    let hook = &d.receiver.of_match(id)[0].body;
+    let roster: Vec<Value> = hook["teams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let players: Vec<Value> = t["players"].as_array().unwrap()[..1]
+                .iter()
+                .map(|p| json!({"playerId": p["playerId"]}))
+                .collect();
+            json!({"index": i, "players": players})
+        })
+        .collect();
+    for (attributes, field) in [
+        (json!({"maps": []}), "attributes.maps"),
+        (json!({"maps": ["dust", "mirage"]}), "attributes.maps[1]"),
+    ] {
+        let (status, body) = d
+            .api
+            .call(
+                reqwest::Method::POST,
+                &url,
+                &d.bearer,
+                Some(json!({"attributes": attributes, "teams": roster})),
+            )
+            .await;
+        assert_eq!(status, 422, "{attributes}: {body}");
+        assert_eq!(body["errors"][0]["field"], field, "{body}");
     }
 }

@@ -9,6 +9,7 @@ use matchplane_matchmaker::backfill::roster::{
     check_roster, check_roster_roles, Roster, RosterSeats,
 };
 use matchplane_matchmaker::roles::open::OpenRoles;
+use matchplane_matchmaker::rules::reachable::check_reachable_sent;
 use matchplane_matchmaker::rules::roster::check_values;
 use matchplane_matchmaker::rules::{DeclaredValues, RosterMember, RosterValues};
 use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig};
@@ -89,11 +90,22 @@ pub(super) fn match_players(row: &match_::Model) -> Vec<(String, Option<f64>, Op
 /// rules.
 pub(super) fn roster_values(ctx: &Context, roster: &Roster) -> Result<RosterValues, ApiError> {
     let declarations = ctx.config.attributes.as_ref();
-    let mut errors = check_values(&roster.attributes, declarations, "attributes");
+    // As a ticket's: typed and within bounds, and no set too small for
+    // its `intersect` rule ever to be filled.
+    let check = |values: &DeclaredValues, field: &str| {
+        let mut errors = check_values(values, declarations, field);
+        if errors.is_empty() {
+            errors = check_reachable_sent(&ctx.config, values, field);
+        }
+        errors
+    };
+    let mut errors = check(&roster.attributes, "attributes");
     for (t, team) in roster.teams.iter().enumerate() {
         for (i, p) in team.players.iter().enumerate() {
-            let field = format!("teams[{t}].players[{i}].attributes");
-            errors.extend(check_values(&p.attributes, declarations, &field));
+            errors.extend(check(
+                &p.attributes,
+                &format!("teams[{t}].players[{i}].attributes"),
+            ));
         }
     }
     if !errors.is_empty() {
