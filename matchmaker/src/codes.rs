@@ -141,7 +141,7 @@ pub enum Code {
     AttributeRequired,
     /// A live search whose attribute value the changed declarations no longer allow (docs/rules.md).
     AttributeNotAllowed,
-    /// A party whose members sent different values of a `string` attribute (docs/rules.md).
+    /// A party whose members sent different values of a `string` attribute, or share too few values for an `intersect` rule (docs/rules.md).
     PartyAttributesDiffer,
     /// Waiting: a rule over the studio's attributes turned away the candidates that would complete a match (docs/rules.md).
     RuleNotMet,

@@ -339,6 +339,15 @@ fn a_party_whose_members_differ_on_a_string_fails_and_its_set_is_the_intersectio
         .iter()
         .all(|f| f.code == Code::PartyAttributesDiffer));
 
+    // Members who share no map could never be matched: failed likewise.
+    members[1].attributes = serde_json::from_value(attrs("1.4", &["nuke"], 10.0)).unwrap();
+    let out = cycle(&config, &members, 1.0);
+    assert_eq!(out.failed.len(), 2, "{:?}", out.waiting);
+    assert!(out
+        .failed
+        .iter()
+        .all(|f| f.code == Code::PartyAttributesDiffer && f.message.contains("attribute maps")));
+
     // Same build: the party's maps are what both chose, its level the max.
     members[1].attributes = serde_json::from_value(attrs("1.4", &["dust", "nuke"], 60.0)).unwrap();
     members[0].attributes = serde_json::from_value(attrs("1.4", &["nuke"], 10.0)).unwrap();

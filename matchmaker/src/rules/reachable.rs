@@ -68,7 +68,7 @@ pub fn check_reachable_sent(
 
 /// Each `intersect` rule's attribute, the lowest `minOverlap` it relaxes
 /// to, and its name.
-fn intersect_floors(config: &GameModeConfig) -> impl Iterator<Item = (&str, u32, &str)> {
+pub(crate) fn intersect_floors(config: &GameModeConfig) -> impl Iterator<Item = (&str, u32, &str)> {
     config.rules.iter().filter_map(|rule| match rule {
         Rule::Intersect {
             name,

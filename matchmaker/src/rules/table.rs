@@ -431,7 +431,7 @@ pub(super) fn party_scalar_of_one(v: Option<&AttributeValue>) -> Cow<'_, Attribu
     }
 }
 
-pub(super) fn set_bits(names: &[String], v: Option<&AttributeValue>) -> u64 {
+pub(crate) fn set_bits(names: &[String], v: Option<&AttributeValue>) -> u64 {
     let Some(AttributeValue::Set(items)) = v else {
         return 0;
     };
