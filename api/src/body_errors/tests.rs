@@ -328,3 +328,31 @@ fn a_tag_names_its_variant_by_name_never_by_number() {
     );
     assert!(ok.is_ok(), "{ok:?}");
 }
+
+#[test]
+fn a_set_entry_of_the_wrong_type_is_named_at_its_index() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Request {
+        attributes: matchplane_matchmaker::rules::DeclaredValues,
+    }
+    let found =
+        deserialize_all::<Request>(json!({"attributes": {"blocked": ["a", 1]}})).unwrap_err();
+    assert_eq!(found[0].field, "attributes.blocked[1]", "{found:?}");
+    assert_eq!(found[0].message, "expected a string, got the number 1");
+    let found = deserialize_all::<Request>(json!({"attributes": {"level": true}})).unwrap_err();
+    assert_eq!(found[0].field, "attributes.level", "{found:?}");
+    let ok = deserialize_all::<Request>(
+        json!({"attributes": {"level": 3, "build": "1.4", "maps": ["dust"]}}),
+    )
+    .unwrap();
+    use matchplane_matchmaker::rules::AttributeValue;
+    assert_eq!(
+        ok.attributes.get("level"),
+        Some(&AttributeValue::Number(3.0))
+    );
+    assert_eq!(
+        ok.attributes.get("maps"),
+        Some(&AttributeValue::Set(vec!["dust".into()]))
+    );
+}

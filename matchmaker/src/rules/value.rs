@@ -20,7 +20,7 @@ pub const MAX_PLAYER_SET: usize = 100;
 /// One declared attribute's value on a ticket: a number, a text, or a
 /// list of texts (`stringSet` values, `playerSet` player ids). Serialised
 /// as the plain JSON value the ticket sent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum AttributeValue {
@@ -30,6 +30,51 @@ pub enum AttributeValue {
     Text(String),
     /// A `stringSet` or `playerSet`.
     Set(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for AttributeValue {
+    /// By the JSON value's own type, in one pass: a set's entry that is
+    /// not a string is refused at its index (`blocked[0]`), where trying
+    /// each variant in turn could only say the whole value did not fit;
+    /// and the worker, which reads every waiting search's values at each
+    /// cycle, does not buffer each value first.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Value;
+        impl<'de> serde::de::Visitor<'de> for Value {
+            type Value = AttributeValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number, a string or a list of strings")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Number(v))
+            }
+            #[allow(clippy::cast_precision_loss)] // JSON numbers are doubles.
+            fn visit_i64<E>(self, v: i64) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Number(v as f64))
+            }
+            #[allow(clippy::cast_precision_loss)] // JSON numbers are doubles.
+            fn visit_u64<E>(self, v: u64) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Number(v as f64))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Text(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<AttributeValue, E> {
+                Ok(AttributeValue::Text(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<AttributeValue, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+                while let Some(item) = seq.next_element::<String>()? {
+                    items.push(item);
+                }
+                Ok(AttributeValue::Set(items))
+            }
+        }
+        d.deserialize_any(Value)
+    }
 }
 
 /// The declared attributes of one ticket, by name (only those it sent;
