@@ -16,7 +16,7 @@ use crate::codes::Code;
 use crate::config::{Algorithm, GameModeConfig};
 use crate::latency::{parse_latencies, Latencies};
 use crate::raw_json::RawJson;
-use crate::rules::value::{parse_declared_partly, DeclaredValues};
+use crate::rules::value::{parse_declared, DeclaredValues};
 use crate::validation::{within, FieldError, MAX_ABS_MMR};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -96,7 +96,7 @@ impl Attributes {
         // Unknown keys first: a typo such as `MMR` is the first thing said.
         // The values that parsed go on to the checks over several values,
         // so that a ticket hears of every failure at once.
-        let (declared, failed) = parse_declared_partly(raw.declared, config.attributes.as_ref());
+        let (declared, failed) = parse_declared(raw.declared, config.attributes.as_ref());
         errors.extend(failed);
         // A value that failed its own parse is not judged again (its
         // default would stand in for it here).

@@ -151,90 +151,32 @@ pub fn recheck_reading<'v>(
 }
 
 /// `PARTY_ATTRIBUTES_DIFFER` for each party whose searching members sent
-/// different values of a declared `string` attribute, or whose members
-/// share fewer values of an `intersect` rule's set (`party`
-/// `intersection`) than the rule's lowest `minOverlap`: either way the
-/// party could never be matched.
+/// different values of a declared `string` attribute, or share too few
+/// values for an `intersect` rule ([`party_sets_too_small`]): either way
+/// the party could never be matched.
 fn party_values_differ<'a>(
     config: &'a GameModeConfig,
     pool: &'a [Search],
 ) -> FxHashMap<&'a str, (Code, String)> {
-    use crate::rules::declare::SetParty;
-    use crate::rules::Declaration;
     let mut out = FxHashMap::default();
     let Some(declarations) = &config.attributes else {
         return out;
     };
-    let strings: Vec<(&String, &Declaration)> = declarations
+    party_sets_too_small(config, declarations, pool, &mut out);
+    let strings: Vec<(&String, &crate::rules::Declaration)> = declarations
         .iter()
-        .filter(|(_, d)| matches!(d, Declaration::String { .. }))
+        .filter(|(_, d)| matches!(d, crate::rules::Declaration::String { .. }))
         .collect();
-    // Each `intersect` rule over a set its party intersects: the
-    // declaration, the lowest `minOverlap`, the rule's name.
-    let floors: Vec<(&str, &Declaration, u32, &str)> =
-        crate::rules::reachable::intersect_floors(config)
-            .filter_map(|(attribute, lowest, rule)| {
-                let d = declarations.get(attribute)?;
-                matches!(
-                    d,
-                    Declaration::StringSet {
-                        party: SetParty::Intersection,
-                        ..
-                    }
-                )
-                .then_some((attribute, d, lowest, rule))
-            })
-            .collect();
-    if strings.is_empty() && floors.is_empty() {
+    if strings.is_empty() {
         return out;
     }
     let mut first: FxHashMap<&str, usize> = FxHashMap::default();
-    // Per party, each floor's values every member so far shares (bits of
-    // the declared values).
-    let mut shared: FxHashMap<&str, Vec<u64>> = FxHashMap::default();
     for (i, search) in pool.iter().enumerate() {
         let Some(party) = search.party.as_ref().filter(|p| p.members.len() > 1) else {
             continue;
         };
         let j = *first.entry(party.id.as_str()).or_insert(i);
-        if out.contains_key(party.id.as_str()) {
-            continue;
-        }
-        if !floors.is_empty() {
-            let bits = shared
-                .entry(party.id.as_str())
-                .or_insert_with(|| vec![u64::MAX; floors.len()]);
-            for (k, (attribute, declaration, lowest, rule)) in floors.iter().enumerate() {
-                // A member without a value fails on its own
-                // (`ATTRIBUTE_REQUIRED`).
-                let Some(own) =
-                    crate::rules::value::effective(declaration, search.attributes.get(*attribute))
-                else {
-                    continue;
-                };
-                let names = declaration.values().unwrap_or_default();
-                bits[k] &= crate::rules::table::set_bits(names, Some(&own));
-                let count = bits[k].count_ones();
-                if count < *lowest {
-                    out.insert(
-                        party.id.as_str(),
-                        (
-                            Code::PartyAttributesDiffer,
-                            format!(
-                                "party {}'s members share {count} value(s) of attribute {attribute}, \
-                                 but rule {rule} needs at least {lowest}: its members must share them",
-                                party.id
-                            ),
-                        ),
-                    );
-                    break;
-                }
-            }
-            if out.contains_key(party.id.as_str()) {
-                continue;
-            }
-        }
-        if j == i {
+        if j == i || out.contains_key(party.id.as_str()) {
             continue;
         }
         for (name, declaration) in &strings {
@@ -256,4 +198,69 @@ fn party_values_differ<'a>(
         }
     }
     out
+}
+
+/// Adds to `out` each party whose searching members share fewer values of
+/// an `intersect` rule's set (`party` `intersection`) than the lowest
+/// `minOverlap` the rule relaxes to (docs/rules.md#parties).
+fn party_sets_too_small<'a>(
+    config: &'a GameModeConfig,
+    declarations: &'a crate::rules::Declarations,
+    pool: &'a [Search],
+    out: &mut FxHashMap<&'a str, (Code, String)>,
+) {
+    use crate::rules::declare::SetParty;
+    use crate::rules::Declaration;
+    // Each such rule: its attribute, declaration, lowest `minOverlap` and name.
+    let floors: Vec<(&str, &Declaration, u32, &str)> =
+        crate::rules::reachable::intersect_floors(config)
+            .filter_map(|(attribute, lowest, rule)| {
+                let d = declarations.get(attribute)?;
+                matches!(
+                    d,
+                    Declaration::StringSet {
+                        party: SetParty::Intersection,
+                        ..
+                    }
+                )
+                .then_some((attribute, d, lowest, rule))
+            })
+            .collect();
+    if floors.is_empty() {
+        return;
+    }
+    // Per party, each rule's values every member so far shares (bits of
+    // the declared values).
+    let mut shared: FxHashMap<&str, Vec<u64>> = FxHashMap::default();
+    for search in pool {
+        let Some(party) = search.party.as_ref().filter(|p| p.members.len() > 1) else {
+            continue;
+        };
+        if out.contains_key(party.id.as_str()) {
+            continue;
+        }
+        let bits = shared
+            .entry(party.id.as_str())
+            .or_insert_with(|| vec![u64::MAX; floors.len()]);
+        for ((attribute, declaration, lowest, rule), bits) in floors.iter().zip(bits) {
+            // A member without a value fails on its own (`ATTRIBUTE_REQUIRED`).
+            let Some(own) =
+                crate::rules::value::effective(declaration, search.attributes.get(*attribute))
+            else {
+                continue;
+            };
+            let names = declaration.values().unwrap_or_default();
+            *bits &= crate::rules::table::set_bits(names, Some(&own));
+            let count = bits.count_ones();
+            if count < *lowest {
+                let message = format!(
+                    "party {}'s members share {count} value(s) of attribute {attribute}, \
+                     but rule {rule} needs at least {lowest}: its members must share them",
+                    party.id
+                );
+                out.insert(party.id.as_str(), (Code::PartyAttributesDiffer, message));
+                break;
+            }
+        }
+    }
 }

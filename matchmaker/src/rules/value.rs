@@ -152,31 +152,18 @@ impl<'de> Deserialize<'de> for DeclaredValues {
 }
 
 /// Parses the declared attributes of a ticket: `extra` holds every key of
-/// its `attributes` other than `mmr`, `latencies` and `data`.
+/// its `attributes` other than `mmr`, `latencies` and `data`. Returns the
+/// values that parsed and every failure beside them, so that the checks
+/// over several values (a rule's reach, roles) still list their own
+/// failures with the rest (docs/rules.md: every failure of a ticket at
+/// once); the ticket is valid only when the failures are empty.
 ///
-/// # Errors
-/// Every failure at once: an undeclared key (`VALIDATION_ERROR`, "unknown
-/// field"), a value of the wrong type, out of `min`/`max` or not in
-/// `values` (`VALIDATION_ERROR` on `attributes.<name>`, with `[i]` for a
-/// set entry), a declared attribute without `default` left out
+/// The failures: an undeclared key (`VALIDATION_ERROR`, "unknown field"),
+/// a value of the wrong type, out of `min`/`max` or not in `values`
+/// (`VALIDATION_ERROR` on `attributes.<name>`, with `[i]` for a set
+/// entry), a declared attribute without `default` left out
 /// (`ATTRIBUTE_REQUIRED`).
 pub fn parse_declared(
-    extra: BTreeMap<String, serde_json::Value>,
-    declarations: Option<&Declarations>,
-) -> Result<DeclaredValues, Vec<FieldError>> {
-    let (values, errors) = parse_declared_partly(extra, declarations);
-    if errors.is_empty() {
-        Ok(values)
-    } else {
-        Err(errors)
-    }
-}
-
-/// [`parse_declared`]'s values that parsed and every failure beside them,
-/// so that the checks over several values (a rule's reach, roles) still
-/// list their own failures with the rest (docs/rules.md: every failure of
-/// a ticket at once).
-pub fn parse_declared_partly(
     extra: BTreeMap<String, serde_json::Value>,
     declarations: Option<&Declarations>,
 ) -> (DeclaredValues, Vec<FieldError>) {
