@@ -46,10 +46,6 @@ struct Issue {
     /// A number with a zero fraction refused (read from a buffered copy,
     /// where the deserializer could not take it as an integer itself).
     whole_float: bool,
-    /// An enumeration's name refused.
-    unknown_variant: bool,
-    /// The value refused, for a wrong type or value.
-    got: Option<shape::Got>,
     repair: Repair,
 }
 
@@ -105,11 +101,7 @@ fn ending_at(mut steps: Vec<Step>, name: &str) -> Vec<Step> {
 
 /// Reads `value` as `T`, every error a typed [`Shape`] at its path.
 fn read<T: DeserializeOwned>(value: &Value) -> Result<T, Issue> {
-    serde_path_to_error::deserialize(value_de::Typed(value)).map_err(|err| {
-        let mut found = issue(err);
-        member_of_tagged_object(value, &mut found);
-        found
-    })
+    serde_path_to_error::deserialize(value_de::Typed(value)).map_err(issue)
 }
 
 fn issue(err: serde_path_to_error::Error<Shape>) -> Issue {
@@ -131,11 +123,6 @@ fn issue(err: serde_path_to_error::Error<Shape>) -> Issue {
                 got.is_whole_float()
             }
             _ => false,
-        },
-        unknown_variant: matches!(shape, Shape::UnknownVariant { .. }),
-        got: match shape {
-            Shape::InvalidType { got, .. } | Shape::InvalidValue { got, .. } => Some(got),
-            _ => None,
         },
         repair,
     }
@@ -211,85 +198,6 @@ pub fn key_path(path: &serde_path_to_error::Path, key: &str) -> String {
     render(&ending_at(steps_of(path), key))
 }
 
-/// The value at `steps` in `value`, if there is one.
-fn value_at<'v>(value: &'v Value, steps: &[Step]) -> Option<&'v Value> {
-    steps.iter().try_fold(value, |v, step| match step {
-        Step::Key(key) => v.get(key.as_str()),
-        Step::Index(i) => v.get(*i),
-    })
-}
-
-/// serde reads an internally tagged object (a game mode's `algorithm`, a
-/// declared attribute) from a buffered copy that keeps no path, so a wrong
-/// type or value inside it is reported at the object. Name the member
-/// instead when exactly one value in the object is what was refused
-/// (`attributes.roles.values`, not `attributes.roles`); when several are,
-/// the object stays named.
-fn member_of_tagged_object(value: &Value, issue: &mut Issue) {
-    let Some(got) = &issue.got else {
-        return;
-    };
-    let Some(Value::Object(object)) = value_at(value, &issue.steps) else {
-        return;
-    };
-    if !object.contains_key("type") {
-        return;
-    }
-    let mut matches = Vec::new();
-    for (key, member) in object.iter().filter(|(key, _)| key.as_str() != "type") {
-        refused_within(member, got, &mut vec![Step::Key(key.clone())], &mut matches);
-    }
-    if let [only] = matches.as_slice() {
-        issue.steps.extend(only.iter().cloned());
-        issue.field = render(&issue.steps);
-    }
-}
-
-/// Pushes onto `matches` the path (from `at`) of every value within
-/// `value`, itself included, that is `got`; stops past two.
-fn refused_within(
-    value: &Value,
-    got: &shape::Got,
-    at: &mut Vec<Step>,
-    matches: &mut Vec<Vec<Step>>,
-) {
-    if matches.len() > 1 {
-        return;
-    }
-    if shape::Got::of(value) == *got {
-        matches.push(at.clone());
-    }
-    match value {
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                at.push(Step::Index(i));
-                refused_within(item, got, at, matches);
-                at.pop();
-            }
-        }
-        Value::Object(members) => {
-            for (key, member) in members {
-                at.push(Step::Key(key.clone()));
-                refused_within(member, got, at, matches);
-                at.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-/// serde reports a wrong `type` of an internally tagged object (a game
-/// mode's `algorithm`) at the object; name the `type` member itself.
-fn tag_of_tagged_enum(value: &Value, issue: &mut Issue) {
-    if !issue.unknown_variant {
-        return;
-    }
-    if value_at(value, &issue.steps).is_some_and(|v| v.get("type").is_some()) {
-        issue.steps.push(Step::Key("type".into()));
-        issue.field = render(&issue.steps);
-    }
-}
-
 /// Deserializes `value` as `T`, or lists every shape error serde lets us
 /// find (see the module docs), in the order found.
 ///
@@ -303,7 +211,6 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
     };
     let mut found: Vec<FieldError> = Vec::new();
     loop {
-        tag_of_tagged_enum(&value, &mut next);
         if let Some(whole) = next
             .whole_float
             .then(|| whole_number_at(&value, &next.steps))
@@ -362,8 +269,8 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
                     let outcome = read::<T>(&tried).err();
                     // The stand-in fits when the next error is elsewhere:
                     // neither inside the field nor at a field holding it
-                    // (serde names a value it read from its buffered copy
-                    // of an internally tagged object by that object alone).
+                    // (serde names a value it read from a buffered copy,
+                    // as of an untagged enum, by the field holding it).
                     if outcome.as_ref().is_none_or(|later| {
                         !is_within(&later.field, &next.field)
                             && (later.field == "$" || !is_within(&next.field, &later.field))

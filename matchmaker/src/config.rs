@@ -4,6 +4,7 @@
 //! checks them against a [`crate::Tier`].
 
 pub use crate::shape::{FlexibleShape, MatchShape, TeamSize};
+use crate::tagged::tagged_enum;
 use serde::{Deserialize, Serialize};
 
 /// A game mode as a studio writes it (docs/game-modes.md). Server-set fields
@@ -150,11 +151,12 @@ fn default_ticket_ttl() -> u32 {
     600
 }
 
+tagged_enum! {
 /// The grouping algorithm, tagged by `type` (docs/game-modes.md).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Algorithm {
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum Algorithm via AlgorithmTwin {
     /// Skill-based: a widening MMR window (docs/game-modes.md#the-mmr-window).
     #[serde(rename_all = "camelCase")]
     Mmr {
@@ -191,6 +193,7 @@ pub enum Algorithm {
     // A struct variant without fields, so that other fields (`minMmr` on a
     // `fifo`) are refused: a unit variant of a tagged enum ignores them.
     Fifo {},
+}
 }
 
 /// How a full group is split into teams (docs/game-modes.md#teamassignment).

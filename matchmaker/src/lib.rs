@@ -47,6 +47,7 @@ pub mod raw_json;
 pub mod recording;
 pub mod search;
 pub mod shape;
+mod tagged;
 pub mod thin_validation;
 pub mod tier;
 pub mod timestamp;

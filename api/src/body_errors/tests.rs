@@ -233,99 +233,108 @@ fn a_whole_number_with_a_zero_fraction_is_an_integer() {
     assert_eq!(found[0].0, "count", "{found:?}");
 }
 
-/// A body with an internally tagged member, each variant with its own
-/// required number.
+/// A game mode's tagged objects (`algorithm`, each declared attribute,
+/// each rule) as the API reads them.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[allow(dead_code)]
-struct WithAlgorithm {
+struct Mode {
+    #[serde(default)]
     name: String,
-    algorithm: Algorithm,
+    algorithm: Option<matchplane_matchmaker::Algorithm>,
+    #[serde(default)]
+    attributes: matchplane_matchmaker::rules::Declarations,
+    #[serde(default)]
+    rules: Vec<matchplane_matchmaker::rules::Rule>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
-#[allow(dead_code)]
-enum Algorithm {
-    #[serde(rename_all = "camelCase")]
-    Ping { max_delta: f64 },
-    #[serde(rename_all = "camelCase")]
-    Mmr { min_mmr: f64, max_mmr: f64 },
-}
-
-#[test]
-fn a_missing_field_inside_a_tagged_object_is_named_once_and_nothing_is_invented() {
-    let found =
-        deserialize_all::<WithAlgorithm>(json!({"name": "x", "algorithm": {"type": "ping"}}))
-            .unwrap_err();
-    let found: Vec<(String, String)> = found.into_iter().map(|e| (e.field, e.message)).collect();
-    assert_eq!(
-        found,
-        [(
-            "algorithm.maxDelta".to_owned(),
-            "this field is required".to_owned()
-        )]
-    );
-}
-
-/// A body holding an internally tagged object, as a game mode holds its
-/// `algorithm` and its declared attributes.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct HoldsTagged {
-    tagged: std::collections::BTreeMap<String, Tagged>,
+fn mode_errors(body: Value) -> Vec<(String, String)> {
+    deserialize_all::<Mode>(body)
+        .unwrap_err()
+        .into_iter()
+        .map(|e| (e.field, e.message))
+        .collect()
 }
 
 #[test]
-fn a_wrong_value_inside_a_tagged_object_is_named_at_its_member() {
-    let good = json!({"type": "kind", "count": 1, "level": -1, "ratio": 0.5,
-                      "name": "x", "on": true, "list": [1], "inner": {}});
-    for (member, wrong, field) in [
-        ("list", json!("tank"), "tagged.roles.list"),
-        ("name", json!(5), "tagged.roles.name"),
-        ("list", json!([1, "y"]), "tagged.roles.list[1]"),
-        ("inner", json!({"mmr": "high"}), "tagged.roles.inner.mmr"),
+fn an_error_inside_a_tagged_object_is_named_at_its_own_path() {
+    for (body, field, message) in [
+        (
+            json!({"algorithm": {"type": "ping"}}),
+            "algorithm.maxDelta",
+            "this field is required",
+        ),
+        (
+            json!({"rules": [{"type": "equal", "name": "b", "attribute": "build",
+                              "relax": [{"afterSeconds": 30}]}]}),
+            "rules[0].relax[0].off",
+            "this field is required",
+        ),
+        (
+            json!({"attributes": {"level": {"type": "number", "party": "median"}}}),
+            "attributes.level.party",
+            "unknown variant `median`, expected one of `mean`, `min`, `max`",
+        ),
+        (
+            json!({"attributes": {"s": {"type": "stringSet", "default": "dust"}}}),
+            "attributes.s.default",
+            "expected an array, got the string \"dust\"",
+        ),
+        (
+            json!({"algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": [1],
+                                 "baseTolerance": 5, "expansionMultiplier": 2}}),
+            "algorithm.maxMmr",
+            "expected a number, got an array",
+        ),
+        (
+            json!({"rules": [{"name": "b", "attribute": "build"}]}),
+            "rules[0].type",
+            "this field is required",
+        ),
     ] {
-        let mut tagged = good.clone();
-        tagged[member] = wrong;
-        let (found, message) = first_error::<HoldsTagged>(json!({"tagged": {"roles": tagged}}));
-        assert_eq!(found, field, "{member}: {message}");
+        assert_eq!(
+            mode_errors(body.clone()),
+            [(field.to_owned(), message.to_owned())],
+            "{body}"
+        );
     }
-    // Two members hold the refused value: which one serde refused is not
-    // known, so the object is named.
-    let mut tagged = good;
-    tagged["name"] = json!(5);
-    tagged["ratio"] = json!(5);
-    tagged["count"] = json!(5);
-    tagged["on"] = json!(5);
-    let (found, _) = first_error::<HoldsTagged>(json!({"tagged": {"roles": tagged}}));
-    assert_eq!(found, "tagged.roles");
+}
+
+#[test]
+fn every_error_inside_a_tagged_object_is_listed() {
+    let found = mode_errors(
+        json!({"algorithm": {"type": "mmr", "minMmr": "low", "maxMmr": true,
+                                                  "baseTolerance": 5, "expansionMultiplier": 2,
+                                                  "window": 3}}),
+    );
+    let fields: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        fields,
+        ["algorithm.maxMmr", "algorithm.minMmr", "algorithm.window"],
+        "{found:?}"
+    );
 }
 
 #[test]
 fn a_tag_names_its_variant_by_name_never_by_number() {
     // serde's reading of a value would take `0` as the first variant.
-    for tag in [json!(0), json!(1), json!(1.0), json!(true)] {
-        let found = deserialize_all::<WithAlgorithm>(
-            json!({"name": "x", "algorithm": {"type": tag, "maxDelta": 5, "minMmr": 0, "maxMmr": 1}}),
-        )
-        .unwrap_err();
-        let fields: Vec<&str> = found.iter().map(|e| e.field.as_str()).collect();
-        assert!(
-            fields.iter().all(|f| f.starts_with("algorithm")),
-            "{tag}: {found:?}"
-        );
-        assert!(
-            found
-                .iter()
-                .any(|e| e.message.starts_with("expected one of the allowed values")),
-            "{tag}: {found:?}"
-        );
+    for tag in [json!(0), json!(1), json!(1.0), json!(true), json!("same")] {
+        let found =
+            mode_errors(json!({"rules": [{"type": tag, "name": "b", "attribute": "build"}]}));
+        assert_eq!(found.len(), 1, "{tag}: {found:?}");
+        assert_eq!(found[0].0, "rules[0].type", "{tag}");
+        let says = if tag.is_string() {
+            "unknown variant `same`, expected one of `equal`, `intersect`, `distance`, `avoid`"
+                .to_owned()
+        } else {
+            format!(
+                "expected one of the allowed values, got {}",
+                shape::Got::of(&tag)
+            )
+        };
+        assert_eq!(found[0].1, says, "{tag}");
     }
-    let ok = deserialize_all::<WithAlgorithm>(
-        json!({"name": "x", "algorithm": {"type": "ping", "maxDelta": 5}}),
-    );
+    let ok = deserialize_all::<Mode>(json!({"algorithm": {"type": "ping", "maxDelta": 5}}));
     assert!(ok.is_ok(), "{ok:?}");
 }
 

@@ -65,8 +65,17 @@ impl<'a> Typed<'a> {
         }
     }
 
+    /// An object's members, `type` first: an enum tagged by `type` reads
+    /// its variant's members with their paths only when the tag comes
+    /// first (matchmaker/src/tagged.rs), and the map's keys are sorted.
     fn object<V: Visitor<'a>>(map: &'a Map<String, Value>, visitor: V) -> Result<V::Value, Shape> {
-        let mut entries = MapDeserializer::new(map.iter().map(|(k, v)| (k.as_str(), Typed(v))));
+        let tag = map.get_key_value("type");
+        let rest = map.iter().filter(|(key, _)| key.as_str() != "type");
+        let mut entries = MapDeserializer::new(
+            tag.into_iter()
+                .chain(rest)
+                .map(|(k, v)| (k.as_str(), Typed(v))),
+        );
         let value = visitor.visit_map(&mut entries)?;
         entries.end()?;
         Ok(value)

@@ -1,7 +1,7 @@
 //! The words for what a type wanted when only its visitor's description
-//! says it: a value read from the buffered copy serde keeps of an
-//! internally tagged or flattened object (a game mode's `algorithm`), where
-//! the deserializer's own call is not seen. Primitive descriptions become
+//! says it: a value read from the buffered copy serde keeps of a
+//! flattened object or an untagged enum (a party's `mmr`), where the
+//! deserializer's own call is not seen. Primitive descriptions become
 //! the API's words; a type's own description is kept unless it names a
 //! Rust type. `serde_descriptions_are_the_ones_worded` keeps the list in
 //! step with serde, so an upgrade that rewords them fails a test instead of

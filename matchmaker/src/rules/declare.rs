@@ -1,6 +1,7 @@
 //! The `attributes` and `rules` blocks of a game mode (docs/rules.md) as
 //! the studio writes them. [`super::check`] validates them.
 
+use crate::tagged::tagged_enum;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -8,11 +9,12 @@ use std::collections::BTreeMap;
 /// `data`, by name (`^[a-z][a-zA-Z0-9_]{0,31}$`, at most 16).
 pub type Declarations = BTreeMap<String, Declaration>;
 
+tagged_enum! {
 /// One declared attribute, tagged by `type` (docs/rules.md, "Attributes").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
-pub enum Declaration {
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum Declaration via DeclarationTwin {
     /// A text of 1..=64 bytes, e.g. a client build. A party's members must
     /// all send the same value (`PARTY_ATTRIBUTES_DIFFER` otherwise).
     #[serde(rename_all = "camelCase")]
@@ -65,6 +67,7 @@ pub enum Declaration {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         default: Option<Vec<String>>,
     },
+}
 }
 
 impl Declaration {
@@ -128,12 +131,13 @@ pub enum SetParty {
     Union,
 }
 
+tagged_enum! {
 /// One rule over a declared attribute, tagged by `type` (docs/rules.md,
 /// "Rules"). Every rule holds between every two candidates of a match.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
-pub enum Rule {
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum Rule via RuleTwin {
     /// The same value (`string` or `number`).
     #[serde(rename_all = "camelCase")]
     Equal {
@@ -183,6 +187,7 @@ pub enum Rule {
         /// The declared attribute it reads.
         attribute: String,
     },
+}
 }
 
 fn one() -> u32 {
