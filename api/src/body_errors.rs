@@ -250,19 +250,27 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
             }
             Repair::StandIn => {
                 let mut chosen = None;
+                // Last, the member left out: an enumeration's unknown name
+                // (`"party": "median"`) takes no plain value, but a member
+                // with a default reads without it.
                 for stand_in in [
-                    json!(""),
-                    json!(0),
-                    json!(false),
-                    json!([]),
-                    json!({}),
-                    Value::Null,
+                    Some(json!("")),
+                    Some(json!(0)),
+                    Some(json!(false)),
+                    Some(json!([])),
+                    Some(json!({})),
+                    Some(Value::Null),
+                    None,
                 ] {
                     if attempts >= MAX_ATTEMPTS {
                         break;
                     }
                     let mut tried = value.clone();
-                    if !put(&mut tried, &next.steps, stand_in) {
+                    let repaired = match stand_in {
+                        Some(stand_in) => put(&mut tried, &next.steps, stand_in),
+                        None => remove(&mut tried, &next.steps),
+                    };
+                    if !repaired {
                         break;
                     }
                     attempts += 1;

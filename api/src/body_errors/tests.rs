@@ -301,6 +301,28 @@ fn an_error_inside_a_tagged_object_is_named_at_its_own_path() {
 }
 
 #[test]
+fn errors_after_an_unknown_name_are_listed_too() {
+    // No plain value stands in for `party`, so it is left out to go on.
+    let found = mode_errors(json!({
+        "name": 5,
+        "attributes": {"level": {"type": "number", "party": "median"},
+                       "s": {"type": "stringSet", "default": "dust"}},
+        "rules": [{"type": "equal", "name": "b", "attribute": "build",
+                   "relax": [{"afterSeconds": 30}]}]}));
+    let fields: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "attributes.level.party",
+            "attributes.s.default",
+            "name",
+            "rules[0].relax[0].off"
+        ],
+        "{found:?}"
+    );
+}
+
+#[test]
 fn every_error_inside_a_tagged_object_is_listed() {
     let found = mode_errors(
         json!({"algorithm": {"type": "mmr", "minMmr": "low", "maxMmr": true,
