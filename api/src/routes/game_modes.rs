@@ -98,7 +98,7 @@ pub(crate) fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> 
 ///
 /// # Errors
 /// The field errors, never empty.
-pub(crate) fn read_config(mut body: Value) -> Result<GameModeConfig, Vec<FieldError>> {
+pub(crate) fn read_config(body: Value) -> Result<GameModeConfig, Vec<FieldError>> {
     if !body.is_object() {
         return Err(vec![FieldError::new(
             "",
@@ -106,54 +106,7 @@ pub(crate) fn read_config(mut body: Value) -> Result<GameModeConfig, Vec<FieldEr
             "a game mode is a JSON object",
         )]);
     }
-    // Wrongly typed fields inside `algorithm` are named here, and given a
-    // stand-in number, so the rest of the body is still checked.
-    let named = algorithm_field_errors(&body);
-    if let Some(Value::Object(algorithm)) = body.get_mut("algorithm") {
-        for error in &named {
-            if let Some(field) = error.field.strip_prefix("algorithm.") {
-                algorithm.insert(field.to_owned(), Value::from(0));
-            }
-        }
-    }
-    match crate::body_errors::deserialize_all(body) {
-        Ok(config) if named.is_empty() => Ok(config),
-        Ok(_) => Err(named),
-        Err(mut errors) => {
-            errors.extend(named);
-            Err(errors)
-        }
-    }
-}
-
-/// serde reports a wrongly typed field inside the internally tagged
-/// `algorithm` at `algorithm` only; this names each such field itself.
-fn algorithm_field_errors(body: &Value) -> Vec<FieldError> {
-    let Some(algorithm) = body.get("algorithm").and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    let fields: &[&str] = match algorithm.get("type").and_then(Value::as_str) {
-        Some("mmr") => &[
-            "minMmr",
-            "maxMmr",
-            "baseTolerance",
-            "expansionMultiplier",
-            "maxTolerance",
-        ],
-        Some("ping") => &["maxDelta"],
-        _ => &[],
-    };
-    fields
-        .iter()
-        .filter(|f| algorithm.get(**f).is_some_and(|v| !v.is_number()))
-        .map(|field| {
-            FieldError::new(
-                format!("algorithm.{field}"),
-                Code::ValidationError,
-                "expected a number",
-            )
-        })
-        .collect()
+    crate::body_errors::deserialize_all(body)
 }
 
 pub(crate) async fn tier_of(state: &AppState, project_id: &str) -> Result<Tier, ApiError> {
