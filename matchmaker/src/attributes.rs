@@ -16,7 +16,8 @@ use crate::codes::Code;
 use crate::config::{Algorithm, GameModeConfig};
 use crate::latency::{parse_latencies, Latencies};
 use crate::raw_json::RawJson;
-use crate::rules::value::{parse_declared, DeclaredValues};
+use crate::rules::parse::parse_declared;
+use crate::rules::value::DeclaredValues;
 use crate::validation::{within, FieldError, MAX_ABS_MMR};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -155,7 +156,7 @@ impl Attributes {
     /// The failed rule as a [`FieldError`].
     pub fn check(&self, config: &GameModeConfig) -> Result<(), FieldError> {
         check_matching(config, self.mmr, self.latencies.as_ref())?;
-        crate::rules::value::recheck_declared(&self.declared, config.attributes.as_ref())?;
+        crate::rules::parse::recheck_declared(&self.declared, config.attributes.as_ref())?;
         crate::roles::check_ticket_roles(config, &self.declared)
     }
 }

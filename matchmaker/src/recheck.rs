@@ -7,8 +7,8 @@
 
 use crate::codes::Code;
 use crate::config::GameModeConfig;
+use crate::rules::parse::recheck_declared_row;
 use crate::rules::search_columns::{RuleSpecs, SearchValues};
-use crate::rules::value::recheck_declared_row;
 use crate::rules::AttributeValue;
 use crate::search::Search;
 use crate::ticket::check_ticket;

@@ -2,7 +2,8 @@
 //! failure at once, each naming its field.
 
 use super::declare::{Declaration, Rule};
-use super::value::{value_of, MAX_DECLARATIONS, MAX_TEXT_BYTES};
+use super::parse::value_of;
+use super::value::{MAX_DECLARATIONS, MAX_TEXT_BYTES};
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 

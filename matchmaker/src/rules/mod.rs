@@ -3,7 +3,8 @@
 //! - [`declare`]: the `attributes` and `rules` blocks and each candidate's
 //!   version of a rule at its wait;
 //! - [`check`]: their validation;
-//! - [`value`]: a ticket's values, parsed and re-checked;
+//! - [`value`]: a ticket's values; [`parse`]: their parse and checks,
+//!   and the cycle's re-check of them;
 //! - [`table`]: one cycle's values and versions per candidate (its
 //!   columns and rows of cells in `column`; its first pass over the
 //!   searches in [`search_columns`], which the cycle's re-check feeds);
@@ -19,6 +20,7 @@ pub mod check;
 mod column;
 pub mod declare;
 pub mod group;
+pub mod parse;
 pub mod player_values;
 pub mod reachable;
 pub mod roster;

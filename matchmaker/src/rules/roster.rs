@@ -10,7 +10,8 @@
 //! roster player's id.
 
 use super::declare::Declarations;
-use super::value::{check_typed, DeclaredValues};
+use super::parse::check_typed;
+use super::value::DeclaredValues;
 use crate::codes::Code;
 use crate::validation::FieldError;
 use serde::{Deserialize, Serialize};

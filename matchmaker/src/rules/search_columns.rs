@@ -4,8 +4,9 @@
 //! visit them at random) and kept compact for the table's candidate pass.
 
 use super::declare::{Declaration, Rule};
+use super::parse::by_declaration;
 use super::table::{party_scalar_of_one, player_hash, set_bits, ValueKey};
-use super::value::{by_declaration, effective, AttributeValue};
+use super::value::{effective, AttributeValue};
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
 use crate::search::Search;

@@ -1,0 +1,375 @@
+//! A ticket's declared values checked against the mode's declarations
+//! (docs/rules.md, "Attributes"): the one parse of a ticket's JSON, used by
+//! ticket generation and backfill rosters; the check of a simulated
+//! arrival; and the cycle's re-check of every live search after a config
+//! change ("Config changes").
+
+use super::declare::{Declaration, Declarations};
+use super::value::{
+    AttributeValue, DeclaredValues, MAX_PLAYER_SET, MAX_SET_ENTRIES, MAX_TEXT_BYTES,
+};
+use crate::codes::Code;
+use crate::validation::FieldError;
+use std::collections::BTreeMap;
+
+/// Parses the declared attributes of a ticket: `extra` holds every key of
+/// its `attributes` other than `mmr`, `latencies` and `data`. Returns the
+/// values that parsed and every failure beside them, so that the checks
+/// over several values (a rule's reach, roles) still list their own
+/// failures with the rest (docs/rules.md: every failure of a ticket at
+/// once); the ticket is valid only when the failures are empty.
+///
+/// The failures: an undeclared key (`VALIDATION_ERROR`, "unknown field"),
+/// a value of the wrong type, out of `min`/`max` or not in `values`
+/// (`VALIDATION_ERROR` on `attributes.<name>`, with `[i]` for a set
+/// entry), a declared attribute without `default` left out
+/// (`ATTRIBUTE_REQUIRED`).
+pub fn parse_declared(
+    extra: BTreeMap<String, serde_json::Value>,
+    declarations: Option<&Declarations>,
+) -> (DeclaredValues, Vec<FieldError>) {
+    let empty = Declarations::new();
+    let declarations = declarations.unwrap_or(&empty);
+    let mut errors = Vec::new();
+    let mut values = DeclaredValues::new();
+    let sent: Vec<String> = extra.keys().cloned().collect();
+    for (name, raw) in extra {
+        let field = format!("attributes.{name}");
+        let Some(declaration) = declarations.get(&name) else {
+            errors.push(unknown(field, declarations));
+            continue;
+        };
+        match value_of(declaration, &raw, &field) {
+            Ok(value) => {
+                values.insert(name, value);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    for (name, declaration) in declarations {
+        if !sent.contains(name) && !declaration.has_default() {
+            errors.push(required(name));
+        }
+    }
+    (values, errors)
+}
+
+fn unknown(field: String, declarations: &Declarations) -> FieldError {
+    let mut known = vec!["mmr", "latencies", "data"];
+    known.extend(declarations.keys().map(String::as_str));
+    FieldError::new(
+        field,
+        Code::ValidationError,
+        format!("unknown field; expected one of {}", known.join(", ")),
+    )
+}
+
+fn required(name: &str) -> FieldError {
+    FieldError::new(
+        format!("attributes.{name}"),
+        Code::AttributeRequired,
+        format!("attribute {name} is declared without a default: every ticket sends it"),
+    )
+}
+
+/// The re-check of a live search's values against the current
+/// declarations (docs/rules.md, "Config changes"): the first failure,
+/// `ATTRIBUTE_REQUIRED` for a newly required attribute the search lacks,
+/// `ATTRIBUTE_NOT_ALLOWED` for a value the declarations no longer take.
+/// Values of attributes no longer declared are ignored.
+///
+/// # Errors
+/// The failure, naming `attributes.<name>`.
+pub fn recheck_declared(
+    values: &DeclaredValues,
+    declarations: Option<&Declarations>,
+) -> Result<(), FieldError> {
+    let Some(declarations) = declarations else {
+        return Ok(());
+    };
+    recheck_declared_row(values, declarations, &mut |_| {})
+}
+
+/// [`recheck_declared`], handing `row` each declaration's value in name
+/// order as it is checked (what [`by_declaration`] gives): the cycle keeps
+/// the values its rules read, so that a search's attributes are read once.
+///
+/// # Errors
+/// As [`recheck_declared`].
+pub fn recheck_declared_row<'a>(
+    values: &'a DeclaredValues,
+    declarations: &'a Declarations,
+    row: &mut dyn FnMut(Option<&'a AttributeValue>),
+) -> Result<(), FieldError> {
+    for (name, declaration, value) in by_declaration(values, declarations) {
+        row(value);
+        match value {
+            None if !declaration.has_default() => return Err(required(name)),
+            None => {}
+            // The field is worded only on a failure: this runs for every
+            // live search at every cycle.
+            Some(value) if typed_ok(declaration, value) => {}
+            Some(value) => {
+                if let Err(e) = check_typed(declaration, value, &format!("attributes.{name}")) {
+                    return Err(FieldError::new(
+                        e.field,
+                        Code::AttributeNotAllowed,
+                        format!(
+                            "the game mode's declarations no longer allow attribute {name}: {}",
+                            e.message
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Each declaration in name order with the value `values` holds for it:
+/// one pass over both sorted maps instead of a lookup per declaration
+/// (this runs for every live search at every cycle).
+pub fn by_declaration<'a>(
+    values: &'a DeclaredValues,
+    declarations: &'a Declarations,
+) -> impl Iterator<Item = (&'a String, &'a Declaration, Option<&'a AttributeValue>)> {
+    let mut own = values.iter().peekable();
+    declarations.iter().map(move |(name, declaration)| {
+        // One comparison of the names a step (a value's name is most often
+        // the declaration's own).
+        let value = loop {
+            let Some((k, v)) = own.peek() else {
+                break None;
+            };
+            match k.as_str().cmp(name.as_str()) {
+                std::cmp::Ordering::Less => {
+                    own.next();
+                }
+                std::cmp::Ordering::Equal => break Some(*v),
+                std::cmp::Ordering::Greater => break None,
+            }
+        };
+        (name, declaration, value)
+    })
+}
+
+/// Whether [`check_typed`] takes `value`, without wording any error.
+fn typed_ok(declaration: &Declaration, value: &AttributeValue) -> bool {
+    let text_ok = |text: &str, values: Option<&[String]>| {
+        !text.is_empty()
+            && text.len() <= MAX_TEXT_BYTES
+            && values.is_none_or(|values| values.iter().any(|v| v == text))
+    };
+    match (declaration, value) {
+        (Declaration::String { values, .. }, AttributeValue::Text(text)) => {
+            text_ok(text, values.as_deref())
+        }
+        (Declaration::Number { min, max, .. }, AttributeValue::Number(n)) => {
+            n.is_finite() && !min.is_some_and(|m| *n < m) && !max.is_some_and(|m| *n > m)
+        }
+        (Declaration::StringSet { values, .. }, AttributeValue::Set(items)) => {
+            items.len() <= MAX_SET_ENTRIES
+                && items.iter().all(|item| text_ok(item, values.as_deref()))
+        }
+        (Declaration::PlayerSet { .. }, AttributeValue::Set(items)) => {
+            items.len() <= MAX_PLAYER_SET
+        }
+        _ => false,
+    }
+}
+
+/// Checks one JSON value against its declaration (used for tickets and
+/// for a declaration's own `default`).
+///
+/// # Errors
+/// `VALIDATION_ERROR` on `field` (or `field[i]` for a set entry).
+pub fn value_of(
+    declaration: &Declaration,
+    raw: &serde_json::Value,
+    field: &str,
+) -> Result<AttributeValue, FieldError> {
+    let invalid = |f: String, message: String| FieldError::new(f, Code::ValidationError, message);
+    match declaration {
+        Declaration::String { values, .. } => {
+            let Some(text) = raw.as_str() else {
+                return Err(invalid(field.into(), "must be a string".into()));
+            };
+            check_text(text, values.as_deref(), field)?;
+            Ok(AttributeValue::Text(text.to_owned()))
+        }
+        Declaration::Number { min, max, .. } => {
+            let Some(n) = raw.as_f64().filter(|n| n.is_finite()) else {
+                return Err(invalid(field.into(), "must be a finite number".into()));
+            };
+            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+                return Err(invalid(
+                    field.into(),
+                    format!(
+                        "{n} is outside [{}, {}]",
+                        min.map_or("-inf".into(), |m| m.to_string()),
+                        max.map_or("inf".into(), |m| m.to_string())
+                    ),
+                ));
+            }
+            Ok(AttributeValue::Number(n))
+        }
+        Declaration::StringSet { values, .. } => {
+            let items = set_items(raw, field, MAX_SET_ENTRIES, |item, at| {
+                check_text(item, values.as_deref(), at)
+            })?;
+            Ok(AttributeValue::Set(items))
+        }
+        Declaration::PlayerSet { .. } => {
+            let items = set_items(raw, field, MAX_PLAYER_SET, |item, at| {
+                if crate::ticket::is_valid_player_id(item) {
+                    Ok(())
+                } else {
+                    Err(FieldError::new(
+                        at,
+                        Code::ValidationError,
+                        "must be a player id: 1 to 128 printable characters",
+                    ))
+                }
+            })?;
+            Ok(AttributeValue::Set(items))
+        }
+    }
+}
+
+fn check_text(text: &str, values: Option<&[String]>, field: &str) -> Result<(), FieldError> {
+    if text.is_empty() || text.len() > MAX_TEXT_BYTES {
+        return Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            format!("must be 1 to {MAX_TEXT_BYTES} bytes"),
+        ));
+    }
+    if let Some(values) = values {
+        if !values.iter().any(|v| v == text) {
+            return Err(FieldError::new(
+                field,
+                Code::ValidationError,
+                format!("{text:?} is not one of {}", values.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The entries of a JSON array of distinct strings, at most `limit`, each
+/// checked by `check` (given the entry and its field) in order: the first
+/// bad entry is named with its index.
+fn set_items(
+    raw: &serde_json::Value,
+    field: &str,
+    limit: usize,
+    check: impl Fn(&str, &str) -> Result<(), FieldError>,
+) -> Result<Vec<String>, FieldError> {
+    let Some(array) = raw.as_array() else {
+        return Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            "must be an array of strings",
+        ));
+    };
+    if array.len() > limit {
+        return Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            format!("has {} entries; at most {limit}", array.len()),
+        ));
+    }
+    let mut items: Vec<String> = Vec::with_capacity(array.len());
+    for (i, item) in array.iter().enumerate() {
+        let Some(text) = item.as_str() else {
+            return Err(FieldError::new(
+                format!("{field}[{i}]"),
+                Code::ValidationError,
+                "must be a string",
+            ));
+        };
+        check(text, &format!("{field}[{i}]"))?;
+        if items.iter().any(|s| s == text) {
+            return Err(FieldError::new(
+                format!("{field}[{i}]"),
+                Code::ValidationError,
+                format!("{text:?} is listed twice"),
+            ));
+        }
+        items.push(text.to_owned());
+    }
+    Ok(items)
+}
+
+/// A simulated arrival's declared attributes (already typed) against the
+/// mode (docs/simulate.md): every value checked as a ticket's, the first
+/// failure returned.
+///
+/// # Errors
+/// The failure on `attributes.<name>`: `ATTRIBUTE_REQUIRED`, or
+/// `VALIDATION_ERROR` for an undeclared key or a value the declaration
+/// refuses.
+pub fn check_arrival(
+    values: &DeclaredValues,
+    declarations: Option<&Declarations>,
+) -> Result<(), FieldError> {
+    let empty = Declarations::new();
+    let declarations = declarations.unwrap_or(&empty);
+    for (name, value) in values.iter() {
+        let field = format!("attributes.{name}");
+        let Some(declaration) = declarations.get(name) else {
+            return Err(unknown(field, declarations));
+        };
+        check_typed(declaration, value, &field)?;
+    }
+    match declarations
+        .iter()
+        .find(|(name, d)| !values.contains_key(*name) && !d.has_default())
+    {
+        Some((name, _)) => Err(required(name)),
+        None => Ok(()),
+    }
+}
+
+/// Checks a value already parsed against its declaration, as
+/// [`value_of`] checks the JSON of a ticket (the re-check of every live
+/// search at every cycle, so without a round trip through JSON).
+///
+/// # Errors
+/// `VALIDATION_ERROR` on `field` (or `field[i]`).
+pub fn check_typed(
+    declaration: &Declaration,
+    value: &AttributeValue,
+    field: &str,
+) -> Result<(), FieldError> {
+    let wrong =
+        |what: &str| FieldError::new(field, Code::ValidationError, format!("must be {what}"));
+    match (declaration, value) {
+        (Declaration::String { values, .. }, AttributeValue::Text(text)) => {
+            check_text(text, values.as_deref(), field)
+        }
+        (Declaration::Number { min, max, .. }, AttributeValue::Number(n)) => {
+            if !n.is_finite() || min.is_some_and(|m| *n < m) || max.is_some_and(|m| *n > m) {
+                Err(wrong("a finite number within the declared min and max"))
+            } else {
+                Ok(())
+            }
+        }
+        (Declaration::StringSet { values, .. }, AttributeValue::Set(items)) => {
+            if items.len() > MAX_SET_ENTRIES {
+                return Err(wrong("an array of at most 32 strings"));
+            }
+            for (i, item) in items.iter().enumerate() {
+                check_text(item, values.as_deref(), &format!("{field}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Declaration::PlayerSet { .. }, AttributeValue::Set(items)) => {
+            if items.len() > MAX_PLAYER_SET {
+                return Err(wrong("an array of at most 100 player ids"));
+            }
+            Ok(())
+        }
+        (d, _) => Err(wrong(&format!("a {}", d.type_name()))),
+    }
+}

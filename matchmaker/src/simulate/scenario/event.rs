@@ -1,0 +1,135 @@
+//! One inline event of a scenario (docs/simulate.md, "Arrivals"): an
+//! arrival, a cancel, a party member leaving, or holding matching; read as
+//! written, then checked into an [`Event`].
+
+use super::Event;
+use crate::codes::Code;
+use crate::search::Party;
+use crate::validation::FieldError;
+use serde::Deserialize;
+
+/// An event as a scenario writes it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(super) struct RawEvent {
+    at: f64,
+    #[serde(default)]
+    player_id: Option<String>,
+    #[serde(default)]
+    mmr: Option<f64>,
+    #[serde(default)]
+    ping_ms: Option<f64>,
+    #[serde(default)]
+    party: Option<Party>,
+    #[serde(default)]
+    latencies: Option<serde_json::Value>,
+    #[serde(default)]
+    data: Option<serde_json::Value>,
+    #[serde(default)]
+    answer: Option<crate::simulate::proposals::SimAnswer>,
+    #[serde(default)]
+    cancel: Option<String>,
+    #[serde(default)]
+    leave: Option<Vec<String>>,
+    #[serde(default)]
+    attributes: crate::rules::DeclaredValues,
+    hold: Option<bool>,
+}
+
+/// Why an inline event was refused.
+pub(super) enum EventError {
+    Shape(String),
+    Fields(Vec<FieldError>),
+}
+
+/// Checks a ticket's `attributes.data` (docs/searching.md): an object of at most
+/// 4 KiB serialised.
+///
+/// # Errors
+/// The failure on `attributes.data`.
+fn check_data(data: &serde_json::Value) -> Result<(), FieldError> {
+    let size = serde_json::to_string(data).map_or(usize::MAX, |s| s.len());
+    if !data.is_object() || size > crate::attributes::MAX_DATA_BYTES {
+        return Err(FieldError::new(
+            "attributes.data",
+            Code::ValidationError,
+            "data must be a JSON object of at most 4096 bytes serialised",
+        ));
+    }
+    Ok(())
+}
+
+impl RawEvent {
+    pub(super) fn into_event(
+        self,
+        regions: Option<&crate::latency::Regions>,
+    ) -> Result<Event, EventError> {
+        let mut fields = Vec::new();
+        let latencies = match self
+            .latencies
+            .as_ref()
+            .map(|l| crate::latency::parse_latencies(l, regions))
+        {
+            Some(Ok(l)) => Some(l),
+            Some(Err(e)) => {
+                fields.extend(e);
+                None
+            }
+            None => None,
+        };
+        if let Some(Err(e)) = self.data.as_ref().map(check_data) {
+            fields.push(e);
+        }
+        if let Some(answer) = &self.answer {
+            if !answer.after.is_finite() || answer.after < 0.0 {
+                fields.push(FieldError::new(
+                    "answer.after",
+                    Code::ValidationError,
+                    "after is a number of seconds >= 0",
+                ));
+            }
+        }
+        if !fields.is_empty() {
+            return Err(EventError::Fields(fields));
+        }
+        if let Some(held) = self.hold {
+            if self.cancel.is_some() || self.player_id.is_some() || self.leave.is_some() {
+                return Err(EventError::Shape(
+                    "a hold event has only at and hold".into(),
+                ));
+            }
+            return Ok(Event::Hold { at: self.at, held });
+        }
+        if let Some(players) = self.leave {
+            if self.cancel.is_some() || self.player_id.is_some() {
+                return Err(EventError::Shape(
+                    "a leave event has only at and leave".into(),
+                ));
+            }
+            return Ok(Event::Leave {
+                at: self.at,
+                players,
+            });
+        }
+        match (self.cancel, self.player_id) {
+            (Some(player_id), None) => Ok(Event::Cancel {
+                at: self.at,
+                player_id,
+            }),
+            (None, Some(player_id)) => Ok(Event::Arrival {
+                at: self.at,
+                player_id,
+                mmr: self.mmr,
+                ping_ms: self.ping_ms,
+                party: self.party,
+                latencies,
+                data: self.data,
+                answer: self.answer,
+                attributes: self.attributes,
+            }),
+            _ => Err(EventError::Shape(
+                "an event has either playerId (an arrival) or cancel".into(),
+            )),
+        }
+    }
+}
