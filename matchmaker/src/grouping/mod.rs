@@ -28,9 +28,9 @@ use crate::candidate::{order_key, Candidate};
 use crate::reasons::WaitingReason;
 use crate::regions::RegionTable;
 use crate::teams::can_pack;
-use crate::tolerance::fits;
 use smallvec::SmallVec;
 
+mod close;
 mod fifo;
 mod indexed;
 mod list;
@@ -317,154 +317,6 @@ impl<'a> Grouper<'a> {
                 Err(Blocked::Roles)
             }
             None => Ok(()),
-        }
-    }
-
-    /// Grows a group from `anchor` over `lists[l]`; the region check
-    /// applies on the list of every candidate (`l == 0`) only.
-    fn grow_close(&mut self, anchor: usize, caps: &[u32], size: u32, l: usize) -> Attempt {
-        self.grow_close_within(anchor, caps, size, l, usize::MAX)
-    }
-
-    /// [`Grouper::grow_close`] looking at `steps` candidates at most.
-    fn grow_close_within(
-        &mut self,
-        anchor: usize,
-        caps: &[u32],
-        size: u32,
-        l: usize,
-        mut steps: usize,
-    ) -> Attempt {
-        let check_regions = l == 0;
-        // Moved out while the walk borrows it; put back before returning.
-        let list = std::mem::take(&mut self.lists[l]);
-        let (order, slots) = (&list.order, &list.slots);
-        let (va, ra) = (self.values[anchor], self.ranges[anchor]);
-        let mut group = vec![anchor];
-        // The joiners' values and ranges, for the every-member fit check.
-        let mut joined: Vec<(f64, f64)> = Vec::with_capacity(size as usize);
-        self.start_group(anchor);
-        self.start_regions(anchor);
-        self.rules.start(anchor);
-        let mut seats = self.candidates[anchor].seats;
-        let mut in_range_seats = seats;
-        let mut seating_blocked = false;
-        let anchor_pos = list.pos[anchor];
-        let part = slots[anchor_pos].part;
-        let same = |p: usize| {
-            if p != NONE && slots[p].part == part {
-                p
-            } else {
-                NONE
-            }
-        };
-        let mut left = same(list.prev[anchor_pos]);
-        let mut right = same(list.next[anchor_pos]);
-        let distance = |p: usize| (slots[p].value - va).abs();
-        let nearest = [left, right]
-            .into_iter()
-            .filter(|p| *p != NONE)
-            .map(|p| (distance(p), order[p]))
-            .reduce(|a, b| if b.0 < a.0 { b } else { a });
-
-        while seats < size && steps > 0 && !self.roles.exhausted {
-            steps -= 1;
-            // Nearest side first; on equal distance the longer wait.
-            let take_left = match (left, right) {
-                (NONE, NONE) => break,
-                (NONE, _) => false,
-                (_, NONE) => true,
-                (l, r) => {
-                    let (dl, dr) = (distance(l), distance(r));
-                    dl < dr || (dl == dr && order[l] < order[r])
-                }
-            };
-            let p = if take_left { left } else { right };
-            if distance(p) > ra + 1e-9 {
-                // Nobody further on this side can fit the anchor.
-                if take_left {
-                    left = NONE;
-                } else {
-                    right = NONE;
-                }
-                continue;
-            }
-            if take_left {
-                left = same(list.prev[p]);
-            } else {
-                right = same(list.next[p]);
-            }
-            let Slot {
-                value: vx,
-                range: rx,
-                seats: joiner,
-                roles: role_lists,
-                ..
-            } = slots[p];
-            if !fits(va, ra, vx, rx) {
-                continue;
-            }
-            in_range_seats += joiner;
-            if !joined.iter().all(|&(vm, rm)| fits(vm, rm, vx, rx)) {
-                continue;
-            }
-            let x = order[p];
-            if !self.rules.fits(anchor, x, joiner) {
-                continue;
-            }
-            if check_regions && !self.region_fits(x) {
-                continue;
-            }
-            match self.admits_slot(caps, size, seats, joiner, x, role_lists) {
-                Ok(()) => {
-                    if check_regions {
-                        self.region_join(x);
-                    }
-                    self.rules.join(x);
-                    group.push(x);
-                    joined.push((vx, rx));
-                    self.add_member(x, joiner);
-                    seats += joiner;
-                }
-                Err(Blocked::Seating) => seating_blocked = true,
-                Err(Blocked::Overflow | Blocked::Roles) => {}
-            }
-        }
-        let region_short = if seats == size || in_range_seats < size || !check_regions {
-            None
-        } else {
-            self.region_reason(anchor, &group)
-        };
-        let short = if seats == size {
-            None
-        } else if region_short.is_some() {
-            region_short
-        } else if let Some(reason) = self.rules.reason(anchor, in_range_seats >= size) {
-            Some(reason)
-        } else if let Some(reason) = self.roles_reason(caps).filter(|_| in_range_seats >= size) {
-            Some(reason)
-        } else if seating_blocked && in_range_seats >= size {
-            Some(WaitingReason::NoExactSeating {
-                completing_party_sizes: crate::hints::completing_party_sizes(&self.sizes, caps),
-            })
-        } else {
-            let unblocks_in_seconds = match (nearest, self.hints) {
-                (Some((d, x)), Some((algorithm, waits))) => {
-                    crate::hints::seconds_until_mutual_fit(algorithm, waits[anchor], waits[x], d)
-                }
-                _ => None,
-            };
-            Some(WaitingReason::NoCandidatesInRange {
-                nearest_distance: nearest.map(|(d, _)| d),
-                range: ra,
-                unblocks_in_seconds,
-            })
-        };
-        self.lists[l] = list;
-        Attempt {
-            group,
-            seats,
-            short,
         }
     }
 }
