@@ -135,12 +135,8 @@ async fn every_team_is_seated_by_role_in_verified_webhooks() {
                 );
                 *seats.entry(role.to_owned()).or_default() += 1;
                 // The player's own view of the match names the same role.
-                assert_eq!(
-                    matched[player]["player"]["role"],
-                    json!(role),
-                    "{}",
-                    matched[player]
-                );
+                let view = d.matched_view(&matched, &searches, player).await;
+                assert_eq!(view["player"]["role"], json!(role), "{view}");
             }
             assert_eq!(
                 seats,

@@ -195,7 +195,9 @@ async fn matches_keep_builds_apart_and_carry_the_shared_maps_in_verified_webhook
         assert_eq!(set(&body["attributes"]["maps"]), shared, "{body}");
         // A player's own view carries the match's values and only its own.
         for p in &players {
-            let view = &matched[p["playerId"].as_str().unwrap()];
+            let view = d
+                .matched_view(&matched, &searches, p["playerId"].as_str().unwrap())
+                .await;
             assert_eq!(view["attributes"], body["attributes"], "{view}");
             assert_eq!(view["player"]["attributes"], p["attributes"], "{view}");
         }

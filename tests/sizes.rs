@@ -33,7 +33,14 @@ fn product_sources(dir: &Path, out: &mut Vec<PathBuf>) {
 fn all_product_sources() -> Vec<PathBuf> {
     let mut out = Vec::new();
     for krate in [
-        "", "matchmaker", "store", "webhook", "api", "worker", "migrations", "sdk/rust",
+        "",
+        "matchmaker",
+        "store",
+        "webhook",
+        "api",
+        "worker",
+        "migrations",
+        "sdk/rust",
     ] {
         product_sources(&root().join(krate).join("src"), &mut out);
     }
@@ -45,15 +52,18 @@ fn all_product_sources() -> Vec<PathBuf> {
 fn no_product_source_file_is_over_450_lines() {
     let sources = all_product_sources();
     assert!(sources.len() > 100, "found only {} files", sources.len());
-    assert!(sources.iter().any(|p| p.ends_with("matchmaker/src/cycle.rs")));
-    assert!(!sources.iter().any(|p| p.ends_with("api/src/body_errors/tests.rs")));
+    assert!(sources
+        .iter()
+        .any(|p| p.ends_with("matchmaker/src/cycle.rs")));
+    assert!(!sources
+        .iter()
+        .any(|p| p.ends_with("api/src/body_errors/tests.rs")));
     let long: Vec<String> = sources
         .iter()
         .filter_map(|path| {
             let lines = std::fs::read_to_string(path).unwrap().lines().count();
-            (lines > MAX_LINES).then(|| {
-                format!("{} ({lines})", path.strip_prefix(root()).unwrap().display())
-            })
+            (lines > MAX_LINES)
+                .then(|| format!("{} ({lines})", path.strip_prefix(root()).unwrap().display()))
         })
         .collect();
     assert!(long.is_empty(), "over {MAX_LINES} lines: {long:?}");

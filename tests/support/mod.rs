@@ -550,6 +550,32 @@ impl Deployment {
         matched
     }
 
+    /// `player`'s own view of its match: the one [`Self::until_matched`]
+    /// saw, else its status asked again until matched (at most 10 s): a
+    /// polling pass may have asked before the match was made, and stopped
+    /// once enough others were matched.
+    pub async fn matched_view(
+        &self,
+        matched: &std::collections::HashMap<String, Value>,
+        searches: &[(String, String, String)],
+        player: &str,
+    ) -> Value {
+        if let Some(view) = matched.get(player) {
+            return view.clone();
+        }
+        let search = searches
+            .iter()
+            .find(|s| s.0 == player)
+            .unwrap_or_else(|| panic!("{player} has no search"));
+        let again = self
+            .until_matched(std::slice::from_ref(search), 1, Duration::from_secs(10))
+            .await;
+        again
+            .get(player)
+            .cloned()
+            .unwrap_or_else(|| panic!("{player} is in a match but its status is not matched"))
+    }
+
     /// Waits until at least `n` webhook requests of match `match_id`
     /// arrived (at most `within`); returns every request received for it.
     pub async fn hooks_of(&self, match_id: &str, n: usize, within: Duration) -> Vec<Hook> {
