@@ -15,8 +15,8 @@ use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
 use axum::Json;
 use matchplane_matchmaker::simulate::{
-    parse_arrivals_csv, run_bounded, without_server_fields, Event, Scenario, ScenarioBody,
-    ScenarioError,
+    compare_bounded, parse_arrivals_csv, run_bounded, without_server_fields, Event, Scenario,
+    ScenarioBody, ScenarioError, Stopped,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde_json::Value;
@@ -32,8 +32,9 @@ pub const MAX_ARRIVALS: usize = 200_000;
 pub const CPU_BUDGET: Duration = Duration::from_secs(10);
 
 /// The members of a scenario body.
-const FIELDS: [&str; 7] = [
+const FIELDS: [&str; 8] = [
     "gameMode",
+    "compare",
     "tier",
     "seed",
     "until",
@@ -136,9 +137,9 @@ fn prefixed(errors: Vec<FieldError>) -> Vec<FieldError> {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/simulate", tag = "simulate", operation_id = "simulate",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
-    request_body(content = Object, description = "A scenario as `matchplane simulate --scenario` reads it (`gameMode`, `tier`, `seed`, `until`, `arrivals`), with `arrivalsCsvText` (CSV text) instead of `arrivalsCsv`; at most 200 000 arrivals",
+    request_body(content = Object, description = "A scenario as `matchplane simulate --scenario` reads it (`gameMode`, `compare`, `tier`, `seed`, `until`, `arrivals`), with `arrivalsCsvText` (CSV text) instead of `arrivalsCsv`; at most 200 000 arrivals",
         example = json!({"gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 50, "expansionMultiplier": 2}, "teamAssignment": "balanced", "parties": {"allowParties": false, "maxSize": 1, "keepTogether": true}, "ticketTtlSeconds": 600}, "tier": "pro", "seed": 7, "until": 10, "arrivals": [{"at": 0.0, "playerId": "ana", "mmr": 1500}, {"at": 1.0, "playerId": "ben", "mmr": 1520}]})),
-    responses((status = 200, body = Object, description = "The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md)",
+    responses((status = 200, body = Object, description = "The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md); with `compare`, `{\"a\": report, \"b\": report, \"diff\": {…}}`",
             example = json!({"matches": [{"at": 1.0, "teams": [["ana"], ["ben"]], "meanMmr": [1500.0, 1520.0], "mmrSpread": 20.0, "teamImbalance": 20.0}], "unmatched": [], "unmatchedReasons": {}, "stats": {"matches": 1, "matchedPlayers": 2, "stillWaiting": 0, "waitSeconds": {"p50": 0.0, "p90": 1.0, "p99": 1.0, "max": 1.0}, "mmrSpread": {"p50": 20.0, "p90": 20.0, "max": 20.0}, "teamImbalance": {"p50": 20.0, "p90": 20.0, "max": 20.0}}})),
         (status = 400, body = Problem), (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem, description = "An invalid scenario (every error listed), over 200 000 arrivals, or over 10 s of running time")))]
 pub async fn simulate(
@@ -148,20 +149,32 @@ pub async fn simulate(
     let report = tokio::task::spawn_blocking(move || {
         let scenario = scenario_of(body)?;
         let started = Instant::now();
-        let report = run_bounded(&scenario, &mut || started.elapsed() < CPU_BUDGET).map_err(
-            |stopped| {
-                invalid(
-                    "until",
-                    format!(
-                        "the simulation ran past {} s at t = {} of {}: shorten until or send fewer arrivals",
-                        CPU_BUDGET.as_secs(),
-                        stopped.at,
-                        scenario.until
-                    ),
-                )
-            },
-        )?;
-        serde_json::to_value(&report).map_err(|e| ApiError::internal(&e))
+        let mut keep_going = || started.elapsed() < CPU_BUDGET;
+        let past_budget = |stopped: Stopped| {
+            invalid(
+                "until",
+                format!(
+                    "the simulation ran past {} s at t = {} of {}: shorten until or send fewer arrivals",
+                    CPU_BUDGET.as_secs(),
+                    stopped.at,
+                    scenario.until
+                ),
+            )
+        };
+        // With `compare`, both modes on the same arrivals and seed, as
+        // `matchplane simulate` prints them: `{"a", "b", "diff"}`.
+        match &scenario.compare {
+            Some(other) => {
+                let comparison = compare_bounded(&scenario, other, &mut keep_going)
+                    .map_err(past_budget)?;
+                serde_json::to_value(&comparison)
+            }
+            None => {
+                let report = run_bounded(&scenario, &mut keep_going).map_err(past_budget)?;
+                serde_json::to_value(&report)
+            }
+        }
+        .map_err(|e| ApiError::internal(&e))
     })
     .await
     .map_err(|e| ApiError::internal(&e))??;

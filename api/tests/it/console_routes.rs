@@ -308,6 +308,24 @@ async fn simulate_runs_a_scenario_in_the_server(backend: Backend) {
     assert_eq!(from_csv.status, StatusCode::OK, "{}", from_csv.body);
     assert_eq!(from_csv.body["stats"]["matches"], 1);
 
+    // A second mode in `compare`: both run on the same arrivals, answered
+    // as the command prints them.
+    let mut compared = scenario(2);
+    compared["compare"] = compared["gameMode"].clone();
+    compared["compare"]["matchShape"] = json!([2, 2]);
+    let both = t
+        .call(Method::POST, &path, Some(&key), Some(compared))
+        .await;
+    assert_eq!(both.status, StatusCode::OK, "{}", both.body);
+    assert_eq!(both.body["a"]["stats"]["matches"], 1, "{}", both.body);
+    assert_eq!(both.body["b"]["stats"]["matches"], 0, "{}", both.body);
+    assert_eq!(
+        both.body["diff"]["matches"],
+        json!([1.0, 0.0]),
+        "{}",
+        both.body
+    );
+
     // A file path means nothing here; an invalid mode lists its fields.
     let mut file = scenario(2);
     file["arrivalsCsv"] = json!("arrivals.csv");

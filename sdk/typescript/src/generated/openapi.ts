@@ -8438,7 +8438,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description A scenario as `matchplane simulate --scenario` reads it (`gameMode`, `tier`, `seed`, `until`, `arrivals`), with `arrivalsCsvText` (CSV text) instead of `arrivalsCsv`; at most 200 000 arrivals */
+        /** @description A scenario as `matchplane simulate --scenario` reads it (`gameMode`, `compare`, `tier`, `seed`, `until`, `arrivals`), with `arrivalsCsvText` (CSV text) instead of `arrivalsCsv`; at most 200 000 arrivals */
         requestBody: {
             content: {
                 /**
@@ -8486,7 +8486,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md) */
+            /** @description The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md); with `compare`, `{"a": report, "b": report, "diff": {…}}` */
             200: {
                 headers: {
                     [name: string]: unknown;
