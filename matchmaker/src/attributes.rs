@@ -95,22 +95,8 @@ impl Attributes {
     pub fn parse(raw: RawAttributes, config: &GameModeConfig) -> Result<Self, Vec<FieldError>> {
         let mut errors = Vec::new();
         // Unknown keys first: a typo such as `MMR` is the first thing said.
-        // The values that parsed go on to the checks over several values,
-        // so that a ticket hears of every failure at once.
-        let (declared, failed) = parse_declared(raw.declared, config.attributes.as_ref());
+        let (declared, failed) = check_declared(raw.declared, config);
         errors.extend(failed);
-        // A value that failed its own parse is not judged again (its
-        // default would stand in for it here).
-        for check in [
-            crate::roles::check_ticket_roles(config, &declared),
-            crate::rules::reachable::check_reachable(config, &declared),
-        ] {
-            if let Err(e) = check {
-                if !errors.iter().any(|seen| seen.field == e.field) {
-                    errors.push(e);
-                }
-            }
-        }
         if let Err(e) = check_mmr(config, raw.mmr) {
             errors.push(e);
         }
@@ -159,6 +145,35 @@ impl Attributes {
         crate::rules::parse::recheck_declared(&self.declared, config.attributes.as_ref())?;
         crate::roles::check_ticket_roles(config, &self.declared)
     }
+}
+
+/// A ticket's declared attributes (every key of its `attributes` but
+/// `mmr`, `latencies` and `data`) parsed and checked against `config`
+/// (docs/rules.md): each value against its declaration, then the checks
+/// over several values (a role list, an `intersect` rule's reach) on the
+/// values that parsed, so that every failure is listed at once. Tickets and
+/// a scenario's arrivals both go through it.
+///
+/// Returns the values that parsed and every failure; the attributes are
+/// valid only when the failures are empty.
+pub fn check_declared(
+    raw: BTreeMap<String, serde_json::Value>,
+    config: &GameModeConfig,
+) -> (DeclaredValues, Vec<FieldError>) {
+    let (declared, mut errors) = parse_declared(raw, config.attributes.as_ref());
+    // A value that failed its own parse is not judged again (its default
+    // would stand in for it here).
+    for check in [
+        crate::roles::check_ticket_roles(config, &declared),
+        crate::rules::reachable::check_reachable(config, &declared),
+    ] {
+        if let Err(e) = check {
+            if !errors.iter().any(|seen| seen.field == e.field) {
+                errors.push(e);
+            }
+        }
+    }
+    (declared, errors)
 }
 
 /// The mode's rules over a search's matching attributes: [`check_mmr`],

@@ -301,36 +301,6 @@ fn set_items(
     Ok(items)
 }
 
-/// A simulated arrival's declared attributes (already typed) against the
-/// mode (docs/simulate.md): every value checked as a ticket's, the first
-/// failure returned.
-///
-/// # Errors
-/// The failure on `attributes.<name>`: `ATTRIBUTE_REQUIRED`, or
-/// `VALIDATION_ERROR` for an undeclared key or a value the declaration
-/// refuses.
-pub fn check_arrival(
-    values: &DeclaredValues,
-    declarations: Option<&Declarations>,
-) -> Result<(), FieldError> {
-    let empty = Declarations::new();
-    let declarations = declarations.unwrap_or(&empty);
-    for (name, value) in values.iter() {
-        let field = format!("attributes.{name}");
-        let Some(declaration) = declarations.get(name) else {
-            return Err(unknown(field, declarations));
-        };
-        check_typed(declaration, value, &field)?;
-    }
-    match declarations
-        .iter()
-        .find(|(name, d)| !values.contains_key(*name) && !d.has_default())
-    {
-        Some((name, _)) => Err(required(name)),
-        None => Ok(()),
-    }
-}
-
 /// Checks a value already parsed against its declaration, as
 /// [`value_of`] checks the JSON of a ticket (the re-check of every live
 /// search at every cycle, so without a round trip through JSON).

@@ -311,20 +311,19 @@ impl Scenario {
                 ..
             } = ev
             {
-                if let Err(mut e) = check_ticket(&self.game_mode, player_id, party.as_ref())
-                    .and_then(|()| {
-                        crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref())
-                    })
-                    .and_then(|()| {
-                        crate::rules::parse::check_arrival(
-                            attributes,
-                            self.game_mode.attributes.as_ref(),
-                        )
-                    })
-                {
+                // Every failure of the arrival, as a ticket lists them.
+                let mut failed: Vec<FieldError> = [
+                    check_ticket(&self.game_mode, player_id, party.as_ref()),
+                    crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref()),
+                ]
+                .into_iter()
+                .filter_map(Result::err)
+                .collect();
+                failed.extend(check_arrival_attributes(&self.game_mode, attributes));
+                errors.extend(failed.into_iter().map(|mut e| {
                     e.field = format!("{source}[{i}].{}", e.field);
-                    errors.push(e);
-                }
+                    e
+                }));
             }
         }
         if !errors.is_empty() {
@@ -334,4 +333,20 @@ impl Scenario {
         self.events.sort_by(|a, b| a.at().total_cmp(&b.at()));
         Ok(())
     }
+}
+
+/// An arrival's declared attributes checked as a ticket's
+/// ([`crate::attributes::check_declared`]): every failure.
+fn check_arrival_attributes(
+    config: &GameModeConfig,
+    values: &crate::rules::DeclaredValues,
+) -> Vec<FieldError> {
+    let raw = values
+        .iter()
+        .map(|(name, value)| {
+            let json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+            (name.clone(), json)
+        })
+        .collect();
+    crate::attributes::check_declared(raw, config).1
 }

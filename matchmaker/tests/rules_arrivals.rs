@@ -1,0 +1,98 @@
+//! A scenario's arrivals are checked as tickets are (docs/simulate.md,
+//! docs/rules.md): the same values refused, every failure listed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use matchplane_matchmaker::simulate::Scenario;
+use serde_json::{json, Value};
+
+fn scenario(arrivals: Value) -> String {
+    json!({
+        "gameMode": {
+            "name": "vote", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                          "baseTolerance": 5, "expansionMultiplier": 2},
+            "attributes": {
+                "build": {"type": "string", "values": ["1.4", "1.5"]},
+                "maps": {"type": "stringSet", "values": ["dust", "inferno", "nuke"]},
+                "blocked": {"type": "playerSet", "default": []}
+            },
+            "rules": [
+                {"name": "same-build", "type": "equal", "attribute": "build"},
+                {"name": "map", "type": "intersect", "attribute": "maps"},
+                {"name": "no-blocked", "type": "avoid", "attribute": "blocked"}
+            ]
+        },
+        "until": 10,
+        "arrivals": arrivals
+    })
+    .to_string()
+}
+
+fn failures(arrivals: Value) -> Vec<(String, String)> {
+    Scenario::parse(&scenario(arrivals))
+        .unwrap_err()
+        .0
+        .into_iter()
+        .map(|e| (e.field, e.code.to_string()))
+        .collect()
+}
+
+#[test]
+fn an_arrival_is_refused_what_a_ticket_is_refused() {
+    for (attributes, field) in [
+        // No map at all: the intersect rule could never be met.
+        (
+            json!({"build": "1.4", "maps": []}),
+            "arrivals[0].attributes.maps",
+        ),
+        (
+            json!({"build": "1.4", "maps": ["dust", "dust"]}),
+            "arrivals[0].attributes.maps[1]",
+        ),
+        (
+            json!({"build": "1.4", "maps": ["dust"], "blocked": ["p1", "p1"]}),
+            "arrivals[0].attributes.blocked[1]",
+        ),
+        (
+            json!({"build": "1.4", "maps": ["dust"], "blocked": [""]}),
+            "arrivals[0].attributes.blocked[0]",
+        ),
+    ] {
+        let found = failures(json!([{"at": 0, "playerId": "a", "mmr": 1500,
+                                     "attributes": attributes}]));
+        assert_eq!(found.len(), 1, "{attributes}: {found:?}");
+        assert_eq!(found[0].0, field, "{attributes}");
+    }
+}
+
+#[test]
+fn every_failure_of_an_arrival_is_listed() {
+    let found = failures(json!([
+        {"at": 0, "playerId": "a", "mmr": 1500,
+         "attributes": {"build": "1.3", "maps": ["dust", "mirage"], "foo": 1}},
+        {"at": 1, "playerId": "b", "mmr": 1500, "attributes": {}}
+    ]));
+    let fields: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "arrivals[0].attributes.build",
+            "arrivals[0].attributes.foo",
+            "arrivals[0].attributes.maps[1]",
+            "arrivals[1].attributes.build",
+            "arrivals[1].attributes.maps"
+        ],
+        "{found:?}"
+    );
+    assert_eq!(found[3].1, "ATTRIBUTE_REQUIRED");
+}
+
+#[test]
+fn good_arrivals_pass() {
+    let text = scenario(json!([
+        {"at": 0, "playerId": "a", "mmr": 1500,
+         "attributes": {"build": "1.4", "maps": ["dust"], "blocked": ["b"]}},
+        {"at": 0, "playerId": "c", "mmr": 1500, "attributes": {"build": "1.4", "maps": ["dust"]}}
+    ]));
+    assert!(Scenario::parse(&text).is_ok());
+}
