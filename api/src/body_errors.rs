@@ -198,6 +198,58 @@ pub fn key_path(path: &serde_path_to_error::Path, key: &str) -> String {
     render(&ending_at(steps_of(path), key))
 }
 
+/// `value` repaired at `steps` so that reading goes on past its error: the
+/// first stand-in under which the next error is elsewhere, with that
+/// error. Last, the member is left out: an enumeration's unknown name
+/// (`"party": "median"`) takes no plain value, but a member with a default
+/// reads without it. When nothing fits there, the member holding it is
+/// repaired the same way, and so on up (an object whose `type` names no
+/// type takes no stand-in, but the map holding it reads without it).
+fn repair<T: DeserializeOwned>(
+    value: &Value,
+    steps: &[Step],
+    attempts: &mut usize,
+) -> Option<(Value, Option<Issue>)> {
+    for depth in (1..=steps.len()).rev() {
+        let at = &steps[..depth];
+        let field = render(at);
+        for stand_in in [
+            Some(json!("")),
+            Some(json!(0)),
+            Some(json!(false)),
+            Some(json!([])),
+            Some(json!({})),
+            Some(Value::Null),
+            None,
+        ] {
+            if *attempts >= MAX_ATTEMPTS {
+                return None;
+            }
+            let mut tried = value.clone();
+            let repaired = match stand_in {
+                Some(stand_in) => put(&mut tried, at, stand_in),
+                None => remove(&mut tried, at),
+            };
+            if !repaired {
+                continue;
+            }
+            *attempts += 1;
+            let outcome = read::<T>(&tried).err();
+            // The stand-in fits when the next error is elsewhere: neither
+            // inside the field nor at a field holding it (serde names a
+            // value it read from a buffered copy, as of an untagged enum,
+            // by the field holding it).
+            if outcome.as_ref().is_none_or(|later| {
+                !is_within(&later.field, &field)
+                    && (later.field == "$" || !is_within(&field, &later.field))
+            }) {
+                return Some((tried, outcome));
+            }
+        }
+    }
+    None
+}
+
 /// Deserializes `value` as `T`, or lists every shape error serde lets us
 /// find (see the module docs), in the order found.
 ///
@@ -248,53 +300,13 @@ pub fn deserialize_all<T: DeserializeOwned>(mut value: Value) -> Result<T, Vec<F
                 attempts += 1;
                 read::<T>(&value).err()
             }
-            Repair::StandIn => {
-                let mut chosen = None;
-                // Last, the member left out: an enumeration's unknown name
-                // (`"party": "median"`) takes no plain value, but a member
-                // with a default reads without it.
-                for stand_in in [
-                    Some(json!("")),
-                    Some(json!(0)),
-                    Some(json!(false)),
-                    Some(json!([])),
-                    Some(json!({})),
-                    Some(Value::Null),
-                    None,
-                ] {
-                    if attempts >= MAX_ATTEMPTS {
-                        break;
-                    }
-                    let mut tried = value.clone();
-                    let repaired = match stand_in {
-                        Some(stand_in) => put(&mut tried, &next.steps, stand_in),
-                        None => remove(&mut tried, &next.steps),
-                    };
-                    if !repaired {
-                        break;
-                    }
-                    attempts += 1;
-                    let outcome = read::<T>(&tried).err();
-                    // The stand-in fits when the next error is elsewhere:
-                    // neither inside the field nor at a field holding it
-                    // (serde names a value it read from a buffered copy,
-                    // as of an untagged enum, by the field holding it).
-                    if outcome.as_ref().is_none_or(|later| {
-                        !is_within(&later.field, &next.field)
-                            && (later.field == "$" || !is_within(&next.field, &later.field))
-                    }) {
-                        chosen = Some((tried, outcome));
-                        break;
-                    }
+            Repair::StandIn => match repair::<T>(&value, &next.steps, &mut attempts) {
+                Some((repaired, outcome)) => {
+                    value = repaired;
+                    outcome
                 }
-                match chosen {
-                    Some((repaired, outcome)) => {
-                        value = repaired;
-                        outcome
-                    }
-                    None => break,
-                }
-            }
+                None => break,
+            },
         };
         match following {
             Some(later) if attempts < MAX_ATTEMPTS => next = later,

@@ -323,6 +323,25 @@ fn errors_after_an_unknown_name_are_listed_too() {
 }
 
 #[test]
+fn errors_after_a_type_that_names_no_type_are_listed_too() {
+    // Nothing stands in for `type`; the attribute holding it is left out.
+    let found = mode_errors(json!({
+        "attributes": {"build": {"type": "bool"}, "level": {"type": "number", "min": "1"}},
+        "rules": [{"type": "equal", "name": "b", "attribute": "build",
+                   "relax": [{"afterSeconds": "x", "off": true}]}]}));
+    let fields: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "attributes.build.type",
+            "attributes.level.min",
+            "rules[0].relax[0].afterSeconds"
+        ],
+        "{found:?}"
+    );
+}
+
+#[test]
 fn every_error_inside_a_tagged_object_is_listed() {
     let found = mode_errors(
         json!({"algorithm": {"type": "mmr", "minMmr": "low", "maxMmr": true,
