@@ -139,6 +139,73 @@ fn invalid_scenario_exits_2_with_spec_codes() {
     );
 }
 
+/// The command reads a scenario as the API's simulate route does: every
+/// shape error by its path, in the API's words, the compared mode's too.
+#[test]
+fn shape_errors_are_named_by_path_as_the_api_names_them() {
+    let dir = std::env::temp_dir().join(format!("mp-sim-shapes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut scenario: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("examples/rules.json").unwrap()).unwrap();
+    scenario.as_object_mut().unwrap().remove("arrivalsCsv");
+    scenario["gameMode"]["rules"][1]["relax"] = serde_json::json!([{"afterSeconds": "x"}]);
+    scenario["arrivals"] = serde_json::json!([{"at": 0, "playerId": "a", "mmr": 1500,
+        "attributes": {"build": "1.4", "maps": ["dust", 3]}}]);
+    let path = dir.join("shapes.json");
+    std::fs::write(&path, scenario.to_string()).unwrap();
+    let out = simulate(&["--scenario", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    let errors: Vec<(&str, &str)> = err["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap(), e["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (
+                "arrivals[0].attributes.maps[1]",
+                "expected a string, got the number 3"
+            ),
+            (
+                "gameMode.rules[1].relax[0].afterSeconds",
+                "expected a number, got the string \"x\""
+            ),
+            (
+                "gameMode.rules[1].relax[0].minOverlap",
+                "this field is required"
+            ),
+        ],
+        "{err}"
+    );
+
+    let other = dir.join("other.json");
+    std::fs::write(
+        &other,
+        r#"{"name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "ping", "maxDelta": "far"}}"#,
+    )
+    .unwrap();
+    let out = simulate(&[
+        "--scenario",
+        "examples/scenario.json",
+        "--compare",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(
+        err["errors"][0]["field"], "compare.algorithm.maxDelta",
+        "{err}"
+    );
+    assert_eq!(
+        err["errors"][0]["message"],
+        "expected a number, got the string \"far\""
+    );
+}
+
 #[test]
 fn a_missing_arrivals_csv_is_an_invalid_scenario() {
     let dir = std::env::temp_dir().join(format!("mp-sim-csv-{}", std::process::id()));

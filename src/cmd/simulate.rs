@@ -3,10 +3,10 @@
 //! Exit codes: 0 ok, 2 invalid scenario (documented codes on stderr), 1 IO error.
 
 use clap::{Args, ValueEnum};
+use matchplane_api::routes::simulate::{read_game_mode, read_scenario};
 use matchplane_matchmaker::simulate::{
     assign_declines, check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard,
-    parse_mode, read_mode_with_serde, render_compare_table, render_table, Report, Scenario,
-    ScenarioError, Spread,
+    parse_mode, render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -127,8 +127,22 @@ fn read(path: &Path) -> Result<String, Failure> {
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
 }
 
+/// A scenario file's text read as the API reads the body of its simulate
+/// route: every shape error by its path, in the API's words; a text that
+/// is not JSON is named by its line and column.
+fn read_scenario_file(text: &str) -> Result<Scenario, ScenarioError> {
+    let body: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        ScenarioError(vec![FieldError::new(
+            format!("line {} column {}", e.line(), e.column()),
+            Code::ValidationError,
+            e.to_string(),
+        )])
+    })?;
+    read_scenario(body).map_err(ScenarioError)
+}
+
 fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
-    let mut scenario = Scenario::parse(&read(&args.scenario)?).map_err(Failure::Invalid)?;
+    let mut scenario = read_scenario_file(&read(&args.scenario)?).map_err(Failure::Invalid)?;
     if let Some(csv) = scenario.arrivals_csv.clone() {
         let base = args.scenario.parent().unwrap_or(Path::new("."));
         let path = base.join(&csv);
@@ -186,7 +200,7 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
             body,
             &scenario.tier,
             "compare",
-            &read_mode_with_serde,
+            &read_game_mode,
             &mut errors,
         )
         .map_err(Failure::Invalid)?;

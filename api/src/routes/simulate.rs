@@ -18,7 +18,7 @@ use matchplane_matchmaker::simulate::{
     compare_bounded, parse_arrivals_csv, run_bounded, without_server_fields, Event, Scenario,
     ScenarioBody, ScenarioError, Stopped,
 };
-use matchplane_matchmaker::{Code, FieldError};
+use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -78,29 +78,7 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
         Some(Value::String(text)) => Some(text),
         Some(_) => return Err(invalid("arrivalsCsvText", "arrivalsCsvText is CSV text")),
     };
-    // Every shape error of the body and of its game modes, worded by the
-    // API's typed reading (docs/errors.md), before the scenario's checks.
-    let modes: Vec<(&str, Value)> = ["gameMode", "compare"]
-        .into_iter()
-        .filter_map(|field| Some((field, body.get(field)?.clone())))
-        .collect();
-    let body: ScenarioBody = crate::body_errors::deserialize_all(body).map_err(|mut errors| {
-        // The modes' own shape errors too, so that one answer names all.
-        for (field, mode) in modes {
-            if let Err(inner) = super::game_modes::read_config(without_server_fields(mode)) {
-                errors.extend(inner.into_iter().map(|mut f| {
-                    f.field = match f.field.as_str() {
-                        "" | "$" => field.to_owned(),
-                        path => format!("{field}.{path}"),
-                    };
-                    f
-                }));
-            }
-        }
-        ApiError::invalid(errors)
-    })?;
-    let mut scenario = Scenario::from_body(body, &super::game_modes::read_config)
-        .map_err(|e| ApiError::invalid(e.0))?;
+    let mut scenario = read_scenario(body).map_err(ApiError::invalid)?;
     if let Some(text) = csv {
         let events = parse_arrivals_csv(&text, scenario.game_mode.regions.as_ref())
             .map_err(|ScenarioError(errors)| ApiError::invalid(prefixed(errors)))?;
@@ -120,6 +98,51 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
         ));
     }
     Ok(scenario)
+}
+
+/// A scenario body (docs/simulate.md) read by the API's typed reader: every
+/// shape error of the body and of its game modes (`gameMode`, `compare`)
+/// named by its path in the API's words (docs/errors.md), then the
+/// scenario's own checks. `matchplane simulate` reads its file with it too,
+/// so that the command and this route answer alike.
+///
+/// # Errors
+/// Every failure found, each with its field.
+pub fn read_scenario(body: Value) -> Result<Scenario, Vec<FieldError>> {
+    let modes: Vec<(&str, Value)> = ["gameMode", "compare"]
+        .into_iter()
+        .filter_map(|field| Some((field, body.get(field)?.clone())))
+        .collect();
+    let body: ScenarioBody = crate::body_errors::deserialize_all(body).map_err(|mut errors| {
+        // The modes' own shape errors too, so that one answer names all.
+        for (field, mode) in modes {
+            if let Err(inner) = read_game_mode(mode) {
+                errors.extend(within(field, inner));
+            }
+        }
+        errors
+    })?;
+    Scenario::from_body(body, &super::game_modes::read_config).map_err(|e| e.0)
+}
+
+/// A game mode's body as a scenario carries it (server-set fields such as
+/// `version` ignored) read by the API's typed reader.
+///
+/// # Errors
+/// Every shape error, each named by its path inside the body.
+pub fn read_game_mode(body: Value) -> Result<GameModeConfig, Vec<FieldError>> {
+    super::game_modes::read_config(without_server_fields(body))
+}
+
+/// `errors` of a member's body, named inside `field`.
+fn within(field: &str, errors: Vec<FieldError>) -> impl Iterator<Item = FieldError> + '_ {
+    errors.into_iter().map(move |mut f| {
+        f.field = match f.field.as_str() {
+            "" | "$" => field.to_owned(),
+            path => format!("{field}.{path}"),
+        };
+        f
+    })
 }
 
 fn prefixed(errors: Vec<FieldError>) -> Vec<FieldError> {
