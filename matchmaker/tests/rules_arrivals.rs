@@ -96,3 +96,33 @@ fn good_arrivals_pass() {
     ]));
     assert!(Scenario::parse(&text).is_ok());
 }
+
+#[test]
+fn an_arrivals_csv_names_only_known_columns_once() {
+    use matchplane_matchmaker::simulate::parse_arrivals_csv;
+    for (header, says) in [
+        (
+            "at,playerId,mmr,Attributes",
+            "unknown column \"Attributes\"",
+        ),
+        ("at,playerId,mmr,foo", "unknown column \"foo\""),
+        (
+            "at,playerId,attributes,attributes",
+            "column attributes is given twice",
+        ),
+    ] {
+        let text = format!("{header}\n0,a,1500,\n");
+        let err = parse_arrivals_csv(&text, None).unwrap_err();
+        assert_eq!(err.0[0].field, "arrivalsCsv row 0", "{header}");
+        assert!(
+            err.0[0].message.starts_with(says),
+            "{header}: {}",
+            err.0[0].message
+        );
+    }
+    let ok = parse_arrivals_csv(
+        "at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event,attributes\n0,a,1500,,,,,,\n",
+        None,
+    );
+    assert_eq!(ok.unwrap().len(), 1);
+}

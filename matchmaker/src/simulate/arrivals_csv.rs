@@ -84,16 +84,31 @@ fn cell(value: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Parses `arrivalsCsv` text (docs/simulate.md): header `at,playerId,mmr,pingMs,partyId,partyMembers`,
+/// The columns an arrivals CSV may have (docs/simulate.md).
+const COLUMNS: [&str; 9] = [
+    "at",
+    "playerId",
+    "mmr",
+    "pingMs",
+    "partyId",
+    "partyMembers",
+    "latencies",
+    "event",
+    "attributes",
+];
+
+/// Parses `arrivalsCsv` text (docs/simulate.md): header `at,playerId,mmr,pingMs,partyId,partyMembers`
+/// (no other column; none twice),
 /// members separated by `|`; empty cells are absent values. An optional
 /// `latencies` column is written `eu-west=31|us-east=110`, checked against
 /// the mode's `regions`. An optional `attributes` column holds the mode's
-/// declared attributes as a JSON object (docs/rules.md). An optional `event` column (a mode's recording,
-/// issue 22) says `start` (or nothing: an arrival) or `cancel` (the
+/// declared attributes as a JSON object (docs/rules.md). An optional
+/// `event` column (a mode's recording, docs/tuning.md) says `start` (or nothing: an arrival) or `cancel` (the
 /// player's search ends at `at`; only `at` and `playerId` are read).
 ///
 /// # Errors
-/// [`ScenarioError`] (`VALIDATION_ERROR`) naming the first bad row.
+/// [`ScenarioError`] (`VALIDATION_ERROR`) naming the first bad row (row 0:
+/// the header).
 pub fn parse_arrivals_csv(
     text: &str,
     regions: Option<&crate::latency::Regions>,
@@ -109,6 +124,22 @@ pub fn parse_arrivals_csv(
         )
     };
     let headers = reader.headers().map_err(|e| bad(0, e.to_string()))?.clone();
+    // A column of another name would be read as absent: refused, as a
+    // scenario refuses a field it does not know.
+    for (i, name) in headers.iter().enumerate() {
+        if !COLUMNS.contains(&name) {
+            return Err(bad(
+                0,
+                format!(
+                    "unknown column {name:?}; the columns are {}",
+                    COLUMNS.join(", ")
+                ),
+            ));
+        }
+        if headers.iter().take(i).any(|h| h == name) {
+            return Err(bad(0, format!("column {name} is given twice")));
+        }
+    }
     let col = |name: &str| headers.iter().position(|h| h == name);
     let (Some(at_c), Some(player_c)) = (col("at"), col("playerId")) else {
         return Err(bad(0, "the header needs at least at and playerId".into()));
