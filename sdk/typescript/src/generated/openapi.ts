@@ -6441,16 +6441,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event` rows in time order (`at`: seconds since `from`) */
+            /** @description `at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event,attributes` rows in time order (`at`: seconds since `from`; `attributes`: the declared attributes as a JSON object, block lists hashed) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
-                     * @example at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event
-                     *     0.250,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,1510,,,,,start
-                     *     4.000,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,,,,,,cancel
+                     * @example at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event,attributes
+                     *     0.250,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,1510,,,,,start,
+                     *     4.000,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,,,,,,cancel,
                      */
                     "text/csv": string;
                 };
