@@ -88,6 +88,17 @@ fn every_failure_of_an_arrival_is_listed() {
 }
 
 #[test]
+fn an_arrivals_own_fields_are_named_as_the_scenario_writes_them() {
+    // `mmr` is the arrival's own field, not one of its attributes.
+    let found = failures(json!([{"at": 0, "playerId": "a",
+                                 "attributes": {"build": "1.4", "maps": ["dust"]}}]));
+    assert_eq!(
+        found,
+        [("arrivals[0].mmr".to_owned(), "MMR_REQUIRED".to_owned())]
+    );
+}
+
+#[test]
 fn good_arrivals_pass() {
     let text = scenario(json!([
         {"at": 0, "playerId": "a", "mmr": 1500,

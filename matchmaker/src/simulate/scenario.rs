@@ -311,13 +311,21 @@ impl Scenario {
                 ..
             } = ev
             {
-                // Every failure of the arrival, as a ticket lists them.
+                // Every failure of the arrival, as a ticket lists them. An
+                // arrival's `mmr` and `latencies` are its own fields, where
+                // a ticket has them inside `attributes`.
                 let mut failed: Vec<FieldError> = [
                     check_ticket(&self.game_mode, player_id, party.as_ref()),
                     crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref()),
                 ]
                 .into_iter()
                 .filter_map(Result::err)
+                .map(|mut e| {
+                    if let Some(own) = e.field.strip_prefix("attributes.") {
+                        e.field = own.to_owned();
+                    }
+                    e
+                })
                 .collect();
                 failed.extend(check_arrival_attributes(&self.game_mode, attributes));
                 errors.extend(failed.into_iter().map(|mut e| {

@@ -42,16 +42,16 @@ pub(super) enum EventError {
     Fields(Vec<FieldError>),
 }
 
-/// Checks a ticket's `attributes.data` (docs/searching.md): an object of at most
-/// 4 KiB serialised.
+/// Checks an arrival's `data` as a ticket's `attributes.data`
+/// (docs/searching.md): an object of at most 4 KiB serialised.
 ///
 /// # Errors
-/// The failure on `attributes.data`.
+/// The failure on `data`.
 fn check_data(data: &serde_json::Value) -> Result<(), FieldError> {
     let size = serde_json::to_string(data).map_or(usize::MAX, |s| s.len());
     if !data.is_object() || size > crate::attributes::MAX_DATA_BYTES {
         return Err(FieldError::new(
-            "attributes.data",
+            "data",
             Code::ValidationError,
             "data must be a JSON object of at most 4096 bytes serialised",
         ));
@@ -72,7 +72,14 @@ impl RawEvent {
         {
             Some(Ok(l)) => Some(l),
             Some(Err(e)) => {
-                fields.extend(e);
+                // An arrival's `latencies` is its own field, where a
+                // ticket has it inside `attributes`.
+                fields.extend(e.into_iter().map(|mut f| {
+                    if let Some(own) = f.field.strip_prefix("attributes.") {
+                        f.field = own.to_owned();
+                    }
+                    f
+                }));
                 None
             }
             None => None,
