@@ -145,11 +145,16 @@ fn within(field: &str, errors: Vec<FieldError>) -> impl Iterator<Item = FieldErr
     })
 }
 
+/// A CSV row's errors named by this route's field (`arrivalsCsvText row
+/// 3`), not by the command's file field (`arrivalsCsv row 3`).
 fn prefixed(errors: Vec<FieldError>) -> Vec<FieldError> {
     errors
         .into_iter()
         .map(|mut e| {
-            e.field = format!("arrivalsCsvText.{}", e.field);
+            e.field = match e.field.strip_prefix("arrivalsCsv") {
+                Some(rest) => format!("arrivalsCsvText{rest}"),
+                None => format!("arrivalsCsvText.{}", e.field),
+            };
             e
         })
         .collect()

@@ -308,6 +308,15 @@ async fn simulate_runs_a_scenario_in_the_server(backend: Backend) {
     assert_eq!(from_csv.status, StatusCode::OK, "{}", from_csv.body);
     assert_eq!(from_csv.body["stats"]["matches"], 1);
 
+    // A row that cannot be read is named by this route's field.
+    let mut unreadable = scenario(0);
+    unreadable["arrivalsCsvText"] = json!("at,playerId,mmr\n0,a,high\n");
+    let refused = t
+        .call(Method::POST, &path, Some(&key), Some(unreadable))
+        .await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(refused.body["errors"][0]["field"], "arrivalsCsvText row 1");
+
     // A second mode in `compare`: both run on the same arrivals, answered
     // as the command prints them.
     let mut compared = scenario(2);
