@@ -137,3 +137,42 @@ fn an_arrivals_csv_names_only_known_columns_once() {
     );
     assert_eq!(ok.unwrap().len(), 1);
 }
+
+/// "What would these rules cost?": the scenario's mode without them, the
+/// compared mode with them, on arrivals carrying the attributes.
+#[test]
+fn arrivals_may_carry_attributes_only_the_compared_mode_declares() {
+    use matchplane_matchmaker::simulate::compare;
+    let mut body: Value = serde_json::from_str(&scenario(json!([
+        {"at": 0, "playerId": "a", "mmr": 1500, "attributes": {"build": "1.4", "maps": ["dust"]}},
+        {"at": 0, "playerId": "b", "mmr": 1500, "attributes": {"build": "1.5", "maps": ["dust"]}}
+    ])))
+    .unwrap();
+    let with_rules = body["gameMode"].clone();
+    let plain = body["gameMode"].as_object_mut().unwrap();
+    plain.remove("attributes");
+    plain.remove("rules");
+    body["compare"] = with_rules;
+    let parsed = Scenario::parse(&body.to_string()).unwrap();
+    let both = compare(&parsed, parsed.compare.as_ref().unwrap());
+    assert_eq!(both.a.stats.matches, 1, "the builds meet without the rules");
+    assert_eq!(both.b.stats.matches, 0, "same-build keeps them apart");
+
+    // Their values are still checked, against the mode that declares them.
+    body["arrivals"][0]["attributes"]["build"] = json!("1.3");
+    let err = Scenario::parse(&body.to_string()).unwrap_err();
+    assert_eq!(
+        err.0[0].field, "arrivals[0].attributes.build",
+        "{:?}",
+        err.0
+    );
+    // Without a compared mode, an attribute the mode does not declare is unknown.
+    body.as_object_mut().unwrap().remove("compare");
+    let err = Scenario::parse(&body.to_string()).unwrap_err();
+    assert_eq!(
+        err.0[0].field, "arrivals[0].attributes.build",
+        "{:?}",
+        err.0
+    );
+    assert!(err.0[0].message.starts_with("unknown field"), "{:?}", err.0);
+}

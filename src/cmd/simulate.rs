@@ -3,10 +3,10 @@
 //! Exit codes: 0 ok, 2 invalid scenario (documented codes on stderr), 1 IO error.
 
 use clap::{Args, ValueEnum};
-use matchplane_api::routes::simulate::{read_game_mode, read_scenario};
+use matchplane_api::routes::simulate::read_scenario;
 use matchplane_matchmaker::simulate::{
     assign_declines, check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard,
-    parse_mode, render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
+    render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -127,22 +127,42 @@ fn read(path: &Path) -> Result<String, Failure> {
         .map_err(|e| Failure::Io(format!("cannot read {}: {e}", path.display())))
 }
 
-/// A scenario file's text read as the API reads the body of its simulate
-/// route: every shape error by its path, in the API's words; a text that
-/// is not JSON is named by its line and column.
-fn read_scenario_file(text: &str) -> Result<Scenario, ScenarioError> {
-    let body: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        ScenarioError(vec![FieldError::new(
-            format!("line {} column {}", e.line(), e.column()),
+/// A scenario file read as the API reads the body of its simulate route:
+/// every shape error by its path, in the API's words; a text that is not
+/// JSON is named by its line and column. `--compare`'s mode, when given,
+/// stands in the scenario's `compare` (the flag wins), so the arrivals are
+/// checked against both modes as the field's are.
+fn read_scenario_file(args: &SimulateArgs) -> Result<Scenario, Failure> {
+    let not_json = |field: String, message: String| {
+        Failure::Invalid(ScenarioError(vec![FieldError::new(
+            field,
             Code::ValidationError,
-            e.to_string(),
-        )])
-    })?;
-    read_scenario(body).map_err(ScenarioError)
+            message,
+        )]))
+    };
+    let mut body: serde_json::Value =
+        serde_json::from_str(&read(&args.scenario)?).map_err(|e| {
+            not_json(
+                format!("line {} column {}", e.line(), e.column()),
+                e.to_string(),
+            )
+        })?;
+    if let Some(path) = &args.compare {
+        let other: serde_json::Value = serde_json::from_str(&read(path)?).map_err(|e| {
+            not_json(
+                "compare".into(),
+                format!("{} is not JSON: {e}", path.display()),
+            )
+        })?;
+        if let Some(object) = body.as_object_mut() {
+            object.insert("compare".into(), other);
+        }
+    }
+    read_scenario(body).map_err(|errors| Failure::Invalid(ScenarioError(errors)))
 }
 
 fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
-    let mut scenario = read_scenario_file(&read(&args.scenario)?).map_err(Failure::Invalid)?;
+    let mut scenario = read_scenario_file(args)?;
     if let Some(csv) = scenario.arrivals_csv.clone() {
         let base = args.scenario.parent().unwrap_or(Path::new("."));
         let path = base.join(&csv);
@@ -185,29 +205,6 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
             args.decline_after,
             scenario.seed,
         );
-    }
-    if let Some(path) = &args.compare {
-        let text = read(path)?;
-        let body: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            Failure::Invalid(ScenarioError(vec![FieldError::new(
-                "compare",
-                Code::ValidationError,
-                format!("{} is not JSON: {e}", path.display()),
-            )]))
-        })?;
-        let mut errors = Vec::new();
-        let other = parse_mode(
-            body,
-            &scenario.tier,
-            "compare",
-            &read_game_mode,
-            &mut errors,
-        )
-        .map_err(Failure::Invalid)?;
-        if !errors.is_empty() {
-            return Err(Failure::Invalid(ScenarioError(errors)));
-        }
-        scenario.compare = Some(other);
     }
     let guard = match &args.guard {
         Some(list) => {

@@ -7,6 +7,7 @@ use crate::ticket::check_ticket;
 use crate::tier::Tier;
 use crate::validation::{validate, FieldError};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 mod event;
 use event::{EventError, RawEvent};
@@ -327,7 +328,11 @@ impl Scenario {
                     e
                 })
                 .collect();
-                failed.extend(check_arrival_attributes(&self.game_mode, attributes));
+                failed.extend(check_arrival_attributes(
+                    &self.game_mode,
+                    self.compare.as_ref(),
+                    attributes,
+                ));
                 errors.extend(failed.into_iter().map(|mut e| {
                     e.field = format!("{source}[{i}].{}", e.field);
                     e
@@ -344,17 +349,40 @@ impl Scenario {
 }
 
 /// An arrival's declared attributes checked as a ticket's
-/// ([`crate::attributes::check_declared`]): every failure.
+/// ([`crate::attributes::check_declared`]): every failure. With a compared
+/// mode, an attribute only that mode declares is checked against its
+/// declaration there, and the scenario's own mode runs without it (as the
+/// compared mode runs without one only the scenario's mode declares).
 fn check_arrival_attributes(
     config: &GameModeConfig,
+    compare: Option<&GameModeConfig>,
     values: &crate::rules::DeclaredValues,
 ) -> Vec<FieldError> {
-    let raw = values
-        .iter()
-        .map(|(name, value)| {
-            let json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-            (name.clone(), json)
-        })
-        .collect();
-    crate::attributes::check_declared(raw, config).1
+    let mut own = BTreeMap::new();
+    let mut failed = Vec::new();
+    for (name, value) in values.iter() {
+        let json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+        match (declared_in(Some(config), name), declared_in(compare, name)) {
+            (None, Some(declaration)) => {
+                let field = format!("attributes.{name}");
+                if let Err(e) = crate::rules::parse::value_of(declaration, &json, &field) {
+                    failed.push(e);
+                }
+            }
+            _ => {
+                own.insert(name.clone(), json);
+            }
+        }
+    }
+    failed.extend(crate::attributes::check_declared(own, config).1);
+    failed
+}
+
+/// The declaration of `name` in `mode`, if it declares one.
+fn declared_in<'m>(
+    mode: Option<&'m GameModeConfig>,
+    name: &str,
+) -> Option<&'m crate::rules::Declaration> {
+    mode.and_then(|m| m.attributes.as_ref())
+        .and_then(|d| d.get(name))
 }
