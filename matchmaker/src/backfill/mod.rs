@@ -107,4 +107,20 @@ impl OpenBackfill {
         }
         true
     }
+
+    /// This backfill's view once `fill` is claimed, for its later fills:
+    /// the roster grows by the players the fill seated, each with its
+    /// values (defaults filled in), so that every later fill satisfies the
+    /// rules against them too (docs/rules.md#backfill). The seat counters
+    /// and the revision are left as they are: the pool store moves them.
+    pub fn with_fill_roster(&self, fill: &ProposedFill) -> OpenBackfill {
+        let mut grown = self.clone();
+        for player in fill.teams.iter().flat_map(|t| &t.players) {
+            grown.roster.players.push(crate::rules::RosterMember {
+                player_id: player.player_id.to_string(),
+                attributes: player.attributes.to_values(),
+            });
+        }
+        grown
+    }
 }

@@ -199,13 +199,16 @@ fn fill_one(
         }
     }
     let seated = seats.finish();
+    // Each newcomer's values with the mode's defaults, as a match's players
+    // carry them (docs/rules.md, "The match").
+    let defaults = crate::rules::player_values::defaults_of(config);
     let teams: Vec<ProposedTeam> = seated
         .members
         .iter()
         .zip(&seated.roles)
         .enumerate()
         .filter(|(_, (m, _))| !m.is_empty())
-        .map(|(index, (m, r))| team(pool, backfill, index, m, r, now))
+        .map(|(index, (m, r))| team(pool, backfill, index, (m, r), &defaults, now))
         .collect();
     if teams.is_empty() {
         return None;
@@ -226,8 +229,8 @@ fn team(
     pool: &[Search],
     backfill: &OpenBackfill,
     index: usize,
-    members: &[usize],
-    roles: &[Option<ArcStr>],
+    (members, roles): (&[usize], &[Option<ArcStr>]),
+    defaults: &std::sync::Arc<crate::rules::DeclaredValues>,
     now: f64,
 ) -> ProposedTeam {
     let players: Vec<MatchedPlayer> = members
@@ -243,7 +246,7 @@ fn team(
                 ping_ms: s.ping_ms,
                 wait_seconds: (now - s.queued_at).max(0.0),
                 latency_ms: backfill.region.as_ref().and_then(|r| latency_to(s, r)),
-                attributes: crate::rules::PlayerValues::own(s.attributes.clone()),
+                attributes: crate::rules::PlayerValues::new(s.attributes.clone(), defaults.clone()),
                 role: role.clone(),
             }
         })
