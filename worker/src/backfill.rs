@@ -91,8 +91,10 @@ pub struct FillsClaimed {
 
 /// Claims each fill under `token`, one after the other (a backfill gets at
 /// most one fill per cycle, so they never compete with one another).
-/// `opened_at` gives each backfill's opening (Unix seconds, by id): a
-/// claimed fill's seats count their time to fill from it.
+/// `views` gives each backfill as this cycle read it, by id: a claimed
+/// fill's seats count their time to fill from its opening, and in a mode
+/// with rules the fill stores the view with its players in the roster, so
+/// that the backfill's later fills agree with them (docs/rules.md#backfill).
 ///
 /// # Errors
 /// A pool store failure (fills claimed before it stay claimed).
@@ -103,8 +105,9 @@ pub async fn claim_fills(
     token: u64,
     now: DateTime<Utc>,
     fills: &[ProposedFill],
-    opened_at: &HashMap<String, f64>,
+    views: &HashMap<String, OpenBackfill>,
 ) -> Result<FillsClaimed, WorkerError> {
+    let rules = !config.config.rules.is_empty();
     let now_secs = now.timestamp_micros() as f64 / 1e6;
     let mut done = FillsClaimed::default();
     for proposed in fills {
@@ -127,14 +130,18 @@ pub async fn claim_fills(
             seats_taken: proposed.seats_taken(),
             roles_taken: proposed.roles_taken(),
             claim: Claim::of_teams(proposed.match_id.as_str(), &proposed.teams, record_json),
+            view_after: views
+                .get(proposed.backfill_id.as_str())
+                .filter(|_| rules)
+                .map(|view| view.with_fill_roster(proposed)),
         };
         match pool.claim_fill(mode, token, &claim, now_secs).await? {
             FillOutcome::Claimed { .. } => {
                 done.fills += 1;
                 done.seats += claim.claim.ticket_ids.len();
-                let waited = opened_at
+                let waited = views
                     .get(claim.backfill_id.as_str())
-                    .map(|at| (now_secs - at).max(0.0));
+                    .map(|view| (now_secs - view.opened_at).max(0.0));
                 crate::metrics::backfilled(mode, claim.claim.ticket_ids.len(), waited);
             }
             FillOutcome::Stale | FillOutcome::Conflict { .. } => done.refused += 1,

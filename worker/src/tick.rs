@@ -145,9 +145,11 @@ async fn tick(
         tracing::warn!(mode = %mode.mode, error = %err, "assignment timeouts failed");
     }
     let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, now_secs).await?;
-    let opened_at: std::collections::HashMap<String, f64> = backfills
+    // Each backfill as read, by id: its opening, and the view its fills
+    // grow (its roster, for the rules) when they are claimed.
+    let views: std::collections::HashMap<String, OpenBackfill> = backfills
         .iter()
-        .map(|b| (b.backfill_id.to_string(), b.opened_at))
+        .map(|b| (b.backfill_id.to_string(), b.clone()))
         .collect();
     let held = is_held(db, mode).await;
     report.held = held;
@@ -171,7 +173,7 @@ async fn tick(
     let started = Instant::now();
     // Backfills are served before new matches (docs/backfill.md).
     let filled =
-        crate::backfill::claim_fills(pool, mode, config, token, now, &fills, &opened_at).await?;
+        crate::backfill::claim_fills(pool, mode, config, token, now, &fills, &views).await?;
     report.fills = filled.fills;
     report.seats_filled = filled.seats;
     if filled.lease_lost {

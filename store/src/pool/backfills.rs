@@ -74,7 +74,7 @@ pub enum BackfillChange {
 
 /// A fill to claim: the searches (a [`Claim`] into the running match, its
 /// record the `match.backfilled` body) and the seats they take.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FillClaim {
     /// `bf_…` of the backfill.
     pub backfill_id: String,
@@ -88,6 +88,12 @@ pub struct FillClaim {
     pub roles_taken: Vec<u32>,
     /// The searches and the record (`match_id` is the running match).
     pub claim: Claim,
+    /// The backfill's view for its later fills, stored with the claim:
+    /// the view the fill was computed from with the seated players in its
+    /// roster ([`OpenBackfill::with_fill_roster`]), so that a later fill
+    /// agrees with them under the mode's rules. `None` leaves the view as
+    /// it is (a mode without rules).
+    pub view_after: Option<OpenBackfill>,
 }
 
 impl FillClaim {

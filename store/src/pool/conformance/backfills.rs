@@ -35,6 +35,7 @@ fn fill(id: &str, revision: u64, seats: &[u32], tickets: &[&str]) -> FillClaim {
         seats_taken: seats.to_vec(),
         roles_taken: Vec::new(),
         claim: claim_of("mat_run", tickets),
+        view_after: None,
     }
 }
 
@@ -83,6 +84,55 @@ pub async fn backfills_open_replace_and_close(store: Arc<dyn PoolStore>) {
     );
     store.forget_backfill(&m, "bf_1").await.unwrap();
     assert!(store.backfill(&m, "bf_1").await.unwrap().is_none());
+}
+
+/// A fill stores the view it grew (its seated players in the roster, for
+/// the rules), and a view's seats and revision stay the store's.
+pub async fn a_fill_stores_its_grown_roster_with_the_claim(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    let token = lease(store.as_ref(), &m).await;
+    add_solos(store.as_ref(), &m, 2).await;
+    let opened = backfill("bf_1", &[2, 0]);
+    store.open_backfill(&m, &opened).await.unwrap();
+    let mut grown = opened.clone();
+    grown
+        .roster
+        .players
+        .push(matchplane_matchmaker::rules::RosterMember {
+            player_id: "p1".into(),
+            attributes: [(
+                "maps".to_owned(),
+                matchplane_matchmaker::rules::AttributeValue::Set(vec!["inferno".into()]),
+            )]
+            .into_iter()
+            .collect(),
+        });
+    let mut claim = fill("bf_1", 1, &[1, 0], &["t1"]);
+    claim.view_after = Some(grown.clone());
+    let claimed = store.claim_fill(&m, token, &claim, NOW).await.unwrap();
+    assert!(
+        matches!(claimed, FillOutcome::Claimed { .. }),
+        "{claimed:?}"
+    );
+    let after = store.backfill(&m, "bf_1").await.unwrap().unwrap();
+    assert_eq!(after.backfill.roster, grown.roster);
+    assert_eq!(after.backfill.open_seats, vec![1, 0]);
+    assert_eq!(after.backfill.revision, 2);
+    let open = store.open_backfills(&m).await.unwrap();
+    assert_eq!(open[0].roster, grown.roster);
+
+    // Without a view, the roster stays as it was.
+    let claimed = store
+        .claim_fill(&m, token, &fill("bf_1", 2, &[1, 0], &["t2"]), NOW)
+        .await
+        .unwrap();
+    assert!(
+        matches!(claimed, FillOutcome::Claimed { .. }),
+        "{claimed:?}"
+    );
+    let done = store.backfill(&m, "bf_1").await.unwrap().unwrap();
+    assert_eq!(done.backfill.roster, grown.roster);
+    assert_eq!(done.backfill.open_seats, vec![0, 0]);
 }
 
 pub async fn fills_take_searches_and_seats_in_one_step(store: Arc<dyn PoolStore>) {

@@ -110,6 +110,7 @@ conformance!(
     a_proposed_search_still_counts_as_searching,
     backfills_open_replace_and_close,
     fills_take_searches_and_seats_in_one_step,
+    a_fill_stores_its_grown_roster_with_the_claim,
     role_seats_are_taken_with_the_seats,
     fills_are_refused_when_stale_fenced_or_gone,
     two_fills_of_one_revision_take_one_seat,

@@ -157,6 +157,11 @@ impl Backfills for MemoryPoolStore {
             BackfillStatus::Open
         };
         if let Some(live) = pool.backfills.get_mut(&fill.backfill_id) {
+            if let Some(view) = &fill.view_after {
+                let revision = live.backfill.revision;
+                live.backfill = view.clone();
+                live.backfill.revision = revision;
+            }
             live.backfill.set_seat_counters(&left);
             live.backfill.revision += 1;
             live.status = status;

@@ -229,7 +229,12 @@ impl Backfills for RedisPoolStore {
             .key(&keys.reasons)
             .key(&keys.outbox)
             .key(&self.ended_keys(&keys)[0])
-            .key(&keys.backfill_seats);
+            .key(&keys.backfill_seats)
+            .key(&keys.backfills);
+        let view_after = match &fill.view_after {
+            Some(view) => serde_json::to_string(view).map_err(corrupt)?,
+            None => String::new(),
+        };
         call.arg(lease_token)
             .arg(self.bucket_lifetime())
             .arg(&fill.backfill_id)
@@ -246,6 +251,7 @@ impl Backfills for RedisPoolStore {
         for player in &claim.player_ids {
             call.arg(player);
         }
+        call.arg(view_after);
         let reply: Vec<String> = call.invoke_async(&mut self.conn()).await?;
         if reply.first().map(String::as_str) == Some("claimed") {
             self.sync_live(mode).await;

@@ -7,11 +7,13 @@
 -- fill's record goes to the outbox.
 --
 -- KEYS: 1 lease, 2 pool, 3 players, 4 deadlines, 5 pings, 6 reasons,
---       7 outbox, 8 ended (current bucket), 9 backfill_seats
+--       7 outbox, 8 ended (current bucket), 9 backfill_seats, 10 backfills
 -- ARGV: 1 fencing token, 2 bucket lifetime (seconds), 3 backfillId,
 --       4 revision, 5 now (Unix seconds), 6 seats taken per team
 --       (comma-separated), 7 matchId, 8 ended JSON (matched), 9 fill
---       record JSON, 10 n, then n ticketIds and their n playerIds
+--       record JSON, 10 n, then n ticketIds and their n playerIds, then
+--       the backfill's view after the fill (its roster grown by the
+--       seated players) or '' to keep the view
 -- Returns {'lease_lost'}, {'stale'}, {'conflict', k, k gone tickets} or
 -- {'claimed', outboxId, newStatus}.
 local lease = redis.call('GET', KEYS[1])
@@ -76,5 +78,9 @@ redis.call('EXPIRE', KEYS[8], ARGV[2])
 local new_status = any_left and 'open' or 'filled'
 redis.call('HSET', KEYS[9], ARGV[3], new_status .. '|' .. tostring(tonumber(revision) + 1) .. '|'
            .. expires .. '|' .. table.concat(left, ','))
+local view = ARGV[11 + 2 * n]
+if view and view ~= '' then
+  redis.call('HSET', KEYS[10], ARGV[3], view)
+end
 local id = redis.call('XADD', KEYS[7], '*', 'matchId', ARGV[7], 'record', ARGV[9])
 return {'claimed', id, new_status}
