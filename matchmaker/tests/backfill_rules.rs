@@ -101,3 +101,27 @@ fn a_default_a_seated_player_left_out_binds_the_next_fill() {
     let second = fill_pass(&config, &[console], &[grown], 2.0);
     assert!(second.fills.is_empty(), "{:?}", second.fills);
 }
+
+/// A backfill's values are checked as a ticket's: a set's entries distinct,
+/// a block list's entries player ids.
+#[test]
+fn a_backfills_sets_are_checked_as_a_tickets() {
+    use matchplane_matchmaker::rules::roster::check_values;
+    let config = mode();
+    for (values, field) in [
+        (json!({"maps": ["dust", "dust"]}), "attributes.maps[1]"),
+        (json!({"blocked": ["x", "x"]}), "attributes.blocked[1]"),
+        (json!({"blocked": [""]}), "attributes.blocked[0]"),
+        (
+            json!({"blocked": ["a".repeat(300)]}),
+            "attributes.blocked[0]",
+        ),
+    ] {
+        let values = serde_json::from_value(values.clone()).unwrap();
+        let errors = check_values(&values, config.attributes.as_ref(), "attributes");
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, [field], "{errors:?}");
+    }
+    let good = serde_json::from_value(json!({"maps": ["dust", "nuke"], "blocked": ["x"]})).unwrap();
+    assert!(check_values(&good, config.attributes.as_ref(), "attributes").is_empty());
+}

@@ -153,7 +153,11 @@ pub fn by_declaration<'a>(
     })
 }
 
-/// Whether [`check_typed`] takes `value`, without wording any error.
+/// Whether [`check_typed`] takes `value` as the declarations decide it
+/// (type, bounds, `values`), without wording any error: the cycle's
+/// re-check after a config change. A set's own form (distinct entries,
+/// player ids) is not the declarations' to change, and every live search
+/// passed it when its ticket was generated.
 fn typed_ok(declaration: &Declaration, value: &AttributeValue) -> bool {
     let text_ok = |text: &str, values: Option<&[String]>| {
         !text.is_empty()
@@ -220,17 +224,7 @@ pub fn value_of(
             Ok(AttributeValue::Set(items))
         }
         Declaration::PlayerSet { .. } => {
-            let items = set_items(raw, field, MAX_PLAYER_SET, |item, at| {
-                if crate::ticket::is_valid_player_id(item) {
-                    Ok(())
-                } else {
-                    Err(FieldError::new(
-                        at,
-                        Code::ValidationError,
-                        "must be a player id: 1 to 128 printable characters",
-                    ))
-                }
-            })?;
+            let items = set_items(raw, field, MAX_PLAYER_SET, player_id)?;
             Ok(AttributeValue::Set(items))
         }
     }
@@ -250,6 +244,41 @@ fn check_text(text: &str, values: Option<&[String]>, field: &str) -> Result<(), 
                 field,
                 Code::ValidationError,
                 format!("{text:?} is not one of {}", values.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `playerSet` entry: a player id.
+fn player_id(item: &str, field: &str) -> Result<(), FieldError> {
+    if crate::ticket::is_valid_player_id(item) {
+        Ok(())
+    } else {
+        Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            "must be a player id: 1 to 128 printable characters",
+        ))
+    }
+}
+
+/// A set's entries already read, each checked by `check` (given the entry
+/// and its field) and none listed twice, as [`set_items`] reads a JSON
+/// array: the first bad entry is named with its index.
+fn distinct_entries(
+    items: &[String],
+    field: &str,
+    check: impl Fn(&str, &str) -> Result<(), FieldError>,
+) -> Result<(), FieldError> {
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        check(item, &at)?;
+        if items[..i].contains(item) {
+            return Err(FieldError::new(
+                at,
+                Code::ValidationError,
+                format!("{item:?} is listed twice"),
             ));
         }
     }
@@ -329,16 +358,15 @@ pub fn check_typed(
             if items.len() > MAX_SET_ENTRIES {
                 return Err(wrong("an array of at most 32 strings"));
             }
-            for (i, item) in items.iter().enumerate() {
-                check_text(item, values.as_deref(), &format!("{field}[{i}]"))?;
-            }
-            Ok(())
+            distinct_entries(items, field, |item, at| {
+                check_text(item, values.as_deref(), at)
+            })
         }
         (Declaration::PlayerSet { .. }, AttributeValue::Set(items)) => {
             if items.len() > MAX_PLAYER_SET {
                 return Err(wrong("an array of at most 100 player ids"));
             }
-            Ok(())
+            distinct_entries(items, field, player_id)
         }
         (d, _) => Err(wrong(&format!("a {}", d.type_name()))),
     }
