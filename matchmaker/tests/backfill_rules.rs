@@ -48,7 +48,12 @@ fn a_later_fill_agrees_with_the_players_an_earlier_fill_seated() {
         json!({"build": "1.4", "maps": ["nuke"], "level": 30}),
     );
     let backfill = one_seat();
-    let first = fill_pass(&config, &[inferno, nuke.clone()], &[backfill.clone()], 1.0);
+    let first = fill_pass(
+        &config,
+        &[inferno, nuke.clone()],
+        std::slice::from_ref(&backfill),
+        1.0,
+    );
     assert_eq!(first.fills.len(), 1);
     let fill = &first.fills[0];
     let seated = &fill.teams[0].players[0];
@@ -93,7 +98,7 @@ fn a_default_a_seated_player_left_out_binds_the_next_fill() {
         json!({"build": "1.4", "maps": ["dust"], "level": 30, "pool": "console"}),
     );
     let backfill = one_seat();
-    let first = fill_pass(&config, &[p1], &[backfill.clone()], 1.0);
+    let first = fill_pass(&config, &[p1], std::slice::from_ref(&backfill), 1.0);
     let mut grown = backfill.with_fill_roster(&first.fills[0]);
     grown.revision = 2;
     grown.open_seats = vec![1, 0];
