@@ -218,6 +218,9 @@ pub async fn status_of(
             {
                 view.status = "proposed";
                 view.proposal = Some(proposal);
+                // A proposed search waits for answers, not for players: the
+                // reason of the cycle before the proposal no longer holds.
+                (view.waiting_reason, view.found, view.needed) = (None, None, None);
             } else {
                 view.role_waits = super::role_waits::of_ticket(play, db, ticket).await;
             }

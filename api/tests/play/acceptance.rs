@@ -97,6 +97,18 @@ async fn a_party_members_decline_drops_the_whole_party_and_cools_down_only_them(
     for token in [&a1_token, &a2_token, &b_token, &c_token, &d_token] {
         assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
     }
+    // The cycle before the proposal left b a reason to wait.
+    t.play
+        .pool
+        .set_waiting_reasons(
+            &ModeKey::new(&p, "duel"),
+            &[(
+                b.clone(),
+                r#"{"code":"NOT_ENOUGH_PLAYERS","found":1,"needed":2}"#.to_owned(),
+            )],
+        )
+        .await
+        .unwrap();
     let match_id = propose(
         &t,
         &p,
@@ -116,6 +128,10 @@ async fn a_party_members_decline_drops_the_whole_party_and_cools_down_only_them(
         )
         .await;
     assert_eq!(polled.body["status"], "proposed", "{}", polled.body);
+    // It waits for answers now, not for players.
+    for stale in ["waitingReason", "found", "needed"] {
+        assert!(polled.body[stale].is_null(), "{}", polled.body);
+    }
     assert_eq!(polled.body["proposal"]["matchId"], match_id.as_str());
     assert_eq!(polled.body["proposal"]["accepted"], json!([]));
     let by = polled.body["proposal"]["acceptBy"].clone();
