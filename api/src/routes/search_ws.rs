@@ -148,6 +148,10 @@ struct SocketSearch {
     next_ping: u64,
     /// When the last Pong came (the start, before the first).
     last_pong: Instant,
+    /// A `proposed` message was the last word on the search: it waits for
+    /// answers, so no `status` is sent until it is `requeued`
+    /// (docs/acceptance.md).
+    proposed: bool,
     /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
     last_status: Option<(
         Waiting,
@@ -172,6 +176,7 @@ async fn hold(
         pings: VecDeque::new(),
         next_ping: 0,
         last_pong: Instant::now(),
+        proposed: false,
         last_status: None,
     };
     Box::pin(resume_queued_at(&held.play, &mut held.started)).await;
@@ -204,9 +209,15 @@ async fn hold(
                     }
                     return;
                 }
-                if matches!(message, StatusMessage::Proposed { .. } | StatusMessage::Requeued)
-                    && socket.send(text(&message.to_json())).await.is_err()
-                {
+                let proposed = match message {
+                    StatusMessage::Proposed { .. } => true,
+                    StatusMessage::Requeued => false,
+                    _ => continue,
+                };
+                held.proposed = proposed;
+                // Back in the pool, the next `status` is said afresh.
+                held.last_status = None;
+                if socket.send(text(&message.to_json())).await.is_err() {
                     return Box::pin(client_left(&held)).await;
                 }
             }
@@ -225,6 +236,7 @@ async fn hold(
                         }
                         return;
                     }
+                    Check::Status(_) if held.proposed => {}
                     Check::Status(message) => {
                         if socket.send(text(&message.to_json())).await.is_err() {
                             return Box::pin(client_left(&held)).await;

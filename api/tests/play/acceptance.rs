@@ -274,6 +274,26 @@ async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pool
         until(&mut wa, "proposed").await["matchId"],
         match_id.as_str()
     );
+    // Proposed, it waits for answers: a waiting reason the cycle left is no
+    // `status` to say (a tick is 100 ms here).
+    t.play
+        .pool
+        .set_waiting_reasons(
+            &ModeKey::new(&p, "duel"),
+            &[(
+                a.clone(),
+                r#"{"code":"NOT_ENOUGH_PLAYERS","found":1,"needed":2}"#.to_owned(),
+            )],
+        )
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(600);
+    while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, wa.next()).await {
+        if let Message::Text(text) = msg {
+            let msg = crate::harness::search_message(&text);
+            assert_ne!(msg["type"], "status", "{msg}");
+        }
+    }
 
     wa.send(Message::Text(r#"{"type":"accept"}"#.into()))
         .await
