@@ -15,8 +15,8 @@
 //! hands `type` first (api/src/body_errors/value_de.rs).
 
 use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess,
-    Unexpected, VariantAccess, Visitor,
+    self, Deserialize, DeserializeOwned, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny,
+    MapAccess, Unexpected, VariantAccess, Visitor,
 };
 use std::fmt;
 use std::marker::PhantomData;
@@ -163,34 +163,15 @@ where
         let value = map.next_value()?;
         members.insert(key, value);
     }
-    let variant = match members.remove(TAG) {
-        None => return Err(de::Error::missing_field(TAG)),
-        Some(serde_json::Value::String(variant)) => variant,
-        Some(other) => {
-            return Err(de::Error::invalid_type(
-                unexpected(&other),
-                &"the name of a type",
-            ))
-        }
-    };
+    let tag = members
+        .remove(TAG)
+        .ok_or_else(|| de::Error::missing_field(TAG))?;
+    let variant = String::deserialize(tag).map_err(de::Error::custom)?;
     let external = serde_json::Value::Object(serde_json::Map::from_iter([(
         variant,
         serde_json::Value::Object(members),
     )]));
     Twin::deserialize(external).map_err(de::Error::custom)
-}
-
-fn unexpected(value: &serde_json::Value) -> Unexpected<'_> {
-    match value {
-        serde_json::Value::Null => Unexpected::Unit,
-        serde_json::Value::Bool(b) => Unexpected::Bool(*b),
-        serde_json::Value::Number(n) => n
-            .as_f64()
-            .map_or(Unexpected::Other("a number"), Unexpected::Float),
-        serde_json::Value::String(s) => Unexpected::Str(s),
-        serde_json::Value::Array(_) => Unexpected::Seq,
-        serde_json::Value::Object(_) => Unexpected::Map,
-    }
 }
 
 /// The rest of an object whose `type` key was just read, as an enum: the

@@ -15,8 +15,8 @@ use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
 use axum::Json;
 use matchplane_matchmaker::simulate::{
-    compare_bounded, parse_arrivals_csv, run_bounded, without_server_fields, Event, Scenario,
-    ScenarioBody, ScenarioError, Stopped,
+    compare_bounded, errors_within, parse_arrivals_csv, run_bounded, without_server_fields, Event,
+    Scenario, ScenarioBody, ScenarioError, Stopped,
 };
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
 use serde_json::Value;
@@ -117,7 +117,7 @@ pub fn read_scenario(body: Value) -> Result<Scenario, Vec<FieldError>> {
         // The modes' own shape errors too, so that one answer names all.
         for (field, mode) in modes {
             if let Err(inner) = read_game_mode(mode) {
-                errors.extend(within(field, inner));
+                errors.extend(errors_within(field, inner));
             }
         }
         errors
@@ -132,17 +132,6 @@ pub fn read_scenario(body: Value) -> Result<Scenario, Vec<FieldError>> {
 /// Every shape error, each named by its path inside the body.
 pub fn read_game_mode(body: Value) -> Result<GameModeConfig, Vec<FieldError>> {
     super::game_modes::read_config(without_server_fields(body))
-}
-
-/// `errors` of a member's body, named inside `field`.
-fn within(field: &str, errors: Vec<FieldError>) -> impl Iterator<Item = FieldError> + '_ {
-    errors.into_iter().map(move |mut f| {
-        f.field = match f.field.as_str() {
-            "" | "$" => field.to_owned(),
-            path => format!("{field}.{path}"),
-        };
-        f
-    })
 }
 
 /// A CSV row's errors named by this route's field (`arrivalsCsvText row

@@ -98,17 +98,7 @@ async fn a_party_members_decline_drops_the_whole_party_and_cools_down_only_them(
         assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
     }
     // The cycle before the proposal left b a reason to wait.
-    t.play
-        .pool
-        .set_waiting_reasons(
-            &ModeKey::new(&p, "duel"),
-            &[(
-                b.clone(),
-                r#"{"code":"NOT_ENOUGH_PLAYERS","found":1,"needed":2}"#.to_owned(),
-            )],
-        )
-        .await
-        .unwrap();
+    left_waiting(&t, &p, &b).await;
     let match_id = propose(
         &t,
         &p,
@@ -233,6 +223,21 @@ async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
     ws
 }
 
+/// The reason a cycle leaves a duel's `ticket` waiting for: one more player.
+async fn left_waiting(t: &TestApp, project: &str, ticket: &str) {
+    t.play
+        .pool
+        .set_waiting_reasons(
+            &ModeKey::new(project, "duel"),
+            &[(
+                ticket.to_owned(),
+                r#"{"code":"NOT_ENOUGH_PLAYERS","found":1,"needed":2}"#.to_owned(),
+            )],
+        )
+        .await
+        .unwrap();
+}
+
 async fn until(ws: &mut Client, kind: &str) -> Value {
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
@@ -276,17 +281,7 @@ async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pool
     );
     // Proposed, it waits for answers: a waiting reason the cycle left is no
     // `status` to say (a tick is 100 ms here).
-    t.play
-        .pool
-        .set_waiting_reasons(
-            &ModeKey::new(&p, "duel"),
-            &[(
-                a.clone(),
-                r#"{"code":"NOT_ENOUGH_PLAYERS","found":1,"needed":2}"#.to_owned(),
-            )],
-        )
-        .await
-        .unwrap();
+    left_waiting(&t, &p, &a).await;
     let deadline = tokio::time::Instant::now() + Duration::from_millis(600);
     while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, wa.next()).await {
         if let Message::Text(text) = msg {

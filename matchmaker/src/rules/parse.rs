@@ -263,26 +263,36 @@ fn player_id(item: &str, field: &str) -> Result<(), FieldError> {
     }
 }
 
-/// A set's entries already read, each checked by `check` (given the entry
-/// and its field) and none listed twice, as [`set_items`] reads a JSON
-/// array: the first bad entry is named with its index.
-fn distinct_entries(
-    items: &[String],
+/// A set's entries in order, each a string (`None`: not one) checked by
+/// `check` (given the entry and its field) and none listed twice: the
+/// first bad entry is named with its index. The JSON of a ticket
+/// ([`set_items`]) and values already read ([`check_typed`]) alike.
+fn distinct_entries<'a>(
+    items: impl IntoIterator<Item = Option<&'a str>>,
     field: &str,
     check: impl Fn(&str, &str) -> Result<(), FieldError>,
-) -> Result<(), FieldError> {
-    for (i, item) in items.iter().enumerate() {
+) -> Result<Vec<&'a str>, FieldError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
         let at = format!("{field}[{i}]");
-        check(item, &at)?;
-        if items[..i].contains(item) {
+        let Some(text) = item else {
             return Err(FieldError::new(
                 at,
                 Code::ValidationError,
-                format!("{item:?} is listed twice"),
+                "must be a string",
+            ));
+        };
+        check(text, &at)?;
+        if seen.contains(&text) {
+            return Err(FieldError::new(
+                at,
+                Code::ValidationError,
+                format!("{text:?} is listed twice"),
             ));
         }
+        seen.push(text);
     }
-    Ok(())
+    Ok(seen)
 }
 
 /// The entries of a JSON array of distinct strings, at most `limit`, each
@@ -308,26 +318,8 @@ fn set_items(
             format!("has {} entries; at most {limit}", array.len()),
         ));
     }
-    let mut items: Vec<String> = Vec::with_capacity(array.len());
-    for (i, item) in array.iter().enumerate() {
-        let Some(text) = item.as_str() else {
-            return Err(FieldError::new(
-                format!("{field}[{i}]"),
-                Code::ValidationError,
-                "must be a string",
-            ));
-        };
-        check(text, &format!("{field}[{i}]"))?;
-        if items.iter().any(|s| s == text) {
-            return Err(FieldError::new(
-                format!("{field}[{i}]"),
-                Code::ValidationError,
-                format!("{text:?} is listed twice"),
-            ));
-        }
-        items.push(text.to_owned());
-    }
-    Ok(items)
+    let items = distinct_entries(array.iter().map(serde_json::Value::as_str), field, check)?;
+    Ok(items.into_iter().map(str::to_owned).collect())
 }
 
 /// Checks a value already parsed against its declaration, as
@@ -358,15 +350,16 @@ pub fn check_typed(
             if items.len() > MAX_SET_ENTRIES {
                 return Err(wrong("an array of at most 32 strings"));
             }
-            distinct_entries(items, field, |item, at| {
+            distinct_entries(items.iter().map(|s| Some(s.as_str())), field, |item, at| {
                 check_text(item, values.as_deref(), at)
             })
+            .map(drop)
         }
         (Declaration::PlayerSet { .. }, AttributeValue::Set(items)) => {
             if items.len() > MAX_PLAYER_SET {
                 return Err(wrong("an array of at most 100 player ids"));
             }
-            distinct_entries(items, field, player_id)
+            distinct_entries(items.iter().map(|s| Some(s.as_str())), field, player_id).map(drop)
         }
         (d, _) => Err(wrong(&format!("a {}", d.type_name()))),
     }

@@ -29,8 +29,8 @@ pub use replay::{lichess_arrivals, LichessReplay};
 pub use report::{Report, SimulatedMatch, SimulatedPlayer, Stats};
 pub use roles::RoleStats;
 pub use scenario::{
-    parse_mode, read_mode_with_serde, without_server_fields, Event, ReadMode, Scenario,
-    ScenarioBody, ScenarioError,
+    errors_within, parse_mode, read_mode_with_serde, without_server_fields, Event, ReadMode,
+    Scenario, ScenarioBody, ScenarioError,
 };
 pub use stats::{Percentiles, Spread};
 pub use table::render_table;

@@ -165,6 +165,32 @@ pub fn without_server_fields(mut mode_json: serde_json::Value) -> serde_json::Va
     mode_json
 }
 
+/// `errors` of a member's body (a game mode's shape errors, each `field` a
+/// path inside it, `$` or empty for the body itself) named inside the
+/// scenario's `field` (`gameMode`, `compare`).
+pub fn errors_within(field: &str, errors: Vec<FieldError>) -> Vec<FieldError> {
+    errors
+        .into_iter()
+        .map(|mut f| {
+            f.field = match f.field.as_str() {
+                "" | "$" => field.to_owned(),
+                inner => format!("{field}.{inner}"),
+            };
+            f
+        })
+        .collect()
+}
+
+/// An arrival's own field for a failure worded for a ticket: `mmr`,
+/// `latencies` and `data` are an arrival's fields, where a ticket has them
+/// inside `attributes`.
+pub(super) fn as_arrival_field(mut e: FieldError) -> FieldError {
+    if let Some(own) = e.field.strip_prefix("attributes.") {
+        e.field = own.to_owned();
+    }
+    e
+}
+
 /// Parses a game-mode body of a scenario (`field`: `gameMode` or
 /// `compare`) with `read`: server-set fields dropped, validated against
 /// `tier`, its failures pushed to `errors` with `field.` in front.
@@ -178,20 +204,8 @@ pub fn parse_mode(
     read: ReadMode<'_>,
     errors: &mut Vec<FieldError>,
 ) -> Result<GameModeConfig, ScenarioError> {
-    let game_mode = read(without_server_fields(mode_json)).map_err(|shape| {
-        ScenarioError(
-            shape
-                .into_iter()
-                .map(|mut f| {
-                    f.field = match f.field.as_str() {
-                        "" | "$" => field.to_owned(),
-                        inner => format!("{field}.{inner}"),
-                    };
-                    f
-                })
-                .collect(),
-        )
-    })?;
+    let game_mode = read(without_server_fields(mode_json))
+        .map_err(|shape| ScenarioError(errors_within(field, shape)))?;
     if let Err(e) = validate(&game_mode, tier) {
         errors.extend(e.0.into_iter().map(|mut f| {
             f.field = format!("{field}.{}", f.field);
@@ -312,21 +326,14 @@ impl Scenario {
                 ..
             } = ev
             {
-                // Every failure of the arrival, as a ticket lists them. An
-                // arrival's `mmr` and `latencies` are its own fields, where
-                // a ticket has them inside `attributes`.
+                // Every failure of the arrival, as a ticket lists them.
                 let mut failed: Vec<FieldError> = [
                     check_ticket(&self.game_mode, player_id, party.as_ref()),
                     crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref()),
                 ]
                 .into_iter()
                 .filter_map(Result::err)
-                .map(|mut e| {
-                    if let Some(own) = e.field.strip_prefix("attributes.") {
-                        e.field = own.to_owned();
-                    }
-                    e
-                })
+                .map(as_arrival_field)
                 .collect();
                 failed.extend(check_arrival_attributes(
                     &self.game_mode,

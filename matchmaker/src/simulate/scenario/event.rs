@@ -72,14 +72,7 @@ impl RawEvent {
         {
             Some(Ok(l)) => Some(l),
             Some(Err(e)) => {
-                // An arrival's `latencies` is its own field, where a
-                // ticket has it inside `attributes`.
-                fields.extend(e.into_iter().map(|mut f| {
-                    if let Some(own) = f.field.strip_prefix("attributes.") {
-                        f.field = own.to_owned();
-                    }
-                    f
-                }));
+                fields.extend(e.into_iter().map(super::as_arrival_field));
                 None
             }
             None => None,
