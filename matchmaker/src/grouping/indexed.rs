@@ -20,6 +20,7 @@ use super::{Attempt, Grouper, List, Slot, NONE};
 use crate::rules::RuleTable;
 use crate::tolerance::fits;
 use smallvec::SmallVec;
+use std::cmp::Ordering;
 
 /// Most buckets per partition: beyond that a bucket is widened.
 const MAX_BUCKETS: f64 = 64.0;
@@ -56,6 +57,40 @@ impl Index {
             (b as u32).min(self.buckets - 1)
         }
     }
+}
+
+/// A walk's nearest unmatched candidate in one segment on one side of
+/// the anchor: its position, closeness key (value, then wait order) and
+/// bucket, read once rather than at each comparison.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    value: f64,
+    order: usize,
+    pos: usize,
+    bucket: u32,
+}
+
+impl Head {
+    /// The list's order of two candidates (value, then wait order; equal
+    /// when a value is not a number).
+    fn cmp_key(&self, other: &Head) -> Ordering {
+        (self.value, self.order)
+            .partial_cmp(&(other.value, other.order))
+            .unwrap_or(Ordering::Equal)
+    }
+}
+
+/// The head `heads` holds that no later one `replaces` (its index and
+/// itself); `None` when there is none.
+fn nearest(heads: &[Head], replaces: impl Fn(&Head, &Head) -> bool) -> Option<(usize, Head)> {
+    let mut best: Option<(usize, Head)> = None;
+    for (i, h) in heads.iter().enumerate() {
+        match best {
+            Some((_, b)) if !replaces(&b, h) => {}
+            _ => best = Some((i, *h)),
+        }
+    }
+    best
 }
 
 /// The rule [`choose`] picks: its index, values and each candidate's
@@ -243,16 +278,27 @@ impl<'a> Grouper<'a> {
             ix.bucket(level + reach + EDGE),
         );
         // Per bucket reached, the nearest unmatched candidate on each side
-        // of the anchor by closeness (value, then wait order, as the list).
-        let key = |p: usize| (slots[p].value, order[p]);
-        let mut lefts: SmallVec<[usize; 8]> = SmallVec::new();
-        let mut rights: SmallVec<[usize; 8]> = SmallVec::new();
+        // of the anchor by closeness (value, then wait order, as the list),
+        // each with its key read once.
+        let head = |p: usize| Head {
+            value: slots[p].value,
+            order: order[p],
+            pos: p,
+            bucket: slots[p].part % ix.buckets,
+        };
+        let mut lefts: SmallVec<[Head; 8]> = SmallVec::new();
+        let mut rights: SmallVec<[Head; 8]> = SmallVec::new();
+        let push = |heads: &mut SmallVec<[Head; 8]>, p: usize| {
+            if p != NONE {
+                heads.push(head(p));
+            }
+        };
         for b in b_lo..=b_hi {
             let seg = first + b as usize;
             let (s, e) = (ix.starts[seg], ix.starts[seg + 1]);
             if seg == own {
-                lefts.push(back(prev, prev[anchor_pos], seg));
-                rights.push(on(next, next[anchor_pos], seg));
+                push(&mut lefts, back(prev, prev[anchor_pos], seg));
+                push(&mut rights, on(next, next[anchor_pos], seg));
                 continue;
             }
             if s == e {
@@ -262,50 +308,40 @@ impl<'a> Grouper<'a> {
             let q = ix
                 .ranks
                 .position(ix.buckets as usize, seg, b as usize, anchor_rank);
-            lefts.push(if q > s { back(prev, q - 1, seg) } else { NONE });
-            rights.push(if q < e { on(next, q, seg) } else { NONE });
+            if q > s {
+                push(&mut lefts, back(prev, q - 1, seg));
+            }
+            if q < e {
+                push(&mut rights, on(next, q, seg));
+            }
         }
-        lefts.retain(|p| *p != NONE);
-        rights.retain(|p| *p != NONE);
 
         let mut group = vec![anchor];
         let mut joined: Vec<(f64, f64)> = Vec::with_capacity(size as usize);
         self.start_group(anchor);
         self.rules.start(anchor);
         let mut seats = self.candidates[anchor].seats;
-        let distance = |p: usize| (slots[p].value - va).abs();
+        // The buckets the heads lie in: narrowed as the group's window is.
+        let mut reached = (b_lo, b_hi);
         while seats < size && !self.roles.exhausted {
             // Each side's nearest head: the largest key on the left, the
-            // smallest on the right.
-            let by_key = |a: &(usize, &usize), b: &(usize, &usize)| {
-                key(*a.1)
-                    .partial_cmp(&key(*b.1))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            };
-            let left = lefts
-                .iter()
-                .enumerate()
-                .max_by(by_key)
-                .map(|(i, p)| (i, *p));
-            let right = rights
-                .iter()
-                .enumerate()
-                .min_by(by_key)
-                .map(|(i, p)| (i, *p));
-            let (take_left, (i, p)) = match (left, right) {
+            // smallest on the right (the last and the first of equal keys).
+            let left = nearest(&lefts, |best, h| best.cmp_key(h) != Ordering::Greater);
+            let right = nearest(&rights, |best, h| best.cmp_key(h) == Ordering::Greater);
+            let (take_left, (i, h)) = match (left, right) {
                 (None, None) => break,
                 (None, Some(r)) => (false, r),
                 (Some(l), None) => (true, l),
                 (Some(l), Some(r)) => {
-                    let (dl, dr) = (distance(l.1), distance(r.1));
-                    if dl < dr || (dl == dr && self.run_top(order[l.1], anchor) < order[r.1]) {
+                    let (dl, dr) = ((l.1.value - va).abs(), (r.1.value - va).abs());
+                    if dl < dr || (dl == dr && self.run_top(l.1.order, anchor) < r.1.order) {
                         (true, l)
                     } else {
                         (false, r)
                     }
                 }
             };
-            if distance(p) > ra + 1e-9 {
+            if (h.value - va).abs() > ra + 1e-9 {
                 // Nobody further on this side can fit the anchor.
                 if take_left {
                     lefts.clear();
@@ -314,21 +350,17 @@ impl<'a> Grouper<'a> {
                 }
                 continue;
             }
+            let p = h.pos;
             let seg = slots[p].part as usize;
-            if take_left {
-                let head = back(prev, prev[p], seg);
-                if head == NONE {
-                    lefts.swap_remove(i);
-                } else {
-                    lefts[i] = head;
-                }
+            let (heads, next_p) = if take_left {
+                (&mut lefts, back(prev, prev[p], seg))
             } else {
-                let head = on(next, next[p], seg);
-                if head == NONE {
-                    rights.swap_remove(i);
-                } else {
-                    rights[i] = head;
-                }
+                (&mut rights, on(next, next[p], seg))
+            };
+            if next_p == NONE {
+                heads.swap_remove(i);
+            } else {
+                heads[i] = head(next_p);
             }
             let Slot {
                 value: vx,
@@ -339,7 +371,7 @@ impl<'a> Grouper<'a> {
             if !fits(va, ra, vx, rx) || !joined.iter().all(|&(vm, rm)| fits(vm, rm, vx, rx)) {
                 continue;
             }
-            let x = order[p];
+            let x = h.order;
             if !self.rules.admits(x) {
                 continue;
             }
@@ -349,15 +381,17 @@ impl<'a> Grouper<'a> {
                 joined.push((vx, rx));
                 self.add_member(x, joiner);
                 seats += joiner;
-                // The group's window narrows: drop the buckets it left.
+                // The group's window narrows: drop the buckets it left
+                // (the heads all lie within the buckets reached so far, so
+                // an unchanged reach drops none).
                 if let Some((lo, hi)) = self.rules.window(ix.rule) {
-                    let (b_lo, b_hi) = (ix.bucket(lo - EDGE), ix.bucket(hi + EDGE));
-                    let outside = |p: &usize| {
-                        let b = slots[*p].part % ix.buckets;
-                        b < b_lo || b > b_hi
-                    };
-                    lefts.retain(|p| !outside(p));
-                    rights.retain(|p| !outside(p));
+                    let now = (ix.bucket(lo - EDGE), ix.bucket(hi + EDGE));
+                    if now != reached {
+                        reached = now;
+                        let inside = |h: &Head| h.bucket >= now.0 && h.bucket <= now.1;
+                        lefts.retain(|h| inside(h));
+                        rights.retain(|h| inside(h));
+                    }
                 }
             }
         }
