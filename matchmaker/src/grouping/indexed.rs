@@ -15,6 +15,7 @@
 //! waits and counts what each rule turned away (`ruleTurnedAway` counts
 //! the tries that stayed short).
 
+use super::heads::{nearest, Head};
 use super::ranks::Ranks;
 use super::{Attempt, Grouper, List, Slot, NONE};
 use crate::rules::RuleTable;
@@ -57,40 +58,6 @@ impl Index {
             (b as u32).min(self.buckets - 1)
         }
     }
-}
-
-/// A walk's nearest unmatched candidate in one segment on one side of
-/// the anchor: its position, closeness key (value, then wait order) and
-/// bucket, read once rather than at each comparison.
-#[derive(Debug, Clone, Copy)]
-struct Head {
-    value: f64,
-    order: usize,
-    pos: usize,
-    bucket: u32,
-}
-
-impl Head {
-    /// The list's order of two candidates (value, then wait order; equal
-    /// when a value is not a number).
-    fn cmp_key(&self, other: &Head) -> Ordering {
-        (self.value, self.order)
-            .partial_cmp(&(other.value, other.order))
-            .unwrap_or(Ordering::Equal)
-    }
-}
-
-/// The head `heads` holds that no later one `replaces` (its index and
-/// itself); `None` when there is none.
-fn nearest(heads: &[Head], replaces: impl Fn(&Head, &Head) -> bool) -> Option<(usize, Head)> {
-    let mut best: Option<(usize, Head)> = None;
-    for (i, h) in heads.iter().enumerate() {
-        match best {
-            Some((_, b)) if !replaces(&b, h) => {}
-            _ => best = Some((i, *h)),
-        }
-    }
-    best
 }
 
 /// The rule [`choose`] picks: its index, values and each candidate's

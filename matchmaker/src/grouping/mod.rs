@@ -32,6 +32,7 @@ use smallvec::SmallVec;
 
 mod close;
 mod fifo;
+mod heads;
 mod indexed;
 mod list;
 mod ranks;
