@@ -9,14 +9,13 @@
 //! first (in one step with respect to fills), then the row.
 
 use crate::auth::ProjectCaller;
-use crate::extract::{parse_value, RawJson};
+use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::backfill::roster::Roster;
 use matchplane_matchmaker::roles::open::OpenRoles;
 use matchplane_matchmaker::{Code, OpenBackfill};
 use matchplane_store::entities::backfill;
@@ -78,7 +77,7 @@ pub struct FillView {
 
 mod roster;
 
-use roster::{context, match_players, roster_values, seats_of, stored_roster};
+use roster::{check, context, match_players, read_roster, stored_roster};
 
 fn secs(at: DateTime<Utc>) -> f64 {
     at.timestamp_micros() as f64 / 1e6
@@ -141,7 +140,7 @@ async fn view(
         (status = 201, body = BackfillView),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
         (status = 409, description = "BACKFILL_ALREADY_OPEN (the body names its `backfillId`)", body = Problem),
-        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), BACKFILL_NOT_ENABLED", body = Problem)))]
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED", body = Problem)))]
 pub async fn open(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -150,10 +149,9 @@ pub async fn open(
 ) -> Result<(StatusCode, Json<BackfillView>), ApiError> {
     // The body's shape first, as every strict body: a malformed one is
     // refused naming its fields whatever the match.
-    let roster: Roster = parse_value(body)?;
+    let (roster, untyped) = read_roster(body)?;
     let ctx = context(&state, &project_id, &match_id).await?;
-    let values = roster_values(&ctx, &roster)?;
-    let (roster, seats) = seats_of(&ctx, roster)?;
+    let (values, roster, seats) = check(&ctx, roster, &untyped)?;
     let ttl = ctx.config.backfill_enabled().map_or(120, |b| b.ttl_seconds);
     let now = Utc::now();
     let expires_at = now + chrono::Duration::seconds(i64::from(ttl));
@@ -256,14 +254,14 @@ fn not_open(status: &str) -> ApiError {
         (status = 200, body = BackfillView),
         (status = 404, body = Problem),
         (status = 409, description = "CONFLICT: the request is filled, closed or expired", body = Problem),
-        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER, BACKFILL_NOT_ENABLED", body = Problem)))]
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED", body = Problem)))]
 pub async fn replace(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, match_id, backfill_id)): Path<(String, String, String)>,
     RawJson(body): RawJson,
 ) -> Result<Json<BackfillView>, ApiError> {
-    let roster: Roster = parse_value(body)?;
+    let (roster, untyped) = read_roster(body)?;
     let row = request(&state, &project_id, &match_id, &backfill_id).await?;
     let now = Utc::now();
     let status = backfills::status_at(&row, now);
@@ -271,8 +269,7 @@ pub async fn replace(
         return Err(not_open(status));
     }
     let ctx = context(&state, &project_id, &match_id).await?;
-    let values = roster_values(&ctx, &roster)?;
-    let (roster, seats) = seats_of(&ctx, roster)?;
+    let (values, roster, seats) = check(&ctx, roster, &untyped)?;
     let live = OpenBackfill {
         backfill_id: backfill_id.as_str().into(),
         match_id: match_id.as_str().into(),

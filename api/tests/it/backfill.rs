@@ -14,13 +14,18 @@ use serde_json::{json, Value};
 /// (none when `Null`), and one stored match of it: team 0 `a`, `b`, team 1
 /// `c`, `d`. Returns (app, project, key, match id).
 async fn setup(backend: Backend, block: Value) -> (TestApp, String, String, String) {
-    let t = TestApp::with_config(backend, true).await;
-    let p = t.project("pro").await;
-    let (_, key) = t.key(&p).await;
     let mut body = mode("duel");
     if !block.is_null() {
         body["backfill"] = block;
     }
+    setup_mode(backend, body).await
+}
+
+/// [`setup`] with the mode `body` (named `duel`, `[2, 2]`).
+async fn setup_mode(backend: Backend, body: Value) -> (TestApp, String, String, String) {
+    let t = TestApp::with_config(backend, true).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
     let created = t
         .call(
             Method::POST,
@@ -297,7 +302,56 @@ async fn a_retried_open_gets_the_first_answer(backend: Backend) {
     assert_eq!(plain.code(), "BACKFILL_ALREADY_OPEN", "{}", plain.body);
 }
 
+/// A value of a JSON type no attribute reads is refused as a ticket's is
+/// (`422` at the value, the index of a set's entry), beside every other
+/// failure of the request: its other values and its roster's seats.
+async fn a_wrongly_typed_value_is_listed_with_every_other_failure(backend: Backend) {
+    let mut body = mode("duel");
+    body["backfill"] = json!({});
+    body["attributes"] = json!({
+        "build": {"type": "string"},
+        "maps": {"type": "stringSet", "values": ["dust", "inferno"]}
+    });
+    body["rules"] = json!([
+        {"name": "same-build", "type": "equal", "attribute": "build"},
+        {"name": "map", "type": "intersect", "attribute": "maps"}
+    ]);
+    let (t, p, key, m) = setup_mode(backend, body).await;
+    let request = json!({
+        "attributes": {"maps": ["dust", 7], "nope": "x"},
+        "teams": [
+            {"index": 0, "players": [{"playerId": "a", "attributes": {"build": true}}]},
+            {"index": 7, "players": []}]});
+    let refused = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{m}/backfill"),
+            Some(&key),
+            Some(request),
+        )
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+    let got = fields(&refused);
+    for (field, code) in [
+        ("attributes.maps[1]", "VALIDATION_ERROR"),
+        ("attributes.nope", "VALIDATION_ERROR"),
+        ("teams[0].players[0].attributes.build", "VALIDATION_ERROR"),
+        ("teams[1].index", "INVALID_ROSTER"),
+    ] {
+        assert!(
+            got.contains(&(field.to_owned(), code.to_owned())),
+            "{field} {code} in {got:?}"
+        );
+    }
+}
+
 on_both!(
+    a_wrongly_typed_value_is_listed_with_every_other_failure,
     a_retried_open_gets_the_first_answer,
     backfill_round_trip,
     every_refusal_names_its_fields,

@@ -2,6 +2,7 @@
 //! open seats it leaves, the values its players hold for the mode's rules
 //! (docs/rules.md#backfill), and the roster as stored.
 
+use crate::extract::parse_value;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
@@ -9,6 +10,7 @@ use matchplane_matchmaker::backfill::roster::{
     check_roster, check_roster_roles, Roster, RosterSeats,
 };
 use matchplane_matchmaker::roles::open::OpenRoles;
+use matchplane_matchmaker::rules::parse::value_of;
 use matchplane_matchmaker::rules::reachable::check_reachable_sent;
 use matchplane_matchmaker::rules::roster::check_values;
 use matchplane_matchmaker::rules::{DeclaredValues, RosterMember, RosterValues};
@@ -83,12 +85,94 @@ pub(super) fn match_players(row: &match_::Model) -> Vec<(String, Option<f64>, Op
         .collect()
 }
 
+/// Attribute values of a backfill body that no attribute type reads (a
+/// boolean, `null`, an object, a list holding anything but strings): taken
+/// out of the body before its shape is read, so that they are refused
+/// beside the request's other failures, as a ticket's are (`422` naming
+/// each), rather than as a malformed body. Each is (the object's field,
+/// the attribute's name, the value).
+#[derive(Debug, Default)]
+pub(super) struct Untyped(Vec<(String, String, Value)>);
+
+/// Whether an attribute value is of a JSON type some attribute type reads.
+fn typed(value: &Value) -> bool {
+    match value {
+        Value::Number(_) | Value::String(_) => true,
+        Value::Array(items) => items.iter().all(Value::is_string),
+        _ => false,
+    }
+}
+
+/// Reads a backfill body as a roster, the values no attribute type reads
+/// taken out first ([`Untyped`]).
+///
+/// # Errors
+/// The body's shape (`400`), as every strict body.
+pub(super) fn read_roster(mut body: Value) -> Result<(Roster, Untyped), ApiError> {
+    let mut untyped = Untyped::default();
+    let mut take = |object: Option<&mut Value>, field: String| {
+        let Some(Value::Object(values)) = object else {
+            return;
+        };
+        let names: Vec<String> = values
+            .iter()
+            .filter(|(_, v)| !typed(v))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for name in names {
+            if let Some(value) = values.remove(&name) {
+                untyped.0.push((field.clone(), name, value));
+            }
+        }
+    };
+    take(body.get_mut("attributes"), "attributes".to_owned());
+    if let Some(Value::Array(teams)) = body.get_mut("teams") {
+        for (t, team) in teams.iter_mut().enumerate() {
+            if let Some(Value::Array(players)) = team.get_mut("players") {
+                for (i, player) in players.iter_mut().enumerate() {
+                    let field = format!("teams[{t}].players[{i}].attributes");
+                    take(player.get_mut("attributes"), field);
+                }
+            }
+        }
+    }
+    Ok((parse_value(body)?, untyped))
+}
+
+/// Checks a roster (read by [`read_roster`]) against the match and its
+/// mode: its values under the rules and its seats and roles, every failure
+/// of both at once.
+///
+/// # Errors
+/// `422` with every failure: `VALIDATION_ERROR` for the values,
+/// `INVALID_ROSTER` and `NO_OPEN_SEATS` for the seats.
+pub(super) fn check(
+    ctx: &Context,
+    roster: Roster,
+    untyped: &Untyped,
+) -> Result<(RosterValues, Roster, Open), ApiError> {
+    let values = roster_values(ctx, &roster, untyped);
+    let seats = seats_of(ctx, roster);
+    match (values, seats) {
+        (Ok(values), Ok((roster, open))) => Ok((values, roster, open)),
+        (values, seats) => {
+            let mut errors = values.err().unwrap_or_default();
+            errors.extend(seats.err().unwrap_or_default());
+            Err(ApiError::invalid(errors))
+        }
+    }
+}
+
 /// The roster under the mode's rules (docs/rules.md#backfill): the
 /// request's values, and each roster player's (those the entry gives, else
 /// those the match seated it with). Every value sent is checked against the
-/// mode's declarations, all failures at once; empty in a mode without
-/// rules.
-pub(super) fn roster_values(ctx: &Context, roster: &Roster) -> Result<RosterValues, ApiError> {
+/// mode's declarations, those taken out as [`Untyped`] included, all
+/// failures at once; empty in a mode without rules.
+fn roster_values(
+    ctx: &Context,
+    roster: &Roster,
+    untyped: &Untyped,
+) -> Result<RosterValues, Vec<FieldError>> {
     let declarations = ctx.config.attributes.as_ref();
     // As a ticket's: typed and within bounds, and no set too small for
     // its `intersect` rule ever to be filled.
@@ -108,8 +192,25 @@ pub(super) fn roster_values(ctx: &Context, roster: &Roster) -> Result<RosterValu
             ));
         }
     }
+    for (object, name, value) in &untyped.0 {
+        let field = format!("{object}.{name}");
+        errors.push(match declarations.and_then(|d| d.get(name)) {
+            None => FieldError::new(
+                field,
+                Code::ValidationError,
+                "not an attribute the game mode declares",
+            ),
+            Some(declaration) => match value_of(declaration, value, &field) {
+                Err(e) => e,
+                // Not reached: no declaration reads such a value.
+                Ok(_) => {
+                    FieldError::new(field, Code::ValidationError, "this value is not valid here")
+                }
+            },
+        });
+    }
     if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
+        return Err(errors);
     }
     if ctx.config.rules.is_empty() {
         return Ok(RosterValues::default());
@@ -157,7 +258,7 @@ impl Open {
 /// Checks `roster` (a body already read as a roster's shape) against the
 /// match: its seats, and in a role queue its players' roles (those given,
 /// else those the match seated them in), every failure at once.
-pub(super) fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), ApiError> {
+fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), Vec<FieldError>> {
     let players = match_players(&ctx.row);
     let mmr_required = matches!(ctx.config.algorithm, Algorithm::Mmr { .. });
     let caps = caps(&ctx.config, &ctx.row);
@@ -173,7 +274,7 @@ pub(super) fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), 
         (seats, roles) => {
             let mut errors = seats.err().unwrap_or_default();
             errors.extend(roles.err().unwrap_or_default());
-            Err(ApiError::invalid(errors))
+            Err(errors)
         }
     }
 }

@@ -7651,7 +7651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), BACKFILL_NOT_ENABLED */
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7822,7 +7822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER, BACKFILL_NOT_ENABLED */
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED */
             422: {
                 headers: {
                     [name: string]: unknown;
