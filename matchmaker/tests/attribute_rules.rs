@@ -186,8 +186,10 @@ fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
     );
     assert!(!a.declared.contains_key("pool"), "defaults are not stored");
 
+    // Every bad entry of a set is named, not only the first.
     let raw: RawAttributes = serde_json::from_value(json!({
-        "mmr": 1500, "maps": ["dust", "mirage", "dust"], "level": 101, "colour": "red", "pool": 3
+        "mmr": 1500, "maps": ["dust", "mirage", "dust", 3], "level": 101, "colour": "red", "pool": 3,
+        "blocked": ["", "ok", "ok"]
     }))
     .unwrap();
     let errors = Attributes::parse(raw, &config).unwrap_err();
@@ -195,6 +197,10 @@ fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
     for expected in [
         ("attributes.build", Code::AttributeRequired),
         ("attributes.maps[1]", Code::ValidationError),
+        ("attributes.maps[2]", Code::ValidationError),
+        ("attributes.maps[3]", Code::ValidationError),
+        ("attributes.blocked[0]", Code::ValidationError),
+        ("attributes.blocked[2]", Code::ValidationError),
         ("attributes.level", Code::ValidationError),
         ("attributes.colour", Code::ValidationError),
         ("attributes.pool", Code::ValidationError),

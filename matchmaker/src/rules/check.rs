@@ -156,8 +156,10 @@ fn check_declaration(
         }
     };
     if let Some(default) = default {
-        if let Err(e) = value_of(declaration, &default, &format!("{field}.default")) {
-            push(&e.field, e.code, e.message);
+        if let Err(errors) = value_of(declaration, &default, &format!("{field}.default")) {
+            for e in errors {
+                push(&e.field, e.code, e.message);
+            }
         }
     }
 }

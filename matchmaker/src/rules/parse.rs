@@ -43,7 +43,7 @@ pub fn parse_declared(
             Ok(value) => {
                 values.insert(name, value);
             }
-            Err(e) => errors.push(e),
+            Err(e) => errors.extend(e),
         }
     }
     for (name, declaration) in declarations {
@@ -110,7 +110,8 @@ pub fn recheck_declared_row<'a>(
             // live search at every cycle.
             Some(value) if typed_ok(declaration, value) => {}
             Some(value) => {
-                if let Err(e) = check_typed(declaration, value, &format!("attributes.{name}")) {
+                let checked = check_typed(declaration, value, &format!("attributes.{name}"));
+                if let Some(e) = checked.err().and_then(|e| e.into_iter().next()) {
                     return Err(FieldError::new(
                         e.field,
                         Code::AttributeNotAllowed,
@@ -186,19 +187,21 @@ fn typed_ok(declaration: &Declaration, value: &AttributeValue) -> bool {
 /// for a declaration's own `default`).
 ///
 /// # Errors
-/// `VALIDATION_ERROR` on `field` (or `field[i]` for a set entry).
+/// Every failure: `VALIDATION_ERROR` on `field`, or on `field[i]` for each
+/// bad entry of a set.
 pub fn value_of(
     declaration: &Declaration,
     raw: &serde_json::Value,
     field: &str,
-) -> Result<AttributeValue, FieldError> {
-    let invalid = |f: String, message: String| FieldError::new(f, Code::ValidationError, message);
+) -> Result<AttributeValue, Vec<FieldError>> {
+    let invalid =
+        |f: String, message: String| vec![FieldError::new(f, Code::ValidationError, message)];
     match declaration {
         Declaration::String { values, .. } => {
             let Some(text) = raw.as_str() else {
                 return Err(invalid(field.into(), "must be a string".into()));
             };
-            check_text(text, values.as_deref(), field)?;
+            check_text(text, values.as_deref(), field).map_err(|e| vec![e])?;
             Ok(AttributeValue::Text(text.to_owned()))
         }
         Declaration::Number { min, max, .. } => {
@@ -264,59 +267,61 @@ fn player_id(item: &str, field: &str) -> Result<(), FieldError> {
 }
 
 /// A set's entries in order, each a string (`None`: not one) checked by
-/// `check` (given the entry and its field) and none listed twice: the
-/// first bad entry is named with its index. The JSON of a ticket
-/// ([`set_items`]) and values already read ([`check_typed`]) alike.
+/// `check` (given the entry and its field) and none listed twice: every
+/// bad entry is named with its index (a repeated one at each repeat). The
+/// JSON of a ticket ([`set_items`]) and values already read
+/// ([`check_typed`]) alike.
 fn distinct_entries<'a>(
     items: impl IntoIterator<Item = Option<&'a str>>,
     field: &str,
     check: impl Fn(&str, &str) -> Result<(), FieldError>,
-) -> Result<Vec<&'a str>, FieldError> {
+) -> Result<Vec<&'a str>, Vec<FieldError>> {
     let mut seen: Vec<&str> = Vec::new();
+    let mut errors = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let at = format!("{field}[{i}]");
         let Some(text) = item else {
-            return Err(FieldError::new(
+            errors.push(FieldError::new(
                 at,
                 Code::ValidationError,
                 "must be a string",
             ));
+            continue;
         };
-        check(text, &at)?;
-        if seen.contains(&text) {
-            return Err(FieldError::new(
+        if let Err(e) = check(text, &at) {
+            errors.push(e);
+        } else if seen.contains(&text) {
+            errors.push(FieldError::new(
                 at,
                 Code::ValidationError,
                 format!("{text:?} is listed twice"),
             ));
+        } else {
+            seen.push(text);
         }
-        seen.push(text);
     }
-    Ok(seen)
+    if errors.is_empty() {
+        Ok(seen)
+    } else {
+        Err(errors)
+    }
 }
 
 /// The entries of a JSON array of distinct strings, at most `limit`, each
-/// checked by `check` (given the entry and its field) in order: the first
-/// bad entry is named with its index.
+/// checked by `check` (given the entry and its field): every bad entry is
+/// named with its index.
 fn set_items(
     raw: &serde_json::Value,
     field: &str,
     limit: usize,
     check: impl Fn(&str, &str) -> Result<(), FieldError>,
-) -> Result<Vec<String>, FieldError> {
+) -> Result<Vec<String>, Vec<FieldError>> {
+    let one = |message: String| vec![FieldError::new(field, Code::ValidationError, message)];
     let Some(array) = raw.as_array() else {
-        return Err(FieldError::new(
-            field,
-            Code::ValidationError,
-            "must be an array of strings",
-        ));
+        return Err(one("must be an array of strings".into()));
     };
     if array.len() > limit {
-        return Err(FieldError::new(
-            field,
-            Code::ValidationError,
-            format!("has {} entries; at most {limit}", array.len()),
-        ));
+        return Err(one(format!("has {} entries; at most {limit}", array.len())));
     }
     let items = distinct_entries(array.iter().map(serde_json::Value::as_str), field, check)?;
     Ok(items.into_iter().map(str::to_owned).collect())
@@ -327,17 +332,23 @@ fn set_items(
 /// search at every cycle, so without a round trip through JSON).
 ///
 /// # Errors
-/// `VALIDATION_ERROR` on `field` (or `field[i]`).
+/// Every failure: `VALIDATION_ERROR` on `field`, or on `field[i]` for each
+/// bad entry of a set.
 pub fn check_typed(
     declaration: &Declaration,
     value: &AttributeValue,
     field: &str,
-) -> Result<(), FieldError> {
-    let wrong =
-        |what: &str| FieldError::new(field, Code::ValidationError, format!("must be {what}"));
+) -> Result<(), Vec<FieldError>> {
+    let wrong = |what: &str| {
+        vec![FieldError::new(
+            field,
+            Code::ValidationError,
+            format!("must be {what}"),
+        )]
+    };
     match (declaration, value) {
         (Declaration::String { values, .. }, AttributeValue::Text(text)) => {
-            check_text(text, values.as_deref(), field)
+            check_text(text, values.as_deref(), field).map_err(|e| vec![e])
         }
         (Declaration::Number { min, max, .. }, AttributeValue::Number(n)) => {
             if !n.is_finite() || min.is_some_and(|m| *n < m) || max.is_some_and(|m| *n > m) {

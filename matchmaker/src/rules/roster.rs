@@ -78,7 +78,7 @@ pub fn check_values(
             )),
             Some(declaration) => {
                 if let Err(e) = check_typed(declaration, value, &at) {
-                    errors.push(e);
+                    errors.extend(e);
                 }
             }
         }

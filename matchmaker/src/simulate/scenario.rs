@@ -373,7 +373,7 @@ fn check_arrival_attributes(
             (None, Some(declaration)) => {
                 let field = format!("attributes.{name}");
                 if let Err(e) = crate::rules::parse::value_of(declaration, &json, &field) {
-                    failed.push(e);
+                    failed.extend(e);
                 }
             }
             _ => {

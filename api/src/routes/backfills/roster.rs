@@ -194,19 +194,19 @@ fn roster_values(
     }
     for (object, name, value) in &untyped.0 {
         let field = format!("{object}.{name}");
-        errors.push(match declarations.and_then(|d| d.get(name)) {
-            None => FieldError::new(
-                field,
+        let not_declared = || {
+            vec![FieldError::new(
+                &field,
                 Code::ValidationError,
                 "not an attribute the game mode declares",
-            ),
-            Some(declaration) => match value_of(declaration, value, &field) {
-                Err(e) => e,
-                // Not reached: no declaration reads such a value.
-                Ok(_) => {
-                    FieldError::new(field, Code::ValidationError, "this value is not valid here")
-                }
-            },
+            )]
+        };
+        errors.extend(match declarations.and_then(|d| d.get(name)) {
+            None => not_declared(),
+            // Always a failure: no declaration reads such a value.
+            Some(declaration) => value_of(declaration, value, &field)
+                .err()
+                .unwrap_or_default(),
         });
     }
     if !errors.is_empty() {
