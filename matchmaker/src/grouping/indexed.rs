@@ -290,11 +290,16 @@ impl<'a> Grouper<'a> {
         let mut seats = self.candidates[anchor].seats;
         // The buckets the heads lie in: narrowed as the group's window is.
         let mut reached = (b_lo, b_hi);
+        // Each side's nearest head: the largest key on the left, the
+        // smallest on the right (the last and the first of equal keys),
+        // found again only on the side a step changed.
+        let nearest_left =
+            |lefts: &[Head]| nearest(lefts, |b, h| b.cmp_key(h) != Ordering::Greater);
+        let nearest_right =
+            |rights: &[Head]| nearest(rights, |b, h| b.cmp_key(h) == Ordering::Greater);
+        let mut left = nearest_left(&lefts);
+        let mut right = nearest_right(&rights);
         while seats < size && !self.roles.exhausted {
-            // Each side's nearest head: the largest key on the left, the
-            // smallest on the right (the last and the first of equal keys).
-            let left = nearest(&lefts, |best, h| best.cmp_key(h) != Ordering::Greater);
-            let right = nearest(&rights, |best, h| best.cmp_key(h) == Ordering::Greater);
             let (take_left, (i, h)) = match (left, right) {
                 (None, None) => break,
                 (None, Some(r)) => (false, r),
@@ -312,8 +317,10 @@ impl<'a> Grouper<'a> {
                 // Nobody further on this side can fit the anchor.
                 if take_left {
                     lefts.clear();
+                    left = None;
                 } else {
                     rights.clear();
+                    right = None;
                 }
                 continue;
             }
@@ -328,6 +335,11 @@ impl<'a> Grouper<'a> {
                 heads.swap_remove(i);
             } else {
                 heads[i] = head(next_p);
+            }
+            if take_left {
+                left = nearest_left(&lefts);
+            } else {
+                right = nearest_right(&rights);
             }
             let Slot {
                 value: vx,
@@ -358,6 +370,8 @@ impl<'a> Grouper<'a> {
                         let inside = |h: &Head| h.bucket >= now.0 && h.bucket <= now.1;
                         lefts.retain(|h| inside(h));
                         rights.retain(|h| inside(h));
+                        left = nearest_left(&lefts);
+                        right = nearest_right(&rights);
                     }
                 }
             }
