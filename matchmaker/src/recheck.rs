@@ -72,6 +72,10 @@ pub fn recheck_reading<'v>(
     // First members list seen for each party id.
     let mut party_members: FxHashMap<&str, &[String]> = FxHashMap::default();
     let mut verdict: Vec<Option<(Code, String)>> = vec![None; pool.len()];
+    // The declarations in name order as one array, walked beside each
+    // search's values (a tree's walk cost more than the check itself).
+    let declared: Option<Vec<(&String, &crate::rules::Declaration)>> =
+        config.attributes.as_ref().map(|d| d.iter().collect());
 
     for (i, search) in pool.iter().enumerate() {
         if first_of_player.insert(&search.player_id, i).is_some() {
@@ -86,10 +90,11 @@ pub fn recheck_reading<'v>(
                 crate::attributes::check_matching(config, search.mmr, search.latencies.as_ref())
             })
             .and_then(|()| {
-                let Some(declarations) = config.attributes.as_ref() else {
+                let Some(declarations) = declared.as_ref() else {
                     return Ok(());
                 };
                 row.clear();
+                let declarations = declarations.iter().copied();
                 recheck_declared_row(&search.attributes, declarations, &mut |v| row.push(v))?;
                 if let Some((specs, values)) = read.as_mut() {
                     values.push(specs, i, &row, &search.player_id);

@@ -98,7 +98,7 @@ pub fn recheck_declared(
 /// As [`recheck_declared`].
 pub fn recheck_declared_row<'a>(
     values: &'a DeclaredValues,
-    declarations: &'a Declarations,
+    declarations: impl IntoIterator<Item = (&'a String, &'a Declaration)>,
     row: &mut dyn FnMut(Option<&'a AttributeValue>),
 ) -> Result<(), FieldError> {
     for (name, declaration, value) in by_declaration(values, declarations) {
@@ -132,10 +132,10 @@ pub fn recheck_declared_row<'a>(
 /// (this runs for every live search at every cycle).
 pub fn by_declaration<'a>(
     values: &'a DeclaredValues,
-    declarations: &'a Declarations,
+    declarations: impl IntoIterator<Item = (&'a String, &'a Declaration)>,
 ) -> impl Iterator<Item = (&'a String, &'a Declaration, Option<&'a AttributeValue>)> {
     let mut own = values.iter().peekable();
-    declarations.iter().map(move |(name, declaration)| {
+    declarations.into_iter().map(move |(name, declaration)| {
         // One comparison of the names a step (a value's name is most often
         // the declaration's own).
         let value = loop {
