@@ -585,7 +585,24 @@ async fn the_console_in_a_real_browser() {
     .await;
     c.check("mode-edit", &[]).await;
 
-    // A second version, so the history has something to compare.
+    // A second version, so the history has something to compare. Team
+    // assignment offers exactly the values the API takes, and the one
+    // chosen is the one saved.
+    let teams = "Array.from(document.querySelectorAll('label')).find(l => l.textContent.trim() === 'Team assignment').htmlFor";
+    let offered = c
+        .js(&format!(
+            "return Array.from(document.getElementById({teams}).options).map(o => o.value);"
+        ))
+        .await;
+    let schema: Value = serde_json::from_str(include_str!("../openapi/openapi.json")).unwrap();
+    assert_eq!(
+        offered, schema["components"]["schemas"]["TeamAssignment"]["enum"],
+        "the console's team assignments"
+    );
+    c.js(&format!(
+        "const s = document.getElementById({teams}); s.value = 'snake'; s.dispatchEvent(new Event('change')); return s.value;"
+    ))
+    .await;
     c.fill("Ticket time to live (seconds)", "900").await;
     c.click("main form button[type=submit]").await;
     c.until(
@@ -594,11 +611,21 @@ async fn the_console_in_a_real_browser() {
         Duration::from_secs(10),
     )
     .await;
+    let saved: Value = http
+        .get(format!("{base}/v1/projects/{project}/game-modes/duel"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(saved["teamAssignment"], "snake", "{saved}");
     c.click_text("a", "Version history").await;
     c.heading("Version history of duel").await;
     c.until(
         "a diff line",
-        "document.querySelector('.diff .add') && document.querySelector('.diff .add').textContent.includes('900')",
+        "Array.from(document.querySelectorAll('.diff .add')).some(e => e.textContent.includes('900'))",
         Duration::from_secs(5),
     )
     .await;

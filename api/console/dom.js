@@ -76,7 +76,11 @@ export function field(label, control, opts) {
 export function input(attrs) { return el("input", Object.assign({ type: "text" }, attrs)); }
 export function select(options, value, attrs) {
   const s = el("select", attrs || {});
-  for (const opt of options) {
+  const values = options.map((opt) => (Array.isArray(opt) ? opt[0] : opt));
+  // A value the list does not offer is kept as an option of its own, so
+  // that saving the form never silently changes it to the first one.
+  const all = value === undefined || value === null || values.includes(value) ? options : [...options, value];
+  for (const opt of all) {
     const [v, text] = Array.isArray(opt) ? opt : [opt, opt];
     s.append(el("option", { value: v, selected: v === value }, text));
   }

@@ -53,7 +53,7 @@ export async function modeFormPage(name) {
     maxMmr: input({ type: "number", step: "any", value: shown(algo.maxMmr) }),
     baseTolerance: input({ type: "number", step: "any", value: shown(algo.baseTolerance) }),
     expansion: input({ type: "number", step: "any", value: shown(algo.expansionMultiplier) }),
-    teams: select(["balanced", "random", "fifo"], mode.teamAssignment || "balanced"),
+    teams: select(["balanced", "snake"], mode.teamAssignment || "balanced"),
     allowParties: el("input", { type: "checkbox", checked: !!parties.allowParties }),
     partyMax: input({ type: "number", value: shown(parties.maxSize) }),
     keepTogether: el("input", { type: "checkbox", checked: parties.keepTogether !== false }),
