@@ -83,7 +83,7 @@ pub async fn pool(
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
 ) -> Result<Json<PoolView>, ApiError> {
-    game_modes::get(&state.db, &project_id, &name)
+    let mode = game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;
     let last = cycle_stats::get(&state.db, &project_id, &name).await?;
@@ -101,7 +101,7 @@ pub async fn pool(
             matched: s.matched,
             waiting_reasons: s.waiting_reasons,
             waiting_by_rule: s.waiting_by_rule,
-            rule_turned_away: s.rule_turned_away,
+            rule_turned_away: every_rule(&mode.config, s.rule_turned_away),
             waiting_by_role: s.waiting_by_role,
             mmr: s.mmr.map(PoolBins::from),
             latency_ms: s.latency_ms.map(PoolBins::from),
@@ -114,10 +114,27 @@ pub async fn pool(
             matched: 0,
             waiting_reasons: BTreeMap::new(),
             waiting_by_rule: BTreeMap::new(),
-            rule_turned_away: BTreeMap::new(),
+            rule_turned_away: every_rule(&mode.config, BTreeMap::new()),
             waiting_by_role: BTreeMap::new(),
             mmr: None,
             latency_ms: None,
         },
     }))
+}
+
+/// `counts` with every rule of the mode's `config` listed, at 0 where it
+/// holds none (docs/rules.md, "Which rule costs wait time"): so before the
+/// first cycle, or after one over an empty pool, a mode with rules still
+/// lists them; a rule renamed keeps its old name's counts beside.
+pub(super) fn every_rule<T: Default>(
+    config: &serde_json::Value,
+    mut counts: BTreeMap<String, T>,
+) -> BTreeMap<String, T> {
+    let rules = config.get("rules").and_then(serde_json::Value::as_array);
+    for rule in rules.into_iter().flatten() {
+        if let Some(name) = rule.get("name").and_then(serde_json::Value::as_str) {
+            counts.entry(name.to_owned()).or_default();
+        }
+    }
+    counts
 }

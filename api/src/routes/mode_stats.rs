@@ -15,6 +15,7 @@
 //! over the last hour (`roles`, docs/rules.md, "Role waits"). API key of
 //! the project.
 
+use super::mode_pool::every_rule;
 use crate::auth::ProjectCaller;
 use crate::play::unix_now;
 use crate::problem::{ApiError, Problem};
@@ -298,13 +299,14 @@ pub async fn stats(
         Figures::default()
     };
     let roles = super::role_stats::of_mode(&mode.config, &hour.roles);
-    let rule_turned_away_last_hour = hour.rule_turned_away;
+    let rule_turned_away_last_hour = every_rule(&mode.config, hour.rule_turned_away);
     let rule_turned_away = last
         .as_ref()
         .and_then(|row| row.pool_summary.as_deref())
         .and_then(|json| serde_json::from_str::<PoolSummary>(json).ok())
         .map(|summary| summary.rule_turned_away)
         .unwrap_or_default();
+    let rule_turned_away = every_rule(&mode.config, rule_turned_away);
     let now_unix = unix_now();
     let mut all = waits.clone();
     all.extend(waiting.iter().map(|s| (now_unix - s.queued_at).max(0.0)));

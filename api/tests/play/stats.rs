@@ -70,6 +70,32 @@ async fn stats_history_counts_what_each_rule_turned_away(pools: Pools) {
         {"name": "level", "type": "distance", "attribute": "level", "max": 5}
     ]);
     t.mode(&p, &key, mode).await;
+    // Before any cycle (and so with an empty pool), every rule is listed
+    // at 0.
+    let zeros = json!({"same-build": 0, "level": 0});
+    let pool = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/ruled/pool"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(pool.body["ruleTurnedAway"], zeros, "{}", pool.body);
+    let stats = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/ruled/stats"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(stats.body["ruleTurnedAway"], zeros, "{}", stats.body);
+    assert_eq!(
+        stats.body["ruleTurnedAwayLastHour"], zeros,
+        "{}",
+        stats.body
+    );
     // All at one MMR: only the rules keep them apart. b has another build
     // than a and c; c is 30 levels from a and b.
     for (player, build, level) in [("a", "1.4", 10), ("b", "1.5", 10), ("c", "1.4", 40)] {
