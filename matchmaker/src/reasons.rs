@@ -39,7 +39,7 @@ pub enum WaitingReason {
         /// range are what is missing); `null` when that never happens
         /// (no other candidate, a flat Ping range, a range that stops
         /// widening at `maxTolerance` or never widens).
-        #[serde(default)]
+        #[serde(default, serialize_with = "crate::timestamp::optional_seconds")]
         unblocks_in_seconds: Option<f64>,
     },
     /// Enough seats in range, but keep-together cannot seat the party sizes
@@ -69,7 +69,7 @@ pub enum WaitingReason {
         /// would let the group play in `bestRegion`; 0 when it already
         /// does (a partner's ceiling is what is short); `null` when no
         /// step ever reaches it.
-        #[serde(default)]
+        #[serde(default, serialize_with = "crate::timestamp::optional_seconds")]
         unblocks_in_seconds: Option<f64>,
     },
     /// A rule over the studio's attributes (docs/rules.md) turned away
@@ -94,7 +94,7 @@ pub enum WaitingReason {
         min_overlap: Option<u32>,
         /// Seconds until this candidate's own `relax` steps loosen the
         /// rule; `null` when no step will.
-        #[serde(default)]
+        #[serde(default, serialize_with = "crate::timestamp::optional_seconds")]
         unblocks_in_seconds: Option<f64>,
     },
     /// Role queues (docs/rules.md, "Role queues"): enough players in range,

@@ -37,6 +37,20 @@ pub fn seconds<S: Serializer>(seconds: &f64, serializer: S) -> Result<S::Ok, S::
     serializer.serialize_f64(round_millis(*seconds))
 }
 
+/// [`seconds`] for a duration that may be absent (`null`).
+///
+/// # Errors
+/// The serializer's.
+pub fn optional_seconds<S: Serializer>(
+    seconds: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match seconds {
+        Some(s) => serializer.serialize_some(&round_millis(*s)),
+        None => serializer.serialize_none(),
+    }
+}
+
 /// Whether `text` is a timestamp in the one form [`format`] writes.
 pub fn is_canonical(text: &str) -> bool {
     let b = text.as_bytes();

@@ -290,6 +290,11 @@ fn a_distance_rule_relaxes_on_each_candidates_own_wait_and_says_when() {
         }
         other => panic!("{other:?}"),
     }
+    // Written as a status is: to the millisecond.
+    let out = cycle(&config, &pool, 70.123_456_7);
+    let reason = out.waiting.iter().find(|w| w.player_id == "new").unwrap();
+    let json = serde_json::to_value(&reason.reason).unwrap();
+    assert_eq!(json["unblocksInSeconds"], json!(39.877), "{json}");
     let out = cycle(&config, &pool, 110.0);
     assert_eq!(out.matches.len(), 1, "{out:#?}");
 }
@@ -374,6 +379,31 @@ fn a_party_whose_members_differ_on_a_string_fails_and_its_set_is_the_intersectio
     // A player 30 levels from the party's max is out of reach.
     pool[3].attributes = serde_json::from_value(attrs("1.4", &["nuke"], 30.0)).unwrap();
     assert!(cycle(&config, &pool, 1.0).matches.is_empty());
+}
+
+/// Two values whose difference overflows a double still name their
+/// nearest miss (the largest finite number), never `null`.
+#[test]
+fn a_miss_too_far_for_a_double_is_still_a_number() {
+    let mut config = fifo_mode(&[1, 1]);
+    let block: GameModeConfig = serde_json::from_value(json!({
+        "name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "fifo"},
+        "attributes": {"lv": {"type": "number"}},
+        "rules": [{"name": "lv", "type": "distance", "attribute": "lv", "max": 10}]
+    }))
+    .unwrap();
+    config.attributes = block.attributes;
+    config.rules = block.rules;
+    let pool = vec![
+        player("a", 1500.0, 0.0, json!({"lv": 1e308})),
+        player("b", 1500.0, 0.0, json!({"lv": -1e308})),
+    ];
+    let out = cycle(&config, &pool, 1.0);
+    assert!(out.matches.is_empty());
+    let json = serde_json::to_value(&out.waiting[0].reason).unwrap();
+    assert_eq!(json["code"], "RULE_NOT_MET", "{json}");
+    assert_eq!(json["distance"], json!(f64::MAX), "{json}");
 }
 
 /// A party's `mean` of finite values is finite, however large: two

@@ -331,7 +331,9 @@ impl<'c> RuleTable<'c> {
                 let (va, ma) = (f64::from_bits(a.a), f64::from_bits(a.b));
                 let (vx, mx) = (f64::from_bits(x.a), f64::from_bits(x.b));
                 Miss::Distance {
-                    distance: (va - vx).abs(),
+                    // Two values far apart enough overflow to infinity,
+                    // which JSON cannot carry: the largest number stands.
+                    distance: (va - vx).abs().min(f64::MAX),
                     max: ma.min(mx),
                 }
             }
