@@ -1,5 +1,5 @@
 //! The `proposal` of a proposed ticket's status: `{matchId, acceptBy,
-//! acceptInSeconds, accepted}`.
+//! acceptInSeconds, accepted, attributes}`.
 
 use super::status::mode_key;
 use super::{rfc3339, Play};
@@ -24,6 +24,18 @@ pub struct ProposalView {
     pub accept_in_seconds: f64,
     /// The tickets that accepted so far.
     pub accepted: Vec<String>,
+    /// What every player agreed on under the mode's rules (docs/rules.md,
+    /// "What the match carries"), by attribute; absent without rules.
+    #[serde(skip_serializing_if = "matchplane_matchmaker::rules::DeclaredValues::is_empty")]
+    #[schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false)]
+    pub attributes: matchplane_matchmaker::rules::DeclaredValues,
+}
+
+/// The part of a proposal's `match.made` body the view shows.
+#[derive(serde::Deserialize)]
+struct Agreed {
+    #[serde(default)]
+    attributes: matchplane_matchmaker::rules::DeclaredValues,
 }
 
 /// `ticket`'s open proposal at `now`, if its mode has acceptance and it is
@@ -51,10 +63,14 @@ pub async fn of_ticket(
     let Some(state) = play.pool.proposal(&mode, &match_id).await? else {
         return Ok(None);
     };
+    let agreed = serde_json::from_str::<Agreed>(&state.record_json)
+        .map(|a| a.attributes)
+        .unwrap_or_default();
     Ok(Some(ProposalView {
         accept_by: rfc3339(state.accept_by),
         accept_in_seconds: ((state.accept_by - now).max(0.0) * 1000.0).round() / 1000.0,
         accepted: state.accepted(),
         match_id,
+        attributes: agreed,
     }))
 }

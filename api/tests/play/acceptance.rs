@@ -63,7 +63,8 @@ async fn propose_until(
             match_id: match_id.clone(),
             ticket_ids: tickets.iter().map(|s| (*s).to_owned()).collect(),
             player_ids: players.iter().map(|s| (*s).to_owned()).collect(),
-            record_json: "{}".into(),
+            // Only what the views read of a proposal's body.
+            record_json: r#"{"attributes":{"maps":["dust"]}}"#.into(),
         },
         parties: parties.iter().map(|s| (*s).to_owned()).collect(),
         accept_by,
@@ -124,6 +125,13 @@ async fn a_party_members_decline_drops_the_whole_party_and_cools_down_only_them(
     }
     assert_eq!(polled.body["proposal"]["matchId"], match_id.as_str());
     assert_eq!(polled.body["proposal"]["accepted"], json!([]));
+    // What every player agreed on, as the proposed message says it.
+    assert_eq!(
+        polled.body["proposal"]["attributes"],
+        json!({"maps": ["dust"]}),
+        "{}",
+        polled.body
+    );
     let by = polled.body["proposal"]["acceptBy"].clone();
 
     let accept = format!("/v1/searches/{b}/accept");

@@ -3442,6 +3442,13 @@ export interface components {
             acceptInSeconds: number;
             /** @description The tickets that accepted so far. */
             accepted: string[];
+            /**
+             * @description What every player agreed on under the mode's rules (docs/rules.md,
+             *     "What the match carries"), by attribute; absent without rules.
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** @description `mat_…`: the match's id once everyone accepted. */
             matchId: string;
         };
