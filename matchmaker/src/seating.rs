@@ -48,7 +48,7 @@ pub struct Gathered {
 
 /// Every player of `formed`, group after group (each group's candidates
 /// in order, each candidate's searches in order), as [`seat`] takes them;
-/// `defaults` are the mode's attribute defaults, shared by every player.
+/// `defaults` are what the mode declares (its defaults, its declared names), shared by every player.
 ///
 /// The pool is read once in its own order rather than group by group: a
 /// group's players sit anywhere in the pool, and each one's ids are
@@ -59,7 +59,7 @@ pub fn gather(
     pool: &[Search],
     candidates: &[Candidate],
     formed: &[Formed],
-    defaults: &std::sync::Arc<crate::rules::DeclaredValues>,
+    defaults: &std::sync::Arc<crate::rules::player_values::ModeValues>,
 ) -> Vec<Gathered> {
     const NONE: u32 = u32::MAX;
     let mut slot_of = vec![NONE; pool.len()];

@@ -381,6 +381,37 @@ fn a_party_whose_members_differ_on_a_string_fails_and_its_set_is_the_intersectio
     assert!(cycle(&config, &pool, 1.0).matches.is_empty());
 }
 
+/// A value of an attribute the mode no longer declares is ignored by the
+/// cycle, and left out of the matched player's values.
+#[test]
+fn a_value_no_longer_declared_is_left_out_of_the_match() {
+    let mut config = ruled(&[1, 1]);
+    let pool = vec![
+        player("a", 1500.0, 0.0, attrs("1.4", &["dust"], 10.0)),
+        player(
+            "b",
+            1500.0,
+            0.0,
+            json!({"build": "1.4", "maps": ["dust"], "level": 12, "blocked": ["x"]}),
+        ),
+    ];
+    config.rules.retain(|r| r.attribute() != "blocked");
+    if let Some(declared) = config.attributes.as_mut() {
+        declared.remove("blocked");
+    }
+    let out = cycle(&config, &pool, 1.0);
+    assert_eq!(out.matches.len(), 1, "{out:#?}");
+    for team in &out.matches[0].teams {
+        for p in &team.players {
+            assert!(p.attributes.get("blocked").is_none(), "{:?}", p.attributes);
+            let json = serde_json::to_value(&p.attributes).unwrap();
+            assert!(json.get("blocked").is_none(), "{json}");
+            assert_eq!(json["build"], "1.4", "{json}");
+            assert_eq!(json["pool"], "crossplay", "the default, filled in: {json}");
+        }
+    }
+}
+
 /// Two values whose difference overflows a double still name their
 /// nearest miss (the largest finite number), never `null`.
 #[test]

@@ -230,7 +230,7 @@ fn team(
     backfill: &OpenBackfill,
     index: usize,
     (members, roles): (&[usize], &[Option<ArcStr>]),
-    defaults: &std::sync::Arc<crate::rules::DeclaredValues>,
+    defaults: &std::sync::Arc<crate::rules::player_values::ModeValues>,
     now: f64,
 ) -> ProposedTeam {
     let players: Vec<MatchedPlayer> = members
