@@ -900,6 +900,10 @@ async fn the_console_in_a_real_browser() {
     c.click_text("button", "Add an attribute").await;
     c.fill_in("Attribute 1", "Name", "build").await;
     c.fill_in("Attribute 1", "Values", "1.4, 1.5").await;
+    // A name with a space is refused beside its own row's name, not the
+    // first row's.
+    c.click_text("button", "Add an attribute").await;
+    c.fill_in("Attribute 2", "Name", "Bad Name").await;
     c.click_text("button", "Add a rule").await;
     c.fill_in("Rule 1", "Name", "same-build").await;
     c.fill_in("Rule 1", "Attribute", "version").await;
@@ -917,7 +921,17 @@ async fn the_console_in_a_real_browser() {
         message.as_str().unwrap().contains("rules[0].attribute"),
         "{message}"
     );
+    let beside = c
+        .js(&format!("{IN_ROW} const e = (r) => document.getElementById(inRow(r, 'Name').id + '-error').textContent; return [e('Attribute 1'), e('Attribute 2')];"))
+        .await;
+    assert_eq!(beside[0], "", "{beside}");
+    assert!(
+        beside[1].as_str().unwrap().contains("attributes.Bad Name:"),
+        "{beside}"
+    );
     c.check("mode-rules-error", &["422 "]).await;
+    c.click_xpath("//fieldset[legend[normalize-space(.)='Attribute 2']]//button[normalize-space(.)='Remove this attribute']")
+        .await;
     // Fixed; the JSON view holds the very document the fields say, and the
     // fields read it back.
     c.fill_in("Rule 1", "Attribute", "build").await;

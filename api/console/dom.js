@@ -130,7 +130,7 @@ function fieldPaths(field) {
 /**
  * Puts each error next to its `control` if it names one, else next to the
  * control of its field (the nearest named parent path; a control's
- * data-field may name several, space separated), else beside "other
+ * data-field may name several, one a line: a name may hold spaces), else beside "other
  * settings".
  */
 export function showErrors(form, summary, errors) {
@@ -140,7 +140,7 @@ export function showErrors(form, summary, errors) {
   for (const e of errors) {
     let control = e.control || null;
     for (const p of control ? [] : fieldPaths(String(e.field || ""))) {
-      control = controls.find((c) => c.dataset.field.split(" ").includes(p)) || null;
+      control = controls.find((c) => c.dataset.field.split("\n").includes(p)) || null;
       if (control) break;
     }
     control = control || controls.find((c) => c.dataset.field === "$other");

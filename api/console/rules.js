@@ -182,17 +182,17 @@ export function rulesEditor(doc, report) {
     relabelNames();
     attrs.forEach((row, i) => {
       const at = "attributes." + row.c.name.value.trim();
-      row.c.name.dataset.field = at + (i === 0 ? " attributes" : "");
+      row.c.name.dataset.field = at + (i === 0 ? "\nattributes" : "");
       for (const k of ["type", "values", "default", "min", "max", "party"]) row.c[k].dataset.field = at + "." + k;
     });
     rules.forEach((row, i) => {
       const at = "rules[" + i + "]";
       row.legend.textContent = "Rule " + (i + 1);
-      row.c.name.dataset.field = at + ".name " + at + (i === 0 ? " rules" : "");
+      row.c.name.dataset.field = at + ".name\n" + at + (i === 0 ? "\nrules" : "");
       for (const k of ["type", "attribute", "max", "minOverlap"]) row.c[k].dataset.field = at + "." + k;
       row.steps.forEach((step, j) => {
         const st = at + ".relax[" + j + "]";
-        step.c.after.dataset.field = st + ".afterSeconds " + st + (j === 0 ? " " + at + ".relax" : "");
+        step.c.after.dataset.field = st + ".afterSeconds\n" + st + (j === 0 ? "\n" + at + ".relax" : "");
         for (const k of ["max", "minOverlap", "off"]) step.c[k].dataset.field = st + "." + k;
       });
     });
@@ -203,7 +203,7 @@ export function rulesEditor(doc, report) {
     relabel();
     const errors = [];
     // The control itself: two rows named alike share a path.
-    const bad = (control, message) => errors.push({ field: control.dataset.field.split(" ")[0].replace(/\.$/, ""), message, control });
+    const bad = (control, message) => errors.push({ field: control.dataset.field.split("\n")[0].replace(/\.$/, ""), message, control });
     const number = (control) => {
       const t = control.value.trim();
       if (!t) return undefined;
