@@ -15,6 +15,7 @@
 pub mod db;
 pub mod entities;
 pub mod pool;
+pub mod released;
 pub mod repos;
 pub mod search_ends;
 #[cfg(any(test, feature = "test-support"))]

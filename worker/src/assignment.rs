@@ -58,6 +58,8 @@ pub async fn time_out(
         };
         released += 1;
         crate::metrics::released(mode, UNASSIGNED);
+        matchplane_store::released::close_backfill::<WorkerError>(db, pool, mode, &row.id, now)
+            .await?;
         let seated = backfills::seated_at(db, &mode.project_id, &row.id).await?;
         let tickets = match_status::released_tickets(&row, &seated);
         let freed = pool

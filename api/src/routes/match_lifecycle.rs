@@ -6,7 +6,8 @@
 //!   becomes `released`, nobody is cooled down, and its tickets `released`:
 //!   each may start a search again until it expires, resuming its first
 //!   `queuedAt`; sockets still waiting for an assignment search again at
-//!   once (`requeued`). The same release again answers the match as it is;
+//!   once (`requeued`); its open backfill request is closed. The same
+//!   release again answers the match as it is;
 //!   after the window, or on a match not made, `409 RELEASE_WINDOW_CLOSED`.
 //! - `POST …/matches/{matchId}/assignment` (modes with `assignment`): where
 //!   to play. Each player is told `assigned` with the match's `data` and
@@ -102,6 +103,16 @@ pub async fn release(
     // The same again on a repeated release: a failure after the status
     // changed is finished by the retry.
     let mode = ModeKey::new(&project_id, &row.game_mode);
+    // Its backfill first: no fill may seat anyone (its own players, who
+    // may search again below, least of all) in a match no longer played.
+    matchplane_store::released::close_backfill::<ApiError>(
+        &state.db,
+        state.play.pool.as_ref(),
+        &mode,
+        &match_id,
+        now,
+    )
+    .await?;
     let seated = backfills::seated_at(&state.db, &project_id, &match_id).await?;
     let tickets = match_status::released_tickets(&row, &seated);
     let now_secs = now.timestamp_micros() as f64 / 1e6;

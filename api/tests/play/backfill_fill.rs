@@ -279,3 +279,87 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
         view["queuedAt"].as_str().unwrap().parse().unwrap();
     assert_eq!(requeued, cy_queued, "{text}");
 }
+
+on_both_pools!(a_release_closes_the_matchs_open_backfill);
+
+/// A released match is no longer played: its open backfill request closes
+/// with it, so the player who left and searches again is not seated back
+/// into it (docs/acceptance.md, "Releasing a match").
+async fn a_release_closes_the_matchs_open_backfill(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(
+        &p,
+        &key,
+        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+            "matchmakingCycleDurationSeconds": 0.2, "algorithm": {"type": "fifo"},
+            "backfill": {"enabled": true, "ttlSeconds": 120}}),
+    )
+    .await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    let (ana, ana_token) = t
+        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "ana"}))
+        .await;
+    let (bo, bo_token) = t
+        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "bo"}))
+        .await;
+    for token in [&ana_token, &bo_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let ana_view: Value = serde_json::from_str(&matched(&t, &ana, &ana_token).await).unwrap();
+    let match_id = ana_view["match"]["matchId"].as_str().unwrap().to_owned();
+    let ana_team = ana_view["match"]["player"]["team"].as_u64().unwrap();
+    matched(&t, &bo, &bo_token).await;
+    let teams: Vec<Value> = (0..2)
+        .map(|i| {
+            let players = if i == ana_team {
+                json!([{"playerId": "ana"}])
+            } else {
+                json!([])
+            };
+            json!({"index": i, "players": players})
+        })
+        .collect();
+    let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
+    let opened = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(json!({ "teams": teams })),
+        )
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let backfill_id = opened.body["backfillId"].as_str().unwrap().to_owned();
+
+    let released = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{match_id}/release"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    let request = format!("{base}/{backfill_id}");
+    let read = t.call(Method::GET, &request, Some(&key), None).await;
+    assert_eq!(read.body["status"], "closed", "{}", read.body);
+
+    // Bo searches again; cycles pass; nobody seats it in the released match.
+    assert_eq!(t.rest_search(&bo_token).await.status, StatusCode::ACCEPTED);
+    let until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < until {
+        let (_, text) = get(
+            &t,
+            &format!("/v1/searches/{bo}"),
+            &format!("Ticket {bo_token}"),
+        )
+        .await;
+        assert!(text.contains(r#""status":"searching""#), "{text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let read = t.call(Method::GET, &request, Some(&key), None).await;
+    assert_eq!(read.body["status"], "closed", "{}", read.body);
+    assert_eq!(read.body["fills"], json!([]), "{}", read.body);
+    worker.stop().await;
+}
