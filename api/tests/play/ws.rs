@@ -23,6 +23,7 @@ on_both_pools!(
     a_refused_websocket_start_is_a_problem,
     every_ending_closes_with_1000,
     a_socket_that_never_pongs_expires,
+    a_socket_whose_ticket_runs_out_is_told_why,
     a_search_lost_with_redis_data_says_so,
     a_lost_search_whose_match_was_stored_is_told_matched,
     an_oversized_client_message_ends_the_search,
@@ -285,6 +286,26 @@ async fn every_ending_closes_with_1000(pools: Pools) {
     assert_eq!(status["status"], "cancelled", "{status}");
     assert!(status["queuedAt"].is_string(), "{status}");
     assert!(status["waitSeconds"].is_number(), "{status}");
+}
+
+/// A socket's search the worker's sweep ends when its ticket runs out is
+/// told why, as its status says: `{"type":"expired","reason":"TICKET_TTL"}`.
+async fn a_socket_whose_ticket_runs_out_is_told_why(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    let mut mode = duel("duel");
+    mode["ticketTtlSeconds"] = json!(1);
+    t.mode(&p, &key, mode).await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let expired = until(&mut ws, "expired").await;
+    assert_eq!(expired["reason"], "TICKET_TTL", "{expired}");
+    let status = t.status(&p, &key, &ticket).await.body;
+    assert_eq!(status["reason"], "TICKET_TTL", "{status}");
+    worker.stop().await;
 }
 
 /// A client that never answers a Ping (here: one that stops reading, so

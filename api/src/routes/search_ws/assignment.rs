@@ -37,6 +37,21 @@ impl SocketSearch {
         message: &StatusMessage,
     ) -> bool {
         let StatusMessage::Matched { match_ } = message else {
+            // A socket's search is swept only when its ticket runs out:
+            // said so, as its status says (another end without a reason
+            // keeps none).
+            let swept;
+            let message = match message {
+                StatusMessage::Expired { reason: None }
+                    if self.started.ticket.expires_at <= crate::play::unix_now() =>
+                {
+                    swept = StatusMessage::Expired {
+                        reason: Some("TICKET_TTL".to_owned()),
+                    };
+                    &swept
+                }
+                other => other,
+            };
             finish(socket, message).await;
             return false;
         };
