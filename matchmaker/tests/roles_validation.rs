@@ -183,3 +183,18 @@ fn a_role_cannot_be_named_any() {
     let e = errors(&config);
     assert!(has(&e, "attributes.roles.values"), "{e:?}");
 }
+
+/// A role attribute's `default` of no role would refuse every ticket that
+/// leaves the attribute out: the mode is refused instead.
+#[test]
+fn an_empty_default_role_list_is_refused_with_the_mode() {
+    let config = mode(json!({"attributes": {
+        "roles": {"type": "stringSet", "values": ["tank", "damage", "support"], "default": []}
+    }}));
+    let errors = errors(&config);
+    assert!(has(&errors, "attributes.roles.default"), "{errors:?}");
+    let config = mode(json!({"attributes": {
+        "roles": {"type": "stringSet", "values": ["tank", "damage", "support"], "default": ["damage"]}
+    }}));
+    assert!(self::errors(&config).is_empty());
+}

@@ -21,7 +21,18 @@ pub fn check_composition(config: &GameModeConfig, push: &mut impl FnMut(&str, Co
     let invalid = Code::ValidationError;
     let values: Option<&[String]> =
         match config.attributes.as_ref().and_then(|d| d.get(&c.attribute)) {
-            Some(Declaration::StringSet { values, .. }) => {
+            Some(Declaration::StringSet {
+                values, default, ..
+            }) => {
+                if default.as_ref().is_some_and(Vec::is_empty) {
+                    push(
+                        &format!("attributes.{}.default", c.attribute),
+                        invalid,
+                        "a role attribute's default lists at least one role: an empty one \
+                         refuses every ticket that leaves the attribute out"
+                            .into(),
+                    );
+                }
                 if values.is_none() {
                     push(
                         "composition.attribute",
