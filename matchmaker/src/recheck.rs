@@ -168,6 +168,7 @@ fn party_values_differ<'a>(
         return out;
     };
     party_sets_too_small(config, declarations, pool, &mut out);
+    party_roles_unseatable(config, pool, &mut out);
     let strings: Vec<(&String, &crate::rules::Declaration)> = declarations
         .iter()
         .filter(|(_, d)| matches!(d, crate::rules::Declaration::String { .. }))
@@ -203,6 +204,46 @@ fn party_values_differ<'a>(
         }
     }
     out
+}
+
+/// Adds to `out` each party whose searching members' role lists no step
+/// of the composition can seat together (docs/rules.md, "Parties"): three
+/// tank players kept together where a team has at most two tank seats.
+fn party_roles_unseatable<'a>(
+    config: &'a GameModeConfig,
+    pool: &'a [Search],
+    out: &mut FxHashMap<&'a str, (Code, String)>,
+) {
+    let Some(c) = &config.composition else {
+        return;
+    };
+    let roles: Vec<String> = c.roles().into_iter().map(str::to_owned).collect();
+    let mut masks: FxHashMap<&str, SmallVec<[u64; 4]>> = FxHashMap::default();
+    for search in pool {
+        let Some(party) = search.party.as_ref().filter(|p| p.members.len() > 1) else {
+            continue;
+        };
+        let listed = crate::rules::value::ticket_value(config, &search.attributes, &c.attribute);
+        let mask = match &listed {
+            Some(AttributeValue::Set(items)) => crate::roles::table::mask_of(&roles, items),
+            _ => 0,
+        };
+        masks.entry(party.id.as_str()).or_default().push(mask);
+    }
+    for (party, masks) in masks {
+        if !out.contains_key(party) && !crate::roles::party_ever_seated(config, &masks) {
+            out.insert(
+                party,
+                (
+                    Code::PartyAttributesDiffer,
+                    format!(
+                        "party {party}: no step of composition seats its members' roles ({}) together",
+                        c.attribute
+                    ),
+                ),
+            );
+        }
+    }
 }
 
 /// Adds to `out` each party whose searching members share fewer values of

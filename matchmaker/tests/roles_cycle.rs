@@ -149,7 +149,8 @@ fn kept_together_parties_sit_whole_in_role_seats() {
         json!([]),
     );
     config = with_parties(config, 2, true);
-    // A duo of two tanks can never sit on one team: it is passed over.
+    // A duo of two tanks can never sit on one team (no step has two tank
+    // seats): it fails at the re-check instead of waiting.
     let mut pool = vec![];
     let mut duo = party("duo", 2, 1000.0, 0.0);
     for s in &mut duo {
@@ -168,6 +169,28 @@ fn kept_together_parties_sit_whole_in_role_seats() {
     assert_eq!(out.matches.len(), 1, "{out:?}");
     let ids: Vec<String> = teams_of(&out)[0].concat();
     assert!(!ids.iter().any(|i| i.starts_with("duo")), "{ids:?}");
+    let failed: Vec<(&str, matchplane_matchmaker::Code)> = out
+        .failed
+        .iter()
+        .map(|f| (f.player_id.as_str(), f.code))
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            ("duo-0", matchplane_matchmaker::Code::PartyAttributesDiffer),
+            ("duo-1", matchplane_matchmaker::Code::PartyAttributesDiffer)
+        ],
+        "{out:?}"
+    );
+    // With an `any` seat in a relax step, the same duo may wait for it.
+    let mut relaxed = config.clone();
+    if let Some(c) = relaxed.composition.as_mut() {
+        c.relax = serde_json::from_value(
+            json!([{"afterSeconds": 60, "perTeam": {"tank": 1, "damage": 1, "any": 1}}]),
+        )
+        .unwrap();
+    }
+    assert!(cycle(&relaxed, &pool, 10.0).failed.is_empty());
     let m = &out.matches[0];
     let team_of = |id: &str| {
         m.teams

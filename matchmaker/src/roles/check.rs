@@ -204,3 +204,22 @@ pub fn check_ticket_roles(
         _ => Ok(()),
     }
 }
+
+/// Whether a party whose members list the role lists `masks` (over
+/// [`super::Composition::roles`]) can be seated at some step of `config`'s
+/// composition: with `parties.keepTogether` all on one team, else over
+/// all the teams. A party that never can fails at the next cycle rather
+/// than waiting (docs/rules.md, "Parties"). `true` without composition.
+pub fn party_ever_seated(config: &GameModeConfig, masks: &[u64]) -> bool {
+    let Some(c) = &config.composition else {
+        return true;
+    };
+    let teams = if config.parties.keep_together {
+        1
+    } else {
+        u32::try_from(config.match_shape.caps().len()).unwrap_or(u32::MAX)
+    };
+    std::iter::once(&c.per_team)
+        .chain(c.relax.iter().map(|s| &s.per_team))
+        .any(|per_team| super::seat::fits_in(masks, &c.compile(per_team), teams))
+}

@@ -126,6 +126,11 @@ where
     Some(true)
 }
 
+/// [`fits`] over a slice of masks.
+pub(super) fn fits_in(masks: &[u64], seats: &RoleSeats, teams: u32) -> bool {
+    fits(masks.iter().copied(), seats, teams)
+}
+
 /// [`fits_pooled`], falling back to the matching past 8 roles.
 pub(super) fn fits<I>(masks: I, seats: &RoleSeats, teams: u32) -> bool
 where
