@@ -246,9 +246,14 @@ fn a_search_with_an_empty_role_list_fails_at_the_re_check() {
 
 #[test]
 fn a_walk_passes_over_a_bounded_number_of_candidates_for_their_roles() {
-    // [1,1] with one tank seat per team: 16 damage players (8 per seat)
-    // sit between the anchor and the only other tank.
-    let config = roles_mode(&[1, 1], json!({"tank": 1}), json!([]));
+    // [1,1] with one tank seat per team (damage seats only after 600 s):
+    // 16 damage players (8 per seat) sit between the anchor and the only
+    // other tank.
+    let config = roles_mode(
+        &[1, 1],
+        json!({"tank": 1}),
+        json!([{"afterSeconds": 600, "perTeam": {"damage": 1}}]),
+    );
     let mut pool = vec![roled("anchor", 1000.0, 0.0, &["tank"])];
     for i in 0..16 {
         pool.push(roled(

@@ -198,3 +198,31 @@ fn an_empty_default_role_list_is_refused_with_the_mode() {
     }}));
     assert!(self::errors(&config).is_empty());
 }
+
+/// A ticket listing only roles no step of the composition seats (a count
+/// of 0, no `any` seat) could never be matched: refused at once.
+#[test]
+fn a_ticket_whose_roles_no_step_seats_is_refused() {
+    let config = mode(json!({"composition": {"attribute": "roles",
+        "perTeam": {"tank": 3, "support": 2, "damage": 0}}}));
+    let refused = ticket(
+        &config,
+        json!({"mmr": 1500, "map": "a", "roles": ["damage"]}),
+    )
+    .unwrap_err();
+    assert!(has(&refused, "attributes.roles"), "{refused:?}");
+    ticket(
+        &config,
+        json!({"mmr": 1500, "map": "a", "roles": ["damage", "tank"]}),
+    )
+    .unwrap();
+    // A relax step with an `any` seat seats anyone.
+    let config = mode(json!({"composition": {"attribute": "roles",
+        "perTeam": {"tank": 3, "support": 2, "damage": 0},
+        "relax": [{"afterSeconds": 60, "perTeam": {"tank": 2, "support": 2, "any": 1}}]}}));
+    ticket(
+        &config,
+        json!({"mmr": 1500, "map": "a", "roles": ["damage"]}),
+    )
+    .unwrap();
+}

@@ -185,7 +185,9 @@ fn check_per_team(
 /// the attribute's own parse.
 ///
 /// # Errors
-/// `VALIDATION_ERROR` on `attributes.<attribute>` for an empty list.
+/// `VALIDATION_ERROR` on `attributes.<attribute>` for an empty list, or a
+/// list of roles no step of the composition has a seat for (nor an `any`
+/// seat).
 pub fn check_ticket_roles(
     config: &GameModeConfig,
     declared: &crate::rules::DeclaredValues,
@@ -193,13 +195,27 @@ pub fn check_ticket_roles(
     let Some(c) = &config.composition else {
         return Ok(());
     };
+    let field = || format!("attributes.{}", c.attribute);
     match crate::rules::value::ticket_value(config, declared, &c.attribute) {
         Some(crate::rules::AttributeValue::Set(items)) if items.is_empty() => {
             Err(crate::validation::FieldError::new(
-                format!("attributes.{}", c.attribute),
+                field(),
                 Code::ValidationError,
                 "list at least one role the player will play",
             ))
+        }
+        Some(crate::rules::AttributeValue::Set(items)) => {
+            let roles: Vec<String> = c.roles().into_iter().map(str::to_owned).collect();
+            let mask = super::table::mask_of(&roles, &items);
+            if party_ever_seated(config, &[mask]) {
+                Ok(())
+            } else {
+                Err(crate::validation::FieldError::new(
+                    field(),
+                    Code::ValidationError,
+                    "no step of the mode's composition has a seat for any of these roles",
+                ))
+            }
         }
         _ => Ok(()),
     }
