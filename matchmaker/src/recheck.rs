@@ -101,7 +101,17 @@ pub fn recheck_reading<'v>(
                 }
                 Ok(())
             })
-            .and_then(|()| crate::roles::check_ticket_roles(config, &search.attributes))
+            .and_then(|()| {
+                // A role list the changed composition refuses, as any value
+                // the changed declarations refuse.
+                crate::roles::check_ticket_roles(config, &search.attributes).map_err(|e| {
+                    crate::validation::FieldError::new(
+                        e.field,
+                        Code::AttributeNotAllowed,
+                        e.message,
+                    )
+                })
+            })
         {
             verdict[i] = Some((e.code, e.message));
             continue;

@@ -242,6 +242,10 @@ fn a_search_with_an_empty_role_list_fails_at_the_re_check() {
     assert!(out.matches.is_empty());
     assert_eq!(out.failed.len(), 1, "{out:?}");
     assert_eq!(out.failed[0].ticket_id.as_str(), "tkt_b");
+    assert_eq!(
+        out.failed[0].code,
+        matchplane_matchmaker::Code::AttributeNotAllowed
+    );
 }
 
 #[test]
