@@ -223,6 +223,36 @@ impl<S: Send + Sync, T: DeserializeOwned> axum::extract::OptionalFromRequest<S> 
     }
 }
 
+/// The body of a route that takes none: nothing, or an empty JSON object
+/// (`{}` carries nothing). Anything else is refused rather than dropped
+/// without a word, as every body is strict (docs/errors.md): `400
+/// VALIDATION_ERROR` at `$`. Extracted last, as it reads the body.
+#[derive(Debug)]
+pub struct NoBody;
+
+impl<S: Send + Sync> FromRequest<S> for NoBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|_| ApiError::bad_request("$", "the body could not be read"))?;
+        let text = bytes.trim_ascii();
+        let empty_object = || {
+            serde_json::from_slice::<Value>(text)
+                .is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty()))
+        };
+        if text.is_empty() || empty_object() {
+            Ok(NoBody)
+        } else {
+            Err(ApiError::bad_request(
+                "$",
+                "this request takes no body: send none (or {})",
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -195,6 +195,7 @@ pub async fn revoke(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, key_id)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<StatusCode, ApiError> {
     let revoked = api_keys::revoke(&state.db, &project_id, &key_id, Utc::now()).await?;
     state.keys.revoked(&revoked.hash).await;

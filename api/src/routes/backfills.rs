@@ -319,6 +319,7 @@ pub async fn close(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, match_id, backfill_id)): Path<(String, String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<BackfillView>, ApiError> {
     let row = request(&state, &project_id, &match_id, &backfill_id).await?;
     let now = Utc::now();

@@ -122,6 +122,7 @@ pub async fn redeliver(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, match_id)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<(StatusCode, Json<Vec<DeliveryView>>), ApiError> {
     matches::get(&state.db, &project_id, &match_id).await?;
     deliveries::redeliver(&state.db, &project_id, &match_id, Utc::now()).await?;

@@ -58,6 +58,7 @@ pub async fn delete(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<StatusCode, ApiError> {
     // A mode that does not exist is answered before the pool store is
     // touched: a refused request leaves no state behind.

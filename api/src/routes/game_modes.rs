@@ -392,6 +392,7 @@ pub async fn rotate_secret(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<GameModeView>, ApiError> {
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
     let mode = game_modes::rotate_secret(&state.db, &project_id, &name, &secret, Utc::now())

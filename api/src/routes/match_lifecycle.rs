@@ -67,6 +67,7 @@ pub async fn release(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, match_id)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<MatchView>, ApiError> {
     let row = matches::get(&state.db, &project_id, &match_id).await?;
     let config = state

@@ -79,6 +79,7 @@ pub async fn hold(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<ModeHold>, ApiError> {
     let by = holder(&state, &caller).await?;
     let hold = mode_holds::hold(&state.db, &project_id, &name, &by, Utc::now())
@@ -99,6 +100,7 @@ pub async fn release(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<StatusCode, ApiError> {
     mode_holds::release(&state.db, &project_id, &name)
         .await

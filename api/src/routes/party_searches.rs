@@ -55,6 +55,7 @@ pub async fn end_party_searches(
     State(state): State<AppState>,
     Path((_project_id, party_id)): Path<(String, String)>,
     ApiQuery(query): ApiQuery<PartyQuery>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<EndedPartySearches>, ApiError> {
     let play = &state.play;
     let project_id = &caller.project_id;

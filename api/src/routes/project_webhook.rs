@@ -229,6 +229,7 @@ pub async fn delete(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
+    _: crate::extract::NoBody,
 ) -> Result<StatusCode, ApiError> {
     project_webhooks::delete(&state.db, &project_id)
         .await
@@ -250,6 +251,7 @@ pub async fn rotate_secret(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<ProjectWebhookView>, ApiError> {
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
     let row = project_webhooks::rotate_secret(&state.db, &project_id, &secret, Utc::now())

@@ -173,6 +173,7 @@ pub async fn delete(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
+    _: crate::extract::NoBody,
 ) -> Result<StatusCode, ApiError> {
     caller.caller.require_operator()?;
     projects::delete(&state.db, &project_id).await?;

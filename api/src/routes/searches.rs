@@ -191,6 +191,7 @@ pub async fn cancel(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,
     Path(ticket_id): Path<String>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = own_ticket(&state, &token, &ticket_id).await?;
     if let EndResult::Matched { .. } = end(&state.play, &ticket, EndOutcome::Cancelled).await? {
@@ -228,6 +229,7 @@ pub async fn accept(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,
     Path(ticket_id): Path<String>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
     answer_rest(&state, &token, &ticket_id, true).await
 }
@@ -242,6 +244,7 @@ pub async fn decline(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,
     Path(ticket_id): Path<String>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
     answer_rest(&state, &token, &ticket_id, false).await
 }

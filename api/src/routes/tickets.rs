@@ -225,6 +225,7 @@ pub async fn cancel(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((_project_id, ticket_id)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = project_ticket(&state, &caller.project_id, &ticket_id).await?;
     end(&state.play, &ticket, EndOutcome::Cancelled).await?;
@@ -257,6 +258,7 @@ pub async fn end_player_searches(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((_project_id, player_id)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<EndedSearches>, ApiError> {
     let play = &state.play;
     let mut cancelled = Vec::new();
@@ -352,6 +354,7 @@ pub async fn accept(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((_project_id, ticket_id)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
     answer_studio(caller, &state, &ticket_id, true).await
 }
@@ -366,6 +369,7 @@ pub async fn decline(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((_project_id, ticket_id)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
     answer_studio(caller, &state, &ticket_id, false).await
 }

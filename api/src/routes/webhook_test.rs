@@ -105,6 +105,7 @@ pub async fn test(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
+    _: crate::extract::NoBody,
 ) -> Result<Json<TestAttemptView>, ApiError> {
     let mode = game_modes::get(&state.db, &project_id, &name)
         .await

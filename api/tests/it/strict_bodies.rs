@@ -49,10 +49,21 @@ fn required_of(spec: &Value, schema: &Value) -> Vec<String> {
 }
 
 async fn send(t: &TestApp, method: &Method, path: &str, body: &str) -> crate::common::Answer {
+    send_as(t, method, path, body, &format!("Bearer {OPERATOR}")).await
+}
+
+/// [`send`] with the `Authorization` header `auth`.
+async fn send_as(
+    t: &TestApp,
+    method: &Method,
+    path: &str,
+    body: &str,
+    auth: &str,
+) -> crate::common::Answer {
     let req = Request::builder()
         .method(method.clone())
         .uri(path)
-        .header(header::AUTHORIZATION, format!("Bearer {OPERATOR}"))
+        .header(header::AUTHORIZATION, auth)
         .header(header::CONTENT_TYPE, "application/json")
         .body(Body::from(body.to_owned()))
         .unwrap();
@@ -209,6 +220,112 @@ async fn every_json_body_is_strict(backend: Backend) {
         "POST /v1/projects/{projectId}/game-modes",
         "PUT /v1/projects/{projectId}/game-modes/{name}",
         "POST /v1/projects/{projectId}/game-modes/{name}/results",
+    ] {
+        assert!(
+            walked.iter().any(|w| w == route),
+            "{route} not walked: {walked:?}"
+        );
+    }
+}
+
+/// A route that takes no body refuses one rather than dropping it: every
+/// `POST`, `PUT`, `PATCH` and `DELETE` of the OpenAPI document without a
+/// request body answers `400 VALIDATION_ERROR` at `$` to `{"x": 1}`, and
+/// takes none (or `{}`) as before.
+async fn a_route_without_a_body_refuses_one(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let created = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(OPERATOR),
+            Some(mode("duel")),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    // A ticket, for the routes a ticket's own token opens.
+    let ticket = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/tickets"),
+            Some(OPERATOR),
+            Some(json!({"gameMode": "duel", "playerId": "ana", "attributes": {"mmr": 1500}})),
+        )
+        .await;
+    assert_eq!(ticket.status, StatusCode::CREATED, "{}", ticket.body);
+    let ticket_id = ticket.body["ticketId"].as_str().unwrap().to_owned();
+    let token = ticket.body["token"].as_str().unwrap().to_owned();
+    let spec = serde_json::to_value(matchplane_api::openapi()).unwrap();
+    let mut walked = Vec::new();
+    for (template, item) in spec["paths"].as_object().unwrap() {
+        for (verb, op) in item.as_object().unwrap() {
+            if !["post", "put", "patch", "delete"].contains(&verb.as_str())
+                || !op["requestBody"].is_null()
+            {
+                continue;
+            }
+            let method = Method::from_bytes(verb.to_uppercase().as_bytes()).unwrap();
+            let path = template
+                .replace("{projectId}", &p)
+                .replace("{name}", "duel")
+                .replace("{ticketId}", &ticket_id)
+                .replace("{matchId}", "mat_nope")
+                .replace("{backfillId}", "bf_nope")
+                .replace("{keyId}", "key_nope")
+                .replace("{partyId}", "pa")
+                .replace("{playerId}", "ana");
+            // Required query parameters, so the body is what is judged.
+            let query: Vec<String> = op["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|q| q["in"] == "query" && q["required"] == true)
+                .map(|q| format!("{}=duel", q["name"].as_str().unwrap()))
+                .collect();
+            let path = if query.is_empty() {
+                path
+            } else {
+                format!("{path}?{}", query.join("&"))
+            };
+            let what = format!("{method} {template}");
+            let auth = if template.starts_with("/v1/searches") {
+                format!("Ticket {token}")
+            } else {
+                format!("Bearer {OPERATOR}")
+            };
+            let refused = send_as(&t, &method, &path, r#"{"x": 1}"#, &auth).await;
+            assert_eq!(
+                refused.status,
+                StatusCode::BAD_REQUEST,
+                "{what}: {}",
+                refused.body
+            );
+            assert_eq!(
+                refused.code(),
+                "VALIDATION_ERROR",
+                "{what}: {}",
+                refused.body
+            );
+            assert_eq!(
+                refused.body["errors"][0]["field"], "$",
+                "{what}: {}",
+                refused.body
+            );
+            let empty = send_as(&t, &method, &path, "{}", &auth).await;
+            assert_ne!(
+                empty.status,
+                StatusCode::BAD_REQUEST,
+                "{what}: {}",
+                empty.body
+            );
+            walked.push(what);
+        }
+    }
+    for route in [
+        "POST /v1/searches/{ticketId}/accept",
+        "POST /v1/projects/{projectId}/matches/{matchId}/release",
+        "DELETE /v1/projects/{projectId}/tickets/{ticketId}",
     ] {
         assert!(
             walked.iter().any(|w| w == route),
@@ -436,6 +553,7 @@ async fn whole_numbers_with_a_zero_fraction_are_integers(backend: Backend) {
 
 on_both!(
     every_json_body_is_strict,
+    a_route_without_a_body_refuses_one,
     nested_typos_and_all_type_errors,
     whole_numbers_with_a_zero_fraction_are_integers
 );
