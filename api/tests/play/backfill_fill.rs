@@ -52,37 +52,36 @@ async fn matched(t: &TestApp, ticket: &str, token: &str) -> String {
     }
 }
 
-on_both_pools!(a_fill_carries_its_players_data_and_counts_in_the_stats);
-
-async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
-    let t = TestApp::new(pools, crate::harness::fast()).await;
-    let (p, key) = t.project("enterprise").await;
-    t.mode(
-        &p,
-        &key,
-        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
-            "matchmakingCycleDurationSeconds": 0.5, "algorithm": {"type": "fifo"},
-            "webhook": {"url": "https://93.184.216.34/hook", "enabled": true},
-            "backfill": {"enabled": true, "ttlSeconds": 120}}),
-    )
-    .await;
-    let worker = t.start_worker(crate::harness::quick_worker());
-
-    // A running match of ana and bo.
+/// A duel mode with backfill (`[1, 1]`, FIFO, cycles every `cycle`
+/// seconds) and a running match of ana and bo (both matched): the match's
+/// id, the roster left when bo left (ana on her team), ana's team and bo's
+/// ticket and token.
+async fn duel_without_bo(
+    t: &TestApp,
+    p: &str,
+    key: &str,
+    extra: Value,
+) -> (String, Value, u64, (String, String)) {
+    let mut mode = json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+        "matchmakingCycleDurationSeconds": 0.5, "algorithm": {"type": "fifo"},
+        "backfill": {"enabled": true, "ttlSeconds": 120}});
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        mode[k] = v.clone();
+    }
+    t.mode(p, key, mode).await;
     let (ana, ana_token) = t
-        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "ana"}))
+        .ticket_ok(p, key, json!({"gameMode": "duel", "playerId": "ana"}))
         .await;
-    let (_, bo_token) = t
-        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "bo"}))
+    let (bo, bo_token) = t
+        .ticket_ok(p, key, json!({"gameMode": "duel", "playerId": "bo"}))
         .await;
     for token in [&ana_token, &bo_token] {
         assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
     }
-    let ana_view: Value = serde_json::from_str(&matched(&t, &ana, &ana_token).await).unwrap();
+    let ana_view: Value = serde_json::from_str(&matched(t, &ana, &ana_token).await).unwrap();
+    matched(t, &bo, &bo_token).await;
     let match_id = ana_view["match"]["matchId"].as_str().unwrap().to_owned();
     let ana_team = ana_view["match"]["player"]["team"].as_u64().unwrap();
-
-    // Bo left: the studio asks for a replacement with the roster it has.
     let teams: Vec<Value> = (0..2)
         .map(|i| {
             let players = if i == ana_team {
@@ -93,15 +92,26 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
             json!({"index": i, "players": players})
         })
         .collect();
+    (
+        match_id,
+        json!({ "teams": teams }),
+        ana_team,
+        (bo, bo_token),
+    )
+}
+
+on_both_pools!(a_fill_carries_its_players_data_and_counts_in_the_stats);
+
+async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let hook = json!({"webhook": {"url": "https://93.184.216.34/hook", "enabled": true}});
+    let worker = t.start_worker(crate::harness::quick_worker());
+    // A running match of ana and bo; bo left: the studio asks for a
+    // replacement with the roster it has.
+    let (match_id, roster, ana_team, _) = duel_without_bo(&t, &p, &key, hook).await;
     let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
-    let opened = t
-        .call(
-            Method::POST,
-            &base,
-            Some(&key),
-            Some(json!({ "teams": teams })),
-        )
-        .await;
+    let opened = t.call(Method::POST, &base, Some(&key), Some(roster)).await;
     assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
     let backfill_id = opened.body["backfillId"].as_str().unwrap().to_owned();
 
@@ -288,47 +298,10 @@ on_both_pools!(a_release_closes_the_matchs_open_backfill);
 async fn a_release_closes_the_matchs_open_backfill(pools: Pools) {
     let t = TestApp::new(pools, crate::harness::fast()).await;
     let (p, key) = t.project("enterprise").await;
-    t.mode(
-        &p,
-        &key,
-        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
-            "matchmakingCycleDurationSeconds": 0.2, "algorithm": {"type": "fifo"},
-            "backfill": {"enabled": true, "ttlSeconds": 120}}),
-    )
-    .await;
     let worker = t.start_worker(crate::harness::quick_worker());
-    let (ana, ana_token) = t
-        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "ana"}))
-        .await;
-    let (bo, bo_token) = t
-        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "bo"}))
-        .await;
-    for token in [&ana_token, &bo_token] {
-        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
-    }
-    let ana_view: Value = serde_json::from_str(&matched(&t, &ana, &ana_token).await).unwrap();
-    let match_id = ana_view["match"]["matchId"].as_str().unwrap().to_owned();
-    let ana_team = ana_view["match"]["player"]["team"].as_u64().unwrap();
-    matched(&t, &bo, &bo_token).await;
-    let teams: Vec<Value> = (0..2)
-        .map(|i| {
-            let players = if i == ana_team {
-                json!([{"playerId": "ana"}])
-            } else {
-                json!([])
-            };
-            json!({"index": i, "players": players})
-        })
-        .collect();
+    let (match_id, roster, _, (bo, bo_token)) = duel_without_bo(&t, &p, &key, json!({})).await;
     let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
-    let opened = t
-        .call(
-            Method::POST,
-            &base,
-            Some(&key),
-            Some(json!({ "teams": teams })),
-        )
-        .await;
+    let opened = t.call(Method::POST, &base, Some(&key), Some(roster)).await;
     assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
     let backfill_id = opened.body["backfillId"].as_str().unwrap().to_owned();
 
