@@ -74,6 +74,8 @@ pub fn recheck_reading<'v>(
     let mut verdict: Vec<Option<(Code, String)>> = vec![None; pool.len()];
     // The declarations in name order as one array, walked beside each
     // search's values (a tree's walk cost more than the check itself).
+    // The composition compiled once for every search's role list.
+    let role_lists = crate::roles::RoleLists::of(config);
     let declared: Option<Vec<(&String, &crate::rules::Declaration)>> =
         config.attributes.as_ref().map(|d| d.iter().collect());
 
@@ -104,13 +106,16 @@ pub fn recheck_reading<'v>(
             .and_then(|()| {
                 // A role list the changed composition refuses, as any value
                 // the changed declarations refuse.
-                crate::roles::check_ticket_roles(config, &search.attributes).map_err(|e| {
-                    crate::validation::FieldError::new(
-                        e.field,
-                        Code::AttributeNotAllowed,
-                        e.message,
-                    )
-                })
+                role_lists
+                    .as_ref()
+                    .map_or(Ok(()), |r| r.check(config, &search.attributes))
+                    .map_err(|e| {
+                        crate::validation::FieldError::new(
+                            e.field,
+                            Code::AttributeNotAllowed,
+                            e.message,
+                        )
+                    })
             })
         {
             verdict[i] = Some((e.code, e.message));
@@ -224,10 +229,9 @@ fn party_roles_unseatable<'a>(
     pool: &'a [Search],
     out: &mut FxHashMap<&'a str, (Code, String)>,
 ) {
-    let Some(c) = &config.composition else {
+    let (Some(c), Some(lists)) = (&config.composition, crate::roles::RoleLists::of(config)) else {
         return;
     };
-    let roles: Vec<String> = c.roles().into_iter().map(str::to_owned).collect();
     let mut masks: FxHashMap<&str, SmallVec<[u64; 4]>> = FxHashMap::default();
     for search in pool {
         let Some(party) = search.party.as_ref().filter(|p| p.members.len() > 1) else {
@@ -235,13 +239,13 @@ fn party_roles_unseatable<'a>(
         };
         let listed = crate::rules::value::ticket_value(config, &search.attributes, &c.attribute);
         let mask = match &listed {
-            Some(AttributeValue::Set(items)) => crate::roles::table::mask_of(&roles, items),
+            Some(AttributeValue::Set(items)) => lists.mask(items),
             _ => 0,
         };
         masks.entry(party.id.as_str()).or_default().push(mask);
     }
     for (party, masks) in masks {
-        if !out.contains_key(party) && !crate::roles::party_ever_seated(config, &masks) {
+        if !out.contains_key(party) && !lists.ever_seated(&masks) {
             out.insert(
                 party,
                 (

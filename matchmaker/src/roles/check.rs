@@ -192,50 +192,81 @@ pub fn check_ticket_roles(
     config: &GameModeConfig,
     declared: &crate::rules::DeclaredValues,
 ) -> Result<(), crate::validation::FieldError> {
-    let Some(c) = &config.composition else {
-        return Ok(());
-    };
-    let field = || format!("attributes.{}", c.attribute);
-    match crate::rules::value::ticket_value(config, declared, &c.attribute) {
-        Some(crate::rules::AttributeValue::Set(items)) if items.is_empty() => {
-            Err(crate::validation::FieldError::new(
-                field(),
-                Code::ValidationError,
-                "list at least one role the player will play",
-            ))
-        }
-        Some(crate::rules::AttributeValue::Set(items)) => {
-            let roles: Vec<String> = c.roles().into_iter().map(str::to_owned).collect();
-            let mask = super::table::mask_of(&roles, &items);
-            if party_ever_seated(config, &[mask]) {
-                Ok(())
-            } else {
+    RoleLists::of(config).map_or(Ok(()), |r| r.check(config, declared))
+}
+
+/// A composition's roles and every step's seats, compiled once: the
+/// cycle's re-check reads every search's role list with them.
+pub struct RoleLists<'c> {
+    attribute: &'c str,
+    roles: Vec<String>,
+    steps: Vec<super::RoleSeats>,
+    teams: u32,
+}
+
+impl<'c> RoleLists<'c> {
+    /// `config`'s, `None` without `composition`. With
+    /// `parties.keepTogether` a party sits on one team, else over all.
+    pub fn of(config: &'c GameModeConfig) -> Option<Self> {
+        let c = config.composition.as_ref()?;
+        let teams = if config.parties.keep_together {
+            1
+        } else {
+            u32::try_from(config.match_shape.caps().len()).unwrap_or(u32::MAX)
+        };
+        Some(Self {
+            attribute: &c.attribute,
+            roles: c.roles().into_iter().map(str::to_owned).collect(),
+            steps: std::iter::once(&c.per_team)
+                .chain(c.relax.iter().map(|s| &s.per_team))
+                .map(|per_team| c.compile(per_team))
+                .collect(),
+            teams,
+        })
+    }
+
+    /// A role list's mask over the roles.
+    pub fn mask(&self, items: &[String]) -> u64 {
+        super::table::mask_of(&self.roles, items)
+    }
+
+    /// Whether players listing `masks`, kept together as the mode says,
+    /// can be seated at some step (docs/rules.md, "Parties"): a party
+    /// that never can fails at the next cycle rather than waiting.
+    pub fn ever_seated(&self, masks: &[u64]) -> bool {
+        self.steps
+            .iter()
+            .any(|seats| super::seat::fits_in(masks, seats, self.teams))
+    }
+
+    /// [`check_ticket_roles`] with the composition compiled.
+    ///
+    /// # Errors
+    /// As [`check_ticket_roles`].
+    pub fn check(
+        &self,
+        config: &GameModeConfig,
+        declared: &crate::rules::DeclaredValues,
+    ) -> Result<(), crate::validation::FieldError> {
+        let field = || format!("attributes.{}", self.attribute);
+        match crate::rules::value::ticket_value(config, declared, self.attribute) {
+            Some(crate::rules::AttributeValue::Set(items)) if items.is_empty() => {
+                Err(crate::validation::FieldError::new(
+                    field(),
+                    Code::ValidationError,
+                    "list at least one role the player will play",
+                ))
+            }
+            Some(crate::rules::AttributeValue::Set(items))
+                if !self.ever_seated(&[self.mask(&items)]) =>
+            {
                 Err(crate::validation::FieldError::new(
                     field(),
                     Code::ValidationError,
                     "no step of the mode's composition has a seat for any of these roles",
                 ))
             }
+            _ => Ok(()),
         }
-        _ => Ok(()),
     }
-}
-
-/// Whether a party whose members list the role lists `masks` (over
-/// [`super::Composition::roles`]) can be seated at some step of `config`'s
-/// composition: with `parties.keepTogether` all on one team, else over
-/// all the teams. A party that never can fails at the next cycle rather
-/// than waiting (docs/rules.md, "Parties"). `true` without composition.
-pub fn party_ever_seated(config: &GameModeConfig, masks: &[u64]) -> bool {
-    let Some(c) = &config.composition else {
-        return true;
-    };
-    let teams = if config.parties.keep_together {
-        1
-    } else {
-        u32::try_from(config.match_shape.caps().len()).unwrap_or(u32::MAX)
-    };
-    std::iter::once(&c.per_team)
-        .chain(c.relax.iter().map(|s| &s.per_team))
-        .any(|per_team| super::seat::fits_in(masks, &c.compile(per_team), teams))
 }

@@ -18,7 +18,7 @@ pub mod open;
 pub mod seat;
 pub mod table;
 
-pub use check::{check_composition, check_ticket_roles, party_ever_seated};
+pub use check::{check_composition, check_ticket_roles, RoleLists};
 pub use table::RoleTable;
 
 /// The seat of any role in `perTeam` (docs/rules.md, "Role queues").
