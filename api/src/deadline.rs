@@ -9,16 +9,42 @@
 //! open connection waits for an answer that never comes), or many slow
 //! calls in one request. A WebSocket search is not cut: its upgrade answers
 //! at once and the socket lives on outside the handler.
+//!
+//! A handler that computes for long (a simulation, a replay) reads the
+//! instant as [`Deadline`] and stops in time to answer why itself.
 
 use crate::problem::ApiError;
 use crate::state::AppState;
-use axum::extract::{Request, State};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::convert::Infallible;
+use std::time::Instant;
+
+/// The instant the request is cut at (see the module's comment); without
+/// the layer (a router built without it), the state's deadline from now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline(pub Instant);
+
+impl FromRequestParts<AppState> for Deadline {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Infallible> {
+        Ok(parts
+            .extensions
+            .get::<Deadline>()
+            .copied()
+            .unwrap_or_else(|| Deadline(Instant::now() + state.request_deadline)))
+    }
+}
 
 /// Runs the request under the state's deadline.
-pub async fn layer(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let deadline = state.request_deadline;
+    request
+        .extensions_mut()
+        .insert(Deadline(Instant::now() + deadline));
     match tokio::time::timeout(deadline, next.run(request)).await {
         Ok(response) => response,
         Err(_) => {

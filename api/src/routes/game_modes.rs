@@ -308,6 +308,7 @@ pub async fn replace(
     _caller: ProjectCaller,
     preconditions: Preconditions,
     State(state): State<AppState>,
+    deadline: crate::deadline::Deadline,
     Path((project_id, name)): Path<(String, String)>,
     ApiQuery(guard_query): ApiQuery<crate::routes::replay::GuardQuery>,
     RawJson(body): RawJson,
@@ -333,6 +334,7 @@ pub async fn replace(
         if running.as_ref() != Some(&config) {
             Box::pin(crate::routes::replay::guard(
                 &state,
+                deadline,
                 &project_id,
                 running,
                 &config,

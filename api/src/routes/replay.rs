@@ -9,10 +9,11 @@
 //!
 //! The recorded events become a scenario: each start an arrival (at its
 //! second since `from`, with its hashed player id, MMR, latencies and
-//! party), each cancel or other end the API saw a cancel; the scenario
+//! party), each cancel the API saw a cancel (the worker's ends are left
+//! out: the runs make their own); the scenario
 //! runs from 0 to the window's length on the project's tier, seed 0.
 //! Bounded like the console's simulate: at most [`MAX_ARRIVALS`] starts
-//! (the first ones of the window; `truncated` says so) and [`CPU_BUDGET`]
+//! (the first ones of the window; `truncated` says so) and [`run_ends`]
 //! for both runs (then `422 VALIDATION_ERROR` on `to`). A replay changes
 //! nothing, so it is a read (any key of the project), and it shares the
 //! previews' per-project rate and process-wide gate.
@@ -21,7 +22,8 @@ use crate::auth::ProjectCaller;
 use crate::extract::{ApiQuery, RawJson};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_modes::{check, parse_config, tier_of};
-use crate::routes::simulate::{CPU_BUDGET, MAX_ARRIVALS};
+use crate::deadline::Deadline;
+use crate::routes::simulate::{run_ends, running_time, MAX_ARRIVALS};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -97,8 +99,9 @@ pub struct Recorded {
     pub truncated: bool,
 }
 
-/// The event of one recorded row, at seconds since `from_ms`; `None` for a
-/// row kind this build does not know.
+/// The event of one recorded row, at seconds since `from_ms`: a start or
+/// a player's cancel; `None` for an end the worker made (matched, expired,
+/// failed) and for a row kind this build does not know.
 pub fn event_of(row: search_recording::Model, from_ms: i64) -> Option<Event> {
     let at = (row.at_ms - from_ms) as f64 / 1000.0;
     match Kind::of(row.event)? {
@@ -130,10 +133,14 @@ pub fn event_of(row: search_recording::Model, from_ms: i64) -> Option<Event> {
             // Recordings keep no answers: a replay's players accept.
             answer: None,
         }),
-        Kind::Cancel | Kind::End => Some(Event::Cancel {
+        Kind::Cancel => Some(Event::Cancel {
             at,
             player_id: row.player_hash,
         }),
+        // The worker's own ends (matched, expired, failed): a replay makes
+        // its own under the config it runs; replayed as cancels they would
+        // take every matched player out of the run (docs/tuning.md).
+        Kind::End => None,
     }
 }
 
@@ -190,7 +197,7 @@ pub async fn load(
 }
 
 /// Runs `recorded` under `current` and `proposed` (on a blocking thread,
-/// within [`CPU_BUDGET`]).
+/// within [`run_ends`]).
 ///
 /// # Errors
 /// `422 VALIDATION_ERROR` on `to` past the budget.
@@ -200,6 +207,7 @@ async fn replay(
     tier: Tier,
     events: Vec<Event>,
     seconds: f64,
+    deadline: Deadline,
 ) -> Result<Comparison, ApiError> {
     tokio::task::spawn_blocking(move || {
         let scenario = Scenario {
@@ -212,19 +220,18 @@ async fn replay(
             compare: None,
         };
         let started = Instant::now();
-        compare_bounded(&scenario, &proposed, &mut || started.elapsed() < CPU_BUDGET).map_err(
-            |stopped| {
-                ApiError::invalid(vec![FieldError::new(
-                    "to",
-                    Code::ValidationError,
-                    format!(
-                        "the replay ran past {} s at t = {} of {seconds}: shorten the window",
-                        CPU_BUDGET.as_secs(),
-                        stopped.at
-                    ),
-                )])
-            },
-        )
+        let ends = run_ends(deadline);
+        compare_bounded(&scenario, &proposed, &mut || Instant::now() < ends).map_err(|stopped| {
+            ApiError::invalid(vec![FieldError::new(
+                "to",
+                Code::ValidationError,
+                format!(
+                    "the replay ran past its running time ({}) at t = {} of {seconds}: shorten the window",
+                    running_time(started, ends),
+                    stopped.at
+                ),
+            )])
+        })
     })
     .await
     .map_err(|e| ApiError::internal(&e))?
@@ -287,11 +294,12 @@ fn recording_required(name: &str, window: &str) -> ApiError {
         (status = 200, body = ReplayView),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project", body = Problem),
-        (status = 422, description = "Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time", body = Problem),
+        (status = 422, description = "Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past its running time (10 s, less when the request deadline is nearer)", body = Problem),
         (status = 429, description = "RATE_LIMITED: more than 2 previews and replays a second for the project", body = Problem)))]
 pub async fn replay_mode(
     _caller: ProjectCaller,
     State(state): State<AppState>,
+    deadline: Deadline,
     Path((project_id, name)): Path<(String, String)>,
     ApiQuery(query): ApiQuery<WindowQuery>,
     RawJson(body): RawJson,
@@ -318,7 +326,7 @@ pub async fn replay_mode(
     }
     let _running = state.preview.running().await?;
     let seconds = (window.1 - window.0) as f64 / 1000.0;
-    let comparison = replay(current, proposed, tier, recorded.events, seconds).await?;
+    let comparison = replay(current, proposed, tier, recorded.events, seconds, deadline).await?;
     let instant = |ms: i64| DateTime::from_timestamp_millis(ms).unwrap_or_default();
     Ok(Json(ReplayView {
         from: instant(window.0),

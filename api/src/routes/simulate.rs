@@ -11,6 +11,7 @@
 //! has no meaning here). Any key of the project (it changes nothing).
 
 use crate::auth::ProjectCaller;
+use crate::deadline::Deadline;
 use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
 use axum::Json;
@@ -30,6 +31,25 @@ pub const MAX_ARRIVALS: usize = 200_000;
 
 /// Running time of one simulation at most.
 pub const CPU_BUDGET: Duration = Duration::from_secs(10);
+
+/// Time kept after a run stops at the request's deadline, to answer.
+const ANSWER_MARGIN: Duration = Duration::from_millis(500);
+
+/// When a simulation or replay starting now stops: after [`CPU_BUDGET`],
+/// or sooner when the request's [`Deadline`] comes first (less
+/// [`ANSWER_MARGIN`]), so that a run too long is answered `422` naming what
+/// to shorten rather than cut at the deadline with `503`.
+pub fn run_ends(deadline: Deadline) -> Instant {
+    let by_deadline = deadline.0.checked_sub(ANSWER_MARGIN).unwrap_or(deadline.0);
+    (Instant::now() + CPU_BUDGET).min(by_deadline)
+}
+
+/// The running time a run that `started` and stopped at `ends` had, for
+/// its message: `10 s`, or `7.5 s` when the deadline cut it shorter.
+pub fn running_time(started: Instant, ends: Instant) -> String {
+    let seconds = ends.saturating_duration_since(started).as_secs_f64();
+    format!("{} s", (seconds * 10.0).round() / 10.0)
+}
 
 /// The members of a scenario body.
 const FIELDS: [&str; 8] = [
@@ -158,21 +178,23 @@ fn prefixed(errors: Vec<FieldError>) -> Vec<FieldError> {
         example = json!({"gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 50, "expansionMultiplier": 2}, "teamAssignment": "balanced", "parties": {"allowParties": false, "maxSize": 1, "keepTogether": true}, "ticketTtlSeconds": 600}, "tier": "pro", "seed": 7, "until": 10, "arrivals": [{"at": 0.0, "playerId": "ana", "mmr": 1500}, {"at": 1.0, "playerId": "ben", "mmr": 1520}]})),
     responses((status = 200, body = Object, description = "The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md); with `compare`, `{\"a\": report, \"b\": report, \"diff\": {…}}`",
             example = json!({"matches": [{"at": 1.0, "teams": [["ana"], ["ben"]], "meanMmr": [1500.0, 1520.0], "mmrSpread": 20.0, "teamImbalance": 20.0}], "unmatched": [], "unmatchedReasons": {}, "stats": {"matches": 1, "matchedPlayers": 2, "stillWaiting": 0, "waitSeconds": {"p50": 0.0, "p90": 1.0, "p99": 1.0, "max": 1.0}, "mmrSpread": {"p50": 20.0, "p90": 20.0, "max": 20.0}, "teamImbalance": {"p50": 20.0, "p90": 20.0, "max": 20.0}}})),
-        (status = 400, body = Problem), (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem, description = "An invalid scenario (every error listed), over 200 000 arrivals, or over 10 s of running time")))]
+        (status = 400, body = Problem), (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem, description = "An invalid scenario (every error listed), over 200 000 arrivals, or past its running time (10 s, less when the request deadline is nearer)")))]
 pub async fn simulate(
     _caller: ProjectCaller,
+    deadline: Deadline,
     RawJson(body): RawJson,
 ) -> Result<Json<Value>, ApiError> {
     let report = tokio::task::spawn_blocking(move || {
         let scenario = scenario_of(body)?;
         let started = Instant::now();
-        let mut keep_going = || started.elapsed() < CPU_BUDGET;
+        let ends = run_ends(deadline);
+        let mut keep_going = || Instant::now() < ends;
         let past_budget = |stopped: Stopped| {
             invalid(
                 "until",
                 format!(
-                    "the simulation ran past {} s at t = {} of {}: shorten until or send fewer arrivals",
-                    CPU_BUDGET.as_secs(),
+                    "the simulation ran past its running time ({}) at t = {} of {}: shorten until or send fewer arrivals",
+                    running_time(started, ends),
                     stopped.at,
                     scenario.until
                 ),
@@ -196,4 +218,58 @@ pub async fn simulate(
     .await
     .map_err(|e| ApiError::internal(&e))??;
     Ok(Json(report))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::state::{ApiConfig, AppState};
+    use axum::body::Body;
+    use axum::http::{header, Request, StatusCode};
+    use std::time::{Duration, Instant};
+    use tower::ServiceExt;
+
+    /// A simulation longer than the request deadline stops in time to say
+    /// so: `422` on `until`, before the deadline's `503` (which a client
+    /// retries, to the same end).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_run_past_the_request_deadline_is_a_422_on_until() {
+        let db = matchplane_store::db::connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let config = ApiConfig {
+            operator_token: Some("op".into()),
+            ..ApiConfig::default()
+        };
+        let state = AppState::new(db, config).with_request_deadline(Duration::from_millis(1500));
+        let app = crate::router(state);
+        // Two players too far apart ever to match, over many cycles.
+        let scenario = serde_json::json!({
+            "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+                "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0, "expansionMultiplier": 1},
+                "ticketTtlSeconds": 3600},
+            "until": 9_000_000,
+            "arrivals": [{"at": 0, "playerId": "a", "mmr": 0}, {"at": 0, "playerId": "b", "mmr": 3000}]
+        });
+        let started = Instant::now();
+        let response = app
+            .oneshot(
+                Request::post("/v1/projects/prj_x/simulate")
+                    .header(header::AUTHORIZATION, "Bearer op")
+                    .header(header::CONTENT_TYPE, "application/json")
+                    .body(Body::from(scenario.to_string()))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(body["errors"][0]["field"], "until", "{body}");
+        let message = body["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains("running time (1 s)"), "{message}");
+        assert!(started.elapsed() < Duration::from_millis(1500));
+    }
 }

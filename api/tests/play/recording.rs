@@ -310,6 +310,33 @@ async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: P
     tokio::time::sleep(Duration::from_millis(500)).await;
     let all = search_recording::Entity::find().all(&t.db).await.unwrap();
     assert_eq!(all.len(), 10, "nothing recorded twice: {all:?}");
+    // The CSV (and so a replay) carries the starts and the one cancel: the
+    // worker's ends (expired, matched, failed) are not cancels to replay.
+    let csv = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/recording"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(csv.status, StatusCode::OK);
+    let text = csv.body.as_str().unwrap();
+    let kinds: Vec<(&str, &str)> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            Some((*f.get(1)?, *f.get(7)?))
+        })
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| k.1 == "start").count(), 5, "{text}");
+    let erin = hash("erin");
+    assert_eq!(
+        kinds.iter().filter(|k| k.1 == "cancel").collect::<Vec<_>>(),
+        [&(erin.as_str(), "cancel")],
+        "{text}"
+    );
     shutdown.cancel();
     worker.await.unwrap().unwrap();
 }

@@ -4,6 +4,7 @@
 //! guarded figure worsens.
 
 use super::{load, recording_required, replay, GUARD_WINDOW};
+use crate::deadline::Deadline;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::http::StatusCode;
@@ -111,6 +112,7 @@ fn regression(verdict: GuardVerdict) -> ApiError {
 /// CONFIG_REGRESSION` (with the verdict), `422` past the replay's budget.
 pub async fn guard(
     state: &AppState,
+    deadline: Deadline,
     project_id: &str,
     current: Option<GameModeConfig>,
     proposed: &GameModeConfig,
@@ -140,6 +142,7 @@ pub async fn guard(
         tier.clone(),
         recorded.events,
         seconds,
+        deadline,
     )
     .await?;
     let verdict = check_guard(&comparison, &guard.figures, guard.tolerance);
