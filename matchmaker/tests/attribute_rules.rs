@@ -323,6 +323,38 @@ fn an_equal_rule_turned_off_matches_only_others_past_their_own_off_step() {
     );
 }
 
+/// A player kept from one candidate by a rule that never loosens and from
+/// another by one that does, one seat each: the reason names the one that
+/// loosens (and when), not "never" for a player who will be matched.
+#[test]
+fn a_tie_between_rules_names_the_one_that_loosens_soonest() {
+    let config = ruled(&[1, 1]);
+    let with = |id: &str, build: &str, pool: &str| {
+        let mut a = attrs(build, &["dust"], 50.0);
+        a["pool"] = json!(pool);
+        player(id, 1500.0, 0.0, a)
+    };
+    let pool = vec![
+        with("a", "1.4", "pc"),
+        with("b", "1.5", "pc"),
+        with("c", "1.4", "console"),
+    ];
+    let out = cycle(&config, &pool, 30.0);
+    assert!(out.matches.is_empty(), "{out:#?}");
+    for id in ["a", "c"] {
+        let waiting = out.waiting.iter().find(|w| w.player_id == id).unwrap();
+        let json = serde_json::to_value(&waiting.reason).unwrap();
+        assert_eq!(json["rule"], "platform", "{id}: {json}");
+        assert_eq!(json["unblocksInSeconds"], json!(60.0), "{id}: {json}");
+    }
+    // b is kept from both by its build alone, which never loosens.
+    let b = out.waiting.iter().find(|w| w.player_id == "b").unwrap();
+    let json = serde_json::to_value(&b.reason).unwrap();
+    assert_eq!(json["rule"], "same-build", "{json}");
+    assert_eq!(json["unblocksInSeconds"], json!(null), "{json}");
+    assert_eq!(cycle(&config, &pool, 90.0).matches.len(), 1);
+}
+
 #[test]
 fn blocked_players_are_never_matched_either_way() {
     let config = ruled(&[1, 1]);

@@ -152,18 +152,30 @@ impl RuleState<'_> {
     /// `RULE_NOT_MET` for a short try in which a rule turned candidates
     /// away, when enough were in range (`enough`) for the rule to be what
     /// kept the group short; the rule named is the one that turned away
-    /// the most seats.
+    /// the most seats. Among rules tied on seats, the one whose loosening
+    /// comes soonest is named (a rule that never loosens last; then config
+    /// order): a player kept apart from one candidate by a build and from
+    /// another by a platform that loosens in a minute waits for the minute,
+    /// not forever (docs/rules.md, "Why a player is still waiting").
     pub(super) fn reason(&self, anchor: usize, enough: bool) -> Option<WaitingReason> {
         let t = self.table?;
         if !enough {
             return None;
         }
+        let most = self.turned.iter().copied().max().filter(|s| *s > 0)?;
+        let unblocks = |k: usize| t.unblocks_in(k, anchor, self.nearest[k]);
         let (k, _) = self
             .turned
             .iter()
             .enumerate()
-            .filter(|(_, s)| **s > 0)
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))?;
+            .filter(|(_, s)| **s == most)
+            .map(|(k, _)| (k, unblocks(k)))
+            .min_by(|a, b| match (a.1, b.1) {
+                (Some(x), Some(y)) => x.total_cmp(&y).then(a.0.cmp(&b.0)),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => a.0.cmp(&b.0),
+            })?;
         let (distance, max, overlap, min_overlap) = match self.nearest[k] {
             Miss::Distance { distance, max } => (Some(distance), Some(max), None, None),
             Miss::Overlap {
