@@ -355,6 +355,23 @@ fn a_tie_between_rules_names_the_one_that_loosens_soonest() {
     assert_eq!(cycle(&config, &pool, 90.0).matches.len(), 1);
 }
 
+/// A number out of its declared bounds is worded the same by a ticket's
+/// parse and by the check of values already parsed (a backfill's roster,
+/// the re-check), and a huge one in exponent form.
+#[test]
+fn an_out_of_range_number_reads_the_same_everywhere() {
+    use matchplane_matchmaker::rules::parse::{check_typed, value_of};
+    let config = ruled(&[1, 1]);
+    let level = &config.attributes.as_ref().unwrap()["level"];
+    for (n, text) in [(500.0, "500 is outside [1, 100]"), (1e308, "1e308 is outside [1, 100]")] {
+        let parsed = value_of(level, &json!(n), "attributes.level").unwrap_err();
+        let checked =
+            check_typed(level, &AttributeValue::Number(n), "attributes.level").unwrap_err();
+        assert_eq!(parsed[0].message, text);
+        assert_eq!(checked[0].message, text);
+    }
+}
+
 #[test]
 fn blocked_players_are_never_matched_either_way() {
     let config = ruled(&[1, 1]);

@@ -48,6 +48,12 @@ pub struct BackfillView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<HashMap<String, u32>>>, nullable = false, example = json!([{"any": 0, "damage": 1, "support": 0, "tank": 0}, {"any": 0, "damage": 0, "support": 0, "tank": 0}]))]
     pub open_roles: Option<Vec<OpenRoles>>,
+    /// The match's current values the last roster sent (`attributes`,
+    /// docs/rules.md#backfill), which newcomers are checked against; absent
+    /// when it sent none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<HashMap<String, matchplane_matchmaker::rules::AttributeValue>>, nullable = false, example = json!({"maps": ["dust"]}))]
+    pub attributes: Option<matchplane_matchmaker::rules::DeclaredValues>,
     /// When the request was opened.
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
@@ -118,6 +124,11 @@ async fn view(
             open_seats_left: f.open_seats_left,
         })
         .collect();
+    let attributes = row
+        .roster
+        .get("attributes")
+        .and_then(|a| serde_json::from_value(a.clone()).ok())
+        .filter(|a: &matchplane_matchmaker::rules::DeclaredValues| !a.is_empty());
     Ok(BackfillView {
         backfill_id: row.id,
         match_id: row.match_id,
@@ -125,6 +136,7 @@ async fn view(
         status,
         open_seats,
         open_roles: (!open_roles.is_empty()).then_some(open_roles),
+        attributes,
         created_at: row.created_at,
         expires_at: row.expires_at,
         fills,

@@ -91,6 +91,24 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
     assert!(fields.contains(&"attributes.nope"), "{}", refused.body);
     let player_field = format!("teams[{ana_team}].players[0].attributes.maps[0]");
     assert!(fields.contains(&player_field.as_str()), "{}", refused.body);
+    // A wrong type beside a set too small for its rule: both listed at
+    // once, as a ticket lists them.
+    let mut bad_teams = teams.clone();
+    bad_teams[usize::try_from(ana_team).unwrap()]["players"][0]["attributes"] =
+        json!({"build": 5, "maps": []});
+    let refused = t
+        .call(Method::POST, &base, Some(&key), Some(json!({"teams": bad_teams})))
+        .await;
+    let fields: Vec<&str> = refused.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    for name in ["build", "maps"] {
+        let field = format!("teams[{ana_team}].players[0].attributes.{name}");
+        assert!(fields.contains(&field.as_str()), "{field}: {}", refused.body);
+    }
 
     // Bo left; dust is being played.
     let opened = t
@@ -102,6 +120,7 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
         )
         .await;
     assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    assert_eq!(opened.body["attributes"], json!({"maps": ["dust"]}), "{}", opened.body);
 
     let mut waiting = Vec::new();
     for (player, build, maps) in [

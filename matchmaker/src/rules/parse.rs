@@ -208,16 +208,7 @@ pub fn value_of(
             let Some(n) = raw.as_f64().filter(|n| n.is_finite()) else {
                 return Err(invalid(field.into(), "must be a finite number".into()));
             };
-            if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
-                return Err(invalid(
-                    field.into(),
-                    format!(
-                        "{n} is outside [{}, {}]",
-                        min.map_or("-inf".into(), |m| m.to_string()),
-                        max.map_or("inf".into(), |m| m.to_string())
-                    ),
-                ));
-            }
+            check_number(n, *min, *max, field).map_err(|e| vec![e])?;
             Ok(AttributeValue::Number(n))
         }
         Declaration::StringSet { values, .. } => {
@@ -230,6 +221,34 @@ pub fn value_of(
             let items = set_items(raw, field, MAX_PLAYER_SET, player_id)?;
             Ok(AttributeValue::Set(items))
         }
+    }
+}
+
+/// A finite number within its declaration's `min` and `max`, worded the
+/// same for a ticket, a backfill and a config change's re-check.
+fn check_number(n: f64, min: Option<f64>, max: Option<f64>, field: &str) -> Result<(), FieldError> {
+    if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) {
+        return Err(FieldError::new(
+            field,
+            Code::ValidationError,
+            format!(
+                "{} is outside [{}, {}]",
+                short(n),
+                min.map_or("-inf".into(), short),
+                max.map_or("inf".into(), short)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A number as a message shows it: in exponent form when very large or
+/// small (`1e308`, not its 309 digits).
+fn short(n: f64) -> String {
+    if n != 0.0 && !(1e-6..1e15).contains(&n.abs()) {
+        format!("{n:e}")
+    } else {
+        n.to_string()
     }
 }
 
@@ -351,10 +370,10 @@ pub fn check_typed(
             check_text(text, values.as_deref(), field).map_err(|e| vec![e])
         }
         (Declaration::Number { min, max, .. }, AttributeValue::Number(n)) => {
-            if !n.is_finite() || min.is_some_and(|m| *n < m) || max.is_some_and(|m| *n > m) {
-                Err(wrong("a finite number within the declared min and max"))
+            if n.is_finite() {
+                check_number(*n, *min, *max, field).map_err(|e| vec![e])
             } else {
-                Ok(())
+                Err(wrong("a finite number"))
             }
         }
         (Declaration::StringSet { values, .. }, AttributeValue::Set(items)) => {

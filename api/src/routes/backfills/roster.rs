@@ -175,11 +175,18 @@ fn roster_values(
 ) -> Result<RosterValues, Vec<FieldError>> {
     let declarations = ctx.config.attributes.as_ref();
     // As a ticket's: typed and within bounds, and no set too small for
-    // its `intersect` rule ever to be filled.
+    // its `intersect` rule ever to be filled, every failure at once (a
+    // field already refused is not judged again).
     let check = |values: &DeclaredValues, field: &str| {
         let mut errors = check_values(values, declarations, field);
-        if errors.is_empty() {
-            errors = check_reachable_sent(&ctx.config, values, field);
+        for e in check_reachable_sent(&ctx.config, values, field) {
+            let entry = format!("{}[", e.field);
+            if !errors
+                .iter()
+                .any(|seen| seen.field == e.field || seen.field.starts_with(&entry))
+            {
+                errors.push(e);
+            }
         }
         errors
     };
