@@ -1282,6 +1282,19 @@ export interface components {
          *     }
          */
         BackfillView: {
+            /**
+             * @description The match's current values the last roster sent (`attributes`,
+             *     docs/rules.md#backfill), which newcomers are checked against; absent
+             *     when it sent none.
+             * @example {
+             *       "maps": [
+             *         "dust"
+             *       ]
+             *     }
+             */
+            attributes?: {
+                [key: string]: components["schemas"]["AttributeValue"];
+            };
             /** @description `bf_…`. */
             backfillId: string;
             /**
@@ -6594,7 +6607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past 10 s of running time */
+            /** @description Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past its running time (10 s, less when the request deadline is nearer) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8590,7 +8603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An invalid scenario (every error listed), over 200 000 arrivals, or over 10 s of running time */
+            /** @description An invalid scenario (every error listed), over 200 000 arrivals, or past its running time (10 s, less when the request deadline is nearer) */
             422: {
                 headers: {
                     [name: string]: unknown;
