@@ -15,7 +15,7 @@
 
 use crate::problem::ApiError;
 use crate::state::AppState;
-use axum::extract::{FromRequestParts, Request, State};
+use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -39,8 +39,10 @@ impl FromRequestParts<AppState> for Deadline {
     }
 }
 
-/// Runs the request under the state's deadline.
-pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+/// Runs the request under the state's deadline: part of the edge layer
+/// ([`crate::edge`]), which every request goes through, so that the
+/// deadline costs no layer of its own.
+pub async fn run(state: &AppState, mut request: Request, next: Next) -> Response {
     let deadline = state.request_deadline;
     request
         .extensions_mut()

@@ -1,9 +1,9 @@
 //! What every request goes through, as one middleware: its metrics and log
-//! line ([`crate::observe`]), the refusal of a NUL in the URI and the
-//! problem safety net ([`crate::problem::safety_net`]). One layer instead of
-//! three: each axum `from_fn` layer costs a boxed future and a clone of the
-//! inner service per request, and ticket generation is a hot path
-//! (docs/performance.md). `Idempotency-Key` is a layer of the creating
+//! line ([`crate::observe`]), the refusal of a NUL in the URI, the request
+//! deadline ([`crate::deadline`]) and the problem safety net
+//! ([`crate::problem::safety_net`]). One layer instead of four: each axum
+//! `from_fn` layer costs a boxed future and a clone of the inner service
+//! per request, and ticket generation is a hot path (docs/performance.md). `Idempotency-Key` is a layer of the creating
 //! routes alone ([`crate::idempotency::on`]).
 
 use crate::observe::Observed;
@@ -15,13 +15,13 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use matchplane_matchmaker::{Code, FieldError};
 
-/// The middleware: observe, run the handler, turn a non-problem error
-/// answer into a problem.
+/// The middleware: observe, run the handler within the request deadline,
+/// turn a non-problem error answer into a problem.
 pub async fn edge(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let observed = Observed::start(&req);
     let response = match nul_in_uri(&req) {
         Some(refused) => refused.into_response(),
-        None => next.run(req).await,
+        None => crate::deadline::run(&state, req, next).await,
     };
     observed.record(&state, &response);
     safety_net(response)

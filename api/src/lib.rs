@@ -200,17 +200,13 @@ pub fn router(state: AppState) -> Router {
 }
 
 /// What every route goes through, innermost first (after its own layers,
-/// such as [`idempotency::on`]'s): a panic becomes a `500` problem, a
-/// request past its deadline a `503` ([`deadline`]), and the edge
-/// ([`edge`]: metrics, log line, problem safety net) sees and counts every
-/// answer; the 64 KiB body limit around all.
+/// such as [`idempotency::on`]'s): a panic becomes a `500` problem, and
+/// the edge ([`edge`]: the request deadline's `503` ([`deadline`]),
+/// metrics, log line, problem safety net) sees and counts every answer;
+/// the 64 KiB body limit around all.
 fn layered(routes: Router<AppState>, state: AppState) -> Router<AppState> {
     routes
         .layer(CatchPanicLayer::custom(panic_problem))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            deadline::layer,
-        ))
         .layer(middleware::from_fn_with_state(state, edge::edge))
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
 }
