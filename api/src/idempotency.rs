@@ -25,19 +25,21 @@ use crate::extract::MAX_BODY_BYTES;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::body::{to_bytes, Body, Bytes};
-use axum::extract::{FromRequestParts, MatchedPath, Request, State};
+use axum::extract::{FromRequestParts, MatchedPath, Request};
 use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderName, Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::routing::Route;
 use chrono::{Duration as Days, Utc};
 use futures::FutureExt;
 use matchplane_store::repos::idempotency::{self, NewReservation, Reservation};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
+use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
+use tower::ServiceExt;
 use utoipa_axum::router::UtoipaMethodRouter;
 
 mod answer;
@@ -70,30 +72,75 @@ pub fn on(
 ) -> UtoipaMethodRouter<AppState> {
     document(&mut paths);
     let method_router = match state {
-        Some(state) => {
-            method_router.route_layer(axum::middleware::from_fn_with_state(state.clone(), layer))
-        }
+        Some(state) => method_router.route_layer(IdempotencyLayer(state.clone())),
         None => method_router,
     };
     (schemas, paths, method_router)
 }
 
-/// The middleware of a creating route: a `POST` carrying [`HEADER`] as
-/// described in the module docs, any other request as is (checked header
-/// first, so other requests allocate nothing). The idempotent path is
-/// boxed: its database queries would make every request's future large.
-pub async fn layer(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    if req.method() != Method::POST || !req.headers().contains_key(&HEADER) {
-        return next.run(req).await;
+/// The layer of a creating route: a `POST` carrying [`HEADER`] as
+/// described in the module docs, any other request passed on as is. A
+/// plain tower layer, not an axum `from_fn` one: a request without the
+/// header (most of them, and every ticket of the hot path) costs no boxed
+/// future and no clone of the route (docs/performance.md). The idempotent
+/// path is boxed: its database queries would make every request's future
+/// large.
+#[derive(Clone)]
+pub struct IdempotencyLayer(AppState);
+
+impl tower::Layer<Route> for IdempotencyLayer {
+    type Service = Idempotent;
+
+    fn layer(&self, inner: Route) -> Idempotent {
+        Idempotent {
+            inner,
+            state: self.0.clone(),
+        }
     }
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|matched| matched.as_str().to_owned())
-        .unwrap_or_default();
-    Box::pin(idempotent(&state, &route, req, next))
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
+}
+
+/// The service of [`IdempotencyLayer`] around a creating route.
+#[derive(Clone)]
+pub struct Idempotent {
+    inner: Route,
+    state: AppState,
+}
+
+impl tower::Service<Request> for Idempotent {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = futures::future::Either<
+        <Route as tower::Service<Request>>::Future,
+        futures::future::BoxFuture<'static, Result<Response, Infallible>>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        tower::Service::<Request>::poll_ready(&mut self.inner, cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        if req.method() != Method::POST || !req.headers().contains_key(&HEADER) {
+            return futures::future::Either::Left(self.inner.call(req));
+        }
+        let route = req
+            .extensions()
+            .get::<MatchedPath>()
+            .map(|matched| matched.as_str().to_owned())
+            .unwrap_or_default();
+        // The route made ready by `poll_ready` runs the request; a clone
+        // stays for the next one.
+        let ready = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, ready);
+        let state = self.state.clone();
+        futures::future::Either::Right(Box::pin(async move {
+            Ok(idempotent(&state, &route, req, inner)
+                .await
+                .unwrap_or_else(IntoResponse::into_response))
+        }))
+    }
 }
 
 /// Releases a reserved key when the request is dropped before its answer
@@ -148,7 +195,7 @@ async fn idempotent(
     state: &AppState,
     route: &str,
     req: Request,
-    next: Next,
+    inner: Route,
 ) -> Result<Response, ApiError> {
     let (mut parts, body) = req.into_parts();
     // Authenticated (and rate limited) once: the handler reuses this.
@@ -208,8 +255,8 @@ async fn idempotent(
                     project_id: project_id.clone(),
                     key: key.clone(),
                 };
-                let answer = match AssertUnwindSafe(next.run(req)).catch_unwind().await {
-                    Ok(answer) => answer,
+                let answer = match AssertUnwindSafe(inner.oneshot(req)).catch_unwind().await {
+                    Ok(Ok(answer)) => answer,
                     Err(panic) => {
                         release.now().await;
                         std::panic::resume_unwind(panic);

@@ -189,10 +189,7 @@ pub fn router(state: AppState) -> Router {
     openapi::finish(&mut spec);
     let query_names = std::sync::Arc::new(extract::QueryNames::of(&spec));
     let routes = routes
-        .route_layer(middleware::from_fn_with_state(
-            query_names,
-            extract::refuse_unknown_query,
-        ))
+        .route_layer(extract::refuse_unknown_query(query_names))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
         .merge(console::routes())
         .fallback(not_found);

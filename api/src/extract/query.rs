@@ -80,28 +80,82 @@ impl QueryNames {
 /// or made-up parameter (`POST …/tickets?dryRun=true`) is never ignored
 /// silently on a route that reads no query at all. Routes the document
 /// does not hold (the console, `/docs`) are left alone.
-pub async fn refuse_unknown_query(
-    axum::extract::State(names): axum::extract::State<std::sync::Arc<QueryNames>>,
-    matched: Option<axum::extract::MatchedPath>,
-    req: Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    if let (Some(query), Some(matched)) = (req.uri().query(), matched) {
+pub fn refuse_unknown_query(names: std::sync::Arc<QueryNames>) -> RefuseUnknownQueryLayer {
+    RefuseUnknownQueryLayer(names)
+}
+
+/// The layer of [`refuse_unknown_query`]: a plain tower layer rather than
+/// an axum `from_fn` one, which would box each request's future and clone
+/// the route's service for it (docs/performance.md, "Ticket generation").
+#[derive(Clone)]
+pub struct RefuseUnknownQueryLayer(std::sync::Arc<QueryNames>);
+
+impl<S> tower::Layer<S> for RefuseUnknownQueryLayer {
+    type Service = RefuseUnknownQuery<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        RefuseUnknownQuery {
+            inner,
+            names: self.0.clone(),
+        }
+    }
+}
+
+/// The service of [`RefuseUnknownQueryLayer`] around a route.
+#[derive(Clone)]
+pub struct RefuseUnknownQuery<S> {
+    inner: S,
+    names: std::sync::Arc<QueryNames>,
+}
+
+impl<S> RefuseUnknownQuery<S> {
+    /// The refusal of `req`'s first parameter its operation does not
+    /// document, if any.
+    fn refusal(&self, req: &Request) -> Option<ApiError> {
+        let query = req.uri().query()?;
+        let matched = req.extensions().get::<axum::extract::MatchedPath>()?;
         let method = if req.method() == axum::http::Method::HEAD {
             "GET"
         } else {
             req.method().as_str()
         };
-        if let Some(known) = names.0.get(&format!("{method} {}", matched.as_str())) {
-            let unknown = form_urlencoded::parse(query.as_bytes())
-                .find(|(name, _)| !known.iter().any(|k| k == name));
-            if let Some((name, _)) = unknown {
-                return unknown_parameter(&name, known).into_response();
+        let known = self
+            .names
+            .0
+            .get(&format!("{method} {}", matched.as_str()))?;
+        let (name, _) = form_urlencoded::parse(query.as_bytes())
+            .find(|(name, _)| !known.iter().any(|k| k == name))?;
+        Some(unknown_parameter(&name, known))
+    }
+}
+
+impl<S> tower::Service<Request> for RefuseUnknownQuery<S>
+where
+    S: tower::Service<Request, Response = axum::response::Response>,
+{
+    type Response = axum::response::Response;
+    type Error = S::Error;
+    type Future = futures::future::Either<
+        std::future::Ready<Result<axum::response::Response, S::Error>>,
+        S::Future,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        use axum::response::IntoResponse;
+        match self.refusal(&req) {
+            Some(refused) => {
+                futures::future::Either::Left(std::future::ready(Ok(refused.into_response())))
             }
+            None => futures::future::Either::Right(self.inner.call(req)),
         }
     }
-    next.run(req).await
 }
 
 /// Refuses a parameter given more than once. A parameter the route does

@@ -97,7 +97,12 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
     bad_teams[usize::try_from(ana_team).unwrap()]["players"][0]["attributes"] =
         json!({"build": 5, "maps": []});
     let refused = t
-        .call(Method::POST, &base, Some(&key), Some(json!({"teams": bad_teams})))
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(json!({"teams": bad_teams})),
+        )
         .await;
     let fields: Vec<&str> = refused.body["errors"]
         .as_array()
@@ -107,7 +112,11 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
         .collect();
     for name in ["build", "maps"] {
         let field = format!("teams[{ana_team}].players[0].attributes.{name}");
-        assert!(fields.contains(&field.as_str()), "{field}: {}", refused.body);
+        assert!(
+            fields.contains(&field.as_str()),
+            "{field}: {}",
+            refused.body
+        );
     }
 
     // Bo left; dust is being played.
@@ -120,7 +129,12 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
         )
         .await;
     assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
-    assert_eq!(opened.body["attributes"], json!({"maps": ["dust"]}), "{}", opened.body);
+    assert_eq!(
+        opened.body["attributes"],
+        json!({"maps": ["dust"]}),
+        "{}",
+        opened.body
+    );
 
     let mut waiting = Vec::new();
     for (player, build, maps) in [
