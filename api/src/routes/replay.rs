@@ -19,10 +19,10 @@
 //! previews' per-project rate and process-wide gate.
 
 use crate::auth::ProjectCaller;
+use crate::deadline::Deadline;
 use crate::extract::{ApiQuery, RawJson};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_modes::{check, parse_config, tier_of};
-use crate::deadline::Deadline;
 use crate::routes::simulate::{run_ends, running_time, MAX_ARRIVALS};
 use crate::state::AppState;
 use axum::extract::{Path, State};
