@@ -174,7 +174,11 @@ fn arrivals_may_carry_attributes_only_the_compared_mode_declares() {
         "{:?}",
         err.0
     );
-    assert!(err.0[0].message.starts_with("unknown attribute"), "{:?}", err.0);
+    assert!(
+        err.0[0].message.starts_with("unknown attribute"),
+        "{:?}",
+        err.0
+    );
 }
 
 /// The scenario of [`scenario`] with `csv` as its arrivals CSV text: its

@@ -2,7 +2,6 @@
 //! (docs/simulate.md, "Inline events"; docs/rules.md): the declared ones
 //! as a ticket's, with a compared mode's own ones against its declaration.
 
-use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::validation::FieldError;
 use std::collections::BTreeMap;
