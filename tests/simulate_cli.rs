@@ -206,6 +206,26 @@ fn shape_errors_are_named_by_path_as_the_api_names_them() {
     );
 }
 
+/// A key given twice in the scenario file is refused as the API refuses it
+/// in the route's body, never read as its last value.
+#[test]
+fn a_key_given_twice_in_the_scenario_is_refused() {
+    let dir = std::env::temp_dir().join(format!("mp-sim-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("twice.json");
+    std::fs::write(
+        &path,
+        r#"{"gameMode": {"name": "d", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"}}, "until": 30, "until": 40}"#,
+    )
+    .unwrap();
+    let out = simulate(&["--scenario", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["errors"][0]["field"], "until", "{err}");
+    assert_eq!(err["errors"][0]["message"], "this field is given twice");
+}
+
 #[test]
 fn a_missing_arrivals_csv_is_an_invalid_scenario() {
     let dir = std::env::temp_dir().join(format!("mp-sim-csv-{}", std::process::id()));

@@ -192,12 +192,6 @@ fn is_within(field: &str, of: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
 }
 
-/// The JSON path of the key `key` in the object at `path` (a key given
-/// twice, found while the text was read).
-pub fn key_path(path: &serde_path_to_error::Path, key: &str) -> String {
-    render(&ending_at(steps_of(path), key))
-}
-
 /// `value` repaired at `steps` so that reading goes on past its error: the
 /// first stand-in under which the next error is elsewhere, with that
 /// error. Last, the member is left out: an enumeration's unknown name

@@ -45,36 +45,14 @@ pub fn has_escaped_nul(json: &[u8]) -> bool {
 /// `422 VALIDATION_ERROR` naming the first field (JSON path) whose text or
 /// key holds a NUL.
 fn nul_in_body(bytes: &[u8]) -> ApiError {
-    fn find(value: &Value, path: &str) -> Option<String> {
-        match value {
-            Value::String(text) if text.contains('\0') => Some(path.to_owned()),
-            Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .find_map(|(i, item)| find(item, &format!("{path}[{i}]"))),
-            Value::Object(fields) => fields.iter().find_map(|(key, item)| {
-                let at = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
-                if key.contains('\0') {
-                    Some(at)
-                } else {
-                    find(item, &at)
-                }
-            }),
-            _ => None,
-        }
-    }
     let field = serde_json::from_slice::<Value>(bytes)
         .ok()
-        .and_then(|value| find(&value, ""))
+        .and_then(|value| matchplane_matchmaker::strict_json::nul_path(&value))
         .unwrap_or_default();
     ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
         field,
         Code::ValidationError,
-        "text must not contain a NUL character (\\u0000)",
+        matchplane_matchmaker::strict_json::NUL_MESSAGE,
     )])
 }
 

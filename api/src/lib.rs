@@ -35,7 +35,9 @@ pub mod routes;
 pub mod scopes;
 pub mod serve;
 pub mod state;
-pub mod strict_json;
+/// Strict JSON reading (a key given twice refused), in the core so that
+/// the simulator's CSV cells are read by it too.
+pub use matchplane_matchmaker::strict_json;
 
 pub use serve::{serve_on, ConnectionLimits, ServeConfig, ServeError};
 pub use state::{ApiConfig, AppState};

@@ -3,9 +3,10 @@
 //! Exit codes: 0 ok, 2 invalid scenario (documented codes on stderr), 1 IO error.
 
 use clap::{Args, ValueEnum};
+use matchplane_api::extract::parse_object;
 use matchplane_api::routes::simulate::read_scenario;
 use matchplane_matchmaker::simulate::{
-    assign_declines, check_guard, compare, lichess_arrivals, parse_arrivals_csv, parse_guard,
+    assign_declines, check_guard, compare, errors_within, lichess_arrivals, parse_guard,
     render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
@@ -133,32 +134,37 @@ fn read(path: &Path) -> Result<String, Failure> {
 /// stands in the scenario's `compare` (the flag wins), so the arrivals are
 /// checked against both modes as the field's are.
 fn read_scenario_file(args: &SimulateArgs) -> Result<Scenario, Failure> {
-    let not_json = |field: String, message: String| {
-        Failure::Invalid(ScenarioError(vec![FieldError::new(
-            field,
-            Code::ValidationError,
-            message,
-        )]))
-    };
-    let mut body: serde_json::Value =
-        serde_json::from_str(&read(&args.scenario)?).map_err(|e| {
-            not_json(
-                format!("line {} column {}", e.line(), e.column()),
-                e.to_string(),
-            )
-        })?;
+    let mut body = read_json(&read(&args.scenario)?).map_err(Failure::Invalid)?;
     if let Some(path) = &args.compare {
-        let other: serde_json::Value = serde_json::from_str(&read(path)?).map_err(|e| {
-            not_json(
-                "compare".into(),
-                format!("{} is not JSON: {e}", path.display()),
-            )
-        })?;
+        let other = read_json(&read(path)?)
+            .map_err(|e| Failure::Invalid(ScenarioError(errors_within("compare", e.0))))?;
         if let Some(object) = body.as_object_mut() {
             object.insert("compare".into(), other);
         }
     }
     read_scenario(body).map_err(|errors| Failure::Invalid(ScenarioError(errors)))
+}
+
+/// A JSON file's text read as the API reads a request body
+/// (`parse_object`): a key given twice, a NUL character or text that is
+/// not one JSON object refused with the API's field and words.
+fn read_json(text: &str) -> Result<serde_json::Value, ScenarioError> {
+    parse_object(text.as_bytes()).map_err(|e| {
+        ScenarioError(
+            e.problem()
+                .errors
+                .into_iter()
+                .map(|f| FieldError::new(f.field, code_named(&f.code), f.message))
+                .collect(),
+        )
+    })
+}
+
+/// The code named `name`; the API's body reading answers only
+/// `VALIDATION_ERROR`.
+fn code_named(name: &str) -> Code {
+    serde_json::from_value(serde_json::Value::String(name.to_owned()))
+        .unwrap_or(Code::ValidationError)
 }
 
 fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
@@ -173,10 +179,8 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
                 format!("cannot read {}: {e}", path.display()),
             )]))
         })?;
-        let events = parse_arrivals_csv(&text, scenario.game_mode.regions.as_ref())
-            .map_err(Failure::Invalid)?;
         scenario
-            .add_events(events, "arrivalsCsv")
+            .add_arrivals_csv(&text, "arrivalsCsv")
             .map_err(Failure::Invalid)?;
     }
     let mut replay_gaps = None;

@@ -4,12 +4,10 @@
 
 use super::{has_escaped_nul, kind, nul_in_body, MAX_JSON_DEPTH};
 use crate::problem::ApiError;
-use crate::strict_json::Strict;
+use matchplane_matchmaker::strict_json::{read_strict, StrictError, GIVEN_TWICE};
 use matchplane_matchmaker::{Code, FieldError};
-use serde::de::DeserializeSeed;
 use serde_json::error::Category;
 use serde_json::Value;
-use std::cell::RefCell;
 
 /// Parses `bytes` as one JSON object, naming line and column when the text
 /// is not JSON. A leading UTF-8 byte order mark (some Windows tools write
@@ -34,22 +32,27 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
             ),
         ));
     }
-    let duplicate = RefCell::new(None);
-    let mut track = serde_path_to_error::Track::new();
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let read = Strict {
-        duplicate: &duplicate,
-    }
-    .deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track));
-    let value = read.map_err(|err| {
-        if let Some(key) = duplicate.take() {
-            let field = crate::body_errors::key_path(&track.path(), &key);
-            return ApiError::bad_body(vec![FieldError::new(
-                field,
-                Code::ValidationError,
-                "this field is given twice",
-            )]);
-        }
+    let value = read_strict(bytes).map_err(|err| {
+        let err = match err {
+            StrictError::Duplicate { field } => {
+                return ApiError::bad_body(vec![FieldError::new(
+                    field,
+                    Code::ValidationError,
+                    GIVEN_TWICE,
+                )]);
+            }
+            StrictError::Trailing(err) => {
+                return ApiError::bad_request(
+                    "$",
+                    format!(
+                        "trailing characters after the JSON value at line {} column {}",
+                        err.line(),
+                        err.column()
+                    ),
+                );
+            }
+            StrictError::Json(err) => err,
+        };
         let why = match err.classify() {
             Category::Eof => ": the text ends before the JSON value does",
             Category::Io | Category::Syntax | Category::Data => {
@@ -60,16 +63,6 @@ pub fn parse_object(bytes: &[u8]) -> Result<Value, ApiError> {
             "$",
             format!(
                 "malformed JSON at line {} column {}{why}",
-                err.line(),
-                err.column()
-            ),
-        )
-    })?;
-    de.end().map_err(|err| {
-        ApiError::bad_request(
-            "$",
-            format!(
-                "trailing characters after the JSON value at line {} column {}",
                 err.line(),
                 err.column()
             ),

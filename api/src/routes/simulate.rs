@@ -16,8 +16,8 @@ use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
 use axum::Json;
 use matchplane_matchmaker::simulate::{
-    compare_bounded, errors_within, parse_arrivals_csv, run_bounded, without_server_fields, Event,
-    Scenario, ScenarioBody, ScenarioError, Stopped,
+    compare_bounded, errors_within, run_bounded, without_server_fields, Event, Scenario,
+    ScenarioBody, ScenarioError, Stopped,
 };
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
 use serde_json::Value;
@@ -100,11 +100,9 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
     };
     let mut scenario = read_scenario(body).map_err(ApiError::invalid)?;
     if let Some(text) = csv {
-        let events = parse_arrivals_csv(&text, scenario.game_mode.regions.as_ref())
-            .map_err(|ScenarioError(errors)| ApiError::invalid(prefixed(errors)))?;
         scenario
-            .add_events(events, "arrivalsCsvText")
-            .map_err(|e| ApiError::invalid(e.0))?;
+            .add_arrivals_csv(&text, "arrivalsCsvText")
+            .map_err(|ScenarioError(errors)| ApiError::invalid(errors))?;
     }
     let arrivals = scenario
         .events
@@ -152,21 +150,6 @@ pub fn read_scenario(body: Value) -> Result<Scenario, Vec<FieldError>> {
 /// Every shape error, each named by its path inside the body.
 pub fn read_game_mode(body: Value) -> Result<GameModeConfig, Vec<FieldError>> {
     super::game_modes::read_config(without_server_fields(body))
-}
-
-/// A CSV row's errors named by this route's field (`arrivalsCsvText row
-/// 3`), not by the command's file field (`arrivalsCsv row 3`).
-fn prefixed(errors: Vec<FieldError>) -> Vec<FieldError> {
-    errors
-        .into_iter()
-        .map(|mut e| {
-            e.field = match e.field.strip_prefix("arrivalsCsv") {
-                Some(rest) => format!("arrivalsCsvText{rest}"),
-                None => format!("arrivalsCsvText.{}", e.field),
-            };
-            e
-        })
-        .collect()
 }
 
 /// Runs a scenario and answers its report (the JSON of `matchplane

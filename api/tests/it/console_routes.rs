@@ -315,7 +315,7 @@ async fn simulate_runs_a_scenario_in_the_server(backend: Backend) {
         .call(Method::POST, &path, Some(&key), Some(unreadable))
         .await;
     refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
-    assert_eq!(refused.body["errors"][0]["field"], "arrivalsCsvText row 1");
+    assert_eq!(refused.body["errors"][0]["field"], "arrivalsCsvText[0].mmr");
 
     // A second mode in `compare`: both run on the same arrivals, answered
     // as the command prints them.

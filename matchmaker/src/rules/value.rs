@@ -3,6 +3,8 @@
 //! checks are in [`super::parse`].
 
 use super::declare::Declaration;
+use crate::codes::Code;
+use crate::validation::FieldError;
 use serde::{Deserialize, Serialize};
 
 /// Most attributes a mode may declare (and rules it may have).
@@ -29,6 +31,54 @@ pub enum AttributeValue {
     Set(Vec<String>),
 }
 
+impl AttributeValue {
+    /// What a value may be, in the words of a refusal (`expected …, got null`).
+    pub const EXPECTED: &'static str = "a number, a string or a list of strings";
+
+    /// A value read from JSON already parsed (an arrivals CSV's
+    /// `attributes` cell, docs/simulate.md), refused as the typed reading of
+    /// an inline arrival refuses it: `expected a number, a string or a list
+    /// of strings, got null` on `field`, or `expected a string, got the
+    /// number 1` on `field[i]` for each entry of a list that is not a
+    /// string. Whether the value fits its declaration is checked after.
+    ///
+    /// # Errors
+    /// Every failure, each `VALIDATION_ERROR`.
+    pub fn from_json(value: &serde_json::Value, field: &str) -> Result<Self, Vec<FieldError>> {
+        use crate::json_kind::Got;
+        let wrong = |at: String, want: &str, got: &serde_json::Value| {
+            FieldError::new(
+                at,
+                Code::ValidationError,
+                format!("expected {want}, got {}", Got::of(got)),
+            )
+        };
+        match value {
+            serde_json::Value::String(text) => Ok(Self::Text(text.clone())),
+            serde_json::Value::Number(n) => n
+                .as_f64()
+                .map(Self::Number)
+                .ok_or_else(|| vec![wrong(field.to_owned(), Self::EXPECTED, value)]),
+            serde_json::Value::Array(items) => {
+                let mut texts = Vec::with_capacity(items.len());
+                let mut errors = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    match item.as_str() {
+                        Some(text) => texts.push(text.to_owned()),
+                        None => errors.push(wrong(format!("{field}[{i}]"), "a string", item)),
+                    }
+                }
+                if errors.is_empty() {
+                    Ok(Self::Set(texts))
+                } else {
+                    Err(errors)
+                }
+            }
+            _ => Err(vec![wrong(field.to_owned(), Self::EXPECTED, value)]),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for AttributeValue {
     /// By the JSON value's own type, in one pass: a set's entry that is
     /// not a string is refused at its index (`blocked[0]`), where trying
@@ -40,7 +90,7 @@ impl<'de> Deserialize<'de> for AttributeValue {
         impl<'de> serde::de::Visitor<'de> for Value {
             type Value = AttributeValue;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a number, a string or a list of strings")
+                f.write_str(AttributeValue::EXPECTED)
             }
             fn visit_f64<E>(self, v: f64) -> Result<AttributeValue, E> {
                 Ok(AttributeValue::Number(v))

@@ -6,7 +6,9 @@
 
 use super::scenario::{Event, ScenarioError};
 use crate::codes::Code;
-use crate::search::Party;
+use crate::validation::FieldError;
+
+mod cells;
 
 /// The header line written by [`write_arrivals_csv`] (with its newline).
 pub const ARRIVALS_CSV_HEADER: &str =
@@ -97,152 +99,112 @@ const COLUMNS: [&str; 9] = [
     "attributes",
 ];
 
-/// Parses `arrivalsCsv` text (docs/simulate.md): header `at,playerId,mmr,pingMs,partyId,partyMembers`
-/// (no other column; none twice),
-/// members separated by `|`; empty cells are absent values. An optional
-/// `latencies` column is written `eu-west=31|us-east=110`, checked against
-/// the mode's `regions`. An optional `attributes` column holds the mode's
-/// declared attributes as a JSON object (docs/rules.md). An optional
-/// `event` column (a mode's recording, docs/tuning.md) says `start` (or nothing: an arrival) or `cancel` (the
-/// player's search ends at `at`; only `at` and `playerId` are read).
+/// Parses `arrivalsCsv` text (docs/simulate.md), its rows named
+/// `arrivalsCsv[i]`: see [`read_arrivals_csv`].
 ///
 /// # Errors
-/// [`ScenarioError`] (`VALIDATION_ERROR`) naming the first bad row (row 0:
-/// the header).
+/// As [`read_arrivals_csv`].
 pub fn parse_arrivals_csv(
     text: &str,
     regions: Option<&crate::latency::Regions>,
 ) -> Result<Vec<Event>, ScenarioError> {
+    read_arrivals_csv(text, regions, "arrivalsCsv")
+}
+
+/// Reads arrivals CSV text (docs/simulate.md): header
+/// `at,playerId,mmr,pingMs,partyId,partyMembers` (no other column; none
+/// twice), members separated by `|`; empty cells are absent values. An
+/// optional `latencies` column is written `eu-west=31|us-east=110`, checked
+/// against the mode's `regions`. An optional `attributes` column holds the
+/// declared attributes as a JSON object (docs/rules.md), read strictly (a
+/// key given twice or a NUL character refused) and each value read as an
+/// inline arrival's is. An optional `event` column (a mode's recording,
+/// docs/tuning.md) says `start` (or nothing: an arrival) or `cancel` (the
+/// player's search ends at `at`; only `at` and `playerId` are read).
+///
+/// Row `i` after the header (0-based, cancel rows counted) is named
+/// `{source}[i]` in errors, its cells by column (`arrivalsCsv[2].mmr`,
+/// `arrivalsCsv[0].attributes.maps[1]`), as [`super::Scenario::add_events`]
+/// names the same row's rule failures; the header's are on `{source}`.
+///
+/// # Errors
+/// [`ScenarioError`] (`VALIDATION_ERROR`): every failure of every row.
+pub fn read_arrivals_csv(
+    text: &str,
+    regions: Option<&crate::latency::Regions>,
+    source: &str,
+) -> Result<Vec<Event>, ScenarioError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
-    let bad = |row: usize, message: String| {
-        ScenarioError::one(
-            &format!("arrivalsCsv row {row}"),
-            Code::ValidationError,
-            message,
-        )
-    };
-    let headers = reader.headers().map_err(|e| bad(0, e.to_string()))?.clone();
+    let headers = reader
+        .headers()
+        .map_err(|e| ScenarioError::one(source, Code::ValidationError, cells::unreadable(&e)))?
+        .clone();
     // A column of another name would be read as absent: refused, as a
     // scenario refuses a field it does not know.
+    let mut errors = Vec::new();
     for (i, name) in headers.iter().enumerate() {
         if !COLUMNS.contains(&name) {
-            return Err(bad(
-                0,
-                format!(
-                    "unknown column {name:?}; the columns are {}",
-                    COLUMNS.join(", ")
-                ),
+            errors.push(format!(
+                "unknown column {name:?}; the columns are {}",
+                COLUMNS.join(", ")
             ));
-        }
-        if headers.iter().take(i).any(|h| h == name) {
-            return Err(bad(0, format!("column {name} is given twice")));
+        } else if headers.iter().take(i).any(|h| h == name) {
+            errors.push(format!("column {name} is given twice"));
         }
     }
     let col = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(at_c), Some(player_c)) = (col("at"), col("playerId")) else {
-        return Err(bad(0, "the header needs at least at and playerId".into()));
+    if col("at").is_none() || col("playerId").is_none() {
+        errors.push("the header needs at least at and playerId".into());
+    }
+    if !errors.is_empty() {
+        return Err(ScenarioError(
+            errors
+                .into_iter()
+                .map(|m| FieldError::new(source, Code::ValidationError, m))
+                .collect(),
+        ));
+    }
+    let columns = cells::Columns {
+        at: col("at"),
+        player: col("playerId"),
+        mmr: col("mmr"),
+        ping: col("pingMs"),
+        party_id: col("partyId"),
+        members: col("partyMembers"),
+        latencies: col("latencies"),
+        event: col("event"),
+        attributes: col("attributes"),
     };
-    let (mmr_c, ping_c, pid_c, members_c, lat_c, event_c) = (
-        col("mmr"),
-        col("pingMs"),
-        col("partyId"),
-        col("partyMembers"),
-        col("latencies"),
-        col("event"),
-    );
-    let attributes_c = col("attributes");
     let mut events = Vec::new();
+    let mut errors = Vec::new();
     for (i, record) in reader.records().enumerate() {
-        let row = i + 1;
-        let record = record.map_err(|e| bad(row, e.to_string()))?;
-        let cell = |c: Option<usize>| c.and_then(|c| record.get(c)).filter(|v| !v.is_empty());
-        let number = |c: Option<usize>, name: &str| -> Result<Option<f64>, ScenarioError> {
-            cell(c)
-                .map(|v| {
-                    v.parse::<f64>()
-                        .map_err(|_| bad(row, format!("{name} is not a number: {v}")))
-                })
-                .transpose()
-        };
-        let at = number(Some(at_c), "at")?.ok_or_else(|| bad(row, "at is empty".into()))?;
-        let player_id = cell(Some(player_c)).ok_or_else(|| bad(row, "playerId is empty".into()))?;
-        match cell(event_c) {
-            None | Some("start") => {}
-            Some("cancel") => {
-                events.push(Event::Cancel {
-                    at,
-                    player_id: player_id.to_string(),
-                });
-                continue;
-            }
-            Some(other) => return Err(bad(row, format!("event is start or cancel, not {other}"))),
+        let row = format!("{source}[{i}]");
+        match record {
+            Ok(record) => match columns.event(&record, &row, regions) {
+                Ok(event) => events.push(event),
+                Err(failed) => errors.extend(failed),
+            },
+            Err(e) => errors.push(FieldError::new(
+                row,
+                Code::ValidationError,
+                cells::unreadable(&e),
+            )),
         }
-        let party = match (cell(pid_c), cell(members_c)) {
-            (Some(id), Some(members)) => Some(Party {
-                id: id.into(),
-                members: members.split('|').map(str::to_string).collect(),
-            }),
-            (None, None) => None,
-            _ => return Err(bad(row, "partyId and partyMembers go together".into())),
-        };
-        let latencies = cell(lat_c)
-            .map(|v| csv_latencies(v, regions).map_err(|m| bad(row, m)))
-            .transpose()?;
-        events.push(Event::Arrival {
-            at,
-            player_id: player_id.to_string(),
-            mmr: number(mmr_c, "mmr")?,
-            ping_ms: number(ping_c, "pingMs")?,
-            party,
-            latencies,
-            data: None,
-            answer: None,
-            attributes: cell(attributes_c)
-                .map(|v| {
-                    serde_json::from_str(v).map_err(|e| {
-                        bad(
-                            row,
-                            format!("attributes is a JSON object of strings, numbers and arrays of strings: {e}"),
-                        )
-                    })
-                })
-                .transpose()?
-                .unwrap_or_default(),
-        });
     }
-    Ok(events)
-}
-
-/// A CSV `latencies` cell, `eu-west=31|us-east=110`, checked as docs/regions.md.
-fn csv_latencies(
-    cell: &str,
-    regions: Option<&crate::latency::Regions>,
-) -> Result<crate::latency::Latencies, String> {
-    let mut object = serde_json::Map::new();
-    for pair in cell.split('|') {
-        let (name, ms) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("latencies are written name=ms|name=ms, not {pair}"))?;
-        let ms: f64 = ms
-            .trim()
-            .parse()
-            .map_err(|_| format!("latency of {name} is not a number: {ms}"))?;
-        object.insert(name.trim().to_string(), serde_json::json!(ms));
+    if errors.is_empty() {
+        Ok(events)
+    } else {
+        Err(ScenarioError(errors))
     }
-    crate::latency::parse_latencies(&serde_json::Value::Object(object), regions).map_err(|e| {
-        e.iter()
-            .map(|f| format!("{}: {}", f.field, f.message))
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::AttributeValue;
+    use crate::search::Party;
 
     #[test]
     fn written_rows_read_back_as_the_same_events() {
@@ -295,7 +257,7 @@ mod tests {
     fn an_unknown_event_names_its_row() {
         let text = "at,playerId,event\n0,a,start\n1,a,leave\n";
         let err = parse_arrivals_csv(text, None).unwrap_err();
-        assert_eq!(err.0[0].field, "arrivalsCsv row 2");
+        assert_eq!(err.0[0].field, "arrivalsCsv[1].event");
         assert!(err.0[0].message.contains("leave"));
     }
 }

@@ -17,7 +17,9 @@ mod scenario;
 mod stats;
 mod table;
 
-pub use arrivals_csv::{parse_arrivals_csv, write_arrivals_csv, ARRIVALS_CSV_HEADER};
+pub use arrivals_csv::{
+    parse_arrivals_csv, read_arrivals_csv, write_arrivals_csv, ARRIVALS_CSV_HEADER,
+};
 pub use backfills::{BackfillStats, SimulatedBackfill, SimulatedFill};
 pub use compare::{
     compare, compare_bounded, figures, higher_is_better, render_compare_table, Comparison, FIGURES,

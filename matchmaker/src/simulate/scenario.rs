@@ -7,9 +7,10 @@ use crate::ticket::check_ticket;
 use crate::tier::Tier;
 use crate::validation::{validate, FieldError};
 use serde::Deserialize;
-use std::collections::BTreeMap;
 
+mod arrival_attributes;
 mod event;
+use arrival_attributes::{check_arrival_attributes, declared_in, OWN_FIELDS};
 use event::{EventError, RawEvent};
 
 /// A scenario (docs/simulate.md), parsed and validated.
@@ -184,7 +185,7 @@ pub fn errors_within(field: &str, errors: Vec<FieldError>) -> Vec<FieldError> {
 /// An arrival's own field for a failure worded for a ticket: `mmr`,
 /// `latencies` and `data` are an arrival's fields, where a ticket has them
 /// inside `attributes`.
-pub(super) fn as_arrival_field(mut e: FieldError) -> FieldError {
+pub(crate) fn as_arrival_field(mut e: FieldError) -> FieldError {
     if let Some(own) = e.field.strip_prefix("attributes.") {
         e.field = own.to_owned();
     }
@@ -301,6 +302,45 @@ impl Scenario {
         }
     }
 
+    /// Reads arrivals CSV text ([`super::read_arrivals_csv`], its rows
+    /// named `{source}[i]`) and adds its events as
+    /// [`Scenario::add_recorded_events`] does.
+    ///
+    /// # Errors
+    /// [`ScenarioError`]: every row that cannot be read; else every
+    /// arrival that breaks a ticket rule.
+    pub fn add_arrivals_csv(&mut self, text: &str, source: &str) -> Result<(), ScenarioError> {
+        let events = super::read_arrivals_csv(text, self.game_mode.regions.as_ref(), source)?;
+        self.add_recorded_events(events, source)
+    }
+
+    /// Adds recorded `events` (an arrivals CSV, a mode's recording) as
+    /// [`Scenario::add_events`] does, except that an attribute neither the
+    /// mode nor the compared one declares is dropped rather than refused:
+    /// a recording keeps the attributes of the config it was made under,
+    /// and a live search's value of an attribute no longer declared is
+    /// ignored (docs/rules.md, "Config changes"). Inline arrivals, written
+    /// by hand, are refused such a value (a typo is said, not dropped).
+    ///
+    /// # Errors
+    /// As [`Scenario::add_events`].
+    pub fn add_recorded_events(
+        &mut self,
+        mut events: Vec<Event>,
+        source: &str,
+    ) -> Result<(), ScenarioError> {
+        for event in &mut events {
+            if let Event::Arrival { attributes, .. } = event {
+                attributes.retain(|name, _| {
+                    OWN_FIELDS.contains(&name.as_str())
+                        || declared_in(Some(&self.game_mode), name).is_some()
+                        || declared_in(self.compare.as_ref(), name).is_some()
+                });
+            }
+        }
+        self.add_events(events, source)
+    }
+
     /// Checks `events` against the mode (docs/searching.md's ticket rules) and adds
     /// them, keeping every event sorted by `at` (stable). `source` names
     /// them in errors (`arrivals` or `arrivalsCsv`).
@@ -353,43 +393,4 @@ impl Scenario {
         self.events.sort_by(|a, b| a.at().total_cmp(&b.at()));
         Ok(())
     }
-}
-
-/// An arrival's declared attributes checked as a ticket's
-/// ([`crate::attributes::check_declared`]): every failure. With a compared
-/// mode, an attribute only that mode declares is checked against its
-/// declaration there, and the scenario's own mode runs without it (as the
-/// compared mode runs without one only the scenario's mode declares).
-fn check_arrival_attributes(
-    config: &GameModeConfig,
-    compare: Option<&GameModeConfig>,
-    values: &crate::rules::DeclaredValues,
-) -> Vec<FieldError> {
-    let mut own = BTreeMap::new();
-    let mut failed = Vec::new();
-    for (name, value) in values.iter() {
-        let json = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-        match (declared_in(Some(config), name), declared_in(compare, name)) {
-            (None, Some(declaration)) => {
-                let field = format!("attributes.{name}");
-                if let Err(e) = crate::rules::parse::value_of(declaration, &json, &field) {
-                    failed.extend(e);
-                }
-            }
-            _ => {
-                own.insert(name.clone(), json);
-            }
-        }
-    }
-    failed.extend(crate::attributes::check_declared(own, config).1);
-    failed
-}
-
-/// The declaration of `name` in `mode`, if it declares one.
-fn declared_in<'m>(
-    mode: Option<&'m GameModeConfig>,
-    name: &str,
-) -> Option<&'m crate::rules::Declaration> {
-    mode.and_then(|m| m.attributes.as_ref())
-        .and_then(|d| d.get(name))
 }

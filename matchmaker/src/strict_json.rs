@@ -1,9 +1,14 @@
 //! JSON text read into a [`Value`] without losing a duplicate key: a plain
 //! `Value` keeps the last of `{"mmr": 1, "mmr": 2}` silently, so a body is
-//! read through [`Strict`], which refuses the second one and names it, as a
-//! typed parse would. [`has_duplicate_key`] checks the
+//! read through [`Strict`] ([`read_strict`] names the key by its path),
+//! which refuses the second one, as a typed parse would. [`has_duplicate_key`] checks the
 //! same without building anything, for a body parsed straight into its
 //! type (whose map-valued fields would keep the last key silently too).
+//! [`nul_path`] finds a NUL character, which no field accepts.
+//!
+//! The API reads its request bodies with it (docs/errors.md), and the
+//! simulator the `attributes` cells of an arrivals CSV (docs/simulate.md),
+//! so both refuse the same texts.
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
@@ -89,6 +94,107 @@ impl<'de> Visitor<'de> for Strict<'_> {
         }
         Ok(Value::Object(fields))
     }
+}
+
+/// Why [`read_strict`] refused a text.
+#[derive(Debug, thiserror::Error)]
+pub enum StrictError {
+    /// A key is given twice; `field` is its path (`attributes.mmr`,
+    /// `maps[0].k`).
+    #[error("{field}: this field is given twice")]
+    Duplicate {
+        /// The path of the second key.
+        field: String,
+    },
+    /// The text is not one JSON value; the parser's error says where.
+    #[error("not JSON: {0}")]
+    Json(serde_json::Error),
+    /// Text follows the JSON value; the parser's error says where.
+    #[error("text after the JSON value: {0}")]
+    Trailing(serde_json::Error),
+}
+
+/// The words for a key given twice.
+pub const GIVEN_TWICE: &str = "this field is given twice";
+
+/// The words for a NUL character in a text.
+pub const NUL_MESSAGE: &str = "text must not contain a NUL character (\\u0000)";
+
+/// Reads one JSON value from `bytes` (nothing may follow it), refusing a
+/// key given twice at any depth and naming it by its path.
+///
+/// # Errors
+/// [`StrictError`].
+pub fn read_strict(bytes: &[u8]) -> Result<Value, StrictError> {
+    let duplicate = RefCell::new(None);
+    let mut track = serde_path_to_error::Track::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let read = Strict {
+        duplicate: &duplicate,
+    }
+    .deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track));
+    let value = read.map_err(|err| match duplicate.take() {
+        Some(key) => StrictError::Duplicate {
+            field: key_path(&track.path(), &key),
+        },
+        None => StrictError::Json(err),
+    })?;
+    de.end().map_err(StrictError::Trailing)?;
+    Ok(value)
+}
+
+/// The path of `key` read inside `path` (which may already end with it).
+fn key_path(path: &serde_path_to_error::Path, key: &str) -> String {
+    use serde_path_to_error::Segment;
+    let mut steps: Vec<String> = Vec::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => steps.push(format!("[{index}]")),
+            Segment::Map { key } => steps.push(key.clone()),
+            Segment::Enum { variant } => steps.push(variant.clone()),
+            // Past an unknown segment the path means nothing: stop there.
+            Segment::Unknown => break,
+        }
+    }
+    if steps.last().map(String::as_str) != Some(key) {
+        steps.push(key.to_owned());
+    }
+    let mut out = String::new();
+    for step in steps {
+        if !out.is_empty() && !step.starts_with('[') {
+            out.push('.');
+        }
+        out.push_str(&step);
+    }
+    out
+}
+
+/// The path of the first string or key in `value` holding a NUL character
+/// (`""` for `value` itself, `build`, `maps[1]`), if any.
+pub fn nul_path(value: &Value) -> Option<String> {
+    fn find(value: &Value, path: &str) -> Option<String> {
+        match value {
+            Value::String(text) if text.contains('\0') => Some(path.to_owned()),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| find(item, &format!("{path}[{i}]"))),
+            Value::Object(fields) => fields.iter().find_map(|(key, item)| {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if key.contains('\0') {
+                    Some(at)
+                } else {
+                    find(item, &at)
+                }
+            }),
+            _ => None,
+        }
+    }
+    find(value, "")
 }
 
 /// Whether `json` has an object with a key twice, at any depth, or is not
@@ -233,5 +339,27 @@ mod tests {
         let mut de = serde_json::Deserializer::from_str(r#"{"a": {"mmr": 1, "mmr": 2}}"#);
         assert!(strict.deserialize(&mut de).is_err());
         assert_eq!(duplicate.take().as_deref(), Some("mmr"));
+    }
+
+    #[test]
+    fn names_a_key_given_twice_and_a_nul_by_their_paths() {
+        let Err(StrictError::Duplicate { field }) =
+            read_strict(br#"{"a": [{"x": 1}, {"k": 1, "k": 2}]}"#)
+        else {
+            panic!("a duplicate key was accepted");
+        };
+        assert_eq!(field, "a[1].k");
+        let Err(StrictError::Duplicate { field }) = read_strict(br#"{"b": 1, "b": 2}"#) else {
+            panic!("a duplicate key was accepted");
+        };
+        assert_eq!(field, "b");
+        assert!(matches!(
+            read_strict(b"{} x"),
+            Err(StrictError::Trailing(_))
+        ));
+        assert!(matches!(read_strict(b"{"), Err(StrictError::Json(_))));
+        let value = read_strict(br#"{"m": ["a", "b\u0000"]}"#).unwrap();
+        assert_eq!(nul_path(&value).as_deref(), Some("m[1]"));
+        assert_eq!(nul_path(&serde_json::json!({"m": ["a"]})), None);
     }
 }
