@@ -363,7 +363,10 @@ fn an_out_of_range_number_reads_the_same_everywhere() {
     use matchplane_matchmaker::rules::parse::{check_typed, value_of};
     let config = ruled(&[1, 1]);
     let level = &config.attributes.as_ref().unwrap()["level"];
-    for (n, text) in [(500.0, "500 is outside [1, 100]"), (1e308, "1e308 is outside [1, 100]")] {
+    for (n, text) in [
+        (500.0, "500 is outside [1, 100]"),
+        (1e308, "1e308 is outside [1, 100]"),
+    ] {
         let parsed = value_of(level, &json!(n), "attributes.level").unwrap_err();
         let checked =
             check_typed(level, &AttributeValue::Number(n), "attributes.level").unwrap_err();
