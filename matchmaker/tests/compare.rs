@@ -85,3 +85,31 @@ fn the_guard_refuses_a_figure_worsened_past_the_tolerance() {
     assert!(err.message.contains("speed"), "{err:?}");
     assert!(parse_guard("", "guard").is_err());
 }
+
+/// A shorter time to live turns long waits into expiries: the players it
+/// strands count as waiting to the run's end in `waitP90`, so the guard on
+/// `waitP90` refuses it rather than reading it as 96 % faster.
+#[test]
+fn a_config_that_lets_players_expire_does_not_look_faster() {
+    let mut arrivals: Vec<serde_json::Value> = (0..20)
+        .map(|i| json!({"at": f64::from(i / 2) * 1.0, "playerId": format!("p{i}"), "mmr": 1500}))
+        .collect();
+    for k in 0..3 {
+        let base = 1800 + k * 500;
+        arrivals.push(json!({"at": 0.0, "playerId": format!("slow{k}a"), "mmr": base}));
+        arrivals.push(json!({"at": 0.0, "playerId": format!("slow{k}b"), "mmr": base + 200}));
+    }
+    let mode = |ttl: u32| {
+        json!({"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 2, "expansionMultiplier": 2},
+            "ticketTtlSeconds": ttl})
+    };
+    let s = json!({"gameMode": mode(30), "compare": mode(10), "seed": 1, "until": 60, "arrivals": arrivals});
+    let s = Scenario::parse(&s.to_string()).unwrap();
+    let c = compare(&s, &s.compare.clone().unwrap());
+    assert!(c.b.ended.len() > c.a.ended.len(), "{:?}", c.diff);
+    let [wa, wb] = c.diff["waitP90"];
+    assert!(wb.unwrap() >= wa.unwrap(), "{:?}", c.diff);
+    let verdict = matchplane_matchmaker::simulate::check_guard(&c, &["waitP90"], 0.1);
+    assert!(!verdict.passed, "{verdict:?}");
+}

@@ -61,6 +61,10 @@ fn run_inner(
     let mut waits = Vec::new();
     let mut roles = super::roles::RoleTally::default();
     let mut ended = Vec::new();
+    // When each search that expired or failed unmatched was queued (not
+    // a player's own cancel or decline).
+    let mut stranded: Vec<f64> = Vec::new();
+    let mut failed_now: HashSet<ArcStr> = HashSet::new();
     let mut reasons = BTreeMap::new();
     // Each arrival's `data`, passed to its seat in the match.
     let mut data_of: std::collections::HashMap<String, serde_json::Value> =
@@ -160,6 +164,8 @@ fn run_inner(
                         made = true;
                     }
                     Fate::Requeued => pool.push(search),
+                    // A decline (or a party member's) is the players'
+                    // own end, as a cancel: not counted as stranded.
                     Fate::Fails { code, .. } => ended.push(Ended {
                         player_id: search.player_id.to_string(),
                         at: closed.at,
@@ -179,6 +185,7 @@ fn run_inner(
         pool.retain(|s| {
             let alive = t - s.queued_at < ttl;
             if !alive {
+                stranded.push(s.queued_at);
                 ended.push(Ended {
                     player_id: s.player_id.to_string(),
                     at: t,
@@ -248,13 +255,20 @@ fn run_inner(
         }
         for f in &outcome.failed {
             gone.insert(f.ticket_id.clone());
+            failed_now.insert(f.ticket_id.clone());
             ended.push(Ended {
                 player_id: f.player_id.to_string(),
                 at: t,
                 code: f.code.as_str().into(),
             });
         }
-        pool.retain(|s| !gone.contains(&s.ticket_id));
+        pool.retain(|s| {
+            if failed_now.contains(&s.ticket_id) {
+                stranded.push(s.queued_at);
+            }
+            !gone.contains(&s.ticket_id)
+        });
+        failed_now.clear();
         reasons = outcome
             .waiting
             .into_iter()
@@ -273,8 +287,17 @@ fn run_inner(
     let unmatched: Vec<String> = pool.iter().map(|s| s.player_id.to_string()).collect();
     let waiting: HashSet<&String> = unmatched.iter().collect();
     reasons.retain(|player, _| waiting.contains(player));
+    // Every player the run did not serve counts until its end: those
+    // still waiting, and those whose search expired or failed unmatched (a
+    // config that lets players expire strands them, and must not look
+    // faster for it). A player's own cancel is not counted.
     let mut all_waits = waits.clone();
-    all_waits.extend(pool.iter().map(|s| (scenario.until - s.queued_at).max(0.0)));
+    all_waits.extend(
+        pool.iter()
+            .map(|s| s.queued_at)
+            .chain(stranded.iter().copied())
+            .map(|queued_at| (scenario.until - queued_at).max(0.0)),
+    );
     let (backfills, backfill_stats) = backfiller.finish();
     let report = Report {
         backfills,
