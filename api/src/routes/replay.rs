@@ -23,7 +23,7 @@ use crate::deadline::Deadline;
 use crate::extract::{ApiQuery, RawJson};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_modes::{check, parse_config, tier_of};
-use crate::routes::simulate::{run_ends, running_time, MAX_ARRIVALS};
+use crate::routes::simulate::{finish_by, run_ends, running_time, MAX_ARRIVALS};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -209,7 +209,9 @@ async fn replay(
     seconds: f64,
     deadline: Deadline,
 ) -> Result<Comparison, ApiError> {
-    tokio::task::spawn_blocking(move || {
+    let started = Instant::now();
+    let ends = run_ends(deadline);
+    let work = tokio::task::spawn_blocking(move || {
         let scenario = Scenario {
             game_mode: current,
             tier,
@@ -219,8 +221,6 @@ async fn replay(
             arrivals_csv: None,
             compare: None,
         };
-        let started = Instant::now();
-        let ends = run_ends(deadline);
         compare_bounded(&scenario, &proposed, &mut || Instant::now() < ends).map_err(|stopped| {
             ApiError::invalid(vec![FieldError::new(
                 "to",
@@ -232,9 +232,9 @@ async fn replay(
                 ),
             )])
         })
-    })
-    .await
-    .map_err(|e| ApiError::internal(&e))?
+    });
+    let joined = async { work.await.map_err(|e| ApiError::internal(&e))? };
+    finish_by(started, ends, "to", "shorten the window", joined).await
 }
 
 /// A replay as answered.

@@ -44,6 +44,34 @@ pub fn run_ends(deadline: Deadline) -> Instant {
     (Instant::now() + CPU_BUDGET).min(by_deadline)
 }
 
+/// Awaits `work` (a run on a blocking thread) until `ends`: past it,
+/// `422 VALIDATION_ERROR` on `field` saying `advice`. The run checks its
+/// own time between cycles, but reading a large scenario before them, or
+/// writing a large report after, is outside those checks; this keeps the
+/// answer a `422`, never the request deadline's `503`. The abandoned run
+/// stops at its next check.
+///
+/// # Errors
+/// `work`'s own, or the `422` past `ends`.
+pub async fn finish_by<T>(
+    started: Instant,
+    ends: Instant,
+    field: &str,
+    advice: &str,
+    work: impl std::future::Future<Output = Result<T, ApiError>>,
+) -> Result<T, ApiError> {
+    match tokio::time::timeout_at(ends.into(), work).await {
+        Ok(done) => done,
+        Err(_) => Err(invalid(
+            field,
+            format!(
+                "the run did not finish within its running time ({}): {advice}",
+                running_time(started, ends)
+            ),
+        )),
+    }
+}
+
 /// The running time a run that `started` and stopped at `ends` had, for
 /// its message: `10 s`, or `7.5 s` when the deadline cut it shorter.
 pub fn running_time(started: Instant, ends: Instant) -> String {
@@ -167,10 +195,11 @@ pub async fn simulate(
     deadline: Deadline,
     RawJson(body): RawJson,
 ) -> Result<Json<Value>, ApiError> {
-    let report = tokio::task::spawn_blocking(move || {
+    // The running time covers reading the scenario and writing the report.
+    let started = Instant::now();
+    let ends = run_ends(deadline);
+    let work = tokio::task::spawn_blocking(move || {
         let scenario = scenario_of(body)?;
-        let started = Instant::now();
-        let ends = run_ends(deadline);
         let mut keep_going = || Instant::now() < ends;
         let past_budget = |stopped: Stopped| {
             invalid(
@@ -197,9 +226,16 @@ pub async fn simulate(
             }
         }
         .map_err(|e| ApiError::internal(&e))
-    })
-    .await
-    .map_err(|e| ApiError::internal(&e))??;
+    });
+    let joined = async { work.await.map_err(|e| ApiError::internal(&e))? };
+    let report = finish_by(
+        started,
+        ends,
+        "until",
+        "send fewer arrivals or shorten until",
+        joined,
+    )
+    .await?;
     Ok(Json(report))
 }
 
@@ -254,5 +290,50 @@ mod tests {
         let message = body["errors"][0]["message"].as_str().unwrap();
         assert!(message.contains("running time (1 s)"), "{message}");
         assert!(started.elapsed() < Duration::from_millis(1500));
+    }
+
+    /// Reading a large scenario counts against the running time too: past
+    /// it the answer is the `422`, not the deadline's `503`.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scenario_too_large_to_read_in_time_is_a_422_on_until() {
+        let db = matchplane_store::db::connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let config = ApiConfig {
+            operator_token: Some("op".into()),
+            ..ApiConfig::default()
+        };
+        let state = AppState::new(db, config).with_request_deadline(Duration::from_millis(700));
+        let app = crate::router(state);
+        let arrivals: Vec<serde_json::Value> = (0..150_000)
+            .map(|i| serde_json::json!({"at": f64::from(i) / 1000.0, "playerId": format!("p{i}"), "mmr": 1500}))
+            .collect();
+        let scenario = serde_json::json!({
+            "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+                "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0, "expansionMultiplier": 1},
+                "ticketTtlSeconds": 3600},
+            "until": 200,
+            "arrivals": arrivals
+        });
+        let body = scenario.to_string();
+        let started = Instant::now();
+        let response = app
+            .oneshot(
+                Request::post("/v1/projects/prj_x/simulate")
+                    .header(header::AUTHORIZATION, "Bearer op")
+                    .header(header::CONTENT_TYPE, "application/json")
+                    .body(Body::from(body))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        let status = response.status();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(body["errors"][0]["field"], "until", "{body}");
+        assert!(started.elapsed() < Duration::from_millis(700));
     }
 }
