@@ -108,7 +108,9 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
     match simulate(args) {
         Ok(text) => super::print_stdout(&(text + "\n")),
         Err(Failure::Invalid(e)) => {
-            let body = serde_json::json!({ "code": e.0.first().map(|f| f.code), "errors": e.0 });
+            let errors = matchplane_api::problem::listed(e.0);
+            let body =
+                serde_json::json!({ "code": errors.first().map(|f| f.code), "errors": errors });
             eprintln!("{body}");
             ExitCode::from(2)
         }

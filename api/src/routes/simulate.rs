@@ -216,8 +216,8 @@ pub async fn simulate(
         // `matchplane simulate` prints them: `{"a", "b", "diff"}`.
         match &scenario.compare {
             Some(other) => {
-                let comparison = compare_bounded(&scenario, other, &mut keep_going)
-                    .map_err(past_budget)?;
+                let comparison =
+                    compare_bounded(&scenario, other, &mut keep_going).map_err(past_budget)?;
                 serde_json::to_value(&comparison)
             }
             None => {
