@@ -203,6 +203,27 @@ async fn every_refusal_names_its_fields(backend: Backend) {
             "{field} in {got:?}"
         );
     }
+
+    // An MMR the mode's range refuses, as a ticket's: no candidate could
+    // ever fill such a roster.
+    let outside = json!({"teams": [
+        {"index": 0, "players": [{"playerId": "a"}]},
+        {"index": 1, "players": [{"playerId": "y", "mmr": 99999}]}]});
+    let refused = t.call(Method::POST, &base, Some(&key), Some(outside)).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+    assert!(
+        fields(&refused).contains(&(
+            "teams[1].players[0].mmr".to_owned(),
+            "MMR_OUT_OF_RANGE".to_owned()
+        )),
+        "{}",
+        refused.body
+    );
 }
 
 async fn backfill_off_is_refused(backend: Backend) {

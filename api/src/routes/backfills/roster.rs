@@ -272,14 +272,32 @@ fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), Vec<FieldEr
     let seats = check_roster(&caps, &roster, mmr_required, |id| {
         players.iter().find(|p| p.0 == id).and_then(|p| p.1)
     });
+    // A given MMR outside the mode's range is refused as a ticket's
+    // (`MMR_OUT_OF_RANGE`): no candidate could ever fit such a roster.
+    let mut mmr_errors = Vec::new();
+    for (t, team) in roster.teams.iter().enumerate() {
+        for (p, player) in team.players.iter().enumerate() {
+            let Some(mmr) = player.mmr.filter(|m| m.is_finite() && mmr_required) else {
+                continue;
+            };
+            if let Err(e) = matchplane_matchmaker::attributes::check_mmr(&ctx.config, Some(mmr)) {
+                mmr_errors.push(FieldError::new(
+                    format!("teams[{t}].players[{p}].mmr"),
+                    e.code,
+                    e.message,
+                ));
+            }
+        }
+    }
     let seated = seated_roles(&ctx.row);
     let roles = check_roster_roles(ctx.config.composition.as_ref(), &caps, &roster, |id| {
         seated.get(id).map(|r| (*r).to_owned())
     });
     match (seats, roles) {
-        (Ok(seats), Ok(roles)) => Ok((roster, Open { seats, roles })),
+        (Ok(seats), Ok(roles)) if mmr_errors.is_empty() => Ok((roster, Open { seats, roles })),
         (seats, roles) => {
             let mut errors = seats.err().unwrap_or_default();
+            errors.extend(mmr_errors);
             errors.extend(roles.err().unwrap_or_default());
             Err(errors)
         }
