@@ -66,6 +66,10 @@ pub struct DevArgs {
     /// API and the worker. Unset: a random key per start.
     #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
     pub recording_key: Option<String>,
+    /// Timeouts of the dependencies and of the clients' connections, as
+    /// `matchplane api` takes them (docs/configuration.md).
+    #[command(flatten)]
+    pub limits: super::limits::ServiceLimits,
 }
 
 fn generated_token() -> String {
@@ -76,7 +80,7 @@ fn generated_token() -> String {
 
 /// Runs the subcommand until Ctrl-C or SIGTERM.
 pub async fn run(args: DevArgs) -> ExitCode {
-    let db = match matchplane_store::db::connect(&args.database_url).await {
+    let db = match matchplane_store::db::connect_with(&args.database_url, args.limits.db()).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot open the database: {err}");
@@ -106,13 +110,17 @@ pub async fn run(args: DevArgs) -> ExitCode {
     };
     let settings = PlaySettings::default();
     let play = match &args.redis_url {
-        Some(url) => match play::connect_redis(url, &args.redis_prefix, settings).await {
-            Ok(play) => play,
-            Err(err) => {
-                eprintln!("error: cannot connect to Redis: {err}");
-                return ExitCode::FAILURE;
+        Some(url) => {
+            match play::connect_redis_with(args.limits.redis(url, &args.redis_prefix), settings)
+                .await
+            {
+                Ok(play) => play,
+                Err(err) => {
+                    eprintln!("error: cannot connect to Redis: {err}");
+                    return ExitCode::FAILURE;
+                }
             }
-        },
+        }
         None => {
             let pool: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
             let tickets = Arc::new(MemoryTicketStore::new(pool.clone()));
@@ -162,6 +170,8 @@ pub async fn run(args: DevArgs) -> ExitCode {
             recording_key: Some(recording_key.clone()),
         },
         worker_metrics,
+        connections: args.limits.connections(),
+        request_deadline: args.limits.request_deadline(),
         ..ServeConfig::default()
     };
     let stop_api = shutdown.clone();
