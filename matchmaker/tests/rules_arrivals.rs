@@ -313,3 +313,26 @@ fn csv_arrivals_ignore_attributes_no_longer_declared() {
     );
     assert_eq!(csv_mmr[0].0, "arrivalsCsv[0].attributes.mmr");
 }
+
+/// A cancel row is read for its time and player alone: what else it holds
+/// (a recording leaves those cells empty) is not judged.
+#[test]
+fn a_cancel_row_reads_only_its_time_and_player() {
+    use matchplane_matchmaker::simulate::{parse_arrivals_csv, Event};
+    let text = "at,playerId,mmr,event,attributes\n0,ben,1500,start,\n0.5,ben,abc,cancel,\"{\"\"bad\"\":\"\n";
+    let events = parse_arrivals_csv(text, None).unwrap();
+    assert!(
+        matches!(&events[1], Event::Cancel { at, player_id } if *at == 0.5 && player_id == "ben")
+    );
+    // A start row with the same cells is refused on both.
+    let text = "at,playerId,mmr,event,attributes\n0.5,ben,abc,start,\"{\"\"bad\"\":\"\n";
+    let err = parse_arrivals_csv(text, None).unwrap_err();
+    let fields: Vec<&str> = err.0.iter().map(|e| e.field.as_str()).collect();
+    assert!(fields.contains(&"arrivalsCsv[0].mmr"), "{fields:?}");
+    assert!(
+        fields
+            .iter()
+            .any(|f| f.starts_with("arrivalsCsv[0].attributes")),
+        "{fields:?}"
+    );
+}

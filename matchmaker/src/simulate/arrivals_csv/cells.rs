@@ -28,7 +28,10 @@ pub(super) fn unreadable(error: &csv::Error) -> String {
     match error.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
-        } => format!("the row has {len} cells where the header has {expected_len}"),
+        } => format!(
+            "the row has {len} {} where the header has {expected_len}",
+            if *len == 1 { "cell" } else { "cells" }
+        ),
         csv::ErrorKind::Utf8 { .. } => "the row is not UTF-8 text".into(),
         _ => "the row cannot be read as CSV".into(),
     }
@@ -62,9 +65,18 @@ impl Columns {
             }
             parsed
         };
+        // A cancel reads its time and player only (docs/simulate.md).
+        let event = cell(self.event);
+        let cancel = event == Some("cancel");
         let at = number(self.at, "at");
-        let mmr = number(self.mmr, "mmr");
-        let ping_ms = number(self.ping, "pingMs");
+        let (mmr, ping_ms) = if cancel {
+            (None, None)
+        } else {
+            (number(self.mmr, "mmr"), number(self.ping, "pingMs"))
+        };
+        if let Some(other) = event.filter(|e| !matches!(*e, "start" | "cancel")) {
+            fail("event", format!("event is start or cancel, not {other}"));
+        }
         if cell(self.at).is_none() {
             fail("at", "at is empty".into());
         }
@@ -72,14 +84,13 @@ impl Columns {
         if player_id.is_none() {
             fail("playerId", "playerId is empty".into());
         }
-        let cancel = match cell(self.event) {
-            None | Some("start") => false,
-            Some("cancel") => true,
-            Some(other) => {
-                fail("event", format!("event is start or cancel, not {other}"));
-                false
-            }
-        };
+        if cancel {
+            let (Some(at), Some(player_id), true) = (at, player_id, errors.is_empty()) else {
+                return Err(errors);
+            };
+            let player_id = player_id.to_owned();
+            return Ok(Event::Cancel { at, player_id });
+        }
         let party = match (cell(self.party_id), cell(self.members)) {
             (Some(id), Some(members)) => Some(Party {
                 id: id.into(),
@@ -111,9 +122,6 @@ impl Columns {
             return Err(errors);
         };
         let player_id = player_id.to_owned();
-        if cancel {
-            return Ok(Event::Cancel { at, player_id });
-        }
         Ok(Event::Arrival {
             at,
             player_id,
