@@ -172,7 +172,6 @@ pub async fn run(args: DevArgs) -> ExitCode {
         worker_metrics,
         connections: args.limits.connections(),
         request_deadline: args.limits.request_deadline(),
-        ..ServeConfig::default()
     };
     let stop_api = shutdown.clone();
     // One connection pool for the API, its stored ratings and the worker:
