@@ -244,14 +244,13 @@ mod tests {
     use crate::state::{ApiConfig, AppState};
     use axum::body::Body;
     use axum::http::{header, Request, StatusCode};
+    use serde_json::{json, Value};
     use std::time::Duration;
     use tower::ServiceExt;
 
-    /// A simulation longer than the request deadline stops in time to say
-    /// so: `422` on `until`, before the deadline's `503` (which a client
-    /// retries, to the same end).
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_run_past_the_request_deadline_is_a_422_on_until() {
+    /// `scenario` sent to the simulate route of an app whose request
+    /// deadline is `deadline_ms`: the status and the JSON answer.
+    async fn simulate_within(deadline_ms: u64, scenario: &Value) -> (StatusCode, Value) {
         let db = matchplane_store::db::connect("sqlite::memory:")
             .await
             .unwrap();
@@ -259,17 +258,9 @@ mod tests {
             operator_token: Some("op".into()),
             ..ApiConfig::default()
         };
-        let state = AppState::new(db, config).with_request_deadline(Duration::from_millis(1500));
-        let app = crate::router(state);
-        // Two players too far apart ever to match, over many cycles.
-        let scenario = serde_json::json!({
-            "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
-                "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0, "expansionMultiplier": 1},
-                "ticketTtlSeconds": 3600},
-            "until": 9_000_000,
-            "arrivals": [{"at": 0, "playerId": "a", "mmr": 0}, {"at": 0, "playerId": "b", "mmr": 3000}]
-        });
-        let response = app
+        let state =
+            AppState::new(db, config).with_request_deadline(Duration::from_millis(deadline_ms));
+        let response = crate::router(state)
             .oneshot(
                 Request::post("/v1/projects/prj_x/simulate")
                     .header(header::AUTHORIZATION, "Bearer op")
@@ -283,7 +274,31 @@ mod tests {
         let body = axum::body::to_bytes(response.into_body(), usize::MAX)
             .await
             .unwrap();
-        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        (status, serde_json::from_slice(&body).unwrap())
+    }
+
+    /// A duel nobody can match in (tolerance 0), run to `until`.
+    fn duel(until: u64, arrivals: Vec<Value>) -> Value {
+        json!({
+            "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+                "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0, "expansionMultiplier": 1},
+                "ticketTtlSeconds": 3600},
+            "until": until,
+            "arrivals": arrivals
+        })
+    }
+
+    /// A simulation longer than the request deadline stops in time to say
+    /// so: `422` on `until`, before the deadline's `503` (which a client
+    /// retries, to the same end).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_run_past_the_request_deadline_is_a_422_on_until() {
+        // Two players too far apart ever to match, over many cycles.
+        let arrivals = vec![
+            json!({"at": 0, "playerId": "a", "mmr": 0}),
+            json!({"at": 0, "playerId": "b", "mmr": 3000}),
+        ];
+        let (status, body) = simulate_within(1500, &duel(9_000_000, arrivals)).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
         assert_eq!(body["errors"][0]["field"], "until", "{body}");
         let message = body["errors"][0]["message"].as_str().unwrap();
@@ -294,41 +309,10 @@ mod tests {
     /// it the answer is the `422`, not the deadline's `503`.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_scenario_too_large_to_read_in_time_is_a_422_on_until() {
-        let db = matchplane_store::db::connect("sqlite::memory:")
-            .await
-            .unwrap();
-        let config = ApiConfig {
-            operator_token: Some("op".into()),
-            ..ApiConfig::default()
-        };
-        let state = AppState::new(db, config).with_request_deadline(Duration::from_millis(1000));
-        let app = crate::router(state);
-        let arrivals: Vec<serde_json::Value> = (0..200_000)
-            .map(|i| serde_json::json!({"at": f64::from(i) / 1000.0, "playerId": format!("p{i}"), "mmr": 1500}))
+        let arrivals: Vec<Value> = (0..200_000)
+            .map(|i| json!({"at": f64::from(i) / 1000.0, "playerId": format!("p{i}"), "mmr": 1500}))
             .collect();
-        let scenario = serde_json::json!({
-            "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
-                "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0, "expansionMultiplier": 1},
-                "ticketTtlSeconds": 3600},
-            "until": 200,
-            "arrivals": arrivals
-        });
-        let body = scenario.to_string();
-        let response = app
-            .oneshot(
-                Request::post("/v1/projects/prj_x/simulate")
-                    .header(header::AUTHORIZATION, "Bearer op")
-                    .header(header::CONTENT_TYPE, "application/json")
-                    .body(Body::from(body))
-                    .unwrap(),
-            )
-            .await
-            .unwrap();
-        let status = response.status();
-        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .unwrap();
-        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        let (status, body) = simulate_within(1000, &duel(200, arrivals)).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
         assert_eq!(body["errors"][0]["field"], "until", "{body}");
     }
