@@ -431,3 +431,59 @@ fn role_waits_count_each_seated_player_by_role_with_its_wait() {
     assert_eq!(out.matches.len(), 1, "{out:?}");
     assert!(RoleWaits::of_matches(&out.matches).is_empty());
 }
+
+#[test]
+fn a_group_the_nearest_joiners_cannot_seat_is_found_among_those_passed_over() {
+    // Five damage players waited longest, between the two parties by MMR:
+    // the walk from any of them, and from either party, takes damage
+    // players first, and then the other party (it brings a fifth damage
+    // player) does not fit. The match exists without three of them: both
+    // parties, two damage players and the two support players.
+    let config = with_parties(
+        roles_mode(
+            &[5, 5],
+            json!({"tank": 1, "damage": 2, "support": 2}),
+            json!([]),
+        ),
+        3,
+        true,
+    );
+    let mut pool: Vec<Search> = (0..5)
+        .map(|i| {
+            roled(
+                &format!("d{i}"),
+                1003.0 + f64::from(i),
+                f64::from(i),
+                &["damage"],
+            )
+        })
+        .collect();
+    for (p, mmr, at) in [("p", 1000.0, 5.0), ("q", 1010.0, 6.0)] {
+        let mut members = party(p, 3, mmr, at);
+        for (s, role) in members.iter_mut().zip(["tank", "damage", "support"]) {
+            s.attributes = serde_json::from_value(json!({ "roles": [role] })).unwrap();
+        }
+        pool.extend(members);
+    }
+    pool.push(roled("s0", 1020.0, 7.0, &["support"]));
+    pool.push(roled("s1", 1021.0, 8.0, &["support"]));
+    let out = cycle(&config, &pool, 10.0);
+    assert!(out.failed.is_empty(), "{out:?}");
+    assert_eq!(out.matches.len(), 1, "{out:?}");
+    let mut ids: Vec<String> = teams_of(&out)[0].concat();
+    ids.sort();
+    assert_eq!(
+        ids,
+        ["d0", "d1", "p-0", "p-1", "p-2", "q-0", "q-1", "q-2", "s0", "s1"],
+        "the longest-waiting damage players and everyone the roles need"
+    );
+    for team in &out.matches[0].teams {
+        let mut roles: Vec<String> = team
+            .players
+            .iter()
+            .map(|p| p.role.as_ref().unwrap().to_string())
+            .collect();
+        roles.sort();
+        assert_eq!(roles, ["damage", "damage", "support", "support", "tank"]);
+    }
+}

@@ -151,6 +151,47 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// A pool small enough to search whole, everyone in range of everyone:
+    /// whenever some of its candidates seat into a full match, the cycle
+    /// forms a match (the walk's nearest joiners never starve it).
+    #[test]
+    fn a_pool_with_a_role_seating_forms_a_match(
+        team in 2u32..=4,
+        weights in prop::array::uniform4(0u32..3),
+        keep_together in any::<bool>(),
+        fifo in any::<bool>(),
+        parties in prop::collection::vec(
+            (1usize..=3, 0u16..5, prop::collection::vec(1u8..8, 1..=3)), 2..=9),
+    ) {
+        let counts = split(team, weights);
+        let config = mode(team, &counts, keep_together, fifo);
+        let parties: Vec<_> = parties.into_iter().map(|(s, m, r)| (s.min(team as usize), m, r)).collect();
+        let seats = RoleSeats { counts: counts[..3].to_vec(), any: counts[3] };
+        // Each candidate's members' masks (as `role_pool` lists them).
+        let units: Vec<Vec<u64>> = parties
+            .iter()
+            .map(|(size, _, masks)| (0..*size).map(|k| u64::from(masks[k % masks.len()])).collect())
+            .collect();
+        let formable = (1u32..(1 << units.len())).any(|bits| {
+            let chosen: Vec<&[u64]> = (0..units.len())
+                .filter(|u| bits >> u & 1 == 1)
+                .flat_map(|u| {
+                    if keep_together {
+                        vec![units[u].as_slice()]
+                    } else {
+                        units[u].chunks(1).collect()
+                    }
+                })
+                .collect();
+            let players: usize = chosen.iter().map(|u| u.len()).sum();
+            players == 2 * team as usize && can_seat(&chosen, &[team, team], &seats)
+        });
+        let out = cycle(&config, &role_pool(&parties), 200.0);
+        prop_assert_eq!(!out.matches.is_empty(), formable, "{:?}", out);
+    }
+
     #[test]
     fn halls_condition_agrees_with_the_matching(
         counts in prop::array::uniform4(0u32..3),

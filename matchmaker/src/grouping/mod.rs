@@ -37,6 +37,7 @@ mod indexed;
 mod list;
 mod ranks;
 mod regional;
+mod role_search;
 mod roles;
 mod rules;
 
@@ -198,6 +199,7 @@ impl<'a> Grouper<'a> {
     pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
         let size: u32 = caps.iter().sum();
         self.rules.begin_try();
+        self.roles_begin_try();
         let indexed = if self.rules.index_first(anchor) {
             self.grow_indexed(anchor, caps, size)
         } else {
@@ -213,6 +215,19 @@ impl<'a> Grouper<'a> {
             self.grow_regional(t, anchor, caps, size)
         } else {
             self.grow_close(anchor, caps, size, 0)
+        };
+        // A group the walks left short for its roles may be formed by
+        // passing over some of the nearest joiners (`role_search.rs`).
+        let attempt = match attempt.short {
+            Some(_) => match self.search_roles(anchor, caps, size) {
+                Some(group) => Attempt {
+                    group,
+                    seats: size,
+                    short: None,
+                },
+                None => attempt,
+            },
+            None => attempt,
         };
         for &m in &attempt.group {
             self.found[m] = self.found[m].max(attempt.seats);
@@ -275,8 +290,10 @@ impl<'a> Grouper<'a> {
         roles: u64,
     ) -> Result<(), Blocked> {
         if seats + joiner > size {
+            self.roles_note_too_large(x);
             return Err(Blocked::Overflow);
         }
+        self.roles_note_eligible(x);
         // A role seating seats the parties whole within `caps`: when there
         // is one, the packing below holds and is not searched again. A
         // refusal still packs first, so that a group the parties alone

@@ -51,7 +51,12 @@ pub(super) struct RuleState<'a> {
 /// skip the index walk until one fills.
 const SHORT_RUN: u32 = 2;
 
-impl RuleState<'_> {
+impl<'a> RuleState<'a> {
+    /// The cycle's rule table, when the mode has rules.
+    pub(super) fn table(&self) -> Option<&'a RuleTable<'a>> {
+        self.table
+    }
+
     /// The list of `c`'s partition, when the candidates are partitioned.
     pub(super) fn partition_list(&self) -> Option<usize> {
         self.partition_base

@@ -49,6 +49,23 @@ pub fn assign_scaled(masks: &[u64], seats: &RoleSeats, teams: u32) -> Option<Vec
     Some(role_of)
 }
 
+/// How many players of `masks` at most can sit at once in `teams` copies
+/// of `seats` pooled (a maximum matching: the others stand): whether some
+/// of a larger set could fill a group's seats at all.
+pub fn most_seated(masks: &[u64], seats: &RoleSeats, teams: u32) -> usize {
+    let any = seats.counts.len();
+    let mut cap: Vec<u32> = seats.counts.iter().map(|c| c * teams).collect();
+    cap.push(seats.any * teams);
+    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); any + 1];
+    let mut role_of = vec![any; masks.len()];
+    (0..masks.len())
+        .filter(|&p| {
+            let mut seen = 0u128;
+            augment(p, masks, &cap, &mut holders, &mut role_of, &mut seen)
+        })
+        .count()
+}
+
 /// Finds `p` a seat, moving holders along an augmenting path.
 fn augment(
     p: usize,
