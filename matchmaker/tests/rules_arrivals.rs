@@ -263,6 +263,24 @@ fn csv_attributes_are_refused_by_path_on_every_row() {
          2,b,1500,,\"{\"\"build\"\":\"\"1.9\"\",\"\"maps\"\":[\"\"dust\"\"]}\"\n",
     );
     assert_eq!(failed[0].0, "arrivalsCsv[1].attributes.build");
+    // A blank line counts as a row, for reading and rule errors alike: row
+    // `i` is line `i + 2` of the text.
+    let failed = csv_failures(
+        "at,playerId,mmr,event,attributes\n\
+         1,a,,cancel,\n\
+         \n\
+         2,b,1500,,\"{\"\"build\"\":\"\"1.9\"\",\"\"maps\"\":[\"\"dust\"\"]}\"\n\
+         3,c,high,,\n",
+    );
+    let fields: Vec<&str> = failed.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(fields, ["arrivalsCsv[3].mmr"]);
+    let failed = csv_failures(
+        "at,playerId,mmr,event,attributes\n\
+         1,a,,cancel,\n\
+         \n\
+         2,b,1500,,\"{\"\"build\"\":\"\"1.9\"\",\"\"maps\"\":[\"\"dust\"\"]}\"\n",
+    );
+    assert_eq!(failed[0].0, "arrivalsCsv[2].attributes.build");
 }
 
 /// A recording's attribute the mode no longer declares is ignored, as a

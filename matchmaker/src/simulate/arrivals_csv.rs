@@ -122,8 +122,8 @@ pub fn parse_arrivals_csv(
 /// docs/tuning.md) says `start` (or nothing: an arrival) or `cancel` (the
 /// player's search ends at `at`; only `at` and `playerId` are read).
 ///
-/// Row `i` after the header (0-based, cancel rows counted) is named
-/// `{source}[i]` in errors, its cells by column (`arrivalsCsv[2].mmr`,
+/// Row `i` after the header (0-based, cancel rows and blank lines
+/// counted: the row on line `i + 2`) is named `{source}[i]` in errors, its cells by column (`arrivalsCsv[2].mmr`,
 /// `arrivalsCsv[0].attributes.maps[1]`), as [`super::Scenario::add_events`]
 /// names the same row's rule failures; the header's are on `{source}`.
 ///
@@ -134,6 +134,21 @@ pub fn read_arrivals_csv(
     regions: Option<&crate::latency::Regions>,
     source: &str,
 ) -> Result<Vec<Event>, ScenarioError> {
+    read_arrivals_csv_rows(text, regions, source).map(|(events, _)| events)
+}
+
+/// [`read_arrivals_csv`], with each event's row: the line it starts on,
+/// counted from 0 on the line after the header (a blank line skipped is
+/// still counted, so that `{source}[i]` is line `i + 2` of a text whose
+/// header is its first line).
+///
+/// # Errors
+/// As [`read_arrivals_csv`].
+pub fn read_arrivals_csv_rows(
+    text: &str,
+    regions: Option<&crate::latency::Regions>,
+    source: &str,
+) -> Result<(Vec<Event>, Vec<usize>), ScenarioError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
@@ -177,13 +192,31 @@ pub fn read_arrivals_csv(
         event: col("event"),
         attributes: col("attributes"),
     };
+    let header_line = headers.position().map_or(1, csv::Position::line);
+    // The row of a record starting on `line` (1-based), else the one after
+    // the last.
+    let row_of = |line: Option<u64>, last: Option<usize>| {
+        line.and_then(|l| usize::try_from(l.checked_sub(header_line + 1)?).ok())
+            .unwrap_or_else(|| last.map_or(0, |r| r + 1))
+    };
     let mut events = Vec::new();
+    let mut rows = Vec::new();
     let mut errors = Vec::new();
-    for (i, record) in reader.records().enumerate() {
+    let mut last = None;
+    for record in reader.records() {
+        let line = match &record {
+            Ok(r) => r.position().map(|p| first_line(text, p)),
+            Err(e) => e.position().map(|p| first_line(text, p)),
+        };
+        let i = row_of(line, last);
+        last = Some(i);
         let row = format!("{source}[{i}]");
         match record {
             Ok(record) => match columns.event(&record, &row, regions) {
-                Ok(event) => events.push(event),
+                Ok(event) => {
+                    events.push(event);
+                    rows.push(i);
+                }
                 Err(failed) => errors.extend(failed),
             },
             Err(e) => errors.push(FieldError::new(
@@ -194,10 +227,25 @@ pub fn read_arrivals_csv(
         }
     }
     if errors.is_empty() {
-        Ok(events)
+        Ok((events, rows))
     } else {
         Err(ScenarioError(errors))
     }
+}
+
+/// The line a record at `position` starts on: the reader places a record
+/// that follows blank lines at the first of them.
+fn first_line(text: &str, position: &csv::Position) -> u64 {
+    let from = usize::try_from(position.byte()).unwrap_or(usize::MAX);
+    let blank = text
+        .as_bytes()
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| matches!(b, b'\n' | b'\r'))
+        .filter(|b| **b == b'\n')
+        .count();
+    position.line() + blank as u64
 }
 
 #[cfg(test)]
@@ -251,6 +299,18 @@ mod tests {
         let mut text = ARRIVALS_CSV_HEADER.to_string();
         write_arrivals_csv(&events, &mut text);
         assert_eq!(parse_arrivals_csv(&text, None).unwrap(), events);
+    }
+
+    #[test]
+    fn a_row_is_named_by_its_line_whatever_blank_lines_come_before() {
+        let text = "at,playerId,mmr\n0,a,1500\n\n1,b,x\n2,c\n\r\n\n3,d,y\n";
+        let err = parse_arrivals_csv(text, None).unwrap_err();
+        let fields: Vec<&str> = err.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["arrivalsCsv[2].mmr", "arrivalsCsv[3]", "arrivalsCsv[6].mmr"],
+            "{err:?}"
+        );
     }
 
     #[test]

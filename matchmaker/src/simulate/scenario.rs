@@ -310,8 +310,10 @@ impl Scenario {
     /// [`ScenarioError`]: every row that cannot be read; else every
     /// arrival that breaks a ticket rule.
     pub fn add_arrivals_csv(&mut self, text: &str, source: &str) -> Result<(), ScenarioError> {
-        let events = super::read_arrivals_csv(text, self.game_mode.regions.as_ref(), source)?;
-        self.add_recorded_events(events, source)
+        let (mut events, rows) =
+            super::read_arrivals_csv_rows(text, self.game_mode.regions.as_ref(), source)?;
+        self.drop_undeclared(&mut events);
+        self.add_events_at(events, source, Some(&rows))
     }
 
     /// Adds recorded `events` (an arrivals CSV, a mode's recording) as
@@ -329,7 +331,14 @@ impl Scenario {
         mut events: Vec<Event>,
         source: &str,
     ) -> Result<(), ScenarioError> {
-        for event in &mut events {
+        self.drop_undeclared(&mut events);
+        self.add_events(events, source)
+    }
+
+    /// Drops from `events` the attributes neither the mode nor the
+    /// compared one declares (see [`Scenario::add_recorded_events`]).
+    fn drop_undeclared(&self, events: &mut [Event]) {
+        for event in events {
             if let Event::Arrival { attributes, .. } = event {
                 attributes.retain(|name, _| {
                     OWN_FIELDS.contains(&name.as_str())
@@ -338,7 +347,6 @@ impl Scenario {
                 });
             }
         }
-        self.add_events(events, source)
     }
 
     /// Checks `events` against the mode (docs/searching.md's ticket rules) and adds
@@ -348,8 +356,21 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError`] listing each bad event with its documented code.
     pub fn add_events(&mut self, events: Vec<Event>, source: &str) -> Result<(), ScenarioError> {
+        self.add_events_at(events, source, None)
+    }
+
+    /// [`Scenario::add_events`], naming event `i` `{source}[rows[i]]`
+    /// (a CSV's rows, see [`super::read_arrivals_csv_rows`]) when `rows`
+    /// is given, else `{source}[i]`.
+    fn add_events_at(
+        &mut self,
+        events: Vec<Event>,
+        source: &str,
+        rows: Option<&[usize]>,
+    ) -> Result<(), ScenarioError> {
         let mut errors = Vec::new();
-        for (i, ev) in events.iter().enumerate() {
+        for (k, ev) in events.iter().enumerate() {
+            let i = rows.and_then(|r| r.get(k)).copied().unwrap_or(k);
             if !ev.at().is_finite() || ev.at() < 0.0 {
                 errors.push(FieldError::new(
                     format!("{source}[{i}].at"),
