@@ -241,3 +241,38 @@ fn brute_force(units: &[Unit], caps: &[u32]) -> Option<f64> {
     );
     best
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// A pool small enough to search whole, everyone in range of everyone:
+    /// whenever some of its parties make exactly a match (packed whole on
+    /// the teams with keep-together), the cycle forms a match, however
+    /// the nearest parties fill the seats first.
+    #[test]
+    fn a_pool_holding_a_match_forms_one(
+        team in 2u32..=4,
+        keep_together in any::<bool>(),
+        fifo in any::<bool>(),
+        parties in prop::collection::vec((1usize..=3, 0u16..5), 2..=9),
+    ) {
+        let shape = [team, team];
+        let mut config = if fifo { fifo_mode(&shape) } else { mmr_mode(&shape, 20.0, 2.0) };
+        config = with_parties(config, 3.min(team), keep_together);
+        let sizes: Vec<u32> = parties.iter().map(|(s, _)| (*s as u32).min(team)).collect();
+        let mut pool = Vec::new();
+        for (p, ((_, mmr), size)) in parties.iter().zip(&sizes).enumerate() {
+            let mut members = party(&format!("p{p}"), *size as usize, 1000.0 + f64::from(*mmr), p as f64);
+            if *size == 1 {
+                members[0].party = None;
+            }
+            pool.extend(members);
+        }
+        let formable = (1u32..(1 << sizes.len())).any(|bits| {
+            let chosen: Vec<u32> = (0..sizes.len()).filter(|u| bits >> u & 1 == 1).map(|u| sizes[u]).collect();
+            chosen.iter().sum::<u32>() == 2 * team && (!keep_together || can_pack(&chosen, &shape))
+        });
+        let out = cycle(&config, &pool, 30.0);
+        prop_assert_eq!(!out.matches.is_empty(), formable, "{:?}", out);
+    }
+}

@@ -40,8 +40,8 @@ impl Grouper<'_> {
             let joiner = self.candidates[x].seats;
             if seats + joiner > size {
                 // Too large for this group, perhaps not for another choice
-                // of its members (`role_search.rs`).
-                self.roles_note_too_large(x);
+                // of its members (`second_look.rs`).
+                self.look.pass_over(x);
                 continue;
             }
             if !self.rules.fits(anchor, x, joiner) {

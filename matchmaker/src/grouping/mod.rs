@@ -37,9 +37,9 @@ mod indexed;
 mod list;
 mod ranks;
 mod regional;
-mod role_search;
 mod roles;
 mod rules;
+mod second_look;
 
 use list::{List, Slot, NONE};
 
@@ -92,6 +92,8 @@ pub struct Grouper<'a> {
     /// Role queues (docs/rules.md, "Role queues"), when the mode has a
     /// `composition`.
     roles: roles::RoleState<'a>,
+    /// The candidates the current try passed over, for its second look.
+    look: second_look::Look,
 }
 
 impl<'a> Grouper<'a> {
@@ -145,6 +147,7 @@ impl<'a> Grouper<'a> {
             hints: None,
             rules: rules::RuleState::default(),
             roles: roles::RoleState::default(),
+            look: second_look::Look::default(),
         }
     }
 
@@ -199,7 +202,7 @@ impl<'a> Grouper<'a> {
     pub fn try_anchor(&mut self, anchor: usize, caps: &[u32]) -> Attempt {
         let size: u32 = caps.iter().sum();
         self.rules.begin_try();
-        self.roles_begin_try();
+        self.look.begin_try();
         let indexed = if self.rules.index_first(anchor) {
             self.grow_indexed(anchor, caps, size)
         } else {
@@ -216,10 +219,10 @@ impl<'a> Grouper<'a> {
         } else {
             self.grow_close(anchor, caps, size, 0)
         };
-        // A group the walks left short for its roles may be formed by
-        // passing over some of the nearest joiners (`role_search.rs`).
+        // A group the walks left short after passing over a joiner may be
+        // formed without some of the nearest (`second_look.rs`).
         let attempt = match attempt.short {
-            Some(_) => match self.search_roles(anchor, caps, size) {
+            Some(_) => match self.second_look(anchor, caps, size, &attempt.group) {
                 Some(group) => Attempt {
                     group,
                     seats: size,
@@ -290,10 +293,9 @@ impl<'a> Grouper<'a> {
         roles: u64,
     ) -> Result<(), Blocked> {
         if seats + joiner > size {
-            self.roles_note_too_large(x);
+            self.look.pass_over(x);
             return Err(Blocked::Overflow);
         }
-        self.roles_note_eligible(x);
         // A role seating seats the parties whole within `caps`: when there
         // is one, the packing below holds and is not searched again. A
         // refusal still packs first, so that a group the parties alone
@@ -304,6 +306,7 @@ impl<'a> Grouper<'a> {
             roles::RoleCheck::NoRoles => None,
             roles::RoleCheck::Refused(sig) => Some(sig),
             roles::RoleCheck::RefusedBefore => {
+                self.look.pass_over(x);
                 self.roles_refuse(caps, None);
                 return Err(Blocked::Roles);
             }
@@ -326,11 +329,13 @@ impl<'a> Grouper<'a> {
                 known == 1
             };
             if !ok {
+                self.look.pass_over(x);
                 return Err(Blocked::Seating);
             }
         }
         match refused {
             Some(sig) => {
+                self.look.pass_over(x);
                 self.roles_refuse(caps, sig);
                 Err(Blocked::Roles)
             }

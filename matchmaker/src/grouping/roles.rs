@@ -27,7 +27,7 @@ pub const LOOKAHEAD_PER_SEAT: u32 = 8;
 /// The role table of one cycle and the group being grown.
 #[derive(Debug, Default)]
 pub(super) struct RoleState<'a> {
-    pub(super) table: Option<&'a RoleTable>,
+    table: Option<&'a RoleTable>,
     /// The seats in force for the current try (its anchor's wait).
     seats: RoleSeats,
     /// The group's candidates so far.
@@ -46,19 +46,6 @@ pub(super) struct RoleState<'a> {
     /// players listing only roles of it. Empty past 8 roles.
     room: SmallVec<[u32; 16]>,
     within: SmallVec<[u32; 16]>,
-    /// Candidates the current try's walks found in range and within the
-    /// rules and regions of the group they met, in walk order: the
-    /// second look of `role_search.rs` chooses among them.
-    pub(super) eligible: Vec<usize>,
-    /// Per candidate, the last try (`tries`) that noted it eligible.
-    noted: Vec<u32>,
-    /// Tries so far this cycle, from 1.
-    tries: u32,
-    /// Whether a walk of the current try passed over a joiner for its
-    /// roles, or for the seats left.
-    pub(super) passed_over: bool,
-    /// Group checks the second looks may still make this cycle.
-    pub(super) checks_left: u32,
 }
 
 /// What the role check says of a joiner (see [`Grouper::roles_check`]).
@@ -79,10 +66,6 @@ impl<'a> Grouper<'a> {
     /// seat into the composition's role seats.
     pub fn with_roles(mut self, table: Option<&'a RoleTable>) -> Self {
         self.roles.table = table;
-        self.roles.checks_left = super::role_search::CHECKS_PER_CYCLE;
-        if table.is_some() {
-            self.roles.noted = vec![0; self.candidates.len()];
-        }
         // Each slot keeps its candidate's role lists: a walk reads them in
         // list order instead of from the table, one candidate here and one
         // there.
@@ -96,29 +79,9 @@ impl<'a> Grouper<'a> {
         self
     }
 
-    /// Starts a try (every walk of one anchor).
-    pub(super) fn roles_begin_try(&mut self) {
-        self.roles.eligible.clear();
-        self.roles.passed_over = false;
-        self.roles.tries = self.roles.tries.wrapping_add(1).max(1);
-    }
-
-    /// Notes that `x` reached the seat check of the current walk (in
-    /// range, within the rules and regions of the group it met).
-    pub(super) fn roles_note_eligible(&mut self, x: usize) {
-        let tries = self.roles.tries;
-        if let Some(noted) = self.roles.noted.get_mut(x).filter(|n| **n != tries) {
-            *noted = tries;
-            self.roles.eligible.push(x);
-        }
-    }
-
-    /// Notes that the current walk passed over `x` for the seats left.
-    pub(super) fn roles_note_too_large(&mut self, x: usize) {
-        if self.roles.table.is_some() {
-            self.roles_note_eligible(x);
-            self.roles.passed_over = true;
-        }
+    /// The role table, when the mode has role queues.
+    pub(super) fn role_table(&self) -> Option<&'a RoleTable> {
+        self.roles.table
     }
 
     /// Starts a group at `anchor`: its party sizes and its members.
@@ -197,7 +160,6 @@ impl<'a> Grouper<'a> {
             }
         }
         self.roles.blocked = true;
-        self.roles.passed_over = true;
         self.roles.refused += 1;
         let size: u32 = caps.iter().sum();
         if self.roles.refused >= LOOKAHEAD_PER_SEAT.saturating_mul(size) {

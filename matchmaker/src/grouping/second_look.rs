@@ -1,0 +1,294 @@
+//! The second look of a try (docs/game-modes.md#how-a-cycle-forms-matches,
+//! docs/rules.md "Seating"): when the walks left a group short after
+//! passing over a joiner for its size, its party's seating or its roles,
+//! another choice among the candidates they met may still form a match.
+//!
+//! A walk takes the nearest joiner that fits, so it can take the room a
+//! larger party needed: a duo and a solo leave a 4v4 two seats short of
+//! two trios, where the duo and the trios make eight. With role queues it
+//! can fill one role's seats with the nearest players and then refuse
+//! every party that brings one more of that role: five damage players
+//! nearest an anchor keep out both parties that carry the tanks.
+//!
+//! The second look searches the group's members and the candidates passed
+//! over (the [`MOST_CHOICES`] nearest, nearest first, each included before
+//! it is left out) for a group of the match's size that every member fits
+//! on closeness, rules and regions, whose parties pack into the teams and,
+//! with role queues, that seats into the role seats. It runs only for a
+//! try that stayed short after passing someone over, only when those
+//! candidates together hold enough seats (and players for the role
+//! seats), and it makes at most [`CHECKS_PER_TRY`] group checks a try and
+//! [`CHECKS_PER_CYCLE`] a cycle: a pool where it finds nothing costs a
+//! bounded amount, spent on the longest-waiting anchors.
+
+use super::Grouper;
+use crate::candidate::Candidate;
+use crate::regions::RegionTable;
+use crate::roles::seat::{can_seat, most_seated};
+use crate::roles::{RoleSeats, RoleTable};
+use crate::rules::{GroupRules, RuleTable};
+use crate::teams::can_pack;
+use crate::tolerance::fits;
+use smallvec::SmallVec;
+
+/// Candidates one second look chooses among at most (the nearest).
+pub const MOST_CHOICES: usize = 32;
+/// Group checks one second look may make.
+pub const CHECKS_PER_TRY: u32 = 1_024;
+/// Group checks the second looks of one cycle may make together.
+pub const CHECKS_PER_CYCLE: u32 = 16_384;
+/// Group checks the first test of a second look counts for (whether its
+/// candidates hold enough seats and players for the role seats).
+pub const PRECHECK_COST: u32 = 4;
+
+/// What the current try passed over, for its second look.
+#[derive(Debug)]
+pub(super) struct Look {
+    /// Candidates passed over, in the order met.
+    passed: Vec<usize>,
+    /// Per candidate, the last try (`tries`) that passed it over (empty
+    /// until a first one is).
+    noted: Vec<u32>,
+    /// Tries so far this cycle, from 1.
+    tries: u32,
+    /// Group checks the second looks may still make this cycle.
+    checks_left: u32,
+}
+
+impl Default for Look {
+    fn default() -> Self {
+        Self {
+            passed: Vec::new(),
+            noted: Vec::new(),
+            tries: 0,
+            checks_left: CHECKS_PER_CYCLE,
+        }
+    }
+}
+
+impl Look {
+    /// Starts a try (every walk of one anchor).
+    pub(super) fn begin_try(&mut self) {
+        self.passed.clear();
+        self.tries = self.tries.wrapping_add(1).max(1);
+    }
+
+    /// Notes that a walk passed over `x` (in range, within the rules and
+    /// regions of the group it met) for its size, seating or roles; the
+    /// first [`MOST_CHOICES`] of a try are kept.
+    #[inline]
+    pub(super) fn pass_over(&mut self, x: usize) {
+        // The nearest are met first: past as many as a look chooses
+        // among, the walk's further ones would not be chosen.
+        if self.passed.len() < MOST_CHOICES {
+            self.note(x);
+        }
+    }
+
+    fn note(&mut self, x: usize) {
+        if self.noted.len() <= x {
+            self.noted.resize(x + 1, 0);
+        }
+        if self.noted[x] != self.tries {
+            self.noted[x] = self.tries;
+            self.passed.push(x);
+        }
+    }
+}
+
+impl Grouper<'_> {
+    /// A full group for `anchor` among `group`'s members and the
+    /// candidates the try passed over (see the module's comment), anchor
+    /// first; `None` when there is none within the budget, or nobody was
+    /// passed over.
+    pub(super) fn second_look(
+        &mut self,
+        anchor: usize,
+        caps: &[u32],
+        size: u32,
+        group: &[usize],
+    ) -> Option<Vec<usize>> {
+        if self.look.passed.is_empty() || self.look.checks_left == 0 {
+            return None;
+        }
+        let mut pool: Vec<usize> = group
+            .iter()
+            .chain(&self.look.passed)
+            .copied()
+            .filter(|&c| c != anchor && !self.matched[c])
+            .collect();
+        // Nearest first, ties to the longer wait, as the walks meet them.
+        if self.fifo {
+            pool.sort_unstable();
+        } else {
+            let va = self.values[anchor];
+            pool.sort_by(|&a, &b| {
+                (self.values[a] - va)
+                    .abs()
+                    .total_cmp(&(self.values[b] - va).abs())
+                    .then(a.cmp(&b))
+            });
+        }
+        pool.dedup();
+        pool.truncate(MOST_CHOICES);
+        self.look.checks_left = self.look.checks_left.saturating_sub(PRECHECK_COST);
+        let held: u64 = std::iter::once(anchor)
+            .chain(pool.iter().copied())
+            .map(|c| u64::from(self.candidates[c].seats))
+            .sum();
+        if held < u64::from(size) {
+            return None;
+        }
+        let roles = self.role_table();
+        if let Some(t) = roles {
+            let players: SmallVec<[u64; 64]> = std::iter::once(anchor)
+                .chain(pool.iter().copied())
+                .flat_map(|c| t.masks(c).iter().copied())
+                .collect();
+            let teams = u32::try_from(caps.len()).unwrap_or(u32::MAX);
+            if (most_seated(&players, t.seats_for(anchor), teams) as u64) < u64::from(size) {
+                return None;
+            }
+        }
+        // Seats of `pool[i..]`, to stop where too few are left.
+        let mut after = vec![0u32; pool.len() + 1];
+        for i in (0..pool.len()).rev() {
+            after[i] = after[i + 1].saturating_add(self.candidates[pool[i]].seats);
+        }
+        let rules_table = self.rules.table();
+        let mut rules = GroupRules::default();
+        if let Some(t) = rules_table {
+            rules.start(t, anchor);
+        }
+        let regions: Vec<u64> = self
+            .regions
+            .map(|t| t.mask(anchor).to_vec())
+            .unwrap_or_default();
+        let budget = CHECKS_PER_TRY.min(self.look.checks_left);
+        let mut search = Search {
+            candidates: self.candidates,
+            closeness: (!self.fifo).then_some((self.values, self.ranges)),
+            rules: rules_table,
+            regions: self.regions,
+            roles: roles.map(|t| (t, t.seats_for(anchor))),
+            caps,
+            keep_together: self.keep_together,
+            size,
+            pool: &pool,
+            after: &after,
+            checks: budget,
+            chosen: vec![anchor],
+        };
+        let found = search.grow(0, self.candidates[anchor].seats, &rules, &regions);
+        self.look.checks_left -= budget - search.checks;
+        found.then_some(search.chosen)
+    }
+}
+
+/// One second look's search (see the module's comment).
+struct Search<'s> {
+    candidates: &'s [Candidate],
+    /// Each candidate's value and range (MMR or Ping); `None` for FIFO.
+    closeness: Option<(&'s [f64], &'s [f64])>,
+    rules: Option<&'s RuleTable<'s>>,
+    regions: Option<&'s RegionTable>,
+    /// The role table and the anchor's role seats, with role queues.
+    roles: Option<(&'s RoleTable, &'s RoleSeats)>,
+    caps: &'s [u32],
+    keep_together: bool,
+    size: u32,
+    /// The candidates to choose from, nearest first.
+    pool: &'s [usize],
+    /// Seats of `pool[i..]`.
+    after: &'s [u32],
+    /// Group checks left.
+    checks: u32,
+    /// The group so far, anchor first.
+    chosen: Vec<usize>,
+}
+
+impl Search<'_> {
+    /// Completes `chosen` (of `seats` seats, rule state `rules`, shared
+    /// regions `regions`) from `pool[from..]`; `false` when no completion
+    /// was found within the checks left.
+    fn grow(&mut self, from: usize, seats: u32, rules: &GroupRules, regions: &[u64]) -> bool {
+        if seats == self.size {
+            return true;
+        }
+        for i in from..self.pool.len() {
+            if seats.saturating_add(self.after[i]) < self.size || self.checks == 0 {
+                return false;
+            }
+            let x = self.pool[i];
+            let joiner = self.candidates[x].seats;
+            if seats + joiner > self.size {
+                continue;
+            }
+            self.checks -= 1;
+            if !self.fits(x, rules, regions) {
+                continue;
+            }
+            self.chosen.push(x);
+            if self.seatable() {
+                let mut joined = rules.clone();
+                if let Some(t) = self.rules {
+                    joined.join(t, x);
+                }
+                let mut shared = regions.to_vec();
+                if let Some(t) = self.regions {
+                    t.narrow(&mut shared, x);
+                }
+                if self.grow(i + 1, seats + joiner, &joined, &shared) {
+                    return true;
+                }
+            }
+            self.chosen.pop();
+        }
+        false
+    }
+
+    /// Whether `x` fits every member chosen on closeness, the rules and
+    /// the regions.
+    fn fits(&self, x: usize, rules: &GroupRules, regions: &[u64]) -> bool {
+        if let Some((values, ranges)) = self.closeness {
+            let (vx, rx) = (values[x], ranges[x]);
+            if !self
+                .chosen
+                .iter()
+                .all(|&m| fits(values[m], ranges[m], vx, rx))
+            {
+                return false;
+            }
+        }
+        if let Some(t) = self.rules {
+            if rules.admits(t, x).is_err() {
+                return false;
+            }
+        }
+        self.regions.is_none_or(|t| t.compatible(regions, x))
+    }
+
+    /// Whether the chosen candidates sit on the teams: in the role seats
+    /// with role queues (parties whole with keep-together), else with
+    /// keep-together their parties packed whole.
+    fn seatable(&self) -> bool {
+        if let Some((table, seats)) = self.roles {
+            let members = self.chosen.iter().map(|&c| table.masks(c));
+            let units: SmallVec<[&[u64]; 16]> = if self.keep_together {
+                members.collect()
+            } else {
+                members.flat_map(|m| m.chunks(1)).collect()
+            };
+            return can_seat(&units, self.caps, seats);
+        }
+        if !self.keep_together {
+            return true;
+        }
+        let sizes: SmallVec<[u32; 16]> = self
+            .chosen
+            .iter()
+            .map(|&c| self.candidates[c].seats)
+            .collect();
+        can_pack(&sizes, self.caps)
+    }
+}
