@@ -433,6 +433,43 @@ fn role_waits_count_each_seated_player_by_role_with_its_wait() {
 }
 
 #[test]
+fn a_long_queue_of_one_role_ahead_of_the_parties_does_not_starve_the_match() {
+    // A newcomer trial's pools: 16 to 40 damage players waiting longest,
+    // then the two parties that carry the tanks and two support players.
+    for fifo in [false, true] {
+        for n in [16, 20, 40] {
+            let mut config = roles_mode(
+                &[5, 5],
+                json!({"tank": 1, "damage": 2, "support": 2}),
+                json!([]),
+            );
+            if fifo {
+                config.algorithm = fifo_mode(&[5, 5]).algorithm;
+            }
+            let config = with_parties(config, 3, true);
+            let mut pool: Vec<Search> = (0..n)
+                .map(|i| roled(&format!("d{i}"), 1500.0, f64::from(i) * 0.1, &["damage"]))
+                .collect();
+            for (p, mmr, at) in [("p", 1510.0, 5.0), ("q", 1490.0, 6.0)] {
+                let mut members = party(p, 3, mmr, at);
+                for (s, role) in members.iter_mut().zip(["tank", "damage", "support"]) {
+                    s.attributes = serde_json::from_value(json!({ "roles": [role] })).unwrap();
+                }
+                pool.extend(members);
+            }
+            pool.push(roled("s0", 1500.0, 7.0, &["support"]));
+            pool.push(roled("s1", 1500.0, 8.0, &["support"]));
+            let out = cycle(&config, &pool, 10.0);
+            assert_eq!(
+                out.matches.len(),
+                1,
+                "fifo {fifo}, {n} damage players: {out:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_group_the_nearest_joiners_cannot_seat_is_found_among_those_passed_over() {
     // Five damage players waited longest, between the two parties by MMR:
     // the walk from any of them, and from either party, takes damage

@@ -14,7 +14,9 @@
 //! over (the [`MOST_CHOICES`] nearest, nearest first, each included before
 //! it is left out) for a group of the match's size that every member fits
 //! on closeness, rules and regions, whose parties pack into the teams and,
-//! with role queues, that seats into the role seats. It runs only for a
+//! with role queues, that seats into the role seats. Candidates alike in
+//! seats and roles are tried in one place of the group once, the nearest
+//! that fits (see `Search::kind`). It runs only for a
 //! try that stayed short after passing someone over, only when those
 //! candidates together hold enough seats (and players for the role
 //! seats), and it makes at most [`CHECKS_PER_TRY`] group checks a try and
@@ -32,7 +34,7 @@ use crate::tolerance::fits;
 use smallvec::SmallVec;
 
 /// Candidates one second look chooses among at most (the nearest).
-pub const MOST_CHOICES: usize = 32;
+pub const MOST_CHOICES: usize = 48;
 /// Group checks one second look may make.
 pub const CHECKS_PER_TRY: u32 = 1_024;
 /// Group checks the second looks of one cycle may make together.
@@ -51,6 +53,8 @@ pub(super) struct Look {
     noted: Vec<u32>,
     /// Tries so far this cycle, from 1.
     tries: u32,
+    /// Per kind (see `Search::kind`), how many of `passed` are of it.
+    kinds: SmallVec<[(u64, u32); 16]>,
     /// Group checks the second looks may still make this cycle.
     checks_left: u32,
 }
@@ -61,6 +65,7 @@ impl Default for Look {
             passed: Vec::new(),
             noted: Vec::new(),
             tries: 0,
+            kinds: SmallVec::new(),
             checks_left: CHECKS_PER_CYCLE,
         }
     }
@@ -70,33 +75,54 @@ impl Look {
     /// Starts a try (every walk of one anchor).
     pub(super) fn begin_try(&mut self) {
         self.passed.clear();
+        self.kinds.clear();
         self.tries = self.tries.wrapping_add(1).max(1);
     }
 
-    /// Notes that a walk passed over `x` (in range, within the rules and
-    /// regions of the group it met) for its size, seating or roles; the
-    /// first [`MOST_CHOICES`] of a try are kept.
-    #[inline]
-    pub(super) fn pass_over(&mut self, x: usize) {
-        // The nearest are met first: past as many as a look chooses
-        // among, the walk's further ones would not be chosen.
-        if self.passed.len() < MOST_CHOICES {
-            self.note(x);
-        }
-    }
-
-    fn note(&mut self, x: usize) {
+    /// Notes `x`, of `kind`, of which a match holds `most` at most (see
+    /// [`Grouper::pass_over`]).
+    fn note(&mut self, x: usize, kind: Option<u64>, most: u32) {
         if self.noted.len() <= x {
             self.noted.resize(x + 1, 0);
         }
-        if self.noted[x] != self.tries {
-            self.noted[x] = self.tries;
-            self.passed.push(x);
+        if self.noted[x] == self.tries {
+            return;
         }
+        if let Some(k) = kind {
+            match self.kinds.iter_mut().find(|(seen, _)| *seen == k) {
+                Some((_, n)) if *n >= most => return,
+                Some((_, n)) => *n += 1,
+                None => self.kinds.push((k, 1)),
+            }
+        }
+        self.noted[x] = self.tries;
+        self.passed.push(x);
+    }
+}
+
+/// Candidate `x`'s kind (see `Search::kind`).
+fn kind_of(roles: Option<&RoleTable>, candidates: &[Candidate], x: usize) -> Option<u64> {
+    match roles {
+        Some(table) => table.signature(x),
+        None => Some(u64::from(candidates[x].seats)),
     }
 }
 
 impl Grouper<'_> {
+    /// Notes that the current walk passed over `x` (in range, within the
+    /// rules and regions of the group it met) for its size, seating or
+    /// roles, in a group of `size` seats. The first [`MOST_CHOICES`] of a
+    /// try are kept, and of one kind only as many as a match holds: forty
+    /// damage players met first leave room for the parties met after them.
+    #[inline]
+    pub(super) fn pass_over(&mut self, x: usize, size: u32) {
+        if self.look.passed.len() < MOST_CHOICES {
+            let kind = kind_of(self.role_table(), self.candidates, x);
+            let most = size / self.candidates[x].seats.max(1);
+            self.look.note(x, kind, most.max(1));
+        }
+    }
+
     /// A full group for `anchor` among `group`'s members and the
     /// candidates the try passed over (see the module's comment), anchor
     /// first; `None` when there is none within the budget, or nobody was
@@ -215,6 +241,8 @@ impl Search<'_> {
         if seats == self.size {
             return true;
         }
+        // Kinds (see `Search::kind`) tried in this place of the group.
+        let mut tried: SmallVec<[u64; 8]> = SmallVec::new();
         for i in from..self.pool.len() {
             if seats.saturating_add(self.after[i]) < self.size || self.checks == 0 {
                 return false;
@@ -224,10 +252,15 @@ impl Search<'_> {
             if seats + joiner > self.size {
                 continue;
             }
+            let kind = self.kind(x);
+            if kind.is_some_and(|k| tried.contains(&k)) {
+                continue;
+            }
             self.checks -= 1;
             if !self.fits(x, rules, regions) {
                 continue;
             }
+            tried.extend(kind);
             self.chosen.push(x);
             if self.seatable() {
                 let mut joined = rules.clone();
@@ -245,6 +278,19 @@ impl Search<'_> {
             self.chosen.pop();
         }
         false
+    }
+
+    /// `x`'s kind: its seats, or with role queues its members' role
+    /// lists ([`RoleTable::signature`]); `None` when it has none. A
+    /// candidate of a kind already tried in a place of the group, after
+    /// one that fit the members chosen, is not tried there: it seats as
+    /// the first did, and the first, nearer, completed no group there
+    /// (exactly so when every candidate fits every other, as in a pool
+    /// that has waited). Without this, twenty damage players ahead of the
+    /// parties that carry the tanks are chosen four at a time, thousands of
+    /// ways, before a group with one of them is tried.
+    fn kind(&self, x: usize) -> Option<u64> {
+        kind_of(self.roles.map(|(t, _)| t), self.candidates, x)
     }
 
     /// Whether `x` fits every member chosen on closeness, the rules and
