@@ -204,6 +204,11 @@ pub fn read_arrivals_csv_rows(
     let mut errors = Vec::new();
     let mut last = None;
     for record in reader.records() {
+        if let Err(e) = &record {
+            if blank_line(text, e) {
+                continue;
+            }
+        }
         let line = match &record {
             Ok(r) => r.position().map(|p| first_line(text, p)),
             Err(e) => e.position().map(|p| first_line(text, p)),
@@ -231,6 +236,26 @@ pub fn read_arrivals_csv_rows(
     } else {
         Err(ScenarioError(errors))
     }
+}
+
+/// Whether `error` is that of a line holding only spaces or tabs (one
+/// empty cell where the header has more), which is skipped as a blank
+/// line is.
+fn blank_line(text: &str, error: &csv::Error) -> bool {
+    let csv::ErrorKind::UnequalLengths { len: 1, pos, .. } = error.kind() else {
+        return false;
+    };
+    let from = pos
+        .as_ref()
+        .and_then(|p| usize::try_from(p.byte()).ok())
+        .unwrap_or(usize::MAX);
+    // The record's position may be that of empty lines before it.
+    text.get(from..)
+        .and_then(|rest| {
+            rest.split('\n')
+                .find(|l| !l.trim_end_matches('\r').is_empty())
+        })
+        .is_some_and(|l| l.trim().is_empty())
 }
 
 /// The line a record at `position` starts on: the reader places a record
@@ -303,7 +328,8 @@ mod tests {
 
     #[test]
     fn a_row_is_named_by_its_line_whatever_blank_lines_come_before() {
-        let text = "at,playerId,mmr\n0,a,1500\n\n1,b,x\n2,c\n\r\n\n3,d,y\n";
+        // Lines holding only spaces or tabs are blank lines too.
+        let text = "at,playerId,mmr\n0,a,1500\n\n1,b,x\n2,c\n \t\r\n\n3,d,y\n  \n";
         let err = parse_arrivals_csv(text, None).unwrap_err();
         let fields: Vec<&str> = err.0.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(
