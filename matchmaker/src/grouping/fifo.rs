@@ -41,7 +41,7 @@ impl Grouper<'_> {
             if seats + joiner > size {
                 // Too large for this group, perhaps not for another choice
                 // of its members (`second_look.rs`).
-                self.pass_over(x, size);
+                self.look.pass_over(x);
                 continue;
             }
             if !self.rules.fits(anchor, x, joiner) {

@@ -293,7 +293,7 @@ impl<'a> Grouper<'a> {
         roles: u64,
     ) -> Result<(), Blocked> {
         if seats + joiner > size {
-            self.pass_over(x, size);
+            self.look.pass_over(x);
             return Err(Blocked::Overflow);
         }
         // A role seating seats the parties whole within `caps`: when there
@@ -306,7 +306,7 @@ impl<'a> Grouper<'a> {
             roles::RoleCheck::NoRoles => None,
             roles::RoleCheck::Refused(sig) => Some(sig),
             roles::RoleCheck::RefusedBefore => {
-                self.pass_over(x, size);
+                self.look.pass_over(x);
                 self.roles_refuse(caps, None);
                 return Err(Blocked::Roles);
             }
@@ -329,13 +329,13 @@ impl<'a> Grouper<'a> {
                 known == 1
             };
             if !ok {
-                self.pass_over(x, size);
+                self.look.pass_over(x);
                 return Err(Blocked::Seating);
             }
         }
         match refused {
             Some(sig) => {
-                self.pass_over(x, size);
+                self.look.pass_over(x);
                 self.roles_refuse(caps, sig);
                 Err(Blocked::Roles)
             }

@@ -11,17 +11,19 @@
 //! nearest an anchor keep out both parties that carry the tanks.
 //!
 //! The second look searches the group's members and the candidates passed
-//! over (the [`MOST_CHOICES`] nearest, nearest first, each included before
-//! it is left out) for a group of the match's size that every member fits
-//! on closeness, rules and regions, whose parties pack into the teams and,
-//! with role queues, that seats into the role seats. Candidates alike in
+//! over (of the first [`MOST_MET`] a try passes over, the [`MOST_CHOICES`]
+//! nearest, and of candidates alike in seats and roles only as many as a
+//! match holds) for a group of the match's size, nearest first, each
+//! included before it is left out: every member fits every other on
+//! closeness, rules and regions, the parties pack into the teams and, with
+//! role queues, the group seats into the role seats. Candidates alike in
 //! seats and roles are tried in one place of the group once, the nearest
-//! that fits (see `Search::kind`). It runs only for a
-//! try that stayed short after passing someone over, only when those
-//! candidates together hold enough seats (and players for the role
-//! seats), and it makes at most [`CHECKS_PER_TRY`] group checks a try and
-//! [`CHECKS_PER_CYCLE`] a cycle: a pool where it finds nothing costs a
-//! bounded amount, spent on the longest-waiting anchors.
+//! that fits (see `Search::kind`). It runs only for a try that stayed
+//! short after passing someone over, only when those candidates together
+//! hold enough seats (and players for the role seats), and it makes at
+//! most [`CHECKS_PER_TRY`] group checks a try and [`CHECKS_PER_CYCLE`] a
+//! cycle: a pool where it finds nothing costs a bounded amount, spent on
+//! the longest-waiting anchors.
 
 use super::Grouper;
 use crate::candidate::Candidate;
@@ -35,6 +37,9 @@ use smallvec::SmallVec;
 
 /// Candidates one second look chooses among at most (the nearest).
 pub const MOST_CHOICES: usize = 48;
+/// Candidates passed over that one try notes (the nearest; those a walk
+/// meets further out are not chosen among).
+pub const MOST_MET: usize = 128;
 /// Group checks one second look may make.
 pub const CHECKS_PER_TRY: u32 = 1_024;
 /// Group checks the second looks of one cycle may make together.
@@ -46,15 +51,9 @@ pub const PRECHECK_COST: u32 = 4;
 /// What the current try passed over, for its second look.
 #[derive(Debug)]
 pub(super) struct Look {
-    /// Candidates passed over, in the order met.
+    /// Candidates passed over, in the order met (the first [`MOST_MET`];
+    /// one passed over by two walks of the try is listed twice).
     passed: Vec<usize>,
-    /// Per candidate, the last try (`tries`) that passed it over (empty
-    /// until a first one is).
-    noted: Vec<u32>,
-    /// Tries so far this cycle, from 1.
-    tries: u32,
-    /// Per kind (see `Search::kind`), how many of `passed` are of it.
-    kinds: SmallVec<[(u64, u32); 16]>,
     /// Group checks the second looks may still make this cycle.
     checks_left: u32,
 }
@@ -63,9 +62,6 @@ impl Default for Look {
     fn default() -> Self {
         Self {
             passed: Vec::new(),
-            noted: Vec::new(),
-            tries: 0,
-            kinds: SmallVec::new(),
             checks_left: CHECKS_PER_CYCLE,
         }
     }
@@ -75,28 +71,17 @@ impl Look {
     /// Starts a try (every walk of one anchor).
     pub(super) fn begin_try(&mut self) {
         self.passed.clear();
-        self.kinds.clear();
-        self.tries = self.tries.wrapping_add(1).max(1);
     }
 
-    /// Notes `x`, of `kind`, of which a match holds `most` at most (see
-    /// [`Grouper::pass_over`]).
-    fn note(&mut self, x: usize, kind: Option<u64>, most: u32) {
-        if self.noted.len() <= x {
-            self.noted.resize(x + 1, 0);
+    /// Notes that a walk passed over `x` (in range, within the rules and
+    /// regions of the group it met) for its size, its party's seating or
+    /// its roles. The first [`MOST_MET`] of a try are kept: the walks meet
+    /// the nearest first.
+    #[inline]
+    pub(super) fn pass_over(&mut self, x: usize) {
+        if self.passed.len() < MOST_MET {
+            self.passed.push(x);
         }
-        if self.noted[x] == self.tries {
-            return;
-        }
-        if let Some(k) = kind {
-            match self.kinds.iter_mut().find(|(seen, _)| *seen == k) {
-                Some((_, n)) if *n >= most => return,
-                Some((_, n)) => *n += 1,
-                None => self.kinds.push((k, 1)),
-            }
-        }
-        self.noted[x] = self.tries;
-        self.passed.push(x);
     }
 }
 
@@ -109,20 +94,6 @@ fn kind_of(roles: Option<&RoleTable>, candidates: &[Candidate], x: usize) -> Opt
 }
 
 impl Grouper<'_> {
-    /// Notes that the current walk passed over `x` (in range, within the
-    /// rules and regions of the group it met) for its size, seating or
-    /// roles, in a group of `size` seats. The first [`MOST_CHOICES`] of a
-    /// try are kept, and of one kind only as many as a match holds: forty
-    /// damage players met first leave room for the parties met after them.
-    #[inline]
-    pub(super) fn pass_over(&mut self, x: usize, size: u32) {
-        if self.look.passed.len() < MOST_CHOICES {
-            let kind = kind_of(self.role_table(), self.candidates, x);
-            let most = size / self.candidates[x].seats.max(1);
-            self.look.note(x, kind, most.max(1));
-        }
-    }
-
     /// A full group for `anchor` among `group`'s members and the
     /// candidates the try passed over (see the module's comment), anchor
     /// first; `None` when there is none within the budget, or nobody was
@@ -156,6 +127,27 @@ impl Grouper<'_> {
             });
         }
         pool.dedup();
+        // Of one kind, only as many as a match holds: forty damage players
+        // met first leave room for the parties met after them.
+        let roles = self.role_table();
+        let mut kinds: SmallVec<[(u64, u32); 16]> = SmallVec::new();
+        pool.retain(|&c| {
+            let Some(kind) = kind_of(roles, self.candidates, c) else {
+                return true;
+            };
+            let most = size / self.candidates[c].seats.max(1);
+            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) if *n >= most.max(1) => false,
+                Some((_, n)) => {
+                    *n += 1;
+                    true
+                }
+                None => {
+                    kinds.push((kind, 1));
+                    true
+                }
+            }
+        });
         pool.truncate(MOST_CHOICES);
         self.look.checks_left = self.look.checks_left.saturating_sub(PRECHECK_COST);
         let held: u64 = std::iter::once(anchor)
@@ -165,7 +157,6 @@ impl Grouper<'_> {
         if held < u64::from(size) {
             return None;
         }
-        let roles = self.role_table();
         if let Some(t) = roles {
             let players: SmallVec<[u64; 64]> = std::iter::once(anchor)
                 .chain(pool.iter().copied())
