@@ -276,3 +276,59 @@ proptest! {
         prop_assert_eq!(!out.matches.is_empty(), formable, "{:?}", out);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// As [`a_pool_holding_a_match_forms_one`], with block lists: parties
+    /// alike in size but blocked by different players are not mistaken
+    /// for one another (a newcomer trial's `[4,4]`: two solos each
+    /// blocking one trio, two clean solos, then the trios).
+    #[test]
+    fn a_pool_holding_a_match_forms_one_whatever_its_block_lists(
+        team in 2u32..=4,
+        keep_together in any::<bool>(),
+        fifo in any::<bool>(),
+        parties in prop::collection::vec((1usize..=3, 0u16..5, prop::collection::vec(0usize..9, 0..=2)), 2..=9),
+    ) {
+        let shape = [team, team];
+        let mut config = if fifo { fifo_mode(&shape) } else { mmr_mode(&shape, 20.0, 2.0) };
+        config = with_parties(config, 3.min(team), keep_together);
+        config.attributes = serde_json::from_value(serde_json::json!({
+            "blocked": {"type": "playerSet", "default": []}
+        })).unwrap();
+        config.rules = serde_json::from_value(serde_json::json!([
+            {"name": "no-blocked", "type": "avoid", "attribute": "blocked"}
+        ])).unwrap();
+        let n = parties.len();
+        let sizes: Vec<u32> = parties.iter().map(|(s, _, _)| (*s as u32).min(team)).collect();
+        let blocks = |a: usize, b: usize| parties[a].2.contains(&b) && a != b;
+        let mut pool = Vec::new();
+        for (p, ((_, mmr, blocked), size)) in parties.iter().zip(&sizes).enumerate() {
+            let ids: Vec<String> = blocked
+                .iter()
+                .filter(|&&b| b < n && b != p)
+                .flat_map(|&b| (0..sizes[b]).map(move |k| format!("p{b}-{k}")))
+                .collect();
+            let mut members = party(&format!("p{p}"), *size as usize, 1000.0 + f64::from(*mmr), p as f64);
+            for m in &mut members {
+                m.attributes = std::sync::Arc::new(
+                    serde_json::from_value(serde_json::json!({ "blocked": ids })).unwrap(),
+                );
+                if *size == 1 {
+                    m.party = None;
+                }
+            }
+            pool.extend(members);
+        }
+        let formable = (1u32..(1 << n)).any(|bits| {
+            let members: Vec<usize> = (0..n).filter(|u| bits >> u & 1 == 1).collect();
+            let chosen: Vec<u32> = members.iter().map(|&u| sizes[u]).collect();
+            chosen.iter().sum::<u32>() == 2 * team
+                && (!keep_together || can_pack(&chosen, &shape))
+                && members.iter().all(|&a| members.iter().all(|&b| !blocks(a, b)))
+        });
+        let out = cycle(&config, &pool, 30.0);
+        prop_assert_eq!(!out.matches.is_empty(), formable, "{:?}", out);
+    }
+}

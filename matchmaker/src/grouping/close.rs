@@ -101,14 +101,19 @@ impl Grouper<'_> {
                 continue;
             }
             in_range_seats += joiner;
+            let x = order[p];
+            // Refused for the group, not the anchor alone: another choice
+            // of members might take it (`second_look.rs`).
             if !joined.iter().all(|&(vm, rm)| fits(vm, rm, vx, rx)) {
+                self.look.pass_over(x);
                 continue;
             }
-            let x = order[p];
             if !self.rules.fits(anchor, x, joiner) {
+                self.look.pass_over(x);
                 continue;
             }
             if check_regions && !self.region_fits(x) {
+                self.look.pass_over(x);
                 continue;
             }
             match self.admits_slot(caps, size, seats, joiner, x, role_lists) {

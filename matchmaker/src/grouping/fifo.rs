@@ -45,9 +45,11 @@ impl Grouper<'_> {
                 continue;
             }
             if !self.rules.fits(anchor, x, joiner) {
+                self.look.pass_over(x);
                 continue;
             }
             if !self.region_fits(x) {
+                self.look.pass_over(x);
                 continue;
             }
             if self.admits(caps, size, seats, joiner, x).is_ok() {

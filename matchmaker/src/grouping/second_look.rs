@@ -1,29 +1,34 @@
 //! The second look of a try (docs/game-modes.md#how-a-cycle-forms-matches,
 //! docs/rules.md "Seating"): when the walks left a group short after
-//! passing over a joiner for its size, its party's seating or its roles,
-//! another choice among the candidates they met may still form a match.
+//! passing over a candidate that fit the anchor but not the group (its
+//! size, its party's seating, its roles, or a member it does not fit on
+//! closeness, a rule or a region), another choice among the candidates
+//! they met may still form a match.
 //!
 //! A walk takes the nearest joiner that fits, so it can take the room a
 //! larger party needed: a duo and a solo leave a 4v4 two seats short of
 //! two trios, where the duo and the trios make eight. With role queues it
 //! can fill one role's seats with the nearest players and then refuse
 //! every party that brings one more of that role: five damage players
-//! nearest an anchor keep out both parties that carry the tanks.
+//! nearest an anchor keep out both parties that carry the tanks. And a
+//! near joiner who blocks two others keeps them out of a group that
+//! needed them, not him.
 //!
 //! The second look searches the group's members and the candidates passed
-//! over (of the first [`MOST_MET`] a try passes over, the [`MOST_CHOICES`]
-//! nearest, and of candidates alike in seats and roles only as many as a
-//! match holds) for a group of the match's size, nearest first, each
-//! included before it is left out: every member fits every other on
-//! closeness, rules and regions, the parties pack into the teams and, with
-//! role queues, the group seats into the role seats. Candidates alike in
-//! seats and roles are tried in one place of the group once, the nearest
-//! that fits (see `Search::kind`). It runs only for a try that stayed
-//! short after passing someone over, only when those candidates together
-//! hold enough seats (and players for the role seats), and it makes at
-//! most [`CHECKS_PER_TRY`] group checks a try and [`CHECKS_PER_CYCLE`] a
-//! cycle: a pool where it finds nothing costs a bounded amount, spent on
-//! the longest-waiting anchors.
+//! over that fit the anchor (of the first [`MOST_MET`] a try passes over,
+//! the [`MOST_CHOICES`] nearest, and of candidates alike in seats and
+//! roles only as many as a match holds) for a group of the match's size,
+//! nearest first, each included before it is left out: every member fits
+//! every other on closeness, rules and regions, the parties pack into the
+//! teams and, with role queues, the group seats into the role seats.
+//! Candidates alike in every respect are tried in one place of the group
+//! once (see `Search::alike`). It runs only for a try that stayed short
+//! after passing someone over, only when those candidates together hold
+//! enough seats (and players for the role seats), and it makes at most
+//! [`CHECKS_PER_TRY`] group checks a try and [`CHECKS_PER_CYCLE`] a cycle
+//! (the test of each candidate against the anchor counts as one): a pool
+//! where it finds nothing costs a bounded amount, spent on the
+//! longest-waiting anchors.
 
 use super::Grouper;
 use crate::candidate::Candidate;
@@ -37,16 +42,15 @@ use smallvec::SmallVec;
 
 /// Candidates one second look chooses among at most (the nearest).
 pub const MOST_CHOICES: usize = 48;
+// A fit row (`Search::fit_row`) holds the anchor and every choice.
+const _: () = assert!(MOST_CHOICES < 64);
 /// Candidates passed over that one try notes (the nearest; those a walk
 /// meets further out are not chosen among).
 pub const MOST_MET: usize = 128;
 /// Group checks one second look may make.
 pub const CHECKS_PER_TRY: u32 = 1_024;
 /// Group checks the second looks of one cycle may make together.
-pub const CHECKS_PER_CYCLE: u32 = 16_384;
-/// Group checks the first test of a second look counts for (whether its
-/// candidates hold enough seats and players for the role seats).
-pub const PRECHECK_COST: u32 = 4;
+pub const CHECKS_PER_CYCLE: u32 = 4_096;
 
 /// What the current try passed over, for its second look.
 #[derive(Debug)]
@@ -85,7 +89,31 @@ impl Look {
     }
 }
 
-/// Candidate `x`'s kind (see `Search::kind`).
+/// Whether candidates `a` and `b` fit each other on closeness (values
+/// and ranges, none for FIFO), every rule and a common region.
+fn pair_fits(
+    closeness: Option<(&[f64], &[f64])>,
+    rules: Option<&RuleTable<'_>>,
+    regions: Option<&RegionTable>,
+    a: usize,
+    b: usize,
+) -> bool {
+    if let Some((values, ranges)) = closeness {
+        if !fits(values[a], ranges[a], values[b], ranges[b]) {
+            return false;
+        }
+    }
+    if let Some(t) = rules {
+        let mut pair = GroupRules::default();
+        pair.start(t, a);
+        if pair.admits(t, b).is_err() {
+            return false;
+        }
+    }
+    regions.is_none_or(|t| t.compatible(t.mask(a), b))
+}
+
+/// Candidate `x`'s kind (see `Search::alike`).
 fn kind_of(roles: Option<&RoleTable>, candidates: &[Candidate], x: usize) -> Option<u64> {
     match roles {
         Some(table) => table.signature(x),
@@ -127,6 +155,13 @@ impl Grouper<'_> {
             });
         }
         pool.dedup();
+        // Only those that fit the anchor itself can join any group of it.
+        let budget = self.look.checks_left;
+        self.look.checks_left =
+            budget.saturating_sub(u32::try_from(pool.len()).unwrap_or(u32::MAX));
+        let closeness = (!self.fifo).then_some((self.values, self.ranges));
+        let (rules_table, regions_table) = (self.rules.table(), self.regions);
+        pool.retain(|&c| pair_fits(closeness, rules_table, regions_table, anchor, c));
         // Of one kind, only as many as a match holds: forty damage players
         // met first leave room for the parties met after them.
         let roles = self.role_table();
@@ -149,7 +184,6 @@ impl Grouper<'_> {
             }
         });
         pool.truncate(MOST_CHOICES);
-        self.look.checks_left = self.look.checks_left.saturating_sub(PRECHECK_COST);
         let held: u64 = std::iter::once(anchor)
             .chain(pool.iter().copied())
             .map(|c| u64::from(self.candidates[c].seats))
@@ -195,6 +229,7 @@ impl Grouper<'_> {
             after: &after,
             checks: budget,
             chosen: vec![anchor],
+            rows: vec![None; pool.len()],
         };
         let found = search.grow(0, self.candidates[anchor].seats, &rules, &regions);
         self.look.checks_left -= budget - search.checks;
@@ -222,6 +257,8 @@ struct Search<'s> {
     checks: u32,
     /// The group so far, anchor first.
     chosen: Vec<usize>,
+    /// Per pool position, its [`Search::fit_row`] once computed.
+    rows: Vec<Option<u64>>,
 }
 
 impl Search<'_> {
@@ -232,8 +269,9 @@ impl Search<'_> {
         if seats == self.size {
             return true;
         }
-        // Kinds (see `Search::kind`) tried in this place of the group.
-        let mut tried: SmallVec<[u64; 8]> = SmallVec::new();
+        // Pool positions of the candidates tried in this place of the
+        // group (see `Search::alike`).
+        let mut tried: SmallVec<[usize; 8]> = SmallVec::new();
         for i in from..self.pool.len() {
             if seats.saturating_add(self.after[i]) < self.size || self.checks == 0 {
                 return false;
@@ -243,15 +281,14 @@ impl Search<'_> {
             if seats + joiner > self.size {
                 continue;
             }
-            let kind = self.kind(x);
-            if kind.is_some_and(|k| tried.contains(&k)) {
+            self.checks -= 1;
+            if tried.iter().any(|&j| self.alike(j, i)) {
                 continue;
             }
-            self.checks -= 1;
             if !self.fits(x, rules, regions) {
                 continue;
             }
-            tried.extend(kind);
+            tried.push(i);
             self.chosen.push(x);
             if self.seatable() {
                 let mut joined = rules.clone();
@@ -271,17 +308,60 @@ impl Search<'_> {
         false
     }
 
-    /// `x`'s kind: its seats, or with role queues its members' role
-    /// lists ([`RoleTable::signature`]); `None` when it has none. A
-    /// candidate of a kind already tried in a place of the group, after
-    /// one that fit the members chosen, is not tried there: it seats as
-    /// the first did, and the first, nearer, completed no group there
-    /// (exactly so when every candidate fits every other, as in a pool
-    /// that has waited). Without this, twenty damage players ahead of the
-    /// parties that carry the tanks are chosen four at a time, thousands of
-    /// ways, before a group with one of them is tried.
-    fn kind(&self, x: usize) -> Option<u64> {
-        kind_of(self.roles.map(|(t, _)| t), self.candidates, x)
+    /// Whether `pool[i]` and `pool[j]` are alike: of one kind (seats and,
+    /// with role queues, role lists), with the same `equal` and
+    /// `intersect` values and regions, and each fitting the same others
+    /// of the pool and the anchor on closeness and every rule. A candidate
+    /// alike one already tried in a place of the group is not tried there:
+    /// it would complete a group exactly where the first, nearer, did, and
+    /// that completed none. Without this, twenty damage players ahead of
+    /// the parties that carry the tanks are chosen four at a time,
+    /// thousands of ways, before a group with one of them is tried.
+    fn alike(&mut self, i: usize, j: usize) -> bool {
+        let (x, y) = (self.pool[i], self.pool[j]);
+        let roles = self.roles.map(|(t, _)| t);
+        if kind_of(roles, self.candidates, x).is_none()
+            || kind_of(roles, self.candidates, x) != kind_of(roles, self.candidates, y)
+        {
+            return false;
+        }
+        if self.rules.is_some_and(|t| !t.same_values(x, y))
+            || self.regions.is_some_and(|t| t.mask(x) != t.mask(y))
+        {
+            return false;
+        }
+        let both = !((1u64 << (i + 1)) | (1u64 << (j + 1)));
+        self.fit_row(i) & both == self.fit_row(j) & both
+    }
+
+    /// Bit `k` set when `pool[i]` fits the `k`-th of the anchor and the
+    /// pool (closeness, every rule, a common region), computed once.
+    fn fit_row(&mut self, i: usize) -> u64 {
+        if let Some(row) = self.rows[i] {
+            return row;
+        }
+        let x = self.pool[i];
+        let mut row = 0u64;
+        for (k, z) in std::iter::once(self.anchor())
+            .chain(self.pool.iter().copied())
+            .enumerate()
+        {
+            if self.pair_fits(z, x) {
+                row |= 1 << k;
+            }
+        }
+        self.rows[i] = Some(row);
+        row
+    }
+
+    /// The anchor (the first chosen).
+    fn anchor(&self) -> usize {
+        self.chosen[0]
+    }
+
+    /// [`pair_fits`] over this search's closeness, rules and regions.
+    fn pair_fits(&self, a: usize, b: usize) -> bool {
+        pair_fits(self.closeness, self.rules, self.regions, a, b)
     }
 
     /// Whether `x` fits every member chosen on closeness, the rules and

@@ -2,6 +2,7 @@
 //! over the candidates, and the row of cells per candidate a rule check
 //! reads (see [`super::table::RuleTable`]).
 
+use super::table::RuleTable;
 use super::value::AttributeValue;
 
 /// One rule's values over the candidates.
@@ -128,5 +129,20 @@ impl AvoidColumn {
     /// Hashed player ids of candidate `c`'s members.
     pub(super) fn players(&self, c: usize) -> &[u64] {
         &self.players[self.player_starts[c]..self.player_starts[c + 1]]
+    }
+}
+
+impl RuleTable<'_> {
+    /// Whether candidates `x` and `y` hold the same `equal` values (and
+    /// `off` steps) and `intersect` values and versions: within a group
+    /// they count alike on those rules.
+    pub(crate) fn same_values(&self, x: usize, y: usize) -> bool {
+        self.columns
+            .iter()
+            .zip(self.row(x).iter().zip(self.row(y)))
+            .all(|(col, (a, b))| {
+                !matches!(col, Column::Equal { .. } | Column::Intersect { .. })
+                    || (a.a == b.a && a.b == b.b)
+            })
     }
 }
