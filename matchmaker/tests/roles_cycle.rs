@@ -432,6 +432,23 @@ fn role_waits_count_each_seated_player_by_role_with_its_wait() {
     assert!(RoleWaits::of_matches(&out.matches).is_empty());
 }
 
+/// Parties `p` and `q` (queued at 5 and 6 s, MMR `parties`) of a tank, a
+/// damage and a support player each, then support solos `s0` and `s1`
+/// (at 7 and 8 s, MMR `supports`).
+fn tank_parties_and_supports(parties: [f64; 2], supports: [f64; 2]) -> Vec<Search> {
+    let mut pool = Vec::new();
+    for ((p, at), mmr) in [("p", 5.0), ("q", 6.0)].into_iter().zip(parties) {
+        let mut members = party(p, 3, mmr, at);
+        for (s, role) in members.iter_mut().zip(["tank", "damage", "support"]) {
+            s.attributes = serde_json::from_value(json!({ "roles": [role] })).unwrap();
+        }
+        pool.extend(members);
+    }
+    pool.push(roled("s0", supports[0], 7.0, &["support"]));
+    pool.push(roled("s1", supports[1], 8.0, &["support"]));
+    pool
+}
+
 #[test]
 fn a_long_queue_of_one_role_ahead_of_the_parties_does_not_starve_the_match() {
     // A newcomer trial's pools: 16 to 40 damage players waiting longest,
@@ -450,15 +467,10 @@ fn a_long_queue_of_one_role_ahead_of_the_parties_does_not_starve_the_match() {
             let mut pool: Vec<Search> = (0..n)
                 .map(|i| roled(&format!("d{i}"), 1500.0, f64::from(i) * 0.1, &["damage"]))
                 .collect();
-            for (p, mmr, at) in [("p", 1510.0, 5.0), ("q", 1490.0, 6.0)] {
-                let mut members = party(p, 3, mmr, at);
-                for (s, role) in members.iter_mut().zip(["tank", "damage", "support"]) {
-                    s.attributes = serde_json::from_value(json!({ "roles": [role] })).unwrap();
-                }
-                pool.extend(members);
-            }
-            pool.push(roled("s0", 1500.0, 7.0, &["support"]));
-            pool.push(roled("s1", 1500.0, 8.0, &["support"]));
+            pool.extend(tank_parties_and_supports(
+                [1510.0, 1490.0],
+                [1500.0, 1500.0],
+            ));
             let out = cycle(&config, &pool, 10.0);
             assert_eq!(
                 out.matches.len(),
@@ -495,15 +507,10 @@ fn a_group_the_nearest_joiners_cannot_seat_is_found_among_those_passed_over() {
             )
         })
         .collect();
-    for (p, mmr, at) in [("p", 1000.0, 5.0), ("q", 1010.0, 6.0)] {
-        let mut members = party(p, 3, mmr, at);
-        for (s, role) in members.iter_mut().zip(["tank", "damage", "support"]) {
-            s.attributes = serde_json::from_value(json!({ "roles": [role] })).unwrap();
-        }
-        pool.extend(members);
-    }
-    pool.push(roled("s0", 1020.0, 7.0, &["support"]));
-    pool.push(roled("s1", 1021.0, 8.0, &["support"]));
+    pool.extend(tank_parties_and_supports(
+        [1000.0, 1010.0],
+        [1020.0, 1021.0],
+    ));
     let out = cycle(&config, &pool, 10.0);
     assert!(out.failed.is_empty(), "{out:?}");
     assert_eq!(out.matches.len(), 1, "{out:?}");
