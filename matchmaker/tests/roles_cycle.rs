@@ -451,10 +451,17 @@ fn tank_parties_and_supports(parties: [f64; 2], supports: [f64; 2]) -> Vec<Searc
 
 #[test]
 fn a_long_queue_of_one_role_ahead_of_the_parties_does_not_starve_the_match() {
-    // A newcomer trial's pools: 16 to 40 damage players waiting longest,
+    // Newcomer trials' pools: 16 to 150 damage players waiting longest,
     // then the two parties that carry the tanks and two support players.
     for fifo in [false, true] {
-        for n in [16, 20, 40] {
+        // A closeness walk passes over 80 at most (8 a seat): the parties
+        // must be among them there.
+        let sizes: &[u32] = if fifo {
+            &[16, 20, 40, 90, 150]
+        } else {
+            &[16, 20, 40]
+        };
+        for &n in sizes {
             let mut config = roles_mode(
                 &[5, 5],
                 json!({"tank": 1, "damage": 2, "support": 2}),
@@ -479,6 +486,27 @@ fn a_long_queue_of_one_role_ahead_of_the_parties_does_not_starve_the_match() {
             );
         }
     }
+}
+
+#[test]
+fn a_fifo_walk_reaches_the_tanks_behind_ninety_damage_players() {
+    // A newcomer trial: 90 damage solos queued first, then four tanks and
+    // eight support solos (two matches' worth). Each FIFO walk starts at
+    // the front of the queue; counted whole, the damage players it passes
+    // over ended it before the first tank.
+    let mut config = roles_mode(
+        &[5, 5],
+        json!({"tank": 1, "damage": 2, "support": 2}),
+        json!([]),
+    );
+    config.algorithm = fifo_mode(&[5, 5]).algorithm;
+    let mut pool: Vec<Search> = (0..90)
+        .map(|i| roled(&format!("d{i}"), 1500.0, f64::from(i) * 0.1, &["damage"]))
+        .collect();
+    pool.extend((0..4).map(|i| roled(&format!("t{i}"), 1500.0, 20.0, &["tank"])));
+    pool.extend((0..8).map(|i| roled(&format!("s{i}"), 1500.0, 21.0, &["support"])));
+    let out = cycle(&config, &pool, 30.0);
+    assert_eq!(out.matches.len(), 2, "{out:?}");
 }
 
 #[test]

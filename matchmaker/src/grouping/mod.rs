@@ -306,8 +306,8 @@ impl<'a> Grouper<'a> {
             roles::RoleCheck::NoRoles => None,
             roles::RoleCheck::Refused(sig) => Some(sig),
             roles::RoleCheck::RefusedBefore => {
-                self.look.pass_over(x);
-                self.roles_refuse(caps, None);
+                self.look.pass_over_alike(x, size);
+                self.roles_refuse(caps, None, true);
                 return Err(Blocked::Roles);
             }
         };
@@ -336,7 +336,7 @@ impl<'a> Grouper<'a> {
         match refused {
             Some(sig) => {
                 self.look.pass_over(x);
-                self.roles_refuse(caps, sig);
+                self.roles_refuse(caps, sig, false);
                 Err(Blocked::Roles)
             }
             None => Ok(()),

@@ -23,6 +23,10 @@ use smallvec::SmallVec;
 
 /// Candidates a walk may pass over for their roles, per seat of the match.
 pub const LOOKAHEAD_PER_SEAT: u32 = 8;
+/// Candidates a FIFO walk passes over for role lists refused before that
+/// count as one passed over after a seating search (see
+/// [`Grouper::roles_refuse`]).
+pub const FIFO_KNOWN_PER_SEARCHED: u32 = 8;
 
 /// The role table of one cycle and the group being grown.
 #[derive(Debug, Default)]
@@ -34,7 +38,8 @@ pub(super) struct RoleState<'a> {
     members: Vec<usize>,
     /// Whether the current walk refused someone for want of a seating.
     pub(super) blocked: bool,
-    /// Candidates the current walk refused for their roles.
+    /// Candidates the current walk refused for their roles, in eighths
+    /// (see [`Grouper::roles_refuse`]).
     refused: u32,
     /// Role lists (see [`RoleTable::signature`]) refused since the group
     /// last grew.
@@ -152,17 +157,30 @@ impl<'a> Grouper<'a> {
     }
 
     /// Counts a joiner refused by [`Grouper::roles_check`] (its role lists
-    /// `sig`) against the walk's look-ahead.
-    pub(super) fn roles_refuse(&mut self, caps: &[u32], sig: Option<u64>) {
+    /// `sig`) against the walk's look-ahead. In a FIFO walk, one refused
+    /// for role lists refused before (`known`, a comparison, no seating
+    /// search) counts an eighth ([`FIFO_KNOWN_PER_SEARCHED`]): a FIFO walk
+    /// starts at the front of the queue every time, so ninety damage
+    /// players waiting ahead of the tanks would end every walk before it
+    /// reached one. A closeness walk starts at its anchor, and counts each
+    /// whole.
+    pub(super) fn roles_refuse(&mut self, caps: &[u32], sig: Option<u64>, known: bool) {
         if let Some(s) = sig {
             if !self.roles.refused_lists.contains(&s) {
                 self.roles.refused_lists.push(s);
             }
         }
         self.roles.blocked = true;
-        self.roles.refused += 1;
+        self.roles.refused += if known && self.fifo {
+            1
+        } else {
+            FIFO_KNOWN_PER_SEARCHED
+        };
         let size: u32 = caps.iter().sum();
-        if self.roles.refused >= LOOKAHEAD_PER_SEAT.saturating_mul(size) {
+        let most = LOOKAHEAD_PER_SEAT
+            .saturating_mul(size)
+            .saturating_mul(FIFO_KNOWN_PER_SEARCHED);
+        if self.roles.refused >= most {
             self.roles.exhausted = true;
         }
     }

@@ -58,6 +58,8 @@ pub(super) struct Look {
     /// Candidates passed over, in the order met (the first [`MOST_MET`];
     /// one passed over by two walks of the try is listed twice).
     passed: Vec<usize>,
+    /// How many of `passed` came in by [`Look::pass_over_alike`].
+    alike: u32,
     /// Group checks the second looks may still make this cycle.
     checks_left: u32,
 }
@@ -66,6 +68,7 @@ impl Default for Look {
     fn default() -> Self {
         Self {
             passed: Vec::new(),
+            alike: 0,
             checks_left: CHECKS_PER_CYCLE,
         }
     }
@@ -75,6 +78,7 @@ impl Look {
     /// Starts a try (every walk of one anchor).
     pub(super) fn begin_try(&mut self) {
         self.passed.clear();
+        self.alike = 0;
     }
 
     /// Notes that a walk passed over `x` (in range, within the rules and
@@ -85,6 +89,18 @@ impl Look {
     pub(super) fn pass_over(&mut self, x: usize) {
         if self.passed.len() < MOST_MET {
             self.passed.push(x);
+        }
+    }
+
+    /// [`Look::pass_over`] for a candidate whose role lists the group
+    /// refused before: no more of them are noted than a match of `size`
+    /// seats holds players, so that ninety damage players ahead of the
+    /// parties that carry the tanks leave room for the parties.
+    #[inline]
+    pub(super) fn pass_over_alike(&mut self, x: usize, size: u32) {
+        if self.alike < size {
+            self.alike += 1;
+            self.pass_over(x);
         }
     }
 }
