@@ -336,9 +336,8 @@ impl Search<'_> {
     fn alike(&mut self, i: usize, j: usize) -> bool {
         let (x, y) = (self.pool[i], self.pool[j]);
         let roles = self.roles.map(|(t, _)| t);
-        if kind_of(roles, self.candidates, x).is_none()
-            || kind_of(roles, self.candidates, x) != kind_of(roles, self.candidates, y)
-        {
+        let kind = kind_of(roles, self.candidates, x);
+        if kind.is_none() || kind != kind_of(roles, self.candidates, y) {
             return false;
         }
         if self.rules.is_some_and(|t| !t.same_values(x, y))

@@ -31,39 +31,62 @@ pub fn assign(masks: &[u64], seats: &RoleSeats) -> Option<Vec<Role>> {
 /// [`assign`] into `teams` copies of `seats` pooled (a group whose units
 /// are single players: any seat of any team will do).
 pub fn assign_scaled(masks: &[u64], seats: &RoleSeats, teams: u32) -> Option<Vec<Role>> {
-    let any = seats.counts.len();
-    let mut cap: Vec<u32> = seats.counts.iter().map(|c| c * teams).collect();
-    cap.push(seats.any * teams);
-    let total: u64 = cap.iter().map(|c| u64::from(*c)).sum();
+    let mut pooled = Pooled::new(masks, seats, teams);
+    let total: u64 = pooled.cap.iter().map(|c| u64::from(*c)).sum();
     if masks.len() as u64 > total {
         return None;
     }
-    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); any + 1];
-    let mut role_of = vec![any; masks.len()];
-    for p in 0..masks.len() {
-        let mut seen = 0u128;
-        if !augment(p, masks, &cap, &mut holders, &mut role_of, &mut seen) {
-            return None;
-        }
-    }
-    Some(role_of)
+    (0..masks.len())
+        .all(|p| pooled.seat(p))
+        .then_some(pooled.role_of)
 }
 
 /// How many players of `masks` at most can sit at once in `teams` copies
 /// of `seats` pooled (a maximum matching: the others stand): whether some
 /// of a larger set could fill a group's seats at all.
 pub fn most_seated(masks: &[u64], seats: &RoleSeats, teams: u32) -> usize {
-    let any = seats.counts.len();
-    let mut cap: Vec<u32> = seats.counts.iter().map(|c| c * teams).collect();
-    cap.push(seats.any * teams);
-    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); any + 1];
-    let mut role_of = vec![any; masks.len()];
-    (0..masks.len())
-        .filter(|&p| {
-            let mut seen = 0u128;
-            augment(p, masks, &cap, &mut holders, &mut role_of, &mut seen)
-        })
-        .count()
+    let mut pooled = Pooled::new(masks, seats, teams);
+    (0..masks.len()).filter(|&p| pooled.seat(p)).count()
+}
+
+/// A matching of players to the role seats of `teams` copies of a team's
+/// seats pooled, grown one player at a time ([`augment`]).
+struct Pooled<'m> {
+    masks: &'m [u64],
+    /// Seats per role, `any` last.
+    cap: Vec<u32>,
+    /// Players holding each role's seats.
+    holders: Vec<Vec<usize>>,
+    /// Each player's role (`any` until seated).
+    role_of: Vec<Role>,
+}
+
+impl<'m> Pooled<'m> {
+    fn new(masks: &'m [u64], seats: &RoleSeats, teams: u32) -> Self {
+        let any = seats.counts.len();
+        let mut cap: Vec<u32> = seats.counts.iter().map(|c| c * teams).collect();
+        cap.push(seats.any * teams);
+        Self {
+            masks,
+            cap,
+            holders: vec![Vec::new(); any + 1],
+            role_of: vec![any; masks.len()],
+        }
+    }
+
+    /// Seats player `p`, moving others along an augmenting path; `false`
+    /// (nothing moved) when no seat can be freed for it.
+    fn seat(&mut self, p: usize) -> bool {
+        let mut seen = 0u128;
+        augment(
+            p,
+            self.masks,
+            &self.cap,
+            &mut self.holders,
+            &mut self.role_of,
+            &mut seen,
+        )
+    }
 }
 
 /// Finds `p` a seat, moving holders along an augmenting path.
