@@ -250,30 +250,68 @@ fn a_search_with_an_empty_role_list_fails_at_the_re_check() {
 
 #[test]
 fn a_walk_passes_over_a_bounded_number_of_candidates_for_their_roles() {
-    // [1,1] with one tank seat per team (damage seats only after 600 s):
-    // 16 damage players (8 per seat) sit between the anchor and the only
-    // other tank.
+    // [1,1] with one tank seat per team (damage seats only after 600 s,
+    // support seats after 1200 s): 16 damage and support players,
+    // alternating (8 per seat; each starts a run of its own role lists),
+    // sit between the anchor and the only other tank.
     let config = roles_mode(
         &[1, 1],
         json!({"tank": 1}),
-        json!([{"afterSeconds": 600, "perTeam": {"damage": 1}}]),
+        json!([
+            {"afterSeconds": 600, "perTeam": {"damage": 1}},
+            {"afterSeconds": 1200, "perTeam": {"support": 1}}
+        ]),
     );
     let mut pool = vec![roled("anchor", 1000.0, 0.0, &["tank"])];
     for i in 0..16 {
-        pool.push(roled(
-            &format!("d{i}"),
-            1001.0 + f64::from(i),
-            1.0,
-            &["damage"],
-        ));
+        let role = if i % 2 == 0 { "damage" } else { "support" };
+        pool.push(roled(&format!("d{i}"), 1001.0 + f64::from(i), 1.0, &[role]));
     }
     pool.push(roled("far", 1030.0, 1.0, &["tank"]));
     let out = cycle(&config, &pool, 5.0);
     assert!(out.matches.is_empty(), "{out:?}");
-    // One damage player fewer, and the far tank is reached.
+    // One player fewer, and the far tank is reached.
     pool.remove(1);
     let out = cycle(&config, &pool, 5.0);
     assert_eq!(out.matches.len(), 1);
+}
+
+#[test]
+fn a_crowd_of_one_role_between_the_players_a_group_needs_does_not_end_the_walk() {
+    // [5,5], one tank, two damage, two support seats a team: two tanks at
+    // 1500, the damage players at 1540, four supports at 1580. In a long
+    // run of players with the same role lists, those past the match's
+    // seats count an eighth each, so the tank's walk reaches the supports
+    // past hundreds of damage players (it used to end after 80).
+    let config = roles_mode(
+        &[5, 5],
+        json!({"tank": 1, "damage": 2, "support": 2}),
+        json!([]),
+    );
+    for crowd in [85, 300, 500] {
+        let mut pool = vec![
+            roled("t0", 1500.0, 0.0, &["tank"]),
+            roled("t1", 1500.0, 0.0, &["tank"]),
+        ];
+        for i in 0..crowd {
+            pool.push(roled(&format!("d{i}"), 1540.0, 1.0, &["damage"]));
+        }
+        for i in 0..4 {
+            pool.push(roled(&format!("s{i}"), 1580.0, 1.0, &["support"]));
+        }
+        let out = cycle(&config, &pool, 20.0);
+        assert_eq!(out.matches.len(), 1, "{crowd} damage players: {out:?}");
+        let m = &out.matches[0];
+        for id in ["t0", "t1", "s0", "s1", "s2", "s3"] {
+            assert!(
+                m.teams
+                    .iter()
+                    .flat_map(|t| &t.players)
+                    .any(|p| p.player_id.as_str() == id),
+                "{crowd} damage players: {id} not in {m:?}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -56,6 +56,10 @@ impl Grouper<'_> {
         };
         let mut left = same(list.prev[anchor_pos]);
         let mut right = same(list.next[anchor_pos]);
+        // Per side (right, left): the run of candidates refused for their
+        // role lists that the side's walk is in (see
+        // `Grouper::roles_refused_in_run`).
+        let mut runs = [Run::NONE; 2];
         let distance = |p: usize| (slots[p].value - va).abs();
         let nearest = [left, right]
             .into_iter()
@@ -116,7 +120,8 @@ impl Grouper<'_> {
                 self.look.pass_over(x);
                 continue;
             }
-            match self.admits_slot(caps, size, seats, joiner, x, role_lists) {
+            let admitted = self.admits_slot(caps, size, seats, joiner, x, role_lists);
+            match admitted {
                 Ok(()) => {
                     if check_regions {
                         self.region_join(x);
@@ -128,7 +133,31 @@ impl Grouper<'_> {
                     seats += joiner;
                 }
                 Err(Blocked::Seating) => seating_blocked = true,
-                Err(Blocked::Overflow | Blocked::Roles) => {}
+                Err(Blocked::Roles) => {
+                    // The walk reached `p` from the position beside it on
+                    // the anchor's side (nothing is unlinked during a try).
+                    let side = usize::from(take_left);
+                    let before = if take_left {
+                        list.next[p]
+                    } else {
+                        list.prev[p]
+                    };
+                    let run = &mut runs[side];
+                    if role_lists != 0 && run.lists == role_lists && run.last == before {
+                        run.count += 1;
+                    } else {
+                        *run = Run {
+                            last: p,
+                            lists: role_lists,
+                            count: 1,
+                        };
+                    }
+                    run.last = p;
+                    if run.count > size {
+                        self.roles_refused_in_run(caps);
+                    }
+                }
+                Err(Blocked::Overflow) => {}
             }
         }
         let region_short = if seats == size || in_range_seats < size || !check_regions {
@@ -168,4 +197,24 @@ impl Grouper<'_> {
             short,
         }
     }
+}
+
+/// Candidates refused one after another on one side of a walk for the
+/// same role lists (see `Grouper::roles_refused_in_run` in `roles.rs`).
+#[derive(Clone, Copy)]
+struct Run {
+    /// Position of the last of them.
+    last: usize,
+    /// Their role lists ([`Slot::roles`]).
+    lists: u64,
+    /// How many.
+    count: u32,
+}
+
+impl Run {
+    const NONE: Run = Run {
+        last: NONE,
+        lists: 0,
+        count: 0,
+    };
 }

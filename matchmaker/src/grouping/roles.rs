@@ -12,7 +12,11 @@
 //! pooled (counters kept as the group grows) is refused without the team
 //! search. A walk passes over at most [`LOOKAHEAD_PER_SEAT`] candidates
 //! per seat of the match for their roles: a group still short after that
-//! many stays short this cycle (docs/rules.md, "Role queues").
+//! many stays short this cycle (docs/rules.md, "Role queues"). Within a
+//! long run of players with the same role lists one after another, each
+//! refused for them, the players past the match's seats count an eighth
+//! each, so that a crowd of one role between the players a group needs
+//! does not end its walk.
 
 use super::Grouper;
 use crate::reasons::WaitingReason;
@@ -23,10 +27,19 @@ use smallvec::SmallVec;
 
 /// Candidates a walk may pass over for their roles, per seat of the match.
 pub const LOOKAHEAD_PER_SEAT: u32 = 8;
-/// Candidates a FIFO walk passes over for role lists refused before that
-/// count as one passed over after a seating search (see
-/// [`Grouper::roles_refuse`]).
+/// Candidates a FIFO walk (or any walk within a run of one role list)
+/// passes over for role lists refused before that count as one passed
+/// over after a seating search (see [`Grouper::roles_refuse`]).
 pub const FIFO_KNOWN_PER_SEARCHED: u32 = 8;
+
+/// How many eighths of refusals a walk for teams of `caps` players may
+/// count ([`LOOKAHEAD_PER_SEAT`] per seat of the match).
+fn look_ahead(caps: &[u32]) -> u32 {
+    let size: u32 = caps.iter().sum();
+    LOOKAHEAD_PER_SEAT
+        .saturating_mul(size)
+        .saturating_mul(FIFO_KNOWN_PER_SEARCHED)
+}
 
 /// The role table of one cycle and the group being grown.
 #[derive(Debug, Default)]
@@ -46,6 +59,9 @@ pub(super) struct RoleState<'a> {
     refused_lists: Vec<u64>,
     /// Whether the walk has passed over as many as it may.
     pub(super) exhausted: bool,
+    /// Whether the last refusal counted was of role lists refused before
+    /// (see [`Grouper::roles_refused_in_run`]).
+    last_known: bool,
     /// Hall's condition over the group's players pooled (up to 8 roles):
     /// per role set, the seats of one team ([`room_of`]) and the group's
     /// players listing only roles of it. Empty past 8 roles.
@@ -100,6 +116,7 @@ impl<'a> Grouper<'a> {
         self.roles.refused = 0;
         self.roles.refused_lists.clear();
         self.roles.exhausted = false;
+        self.roles.last_known = false;
         if let Some(t) = self.roles.table {
             let seats = t.seats_for(anchor);
             if *seats != self.roles.seats || self.roles.room.is_empty() {
@@ -163,7 +180,8 @@ impl<'a> Grouper<'a> {
     /// starts at the front of the queue every time, so ninety damage
     /// players waiting ahead of the tanks would end every walk before it
     /// reached one. A closeness walk starts at its anchor, and counts each
-    /// whole.
+    /// whole, except within a long run
+    /// ([`Grouper::roles_refused_in_run`]).
     pub(super) fn roles_refuse(&mut self, caps: &[u32], sig: Option<u64>, known: bool) {
         if let Some(s) = sig {
             if !self.roles.refused_lists.contains(&s) {
@@ -171,18 +189,36 @@ impl<'a> Grouper<'a> {
             }
         }
         self.roles.blocked = true;
+        self.roles.last_known = known;
         self.roles.refused += if known && self.fifo {
             1
         } else {
             FIFO_KNOWN_PER_SEARCHED
         };
-        let size: u32 = caps.iter().sum();
-        let most = LOOKAHEAD_PER_SEAT
-            .saturating_mul(size)
-            .saturating_mul(FIFO_KNOWN_PER_SEARCHED);
-        if self.roles.refused >= most {
+        if self.roles.refused >= look_ahead(caps) {
             self.roles.exhausted = true;
         }
+    }
+
+    /// Counts the last refusal, of role lists refused before, an eighth
+    /// after all: the closeness walk calls this when that refusal came in
+    /// a run of candidates one after another on its side, each refused for
+    /// the same role lists, longer than the match has seats. Eighty-five
+    /// damage players at one rating between the tanks and the supports
+    /// would otherwise end the tanks' walk, while a walk through mixed
+    /// role lists that cannot complete still ends after about eighty
+    /// (short runs are common there, and counting them lightly would only
+    /// lengthen walks that cannot complete).
+    pub(super) fn roles_refused_in_run(&mut self, caps: &[u32]) {
+        if !self.roles.last_known || self.fifo {
+            return;
+        }
+        self.roles.last_known = false;
+        self.roles.refused = self
+            .roles
+            .refused
+            .saturating_sub(FIFO_KNOWN_PER_SEARCHED - 1);
+        self.roles.exhausted = self.roles.refused >= look_ahead(caps);
     }
 
     /// The exact check of [`Grouper::roles_check`], for a joiner whose
