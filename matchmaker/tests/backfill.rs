@@ -392,3 +392,32 @@ fn a_fill_keeps_every_rule_against_the_roster_and_its_other_newcomers() {
     let got = taken_ids(&config, &pool, &[with_roster(&[2, 0], strangers)], 1.0);
     assert_eq!(got, vec![vec!["tkt_y".to_string()]]);
 }
+
+#[test]
+fn a_fill_never_seats_a_player_the_roster_still_lists() {
+    use matchplane_matchmaker::rules::{RosterMember, RosterValues};
+    // y3 is on the roster (team 1) and searched again before the game
+    // server noticed: the open seat goes to the next player, not to y3 a
+    // second time. With rules or without, the roster names its players.
+    let config = backfill_on(mmr_mode(&[2, 2], 5.0, 2.0));
+    let pool = vec![solo("y3", 1500.0, 0.0), solo("y9", 1501.0, 1.0)];
+    let roster = RosterValues {
+        attributes: Default::default(),
+        players: ["y1", "y3", "y4"]
+            .iter()
+            .map(|id| RosterMember {
+                player_id: (*id).to_owned(),
+                attributes: Default::default(),
+            })
+            .collect(),
+    };
+    let bf = OpenBackfill {
+        roster,
+        ..open("y", &[1, 0], Some(1500.0), 0.0)
+    };
+    let got = taken_ids(&config, &pool, &[bf.clone()], 5.0);
+    assert_eq!(got, vec![vec!["tkt_y9".to_owned()]]);
+    // Alone in the pool, y3 is not seated at all.
+    let got = taken_ids(&config, &pool[..1], &[bf], 5.0);
+    assert!(got.is_empty(), "{got:?}");
+}

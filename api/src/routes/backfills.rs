@@ -10,6 +10,7 @@
 
 use crate::auth::ProjectCaller;
 use crate::extract::RawJson;
+use crate::play::matched::fill_data;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -18,9 +19,12 @@ use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::roles::open::OpenRoles;
 use matchplane_matchmaker::{Code, OpenBackfill};
-use matchplane_store::entities::backfill;
+use matchplane_store::entities::{backfill, match_ticket};
 use matchplane_store::pool::{BackfillChange, BackfillStatus, ModeKey};
 use matchplane_store::repos::backfills::{self, OpenError};
+use matchplane_store::repos::{match_status, matches};
+use matchplane_store::repos::{match_tickets, StoreError};
+use matchplane_webhook::payload::Team;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -73,9 +77,10 @@ pub struct FillView {
     /// When it was made.
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub at: DateTime<Utc>,
-    /// The new players by team, as in the `match.backfilled` body.
+    /// The new players by team, as in the `match.backfilled` body (each
+    /// newcomer's ticket `data` in its entry, as sent).
     #[schema(value_type = Vec<Object>)]
-    pub teams: Value,
+    pub teams: Vec<Team>,
     /// Open seats per team after it.
     #[schema(value_type = Vec<u32>)]
     pub open_seats_left: Value,
@@ -83,10 +88,28 @@ pub struct FillView {
 
 mod roster;
 
-use roster::{check, context, match_players, read_roster, stored_roster};
+use roster::{check, context, match_players, not_made, read_roster, stored_roster};
 
 fn secs(at: DateTime<Utc>) -> f64 {
     at.timestamp_micros() as f64 / 1e6
+}
+
+/// A stored fill's `teams` (fill `fill_id`) with each newcomer's ticket
+/// `data` from `tickets`, the match's stored tickets, byte for byte as its
+/// `match.backfilled` body carries it.
+///
+/// # Errors
+/// `500` when the stored teams cannot be read as a webhook's.
+fn with_data(
+    fill_id: &str,
+    teams: Value,
+    tickets: &[match_ticket::Model],
+) -> Result<Vec<Team>, ApiError> {
+    let mut teams: Vec<Team> = serde_json::from_value(teams).map_err(|e| {
+        ApiError::from(StoreError::Corrupt(format!("backfill fill {fill_id}: {e}")))
+    })?;
+    fill_data(&mut teams, tickets);
+    Ok(teams)
 }
 
 async fn view(
@@ -114,16 +137,26 @@ async fn view(
                 .unwrap_or_default(),
         ),
     };
-    let fills = backfills::fills(&state.db, &row.project_id, &row.id)
-        .await?
+    let fills = backfills::fills(&state.db, &row.project_id, &row.id).await?;
+    // A fill is stored without its newcomers' `data` (kept with their
+    // tickets, as a match's own players'): put back, each fill's teams are
+    // its `match.backfilled` body's (docs/backfill.md).
+    let tickets = if fills.is_empty() {
+        Vec::new()
+    } else {
+        match_tickets::of_matches(&state.db, &row.project_id, &[row.match_id.as_str()]).await?
+    };
+    let fills = fills
         .into_iter()
-        .map(|f| FillView {
-            fill_id: f.id,
-            at: f.created_at,
-            teams: f.teams,
-            open_seats_left: f.open_seats_left,
+        .map(|f| {
+            Ok(FillView {
+                teams: with_data(&f.id, f.teams, &tickets)?,
+                fill_id: f.id,
+                at: f.created_at,
+                open_seats_left: f.open_seats_left,
+            })
         })
-        .collect();
+        .collect::<Result<_, ApiError>>()?;
     let attributes = row
         .roster
         .get("attributes")
@@ -152,7 +185,7 @@ async fn view(
         (status = 201, body = BackfillView),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
         (status = 409, description = "BACKFILL_ALREADY_OPEN (the body names its `backfillId`)", body = Problem),
-        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED", body = Problem)))]
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned)", body = Problem)))]
 pub async fn open(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -217,6 +250,23 @@ pub async fn open(
         let _ = backfills::end(&state.db, &project_id, &id, backfills::CLOSED, now).await;
         return Err(err.into());
     }
+    // A release (or an assignment timeout) changes the match's status
+    // first and then closes its open request: one that ran between the
+    // check above and the opening found nothing to close, so the status
+    // is read again, and a request on a match no longer made is closed
+    // here, the same way.
+    let current = matches::get(&state.db, &project_id, &match_id).await?;
+    if current.status != match_status::MADE {
+        matchplane_store::released::close_backfill::<ApiError>(
+            &state.db,
+            state.play.pool.as_ref(),
+            &ctx.mode,
+            &match_id,
+            now,
+        )
+        .await?;
+        return Err(not_made(&current));
+    }
     let view = view(&state, &ctx.mode, row, now).await?;
     Ok((StatusCode::CREATED, Json(view)))
 }
@@ -266,7 +316,7 @@ fn not_open(status: &str) -> ApiError {
         (status = 200, body = BackfillView),
         (status = 404, body = Problem),
         (status = 409, description = "CONFLICT: the request is filled, closed or expired", body = Problem),
-        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED", body = Problem)))]
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made", body = Problem)))]
 pub async fn replace(
     _caller: ProjectCaller,
     State(state): State<AppState>,

@@ -60,8 +60,10 @@ pub struct OpenBackfill {
     /// ceiling. `None` for a match made without regions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<ArcStr>,
-    /// The roster's values for the mode's rules (docs/rules.md#backfill):
-    /// a fill satisfies every rule against them. Empty without rules.
+    /// The roster: every player on it (a fill never seats one of them
+    /// again), with their values for the mode's rules
+    /// (docs/rules.md#backfill), which a fill satisfies every rule
+    /// against (none without rules).
     #[serde(default, skip_serializing_if = "crate::rules::RosterValues::is_empty")]
     pub roster: crate::rules::RosterValues,
     /// In a role-queue mode, the open seats of each team by role

@@ -170,6 +170,12 @@ fn fill_one(
     let (rules, roles) = (tables.rules.as_ref(), tables.roles.as_ref());
     let keep_together = config.parties.keep_together;
     let mut seats = FillSeats::new(backfill, roles.zip(config.composition.as_ref()));
+    let on_roster: rustc_hash::FxHashSet<&str> = backfill
+        .roster
+        .players
+        .iter()
+        .map(|p| p.player_id.as_str())
+        .collect();
     let mut group = crate::rules::GroupRules::default();
     if let Some(t) = rules {
         group.start_roster(t, &backfill.roster, now - backfill.opened_at);
@@ -182,6 +188,15 @@ fn fill_one(
             continue;
         }
         if rules.is_some_and(|t| group.admits(t, c).is_err()) {
+            continue;
+        }
+        // A player the game server still lists (a client that searched
+        // again before its server noticed) is never seated twice.
+        if candidate
+            .searches
+            .iter()
+            .any(|&i| on_roster.contains(pool[i].player_id.as_str()))
+        {
             continue;
         }
         let masks = roles.map_or(&[][..], |t| t.masks(c));

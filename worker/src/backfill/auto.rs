@@ -87,9 +87,8 @@ fn open_roles(body: &MatchMade, composition: &Composition) -> Vec<OpenRoles> {
 fn roster_values<'a>(
     players: impl Iterator<Item = &'a matchplane_webhook::payload::Player> + Clone,
 ) -> matchplane_matchmaker::rules::RosterValues {
-    if players.clone().all(|p| p.attributes.is_empty()) {
-        return Default::default();
-    }
+    // Every player, values or not: a fill never seats a roster player
+    // again (docs/backfill.md).
     matchplane_matchmaker::rules::RosterValues {
         attributes: Default::default(),
         players: players

@@ -18,7 +18,7 @@ use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig};
 use matchplane_store::entities::match_;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::backfills::{self};
-use matchplane_store::repos::{game_modes, matches};
+use matchplane_store::repos::{game_modes, match_status, matches};
 use serde_json::Value;
 
 /// The match, its mode's config and the mode's key.
@@ -34,6 +34,9 @@ pub(super) async fn context(
     match_id: &str,
 ) -> Result<Context, ApiError> {
     let row = matches::get(&state.db, project_id, match_id).await?;
+    if row.status != match_status::MADE {
+        return Err(not_made(&row));
+    }
     let not_enabled = || {
         ApiError::invalid(vec![FieldError::new(
             "backfill",
@@ -57,6 +60,21 @@ pub(super) async fn context(
         config,
         mode: key,
     })
+}
+
+/// The refusal of a backfill request for `row`, a match that is not
+/// `made` (a proposal, cancelled, released or unassigned): nobody is
+/// seated in a match that is not played (docs/backfill.md, "Refusals").
+/// Worded as an assignment's for the same match.
+pub(super) fn not_made(row: &match_::Model) -> ApiError {
+    ApiError::invalid(vec![FieldError::new(
+        "matchId",
+        Code::ValidationError,
+        format!(
+            "match {} is {}, not made: only a made match is backfilled",
+            row.id, row.status
+        ),
+    )])
 }
 
 /// The match's team sizes: the mode's shape (a flexible shape's `max` for
@@ -167,7 +185,8 @@ pub(super) fn check(
 /// request's values, and each roster player's (those the entry gives, else
 /// those the match seated it with). Every value sent is checked against the
 /// mode's declarations, those taken out as [`Untyped`] included, all
-/// failures at once; empty in a mode without rules.
+/// failures at once. In a mode without rules, only the roster's player
+/// ids (a fill never seats a roster player again).
 fn roster_values(
     ctx: &Context,
     roster: &Roster,
@@ -220,7 +239,20 @@ fn roster_values(
         return Err(errors);
     }
     if ctx.config.rules.is_empty() {
-        return Ok(RosterValues::default());
+        // Only who is on the roster: a fill never seats them again.
+        let players = roster
+            .teams
+            .iter()
+            .flat_map(|t| &t.players)
+            .map(|p| RosterMember {
+                player_id: p.player_id.clone(),
+                attributes: DeclaredValues::default(),
+            })
+            .collect();
+        return Ok(RosterValues {
+            attributes: DeclaredValues::default(),
+            players,
+        });
     }
     let seated: std::collections::HashMap<String, DeclaredValues> =
         matchplane_store::repos::matches::players_of(&ctx.row.teams)
