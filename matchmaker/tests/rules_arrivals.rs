@@ -354,3 +354,109 @@ fn a_cancel_row_reads_only_its_time_and_player() {
         "{fields:?}"
     );
 }
+
+/// A plain `[1,1]` scenario with `arrivals`, and `arrivalsCsv` named when
+/// `csv` is given.
+fn plain(arrivals: Value, csv: bool) -> Result<Scenario, Vec<(String, String, String)>> {
+    let mut body = json!({
+        "gameMode": {
+            "name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                          "baseTolerance": 5, "expansionMultiplier": 2}
+        },
+        "until": 10,
+        "arrivals": arrivals
+    });
+    if csv {
+        body["arrivalsCsv"] = json!("arrivals.csv");
+    }
+    Scenario::parse(&body.to_string()).map_err(|e| {
+        e.0.into_iter()
+            .map(|f| (f.field, f.code.to_string(), f.message))
+            .collect()
+    })
+}
+
+/// A cancel naming a player no arrival has (a typo), or one who arrives
+/// only later, would do nothing: it is refused and named, every one at once
+/// (docs/simulate.md, "Inline events").
+#[test]
+fn a_cancel_of_a_player_who_has_not_arrived_is_refused() {
+    let failed = plain(
+        json!([
+            {"at": 0, "playerId": "ana", "mmr": 1500},
+            {"at": 1, "cancel": "nobody"},
+            {"at": 1, "cancel": "ben"},
+            {"at": 2, "playerId": "ben", "mmr": 1500},
+            {"at": 3, "cancel": "ana"},
+            {"at": 3, "cancel": "ben"}
+        ]),
+        false,
+    )
+    .unwrap_err();
+    assert_eq!(
+        failed,
+        vec![
+            (
+                "arrivals[1].cancel".to_string(),
+                "VALIDATION_ERROR".to_string(),
+                "no arrival of \"nobody\" comes before this cancel: it names a player of the scenario's arrivals"
+                    .to_string()
+            ),
+            (
+                "arrivals[2].cancel".to_string(),
+                "VALIDATION_ERROR".to_string(),
+                "no arrival of \"ben\" comes before this cancel: it names a player of the scenario's arrivals"
+                    .to_string()
+            ),
+        ]
+    );
+    // Listed with the arrivals' own failures.
+    let failed = plain(
+        json!([{"at": 0, "playerId": "ana"}, {"at": 1, "cancel": "nobody"}]),
+        false,
+    )
+    .unwrap_err();
+    let fields: Vec<&str> = failed.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(fields, ["arrivals[0].mmr", "arrivals[1].cancel"]);
+}
+
+/// With an `arrivalsCsv`, the inline cancels and leaves are checked once
+/// its arrivals are added: a cancel of a player of the file runs, a typo is
+/// refused then. The file's own cancel rows are a recording's, whose
+/// window may start after a search it ends: never refused.
+#[test]
+fn inline_cancels_see_the_csv_arrivals_and_csv_cancels_are_not_checked() {
+    let inline = json!([
+        {"at": 0, "playerId": "ana", "mmr": 1500},
+        {"at": 5, "cancel": "kim"}
+    ]);
+    let mut scenario = plain(inline.clone(), true).unwrap();
+    scenario
+        .add_arrivals_csv("at,playerId,mmr\n1,kim,1500\n", "arrivalsCsv")
+        .unwrap();
+    let mut scenario = plain(inline, true).unwrap();
+    let failed = scenario
+        .add_arrivals_csv("at,playerId,mmr\n6,kim,1500\n", "arrivalsCsv")
+        .unwrap_err()
+        .0;
+    assert_eq!(
+        (failed[0].field.as_str(), failed[0].message.as_str()),
+        (
+            "arrivals",
+            "the cancel at 5 names \"kim\", with no arrival before it: it names a player of the scenario's arrivals"
+        )
+    );
+    assert_eq!(failed.len(), 1);
+    let mut recorded = plain(json!([]), true).unwrap();
+    recorded
+        .add_arrivals_csv(
+            "at,playerId,mmr,event\n0.5,started-before-the-window,,cancel\n1,kim,1500,start\n",
+            "arrivalsCsv",
+        )
+        .unwrap();
+    let mut recorded = plain(json!([]), false).unwrap();
+    recorded
+        .add_arrivals_csv("at,playerId,event\n0.5,gone,cancel\n", "arrivalsCsvText")
+        .unwrap();
+}

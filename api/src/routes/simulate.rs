@@ -126,6 +126,13 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
         Some(Value::String(text)) => Some(text),
         Some(_) => return Err(invalid("arrivalsCsvText", "arrivalsCsvText is CSV text")),
     };
+    if csv.is_some() {
+        // The scenario names its CSV (here by the body's field, not a
+        // file): its inline cancels and leaves are then checked once the
+        // CSV's arrivals are added (docs/simulate.md, "Inline events"),
+        // as on the command line.
+        object.insert("arrivalsCsv".to_owned(), Value::from("arrivalsCsvText"));
+    }
     let mut scenario = read_scenario(body).map_err(ApiError::invalid)?;
     if let Some(text) = csv {
         scenario

@@ -308,6 +308,29 @@ async fn simulate_runs_a_scenario_in_the_server(backend: Backend) {
     assert_eq!(from_csv.status, StatusCode::OK, "{}", from_csv.body);
     assert_eq!(from_csv.body["stats"]["matches"], 1);
 
+    // An inline cancel may name a player of the CSV text; a misspelt one
+    // is said, not dropped (docs/simulate.md, "Inline events").
+    let mut cancelled = scenario(0);
+    cancelled["arrivals"] = json!([{"at": 0.5, "cancel": "b"}]);
+    cancelled["arrivalsCsvText"] =
+        json!("at,playerId,mmr,pingMs,partyId,partyMembers\n0,a,1500,,,\n0,b,1510,,,\n");
+    let run = t
+        .call(Method::POST, &path, Some(&key), Some(cancelled.clone()))
+        .await;
+    assert_eq!(run.status, StatusCode::OK, "{}", run.body);
+    cancelled["arrivals"] = json!([{"at": 0.5, "cancel": "bb"}]);
+    let refused = t
+        .call(Method::POST, &path, Some(&key), Some(cancelled))
+        .await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert!(
+        refused.body["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"bb\"")),
+        "{}",
+        refused.body
+    );
+
     // A row that cannot be read is named by this route's field.
     let mut unreadable = scenario(0);
     unreadable["arrivalsCsvText"] = json!("at,playerId,mmr\n0,a,high\n");

@@ -10,8 +10,10 @@ use serde::Deserialize;
 
 mod arrival_attributes;
 mod event;
+mod named_players;
 use arrival_attributes::{check_arrival_attributes, declared_in, OWN_FIELDS};
 use event::{EventError, RawEvent};
+use named_players::{unarrived, Origin};
 
 /// A scenario (docs/simulate.md), parsed and validated.
 #[derive(Debug, Clone)]
@@ -192,6 +194,24 @@ pub(crate) fn as_arrival_field(mut e: FieldError) -> FieldError {
     e
 }
 
+/// `added` failing with `more` too: every failure at once.
+///
+/// # Errors
+/// `added`'s failures then `more`, or `more` alone when not empty.
+fn also_failing(
+    added: Result<(), ScenarioError>,
+    more: Vec<FieldError>,
+) -> Result<(), ScenarioError> {
+    match added {
+        Err(ScenarioError(mut failed)) => {
+            failed.extend(more);
+            Err(ScenarioError(failed))
+        }
+        Ok(()) if more.is_empty() => Ok(()),
+        Ok(()) => Err(ScenarioError(more)),
+    }
+}
+
 /// Parses a game-mode body of a scenario (`field`: `gameMode` or
 /// `compare`) with `read`: server-set fields dropped, validated against
 /// `tier`, its failures pushed to `errors` with `field.` in front.
@@ -223,7 +243,10 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError`] listing every failure with its documented code:
     /// `VALIDATION_ERROR` for malformed JSON or fields, the tier-floor codes
-    /// of docs/game-modes.md for the mode, docs/searching.md's ticket codes for arrivals.
+    /// of docs/game-modes.md for the mode, docs/searching.md's ticket codes for arrivals,
+    /// `VALIDATION_ERROR` for a cancel or leave naming a player with no
+    /// arrival before it (unless an `arrivalsCsv` is named: then checked by
+    /// [`Scenario::add_arrivals_csv`]).
     pub fn parse(json: &str) -> Result<Self, ScenarioError> {
         let body: ScenarioBody = serde_json::from_str(json).map_err(|e| {
             ScenarioError::one(
@@ -294,26 +317,58 @@ impl Scenario {
             arrivals_csv: raw.arrivals_csv,
             compare,
         };
-        if errors.is_empty() {
-            scenario.add_events(events, "arrivals")?;
-            Ok(scenario)
-        } else {
-            Err(ScenarioError(errors))
+        if !errors.is_empty() {
+            return Err(ScenarioError(errors));
         }
+        // A cancel or leave naming a player who has not arrived by then
+        // (docs/simulate.md, "Inline events"); with an `arrivalsCsv` to
+        // come, checked once its arrivals are added.
+        let not_arrived = if scenario.arrivals_csv.is_none() {
+            let inline: Vec<(Origin, &Event)> = events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (Origin::Inline(i), e))
+                .collect();
+            unarrived(&inline)
+        } else {
+            Vec::new()
+        };
+        also_failing(scenario.add_events(events, "arrivals"), not_arrived)?;
+        Ok(scenario)
     }
 
     /// Reads arrivals CSV text ([`super::read_arrivals_csv`], its rows
     /// named `{source}[i]`) and adds its events as
     /// [`Scenario::add_recorded_events`] does.
     ///
+    /// When the scenario names an `arrivalsCsv`, its inline cancels and
+    /// leaves are checked here, with the file's arrivals (docs/simulate.md,
+    /// "Inline events"); the file's own cancel rows never are.
+    ///
     /// # Errors
     /// [`ScenarioError`]: every row that cannot be read; else every
-    /// arrival that breaks a ticket rule.
+    /// arrival that breaks a ticket rule, and every inline cancel or leave
+    /// naming a player with no arrival before it (on `arrivals`).
     pub fn add_arrivals_csv(&mut self, text: &str, source: &str) -> Result<(), ScenarioError> {
         let (mut events, rows) =
             super::read_arrivals_csv_rows(text, self.game_mode.regions.as_ref(), source)?;
         self.drop_undeclared(&mut events);
-        self.add_events_at(events, source, Some(&rows))
+        // The inline cancels and leaves of a scenario naming an
+        // `arrivalsCsv` are checked here, with the file's arrivals
+        // (docs/simulate.md, "Inline events"); the file's own cancel rows
+        // are not (a recording's window may start after a search it ends).
+        let not_arrived = if self.arrivals_csv.is_some() {
+            let merged: Vec<(Origin, &Event)> = self
+                .events
+                .iter()
+                .map(|e| (Origin::InlineSorted, e))
+                .chain(events.iter().map(|e| (Origin::Added, e)))
+                .collect();
+            unarrived(&merged)
+        } else {
+            Vec::new()
+        };
+        also_failing(self.add_events_at(events, source, Some(&rows)), not_arrived)
     }
 
     /// Adds recorded `events` (an arrivals CSV, a mode's recording) as

@@ -106,6 +106,15 @@ impl RawEvent {
                     "a leave event has only at and leave".into(),
                 ));
             }
+            if players.is_empty() {
+                // An empty leave does nothing: refused, as a typo is
+                // (docs/simulate.md, "Inline events").
+                return Err(EventError::Fields(vec![FieldError::new(
+                    "leave",
+                    Code::ValidationError,
+                    "leave names at least one player",
+                )]));
+            }
             return Ok(Event::Leave {
                 at: self.at,
                 players,
