@@ -52,15 +52,18 @@ impl ApiError {
         err
     }
 
-    /// `409 DECLINE_COOLDOWN`: the player declined (or left) a proposal of
-    /// this mode and may search again in `retry_after_seconds` (at least 1).
+    /// `409 DECLINE_COOLDOWN`: the player declined, stayed silent in
+    /// (`ACCEPTANCE_TIMEOUT`) or left (cancelled, closed the socket) a
+    /// proposal of this mode and may search again in `retry_after_seconds`
+    /// (at least 1). The detail names every case, as a cooldown does not
+    /// record which one it was (docs/acceptance.md, docs/error-codes.md).
     pub fn decline_cooldown(retry_after_seconds: u64) -> Self {
         let mut err = Self::with_status(
             StatusCode::CONFLICT,
             Code::DeclineCooldown.as_str(),
             format!(
-                "the player declined a match of this mode and may search again in \
-                 {retry_after_seconds} s"
+                "the player did not accept a proposed match of this mode (declined, \
+                 stayed silent or left) and may search again in {retry_after_seconds} s"
             ),
         );
         err.retry_after_seconds = Some(retry_after_seconds.max(1));

@@ -54,8 +54,8 @@ pub struct GameModeResponse {
     pub parties: Parties,
     /// Ticket lifetime (seconds).
     pub ticket_ttl_seconds: u32,
-    /// Webhook destination and signing secret. Present on create and
-    /// rotate answers even without a URL, to show the secret.
+    /// Webhook destination and signing secret; absent for a mode without
+    /// a webhook (which has no secret to show or rotate).
     pub webhook: Option<WebhookResponse>,
     /// Glicko-2 ratings, with their defaults filled in; absent: none.
     pub ratings: Option<RatingsConfig>,

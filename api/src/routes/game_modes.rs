@@ -58,9 +58,8 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
         matchplane_matchmaker::timestamp::format(&mode.updated_at).into(),
     );
     body.insert("hold".into(), crate::routes::mode_hold::hold_value(mode));
-    if show_secret && !body.contains_key("webhook") {
-        body.insert("webhook".into(), Value::Object(Map::new()));
-    }
+    // Only a mode with a webhook shows its secret (docs/game-modes.md,
+    // "`webhook`"): a `webhook` object added here would read as one.
     if let Some(Value::Object(webhook)) = body.get_mut("webhook") {
         let secret = if show_secret {
             mode.webhook_secret.clone()
@@ -74,15 +73,21 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
 
 /// Drops server-set fields, then parses the docs/game-modes.md config, listing every
 /// unknown, missing or wrongly typed field.
+///
+/// A `webhook` that held nothing but server-set fields (`secret`,
+/// `status`) is an answer sent back: the create and rotate answers of a
+/// mode without a webhook once showed `"webhook": {"secret": …}`; it is
+/// dropped with them. Any other `webhook` stays, so one without `url`
+/// (`{}` among them) is refused by validation (docs/game-modes.md,
+/// "Validation": `INVALID_WEBHOOK_URL` on `webhook.url`), never ignored.
 pub(crate) fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
     if let Value::Object(map) = &mut body {
         for field in SERVER_SET {
             map.remove(field);
         }
         if let Some(Value::Object(webhook)) = map.get_mut("webhook") {
-            webhook.remove("secret");
-            webhook.remove("status");
-            if webhook.is_empty() {
+            let server_set = [webhook.remove("secret"), webhook.remove("status")];
+            if webhook.is_empty() && server_set.iter().any(Option::is_some) {
                 map.remove("webhook");
             }
         }
@@ -371,7 +376,11 @@ pub async fn replace(
     .map_err(|e| lost_race(e.into(), &preconditions))?;
     state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
-    Ok((StatusCode::OK, tagged(&mode, false)))
+    // A mode given its first webhook shows its secret once, as a create
+    // does (docs/game-modes.md, "`webhook`").
+    let first_webhook = |config: &Value| config.get("webhook").is_some_and(Value::is_object);
+    let show_secret = !first_webhook(&current.config) && first_webhook(&mode.config);
+    Ok((StatusCode::OK, tagged(&mode, show_secret)))
 }
 
 /// A concurrent write got in between the check and the write: with a
@@ -385,17 +394,25 @@ fn lost_race(err: ApiError, preconditions: &Preconditions) -> ApiError {
 }
 
 /// Rotates the webhook secret; the answer shows the new one. The old one
-/// keeps signing for 24 hours.
+/// keeps signing for 24 hours. A mode without a webhook has none to
+/// rotate: `422`, as for its webhook test (docs/webhook-events.md).
 #[utoipa::path(post, path = "/v1/projects/{projectId}/game-modes/{name}/webhook/rotate-secret", tag = "game-modes", operation_id = "rotateWebhookSecret",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 200, body = GameModeResponse), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = GameModeResponse), (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 422, description = "VALIDATION_ERROR on `webhook`: the mode has no webhook", body = Problem)))]
 pub async fn rotate_secret(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
     _: crate::extract::NoBody,
 ) -> Result<Json<GameModeView>, ApiError> {
+    let mode = game_modes::get(&state.db, &project_id, &name)
+        .await
+        .map_err(super::mode_error(&name))?;
+    if !mode.config.get("webhook").is_some_and(Value::is_object) {
+        return Err(crate::routes::webhook_test::no_webhook());
+    }
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
     let mode = game_modes::rotate_secret(&state.db, &project_id, &name, &secret, Utc::now())
         .await

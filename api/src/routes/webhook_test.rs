@@ -50,7 +50,9 @@ pub struct TestAttemptView {
     pub response_body: Option<String>,
 }
 
-fn no_webhook() -> ApiError {
+/// `422 VALIDATION_ERROR` on `webhook`: the game mode has none (its test
+/// and its secret's rotation, docs/webhook-events.md).
+pub(crate) fn no_webhook() -> ApiError {
     ApiError::invalid(vec![FieldError::new(
         "webhook",
         Code::ValidationError,

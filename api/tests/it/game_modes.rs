@@ -272,8 +272,125 @@ async fn conflict_and_quota(backend: Backend) {
     assert_eq!(listed.body.as_array().unwrap().len(), 3);
 }
 
+/// `"webhook": {}` (or any webhook with neither `url` nor
+/// `useProjectEndpoint`) is refused on `webhook.url`, never dropped; a mode
+/// without a webhook shows no `webhook.secret` and has none to rotate
+/// (docs/game-modes.md, "Validation"). Before: `{}` was dropped, the create
+/// answer showed `"webhook": {"secret": …}` and a rotation minted a secret.
+async fn an_empty_webhook_is_refused_and_a_mode_without_one_has_no_secret(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+
+    for webhook in [json!({}), json!({"enabled": true})] {
+        let mut body = mode("bi1");
+        body["webhook"] = webhook.clone();
+        let refused = t.call(Method::POST, &base, Some(&key), Some(body)).await;
+        refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+        assert_eq!(
+            refused.body["errors"][0]["field"], "webhook.url",
+            "{webhook}: {}",
+            refused.body
+        );
+    }
+
+    let mut bare = mode("bi1");
+    bare.as_object_mut().unwrap().remove("webhook");
+    let created = t
+        .call(Method::POST, &base, Some(&key), Some(bare.clone()))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert!(created.body.get("webhook").is_none(), "{}", created.body);
+    let path = format!("{base}/bi1");
+    let got = t.call(Method::GET, &path, Some(&key), None).await;
+    assert!(got.body.get("webhook").is_none(), "{}", got.body);
+
+    // The GET answer sent back is no change; so is the create answer of
+    // before, whose `webhook` held only the secret.
+    let same = t
+        .call(Method::PUT, &path, Some(&key), Some(got.body.clone()))
+        .await;
+    assert_eq!(same.status, StatusCode::OK, "{}", same.body);
+    assert_eq!(same.body["version"], 1, "{}", same.body);
+    let mut old_answer = got.body.clone();
+    old_answer["webhook"] = json!({"secret": "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"});
+    let same = t
+        .call(Method::PUT, &path, Some(&key), Some(old_answer))
+        .await;
+    assert_eq!(same.status, StatusCode::OK, "{}", same.body);
+    assert_eq!(same.body["version"], 1, "{}", same.body);
+    assert!(same.body.get("webhook").is_none(), "{}", same.body);
+    // An empty webhook sent on a replace is refused as on a create.
+    let mut empty = got.body.clone();
+    empty["webhook"] = json!({});
+    t.call(Method::PUT, &path, Some(&key), Some(empty))
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+
+    let rotated = t
+        .call(
+            Method::POST,
+            &format!("{path}/webhook/rotate-secret"),
+            Some(&key),
+            None,
+        )
+        .await;
+    rotated.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(
+        rotated.body["errors"][0]["field"], "webhook",
+        "{}",
+        rotated.body
+    );
+    assert!(
+        !rotated.body.to_string().contains("whsec_"),
+        "{}",
+        rotated.body
+    );
+
+    // Given a webhook later, the PUT's answer shows its secret, once;
+    // the same PUT again masks it; a rotation shows the new one.
+    let mut hooked = got.body.clone();
+    hooked["webhook"] = json!({"url": "https://93.184.216.34/hooks/match"});
+    let replaced = t
+        .call(Method::PUT, &path, Some(&key), Some(hooked.clone()))
+        .await;
+    assert_eq!(replaced.status, StatusCode::OK, "{}", replaced.body);
+    let first = replaced.body["webhook"]["secret"].as_str().unwrap_or("");
+    assert!(first.starts_with("whsec_"), "{}", replaced.body);
+    assert!(!first.contains('*'), "{}", replaced.body);
+    let mut again = replaced.body.clone();
+    again["webhook"]["url"] = json!("https://93.184.216.35/hooks/match");
+    let again = t.call(Method::PUT, &path, Some(&key), Some(again)).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_ne!(
+        again.body["webhook"]["secret"],
+        json!(first),
+        "{}",
+        again.body
+    );
+    let rotated = t
+        .call(
+            Method::POST,
+            &format!("{path}/webhook/rotate-secret"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.body);
+    assert!(
+        rotated.body["webhook"]["secret"]
+            .as_str()
+            .unwrap()
+            .starts_with("whsec_"),
+        "{}",
+        rotated.body
+    );
+}
+
 on_both!(
     lifecycle_versions_and_secrets,
     tier_floors_and_tier_changes,
-    conflict_and_quota
+    conflict_and_quota,
+    an_empty_webhook_is_refused_and_a_mode_without_one_has_no_secret
 );

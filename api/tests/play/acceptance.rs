@@ -18,7 +18,20 @@ on_both_pools!(
     a_party_members_decline_drops_the_whole_party_and_cools_down_only_them,
     answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline,
     an_accept_after_the_deadline_is_refused_even_before_any_sweep,
+    a_cooldown_after_a_timeout_does_not_say_the_player_declined,
 );
+
+/// The `DECLINE_COOLDOWN` detail holds in every case that cools a player
+/// down (docs/acceptance.md): it does not say "declined" alone.
+fn assert_cooldown_detail(answer: &crate::harness::Answer) {
+    answer.assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
+    let detail = answer.body["detail"].as_str().unwrap();
+    assert!(
+        !detail.contains("the player declined a match")
+            && detail.contains("declined, stayed silent or left"),
+        "{detail}"
+    );
+}
 
 /// `duel` with acceptance: 20 s to answer, a 60 s cooldown.
 pub(crate) fn accepting() -> Value {
@@ -319,7 +332,7 @@ async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pool
     assert_eq!(s["status"], "cancelled", "{s}");
     assert_eq!(t.status(&p, &key, &a).await.body["status"], "searching");
     let again = t.ticket(&p, &key, solo("duel", "b")).await;
-    again.assert_problem(StatusCode::CONFLICT, "DECLINE_COOLDOWN");
+    assert_cooldown_detail(&again);
 }
 
 /// With no worker sweeping (all stopped), accepts 2.5 s after `acceptBy`
@@ -362,4 +375,36 @@ async fn an_accept_after_the_deadline_is_refused_even_before_any_sweep(pools: Po
         assert_eq!(s["status"], "failed", "{s}");
         assert_eq!(s["error"]["code"], "ACCEPTANCE_TIMEOUT", "{s}");
     }
+}
+
+/// A player cooled down for staying silent past `acceptBy`
+/// (`ACCEPTANCE_TIMEOUT`) is not told it declined. Before: "the player
+/// declined a match of this mode and may search again in 60 s".
+async fn a_cooldown_after_a_timeout_does_not_say_the_player_declined(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    let (c, c_token) = t.ticket_ok(&p, &key, solo("duel", "c")).await;
+    for token in [&b_token, &c_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let late = matchplane_api::play::unix_now() - 2.5;
+    propose_until(&t, &p, &[&b, &c], &["b", "c"], &[&b, &c], late).await;
+    // The late accept closes the proposal by the deadline's rule.
+    t.call(
+        Method::POST,
+        &format!("/v1/searches/{b}/accept"),
+        Some(&format!("Ticket {b_token}")),
+        None,
+    )
+    .await
+    .assert_problem(StatusCode::CONFLICT, "PROPOSAL_CLOSED");
+    let s = t.status(&p, &key, &c).await.body;
+    assert_eq!(s["error"]["code"], "ACCEPTANCE_TIMEOUT", "{s}");
+
+    let again = t.ticket(&p, &key, solo("duel", "c")).await;
+    assert_cooldown_detail(&again);
+    let wait = again.body["retryAfterSeconds"].as_u64().unwrap();
+    assert!((59..=60).contains(&wait), "{}", again.body);
 }

@@ -1,9 +1,10 @@
 //! A backfill round trip with the worker (docs/backfill.md): the studio asks
 //! for a replacement of a player who left; a waiting player is seated; the
 //! `match.backfilled` delivery carries the newcomer's ticket `data` byte for
-//! byte, as `match.made` does; the newcomer's own view carries it with
-//! `backfill: true`; the request ends `filled` and the mode's stats count
-//! the fill, its seat and its time to fill.
+//! byte, as `match.made` does, and so does the request's view of its fill;
+//! the newcomer's own view carries it with `backfill: true`; the request
+//! ends `filled` and the mode's stats count the fill, its seat and its time
+//! to fill.
 
 use crate::harness::{Pools, TestApp};
 use crate::on_both_pools;
@@ -248,6 +249,17 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
         .await;
     assert_eq!(read.body["status"], "filled", "{}", read.body);
     assert_eq!(read.body["fills"].as_array().unwrap().len(), 1);
+    // Its fill's teams are the webhook's, cy's data in them byte for byte
+    // (docs/backfill.md). Before: the view left `data` out.
+    let webhook: Value = serde_json::from_str(payload).unwrap();
+    assert_eq!(
+        read.body["fills"][0]["teams"], webhook["teams"],
+        "{}",
+        read.body
+    );
+    let (status, text) = get(&t, &format!("{base}/{backfill_id}"), &key).await;
+    assert_eq!(status, StatusCode::OK, "{text}");
+    assert!(text.contains(&format!(r#""data":{CY_DATA}"#)), "{text}");
     let stats = t
         .call(
             Method::GET,
@@ -334,5 +346,62 @@ async fn a_release_closes_the_matchs_open_backfill(pools: Pools) {
     let read = t.call(Method::GET, &request, Some(&key), None).await;
     assert_eq!(read.body["status"], "closed", "{}", read.body);
     assert_eq!(read.body["fills"], json!([]), "{}", read.body);
+    worker.stop().await;
+}
+
+on_both_pools!(a_backfill_on_a_match_no_longer_made_is_refused);
+
+/// Nobody is seated in a match that is not played: a request for a
+/// released match is refused (`matchId`), and the player who left,
+/// searching again, stays in the pool (docs/backfill.md, "Refusals").
+async fn a_backfill_on_a_match_no_longer_made_is_refused(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    let (match_id, roster, _, (bo, bo_token)) = duel_without_bo(&t, &p, &key, json!({})).await;
+    let released = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{match_id}/release"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+
+    let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
+    let opened = t.call(Method::POST, &base, Some(&key), Some(roster)).await;
+    assert_eq!(
+        opened.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        opened.body
+    );
+    assert_eq!(opened.body["code"], "VALIDATION_ERROR", "{}", opened.body);
+    assert_eq!(
+        opened.body["errors"][0]["field"], "matchId",
+        "{}",
+        opened.body
+    );
+    assert!(
+        opened.body["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("released, not made")),
+        "{}",
+        opened.body
+    );
+
+    assert_eq!(t.rest_search(&bo_token).await.status, StatusCode::ACCEPTED);
+    let until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < until {
+        let (_, text) = get(
+            &t,
+            &format!("/v1/searches/{bo}"),
+            &format!("Ticket {bo_token}"),
+        )
+        .await;
+        assert!(text.contains(r#""status":"searching""#), "{text}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     worker.stop().await;
 }

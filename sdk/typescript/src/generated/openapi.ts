@@ -392,7 +392,8 @@ export interface paths {
         put?: never;
         /**
          * Rotates the webhook secret; the answer shows the new one. The old one
-         *     keeps signing for 24 hours.
+         *     keeps signing for 24 hours. A mode without a webhook has none to
+         *     rotate: `422`, as for its webhook test (docs/webhook-events.md).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1765,7 +1766,10 @@ export interface components {
             fillId: string;
             /** @description Open seats per team after it. */
             openSeatsLeft: number[];
-            /** @description The new players by team, as in the `match.backfilled` body. */
+            /**
+             * @description The new players by team, as in the `match.backfilled` body (each
+             *     newcomer's ticket `data` in its entry, as sent).
+             */
             teams: Record<string, never>[];
         };
         /** @description The flexible `matchShape` object (docs/game-modes.md#thin-pools-smaller-matches-and-bots). */
@@ -7005,6 +7009,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR on `webhook`: the mode has no webhook */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
             429: {
                 headers: {
@@ -7671,7 +7684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED */
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7842,7 +7855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED */
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made */
             422: {
                 headers: {
                     [name: string]: unknown;
