@@ -415,7 +415,7 @@ fn a_fill_never_seats_a_player_the_roster_still_lists() {
         roster,
         ..open("y", &[1, 0], Some(1500.0), 0.0)
     };
-    let got = taken_ids(&config, &pool, &[bf.clone()], 5.0);
+    let got = taken_ids(&config, &pool, std::slice::from_ref(&bf), 5.0);
     assert_eq!(got, vec![vec!["tkt_y9".to_owned()]]);
     // Alone in the pool, y3 is not seated at all.
     let got = taken_ids(&config, &pool[..1], &[bf], 5.0);
