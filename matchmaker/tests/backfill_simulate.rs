@@ -116,6 +116,16 @@ fn a_leave_of_a_player_who_has_not_arrived_or_of_nobody_is_refused() {
             "leave names at least one player".to_string()
         )]
     );
+    let mut twice = four();
+    twice.push(json!({"at": 10, "leave": ["a", "b", "a"]}));
+    assert_eq!(
+        leave_failures(json!(twice)),
+        vec![(
+            "arrivals[4].leave[2]".to_string(),
+            "VALIDATION_ERROR".to_string(),
+            "\"a\" is named twice".to_string()
+        )]
+    );
     // Written before its player's arrival, or at the same time before it:
     // applied first, it would do nothing either.
     let mut early = four();

@@ -74,22 +74,19 @@ fn view(mode: &game_mode::Model, show_secret: bool) -> GameModeView {
 /// Drops server-set fields, then parses the docs/game-modes.md config, listing every
 /// unknown, missing or wrongly typed field.
 ///
-/// A `webhook` that held nothing but server-set fields (`secret`,
-/// `status`) is an answer sent back: the create and rotate answers of a
-/// mode without a webhook once showed `"webhook": {"secret": …}`; it is
-/// dropped with them. Any other `webhook` stays, so one without `url`
-/// (`{}` among them) is refused by validation (docs/game-modes.md,
-/// "Validation": `INVALID_WEBHOOK_URL` on `webhook.url`), never ignored.
+/// A `webhook` stays once its server-set fields (`secret`, `status`) are
+/// dropped, even empty: one without `url` (`{}`, or an answer whose `url`
+/// line was deleted) is refused by validation (docs/game-modes.md,
+/// "Validation": `INVALID_WEBHOOK_URL` on `webhook.url`), never ignored,
+/// so that no edit removes a mode's webhook unseen.
 pub(crate) fn parse_config(mut body: Value) -> Result<GameModeConfig, ApiError> {
     if let Value::Object(map) = &mut body {
         for field in SERVER_SET {
             map.remove(field);
         }
         if let Some(Value::Object(webhook)) = map.get_mut("webhook") {
-            let server_set = [webhook.remove("secret"), webhook.remove("status")];
-            if webhook.is_empty() && server_set.iter().any(Option::is_some) {
-                map.remove("webhook");
-            }
+            webhook.remove("secret");
+            webhook.remove("status");
         }
     } else {
         return parse_value(body);

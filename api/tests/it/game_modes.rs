@@ -306,27 +306,26 @@ async fn an_empty_webhook_is_refused_and_a_mode_without_one_has_no_secret(backen
     let got = t.call(Method::GET, &path, Some(&key), None).await;
     assert!(got.body.get("webhook").is_none(), "{}", got.body);
 
-    // The GET answer sent back is no change; so is the create answer of
-    // before, whose `webhook` held only the secret.
+    // The GET answer sent back is no change.
     let same = t
         .call(Method::PUT, &path, Some(&key), Some(got.body.clone()))
         .await;
     assert_eq!(same.status, StatusCode::OK, "{}", same.body);
     assert_eq!(same.body["version"], 1, "{}", same.body);
-    let mut old_answer = got.body.clone();
-    old_answer["webhook"] = json!({"secret": "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"});
-    let same = t
-        .call(Method::PUT, &path, Some(&key), Some(old_answer))
-        .await;
-    assert_eq!(same.status, StatusCode::OK, "{}", same.body);
-    assert_eq!(same.body["version"], 1, "{}", same.body);
-    assert!(same.body.get("webhook").is_none(), "{}", same.body);
-    // An empty webhook sent on a replace is refused as on a create.
-    let mut empty = got.body.clone();
-    empty["webhook"] = json!({});
-    t.call(Method::PUT, &path, Some(&key), Some(empty))
-        .await
-        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+    // An empty webhook sent on a replace is refused as on a create, and so
+    // is one holding only server-set fields (the create answer of before,
+    // or a GET answer whose `url` line was deleted).
+    for webhook in [
+        json!({}),
+        json!({"secret": "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}),
+        json!({"secret": "whsec_********", "status": {}}),
+    ] {
+        let mut empty = got.body.clone();
+        empty["webhook"] = webhook;
+        t.call(Method::PUT, &path, Some(&key), Some(empty))
+            .await
+            .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+    }
 
     let rotated = t
         .call(
@@ -368,6 +367,18 @@ async fn an_empty_webhook_is_refused_and_a_mode_without_one_has_no_secret(backen
         json!(first),
         "{}",
         again.body
+    );
+    // Its answer with the `url` line deleted does not delete the webhook.
+    let mut no_url = again.body.clone();
+    no_url["webhook"].as_object_mut().unwrap().remove("url");
+    t.call(Method::PUT, &path, Some(&key), Some(no_url))
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+    let kept = t.call(Method::GET, &path, Some(&key), None).await;
+    assert_eq!(
+        kept.body["webhook"]["url"], "https://93.184.216.35/hooks/match",
+        "{}",
+        kept.body
     );
     let rotated = t
         .call(

@@ -115,6 +115,22 @@ impl RawEvent {
                     "leave names at least one player",
                 )]));
             }
+            // A player named twice leaves once: the second is a typo.
+            let repeated: Vec<FieldError> = players
+                .iter()
+                .enumerate()
+                .filter(|(j, p)| players[..*j].contains(p))
+                .map(|(j, p)| {
+                    FieldError::new(
+                        format!("leave[{j}]"),
+                        Code::ValidationError,
+                        format!("{p:?} is named twice"),
+                    )
+                })
+                .collect();
+            if !repeated.is_empty() {
+                return Err(EventError::Fields(repeated));
+            }
             return Ok(Event::Leave {
                 at: self.at,
                 players,
