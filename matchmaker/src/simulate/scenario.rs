@@ -13,7 +13,7 @@ mod event;
 mod named_players;
 use arrival_attributes::{check_arrival_attributes, declared_in, OWN_FIELDS};
 use event::{EventError, RawEvent};
-use named_players::{unarrived, Origin};
+use named_players::{also_failing, unarrived_inline, unarrived_with_added};
 
 /// A scenario (docs/simulate.md), parsed and validated.
 #[derive(Debug, Clone)]
@@ -194,24 +194,6 @@ pub(crate) fn as_arrival_field(mut e: FieldError) -> FieldError {
     e
 }
 
-/// `added` failing with `more` too: every failure at once.
-///
-/// # Errors
-/// `added`'s failures then `more`, or `more` alone when not empty.
-fn also_failing(
-    added: Result<(), ScenarioError>,
-    more: Vec<FieldError>,
-) -> Result<(), ScenarioError> {
-    match added {
-        Err(ScenarioError(mut failed)) => {
-            failed.extend(more);
-            Err(ScenarioError(failed))
-        }
-        Ok(()) if more.is_empty() => Ok(()),
-        Ok(()) => Err(ScenarioError(more)),
-    }
-}
-
 /// Parses a game-mode body of a scenario (`field`: `gameMode` or
 /// `compare`) with `read`: server-set fields dropped, validated against
 /// `tier`, its failures pushed to `errors` with `field.` in front.
@@ -324,12 +306,7 @@ impl Scenario {
         // (docs/simulate.md, "Inline events"); with an `arrivalsCsv` to
         // come, checked once its arrivals are added.
         let not_arrived = if scenario.arrivals_csv.is_none() {
-            let inline: Vec<(Origin, &Event)> = events
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (Origin::Inline(i), e))
-                .collect();
-            unarrived(&inline)
+            unarrived_inline(&events)
         } else {
             Vec::new()
         };
@@ -358,13 +335,7 @@ impl Scenario {
         // (docs/simulate.md, "Inline events"); the file's own cancel rows
         // are not (a recording's window may start after a search it ends).
         let not_arrived = if self.arrivals_csv.is_some() {
-            let merged: Vec<(Origin, &Event)> = self
-                .events
-                .iter()
-                .map(|e| (Origin::InlineSorted, e))
-                .chain(events.iter().map(|e| (Origin::Added, e)))
-                .collect();
-            unarrived(&merged)
+            unarrived_with_added(&self.events, &events)
         } else {
             Vec::new()
         };

@@ -5,14 +5,14 @@
 //! not dropped. A recording's cancel rows are not checked: its window may
 //! begin after a search it ends had started.
 
-use super::Event;
+use super::{Event, ScenarioError};
 use crate::codes::Code;
 use crate::validation::FieldError;
 use std::collections::HashSet;
 
 /// Where an event comes from, for [`unarrived`].
 #[derive(Clone, Copy)]
-pub(super) enum Origin {
+enum Origin {
     /// The scenario's `arrivals`, numbered as written (`arrivals[i]`).
     Inline(usize),
     /// The scenario's `arrivals`, sorted already (their order as written
@@ -42,7 +42,7 @@ fn named(event: &Event) -> Vec<(String, &str)> {
 /// or `arrivals[i].leave[j]` (on `arrivals` for [`Origin::InlineSorted`]).
 /// `events` are taken in the order they are applied: a stable sort by `at`
 /// (an event whose `at` is not a number is refused elsewhere).
-pub(super) fn unarrived(events: &[(Origin, &Event)]) -> Vec<FieldError> {
+fn unarrived(events: &[(Origin, &Event)]) -> Vec<FieldError> {
     let mut order: Vec<&(Origin, &Event)> = events.iter().collect();
     order.sort_by(|a, b| a.1.at().total_cmp(&b.1.at()));
     let mut arrived: HashSet<&str> = HashSet::new();
@@ -83,4 +83,43 @@ pub(super) fn unarrived(events: &[(Origin, &Event)]) -> Vec<FieldError> {
         }
     }
     errors
+}
+
+/// [`unarrived`] over a scenario's inline `events`, as written.
+pub(super) fn unarrived_inline(events: &[Event]) -> Vec<FieldError> {
+    let inline: Vec<(Origin, &Event)> = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (Origin::Inline(i), e))
+        .collect();
+    unarrived(&inline)
+}
+
+/// [`unarrived`] over a scenario's inline `events` (sorted already) with
+/// the arrivals of `added` (a CSV's rows) among them.
+pub(super) fn unarrived_with_added(events: &[Event], added: &[Event]) -> Vec<FieldError> {
+    let merged: Vec<(Origin, &Event)> = events
+        .iter()
+        .map(|e| (Origin::InlineSorted, e))
+        .chain(added.iter().map(|e| (Origin::Added, e)))
+        .collect();
+    unarrived(&merged)
+}
+
+/// `added` failing with `more` too: every failure at once.
+///
+/// # Errors
+/// `added`'s failures then `more`, or `more` alone when not empty.
+pub(super) fn also_failing(
+    added: Result<(), ScenarioError>,
+    more: Vec<FieldError>,
+) -> Result<(), ScenarioError> {
+    match added {
+        Err(ScenarioError(mut failed)) => {
+            failed.extend(more);
+            Err(ScenarioError(failed))
+        }
+        Ok(()) if more.is_empty() => Ok(()),
+        Ok(()) => Err(ScenarioError(more)),
+    }
 }
