@@ -238,44 +238,39 @@ fn roster_values(
     if !errors.is_empty() {
         return Err(errors);
     }
-    if ctx.config.rules.is_empty() {
-        // Only who is on the roster: a fill never seats them again.
-        let players = roster
-            .teams
-            .iter()
-            .flat_map(|t| &t.players)
-            .map(|p| RosterMember {
-                player_id: p.player_id.clone(),
-                attributes: DeclaredValues::default(),
-            })
-            .collect();
-        return Ok(RosterValues {
-            attributes: DeclaredValues::default(),
-            players,
-        });
-    }
-    let seated: std::collections::HashMap<String, DeclaredValues> =
+    // Without rules only who is on the roster is kept: a fill never seats
+    // them again.
+    let ruled = !ctx.config.rules.is_empty();
+    let seated: std::collections::HashMap<String, DeclaredValues> = if ruled {
         matchplane_store::repos::matches::players_of(&ctx.row.teams)
             .filter_map(|p| {
                 let id = p.get("playerId")?.as_str()?.to_owned();
                 let values = serde_json::from_value(p.get("attributes")?.clone()).ok()?;
                 Some((id, values))
             })
-            .collect();
+            .collect()
+    } else {
+        std::collections::HashMap::new()
+    };
     let players = roster
         .teams
         .iter()
         .flat_map(|t| &t.players)
         .map(|p| RosterMember {
             player_id: p.player_id.clone(),
-            attributes: match p.attributes.is_empty() {
-                true => seated.get(&p.player_id).cloned().unwrap_or_default(),
-                false => p.attributes.clone(),
+            attributes: match (ruled, p.attributes.is_empty()) {
+                (false, _) => DeclaredValues::default(),
+                (true, true) => seated.get(&p.player_id).cloned().unwrap_or_default(),
+                (true, false) => p.attributes.clone(),
             },
         })
         .collect();
     Ok(RosterValues {
-        attributes: roster.attributes.clone(),
+        attributes: if ruled {
+            roster.attributes.clone()
+        } else {
+            DeclaredValues::default()
+        },
         players,
     })
 }
