@@ -278,15 +278,7 @@ async fn a_fill_carries_its_players_data_and_counts_in_the_stats(pools: Pools) {
 
     // Released, cy searches again from its first `queuedAt`, as the
     // match's own players do (docs/acceptance.md).
-    let released = t
-        .call(
-            Method::POST,
-            &format!("/v1/projects/{p}/matches/{match_id}/release"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    release(&t, &p, &key, &match_id).await;
     let again = t.rest_search(&cy_token).await;
     assert_eq!(again.status, StatusCode::ACCEPTED, "{}", again.body);
     let (_, text) = get(
@@ -317,32 +309,13 @@ async fn a_release_closes_the_matchs_open_backfill(pools: Pools) {
     assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
     let backfill_id = opened.body["backfillId"].as_str().unwrap().to_owned();
 
-    let released = t
-        .call(
-            Method::POST,
-            &format!("/v1/projects/{p}/matches/{match_id}/release"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    release(&t, &p, &key, &match_id).await;
     let request = format!("{base}/{backfill_id}");
     let read = t.call(Method::GET, &request, Some(&key), None).await;
     assert_eq!(read.body["status"], "closed", "{}", read.body);
 
     // Bo searches again; cycles pass; nobody seats it in the released match.
-    assert_eq!(t.rest_search(&bo_token).await.status, StatusCode::ACCEPTED);
-    let until = Instant::now() + Duration::from_secs(2);
-    while Instant::now() < until {
-        let (_, text) = get(
-            &t,
-            &format!("/v1/searches/{bo}"),
-            &format!("Ticket {bo_token}"),
-        )
-        .await;
-        assert!(text.contains(r#""status":"searching""#), "{text}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    searches_on(&t, &bo, &bo_token).await;
     let read = t.call(Method::GET, &request, Some(&key), None).await;
     assert_eq!(read.body["status"], "closed", "{}", read.body);
     assert_eq!(read.body["fills"], json!([]), "{}", read.body);
@@ -359,15 +332,7 @@ async fn a_backfill_on_a_match_no_longer_made_is_refused(pools: Pools) {
     let (p, key) = t.project("enterprise").await;
     let worker = t.start_worker(crate::harness::quick_worker());
     let (match_id, roster, _, (bo, bo_token)) = duel_without_bo(&t, &p, &key, json!({})).await;
-    let released = t
-        .call(
-            Method::POST,
-            &format!("/v1/projects/{p}/matches/{match_id}/release"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    release(&t, &p, &key, &match_id).await;
 
     let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
     let opened = t.call(Method::POST, &base, Some(&key), Some(roster)).await;
@@ -391,17 +356,36 @@ async fn a_backfill_on_a_match_no_longer_made_is_refused(pools: Pools) {
         opened.body
     );
 
-    assert_eq!(t.rest_search(&bo_token).await.status, StatusCode::ACCEPTED);
+    searches_on(&t, &bo, &bo_token).await;
+    worker.stop().await;
+}
+
+/// Releases the made match `match_id` of project `p`.
+async fn release(t: &TestApp, p: &str, key: &str, match_id: &str) {
+    let released = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{match_id}/release"),
+            Some(key),
+            None,
+        )
+        .await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+}
+
+/// Starts a REST search of `ticket` (its `token`) and checks it is still
+/// searching over the next cycles: nobody seats it.
+async fn searches_on(t: &TestApp, ticket: &str, token: &str) {
+    assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
     let until = Instant::now() + Duration::from_secs(2);
     while Instant::now() < until {
         let (_, text) = get(
-            &t,
-            &format!("/v1/searches/{bo}"),
-            &format!("Ticket {bo_token}"),
+            t,
+            &format!("/v1/searches/{ticket}"),
+            &format!("Ticket {token}"),
         )
         .await;
         assert!(text.contains(r#""status":"searching""#), "{text}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    worker.stop().await;
 }
