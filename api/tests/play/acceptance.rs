@@ -335,12 +335,12 @@ async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pool
     assert_cooldown_detail(&again);
 }
 
-/// With no worker sweeping (all stopped), accepts 2.5 s after `acceptBy`
-/// are `409 PROPOSAL_CLOSED`, never a match: the instance that refuses the
-/// first closes the proposal by the deadline's rule (both were silent in
-/// time, so both fail `ACCEPTANCE_TIMEOUT`). Before: the late accepts were
-/// recorded, and the last one made the match.
-async fn an_accept_after_the_deadline_is_refused_even_before_any_sweep(pools: Pools) {
+/// A duel mode with acceptance and no worker, b and c proposed to each
+/// other with `acceptBy` 2.5 s ago: the app, project, key and both
+/// tickets with their tokens.
+async fn proposed_past_its_deadline(
+    pools: Pools,
+) -> (TestApp, String, String, (String, String), (String, String)) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("enterprise").await;
     t.mode(&p, &key, accepting()).await;
@@ -351,6 +351,16 @@ async fn an_accept_after_the_deadline_is_refused_even_before_any_sweep(pools: Po
     }
     let late = matchplane_api::play::unix_now() - 2.5;
     propose_until(&t, &p, &[&b, &c], &["b", "c"], &[&b, &c], late).await;
+    (t, p, key, (b, b_token), (c, c_token))
+}
+
+/// With no worker sweeping (all stopped), accepts 2.5 s after `acceptBy`
+/// are `409 PROPOSAL_CLOSED`, never a match: the instance that refuses the
+/// first closes the proposal by the deadline's rule (both were silent in
+/// time, so both fail `ACCEPTANCE_TIMEOUT`). Before: the late accepts were
+/// recorded, and the last one made the match.
+async fn an_accept_after_the_deadline_is_refused_even_before_any_sweep(pools: Pools) {
+    let (t, p, key, (b, b_token), (c, _)) = proposed_past_its_deadline(pools).await;
 
     let a = t
         .call(
@@ -381,16 +391,7 @@ async fn an_accept_after_the_deadline_is_refused_even_before_any_sweep(pools: Po
 /// (`ACCEPTANCE_TIMEOUT`) is not told it declined. Before: "the player
 /// declined a match of this mode and may search again in 60 s".
 async fn a_cooldown_after_a_timeout_does_not_say_the_player_declined(pools: Pools) {
-    let t = TestApp::new(pools, fast()).await;
-    let (p, key) = t.project("enterprise").await;
-    t.mode(&p, &key, accepting()).await;
-    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
-    let (c, c_token) = t.ticket_ok(&p, &key, solo("duel", "c")).await;
-    for token in [&b_token, &c_token] {
-        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
-    }
-    let late = matchplane_api::play::unix_now() - 2.5;
-    propose_until(&t, &p, &[&b, &c], &["b", "c"], &[&b, &c], late).await;
+    let (t, p, key, (b, b_token), (c, _)) = proposed_past_its_deadline(pools).await;
     // The late accept closes the proposal by the deadline's rule.
     t.call(
         Method::POST,

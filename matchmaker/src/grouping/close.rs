@@ -120,8 +120,7 @@ impl Grouper<'_> {
                 self.look.pass_over(x);
                 continue;
             }
-            let admitted = self.admits_slot(caps, size, seats, joiner, x, role_lists);
-            match admitted {
+            match self.admits_slot(caps, size, seats, joiner, x, role_lists) {
                 Ok(()) => {
                     if check_regions {
                         self.region_join(x);
@@ -143,16 +142,13 @@ impl Grouper<'_> {
                         list.prev[p]
                     };
                     let run = &mut runs[side];
-                    if role_lists != 0 && run.lists == role_lists && run.last == before {
-                        run.count += 1;
-                    } else {
-                        *run = Run {
-                            last: p,
-                            lists: role_lists,
-                            count: 1,
-                        };
-                    }
-                    run.last = p;
+                    let continues =
+                        role_lists != 0 && run.lists == role_lists && run.last == before;
+                    *run = Run {
+                        last: p,
+                        lists: role_lists,
+                        count: if continues { run.count + 1 } else { 1 },
+                    };
                     if run.count > size {
                         self.roles_refused_in_run(caps);
                     }

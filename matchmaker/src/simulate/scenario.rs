@@ -330,10 +330,6 @@ impl Scenario {
         let (mut events, rows) =
             super::read_arrivals_csv_rows(text, self.game_mode.regions.as_ref(), source)?;
         self.drop_undeclared(&mut events);
-        // The inline cancels and leaves of a scenario naming an
-        // `arrivalsCsv` are checked here, with the file's arrivals
-        // (docs/simulate.md, "Inline events"); the file's own cancel rows
-        // are not (a recording's window may start after a search it ends).
         let not_arrived = if self.arrivals_csv.is_some() {
             unarrived_with_added(&self.events, &events)
         } else {
