@@ -76,6 +76,8 @@ pub fn recheck_reading<'v>(
     // search's values (a tree's walk cost more than the check itself).
     // The composition compiled once for every search's role list.
     let role_lists = crate::roles::RoleLists::of(config);
+    // Sets too small for an `intersect` rule as it is now.
+    let floors = crate::rules::reachable::Floors::of(config);
     let declared: Option<Vec<(&String, &crate::rules::Declaration)>> =
         config.attributes.as_ref().map(|d| d.iter().collect());
 
@@ -98,6 +100,7 @@ pub fn recheck_reading<'v>(
                 row.clear();
                 let declarations = declarations.iter().copied();
                 recheck_declared_row(&search.attributes, declarations, &mut |v| row.push(v))?;
+                floors.check_row(&row)?;
                 if let Some((specs, values)) = read.as_mut() {
                     values.push(specs, i, &row, &search.player_id);
                 }

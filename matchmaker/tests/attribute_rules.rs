@@ -104,6 +104,44 @@ fn a_min_overlap_beyond_the_declared_values_is_refused_with_the_mode() {
                 "relax": [{"afterSeconds": 10, "minOverlap": 2}]}),
     )
     .unwrap();
+    // Nor past the 32 entries a ticket's set may hold, however many values
+    // are declared; and not past the default a ticket leaving it out takes.
+    let mut forty = ruled(&[1, 1]);
+    let values: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
+    let declared: GameModeConfig = serde_json::from_value(json!({
+        "name": "x", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "fifo"},
+        "attributes": {"s": {"type": "stringSet", "values": values, "default": ["v0"]}},
+        "rules": [{"name": "r", "type": "intersect", "attribute": "s", "minOverlap": 33}]
+    }))
+    .unwrap();
+    forty.attributes = declared.attributes;
+    forty.rules = declared.rules;
+    let errors = validate(&forty, &tier).unwrap_err().0;
+    let fields: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| (e.field.as_str(), e.message.as_str()))
+        .collect();
+    assert_eq!(fields.len(), 2, "{fields:?}");
+    assert_eq!(fields[0].0, "rules[0].minOverlap");
+    assert!(fields[0].1.contains("32 entries"), "{fields:?}");
+    assert_eq!(fields[1].0, "attributes.s.default");
+    forty.rules[0] = serde_json::from_value(
+        json!({"name": "r", "type": "intersect", "attribute": "s", "minOverlap": 32,
+               "relax": [{"afterSeconds": 5, "minOverlap": 1}]}),
+    )
+    .unwrap();
+    validate(&forty, &tier).unwrap();
+    // An empty default under a rule needing one shared value.
+    let mut empty = ruled(&[2, 2]);
+    if let Some(matchplane_matchmaker::rules::Declaration::StringSet { default, .. }) =
+        empty.attributes.as_mut().and_then(|d| d.get_mut("maps"))
+    {
+        *default = Some(Vec::new());
+    }
+    let errors = validate(&empty, &tier).unwrap_err().0;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].field, "attributes.maps.default");
     // The wording's article fits the rule's type.
     let errors = with(json!({"name": "m", "type": "equal", "attribute": "maps"})).unwrap_err();
     assert!(
@@ -577,6 +615,47 @@ fn a_config_change_fails_searches_it_no_longer_allows() {
         "{}",
         out.failed[0].message
     );
+}
+
+/// A rule changed to need more shared values than a waiting search's set
+/// lists fails it at the next cycle, as its ticket would now be refused,
+/// instead of leaving it waiting on a rule it can never meet.
+#[test]
+fn a_rule_change_fails_searches_whose_sets_it_leaves_too_small() {
+    let mut config = ruled(&[1, 1]);
+    let pool = vec![
+        player("one", 1500.0, 0.0, attrs("1.4", &["dust"], 50.0)),
+        player("two", 1500.0, 0.0, attrs("1.4", &["dust", "nuke"], 50.0)),
+        player("three", 1500.0, 0.0, attrs("1.4", &["dust", "nuke"], 50.0)),
+    ];
+    assert!(cycle(&config, &pool, 1.0).failed.is_empty());
+    config.rules[2] = serde_json::from_value(json!({
+        "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 2
+    }))
+    .unwrap();
+    let out = cycle(&config, &pool, 1.0);
+    let failed: Vec<(&str, Code, &str)> = out
+        .failed
+        .iter()
+        .map(|f| (f.player_id.as_str(), f.code, f.message.as_str()))
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(
+        (failed[0].0, failed[0].1),
+        ("one", Code::AttributeNotAllowed)
+    );
+    assert!(
+        failed[0].2.contains("rule map needs at least 2"),
+        "{failed:?}"
+    );
+    assert_eq!(out.matches.len(), 1, "the others still match");
+    // A step down to one shared value keeps it: it can be matched later.
+    config.rules[2] = serde_json::from_value(json!({
+        "name": "map", "type": "intersect", "attribute": "maps", "minOverlap": 2,
+        "relax": [{"afterSeconds": 60, "minOverlap": 1}]
+    }))
+    .unwrap();
+    assert!(cycle(&config, &pool, 1.0).failed.is_empty());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use super::declare::{Declaration, Rule};
 use super::parse::value_of;
-use super::value::{MAX_DECLARATIONS, MAX_TEXT_BYTES};
+use super::value::{MAX_DECLARATIONS, MAX_SET_ENTRIES, MAX_TEXT_BYTES};
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 
@@ -273,20 +273,46 @@ fn check_rule(
                 }
                 before = before.min(step.min_overlap);
             }
-            // A ticket lists only declared values: a set smaller than the
-            // lowest minOverlap is refused (`check_reachable`), so past the
+            // A ticket lists only declared values, at most
+            // `MAX_SET_ENTRIES` of them: a set smaller than the lowest
+            // minOverlap is refused (`check_reachable`), so past either
             // count every ticket would be.
-            let count = declaration.values().map_or(usize::MAX, <[String]>::len);
+            let declared = declaration.values().map_or(usize::MAX, <[String]>::len);
+            let count = declared.min(MAX_SET_ENTRIES);
             if fits && before as usize > count {
+                let what = if declared > MAX_SET_ENTRIES {
+                    format!("the {MAX_SET_ENTRIES} entries a ticket's set may hold")
+                } else {
+                    format!("the {count} values attribute {} declares", rule.attribute())
+                };
                 push(
                     &format!("{field}.minOverlap"),
                     Code::ValidationError,
                     format!(
                         "minOverlap (at its lowest, after every relax step: {before}) is more than \
-                         the {count} values attribute {} declares: no ticket could ever be matched",
-                        rule.attribute()
+                         {what}: no ticket could ever be matched"
                     ),
                 );
+            }
+            // Nor may the default that a ticket leaving the set out takes.
+            if let Declaration::StringSet {
+                default: Some(default),
+                ..
+            } = declaration
+            {
+                if fits && default.len() < before as usize {
+                    push(
+                        &format!("attributes.{}.default", rule.attribute()),
+                        Code::ValidationError,
+                        format!(
+                            "the default lists {} value(s), but rule {} needs at least {before} \
+                             shared with every other player: a ticket leaving the attribute out \
+                             could never be matched",
+                            default.len(),
+                            rule.name()
+                        ),
+                    );
+                }
             }
         }
         Rule::Distance { max, relax, .. } => {

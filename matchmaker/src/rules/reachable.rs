@@ -12,6 +12,7 @@ use super::value::{ticket_value, AttributeValue, DeclaredValues};
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::validation::FieldError;
+use smallvec::SmallVec;
 
 /// Checks every `intersect` rule of `config` against the ticket's own
 /// values (`declared`, defaults applied).
@@ -64,6 +65,62 @@ pub fn check_reachable_sent(
             _ => None,
         })
         .collect()
+}
+
+/// The `intersect` rules' floors by the position of their attribute in
+/// the declarations' name order: the cycle's re-check of every waiting
+/// search against rules changed since its ticket was generated
+/// (docs/rules.md, "Changing the declarations").
+pub(crate) struct Floors<'c> {
+    /// (position, lowest `minOverlap`, rule name, attribute).
+    floors: SmallVec<[(usize, u32, &'c str, &'c str); 2]>,
+}
+
+impl<'c> Floors<'c> {
+    /// `config`'s; empty without `intersect` rules.
+    pub(crate) fn of(config: &'c GameModeConfig) -> Self {
+        let floors = config.attributes.as_ref().map_or_else(SmallVec::new, |d| {
+            intersect_floors(config)
+                .filter_map(|(attribute, lowest, name)| {
+                    let at = d.keys().position(|k| k == attribute)?;
+                    Some((at, lowest, name, attribute))
+                })
+                .collect()
+        });
+        Self { floors }
+    }
+
+    /// Checks a search's own values, `row` in the declarations' name order
+    /// (`None`: the default, which the mode's validation already holds to
+    /// the floor).
+    ///
+    /// # Errors
+    /// The first set smaller than its rule's lowest `minOverlap`:
+    /// `ATTRIBUTE_NOT_ALLOWED` at `attributes.<name>`.
+    pub(crate) fn check_row(&self, row: &[Option<&AttributeValue>]) -> Result<(), FieldError> {
+        for &(at, lowest, name, attribute) in &self.floors {
+            let Some(Some(AttributeValue::Set(items))) = row.get(at) else {
+                continue;
+            };
+            if let Some(e) = too_small(
+                items,
+                lowest,
+                name,
+                &format!("attributes.{attribute}"),
+                "ticket",
+            ) {
+                return Err(FieldError::new(
+                    e.field,
+                    Code::AttributeNotAllowed,
+                    format!(
+                        "the game mode's rules no longer match attribute {attribute}: {}",
+                        e.message
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Each `intersect` rule's attribute, the lowest `minOverlap` it relaxes
