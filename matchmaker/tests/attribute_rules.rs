@@ -393,11 +393,12 @@ fn a_tie_between_rules_names_the_one_that_loosens_soonest() {
     assert_eq!(cycle(&config, &pool, 90.0).matches.len(), 1);
 }
 
-/// A number out of its declared bounds is worded the same by a ticket's
-/// parse and by the check of values already parsed (a backfill's roster,
-/// the re-check), and a huge one in exponent form.
+/// A number out of its declared bounds, or a value of the wrong type, is
+/// worded the same by a ticket's parse and by the check of values already
+/// parsed (a backfill's roster, the re-check), and a huge number in
+/// exponent form.
 #[test]
-fn an_out_of_range_number_reads_the_same_everywhere() {
+fn an_out_of_range_number_or_a_wrong_type_reads_the_same_everywhere() {
     use matchplane_matchmaker::rules::parse::{check_typed, value_of};
     let config = ruled(&[1, 1]);
     let level = &config.attributes.as_ref().unwrap()["level"];
@@ -410,6 +411,26 @@ fn an_out_of_range_number_reads_the_same_everywhere() {
             check_typed(level, &AttributeValue::Number(n), "attributes.level").unwrap_err();
         assert_eq!(parsed[0].message, text);
         assert_eq!(checked[0].message, text);
+    }
+    // A value of the wrong type, for every type.
+    let declarations = config.attributes.as_ref().unwrap();
+    for name in ["build", "level", "maps", "blocked"] {
+        let declaration = &declarations[name];
+        for (json, value) in [
+            (json!("x"), AttributeValue::Text("x".into())),
+            (json!(3), AttributeValue::Number(3.0)),
+            (json!(["x"]), AttributeValue::Set(vec!["x".into()])),
+        ] {
+            let (Err(parsed), Err(checked)) = (
+                value_of(declaration, &json, "attributes.a"),
+                check_typed(declaration, &value, "attributes.a"),
+            ) else {
+                continue;
+            };
+            if parsed[0].field == "attributes.a" && checked[0].field == "attributes.a" {
+                assert_eq!(parsed[0].message, checked[0].message, "{name} given {json}");
+            }
+        }
     }
 }
 

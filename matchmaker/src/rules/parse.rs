@@ -391,6 +391,11 @@ pub fn check_typed(
             }
             distinct_entries(items.iter().map(|s| Some(s.as_str())), field, player_id).map(drop)
         }
-        (d, _) => Err(wrong(&format!("a {}", d.type_name()))),
+        // In the words a ticket's own parse uses for the same mistake.
+        (Declaration::String { .. }, _) => Err(wrong("a string")),
+        (Declaration::Number { .. }, _) => Err(wrong("a finite number")),
+        (Declaration::StringSet { .. } | Declaration::PlayerSet { .. }, _) => {
+            Err(wrong("an array of strings"))
+        }
     }
 }
