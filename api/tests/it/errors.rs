@@ -310,6 +310,11 @@ fn problem_titles_are_as_documented() {
     for (code, cells) in &titles {
         assert_eq!(title_of(code), cells[0], "title of {code}");
     }
+    // In alphabetical order, where a reader looks a code up.
+    let codes: Vec<&str> = titles.iter().map(|(c, _)| c.as_str()).collect();
+    let mut sorted = codes.clone();
+    sorted.sort_unstable();
+    assert_eq!(codes, sorted, "the Titles table is out of order");
     // The example body of "The problem body".
     let example_start = doc.find("```json").unwrap() + "```json".len();
     let example_end = example_start + doc[example_start..].find("```").unwrap();
