@@ -2,16 +2,18 @@
 //! before the database went away keep creating tickets while it is gone
 //! (their last value answers for a bounded time), `/readyz` says
 //! `degraded` naming the database, and a read-only database (a failover)
-//! never fails a key check.
+//! never fails a key check; a search claimed into a match not stored yet
+//! reads `MATCH_PENDING` while the database is gone.
 //!
 //! Before: once the one-second cache ran out, ticket creation answered
 //! `503` for the whole outage, `/readyz` answered `503` although the
 //! instance could serve, and every key request on a read-only database
-//! failed because the key check wrote `last_used_at`.
+//! failed because the key check wrote `last_used_at`; a claimed search's
+//! status answered `503` until the database was back.
 
 use crate::fault_proxy::FaultProxy;
 use crate::harness::{redis_url, solo};
-use crate::outages::{app, database, send, studio};
+use crate::outages::{app, app_within, database, send, studio};
 use axum::http::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, Database};
 use std::time::Duration;
@@ -238,6 +240,85 @@ async fn a_revocation_is_honoured_once_the_database_is_back() {
         "refused after {:?}",
         started.elapsed()
     );
+    drop(database);
+    let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
+}
+
+/// Two searches the worker claimed into a match it could not store yet
+/// (PostgreSQL is gone) read `searching` with `MATCH_PENDING`, to the
+/// player's poll and the studio alike, for as long as the outage lasts
+/// (docs/operations.md). Before: `503` for the whole outage.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claimed_search_reads_match_pending_through_a_postgres_outage() {
+    use matchplane_store::pool::{Claim, ModeKey, RedisPoolConfig};
+    let proxy = FaultProxy::start(&postgres_host()).await;
+    let (db_url, database) = database(Some(&proxy)).await;
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    // A studio's read after the key's cache ran out waits out one failed
+    // key read and one failed match read (1 s each here) before it answers.
+    let app = app_within(&db_url, &redis_url(), &prefix, Duration::from_secs(5)).await;
+    let (project, key) = studio(&app).await;
+    let mut searches = Vec::new();
+    for player in ["a", "b"] {
+        let path = format!("/v1/projects/{project}/tickets");
+        let made = send(
+            &app,
+            Method::POST,
+            &path,
+            Some(&key),
+            Some(solo("duel", player)),
+        )
+        .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+        let token = made.body["token"].as_str().unwrap().to_owned();
+        let ticket = made.body["ticketId"].as_str().unwrap().to_owned();
+        let body = serde_json::json!({ "ticket": token });
+        let started = send(&app, Method::POST, "/v1/searches", None, Some(body)).await;
+        assert_eq!(started.status, StatusCode::ACCEPTED, "{}", started.body);
+        searches.push((player, ticket, token));
+    }
+    // The worker claims them (another process over the same Redis).
+    let mut config = RedisPoolConfig::new(&redis_url());
+    config.prefix = prefix.clone();
+    let worker = matchplane_api::play::connect_redis_with(config, crate::harness::fast())
+        .await
+        .unwrap();
+    let mode = ModeKey::new(&project, "duel");
+    let lease = worker
+        .pool
+        .acquire_lease(&mode, "w", Duration::from_secs(5));
+    let claim = Claim {
+        match_id: "mat_1".into(),
+        ticket_ids: searches.iter().map(|s| s.1.clone()).collect(),
+        player_ids: searches.iter().map(|s| s.0.to_owned()).collect(),
+        record_json: "{}".into(),
+    };
+    let lease = lease.await.unwrap().unwrap();
+    worker.pool.claim(&mode, lease, &claim).await.unwrap();
+
+    proxy.drop_all();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    for (_, ticket, token) in &searches {
+        let path = format!("/v1/projects/{project}/tickets/{ticket}");
+        let studio = send(&app, Method::GET, &path, Some(&key), None).await;
+        let request = axum::http::Request::get(format!("/v1/searches/{ticket}"))
+            .header("authorization", format!("Ticket {token}"))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let polled = tower::ServiceExt::oneshot(app.clone(), request)
+            .await
+            .unwrap();
+        let status = polled.status();
+        let bytes = http_body_util::BodyExt::collect(polled.into_body())
+            .await
+            .unwrap();
+        let player: serde_json::Value = serde_json::from_slice(&bytes.to_bytes()).unwrap();
+        for (answer, body) in [(studio.status, &studio.body), (status, &player)] {
+            assert_eq!(answer, StatusCode::OK, "{body}");
+            assert_eq!(body["status"], "searching", "{body}");
+            assert_eq!(body["waitingReason"]["code"], "MATCH_PENDING", "{body}");
+        }
+    }
     drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }

@@ -111,6 +111,16 @@ pub(crate) async fn database(proxy: Option<&FaultProxy>) -> (String, TestDatabas
 /// The app over `db_url` and the Redis at `redis`, with short timeouts
 /// (1 s connects, a 2 s request deadline).
 pub(crate) async fn app(db_url: &str, redis: &str, prefix: &str) -> Router {
+    app_within(db_url, redis, prefix, Duration::from_secs(2)).await
+}
+
+/// [`app`] with a request deadline of `deadline`.
+pub(crate) async fn app_within(
+    db_url: &str,
+    redis: &str,
+    prefix: &str,
+    deadline: Duration,
+) -> Router {
     let timeouts = DbTimeouts {
         connect: Duration::from_secs(1),
         acquire: Duration::from_secs(1),
@@ -132,7 +142,7 @@ pub(crate) async fn app(db_url: &str, redis: &str, prefix: &str) -> Router {
         },
     )
     .with_play(std::sync::Arc::new(play))
-    .with_request_deadline(Duration::from_secs(2));
+    .with_request_deadline(deadline);
     router(state)
 }
 

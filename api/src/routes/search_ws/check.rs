@@ -154,32 +154,38 @@ impl SocketSearch {
     /// is stored; until then a `MATCH_PENDING` status (once).
     pub(super) async fn matched(&mut self, match_id: &str, queued_at: Option<f64>) -> Check {
         let ticket = &self.started.ticket;
-        match stored_match(
+        let stored = stored_match(
             &self.db,
             &ticket.project_id,
             match_id,
             &ticket.ticket_id,
             Reader::Player,
         )
-        .await
-        {
+        .await;
+        match stored {
             Ok(Some(stored)) => Check::Final(StatusMessage::Matched {
                 match_: stored.view,
             }),
-            Ok(None) => {
-                let queued_at = queued_at.unwrap_or(self.started.queued_at);
-                self.status(
-                    (unix_now() - queued_at).max(0.0),
-                    None,
-                    (Some(match_pending()), None, None),
-                    None,
-                )
-            }
+            // Not stored yet; or the database out of reach, when it may not
+            // be either (as in the REST status, `crate::play::status`).
+            Ok(None) => self.match_pending(queued_at),
+            Err(error) if error.is_unavailable() => self.match_pending(queued_at),
             Err(error) => {
                 tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a matched search's match failed");
                 Check::Quiet
             }
         }
+    }
+
+    /// The `MATCH_PENDING` status of a claimed search (once).
+    fn match_pending(&mut self, queued_at: Option<f64>) -> Check {
+        let queued_at = queued_at.unwrap_or(self.started.queued_at);
+        self.status(
+            (unix_now() - queued_at).max(0.0),
+            None,
+            (Some(match_pending()), None, None),
+            None,
+        )
     }
 
     /// A `status` message if `waitingReason`, `found`, `needed`,
