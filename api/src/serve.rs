@@ -79,7 +79,9 @@ impl From<SchemaError> for ServeError {
 
 /// Serves the API on `listener` over the live stores `play` (`matchplane
 /// api` passes the Redis ones, see [`crate::play::connect_redis`]) until
-/// `shutdown` completes, then finishes in-flight requests and returns. (The
+/// `shutdown` completes, then finishes in-flight requests, ends the
+/// searches of its open WebSockets (each client told to search again, see
+/// [`crate::play::sockets`]) and returns. (The
 /// worker ends the searches nobody ends: expiry, deleted modes and
 /// projects.) The database connection is
 /// the caller's (`matchplane api` and `dev` share theirs with the stored
@@ -95,6 +97,7 @@ pub async fn serve_on(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     ensure_migrated(&db).await?;
+    let held = play.clone();
     let mut state = AppState::new(db, config.api)
         .with_play(play)
         .with_request_deadline(config.request_deadline);
@@ -106,5 +109,15 @@ pub async fn serve_on(
         tracing::info!(%addr, "api listening");
     }
     listen::serve(listener, app, config.connections, shutdown).await?;
+    // The WebSocket searches, which the HTTP server's own shutdown does not
+    // see (an upgraded connection leaves it): each ends its search and
+    // tells its client to search again (`crate::play::sockets`).
+    match held.sockets.stop(SOCKET_GRACE).await {
+        0 => tracing::info!("api stopped"),
+        left => tracing::warn!(left, "api stopped with searches it could not end in time"),
+    }
     Ok(())
 }
+
+/// How long a stopping server waits for its WebSocket searches to end.
+const SOCKET_GRACE: std::time::Duration = std::time::Duration::from_secs(5);

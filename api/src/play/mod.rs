@@ -23,6 +23,7 @@ pub mod proposal_view;
 pub mod queue_status;
 pub mod ratings;
 pub mod role_waits;
+pub mod sockets;
 pub mod start;
 pub mod status;
 pub mod token;
@@ -83,6 +84,8 @@ pub struct Play {
     /// Each role-queue mode's median waits by role, for the statuses'
     /// `roleWaits` (docs/rules.md, "Role waits"), cached a few seconds.
     pub role_waits: role_waits::RoleWaitCache,
+    /// The WebSocket searches this process holds, stopped with the server.
+    pub sockets: sockets::Sockets,
 }
 
 impl Play {
@@ -101,6 +104,7 @@ impl Play {
             recorder: crate::recording::Recorder::default(),
             ends: crate::observe::SearchEnds::default(),
             role_waits: role_waits::RoleWaitCache::default(),
+            sockets: sockets::Sockets::default(),
         }
     }
 

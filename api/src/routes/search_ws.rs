@@ -106,7 +106,8 @@ pub async fn search(
             });
         })
         .on_upgrade(move |socket| {
-            ops.while_open(hold(play, db, started, query.ticket, updates, socket))
+            let held = hold(play.clone(), db, started, query.ticket, updates, socket);
+            play.sockets.track(ops.while_open(held))
         }))
 }
 
@@ -194,8 +195,10 @@ async fn hold(
     // search holds it the whole time it waits.
     let mut tick = tokio::time::interval(play.settings.ping_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let stopping = play.sockets.stopping();
     loop {
         tokio::select! {
+            () = stopping.cancelled() => return Box::pin(server_stopping(&held, socket)).await,
             update = updates.next() => {
                 let Some(json) = update else {
                     // The subscription stopped: the state re-read still ends the search.
@@ -308,6 +311,27 @@ async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
     let _ = futures::SinkExt::close(&mut socket).await;
+}
+
+/// The server is stopping (`crate::play::sockets`): the search ends
+/// cancelled and the socket closes with 1001 (going away), without a
+/// final message, so that the client searches again with the same ticket
+/// (docs/searching.md, "Reconnecting").
+async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
+    client_left(held).await;
+    let frame = CloseFrame {
+        code: close_code::AWAY,
+        reason: "server stopping: search again with the same ticket".into(),
+    };
+    let _ = socket.send(Message::Close(Some(frame))).await;
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        while let Some(Ok(message)) = socket.recv().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// The client closed the socket (or it broke): the search ends cancelled.

@@ -4,12 +4,18 @@
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
+use futures::StreamExt;
 use matchplane_api::{router, ApiConfig, AppState};
-use matchplane_store::pool::ModeKey;
+use matchplane_store::pool::{Ended, ModeKey, SearchState};
 use std::sync::Arc;
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
 use tower::ServiceExt;
 
-on_both_pools!(a_restarted_api_keeps_every_search);
+on_both_pools!(
+    a_restarted_api_keeps_every_search,
+    a_stopping_instance_ends_its_sockets_searches
+);
 
 async fn a_restarted_api_keeps_every_search(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
@@ -47,4 +53,62 @@ async fn a_restarted_api_keeps_every_search(pools: Pools) {
         let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(body["status"], "searching", "{body}");
     }
+}
+
+/// A stopping API instance (a rolling restart) ends the searches of its
+/// open WebSockets and closes each with 1001 (going away), so that its
+/// client searches again with the same ticket on another instance. Before,
+/// the socket was dropped unannounced and its search stayed live: the
+/// reconnect was refused `SEARCH_ALREADY_ACTIVE` until the ticket expired,
+/// and the search could be matched with nobody to tell.
+async fn a_stopping_instance_ends_its_sockets_searches(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let url = |addr: std::net::SocketAddr| format!("ws://{addr}/v1/search?ticket={token}");
+    let (mut ws, _) = tokio_tungstenite::connect_async(url(addr)).await.unwrap();
+    // Its first message: the search is live.
+    let first = tokio::time::timeout(Duration::from_secs(5), ws.next()).await;
+    assert!(matches!(first, Ok(Some(Ok(Message::Text(_))))), "{first:?}");
+
+    let instance = t.play.clone();
+    let stop = tokio::spawn(async move { instance.sockets.stop(Duration::from_secs(5)).await });
+    let code = loop {
+        match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+            Ok(Some(Ok(Message::Close(frame)))) => break frame.map(|f| u16::from(f.code)),
+            Ok(Some(Ok(_))) => {}
+            other => panic!("the socket ended without a Close frame: {other:?}"),
+        }
+    };
+    assert_eq!(code, Some(1001));
+    assert_eq!(
+        stop.await.unwrap(),
+        0,
+        "every socket ended within the grace"
+    );
+    let state = t
+        .play
+        .pool
+        .search_state(&ModeKey::new(&p, "duel"), &ticket)
+        .await;
+    assert!(
+        matches!(
+            state.unwrap().and_then(SearchState::into_ended),
+            Some(Ended::Cancelled)
+        ),
+        "the stopped socket's search ended cancelled"
+    );
+
+    // The same ticket searches again on another instance.
+    let other = t.other_instance().await;
+    let (mut ws, _) = tokio_tungstenite::connect_async(url(other.serve().await))
+        .await
+        .unwrap();
+    let hello = tokio::time::timeout(Duration::from_secs(5), ws.next()).await;
+    let Ok(Some(Ok(Message::Text(text)))) = hello else {
+        panic!("no searching message: {hello:?}")
+    };
+    assert_eq!(crate::harness::search_message(&text)["type"], "searching");
 }
