@@ -316,7 +316,7 @@ async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
 /// The server is stopping (`crate::play::sockets`): the search ends
 /// cancelled and the socket closes with 1001 (going away), without a
 /// final message, so that the client searches again with the same ticket
-/// (docs/searching.md, "Reconnecting").
+/// (docs/searching.md, "Closing").
 async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
     client_left(held).await;
     let frame = CloseFrame {
