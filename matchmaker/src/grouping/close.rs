@@ -112,7 +112,8 @@ impl Grouper<'_> {
                 self.look.pass_over(x);
                 continue;
             }
-            if !self.rules.fits(anchor, x, joiner) {
+            // Turned away by a rule that counted it already (`rules.rs`).
+            if self.rules.counted_out(anchor, x) || !self.rules.fits(anchor, x, joiner) {
                 self.look.pass_over(x);
                 continue;
             }

@@ -50,6 +50,18 @@ pub(super) struct Index {
 }
 
 impl Index {
+    /// Whether candidate `x`'s value lies out of `anchor`'s own window on
+    /// the indexed rule, where every group of the anchor refuses it.
+    pub(super) fn outside(&self, anchor: usize, x: usize) -> bool {
+        let (v, a, max) = (self.values[x], self.values[anchor], self.maxes[anchor]);
+        v < a - max - 1e-9 || v > a + max + 1e-9
+    }
+
+    /// The indexed rule.
+    pub(super) fn rule(&self) -> usize {
+        self.rule
+    }
+
     fn bucket(&self, v: f64) -> u32 {
         let b = ((v - self.low) / self.width).floor();
         if b <= 0.0 {

@@ -12,7 +12,8 @@
 use super::{Attempt, Grouper, List};
 use crate::reasons::WaitingReason;
 use crate::rules::table::Miss;
-use crate::rules::{GroupRules, RuleTable};
+use crate::rules::{GroupRules, Rule, RuleTable};
+use smallvec::SmallVec;
 
 /// The rules of one cycle and what the grouper learnt of them.
 #[derive(Debug, Default)]
@@ -40,6 +41,11 @@ pub(super) struct RuleState<'a> {
     /// Per partition, how many tries in a row stayed short there (see
     /// [`RuleState::index_first`]).
     short_run: Vec<u32>,
+    /// With the index, the rules that can turn away a candidate of the
+    /// anchor's partition out of the anchor's window on the indexed rule:
+    /// the rules up to it but `equal` rules (the partition agrees on
+    /// them) and `avoid` rules (read last).
+    could: SmallVec<[usize; 4]>,
     /// Whether the current walk's refusals count only for the marks: the
     /// own-partition walk of a partitioned try, whose reason is never read
     /// (a short one is walked again over every candidate, which starts the
@@ -117,6 +123,22 @@ impl<'a> RuleState<'a> {
                 false
             }
         }
+    }
+
+    /// Whether the quiet walk of `anchor`'s partition may pass over `x`
+    /// without asking the rules: out of the anchor's window on the indexed
+    /// rule, `x` is turned away by one of the rules `could`
+    /// names, each of which counted it already this cycle, so that the
+    /// refusal would count nothing new (docs/rules.md, "Which rule costs
+    /// wait time").
+    pub(super) fn counted_out(&self, anchor: usize, x: usize) -> bool {
+        self.quiet
+            && !self.could.is_empty()
+            && self
+                .could
+                .iter()
+                .all(|&k| self.marks[k][x / 64] & (1 << (x % 64)) != 0)
+            && self.index.as_ref().is_some_and(|ix| ix.outside(anchor, x))
     }
 
     /// Starts a try (one anchor, however many walks it takes).
@@ -241,6 +263,14 @@ impl<'a> Grouper<'a> {
         }
         if self.regions.is_none() && !self.fifo {
             self.build_index(t);
+        }
+        if let Some(ix) = &self.rules.index {
+            self.rules.could = t.rules()[..=ix.rule()]
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| !matches!(r, Rule::Equal { .. } | Rule::Avoid { .. }))
+                .map(|(k, _)| k)
+                .collect();
         }
         self
     }
