@@ -115,9 +115,12 @@ impl<'a> RuleState<'a> {
             }
             Err(k) => {
                 self.turned[k] += seats;
-                let miss = t.miss(k, anchor, x);
-                if miss.nearer(self.nearest[k]) {
-                    self.nearest[k] = miss;
+                // An `equal` or `avoid` rule has no nearest miss.
+                if matches!(t.rules()[k], Rule::Distance { .. } | Rule::Intersect { .. }) {
+                    let miss = t.miss(k, anchor, x);
+                    if miss.nearer(self.nearest[k]) {
+                        self.nearest[k] = miss;
+                    }
                 }
                 self.pending.push((k, x));
                 false
