@@ -112,8 +112,7 @@ impl Grouper<'_> {
                 self.look.pass_over(x);
                 continue;
             }
-            // Turned away by a rule that counted it already (`rules.rs`).
-            if self.rules.counted_out(anchor, x) || !self.rules.fits(anchor, x, joiner) {
+            if !self.rules.fits(anchor, x, joiner) {
                 self.look.pass_over(x);
                 continue;
             }

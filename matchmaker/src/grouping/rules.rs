@@ -107,6 +107,9 @@ impl<'a> RuleState<'a> {
         let Some(t) = self.table else {
             return true;
         };
+        if self.counted_out(anchor, x) {
+            return false;
+        }
         match self.group.admits(t, x) {
             Ok(()) => true,
             Err(k) if self.quiet => {
@@ -128,13 +131,13 @@ impl<'a> RuleState<'a> {
         }
     }
 
-    /// Whether the quiet walk of `anchor`'s partition may pass over `x`
+    /// Whether the quiet walk of `anchor`'s partition may refuse `x`
     /// without asking the rules: out of the anchor's window on the indexed
     /// rule, `x` is turned away by one of the rules `could`
     /// names, each of which counted it already this cycle, so that the
     /// refusal would count nothing new (docs/rules.md, "Which rule costs
     /// wait time").
-    pub(super) fn counted_out(&self, anchor: usize, x: usize) -> bool {
+    fn counted_out(&self, anchor: usize, x: usize) -> bool {
         self.quiet
             && !self.could.is_empty()
             && self
