@@ -62,3 +62,25 @@ fn a_first_dev_run_logs_its_migrations_in_one_line() {
     assert_eq!(migrated.len(), 1, "{lines:#?}");
     assert!(migrated[0].contains("database migrated"), "{lines:#?}");
 }
+
+/// `migrate` on an up-to-date PostgreSQL database says so in one line,
+/// without PostgreSQL's notices that its migrations table exists already
+/// (four `INFO sqlx::postgres::notice` lines before).
+#[tokio::test]
+async fn migrating_an_up_to_date_postgres_database_logs_no_notices() {
+    let database = matchplane_store::test_support::TestDatabase::create("mp_log_").await;
+    let migrate = || {
+        Command::new(env!("CARGO_BIN_EXE_matchplane"))
+            .args(["migrate", "--database-url", database.url()])
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    };
+    assert!(migrate().status.success());
+    let again = migrate();
+    assert!(again.status.success(), "{again:?}");
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(!stderr.contains("notice"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(stdout.contains("up to date"), "{stdout}");
+}

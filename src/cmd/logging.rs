@@ -1,8 +1,8 @@
 //! Logs via `tracing`: human-readable by default, JSON with
 //! `--log-format json` (`MATCHPLANE_LOG_FORMAT`). The filter comes from
 //! `RUST_LOG` (default `info`, with the migrator's line per applied
-//! migration kept back: `dev` and `migrate` say in one line how many they
-//! applied).
+//! migration and PostgreSQL's notices kept back: `dev` and `migrate` say
+//! in one line how many they applied).
 //!
 //! The one logging set-up of the binary: `main` installs it before any
 //! command runs, so every command logs the same way.
@@ -20,10 +20,12 @@ pub enum LogFormat {
     Json,
 }
 
-/// The filter without `RUST_LOG`: `info`, but sea-orm's migrator only
-/// from `warn` (a first `dev` would otherwise open with two lines for each
-/// of its many migrations, above the banner a newcomer needs to read).
-const DEFAULT_FILTER: &str = "info,sea_orm_migration=warn";
+/// The filter without `RUST_LOG`: `info`, but sea-orm's migrator and
+/// PostgreSQL's notices only from `warn` (a first `dev` would otherwise
+/// open with two lines for each of its many migrations, above the banner a
+/// newcomer needs to read, and every `migrate` of an up-to-date database
+/// with PostgreSQL's word that its migrations table exists already).
+const DEFAULT_FILTER: &str = "info,sea_orm_migration=warn,sqlx::postgres::notice=warn";
 
 /// Installs the global subscriber once, at start-up.
 pub fn init(format: LogFormat) {
