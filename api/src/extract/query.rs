@@ -20,8 +20,12 @@ pub struct ApiQuery<T>(pub T);
 /// `422 VALIDATION_ERROR` on query parameter `field`: "the `field` query
 /// parameter {rule}; got {value}", the one shape of every query answer.
 pub fn query_invalid(field: &str, rule: &str, value: Option<&str>) -> ApiError {
+    let field = shown(field);
     let detail = match value {
-        Some(value) => format!("the `{field}` query parameter {rule}; got {value:?}"),
+        Some(value) => format!(
+            "the `{field}` query parameter {rule}; got {:?}",
+            shown(value)
+        ),
         None => format!("the `{field}` query parameter {rule}"),
     };
     ApiError::invalid(vec![matchplane_matchmaker::FieldError::new(
@@ -29,6 +33,20 @@ pub fn query_invalid(field: &str, rule: &str, value: Option<&str>) -> ApiError {
         Code::ValidationError,
         detail,
     )])
+}
+
+/// Most characters of a client's parameter name or value an answer
+/// repeats: a query string may be many kilobytes long, and its answer
+/// names the parameter twice.
+const SHOWN_CHARS: usize = 64;
+
+/// `text` as an answer shows it: at most [`SHOWN_CHARS`] characters, a
+/// longer one cut with `…`.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]).into(),
+        None => text.into(),
+    }
 }
 
 /// `422 VALIDATION_ERROR` on a query parameter the route does not take,

@@ -107,6 +107,20 @@ async fn unknown_and_repeated_parameters_are_refused(backend: Backend) {
         "{detail}"
     );
 
+    // A name or value of kilobytes is named in a few dozen characters,
+    // not repeated whole (an answer of 60 KB to a query of 20 KB before).
+    let long = "x".repeat(20_000);
+    for path in [
+        format!("/v1/projects/{p}/matches?{long}=1"),
+        format!("/v1/projects/{p}/matches?limit={long}"),
+    ] {
+        let a = t.call(Method::GET, &path, Some(&key), None).await;
+        a.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+        let size = a.body.to_string().len();
+        assert!(size < 1_000, "{size} bytes: {}", a.body);
+        assert!(a.body.to_string().contains("xxx…"), "{}", a.body);
+    }
+
     // What the console and the SDKs send is still served.
     for path in [
         format!("/v1/projects/{p}/matches?limit=50&gameMode=m2"),
