@@ -102,6 +102,11 @@ impl<'c> Floors<'c> {
             let Some(Some(AttributeValue::Set(items))) = row.get(at) else {
                 continue;
             };
+            // The field is worded only on a failure: this runs for every
+            // waiting search at every cycle.
+            if items.len() >= lowest as usize {
+                continue;
+            }
             if let Some(e) = too_small(
                 items,
                 lowest,
