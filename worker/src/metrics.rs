@@ -6,6 +6,7 @@
 //! `--metrics-listen` address.
 
 use matchplane_store::pool::ModeKey;
+use matchplane_store::repos::retention::Pruned;
 use matchplane_store::search_ends::MATCHED;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use std::future::Future;
@@ -71,6 +72,9 @@ pub const RELEASES: &str = "matchplane_match_releases_total";
 /// `match_tickets`, `backfills`, `backfill_fills`, `webhook_deliveries`,
 /// `webhook_attempts`, `rating_results`, `mode_stats_minutes`).
 pub const RETENTION_PRUNED: &str = "matchplane_retention_pruned_rows_total";
+/// The `table` of [`RETENTION_PRUNED`] for the stats history; the others
+/// are those of [`Pruned::by_table`].
+const STATS_MINUTES_TABLE: &str = "mode_stats_minutes";
 /// Histogram: wall time of one pruning batch (seconds): how long its
 /// transaction held its rows.
 pub const RETENTION_BATCH: &str = "matchplane_retention_batch_duration_seconds";
@@ -124,6 +128,7 @@ pub fn scheduler_pass(took: Duration, full: bool) {
     let listing = if full { "full" } else { "incremental" };
     if full {
         ops::keep_closed_sets();
+        keep_retention_tables();
     }
     metrics::histogram!(SCHEDULER_PASS, "listing" => listing).record(took.as_secs_f64());
 }
@@ -135,13 +140,14 @@ pub fn workers_live(count: usize) {
 
 /// Describes every worker metric (`# HELP` and unit) in the current
 /// recorder and registers every series of a closed label set (search
-/// outcomes and failure codes, webhook outcomes, the worker's counts) at 0,
-/// so they read 0 from the start rather than absent; [`install`] and
-/// [`build_recorder`] call it.
+/// outcomes and failure codes, webhook outcomes, the worker's counts, the
+/// retention pruning's tables) at 0, so they read 0 from the start rather
+/// than absent; [`install`] and [`build_recorder`] call it.
 pub fn describe() {
     use metrics::Unit;
     ops::describe();
     ops::keep_closed_sets();
+    keep_retention_tables();
     metrics::describe_histogram!(
         CYCLE_PERIOD_RATIO,
         "A mode's pause from one cycle's end to the next cycle's start on this worker, over its configured cycle duration (1 is on time)"
@@ -263,20 +269,26 @@ pub fn describe() {
     );
 }
 
+/// Registers [`RETENTION_PRUNED`]'s series of every table at 0 (its
+/// `table` label is a closed set), so a table nothing was pruned from reads
+/// 0 rather than absent.
+fn keep_retention_tables() {
+    let tables = Pruned::default().by_table().map(|(table, _)| table);
+    for table in tables.into_iter().chain([STATS_MINUTES_TABLE]) {
+        metrics::counter!(RETENTION_PRUNED, "table" => table).increment(0);
+    }
+}
+
 /// Records one pruning batch: the rows it deleted per table, the stats
 /// minutes, and its wall time.
-pub fn retention_batch(
-    pruned: &matchplane_store::repos::retention::Pruned,
-    stats_minutes: u64,
-    took: Duration,
-) {
+pub fn retention_batch(pruned: &Pruned, stats_minutes: u64, took: Duration) {
     for (table, rows) in pruned.by_table() {
         if rows > 0 {
             metrics::counter!(RETENTION_PRUNED, "table" => table).increment(rows);
         }
     }
     if stats_minutes > 0 {
-        metrics::counter!(RETENTION_PRUNED, "table" => "mode_stats_minutes")
+        metrics::counter!(RETENTION_PRUNED, "table" => STATS_MINUTES_TABLE)
             .increment(stats_minutes);
     }
     metrics::histogram!(RETENTION_BATCH).record(took.as_secs_f64());

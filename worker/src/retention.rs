@@ -251,10 +251,11 @@ pub(crate) async fn run(
             _ = tick.tick() => {
                 match pruner.pass(Utc::now()).await {
                     Ok(None) => tracing::trace!("another worker holds the retention lease"),
-                    Ok(Some(report)) if report.total() > 0 => {
+                    // Every pass (one each interval, 5 minutes by default)
+                    // logs at info, an empty one too: it shows pruning runs.
+                    Ok(Some(report)) => {
                         tracing::info!(rows = report.total(), matches = report.pruned.matches, deliveries = report.pruned.deliveries, stats_minutes = report.stats_minutes, batches = report.batches, complete = report.complete, "retention pass");
                     }
-                    Ok(Some(_)) => tracing::trace!("retention pass: nothing to prune"),
                     Err(error) => tracing::warn!(%error, "the retention pass failed; the next one goes on"),
                 }
             }

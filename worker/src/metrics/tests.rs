@@ -57,3 +57,27 @@ fn every_way_a_search_is_matched_counts_as_an_end() {
         "{text}"
     );
 }
+
+/// The retention pruning's `table` label is a closed set: every table's
+/// series reads 0 from the start, not absent until its first prune.
+#[test]
+fn every_retention_table_is_at_zero_from_the_start() {
+    let recorder = build_recorder().unwrap();
+    let text = recorder.handle().render();
+    for table in [
+        "matches",
+        "match_tickets",
+        "backfills",
+        "backfill_fills",
+        "webhook_deliveries",
+        "webhook_attempts",
+        "rating_results",
+        "mode_stats_minutes",
+    ] {
+        let series = format!(r#"{RETENTION_PRUNED}{{table="{table}"}} 0"#);
+        assert!(
+            text.lines().any(|line| line == series),
+            "{series} in {text}"
+        );
+    }
+}
