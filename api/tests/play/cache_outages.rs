@@ -278,7 +278,7 @@ async fn a_claimed_search_reads_match_pending_through_a_postgres_outage() {
         searches.push((player, ticket, token));
     }
     // The worker claims them (another process over the same Redis).
-    let mut config = RedisPoolConfig::new(&redis_url());
+    let mut config = RedisPoolConfig::new(redis_url());
     config.prefix = prefix.clone();
     let worker = matchplane_api::play::connect_redis_with(config, crate::harness::fast())
         .await
