@@ -282,9 +282,14 @@ async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
         reason: "search ended".into(),
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
-    // Read until the client's Close answers ours (briefly): dropping the
-    // socket with the client's frames unread would reset the connection,
-    // and a reset can discard the final frames just sent.
+    client_close(socket).await;
+}
+
+/// Reads until the client's Close answers ours, for at most
+/// [`CLOSE_WAIT`]: dropping the socket with the client's frames unread
+/// would reset the connection, and a reset can discard the frames just
+/// sent.
+async fn client_close(socket: &mut WebSocket) {
     let _ = tokio::time::timeout(CLOSE_WAIT, async {
         while let Some(Ok(message)) = socket.recv().await {
             if matches!(message, Message::Close(_)) {
@@ -324,14 +329,7 @@ async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
         reason: "server stopping: search again with the same ticket".into(),
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
-    let _ = tokio::time::timeout(CLOSE_WAIT, async {
-        while let Some(Ok(message)) = socket.recv().await {
-            if matches!(message, Message::Close(_)) {
-                break;
-            }
-        }
-    })
-    .await;
+    client_close(&mut socket).await;
 }
 
 /// The client closed the socket (or it broke): the search ends cancelled.
