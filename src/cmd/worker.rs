@@ -132,10 +132,14 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
     let signal = shutdown.clone();
     tokio::spawn(async move {
         super::runtime::shutdown_signal().await;
+        tracing::info!("worker stopping: handing its modes over");
         signal.cancel();
     });
     match matchplane_worker::run_worker(config, pool, tickets, db, shutdown).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => {
+            tracing::info!("worker stopped");
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             eprintln!("error: {err}");
             ExitCode::FAILURE
