@@ -119,6 +119,11 @@ impl<S> tower::Layer<S> for RefuseUnknownQueryLayer {
     }
 }
 
+/// Routes a probe or a scraper calls, which read no query and ignore one:
+/// a load balancer's health check or a Prometheus job may add its own
+/// parameters (a cache-buster, `params:`), which must not fail the probe.
+const PROBES: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
+
 /// The service of [`RefuseUnknownQueryLayer`] around a route.
 #[derive(Clone)]
 pub struct RefuseUnknownQuery<S> {
@@ -132,6 +137,9 @@ impl<S> RefuseUnknownQuery<S> {
     fn refusal(&self, req: &Request) -> Option<ApiError> {
         let query = req.uri().query()?;
         let matched = req.extensions().get::<axum::extract::MatchedPath>()?;
+        if PROBES.contains(&matched.as_str()) {
+            return None;
+        }
         let method = if req.method() == axum::http::Method::HEAD {
             "GET"
         } else {

@@ -121,6 +121,17 @@ async fn unknown_and_repeated_parameters_are_refused(backend: Backend) {
         assert!(a.body.to_string().contains("xxx…"), "{}", a.body);
     }
 
+    // A probe's or a scraper's own parameters are ignored where nothing
+    // reads a query: they must not fail the probe.
+    for path in [
+        "/healthz?probe=1",
+        "/readyz?nocache=17",
+        "/metrics?format=text",
+    ] {
+        let a = t.call(Method::GET, path, None, None).await;
+        assert_eq!(a.status, StatusCode::OK, "{path}: {}", a.body);
+    }
+
     // What the console and the SDKs send is still served.
     for path in [
         format!("/v1/projects/{p}/matches?limit=50&gameMode=m2"),
