@@ -18,7 +18,11 @@ pub struct MigrateArgs {
 /// Applies (or checks) the migrations. Exit 1 on a database error, or with
 /// `--check` when migrations are pending.
 pub async fn run(args: MigrateArgs) -> ExitCode {
-    let db = match matchplane_store::db::connect(&args.database_url).await {
+    // A database out of reach fails in seconds, as `api` does, so that
+    // `migrate --check` serves as a quick pre-flight (sqlx's own default
+    // waited 30 s); a migration's statements themselves are not bounded.
+    let timeouts = matchplane_store::db::DbTimeouts::default();
+    let db = match matchplane_store::db::connect_with(&args.database_url, timeouts).await {
         Ok(db) => db,
         Err(err) => {
             eprintln!("error: cannot connect to the database: {err}");
