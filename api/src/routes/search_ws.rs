@@ -277,12 +277,17 @@ fn text(json: &str) -> Message {
 /// client sees a clean close code rather than 1005 (no status).
 async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
     let _ = socket.send(text(&message.to_json())).await;
+    send_close(socket, close_code::NORMAL, "search ended").await;
+    client_close(socket).await;
+}
+
+/// Sends a Close frame with `code` and `reason`.
+async fn send_close(socket: &mut WebSocket, code: u16, reason: &'static str) {
     let frame = CloseFrame {
-        code: close_code::NORMAL,
-        reason: "search ended".into(),
+        code,
+        reason: reason.into(),
     };
     let _ = socket.send(Message::Close(Some(frame))).await;
-    client_close(socket).await;
 }
 
 /// Reads until the client's Close answers ours, for at most
@@ -310,11 +315,7 @@ const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
     client_left(held).await;
     // After the client's Close the socket only flushes the queued reply.
-    let frame = CloseFrame {
-        code: close_code::NORMAL,
-        reason: "search cancelled".into(),
-    };
-    let _ = socket.send(Message::Close(Some(frame))).await;
+    send_close(&mut socket, close_code::NORMAL, "search cancelled").await;
     let _ = futures::SinkExt::close(&mut socket).await;
 }
 
@@ -324,11 +325,8 @@ async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
 /// (docs/searching.md, "Closing").
 async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
     client_left(held).await;
-    let frame = CloseFrame {
-        code: close_code::AWAY,
-        reason: "server stopping: search again with the same ticket".into(),
-    };
-    let _ = socket.send(Message::Close(Some(frame))).await;
+    let reason = "server stopping: search again with the same ticket";
+    send_close(&mut socket, close_code::AWAY, reason).await;
     client_close(&mut socket).await;
 }
 

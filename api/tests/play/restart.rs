@@ -3,13 +3,12 @@
 
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
+use crate::ws::{close_code, connect, next_json};
 use axum::http::{Method, StatusCode};
-use futures::StreamExt;
 use matchplane_api::{router, ApiConfig, AppState};
 use matchplane_store::pool::{Ended, ModeKey, SearchState};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_tungstenite::tungstenite::Message;
 use tower::ServiceExt;
 
 on_both_pools!(
@@ -67,22 +66,13 @@ async fn a_stopping_instance_ends_its_sockets_searches(pools: Pools) {
     let (p, key) = t.project("free").await;
     t.mode(&p, &key, duel("duel")).await;
     let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let url = |addr: std::net::SocketAddr| format!("ws://{addr}/v1/search?ticket={token}");
-    let (mut ws, _) = tokio_tungstenite::connect_async(url(addr)).await.unwrap();
+    let mut ws = connect(addr, &token).await;
     // Its first message: the search is live.
-    let first = tokio::time::timeout(Duration::from_secs(5), ws.next()).await;
-    assert!(matches!(first, Ok(Some(Ok(Message::Text(_))))), "{first:?}");
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
 
     let instance = t.play.clone();
     let stop = tokio::spawn(async move { instance.sockets.stop(Duration::from_secs(5)).await });
-    let code = loop {
-        match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
-            Ok(Some(Ok(Message::Close(frame)))) => break frame.map(|f| u16::from(f.code)),
-            Ok(Some(Ok(_))) => {}
-            other => panic!("the socket ended without a Close frame: {other:?}"),
-        }
-    };
-    assert_eq!(code, Some(1001));
+    assert_eq!(close_code(&mut ws).await, 1001);
     assert_eq!(
         stop.await.unwrap(),
         0,
@@ -103,12 +93,6 @@ async fn a_stopping_instance_ends_its_sockets_searches(pools: Pools) {
 
     // The same ticket searches again on another instance.
     let other = t.other_instance().await;
-    let (mut ws, _) = tokio_tungstenite::connect_async(url(other.serve().await))
-        .await
-        .unwrap();
-    let hello = tokio::time::timeout(Duration::from_secs(5), ws.next()).await;
-    let Ok(Some(Ok(Message::Text(text)))) = hello else {
-        panic!("no searching message: {hello:?}")
-    };
-    assert_eq!(crate::harness::search_message(&text)["type"], "searching");
+    let mut ws = connect(other.serve().await, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
 }

@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
-type Client =
+pub(crate) type Client =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 on_both_pools!(
@@ -29,7 +29,7 @@ on_both_pools!(
     an_oversized_client_message_ends_the_search,
 );
 
-async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
+pub(crate) async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
     let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
         .await
         .expect("websocket upgrade");
@@ -37,7 +37,7 @@ async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
 }
 
 /// The next text message as JSON (answering pings at once).
-async fn next_json(ws: &mut Client) -> Value {
+pub(crate) async fn next_json(ws: &mut Client) -> Value {
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
             .await
@@ -225,7 +225,7 @@ async fn a_refused_websocket_start_is_a_problem(pools: Pools) {
 /// Reads to the server's Close frame and returns its code: a socket that
 /// ends without one (a reset, an abnormal closure: 1006 to a client)
 /// fails the test.
-async fn close_code(ws: &mut Client) -> u16 {
+pub(crate) async fn close_code(ws: &mut Client) -> u16 {
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
             .await
