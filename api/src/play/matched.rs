@@ -43,11 +43,27 @@ pub struct StoredMatch {
 }
 
 /// The match `match_id` of `project_id`, as `reader` of `ticket_id` sees
-/// it; `None` while it is not stored yet.
+/// it; `None` while it is not stored yet, and while the database is out
+/// of reach, when it may not be stored either: its player waits for it as
+/// for any such match (docs/operations.md, "PostgreSQL outages").
 ///
 /// # Errors
-/// A database failure, or a stored match that cannot be read.
+/// A database failure other than the database being out of reach, or a
+/// stored match that cannot be read.
 pub async fn stored_match(
+    db: &DatabaseConnection,
+    project_id: &str,
+    match_id: &str,
+    ticket_id: &str,
+    reader: Reader,
+) -> Result<Option<StoredMatch>, StoreError> {
+    match read_stored(db, project_id, match_id, ticket_id, reader).await {
+        Err(error) if error.is_unavailable() => Ok(None),
+        read => read,
+    }
+}
+
+async fn read_stored(
     db: &DatabaseConnection,
     project_id: &str,
     match_id: &str,

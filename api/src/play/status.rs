@@ -230,23 +230,14 @@ pub async fn status_of(
             view.wait_seconds = ended.wait_seconds().map(millis);
             match ended.how {
                 Ended::Matched { match_id } => {
-                    let stored = match stored_match(
+                    let stored = stored_match(
                         db,
                         &ticket.project_id,
                         &match_id,
                         &ticket.ticket_id,
                         reader,
                     )
-                    .await
-                    {
-                        Ok(stored) => stored,
-                        // The database out of reach: the match may not be
-                        // stored yet, and its player waits for it as for
-                        // any such match (docs/operations.md, "PostgreSQL
-                        // outages").
-                        Err(error) if error.is_unavailable() => None,
-                        Err(error) => return Err(error.into()),
-                    };
+                    .await?;
                     match stored {
                         Some(stored) if is_released(&stored.status) => {
                             view.status = "released";

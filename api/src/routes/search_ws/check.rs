@@ -166,10 +166,8 @@ impl SocketSearch {
             Ok(Some(stored)) => Check::Final(StatusMessage::Matched {
                 match_: stored.view,
             }),
-            // Not stored yet; or the database out of reach, when it may not
-            // be either (as in the REST status, `crate::play::status`).
+            // Not stored yet, or the database out of reach.
             Ok(None) => self.match_pending(queued_at),
-            Err(error) if error.is_unavailable() => self.match_pending(queued_at),
             Err(error) => {
                 tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a matched search's match failed");
                 Check::Quiet
