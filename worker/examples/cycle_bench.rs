@@ -157,7 +157,7 @@ async fn main() {
         expire_batch: 1000,
         ends: None,
         period: None,
-        parties: None,
+        carried: None,
     };
     let scripts_before = script_time(&mut raw).await;
     let cpu_before = process_cpu();

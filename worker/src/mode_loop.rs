@@ -228,8 +228,8 @@ async fn held(
     let mut idle_figures: Option<Instant> = Instant::now()
         .checked_sub(IDLE_FIGURES_EVERY.mul_f64(rand::thread_rng().gen_range(0.0..1.0)));
     let mut assignments = NextTimeout::unknown();
-    // How long each incomplete party has been so (docs/game-modes.md#parties).
-    let parties = std::sync::Mutex::new(matchplane_matchmaker::IncompleteParties::new());
+    // Incomplete parties' clocks and the last hold read (`tick::Carried`).
+    let carried = crate::tick::Carried::default();
     loop {
         if !*lp.mine.borrow_and_update() {
             return HoldEnd::Handed;
@@ -326,7 +326,7 @@ async fn held(
             idle_figures = None;
             assignments = NextTimeout::unknown();
             if let Some(lost) =
-                full_cycle(shared, key, &mut lease, &config, activity, period, &parties).await
+                full_cycle(shared, key, &mut lease, &config, activity, period, &carried).await
             {
                 return lost;
             }
@@ -370,7 +370,7 @@ async fn full_cycle(
     config: &ModeConfig,
     activity: Option<ModeActivity>,
     period: Option<Duration>,
-    parties: &std::sync::Mutex<matchplane_matchmaker::IncompleteParties>,
+    carried: &crate::tick::Carried,
 ) -> Option<HoldEnd> {
     let ticker = Ticker {
         pool: shared.pool.as_ref(),
@@ -379,7 +379,7 @@ async fn full_cycle(
         expire_batch: shared.config.expire_batch,
         ends: Some(&shared.ends),
         period,
-        parties: Some(parties),
+        carried: Some(carried),
     };
     let token = lease.token;
     let (result, lost) = renewing(

@@ -17,17 +17,18 @@ use matchplane_matchmaker::{
 };
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{ModeKey, PoolStore};
-use matchplane_store::repos::cycle_stats;
-use matchplane_store::repos::stats_history::{self, Figures};
+use matchplane_store::repos::stats_history::Figures;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use sea_orm::DatabaseConnection;
 use std::time::{Duration, Instant};
 
 mod claims;
+mod database;
 mod fail;
 
 pub(crate) use claims::claim_of;
+pub(crate) use database::record_idle;
 use claims::{claim_all, Claimed};
 pub(crate) use fail::{fail_searches, fail_searches_ended};
 
@@ -95,10 +96,21 @@ pub struct Ticker<'a> {
     /// stored with the cycle's figures; `None` when unknown (a first
     /// cycle, one a config change started early).
     pub period: Option<Duration>,
-    /// How long each incomplete party of the mode has been so, carried
-    /// from cycle to cycle by the mode's loop (docs/game-modes.md#parties);
-    /// `None` times no party out (a single tick in a test).
-    pub parties: Option<&'a std::sync::Mutex<IncompleteParties>>,
+    /// What the mode's loop carries from cycle to cycle; `None` times no
+    /// party out and reads a hold the database cannot answer as none (a
+    /// single tick in a test).
+    pub carried: Option<&'a Carried>,
+}
+
+/// What a mode's loop carries from one cycle to the next.
+#[derive(Debug, Default)]
+pub struct Carried {
+    /// How long each incomplete party of the mode has been so
+    /// (docs/game-modes.md#parties).
+    pub parties: std::sync::Mutex<IncompleteParties>,
+    /// Whether the mode's matching was held at the last read that
+    /// answered: a cycle that cannot read the hold keeps it.
+    pub held: std::sync::atomic::AtomicBool,
 }
 
 impl Ticker<'_> {
@@ -151,19 +163,24 @@ async fn tick(
         .iter()
         .map(|b| (b.backfill_id.to_string(), b.clone()))
         .collect();
-    let held = is_held(db, mode).await;
+    let held = database::is_held(db, mode, ctx.carried.map(|c| &c.held)).await;
     report.held = held;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
+    // The cycle's clock moves on by the time its reads took: a search that
+    // started while they waited (a slow database) is never matched, nor
+    // its match dated, before its own start.
+    let now = now + report.read_pool;
+    let now_secs = now.timestamp_micros() as f64 / 1e6;
 
     let started = Instant::now();
     // The parties' clocks go into the matching task and come back with it.
-    let clocks = ctx
-        .parties
+    let parties = ctx.carried.map(|c| &c.parties);
+    let clocks = parties
         .map(|p| std::mem::take(&mut *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)));
     let matched = match_pool(config, searches, backfills, now_secs, held, clocks).await?;
     let (fills, outcome, summary, clocks) = matched;
-    if let (Some(p), Some(clocks)) = (ctx.parties, clocks) {
+    if let (Some(p), Some(clocks)) = (parties, clocks) {
         *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = clocks;
     }
     report.matching = started.elapsed();
@@ -241,26 +258,6 @@ async fn tick(
         pool.set_waiting_reasons(mode, &reasons).await?;
     }
     let total = report.read_pool + report.matching + report.claim;
-    // The cycle's figures are for the console: a database out of reach
-    // loses them, never the cycle (its claims are in the outbox already).
-    let stats = cycle_stats::put(
-        db,
-        mode_cycle_stat::Model {
-            project_id: mode.project_id.clone(),
-            game_mode: mode.mode.clone(),
-            pool_size: report.pool_size as i64,
-            candidates: report.candidates as i64,
-            matches: report.matches as i64,
-            duration_ms: total.as_secs_f64() * 1e3,
-            ran_at: now,
-            pool_summary: serde_json::to_string(&summary).ok(),
-            period_seconds: ctx.period.map(|p| p.as_secs_f64()),
-        },
-    )
-    .await;
-    if let Err(err) = stats {
-        tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
-    }
     // Per rule, the candidates it turned away (docs/rules.md): the minute
     // adds them up, so the history tells which rule costs wait time. Per
     // role seat, the claimed matches' players and their waits
@@ -274,12 +271,19 @@ async fn tick(
                 .map(|(waits, spread)| (waits.as_slice(), Some(*spread))),
         )
     }
-    .with_rules(&outcome.rule_turned_away)
-    .with_roles(&roles);
-    let history = stats_history::record(db, &mode.project_id, &mode.mode, now, &figures).await;
-    if let Err(err) = history {
-        tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");
-    }
+    .with_rules(&outcome.rule_turned_away);
+    let last = mode_cycle_stat::Model {
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        pool_size: report.pool_size as i64,
+        candidates: report.candidates as i64,
+        matches: report.matches as i64,
+        duration_ms: total.as_secs_f64() * 1e3,
+        ran_at: now,
+        pool_summary: serde_json::to_string(&summary).ok(),
+        period_seconds: ctx.period.map(|p| p.as_secs_f64()),
+    };
+    database::store_figures(db, mode, last, now, &figures.with_roles(&roles)).await;
     crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
     report.annotate = started.elapsed();
     let outcome = match report.matches + report.proposals + report.fills {
@@ -287,53 +291,6 @@ async fn tick(
         n => TickOutcome::Matched(n),
     };
     Ok((outcome, report))
-}
-
-/// Stores the figures of an idle cycle (an empty pool) at `now`: the
-/// mode's last cycle for the console, and its gauges. A database out of
-/// reach loses them (logged), never the cycle.
-pub(crate) async fn record_idle(
-    db: &DatabaseConnection,
-    mode: &ModeKey,
-    now: DateTime<Utc>,
-    period: Option<Duration>,
-) {
-    let stats = cycle_stats::put(
-        db,
-        mode_cycle_stat::Model {
-            project_id: mode.project_id.clone(),
-            game_mode: mode.mode.clone(),
-            pool_size: 0,
-            candidates: 0,
-            matches: 0,
-            duration_ms: 0.0,
-            ran_at: now,
-            pool_summary: None,
-            period_seconds: period.map(|p| p.as_secs_f64()),
-        },
-    )
-    .await;
-    if let Err(err) = stats {
-        tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
-    }
-    crate::metrics::cycle(mode, Duration::ZERO, 0, 0);
-    crate::metrics::waiting(mode, []);
-}
-
-/// Whether `mode`'s matching is held (docs/game-modes.md, "Holding matching"): one
-/// small read of its row, so every worker sees a hold at its next cycle.
-/// A database out of reach (or a mode deleted meanwhile) reads as not
-/// held, logged: the cycle goes on as on the last known config.
-async fn is_held(db: &DatabaseConnection, mode: &ModeKey) -> bool {
-    use matchplane_store::repos::{mode_holds, StoreError};
-    match mode_holds::get(db, &mode.project_id, &mode.mode).await {
-        Ok(hold) => hold.is_some(),
-        Err(StoreError::NotFound) => false,
-        Err(err) => {
-            tracing::warn!(mode = %mode.mode, error = %err, "reading the mode's hold failed");
-            false
-        }
-    }
 }
 
 /// What [`match_pool`] decided: the fills, the cycle, the pool's summary

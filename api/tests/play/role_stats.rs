@@ -76,7 +76,7 @@ async fn role_waits_show_in_stats_history_and_waiting_statuses(pools: Pools) {
         expire_batch: 100,
         ends: None,
         period: None,
-        parties: None,
+        carried: None,
     };
     let (_, report) = ticker
         .tick(&mode, &config, token, chrono::Utc::now())

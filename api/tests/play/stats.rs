@@ -126,7 +126,7 @@ async fn stats_history_counts_what_each_rule_turned_away(pools: Pools) {
         expire_batch: 100,
         ends: None,
         period: None,
-        parties: None,
+        carried: None,
     };
     let pool_path = format!("/v1/projects/{p}/game-modes/ruled/pool");
     let mut cycles: BTreeMap<String, u64> = BTreeMap::new();

@@ -33,9 +33,9 @@ pub struct Env {
     database: TestDatabase,
     redis_url: String,
     prefix: String,
-    /// The incomplete parties' clocks, kept across [`Env::tick`]s as the
-    /// mode loop keeps them.
-    pub parties: std::sync::Mutex<matchplane_matchmaker::IncompleteParties>,
+    /// The incomplete parties' clocks and the last hold read, kept across
+    /// [`Env::tick`]s as the mode loop keeps them.
+    pub carried: matchplane_worker::tick::Carried,
 }
 
 /// A 1v1 MMR mode with a webhook to `url` (if any), cycling every `cycle` s.
@@ -120,7 +120,7 @@ impl Env {
             database,
             redis_url,
             prefix,
-            parties: Default::default(),
+            carried: Default::default(),
         }
     }
 
@@ -181,7 +181,7 @@ impl Env {
             expire_batch: 100,
             ends: None,
             period: None,
-            parties: Some(&self.parties),
+            carried: Some(&self.carried),
         }
         .tick(&self.mode, &config, token, Utc::now())
         .await

@@ -5,9 +5,12 @@
 
 use crate::env::Env;
 use crate::fault_proxy::FaultProxy;
-use matchplane_store::repos::matches;
+use chrono::Utc;
+use matchplane_store::db::{connect_with, DbTimeouts};
+use matchplane_store::repos::{matches, mode_holds};
 use matchplane_worker::config::CycleHook;
 use matchplane_worker::run_worker;
+use matchplane_worker::tick::{TickOutcome, Ticker};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -144,14 +147,7 @@ async fn a_database_outage_keeps_matching_and_stores_afterwards() {
     let upstream = env.database_host();
     let mut proxy = FaultProxy::start(&upstream).await;
     let port = proxy.port;
-    let timeouts = matchplane_store::db::DbTimeouts {
-        connect: Duration::from_secs(1),
-        acquire: Duration::from_secs(1),
-    };
-    let url = env.db_url_via(&format!("127.0.0.1:{port}"));
-    let worker_db = matchplane_store::db::connect_with(&url, timeouts)
-        .await
-        .unwrap();
+    let worker_db = proxied_database(&env, &proxy).await;
     let stop = CancellationToken::new();
     let mut config = env.worker_config("w");
     config.lease_ttl = Duration::from_secs(2);
@@ -185,6 +181,109 @@ async fn a_database_outage_keeps_matching_and_stores_afterwards() {
     wait_for_matches(&env, 6, Duration::from_secs(20)).await;
     drop(proxy);
     stop.cancel();
+}
+
+/// The worker's connection to PostgreSQL through a fault proxy, giving up
+/// on a connection or a pooled one after a second.
+async fn proxied_database(env: &Env, proxy: &FaultProxy) -> sea_orm::DatabaseConnection {
+    let timeouts = DbTimeouts {
+        connect: Duration::from_secs(1),
+        acquire: Duration::from_secs(1),
+    };
+    let url = env.db_url_via(&format!("127.0.0.1:{}", proxy.port));
+    connect_with(&url, timeouts).await.unwrap()
+}
+
+/// A held mode stays held while the worker cannot read its hold: the
+/// worker goes on with the hold it last read, and matches nobody until the
+/// hold is released.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_mode_stays_held_through_a_database_outage() {
+    let env = Env::new(None, 0.1).await;
+    let upstream = env.database_host();
+    let mut proxy = FaultProxy::start(&upstream).await;
+    let port = proxy.port;
+    let worker_db = proxied_database(&env, &proxy).await;
+    let (project, mode) = (&env.project_id, &env.mode.mode);
+    mode_holds::hold(&env.db, project, mode, "test", Utc::now())
+        .await
+        .unwrap();
+    let stop = CancellationToken::new();
+    let mut config = env.worker_config("w");
+    config.lease_ttl = Duration::from_secs(2);
+    tokio::spawn(run_worker(
+        config,
+        env.pool.clone(),
+        env.tickets.clone(),
+        worker_db,
+        stop.clone(),
+    ));
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    proxy.drop_all();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let waiting = env.pool.snapshot(&env.mode).await.unwrap().len();
+    assert_eq!(waiting, 2, "a held mode matched while its hold could not be read");
+
+    proxy = FaultProxy::start_on(&upstream, port).await;
+    mode_holds::release(&env.db, project, mode).await.unwrap();
+    wait_for_matches(&env, 1, Duration::from_secs(20)).await;
+    drop(proxy);
+    stop.cancel();
+}
+
+/// A database that answers nothing (a black-holed network) holds a cycle
+/// up for its bounded reads and writes only, and the cycle's clock moves on
+/// by the time they took: a search that started while the cycle waited is
+/// never matched, nor its match dated, before its own start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_database_delays_a_cycle_briefly_and_never_dates_a_match_early() {
+    let env = Env::new(None, 0.1).await;
+    let proxy = FaultProxy::start(&env.database_host()).await;
+    let slow = proxied_database(&env, &proxy).await;
+    let token = env.lease("w", Duration::from_secs(60)).await;
+    let config = env.config().await;
+    env.add("a", 1500.0).await;
+    proxy.stall();
+    let ticker = Ticker {
+        pool: env.pool.as_ref(),
+        db: &slow,
+        claim_concurrency: 16,
+        expire_batch: 100,
+        ends: None,
+        period: None,
+        carried: None,
+    };
+    let started = Utc::now();
+    let late = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let at = Utc::now();
+        env.add("b", 1500.0).await;
+        at
+    };
+    let cycle = ticker.tick(&env.mode, &config, token, started);
+    let (ticked, b_started) = tokio::join!(
+        tokio::time::timeout(Duration::from_secs(10), cycle),
+        late
+    );
+    let (outcome, _) = ticked.expect("the cycle ended").unwrap();
+    assert_eq!(outcome, TickOutcome::Matched(1));
+    let took = (Utc::now() - started).to_std().unwrap();
+    assert!(took < Duration::from_secs(4), "the cycle waited {took:?}");
+
+    env.drain("c").await;
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert!(
+        stored[0].created_at >= b_started,
+        "a match dated {} holds a search started at {b_started}",
+        stored[0].created_at
+    );
+    drop(proxy);
 }
 
 async fn stored(env: &Env) -> usize {

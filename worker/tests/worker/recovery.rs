@@ -97,7 +97,7 @@ async fn a_cycle_dropped_midway_leaves_every_search_claimed_or_live() {
             expire_batch: 100,
             ends: None,
             period: None,
-            parties: None,
+            carried: None,
         };
         let _ = tokio::time::timeout(
             Duration::from_millis(budget_ms),

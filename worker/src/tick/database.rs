@@ -1,0 +1,124 @@
+//! What a cycle reads from and writes to PostgreSQL: the mode's hold and
+//! the cycle's figures. Each is given a bounded time, so that a database
+//! out of reach, refusing connections or answering nothing at all, never
+//! holds the cycle up (docs/operations.md, "What losing a dependency costs"):
+//! the cycle goes on with the last hold it read, and loses its figures.
+
+use chrono::{DateTime, Utc};
+use matchplane_store::entities::mode_cycle_stat;
+use matchplane_store::pool::ModeKey;
+use matchplane_store::repos::stats_history::{self, Figures};
+use matchplane_store::repos::{cycle_stats, mode_holds, StoreError};
+use sea_orm::DatabaseConnection;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How long a cycle waits for its read of the mode's hold before going on
+/// with the hold it last read.
+pub(super) const HOLD_READ_LIMIT: Duration = Duration::from_millis(500);
+
+/// How long a cycle waits for the database to store its figures (the last
+/// cycle's and the minute's, together) before going on without them.
+pub(super) const FIGURES_WRITE_LIMIT: Duration = Duration::from_secs(1);
+
+/// Whether `mode`'s matching is held (docs/game-modes.md, "Holding
+/// matching"): one small read of its row, so every worker sees a hold at
+/// its next cycle. A read that fails or takes longer than
+/// [`HOLD_READ_LIMIT`], logged, reads as `last`, the hold the last read
+/// that answered saw (not held without one); a read that answers updates
+/// `last`. A mode deleted meanwhile reads as not held.
+pub(super) async fn is_held(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    last: Option<&AtomicBool>,
+) -> bool {
+    let read = tokio::time::timeout(
+        HOLD_READ_LIMIT,
+        mode_holds::get(db, &mode.project_id, &mode.mode),
+    )
+    .await;
+    let held = match read {
+        Ok(Ok(hold)) => hold.is_some(),
+        Ok(Err(StoreError::NotFound)) => false,
+        Ok(Err(err)) => {
+            tracing::warn!(mode = %mode.mode, error = %err, "reading the mode's hold failed: the last one read holds");
+            return last.is_some_and(|l| l.load(Ordering::Relaxed));
+        }
+        Err(_) => {
+            tracing::warn!(mode = %mode.mode, "reading the mode's hold timed out: the last one read holds");
+            return last.is_some_and(|l| l.load(Ordering::Relaxed));
+        }
+    };
+    if let Some(last) = last {
+        last.store(held, Ordering::Relaxed);
+    }
+    held
+}
+
+/// Stores a cycle's figures: `last`, the mode's last cycle for the console,
+/// and `figures`, merged into the minute of `now` in the stats history.
+/// Failures and a database slower than [`FIGURES_WRITE_LIMIT`] lose them
+/// (logged), never the cycle: its claims are in the outbox already.
+pub(super) async fn store_figures(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    last: mode_cycle_stat::Model,
+    now: DateTime<Utc>,
+    figures: &Figures,
+) {
+    let writes = async {
+        let stats = cycle_stats::put(db, last).await;
+        let history = stats_history::record(db, &mode.project_id, &mode.mode, now, figures).await;
+        (stats, history)
+    };
+    if let Some((stats, history)) = within(mode, "the cycle's figures", writes).await {
+        if let Err(err) = stats {
+            tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+        }
+        if let Err(err) = history {
+            tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");
+        }
+    }
+}
+
+/// Stores the figures of an idle cycle (an empty pool) at `now`: the
+/// mode's last cycle for the console, and its gauges. A database out of
+/// reach or slower than [`FIGURES_WRITE_LIMIT`] loses them (logged), never
+/// the cycle.
+pub(crate) async fn record_idle(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    now: DateTime<Utc>,
+    period: Option<Duration>,
+) {
+    let last = mode_cycle_stat::Model {
+        project_id: mode.project_id.clone(),
+        game_mode: mode.mode.clone(),
+        pool_size: 0,
+        candidates: 0,
+        matches: 0,
+        duration_ms: 0.0,
+        ran_at: now,
+        pool_summary: None,
+        period_seconds: period.map(|p| p.as_secs_f64()),
+    };
+    let stats = within(mode, "the cycle's figures", cycle_stats::put(db, last)).await;
+    if let Some(Err(err)) = stats {
+        tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+    }
+    crate::metrics::cycle(mode, Duration::ZERO, 0, 0);
+    crate::metrics::waiting(mode, []);
+}
+
+/// `write`'s result, or `None` (logged) when it took longer than
+/// [`FIGURES_WRITE_LIMIT`].
+async fn within<T>(mode: &ModeKey, what: &str, write: impl Future<Output = T>) -> Option<T> {
+    match tokio::time::timeout(FIGURES_WRITE_LIMIT, write).await {
+        Ok(done) => Some(done),
+        Err(_) => {
+            tracing::warn!(mode = %mode.mode, "storing {what} timed out");
+            None
+        }
+    }
+}
