@@ -161,7 +161,9 @@ pub async fn get(
                     .to_owned(),
             };
             end(play, &ticket, outcome).await?;
-        } else {
+        } else if live.deadline < ticket.expires_at {
+            // A polled search lives another poll period; a socket's is the
+            // socket's, until its ticket expires (docs/searching.md).
             play.pool
                 .touch_search(&mode, &ticket.ticket_id, rest_deadline(play, &ticket, now))
                 .await?;

@@ -27,6 +27,7 @@ on_both_pools!(
     a_search_lost_with_redis_data_says_so,
     a_lost_search_whose_match_was_stored_is_told_matched,
     an_oversized_client_message_ends_the_search,
+    a_rest_poll_leaves_a_socket_search_to_its_socket,
 );
 
 pub(crate) async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
@@ -481,4 +482,33 @@ async fn an_oversized_client_message_ends_the_search(pools: Pools) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("an oversized message did not end its search");
+}
+
+/// A REST poll of a search its socket holds (a client that also polls its
+/// status) answers its status and leaves the search's life to the socket:
+/// the search is not ended when the poll timeout (1 s here) passes without
+/// another poll.
+async fn a_rest_poll_leaves_a_socket_search_to_its_socket(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let path = format!("/v1/searches/{ticket}");
+    let auth = format!("Ticket {token}");
+    let polled = t
+        .call(axum::http::Method::GET, &path, Some(&auth), None)
+        .await;
+    assert_eq!(polled.body["status"], "searching", "{}", polled.body);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    t.sweep(matchplane_api::play::unix_now()).await;
+    let state = t
+        .play
+        .pool
+        .search_state(&ModeKey::new(&p, "duel"), &ticket)
+        .await
+        .unwrap();
+    assert!(matches!(state, Some(SearchState::Live(_))), "{state:?}");
 }
