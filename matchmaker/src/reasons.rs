@@ -29,16 +29,17 @@ pub enum WaitingReason {
     #[serde(rename_all = "camelCase")]
     NoCandidatesInRange {
         /// Distance (MMR points or milliseconds) to the nearest other
-        /// unmatched candidate; `null` when there is none.
+        /// unmatched candidate not yet in range of this one both ways (a
+        /// partner already in range is not what a short team waits for);
+        /// `null` when there is none.
         nearest_distance: Option<f64>,
         /// This candidate's current range (MMR points or milliseconds).
         range: f64,
-        /// Unblock hint: seconds until this candidate's range and the
+        /// Unblock hint: seconds until this candidate's range and that
         /// nearest candidate's range both cover their distance if nobody
-        /// else arrives (0 when they already do: then more players in
-        /// range are what is missing); `null` when that never happens
-        /// (no other candidate, a flat Ping range, a range that stops
-        /// widening at `maxTolerance` or never widens).
+        /// else arrives; `null` when that never happens (nobody out of
+        /// range, a flat Ping range, a range that stops widening at
+        /// `maxTolerance` or never widens).
         #[serde(default, serialize_with = "crate::timestamp::optional_seconds")]
         unblocks_in_seconds: Option<f64>,
     },

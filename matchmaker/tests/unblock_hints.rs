@@ -47,21 +47,37 @@ fn never_is_null_for_a_capped_range_and_a_flat_ping_range() {
 }
 
 #[test]
-fn a_covered_nearest_answers_zero_more_players_are_missing() {
-    // [1,1,1]: a and b fit each other now, a third is missing; the
-    // third is far. The nearest is already in range both ways: 0.
-    let config = mmr_mode(&[1, 1, 1], 5.0, 1.0);
+fn a_short_team_waits_for_the_nearest_out_of_range_not_a_partner() {
+    // [1,1,1]: a and b fit each other now, a third is missing, and c is
+    // far. Their hint is about c, not each other: with a multiplier of 1
+    // nobody ever reaches c (null); with 2, when a and c meet.
     let pool = vec![
         solo("a", 1000.0, 0.0),
         solo("b", 1100.0, 0.0),
         solo("c", 2500.0, 0.0),
     ];
-    let a = reason_json(&cycle(&config, &pool, 0.0), "a");
+    let flat = mmr_mode(&[1, 1, 1], 5.0, 1.0);
+    let a = reason_json(&cycle(&flat, &pool, 0.0), "a");
     assert_eq!(a["code"], "NO_CANDIDATES_IN_RANGE");
-    assert_eq!(a["unblocksInSeconds"], json!(0.0));
-    // c never reaches anyone with a multiplier of 1.
-    let c = reason_json(&cycle(&config, &pool, 0.0), "c");
+    assert_eq!(a["nearestDistance"], json!(1500.0), "{a}");
+    assert!(a["unblocksInSeconds"].is_null(), "{a}");
+    let c = reason_json(&cycle(&flat, &pool, 0.0), "c");
     assert!(c["unblocksInSeconds"].is_null(), "{c}");
+
+    // 150 at 0 s, +15 per second: b is 1400 from c (reached at 83.3 s),
+    // a 1500 (90 s); b's own hint is c at 1400.
+    let widening = mmr_mode(&[1, 1, 1], 5.0, 2.0);
+    let b = reason_json(&cycle(&widening, &pool, 0.0), "b");
+    assert_eq!(b["nearestDistance"], json!(1400.0), "{b}");
+    let seconds = b["unblocksInSeconds"].as_f64().unwrap();
+    assert!(seconds > 80.0 && seconds < 90.0, "{b}");
+    assert!(cycle(&widening, &pool, seconds - 1.0).matches.is_empty());
+
+    // Nobody out of range, still short: nothing to wait for but arrivals.
+    let two = vec![solo("a", 1000.0, 0.0), solo("b", 1100.0, 0.0)];
+    let a = reason_json(&cycle(&flat, &two, 0.0), "a");
+    assert!(a["nearestDistance"].is_null(), "{a}");
+    assert!(a["unblocksInSeconds"].is_null(), "{a}");
 }
 
 #[test]

@@ -61,11 +61,16 @@ impl Grouper<'_> {
         // `Grouper::roles_refused_in_run`).
         let mut runs = [Run::NONE; 2];
         let distance = |p: usize| (slots[p].value - va).abs();
-        let nearest = [left, right]
-            .into_iter()
-            .filter(|p| *p != NONE)
-            .map(|p| (distance(p), order[p]))
-            .reduce(|a, b| if b.0 < a.0 { b } else { a });
+        // The nearest candidate the walk found out of mutual range, and
+        // its distance: what a short group's `NO_CANDIDATES_IN_RANGE`
+        // waits for (docs/error-codes.md).
+        let mut nearest: Option<(f64, usize)> = None;
+        let mut out_of_range = |p: usize| {
+            let d = distance(p);
+            if nearest.is_none_or(|(n, _)| d < n) {
+                nearest = Some((d, order[p]));
+            }
+        };
 
         while seats < size && steps > 0 && !self.roles.exhausted {
             steps -= 1;
@@ -82,6 +87,7 @@ impl Grouper<'_> {
             let p = if take_left { left } else { right };
             if distance(p) > ra + 1e-9 {
                 // Nobody further on this side can fit the anchor.
+                out_of_range(p);
                 if take_left {
                     left = NONE;
                 } else {
@@ -102,6 +108,7 @@ impl Grouper<'_> {
                 ..
             } = slots[p];
             if !fits(va, ra, vx, rx) {
+                out_of_range(p);
                 continue;
             }
             in_range_seats += joiner;
