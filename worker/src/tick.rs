@@ -28,8 +28,8 @@ mod database;
 mod fail;
 
 pub(crate) use claims::claim_of;
-pub(crate) use database::record_idle;
 use claims::{claim_all, Claimed};
+pub(crate) use database::record_idle;
 pub(crate) use fail::{fail_searches, fail_searches_ended};
 
 /// What a tick came to.

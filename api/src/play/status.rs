@@ -230,14 +230,9 @@ pub async fn status_of(
             view.wait_seconds = ended.wait_seconds().map(millis);
             match ended.how {
                 Ended::Matched { match_id } => {
-                    let stored = stored_match(
-                        db,
-                        &ticket.project_id,
-                        &match_id,
-                        &ticket.ticket_id,
-                        reader,
-                    )
-                    .await?;
+                    let stored =
+                        stored_match(db, &ticket.project_id, &match_id, &ticket.ticket_id, reader)
+                            .await?;
                     match stored {
                         Some(stored) if is_released(&stored.status) => {
                             view.status = "released";

@@ -225,7 +225,10 @@ async fn a_held_mode_stays_held_through_a_database_outage() {
     proxy.drop_all();
     tokio::time::sleep(Duration::from_secs(3)).await;
     let waiting = env.pool.snapshot(&env.mode).await.unwrap().len();
-    assert_eq!(waiting, 2, "a held mode matched while its hold could not be read");
+    assert_eq!(
+        waiting, 2,
+        "a held mode matched while its hold could not be read"
+    );
 
     proxy = FaultProxy::start_on(&upstream, port).await;
     mode_holds::release(&env.db, project, mode).await.unwrap();
@@ -264,10 +267,8 @@ async fn a_stalled_database_delays_a_cycle_briefly_and_never_dates_a_match_early
         at
     };
     let cycle = ticker.tick(&env.mode, &config, token, started);
-    let (ticked, b_started) = tokio::join!(
-        tokio::time::timeout(Duration::from_secs(10), cycle),
-        late
-    );
+    let (ticked, b_started) =
+        tokio::join!(tokio::time::timeout(Duration::from_secs(10), cycle), late);
     let (outcome, _) = ticked.expect("the cycle ended").unwrap();
     assert_eq!(outcome, TickOutcome::Matched(1));
     let took = (Utc::now() - started).to_std().unwrap();
