@@ -75,6 +75,24 @@ fn the_guard_refuses_a_figure_worsened_past_the_tolerance() {
     assert!(v.figures[0].regressed, "the wait worsened");
     assert!(!v.figures[1].regressed, "the spread improved");
     assert!(v.figures[1].worsened_by.unwrap() < 0.0);
+    // The table says which way each guarded figure moved.
+    let shown = matchplane_matchmaker::simulate::Comparison {
+        guard: Some(v.clone()),
+        ..c.clone()
+    };
+    let table = render_compare_table(&shown);
+    let line = |figure: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().starts_with(figure) && l.starts_with("  "))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(line("waitP90").contains("worsened by "), "{table}");
+    assert!(line("waitP90").ends_with("regressed"), "{table}");
+    assert!(line("mmrSpreadP90").contains("improved by "), "{table}");
+    assert!(!line("mmrSpreadP90").contains('-'), "{table}");
+    assert!(!table.contains("-0%"), "{table}");
     // The same config against itself passes, and a wide tolerance too.
     let same = compare(&s, &s.game_mode);
     assert!(check_guard(&same, &guard, 0.0).passed);

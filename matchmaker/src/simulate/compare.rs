@@ -170,8 +170,8 @@ pub fn render_compare_table(c: &Comparison) -> String {
             Some(v) => format!("{v:.2}"),
         };
         let change = match (a, b) {
-            (Some(a), Some(b)) if a != 0.0 => format!("{:+.0}%", (b - a) / a.abs() * 100.0),
             (Some(a), Some(b)) if a == b => "=".to_string(),
+            (Some(a), Some(b)) if a != 0.0 => percent((b - a) / a.abs()),
             _ => "-".to_string(),
         };
         out.push_str(&format!(
@@ -193,12 +193,28 @@ pub fn render_compare_table(c: &Comparison) -> String {
             guard.tolerance * 100.0
         ));
         for g in &guard.figures {
-            let by = g
-                .worsened_by
-                .map_or("-".to_string(), |w| format!("{:+.0}%", w * 100.0));
+            let by = match g.worsened_by {
+                None => "-".to_string(),
+                Some(w) if w > 0.0 => format!("worsened by {}", percent(w).trim_start_matches('+')),
+                Some(w) if w < 0.0 => {
+                    format!("improved by {}", percent(-w).trim_start_matches('+'))
+                }
+                Some(_) => "unchanged".to_string(),
+            };
             let mark = if g.regressed { "regressed" } else { "ok" };
-            out.push_str(&format!("  {:<16} worsened by {by:>7}  {mark}\n", g.figure));
+            out.push_str(&format!("  {:<16} {by:<20} {mark}\n", g.figure));
         }
     }
     out
+}
+
+/// A relative change as a signed whole percentage; a change that rounds
+/// to nothing reads `~0%` (never `-0%`).
+fn percent(change: f64) -> String {
+    let rounded = (change * 100.0).round();
+    if rounded == 0.0 {
+        "~0%".to_string()
+    } else {
+        format!("{rounded:+.0}%")
+    }
 }
