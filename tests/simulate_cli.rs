@@ -83,6 +83,52 @@ fn simulate_examples_in_readme_and_docs_are_what_the_command_prints() {
     assert!(checked >= 3, "only {checked} examples found");
 }
 
+/// Every `simulate` transcript in `docs/` (a `text` block of `$ matchplane
+/// simulate …`, continued with `\`, its output, then `$ echo $?` and the
+/// exit code) prints what it shows and exits as it says; one whose
+/// scenario file the repository does not carry (a reader's own) is left.
+#[test]
+fn simulate_transcripts_in_docs_are_what_the_command_prints() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let transcript = regex::Regex::new(
+        r"(?m)^```text\n\$ matchplane simulate ((?:[^\n]*\\\n)*[^\n]*)\n((?s:.*?))\$ echo \$\?\n(\d+)\n```",
+    )
+    .unwrap();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let page = entry.unwrap().path();
+        if page.extension().is_none_or(|x| x != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&page).unwrap();
+        for cap in transcript.captures_iter(&text) {
+            let line = cap[1].replace("\\\n", " ");
+            let args: Vec<&str> = line.split_whitespace().collect();
+            let scenario = args.iter().skip_while(|a| **a != "--scenario").nth(1);
+            if scenario.is_none_or(|s| !root.join(s).exists()) {
+                continue;
+            }
+            let out = simulate(&args);
+            let printed = String::from_utf8(out.stdout).unwrap();
+            assert_eq!(
+                cap[2].trim_end(),
+                printed.trim_end(),
+                "{}: the output shown for `simulate {line}` is stale",
+                page.display()
+            );
+            assert_eq!(
+                out.status.code(),
+                cap[3].parse().ok(),
+                "{}: `simulate {line}`",
+                page.display()
+            );
+            checked += 1;
+        }
+    }
+    // docs/tuning.md's guard.
+    assert!(checked >= 1, "no transcript found");
+}
+
 /// A reader that stops early (`| head`) ends the command quietly: no panic.
 #[test]
 fn a_closed_pipe_is_not_a_panic() {
@@ -366,4 +412,47 @@ fn the_guard_refuses_a_tighter_tolerance_on_the_real_games() {
     );
     // Without the guard the same comparison exits 0.
     assert!(simulate(&args[..10]).status.success());
+}
+
+/// Flag values outside docs/configuration.md's ranges exit 2, each named
+/// by its own flag: a negative `--decline-after` (with or without
+/// `--decline-share`), a `--rate` that is not a positive number.
+#[test]
+fn flag_values_out_of_range_exit_2_naming_the_flag() {
+    let fields = |args: &[&str]| {
+        let out = simulate(&[&["--scenario", "examples/scenario.json"], args].concat());
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+        err["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                assert_eq!(e["code"], "VALIDATION_ERROR", "{err}");
+                e["field"].as_str().unwrap().to_owned()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(fields(&["--decline-after=-5"]), ["declineAfter"]);
+    assert_eq!(
+        fields(&["--decline-share", "0.5", "--decline-after=-5"]),
+        ["declineAfter"]
+    );
+    assert_eq!(fields(&["--decline-share", "1.5"]), ["declineShare"]);
+    assert_eq!(
+        fields(&[
+            "--lichess",
+            "data/lichess/lichess-games.csv",
+            "--games",
+            "2",
+            "--rate",
+            "0"
+        ]),
+        ["rate"]
+    );
 }

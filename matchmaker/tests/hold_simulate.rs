@@ -82,3 +82,21 @@ fn a_hold_event_has_only_at_and_hold() {
     let err = Scenario::parse(&text.to_string()).unwrap_err();
     assert_eq!(err.0[0].field, "arrivals[0]");
 }
+
+/// An event of no kind is told every kind it may be (docs/simulate.md,
+/// "Inline events"): an arrival, a cancel, a leave or a hold.
+#[test]
+fn an_event_of_no_kind_lists_every_kind() {
+    let text = json!({
+        "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"}},
+        "until": 10,
+        "arrivals": [{"at": 0}]
+    });
+    let err = Scenario::parse(&text.to_string()).unwrap_err();
+    assert_eq!(err.0[0].field, "arrivals[0]");
+    assert_eq!(
+        err.0[0].message,
+        "an event has one of playerId (an arrival), cancel, leave or hold"
+    );
+}

@@ -460,3 +460,66 @@ fn inline_cancels_see_the_csv_arrivals_and_csv_cancels_are_not_checked() {
         .add_arrivals_csv("at,playerId,event\n0.5,gone,cancel\n", "arrivalsCsvText")
         .unwrap();
 }
+
+/// The `partyMembers` column's members are trimmed as the `latencies`
+/// column's entries are, and a party failure of a CSV row names the CSV
+/// column (`partyMembers`, `partyId`), not the inline arrival's path
+/// (docs/simulate.md, "`arrivalsCsv`").
+#[test]
+fn csv_party_members_are_trimmed_and_failures_name_the_column() {
+    let duos = |allow: bool| {
+        Scenario::parse(
+            &json!({
+                "gameMode": {
+                    "name": "duos", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+                    "algorithm": {"type": "fifo"},
+                    "parties": {"allowParties": allow, "maxSize": 2, "keepTogether": true}
+                },
+                "until": 10
+            })
+            .to_string(),
+        )
+        .unwrap()
+    };
+    let header = "at,playerId,mmr,pingMs,partyId,partyMembers\n";
+    duos(true)
+        .add_arrivals_csv(
+            &format!("{header}0,cat,,,duo,cat| dan\n0,dan,,,duo,cat| dan\n"),
+            "arrivalsCsv",
+        )
+        .unwrap();
+    let long = "p".repeat(129);
+    let failed: Vec<(String, String)> = duos(true)
+        .add_arrivals_csv(
+            &format!("{header}0,eve,,,trio,eve|fay|gus\n0,fay,,,duo,eve|gus\n0,gus,,,{long},gus\n"),
+            "arrivalsCsv",
+        )
+        .unwrap_err()
+        .0
+        .into_iter()
+        .map(|e| (e.field, e.message))
+        .collect();
+    let pair = |field: &str, message: &str| (field.to_owned(), message.to_owned());
+    assert_eq!(
+        failed,
+        [
+            pair(
+                "arrivalsCsv[0].partyMembers",
+                "a party of 3 exceeds maxSize 2"
+            ),
+            pair(
+                "arrivalsCsv[1].partyMembers",
+                "playerId must be one of partyMembers"
+            ),
+            pair(
+                "arrivalsCsv[2].partyId",
+                "partyId must be 1 to 128 characters"
+            ),
+        ]
+    );
+    let failed = duos(false)
+        .add_arrivals_csv(&format!("{header}0,cat,,,duo,cat|dan\n"), "arrivalsCsv")
+        .unwrap_err()
+        .0;
+    assert_eq!(failed[0].field, "arrivalsCsv[0].partyMembers");
+}

@@ -70,7 +70,8 @@ pub struct SimulateArgs {
     /// their `answer`); 0 leaves every arrival's own.
     #[arg(long, default_value_t = 0.0, env = "MATCHPLANE_SIMULATE_DECLINE_SHARE")]
     pub decline_share: f64,
-    /// With --decline-share: seconds into the proposal the decline comes.
+    /// With --decline-share: seconds into the proposal the decline comes, 0
+    /// or more.
     #[arg(long, default_value_t = 3.0, env = "MATCHPLANE_SIMULATE_DECLINE_AFTER")]
     pub decline_after: f64,
     /// With --format table: how many matches to list.
@@ -169,7 +170,39 @@ fn code_named(name: &str) -> Code {
         .unwrap_or(Code::ValidationError)
 }
 
+/// The flags' values outside docs/configuration.md's ranges, each on its
+/// flag's name (`declineShare`, `declineAfter`, `rate`), all at once.
+fn check_flags(args: &SimulateArgs) -> Result<(), Failure> {
+    let mut errors = Vec::new();
+    let mut check = |valid: bool, field: &str, message: &str| {
+        if !valid {
+            errors.push(FieldError::new(field, Code::ValidationError, message));
+        }
+    };
+    check(
+        (0.0..=1.0).contains(&args.decline_share),
+        "declineShare",
+        "--decline-share is a fraction from 0 to 1",
+    );
+    check(
+        args.decline_after.is_finite() && args.decline_after >= 0.0,
+        "declineAfter",
+        "--decline-after is a number of seconds >= 0",
+    );
+    check(
+        args.rate.is_finite() && args.rate > 0.0,
+        "rate",
+        "--rate is a positive number of arrivals per second",
+    );
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Invalid(ScenarioError(errors)))
+    }
+}
+
 fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
+    check_flags(args)?;
     let mut scenario = read_scenario_file(args)?;
     if let Some(csv) = scenario.arrivals_csv.clone() {
         let base = args.scenario.parent().unwrap_or(Path::new("."));
@@ -195,16 +228,6 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
         replay_gaps = Some(replay.real_gaps);
     }
     if args.decline_share != 0.0 {
-        if !(0.0..=1.0).contains(&args.decline_share)
-            || !args.decline_after.is_finite()
-            || args.decline_after < 0.0
-        {
-            return Err(Failure::Invalid(ScenarioError(vec![FieldError::new(
-                "declineShare",
-                Code::ValidationError,
-                "--decline-share is a fraction from 0 to 1, --decline-after seconds >= 0",
-            )])));
-        }
         assign_declines(
             &mut scenario.events,
             args.decline_share,

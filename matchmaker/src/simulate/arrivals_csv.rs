@@ -99,6 +99,25 @@ const COLUMNS: [&str; 9] = [
     "attributes",
 ];
 
+/// A failure worded for an inline arrival (a ticket's party rules), named
+/// by the CSV column instead when it is a CSV row's (`csv`), as
+/// docs/simulate.md ("`arrivalsCsv`") names a row's failures: `party.id`
+/// is `partyId`, `party` and `party.members` are `partyMembers` (the
+/// members make a party), in the field and in the message.
+pub(super) fn as_column(mut e: FieldError, csv: bool) -> FieldError {
+    let column = match e.field.as_str() {
+        "party.id" if csv => "partyId",
+        "party" | "party.members" if csv => "partyMembers",
+        _ => return e,
+    };
+    e.field = column.to_owned();
+    e.message = e
+        .message
+        .replace("party.id", "partyId")
+        .replace("party.members", "partyMembers");
+    e
+}
+
 /// Parses `arrivalsCsv` text (docs/simulate.md), its rows named
 /// `arrivalsCsv[i]`: see [`read_arrivals_csv`].
 ///
@@ -336,6 +355,27 @@ mod tests {
             fields,
             ["arrivalsCsv[2].mmr", "arrivalsCsv[3]", "arrivalsCsv[6].mmr"],
             "{err:?}"
+        );
+    }
+
+    /// A region given twice in a `latencies` cell is refused, as the API
+    /// refuses a key given twice, never read as its last value.
+    #[test]
+    fn a_region_given_twice_in_latencies_is_refused() {
+        let text = "at,playerId,mmr,pingMs,partyId,partyMembers,latencies\n\
+                    0,ana,1500,,,,eu-west=30| eu-west =200\n";
+        let err = parse_arrivals_csv(text, None).unwrap_err();
+        let failed: Vec<(&str, &str)> = err
+            .0
+            .iter()
+            .map(|e| (e.field.as_str(), e.message.as_str()))
+            .collect();
+        assert_eq!(
+            failed,
+            [(
+                "arrivalsCsv[0].latencies.eu-west",
+                crate::strict_json::GIVEN_TWICE
+            )]
         );
     }
 

@@ -417,6 +417,7 @@ impl Scenario {
                 .into_iter()
                 .filter_map(Result::err)
                 .map(as_arrival_field)
+                .map(|e| super::arrivals_csv::as_column(e, rows.is_some()))
                 .collect();
                 failed.extend(check_arrival_attributes(
                     &self.game_mode,

@@ -94,7 +94,8 @@ impl Columns {
         let party = match (cell(self.party_id), cell(self.members)) {
             (Some(id), Some(members)) => Some(Party {
                 id: id.into(),
-                members: members.split('|').map(str::to_string).collect(),
+                // Trimmed as the latencies column's entries are.
+                members: members.split('|').map(|m| m.trim().to_owned()).collect(),
             }),
             (None, None) => None,
             _ => {
@@ -193,7 +194,8 @@ pub(super) fn attributes(cell: &str) -> (DeclaredValues, Vec<FieldError>) {
 }
 
 /// A `latencies` cell, `eu-west=31|us-east=110`, checked as
-/// docs/regions.md; failures on `latencies[.<region>]`.
+/// docs/regions.md (a region given twice refused); failures on
+/// `latencies[.<region>]`.
 fn latencies(
     cell: &str,
     regions: Option<&crate::latency::Regions>,
@@ -209,7 +211,19 @@ fn latencies(
         let Ok(ms) = ms.trim().parse::<f64>() else {
             return Err(one(format!("latency of {name} is not a number: {ms}")));
         };
-        object.insert(name.trim().to_string(), serde_json::json!(ms));
+        // A region given twice is refused, as the API refuses a key given
+        // twice in a body (docs/simulate.md, "`arrivalsCsv`").
+        let name = name.trim();
+        if object
+            .insert(name.to_owned(), serde_json::json!(ms))
+            .is_some()
+        {
+            return Err(vec![FieldError::new(
+                format!("latencies.{name}"),
+                Code::ValidationError,
+                GIVEN_TWICE,
+            )]);
+        }
     }
     crate::latency::parse_latencies(&serde_json::Value::Object(object), regions).map_err(|e| {
         e.into_iter()

@@ -152,8 +152,9 @@ impl RawEvent {
                 answer: self.answer,
                 attributes: self.attributes,
             }),
+            // Neither kind, or both (docs/simulate.md, "Inline events").
             _ => Err(EventError::Shape(
-                "an event has either playerId (an arrival) or cancel".into(),
+                "an event has one of playerId (an arrival), cancel, leave or hold".into(),
             )),
         }
     }
