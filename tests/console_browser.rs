@@ -9,7 +9,8 @@
 //! undeclared attribute refused beside that rule's field, the JSON view
 //! holding the same document) and watches its Rules section count the
 //! searches its rule keeps apart, runs a simulation with an uploaded
-//! arrivals CSV. On each page it checks
+//! arrivals CSV and one comparing two configs (each side's figures, the
+//! rule a waiting reason names). On each page it checks
 //! that every form field is labelled, that no text reads "null" (or
 //! "undefined", "NaN", "[object …"), that the page fits 390 pixels wide,
 //! that the browser logged no error and that no request failed.
@@ -1060,6 +1061,86 @@ async fn the_console_in_a_real_browser() {
         "the CSV's arrivals are missing"
     );
     c.check("simulate", &[]).await;
+    // A scenario with `compare` is answered `{a, b, diff}`, as `simulate
+    // --compare` prints it: both configs' figures side by side, then each
+    // one's report. Two builds at one MMR: a (no rules) matches them, b
+    // (an `equal` rule on the build) keeps them apart, and says which rule.
+    let duel = json!({
+        "name": "duel-a", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                      "baseTolerance": 5, "expansionMultiplier": 2}
+    });
+    let mut ruled = duel.clone();
+    ruled["name"] = json!("duel-b");
+    ruled["attributes"] = json!({"build": {"type": "string", "values": ["1.4", "1.5"]}});
+    ruled["rules"] = json!([{"name": "same-build", "type": "equal", "attribute": "build"}]);
+    let compared = json!({
+        "gameMode": duel, "compare": ruled, "tier": "pro", "seed": 1, "until": 10,
+        "arrivals": [
+            {"at": 0, "playerId": "old-build", "mmr": 1500, "attributes": {"build": "1.4"}},
+            {"at": 0, "playerId": "new-build", "mmr": 1500, "attributes": {"build": "1.5"}}
+        ]
+    });
+    // A fresh page: the CSV uploaded above is not sent again.
+    c.nav("Simulate").await;
+    c.heading("Simulate").await;
+    let area = c.browser.find(Locator::Css("main textarea")).await.unwrap();
+    c.browser
+        .execute(
+            "arguments[0].value = arguments[1];",
+            vec![
+                serde_json::to_value(&area).unwrap(),
+                json!(serde_json::to_string_pretty(&compared).unwrap()),
+            ],
+        )
+        .await
+        .unwrap();
+    c.click_text("button", "Run the simulation").await;
+    c.until(
+        "the comparison",
+        "Array.from(document.querySelectorAll('main h2')).some(h => h.textContent === 'Comparison')",
+        Duration::from_secs(20),
+    )
+    .await;
+    let shown = c.js(COMPARISON).await;
+    // Figure: a, b, and b's change relative to a.
+    for (figure, row) in [
+        ("Matches", ["1", "0", "-100%"]),
+        ("Matched players", ["2", "0", "-100%"]),
+        ("Still waiting", ["0", "2", "–"]),
+        ("Relaxed matches", ["0", "0", "="]),
+    ] {
+        assert_eq!(shown["diff"][figure], json!(row), "{figure}: {shown}");
+    }
+    // Each side's own report: its heading names its mode, its cards its
+    // figures (matches, matched players, still waiting, unmatched).
+    assert_eq!(shown["a"]["heading"], "a: duel-a", "{shown}");
+    assert_eq!(shown["a"]["cards"], json!(["1", "2", "0", "0"]), "{shown}");
+    assert_eq!(shown["b"]["heading"], "b: duel-b", "{shown}");
+    assert_eq!(shown["b"]["cards"], json!(["0", "0", "2", "2"]), "{shown}");
+    assert!(
+        shown["a"]["text"].as_str().unwrap().contains("old-build"),
+        "a's match is missing: {shown}"
+    );
+    // b's unmatched waited on a rule: the reason names it.
+    assert_eq!(
+        shown["b"]["reasons"],
+        json!([
+            "RULE_NOT_MET (rule same-build)",
+            "RULE_NOT_MET (rule same-build)"
+        ]),
+        "{shown}"
+    );
+    c.check("simulate-compare", &[]).await;
+    // The CSV field's hint lists every column docs/simulate.md documents.
+    let hint = c
+        .js("const l = Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'Arrivals CSV (optional)'); return document.getElementById(l.htmlFor + '-hint').textContent;")
+        .await;
+    for column in
+        "at playerId mmr pingMs partyId partyMembers latencies event attributes".split(' ')
+    {
+        assert!(hint.as_str().unwrap().contains(column), "{column}: {hint}");
+    }
 
     // The operator's page.
     c.click("#sign-out").await;
@@ -1074,6 +1155,11 @@ async fn the_console_in_a_real_browser() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// The Simulate page's comparison as shown: the side-by-side table's rows
+/// (`{figure: [a, b, change]}`) and, per side (`a`, `b`), its heading, the
+/// values of its cards, the reasons of its unmatched and its text.
+const COMPARISON: &str = "const cells = (r) => Array.from(r.cells).map(c => c.textContent); const table = Array.from(document.querySelectorAll('main table')).find(t => t.caption && t.caption.textContent === 'a and b side by side'); const diff = {}; for (const r of table.tBodies[0].rows) { const [f, ...rest] = cells(r); diff[f] = rest; } const side = (name) => { const s = document.querySelector('main section[data-side=' + name + ']'); if (!s) return null; const unmatched = Array.from(s.querySelectorAll('table')).pop(); return {heading: s.querySelector('h2').textContent, cards: Array.from(s.querySelectorAll('.cards .value')).map(v => v.textContent), reasons: Array.from(unmatched.tBodies[0].rows).map(r => r.cells.length > 1 ? r.cells[1].textContent : r.cells[0].textContent), text: s.textContent}; }; return {diff, a: side('a'), b: side('b')};";
 
 /// The cells of the `same-build` row of the live pool's Rules table, or
 /// null.
