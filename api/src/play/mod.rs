@@ -53,6 +53,18 @@ pub struct PlaySettings {
 /// Ping a second.
 pub const PONG_TIMEOUT: Duration = Duration::from_secs(10);
 
+impl PlaySettings {
+    /// How long a WebSocket search outlives its socket's last renewal of
+    /// it (docs/searching.md, "The WebSocket"): the REST poll timeout, and
+    /// at least three ping intervals. The socket renews it once a third
+    /// has passed, at a status re-read; an API instance that stops without
+    /// ending its sockets' searches (a crash) leaves each for at most this
+    /// long.
+    pub fn socket_lease(&self) -> Duration {
+        self.rest_poll_timeout.max(self.ping_interval * 3)
+    }
+}
+
 impl Default for PlaySettings {
     fn default() -> Self {
         Self {

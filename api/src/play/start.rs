@@ -205,7 +205,9 @@ async fn cools_down(play: &Play, db: &DatabaseConnection, mode: &ModeKey) -> boo
 /// How a search `via` is held, with this process's REST poll timeout.
 fn hold(play: &Play, via: Via) -> Hold {
     match via {
-        Via::WebSocket => Hold::Socket,
+        Via::WebSocket => Hold::Socket {
+            lease_seconds: play.settings.socket_lease().as_secs_f64(),
+        },
         Via::Rest => Hold::Polled {
             poll_seconds: play.settings.rest_poll_timeout.as_secs_f64(),
         },

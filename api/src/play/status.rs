@@ -113,8 +113,10 @@ pub struct TicketStatus {
     #[schema(nullable = false, example = json!({"tank": 20.5, "damage": 184.0}))]
     pub role_waits: Option<std::collections::BTreeMap<String, f64>>,
     /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
-    /// `PONG_TIMEOUT`, or `SEARCH_LOST` (the pool lost the search with its
-    /// data; a new ticket is needed). Absent when not recorded.
+    /// `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its
+    /// WebSocket stopped without ending it), or `SEARCH_LOST` (the pool
+    /// lost the search with its data; a new ticket is needed). Absent when
+    /// not recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<matchplane_store::tickets::ExpiredReason>)]
     pub reason: Option<String>,
@@ -178,6 +180,7 @@ pub async fn status_of(
                 queued_at: None,
                 ended_at: None,
                 reason: None,
+                socket: false,
             }));
         }
     }
@@ -262,9 +265,8 @@ pub async fn status_of(
                 Ended::Cancelled => view.status = "cancelled",
                 Ended::Expired => {
                     view.status = "expired";
-                    view.reason = ended
-                        .reason
-                        .or_else(|| swept_reason(ticket, ended.ended_at));
+                    let swept = swept_reason(ticket, ended.ended_at, ended.socket);
+                    view.reason = ended.reason.or(swept);
                 }
                 Ended::Failed { code, message } => {
                     view.status = "failed";
@@ -277,18 +279,24 @@ pub async fn status_of(
 }
 
 /// Why a search expired when the sweep ended it (the sweep knows only
-/// that its deadline passed): a WebSocket search's deadline is its ticket's
-/// expiry, a REST search's the next poll's unless the ticket expires
-/// sooner. So `TICKET_TTL` once the ticket had expired when the search
-/// ended, `REST_POLL_LAPSED` before; `None` without the end's time.
-fn swept_reason(ticket: &Ticket, ended_at: Option<f64>) -> Option<String> {
-    let ended_at = ended_at?;
-    let reason = if ticket.expires_at <= ended_at {
+/// that its deadline passed): `TICKET_TTL` once the ticket had expired
+/// when the search ended; before, the lease of the socket that held it
+/// (`SOCKET_LAPSED`: its API instance stopped without ending it) or the
+/// REST poll (`REST_POLL_LAPSED`) lapsed. `None` without the end's time.
+fn swept_reason(ticket: &Ticket, ended_at: Option<f64>, socket: bool) -> Option<String> {
+    Some(lapsed_reason(ticket, ended_at?, socket).to_owned())
+}
+
+/// Why a search whose deadline passed at `at` lapsed: its ticket's
+/// expiry, else its socket's lease (`socket`) or its REST poll.
+pub(crate) fn lapsed_reason(ticket: &Ticket, at: f64, socket: bool) -> &'static str {
+    if ticket.expires_at <= at {
         "TICKET_TTL"
+    } else if socket {
+        "SOCKET_LAPSED"
     } else {
         "REST_POLL_LAPSED"
-    };
-    Some(reason.to_owned())
+    }
 }
 
 /// Whether a stored match's status says it was released (by the studio,

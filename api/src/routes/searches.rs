@@ -140,20 +140,17 @@ pub async fn get(
     let mode = mode_key(&ticket);
     if let Some(SearchState::Live(live)) = play.pool.search_state(&mode, &ticket.ticket_id).await? {
         if live.deadline <= now {
-            // The deadline is the ticket's expiry or the poll deadline.
-            let reason = if ticket.expires_at <= now {
-                "TICKET_TTL"
-            } else {
-                "REST_POLL_LAPSED"
-            };
+            // The deadline is the ticket's expiry, the socket's lease or
+            // the poll deadline.
+            let reason = crate::play::status::lapsed_reason(&ticket, now, live.socket);
             let outcome = EndOutcome::ExpiredFor {
                 reason: reason.to_owned(),
             };
             end(play, &ticket, outcome).await?;
-        } else if live.deadline < ticket.expires_at && pinged(&state, &mode).await? {
-            // A polled search (a socket's lives until its ticket expires)
-            // in a mode switched to Ping can never be matched: ping is
-            // measured over the WebSocket only (docs/searching.md).
+        } else if !live.socket && pinged(&state, &mode).await? {
+            // A polled search in a mode switched to Ping can never be
+            // matched: ping is measured over the WebSocket only
+            // (docs/searching.md).
             let outcome = EndOutcome::Failed {
                 code: Code::PingRequiresWebsocket.as_str().to_owned(),
                 message: "this game mode now matches on ping, which is measured live: \
@@ -161,9 +158,9 @@ pub async fn get(
                     .to_owned(),
             };
             end(play, &ticket, outcome).await?;
-        } else if live.deadline < ticket.expires_at {
-            // A polled search lives another poll period; a socket's is the
-            // socket's, until its ticket expires (docs/searching.md).
+        } else if !live.socket {
+            // A polled search lives another poll period; a socket's is its
+            // socket's to renew (docs/searching.md).
             play.pool
                 .touch_search(&mode, &ticket.ticket_id, rest_deadline(play, &ticket, now))
                 .await?;

@@ -28,6 +28,7 @@ on_both_pools!(
     a_lost_search_whose_match_was_stored_is_told_matched,
     an_oversized_client_message_ends_the_search,
     a_rest_poll_leaves_a_socket_search_to_its_socket,
+    a_socket_search_whose_instance_crashed_lapses,
 );
 
 pub(crate) async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
@@ -511,4 +512,42 @@ async fn a_rest_poll_leaves_a_socket_search_to_its_socket(pools: Pools) {
         .await
         .unwrap();
     assert!(matches!(state, Some(SearchState::Live(_))), "{state:?}");
+}
+
+/// A socket's search whose API instance stops renewing it (a crash: the
+/// search started, then nothing holds it) lives only as long as its socket
+/// lease (1 s here, the REST poll timeout): a poll after that reads it
+/// `expired` `SOCKET_LAPSED`, and so does the sweep's end.
+async fn a_socket_search_whose_instance_crashed_lapses(pools: Pools) {
+    use matchplane_api::play::start::{start_with_token, Via};
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (polled, polled_token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let (swept, swept_token) = t.ticket_ok(&p, &key, solo("duel", "p2")).await;
+    for token in [&polled_token, &swept_token] {
+        start_with_token(&t.play, &t.db, token, Via::WebSocket)
+            .await
+            .unwrap();
+    }
+    let mode = ModeKey::new(&p, "duel");
+    let Some(SearchState::Live(live)) = t.play.pool.search_state(&mode, &polled).await.unwrap()
+    else {
+        panic!("not live")
+    };
+    assert!(live.socket);
+    let now = matchplane_api::play::unix_now();
+    assert!(live.deadline <= now + 1.0, "a lease, not the ticket's expiry: {live:?}");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let auth = format!("Ticket {polled_token}");
+    let path = format!("/v1/searches/{polled}");
+    let a = t
+        .call(axum::http::Method::GET, &path, Some(&auth), None)
+        .await;
+    assert_eq!(a.body["status"], "expired", "{}", a.body);
+    assert_eq!(a.body["reason"], "SOCKET_LAPSED", "{}", a.body);
+    assert!(t.sweep(matchplane_api::play::unix_now()).await.expired >= 1);
+    let status = t.status(&p, &key, &swept).await.body;
+    assert_eq!(status["status"], "expired", "{status}");
+    assert_eq!(status["reason"], "SOCKET_LAPSED", "{status}");
 }

@@ -164,8 +164,20 @@ pub trait Searches: Send + Sync {
         outcome: &EndOutcome,
     ) -> Result<EndResult, PoolError>;
 
+    /// Marks the live search of `ticket_id` as held by a WebSocket
+    /// ([`crate::tickets::Hold::Socket`]; [`LiveSearch::socket`]). The Redis
+    /// store marks it in the start itself, so this does nothing there; the
+    /// memory store's start calls it.
+    ///
+    /// # Errors
+    /// A store failure.
+    async fn hold_by_socket(&self, _mode: &ModeKey, _ticket_id: &str) -> Result<(), PoolError> {
+        Ok(())
+    }
+
     /// Moves a live search's deadline (Unix seconds), e.g. when a REST search
-    /// is polled. Returns `false` if the search is not live.
+    /// is polled or its socket renews its lease. Returns `false` if the
+    /// search is not live.
     async fn touch_search(
         &self,
         mode: &ModeKey,

@@ -75,6 +75,11 @@ pub struct EndedSearch {
     /// said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Whether a WebSocket held the search ([`crate::tickets::Hold::Socket`]):
+    /// a socket's search the sweep ends before its ticket expires lapsed
+    /// with its socket's lease, not a REST poll.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub socket: bool,
 }
 
 impl EndedSearch {
@@ -85,6 +90,7 @@ impl EndedSearch {
             queued_at: None,
             ended_at: Some(ended_at),
             reason: None,
+            socket: false,
         }
     }
 
@@ -124,7 +130,7 @@ pub enum EndOutcome {
     /// See [`Ended::Expired`].
     Expired,
     /// [`Ended::Expired`], with the reason kept in the record (docs/searching.md#statuses:
-    /// `PONG_TIMEOUT`, `REST_POLL_LAPSED`, `TICKET_TTL`).
+    /// `PONG_TIMEOUT`, `REST_POLL_LAPSED`, `SOCKET_LAPSED`, `TICKET_TTL`).
     ExpiredFor {
         /// The reason code.
         reason: String,
@@ -174,6 +180,10 @@ pub struct LiveSearch {
     pub deadline: f64,
     /// The last cycle's `waitingReason` (JSON text), once a cycle saw it.
     pub waiting_reason: Option<String>,
+    /// Whether a WebSocket holds it ([`crate::tickets::Hold::Socket`]): its
+    /// deadline is the socket's lease, which the socket renews, not a
+    /// REST poll's.
+    pub socket: bool,
 }
 
 /// Where a ticket's search stands.

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 
 use super::{
-    search_of, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore, RECORD_GRACE,
+    search_of, CreateTicketError, Hold, StartSearchError, Ticket, TicketStart, TicketStore, RECORD_GRACE,
 };
 use crate::pool::{ModeKey, PoolError, PoolStore};
 
@@ -151,6 +151,12 @@ impl TicketStore for MemoryTicketStore {
                 start.scope,
             )
             .await?;
+        if matches!(start.hold, Hold::Socket { .. }) {
+            self.pool
+                .hold_by_socket(start.mode, &ticket.ticket_id)
+                .await
+                .map_err(|e| StartSearchError::Add(e.into()))?;
+        }
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(project) = pending.get_mut(&ticket.project_id) {
             project.remove(&ticket.ticket_id);

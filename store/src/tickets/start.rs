@@ -9,8 +9,15 @@ use crate::pool::{AddSearchError, ModeKey, PlayerSearchScope, Search};
 /// How a search is held, which sets its deadline.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Hold {
-    /// A WebSocket: the search lives until its ticket expires.
-    Socket,
+    /// A WebSocket: the search lives `lease_seconds` past the last renewal
+    /// by the API instance holding the socket (it renews while the socket
+    /// is open, see `touch_search`), never past its ticket's expiry; an
+    /// instance that stops without ending it (a crash) leaves it for at
+    /// most that long.
+    Socket {
+        /// The socket lease (seconds).
+        lease_seconds: f64,
+    },
     /// A client that polls: the search lives `poll_seconds` past its last
     /// poll, never past its ticket's expiry.
     Polled {
@@ -24,7 +31,7 @@ impl Hold {
     /// ticket expiring at `expires_at`.
     pub fn deadline(self, now: f64, expires_at: f64) -> f64 {
         match self {
-            Hold::Socket => expires_at,
+            Hold::Socket { lease_seconds } => (now + lease_seconds).min(expires_at),
             Hold::Polled { poll_seconds } => (now + poll_seconds).min(expires_at),
         }
     }

@@ -88,7 +88,7 @@ pub enum StatusMessage {
     /// stopped answering pings): final.
     Expired {
         /// Why, when known: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`,
-        /// `SEARCH_LOST`.
+        /// `SOCKET_LAPSED`, `SEARCH_LOST`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[cfg_attr(feature = "openapi", schema(value_type = Option<ExpiredReason>, nullable = false))]
         reason: Option<String>,
@@ -153,6 +153,9 @@ pub enum ExpiredReason {
     RestPollLapsed,
     /// A socket stopped answering pings.
     PongTimeout,
+    /// The API instance holding the search's socket stopped without ending
+    /// it (a crash): the socket's lease on the search lapsed.
+    SocketLapsed,
     /// The pool lost the search with its data; a new ticket is needed.
     SearchLost,
 }

@@ -150,7 +150,9 @@ async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
                 ticket_id: &first.ticket_id,
                 token_hash: &first.token_hash,
                 now: 1001.0,
-                hold: Hold::Socket,
+                hold: Hold::Socket {
+                    lease_seconds: 30.0,
+                },
                 max_live: None,
                 scope: crate::pool::PlayerSearchScope::Mode,
             })

@@ -64,6 +64,12 @@ fn start<'a>(mode: &'a ModeKey, t: &'a Ticket, now: f64, hold: Hold) -> TicketSt
     }
 }
 
+
+/// A WebSocket's hold, with a 30 s lease.
+const SOCKET: Hold = Hold::Socket {
+    lease_seconds: 30.0,
+};
+
 #[tokio::test]
 async fn a_search_starts_from_its_ticket_with_the_exact_entry() {
     for (pool, tickets) in stores().await {
@@ -72,7 +78,7 @@ async fn a_search_starts_from_its_ticket_with_the_exact_entry() {
             tickets.create(&t, 1000.0).await.unwrap();
             let now = 1100.125;
             let started = tickets
-                .start_search(&start(&mode, &t, now, Hold::Socket))
+                .start_search(&start(&mode, &t, now, SOCKET))
                 .await
                 .unwrap();
             assert_eq!(started, t);
@@ -82,7 +88,8 @@ async fn a_search_starts_from_its_ticket_with_the_exact_entry() {
                 panic!("not live")
             };
             assert_eq!(live.search, super::search_of(&t, now));
-            assert_eq!(live.deadline, t.expires_at);
+            assert_eq!(live.deadline, now + 30.0, "the socket's lease");
+            assert!(live.socket);
             assert_eq!(
                 pool.live_ticket_of_player(&mode, &t.player_id)
                     .await
@@ -106,7 +113,9 @@ async fn a_search_starts_from_its_ticket_with_the_exact_entry() {
             panic!("not live")
         };
         assert_eq!(live.deadline, 1600.0);
+        assert!(!live.socket);
         assert_eq!(polled.deadline(1000.0, 1600.0), 1030.0);
+        assert_eq!(SOCKET.deadline(1590.0, 1600.0), 1600.0);
     }
 }
 
@@ -123,12 +132,12 @@ async fn a_wrong_hash_mode_project_or_an_expired_ticket_is_invalid() {
         let cases = [
             TicketStart {
                 token_hash: &wrong_hash,
-                ..start(&mode, &t, 1100.0, Hold::Socket)
+                ..start(&mode, &t, 1100.0, SOCKET)
             },
-            start(&other_mode, &t, 1100.0, Hold::Socket),
-            start(&other_project, &t, 1100.0, Hold::Socket),
-            start(&mode, &t, 1600.0, Hold::Socket),
-            start(&mode, &unknown, 1100.0, Hold::Socket),
+            start(&other_mode, &t, 1100.0, SOCKET),
+            start(&other_project, &t, 1100.0, SOCKET),
+            start(&mode, &t, 1600.0, SOCKET),
+            start(&mode, &unknown, 1100.0, SOCKET),
         ];
         for case in &cases {
             assert!(
@@ -154,7 +163,7 @@ async fn the_pools_rules_hold_for_a_start_from_a_ticket() {
         for ticket in [&t, &same_player, &other] {
             tickets.create(ticket, 1000.0).await.unwrap();
         }
-        let go = |t| start(&mode, t, 1100.0, Hold::Socket);
+        let go = |t| start(&mode, t, 1100.0, SOCKET);
         tickets.start_search(&go(&t)).await.unwrap();
         let refusal = |r: Result<Ticket, StartSearchError>| match r {
             Err(StartSearchError::Add(e)) => e,
@@ -219,7 +228,7 @@ async fn a_start_under_project_scope_is_refused_while_the_player_searches_in_ano
         }
         let scoped = |mode, t| TicketStart {
             scope: PlayerSearchScope::Project,
-            ..start(mode, t, 1100.0, Hold::Socket)
+            ..start(mode, t, 1100.0, SOCKET)
         };
         tickets.start_search(&scoped(&duel, &first)).await.unwrap();
         match tickets.start_search(&scoped(&ranked, &second)).await {
@@ -232,7 +241,7 @@ async fn a_start_under_project_scope_is_refused_while_the_player_searches_in_ano
         assert_eq!(pool.count_live("prj_t").await.unwrap(), 1);
         // The default scope lets the same player search in another mode.
         tickets
-            .start_search(&start(&ranked, &second, 1100.0, Hold::Socket))
+            .start_search(&start(&ranked, &second, 1100.0, SOCKET))
             .await
             .unwrap();
         assert_eq!(pool.count_live("prj_t").await.unwrap(), 2);
@@ -277,7 +286,7 @@ async fn a_start_reads_the_entry_whatever_the_records_field_order() {
             .unwrap();
         let now = 1100.5;
         tickets
-            .start_search(&start(&mode, &t, now, Hold::Socket))
+            .start_search(&start(&mode, &t, now, SOCKET))
             .await
             .unwrap();
         let Some(SearchState::Live(live)) = pool.search_state(&mode, &t.ticket_id).await.unwrap()
@@ -330,7 +339,7 @@ async fn a_record_of_the_previous_layout_still_starts() {
         .unwrap();
     let mode = ModeKey::new("prj_t", "duel");
     let started = tickets
-        .start_search(&start(&mode, &expected, 1100.5, Hold::Socket))
+        .start_search(&start(&mode, &expected, 1100.5, SOCKET))
         .await
         .unwrap();
     assert_eq!(started, expected);
@@ -338,4 +347,36 @@ async fn a_record_of_the_previous_layout_still_starts() {
         panic!("not live")
     };
     assert_eq!(live.search, super::search_of(&expected, 1100.5));
+}
+
+/// A socket's search the sweep ends keeps in its `ended` record that a
+/// socket held it (its lease lapsed), a polled one does not.
+#[tokio::test]
+async fn a_swept_search_says_whether_a_socket_held_it() {
+    for (pool, tickets) in stores().await {
+        let mode = ModeKey::new("prj_t", "duel");
+        let socket = ticket("tkt_socket", "socket");
+        let polled = ticket("tkt_polled", "polled");
+        for (t, hold) in [
+            (&socket, SOCKET),
+            (&polled, Hold::Polled { poll_seconds: 30.0 }),
+        ] {
+            tickets.create(t, 1000.0).await.unwrap();
+            tickets
+                .start_search(&start(&mode, t, 1100.0, hold))
+                .await
+                .unwrap();
+        }
+        let mut expired = pool.expire_due(&mode, 1131.0, 100).await.unwrap();
+        expired.sort();
+        assert_eq!(expired, ["tkt_polled", "tkt_socket"]);
+        for (id, socket) in [("tkt_socket", true), ("tkt_polled", false)] {
+            let Some(SearchState::Ended(ended)) = pool.search_state(&mode, id).await.unwrap()
+            else {
+                panic!("{id} not ended")
+            };
+            assert_eq!(ended.socket, socket, "{id}: {ended:?}");
+            assert_eq!(ended.queued_at, Some(1100.0), "{id}");
+        }
+    }
 }

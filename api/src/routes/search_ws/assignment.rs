@@ -37,16 +37,16 @@ impl SocketSearch {
         message: &StatusMessage,
     ) -> bool {
         let StatusMessage::Matched { match_ } = message else {
-            // A socket's search is swept only when its ticket runs out:
-            // said so, as its status says (another end without a reason
-            // keeps none).
+            // A socket's search is swept when its ticket runs out, or when
+            // its lease lapsed (renewals that failed): said so, as its
+            // status says.
             let swept;
             let message = match message {
-                StatusMessage::Expired { reason: None }
-                    if self.started.ticket.expires_at <= crate::play::unix_now() =>
-                {
+                StatusMessage::Expired { reason: None } => {
+                    let now = crate::play::unix_now();
+                    let reason = crate::play::status::lapsed_reason(&self.started.ticket, now, true);
                     swept = StatusMessage::Expired {
-                        reason: Some("TICKET_TTL".to_owned()),
+                        reason: Some(reason.to_owned()),
                     };
                     &swept
                 }

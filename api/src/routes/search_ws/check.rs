@@ -89,6 +89,28 @@ impl SocketSearch {
         }
     }
 
+    /// Renews the socket's lease on its live search, whose deadline is
+    /// `deadline` (docs/searching.md, "The WebSocket"): once a third of the
+    /// lease has passed, the deadline moves to a whole lease from now,
+    /// never past the ticket's expiry. A failed renewal is tried again at
+    /// the next re-read.
+    async fn renew(&self, deadline: f64) {
+        let lease = self.play.settings.socket_lease().as_secs_f64();
+        let ticket = &self.started.ticket;
+        let renewed = (unix_now() + lease).min(ticket.expires_at);
+        if renewed - deadline < lease / 3.0 {
+            return;
+        }
+        let touched = self
+            .play
+            .pool
+            .touch_search(&self.started.mode, &ticket.ticket_id, renewed)
+            .await;
+        if let Err(error) = touched {
+            tracing::warn!(%error, ticket_id = %ticket.ticket_id, "renewing a socket's search failed");
+        }
+    }
+
     /// Re-reads the search: final if it ended, a status if it changed.
     pub(super) async fn check(&mut self) -> Check {
         let ticket = &self.started.ticket.ticket_id;
@@ -106,6 +128,7 @@ impl SocketSearch {
         };
         match state {
             Some(SearchState::Live(live)) => {
+                self.renew(live.deadline).await;
                 let (reason, found, needed) =
                     crate::play::queue_status::split(live.waiting_reason.as_deref());
                 let role_waits =

@@ -50,6 +50,8 @@ struct ModeState {
     deadlines: HashMap<String, f64>,
     pings: HashMap<String, Vec<f64>>,
     reasons: HashMap<String, String>,
+    /// ticketIds of the live searches a WebSocket holds.
+    sockets: std::collections::HashSet<String>,
     ended: HashMap<String, EndedSearch>,
     lease: Option<Lease>,
     fence: u64,
@@ -115,6 +117,7 @@ impl ModeState {
         self.pings.remove(ticket_id);
         self.reasons.remove(ticket_id);
         ended.queued_at = Some(search.queued_at);
+        ended.socket = self.sockets.remove(ticket_id);
         self.ended.insert(ticket_id.to_owned(), ended);
         true
     }

@@ -40,6 +40,7 @@ impl PoolReads for MemoryPoolStore {
                     .copied()
                     .unwrap_or(f64::INFINITY),
                 waiting_reason: pool.reasons.get(ticket_id).cloned(),
+                socket: pool.sockets.contains(ticket_id),
             })));
         }
         Ok(pool.ended.get(ticket_id).cloned().map(SearchState::Ended))

@@ -101,6 +101,15 @@ impl Searches for MemoryPoolStore {
         })
     }
 
+    async fn hold_by_socket(&self, mode: &ModeKey, ticket_id: &str) -> Result<(), PoolError> {
+        let mut state = self.state();
+        let pool = state.mode(mode);
+        if pool.pool.contains_key(ticket_id) {
+            pool.sockets.insert(ticket_id.to_owned());
+        }
+        Ok(())
+    }
+
     async fn touch_search(
         &self,
         mode: &ModeKey,

@@ -78,6 +78,7 @@ impl PoolReads for RedisPoolStore {
                 search,
                 deadline: deadline.unwrap_or(f64::INFINITY),
                 waiting_reason: reason,
+                socket: json.ends_with(super::start::SOCKET_MARK),
             })));
         }
         ended

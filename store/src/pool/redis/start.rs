@@ -9,7 +9,7 @@ use super::live::Admission;
 use super::searches::AddEntry;
 use super::RedisPoolStore;
 use crate::pool::{AddSearchError, PlayerSearchScope, PoolError};
-use crate::tickets::{StartSearchError, Ticket, TicketStart};
+use crate::tickets::{Hold, StartSearchError, Ticket, TicketStart};
 use matchplane_matchmaker::search::SearchEntry;
 
 impl RedisPoolStore {
@@ -45,9 +45,12 @@ impl RedisPoolStore {
                 .map_err(|e| corrupt(format!("ticket: {e}")))?;
             let deadline = start.check(ticket.as_ref())?;
             let ticket = ticket.ok_or(StartSearchError::TicketInvalid)?;
-            let entry = SearchEntry::started(ticket.entry(), start.now).ok_or_else(|| {
+            let mut entry = SearchEntry::started(ticket.entry(), start.now).ok_or_else(|| {
                 corrupt(format!("ticket {} holds no pool entry", start.ticket_id))
             })?;
+            if matches!(start.hold, Hold::Socket { .. }) {
+                held_by_socket(&mut entry);
+            }
             Ok((ticket, deadline, entry))
         });
         let (ticket, deadline, entry) = match ticket {
@@ -75,5 +78,18 @@ impl RedisPoolStore {
             None => self.add_entry(start.mode, &add).await?,
         }
         Ok(ticket)
+    }
+}
+
+/// The end of a pool entry whose search a WebSocket holds: the entry's
+/// last field (after `queuedAt`), which the core's parse ignores and the
+/// scripts copy into the search's `ended` record (`with_queued_at`).
+pub(super) const SOCKET_MARK: &str = ",\"socket\":true}";
+
+/// Marks a started entry (a JSON object's text) as held by a socket.
+fn held_by_socket(entry: &mut String) {
+    if entry.ends_with('}') {
+        entry.pop();
+        entry.push_str(SOCKET_MARK);
     }
 }

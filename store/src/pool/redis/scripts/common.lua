@@ -44,11 +44,16 @@ end
 -- An ended record (JSON object text from the Rust side) with the search's
 -- `queuedAt` (from its pool entry) added before the closing brace.
 local function with_queued_at(json, search_json)
-  local queued = cjson.decode(search_json)['queuedAt']
+  local search = cjson.decode(search_json)
+  local queued = search['queuedAt']
   if type(queued) ~= 'number' then
     return json
   end
-  return string.sub(json, 1, -2) .. ',"queuedAt":' .. string.format('%.17g', queued) .. '}'
+  local socket = ''
+  if search['socket'] == true then
+    socket = ',"socket":true'
+  end
+  return string.sub(json, 1, -2) .. ',"queuedAt":' .. string.format('%.17g', queued) .. socket .. '}'
 end
 
 -- Writes one ended record per ticket (pairs: ticket, json, ticket, json, …)
