@@ -759,3 +759,47 @@ fn declared_values_write_as_an_object_even_empty() {
     let text = serde_json::to_string(&b).unwrap();
     assert!(text.contains(r#""level":3.0"#), "{text}");
 }
+
+/// An `intersect` rule's nearest miss is read against what the group
+/// shares, as the check reads it: `c` shares `dust` with the anchor `a`,
+/// but `a` and `b` share only `nuke`, so `c`'s overlap is 0 (an overlap of
+/// 1 against a `minOverlap` of 1 would say the rule was met).
+#[test]
+fn an_intersect_miss_is_the_overlap_with_the_groups_shared_maps() {
+    let config = ruled(&[1, 1, 1]);
+    let pool = vec![
+        player("a", 1500.0, 0.0, attrs("1.4", &["dust", "nuke"], 30.0)),
+        player("b", 1501.0, 1.0, attrs("1.4", &["nuke"], 30.0)),
+        player("c", 1502.0, 1.0, attrs("1.4", &["dust"], 30.0)),
+    ];
+    let out = cycle(&config, &pool, 1.0);
+    assert!(out.matches.is_empty(), "{out:#?}");
+    let a = out.waiting.iter().find(|w| w.player_id == "a").unwrap();
+    match &a.reason {
+        WaitingReason::RuleNotMet {
+            rule,
+            overlap,
+            min_overlap,
+            ..
+        } => {
+            assert_eq!(rule, "map");
+            assert_eq!(
+                (*overlap, *min_overlap),
+                (Some(0), Some(1)),
+                "{:?}",
+                a.reason
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    for w in &out.waiting {
+        if let WaitingReason::RuleNotMet {
+            overlap: Some(o),
+            min_overlap: Some(m),
+            ..
+        } = &w.reason
+        {
+            assert!(o < m, "{}: {:?}", w.player_id, w.reason);
+        }
+    }
+}

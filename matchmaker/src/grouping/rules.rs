@@ -120,7 +120,7 @@ impl<'a> RuleState<'a> {
                 self.turned[k] += seats;
                 // An `equal` or `avoid` rule has no nearest miss.
                 if matches!(t.rules()[k], Rule::Distance { .. } | Rule::Intersect { .. }) {
-                    let miss = t.miss(k, anchor, x);
+                    let miss = self.group.miss(t, k, anchor, x);
                     if miss.nearer(self.nearest[k]) {
                         self.nearest[k] = miss;
                     }

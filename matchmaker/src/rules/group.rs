@@ -6,7 +6,7 @@
 
 use super::declare::Version;
 use super::roster::RosterValues;
-use super::table::{player_hash, set_bits, Column, RuleTable};
+use super::table::{player_hash, set_bits, Column, Miss, RuleTable};
 use super::value::AttributeValue;
 use smallvec::SmallVec;
 
@@ -253,6 +253,26 @@ impl GroupRules {
             }
         }
         Ok(())
+    }
+
+    /// The nearest miss of candidate `x`, which rule `k` turned away, to
+    /// the group grown from `anchor` (docs/rules.md, "Why a player is still
+    /// waiting"): for an `intersect` rule the values `x` shares with the
+    /// group's shared set (what the check read) and the larger
+    /// `minOverlap`, so the miss never shows an overlap the rule allows;
+    /// for a `distance` rule the pair of `anchor` and `x`
+    /// ([`RuleTable::miss`]).
+    pub(crate) fn miss(&self, t: &RuleTable<'_>, k: usize, anchor: usize, x: usize) -> Miss {
+        match self.states.get(k) {
+            Some(State::Intersect { bits, need }) => {
+                let cell = t.row(x)[k];
+                Miss::Overlap {
+                    overlap: (bits & cell.a).count_ones(),
+                    min_overlap: (*need).max(cell.b as u32),
+                }
+            }
+            _ => t.miss(k, anchor, x),
+        }
     }
 
     /// The values a joiner may hold on `distance` rule `k` by every
