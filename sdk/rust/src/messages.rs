@@ -53,7 +53,8 @@ pub enum SearchMessage {
     Cancelled,
     /// Expired: final.
     Expired {
-        /// `TICKET_TTL`, `REST_POLL_LAPSED` or `PONG_TIMEOUT`, when known.
+        /// `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`, `SOCKET_LAPSED` or
+        /// `SEARCH_LOST`, when known.
         reason: Option<String>,
     },
     /// A message this SDK does not know, as received.

@@ -1727,7 +1727,7 @@ export interface components {
          *     expired ticket's) `reason`.
          * @enum {string}
          */
-        ExpiredReason: "TICKET_TTL" | "REST_POLL_LAPSED" | "PONG_TIMEOUT" | "SEARCH_LOST";
+        ExpiredReason: "TICKET_TTL" | "REST_POLL_LAPSED" | "PONG_TIMEOUT" | "SOCKET_LAPSED" | "SEARCH_LOST";
         /** @description One search a re-check would fail. */
         FailedRefSchema: {
             /** @description The code it would fail with. */
@@ -4069,7 +4069,7 @@ export interface components {
         } | {
             /**
              * @description Why, when known: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`,
-             *     `SEARCH_LOST`.
+             *     `SOCKET_LAPSED`, `SEARCH_LOST`.
              */
             reason?: components["schemas"]["ExpiredReason"];
             /** @enum {string} */
@@ -4652,7 +4652,9 @@ export interface components {
             /**
              * Format: double
              * @description Distance (MMR points or milliseconds) to the nearest other
-             *     unmatched candidate; `null` when there is none.
+             *     unmatched candidate not yet in range of this one both ways (a
+             *     partner already in range is not what a short team waits for);
+             *     `null` when there is none.
              */
             nearestDistance?: number | null;
             /**
@@ -4662,12 +4664,11 @@ export interface components {
             range: number;
             /**
              * Format: double
-             * @description Unblock hint: seconds until this candidate's range and the
+             * @description Unblock hint: seconds until this candidate's range and that
              *     nearest candidate's range both cover their distance if nobody
-             *     else arrives (0 when they already do: then more players in
-             *     range are what is missing); `null` when that never happens
-             *     (no other candidate, a flat Ping range, a range that stops
-             *     widening at `maxTolerance` or never widens).
+             *     else arrives; `null` when that never happens (nobody out of
+             *     range, a flat Ping range, a range that stops widening at
+             *     `maxTolerance` or never widens).
              */
             unblocksInSeconds?: number | null;
         } | {
