@@ -40,6 +40,11 @@ pub struct ApiArgs {
     /// Seconds a REST search may go unpolled before it ends `expired`.
     #[arg(long, env = "MATCHPLANE_REST_POLL_TIMEOUT", default_value_t = 30.0)]
     pub rest_poll_timeout: f64,
+    /// Seconds a WebSocket's search outlives its API instance if that
+    /// instance crashes (its socket renews the lease while open; at least
+    /// 3).
+    #[arg(long, env = "MATCHPLANE_SOCKET_LEASE", default_value_t = 30.0)]
+    pub socket_lease: f64,
     /// Timeouts of the dependencies and of the clients' connections.
     #[command(flatten)]
     pub limits: super::limits::ServiceLimits,
@@ -70,6 +75,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     };
     let settings = PlaySettings {
         rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
+        socket_lease: Duration::from_secs_f64(args.socket_lease.clamp(3.0, 86_400.0)),
         ..PlaySettings::default()
     };
     let db = match matchplane_store::db::connect_with(&args.store.database_url, args.limits.db())

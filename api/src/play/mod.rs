@@ -46,6 +46,10 @@ pub struct PlaySettings {
     /// A WebSocket search with no Pong for this long ends `expired`
     /// (`reason` `PONG_TIMEOUT`); [`PONG_TIMEOUT`] by default.
     pub pong_timeout: Duration,
+    /// How long a WebSocket search outlives its socket's last renewal of
+    /// it (docs/searching.md, "Closing": 30 s); see
+    /// [`PlaySettings::socket_lease`].
+    pub socket_lease: Duration,
 }
 
 /// How long a WebSocket may leave Pings unanswered before its search ends
@@ -55,13 +59,13 @@ pub const PONG_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl PlaySettings {
     /// How long a WebSocket search outlives its socket's last renewal of
-    /// it (docs/searching.md, "The WebSocket"): the REST poll timeout, and
+    /// it (docs/searching.md, "Closing"): the `socket_lease` setting, and
     /// at least three ping intervals. The socket renews it once a third
     /// has passed, at a status re-read; an API instance that stops without
     /// ending its sockets' searches (a crash) leaves each for at most this
     /// long.
     pub fn socket_lease(&self) -> Duration {
-        self.rest_poll_timeout.max(self.ping_interval * 3)
+        self.socket_lease.max(self.ping_interval * 3)
     }
 }
 
@@ -71,6 +75,7 @@ impl Default for PlaySettings {
             rest_poll_timeout: Duration::from_secs(30),
             ping_interval: Duration::from_secs(1),
             pong_timeout: PONG_TIMEOUT,
+            socket_lease: Duration::from_secs(30),
         }
     }
 }

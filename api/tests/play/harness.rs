@@ -89,12 +89,21 @@ impl Drop for TestApp {
 }
 
 /// Fast timings for tests: 1 s REST poll timeout, 100 ms pings, a 3 s
-/// pong timeout.
+/// pong timeout, a 5 s socket lease.
 pub fn fast() -> PlaySettings {
     PlaySettings {
         rest_poll_timeout: Duration::from_secs(1),
         ping_interval: Duration::from_millis(100),
         pong_timeout: Duration::from_secs(3),
+        socket_lease: Duration::from_secs(5),
+    }
+}
+
+/// [`fast`] with a 1 s socket lease, for the tests of its renewal and lapse.
+pub fn short_lease() -> PlaySettings {
+    PlaySettings {
+        socket_lease: Duration::from_secs(1),
+        ..fast()
     }
 }
 

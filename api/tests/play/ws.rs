@@ -488,9 +488,9 @@ async fn an_oversized_client_message_ends_the_search(pools: Pools) {
 /// A REST poll of a search its socket holds (a client that also polls its
 /// status) answers its status and leaves the search's life to the socket:
 /// the search is not ended when the poll timeout (1 s here) passes without
-/// another poll.
+/// another poll, and the socket's renewals keep it past its own 1 s lease.
 async fn a_rest_poll_leaves_a_socket_search_to_its_socket(pools: Pools) {
-    let t = TestApp::new(pools, fast()).await;
+    let t = TestApp::new(pools, crate::harness::short_lease()).await;
     let addr = t.serve().await;
     let (p, key) = t.project("free").await;
     t.mode(&p, &key, duel("duel")).await;
@@ -516,11 +516,11 @@ async fn a_rest_poll_leaves_a_socket_search_to_its_socket(pools: Pools) {
 
 /// A socket's search whose API instance stops renewing it (a crash: the
 /// search started, then nothing holds it) lives only as long as its socket
-/// lease (1 s here, the REST poll timeout): a poll after that reads it
+/// lease (1 s here): a poll after that reads it
 /// `expired` `SOCKET_LAPSED`, and so does the sweep's end.
 async fn a_socket_search_whose_instance_crashed_lapses(pools: Pools) {
     use matchplane_api::play::start::{start_with_token, Via};
-    let t = TestApp::new(pools, fast()).await;
+    let t = TestApp::new(pools, crate::harness::short_lease()).await;
     let (p, key) = t.project("free").await;
     t.mode(&p, &key, duel("duel")).await;
     let (polled, polled_token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
@@ -537,7 +537,10 @@ async fn a_socket_search_whose_instance_crashed_lapses(pools: Pools) {
     };
     assert!(live.socket);
     let now = matchplane_api::play::unix_now();
-    assert!(live.deadline <= now + 1.0, "a lease, not the ticket's expiry: {live:?}");
+    assert!(
+        live.deadline <= now + 1.0,
+        "a lease, not the ticket's expiry: {live:?}"
+    );
     tokio::time::sleep(Duration::from_millis(1200)).await;
     let auth = format!("Ticket {polled_token}");
     let path = format!("/v1/searches/{polled}");

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 
 use super::{
-    search_of, CreateTicketError, Hold, StartSearchError, Ticket, TicketStart, TicketStore, RECORD_GRACE,
+    search_of, CreateTicketError, Hold, StartSearchError, Ticket, TicketStart, TicketStore,
+    RECORD_GRACE,
 };
 use crate::pool::{ModeKey, PoolError, PoolStore};
 

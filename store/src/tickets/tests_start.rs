@@ -64,7 +64,6 @@ fn start<'a>(mode: &'a ModeKey, t: &'a Ticket, now: f64, hold: Hold) -> TicketSt
     }
 }
 
-
 /// A WebSocket's hold, with a 30 s lease.
 const SOCKET: Hold = Hold::Socket {
     lease_seconds: 30.0,

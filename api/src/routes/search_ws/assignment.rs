@@ -44,7 +44,8 @@ impl SocketSearch {
             let message = match message {
                 StatusMessage::Expired { reason: None } => {
                     let now = crate::play::unix_now();
-                    let reason = crate::play::status::lapsed_reason(&self.started.ticket, now, true);
+                    let reason =
+                        crate::play::status::lapsed_reason(&self.started.ticket, now, true);
                     swept = StatusMessage::Expired {
                         reason: Some(reason.to_owned()),
                     };
