@@ -195,7 +195,9 @@ fn shape_errors_are_named_by_path_as_the_api_names_them() {
         serde_json::from_str(&std::fs::read_to_string("examples/rules.json").unwrap()).unwrap();
     scenario.as_object_mut().unwrap().remove("arrivalsCsv");
     scenario["gameMode"]["rules"][1]["relax"] = serde_json::json!([{"afterSeconds": "x"}]);
-    scenario["arrivals"] = serde_json::json!([{"at": 0, "playerId": "a", "mmr": 1500,
+    // An arrival's own shape error (its attributes are judged against the
+    // mode's declarations, as a ticket's, once the mode can be read).
+    scenario["arrivals"] = serde_json::json!([{"at": 0, "playerId": "a", "mmr": "high",
         "attributes": {"build": "1.4", "maps": ["dust", 3]}}]);
     let path = dir.join("shapes.json");
     std::fs::write(&path, scenario.to_string()).unwrap();
@@ -212,8 +214,8 @@ fn shape_errors_are_named_by_path_as_the_api_names_them() {
         errors,
         [
             (
-                "arrivals[0].attributes.maps[1]",
-                "expected a string, got the number 3"
+                "arrivals[0].mmr",
+                "expected a number, got the string \"high\""
             ),
             (
                 "gameMode.rules[1].relax[0].afterSeconds",

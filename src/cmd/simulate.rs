@@ -280,7 +280,7 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
             &report
                 .matches
                 .iter()
-                .map(|m| m.mmr_spread)
+                .filter_map(|m| m.mmr_spread)
                 .collect::<Vec<_>>(),
         ),
     });

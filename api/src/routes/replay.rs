@@ -30,6 +30,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, TimeDelta, Utc};
 use matchplane_matchmaker::simulate::{compare_bounded, Comparison, Event, Scenario};
+use matchplane_matchmaker::timestamp::round_millis;
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig, Party, Tier};
 use matchplane_store::entities::search_recording;
 use matchplane_store::repos::game_modes;
@@ -273,6 +274,22 @@ fn to_json<T: Serialize>(part: &T) -> Result<serde_json::Value, ApiError> {
     serde_json::to_value(part).map_err(|e| ApiError::internal(&e))
 }
 
+/// The diff with its seconds (the wait figures) to the millisecond, as the
+/// reports write theirs (docs/openapi.md, "Timestamps").
+fn diff_json(diff: &std::collections::BTreeMap<&str, [Option<f64>; 2]>) -> serde_json::Value {
+    let seconds = |figure: &str, v: Option<f64>| {
+        let wait = figure.starts_with("wait") || figure.starts_with("matchedWait");
+        v.map(|v| if wait { round_millis(v) } else { v })
+    };
+    diff.iter()
+        .map(|(figure, [a, b])| {
+            let pair = serde_json::json!([seconds(figure, *a), seconds(figure, *b)]);
+            ((*figure).to_owned(), pair)
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
 /// `422 RECORDING_REQUIRED`: nothing recorded to replay.
 fn recording_required(name: &str, window: &str) -> ApiError {
     ApiError::with_status(
@@ -335,6 +352,6 @@ pub async fn replay_mode(
         truncated: recorded.truncated,
         a: to_json(&comparison.a)?,
         b: to_json(&comparison.b)?,
-        diff: to_json(&comparison.diff)?,
+        diff: diff_json(&comparison.diff),
     }))
 }

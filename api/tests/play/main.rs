@@ -27,6 +27,7 @@ mod project_webhook;
 mod proxy;
 mod recording;
 mod regions;
+mod replay_window;
 mod rest;
 mod restart;
 mod role_stats;

@@ -168,6 +168,25 @@ pub fn read_arrivals_csv_rows(
     regions: Option<&crate::latency::Regions>,
     source: &str,
 ) -> Result<(Vec<Event>, Vec<usize>), ScenarioError> {
+    read_rows(text, regions, source, &|_| None)
+}
+
+/// The declaration of an attribute by name in the scenario's modes, if one
+/// declares it.
+pub(super) type Declared<'a> = &'a dyn Fn(&str) -> Option<&'a crate::rules::Declaration>;
+
+/// [`read_arrivals_csv_rows`], an `attributes` cell's value of the wrong
+/// JSON type for its declaration in `declared` refused in the words of a
+/// ticket's (`POST …/tickets`, as an inline arrival's is).
+///
+/// # Errors
+/// As [`read_arrivals_csv`].
+pub(super) fn read_rows(
+    text: &str,
+    regions: Option<&crate::latency::Regions>,
+    source: &str,
+    declared: Declared<'_>,
+) -> Result<(Vec<Event>, Vec<usize>), ScenarioError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
@@ -179,7 +198,19 @@ pub fn read_arrivals_csv_rows(
     // scenario refuses a field it does not know.
     let mut errors = Vec::new();
     for (i, name) in headers.iter().enumerate() {
-        if !COLUMNS.contains(&name) {
+        if name.is_empty() {
+            let last = i + 1 == headers.len();
+            errors.push(format!(
+                "an empty column name (column {}{}); the columns are {}",
+                i + 1,
+                if last {
+                    ", after a trailing comma?"
+                } else {
+                    ""
+                },
+                COLUMNS.join(", ")
+            ));
+        } else if !COLUMNS.contains(&name) {
             errors.push(format!(
                 "unknown column {name:?}; the columns are {}",
                 COLUMNS.join(", ")
@@ -236,7 +267,7 @@ pub fn read_arrivals_csv_rows(
         last = Some(i);
         let row = format!("{source}[{i}]");
         match record {
-            Ok(record) => match columns.event(&record, &row, regions) {
+            Ok(record) => match columns.event(&record, &row, regions, declared) {
                 Ok(event) => {
                     events.push(event);
                     rows.push(i);

@@ -314,6 +314,11 @@ impl Backfiller {
         }
     }
 
+    /// Whether a backfill is still open (a cycle may fill or expire it).
+    pub(super) fn any_open(&self) -> bool {
+        self.live.iter().any(|l| l.report.status == "open")
+    }
+
     /// The report's backfills and figures.
     pub(super) fn finish(self) -> (Vec<SimulatedBackfill>, BackfillStats) {
         let fills = self.live.iter().map(|l| l.report.fills.len()).sum();

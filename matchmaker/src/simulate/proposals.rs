@@ -194,6 +194,11 @@ impl Proposer {
         });
     }
 
+    /// Whether no proposal is open (nothing for a cycle to close).
+    pub fn is_idle(&self) -> bool {
+        self.open.is_empty()
+    }
+
     /// Whether `player_id` is held by an open proposal.
     pub fn holds(&self, player_id: &str) -> bool {
         self.held.contains_key(player_id)

@@ -9,16 +9,18 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SimulatedMatch {
-    /// Virtual time of the cycle that made it (seconds).
+    /// Virtual time of the cycle that made it (seconds, written to the
+    /// millisecond as every duration, docs/openapi.md).
+    #[serde(serialize_with = "crate::timestamp::seconds")]
     pub at: f64,
     /// Player ids per team, in shape order; `null` for a bot seat.
     pub teams: Vec<Vec<Option<String>>>,
     /// Mean MMR per team (`null` for a team without MMRs).
     pub mean_mmr: Vec<Option<f64>>,
-    /// Max minus min player MMR.
-    pub mmr_spread: f64,
-    /// Max minus min team mean MMR.
-    pub team_imbalance: f64,
+    /// Max minus min player MMR; `null` for a match without MMRs.
+    pub mmr_spread: Option<f64>,
+    /// Max minus min team mean MMR; `null` for a match without MMRs.
+    pub team_imbalance: Option<f64>,
     /// Every seat: humans team by team, then each team's bot seats.
     pub players: Vec<SimulatedPlayer>,
     /// The shape used (players per team).
@@ -97,7 +99,8 @@ pub struct Stats {
 pub struct Ended {
     /// The player.
     pub player_id: String,
-    /// Virtual time it ended (seconds).
+    /// Virtual time it ended (seconds, to the millisecond).
+    #[serde(serialize_with = "crate::timestamp::seconds")]
     pub at: f64,
     /// documented code (`failed`) or `EXPIRED`.
     pub code: String,
@@ -121,6 +124,11 @@ pub struct Report {
     /// Arrivals of a player who already had a live search
     /// (`PLAYER_ALREADY_SEARCHING` in the product).
     pub refused_arrivals: usize,
+    /// Arrivals after the last cycle (`until`, docs/simulate.md
+    /// "Timing"): never simulated, so neither matched nor waiting; absent
+    /// when there is none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_simulated: usize,
     /// Backfills opened by `leave` events, with their fills.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub backfills: Vec<super::SimulatedBackfill>,
@@ -130,4 +138,8 @@ pub struct Report {
     pub proposals: Vec<super::SimulatedProposal>,
     /// Summary.
     pub stats: Stats,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

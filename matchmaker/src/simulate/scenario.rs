@@ -3,16 +3,17 @@
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::search::Party;
-use crate::ticket::check_ticket;
 use crate::tier::Tier;
 use crate::validation::{validate, FieldError};
 use serde::Deserialize;
 
 mod arrival_attributes;
+mod checks;
 mod event;
 mod named_players;
-use arrival_attributes::{check_arrival_attributes, declared_in, OWN_FIELDS};
-use event::{EventError, RawEvent};
+use arrival_attributes::{check_arrival_attributes, declared_in};
+pub(crate) use arrival_attributes::{own_field, OWN_FIELDS};
+use event::RawEvent;
 use named_players::{also_failing, unarrived_inline, unarrived_with_added};
 
 /// A scenario (docs/simulate.md), parsed and validated.
@@ -260,6 +261,8 @@ impl Scenario {
             Some(other) => Some(parse_mode(other, &tier, "compare", read_mode, &mut errors)?),
             None => None,
         };
+        // An arrival is checked against valid modes only.
+        let modes_valid = errors.is_empty();
         if !raw.until.is_finite() || raw.until < 0.0 {
             errors.push(FieldError::new(
                 "until",
@@ -273,23 +276,6 @@ impl Scenario {
                 format!("until allows more than {MAX_CYCLES:e} cycles: shorten it or lengthen the cycle"),
             ));
         }
-        let mut events = Vec::with_capacity(raw.arrivals.len());
-        for (i, e) in raw.arrivals.into_iter().enumerate() {
-            match e.into_event(game_mode.regions.as_ref()) {
-                Ok(ev) => events.push(ev),
-                Err(EventError::Shape(message)) => errors.push(FieldError::new(
-                    format!("arrivals[{i}]"),
-                    Code::ValidationError,
-                    message,
-                )),
-                Err(EventError::Fields(fields)) => {
-                    errors.extend(fields.into_iter().map(|mut f| {
-                        f.field = format!("arrivals[{i}].{}", f.field);
-                        f
-                    }))
-                }
-            }
-        }
         let mut scenario = Scenario {
             game_mode,
             tier,
@@ -299,18 +285,35 @@ impl Scenario {
             arrivals_csv: raw.arrivals_csv,
             compare,
         };
+        let written = raw.arrivals.len();
+        let events = scenario.inline_events(raw.arrivals, modes_valid, &mut errors);
+        // An inline event no cycle would see: refused, not dropped unseen
+        // (docs/simulate.md, "Timing").
+        if events.len() == written {
+            errors.extend(
+                events
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.at() > raw.until)
+                    .map(|(i, _)| {
+                        let message =
+                            format!("after `until` ({} s): no cycle would see it", raw.until);
+                        FieldError::new(format!("arrivals[{i}].at"), Code::ValidationError, message)
+                    }),
+            );
+        }
+        // A cancel or leave naming a player who has not arrived by then
+        // (docs/simulate.md, "Inline events"), once every event could be
+        // read; with an `arrivalsCsv` to come, checked once its arrivals
+        // are added.
+        if scenario.arrivals_csv.is_none() && events.len() == written {
+            errors.extend(unarrived_inline(&events));
+        }
         if !errors.is_empty() {
             return Err(ScenarioError(errors));
         }
-        // A cancel or leave naming a player who has not arrived by then
-        // (docs/simulate.md, "Inline events"); with an `arrivalsCsv` to
-        // come, checked once its arrivals are added.
-        let not_arrived = if scenario.arrivals_csv.is_none() {
-            unarrived_inline(&events)
-        } else {
-            Vec::new()
-        };
-        also_failing(scenario.add_events(events, "arrivals"), not_arrived)?;
+        // Checked above, every failure with the others.
+        scenario.insert_sorted(events);
         Ok(scenario)
     }
 
@@ -327,8 +330,14 @@ impl Scenario {
     /// arrival that breaks a ticket rule, and every inline cancel or leave
     /// naming a player with no arrival before it (on `arrivals`).
     pub fn add_arrivals_csv(&mut self, text: &str, source: &str) -> Result<(), ScenarioError> {
-        let (mut events, rows) =
-            super::read_arrivals_csv_rows(text, self.game_mode.regions.as_ref(), source)?;
+        // A value of the wrong type is refused in a ticket's words for its
+        // declaration, as an inline arrival's is (docs/simulate.md).
+        let declared = |name: &str| {
+            declared_in(Some(&self.game_mode), name)
+                .or_else(|| declared_in(self.compare.as_ref(), name))
+        };
+        let regions = self.game_mode.regions.as_ref();
+        let (mut events, rows) = super::arrivals_csv::read_rows(text, regions, source, &declared)?;
         self.drop_undeclared(&mut events);
         let not_arrived = if self.arrivals_csv.is_some() {
             unarrived_with_added(&self.events, &events)
@@ -393,48 +402,26 @@ impl Scenario {
         let mut errors = Vec::new();
         for (k, ev) in events.iter().enumerate() {
             let i = rows.and_then(|r| r.get(k)).copied().unwrap_or(k);
-            if !ev.at().is_finite() || ev.at() < 0.0 {
-                errors.push(FieldError::new(
-                    format!("{source}[{i}].at"),
-                    Code::ValidationError,
-                    "at is a number of seconds >= 0",
-                ));
-            }
-            if let Event::Arrival {
-                player_id,
-                mmr,
-                party,
-                latencies,
-                attributes,
-                ..
-            } = ev
-            {
-                // Every failure of the arrival, as a ticket lists them.
-                let mut failed: Vec<FieldError> = [
-                    check_ticket(&self.game_mode, player_id, party.as_ref()),
-                    crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref()),
-                ]
-                .into_iter()
-                .filter_map(Result::err)
-                .map(as_arrival_field)
-                .map(|e| super::arrivals_csv::as_column(e, rows.is_some()))
-                .collect();
+            let mut failed = self.event_failures(ev, rows.is_some());
+            if let Event::Arrival { attributes, .. } = ev {
                 failed.extend(check_arrival_attributes(
                     &self.game_mode,
                     self.compare.as_ref(),
                     attributes,
                 ));
-                errors.extend(failed.into_iter().map(|mut e| {
-                    e.field = format!("{source}[{i}].{}", e.field);
-                    e
-                }));
             }
+            errors.extend(errors_within(&format!("{source}[{i}]"), failed));
         }
         if !errors.is_empty() {
             return Err(ScenarioError(errors));
         }
+        self.insert_sorted(events);
+        Ok(())
+    }
+
+    /// Adds `events`, keeping every event sorted by `at` (stable).
+    fn insert_sorted(&mut self, events: Vec<Event>) {
         self.events.extend(events);
         self.events.sort_by(|a, b| a.at().total_cmp(&b.at()));
-        Ok(())
     }
 }

@@ -19,14 +19,20 @@ fn sorted(values: &[f64]) -> Vec<f64> {
 
 /// `{p50, p90, p99, max}` of a sample (seconds for waits); `null`s when empty.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+/// Written to three decimals: a wait to the millisecond, as every
+/// duration (docs/openapi.md).
 pub struct Percentiles {
     /// Median.
+    #[serde(serialize_with = "crate::timestamp::optional_seconds")]
     pub p50: Option<f64>,
     /// 90th percentile.
+    #[serde(serialize_with = "crate::timestamp::optional_seconds")]
     pub p90: Option<f64>,
     /// 99th percentile.
+    #[serde(serialize_with = "crate::timestamp::optional_seconds")]
     pub p99: Option<f64>,
     /// Largest value.
+    #[serde(serialize_with = "crate::timestamp::optional_seconds")]
     pub max: Option<f64>,
 }
 

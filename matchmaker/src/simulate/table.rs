@@ -23,6 +23,14 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
         report.ended.len(),
         report.refused_arrivals
     );
+    // Said, not dropped unseen (docs/simulate.md, "Timing").
+    if report.not_simulated > 0 {
+        let _ = writeln!(
+            out,
+            "not simulated {}: arriving after the last cycle (until)",
+            report.not_simulated
+        );
+    }
     let _ = writeln!(
         out,
         "{:<16}{:>10}{:>10}{:>10}{:>10}",
@@ -142,10 +150,10 @@ pub fn render_table(report: &Report, max_matches: usize) -> String {
             };
             let _ = writeln!(
                 out,
-                "{:>8.1}  {:>8.1}  {:>9.1}  {}{}",
+                "{:>8.1}  {:>8}  {:>9}  {}{}",
                 m.at,
-                m.mmr_spread,
-                m.team_imbalance,
+                num(m.mmr_spread),
+                num(m.team_imbalance),
                 region,
                 teams.join(" vs ")
             );

@@ -6,7 +6,7 @@ use crate::codes::Code;
 use crate::json_kind::Got;
 use crate::rules::{AttributeValue, DeclaredValues};
 use crate::search::Party;
-use crate::simulate::scenario::Event;
+use crate::simulate::scenario::{own_field, Event, OWN_FIELDS};
 use crate::strict_json::{nul_path, read_strict, StrictError, GIVEN_TWICE, NUL_MESSAGE};
 use crate::validation::FieldError;
 
@@ -47,6 +47,7 @@ impl Columns {
         record: &csv::StringRecord,
         row: &str,
         regions: Option<&crate::latency::Regions>,
+        declared: super::Declared<'_>,
     ) -> Result<Event, Vec<FieldError>> {
         let mut errors = Vec::new();
         let mut fail = |column: &str, message: String| {
@@ -113,7 +114,7 @@ impl Columns {
         };
         let attributes = match cell(self.attributes) {
             Some(text) => {
-                let (values, failed) = attributes(text);
+                let (values, failed) = attributes(text, declared);
                 errors.extend(within(row, failed));
                 values
             }
@@ -147,9 +148,14 @@ fn within(row: &str, errors: Vec<FieldError>) -> impl Iterator<Item = FieldError
 
 /// An `attributes` cell: a JSON object (a key given twice or a NUL
 /// character refused, as the API refuses them in a body), each value read
-/// as an inline arrival's ([`AttributeValue::from_json`]). Returns the
-/// values read and every failure, each on `attributes[.<path>]`.
-pub(super) fn attributes(cell: &str) -> (DeclaredValues, Vec<FieldError>) {
+/// as an inline arrival's: [`AttributeValue::from_json`], a value of the
+/// wrong JSON type refused in the words of a ticket's when `declared` has
+/// its declaration ([`crate::rules::parse::value_of`]). Returns the values
+/// read and every failure, each on `attributes[.<path>]`.
+pub(super) fn attributes(
+    cell: &str,
+    declared: super::Declared<'_>,
+) -> (DeclaredValues, Vec<FieldError>) {
     const FIELD: &str = "attributes";
     let one = |field: String, message: String| {
         vec![FieldError::new(field, Code::ValidationError, message)]
@@ -183,11 +189,23 @@ pub(super) fn attributes(cell: &str) -> (DeclaredValues, Vec<FieldError>) {
     let mut values = DeclaredValues::new();
     let mut errors = Vec::new();
     for (name, raw) in fields {
+        if OWN_FIELDS.contains(&name.as_str()) {
+            // Whatever its value, as an inline arrival's (docs/simulate.md).
+            errors.extend(one(at(&name), own_field(&name)));
+            continue;
+        }
         match AttributeValue::from_json(&raw, &at(&name)) {
             Ok(value) => {
                 values.insert(name, value);
             }
-            Err(failed) => errors.extend(failed),
+            Err(failed) => match declared(&name) {
+                Some(declaration) => errors.extend(
+                    crate::rules::parse::value_of(declaration, &raw, &at(&name))
+                        .err()
+                        .unwrap_or(failed),
+                ),
+                None => errors.extend(failed),
+            },
         }
     }
     (values, errors)

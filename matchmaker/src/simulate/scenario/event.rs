@@ -7,6 +7,7 @@ use crate::codes::Code;
 use crate::search::Party;
 use crate::validation::FieldError;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// An event as a scenario writes it.
 #[derive(Debug, Deserialize)]
@@ -31,8 +32,11 @@ pub(super) struct RawEvent {
     cancel: Option<String>,
     #[serde(default)]
     leave: Option<Vec<String>>,
+    /// As written: each value is checked against its declaration as a
+    /// ticket's is ([`super::arrival_attributes::parse_arrival_attributes`]),
+    /// so that a `null` is one failure among the others, in a ticket's words.
     #[serde(default)]
-    attributes: crate::rules::DeclaredValues,
+    attributes: BTreeMap<String, serde_json::Value>,
     hold: Option<bool>,
 }
 
@@ -60,10 +64,12 @@ fn check_data(data: &serde_json::Value) -> Result<(), FieldError> {
 }
 
 impl RawEvent {
+    /// The event, with an arrival's `attributes` as written (the event's
+    /// own left empty, for the caller to parse against the modes).
     pub(super) fn into_event(
         self,
         regions: Option<&crate::latency::Regions>,
-    ) -> Result<Event, EventError> {
+    ) -> Result<(Event, BTreeMap<String, serde_json::Value>), EventError> {
         let mut fields = Vec::new();
         let latencies = match self
             .latencies
@@ -98,7 +104,7 @@ impl RawEvent {
                     "a hold event has only at and hold".into(),
                 ));
             }
-            return Ok(Event::Hold { at: self.at, held });
+            return Ok((Event::Hold { at: self.at, held }, BTreeMap::new()));
         }
         if let Some(players) = self.leave {
             if self.cancel.is_some() || self.player_id.is_some() {
@@ -131,27 +137,34 @@ impl RawEvent {
             if !repeated.is_empty() {
                 return Err(EventError::Fields(repeated));
             }
-            return Ok(Event::Leave {
+            let leave = Event::Leave {
                 at: self.at,
                 players,
-            });
+            };
+            return Ok((leave, BTreeMap::new()));
         }
         match (self.cancel, self.player_id) {
-            (Some(player_id), None) => Ok(Event::Cancel {
-                at: self.at,
-                player_id,
-            }),
-            (None, Some(player_id)) => Ok(Event::Arrival {
-                at: self.at,
-                player_id,
-                mmr: self.mmr,
-                ping_ms: self.ping_ms,
-                party: self.party,
-                latencies,
-                data: self.data,
-                answer: self.answer,
-                attributes: self.attributes,
-            }),
+            (Some(player_id), None) => {
+                let cancel = Event::Cancel {
+                    at: self.at,
+                    player_id,
+                };
+                Ok((cancel, BTreeMap::new()))
+            }
+            (None, Some(player_id)) => Ok((
+                Event::Arrival {
+                    at: self.at,
+                    player_id,
+                    mmr: self.mmr,
+                    ping_ms: self.ping_ms,
+                    party: self.party,
+                    latencies,
+                    data: self.data,
+                    answer: self.answer,
+                    attributes: crate::rules::DeclaredValues::new(),
+                },
+                self.attributes,
+            )),
             // Neither kind, or both (docs/simulate.md, "Inline events").
             _ => Err(EventError::Shape(
                 "an event has one of playerId (an arrival), cancel, leave or hold".into(),

@@ -1,0 +1,103 @@
+//! A replay of a wide window with little traffic (docs/tuning.md, "Replay
+//! in the server"): the empty stretches cost nothing, and the reports are
+//! written as `simulate` writes them (seconds to the millisecond, no
+//! spread for a match without MMRs).
+
+use crate::harness::{call, fast, Pools, TestApp};
+use crate::on_both_pools;
+use axum::http::{Method, StatusCode};
+use chrono::{SecondsFormat, TimeDelta, Utc};
+use matchplane_store::repos::recordings::{self, Kind, NewRecording};
+use serde_json::{json, Value};
+
+on_both_pools!(a_month_with_a_few_searches_replays_quickly_and_rounded);
+
+/// Whether `v` is written with at most three decimals.
+fn to_the_millisecond(v: &Value) -> bool {
+    v.as_f64()
+        .is_none_or(|x| ((x * 1000.0).round() / 1000.0).to_string() == x.to_string())
+}
+
+async fn a_month_with_a_few_searches_replays_quickly_and_rounded(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    let mut mode = crate::harness::duel("duel");
+    mode["matchmakingCycleDurationSeconds"] = json!(1);
+    mode["recording"] = json!({"enabled": true, "retentionDays": 30});
+    // FIFO, its searches without MMR: its matches have no MMR spread.
+    mode["algorithm"] = json!({"type": "fifo"});
+    t.mode(&p, &key, mode.clone()).await;
+
+    // 46 starts in pairs, a few bursts over 30 days, at odd milliseconds.
+    let from = (Utc::now() - TimeDelta::days(31)).timestamp() * 1000;
+    let to = from + 30 * 86_400_000;
+    let rows: Vec<NewRecording> = (0..46)
+        .map(|i: i64| NewRecording {
+            project_id: p.clone(),
+            game_mode: "duel".into(),
+            at_ms: from + (i / 10) * 600_000_003 + (i % 10) * 1_856 + 7,
+            kind: Kind::Start,
+            player_hash: format!("{i:032x}"),
+            mmr: None,
+            latencies: None,
+            party_hash: None,
+            party_members: None,
+            outcome: None,
+            attributes: None,
+        })
+        .collect();
+    recordings::insert_batch(&t.db, &rows).await.unwrap();
+
+    let mut proposed = mode.clone();
+    proposed["matchmakingCycleDurationSeconds"] = json!(2);
+    let instant = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .unwrap()
+            .to_rfc3339_opts(SecondsFormat::Secs, true)
+    };
+    let replay = call(
+        &t.app,
+        Method::POST,
+        &format!(
+            "/v1/projects/{p}/game-modes/duel/replay?from={}&to={}",
+            instant(from),
+            instant(to)
+        ),
+        Some(&key),
+        Some(proposed),
+    )
+    .await;
+    assert_eq!(replay.status, StatusCode::OK, "{}", replay.body);
+    let body = &replay.body;
+    assert_eq!(body["arrivals"], 46, "{body}");
+    for side in ["a", "b"] {
+        assert_eq!(body[side]["stats"]["matches"], 23, "{side}: {body}");
+        let stats = &body[side]["stats"];
+        for p in ["p50", "p90", "p99", "max"] {
+            for waits in ["waitSeconds", "waitSecondsAll"] {
+                assert!(
+                    to_the_millisecond(&stats[waits][p]),
+                    "{side} {waits}: {stats}"
+                );
+            }
+        }
+        for m in body[side]["matches"].as_array().unwrap() {
+            assert!(to_the_millisecond(&m["at"]), "{side}: {m}");
+        }
+    }
+    for pair in body["diff"].as_object().unwrap().values() {
+        assert!(
+            to_the_millisecond(&pair[0]) && to_the_millisecond(&pair[1]),
+            "{body}"
+        );
+    }
+    for side in ["a", "b"] {
+        let m = &body[side]["matches"][0];
+        assert_eq!(m["meanMmr"], json!([null, null]), "{m}");
+        assert!(
+            m["mmrSpread"].is_null() && m["teamImbalance"].is_null(),
+            "{m}"
+        );
+        assert!(body[side]["stats"]["mmrSpread"]["p50"].is_null(), "{body}");
+    }
+}

@@ -1,0 +1,87 @@
+//! A scenario's events checked as tickets are (docs/simulate.md, "Inline
+//! events"; docs/searching.md): every failure of every event at once, in
+//! the words `POST …/tickets` answers the same values with.
+
+use super::arrival_attributes::parse_arrival_attributes;
+use super::event::{EventError, RawEvent};
+use super::{as_arrival_field, errors_within, Event, Scenario};
+use crate::codes::Code;
+use crate::ticket::check_ticket;
+use crate::validation::FieldError;
+
+impl Scenario {
+    /// The inline events `raw` (`arrivals[i]`), each checked: its shape,
+    /// then, when `check` (the modes are valid), the ticket rules and its
+    /// `attributes` against the modes. Every failure is pushed to
+    /// `errors`, on `arrivals[i]…`; a `null` or wrongly typed attribute is
+    /// one failure of its attribute among the others, as on a ticket.
+    pub(super) fn inline_events(
+        &self,
+        raw: Vec<RawEvent>,
+        check: bool,
+        errors: &mut Vec<FieldError>,
+    ) -> Vec<Event> {
+        let mut events = Vec::with_capacity(raw.len());
+        for (i, e) in raw.into_iter().enumerate() {
+            let failed = match e.into_event(self.game_mode.regions.as_ref()) {
+                Ok((mut event, written)) if check => {
+                    let mut failed = self.event_failures(&event, false);
+                    if let Event::Arrival { attributes, .. } = &mut event {
+                        let (values, bad) = parse_arrival_attributes(
+                            &self.game_mode,
+                            self.compare.as_ref(),
+                            written,
+                        );
+                        *attributes = values;
+                        failed.extend(bad);
+                    }
+                    events.push(event);
+                    failed
+                }
+                Ok(_) => Vec::new(),
+                Err(EventError::Shape(message)) => {
+                    vec![FieldError::new("", Code::ValidationError, message)]
+                }
+                Err(EventError::Fields(fields)) => fields,
+            };
+            errors.extend(errors_within(&format!("arrivals[{i}]"), failed));
+        }
+        events
+    }
+
+    /// Every failure of `event` but its attributes' (which
+    /// [`super::arrival_attributes`] checks), each on a path inside it: its
+    /// `at`, and an arrival's ticket rules (`csv`: named by a CSV's columns,
+    /// see [`crate::simulate::arrivals_csv`]).
+    pub(super) fn event_failures(&self, event: &Event, csv: bool) -> Vec<FieldError> {
+        let mut failed = Vec::new();
+        if !event.at().is_finite() || event.at() < 0.0 {
+            failed.push(FieldError::new(
+                "at",
+                Code::ValidationError,
+                "at is a number of seconds >= 0",
+            ));
+        }
+        if let Event::Arrival {
+            player_id,
+            mmr,
+            party,
+            latencies,
+            ..
+        } = event
+        {
+            // Every failure of the arrival, as a ticket lists them.
+            failed.extend(
+                [
+                    check_ticket(&self.game_mode, player_id, party.as_ref()),
+                    crate::attributes::check_matching(&self.game_mode, *mmr, latencies.as_ref()),
+                ]
+                .into_iter()
+                .filter_map(Result::err)
+                .map(as_arrival_field)
+                .map(|e| crate::simulate::arrivals_csv::as_column(e, csv)),
+            );
+        }
+        failed
+    }
+}
