@@ -119,3 +119,34 @@ fn the_reports_seconds_are_written_to_the_millisecond() {
         "{json}"
     );
 }
+
+/// A party whose members disagree on a `string` attribute ends
+/// `PARTY_ATTRIBUTES_DIFFER`, and its `ended` entry names the attribute, as
+/// the live failure's message does.
+#[test]
+fn a_party_failed_for_its_attributes_is_ended_naming_the_attribute() {
+    let text = json!({"gameMode": {"name": "duo", "matchShape": [2, 2],
+        "matchmakingCycleDurationSeconds": 1, "algorithm": mmr(),
+        "parties": {"allowParties": true, "maxSize": 2, "keepTogether": true},
+        "attributes": {"build": {"type": "string"}},
+        "rules": [{"name": "same-build", "type": "equal", "attribute": "build"}]},
+        "tier": "enterprise", "seed": 1, "until": 5,
+        "arrivals": [
+            {"at": 0, "playerId": "a", "mmr": 1500, "party": {"id": "p", "members": ["a", "b"]},
+             "attributes": {"build": "1.4"}},
+            {"at": 0, "playerId": "b", "mmr": 1500, "party": {"id": "p", "members": ["a", "b"]},
+             "attributes": {"build": "1.5"}}]})
+    .to_string();
+    let report = run(&Scenario::parse(&text).unwrap());
+    let ended = serde_json::to_value(&report.ended).unwrap();
+    let entry = ended
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["code"] == "PARTY_ATTRIBUTES_DIFFER")
+        .unwrap_or_else(|| panic!("{ended}"));
+    assert!(
+        entry["message"].as_str().is_some_and(|m| m.contains("build")),
+        "{entry}"
+    );
+}

@@ -36,8 +36,9 @@ impl AttributeValue {
     pub const EXPECTED: &'static str = "a number, a string or a list of strings";
 
     /// A value read from JSON already parsed (an arrivals CSV's
-    /// `attributes` cell, docs/simulate.md), refused as the typed reading of
-    /// an inline arrival refuses it: `expected a number, a string or a list
+    /// `attributes` cell for an attribute no declaration types,
+    /// docs/simulate.md), refused in the words of a typed reading:
+    /// `expected a number, a string or a list
     /// of strings, got null` on `field`, or `expected a string, got the
     /// number 1` on `field[i]` for each entry of a list that is not a
     /// string. Whether the value fits its declaration is checked after.

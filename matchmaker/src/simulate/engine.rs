@@ -188,6 +188,7 @@ fn run_inner(
                         player_id: search.player_id.to_string(),
                         at: closed.at,
                         code: code.into(),
+                        message: None,
                     }),
                     Fate::AlreadyEnded { .. } => {}
                 }
@@ -208,6 +209,7 @@ fn run_inner(
                     player_id: s.player_id.to_string(),
                     at: t,
                     code: "EXPIRED".into(),
+                    message: None,
                 });
             }
             alive
@@ -278,6 +280,7 @@ fn run_inner(
                 player_id: f.player_id.to_string(),
                 at: t,
                 code: f.code.as_str().into(),
+                message: Some(f.message.clone()),
             });
         }
         pool.retain(|s| {

@@ -104,6 +104,11 @@ pub struct Ended {
     pub at: f64,
     /// documented code (`failed`) or `EXPIRED`.
     pub code: String,
+    /// What the config refused, for a search the re-check failed
+    /// (`PARTY_ATTRIBUTES_DIFFER` names the attribute, as the live
+    /// failure's message does); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// Everything `matchplane simulate` prints (docs/simulate.md), plus the searches that
