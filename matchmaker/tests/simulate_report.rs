@@ -146,7 +146,9 @@ fn a_party_failed_for_its_attributes_is_ended_naming_the_attribute() {
         .find(|e| e["code"] == "PARTY_ATTRIBUTES_DIFFER")
         .unwrap_or_else(|| panic!("{ended}"));
     assert!(
-        entry["message"].as_str().is_some_and(|m| m.contains("build")),
+        entry["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("build")),
         "{entry}"
     );
 }
