@@ -148,16 +148,7 @@ async fn a_database_outage_keeps_matching_and_stores_afterwards() {
     let mut proxy = FaultProxy::start(&upstream).await;
     let port = proxy.port;
     let worker_db = proxied_database(&env, &proxy).await;
-    let stop = CancellationToken::new();
-    let mut config = env.worker_config("w");
-    config.lease_ttl = Duration::from_secs(2);
-    tokio::spawn(run_worker(
-        config,
-        env.pool.clone(),
-        env.tickets.clone(),
-        worker_db,
-        stop.clone(),
-    ));
+    let stop = spawn_worker(&env, worker_db);
 
     env.add("a", 1500.0).await;
     env.add("b", 1500.0).await;
@@ -194,6 +185,22 @@ async fn proxied_database(env: &Env, proxy: &FaultProxy) -> sea_orm::DatabaseCon
     connect_with(&url, timeouts).await.unwrap()
 }
 
+/// A worker (2 s leases) on `env`'s stores and `db`, until the token is
+/// cancelled.
+fn spawn_worker(env: &Env, db: sea_orm::DatabaseConnection) -> CancellationToken {
+    let stop = CancellationToken::new();
+    let mut config = env.worker_config("w");
+    config.lease_ttl = Duration::from_secs(2);
+    tokio::spawn(run_worker(
+        config,
+        env.pool.clone(),
+        env.tickets.clone(),
+        db,
+        stop.clone(),
+    ));
+    stop
+}
+
 /// A held mode stays held while the worker cannot read its hold: the
 /// worker goes on with the hold it last read, and matches nobody until the
 /// hold is released.
@@ -208,16 +215,7 @@ async fn a_held_mode_stays_held_through_a_database_outage() {
     mode_holds::hold(&env.db, project, mode, "test", Utc::now())
         .await
         .unwrap();
-    let stop = CancellationToken::new();
-    let mut config = env.worker_config("w");
-    config.lease_ttl = Duration::from_secs(2);
-    tokio::spawn(run_worker(
-        config,
-        env.pool.clone(),
-        env.tickets.clone(),
-        worker_db,
-        stop.clone(),
-    ));
+    let stop = spawn_worker(&env, worker_db);
     env.add("a", 1500.0).await;
     env.add("b", 1500.0).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
