@@ -7,7 +7,7 @@ use super::{unix_now, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::{Algorithm, Code, GameModeConfig};
 use matchplane_store::pool::{AddSearchError, ModeKey, PlayerSearchScope};
-use matchplane_store::tickets::{search_of, Hold, StartSearchError, Ticket, TicketStart};
+use matchplane_store::tickets::{Hold, StartSearchError, Ticket, TicketStart};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
 
@@ -329,17 +329,28 @@ pub async fn start(
         ))
         .await?;
     }
+    // The same start as the fast path's (the ticket store's): the search is
+    // marked as its socket's when a socket holds it, and the ticket leaves
+    // the project's pending tickets.
     let now = unix_now();
-    let deadline = hold(play, via).deadline(now, ticket.expires_at);
-    play.pool
-        .add_search_scoped(
-            &mode,
-            &search_of(&ticket, now),
-            deadline,
-            Some(quotas.max_live),
-            quotas.scope,
-        )
-        .await?;
+    let started = play
+        .tickets
+        .start_search(&TicketStart {
+            mode: &mode,
+            ticket_id: &ticket.ticket_id,
+            token_hash: &ticket.token_hash,
+            now,
+            hold: hold(play, via),
+            max_live: Some(quotas.max_live),
+            scope: quotas.scope,
+        })
+        .await;
+    let ticket = match started {
+        Ok(ticket) => ticket,
+        // Expired since it was read.
+        Err(StartSearchError::TicketInvalid) => return Err(ApiError::ticket_invalid()),
+        Err(err) => return Err(err.into()),
+    };
     let started = Started {
         ticket,
         mode,

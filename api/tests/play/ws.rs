@@ -29,6 +29,7 @@ on_both_pools!(
     an_oversized_client_message_ends_the_search,
     a_rest_poll_leaves_a_socket_search_to_its_socket,
     a_socket_search_whose_instance_crashed_lapses,
+    a_start_that_reads_its_ticket_first_marks_the_socket_and_the_pending,
 );
 
 pub(crate) async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
@@ -553,4 +554,39 @@ async fn a_socket_search_whose_instance_crashed_lapses(pools: Pools) {
     let status = t.status(&p, &key, &swept).await.body;
     assert_eq!(status["status"], "expired", "{status}");
     assert_eq!(status["reason"], "SOCKET_LAPSED", "{status}");
+}
+
+/// A start that reads its ticket first (here: a mode with a decline
+/// cooldown, whose start checks the player's) is the same start as the
+/// others: a socket's search is marked as its socket's, and the started
+/// ticket leaves the project's pending tickets.
+async fn a_start_that_reads_its_ticket_first_marks_the_socket_and_the_pending(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    let mut mode = duel("duel");
+    mode["acceptance"] = json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60});
+    t.mode(&p, &key, mode).await;
+    let (socket, socket_token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let (_, rest_token) = t.ticket_ok(&p, &key, solo("duel", "p2")).await;
+    let now = matchplane_api::play::unix_now();
+    assert_eq!(t.play.tickets.pending(&p, now).await.unwrap(), 2);
+    let mut ws = connect(addr, &socket_token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    assert_eq!(
+        t.rest_search(&rest_token).await.status,
+        StatusCode::ACCEPTED
+    );
+    let state = t
+        .play
+        .pool
+        .search_state(&ModeKey::new(&p, "duel"), &socket)
+        .await
+        .unwrap();
+    assert!(
+        matches!(&state, Some(SearchState::Live(live)) if live.socket),
+        "{state:?}"
+    );
+    let now = matchplane_api::play::unix_now();
+    assert_eq!(t.play.tickets.pending(&p, now).await.unwrap(), 0);
 }
