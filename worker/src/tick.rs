@@ -108,9 +108,10 @@ pub struct Carried {
     /// How long each incomplete party of the mode has been so
     /// (docs/game-modes.md#parties).
     pub parties: std::sync::Mutex<IncompleteParties>,
-    /// Whether the mode's matching was held at the last read that
-    /// answered: a cycle that cannot read the hold keeps it.
-    pub held: std::sync::atomic::AtomicBool,
+    /// Whether the mode's matching was held at this loop's last read that
+    /// answered (`None` before one): a cycle that cannot read the hold
+    /// keeps it.
+    pub held: std::sync::Mutex<Option<bool>>,
 }
 
 impl Ticker<'_> {
@@ -163,7 +164,7 @@ async fn tick(
         .iter()
         .map(|b| (b.backfill_id.to_string(), b.clone()))
         .collect();
-    let held = database::is_held(db, mode, ctx.carried.map(|c| &c.held)).await;
+    let held = database::is_held(db, pool, mode, ctx.carried.map(|c| &c.held)).await;
     report.held = held;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();

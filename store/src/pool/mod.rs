@@ -367,6 +367,20 @@ pub trait Leases: Send + Sync {
         ttl: Duration,
     ) -> Result<Option<ModeActivity>, PoolError>;
 
+    /// Keeps `held`, `mode`'s hold as a worker just read it from the
+    /// database, for a worker that cannot read it (docs/game-modes.md,
+    /// "Holding matching").
+    ///
+    /// # Errors
+    /// A store failure.
+    async fn keep_hold(&self, mode: &ModeKey, held: bool) -> Result<(), PoolError>;
+
+    /// The hold [`Leases::keep_hold`] kept for `mode`; `None` if none was.
+    ///
+    /// # Errors
+    /// A store failure.
+    async fn kept_hold(&self, mode: &ModeKey) -> Result<Option<bool>, PoolError>;
+
     /// Says `worker` is alive for `ttl` from now and returns every worker
     /// alive (this one included), sorted: the workers that share the modes.
     /// A worker that stops calling drops out `ttl` after its last call.

@@ -7,11 +7,12 @@
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::ModeKey;
+use matchplane_store::pool::PoolStore;
 use matchplane_store::repos::stats_history::{self, Figures};
 use matchplane_store::repos::{cycle_stats, mode_holds, StoreError};
 use sea_orm::DatabaseConnection;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// How long a cycle waits for its read of the mode's hold before going on
@@ -24,14 +25,18 @@ pub(super) const FIGURES_WRITE_LIMIT: Duration = Duration::from_secs(1);
 
 /// Whether `mode`'s matching is held (docs/game-modes.md, "Holding
 /// matching"): one small read of its row, so every worker sees a hold at
-/// its next cycle. A read that fails or takes longer than
-/// [`HOLD_READ_LIMIT`], logged, reads as `last`, the hold the last read
-/// that answered saw (not held without one); a read that answers updates
-/// `last`. A mode deleted meanwhile reads as not held.
+/// its next cycle. A read that answers updates `last` (what this loop
+/// last read) and, when that changed, the copy the pool keeps for other
+/// workers ([`matchplane_store::pool::Leases::keep_hold`]). A read that
+/// fails or takes longer than [`HOLD_READ_LIMIT`] (logged) reads as
+/// `last`, else as the pool's copy (a worker that took the mode over
+/// during an outage), else as not held. A mode deleted meanwhile reads as
+/// not held.
 pub(super) async fn is_held(
     db: &DatabaseConnection,
+    pool: &dyn PoolStore,
     mode: &ModeKey,
-    last: Option<&AtomicBool>,
+    last: Option<&Mutex<Option<bool>>>,
 ) -> bool {
     let read = tokio::time::timeout(
         HOLD_READ_LIMIT,
@@ -40,20 +45,54 @@ pub(super) async fn is_held(
     .await;
     let held = match read {
         Ok(Ok(hold)) => hold.is_some(),
-        Ok(Err(StoreError::NotFound)) => false,
+        Ok(Err(StoreError::NotFound)) => return false,
         Ok(Err(err)) => {
-            tracing::warn!(mode = %mode.mode, error = %err, "reading the mode's hold failed: the last one read holds");
-            return last.is_some_and(|l| l.load(Ordering::Relaxed));
+            tracing::warn!(mode = %mode.mode, error = %err, "reading the mode's hold failed: the last hold read stands");
+            return last_read(pool, mode, last).await;
         }
         Err(_) => {
-            tracing::warn!(mode = %mode.mode, "reading the mode's hold timed out: the last one read holds");
-            return last.is_some_and(|l| l.load(Ordering::Relaxed));
+            tracing::warn!(mode = %mode.mode, "reading the mode's hold timed out: the last hold read stands");
+            return last_read(pool, mode, last).await;
         }
     };
     if let Some(last) = last {
-        last.store(held, Ordering::Relaxed);
+        let before = lock(last).replace(held);
+        if before != Some(held) {
+            if let Err(error) = pool.keep_hold(mode, held).await {
+                tracing::warn!(mode = %mode.mode, %error, "keeping the mode's hold in the pool failed");
+            }
+        }
     }
     held
+}
+
+/// The hold this loop last read, else the pool's copy of the last one any
+/// worker read (remembered), else not held.
+async fn last_read(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    last: Option<&Mutex<Option<bool>>>,
+) -> bool {
+    if let Some(held) = last.and_then(|l| *lock(l)) {
+        return held;
+    }
+    match pool.kept_hold(mode).await {
+        Ok(Some(held)) => {
+            if let Some(last) = last {
+                *lock(last) = Some(held);
+            }
+            held
+        }
+        Ok(None) => false,
+        Err(error) => {
+            tracing::warn!(mode = %mode.mode, %error, "reading the pool's copy of the mode's hold failed");
+            false
+        }
+    }
+}
+
+fn lock(m: &Mutex<Option<bool>>) -> std::sync::MutexGuard<'_, Option<bool>> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Stores a cycle's figures: `last`, the mode's last cycle for the console,

@@ -235,6 +235,45 @@ async fn a_held_mode_stays_held_through_a_database_outage() {
     stop.cancel();
 }
 
+/// A worker that takes a held mode over while the database is out of reach
+/// (its last holder stopped) keeps it held: the hold the last worker read
+/// is kept in the pool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_mode_taken_over_during_a_database_outage_stays_held() {
+    let env = Env::new(None, 0.1).await;
+    let (project, mode) = (&env.project_id, &env.mode.mode);
+    mode_holds::hold(&env.db, project, mode, "test", Utc::now())
+        .await
+        .unwrap();
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    let token = env.lease("w1", Duration::from_secs(60)).await;
+    let (outcome, report) = env.tick(token).await;
+    assert!(report.held && outcome == TickOutcome::Idle, "{outcome:?}");
+
+    let proxy = FaultProxy::start(&env.database_host()).await;
+    let gone = proxied_database(&env, &proxy).await;
+    proxy.drop_all();
+    let never_read = matchplane_worker::tick::Carried::default();
+    let ticker = Ticker {
+        pool: env.pool.as_ref(),
+        db: &gone,
+        claim_concurrency: 16,
+        expire_batch: 100,
+        ends: None,
+        period: None,
+        carried: Some(&never_read),
+    };
+    let config = env.config().await;
+    let (outcome, report) = ticker
+        .tick(&env.mode, &config, token, Utc::now())
+        .await
+        .unwrap();
+    assert!(report.held, "the new holder matched a held mode");
+    assert_eq!(outcome, TickOutcome::Idle);
+    assert_eq!(env.pool.snapshot(&env.mode).await.unwrap().len(), 2);
+}
+
 /// A database that answers nothing (a black-holed network) holds a cycle
 /// up for its bounded reads and writes only, and the cycle's clock moves on
 /// by the time they took: a search that started while the cycle waited is

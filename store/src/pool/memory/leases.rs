@@ -51,6 +51,15 @@ impl Leases for MemoryPoolStore {
         Ok(true)
     }
 
+    async fn keep_hold(&self, mode: &ModeKey, held: bool) -> Result<(), PoolError> {
+        self.state().mode(mode).held = Some(held);
+        Ok(())
+    }
+
+    async fn kept_hold(&self, mode: &ModeKey) -> Result<Option<bool>, PoolError> {
+        Ok(self.state().mode(mode).held)
+    }
+
     async fn release_lease(&self, mode: &ModeKey, token: u64) -> Result<bool, PoolError> {
         let now = Instant::now();
         let mut state = self.state();

@@ -55,6 +55,8 @@ struct ModeState {
     ended: HashMap<String, EndedSearch>,
     lease: Option<Lease>,
     fence: u64,
+    /// The mode's hold as a worker last read it (`Leases::keep_hold`).
+    held: Option<bool>,
     outbox: BTreeMap<u64, OutboxItem>,
     outbox_seq: u64,
     /// matchId → open proposal.

@@ -78,6 +78,10 @@ pub(crate) struct ModeKeys {
     /// [`ProjectKeys`]): a later measurement has a higher version, so the
     /// project keeps only the newest of concurrent measurements.
     pub version: String,
+    /// `P:{<projectId>/M}:held` — STRING `1` or `0`: the mode's hold as a
+    /// worker last read it from the database, for a worker that cannot
+    /// read it (docs/game-modes.md, "Holding matching").
+    pub held: String,
     /// Prefix of `P:{<projectId>/M}:ended:<bucket>` — HASH ticketId → how
     /// the ticket's last search ended (`Ended` JSON). Time is cut into
     /// buckets one retention long (`bucket` = Unix seconds / retention);
@@ -115,6 +119,7 @@ impl ModeKeys {
             backfills: format!("{base}:backfills"),
             backfill_seats: format!("{base}:backfill_seats"),
             version: format!("{base}:live-version"),
+            held: format!("{base}:held"),
             ended_prefix: format!("{base}:ended:"),
         }
     }
@@ -306,6 +311,7 @@ mod tests {
             &keys.backfills,
             &keys.backfill_seats,
             &keys.version,
+            &keys.held,
         ] {
             assert!(key.starts_with("mp:{prj_1/ranked-5v5}:"), "{key}");
         }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
+use redis::AsyncCommands;
 
 use super::keys::workers_key;
 use super::{millis, RedisPoolStore};
@@ -51,6 +52,18 @@ impl Leases for RedisPoolStore {
             .invoke_async(&mut self.conn())
             .await?;
         Ok(held == 1)
+    }
+
+    async fn keep_hold(&self, mode: &ModeKey, held: bool) -> Result<(), PoolError> {
+        let keys = self.keys(mode);
+        let () = self.conn().set(&keys.held, u8::from(held)).await?;
+        Ok(())
+    }
+
+    async fn kept_hold(&self, mode: &ModeKey) -> Result<Option<bool>, PoolError> {
+        let keys = self.keys(mode);
+        let kept: Option<String> = self.conn().get(&keys.held).await?;
+        Ok(kept.map(|v| v == "1"))
     }
 
     async fn release_lease(&self, mode: &ModeKey, token: u64) -> Result<bool, PoolError> {
