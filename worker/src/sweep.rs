@@ -69,7 +69,8 @@ impl Sweeper<'_> {
     /// next pass; the others go on.
     ///
     /// # Errors
-    /// A pool store or database failure while listing the pools.
+    /// A pool store failure while listing the pools (a database out of
+    /// reach only leaves deleted modes to a later pass).
     pub async fn pass(&self, now: DateTime<Utc>) -> Result<SweepReport, WorkerError> {
         let now_secs = now.timestamp_micros() as f64 / 1e6;
         let projects = self.pool.projects_with_searches().await?;
@@ -79,13 +80,25 @@ impl Sweeper<'_> {
                 modes.push(ModeKey::new(project.clone(), name));
             }
         }
-        let stored = game_modes::names_in(self.db, &projects).await?;
+        // A database out of reach leaves deleted modes to a later pass;
+        // every other pool is still swept (docs/operations.md, "What losing
+        // a dependency costs").
+        let stored = match game_modes::names_in(self.db, &projects).await {
+            Ok(stored) => Some(stored),
+            Err(error) => {
+                tracing::warn!(%error, "listing the stored modes failed: the sweep expires due searches and leaves deleted modes for later");
+                None
+            }
+        };
         let mut report = SweepReport {
             modes: modes.len(),
             ..SweepReport::default()
         };
         for mode in &modes {
-            if !stored.contains(&(mode.project_id.clone(), mode.mode.clone())) {
+            let gone = stored
+                .as_ref()
+                .is_some_and(|s| !s.contains(&(mode.project_id.clone(), mode.mode.clone())));
+            if gone {
                 // Gone: every search fails, due or not.
                 match self.fail_gone(mode).await {
                     Ok(n) => report.failed += n,

@@ -343,3 +343,25 @@ async fn wait_for_matches(env: &Env, n: usize, within: Duration) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The sweep goes on without the database: due searches still expire
+/// (a deleted mode's searches wait for it to come back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_expires_due_searches_without_the_database() {
+    let env = Env::new(None, 0.1).await;
+    env.add("a", 1500.0).await;
+    let proxy = FaultProxy::start(&env.database_host()).await;
+    let gone = proxied_database(&env, &proxy).await;
+    proxy.drop_all();
+    let sweeper = matchplane_worker::sweep::Sweeper {
+        pool: env.pool.as_ref(),
+        db: &gone,
+        expire_batch: 100,
+        concurrency: 4,
+        ends: None,
+    };
+    let later = Utc::now() + chrono::Duration::seconds(700);
+    let report = sweeper.pass(later).await.unwrap();
+    assert_eq!(report.expired, 1, "{report:?}");
+    assert!(env.pool.snapshot(&env.mode).await.unwrap().is_empty());
+}
