@@ -418,7 +418,9 @@ impl ModeActivity {
 #[async_trait::async_trait]
 pub trait Outbox: Send + Sync {
     /// Up to `count` match records of `mode`'s outbox for `consumer`: first
-    /// entries delivered to any consumer but not acknowledged for at least
+    /// the entries delivered to `consumer` and not acknowledged (a store
+    /// that failed is tried again at its next read), then entries
+    /// delivered to another consumer but not acknowledged for at least
     /// `min_idle` (a dead consumer's work is taken over), then new ones.
     /// An entry stays in the outbox until [`Outbox::ack_outbox`].
     async fn read_outbox(

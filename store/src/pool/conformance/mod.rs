@@ -95,6 +95,7 @@ conformance!(
     claim_many_spans_several_script_runs,
     claimed_searches_never_hold_up_expiry,
     outbox_entries_of_a_dead_consumer_are_taken_over,
+    a_consumer_reads_its_own_unacknowledged_entries_again_at_once,
     status_messages_reach_every_subscriber,
     cancels_racing_claims_end_every_search_exactly_once,
     modes_with_searches_follow_the_pools,

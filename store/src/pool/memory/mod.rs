@@ -80,8 +80,9 @@ struct Lease {
 struct OutboxItem {
     match_id: String,
     record_json: String,
-    /// When it was last handed to a consumer; `None` while never read.
-    delivered: Option<Instant>,
+    /// When it was last handed to a consumer, and to which; `None` while
+    /// never read.
+    delivered: Option<(Instant, String)>,
 }
 
 impl ModeState {

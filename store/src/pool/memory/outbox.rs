@@ -14,7 +14,7 @@ impl Outbox for MemoryPoolStore {
     async fn read_outbox(
         &self,
         mode: &ModeKey,
-        _consumer: &str,
+        consumer: &str,
         count: usize,
         min_idle: Duration,
     ) -> Result<Vec<OutboxEntry>, PoolError> {
@@ -22,23 +22,33 @@ impl Outbox for MemoryPoolStore {
         let mut state = self.state();
         let pool = state.mode(mode);
         let count = count.max(1);
-        // Taken over first (idle long enough), then never read, as in Redis.
+        // The consumer's own unacknowledged entries first, then those taken
+        // over (idle long enough), then never read, as in Redis.
+        let own = pool
+            .outbox
+            .iter()
+            .filter(|(_, e)| e.delivered.as_ref().is_some_and(|(_, c)| c == consumer))
+            .map(|(seq, _)| *seq);
         let idle = pool
             .outbox
             .iter()
-            .filter(|(_, e)| e.delivered.is_some_and(|at| now >= at + min_idle))
+            .filter(|(_, e)| {
+                e.delivered
+                    .as_ref()
+                    .is_some_and(|(at, c)| c != consumer && now >= *at + min_idle)
+            })
             .map(|(seq, _)| *seq);
         let fresh = pool
             .outbox
             .iter()
             .filter(|(_, e)| e.delivered.is_none())
             .map(|(seq, _)| *seq);
-        let picked: Vec<u64> = idle.chain(fresh).take(count).collect();
+        let picked: Vec<u64> = own.chain(idle).chain(fresh).take(count).collect();
         Ok(picked
             .into_iter()
             .filter_map(|seq| {
                 let entry = pool.outbox.get_mut(&seq)?;
-                entry.delivered = Some(now);
+                entry.delivered = Some((now, consumer.to_owned()));
                 Some(OutboxEntry {
                     id: format!("0-{seq}"),
                     match_id: entry.match_id.clone(),

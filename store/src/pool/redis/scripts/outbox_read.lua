@@ -1,6 +1,7 @@
--- Reads up to `count` outbox entries for a consumer: first the entries idle
--- for at least min_idle ms (a dead consumer's, taken over by XAUTOCLAIM),
--- then new ones. Creates the consumer group on first use, and removes the
+-- Reads up to `count` outbox entries for a consumer: first its own entries
+-- it has not acknowledged (a store that failed: tried again at once, not
+-- after min_idle), then the entries idle for at least min_idle ms (a dead
+-- consumer's, taken over by XAUTOCLAIM), then new ones. Creates the consumer group on first use, and removes the
 -- consumers of workers that are gone: each worker start reads under a new
 -- consumer name, so a consumer idle for min_idle ms with nothing pending is
 -- deleted (a live one that is only slow is made again by its next read,
@@ -11,6 +12,7 @@
 pcall(redis.call, 'XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM')
 local count = tonumber(ARGV[3])
 local out = {}
+local seen = {}
 local function push(entries)
   for _, entry in ipairs(entries) do
     local fields = {}
@@ -18,16 +20,27 @@ local function push(entries)
     for i = 1, #kv - 1, 2 do
       fields[kv[i]] = kv[i + 1]
     end
-    if fields['record'] then
+    if fields['record'] and not seen[entry[1]] then
+      seen[entry[1]] = true
       out[#out + 1] = entry[1]
       out[#out + 1] = fields['matchId'] or ''
       out[#out + 1] = fields['record']
+    elseif not entry[2] then
+      -- Pending, but gone from the stream: nothing to store.
+      redis.call('XACK', KEYS[1], ARGV[1], entry[1])
     end
   end
 end
-local claimed = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[4], '0-0', 'COUNT', count)
-push(claimed[2])
+local own = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', count, 'STREAMS', KEYS[1], '0')
+if own and own[1] then
+  push(own[1][2])
+end
 local left = count - #out / 3
+if left > 0 then
+  local claimed = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[4], '0-0', 'COUNT', left)
+  push(claimed[2])
+end
+left = count - #out / 3
 if left > 0 then
   local fresh = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', left, 'STREAMS', KEYS[1], '>')
   if fresh then
