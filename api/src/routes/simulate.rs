@@ -300,16 +300,17 @@ mod tests {
     /// retries, to the same end).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_run_past_the_request_deadline_is_a_422_on_until() {
-        // Two players too far apart ever to match, over many cycles.
-        let arrivals = vec![
-            json!({"at": 0, "playerId": "a", "mmr": 0}),
-            json!({"at": 0, "playerId": "b", "mmr": 3000}),
-        ];
+        // Over many cycles, a player every 3 000 s, each alone at its MMR
+        // (a range of 0) until it expires an hour later: the pool is never
+        // empty, so every cycle runs (an empty pool's cycles are skipped).
+        let arrivals: Vec<Value> = (0..3_000u32)
+            .map(|i| json!({"at": f64::from(i) * 3000.0, "playerId": format!("p{i}"), "mmr": i}))
+            .collect();
         let (status, body) = simulate_within(1500, &duel(9_000_000, arrivals)).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
         assert_eq!(body["errors"][0]["field"], "until", "{body}");
         let message = body["errors"][0]["message"].as_str().unwrap();
-        assert!(message.contains("running time (1 s)"), "{message}");
+        assert!(message.contains("ran past its running time"), "{message}");
     }
 
     /// Reading a large scenario counts against the running time too: past
