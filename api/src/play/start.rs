@@ -263,33 +263,12 @@ pub async fn start_with_token(
         return Box::pin(start(play, db, ticket, via)).await;
     }
     let token_hash = token::hash(token);
-    let now = unix_now();
-    let ticket = play
-        .tickets
-        .start_search(&TicketStart {
-            mode: &mode,
-            ticket_id: &parsed.ticket_id,
-            token_hash: &token_hash,
-            now,
-            hold: hold(play, via),
-            max_live: Some(quotas.max_live),
-            scope: quotas.scope,
-        })
-        .await;
-    let ticket = match ticket {
-        Ok(ticket) => ticket,
+    match from_store(play, mode, &parsed.ticket_id, &token_hash, via, quotas).await {
         Err(StartSearchError::TicketInvalid) => {
-            return Err(Box::pin(refused(play, db, token, &parsed)).await?)
+            Err(Box::pin(refused(play, db, token, &parsed)).await?)
         }
-        Err(err) => return Err(err.into()),
-    };
-    let started = Started {
-        ticket,
-        mode,
-        queued_at: now,
-    };
-    crate::recording::started(play, &started).await;
-    Ok(started)
+        started => Ok(started?),
+    }
 }
 
 /// Starts a search with `ticket` (already authenticated): the pool's add
@@ -329,28 +308,52 @@ pub async fn start(
         ))
         .await?;
     }
-    // The same start as the fast path's (the ticket store's): the search is
-    // marked as its socket's when a socket holds it, and the ticket leaves
-    // the project's pending tickets.
+    // The same start as the fast path's: the search is marked as its
+    // socket's when a socket holds it, and the ticket leaves the project's
+    // pending tickets.
+    match from_store(
+        play,
+        mode,
+        &ticket.ticket_id,
+        &ticket.token_hash,
+        via,
+        quotas,
+    )
+    .await
+    {
+        // Expired since it was read.
+        Err(StartSearchError::TicketInvalid) => Err(ApiError::ticket_invalid()),
+        started => Ok(started?),
+    }
+}
+
+/// Starts the search of ticket `ticket_id` in `mode` through the ticket
+/// store (which checks `token_hash` against the ticket's), held `via`,
+/// under the project's `quotas`, and records the start.
+///
+/// # Errors
+/// The store's refusal.
+async fn from_store(
+    play: &Play,
+    mode: ModeKey,
+    ticket_id: &str,
+    token_hash: &str,
+    via: Via,
+    quotas: Quotas,
+) -> Result<Started, StartSearchError> {
     let now = unix_now();
-    let started = play
+    let ticket = play
         .tickets
         .start_search(&TicketStart {
             mode: &mode,
-            ticket_id: &ticket.ticket_id,
-            token_hash: &ticket.token_hash,
+            ticket_id,
+            token_hash,
             now,
             hold: hold(play, via),
             max_live: Some(quotas.max_live),
             scope: quotas.scope,
         })
-        .await;
-    let ticket = match started {
-        Ok(ticket) => ticket,
-        // Expired since it was read.
-        Err(StartSearchError::TicketInvalid) => return Err(ApiError::ticket_invalid()),
-        Err(err) => return Err(err.into()),
-    };
+        .await?;
     let started = Started {
         ticket,
         mode,
