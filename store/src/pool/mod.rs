@@ -168,9 +168,6 @@ pub trait Searches: Send + Sync {
     /// ([`crate::tickets::Hold::Socket`]; [`LiveSearch::socket`]). The Redis
     /// store marks it in the start itself, so this does nothing there; the
     /// memory store's start calls it.
-    ///
-    /// # Errors
-    /// A store failure.
     async fn hold_by_socket(&self, _mode: &ModeKey, _ticket_id: &str) -> Result<(), PoolError> {
         Ok(())
     }
@@ -370,15 +367,9 @@ pub trait Leases: Send + Sync {
     /// Keeps `held`, `mode`'s hold as a worker just read it from the
     /// database, for a worker that cannot read it (docs/game-modes.md,
     /// "Holding matching").
-    ///
-    /// # Errors
-    /// A store failure.
     async fn keep_hold(&self, mode: &ModeKey, held: bool) -> Result<(), PoolError>;
 
-    /// The hold [`Leases::keep_hold`] kept for `mode`; `None` if none was.
-    ///
-    /// # Errors
-    /// A store failure.
+    /// The hold [`Leases::keep_hold`] kept for `mode` (`None` if none was).
     async fn kept_hold(&self, mode: &ModeKey) -> Result<Option<bool>, PoolError>;
 
     /// Says `worker` is alive for `ttl` from now and returns every worker
