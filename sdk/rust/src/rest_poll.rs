@@ -122,7 +122,16 @@ impl Told {
         let mut out = Vec::new();
         match s.status.as_str() {
             "searching" | "created" => {
-                if self.was_held {
+                // After the last accept the ticket reads `searching` with
+                // `MATCH_PENDING` until the match is stored (docs/searching.md,
+                // "Matched" means stored): still held, not back in the queue.
+                let pending = s
+                    .waiting_reason
+                    .as_ref()
+                    .and_then(|r| r.get("code"))
+                    .and_then(Value::as_str)
+                    == Some("MATCH_PENDING");
+                if self.was_held && !pending {
                     out.push(SearchMessage::Requeued);
                     self.was_held = false;
                     self.status = None;
@@ -297,5 +306,44 @@ mod tests {
             }]
         );
         assert!(over);
+    }
+
+    fn kinds(told: &mut Told, v: Value) -> Vec<String> {
+        let (messages, _, _) = told.messages(&status(v));
+        messages.iter().map(|m| m.kind().to_owned()).collect()
+    }
+
+    #[test]
+    fn match_pending_after_the_last_accept_is_no_requeue() {
+        let searching = |reason: Value| json!({"ticketId":"tkt_1","status":"searching","gameMode":"duel","queuedAt":"t","waitingReason":reason});
+        let proposed = |id: &str| json!({"status":"proposed","proposal":{"matchId":id,"acceptBy":"t","acceptInSeconds":20,"accepted":[]}});
+        let pending = json!({"code":"MATCH_PENDING"});
+        let mut told = Told::default();
+        kinds(&mut told, searching(json!({"code":"NO_CANDIDATES"})));
+        assert_eq!(kinds(&mut told, proposed("mat_1")), ["proposed"]);
+        // Everyone accepted: searching with MATCH_PENDING until the match is stored.
+        assert_eq!(kinds(&mut told, searching(pending.clone())), ["status"]);
+        let (m, over, _) = told.messages(&status(
+            json!({"status":"matched","match":{"matchId":"mat_1"}}),
+        ));
+        assert_eq!(
+            (m.iter().map(SearchMessage::kind).collect::<Vec<_>>(), over),
+            (vec!["matched"], true)
+        );
+
+        // Back in the queue after MATCH_PENDING (or without it): a requeue.
+        let mut told = Told::default();
+        kinds(&mut told, searching(json!({"code":"NO_CANDIDATES"})));
+        kinds(&mut told, proposed("mat_1"));
+        assert_eq!(
+            kinds(&mut told, searching(Value::Null)),
+            ["requeued", "status"]
+        );
+        kinds(&mut told, proposed("mat_2"));
+        assert_eq!(kinds(&mut told, searching(pending)), ["status"]);
+        assert_eq!(
+            kinds(&mut told, searching(json!({"code":"NO_CANDIDATES"}))),
+            ["requeued", "status"]
+        );
     }
 }

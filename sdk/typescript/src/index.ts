@@ -8,7 +8,7 @@ export type {
   MatchView, MatchesPage, ResultApplied, ResultReport, TicketStatus,
 } from "./backend.js";
 export { endsSearch, parseMessage } from "./messages.js";
-export type { SearchMessage, WaitingReason } from "./messages.js";
+export type { PlayerMatch, SearchMessage, WaitingReason } from "./messages.js";
 export { HttpError, ProblemError } from "./problem.js";
 export type { FieldError, ProblemBody } from "./problem.js";
 export { REST_POLL_LIMIT_MS, Search, search } from "./search.js";

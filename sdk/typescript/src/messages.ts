@@ -1,5 +1,12 @@
 import type { components } from "./generated/openapi.js";
 
+type Schemas = components["schemas"];
+/** The document's `proposed` message. */
+type ProposedDoc = Extract<Schemas["SearchMessage"], { type: "proposed" }>;
+
+/** The game client's view of its match (the document's `PlayerMatch`): teams, its own entry, quality, … */
+export type PlayerMatch = Schemas["PlayerMatch"];
+
 /** A waiting reason: `{code, …}` (e.g. `NO_CANDIDATES`). */
 export type WaitingReason = { code: string } & Record<string, unknown>;
 
@@ -10,10 +17,24 @@ export type WaitingReason = { code: string } & Record<string, unknown>;
  */
 export type SearchMessage =
   | { type: "searching"; ticketId: string; gameMode: string; queuedAt: string }
-  | { type: "status"; waitSeconds: number; pingMs?: number | null; waitingReason?: WaitingReason | null; found?: number; needed?: number }
-  | { type: "proposed"; matchId: string; acceptBy: string; teams?: unknown; accepted?: string[] } & Record<string, unknown>
+  | {
+      type: "status"; waitSeconds: number; pingMs?: number | null; waitingReason?: WaitingReason | null; found?: number; needed?: number;
+      /** In a mode with `composition`: the median wait (seconds) of the players matched in each role the ticket listed. */
+      roleWaits?: Record<string, number>;
+    }
+  | {
+      type: "proposed"; matchId: string; acceptBy: string;
+      /** Seconds left to answer when sent. */
+      acceptInSeconds?: ProposedDoc["acceptInSeconds"];
+      /** The teams, as player ids (on the socket; REST's proposal leaves them out). */
+      teams?: ProposedDoc["teams"];
+      /** The tickets that accepted so far (REST). */
+      accepted?: string[];
+      /** What every player agreed on under the mode's rules, by attribute; absent without rules. */
+      attributes?: ProposedDoc["attributes"];
+    } & Record<string, unknown>
   | { type: "requeued" }
-  | { type: "matched"; match: { matchId: string } & Record<string, unknown> }
+  | { type: "matched"; match: PlayerMatch & Record<string, unknown> }
   | { type: "assigned"; connection: string; data?: Record<string, unknown> }
   | { type: "assignment_timeout" }
   | { type: "failed"; code: string; message: string }
@@ -25,6 +46,19 @@ export type SearchMessage =
 type DocumentTypes = components["schemas"]["SearchMessage"]["type"];
 const _covered: Exclude<DocumentTypes, SearchMessage["type"]> extends never ? true : never = true;
 void _covered;
+
+/** The fields the server sends typed as the document types them, neither looser nor stricter (a compile-time check). */
+type Ours<T extends SearchMessage["type"]> = Extract<SearchMessage, { type: T }>;
+type Doc<T extends DocumentTypes> = Extract<Schemas["SearchMessage"], { type: T }>;
+type Same<A, B> = [Exclude<A, undefined>] extends [Exclude<B, undefined>] ? ([Exclude<B, undefined>] extends [Exclude<A, undefined>] ? true : never) : never;
+const _typed: [
+  Same<Ours<"status">["roleWaits"], Doc<"status">["roleWaits"]>,
+  Same<Ours<"proposed">["acceptInSeconds"], Doc<"proposed">["acceptInSeconds"]>,
+  Same<Ours<"proposed">["teams"], Doc<"proposed">["teams"]>,
+  Same<Ours<"proposed">["attributes"], Doc<"proposed">["attributes"]>,
+  Same<Ours<"matched">["match"], Doc<"matched">["match"]>,
+] = [true, true, true, true, true];
+void _typed;
 
 const required: Record<string, string[]> = {
   searching: ["ticketId", "gameMode", "queuedAt"],

@@ -1,4 +1,4 @@
-import type { SearchMessage } from "./messages.js";
+import type { PlayerMatch, SearchMessage } from "./messages.js";
 import { errorOf, HttpError, ProblemError } from "./problem.js";
 import { REST_POLL_LIMIT_MS, ticketCall, type Calls, type Sink } from "./search.js";
 
@@ -6,6 +6,11 @@ import { REST_POLL_LIMIT_MS, ticketCall, type Calls, type Sink } from "./search.
 const MARGIN_MS = 5_000;
 
 type Polled = Record<string, unknown> & { status?: string };
+
+/** Whether a waiting reason is `MATCH_PENDING`: the match is being stored. */
+function matchPending(reason: unknown): boolean {
+  return typeof reason === "object" && reason !== null && (reason as { code?: unknown }).code === "MATCH_PENDING";
+}
 
 /** @internal The REST fallback: polls `GET /v1/searches/{ticketId}` and tells what changed. */
 export class RestPoller {
@@ -92,7 +97,10 @@ export class RestPoller {
     switch (s.status) {
       case "searching":
       case "created": {
-        if (t.held) {
+        // After the last accept the ticket reads `searching` with
+        // `MATCH_PENDING` until the match is stored (docs/searching.md,
+        // "Matched" means stored): still held, not back in the queue.
+        if (t.held && !matchPending(s.waitingReason)) {
           out.push({ type: "requeued" });
           t.held = false;
           t.status = "";
@@ -123,7 +131,7 @@ export class RestPoller {
       case "matched": {
         if (!t.matched) {
           t.matched = true;
-          out.push({ type: "matched", match: (s.match ?? { matchId: "" }) as { matchId: string } });
+          out.push({ type: "matched", match: (s.match ?? { matchId: "" }) as PlayerMatch });
         }
         if (!("assignment" in s)) return { messages: out, over: true, restart: false };
         if (s.assignment === null) {

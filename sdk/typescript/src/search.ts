@@ -1,5 +1,5 @@
 import { endsSearch, parseMessage, type SearchMessage } from "./messages.js";
-import { errorOf, problemFrom } from "./problem.js";
+import { errorOf, ProblemError, problemFrom } from "./problem.js";
 import { RestPoller } from "./rest-poll.js";
 
 /** How a search reaches the server. */
@@ -65,6 +65,8 @@ export class Search implements AsyncIterable<SearchMessage> {
   private error: unknown;
   private ended = false;
   private listeners = new Set<(m: SearchMessage) => void>();
+  /** Whether a `proposed` arrived since the last `requeued` or final message (what an answer on the socket needs). */
+  private proposalOpen = false;
   /** @internal */ socket?: WebSocket;
   /** @internal */ poller?: RestPoller;
 
@@ -76,6 +78,10 @@ export class Search implements AsyncIterable<SearchMessage> {
     push: (message) => {
       if (this.ended) return;
       if (message.type === "searching") this.ticketId = message.ticketId;
+      if (message.type === "proposed") this.proposalOpen = true;
+      else if (message.type === "requeued" || message.type === "matched" || message.type === "assignment_timeout" || endsSearch(message)) {
+        this.proposalOpen = false;
+      }
       for (const l of this.listeners) l(message);
       const waiter = this.waiters.shift();
       if (waiter) waiter.resolve({ value: message, done: false });
@@ -115,12 +121,21 @@ export class Search implements AsyncIterable<SearchMessage> {
     };
   }
 
-  /** Accepts the open proposal (`{"type":"accept"}` on the socket, `POST …/accept` over REST). */
+  /**
+   * Accepts the open proposal (`{"type":"accept"}` on the socket, `POST …/accept` over REST).
+   * @throws ProblemError `NOT_PROPOSED` when no proposal is open (on the socket: no `proposed`
+   * since the last `requeued` or final message); over REST also the server's `PROPOSAL_CLOSED`, …
+   * @throws Error when the search's socket is closed.
+   */
   accept(): Promise<void> {
     return this.answer("accept");
   }
 
-  /** Declines the open proposal (the player is cooled down in this mode). */
+  /**
+   * Declines the open proposal (the player is cooled down in this mode).
+   * @throws ProblemError `NOT_PROPOSED` when no proposal is open, as {@link accept}.
+   * @throws Error when the search's socket is closed.
+   */
   decline(): Promise<void> {
     return this.answer("decline");
   }
@@ -130,7 +145,10 @@ export class Search implements AsyncIterable<SearchMessage> {
       await ticketCall(this.calls, "POST", this.ticketId ?? "", verb);
       this.poller?.pollNow();
     } else {
-      this.socket?.send(JSON.stringify({ type: verb }));
+      // The socket has no answer to a send, so refuse here what the server would refuse over REST.
+      if (!this.socket || this.socket.readyState !== OPEN) throw new Error(`cannot ${verb}: the search's WebSocket is closed`);
+      if (!this.proposalOpen) throw notProposed();
+      this.socket.send(JSON.stringify({ type: verb }));
     }
   }
 
@@ -157,6 +175,17 @@ export class Search implements AsyncIterable<SearchMessage> {
     this.poller?.stop();
     this.sink.end();
   }
+}
+
+/** `WebSocket.OPEN` (the same in the browser's, Node 22's and the `ws` package's). */
+const OPEN = 1;
+
+/** The problem the server answers an accept or decline without an open proposal (`409 NOT_PROPOSED`). */
+function notProposed(): ProblemError {
+  return new ProblemError({
+    type: "about:blank", title: "Not proposed", status: 409, code: "NOT_PROPOSED",
+    detail: "the ticket is in no match proposal", errors: [],
+  });
 }
 
 async function webSocketClass(options: SearchOptions): Promise<WebSocketLike> {

@@ -4,7 +4,7 @@
 // falling back to REST.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { BackendClient, search } from "../dist/src/index.js";
+import { BackendClient, ProblemError, search } from "../dist/src/index.js";
 import { duel, startDev } from "./dev.mjs";
 
 let dev;
@@ -104,6 +104,10 @@ for (const declinerRest of [false, true]) {
     // The one who accepted is back in the queue, its search still open.
     const requeued = await readUntil(accepting, "accept", (m) => m.type === "requeued");
     assert.equal(requeued.at(-1)?.type, "requeued", JSON.stringify(requeued));
+    if (declinerRest) {
+      // On the socket: its proposal closed with the requeue, so an answer now is refused.
+      await assert.rejects(accepting.accept(), (e) => e instanceof ProblemError && e.code === "NOT_PROPOSED");
+    }
     assert.equal((await backend.ticket(other.ticketId)).status, "searching");
     await accepting.cancel();
     const kinds = (await readUntil(accepting, "accept")).map((m) => m.type);
@@ -111,6 +115,29 @@ for (const declinerRest of [false, true]) {
     assert.ok(!kinds.includes("matched"), JSON.stringify(kinds));
   });
 }
+
+/** `e` is the 409 NOT_PROPOSED problem. */
+const notProposed = (e) => e instanceof ProblemError && e.status === 409 && e.code === "NOT_PROPOSED";
+
+test("accept and decline without an open proposal reject with NOT_PROPOSED on both transports, and on a closed socket", async () => {
+  await lifecycleMode("ts-unproposed-socket", { assignment: false });
+  await lifecycleMode("ts-unproposed-rest", { assignment: false });
+  const ana = await ticket("ts-unproposed-socket", "ana");
+  const ben = await ticket("ts-unproposed-rest", "ben");
+  const overSocket = await search(ana.token, { baseUrl: dev.baseUrl });
+  const overRest = await search(ben.token, { baseUrl: dev.baseUrl, ...rest });
+  assert.equal((await readUntil(overSocket, "accept", (m) => m.type === "searching")).at(-1)?.type, "searching");
+  for (const s of [overSocket, overRest]) {
+    await assert.rejects(s.accept(), notProposed, s.transport);
+    await assert.rejects(s.decline(), notProposed, s.transport);
+  }
+  await overRest.cancel();
+  await overSocket.cancel();
+  assert.equal((await readUntil(overSocket, "accept")).at(-1)?.type, "cancelled");
+  for (const answer of ["accept", "decline"]) {
+    await assert.rejects(overSocket[answer](), (e) => !(e instanceof ProblemError) && /WebSocket is closed/.test(e.message));
+  }
+});
 
 test("auto falls back to REST when the socket cannot be opened, and accepts there", async () => {
   await lifecycleMode("ts-auto", { assignment: false });

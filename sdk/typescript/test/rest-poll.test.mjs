@@ -1,0 +1,57 @@
+// The REST fallback's messages from polled statuses, served by a `fetch` of
+// our own: the statuses the server answers in turn (docs/searching.md,
+// docs/acceptance.md), without waiting for a cycle to produce them.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { search } from "../dist/src/index.js";
+import { all } from "./dev.mjs";
+
+const searching = (code) => ({ ticketId: "tkt_1", status: "searching", gameMode: "duel", queuedAt: "2026-12-01T10:00:00Z", waitSeconds: 1, waitingReason: code ? { code } : null });
+const proposed = (matchId) => ({ ticketId: "tkt_1", status: "proposed", gameMode: "duel", proposal: { matchId, acceptBy: "2026-12-01T10:00:20Z", acceptInSeconds: 20, accepted: [] } });
+const matched = { ticketId: "tkt_1", status: "matched", gameMode: "duel", match: { matchId: "mat_2" } };
+
+/** A `fetch` that starts the search and answers each poll with the next of `statuses` (the last one over and over). */
+function canned(statuses) {
+  const left = [...statuses];
+  return async (url, init = {}) => {
+    const method = init.method ?? "GET";
+    const path = new URL(url).pathname;
+    let body = {};
+    if (method === "POST" && path === "/v1/searches") body = { status: "searching", ticketId: "tkt_1" };
+    else if (method === "GET") body = left.length > 1 ? left.shift() : left[0];
+    return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+  };
+}
+
+/** Every message of a REST search over `statuses`, accepting each proposal. */
+async function polled(statuses) {
+  const s = await search("prj_1.duel.tkt_1.secret", { baseUrl: "http://mm.test", transport: "rest", pollIntervalMs: 500, fetch: canned(statuses) });
+  const seen = [];
+  s.onMessage((m) => m.type === "proposed" && void s.accept());
+  const timer = setTimeout(() => s.close(), 20_000);
+  try {
+    seen.push(...(await all(s)));
+  } finally {
+    clearTimeout(timer);
+  }
+  return seen.map((m) => (m.type === "status" ? `status ${m.waitingReason?.code ?? null}` : m.type));
+}
+
+test("REST: MATCH_PENDING after the last accept is no requeue", async () => {
+  // After everyone accepted, the ticket reads `searching` with MATCH_PENDING
+  // until the match is stored; then `matched`.
+  const kinds = await polled([searching("NO_CANDIDATES"), proposed("mat_1"), searching("MATCH_PENDING"), matched]);
+  assert.deepEqual(kinds, ["searching", "status NO_CANDIDATES", "proposed", "status MATCH_PENDING", "matched"]);
+});
+
+test("REST: searching after a proposal for another reason is a requeue, also after MATCH_PENDING", async () => {
+  const kinds = await polled([
+    searching("NO_CANDIDATES"), proposed("mat_1"), searching(null), // declined by another: back in the queue
+    proposed("mat_2"), searching("MATCH_PENDING"), searching("NO_CANDIDATES"), // pending, then back in the queue
+    { ...matched, match: { matchId: "mat_3" } },
+  ]);
+  assert.deepEqual(kinds, [
+    "searching", "status NO_CANDIDATES", "proposed", "requeued", "status null",
+    "proposed", "status MATCH_PENDING", "requeued", "status NO_CANDIDATES", "matched",
+  ]);
+});
