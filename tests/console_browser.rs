@@ -890,6 +890,148 @@ async fn the_console_in_a_real_browser() {
     c.heading("Leaderboard of duel").await;
     c.check("leaderboard", &[]).await;
 
+    // Saving a mode through the form keeps every field of the blocks it
+    // edits part of: the parties' mmr and incompleteTimeoutSeconds, the
+    // algorithm's maxTolerance, which the form does not show.
+    let parties = json!({"allowParties": true, "maxSize": 2, "keepTogether": true,
+                         "incompleteTimeoutSeconds": 10, "mmr": {"blend": 0.5}});
+    let created = http
+        .post(format!("{base}/v1/projects/{project}/game-modes"))
+        .bearer_auth(&key)
+        .json(&json!({
+            "name": "partied", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5,
+                          "expansionMultiplier": 2, "maxTolerance": 40},
+            "parties": parties, "webhook": {"url": hook, "enabled": true}
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert!(created.status().is_success(), "{}", created.text().await.unwrap());
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    // No ratings, no Leaderboard link (and the page, opened by its
+    // address, says why instead of failing).
+    let links = c
+        .js("const row = Array.from(document.querySelectorAll('main tbody tr')).find(r => r.cells[0].textContent === 'partied'); return Array.from(row.querySelectorAll('a')).map(a => a.textContent);")
+        .await;
+    assert_eq!(links, json!(["Edit", "Live pool", "Charts", "History"]), "{links}");
+    c.js("location.hash = '#/modes/partied/leaderboard';").await;
+    c.heading("Leaderboard of partied").await;
+    c.until(
+        "the leaderboard saying the mode keeps no ratings",
+        "document.getElementById('no-ratings')",
+        Duration::from_secs(5),
+    )
+    .await;
+    c.check("leaderboard-no-ratings", &[]).await;
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    c.mode_view("partied", "Edit").await;
+    c.heading("Edit partied").await;
+    c.fill("Ticket time to live (seconds)", "700").await;
+    c.click("main form button[type=submit]").await;
+    c.until(
+        "the partied mode's version 2 saved",
+        "document.getElementById('status').textContent.includes('version 2')",
+        Duration::from_secs(10),
+    )
+    .await;
+    let saved: Value = http
+        .get(format!("{base}/v1/projects/{project}/game-modes/partied"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(saved["ticketTtlSeconds"], 700, "{saved}");
+    assert_eq!(saved["parties"], parties, "the parties' fields the form does not show: {saved}");
+    assert_eq!(saved["algorithm"]["maxTolerance"], 40.0, "{saved}");
+    assert_eq!(saved["webhook"]["url"], json!(hook), "{saved}");
+
+    // A cancelled proposal is listed as one, not as a made match, and has
+    // no Redeliver button (it never had a webhook).
+    let created = http
+        .post(format!("{base}/v1/projects/{project}/game-modes"))
+        .bearer_auth(&key)
+        .json(&json!({
+            "name": "accepting", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"}, "acceptance": {"timeoutSeconds": 60},
+            "webhook": {"url": hook, "enabled": true}
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert!(created.status().is_success(), "{}", created.text().await.unwrap());
+    let pair = vec![
+        search_with(&http, &base, &project, &key, "accepting", "asked-a", json!({"mmr": 1500})).await,
+        search_with(&http, &base, &project, &key, "accepting", "asked-b", json!({"mmr": 1500})).await,
+    ];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let polls = poll_all(&http, &base, &pair).await;
+        if polls.iter().all(|p| p.contains("\"proposed\"")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no proposal: {polls:?}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let declined = http
+        .post(format!("{base}/v1/searches/{}/decline", pair[0].0))
+        .header("Authorization", format!("Ticket {}", pair[0].1))
+        .send()
+        .await
+        .unwrap();
+    assert!(declined.status().is_success(), "{}", declined.text().await.unwrap());
+    c.nav("Matches").await;
+    c.heading("Matches").await;
+    let mode_filter = "Array.from(document.querySelectorAll('label')).find(l => l.textContent.trim() === 'Game mode').htmlFor";
+    c.js(&format!(
+        "const s = document.getElementById({mode_filter}); s.value = 'accepting'; s.dispatchEvent(new Event('change'));"
+    ))
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let row = loop {
+        let row = c
+            .js("const t = Array.from(document.querySelectorAll('main table')).pop(); const r = t && Array.from(t.tBodies[0].rows).find(r => r.cells[1] && r.cells[1].textContent === 'accepting'); return r ? {status: r.cells[2].textContent, headers: Array.from(t.tHead.rows[0].cells).map(c => c.textContent)} : null;")
+            .await;
+        if row["status"] == "cancelled proposal" {
+            break row;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the cancelled proposal never showed as one: {row}; the server's log ends:\n{}",
+            log_tail(&dir.join("dev.log"))
+        );
+        poll_all(&http, &base, &pair[1..]).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        c.click("#refresh").await;
+        c.heading("Matches").await;
+    };
+    assert_eq!(row["headers"][2], "Status", "{row}");
+    c.check("matches-cancelled", &[]).await;
+    c.click("main table a[href^='#/matches/mat_']").await;
+    c.heading("Match mat_").await;
+    let shown = c
+        .until(
+            "the cancelled proposal's page",
+            "document.getElementById('match-status') && document.getElementById('refresh-deliveries') && {status: document.getElementById('match-status').textContent, redeliver: !!document.getElementById('redeliver'), answers: Array.from(document.querySelectorAll('main td')).map(td => td.textContent).filter(t => t === 'declined' || t === 'accepted' || t === 'none')}",
+            Duration::from_secs(10),
+        )
+        .await;
+    assert!(
+        shown["status"].as_str().unwrap().contains("cancelled proposal"),
+        "{shown}"
+    );
+    assert_eq!(shown["redeliver"], false, "{shown}");
+    assert!(
+        shown["answers"].as_array().unwrap().contains(&json!("declined")),
+        "{shown}"
+    );
+    c.check("match-cancelled", &[]).await;
+
     // A mode's attributes and rules in their own fields. A rule on an
     // attribute the mode does not declare is refused beside that rule's
     // field.

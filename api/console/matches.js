@@ -5,6 +5,21 @@ import { api, failure, P } from "./api.js";
 import { needProject } from "./modes.js";
 import { deliveriesTable, testButton } from "./webhook.js";
 
+/**
+ * A stored match's `status` (docs/acceptance.md): its label, and whether the
+ * match was made (only a made match has a webhook to redeliver; a proposal,
+ * open or cancelled, never had one). A match without a status is a made one.
+ */
+const STATUS = {
+  proposed: ["open proposal", false],
+  made: ["made", true],
+  cancelled: ["cancelled proposal", false],
+  released: ["made, released", true],
+  unassigned: ["made, unassigned", true],
+};
+const statusOf = (m) => STATUS[m.status || "made"] || [String(m.status), false];
+export const wasMade = (m) => statusOf(m)[1];
+
 export async function matchesPage(query, rerender) {
   if (needProject()) return;
   const params = new URLSearchParams(query || "");
@@ -23,8 +38,8 @@ export async function matchesPage(query, rerender) {
   page("Matches",
     el("form", { class: "grid" }, field("Game mode", filter)),
     el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "refresh", onclick: rerender }, "Refresh")),
-    table(["Match", "Mode", "Made", "Teams", "MMR spread"], pageData.items.map((m) => [
-      el("a", { href: "#/matches/" + enc(m.matchId) }, m.matchId), m.gameMode, when(m.createdAt), players(m), fmt(m.quality && m.quality.mmrSpread)])),
+    table(["Match", "Mode", "Status", "At", "Teams", "MMR spread"], pageData.items.map((m) => [
+      el("a", { href: "#/matches/" + enc(m.matchId) }, m.matchId), m.gameMode, el("span", { class: "status-" + (m.status || "made") }, statusOf(m)[0]), when(m.createdAt), players(m), fmt(m.quality && m.quality.mmrSpread)])),
     el("p", {}, older));
 }
 
@@ -36,19 +51,24 @@ export async function matchPage(id) {
     fill(deliveriesBox, deliveriesTable(list, "Webhook deliveries of this match"));
   };
   const quality = m.quality || {};
+  const made = wasMade(m);
+  const answers = m.answers && typeof m.answers === "object" ? m.answers : null;
+  const headers = ["Player", "Ticket", "Party", "MMR", "Ping (ms)", "Wait (s)"].concat(answers ? ["Answer"] : []);
   page("Match " + id,
-    cards([["Mode", m.gameMode], ["Version", m.gameModeVersion], ["MMR spread", quality.mmrSpread], ["Team imbalance", quality.teamImbalance]]),
-    el("p", { class: "muted" }, "Made " + when(m.createdAt) + (m.region ? " in " + m.region : ""), " · ",
+    cards([["Mode", m.gameMode], ["Status", statusOf(m)[0]], ["Version", m.gameModeVersion], ["MMR spread", quality.mmrSpread], ["Team imbalance", quality.teamImbalance]]),
+    el("p", { class: "muted", id: "match-status" }, (made ? "Made " : "Proposed ") + when(m.createdAt) + (m.region ? " in " + m.region : "") +
+      (made ? "" : m.status === "cancelled" ? ": a cancelled proposal, never made (no webhook was sent)" : ": waiting for the players' answers"), " · ",
       el("a", { href: "#/modes/" + enc(m.gameMode) + "/edit" }, "the mode " + m.gameMode + " and its webhook")),
     el("h2", {}, "Teams"),
-    (m.teams || []).map((t, i) => table(["Player", "Ticket", "Party", "MMR", "Ping (ms)", "Wait (s)"], (t.players || []).map((p) =>
-      [p.playerId, p.ticketId || "–", p.partyId || "–", fmt(p.mmr), fmt(p.pingMs), fmt(p.waitSeconds)]), "Team " + (t.index === undefined ? i : t.index) + (t.meanMmr !== undefined ? ", mean MMR " + fmt(t.meanMmr) : ""))),
+    (m.teams || []).map((t, i) => table(headers, (t.players || []).map((p) =>
+      [p.playerId, p.ticketId || "–", p.partyId || "–", fmt(p.mmr), fmt(p.pingMs), fmt(p.waitSeconds)].concat(answers ? [answers[p.ticketId] || "–"] : [])), "Team " + (t.index === undefined ? i : t.index) + (t.meanMmr !== undefined ? ", mean MMR " + fmt(t.meanMmr) : ""))),
     el("h2", {}, "Deliveries"), deliveriesBox,
     el("div", { class: "actions" },
       el("button", { type: "button", class: "secondary", id: "refresh-deliveries", onclick: () => showDeliveries().catch(failure) }, "Refresh deliveries"),
-      el("button", { type: "button", id: "redeliver", onclick: async () => {
+      // A proposal was never made: it has no match.made delivery to redeliver.
+      made ? el("button", { type: "button", id: "redeliver", onclick: async () => {
         try { await api("POST", P("/matches/" + enc(id) + "/deliveries/redeliver")); say("Queued again"); await showDeliveries(); } catch (e) { failure(e); }
-      } }, "Redeliver"),
+      } }, "Redeliver") : null,
       testButton(m.gameMode, "webhook-test")));
   await showDeliveries();
 }

@@ -12,7 +12,9 @@ export function needProject() {
   page("Choose a project", el("p", {}, "Signed in as the operator: pick a project on ", el("a", { href: "#/operator" }, "Projects, keys and tiers"), "."));
   return true;
 }
-const VIEWS = [["edit", "Edit"], ["live", "Live pool"], ["charts", "Charts"], ["versions", "History"], ["leaderboard", "Leaderboard"]];
+/** Whether a mode keeps ratings (docs/ratings.md): only then has it a leaderboard. */
+export const rated = (mode) => !!(mode && mode.ratings && mode.ratings.enabled !== false);
+const VIEWS = [["edit", "Edit"], ["live", "Live pool"], ["charts", "Charts"], ["versions", "History"], ["leaderboard", "Leaderboard", rated]];
 export async function modesPage() {
   if (needProject()) return;
   const modes = await api("GET", P("/game-modes"));
@@ -21,7 +23,7 @@ export async function modesPage() {
     table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Held", "Views"], modes.map((m) => [
       m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
       healthCell(m), m.hold ? "since " + when(m.hold.since) + " by " + m.hold.by : "no",
-      el("span", { class: "views" }, VIEWS.map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])),
+      el("span", { class: "views" }, VIEWS.filter(([, , shows]) => !shows || shows(m)).map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])),
     projectEndpointSection(modes));
 }
 
@@ -33,6 +35,10 @@ const RULE_KEYS = ["attributes", "rules"];
 const NEW_MODE = { name: "", enabled: true, matchShape: [1, 1], matchmakingCycleDurationSeconds: 1, ticketTtlSeconds: 600,
   algorithm: { type: "mmr", minMmr: 0, maxMmr: 3000, baseTolerance: 50, expansionMultiplier: 2 }, teamAssignment: "balanced",
   parties: { allowParties: false, maxSize: 1, keepTogether: true } };
+/** The fields of the form's webhook; `secret` and `status` are set by the server (ignored when sent). */
+const HOOK_KEYS = ["url", "enabled", "useProjectEndpoint", "secret", "status"];
+/** `object` (a block of the mode) without `keys`: what the form does not edit, kept as it is. */
+const without = (object, keys) => Object.fromEntries(Object.entries(object || {}).filter(([k]) => !keys.includes(k)));
 /** A number field's text: "" when absent. */
 const shown = (v) => (v === undefined || v === null ? "" : v);
 
@@ -113,15 +119,21 @@ export async function modeFormPage(name) {
     try { extra = moveRules(extra); declared = rules.value(); } catch (e) { if (e instanceof FieldErrors) return showErrors(form, summary, e.errors); throw e; }
     let shape;
     try { shape = JSON.parse(f.matchShape.value); } catch (e) { return showErrors(form, summary, [{ field: "matchShape", message: "Not JSON: write e.g. [2, 2]" }]); }
+    // Each block the form edits part of is the mode's own block with the
+    // form's fields written over it: the fields it does not show (the
+    // algorithm's maxTolerance or maxDelta, the parties' mmr and
+    // incompleteTimeoutSeconds, …) are kept. An algorithm whose type
+    // changed starts afresh: the old type's fields would be refused.
     const body = Object.assign({}, extra, declared, {
       name: f.name.value.trim(), enabled: f.enabled.checked, matchShape: shape,
       matchmakingCycleDurationSeconds: num(f.cycle), ticketTtlSeconds: num(f.ttl),
-      algorithm: Object.assign({}, algo, { type: f.algoType.value, minMmr: num(f.minMmr), maxMmr: num(f.maxMmr), baseTolerance: num(f.baseTolerance), expansionMultiplier: num(f.expansion) }),
+      algorithm: Object.assign({}, f.algoType.value === algo.type ? algo : {}, { type: f.algoType.value, minMmr: num(f.minMmr), maxMmr: num(f.maxMmr), baseTolerance: num(f.baseTolerance), expansionMultiplier: num(f.expansion) }),
       teamAssignment: f.teams.value,
-      parties: { allowParties: f.allowParties.checked, maxSize: num(f.partyMax), keepTogether: f.keepTogether.checked },
+      parties: Object.assign({}, parties, { allowParties: f.allowParties.checked, maxSize: num(f.partyMax), keepTogether: f.keepTogether.checked }),
     });
-    if (f.hookProject.checked) body.webhook = Object.assign({ useProjectEndpoint: true, enabled: f.hookEnabled.checked }, f.hookUrl.value.trim() ? { url: f.hookUrl.value.trim() } : {});
-    else if (f.hookUrl.value.trim()) body.webhook = { url: f.hookUrl.value.trim(), enabled: f.hookEnabled.checked };
+    const hookKept = without(hook, HOOK_KEYS);
+    if (f.hookProject.checked) body.webhook = Object.assign(hookKept, { useProjectEndpoint: true, enabled: f.hookEnabled.checked }, f.hookUrl.value.trim() ? { url: f.hookUrl.value.trim() } : {});
+    else if (f.hookUrl.value.trim()) body.webhook = Object.assign(hookKept, { url: f.hookUrl.value.trim(), enabled: f.hookEnabled.checked });
     try {
       const saved = name ? await api("PUT", M(name), body) : await api("POST", P("/game-modes"), body);
       say((name ? "Saved version " : "Created, version ") + saved.version);

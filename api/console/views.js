@@ -4,6 +4,7 @@
 import { cards, el, enc, fill, fmt, page, table, when } from "./dom.js";
 import { api, failure, M } from "./api.js";
 import { barChart, binsChart, figure, forget, lineChart } from "./charts.js";
+import { rated } from "./modes.js";
 
 /** Minutes of history the live view's Rules section covers. */
 const RULE_MINUTES = 30;
@@ -141,6 +142,13 @@ export async function chartsPage(name, rangeName) {
 }
 
 export async function leaderboardPage(name) {
+  // A mode without enabled ratings has no leaderboard (the API answers 422):
+  // say so instead of asking.
+  const mode = await api("GET", M(name));
+  if (!rated(mode)) {
+    return page("Leaderboard of " + name, el("p", { class: "muted", id: "no-ratings" }, "This mode keeps no ratings, so it has no leaderboard. Add a ratings block (e.g. {\"ratings\": {\"enabled\": true}}) in its Other settings to rate players from reported results (docs/ratings.md)."),
+      el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/edit" }, "Edit " + name)));
+  }
   const board = await api("GET", M(name, "/leaderboard?limit=100"));
   page("Leaderboard of " + name, table(["Rank", "Player", "Rating", "Deviation", "Conservative", "Games"], board.items.map((r, i) => [String(i + 1), r.playerId, fmt(r.rating), fmt(r.deviation), fmt(r.conservative), fmt(r.games)])));
 }
