@@ -907,7 +907,11 @@ async fn the_console_in_a_real_browser() {
         .send()
         .await
         .unwrap();
-    assert!(created.status().is_success(), "{}", created.text().await.unwrap());
+    assert!(
+        created.status().is_success(),
+        "{}",
+        created.text().await.unwrap()
+    );
     c.nav("Game modes").await;
     c.heading("Game modes").await;
     // No ratings, no Leaderboard link (and the page, opened by its
@@ -915,7 +919,11 @@ async fn the_console_in_a_real_browser() {
     let links = c
         .js("const row = Array.from(document.querySelectorAll('main tbody tr')).find(r => r.cells[0].textContent === 'partied'); return Array.from(row.querySelectorAll('a')).map(a => a.textContent);")
         .await;
-    assert_eq!(links, json!(["Edit", "Live pool", "Charts", "History"]), "{links}");
+    assert_eq!(
+        links,
+        json!(["Edit", "Live pool", "Charts", "History"]),
+        "{links}"
+    );
     c.js("location.hash = '#/modes/partied/leaderboard';").await;
     c.heading("Leaderboard of partied").await;
     c.until(
@@ -947,7 +955,10 @@ async fn the_console_in_a_real_browser() {
         .await
         .unwrap();
     assert_eq!(saved["ticketTtlSeconds"], 700, "{saved}");
-    assert_eq!(saved["parties"], parties, "the parties' fields the form does not show: {saved}");
+    assert_eq!(
+        saved["parties"], parties,
+        "the parties' fields the form does not show: {saved}"
+    );
     assert_eq!(saved["algorithm"]["maxTolerance"], 40.0, "{saved}");
     assert_eq!(saved["webhook"]["url"], json!(hook), "{saved}");
 
@@ -964,10 +975,32 @@ async fn the_console_in_a_real_browser() {
         .send()
         .await
         .unwrap();
-    assert!(created.status().is_success(), "{}", created.text().await.unwrap());
+    assert!(
+        created.status().is_success(),
+        "{}",
+        created.text().await.unwrap()
+    );
     let pair = vec![
-        search_with(&http, &base, &project, &key, "accepting", "asked-a", json!({"mmr": 1500})).await,
-        search_with(&http, &base, &project, &key, "accepting", "asked-b", json!({"mmr": 1500})).await,
+        search_with(
+            &http,
+            &base,
+            &project,
+            &key,
+            "accepting",
+            "asked-a",
+            json!({"mmr": 1500}),
+        )
+        .await,
+        search_with(
+            &http,
+            &base,
+            &project,
+            &key,
+            "accepting",
+            "asked-b",
+            json!({"mmr": 1500}),
+        )
+        .await,
     ];
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -984,7 +1017,11 @@ async fn the_console_in_a_real_browser() {
         .send()
         .await
         .unwrap();
-    assert!(declined.status().is_success(), "{}", declined.text().await.unwrap());
+    assert!(
+        declined.status().is_success(),
+        "{}",
+        declined.text().await.unwrap()
+    );
     c.nav("Matches").await;
     c.heading("Matches").await;
     let mode_filter = "Array.from(document.querySelectorAll('label')).find(l => l.textContent.trim() === 'Game mode').htmlFor";
@@ -1022,12 +1059,18 @@ async fn the_console_in_a_real_browser() {
         )
         .await;
     assert!(
-        shown["status"].as_str().unwrap().contains("cancelled proposal"),
+        shown["status"]
+            .as_str()
+            .unwrap()
+            .contains("cancelled proposal"),
         "{shown}"
     );
     assert_eq!(shown["redeliver"], false, "{shown}");
     assert!(
-        shown["answers"].as_array().unwrap().contains(&json!("declined")),
+        shown["answers"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("declined")),
         "{shown}"
     );
     c.check("match-cancelled", &[]).await;
