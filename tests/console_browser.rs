@@ -23,6 +23,7 @@
 
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
+use reqwest::Method;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -406,16 +407,9 @@ async fn search_with(
     player: &str,
     attributes: Value,
 ) -> (String, String) {
-    let ticket: Value = http
-        .post(format!("{base}/v1/projects/{project}/tickets"))
-        .bearer_auth(key)
-        .json(&json!({"gameMode": mode, "playerId": player, "attributes": attributes}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = json!({"gameMode": mode, "playerId": player, "attributes": attributes});
+    let url = format!("{base}/v1/projects/{project}/tickets");
+    let ticket = api(http, Method::POST, url, key, Some(body)).await;
     let token = ticket["token"].as_str().unwrap().to_owned();
     let id = ticket["ticketId"].as_str().unwrap().to_owned();
     let started = http
@@ -486,27 +480,25 @@ async fn the_console_in_a_real_browser() {
     wait_http(&format!("http://127.0.0.1:{driver_port}/status")).await;
 
     let http = reqwest::Client::new();
-    let project: Value = http
-        .post(format!("{base}/v1/projects"))
-        .bearer_auth(OPERATOR)
-        .json(&json!({"name": "console", "tier": "pro"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = json!({"name": "console", "tier": "pro"});
+    let project = api(
+        &http,
+        Method::POST,
+        format!("{base}/v1/projects"),
+        OPERATOR,
+        Some(body),
+    )
+    .await;
     let project = project["id"].as_str().unwrap().to_owned();
-    let key: Value = http
-        .post(format!("{base}/v1/projects/{project}/keys"))
-        .bearer_auth(OPERATOR)
-        .json(&json!({"name": "console"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let url = format!("{base}/v1/projects/{project}/keys");
+    let key = api(
+        &http,
+        Method::POST,
+        url,
+        OPERATOR,
+        Some(json!({"name": "console"})),
+    )
+    .await;
     let key = key["key"].as_str().unwrap().to_owned();
     let (hook, failing_hook, hooks) = receiver().await;
 
@@ -612,15 +604,8 @@ async fn the_console_in_a_real_browser() {
         Duration::from_secs(10),
     )
     .await;
-    let saved: Value = http
-        .get(format!("{base}/v1/projects/{project}/game-modes/duel"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let url = format!("{base}/v1/projects/{project}/game-modes/duel");
+    let saved = api(&http, Method::GET, url, &key, None).await;
     assert_eq!(saved["teamAssignment"], "snake", "{saved}");
     c.click_text("a", "Version history").await;
     c.heading("Version history of duel").await;
@@ -895,23 +880,20 @@ async fn the_console_in_a_real_browser() {
     // algorithm's maxTolerance, which the form does not show.
     let parties = json!({"allowParties": true, "maxSize": 2, "keepTogether": true,
                          "incompleteTimeoutSeconds": 10, "mmr": {"blend": 0.5}});
-    let created = http
-        .post(format!("{base}/v1/projects/{project}/game-modes"))
-        .bearer_auth(&key)
-        .json(&json!({
+    let url = format!("{base}/v1/projects/{project}/game-modes");
+    api(
+        &http,
+        Method::POST,
+        url,
+        &key,
+        Some(json!({
             "name": "partied", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
             "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5,
                           "expansionMultiplier": 2, "maxTolerance": 40},
             "parties": parties, "webhook": {"url": hook, "enabled": true}
-        }))
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        created.status().is_success(),
-        "{}",
-        created.text().await.unwrap()
-    );
+        })),
+    )
+    .await;
     c.nav("Game modes").await;
     c.heading("Game modes").await;
     // No ratings, no Leaderboard link (and the page, opened by its
@@ -945,15 +927,8 @@ async fn the_console_in_a_real_browser() {
         Duration::from_secs(10),
     )
     .await;
-    let saved: Value = http
-        .get(format!("{base}/v1/projects/{project}/game-modes/partied"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let url = format!("{base}/v1/projects/{project}/game-modes/partied");
+    let saved = api(&http, Method::GET, url, &key, None).await;
     assert_eq!(saved["ticketTtlSeconds"], 700, "{saved}");
     assert_eq!(
         saved["parties"], parties,
@@ -964,22 +939,19 @@ async fn the_console_in_a_real_browser() {
 
     // A cancelled proposal is listed as one, not as a made match, and has
     // no Redeliver button (it never had a webhook).
-    let created = http
-        .post(format!("{base}/v1/projects/{project}/game-modes"))
-        .bearer_auth(&key)
-        .json(&json!({
+    let url = format!("{base}/v1/projects/{project}/game-modes");
+    api(
+        &http,
+        Method::POST,
+        url,
+        &key,
+        Some(json!({
             "name": "accepting", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
             "algorithm": {"type": "fifo"}, "acceptance": {"timeoutSeconds": 60},
             "webhook": {"url": hook, "enabled": true}
-        }))
-        .send()
-        .await
-        .unwrap();
-    assert!(
-        created.status().is_success(),
-        "{}",
-        created.text().await.unwrap()
-    );
+        })),
+    )
+    .await;
     let pair = vec![
         search_with(
             &http,
@@ -1358,3 +1330,23 @@ const SEARCHING_CHART: &str = "const fig = Array.from(document.querySelectorAll(
 /// The pressed range button's text-to-background contrast, and the heights
 /// of the pressed and an unpressed button.
 const RANGE_BUTTONS: &str = "const lum = (c) => { const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map(Number).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; }; const on = document.querySelector('.range [aria-pressed=true]'); const off = document.querySelector('.range [aria-pressed=false]'); const s = getComputedStyle(on); const [a, b] = [lum(s.color), lum(s.backgroundColor)].sort((x, y) => y - x); return {contrast: (a + 0.05) / (b + 0.05), heights: [on.getBoundingClientRect().height, off.getBoundingClientRect().height]};";
+
+/// An API call with `key` (and `body` as JSON) that must succeed, answered
+/// as JSON.
+async fn api(
+    http: &reqwest::Client,
+    method: Method,
+    url: String,
+    key: &str,
+    body: Option<Value>,
+) -> Value {
+    let mut request = http.request(method, url).bearer_auth(key);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let answer = request.send().await.unwrap();
+    let status = answer.status();
+    let text = answer.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {text}");
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
