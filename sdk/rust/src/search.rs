@@ -9,6 +9,7 @@ use crate::messages::SearchMessage;
 use crate::rest_poll;
 use futures::{SinkExt, Stream, StreamExt};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -73,6 +74,9 @@ pub struct Search {
     events: mpsc::UnboundedReceiver<Result<SearchMessage, Error>>,
     commands: mpsc::UnboundedSender<Command>,
     ticket_id: Arc<Mutex<Option<String>>>,
+    /// On the socket: whether a `proposed` arrived since the last
+    /// `requeued` or final message (what an answer on the socket needs).
+    proposal_open: Arc<AtomicBool>,
     client: GameClient,
     token: String,
     transport: Transport,
@@ -112,16 +116,17 @@ impl GameClient {
         let (events_tx, events) = mpsc::unbounded_channel();
         let (commands, commands_rx) = mpsc::unbounded_channel();
         let ticket_id = Arc::new(Mutex::new(None));
+        let proposal_open = Arc::new(AtomicBool::new(false));
         let transport = match self.options.transport {
             Transport::Rest => Transport::Rest,
             wanted => match self.open_socket(token).await {
                 Ok(socket) => {
-                    let shared = ticket_id.clone();
+                    let shared = (ticket_id.clone(), proposal_open.clone());
                     tokio::spawn(run_socket(socket, events_tx.clone(), commands_rx, shared));
                     return Ok(self.handle(
                         events,
                         commands,
-                        ticket_id,
+                        (ticket_id, proposal_open),
                         token,
                         Transport::WebSocket,
                     ));
@@ -139,14 +144,20 @@ impl GameClient {
             interval: self.options.poll_interval,
         };
         tokio::spawn(poller.run(events_tx, commands_rx));
-        Ok(self.handle(events, commands, ticket_id, token, transport))
+        Ok(self.handle(
+            events,
+            commands,
+            (ticket_id, proposal_open),
+            token,
+            transport,
+        ))
     }
 
     fn handle(
         &self,
         events: mpsc::UnboundedReceiver<Result<SearchMessage, Error>>,
         commands: mpsc::UnboundedSender<Command>,
-        ticket_id: Arc<Mutex<Option<String>>>,
+        (ticket_id, proposal_open): Shared,
         token: &str,
         transport: Transport,
     ) -> Search {
@@ -154,6 +165,7 @@ impl GameClient {
             events,
             commands,
             ticket_id,
+            proposal_open,
             client: self.clone(),
             token: token.to_owned(),
             transport,
@@ -227,6 +239,10 @@ impl GameClient {
 type Socket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
+/// The ticket id once known, and whether a proposal is open (see
+/// [`Search`]), shared by a search's handle and its socket task.
+type Shared = (Arc<Mutex<Option<String>>>, Arc<AtomicBool>);
+
 fn lock(m: &Mutex<Option<String>>) -> std::sync::MutexGuard<'_, Option<String>> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -235,15 +251,26 @@ async fn run_socket(
     mut socket: Socket,
     events: mpsc::UnboundedSender<Result<SearchMessage, Error>>,
     mut commands: mpsc::UnboundedReceiver<Command>,
-    ticket_id: Arc<Mutex<Option<String>>>,
+    (ticket_id, proposal_open): Shared,
 ) {
     loop {
         tokio::select! {
             incoming = socket.next() => match incoming {
                 Some(Ok(Message::Text(text))) => {
                     let message = SearchMessage::parse(text.as_str());
-                    if let SearchMessage::Searching { ticket_id: id, .. } = &message {
-                        *lock(&ticket_id) = Some(id.clone());
+                    match &message {
+                        SearchMessage::Searching { ticket_id: id, .. } => {
+                            *lock(&ticket_id) = Some(id.clone());
+                        }
+                        SearchMessage::Proposed(_) => proposal_open.store(true, Ordering::SeqCst),
+                        SearchMessage::Requeued
+                        | SearchMessage::Matched { .. }
+                        | SearchMessage::Assigned { .. }
+                        | SearchMessage::AssignmentTimeout
+                        | SearchMessage::Failed { .. }
+                        | SearchMessage::Cancelled
+                        | SearchMessage::Expired { .. } => proposal_open.store(false, Ordering::SeqCst),
+                        _ => {}
                     }
                     let _ = events.send(Ok(message));
                 }
@@ -297,7 +324,9 @@ impl Search {
     /// …/accept` over REST). Answers are idempotent.
     ///
     /// # Errors
-    /// Over REST: `PROPOSAL_CLOSED`, `NOT_PROPOSED`. [`Error::Ended`] after the end.
+    /// `NOT_PROPOSED` when no proposal is open (on the socket: no `proposed`
+    /// since the last `requeued` or final message); over REST also
+    /// `PROPOSAL_CLOSED`. [`Error::Ended`] after the end.
     pub async fn accept(&self) -> Result<(), Error> {
         self.answer("accept").await
     }
@@ -322,6 +351,11 @@ impl Search {
                     .map_err(|_| Error::Ended)
             }
             _ => {
+                // The socket has no answer to a send: refuse here what the
+                // server would refuse over REST.
+                if !self.proposal_open.load(Ordering::SeqCst) {
+                    return Err(Error::Problem(Box::new(not_proposed())));
+                }
                 let text = if verb == "accept" {
                     r#"{"type":"accept"}"#
                 } else {
@@ -352,6 +386,27 @@ impl Search {
             }
             None => self.commands.send(Command::Close).map_err(|_| Error::Ended),
         }
+    }
+}
+
+/// The problem the server answers an accept or decline without an open
+/// proposal (`409 NOT_PROPOSED`).
+fn not_proposed() -> crate::error::Problem {
+    let detail = "the ticket is in no match proposal";
+    crate::error::Problem {
+        status: 409,
+        code: "NOT_PROPOSED".into(),
+        title: "Not proposed".into(),
+        detail: detail.into(),
+        errors: Vec::new(),
+        ticket_id: None,
+        match_id: None,
+        retry_after_seconds: None,
+        retry_after: None,
+        body: serde_json::json!({
+            "type": "about:blank", "title": "Not proposed", "status": 409,
+            "code": "NOT_PROPOSED", "detail": detail, "errors": [],
+        }),
     }
 }
 

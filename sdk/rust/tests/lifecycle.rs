@@ -176,6 +176,13 @@ async fn a_decline_fails_the_decliner_and_requeues_the_other_on_both_transports(
             backend.ticket(&other.ticket_id).await.unwrap().status,
             "searching"
         );
+        // Requeued, the socket has no proposal to answer: it refuses as
+        // the server refuses an answer without one (over REST the server
+        // takes the same answer to the closed proposal again, idempotently).
+        if decliner_rest {
+            let refused = accepting.decline().await.unwrap_err();
+            assert_eq!(refused.code(), Some("NOT_PROPOSED"), "{refused}");
+        }
         accepting.cancel().await.unwrap();
         let seen = read_until(&mut accepting, true, |_| false).await;
         let k = common::kinds(&seen);
