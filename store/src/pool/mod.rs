@@ -125,7 +125,8 @@ pub trait Searches: Send + Sync {
         deadline: f64,
         max_live: Option<u64>,
     ) -> Result<(), AddSearchError> {
-        self.add_search_scoped(mode, search, deadline, max_live, PlayerSearchScope::Mode)
+        let scope = PlayerSearchScope::Mode;
+        self.add_search_scoped(mode, search, deadline, max_live, scope, false)
             .await
     }
 
@@ -133,7 +134,9 @@ pub trait Searches: Send + Sync {
     /// with [`PlayerSearchScope::Project`], a player with a live search in
     /// any mode of the project (searching or proposed) is refused with
     /// [`AddSearchError::PlayerAlreadySearching`] naming that search and
-    /// its mode, in the same atomic step as the add.
+    /// its mode, in the same atomic step as the add. `socket`: a WebSocket
+    /// holds the search ([`crate::tickets::Hold::Socket`];
+    /// [`LiveSearch::socket`]), marked in the same step.
     async fn add_search_scoped(
         &self,
         mode: &ModeKey,
@@ -141,6 +144,7 @@ pub trait Searches: Send + Sync {
         deadline: f64,
         max_live: Option<u64>,
         scope: PlayerSearchScope,
+        socket: bool,
     ) -> Result<(), AddSearchError>;
 
     /// Counts `mode`'s pool again into its project's live count and list
@@ -163,14 +167,6 @@ pub trait Searches: Send + Sync {
         ticket_id: &str,
         outcome: &EndOutcome,
     ) -> Result<EndResult, PoolError>;
-
-    /// Marks the live search of `ticket_id` as held by a WebSocket
-    /// ([`crate::tickets::Hold::Socket`]; [`LiveSearch::socket`]). The Redis
-    /// store marks it in the start itself, so this does nothing there; the
-    /// memory store's start calls it.
-    async fn hold_by_socket(&self, _mode: &ModeKey, _ticket_id: &str) -> Result<(), PoolError> {
-        Ok(())
-    }
 
     /// Moves a live search's deadline (Unix seconds), e.g. when a REST search
     /// is polled or its socket renews its lease. Returns `false` if the

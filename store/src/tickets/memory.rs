@@ -150,14 +150,9 @@ impl TicketStore for MemoryTicketStore {
                 deadline,
                 start.max_live,
                 start.scope,
+                matches!(start.hold, Hold::Socket { .. }),
             )
             .await?;
-        if matches!(start.hold, Hold::Socket { .. }) {
-            self.pool
-                .hold_by_socket(start.mode, &ticket.ticket_id)
-                .await
-                .map_err(|e| StartSearchError::Add(e.into()))?;
-        }
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(project) = pending.get_mut(&ticket.project_id) {
             project.remove(&ticket.ticket_id);

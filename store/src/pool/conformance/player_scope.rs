@@ -20,7 +20,7 @@ async fn add(
     scope: PlayerSearchScope,
 ) -> Result<(), AddSearchError> {
     store
-        .add_search_scoped(m, &solo(ticket, player), FAR, None, scope)
+        .add_search_scoped(m, &solo(ticket, player), FAR, None, scope, false)
         .await
 }
 

@@ -195,7 +195,7 @@ async fn a_reservation_left_behind_holds_a_player_only_while_a_start_could_be_in
         .await
         .unwrap();
     let refused = store
-        .add_search_scoped(&casual, &solo("t2", "p1"), FAR, None, project)
+        .add_search_scoped(&casual, &solo("t2", "p1"), FAR, None, project, false)
         .await;
     match refused {
         Err(AddSearchError::PlayerAlreadySearching {
@@ -216,12 +216,12 @@ async fn a_reservation_left_behind_holds_a_player_only_while_a_start_could_be_in
         .await
         .unwrap();
     store
-        .add_search_scoped(&casual, &solo("t2", "p1"), FAR, None, project)
+        .add_search_scoped(&casual, &solo("t2", "p1"), FAR, None, project, false)
         .await
         .unwrap();
     // Now `casual` holds the player, and `ranked` is refused.
     let refused = store
-        .add_search_scoped(&ranked, &solo("t3", "p1"), FAR, None, project)
+        .add_search_scoped(&ranked, &solo("t3", "p1"), FAR, None, project, false)
         .await;
     assert!(
         matches!(refused, Err(AddSearchError::PlayerAlreadySearching { ref ticket_id, .. }) if ticket_id == "t2"),
@@ -246,6 +246,7 @@ async fn a_reservation_left_behind_holds_a_player_only_while_a_start_could_be_in
             FAR,
             None,
             PlayerSearchScope::Project,
+            false,
         )
         .await
         .unwrap();

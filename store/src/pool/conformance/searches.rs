@@ -335,3 +335,27 @@ pub async fn deadlines_expire_and_touch_extends(store: Arc<dyn PoolStore>) {
     assert!(!store.touch_search(&m, "c", 2000.0).await.unwrap());
     assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
 }
+
+/// A search added as held by a socket says so while live and once swept;
+/// one added without says not, and both read back the same search.
+pub async fn a_socket_held_add_is_marked_live_and_ended(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    let scope = crate::pool::PlayerSearchScope::Mode;
+    for (ticket, socket) in [("held", true), ("polled", false)] {
+        let s = solo(ticket, &format!("p-{ticket}"));
+        store
+            .add_search_scoped(&m, &s, 100.0, None, scope, socket)
+            .await
+            .unwrap();
+        let Some(SearchState::Live(live)) = store.search_state(&m, ticket).await.unwrap() else {
+            panic!("{ticket} not live");
+        };
+        assert_eq!((live.socket, &live.search), (socket, &s), "{ticket}");
+        assert_eq!(store.snapshot(&m).await.unwrap().len(), 1, "{ticket}");
+        assert_eq!(store.expire_due(&m, 101.0, 10).await.unwrap(), [ticket]);
+        let Some(SearchState::Ended(ended)) = store.search_state(&m, ticket).await.unwrap() else {
+            panic!("{ticket} not ended");
+        };
+        assert_eq!(ended.socket, socket, "{ticket}: {ended:?}");
+    }
+}

@@ -24,6 +24,7 @@ impl Searches for MemoryPoolStore {
         deadline: f64,
         max_live: Option<u64>,
         scope: PlayerSearchScope,
+        socket: bool,
     ) -> Result<(), AddSearchError> {
         let mut state = self.state();
         if scope == PlayerSearchScope::Project {
@@ -76,6 +77,9 @@ impl Searches for MemoryPoolStore {
         pool.players
             .insert(search.player_id.to_string(), ticket.clone());
         pool.deadlines.insert(ticket.clone(), deadline);
+        if socket {
+            pool.sockets.insert(ticket.clone());
+        }
         pool.ended.remove(&ticket);
         *state.live.entry(mode.project_id.clone()).or_default() += 1;
         Ok(())
@@ -99,15 +103,6 @@ impl Searches for MemoryPoolStore {
             },
             _ => EndResult::NotLive,
         })
-    }
-
-    async fn hold_by_socket(&self, mode: &ModeKey, ticket_id: &str) -> Result<(), PoolError> {
-        let mut state = self.state();
-        let pool = state.mode(mode);
-        if pool.pool.contains_key(ticket_id) {
-            pool.sockets.insert(ticket_id.to_owned());
-        }
-        Ok(())
     }
 
     async fn touch_search(

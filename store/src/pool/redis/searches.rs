@@ -172,12 +172,17 @@ impl Searches for RedisPoolStore {
         deadline: f64,
         max_live: Option<u64>,
         scope: PlayerSearchScope,
+        socket: bool,
     ) -> Result<(), AddSearchError> {
         let stored = Search {
             ping_ms: None,
             ..search.clone()
         };
-        let json = serde_json::to_string(&stored).map_err(|e| PoolError::Corrupt(e.to_string()))?;
+        let mut json =
+            serde_json::to_string(&stored).map_err(|e| PoolError::Corrupt(e.to_string()))?;
+        if socket {
+            super::start::held_by_socket(&mut json);
+        }
         self.add_entry(
             mode,
             &AddEntry {

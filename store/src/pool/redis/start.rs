@@ -87,7 +87,7 @@ impl RedisPoolStore {
 pub(super) const SOCKET_MARK: &str = ",\"socket\":true}";
 
 /// Marks a started entry (a JSON object's text) as held by a socket.
-fn held_by_socket(entry: &mut String) {
+pub(super) fn held_by_socket(entry: &mut String) {
     if entry.ends_with('}') {
         entry.pop();
         entry.push_str(SOCKET_MARK);
