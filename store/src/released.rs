@@ -2,7 +2,8 @@
 //! "Releasing a match"; docs/backfill.md): its open backfill request, so
 //! that no fill seats a newcomer, or one of its own requeued players, in a
 //! match that is no longer played. Shared by the studio's release (API)
-//! and the assignment timeout (worker).
+//! and the assignment timeout (worker); a mode's delete closes every open
+//! request of the mode the same way.
 
 use crate::pool::{BackfillChange, ModeKey, PoolError, PoolStore};
 use crate::repos::backfills::{self, OPEN};
@@ -24,8 +25,36 @@ pub async fn close_backfill<E: From<StoreError> + From<PoolError>>(
     match_id: &str,
     now: DateTime<Utc>,
 ) -> Result<(), E> {
+    let open = crate::entities::backfill::Column::MatchId.eq(match_id);
+    close_where::<E>(db, pool, mode, open, now).await
+}
+
+/// Closes every open backfill request of `mode`, as
+/// [`close_backfill`] closes one: the mode is deleted, and a mode created
+/// again under its name is a new mode that must not fill its matches
+/// (docs/game-modes.md, on a deleted mode).
+///
+/// # Errors
+/// A database or pool store failure.
+pub async fn close_mode_backfills<E: From<StoreError> + From<PoolError>>(
+    db: &DatabaseConnection,
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    now: DateTime<Utc>,
+) -> Result<(), E> {
+    let open = crate::entities::backfill::Column::GameMode.eq(mode.mode.as_str());
+    close_where::<E>(db, pool, mode, open, now).await
+}
+
+async fn close_where<E: From<StoreError> + From<PoolError>>(
+    db: &DatabaseConnection,
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    which: sea_orm::sea_query::SimpleExpr,
+    now: DateTime<Utc>,
+) -> Result<(), E> {
     let open = backfills::scoped(&mode.project_id)
-        .filter(crate::entities::backfill::Column::MatchId.eq(match_id))
+        .filter(which)
         .filter(crate::entities::backfill::Column::Status.eq(OPEN))
         .filter(crate::entities::backfill::Column::ExpiresAt.gt(now))
         .all(db)

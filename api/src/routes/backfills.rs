@@ -184,7 +184,7 @@ async fn view(
         (status = 201, body = BackfillView),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
         (status = 409, description = "BACKFILL_ALREADY_OPEN (the body names its `backfillId`)", body = Problem),
-        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned)", body = Problem)))]
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) or its mode was deleted", body = Problem)))]
 pub async fn open(
     _caller: ProjectCaller,
     State(state): State<AppState>,

@@ -77,6 +77,19 @@ pub async fn delete(
         .await
         .map_err(super::mode_error(&name))?;
     state.play.cache.modes_written();
+    // Its open backfill requests close now: a mode created again under
+    // the name is a new mode, whose cycle must not fill them.
+    let closed = matchplane_store::released::close_mode_backfills::<ApiError>(
+        &state.db,
+        state.play.pool.as_ref(),
+        &mode,
+        chrono::Utc::now(),
+    )
+    .await;
+    if let Err(error) = closed {
+        tracing::warn!(?error, project_id = %project_id, game_mode = %name,
+            "game mode deleted; its open backfill requests are left to expire");
+    }
     // Its open proposals and searches end now, so that a mode created
     // again under the name starts empty (docs/game-modes.md, on a
     // deleted mode); a store that fails here leaves them to the

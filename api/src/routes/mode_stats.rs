@@ -231,8 +231,11 @@ pub async fn stats(
         None
     };
     let now = Utc::now();
+    // Windows start no earlier than the mode: the matches of a deleted
+    // mode of the same name are not this mode's (docs/game-modes.md).
+    let since = |window: Duration| (now - window).max(mode.created_at);
     let backfill = if mode.config.get("backfill").is_some_and(Value::is_object) {
-        let since = now - Duration::hours(1);
+        let since = since(Duration::hours(1));
         let f = backfills::figures(&state.db, &project_id, &name, since, now, WAIT_SAMPLE).await?;
         Some(BackfillFigures {
             open: f.open,
@@ -243,14 +246,16 @@ pub async fn stats(
     } else {
         None
     };
-    let last = cycle_stats::get(&state.db, &project_id, &name).await?;
+    let last = cycle_stats::get(&state.db, &project_id, &name)
+        .await?
+        .filter(|row| row.ran_at >= mode.created_at);
     let matches_last_minute =
-        matches::count_since(&state.db, &project_id, &name, now - Duration::seconds(60)).await?;
+        matches::count_since(&state.db, &project_id, &name, since(Duration::seconds(60))).await?;
     let recent = matches::recent(
         &state.db,
         &project_id,
         &name,
-        now - Duration::hours(1),
+        since(Duration::hours(1)),
         WAIT_SAMPLE,
     )
     .await?;
@@ -271,7 +276,7 @@ pub async fn stats(
         &state.db,
         &project_id,
         &name,
-        now - Duration::hours(1),
+        since(Duration::hours(1)),
         LIFECYCLE_SAMPLE,
     )
     .await?;

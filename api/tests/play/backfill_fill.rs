@@ -389,3 +389,74 @@ async fn searches_on(t: &TestApp, ticket: &str, token: &str) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+on_both_pools!(a_deleted_modes_backfill_closes_and_a_new_mode_of_its_name_starts_afresh);
+
+/// A mode's delete closes its open backfill request, and a mode created
+/// again under the name is a new mode (docs/game-modes.md, on a deleted
+/// mode): it seats nobody in the deleted mode's match, takes no new
+/// request for it, and its stats count nothing of the deleted mode.
+async fn a_deleted_modes_backfill_closes_and_a_new_mode_of_its_name_starts_afresh(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    let (match_id, roster, _, _) = duel_without_bo(&t, &p, &key, json!({})).await;
+    let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
+    let opened = t
+        .call(Method::POST, &base, Some(&key), Some(roster.clone()))
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let request = format!("{base}/{}", opened.body["backfillId"].as_str().unwrap());
+    let mode = format!("/v1/projects/{p}/game-modes/duel");
+    let deleted = t.call(Method::DELETE, &mode, Some(&key), None).await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    let read = t.call(Method::GET, &request, Some(&key), None).await;
+    assert_eq!(read.body["status"], "closed", "{}", read.body);
+
+    // Created again, with backfill: bo searches in it and nobody seats it
+    // in the deleted mode's match; a new request for that match is refused.
+    let again = json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+        "matchmakingCycleDurationSeconds": 0.5, "algorithm": {"type": "fifo"},
+        "backfill": {"enabled": true, "ttlSeconds": 120}});
+    t.mode(&p, &key, again).await;
+    let (cy, cy_token) = t
+        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "cy"}))
+        .await;
+    searches_on(&t, &cy, &cy_token).await;
+    let read = t.call(Method::GET, &request, Some(&key), None).await;
+    assert_eq!(read.body["status"], "closed", "{}", read.body);
+    assert_eq!(read.body["fills"], json!([]), "{}", read.body);
+    let refused = t.call(Method::POST, &base, Some(&key), Some(roster)).await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+    assert_eq!(
+        refused.body["errors"][0]["field"], "matchId",
+        "{}",
+        refused.body
+    );
+    assert!(
+        refused.body["errors"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("was deleted")),
+        "{}",
+        refused.body
+    );
+
+    // Its stats start empty: the deleted mode's match is not its.
+    let stats = t
+        .call(Method::GET, &format!("{mode}/stats"), Some(&key), None)
+        .await;
+    assert_eq!(stats.status, StatusCode::OK, "{}", stats.body);
+    assert_eq!(stats.body["backfill"]["open"], 0, "{}", stats.body);
+    assert_eq!(stats.body["matchesLastMinute"], 0, "{}", stats.body);
+    assert_eq!(
+        stats.body["lifecycle"]["proposalsMade"], 0,
+        "{}",
+        stats.body
+    );
+    worker.stop().await;
+}

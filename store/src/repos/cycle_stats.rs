@@ -52,3 +52,21 @@ pub async fn get<C: ConnectionTrait>(
         .one(db)
         .await?)
 }
+
+/// Forgets mode `game_mode`'s last figures (the mode is deleted: a mode
+/// created again under its name is a new mode).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn forget<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+) -> Result<(), StoreError> {
+    CycleStats::delete_many()
+        .filter(mode_cycle_stat::Column::ProjectId.eq(project_id))
+        .filter(mode_cycle_stat::Column::GameMode.eq(game_mode))
+        .exec(db)
+        .await?;
+    Ok(())
+}

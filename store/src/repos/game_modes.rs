@@ -248,7 +248,8 @@ pub async fn rotate_secret<C: ConnectionTrait>(
     })
 }
 
-/// Deletes mode `name` of `project_id` with its history.
+/// Deletes mode `name` of `project_id` with its history: its versions,
+/// its webhook's health and its figures (the last cycle's, the minutes).
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when the project has no such mode.
@@ -272,7 +273,11 @@ pub async fn delete<C: TransactionTrait>(
         .filter(game_mode::Column::Id.eq(current.id))
         .exec(&txn)
         .await?;
+    // Its figures go with it: a mode created again under the name is a
+    // new mode (docs/game-modes.md, on a deleted mode).
     crate::repos::webhook_health::forget(&txn, project_id, name).await?;
+    crate::repos::cycle_stats::forget(&txn, project_id, name).await?;
+    crate::repos::stats_history::forget(&txn, project_id, name).await?;
     txn.commit().await?;
     Ok(())
 }

@@ -292,6 +292,24 @@ pub async fn minutes<C: ConnectionTrait>(
         .await?)
 }
 
+/// Forgets every stored minute of mode `game_mode` (the mode is deleted:
+/// a mode created again under its name is a new mode).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn forget<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+) -> Result<(), StoreError> {
+    Minutes::delete_many()
+        .filter(mode_stats_minute::Column::ProjectId.eq(project_id))
+        .filter(mode_stats_minute::Column::GameMode.eq(game_mode))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
 /// Deletes at most `batch` of the oldest minutes (any project) that
 /// started before `before`; returns how many. Called until it returns
 /// less than `batch`, a pass never holds a long lock.

@@ -44,9 +44,22 @@ pub(super) async fn context(
             format!("game mode {} has no enabled backfill block", row.game_mode),
         )])
     };
+    // A match of a deleted mode is not backfilled, also once a mode of the
+    // same name is created again: that is a new mode (docs/game-modes.md).
+    let deleted = || {
+        ApiError::invalid(vec![FieldError::new(
+            "matchId",
+            Code::ValidationError,
+            format!(
+                "match {}'s game mode {} was deleted: a deleted mode's matches are not backfilled",
+                row.id, row.game_mode
+            ),
+        )])
+    };
     let mode = match game_modes::get(&state.db, project_id, &row.game_mode).await {
+        Ok(mode) if mode.created_at > row.created_at => return Err(deleted()),
         Ok(mode) => mode,
-        Err(matchplane_store::repos::StoreError::NotFound) => return Err(not_enabled()),
+        Err(matchplane_store::repos::StoreError::NotFound) => return Err(deleted()),
         Err(err) => return Err(err.into()),
     };
     let config: GameModeConfig =
