@@ -172,9 +172,9 @@ impl Grouper<'_> {
             None
         } else if region_short.is_some() {
             region_short
-        } else if let Some(reason) = self.rules.reason(anchor, in_range_seats >= size) {
-            Some(reason)
-        } else if let Some(reason) = self.roles_reason(caps).filter(|_| in_range_seats >= size) {
+        } else if let Some(reason) =
+            self.rules_or_roles_reason(anchor, caps, in_range_seats >= size)
+        {
             Some(reason)
         } else if seating_blocked && in_range_seats >= size {
             Some(WaitingReason::NoExactSeating {

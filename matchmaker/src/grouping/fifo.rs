@@ -62,8 +62,7 @@ impl Grouper<'_> {
         }
         let short = (seats != size).then(|| {
             self.region_reason(anchor, &group)
-                .or_else(|| self.rules.reason(anchor, true))
-                .or_else(|| self.roles_reason(caps))
+                .or_else(|| self.rules_or_roles_reason(anchor, caps, true))
                 .unwrap_or_else(|| WaitingReason::NoExactSeating {
                     completing_party_sizes: crate::hints::completing_party_sizes(&self.sizes, caps),
                 })

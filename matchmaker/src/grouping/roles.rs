@@ -272,4 +272,46 @@ impl<'a> Grouper<'a> {
             short: t.lacking(&masks, &self.roles.seats, teams),
         })
     }
+
+    /// The reason, between the rules and the roles, of a short walk with
+    /// `enough` seats in range (docs/rules.md, "Why a player is still
+    /// waiting"): `RULE_NOT_MET`, else `NO_ROLE_SEATING`. When the walk
+    /// also refused joiners for want of a seating, a rule is named only if
+    /// a candidate it turned away in this walk lists a role of a seat the
+    /// group left empty (any candidate, for an `any` seat): one it turned
+    /// away that could take none of them is not what kept the group
+    /// short, and the group's empty role seats are.
+    pub(super) fn rules_or_roles_reason(
+        &self,
+        anchor: usize,
+        caps: &[u32],
+        enough: bool,
+    ) -> Option<WaitingReason> {
+        if !enough {
+            return None;
+        }
+        let roles = self.roles_reason(caps);
+        let (Some(t), Some(WaitingReason::NoRoleSeating { short })) = (self.roles.table, &roles)
+        else {
+            return self.rules.reason(anchor, true).or(roles);
+        };
+        if short.is_empty() {
+            return self.rules.reason(anchor, true).or(roles);
+        }
+        let any = short.contains_key(crate::roles::ANY);
+        let wanted = (0..64)
+            .map_while(|r| Some(t.role_name(r)).filter(|n| *n != crate::roles::ANY))
+            .enumerate()
+            .filter(|(_, name)| short.contains_key(*name))
+            .fold(0u64, |m, (r, _)| m | 1 << r);
+        let mut helped: SmallVec<[usize; 4]> = SmallVec::new();
+        for &(k, x) in self.rules.walk_refusals() {
+            if !helped.contains(&k) && (any || t.masks(x).iter().any(|m| m & wanted != 0)) {
+                helped.push(k);
+            }
+        }
+        self.rules
+            .reason_among(anchor, true, |k| helped.contains(&k))
+            .or(roles)
+    }
 }

@@ -30,6 +30,8 @@ pub(super) struct RuleState<'a> {
     /// The current try's refusals (rule, candidate), marked once the try
     /// is known to stay short.
     pending: Vec<(usize, usize)>,
+    /// Where the current walk's refusals start in `pending`.
+    walk_from: usize,
     /// Index in `Grouper::lists` of the list of every partition, one
     /// segment after another, when partitioned.
     partition_base: Option<usize>,
@@ -96,6 +98,7 @@ impl<'a> RuleState<'a> {
     pub(super) fn start(&mut self, anchor: usize) {
         if let Some(t) = self.table {
             self.group.start(t, anchor);
+            self.walk_from = self.pending.len();
             self.turned.iter_mut().for_each(|s| *s = 0);
             self.nearest.iter_mut().for_each(|m| *m = Miss::None);
         }
@@ -189,19 +192,38 @@ impl<'a> RuleState<'a> {
     /// comes soonest is named (a rule that never loosens last; then config
     /// order): a player kept apart from one candidate by a build and from
     /// another by a platform that loosens in a minute waits for the minute,
-    /// not forever (docs/rules.md, "Why a player is still waiting").
+    /// not forever (docs/rules.md, "Why a player is still waiting"). With
+    /// role queues, see [`Grouper::rules_or_roles_reason`].
     pub(super) fn reason(&self, anchor: usize, enough: bool) -> Option<WaitingReason> {
+        self.reason_among(anchor, enough, |_| true)
+    }
+
+    /// The current walk's refusals (rule, candidate).
+    pub(super) fn walk_refusals(&self) -> &[(usize, usize)] {
+        self.pending.get(self.walk_from..).unwrap_or_default()
+    }
+
+    /// [`RuleState::reason`] naming only a rule `among` allows.
+    pub(super) fn reason_among(
+        &self,
+        anchor: usize,
+        enough: bool,
+        among: impl Fn(usize) -> bool,
+    ) -> Option<WaitingReason> {
         let t = self.table?;
         if !enough {
             return None;
         }
-        let most = self.turned.iter().copied().max().filter(|s| *s > 0)?;
+        let turned = || {
+            self.turned
+                .iter()
+                .enumerate()
+                .map(|(k, s)| (k, if among(k) { *s } else { 0 }))
+        };
+        let most = turned().map(|(_, s)| s).max().filter(|s| *s > 0)?;
         let unblocks = |k: usize| t.unblocks_in(k, anchor, self.nearest[k]);
-        let (k, _) = self
-            .turned
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s == most)
+        let (k, _) = turned()
+            .filter(|(_, s)| *s == most)
             .map(|(k, _)| (k, unblocks(k)))
             .min_by(|a, b| match (a.1, b.1) {
                 (Some(x), Some(y)) => x.total_cmp(&y).then(a.0.cmp(&b.0)),
