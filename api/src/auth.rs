@@ -267,9 +267,16 @@ impl ProjectCaller {
     /// The caller, allowed on the path's project, scopes not checked yet.
     async fn on_project(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let caller = Caller::from_request_parts(parts, state).await?;
+        // Refused only when a segment is not UTF-8 once percent-decoded:
+        // no project id, mode name or other id can be such a segment.
         let params = axum::extract::RawPathParams::from_request_parts(parts, state)
             .await
-            .map_err(|_| ApiError::not_found("no such project"))?;
+            .map_err(|_| {
+                ApiError::not_found(
+                    "no such resource: a path segment is not UTF-8 once percent-decoded, \
+                     which no id or name can be",
+                )
+            })?;
         let project_id = params
             .iter()
             .find(|(name, _)| *name == "projectId")

@@ -119,3 +119,24 @@ async fn a_name_no_mode_can_have_is_not_echoed_whole(backend: Backend) {
         );
     }
 }
+
+on_both!(a_path_segment_that_is_not_utf8_is_told_so);
+
+/// A path segment that is not UTF-8 once percent-decoded names nothing that
+/// can exist, and the answer says so instead of denying the project.
+async fn a_path_segment_that_is_not_utf8_is_told_so(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let answer = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/%FF%FE"),
+            Some(&key),
+            None,
+        )
+        .await;
+    answer.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    let detail = answer.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("not UTF-8"), "{detail}");
+}
