@@ -16,6 +16,7 @@ use crate::codes::Code;
 use crate::config::{Algorithm, GameModeConfig};
 use crate::latency::{parse_latencies, Latencies};
 use crate::raw_json::RawJson;
+use crate::rules::own_players::{check_own_players, Owner};
 use crate::rules::parse::parse_declared;
 use crate::rules::value::DeclaredValues;
 use crate::validation::{within, FieldError, MAX_ABS_MMR};
@@ -87,15 +88,20 @@ impl Attributes {
     /// in MMR modes (`MMR_REQUIRED`) and within the mode's range
     /// (`MMR_OUT_OF_RANGE`); `latencies` well formed and present in modes
     /// with `regions` (`LATENCIES_REQUIRED`); `data` an object of at most
-    /// 4 KiB.
+    /// 4 KiB; the declared attributes as [`check_declared`] checks them
+    /// for `owner`, the ticket's player and party.
     ///
     /// # Errors
     /// Every failure, each with its field (`attributes.mmr`,
     /// `attributes.latencies[.<name>]`, `attributes.data`).
-    pub fn parse(raw: RawAttributes, config: &GameModeConfig) -> Result<Self, Vec<FieldError>> {
+    pub fn parse(
+        raw: RawAttributes,
+        config: &GameModeConfig,
+        owner: Owner<'_>,
+    ) -> Result<Self, Vec<FieldError>> {
         let mut errors = Vec::new();
         // Unknown keys first: a typo such as `MMR` is the first thing said.
-        let (declared, failed) = check_declared(raw.declared, config);
+        let (declared, failed) = check_declared(raw.declared, config, owner);
         errors.extend(failed);
         if let Err(e) = check_mmr(config, raw.mmr) {
             errors.push(e);
@@ -150,17 +156,25 @@ impl Attributes {
 /// A ticket's declared attributes (every key of its `attributes` but
 /// `mmr`, `latencies` and `data`) parsed and checked against `config`
 /// (docs/rules.md): each value against its declaration, then the checks
-/// over several values (a role list, an `intersect` rule's reach) on the
-/// values that parsed, so that every failure is listed at once. Tickets and
-/// a scenario's arrivals both go through it.
+/// over several values (a role list, an `intersect` rule's reach, a block
+/// list naming `owner`'s own player or party) on the values that parsed, so
+/// that every failure is listed at once. Tickets and a scenario's arrivals
+/// both go through it.
 ///
 /// Returns the values that parsed and every failure; the attributes are
 /// valid only when the failures are empty.
 pub fn check_declared(
     raw: BTreeMap<String, serde_json::Value>,
     config: &GameModeConfig,
+    owner: Owner<'_>,
 ) -> (DeclaredValues, Vec<FieldError>) {
     let (declared, mut errors) = parse_declared(raw, config.attributes.as_ref());
+    let declarations = config.attributes.as_ref();
+    errors.extend(check_own_players(
+        &declared,
+        |name| declarations.and_then(|d| d.get(name)),
+        owner,
+    ));
     // A value that failed its own parse is not judged again (its default
     // would stand in for it here).
     for check in [

@@ -4,6 +4,7 @@
 //! header names its mistakes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use matchplane_matchmaker::rules::Owner;
 use matchplane_matchmaker::simulate::{parse_arrivals_csv, Scenario};
 use matchplane_matchmaker::{Attributes, RawAttributes};
 use serde_json::{json, Value};
@@ -46,7 +47,7 @@ fn ticket_failures(declared: &Value) -> Vec<(String, String, String)> {
         declared: serde_json::from_value(declared.clone()).unwrap(),
         ..RawAttributes::default()
     };
-    match Attributes::parse(raw, &mode) {
+    match Attributes::parse(raw, &mode, Owner::new("p0", None)) {
         Ok(_) => Vec::new(),
         Err(e) => e
             .into_iter()

@@ -6,10 +6,17 @@
 mod common;
 use common::*;
 use matchplane_matchmaker::rules::AttributeValue;
+use matchplane_matchmaker::rules::Owner;
 use matchplane_matchmaker::{
     validate, Attributes, Code, GameModeConfig, RawAttributes, Tier, WaitingReason,
 };
 use serde_json::json;
+
+/// The owner of a solo ticket whose block lists name nobody it is.
+const SOLO: Owner<'static> = Owner {
+    player_id: "p1",
+    party: None,
+};
 
 fn attrs(build: &str, maps: &[&str], level: f64) -> serde_json::Value {
     json!({"build": build, "maps": maps, "level": level})
@@ -159,7 +166,7 @@ fn a_set_too_small_for_its_intersect_rule_is_refused() {
             "mmr": 1500, "build": "1.4.2", "maps": maps, "level": 37
         }))
         .unwrap();
-        Attributes::parse(raw, config).map_err(|errors| {
+        Attributes::parse(raw, config, SOLO).map_err(|errors| {
             errors
                 .iter()
                 .map(|e| (e.field.clone(), e.code))
@@ -175,7 +182,7 @@ fn a_set_too_small_for_its_intersect_rule_is_refused() {
     // Listed with the ticket's other failures, not instead of them.
     let raw: RawAttributes =
         serde_json::from_value(json!({"mmr": 1500, "maps": [], "level": 37})).unwrap();
-    let mut fields: Vec<(String, Code)> = Attributes::parse(raw, &config)
+    let mut fields: Vec<(String, Code)> = Attributes::parse(raw, &config, SOLO)
         .unwrap_err()
         .into_iter()
         .map(|e| (e.field, e.code))
@@ -192,7 +199,7 @@ fn a_set_too_small_for_its_intersect_rule_is_refused() {
     let raw: RawAttributes =
         serde_json::from_value(json!({"mmr": 1500, "build": "1", "maps": ["mirage"], "level": 37}))
             .unwrap();
-    assert_eq!(Attributes::parse(raw, &config).unwrap_err().len(), 1);
+    assert_eq!(Attributes::parse(raw, &config, SOLO).unwrap_err().len(), 1);
     // `minOverlap` 2 relaxed to 1 after 30 s: one map is enough, at last.
     let mut relaxing = config.clone();
     relaxing.rules[2] = serde_json::from_value(json!({
@@ -217,7 +224,7 @@ fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
         "mmr": 1500, "build": "1.4.2", "maps": ["dust", "nuke"], "level": 37, "blocked": ["player-9"]
     }))
     .unwrap();
-    let a = Attributes::parse(raw, &config).unwrap();
+    let a = Attributes::parse(raw, &config, SOLO).unwrap();
     assert_eq!(
         a.declared[&"maps".to_owned()],
         AttributeValue::Set(vec!["dust".into(), "nuke".into()])
@@ -230,7 +237,7 @@ fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
         "blocked": ["", "ok", "ok"]
     }))
     .unwrap();
-    let errors = Attributes::parse(raw, &config).unwrap_err();
+    let errors = Attributes::parse(raw, &config, SOLO).unwrap_err();
     let got: Vec<(&str, Code)> = errors.iter().map(|e| (e.field.as_str(), e.code)).collect();
     for expected in [
         ("attributes.build", Code::AttributeRequired),
@@ -245,6 +252,73 @@ fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
     ] {
         assert!(got.contains(&expected), "{expected:?} missing from {got:?}");
     }
+}
+
+/// A block list naming the ticket's own player, or a member of its own
+/// party, is refused entry by entry: an `avoid` rule compares candidates
+/// and a party is one, so such an entry would keep nobody apart.
+#[test]
+fn a_block_list_naming_its_own_player_or_party_is_refused() {
+    let config = with_parties(ruled(&[2, 2]), 2, true);
+    let party = matchplane_matchmaker::Party {
+        id: "pB".into(),
+        members: vec!["b0".into(), "b1".into()],
+    };
+    let parse = |config: &GameModeConfig, owner: Owner<'_>, blocked: serde_json::Value| {
+        let mut body = attrs("1.4", &["dust"], 37.0);
+        body["mmr"] = json!(1500);
+        if !blocked.is_null() {
+            body["blocked"] = blocked;
+        }
+        Attributes::parse(serde_json::from_value(body).unwrap(), config, owner).map_err(|e| {
+            e.into_iter()
+                .map(|e| (e.field, e.code, e.message))
+                .collect::<Vec<_>>()
+        })
+    };
+    let b0 = Owner::new("b0", Some(&party));
+    let refused = parse(&config, b0, json!(["b1"])).unwrap_err();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        (refused[0].0.as_str(), refused[0].1),
+        ("attributes.blocked[0]", Code::ValidationError)
+    );
+    assert!(
+        refused[0]
+            .2
+            .contains("names a member of the ticket's own party (pB)"),
+        "{refused:?}"
+    );
+    // Every such entry is named, the player's own id as itself.
+    let refused = parse(&config, b0, json!(["b0", "z", "b1"])).unwrap_err();
+    let fields: Vec<&str> = refused.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(fields, ["attributes.blocked[0]", "attributes.blocked[2]"]);
+    assert!(
+        refused[0].2.contains("names the ticket's own player"),
+        "{refused:?}"
+    );
+    let selfie = Owner::new("selfie", None);
+    let refused = parse(&config, selfie, json!(["x", "selfie"])).unwrap_err();
+    assert_eq!(refused[0].0, "attributes.blocked[1]", "{refused:?}");
+    assert!(refused[0].2.contains("own player"), "{refused:?}");
+    // Players outside the ticket's party, and no list at all, are fine.
+    parse(&config, b0, json!(["z"])).unwrap();
+    parse(&config, selfie, serde_json::Value::Null).unwrap();
+    // Listed with the ticket's other failures.
+    let raw: RawAttributes = serde_json::from_value(
+        json!({"mmr": 1500, "maps": ["dust"], "level": 37, "blocked": ["b1"]}),
+    )
+    .unwrap();
+    let fields: Vec<String> = Attributes::parse(raw, &config, b0)
+        .unwrap_err()
+        .into_iter()
+        .map(|e| e.field)
+        .collect();
+    assert_eq!(fields, ["attributes.build", "attributes.blocked[0]"]);
+    // Every `playerSet` is checked, whether or not an `avoid` rule reads it.
+    let mut unread = config.clone();
+    unread.rules.retain(|r| r.name() != "no-blocked");
+    assert!(parse(&unread, b0, json!(["b1"])).is_err());
 }
 
 #[test]

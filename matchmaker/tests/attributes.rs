@@ -6,9 +6,16 @@
 mod common;
 use common::*;
 use matchplane_matchmaker::attributes::MAX_DATA_BYTES;
+use matchplane_matchmaker::rules::Owner;
 use matchplane_matchmaker::{Attributes, Code, GameModeConfig, RawAttributes, RawJson, Regions};
 use proptest::prelude::*;
 use serde_json::json;
+
+/// The owner of a solo ticket.
+const SOLO: Owner<'static> = Owner {
+    player_id: "p1",
+    party: None,
+};
 
 fn raw(value: serde_json::Value) -> RawAttributes {
     serde_json::from_str(&value.to_string()).unwrap()
@@ -32,8 +39,8 @@ fn good_attributes_parse_whole_and_serialise_as_sent() {
     let config = regional(mmr_mode(&[1, 1], 5.0, 2.0), None);
     let body =
         r#"{"mmr":1500.5,"latencies":{"eu-west":31,"us-east":110.5},"data":{"z":1,"a":[1.50]}}"#;
-    let parsed =
-        Attributes::parse(serde_json::from_str(body).unwrap(), &config).expect("valid attributes");
+    let parsed = Attributes::parse(serde_json::from_str(body).unwrap(), &config, SOLO)
+        .expect("valid attributes");
     assert_eq!(parsed.mmr, Some(1500.5));
     let latencies = parsed.latencies.as_ref().unwrap();
     assert_eq!(latencies.get("us-east"), Some(&110.5));
@@ -53,6 +60,7 @@ fn every_failure_is_reported_at_once() {
     let errors = Attributes::parse(
         raw(json!({"mmr": 9000, "latencies": {"eu-west": 6000, "us-east": 3}, "data": [1]})),
         &config,
+        SOLO,
     )
     .unwrap_err();
     assert_eq!(
@@ -64,7 +72,7 @@ fn every_failure_is_reported_at_once() {
             ("attributes.data", Code::ValidationError),
         ]
     );
-    let errors = Attributes::parse(RawAttributes::default(), &config).unwrap_err();
+    let errors = Attributes::parse(RawAttributes::default(), &config, SOLO).unwrap_err();
     assert_eq!(
         fields(&errors),
         [
@@ -78,7 +86,7 @@ fn every_failure_is_reported_at_once() {
 fn unknown_keys_are_refused_naming_them() {
     let config = mmr_mode(&[1, 1], 5.0, 2.0);
     let raw = serde_json::from_str::<RawAttributes>(r#"{"mmr":1500,"MMR":1}"#).unwrap();
-    let errors = Attributes::parse(raw, &config).unwrap_err();
+    let errors = Attributes::parse(raw, &config, SOLO).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].field, "attributes.MMR");
     assert!(errors[0].message.contains("unknown field"), "{errors:?}");
@@ -210,7 +218,7 @@ proptest! {
                 expected.push("attributes.data".into());
             }
         }
-        match Attributes::parse(raw, &config) {
+        match Attributes::parse(raw, &config, SOLO) {
             Ok(parsed) => {
                 prop_assert!(expected.is_empty(), "accepted, expected {:?}", expected);
                 prop_assert_eq!(parsed.mmr.map(f64::to_bits), case.mmr.map(f64::to_bits));

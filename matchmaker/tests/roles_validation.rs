@@ -2,6 +2,7 @@
 //! with the mode's other errors, and tickets' role lists parsed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use matchplane_matchmaker::rules::Owner;
 use matchplane_matchmaker::{validate, Attributes, Code, GameModeConfig, RawAttributes, Tier};
 use serde_json::{json, Value};
 
@@ -129,7 +130,8 @@ fn unknown_fields_of_composition_are_refused() {
 
 fn ticket(config: &GameModeConfig, attributes: Value) -> Result<Attributes, Vec<(String, Code)>> {
     let raw: RawAttributes = serde_json::from_value(attributes).unwrap();
-    Attributes::parse(raw, config).map_err(|e| e.into_iter().map(|f| (f.field, f.code)).collect())
+    Attributes::parse(raw, config, Owner::new("p1", None))
+        .map_err(|e| e.into_iter().map(|f| (f.field, f.code)).collect())
 }
 
 #[test]

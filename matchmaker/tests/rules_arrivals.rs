@@ -518,3 +518,69 @@ fn csv_party_members_are_trimmed_and_failures_name_the_column() {
         .0;
     assert_eq!(failed[0].field, "arrivalsCsv[0].partyMembers");
 }
+
+/// An arrival's block list naming its own player or a member of its own
+/// party is refused as a ticket's is, inline and in a CSV, and in the
+/// attributes only a compared mode declares.
+#[test]
+fn an_arrivals_block_list_naming_itself_or_its_party_is_refused() {
+    let with_parties = |arrivals: Value| {
+        let mut body: Value = serde_json::from_str(&scenario(arrivals)).unwrap();
+        body["gameMode"]["matchShape"] = json!([2, 2]);
+        body["gameMode"]["parties"] =
+            json!({"allowParties": true, "maxSize": 2, "keepTogether": true});
+        body
+    };
+    let duo = json!({"id": "pB", "members": ["b0", "b1"]});
+    let body = with_parties(json!([
+        {"at": 0, "playerId": "b0", "mmr": 1500, "party": duo,
+         "attributes": {"build": "1.4", "maps": ["dust"], "blocked": ["z", "b1"]}},
+        {"at": 0, "playerId": "b1", "mmr": 1500, "party": duo,
+         "attributes": {"build": "1.4", "maps": ["dust"]}},
+        {"at": 0, "playerId": "selfie", "mmr": 1500,
+         "attributes": {"build": "1.4", "maps": ["dust"], "blocked": ["selfie"]}}
+    ]));
+    let failed: Vec<(String, String)> = Scenario::parse(&body.to_string())
+        .unwrap_err()
+        .0
+        .into_iter()
+        .map(|e| (e.field, e.message))
+        .collect();
+    let fields: Vec<&str> = failed.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "arrivals[0].attributes.blocked[1]",
+            "arrivals[2].attributes.blocked[0]"
+        ],
+        "{failed:?}"
+    );
+    assert!(failed[0].1.contains("own party"), "{failed:?}");
+    assert!(failed[1].1.contains("own player"), "{failed:?}");
+
+    // The same rows from a CSV.
+    let mut parsed = Scenario::parse(&with_parties(json!([])).to_string()).unwrap();
+    let csv = "at,playerId,mmr,partyId,partyMembers,attributes\n\
+               0,b0,1500,pB,b0|b1,\"{\"\"build\"\":\"\"1.4\"\",\"\"maps\"\":[\"\"dust\"\"],\"\"blocked\"\":[\"\"b1\"\"]}\"\n\
+               0,b1,1500,pB,b0|b1,\"{\"\"build\"\":\"\"1.4\"\",\"\"maps\"\":[\"\"dust\"\"]}\"\n";
+    let failed = parsed.add_arrivals_csv(csv, "arrivalsCsv").unwrap_err().0;
+    let fields: Vec<&str> = failed.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        ["arrivalsCsv[0].attributes.blocked[0]"],
+        "{failed:?}"
+    );
+
+    // An attribute only the compared mode declares is checked there.
+    let mut body = with_parties(json!([
+        {"at": 0, "playerId": "selfie", "mmr": 1500,
+         "attributes": {"build": "1.4", "maps": ["dust"], "blocked": ["selfie"]}}
+    ]));
+    body["compare"] = body["gameMode"].clone();
+    let own = body["gameMode"]["attributes"].as_object_mut().unwrap();
+    own.remove("blocked");
+    body["gameMode"]["rules"].as_array_mut().unwrap().pop();
+    let failed = Scenario::parse(&body.to_string()).unwrap_err().0;
+    let fields: Vec<&str> = failed.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["arrivals[0].attributes.blocked[0]"], "{failed:?}");
+}

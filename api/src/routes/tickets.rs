@@ -14,6 +14,7 @@ use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
+use matchplane_matchmaker::rules::Owner;
 use matchplane_matchmaker::ticket::check_ticket;
 use matchplane_matchmaker::{Attributes, Code, Party, RawAttributes};
 use matchplane_store::pool::{EndOutcome, ModeKey, PlayerSearchScope};
@@ -115,7 +116,8 @@ pub async fn create(
     if let Err(e) = check_ticket(&config, &body.player_id, party.as_ref()) {
         errors.push(e);
     }
-    let attributes = match Attributes::parse(raw, &config) {
+    let owner = Owner::new(&body.player_id, party.as_ref());
+    let attributes = match Attributes::parse(raw, &config, owner) {
         Ok(attributes) => Some(attributes),
         Err(e) => {
             errors.extend(e);

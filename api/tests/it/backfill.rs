@@ -371,7 +371,116 @@ async fn a_wrongly_typed_value_is_listed_with_every_other_failure(backend: Backe
     }
 }
 
+/// A role queue's mode (`[2, 2]`, one tank and one dps a team) whose
+/// `maps` an `intersect` rule reads, and `extra` rules beside it.
+fn role_mode(extra: Value) -> Value {
+    let mut body = mode("duel");
+    body["backfill"] = json!({});
+    body["attributes"] = json!({
+        "maps": {"type": "stringSet", "values": ["dust", "inferno"]},
+        "roles": {"type": "stringSet", "values": ["tank", "healer", "dps"]}
+    });
+    let mut rules = vec![json!({"name": "map", "type": "intersect", "attribute": "maps"})];
+    rules.extend(extra.as_array().cloned().unwrap_or_default());
+    body["rules"] = json!(rules);
+    body["composition"] = json!({"attribute": "roles", "perTeam": {"tank": 1, "dps": 1}});
+    body
+}
+
+/// A roster of `a` (tank) on team 0 and `c` (tank), `d` (dps) on team 1,
+/// with the request's `attributes` and `a`'s own.
+fn role_roster(attributes: Value, a: Value) -> Value {
+    json!({"attributes": attributes, "teams": [
+        {"index": 0, "players": [{"playerId": "a", "role": "tank", "attributes": a}]},
+        {"index": 1, "players": [{"playerId": "c", "role": "tank"},
+                                 {"playerId": "d", "role": "dps"}]}]})
+}
+
+/// The composition's attribute, which no rule reads, is refused in a
+/// request's `attributes` and in a roster entry's (docs/rules.md, "Backfill
+/// by role"): the open seats follow the roster's `role`s, so the value
+/// would be shown and change nothing. A rule reading it makes it a value
+/// like any other.
+async fn the_compositions_attribute_is_refused_when_no_rule_reads_it(backend: Backend) {
+    let (t, p, key, m) = setup_mode(backend, role_mode(json!([]))).await;
+    let base = format!("/v1/projects/{p}/matches/{m}/backfill");
+    let post = |body: Value| t.call(Method::POST, &base, Some(&key), Some(body));
+    let refused = post(role_roster(
+        json!({"maps": ["inferno"], "roles": ["tank"]}),
+        json!({"roles": ["dps"]}),
+    ))
+    .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+    assert_eq!(
+        fields(&refused),
+        [
+            ("attributes.roles".to_owned(), "VALIDATION_ERROR".to_owned()),
+            (
+                "teams[0].players[0].attributes.roles".to_owned(),
+                "VALIDATION_ERROR".to_owned()
+            ),
+        ],
+        "{}",
+        refused.body
+    );
+    let messages = refused.body["errors"].to_string();
+    assert!(
+        messages.contains("open seats follow its roster"),
+        "{messages}"
+    );
+    assert!(messages.contains("give `role` instead"), "{messages}");
+    // A value of no attribute's type is refused the same way, once.
+    let refused = post(role_roster(json!({"roles": [1, 2]}), json!({}))).await;
+    assert_eq!(
+        fields(&refused),
+        [("attributes.roles".to_owned(), "VALIDATION_ERROR".to_owned())],
+        "{}",
+        refused.body
+    );
+
+    // Without it, the request opens; a PUT sending it is refused too.
+    let opened = post(role_roster(json!({"maps": ["inferno"]}), json!({}))).await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let id = opened.body["backfillId"].as_str().unwrap().to_owned();
+    let put = t
+        .call(
+            Method::PUT,
+            &format!("{base}/{id}"),
+            Some(&key),
+            Some(role_roster(json!({"roles": ["tank"]}), json!({}))),
+        )
+        .await;
+    assert_eq!(
+        fields(&put),
+        [("attributes.roles".to_owned(), "VALIDATION_ERROR".to_owned())],
+        "{}",
+        put.body
+    );
+
+    // Read by a rule, it is a value the fills use: accepted.
+    let rule = json!([{"name": "same-roles", "type": "intersect", "attribute": "roles"}]);
+    let (t, p, key, m) = setup_mode(backend, role_mode(rule)).await;
+    let opened = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{m}/backfill"),
+            Some(&key),
+            Some(role_roster(
+                json!({"roles": ["tank"]}),
+                json!({"roles": ["tank"]}),
+            )),
+        )
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+}
+
 on_both!(
+    the_compositions_attribute_is_refused_when_no_rule_reads_it,
     a_wrongly_typed_value_is_listed_with_every_other_failure,
     a_retried_open_gets_the_first_answer,
     backfill_round_trip,

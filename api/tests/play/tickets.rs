@@ -12,7 +12,8 @@ on_both_pools!(
     a_mode_change_is_seen_here_at_once_and_elsewhere_within_a_second,
     a_revoked_key_is_refused_here_at_once_and_elsewhere_within_a_second,
     a_change_through_an_escaped_path_is_seen_at_once,
-    readiness_names_the_live_store
+    readiness_names_the_live_store,
+    a_block_list_naming_the_tickets_own_player_or_party_is_refused
 );
 
 async fn a_ticket_carries_an_unguessable_token(pools: Pools) {
@@ -305,4 +306,47 @@ async fn readiness_names_the_live_store(pools: Pools) {
             assert!(ready.body.get("redis").is_none(), "{}", ready.body);
         }
     }
+}
+
+/// A block list naming the ticket's own player, or a member of its own
+/// party, is refused at each such entry (docs/rules.md, "Attributes"): an
+/// `avoid` rule compares candidates, and a party is one.
+async fn a_block_list_naming_the_tickets_own_player_or_party_is_refused(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let mut mode = duel("duel");
+    mode["attributes"] = json!({"blocked": {"type": "playerSet", "default": []}});
+    mode["rules"] = json!([{"name": "no-blocked", "type": "avoid", "attribute": "blocked"}]);
+    t.mode(&p, &key, mode).await;
+    let ticket = |player: &str, blocked: serde_json::Value| {
+        json!({"gameMode": "duel", "playerId": player,
+               "attributes": {"mmr": 1500, "blocked": blocked},
+               "party": {"id": "pB", "members": ["b0", "b1"]}})
+    };
+    let refused = t
+        .ticket(&p, &key, ticket("b0", json!(["b1", "z", "b0"])))
+        .await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let errors: Vec<(&str, &str)> = refused.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["field"].as_str().unwrap(), e["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(errors.len(), 2, "{}", refused.body);
+    assert_eq!(errors[0].0, "attributes.blocked[0]");
+    assert!(errors[0].1.contains("own party"), "{}", refused.body);
+    assert_eq!(errors[1].0, "attributes.blocked[2]");
+    assert!(errors[1].1.contains("own player"), "{}", refused.body);
+    let mut selfie = solo("duel", "selfie");
+    selfie["attributes"]["blocked"] = json!(["selfie"]);
+    let refused = t.ticket(&p, &key, selfie).await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(
+        refused.body["errors"][0]["field"], "attributes.blocked[0]",
+        "{}",
+        refused.body
+    );
+    // Anyone outside the party may be blocked.
+    t.ticket_ok(&p, &key, ticket("b0", json!(["z"]))).await;
 }

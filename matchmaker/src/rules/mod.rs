@@ -13,6 +13,7 @@
 //!   shapes, bots, preview and `simulate` all go through it), and the
 //!   backfill pass for a fill against a roster;
 //! - [`reachable`]: a ticket a rule alone would keep from ever matching;
+//! - [`own_players`]: a block list naming the ticket's own player or party;
 //! - [`roster`]: a backfill roster's values for the rules;
 //! - [`player_values`]: a matched player's values, defaults shared.
 
@@ -20,6 +21,7 @@ pub mod check;
 mod column;
 pub mod declare;
 pub mod group;
+pub mod own_players;
 pub mod parse;
 pub mod player_values;
 pub mod reachable;
@@ -33,6 +35,7 @@ pub use declare::{
     Version,
 };
 pub use group::GroupRules;
+pub use own_players::Owner;
 pub use player_values::PlayerValues;
 pub use roster::{RosterMember, RosterValues};
 pub use table::RuleTable;

@@ -13,6 +13,7 @@ use super::declare::Declarations;
 use super::parse::check_typed;
 use super::value::DeclaredValues;
 use crate::codes::Code;
+use crate::config::GameModeConfig;
 use crate::validation::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -84,4 +85,72 @@ pub fn check_values(
         }
     }
     errors
+}
+
+/// Which object of a backfill request holds the values checked: the
+/// request's own `attributes`, or a roster entry's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SentIn {
+    /// The request's `attributes`, standing for the whole roster.
+    Request,
+    /// A roster entry's `attributes` (`teams[t].players[p].attributes`).
+    Entry,
+}
+
+/// [`check_values`] for a backfill request of `config`'s mode, and the
+/// composition's attribute refused when no rule reads it
+/// ([`unread_roles`]): the seats of a role queue's backfill come from its
+/// roster's `role`s (docs/rules.md, "Backfill by role"), so a value of it
+/// would be kept and shown, and change nothing.
+///
+/// # Errors
+/// Every failure, `VALIDATION_ERROR` on `<field>.<name>` (with `[i]` for a
+/// set entry); the composition's attribute only on `<field>.<name>`.
+pub fn check_sent(
+    values: &DeclaredValues,
+    config: &GameModeConfig,
+    field: &str,
+    sent_in: SentIn,
+) -> Vec<FieldError> {
+    let Some(roles) = unread_roles(config).filter(|r| values.contains_key(*r)) else {
+        return check_values(values, config.attributes.as_ref(), field);
+    };
+    let others: DeclaredValues = values
+        .iter()
+        .filter(|(name, _)| name.as_str() != roles)
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect();
+    let mut errors = vec![roles_not_read(roles, field, sent_in)];
+    errors.extend(check_values(&others, config.attributes.as_ref(), field));
+    errors
+}
+
+/// The composition's attribute of `config` when no rule reads it: a value
+/// a backfill request sends for it has no use.
+pub fn unread_roles(config: &GameModeConfig) -> Option<&str> {
+    let attribute = config.composition.as_ref()?.attribute.as_str();
+    (!config.rules.iter().any(|r| r.attribute() == attribute)).then_some(attribute)
+}
+
+/// The refusal of a value of the composition's attribute `roles` (see
+/// [`unread_roles`]) in the object at `field`.
+pub fn roles_not_read(roles: &str, field: &str, sent_in: SentIn) -> FieldError {
+    let what = match sent_in {
+        SentIn::Request => {
+            "a backfill's open seats follow its roster (each roster player's `role`, \
+             else the one matchplane seated it in)"
+        }
+        SentIn::Entry => {
+            "a roster player's seat is its `role` (`\"role\": \"tank\"`; left out, the \
+             one matchplane seated it in): give `role` instead"
+        }
+    };
+    FieldError::new(
+        format!("{field}.{roles}"),
+        Code::ValidationError,
+        format!(
+            "{roles} is the composition's attribute and no rule reads it: {what}, \
+             so this value would change nothing; leave it out"
+        ),
+    )
 }

@@ -403,11 +403,18 @@ impl Scenario {
         for (k, ev) in events.iter().enumerate() {
             let i = rows.and_then(|r| r.get(k)).copied().unwrap_or(k);
             let mut failed = self.event_failures(ev, rows.is_some());
-            if let Event::Arrival { attributes, .. } = ev {
+            if let Event::Arrival {
+                attributes,
+                player_id,
+                party,
+                ..
+            } = ev
+            {
                 failed.extend(check_arrival_attributes(
                     &self.game_mode,
                     self.compare.as_ref(),
                     attributes,
+                    crate::rules::Owner::new(player_id, party.as_ref()),
                 ));
             }
             errors.extend(errors_within(&format!("{source}[{i}]"), failed));

@@ -12,7 +12,7 @@ use matchplane_matchmaker::backfill::roster::{
 use matchplane_matchmaker::roles::open::OpenRoles;
 use matchplane_matchmaker::rules::parse::value_of;
 use matchplane_matchmaker::rules::reachable::check_reachable_sent;
-use matchplane_matchmaker::rules::roster::check_values;
+use matchplane_matchmaker::rules::roster::{check_sent, roles_not_read, unread_roles, SentIn};
 use matchplane_matchmaker::rules::{DeclaredValues, RosterMember, RosterValues};
 use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig};
 use matchplane_store::entities::match_;
@@ -198,8 +198,10 @@ pub(super) fn check(
 /// request's values, and each roster player's (those the entry gives, else
 /// those the match seated it with). Every value sent is checked against the
 /// mode's declarations, those taken out as [`Untyped`] included, all
-/// failures at once. In a mode without rules, only the roster's player
-/// ids (a fill never seats a roster player again).
+/// failures at once; a value of the composition's attribute no rule reads
+/// is refused ([`check_sent`]): the roster's `role`s give the seats. In a
+/// mode without rules, only the roster's player ids (a fill never seats a
+/// roster player again).
 fn roster_values(
     ctx: &Context,
     roster: &Roster,
@@ -209,8 +211,8 @@ fn roster_values(
     // As a ticket's: typed and within bounds, and no set too small for
     // its `intersect` rule ever to be filled, every failure at once (a
     // field already refused is not judged again).
-    let check = |values: &DeclaredValues, field: &str| {
-        let mut errors = check_values(values, declarations, field);
+    let check = |values: &DeclaredValues, field: &str, sent_in: SentIn| {
+        let mut errors = check_sent(values, &ctx.config, field, sent_in);
         for e in check_reachable_sent(&ctx.config, values, field) {
             let entry = format!("{}[", e.field);
             if !errors
@@ -222,16 +224,27 @@ fn roster_values(
         }
         errors
     };
-    let mut errors = check(&roster.attributes, "attributes");
+    let mut errors = check(&roster.attributes, "attributes", SentIn::Request);
     for (t, team) in roster.teams.iter().enumerate() {
         for (i, p) in team.players.iter().enumerate() {
             errors.extend(check(
                 &p.attributes,
                 &format!("teams[{t}].players[{i}].attributes"),
+                SentIn::Entry,
             ));
         }
     }
+    let roles = unread_roles(&ctx.config);
     for (object, name, value) in &untyped.0 {
+        if roles == Some(name.as_str()) {
+            let sent_in = if object == "attributes" {
+                SentIn::Request
+            } else {
+                SentIn::Entry
+            };
+            errors.push(roles_not_read(name, object, sent_in));
+            continue;
+        }
         let field = format!("{object}.{name}");
         let not_declared = || {
             vec![FieldError::new(

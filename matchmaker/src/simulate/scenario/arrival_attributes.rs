@@ -3,6 +3,7 @@
 //! as a ticket's, with a compared mode's own ones against its declaration.
 
 use crate::config::GameModeConfig;
+use crate::rules::own_players::{check_own_players, Owner};
 use crate::rules::DeclaredValues;
 use crate::validation::FieldError;
 use std::collections::BTreeMap;
@@ -20,7 +21,9 @@ pub(crate) const OWN_FIELDS: [&str; 3] = ["mmr", "latencies", "data"];
 /// the scenario's own mode runs without it (as the compared mode runs
 /// without one only the scenario's mode declares). An attribute neither
 /// mode declares is refused, and so is `mmr`, `latencies` or `data`, each
-/// the arrival's own field.
+/// the arrival's own field. A block list naming the arrival's own player
+/// or a member of its party is refused in either mode's attributes, as a
+/// ticket's ([`crate::rules::own_players`]).
 ///
 /// Returns the values that parsed and every failure; the attributes are
 /// valid only when the failures are empty.
@@ -28,6 +31,7 @@ pub(super) fn parse_arrival_attributes(
     config: &GameModeConfig,
     compare: Option<&GameModeConfig>,
     values: BTreeMap<String, serde_json::Value>,
+    owner: Owner<'_>,
 ) -> (DeclaredValues, Vec<FieldError>) {
     let mut own = BTreeMap::new();
     let mut compared = Vec::new();
@@ -50,9 +54,15 @@ pub(super) fn parse_arrival_attributes(
             }
         }
     }
-    let (mut parsed, declared_failed) = crate::attributes::check_declared(own, config);
-    for (name, value) in compared {
-        parsed.insert(name, value);
+    let (mut parsed, declared_failed) = crate::attributes::check_declared(own, config, owner);
+    let compared: DeclaredValues = compared.into_iter().collect();
+    failed.extend(check_own_players(
+        &compared,
+        |name| declared_in(compare, name),
+        owner,
+    ));
+    for (name, value) in compared.iter() {
+        parsed.insert(name.clone(), value.clone());
     }
     // A ticket's words for a key its mode does not declare list `mmr`,
     // `latencies` and `data` as expected: they are fields of a ticket's
@@ -77,6 +87,7 @@ pub(super) fn check_arrival_attributes(
     config: &GameModeConfig,
     compare: Option<&GameModeConfig>,
     values: &DeclaredValues,
+    owner: Owner<'_>,
 ) -> Vec<FieldError> {
     let json = values
         .iter()
@@ -85,7 +96,7 @@ pub(super) fn check_arrival_attributes(
             (name.clone(), json)
         })
         .collect();
-    parse_arrival_attributes(config, compare, json).1
+    parse_arrival_attributes(config, compare, json, owner).1
 }
 
 /// Why `name` (`mmr`, `latencies` or `data`) is refused inside an arrival's

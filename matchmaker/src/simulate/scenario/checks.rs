@@ -6,6 +6,7 @@ use super::arrival_attributes::parse_arrival_attributes;
 use super::event::{EventError, RawEvent};
 use super::{as_arrival_field, errors_within, Event, Scenario};
 use crate::codes::Code;
+use crate::rules::Owner;
 use crate::ticket::check_ticket;
 use crate::validation::FieldError;
 
@@ -26,11 +27,18 @@ impl Scenario {
             let failed = match e.into_event(self.game_mode.regions.as_ref()) {
                 Ok((mut event, written)) if check => {
                     let mut failed = self.event_failures(&event, false);
-                    if let Event::Arrival { attributes, .. } = &mut event {
+                    if let Event::Arrival {
+                        attributes,
+                        player_id,
+                        party,
+                        ..
+                    } = &mut event
+                    {
                         let (values, bad) = parse_arrival_attributes(
                             &self.game_mode,
                             self.compare.as_ref(),
                             written,
+                            Owner::new(player_id, party.as_ref()),
                         );
                         *attributes = values;
                         failed.extend(bad);

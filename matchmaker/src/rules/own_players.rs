@@ -1,0 +1,79 @@
+//! A block list naming the ticket's own player or a member of its own
+//! party (docs/rules.md, "Attributes"): refused when the ticket is
+//! generated. An `avoid` rule compares candidates, and a party is one
+//! candidate, so such an entry would never keep anyone apart: the party is
+//! matched together whatever its members block, and nobody else is the
+//! player itself.
+//!
+//! Every `playerSet` is checked, whether or not an `avoid` rule reads it
+//! now: its meaning (players this player is never matched with) is the
+//! type's own, a rule added later reads it, and the cycle's re-check after
+//! a config change never looks at a set's entries again.
+
+use super::declare::Declaration;
+use super::value::{AttributeValue, DeclaredValues};
+use crate::codes::Code;
+use crate::search::Party;
+use crate::validation::FieldError;
+
+/// Whose values a ticket's attributes are: its player and its party.
+#[derive(Debug, Clone, Copy)]
+pub struct Owner<'a> {
+    /// The ticket's player id.
+    pub player_id: &'a str,
+    /// The ticket's party, if any (its members include the player).
+    pub party: Option<&'a Party>,
+}
+
+impl<'a> Owner<'a> {
+    /// The owner of a ticket of `player_id` in `party`.
+    pub fn new(player_id: &'a str, party: Option<&'a Party>) -> Self {
+        Self { player_id, party }
+    }
+}
+
+/// Checks every `playerSet` value the ticket sent (`values`; a mode's
+/// `default` is the mode's own) against its owner: an entry naming the
+/// ticket's own player, or a member of its own party, is refused.
+/// `declaration` gives each attribute's declaration (`None`: not one).
+///
+/// # Errors
+/// Each such entry, `VALIDATION_ERROR` at `attributes.<name>[i]`.
+pub fn check_own_players<'d>(
+    values: &DeclaredValues,
+    declaration: impl Fn(&str) -> Option<&'d Declaration>,
+    owner: Owner<'_>,
+) -> Vec<FieldError> {
+    let members = owner.party.map_or(&[][..], |p| p.members.as_slice());
+    let mut errors = Vec::new();
+    for (name, value) in values.iter() {
+        let (Some(Declaration::PlayerSet { .. }), AttributeValue::Set(items)) =
+            (declaration(name), value)
+        else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let message = if item == owner.player_id {
+                format!(
+                    "{item:?} names the ticket's own player: a block list names \
+                     other players; leave it out"
+                )
+            } else if members.contains(item) {
+                let party = owner.party.map_or("", |p| p.id.as_str());
+                format!(
+                    "{item:?} names a member of the ticket's own party ({party}): a party \
+                     is matched together, so its members never keep each other out; \
+                     leave it out, or leave the party"
+                )
+            } else {
+                continue;
+            };
+            errors.push(FieldError::new(
+                format!("attributes.{name}[{i}]"),
+                Code::ValidationError,
+                message,
+            ));
+        }
+    }
+    errors
+}
