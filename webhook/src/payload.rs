@@ -4,8 +4,10 @@
 //! every attempt sends (and signs) exactly those bytes, so a retry carries the
 //! same body as the first attempt.
 
+mod roster;
 mod team;
 
+pub use roster::follow_roster;
 pub use team::{BotSeat, Player, Team, TeamWire};
 
 use chrono::{DateTime, Utc};

@@ -273,11 +273,7 @@ pub(crate) async fn store_fills(
         // The newcomer sees the roster the studio sent, not who left
         // (docs/backfill.md).
         let current = backfills::current_rosters(db, &mode.project_id, &[&row.id]).await?;
-        if let Some(current) = current.get(&row.id) {
-            for seat in teams.iter_mut().flat_map(|t| &mut t.players) {
-                seat.left = !current.contains(&seat.player_id);
-            }
-        }
+        matchplane_webhook::payload::follow_roster(&mut teams, current.get(&row.id));
         let made = MatchMade {
             match_id: row.id.clone(),
             project_id: row.project_id.clone(),

@@ -85,7 +85,8 @@ async fn read_stored(
     let tickets = match_tickets::of_matches(db, project_id, &[match_id]).await?;
     fill_data(&mut body.teams, &tickets);
     let current = backfills::current_rosters(db, project_id, &[match_id]).await?;
-    mark_left(&mut body.teams, current.get(match_id));
+    // The teams as the studio's latest roster has them (docs/backfill.md).
+    matchplane_webhook::payload::follow_roster(&mut body.teams, current.get(match_id));
     let own = body
         .teams
         .iter()
@@ -226,16 +227,6 @@ pub fn fill_data(teams: &mut [Team], tickets: &[match_ticket::Model]) {
         if let Some(text) = data.get(player.ticket_id.as_str()) {
             player.data = RawJson::from_text(*text).ok();
         }
-    }
-}
-
-/// Marks `left` each player of `teams` that `current` (the match's players
-/// now, from [`backfills::current_rosters`]) does not list; `None` (no
-/// backfill request named the match) leaves every player in.
-pub fn mark_left(teams: &mut [Team], current: Option<&std::collections::HashSet<String>>) {
-    let Some(current) = current else { return };
-    for player in teams.iter_mut().flat_map(|team| &mut team.players) {
-        player.left = !current.contains(&player.player_id);
     }
 }
 

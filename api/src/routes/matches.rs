@@ -6,7 +6,7 @@
 
 use crate::auth::ProjectCaller;
 use crate::extract::ApiQuery;
-use crate::play::matched::{fill_data, mark_left};
+use crate::play::matched::fill_data;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -22,7 +22,7 @@ use matchplane_store::repos::{
 use matchplane_webhook::payload::Team;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use utoipa::{IntoParams, ToSchema};
 
 /// A match as stored: the `match.made` body without its `type`.
@@ -93,13 +93,13 @@ impl MatchView {
     pub(crate) fn of(
         m: match_::Model,
         tickets: &[match_ticket::Model],
-        current: &HashMap<String, HashSet<String>>,
+        current: &HashMap<String, backfills::CurrentRoster>,
     ) -> Result<Self, ApiError> {
         let answers = match_status::shown_answers(&m);
         let mut teams: Vec<Team> = serde_json::from_value(m.teams)
             .map_err(|e| ApiError::from(StoreError::Corrupt(format!("match {}: {e}", m.id))))?;
         fill_data(&mut teams, tickets);
-        mark_left(&mut teams, current.get(&m.id));
+        matchplane_webhook::payload::follow_roster(&mut teams, current.get(&m.id));
         Ok(Self {
             match_id: m.id,
             project_id: m.project_id,

@@ -460,3 +460,62 @@ async fn a_deleted_modes_backfill_closes_and_a_new_mode_of_its_name_starts_afres
     );
     worker.stop().await;
 }
+
+on_both_pools!(a_roster_that_moves_a_player_to_another_team_moves_it_in_the_views);
+
+/// The views follow the roster's teams (docs/backfill.md, "The roster the
+/// views show"): ana moved to bo's team after bo left, so the seat that
+/// opens is on ana's first team, cy is seated there, and no team shows
+/// more players in the match than its seats.
+async fn a_roster_that_moves_a_player_to_another_team_moves_it_in_the_views(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    let (match_id, _, ana_team, _) = duel_without_bo(&t, &p, &key, json!({})).await;
+    let other = 1 - ana_team;
+    let roster = json!({"teams": [
+        {"index": ana_team, "players": []},
+        {"index": other, "players": [{"playerId": "ana"}]}]});
+    let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
+    let opened = t.call(Method::POST, &base, Some(&key), Some(roster)).await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let (cy, cy_token) = t
+        .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": "cy"}))
+        .await;
+    assert_eq!(t.rest_search(&cy_token).await.status, StatusCode::ACCEPTED);
+    let own: Value = serde_json::from_str(&matched(&t, &cy, &cy_token).await).unwrap();
+    let view = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches/{match_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(view.status, StatusCode::OK, "{}", view.body);
+    let in_match = |teams: &Value, index: u64| -> Vec<String> {
+        let team = teams
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["index"] == index)
+            .unwrap();
+        team["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["left"] != true)
+            .map(|p| p["playerId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let teams = &view.body["teams"];
+    assert_eq!(in_match(teams, ana_team), ["cy"], "{}", view.body);
+    assert_eq!(in_match(teams, other), ["ana"], "{}", view.body);
+    // Cy's own view lists the players still in the match on their teams.
+    assert_eq!(own["match"]["player"]["team"], ana_team, "{own}");
+    let own_teams: Vec<Vec<String>> =
+        serde_json::from_value(own["match"]["teams"].clone()).unwrap();
+    assert_eq!(own_teams[ana_team as usize], ["cy"], "{own}");
+    assert_eq!(own_teams[other as usize], ["ana"], "{own}");
+    worker.stop().await;
+}

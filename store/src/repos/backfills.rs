@@ -17,7 +17,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
     QueryOrder, Select, Set,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// `status` of an open request.
 pub const OPEN: &str = "open";
@@ -236,7 +236,7 @@ pub async fn current_rosters<C: ConnectionTrait>(
     db: &C,
     project_id: &str,
     match_ids: &[&str],
-) -> Result<HashMap<String, HashSet<String>>, StoreError> {
+) -> Result<HashMap<String, CurrentRoster>, StoreError> {
     if match_ids.is_empty() {
         return Ok(HashMap::new());
     }
@@ -247,8 +247,9 @@ pub async fn current_rosters<C: ConnectionTrait>(
         .order_by_asc(backfill::Column::Id)
         .all(db)
         .await?;
-    // The newest request of each match: (its roster's ids, when it was set).
-    let mut newest: HashMap<String, (HashSet<String>, DateTime<Utc>)> = HashMap::new();
+    // The newest request of each match: (its roster's players and their
+    // teams, when it was set).
+    let mut newest: HashMap<String, (CurrentRoster, DateTime<Utc>)> = HashMap::new();
     for request in requests {
         let set_at = request
             .roster
@@ -256,7 +257,7 @@ pub async fn current_rosters<C: ConnectionTrait>(
             .and_then(|v| v.as_str())
             .and_then(|v| DateTime::parse_from_rfc3339(v).ok())
             .map_or(request.created_at, |v| v.to_utc());
-        let ids = player_ids(&request.roster).map(str::to_owned).collect();
+        let ids = player_teams(&request.roster).collect();
         newest.insert(request.match_id, (ids, set_at));
     }
     let fills = Fills::find()
@@ -267,7 +268,7 @@ pub async fn current_rosters<C: ConnectionTrait>(
     for fill in fills {
         if let Some((ids, set_at)) = newest.get_mut(&fill.match_id) {
             if fill.created_at > *set_at {
-                ids.extend(player_ids(&fill.teams).map(str::to_owned));
+                ids.extend(player_teams(&fill.teams));
             }
         }
     }
@@ -278,11 +279,33 @@ pub async fn current_rosters<C: ConnectionTrait>(
 /// sent it.
 pub const SET_AT: &str = "setAt";
 
-/// Every `playerId` of `{"teams": [{"players": [{"playerId"}, …]}, …]}`
-/// (a roster, a fill's teams).
-fn player_ids(teams: &serde_json::Value) -> impl Iterator<Item = &str> {
-    super::matches::players_of(teams.get("teams").unwrap_or(teams))
-        .filter_map(|p| p.get("playerId")?.as_str())
+/// The players of a match now, by player id, with the index of the team
+/// each sits on (see [`current_rosters`]).
+pub type CurrentRoster = HashMap<String, usize>;
+
+/// Every `playerId` of `{"teams": [{"index", "players": [{"playerId"}, …]}, …]}`
+/// (a roster, a fill's teams) with its team's `index` (its position when
+/// it has none).
+fn player_teams(teams: &serde_json::Value) -> impl Iterator<Item = (String, usize)> + '_ {
+    teams
+        .get("teams")
+        .unwrap_or(teams)
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .flat_map(|(at, team)| {
+            let index = team
+                .get("index")
+                .and_then(serde_json::Value::as_u64)
+                .and_then(|i| usize::try_from(i).ok())
+                .unwrap_or(at);
+            team.get("players")
+                .and_then(serde_json::Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(move |p| Some((p.get("playerId")?.as_str()?.to_owned(), index)))
+        })
 }
 
 /// Records a fill once (a record handed over twice changes nothing the
