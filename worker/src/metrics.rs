@@ -16,8 +16,7 @@ use tokio::net::TcpListener;
 mod lifecycle;
 mod ops;
 pub use lifecycle::{
-    backfilled, backfills_open, proposal_cancelled, proposal_closed, proposals_made, proposed,
-    released,
+    backfilled, backfills_open, proposal_cancelled, proposals_made, proposed, released,
 };
 pub use matchplane_store::search_ends::{SEARCHES_ENDED, SEARCHES_FAILED};
 pub use ops::{

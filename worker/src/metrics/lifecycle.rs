@@ -17,33 +17,6 @@ pub fn proposed(mode: &ModeKey) {
     metrics::counter!(PROPOSALS, &labels).increment(1);
 }
 
-/// Records a closed proposal: its outcome and each member's answer.
-pub fn proposal_closed(mode: &ModeKey, settled: &matchplane_store::pool::Settled) {
-    use matchplane_matchmaker::acceptance::{Answer, Fate};
-    let outcome = if settled.made { "made" } else { "cancelled" };
-    let labels = [
-        ("project", mode.project_id.clone()),
-        ("mode", mode.mode.clone()),
-        ("outcome", outcome.to_owned()),
-    ];
-    metrics::counter!(PROPOSALS_CLOSED, &labels).increment(1);
-    for m in &settled.members {
-        let answer = match (m.answer, m.fate) {
-            (Answer::Accept, _) => "accepted",
-            (Answer::Decline, _) => "declined",
-            (Answer::Pending, Fate::Fails { .. }) => "timed_out",
-            (Answer::Gone, _) => "left",
-            _ => continue,
-        };
-        let labels = [
-            ("project", mode.project_id.clone()),
-            ("mode", mode.mode.clone()),
-            ("answer", answer.to_owned()),
-        ];
-        metrics::counter!(PROPOSAL_ANSWERS, &labels).increment(1);
-    }
-}
-
 /// Records the proposals the record consumer stored as made (every member
 /// accepted), whichever process closed them.
 pub fn proposals_made(mode: &ModeKey, rows: &[matchplane_store::entities::match_::Model]) {
