@@ -12,14 +12,25 @@
 //!
 //! A handler that computes for long (a simulation, a replay) reads the
 //! instant as [`Deadline`] and stops in time to answer why itself.
+//!
+//! A request cut while its handler waits for the request's own body (a
+//! client that announced more than it sends, or sends it a byte at a time)
+//! is the client's slowness, not a dependency's: it is answered `408
+//! REQUEST_TIMEOUT`, without `Retry-After`, and not logged as a warning.
 
 use crate::problem::ApiError;
 use crate::state::AppState;
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use hyper::body::{Frame, SizeHint};
 use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 /// The instant the request is cut at (see the module's comment); without
@@ -42,19 +53,113 @@ impl FromRequestParts<AppState> for Deadline {
 /// Runs the request under the state's deadline: part of the edge layer
 /// ([`crate::edge`]), which every request goes through, so that the
 /// deadline costs no layer of its own.
-pub async fn run(state: &AppState, mut request: Request, next: Next) -> Response {
+pub async fn run(state: &AppState, request: Request, next: Next) -> Response {
     let deadline = state.request_deadline;
+    let waiting = Arc::new(AtomicBool::new(false));
+    let mut request = request.map(|body| {
+        Body::new(Watched {
+            body,
+            waiting: Arc::clone(&waiting),
+        })
+    });
     request
         .extensions_mut()
         .insert(Deadline(Instant::now() + deadline));
+    let deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
     match tokio::time::timeout(deadline, next.run(request)).await {
         Ok(response) => response,
+        Err(_) if waiting.load(Ordering::Relaxed) => {
+            tracing::debug!(
+                deadline_ms,
+                "request cut at its deadline: its body did not arrive"
+            );
+            ApiError::request_timeout().into_response()
+        }
         Err(_) => {
             tracing::warn!(
-                deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX),
+                deadline_ms,
                 "request cut at its deadline: a dependency did not answer"
             );
             ApiError::unavailable("a dependency did not answer in time").into_response()
         }
+    }
+}
+
+/// A request body that tells whether its reader waits for it: `waiting`
+/// is set while its last poll found nothing to read yet.
+struct Watched {
+    body: Body,
+    waiting: Arc<AtomicBool>,
+}
+
+impl HttpBody for Watched {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        self.waiting.store(polled.is_pending(), Ordering::Relaxed);
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::state::{ApiConfig, AppState};
+    use axum::body::{Body, Bytes};
+    use axum::http::{header, Request, StatusCode};
+    use axum::routing::post;
+    use axum::Router;
+    use std::time::Duration;
+    use tower::ServiceExt;
+
+    /// A handler that waits on a dependency past the deadline is `503`
+    /// with `Retry-After`; one that waits on a body that never comes,
+    /// `408` without it.
+    #[tokio::test]
+    async fn the_deadline_blames_the_client_only_for_its_own_body() {
+        let db = matchplane_store::db::connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let state = AppState::new(db, ApiConfig::default())
+            .with_request_deadline(Duration::from_millis(200));
+        let app = Router::new()
+            .route(
+                "/stalled-dependency",
+                post(|body: Bytes| async move {
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    body
+                }),
+            )
+            .route("/stalled-body", post(|body: Bytes| async move { body }))
+            .layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                crate::edge::edge,
+            ))
+            .with_state(state);
+        let send = |path: &str, body: Body| {
+            let request = Request::post(path).body(body).unwrap();
+            app.clone().oneshot(request)
+        };
+        let dependency = send("/stalled-dependency", Body::from("{}")).await.unwrap();
+        assert_eq!(dependency.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(dependency.headers().contains_key(header::RETRY_AFTER));
+        let never = futures::stream::pending::<Result<Bytes, std::io::Error>>();
+        let body = send("/stalled-body", Body::from_stream(never))
+            .await
+            .unwrap();
+        assert_eq!(body.status(), StatusCode::REQUEST_TIMEOUT);
+        assert!(!body.headers().contains_key(header::RETRY_AFTER));
     }
 }

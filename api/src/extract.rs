@@ -1,14 +1,17 @@
 //! Request-body extraction that only ever fails with a problem (docs/error-codes.md):
-//! `415` for a body that is not JSON, `413` over [`MAX_BODY_BYTES`], and
+//! `415` for a body that is not JSON, `413` over [`MAX_BODY_BYTES`] (at
+//! once when `Content-Length` says so), `408` for a body that stopped
+//! coming ([`body_bytes`]), and
 //! `400 VALIDATION_ERROR` naming the line and column where JSON broke, a
 //! body that is not a JSON object (`$`), or every unknown, missing and
 //! wrongly typed field by its JSON path ([`crate::body_errors`]). Query
 //! strings: [`ApiQuery`] (in `extract/query.rs`).
 
 use crate::problem::ApiError;
-use axum::body::Bytes;
+use axum::body::{Bytes, HttpBody};
 use axum::extract::{FromRequest, Request};
 use axum::http::{header, StatusCode};
+use axum::RequestExt;
 use matchplane_matchmaker::Code;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -89,16 +92,44 @@ async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Api
             "the body must be JSON with Content-Type: application/json",
         ));
     }
+    body_bytes(req, state).await
+}
+
+/// The whole body of `req`, within its route's limit (axum's
+/// `DefaultBodyLimit`: [`MAX_BODY_BYTES`], more on a route that says so).
+///
+/// # Errors
+/// `413 PAYLOAD_TOO_LARGE` over the limit: at once, before a byte is read,
+/// when the declared `Content-Length` is over it; `408 REQUEST_TIMEOUT`
+/// when the body pauses past the body read timeout (the client's
+/// slowness); `400` when it cannot be read otherwise.
+pub async fn body_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {
+    let req = req.with_limited_body();
+    // A limited body gives at most its limit: the upper bound of its size.
+    let limit = HttpBody::size_hint(req.body()).upper().unwrap_or(u64::MAX);
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|len| len.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|declared| declared > limit) {
+        return Err(ApiError::payload_too_large(limit));
+    }
     Bytes::from_request(req, state).await.map_err(|rejection| {
         if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                Code::PayloadTooLarge,
-                format!("the body is over {MAX_BODY_BYTES} bytes"),
-            )
+            ApiError::payload_too_large(limit)
+        } else if came_too_slowly(&rejection) {
+            ApiError::request_timeout()
         } else {
             ApiError::bad_request("$", "the body could not be read")
         }
     })
+}
+
+/// Whether reading a body failed on the body read timeout
+/// (`tower_http::timeout::TimeoutBody`, put on every body by the server).
+fn came_too_slowly(error: &(dyn std::error::Error + 'static)) -> bool {
+    std::iter::successors(Some(error), |e| e.source())
+        .any(|e| e.is::<tower_http::timeout::TimeoutError>())
 }
 
 /// What kind of JSON value `value` is, for messages.
@@ -212,9 +243,7 @@ impl<S: Send + Sync> FromRequest<S> for NoBody {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state)
-            .await
-            .map_err(|_| ApiError::bad_request("$", "the body could not be read"))?;
+        let bytes = body_bytes(req, state).await?;
         let text = bytes.trim_ascii();
         let empty_object = || {
             serde_json::from_slice::<Value>(text)

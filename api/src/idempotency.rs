@@ -21,13 +21,13 @@
 //!   token away, and only the same caller's retry can read the answer.
 
 use crate::auth::ProjectCaller;
-use crate::extract::MAX_BODY_BYTES;
+use crate::extract::body_bytes;
 use crate::problem::ApiError;
 use crate::state::AppState;
-use axum::body::{to_bytes, Body, Bytes};
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequestParts, MatchedPath, Request};
 use axum::http::header::AUTHORIZATION;
-use axum::http::{HeaderName, Method, StatusCode};
+use axum::http::{HeaderName, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::Route;
 use chrono::{Duration as Days, Utc};
@@ -187,6 +187,28 @@ async fn release_logged(db: &sea_orm::DatabaseConnection, project_id: &str, key:
     }
 }
 
+/// The one `Idempotency-Key` of a request; `400` for a malformed one, an
+/// empty one or two.
+fn the_key(headers: &axum::http::HeaderMap) -> Result<String, ApiError> {
+    let mut keys = headers.get_all(&HEADER).iter();
+    match (keys.next(), keys.next()) {
+        (Some(_), Some(_)) => Err(ApiError::header_repeated(
+            "Idempotency-Key",
+            headers.get_all(&HEADER).iter().count(),
+        )),
+        (key, _) => key
+            .and_then(|k| k.to_str().ok())
+            .filter(|k| well_formed(k))
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "Idempotency-Key",
+                    format!("Idempotency-Key is 1 to {MAX_KEY_CHARS} printable ASCII characters"),
+                )
+            }),
+    }
+}
+
 fn well_formed(key: &str) -> bool {
     (1..=MAX_KEY_CHARS).contains(&key.len()) && key.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
@@ -201,30 +223,15 @@ async fn idempotent(
     // Authenticated (and rate limited) once: the handler reuses this.
     let caller = ProjectCaller::from_request_parts(&mut parts, state).await?;
     parts.extensions.insert(caller.clone());
-    let key = parts
-        .headers
-        .get(&HEADER)
-        .and_then(|v| v.to_str().ok())
-        .filter(|k| well_formed(k))
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                "Idempotency-Key",
-                format!("Idempotency-Key is 1 to {MAX_KEY_CHARS} printable ASCII characters"),
-            )
-        })?;
+    let key = the_key(&parts.headers)?;
     let credential = parts
         .headers
         .get(AUTHORIZATION)
         .map(|v| v.as_bytes().to_vec())
         .unwrap_or_default();
-    let bytes = to_bytes(body, MAX_BODY_BYTES).await.map_err(|_| {
-        ApiError::with_status(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "PAYLOAD_TOO_LARGE",
-            "the body is over 64 KiB",
-        )
-    })?;
+    // Read as the handler would (its limit, `413`, `408`); the parts are
+    // kept to hand the handler the request again.
+    let bytes = body_bytes(Request::from_parts(parts.clone(), body), state).await?;
     let digest = request_digest(&caller, route, &bytes);
     let project_id = caller.project_id.clone();
     prune_now_and_then(state).await;

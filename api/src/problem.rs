@@ -136,6 +136,7 @@ pub fn status_of(code: Code) -> StatusCode {
         Code::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
         Code::UriTooLong => StatusCode::URI_TOO_LONG,
         Code::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        Code::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         Code::ServiceUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         Code::RateLimited | Code::QuotaExceeded | Code::TicketLimitExceeded => {
             StatusCode::TOO_MANY_REQUESTS

@@ -111,6 +111,9 @@ pub enum Code {
     UriTooLong,
     /// The request's headers are over the limit: `431`.
     HeadersTooLarge,
+    /// The request's body did not arrive in time (the client's slowness):
+    /// `408`, without `Retry-After`.
+    RequestTimeout,
     /// An answer after the proposal closed (or past its `acceptBy`): `409`.
     ProposalClosed,
     /// An answer from a ticket in no proposal: `409`.
@@ -206,6 +209,7 @@ impl Code {
             Code::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Code::UriTooLong => "URI_TOO_LONG",
             Code::HeadersTooLarge => "HEADERS_TOO_LARGE",
+            Code::RequestTimeout => "REQUEST_TIMEOUT",
             Code::ProposalClosed => "PROPOSAL_CLOSED",
             Code::NotProposed => "NOT_PROPOSED",
             Code::DeclineCooldown => "DECLINE_COOLDOWN",

@@ -36,7 +36,8 @@ pub struct ServiceLimits {
     )]
     pub redis_command_timeout_seconds: f64,
     /// Seconds a request may take before it is answered 503
-    /// SERVICE_UNAVAILABLE (WebSocket searches are not cut).
+    /// SERVICE_UNAVAILABLE, or 408 REQUEST_TIMEOUT when its body is what
+    /// has not arrived (WebSocket searches are not cut).
     #[arg(
         long,
         env = "MATCHPLANE_REQUEST_TIMEOUT_SECONDS",
@@ -51,7 +52,8 @@ pub struct ServiceLimits {
         default_value_t = 10.0
     )]
     pub header_read_timeout_seconds: f64,
-    /// Seconds a request body may pause between two reads.
+    /// Seconds a request body may pause between two reads (past it: 408
+    /// REQUEST_TIMEOUT).
     #[arg(
         long,
         env = "MATCHPLANE_BODY_READ_TIMEOUT_SECONDS",

@@ -44,10 +44,16 @@ impl ApiError {
 
     /// `429 RATE_LIMITED` with `Retry-After` (whole seconds, at least 1).
     pub fn rate_limited(retry_after_seconds: u64) -> Self {
-        let mut err = Self::new(
-            Code::RateLimited,
+        Self::rate_limited_for(
             "the project's request rate limit is exhausted; retry later",
-        );
+            retry_after_seconds,
+        )
+    }
+
+    /// `429 RATE_LIMITED` with `Retry-After` (whole seconds, at least 1)
+    /// for a limit other than the request rate, which `detail` names.
+    pub fn rate_limited_for(detail: impl Into<String>, retry_after_seconds: u64) -> Self {
+        let mut err = Self::new(Code::RateLimited, detail);
         err.retry_after_seconds = Some(retry_after_seconds.max(1));
         err
     }
@@ -181,6 +187,33 @@ impl ApiError {
         );
         err.retry_after_seconds = Some(UNAVAILABLE_RETRY_AFTER_SECONDS);
         err
+    }
+
+    /// `408 REQUEST_TIMEOUT`: the request's body did not arrive in time
+    /// (the client's slowness, not the server's: no `Retry-After`).
+    pub fn request_timeout() -> Self {
+        Self::new(
+            Code::RequestTimeout,
+            "the request body did not arrive in time; send it whole, without pauses",
+        )
+    }
+
+    /// `413 PAYLOAD_TOO_LARGE`: the body is (or is declared) over the
+    /// route's `limit` in bytes.
+    pub fn payload_too_large(limit: u64) -> Self {
+        Self::new(
+            Code::PayloadTooLarge,
+            format!("the body is over {limit} bytes"),
+        )
+    }
+
+    /// `400 VALIDATION_ERROR` naming a header that must be sent at most
+    /// once and came `times` times.
+    pub fn header_repeated(name: &str, times: usize) -> Self {
+        Self::bad_request(
+            name,
+            format!("the {name} header must be sent once, not {times} times"),
+        )
     }
 
     /// `500 INTERNAL`; `cause` is logged here and never sent.

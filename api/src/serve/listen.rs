@@ -9,8 +9,18 @@
 //!   closed. This is also the idle keep-alive bound.
 //! - **Body read timeout** ([`ConnectionLimits::body_read_timeout`]): a
 //!   request body that sends nothing for that long fails (the request is
-//!   answered `400` and the connection closed); the whole request, body
-//!   included, is bounded by the request deadline ([`crate::deadline`]).
+//!   answered `408`); the whole request, body included, is bounded by the
+//!   request deadline ([`crate::deadline`]), which answers a body still
+//!   awaited then `408` too.
+//! - **Head size**: hyper reads at most [`MAX_HEAD_BYTES`] of a request's
+//!   head (`431` beyond), room for the longest URI (`414` beyond 64 KiB)
+//!   and [`MAX_HEADER_BYTES`] of headers, which the edge enforces
+//!   ([`crate::edge`]); over HTTP/2, the same bound on the header list.
+//! - **A length given two ways** (`Content-Length` and
+//!   `Transfer-Encoding`): hyper reads the body by its `Transfer-Encoding`
+//!   alone and closes the connection after the answer (RFC 9112, section
+//!   6.3), so nothing sent after that body on the connection is read as a
+//!   request.
 //! - **Connection cap** ([`ConnectionLimits::max_connections`]): beyond it
 //!   no connection is accepted; new ones wait in the listen backlog until
 //!   one closes (WebSocket searches count for as long as they are open).
@@ -18,6 +28,7 @@
 //!   request line, `414`, `431`) get a problem body ([`super::hyper_errors`]).
 
 use super::hyper_errors::ProblemIo;
+use crate::edge::MAX_HEADER_BYTES;
 use axum::body::Body;
 use axum::Router;
 use hyper::body::Incoming;
@@ -32,6 +43,10 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, Semaphore};
 use tower::ServiceExt;
 use tower_http::timeout::TimeoutBody;
+
+/// The most of a request's head (request line and headers) hyper reads:
+/// a 64 KiB URI, [`MAX_HEADER_BYTES`] of headers and their line ends.
+pub const MAX_HEAD_BYTES: usize = 64 * 1024 + MAX_HEADER_BYTES + 4 * 1024;
 
 /// Bounds on what one connection may hold (`matchplane api` flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,10 +91,12 @@ pub async fn serve(
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        .max_buf_size(MAX_HEAD_BYTES);
     builder
         .http2()
         .timer(TokioTimer::new())
+        .max_header_list_size(u32::try_from(MAX_HEAD_BYTES).unwrap_or(u32::MAX))
         .keep_alive_interval(Some(limits.header_read_timeout))
         .keep_alive_timeout(limits.header_read_timeout);
     let body_timeout = limits.body_read_timeout;

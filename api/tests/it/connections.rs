@@ -15,10 +15,23 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+mod requests;
+
 /// `serve_on` with `limits` over a migrated SQLite database and memory
 /// stores; the database is kept alive with the server.
 async fn serve(
     limits: ConnectionLimits,
+) -> (SocketAddr, TestDatabase, tokio::sync::oneshot::Sender<()>) {
+    serve_with(ServeConfig {
+        connections: limits,
+        ..ServeConfig::default()
+    })
+    .await
+}
+
+/// [`serve`] with a whole `config`.
+async fn serve_with(
+    config: ServeConfig,
 ) -> (SocketAddr, TestDatabase, tokio::sync::oneshot::Sender<()>) {
     use matchplane_api::play::{Play, PlaySettings};
     let owned = empty_database(Backend::Sqlite).await;
@@ -28,10 +41,6 @@ async fn serve(
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let config = ServeConfig {
-        connections: limits,
-        ..ServeConfig::default()
-    };
     tokio::spawn(matchplane_api::serve_on(
         db,
         config,
