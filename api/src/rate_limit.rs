@@ -9,12 +9,14 @@
 //! would find its bucket full again anyway, so dropping it changes no
 //! answer, and the map cannot grow with every project ever seen.
 
+use crate::problem::ApiError;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use moka::sync::Cache;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Most projects with a bucket in one process.
 pub const MAX_BUCKETS: u64 = 100_000;
@@ -139,9 +141,148 @@ impl PreviewGate {
     }
 }
 
+/// Simulations and replays a project may have running at once.
+pub const SIMULATIONS_PER_PROJECT: usize = 2;
+
+/// `Retry-After` of a simulation refused for too many running (seconds).
+pub const SIMULATION_RETRY_AFTER_SECONDS: u64 = 1;
+
+/// Simulations and replays running at once in one API process: one per
+/// CPU the process may use, and at least [`SIMULATIONS_PER_PROJECT`].
+pub fn simulation_concurrency() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .max(SIMULATIONS_PER_PROJECT)
+}
+
+/// The limit on simulations (`POST …/simulate`) and replays (`POST
+/// …/replay`) running at once: a few per project, and a process-wide cap,
+/// so that one project cannot fill the CPUs with runs of up to 10 s.
+/// Over either, `429 RATE_LIMITED` with `Retry-After`, at once.
+#[derive(Debug)]
+pub struct SimulationGate {
+    per_project: usize,
+    projects: Cache<String, Arc<Semaphore>>,
+    process: usize,
+    running: Arc<Semaphore>,
+}
+
+/// A running simulation's places (its project's and the process's): held
+/// until the run ends, released when dropped.
+#[derive(Debug)]
+pub struct SimulationPermit {
+    _project: OwnedSemaphorePermit,
+    _process: OwnedSemaphorePermit,
+}
+
+impl Default for SimulationGate {
+    fn default() -> Self {
+        Self::new(SIMULATIONS_PER_PROJECT, simulation_concurrency())
+    }
+}
+
+impl SimulationGate {
+    /// At most `per_project` runs of a project and `process` in all at
+    /// once (each at least 1).
+    pub fn new(per_project: usize, process: usize) -> Self {
+        let process = process.max(1);
+        Self {
+            per_project: per_project.max(1),
+            // A project's semaphore is used within seconds of being made
+            // and kept while idle for far longer than a run.
+            projects: Cache::builder()
+                .max_capacity(MAX_BUCKETS)
+                .time_to_idle(BUCKET_IDLE)
+                .build(),
+            process,
+            running: Arc::new(Semaphore::new(process)),
+        }
+    }
+
+    /// A place for one of `project_id`'s runs, if its project and the
+    /// process have one free.
+    ///
+    /// # Errors
+    /// `429 RATE_LIMITED` with `Retry-After` when the project has its
+    /// [`SIMULATIONS_PER_PROJECT`] running, or the process its cap.
+    pub fn try_start(&self, project_id: &str) -> Result<SimulationPermit, ApiError> {
+        let project = self
+            .projects
+            .get_with_by_ref(project_id, || Arc::new(Semaphore::new(self.per_project)))
+            .try_acquire_owned()
+            .map_err(|_| {
+                ApiError::rate_limited_for(
+                    format!(
+                        "simulations and replays are limited to {} at a time per project; \
+                         retry when one has finished",
+                        self.per_project
+                    ),
+                    SIMULATION_RETRY_AFTER_SECONDS,
+                )
+            })?;
+        let process = Arc::clone(&self.running).try_acquire_owned().map_err(|_| {
+            ApiError::rate_limited_for(
+                format!(
+                    "the server is running its most simulations and replays at once ({}); \
+                         retry shortly",
+                    self.process
+                ),
+                SIMULATION_RETRY_AFTER_SECONDS,
+            )
+        })?;
+        Ok(SimulationPermit {
+            _project: project,
+            _process: process,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A project past its runs at once is refused (`429` with
+    /// `Retry-After`, the limit said) while another project runs; a place
+    /// comes back when a run ends; the process-wide cap refuses every
+    /// project.
+    #[test]
+    fn simulations_are_limited_per_project_and_per_process() {
+        let gate = SimulationGate::new(2, 3);
+        let a1 = gate.try_start("prj_a").unwrap();
+        let _a2 = gate.try_start("prj_a").unwrap();
+        let refused = gate.try_start("prj_a").unwrap_err();
+        assert_eq!(refused.status(), axum::http::StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.code(), "RATE_LIMITED");
+        let problem = refused.problem();
+        assert!(
+            problem
+                .detail
+                .contains("limited to 2 at a time per project"),
+            "{}",
+            problem.detail
+        );
+        let response = axum::response::IntoResponse::into_response(refused);
+        assert_eq!(response.headers()[axum::http::header::RETRY_AFTER], "1");
+
+        let _b1 = gate.try_start("prj_b").unwrap();
+        let full = gate.try_start("prj_c").unwrap_err();
+        assert_eq!(full.code(), "RATE_LIMITED");
+        assert!(
+            full.problem().detail.contains("at once (3)"),
+            "{}",
+            full.problem().detail
+        );
+        // A place freed is taken by the next run, of any project.
+        drop(a1);
+        let _c1 = gate.try_start("prj_c").unwrap();
+        assert!(gate.try_start("prj_a").is_err());
+    }
+
+    #[test]
+    fn the_process_runs_one_simulation_per_cpu_and_never_fewer_than_a_project() {
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+        assert_eq!(simulation_concurrency(), cpus.max(SIMULATIONS_PER_PROJECT));
+    }
 
     /// The buckets stay bounded however many projects call.
     #[test]

@@ -4,7 +4,7 @@
 use crate::auth::KeyCache;
 use crate::play::ratings::StoredRatings;
 use crate::play::{Play, PlaySettings};
-use crate::rate_limit::{PreviewGate, ProjectLimiter};
+use crate::rate_limit::{PreviewGate, ProjectLimiter, SimulationGate};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
@@ -77,6 +77,9 @@ pub struct SharedState {
     /// The config previews' own limits (per-project buckets, a
     /// process-wide gate).
     pub preview: Arc<PreviewGate>,
+    /// Simulations and replays running at once, per project and in the
+    /// process.
+    pub simulations: Arc<SimulationGate>,
     /// This router's metrics recorder (not a global one, so tests can run
     /// several routers in one process).
     pub recorder: Arc<PrometheusRecorder>,
@@ -120,6 +123,7 @@ impl AppState {
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::counting(ops.requests_limited.clone())),
             preview: Arc::new(PreviewGate::counting(ops.previews_limited.clone())),
+            simulations: Arc::new(SimulationGate::default()),
             recorder: Arc::new(recorder),
             request_metrics: Arc::default(),
             ops: Arc::new(ops),

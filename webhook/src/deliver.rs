@@ -36,7 +36,8 @@ pub const USER_AGENT: &str = concat!("matchplane-webhooks/", env!("CARGO_PKG_VER
 /// Why an attempt failed without an HTTP answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AttemptError {
-    /// Not sent: the SSRF check refused the URL.
+    /// Not sent: the SSRF check refused the URL, or the addresses its
+    /// host name resolves to; the delivery stops ([`Outcome::Refused`]).
     #[error("refused: {0}")]
     Refused(Refusal),
     /// The host name does not resolve (NXDOMAIN, no DNS, no network):
@@ -206,15 +207,21 @@ impl Deliverer {
         let mut response = match sent {
             Ok(response) => response,
             Err(err) => {
-                // A name refused by the resolver is retried like a connection
-                // error: its DNS may change, and nothing was connected to.
+                let error = classify_error(err);
+                // A name the resolver refused (it resolves to a non-public
+                // address) ends the delivery as a refused URL does
+                // (docs/webhooks.md); any other failure is retried.
+                let outcome = match error {
+                    AttemptError::Refused(_) => Outcome::Refused,
+                    _ => Outcome::Retryable { retry_after: None },
+                };
                 return Attempt {
                     sent_at,
                     status: None,
                     latency_ms: elapsed_ms(started),
-                    error: Some(classify_error(err)),
+                    error: Some(error),
                     response_excerpt: None,
-                    outcome: Outcome::Retryable { retry_after: None },
+                    outcome,
                 };
             }
         };

@@ -3,10 +3,11 @@
 //! After a failed attempt the next one follows 1, 2, 5, 10, 30, 60, 120 and
 //! 300 seconds later, each with ±10 % jitter so a burst of failures (a studio
 //! that is down) does not come back all at the same instant; after the ninth
-//! attempt the delivery is `failed`. `410 Gone` stops at once. A `Retry-After`
-//! from the receiver (seconds or an HTTP date) is honoured up to the
-//! schedule's cap of 300 s: the retry never comes earlier than it asks, and
-//! jitter then only adds (0 to +10 %).
+//! attempt the delivery is `failed`. `410 Gone` and a refusal of the SSRF
+//! check at delivery stop at once. A `Retry-After` from the receiver
+//! (seconds or an HTTP date) is honoured up to the schedule's cap of 300 s:
+//! the retry never comes earlier than it asks, and jitter then only adds
+//! (0 to +10 %).
 //!
 //! The random source and the current time are inputs; a scale factor
 //! (`MATCHPLANE_WEBHOOK_RETRY_SCALE`, e.g. `0.01`) shrinks every delay for tests.
@@ -37,10 +38,10 @@ pub enum Outcome {
     Delivered,
     /// `410 Gone`: the studio wants no more; stop at once.
     Gone,
-    /// Not sent, and never will be: the URL's scheme or IP-literal host is
-    /// refused (docs/game-modes.md, SSRF check at delivery); the URL cannot change
-    /// between attempts, so it stops. (A *name* that resolves to a refused
-    /// address is retryable: DNS may change, and nothing was connected to.)
+    /// Not sent: the SSRF check at delivery (docs/webhooks.md) refused the
+    /// URL's scheme or IP-literal host, or a host name that resolves to a
+    /// non-public address; it stops at once, nothing having been connected
+    /// to (a redelivery tries again).
     Refused,
     /// Any other status, a timeout or a connection error; `retry_after` is
     /// the receiver's `Retry-After`, already turned into a delay.
@@ -57,7 +58,8 @@ pub enum Final {
     Delivered,
     /// `410 Gone`.
     Gone,
-    /// The SSRF check at delivery refused the URL's scheme or IP literal.
+    /// The SSRF check at delivery refused the URL's scheme, IP literal or
+    /// the address its host name resolves to.
     Refused,
     /// Every attempt of the schedule failed.
     Exhausted,

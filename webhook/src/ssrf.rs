@@ -11,7 +11,8 @@
 //! accepted: a mode is often configured before its endpoint's DNS exists,
 //! or on a machine without network. Its deliveries fail (and are retried)
 //! until the name resolves, and the mode's webhook shows as failing; the
-//! check at delivery refuses it if it then resolves to a private address.
+//! check at delivery refuses it if it then resolves to a private address,
+//! and that delivery ends `failed` at once.
 //!
 //! With private webhooks allowed (operator setting
 //! `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=true`) any `http`/`https` URL passes.
@@ -43,6 +44,11 @@ pub enum Refusal {
     /// The URL has no host.
     #[error("the URL has no host")]
     NoHost,
+    /// The URL names port 0, where nothing can be reached.
+    #[error(
+        "the port 0 is not allowed; give a port from 1 to 65535, or none for the scheme's default"
+    )]
+    Port,
     /// A host name that is never public, such as `localhost`.
     #[error("the host `{0}` is not a public host")]
     Host(String),
@@ -51,9 +57,10 @@ pub enum Refusal {
     Address(IpAddr),
 }
 
-/// The check of the URL itself: the scheme, a host, and an IP-literal host
-/// public unless `allow_private`. A named host is checked where it is
-/// resolved ([`check_webhook_url`], [`crate::deliver::CheckedResolver`]).
+/// The check of the URL itself: the scheme, a port other than 0, a host,
+/// and an IP-literal host public unless `allow_private`. A named host is
+/// checked where it is resolved ([`check_webhook_url`],
+/// [`crate::deliver::CheckedResolver`]).
 ///
 /// # Errors
 /// The [`Refusal`].
@@ -65,6 +72,9 @@ pub fn check_url(url: &Url, allow_private: bool) -> Result<(), Refusal> {
     };
     if !scheme_ok {
         return Err(Refusal::Scheme(url.scheme().to_owned(), allow_private));
+    }
+    if url.port() == Some(0) {
+        return Err(Refusal::Port);
     }
     let ip = match url.host() {
         None => return Err(Refusal::NoHost),
@@ -161,6 +171,29 @@ mod tests {
         assert_eq!(check("https://hooks.example.com/", false), Ok(()));
         assert_eq!(check("http://127.0.0.1:8080/", true), Ok(()));
         assert!(check("ftp://127.0.0.1/", true).is_err());
+    }
+
+    #[tokio::test]
+    async fn port_zero_is_refused_whatever_the_host() {
+        for allow_private in [false, true] {
+            for url in [
+                "https://example.com:0/",
+                "https://93.184.216.34:0/hook",
+                "https://hooks.nowhere.invalid:0/m",
+            ] {
+                assert_eq!(check(url, allow_private), Err(Refusal::Port), "{url}");
+                assert_eq!(
+                    check_webhook_url(url, allow_private).await,
+                    Err(Refusal::Port),
+                    "{url}"
+                );
+            }
+            assert_eq!(check("https://example.com:1/", allow_private), Ok(()));
+        }
+        assert_eq!(
+            Refusal::Port.to_string(),
+            "the port 0 is not allowed; give a port from 1 to 65535, or none for the scheme's default"
+        );
     }
 
     #[test]

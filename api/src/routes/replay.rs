@@ -16,12 +16,14 @@
 //! (the first ones of the window; `truncated` says so) and [`run_ends`]
 //! for both runs (then `422 VALIDATION_ERROR` on `to`). A replay changes
 //! nothing, so it is a read (any key of the project), and it shares the
-//! previews' per-project rate and process-wide gate.
+//! previews' per-project rate and process-wide gate, and the simulations'
+//! limit on runs at once ([`crate::rate_limit::SimulationGate`]).
 
 use crate::auth::ProjectCaller;
 use crate::deadline::Deadline;
 use crate::extract::{ApiQuery, RawJson};
 use crate::problem::{ApiError, Problem};
+use crate::rate_limit::SimulationPermit;
 use crate::routes::game_modes::{check, parse_config, tier_of};
 use crate::routes::simulate::{finish_by, run_ends, running_time, MAX_ARRIVALS};
 use crate::state::AppState;
@@ -198,21 +200,22 @@ pub async fn load(
 }
 
 /// Runs `recorded` under `current` and `proposed` (on a blocking thread,
-/// within [`run_ends`]).
+/// within [`run_ends`]), holding `permit` until the run ends.
 ///
 /// # Errors
 /// `422 VALIDATION_ERROR` on `to` past the budget.
 async fn replay(
-    current: GameModeConfig,
-    proposed: GameModeConfig,
+    (current, proposed): (GameModeConfig, GameModeConfig),
     tier: Tier,
     events: Vec<Event>,
     seconds: f64,
     deadline: Deadline,
+    permit: Option<SimulationPermit>,
 ) -> Result<Comparison, ApiError> {
     let started = Instant::now();
     let ends = run_ends(deadline);
     let work = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let scenario = Scenario {
             game_mode: current,
             tier,
@@ -312,7 +315,7 @@ fn recording_required(name: &str, window: &str) -> ApiError {
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project", body = Problem),
         (status = 422, description = "Every failed rule in `errors` as a PUT would answer, a query parameter that is missing or invalid among them; `RECORDING_REQUIRED` when the window holds no recorded start; past its running time (10 s, less when the request deadline is nearer)", body = Problem),
-        (status = 429, description = "RATE_LIMITED: more than 2 previews and replays a second for the project", body = Problem)))]
+        (status = 429, description = "RATE_LIMITED, with Retry-After: more than 2 previews and replays a second for the project, 2 simulations and replays of the project running (or the server's most, one per CPU), or its requests per second used up", body = Problem)))]
 pub async fn replay_mode(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -337,13 +340,22 @@ pub async fn replay_mode(
     // Only what runs a replay counts against the rate: a refused body
     // is answered at once.
     state.preview.admit(&project_id)?;
+    let permit = state.simulations.try_start(&project_id)?;
     let recorded = load(&state, &project_id, &name, window).await?;
     if recorded.arrivals == 0 {
         return Err(recording_required(&name, "in the window"));
     }
     let _running = state.preview.running().await?;
     let seconds = (window.1 - window.0) as f64 / 1000.0;
-    let comparison = replay(current, proposed, tier, recorded.events, seconds, deadline).await?;
+    let comparison = replay(
+        (current, proposed),
+        tier,
+        recorded.events,
+        seconds,
+        deadline,
+        Some(permit),
+    )
+    .await?;
     let instant = |ms: i64| DateTime::from_timestamp_millis(ms).unwrap_or_default();
     Ok(Json(ReplayView {
         from: instant(window.0),

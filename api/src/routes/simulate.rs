@@ -6,14 +6,20 @@
 //! Bounded in cost: a body of up to [`MAX_SIMULATE_BODY_BYTES`], up to
 //! [`MAX_ARRIVALS`] arrivals, and [`CPU_BUDGET`] of running time (checked
 //! before each cycle) on a blocking thread; past the budget the answer is
-//! `422 VALIDATION_ERROR` on `until`. Arrivals may come as CSV text in
-//! `arrivalsCsvText` (the columns of `arrivalsCsv`, which names a file and
-//! has no meaning here). Any key of the project (it changes nothing).
+//! `422 VALIDATION_ERROR` on `until`; and in number: a project runs at
+//! most [`SIMULATIONS_PER_PROJECT`](crate::rate_limit::SIMULATIONS_PER_PROJECT)
+//! simulations and replays at once, a process one per CPU, else `429
+//! RATE_LIMITED` with `Retry-After` ([`crate::rate_limit::SimulationGate`]).
+//! Arrivals may come as CSV text in `arrivalsCsvText` (the columns of
+//! `arrivalsCsv`, which names a file and has no meaning here). Any key of
+//! the project (it changes nothing).
 
 use crate::auth::ProjectCaller;
 use crate::deadline::Deadline;
 use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
+use crate::state::AppState;
+use axum::extract::State;
 use axum::Json;
 use matchplane_matchmaker::simulate::{
     compare_bounded, errors_within, run_bounded, without_server_fields, Event, Scenario,
@@ -196,16 +202,22 @@ pub fn read_game_mode(body: Value) -> Result<GameModeConfig, Vec<FieldError>> {
         example = json!({"gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1, "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 50, "expansionMultiplier": 2}, "teamAssignment": "balanced", "parties": {"allowParties": false, "maxSize": 1, "keepTogether": true}, "ticketTtlSeconds": 600}, "tier": "pro", "seed": 7, "until": 10, "arrivals": [{"at": 0.0, "playerId": "ana", "mmr": 1500}, {"at": 1.0, "playerId": "ben", "mmr": 1520}]})),
     responses((status = 200, body = Object, description = "The report: `matches`, `unmatched`, `unmatchedReasons`, `stats` (docs/simulate.md); with `compare`, `{\"a\": report, \"b\": report, \"diff\": {…}}`",
             example = json!({"matches": [{"at": 1.0, "teams": [["ana"], ["ben"]], "meanMmr": [1500.0, 1520.0], "mmrSpread": 20.0, "teamImbalance": 20.0}], "unmatched": [], "unmatchedReasons": {}, "stats": {"matches": 1, "matchedPlayers": 2, "stillWaiting": 0, "waitSeconds": {"p50": 0.0, "p90": 1.0, "p99": 1.0, "max": 1.0}, "mmrSpread": {"p50": 20.0, "p90": 20.0, "max": 20.0}, "teamImbalance": {"p50": 20.0, "p90": 20.0, "max": 20.0}}})),
-        (status = 400, body = Problem), (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem, description = "An invalid scenario (every error listed), over 200 000 arrivals, or past its running time (10 s, less when the request deadline is nearer)")))]
+        (status = 400, body = Problem), (status = 404, body = Problem), (status = 413, body = Problem), (status = 422, body = Problem, description = "An invalid scenario (every error listed), over 200 000 arrivals, or past its running time (10 s, less when the request deadline is nearer)"),
+        (status = 429, body = Problem, description = "RATE_LIMITED, with Retry-After: the project has 2 simulations and replays running (or the server its most, one per CPU), or its requests per second are used up")))]
 pub async fn simulate(
-    _caller: ProjectCaller,
+    caller: ProjectCaller,
+    State(state): State<AppState>,
     deadline: Deadline,
     RawJson(body): RawJson,
 ) -> Result<Json<Value>, ApiError> {
+    let permit = state.simulations.try_start(&caller.project_id)?;
     // The running time covers reading the scenario and writing the report.
     let started = Instant::now();
     let ends = run_ends(deadline);
     let work = tokio::task::spawn_blocking(move || {
+        // Held until the run itself ends, even when the answer is given
+        // up (past `ends`, or the client gone).
+        let _permit = permit;
         let scenario = scenario_of(body)?;
         let mut keep_going = || Instant::now() < ends;
         let past_budget = |stopped: Stopped| {
@@ -247,6 +259,9 @@ pub async fn simulate(
 }
 
 #[cfg(test)]
+mod running_tests;
+
+#[cfg(test)]
 mod tests {
     use crate::state::{ApiConfig, AppState};
     use axum::body::Body;
@@ -254,6 +269,10 @@ mod tests {
     use serde_json::{json, Value};
     use std::time::Duration;
     use tower::ServiceExt;
+
+    /// Taken by the tests that keep the CPUs busy with simulations: one at
+    /// a time, so that none slows another's run past its deadline.
+    pub(super) static HEAVY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
     /// `scenario` sent to the simulate route of an app whose request
     /// deadline is `deadline_ms`: the status and the JSON answer.
@@ -300,6 +319,7 @@ mod tests {
     /// retries, to the same end).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_run_past_the_request_deadline_is_a_422_on_until() {
+        let _alone = HEAVY.lock().await;
         // Over many cycles, a player every 3 000 s, each alone at its MMR
         // (a range of 0) until it expires an hour later: the pool is never
         // empty, so every cycle runs (an empty pool's cycles are skipped).
@@ -309,14 +329,17 @@ mod tests {
         let (status, body) = simulate_within(1500, &duel(9_000_000, arrivals)).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
         assert_eq!(body["errors"][0]["field"], "until", "{body}");
+        // The run's own check between cycles and the answer's timeout at
+        // the same instant: either words the running time.
         let message = body["errors"][0]["message"].as_str().unwrap();
-        assert!(message.contains("ran past its running time"), "{message}");
+        assert!(message.contains("its running time"), "{message}");
     }
 
     /// Reading a large scenario counts against the running time too: past
     /// it the answer is the `422`, not the deadline's `503`.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_scenario_too_large_to_read_in_time_is_a_422_on_until() {
+        let _alone = HEAVY.lock().await;
         let arrivals: Vec<Value> = (0..200_000)
             .map(|i| json!({"at": f64::from(i) / 1000.0, "playerId": format!("p{i}"), "mmr": 1500}))
             .collect();

@@ -89,8 +89,45 @@ async fn names_that_do_not_resolve_are_accepted(backend: Backend) {
     }
 }
 
+/// Port 0 is refused as any other bad URL, on a mode's `webhook.url` and
+/// on the project's endpoint, whether or not private webhooks are allowed.
+async fn port_zero_is_refused(backend: Backend) {
+    for allow_private in [false, true] {
+        let t = TestApp::with_config(backend, allow_private).await;
+        let p = t.project("pro").await;
+        let (_, key) = t.key(&p).await;
+        for url in [
+            "https://example.com:0/",
+            "https://93.184.216.34:0/hook",
+            "https://127.0.0.1:0/hook",
+        ] {
+            let mut body = mode("hooked");
+            body["webhook"]["url"] = json!(url);
+            let modes = format!("/v1/projects/{p}/game-modes");
+            let a = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
+            a.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+            assert_eq!(a.body["errors"][0]["field"], "webhook.url", "{url}");
+            let message = a.body["errors"][0]["message"].as_str().unwrap_or("");
+            assert!(message.contains("port 0"), "{url}: {message}");
+
+            let endpoint = format!("/v1/projects/{p}/webhook");
+            let a = t
+                .call(
+                    Method::PUT,
+                    &endpoint,
+                    Some(&key),
+                    Some(json!({"url": url})),
+                )
+                .await;
+            a.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+            assert_eq!(a.body["errors"][0]["field"], "url", "{url}");
+        }
+    }
+}
+
 on_both!(
     private_webhooks_are_refused,
+    port_zero_is_refused,
     names_that_do_not_resolve_are_accepted,
     operator_can_allow_private_webhooks
 );

@@ -6,8 +6,8 @@ use crate::common::receiver::{Receiver, Reply};
 use crate::common::run::{AttemptRecorder, RunToEnd};
 use chrono::Utc;
 use matchplane_webhook::{
-    AttemptError, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Final, Outcome, Refusal,
-    Schedule,
+    AttemptError, Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Final, NextAction,
+    Outcome, Refusal, Schedule,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -66,8 +66,8 @@ async fn a_name_resolving_inside_is_refused_on_the_resolved_address() {
             Utc::now(),
         )
         .await;
-    // Nothing was connected to; DNS may change, so it is retried.
-    assert_eq!(attempt.outcome, Outcome::Retryable { retry_after: None });
+    // Nothing was connected to, and the delivery stops (docs/webhooks.md).
+    assert_eq!(attempt.outcome, Outcome::Refused);
     match attempt.error {
         Some(AttemptError::Refused(Refusal::Address(ip))) => assert!(ip.is_loopback(), "{ip}"),
         other => panic!("expected a refused address, got {other:?}"),
@@ -124,6 +124,43 @@ async fn a_refusal_ends_the_delivery_without_retries() {
     assert_eq!(report.last_attempt, 1);
 }
 
+/// A host name that resolves to loopback at delivery (accepted at
+/// configuration while it did not resolve) ends the delivery at its first
+/// attempt, `failed`, with the refusal as its error; nothing is sent.
+#[tokio::test]
+async fn a_name_resolving_inside_ends_the_delivery_at_its_first_attempt() {
+    let receiver = Receiver::start(vec![], Reply::status(200)).await;
+    let dispatcher = Dispatcher::new(
+        deliverer(false),
+        Schedule::scaled(0.001).unwrap(),
+        EndpointLimits::default(),
+    );
+    let log = Attempts::default();
+    let url = format!("https://localhost:{}/hook", receiver.addr.port());
+    let report = dispatcher
+        .run(
+            &delivery(&url, match_message("mat_rebind", "p"), &[&secret(26)]),
+            1,
+            &log,
+            &mut StdRng::seed_from_u64(2),
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.end, Final::Refused);
+    assert_eq!(report.end.status(), "failed");
+    assert_eq!(report.last_attempt, 1);
+    let attempts = log.0.lock().unwrap().clone();
+    assert_eq!(attempts.len(), 1, "{attempts:?}");
+    let (attempt, next) = &attempts[0];
+    assert_eq!(*next, NextAction::Stop(Final::Refused));
+    assert!(
+        matches!(&attempt.error, Some(AttemptError::Refused(Refusal::Address(ip))) if ip.is_loopback()),
+        "{:?}",
+        attempt.error
+    );
+    assert!(receiver.received().is_empty());
+}
+
 #[tokio::test]
 async fn redirects_are_not_followed() {
     let inside = Receiver::start(vec![], Reply::status(200)).await;
@@ -148,6 +185,25 @@ async fn redirects_are_not_followed() {
 }
 
 struct NoLog;
+
+/// Every attempt of a run and what followed it.
+#[derive(Default)]
+struct Attempts(std::sync::Mutex<Vec<(matchplane_webhook::Attempt, NextAction)>>);
+
+impl AttemptRecorder for Attempts {
+    type Error = std::convert::Infallible;
+
+    async fn record(
+        &self,
+        _: &matchplane_webhook::Delivery,
+        _: u32,
+        attempt: &matchplane_webhook::Attempt,
+        next: NextAction,
+    ) -> Result<(), Self::Error> {
+        self.0.lock().unwrap().push((attempt.clone(), next));
+        Ok(())
+    }
+}
 
 impl AttemptRecorder for NoLog {
     type Error = std::convert::Infallible;

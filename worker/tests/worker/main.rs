@@ -31,6 +31,7 @@ mod live_ops_metrics;
 mod outages;
 mod recordings;
 mod recovery;
+mod refused_delivery;
 mod regions;
 mod retention;
 mod role_waits;

@@ -136,13 +136,15 @@ pub async fn guard(
     }
     let _running = state.preview.running().await?;
     let seconds = GUARD_WINDOW.num_seconds() as f64;
+    // A guarded write is not held to the simulations' limit (its replay
+    // waits for the previews' gate above).
     let comparison = replay(
-        current,
-        proposed.clone(),
+        (current, proposed.clone()),
         tier.clone(),
         recorded.events,
         seconds,
         deadline,
+        None,
     )
     .await?;
     let verdict = check_guard(&comparison, &guard.figures, guard.tolerance);

@@ -6621,7 +6621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RATE_LIMITED: more than 2 previews and replays a second for the project */
+            /** @description RATE_LIMITED, with Retry-After: more than 2 previews and replays a second for the project, 2 simulations and replays of the project running (or the server's most, one per CPU), or its requests per second used up */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7685,7 +7685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) */
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) or its mode was deleted */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8626,7 +8626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            /** @description RATE_LIMITED, with Retry-After: the project has 2 simulations and replays running (or the server its most, one per CPU), or its requests per second are used up */
             429: {
                 headers: {
                     [name: string]: unknown;
