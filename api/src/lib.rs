@@ -119,6 +119,7 @@ fn api_routes(state: Option<&AppState>) -> OpenApiRouter<AppState> {
             routes!(crate::routes::backfills::open),
             state,
         ))
+        .routes(routes!(crate::routes::backfills::list::list))
         .routes(routes!(
             crate::routes::backfills::get,
             crate::routes::backfills::replace,

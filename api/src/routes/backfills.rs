@@ -1,6 +1,7 @@
 //! Backfill requests (docs/backfill.md): `POST /v1/projects/{projectId}/matches/{matchId}/backfill`
-//! with the match's current roster, and `GET`, `PUT` (a newer roster) and
-//! `DELETE` (close) on `…/backfill/{backfillId}`. API key of the project
+//! with the match's current roster, `GET` of the match's requests, and
+//! `GET`, `PUT` (a newer roster) and `DELETE` (close) on
+//! `…/backfill/{backfillId}`. API key of the project
 //! (`backend` scope), or the operator.
 //!
 //! The request is stored in the database; its seats live in the pool
@@ -85,6 +86,7 @@ pub struct FillView {
     pub open_seats_left: Value,
 }
 
+pub mod list;
 mod roster;
 
 use roster::{check, context, match_players, not_made, read_roster, stored_roster};

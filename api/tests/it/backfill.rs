@@ -1,5 +1,5 @@
 //! Backfill requests over the API: open with a roster, read, replace with
-//! a newer roster, close; every refusal with its fields; one open request
+//! a newer roster, close, list the match's; every refusal with its fields; one open request
 //! per match; `expired` after `ttlSeconds`. PostgreSQL and SQLite.
 
 use crate::common::{mode, Backend, TestApp};
@@ -152,6 +152,28 @@ async fn backfill_round_trip(backend: Backend) {
         )
         .await;
     assert_eq!(reopened.status, StatusCode::CREATED, "{}", reopened.body);
+
+    // The match's requests, newest first, as each one's own view.
+    let listed = t.call(Method::GET, &base, Some(&key), None).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
+    let ids: Vec<&str> = listed
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["backfillId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [reopened.body["backfillId"].as_str().unwrap(), &id],
+        "{}",
+        listed.body
+    );
+    assert_eq!(listed.body[0]["status"], "open", "{}", listed.body);
+    assert_eq!(listed.body[1]["status"], "closed", "{}", listed.body);
+    let unknown = format!("/v1/projects/{p}/matches/mat_nope/backfill");
+    let unknown = t.call(Method::GET, &unknown, Some(&key), None).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND, "{}", unknown.body);
 }
 
 async fn every_refusal_names_its_fields(backend: Backend) {

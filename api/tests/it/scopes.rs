@@ -195,6 +195,11 @@ const TABLE: &[(&str, &str, Needs)] = &[
     ),
     (
         "GET",
+        "/v1/projects/{projectId}/matches/{matchId}/backfill",
+        Needs::Backend,
+    ),
+    (
+        "GET",
         "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
         Needs::Backend,
     ),

@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, QueryFilter,
-    QueryOrder, Select, Set,
+    QueryOrder, QuerySelect, Select, Set,
 };
 use std::collections::HashMap;
 
@@ -126,6 +126,28 @@ pub async fn get<C: ConnectionTrait>(
         .one(db)
         .await?
         .ok_or(StoreError::NotFound)
+}
+
+/// Most requests [`of_match`] lists.
+pub const MATCH_REQUESTS: u64 = 100;
+
+/// The backfill requests of match `match_id` of `project_id`, newest
+/// first, at most [`MATCH_REQUESTS`].
+///
+/// # Errors
+/// A database failure.
+pub async fn of_match<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+) -> Result<Vec<backfill::Model>, StoreError> {
+    Ok(scoped(project_id)
+        .filter(backfill::Column::MatchId.eq(match_id))
+        .order_by_desc(backfill::Column::CreatedAt)
+        .order_by_desc(backfill::Column::Id)
+        .limit(MATCH_REQUESTS)
+        .all(db)
+        .await?)
 }
 
 /// Writes a newer roster, its open seats (per team, and per team and role
