@@ -165,6 +165,8 @@ pub struct SimulationGate {
     projects: Cache<String, Arc<Semaphore>>,
     process: usize,
     running: Arc<Semaphore>,
+    /// Counts each refusal, when set.
+    refused: Option<metrics::Counter>,
 }
 
 /// A running simulation's places (its project's and the process's): held
@@ -196,7 +198,22 @@ impl SimulationGate {
                 .build(),
             process,
             running: Arc::new(Semaphore::new(process)),
+            refused: None,
         }
+    }
+
+    /// The gate, counting each refusal in `refused`.
+    pub fn counting(mut self, refused: metrics::Counter) -> Self {
+        self.refused = Some(refused);
+        self
+    }
+
+    /// A refusal of `detail`, counted.
+    fn refuse(&self, detail: String) -> ApiError {
+        if let Some(counter) = &self.refused {
+            counter.increment(1);
+        }
+        ApiError::rate_limited_for(detail, SIMULATION_RETRY_AFTER_SECONDS)
     }
 
     /// A place for one of `project_id`'s runs, if its project and the
@@ -211,24 +228,18 @@ impl SimulationGate {
             .get_with_by_ref(project_id, || Arc::new(Semaphore::new(self.per_project)))
             .try_acquire_owned()
             .map_err(|_| {
-                ApiError::rate_limited_for(
-                    format!(
-                        "simulations and replays are limited to {} at a time per project; \
-                         retry when one has finished",
-                        self.per_project
-                    ),
-                    SIMULATION_RETRY_AFTER_SECONDS,
-                )
+                self.refuse(format!(
+                    "simulations and replays are limited to {} at a time per project; \
+                     retry when one has finished",
+                    self.per_project
+                ))
             })?;
         let process = Arc::clone(&self.running).try_acquire_owned().map_err(|_| {
-            ApiError::rate_limited_for(
-                format!(
-                    "the server is running its most simulations and replays at once ({}); \
-                         retry shortly",
-                    self.process
-                ),
-                SIMULATION_RETRY_AFTER_SECONDS,
-            )
+            self.refuse(format!(
+                "the server is running its most simulations and replays at once ({}); \
+                 retry shortly",
+                self.process
+            ))
         })?;
         Ok(SimulationPermit {
             _project: project,

@@ -123,7 +123,9 @@ impl AppState {
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::counting(ops.requests_limited.clone())),
             preview: Arc::new(PreviewGate::counting(ops.previews_limited.clone())),
-            simulations: Arc::new(SimulationGate::default()),
+            simulations: Arc::new(
+                SimulationGate::default().counting(ops.simulations_limited.clone()),
+            ),
             recorder: Arc::new(recorder),
             request_metrics: Arc::default(),
             ops: Arc::new(ops),

@@ -16,7 +16,8 @@ use std::future::Future;
 
 /// Counter: requests answered `429 RATE_LIMITED` by a rate limit, by
 /// `limit` (`requests`: the project's requests per second; `preview`: the
-/// config previews' own).
+/// config previews' own; `simulations`: simulations and replays running
+/// at once).
 pub const RATE_LIMITED: &str = "matchplane_rate_limited_total";
 /// Gauge: WebSocket searches open on this process.
 pub const WEBSOCKETS_OPEN: &str = "matchplane_websocket_connections_open";
@@ -31,6 +32,8 @@ pub struct LiveOps {
     pub requests_limited: Counter,
     /// [`RATE_LIMITED`] with `limit="preview"`.
     pub previews_limited: Counter,
+    /// [`RATE_LIMITED`] with `limit="simulations"`.
+    pub simulations_limited: Counter,
     websockets: Gauge,
     database_up: Gauge,
     redis_up: Gauge,
@@ -51,7 +54,7 @@ impl LiveOps {
             metrics::describe_counter!(
                 RATE_LIMITED,
                 metrics::Unit::Count,
-                "Requests answered 429 RATE_LIMITED by a rate limit, by limit (requests: the project's requests per second; preview: the config previews')"
+                "Requests answered 429 RATE_LIMITED by a rate limit, by limit (requests: the project's requests per second; preview: the config previews'; simulations: simulations and replays running at once)"
             );
             metrics::describe_gauge!(
                 WEBSOCKETS_OPEN,
@@ -67,6 +70,7 @@ impl LiveOps {
             Self {
                 requests_limited: metrics::counter!(RATE_LIMITED, "limit" => "requests"),
                 previews_limited: metrics::counter!(RATE_LIMITED, "limit" => "preview"),
+                simulations_limited: metrics::counter!(RATE_LIMITED, "limit" => "simulations"),
                 websockets: metrics::gauge!(WEBSOCKETS_OPEN),
                 database_up: metrics::gauge!(DEPENDENCY_UP, "dependency" => "database"),
                 redis_up: metrics::gauge!(DEPENDENCY_UP, "dependency" => "redis"),

@@ -99,6 +99,23 @@ async fn a_project_past_its_simulations_at_once_is_429_until_one_ends() {
         "{detail}"
     );
 
+    // The refusal is counted by its limit.
+    let metrics = app
+        .clone()
+        .oneshot(Request::get("/metrics").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let metrics = axum::body::to_bytes(metrics.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    let metrics = String::from_utf8_lossy(&metrics);
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("matchplane_rate_limited_total{limit=\"simulations\"} 1")),
+        "{metrics}"
+    );
+
     let (status, _, report) = simulate(&app, "prj_a", &slow).await;
     assert_eq!(status, StatusCode::OK, "{report}");
 }
