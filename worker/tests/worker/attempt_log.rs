@@ -5,7 +5,6 @@
 use crate::env::Env;
 use crate::receiver::{Receiver, Reply};
 use chrono::Utc;
-use matchplane_store::entities::webhook_delivery;
 use matchplane_store::repos::deliveries;
 use std::time::Duration;
 
@@ -14,28 +13,7 @@ async fn an_attempt_cut_short_is_logged_and_counted() {
     let receiver = Receiver::start(vec![Reply::hang()], Reply::status(200)).await;
     let env = Env::new(Some(&receiver.url()), 1.0).await;
     let now = Utc::now();
-    let id = format!("dlv_{}", ulid::Ulid::new());
-    deliveries::queue_if_absent(
-        &env.db,
-        vec![webhook_delivery::Model {
-            id: id.clone(),
-            project_id: env.project_id.clone(),
-            game_mode: "duel".into(),
-            match_id: None,
-            event_type: "match.made".into(),
-            payload: "{}".into(),
-            status: "pending".into(),
-            attempt_count: 0,
-            next_attempt_at: Some(now),
-            locked_until: None,
-            lock_token: None,
-            attempts_before_run: 0,
-            created_at: now,
-            updated_at: now,
-        }],
-    )
-    .await
-    .unwrap();
+    env.queue_delivery(now).await;
 
     // The worker stops while its attempt waits for the receiver.
     let worker = env.deliveries(1.0);

@@ -55,6 +55,24 @@ pub fn mode_config(name: &str, url: Option<&str>, cycle: f64) -> Value {
 }
 
 impl Env {
+    /// Queues a `match.made` delivery of mode `duel` (body `{}`), due at
+    /// `now`; returns its id.
+    pub async fn queue_delivery(&self, now: chrono::DateTime<chrono::Utc>) -> String {
+        let id = format!("dlv_{}", ulid::Ulid::new());
+        let pending = matchplane_store::repos::deliveries::PendingDelivery {
+            id: id.clone(),
+            project_id: self.project_id.clone(),
+            game_mode: "duel".into(),
+            match_id: None,
+            event_type: "match.made",
+            payload: "{}".into(),
+        };
+        matchplane_store::repos::deliveries::queue_if_absent(&self.db, vec![pending.row(now)])
+            .await
+            .unwrap();
+        id
+    }
+
     pub async fn new(url: Option<&str>, cycle: f64) -> Self {
         let redis_url = matchplane_store::test_support::redis_url();
         Self::on_redis(url, cycle, &redis_url).await

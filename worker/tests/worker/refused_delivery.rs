@@ -7,7 +7,6 @@
 use crate::env::Env;
 use crate::receiver::{Receiver, Reply};
 use chrono::Utc;
-use matchplane_store::entities::webhook_delivery;
 use matchplane_store::repos::deliveries::{self, AfterAttempt};
 use matchplane_webhook::{Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Schedule};
 use matchplane_worker::deliveries::DeliveryWorker;
@@ -22,28 +21,7 @@ async fn a_name_resolving_inside_fails_the_delivery_at_its_first_attempt() {
     let url = format!("https://localhost:{}/hook", receiver.addr.port());
     let env = Env::new(Some(&url), 1.0).await;
     let now = Utc::now();
-    let id = format!("dlv_{}", ulid::Ulid::new());
-    deliveries::queue_if_absent(
-        &env.db,
-        vec![webhook_delivery::Model {
-            id: id.clone(),
-            project_id: env.project_id.clone(),
-            game_mode: "duel".into(),
-            match_id: None,
-            event_type: "match.made".into(),
-            payload: "{}".into(),
-            status: "pending".into(),
-            attempt_count: 0,
-            next_attempt_at: Some(now),
-            locked_until: None,
-            lock_token: None,
-            attempts_before_run: 0,
-            created_at: now,
-            updated_at: now,
-        }],
-    )
-    .await
-    .unwrap();
+    env.queue_delivery(now).await;
 
     // The worker's own check: private webhooks not allowed.
     let dispatcher = Dispatcher::new(
