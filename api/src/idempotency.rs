@@ -190,13 +190,11 @@ async fn release_logged(db: &sea_orm::DatabaseConnection, project_id: &str, key:
 /// The one `Idempotency-Key` of a request; `400` for a malformed one, an
 /// empty one or two.
 fn the_key(headers: &axum::http::HeaderMap) -> Result<String, ApiError> {
-    let mut keys = headers.get_all(&HEADER).iter();
-    match (keys.next(), keys.next()) {
-        (Some(_), Some(_)) => Err(ApiError::header_repeated(
-            "Idempotency-Key",
-            headers.get_all(&HEADER).iter().count(),
-        )),
-        (key, _) => key
+    let keys: Vec<_> = headers.get_all(&HEADER).iter().collect();
+    match keys.as_slice() {
+        [_, _, ..] => Err(ApiError::header_repeated("Idempotency-Key", keys.len())),
+        key => key
+            .first()
             .and_then(|k| k.to_str().ok())
             .filter(|k| well_formed(k))
             .map(str::to_owned)

@@ -304,7 +304,7 @@ mod tests {
     }
 
     /// A duel nobody can match in (tolerance 0), run to `until`.
-    fn duel(until: u64, arrivals: Vec<Value>) -> Value {
+    pub(super) fn duel(until: u64, arrivals: Vec<Value>) -> Value {
         json!({
             "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
                 "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0, "expansionMultiplier": 1},

@@ -299,11 +299,7 @@ impl<'a> Grouper<'a> {
             return self.rules.reason(anchor, true).or(roles);
         }
         let any = short.contains_key(crate::roles::ANY);
-        let wanted = (0..64)
-            .map_while(|r| Some(t.role_name(r)).filter(|n| *n != crate::roles::ANY))
-            .enumerate()
-            .filter(|(_, name)| short.contains_key(*name))
-            .fold(0u64, |m, (r, _)| m | 1 << r);
+        let wanted = t.mask_of_names(short);
         let mut helped: SmallVec<[usize; 4]> = SmallVec::new();
         for &(k, x) in self.rules.walk_refusals() {
             if !helped.contains(&k) && (any || t.masks(x).iter().any(|m| m & wanted != 0)) {

@@ -135,6 +135,16 @@ impl RoleTable {
         self.roles.get(r).map_or(super::ANY, String::as_str)
     }
 
+    /// The mask of the roles `names` holds (`any` aside): the bits a
+    /// candidate's role list must share to take one of them.
+    pub fn mask_of_names(&self, names: &BTreeMap<String, u32>) -> u64 {
+        self.roles
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| names.contains_key(*name))
+            .fold(0, |mask, (r, _)| mask | 1 << r)
+    }
+
     /// [`RoleTable::role_name`] as a shared string.
     pub fn role_arc(&self, r: usize) -> arcstr::ArcStr {
         let any = self.names.len().saturating_sub(1);

@@ -56,13 +56,7 @@ fn crowded_duel(players: u32, until: u64) -> Value {
     let arrivals: Vec<Value> = (0..players)
         .map(|i| json!({"at": 0.0, "playerId": format!("p{i}"), "mmr": i}))
         .collect();
-    json!({
-        "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
-            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 0, "expansionMultiplier": 1},
-            "ticketTtlSeconds": 86400},
-        "until": until,
-        "arrivals": arrivals
-    })
+    super::tests::duel(until, arrivals)
 }
 
 /// `SIMULATIONS_PER_PROJECT + 1` simulations of about half a second each
