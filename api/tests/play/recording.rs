@@ -499,9 +499,29 @@ async fn the_guard_refuses_a_regression_and_passes_a_harmless_change(pools: Pool
     let passed = put(&t, &p, &key, "?guard=waitP90&guardTolerance=0", harmless).await;
     assert_eq!(passed.status, StatusCode::OK, "{}", passed.body);
     assert_eq!(passed.body["version"], 2, "{}", passed.body);
-    let passed = put(&t, &p, &key, "?guard=mmrSpreadP50", tight).await;
+    // (A third guarded PUT within the second would be refused: below.)
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let passed = put(&t, &p, &key, "?guard=mmrSpreadP50", tight.clone()).await;
     assert_eq!(passed.status, StatusCode::OK, "{}", passed.body);
     assert_eq!(passed.body["version"], 3, "{}", passed.body);
+
+    // A guarded PUT runs a replay and shares its limits: of three at once,
+    // one is refused at once (the project's two a second, two running).
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let mut changed = tight;
+    changed["ticketTtlSeconds"] = json!(901);
+    let three = futures::future::join_all(
+        (0..3).map(|_| put(&t, &p, &key, "?guard=waitP90", changed.clone())),
+    )
+    .await;
+    let limited: Vec<_> = three
+        .iter()
+        .filter(|a| a.status == StatusCode::TOO_MANY_REQUESTS)
+        .collect();
+    let statuses: Vec<_> = three.iter().map(|a| a.status).collect();
+    assert!(!limited.is_empty(), "{statuses:?}");
+    limited[0].assert_problem(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    assert!(three.iter().all(|a| !a.status.is_server_error()));
 }
 
 /// The worked example of docs/tuning.md: the first 2 000 bundled Lichess

@@ -130,21 +130,24 @@ pub async fn guard(
             "(it does not exist yet)",
         ));
     };
+    // A guarded write runs a replay, and shares the replays' limits
+    // (docs/tuning.md, "The guarded PUT"): without them one project's
+    // guarded writes would queue every project's previews behind theirs.
+    state.preview.admit(project_id)?;
+    let permit = state.simulations.try_start(project_id)?;
     let recorded = load(state, project_id, &proposed.name, window).await?;
     if recorded.arrivals == 0 {
         return Err(recording_required(&proposed.name, "in the last hour"));
     }
     let _running = state.preview.running().await?;
     let seconds = GUARD_WINDOW.num_seconds() as f64;
-    // A guarded write is not held to the simulations' limit (its replay
-    // waits for the previews' gate above).
     let comparison = replay(
         (current, proposed.clone()),
         tier.clone(),
         recorded.events,
         seconds,
         deadline,
-        None,
+        Some(permit),
     )
     .await?;
     let verdict = check_guard(&comparison, &guard.figures, guard.tolerance);
