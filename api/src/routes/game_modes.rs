@@ -305,7 +305,8 @@ pub async fn get(
         (status = 404, description = "No such project", body = Problem),
         (status = 409, description = "Changed concurrently (no precondition sent); CONFIG_REGRESSION: a guarded figure worsened by more than `guardTolerance` on the last recorded hour (both figures in `guard`)", body = Problem),
         (status = 412, description = "VERSION_MISMATCH: `If-Match`, `If-None-Match` or the body's `version` does not hold", body = Problem),
-        (status = 422, description = "Every failed rule in `errors` (an unknown `guard` figure among them); RECORDING_REQUIRED: a guard and no search recorded in the last hour", body = Problem)))]
+        (status = 422, description = "Every failed rule in `errors` (an unknown `guard` figure among them); RECORDING_REQUIRED: a guard and no search recorded in the last hour", body = Problem),
+        (status = 429, description = "RATE_LIMITED: the project's requests per second are used up, or a guarded PUT is past the replays' limits (docs/tuning.md); see Retry-After", body = Problem)))]
 pub async fn replace(
     _caller: ProjectCaller,
     preconditions: Preconditions,

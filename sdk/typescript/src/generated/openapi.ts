@@ -5769,7 +5769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            /** @description RATE_LIMITED: the project's requests per second are used up, or a guarded PUT is past the replays' limits (docs/tuning.md); see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
