@@ -77,10 +77,8 @@ pub async fn run(
         let Some(token) = acquire(&shared, &key, &mut lp.mine, &lp.cancel).await else {
             return;
         };
-        shared.count_held(true);
         tracing::debug!(project_id = %key.project_id, mode = %key.mode, token, "mode lease taken");
         let end = held(&mut lp, token, &mut cached).await;
-        shared.count_held(false);
         match end {
             HoldEnd::Lost => {
                 tracing::info!(project_id = %key.project_id, mode = %key.mode, "mode lease lost");
@@ -211,10 +209,7 @@ async fn held(
     let (shared, key) = (lp.shared, lp.key);
     let ttl = shared.config.lease_ttl;
     // Just taken for a lease time.
-    let mut lease = HeldLease {
-        token,
-        valid_until: tokio::time::Instant::now() + ttl,
-    };
+    let mut lease = HeldLease::taken(shared, token, ttl);
     // When the last cycle ended, and with which pause (the next is due a
     // full pause after it).
     let mut last_end: Option<(tokio::time::Instant, Duration)> = None;
@@ -366,7 +361,7 @@ async fn held(
 async fn full_cycle(
     shared: &Shared,
     key: &ModeKey,
-    lease: &mut HeldLease,
+    lease: &mut HeldLease<'_>,
     config: &ModeConfig,
     activity: Option<ModeActivity>,
     period: Option<Duration>,
@@ -429,7 +424,7 @@ fn known_config(cached: Option<&(ModeConfig, Instant)>, grace: Duration) -> Opti
 
 /// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]
 /// batches), renewing the lease; `true` if the lease was lost meanwhile.
-async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease, webhooks: bool) -> bool {
+async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease<'_>, webhooks: bool) -> bool {
     let outbox = OutboxConsumer {
         pool: shared.pool.as_ref(),
         db: &shared.db,

@@ -6,18 +6,70 @@ use matchplane_store::pool::{ModeActivity, ModeKey};
 use std::future::Future;
 use std::time::Duration;
 
-/// The lease as this loop holds it: its token and until when it surely
-/// runs (counted from before each renewal was sent).
-pub(super) struct HeldLease {
+/// The lease as this loop holds it: its token and until when it runs,
+/// counted in the worker's `matchplane_worker_modes_held` while it surely
+/// runs (docs/operations.md): from its taking until a renewal fails after
+/// the lease's last sure moment, and again from the next renewal; no
+/// longer once dropped.
+pub(super) struct HeldLease<'s> {
+    shared: &'s Shared,
     pub(super) token: u64,
+    /// Until when it runs as far as this loop plans: the renewals are
+    /// timed from it (a failed renewal moves it to time the retry).
     pub(super) valid_until: tokio::time::Instant,
+    /// Until when it surely runs: counted from before the last renewal
+    /// that succeeded was sent.
+    surely_until: tokio::time::Instant,
+    /// Whether `modes_held` counts it now.
+    counted: bool,
 }
 
-impl HeldLease {
+impl<'s> HeldLease<'s> {
+    /// The lease `token`, just taken for `ttl`; counted as held.
+    pub(super) fn taken(shared: &'s Shared, token: u64, ttl: Duration) -> Self {
+        let until = tokio::time::Instant::now() + ttl;
+        shared.count_held(true);
+        Self {
+            shared,
+            token,
+            valid_until: until,
+            surely_until: until,
+            counted: true,
+        }
+    }
+
     /// When to renew it outside a cycle: a third of a lease time before it
     /// ends (after the next cycle's renewal, for a cycle on time).
     pub(super) fn renew_at(&self, ttl: Duration) -> tokio::time::Instant {
         self.valid_until - ttl / 3
+    }
+
+    /// A renewal sent at `sent` for `hold` succeeded.
+    fn renewed(&mut self, sent: tokio::time::Instant, hold: Duration) {
+        self.valid_until = sent + hold;
+        self.surely_until = sent + hold;
+        if !self.counted {
+            self.shared.count_held(true);
+            self.counted = true;
+        }
+    }
+
+    /// A renewal sent at `sent` got no answer: past the lease's last sure
+    /// moment the worker no longer counts it as held (a Redis outage
+    /// longer than the lease lets another worker take the mode).
+    fn unanswered(&mut self, sent: tokio::time::Instant) {
+        if self.counted && sent >= self.surely_until {
+            self.shared.count_held(false);
+            self.counted = false;
+        }
+    }
+}
+
+impl Drop for HeldLease<'_> {
+    fn drop(&mut self) {
+        if self.counted {
+            self.shared.count_held(false);
+        }
     }
 }
 
@@ -45,7 +97,7 @@ pub(super) enum Probe {
 pub(super) async fn probe(
     shared: &Shared,
     key: &ModeKey,
-    lease: &mut HeldLease,
+    lease: &mut HeldLease<'_>,
     hold: Duration,
 ) -> Probe {
     let sent = tokio::time::Instant::now();
@@ -55,12 +107,13 @@ pub(super) async fn probe(
         .await
     {
         Ok(Some(activity)) => {
-            lease.valid_until = sent + hold;
+            lease.renewed(sent, hold);
             Probe::Renewed(Some(activity))
         }
         Ok(None) => Probe::Lost,
         Err(err) => {
             tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
+            lease.unanswered(sent);
             Probe::Failed
         }
     }
@@ -72,7 +125,7 @@ pub(super) async fn probe(
 pub(super) async fn renewing<F: Future>(
     shared: &Shared,
     key: &ModeKey,
-    lease: &mut HeldLease,
+    lease: &mut HeldLease<'_>,
     work: F,
 ) -> (F::Output, bool) {
     let ttl = shared.config.lease_ttl;
@@ -93,17 +146,18 @@ pub(super) async fn renewing<F: Future>(
 /// Renews the lease for a lease time; `false` if it is gone (an error
 /// counts as still held: the fencing token protects the claims, and the
 /// next renewal decides; the next try is a little later).
-pub(super) async fn renew(shared: &Shared, key: &ModeKey, lease: &mut HeldLease) -> bool {
+pub(super) async fn renew(shared: &Shared, key: &ModeKey, lease: &mut HeldLease<'_>) -> bool {
     let ttl = shared.config.lease_ttl;
     let sent = tokio::time::Instant::now();
     match shared.pool.renew_lease(key, lease.token, ttl).await {
         Ok(true) => {
-            lease.valid_until = sent + ttl;
+            lease.renewed(sent, ttl);
             true
         }
         Ok(false) => false,
         Err(err) => {
             tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
+            lease.unanswered(sent);
             // Retry in a tenth of a lease time rather than at once.
             lease.valid_until = sent + ttl / 3 + ttl / 10;
             true

@@ -26,7 +26,7 @@ const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
 async fn proposal_tick(
     shared: &Shared,
     key: &ModeKey,
-    lease: &mut HeldLease,
+    lease: &mut HeldLease<'_>,
     webhooks: bool,
 ) -> bool {
     let now = now_secs();
@@ -54,7 +54,7 @@ pub(super) enum ProposalSweeps {
 /// meanwhile.
 pub(super) async fn wait(
     lp: &mut ModeLoop<'_>,
-    lease: &mut HeldLease,
+    lease: &mut HeldLease<'_>,
     until: tokio::time::Instant,
     sweeps: ProposalSweeps,
 ) -> WaitEnd {

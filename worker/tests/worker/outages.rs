@@ -61,11 +61,16 @@ impl OwnRedis {
 
     /// Kills the server (everything it held is lost) and starts it again.
     async fn restart(&mut self) {
+        self.kill();
+        self.spawn().await;
+    }
+
+    /// Kills the server: everything it held is lost.
+    fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
             child.kill().unwrap();
             child.wait().unwrap();
         }
-        self.spawn().await;
     }
 }
 
@@ -87,6 +92,64 @@ fn starts(name: &str, log: &Log) -> CycleHook {
             log.lock().unwrap().push((name.clone(), at));
         }
     })
+}
+
+/// `matchplane_worker_modes_held` counts a lease only while it surely
+/// runs: with Redis gone for longer than the lease, the worker stops
+/// counting the mode (another worker may take it once Redis is back), and
+/// counts it again once it holds the lease again.
+#[test]
+fn modes_held_drops_a_lease_that_lapsed_while_redis_was_away() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let recorder = matchplane_worker::metrics::build_recorder().unwrap();
+    let handle = recorder.handle();
+    let held = move || {
+        let text = handle.render();
+        text.lines()
+            .find_map(|l| l.strip_prefix("matchplane_worker_modes_held "))
+            .map(|v| v.parse::<f64>().unwrap())
+    };
+    metrics::with_local_recorder(&recorder, || {
+        runtime.block_on(async {
+            let mut redis = OwnRedis::start().await;
+            let env = Env::on_redis(None, 0.3, &redis.url()).await;
+            let mut config = env.worker_config("one");
+            config.lease_ttl = Duration::from_millis(1500);
+            let stop = CancellationToken::new();
+            tokio::spawn(run_worker(
+                config,
+                env.pool.clone(),
+                env.tickets.clone(),
+                env.db.clone(),
+                stop.clone(),
+            ));
+            let until = |want: f64, within: Duration| {
+                let held = held.clone();
+                async move {
+                    let deadline = Instant::now() + within;
+                    while held() != Some(want) {
+                        assert!(
+                            Instant::now() < deadline,
+                            "modes held {:?}, not {want}",
+                            held()
+                        );
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+            };
+            until(1.0, Duration::from_secs(10)).await;
+            redis.kill();
+            // The lease runs at most 1.5 lease times past its last renewal,
+            // and the next renewal (a tenth of a lease time later) fails.
+            until(0.0, Duration::from_secs(6)).await;
+            redis.spawn().await;
+            until(1.0, Duration::from_secs(10)).await;
+            stop.cancel();
+        });
+    });
 }
 
 /// Two workers on one mode, Redis restarted empty five times under them:
