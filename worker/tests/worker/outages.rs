@@ -118,14 +118,7 @@ fn modes_held_drops_a_lease_that_lapsed_while_redis_was_away() {
             let env = Env::on_redis(None, 0.3, &redis.url()).await;
             let mut config = env.worker_config("one");
             config.lease_ttl = Duration::from_millis(1500);
-            let stop = CancellationToken::new();
-            tokio::spawn(run_worker(
-                config,
-                env.pool.clone(),
-                env.tickets.clone(),
-                env.db.clone(),
-                stop.clone(),
-            ));
+            let stop = spawn_configured(&env, config, env.db.clone());
             let until = |want: f64, within: Duration| {
                 let held = held.clone();
                 async move {
@@ -166,15 +159,7 @@ async fn a_redis_restart_without_persistence_leaves_one_lease_holder() {
         let mut config = env.worker_config(name);
         config.lease_ttl = Duration::from_millis(1500);
         config.on_cycle = Some(starts(name, &log));
-        let stop = CancellationToken::new();
-        tokio::spawn(run_worker(
-            config,
-            env.pool.clone(),
-            env.tickets.clone(),
-            env.db.clone(),
-            stop.clone(),
-        ));
-        stops.push(stop);
+        stops.push(spawn_configured(&env, config, env.db.clone()));
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     for round in 0..5 {
@@ -251,9 +236,18 @@ async fn proxied_database(env: &Env, proxy: &FaultProxy) -> sea_orm::DatabaseCon
 /// A worker (2 s leases) on `env`'s stores and `db`, until the token is
 /// cancelled.
 fn spawn_worker(env: &Env, db: sea_orm::DatabaseConnection) -> CancellationToken {
-    let stop = CancellationToken::new();
     let mut config = env.worker_config("w");
     config.lease_ttl = Duration::from_secs(2);
+    spawn_configured(env, config, db)
+}
+
+/// A worker of `config` on `env`'s stores and `db`; cancel to stop it.
+fn spawn_configured(
+    env: &Env,
+    config: matchplane_worker::WorkerConfig,
+    db: sea_orm::DatabaseConnection,
+) -> CancellationToken {
+    let stop = CancellationToken::new();
     tokio::spawn(run_worker(
         config,
         env.pool.clone(),
