@@ -64,7 +64,7 @@ impl Poller {
         loop {
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {}
-                command = commands.recv() => if command.is_none() { return },
+                command = commands.recv() => if command.is_none() { return self.leave().await },
             }
             let polled = self
                 .client
@@ -81,7 +81,7 @@ impl Poller {
                     let (messages, over, restart) = told.messages(&status);
                     for message in messages {
                         if events.send(Ok(message)).is_err() {
-                            return;
+                            return self.leave().await;
                         }
                     }
                     if over {
@@ -112,6 +112,18 @@ impl Poller {
                 }
             }
         }
+    }
+}
+
+impl Poller {
+    /// The `Search` was dropped before its search was over: ends it
+    /// (`DELETE /v1/searches/{ticketId}`, best effort) as closing a socket
+    /// does; left to lapse, it could be matched meanwhile.
+    async fn leave(&self) {
+        let _ = self
+            .client
+            .ticket_call(reqwest::Method::DELETE, &self.ticket_id, None, &self.token)
+            .await;
     }
 }
 

@@ -242,6 +242,25 @@ async fn problems_are_typed_and_cancel_works_on_both_transports() {
         backend.ticket(&ana.ticket_id).await.unwrap().status,
         "cancelled"
     );
+
+    // Dropping a REST search ends it, as dropping a socket's does (left to
+    // lapse it would wait 30 s in the pool, where it could be matched).
+    let mut search = rest.search(&ana.token).await.unwrap();
+    assert_eq!(search.next().await.unwrap().unwrap().kind(), "searching");
+    assert_eq!(
+        backend.ticket(&ana.ticket_id).await.unwrap().status,
+        "searching"
+    );
+    drop(search);
+    let mut status = String::new();
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        status = backend.ticket(&ana.ticket_id).await.unwrap().status;
+        if status == "cancelled" {
+            break;
+        }
+    }
+    assert_eq!(status, "cancelled");
 }
 
 /// The server ends a socket that sends no Pong for 10 s (`PONG_TIMEOUT`): a

@@ -49,6 +49,16 @@ export class RestPoller {
     clearTimeout(this.timer);
   }
 
+  /**
+   * Stops polling and, unless the search is already over, ends it with `DELETE /v1/searches/{ticketId}`
+   * (best effort), as closing a socket does: a search left to lapse could be matched meanwhile.
+   */
+  leave(): void {
+    if (this.stopped) return;
+    this.stop();
+    ticketCall(this.calls, "DELETE", this.ticketId).catch(() => {});
+  }
+
   private schedule(ms: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);

@@ -169,10 +169,10 @@ export class Search implements AsyncIterable<SearchMessage> {
     this.sink.end();
   }
 
-  /** Stops listening: closes the socket (which ends the search) or stops polling (the server ends it within 30 s). */
+  /** Stops listening and ends the search (`cancelled`): closes the socket, or over REST stops polling and cancels it. */
   close(): void {
     this.socket?.close(1000);
-    this.poller?.stop();
+    this.poller?.leave();
     this.sink.end();
   }
 }

@@ -89,6 +89,23 @@ test("cancel works on both transports", async () => {
   assert.equal((await backend.ticket(ana.ticketId)).status, "cancelled");
 });
 
+test("closing a REST search ends it as closing the socket does", async () => {
+  const backend = new BackendClient(dev);
+  await backend.putGameMode("ts-close", duel("ts-close", "http://127.0.0.1:9/hook"));
+  const ana = await backend.createTicket(ticket("ts-close", "ana"));
+  const overRest = await search(ana.token, { baseUrl: dev.baseUrl, transport: "rest", pollIntervalMs: 500 });
+  const it = overRest[Symbol.asyncIterator]();
+  assert.equal((await it.next()).value.type, "searching");
+  overRest.close();
+  // Left to lapse it would wait 30 s in the pool, where it could be matched.
+  let status;
+  for (let i = 0; i < 50 && status !== "cancelled"; i++) {
+    await new Promise((ok) => setTimeout(ok, 100));
+    status = (await backend.ticket(ana.ticketId)).status;
+  }
+  assert.equal(status, "cancelled");
+});
+
 test("the socket answers pings past the pong timeout", async () => {
   // The server ends a socket that sends no Pong for 10 s (PONG_TIMEOUT).
   const backend = new BackendClient(dev);
