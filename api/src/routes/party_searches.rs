@@ -6,9 +6,10 @@
 //!
 //! The members are those the party's latest ticket named (kept with that
 //! ticket's record); each member's live search in the mode is cancelled
-//! when its ticket carries this party. A search already matched or
-//! proposed is left alone, as a single cancel leaves it; a party with no
-//! live search answers an empty list (the call is idempotent).
+//! when its ticket carries this party. A search already matched is left
+//! alone, as a single cancel leaves it, and so is one in an open proposal
+//! (its player answers it); a party with no live search answers an empty
+//! list (the call is idempotent).
 
 use crate::auth::ProjectCaller;
 use crate::extract::ApiQuery;
@@ -85,6 +86,11 @@ pub async fn end_party_searches(
             continue;
         };
         if ticket.party.as_ref().map(|p| p.id.as_str()) != Some(party_id.as_str()) {
+            continue;
+        }
+        // Ending a proposed search declines for it (a player leaving a
+        // proposal declines): the members answer the proposal themselves.
+        if play.pool.proposal_of(&key, &ticket_id).await?.is_some() {
             continue;
         }
         if end(play, &ticket, EndOutcome::Cancelled).await? == EndResult::Ended {

@@ -131,6 +131,44 @@ async fn a_backend_ends_a_whole_partys_searches_in_one_mode(pools: Pools) {
     );
 }
 
+on_both_pools!(ending_a_partys_searches_leaves_a_proposal_alone);
+
+/// A party in an open proposal is left alone by the whole-party end, as
+/// docs/game-modes.md says: ending it there would decline for a member
+/// (cooling them down), fail the rest of the party and break the match
+/// the other players are answering.
+async fn ending_a_partys_searches_leaves_a_proposal_alone(pools: Pools) {
+    use crate::acceptance::{accepting, propose};
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let party = json!({"id": "pa", "members": ["a1", "a2"]});
+    let mut tickets = Vec::new();
+    for player in ["a1", "a2", "b", "c"] {
+        let mut ticket =
+            json!({"gameMode": "duel", "playerId": player, "attributes": {"mmr": 1500}});
+        if player.starts_with('a') {
+            ticket["party"] = party.clone();
+        }
+        let (id, token) = t.ticket_ok(&p, &key, ticket).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        tickets.push(id);
+    }
+    let ids: Vec<&str> = tickets.iter().map(String::as_str).collect();
+    // A solo stands as its own party, under its ticket id.
+    let parties = ["pa", "pa", ids[2], ids[3]];
+    propose(&t, &p, &ids, &["a1", "a2", "b", "c"], &parties).await;
+
+    let path = format!("/v1/projects/{p}/parties/pa/searches?gameMode=duel");
+    let ended = t.call(Method::DELETE, &path, Some(&key), None).await;
+    assert_eq!(ended.status, StatusCode::OK, "{}", ended.body);
+    assert_eq!(ended.body["cancelled"], json!([]), "{}", ended.body);
+    for ticket in &tickets {
+        let status = t.status(&p, &key, ticket).await;
+        assert_eq!(status.body["status"], "proposed", "{}", status.body);
+    }
+}
+
 on_both_pools!(an_incomplete_party_fails_after_its_timeout);
 
 /// A party left incomplete waits with `PARTY_INCOMPLETE` until
