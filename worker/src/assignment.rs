@@ -11,9 +11,8 @@ use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use matchplane_store::pool::{ModeKey, PoolStore};
-use matchplane_store::repos::backfills;
 use matchplane_store::repos::match_status::{self, ReleaseOutcome, UNASSIGNED};
-use matchplane_store::tickets::{publish, StatusMessage};
+use matchplane_store::tickets::StatusMessage;
 use sea_orm::DatabaseConnection;
 
 /// Matches one pass releases at most (the rest waits for the next cycle).
@@ -42,31 +41,16 @@ pub async fn time_out(
         match_status::unassigned_due(db, &mode.project_id, &mode.mode, now - wait, since, BATCH)
             .await?;
     let mut released = 0;
-    let now_secs = now.timestamp_micros() as f64 / 1e6;
     for row in due {
-        let outcome = match_status::release(
-            db,
-            &mode.project_id,
-            &row.id,
-            UNASSIGNED,
-            chrono::Duration::days(2),
-            now,
+        let told = (UNASSIGNED, &StatusMessage::AssignmentTimeout);
+        let window = chrono::Duration::days(2);
+        let outcome = matchplane_store::released::release_match::<WorkerError>(
+            db, pool, mode, &row.id, told, window, now,
         )
         .await?;
-        let ReleaseOutcome::Released(row) = outcome else {
-            continue;
-        };
-        released += 1;
-        crate::metrics::released(mode, UNASSIGNED);
-        matchplane_store::released::close_backfill::<WorkerError>(db, pool, mode, &row.id, now)
-            .await?;
-        let seated = backfills::seated_at(db, &mode.project_id, &row.id).await?;
-        let tickets = match_status::released_tickets(&row, &seated);
-        let freed = pool
-            .release_tickets(mode, &row.id, &tickets, now_secs)
-            .await?;
-        for ticket in &freed {
-            publish(pool, ticket, &StatusMessage::AssignmentTimeout).await;
+        if let ReleaseOutcome::Released(_) = outcome {
+            released += 1;
+            crate::metrics::released(mode, UNASSIGNED);
         }
     }
     Ok(released)

@@ -48,8 +48,9 @@ const END_CONCURRENCY: usize = 32;
 
 /// Deletes a game mode and its history.
 ///
-/// Its open proposals are cancelled (nobody is cooled down) and its
-/// searches end `failed` `GAME_MODE_DISABLED` before the answer.
+/// Its open proposals are cancelled (nobody is cooled down), its
+/// searches end `failed` `GAME_MODE_DISABLED` and its matches waiting for
+/// their assignment are `released` before the answer.
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "deleteGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
@@ -62,7 +63,7 @@ pub async fn delete(
 ) -> Result<StatusCode, ApiError> {
     // A mode that does not exist is answered before the pool store is
     // touched: a refused request leaves no state behind.
-    game_modes::get(&state.db, &project_id, &name)
+    let deleted = game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;
     // Every search of the mode listed first: the sweep that fails a deleted
@@ -89,6 +90,30 @@ pub async fn delete(
     if let Err(error) = closed {
         tracing::warn!(?error, project_id = %project_id, game_mode = %name,
             "game mode deleted; its open backfill requests are left to expire");
+    }
+    // Its matches waiting for their assignment are released: nobody will
+    // assign them, and no worker times them out any more (a mode created
+    // again under the name would, pulling their players into it).
+    if deleted
+        .config
+        .get("assignment")
+        .is_some_and(|a| a.is_object())
+    {
+        let released = matchplane_store::released::release_waiting_matches::<ApiError>(
+            &state.db,
+            state.play.pool.as_ref(),
+            &mode,
+            chrono::Utc::now(),
+        )
+        .await;
+        match released {
+            Ok(n) => metrics::with_local_recorder(&*state.recorder, || {
+                metrics::counter!(crate::routes::match_lifecycle::RELEASES, "status" => "released")
+                    .increment(n as u64);
+            }),
+            Err(error) => tracing::warn!(?error, project_id = %project_id, game_mode = %name,
+                "game mode deleted; its matches waiting for an assignment were not all released"),
+        }
     }
     // Its open proposals and searches end now, so that a mode created
     // again under the name starts empty (docs/game-modes.md, on a

@@ -78,8 +78,19 @@ pub async fn release(
     let window = release_window(config.as_deref());
     let window = chrono::Duration::milliseconds((window * 1000.0) as i64);
     let now = Utc::now();
-    let outcome =
-        match_status::release(&state.db, &project_id, &match_id, RELEASED, window, now).await?;
+    let mode = ModeKey::new(&project_id, &row.game_mode);
+    // The same again on a repeated release: a failure after the status
+    // changed is finished by the retry.
+    let outcome = matchplane_store::released::release_match::<ApiError>(
+        &state.db,
+        state.play.pool.as_ref(),
+        &mode,
+        &match_id,
+        (RELEASED, &StatusMessage::Released),
+        window,
+        now,
+    )
+    .await?;
     let row = match outcome {
         ReleaseOutcome::Released(row) => {
             metrics::with_local_recorder(&*state.recorder, || {
@@ -101,30 +112,6 @@ pub async fn release(
             ));
         }
     };
-    // The same again on a repeated release: a failure after the status
-    // changed is finished by the retry.
-    let mode = ModeKey::new(&project_id, &row.game_mode);
-    // Its backfill first: no fill may seat anyone (its own players, who
-    // may search again below, least of all) in a match no longer played.
-    matchplane_store::released::close_backfill::<ApiError>(
-        &state.db,
-        state.play.pool.as_ref(),
-        &mode,
-        &match_id,
-        now,
-    )
-    .await?;
-    let seated = backfills::seated_at(&state.db, &project_id, &match_id).await?;
-    let tickets = match_status::released_tickets(&row, &seated);
-    let now_secs = now.timestamp_micros() as f64 / 1e6;
-    let freed = state
-        .play
-        .pool
-        .release_tickets(&mode, &match_id, &tickets, now_secs)
-        .await?;
-    for ticket in &freed {
-        publish(state.play.pool.as_ref(), ticket, &StatusMessage::Released).await;
-    }
     Ok(Json(view_of(&state, row).await?))
 }
 

@@ -24,6 +24,7 @@ on_both_pools!(
     the_assignment_timeout_unassigns_and_requeues,
     a_timeout_read_before_its_tickets_are_freed_still_requeues,
     a_made_proposal_reads_matched_only_once_its_row_is_made,
+    deleting_the_mode_releases_its_matches_waiting_for_an_assignment,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -546,4 +547,52 @@ async fn a_made_proposal_reads_matched_only_once_its_row_is_made(pools: Pools) {
     )
     .await;
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+}
+
+/// A deleted mode's matches waiting for their assignment are released with
+/// it (docs/game-modes.md, on a deleted mode): no worker would time them
+/// out any more, their sockets would wait on for ever, and a mode created
+/// again under the name would time them out and pull their players in.
+async fn deleting_the_mode_releases_its_matches_waiting_for_an_assignment(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let deleted = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}/game-modes/duel"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    let got = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches/{match_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(got.body["status"], "released", "{}", got.body);
+    // Each waiting socket closes (1000, or the connection already gone
+    // when the client's Pong is flushed): its search cannot start again in
+    // a deleted mode. Before, it stayed open with nothing to wait for.
+    for (_, _, ws, _) in &mut sockets {
+        loop {
+            let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+                .await
+                .expect("the socket ends within 5 s");
+            match msg {
+                Some(Ok(Message::Close(frame))) => {
+                    assert_eq!(frame.map(|f| u16::from(f.code)), Some(1000));
+                    break;
+                }
+                Some(Ok(_)) => {}
+                None | Some(Err(_)) => break,
+            }
+        }
+    }
 }

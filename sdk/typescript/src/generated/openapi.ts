@@ -147,8 +147,9 @@ export interface paths {
         post?: never;
         /**
          * Deletes a game mode and its history.
-         * @description Its open proposals are cancelled (nobody is cooled down) and its
-         *     searches end `failed` `GAME_MODE_DISABLED` before the answer.
+         * @description Its open proposals are cancelled (nobody is cooled down), its
+         *     searches end `failed` `GAME_MODE_DISABLED` and its matches waiting for
+         *     their assignment are `released` before the answer.
          */
         delete: operations["deleteGameMode"];
         options?: never;
