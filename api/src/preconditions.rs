@@ -96,10 +96,16 @@ impl Preconditions {
             Some(v) => format!("it is at version {v}"),
             None => "it does not exist".to_owned(),
         };
+        // What to do: read again, or (a deleted one restored from a saved
+        // read) create it anew without a condition.
+        let advice = match current {
+            Some(_) => "read it again and reapply your change",
+            None => "to create it, send the body without `version` and without If-Match",
+        };
         if let Some(tags) = &self.if_match {
             if !tags.matches(current) {
                 return Err(ApiError::version_mismatch(format!(
-                    "If-Match does not name the current version: {now}; read it again and reapply your change"
+                    "If-Match does not name the current version: {now}; {advice}"
                 )));
             }
         }
@@ -114,7 +120,7 @@ impl Preconditions {
             None | Some(Value::Null) => Ok(()),
             Some(sent) if current.is_some_and(|v| sent.as_i64() == Some(v)) => Ok(()),
             Some(sent) => Err(ApiError::version_mismatch(format!(
-                "the body is of version {sent}, but {now}; read it again and reapply your change"
+                "the body is of version {sent}, but {now}; {advice}"
             ))),
         }
     }
@@ -162,6 +168,29 @@ mod tests {
         assert!(p.check(Some(3), &json!({"version": 2})).is_err());
         assert!(p.check(Some(3), &json!({"version": "3"})).is_err());
         assert!(p.check(None, &json!({"version": 1})).is_err());
+    }
+
+    /// A saved read sent back for a mode deleted since is told how to
+    /// create it anew: reading it again finds nothing.
+    #[test]
+    fn a_missing_resources_mismatch_says_how_to_create_it() {
+        for err in [
+            Preconditions::default()
+                .check(None, &json!({"version": 3}))
+                .unwrap_err(),
+            with(IF_MATCH, "\"3\"").check(None, &json!({})).unwrap_err(),
+        ] {
+            let detail = err.problem().detail;
+            assert!(
+                detail.contains("does not exist") && detail.contains("without `version`"),
+                "{detail}"
+            );
+            assert!(!detail.contains("read it again"), "{detail}");
+        }
+        let stale = Preconditions::default()
+            .check(Some(4), &json!({"version": 3}))
+            .unwrap_err();
+        assert!(stale.problem().detail.contains("read it again"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
+use matchplane_matchmaker::Code;
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
 use matchplane_store::repos::{deliveries, game_modes, matches};
 use serde::{Deserialize, Serialize};
@@ -125,7 +126,19 @@ pub async fn redeliver(
     _: crate::extract::NoBody,
 ) -> Result<(StatusCode, Json<Vec<DeliveryView>>), ApiError> {
     matches::get(&state.db, &project_id, &match_id).await?;
-    deliveries::redeliver(&state.db, &project_id, &match_id, Utc::now()).await?;
+    let redelivered = deliveries::redeliver(&state.db, &project_id, &match_id, Utc::now()).await;
+    if let Err(matchplane_store::repos::StoreError::NotFound) = redelivered {
+        // The match exists: it is its delivery that does not.
+        return Err(ApiError::new(
+            Code::NotFound,
+            format!(
+                "match {match_id} has no webhook delivery to send again: none was queued when \
+                 it was made (its mode's webhook was off or absent, or the project endpoint's \
+                 eventTypes left match.made out)"
+            ),
+        ));
+    }
+    redelivered?;
     Ok((
         StatusCode::ACCEPTED,
         Json(of_match(&state, &project_id, &match_id).await?),

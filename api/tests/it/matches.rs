@@ -192,6 +192,27 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
         "the count agrees with the attempts listed"
     );
 
+    // A match made with no delivery queued (its webhook off, or filtered
+    // out) has nothing to send again, and the answer says so: the match
+    // itself exists.
+    let quiet_id = format!("mat_{}", ulid::Ulid::new());
+    let mut quiet = matches::get(&t.db, &p, &match_id).await.unwrap();
+    quiet.id = quiet_id.clone();
+    // Outside the mode's stats read below.
+    quiet.created_at = now - Duration::hours(2);
+    matches::insert_if_absent(&t.db, vec![quiet]).await.unwrap();
+    let nothing = t
+        .call(
+            Method::POST,
+            &format!("{base}/{quiet_id}/deliveries/redeliver"),
+            Some(&key),
+            None,
+        )
+        .await;
+    nothing.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    let detail = nothing.body["detail"].as_str().unwrap();
+    assert!(detail.contains("no webhook delivery"), "{detail}");
+
     let tested = t
         .call(
             Method::POST,
