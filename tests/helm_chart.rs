@@ -134,3 +134,43 @@ fn substitution_is_strict_enough_to_fail() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n labels: x\n";
     assert!(YamlLoader::load_from_str(&substitute(broken)).is_err());
 }
+
+fn template(name: &str) -> String {
+    templates()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no template {name}"))
+        .1
+}
+
+/// With the HPA on, the API Deployment leaves `replicas` to it (a count in
+/// the Deployment would reset the HPA's at every `helm upgrade`); and one
+/// worker gets no PodDisruptionBudget (`minAvailable: 1` of a single pod
+/// blocks every node drain).
+#[test]
+fn the_hpa_owns_the_api_count_and_a_single_worker_has_no_pdb() {
+    let api = template("api-deployment.yaml");
+    let guarded = Regex::new(
+        r"\{\{-?\s*if not \.Values\.api\.autoscaling\.enabled\s*-?\}\}\s*replicas: \{\{ \.Values\.api\.replicas \}\}\s*\{\{-?\s*end\s*-?\}\}",
+    )
+    .unwrap();
+    assert!(
+        guarded.is_match(&api),
+        "replicas set with the HPA on:\n{api}"
+    );
+    assert_eq!(api.matches("replicas:").count(), 1, "{api}");
+
+    let pdb = template("worker-pdb.yaml");
+    let action = Regex::new(r"^\{\{-?\s*(.*?)\s*-?\}\}$").unwrap();
+    let actions: Vec<String> = pdb
+        .lines()
+        .filter_map(|l| action.captures(l.trim()).map(|c| c[1].to_owned()))
+        .filter(|a| !a.starts_with("/*") && !a.starts_with("include"))
+        .collect();
+    assert_eq!(
+        actions,
+        ["if gt (int .Values.worker.replicas) 1", "end"],
+        "the worker PDB must render only with more than one worker:\n{pdb}"
+    );
+    assert!(pdb.trim_end().ends_with("{{- end }}"), "{pdb}");
+}

@@ -3,18 +3,17 @@
 //! an outcome: never a token, a secret or a URL.
 //!
 //! [`serve`] exposes them as Prometheus text on the worker's
-//! `--metrics-listen` address.
+//! `--metrics-listen` address, beside the liveness probe `/healthz`.
 
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::retention::Pruned;
 use matchplane_store::search_ends::MATCHED;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
-use std::future::Future;
 use std::time::Duration;
-use tokio::net::TcpListener;
 
 mod lifecycle;
 mod ops;
+mod serve;
 pub use lifecycle::{
     backfilled, backfills_open, proposal_cancelled, proposals_made, proposed, released,
 };
@@ -23,6 +22,7 @@ pub use ops::{
     quality, searches_ended, searches_failed, waiting, webhook_backlog, MATCH_IMBALANCE,
     MATCH_SPREAD, WAITING, WAITING_REASONS, WEBHOOK_BACKLOG,
 };
+pub use serve::serve;
 
 /// Histogram: wall time of one cycle, snapshot to last claim (seconds), per mode.
 pub const CYCLE_DURATION: &str = "matchplane_cycle_duration_seconds";
@@ -409,35 +409,6 @@ pub fn build_recorder() -> Result<PrometheusRecorder, String> {
     let recorder = builder(IDLE_SERIES_TIMEOUT)?.build_recorder();
     metrics::with_local_recorder(&recorder, describe);
     Ok(recorder)
-}
-
-/// Serves `GET /metrics` (Prometheus text of `handle`) on `listener` until
-/// `shutdown` completes. Each scrape first reads the process's figures
-/// (`process_*`: CPU, memory, threads, open files) into the installed
-/// recorder.
-///
-/// # Errors
-/// An IO error of the server.
-pub async fn serve(
-    listener: TcpListener,
-    handle: PrometheusHandle,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let process = metrics_process::Collector::default();
-    process.describe();
-    let app = axum::Router::new().route(
-        "/metrics",
-        axum::routing::get(move || {
-            let (handle, process) = (handle.clone(), process.clone());
-            async move {
-                process.collect();
-                handle.render()
-            }
-        }),
-    );
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
 }
 
 #[cfg(test)]

@@ -1,11 +1,14 @@
 //! The API's live-ops metrics (docs/operations.md, 'Metrics'): requests
 //! refused by a rate limit, open WebSocket searches, the dependencies'
 //! health as the readiness check last saw it, how the searches this
-//! process ended ended, and the process's own figures. Every series of a
-//! closed label set is registered at 0 when the state is built, so a
-//! dashboard reads 0 from the start rather than absent.
+//! process ended ended, the studio's match releases, and the process's
+//! own figures. Every series of a closed label set is registered at 0 when
+//! the state is built, so a dashboard reads 0 from the start rather than
+//! absent.
 
+use crate::routes::match_lifecycle::RELEASES;
 use matchplane_store::pool::EndOutcome;
+use matchplane_store::repos::match_status::RELEASED;
 use matchplane_store::search_ends::{
     failure_label, CANCELLED, EXPIRED, FAILED, FAILURE_CODES, OUTCOMES, SEARCHES_ENDED,
     SEARCHES_FAILED,
@@ -65,6 +68,12 @@ impl LiveOps {
                 DEPENDENCY_UP,
                 "1 when the dependency (database, redis) answered this process's last readiness check, else 0"
             );
+            metrics::describe_counter!(
+                RELEASES,
+                metrics::Unit::Count,
+                "Made matches released, by status (released: by the studio, on this instance; the worker counts unassigned)"
+            );
+            metrics::counter!(RELEASES, "status" => RELEASED).increment(0);
             let process = metrics_process::Collector::default();
             process.describe();
             Self {

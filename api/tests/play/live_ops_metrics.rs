@@ -38,6 +38,7 @@ async fn every_family_is_at_zero_from_the_start(pools: Pools) {
         r#"matchplane_rate_limited_total{limit="requests"}"#.to_owned(),
         r#"matchplane_rate_limited_total{limit="preview"}"#.to_owned(),
         "matchplane_websocket_connections_open".to_owned(),
+        r#"matchplane_match_releases_total{status="released"}"#.to_owned(),
     ];
     for outcome in ["matched", "expired", "cancelled", "failed"] {
         zero.push(format!(
@@ -51,6 +52,10 @@ async fn every_family_is_at_zero_from_the_start(pools: Pools) {
     }
     for series in &zero {
         assert_eq!(value(&text, series), Some(0.0), "{series} in {text}");
+        let family = series.split('{').next().unwrap_or_default();
+        for declared in [format!("# HELP {family} "), format!("# TYPE {family} ")] {
+            assert!(text.contains(&declared), "{declared} in {text}");
+        }
     }
     for dependency in ["database", "redis"] {
         let series = format!(r#"matchplane_dependency_up{{dependency="{dependency}"}}"#);

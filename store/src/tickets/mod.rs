@@ -40,6 +40,8 @@ mod redis;
 mod start;
 mod status;
 #[cfg(test)]
+mod probe_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_start;
@@ -254,7 +256,10 @@ pub trait TicketStore: Send + Sync {
     /// Errors: [`StartSearchError::TicketInvalid`], or the pool's refusal.
     async fn start_search(&self, start: &TicketStart<'_>) -> Result<Ticket, StartSearchError>;
 
-    /// Checks the backend answers (readiness).
+    /// Checks the backend serves data commands (readiness): on Redis one
+    /// read under the prefix, which fails wherever a ticket's commands
+    /// would (a Redis Cluster that is down included, see
+    /// docs/operations.md, 'Readiness').
     async fn ping(&self) -> Result<(), PoolError>;
 
     /// Where tickets and pools live, for readiness: `redis`, or

@@ -19,6 +19,9 @@
 //! - `P:party:<projectId>:<partyId>` — STRING, the JSON list of a party's
 //!   members as its latest ticket named them, written with the ticket and
 //!   expiring with its record ([`TicketStore::party_members`]).
+//! - reads `P:ready` — never written: the readiness probe
+//!   ([`TicketStore::ping`]) reads it, so it fails wherever a ticket's
+//!   commands would (`keys::readiness_key`).
 //! - reads `P:{<projectId>/<mode>}:players` — the pool store's HASH
 //!   playerId → live ticketId, so generation refuses a player already
 //!   searching, in the same pipelined round trip that stores the ticket.
@@ -33,7 +36,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::batch::{Batches, Generation, TicketWrite, Written};
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
-use crate::pool::redis::keys::{party_key, pending_key, players_key, ticket_key};
+use crate::pool::redis::keys::{party_key, pending_key, players_key, readiness_key, ticket_key};
 use crate::pool::{PoolError, RedisPoolStore};
 
 /// Longest time between two upkeeps of a project's pending set by this
@@ -284,8 +287,12 @@ impl TicketStore for RedisTicketStore {
         self.pool.start_from_ticket(start).await
     }
 
+    /// One read of `P:ready` (`EXISTS`, see `keys::readiness_key`), not a
+    /// `PING`: it fails wherever a ticket's commands would, a Redis Cluster
+    /// that is down (`CLUSTERDOWN`) included.
     async fn ping(&self) -> Result<(), PoolError> {
-        let _: String = redis::cmd("PING")
+        let _: i64 = redis::cmd("EXISTS")
+            .arg(readiness_key(self.pool.prefix()))
             .query_async(&mut self.pool.conn())
             .await?;
         Ok(())

@@ -81,3 +81,47 @@ fn every_retention_table_is_at_zero_from_the_start() {
         );
     }
 }
+
+/// One `GET path` to `addr` over plain HTTP/1.1: the status line and body.
+async fn get(addr: std::net::SocketAddr, path: &str) -> (String, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: worker\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    let status = answer.lines().next().unwrap_or_default().to_owned();
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The Helm chart's worker liveness probe (`/healthz` on the metrics
+/// port) is answered `200` by the metrics server itself, which holds no
+/// store: an outage of Redis or PostgreSQL cannot fail it.
+#[tokio::test]
+async fn the_metrics_listener_answers_the_liveness_probe() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let handle = build_recorder().unwrap().handle();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let stopped = stop.clone();
+    let server = tokio::spawn(serve(listener, handle, async move {
+        stopped.cancelled().await;
+    }));
+    let (status, body) = get(addr, "/healthz").await;
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    assert_eq!(body, r#"{"status":"ok"}"#);
+    let (status, body) = get(addr, "/metrics").await;
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+    assert!(
+        body.contains("# TYPE matchplane_cycles_total counter"),
+        "{body}"
+    );
+    let (status, _) = get(addr, "/nothing").await;
+    assert_eq!(status, "HTTP/1.1 404 Not Found");
+    stop.cancel();
+    server.await.unwrap().unwrap();
+}

@@ -243,6 +243,15 @@ pub(crate) fn workers_key(prefix: &str) -> String {
     concat(&[prefix, ":workers"])
 }
 
+/// `P:ready` — never written: the readiness probe of the ticket store
+/// reads it (`EXISTS`), a data command under the prefix, which a Redis
+/// Cluster whose state is `fail` refuses (`CLUSTERDOWN`) as it refuses
+/// tickets, where `PING` is still answered by any live node
+/// (docs/operations.md, 'Readiness'). Under no hash tag, like the tickets.
+pub(crate) fn readiness_key(prefix: &str) -> String {
+    concat(&[prefix, ":ready"])
+}
+
 /// `P:ticket:<projectId>:<ticketId>` — STRING, a [`crate::tickets::Ticket`]
 /// as JSON (written by the ticket store, read when a search starts and for
 /// status). Under no hash tag: a project's tickets spread over every slot of
