@@ -16,7 +16,8 @@
 //! applied everywhere, are left as they were written.
 //!
 //! [`migrate`] applies what is pending; [`pending`] counts it, so the API can
-//! refuse to start on a database that is behind.
+//! refuse to start on a database that is behind; [`unknown`] names the
+//! applied migrations this build does not know (a database ahead of it).
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, DatabaseConnection};
@@ -121,20 +122,46 @@ pub const MIGRATION_TABLE: &str = "seaql_migrations";
 /// # Errors
 /// A database error while reading the migration table.
 pub async fn pending(db: &DatabaseConnection) -> Result<usize, DbErr> {
-    let known = Migrator::migrations();
+    let applied = applied(db).await?;
+    Ok(Migrator::migrations()
+        .iter()
+        .filter(|m| !applied.contains(m.name()))
+        .count())
+}
+
+/// The migrations `db` has applied that this build does not know, in
+/// order: the schema is newer than the binary (one rolled back after a
+/// newer version migrated the database). Only reads, as [`pending`].
+///
+/// # Errors
+/// A database error while reading the migration table.
+pub async fn unknown(db: &DatabaseConnection) -> Result<Vec<String>, DbErr> {
+    let known: std::collections::HashSet<String> = Migrator::migrations()
+        .iter()
+        .map(|m| m.name().to_owned())
+        .collect();
+    let mut unknown: Vec<String> = applied(db)
+        .await?
+        .into_iter()
+        .filter(|version| !known.contains(version))
+        .collect();
+    unknown.sort();
+    Ok(unknown)
+}
+
+/// The versions recorded in [`MIGRATION_TABLE`]; none when it is missing.
+async fn applied(db: &DatabaseConnection) -> Result<std::collections::HashSet<String>, DbErr> {
     if !SchemaManager::new(db).has_table(MIGRATION_TABLE).await? {
-        return Ok(known.len());
+        return Ok(std::collections::HashSet::new());
     }
     let select = Query::select()
         .column(Alias::new("version"))
         .from(Alias::new(MIGRATION_TABLE))
         .to_owned();
     let backend = db.get_database_backend();
-    let applied: std::collections::HashSet<String> = db
-        .query_all(backend.build(&select))
+    db.query_all(backend.build(&select))
         .await?
         .iter()
         .map(|row| row.try_get::<String>("", "version"))
-        .collect::<Result<_, _>>()?;
-    Ok(known.iter().filter(|m| !applied.contains(m.name())).count())
+        .collect()
 }

@@ -1,6 +1,8 @@
 //! `matchplane api`: the control-plane REST server (docs/deployment.md, docs/api-tour.md). Refuses to
-//! start on a database whose migrations are behind (`matchplane migrate`).
+//! start on a database whose migrations are behind (`matchplane migrate`);
+//! warns of one with migrations it does not know (docs/configuration.md).
 
+use super::seconds::{InvalidSeconds, SecondsFlag};
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 use matchplane_api::play::{self, PlaySettings};
@@ -8,7 +10,6 @@ use matchplane_api::{ApiConfig, ServeConfig};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Arguments of `matchplane api`.
 #[derive(Args)]
@@ -19,7 +20,8 @@ pub struct ApiArgs {
     /// The database, Redis and key prefix (the workers').
     #[command(flatten)]
     pub store: super::store_args::StoreArgs,
-    /// Bearer token of the operator (tiers, projects); unset disables them.
+    /// Bearer token of the operator (tiers, projects); unset or blank
+    /// disables them.
     #[arg(long, env = "MATCHPLANE_OPERATOR_TOKEN", hide_env_values = true)]
     pub operator_token: Option<String>,
     /// Allow webhook URLs on private addresses, and `http` (development only).
@@ -37,12 +39,13 @@ pub struct ApiArgs {
     /// same on every API instance. Unset: a random key per process.
     #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
     pub recording_key: Option<String>,
-    /// Seconds a REST search may go unpolled before it ends `expired`.
+    /// Seconds a REST search may go unpolled before it ends `expired` (1 to
+    /// 86400).
     #[arg(long, env = "MATCHPLANE_REST_POLL_TIMEOUT", default_value_t = 30.0)]
     pub rest_poll_timeout: f64,
     /// Seconds a WebSocket's search outlives its API instance if that
-    /// instance crashes (its socket renews the lease while open; at least
-    /// 3).
+    /// instance crashes (its socket renews the lease while open; 3 to
+    /// 86400).
     #[arg(long, env = "MATCHPLANE_SOCKET_LEASE", default_value_t = 30.0)]
     pub socket_lease: f64,
     /// Timeouts of the dependencies and of the clients' connections.
@@ -50,55 +53,94 @@ pub struct ApiArgs {
     pub limits: super::limits::ServiceLimits,
 }
 
-/// Serves until Ctrl-C or SIGTERM. Exit 1 when the database is unreachable
-/// or behind, or the address cannot be bound.
+/// `--rest-poll-timeout`: 1 to 86400 seconds (docs/configuration.md).
+const REST_POLL_TIMEOUT: SecondsFlag = SecondsFlag {
+    flag: "--rest-poll-timeout",
+    variable: "MATCHPLANE_REST_POLL_TIMEOUT",
+    min: 1.0,
+    max: 86_400.0,
+};
+
+/// `--socket-lease`: 3 to 86400 seconds (docs/configuration.md).
+const SOCKET_LEASE: SecondsFlag = SecondsFlag {
+    flag: "--socket-lease",
+    variable: "MATCHPLANE_SOCKET_LEASE",
+    min: 3.0,
+    max: 86_400.0,
+};
+
+/// The settings read from the flags, each in its range.
+struct Settings {
+    play: PlaySettings,
+    limits: super::limits::Limits,
+}
+
+fn settings(args: &ApiArgs) -> Result<Settings, InvalidSeconds> {
+    Ok(Settings {
+        play: PlaySettings {
+            rest_poll_timeout: REST_POLL_TIMEOUT.parse(args.rest_poll_timeout)?,
+            socket_lease: SOCKET_LEASE.parse(args.socket_lease)?,
+            ..PlaySettings::default()
+        },
+        limits: args.limits.parse()?,
+    })
+}
+
+/// Serves until Ctrl-C or SIGTERM. Exit 1 when a setting is out of its
+/// range, the database is unreachable or behind, or the address cannot be
+/// bound.
 pub async fn run(args: ApiArgs) -> ExitCode {
-    if args.operator_token.is_none() {
+    let Settings {
+        play: settings,
+        limits,
+    } = match settings(&args) {
+        Ok(settings) => settings,
+        Err(err) => {
+            super::report_error(&err);
+            return ExitCode::FAILURE;
+        }
+    };
+    // A blank token would lock the operator out as surely as none:
+    // docs/configuration.md treats it as unset.
+    let operator_token = super::non_blank(args.operator_token);
+    if operator_token.is_none() {
         tracing::warn!("MATCHPLANE_OPERATOR_TOKEN is not set: operator routes answer 401");
     }
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
         Err(err) => {
-            eprintln!("error: cannot listen on {}: {err}", args.listen);
+            super::report_error(format_args!("cannot listen on {}: {err}", args.listen));
             return ExitCode::FAILURE;
         }
     };
     let config = ServeConfig {
         api: ApiConfig {
-            operator_token: args.operator_token,
+            operator_token,
             allow_private_webhooks: args.allow_private_webhooks,
             recording_key: args.recording_key,
         },
         worker_metrics: None,
-        connections: args.limits.connections(),
-        request_deadline: args.limits.request_deadline(),
+        connections: limits.connections,
+        request_deadline: limits.request_deadline,
     };
-    let settings = PlaySettings {
-        rest_poll_timeout: Duration::from_secs_f64(args.rest_poll_timeout.max(1.0)),
-        socket_lease: Duration::from_secs_f64(args.socket_lease.clamp(3.0, 86_400.0)),
-        ..PlaySettings::default()
-    };
-    let db = match matchplane_store::db::connect_with(&args.store.database_url, args.limits.db())
-        .await
-    {
+    let db = match matchplane_store::db::connect_with(&args.store.database_url, limits.db).await {
         Ok(db) => db,
         Err(err) => {
-            eprintln!("error: cannot connect to the database: {err}");
+            super::report_error(format_args!("cannot connect to the database: {err}"));
             return ExitCode::FAILURE;
         }
     };
+    super::migrate::warn_of_unknown(&db).await;
     // Stored ratings stand in for a missing ticket `mmr` in modes with
     // ratings; they share the API's connection pool.
     let ratings = Arc::new(matchplane_api::play::ratings::StoredRatings::new(
         db.clone(),
     ));
-    let redis = args
-        .limits
-        .redis(&args.store.redis_url, &args.store.redis_prefix);
+    let redis = limits.redis(&args.store.redis_url, &args.store.redis_prefix);
     let play = match play::connect_redis_with(redis, settings).await {
         Ok(play) => Arc::new(play.with_ratings(ratings)),
         Err(err) => {
-            eprintln!("error: cannot connect to Redis: {err}");
+            super::report_error(format_args!("cannot connect to Redis: {err}"));
             return ExitCode::FAILURE;
         }
     };
@@ -106,7 +148,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     match matchplane_api::serve_on(db, config, play, listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err}");
+            super::report_error(&err);
             ExitCode::FAILURE
         }
     }

@@ -80,16 +80,23 @@ fn generated_token() -> String {
 
 /// Runs the subcommand until Ctrl-C or SIGTERM.
 pub async fn run(args: DevArgs) -> ExitCode {
-    let db = match matchplane_store::db::connect_with(&args.database_url, args.limits.db()).await {
+    let limits = match args.limits.parse() {
+        Ok(limits) => limits,
+        Err(err) => {
+            super::report_error(err);
+            return ExitCode::FAILURE;
+        }
+    };
+    let db = match matchplane_store::db::connect_with(&args.database_url, limits.db).await {
         Ok(db) => db,
         Err(err) => {
-            eprintln!("error: cannot open the database: {err}");
+            super::report_error(format_args!("cannot open the database: {err}"));
             return ExitCode::FAILURE;
         }
     };
     let pending = matchplane_migrations::pending(&db).await.unwrap_or(0);
     if let Err(err) = matchplane_migrations::migrate(&db).await {
-        eprintln!("error: migrations failed: {err}");
+        super::report_error(format_args!("migrations failed: {err}"));
         return ExitCode::FAILURE;
     }
     if pending > 0 {
@@ -97,26 +104,40 @@ pub async fn run(args: DevArgs) -> ExitCode {
     }
     if args.redis_url.is_none() {
         // The in-process pools start empty: a proposal stored by an earlier
-        // run can no longer be answered, and is stored as cancelled.
+        // run can no longer be answered, and is stored as cancelled
+        // (README.md; docs/backfill.md, on `matchplane dev`).
         match matchplane_store::repos::match_status::cancel_all_proposed(&db).await {
             Ok(0) => {}
-            Ok(n) => println!("  {n} proposal(s) of the previous run cancelled"),
-            Err(err) => eprintln!("warning: the previous run's proposals stay proposed: {err}"),
+            Ok(n) => super::say(format_args!(
+                "  {n} proposal(s) of the previous run cancelled"
+            )),
+            Err(err) => super::say_err(format_args!(
+                "warning: the previous run's proposals stay proposed: {err}"
+            )),
+        }
+        // And a backfill request it left open could never be filled.
+        let now = chrono::Utc::now();
+        match matchplane_store::repos::backfills::close_all_open(&db, now).await {
+            Ok(0) => {}
+            Ok(n) => super::say(format_args!(
+                "  {n} backfill request(s) of the previous run closed"
+            )),
+            Err(err) => super::say_err(format_args!(
+                "warning: the previous run's backfill requests stay open: {err}"
+            )),
         }
     }
-    let (operator_token, generated) = match args.operator_token.clone().filter(|t| !t.is_empty()) {
+    let (operator_token, generated) = match super::non_blank(args.operator_token.clone()) {
         Some(token) => (token, false),
         None => (generated_token(), true),
     };
     let settings = PlaySettings::default();
     let play = match &args.redis_url {
         Some(url) => {
-            match play::connect_redis_with(args.limits.redis(url, &args.redis_prefix), settings)
-                .await
-            {
+            match play::connect_redis_with(limits.redis(url, &args.redis_prefix), settings).await {
                 Ok(play) => play,
                 Err(err) => {
-                    eprintln!("error: cannot connect to Redis: {err}");
+                    super::report_error(format_args!("cannot connect to Redis: {err}"));
                     return ExitCode::FAILURE;
                 }
             }
@@ -136,7 +157,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
         Err(err) => {
-            eprintln!("error: cannot listen on {}: {err}", args.listen);
+            super::report_error(format_args!("cannot listen on {}: {err}", args.listen));
             return ExitCode::FAILURE;
         }
     };
@@ -156,7 +177,9 @@ pub async fn run(args: DevArgs) -> ExitCode {
     let worker_metrics = match matchplane_worker::metrics::install() {
         Ok(handle) => Some(handle),
         Err(err) => {
-            eprintln!("warning: the worker's metrics are not on /metrics: {err}");
+            super::say_err(format_args!(
+                "warning: the worker's metrics are not on /metrics: {err}"
+            ));
             None
         }
     };
@@ -170,8 +193,8 @@ pub async fn run(args: DevArgs) -> ExitCode {
             recording_key: Some(recording_key.clone()),
         },
         worker_metrics,
-        connections: args.limits.connections(),
-        request_deadline: args.limits.request_deadline(),
+        connections: limits.connections,
+        request_deadline: limits.request_deadline,
     };
     let stop_api = shutdown.clone();
     // One connection pool for the API, its stored ratings and the worker:
@@ -201,8 +224,10 @@ pub async fn run(args: DevArgs) -> ExitCode {
         shutdown.clone(),
     ));
 
-    println!("matchplane dev: API on {base} (docs {base}/docs/), worker running");
-    println!(
+    super::say(format_args!(
+        "matchplane dev: API on {base} (docs {base}/docs/), worker running"
+    ));
+    super::say(format_args!(
         "  database {}, pools {}",
         if args.database_url.starts_with("sqlite:") {
             args.database_url.as_str()
@@ -214,15 +239,21 @@ pub async fn run(args: DevArgs) -> ExitCode {
         } else {
             "in process"
         }
-    );
+    ));
     if generated {
-        println!("  operator token (generated): {operator_token}");
-        println!("  export MATCHPLANE_OPERATOR_TOKEN={operator_token}");
+        super::say(format_args!(
+            "  operator token (generated): {operator_token}"
+        ));
+        super::say(format_args!(
+            "  export MATCHPLANE_OPERATOR_TOKEN={operator_token}"
+        ));
     }
     if args.demo {
         match demo(&base, &operator_token).await {
-            Ok(text) => println!("{text}"),
-            Err(err) => eprintln!("warning: the demo could not be created: {err}"),
+            Ok(text) => super::say(text),
+            Err(err) => super::say_err(format_args!(
+                "warning: the demo could not be created: {err}"
+            )),
         }
     }
 
@@ -230,11 +261,11 @@ pub async fn run(args: DevArgs) -> ExitCode {
     shutdown.cancel();
     let mut code = ExitCode::SUCCESS;
     if let Ok(Err(err)) = api {
-        eprintln!("error: api: {err}");
+        super::report_error(format_args!("api: {err}"));
         code = ExitCode::FAILURE;
     }
     if let Ok(Err(err)) = worker {
-        eprintln!("error: worker: {err}");
+        super::report_error(format_args!("worker: {err}"));
         code = ExitCode::FAILURE;
     }
     code

@@ -3,6 +3,7 @@
 //! request may take, and what one connection may hold. Each is a flag with
 //! its environment variable; docs/configuration.md lists them.
 
+use super::seconds::{InvalidSeconds, SecondsFlag};
 use clap::Args;
 use matchplane_api::ConnectionLimits;
 use matchplane_store::db::DbTimeouts;
@@ -66,45 +67,88 @@ pub struct ServiceLimits {
     pub max_connections: usize,
 }
 
-/// `seconds` as a duration, within 0.05 s..=600 s (a bad value is clamped).
-fn seconds(seconds: f64) -> Duration {
-    if seconds.is_finite() {
-        Duration::from_secs_f64(seconds.clamp(0.05, 600.0))
-    } else {
-        Duration::from_secs(10)
+/// The timeouts above accept 0.05 to 600 seconds; a value outside is
+/// clamped with a warning, one that is not a number refused
+/// (docs/configuration.md, `matchplane api`).
+const fn timeout(flag: &'static str, variable: &'static str) -> SecondsFlag {
+    SecondsFlag {
+        flag,
+        variable,
+        min: 0.05,
+        max: 600.0,
     }
 }
 
-impl ServiceLimits {
+/// [`ServiceLimits`] read: each timeout a duration.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
     /// The database's timeouts.
-    pub fn db(&self) -> DbTimeouts {
-        let wait = seconds(self.db_connect_timeout_seconds);
-        DbTimeouts {
-            connect: wait,
-            acquire: wait,
-        }
-    }
+    pub db: DbTimeouts,
+    redis_connect: Duration,
+    redis_command: Duration,
+    /// The request deadline.
+    pub request_deadline: Duration,
+    /// What one connection may hold, and how many there may be.
+    pub connections: ConnectionLimits,
+}
 
+impl ServiceLimits {
+    /// The limits as durations; a timeout out of range is clamped (with a
+    /// warning).
+    ///
+    /// # Errors
+    /// [`InvalidSeconds`] naming the first timeout that is `NaN` or
+    /// infinite.
+    pub fn parse(&self) -> Result<Limits, InvalidSeconds> {
+        let wait = timeout(
+            "--db-connect-timeout-seconds",
+            "MATCHPLANE_DB_CONNECT_TIMEOUT_SECONDS",
+        )
+        .clamp(self.db_connect_timeout_seconds)?;
+        Ok(Limits {
+            db: DbTimeouts {
+                connect: wait,
+                acquire: wait,
+            },
+            redis_connect: timeout(
+                "--redis-connect-timeout-seconds",
+                "MATCHPLANE_REDIS_CONNECT_TIMEOUT_SECONDS",
+            )
+            .clamp(self.redis_connect_timeout_seconds)?,
+            redis_command: timeout(
+                "--redis-command-timeout-seconds",
+                "MATCHPLANE_REDIS_COMMAND_TIMEOUT_SECONDS",
+            )
+            .clamp(self.redis_command_timeout_seconds)?,
+            request_deadline: timeout(
+                "--request-timeout-seconds",
+                "MATCHPLANE_REQUEST_TIMEOUT_SECONDS",
+            )
+            .clamp(self.request_timeout_seconds)?,
+            connections: ConnectionLimits {
+                header_read_timeout: timeout(
+                    "--header-read-timeout-seconds",
+                    "MATCHPLANE_HEADER_READ_TIMEOUT_SECONDS",
+                )
+                .clamp(self.header_read_timeout_seconds)?,
+                body_read_timeout: timeout(
+                    "--body-read-timeout-seconds",
+                    "MATCHPLANE_BODY_READ_TIMEOUT_SECONDS",
+                )
+                .clamp(self.body_read_timeout_seconds)?,
+                max_connections: self.max_connections.max(1),
+            },
+        })
+    }
+}
+
+impl Limits {
     /// Redis at `url` under `prefix`, with these timeouts.
     pub fn redis(&self, url: &str, prefix: &str) -> RedisPoolConfig {
         let mut config = RedisPoolConfig::new(url);
         config.prefix = prefix.to_owned();
-        config.connect_timeout = seconds(self.redis_connect_timeout_seconds);
-        config.response_timeout = seconds(self.redis_command_timeout_seconds);
+        config.connect_timeout = self.redis_connect;
+        config.response_timeout = self.redis_command;
         config
-    }
-
-    /// The request deadline.
-    pub fn request_deadline(&self) -> Duration {
-        seconds(self.request_timeout_seconds)
-    }
-
-    /// What one connection may hold, and how many there may be.
-    pub fn connections(&self) -> ConnectionLimits {
-        ConnectionLimits {
-            header_read_timeout: seconds(self.header_read_timeout_seconds),
-            body_read_timeout: seconds(self.body_read_timeout_seconds),
-            max_connections: self.max_connections.max(1),
-        }
     }
 }

@@ -32,11 +32,15 @@ pub fn init(format: LogFormat) {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     // Colours only on a terminal: redirected to a file or a collector, the
-    // escape codes would be noise in every line.
+    // escape codes would be noise in every line. A line that cannot be
+    // written (standard error a closed pipe) is dropped: by default the
+    // layer reports it with `eprintln!`, which panics on that same pipe
+    // and stops the task that logged, the shutdown's included.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .log_internal_errors(false);
     let _ = match format {
         LogFormat::Human => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),

@@ -7,6 +7,7 @@ pub mod logging;
 pub mod migrate;
 pub mod openapi;
 pub mod runtime;
+pub mod seconds;
 pub mod simulate;
 pub mod store_args;
 pub mod worker;
@@ -21,8 +22,35 @@ pub fn print_stdout(text: &str) -> std::process::ExitCode {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => std::process::ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: cannot write to standard output: {err}");
+            report_error(format_args!("cannot write to standard output: {err}"));
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// Writes `text` and a line break to standard output, or nothing when it
+/// cannot be written: unlike `println!`, never a panic when the reader is
+/// gone (a closed pipe), which would stop the task that printed.
+pub fn say(text: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
+/// Writes `text` and a line break to standard error, never a panic (see
+/// [`say`]): a process whose standard error is a closed pipe still stops
+/// with its own exit code.
+pub fn say_err(text: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+/// `error: <message>` on standard error (see [`say_err`]).
+pub fn report_error(message: impl std::fmt::Display) {
+    say_err(format_args!("error: {message}"));
+}
+
+/// A secret setting given blank (`MATCHPLANE_OPERATOR_TOKEN=`, or spaces
+/// only) is taken as not set (docs/configuration.md).
+pub fn non_blank(value: Option<String>) -> Option<String> {
+    value.filter(|v| !v.trim().is_empty())
 }

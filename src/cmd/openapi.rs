@@ -18,7 +18,7 @@ pub async fn run(args: OpenapiArgs) -> ExitCode {
     let json = match matchplane_api::openapi().to_pretty_json() {
         Ok(json) => json + "\n",
         Err(err) => {
-            eprintln!("error: cannot render the OpenAPI document: {err}");
+            super::report_error(format_args!("cannot render the OpenAPI document: {err}"));
             return ExitCode::FAILURE;
         }
     };
@@ -26,7 +26,7 @@ pub async fn run(args: OpenapiArgs) -> ExitCode {
         Some(path) => match tokio::fs::write(&path, json).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
-                eprintln!("error: cannot write {}: {err}", path.display());
+                super::report_error(format_args!("cannot write {}: {err}", path.display()));
                 ExitCode::FAILURE
             }
         },

@@ -11,7 +11,7 @@ pub fn block_on(command: impl Future<Output = ExitCode>) -> ExitCode {
     {
         Ok(runtime) => runtime.block_on(command),
         Err(err) => {
-            eprintln!("error: cannot start the async runtime: {err}");
+            super::report_error(format_args!("cannot start the async runtime: {err}"));
             ExitCode::FAILURE
         }
     }

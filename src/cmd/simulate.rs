@@ -42,8 +42,14 @@ pub struct SimulateArgs {
     /// whose players arrive in the games' order with their real ratings.
     #[arg(long, env = "MATCHPLANE_REPLAY_GAMES_CSV")]
     pub lichess: Option<PathBuf>,
-    /// With --lichess: how many games to replay.
-    #[arg(long, default_value_t = usize::MAX, env = "MATCHPLANE_REPLAY_GAMES")]
+    /// With --lichess: how many games to replay, from the first (`all`, or
+    /// a number).
+    #[arg(
+        long,
+        default_value = "all",
+        value_parser = games,
+        env = "MATCHPLANE_REPLAY_GAMES"
+    )]
     pub games: usize,
     /// With --lichess: arrivals per second of virtual time.
     #[arg(long, default_value_t = 20.0, env = "MATCHPLANE_REPLAY_RATE")]
@@ -79,6 +85,16 @@ pub struct SimulateArgs {
     pub table_matches: usize,
 }
 
+/// `--games`: `all` (every game of the file) or a number of games.
+fn games(value: &str) -> Result<usize, String> {
+    if value.eq_ignore_ascii_case("all") {
+        return Ok(usize::MAX);
+    }
+    value
+        .parse()
+        .map_err(|_| format!("`{value}` is not `all` or a number of games"))
+}
+
 /// The real pairings against the simulated ones, for a replay.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -112,11 +128,11 @@ pub fn run(args: &SimulateArgs) -> ExitCode {
             let errors = matchplane_api::problem::listed(e.0);
             let body =
                 serde_json::json!({ "code": errors.first().map(|f| f.code), "errors": errors });
-            eprintln!("{body}");
+            super::say_err(body);
             ExitCode::from(2)
         }
         Err(Failure::Io(message)) => {
-            eprintln!("error: {message}");
+            super::report_error(message);
             ExitCode::from(1)
         }
         Err(Failure::Refused(text)) => {

@@ -2,6 +2,7 @@
 //! (docs/deployment.md, docs/game-modes.md#how-a-cycle-forms-matches, docs/webhook-events.md). Any number of replicas may run against one database and
 //! one Redis; SIGTERM or Ctrl-C stops it gracefully (leases released at once).
 
+use super::seconds::SecondsFlag;
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args};
 use matchplane_store::pool::{PoolStore, RedisPoolConfig, RedisPoolStore};
@@ -20,7 +21,8 @@ pub struct WorkerArgs {
     /// The database, Redis and key prefix (the API's).
     #[command(flatten)]
     pub store: super::store_args::StoreArgs,
-    /// Serve Prometheus metrics on this address (`GET /metrics`); none if unset.
+    /// Serve Prometheus metrics (`GET /metrics`) and the liveness probe
+    /// (`GET /healthz`) on this address; none if unset.
     #[arg(long, env = "MATCHPLANE_WORKER_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
     /// Allow webhook URLs on private addresses, and `http` (development only).
@@ -35,10 +37,10 @@ pub struct WorkerArgs {
     )]
     pub allow_private_webhooks: bool,
     /// Multiplies every webhook retry delay, in (0, 1] (tests only).
-    #[arg(long, env = "MATCHPLANE_WEBHOOK_RETRY_SCALE")]
-    pub webhook_retry_scale: Option<String>,
-    /// Lifetime of a mode's lease in seconds; a killed worker's modes move
-    /// to the others within about two times this.
+    #[arg(long, env = "MATCHPLANE_WEBHOOK_RETRY_SCALE", default_value = "1")]
+    pub webhook_retry_scale: String,
+    /// Lifetime of a mode's lease in seconds, 0.3 to 600; a killed worker's
+    /// modes move to the others within about two times this.
     #[arg(long, env = "MATCHPLANE_LEASE_TTL_SECONDS", default_value_t = 5.0)]
     pub lease_ttl_seconds: f64,
     /// Key of the recording's player-id hashes (HMAC-SHA-256): the API's
@@ -48,20 +50,31 @@ pub struct WorkerArgs {
     pub recording_key: Option<String>,
 }
 
+/// `--lease-ttl-seconds`: 0.3 to 600 (docs/configuration.md).
+const LEASE_TTL: SecondsFlag = SecondsFlag {
+    flag: "--lease-ttl-seconds",
+    variable: "MATCHPLANE_LEASE_TTL_SECONDS",
+    min: 0.3,
+    max: 600.0,
+};
+
 /// Runs until Ctrl-C or SIGTERM. Exit 1 when the database or Redis is
-/// unreachable, the database is behind, or a setting is invalid.
+/// unreachable, the database is behind, or a setting is out of its range.
 pub async fn run(args: WorkerArgs) -> ExitCode {
-    let schedule = match Schedule::from_setting(args.webhook_retry_scale.as_deref()) {
+    let schedule = match Schedule::from_setting(Some(&args.webhook_retry_scale)) {
         Ok(schedule) => schedule,
         Err(err) => {
-            eprintln!("error: {err}");
+            super::report_error(err);
             return ExitCode::FAILURE;
         }
     };
-    if !(args.lease_ttl_seconds.is_finite() && (0.3..=600.0).contains(&args.lease_ttl_seconds)) {
-        eprintln!("error: --lease-ttl-seconds must be between 0.3 and 600");
-        return ExitCode::FAILURE;
-    }
+    let lease_ttl = match LEASE_TTL.parse(args.lease_ttl_seconds) {
+        Ok(ttl) => ttl,
+        Err(err) => {
+            super::report_error(err);
+            return ExitCode::FAILURE;
+        }
+    };
     // Bounded waits: while the database is out of reach a cycle's reads and
     // writes fail after seconds, and the mode keeps matching on its last
     // known config.
@@ -69,12 +82,13 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
     let db = match matchplane_store::db::connect_with(&args.store.database_url, timeouts).await {
         Ok(db) => db,
         Err(err) => {
-            eprintln!("error: cannot connect to the database: {err}");
+            super::report_error(format_args!("cannot connect to the database: {err}"));
             return ExitCode::FAILURE;
         }
     };
+    super::migrate::warn_of_unknown(&db).await;
     if let Err(err) = matchplane_store::db::ensure_migrated(&db).await {
-        eprintln!("error: {err}");
+        super::report_error(err);
         return ExitCode::FAILURE;
     }
     let mut redis = RedisPoolConfig::new(args.store.redis_url);
@@ -88,7 +102,7 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
                 (Arc::new(pool), tickets)
             }
             Err(err) => {
-                eprintln!("error: cannot connect to Redis: {err}");
+                super::report_error(format_args!("cannot connect to Redis: {err}"));
                 return ExitCode::FAILURE;
             }
         };
@@ -97,14 +111,14 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         let handle = match matchplane_worker::metrics::install() {
             Ok(handle) => handle,
             Err(err) => {
-                eprintln!("error: metrics: {err}");
+                super::report_error(format_args!("metrics: {err}"));
                 return ExitCode::FAILURE;
             }
         };
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(listener) => listener,
             Err(err) => {
-                eprintln!("error: cannot listen on {addr}: {err}");
+                super::report_error(format_args!("cannot listen on {addr}: {err}"));
                 return ExitCode::FAILURE;
             }
         };
@@ -119,7 +133,7 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         });
     }
     let config = WorkerConfig {
-        lease_ttl: Duration::from_secs_f64(args.lease_ttl_seconds),
+        lease_ttl,
         delivery: DeliveryConfig {
             allow_private: args.allow_private_webhooks,
             ..DeliveryConfig::default()
@@ -141,7 +155,7 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(err) => {
-            eprintln!("error: {err}");
+            super::report_error(err);
             ExitCode::FAILURE
         }
     }

@@ -200,6 +200,32 @@ pub async fn end<C: ConnectionTrait>(
     Ok(())
 }
 
+/// Closes every open backfill request of every project (`closed`): the
+/// in-process pool store of `matchplane dev` starts empty, so a request a
+/// previous run left open could never be filled (docs/backfill.md).
+/// Returns how many it closed.
+///
+/// # Errors
+/// A database failure.
+pub async fn close_all_open<C: ConnectionTrait>(
+    db: &C,
+    now: DateTime<Utc>,
+) -> Result<u64, StoreError> {
+    let result = Backfills::update_many()
+        .col_expr(backfill::Column::Status, Expr::value(CLOSED))
+        .col_expr(
+            backfill::Column::OpenMatchId,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(backfill::Column::UpdatedAt, Expr::value(now))
+        .filter(backfill::Column::Status.eq(OPEN))
+        // One past its time reads `expired` as it is.
+        .filter(backfill::Column::ExpiresAt.gt(now))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected)
+}
+
 /// The fills of a request, oldest first.
 ///
 /// # Errors
