@@ -34,13 +34,13 @@
 mod batch;
 mod memory;
 mod mode_end;
+#[cfg(test)]
+mod probe_tests;
 mod proposal_status;
 mod record;
 mod redis;
 mod start;
 mod status;
-#[cfg(test)]
-mod probe_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
