@@ -192,30 +192,40 @@ async fn insert(
     tier: &Tier,
     mut errors: Vec<FieldError>,
 ) -> Result<game_mode::Model, ApiError> {
-    let count = game_modes::count(&state.db, project_id).await?;
-    if count >= u64::from(tier.max_game_modes) {
-        errors.push(FieldError::new(
+    let full = |count: u64| {
+        let allowed = match tier.max_game_modes {
+            1 => "1 game mode".to_owned(),
+            n => format!("{n} game modes"),
+        };
+        FieldError::new(
             "name",
             Code::QuotaExceeded,
             format!(
-                "tier {} allows {} game modes and the project has {count}",
-                tier.name, tier.max_game_modes
+                "tier {} allows {allowed} and the project has {count}",
+                tier.name
             ),
-        ));
+        )
+    };
+    // Read first to list the quota with the body's other errors; the
+    // create counts again, atomically, for creates made at once.
+    let max = u64::from(tier.max_game_modes);
+    let count = game_modes::count(&state.db, project_id).await?;
+    if count >= max {
+        errors.push(full(count));
     }
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);
-    let mode = game_modes::create(
-        &state.db,
-        project_id,
-        &config.name,
-        stored(config)?,
-        &secret,
-        Utc::now(),
-    )
-    .await?;
+    let new = game_modes::NewMode {
+        name: &config.name,
+        config: stored(config)?,
+        webhook_secret: &secret,
+    };
+    let mode = match game_modes::create_within(&state.db, project_id, new, max, Utc::now()).await? {
+        game_modes::Created::Created(mode) => mode,
+        game_modes::Created::Full { count } => return Err(ApiError::invalid(vec![full(count)])),
+    };
     state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %mode.name, "game mode created");
     Ok(mode)

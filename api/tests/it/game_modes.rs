@@ -270,6 +270,36 @@ async fn conflict_and_quota(backend: Backend) {
     assert_eq!(both.error_codes(), ["CONFLICT", "QUOTA_EXCEEDED"]);
     let listed = t.call(Method::GET, &base, Some(&key), None).await;
     assert_eq!(listed.body.as_array().unwrap().len(), 3);
+
+    // Ten creates at once on a new project of the same tier: three made,
+    // the rest refused; before, each counted before any other inserted.
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    let at_once = futures::future::join_all((0..10).map(|i| {
+        t.call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(mode(&format!("race{i}"))),
+        )
+    }))
+    .await;
+    let made = at_once
+        .iter()
+        .filter(|a| a.status == StatusCode::CREATED)
+        .count();
+    assert_eq!(
+        made,
+        3,
+        "{:?}",
+        at_once.iter().map(|a| a.status).collect::<Vec<_>>()
+    );
+    for refused in at_once.iter().filter(|a| a.status != StatusCode::CREATED) {
+        refused.assert_problem(StatusCode::TOO_MANY_REQUESTS, "QUOTA_EXCEEDED");
+    }
+    let listed = t.call(Method::GET, &base, Some(&key), None).await;
+    assert_eq!(listed.body.as_array().unwrap().len(), 3);
 }
 
 /// `"webhook": {}` (or any webhook with neither `url` nor

@@ -110,17 +110,86 @@ pub async fn create<C: TransactionTrait>(
     webhook_secret: &str,
     now: DateTime<Utc>,
 ) -> Result<game_mode::Model, StoreError> {
+    let new = NewMode {
+        name,
+        config,
+        webhook_secret,
+    };
+    match create_within(db, project_id, new, u64::MAX, now).await? {
+        Created::Created(mode) => Ok(mode),
+        Created::Full { .. } => Err(StoreError::Conflict),
+    }
+}
+
+/// A mode to create: its name, config and webhook secret.
+#[derive(Debug)]
+pub struct NewMode<'a> {
+    /// The mode's name.
+    pub name: &'a str,
+    /// Its config, as stored.
+    pub config: Value,
+    /// Its `whsec_…` secret.
+    pub webhook_secret: &'a str,
+}
+
+/// What [`create_within`] came to.
+#[derive(Debug)]
+pub enum Created {
+    /// Created, version 1.
+    Created(game_mode::Model),
+    /// Nothing created: the project already has `count` modes, its
+    /// quota's worth or more.
+    Full {
+        /// The project's modes.
+        count: u64,
+    },
+}
+
+/// [`create`] only while the project has fewer than `max_modes` modes
+/// (its tier's `maxGameModes`, docs/project-settings.md), counted in the
+/// same transaction as the insert with the project's row held: creates of
+/// one project made at once are counted one after another, so together
+/// they never pass the quota.
+///
+/// # Errors
+/// [`StoreError::Conflict`] when the name is taken in the project.
+pub async fn create_within<C: TransactionTrait>(
+    db: &C,
+    project_id: &str,
+    new: NewMode<'_>,
+    max_modes: u64,
+    now: DateTime<Utc>,
+) -> Result<Created, StoreError> {
     let txn = db.begin().await?;
-    if by_name(project_id, name).one(&txn).await?.is_some() {
+    if max_modes < u64::MAX {
+        // A write to the project's row first: PostgreSQL holds the row,
+        // SQLite its write lock, until this transaction ends, so a
+        // concurrent create of the project waits here and then counts
+        // this one's mode.
+        use crate::entities::project;
+        project::Entity::update_many()
+            .col_expr(
+                project::Column::UpdatedAt,
+                sea_orm::sea_query::Expr::col(project::Column::UpdatedAt).into(),
+            )
+            .filter(project::Column::Id.eq(project_id))
+            .exec(&txn)
+            .await?;
+        let count = scoped(project_id).count(&txn).await?;
+        if count >= max_modes {
+            return Ok(Created::Full { count });
+        }
+    }
+    if by_name(project_id, new.name).one(&txn).await?.is_some() {
         return Err(StoreError::Conflict);
     }
     let mode = game_mode::ActiveModel {
         id: Set(format!("gm_{}", ulid::Ulid::new())),
         project_id: Set(project_id.to_owned()),
-        name: Set(name.to_owned()),
-        config: Set(config),
+        name: Set(new.name.to_owned()),
+        config: Set(new.config),
         version: Set(1),
-        webhook_secret: Set(webhook_secret.to_owned()),
+        webhook_secret: Set(new.webhook_secret.to_owned()),
         previous_webhook_secret: Set(None),
         previous_secret_expires_at: Set(None),
         older_webhook_secrets: Set(None),
@@ -133,7 +202,7 @@ pub async fn create<C: TransactionTrait>(
     .await?;
     history_row(&mode).insert(&txn).await?;
     txn.commit().await?;
-    Ok(mode)
+    Ok(Created::Created(mode))
 }
 
 /// Replaces the config of mode `name`, bumping its version and keeping the
