@@ -411,7 +411,14 @@ fn simulated(
 /// The first cycle `k` (`t = k * step`, k >= 1) that applies an event
 /// at `at` (`at <= t`), computed as the loop computes `t`.
 fn first_cycle_at_or_after(at: f64, step: f64) -> u64 {
-    let mut k = (at / step).ceil().max(1.0) as u64;
+    // Beyond 2^52 cycles a float no longer counts them one by one (an
+    // arrival at 1e300 s, `--rate 1e-300`): no run reaches such a cycle.
+    const EXACT: f64 = (1u64 << 52) as f64;
+    let cycles = at / step;
+    if !(cycles < EXACT) {
+        return u64::MAX;
+    }
+    let mut k = cycles.ceil().max(1.0) as u64;
     while k > 1 && (k - 1) as f64 * step >= at {
         k -= 1;
     }

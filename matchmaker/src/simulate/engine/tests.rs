@@ -176,6 +176,14 @@ fn skipping_idle_cycles_gives_the_report_of_running_every_cycle() {
 }
 
 #[test]
+fn an_event_past_every_cycle_is_never_reached_and_never_overflows() {
+    for at in [1e300, f64::MAX, f64::INFINITY, 4.6e18] {
+        assert_eq!(first_cycle_at_or_after(at, 1.0), u64::MAX, "{at}");
+    }
+    assert_eq!(first_cycle_at_or_after(1e15, 1.0), 1_000_000_000_000_000);
+}
+
+#[test]
 fn the_first_cycle_of_an_event_is_the_one_the_loop_applies_it_in() {
     for step in [0.1, 0.3, 0.7, 1.0, 2.5, 3.0] {
         for i in 0..2000 {
