@@ -223,7 +223,7 @@ async fn insert(
         webhook_secret: &secret,
     };
     let mode = match game_modes::create_within(&state.db, project_id, new, max, Utc::now()).await? {
-        game_modes::Created::Created(mode) => mode,
+        game_modes::Created::Created(mode) => *mode,
         game_modes::Created::Full { count } => return Err(ApiError::invalid(vec![full(count)])),
     };
     state.play.cache.modes_written();

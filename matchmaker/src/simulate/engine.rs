@@ -415,7 +415,7 @@ fn first_cycle_at_or_after(at: f64, step: f64) -> u64 {
     // arrival at 1e300 s, `--rate 1e-300`): no run reaches such a cycle.
     const EXACT: f64 = (1u64 << 52) as f64;
     let cycles = at / step;
-    if !(cycles < EXACT) {
+    if cycles.is_nan() || cycles >= EXACT {
         return u64::MAX;
     }
     let mut k = cycles.ceil().max(1.0) as u64;

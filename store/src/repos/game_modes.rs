@@ -116,7 +116,7 @@ pub async fn create<C: TransactionTrait>(
         webhook_secret,
     };
     match create_within(db, project_id, new, u64::MAX, now).await? {
-        Created::Created(mode) => Ok(mode),
+        Created::Created(mode) => Ok(*mode),
         Created::Full { .. } => Err(StoreError::Conflict),
     }
 }
@@ -136,7 +136,7 @@ pub struct NewMode<'a> {
 #[derive(Debug)]
 pub enum Created {
     /// Created, version 1.
-    Created(game_mode::Model),
+    Created(Box<game_mode::Model>),
     /// Nothing created: the project already has `count` modes, its
     /// quota's worth or more.
     Full {
@@ -202,7 +202,7 @@ pub async fn create_within<C: TransactionTrait>(
     .await?;
     history_row(&mode).insert(&txn).await?;
     txn.commit().await?;
-    Ok(Created::Created(mode))
+    Ok(Created::Created(Box::new(mode)))
 }
 
 /// Replaces the config of mode `name`, bumping its version and keeping the
