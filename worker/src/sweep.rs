@@ -135,7 +135,7 @@ impl Sweeper<'_> {
         let message = match game_modes::get(self.db, &mode.project_id, &mode.mode).await {
             Ok(_) => return Ok(0),
             Err(StoreError::NotFound) => match projects::get(self.db, &mode.project_id).await {
-                Err(StoreError::NotFound) => "the project was deleted",
+                Err(StoreError::NotFound) => projects::DELETED_MESSAGE,
                 Ok(_) => "the game mode was deleted",
                 Err(error) => return Err(error.into()),
             },

@@ -4,8 +4,9 @@
 use super::matched::{matched_id, stored_match, Reader};
 use super::{rfc3339, Play};
 use crate::problem::ApiError;
+use matchplane_matchmaker::Code;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, EndedSearch, ModeKey, SearchState};
-use matchplane_store::repos::match_status;
+use matchplane_store::repos::{match_status, projects, StoreError};
 use matchplane_store::tickets::{StatusMessage, Ticket};
 use sea_orm::DatabaseConnection;
 use serde::Serialize;
@@ -254,10 +255,18 @@ pub async fn status_of(
                                 None => None,
                             };
                         }
-                        None => {
-                            view.status = "searching";
-                            view.waiting_reason = Some(match_pending());
-                        }
+                        None => match project_gone(db, ticket).await {
+                            // Its match went with its project: final, as
+                            // the project's live searches end.
+                            Some(error) => {
+                                view.status = "failed";
+                                view.error = Some(error);
+                            }
+                            None => {
+                                view.status = "searching";
+                                view.waiting_reason = Some(match_pending());
+                            }
+                        },
                     }
                 }
                 // Free to search again: a new start resumes `queuedAt`.
@@ -296,6 +305,20 @@ pub(crate) fn lapsed_reason(ticket: &Ticket, at: f64, socket: bool) -> &'static 
         "SOCKET_LAPSED"
     } else {
         "REST_POLL_LAPSED"
+    }
+}
+
+/// The error of a matched ticket whose match is missing because its
+/// project was deleted (docs/searching.md): `GAME_MODE_DISABLED`, worded
+/// as the sweep fails the project's live searches. `None` while the
+/// project exists (the match is not stored yet) or cannot be read.
+pub(crate) async fn project_gone(db: &DatabaseConnection, ticket: &Ticket) -> Option<TicketError> {
+    match projects::get(db, &ticket.project_id).await {
+        Err(StoreError::NotFound) => Some(TicketError {
+            code: Code::GameModeDisabled.as_str().to_owned(),
+            message: projects::DELETED_MESSAGE.to_owned(),
+        }),
+        _ => None,
     }
 }
 

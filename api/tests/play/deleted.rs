@@ -18,6 +18,8 @@ on_both_pools!(
     a_mode_created_again_keeps_its_searches,
     a_deleted_modes_searches_and_proposals_end_at_the_delete,
     a_deleted_projects_open_proposal_ends_at_the_sweep,
+    a_deleted_projects_matched_tickets_fail,
+    a_deleted_projects_matched_socket_search_fails,
 );
 
 async fn failed_code(t: &TestApp, mode: &ModeKey, ticket: &str) -> Option<String> {
@@ -331,4 +333,97 @@ async fn a_deleted_projects_open_proposal_ends_at_the_sweep(pools: Pools) {
         assert_eq!(cooled.unwrap(), None, "{player} is not cooled down");
     }
     assert_eq!(t.play.pool.count_live(&p).await.unwrap(), 0);
+}
+
+/// A ticket matched before its project was deleted, its match stored (and
+/// gone with the project) or claimed and never to be stored, reads
+/// `failed` `GAME_MODE_DISABLED` as the project's live searches end
+/// (docs/searching.md, '"Matched" means stored'), not `MATCH_PENDING`
+/// until it expires. While the project exists, a match not stored yet
+/// still reads `MATCH_PENDING`.
+async fn a_deleted_projects_matched_tickets_fail(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    t.mode(&p, &key, duel("other")).await;
+    let (stored, stored_token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let (pending, pending_token) = t.ticket_ok(&p, &key, solo("other", "p2")).await;
+    for token in [&stored_token, &pending_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    t.claim_alone(&p, "duel", &stored, "p1").await;
+    t.store_match_alone(&p, "duel", &stored, "p1").await;
+    t.claim_alone(&p, "other", &pending, "p2").await;
+    let view = t.search_view(&stored, &stored_token).await;
+    assert_eq!(view["status"], "matched", "{view}");
+    let view = t.search_view(&pending, &pending_token).await;
+    assert_eq!(view["status"], "searching", "{view}");
+    assert_eq!(view["waitingReason"]["code"], "MATCH_PENDING", "{view}");
+
+    let d = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}"),
+            Some(&format!("Bearer {OPERATOR}")),
+            None,
+        )
+        .await;
+    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    t.sweep(unix_now()).await;
+    for (ticket, token) in [(&stored, &stored_token), (&pending, &pending_token)] {
+        let view = t.search_view(ticket, token).await;
+        assert_eq!(view["status"], "failed", "{view}");
+        assert_eq!(view["error"]["code"], "GAME_MODE_DISABLED", "{view}");
+        assert_eq!(
+            view["error"]["message"], "the project was deleted",
+            "{view}"
+        );
+        assert!(view.get("waitingReason").is_none(), "{view}");
+    }
+}
+
+/// The same over a WebSocket: a search claimed into a match that is not
+/// stored yet is told `MATCH_PENDING`; its project deleted, it is told
+/// `failed` `GAME_MODE_DISABLED` (a final message) at the socket's next
+/// check, instead of waiting for its ticket to expire.
+async fn a_deleted_projects_matched_socket_search_fails(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = crate::ws::connect(addr, &token).await;
+    let hello = crate::ws::next_json(&mut ws).await;
+    assert_eq!(hello["type"], "searching", "{hello}");
+    t.claim_alone(&p, "duel", &ticket, "p1").await;
+    let pending = first_message(&mut ws, |m| m["waitingReason"]["code"] == "MATCH_PENDING").await;
+    assert_eq!(pending["type"], "status", "{pending}");
+    let d = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}"),
+            Some(&format!("Bearer {OPERATOR}")),
+            None,
+        )
+        .await;
+    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    let told = first_message(&mut ws, |m| m["type"] != "status").await;
+    assert_eq!(told["type"], "failed", "{told}");
+    assert_eq!(told["code"], "GAME_MODE_DISABLED", "{told}");
+    assert_eq!(told["message"], "the project was deleted", "{told}");
+}
+
+/// The first message `wanted` takes, within 10 s (a socket also gets a
+/// Ping every second, so one message's timeout alone never runs out).
+async fn first_message(ws: &mut crate::ws::Client, wanted: impl Fn(&Value) -> bool) -> Value {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let msg = crate::ws::next_json(ws).await;
+            if wanted(&msg) {
+                return msg;
+            }
+        }
+    })
+    .await
+    .expect("the message within 10 s")
 }

@@ -1,5 +1,9 @@
 //! Projects (docs/api-keys.md): the tenants, managed by the operator.
 
+use crate::entities::idempotency_key::{self, Entity as IdempotencyKeys};
+use crate::entities::match_ticket::{self, Entity as MatchTickets};
+use crate::entities::mode_cycle_stat::{self, Entity as CycleStats};
+use crate::entities::outbox_dead_letter::{self, Entity as DeadLetters};
 use crate::entities::project::{self, Entity as Projects};
 use crate::entities::tier::Entity as Tiers;
 use crate::pool::PlayerSearchScope;
@@ -7,7 +11,7 @@ use crate::repos::StoreError;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, ModelTrait,
-    QueryFilter, QueryOrder, Select, Set,
+    QueryFilter, QueryOrder, Select, Set, TransactionTrait,
 };
 
 /// The one way into a project row: by its id.
@@ -119,12 +123,41 @@ pub async fn set_player_search_scope<C: ConnectionTrait>(
     Ok(model.update(db).await?)
 }
 
-/// Deletes a project and, by cascade, its keys, modes, matches and deliveries.
+/// `message` of a deleted project's searches, failed `GAME_MODE_DISABLED`:
+/// the live ones at the worker's sweep, the matched ones whose match went
+/// with the project when their status is read (docs/searching.md).
+pub const DELETED_MESSAGE: &str = "the project was deleted";
+
+/// Deletes a project with every row of it (docs/retention.md, "Deleting a
+/// project"), in one transaction: the rows of the tables without a foreign
+/// key to `projects` (seated tickets, cycle figures, outbox dead letters,
+/// idempotency keys) by an explicit delete, then the project, whose delete
+/// cascades to its keys, modes (with their ratings), matches, deliveries
+/// (with their attempts), backfills, stats history, recordings, webhook
+/// health and project webhook.
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when there is no such project.
-pub async fn delete<C: ConnectionTrait>(db: &C, project_id: &str) -> Result<(), StoreError> {
-    let current = get(db, project_id).await?;
-    current.delete(db).await?;
+pub async fn delete<C: TransactionTrait>(db: &C, project_id: &str) -> Result<(), StoreError> {
+    let txn = db.begin().await?;
+    let current = get(&txn, project_id).await?;
+    MatchTickets::delete_many()
+        .filter(match_ticket::Column::ProjectId.eq(project_id))
+        .exec(&txn)
+        .await?;
+    CycleStats::delete_many()
+        .filter(mode_cycle_stat::Column::ProjectId.eq(project_id))
+        .exec(&txn)
+        .await?;
+    DeadLetters::delete_many()
+        .filter(outbox_dead_letter::Column::ProjectId.eq(project_id))
+        .exec(&txn)
+        .await?;
+    IdempotencyKeys::delete_many()
+        .filter(idempotency_key::Column::ProjectId.eq(project_id))
+        .exec(&txn)
+        .await?;
+    current.delete(&txn).await?;
+    txn.commit().await?;
     Ok(())
 }

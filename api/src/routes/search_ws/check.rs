@@ -4,7 +4,7 @@
 use super::{SocketSearch, Waiting};
 use crate::play::matched::{matched_id, stored_match, Reader};
 use crate::play::role_waits::{self, RoleMedians};
-use crate::play::status::{end, match_pending};
+use crate::play::status::{end, match_pending, project_gone};
 use crate::play::unix_now;
 use matchplane_matchmaker::Code;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState};
@@ -189,8 +189,15 @@ impl SocketSearch {
             Ok(Some(stored)) => Check::Final(StatusMessage::Matched {
                 match_: stored.view,
             }),
-            // Not stored yet, or the database out of reach.
-            Ok(None) => self.match_pending(queued_at),
+            // Gone with its project (docs/searching.md): final.
+            Ok(None) => match project_gone(&self.db, ticket).await {
+                Some(error) => Check::Final(StatusMessage::Failed {
+                    code: error.code,
+                    message: error.message,
+                }),
+                // Not stored yet, or the database out of reach.
+                None => self.match_pending(queued_at),
+            },
             Err(error) => {
                 tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a matched search's match failed");
                 Check::Quiet
