@@ -6,7 +6,9 @@
 //! `404 NOT_FOUND`, exactly what an absent project answers. Key requests
 //! also take a token from the project's rate-limit bucket (`429`). On its
 //! own project a key may do what its scopes allow ([`crate::scopes`]):
-//! outside them, `403 FORBIDDEN` naming the scope needed.
+//! outside them, `403 FORBIDDEN` naming the scope needed. Operator-only
+//! routes answer every key `401` before its project is compared with the
+//! path's (docs/api-keys.md), so they tell a key nothing of other projects.
 
 use crate::cache::TtlCache;
 use crate::credentials::{self as keys, digest, CredentialDigest, KEY_PREFIX};
@@ -136,17 +138,6 @@ impl Caller {
             Caller::Key { .. } => Err(ApiError::not_found("no such project")),
         }
     }
-
-    /// Allows the operator only, on a project path: a key of another
-    /// project gets `404` (it must not learn the project exists), a key of
-    /// this project `401`.
-    ///
-    /// # Errors
-    /// As above.
-    pub fn require_operator_on(&self, project_id: &str) -> Result<(), ApiError> {
-        self.require_project(project_id)?;
-        self.require_operator()
-    }
 }
 
 fn bearer(parts: &Parts) -> Option<&str> {
@@ -267,24 +258,32 @@ impl ProjectCaller {
     /// The caller, allowed on the path's project, scopes not checked yet.
     async fn on_project(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let caller = Caller::from_request_parts(parts, state).await?;
-        // Refused only when a segment is not UTF-8 once percent-decoded:
-        // no project id, mode name or other id can be such a segment.
-        let params = axum::extract::RawPathParams::from_request_parts(parts, state)
-            .await
-            .map_err(|_| {
-                ApiError::not_found(
-                    "no such resource: a path segment is not UTF-8 once percent-decoded, \
-                     which no id or name can be",
-                )
-            })?;
-        let project_id = params
-            .iter()
-            .find(|(name, _)| *name == "projectId")
-            .map(|(_, value)| value.to_owned())
-            .ok_or_else(|| ApiError::not_found("no such project"))?;
+        let project_id = path_project(parts, state).await?;
         caller.require_project(&project_id)?;
         Ok(Self { caller, project_id })
     }
+}
+
+/// The path's `{projectId}`.
+///
+/// # Errors
+/// `404` when the route has none, or a segment is not UTF-8 once
+/// percent-decoded (no project id, mode name or other id can be such a
+/// segment).
+async fn path_project(parts: &mut Parts, state: &AppState) -> Result<String, ApiError> {
+    let params = axum::extract::RawPathParams::from_request_parts(parts, state)
+        .await
+        .map_err(|_| {
+            ApiError::not_found(
+                "no such resource: a path segment is not UTF-8 once percent-decoded, \
+                 which no id or name can be",
+            )
+        })?;
+    params
+        .iter()
+        .find(|(name, _)| *name == "projectId")
+        .map(|(_, value)| value.to_owned())
+        .ok_or_else(|| ApiError::not_found("no such project"))
 }
 
 /// The operator, checked before any body is read: an API key gets `401`
@@ -304,9 +303,10 @@ impl FromRequestParts<AppState> for Operator {
     }
 }
 
-/// The operator on a project path, checked before any body is read: a key
-/// of another project gets `404` (as [`Caller::require_operator_on`]), a
-/// key of this project `401`.
+/// The operator on a project path, checked before any body is read and
+/// before the path's project: every key gets `401`, whatever its project
+/// or scopes (docs/api-keys.md), so a key learns nothing of whether
+/// another project exists.
 #[derive(Debug, Clone)]
 pub struct ProjectOperator {
     /// The project of the path.
@@ -317,9 +317,9 @@ impl FromRequestParts<AppState> for ProjectOperator {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        // Operator routes answer a key `401` whatever its scopes.
-        let ProjectCaller { caller, project_id } = ProjectCaller::on_project(parts, state).await?;
-        caller.require_operator()?;
-        Ok(Self { project_id })
+        Operator::from_request_parts(parts, state).await?;
+        Ok(Self {
+            project_id: path_project(parts, state).await?,
+        })
     }
 }

@@ -1,9 +1,11 @@
 //! `Idempotency-Key` on the `POST`s that create (tickets, result reports,
-//! API keys, backfill requests): a retry with the same key and the same request gets the first
-//! answer again (same status, same body: the same ticket and token) and
-//! creates nothing; the same key with another request (another body, route
-//! or caller) is `422 IDEMPOTENCY_KEY_REUSED`. Keys are kept 24 hours per
-//! project.
+//! API keys, backfill requests, projects; docs/config-as-code.md): a retry
+//! with the same key and the same request gets the first answer again
+//! (same status, same body: the same ticket and token) and creates
+//! nothing; the same key with another request (another body, route or
+//! caller) is `422 IDEMPOTENCY_KEY_REUSED`. Keys are kept 24 hours per
+//! project; the operator's requests outside any project (`POST
+//! /v1/projects`) have a key space of their own ([`OPERATOR_KEY_SPACE`]).
 //!
 //! - The first request reserves the key with an insert into
 //!   `idempotency_keys`: of two requests at once exactly one runs; the other
@@ -20,7 +22,7 @@
 //!   never stored) and a random per-row seed: the database alone gives no
 //!   token away, and only the same caller's retry can read the answer.
 
-use crate::auth::ProjectCaller;
+use crate::auth::{Caller, Operator, ProjectCaller};
 use crate::extract::body_bytes;
 use crate::problem::ApiError;
 use crate::state::AppState;
@@ -60,6 +62,18 @@ pub const WAIT_FOR_FIRST: Duration = Duration::from_secs(10);
 const ABANDONED_AFTER_SECONDS: i64 = 60;
 /// Largest answer body kept.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
+/// The project id the operator's keys outside any project (`POST
+/// /v1/projects`) are kept under: never a project's (`prj_<ulid>`).
+pub const OPERATOR_KEY_SPACE: &str = "(operator)";
+
+/// Whose keys a creating route's `Idempotency-Key`s are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeySpace {
+    /// The path's project's (the operator or a key of that project).
+    Project,
+    /// The operator's own ([`OPERATOR_KEY_SPACE`]).
+    Operator,
+}
 
 /// A creating route (its handlers, the `POST` among them) with
 /// `Idempotency-Key` honoured by [`layer`] (given the `state`) and
@@ -67,12 +81,31 @@ const MAX_ANSWER_BYTES: usize = 1 << 20;
 /// ([`crate::router`]). Without a state (the OpenAPI document alone) the
 /// route is only documented.
 pub fn on(
+    routes: UtoipaMethodRouter<AppState>,
+    state: Option<&AppState>,
+) -> UtoipaMethodRouter<AppState> {
+    layered(routes, state, KeySpace::Project)
+}
+
+/// As [`on`], for a creating route outside any project that only the
+/// operator may call (`POST /v1/projects`): any key is refused `401`
+/// before the header is looked at, and the keys are the operator's own
+/// ([`OPERATOR_KEY_SPACE`]).
+pub fn on_operator(
+    routes: UtoipaMethodRouter<AppState>,
+    state: Option<&AppState>,
+) -> UtoipaMethodRouter<AppState> {
+    layered(routes, state, KeySpace::Operator)
+}
+
+fn layered(
     (schemas, mut paths, method_router): UtoipaMethodRouter<AppState>,
     state: Option<&AppState>,
+    space: KeySpace,
 ) -> UtoipaMethodRouter<AppState> {
     document(&mut paths);
     let method_router = match state {
-        Some(state) => method_router.route_layer(IdempotencyLayer(state.clone())),
+        Some(state) => method_router.route_layer(IdempotencyLayer(state.clone(), space)),
         None => method_router,
     };
     (schemas, paths, method_router)
@@ -86,7 +119,7 @@ pub fn on(
 /// path is boxed: its database queries would make every request's future
 /// large.
 #[derive(Clone)]
-pub struct IdempotencyLayer(AppState);
+pub struct IdempotencyLayer(AppState, KeySpace);
 
 impl tower::Layer<Route> for IdempotencyLayer {
     type Service = Idempotent;
@@ -95,6 +128,7 @@ impl tower::Layer<Route> for IdempotencyLayer {
         Idempotent {
             inner,
             state: self.0.clone(),
+            space: self.1,
         }
     }
 }
@@ -104,6 +138,7 @@ impl tower::Layer<Route> for IdempotencyLayer {
 pub struct Idempotent {
     inner: Route,
     state: AppState,
+    space: KeySpace,
 }
 
 impl tower::Service<Request> for Idempotent {
@@ -134,9 +169,9 @@ impl tower::Service<Request> for Idempotent {
         // stays for the next one.
         let ready = self.inner.clone();
         let inner = std::mem::replace(&mut self.inner, ready);
-        let state = self.state.clone();
+        let (state, space) = (self.state.clone(), self.space);
         futures::future::Either::Right(Box::pin(async move {
-            Ok(idempotent(&state, &route, req, inner)
+            Ok(idempotent(&state, space, &route, req, inner)
                 .await
                 .unwrap_or_else(IntoResponse::into_response))
         }))
@@ -211,16 +246,36 @@ fn well_formed(key: &str) -> bool {
     (1..=MAX_KEY_CHARS).contains(&key.len()) && key.bytes().all(|b| (0x21..=0x7e).contains(&b))
 }
 
+/// Who may run the request and in which key space: the path's project
+/// (authenticated and rate limited once: the handler reuses the caller) or
+/// the operator's own.
+async fn caller_of(
+    state: &AppState,
+    space: KeySpace,
+    parts: &mut axum::http::request::Parts,
+) -> Result<(Caller, String), ApiError> {
+    match space {
+        KeySpace::Project => {
+            let caller = ProjectCaller::from_request_parts(parts, state).await?;
+            parts.extensions.insert(caller.clone());
+            Ok((caller.caller, caller.project_id))
+        }
+        KeySpace::Operator => {
+            Operator::from_request_parts(parts, state).await?;
+            Ok((Caller::Operator, OPERATOR_KEY_SPACE.to_owned()))
+        }
+    }
+}
+
 async fn idempotent(
     state: &AppState,
+    space: KeySpace,
     route: &str,
     req: Request,
     inner: Route,
 ) -> Result<Response, ApiError> {
     let (mut parts, body) = req.into_parts();
-    // Authenticated (and rate limited) once: the handler reuses this.
-    let caller = ProjectCaller::from_request_parts(&mut parts, state).await?;
-    parts.extensions.insert(caller.clone());
+    let (caller, project_id) = caller_of(state, space, &mut parts).await?;
     let key = the_key(&parts.headers)?;
     let credential = parts
         .headers
@@ -231,7 +286,6 @@ async fn idempotent(
     // kept to hand the handler the request again.
     let bytes = body_bytes(Request::from_parts(parts.clone(), body), state).await?;
     let digest = request_digest(&caller, route, &bytes);
-    let project_id = caller.project_id.clone();
     prune_now_and_then(state).await;
     let started = tokio::time::Instant::now();
     loop {
@@ -297,10 +351,10 @@ async fn idempotent(
 }
 
 /// SHA-256 of who asks, the route and the body.
-fn request_digest(caller: &ProjectCaller, route: &str, body: &Bytes) -> String {
-    let who = match &caller.caller {
-        crate::auth::Caller::Operator => "operator",
-        crate::auth::Caller::Key { key_id, .. } => key_id.as_str(),
+fn request_digest(caller: &Caller, route: &str, body: &Bytes) -> String {
+    let who = match caller {
+        Caller::Operator => "operator",
+        Caller::Key { key_id, .. } => key_id.as_str(),
     };
     let mut hash = Sha256::new();
     for part in [who.as_bytes(), b"\0", route.as_bytes(), b"\0", body] {

@@ -67,7 +67,10 @@ fn api_routes(state: Option<&AppState>) -> OpenApiRouter<AppState> {
         .routes(routes!(service::metrics))
         .routes(routes!(tiers::list))
         .routes(routes!(tiers::get, tiers::put))
-        .routes(routes!(projects::create, projects::list))
+        .routes(idempotency::on_operator(
+            routes!(projects::create, projects::list),
+            state,
+        ))
         .routes(routes!(projects::get, projects::update, projects::delete))
         .routes(routes!(
             crate::routes::project_settings::get,

@@ -153,8 +153,8 @@ pub struct MatchesQuery {
     /// Matches per page, 1..=200 (default 50).
     #[param(value_type = Option<u64>, minimum = 1, maximum = 200)]
     pub limit: Option<crate::params::PageLimit>,
-    /// `nextCursor` of the previous page.
-    #[param(pattern = "^mat_")]
+    /// `nextCursor` of the previous page: `mat_` and a ULID.
+    #[param(pattern = "^mat_[0-9A-HJKMNP-TV-Z]{26}$")]
     pub cursor: Option<String>,
 }
 
@@ -182,21 +182,27 @@ pub async fn list(
     ApiQuery(query): ApiQuery<MatchesQuery>,
 ) -> Result<Json<MatchesPage>, ApiError> {
     let limit = crate::params::PageLimit::or_default(query.limit);
-    if let Some(cursor) = &query.cursor {
-        if !cursor.starts_with("mat_") {
-            return Err(ApiError::invalid(vec![FieldError::new(
+    // A cursor is a `nextCursor` this list gave, `mat_` and a ULID
+    // (docs/openapi.md, "Lists"): anything else is refused, never read as
+    // "from the start".
+    let cursor = query
+        .cursor
+        .as_deref()
+        .map(matches::Cursor::parse)
+        .transpose()
+        .map_err(|_| {
+            ApiError::invalid(vec![FieldError::new(
                 "cursor",
                 Code::ValidationError,
                 "not a cursor of this list",
-            )]));
-        }
-    }
+            )])
+        })?;
     projects::get(&state.db, &project_id).await?;
     let rows = matches::list(
         &state.db,
         &project_id,
         query.game_mode.as_deref(),
-        query.cursor.as_deref(),
+        cursor.as_ref(),
         limit,
     )
     .await?;

@@ -170,12 +170,11 @@ pub async fn update(
     params(("projectId" = String, Path, description = "`prj_…`")),
     responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
 pub async fn delete(
-    caller: ProjectCaller,
+    _operator: ProjectOperator,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     _: crate::extract::NoBody,
 ) -> Result<StatusCode, ApiError> {
-    caller.caller.require_operator()?;
     projects::delete(&state.db, &project_id).await?;
     state.keys.written();
     state.play.cache.modes_written();

@@ -1,5 +1,6 @@
 //! A key of project A on any of project B's paths answers 404, exactly as
-//! an absent project would, and changes nothing of B.
+//! an absent project would, and changes nothing of B; on an operator-only
+//! route it answers 401, as it does on its own project (docs/api-keys.md).
 
 use crate::common::{mode, Backend, TestApp, OPERATOR};
 use crate::on_both;
@@ -96,7 +97,12 @@ async fn other_tenants_paths_answer_404(backend: Backend) {
         let answer = t
             .call(method.clone(), &path, Some(&key_a), body.clone())
             .await;
-        answer.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+        let operator_only = path == format!("/v1/projects/{b}") && method != Method::GET;
+        if operator_only {
+            answer.assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+        } else {
+            answer.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+        }
         // Indistinguishable from a project that does not exist.
         let absent_path = path.replace(&b, absent);
         let missing = t
@@ -131,4 +137,43 @@ async fn other_tenants_paths_answer_404(backend: Backend) {
     );
 }
 
-on_both!(other_tenants_paths_answer_404);
+/// Operator-only routes answer every key `401` before its project is
+/// compared with the path's: a key of project A gets the same answer on
+/// B, on an absent project and on A (docs/api-keys.md).
+async fn operator_routes_answer_every_key_401(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let a = t.project("pro").await;
+    let b = t.project("pro").await;
+    let (_, key_a) = t.key(&a).await;
+    let absent = "prj_01ABSENTABSENTABSENTABSENT";
+    for (method, body) in [
+        (Method::PATCH, Some(json!({"tier": "enterprise"}))),
+        (Method::DELETE, None),
+    ] {
+        let mut answers = Vec::new();
+        for project in [&a, &b, absent] {
+            let path = format!("/v1/projects/{project}");
+            let answer = t
+                .call(method.clone(), &path, Some(&key_a), body.clone())
+                .await;
+            answer.assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+            answers.push(answer.body);
+        }
+        assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
+    }
+    let kept = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{b}"),
+            Some(OPERATOR),
+            None,
+        )
+        .await;
+    assert_eq!(kept.status, StatusCode::OK, "{}", kept.body);
+    assert_eq!(kept.body["tier"], "pro");
+}
+
+on_both!(
+    other_tenants_paths_answer_404,
+    operator_routes_answer_every_key_401
+);

@@ -247,7 +247,57 @@ async fn keys_live_24_hours(backend: Backend) {
     assert_eq!(pruned, 1);
 }
 
+/// `POST /v1/projects` honours the header too, in the operator's own key
+/// space (there is no project yet): a retry gets the same project, and a
+/// project's keys never meet it.
+async fn a_project_is_created_once(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let count = || async {
+        let all = t
+            .call(Method::GET, "/v1/projects", Some(OPERATOR), None)
+            .await;
+        all.body.as_array().unwrap().len()
+    };
+    let studio = json!({"name": "Studio", "tier": "pro"});
+    let (a, b) = tokio::join!(
+        post(&t, "/v1/projects", OPERATOR, "abc1", &studio),
+        post(&t, "/v1/projects", OPERATOR, "abc1", &studio),
+    );
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+    assert_eq!(b.status, StatusCode::CREATED, "{}", b.body);
+    assert_eq!(a.body, b.body);
+    let c = post(&t, "/v1/projects", OPERATOR, "abc1", &studio).await;
+    assert_eq!(c.status, StatusCode::CREATED);
+    assert_eq!(c.body, a.body);
+    assert_eq!(c.headers["idempotent-replayed"], "true");
+    assert_eq!(count().await, 1);
+    post(
+        &t,
+        "/v1/projects",
+        OPERATOR,
+        "abc1",
+        &json!({"name": "Other"}),
+    )
+    .await
+    .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "IDEMPOTENCY_KEY_REUSED");
+    // The same header on the new project's routes is another key space.
+    let p = a.body["id"].as_str().unwrap();
+    let keys = format!("/v1/projects/{p}/keys");
+    let made = post(&t, &keys, OPERATOR, "abc1", &json!({"name": "ci"})).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    // A key is refused as without the header, and holds no operator key.
+    let key = made.body["key"].as_str().unwrap();
+    post(&t, "/v1/projects", key, "abc1", &studio)
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    post(&t, "/v1/projects", key, "abc2", &studio)
+        .await
+        .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    assert_eq!(count().await, 1);
+}
+
 on_both!(
+    a_project_is_created_once,
     retries_get_the_first_ticket,
     failures_are_not_kept,
     a_result_is_reported_once_and_replayed,

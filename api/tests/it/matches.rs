@@ -325,4 +325,71 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
     assert_eq!(stats.body["lastCycleDurationMs"], 3.5);
 }
 
-on_both!(matches_deliveries_test_and_stats);
+/// A stored match of `p`'s mode `duel`, created `age_seconds` ago.
+fn stored_match(p: &str, age_seconds: i64) -> match_::Model {
+    let created_at = Utc::now() - Duration::seconds(age_seconds);
+    match_::Model {
+        id: format!("mat_{}", ulid::Ulid::from_datetime(created_at.into())),
+        project_id: p.to_owned(),
+        game_mode: "duel".into(),
+        game_mode_version: 1,
+        teams: json!([]),
+        quality: json!({ "mmrSpread": 0.0, "teamImbalance": 0.0 }),
+        created_at,
+        match_shape: None,
+        seats_open: None,
+        region: None,
+        status: "made".into(),
+        answers: None,
+        made_at: None,
+        assignment: None,
+        attributes: None,
+    }
+}
+
+/// A cursor is a `nextCursor` the list gave (`mat_` and a ULID): one that
+/// only starts like a match id is refused as `cursor=garbage` is, never
+/// read as page 1.
+async fn junk_cursors_are_refused_like_garbage(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let (older, newer) = (stored_match(&p, 60), stored_match(&p, 0));
+    let ids = (older.id.clone(), newer.id.clone());
+    matches::insert_if_absent(&t.db, vec![older, newer])
+        .await
+        .unwrap();
+    let list = format!("/v1/projects/{p}/matches?limit=1");
+    let page = |cursor: String| {
+        let url = format!("{list}&cursor={cursor}");
+        let key = key.clone();
+        let t = &t;
+        async move { t.call(Method::GET, &url, Some(&key), None).await }
+    };
+    let first = t.call(Method::GET, &list, Some(&key), None).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    assert_eq!(first.body["items"][0]["matchId"], ids.1.as_str());
+    let next = first.body["nextCursor"].as_str().unwrap().to_owned();
+    let second = page(next.clone()).await;
+    assert_eq!(second.status, StatusCode::OK, "{}", second.body);
+    assert_eq!(second.body["items"][0]["matchId"], ids.0.as_str());
+    let garbage = page("garbage".into()).await;
+    garbage.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    assert_eq!(garbage.body["errors"][0]["field"], "cursor");
+    for junk in [
+        "mat_bogus".to_owned(),
+        "mat_".to_owned(),
+        format!("{next}0"),
+        next.to_lowercase(),
+        "mat_ZZZZZZZZZZZZZZZZZZZZZZZZZZ".to_owned(),
+    ] {
+        let refused = page(junk.clone()).await;
+        assert_eq!(refused.status, garbage.status, "{junk}: {}", refused.body);
+        assert_eq!(refused.body, garbage.body, "{junk}");
+    }
+}
+
+on_both!(
+    matches_deliveries_test_and_stats,
+    junk_cursors_are_refused_like_garbage
+);

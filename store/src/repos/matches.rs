@@ -2,7 +2,8 @@
 //! the matches routes (docs/api-tour.md) and the mode stats.
 //!
 //! Match ids are `mat_<ulid>`, so their text order is their creation order:
-//! lists go newest first and page with the last id seen as the cursor.
+//! lists go newest first and page with the last id seen as the cursor
+//! ([`Cursor`], docs/openapi.md, "Lists").
 
 use crate::entities::match_::{self, Entity as Matches};
 use crate::repos::insert_absent::insert_absent;
@@ -68,6 +69,40 @@ pub fn original_players(row: &match_::Model) -> std::collections::HashSet<String
         .collect()
 }
 
+/// A page cursor of the matches list: the id of the last match of the
+/// previous page (its `nextCursor`, docs/openapi.md, "Lists"), exactly
+/// `mat_` and a ULID as matchplane writes one (26 upper-case Crockford
+/// base-32 characters). Anything else is refused rather than compared as
+/// text: `mat_bogus` sorts before every id and would answer page 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor(String);
+
+/// Why a text is not a [`Cursor`] of the matches list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a cursor of the matches list (`mat_` and a ULID)")]
+pub struct NotACursor;
+
+impl Cursor {
+    /// The cursor `text` names.
+    ///
+    /// # Errors
+    /// [`NotACursor`] unless `text` is `mat_` followed by a ULID written
+    /// as matchplane writes it (a lower-case or out-of-range one would not
+    /// sort as the ids do).
+    pub fn parse(text: &str) -> Result<Self, NotACursor> {
+        let rest = text.strip_prefix("mat_").ok_or(NotACursor)?;
+        match ulid::Ulid::from_string(rest) {
+            Ok(id) if id.to_string() == rest => Ok(Self(text.to_owned())),
+            _ => Err(NotACursor),
+        }
+    }
+
+    /// The match id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// Up to `limit` matches of `project_id`, newest first, optionally of one
 /// `game_mode`, strictly older than the match id `before` (the cursor).
 ///
@@ -77,7 +112,7 @@ pub async fn list<C: ConnectionTrait>(
     db: &C,
     project_id: &str,
     game_mode: Option<&str>,
-    before: Option<&str>,
+    before: Option<&Cursor>,
     limit: u64,
 ) -> Result<Vec<match_::Model>, StoreError> {
     let mut query = scoped(project_id);
@@ -85,7 +120,7 @@ pub async fn list<C: ConnectionTrait>(
         query = query.filter(match_::Column::GameMode.eq(mode));
     }
     if let Some(cursor) = before {
-        query = query.filter(match_::Column::Id.lt(cursor));
+        query = query.filter(match_::Column::Id.lt(cursor.as_str()));
     }
     Ok(query
         .order_by_desc(match_::Column::Id)
@@ -167,4 +202,32 @@ pub async fn lifecycle_since<C: ConnectionTrait>(
         .into_tuple()
         .all(db)
         .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_is_mat_and_a_ulid_as_written() {
+        let id = format!("mat_{}", ulid::Ulid::new());
+        assert_eq!(
+            Cursor::parse(&id).map(|c| c.as_str().to_owned()),
+            Ok(id.clone())
+        );
+        for junk in [
+            "garbage",
+            "mat_",
+            "mat_bogus",
+            "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z",
+            "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z00",
+            "mat_01jdz8m9x2k7p3r5t8v1w4y6z0",
+            "mat_ZZZZZZZZZZZZZZZZZZZZZZZZZZ",
+            "mat_01JDZ8M9X2K7P3R5T8V1W4Y6ZU",
+            "gm_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
+        ] {
+            assert_eq!(Cursor::parse(junk), Err(NotACursor), "{junk}");
+        }
+        assert!(Cursor::parse(&id.to_lowercase()).is_err());
+    }
 }

@@ -5109,7 +5109,10 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your choice (1 to 255 printable ASCII characters): a retry with the same key and body within 24 hours gets the first answer again (same status and body) and creates nothing */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5137,6 +5140,15 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: the first request with this key is still running; see Retry-After */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7370,7 +7382,7 @@ export interface operations {
                 gameMode?: string;
                 /** @description Matches per page, 1..=200 (default 50). */
                 limit?: number;
-                /** @description `nextCursor` of the previous page. */
+                /** @description `nextCursor` of the previous page: `mat_` and a ULID. */
                 cursor?: string;
             };
             header?: never;
