@@ -123,10 +123,15 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
             }
         };
         let stop = shutdown.clone();
+        let deps = matchplane_worker::metrics::Dependencies {
+            db: db.clone(),
+            live: tickets.clone(),
+        };
         tokio::spawn(async move {
-            let served = matchplane_worker::metrics::serve(listener, handle, async move {
-                stop.cancelled().await;
-            });
+            let served =
+                matchplane_worker::metrics::serve(listener, handle, Some(deps), async move {
+                    stop.cancelled().await;
+                });
             if let Err(err) = served.await {
                 tracing::warn!(error = %err, "the metrics server stopped");
             }

@@ -22,7 +22,7 @@ pub use ops::{
     quality, searches_ended, searches_failed, waiting, webhook_backlog, MATCH_IMBALANCE,
     MATCH_SPREAD, WAITING, WAITING_REASONS, WEBHOOK_BACKLOG,
 };
-pub use serve::serve;
+pub use serve::{check_dependencies, serve, Dependencies, DEPENDENCY_UP};
 
 /// Histogram: wall time of one cycle, snapshot to last claim (seconds), per mode.
 pub const CYCLE_DURATION: &str = "matchplane_cycle_duration_seconds";

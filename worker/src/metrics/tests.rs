@@ -108,7 +108,7 @@ async fn the_metrics_listener_answers_the_liveness_probe() {
     let handle = build_recorder().unwrap().handle();
     let stop = tokio_util::sync::CancellationToken::new();
     let stopped = stop.clone();
-    let server = tokio::spawn(serve(listener, handle, async move {
+    let server = tokio::spawn(serve(listener, handle, None, async move {
         stopped.cancelled().await;
     }));
     let (status, body) = get(addr, "/healthz").await;

@@ -145,6 +145,55 @@ fn modes_held_drops_a_lease_that_lapsed_while_redis_was_away() {
     });
 }
 
+/// The worker's scrape reads its dependencies' health like the API's:
+/// `matchplane_dependency_up{dependency="redis"}` is 0 while its Redis is
+/// gone and 1 again once it is back (docs/operations.md, 'Metrics'); the
+/// database stays 1 throughout.
+#[test]
+fn a_scrape_reads_redis_down_and_up_again() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let recorder = matchplane_worker::metrics::build_recorder().unwrap();
+    let handle = recorder.handle();
+    let up = move |dependency: &str| {
+        let series = format!("matchplane_dependency_up{{dependency=\"{dependency}\"}} ");
+        handle
+            .render()
+            .lines()
+            .find_map(|l| l.strip_prefix(series.as_str()).map(str::to_owned))
+    };
+    metrics::with_local_recorder(&recorder, || {
+        runtime.block_on(async {
+            use matchplane_worker::metrics::{check_dependencies, Dependencies};
+            let mut redis = OwnRedis::start().await;
+            let env = Env::on_redis(None, 0.3, &redis.url()).await;
+            let deps = Dependencies {
+                db: env.db.clone(),
+                live: env.tickets.clone(),
+            };
+            assert_eq!(check_dependencies(&deps).await, (true, true));
+            assert_eq!(up("redis").as_deref(), Some("1"));
+            redis.kill();
+            assert_eq!(check_dependencies(&deps).await, (true, false));
+            assert_eq!(up("redis").as_deref(), Some("0"));
+            assert_eq!(up("database").as_deref(), Some("1"));
+            redis.spawn().await;
+            let mut back = false;
+            for _ in 0..100 {
+                if check_dependencies(&deps).await == (true, true) {
+                    back = true;
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            assert!(back, "redis is up again");
+            assert_eq!(up("redis").as_deref(), Some("1"));
+        });
+    });
+}
+
 /// Two workers on one mode, Redis restarted empty five times under them:
 /// after each restart one worker runs the mode's cycles, never both (the
 /// fence counter starts again at zero, yet the old holder's token does not
