@@ -14,6 +14,7 @@
 
 pub mod db;
 pub mod entities;
+pub mod health;
 pub mod pool;
 pub mod released;
 pub mod repos;

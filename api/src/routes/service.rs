@@ -46,7 +46,7 @@ pub async fn healthz() -> Json<Health> {
 
 /// How long each readiness check may take: a dependency that does not
 /// answer within it counts as unreachable, so `/readyz` itself never hangs.
-pub const READINESS_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+pub const READINESS_CHECK_TIMEOUT: Duration = matchplane_store::health::CHECK_TIMEOUT;
 
 /// The database and the live store (Redis) answer, each within
 /// [`READINESS_CHECK_TIMEOUT`]. The database unreachable is `200` with
@@ -96,25 +96,14 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     response
 }
 
-/// The readiness checks of the database and the live store, each within
-/// [`READINESS_CHECK_TIMEOUT`]; their outcome also sets the
+/// The readiness checks of the database and the live store
+/// ([`matchplane_store::health::check`], each within
+/// [`READINESS_CHECK_TIMEOUT`]); their outcome also sets the
 /// dependency-health gauges (`crate::observe::DEPENDENCY_UP`).
 async fn check_dependencies(state: &AppState) -> (Result<(), String>, Result<(), String>) {
-    let (db, live) = tokio::join!(
-        within(async { state.db.ping().await.map_err(|e| e.to_string()) }),
-        within(async { state.play.tickets.ping().await.map_err(|e| e.to_string()) })
-    );
+    let (db, live) = matchplane_store::health::check(&state.db, &*state.play.tickets).await;
     state.ops.dependencies(db.is_ok(), live.is_ok());
     (db, live)
-}
-
-/// One readiness check within [`READINESS_CHECK_TIMEOUT`]; its error as text.
-async fn within(
-    check: impl std::future::Future<Output = Result<(), String>>,
-) -> Result<(), String> {
-    tokio::time::timeout(READINESS_CHECK_TIMEOUT, check)
-        .await
-        .unwrap_or_else(|_| Err("no answer in time".to_owned()))
 }
 
 /// Prometheus text: request counts by route and status, latency histogram,

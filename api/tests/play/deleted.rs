@@ -89,15 +89,7 @@ async fn deleted_mode_and_project_fail_their_searches(pools: Pools) {
     );
 
     // The project goes: every search left fails and the count is zero.
-    let a = t
-        .call(
-            Method::DELETE,
-            &format!("/v1/projects/{p}"),
-            Some(&format!("Bearer {OPERATOR}")),
-            None,
-        )
-        .await;
-    assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.body);
+    delete_project(&t, &p).await;
     t.sweep(before).await;
     let other = ModeKey::new(&p, "other");
     for ticket in [&in_other, &also_other] {
@@ -311,15 +303,7 @@ async fn a_deleted_projects_open_proposal_ends_at_the_sweep(pools: Pools) {
     let (a, b) = (&tickets[0], &tickets[1]);
     crate::acceptance::propose(&t, &p, &[a, b], &["a", "b"], &[a, b]).await;
     let before = unix_now();
-    let d = t
-        .call(
-            Method::DELETE,
-            &format!("/v1/projects/{p}"),
-            Some(&format!("Bearer {OPERATOR}")),
-            None,
-        )
-        .await;
-    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    delete_project(&t, &p).await;
     t.sweep(before).await;
     let duel = ModeKey::new(&p, "duel");
     assert_eq!(t.play.pool.proposal_of(&duel, a).await.unwrap(), None);
@@ -360,15 +344,7 @@ async fn a_deleted_projects_matched_tickets_fail(pools: Pools) {
     assert_eq!(view["status"], "searching", "{view}");
     assert_eq!(view["waitingReason"]["code"], "MATCH_PENDING", "{view}");
 
-    let d = t
-        .call(
-            Method::DELETE,
-            &format!("/v1/projects/{p}"),
-            Some(&format!("Bearer {OPERATOR}")),
-            None,
-        )
-        .await;
-    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    delete_project(&t, &p).await;
     t.sweep(unix_now()).await;
     for (ticket, token) in [(&stored, &stored_token), (&pending, &pending_token)] {
         let view = t.search_view(ticket, token).await;
@@ -398,15 +374,7 @@ async fn a_deleted_projects_matched_socket_search_fails(pools: Pools) {
     t.claim_alone(&p, "duel", &ticket, "p1").await;
     let pending = first_message(&mut ws, |m| m["waitingReason"]["code"] == "MATCH_PENDING").await;
     assert_eq!(pending["type"], "status", "{pending}");
-    let d = t
-        .call(
-            Method::DELETE,
-            &format!("/v1/projects/{p}"),
-            Some(&format!("Bearer {OPERATOR}")),
-            None,
-        )
-        .await;
-    assert_eq!(d.status, StatusCode::NO_CONTENT, "{}", d.body);
+    delete_project(&t, &p).await;
     let told = first_message(&mut ws, |m| m["type"] != "status").await;
     assert_eq!(told["type"], "failed", "{told}");
     assert_eq!(told["code"], "GAME_MODE_DISABLED", "{told}");
@@ -426,4 +394,17 @@ async fn first_message(ws: &mut crate::ws::Client, wanted: impl Fn(&Value) -> bo
     })
     .await
     .expect("the message within 10 s")
+}
+
+/// Deletes project `p` with the operator token (`204`).
+async fn delete_project(t: &TestApp, p: &str) {
+    let deleted = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}"),
+            Some(&format!("Bearer {OPERATOR}")),
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
 }

@@ -299,14 +299,23 @@ async fn until(ws: &mut Client, kind: &str) -> Value {
 
 /// Waits for the socket's Close frame (within 5 s): its code.
 async fn closed(ws: &mut Client) -> u16 {
+    match ended(ws).await {
+        Ok(code) => code,
+        Err(other) => panic!("socket ended without a close: {other}"),
+    }
+}
+
+/// Waits for the socket to end (within 5 s): its Close frame's code, or
+/// how it ended without one.
+async fn ended(ws: &mut Client) -> Result<u16, String> {
     loop {
         let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
             .await
             .expect("a close within 5 s");
         match msg {
-            Some(Ok(Message::Close(frame))) => return frame.map_or(0, |f| u16::from(f.code)),
+            Some(Ok(Message::Close(frame))) => return Ok(frame.map_or(0, |f| u16::from(f.code))),
             Some(Ok(_)) => {}
-            other => panic!("socket ended without a close: {other:?}"),
+            other => return Err(format!("{other:?}")),
         }
     }
 }
@@ -581,18 +590,8 @@ async fn deleting_the_mode_releases_its_matches_waiting_for_an_assignment(pools:
     // when the client's Pong is flushed): its search cannot start again in
     // a deleted mode. Before, it stayed open with nothing to wait for.
     for (_, _, ws, _) in &mut sockets {
-        loop {
-            let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
-                .await
-                .expect("the socket ends within 5 s");
-            match msg {
-                Some(Ok(Message::Close(frame))) => {
-                    assert_eq!(frame.map(|f| u16::from(f.code)), Some(1000));
-                    break;
-                }
-                Some(Ok(_)) => {}
-                None | Some(Err(_)) => break,
-            }
+        if let Ok(code) = ended(ws).await {
+            assert_eq!(code, 1000);
         }
     }
 }

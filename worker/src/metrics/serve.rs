@@ -7,16 +7,12 @@ use metrics_exporter_prometheus::PrometheusHandle;
 use sea_orm::DatabaseConnection;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// `matchplane_dependency_up{dependency}`: 1 when the dependency answered
 /// the last scrape's check, else 0 (docs/operations.md, 'Metrics'), as
 /// the API's gauge of the same name.
 pub const DEPENDENCY_UP: &str = "matchplane_dependency_up";
-
-/// How long each check of a scrape may take before it counts as down.
-const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What each scrape of `/metrics` checks: the database and the live store
 /// (the readiness check of the API's `/readyz`, one read each).
@@ -28,15 +24,13 @@ pub struct Dependencies {
     pub live: Arc<dyn TicketStore>,
 }
 
-/// Checks the database and the live store, each within 2 s, and sets
+/// Checks the database and the live store
+/// ([`matchplane_store::health::check`], each within 2 s) and sets
 /// [`DEPENDENCY_UP`] for each (`database`, `redis`); answers both
 /// outcomes (`true`: up).
 pub async fn check_dependencies(deps: &Dependencies) -> (bool, bool) {
-    let (db, live) = tokio::join!(
-        tokio::time::timeout(CHECK_TIMEOUT, deps.db.ping()),
-        tokio::time::timeout(CHECK_TIMEOUT, deps.live.ping())
-    );
-    let (db, live) = (matches!(db, Ok(Ok(()))), matches!(live, Ok(Ok(()))));
+    let (db, live) = matchplane_store::health::check(&deps.db, &*deps.live).await;
+    let (db, live) = (db.is_ok(), live.is_ok());
     metrics::gauge!(DEPENDENCY_UP, "dependency" => "database").set(f64::from(u8::from(db)));
     metrics::gauge!(DEPENDENCY_UP, "dependency" => "redis").set(f64::from(u8::from(live)));
     (db, live)
