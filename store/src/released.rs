@@ -68,13 +68,15 @@ pub async fn release_waiting_matches<E: From<StoreError> + From<PoolError>>(
     mode: &ModeKey,
     now: DateTime<Utc>,
 ) -> Result<usize, E> {
+    const BATCH: u64 = 500;
     let since = now - chrono::Duration::days(1);
     let mut released = 0;
     // Each batch's matches leave `made`; a bound all the same.
     for _ in 0..100 {
         let waiting =
-            match_status::unassigned_due(db, &mode.project_id, &mode.mode, now, since, 500).await?;
-        let last = waiting.len() < 500;
+            match_status::unassigned_due(db, &mode.project_id, &mode.mode, now, since, BATCH)
+                .await?;
+        let last = (waiting.len() as u64) < BATCH;
         for row in waiting {
             let told = (RELEASED, &StatusMessage::Released);
             let window = chrono::Duration::days(2);
