@@ -106,8 +106,10 @@ async fn pong_delay_shows_in_ping_ms(pools: Pools) {
         panic!("search not live");
     };
     let ping = live.search.ping_ms.expect("pingMs measured");
+    // At least the delay; the margin above it is the loaded machine's own
+    // (a CI run of every suite at once on two cores measured 48 ms).
     assert!(
-        (delay..delay + 8.0).contains(&ping),
+        (delay..delay + 30.0).contains(&ping),
         "pingMs {ping} for a {delay} ms delay"
     );
     let status = t.status(&p, &key, &ticket).await;
