@@ -14,7 +14,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use matchplane_matchmaker::{
-    run_cycle_with_backfills, BackfillConfig, GameModeConfig, OpenBackfill, Search,
+    run_cycle_with_backfills, BackfillConfig, GameModeConfig, OpenBackfill, RuleCache, Search,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -65,7 +65,14 @@ fn bench_backfill(c: &mut Criterion) {
     let pool: Vec<Search> = support::solo_pool(n, &ratings, 60.0, &mut rng);
     let backfills = open_backfills(BACKFILLS, &ratings, &mut rng);
     let none: Vec<OpenBackfill> = Vec::new();
-    let filled = run_cycle_with_backfills(&config, &pool, &backfills, 0.0, &mut rng);
+    let filled = run_cycle_with_backfills(
+        &config,
+        &pool,
+        &backfills,
+        0.0,
+        &mut rng,
+        &mut RuleCache::default(),
+    );
     let seats: usize = filled
         .fills
         .iter()
@@ -83,7 +90,16 @@ fn bench_backfill(c: &mut Criterion) {
         .throughput(Throughput::Elements(n as u64));
     for (name, open) in [("no_backfills", &none), ("backfills_1000", &backfills)] {
         group.bench_with_input(BenchmarkId::from_parameter(name), open, |b, open| {
-            b.iter(|| run_cycle_with_backfills(&config, &pool, open, 0.0, &mut rng))
+            b.iter(|| {
+                run_cycle_with_backfills(
+                    &config,
+                    &pool,
+                    open,
+                    0.0,
+                    &mut rng,
+                    &mut RuleCache::default(),
+                )
+            })
         });
     }
     group.finish();
@@ -93,7 +109,12 @@ fn bench_backfill(c: &mut Criterion) {
     let [a, b] = support::alternating_medians(15, |side| {
         let open = sides[side];
         std::hint::black_box(run_cycle_with_backfills(
-            &config, &pool, open, 0.0, &mut rng,
+            &config,
+            &pool,
+            open,
+            0.0,
+            &mut rng,
+            &mut RuleCache::default(),
         ));
     });
     println!(
