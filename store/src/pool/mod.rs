@@ -44,6 +44,7 @@
 
 pub mod backfills;
 pub mod closed;
+mod kept;
 mod memory;
 pub mod proposals;
 pub mod redis;
@@ -61,6 +62,7 @@ pub use matchplane_matchmaker::{Party, Search};
 pub use backfills::{
     BackfillChange, BackfillStatus, Backfills, FillClaim, FillOutcome, LiveBackfill, OpenBackfill,
 };
+pub use kept::KeptSearches;
 pub use memory::MemoryPoolStore;
 pub use proposals::{
     settle, withdraw, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim,
@@ -217,6 +219,21 @@ pub trait PoolReads: Send + Sync {
     /// Every live search of `mode`, in no particular order, each with its
     /// current `ping_ms` (median of its last five samples, once measured).
     async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError>;
+
+    /// [`PoolReads::snapshot`] for a reader that reads `mode` again and
+    /// again (the worker's cycle): a search whose pool entry is unchanged
+    /// since the snapshot `kept` holds is taken from it instead of parsed
+    /// again, and `kept` then holds this snapshot. The searches are
+    /// [`PoolReads::snapshot`]'s, in its order.
+    async fn snapshot_kept(
+        &self,
+        mode: &ModeKey,
+        kept: &mut KeptSearches,
+    ) -> Result<Vec<Search>, PoolError> {
+        // A store whose searches are kept parsed already has nothing to keep.
+        let _ = kept;
+        self.snapshot(mode).await
+    }
 
     /// Where a ticket's search stands: live (with its deadline and the last
     /// cycle's `waitingReason`), ended (kept for the store's retention), or

@@ -112,3 +112,54 @@ pub async fn projects_with_searches_follow_the_pools(store: Arc<dyn PoolStore>) 
         .unwrap();
     assert_eq!(store.projects_with_searches().await.unwrap(), ["prj_b"]);
 }
+
+/// A snapshot that keeps its parsed searches for the next
+/// ([`crate::pool::PoolReads::snapshot_kept`], the worker's) reads what a
+/// fresh snapshot reads while the pool changes under it: searches added
+/// and ended, a ping measured, searches held by a proposal.
+pub async fn a_kept_snapshot_reads_as_a_fresh_one(store: Arc<dyn PoolStore>) {
+    use super::proposals::{proposal, NOW};
+    use super::sorted;
+    let m = mode("ranked");
+    let mut kept = crate::pool::KeptSearches::default();
+    for (t, p) in [("t1", "p1"), ("t2", "p2"), ("t3", "p3")] {
+        store
+            .add_search(&m, &solo(t, p), NOW - 1.0, None)
+            .await
+            .unwrap();
+    }
+    let first = store.snapshot_kept(&m, &mut kept).await.unwrap();
+    assert_eq!(sorted(first), sorted(store.snapshot(&m).await.unwrap()));
+
+    store.record_ping(&m, "t1", 40.0).await.unwrap();
+    store
+        .end_search(&m, "t2", &EndOutcome::Cancelled)
+        .await
+        .unwrap();
+    store
+        .add_search(&m, &solo("t4", "p4"), NOW - 1.0, None)
+        .await
+        .unwrap();
+    let second = sorted(store.snapshot_kept(&m, &mut kept).await.unwrap());
+    assert_eq!(second, sorted(store.snapshot(&m).await.unwrap()));
+    let ids: Vec<&str> = second.iter().map(|s| s.ticket_id.as_str()).collect();
+    assert_eq!(ids, ["t1", "t3", "t4"]);
+    assert_eq!(
+        second[0].ping_ms,
+        Some(40.0),
+        "a kept search reads its new ping"
+    );
+
+    let token = super::lease(store.as_ref(), &m).await;
+    store
+        .propose_many(&m, token, &[proposal("mat_1", &["t3", "t4"], &[])])
+        .await
+        .unwrap();
+    let third = sorted(store.snapshot_kept(&m, &mut kept).await.unwrap());
+    assert_eq!(third, sorted(store.snapshot(&m).await.unwrap()));
+    assert_eq!(third.len(), 1, "held searches stay out of a kept snapshot");
+    // A store that parses entries keeps every live one (held ones too, for
+    // when their proposal ends); one that holds its searches parsed keeps
+    // none.
+    assert!(kept.is_empty() || kept.len() == 3, "{}", kept.len());
+}
