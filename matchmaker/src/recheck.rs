@@ -79,7 +79,7 @@ pub fn recheck_reading<'v>(
     // search's values.
     let under = Under::of(config);
     if let Some(cache) = cache.as_deref_mut() {
-        cache.start(config);
+        cache.start(config, pool.len());
     }
 
     for (i, search) in pool.iter().enumerate() {
@@ -108,7 +108,7 @@ pub fn recheck_reading<'v>(
                         &local
                     }
                 };
-                own.verdict.clone()?;
+                own.verdict.as_ref().map_err(|e| (**e).clone())?;
                 if let Some((specs, values)) = read.as_mut() {
                     values.push(specs, i, &own.own, &search.attributes, &search.player_id);
                 }

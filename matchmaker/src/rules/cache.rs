@@ -51,9 +51,9 @@ struct Entry {
 pub(crate) struct Read {
     /// The first declared attribute, `intersect` floor or role list the
     /// config refuses.
-    pub(crate) verdict: Result<(), FieldError>,
+    pub(crate) verdict: Result<(), Box<FieldError>>,
     /// Per rule (config order), when the verdict passed.
-    pub(crate) own: SmallVec<[Own; 4]>,
+    pub(crate) own: Box<[Own]>,
 }
 
 /// A search's own value of one rule.
@@ -113,9 +113,10 @@ impl Read {
                 })
             })
         });
+        let verdict = verdict.map_err(Box::new);
         let own = match (&verdict, specs) {
             (Ok(()), Some(specs)) => own_of(under.config, specs, &row, values),
-            _ => SmallVec::new(),
+            _ => Box::default(),
         };
         Self { verdict, own }
     }
@@ -128,8 +129,8 @@ pub(crate) fn own_of(
     specs: &RuleSpecs<'_>,
     row: &[Option<&AttributeValue>],
     values: &DeclaredValues,
-) -> SmallVec<[Own; 4]> {
-    let mut own = SmallVec::new();
+) -> Box<[Own]> {
+    let mut own = Vec::with_capacity(config.rules.len());
     for (rule, (d, declaration, default)) in config.rules.iter().zip(&specs.specs) {
         let mine = row.get(*d).copied().flatten();
         let v = mine.or(default.as_ref());
@@ -157,13 +158,14 @@ pub(crate) fn own_of(
             }
         });
     }
-    own
+    own.into_boxed_slice()
 }
 
 impl RuleCache {
-    /// Starts a cycle under `config`: forgets every entry when its
-    /// declarations, rules or composition changed.
-    pub(crate) fn start(&mut self, config: &GameModeConfig) {
+    /// Starts a cycle under `config` over a pool of `len` searches:
+    /// forgets every entry when its declarations, rules or composition
+    /// changed.
+    pub(crate) fn start(&mut self, config: &GameModeConfig, len: usize) {
         let under =
             serde_json::to_string(&(&config.attributes, &config.rules, &config.composition))
                 .unwrap_or_default();
@@ -172,6 +174,9 @@ impl RuleCache {
             self.under = under;
         }
         self.stamp = self.stamp.wrapping_add(1);
+        // Room for every search at once: a map grown step by step moves
+        // its entries again at each step.
+        self.entries.reserve(len.saturating_sub(self.entries.len()));
     }
 
     /// The read of `values`, kept or read now with `read`.
