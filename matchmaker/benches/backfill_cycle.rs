@@ -84,22 +84,17 @@ fn bench_backfill(c: &mut Criterion) {
         filled.fills.len(),
         filled.cycle.matches.len()
     );
+    // One cycle with `open` backfills (the mode has no rules: nothing to keep).
+    let cycle = |open: &[OpenBackfill], rng: &mut ChaCha8Rng| {
+        run_cycle_with_backfills(&config, &pool, open, 0.0, rng, &mut RuleCache::default())
+    };
     let mut group = c.benchmark_group("backfill_cycle_5v5_100k");
     group
         .sample_size(10)
         .throughput(Throughput::Elements(n as u64));
     for (name, open) in [("no_backfills", &none), ("backfills_1000", &backfills)] {
         group.bench_with_input(BenchmarkId::from_parameter(name), open, |b, open| {
-            b.iter(|| {
-                run_cycle_with_backfills(
-                    &config,
-                    &pool,
-                    open,
-                    0.0,
-                    &mut rng,
-                    &mut RuleCache::default(),
-                )
-            })
+            b.iter(|| cycle(open, &mut rng))
         });
     }
     group.finish();
@@ -108,14 +103,7 @@ fn bench_backfill(c: &mut Criterion) {
     let sides = [&none, &backfills];
     let [a, b] = support::alternating_medians(15, |side| {
         let open = sides[side];
-        std::hint::black_box(run_cycle_with_backfills(
-            &config,
-            &pool,
-            open,
-            0.0,
-            &mut rng,
-            &mut RuleCache::default(),
-        ));
+        std::hint::black_box(cycle(open, &mut rng));
     });
     println!(
         "alternating, 15 rounds: no backfills {a:.1} ms, {BACKFILLS} backfills {b:.1} ms ({:.2}x)",
