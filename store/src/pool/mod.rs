@@ -70,6 +70,7 @@ pub use proposals::{
 };
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use releases::{ReleasedTicket, Releases};
+pub(crate) use types::wall_clock;
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
     ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState,

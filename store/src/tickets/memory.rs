@@ -10,12 +10,15 @@ use super::{
     search_of, CreateTicketError, Hold, StartSearchError, Ticket, TicketStart, TicketStore,
     RECORD_GRACE,
 };
-use crate::pool::{ModeKey, PoolError, PoolStore};
+use crate::pool::{wall_clock, ModeKey, PoolError, PoolStore};
 
 /// Tickets kept in a map; records past their grace are pruned on insert.
 pub struct MemoryTicketStore {
     pool: Arc<dyn PoolStore>,
-    tickets: Mutex<HashMap<(String, String), Ticket>>,
+    /// Each record and the wall-clock Unix second it is kept until (its
+    /// expiry plus [`RECORD_GRACE`], measured from its creation as Redis
+    /// measures a key's time to live): no read finds it after that.
+    tickets: Mutex<HashMap<(String, String), (Ticket, f64)>>,
     /// Per project, its pending tickets' expiries by ticket id.
     pending: Mutex<HashMap<String, HashMap<String, f64>>>,
     /// (projectId, ticketId) → Unix seconds until which the record is
@@ -70,11 +73,12 @@ impl TicketStore for MemoryTicketStore {
             let grace = RECORD_GRACE.as_secs_f64();
             let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
             kept.retain(|_, until| *until > now);
-            tickets.retain(|key, t| t.expires_at + grace > now || kept.contains_key(key));
+            tickets.retain(|key, (t, _)| t.expires_at + grace > now || kept.contains_key(key));
         }
+        let until = wall_clock() + (ticket.expires_at - now) + RECORD_GRACE.as_secs_f64();
         tickets.insert(
             (ticket.project_id.clone(), ticket.ticket_id.clone()),
-            ticket.clone(),
+            (ticket.clone(), until),
         );
         Ok(())
     }
@@ -89,7 +93,7 @@ impl TicketStore for MemoryTicketStore {
         Ok(tickets
             .iter()
             .filter(|((project, _), _)| project == project_id)
-            .filter_map(|(_, t)| t.party.as_ref().map(|p| (t.created_at, p)))
+            .filter_map(|(_, (t, _))| t.party.as_ref().map(|p| (t.created_at, p)))
             .filter(|(_, p)| p.id.as_str() == party_id)
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, p)| p.members.clone()))
@@ -114,10 +118,19 @@ impl TicketStore for MemoryTicketStore {
     }
 
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError> {
+        let key = (project_id.to_owned(), ticket_id.to_owned());
+        let now = wall_clock();
+        // Past its keep, a record reads as gone (as a Redis key past its
+        // time to live), whether or not an insert has pruned it yet.
+        let kept = {
+            let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+            kept.get(&key).is_some_and(|until| *until > now)
+        };
         let tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
         Ok(tickets
-            .get(&(project_id.to_owned(), ticket_id.to_owned()))
-            .cloned())
+            .get(&key)
+            .filter(|(_, until)| kept || *until > now)
+            .map(|(t, _)| t.clone()))
     }
 
     async fn keep_until(

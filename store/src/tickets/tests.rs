@@ -339,3 +339,21 @@ async fn kept_records_outlive_their_expiry_and_are_never_shortened() {
     assert!(tickets.get("prj_t", "tkt_kept").await.unwrap().is_some());
     assert_eq!(tickets.get("prj_t", "tkt_gone").await.unwrap(), None);
 }
+
+/// A record past its expiry and grace reads as gone in memory, as its
+/// Redis key has lapsed, whether or not an insert pruned it yet.
+#[tokio::test]
+async fn a_memory_record_past_its_grace_reads_as_gone() {
+    let memory: Arc<dyn PoolStore> = Arc::new(MemoryPoolStore::new());
+    let tickets = MemoryTicketStore::new(memory);
+    let now = unix_now();
+    let grace = super::RECORD_GRACE.as_secs_f64();
+    let mut gone = ticket("tkt_gone", "p1");
+    gone.expires_at = now - grace - 1.0;
+    tickets.create(&gone, now).await.unwrap();
+    let mut graced = ticket("tkt_graced", "p2");
+    graced.expires_at = now - grace + 60.0;
+    tickets.create(&graced, now).await.unwrap();
+    assert_eq!(tickets.get("prj_t", "tkt_gone").await.unwrap(), None);
+    assert!(tickets.get("prj_t", "tkt_graced").await.unwrap().is_some());
+}
