@@ -69,11 +69,14 @@ pub const RELEASES: &str = "matchplane_match_releases_total";
 
 /// Counter: rows the retention pruning deleted, by `table` (`matches`,
 /// `match_tickets`, `backfills`, `backfill_fills`, `webhook_deliveries`,
-/// `webhook_attempts`, `rating_results`, `mode_stats_minutes`).
+/// `webhook_attempts`, `rating_results`, `mode_stats_minutes`,
+/// `search_recordings`).
 pub const RETENTION_PRUNED: &str = "matchplane_retention_pruned_rows_total";
 /// The `table` of [`RETENTION_PRUNED`] for the stats history; the others
-/// are those of [`Pruned::by_table`].
+/// are those of [`Pruned::by_table`] and [`RECORDINGS_TABLE`].
 const STATS_MINUTES_TABLE: &str = "mode_stats_minutes";
+/// The `table` of [`RETENTION_PRUNED`] for the search recordings.
+const RECORDINGS_TABLE: &str = "search_recordings";
 /// Histogram: wall time of one pruning batch (seconds): how long its
 /// transaction held its rows.
 pub const RETENTION_BATCH: &str = "matchplane_retention_batch_duration_seconds";
@@ -254,7 +257,7 @@ pub fn describe() {
     metrics::describe_counter!(
         RETENTION_PRUNED,
         Unit::Count,
-        "Rows deleted by the retention pruning (older than the tier's retentionDays, stats history past 14 days), by table"
+        "Rows deleted by the retention pruning (older than the tier's retentionDays, stats history past 14 days, search recordings past their mode's recording retentionDays), by table"
     );
     metrics::describe_histogram!(
         RETENTION_BATCH,
@@ -273,7 +276,10 @@ pub fn describe() {
 /// 0 rather than absent.
 fn keep_retention_tables() {
     let tables = Pruned::default().by_table().map(|(table, _)| table);
-    for table in tables.into_iter().chain([STATS_MINUTES_TABLE]) {
+    for table in tables
+        .into_iter()
+        .chain([STATS_MINUTES_TABLE, RECORDINGS_TABLE])
+    {
         metrics::counter!(RETENTION_PRUNED, "table" => table).increment(0);
     }
 }
@@ -289,6 +295,15 @@ pub fn retention_batch(pruned: &Pruned, stats_minutes: u64, took: Duration) {
     if stats_minutes > 0 {
         metrics::counter!(RETENTION_PRUNED, "table" => STATS_MINUTES_TABLE)
             .increment(stats_minutes);
+    }
+    metrics::histogram!(RETENTION_BATCH).record(took.as_secs_f64());
+}
+
+/// Records one pruning statement of the search recordings: the rows it
+/// deleted and its wall time.
+pub fn retention_recordings(rows: u64, took: Duration) {
+    if rows > 0 {
+        metrics::counter!(RETENTION_PRUNED, "table" => RECORDINGS_TABLE).increment(rows);
     }
     metrics::histogram!(RETENTION_BATCH).record(took.as_secs_f64());
 }

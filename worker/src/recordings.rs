@@ -10,23 +10,28 @@
 //!   its end. A worker without the key records nothing (its hashes would
 //!   match no start).
 //! - [`prune`]: every mode's recorded events older than its
-//!   `recording.retentionDays` are deleted in batches by the retention pass
-//!   ([`crate::retention`]). A mode whose block is gone (or the mode
-//!   itself) keeps its rows for [`DEFAULT_RETENTION_DAYS`] (7 days); a
-//!   deleted project's rows went with it.
+//!   `recording.retentionDays`, never longer than its project's tier
+//!   `retentionDays`, are deleted in batches by the retention pass
+//!   ([`crate::retention`]), the modes sharing the pass's budget. A mode
+//!   whose block is gone (or the mode itself) keeps its rows for
+//!   [`DEFAULT_RETENTION_DAYS`] (7 days, at most the tier's); a deleted
+//!   project's rows went with it.
 
 use crate::error::WorkerError;
+use crate::metrics;
 use chrono::{DateTime, TimeDelta, Utc};
 use matchplane_matchmaker::recording::DEFAULT_RETENTION_DAYS;
 use matchplane_matchmaker::FailedSearch;
 use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::recordings::{IdHasher, NewRecording};
+use matchplane_store::repos::retention::ProjectRetention;
 use matchplane_store::repos::{game_modes, recordings, StoreError};
 use matchplane_store::tickets::TicketStore;
 use sea_orm::DatabaseConnection;
+use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the worker trusts a mode's `recording.enabled` as it read it.
 pub const RECORDS_FLAG_TTL: Duration = Duration::from_secs(10);
@@ -176,48 +181,126 @@ impl EndRecorder {
     }
 }
 
-/// Rows deleted per statement.
+/// Rows deleted per statement at most.
 pub const PRUNE_BATCH: u64 = 5_000;
 
-/// Statements of one pass at most (the rest waits a pass).
-pub const PRUNE_BATCHES: usize = 20;
+/// Rows one pass deletes at most, shared by every mode (20 full
+/// statements); the rest waits for the next pass, which the retention loop
+/// starts after a short pause ([`crate::retention`]).
+pub const PRUNE_ROWS: u64 = 100_000;
 
-/// Days `project_id`'s mode `name` keeps its recording.
+/// How much one [`prune`] may delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PruneBudget {
+    /// Rows per statement at most ([`PRUNE_BATCH`]).
+    pub batch: u64,
+    /// Rows in all at most ([`PRUNE_ROWS`]).
+    pub rows: u64,
+}
+
+impl Default for PruneBudget {
+    fn default() -> Self {
+        Self {
+            batch: PRUNE_BATCH,
+            rows: PRUNE_ROWS,
+        }
+    }
+}
+
+/// What one [`prune`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PruneReport {
+    /// Rows deleted.
+    pub deleted: u64,
+    /// Delete statements run.
+    pub statements: u64,
+    /// `false` when it stopped at its budget while a mode may have old rows
+    /// left.
+    pub complete: bool,
+}
+
+/// Days `project_id`'s mode `name` keeps its recording: its
+/// `recording.retentionDays`, [`DEFAULT_RETENTION_DAYS`] when the block or
+/// the mode is gone, at most `tier_days` (the project's tier
+/// `retentionDays`, when known).
 async fn retention_days(
     db: &DatabaseConnection,
     project_id: &str,
     name: &str,
+    tier_days: Option<u32>,
 ) -> Result<u32, WorkerError> {
     let config = match game_modes::get(db, project_id, name).await {
         Ok(mode) => serde_json::from_value::<GameModeConfig>(mode.config).ok(),
         Err(StoreError::NotFound) => None,
         Err(other) => return Err(other.into()),
     };
-    Ok(config
+    let days = config
         .and_then(|c| c.recording)
-        .map_or(DEFAULT_RETENTION_DAYS, |r| r.retention_days))
+        .map_or(DEFAULT_RETENTION_DAYS, |r| r.retention_days);
+    Ok(tier_days.map_or(days, |tier| days.min(tier)).max(1))
 }
 
-/// Deletes every mode's recorded events past its retention at `now`,
-/// [`PRUNE_BATCH`] rows per statement, [`PRUNE_BATCHES`] statements at
-/// most; returns how many.
+/// Deletes every mode's recorded events past its retention at `now` (see
+/// [`retention_days`]; `tiers` gives each project's tier `retentionDays`),
+/// [`PruneBudget::rows`] rows at most in all, oldest first per mode.
+///
+/// The budget is shared fairly: the modes with old rows go in rounds, each
+/// mode one statement per round of at most an equal share of the budget
+/// left (at most [`PruneBudget::batch`] rows); a mode whose statement comes
+/// back short is done, and rounds repeat while the budget lasts. One mode's
+/// backlog so never keeps another mode's old rows waiting past this pass
+/// (unless more modes have old rows than the budget has rows).
+/// Each statement's rows and time are counted in the retention metrics
+/// (`table="search_recordings"`).
 ///
 /// # Errors
 /// A database failure (what was deleted before it stays deleted).
-pub async fn prune(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<u64, WorkerError> {
-    let mut total = 0;
-    let mut statements = 0;
+pub async fn prune(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    tiers: &[ProjectRetention],
+    budget: PruneBudget,
+) -> Result<PruneReport, WorkerError> {
+    let tier_days: HashMap<&str, u32> = tiers
+        .iter()
+        .map(|t| (t.project_id.as_str(), t.retention_days))
+        .collect();
+    let mut pending = Vec::new();
     for (project_id, name) in recordings::modes(db).await? {
-        let days = retention_days(db, &project_id, &name).await?;
+        let tier = tier_days.get(project_id.as_str()).copied();
+        let days = retention_days(db, &project_id, &name, tier).await?;
         let before = (now - TimeDelta::days(i64::from(days))).timestamp_millis();
-        while statements < PRUNE_BATCHES {
-            statements += 1;
-            let deleted = recordings::prune(db, &project_id, &name, before, PRUNE_BATCH).await?;
-            total += deleted;
-            if deleted < PRUNE_BATCH {
-                break;
+        pending.push((project_id, name, before));
+    }
+    let batch = budget.batch.max(1);
+    let mut left = budget.rows.max(1);
+    let mut report = PruneReport::default();
+    while !pending.is_empty() {
+        if left == 0 {
+            return Ok(report);
+        }
+        let modes = u64::try_from(pending.len()).unwrap_or(u64::MAX);
+        let share = (left / modes).clamp(1, batch);
+        let mut next = Vec::with_capacity(pending.len());
+        for mode in pending {
+            if left == 0 {
+                next.push(mode);
+                continue;
+            }
+            let limit = share.min(left);
+            let (project_id, name, before) = &mode;
+            let timer = Instant::now();
+            let deleted = recordings::prune(db, project_id, name, *before, limit).await?;
+            metrics::retention_recordings(deleted, timer.elapsed());
+            report.statements += 1;
+            report.deleted += deleted;
+            left = left.saturating_sub(deleted);
+            if deleted >= limit {
+                next.push(mode);
             }
         }
+        pending = next;
     }
-    Ok(total)
+    report.complete = true;
+    Ok(report)
 }

@@ -7,7 +7,7 @@
 //! | webhook deliveries and their attempts | the same | `webhook_deliveries (project_id, created_at)` |
 //! | applied rating results | the same | `rating_results (project_id, created_at)` |
 //! | the stats history (`mode_stats_minutes`) | 14 days ([`stats_history::RETENTION_DAYS`]) | `mode_stats_minutes (minute)` |
-//! | a mode's recorded searches | the mode's `recording.retentionDays` (at most the tier's) | see [`crate::recordings::prune`] |
+//! | a mode's recorded searches | the mode's `recording.retentionDays` (7 days without the block), at most the tier's `retentionDays` | `search_recordings (project_id, game_mode, at_ms)`, see [`crate::recordings::prune`] |
 //!
 //! One worker at a time prunes: a pass starts only under the `retention`
 //! job lease ([`job_leases`]), taken by one upsert that never waits, renewed
@@ -20,7 +20,12 @@
 //! transaction: row locks on old rows only, never a table lock), and
 //! pauses [`RetentionConfig::pause`] after each batch, so the API's
 //! statements interleave with it and the database's other work (vacuum,
-//! replication) keeps up. Rows pruned are counted in
+//! replication) keeps up. The search recordings are pruned by
+//! [`crate::recordings::prune`]: at most [`RetentionConfig::recording_rows`]
+//! rows a pass, shared fairly by the modes; a pass that stops at that
+//! budget is not complete, and the next one starts after
+//! [`RetentionConfig::backlog_pause`] rather than the interval, until the
+//! backlog is gone. Rows pruned are counted in
 //! [`metrics::RETENTION_PRUNED`] per table, each batch's time in
 //! [`metrics::RETENTION_BATCH`], and a finished pass sets
 //! [`metrics::RETENTION_LAST_PASS`].
@@ -42,7 +47,9 @@ pub const JOB: &str = "retention";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetentionConfig {
     /// How often a pass starts (5 minutes): a row is deleted at most this
-    /// long after its retention ran out, once the backlog is gone.
+    /// long after its retention ran out, once the backlog is gone. A pass
+    /// that stopped at its budget is followed after [`Self::backlog_pause`]
+    /// instead.
     pub interval: Duration,
     /// Rows (matches, deliveries, results, minutes) per batch: 1000.
     pub batch: u64,
@@ -52,6 +59,15 @@ pub struct RetentionConfig {
     /// every batch): 10 minutes, longer than [`Self::interval`], so the
     /// holder keeps it between passes.
     pub lease_ttl: Duration,
+    /// Search recording rows per statement at most: 5000
+    /// ([`crate::recordings::PRUNE_BATCH`]).
+    pub recording_batch: u64,
+    /// Search recording rows one pass deletes at most, shared by the modes:
+    /// 100 000 ([`crate::recordings::PRUNE_ROWS`]).
+    pub recording_rows: u64,
+    /// Pause before the next pass after one that stopped at its budget with
+    /// rows left (rather than [`Self::interval`]): 5 seconds.
+    pub backlog_pause: Duration,
 }
 
 impl Default for RetentionConfig {
@@ -61,6 +77,9 @@ impl Default for RetentionConfig {
             batch: 1000,
             pause: Duration::from_millis(50),
             lease_ttl: Duration::from_secs(600),
+            recording_batch: crate::recordings::PRUNE_BATCH,
+            recording_rows: crate::recordings::PRUNE_ROWS,
+            backlog_pause: Duration::from_secs(5),
         }
     }
 }
@@ -74,11 +93,15 @@ pub struct PassReport {
     pub stats_minutes: u64,
     /// Recorded search events deleted.
     pub recorded_events: u64,
+    /// Whether the search recordings' pruning stopped at its budget
+    /// ([`RetentionConfig::recording_rows`]) with old rows possibly left.
+    pub backlog: bool,
     /// Batches run (each a transaction or a statement).
     pub batches: u64,
     /// Projects looked at.
     pub projects: usize,
-    /// `false` when the pass stopped early (shutdown, or the lease lost).
+    /// `false` when the pass stopped early (shutdown, or the lease lost) or
+    /// left a backlog ([`Self::backlog`]).
     pub complete: bool,
 }
 
@@ -130,8 +153,10 @@ impl Pruner<'_> {
         let mut report = PassReport::default();
         match self.run(now, started, &mut report).await {
             Ok(()) => {
-                report.complete = true;
-                metrics::retention_pass(now);
+                report.complete = !report.backlog;
+                if report.complete {
+                    metrics::retention_pass(now);
+                }
                 Ok(Some(report))
             }
             Err(Stop::Early) => Ok(Some(report)),
@@ -155,10 +180,20 @@ impl Pruner<'_> {
         if self.cancel.is_cancelled() {
             return Err(Stop::Early);
         }
-        report.recorded_events += crate::recordings::prune(self.db, now).await?;
         let projects = retention::projects(self.db)
             .await
             .map_err(WorkerError::from)?;
+        let budget = crate::recordings::PruneBudget {
+            batch: self.config.recording_batch,
+            rows: self.config.recording_rows,
+        };
+        let recorded = crate::recordings::prune(self.db, now, &projects, budget).await?;
+        report.recorded_events += recorded.deleted;
+        report.batches += recorded.statements;
+        report.backlog = !recorded.complete;
+        if self.cancel.is_cancelled() {
+            return Err(Stop::Early);
+        }
         report.projects = projects.len();
         for project in &projects {
             let before = now - TimeDelta::days(i64::from(project.retention_days));
@@ -229,8 +264,10 @@ impl Pruner<'_> {
     }
 }
 
-/// Runs a pass every [`RetentionConfig::interval`] (the first at once)
-/// until `shutdown`, then gives the lease up.
+/// Runs a pass every [`RetentionConfig::interval`] (the first at once), or
+/// [`RetentionConfig::backlog_pause`] after one that was not complete (it
+/// stopped at its budget, or early), until `shutdown`, then gives the lease
+/// up.
 pub(crate) async fn run(
     db: DatabaseConnection,
     holder: String,
@@ -243,23 +280,47 @@ pub(crate) async fn run(
         config,
         cancel: &shutdown,
     };
-    let mut tick = tokio::time::interval(config.interval);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut wait = Duration::ZERO;
     loop {
         tokio::select! {
             () = shutdown.cancelled() => break,
-            _ = tick.tick() => {
-                match pruner.pass(Utc::now()).await {
-                    Ok(None) => tracing::trace!("another worker holds the retention lease"),
-                    // Every pass (one each interval, 5 minutes by default)
-                    // logs at info, an empty one too: it shows pruning runs.
-                    Ok(Some(report)) => {
-                        tracing::info!(rows = report.total(), matches = report.pruned.matches, deliveries = report.pruned.deliveries, stats_minutes = report.stats_minutes, batches = report.batches, complete = report.complete, "retention pass");
-                    }
-                    Err(error) => tracing::warn!(%error, "the retention pass failed; the next one goes on"),
+            () = tokio::time::sleep(wait) => {}
+        }
+        let started = Instant::now();
+        // The next pass an interval after this one started, or a short
+        // pause after this one ended when it left work behind.
+        let on_time = || config.interval.saturating_sub(started.elapsed());
+        wait = match pruner.pass(Utc::now()).await {
+            Ok(None) => {
+                tracing::trace!("another worker holds the retention lease");
+                on_time()
+            }
+            // Every pass (one each interval, 5 minutes by default) logs at
+            // info, an empty one too: it shows pruning runs.
+            Ok(Some(report)) => {
+                tracing::info!(
+                    rows = report.total(),
+                    matches = report.pruned.matches,
+                    deliveries = report.pruned.deliveries,
+                    stats_minutes = report.stats_minutes,
+                    recorded_events = report.recorded_events,
+                    batches = report.batches,
+                    complete = report.complete,
+                    "retention pass"
+                );
+                if report.complete {
+                    on_time()
+                } else {
+                    // A backlog left (or the pass stopped early): the next
+                    // pass goes on from here soon, not an interval later.
+                    config.backlog_pause
                 }
             }
-        }
+            Err(error) => {
+                tracing::warn!(%error, "the retention pass failed; the next one goes on");
+                on_time()
+            }
+        };
     }
     if let Err(error) = job_leases::release(&db, JOB, &holder).await {
         tracing::debug!(%error, "releasing the retention lease failed; it runs out");

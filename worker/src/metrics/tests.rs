@@ -73,6 +73,7 @@ fn every_retention_table_is_at_zero_from_the_start() {
         "webhook_attempts",
         "rating_results",
         "mode_stats_minutes",
+        "search_recordings",
     ] {
         let series = format!(r#"{RETENTION_PRUNED}{{table="{table}"}} 0"#);
         assert!(
@@ -80,6 +81,29 @@ fn every_retention_table_is_at_zero_from_the_start() {
             "{series} in {text}"
         );
     }
+}
+
+/// Pruned search recording rows move their own series.
+#[test]
+fn pruned_recordings_are_counted_under_their_table() {
+    let recorder = build_recorder().unwrap();
+    let handle = recorder.handle();
+    metrics::with_local_recorder(&recorder, || {
+        retention_recordings(3, Duration::from_millis(2));
+        retention_recordings(0, Duration::from_millis(1));
+        retention_recordings(2, Duration::from_millis(2));
+    });
+    let text = handle.render();
+    let series = format!(r#"{RETENTION_PRUNED}{{table="search_recordings"}} 5"#);
+    assert!(
+        text.lines().any(|line| line == series),
+        "{series} in {text}"
+    );
+    let batches = format!("{RETENTION_BATCH}_count 3");
+    assert!(
+        text.lines().any(|line| line == batches),
+        "{batches} in {text}"
+    );
 }
 
 /// One `GET path` to `addr` over plain HTTP/1.1: the status line and body.

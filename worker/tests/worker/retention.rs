@@ -2,11 +2,13 @@
 //! lease (kept between passes, taken over once it runs out or is given
 //! up), and a running worker prunes a match past its project's
 //! `retentionDays` (enterprise: 365) with its delivery, keeping a younger
-//! one.
+//! one; a pass that stopped at its budget is followed by the next one after
+//! a short pause, not the interval.
 
 use crate::env::Env;
 use chrono::{TimeDelta, Utc};
 use matchplane_store::entities::{match_, webhook_delivery};
+use matchplane_store::repos::recordings::{self, Kind, NewRecording};
 use matchplane_store::repos::{deliveries, job_leases, matches};
 use matchplane_worker::retention::{Pruner, RetentionConfig, JOB};
 use matchplane_worker::run_worker;
@@ -124,4 +126,58 @@ async fn a_running_worker_prunes_past_the_tiers_retention() {
             .len(),
         1
     );
+}
+
+/// A recording backlog of 12 rows against a pass's budget of 4: the
+/// worker's first pass stops at its budget, and the next ones follow after
+/// [`RetentionConfig::backlog_pause`] (the interval is an hour) until the
+/// backlog is gone.
+#[tokio::test]
+async fn a_pass_stopped_at_its_budget_is_followed_soon() {
+    let env = Env::new(None, 1.0).await;
+    let old = (Utc::now() - TimeDelta::days(8)).timestamp_millis();
+    let rows: Vec<_> = (0..12)
+        .map(|i| NewRecording {
+            project_id: env.project_id.clone(),
+            game_mode: "duel".into(),
+            at_ms: old + i,
+            kind: Kind::Start,
+            player_hash: format!("p{i}"),
+            mmr: Some(1500.0),
+            latencies: None,
+            party_hash: None,
+            party_members: None,
+            outcome: None,
+            attributes: None,
+        })
+        .collect();
+    recordings::insert_batch(&env.db, &rows).await.unwrap();
+    let mut config = env.worker_config("w1");
+    config.retention.interval = Duration::from_secs(3600);
+    config.retention.recording_batch = 2;
+    config.retention.recording_rows = 4;
+    config.retention.backlog_pause = Duration::from_millis(50);
+    let shutdown = CancellationToken::new();
+    let worker = tokio::spawn(run_worker(
+        config,
+        env.pool.clone(),
+        env.tickets.clone(),
+        env.db.clone(),
+        shutdown.clone(),
+    ));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let window = (0, i64::MAX);
+    while !recordings::window(&env.db, &env.project_id, "duel", window, None, 100)
+        .await
+        .unwrap()
+        .is_empty()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the recording backlog waited for the next interval"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    shutdown.cancel();
+    worker.await.unwrap().unwrap();
 }
