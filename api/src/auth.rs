@@ -212,9 +212,10 @@ impl FromRequestParts<AppState> for Caller {
             .limiter
             .check(&key.project_id, key.requests_per_second)
             .map_err(ApiError::rate_limited)?;
+        // `str::to_owned`, not `to_string` (through `Display` for an `Arc`).
         Ok(Caller::Key {
-            project_id: key.project_id.to_string(),
-            key_id: key.key_id.to_string(),
+            project_id: key.project_id.as_ref().to_owned(),
+            key_id: key.key_id.as_ref().to_owned(),
             scopes: key.scopes,
         })
     }

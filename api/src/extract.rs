@@ -35,6 +35,11 @@ pub const MAX_JSON_DEPTH: usize = 127;
 /// body, before any handler sees it. An escape counts only after an even
 /// run of backslashes (`"\\u0000"` is a backslash and `u0000`).
 pub fn has_escaped_nul(json: &[u8]) -> bool {
+    // Most bodies hold no backslash at all: one scan for it, without
+    // building the substring searcher.
+    if memchr::memchr(b'\\', json).is_none() {
+        return false;
+    }
     memchr::memmem::find_iter(json, b"\\u0000").any(|at| {
         let backslashes = json[..=at]
             .iter()
@@ -75,14 +80,21 @@ fn is_json(req: &Request) -> bool {
     let Ok(value) = value.to_str() else {
         return false;
     };
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    // Compared without case rather than lower-cased: no allocation per
+    // request (every body goes through here).
+    let essence = value.split(';').next().unwrap_or("").trim().as_bytes();
+    let starts = |prefix: &str| {
+        essence
+            .get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+    };
+    let ends = |suffix: &str| {
+        essence
+            .len()
+            .checked_sub(suffix.len())
+            .is_some_and(|at| essence[at..].eq_ignore_ascii_case(suffix.as_bytes()))
+    };
+    essence.eq_ignore_ascii_case(b"application/json") || (starts("application/") && ends("+json"))
 }
 
 async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, ApiError> {

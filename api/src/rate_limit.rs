@@ -10,6 +10,7 @@
 //! answer, and the map cannot grow with every project ever seen.
 
 use crate::problem::ApiError;
+use foldhash::fast::RandomState;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use moka::sync::Cache;
@@ -25,7 +26,9 @@ pub const BUCKET_IDLE: Duration = Duration::from_secs(600);
 
 /// One bucket per project, re-made when the project's rate changes.
 pub struct ProjectLimiter {
-    buckets: Cache<String, (u32, Arc<DefaultDirectRateLimiter>)>,
+    /// foldhash rather than the default SipHash: every key request looks
+    /// its project up here.
+    buckets: Cache<String, (u32, Arc<DefaultDirectRateLimiter>), RandomState>,
     /// Counts every refusal (`crate::observe::RATE_LIMITED`); a no-op
     /// counter by default.
     refused: metrics::Counter,
@@ -45,7 +48,7 @@ impl ProjectLimiter {
             buckets: Cache::builder()
                 .max_capacity(MAX_BUCKETS)
                 .time_to_idle(BUCKET_IDLE)
-                .build(),
+                .build_with_hasher(RandomState::default()),
             refused,
         }
     }

@@ -166,7 +166,7 @@ pub async fn create(
         &ticket_id,
     );
     let ticket = NewTicket {
-        ticket_id: ticket_id.clone(),
+        ticket_id,
         project_id,
         game_mode: config.name.clone(),
         player_id: body.player_id,
@@ -184,7 +184,8 @@ pub async fn create(
     Ok((
         StatusCode::CREATED,
         Json(CreatedTicket {
-            ticket_id,
+            // The stored ticket's own id, moved rather than cloned.
+            ticket_id: ticket.ticket_id,
             token,
             expires_at,
         }),

@@ -55,6 +55,9 @@ pub(super) const PENDING_SET_TTL_SECONDS: i64 =
         + super::RECORD_GRACE.as_secs() as i64
         + UPKEEP_EVERY as i64;
 
+/// Bytes reserved for a ticket's record: one with a few attributes fits.
+const RECORD_CAPACITY: usize = 512;
+
 /// Projects with a tracked upkeep beyond which those not kept up lately
 /// are forgotten (their next ticket does the upkeep again).
 const UPKEEP_TRACKED: usize = 10_000;
@@ -149,9 +152,10 @@ impl TicketStore for RedisTicketStore {
         now: f64,
         max_pending: Option<u64>,
     ) -> Result<(), CreateTicketError> {
-        let json = serde_json::to_string(ticket).map_err(|e| PoolError::Corrupt(e.to_string()))?;
-        let key = self.ticket_key(&ticket.project_id, &ticket.ticket_id);
-        let pending = pending_key(self.pool.prefix(), &ticket.project_id);
+        // Into a buffer that holds a usual record whole: `to_string`'s
+        // starts small and grows (copies) twice for one.
+        let mut json = Vec::with_capacity(RECORD_CAPACITY);
+        serde_json::to_writer(&mut json, ticket).map_err(|e| PoolError::Corrupt(e.to_string()))?;
         let party = match &ticket.party {
             Some(party) => Some((
                 party_key(self.pool.prefix(), &ticket.project_id, &party.id),
@@ -161,13 +165,13 @@ impl TicketStore for RedisTicketStore {
             None => None,
         };
         let write = TicketWrite {
-            record_key: key.clone(),
+            record_key: self.ticket_key(&ticket.project_id, &ticket.ticket_id),
             record: json,
             keep: keep_seconds(ticket, now),
             party,
             players_key: players_key(self.pool.prefix(), &ticket.project_id, &ticket.game_mode),
             player_id: ticket.player_id.clone(),
-            pending_key: pending.clone(),
+            pending_key: pending_key(self.pool.prefix(), &ticket.project_id),
             ticket_id: ticket.ticket_id.clone(),
             expires_at: ticket.expires_at,
             now,
@@ -201,6 +205,10 @@ impl TicketStore for RedisTicketStore {
             (None, Some(limit)) if count > limit => CreateTicketError::LimitExceeded { limit },
             (None, _) => return Ok(()),
         };
+        // The keys again (a refusal is rare): the generation's went with
+        // its batch.
+        let key = self.ticket_key(&ticket.project_id, &ticket.ticket_id);
+        let pending = pending_key(self.pool.prefix(), &ticket.project_id);
         let () = redis::pipe()
             .del(&key)
             .ignore()
