@@ -188,7 +188,7 @@ async fn snapshot_of_100k_searches() {
         .await;
     println!("add_search x 100000: {:?}", added.elapsed());
     let mut conn = harness.store.inner_conn();
-    let pool_key = format!("{}:{{prj_a}}:big:pool", harness.prefix);
+    let pool_key = crate::pool::redis::keys::ModeKeys::new(&harness.prefix, &m).pool;
     // The worker's read: the searches of its last read kept parsed.
     let mut kept = crate::pool::KeptSearches::default();
     let resident = || {
