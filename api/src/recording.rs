@@ -9,17 +9,23 @@
 //! slower than the traffic) drops the row and counts it in
 //! [`DROPPED_TOTAL`]. One writer task per process takes the rows and
 //! stores them in one `INSERT` per batch, every [`RecorderSettings::batch_rows`]
-//! rows or [`RecorderSettings::flush_every`], whichever comes first; a
-//! batch the database refuses is dropped and counted in
-//! [`WRITE_FAILED_TOTAL`] (the recording is a sample of the traffic, not a
-//! ledger).
+//! rows or [`RecorderSettings::flush_every`], whichever comes first. A
+//! batch mixes projects: one refused because a project was deleted while
+//! its rows waited is written again without that project's rows
+//! ([`recordings::insert_batch_of_live_projects`]), so the other projects'
+//! rows are stored; a batch the database refuses otherwise is dropped and
+//! counted in [`WRITE_FAILED_TOTAL`] (the recording is a sample of the
+//! traffic, not a ledger).
 //!
 //! Player and party ids are never stored: each is replaced by a keyed hash,
 //! HMAC-SHA-256 with the operator's `MATCHPLANE_RECORDING_KEY` (random per
 //! process when unset, so hashes then differ across restarts and
-//! instances), truncated to 16 bytes of hex. The same id hashes the same
-//! within a recording, so a replay still sees who arrived twice, who
-//! cancelled and who came in which party.
+//! instances) of the project id and the id, truncated to 16 bytes of hex.
+//! The same id hashes the same within a project's recordings, so a replay
+//! still sees who arrived twice, who cancelled and who came in which party;
+//! it hashes differently in every other project, so ids do not link
+//! projects' recordings. The hashes are pseudonyms, not anonymity
+//! (docs/tuning.md).
 //!
 //! Which searches are hooked: the starts of both the WebSocket and the REST
 //! search (`crate::play::start`), and the ends the API makes
@@ -175,18 +181,15 @@ impl Recorder {
         runtime.spawn(write(db, rx, self.settings, written, failed));
     }
 
-    /// The keyed hash of `id`: 16 bytes of HMAC-SHA-256, lower-case hex.
-    fn hash(attached: &Attached, id: &str) -> String {
-        attached.key.hash(id)
-    }
-
-    /// Queues `row` built with the hash function; drops (and counts) it
-    /// when the writer is behind. Nothing when not attached.
-    fn push(&self, row: impl FnOnce(&dyn Fn(&str) -> String) -> NewRecording) {
+    /// Queues `row` of `project_id` built with the project's hash function
+    /// (the keyed hash of an id in the project: 16 bytes of HMAC-SHA-256,
+    /// lower-case hex); drops (and counts) it when the writer is behind.
+    /// Nothing when not attached.
+    fn push(&self, project_id: &str, row: impl FnOnce(&dyn Fn(&str) -> String) -> NewRecording) {
         let Some(attached) = self.attached.get() else {
             return;
         };
-        let row = row(&|id| Self::hash(attached, id));
+        let row = row(&|id| attached.key.hash(project_id, id));
         if self.tx.try_send(row).is_err() {
             attached.dropped.increment(1);
         }
@@ -200,7 +203,7 @@ impl Recorder {
         at: f64,
         declarations: Option<&matchplane_matchmaker::rules::Declarations>,
     ) {
-        self.push(|hash| NewRecording {
+        self.push(&ticket.project_id, |hash| NewRecording {
             project_id: ticket.project_id.clone(),
             game_mode: ticket.game_mode.clone(),
             at_ms: millis(at),
@@ -234,7 +237,7 @@ impl Recorder {
             EndOutcome::ExpiredFor { reason } => (Kind::End, Some(format!("expired:{reason}"))),
             EndOutcome::Failed { code, .. } => (Kind::End, Some(format!("failed:{code}"))),
         };
-        self.push(|hash| NewRecording {
+        self.push(&ticket.project_id, |hash| NewRecording {
             project_id: ticket.project_id.clone(),
             game_mode: ticket.game_mode.clone(),
             at_ms: millis(at),
@@ -303,8 +306,17 @@ async fn write(
             }
         }
         let rows = batch.len() as u64;
-        match recordings::insert_batch(&db, &batch).await {
-            Ok(()) => written.increment(rows),
+        match recordings::insert_batch_of_live_projects(&db, &batch).await {
+            Ok(done) => {
+                written.increment(done.stored);
+                if done.of_deleted_projects > 0 {
+                    // Their project's recording went with it: not a failure.
+                    tracing::debug!(
+                        rows = done.of_deleted_projects,
+                        "recorded rows of deleted projects left out"
+                    );
+                }
+            }
             Err(error) => {
                 tracing::warn!(%error, rows, "a batch of the search recording was not stored");
                 failed.increment(rows);

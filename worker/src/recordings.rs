@@ -13,9 +13,10 @@
 //!   `recording.retentionDays`, never longer than its project's tier
 //!   `retentionDays`, are deleted in batches by the retention pass
 //!   ([`crate::retention`]), the modes sharing the pass's budget. A mode
-//!   whose block is gone (or the mode itself) keeps its rows for
-//!   [`DEFAULT_RETENTION_DAYS`] (7 days, at most the tier's); a deleted
-//!   project's rows went with it.
+//!   whose block is gone keeps its rows for [`DEFAULT_RETENTION_DAYS`] (7
+//!   days, at most the tier's); a deleted mode's and a deleted project's
+//!   rows went with them (the few rows written while the delete was
+//!   under way, by the 7 days).
 
 use crate::error::WorkerError;
 use crate::metrics;

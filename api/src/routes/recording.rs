@@ -28,9 +28,8 @@ use matchplane_store::repos::{game_modes, recordings};
         (status = 200, content_type = "text/csv", body = String,
             description = "`at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event,attributes` rows in time order (`at`: seconds since `from`; `attributes`: the declared attributes as a JSON object, block lists hashed)",
             example = "at,playerId,mmr,pingMs,partyId,partyMembers,latencies,event,attributes\n0.250,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,1510,,,,,start,\n4.000,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,,,,,,cancel,\n"),
-        (status = 400, description = "A window bound that is not RFC 3339", body = Problem),
         (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project", body = Problem),
-        (status = 422, description = "`from` not before `to`", body = Problem)))]
+        (status = 422, description = "VALIDATION_ERROR on `from` or `to`: a window bound that is not RFC 3339, or `from` not before `to`", body = Problem)))]
 pub async fn recording(
     _caller: ProjectCaller,
     State(state): State<AppState>,

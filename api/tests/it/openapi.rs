@@ -1033,6 +1033,12 @@ async fn unparsable_query_parameters_are_named(backend: Backend) {
             "must be an RFC 3339 date-time",
         ),
         (
+            format!("/v1/projects/{p}/game-modes/duel/recording?from=yesterday"),
+            "/v1/projects/{projectId}/game-modes/{name}/recording",
+            "from",
+            "must be an RFC 3339 date-time",
+        ),
+        (
             "/v1/search".to_owned(),
             "/v1/search",
             "ticket",
@@ -1233,4 +1239,18 @@ fn every_parameter_is_documented() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert_eq!(query, ["guard", "guardTolerance"]);
+}
+
+/// A recording window bound that is not RFC 3339 answers `422
+/// VALIDATION_ERROR` (as every unparsable query parameter does), and the
+/// document says so: no `400` for it.
+#[test]
+fn recording_window_refusals_are_documented_as_422() {
+    let doc = doc();
+    let responses =
+        &doc["paths"]["/v1/projects/{projectId}/game-modes/{name}/recording"]["get"]["responses"];
+    assert!(responses.is_object(), "{responses}");
+    assert!(responses.get("400").is_none(), "{responses}");
+    let refused = responses["422"]["description"].as_str().unwrap_or_default();
+    assert!(refused.contains("RFC 3339"), "{refused}");
 }

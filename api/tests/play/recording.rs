@@ -19,7 +19,10 @@ on_both_pools!(
     starts_and_cancels_are_recorded_hashed_and_served_as_csv,
     every_end_is_recorded_under_the_start_hash_wherever_it_happens,
     the_guard_refuses_a_regression_and_passes_a_harmless_change,
-    the_guard_refuses_tripling_the_wait_on_the_bundled_real_games
+    the_guard_refuses_tripling_the_wait_on_the_bundled_real_games,
+    a_deleted_modes_recording_is_deleted_with_it,
+    the_same_player_hashes_differently_in_each_project,
+    a_deleted_projects_queued_rows_leave_the_others_stored
 );
 
 /// `duel` with recording on, one-second cycles.
@@ -230,7 +233,11 @@ async fn every_end_is_recorded_under_the_start_hash_wherever_it_happens(pools: P
         t.db.clone(),
         shutdown.clone(),
     ));
-    let hash = |id: &str| IdHasher::new(RECORDING_KEY.as_bytes()).unwrap().hash(id);
+    let hash = |id: &str| {
+        IdHasher::new(RECORDING_KEY.as_bytes())
+            .unwrap()
+            .hash(&p, id)
+    };
     let ticket = |player: &str, mmr: u32| json!({"gameMode": "duel", "playerId": player, "attributes": {"mmr": mmr}});
 
     // Carol searches over REST once and never polls again: the worker's
@@ -563,5 +570,180 @@ async fn the_guard_refuses_tripling_the_wait_on_the_bundled_real_games(pools: Po
         figures[1]["worsenedBy"].as_f64().unwrap() < -0.5,
         "{}",
         refused.body
+    );
+}
+
+/// A mode's recording goes with the mode (docs/game-modes.md, a mode
+/// created again under a deleted mode's name is a new mode): the new mode
+/// serves no recording and has nothing to replay; another mode's recording
+/// stays.
+async fn a_deleted_modes_recording_is_deleted_with_it(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    let mut rteam = recorded("rteam");
+    rteam["recording"] = json!({"enabled": true, "retentionDays": 1});
+    t.mode(&p, &key, rteam).await;
+    t.mode(&p, &key, recorded("kept")).await;
+    for (mode, player) in [("rteam", "alice"), ("rteam", "bob"), ("kept", "carol")] {
+        let (_, token) = t
+            .ticket_ok(
+                &p,
+                &key,
+                json!({"gameMode": mode, "playerId": player, "attributes": {"mmr": 1500}}),
+            )
+            .await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    }
+    let stored = rows(&t, 3).await;
+    assert_eq!(
+        stored.iter().filter(|r| r.game_mode == "rteam").count(),
+        2,
+        "{stored:?}"
+    );
+
+    let deleted = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{p}/game-modes/rteam"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    t.mode(&p, &key, duel("rteam")).await;
+
+    let csv = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/rteam/recording"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(csv.status, StatusCode::OK, "{}", csv.body);
+    assert_eq!(
+        csv.body.as_str().unwrap().lines().count(),
+        1,
+        "the deleted mode's starts are served: {}",
+        csv.body
+    );
+    let replay = call(
+        &t.app,
+        Method::POST,
+        &format!("/v1/projects/{p}/game-modes/rteam/replay"),
+        Some(&key),
+        Some(duel("rteam")),
+    )
+    .await;
+    replay.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "RECORDING_REQUIRED");
+    let left = search_recording::Entity::find().all(&t.db).await.unwrap();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert_eq!(left[0].game_mode, "kept");
+}
+
+/// Recorded ids are keyed per project: the same player (and party) id
+/// hashes differently in two projects, and within one the worker's hash of
+/// a player is the API's and a party's members are its players' hashes.
+async fn the_same_player_hashes_differently_in_each_project(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    let (q, q_key) = t.project("pro").await;
+    for (project, key) in [(&p, &key), (&q, &q_key)] {
+        t.mode(project, key, recorded("duel")).await;
+        let (_, token) = t
+            .ticket_ok(
+                project,
+                key,
+                json!({"gameMode": "duel", "playerId": "alice", "attributes": {"mmr": 1500},
+                       "party": {"id": "pty_1", "members": ["alice", "bob"]}}),
+            )
+            .await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    }
+    let stored = rows(&t, 2).await;
+    let of = |project: &str| {
+        stored
+            .iter()
+            .find(|r| r.project_id == project)
+            .cloned()
+            .unwrap()
+    };
+    let (in_p, in_q) = (of(&p), of(&q));
+    assert_ne!(in_p.player_hash, in_q.player_hash, "alice links projects");
+    assert_ne!(in_p.party_hash, in_q.party_hash, "pty_1 links projects");
+    assert_ne!(in_p.party_members, in_q.party_members);
+    let hasher = IdHasher::new(RECORDING_KEY.as_bytes()).unwrap();
+    for (project, row) in [(&p, &in_p), (&q, &in_q)] {
+        let worker = hasher.end_row(project, "duel", "alice", "matched".into(), 0);
+        assert_eq!(worker.player_hash, row.player_hash, "the worker's hash");
+        let members = row.party_members.as_deref().unwrap();
+        assert!(
+            members.starts_with(&format!("{}|", row.player_hash)),
+            "{members} starts with alice's hash {}",
+            row.player_hash
+        );
+    }
+}
+
+/// A project deleted while its rows wait in the writer loses those rows
+/// only: the other projects' rows of the same batch are stored.
+async fn a_deleted_projects_queued_rows_leave_the_others_stored(pools: Pools) {
+    use matchplane_api::recording::{Recorder, RecorderSettings};
+    use matchplane_store::pool::EndOutcome;
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    let (q, q_key) = t.project("pro").await;
+    let mut tickets = Vec::new();
+    for (project, key) in [(&p, &key), (&q, &q_key)] {
+        t.mode(project, key, duel("duel")).await;
+        let (id, _) = t
+            .ticket_ok(
+                project,
+                key,
+                json!({"gameMode": "duel", "playerId": "alice", "attributes": {"mmr": 1500}}),
+            )
+            .await;
+        tickets.push(t.play.tickets.get(project, &id).await.unwrap().unwrap());
+    }
+    // One batch, written when the recorder goes.
+    let recorder = Recorder::new(RecorderSettings {
+        capacity: 16,
+        batch_rows: 100,
+        flush_every: Duration::from_secs(600),
+    });
+    let metrics = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+    recorder.attach(t.db.clone(), Some(RECORDING_KEY), &metrics);
+    let now = matchplane_api::play::unix_now();
+    recorder.start(&tickets[0], now, None);
+    recorder.start(&tickets[1], now, None);
+    recorder.end(&tickets[0], &EndOutcome::Cancelled, now + 1.0);
+    recorder.end(&tickets[1], &EndOutcome::Cancelled, now + 1.0);
+    let deleted = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{q}"),
+            Some(&format!("Bearer {}", crate::harness::OPERATOR)),
+            None,
+        )
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    drop(recorder);
+
+    let stored = rows(&t, 2).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let stored_again = search_recording::Entity::find().all(&t.db).await.unwrap();
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    assert_eq!(stored_again.len(), 2, "{stored_again:?}");
+    assert!(stored.iter().all(|r| r.project_id == p), "{stored:?}");
+    let text = metrics.handle().render();
+    assert!(
+        text.contains("matchplane_recording_written_total 2"),
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(
+            |l| l.starts_with("matchplane_recording_write_failed_total ") && !l.ends_with(" 0")
+        ),
+        "{text}"
     );
 }

@@ -318,7 +318,8 @@ pub async fn rotate_secret<C: ConnectionTrait>(
 }
 
 /// Deletes mode `name` of `project_id` with its history: its versions,
-/// its webhook's health and its figures (the last cycle's, the minutes).
+/// its webhook's health, its figures (the last cycle's, the minutes) and
+/// its recorded searches.
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when the project has no such mode.
@@ -347,6 +348,8 @@ pub async fn delete<C: TransactionTrait>(
     crate::repos::webhook_health::forget(&txn, project_id, name).await?;
     crate::repos::cycle_stats::forget(&txn, project_id, name).await?;
     crate::repos::stats_history::forget(&txn, project_id, name).await?;
+    // So is its recording: the new mode neither serves nor replays it.
+    crate::repos::recordings::forget(&txn, project_id, name).await?;
     txn.commit().await?;
     Ok(())
 }

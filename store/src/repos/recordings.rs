@@ -4,10 +4,15 @@
 //! past the mode's `recording.retentionDays` in batches by the worker.
 //!
 //! Player and party ids are never stored: [`IdHasher`] replaces each with a
-//! keyed hash, the same in the API (starts, cancels, the API's ends) and
-//! the worker (matches, expiries, re-check failures) when both are given
-//! the same `MATCHPLANE_RECORDING_KEY`.
+//! keyed hash of the project and the id, the same in the API (starts,
+//! cancels, the API's ends) and the worker (matches, expiries, re-check
+//! failures) when both are given the same `MATCHPLANE_RECORDING_KEY`, and
+//! different in every project, so a player id does not link the
+//! recordings of two projects. The hashes are pseudonyms, not anonymity:
+//! times and values can still single a player out to someone who holds the
+//! studio's other data.
 
+use crate::entities::project::{self, Entity as Projects};
 use crate::entities::search_recording::{self, Entity as Recordings};
 use crate::repos::StoreError;
 use sea_orm::sea_query::Expr;
@@ -77,7 +82,11 @@ pub struct NewRecording {
 }
 
 /// The keyed hash of the recorded ids: HMAC-SHA-256 under the operator's
-/// recording key, truncated to 16 bytes, lower-case hex (32 characters).
+/// recording key of the project id, a NUL byte and the id, truncated to 16
+/// bytes, lower-case hex (32 characters). The project is part of what is
+/// hashed, so the same id (a Steam id, an email) hashes differently in
+/// every project; a project id (`prj_` and a ULID) never holds a NUL, so
+/// no two (project, id) pairs hash the same input.
 #[derive(Clone)]
 pub struct IdHasher {
     mac: hmac::Hmac<sha2::Sha256>,
@@ -98,10 +107,13 @@ impl IdHasher {
         Some(Self { mac })
     }
 
-    /// The hash of `id`: 32 lower-case hex characters.
-    pub fn hash(&self, id: &str) -> String {
+    /// The hash of `id` in `project_id`'s recordings: 32 lower-case hex
+    /// characters.
+    pub fn hash(&self, project_id: &str, id: &str) -> String {
         use hmac::Mac;
         let mut mac = self.mac.clone();
+        mac.update(project_id.as_bytes());
+        mac.update(&[0]);
         mac.update(id.as_bytes());
         hex::encode(&mac.finalize().into_bytes()[..16])
     }
@@ -122,7 +134,7 @@ impl IdHasher {
             game_mode: game_mode.to_owned(),
             at_ms,
             kind: Kind::End,
-            player_hash: self.hash(player_id),
+            player_hash: self.hash(project_id, player_id),
             mmr: None,
             latencies: None,
             party_hash: None,
@@ -161,6 +173,90 @@ pub async fn insert_batch(
         return copy_batch(db, rows).await;
     }
     insert_rows(db, rows).await
+}
+
+/// What [`insert_batch_of_live_projects`] did with a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BatchWritten {
+    /// Rows stored.
+    pub stored: u64,
+    /// Rows left out: their project was deleted while they waited (its
+    /// recording went with it).
+    pub of_deleted_projects: u64,
+}
+
+/// How many times [`insert_batch_of_live_projects`] writes a batch again
+/// without the rows of projects deleted meanwhile.
+const GONE_RETRIES: usize = 2;
+
+/// Stores `rows` as [`insert_batch`] does, where the rows may belong to
+/// several projects. A batch the database refuses while one of its projects
+/// is gone (deleted since its rows were queued: their foreign key fails the
+/// whole statement) is written again without the rows of the projects no
+/// longer there, so one deleted project never loses the others' rows.
+///
+/// # Errors
+/// A database failure with every project of the rows still there (or the
+/// failure of the read of which are): none of the rows is stored.
+pub async fn insert_batch_of_live_projects(
+    db: &DatabaseConnection,
+    rows: &[NewRecording],
+) -> Result<BatchWritten, StoreError> {
+    let mut of_deleted_projects = 0;
+    let mut kept: Option<Vec<NewRecording>> = None;
+    let mut retries = 0;
+    loop {
+        let batch = kept.as_deref().unwrap_or(rows);
+        let error = match insert_batch(db, batch).await {
+            Ok(()) => {
+                return Ok(BatchWritten {
+                    stored: batch.len() as u64,
+                    of_deleted_projects,
+                })
+            }
+            Err(error) => error,
+        };
+        if retries == GONE_RETRIES {
+            return Err(error);
+        }
+        retries += 1;
+        let mut ids: Vec<&str> = batch.iter().map(|r| r.project_id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let Ok(live) = existing_projects(db, &ids).await else {
+            return Err(error);
+        };
+        let left: Vec<NewRecording> = batch
+            .iter()
+            .filter(|r| live.contains(&r.project_id))
+            .cloned()
+            .collect();
+        if left.len() == batch.len() {
+            return Err(error);
+        }
+        of_deleted_projects += (batch.len() - left.len()) as u64;
+        kept = Some(left);
+    }
+}
+
+/// Which of the projects `ids` the database has.
+async fn existing_projects<C: ConnectionTrait>(
+    db: &C,
+    ids: &[&str],
+) -> Result<std::collections::HashSet<String>, StoreError> {
+    let mut live = std::collections::HashSet::new();
+    // A few hundred bound parameters per query suits every backend.
+    for chunk in ids.chunks(500) {
+        let found: Vec<String> = Projects::find()
+            .select_only()
+            .column(project::Column::Id)
+            .filter(project::Column::Id.is_in(chunk.iter().copied()))
+            .into_tuple()
+            .all(db)
+            .await?;
+        live.extend(found);
+    }
+    Ok(live)
 }
 
 /// The rows as `COPY … FROM STDIN` text: tab-separated, `\N` for none.
@@ -325,6 +421,26 @@ pub async fn modes<C: ConnectionTrait>(db: &C) -> Result<Vec<(String, String)>, 
         .await?)
 }
 
+/// Deletes every row of the mode (the mode is deleted: a mode created
+/// again under its name is a new mode, docs/game-modes.md); returns how
+/// many.
+///
+/// # Errors
+/// A database failure.
+pub async fn forget<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    game_mode: &str,
+) -> Result<u64, StoreError> {
+    use search_recording::Column as C;
+    let deleted = Recordings::delete_many()
+        .filter(C::ProjectId.eq(project_id))
+        .filter(C::GameMode.eq(game_mode))
+        .exec(db)
+        .await?;
+    Ok(deleted.rows_affected)
+}
+
 /// Deletes up to `batch` of the mode's rows older than `before_ms`, oldest
 /// first; returns how many (fewer than `batch`: nothing older is left).
 ///
@@ -379,6 +495,23 @@ mod tests {
         assert_eq!(
             copy_text(&[row]),
             "prj_1\tduel\t1700000000123\t2\tab\\tc\\\\d\\ne\t1510.5\t\\N\t\\N\tx|y\tfailed:MMR_OUT_OF_RANGE\t\\N\n"
+        );
+    }
+
+    #[test]
+    fn an_id_hashes_per_project_and_the_same_within_one() {
+        let hasher = IdHasher::new(b"key").unwrap();
+        let steam = "76561198000000000";
+        assert_ne!(hasher.hash("prj_a", steam), hasher.hash("prj_b", steam));
+        assert_eq!(hasher.hash("prj_a", steam), hasher.hash("prj_a", steam));
+        assert_eq!(hasher.hash("prj_a", steam).len(), 32);
+        // The separator keeps (project, id) pairs apart.
+        assert_ne!(hasher.hash("prj_a", "bc"), hasher.hash("prj_ab", "c"));
+        assert_eq!(
+            hasher
+                .end_row("prj_a", "duel", steam, "matched".into(), 0)
+                .player_hash,
+            hasher.hash("prj_a", steam)
         );
     }
 }

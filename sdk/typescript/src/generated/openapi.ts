@@ -6498,15 +6498,6 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description A window bound that is not RFC 3339 */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6525,7 +6516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `from` not before `to` */
+            /** @description VALIDATION_ERROR on `from` or `to`: a window bound that is not RFC 3339, or `from` not before `to` */
             422: {
                 headers: {
                     [name: string]: unknown;
