@@ -73,7 +73,7 @@ pub use releases::{ReleasedTicket, Releases};
 pub(crate) use types::wall_clock;
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
-    ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState,
+    ModeActivity, ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState,
 };
 
 /// A stream of status messages (the JSON text published for one ticket).
@@ -221,18 +221,15 @@ pub trait PoolReads: Send + Sync {
     /// current `ping_ms` (median of its last five samples, once measured).
     async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError>;
 
-    /// [`PoolReads::snapshot`] for a reader that reads `mode` again and
-    /// again (the worker's cycle): a search whose pool entry is unchanged
-    /// since the snapshot `kept` holds is taken from it instead of parsed
-    /// again, and `kept` then holds this snapshot. The searches are
-    /// [`PoolReads::snapshot`]'s, in its order.
+    /// [`PoolReads::snapshot`] (the same searches, in its order) for the
+    /// worker's cycle: a search whose entry is unchanged since the read
+    /// `kept` holds is taken from it, not parsed again; `kept` then holds
+    /// this read. A store that holds its searches parsed keeps nothing.
     async fn snapshot_kept(
         &self,
         mode: &ModeKey,
-        kept: &mut KeptSearches,
+        _kept: &mut KeptSearches,
     ) -> Result<Vec<Search>, PoolError> {
-        // A store whose searches are kept parsed already has nothing to keep.
-        let _ = kept;
         self.snapshot(mode).await
     }
 
@@ -394,28 +391,6 @@ pub trait Leases: Send + Sync {
 
     /// Takes `worker` out of the live workers at once (graceful shutdown).
     async fn worker_leave(&self, worker: &str) -> Result<(), PoolError>;
-}
-
-/// What a mode holds, as [`Leases::renew_lease_and_probe`] sees it (counts
-/// of entries).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ModeActivity {
-    /// Live searches in the pool (proposed ones included).
-    pub searches: u64,
-    /// Match records in the outbox, recorded or not yet acknowledged.
-    pub outbox: u64,
-    /// Open proposals.
-    pub proposals: u64,
-    /// Open backfills.
-    pub backfills: u64,
-}
-
-impl ModeActivity {
-    /// Nothing to match, record, close or expire: the cycle has nothing to
-    /// do beyond the renewal.
-    pub fn is_idle(&self) -> bool {
-        *self == Self::default()
-    }
 }
 
 /// A mode's match records between the claim and PostgreSQL: each stays

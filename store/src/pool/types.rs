@@ -402,3 +402,25 @@ pub(crate) fn check_claim(claim: &Claim) -> Result<(), PoolError> {
         None => Ok(()),
     }
 }
+
+/// What a mode holds, as [`super::Leases::renew_lease_and_probe`] sees it (counts
+/// of entries).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModeActivity {
+    /// Live searches in the pool (proposed ones included).
+    pub searches: u64,
+    /// Match records in the outbox, recorded or not yet acknowledged.
+    pub outbox: u64,
+    /// Open proposals.
+    pub proposals: u64,
+    /// Open backfills.
+    pub backfills: u64,
+}
+
+impl ModeActivity {
+    /// Nothing to match, record, close or expire: the cycle has nothing to
+    /// do beyond the renewal.
+    pub fn is_idle(&self) -> bool {
+        *self == Self::default()
+    }
+}

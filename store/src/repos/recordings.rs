@@ -12,13 +12,12 @@
 //! times and values can still single a player out to someone who holds the
 //! studio's other data.
 
-use crate::entities::project::{self, Entity as Projects};
 use crate::entities::search_recording::{self, Entity as Recordings};
 use crate::repos::StoreError;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 
 /// What a recorded row is.
@@ -145,6 +144,9 @@ impl IdHasher {
     }
 }
 
+mod write;
+pub use write::{insert_batch, insert_batch_of_live_projects, BatchWritten};
+
 /// Rows one read returns at most.
 pub const MAX_PAGE: u64 = 10_000;
 
@@ -153,202 +155,6 @@ fn scoped(project_id: &str, game_mode: &str) -> sea_orm::Select<Recordings> {
     Recordings::find()
         .filter(search_recording::Column::ProjectId.eq(project_id))
         .filter(search_recording::Column::GameMode.eq(game_mode))
-}
-
-/// Stores `rows` in one statement (nothing when empty): a `COPY` on
-/// PostgreSQL (a fraction of the server's work of a multi-row `INSERT`,
-/// which matters where the recording shares the database's cores with
-/// the API), an `INSERT` on SQLite.
-///
-/// # Errors
-/// A database failure (none of the rows is stored).
-pub async fn insert_batch(
-    db: &DatabaseConnection,
-    rows: &[NewRecording],
-) -> Result<(), StoreError> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    if db.get_database_backend() == DbBackend::Postgres {
-        return copy_batch(db, rows).await;
-    }
-    insert_rows(db, rows).await
-}
-
-/// What [`insert_batch_of_live_projects`] did with a batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct BatchWritten {
-    /// Rows stored.
-    pub stored: u64,
-    /// Rows left out: their project was deleted while they waited (its
-    /// recording went with it).
-    pub of_deleted_projects: u64,
-}
-
-/// How many times [`insert_batch_of_live_projects`] writes a batch again
-/// without the rows of projects deleted meanwhile.
-const GONE_RETRIES: usize = 2;
-
-/// Stores `rows` as [`insert_batch`] does, where the rows may belong to
-/// several projects. A batch the database refuses while one of its projects
-/// is gone (deleted since its rows were queued: their foreign key fails the
-/// whole statement) is written again without the rows of the projects no
-/// longer there, so one deleted project never loses the others' rows.
-///
-/// # Errors
-/// A database failure with every project of the rows still there (or the
-/// failure of the read of which are): none of the rows is stored.
-pub async fn insert_batch_of_live_projects(
-    db: &DatabaseConnection,
-    rows: &[NewRecording],
-) -> Result<BatchWritten, StoreError> {
-    let mut of_deleted_projects = 0;
-    let mut kept: Option<Vec<NewRecording>> = None;
-    let mut retries = 0;
-    loop {
-        let batch = kept.as_deref().unwrap_or(rows);
-        let error = match insert_batch(db, batch).await {
-            Ok(()) => {
-                return Ok(BatchWritten {
-                    stored: batch.len() as u64,
-                    of_deleted_projects,
-                })
-            }
-            Err(error) => error,
-        };
-        if retries == GONE_RETRIES {
-            return Err(error);
-        }
-        retries += 1;
-        let mut ids: Vec<&str> = batch.iter().map(|r| r.project_id.as_str()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let Ok(live) = existing_projects(db, &ids).await else {
-            return Err(error);
-        };
-        let left: Vec<NewRecording> = batch
-            .iter()
-            .filter(|r| live.contains(&r.project_id))
-            .cloned()
-            .collect();
-        if left.len() == batch.len() {
-            return Err(error);
-        }
-        of_deleted_projects += (batch.len() - left.len()) as u64;
-        kept = Some(left);
-    }
-}
-
-/// Which of the projects `ids` the database has.
-async fn existing_projects<C: ConnectionTrait>(
-    db: &C,
-    ids: &[&str],
-) -> Result<std::collections::HashSet<String>, StoreError> {
-    let mut live = std::collections::HashSet::new();
-    // A few hundred bound parameters per query suits every backend.
-    for chunk in ids.chunks(500) {
-        let found: Vec<String> = Projects::find()
-            .select_only()
-            .column(project::Column::Id)
-            .filter(project::Column::Id.is_in(chunk.iter().copied()))
-            .into_tuple()
-            .all(db)
-            .await?;
-        live.extend(found);
-    }
-    Ok(live)
-}
-
-/// The rows as `COPY … FROM STDIN` text: tab-separated, `\N` for none.
-fn copy_text(rows: &[NewRecording]) -> String {
-    use std::fmt::Write;
-    fn field(out: &mut String, value: Option<&str>) {
-        match value {
-            None => out.push_str("\\N"),
-            Some(v) => {
-                for ch in v.chars() {
-                    match ch {
-                        '\\' => out.push_str("\\\\"),
-                        '\t' => out.push_str("\\t"),
-                        '\n' => out.push_str("\\n"),
-                        '\r' => out.push_str("\\r"),
-                        other => out.push(other),
-                    }
-                }
-            }
-        }
-    }
-    let mut out = String::with_capacity(rows.len() * 96);
-    for r in rows {
-        field(&mut out, Some(&r.project_id));
-        out.push('\t');
-        field(&mut out, Some(&r.game_mode));
-        let _ = write!(out, "\t{}\t{}\t", r.at_ms, r.kind.code());
-        field(&mut out, Some(&r.player_hash));
-        out.push('\t');
-        match r.mmr.filter(|m| m.is_finite()) {
-            Some(mmr) => {
-                let _ = write!(out, "{mmr}");
-            }
-            None => out.push_str("\\N"),
-        }
-        for value in [
-            &r.latencies,
-            &r.party_hash,
-            &r.party_members,
-            &r.outcome,
-            &r.attributes,
-        ] {
-            out.push('\t');
-            field(&mut out, value.as_deref());
-        }
-        out.push('\n');
-    }
-    out
-}
-
-async fn copy_batch(db: &DatabaseConnection, rows: &[NewRecording]) -> Result<(), StoreError> {
-    let failed = |e: &dyn std::fmt::Display| StoreError::Db(DbErr::Custom(e.to_string()));
-    let mut conn = db
-        .get_postgres_connection_pool()
-        .acquire()
-        .await
-        .map_err(|e| failed(&e))?;
-    let mut copy = conn
-        .copy_in_raw(
-            "COPY search_recordings (project_id, game_mode, at_ms, event, player_hash, mmr, \
-             latencies, party_hash, party_members, outcome, attributes) FROM STDIN",
-        )
-        .await
-        .map_err(|e| failed(&e))?;
-    if let Err(e) = copy.send(copy_text(rows).into_bytes()).await {
-        let _ = copy.abort(e.to_string()).await;
-        return Err(failed(&e));
-    }
-    copy.finish().await.map_err(|e| failed(&e))?;
-    Ok(())
-}
-
-/// Stores `rows` in one multi-row `INSERT`.
-async fn insert_rows<C: ConnectionTrait>(db: &C, rows: &[NewRecording]) -> Result<(), StoreError> {
-    let models = rows.iter().map(|r| search_recording::ActiveModel {
-        project_id: Set(r.project_id.clone()),
-        game_mode: Set(r.game_mode.clone()),
-        at_ms: Set(r.at_ms),
-        event: Set(r.kind.code()),
-        player_hash: Set(r.player_hash.clone()),
-        mmr: Set(r.mmr),
-        latencies: Set(r.latencies.clone()),
-        party_hash: Set(r.party_hash.clone()),
-        party_members: Set(r.party_members.clone()),
-        outcome: Set(r.outcome.clone()),
-        attributes: Set(r.attributes.clone()),
-        ..Default::default()
-    });
-    Recordings::insert_many(models)
-        .exec_without_returning(db)
-        .await?;
-    Ok(())
 }
 
 /// Where a page of [`window`] starts: after this row (`at_ms`, `id`).
@@ -493,7 +299,7 @@ mod tests {
             attributes: None,
         };
         assert_eq!(
-            copy_text(&[row]),
+            write::copy_text(&[row]),
             "prj_1\tduel\t1700000000123\t2\tab\\tc\\\\d\\ne\t1510.5\t\\N\t\\N\tx|y\tfailed:MMR_OUT_OF_RANGE\t\\N\n"
         );
     }
