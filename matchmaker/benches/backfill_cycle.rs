@@ -14,7 +14,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use matchplane_matchmaker::{
-    run_cycle_with_backfills, BackfillConfig, GameModeConfig, OpenBackfill, RuleCache, Search,
+    run_cycle_with_backfills, BackfillConfig, GameModeConfig, OpenBackfill, Search,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -65,14 +65,7 @@ fn bench_backfill(c: &mut Criterion) {
     let pool: Vec<Search> = support::solo_pool(n, &ratings, 60.0, &mut rng);
     let backfills = open_backfills(BACKFILLS, &ratings, &mut rng);
     let none: Vec<OpenBackfill> = Vec::new();
-    let filled = run_cycle_with_backfills(
-        &config,
-        &pool,
-        &backfills,
-        0.0,
-        &mut rng,
-        &mut RuleCache::default(),
-    );
+    let filled = run_cycle_with_backfills(&config, &pool, &backfills, 0.0, &mut rng);
     let seats: usize = filled
         .fills
         .iter()
@@ -84,17 +77,13 @@ fn bench_backfill(c: &mut Criterion) {
         filled.fills.len(),
         filled.cycle.matches.len()
     );
-    // One cycle with `open` backfills (the mode has no rules: nothing to keep).
-    let cycle = |open: &[OpenBackfill], rng: &mut ChaCha8Rng| {
-        run_cycle_with_backfills(&config, &pool, open, 0.0, rng, &mut RuleCache::default())
-    };
     let mut group = c.benchmark_group("backfill_cycle_5v5_100k");
     group
         .sample_size(10)
         .throughput(Throughput::Elements(n as u64));
     for (name, open) in [("no_backfills", &none), ("backfills_1000", &backfills)] {
         group.bench_with_input(BenchmarkId::from_parameter(name), open, |b, open| {
-            b.iter(|| cycle(open, &mut rng))
+            b.iter(|| run_cycle_with_backfills(&config, &pool, open, 0.0, &mut rng))
         });
     }
     group.finish();
@@ -103,7 +92,9 @@ fn bench_backfill(c: &mut Criterion) {
     let sides = [&none, &backfills];
     let [a, b] = support::alternating_medians(15, |side| {
         let open = sides[side];
-        std::hint::black_box(cycle(open, &mut rng));
+        std::hint::black_box(run_cycle_with_backfills(
+            &config, &pool, open, 0.0, &mut rng,
+        ));
     });
     println!(
         "alternating, 15 rounds: no backfills {a:.1} ms, {BACKFILLS} backfills {b:.1} ms ({:.2}x)",

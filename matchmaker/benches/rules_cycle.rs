@@ -13,22 +13,14 @@
 //!
 //! `cargo bench -p matchplane-matchmaker --bench rules_cycle`
 //!
-//! Each cycle is a mode's next cycle over the same pool, as the worker and
-//! `simulate` run it: the [`RuleCache`] an earlier cycle filled is handed
-//! in, so what it read of the searches' values is not read again. A
-//! first cycle, which reads every search, is printed apart
-//! (`RULES_COLD=1` with `RULES_PROFILE` counts it instead).
-//!
 //! For a profiler: `RULES_PROFILE=plain|2|20` runs only that cycle, over
 //! and over for 20 s (`RULES_CYCLES=n`: exactly n times, for an instruction
-//! counter, inside [`measured_cycles`]); `RULES_DIGEST=1` beside it prints
-//! a digest of the cycle's outcome, which a change meant only to be faster
-//! must leave as it was.
+//! counter); `RULES_DIGEST=1` beside it prints a digest of the
+//! cycle's outcome, which a change meant only to be faster must leave as
+//! it was.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use matchplane_matchmaker::{
-    run_cycle, run_cycle_with, CycleOutcome, GameModeConfig, RuleCache, Search,
-};
+use matchplane_matchmaker::{run_cycle, GameModeConfig, Search};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -87,44 +79,31 @@ fn bench_rules(c: &mut Criterion) {
     group
         .sample_size(10)
         .throughput(Throughput::Elements(n as u64));
-    let mut caches: [RuleCache; 3] = Default::default();
-    for ((name, cfg, pool), cache) in [
+    for (name, cfg, pool) in [
         ("plain", &plain_config, &plain),
         ("rules_2_builds", &config, &two),
         ("rules_20_builds", &config, &twenty),
-    ]
-    .into_iter()
-    .zip(&mut caches)
-    {
-        let matched: usize = run_cycle_with(cfg, pool, 0.0, &mut rng, cache)
-            .matches
-            .len()
-            * 10;
+    ] {
+        let matched: usize = run_cycle(cfg, pool, 0.0, &mut rng).matches.len() * 10;
         eprintln!("{name}: {matched} of {n} matched in one cycle");
         group.bench_with_input(BenchmarkId::from_parameter(name), pool, |b, pool| {
-            b.iter(|| run_cycle_with(cfg, pool, 0.0, &mut rng, cache))
+            b.iter(|| run_cycle(cfg, pool, 0.0, &mut rng))
         });
     }
     group.finish();
 
-    // The goal's ratios, alternating the three cycles round by round; then
-    // the same with a first cycle's reading of every search.
+    // The goal's ratios, alternating the three cycles round by round.
     let sides = [(&plain_config, &plain), (&config, &two), (&config, &twenty)];
-    for cold in [false, true] {
-        let [a, b, c] = support::alternating_medians(15, |side| {
-            let (cfg, pool) = sides[side];
-            let mut fresh = RuleCache::default();
-            let cache = if cold { &mut fresh } else { &mut caches[side] };
-            std::hint::black_box(run_cycle_with(cfg, pool, 0.0, &mut rng, cache));
-        });
-        let which = if cold { "first cycles" } else { "next cycles" };
-        println!(
-            "{which}, alternating, 15 rounds: no rules {a:.1} ms, 2 builds {b:.1} ms ({:.2}x, goal <= 1.5), 20 builds {c:.1} ms ({:.2}x; {:.2} of 2 builds, goal <= 1)",
-            b / a,
-            c / a,
-            c / b
-        );
-    }
+    let [a, b, c] = support::alternating_medians(15, |side| {
+        let (cfg, pool) = sides[side];
+        std::hint::black_box(run_cycle(cfg, pool, 0.0, &mut rng));
+    });
+    println!(
+        "alternating, 15 rounds: no rules {a:.1} ms, 2 builds {b:.1} ms ({:.2}x, goal <= 1.5), 20 builds {c:.1} ms ({:.2}x; {:.2} of 2 builds, goal <= 1)",
+        b / a,
+        c / a,
+        c / b
+    );
 }
 
 /// The profiling loop of `RULES_PROFILE` (see [`bench_rules`]).
@@ -136,15 +115,12 @@ fn profile(which: &str, config: &GameModeConfig, pool: &[Search], rng: &mut ChaC
     let exact: Option<u32> = std::env::var("RULES_CYCLES")
         .ok()
         .and_then(|n| n.parse().ok());
-    let cold = std::env::var("RULES_COLD").is_ok_and(|v| !v.is_empty() && v != "0");
-    let mut cache = RuleCache::default();
-    if !cold {
-        // The cycle before: what the measured cycles find in the cache.
-        run_cycle_with(config, pool, 0.0, rng, &mut cache);
-    }
     let started = std::time::Instant::now();
-    let more = || started.elapsed().as_secs() < 20;
-    let (cycles, _last) = measured_cycles(config, pool, rng, &mut cache, cold, more, exact);
+    let mut cycles = 0u32;
+    while exact.map_or(started.elapsed().as_secs() < 20, |n| cycles < n) {
+        std::hint::black_box(run_cycle(config, pool, 0.0, rng));
+        cycles += 1;
+    }
     let ms = started.elapsed().as_secs_f64() * 1000.0 / f64::from(cycles);
     println!("{which}: {cycles} cycles, {ms:.1} ms each");
     if std::env::var_os("RULES_DIGEST").is_some() {
@@ -154,34 +130,6 @@ fn profile(which: &str, config: &GameModeConfig, pool: &[Search], rng: &mut ChaC
         json.hash(&mut h);
         println!("outcome digest {:016x} ({} bytes)", h.finish(), json.len());
     }
-}
-
-/// The cycles [`profile`] measures (`scripts/cycle-instructions` counts
-/// only inside this function): `exact` of them, or as many as `more`
-/// allows; each a first cycle (a fresh cache) when `cold`. Returns how
-/// many ran and the last outcome (freed outside, as a caller frees it
-/// after using it).
-#[inline(never)]
-fn measured_cycles(
-    config: &GameModeConfig,
-    pool: &[Search],
-    rng: &mut ChaCha8Rng,
-    cache: &mut RuleCache,
-    cold: bool,
-    mut more: impl FnMut() -> bool,
-    exact: Option<u32>,
-) -> (u32, Option<CycleOutcome>) {
-    let mut cycles = 0u32;
-    let mut last = None;
-    while exact.map_or_else(&mut more, |n| cycles < n) {
-        let mut fresh = RuleCache::default();
-        let cache = if cold { &mut fresh } else { &mut *cache };
-        let outcome = run_cycle_with(config, pool, 0.0, rng, cache);
-        // The cache a cold cycle filled goes with the outcome, outside.
-        last = Some((std::hint::black_box(outcome), fresh));
-        cycles += 1;
-    }
-    (cycles, last.map(|(outcome, _)| outcome))
 }
 
 criterion_group!(benches, bench_rules);

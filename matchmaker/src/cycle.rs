@@ -6,7 +6,6 @@ use crate::config::{Algorithm, GameModeConfig};
 use crate::grouping::Grouper;
 use crate::reasons::WaitingReason;
 use crate::recheck::{recheck_reading, FailedSearch};
-use crate::rules::RuleCache;
 use crate::search::Search;
 use crate::seating::{seat, Formed, SeatPlan, SeatRegion};
 use crate::tolerance::capped_mmr_range;
@@ -184,34 +183,10 @@ pub fn run_cycle(
     now: f64,
     rng: &mut dyn RngCore,
 ) -> CycleOutcome {
-    cycle(config, pool, now, rng, None)
-}
-
-/// [`run_cycle`], keeping in `cache` what it reads of each search's
-/// declared values for the next cycle of the same mode, which then reads
-/// only the searches new to it (docs/performance.md, "Rules over
-/// attributes"). The outcome is [`run_cycle`]'s.
-pub fn run_cycle_with(
-    config: &GameModeConfig,
-    pool: &[Search],
-    now: f64,
-    rng: &mut dyn RngCore,
-    cache: &mut RuleCache,
-) -> CycleOutcome {
-    cycle(config, pool, now, rng, Some(cache))
-}
-
-fn cycle(
-    config: &GameModeConfig,
-    pool: &[Search],
-    now: f64,
-    rng: &mut dyn RngCore,
-    cache: Option<&mut RuleCache>,
-) -> CycleOutcome {
     // The re-check reads every search's values of the rules as it checks
     // them, for the rule table below (docs/performance.md).
     let specs = crate::rules::search_columns::RuleSpecs::of(config);
-    let (valid, failed, own) = recheck_reading(config, pool, specs.as_ref(), cache);
+    let (valid, failed, own) = recheck_reading(config, pool, specs.as_ref());
     let set = build_candidates(config, pool, &valid);
     let candidates = &set.candidates;
     let keep_together = config.parties.keep_together;

@@ -147,14 +147,7 @@ mod tests {
         assert_eq!(json["code"], "MATCHING_HELD");
 
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-        let free = crate::run_cycle_with_backfills(
-            &config,
-            &pool,
-            &[],
-            30.0,
-            &mut rng,
-            &mut Default::default(),
-        );
+        let free = crate::run_cycle_with_backfills(&config, &pool, &[], 30.0, &mut rng);
         assert_eq!(free.cycle.matches.len(), 1);
     }
 }

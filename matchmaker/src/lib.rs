@@ -99,12 +99,10 @@ pub use backfill::{
     run_cycle_with_backfills, BackfillConfig, CycleWithFills, OpenBackfill, ProposedFill,
 };
 pub use cycle::{
-    run_cycle, run_cycle_with, CycleOutcome, MatchedPlayer, ProposedMatch, ProposedTeam,
-    WaitingSearch,
+    run_cycle, CycleOutcome, MatchedPlayer, ProposedMatch, ProposedTeam, WaitingSearch,
 };
 pub use hold::{run_held_cycle, run_held_cycle_with_backfills};
 pub use party_timeout::IncompleteParties;
 pub use reasons::{WaitingReason, WaitingStatus};
 pub use recheck::FailedSearch;
-pub use rules::RuleCache;
 pub mod simulate;

@@ -7,10 +7,9 @@
 
 use crate::codes::Code;
 use crate::config::GameModeConfig;
-use crate::rules::cache::{Read, Under};
+use crate::rules::parse::recheck_declared_row;
 use crate::rules::search_columns::{RuleSpecs, SearchValues};
 use crate::rules::AttributeValue;
-use crate::rules::RuleCache;
 use crate::search::Search;
 use crate::ticket::check_ticket;
 use arcstr::ArcStr;
@@ -39,7 +38,7 @@ pub struct FailedSearch {
 /// Splits `pool` into the indices of searches still valid under `config`
 /// and the searches that fail. Order of `pool` is kept for the valid ones.
 pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<FailedSearch>) {
-    let (valid, failed, _) = recheck_reading(config, pool, None, None);
+    let (valid, failed, _) = recheck_reading(config, pool, None);
     (valid, failed)
 }
 
@@ -47,17 +46,15 @@ pub fn recheck(config: &GameModeConfig, pool: &[Search]) -> (Vec<usize>, Vec<Fai
 /// mode's rules (`specs`, docs/rules.md "Cost") for the cycle's rule
 /// table: each search's attributes are read once per cycle. Every search
 /// whose values pass is read, member of a candidate or not (the table
-/// reads only its candidates' searches). With a `cache`, a search the
-/// cache read in an earlier cycle is not read again
-/// ([`crate::rules::RuleCache`]).
+/// reads only its candidates' searches).
 pub fn recheck_reading<'v>(
     config: &'v GameModeConfig,
     pool: &'v [Search],
     specs: Option<&'v RuleSpecs<'v>>,
-    mut cache: Option<&mut RuleCache>,
 ) -> (Vec<usize>, Vec<FailedSearch>, Option<SearchValues<'v>>) {
     let mut failed: Vec<FailedSearch> = Vec::new();
     let mut read = specs.map(|s| (s, SearchValues::new(config, s, pool.len())));
+    let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
     if !config.enabled {
         failed.extend(pool.iter().map(|s| FailedSearch {
             ticket_id: s.ticket_id.clone(),
@@ -75,12 +72,14 @@ pub fn recheck_reading<'v>(
     // First members list seen for each party id.
     let mut party_members: FxHashMap<&str, &[String]> = FxHashMap::default();
     let mut verdict: Vec<Option<(Code, String)>> = vec![None; pool.len()];
-    // The declarations, floors and composition, compiled once for every
-    // search's values.
-    let under = Under::of(config);
-    if let Some(cache) = cache.as_deref_mut() {
-        cache.start(config, pool.len());
-    }
+    // The declarations in name order as one array, walked beside each
+    // search's values (a tree's walk cost more than the check itself).
+    // The composition compiled once for every search's role list.
+    let role_lists = crate::roles::RoleLists::of(config);
+    // Sets too small for an `intersect` rule as it is now.
+    let floors = crate::rules::reachable::Floors::of(config);
+    let declared: Option<Vec<(&String, &crate::rules::Declaration)>> =
+        config.attributes.as_ref().map(|d| d.iter().collect());
 
     for (i, search) in pool.iter().enumerate() {
         if first_of_player.insert(&search.player_id, i).is_some() {
@@ -95,24 +94,31 @@ pub fn recheck_reading<'v>(
                 crate::attributes::check_matching(config, search.mmr, search.latencies.as_ref())
             })
             .and_then(|()| {
-                let Some(under) = under.as_ref() else {
+                let Some(declarations) = declared.as_ref() else {
                     return Ok(());
                 };
-                let specs = read.as_ref().map(|(s, _)| *s);
-                let fresh = || Read::of(under, specs, &search.attributes);
-                let local;
-                let own = match cache.as_deref_mut() {
-                    Some(cache) => cache.read(&search.attributes, fresh),
-                    None => {
-                        local = fresh();
-                        &local
-                    }
-                };
-                own.verdict.as_ref().map_err(|e| (**e).clone())?;
+                row.clear();
+                let declarations = declarations.iter().copied();
+                recheck_declared_row(&search.attributes, declarations, &mut |v| row.push(v))?;
+                floors.check_row(&row)?;
                 if let Some((specs, values)) = read.as_mut() {
-                    values.push(specs, i, &own.own, &search.attributes, &search.player_id);
+                    values.push(specs, i, &row, &search.player_id);
                 }
                 Ok(())
+            })
+            .and_then(|()| {
+                // A role list the changed composition refuses, as any value
+                // the changed declarations refuse.
+                role_lists
+                    .as_ref()
+                    .map_or(Ok(()), |r| r.check(config, &search.attributes))
+                    .map_err(|e| {
+                        crate::validation::FieldError::new(
+                            e.field,
+                            Code::AttributeNotAllowed,
+                            e.message,
+                        )
+                    })
             })
         {
             verdict[i] = Some((e.code, e.message));
@@ -145,9 +151,6 @@ pub fn recheck_reading<'v>(
                     .or_insert_with(|| v.clone());
             }
         }
-    }
-    if let Some(cache) = cache {
-        cache.finish();
     }
     let mut valid = Vec::with_capacity(pool.len());
     for (i, search) in pool.iter().enumerate() {

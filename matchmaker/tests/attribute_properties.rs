@@ -10,11 +10,10 @@ use matchplane_matchmaker::backfill::fill_pass;
 use matchplane_matchmaker::rules::AttributeValue;
 use matchplane_matchmaker::rules::{RosterMember, RosterValues};
 use matchplane_matchmaker::{
-    run_cycle_with, BackfillConfig, Bots, Code, GameModeConfig, MatchedPlayer, OpenBackfill, Party,
-    ProposedMatch, Relaxation, RuleCache, Search,
+    BackfillConfig, Bots, Code, GameModeConfig, MatchedPlayer, OpenBackfill, Party, ProposedMatch,
+    Relaxation, Search,
 };
 use proptest::prelude::*;
-use rand::SeedableRng;
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
 
@@ -287,46 +286,6 @@ proptest! {
         let seated: usize = out.matches.iter().flat_map(|m| &m.teams).map(|t| t.players.len()).sum();
         prop_assert_eq!(seated + out.waiting.len() + out.failed.len(), pool.len());
         prop_assert!(out.failed.iter().all(|f| f.code == Code::PartyAttributesDiffer || f.code == Code::PlayerAlreadySearching));
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
-
-    /// A cycle handed the cache of the mode's earlier cycles
-    /// (`run_cycle_with`) decides exactly what a first cycle decides, as
-    /// the pool changes between cycles: arrivals join, the matched and
-    /// failed leave.
-    #[test]
-    fn a_kept_cycle_decides_as_a_first_cycle(
-        arrivals in prop::collection::vec(arrival(), 2..40),
-        shape in 1u32..=3,
-        relax in any::<bool>(),
-        now in 100.0..200.0f64,
-    ) {
-        let config = config(shape, relax, false);
-        let everyone = build_pool(&arrivals);
-        let half = everyone.len() / 2;
-        let mut pool: Vec<Search> = everyone[..half].to_vec();
-        let mut cache = RuleCache::default();
-        for (k, t) in [now, now + 5.0, now + 30.0].into_iter().enumerate() {
-            if k == 1 {
-                pool.extend_from_slice(&everyone[half..]);
-            }
-            let first = cycle(&config, &pool, t);
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-            let kept = run_cycle_with(&config, &pool, t, &mut rng, &mut cache);
-            prop_assert_eq!(&kept, &first);
-            let gone: BTreeSet<&str> = first
-                .matches
-                .iter()
-                .flat_map(|m| &m.teams)
-                .flat_map(|t| &t.players)
-                .map(|p| p.ticket_id.as_str())
-                .chain(first.failed.iter().map(|f| f.ticket_id.as_str()))
-                .collect();
-            pool.retain(|s| !gone.contains(s.ticket_id.as_str()));
-        }
     }
 }
 

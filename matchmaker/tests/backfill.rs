@@ -8,8 +8,7 @@ mod common;
 use common::*;
 use matchplane_matchmaker::backfill::fill_pass;
 use matchplane_matchmaker::{
-    run_cycle_with_backfills, BackfillConfig, GameModeConfig, OpenBackfill, Regions, RuleCache,
-    Search,
+    run_cycle_with_backfills, BackfillConfig, GameModeConfig, OpenBackfill, Regions, Search,
 };
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -194,7 +193,6 @@ fn backfills_come_before_new_matches() {
         &[open("x", &[1, 0], Some(1500.0), 0.0)],
         1.0,
         &mut rng,
-        &mut RuleCache::default(),
     );
     assert_eq!(out.fills.len(), 1);
     assert!(

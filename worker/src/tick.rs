@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use matchplane_matchmaker::pool_summary::PoolSummary;
 use matchplane_matchmaker::{
     run_cycle_with_backfills, run_held_cycle_with_backfills, CycleOutcome, IncompleteParties,
-    OpenBackfill, ProposedFill, RuleCache,
+    OpenBackfill, ProposedFill,
 };
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::{ModeKey, PoolStore};
@@ -112,25 +112,6 @@ pub struct Carried {
     /// answered (`None` before one): a cycle that cannot read the hold
     /// keeps it.
     pub held: std::sync::Mutex<Option<bool>>,
-    /// The searches the last cycle read and what the matching core read
-    /// of their declared values: the next cycle parses and reads only the
-    /// searches new to it (docs/performance.md, "One worker cycle").
-    pub kept: std::sync::Mutex<Kept>,
-}
-
-/// `mutex`'s guard, also after a panic elsewhere held it (what it guards
-/// is whole at every point a panic could leave it).
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// What one cycle keeps of its pool for the next (see [`Carried::kept`]).
-#[derive(Debug, Default)]
-pub struct Kept {
-    searches: matchplane_store::pool::KeptSearches,
-    rules: RuleCache,
 }
 
 impl Ticker<'_> {
@@ -185,13 +166,7 @@ async fn tick(
         .collect();
     let held = database::is_held(db, pool, mode, ctx.carried.map(|c| &c.held)).await;
     report.held = held;
-    // Taken for the cycle and put back after it: a cycle that fails on
-    // the way starts the next one from nothing, which only costs time.
-    let kept = ctx.carried.map(|c| &c.kept);
-    let mut kept_now = kept
-        .map(|k| std::mem::take(&mut *lock(k)))
-        .unwrap_or_default();
-    let searches = pool.snapshot_kept(mode, &mut kept_now.searches).await?;
+    let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();
     // The cycle's clock moves on by the time its reads took: a search that
     // started while they waited (a slow database) is never matched, nor
@@ -204,13 +179,8 @@ async fn tick(
     let parties = ctx.carried.map(|c| &c.parties);
     let clocks = parties
         .map(|p| std::mem::take(&mut *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)));
-    let rules = std::mem::take(&mut kept_now.rules);
-    let matched = match_pool(config, searches, backfills, now_secs, held, clocks, rules).await?;
-    let (fills, outcome, summary, clocks, rules) = matched;
-    if let Some(kept) = kept {
-        kept_now.rules = rules;
-        *lock(kept) = kept_now;
-    }
+    let matched = match_pool(config, searches, backfills, now_secs, held, clocks).await?;
+    let (fills, outcome, summary, clocks) = matched;
     if let (Some(p), Some(clocks)) = (parties, clocks) {
         *p.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = clocks;
     }
@@ -331,14 +301,12 @@ type Matched = (
     CycleOutcome,
     PoolSummary,
     Option<IncompleteParties>,
-    RuleCache,
 );
 
 /// Runs the matching core off the async threads (it is CPU-bound): the
 /// open backfills' fills first, then new matches from the rest; then the
 /// incomplete parties' timeout (when `clocks` are kept); and sums up the
-/// pool it saw for a live view. `rules` goes in and comes back with what
-/// this cycle read ([`RuleCache`]).
+/// pool it saw for a live view.
 async fn match_pool(
     config: &ModeConfig,
     searches: Vec<matchplane_matchmaker::Search>,
@@ -346,7 +314,6 @@ async fn match_pool(
     now_secs: f64,
     held: bool,
     clocks: Option<IncompleteParties>,
-    mut rules: RuleCache,
 ) -> Result<Matched, WorkerError> {
     let config = config.config.clone();
     let seed: u64 = rand::random();
@@ -355,16 +322,14 @@ async fn match_pool(
             run_held_cycle_with_backfills(&config, &searches, &backfills, now_secs)
         } else {
             let mut rng = StdRng::seed_from_u64(seed);
-            run_cycle_with_backfills(
-                &config, &searches, &backfills, now_secs, &mut rng, &mut rules,
-            )
+            run_cycle_with_backfills(&config, &searches, &backfills, now_secs, &mut rng)
         };
         let clocks = clocks.map(|mut clocks| {
             clocks.settle(&config, now_secs, &mut out.cycle);
             clocks
         });
         let summary = PoolSummary::of(&searches, &out.cycle);
-        ((out.fills, out.cycle, summary, clocks, rules), searches)
+        ((out.fills, out.cycle, summary, clocks), searches)
     })
     .await
     .map_err(|e| WorkerError::Task(e.to_string()))?;

@@ -13,10 +13,9 @@ use super::seats::FillSeats;
 use super::OpenBackfill;
 use crate::candidate::{build_candidates, Candidate};
 use crate::config::GameModeConfig;
-use crate::cycle::{run_cycle_with, CycleOutcome, MatchedPlayer, ProposedTeam};
+use crate::cycle::{run_cycle, CycleOutcome, MatchedPlayer, ProposedTeam};
 use crate::recheck::recheck;
 use crate::roles::RoleTable;
-use crate::rules::RuleCache;
 use crate::search::Search;
 use arcstr::ArcStr;
 use rand::RngCore;
@@ -278,7 +277,7 @@ fn team(
     }
 }
 
-/// A cycle with backfills: the fills first, then [`crate::run_cycle`] over the
+/// A cycle with backfills: the fills first, then [`run_cycle`] over the
 /// searches no fill took.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CycleWithFills {
@@ -291,21 +290,19 @@ pub struct CycleWithFills {
 
 /// Runs one cycle of `config` over `pool` at `now`, serving `backfills`
 /// before new matches form (docs/backfill.md). Without open backfills it is exactly
-/// [`run_cycle_with`], keeping what it reads in `cache` for the mode's
-/// next cycle.
+/// [`run_cycle`].
 pub fn run_cycle_with_backfills(
     config: &GameModeConfig,
     pool: &[Search],
     backfills: &[OpenBackfill],
     now: f64,
     rng: &mut dyn RngCore,
-    cache: &mut RuleCache,
 ) -> CycleWithFills {
     let fills = fill_pass(config, pool, backfills, now);
     if fills.fills.is_empty() {
         return CycleWithFills {
             fills: Vec::new(),
-            cycle: run_cycle_with(config, pool, now, rng, cache),
+            cycle: run_cycle(config, pool, now, rng),
         };
     }
     let rest: Vec<Search> = pool
@@ -314,7 +311,7 @@ pub fn run_cycle_with_backfills(
         .filter(|(_, taken)| !**taken)
         .map(|(s, _)| s.clone())
         .collect();
-    let mut cycle = run_cycle_with(config, &rest, now, rng, cache);
+    let mut cycle = run_cycle(config, &rest, now, rng);
     cycle.pool_size = pool.len();
     CycleWithFills {
         fills: fills.fills,

@@ -3,8 +3,6 @@
 //! - [`declare`]: the `attributes` and `rules` blocks and each candidate's
 //!   version of a rule at its wait;
 //! - [`check`]: their validation;
-//! - [`cache`]: each search's re-check and values of the rules, kept
-//!   from one cycle to the next;
 //! - [`value`]: a ticket's values; [`parse`]: their parse and checks,
 //!   and the cycle's re-check of them;
 //! - [`table`]: one cycle's values and versions per candidate (its
@@ -19,7 +17,6 @@
 //! - [`roster`]: a backfill roster's values for the rules;
 //! - [`player_values`]: a matched player's values, defaults shared.
 
-pub mod cache;
 pub mod check;
 mod column;
 pub mod declare;
@@ -33,7 +30,6 @@ pub mod search_columns;
 pub mod table;
 pub mod value;
 
-pub use cache::RuleCache;
 pub use declare::{
     Declaration, Declarations, DistanceStep, EqualStep, NumberParty, OverlapStep, Rule, SetParty,
     Version,

@@ -3,11 +3,10 @@
 //! values sit in memory; the candidates, longest-waiting first, would
 //! visit them at random) and kept compact for the table's candidate pass.
 
-use super::cache::{own_of, Own};
 use super::declare::{Declaration, Rule};
 use super::parse::by_declaration;
-use super::table::{party_scalar_of_one, player_hash, ValueKey};
-use super::value::{effective, AttributeValue, DeclaredValues};
+use super::table::{party_scalar_of_one, player_hash, set_bits, ValueKey};
+use super::value::{effective, AttributeValue};
 use crate::candidate::Candidate;
 use crate::config::GameModeConfig;
 use crate::search::Search;
@@ -58,19 +57,19 @@ impl<'v> SearchValues<'v> {
         Self { columns }
     }
 
-    /// Records search `i` (searches come in increasing `i`): `own`, its
-    /// own value of each rule as [`super::cache::Read`] read it from
-    /// `values`, its declared values; `player_id`, its player.
-    pub(crate) fn push(
+    /// Records search `i` (searches come in increasing `i`): `row` holds
+    /// its value of each declaration in name order ([`by_declaration`]),
+    /// `player_id` its player.
+    pub fn push(
         &mut self,
         specs: &'v RuleSpecs<'v>,
         i: usize,
-        own: &[Own],
-        values: &'v DeclaredValues,
+        row: &[Option<&'v AttributeValue>],
         player_id: &str,
     ) {
-        for ((col, (_, _, default)), own) in self.columns.iter_mut().zip(&specs.specs).zip(own) {
-            col.push(i, own, values, default.as_ref(), player_id);
+        for (col, (d, _, default)) in self.columns.iter_mut().zip(&specs.specs) {
+            let own = row.get(*d).copied().flatten();
+            col.push(i, own.or(default.as_ref()), player_id);
         }
     }
 
@@ -96,8 +95,7 @@ impl<'v> SearchValues<'v> {
             }
             row.clear();
             row.extend(by_declaration(&search.attributes, declarations).map(|(_, _, v)| v));
-            let read = own_of(config, specs, &row, &search.attributes);
-            own.push(specs, i, &read, &search.attributes, &search.player_id);
+            own.push(specs, i, &row, &search.player_id);
         }
         Some(own)
     }
@@ -159,41 +157,26 @@ impl<'v> SearchColumn<'v> {
         }
     }
 
-    /// Records search `i`'s own value `own` (read from `values`, with the
-    /// declaration's `default`) and its player id. Searches come in
-    /// increasing `i`.
-    pub(super) fn push(
-        &mut self,
-        i: usize,
-        own: &Own,
-        values: &'v DeclaredValues,
-        default: Option<&'v AttributeValue>,
-        player_id: &str,
-    ) {
-        match (self, own) {
-            (
-                SearchColumn::Equal {
-                    key,
-                    interned,
-                    values: interned_values,
-                    last,
-                },
-                Own::Equal(at),
-            ) => {
-                let v = at
-                    .and_then(|at| values.get_indexed(at))
-                    .map(|(_, v)| v)
-                    .or(default);
+    /// Records search `i`'s value `v` (its own or the default) and its
+    /// player id. Searches come in increasing `i`.
+    pub(super) fn push(&mut self, i: usize, v: Option<&'v AttributeValue>, player_id: &str) {
+        match self {
+            SearchColumn::Equal {
+                key,
+                interned,
+                values,
+                last,
+            } => {
                 // A solo's party value is its own (see `party_scalar`).
                 let v = party_scalar_of_one(v);
                 let of = ValueKey::of(&v);
                 let k = match last {
                     Some((seen, k)) if *seen == of => *k,
                     _ => {
-                        let next = interned_values.len() as u32;
+                        let next = values.len() as u32;
                         let k = *interned.entry(of).or_insert(next);
                         if k == next {
-                            interned_values.push(v);
+                            values.push(v);
                         }
                         *last = Some((of, k));
                         k
@@ -201,23 +184,35 @@ impl<'v> SearchColumn<'v> {
                 };
                 key[i] = k;
             }
-            (SearchColumn::Intersect { bits, .. }, Own::Intersect(b)) => bits[i] = *b,
-            (SearchColumn::Distance { value }, Own::Distance(x)) => value[i] = *x,
-            (
-                SearchColumn::Avoid {
-                    starts,
-                    hashes,
-                    player,
-                },
-                Own::Avoid(own),
-            ) => {
-                starts[i] = hashes.len();
-                hashes.extend_from_slice(own);
+            SearchColumn::Intersect { bits, names } => bits[i] = set_bits(names, v),
+            SearchColumn::Distance { value } => {
+                value[i] = match v {
+                    Some(AttributeValue::Number(x)) => *x,
+                    _ => f64::NAN,
+                }
+            }
+            SearchColumn::Avoid {
+                starts,
+                hashes,
+                player,
+            } => {
+                let at = hashes.len();
+                starts[i] = at;
+                if let Some(AttributeValue::Set(ids)) = v {
+                    hashes.extend(ids.iter().map(|id| player_hash(id)));
+                    hashes[at..].sort_unstable();
+                    let mut kept = at;
+                    for j in at..hashes.len() {
+                        if j == at || hashes[j] != hashes[kept - 1] {
+                            hashes[kept] = hashes[j];
+                            kept += 1;
+                        }
+                    }
+                    hashes.truncate(kept);
+                }
                 starts[i + 1] = hashes.len();
                 player[i] = player_hash(player_id);
             }
-            // A read of other rules (the cache reads each config afresh).
-            _ => {}
         }
     }
 }

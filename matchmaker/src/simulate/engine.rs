@@ -57,8 +57,6 @@ fn run_inner(
     let mut rng = ChaCha8Rng::seed_from_u64(scenario.seed);
     let mut pool: Vec<Search> = Vec::new();
     let mut incomplete = crate::party_timeout::IncompleteParties::new();
-    // What each cycle read of the searches' values, for the next.
-    let mut kept = crate::rules::RuleCache::default();
     let mut next_event = 0;
     let mut tickets = 0u64;
     let mut refused = 0;
@@ -223,7 +221,7 @@ fn run_inner(
         let both = if held {
             crate::hold::run_held_cycle_with_backfills(config, &pool, &open, t)
         } else {
-            crate::backfill::run_cycle_with_backfills(config, &pool, &open, t, &mut rng, &mut kept)
+            crate::backfill::run_cycle_with_backfills(config, &pool, &open, t, &mut rng)
         };
         let mut outcome = both.cycle;
         // A party left incomplete fails after its timeout, as on the worker.

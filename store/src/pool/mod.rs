@@ -44,7 +44,6 @@
 
 pub mod backfills;
 pub mod closed;
-mod kept;
 mod memory;
 pub mod proposals;
 pub mod redis;
@@ -62,7 +61,6 @@ pub use matchplane_matchmaker::{Party, Search};
 pub use backfills::{
     BackfillChange, BackfillStatus, Backfills, FillClaim, FillOutcome, LiveBackfill, OpenBackfill,
 };
-pub use kept::KeptSearches;
 pub use memory::MemoryPoolStore;
 pub use proposals::{
     settle, withdraw, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim,
@@ -220,18 +218,6 @@ pub trait PoolReads: Send + Sync {
     /// Every live search of `mode`, in no particular order, each with its
     /// current `ping_ms` (median of its last five samples, once measured).
     async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError>;
-
-    /// [`PoolReads::snapshot`] (the same searches, in its order) for the
-    /// worker's cycle: a search whose entry is unchanged since the read
-    /// `kept` holds is taken from it, not parsed again; `kept` then holds
-    /// this read. A store that holds its searches parsed keeps nothing.
-    async fn snapshot_kept(
-        &self,
-        mode: &ModeKey,
-        _kept: &mut KeptSearches,
-    ) -> Result<Vec<Search>, PoolError> {
-        self.snapshot(mode).await
-    }
 
     /// Where a ticket's search stands: live (with its deadline and the last
     /// cycle's `waitingReason`), ended (kept for the store's retention), or

@@ -100,7 +100,6 @@ conformance!(
     status_messages_reach_every_subscriber,
     cancels_racing_claims_end_every_search_exactly_once,
     modes_with_searches_follow_the_pools,
-    a_kept_snapshot_reads_as_a_fresh_one,
     projects_with_searches_follow_the_pools,
     a_proposal_holds_its_searches_out_of_snapshots_and_expiry,
     everyone_accepting_makes_the_match_once,

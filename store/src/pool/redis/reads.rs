@@ -1,5 +1,4 @@
-//! What the pools hold: a snapshot (HGETALLs, pipelined; parsed entries
-//! kept for the next when asked, [`KeptSearches`]), a
+//! What the pools hold: a snapshot (HVALS and HGETALL, pipelined), a
 //! ticket's state (its pool entry, annotations and ended buckets in one
 //! pipeline), the project's set of modes and live counter, and the
 //! registry of projects with searches (`projects.rs`).
@@ -9,20 +8,36 @@ use redis::AsyncCommands;
 
 use super::keys::ProjectKeys;
 use super::{parse_ended, parse_ping, parse_search, RedisPoolStore};
-use crate::pool::{KeptSearches, LiveSearch, ModeKey, PoolError, PoolReads, Search, SearchState};
+use crate::pool::{LiveSearch, ModeKey, PoolError, PoolReads, Search, SearchState};
 
 #[async_trait]
 impl PoolReads for RedisPoolStore {
     async fn snapshot(&self, mode: &ModeKey) -> Result<Vec<Search>, PoolError> {
-        self.read_pool(mode, None).await
-    }
-
-    async fn snapshot_kept(
-        &self,
-        mode: &ModeKey,
-        kept: &mut KeptSearches,
-    ) -> Result<Vec<Search>, PoolError> {
-        self.read_pool(mode, Some(kept)).await
+        let keys = self.keys(mode);
+        type Row = (
+            Vec<String>,
+            std::collections::HashMap<String, String>,
+            std::collections::HashSet<String>,
+        );
+        let (values, pings, proposed): Row = redis::pipe()
+            .hvals(&keys.pool)
+            .hgetall(&keys.pings)
+            .hkeys(&keys.proposed)
+            .query_async(&mut self.conn())
+            .await?;
+        let mut searches = Vec::with_capacity(values.len());
+        for json in &values {
+            let mut search = parse_search(json)?;
+            // Held by an open proposal: nobody else may be matched with it.
+            if proposed.contains(search.ticket_id.as_str()) {
+                continue;
+            }
+            if let Some(samples) = pings.get(search.ticket_id.as_str()) {
+                search.ping_ms = parse_ping(samples)?;
+            }
+            searches.push(search);
+        }
+        Ok(searches)
     }
 
     async fn search_state(
@@ -103,52 +118,5 @@ impl PoolReads for RedisPoolStore {
 
     async fn projects_with_searches(&self) -> Result<Vec<String>, PoolError> {
         self.listed_projects().await
-    }
-}
-
-impl RedisPoolStore {
-    /// Every live search of `mode` not held by an open proposal, with its
-    /// ping; with `kept`, each unchanged entry is taken from it rather
-    /// than parsed, and `kept` then holds this read (see [`KeptSearches`]).
-    async fn read_pool(
-        &self,
-        mode: &ModeKey,
-        mut kept: Option<&mut KeptSearches>,
-    ) -> Result<Vec<Search>, PoolError> {
-        let keys = self.keys(mode);
-        type Row = (
-            Vec<(String, String)>,
-            std::collections::HashMap<String, String>,
-            std::collections::HashSet<String>,
-        );
-        let (entries, pings, proposed): Row = redis::pipe()
-            .hgetall(&keys.pool)
-            .hgetall(&keys.pings)
-            .hkeys(&keys.proposed)
-            .query_async(&mut self.conn())
-            .await?;
-        let mut next = KeptSearches::default();
-        let mut searches = Vec::with_capacity(entries.len());
-        for (ticket_id, json) in entries {
-            let mut search = match kept.as_deref_mut().and_then(|k| k.take(&ticket_id, &json)) {
-                Some(search) => search,
-                None => parse_search(&json)?,
-            };
-            if kept.is_some() {
-                next.keep(ticket_id, json, search.clone());
-            }
-            // Held by an open proposal: nobody else may be matched with it.
-            if proposed.contains(search.ticket_id.as_str()) {
-                continue;
-            }
-            if let Some(samples) = pings.get(search.ticket_id.as_str()) {
-                search.ping_ms = parse_ping(samples)?;
-            }
-            searches.push(search);
-        }
-        if let Some(kept) = kept {
-            *kept = next;
-        }
-        Ok(searches)
     }
 }
