@@ -23,17 +23,6 @@ struct Required {
     kind: String,
 }
 
-async fn migrated(postgres: bool) -> (DatabaseConnection, TestDatabase) {
-    let database = if postgres {
-        TestDatabase::create("mp_t_").await
-    } else {
-        TestDatabase::sqlite("mp_t_")
-    };
-    let db = database.connect().await;
-    matchplane_migrations::migrate(&db).await.unwrap();
-    (db, database)
-}
-
 async fn rows(db: &DatabaseConnection, sql: &str) -> Vec<sea_orm::QueryResult> {
     let backend = db.get_database_backend();
     db.query_all(Statement::from_string(backend, sql.to_owned()))
@@ -141,7 +130,7 @@ async fn count(db: &DatabaseConnection, table: &str, project: &str) -> i64 {
 }
 
 async fn deleting_a_project_leaves_no_row_of_it(postgres: bool) {
-    let (db, _database) = migrated(postgres).await;
+    let (db, _database) = TestDatabase::migrated(postgres).await;
     let tables = project_tables(&db).await;
     for known in [
         "api_keys",

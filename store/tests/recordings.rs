@@ -11,27 +11,6 @@ use matchplane_store::test_support::TestDatabase;
 use sea_orm::DatabaseConnection;
 use serde_json::json;
 
-struct Db {
-    conn: DatabaseConnection,
-    _database: TestDatabase,
-}
-
-impl Db {
-    async fn new(postgres: bool) -> Self {
-        let database = if postgres {
-            TestDatabase::create("mp_t_").await
-        } else {
-            TestDatabase::sqlite("mp_t_")
-        };
-        let conn = database.connect().await;
-        matchplane_migrations::migrate(&conn).await.unwrap();
-        Self {
-            conn,
-            _database: database,
-        }
-    }
-}
-
 /// A start of `player` in `project_id`'s `mode` at `at_ms`.
 fn start(project_id: &str, mode: &str, player: &str, at_ms: i64) -> NewRecording {
     NewRecording {
@@ -60,8 +39,8 @@ async fn players(db: &DatabaseConnection, project_id: &str, mode: &str) -> Vec<S
 }
 
 async fn deleting_a_mode_deletes_its_recording(postgres: bool) {
-    let db = Db::new(postgres).await;
-    let db = &db.conn;
+    let (db, _database) = TestDatabase::migrated(postgres).await;
+    let db = &db;
     let now = Utc::now();
     let a = projects::create(db, "A", "pro", now).await.unwrap();
     let b = projects::create(db, "B", "pro", now).await.unwrap();
@@ -134,8 +113,8 @@ fn ids_hash_per_project() {
 /// A batch of several projects' rows, one of them deleted since its rows
 /// were queued: the others' rows are stored, the deleted one's left out.
 async fn a_deleted_projects_rows_leave_the_batch(postgres: bool) {
-    let db = Db::new(postgres).await;
-    let db = &db.conn;
+    let (db, _database) = TestDatabase::migrated(postgres).await;
+    let db = &db;
     let now = Utc::now();
     let a = projects::create(db, "A", "pro", now).await.unwrap();
     let b = projects::create(db, "B", "pro", now).await.unwrap();

@@ -7,33 +7,11 @@
 use chrono::{Duration, Utc};
 use matchplane_store::repos::{api_keys, game_modes, projects, tiers, StoreError};
 use matchplane_store::test_support::TestDatabase;
-use sea_orm::DatabaseConnection;
 use serde_json::json;
 
-struct Db {
-    conn: DatabaseConnection,
-    _database: TestDatabase,
-}
-
-impl Db {
-    async fn new(postgres: bool) -> Self {
-        let database = if postgres {
-            TestDatabase::create("mp_t_").await
-        } else {
-            TestDatabase::sqlite("mp_t_")
-        };
-        let conn = database.connect().await;
-        matchplane_migrations::migrate(&conn).await.unwrap();
-        Self {
-            conn,
-            _database: database,
-        }
-    }
-}
-
 async fn repositories_are_project_scoped(postgres: bool) {
-    let db = Db::new(postgres).await;
-    let db = &db.conn;
+    let (db, _database) = TestDatabase::migrated(postgres).await;
+    let db = &db;
     let now = Utc::now();
     assert_eq!(tiers::list(db).await.unwrap().len(), 3);
     let a = projects::create(db, "A", "free", now).await.unwrap();
@@ -146,8 +124,8 @@ async fn repositories_are_project_scoped_sqlite() {
 async fn a_minute_keeps_its_role_figures(postgres: bool) {
     use matchplane_matchmaker::role_waits::RoleWaits;
     use matchplane_store::repos::stats_history::{self, Figures};
-    let db = Db::new(postgres).await;
-    let db = &db.conn;
+    let (db, _database) = TestDatabase::migrated(postgres).await;
+    let db = &db;
     let now = Utc::now();
     let p = projects::create(db, "A", "free", now).await.unwrap();
     let minute = stats_history::minute_of(now);

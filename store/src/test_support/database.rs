@@ -78,6 +78,25 @@ impl TestDatabase {
         }
     }
 
+    /// A fresh migrated database, PostgreSQL on the test server when
+    /// `postgres`, else an SQLite file, with a connection to it: what a
+    /// store test that runs on both starts from.
+    ///
+    /// # Panics
+    /// When the database cannot be made, reached or migrated.
+    pub async fn migrated(postgres: bool) -> (DatabaseConnection, Self) {
+        let database = if postgres {
+            Self::create("mp_t_").await
+        } else {
+            Self::sqlite("mp_t_")
+        };
+        let conn = database.connect().await;
+        matchplane_migrations::migrate(&conn)
+            .await
+            .unwrap_or_else(|err| panic!("migrate the test database {}: {err}", database.name));
+        (conn, database)
+    }
+
     /// The database's URL.
     pub fn url(&self) -> &str {
         &self.url
