@@ -48,8 +48,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use problem::ApiError;
 use routes::{
-    api_keys, game_mode_history, game_modes, projects, ratings, search_ws, searches, service,
-    tickets, tiers,
+    api_keys, game_mode_history, game_modes, players, projects, ratings, search_ws, searches,
+    service, tickets, tiers,
 };
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
@@ -135,7 +135,8 @@ fn api_routes(state: Option<&AppState>) -> OpenApiRouter<AppState> {
         .routes(routes!(ratings::leaderboard))
         .routes(idempotency::on(routes!(tickets::create), state))
         .routes(routes!(tickets::get, tickets::cancel))
-        .routes(routes!(tickets::end_player_searches))
+        .routes(routes!(players::end_player_searches))
+        .routes(routes!(players::erase_player))
         .routes(routes!(crate::routes::party_searches::end_party_searches))
         .routes(routes!(tickets::accept))
         .routes(routes!(tickets::decline))

@@ -181,6 +181,12 @@ impl Recorder {
         runtime.spawn(write(db, rx, self.settings, written, failed));
     }
 
+    /// The hash of `id` in `project_id`'s recordings (see [`IdHasher`]);
+    /// `None` before [`Recorder::attach`].
+    pub fn hash(&self, project_id: &str, id: &str) -> Option<String> {
+        self.attached.get().map(|a| a.key.hash(project_id, id))
+    }
+
     /// Queues `row` of `project_id` built with the project's hash function
     /// (the keyed hash of an id in the project: 16 bytes of HMAC-SHA-256,
     /// lower-case hex); drops (and counts) it when the writer is behind.

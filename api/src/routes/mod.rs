@@ -14,6 +14,7 @@ pub mod mode_pool;
 pub mod mode_stats;
 pub mod mode_stats_history;
 pub mod party_searches;
+pub mod players;
 pub mod preview;
 pub mod project_settings;
 pub mod project_webhook;

@@ -1,6 +1,6 @@
 //! Tickets, studio side (docs/searching.md): `POST /v1/projects/{projectId}/tickets`
-//! (generate), `GET/DELETE …/tickets/{ticketId}` (status, cancel) and
-//! `DELETE …/players/{playerId}/searches` (end all of a player's searches).
+//! (generate) and `GET/DELETE …/tickets/{ticketId}` (status, cancel); a
+//! player's routes are in `players.rs`.
 //! API key of the project (or the operator); another project's ticket
 //! answers `404`.
 
@@ -18,7 +18,6 @@ use matchplane_matchmaker::rules::Owner;
 use matchplane_matchmaker::ticket::check_ticket;
 use matchplane_matchmaker::{Attributes, Code, Party, RawAttributes};
 use matchplane_store::pool::{EndOutcome, ModeKey, PlayerSearchScope};
-use matchplane_store::repos::game_modes;
 use matchplane_store::tickets::{NewTicket, Ticket};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -241,43 +240,6 @@ pub async fn cancel(
     Ok(Json(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
     ))
-}
-
-/// The searches a player-wide cancel ended.
-#[derive(Debug, Serialize, ToSchema)]
-#[schema(example = json!({"cancelled": ["tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9"]}))]
-#[serde(rename_all = "camelCase")]
-pub struct EndedSearches {
-    /// Ticket ids whose search was cancelled.
-    pub cancelled: Vec<String>,
-}
-
-/// Ends every live search of a player, in every game mode of the project.
-#[utoipa::path(delete, path = "/v1/projects/{projectId}/players/{playerId}/searches", tag = "tickets", operation_id = "endPlayerSearches",
-    security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
-    responses((status = 200, body = EndedSearches), (status = 401, body = Problem), (status = 404, body = Problem)))]
-pub async fn end_player_searches(
-    caller: ProjectCaller,
-    State(state): State<AppState>,
-    Path((_project_id, player_id)): Path<(String, String)>,
-    _: crate::extract::NoBody,
-) -> Result<Json<EndedSearches>, ApiError> {
-    let play = &state.play;
-    let mut cancelled = Vec::new();
-    for mode in game_modes::list(&state.db, &caller.project_id).await? {
-        let key = ModeKey::new(&caller.project_id, &mode.name);
-        let live = play.pool.live_ticket_of_player(&key, &player_id).await?;
-        let Some(ticket_id) = live else { continue };
-        if let Some(ticket) = play.tickets.get(&caller.project_id, &ticket_id).await? {
-            if end(play, &ticket, EndOutcome::Cancelled).await?
-                == matchplane_store::pool::EndResult::Ended
-            {
-                cancelled.push(ticket_id);
-            }
-        }
-    }
-    Ok(Json(EndedSearches { cancelled }))
 }
 
 #[cfg(test)]

@@ -153,6 +153,11 @@ const TABLE: &[(&str, &str, Needs)] = &[
     ),
     (
         "DELETE",
+        "/v1/projects/{projectId}/players/{playerId}",
+        Needs::Admin,
+    ),
+    (
+        "DELETE",
         "/v1/projects/{projectId}/parties/{partyId}/searches",
         Needs::Backend,
     ),

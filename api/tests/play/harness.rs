@@ -549,6 +549,28 @@ impl TestApp {
         Worker { shutdown, handle }
     }
 
+    /// `method path` with `auth` and a raw `body` (text a `Value` would
+    /// re-spell); the status and the body's text as received.
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        auth: &str,
+        body: Option<String>,
+    ) -> (StatusCode, String) {
+        let req = Request::builder()
+            .method(method)
+            .uri(path)
+            .header(header::AUTHORIZATION, auth)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(body.map_or_else(Body::empty, Body::from))
+            .unwrap();
+        let response = self.app.clone().oneshot(req).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, String::from_utf8(bytes.to_vec()).unwrap())
+    }
+
     /// The search view of `ticket` (a REST poll, keeping the search alive).
     pub async fn search_view(&self, ticket: &str, token: &str) -> Value {
         let a = self

@@ -12,6 +12,7 @@ mod backfill_rules;
 mod cache_outages;
 mod deleted;
 mod elsewhere;
+mod erase;
 mod fault_proxy;
 mod harness;
 mod hold;

@@ -5,39 +5,14 @@
 
 use crate::harness::{Pools, TestApp};
 use crate::on_both_pools;
-use axum::body::Body;
-use axum::http::{header, Method, Request, StatusCode};
-use http_body_util::BodyExt;
+use axum::http::{Method, StatusCode};
 use matchplane_store::repos::deliveries;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tower::ServiceExt;
 
 /// Data whose text any re-serialisation would change: keys out of order,
 /// spaces, a trailing zero, an exponent and an escape.
 const ANA_DATA: &str = r#"{"z": 1,  "a":[1.50,2e3], "k":"\u00e9"}"#;
-
-/// `method path` with `auth` and a raw `body`; the status and the body's
-/// text as received.
-async fn raw(
-    t: &TestApp,
-    method: Method,
-    path: &str,
-    auth: &str,
-    body: Option<String>,
-) -> (StatusCode, String) {
-    let req = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(header::AUTHORIZATION, auth)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(body.map_or_else(Body::empty, Body::from))
-        .unwrap();
-    let response = t.app.clone().oneshot(req).await.unwrap();
-    let status = response.status();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, String::from_utf8(bytes.to_vec()).unwrap())
-}
 
 on_both_pools!(ticket_data_reaches_the_match_byte_for_byte);
 
@@ -57,7 +32,7 @@ async fn ticket_data_reaches_the_match_byte_for_byte(pools: Pools) {
     let body = format!(
         r#"{{"gameMode": "duel", "playerId": "ana", "attributes": {{"data": {ANA_DATA}}}}}"#
     );
-    let (status, created) = raw(&t, Method::POST, &tickets_path, &key, Some(body)).await;
+    let (status, created) = t.raw(Method::POST, &tickets_path, &key, Some(body)).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let created: Value = serde_json::from_str(&created).unwrap();
     let (ana, ana_token) = (
@@ -74,14 +49,14 @@ async fn ticket_data_reaches_the_match_byte_for_byte(pools: Pools) {
     // Ana's own view: her data as sent.
     let until = Instant::now() + Duration::from_secs(20);
     let ana_view = loop {
-        let (status, text) = raw(
-            &t,
-            Method::GET,
-            &format!("/v1/searches/{ana}"),
-            &format!("Ticket {ana_token}"),
-            None,
-        )
-        .await;
+        let (status, text) = t
+            .raw(
+                Method::GET,
+                &format!("/v1/searches/{ana}"),
+                &format!("Ticket {ana_token}"),
+                None,
+            )
+            .await;
         assert_eq!(status, StatusCode::OK, "{text}");
         if text.contains(r#""status":"matched""#) {
             break text;
@@ -98,14 +73,14 @@ async fn ticket_data_reaches_the_match_byte_for_byte(pools: Pools) {
     let match_id = parsed["match"]["matchId"].as_str().unwrap().to_owned();
 
     // Bo brought no data and sees none, not Ana's either.
-    let (status, bo_view) = raw(
-        &t,
-        Method::GET,
-        &format!("/v1/searches/{bo}"),
-        &format!("Ticket {bo_token}"),
-        None,
-    )
-    .await;
+    let (status, bo_view) = t
+        .raw(
+            Method::GET,
+            &format!("/v1/searches/{bo}"),
+            &format!("Ticket {bo_token}"),
+            None,
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{bo_view}");
     assert!(bo_view.contains(r#""status":"matched""#), "{bo_view}");
     assert!(!bo_view.contains("\"data\""), "{bo_view}");
@@ -114,24 +89,21 @@ async fn ticket_data_reaches_the_match_byte_for_byte(pools: Pools) {
     // The studio's views and the webhook body: Ana's data as sent, in her
     // entry only.
     let seen = [
-        raw(
-            &t,
+        t.raw(
             Method::GET,
             &format!("/v1/projects/{p}/matches/{match_id}"),
             &key,
             None,
         )
         .await,
-        raw(
-            &t,
+        t.raw(
             Method::GET,
             &format!("/v1/projects/{p}/matches"),
             &key,
             None,
         )
         .await,
-        raw(
-            &t,
+        t.raw(
             Method::GET,
             &format!("/v1/projects/{p}/tickets/{ana}"),
             &key,

@@ -204,6 +204,21 @@ impl BackendClient {
         self.request(Method::DELETE, &path, None).await
     }
 
+    /// `DELETE players/{playerId}`: erases a player's data from the project
+    /// (a deletion request): cancels their searches, deletes their ratings,
+    /// seated tickets and recorded events, and redacts them in stored
+    /// matches and webhook deliveries. Answers the counts, by table
+    /// (`ratingsDeleted`, `matchesRedacted`, …); repeating it answers every
+    /// count `0`.
+    ///
+    /// # Errors
+    /// `FORBIDDEN` (403) for a key without the `admin` scope; as
+    /// [`BackendClient::request`].
+    pub async fn erase_player(&self, player_id: &str) -> Result<Value, Error> {
+        let path = format!("players/{}", crate::segment(player_id));
+        self.request(Method::DELETE, &path, None).await
+    }
+
     /// `DELETE parties/{partyId}/searches?gameMode=`: ends every live search
     /// of a party in one game mode at once (e.g. a member left the party in
     /// the game), so nobody waits with `PARTY_INCOMPLETE` for the others.

@@ -106,6 +106,14 @@ export class BackendClient {
     return this.request("DELETE", `players/${seg(playerId)}/searches`);
   }
   /**
+   * Erases a player's data from the project (a deletion request): cancels their searches, deletes
+   * their ratings, seated tickets and recorded events, and redacts them in stored matches and
+   * webhook deliveries. Needs an `admin` key; repeating it answers every count `0`.
+   */
+  erasePlayer(playerId: string): Promise<Schemas["ErasedPlayer"]> {
+    return this.request("DELETE", `players/${seg(playerId)}`);
+  }
+  /**
    * Ends every live search of a party in one game mode (e.g. a member left the party in the
    * game): each member's client gets `cancelled`. A search already proposed or matched is left
    * alone; a party with no live search answers an empty `cancelled`. Throws `GAME_MODE_NOT_FOUND`

@@ -20,6 +20,7 @@ pub mod match_status;
 pub mod match_tickets;
 pub mod matches;
 pub mod mode_holds;
+pub mod players;
 pub mod project_webhooks;
 pub mod projects;
 pub mod ratings;

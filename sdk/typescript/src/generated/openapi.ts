@@ -632,6 +632,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/players/{playerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erases a player's data from the project.
+         * @description Cancels their live searches, deletes their ratings in every mode, their
+         *     seated tickets (with each ticket's `data`) and their recorded search
+         *     events, and replaces their id, `data` and `attributes` in the stored
+         *     matches, backfills, webhook deliveries and outbox dead letters that
+         *     name them (docs/retention.md, "Erasing a player"). Repeating it changes
+         *     nothing more (every count `0`). Needs an `admin` key.
+         */
+        delete: operations["erasePlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/players/{playerId}/searches": {
         parameters: {
             query?: never;
@@ -1721,6 +1746,65 @@ export interface components {
              *     past their `off` step may differ).
              */
             off: boolean;
+        };
+        /** @description What an erasure changed, table by table (rows). */
+        Erased: {
+            /**
+             * Format: int64
+             * @description Backfill requests and fills that listed the player, redacted alike.
+             */
+            backfillsRedacted: number;
+            /**
+             * Format: int64
+             * @description Outbox dead letters that mentioned the player, redacted alike.
+             */
+            deadLettersRedacted: number;
+            /**
+             * Format: int64
+             * @description Webhook deliveries whose body mentioned the player, redacted alike
+             *     (a delivery still pending is sent redacted).
+             */
+            deliveriesRedacted: number;
+            /**
+             * Format: int64
+             * @description The player's seated tickets of stored matches deleted (with each
+             *     ticket's `data`).
+             */
+            matchTicketsDeleted: number;
+            /**
+             * Format: int64
+             * @description Stored matches that seated the player, now with a stand-in for
+             *     their id and without their `data` and `attributes`.
+             */
+            matchesRedacted: number;
+            /**
+             * Format: int64
+             * @description The player's ratings deleted, one per rated mode.
+             */
+            ratingsDeleted: number;
+            /**
+             * Format: int64
+             * @description Recorded search events of the player deleted.
+             */
+            recordedEventsDeleted: number;
+        };
+        /**
+         * @description What erasing a player did: the searches it cancelled first, then what
+         *     it deleted and redacted, by table.
+         * @example {
+         *       "backfillsRedacted": 0,
+         *       "cancelled": [],
+         *       "deadLettersRedacted": 0,
+         *       "deliveriesRedacted": 28,
+         *       "matchTicketsDeleted": 14,
+         *       "matchesRedacted": 14,
+         *       "ratingsDeleted": 2,
+         *       "recordedEventsDeleted": 30
+         *     }
+         */
+        ErasedPlayer: components["schemas"]["Erased"] & {
+            /** @description Ticket ids whose live search was cancelled before the erasure. */
+            cancelled: string[];
         };
         /**
          * @description A webhook event's type, as its body's `type` and the deliveries log
@@ -8285,6 +8369,82 @@ export interface operations {
                 };
             };
             /** @description VALIDATION_ERROR: no `gameMode` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    erasePlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description `prj_…` */
+                projectId: string;
+                /** @description The studio's player id */
+                playerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasedPlayer"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `admin` scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the player id is not 1 to 128 printable characters */
             422: {
                 headers: {
                     [name: string]: unknown;
