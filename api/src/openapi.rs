@@ -3,6 +3,7 @@
 //! document ([`finish`]). Paths come from the handlers themselves
 //! (`routes!` in [`crate::router`]); the webhooks are in `openapi/webhooks.rs`.
 
+mod variants;
 mod webhooks;
 
 pub use webhooks::{add_event_schemas, add_webhooks};
@@ -138,7 +139,8 @@ fn operations(
 /// The passes over the assembled document, once the routes have added
 /// their paths: [`document_common_errors`], every error as a problem
 /// ([`errors_are_problems`]), the webhook bodies ([`add_event_schemas`])
-/// and the webhooks ([`add_webhooks`]).
+/// and the webhooks ([`add_webhooks`]), then names the objects inside
+/// union variants ([`variants::name_variant_objects`]).
 pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     document_common_errors(openapi);
     errors_are_problems(openapi);
@@ -149,6 +151,7 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     internal_messages_are_not_sent(openapi);
     add_event_schemas(openapi);
     add_webhooks(openapi);
+    variants::name_variant_objects(openapi);
 }
 
 /// `SearchMessage` is the store's status message, whose `released` (the
@@ -268,14 +271,25 @@ pub fn constrain_items(openapi: &mut utoipa::openapi::OpenApi) {
 
 /// The 422 of a route with query parameters.
 const QUERY_422: &str =
-    "VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it";
+    "VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; \
+     `errors[0].field` names it";
+
+/// The 422 of a route without query parameters.
+const UNKNOWN_QUERY_422: &str =
+    "VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` \
+     names it";
 
 /// Documents on every `/v1` operation the errors any of them can answer:
-/// 401 (credentials), 429 (rate limit, with `Retry-After`) and 500; on
-/// every operation with a path parameter, 404 (on a mode's routes,
-/// `GAME_MODE_NOT_FOUND` for an unknown `{name}`); with a query parameter,
-/// 422 (a value that is missing or does not parse, naming the parameter);
-/// and on every operation with a body, 400 (malformed JSON), 413 and 415.
+/// 400 (a request it cannot read: a header such as `Authorization` given
+/// twice, a body where it takes none or malformed JSON where it takes one,
+/// a bad `Idempotency-Key` where it reads one), 401 (credentials), 422 (a
+/// query parameter it does not take; with query parameters, also one that
+/// is missing or does not parse, naming it), 429 (rate limit, with
+/// `Retry-After`) and 500; on every operation with a path parameter, 404
+/// (on a mode's routes, `GAME_MODE_NOT_FOUND` for an unknown `{name}`); and
+/// on every operation with a body, 413 and 415. An operation whose one
+/// security requirement is empty (no credential) is documented with none
+/// (`security: []`), as generated clients read it.
 pub fn document_common_errors(openapi: &mut utoipa::openapi::OpenApi) {
     for (path, operation) in operations(openapi) {
         if !path.starts_with("/v1/") {
@@ -285,6 +299,14 @@ pub fn document_common_errors(openapi: &mut utoipa::openapi::OpenApi) {
         let params = operation.parameters.as_deref().unwrap_or_default();
         let has_path = params.iter().any(|p| p.parameter_in == ParameterIn::Path);
         let has_query = params.iter().any(|p| p.parameter_in == ParameterIn::Query);
+        let idempotent = params
+            .iter()
+            .any(|p| p.parameter_in == ParameterIn::Header && p.name == "Idempotency-Key");
+        if operation.security.as_ref().is_some_and(|s| {
+            s.len() == 1 && serde_json::to_value(&s[0]).is_ok_and(|v| v == json!({}))
+        }) {
+            operation.security = Some(Vec::new());
+        }
         let responses = &mut operation.responses.responses;
         if has_query {
             // A route's own 422 without words says what every bad query
@@ -326,14 +348,29 @@ pub fn document_common_errors(openapi: &mut utoipa::openapi::OpenApi) {
         if has_path {
             add("404", "NOT_FOUND: no such resource in this project");
         }
-        if has_query {
-            add("422", QUERY_422);
-        }
+        add(
+            "422",
+            if has_query {
+                QUERY_422
+            } else {
+                UNKNOWN_QUERY_422
+            },
+        );
+        let body = if has_body {
+            "malformed JSON, with line, column and path"
+        } else {
+            "a body, which this route does not take"
+        };
+        let key = if idempotent {
+            "; an Idempotency-Key that is not 1 to 255 printable ASCII characters"
+        } else {
+            ""
+        };
+        add(
+            "400",
+            &format!("VALIDATION_ERROR: {body}; a header such as Authorization given twice{key}"),
+        );
         if has_body {
-            add(
-                "400",
-                "VALIDATION_ERROR: malformed JSON, with line, column and path",
-            );
             add("413", "PAYLOAD_TOO_LARGE: body over 64 KiB");
             add(
                 "415",

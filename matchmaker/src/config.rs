@@ -335,7 +335,7 @@ pub struct WebhookConfig {
     /// `useProjectEndpoint`, and refused together with it.
     #[serde(
         default,
-        deserialize_with = "present_string",
+        deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
     #[cfg_attr(feature = "openapi", schema(max_length = 2048, nullable = false))]
@@ -350,10 +350,19 @@ pub struct WebhookConfig {
     pub use_project_endpoint: bool,
 }
 
-/// A string field that may be left out but is never `null` (absent is
-/// `None` through `default`).
-fn present_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    String::deserialize(d).map(Some)
+/// The reader of an optional field that may be left out but is never
+/// `null` (`#[serde(default, deserialize_with = "…::present")]`: absent is
+/// `None` through `default`; `null` is refused as the field's type refuses
+/// it), as the OpenAPI document's `nullable: false` says.
+///
+/// # Errors
+/// The field's own error for `null` or a wrong value.
+pub fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 // serde's `skip_serializing_if` hands the field by reference.

@@ -29,7 +29,11 @@ pub const MAX_EXPANSION_STEPS: usize = 8;
 pub struct Regions {
     /// The region names tickets may name (1..=32, each
     /// `^[a-z0-9][a-z0-9-]{0,31}$`); absent: any well-formed name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::config::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[cfg_attr(
         feature = "openapi",
         schema(nullable = false, min_items = 1, max_items = 32)

@@ -32,7 +32,11 @@ pub struct FlexibleShape {
     /// Players per team: `min` >= 1, `min <= max <= 64`.
     pub team_size: TeamSize,
     /// Fewest teams a settled match may have, 2..=`teams`; default `teams`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::config::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[cfg_attr(
         feature = "openapi",
         schema(nullable = false, minimum = 2, maximum = 100)
@@ -40,7 +44,11 @@ pub struct FlexibleShape {
     pub min_teams: Option<u32>,
     /// Wait of the anchor (seconds, 0..=600, default 15) after which a
     /// match may form with `minTeams` teams of at least `min` players.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::config::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[cfg_attr(
         feature = "openapi",
         schema(nullable = false, minimum = 0, maximum = 600)

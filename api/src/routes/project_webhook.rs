@@ -41,13 +41,13 @@ pub struct PutProjectWebhook {
     #[schema(max_length = 2048)]
     pub url: String,
     /// Whether events are sent; default `true`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "matchplane_matchmaker::config::present")]
     #[schema(nullable = false)]
     pub enabled: Option<bool>,
     /// The event types sent (`match.made`, `match.backfilled`,
     /// `webhook.test`); absent: every type. Events of other types are not
     /// queued for the modes on this endpoint.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "matchplane_matchmaker::config::present")]
     #[schema(nullable = false, value_type = Option<Vec<EventType>>)]
     pub event_types: Option<Vec<String>>,
 }

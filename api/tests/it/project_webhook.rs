@@ -166,6 +166,15 @@ async fn bad_endpoints_and_modes_are_422_naming_the_field(backend: Backend) {
         fields(&empty.body),
         [("url".to_owned(), "INVALID_WEBHOOK_URL".to_owned())]
     );
+    // A field that may be left out is not sent as null (the document says
+    // neither is nullable): a 400 naming it.
+    for field in ["eventTypes", "enabled"] {
+        let mut body = json!({"url": "https://93.184.216.34/h"});
+        body[field] = Value::Null;
+        let null = put(body).await;
+        null.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+        assert_eq!(fields(&null.body)[0].0, field, "{}", null.body);
+    }
     // A missing field is a 400 naming it, as on every body.
     let missing = put(json!({"enabled": true})).await;
     missing.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");

@@ -49,7 +49,11 @@ pub struct RosterPlayer {
     pub player_id: String,
     /// The player's MMR; optional for players matchplane seated in the
     /// match (their ticket's MMR is used), required for others in MMR modes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::config::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub mmr: Option<f64>,
     /// The player's values of attributes the mode declares, for its rules
@@ -68,7 +72,11 @@ pub struct RosterPlayer {
     /// matchplane seated in the match (the role they were seated in is
     /// used), required for others; refused in a mode without
     /// `composition`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::config::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[cfg_attr(feature = "openapi", schema(nullable = false, example = "tank"))]
     pub role: Option<String>,
 }

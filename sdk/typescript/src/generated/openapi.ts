@@ -4126,14 +4126,8 @@ export interface components {
              *     players matched in that role over the last 15 minutes; roles
              *     without matches in that window left out. Absent without
              *     `composition`.
-             * @example {
-             *       "damage": 184,
-             *       "tank": 20.5
-             *     }
              */
-            roleWaits?: {
-                [key: string]: number;
-            };
+            roleWaits?: components["schemas"]["SearchMessageStatusRoleWaits"];
             /** @enum {string} */
             type: "status";
             /**
@@ -4179,9 +4173,7 @@ export interface components {
              * @description What every player agreed on under the mode's rules
              *     (docs/rules.md), by attribute; absent without rules.
              */
-            attributes?: {
-                [key: string]: components["schemas"]["AttributeValue"];
-            };
+            attributes?: components["schemas"]["SearchMessageProposedAttributes"];
             /** @description `mat_…` id of the proposal (the match's id once made). */
             matchId: string;
             /** @description The teams, as player ids. */
@@ -4195,12 +4187,35 @@ export interface components {
             /** @description Where to connect (at most 512 bytes). */
             connection: string;
             /** @description The player's data (a JSON object). */
-            data: Record<string, never>;
+            data: components["schemas"]["SearchMessageAssignedData"];
             /** @enum {string} */
             type: "assigned";
         } | {
             /** @enum {string} */
             type: "assignment_timeout";
+        };
+        /** @description The player's data (a JSON object). */
+        SearchMessageAssignedData: Record<string, never>;
+        /**
+         * @description What every player agreed on under the mode's rules
+         *     (docs/rules.md), by attribute; absent without rules.
+         */
+        SearchMessageProposedAttributes: {
+            [key: string]: components["schemas"]["AttributeValue"];
+        };
+        /**
+         * @description In a mode with `composition` (docs/rules.md, "Role waits"): for
+         *     each role the ticket listed, the median wait (seconds) of the
+         *     players matched in that role over the last 15 minutes; roles
+         *     without matches in that window left out. Absent without
+         *     `composition`.
+         * @example {
+         *       "damage": 184,
+         *       "tank": 20.5
+         *     }
+         */
+        SearchMessageStatusRoleWaits: {
+            [key: string]: number;
         };
         /**
          * @description A search just started.
@@ -4838,12 +4853,17 @@ export interface components {
              * @description The seats the group built with this search left empty, by role
              *     (`any` for a seat of any role), e.g. `{"tank": 1}`.
              */
-            short: {
-                [key: string]: number;
-            };
+            short: components["schemas"]["WaitingReasonNoRoleSeatingShort"];
         } | {
             /** @enum {string} */
             code: "MATCHING_HELD";
+        };
+        /**
+         * @description The seats the group built with this search left empty, by role
+         *     (`any` for a seat of any role), e.g. `{"tank": 1}`.
+         */
+        WaitingReasonNoRoleSeatingShort: {
+            [key: string]: number;
         };
         /**
          * @description Webhook destination of a mode (docs/game-modes.md). The URL's safety (docs/game-modes.md,
@@ -5162,7 +5182,25 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5214,7 +5252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice; an Idempotency-Key that is not 1 to 255 printable ASCII characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5306,6 +5344,15 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5315,6 +5362,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5361,6 +5417,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5370,6 +5435,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5421,7 +5495,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5512,6 +5586,15 @@ export interface operations {
                     "application/json": components["schemas"]["GameModeResponse"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5521,6 +5604,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5687,6 +5779,15 @@ export interface operations {
                     "application/json": components["schemas"]["GameModeResponse"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5697,6 +5798,15 @@ export interface operations {
             };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5907,6 +6017,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5926,6 +6045,15 @@ export interface operations {
             };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5980,6 +6108,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -5998,7 +6135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6049,6 +6186,15 @@ export interface operations {
                     "application/json": components["schemas"]["ModeHold"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6059,6 +6205,15 @@ export interface operations {
             };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6107,6 +6262,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6117,6 +6281,15 @@ export interface operations {
             };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6171,6 +6344,15 @@ export interface operations {
                     "application/json": components["schemas"]["LeaderboardPage"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6189,7 +6371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6240,6 +6422,15 @@ export interface operations {
                     "application/json": components["schemas"]["PoolView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6251,6 +6442,15 @@ export interface operations {
             };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6402,6 +6602,15 @@ export interface operations {
                     "application/json": components["schemas"]["RatingView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6476,7 +6685,7 @@ export interface operations {
                     "application/json": components["schemas"]["RatingView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6580,6 +6789,15 @@ export interface operations {
                      *     4.000,3f1c9a0b6d2e4f58a1b2c3d4e5f60718,,,,,,cancel,
                      */
                     "text/csv": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */
@@ -6763,7 +6981,7 @@ export interface operations {
                     "application/json": components["schemas"]["ResultApplied"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice; an Idempotency-Key that is not 1 to 255 printable ASCII characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6868,6 +7086,15 @@ export interface operations {
                     "application/json": components["schemas"]["ModeStats"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -6879,6 +7106,15 @@ export interface operations {
             };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6967,7 +7203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7018,6 +7254,15 @@ export interface operations {
                     "application/json": components["schemas"]["GameModeVersionView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7028,6 +7273,15 @@ export interface operations {
             };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7075,6 +7329,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GameModeResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             401: {
@@ -7154,6 +7417,15 @@ export interface operations {
                     "application/json": components["schemas"]["TestAttemptView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7230,6 +7502,15 @@ export interface operations {
                     "application/json": components["schemas"]["KeyView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7239,6 +7520,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7294,7 +7584,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedKey"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice; an Idempotency-Key that is not 1 to 255 printable ASCII characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7405,6 +7695,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7423,6 +7722,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7477,6 +7785,15 @@ export interface operations {
                     "application/json": components["schemas"]["MatchesPage"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7494,7 +7811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter is missing or invalid; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7545,6 +7862,15 @@ export interface operations {
                     "application/json": components["schemas"]["MatchView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7555,6 +7881,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7612,7 +7947,7 @@ export interface operations {
                     "application/json": components["schemas"]["MatchView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice; an Idempotency-Key that is not 1 to 255 printable ASCII characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7717,6 +8052,15 @@ export interface operations {
                     "application/json": components["schemas"]["BackfillView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7728,6 +8072,15 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such match */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7784,7 +8137,7 @@ export interface operations {
                     "application/json": components["schemas"]["BackfillView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice; an Idempotency-Key that is not 1 to 255 printable ASCII characters */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7891,6 +8244,15 @@ export interface operations {
                     "application/json": components["schemas"]["BackfillView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -7901,6 +8263,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7956,7 +8327,7 @@ export interface operations {
                     "application/json": components["schemas"]["BackfillView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8062,6 +8433,15 @@ export interface operations {
                     "application/json": components["schemas"]["BackfillView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8081,6 +8461,15 @@ export interface operations {
             };
             /** @description CONFLICT: the request was filled or expired first */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8130,6 +8519,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8140,6 +8538,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8189,6 +8596,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
                 headers: {
@@ -8209,6 +8625,15 @@ export interface operations {
             };
             /** @description No such match, or it has no delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8260,6 +8685,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MatchView"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice; an Idempotency-Key that is not 1 to 255 printable ASCII characters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */
@@ -8343,6 +8777,15 @@ export interface operations {
                     "application/json": components["schemas"]["EndedPartySearches"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8417,6 +8860,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErasedPlayer"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             401: {
@@ -8495,6 +8947,15 @@ export interface operations {
                     "application/json": components["schemas"]["EndedSearches"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8504,6 +8965,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8551,6 +9021,15 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8560,6 +9039,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8611,7 +9099,7 @@ export interface operations {
                     "application/json": components["schemas"]["SettingsView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9007,6 +9495,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9016,6 +9513,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9065,6 +9571,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9074,6 +9589,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9123,6 +9647,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9141,6 +9674,15 @@ export interface operations {
             };
             /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9190,6 +9732,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9208,6 +9759,15 @@ export interface operations {
             };
             /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9255,6 +9815,15 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectWebhookView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9265,6 +9834,15 @@ export interface operations {
             };
             /** @description No such project, or it has no endpoint */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9427,6 +10005,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9446,6 +10033,15 @@ export interface operations {
             };
             /** @description No such project, or it has no endpoint */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9493,6 +10089,15 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectWebhookView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9521,6 +10126,15 @@ export interface operations {
             };
             /** @description A concurrent rotation got there first */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9644,7 +10258,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchStarted"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9738,6 +10352,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description TICKET_INVALID: unknown or expired token, or no `Authorization: Ticket <token>` (a Bearer key is refused, with a detail saying so) */
             401: {
                 headers: {
@@ -9749,6 +10372,15 @@ export interface operations {
             };
             /** @description NOT_FOUND: the token is another ticket's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9796,6 +10428,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description TICKET_INVALID: unknown or expired token, or no `Authorization: Ticket <token>` (a Bearer key is refused, with a detail saying so) */
             401: {
                 headers: {
@@ -9816,6 +10457,15 @@ export interface operations {
             };
             /** @description TICKET_ALREADY_MATCHED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9863,6 +10513,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description TICKET_INVALID */
             401: {
                 headers: {
@@ -9883,6 +10542,15 @@ export interface operations {
             };
             /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, or an accept after a decline), NOT_PROPOSED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9930,6 +10598,15 @@ export interface operations {
                     "application/json": components["schemas"]["TicketStatus"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description TICKET_INVALID */
             401: {
                 headers: {
@@ -9950,6 +10627,15 @@ export interface operations {
             };
             /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9994,7 +10680,25 @@ export interface operations {
                     "application/json": components["schemas"]["TierView"][];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10042,6 +10746,15 @@ export interface operations {
                     "application/json": components["schemas"]["TierView"];
                 };
             };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10051,6 +10764,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10102,7 +10824,7 @@ export interface operations {
                     "application/json": components["schemas"]["TierView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path */
+            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,121 @@
+//! Named schemas for the objects inside a union's variants (docs/openapi.md,
+//! "What is in it").
+//!
+//! A `oneOf` variant written inline (the tagged enums: `SearchMessage`,
+//! `WaitingReason`, …) may hold a property that is itself an object (a
+//! map of role waits, a player's `data`). Generators name such an object
+//! from its position (`SearchMessage_type_1`), and openapi-python-client
+//! gives two of them one name and drops both, leaving a client that cannot
+//! read the union at all. Lifted into `components.schemas` under a name of
+//! its own (`SearchMessageStatusRoleWaits`: the union, the variant's tag,
+//! the property), each is read alike by every generator.
+
+use serde_json::{Map, Value};
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::RefOr;
+
+/// Lifts every inline object schema in a property of an inline `oneOf`
+/// variant of a component into a component of its own, referenced where
+/// it was (its description kept beside the reference).
+pub fn name_variant_objects(openapi: &mut utoipa::openapi::OpenApi) {
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    let mut lifted: Vec<(String, Value)> = Vec::new();
+    for (name, schema) in components.schemas.iter_mut() {
+        let Ok(mut value) = serde_json::to_value(&*schema) else {
+            continue;
+        };
+        let before = lifted.len();
+        let variants = value.get_mut("oneOf").and_then(Value::as_array_mut);
+        for variant in variants.into_iter().flatten() {
+            let Some(tag) = tag_of(variant) else { continue };
+            let Some(properties) = variant.get_mut("properties").and_then(Value::as_object_mut)
+            else {
+                continue;
+            };
+            for (property, schema) in properties.iter_mut() {
+                if !is_inline_object(schema) {
+                    continue;
+                }
+                let component = format!("{name}{}{}", pascal(&tag), pascal(property));
+                let mut reference = Map::new();
+                reference.insert(
+                    "$ref".to_owned(),
+                    Value::from(format!("#/components/schemas/{component}")),
+                );
+                if let Some(description) = schema.get("description") {
+                    reference.insert("description".to_owned(), description.clone());
+                }
+                lifted.push((
+                    component,
+                    std::mem::replace(schema, Value::Object(reference)),
+                ));
+            }
+        }
+        if lifted.len() > before {
+            if let Ok(patched) = serde_json::from_value::<RefOr<Schema>>(value) {
+                *schema = patched;
+            }
+        }
+    }
+    for (name, value) in lifted {
+        if let Ok(schema) = serde_json::from_value::<RefOr<Schema>>(value) {
+            components.schemas.insert(name, schema);
+        }
+    }
+}
+
+/// A variant's tag: the one value of the property that has a one-value
+/// `enum` (`type` of a message, `code` of a reason).
+fn tag_of(variant: &Value) -> Option<String> {
+    variant
+        .get("properties")?
+        .as_object()?
+        .values()
+        .find_map(|p| match p.get("enum")?.as_array()?.as_slice() {
+            [Value::String(tag)] => Some(tag.clone()),
+            _ => None,
+        })
+}
+
+/// Whether `schema` is an object written in place (not a `$ref`).
+fn is_inline_object(schema: &Value) -> bool {
+    schema.get("$ref").is_none()
+        && match schema.get("type") {
+            Some(Value::String(t)) => t == "object",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+            _ => false,
+        }
+}
+
+/// `assignment_timeout`, `NO_ROLE_SEATING` or `roleWaits` in PascalCase.
+fn pascal(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    for part in word.split(['_', '-', '.']).filter(|p| !p.is_empty()) {
+        let lower = if part.chars().all(|c| !c.is_lowercase()) {
+            part.to_lowercase()
+        } else {
+            part.to_owned()
+        };
+        let mut chars = lower.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pascal;
+
+    #[test]
+    fn tags_and_properties_become_pascal_case() {
+        assert_eq!(pascal("assignment_timeout"), "AssignmentTimeout");
+        assert_eq!(pascal("NO_ROLE_SEATING"), "NoRoleSeating");
+        assert_eq!(pascal("roleWaits"), "RoleWaits");
+        assert_eq!(pascal("status"), "Status");
+    }
+}
