@@ -5,7 +5,11 @@
 //!   searches on a player's behalf, result and rating reports, backfill,
 //!   releases and assignments of matches, holding a mode's matching, and
 //!   every read. Not: creating or revoking keys, creating, replacing or deleting
-//!   game modes, rotating webhook secrets, webhook tests, redeliveries.
+//!   game modes, rotating webhook secrets, webhook tests, redeliveries,
+//!   erasing a player.
+//! - `read`: every read (`GET`, and the requests that compute and change
+//!   nothing: simulate, preview, replay), for a dashboard or an analytics
+//!   job; nothing that changes anything.
 //!
 //! Which scope a route needs is decided here, in one table
 //! ([`required_scope`]), from the method and the route's template; a route
@@ -25,6 +29,8 @@ pub enum Scope {
     Admin,
     /// Tickets, searches, results and ratings, and every read.
     Backend,
+    /// Every read and nothing else.
+    Read,
 }
 
 impl Scope {
@@ -33,6 +39,7 @@ impl Scope {
         match self {
             Scope::Admin => "admin",
             Scope::Backend => "backend",
+            Scope::Read => "read",
         }
     }
 
@@ -40,6 +47,16 @@ impl Scope {
         match self {
             Scope::Admin => 1,
             Scope::Backend => 2,
+            Scope::Read => 4,
+        }
+    }
+
+    /// The scopes that allow what this one allows: itself, `admin`, and
+    /// for `read` also `backend` (which includes every read), as bits.
+    fn allowed_by(self) -> u8 {
+        match self {
+            Scope::Read => Scope::Admin.bit() | Scope::Backend.bit() | Scope::Read.bit(),
+            other => Scope::Admin.bit() | other.bit(),
         }
     }
 }
@@ -56,7 +73,7 @@ pub struct Scopes(u8);
 
 impl Scopes {
     /// Every scope: the operator's.
-    pub const ALL: Scopes = Scopes(1 | 2);
+    pub const ALL: Scopes = Scopes(1 | 2 | 4);
     /// `["admin"]`.
     pub const ADMIN: Scopes = Scopes(1);
     /// `["backend"]`.
@@ -73,14 +90,14 @@ impl Scopes {
     }
 
     /// Whether a caller with these scopes may do what `needed` allows:
-    /// `admin` allows everything.
+    /// `admin` allows everything, `backend` every read too.
     pub fn allow(self, needed: Scope) -> bool {
-        self.0 & (Scope::Admin.bit() | needed.bit()) != 0
+        self.0 & needed.allowed_by() != 0
     }
 
     /// The scopes, `admin` first.
     pub fn list(self) -> Vec<Scope> {
-        [Scope::Admin, Scope::Backend]
+        [Scope::Admin, Scope::Backend, Scope::Read]
             .into_iter()
             .filter(|s| self.0 & s.bit() != 0)
             .collect()
@@ -104,6 +121,7 @@ impl Scopes {
                 .filter_map(|name| match name {
                     "admin" => Some(Scope::Admin),
                     "backend" => Some(Scope::Backend),
+                    "read" => Some(Scope::Read),
                     _ => None,
                 })
                 .collect::<Vec<_>>(),
@@ -155,11 +173,16 @@ const BACKEND_WRITES: &[(&str, &str)] = &[
         "POST",
         "/v1/projects/{projectId}/matches/{matchId}/assignment",
     ),
-    // Computes a report and changes nothing: a read.
+];
+
+/// Requests sent as `POST` that compute and change nothing: reads, which a
+/// `read` key may send.
+const READ_POSTS: &[(&str, &str)] = &[
+    // Computes a report from arrivals in the body.
     ("POST", "/v1/projects/{projectId}/simulate"),
-    // A read sent as a POST (its body is the config to try).
+    // The body is the config to try on the live pool.
     ("POST", "/v1/projects/{projectId}/game-modes/{name}/preview"),
-    // Replays recorded traffic under two configs, changing nothing: a read.
+    // Replays recorded traffic under two configs.
     ("POST", "/v1/projects/{projectId}/game-modes/{name}/replay"),
 ];
 
@@ -176,19 +199,21 @@ fn listed(list: &[(&str, &str)], method: &Method, template: &str) -> bool {
 }
 
 /// The scope a key needs for `method` on the route `template` (axum's
-/// matched path, e.g. `/v1/projects/{projectId}/tickets`): `backend` for
-/// reads and [`BACKEND_WRITES`], none for [`OPERATOR_ONLY`] routes (their
-/// handler refuses every key), `admin` for everything else (unknown routes
-/// included).
+/// matched path, e.g. `/v1/projects/{projectId}/tickets`): `read` for
+/// reads and [`READ_POSTS`], `backend` for [`BACKEND_WRITES`], none for
+/// [`OPERATOR_ONLY`] routes (their handler refuses every key), `admin` for
+/// everything else (unknown routes included).
 pub fn required_scope(method: &Method, template: Option<&str>) -> Option<Scope> {
     if method == Method::GET || method == Method::HEAD {
-        return Some(Scope::Backend);
+        return Some(Scope::Read);
     }
     let Some(template) = template else {
         return Some(Scope::Admin);
     };
     if listed(OPERATOR_ONLY, method, template) {
         None
+    } else if listed(READ_POSTS, method, template) {
+        Some(Scope::Read)
     } else if listed(BACKEND_WRITES, method, template) {
         Some(Scope::Backend)
     } else {
@@ -197,7 +222,8 @@ pub fn required_scope(method: &Method, template: Option<&str>) -> Option<Scope> 
 }
 
 /// Documents in `openapi` the `403 FORBIDDEN` of every project route a
-/// `backend` key may not call, from the same table the server applies.
+/// `backend` or a `read` key may not call, from the same table the server
+/// applies.
 pub fn document(openapi: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
     for (path, item) in openapi.paths.paths.iter_mut() {
@@ -211,16 +237,20 @@ pub fn document(openapi: &mut utoipa::openapi::OpenApi) {
             (Method::DELETE, item.delete.as_mut()),
         ] {
             let Some(operation) = operation else { continue };
-            if required_scope(&method, Some(path)) != Some(Scope::Admin) {
-                continue;
-            }
+            let description = match required_scope(&method, Some(path)) {
+                Some(Scope::Admin) => "FORBIDDEN: the API key lacks the `admin` scope",
+                Some(Scope::Backend) => {
+                    "FORBIDDEN: the API key lacks the `backend` scope (a `read` key)"
+                }
+                _ => continue,
+            };
             operation
                 .responses
                 .responses
                 .entry("403".to_owned())
                 .or_insert_with(|| {
                     ResponseBuilder::new()
-                        .description("FORBIDDEN: the API key lacks the `admin` scope")
+                        .description(description)
                         .content(
                             crate::problem::PROBLEM_JSON,
                             ContentBuilder::new()
@@ -239,17 +269,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn admin_allows_everything_backend_only_backend() {
+    fn admin_allows_everything_backend_also_reads_read_only_reads() {
         assert!(Scopes::ADMIN.allow(Scope::Backend));
         assert!(Scopes::ADMIN.allow(Scope::Admin));
+        assert!(Scopes::ADMIN.allow(Scope::Read));
         assert!(Scopes::BACKEND.allow(Scope::Backend));
+        assert!(Scopes::BACKEND.allow(Scope::Read));
         assert!(!Scopes::BACKEND.allow(Scope::Admin));
-        assert!(!Scopes::default().allow(Scope::Backend));
+        let read = Scopes::of(&[Scope::Read]);
+        assert!(read.allow(Scope::Read));
+        assert!(!read.allow(Scope::Backend));
+        assert!(!read.allow(Scope::Admin));
+        assert!(!Scopes::default().allow(Scope::Read));
     }
 
     #[test]
     fn stored_round_trips_and_unknown_names_grant_nothing() {
-        for s in [Scopes::ADMIN, Scopes::BACKEND, Scopes::ALL] {
+        for s in [
+            Scopes::ADMIN,
+            Scopes::BACKEND,
+            Scopes::of(&[Scope::Read]),
+            Scopes::ALL,
+        ] {
             assert_eq!(Scopes::parse_stored(&s.stored()), s);
         }
         assert!(Scopes::parse_stored("root superuser").is_empty());
@@ -262,6 +303,6 @@ mod tests {
             Some(Scope::Admin)
         );
         assert_eq!(required_scope(&Method::POST, None), Some(Scope::Admin));
-        assert_eq!(required_scope(&Method::GET, None), Some(Scope::Backend));
+        assert_eq!(required_scope(&Method::GET, None), Some(Scope::Read));
     }
 }

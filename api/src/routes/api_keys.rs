@@ -162,7 +162,7 @@ fn scopes_of(caller: &ProjectCaller, asked: Option<&[Scope]>) -> Result<Scopes, 
         return Err(ApiError::invalid(vec![FieldError::new(
             "scopes",
             Code::ValidationError,
-            "scopes lists at least one of `admin`, `backend`",
+            "scopes lists at least one of `admin`, `backend`, `read`",
         )]));
     }
     for scope in scopes.list() {

@@ -1,8 +1,9 @@
 //! Key scopes: every project route of the OpenAPI document is classified
 //! here (a route missing from the table fails the test, so a new route must
-//! be classified), and an `admin` and a `backend` key are sent to each: a
-//! `backend` key gets `403 FORBIDDEN` naming `admin` outside its scope, an
-//! `admin` key never does; operator-only routes answer both `401`.
+//! be classified), and an `admin`, a `backend` and a `read` key are sent to
+//! each: a key gets `403 FORBIDDEN` naming the scope it lacks outside its
+//! scopes, an `admin` key never does; operator-only routes answer all
+//! `401`.
 
 use crate::common::{mode, Backend, TestApp, OPERATOR};
 use crate::on_both;
@@ -13,7 +14,9 @@ use std::collections::BTreeSet;
 /// Who may call a route.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Needs {
-    /// Any key of the project (`backend` or `admin`).
+    /// Any key of the project (`read`, `backend` or `admin`).
+    Read,
+    /// A `backend` or an `admin` key.
     Backend,
     /// An `admin` key.
     Admin,
@@ -23,12 +26,12 @@ enum Needs {
 
 /// Every project-scoped route and who may call it.
 const TABLE: &[(&str, &str, Needs)] = &[
-    ("GET", "/v1/projects/{projectId}", Needs::Backend),
+    ("GET", "/v1/projects/{projectId}", Needs::Read),
     ("PATCH", "/v1/projects/{projectId}", Needs::Operator),
     ("DELETE", "/v1/projects/{projectId}", Needs::Operator),
-    ("GET", "/v1/projects/{projectId}/settings", Needs::Backend),
+    ("GET", "/v1/projects/{projectId}/settings", Needs::Read),
     ("PATCH", "/v1/projects/{projectId}/settings", Needs::Admin),
-    ("GET", "/v1/projects/{projectId}/webhook", Needs::Backend),
+    ("GET", "/v1/projects/{projectId}/webhook", Needs::Read),
     ("PUT", "/v1/projects/{projectId}/webhook", Needs::Admin),
     ("DELETE", "/v1/projects/{projectId}/webhook", Needs::Admin),
     (
@@ -36,19 +39,19 @@ const TABLE: &[(&str, &str, Needs)] = &[
         "/v1/projects/{projectId}/webhook/rotate-secret",
         Needs::Admin,
     ),
-    ("GET", "/v1/projects/{projectId}/keys", Needs::Backend),
+    ("GET", "/v1/projects/{projectId}/keys", Needs::Read),
     ("POST", "/v1/projects/{projectId}/keys", Needs::Admin),
     (
         "DELETE",
         "/v1/projects/{projectId}/keys/{keyId}",
         Needs::Admin,
     ),
-    ("GET", "/v1/projects/{projectId}/game-modes", Needs::Backend),
+    ("GET", "/v1/projects/{projectId}/game-modes", Needs::Read),
     ("POST", "/v1/projects/{projectId}/game-modes", Needs::Admin),
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "PUT",
@@ -63,42 +66,42 @@ const TABLE: &[(&str, &str, Needs)] = &[
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/versions",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/stats",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "POST",
         "/v1/projects/{projectId}/game-modes/{name}/preview",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "POST",
         "/v1/projects/{projectId}/game-modes/{name}/replay",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/recording",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/deliveries",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/leaderboard",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "PUT",
@@ -130,16 +133,16 @@ const TABLE: &[(&str, &str, Needs)] = &[
         "/v1/projects/{projectId}/game-modes/{name}/webhook/test",
         Needs::Admin,
     ),
-    ("GET", "/v1/projects/{projectId}/matches", Needs::Backend),
+    ("GET", "/v1/projects/{projectId}/matches", Needs::Read),
     (
         "GET",
         "/v1/projects/{projectId}/matches/{matchId}",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/matches/{matchId}/deliveries",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "POST",
@@ -165,14 +168,14 @@ const TABLE: &[(&str, &str, Needs)] = &[
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/pool",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/game-modes/{name}/stats/history",
-        Needs::Backend,
+        Needs::Read,
     ),
-    ("POST", "/v1/projects/{projectId}/simulate", Needs::Backend),
+    ("POST", "/v1/projects/{projectId}/simulate", Needs::Read),
     (
         "POST",
         "/v1/projects/{projectId}/tickets/{ticketId}/accept",
@@ -201,12 +204,12 @@ const TABLE: &[(&str, &str, Needs)] = &[
     (
         "GET",
         "/v1/projects/{projectId}/matches/{matchId}/backfill",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "GET",
         "/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "PUT",
@@ -221,7 +224,7 @@ const TABLE: &[(&str, &str, Needs)] = &[
     (
         "GET",
         "/v1/projects/{projectId}/tickets/{ticketId}",
-        Needs::Backend,
+        Needs::Read,
     ),
     (
         "DELETE",
@@ -280,6 +283,7 @@ async fn every_route_answers_by_scope(backend: Backend) {
     let p = t.project("pro").await;
     let admin = key_with(&t, &p, json!(["admin"])).await;
     let backend_key = key_with(&t, &p, json!(["backend"])).await;
+    let read_key = key_with(&t, &p, json!(["read"])).await;
     let mut duel = mode("duel");
     duel["ratings"] = json!({"enabled": true});
     let created = t
@@ -303,19 +307,26 @@ async fn every_route_answers_by_scope(backend: Backend) {
             .replace("{matchId}", "mat_01J0000000000000000000000");
         let method = Method::from_bytes(method.as_bytes()).unwrap();
         let body = matches!(method, Method::POST | Method::PUT | Method::PATCH).then(|| json!({}));
-        for (who, key) in [("admin", &admin), ("backend", &backend_key)] {
+        for (who, key) in [
+            ("admin", &admin),
+            ("backend", &backend_key),
+            ("read", &read_key),
+        ] {
             let answer = t.call(method.clone(), &path, Some(key), body.clone()).await;
             let refused = match (needs, who) {
-                (Needs::Operator, _) => Some((StatusCode::UNAUTHORIZED, "UNAUTHORIZED")),
-                (Needs::Admin, "backend") => Some((StatusCode::FORBIDDEN, "FORBIDDEN")),
+                (Needs::Operator, _) => Some((StatusCode::UNAUTHORIZED, "UNAUTHORIZED", "")),
+                (Needs::Admin, "backend" | "read") => {
+                    Some((StatusCode::FORBIDDEN, "FORBIDDEN", "`admin`"))
+                }
+                (Needs::Backend, "read") => Some((StatusCode::FORBIDDEN, "FORBIDDEN", "`backend`")),
                 _ => None,
             };
             match refused {
-                Some((status, code)) => {
+                Some((status, code, scope)) => {
                     answer.assert_problem(status, code);
                     if code == "FORBIDDEN" {
                         let detail = answer.body["detail"].as_str().unwrap();
-                        assert!(detail.contains("`admin`"), "{method} {route}: {detail}");
+                        assert!(detail.contains(scope), "{method} {route}: {detail}");
                     }
                 }
                 None => assert!(

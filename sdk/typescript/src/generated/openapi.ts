@@ -4069,7 +4069,7 @@ export interface components {
          * @description One scope of a key.
          * @enum {string}
          */
-        Scope: "admin" | "backend";
+        Scope: "admin" | "backend" | "read";
         /**
          * @description `playerSearchScope`: where a player may hold one live search.
          * @enum {string}
@@ -6203,6 +6203,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
@@ -6272,6 +6281,15 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6703,6 +6721,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project */
             404: {
                 headers: {
@@ -6992,6 +7019,15 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7965,6 +8001,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NOT_FOUND: no such match */
             404: {
                 headers: {
@@ -8148,6 +8193,15 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8345,6 +8399,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8444,6 +8507,15 @@ export interface operations {
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8705,6 +8777,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NOT_FOUND: no such match */
             404: {
                 headers: {
@@ -8957,6 +9038,15 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9408,6 +9498,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description NOT_FOUND, GAME_MODE_NOT_FOUND */
             404: {
                 headers: {
@@ -9588,6 +9687,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9657,6 +9765,15 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9742,6 +9859,15 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the `backend` scope (a `read` key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
