@@ -209,12 +209,8 @@ impl Recorder {
         at: f64,
         declarations: Option<&matchplane_matchmaker::rules::Declarations>,
     ) {
-        self.push(&ticket.project_id, |hash| NewRecording {
-            project_id: ticket.project_id.clone(),
-            game_mode: ticket.game_mode.clone(),
-            at_ms: millis(at),
-            kind: Kind::Start,
-            player_hash: hash(&ticket.player_id),
+        let (project, mode) = (&ticket.project_id, &ticket.game_mode);
+        self.push(project, |hash| NewRecording {
             mmr: ticket.attributes.mmr,
             latencies: ticket.attributes.latencies.as_ref().map(|l| {
                 l.iter()
@@ -230,8 +226,14 @@ impl Recorder {
                     .collect::<Vec<_>>()
                     .join("|")
             }),
-            outcome: None,
             attributes: recorded_attributes(&ticket.attributes.declared, declarations, hash),
+            ..NewRecording::event(
+                project,
+                mode,
+                Kind::Start,
+                hash(&ticket.player_id),
+                millis(at),
+            )
         });
     }
 
@@ -243,18 +245,10 @@ impl Recorder {
             EndOutcome::ExpiredFor { reason } => (Kind::End, Some(format!("expired:{reason}"))),
             EndOutcome::Failed { code, .. } => (Kind::End, Some(format!("failed:{code}"))),
         };
-        self.push(&ticket.project_id, |hash| NewRecording {
-            project_id: ticket.project_id.clone(),
-            game_mode: ticket.game_mode.clone(),
-            at_ms: millis(at),
-            kind,
-            player_hash: hash(&ticket.player_id),
-            mmr: None,
-            latencies: None,
-            party_hash: None,
-            party_members: None,
+        let (project, mode) = (&ticket.project_id, &ticket.game_mode);
+        self.push(project, |hash| NewRecording {
             outcome,
-            attributes: None,
+            ..NewRecording::event(project, mode, kind, hash(&ticket.player_id), millis(at))
         });
     }
 }

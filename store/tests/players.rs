@@ -105,17 +105,8 @@ async fn seed(db: &DatabaseConnection, project: &str, mode_id: &str, hash: &IdHa
     dead_letters::keep(db, vec![letter]).await.unwrap();
     let (ana_hash, bo_hash) = (hash.hash(project, ANA), hash.hash(project, "bo"));
     let recorded = |player_hash: &str, members: Option<String>| NewRecording {
-        project_id: project.to_owned(),
-        game_mode: "duel".to_owned(),
-        at_ms: 1,
-        kind: Kind::Start,
-        player_hash: player_hash.to_owned(),
-        mmr: Some(1500.0),
-        latencies: None,
-        party_hash: None,
         party_members: members,
-        outcome: None,
-        attributes: None,
+        ..NewRecording::event(project, "duel", Kind::Start, player_hash.to_owned(), 1)
     };
     let members = Some(json!([ana_hash, bo_hash]).to_string());
     recordings::insert_batch(

@@ -14,17 +14,8 @@ use serde_json::json;
 /// A start of `player` in `project_id`'s `mode` at `at_ms`.
 fn start(project_id: &str, mode: &str, player: &str, at_ms: i64) -> NewRecording {
     NewRecording {
-        project_id: project_id.to_owned(),
-        game_mode: mode.to_owned(),
-        at_ms,
-        kind: Kind::Start,
-        player_hash: player.to_owned(),
         mmr: Some(1500.0),
-        latencies: None,
-        party_hash: None,
-        party_members: None,
-        outcome: None,
-        attributes: None,
+        ..NewRecording::event(project_id, mode, Kind::Start, player.to_owned(), at_ms)
     }
 }
 

@@ -363,17 +363,14 @@ async fn real_games(t: &TestApp, project: &str, mode: &str, games: usize) {
             Event::Arrival {
                 at, player_id, mmr, ..
             } => NewRecording {
-                project_id: project.to_owned(),
-                game_mode: mode.to_owned(),
-                at_ms: start + (at * 1000.0) as i64,
-                kind: Kind::Start,
-                player_hash: player_id.clone(),
                 mmr: *mmr,
-                latencies: None,
-                party_hash: None,
-                party_members: None,
-                outcome: None,
-                attributes: None,
+                ..NewRecording::event(
+                    project,
+                    mode,
+                    Kind::Start,
+                    player_id.clone(),
+                    start + (at * 1000.0) as i64,
+                )
             },
             other => panic!("{other:?}"),
         })

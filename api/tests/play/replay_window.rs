@@ -32,18 +32,9 @@ async fn a_month_with_a_few_searches_replays_quickly_and_rounded(pools: Pools) {
     let from = (Utc::now() - TimeDelta::days(31)).timestamp() * 1000;
     let to = from + 30 * 86_400_000;
     let rows: Vec<NewRecording> = (0..46)
-        .map(|i: i64| NewRecording {
-            project_id: p.clone(),
-            game_mode: "duel".into(),
-            at_ms: from + (i / 10) * 600_000_003 + (i % 10) * 1_856 + 7,
-            kind: Kind::Start,
-            player_hash: format!("{i:032x}"),
-            mmr: None,
-            latencies: None,
-            party_hash: None,
-            party_members: None,
-            outcome: None,
-            attributes: None,
+        .map(|i: i64| {
+            let at_ms = from + (i / 10) * 600_000_003 + (i % 10) * 1_856 + 7;
+            NewRecording::event(&p, "duel", Kind::Start, format!("{i:032x}"), at_ms)
         })
         .collect();
     recordings::insert_batch(&t.db, &rows).await.unwrap();

@@ -80,6 +80,34 @@ pub struct NewRecording {
     pub attributes: Option<String>,
 }
 
+impl NewRecording {
+    /// An event of `kind` of the player hashed `player_hash` in
+    /// `project_id`'s mode `game_mode` at `at_ms` (Unix milliseconds), with
+    /// nothing else recorded: the base a start or an end fills in
+    /// (`NewRecording { mmr, ..NewRecording::event(…) }`).
+    pub fn event(
+        project_id: &str,
+        game_mode: &str,
+        kind: Kind,
+        player_hash: String,
+        at_ms: i64,
+    ) -> Self {
+        Self {
+            project_id: project_id.to_owned(),
+            game_mode: game_mode.to_owned(),
+            at_ms,
+            kind,
+            player_hash,
+            mmr: None,
+            latencies: None,
+            party_hash: None,
+            party_members: None,
+            outcome: None,
+            attributes: None,
+        }
+    }
+}
+
 /// The keyed hash of the recorded ids: HMAC-SHA-256 under the operator's
 /// recording key of the project id, a NUL byte and the id, truncated to 16
 /// bytes, lower-case hex (32 characters). The project is part of what is
@@ -128,18 +156,10 @@ impl IdHasher {
         outcome: String,
         at_ms: i64,
     ) -> NewRecording {
+        let hash = self.hash(project_id, player_id);
         NewRecording {
-            project_id: project_id.to_owned(),
-            game_mode: game_mode.to_owned(),
-            at_ms,
-            kind: Kind::End,
-            player_hash: self.hash(project_id, player_id),
-            mmr: None,
-            latencies: None,
-            party_hash: None,
-            party_members: None,
             outcome: Some(outcome),
-            attributes: None,
+            ..NewRecording::event(project_id, game_mode, Kind::End, hash, at_ms)
         }
     }
 }

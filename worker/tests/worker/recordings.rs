@@ -14,18 +14,10 @@ use sea_orm::DatabaseConnection;
 use serde_json::json;
 
 fn row(project: &str, mode: &str, days_ago: i64, player: &str) -> NewRecording {
+    let at_ms = (Utc::now() - TimeDelta::days(days_ago)).timestamp_millis();
     NewRecording {
-        project_id: project.to_owned(),
-        game_mode: mode.to_owned(),
-        at_ms: (Utc::now() - TimeDelta::days(days_ago)).timestamp_millis(),
-        kind: Kind::Start,
-        player_hash: player.to_owned(),
         mmr: Some(1500.0),
-        latencies: None,
-        party_hash: None,
-        party_members: None,
-        outcome: None,
-        attributes: None,
+        ..NewRecording::event(project, mode, Kind::Start, player.to_owned(), at_ms)
     }
 }
 

@@ -138,17 +138,14 @@ async fn a_pass_stopped_at_its_budget_is_followed_soon() {
     let old = (Utc::now() - TimeDelta::days(8)).timestamp_millis();
     let rows: Vec<_> = (0..12)
         .map(|i| NewRecording {
-            project_id: env.project_id.clone(),
-            game_mode: "duel".into(),
-            at_ms: old + i,
-            kind: Kind::Start,
-            player_hash: format!("p{i}"),
             mmr: Some(1500.0),
-            latencies: None,
-            party_hash: None,
-            party_members: None,
-            outcome: None,
-            attributes: None,
+            ..NewRecording::event(
+                &env.project_id,
+                "duel",
+                Kind::Start,
+                format!("p{i}"),
+                old + i,
+            )
         })
         .collect();
     recordings::insert_batch(&env.db, &rows).await.unwrap();
