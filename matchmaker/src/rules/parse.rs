@@ -32,25 +32,32 @@ pub fn parse_declared(
     let declarations = declarations.unwrap_or(&empty);
     let mut errors = Vec::new();
     let mut values = DeclaredValues::new();
-    let sent: Vec<String> = extra.keys().cloned().collect();
+    // Listed after the sent values' failures.
+    let missing: Vec<FieldError> = declarations
+        .iter()
+        .filter(|(name, declaration)| !extra.contains_key(*name) && !declaration.has_default())
+        .map(|(name, _)| required(name))
+        .collect();
     for (name, raw) in extra {
-        let field = format!("attributes.{name}");
+        // The field is worded only for a failure (checked again then).
+        let field = || format!("attributes.{name}");
         let Some(declaration) = declarations.get(&name) else {
-            errors.push(unknown(field, declarations));
+            errors.push(unknown(field(), declarations));
             continue;
         };
-        match value_of(declaration, &raw, &field) {
+        match value_of(declaration, &raw, "") {
             Ok(value) => {
                 values.insert(name, value);
             }
-            Err(e) => errors.extend(e),
+            Err(_) => errors.extend(
+                value_of(declaration, &raw, &field())
+                    .err()
+                    .into_iter()
+                    .flatten(),
+            ),
         }
     }
-    for (name, declaration) in declarations {
-        if !sent.contains(name) && !declaration.has_default() {
-            errors.push(required(name));
-        }
-    }
+    errors.extend(missing);
     (values, errors)
 }
 
@@ -298,20 +305,22 @@ fn distinct_entries<'a>(
     let mut seen: Vec<&str> = Vec::new();
     let mut errors = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
-        let at = format!("{field}[{i}]");
+        // The entry's field is worded only for a failure: a ticket's sets
+        // are checked at every generation.
+        let at = || format!("{field}[{i}]");
         let Some(text) = item else {
             errors.push(FieldError::new(
-                at,
+                at(),
                 Code::ValidationError,
                 "must be a string",
             ));
             continue;
         };
-        if let Err(e) = check(text, &at) {
-            errors.push(e);
+        if check(text, "").is_err() {
+            errors.extend(check(text, &at()).err());
         } else if seen.contains(&text) {
             errors.push(FieldError::new(
-                at,
+                at(),
                 Code::ValidationError,
                 format!("{text:?} is listed twice"),
             ));
