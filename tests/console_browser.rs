@@ -570,6 +570,19 @@ async fn the_console_in_a_real_browser() {
         .await;
     c.click("main form button[type=submit]").await;
     c.heading("Edit duel").await;
+    // The new webhook's signing secret, which the API shows this once.
+    let secret = c
+        .until(
+            "the webhook secret shown once",
+            "document.querySelector('.secret-box code.secret') && document.querySelector('.secret-box code.secret').textContent",
+            Duration::from_secs(5),
+        )
+        .await;
+    let secret = secret.as_str().unwrap_or_default();
+    assert!(
+        secret.starts_with("whsec_") && !secret.contains('*'),
+        "{secret}"
+    );
     c.until(
         "the webhook's health on the mode page",
         "document.getElementById('webhook-health') && document.getElementById('webhook-health').dataset.health === 'healthy'",
@@ -605,7 +618,7 @@ async fn the_console_in_a_real_browser() {
     )
     .await;
     let url = format!("{base}/v1/projects/{project}/game-modes/duel");
-    let saved = api(&http, Method::GET, url, &key, None).await;
+    let saved = api(&http, Method::GET, url.clone(), &key, None).await;
     assert_eq!(saved["teamAssignment"], "snake", "{saved}");
     c.click_text("a", "Version history").await;
     c.heading("Version history of duel").await;
@@ -616,6 +629,42 @@ async fn the_console_in_a_real_browser() {
     )
     .await;
     c.check("mode-versions", &[]).await;
+
+    // Someone else saves the mode while its page is open here: this page's
+    // save is refused (it sends the version it opened as If-Match), says
+    // so, and overwrites nothing.
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    c.mode_view("duel", "Edit").await;
+    c.heading("Edit duel").await;
+    let mut theirs = api(&http, Method::GET, url.clone(), &key, None).await;
+    theirs["ticketTtlSeconds"] = json!(901);
+    api(&http, Method::PUT, url.clone(), &key, Some(theirs)).await;
+    c.fill("Cycle duration (seconds)", "2").await;
+    c.click("main form button[type=submit]").await;
+    c.until(
+        "the save refused as stale",
+        "document.querySelector('[role=alert].error') && document.querySelector('[role=alert].error').textContent.includes('someone saved a newer version')",
+        Duration::from_secs(10),
+    )
+    .await;
+    c.check("mode-conflict", &["412 "]).await;
+    let kept = api(&http, Method::GET, url.clone(), &key, None).await;
+    assert_eq!(
+        (
+            kept["ticketTtlSeconds"].clone(),
+            kept["matchmakingCycleDurationSeconds"].clone()
+        ),
+        (json!(901), json!(1.0)),
+        "{kept}"
+    );
+    c.click_text("button", "open the newest version").await;
+    c.until(
+        "the newest version opened",
+        "(() => { const l = Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'Ticket time to live (seconds)'); return l && document.getElementById(l.htmlFor).value === '901'; })()",
+        Duration::from_secs(10),
+    )
+    .await;
 
     // The modes list: its views are links (five, each a real <a>), and the
     // webhook's health is shown.
@@ -736,8 +785,8 @@ async fn the_console_in_a_real_browser() {
     c.fill("Webhook URL", &failing_hook).await;
     c.click("main form button[type=submit]").await;
     c.until(
-        "version 3 saved",
-        "document.getElementById('status').textContent.includes('version 3')",
+        "version 4 saved (the third was saved through the API above)",
+        "document.getElementById('status').textContent.includes('version 4')",
         Duration::from_secs(10),
     )
     .await;

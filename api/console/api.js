@@ -19,9 +19,12 @@ export class Problem extends Error {
 let refused = () => {};
 /** What to do when the stored credential is refused (401): set by the router. */
 export function onRefused(fn) { refused = fn; }
-/** Calls the public API with the signed-in credential (or `credential`); throws Problem on an error answer. */
-export async function api(method, path, body, credential) {
-  const headers = { Authorization: "Bearer " + (credential || store.getItem(KEY) || "") };
+/**
+ * Calls the public API with the signed-in credential (or `credential`), and
+ * `extra` headers (e.g. `If-Match`); throws Problem on an error answer.
+ */
+export async function api(method, path, body, credential, extra) {
+  const headers = Object.assign({ Authorization: "Bearer " + (credential || store.getItem(KEY) || "") }, extra || {});
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
   const text = await response.text();

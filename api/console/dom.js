@@ -101,9 +101,25 @@ export function cards(items) {
 /** Shows a page: its one heading (focused) and its content. */
 export function page(title, ...children) {
   document.title = title + " · matchplane console";
-  fill(main, el("h1", {}, title), children);
-  main.focus();
+  const heading = el("h1", { tabindex: "-1" }, title);
+  fill(main, heading, children);
+  heading.focus();
 }
+/**
+ * A webhook signing secret shown once (docs/webhooks.md): in full, with a
+ * *Copy* button, kept on the page until the page changes, since the API
+ * never shows it again.
+ */
+export function secretBox(what, secret) {
+  const code = el("code", { class: "secret" }, secret);
+  return el("div", { class: "secret-box", role: "status" },
+    el("p", {}, what + " (shown this once: copy it now and keep it where your webhook receiver reads it):"),
+    el("p", {}, code, " ", el("button", { type: "button", class: "secondary", onclick: async () => {
+      try { await navigator.clipboard.writeText(secret); say("Copied."); } catch (_) { say("Select the secret and copy it.", true); }
+    } }, "Copy")));
+}
+/** Whether a webhook secret from an answer is the secret itself, not its masked form. */
+export const unmasked = (secret) => typeof secret === "string" && secret !== "" && !secret.includes("*");
 export function clearErrors(form, summary) {
   summary.replaceChildren();
   for (const c of form.querySelectorAll("[aria-invalid]")) c.removeAttribute("aria-invalid");

@@ -1,9 +1,9 @@
 // Game mode pages: the list, the form (new / edit, with its attributes and
 // rules as fields, the webhook's health and deliveries) and the version
 // history with a line diff.
-import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, showErrors, table, when } from "./dom.js";
+import { clearErrors, el, enc, field, fill, fmt, input, page, say, secretBox, select, showErrors, table, unmasked, when } from "./dom.js";
 import { api, failure, M, P, Problem, project } from "./api.js";
-import { healthCell, healthLine, projectEndpointSection, webhookSection } from "./webhook.js";
+import { healthCell, healthLine, projectEndpointSet, projectEndpointSection, webhookSection } from "./webhook.js";
 import { FieldErrors, rulesEditor } from "./rules.js";
 
 /** The operator has not picked a project yet: says so and returns true. */
@@ -18,11 +18,12 @@ const VIEWS = [["edit", "Edit"], ["live", "Live pool"], ["charts", "Charts"], ["
 export async function modesPage() {
   if (needProject()) return;
   const modes = await api("GET", P("/game-modes"));
+  const endpointSet = await projectEndpointSet(modes);
   page("Game modes",
     el("p", {}, el("a", { href: "#/modes/new" }, "New game mode")),
     table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Held", "Views"], modes.map((m) => [
       m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
-      healthCell(m), m.hold ? "since " + when(m.hold.since) + " by " + m.hold.by : "no",
+      healthCell(m, endpointSet), m.hold ? "since " + when(m.hold.since) + " by " + m.hold.by : "no",
       el("span", { class: "views" }, VIEWS.filter(([, , shows]) => !shows || shows(m)).map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])),
     projectEndpointSection(modes));
 }
@@ -41,10 +42,15 @@ const HOOK_KEYS = ["url", "enabled", "useProjectEndpoint", "secret", "status"];
 const without = (object, keys) => Object.fromEntries(Object.entries(object || {}).filter(([k]) => !keys.includes(k)));
 /** A number field's text: "" when absent. */
 const shown = (v) => (v === undefined || v === null ? "" : v);
+/** A webhook secret the last save answered in full, shown on the page it opens: `{ name, secret }`. */
+let revealed = null;
+
+const num = (control) => (control.value.trim() === "" ? undefined : Number(control.value));
 
 export async function modeFormPage(name) {
   if (needProject()) return;
   const mode = name ? await api("GET", M(name)) : NEW_MODE;
+  const endpointSet = name ? await projectEndpointSet([mode]) : true;
   const algo = mode.algorithm || {};
   const parties = mode.parties || {};
   const hook = mode.webhook || {};
@@ -59,6 +65,7 @@ export async function modeFormPage(name) {
     maxMmr: input({ type: "number", step: "any", value: shown(algo.maxMmr) }),
     baseTolerance: input({ type: "number", step: "any", value: shown(algo.baseTolerance) }),
     expansion: input({ type: "number", step: "any", value: shown(algo.expansionMultiplier) }),
+    maxDelta: input({ type: "number", step: "any", value: shown(algo.maxDelta) }),
     teams: select(["balanced", "snake"], mode.teamAssignment || "balanced"),
     allowParties: el("input", { type: "checkbox", checked: !!parties.allowParties }),
     partyMax: input({ type: "number", value: shown(parties.maxSize) }),
@@ -66,6 +73,28 @@ export async function modeFormPage(name) {
     hookUrl: input({ type: "url", value: hook.url || "", autocomplete: "off" }),
     hookEnabled: el("input", { type: "checkbox", checked: hook.enabled !== false }),
     hookProject: el("input", { type: "checkbox", checked: !!hook.useProjectEndpoint }),
+  };
+  // Each algorithm's own fields, shown for it only.
+  const mmrFields = [
+    field("Minimum MMR", f.minMmr, { name: "algorithm.minMmr" }),
+    field("Maximum MMR", f.maxMmr, { name: "algorithm.maxMmr" }),
+    field("Base tolerance", f.baseTolerance, { name: "algorithm.baseTolerance" }),
+    field("Expansion multiplier", f.expansion, { name: "algorithm.expansionMultiplier" })];
+  const pingFields = [field("Largest ping difference (ms)", f.maxDelta, { name: "algorithm.maxDelta", hint: "Every two players of a match are at most this many milliseconds apart in measured round trip." })];
+  const algoFields = [...mmrFields, ...pingFields];
+  const showAlgo = () => {
+    for (const node of mmrFields) node.hidden = f.algoType.value !== "mmr";
+    for (const node of pingFields) node.hidden = f.algoType.value !== "ping";
+  };
+  f.algoType.addEventListener("change", showAlgo);
+  showAlgo();
+  /** The algorithm block: the mode's own (when the type is unchanged) with the shown type's fields over it. */
+  const algorithm = () => {
+    const type = f.algoType.value;
+    const kept = type === algo.type ? algo : {};
+    if (type === "mmr") return Object.assign({}, kept, { type, minMmr: num(f.minMmr), maxMmr: num(f.maxMmr), baseTolerance: num(f.baseTolerance), expansionMultiplier: num(f.expansion) });
+    if (type === "ping") return Object.assign({}, kept, { type, maxDelta: num(f.maxDelta) });
+    return Object.assign({}, kept, { type });
   };
   const other = {};
   for (const [k, v] of Object.entries(mode)) if (!FORM_KEYS.includes(k) && !SERVER_FIELDS.includes(k)) other[k] = v;
@@ -93,11 +122,8 @@ export async function modeFormPage(name) {
     field("Match shape", f.matchShape, { name: "matchShape", hint: "Players per team as JSON, e.g. [2, 2], or a flexible shape object." }),
     field("Cycle duration (seconds)", f.cycle, { name: "matchmakingCycleDurationSeconds" }),
     field("Ticket time to live (seconds)", f.ttl, { name: "ticketTtlSeconds" }),
-    field("Algorithm", f.algoType, { name: "algorithm.type" }),
-    field("Minimum MMR", f.minMmr, { name: "algorithm.minMmr" }),
-    field("Maximum MMR", f.maxMmr, { name: "algorithm.maxMmr" }),
-    field("Base tolerance", f.baseTolerance, { name: "algorithm.baseTolerance" }),
-    field("Expansion multiplier", f.expansion, { name: "algorithm.expansionMultiplier" }),
+    field("Algorithm", f.algoType, { name: "algorithm.type", hint: "mmr: by rating within a widening tolerance; ping: by measured round trip; fifo: first come, first matched." }),
+    ...algoFields,
     field("Team assignment", f.teams, { name: "teamAssignment" }),
     field("Allow parties", f.allowParties, { name: "parties.allowParties" }),
     field("Largest party", f.partyMax, { name: "parties.maxSize" }),
@@ -109,7 +135,6 @@ export async function modeFormPage(name) {
     field("Other settings (JSON)", f.other, { name: "$other", wide: true, hint: "Every other block of the mode (ratings, relaxations, bots, regions, …) as a JSON object." }),
     el("div", { class: "actions" }, el("button", { type: "submit" }, name ? "Save a new version" : "Create game mode"),
       el("a", { href: "#/modes" }, "Cancel")));
-  const num = (control) => (control.value.trim() === "" ? undefined : Number(control.value));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearErrors(form, summary);
@@ -127,7 +152,7 @@ export async function modeFormPage(name) {
     const body = Object.assign({}, extra, declared, {
       name: f.name.value.trim(), enabled: f.enabled.checked, matchShape: shape,
       matchmakingCycleDurationSeconds: num(f.cycle), ticketTtlSeconds: num(f.ttl),
-      algorithm: Object.assign({}, f.algoType.value === algo.type ? algo : {}, { type: f.algoType.value, minMmr: num(f.minMmr), maxMmr: num(f.maxMmr), baseTolerance: num(f.baseTolerance), expansionMultiplier: num(f.expansion) }),
+      algorithm: algorithm(),
       teamAssignment: f.teams.value,
       parties: Object.assign({}, parties, { allowParties: f.allowParties.checked, maxSize: num(f.partyMax), keepTogether: f.keepTogether.checked }),
     });
@@ -135,19 +160,39 @@ export async function modeFormPage(name) {
     if (f.hookProject.checked) body.webhook = Object.assign(hookKept, { useProjectEndpoint: true, enabled: f.hookEnabled.checked }, f.hookUrl.value.trim() ? { url: f.hookUrl.value.trim() } : {});
     else if (f.hookUrl.value.trim()) body.webhook = Object.assign(hookKept, { url: f.hookUrl.value.trim(), enabled: f.hookEnabled.checked });
     try {
-      const saved = name ? await api("PUT", M(name), body) : await api("POST", P("/game-modes"), body);
+      // The version this page opened: a save made meanwhile (another tab,
+      // another person) is refused rather than silently overwritten.
+      const saved = name ? await api("PUT", M(name), body, undefined, { "If-Match": '"' + mode.version + '"' }) : await api("POST", P("/game-modes"), body);
+      if (saved.webhook && unmasked(saved.webhook.secret)) revealed = { name: saved.name, secret: saved.webhook.secret };
       say((name ? "Saved version " : "Created, version ") + saved.version);
       location.hash = "#/modes/" + enc(saved.name) + "/edit";
       if (name) window.dispatchEvent(new HashChangeEvent("hashchange"));
     } catch (error) {
       if (!(error instanceof Problem)) return failure(error);
+      if (error.status === 412) {
+        fill(summary, el("p", {}, "Not saved: someone saved a newer version of " + name + " since this page opened (it shows version " + mode.version + "). ",
+          el("a", { href: "#/modes/" + enc(name) + "/versions" }, "See what changed"), ", then ",
+          el("button", { type: "button", class: "secondary", onclick: () => window.dispatchEvent(new HashChangeEvent("hashchange")) }, "open the newest version"),
+          " and make your change again."));
+        return summary.querySelector("button").focus();
+      }
       const errors = (error.body.errors && error.body.errors.length) ? error.body.errors : [{ field: "$other", message: error.message }];
       showErrors(form, summary, errors);
     }
   });
-  page(name ? "Edit " + name : "New game mode", name ? healthLine(mode) : null, name ? holdSection(name, mode) : null, summary, form,
+  const secret = el("div", { id: "webhook-secret" });
+  if (revealed && revealed.name === name) fill(secret, secretBox("The webhook's signing secret", revealed.secret));
+  revealed = null;
+  const rotate = name && mode.webhook && mode.webhook.url && !mode.webhook.useProjectEndpoint
+    ? el("button", { type: "button", class: "secondary", id: "mode-webhook-rotate", onclick: async () => {
+      try {
+        const r = await api("POST", M(name, "/webhook/rotate-secret"));
+        fill(secret, secretBox("The new signing secret (the old one signs too for 24 hours)", r.webhook.secret));
+      } catch (e) { failure(e); }
+    } }, "Rotate the webhook secret") : null;
+  page(name ? "Edit " + name : "New game mode", name ? healthLine(mode, endpointSet) : null, secret, name ? holdSection(name, mode) : null, summary, form,
     name ? [
-      el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/versions" }, "Version history"), " · ",
+      el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/versions" }, "Version history"), " · ", rotate, rotate ? " · " : null,
         el("button", { type: "button", class: "secondary", onclick: async () => {
           if (!confirm("Delete " + name + "? Its searches fail.")) return;
           try { await api("DELETE", M(name)); say("Deleted " + name); location.hash = "#/modes"; } catch (e) { failure(e); }
@@ -162,14 +207,19 @@ function holdSection(name, mode) {
   const line = held
     ? ["Matching is held since " + when(held.since) + " by " + held.by + ": cycles form no match; searches wait with MATCHING_HELD. "]
     : ["Matching runs. "];
+  // Only this paragraph is drawn again: the form below keeps unsaved edits.
   const button = el("button", { type: "button", class: "secondary", onclick: async () => {
     try {
+      let hold = null;
       if (held) { await api("DELETE", M(name, "/hold")); say("Released " + name); }
-      else { const h = await api("POST", M(name, "/hold")); say("Held " + name + " since " + when(h.since)); }
-      window.dispatchEvent(new HashChangeEvent("hashchange"));
+      else { hold = await api("POST", M(name, "/hold")); say("Held " + name + " since " + when(hold.since)); }
+      const next = holdSection(name, Object.assign({}, mode, { hold }));
+      paragraph.replaceWith(next);
+      next.querySelector("button").focus();
     } catch (e) { failure(e); }
   } }, held ? "Release the hold" : "Hold matching");
-  return el("p", { class: held ? "hold held" : "hold" }, ...line, button);
+  const paragraph = el("p", { class: held ? "hold held" : "hold" }, ...line, button);
+  return paragraph;
 }
 
 export async function versionsPage(name) {
@@ -187,7 +237,8 @@ export async function versionsPage(name) {
   page("Version history of " + name,
     table(["Version", "Saved"], versions.map((v) => [String(v.version), when(v.createdAt)])),
     el("h2", {}, "Compare two versions"),
-    el("form", { class: "grid" }, field("From version", a), field("To version", b)), out);
+    el("form", { class: "grid" }, field("From version", a), field("To version", b)),
+    el("p", { class: "hint" }, "Lines marked - are only in the From version, lines marked + only in the To version."), out);
   show();
 }
 function pretty(value) { return JSON.stringify(sortKeys(value), null, 2) || ""; }
@@ -206,8 +257,9 @@ function diffLines(left, right) {
   let i = 0, j = 0;
   while (i < n || j < m) {
     if (i < n && j < m && x[i] === y[j]) { out.push(el("span", {}, "  " + x[i] + "\n")); i++; j++; }
-    else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) { out.push(el("span", { class: "add" }, "+ " + y[j] + "\n")); j++; }
-    else { out.push(el("span", { class: "del" }, "- " + x[i] + "\n")); i++; }
+    // A changed line reads old, then new.
+    else if (i < n && (j >= m || lcs[i + 1][j] >= lcs[i][j + 1])) { out.push(el("span", { class: "del" }, "- " + x[i] + "\n")); i++; }
+    else { out.push(el("span", { class: "add" }, "+ " + y[j] + "\n")); j++; }
   }
   return out;
 }

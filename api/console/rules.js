@@ -292,7 +292,7 @@ export function rulesEditor(doc, report) {
   function showJson() {
     const d = fromFields();
     asJson = el("textarea", { rows: 14, spellcheck: "false" }, JSON.stringify(d, null, 2));
-    fill(body, field("Attributes and rules (JSON)", asJson, { name: "attributes rules", wide: true, hint: "An object with attributes and rules, as in the mode's JSON." }));
+    fill(body, field("Attributes and rules (JSON)", asJson, { name: "attributes\nrules", wide: true, hint: "An object with attributes and rules, as in the mode's JSON." }));
     toggle.textContent = "Edit as fields";
     asJson.focus();
   }

@@ -1,27 +1,41 @@
 // A mode's webhook as the console shows it: its health (`webhook.status`
 // of the mode) and deliveries with their last answer.
-import { el, enc, fill, table, when, say } from "./dom.js";
+import { el, enc, fill, table, when, say, secretBox } from "./dom.js";
 import { api, failure, M, P, Problem } from "./api.js";
 
-/** The health of a mode's webhook as a short text: "none", "healthy" or "failing". */
-export function healthWord(mode) {
+/**
+ * Whether the project has a webhook endpoint, asked only when one of
+ * `modes` sends to it (a project without one answers 404).
+ */
+export async function projectEndpointSet(modes) {
+  if (!modes.some((m) => m.webhook && m.webhook.useProjectEndpoint)) return true;
+  return api("GET", P("/webhook")).then(() => true, (e) => !(e instanceof Problem && e.status === 404));
+}
+/**
+ * The health of a mode's webhook as a short text: "none", "healthy",
+ * "failing", "disabled", or "no endpoint" (it sends to the project's
+ * endpoint and the project has none: `endpointSet` false).
+ */
+export function healthWord(mode, endpointSet) {
   const hook = mode.webhook;
   if (!hook || (!hook.url && !hook.useProjectEndpoint)) return "none";
   if (hook.enabled === false) return "disabled";
+  if (hook.useProjectEndpoint && endpointSet === false) return "no endpoint";
   return hook.status && hook.status.failing ? "failing" : "healthy";
 }
 /** A cell of the modes list: the health word, marked when failing. */
-export function healthCell(mode) {
-  const word = healthWord(mode);
+export function healthCell(mode, endpointSet) {
+  const word = healthWord(mode, endpointSet);
   const s = (mode.webhook || {}).status || {};
-  return el("span", { class: word === "failing" ? "badge bad" : "badge" }, word,
+  return el("span", { class: word === "failing" || word === "no endpoint" ? "badge bad" : "badge" }, word,
     word === "failing" && s.lastError ? " (" + s.lastError + ")" : null);
 }
 /** What the mode page says of its webhook's health. */
-function healthText(mode) {
-  const word = healthWord(mode);
+function healthText(mode, endpointSet) {
+  const word = healthWord(mode, endpointSet);
   const s = (mode.webhook || {}).status || {};
   if (word === "none") return "No webhook: matches are not sent anywhere.";
+  if (word === "no endpoint") return "Set to send to the project's endpoint, and the project has none: its matches are not sent until one is set (PUT /v1/projects/{projectId}/webhook, docs/webhooks.md).";
   const where = (mode.webhook || {}).useProjectEndpoint ? " (to the project's endpoint)" : "";
   if (where && word === "healthy") return "Sent to the project's endpoint" + (s.lastSuccessAt ? ": last delivered " + when(s.lastSuccessAt) : ": nothing failed") + ".";
   if (where && word === "failing") return "Failing" + where + " since " + when(s.since) + ": " + (s.consecutiveFailures || 0) + " attempts failed in a row" + (s.lastError ? " (" + s.lastError + ")" : "") + ".";
@@ -54,10 +68,11 @@ export function testButton(name, id) {
   } }, "Send a webhook test to " + name);
 }
 /** The health of mode `mode`'s webhook, for the top of its page (marked when failing). */
-export function healthLine(mode) {
-  const failing = healthWord(mode) === "failing";
-  return el("p", { id: "webhook-health", class: failing ? "alert" : "muted", role: failing ? "alert" : null, "data-health": healthWord(mode) },
-    el("strong", {}, "Webhook: "), healthText(mode), " ", el("a", { href: "#webhook", onclick: (ev) => { ev.preventDefault(); document.getElementById("webhook").focus(); } }, "Deliveries"));
+export function healthLine(mode, endpointSet) {
+  const word = healthWord(mode, endpointSet);
+  const failing = word === "failing" || word === "no endpoint";
+  return el("p", { id: "webhook-health", class: failing ? "alert" : "muted", role: failing ? "alert" : null, "data-health": word },
+    el("strong", {}, "Webhook: "), healthText(mode, endpointSet), " ", el("a", { href: "#webhook", onclick: (ev) => { ev.preventDefault(); document.getElementById("webhook").focus(); } }, "Deliveries"));
 }
 /** The webhook section of mode page `mode`: its newest deliveries and a test button. */
 export function webhookSection(mode) {
@@ -100,7 +115,9 @@ export function projectEndpointSection(modes) {
       el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "project-webhook-rotate", onclick: async () => {
         try {
           const r = await api("POST", P("/webhook/rotate-secret"));
-          say("New secret (shown once; the old one signs for 24 hours): " + r.secret);
+          const shown = box.querySelector(".secret-box");
+          const next = secretBox("The endpoint's new signing secret (the old one signs too for 24 hours)", r.secret);
+          if (shown) shown.replaceWith(next); else box.append(next);
         } catch (e) { failure(e); }
       } }, "Rotate the endpoint's secret")));
   };
