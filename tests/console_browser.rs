@@ -527,6 +527,17 @@ async fn the_console_in_a_real_browser() {
     c.open().await;
     c.heading("Sign in").await;
     c.check("sign-in", &[]).await;
+    // A project the key does not open is marked on the project's field.
+    c.fill("Project id", "prj_01J0000000000000000000000").await;
+    c.fill("API key or operator token", &key).await;
+    c.click("main form button[type=submit]").await;
+    c.until(
+        "the wrong project marked",
+        "(() => { const l = Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'Project id'); const f = document.getElementById(l.htmlFor); return f.getAttribute('aria-invalid') === 'true' && document.getElementById(f.id + '-error').textContent.includes('project id'); })()",
+        Duration::from_secs(10),
+    )
+    .await;
+    c.check("sign-in-wrong-project", &["404 "]).await;
     c.fill("Project id", &project).await;
     c.fill("API key or operator token", &key).await;
     c.click("main form button[type=submit]").await;
@@ -665,10 +676,23 @@ async fn the_console_in_a_real_browser() {
         Duration::from_secs(10),
     )
     .await;
+    // Leaving a form with unsaved edits asks first; staying keeps them.
+    c.fill("Ticket time to live (seconds)", "902").await;
+    c.nav("Matches").await;
+    let asked = c.browser.get_alert_text().await.unwrap();
+    assert!(asked.contains("unsaved"), "{asked}");
+    c.browser.dismiss_alert().await.unwrap();
+    c.heading("Edit duel").await;
+    let kept = c
+        .js("return Array.from(document.querySelectorAll('label')).filter(l => l.textContent === 'Ticket time to live (seconds)').map(l => document.getElementById(l.htmlFor).value);")
+        .await;
+    assert_eq!(kept, json!(["902"]), "the edit is kept");
 
     // The modes list: its views are links (five, each a real <a>), and the
-    // webhook's health is shown.
+    // webhook's health is shown. (Leaving the edit above, with its unsaved
+    // edit, is confirmed.)
     c.nav("Game modes").await;
+    c.browser.accept_alert().await.unwrap();
     c.heading("Game modes").await;
     let row = c
         .js("const row = Array.from(document.querySelectorAll('main tbody tr')).find(r => r.cells[0].textContent === 'duel'); return {links: Array.from(row.querySelectorAll('a')).map(a => a.getAttribute('href')), text: row.textContent};")

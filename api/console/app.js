@@ -1,7 +1,7 @@
 // matchplane console: a small single-page app over the public REST API
 // (api.js), one module per group of pages. No inline script, no other
 // origin (see the page's CSP).
-import { el, field, input, page, say } from "./dom.js";
+import { el, field, guardUnsaved, hasUnsaved, input, page, say } from "./dom.js";
 import { enc } from "./dom.js";
 import { api, isOperator, KEY, OPERATOR, onRefused, project, PROJECT, store } from "./api.js";
 import { forgetAll } from "./charts.js";
@@ -37,8 +37,10 @@ function signInPage() {
     event.preventDefault();
     const credential = secret.value.trim();
     const prj = projectInput.value.trim();
-    secret.setAttribute("aria-invalid", "false");
-    document.getElementById(secret.id + "-error").textContent = "";
+    for (const control of [secret, projectInput]) {
+      control.setAttribute("aria-invalid", "false");
+      document.getElementById(control.id + "-error").textContent = "";
+    }
     // No project: the operator token (it lists projects). A project: a
     // key of it (or the operator token working on it).
     const operator = !prj;
@@ -51,9 +53,12 @@ function signInPage() {
       secret.value = "";
       location.hash = prj ? "#/modes" : "#/operator";
     } catch (error) {
-      secret.setAttribute("aria-invalid", "true");
-      document.getElementById(secret.id + "-error").textContent = error.status === 404 ? "No such project for this key." : error.message;
-      secret.focus();
+      // A 404: the project is not one this credential opens; else the
+      // credential itself was refused.
+      const wrong = error.status === 404 ? projectInput : secret;
+      wrong.setAttribute("aria-invalid", "true");
+      document.getElementById(wrong.id + "-error").textContent = error.status === 404 ? "No such project for this key: check the project id." : error.message;
+      wrong.focus();
     }
   });
   page("Sign in", el("p", {}, "Sign in with an API key of your project, or with the operator token to manage projects, keys and tiers."), form);
@@ -65,8 +70,17 @@ function showWho() {
   for (const li of document.querySelectorAll(".operator-only")) li.hidden = !isOperator();
   document.getElementById("who").textContent = signedIn ? (isOperator() ? "Operator" : "API key") + (project() ? " · project " + project() : "") : "";
 }
+/** The hash of the page shown, to go back to when leaving it is called off. */
+let shown = location.hash;
 /** Shows the page of the location's hash (again, when it is the same). */
 async function route() {
+  if (location.hash !== shown && hasUnsaved() && !confirm("Leave this page? Its unsaved changes are lost.")) {
+    // Back to the page, without drawing it again (its edits stay).
+    history.replaceState(null, "", shown || "#/");
+    return;
+  }
+  shown = location.hash;
+  guardUnsaved(null);
   for (const stop of cleanups) stop();
   cleanups = [];
   forgetAll();
@@ -107,4 +121,8 @@ document.addEventListener("click", (event) => {
   if (link && link.getAttribute("href") === location.hash) route();
 });
 window.addEventListener("hashchange", route);
+// A reload or a closed tab asks too, while a page holds unsaved edits.
+window.addEventListener("beforeunload", (event) => {
+  if (hasUnsaved()) { event.preventDefault(); event.returnValue = ""; }
+});
 route();

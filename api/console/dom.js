@@ -118,6 +118,14 @@ export function secretBox(what, secret) {
       try { await navigator.clipboard.writeText(secret); say("Copied."); } catch (_) { say("Select the secret and copy it.", true); }
     } }, "Copy")));
 }
+let unsaved = null;
+/**
+ * Sets what tells whether the page shown holds unsaved edits (`null`: it
+ * holds none); leaving such a page asks first (the router and reloads).
+ */
+export function guardUnsaved(fn) { unsaved = fn; }
+/** Whether the page shown holds unsaved edits. */
+export const hasUnsaved = () => !!(unsaved && unsaved());
 /** Whether a webhook secret from an answer is the secret itself, not its masked form. */
 export const unmasked = (secret) => typeof secret === "string" && secret !== "" && !secret.includes("*");
 export function clearErrors(form, summary) {

@@ -1,7 +1,7 @@
 // Game mode pages: the list, the form (new / edit, with its attributes and
 // rules as fields, the webhook's health and deliveries) and the version
 // history with a line diff.
-import { clearErrors, el, enc, field, fill, fmt, input, page, say, secretBox, select, showErrors, table, unmasked, when } from "./dom.js";
+import { clearErrors, el, enc, field, fill, fmt, guardUnsaved, input, page, say, secretBox, select, showErrors, table, unmasked, when } from "./dom.js";
 import { api, failure, M, P, Problem, project } from "./api.js";
 import { healthCell, healthLine, projectEndpointSet, projectEndpointSection, webhookSection } from "./webhook.js";
 import { FieldErrors, rulesEditor } from "./rules.js";
@@ -135,6 +135,10 @@ export async function modeFormPage(name) {
     field("Other settings (JSON)", f.other, { name: "$other", wide: true, hint: "Every other block of the mode (ratings, relaxations, bots, regions, …) as a JSON object." }),
     el("div", { class: "actions" }, el("button", { type: "submit" }, name ? "Save a new version" : "Create game mode"),
       el("a", { href: "#/modes" }, "Cancel")));
+  // Edits not saved yet: leaving the page asks first.
+  let dirty = false;
+  form.addEventListener("input", () => { dirty = true; });
+  form.addEventListener("change", () => { dirty = true; });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearErrors(form, summary);
@@ -164,6 +168,7 @@ export async function modeFormPage(name) {
       // another person) is refused rather than silently overwritten.
       const saved = name ? await api("PUT", M(name), body, undefined, { "If-Match": '"' + mode.version + '"' }) : await api("POST", P("/game-modes"), body);
       if (saved.webhook && unmasked(saved.webhook.secret)) revealed = { name: saved.name, secret: saved.webhook.secret };
+      dirty = false;
       say((name ? "Saved version " : "Created, version ") + saved.version);
       location.hash = "#/modes/" + enc(saved.name) + "/edit";
       if (name) window.dispatchEvent(new HashChangeEvent("hashchange"));
@@ -172,7 +177,7 @@ export async function modeFormPage(name) {
       if (error.status === 412) {
         fill(summary, el("p", {}, "Not saved: someone saved a newer version of " + name + " since this page opened (it shows version " + mode.version + "). ",
           el("a", { href: "#/modes/" + enc(name) + "/versions" }, "See what changed"), ", then ",
-          el("button", { type: "button", class: "secondary", onclick: () => window.dispatchEvent(new HashChangeEvent("hashchange")) }, "open the newest version"),
+          el("button", { type: "button", class: "secondary", onclick: () => { dirty = false; window.dispatchEvent(new HashChangeEvent("hashchange")); } }, "open the newest version"),
           " and make your change again."));
         return summary.querySelector("button").focus();
       }
@@ -180,6 +185,7 @@ export async function modeFormPage(name) {
       showErrors(form, summary, errors);
     }
   });
+  guardUnsaved(() => dirty);
   const secret = el("div", { id: "webhook-secret" });
   if (revealed && revealed.name === name) fill(secret, secretBox("The webhook's signing secret", revealed.secret));
   revealed = null;

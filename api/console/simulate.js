@@ -64,10 +64,11 @@ const FIGURES = [
   ["mmrSpreadP50", "MMR spread p50"], ["mmrSpreadP90", "MMR spread p90"], ["teamImbalanceP50", "Team imbalance p50"], ["teamImbalanceP90", "Team imbalance p90"],
   ["relaxedMatches", "Relaxed matches"], ["botMatches", "Bot matches"], ["ended", "Ended (failed or expired)"],
 ];
-/** b's change relative to a, as the CLI's table says it: "+25%", "=" when both are 0, "–" without both. */
+/** b's change relative to a, as the CLI's table says it: "+25%", "=" when both are equal, "–" without both or from 0. */
 function change(a, b) {
   if (typeof a !== "number" || typeof b !== "number") return "–";
-  if (a === 0) return b === 0 ? "=" : "–";
+  if (a === b) return "=";
+  if (a === 0) return "–";
   const pct = Math.round(((b - a) / Math.abs(a)) * 100);
   return (pct >= 0 ? "+" : "") + pct + "%";
 }
