@@ -1372,6 +1372,52 @@ async fn the_console_in_a_real_browser() {
         assert!(hint.as_str().unwrap().contains(column), "{column}: {hint}");
     }
 
+    // A role-queue mode's live view: its Roles table counts the searches
+    // waiting now by the roles they listed (three tanks, no damage: no
+    // match can seat a damage player).
+    let roles = json!({"name": "roles", "matchShape": [2, 2], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 100, "expansionMultiplier": 2},
+        "attributes": {"roles": {"type": "stringSet", "values": ["tank", "damage"]}},
+        "composition": {"attribute": "roles", "perTeam": {"tank": 1, "damage": 1}}});
+    let modes_url = format!("{base}/v1/projects/{project}/game-modes");
+    api(&http, Method::POST, modes_url, &key, Some(roles)).await;
+    let mut tanks = Vec::new();
+    for i in 0..3 {
+        let attributes = json!({"mmr": 1500, "roles": ["tank"]});
+        tanks.push(
+            search_with(
+                &http,
+                &base,
+                &project,
+                &key,
+                "roles",
+                &format!("tank-{i}"),
+                attributes,
+            )
+            .await,
+        );
+    }
+    c.nav("Game modes").await;
+    c.heading("Game modes").await;
+    c.mode_view("roles", "Live pool").await;
+    c.heading("Live pool of roles").await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        poll_all(&http, &base, &tanks).await;
+        let row = c
+            .js("const s = document.querySelector('section.roles'); if (!s) return null; const r = Array.from(s.querySelectorAll('tbody tr')).find(r => r.cells[0].textContent === 'tank'); return r ? r.cells[1].textContent : null;")
+            .await;
+        if row == json!("3") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the Roles table never counted three tanks: {row}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    c.check("live-roles", &[]).await;
+
     // The operator's page.
     c.click("#sign-out").await;
     c.heading("Sign in").await;

@@ -23,8 +23,10 @@ export async function livePage(name, every) {
     // its last cycle, and the last minutes of the history (half an hour
     // of them for a mode with rules, for what each rule turned away).
     const since = new Date(Date.now() - (rules.length ? RULE_MINUTES * 60e3 : 120e3)).toISOString();
-    const [pool, history] = await Promise.all([api("GET", M(name, "/pool")),
-      api("GET", M(name, "/stats/history?bucketSeconds=60&from=" + enc(since)))]);
+    // A mode with role queues also reads its stats, for their `roles`.
+    const [pool, history, stats] = await Promise.all([api("GET", M(name, "/pool")),
+      api("GET", M(name, "/stats/history?bucketSeconds=60&from=" + enc(since))),
+      mode.composition ? api("GET", M(name, "/stats")) : null]);
     // The latest minute with figures, if within the last two.
     const recent = history.buckets.filter((x) => new Date(x.start).getTime() >= Date.now() - 120e3);
     const minute = recent[recent.length - 1] || {};
@@ -40,7 +42,8 @@ export async function livePage(name, every) {
           "Searches waiting by reason: " + reasons.map(([c, n]) => c + " " + n).join(", "), true) : el("p", { class: "muted" }, "Nobody is waiting.")),
         figure("MMR of the pool", binsChart(pool.mmr, "MMR", "Histogram of the pool's MMR")),
         figure("Latency of the pool (ms)", binsChart(pool.latencyMs, "latency", "Histogram of the pool's latency"))),
-      rules.length ? rulesSection(rules, pool, history, since) : null);
+      rules.length ? rulesSection(rules, pool, history, since) : null,
+      mode.composition ? rolesSection((stats && stats.roles) || {}, pool.waitingByRole || {}) : null);
     live.dataset.searching = String(pool.searching);
   };
   await refresh();
@@ -80,13 +83,22 @@ function rulesSection(rules, pool, history, since) {
 /**
  * A role-queue mode's figures per role seat over the last hour (the
  * stats' `roles`, docs/rules.md, "Role waits"): players matched in the
- * role and their waits' p50 and p90.
+ * role and their waits' p50 and p90; with `waiting` (the pool's
+ * `waitingByRole`, on the live view), the searches waiting now that
+ * listed each role.
  */
-function rolesSection(roles) {
-  const rows = Object.entries(roles).map(([role, r]) => [role, fmt(r.matched), fmt(r.waitSeconds && r.waitSeconds.p50), fmt(r.waitSeconds && r.waitSeconds.p90)]);
+function rolesSection(roles, waiting) {
+  const names = Object.keys(roles);
+  for (const role of Object.keys(waiting || {})) if (!names.includes(role)) names.push(role);
+  const rows = names.map((role) => {
+    const r = roles[role] || {};
+    const w = r.waitSeconds || {};
+    return (waiting ? [role, fmt(waiting[role] || 0)] : [role]).concat([fmt(r.matched || 0), w.p50 === undefined ? "–" : fmt(w.p50), w.p90 === undefined ? "–" : fmt(w.p90)]);
+  });
+  const head = (waiting ? ["Role", "Waiting now (listed it)"] : ["Role"]).concat(["Matched, last hour", "Wait p50 (s)", "Wait p90 (s)"]);
   return el("section", { class: "roles", "aria-labelledby": "roles-heading" },
-    el("h2", { id: "roles-heading" }, "Roles, last hour"),
-    table(["Role", "Matched", "Wait p50 (s)", "Wait p90 (s)"], rows));
+    el("h2", { id: "roles-heading" }, waiting ? "Roles" : "Roles, last hour"),
+    names.length ? table(head, rows) : el("p", { class: "muted" }, "Nobody waiting and no match in the last hour."));
 }
 
 /** The ranges of the charts: id, button text, length (s), bucket (s). */
