@@ -129,6 +129,9 @@ export async function chartsPage(name, rangeName) {
   const slots = slotsOf(from, to, range[3]);
   const byStart = new Map(buckets.map((x) => [new Date(x.start).getTime(), x]));
   const perMinute = range[3] / 60;
+  // The minutes a bucket covers so far: the current one is not over yet,
+  // and a rate over its whole length would read low.
+  const minutesOf = (x) => Math.max(1, Math.min(perMinute, (to.getTime() - new Date(x.start).getTime()) / 60e3));
   // A slot without a bucket is a gap (null), never a zero joined by a ramp.
   const pick = (f) => slots.map((t) => { const x = byStart.get(t); const v = x ? f(x) : null; return typeof v === "number" ? v : null; });
   const anyProposals = buckets.some((x) => x.proposals || x.declines);
@@ -144,11 +147,11 @@ export async function chartsPage(name, rangeName) {
     buckets.length ? null : el("p", { class: "muted" }, "No searches or matches in this range."),
     el("div", { class: "charts" },
       figure("Wait time (seconds)", chart([pick((x) => x.waitSeconds && x.waitSeconds.p50), pick((x) => x.waitSeconds && x.waitSeconds.p90), pick((x) => x.waitSeconds && x.waitSeconds.p99)], "Wait time percentiles over time"), ["p50", "p90", "p99"]),
-      figure("Matches per minute", chart([pick((x) => x.matches / perMinute)], "Matches per minute over time", perMinute === 1)),
+      figure("Matches per minute", chart([pick((x) => x.matches / minutesOf(x))], "Matches per minute over time", perMinute === 1)),
       figure("MMR spread of matches", chart([pick((x) => x.mmrSpread && x.mmrSpread.p50), pick((x) => x.mmrSpread && x.mmrSpread.p90)], "MMR spread percentiles over time"), ["p50", "p90"]),
       figure("Searching (mean per cycle)", chart([pick((x) => x.searching)], "Pool size over time", true)),
       anyProposals ? figure("Proposals and declines", chart([pick((x) => x.proposals), pick((x) => x.declines)], "Proposals and declines over time", true), ["proposals", "declines"]) : null,
-      ruleNames.length ? figure("Turned away by rule, per minute", chart(ruleNames.map((n) => pick((x) => ((x.ruleTurnedAway || {})[n] || 0) / perMinute)), "Candidates each rule turned away per minute over time: " + ruleNames.map((n) => n + " " + ruleTotals[n]).join(", "), perMinute === 1), ruleNames) : null),
+      ruleNames.length ? figure("Turned away by rule, per minute", chart(ruleNames.map((n) => pick((x) => ((x.ruleTurnedAway || {})[n] || 0) / minutesOf(x))), "Candidates each rule turned away per minute over time: " + ruleNames.map((n) => n + " " + ruleTotals[n]).join(", "), perMinute === 1), ruleNames) : null),
     stats.roles ? rolesSection(stats.roles) : null,
     el("p", { class: "muted" }, "A gap in a line is a " + (perMinute === 1 ? "minute" : "period") + " with nothing to show: no searches and no matches, or (for waits and MMR spread) no match."));
 }
