@@ -117,7 +117,7 @@ export async function modeFormPage(name) {
   };
   f.other.addEventListener("change", () => { try { moveRules(JSON.parse(f.other.value)); } catch (_) { /* said at saving */ } });
   const form = el("form", { class: "grid", novalidate: true },
-    field("Name", f.name, { name: "name", hint: name ? "A mode's name cannot change." : "Letters, digits, - and _." }),
+    field("Name", f.name, { name: "name", hint: name ? "A mode's name cannot change." : "1 to 63 lower-case letters, digits, - and _, starting with a letter or digit." }),
     field("Enabled", f.enabled, { name: "enabled" }),
     field("Match shape", f.matchShape, { name: "matchShape", hint: "Players per team as JSON, e.g. [2, 2], or a flexible shape object." }),
     field("Cycle duration (seconds)", f.cycle, { name: "matchmakingCycleDurationSeconds" }),

@@ -94,7 +94,7 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
         push(
             "name",
             Code::ValidationError,
-            "name must match ^[a-z0-9][a-z0-9_-]{0,62}$".into(),
+            "name is 1 to 63 lower-case letters, digits, - and _, starting with a letter or digit (^[a-z0-9][a-z0-9_-]{0,62}$)".into(),
         );
     }
 

@@ -72,7 +72,7 @@ pub fn check_rules(config: &GameModeConfig, push: &mut impl FnMut(&str, Code, St
             push(
                 &format!("{field}.name"),
                 Code::ValidationError,
-                "name must match ^[a-z0-9][a-z0-9_-]{0,31}$".into(),
+                "name is 1 to 32 lower-case letters, digits, - and _, starting with a letter or digit (^[a-z0-9][a-z0-9_-]{0,31}$)".into(),
             );
         } else if config.rules[..i].iter().any(|r| r.name() == rule.name()) {
             push(
