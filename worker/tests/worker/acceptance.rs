@@ -207,7 +207,6 @@ async fn turning_acceptance_off_lets_open_proposals_finish_by_their_rules() {
 /// is touched). The cycle is long, so only the proposal sweep can end it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_workers_proposal_is_ended_by_the_next_one() {
-    use matchplane_worker::run_worker;
     use tokio_util::sync::CancellationToken;
     let receiver = Receiver::start(vec![], Reply::status(204)).await;
     let env = Env::new(Some(&receiver.url()), 30.0).await;
@@ -221,13 +220,7 @@ async fn a_killed_workers_proposal_is_ended_by_the_next_one() {
     let spawn = |name: &str| {
         let config = env.worker_config(name);
         let stop = CancellationToken::new();
-        let task = tokio::spawn(run_worker(
-            config,
-            env.pool.clone(),
-            env.tickets.clone(),
-            env.db.clone(),
-            stop.clone(),
-        ));
+        let task = env.spawn_worker(config, &stop);
         (task, stop)
     };
     let (one, _one_stop) = spawn("one");

@@ -7,7 +7,6 @@ use chrono::Utc;
 use futures::StreamExt;
 use matchplane_store::pool::{Ended, SearchState};
 use matchplane_store::repos::game_modes;
-use matchplane_worker::run_worker;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -63,13 +62,7 @@ async fn a_running_worker_applies_a_change_within_one_cycle_plus_one_second() {
     let cycle = 2.0;
     let env = Env::new(None, cycle).await;
     let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker(
-        env.worker_config("w1"),
-        env.pool.clone(),
-        env.tickets.clone(),
-        env.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = env.spawn_worker(env.worker_config("w1"), &shutdown);
     // Two searches that wait; the mode is deleted mid-wait.
     let a = env.add("a", 100.0).await;
     env.add("b", 2900.0).await;

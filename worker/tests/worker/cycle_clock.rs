@@ -6,7 +6,6 @@
 //! pause of 140 ms.
 
 use crate::env::Env;
-use matchplane_worker::run_worker;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -26,13 +25,7 @@ async fn the_next_cycle_starts_a_full_pause_after_the_last_one_ended() {
         }
     }));
     let stop = CancellationToken::new();
-    let task = tokio::spawn(run_worker(
-        config,
-        env.pool.clone(),
-        env.tickets.clone(),
-        env.db.clone(),
-        stop.clone(),
-    ));
+    let task = env.spawn_worker(config, &stop);
     env.add("solo", 1500.0).await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     stop.cancel();

@@ -263,6 +263,22 @@ impl Env {
             ..WorkerConfig::default()
         }
     }
+
+    /// Runs a worker loop with `config` over this environment's pool,
+    /// tickets and database until `shutdown` is cancelled; the loop's task.
+    pub fn spawn_worker(
+        &self,
+        config: WorkerConfig,
+        shutdown: &tokio_util::sync::CancellationToken,
+    ) -> tokio::task::JoinHandle<Result<(), matchplane_worker::WorkerError>> {
+        tokio::spawn(matchplane_worker::run_worker(
+            config,
+            self.pool.clone(),
+            self.tickets.clone(),
+            self.db.clone(),
+            shutdown.clone(),
+        ))
+    }
 }
 
 impl Drop for Env {

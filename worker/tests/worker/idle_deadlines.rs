@@ -11,7 +11,6 @@
 use crate::env::{mode_config, Env};
 use chrono::Utc;
 use matchplane_store::repos::{game_modes, match_status, matches};
-use matchplane_worker::run_worker;
 use serde_json::json;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -25,13 +24,7 @@ async fn an_unassigned_match_is_released_in_an_idle_mode(env: Env) {
         .await
         .unwrap();
     let stop = CancellationToken::new();
-    let worker = tokio::spawn(run_worker(
-        env.worker_config("w1"),
-        env.pool.clone(),
-        env.tickets.clone(),
-        env.db.clone(),
-        stop.clone(),
-    ));
+    let worker = env.spawn_worker(env.worker_config("w1"), &stop);
     env.add("a", 1500.0).await;
     env.add("b", 1500.0).await;
     let mut status = None;

@@ -11,7 +11,6 @@ use matchplane_store::entities::{match_, webhook_delivery};
 use matchplane_store::repos::recordings::{self, Kind, NewRecording};
 use matchplane_store::repos::{deliveries, job_leases, matches};
 use matchplane_worker::retention::{Pruner, RetentionConfig, JOB};
-use matchplane_worker::run_worker;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -98,13 +97,7 @@ async fn a_running_worker_prunes_past_the_tiers_retention() {
     let mut config = env.worker_config("w1");
     config.retention.interval = Duration::from_millis(100);
     let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker(
-        config,
-        env.pool.clone(),
-        env.tickets.clone(),
-        env.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = env.spawn_worker(config, &shutdown);
     let deadline = Instant::now() + Duration::from_secs(20);
     while matches::get(&env.db, &env.project_id, &old).await.is_ok() {
         assert!(Instant::now() < deadline, "the old match was not pruned");
@@ -155,13 +148,7 @@ async fn a_pass_stopped_at_its_budget_is_followed_soon() {
     config.retention.recording_rows = 4;
     config.retention.backlog_pause = Duration::from_millis(50);
     let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker(
-        config,
-        env.pool.clone(),
-        env.tickets.clone(),
-        env.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = env.spawn_worker(config, &shutdown);
     let deadline = Instant::now() + Duration::from_secs(20);
     let window = (0, i64::MAX);
     while !recordings::window(&env.db, &env.project_id, "duel", window, None, 100)

@@ -10,7 +10,7 @@ use matchplane_matchmaker::Search;
 use matchplane_store::pool::{Ended, ModeKey, SearchState, StatusStream};
 use matchplane_store::repos::{game_modes, projects};
 use matchplane_worker::sweep::{SweepReport, Sweeper};
-use matchplane_worker::{run_worker, WorkerError};
+use matchplane_worker::WorkerError;
 use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -56,13 +56,7 @@ async fn ended_within(env: &Env, mode: &ModeKey, ticket: &str, bound: Duration) 
 /// A whole worker over `env`, as `matchplane worker` runs it.
 fn start_worker(env: &Env) -> (CancellationToken, JoinHandle<Result<(), WorkerError>>) {
     let shutdown = CancellationToken::new();
-    let worker = tokio::spawn(run_worker(
-        env.worker_config("w1"),
-        env.pool.clone(),
-        env.tickets.clone(),
-        env.db.clone(),
-        shutdown.clone(),
-    ));
+    let worker = env.spawn_worker(env.worker_config("w1"), &shutdown);
     (shutdown, worker)
 }
 

@@ -6,7 +6,6 @@
 use crate::env::Env;
 use matchplane_store::repos::matches;
 use matchplane_worker::config::CycleHook;
-use matchplane_worker::run_worker;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -33,13 +32,7 @@ async fn two_workers_never_cycle_at_once_nor_match_twice() {
         config.lease_ttl = LEASE;
         config.on_cycle = Some(hook(name, &log));
         let shutdown = CancellationToken::new();
-        let task = tokio::spawn(run_worker(
-            config,
-            env.pool.clone(),
-            env.tickets.clone(),
-            env.db.clone(),
-            shutdown.clone(),
-        ));
+        let task = env.spawn_worker(config, &shutdown);
         (task, shutdown)
     };
     let (one, _one_stop) = spawn("one");
