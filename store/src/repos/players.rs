@@ -9,8 +9,8 @@ use crate::entities::{
 use crate::repos::StoreError;
 use sea_orm::sea_query::{Alias, Expr, LikeExpr, SimpleExpr};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, IntoActiveModel,
-    QueryFilter, Set, TransactionTrait,
+    ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait,
+    IntoActiveModel, QueryFilter, Select, Set, TransactionTrait,
 };
 use serde::Serialize;
 
@@ -84,10 +84,8 @@ pub async fn erase<C: TransactionTrait>(
         .filter(any_mentions(
             [M::Teams, M::Answers, M::Assignment, M::Attributes],
             &quoted,
-        ))
-        .all(&txn)
-        .await?;
-    for row in matches {
+        ));
+    erased.matches_redacted = redact_rows(&txn, matches, |row| {
         let stand_in = stand_in();
         let (teams, answers) = (
             redact_value(&row.teams, p, &stand_in),
@@ -98,91 +96,83 @@ pub async fn erase<C: TransactionTrait>(
             redact_opt(row.attributes.as_ref(), p, &stand_in),
         );
         if teams.is_none() && answers.is_none() && assignment.is_none() && attributes.is_none() {
-            continue;
+            return None;
         }
         let mut model = row.into_active_model();
         if let Some(v) = teams {
             model.teams = Set(v);
         }
-        if let Some(v) = answers {
-            model.answers = Set(Some(v));
-        }
-        if let Some(v) = assignment {
-            model.assignment = Set(Some(v));
-        }
-        if let Some(v) = attributes {
-            model.attributes = Set(Some(v));
-        }
-        model.update(&txn).await?;
-        erased.matches_redacted += 1;
-    }
+        model.answers = answers.map_or(model.answers, |v| Set(Some(v)));
+        model.assignment = assignment.map_or(model.assignment, |v| Set(Some(v)));
+        model.attributes = attributes.map_or(model.attributes, |v| Set(Some(v)));
+        Some(model)
+    })
+    .await?
+    .len() as u64;
 
     let backfills = backfill::Entity::find()
         .filter(backfill::Column::ProjectId.eq(project_id))
-        .filter(mentions(backfill::Column::Roster, &quoted))
-        .all(&txn)
-        .await?;
-    for row in backfills {
-        if let Some(roster) = redact_value(&row.roster, p, &stand_in()) {
-            let mut model = row.into_active_model();
-            model.roster = Set(roster);
-            model.update(&txn).await?;
-            erased.backfills_redacted += 1;
-        }
-    }
+        .filter(mentions(backfill::Column::Roster, &quoted));
     let fills = backfill_fill::Entity::find()
         .filter(backfill_fill::Column::ProjectId.eq(project_id))
-        .filter(mentions(backfill_fill::Column::Teams, &quoted))
-        .all(&txn)
-        .await?;
-    for row in fills {
-        if let Some(teams) = redact_value(&row.teams, p, &stand_in()) {
+        .filter(mentions(backfill_fill::Column::Teams, &quoted));
+    erased.backfills_redacted = redact_rows(&txn, backfills, |row| {
+        let roster = redact_value(&row.roster, p, &stand_in())?;
+        let mut model = row.into_active_model();
+        model.roster = Set(roster);
+        Some(model)
+    })
+    .await?
+    .len() as u64
+        + redact_rows(&txn, fills, |row| {
+            let teams = redact_value(&row.teams, p, &stand_in())?;
             let mut model = row.into_active_model();
             model.teams = Set(teams);
-            model.update(&txn).await?;
-            erased.backfills_redacted += 1;
-        }
-    }
+            Some(model)
+        })
+        .await?
+        .len() as u64;
 
     let deliveries = webhook_delivery::Entity::find()
         .filter(webhook_delivery::Column::ProjectId.eq(project_id))
-        .filter(mentions(webhook_delivery::Column::Payload, &quoted))
-        .all(&txn)
-        .await?;
-    let bare = like_pattern(player_id);
-    for row in deliveries {
-        let Some(payload) = redact(&row.payload, p, &stand_in()) else {
-            continue;
-        };
+        .filter(mentions(webhook_delivery::Column::Payload, &quoted));
+    let redacted = redact_rows(&txn, deliveries, |row| {
+        let payload = redact(&row.payload, p, &stand_in())?;
+        let mut model = row.into_active_model();
+        model.payload = Set(payload);
+        Some(model)
+    })
+    .await?;
+    erased.deliveries_redacted = redacted.len() as u64;
+    if !redacted.is_empty() {
         webhook_attempt::Entity::update_many()
             .col_expr(
                 webhook_attempt::Column::ResponseBody,
                 Expr::value(Option::<String>::None),
             )
             .filter(webhook_attempt::Column::ProjectId.eq(project_id))
-            .filter(webhook_attempt::Column::DeliveryId.eq(row.id.as_str()))
-            .filter(mentions(webhook_attempt::Column::ResponseBody, &bare))
+            .filter(
+                webhook_attempt::Column::DeliveryId.is_in(redacted.iter().map(|d| d.id.as_str())),
+            )
+            .filter(mentions(
+                webhook_attempt::Column::ResponseBody,
+                &like_pattern(player_id),
+            ))
             .exec(&txn)
             .await?;
-        let mut model = row.into_active_model();
-        model.payload = Set(payload);
-        model.update(&txn).await?;
-        erased.deliveries_redacted += 1;
     }
 
     let letters = outbox_dead_letter::Entity::find()
         .filter(outbox_dead_letter::Column::ProjectId.eq(project_id))
-        .filter(mentions(outbox_dead_letter::Column::Record, &quoted))
-        .all(&txn)
-        .await?;
-    for row in letters {
-        if let Some(record) = redact(&row.record, p, &stand_in()) {
-            let mut model = row.into_active_model();
-            model.record = Set(record);
-            model.update(&txn).await?;
-            erased.dead_letters_redacted += 1;
-        }
-    }
+        .filter(mentions(outbox_dead_letter::Column::Record, &quoted));
+    erased.dead_letters_redacted = redact_rows(&txn, letters, |row| {
+        let record = redact(&row.record, p, &stand_in())?;
+        let mut model = row.into_active_model();
+        model.record = Set(record);
+        Some(model)
+    })
+    .await?
+    .len() as u64;
 
     if let Some(hash) = recorded_hash {
         erased.recorded_events_deleted = erase_recorded(&txn, project_id, hash).await?;
@@ -223,6 +213,29 @@ async fn erase_recorded<C: ConnectionTrait>(
         model.update(txn).await?;
     }
     Ok(deleted)
+}
+
+/// Writes `redacted(row)` for every row `found` selects for which it gives
+/// a change (`None`: the row does not name the player after all); the rows
+/// written.
+async fn redact_rows<E, C>(
+    txn: &C,
+    found: Select<E>,
+    mut redacted: impl FnMut(E::Model) -> Option<E::ActiveModel>,
+) -> Result<Vec<E::Model>, StoreError>
+where
+    C: ConnectionTrait,
+    E: EntityTrait,
+    E::Model: IntoActiveModel<E::ActiveModel>,
+    E::ActiveModel: ActiveModelTrait<Entity = E> + ActiveModelBehavior + Send,
+{
+    let mut written = Vec::new();
+    for row in found.all(txn).await? {
+        if let Some(model) = redacted(row) {
+            written.push(model.update(txn).await?);
+        }
+    }
+    Ok(written)
 }
 
 /// A fresh stand-in for an erased player's id in one row.
