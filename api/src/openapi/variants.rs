@@ -10,6 +10,7 @@
 //! its own (`SearchMessageStatusRoleWaits`: the union, the variant's tag,
 //! the property), each is read alike by every generator.
 
+use heck::ToUpperCamelCase;
 use serde_json::{Map, Value};
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
@@ -38,7 +39,11 @@ pub fn name_variant_objects(openapi: &mut utoipa::openapi::OpenApi) {
                 if !is_inline_object(schema) {
                     continue;
                 }
-                let component = format!("{name}{}{}", pascal(&tag), pascal(property));
+                let component = format!(
+                    "{name}{}{}",
+                    tag.to_upper_camel_case(),
+                    property.to_upper_camel_case()
+                );
                 let mut reference = Map::new();
                 reference.insert(
                     "$ref".to_owned(),
@@ -87,35 +92,4 @@ fn is_inline_object(schema: &Value) -> bool {
             Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
             _ => false,
         }
-}
-
-/// `assignment_timeout`, `NO_ROLE_SEATING` or `roleWaits` in PascalCase.
-fn pascal(word: &str) -> String {
-    let mut out = String::with_capacity(word.len());
-    for part in word.split(['_', '-', '.']).filter(|p| !p.is_empty()) {
-        let lower = if part.chars().all(|c| !c.is_lowercase()) {
-            part.to_lowercase()
-        } else {
-            part.to_owned()
-        };
-        let mut chars = lower.chars();
-        if let Some(first) = chars.next() {
-            out.extend(first.to_uppercase());
-            out.push_str(chars.as_str());
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pascal;
-
-    #[test]
-    fn tags_and_properties_become_pascal_case() {
-        assert_eq!(pascal("assignment_timeout"), "AssignmentTimeout");
-        assert_eq!(pascal("NO_ROLE_SEATING"), "NoRoleSeating");
-        assert_eq!(pascal("roleWaits"), "RoleWaits");
-        assert_eq!(pascal("status"), "Status");
-    }
 }
