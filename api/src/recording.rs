@@ -187,6 +187,15 @@ impl Recorder {
         self.attached.get().map(|a| a.key.hash(project_id, id))
     }
 
+    /// Every hash `id` may carry in `project_id`'s recordings: its hash
+    /// now, then the one rows recorded under the previous release carry
+    /// ([`IdHasher::earlier_hash`]); empty before [`Recorder::attach`].
+    pub fn hashes(&self, project_id: &str, id: &str) -> Vec<String> {
+        self.attached.get().map_or_else(Vec::new, |a| {
+            vec![a.key.hash(project_id, id), a.key.earlier_hash(id)]
+        })
+    }
+
     /// Queues `row` of `project_id` built with the project's hash function
     /// (the keyed hash of an id in the project: 16 bytes of HMAC-SHA-256,
     /// lower-case hex); drops (and counts) it when the writer is behind.

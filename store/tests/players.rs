@@ -109,9 +109,16 @@ async fn seed(db: &DatabaseConnection, project: &str, mode_id: &str, hash: &IdHa
         ..NewRecording::event(project, "duel", Kind::Start, player_hash.to_owned(), 1)
     };
     let members = Some(json!([ana_hash, bo_hash]).to_string());
+    // A row recorded before the upgrade: Ana under the previous release's
+    // hash, the same in every project.
+    let earlier = hash.earlier_hash(ANA);
     recordings::insert_batch(
         db,
-        &[recorded(&ana_hash, None), recorded(&bo_hash, members)],
+        &[
+            recorded(&ana_hash, None),
+            recorded(&bo_hash, members),
+            recorded(&earlier, None),
+        ],
     )
     .await
     .unwrap();
@@ -156,8 +163,9 @@ async fn erasing_leaves_nothing_of_the_player_and_all_of_the_others(postgres: bo
     let (a, b) = (&modes[0], &modes[1]);
     let b_before = rows_of(db, b).await;
     let ana_hash = hash.hash(a, ANA);
+    let hashes = [ana_hash.clone(), hash.earlier_hash(ANA)];
 
-    let erased = players::erase(db, a, ANA, Some(&ana_hash)).await.unwrap();
+    let erased = players::erase(db, a, ANA, &hashes).await.unwrap();
     assert_eq!(
         erased,
         players::Erased {
@@ -167,11 +175,11 @@ async fn erasing_leaves_nothing_of_the_player_and_all_of_the_others(postgres: bo
             backfills_redacted: 0,
             deliveries_redacted: 1,
             dead_letters_redacted: 1,
-            recorded_events_deleted: 1,
+            recorded_events_deleted: 2,
         }
     );
     let after = rows_of(db, a).await;
-    for needle in [MARK, SECRET, ana_hash.as_str()] {
+    for needle in [MARK, SECRET, hashes[0].as_str(), hashes[1].as_str()] {
         let left: Vec<&String> = after.iter().filter(|r| r.contains(needle)).collect();
         assert!(left.is_empty(), "{needle} is still in {left:#?}");
     }
@@ -199,7 +207,7 @@ async fn erasing_leaves_nothing_of_the_player_and_all_of_the_others(postgres: bo
     // The other project's Ana is untouched.
     assert_eq!(rows_of(db, b).await, b_before);
 
-    let again = players::erase(db, a, ANA, Some(&ana_hash)).await.unwrap();
+    let again = players::erase(db, a, ANA, &hashes).await.unwrap();
     assert_eq!(again, players::Erased::default());
 }
 

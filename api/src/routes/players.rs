@@ -111,8 +111,8 @@ pub async fn erase_player(
     let project = caller.project_id.as_str();
     let play = &state.play;
     let cancelled = end_searches(play, &state.db, project, &player_id).await?;
-    let hash = play.recorder.hash(project, &player_id);
-    let erased = players::erase(&state.db, project, &player_id, hash.as_deref()).await?;
+    let hashes = play.recorder.hashes(project, &player_id);
+    let erased = players::erase(&state.db, project, &player_id, &hashes).await?;
     tracing::info!(
         project_id = project,
         cancelled = cancelled.len(),

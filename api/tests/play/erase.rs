@@ -10,7 +10,7 @@ use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use matchplane_store::entities::search_recording;
 use matchplane_store::repos::deliveries;
-use matchplane_store::repos::recordings::IdHasher;
+use matchplane_store::repos::recordings::{self, IdHasher, Kind, NewRecording};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
     Statement,
@@ -78,9 +78,8 @@ async fn an_erased_player_is_nowhere_in_the_database(pools: Pools) {
         .await;
     assert_eq!(reported.status, StatusCode::OK, "{}", reported.body);
 
-    let hash = IdHasher::new(RECORDING_KEY.as_bytes())
-        .unwrap()
-        .hash(&p, ANA);
+    let hasher = IdHasher::new(RECORDING_KEY.as_bytes()).unwrap();
+    let hash = hasher.hash(&p, ANA);
     let until = Instant::now() + Duration::from_secs(20);
     loop {
         let recorded = search_recording::Entity::find()
@@ -96,10 +95,15 @@ async fn an_erased_player_is_nowhere_in_the_database(pools: Pools) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     worker.stop().await;
+    // Ana's search recorded before an upgrade, under the previous
+    // release's hash of her id.
+    let earlier = hasher.earlier_hash(ANA);
+    let row = NewRecording::event(&p, "duel", Kind::Start, earlier.clone(), 1);
+    recordings::insert_batch(&t.db, &[row]).await.unwrap();
 
     // Before: Ana is in the matches, tickets, ratings, deliveries and
     // recordings (so the scan below can fail).
-    let before = tables_holding(&t.db, &[MARK, SECRET, &hash]).await;
+    let before = tables_holding(&t.db, &[MARK, SECRET, &hash, &earlier]).await;
     for table in [
         "matches",
         "match_tickets",
@@ -121,10 +125,11 @@ async fn an_erased_player_is_nowhere_in_the_database(pools: Pools) {
     assert_eq!(e["matchTicketsDeleted"], 1, "{e}");
     assert_eq!(e["matchesRedacted"], 1, "{e}");
     assert!(e["deliveriesRedacted"].as_u64().unwrap() >= 1, "{e}");
-    assert!(e["recordedEventsDeleted"].as_u64().unwrap() >= 1, "{e}");
+    // Her rows under both hashes.
+    assert!(e["recordedEventsDeleted"].as_u64().unwrap() >= 2, "{e}");
     assert_eq!(e["cancelled"], json!([]), "{e}");
 
-    let after = tables_holding(&t.db, &[MARK, SECRET, &hash]).await;
+    let after = tables_holding(&t.db, &[MARK, SECRET, &hash, &earlier]).await;
     assert!(after.is_empty(), "the erased player is still in {after:?}");
 
     // Bo keeps his rating, his entry and his data as sent.

@@ -42,8 +42,9 @@ pub struct Erased {
 }
 
 /// Erases `player_id` of `project_id`: deletes their ratings, seated
-/// tickets and recorded search events (`recorded_hash`: the player's hash
-/// in the project's recordings, when the recording key is known), and
+/// tickets and recorded search events (`recorded_hashes`: every hash the
+/// player may carry in the project's recordings, the current one and the
+/// previous release's; empty when the recording key is not known), and
 /// redacts their id, `data` and `attributes` in the stored matches,
 /// backfills, webhook deliveries and outbox dead letters that mention them
 /// (see [`redact`]). Each redacted row gets its own `stand_in`ing id
@@ -57,7 +58,7 @@ pub async fn erase<C: TransactionTrait>(
     db: &C,
     project_id: &str,
     player_id: &str,
-    recorded_hash: Option<&str>,
+    recorded_hashes: &[String],
 ) -> Result<Erased, StoreError> {
     let txn = db.begin().await?;
     let mut erased = Erased {
@@ -174,8 +175,8 @@ pub async fn erase<C: TransactionTrait>(
     .await?
     .len() as u64;
 
-    if let Some(hash) = recorded_hash {
-        erased.recorded_events_deleted = erase_recorded(&txn, project_id, hash).await?;
+    for hash in recorded_hashes {
+        erased.recorded_events_deleted += erase_recorded(&txn, project_id, hash).await?;
     }
     txn.commit().await?;
     Ok(erased)

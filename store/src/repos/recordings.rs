@@ -145,6 +145,17 @@ impl IdHasher {
         hex::encode(&mac.finalize().into_bytes()[..16])
     }
 
+    /// The hash the previous release gave `id` in every project's
+    /// recordings (the keyed hash of the id alone, 32 lower-case hex
+    /// characters): rows recorded before an upgrade carry it, so erasing a
+    /// player looks for it too (docs/retention.md, "Erasing a player").
+    pub fn earlier_hash(&self, id: &str) -> String {
+        use hmac::Mac;
+        let mut mac = self.mac.clone();
+        mac.update(id.as_bytes());
+        hex::encode(&mac.finalize().into_bytes()[..16])
+    }
+
     /// The row of the end of `player_id`'s search of `project_id`'s mode
     /// `game_mode` at `at_ms` (Unix milliseconds): `outcome` is
     /// `matched`, `expired`, `expired:<reason>` or `failed:<code>`.
