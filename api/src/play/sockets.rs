@@ -1,5 +1,5 @@
 //! The WebSocket searches this process holds, for a graceful stop
-//! (docs/deployment.md, "Rolling restarts"). When the server stops, each
+//! (docs/deployment.md, "Scaling"). When the server stops, each
 //! open socket ends its search cancelled and closes with 1001 (going
 //! away), so that its client searches again with the same ticket, on
 //! another instance or on this one restarted. Without it a stopping

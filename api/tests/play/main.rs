@@ -37,4 +37,5 @@ mod stats;
 mod tenant;
 mod ticket_data;
 mod tickets;
+mod upgrade;
 mod ws;
