@@ -380,7 +380,16 @@ async fn from_store(
 /// its lease) or by polls (its deadline within the REST poll timeout);
 /// either is left alone. Whether it ended one.
 async fn ended_unheld(play: &Play, mode: &ModeKey, ticket_id: &str, now: f64) -> bool {
-    let horizon = now + play.settings.rest_poll_timeout.as_secs_f64() + 1.0;
+    let settings = &play.settings;
+    let horizon = now + settings.rest_poll_timeout.as_secs_f64() + 1.0;
+    // One read on a refusal: only a deadline past both holds of this
+    // release (the common refusal, a second start, stops here) is looked
+    // at whole.
+    let held = horizon.max(now + settings.socket_lease().as_secs_f64() + 1.0);
+    match play.pool.deadline(mode, ticket_id).await {
+        Ok(Some(deadline)) if deadline > held => {}
+        _ => return false,
+    }
     match play.pool.search_state(mode, ticket_id).await {
         Ok(Some(SearchState::Live(live))) if !live.socket && live.deadline > horizon => {
             let Ok(Some(ticket)) = play.tickets.get(&mode.project_id, ticket_id).await else {

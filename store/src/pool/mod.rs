@@ -228,6 +228,13 @@ pub trait PoolReads: Send + Sync {
         ticket_id: &str,
     ) -> Result<Option<SearchState>, PoolError>;
 
+    /// When ticket `ticket_id`'s search in `mode` expires unless touched
+    /// (Unix seconds), in one read: `None` if it has no deadline. A search
+    /// a claim took may keep its deadline until the expiry sweep drops it,
+    /// so a caller that acts on a live search reads
+    /// [`PoolReads::search_state`] too.
+    async fn deadline(&self, mode: &ModeKey, ticket_id: &str) -> Result<Option<f64>, PoolError>;
+
     /// The ticket id of `player_id`'s live search in `mode`, if any (for
     /// `PLAYER_ALREADY_SEARCHING` at ticket generation and for ending all of a
     /// player's searches).

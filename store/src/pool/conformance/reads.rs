@@ -34,6 +34,10 @@ pub async fn modes_with_searches_follow_the_pools(store: Arc<dyn PoolStore>) {
         .unwrap();
     let all = store.modes_with_searches("prj_a").await.unwrap();
     assert_eq!(all, names(&["casual", "duel", "ranked"]));
+    // Each search's deadline, in one read; none for a ticket never added.
+    assert_eq!(store.deadline(&duel, "d1").await.unwrap(), Some(10.0));
+    assert_eq!(store.deadline(&ranked, "r1").await.unwrap(), Some(FAR));
+    assert_eq!(store.deadline(&duel, "r1").await.unwrap(), None);
     assert_eq!(
         store.modes_with_searches("prj_b").await.unwrap(),
         names(&["solo"])

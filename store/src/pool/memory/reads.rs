@@ -46,6 +46,14 @@ impl PoolReads for MemoryPoolStore {
         Ok(pool.ended.get(ticket_id).cloned().map(SearchState::Ended))
     }
 
+    async fn deadline(&self, mode: &ModeKey, ticket_id: &str) -> Result<Option<f64>, PoolError> {
+        let state = self.state();
+        Ok(state
+            .modes
+            .get(mode)
+            .and_then(|pool| pool.deadlines.get(ticket_id).copied()))
+    }
+
     async fn live_ticket_of_player(
         &self,
         mode: &ModeKey,

@@ -86,6 +86,11 @@ impl PoolReads for RedisPoolStore {
             .transpose()
     }
 
+    async fn deadline(&self, mode: &ModeKey, ticket_id: &str) -> Result<Option<f64>, PoolError> {
+        let keys = self.keys(mode);
+        Ok(self.conn().zscore(&keys.deadlines, ticket_id).await?)
+    }
+
     async fn live_ticket_of_player(
         &self,
         mode: &ModeKey,
