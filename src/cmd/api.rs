@@ -144,6 +144,20 @@ pub async fn run(args: ApiArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Searches nothing holds (sockets of the previous release, cut by the
+    // upgrade) get a socket's lease, beside serving.
+    let lapsing = play.clone();
+    tokio::spawn(async move {
+        let now = play::unix_now();
+        match play::unheld::lapse_unheld(&lapsing, now).await {
+            Ok(0) => {}
+            Ok(found) => tracing::info!(
+                found,
+                "searches nothing held now lapse with a socket's lease"
+            ),
+            Err(error) => tracing::warn!(%error, "looking for searches nothing holds failed"),
+        }
+    });
     let shutdown = super::runtime::shutdown_signal();
     match matchplane_api::serve_on(db, config, play, listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,

@@ -27,6 +27,7 @@ pub mod sockets;
 pub mod start;
 pub mod status;
 pub mod token;
+pub mod unheld;
 
 use cache::ConfigCache;
 use matchplane_store::pool::{MemoryPoolStore, PoolStore};

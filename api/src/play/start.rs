@@ -6,9 +6,7 @@ use super::token::{self, TokenRef};
 use super::{unix_now, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::{Algorithm, Code, GameModeConfig};
-use matchplane_store::pool::{
-    AddSearchError, EndOutcome, EndResult, ModeKey, PlayerSearchScope, SearchState,
-};
+use matchplane_store::pool::{AddSearchError, ModeKey, PlayerSearchScope};
 use matchplane_store::tickets::{Hold, StartSearchError, Ticket, TicketStart};
 use sea_orm::DatabaseConnection;
 use std::sync::Arc;
@@ -356,7 +354,7 @@ async fn from_store(
     let ticket = match play.tickets.start_search(&start).await {
         // The token was checked before the add refused it.
         Err(StartSearchError::Add(AddSearchError::SearchAlreadyActive))
-            if Box::pin(ended_unheld(play, &mode, ticket_id, now)).await =>
+            if Box::pin(super::unheld::ended_unheld(play, &mode, ticket_id, now)).await =>
         {
             play.tickets.start_search(&start).await?
         }
@@ -369,49 +367,6 @@ async fn from_store(
     };
     crate::recording::started(play, &started).await;
     Ok(started)
-}
-
-/// Ends ticket `ticket_id`'s live search in `mode` as `SOCKET_LAPSED` if
-/// nothing holds it any more: a search a WebSocket started under the
-/// previous release, which marked no holder and gave it the ticket's
-/// expiry as its deadline, so that after an upgrade its ticket could not
-/// search again until it expired (docs/deployment.md, "Upgrading"). A
-/// search of this release is held by a socket (marked, and lapsing with
-/// its lease) or by polls (its deadline within the REST poll timeout);
-/// either is left alone. Whether it ended one.
-async fn ended_unheld(play: &Play, mode: &ModeKey, ticket_id: &str, now: f64) -> bool {
-    let settings = &play.settings;
-    let horizon = now + settings.rest_poll_timeout.as_secs_f64() + 1.0;
-    // One read on a refusal: only a deadline past both holds of this
-    // release (the common refusal, a second start, stops here) is looked
-    // at whole.
-    let held = horizon.max(now + settings.socket_lease().as_secs_f64() + 1.0);
-    match play.pool.deadline(mode, ticket_id).await {
-        Ok(Some(deadline)) if deadline > held => {}
-        _ => return false,
-    }
-    match play.pool.search_state(mode, ticket_id).await {
-        Ok(Some(SearchState::Live(live))) if !live.socket && live.deadline > horizon => {
-            let Ok(Some(ticket)) = play.tickets.get(&mode.project_id, ticket_id).await else {
-                return false;
-            };
-            let lapsed = EndOutcome::ExpiredFor {
-                reason: "SOCKET_LAPSED".to_owned(),
-            };
-            let ended = super::status::end(play, &ticket, lapsed).await;
-            tracing::info!(
-                ticket_id,
-                ended = ?ended,
-                "a search left without a holder by the previous release ended for its ticket's new search"
-            );
-            matches!(ended, Ok(EndResult::Ended))
-        }
-        Ok(_) => false,
-        Err(error) => {
-            tracing::warn!(%error, ticket_id, "reading an active search failed");
-            false
-        }
-    }
 }
 
 /// Takes `started`'s `queuedAt` from the pool: a start of a ticket whose

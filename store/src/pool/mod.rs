@@ -235,6 +235,16 @@ pub trait PoolReads: Send + Sync {
     /// [`PoolReads::search_state`] too.
     async fn deadline(&self, mode: &ModeKey, ticket_id: &str) -> Result<Option<f64>, PoolError>;
 
+    /// Up to `limit` (at most 10 000) tickets of `mode` whose search's
+    /// deadline is after `after` (Unix seconds), in no particular order; as
+    /// with [`PoolReads::deadline`], a claimed search's may be among them.
+    async fn deadlines_after(
+        &self,
+        mode: &ModeKey,
+        after: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError>;
+
     /// The ticket id of `player_id`'s live search in `mode`, if any (for
     /// `PLAYER_ALREADY_SEARCHING` at ticket generation and for ending all of a
     /// player's searches).
@@ -305,6 +315,9 @@ pub trait Claims: Send + Sync {
         Ok(outcomes)
     }
 }
+
+/// The most tickets one [`PoolReads::deadlines_after`] answers.
+pub const MAX_DEADLINES_READ: usize = 10_000;
 
 /// Lease epochs stay below this (2²¹), so tokens stay below 2⁵³, exact in
 /// the Redis scripts' numbers.

@@ -54,6 +54,25 @@ impl PoolReads for MemoryPoolStore {
             .and_then(|pool| pool.deadlines.get(ticket_id).copied()))
     }
 
+    async fn deadlines_after(
+        &self,
+        mode: &ModeKey,
+        after: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError> {
+        let state = self.state();
+        let Some(pool) = state.modes.get(mode) else {
+            return Ok(Vec::new());
+        };
+        Ok(pool
+            .deadlines
+            .iter()
+            .filter(|(_, deadline)| **deadline > after)
+            .map(|(ticket, _)| ticket.clone())
+            .take(limit.min(crate::pool::MAX_DEADLINES_READ))
+            .collect())
+    }
+
     async fn live_ticket_of_player(
         &self,
         mode: &ModeKey,

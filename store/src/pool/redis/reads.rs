@@ -91,6 +91,22 @@ impl PoolReads for RedisPoolStore {
         Ok(self.conn().zscore(&keys.deadlines, ticket_id).await?)
     }
 
+    async fn deadlines_after(
+        &self,
+        mode: &ModeKey,
+        after: f64,
+        limit: usize,
+    ) -> Result<Vec<String>, PoolError> {
+        let keys = self.keys(mode);
+        let limit = limit.min(crate::pool::MAX_DEADLINES_READ);
+        let limit = isize::try_from(limit).unwrap_or(isize::MAX);
+        let after = format!("({after}");
+        Ok(self
+            .conn()
+            .zrangebyscore_limit(&keys.deadlines, after, "+inf", 0, limit)
+            .await?)
+    }
+
     async fn live_ticket_of_player(
         &self,
         mode: &ModeKey,
