@@ -527,6 +527,15 @@ async fn the_console_in_a_real_browser() {
     c.open().await;
     c.heading("Sign in").await;
     c.check("sign-in", &[]).await;
+    // No key: said at the key's field, nothing sent, the project id kept.
+    c.fill("Project id", &project).await;
+    c.click("main form button[type=submit]").await;
+    c.until(
+        "the missing key marked",
+        "(() => { const l = Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'API key or operator token'); const f = document.getElementById(l.htmlFor); const p = document.getElementById(Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'Project id').htmlFor); return f.getAttribute('aria-invalid') === 'true' && document.getElementById(f.id + '-error').textContent.includes('Enter an API key') && p.value !== '' && document.activeElement === f; })()",
+        Duration::from_secs(10),
+    )
+    .await;
     // A project the key does not open is marked on the project's field.
     c.fill("Project id", "prj_01J0000000000000000000000").await;
     c.fill("API key or operator token", &key).await;
@@ -551,6 +560,11 @@ async fn the_console_in_a_real_browser() {
     .unwrap();
     assert!(!html.contains(&key), "the key is rendered into the page");
     c.check("modes-empty", &[]).await;
+    // The skip link moves the focus to the content and stays on the page.
+    let skipped = c
+        .js("document.querySelector('a.skip').click(); return [location.hash, document.activeElement.id];")
+        .await;
+    assert_eq!(skipped, json!(["#/modes", "main"]));
 
     // A mode with an error (tolerance below the tier's floor), then fixed.
     c.click_text("a", "New game mode").await;
@@ -732,6 +746,23 @@ async fn the_console_in_a_real_browser() {
     )
     .await;
     c.check("live", &[]).await;
+    // Paused, the figures stay as they are (a reader keeps their place);
+    // resumed, they are redrawn again.
+    c.click("#pause-live").await;
+    c.js("window.shownCards = document.querySelector('[data-searching] .cards'); return true;")
+        .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let kept = c
+        .js("return [document.getElementById('pause-live').getAttribute('aria-pressed'), window.shownCards.isConnected];")
+        .await;
+    assert_eq!(kept, json!(["true", true]), "paused, the live view redrew");
+    c.click("#pause-live").await;
+    c.until(
+        "the live view redrawn after resuming",
+        "!window.shownCards.isConnected",
+        Duration::from_secs(10),
+    )
+    .await;
     // Two close players make a match.
     // (Kept in the list polled below, so a slow machine's late cycle
     // finds them still searching.)
@@ -764,6 +795,18 @@ async fn the_console_in_a_real_browser() {
     // The only page of matches: no older ones, and nothing printed for the
     // absent cursor.
     c.check("matches", &[]).await;
+    // Choosing a mode in the filter changes nothing until Show.
+    let chosen = c
+        .js("const s = document.querySelector('main form.filter select'); s.value = 'duel'; s.dispatchEvent(new Event('change', {bubbles: true})); return location.hash;")
+        .await;
+    assert_eq!(chosen, json!("#/matches"));
+    c.click("#show-matches").await;
+    c.until(
+        "the matches of duel",
+        "location.hash === '#/matches?gameMode=duel' && document.querySelector(\"main table a[href^='#/matches/mat_']\")",
+        Duration::from_secs(10),
+    )
+    .await;
     c.click("main table a[href^='#/matches/mat_']").await;
     c.heading("Match mat_").await;
     c.until(

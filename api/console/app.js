@@ -41,6 +41,14 @@ function signInPage() {
       control.setAttribute("aria-invalid", "false");
       document.getElementById(control.id + "-error").textContent = "";
     }
+    // Nothing to send: said at the field (an empty credential would be
+    // taken for the stored one, and its refusal for a sign-out).
+    if (!credential) {
+      secret.setAttribute("aria-invalid", "true");
+      document.getElementById(secret.id + "-error").textContent = "Enter an API key of the project, or the operator token.";
+      secret.focus();
+      return;
+    }
     // No project: the operator token (it lists projects). A project: a
     // key of it (or the operator token working on it).
     const operator = !prj;
@@ -119,6 +127,12 @@ document.getElementById("sign-out").addEventListener("click", () => signOut());
 document.addEventListener("click", (event) => {
   const link = event.target instanceof Element ? event.target.closest("a[href^='#/']") : null;
   if (link && link.getAttribute("href") === location.hash) route();
+});
+// The skip link moves focus to the page's content; its `#main` is not a
+// page to route to.
+document.querySelector("a.skip").addEventListener("click", (event) => {
+  event.preventDefault();
+  document.getElementById("main").focus();
 });
 window.addEventListener("hashchange", route);
 // A reload or a closed tab asks too, while a page holds unsaved edits.

@@ -106,10 +106,19 @@ export function linePath(xs, values, X, Y) {
  * empty ones included; each series' `values` are aligned with them, `null`
  * where the slot has no value (a gap). `integer` for counts.
  */
-export function lineChart(xs, series, description, integer) {
+export function lineChart(xs, series, description, integer, names) {
+  // The values in words, for those who do not see the lines: each
+  // series' latest value and its highest over the range.
+  const said = series.map((s, k) => {
+    const values = finite(s.values);
+    if (!values.length) return null;
+    const name = names && names[k] ? names[k] + ": " : "";
+    return name + "latest " + fmt(values[values.length - 1]) + ", highest " + fmt(Math.max(...values));
+  }).filter(Boolean);
+  const label = said.length ? description + ". " + said.join("; ") + "." : description + ". No values in this range.";
   return plot((width) => {
     const axis = ticks(Math.max(0, ...series.flatMap((s) => finite(s.values))), integer);
-    const root = frame(width, description, axis, xs.length);
+    const root = frame(width, label, axis, xs.length);
     const t0 = xs[0], t1 = Math.max(xs[xs.length - 1], t0 + 1);
     const X = (t) => PAD.l + (width - PAD.l - PAD.r) * (t - t0) / (t1 - t0);
     const Y = (v) => H - PAD.b - (H - PAD.t - PAD.b) * v / axis.top;

@@ -53,12 +53,32 @@ export function when(iso) {
   const d = new Date(iso);
   return isNaN(d) ? iso : d.toLocaleString();
 }
-/** A message in the status box for 5 seconds; `bad` marks a failure. */
+/**
+ * A message in the status box: for 5 seconds, or, for a failure (`bad`),
+ * until dismissed (its button, or Escape), so that it can be read at any
+ * pace.
+ */
 export function say(message, bad) {
   const p = el("p", { class: bad ? "bad" : null }, message);
+  if (bad) p.append(" ", el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss this message", onclick: () => p.remove() }, "×"));
+  else setTimeout(() => p.remove(), 5000);
   statusBox.append(p);
-  setTimeout(() => p.remove(), 5000);
+  dodge();
 }
+/** Moves the status box to the other edge of the window while it would cover the focused control. */
+function dodge() {
+  const focused = document.activeElement;
+  if (!focused || focused === document.body || !statusBox.childElementCount) { statusBox.classList.remove("dodge"); return; }
+  const a = focused.getBoundingClientRect();
+  statusBox.classList.remove("dodge");
+  const b = statusBox.getBoundingClientRect();
+  const covers = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  statusBox.classList.toggle("dodge", covers);
+}
+document.addEventListener("focusin", dodge);
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") for (const p of statusBox.querySelectorAll("p")) p.remove();
+});
 let fieldIds = 0;
 /** A labelled field: label, control, hint and an error slot tied to it. */
 export function field(label, control, opts) {

@@ -30,13 +30,20 @@ export async function matchesPage(query, rerender) {
   if (params.get("cursor")) qs.set("cursor", params.get("cursor"));
   const pageData = await api("GET", P("/matches?" + qs));
   const filter = select([["", "Every mode"]].concat(modes.map((m) => m.name)), mode);
-  filter.addEventListener("change", () => { location.hash = "#/matches" + (filter.value ? "?gameMode=" + enc(filter.value) : ""); });
+  // The list changes when the form is sent (Show), not at every arrow key
+  // in the select.
+  const filterForm = el("form", { class: "grid filter" }, field("Game mode", filter),
+    el("div", { class: "actions" }, el("button", { type: "submit", class: "secondary", id: "show-matches" }, "Show")));
+  filterForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    location.hash = "#/matches" + (filter.value ? "?gameMode=" + enc(filter.value) : "");
+  });
   const players = (m) => (m.teams || []).map((t) => (t.players || []).map((p) => p.playerId).join(", ")).join(" vs ");
   const older = pageData.nextCursor
     ? el("a", { href: "#/matches?" + new URLSearchParams(Object.assign(mode ? { gameMode: mode } : {}, { cursor: pageData.nextCursor })) }, "Older matches")
     : el("span", { class: "muted" }, params.get("cursor") ? "No older matches." : null);
   page("Matches",
-    el("form", { class: "grid" }, field("Game mode", filter)),
+    filterForm,
     el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "refresh", onclick: rerender }, "Refresh")),
     table(["Match", "Mode", "Status", "At", "Teams", "MMR spread"], pageData.items.map((m) => [
       el("a", { href: "#/matches/" + enc(m.matchId) }, m.matchId), m.gameMode, el("span", { class: "status-" + (m.status || "made") }, statusOf(m)[0]), when(m.createdAt), players(m), fmt(m.quality && m.quality.mmrSpread)])),

@@ -24,7 +24,7 @@ export async function modesPage() {
     table(["Name", "Enabled", "Shape", "Cycle (s)", "Version", "Webhook", "Held", "Views"], modes.map((m) => [
       m.name, m.enabled === false ? "no" : "yes", JSON.stringify(m.matchShape), fmt(m.matchmakingCycleDurationSeconds), fmt(m.version),
       healthCell(m, endpointSet), m.hold ? "since " + when(m.hold.since) + " by " + m.hold.by : "no",
-      el("span", { class: "views" }, VIEWS.filter(([, , shows]) => !shows || shows(m)).map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p }, t), " "]))])),
+      el("span", { class: "views" }, VIEWS.filter(([, , shows]) => !shows || shows(m)).map(([p, t]) => [el("a", { href: "#/modes/" + enc(m.name) + "/" + p, "aria-label": t + " of " + m.name }, t), " "]))])),
     projectEndpointSection(modes));
 }
 

@@ -69,8 +69,8 @@ export function rulesEditor(doc, report) {
   const addAttr = el("button", { type: "button", class: "secondary", onclick: () => { const row = attributeRow("", { type: "string" }); attrs.push(row); attrList.append(row.node); relabel(); row.c.name.focus(); } }, "Add an attribute");
   const addRule = el("button", { type: "button", class: "secondary", onclick: () => { const row = ruleRow({ type: "equal" }); rules.push(row); ruleList.append(row.node); relabel(); row.c.name.focus(); } }, "Add a rule");
   const fields = el("div", {},
-    el("h3", {}, "Attributes"), attrList, el("p", {}, addAttr),
-    el("h3", {}, "Rules"), ruleList, el("p", {}, addRule));
+    el("h2", {}, "Attributes"), attrList, el("p", {}, addAttr),
+    el("h2", {}, "Rules"), ruleList, el("p", {}, addRule));
   const node = el("fieldset", { class: "rules-editor wide" }, el("legend", {}, "Attributes and rules"),
     el("p", { class: "hint" }, "What tickets send beside mmr, and the rules every two players of a match must meet (docs/rules.md). Lists are comma separated (or a JSON array); [] is an empty list."),
     el("p", {}, toggle), body, names);
@@ -113,7 +113,7 @@ export function rulesEditor(doc, report) {
     c.name.addEventListener("input", relabelNames);
     shape();
     row.node = el("fieldset", { class: "row" }, legend, el("div", { class: "row-fields" }, Object.values(w)),
-      el("p", {}, el("button", { type: "button", class: "secondary", onclick: () => { attrs = attrs.filter((r) => r !== row); row.node.remove(); relabel(); } }, "Remove this attribute")));
+      el("p", {}, el("button", { type: "button", class: "secondary", onclick: () => { attrs = attrs.filter((r) => r !== row); row.node.remove(); relabel(); addAttr.focus(); } }, "Remove this attribute")));
     return row;
   }
 
@@ -147,12 +147,12 @@ export function rulesEditor(doc, report) {
     const relax = el("fieldset", { class: "relax" }, el("legend", {}, "Relax steps"),
       el("p", { class: "hint" }, "From a player's wait on: a larger max (distance), a smaller min overlap (intersect), or the rule off (equal)."),
       stepList,
-      el("p", {}, el("button", { type: "button", class: "secondary", onclick: () => { const step = addStep({}); relabel(); step.c.after.focus(); } }, "Add a step")));
+      el("p", {}, row.addStep = el("button", { type: "button", class: "secondary", onclick: () => { const step = addStep({}); relabel(); step.c.after.focus(); } }, "Add a step")));
     for (const s of Array.isArray(r.relax) ? r.relax : []) addStep(s);
     c.type.addEventListener("change", shape);
     shape();
     row.node = el("fieldset", { class: "row" }, legend, el("div", { class: "row-fields" }, Object.values(w)), relax,
-      el("p", {}, el("button", { type: "button", class: "secondary", onclick: () => { rules = rules.filter((x) => x !== row); row.node.remove(); relabel(); } }, "Remove this rule")));
+      el("p", {}, el("button", { type: "button", class: "secondary", onclick: () => { rules = rules.filter((x) => x !== row); row.node.remove(); relabel(); addRule.focus(); } }, "Remove this rule")));
     return row;
   }
 
@@ -168,7 +168,7 @@ export function rulesEditor(doc, report) {
     const me = { c, extra: rest(s, ["afterSeconds", "max", "minOverlap", "off"]) };
     me.shape = (type) => { w.max.hidden = type !== "distance"; w.minOverlap.hidden = type !== "intersect"; w.off.hidden = type !== "equal"; };
     me.node = el("div", { class: "step" }, Object.values(w),
-      el("button", { type: "button", class: "secondary", onclick: () => { rule.steps = rule.steps.filter((x) => x !== me); me.node.remove(); relabel(); } }, "Remove this step"));
+      el("button", { type: "button", class: "secondary", onclick: () => { rule.steps = rule.steps.filter((x) => x !== me); me.node.remove(); relabel(); rule.addStep.focus(); } }, "Remove this step"));
     return me;
   }
 

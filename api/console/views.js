@@ -14,9 +14,16 @@ const CHART_RULES = 6;
 export async function livePage(name, every) {
   const live = el("div", { "aria-live": "off" });
   const stamp = el("p", { class: "muted" });
+  // The figures are redrawn every 3 seconds unless paused, so that a
+  // reader (or a screen reader) keeps their place.
+  let paused = false;
+  const pause = el("button", { type: "button", class: "secondary", id: "pause-live", "aria-pressed": "false", onclick: () => {
+    paused = !paused;
+    pause.setAttribute("aria-pressed", String(paused));
+  } }, "Pause updates");
   const mode = await api("GET", M(name));
   const rules = Array.isArray(mode.rules) ? mode.rules : [];
-  page("Live pool of " + name, stamp, live,
+  page("Live pool of " + name, stamp, el("div", { class: "actions" }, pause), live,
     el("p", {}, el("a", { href: "#/modes/" + enc(name) + "/charts" }, "Charts over time")));
   const refresh = async () => {
     // Two small reads, whatever the pool's size: the worker's summary of
@@ -32,7 +39,7 @@ export async function livePage(name, every) {
     const minute = recent[recent.length - 1] || {};
     const waits = minute.waitSeconds || {};
     const reasons = Object.entries(pool.waitingReasons || {});
-    stamp.textContent = pool.at ? "Last cycle " + when(pool.at) + "; refreshed every 3 seconds." : "No cycle has run yet; refreshed every 3 seconds.";
+    stamp.textContent = pool.at ? "Last cycle " + when(pool.at) + "; refreshed every 3 seconds unless paused." : "No cycle has run yet; refreshed every 3 seconds unless paused.";
     forget(live);
     fill(live,
       cards([["Searching", pool.searching], ["Candidates", pool.candidates], ["Matched last cycle", pool.matched],
@@ -47,7 +54,18 @@ export async function livePage(name, every) {
     live.dataset.searching = String(pool.searching);
   };
   await refresh();
-  every(3000, () => refresh().catch(failure));
+  // A failure is said once, not every 3 seconds, until a refresh works.
+  let failed = "";
+  every(3000, async () => {
+    if (paused) return;
+    try {
+      await refresh();
+      failed = "";
+    } catch (error) {
+      if (String(error.message) !== failed) failure(error);
+      failed = String(error.message);
+    }
+  });
 }
 
 /**
@@ -76,7 +94,7 @@ function rulesSection(rules, pool, history, since) {
     table(["Rule", "Checks", "Waiting on it now", "Turned away last cycle", "Turned away, last " + RULE_MINUTES + " minutes"],
       names.map((n) => [n, what(n), fmt(waiting[n] || 0), fmt(turned[n] || 0), fmt(total[n] || 0)])),
     drawn.length
-      ? figure("Turned away by rule, per minute", lineChart(slots, series, "Candidates each rule turned away per minute: " + drawn.map((n) => n + " " + total[n]).join(", "), true), drawn)
+      ? figure("Turned away by rule, per minute", lineChart(slots, series, "Candidates each rule turned away per minute: " + drawn.map((n) => n + " " + total[n]).join(", "), true, drawn), drawn)
       : el("p", { class: "muted" }, "No rule turned anyone away in the last " + RULE_MINUTES + " minutes."));
 }
 
@@ -140,18 +158,18 @@ export async function chartsPage(name, rangeName) {
   const ruleTotals = {};
   for (const x of buckets) for (const [rule, n] of Object.entries(x.ruleTurnedAway || {})) ruleTotals[rule] = (ruleTotals[rule] || 0) + n;
   const ruleNames = Object.keys(ruleTotals).sort((a, b) => ruleTotals[b] - ruleTotals[a]).slice(0, CHART_RULES);
-  const chart = (series, description, integer) => lineChart(slots, series.map((values) => ({ values })), description, integer);
+  const chart = (series, description, integer, names) => lineChart(slots, series.map((values) => ({ values })), description, integer, names);
   page("Charts of " + name,
     el("div", { class: "range", role: "group", "aria-label": "Time range" }, RANGES.map(([id, label]) =>
       el("button", { type: "button", class: "secondary", "aria-pressed": id === range[0] ? "true" : "false", onclick: () => { location.hash = "#/modes/" + enc(name) + "/charts/" + id; } }, label))),
     buckets.length ? null : el("p", { class: "muted" }, "No searches or matches in this range."),
     el("div", { class: "charts" },
-      figure("Wait time (seconds)", chart([pick((x) => x.waitSeconds && x.waitSeconds.p50), pick((x) => x.waitSeconds && x.waitSeconds.p90), pick((x) => x.waitSeconds && x.waitSeconds.p99)], "Wait time percentiles over time"), ["p50", "p90", "p99"]),
+      figure("Wait time (seconds)", chart([pick((x) => x.waitSeconds && x.waitSeconds.p50), pick((x) => x.waitSeconds && x.waitSeconds.p90), pick((x) => x.waitSeconds && x.waitSeconds.p99)], "Wait time percentiles over time", false, ["p50", "p90", "p99"]), ["p50", "p90", "p99"]),
       figure("Matches per minute", chart([pick((x) => x.matches / minutesOf(x))], "Matches per minute over time", perMinute === 1)),
-      figure("MMR spread of matches", chart([pick((x) => x.mmrSpread && x.mmrSpread.p50), pick((x) => x.mmrSpread && x.mmrSpread.p90)], "MMR spread percentiles over time"), ["p50", "p90"]),
+      figure("MMR spread of matches", chart([pick((x) => x.mmrSpread && x.mmrSpread.p50), pick((x) => x.mmrSpread && x.mmrSpread.p90)], "MMR spread percentiles over time", false, ["p50", "p90"]), ["p50", "p90"]),
       figure("Searching (mean per cycle)", chart([pick((x) => x.searching)], "Pool size over time", true)),
-      anyProposals ? figure("Proposals and declines", chart([pick((x) => x.proposals), pick((x) => x.declines)], "Proposals and declines over time", true), ["proposals", "declines"]) : null,
-      ruleNames.length ? figure("Turned away by rule, per minute", chart(ruleNames.map((n) => pick((x) => ((x.ruleTurnedAway || {})[n] || 0) / minutesOf(x))), "Candidates each rule turned away per minute over time: " + ruleNames.map((n) => n + " " + ruleTotals[n]).join(", "), perMinute === 1), ruleNames) : null),
+      anyProposals ? figure("Proposals and declines", chart([pick((x) => x.proposals), pick((x) => x.declines)], "Proposals and declines over time", true, ["proposals", "declines"]), ["proposals", "declines"]) : null,
+      ruleNames.length ? figure("Turned away by rule, per minute", chart(ruleNames.map((n) => pick((x) => ((x.ruleTurnedAway || {})[n] || 0) / minutesOf(x))), "Candidates each rule turned away per minute over time: " + ruleNames.map((n) => n + " " + ruleTotals[n]).join(", "), perMinute === 1, ruleNames), ruleNames) : null),
     stats.roles ? rolesSection(stats.roles) : null,
     el("p", { class: "muted" }, "A gap in a line is a " + (perMinute === 1 ? "minute" : "period") + " with nothing to show: no searches and no matches, or (for waits and MMR spread) no match."));
 }

@@ -125,8 +125,14 @@ export function projectEndpointSection(modes) {
     if (e instanceof Problem && e.status === 404) show(null);
     else fill(box, el("p", { class: "error" }, e.message));
   });
+  // The button that loads it is replaced: focus goes to what it showed.
+  const loadHere = () => load().then(() => {
+    const first = box.querySelector("input, button, a");
+    if (first) first.focus();
+    else { box.setAttribute("tabindex", "-1"); box.focus(); }
+  });
   if ((modes || []).some((m) => m.webhook && m.webhook.useProjectEndpoint)) load();
   else fill(box, el("p", { class: "muted" }, "No mode uses the project's endpoint."),
-    el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "project-webhook-show", onclick: load }, "Show the project's endpoint")));
+    el("div", { class: "actions" }, el("button", { type: "button", class: "secondary", id: "project-webhook-show", onclick: loadHere }, "Show the project's endpoint")));
   return [el("h2", {}, "Project webhook endpoint"), box];
 }
