@@ -148,6 +148,20 @@ impl Console {
         self.browser.execute(script, vec![]).await.unwrap()
     }
 
+    /// The text of the dialog the page opens (the route asks after the
+    /// click's hash change, which a busy machine may run late), waiting up
+    /// to 10 s for it.
+    async fn alert_text(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match self.browser.get_alert_text().await {
+                Ok(text) => return text,
+                Err(e) => assert!(Instant::now() < deadline, "no dialog opened: {e}"),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Waits until the page's `h1` starts with `title`.
     async fn heading(&self, title: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -693,7 +707,7 @@ async fn the_console_in_a_real_browser() {
     // Leaving a form with unsaved edits asks first; staying keeps them.
     c.fill("Ticket time to live (seconds)", "902").await;
     c.nav("Matches").await;
-    let asked = c.browser.get_alert_text().await.unwrap();
+    let asked = c.alert_text().await;
     assert!(asked.contains("unsaved"), "{asked}");
     c.browser.dismiss_alert().await.unwrap();
     c.heading("Edit duel").await;
@@ -706,6 +720,7 @@ async fn the_console_in_a_real_browser() {
     // webhook's health is shown. (Leaving the edit above, with its unsaved
     // edit, is confirmed.)
     c.nav("Game modes").await;
+    c.alert_text().await;
     c.browser.accept_alert().await.unwrap();
     c.heading("Game modes").await;
     let row = c
@@ -797,13 +812,13 @@ async fn the_console_in_a_real_browser() {
     c.check("matches", &[]).await;
     // Choosing a mode in the filter changes nothing until Show.
     let chosen = c
-        .js("const s = document.querySelector('main form.filter select'); s.value = 'duel'; s.dispatchEvent(new Event('change', {bubbles: true})); return location.hash;")
+        .js("const s = document.querySelector('main form.filter select'); s.value = 'duel'; s.dispatchEvent(new Event('change', {bubbles: true})); document.querySelector('main table').dataset.before = '1'; return location.hash;")
         .await;
     assert_eq!(chosen, json!("#/matches"));
     c.click("#show-matches").await;
     c.until(
         "the matches of duel",
-        "location.hash === '#/matches?gameMode=duel' && document.querySelector(\"main table a[href^='#/matches/mat_']\")",
+        "location.hash === '#/matches?gameMode=duel' && document.querySelector(\"main table:not([data-before]) a[href^='#/matches/mat_']\")",
         Duration::from_secs(10),
     )
     .await;
@@ -1468,6 +1483,31 @@ async fn the_console_in_a_real_browser() {
     c.click("main form button[type=submit]").await;
     c.heading("Projects, keys and tiers").await;
     c.check("operator", &[]).await;
+    // A key made here: a missing name is marked at its field; a made key is
+    // shown once, with the focus on it.
+    c.click_text("button", "Keys").await;
+    c.until(
+        "the project's keys",
+        "document.querySelector('main h2[tabindex]') && document.querySelector('main h2[tabindex]').textContent.startsWith('Keys of')",
+        Duration::from_secs(10),
+    )
+    .await;
+    c.click_text("button", "Create key").await;
+    c.until(
+        "the missing key name marked",
+        "(() => { const l = Array.from(document.querySelectorAll('label')).find(l => l.textContent === 'Key name'); return l && document.getElementById(l.htmlFor).getAttribute('aria-invalid') === 'true'; })()",
+        Duration::from_secs(10),
+    )
+    .await;
+    c.fill("Key name", "from-the-console").await;
+    c.click_text("button", "Create key").await;
+    c.until(
+        "the new key shown and focused",
+        "document.activeElement && document.activeElement.matches('pre.secret') && document.activeElement.textContent.startsWith('mp_sk_')",
+        Duration::from_secs(10),
+    )
+    .await;
+    c.check("operator-key", &["422 "]).await;
 
     let problems = std::mem::take(&mut c.problems);
     c.browser.close().await.unwrap();

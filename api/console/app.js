@@ -76,7 +76,10 @@ function showWho() {
   const signedIn = !!store.getItem(KEY);
   document.getElementById("nav").hidden = !signedIn;
   for (const li of document.querySelectorAll(".operator-only")) li.hidden = !isOperator();
-  document.getElementById("who").textContent = signedIn ? (isOperator() ? "Operator" : "API key") + (project() ? " · project " + project() : "") : "";
+  // Written only when it changes: it is a live region.
+  const who = document.getElementById("who");
+  const text = signedIn ? (isOperator() ? "Operator" : "API key") + (project() ? " · project " + project() : "") : "";
+  if (who.textContent !== text) who.textContent = text;
 }
 /** The hash of the page shown, to go back to when leaving it is called off. */
 let shown = location.hash;

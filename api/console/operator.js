@@ -26,29 +26,30 @@ export async function operatorPage(showWho, rerender) {
     table(["Tier", "Modes", "Searches", "Requests/s", "Largest match", "Min cycle (s)", ""], tiers.map((t) => [t.name, fmt(t.maxGameModes), fmt(t.maxConcurrentSearches), fmt(t.requestsPerSecond), fmt(t.maxMatchSize), fmt(t.minCycleDurationSeconds),
       el("a", { href: "#/operator/tiers/" + enc(t.name) }, "Edit " + t.name)])));
 }
-async function showKeys(projectId, box) {
+/** The keys of `projectId` in `box`; `created`: a key just made, shown once (and focused). */
+async function showKeys(projectId, box, created) {
   const keys = await api("GET", "/v1/projects/" + enc(projectId) + "/keys");
   const nameIn = input({ required: true, autocomplete: "off" });
-  const made = el("div", { "aria-live": "polite" });
+  const summary = el("div", { role: "alert", class: "error" });
+  // Shown once, as text in this page only; never stored by the console.
+  const made = created ? el("div", {}, el("p", {}, "The new key (copy it now, it is not shown again):"),
+    el("pre", { class: "secret", tabindex: "-1", "aria-label": "The new key" }, created)) : el("div", {});
   const form = el("form", { class: "grid", novalidate: true }, field("Key name", nameIn, { name: "name" }), el("div", { class: "actions" }, el("button", { type: "submit" }, "Create key")));
   form.addEventListener("submit", async (ev) => {
-    ev.preventDefault();
+    ev.preventDefault(); clearErrors(form, summary);
     try {
       const k = await api("POST", "/v1/projects/" + enc(projectId) + "/keys", { name: nameIn.value.trim() });
-      // Shown once, as text in this page only; never stored by the console.
-      fill(made, el("p", {}, "The new key (copy it now, it is not shown again):"), el("pre", { class: "secret" }, k.key));
-      await showKeys(projectId, box);
-      box.append(made);
-    } catch (e) { failure(e); }
+      await showKeys(projectId, box, k.key);
+    } catch (e) { if (e instanceof Problem && e.body.errors) showErrors(form, summary, e.body.errors); else failure(e); }
   });
   fill(box, el("h2", {}, "Keys of " + projectId),
     table(["Key", "Name", "Prefix", "Scopes", "Last used", "Revoked", ""], keys.map((k) => [k.id, k.name, k.prefix, (k.scopes || []).join(" "), when(k.lastUsedAt), when(k.revokedAt),
       k.revokedAt ? "" : el("button", { type: "button", class: "secondary", onclick: async () => {
         if (!confirm("Revoke " + k.name + "?")) return;
         try { await api("DELETE", "/v1/projects/" + enc(projectId) + "/keys/" + enc(k.id)); await showKeys(projectId, box); } catch (e) { failure(e); }
-      } }, "Revoke")])), form, made);
+      } }, "Revoke")])), summary, form, made);
   box.querySelector("h2").setAttribute("tabindex", "-1");
-  box.querySelector("h2").focus();
+  (created ? made.querySelector("pre") : box.querySelector("h2")).focus();
 }
 export async function tierPage(name) {
   const tier = await api("GET", "/v1/tiers/" + enc(name));

@@ -165,9 +165,11 @@ export function rulesEditor(doc, report) {
       off: el("input", { type: "checkbox", checked: s.off !== false }),
     };
     const w = { after: field("After (seconds)", c.after), max: field("Max", c.max), minOverlap: field("Min overlap", c.minOverlap), off: field("Turns the rule off", c.off) };
-    const me = { c, extra: rest(s, ["afterSeconds", "max", "minOverlap", "off"]) };
+    const me = { c, legend: el("legend", {}), extra: rest(s, ["afterSeconds", "max", "minOverlap", "off"]) };
     me.shape = (type) => { w.max.hidden = type !== "distance"; w.minOverlap.hidden = type !== "intersect"; w.off.hidden = type !== "equal"; };
-    me.node = el("div", { class: "step" }, Object.values(w),
+    // A fieldset per step, so that each "After (seconds)" is read with its
+    // step's number.
+    me.node = el("fieldset", { class: "step" }, me.legend, Object.values(w),
       el("button", { type: "button", class: "secondary", onclick: () => { rule.steps = rule.steps.filter((x) => x !== me); me.node.remove(); relabel(); rule.addStep.focus(); } }, "Remove this step"));
     return me;
   }
@@ -192,6 +194,7 @@ export function rulesEditor(doc, report) {
       for (const k of ["type", "attribute", "max", "minOverlap"]) row.c[k].dataset.field = at + "." + k;
       row.steps.forEach((step, j) => {
         const st = at + ".relax[" + j + "]";
+        step.legend.textContent = "Step " + (j + 1) + " of rule " + (i + 1);
         step.c.after.dataset.field = st + ".afterSeconds\n" + st + (j === 0 ? "\n" + at + ".relax" : "");
         for (const k of ["max", "minOverlap", "off"]) step.c[k].dataset.field = st + "." + k;
       });
