@@ -1508,6 +1508,20 @@ async fn the_console_in_a_real_browser() {
     )
     .await;
     c.check("operator-key", &["422 "]).await;
+    // A tier's limits are named in words, their field names beside them.
+    c.click_text("a", "Edit pro").await;
+    c.heading("Tier pro").await;
+    let labels = c
+        .js("return Array.from(document.querySelectorAll('main label')).map(l => l.textContent);")
+        .await;
+    assert!(
+        labels
+            .as_array()
+            .unwrap()
+            .contains(&json!("Cycle duration (seconds), at least")),
+        "{labels}"
+    );
+    c.check("tier", &[]).await;
 
     let problems = std::mem::take(&mut c.problems);
     c.browser.close().await.unwrap();

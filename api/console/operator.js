@@ -51,12 +51,24 @@ async function showKeys(projectId, box, created) {
   box.querySelector("h2").setAttribute("tabindex", "-1");
   (created ? made.querySelector("pre") : box.querySelector("h2")).focus();
 }
+/** A tier's limits as the form names them (docs/game-modes.md, "Tier limits"), by field. */
+const TIER_LABELS = {
+  maxConcurrentSearches: "Live searches, at most",
+  maxGameModes: "Game modes, at most",
+  maxMatchSize: "Players in a match, at most",
+  maxPendingTickets: "Tickets not yet searching, at most",
+  minBaseTolerance: "Base tolerance, at least",
+  minCycleDurationSeconds: "Cycle duration (seconds), at least",
+  minExpansionMultiplier: "Expansion multiplier, at least",
+  requestsPerSecond: "Requests per second",
+  retentionDays: "Days matches are kept",
+};
 export async function tierPage(name) {
   const tier = await api("GET", "/v1/tiers/" + enc(name));
   const numeric = Object.keys(tier).filter((k) => typeof tier[k] === "number");
   const inputs = {};
   const summary = el("div", { role: "alert", class: "error" });
-  const form = el("form", { class: "grid", novalidate: true }, numeric.map((k) => field(k, inputs[k] = input({ type: "number", step: "any", value: tier[k] }), { name: k })),
+  const form = el("form", { class: "grid", novalidate: true }, numeric.map((k) => field(TIER_LABELS[k] || k, inputs[k] = input({ type: "number", step: "any", value: tier[k] }), { name: k, hint: k })),
     el("div", { class: "actions" }, el("button", { type: "submit" }, "Save tier"), el("a", { href: "#/operator" }, "Back")));
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault(); clearErrors(form, summary);
