@@ -3,11 +3,12 @@
 //!
 //! Every operation takes the one lock for its whole step, which is what makes
 //! it atomic, as a Lua script is in Redis. Lease expiry and outbox idle times
-//! use tokio's clock (so tests may pause it). Ended records are kept until
-//! the process stops (a dev process is short-lived); status messages go
-//! through one [`broadcast`] channel per ticket.
+//! use tokio's clock (so tests may pause it). Ended records are kept for
+//! [`ENDED_KEEP_SECONDS`] after their end, as the Redis store keeps them by
+//! default; status messages go through one [`broadcast`] channel per
+//! ticket.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::broadcast;
@@ -26,11 +27,24 @@ mod releases;
 mod searches;
 mod status;
 
+/// How long a search's ended record is kept after its end (seconds): a
+/// day, the Redis store's default. Without a bound, a long-running `dev`
+/// process grew by about a kilobyte for every search it had ever ended.
+pub const ENDED_KEEP_SECONDS: f64 = 24.0 * 3600.0;
+
 /// The in-process pool store.
 #[derive(Default)]
 pub struct MemoryPoolStore {
     state: Mutex<State>,
-    statuses: Mutex<HashMap<String, broadcast::Sender<String>>>,
+    statuses: Mutex<Statuses>,
+}
+
+/// The status channels by ticket, and how many there were after the last
+/// sweep of those nobody listens to any more (see `status.rs`).
+#[derive(Default)]
+struct Statuses {
+    channels: HashMap<String, broadcast::Sender<String>>,
+    swept_len: usize,
 }
 
 #[derive(Default)]
@@ -53,6 +67,9 @@ struct ModeState {
     /// ticketIds of the live searches a WebSocket holds.
     sockets: std::collections::HashSet<String>,
     ended: HashMap<String, EndedSearch>,
+    /// `(ended_at, ticketId)` of every ended record, oldest first: what
+    /// [`ModeState::remove`] prunes past [`ENDED_KEEP_SECONDS`].
+    ended_order: VecDeque<(f64, String)>,
     lease: Option<Lease>,
     fence: u64,
     /// The mode's hold as a worker last read it (`Leases::keep_hold`).
@@ -121,8 +138,30 @@ impl ModeState {
         self.reasons.remove(ticket_id);
         ended.queued_at = Some(search.queued_at);
         ended.socket = self.sockets.remove(ticket_id);
+        if let Some(at) = ended.ended_at {
+            self.prune_ended(at - ENDED_KEEP_SECONDS);
+            self.ended_order.push_back((at, ticket_id.to_owned()));
+        }
         self.ended.insert(ticket_id.to_owned(), ended);
         true
+    }
+
+    /// Forgets the ended records that ended before `before` (Unix
+    /// seconds), unless their ticket ended again since.
+    fn prune_ended(&mut self, before: f64) {
+        while let Some((at, _)) = self.ended_order.front() {
+            if *at >= before {
+                break;
+            }
+            let Some((at, ticket)) = self.ended_order.pop_front() else {
+                break;
+            };
+            if self.ended.get(&ticket).and_then(|e| e.ended_at) == Some(at) {
+                self.ended.remove(&ticket);
+                // Its last proposal's answer goes with it.
+                self.answers.remove(&ticket);
+            }
+        }
     }
 }
 
@@ -164,5 +203,44 @@ impl State {
         if let Some(live) = self.live.get_mut(project_id) {
             *live = live.saturating_sub(n);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MemoryPoolStore, ENDED_KEEP_SECONDS};
+    use crate::pool::conformance::{mode, solo};
+    use crate::pool::{PoolReads, SearchState, Searches};
+
+    /// An ended record is read for a day after its end, then forgotten
+    /// when a later search of the mode ends (a long-running `dev` process
+    /// kept every one it ever ended).
+    #[tokio::test]
+    async fn ended_records_are_kept_for_a_day() {
+        let store = MemoryPoolStore::new();
+        let duel = mode("duel");
+        store
+            .add_search(&duel, &solo("t1", "p1"), 10.0, None)
+            .await
+            .unwrap();
+        assert_eq!(store.expire_due(&duel, 20.0, 10).await.unwrap(), ["t1"]);
+        let later = 20.0 + ENDED_KEEP_SECONDS;
+        store
+            .add_search(&duel, &solo("t2", "p2"), later, None)
+            .await
+            .unwrap();
+        assert_eq!(store.expire_due(&duel, later, 10).await.unwrap(), ["t2"]);
+        // Ended exactly a day before the next end: still kept.
+        let state = store.search_state(&duel, "t1").await.unwrap();
+        assert!(matches!(state, Some(SearchState::Ended(_))), "{state:?}");
+        let last = later + 1.0;
+        store
+            .add_search(&duel, &solo("t3", "p3"), last, None)
+            .await
+            .unwrap();
+        assert_eq!(store.expire_due(&duel, last, 10).await.unwrap(), ["t3"]);
+        assert_eq!(store.search_state(&duel, "t1").await.unwrap(), None);
+        let state = store.search_state(&duel, "t2").await.unwrap();
+        assert!(matches!(state, Some(SearchState::Ended(_))), "{state:?}");
     }
 }
