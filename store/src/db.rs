@@ -67,6 +67,17 @@ async fn open(url: &str, timeouts: Option<DbTimeouts>) -> Result<DatabaseConnect
     };
     let mut options = ConnectOptions::new(url);
     options.sqlx_logging(false);
+    // SQLite (`matchplane dev`): a write-ahead log, so that reads do not
+    // wait behind a write and a commit appends instead of rewriting pages
+    // through a rollback journal (a soak of `dev` wrote 65 times what the
+    // file grew, and reads waited on its lock), synced at checkpoints
+    // only (a crash of the machine, not of the process, can lose the last
+    // commits; docs/configuration.md, "`matchplane dev`").
+    options.map_sqlx_sqlite_opts(|o| {
+        use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+        o.journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+    });
     if let Some(timeouts) = timeouts {
         options
             .connect_timeout(timeouts.connect)
