@@ -2,6 +2,8 @@
 //! optionally of one mode) reads an index in its order instead of sorting
 //! every stored match of the project for each page.
 
+#![allow(clippy::unwrap_used)]
+
 use matchplane_store::test_support::TestDatabase;
 use sea_orm::{ConnectionTrait, Statement, TransactionTrait};
 
