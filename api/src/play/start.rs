@@ -351,14 +351,18 @@ async fn from_store(
         max_live: Some(quotas.max_live),
         scope: quotas.scope,
     };
-    let ticket = match play.tickets.start_search(&start).await {
-        // The token was checked before the add refused it.
+    let first = play.tickets.start_search(&start).await;
+    // The token was checked before the add refused it. The first answer is
+    // dropped and the second start boxed before waiting on it: the start's
+    // future (every search start's) stays as small as without them.
+    let ticket = if matches!(
+        first,
         Err(StartSearchError::Add(AddSearchError::SearchAlreadyActive))
-            if Box::pin(super::unheld::ended_unheld(play, &mode, ticket_id, now)).await =>
-        {
-            play.tickets.start_search(&start).await?
-        }
-        started => started?,
+    ) {
+        drop(first);
+        Box::pin(super::unheld::start_over_unheld(play, &start)).await?
+    } else {
+        first?
     };
     let started = Started {
         ticket,

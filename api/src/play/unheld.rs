@@ -10,8 +10,9 @@
 
 use super::Play;
 use matchplane_store::pool::{
-    EndOutcome, EndResult, ModeKey, PoolError, SearchState, MAX_DEADLINES_READ,
+    AddSearchError, EndOutcome, EndResult, ModeKey, PoolError, SearchState, MAX_DEADLINES_READ,
 };
+use matchplane_store::tickets::{StartSearchError, Ticket, TicketStart};
 
 /// The latest deadline a search held under `play`'s settings can have at
 /// `now` (Unix seconds): past both holds, with a second to spare.
@@ -55,6 +56,22 @@ pub async fn ended_unheld(play: &Play, mode: &ModeKey, ticket_id: &str, now: f64
             tracing::warn!(%error, ticket_id, "reading an active search failed");
             false
         }
+    }
+}
+
+/// `start` again once [`ended_unheld`] ended the live search that refused
+/// it; that refusal (`SEARCH_ALREADY_ACTIVE`) when the search is held.
+///
+/// # Errors
+/// The store's refusal of the start.
+pub async fn start_over_unheld(
+    play: &Play,
+    start: &TicketStart<'_>,
+) -> Result<Ticket, StartSearchError> {
+    if ended_unheld(play, start.mode, start.ticket_id, start.now).await {
+        play.tickets.start_search(start).await
+    } else {
+        Err(StartSearchError::Add(AddSearchError::SearchAlreadyActive))
     }
 }
 
