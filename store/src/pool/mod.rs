@@ -316,6 +316,11 @@ pub trait Claims: Send + Sync {
     }
 }
 
+/// How long a search's ended record is kept by default (status reads,
+/// `TICKET_ALREADY_MATCHED`): a day, on both pool stores (Redis:
+/// [`redis::RedisPoolConfig::ended_retention`]).
+pub const ENDED_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
 /// The most tickets one [`PoolReads::deadlines_after`] answers.
 pub const MAX_DEADLINES_READ: usize = 10_000;
 

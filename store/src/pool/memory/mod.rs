@@ -27,10 +27,11 @@ mod releases;
 mod searches;
 mod status;
 
-/// How long a search's ended record is kept after its end (seconds): a
-/// day, the Redis store's default. Without a bound, a long-running `dev`
-/// process grew by about a kilobyte for every search it had ever ended.
-pub const ENDED_KEEP_SECONDS: f64 = 24.0 * 3600.0;
+/// How long a search's ended record is kept after its end (seconds): the
+/// Redis store's default, [`crate::pool::ENDED_RETENTION`]. Without a
+/// bound, a long-running `dev` process grew by about a kilobyte for every
+/// search it had ever ended.
+pub const ENDED_KEEP_SECONDS: f64 = super::ENDED_RETENTION.as_secs() as f64;
 
 /// The in-process pool store.
 #[derive(Default)]
@@ -149,10 +150,7 @@ impl ModeState {
     /// Forgets the ended records that ended before `before` (Unix
     /// seconds), unless their ticket ended again since.
     fn prune_ended(&mut self, before: f64) {
-        while let Some((at, _)) = self.ended_order.front() {
-            if *at >= before {
-                break;
-            }
+        while self.ended_order.front().is_some_and(|(at, _)| *at < before) {
             let Some((at, ticket)) = self.ended_order.pop_front() else {
                 break;
             };

@@ -142,7 +142,7 @@ impl RedisPoolConfig {
         Self {
             url: url.into(),
             prefix: "mp".into(),
-            ended_retention: Duration::from_secs(24 * 3600),
+            ended_retention: crate::pool::ENDED_RETENTION,
             response_timeout: Duration::from_secs(5),
             connect_timeout: Duration::from_secs(2),
             reconnect_retries: 1,
