@@ -18,10 +18,11 @@ use crate::latency::{parse_latencies, Latencies};
 use crate::raw_json::RawJson;
 use crate::rules::own_players::{check_own_players, Owner};
 use crate::rules::parse::parse_declared;
+use crate::rules::sent::SentValues;
 use crate::rules::value::DeclaredValues;
+use crate::strict_json::{has_duplicate_key, Strict, GIVEN_TWICE};
 use crate::validation::{within, FieldError, MAX_ABS_MMR};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Largest `attributes.data` (bytes, serialised).
 pub const MAX_DATA_BYTES: usize = 4096;
@@ -57,14 +58,18 @@ pub struct RawAttributes {
     // the hand-written `Deserialize` below.
     #[cfg_attr(feature = "openapi", serde(flatten))]
     #[cfg_attr(feature = "openapi", schema(value_type = HashMap<String, crate::rules::AttributeValue>))]
-    pub declared: BTreeMap<String, serde_json::Value>,
+    pub declared: SentValues,
 }
 
 /// Read key by key: `mmr`, `latencies` and `data` into their fields, any
 /// other key into `declared`. (A derived `#[serde(flatten)]` buffered the
 /// whole object into serde's intermediate form and read it a second time:
-/// a tenth of the cost of a ticket with five declared attributes.) A key
-/// given twice was refused before, by the body's strict reading.
+/// a tenth of the cost of a ticket with five declared attributes.)
+///
+/// A key given twice is refused at every depth, `latencies`' and `data`'s
+/// keys and a declared value's own included: the ticket route reads its
+/// body in this one pass, without a second walk of the text for a
+/// duplicate key (docs/errors.md).
 impl<'de> Deserialize<'de> for RawAttributes {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Keys;
@@ -77,15 +82,40 @@ impl<'de> Deserialize<'de> for RawAttributes {
                 self,
                 mut map: A,
             ) -> Result<RawAttributes, A::Error> {
+                use serde::de::Error;
+                let twice = |key: &str| A::Error::custom(format!("{key}: {GIVEN_TWICE}"));
                 let mut out = RawAttributes::default();
+                // `mmr`, `latencies`, `data` read (each may be `null`).
+                let mut seen = [false; 3];
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
-                        "mmr" => out.mmr = map.next_value()?,
-                        "latencies" => out.latencies = map.next_value()?,
-                        "data" => out.data = map.next_value()?,
-                        _ => {
+                    let slot = match key.as_ref() {
+                        "mmr" => 0,
+                        "latencies" => 1,
+                        "data" => 2,
+                        name => {
+                            if out.declared.0.iter().any(|(k, _)| k == name) {
+                                return Err(twice(name));
+                            }
                             let value = map.next_value()?;
-                            out.declared.insert(key.into_owned(), value);
+                            out.declared.push(key.into_owned(), value);
+                            continue;
+                        }
+                    };
+                    if std::mem::replace(&mut seen[slot], true) {
+                        return Err(twice(&key));
+                    }
+                    match slot {
+                        0 => out.mmr = map.next_value()?,
+                        1 => out.latencies = map.next_value::<StrictValue>()?.0,
+                        _ => {
+                            let data: Option<RawJson> = map.next_value()?;
+                            if data
+                                .as_ref()
+                                .is_some_and(|d| has_duplicate_key(d.get().as_bytes()))
+                            {
+                                return Err(A::Error::custom(format!("data: {GIVEN_TWICE}")));
+                            }
+                            out.data = data;
                         }
                     }
                 }
@@ -93,6 +123,22 @@ impl<'de> Deserialize<'de> for RawAttributes {
             }
         }
         deserializer.deserialize_map(Keys)
+    }
+}
+
+/// A JSON value read refusing a key given twice at any depth (`null`:
+/// `None`).
+struct StrictValue(Option<serde_json::Value>);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::DeserializeSeed;
+        let duplicate = std::cell::RefCell::new(None);
+        let value = Strict {
+            duplicate: &duplicate,
+        }
+        .deserialize(d)?;
+        Ok(Self((!value.is_null()).then_some(value)))
     }
 }
 
@@ -202,7 +248,7 @@ impl Attributes {
 /// Returns the values that parsed and every failure; the attributes are
 /// valid only when the failures are empty.
 pub fn check_declared(
-    raw: BTreeMap<String, serde_json::Value>,
+    raw: SentValues,
     config: &GameModeConfig,
     owner: Owner<'_>,
 ) -> (DeclaredValues, Vec<FieldError>) {

@@ -254,6 +254,80 @@ fn a_ticket_is_parsed_against_the_declarations_with_every_failure() {
     }
 }
 
+/// A ticket's values are read straight into their typed form where they
+/// have one, and kept as JSON where not: either way, a refusal says what
+/// the JSON reading says (`value_of`), and a value that fits is kept as
+/// that reading keeps it. Read from the body's text and from a JSON tree
+/// alike.
+#[test]
+fn a_value_read_typed_is_judged_and_worded_as_its_json() {
+    use matchplane_matchmaker::rules::parse::value_of;
+    let config = ruled(&[2, 2]);
+    let declarations = config.attributes.as_ref().unwrap();
+    let values = [
+        json!(null),
+        json!(true),
+        json!({}),
+        json!({"a": 1}),
+        json!("x"),
+        json!(""),
+        json!("dust"),
+        json!(3),
+        json!(1.5),
+        json!(-0.0),
+        json!(101),
+        json!(1e300),
+        json!([]),
+        json!(["dust"]),
+        json!(["dust", "dust"]),
+        json!(["dust", 1]),
+        json!([1, "dust"]),
+        json!(["dust", null, true, {}, [], ["x"]]),
+        json!([["dust"]]),
+        json!(["player-2", "player-3"]),
+        json!(["x".repeat(65)]),
+        json!((0..40).map(|i| format!("q{i}")).collect::<Vec<_>>()),
+    ];
+    for name in ["build", "pool", "maps", "level", "blocked"] {
+        let declaration = &declarations[name];
+        let field = format!("attributes.{name}");
+        for value in &values {
+            let mut body = json!({"mmr": 1500, "build": "1.0", "maps": ["dust"], "level": 5});
+            body[name] = value.clone();
+            let expected = value_of(declaration, value, &field);
+            let from_text: RawAttributes = serde_json::from_str(&body.to_string()).unwrap();
+            let from_tree: RawAttributes = serde_json::from_value(body.clone()).unwrap();
+            for raw in [from_text, from_tree] {
+                let got = Attributes::parse(raw, &config, SOLO);
+                match (&expected, got) {
+                    (Ok(kept), Ok(parsed)) => {
+                        assert_eq!(parsed.declared.get(name), Some(kept), "{name} = {value}");
+                    }
+                    (Err(words), Err(errors)) => {
+                        let mine: Vec<_> = errors
+                            .iter()
+                            .filter(|e| e.field.starts_with(&field))
+                            .map(|e| (e.field.clone(), e.message.clone()))
+                            .collect();
+                        let want: Vec<_> = words
+                            .iter()
+                            .map(|e| (e.field.clone(), e.message.clone()))
+                            .collect();
+                        assert_eq!(mine, want, "{name} = {value}");
+                    }
+                    // Fits its declaration, but no rule could ever match it
+                    // (an empty map vote): a check of its own, after.
+                    (Ok(_), Err(errors))
+                        if errors
+                            .iter()
+                            .all(|e| e.message.contains("could never be matched")) => {}
+                    (expected, got) => panic!("{name} = {value}: {expected:?} but {got:?}"),
+                }
+            }
+        }
+    }
+}
+
 /// A block list naming the ticket's own player, or a member of its own
 /// party, is refused entry by entry: an `avoid` rule compares candidates
 /// and a party is one, so such an entry would keep nobody apart.

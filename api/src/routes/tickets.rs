@@ -5,7 +5,7 @@
 //! answers `404`.
 
 use crate::auth::ProjectCaller;
-use crate::extract::ApiJson;
+use crate::extract::{RefusesDuplicateKeys, TypedJson};
 use crate::play::matched::Reader;
 use crate::play::status::{end, status_of, TicketStatus};
 use crate::play::{rfc3339, token, unix_now};
@@ -53,6 +53,11 @@ pub struct CreateTicket {
     pub party: Option<PartyBody>,
 }
 
+/// Its fields are derived (a field given twice is refused), the party's
+/// too, and [`RawAttributes`] refuses a key given twice at every depth of
+/// `attributes` (tested in `api/tests/it/strict_bodies.rs`).
+impl RefusesDuplicateKeys for CreateTicket {}
+
 /// A generated ticket: the token is shown once.
 #[derive(Debug, Serialize, ToSchema)]
 #[schema(example = json!({"ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "token": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9.duel.tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9.q8hYxV2yq3m1n0aZ7cB4dE5fG6hJ7kL8mN9pQ0rS1tU", "expiresAt": "2026-12-01T10:10:00.000Z"}))]
@@ -82,7 +87,7 @@ pub struct CreatedTicket {
 pub async fn create(
     caller: ProjectCaller,
     State(state): State<AppState>,
-    ApiJson(body): ApiJson<CreateTicket>,
+    TypedJson(body): TypedJson<CreateTicket>,
 ) -> Result<(StatusCode, Json<CreatedTicket>), ApiError> {
     let project_id = caller.project_id;
     let play = &state.play;
@@ -267,7 +272,7 @@ mod tests {
         let body: CreateTicket =
             serde_json::from_value(serde_json::json!({"gameMode": "duel", "playerId": "p"}))
                 .unwrap();
-        let handler = create(caller, State(state.clone()), ApiJson(body));
+        let handler = create(caller, State(state.clone()), TypedJson(body));
         let (mut parts, ()) = axum::http::Request::new(()).into_parts();
         let auth = Caller::from_request_parts(&mut parts, &state);
         // About 0.8 and 1.1 KiB in a debug build (the key check holds the
@@ -280,7 +285,9 @@ mod tests {
         );
         let start = crate::routes::searches::create(
             State(state.clone()),
-            ApiJson(serde_json::from_value(serde_json::json!({"ticket": "t"})).unwrap()),
+            crate::extract::ApiJson(
+                serde_json::from_value(serde_json::json!({"ticket": "t"})).unwrap(),
+            ),
         );
         let start = std::mem::size_of_val(&start);
         assert!(

@@ -384,26 +384,76 @@ async fn nested_typos_and_all_type_errors(backend: Backend) {
         assert_eq!(answer.body["errors"][0]["field"], field, "{}", answer.body);
     }
 
-    // A key given twice is refused too, not silently the last one.
-    let twice = t
-        .send(
-            Request::builder()
-                .method(Method::POST)
-                .uri(&tickets)
-                .header(header::AUTHORIZATION, format!("Bearer {key}"))
-                .header(header::CONTENT_TYPE, "application/json")
-                .body(Body::from(
-                    r#"{"gameMode": "duel", "playerId": "a", "attributes": {"mmr": 1, "mmr": 2}}"#,
-                ))
-                .unwrap(),
-        )
-        .await;
-    twice.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
-    assert_eq!(
-        twice.body["errors"][0]["field"], "attributes.mmr",
-        "{}",
-        twice.body
-    );
+    // A key given twice is refused too, not silently the last one, at
+    // every depth of the body (the route reads it in one pass, its types
+    // refusing the second key themselves).
+    for (text, field) in [
+        (r#""attributes": {"mmr": 1, "mmr": 2}"#, "attributes.mmr"),
+        (
+            r#""gameMode": "duel", "attributes": {"mmr": 1}"#,
+            "gameMode",
+        ),
+        (
+            r#""attributes": {"mmr": 1}, "attributes": {"mmr": 1}"#,
+            "attributes",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "latencies": {}, "latencies": {}}"#,
+            "attributes.latencies",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "latencies": {"eu": 1, "eu": 2}}"#,
+            "attributes.latencies.eu",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "data": {}, "data": {}}"#,
+            "attributes.data",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "data": {"x": 1, "x": 2}}"#,
+            "attributes.data.x",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "data": {"a": [{"b": 1, "b": 2}]}}"#,
+            "attributes.data.a[0].b",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "lag": 1, "lag": 2}"#,
+            "attributes.lag",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "lag": {"k": 1, "k": 2}}"#,
+            "attributes.lag.k",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "lag": ["a", {"k": 1, "k": 2}]}"#,
+            "attributes.lag[1].k",
+        ),
+        (
+            r#""attributes": {"mmr": 1, "lag": [{"k": 1, "k": 2}]}"#,
+            "attributes.lag[0].k",
+        ),
+        (
+            r#""attributes": {"mmr": 1}, "party": {"id": "x", "id": "y", "members": ["a"]}"#,
+            "party.id",
+        ),
+    ] {
+        let twice = t
+            .send(
+                Request::builder()
+                    .method(Method::POST)
+                    .uri(&tickets)
+                    .header(header::AUTHORIZATION, format!("Bearer {key}"))
+                    .header(header::CONTENT_TYPE, "application/json")
+                    .body(Body::from(format!(
+                        r#"{{"gameMode": "duel", "playerId": "a", {text}}}"#
+                    )))
+                    .unwrap(),
+            )
+            .await;
+        twice.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+        assert_eq!(twice.body["errors"][0]["field"], field, "{}", twice.body);
+    }
 
     let modes = format!("/v1/projects/{p}/game-modes");
     for (algorithm, field) in [

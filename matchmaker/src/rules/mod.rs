@@ -3,7 +3,8 @@
 //! - [`declare`]: the `attributes` and `rules` blocks and each candidate's
 //!   version of a rule at its wait;
 //! - [`check`]: their validation;
-//! - [`value`]: a ticket's values; [`parse`]: their parse and checks,
+//! - [`sent`]: a ticket's values as sent; [`value`]: as checked;
+//!   [`parse`]: their parse and checks,
 //!   and the cycle's re-check of them;
 //! - [`table`]: one cycle's values and versions per candidate (its
 //!   columns and rows of cells in `column`; its first pass over the
@@ -27,6 +28,7 @@ pub mod player_values;
 pub mod reachable;
 pub mod roster;
 pub mod search_columns;
+pub mod sent;
 pub mod table;
 pub mod value;
 

@@ -5,14 +5,15 @@
 //! change ("Config changes").
 
 use super::declare::{Declaration, Declarations};
+use super::sent::{SentValue, SentValues};
 use super::value::{
     AttributeValue, DeclaredValues, MAX_PLAYER_SET, MAX_SET_ENTRIES, MAX_TEXT_BYTES,
 };
 use crate::codes::Code;
 use crate::validation::FieldError;
-use std::collections::BTreeMap;
+use smallvec::SmallVec;
 
-/// Parses the declared attributes of a ticket: `extra` holds every key of
+/// Parses the declared attributes of a ticket: `sent` holds every key of
 /// its `attributes` other than `mmr`, `latencies` and `data`. Returns the
 /// values that parsed and every failure beside them, so that the checks
 /// over several values (a rule's reach, roles) still list their own
@@ -25,37 +26,57 @@ use std::collections::BTreeMap;
 /// entry), a declared attribute without `default` left out
 /// (`ATTRIBUTE_REQUIRED`).
 pub fn parse_declared(
-    extra: BTreeMap<String, serde_json::Value>,
+    sent: SentValues,
     declarations: Option<&Declarations>,
 ) -> (DeclaredValues, Vec<FieldError>) {
     let empty = Declarations::new();
     let declarations = declarations.unwrap_or(&empty);
     let mut errors = Vec::new();
-    let mut values = DeclaredValues::new();
-    // Listed after the sent values' failures.
-    let missing: Vec<FieldError> = declarations
-        .iter()
-        .filter(|(name, declaration)| !extra.contains_key(*name) && !declaration.has_default())
-        .map(|(name, _)| required(name))
-        .collect();
-    for (name, raw) in extra {
+    // In name order, as the failures are listed (a name is sent once).
+    let mut sent = sent.0;
+    sent.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut values = DeclaredValues::with_capacity(sent.len());
+    // Listed after the sent values' failures: one pass over both sorted
+    // lists.
+    let mut missing = Vec::new();
+    let mut names = sent.iter().map(|(k, _)| k).peekable();
+    for (name, declaration) in declarations {
+        while names.next_if(|k| *k < name).is_some() {}
+        if names.peek() != Some(&name) && !declaration.has_default() {
+            missing.push(required(name));
+        }
+    }
+    for (name, raw) in sent {
         // The field is worded only for a failure (checked again then).
         let field = || format!("attributes.{name}");
         let Some(declaration) = declarations.get(&name) else {
             errors.push(unknown(field(), declarations));
             continue;
         };
-        match value_of(declaration, &raw, "") {
-            Ok(value) => {
-                values.insert(name, value);
+        let refused = match raw {
+            // Read typed: kept as is when it fits (no copy of its texts).
+            SentValue::Typed(value) => {
+                if check_typed(declaration, &value, "").is_ok() {
+                    values.append(name, value);
+                    continue;
+                }
+                SentValue::Typed(value).to_json()
             }
-            Err(_) => errors.extend(
-                value_of(declaration, &raw, &field())
-                    .err()
-                    .into_iter()
-                    .flatten(),
-            ),
-        }
+            SentValue::Json(json) => match value_of(declaration, &json, "") {
+                Ok(value) => {
+                    values.append(name, value);
+                    continue;
+                }
+                Err(_) => json,
+            },
+        };
+        // Worded from the JSON as sent, whichever form it was read in.
+        errors.extend(
+            value_of(declaration, &refused, &field())
+                .err()
+                .into_iter()
+                .flatten(),
+        );
     }
     errors.extend(missing);
     (values, errors)
@@ -301,8 +322,8 @@ fn distinct_entries<'a>(
     items: impl IntoIterator<Item = Option<&'a str>>,
     field: &str,
     check: impl Fn(&str, &str) -> Result<(), FieldError>,
-) -> Result<Vec<&'a str>, Vec<FieldError>> {
-    let mut seen: Vec<&str> = Vec::new();
+) -> Result<SmallVec<[&'a str; 16]>, Vec<FieldError>> {
+    let mut seen: SmallVec<[&str; 16]> = SmallVec::new();
     let mut errors = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         // The entry's field is worded only for a failure: a ticket's sets

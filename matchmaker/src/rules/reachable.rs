@@ -8,7 +8,7 @@
 //! with anyone, at any wait.
 
 use super::declare::Rule;
-use super::value::{ticket_value, AttributeValue, DeclaredValues};
+use super::value::{ticket_set, AttributeValue, DeclaredValues};
 use crate::codes::Code;
 use crate::config::GameModeConfig;
 use crate::validation::FieldError;
@@ -25,9 +25,9 @@ pub fn check_reachable(
     declared: &DeclaredValues,
 ) -> Result<(), FieldError> {
     for (attribute, lowest, name) in intersect_floors(config) {
-        if let Some(AttributeValue::Set(items)) = ticket_value(config, declared, attribute) {
+        if let Some(items) = ticket_set(config, declared, attribute) {
             if let Some(e) = too_small(
-                &items,
+                items,
                 lowest,
                 name,
                 &format!("attributes.{attribute}"),

@@ -142,6 +142,20 @@ impl DeclaredValues {
         Self::default()
     }
 
+    /// No values, room for `n`.
+    pub fn with_capacity(n: usize) -> Self {
+        Self(litemap::LiteMap::with_capacity(n))
+    }
+
+    /// Adds `value` under `name`: at the end when `name` sorts after every
+    /// name held (values added in name order cost no search), else in its
+    /// place (a name held already gets the new value).
+    pub fn append(&mut self, name: String, value: AttributeValue) {
+        if let Some((name, value)) = self.0.try_append(name, value) {
+            self.0.insert(name, value);
+        }
+    }
+
     /// Whether there is no value (also serde's `skip_serializing_if`).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -228,5 +242,25 @@ pub fn ticket_value(
     match config.attributes.as_ref().and_then(|d| d.get(attribute)) {
         Some(declaration) => effective(declaration, own),
         None => own.cloned(),
+    }
+}
+
+/// The list a ticket holds for set attribute `attribute` as the mode reads
+/// it ([`ticket_value`], borrowed): its own, else the declaration's
+/// `default`; `None` when that is not a list or there is none.
+pub fn ticket_set<'a>(
+    config: &'a crate::config::GameModeConfig,
+    declared: &'a DeclaredValues,
+    attribute: &str,
+) -> Option<&'a [String]> {
+    match declared.get(attribute) {
+        Some(AttributeValue::Set(items)) => Some(items),
+        Some(_) => None,
+        None => match config.attributes.as_ref()?.get(attribute)? {
+            Declaration::StringSet { default, .. } | Declaration::PlayerSet { default } => {
+                default.as_deref()
+            }
+            _ => None,
+        },
     }
 }

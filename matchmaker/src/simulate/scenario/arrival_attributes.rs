@@ -54,7 +54,8 @@ pub(super) fn parse_arrival_attributes(
             }
         }
     }
-    let (mut parsed, declared_failed) = crate::attributes::check_declared(own, config, owner);
+    let (mut parsed, declared_failed) =
+        crate::attributes::check_declared(own.into(), config, owner);
     let compared: DeclaredValues = compared.into_iter().collect();
     failed.extend(check_own_players(
         &compared,
