@@ -25,6 +25,7 @@ use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, ClientBuilder, Locator};
 use reqwest::Method;
 use serde_json::{json, Value};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -40,7 +41,6 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Kills a child process when dropped (pass or fail).
 /// The last 60 lines of the file at `path` (for a failure's message).
 fn log_tail(path: &std::path::Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -48,11 +48,29 @@ fn log_tail(path: &std::path::Path) -> String {
     lines[lines.len().saturating_sub(60)..].join("\n")
 }
 
+/// Kills a child process when dropped (pass or fail).
 struct Killed(Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Kills a child started in a process group of its own
+/// ([`std::os::unix::process::CommandExt::process_group`]) and every
+/// process of that group when dropped: chromedriver's Chromium outlived a
+/// killed chromedriver, and a failed run left it running.
+struct KilledGroup(Child);
+
+impl Drop for KilledGroup {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.0.wait();
     }
 }
@@ -483,8 +501,9 @@ async fn the_console_in_a_real_browser() {
     );
     wait_http(&format!("{base}/healthz")).await;
     let driver_port = free_port();
-    let _driver = Killed(
+    let _driver = KilledGroup(
         Command::new(driver)
+            .process_group(0)
             .arg(format!("--port={driver_port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
