@@ -184,7 +184,10 @@ pub fn parse_bytes<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 
 /// [`parse_bytes`], scanning the text for a duplicate key only when
 /// `scan` (`false`: `T` refuses one itself).
-fn parse_bytes_scanned<T: DeserializeOwned>(bytes: &[u8], scan: bool) -> Result<T, ApiError> {
+pub(crate) fn parse_bytes_scanned<T: DeserializeOwned>(
+    bytes: &[u8],
+    scan: bool,
+) -> Result<T, ApiError> {
     if let Some(parsed) = parse_accepted(bytes, scan) {
         return Ok(parsed);
     }

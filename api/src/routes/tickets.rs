@@ -300,6 +300,98 @@ mod tests {
         // database look-ups for a ticket the store lost are boxed.
         assert!(start <= 3072, "the search start's future is {start} bytes");
     }
+
+    mod one_pass {
+        use super::super::CreateTicket;
+        use crate::extract::parse_bytes_scanned;
+        use proptest::prelude::*;
+
+        /// A JSON value's text whose objects draw their keys from two
+        /// names, so that many repeat one, at any depth.
+        fn value() -> BoxedStrategy<String> {
+            let leaf = prop_oneof![
+                Just("null".to_owned()),
+                Just("true".to_owned()),
+                Just("1".to_owned()),
+                Just("-0.0".to_owned()),
+                Just("1.5e3".to_owned()),
+                Just("\"x\"".to_owned()),
+                Just("\"dust\"".to_owned()),
+            ];
+            leaf.prop_recursive(3, 16, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4)
+                        .prop_map(|items| format!("[{}]", items.join(","))),
+                    prop::collection::vec((prop::sample::select(vec!["a", "b"]), inner), 0..4)
+                        .prop_map(|fields| object(&fields)),
+                ]
+            })
+            .boxed()
+        }
+
+        fn object(fields: &[(&str, String)]) -> String {
+            let fields: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            format!("{{{}}}", fields.join(","))
+        }
+
+        /// A ticket body: its own fields, the attributes' and the party's,
+        /// each maybe given twice, with values of the right type or any.
+        fn body() -> impl Strategy<Value = String> {
+            let attribute = prop_oneof![
+                (Just("mmr"), prop_oneof![Just("1500".to_owned()), value()]),
+                (
+                    Just("latencies"),
+                    prop_oneof![Just("{\"eu\":20}".to_owned()), value()]
+                ),
+                (
+                    Just("data"),
+                    prop_oneof![Just("{\"c\":1}".to_owned()), value()]
+                ),
+                (Just("build"), value()),
+                (Just("maps"), value()),
+            ];
+            let attributes = prop::collection::vec(attribute, 0..5).prop_map(|f| object(&f));
+            let member = prop_oneof![
+                (Just("id"), prop_oneof![Just("\"x\"".to_owned()), value()]),
+                (
+                    Just("members"),
+                    prop_oneof![Just("[\"p\"]".to_owned()), value()]
+                ),
+            ];
+            let party = prop::collection::vec(member, 0..4).prop_map(|f| object(&f));
+            let field = prop_oneof![
+                1 => (Just("gameMode"), Just("\"duel\"".to_owned())),
+                1 => (Just("playerId"), prop_oneof![Just("\"p\"".to_owned()), value()]),
+                4 => (Just("attributes"), attributes.boxed()),
+                2 => (Just("party"), party.boxed()),
+                1 => (Just("extra"), value()),
+            ];
+            // Mostly bodies the route would take but for what is repeated:
+            // the two required fields first, then any fields.
+            prop::collection::vec(field, 0..4).prop_map(|more| {
+                let mut fields = vec![
+                    ("gameMode", "\"duel\"".to_owned()),
+                    ("playerId", "\"p\"".to_owned()),
+                ];
+                fields.extend(more);
+                object(&fields)
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            /// The ticket route reads its body in one pass (its types refuse
+            /// a key given twice themselves): it takes exactly the bodies the
+            /// read with a scan for duplicate keys takes, as the same ticket,
+            /// and refuses the others in the same words.
+            #[test]
+            fn the_one_pass_read_is_the_scanned_read(text in body()) {
+                let scanned = parse_bytes_scanned::<CreateTicket>(text.as_bytes(), true);
+                let one_pass = parse_bytes_scanned::<CreateTicket>(text.as_bytes(), false);
+                prop_assert_eq!(format!("{scanned:?}"), format!("{one_pass:?}"), "{}", text);
+            }
+        }
+    }
 }
 
 /// Answers a ticket's match proposal for its player (the studio's side).
