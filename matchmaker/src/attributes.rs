@@ -20,7 +20,7 @@ use crate::rules::own_players::{check_own_players, Owner};
 use crate::rules::parse::parse_declared;
 use crate::rules::sent::SentValues;
 use crate::rules::value::DeclaredValues;
-use crate::strict_json::{has_duplicate_key, Strict, GIVEN_TWICE};
+use crate::strict_json::{has_duplicate_key, strict_value, GIVEN_TWICE};
 use crate::validation::{within, FieldError, MAX_ABS_MMR};
 use serde::{Deserialize, Serialize};
 
@@ -132,12 +132,7 @@ struct StrictValue(Option<serde_json::Value>);
 
 impl<'de> Deserialize<'de> for StrictValue {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::DeserializeSeed;
-        let duplicate = std::cell::RefCell::new(None);
-        let value = Strict {
-            duplicate: &duplicate,
-        }
-        .deserialize(d)?;
+        let value = strict_value(d)?;
         Ok(Self((!value.is_null()).then_some(value)))
     }
 }

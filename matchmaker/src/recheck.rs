@@ -240,11 +240,8 @@ fn party_roles_unseatable<'a>(
         let Some(party) = search.party.as_ref().filter(|p| p.members.len() > 1) else {
             continue;
         };
-        let listed = crate::rules::value::ticket_value(config, &search.attributes, &c.attribute);
-        let mask = match &listed {
-            Some(AttributeValue::Set(items)) => lists.mask(items),
-            _ => 0,
-        };
+        let mask = crate::rules::value::ticket_set(config, &search.attributes, &c.attribute)
+            .map_or(0, |items| lists.mask(items));
         masks.entry(party.id.as_str()).or_default().push(mask);
     }
     for (party, masks) in masks {

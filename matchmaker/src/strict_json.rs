@@ -96,6 +96,19 @@ impl<'de> Visitor<'de> for Strict<'_> {
     }
 }
 
+/// Reads the value `d` holds as [`Strict`] does, refusing a key given twice
+/// at any depth (a body read in one pass reads its JSON-valued fields so).
+///
+/// # Errors
+/// The deserializer's, for a malformed value or a key given twice.
+pub fn strict_value<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    let duplicate = RefCell::new(None);
+    Strict {
+        duplicate: &duplicate,
+    }
+    .deserialize(d)
+}
+
 /// Why [`read_strict`] refused a text.
 #[derive(Debug, thiserror::Error)]
 pub enum StrictError {

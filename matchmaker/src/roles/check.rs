@@ -249,17 +249,13 @@ impl<'c> RoleLists<'c> {
         declared: &crate::rules::DeclaredValues,
     ) -> Result<(), crate::validation::FieldError> {
         let field = || format!("attributes.{}", self.attribute);
-        match crate::rules::value::ticket_value(config, declared, self.attribute) {
-            Some(crate::rules::AttributeValue::Set(items)) if items.is_empty() => {
-                Err(crate::validation::FieldError::new(
-                    field(),
-                    Code::ValidationError,
-                    "list at least one role the player will play",
-                ))
-            }
-            Some(crate::rules::AttributeValue::Set(items))
-                if !self.ever_seated(&[self.mask(&items)]) =>
-            {
+        match crate::rules::value::ticket_set(config, declared, self.attribute) {
+            Some([]) => Err(crate::validation::FieldError::new(
+                field(),
+                Code::ValidationError,
+                "list at least one role the player will play",
+            )),
+            Some(items) if !self.ever_seated(&[self.mask(items)]) => {
                 Err(crate::validation::FieldError::new(
                     field(),
                     Code::ValidationError,

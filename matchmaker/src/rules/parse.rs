@@ -60,7 +60,7 @@ pub fn parse_declared(
                     values.append(name, value);
                     continue;
                 }
-                SentValue::Typed(value).to_json()
+                SentValue::Typed(value).into_json()
             }
             SentValue::Json(json) => match value_of(declaration, &json, "") {
                 Ok(value) => {

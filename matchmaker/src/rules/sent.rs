@@ -8,6 +8,7 @@
 //! from the JSON, so both forms are refused in the same words.
 
 use super::value::AttributeValue;
+use crate::strict_json::strict_value;
 use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -25,14 +26,14 @@ pub enum SentValue {
 
 impl SentValue {
     /// The value as JSON (for the words of its refusal).
-    pub fn to_json(&self) -> Value {
+    pub fn into_json(self) -> Value {
         match self {
-            Self::Typed(AttributeValue::Number(n)) => number(*n),
-            Self::Typed(AttributeValue::Text(t)) => Value::String(t.clone()),
+            Self::Typed(AttributeValue::Number(n)) => number(n),
+            Self::Typed(AttributeValue::Text(t)) => Value::String(t),
             Self::Typed(AttributeValue::Set(items)) => {
-                Value::Array(items.iter().cloned().map(Value::String).collect())
+                Value::Array(items.into_iter().map(Value::String).collect())
             }
-            Self::Json(v) => v.clone(),
+            Self::Json(v) => v,
         }
     }
 }
@@ -78,19 +79,9 @@ impl From<Value> for SentValue {
 pub struct SentValues(pub Vec<(String, SentValue)>);
 
 impl SentValues {
-    /// No values.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Adds `value` under `name`.
     pub fn push(&mut self, name: String, value: SentValue) {
         self.0.push((name, value));
-    }
-
-    /// Whether nothing was sent.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 
@@ -166,8 +157,8 @@ impl<'de> Visitor<'de> for Sent {
                 // An entry that is not a string: the rest is read as JSON.
                 other => {
                     let mut items: Vec<Value> = texts.into_iter().map(Value::String).collect();
-                    items.push(other.to_json());
-                    if let Value::Array(rest) = strict(SeqAccessDeserializer::new(seq))? {
+                    items.push(other.into_json());
+                    if let Value::Array(rest) = strict_value(SeqAccessDeserializer::new(seq))? {
                         items.extend(rest);
                     }
                     return Ok(SentValue::Json(Value::Array(items)));
@@ -178,17 +169,6 @@ impl<'de> Visitor<'de> for Sent {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<SentValue, A::Error> {
-        strict(MapAccessDeserializer::new(map)).map(SentValue::Json)
+        strict_value(MapAccessDeserializer::new(map)).map(SentValue::Json)
     }
-}
-
-/// The rest of a value as JSON, refusing a key given twice at any depth
-/// (a ticket's body is read in one pass, see [`crate::RawAttributes`]).
-fn strict<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-    use serde::de::DeserializeSeed;
-    let duplicate = std::cell::RefCell::new(None);
-    crate::strict_json::Strict {
-        duplicate: &duplicate,
-    }
-    .deserialize(d)
 }

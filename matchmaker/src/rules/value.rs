@@ -231,23 +231,9 @@ pub fn effective(
     }
 }
 
-/// A ticket's value of `attribute` as the mode reads it: its own, else the
-/// declaration's `default`; an undeclared attribute's own value as is.
-pub fn ticket_value(
-    config: &crate::config::GameModeConfig,
-    declared: &DeclaredValues,
-    attribute: &str,
-) -> Option<AttributeValue> {
-    let own = declared.get(attribute);
-    match config.attributes.as_ref().and_then(|d| d.get(attribute)) {
-        Some(declaration) => effective(declaration, own),
-        None => own.cloned(),
-    }
-}
-
 /// The list a ticket holds for set attribute `attribute` as the mode reads
-/// it ([`ticket_value`], borrowed): its own, else the declaration's
-/// `default`; `None` when that is not a list or there is none.
+/// it: its own, else the declaration's `default`; `None` when that is not
+/// a list or there is none.
 pub fn ticket_set<'a>(
     config: &'a crate::config::GameModeConfig,
     declared: &'a DeclaredValues,
