@@ -132,6 +132,37 @@ impl Ticker<'_> {
     }
 }
 
+/// Whether the database holds another version of `mode` than `config`'s
+/// (or cannot say: a read that fails counts as the same version). A
+/// worker learns of a change within about a second, and its cycles use
+/// the config it knew meanwhile, while the API checks new tickets against
+/// the new one: a search the new config accepts may be refused by the old
+/// one, and failing a search is for good. So a cycle fails searches only
+/// under the mode's current config; on one the database has replaced, the
+/// searches it would fail stay for the next cycle, on the new config
+/// (docs/game-modes.md, "Changing a mode").
+async fn superseded(db: &DatabaseConnection, mode: &ModeKey, config: &ModeConfig) -> bool {
+    // Bounded as the hold's read: a database that answers nothing does
+    // not hold the cycle up.
+    let read = tokio::time::timeout(Duration::from_millis(500), crate::modes::version(db, mode));
+    match read
+        .await
+        .unwrap_or(Err(WorkerError::Timeout("reading the mode's version")))
+    {
+        Ok(Some(version)) if version != config.version => {
+            tracing::info!(mode = %mode.mode, cycle = config.version, current = version,
+                "the cycle's config was replaced; its failures wait for the next cycle");
+            true
+        }
+        Ok(_) => false,
+        Err(err) => {
+            tracing::warn!(mode = %mode.mode, error = %err,
+                "reading the mode's version failed; failing searches on the cycle's config");
+            false
+        }
+    }
+}
+
 async fn tick(
     ctx: &Ticker<'_>,
     mode: &ModeKey,
@@ -197,7 +228,12 @@ async fn tick(
     if filled.lease_lost {
         return Ok((TickOutcome::LostLease, report));
     }
-    let failed = fail_searches_ended(pool, mode, &outcome.failed, claim_concurrency).await?;
+    let to_fail = if outcome.failed.is_empty() || superseded(db, mode, config).await {
+        &[][..]
+    } else {
+        &outcome.failed[..]
+    };
+    let failed = fail_searches_ended(pool, mode, to_fail, claim_concurrency).await?;
     report.failed = failed.len();
     if let Some(ends) = ctx.ends.filter(|_| config.config.records()) {
         ends.failed(mode, &failed, now.timestamp_millis()).await;

@@ -57,6 +57,55 @@ async fn disabling_a_mode_fails_its_searches_at_the_next_tick() {
     assert_eq!(message["code"], "GAME_MODE_DISABLED");
 }
 
+/// A worker cycles on the config it last knew until it learns of a change
+/// (about a second), while the API already checks new tickets against the
+/// new one: a search the new config accepts is not failed by a cycle on
+/// the old one, which the database has replaced meanwhile.
+#[tokio::test]
+async fn a_cycle_on_a_replaced_config_fails_nobody_the_new_one_accepts() {
+    let env = Env::new(None, 1.0).await;
+    let mut narrow = mode_config("duel", None, 1.0);
+    narrow["algorithm"]["maxMmr"] = 2000.into();
+    game_modes::replace(&env.db, &env.project_id, "duel", narrow, Utc::now())
+        .await
+        .unwrap();
+    // The worker's cached config, before the studio widens the range again.
+    let cached = env.config().await;
+    game_modes::replace(
+        &env.db,
+        &env.project_id,
+        "duel",
+        mode_config("duel", None, 1.0),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    // Checked by the API against the wide range.
+    let a = env.add("a", 2900.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    let live = |state: Option<SearchState>| matches!(state, Some(SearchState::Live(_)));
+
+    let (_, report) = env.tick_with(token, &cached).await;
+    assert_eq!(report.failed, 0);
+    assert!(live(env.pool.search_state(&env.mode, &a).await.unwrap()));
+    let (_, report) = env.tick(token).await;
+    assert_eq!((report.failed, report.pool_size), (0, 1));
+    assert!(live(env.pool.search_state(&env.mode, &a).await.unwrap()));
+
+    // The same cycle on the current config fails what it refuses.
+    let b = env.add("b", 3500.0).await;
+    let (_, report) = env.tick(token).await;
+    assert_eq!(report.failed, 1);
+    assert!(matches!(
+        env.pool
+            .search_state(&env.mode, &b)
+            .await
+            .unwrap()
+            .and_then(SearchState::into_ended),
+        Some(Ended::Failed { code, .. }) if code == "MMR_OUT_OF_RANGE"
+    ));
+}
+
 #[tokio::test]
 async fn a_running_worker_applies_a_change_within_one_cycle_plus_one_second() {
     let cycle = 2.0;

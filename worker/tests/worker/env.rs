@@ -192,6 +192,11 @@ impl Env {
 
     pub async fn tick(&self, token: u64) -> (TickOutcome, TickReport) {
         let config = self.config().await;
+        self.tick_with(token, &config).await
+    }
+
+    /// One tick on `config` as given (a worker's cached one, say).
+    pub async fn tick_with(&self, token: u64, config: &ModeConfig) -> (TickOutcome, TickReport) {
         Ticker {
             pool: self.pool.as_ref(),
             db: &self.db,
@@ -201,7 +206,7 @@ impl Env {
             period: None,
             carried: Some(&self.carried),
         }
-        .tick(&self.mode, &config, token, Utc::now())
+        .tick(&self.mode, config, token, Utc::now())
         .await
         .unwrap()
     }
