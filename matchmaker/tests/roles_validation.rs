@@ -201,6 +201,27 @@ fn an_empty_default_role_list_is_refused_with_the_mode() {
     assert!(self::errors(&config).is_empty());
 }
 
+/// Likewise a `default` listing only roles no step seats (a role of
+/// `values` with no seat, no `any` seat): refused with the mode; a step
+/// with an `any` seat seats it.
+#[test]
+fn a_default_whose_roles_no_step_seats_is_refused_with_the_mode() {
+    let roles = json!({"type": "stringSet",
+        "values": ["tank", "damage", "support", "spectator"], "default": ["spectator"]});
+    let config = mode(json!({
+        "attributes": {"roles": roles},
+        "composition": {"attribute": "roles", "perTeam": {"tank": 1, "damage": 2, "support": 2}}
+    }));
+    let errors = errors(&config);
+    assert_eq!(
+        errors,
+        vec![("attributes.roles.default".to_owned(), Code::ValidationError)]
+    );
+    // The documented composition's relaxed step has an `any` seat.
+    let config = mode(json!({"attributes": {"roles": roles}}));
+    assert!(self::errors(&config).is_empty());
+}
+
 /// A ticket listing only roles no step of the composition seats (a count
 /// of 0, no `any` seat) could never be matched: refused at once.
 #[test]

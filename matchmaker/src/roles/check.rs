@@ -14,9 +14,14 @@ const MAX_AFTER_SECONDS: f64 = 86_400.0;
 /// `values`, every role among them, counts summing to the team size of an
 /// array shape of equal teams, at most 8 `relax` steps with increasing
 /// `afterSeconds`; refused with a flexible shape and with `relaxations`.
-pub fn check_composition(config: &GameModeConfig, push: &mut impl FnMut(&str, Code, String)) {
+pub fn check_composition(config: &GameModeConfig, report: &mut impl FnMut(&str, Code, String)) {
     let Some(c) = &config.composition else {
         return;
+    };
+    let mut errors = 0usize;
+    let mut push = |field: &str, code: Code, message: String| {
+        errors += 1;
+        report(field, code, message);
     };
     let invalid = Code::ValidationError;
     let values: Option<&[String]> =
@@ -106,7 +111,13 @@ pub fn check_composition(config: &GameModeConfig, push: &mut impl FnMut(&str, Co
             "shape relaxations are not allowed with composition: relax the roles with composition.relax".into(),
         );
     }
-    check_per_team(&c.per_team, "composition.perTeam", values, team_size, push);
+    check_per_team(
+        &c.per_team,
+        "composition.perTeam",
+        values,
+        team_size,
+        &mut push,
+    );
     if c.relax.len() > MAX_RELAX_STEPS {
         push(
             "composition.relax",
@@ -142,8 +153,29 @@ pub fn check_composition(config: &GameModeConfig, push: &mut impl FnMut(&str, Co
             &format!("composition.relax[{i}].perTeam"),
             values,
             team_size,
-            push,
+            &mut push,
         );
+    }
+    // A default that no step seats (no role of it, and no `any` seat)
+    // refuses every ticket that leaves the attribute out, as an empty one
+    // does. Read only on an otherwise valid composition, which compiles.
+    let default = match config.attributes.as_ref().and_then(|d| d.get(&c.attribute)) {
+        Some(Declaration::StringSet {
+            default: Some(default),
+            ..
+        }) if !default.is_empty() => default,
+        _ => return,
+    };
+    if let Some(lists) = RoleLists::of(config).filter(|_| errors == 0) {
+        if !lists.ever_seated(&[lists.mask(default)]) {
+            report(
+                &format!("attributes.{}.default", c.attribute),
+                Code::ValidationError,
+                "no step of the mode's composition has a seat for any role of this default: \
+                 it refuses every ticket that leaves the attribute out"
+                    .into(),
+            );
+        }
     }
 }
 
