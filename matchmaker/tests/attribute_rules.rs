@@ -37,11 +37,14 @@ fn the_rules_example_validates_and_every_bad_declaration_is_listed_at_once() {
             "level": { "type": "number", "min": 10, "max": 1, "default": 200 }
         },
         "rules": [
-            { "name": "a", "type": "equal", "attribute": "nope" },
+            { "name": "a", "type": "equal", "attribute": "nope",
+              "relax": [ { "afterSeconds": 0, "off": false } ] },
             { "name": "a", "type": "intersect", "attribute": "maps" },
             { "name": "d", "type": "distance", "attribute": "level", "max": -1,
               "relax": [ { "afterSeconds": 30, "max": 20 }, { "afterSeconds": 20, "max": 10 } ] },
-            { "name": "e", "type": "distance", "attribute": "maps", "max": 1 }
+            { "name": "e", "type": "distance", "attribute": "maps", "max": 1 },
+            { "name": "f", "type": "distance", "attribute": "gone", "max": -1,
+              "relax": [ { "afterSeconds": 0, "max": 0 } ] }
         ]
     }))
     .unwrap();
@@ -55,12 +58,18 @@ fn the_rules_example_validates_and_every_bad_declaration_is_listed_at_once() {
         "attributes.level.max",
         "attributes.level.default",
         "rules[0].attribute",
+        // A rule on an undeclared attribute has its other errors listed too.
+        "rules[0].relax[0].afterSeconds",
+        "rules[0].relax[0].off",
         "rules[1].name",
         "rules[1].attribute",
         "rules[2].max",
         "rules[2].relax[1].afterSeconds",
         "rules[2].relax[1].max",
         "rules[3].attribute",
+        "rules[4].attribute",
+        "rules[4].max",
+        "rules[4].relax[0].afterSeconds",
     ] {
         assert!(
             fields.contains(&expected),

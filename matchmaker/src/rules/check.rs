@@ -170,7 +170,9 @@ fn check_rule(
     declaration: Option<&Declaration>,
     push: &mut impl FnMut(&str, Code, String),
 ) {
-    let Some(declaration) = declaration else {
+    // An undeclared attribute is one failure among the rule's others, all
+    // listed at once; the checks that read the declaration skip.
+    if declaration.is_none() {
         push(
             &format!("{field}.attribute"),
             Code::ValidationError,
@@ -179,18 +181,19 @@ fn check_rule(
                 rule.attribute()
             ),
         );
-        return;
-    };
-    let fits = matches!(
-        (rule, declaration),
-        (
-            Rule::Equal { .. },
-            Declaration::String { .. } | Declaration::Number { .. }
-        ) | (Rule::Intersect { .. }, Declaration::StringSet { .. })
-            | (Rule::Distance { .. }, Declaration::Number { .. })
-            | (Rule::Avoid { .. }, Declaration::PlayerSet { .. })
-    );
-    if !fits {
+    }
+    let fits = declaration.is_some_and(|declaration| {
+        matches!(
+            (rule, declaration),
+            (
+                Rule::Equal { .. },
+                Declaration::String { .. } | Declaration::Number { .. }
+            ) | (Rule::Intersect { .. }, Declaration::StringSet { .. })
+                | (Rule::Distance { .. }, Declaration::Number { .. })
+                | (Rule::Avoid { .. }, Declaration::PlayerSet { .. })
+        )
+    });
+    if let Some(declaration) = declaration.filter(|_| !fits) {
         push(
             &format!("{field}.attribute"),
             Code::ValidationError,
@@ -207,7 +210,10 @@ fn check_rule(
             ),
         );
     }
-    if matches!(rule, Rule::Intersect { .. }) && fits && declaration.values().is_none() {
+    if matches!(rule, Rule::Intersect { .. })
+        && fits
+        && declaration.and_then(Declaration::values).is_none()
+    {
         push(
             &format!("{field}.attribute"),
             Code::ValidationError,
@@ -277,7 +283,9 @@ fn check_rule(
             // `MAX_SET_ENTRIES` of them: a set smaller than the lowest
             // minOverlap is refused (`check_reachable`), so past either
             // count every ticket would be.
-            let declared = declaration.values().map_or(usize::MAX, <[String]>::len);
+            let declared = declaration
+                .and_then(Declaration::values)
+                .map_or(usize::MAX, <[String]>::len);
             let count = declared.min(MAX_SET_ENTRIES);
             if fits && before as usize > count {
                 let what = if declared > MAX_SET_ENTRIES {
@@ -295,10 +303,10 @@ fn check_rule(
                 );
             }
             // Nor may the default that a ticket leaving the set out takes.
-            if let Declaration::StringSet {
+            if let Some(Declaration::StringSet {
                 default: Some(default),
                 ..
-            } = declaration
+            }) = declaration
             {
                 if fits && default.len() < before as usize {
                     push(
