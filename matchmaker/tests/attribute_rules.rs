@@ -84,6 +84,32 @@ fn the_rules_example_validates_and_every_bad_declaration_is_listed_at_once() {
     assert!(avoid.unwrap_err().to_string().contains("relax"));
 }
 
+/// A declaration's option left out takes its meaning (no restriction,
+/// required); `null` is refused as a value of the wrong type instead of
+/// read as left out (it would drop a `values` restriction, or make an
+/// attribute required that the studio meant to default).
+#[test]
+fn a_null_option_of_a_declaration_is_refused() {
+    use matchplane_matchmaker::rules::Declaration;
+    for (kind, option) in [
+        ("string", "values"),
+        ("string", "default"),
+        ("number", "min"),
+        ("number", "max"),
+        ("number", "default"),
+        ("stringSet", "values"),
+        ("stringSet", "default"),
+        ("playerSet", "default"),
+    ] {
+        let refused = serde_json::from_value::<Declaration>(json!({"type": kind, option: null}));
+        let message = refused
+            .expect_err(&format!("{kind}.{option}: null"))
+            .to_string();
+        assert!(message.contains("null"), "{kind}.{option}: {message}");
+        serde_json::from_value::<Declaration>(json!({ "type": kind })).unwrap();
+    }
+}
+
 /// An `intersect` rule whose lowest `minOverlap` exceeds the values its
 /// attribute declares would refuse every ticket: refused with the mode.
 #[test]

@@ -20,24 +20,49 @@ pub enum Declaration via DeclarationTwin {
     #[serde(rename_all = "camelCase")]
     String {
         /// The only values a ticket may send (1..=64 distinct); absent: any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         values: Option<Vec<String>>,
         /// The value of a ticket that leaves the attribute out; absent: the
         /// attribute is required (`ATTRIBUTE_REQUIRED`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         default: Option<String>,
     },
     /// A finite number, e.g. a level.
     #[serde(rename_all = "camelCase")]
     Number {
         /// Lowest value a ticket may send.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         min: Option<f64>,
         /// Highest value a ticket may send.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         max: Option<f64>,
         /// The value of a ticket that leaves it out; absent: required.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         default: Option<f64>,
         /// How a party's value is formed from its members' (default `mean`).
         #[serde(default)]
@@ -48,10 +73,20 @@ pub enum Declaration via DeclarationTwin {
     StringSet {
         /// The only values a ticket may send (1..=64 distinct); required
         /// when an `intersect` rule uses the attribute.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         values: Option<Vec<String>>,
         /// The value of a ticket that leaves it out; absent: required.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         default: Option<Vec<String>>,
         /// How a party's set is formed (default `intersection`: a value
         /// counts only if every member sent it).
@@ -64,7 +99,12 @@ pub enum Declaration via DeclarationTwin {
     PlayerSet {
         /// The value of a ticket that leaves it out (usually `[]`); absent:
         /// required.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "crate::config::present",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
         default: Option<Vec<String>>,
     },
 }

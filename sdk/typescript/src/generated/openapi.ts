@@ -1589,34 +1589,34 @@ export interface components {
              * @description The value of a ticket that leaves the attribute out; absent: the
              *     attribute is required (`ATTRIBUTE_REQUIRED`).
              */
-            default?: string | null;
+            default?: string;
             /** @enum {string} */
             type: "string";
             /** @description The only values a ticket may send (1..=64 distinct); absent: any. */
-            values?: string[] | null;
+            values?: string[];
         } | {
             /**
              * Format: double
              * @description The value of a ticket that leaves it out; absent: required.
              */
-            default?: number | null;
+            default?: number;
             /**
              * Format: double
              * @description Highest value a ticket may send.
              */
-            max?: number | null;
+            max?: number;
             /**
              * Format: double
              * @description Lowest value a ticket may send.
              */
-            min?: number | null;
+            min?: number;
             /** @description How a party's value is formed from its members' (default `mean`). */
             party?: components["schemas"]["NumberParty"];
             /** @enum {string} */
             type: "number";
         } | {
             /** @description The value of a ticket that leaves it out; absent: required. */
-            default?: string[] | null;
+            default?: string[];
             /**
              * @description How a party's set is formed (default `intersection`: a value
              *     counts only if every member sent it).
@@ -1628,13 +1628,13 @@ export interface components {
              * @description The only values a ticket may send (1..=64 distinct); required
              *     when an `intersect` rule uses the attribute.
              */
-            values?: string[] | null;
+            values?: string[];
         } | {
             /**
              * @description The value of a ticket that leaves it out (usually `[]`); absent:
              *     required.
              */
-            default?: string[] | null;
+            default?: string[];
             /** @enum {string} */
             type: "playerSet";
         };
