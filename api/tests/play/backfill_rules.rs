@@ -3,7 +3,8 @@
 //! request's `maps` (the map being played) stands for the whole roster; a
 //! newcomer of another build, or one who will not play that map, is not
 //! seated, one who fits is. Values a request sends are checked against the
-//! mode's declarations, every failure named.
+//! mode's declarations, every failure named, and a block list naming the
+//! roster's own players is refused.
 
 use crate::harness::{Pools, TestApp};
 use crate::on_both_pools;
@@ -23,7 +24,8 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
             "matchmakingCycleDurationSeconds": 0.5, "algorithm": {"type": "fifo"},
             "attributes": {
                 "build": {"type": "string"},
-                "maps": {"type": "stringSet", "values": ["dust", "inferno"]}
+                "maps": {"type": "stringSet", "values": ["dust", "inferno"]},
+                "blocked": {"type": "playerSet", "default": []}
             },
             "rules": [
                 {"name": "same-build", "type": "equal", "attribute": "build"},
@@ -118,6 +120,40 @@ async fn a_fill_keeps_the_rosters_build_and_the_map_being_played(pools: Pools) {
             refused.body
         );
     }
+
+    // A block list naming the roster's own players, the request's (which
+    // stands for the whole roster) or a roster player's: the roster is
+    // already one match, as a ticket's own party is (docs/rules.md).
+    let mut bad_teams = teams.clone();
+    bad_teams[usize::try_from(ana_team).unwrap()]["players"][0]["attributes"] =
+        json!({"blocked": ["ana"]});
+    let refused = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(json!({"teams": bad_teams, "attributes": {"blocked": ["cy", "ana"]}})),
+        )
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.body
+    );
+    let fields: Vec<&str> = refused.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    let entry = format!("teams[{ana_team}].players[0].attributes.blocked[0]");
+    assert_eq!(
+        fields,
+        ["attributes.blocked[1]", entry.as_str()],
+        "{}",
+        refused.body
+    );
 
     // Bo left; dust is being played.
     let opened = t

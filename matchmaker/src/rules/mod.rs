@@ -14,7 +14,8 @@
 //!   shapes, bots, preview and `simulate` all go through it), and the
 //!   backfill pass for a fill against a roster;
 //! - [`reachable`]: a ticket a rule alone would keep from ever matching;
-//! - [`own_players`]: a block list naming the ticket's own player or party;
+//! - [`own_players`]: a block list naming the ticket's own player or party,
+//!   or a backfill's own roster;
 //! - [`roster`]: a backfill roster's values for the rules;
 //! - [`player_values`]: a matched player's values, defaults shared.
 

@@ -5,6 +5,11 @@
 //! matched together whatever its members block, and nobody else is the
 //! player itself.
 //!
+//! A backfill request's block lists (its own, standing for the whole
+//! roster, and each roster player's) are checked alike against its roster
+//! ([`check_roster_players`]): a roster is one match, as a party is one
+//! candidate.
+//!
 //! Every `playerSet` is checked, whether or not an `avoid` rule reads it
 //! now: its meaning (players this player is never matched with) is the
 //! type's own, a rule added later reads it, and the cycle's re-check after
@@ -73,6 +78,45 @@ pub fn check_own_players<'d>(
                 Code::ValidationError,
                 message,
             ));
+        }
+    }
+    errors
+}
+
+/// Checks every `playerSet` value of a backfill request's object at
+/// `field` (`attributes`, or `teams[t].players[p].attributes`) against the
+/// request's own roster (`roster`: its player ids): an entry naming a
+/// roster player is refused, as a ticket's naming its own player or party
+/// (the roster is already one match). `declaration` gives each
+/// attribute's declaration (`None`: not one).
+///
+/// # Errors
+/// Each such entry, `VALIDATION_ERROR` at `<field>.<name>[i]`.
+pub fn check_roster_players<'d>(
+    values: &DeclaredValues,
+    declaration: impl Fn(&str) -> Option<&'d Declaration>,
+    roster: &[&str],
+    field: &str,
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (name, value) in values.iter() {
+        let (Some(Declaration::PlayerSet { .. }), AttributeValue::Set(items)) =
+            (declaration(name), value)
+        else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            if roster.contains(&item.as_str()) {
+                errors.push(FieldError::new(
+                    format!("{field}.{name}[{i}]"),
+                    Code::ValidationError,
+                    format!(
+                        "{item:?} is a player of this backfill's own roster: the roster is \
+                         already one match, so its players never keep each other out; \
+                         leave it out"
+                    ),
+                ));
+            }
         }
     }
     errors

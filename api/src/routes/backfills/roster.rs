@@ -10,6 +10,7 @@ use matchplane_matchmaker::backfill::roster::{
     check_roster, check_roster_roles, Roster, RosterSeats,
 };
 use matchplane_matchmaker::roles::open::OpenRoles;
+use matchplane_matchmaker::rules::own_players::check_roster_players;
 use matchplane_matchmaker::rules::parse::value_of;
 use matchplane_matchmaker::rules::reachable::check_reachable_sent;
 use matchplane_matchmaker::rules::roster::{check_sent, roles_not_read, unread_roles, SentIn};
@@ -224,14 +225,23 @@ fn roster_values(
         }
         errors
     };
+    // A block list naming the roster's own players: the roster is one
+    // match, as a party is one candidate (a ticket's own, docs/rules.md).
+    let ids: Vec<&str> = roster
+        .teams
+        .iter()
+        .flat_map(|t| t.players.iter().map(|p| p.player_id.as_str()))
+        .collect();
+    let declared = |name: &str| declarations.and_then(|d| d.get(name));
+    let own =
+        |values: &DeclaredValues, field: &str| check_roster_players(values, declared, &ids, field);
     let mut errors = check(&roster.attributes, "attributes", SentIn::Request);
+    errors.extend(own(&roster.attributes, "attributes"));
     for (t, team) in roster.teams.iter().enumerate() {
         for (i, p) in team.players.iter().enumerate() {
-            errors.extend(check(
-                &p.attributes,
-                &format!("teams[{t}].players[{i}].attributes"),
-                SentIn::Entry,
-            ));
+            let field = format!("teams[{t}].players[{i}].attributes");
+            errors.extend(check(&p.attributes, &field, SentIn::Entry));
+            errors.extend(own(&p.attributes, &field));
         }
     }
     let roles = unread_roles(&ctx.config);
