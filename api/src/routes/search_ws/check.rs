@@ -97,10 +97,9 @@ impl SocketSearch {
     async fn renew(&self, deadline: f64) {
         let lease = self.play.settings.socket_lease().as_secs_f64();
         let ticket = &self.started.ticket;
-        let renewed = (unix_now() + lease).min(ticket.expires_at);
-        if renewed - deadline < lease / 3.0 {
+        let Some(renewed) = renewal(unix_now(), lease, deadline, ticket.expires_at) else {
             return;
-        }
+        };
         let touched = self
             .play
             .pool
@@ -242,5 +241,50 @@ impl SocketSearch {
             needed,
             role_waits,
         })
+    }
+}
+
+/// The deadline a socket's renewal at `now` moves its search's `deadline`
+/// to (`None`: not yet): a whole `lease` (seconds) from now once a third
+/// of it has passed, never past the ticket's expiry `expires_at`, and the
+/// expiry itself as soon as a lease from now reaches it. A renewal that
+/// waited for a third of a lease there left the deadline up to a third
+/// of a lease short of the expiry, and a healthy socket's search ended
+/// `SOCKET_LAPSED` those seconds before its ticket ran out.
+fn renewal(now: f64, lease: f64, deadline: f64, expires_at: f64) -> Option<f64> {
+    let renewed = (now + lease).min(expires_at);
+    let due = renewed - deadline >= lease / 3.0 || renewed >= expires_at;
+    (due && renewed > deadline).then_some(renewed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::renewal;
+
+    #[test]
+    fn a_renewal_reaches_the_tickets_expiry() {
+        // A 30 s lease, a ticket expiring at 100, renewed last at 65.
+        assert_eq!(renewal(66.0, 30.0, 95.0, 100.0), None, "a third not passed");
+        assert_eq!(
+            renewal(75.0, 30.0, 95.0, 100.0),
+            Some(100.0),
+            "up to the expiry"
+        );
+        assert_eq!(
+            renewal(71.0, 30.0, 95.0, 100.0),
+            Some(100.0),
+            "the expiry is near"
+        );
+        assert_eq!(
+            renewal(80.0, 30.0, 100.0, 100.0),
+            None,
+            "at the expiry already"
+        );
+        assert_eq!(
+            renewal(10.0, 30.0, 30.0, 100.0),
+            Some(40.0),
+            "a whole lease"
+        );
+        assert_eq!(renewal(10.0, 30.0, 35.0, 100.0), None);
     }
 }
