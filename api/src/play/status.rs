@@ -209,6 +209,8 @@ pub async fn status_of(
         assignment: None,
     };
     match state {
+        // A ticket whose time ran out before any search: its TTL is why.
+        None if view.status == "expired" => view.reason = Some("TICKET_TTL".to_owned()),
         None => {}
         Some(SearchState::Live(live)) => {
             view.status = "searching";

@@ -11,6 +11,7 @@ use std::time::Duration;
 on_both_pools!(
     an_unpolled_rest_search_expires_and_a_polled_one_lives,
     a_rest_search_in_a_mode_switched_to_ping_fails_at_its_next_poll,
+    a_ticket_that_ran_out_before_any_search_says_why,
 );
 
 async fn an_unpolled_rest_search_expires_and_a_polled_one_lives(pools: Pools) {
@@ -113,4 +114,24 @@ async fn a_rest_search_in_a_mode_switched_to_ping_fails_at_its_next_poll(pools: 
         .await
         .unwrap();
     assert!(!matches!(state, Some(SearchState::Live(_))), "{state:?}");
+}
+
+/// A ticket whose time ran out before it ever searched reads `expired`
+/// with `reason` `TICKET_TTL`, as a search its expiry ended does
+/// (docs/searching.md, "Statuses"); the player's own poll with its token
+/// is refused, the ticket being no longer valid.
+async fn a_ticket_that_ran_out_before_any_search_says_why(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    let mut mode = duel("duel");
+    mode["ticketTtlSeconds"] = serde_json::json!(1);
+    t.mode(&p, &key, mode).await;
+    let (ticket, _token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let status = t.status(&p, &key, &ticket).await.body;
+    assert_eq!(status["status"], "created", "{status}");
+    assert!(status.get("reason").is_none(), "{status}");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let status = t.status(&p, &key, &ticket).await.body;
+    assert_eq!(status["status"], "expired", "{status}");
+    assert_eq!(status["reason"], "TICKET_TTL", "{status}");
 }
