@@ -143,8 +143,24 @@ async fn check(state: &AppState, body: &PutProjectWebhook) -> Vec<FieldError> {
             why.to_string(),
         ));
     }
-    for (i, name) in body.event_types.iter().flatten().enumerate() {
-        if EventType::parse(name).is_none() {
+    if body.event_types.as_ref().is_some_and(Vec::is_empty) {
+        // Nothing would ever be sent while the endpoint says it is on.
+        errors.push(FieldError::new(
+            "eventTypes",
+            Code::ValidationError,
+            "list at least one event type, leave eventTypes out for every type, \
+             or set enabled to false",
+        ));
+    }
+    let types = body.event_types.as_deref().unwrap_or_default();
+    for (i, name) in types.iter().enumerate() {
+        if types[..i].contains(name) {
+            errors.push(FieldError::new(
+                format!("eventTypes[{i}]"),
+                Code::ValidationError,
+                format!("`{name}` is listed twice"),
+            ));
+        } else if EventType::parse(name).is_none() {
             let known: Vec<&str> = EventType::ALL.iter().map(|t| t.as_str()).collect();
             errors.push(FieldError::new(
                 format!("eventTypes[{i}]"),
@@ -188,7 +204,7 @@ pub async fn get(
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 401, body = Problem),
         (status = 404, description = "No such project", body = Problem),
-        (status = 422, description = "Every failed rule in `errors` (`INVALID_WEBHOOK_URL` on `url`, an unknown `eventTypes[i]`)", body = Problem)))]
+        (status = 422, description = "Every failed rule in `errors` (`INVALID_WEBHOOK_URL` on `url`, an unknown or repeated `eventTypes[i]`, an empty `eventTypes`)", body = Problem)))]
 pub async fn put(
     _caller: ProjectCaller,
     State(state): State<AppState>,

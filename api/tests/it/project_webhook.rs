@@ -154,6 +154,20 @@ async fn bad_endpoints_and_modes_are_422_naming_the_field(backend: Backend) {
         fields(&unknown.body),
         [("eventTypes[1]".to_owned(), "VALIDATION_ERROR".to_owned())]
     );
+    // A type listed twice, and a list of none (nothing would ever be
+    // sent while the endpoint says it is on).
+    let twice = put(json!({"url": "https://93.184.216.34/h",
+        "eventTypes": ["match.made", "webhook.test", "match.made"]}))
+    .await;
+    assert_eq!(
+        fields(&twice.body),
+        [("eventTypes[2]".to_owned(), "VALIDATION_ERROR".to_owned())]
+    );
+    let none = put(json!({"url": "https://93.184.216.34/h", "eventTypes": []})).await;
+    assert_eq!(
+        fields(&none.body),
+        [("eventTypes".to_owned(), "VALIDATION_ERROR".to_owned())]
+    );
     // Loopback is refused as a mode's URL is (no private webhooks here).
     let private = put(json!({"url": "http://127.0.0.1:9000/h"})).await;
     assert_eq!(private.status, StatusCode::UNPROCESSABLE_ENTITY);

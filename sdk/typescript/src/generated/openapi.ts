@@ -10083,7 +10083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Every failed rule in `errors` (`INVALID_WEBHOOK_URL` on `url`, an unknown `eventTypes[i]`) */
+            /** @description Every failed rule in `errors` (`INVALID_WEBHOOK_URL` on `url`, an unknown or repeated `eventTypes[i]`, an empty `eventTypes`) */
             422: {
                 headers: {
                     [name: string]: unknown;
