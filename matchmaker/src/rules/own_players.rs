@@ -50,37 +50,23 @@ pub fn check_own_players<'d>(
     owner: Owner<'_>,
 ) -> Vec<FieldError> {
     let members = owner.party.map_or(&[][..], |p| p.members.as_slice());
-    let mut errors = Vec::new();
-    for (name, value) in values.iter() {
-        let (Some(Declaration::PlayerSet { .. }), AttributeValue::Set(items)) =
-            (declaration(name), value)
-        else {
-            continue;
-        };
-        for (i, item) in items.iter().enumerate() {
-            let message = if item == owner.player_id {
-                format!(
-                    "{item:?} names the ticket's own player: a block list names \
-                     other players; leave it out"
-                )
-            } else if members.contains(item) {
-                let party = owner.party.map_or("", |p| p.id.as_str());
-                format!(
-                    "{item:?} names a member of the ticket's own party ({party}): a party \
-                     is matched together, so its members never keep each other out; \
-                     leave it out, or leave the party"
-                )
-            } else {
-                continue;
-            };
-            errors.push(FieldError::new(
-                format!("attributes.{name}[{i}]"),
-                Code::ValidationError,
-                message,
-            ));
+    refused_entries(values, declaration, "attributes", |item| {
+        if item == owner.player_id {
+            Some(format!(
+                "{item:?} names the ticket's own player: a block list names \
+                 other players; leave it out"
+            ))
+        } else if members.iter().any(|m| m == item) {
+            let party = owner.party.map_or("", |p| p.id.as_str());
+            Some(format!(
+                "{item:?} names a member of the ticket's own party ({party}): a party \
+                 is matched together, so its members never keep each other out; \
+                 leave it out, or leave the party"
+            ))
+        } else {
+            None
         }
-    }
-    errors
+    })
 }
 
 /// Checks every `playerSet` value of a backfill request's object at
@@ -98,6 +84,25 @@ pub fn check_roster_players<'d>(
     roster: &[&str],
     field: &str,
 ) -> Vec<FieldError> {
+    refused_entries(values, declaration, field, |item| {
+        roster.contains(&item).then(|| {
+            format!(
+                "{item:?} is a player of this backfill's own roster: the roster is \
+                 already one match, so its players never keep each other out; \
+                 leave it out"
+            )
+        })
+    })
+}
+
+/// Each entry of a `playerSet` value in `values` that `refusal` words a
+/// refusal for, as a `VALIDATION_ERROR` at `<field>.<name>[i]`.
+fn refused_entries<'d>(
+    values: &DeclaredValues,
+    declaration: impl Fn(&str) -> Option<&'d Declaration>,
+    field: &str,
+    refusal: impl Fn(&str) -> Option<String>,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for (name, value) in values.iter() {
         let (Some(Declaration::PlayerSet { .. }), AttributeValue::Set(items)) =
@@ -106,15 +111,11 @@ pub fn check_roster_players<'d>(
             continue;
         };
         for (i, item) in items.iter().enumerate() {
-            if roster.contains(&item.as_str()) {
+            if let Some(message) = refusal(item) {
                 errors.push(FieldError::new(
                     format!("{field}.{name}[{i}]"),
                     Code::ValidationError,
-                    format!(
-                        "{item:?} is a player of this backfill's own roster: the roster is \
-                         already one match, so its players never keep each other out; \
-                         leave it out"
-                    ),
+                    message,
                 ));
             }
         }
