@@ -7,7 +7,7 @@
 mod roster;
 mod team;
 
-pub use roster::follow_roster;
+pub use roster::{follow_roster, shape_of};
 pub use team::{BotSeat, Player, Team, TeamWire};
 
 use chrono::{DateTime, Utc};

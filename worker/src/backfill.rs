@@ -273,7 +273,12 @@ pub(crate) async fn store_fills(
         // The newcomer sees the roster the studio sent, not who left
         // (docs/backfill.md).
         let current = backfills::current_rosters(db, &mode.project_id, &[&row.id]).await?;
-        matchplane_webhook::payload::follow_roster(&mut teams, current.get(&row.id));
+        let shape = matchplane_webhook::payload::shape_of(row.match_shape.as_ref());
+        matchplane_webhook::payload::follow_roster(
+            &mut teams,
+            current.get(&row.id),
+            shape.as_deref(),
+        );
         let made = MatchMade {
             match_id: row.id.clone(),
             project_id: row.project_id.clone(),

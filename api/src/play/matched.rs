@@ -86,7 +86,12 @@ async fn read_stored(
     fill_data(&mut body.teams, &tickets);
     let current = backfills::current_rosters(db, project_id, &[match_id]).await?;
     // The teams as the studio's latest roster has them (docs/backfill.md).
-    matchplane_webhook::payload::follow_roster(&mut body.teams, current.get(match_id));
+    let shape = matchplane_webhook::payload::shape_of(row.match_shape.as_ref());
+    matchplane_webhook::payload::follow_roster(
+        &mut body.teams,
+        current.get(match_id),
+        shape.as_deref(),
+    );
     let own = body
         .teams
         .iter()

@@ -99,7 +99,12 @@ impl MatchView {
         let mut teams: Vec<Team> = serde_json::from_value(m.teams)
             .map_err(|e| ApiError::from(StoreError::Corrupt(format!("match {}: {e}", m.id))))?;
         fill_data(&mut teams, tickets);
-        matchplane_webhook::payload::follow_roster(&mut teams, current.get(&m.id));
+        let shape = matchplane_webhook::payload::shape_of(m.match_shape.as_ref());
+        matchplane_webhook::payload::follow_roster(
+            &mut teams,
+            current.get(&m.id),
+            shape.as_deref(),
+        );
         Ok(Self {
             match_id: m.id,
             project_id: m.project_id,

@@ -11,10 +11,65 @@ use std::collections::HashMap;
 /// fills seated after it) to `teams`: a player it lists moves to the team it
 /// names (after that team's own players, keeping their order), a player it
 /// does not list stays where it was and is marked `left`. `None` (no
-/// backfill request named the match) leaves the teams as made. A team
+/// backfill request named the match) leaves the players as made. A team
 /// index `teams` does not have leaves the player where it was.
-pub fn follow_roster(teams: &mut [Team], current: Option<&HashMap<String, usize>>) {
-    let Some(current) = current else { return };
+///
+/// With `shape` (the match's players per team, as made), each team then
+/// shows no more bots than the seats its players in the match leave: a
+/// bot whose seat a fill took is gone (first one of the newcomer's role,
+/// then the last).
+pub fn follow_roster(
+    teams: &mut [Team],
+    current: Option<&HashMap<String, usize>>,
+    shape: Option<&[u32]>,
+) {
+    if let Some(current) = current {
+        move_players(teams, current);
+    }
+    if let Some(shape) = shape {
+        drop_replaced_bots(teams, shape);
+    }
+}
+
+/// A stored match's `matchShape` (players per team) as
+/// [`follow_roster`] reads it; `None` when absent or not an array of
+/// counts (a flexible shape's teams are sized by their players).
+pub fn shape_of(stored: Option<&serde_json::Value>) -> Option<Vec<u32>> {
+    stored.and_then(|s| serde_json::from_value(s.clone()).ok())
+}
+
+/// Each team's bots beyond the seats its players in the match leave, the
+/// seats of `shape` (by position), taken out.
+fn drop_replaced_bots(teams: &mut [Team], shape: &[u32]) {
+    for (team, seats) in teams.iter_mut().zip(shape) {
+        let players = team.players.iter().filter(|p| !p.left).count();
+        let keep = usize::try_from(*seats)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(players);
+        // The newcomers' roles first: a fill takes a bot's role seat.
+        let roles: Vec<String> = team
+            .players
+            .iter()
+            .filter(|p| p.backfill && !p.left)
+            .filter_map(|p| p.role.clone())
+            .collect();
+        for role in roles {
+            if team.bots.len() <= keep {
+                break;
+            }
+            if let Some(at) = team
+                .bots
+                .iter()
+                .position(|b| b.role.as_deref() == Some(&role))
+            {
+                team.bots.remove(at);
+            }
+        }
+        team.bots.truncate(keep);
+    }
+}
+
+fn move_players(teams: &mut [Team], current: &HashMap<String, usize>) {
     let mut moving = Vec::new();
     for (at, team) in teams.iter_mut().enumerate() {
         let index = team.index;
@@ -90,7 +145,7 @@ mod tests {
             .into_iter()
             .map(|(id, t)| (id.to_owned(), t))
             .collect();
-        follow_roster(&mut teams, Some(&current));
+        follow_roster(&mut teams, Some(&current), None);
         assert_eq!(ids(&teams[0]), [("a", false), ("c", true), ("d", false)]);
         assert_eq!(ids(&teams[1]), [("e", false), ("f", false), ("b", false)]);
         let in_match = |t: &Team| t.players.iter().filter(|p| !p.left).count();
@@ -101,7 +156,45 @@ mod tests {
     fn without_a_roster_the_teams_stay_as_made() {
         let mut teams = vec![team(0, &["a"]), team(1, &["b"])];
         let before = teams.clone();
-        follow_roster(&mut teams, None);
+        follow_roster(&mut teams, None, None);
         assert_eq!(teams, before);
+        follow_roster(&mut teams, None, Some(&[1, 1]));
+        assert_eq!(teams, before);
+    }
+
+    /// A bot match of `[2, 2]` (one human and one bot a team) whose bot
+    /// seats fills took: each team shows its two players and no bot, with
+    /// or without a roster; a team whose newcomer left shows its bot again.
+    #[test]
+    fn a_bot_whose_seat_a_fill_took_is_not_shown() {
+        use crate::payload::BotSeat;
+        let newcomer = |id: &str, role: Option<&str>| Player {
+            backfill: true,
+            role: role.map(str::to_owned),
+            ..player(id)
+        };
+        let bot = |role: Option<&str>| BotSeat::new(Some(1500.0)).with_role(role);
+        let mut teams = vec![team(0, &["a"]), team(1, &["b"])];
+        teams[0].bots = vec![bot(Some("tank")), bot(Some("healer"))];
+        teams[1].bots = vec![bot(None)];
+        teams[0].players.push(newcomer("c", Some("healer")));
+        teams[1].players.push(newcomer("d", None));
+        let made = teams.clone();
+        follow_roster(&mut teams, None, Some(&[3, 2]));
+        let roles = |t: &Team| t.bots.iter().map(|b| b.role.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            roles(&teams[0]),
+            [Some("tank".to_owned())],
+            "the healer's seat was taken"
+        );
+        assert!(teams[1].bots.is_empty());
+        // `d` left (the roster lists a, b and c): its team's bot is back.
+        let mut teams = made;
+        let current: HashMap<String, usize> = [("a", 0), ("c", 0), ("b", 1)]
+            .into_iter()
+            .map(|(id, t)| (id.to_owned(), t))
+            .collect();
+        follow_roster(&mut teams, Some(&current), Some(&[3, 2]));
+        assert_eq!(teams[1].bots.len(), 1);
     }
 }
