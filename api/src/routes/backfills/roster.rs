@@ -91,17 +91,41 @@ pub(super) fn not_made(row: &match_::Model) -> ApiError {
     )])
 }
 
-/// The match's team sizes: the mode's shape (a flexible shape's `max` for
-/// each of the match's teams).
+/// The match's team sizes a roster may fill: the mode's shape (a flexible
+/// shape's `max` for each of the match's teams), less each team's bots
+/// unless the mode's bots are `replaceable` (a bot that may not be
+/// replaced keeps its seat: docs/game-modes.md#thin-pools-smaller-matches-and-bots).
 fn caps(config: &GameModeConfig, row: &match_::Model) -> Vec<u32> {
     let caps = config.match_shape.caps();
-    match config.match_shape.flexible() {
+    let caps: Vec<u32> = match config.match_shape.flexible() {
         None => caps,
         Some(_) => {
             let teams = row.teams.as_array().map_or(caps.len(), Vec::len);
             caps.into_iter().take(teams).collect()
         }
+    };
+    if config.bots.as_ref().is_some_and(|b| b.replaceable) {
+        return caps;
     }
+    less_bots(caps, &row.teams)
+}
+
+/// `caps` less the bot seats of each team of the stored `teams` (by
+/// position: entries of a team's `players` with `"bot": true`).
+fn less_bots(caps: Vec<u32>, teams: &Value) -> Vec<u32> {
+    let bots = |t: usize| -> u32 {
+        let players = teams.get(t).and_then(|team| team.get("players"));
+        let count = players.and_then(Value::as_array).map_or(0, |p| {
+            p.iter()
+                .filter(|e| e.get("bot") == Some(&Value::Bool(true)))
+                .count()
+        });
+        u32::try_from(count).unwrap_or(u32::MAX)
+    };
+    caps.into_iter()
+        .enumerate()
+        .map(|(t, cap)| cap.saturating_sub(bots(t)))
+        .collect()
 }
 
 /// Every player of the stored match: (playerId, mmr, pingMs).
@@ -386,4 +410,21 @@ pub(super) fn stored_roster(roster: &Roster, now: DateTime<Utc>) -> Result<Value
         );
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::less_bots;
+    use serde_json::json;
+
+    #[test]
+    fn a_bot_keeps_its_seat_from_a_roster() {
+        let bot = json!({"bot": true, "playerId": null, "ticketId": null, "mmr": 1500.0});
+        let teams = json!([
+            {"index": 0, "players": [{"playerId": "a"}, bot.clone()]},
+            {"index": 1, "players": [{"playerId": "b"}, bot.clone(), bot]}
+        ]);
+        assert_eq!(less_bots(vec![2, 3], &teams), [1, 1]);
+        assert_eq!(less_bots(vec![2, 3], &json!([])), [2, 3]);
+    }
 }
