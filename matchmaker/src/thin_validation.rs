@@ -128,6 +128,9 @@ pub(crate) fn check_relaxations(
         );
     }
     let mut previous: Option<f64> = None;
+    // Players in all of the shape before (the base shape first): each step
+    // is a smaller match, tried once the one before could not be made.
+    let mut before: u64 = base.iter().map(|s| u64::from(*s)).sum();
     for (i, step) in steps.iter().enumerate() {
         let after = step.after_seconds;
         if !(0.0..=MAX_AFTER_SECONDS).contains(&after) {
@@ -184,7 +187,19 @@ pub(crate) fn check_relaxations(
                 Code::ValidationError,
                 format!("a match needs at least 2 players, the shape sums to {sum}"),
             );
+        } else if sum >= before {
+            let what = if i == 0 {
+                "the base shape"
+            } else {
+                "the step before"
+            };
+            push(
+                &field,
+                Code::ValidationError,
+                format!("a relaxed shape is a smaller match: {sum} players, {what} has {before}"),
+            );
         }
+        before = before.min(sum);
     }
 }
 

@@ -81,10 +81,53 @@ fn at_most_eight_relaxations() {
         })
         .collect();
     let config = mode(&format!(r#", "relaxations": [{}]"#, steps.join(",")));
-    assert_eq!(
-        fields(&config, &Tier::pro()),
-        vec![("relaxations".to_string(), Code::ValidationError)]
+    // (Each repeated step is also refused as no smaller than the one before.)
+    let got = fields(&config, &Tier::pro());
+    assert!(
+        got.contains(&("relaxations".to_string(), Code::ValidationError)),
+        "{got:?}"
     );
+}
+
+/// Each relaxed shape is a smaller match than the shape before it (the
+/// base shape first): a step as large, or one growing back, is refused.
+#[test]
+fn a_relaxed_shape_is_a_smaller_match() {
+    let with = |steps: &str| {
+        fields(
+            &mode(&format!(r#", "relaxations": [{steps}]"#)),
+            &Tier::pro(),
+        )
+    };
+    let at = |i: usize| {
+        vec![(
+            format!("relaxations[{i}].matchShape"),
+            Code::ValidationError,
+        )]
+    };
+    assert_eq!(with(r#"{"afterSeconds": 5, "matchShape": [5, 5]}"#), at(0));
+    assert_eq!(
+        with(
+            r#"{"afterSeconds": 5, "matchShape": [4, 4]}, {"afterSeconds": 9, "matchShape": [4, 4]}"#
+        ),
+        at(1)
+    );
+    assert_eq!(
+        with(
+            r#"{"afterSeconds": 5, "matchShape": [5, 4]}, {"afterSeconds": 9, "matchShape": [4, 5]}"#
+        ),
+        at(1)
+    );
+    assert_eq!(
+        with(
+            r#"{"afterSeconds": 5, "matchShape": [2, 2]}, {"afterSeconds": 9, "matchShape": [3, 3]}"#
+        ),
+        at(1)
+    );
+    assert!(with(
+        r#"{"afterSeconds": 5, "matchShape": [5, 4]}, {"afterSeconds": 9, "matchShape": [3, 3]}"#
+    )
+    .is_empty());
 }
 
 #[test]
