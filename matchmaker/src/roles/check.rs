@@ -24,11 +24,13 @@ pub fn check_composition(config: &GameModeConfig, report: &mut impl FnMut(&str, 
         report(field, code, message);
     };
     let invalid = Code::ValidationError;
+    let mut role_default: Option<&[String]> = None;
     let values: Option<&[String]> =
         match config.attributes.as_ref().and_then(|d| d.get(&c.attribute)) {
             Some(Declaration::StringSet {
                 values, default, ..
             }) => {
+                role_default = default.as_deref();
                 if default.as_ref().is_some_and(Vec::is_empty) {
                     push(
                         &format!("attributes.{}.default", c.attribute),
@@ -159,12 +161,8 @@ pub fn check_composition(config: &GameModeConfig, report: &mut impl FnMut(&str, 
     // A default that no step seats (no role of it, and no `any` seat)
     // refuses every ticket that leaves the attribute out, as an empty one
     // does. Read only on an otherwise valid composition, which compiles.
-    let default = match config.attributes.as_ref().and_then(|d| d.get(&c.attribute)) {
-        Some(Declaration::StringSet {
-            default: Some(default),
-            ..
-        }) if !default.is_empty() => default,
-        _ => return,
+    let Some(default) = role_default.filter(|d| !d.is_empty()) else {
+        return;
     };
     if let Some(lists) = RoleLists::of(config).filter(|_| errors == 0) {
         if !lists.ever_seated(&[lists.mask(default)]) {

@@ -42,30 +42,25 @@ pub fn shape_of(stored: Option<&serde_json::Value>) -> Option<Vec<u32>> {
 /// seats of `shape` (by position), taken out.
 fn drop_replaced_bots(teams: &mut [Team], shape: &[u32]) {
     for (team, seats) in teams.iter_mut().zip(shape) {
-        let players = team.players.iter().filter(|p| !p.left).count();
+        let in_match = team.players.iter().filter(|p| !p.left).count();
         let keep = usize::try_from(*seats)
             .unwrap_or(usize::MAX)
-            .saturating_sub(players);
+            .saturating_sub(in_match);
         // The newcomers' roles first: a fill takes a bot's role seat.
-        let roles: Vec<String> = team
-            .players
+        let Team { players, bots, .. } = team;
+        let roles = players
             .iter()
             .filter(|p| p.backfill && !p.left)
-            .filter_map(|p| p.role.clone())
-            .collect();
+            .filter_map(|p| p.role.as_deref());
         for role in roles {
-            if team.bots.len() <= keep {
+            if bots.len() <= keep {
                 break;
             }
-            if let Some(at) = team
-                .bots
-                .iter()
-                .position(|b| b.role.as_deref() == Some(&role))
-            {
-                team.bots.remove(at);
+            if let Some(at) = bots.iter().position(|b| b.role.as_deref() == Some(role)) {
+                bots.remove(at);
             }
         }
-        team.bots.truncate(keep);
+        bots.truncate(keep);
     }
 }
 
