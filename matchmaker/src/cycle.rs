@@ -227,9 +227,13 @@ pub fn run_cycle(
     .with_roles(roles.as_ref());
 
     let mut formed = Vec::new();
-    let reasons = full_pass(&mut grouper, config, &mut formed);
+    let mut reasons = full_pass(&mut grouper, config, &mut formed);
     crate::relaxation::relaxed_pass(&mut grouper, config, &waits, &mut formed);
-    crate::flexible::settle_pass(&mut grouper, config, &waits, &mut formed);
+    for (c, reason) in crate::flexible::settle_pass(&mut grouper, config, &waits, &mut formed) {
+        if let Ok(at) = reasons.binary_search_by_key(&c, |(a, _)| *a) {
+            reasons[at].1 = reason;
+        }
+    }
     crate::bots::bot_pass(&mut grouper, config, &waits, &mut formed);
 
     let mut outcome = CycleOutcome {

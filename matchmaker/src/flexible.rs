@@ -10,19 +10,25 @@
 
 use crate::config::{FlexibleShape, GameModeConfig};
 use crate::grouping::Grouper;
+use crate::reasons::WaitingReason;
 use crate::seating::{unit_sizes, Formed, SeatPlan};
 use crate::teams::pack_partial;
 
 /// The settle pass over anchors still unmatched (`waits[c]` in seconds,
-/// longest first). Does nothing for an array shape.
+/// longest first). Does nothing for an array shape. Returns the anchors
+/// whose group had the seats of a settled match but whose parties cannot
+/// be split into its teams (e.g. three trios for at least four teams),
+/// each with `NO_EXACT_SEATING`: their full-size try's `NOT_ENOUGH_PLAYERS`
+/// would contradict `found` reaching `needed`.
 pub fn settle_pass(
     grouper: &mut Grouper,
     config: &GameModeConfig,
     waits: &[f64],
     formed: &mut Vec<Formed>,
-) {
+) -> Vec<(usize, WaitingReason)> {
+    let mut unseated = Vec::new();
     let Some(flex) = config.match_shape.flexible() else {
-        return;
+        return unseated;
     };
     let base = config.match_shape.caps();
     let fewest = flex.min_teams().saturating_mul(flex.team_size.min);
@@ -48,8 +54,14 @@ pub fn settle_pass(
                 group: attempt.group,
                 plan: SeatPlan::Exact(sizes),
             });
+        } else if attempt.seats >= fewest {
+            let reason = WaitingReason::NoExactSeating {
+                completing_party_sizes: Vec::new(),
+            };
+            unseated.push((anchor, reason));
         }
     }
+    unseated
 }
 
 /// One team while team sizes are settled: players, of whom solos.

@@ -237,6 +237,34 @@ fn a_settled_royale_fills_teams_before_opening_new_ones() {
     assert_eq!(m.seats_open, vec![0, 0, 2]);
 }
 
+/// Parties that hold the seats of a settled match but cannot be split into
+/// its teams wait with `NO_EXACT_SEATING`, not with a `NOT_ENOUGH_PLAYERS`
+/// that `found` reaching `needed` contradicts.
+#[test]
+fn parties_too_few_for_min_teams_wait_for_seating_not_players() {
+    let config = flex_mode(4, 1, 3, Some(4));
+    let mut pool = party("a", 3, 1500.0, 0.0);
+    pool.extend(party("b", 3, 1500.0, 0.0));
+    pool.extend(party("c", 3, 1500.0, 0.0));
+    let out = cycle(&config, &pool, 60.0);
+    assert!(out.matches.is_empty());
+    assert_eq!(out.waiting.len(), 9);
+    for w in &out.waiting {
+        assert_eq!((w.found, w.needed), (9, 4), "{w:?}");
+        assert_eq!(
+            w.reason,
+            matchplane_matchmaker::WaitingReason::NoExactSeating {
+                completing_party_sizes: Vec::new()
+            },
+            "{w:?}"
+        );
+    }
+    // Before the shape settles, too few players is the reason.
+    let early = cycle(&config, &pool, 1.0);
+    let code = serde_json::to_value(&early.waiting[0].reason).unwrap();
+    assert_eq!(code["code"], "NOT_ENOUGH_PLAYERS");
+}
+
 #[test]
 fn needed_follows_the_wait() {
     let config = with_bots(relaxed_5v5(), true);
