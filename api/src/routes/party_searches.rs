@@ -4,9 +4,9 @@
 //! backend ends every live search of the party in that mode at once, so
 //! nobody waits with `PARTY_INCOMPLETE` for the others to come back.
 //!
-//! The members are those the party's latest ticket named (kept with that
-//! ticket's record); each member's live search in the mode is cancelled
-//! when its ticket carries this party. A search already matched is left
+//! The members are every player a kept ticket of the party named (the
+//! party may have changed between tickets); each member's live search in
+//! the mode is cancelled when its ticket carries this party. A search already matched is left
 //! alone, as a single cancel leaves it, and so is one in an open proposal
 //! (its player answers it); a party with no live search answers an empty
 //! list (the call is idempotent).

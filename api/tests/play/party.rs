@@ -131,6 +131,42 @@ async fn a_backend_ends_a_whole_partys_searches_in_one_mode(pools: Pools) {
     );
 }
 
+on_both_pools!(ending_a_partys_searches_reaches_members_an_earlier_ticket_named);
+
+/// The members a whole-party cancel ends are every player a ticket of the
+/// party named: a later ticket naming other members (which never searched)
+/// does not hide the members who are searching.
+async fn ending_a_partys_searches_reaches_members_an_earlier_ticket_named(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("free").await;
+    let mut body = duel("trio");
+    body["matchShape"] = json!([3, 3]);
+    body["parties"] = json!({"allowParties": true, "maxSize": 3});
+    t.mode(&p, &key, body).await;
+    let mut searching = Vec::new();
+    for player in ["a", "b"] {
+        let ticket = json!({"gameMode": "trio", "playerId": player, "attributes": {"mmr": 1500},
+            "party": {"id": "party-9", "members": ["a", "b"]}});
+        let (id, token) = t.ticket_ok(&p, &key, ticket).await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        searching.push(id);
+    }
+    // The party changed in the game: c's ticket names c and d, and c
+    // never searches.
+    let later = json!({"gameMode": "trio", "playerId": "c", "attributes": {"mmr": 1500},
+        "party": {"id": "party-9", "members": ["c", "d"]}});
+    t.ticket_ok(&p, &key, later).await;
+
+    let path = format!("/v1/projects/{p}/parties/party-9/searches?gameMode=trio");
+    let ended = t.call(Method::DELETE, &path, Some(&key), None).await;
+    assert_eq!(ended.status, StatusCode::OK, "{}", ended.body);
+    let mut cancelled: Vec<String> =
+        serde_json::from_value(ended.body["cancelled"].clone()).unwrap();
+    cancelled.sort();
+    searching.sort();
+    assert_eq!(cancelled, searching);
+}
+
 on_both_pools!(ending_a_partys_searches_leaves_a_proposal_alone);
 
 /// A party in an open proposal is left alone by the whole-party end, as

@@ -3,7 +3,7 @@
 //! all its tickets (as the pool's project lanes do, `pool::redis::lane`).
 //!
 //! A generation alone is four commands (see `redis.rs`); in a batch each
-//! ticket costs its record's `SET` (and its party's), and the rest is
+//! ticket costs its record's `SET` (and its party's three commands), and the rest is
 //! shared: one `HMGET` of the players searching per mode, one `ZADD` of
 //! the new pending tickets per project and one `ZCOUNT` after it. Each
 //! ticket is answered once the whole batch was written, so a ticket is in
@@ -45,8 +45,8 @@ pub(super) struct TicketWrite {
     pub record: Vec<u8>,
     /// Seconds the record (and the party's list) is kept.
     pub keep: u64,
-    /// The party's key and its members' JSON list, if any.
-    pub party: Option<(String, String)>,
+    /// The party's members key and the members the ticket names, if any.
+    pub party: Option<(String, Vec<String>)>,
     /// The mode's players hash and the ticket's player.
     pub players_key: String,
     pub player_id: String,
@@ -144,6 +144,25 @@ impl Batches {
     }
 }
 
+/// Adds a ticket's party `members` to the party's set `key`, which is kept
+/// at least `keep` seconds from now: the first `EXPIRE` gives a new set its
+/// expiry, the second only ever lengthens one (a set without an expiry
+/// counts as endless to `GT`).
+pub(super) fn add_party(pipe: &mut redis::Pipeline, key: &str, members: &[String], keep: u64) {
+    pipe.sadd(key, members)
+        .ignore()
+        .cmd("EXPIRE")
+        .arg(key)
+        .arg(keep)
+        .arg("NX")
+        .ignore()
+        .cmd("EXPIRE")
+        .arg(key)
+        .arg(keep)
+        .arg("GT")
+        .ignore();
+}
+
 /// The batch's commands in one pipeline; every generation is answered.
 async fn send(pool: &RedisPoolStore, batch: Vec<Generation>) {
     // Modes and projects, the tickets of each.
@@ -153,7 +172,7 @@ async fn send(pool: &RedisPoolStore, batch: Vec<Generation>) {
     for g in &batch {
         pipe.set_ex(&g.record_key, &g.record, g.keep).ignore();
         if let Some((key, members)) = &g.party {
-            pipe.set_ex(key, members, g.keep).ignore();
+            add_party(&mut pipe, key, members, g.keep);
         }
     }
     for (key, tickets) in &modes {

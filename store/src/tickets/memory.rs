@@ -90,13 +90,16 @@ impl TicketStore for MemoryTicketStore {
     ) -> Result<Option<Vec<String>>, PoolError> {
         // A scan: the embedded store serves one machine's development.
         let tickets = self.tickets.lock().unwrap_or_else(PoisonError::into_inner);
-        Ok(tickets
+        let mut members: Vec<String> = tickets
             .iter()
             .filter(|((project, _), _)| project == project_id)
-            .filter_map(|(_, (t, _))| t.party.as_ref().map(|p| (t.created_at, p)))
-            .filter(|(_, p)| p.id.as_str() == party_id)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, p)| p.members.clone()))
+            .filter_map(|(_, (t, _))| t.party.as_ref())
+            .filter(|p| p.id.as_str() == party_id)
+            .flat_map(|p| p.members.iter().cloned())
+            .collect();
+        members.sort_unstable();
+        members.dedup();
+        Ok((!members.is_empty()).then_some(members))
     }
 
     async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError> {

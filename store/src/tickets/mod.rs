@@ -212,10 +212,10 @@ pub trait TicketStore: Send + Sync {
     /// cancelled before it searched); nothing if it is not pending.
     async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError>;
 
-    /// The members of party `party_id` of `project_id` as the latest
-    /// ticket naming that party listed them, kept as long as that ticket's
-    /// record; `None` if no such ticket is kept (for ending a whole
-    /// party's searches). Redis: one `GET`.
+    /// Every member a kept ticket of party `party_id` of `project_id`
+    /// named (its members may have changed between tickets), sorted; `None`
+    /// if no such ticket is kept (for ending a whole party's searches).
+    /// Redis: one round trip.
     async fn party_members(
         &self,
         project_id: &str,

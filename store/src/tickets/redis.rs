@@ -16,9 +16,11 @@
 //!   [`UPKEEP_TICKETS`] tickets of the project in this process: a ticket
 //!   generated in between expires before the key does, and the set holds
 //!   few expired members.
-//! - `P:party:<projectId>:<partyId>` — STRING, the JSON list of a party's
-//!   members as its latest ticket named them, written with the ticket and
-//!   expiring with its record ([`TicketStore::party_members`]).
+//! - `P:party-members:<projectId>:<partyId>` — SET, every member a kept
+//!   ticket of the party named, added with each ticket and expiring with
+//!   the last of their records ([`TicketStore::party_members`]). Read
+//!   beside it, never written: `P:party:<projectId>:<partyId>`, the JSON
+//!   list an earlier version kept of the latest ticket's members.
 //! - reads `P:ready` — never written: the readiness probe
 //!   ([`TicketStore::ping`]) reads it, so it fails wherever a ticket's
 //!   commands would (`keys::readiness_key`).
@@ -36,7 +38,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::batch::{Batches, Generation, TicketWrite, Written};
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
-use crate::pool::redis::keys::{party_key, pending_key, players_key, readiness_key, ticket_key};
+use crate::pool::redis::keys::{
+    party_key, party_members_key, pending_key, players_key, readiness_key, ticket_key,
+};
 use crate::pool::{PoolError, RedisPoolStore};
 
 /// Longest time between two upkeeps of a project's pending set by this
@@ -131,7 +135,7 @@ impl RedisTicketStore {
             .ignore()
             .zcount(&w.pending_key, format!("({}", w.now), "+inf");
         if let Some((party_key, members)) = &w.party {
-            pipe.set_ex(party_key, members, w.keep).ignore();
+            super::batch::add_party(&mut pipe, party_key, members, w.keep);
         }
         if w.upkeep {
             pipe.zrembyscore(&w.pending_key, "-inf", w.now)
@@ -156,14 +160,10 @@ impl TicketStore for RedisTicketStore {
         // starts small and grows (copies) twice for one.
         let mut json = Vec::with_capacity(RECORD_CAPACITY);
         serde_json::to_writer(&mut json, ticket).map_err(|e| PoolError::Corrupt(e.to_string()))?;
-        let party = match &ticket.party {
-            Some(party) => Some((
-                party_key(self.pool.prefix(), &ticket.project_id, &party.id),
-                serde_json::to_string(&party.members)
-                    .map_err(|e| PoolError::Corrupt(e.to_string()))?,
-            )),
-            None => None,
-        };
+        let party = ticket.party.as_ref().map(|party| {
+            let key = party_members_key(self.pool.prefix(), &ticket.project_id, &party.id);
+            (key, party.members.clone())
+        });
         let write = TicketWrite {
             record_key: self.ticket_key(&ticket.project_id, &ticket.ticket_id),
             record: json,
@@ -248,14 +248,23 @@ impl TicketStore for RedisTicketStore {
         project_id: &str,
         party_id: &str,
     ) -> Result<Option<Vec<String>>, PoolError> {
-        let json: Option<String> = redis::cmd("GET")
-            .arg(party_key(self.pool.prefix(), project_id, party_id))
+        let prefix = self.pool.prefix();
+        let (mut members, earlier): (Vec<String>, Option<String>) = redis::pipe()
+            .smembers(party_members_key(prefix, project_id, party_id))
+            .get(party_key(prefix, project_id, party_id))
             .query_async(&mut self.pool.conn())
             .await?;
-        json.map(|j| {
-            serde_json::from_str(&j).map_err(|e| PoolError::Corrupt(format!("party: {e}")))
-        })
-        .transpose()
+        if let Some(json) = earlier {
+            let listed: Vec<String> = serde_json::from_str(&json)
+                .map_err(|e| PoolError::Corrupt(format!("party: {e}")))?;
+            for m in listed {
+                if !members.contains(&m) {
+                    members.push(m);
+                }
+            }
+        }
+        members.sort_unstable();
+        Ok((!members.is_empty()).then_some(members))
     }
 
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError> {

@@ -262,11 +262,19 @@ pub(crate) fn ticket_key(prefix: &str, project_id: &str, ticket_id: &str) -> Str
 }
 
 /// `P:party:<projectId>:<partyId>` — STRING, the JSON list of the party's
-/// members as its latest ticket named them, expiring with that ticket's
-/// record (so ending a whole party finds its members' searches). Under no
-/// hash tag, like the tickets.
+/// members as its latest ticket named them, which an earlier version wrote
+/// with each ticket; now only read, beside [`party_members_key`], until the
+/// last such key expires with its ticket's record.
 pub(crate) fn party_key(prefix: &str, project_id: &str, party_id: &str) -> String {
     concat(&[prefix, ":party:", project_id, ":", party_id])
+}
+
+/// `P:party-members:<projectId>:<partyId>` — SET of every member a kept
+/// ticket of the party named, expiring with the last of their records (so
+/// ending a whole party finds every member's search, whichever ticket
+/// named it). Under no hash tag, like the tickets.
+pub(crate) fn party_members_key(prefix: &str, project_id: &str, party_id: &str) -> String {
+    concat(&[prefix, ":party-members:", project_id, ":", party_id])
 }
 
 /// `P:{<projectId>}:pending` — ZSET ticketId → expiry (Unix seconds) of
