@@ -167,20 +167,22 @@ enum HoldEnd {
 const IDLE_FIGURES_EVERY: Duration = Duration::from_secs(60);
 
 /// The mode's config for the next cycle: the cached one while the
-/// scheduler lists the mode at its version and its listing is fresh,
-/// otherwise read from the database (the deleted mode is `Ok(None)`).
+/// scheduler lists the mode at its version and its listing is fresh (unless
+/// `replaced`: the last cycle found the mode changed since), otherwise
+/// read from the database (the deleted mode is `Ok(None)`).
 async fn config_for_cycle(
     shared: &Shared,
     key: &ModeKey,
     cached: &Option<(ModeConfig, Instant)>,
     listed: Listed,
+    replaced: bool,
 ) -> Result<Option<ModeConfig>, WorkerError> {
     if let Listed::At {
         version,
         config: read,
     } = listed
     {
-        if shared.listing_fresh() {
+        if shared.listing_fresh() && !replaced {
             if let Some(config) = read.filter(|c| c.version == version) {
                 return Ok(Some(config.as_ref().clone()));
             }
@@ -225,12 +227,16 @@ async fn held(
     let mut assignments = NextTimeout::unknown();
     // Incomplete parties' clocks and the last hold read (`tick::Carried`).
     let carried = crate::tick::Carried::default();
+    // Whether the last cycle found its config replaced in the database.
+    let mut replaced = false;
     loop {
         if !*lp.mine.borrow_and_update() {
             return HoldEnd::Handed;
         }
         let listed = lp.versions.borrow_and_update().clone();
-        let config = match config_for_cycle(shared, key, cached, listed).await {
+        let read = config_for_cycle(shared, key, cached, listed, replaced).await;
+        replaced = false;
+        let config = match read {
             Ok(Some(config)) => {
                 // Confirmed now: read, or listed at this version lately.
                 *cached = Some((config.clone(), Instant::now()));
@@ -320,10 +326,15 @@ async fn held(
         } else {
             idle_figures = None;
             assignments = NextTimeout::unknown();
-            if let Some(lost) =
-                full_cycle(shared, key, &mut lease, &config, activity, period, &carried).await
-            {
-                return lost;
+            match full_cycle(shared, key, &mut lease, &config, activity, period, &carried).await {
+                CycleEnd::Ran => {}
+                CycleEnd::Hold(end) => return end,
+                CycleEnd::ConfigReplaced => {
+                    // Read the new config and cycle on it now.
+                    replaced = true;
+                    last_end = None;
+                    continue;
+                }
             }
         }
 
@@ -356,8 +367,18 @@ async fn held(
     }
 }
 
+/// How a cycle with work ended.
+enum CycleEnd {
+    /// It ran; the next is due a pause after it.
+    Ran,
+    /// The mode was changed since its config was read: nothing was done,
+    /// and the next cycle reads the config and runs at once.
+    ConfigReplaced,
+    /// The lease's hold ends.
+    Hold(HoldEnd),
+}
+
 /// A cycle that has work: the tick, the proposal sweep and the outbox.
-/// `Some` ends the lease's hold (lost).
 async fn full_cycle(
     shared: &Shared,
     key: &ModeKey,
@@ -366,7 +387,7 @@ async fn full_cycle(
     activity: Option<ModeActivity>,
     period: Option<Duration>,
     carried: &crate::tick::Carried,
-) -> Option<HoldEnd> {
+) -> CycleEnd {
     let ticker = Ticker {
         pool: shared.pool.as_ref(),
         db: &shared.db,
@@ -388,7 +409,8 @@ async fn full_cycle(
         hook(key, false, Instant::now());
     }
     match result {
-        Ok((TickOutcome::LostLease, _)) => return Some(HoldEnd::Lost),
+        Ok((TickOutcome::LostLease, _)) => return CycleEnd::Hold(HoldEnd::Lost),
+        Ok((TickOutcome::ConfigReplaced, _)) if !lost => return CycleEnd::ConfigReplaced,
         Ok((outcome, report)) => {
             tracing::debug!(mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
         }
@@ -405,9 +427,9 @@ async fn full_cycle(
         }
     }
     if lost || record(shared, key, lease, config.webhook_enabled()).await {
-        return Some(HoldEnd::Lost);
+        return CycleEnd::Hold(HoldEnd::Lost);
     }
-    None
+    CycleEnd::Ran
 }
 
 /// Unix seconds now (the proposal deadlines' clock).

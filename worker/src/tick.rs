@@ -42,6 +42,10 @@ pub enum TickOutcome {
     /// A claim was refused: this worker's fencing token is stale. The loop
     /// must stop working on the mode.
     LostLease,
+    /// The mode was changed (or deleted) since its config was read: the
+    /// cycle stopped before reading the pool, and the loop reads the
+    /// config again and runs the cycle on it at once.
+    ConfigReplaced,
 }
 
 /// Where a tick spent its time, and what it saw (for metrics, the stats
@@ -133,14 +137,14 @@ impl Ticker<'_> {
 }
 
 /// Whether the database holds another version of `mode` than `config`'s
-/// (or cannot say: a read that fails counts as the same version). A
-/// worker learns of a change within about a second, and its cycles use
-/// the config it knew meanwhile, while the API checks new tickets against
-/// the new one: a search the new config accepts may be refused by the old
-/// one, and failing a search is for good. So a cycle fails searches only
-/// under the mode's current config; on one the database has replaced, the
-/// searches it would fail stay for the next cycle, on the new config
-/// (docs/game-modes.md, "Changing a mode").
+/// (or cannot say: a read that fails counts as the same version). A cycle
+/// checks its config's version when it starts (`read_row`), but a change
+/// may be stored while it runs, and the API checks new tickets against the
+/// new config at once: a search the new config accepts may be refused by
+/// the old one, and failing a search is for good. So a cycle fails
+/// searches only under the mode's current config; on one the database has
+/// replaced, the searches it would fail stay for the next cycle, on the
+/// new config (docs/game-modes.md, "Changing a mode").
 async fn superseded(db: &DatabaseConnection, mode: &ModeKey, config: &ModeConfig) -> bool {
     // Bounded as the hold's read: a database that answers nothing does
     // not hold the cycle up.
@@ -195,7 +199,15 @@ async fn tick(
         .iter()
         .map(|b| (b.backfill_id.to_string(), b.clone()))
         .collect();
-    let held = database::is_held(db, pool, mode, ctx.carried.map(|c| &c.held)).await;
+    let row = database::read_row(db, pool, mode, config.version, ctx.carried.map(|c| &c.held));
+    let row = row.await;
+    if row.replaced {
+        // A change stored since the loop read its config: this cycle runs
+        // on the new one, read at once by the loop (docs/game-modes.md,
+        // "Changing a mode").
+        return Ok((TickOutcome::ConfigReplaced, report));
+    }
+    let held = row.held;
     report.held = held;
     let searches = pool.snapshot(mode).await?;
     report.read_pool = started.elapsed();

@@ -48,7 +48,7 @@ pub async fn hold<C: ConnectionTrait>(
         .filter(game_mode::Column::HeldAt.is_null())
         .exec(db)
         .await?;
-    get(db, project_id, name).await?.ok_or(StoreError::NotFound)
+    get(db, project_id, name).await?.1.ok_or(StoreError::NotFound)
 }
 
 /// Clears the hold of mode `name` of `project_id`; a mode not held stays
@@ -77,9 +77,9 @@ pub async fn release<C: ConnectionTrait>(
     Ok(())
 }
 
-/// The hold of mode `name` of `project_id` (one small read of its row's two
-/// columns, what the worker does at every cycle): `Ok(None)` when it is
-/// not held.
+/// The current version and hold of mode `name` of `project_id` (one small
+/// read of its row's three columns, what the worker does at every cycle):
+/// the hold is `None` when it is not held.
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when the project has no such mode.
@@ -87,9 +87,10 @@ pub async fn get<C: ConnectionTrait>(
     db: &C,
     project_id: &str,
     name: &str,
-) -> Result<Option<Hold>, StoreError> {
-    let row: Option<(Option<DateTime<Utc>>, Option<String>)> = GameModes::find()
+) -> Result<(i64, Option<Hold>), StoreError> {
+    let row: Option<(i64, Option<DateTime<Utc>>, Option<String>)> = GameModes::find()
         .select_only()
+        .column(game_mode::Column::Version)
         .column(game_mode::Column::HeldAt)
         .column(game_mode::Column::HeldBy)
         .filter(game_mode::Column::ProjectId.eq(project_id))
@@ -97,9 +98,10 @@ pub async fn get<C: ConnectionTrait>(
         .into_tuple()
         .one(db)
         .await?;
-    let (held_at, held_by) = row.ok_or(StoreError::NotFound)?;
-    Ok(held_at.map(|since| Hold {
+    let (version, held_at, held_by) = row.ok_or(StoreError::NotFound)?;
+    let hold = held_at.map(|since| Hold {
         since,
         by: held_by.unwrap_or_default(),
-    }))
+    });
+    Ok((version, hold))
 }

@@ -23,36 +23,61 @@ pub(super) const HOLD_READ_LIMIT: Duration = Duration::from_millis(500);
 /// cycle's and the minute's, together) before going on without them.
 pub(super) const FIGURES_WRITE_LIMIT: Duration = Duration::from_secs(1);
 
-/// Whether `mode`'s matching is held (docs/game-modes.md, "Holding
-/// matching"): one small read of its row, so every worker sees a hold at
-/// its next cycle. A read that answers updates `last` (what this loop
-/// last read) and, when that changed, the copy the pool keeps for other
-/// workers ([`matchplane_store::pool::Leases::keep_hold`]). A read that
-/// fails or takes longer than [`HOLD_READ_LIMIT`] (logged) reads as
-/// `last`, else as the pool's copy (a worker that took the mode over
-/// during an outage), else as not held. A mode deleted meanwhile reads as
-/// not held.
-pub(super) async fn is_held(
+/// What a cycle's read of its mode's row told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ModeRow {
+    /// Whether the mode's matching is held.
+    pub held: bool,
+    /// Whether the database holds another version of the mode than the
+    /// cycle's config, or none (deleted); `false` when the read failed.
+    pub replaced: bool,
+}
+
+/// Reads `mode`'s row once a cycle: whether its matching is held
+/// (docs/game-modes.md, "Holding matching"), so every worker sees a hold
+/// at its next cycle, and whether `version`, the cycle's config, is still
+/// the mode's (docs/game-modes.md, "Changing a mode"). A read that answers
+/// updates `last` (what this loop last read) and, when that changed, the
+/// copy the pool keeps for other workers
+/// ([`matchplane_store::pool::Leases::keep_hold`]). A read that fails or
+/// takes longer than [`HOLD_READ_LIMIT`] (logged) reads as `last`, else
+/// as the pool's copy (a worker that took the mode over during an outage),
+/// else as not held, and the config as current.
+pub(super) async fn read_row(
     db: &DatabaseConnection,
     pool: &dyn PoolStore,
     mode: &ModeKey,
+    version: i64,
     last: Option<&Mutex<Option<bool>>>,
-) -> bool {
+) -> ModeRow {
     let read = tokio::time::timeout(
         HOLD_READ_LIMIT,
         mode_holds::get(db, &mode.project_id, &mode.mode),
     )
     .await;
-    let held = match read {
-        Ok(Ok(hold)) => hold.is_some(),
-        Ok(Err(StoreError::NotFound)) => return false,
+    let (current, held) = match read {
+        Ok(Ok((current, hold))) => (current, hold.is_some()),
+        Ok(Err(StoreError::NotFound)) => {
+            return ModeRow {
+                held: false,
+                replaced: true,
+            }
+        }
         Ok(Err(err)) => {
             tracing::warn!(mode = %mode.mode, error = %err, "reading the mode's hold failed: the last hold read stands");
-            return last_read(pool, mode, last).await;
+            let held = last_read(pool, mode, last).await;
+            return ModeRow {
+                held,
+                replaced: false,
+            };
         }
         Err(_) => {
             tracing::warn!(mode = %mode.mode, "reading the mode's hold timed out: the last hold read stands");
-            return last_read(pool, mode, last).await;
+            let held = last_read(pool, mode, last).await;
+            return ModeRow {
+                held,
+                replaced: false,
+            };
         }
     };
     if let Some(last) = last {
@@ -63,7 +88,10 @@ pub(super) async fn is_held(
             }
         }
     }
-    held
+    ModeRow {
+        held,
+        replaced: current != version,
+    }
 }
 
 /// The hold this loop last read, else the pool's copy of the last one any

@@ -7,6 +7,7 @@ use chrono::Utc;
 use futures::StreamExt;
 use matchplane_store::pool::{Ended, SearchState};
 use matchplane_store::repos::game_modes;
+use matchplane_worker::tick::TickOutcome;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -57,10 +58,12 @@ async fn disabling_a_mode_fails_its_searches_at_the_next_tick() {
     assert_eq!(message["code"], "GAME_MODE_DISABLED");
 }
 
-/// A worker cycles on the config it last knew until it learns of a change
-/// (about a second), while the API already checks new tickets against the
-/// new one: a search the new config accepts is not failed by a cycle on
-/// the old one, which the database has replaced meanwhile.
+/// The API checks new tickets against a mode's new config at once, and a
+/// worker's loop may still hold the config it read before the change: a
+/// cycle started on a config the database has replaced stops before it
+/// reads the pool (the loop reads the new one and cycles on it at once),
+/// so a search the new config accepts is neither failed nor matched by the
+/// old one.
 #[tokio::test]
 async fn a_cycle_on_a_replaced_config_fails_nobody_the_new_one_accepts() {
     let env = Env::new(None, 1.0).await;
@@ -85,8 +88,9 @@ async fn a_cycle_on_a_replaced_config_fails_nobody_the_new_one_accepts() {
     let token = env.lease("w1", Duration::from_secs(5)).await;
     let live = |state: Option<SearchState>| matches!(state, Some(SearchState::Live(_)));
 
-    let (_, report) = env.tick_with(token, &cached).await;
-    assert_eq!(report.failed, 0);
+    let (outcome, report) = env.tick_with(token, &cached).await;
+    assert_eq!(outcome, TickOutcome::ConfigReplaced);
+    assert_eq!((report.failed, report.pool_size), (0, 0));
     assert!(live(env.pool.search_state(&env.mode, &a).await.unwrap()));
     let (_, report) = env.tick(token).await;
     assert_eq!((report.failed, report.pool_size), (0, 1));
