@@ -143,11 +143,15 @@ pub fn check_roster(
             }
         }
         for (p, player) in team.players.iter().enumerate() {
-            if player.player_id.is_empty() {
+            if !crate::ticket::is_valid_player_id(&player.player_id) {
+                // As a ticket's: a roster player is a player of the match.
                 errors.push(FieldError::new(
                     format!("teams[{t}].players[{p}].playerId"),
                     Code::ValidationError,
-                    "playerId must not be empty",
+                    format!(
+                        "playerId must be 1 to {} printable characters",
+                        crate::ticket::MAX_PLAYER_ID_CHARS
+                    ),
                 ));
             } else if !seen_players.insert(player.player_id.as_str()) {
                 errors.push(invalid(
@@ -344,6 +348,26 @@ mod tests {
             "{fields:?}"
         );
         assert!(errors.iter().all(|e| e.code == Code::InvalidRoster));
+    }
+
+    #[test]
+    fn a_roster_player_id_is_one_a_ticket_could_carry() {
+        let long = "x".repeat(129);
+        let r = roster(&[(0, &["", long.as_str()]), (1, &["p\u{7}bell", "ok"])]);
+        let errors = check_roster(&[3, 3], &r, true, |_| None).unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "teams[0].players[0].playerId",
+                "teams[0].players[1].playerId",
+                "teams[1].players[0].playerId"
+            ]
+        );
+        assert!(errors.iter().all(|e| e.code == Code::ValidationError));
+        let longest = "x".repeat(128);
+        let r = roster(&[(0, &[longest.as_str()])]);
+        assert!(check_roster(&[1, 1], &r, true, |_| None).is_ok());
     }
 
     #[test]
