@@ -71,3 +71,48 @@ fn a_mode_without_composition_has_no_role_figures() {
     assert!(json["stats"].get("roles").is_none());
     assert!(json["matches"][0]["players"][0].get("role").is_none());
 }
+
+/// A bot match whose bots may not be replaced: when a player leaves, the
+/// backfill opens only that player's seat and role; a newcomer of a bot's
+/// role is not seated beside the bot (a team of two damage and no tank),
+/// and a newcomer of the left player's role is.
+#[test]
+fn a_kept_bot_keeps_its_role_seat_from_a_backfill() {
+    let scenario = |newcomer: &str| {
+        let text = serde_json::json!({
+            "gameMode": {"name": "bt", "matchShape": [3, 3], "matchmakingCycleDurationSeconds": 1,
+                "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000, "baseTolerance": 5,
+                              "expansionMultiplier": 1},
+                "attributes": {"roles": {"type": "stringSet", "values": ["tank", "damage", "support"]}},
+                "composition": {"attribute": "roles", "perTeam": {"tank": 1, "damage": 1, "support": 1}},
+                "bots": {"fillAfterSeconds": 2, "minHumans": 2, "replaceable": false},
+                "backfill": {"enabled": true, "ttlSeconds": 60}},
+            "until": 30, "seed": 1,
+            "arrivals": [
+                {"at": 0, "playerId": "a", "mmr": 1500, "attributes": {"roles": ["tank"]}},
+                {"at": 0, "playerId": "b", "mmr": 1500, "attributes": {"roles": ["tank"]}},
+                {"at": 0, "playerId": "c", "mmr": 1500, "attributes": {"roles": ["tank", "support"]}},
+                {"at": 10, "leave": ["a"]},
+                {"at": 12, "playerId": "d", "mmr": 1500, "attributes": {"roles": [newcomer]}}
+            ]
+        });
+        run(&Scenario::parse(&text.to_string()).unwrap())
+    };
+    let report = scenario("damage");
+    assert_eq!(report.matches.len(), 1);
+    // The bot match seats a (tank) and c (support) beside a damage bot.
+    let bot_roles: Vec<_> = report.matches[0]
+        .players
+        .iter()
+        .filter(|p| p.bot && p.team == 0)
+        .map(|p| p.role.clone())
+        .collect();
+    assert_eq!(bot_roles, [Some("damage".into())]);
+    assert_eq!(report.backfills.len(), 1);
+    assert!(report.backfills[0].fills.is_empty(), "{:?}", report.backfills[0]);
+    assert_eq!(report.unmatched, ["d"]);
+
+    let report = scenario("tank");
+    assert_eq!(report.backfills[0].fills.len(), 1, "{:?}", report.backfills[0]);
+    assert!(report.unmatched.is_empty());
+}

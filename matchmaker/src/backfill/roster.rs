@@ -210,8 +210,10 @@ pub fn check_roster(
 
 /// The open role seats `roster` leaves in a mode with `composition`
 /// (docs/rules.md, "Backfill by role"), each player in the role it gives
-/// or, left out, the role `known_role` (the match's own players) gives.
-/// `None` composition: no role may be given, and the answer is empty.
+/// or, left out, the role `known_role` (the match's own players) gives;
+/// `kept[t]` are the roles of team `t`'s seats no roster frees (its bots,
+/// when they may not be replaced). `None` composition: no role may be
+/// given, and the answer is empty.
 ///
 /// # Errors
 /// Every broken rule, each `INVALID_ROSTER` with its field: a role given
@@ -222,6 +224,7 @@ pub fn check_roster_roles(
     composition: Option<&crate::roles::Composition>,
     caps: &[u32],
     roster: &Roster,
+    kept: &[Vec<&str>],
     known_role: impl Fn(&str) -> Option<String>,
 ) -> Result<Vec<crate::roles::open::OpenRoles>, Vec<FieldError>> {
     let invalid =
@@ -289,7 +292,11 @@ pub fn check_roster_roles(
     }
     let held: Vec<Vec<&str>> = held
         .iter()
-        .map(|h| h.iter().map(String::as_str).collect())
+        .enumerate()
+        .map(|(t, h)| {
+            let kept = kept.get(t).map(Vec::as_slice).unwrap_or_default();
+            h.iter().map(String::as_str).chain(kept.iter().copied()).collect()
+        })
         .collect();
     crate::roles::open::open_roles(composition, &held).map_err(|e| {
         let at = entry_of.get(e.team).copied().flatten().unwrap_or(0);

@@ -66,6 +66,8 @@ struct Running {
     values: HashMap<String, crate::rules::DeclaredValues>,
     /// Each player's role seat in a role queue, by player id.
     roles: HashMap<String, arcstr::ArcStr>,
+    /// Per team, the roles of the bot seats no fill takes.
+    kept_bots: Vec<Vec<arcstr::ArcStr>>,
 }
 
 impl Running {
@@ -78,9 +80,12 @@ impl Running {
         let held: Vec<Vec<&str>> = self
             .roster
             .iter()
-            .map(|team| {
+            .enumerate()
+            .map(|(t, team)| {
+                let bots = self.kept_bots.get(t).into_iter().flatten();
                 team.iter()
                     .filter_map(|(id, _)| self.roles.get(id).map(|r| r.as_str()))
+                    .chain(bots.map(|r| r.as_str()))
                     .collect()
             })
             .collect();
@@ -157,15 +162,33 @@ impl Backfiller {
             }
             roster.push(players);
         }
+        // A team's seats a roster may fill: the shape it was made with and
+        // its open seats, less its bots (a bot match's shape counts them;
+        // replaceable ones are among the open seats).
         let caps = if m.match_shape.is_empty() {
             m.teams.iter().map(|t| t.players.len() as u32).collect()
         } else {
             m.match_shape
                 .iter()
                 .zip(&m.seats_open)
-                .map(|(s, o)| s + o)
+                .enumerate()
+                .map(|(t, (s, o))| {
+                    let bots = m.teams.get(t).map_or(0, |team| team.bots);
+                    (s + o).saturating_sub(bots)
+                })
                 .collect()
         };
+        // The roles of the bots that keep their seats (not replaceable:
+        // none of their seats is open).
+        let kept_bots = m
+            .teams
+            .iter()
+            .zip(m.seats_open.iter().chain(std::iter::repeat(&0)))
+            .map(|(team, open)| {
+                let kept = team.bots.saturating_sub(*open) as usize;
+                team.bot_roles.iter().take(kept).cloned().collect()
+            })
+            .collect();
         self.running.push(Running {
             roster,
             caps,
@@ -174,6 +197,7 @@ impl Backfiller {
             backfill: None,
             values,
             roles,
+            kept_bots,
         });
     }
 
