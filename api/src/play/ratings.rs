@@ -19,6 +19,19 @@ pub trait RatingsLookup: Send + Sync {
     ) -> Result<Option<f64>, String>;
 }
 
+/// A stored `rating` as the ticket's MMR in `config`'s mode: within the
+/// MMR algorithm's `minMmr` and `maxMmr` (docs/ratings.md, "Ratings as
+/// MMR"). A rating the player earned past the range seats them at its edge;
+/// the studio never sent it, so it is never refused as an `mmr` out of range.
+pub fn within_range(config: &GameModeConfig, rating: f64) -> f64 {
+    match &config.algorithm {
+        matchplane_matchmaker::Algorithm::Mmr {
+            min_mmr, max_mmr, ..
+        } if min_mmr <= max_mmr => rating.clamp(*min_mmr, *max_mmr),
+        _ => rating,
+    }
+}
+
 /// No stored ratings: a missing `mmr` stays missing (`MMR_REQUIRED`).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NoRatings;

@@ -106,11 +106,12 @@ pub async fn create(
     }
     let mut raw = body.attributes;
     if raw.mmr.is_none() && config.ratings.as_ref().is_some_and(|r| r.enabled) {
-        raw.mmr = play
+        let rating = play
             .ratings
             .mmr_of(&project_id, &config.name, &body.player_id)
             .await
             .map_err(|e| ApiError::internal(&e))?;
+        raw.mmr = rating.map(|r| crate::play::ratings::within_range(&config, r));
     }
     let party = body.party.map(|p| Party {
         id: p.id.into(),

@@ -402,7 +402,18 @@ async fn tickets_use_stored_ratings(backend: Backend) {
         )
         .await;
     assert_eq!(put.status, StatusCode::OK);
-    for player in ["ana", "never-rated"] {
+    // A rating past the mode's maxMmr (3000) searches at its edge: the
+    // ticket is not refused for an `mmr` the studio never sent.
+    let put = t
+        .call(
+            Method::PUT,
+            &format!("{base}/ratings/climber"),
+            Some(&key),
+            Some(json!({"rating": 5000, "deviation": 60, "volatility": 0.05})),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::OK);
+    for player in ["ana", "never-rated", "climber"] {
         let ticket = t
             .call(
                 Method::POST,
