@@ -265,8 +265,11 @@ pub async fn status_of(
                                 view.error = Some(error);
                             }
                             None => {
+                                // The claim keeps the wait in the match,
+                                // not stored yet (docs/searching.md).
                                 view.status = "searching";
                                 view.waiting_reason = Some(match_pending());
+                                (view.queued_at, view.wait_seconds) = (None, None);
                             }
                         },
                     }

@@ -120,6 +120,9 @@ async fn a_matched_ticket_is_spent_and_an_ended_one_searches_again(pools: Pools)
         "{}",
         a.body
     );
+    // The wait is kept in the match, not stored yet.
+    assert!(a.body["queuedAt"].is_null(), "{}", a.body);
+    assert!(a.body["waitSeconds"].is_null(), "{}", a.body);
     t.store_match_alone(&p, "duel", &ticket, "p1").await;
     let a = t.call(Method::GET, &path, Some(&auth), None).await;
     assert_eq!(a.body["status"], "matched", "{}", a.body);
