@@ -134,6 +134,32 @@ fn players_a_rule_turned_away_that_could_take_no_empty_seat_do_not_name_it() {
     }
 }
 
+/// Nine R1 players, one tank: every one of them finds a seat, nobody is
+/// refused for want of one, and the R2 players the build rule turns away
+/// could take no empty seat either: they wait for a tank.
+#[test]
+fn a_group_nobody_was_refused_a_seat_in_waits_for_its_empty_roles() {
+    for fifo in [false, true] {
+        let mut pool = r1(0);
+        pool.pop();
+        pool.extend(r2(&["healer", "dps"]));
+        let reasons = reasons_of(&mode(fifo), &pool, "r1-");
+        assert!(
+            reasons.iter().all(|r| *r == short_tank()),
+            "fifo {fifo}: {reasons:?}"
+        );
+        // A tank of the other build is what the rule keeps out.
+        let mut pool = r1(0);
+        pool.pop();
+        pool.extend(r2(&["tank"]));
+        let reasons = reasons_of(&mode(fifo), &pool, "r1-");
+        assert!(
+            reasons.iter().all(|r| rule_not_met(r, "same-build")),
+            "fifo {fifo}: {reasons:?}"
+        );
+    }
+}
+
 #[test]
 fn a_rule_that_turned_away_a_player_of_an_empty_seat_is_named() {
     for fifo in [false, true] {

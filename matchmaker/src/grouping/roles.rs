@@ -257,10 +257,17 @@ impl<'a> Grouper<'a> {
     /// `NO_ROLE_SEATING` for a short group in which a joiner was refused
     /// for want of a seating, with the seats the group left empty.
     pub(super) fn roles_reason(&self, caps: &[u32]) -> Option<WaitingReason> {
-        let t = self.roles.table?;
         if !self.roles.blocked {
             return None;
         }
+        self.empty_seats_reason(caps)
+    }
+
+    /// `NO_ROLE_SEATING` with the role seats the group leaves empty
+    /// (`short`), whether or not a joiner was refused for want of a
+    /// seating; `None` without role queues.
+    fn empty_seats_reason(&self, caps: &[u32]) -> Option<WaitingReason> {
+        let t = self.roles.table?;
         let masks: Vec<u64> = self
             .roles
             .members
@@ -275,12 +282,14 @@ impl<'a> Grouper<'a> {
 
     /// The reason, between the rules and the roles, of a short walk with
     /// `enough` seats in range (docs/rules.md, "Why a player is still
-    /// waiting"): `RULE_NOT_MET`, else `NO_ROLE_SEATING`. When the walk
-    /// also refused joiners for want of a seating, a rule is named only if
-    /// a candidate it turned away in this walk lists a role of a seat the
-    /// group left empty (any candidate, for an `any` seat): one it turned
-    /// away that could take none of them is not what kept the group
-    /// short, and the group's empty role seats are.
+    /// waiting"): `RULE_NOT_MET`, else `NO_ROLE_SEATING`. In a role queue a
+    /// rule is named only if a candidate it turned away in this walk lists
+    /// a role of a seat the group left empty (any candidate, for an `any`
+    /// seat): one it turned away that could take none of them is not what
+    /// kept the group short, and the group's empty role seats are (also
+    /// when no joiner was refused for want of a seating: three players of
+    /// one build, a tank and two damage, beside a damage player of another
+    /// build wait for a tank).
     pub(super) fn rules_or_roles_reason(
         &self,
         anchor: usize,
@@ -290,7 +299,10 @@ impl<'a> Grouper<'a> {
         if !enough {
             return None;
         }
-        let roles = self.roles_reason(caps);
+        let roles = match self.roles_reason(caps) {
+            None if !self.rules.walk_refusals().is_empty() => self.empty_seats_reason(caps),
+            roles => roles,
+        };
         let (Some(t), Some(WaitingReason::NoRoleSeating { short })) = (self.roles.table, &roles)
         else {
             return self.rules.reason(anchor, true).or(roles);
