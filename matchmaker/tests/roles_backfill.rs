@@ -285,11 +285,13 @@ mod roster_roles {
         // `b` was seated by matchplane as damage; `any` fits no seat of
         // perTeam, and the mode has no relax step: refused.
         let known = |id: &str| (id == "b").then(|| "damage".to_owned());
-        let err = check_roster_roles(config.composition.as_ref(), &[5, 5], &r, &[], known).unwrap_err();
+        let err =
+            check_roster_roles(config.composition.as_ref(), &[5, 5], &r, &[], known).unwrap_err();
         assert_eq!(err[0].field, "teams[1].players");
         let r = roster(json!([
             {"index": 0, "players": [{"playerId": "a", "role": "tank"}, {"playerId": "b"}]}]));
-        let open = check_roster_roles(config.composition.as_ref(), &[5, 5], &r, &[], known).unwrap();
+        let open =
+            check_roster_roles(config.composition.as_ref(), &[5, 5], &r, &[], known).unwrap();
         assert_eq!(
             open[0],
             [("any", 0), ("damage", 1), ("support", 2), ("tank", 0)]
@@ -305,8 +307,8 @@ mod roster_roles {
         let config = mode(true);
         let r = roster(json!([
             {"index": 0, "players": [{"playerId": "a", "role": "healer"}, {"playerId": "b"}]}]));
-        let err =
-            check_roster_roles(config.composition.as_ref(), &[5, 5], &r, &[], |_| None).unwrap_err();
+        let err = check_roster_roles(config.composition.as_ref(), &[5, 5], &r, &[], |_| None)
+            .unwrap_err();
         let fields: Vec<&str> = err.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(
             fields,

@@ -109,10 +109,19 @@ fn a_kept_bot_keeps_its_role_seat_from_a_backfill() {
         .collect();
     assert_eq!(bot_roles, [Some("damage".into())]);
     assert_eq!(report.backfills.len(), 1);
-    assert!(report.backfills[0].fills.is_empty(), "{:?}", report.backfills[0]);
+    assert!(
+        report.backfills[0].fills.is_empty(),
+        "{:?}",
+        report.backfills[0]
+    );
     assert_eq!(report.unmatched, ["d"]);
 
     let report = scenario("tank");
-    assert_eq!(report.backfills[0].fills.len(), 1, "{:?}", report.backfills[0]);
+    assert_eq!(
+        report.backfills[0].fills.len(),
+        1,
+        "{:?}",
+        report.backfills[0]
+    );
     assert!(report.unmatched.is_empty());
 }

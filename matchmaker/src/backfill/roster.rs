@@ -208,6 +208,18 @@ pub fn check_roster(
     })
 }
 
+/// Where a player of a running match sits now, as the studio's latest
+/// roster (or a fill after it) has it (docs/backfill.md, "The roster the
+/// views show").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentSeat {
+    /// The index of its team.
+    pub team: usize,
+    /// The role seat the roster gives it in a role queue; `None` when the
+    /// roster gave none (it keeps the one it was seated in).
+    pub role: Option<String>,
+}
+
 /// The open role seats `roster` leaves in a mode with `composition`
 /// (docs/rules.md, "Backfill by role"), each player in the role it gives
 /// or, left out, the role `known_role` (the match's own players) gives;
@@ -295,7 +307,10 @@ pub fn check_roster_roles(
         .enumerate()
         .map(|(t, h)| {
             let kept = kept.get(t).map(Vec::as_slice).unwrap_or_default();
-            h.iter().map(String::as_str).chain(kept.iter().copied()).collect()
+            h.iter()
+                .map(String::as_str)
+                .chain(kept.iter().copied())
+                .collect()
         })
         .collect();
     crate::roles::open::open_roles(composition, &held).map_err(|e| {

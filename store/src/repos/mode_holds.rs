@@ -48,7 +48,10 @@ pub async fn hold<C: ConnectionTrait>(
         .filter(game_mode::Column::HeldAt.is_null())
         .exec(db)
         .await?;
-    get(db, project_id, name).await?.1.ok_or(StoreError::NotFound)
+    get(db, project_id, name)
+        .await?
+        .1
+        .ok_or(StoreError::NotFound)
 }
 
 /// Clears the hold of mode `name` of `project_id`; a mode not held stays

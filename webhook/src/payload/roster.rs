@@ -4,12 +4,14 @@
 //! it does not list is marked `left`.
 
 use super::Team;
+use matchplane_matchmaker::backfill::roster::CurrentSeat;
 use std::collections::HashMap;
 
 /// Applies `current` (the players of the match now, by player id, with the
-/// index of the team each sits on: the newest backfill roster and the
-/// fills seated after it) to `teams`: a player it lists moves to the team it
-/// names (after that team's own players, keeping their order), a player it
+/// team each sits on and the role the roster gives it: the newest backfill
+/// roster and the fills seated after it) to `teams`: a player it lists
+/// moves to the team it names (after that team's own players, keeping
+/// their order) and takes the role it gives, a player it
 /// does not list stays where it was and is marked `left`. `None` (no
 /// backfill request named the match) leaves the players as made. A team
 /// index `teams` does not have leaves the player where it was.
@@ -20,7 +22,7 @@ use std::collections::HashMap;
 /// then the last).
 pub fn follow_roster(
     teams: &mut [Team],
-    current: Option<&HashMap<String, usize>>,
+    current: Option<&HashMap<String, CurrentSeat>>,
     shape: Option<&[u32]>,
 ) {
     if let Some(current) = current {
@@ -64,25 +66,25 @@ fn drop_replaced_bots(teams: &mut [Team], shape: &[u32]) {
     }
 }
 
-fn move_players(teams: &mut [Team], current: &HashMap<String, usize>) {
+fn move_players(teams: &mut [Team], current: &HashMap<String, CurrentSeat>) {
     let mut moving = Vec::new();
     for (at, team) in teams.iter_mut().enumerate() {
         let index = team.index;
         let mut kept = Vec::with_capacity(team.players.len());
         for mut player in team.players.drain(..) {
-            match current.get(&player.player_id) {
-                None => {
-                    player.left = true;
-                    kept.push(player);
-                }
-                Some(&to) if to == index => {
-                    player.left = false;
-                    kept.push(player);
-                }
-                Some(&to) => {
-                    player.left = false;
-                    moving.push((to, at, player));
-                }
+            let Some(seat) = current.get(&player.player_id) else {
+                player.left = true;
+                kept.push(player);
+                continue;
+            };
+            player.left = false;
+            if let Some(role) = &seat.role {
+                player.role = Some(role.clone());
+            }
+            if seat.team == index {
+                kept.push(player);
+            } else {
+                moving.push((seat.team, at, player));
             }
         }
         team.players = kept;
@@ -117,6 +119,13 @@ mod tests {
         }
     }
 
+    fn seat(team: usize, role: Option<&str>) -> CurrentSeat {
+        CurrentSeat {
+            team,
+            role: role.map(str::to_owned),
+        }
+    }
+
     fn team(index: usize, ids: &[&str]) -> Team {
         Team {
             index,
@@ -136,10 +145,11 @@ mod tests {
     #[test]
     fn a_player_the_roster_moves_changes_team_and_one_it_drops_is_left() {
         let mut teams = vec![team(0, &["a", "b", "c"]), team(1, &["d", "e", "f"])];
-        let current: HashMap<String, usize> = [("a", 0), ("d", 0), ("b", 1), ("e", 1), ("f", 1)]
-            .into_iter()
-            .map(|(id, t)| (id.to_owned(), t))
-            .collect();
+        let current: HashMap<String, CurrentSeat> =
+            [("a", 0), ("d", 0), ("b", 1), ("e", 1), ("f", 1)]
+                .into_iter()
+                .map(|(id, t)| (id.to_owned(), seat(t, None)))
+                .collect();
         follow_roster(&mut teams, Some(&current), None);
         assert_eq!(ids(&teams[0]), [("a", false), ("c", true), ("d", false)]);
         assert_eq!(ids(&teams[1]), [("e", false), ("f", false), ("b", false)]);
@@ -185,11 +195,43 @@ mod tests {
         assert!(teams[1].bots.is_empty());
         // `d` left (the roster lists a, b and c): its team's bot is back.
         let mut teams = made;
-        let current: HashMap<String, usize> = [("a", 0), ("c", 0), ("b", 1)]
+        let current: HashMap<String, CurrentSeat> = [("a", 0), ("c", 0), ("b", 1)]
             .into_iter()
-            .map(|(id, t)| (id.to_owned(), t))
+            .map(|(id, t)| (id.to_owned(), seat(t, None)))
             .collect();
         follow_roster(&mut teams, Some(&current), Some(&[3, 2]));
         assert_eq!(teams[1].bots.len(), 1);
+    }
+
+    /// A role the roster gives a player is the one the views show; a
+    /// player it gives none keeps the role it was seated in.
+    #[test]
+    fn a_player_takes_the_role_the_roster_gives_it() {
+        let mut teams = vec![team(0, &["a", "b"]), team(1, &["c", "d"])];
+        for p in teams.iter_mut().flat_map(|t| &mut t.players) {
+            p.role = Some("tank".into());
+        }
+        let current: HashMap<String, CurrentSeat> = [
+            ("a".to_owned(), seat(0, Some("damage"))),
+            ("b".to_owned(), seat(0, None)),
+            ("c".to_owned(), seat(1, Some("tank"))),
+            ("d".to_owned(), seat(1, Some("damage"))),
+        ]
+        .into();
+        follow_roster(&mut teams, Some(&current), None);
+        let roles: Vec<(&str, Option<&str>)> = teams
+            .iter()
+            .flat_map(|t| &t.players)
+            .map(|p| (p.player_id.as_str(), p.role.as_deref()))
+            .collect();
+        assert_eq!(
+            roles,
+            [
+                ("a", Some("damage")),
+                ("b", Some("tank")),
+                ("c", Some("tank")),
+                ("d", Some("damage"))
+            ]
+        );
     }
 }

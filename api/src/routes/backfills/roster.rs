@@ -378,10 +378,13 @@ fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), Vec<FieldEr
     }
     let seated = seated_roles(&ctx.row);
     let kept = kept_bot_roles(&ctx.config, &ctx.row.teams);
-    let roles =
-        check_roster_roles(ctx.config.composition.as_ref(), &caps, &roster, &kept, |id| {
-            seated.get(id).map(|r| (*r).to_owned())
-        });
+    let roles = check_roster_roles(
+        ctx.config.composition.as_ref(),
+        &caps,
+        &roster,
+        &kept,
+        |id| seated.get(id).map(|r| (*r).to_owned()),
+    );
     match (seats, roles) {
         (Ok(seats), Ok(roles)) if mmr_errors.is_empty() => Ok((roster, Open { seats, roles })),
         (seats, roles) => {

@@ -7,6 +7,7 @@ use crate::entities::backfill::{self, Entity as Backfills};
 use crate::entities::backfill_fill::{self, Entity as Fills};
 use crate::repos::StoreError;
 use chrono::{DateTime, Utc};
+use matchplane_matchmaker::backfill::roster::CurrentSeat;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::collections::HashMap;
 
@@ -91,14 +92,14 @@ pub async fn current_rosters<C: ConnectionTrait>(
     Ok(newest.into_iter().map(|(id, (ids, _))| (id, ids)).collect())
 }
 
-/// The players of a match now, by player id, with the index of the team
-/// each sits on (see [`current_rosters`]).
-pub type CurrentRoster = HashMap<String, usize>;
+/// The players of a match now, by player id, with the team each sits on
+/// and the role the roster gives it (see [`current_rosters`]).
+pub type CurrentRoster = HashMap<String, CurrentSeat>;
 
-/// Every `playerId` of `{"teams": [{"index", "players": [{"playerId"}, …]}, …]}`
+/// Every `playerId` of `{"teams": [{"index", "players": [{"playerId", "role"?}, …]}, …]}`
 /// (a roster, a fill's teams) with its team's `index` (its position when
-/// it has none).
-fn player_teams(teams: &serde_json::Value) -> impl Iterator<Item = (String, usize)> + '_ {
+/// it has none) and its `role`, if given.
+fn player_teams(teams: &serde_json::Value) -> impl Iterator<Item = (String, CurrentSeat)> + '_ {
     teams
         .get("teams")
         .unwrap_or(teams)
@@ -116,6 +117,13 @@ fn player_teams(teams: &serde_json::Value) -> impl Iterator<Item = (String, usiz
                 .and_then(serde_json::Value::as_array)
                 .into_iter()
                 .flatten()
-                .filter_map(move |p| Some((p.get("playerId")?.as_str()?.to_owned(), index)))
+                .filter_map(move |p| {
+                    let role = p.get("role").and_then(serde_json::Value::as_str);
+                    let seat = CurrentSeat {
+                        team: index,
+                        role: role.map(str::to_owned),
+                    };
+                    Some((p.get("playerId")?.as_str()?.to_owned(), seat))
+                })
         })
 }
