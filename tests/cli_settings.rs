@@ -70,7 +70,7 @@ fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
 
 #[test]
 fn a_number_of_seconds_out_of_range_or_not_finite_is_refused_by_name() {
-    let cases: [(&str, &str, &str, &str); 12] = [
+    let cases: [(&str, &str, &str, &str); 13] = [
         (
             "api",
             "MATCHPLANE_REST_POLL_TIMEOUT",
@@ -127,6 +127,12 @@ fn a_number_of_seconds_out_of_range_or_not_finite_is_refused_by_name() {
             "MATCHPLANE_LEASE_TTL_SECONDS",
             "0.1",
             "--lease-ttl-seconds",
+        ),
+        (
+            "worker",
+            "MATCHPLANE_WEBHOOK_RETRY_SCALE",
+            "2",
+            "--webhook-retry-scale",
         ),
     ];
     for (command, variable, value, flag) in cases {

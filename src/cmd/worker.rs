@@ -64,7 +64,9 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
     let schedule = match Schedule::from_setting(Some(&args.webhook_retry_scale)) {
         Ok(schedule) => schedule,
         Err(err) => {
-            super::report_error(err);
+            super::report_error(format_args!(
+                "--webhook-retry-scale (MATCHPLANE_WEBHOOK_RETRY_SCALE): {err}"
+            ));
             return ExitCode::FAILURE;
         }
     };

@@ -299,9 +299,19 @@ impl OutboxConsumer<'_> {
             .buffer_unordered(self.concurrency.max(1))
             .collect()
             .await;
-        rows.into_iter()
+        let asked = rows.len();
+        let rows: Vec<match_ticket::Model> = rows
+            .into_iter()
             .filter_map(Result::transpose)
-            .collect::<Result<_, _>>()
+            .collect::<Result<_, _>>()?;
+        if rows.len() < asked {
+            // Their records were lost with Redis data (docs/operations.md,
+            // "What losing a dependency costs"): those players' tokens are
+            // no longer known, and they read their match from the studio.
+            tracing::warn!(mode = %mode.mode, lost = asked - rows.len(),
+                "seated tickets without a record: their players cannot read the match with their token");
+        }
+        Ok(rows)
     }
 
     /// Keeps the ticket records of `ticket_ids` for [`KEEP_UNSTORED`] from
