@@ -50,6 +50,11 @@ pub struct WorkerArgs {
     pub recording_key: Option<String>,
 }
 
+/// Longest a worker takes to stop after SIGTERM or Ctrl-C
+/// (docs/configuration.md): its releases and last writes, whatever Redis and
+/// the database do meanwhile.
+const STOP_WAIT: Duration = Duration::from_secs(10);
+
 /// `--lease-ttl-seconds`: 0.3 to 600 (docs/configuration.md).
 const LEASE_TTL: SecondsFlag = SecondsFlag {
     flag: "--lease-ttl-seconds",
@@ -156,7 +161,26 @@ pub async fn run(args: WorkerArgs) -> ExitCode {
         tracing::info!("worker stopping: handing its modes over");
         signal.cancel();
     });
-    match matchplane_worker::run_worker(config, pool, tickets, db, shutdown).await {
+    let run = matchplane_worker::run_worker(config, pool, tickets, db, shutdown.clone());
+    // A stopping worker waits at most STOP_WAIT for Redis and the database
+    // to take its leave: one that stopped answering would otherwise hold
+    // each release for its whole response timeout, past an orchestrator's
+    // grace period. The leases it could not release lapse on their own.
+    let deadline = async {
+        shutdown.cancelled().await;
+        tokio::time::sleep(STOP_WAIT).await;
+    };
+    let stopped = tokio::select! {
+        stopped = run => stopped,
+        () = deadline => {
+            tracing::warn!(
+                seconds = STOP_WAIT.as_secs(),
+                "the worker's stores did not answer while it stopped: its leases lapse within --lease-ttl-seconds"
+            );
+            Ok(())
+        }
+    };
+    match stopped {
         Ok(()) => {
             tracing::info!("worker stopped");
             ExitCode::SUCCESS
