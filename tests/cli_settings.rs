@@ -305,3 +305,15 @@ fn help_shows_the_defaults_the_docs_give() {
     assert!(checked > 20, "only {checked} defaults found in the docs");
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+/// A connection limit of 0 does not parse as a limit (`--max-connections`
+/// is at least 1): refused before the command starts, with exit code 2.
+#[test]
+fn a_connection_limit_of_zero_is_refused() {
+    for command in ["api", "dev"] {
+        let output = run(&[command], &[("MATCHPLANE_MAX_CONNECTIONS", "0")]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+        assert!(stderr.contains("--max-connections"), "{command}: {stderr}");
+    }
+}

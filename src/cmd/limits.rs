@@ -61,10 +61,15 @@ pub struct ServiceLimits {
         default_value_t = 10.0
     )]
     pub body_read_timeout_seconds: f64,
-    /// Connections open at once (WebSockets included); more wait in the
-    /// listen backlog.
-    #[arg(long, env = "MATCHPLANE_MAX_CONNECTIONS", default_value_t = 10_000)]
-    pub max_connections: usize,
+    /// Connections open at once (WebSockets included), at least 1; more
+    /// wait in the listen backlog.
+    #[arg(
+        long,
+        env = "MATCHPLANE_MAX_CONNECTIONS",
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub max_connections: u64,
 }
 
 /// The timeouts above accept 0.05 to 600 seconds; a value outside is
@@ -136,7 +141,7 @@ impl ServiceLimits {
                     "MATCHPLANE_BODY_READ_TIMEOUT_SECONDS",
                 )
                 .clamp(self.body_read_timeout_seconds)?,
-                max_connections: self.max_connections.max(1),
+                max_connections: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
             },
         })
     }
