@@ -55,18 +55,21 @@ pub struct WindowQuery {
     /// Start of the window (RFC 3339, included); default `to` minus one hour.
     #[serde(default, deserialize_with = "crate::params::date_time")]
     pub from: Option<DateTime<Utc>>,
-    /// End of the window (RFC 3339, excluded); default now.
+    /// End of the window (RFC 3339, excluded); default now, and a later
+    /// one is taken as now (nothing after now is recorded yet).
     #[serde(default, deserialize_with = "crate::params::date_time")]
     pub to: Option<DateTime<Utc>>,
 }
 
 impl WindowQuery {
-    /// The window in Unix milliseconds, `from < to`.
+    /// The window in Unix milliseconds, `from < to`, `to` at most `now`: a
+    /// replay over a window that ran into the future counted every search
+    /// still waiting as waiting until its end (years of wait).
     ///
     /// # Errors
     /// `422 VALIDATION_ERROR` on `from` when it is not before `to`.
     pub fn millis(&self, now: DateTime<Utc>) -> Result<(i64, i64), ApiError> {
-        let to = self.to.unwrap_or(now);
+        let to = self.to.map_or(now, |to| to.min(now));
         let from = self.from.unwrap_or(to - GUARD_WINDOW);
         if from >= to {
             return Err(window_backwards(from, to));

@@ -11,6 +11,7 @@ use matchplane_store::repos::recordings::{self, Kind, NewRecording};
 use serde_json::{json, Value};
 
 on_both_pools!(a_month_with_a_few_searches_replays_quickly_and_rounded);
+on_both_pools!(a_window_into_the_future_ends_now);
 
 /// Whether `v` is written with at most three decimals.
 fn to_the_millisecond(v: &Value) -> bool {
@@ -91,4 +92,33 @@ async fn a_month_with_a_few_searches_replays_quickly_and_rounded(pools: Pools) {
         );
         assert!(body[side]["stats"]["mmrSpread"]["p50"].is_null(), "{body}");
     }
+}
+
+/// A window whose `to` is after now ends now: a search still waiting waits
+/// until now in the replay, not until the window's far end.
+async fn a_window_into_the_future_ends_now(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    let mut mode = crate::harness::duel("duel");
+    mode["recording"] = json!({"enabled": true, "retentionDays": 30});
+    mode["algorithm"] = json!({"type": "fifo"});
+    t.mode(&p, &key, mode.clone()).await;
+    // One start half an hour ago, alone: it never matches.
+    let at_ms = (Utc::now() - TimeDelta::minutes(30)).timestamp_millis();
+    let row = NewRecording::event(&p, "duel", Kind::Start, format!("{:032x}", 1), at_ms);
+    recordings::insert_batch(&t.db, &[row]).await.unwrap();
+    let from = (Utc::now() - TimeDelta::hours(1)).to_rfc3339_opts(SecondsFormat::Secs, true);
+    let replay = call(
+        &t.app,
+        Method::POST,
+        &format!("/v1/projects/{p}/game-modes/duel/replay?from={from}&to=9999-01-01T00:00:00Z"),
+        Some(&key),
+        Some(mode),
+    )
+    .await;
+    assert_eq!(replay.status, StatusCode::OK, "{}", replay.body);
+    let longest = replay.body["a"]["stats"]["waitSecondsAll"]["max"]
+        .as_f64()
+        .unwrap();
+    assert!((1700.0..1900.0).contains(&longest), "{}", replay.body);
 }
