@@ -127,7 +127,15 @@ impl PreviewGate {
     pub fn admit(&self, project_id: &str) -> Result<(), crate::problem::ApiError> {
         self.buckets
             .check(project_id, PREVIEWS_PER_SECOND)
-            .map_err(crate::problem::ApiError::rate_limited)
+            .map_err(|retry_after| {
+                crate::problem::ApiError::rate_limited_for(
+                    format!(
+                        "the project's previews and replays are limited to \
+                         {PREVIEWS_PER_SECOND} a second; retry later"
+                    ),
+                    retry_after,
+                )
+            })
     }
 
     /// Waits for one of the [`PREVIEW_CONCURRENCY`] computing slots.

@@ -161,4 +161,7 @@ async fn preview_validates_like_a_put_and_is_rate_limited(pools: Pools) {
     }
     let a = limited.expect("the sixth preview within a second is refused");
     a.assert_problem(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED");
+    // The detail names the limit that was hit, not the request rate.
+    let detail = a.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("previews and replays"), "{}", a.body);
 }
