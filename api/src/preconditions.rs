@@ -30,14 +30,16 @@ pub fn etag(version: i64) -> HeaderValue {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Tags {
     Any,
-    /// Strong tags' contents (weak ones dropped: they never match).
-    List(Vec<String>),
+    /// Strong tags' contents (weak ones dropped: they never match), and
+    /// whether an entry was not a tag at all (`3` for `"3"`).
+    List(Vec<String>, bool),
 }
 
 impl Tags {
     fn from_headers(headers: &HeaderMap, name: &HeaderName) -> Option<Tags> {
         let mut list = Vec::new();
         let mut seen = false;
+        let mut unquoted = false;
         for value in headers.get_all(name) {
             seen = true;
             let Ok(value) = value.to_str() else { continue };
@@ -47,17 +49,19 @@ impl Tags {
                 }
                 if let Some(inner) = tag.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
                     list.push(inner.to_owned());
+                } else if !tag.is_empty() && !tag.starts_with("W/") {
+                    unquoted = true;
                 }
             }
         }
-        seen.then_some(Tags::List(list))
+        seen.then_some(Tags::List(list, unquoted))
     }
 
     fn matches(&self, version: Option<i64>) -> bool {
         match (self, version) {
             (_, None) => false,
             (Tags::Any, Some(_)) => true,
-            (Tags::List(tags), Some(v)) => tags.iter().any(|t| t == &v.to_string()),
+            (Tags::List(tags, _), Some(v)) => tags.iter().any(|t| t == &v.to_string()),
         }
     }
 }
@@ -104,8 +108,15 @@ impl Preconditions {
         };
         if let Some(tags) = &self.if_match {
             if !tags.matches(current) {
+                // `If-Match: 3` names no version: tags are quoted.
+                let quoting = match tags {
+                    Tags::List(_, true) => {
+                        " (an entity tag is the version in double quotes, as ETag gives it: If-Match: \"3\")"
+                    }
+                    _ => "",
+                };
                 return Err(ApiError::version_mismatch(format!(
-                    "If-Match does not name the current version: {now}; {advice}"
+                    "If-Match does not name the current version{quoting}: {now}; {advice}"
                 )));
             }
         }
@@ -191,6 +202,18 @@ mod tests {
             .check(Some(4), &json!({"version": 3}))
             .unwrap_err();
         assert!(stale.problem().detail.contains("read it again"));
+    }
+
+    /// `If-Match: 3` is no tag: the mismatch says tags are quoted; a
+    /// quoted stale tag's does not.
+    #[test]
+    fn an_unquoted_if_match_is_told_tags_are_quoted() {
+        let err = with(IF_MATCH, "3").check(Some(3), &json!({})).unwrap_err();
+        assert!(err.problem().detail.contains("double quotes"), "{err:?}");
+        let err = with(IF_MATCH, "\"2\"")
+            .check(Some(3), &json!({}))
+            .unwrap_err();
+        assert!(!err.problem().detail.contains("double quotes"), "{err:?}");
     }
 
     #[test]
