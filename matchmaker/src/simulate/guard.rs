@@ -16,9 +16,12 @@ pub const DEFAULT_GUARD_TOLERANCE: f64 = 0.1;
 pub struct GuardedFigure {
     /// The figure, e.g. `waitP90`.
     pub figure: String,
-    /// Under the current config (`a`).
+    /// Under the current config (`a`); written to the thousandth, as the
+    /// reports' figures.
+    #[serde(serialize_with = "crate::timestamp::optional_seconds")]
     pub current: Option<f64>,
-    /// Under the proposed config (`b`).
+    /// Under the proposed config (`b`), written as `current`.
+    #[serde(serialize_with = "crate::timestamp::optional_seconds")]
     pub proposed: Option<f64>,
     /// Relative worsening (0.5: 50 % worse; negative: better); `null`
     /// when the current value is 0 or either value is absent.
@@ -106,5 +109,25 @@ pub fn check_guard(comparison: &Comparison, guarded: &[&str], tolerance: f64) ->
         code: (!passed).then_some(crate::Code::ConfigRegression.as_str()),
         tolerance,
         figures,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GuardedFigure;
+
+    /// A figure's sums carry float noise; the answer gives the thousandth.
+    #[test]
+    fn figures_are_written_to_the_thousandth() {
+        let figure = GuardedFigure {
+            figure: "waitP90".into(),
+            current: Some(1.139_999_999_999_872_7),
+            proposed: None,
+            worsened_by: None,
+            regressed: false,
+        };
+        let json = serde_json::to_value(&figure).unwrap_or_default();
+        assert_eq!(json["current"], 1.14);
+        assert!(json["proposed"].is_null());
     }
 }
