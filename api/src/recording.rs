@@ -47,6 +47,8 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
+mod erased;
+
 /// Counter: `matchplane_recording_dropped_total`, rows dropped because the
 /// writer's channel was full.
 pub const DROPPED_TOTAL: &str = "matchplane_recording_dropped_total";
@@ -93,6 +95,7 @@ pub struct Recorder {
     rx: Mutex<Option<mpsc::Receiver<NewRecording>>>,
     attached: OnceLock<Attached>,
     settings: RecorderSettings,
+    erased: std::sync::Arc<erased::Erased>,
 }
 
 impl Default for Recorder {
@@ -119,6 +122,7 @@ impl Recorder {
             rx: Mutex::new(Some(rx)),
             attached: OnceLock::new(),
             settings,
+            erased: std::sync::Arc::default(),
         }
     }
 
@@ -178,7 +182,16 @@ impl Recorder {
             dropped,
             db: db.clone(),
         });
-        runtime.spawn(write(db, rx, self.settings, written, failed));
+        let erased = self.erased.clone();
+        runtime.spawn(write(db, rx, self.settings, (written, failed), erased));
+    }
+
+    /// Drops, from now on, the rows of the player whose hashes are
+    /// `hashes` ([`Recorder::hashes`]): an erasure calls it before deleting
+    /// the player's recorded events, so that a row still queued (the
+    /// cancel of a search the erasure ended) is not stored after them.
+    pub fn forget(&self, hashes: &[String]) {
+        self.erased.add(hashes);
     }
 
     /// The hash of `id` in `project_id`'s recordings (see [`IdHasher`]);
@@ -298,8 +311,8 @@ async fn write(
     db: DatabaseConnection,
     mut rx: mpsc::Receiver<NewRecording>,
     settings: RecorderSettings,
-    written: Counter,
-    failed: Counter,
+    (written, failed): (Counter, Counter),
+    erased: std::sync::Arc<erased::Erased>,
 ) {
     let mut batch = Vec::with_capacity(settings.batch_rows);
     loop {
@@ -313,6 +326,10 @@ async fn write(
                 Ok(Some(row)) => batch.push(row),
                 Ok(None) | Err(_) => break,
             }
+        }
+        erased.take_out(&mut batch);
+        if batch.is_empty() {
+            continue;
         }
         let rows = batch.len() as u64;
         match recordings::insert_batch_of_live_projects(&db, &batch).await {

@@ -112,6 +112,7 @@ pub async fn erase_player(
     let play = &state.play;
     let cancelled = end_searches(play, &state.db, project, &player_id).await?;
     let hashes = play.recorder.hashes(project, &player_id);
+    play.recorder.forget(&hashes);
     let erased = players::erase(&state.db, project, &player_id, &hashes).await?;
     tracing::info!(
         project_id = project,

@@ -31,6 +31,7 @@ const SECRET: &str = "s3cret-of-ana";
 const BO_DATA: &str = r#"{"z": 1,  "a":[1.50,2e3]}"#;
 
 on_both_pools!(an_erased_player_is_nowhere_in_the_database);
+on_both_pools!(the_cancel_of_an_erased_search_is_not_recorded_after_the_erasure);
 
 async fn an_erased_player_is_nowhere_in_the_database(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
@@ -184,6 +185,48 @@ async fn an_erased_player_is_nowhere_in_the_database(pools: Pools) {
         )
         .await;
     bad.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+}
+
+/// Erasing a player who is searching ends the search, whose cancel is
+/// queued for the recording: it is not stored once the erasure has
+/// deleted the player's recorded events.
+async fn the_cancel_of_an_erased_search_is_not_recorded_after_the_erasure(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let mut mode = duel("duel");
+    mode["recording"] = json!({"enabled": true, "retentionDays": 7});
+    t.mode(&p, &key, mode).await;
+    let ticket = json!({"gameMode": "duel", "playerId": "cy", "attributes": {"mmr": 1500}});
+    let (ticket_id, token) = t.ticket_ok(&p, &key, ticket).await;
+    assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+    let hash = IdHasher::new(RECORDING_KEY.as_bytes())
+        .unwrap()
+        .hash(&p, "cy");
+    let recorded = || async {
+        search_recording::Entity::find()
+            .filter(search_recording::Column::PlayerHash.eq(hash.as_str()))
+            .count(&t.db)
+            .await
+            .unwrap()
+    };
+    let until = Instant::now() + Duration::from_secs(10);
+    while recorded().await == 0 {
+        assert!(Instant::now() < until, "the start is not recorded");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let path = format!("/v1/projects/{p}/players/cy");
+    let erased = t.call(Method::DELETE, &path, Some(&key), None).await;
+    assert_eq!(erased.status, StatusCode::OK, "{}", erased.body);
+    assert_eq!(
+        erased.body["cancelled"],
+        json!([ticket_id]),
+        "{}",
+        erased.body
+    );
+    assert_eq!(erased.body["recordedEventsDeleted"], 1, "{}", erased.body);
+    // Several of the writer's flushes later, nothing of cy's is stored.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert_eq!(recorded().await, 0);
 }
 
 /// Every `(table, needle)` of the database's tables whose rows' text holds
