@@ -38,7 +38,7 @@
 
 use crate::play::{start::Started, Play};
 use matchplane_store::pool::EndOutcome;
-use matchplane_store::repos::recordings::{self, IdHasher, Kind, NewRecording};
+use matchplane_store::repos::recordings::{IdHasher, Kind, NewRecording};
 use matchplane_store::tickets::Ticket;
 use metrics::Counter;
 use metrics_exporter_prometheus::PrometheusRecorder;
@@ -48,6 +48,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 mod erased;
+mod writer;
+use writer::{write, Queued};
 
 /// Counter: `matchplane_recording_dropped_total`, rows dropped because the
 /// writer's channel was full.
@@ -91,8 +93,8 @@ struct Attached {
 /// The recording channel of one process (one per [`Play`]); records
 /// nothing until [`Recorder::attach`]ed.
 pub struct Recorder {
-    tx: mpsc::Sender<NewRecording>,
-    rx: Mutex<Option<mpsc::Receiver<NewRecording>>>,
+    tx: mpsc::Sender<Queued>,
+    rx: Mutex<Option<mpsc::Receiver<Queued>>>,
     attached: OnceLock<Attached>,
     settings: RecorderSettings,
     erased: std::sync::Arc<erased::Erased>,
@@ -186,6 +188,21 @@ impl Recorder {
         runtime.spawn(write(db, rx, self.settings, (written, failed), erased));
     }
 
+    /// Waits, at most `within`, until every row queued before the call is
+    /// written (or refused by the database): a stopping server calls it
+    /// once its sockets' searches have ended, so that their cancels are
+    /// recorded. `false` when the wait ran out; `true` at once when not
+    /// attached.
+    pub async fn flush(&self, within: Duration) -> bool {
+        if self.attached.get().is_none() {
+            return true;
+        }
+        let (done, written) = tokio::sync::oneshot::channel();
+        let flushed =
+            async { self.tx.send(Queued::Flush(done)).await.is_ok() && written.await.is_ok() };
+        tokio::time::timeout(within, flushed).await.unwrap_or(false)
+    }
+
     /// Drops, from now on, the rows of the player whose hashes are
     /// `hashes` ([`Recorder::hashes`]): an erasure calls it before deleting
     /// the player's recorded events, so that a row still queued (the
@@ -218,7 +235,7 @@ impl Recorder {
             return;
         };
         let row = row(&|id| attached.key.hash(project_id, id));
-        if self.tx.try_send(row).is_err() {
+        if self.tx.try_send(Queued::Row(row)).is_err() {
             attached.dropped.increment(1);
         }
     }
@@ -303,53 +320,6 @@ fn recorded_attributes(
 
 fn millis(unix: f64) -> i64 {
     (unix * 1000.0).round() as i64
-}
-
-/// The writer: batches of at most `batch_rows`, each written at most
-/// `flush_every` after its first row; ends when every sender is gone.
-async fn write(
-    db: DatabaseConnection,
-    mut rx: mpsc::Receiver<NewRecording>,
-    settings: RecorderSettings,
-    (written, failed): (Counter, Counter),
-    erased: std::sync::Arc<erased::Erased>,
-) {
-    let mut batch = Vec::with_capacity(settings.batch_rows);
-    loop {
-        let Some(first) = rx.recv().await else {
-            return;
-        };
-        batch.push(first);
-        let deadline = tokio::time::Instant::now() + settings.flush_every;
-        while batch.len() < settings.batch_rows {
-            match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Some(row)) => batch.push(row),
-                Ok(None) | Err(_) => break,
-            }
-        }
-        erased.take_out(&mut batch);
-        if batch.is_empty() {
-            continue;
-        }
-        let rows = batch.len() as u64;
-        match recordings::insert_batch_of_live_projects(&db, &batch).await {
-            Ok(done) => {
-                written.increment(done.stored);
-                if done.of_deleted_projects > 0 {
-                    // Their project's recording went with it: not a failure.
-                    tracing::debug!(
-                        rows = done.of_deleted_projects,
-                        "recorded rows of deleted projects left out"
-                    );
-                }
-            }
-            Err(error) => {
-                tracing::warn!(%error, rows, "a batch of the search recording was not stored");
-                failed.increment(rows);
-            }
-        }
-        batch.clear();
-    }
 }
 
 /// Records `started` when its mode records (the config as cached).

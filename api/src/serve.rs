@@ -112,7 +112,13 @@ pub async fn serve_on(
     // The WebSocket searches, which the HTTP server's own shutdown does not
     // see (an upgraded connection leaves it): each ends its search and
     // tells its client to search again (`crate::play::sockets`).
-    match held.sockets.stop(SOCKET_GRACE).await {
+    let left = held.sockets.stop(SOCKET_GRACE).await;
+    // Their cancels are recorded before the process goes (docs/tuning.md,
+    // "Recording").
+    if !held.recorder.flush(RECORDING_GRACE).await {
+        tracing::warn!("api stopping: the search recording's last rows were not written in time");
+    }
+    match left {
         0 => tracing::info!("api stopped"),
         left => tracing::warn!(left, "api stopped with searches it could not end in time"),
     }
@@ -121,3 +127,7 @@ pub async fn serve_on(
 
 /// How long a stopping server waits for its WebSocket searches to end.
 const SOCKET_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long a stopping server then waits for the search recording's
+/// queued rows to be written.
+const RECORDING_GRACE: std::time::Duration = std::time::Duration::from_secs(2);

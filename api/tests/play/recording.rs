@@ -22,7 +22,8 @@ on_both_pools!(
     the_guard_refuses_tripling_the_wait_on_the_bundled_real_games,
     a_deleted_modes_recording_is_deleted_with_it,
     the_same_player_hashes_differently_in_each_project,
-    a_deleted_projects_queued_rows_leave_the_others_stored
+    a_deleted_projects_queued_rows_leave_the_others_stored,
+    a_flush_stores_every_row_queued_before_it
 );
 
 /// `duel` with recording on, one-second cycles.
@@ -743,4 +744,40 @@ async fn a_deleted_projects_queued_rows_leave_the_others_stored(pools: Pools) {
         ),
         "{text}"
     );
+}
+
+/// A stopping server flushes the recorder once its sockets' searches have
+/// ended (`serve_on`): the flush returns once the rows queued before it
+/// (those cancels) are stored, long before the batch's own deadline.
+async fn a_flush_stores_every_row_queued_before_it(pools: Pools) {
+    use matchplane_api::recording::{Recorder, RecorderSettings};
+    use matchplane_store::pool::EndOutcome;
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("pro").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (id, _) = t
+        .ticket_ok(
+            &p,
+            &key,
+            json!({"gameMode": "duel", "playerId": "alice", "attributes": {"mmr": 1500}}),
+        )
+        .await;
+    let ticket = t.play.tickets.get(&p, &id).await.unwrap().unwrap();
+    let recorder = Recorder::new(RecorderSettings {
+        capacity: 16,
+        batch_rows: 100,
+        flush_every: Duration::from_secs(600),
+    });
+    let metrics = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+    recorder.attach(t.db.clone(), Some(RECORDING_KEY), &metrics);
+    let now = matchplane_api::play::unix_now();
+    recorder.start(&ticket, now, None);
+    recorder.end(&ticket, &EndOutcome::Cancelled, now + 1.0);
+    assert!(recorder.flush(Duration::from_secs(5)).await);
+    let stored = sea_orm::PaginatorTrait::count(search_recording::Entity::find(), &t.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, 2);
+    // Nothing queued: at once.
+    assert!(recorder.flush(Duration::from_secs(5)).await);
 }
