@@ -11,7 +11,7 @@ export { endsSearch, parseMessage } from "./messages.js";
 export type { PlayerMatch, SearchMessage, WaitingReason } from "./messages.js";
 export { HttpError, ProblemError } from "./problem.js";
 export type { FieldError, ProblemBody } from "./problem.js";
-export { REST_POLL_LIMIT_MS, Search, search } from "./search.js";
+export { REST_POLL_LIMIT_MS, Search, SearchClosedError, search } from "./search.js";
 export type { SearchOptions, Transport, WebSocketLike } from "./search.js";
 export { verifyWebhook, WebhookVerificationError } from "./webhook.js";
 export type { HeaderSource, VerifyOptions } from "./webhook.js";

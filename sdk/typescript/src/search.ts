@@ -52,7 +52,8 @@ export async function ticketCall(calls: Calls, method: string, ticketId: string,
 
 /**
  * One running search: an async iterable of {@link SearchMessage}s (it ends
- * after the final message), with `onMessage` listeners, `accept()`,
+ * after the final message, and rejects with a {@link SearchClosedError} when
+ * its socket closes before one), with `onMessage` listeners, `accept()`,
  * `decline()` and `cancel()`.
  */
 export class Search implements AsyncIterable<SearchMessage> {
@@ -177,6 +178,32 @@ export class Search implements AsyncIterable<SearchMessage> {
   }
 }
 
+/**
+ * The search's WebSocket closed with another code than `1000` before a final
+ * message (docs/searching.md, "Closing"): the iteration rejects with it. On `1001` the server is
+ * stopping (a rolling restart): the search was ended `cancelled`, and
+ * `searchAgain` says to call {@link search} again with the same ticket. Any
+ * other code (`1006`: the connection broke) leaves the search to its socket
+ * lease: search again after a few seconds (`409 SEARCH_ALREADY_ACTIVE`
+ * meanwhile).
+ */
+export class SearchClosedError extends Error {
+  /** The WebSocket close code (`1001`, `1006`, …). */
+  readonly closeCode: number;
+  /** The close frame's reason, `""` when none. */
+  readonly closeReason: string;
+  /** Whether the server asked to search again with the same ticket (`1001`). */
+  readonly searchAgain: boolean;
+
+  constructor(closeCode: number, closeReason: string) {
+    super(`the search's WebSocket closed with ${closeCode}${closeReason ? ` (${closeReason})` : ""} before a final message`);
+    this.name = "SearchClosedError";
+    this.closeCode = closeCode;
+    this.closeReason = closeReason;
+    this.searchAgain = closeCode === 1001;
+  }
+}
+
 /** `WebSocket.OPEN` (the same in the browser's, Node 22's and the `ws` package's). */
 const OPEN = 1;
 
@@ -226,7 +253,13 @@ function open(search: Search, Ctor: WebSocketLike, url: string): Promise<WebSock
       search.sink.push(message);
       if (endsSearch(message)) search.sink.end();
     };
-    socket.onclose = () => search.sink.end();
+    // The server closes with 1000 once the search is over (after its final
+    // message, or `matched` then the assignment's); any other close before
+    // a final message rejects the iteration with why.
+    socket.onclose = (event: CloseEvent) => {
+      if (event.code === 1000) search.sink.end();
+      else search.sink.fail(new SearchClosedError(event.code, event.reason ?? ""));
+    };
   });
 }
 
