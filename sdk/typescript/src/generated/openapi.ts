@@ -6790,7 +6790,10 @@ export interface operations {
             query?: {
                 /** @description Start of the window (RFC 3339, included); default `to` minus one hour. */
                 from?: string;
-                /** @description End of the window (RFC 3339, excluded); default now. */
+                /**
+                 * @description End of the window (RFC 3339, excluded); default now, and a later
+                 *     one is taken as now (nothing after now is recorded yet).
+                 */
                 to?: string;
             };
             header?: never;
@@ -6879,7 +6882,10 @@ export interface operations {
             query?: {
                 /** @description Start of the window (RFC 3339, included); default `to` minus one hour. */
                 from?: string;
-                /** @description End of the window (RFC 3339, excluded); default now. */
+                /**
+                 * @description End of the window (RFC 3339, excluded); default now, and a later
+                 *     one is taken as now (nothing after now is recorded yet).
+                 */
                 to?: string;
             };
             header?: never;
