@@ -32,8 +32,7 @@
 //! The loop waits; the tick ([`crate::tick`]) never does (STYLE 9).
 
 use crate::assignment::NextTimeout;
-use crate::error::WorkerError;
-use crate::modes::{self, ModeConfig};
+use crate::modes::ModeConfig;
 use crate::record::OutboxConsumer;
 use crate::tick::{TickOutcome, Ticker};
 use crate::worker::{Listed, Shared};
@@ -45,9 +44,11 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+mod config;
 mod lease;
 mod wait;
 
+use config::{config_for_cycle, known_config};
 use lease::{hold_for, probe, renewing, HeldLease, Probe};
 use wait::{wait, ProposalSweeps, WaitEnd};
 
@@ -165,41 +166,6 @@ enum HoldEnd {
 /// When the figures of an idle mode are stored again (they are stored when
 /// it turns idle, then at this pace).
 const IDLE_FIGURES_EVERY: Duration = Duration::from_secs(60);
-
-/// The mode's config for the next cycle: the cached one while the
-/// scheduler lists the mode at its version and its listing is fresh (unless
-/// `replaced`: the last cycle found the mode changed since), otherwise
-/// read from the database (the deleted mode is `Ok(None)`).
-async fn config_for_cycle(
-    shared: &Shared,
-    key: &ModeKey,
-    cached: &Option<(ModeConfig, Instant)>,
-    listed: Listed,
-    replaced: bool,
-) -> Result<Option<ModeConfig>, WorkerError> {
-    if let Listed::At {
-        version,
-        config: read,
-    } = listed
-    {
-        if shared.listing_fresh() && !replaced {
-            if let Some(config) = read.filter(|c| c.version == version) {
-                return Ok(Some(config.as_ref().clone()));
-            }
-            if let Some((config, _)) = cached.as_ref().filter(|(c, _)| c.version == version) {
-                return Ok(Some(config.clone()));
-            }
-        }
-    }
-    let ttl = shared.config.lease_ttl;
-    let last = cached.as_ref().map(|(config, _)| config.clone());
-    // Bounded: the lease is not renewed meanwhile, and a database that
-    // does not answer must not hold the mode up.
-    let limit = (ttl / 3).max(Duration::from_millis(250));
-    tokio::time::timeout(limit, modes::refresh(&shared.db, key, last))
-        .await
-        .unwrap_or(Err(WorkerError::Timeout("reading the mode")))
-}
 
 /// Cycles while the lease (`token`) is held; `cached` is the mode's config
 /// as last read, kept across leases.
@@ -435,13 +401,6 @@ async fn full_cycle(
 /// Unix seconds now (the proposal deadlines' clock).
 fn now_secs() -> f64 {
     Utc::now().timestamp_micros() as f64 / 1e6
-}
-
-/// The config last read, if it was read less than `grace` ago.
-fn known_config(cached: Option<&(ModeConfig, Instant)>, grace: Duration) -> Option<ModeConfig> {
-    cached
-        .filter(|(_, read_at)| read_at.elapsed() < grace)
-        .map(|(config, _)| config.clone())
 }
 
 /// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]

@@ -86,6 +86,7 @@ pub struct FillView {
     pub open_seats_left: Value,
 }
 
+mod bots;
 pub mod list;
 mod roster;
 
