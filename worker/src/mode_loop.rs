@@ -201,7 +201,8 @@ async fn held(
         }
         let listed = lp.versions.borrow_and_update().clone();
         let read = config_for_cycle(shared, key, cached, listed, replaced).await;
-        replaced = false;
+        // Whether this cycle's config was read again for a replaced one.
+        let reread = std::mem::take(&mut replaced);
         let config = match read {
             Ok(Some(config)) => {
                 // Confirmed now: read, or listed at this version lately.
@@ -295,12 +296,16 @@ async fn held(
             match full_cycle(shared, key, &mut lease, &config, activity, period, &carried).await {
                 CycleEnd::Ran => {}
                 CycleEnd::Hold(end) => return end,
-                CycleEnd::ConfigReplaced => {
+                CycleEnd::ConfigReplaced if !reread => {
                     // Read the new config and cycle on it now.
                     replaced = true;
                     last_end = None;
                     continue;
                 }
+                // Read again and still not the mode's (a read that failed,
+                // a config this build cannot read): the next try waits the
+                // usual pause, so a loop never spins on it.
+                CycleEnd::ConfigReplaced => replaced = true,
             }
         }
 
