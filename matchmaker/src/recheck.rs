@@ -113,10 +113,17 @@ pub fn recheck_reading<'v>(
                     .as_ref()
                     .map_or(Ok(()), |r| r.check(config, &search.attributes))
                     .map_err(|e| {
+                        // Worded as the other values the changed
+                        // declarations refuse.
+                        let name = e.field.strip_prefix("attributes.").unwrap_or(&e.field);
+                        let message = format!(
+                            "the game mode's declarations no longer allow attribute {name}: {}",
+                            e.message
+                        );
                         crate::validation::FieldError::new(
-                            e.field,
+                            e.field.clone(),
                             Code::AttributeNotAllowed,
-                            e.message,
+                            message,
                         )
                     })
             })

@@ -246,6 +246,14 @@ fn a_search_with_an_empty_role_list_fails_at_the_re_check() {
         out.failed[0].code,
         matchplane_matchmaker::Code::AttributeNotAllowed
     );
+    // Worded as every value the changed declarations refuse.
+    assert!(
+        out.failed[0]
+            .message
+            .starts_with("the game mode's declarations no longer allow attribute roles: "),
+        "{}",
+        out.failed[0].message
+    );
 }
 
 #[test]
