@@ -233,3 +233,20 @@ proptest! {
         }
     }
 }
+
+/// A declared number sent as `-0.0` is 0: it is written back as `0.0`,
+/// never `-0.0` (a match's `attributes` echoed it so).
+#[test]
+fn a_negative_zero_is_zero() {
+    let mut config = mmr_mode(&[1, 1], 5.0, 2.0);
+    config.attributes = serde_json::from_value(json!({"level": {"type": "number"}})).unwrap();
+    let body = r#"{"mmr":1500,"level":-0.0}"#;
+    let parsed = Attributes::parse(serde_json::from_str(body).unwrap(), &config, SOLO)
+        .expect("valid attributes");
+    let text = serde_json::to_string(&parsed).unwrap();
+    assert!(text.contains(r#""level":0.0"#), "{text}");
+    assert!(!text.contains("-0"), "{text}");
+    let stored: matchplane_matchmaker::rules::AttributeValue =
+        serde_json::from_str("-0.0").unwrap();
+    assert_eq!(serde_json::to_string(&stored).unwrap(), "0.0");
+}

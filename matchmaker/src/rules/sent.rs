@@ -54,7 +54,7 @@ impl From<Value> for SentValue {
         match value {
             Value::String(t) => Self::Typed(AttributeValue::Text(t)),
             Value::Number(n) => match n.as_f64() {
-                Some(f) => Self::Typed(AttributeValue::Number(f)),
+                Some(f) => Self::Typed(AttributeValue::Number(f + 0.0)),
                 None => Self::Json(Value::Number(n)),
             },
             Value::Array(items) if items.iter().all(Value::is_string) => {
@@ -130,7 +130,8 @@ impl<'de> Visitor<'de> for Sent {
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<SentValue, E> {
-        Ok(SentValue::Typed(AttributeValue::Number(v)))
+        // `-0.0` is 0 (it would be echoed as `-0.0`).
+        Ok(SentValue::Typed(AttributeValue::Number(v + 0.0)))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<SentValue, E> {

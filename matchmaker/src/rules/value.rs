@@ -94,7 +94,8 @@ impl<'de> Deserialize<'de> for AttributeValue {
                 f.write_str(AttributeValue::EXPECTED)
             }
             fn visit_f64<E>(self, v: f64) -> Result<AttributeValue, E> {
-                Ok(AttributeValue::Number(v))
+                // `-0.0` is 0 (it would be echoed as `-0.0`).
+                Ok(AttributeValue::Number(v + 0.0))
             }
             #[allow(clippy::cast_precision_loss)] // JSON numbers are doubles.
             fn visit_i64<E>(self, v: i64) -> Result<AttributeValue, E> {
