@@ -233,7 +233,8 @@ pub fn value_of(
             Ok(AttributeValue::Text(text.to_owned()))
         }
         Declaration::Number { min, max, .. } => {
-            let Some(n) = raw.as_f64().filter(|n| n.is_finite()) else {
+            // `-0.0` is 0, as a value read typed.
+            let Some(n) = raw.as_f64().filter(|n| n.is_finite()).map(|n| n + 0.0) else {
                 return Err(invalid(field.into(), "must be a finite number".into()));
             };
             check_number(n, *min, *max, field).map_err(|e| vec![e])?;
