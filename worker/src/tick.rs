@@ -148,7 +148,7 @@ impl Ticker<'_> {
 async fn superseded(db: &DatabaseConnection, mode: &ModeKey, config: &ModeConfig) -> bool {
     // Bounded as the hold's read: a database that answers nothing does
     // not hold the cycle up.
-    let read = tokio::time::timeout(Duration::from_millis(500), crate::modes::version(db, mode));
+    let read = tokio::time::timeout(database::HOLD_READ_LIMIT, crate::modes::version(db, mode));
     match read
         .await
         .unwrap_or(Err(WorkerError::Timeout("reading the mode's version")))
@@ -199,8 +199,8 @@ async fn tick(
         .iter()
         .map(|b| (b.backfill_id.to_string(), b.clone()))
         .collect();
-    let row = database::read_row(db, pool, mode, config.version, ctx.carried.map(|c| &c.held));
-    let row = row.await;
+    let last_hold = ctx.carried.map(|c| &c.held);
+    let row = database::read_row(db, pool, mode, config.version, last_hold).await;
     if row.replaced {
         // A change stored since the loop read its config: this cycle runs
         // on the new one, read at once by the loop (docs/game-modes.md,

@@ -686,7 +686,6 @@ async fn the_same_player_hashes_differently_in_each_project(pools: Pools) {
 /// A project deleted while its rows wait in the writer loses those rows
 /// only: the other projects' rows of the same batch are stored.
 async fn a_deleted_projects_queued_rows_leave_the_others_stored(pools: Pools) {
-    use matchplane_api::recording::{Recorder, RecorderSettings};
     use matchplane_store::pool::EndOutcome;
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("pro").await;
@@ -704,13 +703,7 @@ async fn a_deleted_projects_queued_rows_leave_the_others_stored(pools: Pools) {
         tickets.push(t.play.tickets.get(project, &id).await.unwrap().unwrap());
     }
     // One batch, written when the recorder goes.
-    let recorder = Recorder::new(RecorderSettings {
-        capacity: 16,
-        batch_rows: 100,
-        flush_every: Duration::from_secs(600),
-    });
-    let metrics = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
-    recorder.attach(t.db.clone(), Some(RECORDING_KEY), &metrics);
+    let (recorder, metrics) = unhurried_recorder(&t);
     let now = matchplane_api::play::unix_now();
     recorder.start(&tickets[0], now, None);
     recorder.start(&tickets[1], now, None);
@@ -750,7 +743,6 @@ async fn a_deleted_projects_queued_rows_leave_the_others_stored(pools: Pools) {
 /// ended (`serve_on`): the flush returns once the rows queued before it
 /// (those cancels) are stored, long before the batch's own deadline.
 async fn a_flush_stores_every_row_queued_before_it(pools: Pools) {
-    use matchplane_api::recording::{Recorder, RecorderSettings};
     use matchplane_store::pool::EndOutcome;
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("pro").await;
@@ -763,13 +755,7 @@ async fn a_flush_stores_every_row_queued_before_it(pools: Pools) {
         )
         .await;
     let ticket = t.play.tickets.get(&p, &id).await.unwrap().unwrap();
-    let recorder = Recorder::new(RecorderSettings {
-        capacity: 16,
-        batch_rows: 100,
-        flush_every: Duration::from_secs(600),
-    });
-    let metrics = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
-    recorder.attach(t.db.clone(), Some(RECORDING_KEY), &metrics);
+    let (recorder, _) = unhurried_recorder(&t);
     let now = matchplane_api::play::unix_now();
     recorder.start(&ticket, now, None);
     recorder.end(&ticket, &EndOutcome::Cancelled, now + 1.0);
@@ -780,4 +766,24 @@ async fn a_flush_stores_every_row_queued_before_it(pools: Pools) {
     assert_eq!(stored, 2);
     // Nothing queued: at once.
     assert!(recorder.flush(Duration::from_secs(5)).await);
+}
+
+/// A recorder of `t`'s database whose batches wait ten minutes (16 rows at
+/// most): a row is stored only when the recorder goes or is flushed. With
+/// the metrics recorder it counts in.
+fn unhurried_recorder(
+    t: &TestApp,
+) -> (
+    matchplane_api::recording::Recorder,
+    metrics_exporter_prometheus::PrometheusRecorder,
+) {
+    use matchplane_api::recording::{Recorder, RecorderSettings};
+    let recorder = Recorder::new(RecorderSettings {
+        capacity: 16,
+        batch_rows: 100,
+        flush_every: Duration::from_secs(600),
+    });
+    let metrics = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+    recorder.attach(t.db.clone(), Some(RECORDING_KEY), &metrics);
+    (recorder, metrics)
 }

@@ -63,19 +63,14 @@ pub(super) async fn read_row(
                 replaced: true,
             }
         }
-        Ok(Err(err)) => {
-            tracing::warn!(mode = %mode.mode, error = %err, "reading the mode's hold failed: the last hold read stands");
-            let held = last_read(pool, mode, last).await;
-            return ModeRow {
-                held,
-                replaced: false,
+        failed => {
+            let error = match failed {
+                Ok(Err(err)) => err.to_string(),
+                _ => format!("no answer within {HOLD_READ_LIMIT:?}"),
             };
-        }
-        Err(_) => {
-            tracing::warn!(mode = %mode.mode, "reading the mode's hold timed out: the last hold read stands");
-            let held = last_read(pool, mode, last).await;
+            tracing::warn!(mode = %mode.mode, %error, "reading the mode's hold failed: the last hold read stands");
             return ModeRow {
-                held,
+                held: last_read(pool, mode, last).await,
                 replaced: false,
             };
         }
