@@ -5,43 +5,49 @@
 //! events.
 
 use matchplane_store::repos::recordings::NewRecording;
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use moka::sync::Cache;
+use std::time::Duration;
 
 /// How long an erased player's rows are dropped: far longer than a row
 /// waits in the queue.
 const KEEP: Duration = Duration::from_secs(60);
 
+/// Erasures remembered at most at once (each for [`KEEP`]).
+const MOST: u64 = 100_000;
+
 /// The keyed hashes of players erased within [`KEEP`].
-#[derive(Debug, Default)]
 pub(super) struct Erased {
-    hashes: Mutex<HashMap<String, Instant>>,
+    hashes: Cache<String, ()>,
+}
+
+impl Default for Erased {
+    fn default() -> Self {
+        Self {
+            hashes: Cache::builder()
+                .time_to_live(KEEP)
+                .max_capacity(MOST)
+                .build(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Erased {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Erased").finish_non_exhaustive()
+    }
 }
 
 impl Erased {
     /// Drops, from now on, the rows whose player hash is among `hashes`.
     pub(super) fn add(&self, hashes: &[String]) {
-        let now = Instant::now();
-        let mut erased = self.hashes.lock().unwrap_or_else(PoisonError::into_inner);
-        erased.retain(|_, at| now.duration_since(*at) < KEEP);
         for hash in hashes {
-            erased.insert(hash.clone(), now);
+            self.hashes.insert(hash.clone(), ());
         }
     }
 
     /// Takes the rows of erased players out of `batch`.
     pub(super) fn take_out(&self, batch: &mut Vec<NewRecording>) {
-        let erased = self.hashes.lock().unwrap_or_else(PoisonError::into_inner);
-        if erased.is_empty() {
-            return;
-        }
-        let now = Instant::now();
-        batch.retain(|row| {
-            erased
-                .get(&row.player_hash)
-                .is_none_or(|at| now.duration_since(*at) >= KEEP)
-        });
+        batch.retain(|row| !self.hashes.contains_key(&row.player_hash));
     }
 }
 
