@@ -18,9 +18,10 @@
 //! traffic, not a ledger).
 //!
 //! Player and party ids are never stored: each is replaced by a keyed hash,
-//! HMAC-SHA-256 with the operator's `MATCHPLANE_RECORDING_KEY` (random per
-//! process when unset, so hashes then differ across restarts and
-//! instances) of the project id and the id, truncated to 16 bytes of hex.
+//! HMAC-SHA-256 with the operator's `MATCHPLANE_RECORDING_KEY` (when unset,
+//! the installation's key kept in the database, which `crate::serve_on`
+//! reads; a router built without either draws one of its own) of the
+//! project id and the id, truncated to 16 bytes of hex.
 //! The same id hashes the same within a project's recordings, so a replay
 //! still sees who arrived twice, who cancelled and who came in which party;
 //! it hashes differently in every other project, so ids do not link

@@ -4,6 +4,7 @@
 use crate::play::Play;
 use crate::state::{ApiConfig, AppState};
 use matchplane_store::db::{ensure_migrated, SchemaError};
+use matchplane_store::repos::instance_keys;
 use metrics_exporter_prometheus::PrometheusHandle;
 use sea_orm::{DatabaseConnection, DbErr};
 use std::future::Future;
@@ -63,6 +64,10 @@ pub enum ServeError {
     /// The schema is older than this build.
     #[error("the database is {0} migration(s) behind this build; run `matchplane migrate` first")]
     MigrationsBehind(usize),
+    /// The installation's stored recording key could not be read or
+    /// stored (`matchplane_store::repos::instance_keys`).
+    #[error("cannot read the stored recording key: {0}")]
+    RecordingKey(matchplane_store::repos::StoreError),
     /// Listening or serving failed.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
@@ -81,14 +86,18 @@ impl From<SchemaError> for ServeError {
 /// api` passes the Redis ones, see [`crate::play::connect_redis`]) until
 /// `shutdown` completes, then finishes in-flight requests, ends the
 /// searches of its open WebSockets (each client told to search again, see
-/// [`crate::play::sockets`]) and returns. (The
+/// [`crate::play::sockets`]) and returns. Without a configured recording
+/// key, the installation's stored one hashes the recorded player ids
+/// (docs/retention.md, "Erasing a player"), as in every other process.
+/// (The
 /// worker ends the searches nobody ends: expiry, deleted modes and
 /// projects.) The database connection is
 /// the caller's (`matchplane api` and `dev` share theirs with the stored
 /// ratings and the worker rather than open a second pool).
 ///
 /// # Errors
-/// [`ServeError`] when the database is behind, or serving fails.
+/// [`ServeError`] when the database is behind, the stored recording key
+/// cannot be read, or serving fails.
 pub async fn serve_on(
     db: DatabaseConnection,
     config: ServeConfig,
@@ -97,8 +106,15 @@ pub async fn serve_on(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     ensure_migrated(&db).await?;
+    let mut api = config.api;
+    if api.recording_key.is_none() {
+        let stored = instance_keys::get_or_create(&db, instance_keys::RECORDING)
+            .await
+            .map_err(ServeError::RecordingKey)?;
+        api.recording_key = Some(stored);
+    }
     let held = play.clone();
-    let mut state = AppState::new(db, config.api)
+    let mut state = AppState::new(db, api)
         .with_play(play)
         .with_request_deadline(config.request_deadline);
     if let Some(handle) = config.worker_metrics {

@@ -17,7 +17,9 @@ pub struct ApiConfig {
     /// `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS`: allow private addresses and `http`.
     pub allow_private_webhooks: bool,
     /// `MATCHPLANE_RECORDING_KEY`: the key of the recording's player-id
-    /// hashes ([`crate::recording`]); random per process when `None`.
+    /// hashes ([`crate::recording`]). `None`: [`crate::serve_on`] uses the
+    /// installation's stored key; a router built without it hashes with a
+    /// random key of its own.
     pub recording_key: Option<String>,
 }
 

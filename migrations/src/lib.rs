@@ -56,6 +56,7 @@ mod m20261203_000194_t_rule_stats;
 mod m20261203_000195_t_role_stats;
 mod m20261203_000196_t_backfill_open_roles;
 mod m20261205_000197_u_match_list_indexes;
+mod m20261206_000198_v_instance_keys;
 pub mod names;
 mod ops;
 
@@ -100,6 +101,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000195_t_role_stats::Migration),
             Box::new(m20261203_000196_t_backfill_open_roles::Migration),
             Box::new(m20261205_000197_u_match_list_indexes::Migration),
+            Box::new(m20261206_000198_v_instance_keys::Migration),
         ]
     }
 }

@@ -36,7 +36,8 @@ pub struct ApiArgs {
     )]
     pub allow_private_webhooks: bool,
     /// Key of the recording's player-id hashes (HMAC-SHA-256); set the
-    /// same on every API instance. Unset: a random key per process.
+    /// same on every API instance and worker. Unset: a key drawn once and
+    /// kept in the database, shared by every process.
     #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
     pub recording_key: Option<String>,
     /// Seconds a REST search may go unpolled before it ends `expired` (1 to

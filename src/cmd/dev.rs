@@ -63,7 +63,7 @@ pub struct DevArgs {
     #[arg(long, env = "MATCHPLANE_DEMO")]
     pub demo: bool,
     /// Key of the recording's player-id hashes (HMAC-SHA-256), shared by the
-    /// API and the worker. Unset: a random key per start.
+    /// API and the worker. Unset: a key drawn once and kept in the database.
     #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
     pub recording_key: Option<String>,
     /// Timeouts of the dependencies and of the clients' connections, as
@@ -184,13 +184,14 @@ pub async fn run(args: DevArgs) -> ExitCode {
         }
     };
     // One key for the API's and the worker's hashes, so a recorded start
-    // and the worker's end of the same search carry the same player hash.
-    let recording_key = args.recording_key.clone().unwrap_or_else(generated_token);
+    // and the worker's end of the same search carry the same player hash:
+    // the configured one, else the database's (both read it).
+    let recording_key = args.recording_key.clone();
     let config = ServeConfig {
         api: ApiConfig {
             operator_token: Some(operator_token.clone()),
             allow_private_webhooks: args.allow_private_webhooks,
-            recording_key: Some(recording_key.clone()),
+            recording_key: recording_key.clone(),
         },
         worker_metrics,
         connections: limits.connections,
@@ -213,7 +214,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
             allow_private: args.allow_private_webhooks,
             ..DeliveryConfig::default()
         },
-        recording_key: Some(recording_key),
+        recording_key,
         ..WorkerConfig::default()
     };
     let worker = tokio::spawn(matchplane_worker::run_worker(

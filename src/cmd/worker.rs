@@ -44,8 +44,8 @@ pub struct WorkerArgs {
     #[arg(long, env = "MATCHPLANE_LEASE_TTL_SECONDS", default_value_t = 5.0)]
     pub lease_ttl_seconds: f64,
     /// Key of the recording's player-id hashes (HMAC-SHA-256): the API's
-    /// `MATCHPLANE_RECORDING_KEY`. Unset: the worker records none of the
-    /// ends it makes (matches, expiries, re-check failures).
+    /// `MATCHPLANE_RECORDING_KEY`. Unset: the key kept in the database,
+    /// as the API's.
     #[arg(long, env = "MATCHPLANE_RECORDING_KEY", hide_env_values = true)]
     pub recording_key: Option<String>,
 }

@@ -1,12 +1,13 @@
 //! A mode's recorded searches on PostgreSQL (`MATCHPLANE_TEST_DATABASE_URL`,
 //! a fresh `mp_t_<random>` database) and SQLite (a temp file): deleting a
-//! mode deletes its recording, and a batch holding the rows of a deleted
-//! project stores the other projects' rows.
+//! mode deletes its recording, a batch holding the rows of a deleted
+//! project stores the other projects' rows, and the stored recording key
+//! is drawn once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use chrono::Utc;
 use matchplane_store::repos::recordings::{self, IdHasher, Kind, NewRecording};
-use matchplane_store::repos::{game_modes, projects};
+use matchplane_store::repos::{game_modes, instance_keys, projects};
 use matchplane_store::test_support::TestDatabase;
 use sea_orm::DatabaseConnection;
 use serde_json::json;
@@ -158,4 +159,31 @@ async fn a_deleted_projects_rows_leave_the_batch_postgres() {
 #[tokio::test]
 async fn a_deleted_projects_rows_leave_the_batch_sqlite() {
     a_deleted_projects_rows_leave_the_batch(false).await;
+}
+
+/// The recording key an installation keeps: drawn by the first call,
+/// read by every later one (a restarted or second process), one per name.
+async fn the_stored_key_is_drawn_once(postgres: bool) {
+    let (db, _database) = TestDatabase::migrated(postgres).await;
+    let first = instance_keys::get_or_create(&db, instance_keys::RECORDING)
+        .await
+        .unwrap();
+    assert_eq!(first.len(), 64, "{first}");
+    assert!(first.bytes().all(|b| b.is_ascii_hexdigit()), "{first}");
+    let again = instance_keys::get_or_create(&db, instance_keys::RECORDING)
+        .await
+        .unwrap();
+    assert_eq!(first, again);
+    let other = instance_keys::get_or_create(&db, "another").await.unwrap();
+    assert_ne!(first, other);
+}
+
+#[tokio::test]
+async fn the_stored_key_is_drawn_once_postgres() {
+    the_stored_key_is_drawn_once(true).await;
+}
+
+#[tokio::test]
+async fn the_stored_key_is_drawn_once_sqlite() {
+    the_stored_key_is_drawn_once(false).await;
 }

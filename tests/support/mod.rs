@@ -443,6 +443,17 @@ impl Deployment {
         spawn_worker(&self.env, &self.dir, n)
     }
 
+    /// Kills the API (`procs[0]`) and starts it again on the same address,
+    /// database and Redis (`api-{n}.log`), waiting until it is ready.
+    pub async fn restart_api(&mut self, n: usize) {
+        self.procs.remove(0).kill();
+        let api = spawn(&["api"], &self.env, &self.dir.join(format!("api-{n}.log")));
+        self.procs.insert(0, api);
+        self.api
+            .wait_ready(Duration::from_secs(60), &self.dir)
+            .await;
+    }
+
     /// Creates game mode `body` (its `webhook` pointed at the receiver) and
     /// registers its signing secret with the receiver.
     pub async fn mode(&self, mut body: Value) {

@@ -66,8 +66,8 @@ pub struct WorkerConfig {
     /// Optional observer of cycle starts and ends.
     pub on_cycle: Option<CycleHook>,
     /// `MATCHPLANE_RECORDING_KEY`: the key of the recorded player-id hashes,
-    /// the same as the API's; `None` records none of the worker's ends
-    /// ([`crate::recordings::EndRecorder`]).
+    /// the same as the API's; `None` uses the installation's stored key, as
+    /// the API does ([`crate::recordings::EndRecorder`]).
     pub recording_key: Option<String>,
 }
 

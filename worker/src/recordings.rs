@@ -6,9 +6,10 @@
 //!   search whose polls lapsed) and `failed:<code>` (a search the cycle's
 //!   re-check refused under a changed config). The API records starts,
 //!   cancels and its own ends; both hash the player ids with the same
-//!   `MATCHPLANE_RECORDING_KEY`, so a recording links a search's start to
-//!   its end. A worker without the key records nothing (its hashes would
-//!   match no start).
+//!   key (`MATCHPLANE_RECORDING_KEY`, else the installation's key kept in
+//!   the database), so a recording links a search's start to its end.
+//!   Built without a key, it records nothing (its hashes would match no
+//!   start).
 //! - [`prune`]: every mode's recorded events older than its
 //!   `recording.retentionDays`, never longer than its project's tier
 //!   `retentionDays`, are deleted in batches by the retention pass

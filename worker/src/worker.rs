@@ -100,6 +100,33 @@ async fn take_epoch(
     }
 }
 
+/// The key of the recorded player-id hashes: `configured`
+/// (`MATCHPLANE_RECORDING_KEY`), else the installation's stored one, the
+/// API's too (`instance_keys`), waiting (a try a second) while the database
+/// cannot give it. `None` on shutdown.
+async fn recording_key(
+    db: &DatabaseConnection,
+    configured: Option<String>,
+    shutdown: &CancellationToken,
+) -> Option<String> {
+    if configured.is_some() {
+        return configured;
+    }
+    use matchplane_store::repos::instance_keys;
+    loop {
+        match instance_keys::get_or_create(db, instance_keys::RECORDING).await {
+            Ok(key) => return Some(key),
+            Err(err) => {
+                tracing::warn!(error = %err, "reading the recording key failed; waiting for the database")
+            }
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return None,
+            () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+        }
+    }
+}
+
 /// What the scheduler tells a mode's loop of its mode.
 #[derive(Clone, Debug)]
 pub enum Listed {
@@ -148,11 +175,12 @@ pub async fn run_worker(
         return Ok(());
     };
     tracing::info!(worker_id = %config.worker_id, epoch, "lease epoch taken");
-    let ends = crate::recordings::EndRecorder::new(
-        db.clone(),
-        config.recording_key.as_deref(),
-        tickets.clone(),
-    );
+    let Some(recording_key) = recording_key(&db, config.recording_key.clone(), &shutdown).await
+    else {
+        return Ok(());
+    };
+    let ends =
+        crate::recordings::EndRecorder::new(db.clone(), Some(&recording_key), tickets.clone());
     let shared = Arc::new(Shared {
         config,
         pool,

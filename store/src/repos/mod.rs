@@ -14,6 +14,7 @@ pub mod error;
 pub mod game_modes;
 pub mod idempotency;
 mod insert_absent;
+pub mod instance_keys;
 pub mod job_leases;
 pub mod lease_epochs;
 pub mod match_status;
