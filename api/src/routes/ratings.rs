@@ -151,7 +151,7 @@ fn view(player_id: &str, value: Rating, games: i64) -> RatingView {
         (status = 200, body = ResultApplied),
         (status = 404, description = "GAME_MODE_NOT_FOUND: the project has no game mode `{name}`; NOT_FOUND: no such project, or no such match in it (`matchId`)", body = Problem),
         (status = 409, description = "RESULT_ALREADY_REPORTED", body = Problem),
-        (status = 422, description = "Malformed report, ratings off, a match of another mode, or players not in the match (`teams[i].players[j]`)", body = Problem)))]
+        (status = 422, description = "Malformed report, ratings off, a match that is not `made` (a proposal, cancelled, released, unassigned), a match of another mode or of a deleted mode of the same name, or players not in the match (`teams[i].players[j]`)", body = Problem)))]
 pub async fn report_result(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -164,7 +164,7 @@ pub async fn report_result(
     if !problems.is_empty() {
         return Err(ApiError::invalid(problems));
     }
-    super::report_match::check(&state.db, &project_id, &name, &report).await?;
+    super::report_match::check(&state.db, &project_id, (&name, mode.created_at), &report).await?;
     let players: Vec<String> = report.players().cloned().collect();
     let now = Utc::now();
     let scope = ReportScope {

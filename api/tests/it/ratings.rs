@@ -11,6 +11,17 @@ use serde_json::{json, Value};
 /// Stores a match of `game_mode` in `project` with one team per entry of
 /// `teams`, as the worker records it, and returns its id.
 async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]]) -> String {
+    a_match_in_status(t, project, game_mode, teams, "made").await
+}
+
+/// [`a_match`] stored with `status` (`proposed`, `cancelled`, …).
+async fn a_match_in_status(
+    t: &TestApp,
+    project: &str,
+    game_mode: &str,
+    teams: &[&[&str]],
+    status: &str,
+) -> String {
     let id = format!("mat_{}", ulid::Ulid::new());
     let teams: Vec<Value> = teams
         .iter()
@@ -37,7 +48,7 @@ async fn a_match(t: &TestApp, project: &str, game_mode: &str, teams: &[&[&str]])
         match_shape: None,
         seats_open: None,
         region: None,
-        status: "made".into(),
+        status: status.into(),
         answers: None,
         made_at: None,
         assignment: None,
@@ -450,3 +461,63 @@ async fn tickets_use_stored_ratings(backend: Backend) {
 }
 
 on_both!(tickets_use_stored_ratings);
+
+/// Only a match that was played is rated: a proposal (still being
+/// answered, or cancelled), a released and an unassigned match are `422`
+/// on `matchId`, and so is a match of a deleted mode once a mode of the
+/// same name is created again; none of them rates anyone.
+async fn unplayed_matches_and_deleted_modes_are_not_rated(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let (p, key, base) = rated_mode(&t).await;
+    let post = |body: Value| {
+        let (t, key, base) = (&t, &key, &base);
+        async move {
+            t.call(
+                Method::POST,
+                &format!("{base}/results"),
+                Some(key),
+                Some(body),
+            )
+            .await
+        }
+    };
+    for status in ["proposed", "cancelled", "released", "unassigned"] {
+        let id = a_match_in_status(&t, &p, "ranked", &[&["a"], &["b"]], status).await;
+        let answer = post(report(&id, "a", "b")).await;
+        answer.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+        assert_eq!(answer.body["errors"][0]["field"], "matchId", "{}", answer.body);
+        let message = answer.body["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("is {status}, not made")), "{message}");
+    }
+
+    let old = a_match(&t, &p, "ranked", &[&["a"], &["b"]]).await;
+    let deleted = t.call(Method::DELETE, &base, Some(&key), None).await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    // The new mode's creation time is after the old match's.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let mut again = mode("ranked");
+    again["ratings"] = json!({"enabled": true});
+    let created = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes"),
+            Some(&key),
+            Some(again),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let answer = post(report(&old, "a", "b")).await;
+    answer.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let message = answer.body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("deleted game mode"), "{message}");
+    // A match of the new mode is rated.
+    let new = a_match(&t, &p, "ranked", &[&["a"], &["b"]]).await;
+    let rated = post(report(&new, "a", "b")).await;
+    assert_eq!(rated.status, StatusCode::OK, "{}", rated.body);
+    let rating = t
+        .call(Method::GET, &format!("{base}/ratings/a"), Some(&key), None)
+        .await;
+    assert_eq!(rating.body["games"], 1, "{}", rating.body);
+}
+
+on_both!(unplayed_matches_and_deleted_modes_are_not_rated);
