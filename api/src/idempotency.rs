@@ -2,7 +2,7 @@
 //! API keys, backfill requests, projects; docs/config-as-code.md): a retry
 //! with the same key and the same request gets the first answer again
 //! (same status, same body: the same ticket and token) and creates
-//! nothing; the same key with another request (another body, route or
+//! nothing; the same key with another request (another body, path or
 //! caller) is `422 IDEMPOTENCY_KEY_REUSED`. Keys are kept 24 hours per
 //! project; the operator's requests outside any project (`POST
 //! /v1/projects`) have a key space of their own ([`OPERATOR_KEY_SPACE`]).
@@ -27,7 +27,7 @@ use crate::extract::body_bytes;
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequestParts, MatchedPath, Request};
+use axum::extract::{FromRequestParts, Request};
 use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderName, Method};
 use axum::response::{IntoResponse, Response};
@@ -160,10 +160,13 @@ impl tower::Service<Request> for Idempotent {
         if req.method() != Method::POST || !req.headers().contains_key(&HEADER) {
             return futures::future::Either::Left(self.inner.call(req));
         }
+        // The request's own path and query, not its route's template: the
+        // same key and body on another match's or mode's path is another
+        // request (`IDEMPOTENCY_KEY_REUSED`), never the first one's answer.
         let route = req
-            .extensions()
-            .get::<MatchedPath>()
-            .map(|matched| matched.as_str().to_owned())
+            .uri()
+            .path_and_query()
+            .map(|p| p.as_str().to_owned())
             .unwrap_or_default();
         // The route made ready by `poll_ready` runs the request; a clone
         // stays for the next one.
@@ -328,7 +331,7 @@ async fn idempotent(
         };
         if row.request_digest != digest {
             return Err(ApiError::idempotency_key_reused(
-                "this Idempotency-Key was used with another request (body, route or credential) in the last 24 hours; use a new key",
+                "this Idempotency-Key was used with another request (body, path or credential) in the last 24 hours; use a new key",
             ));
         }
         if row.status.is_some() {
@@ -350,7 +353,7 @@ async fn idempotent(
     }
 }
 
-/// SHA-256 of who asks, the route and the body.
+/// SHA-256 of who asks, the request's path (with its query) and the body.
 fn request_digest(caller: &Caller, route: &str, body: &Bytes) -> String {
     let who = match caller {
         Caller::Operator => "operator",

@@ -184,6 +184,12 @@ async fn a_result_is_reported_once_and_replayed(backend: Backend) {
     let c = post(&t, &results, &key, "res-1", &report).await;
     assert_eq!(c.status, StatusCode::OK);
     assert_eq!(c.body, a.body);
+    // The same key and body on another mode's path is another request,
+    // not a replay of this one.
+    let elsewhere = format!("/v1/projects/{p}/game-modes/duel-b/results");
+    post(&t, &elsewhere, &key, "res-1", &report)
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "IDEMPOTENCY_KEY_REUSED");
     let rating = t
         .call(
             Method::GET,
