@@ -52,7 +52,7 @@ pub struct RatingImport {
     /// r, finite.
     #[schema(minimum = -1e9, maximum = 1e9)]
     pub rating: f64,
-    /// RD, finite and > 0.
+    /// RD, finite, > 0 and at most the mode's `initialDeviation`.
     #[schema(exclusive_minimum = 0)]
     pub deviation: f64,
     /// σ, finite and > 0.
@@ -243,7 +243,7 @@ pub async fn put_rating(
     Path((project_id, name, player_id)): Path<(String, String, String)>,
     RawJson(body): RawJson,
 ) -> Result<Json<RatingView>, ApiError> {
-    let (mode, _config) = rated_mode(&state, &project_id, &name).await?;
+    let (mode, config) = rated_mode(&state, &project_id, &name).await?;
     let import: RatingImport = parse_value(body)?;
     let mut errors = Vec::new();
     if !matchplane_matchmaker::ticket::is_valid_player_id(&player_id) {
@@ -263,11 +263,14 @@ pub async fn put_rating(
             "rating must be a number within ±1e9",
         ));
     }
-    if !(import.deviation > 0.0 && import.deviation <= 10_000.0) {
+    // The mode's `initialDeviation` is the most any of its players' can
+    // be (an idle player's grows back to it, docs/ratings.md).
+    let most = config.initial_deviation;
+    if !(import.deviation > 0.0 && import.deviation <= most) {
         errors.push(FieldError::new(
             "deviation",
             Code::ValidationError,
-            "deviation must be > 0 and at most 10000",
+            format!("deviation must be > 0 and at most the mode's initialDeviation ({most})"),
         ));
     }
     if !(import.volatility > 0.0 && import.volatility <= 10.0) {

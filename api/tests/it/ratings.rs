@@ -190,11 +190,22 @@ async fn import_and_validation(backend: Backend) {
         .await;
     assert_eq!(put.status, StatusCode::OK, "{}", put.body);
     assert_eq!(put.body["conservative"], 1980.0);
+    let most = t
+        .call(
+            Method::PUT,
+            &format!("{base}/ratings/new"),
+            Some(&key),
+            Some(json!({"rating": 1500, "deviation": 350, "volatility": 0.06})),
+        )
+        .await;
+    assert_eq!(most.status, StatusCode::OK, "{}", most.body);
     for bad in [
         json!({"rating": 2100, "deviation": 0, "volatility": 0.05}),
         json!({"rating": 2100, "deviation": 60, "volatility": -1}),
         json!({"rating": "high", "deviation": 60, "volatility": 0.05}),
         json!({"rating": 1.7e308, "deviation": 1e308, "volatility": 1e308}),
+        // Above the mode's initialDeviation (350), the most it can be.
+        json!({"rating": 1500, "deviation": 351, "volatility": 0.06}),
     ] {
         let answer = t
             .call(
