@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 
 mod hyper_errors;
 mod listen;
+mod slot_io;
 
 pub use listen::ConnectionLimits;
 

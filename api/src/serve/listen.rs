@@ -23,11 +23,14 @@
 //!   request.
 //! - **Connection cap** ([`ConnectionLimits::max_connections`]): beyond it
 //!   no connection is accepted; new ones wait in the listen backlog until
-//!   one closes (WebSocket searches count for as long as they are open).
+//!   one closes (WebSocket searches count for as long as they are open:
+//!   the slot is held by the socket itself, [`super::slot_io`], so it
+//!   follows the socket into the upgrade).
 //! - hyper's own refusals of a request it cannot parse (`400` for a bad
 //!   request line, `414`, `431`) get a problem body ([`super::hyper_errors`]).
 
 use super::hyper_errors::ProblemIo;
+use super::slot_io::SlotIo;
 use crate::edge::MAX_HEADER_BYTES;
 use axum::body::Body;
 use axum::Router;
@@ -139,7 +142,9 @@ pub async fn serve(
             });
         let connection = builder
             .serve_connection_with_upgrades(
-                TokioIo::new(ProblemIo::new(tcp)),
+                // The slot travels with the socket, into an upgrade too
+                // (a WebSocket search), and is freed when it closes.
+                TokioIo::new(ProblemIo::new(SlotIo::new(tcp, slot))),
                 TowerToHyperService::new(service),
             )
             .into_owned();
@@ -160,7 +165,6 @@ pub async fn serve(
                 Some(Ok(())) => {}
                 None => tracing::debug!("no request head within the header read timeout; closed"),
             }
-            drop(slot);
         });
     }
     drop(listener);

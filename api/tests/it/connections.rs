@@ -16,6 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 mod requests;
+mod sockets;
 
 /// `serve_on` with `limits` over a migrated SQLite database and memory
 /// stores; the database is kept alive with the server.
