@@ -20,6 +20,7 @@ use crate::preconditions::{etag, Preconditions};
 use crate::problem::{ApiError, Problem};
 use crate::routes::game_mode_view::GameModeResponse;
 use crate::routes::webhook_status::{self, WebhookStatus};
+use crate::routes::webhook_test::has_webhook;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::header::ETAG;
@@ -38,7 +39,8 @@ const SERVER_SET: [&str; 4] = ["version", "createdAt", "updatedAt", "hold"];
 
 /// A game mode as answered: the docs/game-modes.md body plus `version`, `createdAt`,
 /// `updatedAt`, `hold` (docs/game-modes.md, "Holding matching") and
-/// `webhook.secret` (in full only on create and rotate).
+/// `webhook.secret` (in full only on create, on the replace that gives
+/// the mode a webhook, and on rotate).
 /// Documented as [`GameModeResponse`].
 #[derive(Debug, Serialize)]
 pub struct GameModeView(pub Value);
@@ -306,7 +308,7 @@ pub async fn get(
         crate::routes::replay::GuardQuery),
     request_body = GameModeConfig,
     responses(
-        (status = 200, description = "Replaced", body = GameModeResponse,
+        (status = 200, description = "Replaced; when this gives the mode a webhook it had not, the webhook gets a new secret, shown this once", body = GameModeResponse,
             headers(("ETag" = String, description = "The new version in quotes"))),
         (status = 201, description = "Created (the mode was absent); the webhook secret is shown", body = GameModeResponse,
             headers(("ETag" = String, description = "`\"1\"`"))),
@@ -370,6 +372,11 @@ pub async fn replace(
     if config == current.config {
         return Ok((StatusCode::OK, tagged(&current, false)));
     }
+    // A mode given a webhook when it had none gets a new secret, shown
+    // once as a create shows it (docs/game-modes.md, "`webhook`"): one
+    // given back after a removal never brings the removed one's back.
+    let new_secret = (!has_webhook(&current.config) && has_webhook(&config))
+        .then(|| credentials::webhook_secret(&mut rand::rngs::OsRng));
     // Only onto the version checked above: a write in between is a 412
     // (with a precondition) or a 409, never silently overwritten.
     let mode = game_modes::replace_at(
@@ -378,17 +385,14 @@ pub async fn replace(
         &name,
         config,
         Some(current.version),
+        new_secret.as_deref(),
         Utc::now(),
     )
     .await
     .map_err(|e| lost_race(e.into(), &preconditions))?;
     state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
-    // A mode given its first webhook shows its secret once, as a create
-    // does (docs/game-modes.md, "`webhook`").
-    let first_webhook = |config: &Value| config.get("webhook").is_some_and(Value::is_object);
-    let show_secret = !first_webhook(&current.config) && first_webhook(&mode.config);
-    Ok((StatusCode::OK, tagged(&mode, show_secret)))
+    Ok((StatusCode::OK, tagged(&mode, new_secret.is_some())))
 }
 
 /// A concurrent write got in between the check and the write: with a
@@ -418,7 +422,7 @@ pub async fn rotate_secret(
     let mode = game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;
-    if !mode.config.get("webhook").is_some_and(Value::is_object) {
+    if !has_webhook(&mode.config) {
         return Err(crate::routes::webhook_test::no_webhook());
     }
     let secret = credentials::webhook_secret(&mut rand::rngs::OsRng);

@@ -50,6 +50,14 @@ pub struct TestAttemptView {
     pub response_body: Option<String>,
 }
 
+/// Whether a stored mode config has a webhook (and so a secret: to show,
+/// rotate, test with).
+pub(crate) fn has_webhook(config: &serde_json::Value) -> bool {
+    config
+        .get("webhook")
+        .is_some_and(serde_json::Value::is_object)
+}
+
 /// `422 VALIDATION_ERROR` on `webhook`: the game mode has none (its test
 /// and its secret's rotation, docs/webhook-events.md).
 pub(crate) fn no_webhook() -> ApiError {

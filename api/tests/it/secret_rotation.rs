@@ -113,4 +113,77 @@ async fn two_rotations_sign_with_all_three_secrets(backend: Backend) {
     assert_eq!(signatures, expected);
 }
 
-on_both!(two_rotations_sign_with_all_three_secrets);
+/// A webhook removed and given back gets a new secret, shown once, and
+/// signs with it alone: neither the removed webhook's secret nor one it
+/// had rotated out comes back (in an answer or in a signature).
+async fn a_webhook_given_back_gets_a_new_secret(backend: Backend) {
+    let t = TestApp::with_config(backend, true).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let (url, seen) = receiver().await;
+    let mut hooked = mode("duel");
+    hooked["webhook"]["url"] = json!(url);
+    let base = format!("/v1/projects/{p}/game-modes/duel");
+    let created = t
+        .call(Method::PUT, &base, Some(&key), Some(hooked.clone()))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let rotated = t
+        .call(
+            Method::POST,
+            &format!("{base}/webhook/rotate-secret"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.body);
+    let old: Vec<String> = [&created, &rotated]
+        .iter()
+        .map(|a| a.body["webhook"]["secret"].as_str().unwrap().to_owned())
+        .collect();
+
+    let mut bare = hooked.clone();
+    bare.as_object_mut().unwrap().remove("webhook");
+    let removed = t.call(Method::PUT, &base, Some(&key), Some(bare)).await;
+    assert_eq!(removed.status, StatusCode::OK, "{}", removed.body);
+    assert!(removed.body.get("webhook").is_none(), "{}", removed.body);
+
+    let back = t
+        .call(Method::PUT, &base, Some(&key), Some(hooked.clone()))
+        .await;
+    assert_eq!(back.status, StatusCode::OK, "{}", back.body);
+    let new = back.body["webhook"]["secret"].as_str().unwrap().to_owned();
+    assert!(new.starts_with("whsec_") && !new.contains('*'), "{new}");
+    assert!(!old.contains(&new), "{new} is a removed webhook's secret");
+    // Shown once: the same PUT again, and a GET, mask it.
+    for again in [
+        t.call(Method::PUT, &base, Some(&key), Some(hooked)).await,
+        t.call(Method::GET, &base, Some(&key), None).await,
+    ] {
+        assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+        assert_eq!(again.body["webhook"]["secret"], "whsec_********");
+    }
+
+    let tested = t
+        .call(
+            Method::POST,
+            &format!("{base}/webhook/test"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(tested.status, StatusCode::OK, "{}", tested.body);
+    let (headers, raw) = seen.lock().unwrap().last().cloned().unwrap();
+    let header = |name: &str| headers[name].to_str().unwrap().to_owned();
+    let (id, timestamp) = (header("webhook-id"), header("webhook-timestamp"));
+    assert_eq!(
+        header("webhook-signature"),
+        expected_signature(&new, &id, &timestamp, &raw),
+        "signed with the new secret alone"
+    );
+}
+
+on_both!(
+    two_rotations_sign_with_all_three_secrets,
+    a_webhook_given_back_gets_a_new_secret
+);

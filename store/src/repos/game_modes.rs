@@ -218,11 +218,15 @@ pub async fn replace<C: TransactionTrait>(
     config: Value,
     now: DateTime<Utc>,
 ) -> Result<game_mode::Model, StoreError> {
-    replace_at(db, project_id, name, config, None, now).await
+    replace_at(db, project_id, name, config, None, None, now).await
 }
 
 /// [`replace`], only if the mode is still at version `expected` (when
 /// given): the version a client read (`If-Match`) or a handler checked.
+/// With `new_secret` the mode's webhook secret becomes that one and every
+/// secret it had stops signing at once, rotated-out ones too: for a mode
+/// given a webhook when it had none, whose removed webhook's secrets must
+/// not come back.
 ///
 /// # Errors
 /// [`StoreError::NotFound`], or [`StoreError::Conflict`] when the mode is
@@ -233,17 +237,39 @@ pub async fn replace_at<C: TransactionTrait>(
     name: &str,
     config: Value,
     expected: Option<i64>,
+    new_secret: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<game_mode::Model, StoreError> {
     let txn = db.begin().await?;
-    let current = by_name(project_id, name)
+    let mut current = by_name(project_id, name)
         .one(&txn)
         .await?
         .ok_or(StoreError::NotFound)?;
     if expected.is_some_and(|v| v != current.version) {
         return Err(StoreError::Conflict);
     }
-    let result = GameModes::update_many()
+    let mut update = GameModes::update_many();
+    if let Some(secret) = new_secret {
+        current.webhook_secret = secret.to_owned();
+        current.previous_webhook_secret = None;
+        current.previous_secret_expires_at = None;
+        current.older_webhook_secrets = None;
+        update = update
+            .col_expr(game_mode::Column::WebhookSecret, secret.into())
+            .col_expr(
+                game_mode::Column::PreviousWebhookSecret,
+                Option::<String>::None.into(),
+            )
+            .col_expr(
+                game_mode::Column::PreviousSecretExpiresAt,
+                Option::<DateTime<Utc>>::None.into(),
+            )
+            .col_expr(
+                game_mode::Column::OlderWebhookSecrets,
+                Option::<Value>::None.into(),
+            );
+    }
+    let result = update
         .col_expr(game_mode::Column::Config, config.clone().into())
         .col_expr(game_mode::Column::Version, (current.version + 1).into())
         .col_expr(game_mode::Column::UpdatedAt, now.into())

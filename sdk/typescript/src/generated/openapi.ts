@@ -5873,7 +5873,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Replaced */
+            /** @description Replaced; when this gives the mode a webhook it had not, the webhook gets a new secret, shown this once */
             200: {
                 headers: {
                     /** @description The new version in quotes */
