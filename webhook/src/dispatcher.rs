@@ -6,6 +6,8 @@
 //! hangs ties up at most `per_endpoint` attempts, each for at most the
 //! attempt timeout, while deliveries to every other studio go on. The
 //! permit is held for the attempt only, never across the wait before a retry.
+//! (A studio with many endpoints is capped as a whole by the worker's
+//! delivery loop: at most a share of its in-flight attempts per project.)
 //!
 //! The dispatcher is the shell around the pure parts: it reads the clock for
 //! each attempt's timestamp and says what follows an attempt; the worker

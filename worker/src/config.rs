@@ -47,9 +47,14 @@ pub struct WorkerConfig {
     pub delivery: DeliveryConfig,
     /// The retry schedule (`MATCHPLANE_WEBHOOK_RETRY_SCALE`).
     pub schedule: Schedule,
-    /// Attempts in flight per webhook endpoint (`host:port`).
+    /// Attempts in flight per webhook endpoint (`host:port`), at most; 4 by
+    /// default.
     pub per_endpoint: usize,
-    /// Attempts in flight over all endpoints.
+    /// Attempts in flight over all endpoints, at most; 256 by default. One
+    /// project (studio) holds at most its share of them
+    /// ([`crate::deliveries::project_share`]: a quarter, at least
+    /// `per_endpoint`), however many endpoints it has, so every other
+    /// project finds free slots.
     pub max_in_flight: usize,
     /// How long a taken delivery stays locked to this worker; must outlast
     /// one attempt (5 s) and its recording.

@@ -3,12 +3,15 @@
 //! logs the attempt and schedules the next one.
 //!
 //! One tenant never stalls another: [`DeliveryWorker::run`] takes a slot of
-//! a delivery's endpoint *before* any shared capacity (its in-flight
-//! slots), and gives a claimed delivery back at once when its endpoint has
-//! no free slot; a mode whose endpoint is busy is left out of the next
-//! claims, and one claim takes at most an endpoint's cap of one mode's
-//! deliveries. So a slow endpoint holds its own slots only, and the claimed
-//! deliveries are the ones being attempted now.
+//! a delivery's project ([`project_share`] of the in-flight attempts) and
+//! one of its endpoint *before* any shared capacity (its in-flight slots),
+//! and gives a claimed delivery back at once when its project or its
+//! endpoint has no free slot; a project at its share and a mode whose
+//! endpoint is busy are left out of the next claims, and one claim takes at
+//! most an endpoint's cap of one mode's deliveries and a project's share of
+//! one project's. So a slow endpoint holds its own slots only, a studio
+//! with many slow endpoints at most its share, and the claimed deliveries
+//! are the ones being attempted now.
 //!
 //! The claim's lock is renewed while its attempt runs, and every write of
 //! the attempt compares the claim's token: a delivery is sent again only
@@ -38,6 +41,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 mod attempt;
+mod project_slots;
+
+use project_slots::ProjectSlots;
+pub use project_slots::{project_share, PROJECT_SHARE_DIVISOR};
 
 /// How often the delivery loop counts the due deliveries for
 /// [`crate::metrics::WEBHOOK_BACKLOG`] (at most; a loop asleep counts at
@@ -68,6 +75,13 @@ pub struct DeliveryWorker {
 /// Webhook targets (URL and secrets) read in one turn of the loop, by mode:
 /// one read per mode per turn, not per delivery.
 type Targets = HashMap<(String, String), Option<Target>>;
+
+/// The slots an attempt of [`DeliveryWorker::run`] holds besides its
+/// endpoint's, until it ends: its project's and the worker's.
+struct InFlight {
+    _project: OwnedSemaphorePermit,
+    _worker: OwnedSemaphorePermit,
+}
 
 /// A claimed delivery ready to send: the row, what to send (`None` when the
 /// mode has no enabled webhook any more), and its endpoint's slot.
@@ -145,12 +159,18 @@ impl DeliveryWorker {
     }
 
     /// Runs until `shutdown`: keeps at most `max_in_flight` attempts going,
-    /// each in its own task. A delivery gets one of those slots only after
-    /// a slot of its endpoint; one whose endpoint is busy is given back at
-    /// once and its mode left out of the claims until the endpoint has room,
-    /// so a slow endpoint never holds up another's deliveries.
+    /// each in its own task, at most [`project_share`] of them for one
+    /// project. A delivery gets one of those slots only after a slot of its
+    /// project and one of its endpoint; one whose project is at its share or
+    /// whose endpoint is busy is given back at once (unchanged, still due),
+    /// and the project or the mode left out of the claims until it has room,
+    /// so neither a slow endpoint nor a studio with many of them holds up
+    /// another's deliveries.
     pub async fn run(&self, max_in_flight: usize, poll: Duration, shutdown: CancellationToken) {
-        let slots = Arc::new(Semaphore::new(max_in_flight.max(1)));
+        let max_in_flight = max_in_flight.max(1);
+        let slots = Arc::new(Semaphore::new(max_in_flight));
+        let per_endpoint = self.dispatcher.limits().per_endpoint();
+        let mut projects = ProjectSlots::new(project_share(max_in_flight, per_endpoint));
         let mut busy: HashMap<(String, String), String> = HashMap::new();
         let mut set = JoinSet::new();
         let mut backlog_counted: Option<std::time::Instant> = None;
@@ -167,6 +187,8 @@ impl DeliveryWorker {
             let filter = ClaimFilter {
                 skip: busy.keys().cloned().collect(),
                 per_mode: limits.per_endpoint(),
+                skip_projects: projects.full(),
+                per_project: projects.per_project(),
             };
             let taken = if free == 0 {
                 Vec::new()
@@ -182,11 +204,12 @@ impl DeliveryWorker {
             let mut started = 0usize;
             let mut targets = Targets::new();
             for row in taken {
-                let ready = match self.prepare_now(row, &mut busy, &mut targets, &slots).await {
-                    Some(ready) => ready,
-                    None => continue,
+                let prepared = self
+                    .prepare_now(row, &mut busy, &mut projects, &mut targets, &slots)
+                    .await;
+                let Some((ready, in_flight)) = prepared else {
+                    continue;
                 };
-                let (ready, slot) = ready;
                 started += 1;
                 let this = self.clone();
                 set.spawn(async move {
@@ -194,7 +217,7 @@ impl DeliveryWorker {
                     if let Err(err) = this.attempt(ready).await {
                         tracing::warn!(error = %err, "webhook attempt not recorded");
                     }
-                    drop(slot);
+                    drop(in_flight);
                 });
             }
             if started == 0 {
@@ -219,23 +242,29 @@ impl DeliveryWorker {
         }
     }
 
-    /// Readies a claimed `row` without waiting: its endpoint's slot first,
-    /// then one of `slots`. `None` when either is full or the row cannot be
-    /// read; the row is then given back (unlocked, unchanged) and, for a
-    /// busy endpoint, its mode noted in `busy`.
+    /// Readies a claimed `row` without waiting: its project's slot first,
+    /// then its endpoint's, then one of `slots`. `None` when any is full or
+    /// the row cannot be read; the row is then given back (unlocked,
+    /// unchanged) and, for a busy endpoint, its mode noted in `busy` (a
+    /// project at its share is listed by [`ProjectSlots::full`]).
     async fn prepare_now(
         &self,
         row: webhook_delivery::Model,
         busy: &mut HashMap<(String, String), String>,
+        projects: &mut ProjectSlots,
         targets: &mut Targets,
         slots: &Arc<Semaphore>,
-    ) -> Option<(Ready, OwnedSemaphorePermit)> {
+    ) -> Option<(Ready, InFlight)> {
         let mode = (row.project_id.clone(), row.game_mode.clone());
         let (id, token) = (row.id.clone(), row.lock_token.clone().unwrap_or_default());
         if busy.contains_key(&mode) {
             self.give_back(&id, &token).await;
             return None;
         }
+        let Some(project_slot) = projects.try_acquire(&row.project_id) else {
+            self.give_back(&id, &token).await;
+            return None;
+        };
         let target = match targets.get(&mode) {
             Some(target) => target.clone(),
             None => {
@@ -272,7 +301,13 @@ impl DeliveryWorker {
             }
         }
         match Arc::clone(slots).try_acquire_owned() {
-            Ok(slot) => Some((ready, slot)),
+            Ok(slot) => Some((
+                ready,
+                InFlight {
+                    _project: project_slot,
+                    _worker: slot,
+                },
+            )),
             Err(_) => {
                 self.give_back(&id, &token).await;
                 None

@@ -2,7 +2,8 @@
 //! no delivery is sent twice: two workers deliver a slow studio's backlog
 //! (its receiver answers after 3 s) and a fast studio's few deliveries. The
 //! fast ones arrive at once; each delivery arrives exactly once, and its
-//! `attemptCount` equals the attempts logged.
+//! `attemptCount` equals the attempts logged. And one studio with many
+//! hanging endpoints holds only its share of the in-flight slots.
 //!
 //! Before the fix a delivery took one of the worker's in-flight slots and
 //! then waited for its endpoint's slot, so the slow backlog filled every
@@ -184,4 +185,160 @@ async fn a_slow_endpoint_never_stalls_another_tenant() {
             assert_eq!(attempts[0].status_code, Some(200));
         }
     }
+}
+
+/// Endpoints that accept a connection and never answer (a tarpit), each on
+/// its own port; the connections are held until [`Tarpit::release`].
+struct Tarpit {
+    urls: Vec<String>,
+    held: Arc<Mutex<Vec<tokio::net::TcpStream>>>,
+    listeners: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Tarpit {
+    async fn new(endpoints: usize) -> Self {
+        let held: Arc<Mutex<Vec<tokio::net::TcpStream>>> = Arc::default();
+        let (mut urls, mut listeners) = (Vec::new(), Vec::new());
+        for _ in 0..endpoints {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            urls.push(format!("http://{}/hook", listener.local_addr().unwrap()));
+            let held = held.clone();
+            listeners.push(tokio::spawn(async move {
+                while let Ok((stream, _)) = listener.accept().await {
+                    held.lock().unwrap().push(stream);
+                }
+            }));
+        }
+        Self {
+            urls,
+            held,
+            listeners,
+        }
+    }
+
+    /// Connections accepted and held now.
+    fn hanging(&self) -> usize {
+        self.held.lock().unwrap().len()
+    }
+
+    /// Stops listening and closes every held connection, so the attempts
+    /// hanging on them end at once.
+    fn release(&self) {
+        for listener in &self.listeners {
+            listener.abort();
+        }
+        self.held.lock().unwrap().clear();
+    }
+}
+
+/// One studio with many modes, each with its webhook on its own port of a
+/// tarpit, never holds up another studio: the other's `match.made` is
+/// delivered while the first one's attempts still hang.
+///
+/// Before the fix only each endpoint was capped: with more hanging
+/// endpoints than `max_in_flight / per_endpoint` one project held every
+/// in-flight slot, and another project's delivery waited for one of those
+/// attempts to time out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_with_many_slow_endpoints_never_stalls_another() {
+    const MAX_IN_FLIGHT: usize = 8;
+    const HANGING_MODES: usize = 6;
+    let tarpit = Tarpit::new(HANGING_MODES).await;
+    let (fast_url, fast_seen) = receiver(Duration::ZERO).await;
+    let env = Env::new(None, 1.0).await;
+    let slow_modes: Vec<String> = (0..HANGING_MODES).map(|i| format!("hang{i}")).collect();
+    for (mode, url) in slow_modes.iter().zip(&tarpit.urls) {
+        game_modes::create(
+            &env.db,
+            &env.project_id,
+            mode,
+            mode_config(mode, Some(url), 1.0),
+            &env.secret,
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    }
+    let fast = projects::create(&env.db, "fast studio", "enterprise", Utc::now())
+        .await
+        .unwrap();
+    game_modes::create(
+        &env.db,
+        &fast.id,
+        "duel",
+        mode_config("duel", Some(&fast_url), 1.0),
+        &env.secret,
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    // The slow project's backlog is due first, so a claim by age takes it
+    // first: enough of it to fill every in-flight slot twice over.
+    let now = Utc::now();
+    let mut rows = Vec::new();
+    for mode in &slow_modes {
+        rows.extend(queued(
+            &env.project_id,
+            mode,
+            4,
+            now - chrono::Duration::seconds(10),
+        ));
+    }
+    rows.extend(queued(&fast.id, "duel", 1, now));
+    deliveries::queue_if_absent(&env.db, rows).await.unwrap();
+
+    let shutdown = CancellationToken::new();
+    let worker = worker(&env);
+    let stop = shutdown.clone();
+    let running = tokio::spawn(async move {
+        worker
+            .run(MAX_IN_FLIGHT, Duration::from_millis(50), stop)
+            .await
+    });
+
+    // Wait for the fast studio's delivery (long past the 5 s attempt
+    // timeout, so that a stalled delivery shows as late, not missing).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fast_seen.lock().unwrap().is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let hanging = tarpit.hanging();
+    let mut slow_attempts = Vec::new();
+    for mode in &slow_modes {
+        for (_, attempts) in deliveries::of_mode(&env.db, &env.project_id, mode, None, 100)
+            .await
+            .unwrap()
+        {
+            slow_attempts.extend(attempts);
+        }
+    }
+    shutdown.cancel();
+    tarpit.release();
+    running.await.unwrap();
+
+    assert_eq!(
+        fast_seen.lock().unwrap().len(),
+        1,
+        "the fast studio's delivery never arrived"
+    );
+    let ended: Vec<_> = slow_attempts
+        .iter()
+        .filter(|a| a.error.as_deref() != Some(deliveries::ATTEMPT_UNFINISHED))
+        .map(|a| (a.error.clone(), a.latency_ms))
+        .collect();
+    assert!(
+        ended.is_empty(),
+        "the fast studio's delivery waited for the slow project's attempts to end: \
+         {} of them had ended (error, ms): {:?}",
+        ended.len(),
+        &ended[..ended.len().min(3)]
+    );
+    assert!(
+        hanging > 0 && !slow_attempts.is_empty(),
+        "the slow project's attempts were hanging ({hanging} connections)"
+    );
+    assert!(
+        hanging < MAX_IN_FLIGHT,
+        "the slow project held {hanging} of the {MAX_IN_FLIGHT} in-flight slots"
+    );
 }

@@ -12,6 +12,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, TransactionTrait,
 };
+use std::collections::HashMap;
 
 /// Which due deliveries a claim leaves alone, so one tenant's backlog never
 /// fills a claim meant for everyone.
@@ -22,11 +23,17 @@ pub struct ClaimFilter {
     pub skip: Vec<(String, String)>,
     /// At most this many deliveries of one mode per claim (`0`: no cap).
     pub per_mode: usize,
+    /// Projects (`project_id`) not to take now: they hold their whole share
+    /// of the worker's in-flight attempts.
+    pub skip_projects: Vec<String>,
+    /// At most this many deliveries of one project per claim (`0`: no cap).
+    pub per_project: usize,
 }
 
 /// Takes up to `limit` due deliveries (pending, `next_attempt_at <= now`,
-/// not locked), leaving out `filter.skip` and taking at most
-/// `filter.per_mode` deliveries of one mode, oldest due first, and locks
+/// not locked), leaving out `filter.skip` and `filter.skip_projects` and
+/// taking at most `filter.per_mode` deliveries of one mode and
+/// `filter.per_project` of one project, oldest due first, and locks
 /// each until `now + lock_for` under a new `lock_token`. Returns the rows
 /// with the lock this claim set.
 ///
@@ -48,9 +55,16 @@ pub async fn claim_due_fairly<C: TransactionTrait>(
                 .add(webhook_delivery::Column::GameMode.ne(game_mode.as_str())),
         );
     }
-    // Reading a few times the limit lets the per-mode cap pick from more
-    // than the oldest mode's backlog; the rows not taken stay as they are.
-    let read = if filter.per_mode == 0 {
+    if !filter.skip_projects.is_empty() {
+        condition = condition.add(
+            webhook_delivery::Column::ProjectId
+                .is_not_in(filter.skip_projects.iter().map(String::as_str)),
+        );
+    }
+    // Reading a few times the limit lets the per-mode and per-project caps
+    // pick from more than the oldest mode's or project's backlog; the rows
+    // not taken stay as they are.
+    let read = if filter.per_mode == 0 && filter.per_project == 0 {
         limit
     } else {
         limit.saturating_mul(4)
@@ -64,21 +78,23 @@ pub async fn claim_due_fairly<C: TransactionTrait>(
     }
     let rows = query.all(&txn).await?;
     let until = now + lock_for;
-    let mut per_mode: std::collections::HashMap<(String, String), usize> = Default::default();
+    let mut per_mode: HashMap<(String, String), usize> = HashMap::new();
+    let mut per_project: HashMap<String, usize> = HashMap::new();
     let mut taken = Vec::with_capacity(rows.len());
     for mut row in rows {
         if taken.len() as u64 >= limit {
             break;
         }
-        if filter.per_mode > 0 {
-            let count = per_mode
-                .entry((row.project_id.clone(), row.game_mode.clone()))
-                .or_default();
-            if *count >= filter.per_mode {
-                continue;
-            }
-            *count += 1;
+        let mode = (row.project_id.clone(), row.game_mode.clone());
+        let of_mode = per_mode.get(&mode).copied().unwrap_or(0);
+        let of_project = per_project.get(&row.project_id).copied().unwrap_or(0);
+        if (filter.per_mode > 0 && of_mode >= filter.per_mode)
+            || (filter.per_project > 0 && of_project >= filter.per_project)
+        {
+            continue;
         }
+        per_mode.insert(mode, of_mode + 1);
+        per_project.insert(row.project_id.clone(), of_project + 1);
         let token = ulid::Ulid::new().to_string();
         let result = Deliveries::update_many()
             .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
