@@ -7,9 +7,9 @@
 //! therefore never spends the match's one report.
 
 use crate::problem::ApiError;
+use chrono::{DateTime, Utc};
 use matchplane_matchmaker::ratings::MatchReport;
 use matchplane_matchmaker::{Code, FieldError};
-use chrono::{DateTime, Utc};
 use matchplane_store::repos::{match_status, matches, StoreError};
 use sea_orm::ConnectionTrait;
 

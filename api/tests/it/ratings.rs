@@ -496,9 +496,16 @@ async fn unplayed_matches_and_deleted_modes_are_not_rated(backend: Backend) {
         let id = a_match_in_status(&t, &p, "ranked", &[&["a"], &["b"]], status).await;
         let answer = post(report(&id, "a", "b")).await;
         answer.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
-        assert_eq!(answer.body["errors"][0]["field"], "matchId", "{}", answer.body);
+        assert_eq!(
+            answer.body["errors"][0]["field"], "matchId",
+            "{}",
+            answer.body
+        );
         let message = answer.body["errors"][0]["message"].as_str().unwrap();
-        assert!(message.contains(&format!("is {status}, not made")), "{message}");
+        assert!(
+            message.contains(&format!("is {status}, not made")),
+            "{message}"
+        );
     }
 
     let old = a_match(&t, &p, "ranked", &[&["a"], &["b"]]).await;
