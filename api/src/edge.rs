@@ -1,5 +1,6 @@
 //! What every request goes through, as one middleware: its metrics and log
-//! line ([`crate::observe`]), the refusal of a NUL in the URI and of a
+//! line ([`crate::observe`]), the refusal of a NUL in the URI (but in a
+//! mode name or a player id, [`nul_in_uri`]) and of a
 //! malformed head ([`refused_head`]), the request
 //! deadline ([`crate::deadline`]) and the problem safety net
 //! ([`crate::problem::safety_net`]). One layer instead of four: each axum
@@ -11,7 +12,7 @@ use crate::observe::Observed;
 use crate::problem::safety_net;
 use crate::problem::ApiError;
 use crate::state::AppState;
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -56,16 +57,21 @@ fn refused_head(req: &Request) -> Option<ApiError> {
 
 /// A NUL character (`%00`) in the path or the query: no id, name or
 /// parameter holds one, and PostgreSQL cannot even compare text with one,
-/// so it is answered here for every route: `404 NOT_FOUND` in the path
-/// (nothing is named so), `422 VALIDATION_ERROR` in the query (as every
-/// other bad query parameter, [`crate::extract::ApiQuery`]).
+/// so it is answered here: `404 NOT_FOUND` in the path (nothing is named
+/// so), `422 VALIDATION_ERROR` in the query (as every other bad query
+/// parameter, [`crate::extract::ApiQuery`]). A NUL in a route's mode name
+/// or player id goes on to the route, which answers it as any other
+/// control character there (`404 GAME_MODE_NOT_FOUND` for a mode, `422`
+/// for a player id to erase): the store asks nothing for such a name
+/// ([`NUL_SAFE_PARAMETERS`]).
 fn nul_in_uri(req: &Request) -> Option<ApiError> {
     // Each `%` (rare) checked for `00` after it: one scan per part.
     let has_nul = |part: &str| {
         let bytes = part.as_bytes();
         memchr::memchr_iter(b'%', bytes).any(|at| bytes[at + 1..].starts_with(b"00"))
     };
-    if has_nul(req.uri().path()) {
+    let path = req.uri().path();
+    if has_nul(path) && !only_in_safe_parameters(req, path, has_nul) {
         return Some(ApiError::not_found("no such resource"));
     }
     if req.uri().query().is_some_and(has_nul) {
@@ -76,4 +82,22 @@ fn nul_in_uri(req: &Request) -> Option<ApiError> {
         )]));
     }
     None
+}
+
+/// The path parameters whose routes take a NUL as any other control
+/// character: the store never queries with one (`game_modes::get`,
+/// `ratings::get`) and player ids are checked before anything is read.
+const NUL_SAFE_PARAMETERS: [&str; 2] = ["{name}", "{playerId}"];
+
+/// Whether every segment of `path` that holds a NUL is, in the route the
+/// request matched, one of [`NUL_SAFE_PARAMETERS`].
+fn only_in_safe_parameters(req: &Request, path: &str, has_nul: impl Fn(&str) -> bool) -> bool {
+    let Some(route) = req.extensions().get::<MatchedPath>() else {
+        return false;
+    };
+    let (route, path) = (route.as_str().split('/'), path.split('/'));
+    route.clone().count() == path.clone().count()
+        && route
+            .zip(path)
+            .all(|(template, segment)| !has_nul(segment) || NUL_SAFE_PARAMETERS.contains(&template))
 }

@@ -237,12 +237,20 @@ async fn nul_characters_are_refused_everywhere(backend: Backend) {
     for path in [
         "/v1/projects/%00".to_owned(),
         "/v1/tiers/%00".to_owned(),
-        format!("/v1/projects/{p}/game-modes/a%00"),
         format!("/v1/projects/{p}/matches/mat_%00"),
     ] {
         let answer = t.call(Method::GET, &path, Some(OPERATOR), None).await;
         answer.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
     }
+    // In a mode's name it is any control character (nul_in_paths.rs).
+    t.call(
+        Method::GET,
+        &format!("/v1/projects/{p}/game-modes/a%00"),
+        Some(OPERATOR),
+        None,
+    )
+    .await
+    .assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
     let query = t
         .call(
             Method::GET,

@@ -17,6 +17,7 @@ mod if_match;
 mod keys;
 mod matches;
 mod metrics_help;
+mod nul_in_paths;
 mod openapi;
 mod project_webhook;
 mod query_params;

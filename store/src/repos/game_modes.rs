@@ -3,7 +3,7 @@
 
 use crate::entities::game_mode::{self, Entity as GameModes};
 use crate::entities::game_mode_version::{self, Entity as GameModeVersions};
-use crate::repos::{webhook_secrets, StoreError};
+use crate::repos::{holds_nul, webhook_secrets, StoreError};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
@@ -22,6 +22,19 @@ pub fn scoped(project_id: &str) -> Select<GameModes> {
 
 fn by_name(project_id: &str, name: &str) -> Select<GameModes> {
     scoped(project_id).filter(game_mode::Column::Name.eq(name))
+}
+
+/// Mode `name` of `project_id`, if any (none for a name holding a NUL,
+/// [`holds_nul`]).
+async fn find<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+) -> Result<Option<game_mode::Model>, StoreError> {
+    if holds_nul(name) {
+        return Ok(None);
+    }
+    Ok(by_name(project_id, name).one(db).await?)
 }
 
 fn history_row(mode: &game_mode::Model) -> game_mode_version::ActiveModel {
@@ -92,8 +105,7 @@ pub async fn get<C: ConnectionTrait>(
     project_id: &str,
     name: &str,
 ) -> Result<game_mode::Model, StoreError> {
-    by_name(project_id, name)
-        .one(db)
+    find(db, project_id, name)
         .await?
         .ok_or(StoreError::NotFound)
 }
@@ -241,8 +253,7 @@ pub async fn replace_at<C: TransactionTrait>(
     now: DateTime<Utc>,
 ) -> Result<game_mode::Model, StoreError> {
     let txn = db.begin().await?;
-    let mut current = by_name(project_id, name)
-        .one(&txn)
+    let mut current = find(&txn, project_id, name)
         .await?
         .ok_or(StoreError::NotFound)?;
     if expected.is_some_and(|v| v != current.version) {
@@ -355,8 +366,7 @@ pub async fn delete<C: TransactionTrait>(
     name: &str,
 ) -> Result<(), StoreError> {
     let txn = db.begin().await?;
-    let current = by_name(project_id, name)
-        .one(&txn)
+    let current = find(&txn, project_id, name)
         .await?
         .ok_or(StoreError::NotFound)?;
     GameModeVersions::delete_many()

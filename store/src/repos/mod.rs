@@ -33,3 +33,11 @@ pub mod webhook_health;
 pub mod webhook_secrets;
 
 pub use error::{db_unavailable, StoreError};
+
+/// Whether `key`, a name or id read from a request path, holds a NUL. It
+/// then names nothing (no stored name or id has one: every body refuses
+/// it) and is never sent to the database, as PostgreSQL refuses to compare
+/// text holding one: the lookup answers "not found" at once.
+pub(crate) fn holds_nul(key: &str) -> bool {
+    key.contains('\0')
+}

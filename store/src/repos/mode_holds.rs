@@ -4,7 +4,7 @@
 //! `updated_at`, and is not in its history.
 
 use crate::entities::game_mode::{self, Entity as GameModes};
-use crate::repos::StoreError;
+use crate::repos::{holds_nul, StoreError};
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 
@@ -40,6 +40,9 @@ pub async fn hold<C: ConnectionTrait>(
     by: &str,
     now: DateTime<Utc>,
 ) -> Result<Hold, StoreError> {
+    if holds_nul(name) {
+        return Err(StoreError::NotFound);
+    }
     GameModes::update_many()
         .col_expr(game_mode::Column::HeldAt, Some(now).into())
         .col_expr(game_mode::Column::HeldBy, Some(by.to_owned()).into())
@@ -64,6 +67,9 @@ pub async fn release<C: ConnectionTrait>(
     project_id: &str,
     name: &str,
 ) -> Result<(), StoreError> {
+    if holds_nul(name) {
+        return Err(StoreError::NotFound);
+    }
     let result = GameModes::update_many()
         .col_expr(
             game_mode::Column::HeldAt,
@@ -91,6 +97,9 @@ pub async fn get<C: ConnectionTrait>(
     project_id: &str,
     name: &str,
 ) -> Result<(i64, Option<Hold>), StoreError> {
+    if holds_nul(name) {
+        return Err(StoreError::NotFound);
+    }
     let row: Option<(i64, Option<DateTime<Utc>>, Option<String>)> = GameModes::find()
         .select_only()
         .column(game_mode::Column::Version)

@@ -48,7 +48,8 @@ pub fn as_rating(row: &rating::Model) -> Rating {
     }
 }
 
-/// One player's row, if rated in this mode.
+/// One player's row, if rated in this mode (none for a player id holding a
+/// NUL: none is stored, and PostgreSQL refuses to compare text with one).
 ///
 /// # Errors
 /// A database error.
@@ -57,6 +58,9 @@ pub async fn get<C: ConnectionTrait>(
     game_mode_id: &str,
     player_id: &str,
 ) -> Result<Option<rating::Model>, StoreError> {
+    if crate::repos::holds_nul(player_id) {
+        return Ok(None);
+    }
     Ok(
         rating::Entity::find_by_id((game_mode_id.to_owned(), player_id.to_owned()))
             .one(db)
