@@ -3596,7 +3596,7 @@ export interface components {
         RatingImport: {
             /**
              * Format: double
-             * @description RD, finite and > 0.
+             * @description RD, finite, > 0 and at most the mode's `initialDeviation`.
              */
             deviation: number;
             /**
@@ -7077,7 +7077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Malformed report, ratings off, a match of another mode, or players not in the match (`teams[i].players[j]`) */
+            /** @description Malformed report, ratings off, a match that is not `made` (a proposal, cancelled, released, unassigned), a match of another mode or of a deleted mode of the same name, or players not in the match (`teams[i].players[j]`) */
             422: {
                 headers: {
                     [name: string]: unknown;
