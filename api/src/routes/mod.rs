@@ -4,6 +4,7 @@
 pub mod api_keys;
 pub mod backfills;
 pub mod deliveries;
+pub mod game_mode_checks;
 pub mod game_mode_history;
 pub mod game_mode_view;
 pub mod game_modes;

@@ -22,7 +22,8 @@
 use crate::auth::ProjectCaller;
 use crate::extract::RawJson;
 use crate::problem::{ApiError, Problem};
-use crate::routes::game_modes::{check, parse_config, tier_of};
+use crate::routes::game_mode_checks::check;
+use crate::routes::game_modes::{parse_config, tier_of};
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::Json;
@@ -96,7 +97,11 @@ pub async fn preview(
     let tier = tier_of(&state, &project_id).await?;
     let proposed = parse_config(body)?;
     let mut errors = check(&state, &proposed, &tier).await;
-    errors.extend(super::game_modes::name_of_path(&proposed.name, &name, true));
+    errors.extend(super::game_mode_checks::name_of_path(
+        &proposed.name,
+        &name,
+        true,
+    ));
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }

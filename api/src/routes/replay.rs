@@ -24,7 +24,8 @@ use crate::deadline::Deadline;
 use crate::extract::{ApiQuery, RawJson};
 use crate::problem::{ApiError, Problem};
 use crate::rate_limit::SimulationPermit;
-use crate::routes::game_modes::{check, parse_config, tier_of};
+use crate::routes::game_mode_checks::check;
+use crate::routes::game_modes::{parse_config, tier_of};
 use crate::routes::simulate::{finish_by, run_ends, running_time, MAX_ARRIVALS};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -334,7 +335,11 @@ pub async fn replay_mode(
     let window = query.millis(Utc::now())?;
     let proposed = parse_config(body)?;
     let mut errors = check(&state, &proposed, &tier).await;
-    errors.extend(super::game_modes::name_of_path(&proposed.name, &name, true));
+    errors.extend(super::game_mode_checks::name_of_path(
+        &proposed.name,
+        &name,
+        true,
+    ));
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }

@@ -239,6 +239,31 @@ async fn tier_floors_and_tier_changes(backend: Backend) {
     fast["parties"]["maxSize"] = json!(2);
     let accepted = t.call(Method::POST, &base, Some(&key), Some(fast)).await;
     assert_eq!(accepted.status, StatusCode::CREATED, "{}", accepted.body);
+
+    // Back on free, whose floors the mode is below: its config sent again
+    // unchanged (a GET's answer) changes nothing and is answered so; a
+    // change is checked against the tier as it is now.
+    let moved = t
+        .call(
+            Method::PATCH,
+            &format!("/v1/projects/{p}"),
+            Some(crate::common::OPERATOR),
+            Some(json!({"tier": "free"})),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    let path = format!("{base}/fast");
+    let read = t.call(Method::GET, &path, Some(&key), None).await;
+    let again = t
+        .call(Method::PUT, &path, Some(&key), Some(read.body.clone()))
+        .await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body["version"], read.body["version"]);
+    let mut changed = read.body.clone();
+    changed["ticketTtlSeconds"] = json!(300);
+    t.call(Method::PUT, &path, Some(&key), Some(changed))
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
 }
 
 async fn conflict_and_quota(backend: Backend) {
