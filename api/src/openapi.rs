@@ -3,6 +3,7 @@
 //! document ([`finish`]). Paths come from the handlers themselves
 //! (`routes!` in [`crate::router`]); the webhooks are in `openapi/webhooks.rs`.
 
+mod sent_back;
 mod variants;
 mod webhooks;
 
@@ -152,6 +153,7 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     add_event_schemas(openapi);
     add_webhooks(openapi);
     variants::name_variant_objects(openapi);
+    sent_back::server_set_members_may_be_sent_back(openapi);
 }
 
 /// `SearchMessage` is the store's status message, whose `released` (the

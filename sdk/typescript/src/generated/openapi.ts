@@ -1932,10 +1932,17 @@ export interface components {
             bots?: null | components["schemas"]["Bots"];
             composition?: null | components["schemas"]["Composition"];
             /**
+             * Format: date-time
+             * @description Set by the server; ignored when sent back.
+             */
+            readonly createdAt?: string;
+            /**
              * @description Default `true`; a disabled mode runs no cycle and fails its searches
              *     (`GAME_MODE_DISABLED`).
              */
             enabled?: boolean;
+            /** @description Set by the server; ignored when sent back. */
+            hold?: null | components["schemas"]["ModeHold"];
             /**
              * @description Players per team, e.g. `[5, 5]` (1..=64 teams, each >= 1, sum >= 2
              *     and <= the tier's `maxMatchSize`), or a flexible object such as
@@ -1976,6 +1983,16 @@ export interface components {
              * @description How long a ticket (and so a search) lives (seconds); default 600.
              */
             ticketTtlSeconds?: number;
+            /**
+             * Format: date-time
+             * @description Set by the server; ignored when sent back.
+             */
+            readonly updatedAt?: string;
+            /**
+             * Format: int64
+             * @description The version this body was read at: it is applied only onto that version, as `If-Match: "<version>"` (412 VERSION_MISMATCH otherwise).
+             */
+            version?: number;
             webhook?: null | components["schemas"]["Webhook"];
         };
         /**
@@ -4872,6 +4889,10 @@ export interface components {
         Webhook: {
             /** @description Whether `match.made` events are sent; default `true`. */
             enabled?: boolean;
+            /** @description Set by the server; ignored when sent back. */
+            readonly secret?: string;
+            /** @description Set by the server; ignored when sent back. */
+            status?: null | components["schemas"]["WebhookStatus"];
             /**
              * @description `https://…` endpoint of the studio's backend, at most 2 048 bytes,
              *     whose host resolves only to public addresses; required unless
