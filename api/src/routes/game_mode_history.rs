@@ -3,6 +3,7 @@
 //! the list of its versions.
 
 use crate::auth::ProjectCaller;
+use crate::preconditions::Preconditions;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -12,7 +13,7 @@ use chrono::{DateTime, Utc};
 use matchplane_matchmaker::Code;
 use matchplane_store::entities::game_mode_version;
 use matchplane_store::pool::{EndOutcome, ModeKey};
-use matchplane_store::repos::game_modes;
+use matchplane_store::repos::{game_modes, StoreError};
 use matchplane_store::tickets::end_mode;
 use serde::Serialize;
 use serde_json::Value;
@@ -54,9 +55,11 @@ const END_CONCURRENCY: usize = 32;
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/game-modes/{name}", tag = "game-modes", operation_id = "deleteGameMode",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name")),
-    responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 204, description = "Deleted"), (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 412, description = "VERSION_MISMATCH: `If-Match` names another version than the mode's (checked in the delete's transaction)", body = Problem)))]
 pub async fn delete(
     _caller: ProjectCaller,
+    preconditions: Preconditions,
     State(state): State<AppState>,
     Path((project_id, name)): Path<(String, String)>,
     _: crate::extract::NoBody,
@@ -66,6 +69,10 @@ pub async fn delete(
     let deleted = game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;
+    // `If-Match` (docs/config-as-code.md): only the version it names is
+    // deleted, also when a write lands between this read and the delete.
+    preconditions.check(Some(deleted.version), &Value::Null)?;
+    let only_at = preconditions.any().then_some(deleted.version);
     // Every search of the mode listed first: the sweep that fails a deleted
     // mode's searches finds them through that list, and an API process
     // that died between an add's steps may have left one out of it.
@@ -74,9 +81,14 @@ pub async fn delete(
         tracing::warn!(%error, project_id = %project_id, game_mode = %name,
             "the mode's searches were not counted again before its deletion");
     }
-    game_modes::delete(&state.db, &project_id, &name)
+    game_modes::delete_at(&state.db, &project_id, &name, only_at)
         .await
-        .map_err(super::mode_error(&name))?;
+        .map_err(|e| match e {
+            StoreError::Conflict => ApiError::version_mismatch(
+                "the game mode changed while this delete ran; read it again",
+            ),
+            other => super::mode_error(&name)(other),
+        })?;
     state.play.cache.modes_written();
     // Its open backfill requests close now: a mode created again under
     // the name is a new mode, whose cycle must not fill them.

@@ -1,7 +1,7 @@
 //! Conditional writes of game modes: `ETag` is the version, a stale
 //! `If-Match` or body `version` is `412 VERSION_MISMATCH` and changes
 //! nothing, `PUT` creates an absent mode (config as code), `If-None-Match:
-//! *` only creates.
+//! *` only creates, and a `DELETE` honours `If-Match`.
 
 use crate::common::{mode, Backend, TestApp, OPERATOR};
 use crate::on_both;
@@ -132,4 +132,33 @@ async fn stale_writes_are_refused(backend: Backend) {
     renamed.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
 }
 
-on_both!(stale_writes_are_refused);
+/// `DELETE` of a mode honours `If-Match`: another version's tag is `412`
+/// and the mode stays; its own tag deletes it.
+async fn a_delete_honours_if_match(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let path = format!("/v1/projects/{p}/game-modes/duel");
+    let created = put(&t, &path, &mode("duel"), &[]).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let delete = |tag: &'static str| {
+        let req = Request::builder()
+            .method(Method::DELETE)
+            .uri(&path)
+            .header(header::AUTHORIZATION, format!("Bearer {OPERATOR}"))
+            .header("if-match", tag)
+            .body(Body::empty())
+            .unwrap();
+        t.send(req)
+    };
+    delete("\"2\"")
+        .await
+        .assert_problem(StatusCode::PRECONDITION_FAILED, "VERSION_MISMATCH");
+    assert_eq!(version_of(&t, &path).await.0, 1);
+    let deleted = delete("\"1\"").await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    t.call(Method::GET, &path, Some(OPERATOR), None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
+}
+
+on_both!(stale_writes_are_refused, a_delete_honours_if_match);

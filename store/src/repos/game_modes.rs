@@ -365,10 +365,28 @@ pub async fn delete<C: TransactionTrait>(
     project_id: &str,
     name: &str,
 ) -> Result<(), StoreError> {
+    delete_at(db, project_id, name, None).await
+}
+
+/// [`delete`], only while the mode is at `version` when one is given (an
+/// `If-Match` checked in the same transaction as the delete).
+///
+/// # Errors
+/// [`StoreError::NotFound`] when the project has no such mode;
+/// [`StoreError::Conflict`] when it is at another version.
+pub async fn delete_at<C: TransactionTrait>(
+    db: &C,
+    project_id: &str,
+    name: &str,
+    version: Option<i64>,
+) -> Result<(), StoreError> {
     let txn = db.begin().await?;
     let current = find(&txn, project_id, name)
         .await?
         .ok_or(StoreError::NotFound)?;
+    if version.is_some_and(|v| v != current.version) {
+        return Err(StoreError::Conflict);
+    }
     GameModeVersions::delete_many()
         .filter(game_mode_version::Column::ProjectId.eq(project_id))
         .filter(game_mode_version::Column::GameModeId.eq(current.id.clone()))

@@ -6073,6 +6073,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VERSION_MISMATCH: `If-Match` names another version than the mode's (checked in the delete's transaction) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
             422: {
                 headers: {
