@@ -10,7 +10,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The variables these tests set, removed from the inherited environment.
-const SETTINGS: [&str; 8] = [
+const SETTINGS: [&str; 9] = [
+    "MATCHPLANE_DEMO",
     "MATCHPLANE_OPERATOR_TOKEN",
     "MATCHPLANE_REST_POLL_TIMEOUT",
     "MATCHPLANE_SOCKET_LEASE",
@@ -225,6 +226,22 @@ fn exit_codes_are_those_of_the_docs() {
             output.status.code(),
             Some(expected),
             "{command} {variable}={value}: {output:?}"
+        );
+    }
+}
+
+/// `MATCHPLANE_DEMO` takes the spellings of every other on/off variable
+/// (`1`, `yes`, `on`, …), as `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS` does: such
+/// a start gets past its settings (to the unreachable database, exit 1);
+/// a value of neither kind does not parse (exit 2).
+#[test]
+fn the_demo_switch_takes_every_boolean_spelling() {
+    for (value, expected) in [("1", 1), ("yes", 1), ("on", 1), ("false", 1), ("maybe", 2)] {
+        let output = run(&["dev"], &[("MATCHPLANE_DEMO", value)]);
+        assert_eq!(
+            output.status.code(),
+            Some(expected),
+            "MATCHPLANE_DEMO={value}: {output:?}"
         );
     }
 }

@@ -60,7 +60,15 @@ pub struct DevArgs {
     )]
     pub allow_private_webhooks: bool,
     /// Create a demo project, API key and two game modes, and print them.
-    #[arg(long, env = "MATCHPLANE_DEMO")]
+    #[arg(
+        long,
+        env = "MATCHPLANE_DEMO",
+        action = ArgAction::Set,
+        num_args = 0..=1,
+        default_value = "false",
+        default_missing_value = "true",
+        value_parser = BoolishValueParser::new()
+    )]
     pub demo: bool,
     /// Key of the recording's player-id hashes (HMAC-SHA-256), shared by the
     /// API and the worker. Unset: a key drawn once and kept in the database.
