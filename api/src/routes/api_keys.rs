@@ -39,7 +39,8 @@ pub struct CreateKey {
         max_length = 100
     )]
     pub name: Option<String>,
-    /// What the key may do: `["admin"]` or `["backend"]` (or both). Default:
+    /// What the key may do: any of `admin`, `backend` and `read`
+    /// (docs/api-keys.md), e.g. `["backend"]`. Default:
     /// `["admin"]` when the operator creates it, `["backend"]` when a key
     /// does.
     #[serde(default)]

@@ -1464,7 +1464,8 @@ export interface components {
             /** @description A label to recognise the key by, e.g. `backend-prod`. */
             name?: string | null;
             /**
-             * @description What the key may do: `["admin"]` or `["backend"]` (or both). Default:
+             * @description What the key may do: any of `admin`, `backend` and `read`
+             *     (docs/api-keys.md), e.g. `["backend"]`. Default:
              *     `["admin"]` when the operator creates it, `["backend"]` when a key
              *     does.
              */
