@@ -127,14 +127,42 @@ impl Preconditions {
                 )));
             }
         }
-        match body.get("version") {
-            None | Some(Value::Null) => Ok(()),
-            Some(sent) if current.is_some_and(|v| sent.as_i64() == Some(v)) => Ok(()),
-            Some(sent) => Err(ApiError::version_mismatch(format!(
-                "the body is of version {sent}, but {now}; {advice}"
-            ))),
+        let sent = match body.get("version") {
+            None | Some(Value::Null) => return Ok(()),
+            Some(sent) => whole_version(sent)?,
+        };
+        if current == Some(sent) {
+            return Ok(());
         }
+        Err(ApiError::version_mismatch(format!(
+            "the body is of version {sent}, but {now}; {advice}"
+        )))
     }
+}
+
+/// A body's `version` as a whole number: an integer, or a number with a
+/// zero fraction (`21.0` is `21`, as every integer of a body,
+/// docs/openapi.md "Numbers").
+///
+/// # Errors
+/// `400 VALIDATION_ERROR` on `version` for anything else (a string, a
+/// fraction, a boolean).
+fn whole_version(sent: &Value) -> Result<i64, ApiError> {
+    /// Beyond this a double no longer holds every whole number.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    sent.as_i64()
+        .or_else(|| {
+            sent.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() <= EXACT)
+                .map(|f| f as i64)
+        })
+        .ok_or_else(|| {
+            ApiError::bad_body(vec![matchplane_matchmaker::FieldError::new(
+                "version",
+                matchplane_matchmaker::Code::ValidationError,
+                format!("version must be a whole number (the version a GET of the mode answered), not {sent}"),
+            )])
+        })
 }
 
 #[cfg(test)]
@@ -162,6 +190,25 @@ mod tests {
             assert_eq!(err.code(), "VERSION_MISMATCH", "{stale}");
         }
         assert!(with(IF_MATCH, "*").check(None, &none).is_err());
+    }
+
+    #[test]
+    fn a_body_version_is_a_whole_number() {
+        let none = Preconditions {
+            if_match: None,
+            if_none_match: None,
+        };
+        assert!(none.check(Some(21), &json!({"version": 21})).is_ok());
+        assert!(none.check(Some(21), &json!({"version": 21.0})).is_ok());
+        assert!(none.check(Some(21), &json!({"version": null})).is_ok());
+        let stale = none.check(Some(21), &json!({"version": 20.0})).unwrap_err();
+        assert_eq!(stale.code(), "VERSION_MISMATCH");
+        for bad in [json!("21"), json!(21.5), json!(true), json!({"v": 21})] {
+            let err = none
+                .check(Some(21), &json!({ "version": bad }))
+                .unwrap_err();
+            assert_eq!(err.code(), "VALIDATION_ERROR", "{bad}");
+        }
     }
 
     #[test]
