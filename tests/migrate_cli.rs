@@ -36,6 +36,31 @@ fn migrate_check_against_a_database_out_of_reach_fails_fast() {
     assert!(took < Duration::from_secs(15), "failed after {took:?}");
 }
 
+/// `migrate --check` changes nothing: on an SQLite file that is not there
+/// it fails (exit 1) and leaves no file behind; `migrate` creates it.
+#[test]
+fn migrate_check_creates_no_sqlite_file() {
+    let dir = std::env::temp_dir().join(format!("mp-migrate-check-{:08x}", rand::random::<u32>()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("absent.db");
+    let url = format!("sqlite://{}", file.display());
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_matchplane"))
+            .args(args)
+            .args(["--database-url", &url])
+            .output()
+            .unwrap()
+    };
+    let checked = run(&["migrate", "--check"]);
+    assert_eq!(checked.status.code(), Some(1), "{checked:?}");
+    assert!(!file.exists(), "--check created {}", file.display());
+    let migrated = run(&["migrate"]);
+    assert!(migrated.status.success(), "{migrated:?}");
+    let checked = run(&["migrate", "--check"]);
+    assert!(checked.status.success(), "{checked:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A version no build of matchplane has: the mark a newer version's
 /// migration leaves.
 const FUTURE: &str = "m29990101_000001_future";

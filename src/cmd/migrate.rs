@@ -48,7 +48,20 @@ pub async fn run(args: MigrateArgs) -> ExitCode {
     // `migrate --check` serves as a quick pre-flight (sqlx's own default
     // waited 30 s); a migration's statements themselves are not bounded.
     let timeouts = matchplane_store::db::DbTimeouts::default();
-    let db = match matchplane_store::db::connect_with(&args.database_url, timeouts).await {
+    // `--check` changes nothing: an SQLite file that is not there is not
+    // created (opened read-write, never created), and the check fails.
+    let url = match args.check && args.database_url.starts_with("sqlite:") {
+        true if !args.database_url.contains("mode=") => {
+            let sep = if args.database_url.contains('?') {
+                '&'
+            } else {
+                '?'
+            };
+            format!("{}{sep}mode=rw", args.database_url)
+        }
+        _ => args.database_url.clone(),
+    };
+    let db = match matchplane_store::db::connect_with(&url, timeouts).await {
         Ok(db) => db,
         Err(err) => {
             super::report_error(format_args!("cannot connect to the database: {err}"));
