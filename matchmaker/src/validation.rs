@@ -12,6 +12,10 @@ use serde::{Deserialize, Serialize};
 
 /// Longest allowed cycle (seconds), docs/game-modes.md.
 pub const MAX_CYCLE_DURATION_SECONDS: f64 = 3600.0;
+/// Largest `algorithm.baseTolerance` (percent), docs/game-modes.md.
+pub const MAX_BASE_TOLERANCE: f64 = 100.0;
+/// Largest `algorithm.expansionMultiplier`, docs/game-modes.md.
+pub const MAX_EXPANSION_MULTIPLIER: f64 = 100.0;
 /// Most teams a shape may have, docs/game-modes.md.
 pub const MAX_TEAMS: usize = 64;
 /// Longest allowed ticket lifetime (seconds): one day.
@@ -157,7 +161,7 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
                     ),
                 );
             }
-            if !base_tolerance.is_finite() || *base_tolerance > 100.0 {
+            if !base_tolerance.is_finite() || *base_tolerance > MAX_BASE_TOLERANCE {
                 push(
                     "algorithm.baseTolerance",
                     Code::ValidationError,
@@ -174,7 +178,8 @@ pub fn validate(config: &GameModeConfig, tier: &Tier) -> Result<(), ValidationEr
                 );
             }
             let floor = tier.min_expansion_multiplier.max(1.0);
-            if !expansion_multiplier.is_finite() || *expansion_multiplier > 100.0 {
+            if !expansion_multiplier.is_finite() || *expansion_multiplier > MAX_EXPANSION_MULTIPLIER
+            {
                 push(
                     "algorithm.expansionMultiplier",
                     Code::ValidationError,

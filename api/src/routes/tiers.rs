@@ -132,6 +132,32 @@ fn check(name: &str, body: &TierBody) -> Vec<FieldError> {
     if !body.min_expansion_multiplier.is_finite() || body.min_expansion_multiplier < 1.0 {
         bad("minExpansionMultiplier", "must be a finite number >= 1");
     }
+    // A floor above what any mode may have would leave the tier's projects
+    // no valid mode.
+    use matchplane_matchmaker::validation::{
+        MAX_BASE_TOLERANCE, MAX_CYCLE_DURATION_SECONDS, MAX_EXPANSION_MULTIPLIER,
+    };
+    for (field, value, most) in [
+        (
+            "minCycleDurationSeconds",
+            body.min_cycle_duration_seconds,
+            MAX_CYCLE_DURATION_SECONDS,
+        ),
+        (
+            "minBaseTolerance",
+            body.min_base_tolerance,
+            MAX_BASE_TOLERANCE,
+        ),
+        (
+            "minExpansionMultiplier",
+            body.min_expansion_multiplier,
+            MAX_EXPANSION_MULTIPLIER,
+        ),
+    ] {
+        if value > most {
+            bad(field, &format!("must be at most {most}, the most a game mode may have: a higher floor leaves no valid mode"));
+        }
+    }
     if body.max_match_size < 2 {
         bad("maxMatchSize", "must be at least 2");
     }

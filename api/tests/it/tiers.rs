@@ -48,6 +48,30 @@ async fn seeded_tiers_are_served_and_editable(backend: Backend) {
     })))
     .await
     .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    // Floors above what any mode may have would leave no valid mode.
+    let impossible = t
+        .call(Method::PUT, "/v1/tiers/impossible", Some(OPERATOR), Some(json!({
+            "minCycleDurationSeconds": 100000, "minBaseTolerance": 500, "minExpansionMultiplier": 1000,
+            "maxMatchSize": 64, "maxGameModes": 3, "maxConcurrentSearches": 10, "requestsPerSecond": 10
+        })))
+        .await;
+    impossible.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+    let fields: Vec<&str> = impossible.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "minCycleDurationSeconds",
+            "minBaseTolerance",
+            "minExpansionMultiplier"
+        ],
+        "{}",
+        impossible.body
+    );
     // Counts past the database's 64-bit integer are refused, never clamped.
     let huge = t
         .call(
