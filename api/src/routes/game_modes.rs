@@ -30,7 +30,7 @@ use axum::Json;
 use chrono::Utc;
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig, Tier};
 use matchplane_store::entities::game_mode;
-use matchplane_store::repos::{game_modes, projects, tiers, webhook_health};
+use matchplane_store::repos::{game_modes, projects, tiers, webhook_health, StoreError};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -363,17 +363,28 @@ pub async fn replace(
         .then(|| credentials::webhook_secret(&mut rand::rngs::OsRng));
     // Only onto the version checked above: a write in between is a 412
     // (with a precondition) or a 409, never silently overwritten.
-    let mode = game_modes::replace_at(
+    let written = game_modes::replace_at(
         &state.db,
         &project_id,
         &name,
-        config,
+        config.clone(),
         Some(current.version),
         new_secret.as_deref(),
         Utc::now(),
     )
-    .await
-    .map_err(|e| lost_race(e.into(), &preconditions))?;
+    .await;
+    let mode = match written {
+        Ok(mode) => mode,
+        // Another writer got there first with this very config (two
+        // pipelines applying one file): nothing is left to change.
+        Err(StoreError::Conflict) if !preconditions.any() => {
+            return match game_modes::get(&state.db, &project_id, &name).await {
+                Ok(now) if now.config == config => Ok((StatusCode::OK, tagged(&now, false))),
+                _ => Err(ApiError::from(StoreError::Conflict)),
+            };
+        }
+        Err(e) => return Err(lost_race(e.into(), &preconditions)),
+    };
     state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
     Ok((StatusCode::OK, tagged(&mode, new_secret.is_some())))

@@ -161,4 +161,26 @@ async fn a_delete_honours_if_match(backend: Backend) {
         .assert_problem(StatusCode::NOT_FOUND, "GAME_MODE_NOT_FOUND");
 }
 
-on_both!(stale_writes_are_refused, a_delete_honours_if_match);
+/// Pipelines applying one file at once, without conditions: every `PUT`
+/// of the same config answers `200` and the mode moves one version.
+async fn identical_puts_at_once_all_succeed(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let path = format!("/v1/projects/{p}/game-modes/duel");
+    let created = put(&t, &path, &mode("duel"), &[]).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let mut changed = mode("duel");
+    changed["matchmakingCycleDurationSeconds"] = json!(7);
+    let answers = futures::future::join_all((0..8).map(|_| put(&t, &path, &changed, &[]))).await;
+    for answer in &answers {
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        assert_eq!(answer.body["version"], 2, "{}", answer.body);
+    }
+    assert_eq!(version_of(&t, &path).await.0, 2);
+}
+
+on_both!(
+    stale_writes_are_refused,
+    a_delete_honours_if_match,
+    identical_puts_at_once_all_succeed
+);
