@@ -148,48 +148,12 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     optional_bodies_are_omitted_not_null(openapi);
     constrain_items(openapi);
     unsigned_32_is_not_int32(openapi);
-    closed_algorithm_variants(openapi);
-    internal_messages_are_not_sent(openapi);
+    variants::closed_algorithm_variants(openapi);
+    variants::internal_messages_are_not_sent(openapi);
     add_event_schemas(openapi);
     add_webhooks(openapi);
     variants::name_variant_objects(openapi);
     sent_back::server_set_members_may_be_sent_back(openapi);
-}
-
-/// `SearchMessage` is the store's status message, whose `released` (the
-/// studio released a match, told to the sockets waiting for its
-/// assignment) never reaches a client (they send `requeued`): its variant
-/// leaves the document.
-pub fn internal_messages_are_not_sent(openapi: &mut utoipa::openapi::OpenApi) {
-    use utoipa::openapi::schema::Schema;
-    let Some(components) = openapi.components.as_mut() else {
-        return;
-    };
-    let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut("SearchMessage") else {
-        return;
-    };
-    one_of.items.retain(|item| {
-        serde_json::to_value(item)
-            .map(|v| v.pointer("/properties/type/enum") != Some(&json!(["released"])))
-            .unwrap_or(true)
-    });
-}
-
-/// Each `algorithm` variant takes its own fields and no other (a `fifo`
-/// with `minMmr` is refused): utoipa leaves a tagged enum's variants open.
-pub fn closed_algorithm_variants(openapi: &mut utoipa::openapi::OpenApi) {
-    use utoipa::openapi::schema::{AdditionalProperties, Schema};
-    let Some(components) = openapi.components.as_mut() else {
-        return;
-    };
-    let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut("Algorithm") else {
-        return;
-    };
-    for item in &mut one_of.items {
-        if let RefOr::T(Schema::Object(object)) = item {
-            object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
-        }
-    }
 }
 
 /// An optional body (`Option<ApiJson<T>>`) is left out, never sent as
@@ -372,7 +336,9 @@ pub fn document_common_errors(openapi: &mut utoipa::openapi::OpenApi) {
             "400",
             &format!("VALIDATION_ERROR: {body}; a header such as Authorization given twice{key}"),
         );
+        add("503", "SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After");
         if has_body {
+            add("408", "REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline");
             add("413", "PAYLOAD_TOO_LARGE: body over 64 KiB");
             add(
                 "415",

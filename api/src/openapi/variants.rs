@@ -9,9 +9,13 @@
 //! read the union at all. Lifted into `components.schemas` under a name of
 //! its own (`SearchMessageStatusRoleWaits`: the union, the variant's tag,
 //! the property), each is read alike by every generator.
+//!
+//! Also the unions' variants as the server takes and sends them: each
+//! `algorithm` variant closed to its own fields, and the status message
+//! no client receives left out.
 
 use heck::ToUpperCamelCase;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::RefOr;
 
@@ -92,4 +96,40 @@ fn is_inline_object(schema: &Value) -> bool {
             Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
             _ => false,
         }
+}
+
+/// `SearchMessage` is the store's status message, whose `released` (the
+/// studio released a match, told to the sockets waiting for its
+/// assignment) never reaches a client (they send `requeued`): its variant
+/// leaves the document.
+pub(super) fn internal_messages_are_not_sent(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::Schema;
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut("SearchMessage") else {
+        return;
+    };
+    one_of.items.retain(|item| {
+        serde_json::to_value(item)
+            .map(|v| v.pointer("/properties/type/enum") != Some(&json!(["released"])))
+            .unwrap_or(true)
+    });
+}
+
+/// Each `algorithm` variant takes its own fields and no other (a `fifo`
+/// with `minMmr` is refused): utoipa leaves a tagged enum's variants open.
+pub(super) fn closed_algorithm_variants(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::{AdditionalProperties, Schema};
+    let Some(components) = openapi.components.as_mut() else {
+        return;
+    };
+    let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut("Algorithm") else {
+        return;
+    };
+    for item in &mut one_of.items {
+        if let RefOr::T(Schema::Object(object)) = item {
+            object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+        }
+    }
 }

@@ -1307,6 +1307,27 @@ on_both!(
     a_game_modes_answer_is_a_valid_body,
 );
 
+/// Every `/v1/` operation lists the statuses any request may get: `503`
+/// (a dependency out of reach) everywhere, `408` (a body that stops
+/// coming) wherever a body is taken.
+#[test]
+fn every_operation_lists_the_timeouts_and_outages() {
+    let doc = doc();
+    let mut missing = Vec::new();
+    for (method, path, op) in operations(&doc) {
+        if !path.starts_with("/v1/") {
+            continue;
+        }
+        if op["responses"].get("503").is_none() {
+            missing.push(format!("{method} {path}: 503"));
+        }
+        if op.get("requestBody").is_some() && op["responses"].get("408").is_none() {
+            missing.push(format!("{method} {path}: 408"));
+        }
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}
+
 /// Every parameter of every operation is in the document with a
 /// description, the `PUT` of a mode's `guard` and `guardTolerance` among
 /// them (a second `params(...)` in an annotation once dropped the first).

@@ -5248,6 +5248,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createProject: {
@@ -5284,6 +5293,15 @@ export interface operations {
                 };
             };
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5337,6 +5355,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5418,6 +5445,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteProject: {
@@ -5491,6 +5527,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updateProject: {
@@ -5542,6 +5587,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -5579,6 +5633,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5660,6 +5723,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createGameMode: {
@@ -5721,6 +5793,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Name taken */
             409: {
                 headers: {
@@ -5768,6 +5849,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5847,6 +5937,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5953,6 +6052,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Changed concurrently (no precondition sent); CONFIG_REGRESSION: a guarded figure worsened by more than `guardTolerance` on the last recorded hour (both figures in `guard`) */
             409: {
                 headers: {
@@ -6009,6 +6117,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6110,6 +6227,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listGameModeDeliveries: {
@@ -6186,6 +6312,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6279,6 +6414,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     releaseGameModeHold: {
@@ -6357,6 +6501,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6447,6 +6600,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getGameModePool: {
@@ -6525,6 +6687,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     previewGameMode: {
@@ -6580,6 +6751,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -6618,6 +6798,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6704,6 +6893,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     putRating: {
@@ -6770,6 +6968,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -6807,6 +7014,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6906,6 +7122,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     replayGameMode: {
@@ -6969,6 +7194,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -7007,6 +7241,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7081,6 +7324,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description RESULT_ALREADY_REPORTED */
             409: {
                 headers: {
@@ -7128,6 +7380,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7206,6 +7467,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7303,6 +7573,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listGameModeVersions: {
@@ -7373,6 +7652,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7459,6 +7747,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7553,6 +7850,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listKeys: {
@@ -7627,6 +7933,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createKey: {
@@ -7691,6 +8006,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_IN_USE: the first request with this key is still running; see Retry-After */
             409: {
                 headers: {
@@ -7738,6 +8062,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7829,6 +8162,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMatches: {
@@ -7904,6 +8246,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7988,6 +8339,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     assignMatch: {
@@ -8056,6 +8416,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description ALREADY_ASSIGNED: the match has its assignment */
             409: {
                 headers: {
@@ -8103,6 +8472,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8188,6 +8566,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     openBackfill: {
@@ -8255,6 +8642,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description BACKFILL_ALREADY_OPEN (the body names its `backfillId`) */
             409: {
                 headers: {
@@ -8302,6 +8698,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8388,6 +8793,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     replaceBackfillRoster: {
@@ -8453,6 +8867,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description CONFLICT: the request is filled, closed or expired */
             409: {
                 headers: {
@@ -8500,6 +8923,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8604,6 +9036,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listMatchDeliveries: {
@@ -8674,6 +9115,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8761,6 +9211,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8868,6 +9327,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     endPartySearches: {
@@ -8949,6 +9417,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9041,6 +9518,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     endPlayerSearches: {
@@ -9126,6 +9612,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getProjectSettings: {
@@ -9200,6 +9695,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     updateProjectSettings: {
@@ -9260,6 +9764,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -9297,6 +9810,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9444,6 +9966,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9481,6 +10012,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9553,6 +10093,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId` and `gameMode`; in any mode of the project under `playerSearchScope` `project`), DECLINE_COOLDOWN (with `retryAfterSeconds`) */
             409: {
                 headers: {
@@ -9600,6 +10149,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9676,6 +10234,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9761,6 +10328,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9862,6 +10438,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     declineTicketMatch: {
@@ -9956,6 +10541,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getProjectWebhook: {
@@ -10024,6 +10618,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10102,6 +10705,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -10140,6 +10752,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10223,6 +10844,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10323,6 +10953,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     openSearchSocket: {
@@ -10398,6 +11037,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     startSearch: {
@@ -10432,6 +11080,15 @@ export interface operations {
             };
             /** @description TICKET_INVALID */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10486,6 +11143,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10562,6 +11228,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10654,6 +11329,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     acceptMatch: {
@@ -10732,6 +11416,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10824,6 +11517,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listTiers: {
@@ -10880,6 +11582,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10961,6 +11672,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     putTier: {
@@ -11013,6 +11733,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description REQUEST_TIMEOUT: the body paused longer than the body read timeout, or was still coming at the request deadline */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -11050,6 +11779,15 @@ export interface operations {
             };
             /** @description INTERNAL: failed on our side; nothing internal is said */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
