@@ -38,9 +38,19 @@ pub struct MatchView {
     pub game_mode: String,
     /// The mode's config version the match was made under.
     pub game_mode_version: i64,
-    /// When the match was made.
+    /// When the match was made (with acceptance: when it was proposed).
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
+    /// With acceptance, when the proposal became the match (its last
+    /// accept): the release window counts from it (docs/acceptance.md).
+    /// Absent for a match made without a proposal (made at `createdAt`)
+    /// and for a proposal that was not made.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "matchplane_matchmaker::timestamp::option::serialize"
+    )]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub made_at: Option<DateTime<Utc>>,
     /// Teams in match-shape order, as in the `match.made` webhook body
     /// (each player's ticket `data` in its entry, as sent).
     #[schema(value_type = Vec<matchplane_webhook::payload::TeamWire>)]
@@ -111,6 +121,7 @@ impl MatchView {
             game_mode: m.game_mode,
             game_mode_version: m.game_mode_version,
             created_at: m.created_at,
+            made_at: m.made_at,
             teams,
             quality: m.quality,
             match_shape: m.match_shape,

@@ -69,7 +69,8 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
             region: None,
             status: "made".into(),
             answers: None,
-            made_at: None,
+            // A proposal its players accepted 3 s after it was made.
+            made_at: Some(now + Duration::seconds(3)),
             assignment: None,
             attributes: None,
         }],
@@ -144,6 +145,12 @@ async fn matches_deliveries_test_and_stats(backend: Backend) {
         .call(Method::GET, &format!("{base}/{match_id}"), Some(&key), None)
         .await;
     assert_eq!(one.body["teams"][1]["players"][0]["playerId"], "b");
+    assert_eq!(
+        one.body["madeAt"],
+        matchplane_matchmaker::timestamp::format(&(now + Duration::seconds(3))),
+        "{}",
+        one.body
+    );
 
     let other = t.project("pro").await;
     let (_, other_key) = t.key(&other).await;

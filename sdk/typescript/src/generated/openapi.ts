@@ -2778,7 +2778,7 @@ export interface components {
             } | null;
             /**
              * Format: date-time
-             * @description When the match was made.
+             * @description When the match was made (with acceptance: when it was proposed).
              */
             createdAt: string;
             /** @description The game mode's name. */
@@ -2788,6 +2788,14 @@ export interface components {
              * @description The mode's config version the match was made under.
              */
             gameModeVersion: number;
+            /**
+             * Format: date-time
+             * @description With acceptance, when the proposal became the match (its last
+             *     accept): the release window counts from it (docs/acceptance.md).
+             *     Absent for a match made without a proposal (made at `createdAt`)
+             *     and for a proposal that was not made.
+             */
+            madeAt?: string | null;
             /** @description `mat_…`, also the webhook's `webhook-id`. */
             matchId: string;
             /**
