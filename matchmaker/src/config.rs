@@ -92,8 +92,9 @@ pub struct GameModeConfig {
     pub recording: Option<crate::recording::Recording>,
     /// The studio's own ticket attributes, by name (docs/rules.md): at most
     /// 16, names `^[a-z][a-zA-Z0-9_]{0,31}$`, not `mmr`, `latencies` or
-    /// `data`; optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `data`; optional. An empty block is stored as none, so that `{}` and
+    /// leaving the block out are one config (one version).
+    #[serde(default, skip_serializing_if = "declares_nothing")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<std::collections::BTreeMap<String, crate::rules::Declaration>>))]
     pub attributes: Option<crate::rules::Declarations>,
     /// Rules over those attributes (at most 16), each holding between every
@@ -382,4 +383,10 @@ impl GameModeConfig {
     pub fn largest_team(&self) -> u32 {
         self.match_shape.largest_team()
     }
+}
+
+/// Whether an `attributes` block declares nothing (absent or `{}`): such a
+/// block is not written out.
+fn declares_nothing(attributes: &Option<crate::rules::Declarations>) -> bool {
+    attributes.as_ref().is_none_or(|d| d.is_empty())
 }

@@ -179,8 +179,26 @@ async fn identical_puts_at_once_all_succeed(backend: Backend) {
     assert_eq!(version_of(&t, &path).await.0, 2);
 }
 
+/// An empty `attributes` block and none are one config: sending one then
+/// the other makes no new version.
+async fn an_empty_attributes_block_is_no_block(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let path = format!("/v1/projects/{p}/game-modes/duel");
+    let mut with_empty = mode("duel");
+    with_empty["attributes"] = json!({});
+    let created = put(&t, &path, &with_empty, &[]).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    for body in [mode("duel"), with_empty.clone(), mode("duel")] {
+        let again = put(&t, &path, &body, &[]).await;
+        assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+        assert_eq!(again.body["version"], 1, "{}", again.body);
+    }
+}
+
 on_both!(
     stale_writes_are_refused,
     a_delete_honours_if_match,
-    identical_puts_at_once_all_succeed
+    identical_puts_at_once_all_succeed,
+    an_empty_attributes_block_is_no_block
 );
