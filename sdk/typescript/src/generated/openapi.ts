@@ -1924,7 +1924,8 @@ export interface components {
             /**
              * @description The studio's own ticket attributes, by name (docs/rules.md): at most
              *     16, names `^[a-z][a-zA-Z0-9_]{0,31}$`, not `mmr`, `latencies` or
-             *     `data`; optional.
+             *     `data`; optional. An empty block is stored as none, so that `{}` and
+             *     leaving the block out are one config (one version).
              */
             attributes?: {
                 [key: string]: components["schemas"]["Declaration"];
