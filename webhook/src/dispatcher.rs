@@ -75,6 +75,14 @@ impl EndpointLimits {
         self.per_endpoint
     }
 
+    /// Whether endpoint `key` has an attempt in flight now (a slot taken
+    /// and not yet given back); `false` for one not tracked.
+    pub fn in_flight(&self, key: &str) -> bool {
+        self.lock()
+            .get(key)
+            .is_some_and(|semaphore| semaphore.available_permits() < self.per_endpoint)
+    }
+
     /// Endpoints currently tracked.
     #[cfg(test)]
     fn tracked(&self) -> usize {

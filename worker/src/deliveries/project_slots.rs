@@ -2,9 +2,9 @@
 //! studio with many slow endpoints (each capped on its own) still holds at
 //! most its share, so every other studio finds free slots.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use matchplane_webhook::dispatcher::{EndpointLimits, DEFAULT_MAX_ENDPOINTS};
+use std::collections::HashSet;
+use tokio::sync::OwnedSemaphorePermit;
 
 /// How many parts of a worker's in-flight attempts one project may hold at
 /// most: a quarter of them ([`project_share`]).
@@ -22,54 +22,54 @@ pub fn project_share(max_in_flight: usize, per_endpoint: usize) -> usize {
         .max(1)
 }
 
-/// Per-project caps of the delivery loop, one semaphore per project with an
-/// attempt in flight; owned by the loop alone.
+/// Per-project caps of the delivery loop: the dispatcher's keyed
+/// semaphores ([`EndpointLimits`], a bounded map) keyed by project id, and
+/// the projects holding slots now; owned by the loop alone.
 ///
-/// The map stays bounded: a project's semaphore is forgotten once it has no
-/// attempt in flight ([`ProjectSlots::full`], at each turn of the loop), so
-/// it holds at most the projects of the in-flight attempts plus those of
-/// one claim.
+/// The set stays bounded: a project is forgotten once it has no attempt
+/// in flight ([`ProjectSlots::full`], at each turn of the loop), so it
+/// holds at most the projects of the in-flight attempts plus those of one
+/// claim.
 #[derive(Debug)]
 pub(crate) struct ProjectSlots {
-    per_project: usize,
-    semaphores: HashMap<String, Arc<Semaphore>>,
+    limits: EndpointLimits,
+    holding: HashSet<String>,
 }
 
 impl ProjectSlots {
     /// At most `per_project` (at least 1) attempts in flight per project.
     pub(crate) fn new(per_project: usize) -> Self {
         Self {
-            per_project: per_project.max(1),
-            semaphores: HashMap::new(),
+            limits: EndpointLimits::new(per_project, DEFAULT_MAX_ENDPOINTS),
+            holding: HashSet::new(),
         }
     }
 
     /// Attempts in flight allowed to one project.
     pub(crate) fn per_project(&self) -> usize {
-        self.per_project
+        self.limits.per_endpoint()
     }
 
     /// A slot of `project` if it has one free now, without waiting; the
     /// slot is free again when the permit is dropped.
     pub(crate) fn try_acquire(&mut self, project: &str) -> Option<OwnedSemaphorePermit> {
-        let per_project = self.per_project;
-        let semaphore = self
-            .semaphores
-            .entry(project.to_owned())
-            .or_insert_with(|| Arc::new(Semaphore::new(per_project)));
-        Arc::clone(semaphore).try_acquire_owned().ok()
+        let slot = self.limits.try_acquire(project);
+        if slot.is_some() && !self.holding.contains(project) {
+            self.holding.insert(project.to_owned());
+        }
+        slot
     }
 
     /// The projects holding their whole share now (to leave out of the next
     /// claim); forgets the projects with nothing in flight.
     pub(crate) fn full(&mut self) -> Vec<String> {
-        // Each permit holds its semaphore: only the map holds an idle one.
-        self.semaphores
-            .retain(|_, semaphore| Arc::strong_count(semaphore) > 1);
-        self.semaphores
+        let limits = &self.limits;
+        self.holding.retain(|project| limits.in_flight(project));
+        // A slot taken and dropped at once: is the project still full?
+        self.holding
             .iter()
-            .filter(|(_, semaphore)| semaphore.available_permits() == 0)
-            .map(|(project, _)| project.clone())
+            .filter(|project| limits.try_acquire(project).is_none())
+            .cloned()
             .collect()
     }
 }
@@ -99,6 +99,6 @@ mod tests {
         assert_eq!(slots.full(), vec!["prj_slow".to_owned()]);
         drop((one, two, other));
         assert!(slots.full().is_empty());
-        assert!(slots.semaphores.is_empty(), "idle projects are forgotten");
+        assert!(slots.holding.is_empty(), "idle projects are forgotten");
     }
 }
