@@ -13,7 +13,6 @@ use tokio::net::TcpListener;
 
 mod hyper_errors;
 mod listen;
-mod slot_io;
 
 pub use listen::ConnectionLimits;
 

@@ -9,6 +9,15 @@
 //! router has: every error it sends is a problem) with the same status and
 //! an `application/problem+json` body, so every error a client can get is
 //! a problem.
+//!
+//! The same wrapper holds the connection's slot under the connection cap
+//! ([`super::ConnectionLimits::max_connections`]) for as long as the socket
+//! exists. The slot cannot be held by the task that drives hyper's
+//! connection: on an upgrade (a WebSocket search) hyper hands the socket
+//! over to the upgraded stream and its connection future ends, so a slot
+//! dropped with that task would be freed while the WebSocket stayed open.
+//! Carried by the socket's wrapper, the slot goes wherever the socket goes,
+//! into any upgrade, and is freed when the socket is dropped.
 
 use crate::problem::{ApiError, PROBLEM_JSON};
 use axum::http::StatusCode;
@@ -17,21 +26,26 @@ use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::OwnedSemaphorePermit;
 
-/// A connection whose hyper-made refusals get problem bodies.
+/// A connection whose hyper-made refusals get problem bodies, holding its
+/// connection slot until it is dropped.
 #[derive(Debug)]
 pub struct ProblemIo<T> {
     inner: T,
     /// A replacement answer still to write, and how much of it is written.
     pending: Option<(Vec<u8>, usize)>,
+    /// Freed on drop, with the socket.
+    _slot: OwnedSemaphorePermit,
 }
 
 impl<T> ProblemIo<T> {
-    /// Wraps `inner`.
-    pub fn new(inner: T) -> Self {
+    /// Wraps `inner`, which holds `slot` until it is dropped.
+    pub fn new(inner: T, slot: OwnedSemaphorePermit) -> Self {
         Self {
             inner,
             pending: None,
+            _slot: slot,
         }
     }
 }

@@ -24,13 +24,12 @@
 //! - **Connection cap** ([`ConnectionLimits::max_connections`]): beyond it
 //!   no connection is accepted; new ones wait in the listen backlog until
 //!   one closes (WebSocket searches count for as long as they are open:
-//!   the slot is held by the socket itself, [`super::slot_io`], so it
+//!   the slot is held by the socket's wrapper, [`super::hyper_errors`], so it
 //!   follows the socket into the upgrade).
 //! - hyper's own refusals of a request it cannot parse (`400` for a bad
 //!   request line, `414`, `431`) get a problem body ([`super::hyper_errors`]).
 
 use super::hyper_errors::ProblemIo;
-use super::slot_io::SlotIo;
 use crate::edge::MAX_HEADER_BYTES;
 use axum::body::Body;
 use axum::Router;
@@ -144,7 +143,7 @@ pub async fn serve(
             .serve_connection_with_upgrades(
                 // The slot travels with the socket, into an upgrade too
                 // (a WebSocket search), and is freed when it closes.
-                TokioIo::new(ProblemIo::new(SlotIo::new(tcp, slot))),
+                TokioIo::new(ProblemIo::new(tcp, slot)),
                 TowerToHyperService::new(service),
             )
             .into_owned();
