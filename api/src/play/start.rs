@@ -76,10 +76,13 @@ async fn ticket_named(
 
 /// Why a start with `token` fails when the ticket store has no record of
 /// its ticket: `409 TICKET_ALREADY_MATCHED` when a stored match seats the
-/// ticket and the token is its (checked against the kept hash); `401
-/// TICKET_INVALID` saying the token is not valid when the stored match's
-/// hash is not the token's (a forged secret), else saying the ticket is
-/// unknown, expired or lost with the store's data.
+/// ticket and the token is its (checked against the kept hash), unless
+/// that match was released or unassigned since: its players may search
+/// again (docs/acceptance.md, "Releasing a match"), but this one's record
+/// is gone, so `401 TICKET_INVALID` says so; `401 TICKET_INVALID` saying
+/// the token is not valid when the stored match's hash is not the token's
+/// (a forged secret), else saying the ticket is unknown, expired or lost
+/// with the store's data.
 ///
 /// # Errors
 /// A database failure.
@@ -93,7 +96,20 @@ async fn lost(
             .await?;
     Ok(match row {
         Some(row) if token::matches(token, &row.token_hash) => {
-            ApiError::from(AddSearchError::TicketAlreadyMatched)
+            use matchplane_store::repos::{match_status, matches};
+            let stored = matches::get(db, &parsed.project_id, &row.match_id).await;
+            match stored {
+                Ok(m)
+                    if m.status == match_status::RELEASED
+                        || m.status == match_status::UNASSIGNED =>
+                {
+                    ApiError::ticket_lost_after_release()
+                }
+                Ok(_) | Err(matchplane_store::repos::StoreError::NotFound) => {
+                    ApiError::from(AddSearchError::TicketAlreadyMatched)
+                }
+                Err(other) => return Err(other.into()),
+            }
         }
         Some(_) => ApiError::ticket_invalid(),
         None => ApiError::ticket_unknown(),

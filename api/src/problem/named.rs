@@ -107,6 +107,18 @@ impl ApiError {
         )
     }
 
+    /// `401 TICKET_INVALID` for the right token of a ticket whose match
+    /// was released, when the matchmaking store no longer holds the
+    /// ticket's record (it lost its data, or `matchplane dev` restarted).
+    pub fn ticket_lost_after_release() -> Self {
+        Self::new(
+            Code::TicketInvalid,
+            "the ticket's match was released, but the ticket was lost with the matchmaking \
+             store's data (a restart of `matchplane dev`, or Redis lost its data), so it cannot \
+             search again: create a new ticket",
+        )
+    }
+
     /// `409 PLAYER_ALREADY_SEARCHING` naming the live ticket (`ticketId`).
     pub fn player_already_searching(ticket_id: String, game_mode: String) -> Self {
         Self::new(

@@ -114,3 +114,56 @@ async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
         }
     }
 }
+
+/// A released match's ticket whose record the store lost (Redis lost its
+/// data, or `matchplane dev` restarted) cannot search again: the start is
+/// `401 TICKET_INVALID` saying the ticket was lost, never `409
+/// TICKET_ALREADY_MATCHED`, which would tell the client its ticket is
+/// spent in a match that no longer holds it.
+#[tokio::test]
+async fn a_released_ticket_the_store_lost_is_told_to_take_a_new_one() {
+    let t = TestApp::new(Pools::Redis, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(
+        &p,
+        &key,
+        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+            "matchmakingCycleDurationSeconds": 0.5, "algorithm": {"type": "fifo"},
+            "ticketTtlSeconds": 600}),
+    )
+    .await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    let mut seats = Vec::new();
+    for player in ["ana", "bo"] {
+        let (ticket, token) = t
+            .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": player}))
+            .await;
+        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
+        seats.push((ticket, token));
+    }
+    let match_id = matched_id(&t, &seats[0].0, &seats[0].1).await;
+    worker.stop().await;
+    let (url, prefix) = (redis_url(), t.prefix.clone());
+    tokio::task::spawn_blocking(move || {
+        matchplane_store::pool::redis::delete_prefix_blocking(&url, &prefix)
+    })
+    .await
+    .unwrap()
+    .unwrap();
+
+    let released = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/matches/{match_id}/release"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    let (ticket, token) = &seats[0];
+    assert_eq!(poll(&t, ticket, token).await.body["status"], "released");
+    let refused = t.rest_search(token).await;
+    refused.assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+    let detail = refused.body["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("released"), "{}", refused.body);
+}
