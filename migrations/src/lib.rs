@@ -57,6 +57,7 @@ mod m20261203_000195_t_role_stats;
 mod m20261203_000196_t_backfill_open_roles;
 mod m20261205_000197_u_match_list_indexes;
 mod m20261206_000198_v_instance_keys;
+mod m20261207_000199_w_refusal_addresses;
 pub mod names;
 mod ops;
 
@@ -102,6 +103,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000196_t_backfill_open_roles::Migration),
             Box::new(m20261205_000197_u_match_list_indexes::Migration),
             Box::new(m20261206_000198_v_instance_keys::Migration),
+            Box::new(m20261207_000199_w_refusal_addresses::Migration),
         ]
     }
 }

@@ -339,7 +339,7 @@ impl Resolve for CheckedResolver {
             }
             if !allow_private {
                 if let Some(bad) = found.iter().find(|addr| is_forbidden(addr.ip())) {
-                    return Err(Box::new(Refusal::Address(bad.ip())) as _);
+                    return Err(Box::new(Refusal::resolved(host, bad.ip())) as _);
                 }
             }
             Ok(Box::new(found.into_iter()) as Addrs)

@@ -16,6 +16,13 @@
 //!
 //! With private webhooks allowed (operator setting
 //! `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS=true`) any `http`/`https` URL passes.
+//!
+//! A refusal's message goes to the tenant (the `422`, the attempt log, the
+//! webhook's status, the test event's answer). It names an IP address the
+//! studio wrote in its URL, never one the installation's resolver gave for
+//! a name: that would map the operator's internal DNS for any tenant
+//! (docs/webhooks.md, "Which URLs are accepted"). That address goes to the
+//! operator's log only ([`Refusal::Resolved`]).
 
 use crate::address::is_forbidden;
 use std::future::Future;
@@ -52,9 +59,34 @@ pub enum Refusal {
     /// A host name that is never public, such as `localhost`.
     #[error("the host `{0}` is not a public host")]
     Host(String),
-    /// The host is, or resolves to, a non-public address.
-    #[error("the host is or resolves to a non-public address ({0})")]
+    /// The host is an IP address, as written in the URL, that is not public.
+    #[error("the host is a non-public address ({0})")]
     Address(IpAddr),
+    /// The host name resolves to a non-public address. The message names
+    /// the host the studio wrote, never the address: `address` is what the
+    /// installation's resolver answered, for the operator's log only (see
+    /// the module doc).
+    #[error("the host `{host}` resolves to a non-public address")]
+    Resolved {
+        /// The host name, as resolved (lower case, no trailing dot).
+        host: String,
+        /// The first non-public address it resolved to.
+        address: IpAddr,
+    },
+}
+
+impl Refusal {
+    /// The refusal of `host` resolving to the non-public `address`, logged
+    /// for the operator with the address (which the refusal's message,
+    /// shown to the tenant, leaves out).
+    pub(crate) fn resolved(host: String, address: IpAddr) -> Self {
+        tracing::warn!(
+            host = %host,
+            address = %address,
+            "webhook host resolves to a non-public address; refused"
+        );
+        Self::Resolved { host, address }
+    }
 }
 
 /// The check of the URL itself: the scheme, a port other than 0, a host,
@@ -134,13 +166,14 @@ where
         return Err(Refusal::Host(domain.to_owned()));
     }
     let port = url.port_or_known_default().unwrap_or(443);
-    let addresses = match tokio::time::timeout(RESOLVE_TIMEOUT, resolve(lower, port)).await {
+    let addresses = match tokio::time::timeout(RESOLVE_TIMEOUT, resolve(lower.clone(), port)).await
+    {
         Ok(Ok(found)) => found,
         // Not resolvable now: accepted, checked again at delivery.
         Ok(Err(_)) | Err(_) => Vec::new(),
     };
     match addresses.into_iter().find(|ip| is_forbidden(*ip)) {
-        Some(ip) => Err(Refusal::Address(ip)),
+        Some(ip) => Err(Refusal::resolved(lower, ip)),
         None => Ok(url),
     }
 }
@@ -265,7 +298,7 @@ mod tests {
             )
             .await;
             assert!(
-                matches!(checked, Err(Refusal::Address(_))),
+                matches!(&checked, Err(Refusal::Resolved { host, .. }) if host == "hooks.studio.test"),
                 "{found:?}: {checked:?}"
             );
         }
@@ -276,6 +309,51 @@ mod tests {
         )
         .await;
         assert!(public.is_ok(), "{public:?}");
+    }
+
+    /// What the installation's resolver answered for a name is never in
+    /// the message (it goes to the tenant); an address the studio wrote is.
+    #[tokio::test]
+    async fn a_refused_name_does_not_say_what_it_resolves_to() {
+        for (url, found) in [
+            ("https://redis.internal/hook", "10.0.0.5"),
+            ("https://Hooks.Studio.Test./m", "fd00::1"),
+            ("https://meta.studio.test/m", "169.254.169.254"),
+        ] {
+            let refusal =
+                check_webhook_url_with(url, false, answer(Ok(ips(&["93.184.216.34", found]))))
+                    .await
+                    .unwrap_err();
+            let text = refusal.to_string();
+            assert!(!text.contains(found), "{url}: {text}");
+            assert!(text.contains("resolves to a non-public address"), "{text}");
+            // The address is kept for the operator's log.
+            assert!(
+                matches!(refusal, Refusal::Resolved { address, .. } if address.to_string() == found),
+                "{url}"
+            );
+        }
+        let host = check_webhook_url_with(
+            "https://Hooks.Studio.Test./m",
+            false,
+            answer(Ok(ips(&["10.0.0.5"]))),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            host.to_string(),
+            "the host `hooks.studio.test` resolves to a non-public address"
+        );
+        for (url, written) in [
+            ("https://10.1.2.3/hook", "10.1.2.3"),
+            ("https://[fd00::1]/hook", "fd00::1"),
+        ] {
+            let text = check_webhook_url(url, false).await.unwrap_err().to_string();
+            assert_eq!(
+                text,
+                format!("the host is a non-public address ({written})")
+            );
+        }
     }
 
     #[tokio::test]

@@ -125,7 +125,84 @@ async fn port_zero_is_refused(backend: Backend) {
     }
 }
 
+/// A refusal names an address the studio wrote, never one a name resolved
+/// to (docs/webhooks.md, "Which URLs are accepted"): the test event's
+/// answer and the attempt log of a mode whose host name resolves to
+/// loopback say so without the address.
+async fn a_refused_name_does_not_say_what_it_resolves_to(backend: Backend) {
+    use matchplane_store::entities::game_mode;
+    use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+
+    // An address written in the URL is named.
+    let mut body = mode("hooked");
+    body["webhook"]["url"] = json!("https://10.1.2.3/hook");
+    let refused = t.call(Method::POST, &base, Some(&key), Some(body)).await;
+    refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+    assert_eq!(
+        refused.body["errors"][0]["message"],
+        "the host is a non-public address (10.1.2.3)"
+    );
+
+    // A name that resolves inside at delivery (as DNS may change after the
+    // mode was written): stored here as it would be by a write that found
+    // the name unresolved.
+    let mut body = mode("hooked");
+    body["webhook"]["url"] = json!("https://93.184.216.34/hook");
+    let created = t.call(Method::POST, &base, Some(&key), Some(body)).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let row = game_mode::Entity::find()
+        .filter(game_mode::Column::ProjectId.eq(p.as_str()))
+        .filter(game_mode::Column::Name.eq("hooked"))
+        .one(&t.db)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut config = row.config.clone();
+    config["webhook"]["url"] = json!("https://localhost:9/hook");
+    let mut active: game_mode::ActiveModel = row.into();
+    active.config = Set(config);
+    active.update(&t.db).await.unwrap();
+
+    let tested = t
+        .call(
+            Method::POST,
+            &format!("{base}/hooked/webhook/test"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(tested.status, StatusCode::OK, "{}", tested.body);
+    assert_eq!(tested.body["delivered"], false);
+    let said = tested.body["error"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(
+        said,
+        "refused: the host `localhost` resolves to a non-public address"
+    );
+    let logged = t
+        .call(
+            Method::GET,
+            &format!("{base}/hooked/deliveries?eventType=webhook.test"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(logged.status, StatusCode::OK, "{}", logged.body);
+    assert_eq!(logged.body[0]["attempts"][0]["error"], said.as_str());
+    for shown in [&tested.body, &logged.body] {
+        let text = shown.to_string();
+        assert!(
+            !text.contains("127.0.0.1") && !text.contains("::1"),
+            "{text}"
+        );
+    }
+}
+
 on_both!(
+    a_refused_name_does_not_say_what_it_resolves_to,
     private_webhooks_are_refused,
     port_zero_is_refused,
     names_that_do_not_resolve_are_accepted,

@@ -68,10 +68,29 @@ async fn a_name_resolving_inside_is_refused_on_the_resolved_address() {
         .await;
     // Nothing was connected to, and the delivery stops (docs/webhooks.md).
     assert_eq!(attempt.outcome, Outcome::Refused);
-    match attempt.error {
-        Some(AttemptError::Refused(Refusal::Address(ip))) => assert!(ip.is_loopback(), "{ip}"),
+    match &attempt.error {
+        Some(AttemptError::Refused(Refusal::Resolved { host, address })) => {
+            assert_eq!(host, "localhost");
+            assert!(address.is_loopback(), "{address}");
+        }
         other => panic!("expected a refused address, got {other:?}"),
     }
+    // The attempt's error is shown to the tenant (attempt log, webhook
+    // status, test answer): it says what the name resolves to in general,
+    // never the address the resolver gave (docs/webhooks.md).
+    let text = attempt
+        .error
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert_eq!(
+        text,
+        "refused: the host `localhost` resolves to a non-public address"
+    );
+    assert!(
+        !text.contains("127.0.0.1") && !text.contains("::1"),
+        "{text}"
+    );
     assert!(receiver.received().is_empty());
 }
 
@@ -154,9 +173,19 @@ async fn a_name_resolving_inside_ends_the_delivery_at_its_first_attempt() {
     let (attempt, next) = &attempts[0];
     assert_eq!(*next, NextAction::Stop(Final::Refused));
     assert!(
-        matches!(&attempt.error, Some(AttemptError::Refused(Refusal::Address(ip))) if ip.is_loopback()),
+        matches!(&attempt.error, Some(AttemptError::Refused(Refusal::Resolved { address, .. })) if address.is_loopback()),
         "{:?}",
         attempt.error
+    );
+    // The mode's webhook status shows this text as its last error.
+    let shown = matchplane_webhook::dispatcher::failure_text(attempt).unwrap_or_default();
+    assert!(
+        shown.contains("resolves to a non-public address"),
+        "{shown}"
+    );
+    assert!(
+        !shown.contains("127.0.0.1") && !shown.contains("::1"),
+        "{shown}"
     );
     assert!(receiver.received().is_empty());
 }

@@ -49,10 +49,18 @@ async fn a_name_resolving_inside_fails_the_delivery_at_its_first_attempt() {
     assert_eq!(delivery.status, "failed");
     assert_eq!(delivery.attempt_count, 1);
     assert_eq!(attempts.len(), 1);
+    // The attempt log and the mode's webhook status, both the tenant's to
+    // read, say the name resolves inside, never to what (docs/webhooks.md,
+    // "Which URLs are accepted").
     let error = attempts[0].error.as_deref().unwrap_or_default();
-    assert!(
-        error.starts_with("refused: the host is or resolves to a non-public address"),
-        "{error}"
+    assert_eq!(
+        error,
+        "refused: the host `localhost` resolves to a non-public address"
     );
+    let health = matchplane_store::repos::webhook_health::get(&env.db, &env.project_id, "duel")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(health.last_error.as_deref(), Some(error));
     assert!(receiver.received().is_empty(), "nothing was sent");
 }
