@@ -66,7 +66,7 @@ fn api_routes(state: Option<&AppState>) -> OpenApiRouter<AppState> {
         .routes(routes!(service::readyz))
         .routes(routes!(service::metrics))
         .routes(routes!(tiers::list))
-        .routes(routes!(tiers::get, tiers::put))
+        .routes(routes!(tiers::get, tiers::put, tiers::delete))
         .routes(idempotency::on_operator(
             routes!(projects::create, projects::list),
             state,

@@ -38,6 +38,10 @@ pub struct Tier {
 /// issue's default of 90 days).
 pub const DEFAULT_RETENTION_DAYS: u32 = 90;
 
+/// The tier a project gets when it is created without one; it cannot be
+/// deleted (docs/api-tour.md).
+pub const DEFAULT_TIER: &str = "free";
+
 /// Largest `retentionDays` a tier may have: ten years.
 pub const MAX_RETENTION_DAYS: u32 = 3650;
 
@@ -45,7 +49,7 @@ impl Tier {
     /// The `free` tier of docs/game-modes.md#tier-limits.
     pub fn free() -> Self {
         Self {
-            name: "free".into(),
+            name: DEFAULT_TIER.into(),
             min_cycle_duration_seconds: 5.0,
             min_base_tolerance: 5.0,
             min_expansion_multiplier: 1.0,

@@ -107,7 +107,10 @@ pub async fn create(
     ApiJson(body): ApiJson<CreateProject>,
 ) -> Result<(StatusCode, Json<ProjectView>), ApiError> {
     check_name(&body.name)?;
-    let tier = body.tier.as_deref().unwrap_or("free");
+    let tier = body
+        .tier
+        .as_deref()
+        .unwrap_or(matchplane_matchmaker::tier::DEFAULT_TIER);
     let created = projects::create(&state.db, body.name.trim(), tier, Utc::now()).await?;
     tracing::info!(project_id = %created.id, tier, "project created");
     Ok((StatusCode::CREATED, Json(created.into())))

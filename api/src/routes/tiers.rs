@@ -1,17 +1,21 @@
-//! Tiers (docs/game-modes.md#tier-limits, docs/api-tour.md): `GET /v1/tiers`, `GET/PUT /v1/tiers/{tier}`; operator only.
+//! Tiers (docs/game-modes.md#tier-limits, docs/api-tour.md): `GET /v1/tiers`,
+//! `GET/PUT/DELETE /v1/tiers/{tier}`; operator only.
 
 use crate::auth::{Caller, Operator};
 use crate::extract::ApiJson;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
+use axum::http::header::LOCATION;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::Json;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::tier::{DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS};
+use matchplane_matchmaker::tier::{DEFAULT_RETENTION_DAYS, DEFAULT_TIER, MAX_RETENTION_DAYS};
 use matchplane_matchmaker::validation::is_valid_name;
 use matchplane_matchmaker::{Code, FieldError, Tier};
 use matchplane_store::entities::tier;
-use matchplane_store::repos::tiers;
+use matchplane_store::repos::tiers::{self, Deletion};
+use matchplane_store::repos::StoreError;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -214,17 +218,25 @@ pub async fn get(
 }
 
 /// Creates or replaces a tier; projects on it are held to the new limits
-/// from their next request.
+/// from their next request. A create answers `201` with `Location`, a
+/// replace `200`, as a game mode's `PUT` does.
 #[utoipa::path(put, path = "/v1/tiers/{tier}", tag = "tiers", operation_id = "putTier", security(("bearer" = [])),
     params(("tier" = String, Path, description = "Tier name")),
     request_body = TierBody,
-    responses((status = 200, body = TierView), (status = 401, body = Problem), (status = 422, body = Problem)))]
+    responses(
+        (status = 200, description = "Replaced", body = TierView),
+        (status = 201, description = "Created (there was no tier of this name)", body = TierView,
+            headers(("Location" = String, description = "`/v1/tiers/{tier}`"))),
+        (status = 400, description = "Malformed JSON, or a field the body does not have", body = Problem),
+        (status = 401, body = Problem),
+        (status = 409, description = "CONFLICT: a tier of this name was created by another request meanwhile", body = Problem),
+        (status = 422, body = Problem)))]
 pub async fn put(
     _operator: Operator,
     State(state): State<AppState>,
     Path(name): Path<String>,
     ApiJson(body): ApiJson<TierBody>,
-) -> Result<Json<TierView>, ApiError> {
+) -> Result<(StatusCode, HeaderMap, Json<TierView>), ApiError> {
     let errors = check(&name, &body);
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
@@ -265,5 +277,62 @@ pub async fn put(
     // Keys are cached with their tier's rate limit, projects with its quotas.
     state.keys.written();
     state.play.cache.quotas_written();
-    Ok(Json(saved.into()))
+    let mut headers = HeaderMap::new();
+    if !saved.created {
+        return Ok((StatusCode::OK, headers, Json(saved.tier.into())));
+    }
+    tracing::info!(tier = %saved.tier.name, "tier created");
+    // The name matched the tier-name pattern: it is a valid header value.
+    let location = HeaderValue::from_str(&format!("/v1/tiers/{}", saved.tier.name))
+        .map_err(|e| ApiError::internal(&e))?;
+    headers.insert(LOCATION, location);
+    Ok((StatusCode::CREATED, headers, Json(saved.tier.into())))
+}
+
+/// Deletes a tier no project is on. The default tier (`free`, which a
+/// project created without a tier gets) is never deleted.
+#[utoipa::path(delete, path = "/v1/tiers/{tier}", tag = "tiers", operation_id = "deleteTier", security(("bearer" = [])),
+    params(("tier" = String, Path, description = "Tier name")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 401, body = Problem),
+        (status = 404, description = "NOT_FOUND: no tier of this name", body = Problem),
+        (status = 409, description = "TIER_IN_USE: projects are on the tier (`detail` says how many: move them first), or it is `free`, the default tier of a new project", body = Problem)))]
+pub async fn delete(
+    _operator: Operator,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    _: crate::extract::NoBody,
+) -> Result<StatusCode, ApiError> {
+    let in_use = |detail: String| ApiError::new(Code::TierInUse, detail);
+    if name == DEFAULT_TIER {
+        // Known or not: a project created without a tier is put on it.
+        return Err(in_use(format!(
+            "the tier {DEFAULT_TIER} is the default tier a project gets when it is \
+             created without one; it cannot be deleted"
+        )));
+    }
+    match tiers::delete(&state.db, &name).await {
+        Ok(Deletion::Deleted) => {
+            tracing::info!(tier = %name, "tier deleted");
+            Ok(StatusCode::NO_CONTENT)
+        }
+        Ok(Deletion::InUse { projects }) => {
+            let (count, them) = if projects == 1 {
+                ("1 project is".to_owned(), "it")
+            } else {
+                (format!("{projects} projects are"), "them")
+            };
+            Err(in_use(format!(
+                "{count} on the tier {name}; move {them} to another tier \
+                 (PATCH /v1/projects/{{projectId}}) before deleting it"
+            )))
+        }
+        Err(StoreError::NotFound) => Err(ApiError::not_found(if is_valid_name(&name) {
+            format!("there is no tier named {name}")
+        } else {
+            "there is no such tier".to_owned()
+        })),
+        Err(other) => Err(other.into()),
+    }
 }

@@ -144,7 +144,7 @@ async fn rate_limit_answers_429_with_retry_after(backend: Backend) {
             "maxMatchSize": 16, "maxGameModes": 3, "maxConcurrentSearches": 10, "requestsPerSecond": 2
         })))
         .await;
-    assert_eq!(tier.status, StatusCode::OK, "{}", tier.body);
+    assert_eq!(tier.status, StatusCode::CREATED, "{}", tier.body);
     let p = t.project("tiny").await;
     let (_, key) = t.key(&p).await;
     let path = format!("/v1/projects/{p}/game-modes");

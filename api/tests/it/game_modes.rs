@@ -211,7 +211,7 @@ async fn tier_floors_and_tier_changes(backend: Backend) {
             "maxMatchSize": 16, "maxGameModes": 3, "maxConcurrentSearches": 100, "requestsPerSecond": 100
         })))
         .await;
-    assert_eq!(custom.status, StatusCode::OK, "{}", custom.body);
+    assert_eq!(custom.status, StatusCode::CREATED, "{}", custom.body);
     let strict = t.project("strict").await;
     let (_, strict_key) = t.key(&strict).await;
     t.call(

@@ -820,6 +820,34 @@ async fn real_answers_match_the_document(backend: Backend) {
         .await;
     check_answer(&doc, &get, "/v1/projects/{projectId}", &a);
 
+    // A tier created, replaced, refused while in use, deleted, unknown.
+    let tier = json!({"minCycleDurationSeconds": 1, "minBaseTolerance": 1,
+        "minExpansionMultiplier": 1, "maxMatchSize": 64, "maxGameModes": 10,
+        "maxConcurrentSearches": 1000, "requestsPerSecond": 100});
+    check_request(&doc, &put, "/v1/tiers/{tier}", &tier);
+    for expected in [StatusCode::CREATED, StatusCode::OK] {
+        let a = t
+            .call(
+                put.clone(),
+                "/v1/tiers/gold",
+                Some(OPERATOR),
+                Some(tier.clone()),
+            )
+            .await;
+        assert_eq!(a.status, expected, "{}", a.body);
+        check_answer(&doc, &put, "/v1/tiers/{tier}", &a);
+    }
+    for (path, expected) in [
+        ("/v1/tiers/free", StatusCode::CONFLICT),
+        ("/v1/tiers/pro", StatusCode::CONFLICT),
+        ("/v1/tiers/gold", StatusCode::NO_CONTENT),
+        ("/v1/tiers/gold", StatusCode::NOT_FOUND),
+    ] {
+        let a = t.call(delete.clone(), path, Some(OPERATOR), None).await;
+        assert_eq!(a.status, expected, "{path}: {}", a.body);
+        check_answer(&doc, &delete, "/v1/tiers/{tier}", &a);
+    }
+
     let keys = format!("/v1/projects/{p}/keys");
     let body = json!({"name": "backend"});
     check_request(&doc, &post, "/v1/projects/{projectId}/keys", &body);

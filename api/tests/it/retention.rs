@@ -334,7 +334,7 @@ async fn api_answers_during_a_large_prune(backend: Backend, old: u64) {
     let put = t
         .call(Method::PUT, "/v1/tiers/load", Some(OPERATOR), Some(tier))
         .await;
-    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    assert_eq!(put.status, StatusCode::CREATED, "{}", put.body);
     let (busy, short) = (t.project("load").await, t.project("free").await);
     let (_, key) = t.key(&busy).await;
     let seed = Seeder { db: &t.db, backend };

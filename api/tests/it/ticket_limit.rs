@@ -39,7 +39,7 @@ async fn pending_tickets_are_bounded_by_the_tier(backend: Backend) {
             Some(tier.clone()),
         )
         .await;
-    assert_eq!(put.status, StatusCode::OK, "{}", put.body);
+    assert_eq!(put.status, StatusCode::CREATED, "{}", put.body);
     let mut without = tier.clone();
     without.as_object_mut().unwrap().remove("maxPendingTickets");
     let kept = t

@@ -148,8 +148,150 @@ async fn projects_crud(backend: Backend) {
         .assert_problem(StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
 }
 
+/// A tier's limits, as a `PUT` takes them.
+fn limits() -> serde_json::Value {
+    json!({
+        "minCycleDurationSeconds": 1, "minBaseTolerance": 1, "minExpansionMultiplier": 1,
+        "maxMatchSize": 64, "maxGameModes": 10, "maxConcurrentSearches": 1000,
+        "requestsPerSecond": 100
+    })
+}
+
+/// A `PUT` that creates a tier answers `201` with `Location`, one that
+/// replaces it `200`, as a game mode's `PUT` does (docs/api-tour.md).
+async fn a_put_says_whether_it_created_the_tier(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let created = t
+        .call(
+            Method::PUT,
+            "/v1/tiers/gold",
+            Some(OPERATOR),
+            Some(limits()),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.headers[header::LOCATION], "/v1/tiers/gold");
+    assert_eq!(created.body["name"], "gold");
+    let mut changed = limits();
+    changed["maxGameModes"] = json!(20);
+    let replaced = t
+        .call(Method::PUT, "/v1/tiers/gold", Some(OPERATOR), Some(changed))
+        .await;
+    assert_eq!(replaced.status, StatusCode::OK, "{}", replaced.body);
+    assert!(replaced.headers.get(header::LOCATION).is_none());
+    assert_eq!(replaced.body["maxGameModes"], 20);
+    // A seeded tier is replaced.
+    let mut free = t
+        .call(Method::GET, "/v1/tiers/free", Some(OPERATOR), None)
+        .await
+        .body;
+    free.as_object_mut().unwrap().remove("updatedAt");
+    let again = t
+        .call(Method::PUT, "/v1/tiers/free", Some(OPERATOR), Some(free))
+        .await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+}
+
+/// `DELETE /v1/tiers/{tier}`: `204` for a tier no project is on, `404` for
+/// an unknown one, `409 TIER_IN_USE` while projects are on it (how many)
+/// and always for `free`, the default tier of a new project.
+async fn a_tier_is_deleted_only_when_no_project_needs_it(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let put = t
+        .call(
+            Method::PUT,
+            "/v1/tiers/gold",
+            Some(OPERATOR),
+            Some(limits()),
+        )
+        .await;
+    assert_eq!(put.status, StatusCode::CREATED, "{}", put.body);
+    let one = t.project("gold").await;
+    let two = t.project("gold").await;
+
+    let refused = t
+        .call(Method::DELETE, "/v1/tiers/gold", Some(OPERATOR), None)
+        .await;
+    refused.assert_problem(StatusCode::CONFLICT, "TIER_IN_USE");
+    let detail = refused.body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("2 projects are on the tier gold"),
+        "{detail}"
+    );
+    let moved = t
+        .call(
+            Method::PATCH,
+            &format!("/v1/projects/{one}"),
+            Some(OPERATOR),
+            Some(json!({"tier": "pro"})),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    let refused = t
+        .call(Method::DELETE, "/v1/tiers/gold", Some(OPERATOR), None)
+        .await;
+    refused.assert_problem(StatusCode::CONFLICT, "TIER_IN_USE");
+    let detail = refused.body["detail"].as_str().unwrap();
+    assert!(detail.contains("1 project is on the tier gold"), "{detail}");
+    // A deleted project no longer holds it.
+    let gone = t
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{two}"),
+            Some(OPERATOR),
+            None,
+        )
+        .await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT);
+
+    let deleted = t
+        .call(Method::DELETE, "/v1/tiers/gold", Some(OPERATOR), None)
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+    assert!(deleted.body.is_null());
+    t.call(Method::GET, "/v1/tiers/gold", Some(OPERATOR), None)
+        .await
+        .assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    let unknown = t
+        .call(Method::DELETE, "/v1/tiers/gold", Some(OPERATOR), None)
+        .await;
+    unknown.assert_problem(StatusCode::NOT_FOUND, "NOT_FOUND");
+    assert_eq!(unknown.body["detail"], "there is no tier named gold");
+    // No project can be put on it any more.
+    let a = t
+        .call(
+            Method::POST,
+            "/v1/projects",
+            Some(OPERATOR),
+            Some(json!({"name": "Late", "tier": "gold"})),
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", a.body);
+
+    // `free` is what a project created without a tier gets: never deleted,
+    // even with no project on it.
+    let refused = t
+        .call(Method::DELETE, "/v1/tiers/free", Some(OPERATOR), None)
+        .await;
+    refused.assert_problem(StatusCode::CONFLICT, "TIER_IN_USE");
+    let detail = refused.body["detail"].as_str().unwrap();
+    assert!(detail.contains("default tier"), "{detail}");
+    let free = t
+        .call(Method::GET, "/v1/tiers/free", Some(OPERATOR), None)
+        .await;
+    assert_eq!(free.status, StatusCode::OK);
+
+    // A seeded tier no project is on goes like any other.
+    let deleted = t
+        .call(Method::DELETE, "/v1/tiers/enterprise", Some(OPERATOR), None)
+        .await;
+    assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+}
+
 on_both!(
     seeded_tiers_are_served_and_editable,
+    a_put_says_whether_it_created_the_tier,
+    a_tier_is_deleted_only_when_no_project_needs_it,
     projects_crud,
     operator_routes_refuse_a_key_before_reading_the_body
 );
@@ -163,6 +305,7 @@ async fn operator_routes_refuse_a_key_before_reading_the_body(backend: Backend) 
     let project_path = format!("/v1/projects/{p}");
     for (method, path) in [
         (Method::PUT, "/v1/tiers/free"),
+        (Method::DELETE, "/v1/tiers/pro"),
         (Method::POST, "/v1/projects"),
         (Method::PATCH, project_path.as_str()),
     ] {

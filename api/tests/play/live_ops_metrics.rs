@@ -117,7 +117,7 @@ async fn a_rate_limited_request_is_counted(pools: Pools) {
             "maxMatchSize": 16, "maxGameModes": 3, "maxConcurrentSearches": 10, "requestsPerSecond": 2
         })))
         .await;
-    assert_eq!(tier.status, StatusCode::OK, "{}", tier.body);
+    assert_eq!(tier.status, StatusCode::CREATED, "{}", tier.body);
     let (p, key) = t.project("tiny").await;
     let path = format!("/v1/projects/{p}/game-modes");
     let mut refused = 0;

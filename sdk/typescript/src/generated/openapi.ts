@@ -974,11 +974,16 @@ export interface paths {
         get: operations["getTier"];
         /**
          * Creates or replaces a tier; projects on it are held to the new limits
-         *     from their next request.
+         *     from their next request. A create answers `201` with `Location`, a
+         *     replace `200`, as a game mode's `PUT` does.
          */
         put: operations["putTier"];
         post?: never;
-        delete?: never;
+        /**
+         * Deletes a tier no project is on. The default tier (`free`, which a
+         *     project created without a tier gets) is never deleted.
+         */
+        delete: operations["deleteTier"];
         options?: never;
         head?: never;
         patch?: never;
@@ -11708,6 +11713,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Replaced */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11716,7 +11722,18 @@ export interface operations {
                     "application/json": components["schemas"]["TierView"];
                 };
             };
-            /** @description VALIDATION_ERROR: malformed JSON, with line, column and path; a header such as Authorization given twice */
+            /** @description Created (there was no tier of this name) */
+            201: {
+                headers: {
+                    /** @description `/v1/tiers/{tier}` */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TierView"];
+                };
+            };
+            /** @description Malformed JSON, or a field the body does not have */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11751,6 +11768,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description CONFLICT: a tier of this name was created by another request meanwhile */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
             413: {
                 headers: {
@@ -11769,6 +11795,98 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: the project's requests per second are used up; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: failed on our side; nothing internal is said */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database or Redis is out of reach or slow (detail names which); see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tier name */
+                tier: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: a body, which this route does not take; a header such as Authorization given twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_FOUND: no tier of this name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description TIER_IN_USE: projects are on the tier (`detail` says how many: move them first), or it is `free`, the default tier of a new project */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
