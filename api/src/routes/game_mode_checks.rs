@@ -1,12 +1,49 @@
 //! The checks of a game mode's config before it is stored (create,
 //! replace, preview, replay): the matching core's validation against the
-//! project's current tier, the webhook URL's safety, and the body's name
-//! against the path's (docs/game-modes.md, "Validation").
+//! project's current tier, the config's size, the webhook URL's safety,
+//! and the body's name against the path's (docs/game-modes.md,
+//! "Validation").
 
+use crate::extract::MAX_BODY_BYTES;
 use crate::state::AppState;
 use matchplane_matchmaker::{validate, Code, FieldError, GameModeConfig, Tier};
 
-/// Core validation plus webhook URL safety.
+/// Largest game-mode config, in bytes of its compact JSON as stored and
+/// answered (its defaults filled in): 60 KiB. A `GET` answer is the config
+/// plus the members the server sets, and must fit the request body limit
+/// to be sent back with `PUT` (docs/config-as-code.md, "Create or update
+/// with `PUT`").
+pub const MAX_CONFIG_BYTES: usize = 60 * 1024;
+
+/// The room the body limit keeps beyond [`MAX_CONFIG_BYTES`] for the
+/// server-set members of a mode's answer (`version`, `createdAt`,
+/// `updatedAt`, `hold`, `webhook.secret`, `webhook.status`): 4 KiB, more
+/// than they can take at most (a test of `game_modes` checks it).
+pub const SERVER_SET_ROOM: usize = MAX_BODY_BYTES - MAX_CONFIG_BYTES;
+
+/// The size of `config` as stored and answered: its compact JSON. A
+/// config that cannot be written as JSON is never stored either.
+fn stored_bytes(config: &GameModeConfig) -> usize {
+    serde_json::to_vec(config).map_or(usize::MAX, |json| json.len())
+}
+
+/// The error of a config over [`MAX_CONFIG_BYTES`], if it is.
+pub(crate) fn too_large(config: &GameModeConfig) -> Option<FieldError> {
+    let size = stored_bytes(config);
+    (size > MAX_CONFIG_BYTES).then(|| {
+        FieldError::new(
+            "$",
+            Code::ValidationError,
+            format!(
+                "the config is {size} bytes as stored (compact JSON, defaults filled in); \
+                 at most {MAX_CONFIG_BYTES} (60 KiB), so that its GET answer, with the \
+                 members the server adds, can be sent back within the 64 KiB body limit"
+            ),
+        )
+    })
+}
+
+/// Core validation, the config's size and webhook URL safety.
 pub(crate) async fn check(
     state: &AppState,
     config: &GameModeConfig,
@@ -16,6 +53,7 @@ pub(crate) async fn check(
         Ok(()) => Vec::new(),
         Err(invalid) => invalid.0,
     };
+    errors.extend(too_large(config));
     if let Some(url) = config
         .webhook
         .as_ref()

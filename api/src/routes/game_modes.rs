@@ -427,3 +427,6 @@ pub async fn rotate_secret(
     tracing::info!(project_id = %project_id, game_mode = %name, "webhook secret rotated");
     Ok(Json(view(&mode, true)))
 }
+
+#[cfg(test)]
+mod tests;

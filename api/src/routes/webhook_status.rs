@@ -22,7 +22,8 @@ pub struct WebhookStatus {
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::option::serialize")]
     pub since: Option<DateTime<Utc>>,
     /// What the last failed attempt came to: `HTTP <status>`, or an error
-    /// such as `timed out` or `the host … does not resolve` (never a URL).
+    /// such as `timed out` or `the host … does not resolve` (never a URL),
+    /// at most 300 characters (a longer one is cut, ending with `…`).
     /// Kept after a success, for reference.
     pub last_error: Option<String>,
     /// Attempts failed in a row since the last success (every attempt of a
@@ -51,11 +52,30 @@ impl WebhookStatus {
             Some(h) => Self {
                 failing: h.consecutive_failures > 0,
                 since: h.failing_since.filter(|_| h.consecutive_failures > 0),
-                last_error: h.last_error.clone(),
+                last_error: h.last_error.as_deref().map(shown_error),
                 consecutive_failures: h.consecutive_failures,
                 last_failure_at: h.last_failure_at,
                 last_success_at: h.last_success_at,
             },
+        }
+    }
+}
+
+/// Most characters of `lastError` shown; a longer error is cut there and
+/// ends with `…`. It bounds what a mode's answer adds to its config
+/// (`crate::routes::game_mode_checks::SERVER_SET_ROOM`).
+pub const MAX_LAST_ERROR_CHARS: usize = 300;
+
+/// `error` as shown: at most [`MAX_LAST_ERROR_CHARS`] characters.
+fn shown_error(error: &str) -> String {
+    match error.char_indices().nth(MAX_LAST_ERROR_CHARS) {
+        None => error.to_owned(),
+        Some((cut, _)) => {
+            let kept = error[..cut]
+                .char_indices()
+                .nth(MAX_LAST_ERROR_CHARS - 1)
+                .map_or(cut, |(at, _)| at);
+            format!("{}…", &error[..kept])
         }
     }
 }

@@ -6,6 +6,7 @@
 mod backfill;
 mod bom;
 mod common;
+mod config_size;
 mod connections;
 mod console_routes;
 mod cross_tenant;

@@ -5059,7 +5059,8 @@ export interface components {
             failing: boolean;
             /**
              * @description What the last failed attempt came to: `HTTP <status>`, or an error
-             *     such as `timed out` or `the host … does not resolve` (never a URL).
+             *     such as `timed out` or `the host … does not resolve` (never a URL),
+             *     at most 300 characters (a longer one is cut, ending with `…`).
              *     Kept after a success, for reference.
              */
             lastError?: string | null;
