@@ -84,3 +84,73 @@ async fn migrating_an_up_to_date_postgres_database_logs_no_notices() {
     let stdout = String::from_utf8_lossy(&again.stdout);
     assert!(stdout.contains("up to date"), "{stdout}");
 }
+
+/// Every log line of a mode's loop names the mode's project as well as
+/// the mode: two studios' modes of one name (`duel`) would otherwise be
+/// told apart by nothing in a worker's warnings (docs/configuration.md,
+/// on `RUST_LOG`).
+#[tokio::test]
+async fn a_mode_loops_lines_name_its_project() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("mp-logging-mode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("dev.db");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matchplane"))
+        .args(["dev", "--demo", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--database-url")
+        .arg(format!("sqlite://{}?mode=rwc", db.display()))
+        .env("RUST_LOG", "info,matchplane_worker=debug")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // "demo: project prj_…, API key mp_sk_…"
+    let demo = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .find(|l| l.starts_with("demo: project"))
+        .expect("the demo line");
+    let words: Vec<&str> = demo.split_whitespace().collect();
+    let (project, key) = (words[2].trim_end_matches(','), words[5]);
+    // One search, so that the demo's `duel` mode runs a cycle over it.
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let client = reqwest::Client::new();
+    let ticket: serde_json::Value = client
+        .post(format!("{base}/projects/{project}/tickets"))
+        .bearer_auth(key)
+        .json(&serde_json::json!({"gameMode": "duel", "playerId": "ana", "attributes": {"mmr": 1500}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = ticket["token"].as_str().expect("a ticket");
+    let started = client
+        .post(format!("{base}/searches"))
+        .json(&serde_json::json!({"ticket": token}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status().as_u16(), 202);
+    let stderr = child.stderr.take().unwrap();
+    let cycle = tokio::task::spawn_blocking(move || {
+        BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+            .find(|l| l.contains("matchplane_worker::mode_loop") && l.contains(" cycle "))
+    });
+    let cycle = tokio::time::timeout(std::time::Duration::from_secs(60), cycle).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let cycle = cycle.expect("a cycle's log line within a minute").unwrap();
+    let cycle = cycle.expect("a cycle's log line");
+    assert!(cycle.contains(&format!("project_id={project}")), "{cycle}");
+}

@@ -31,6 +31,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 /// What every loop of one worker shares.
 pub struct Shared {
@@ -385,10 +386,24 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                     channels.insert(key.clone(), ModeChannels { version, mine });
                     let shared = Arc::clone(shared);
                     let cancel = shutdown.child_token();
-                    loops.spawn(async move {
-                        crate::mode_loop::run(shared, key.clone(), versions, mines, cancel).await;
-                        key
-                    });
+                    // Every line the mode's loop logs names its project
+                    // and mode (two projects may each have a `duel`). At
+                    // the error level, so that a filter that keeps only
+                    // warnings (`RUST_LOG=warn`) keeps these fields too; a
+                    // span writes no line of its own.
+                    let span = tracing::error_span!(
+                        "mode_loop",
+                        project_id = %key.project_id,
+                        mode = %key.mode
+                    );
+                    loops.spawn(
+                        async move {
+                            crate::mode_loop::run(shared, key.clone(), versions, mines, cancel)
+                                .await;
+                            key
+                        }
+                        .instrument(span),
+                    );
                 }
             }
             Err(err) => {
