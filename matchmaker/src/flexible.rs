@@ -55,13 +55,35 @@ pub fn settle_pass(
                 plan: SeatPlan::Exact(sizes),
             });
         } else if attempt.seats >= fewest {
+            let units = unit_sizes(candidates, &attempt.group, true);
             let reason = WaitingReason::NoExactSeating {
-                completing_party_sizes: Vec::new(),
+                completing_party_sizes: completing_solos(&units, flex),
             };
             unseated.push((anchor, reason));
         }
     }
     unseated
+}
+
+/// The solos that would let a group of units of `sizes` seats settle
+/// under `flex` (`[1]`: one more solo player), the fewest that do; empty
+/// when no number of solos would (docs/error-codes.md, `NO_EXACT_SEATING`).
+/// Solos are what a short settled group lacks: they open teams and lift
+/// teams to `min`, where parties of its own cannot be split.
+pub fn completing_solos(sizes: &[u32], flex: &FlexibleShape) -> Vec<u32> {
+    let seats: u32 = sizes.iter().sum();
+    let room = flex
+        .teams
+        .saturating_mul(flex.team_size.max)
+        .saturating_sub(seats);
+    let mut with = sizes.to_vec();
+    for added in 1..=room {
+        with.push(1);
+        if team_sizes(&with, flex).is_some() {
+            return vec![1; added as usize];
+        }
+    }
+    Vec::new()
 }
 
 /// One team while team sizes are settled: players, of whom solos.
@@ -178,6 +200,16 @@ mod tests {
         assert_eq!(team_sizes(&[1; 6], &flex(8, 1, 1, 4)), Some(vec![1; 6]));
         assert_eq!(team_sizes(&[1; 3], &flex(8, 1, 1, 4)), None);
         assert_eq!(team_sizes(&[1; 4], &flex(10, 1, 3, 4)), Some(vec![1; 4]));
+    }
+
+    #[test]
+    fn the_solos_that_complete_a_settled_group() {
+        // Three trios, at least four teams: one solo opens the fourth.
+        assert_eq!(completing_solos(&[3, 3, 3], &flex(4, 1, 3, 4)), vec![1]);
+        // Teams of at least 2: the fourth needs two.
+        assert_eq!(completing_solos(&[3, 3, 3], &flex(4, 2, 3, 4)), vec![1, 1]);
+        // Three duos in two teams of three: no number of solos seats them.
+        assert!(completing_solos(&[2, 2, 2], &flex(2, 1, 3, 2)).is_empty());
     }
 
     #[test]

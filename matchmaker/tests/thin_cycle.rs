@@ -253,8 +253,9 @@ fn parties_too_few_for_min_teams_wait_for_seating_not_players() {
         assert_eq!((w.found, w.needed), (9, 4), "{w:?}");
         assert_eq!(
             w.reason,
+            // One more solo opens the fourth team.
             matchplane_matchmaker::WaitingReason::NoExactSeating {
-                completing_party_sizes: Vec::new()
+                completing_party_sizes: vec![1]
             },
             "{w:?}"
         );
