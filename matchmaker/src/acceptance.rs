@@ -14,7 +14,10 @@
 //!   other members of their parties fail with `PARTY_MEMBER_DECLINED` (a
 //!   party is never split by a requeue), and every other party goes back to
 //!   the pool with its original `queuedAt`. Only the ones responsible are
-//!   cooled down.
+//!   cooled down;
+//! - a member's search ended by the service (failed, or cancelled by its
+//!   API instance stopping): nobody is responsible, and everyone else,
+//!   its party too, goes back to the pool.
 
 use crate::codes::Code;
 use crate::config::GameModeConfig;
@@ -80,8 +83,10 @@ pub enum Answer {
     /// Its search ended while proposed (cancelled, socket closed, expired):
     /// counts as a decline.
     Gone,
-    /// Its search was failed by the service (e.g. its mode was disabled):
-    /// ends the proposal, nobody is responsible for it.
+    /// Its search was ended by the service (failed, e.g. its mode was
+    /// disabled, or cancelled by its API instance stopping): ends the
+    /// proposal, nobody is responsible for it, and its party is not
+    /// dropped for it.
     Failed,
 }
 
@@ -136,7 +141,10 @@ pub fn close(members: &[Member<'_>], accept_by: f64, now: f64) -> Option<Vec<Fat
         return None;
     }
     // Who is responsible: decliners and leavers, or (at the deadline) the
-    // silent. A search failed by the service makes nobody responsible.
+    // silent. A search ended by the service makes nobody responsible, and
+    // its party goes back to the pool (waiting for that member to search
+    // again, docs/game-modes.md "Parties"): a rolling restart is nobody's
+    // decline (docs/acceptance.md, "How a proposal ends").
     let responsible = |m: &Member<'_>| match m.answer {
         Answer::Decline | Answer::Gone => true,
         Answer::Pending => timed_out,
@@ -144,7 +152,7 @@ pub fn close(members: &[Member<'_>], accept_by: f64, now: f64) -> Option<Vec<Fat
     };
     let dropped: std::collections::HashSet<&str> = members
         .iter()
-        .filter(|m| responsible(m) || m.answer == Answer::Failed)
+        .filter(|m| responsible(m))
         .map(|m| m.party)
         .collect();
     Some(
@@ -266,6 +274,24 @@ mod tests {
                     code: crate::Code::AcceptanceTimeout.as_str(),
                     cooled: true
                 }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_search_ended_by_the_service_drops_nobody_from_the_pool() {
+        let members = [
+            m("a1", "pa", Answer::Failed),
+            m("a2", "pa", Answer::Accept),
+            m("b", "b", Answer::Pending),
+        ];
+        let fates = close(&members, 10.0, 1.0).unwrap();
+        assert_eq!(
+            fates,
+            vec![
+                Fate::AlreadyEnded { cooled: false },
+                Fate::Requeued,
+                Fate::Requeued
             ]
         );
     }
