@@ -280,7 +280,7 @@ impl Recorder {
     /// Records the end of `ticket`'s search with `outcome` at `at`.
     pub fn end(&self, ticket: &Ticket, outcome: &EndOutcome, at: f64) {
         let (kind, outcome) = match outcome {
-            EndOutcome::Cancelled => (Kind::Cancel, None),
+            EndOutcome::Cancelled | EndOutcome::CancelledFor { .. } => (Kind::Cancel, None),
             EndOutcome::Expired => (Kind::End, Some("expired".to_string())),
             EndOutcome::ExpiredFor { reason } => (Kind::End, Some(format!("expired:{reason}"))),
             EndOutcome::Failed { code, .. } => (Kind::End, Some(format!("failed:{code}"))),

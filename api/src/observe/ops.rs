@@ -190,7 +190,9 @@ impl SearchEnds {
             return;
         };
         match outcome {
-            EndOutcome::Cancelled => counters.cancelled.increment(count),
+            EndOutcome::Cancelled | EndOutcome::CancelledFor { .. } => {
+                counters.cancelled.increment(count)
+            }
             EndOutcome::Expired | EndOutcome::ExpiredFor { .. } => {
                 counters.expired.increment(count)
             }

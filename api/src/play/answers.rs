@@ -76,8 +76,10 @@ pub async fn close_if_over(play: &Play, mode: &ModeKey, match_id: &str) -> Resul
     Ok(())
 }
 
-/// After `ticket`'s search ended (a cancel, a closed socket): closes the
-/// proposal it was in, if any, as its decline.
+/// After `ticket`'s search ended (a cancel, a closed socket, its API
+/// instance stopping): closes the proposal it was in, if any, as its
+/// decline, or as nobody's when the service ended it
+/// (docs/acceptance.md, "How a proposal ends").
 ///
 /// # Errors
 /// `500` when the store fails.

@@ -364,7 +364,7 @@ pub async fn end(play: &Play, ticket: &Ticket, outcome: EndOutcome) -> Result<En
         play.ends.ended(&outcome);
         crate::recording::ended(play, ticket, &outcome).await;
         let message = match outcome {
-            EndOutcome::Cancelled => StatusMessage::Cancelled,
+            EndOutcome::Cancelled | EndOutcome::CancelledFor { .. } => StatusMessage::Cancelled,
             EndOutcome::Expired => StatusMessage::Expired { reason: None },
             EndOutcome::ExpiredFor { reason } => StatusMessage::Expired {
                 reason: Some(reason),

@@ -14,7 +14,8 @@
 //! for `pong_timeout` (10 s: ten missed pongs at one ping a second) ends
 //! `expired` with `reason` `PONG_TIMEOUT`, freeing the player and the
 //! project's quota. A client's Close frame is answered with a Close frame
-//! and ends the search as cancelled; so does a socket that breaks.
+//! and ends the search as cancelled; so does a socket that breaks. The
+//! server stopping ends it cancelled with reason `SERVER_STOPPING`.
 //!
 //! A `matched` final always carries the player's view of the match: the
 //! worker publishes it once the match is stored, and the re-read, which
@@ -33,7 +34,7 @@ use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpg
 use axum::extract::State;
 use axum::response::Response;
 use futures::StreamExt;
-use matchplane_store::pool::{EndOutcome, StatusStream};
+use matchplane_store::pool::{EndOutcome, StatusStream, SERVER_STOPPING};
 use matchplane_store::tickets::StatusMessage;
 use sea_orm::DatabaseConnection;
 use serde::Deserialize;
@@ -320,11 +321,18 @@ async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
 }
 
 /// The server is stopping (`crate::play::sockets`): the search ends
-/// cancelled and the socket closes with 1001 (going away), without a
-/// final message, so that the client searches again with the same ticket
-/// (docs/searching.md, "Closing").
+/// cancelled with reason `SERVER_STOPPING` and the socket closes with 1001
+/// (going away), without a final message, so that the client searches
+/// again with the same ticket (docs/searching.md, "Closing"). The service
+/// ended it, not the player: an open proposal it was in closes with
+/// nobody cooled down (docs/acceptance.md, "How a proposal ends").
 async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
-    client_left(held).await;
+    let stopping = EndOutcome::CancelledFor {
+        reason: SERVER_STOPPING.to_owned(),
+    };
+    if let Err(error) = end(&held.play, &held.started.ticket, stopping).await {
+        tracing::warn!(status = %error.status(), ticket_id = %held.started.ticket.ticket_id, "ending a stopping server's search failed");
+    }
     let reason = "server stopping: search again with the same ticket";
     send_close(&mut socket, close_code::AWAY, reason).await;
     client_close(&mut socket).await;

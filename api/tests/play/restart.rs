@@ -1,19 +1,24 @@
 //! An API restart loses no search: a new state over the same Redis prefix
 //! (a new connection) still sees every live search and its status.
 
+use crate::acceptance::{accepting, propose};
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
-use crate::ws::{close_code, connect, next_json};
+use crate::ws::{close_code, connect, next_json, Client};
 use axum::http::{Method, StatusCode};
+use futures::SinkExt;
 use matchplane_api::{router, ApiConfig, AppState};
 use matchplane_store::pool::{Ended, ModeKey, SearchState};
+use matchplane_store::tickets::{publish, StatusMessage};
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
 use tower::ServiceExt;
 
 on_both_pools!(
     a_restarted_api_keeps_every_search,
-    a_stopping_instance_ends_its_sockets_searches
+    a_stopping_instance_ends_its_sockets_searches,
+    a_stopping_instance_never_counts_as_a_players_decline
 );
 
 async fn a_restarted_api_keeps_every_search(pools: Pools) {
@@ -95,4 +100,77 @@ async fn a_stopping_instance_ends_its_sockets_searches(pools: Pools) {
     let other = t.other_instance().await;
     let mut ws = connect(other.serve().await, &token).await;
     assert_eq!(next_json(&mut ws).await["type"], "searching");
+}
+
+/// The next message of type `kind` (skipping the others).
+async fn until(ws: &mut Client, kind: &str) -> serde_json::Value {
+    loop {
+        let msg = next_json(ws).await;
+        if msg["type"] == kind {
+            return msg;
+        }
+    }
+}
+
+/// An instance stopping (a rolling restart) while its socket's search is
+/// in a proposal closes the proposal as the service's doing
+/// (docs/acceptance.md, "How a proposal ends"): the player who had
+/// accepted is not cooled down and searches again at once with the same
+/// ticket on another instance; the other player is requeued with its
+/// first `queuedAt`. Before, the stop counted as the player's decline:
+/// the reconnect got `409 DECLINE_COOLDOWN`.
+async fn a_stopping_instance_never_counts_as_a_players_decline(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let stopping = t.serve().await;
+    let other = t.other_instance().await;
+    let staying = other.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let (a, a_token) = t.ticket_ok(&p, &key, solo("duel", "a")).await;
+    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    let mut wa = connect(staying, &a_token).await;
+    let mut wb = connect(stopping, &b_token).await;
+    until(&mut wa, "searching").await;
+    until(&mut wb, "searching").await;
+    let a_queued_at = t.status(&p, &key, &a).await.body["queuedAt"].clone();
+
+    let match_id = propose(&t, &p, &[&a, &b], &["a", "b"], &[&a, &b]).await;
+    let proposed = StatusMessage::Proposed {
+        match_id: match_id.clone(),
+        accept_by: "2026-12-01T00:00:20.000Z".into(),
+        accept_in_seconds: 20.0,
+        teams: vec![vec!["a".into()], vec!["b".into()]],
+        attributes: Default::default(),
+    };
+    publish(t.play.pool.as_ref(), &a, &proposed).await;
+    publish(t.play.pool.as_ref(), &b, &proposed).await;
+    until(&mut wa, "proposed").await;
+    until(&mut wb, "proposed").await;
+    wb.send(Message::Text(r#"{"type":"accept"}"#.into()))
+        .await
+        .unwrap();
+    let mut accepted = false;
+    for _ in 0..50 {
+        let s = t.status(&p, &key, &b).await.body;
+        if s["proposal"]["accepted"] == serde_json::json!([b.clone()]) {
+            accepted = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(accepted, "b's accept was recorded");
+
+    let instance = t.play.clone();
+    let stop = tokio::spawn(async move { instance.sockets.stop(Duration::from_secs(5)).await });
+    assert_eq!(close_code(&mut wb).await, 1001);
+    assert_eq!(stop.await.unwrap(), 0);
+    until(&mut wa, "requeued").await;
+    let a_status = t.status(&p, &key, &a).await.body;
+    assert_eq!(a_status["status"], "searching", "{a_status}");
+    assert_eq!(a_status["queuedAt"], a_queued_at, "a keeps its first wait");
+    assert_eq!(t.status(&p, &key, &b).await.body["status"], "cancelled");
+
+    // b is nobody's decliner: the same ticket searches again at once.
+    let mut wb = connect(staying, &b_token).await;
+    assert_eq!(next_json(&mut wb).await["type"], "searching");
 }

@@ -71,7 +71,7 @@ pub use releases::{ReleasedTicket, Releases};
 pub(crate) use types::wall_clock;
 pub use types::{
     AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
-    ModeActivity, ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState,
+    ModeActivity, ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState, SERVER_STOPPING,
 };
 
 /// A stream of status messages (the JSON text published for one ticket).

@@ -378,12 +378,12 @@ pub async fn withdraw<P: Proposals + ?Sized>(
     Ok(None)
 }
 
-/// The answer an ended search counts as in its proposal: a search failed
-/// by the service makes nobody responsible; one cancelled or expired
-/// counts as a decline.
+/// The answer an ended search counts as in its proposal: one the service
+/// ended ([`EndedSearch::ended_by_service`]) makes nobody responsible; one
+/// cancelled or expired otherwise counts as a decline.
 pub(crate) fn answer_of_ended(ended: Option<&EndedSearch>) -> Answer {
-    match ended.map(|e| &e.how) {
-        Some(super::Ended::Failed { .. }) => Answer::Failed,
+    match ended {
+        Some(e) if e.ended_by_service() => Answer::Failed,
         _ => Answer::Gone,
     }
 }

@@ -71,8 +71,9 @@ pub struct EndedSearch {
     /// When it ended (Unix seconds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<f64>,
-    /// Why an expired search expired (`PONG_TIMEOUT`, …), if the caller
-    /// said.
+    /// Why an expired search expired (`PONG_TIMEOUT`, …), or why a
+    /// cancelled one was cancelled by the service ([`SERVER_STOPPING`]), if
+    /// the caller said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Whether a WebSocket held the search ([`crate::tickets::Hold::Socket`]):
@@ -97,12 +98,25 @@ impl EndedSearch {
     /// The record of a search ended with `outcome` at `ended_at`.
     pub fn of(outcome: &EndOutcome, ended_at: f64) -> Self {
         let reason = match outcome {
-            EndOutcome::ExpiredFor { reason } => Some(reason.clone()),
+            EndOutcome::ExpiredFor { reason } | EndOutcome::CancelledFor { reason } => {
+                Some(reason.clone())
+            }
             _ => None,
         };
         Self {
             reason,
             ..Self::new(Ended::from(outcome), ended_at)
+        }
+    }
+
+    /// Whether the service ended it, not its player (failed, or cancelled
+    /// by a stopping API instance): in a proposal, nobody is responsible
+    /// (docs/acceptance.md, "How a proposal ends").
+    pub fn ended_by_service(&self) -> bool {
+        match &self.how {
+            Ended::Failed { .. } => true,
+            Ended::Cancelled => self.reason.as_deref() == Some(SERVER_STOPPING),
+            _ => false,
         }
     }
 
@@ -135,6 +149,12 @@ pub enum EndOutcome {
         /// The reason code.
         reason: String,
     },
+    /// [`Ended::Cancelled`], with the reason kept in the record: the
+    /// service's own, [`SERVER_STOPPING`] (docs/searching.md, "Closing").
+    CancelledFor {
+        /// The reason code.
+        reason: String,
+    },
     /// See [`Ended::Failed`].
     Failed {
         /// The documented error code.
@@ -144,10 +164,14 @@ pub enum EndOutcome {
     },
 }
 
+/// The reason of a search cancelled because the API instance holding its
+/// WebSocket stopped (docs/searching.md, "Closing"): nobody's decline.
+pub const SERVER_STOPPING: &str = "SERVER_STOPPING";
+
 impl From<&EndOutcome> for Ended {
     fn from(outcome: &EndOutcome) -> Self {
         match outcome {
-            EndOutcome::Cancelled => Ended::Cancelled,
+            EndOutcome::Cancelled | EndOutcome::CancelledFor { .. } => Ended::Cancelled,
             EndOutcome::Expired | EndOutcome::ExpiredFor { .. } => Ended::Expired,
             EndOutcome::Failed { code, message } => Ended::Failed {
                 code: code.clone(),

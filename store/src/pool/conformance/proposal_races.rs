@@ -8,7 +8,9 @@ use matchplane_matchmaker::Code;
 
 use super::proposals::{ended, failed, outbox_len, proposal, propose, NOW};
 use super::{add_solos, live, mode};
-use crate::pool::{settle, AnswerOutcome, EndOutcome, EndResult, Ended, PoolStore};
+use crate::pool::{
+    settle, AnswerOutcome, EndOutcome, EndResult, Ended, PoolStore, SERVER_STOPPING,
+};
 
 const MATCH_DECLINED: &str = Code::MatchDeclined.as_str();
 
@@ -60,6 +62,43 @@ pub async fn a_search_failed_by_the_service_cools_nobody_down(store: Arc<dyn Poo
         .await
         .unwrap()
         .is_none());
+}
+
+/// A member's search ended by its API instance stopping (docs/acceptance.md,
+/// "How a proposal ends"): the proposal closes as for a search failed by
+/// the service, even after that member accepted: nobody is cooled down,
+/// the other member is requeued, and the stopped one may search again.
+pub async fn a_search_ended_by_a_stopping_server_cools_nobody_down(store: Arc<dyn PoolStore>) {
+    for accepted in [true, false] {
+        let m = mode(if accepted { "accepted" } else { "silent" });
+        add_solos(store.as_ref(), &m, 2).await;
+        propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
+        store.answer(&m, "t1", true, NOW).await.unwrap();
+        if accepted {
+            store.answer(&m, "t2", true, NOW).await.unwrap();
+        }
+        let stopping = EndOutcome::CancelledFor {
+            reason: SERVER_STOPPING.into(),
+        };
+        let result = store.end_search(&m, "t2", &stopping).await.unwrap();
+        assert_eq!(result, EndResult::Ended);
+        let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!settled.made);
+        assert_eq!(settled.requeued().collect::<Vec<_>>(), vec!["t1"]);
+        assert_eq!(settled.failed().count(), 0);
+        assert_eq!(
+            ended(store.as_ref(), &m, "t2").await,
+            Some(Ended::Cancelled)
+        );
+        for player in ["p1", "p2"] {
+            let cooled = store.cooldown_of(&m, player, NOW + 1.0).await.unwrap();
+            assert_eq!(cooled, None, "{player} (t2 accepted: {accepted})");
+        }
+        assert!(live(store.as_ref(), &m, "t1").await);
+    }
 }
 
 /// An accept (and its settle) racing a cancel of the other member: exactly

@@ -1,13 +1,18 @@
 
 -- A proposal member's answer now (proposal.lua and finish_proposal.lua):
 -- its recorded word while its search is live, else 'failed' (ended by the
--- service) or 'gone' (cancelled, expired).
+-- service: failed, or cancelled with reason SERVER_STOPPING, as
+-- EndedSearch::ended_by_service) or 'gone' (cancelled, expired).
 -- keys: players, answers, the three ended buckets
 local function answer_now(players, answers, current, next, previous, match, ticket, player)
   if redis.call('HGET', players, player) ~= ticket then
     local ended = find_ended(current, next, previous, ticket)
-    if ended and string.find(ended, '"status":"failed"', 1, true) then
-      return 'failed'
+    if ended then
+      local record = cjson.decode(ended)
+      if record['status'] == 'failed'
+        or (record['status'] == 'cancelled' and record['reason'] == 'SERVER_STOPPING') then
+        return 'failed'
+      end
     end
     return 'gone'
   end
