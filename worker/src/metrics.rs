@@ -58,7 +58,8 @@ pub const DEAD_LETTERS: &str = "matchplane_outbox_dead_letters_total";
 /// Counter: match proposals held (acceptance), per mode.
 pub const PROPOSALS: &str = "matchplane_proposals_total";
 /// Counter: answers of closed proposals' members, by `answer` (`accepted`,
-/// `declined`, `timed_out`, `left`), per mode.
+/// `declined`, also a member who left; `timed_out`), per mode
+/// (docs/acceptance.md, "Proposals and matches in the match views").
 pub const PROPOSAL_ANSWERS: &str = "matchplane_proposal_answers_total";
 /// Counter: proposals closed, by `outcome` (`made`, `cancelled`), per mode.
 pub const PROPOSALS_CLOSED: &str = "matchplane_proposals_closed_total";
@@ -237,7 +238,7 @@ pub fn describe() {
     metrics::describe_counter!(
         PROPOSAL_ANSWERS,
         Unit::Count,
-        "Members of closed proposals by answer (accepted, declined, timed_out), per project and mode"
+        "Members of closed proposals by answer (accepted; declined, also one who left; timed_out), per project and mode"
     );
     metrics::describe_counter!(
         RELEASES,
