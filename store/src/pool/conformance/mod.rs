@@ -108,6 +108,7 @@ conformance!(
     a_cancel_during_a_proposal_counts_as_a_decline,
     a_search_failed_by_the_service_cools_nobody_down,
     a_search_ended_by_a_stopping_server_cools_nobody_down,
+    a_stopping_server_drops_nobodys_party,
     an_accept_racing_a_cancel_has_exactly_one_outcome,
     two_answers_of_one_ticket_at_once_close_it_once,
     a_proposed_search_still_counts_as_searching,

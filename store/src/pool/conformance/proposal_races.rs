@@ -8,6 +8,7 @@ use matchplane_matchmaker::Code;
 
 use super::proposals::{ended, failed, outbox_len, proposal, propose, NOW};
 use super::{add_solos, live, mode};
+use crate::pool::closed::CancelledProposal;
 use crate::pool::{
     settle, AnswerOutcome, EndOutcome, EndResult, Ended, PoolStore, SERVER_STOPPING,
 };
@@ -99,6 +100,38 @@ pub async fn a_search_ended_by_a_stopping_server_cools_nobody_down(store: Arc<dy
         }
         assert!(live(store.as_ref(), &m, "t1").await);
     }
+}
+
+/// A party member's search ended by its API instance stopping drops
+/// nobody: its party-mate and the other player go back to the pool, and
+/// the closing record answers `none` for it (nobody declined).
+pub async fn a_stopping_server_drops_nobodys_party(store: Arc<dyn PoolStore>) {
+    let m = mode("party");
+    add_solos(store.as_ref(), &m, 3).await;
+    let p = proposal("mat_1", &["t1", "t2", "t3"], &["pa", "pa", "t3"]);
+    propose(store.as_ref(), &m, p).await;
+    store.answer(&m, "t1", true, NOW).await.unwrap();
+    let stopping = EndOutcome::CancelledFor {
+        reason: SERVER_STOPPING.into(),
+    };
+    store.end_search(&m, "t1", &stopping).await.unwrap();
+    let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(settled.requeued().collect::<Vec<_>>(), vec!["t2", "t3"]);
+    assert_eq!(settled.failed().count(), 0);
+    assert!(live(store.as_ref(), &m, "t2").await && live(store.as_ref(), &m, "t3").await);
+    for player in ["p1", "p2", "p3"] {
+        let cooled = store.cooldown_of(&m, player, NOW + 1.0).await.unwrap();
+        assert_eq!(cooled, None, "{player}");
+    }
+    let entries = store
+        .read_outbox(&m, "c", 100, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    let closed = CancelledProposal::parse(&entries[0].record_json).unwrap();
+    assert_eq!(closed.answers["t1"], "none");
 }
 
 /// An accept (and its settle) racing a cancel of the other member: exactly
