@@ -178,7 +178,7 @@ pub enum ClaimHeld {
 /// The text an attempt's log row carries from its start until its end is
 /// recorded: what a reader sees if the worker stopped in between.
 pub const ATTEMPT_UNFINISHED: &str =
-    "no outcome recorded: the attempt is running, or its worker stopped during it";
+    "no outcome recorded: the attempt is running, or its worker stopped or lost its database during it";
 
 /// Logs the start of an attempt before it is sent: the delivery's attempt
 /// count goes up by one and its lock is extended to `until`, and `attempt`
