@@ -52,9 +52,11 @@ pub async fn release_match<E: From<StoreError> + From<PoolError>>(
     Ok(outcome)
 }
 
-/// Releases (`released`) every made match of `mode` still waiting for its
-/// assignment, made within the last day: the mode is deleted, and nobody
-/// will assign them (docs/game-modes.md, on a deleted mode). Their players
+/// Releases (`released`) every made match of `mode`, created at
+/// `mode_created_at`, still waiting for its assignment, made within the
+/// last day: the mode is deleted, and nobody will assign them
+/// (docs/game-modes.md, on a deleted mode). An earlier mode's matches of
+/// the same name are not its own, and are left as they are. Their players
 /// are told `released`; a socket that waited closes, its search unable to
 /// start again in a deleted mode. Call only for a mode with an
 /// `assignment` block: in another every made match is played, not waiting.
@@ -65,11 +67,11 @@ pub async fn release_match<E: From<StoreError> + From<PoolError>>(
 pub async fn release_waiting_matches<E: From<StoreError> + From<PoolError>>(
     db: &DatabaseConnection,
     pool: &dyn PoolStore,
-    mode: &ModeKey,
+    (mode, mode_created_at): (&ModeKey, DateTime<Utc>),
     now: DateTime<Utc>,
 ) -> Result<usize, E> {
     const BATCH: u64 = 500;
-    let since = now - chrono::Duration::days(1);
+    let since = (now - chrono::Duration::days(1)).max(mode_created_at);
     let mut released = 0;
     // Each batch's matches leave `made`; a bound all the same.
     for _ in 0..100 {

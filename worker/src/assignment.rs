@@ -36,7 +36,9 @@ pub async fn time_out(
         return Ok(0);
     };
     let wait = chrono::Duration::milliseconds((assignment.wait_seconds * 1000.0) as i64);
-    let since = now - chrono::Duration::days(1);
+    // Its own matches only: a deleted mode's of the same name were
+    // released at its delete, or never waited for an assignment.
+    let since = (now - chrono::Duration::days(1)).max(config.created_at);
     let due =
         match_status::unassigned_due(db, &mode.project_id, &mode.mode, now - wait, since, BATCH)
             .await?;
@@ -101,7 +103,7 @@ impl NextTimeout {
         let wait = chrono::Duration::milliseconds((assignment.wait_seconds * 1000.0) as i64);
         let next = match time_out(pool, db, mode, config, now).await {
             Ok(_) => {
-                let since = now - chrono::Duration::days(1);
+                let since = (now - chrono::Duration::days(1)).max(config.created_at);
                 match_status::first_unassigned_made_at(db, &mode.project_id, &mode.mode, since)
                     .await
                     .map_err(WorkerError::from)

@@ -22,7 +22,8 @@
 //! The URL and the signing secrets are read from the mode at each attempt
 //! (from the project's endpoint for a mode with `webhook.useProjectEndpoint`,
 //! docs/webhooks.md), so a rotation signs with both secrets for its 24 hours
-//! and a changed URL is used from the next attempt. The body is the stored payload, the exact
+//! and a changed URL is used from the next attempt; never from a new mode
+//! of a deleted mode's name (docs/webhooks.md, "A deleted mode"). The body is the stored payload, the exact
 //! bytes of the first attempt.
 
 use crate::error::WorkerError;
@@ -30,7 +31,8 @@ use crate::modes;
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::webhook_delivery;
 use matchplane_store::repos::deliveries::{self, AfterAttempt, ClaimFilter};
-use matchplane_store::repos::project_webhooks::Target;
+use matchplane_store::repos::matches;
+use matchplane_store::repos::project_webhooks::ModeTarget;
 use matchplane_webhook::{Delivery, Dispatcher};
 use sea_orm::DatabaseConnection;
 use std::collections::HashMap;
@@ -74,7 +76,7 @@ pub struct DeliveryWorker {
 
 /// Webhook targets (URL and secrets) read in one turn of the loop, by mode:
 /// one read per mode per turn, not per delivery.
-type Targets = HashMap<(String, String), Option<Target>>;
+type Targets = HashMap<(String, String), Option<ModeTarget>>;
 
 /// The slots an attempt of [`DeliveryWorker::run`] holds besides its
 /// endpoint's, until it ends: its project's and the worker's.
@@ -93,16 +95,57 @@ struct Ready {
     project_endpoint: bool,
 }
 
-/// What `row` is sent as to `target`: `None` without a target, or when the
-/// target (a project endpoint's `eventTypes`) does not send its type.
-fn to_target(row: &webhook_delivery::Model, target: Option<&Target>) -> (Option<Delivery>, bool) {
+/// What `row` is sent as to `target`: `None` without a target, when the
+/// target (a project endpoint's `eventTypes`) does not send its type, or
+/// when the target's mode is a new mode of the same name, created after
+/// the event (`born_at`): a deleted mode's deliveries are not sent
+/// (docs/webhooks.md, "A deleted mode").
+fn to_target(
+    row: &webhook_delivery::Model,
+    born_at: DateTime<Utc>,
+    target: Option<&ModeTarget>,
+) -> (Option<Delivery>, bool) {
     match target {
-        Some(target) if target.sends(&row.event_type) => (
-            attempt::build(row, &target.url, &target.secrets),
-            target.project_endpoint,
-        ),
+        Some(ModeTarget {
+            target,
+            mode_created_at,
+        }) if target.sends(&row.event_type) => {
+            if !matches::is_own_mode(*mode_created_at, born_at) {
+                tracing::info!(delivery_id = %row.id, project_id = %row.project_id,
+                    game_mode = %row.game_mode,
+                    "the delivery's game mode was deleted and created again: not sent");
+                return (None, false);
+            }
+            (
+                attempt::build(row, &target.url, &target.secrets),
+                target.project_endpoint,
+            )
+        }
         _ => (None, false),
     }
+}
+
+/// [`to_target`], reading when `row`'s event happened only when there is
+/// a target to send to.
+///
+/// # Errors
+/// A database failure.
+async fn ready(
+    db: &DatabaseConnection,
+    row: webhook_delivery::Model,
+    target: Option<&ModeTarget>,
+) -> Result<Ready, WorkerError> {
+    let born_at = match target {
+        Some(_) => deliveries::born_at(db, &row).await?,
+        None => row.created_at,
+    };
+    let (delivery, project_endpoint) = to_target(&row, born_at, target);
+    Ok(Ready {
+        row,
+        delivery,
+        slot: None,
+        project_endpoint,
+    })
 }
 
 impl DeliveryWorker {
@@ -282,12 +325,13 @@ impl DeliveryWorker {
                 }
             }
         };
-        let (delivery, project_endpoint) = to_target(&row, target.as_ref());
-        let mut ready = Ready {
-            row,
-            delivery,
-            slot: None,
-            project_endpoint,
+        let mut ready = match ready(&self.db, row, target.as_ref()).await {
+            Ok(ready) => ready,
+            Err(err) => {
+                tracing::warn!(delivery_id = %id, error = %err, "webhook delivery not read");
+                self.give_back(&id, &token).await;
+                return None;
+            }
         };
         if let Some(delivery) = &ready.delivery {
             let key = delivery.endpoint_key();
@@ -361,13 +405,7 @@ impl DeliveryWorker {
     async fn prepare(&self, row: webhook_delivery::Model) -> Result<Ready, WorkerError> {
         let target =
             modes::delivery_target(&self.db, &row.project_id, &row.game_mode, Utc::now()).await?;
-        let (delivery, project_endpoint) = to_target(&row, target.as_ref());
-        Ok(Ready {
-            row,
-            delivery,
-            slot: None,
-            project_endpoint,
-        })
+        ready(&self.db, row, target.as_ref()).await
     }
 }
 

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use matchplane_matchmaker::GameModeConfig;
 use matchplane_store::entities::game_mode::{self, Entity as GameModes};
 use matchplane_store::pool::ModeKey;
-use matchplane_store::repos::project_webhooks::{self, Target};
+use matchplane_store::repos::project_webhooks::{self, ModeTarget};
 use matchplane_store::repos::{game_modes, StoreError};
 use matchplane_webhook::EventType;
 use sea_orm::{
@@ -117,6 +117,10 @@ pub struct ModeConfig {
     pub config: GameModeConfig,
     /// Its version.
     pub version: i64,
+    /// When the mode was created: the stored matches of its name from
+    /// before are a deleted mode's, not its own (docs/game-modes.md,
+    /// "Changing a mode").
+    pub created_at: DateTime<Utc>,
 }
 
 impl ModeConfig {
@@ -175,6 +179,7 @@ pub fn parse(row: &game_mode::Model) -> Result<ModeConfig, WorkerError> {
     Ok(ModeConfig {
         config,
         version: row.version,
+        created_at: row.created_at,
     })
 }
 
@@ -194,12 +199,13 @@ pub async fn webhook_target(
 ) -> Result<Option<(String, Vec<String>)>, WorkerError> {
     Ok(delivery_target(db, project_id, mode, now)
         .await?
-        .map(|t| (t.url, t.secrets)))
+        .map(|t| (t.target.url, t.target.secrets)))
 }
 
 /// Where a mode's webhooks go at `now` (its own URL, or the project's
-/// endpoint with its event filter); `None` if the mode is gone or has no
-/// enabled webhook, or its project endpoint is absent or disabled.
+/// endpoint with its event filter), with when the mode was created; `None`
+/// if the mode is gone or has no enabled webhook, or its project endpoint
+/// is absent or disabled.
 ///
 /// # Errors
 /// A database failure, or a stored config that does not parse.
@@ -208,7 +214,7 @@ pub async fn delivery_target(
     project_id: &str,
     mode: &str,
     now: DateTime<Utc>,
-) -> Result<Option<Target>, WorkerError> {
+) -> Result<Option<ModeTarget>, WorkerError> {
     project_webhooks::target_of_mode(db, project_id, mode, now)
         .await
         .map_err(|err| match err {
@@ -320,35 +326,44 @@ impl Catalogue {
     }
 }
 
-/// Whether an event of type `event` of `mode` is to be queued.
+/// Whether an event of type `event` of `mode` is to be queued: `Some` of
+/// the mode's creation when it is, for the events of the matches made
+/// since ([`matchplane_store::repos::matches::is_own_mode`]).
 ///
 /// Not when the mode is gone: a match claimed just before its mode was
 /// deleted (a proposal everyone accepted, a cycle's last claim) is stored
 /// as made, but the deleted mode has no endpoint: the recorder queues no
 /// webhook for it, and that is logged here (docs/webhooks.md, 'A deleted
-/// mode'). Not either, for a mode on the project's endpoint, when the
-/// endpoint is absent, disabled or does not send `event` (its `eventTypes`,
-/// docs/webhooks.md). A failed read counts as yes: the delivery then says.
-pub(crate) async fn queues(db: &DatabaseConnection, mode: &ModeKey, event: EventType) -> bool {
+/// mode'); nor for such a match once a mode of the same name was created
+/// again, which is a new mode. Not either, for a mode on the project's
+/// endpoint, when the endpoint is absent, disabled or does not send
+/// `event` (its `eventTypes`, docs/webhooks.md). A failed read counts as
+/// yes, for every match: the delivery then says.
+pub(crate) async fn queues(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    event: EventType,
+) -> Option<DateTime<Utc>> {
     let row = match game_modes::get(db, &mode.project_id, &mode.mode).await {
         Ok(row) => row,
         Err(StoreError::NotFound) => {
             tracing::info!(project_id = %mode.project_id, game_mode = %mode.mode,
                 "the game mode was deleted: its last matches are stored without a webhook");
-            return false;
+            return None;
         }
-        Err(_) => return true,
+        Err(_) => return Some(DateTime::<Utc>::MIN_UTC),
     };
+    let since = Some(row.created_at);
     let uses_project = parse(&row)
         .ok()
         .and_then(|c| c.config.webhook)
         .is_some_and(|w| w.use_project_endpoint);
     if !uses_project {
-        return true;
+        return since;
     }
     match project_webhooks::target_of(db, &row, Utc::now()).await {
-        Ok(Some(target)) => target.sends(event.as_str()),
-        Ok(None) => false,
-        Err(_) => true,
+        Ok(Some(target)) => since.filter(|_| target.sends(event.as_str())),
+        Ok(None) => None,
+        Err(_) => since,
     }
 }

@@ -133,8 +133,11 @@ impl OutboxConsumer<'_> {
         let mut cancelled = Vec::new();
         // Each event type queued only when the mode's endpoint sends it (a
         // project endpoint's `eventTypes`, docs/webhooks.md).
-        let made_hook =
-            webhook && Box::pin(crate::modes::queues(self.db, mode, EventType::MatchMade)).await;
+        let made_hook = if webhook {
+            Box::pin(crate::modes::queues(self.db, mode, EventType::MatchMade)).await
+        } else {
+            None
+        };
         for entry in entries {
             // A cancelled proposal's closing: its row's status and answers.
             if let Some(closed) = CancelledProposal::parse(&entry.record_json) {
@@ -245,7 +248,8 @@ impl OutboxConsumer<'_> {
                 mode,
                 EventType::MatchBackfilled,
             ))
-            .await;
+            .await
+            .is_some();
         crate::backfill::store_fills(self.pool, self.db, mode, fills, &fill_seats, fill_hook, now)
             .await?;
         if dead_count > 0 {

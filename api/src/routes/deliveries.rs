@@ -12,7 +12,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::Code;
+use matchplane_matchmaker::{Code, FieldError};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
 use matchplane_store::repos::{deliveries, game_modes, matches};
 use serde::{Deserialize, Serialize};
@@ -118,25 +118,49 @@ pub async fn list(
 #[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/deliveries/redeliver", tag = "matches", operation_id = "redeliverMatch",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
-    responses((status = 202, body = [DeliveryView]), (status = 404, description = "No such match, or it has no delivery", body = Problem)))]
+    responses((status = 202, body = [DeliveryView]), (status = 404, description = "No such match, or it has no delivery", body = Problem),
+        (status = 422, description = "VALIDATION_ERROR on `matchId`: the match's game mode was deleted (also when a mode of the same name was created since); or a query parameter, which this route does not take", body = Problem)))]
 pub async fn redeliver(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path((project_id, match_id)): Path<(String, String)>,
     _: crate::extract::NoBody,
 ) -> Result<(StatusCode, Json<Vec<DeliveryView>>), ApiError> {
-    matches::get(&state.db, &project_id, &match_id).await?;
-    let redelivered = deliveries::redeliver(&state.db, &project_id, &match_id, Utc::now()).await;
-    if let Err(matchplane_store::repos::StoreError::NotFound) = redelivered {
-        // The match exists: it is its delivery that does not.
-        return Err(ApiError::new(
+    let row = matches::get(&state.db, &project_id, &match_id).await?;
+    // The match exists: it is its delivery that does not.
+    let none_queued = || {
+        ApiError::new(
             Code::NotFound,
             format!(
                 "match {match_id} has no webhook delivery to send again: none was queued when \
                  it was made (its mode's webhook was off or absent, or the project endpoint's \
                  eventTypes left match.made out)"
             ),
-        ));
+        )
+    };
+    // A deleted mode's webhooks are not sent, also once a mode of the same
+    // name is created again: that is a new mode (docs/webhooks.md, "A
+    // deleted mode").
+    if matches::own_mode(&state.db, &row).await?.is_none() {
+        if deliveries::of_match(&state.db, &project_id, &match_id)
+            .await?
+            .is_empty()
+        {
+            return Err(none_queued());
+        }
+        return Err(ApiError::invalid(vec![FieldError::new(
+            "matchId",
+            Code::ValidationError,
+            format!(
+                "match {match_id}'s game mode {} was deleted: a deleted mode's webhooks are \
+                 not sent, also once a mode of the same name is created again",
+                row.game_mode
+            ),
+        )]));
+    }
+    let redelivered = deliveries::redeliver(&state.db, &project_id, &match_id, Utc::now()).await;
+    if let Err(matchplane_store::repos::StoreError::NotFound) = redelivered {
+        return Err(none_queued());
     }
     redelivered?;
     Ok((
@@ -164,7 +188,8 @@ pub struct ModeDeliveriesQuery {
 }
 
 /// The game mode's newest webhook deliveries, `webhook.test` events
-/// included, each with every attempt.
+/// included, each with every attempt; not those of a deleted mode of the
+/// same name.
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/deliveries", tag = "game-modes", operation_id = "listGameModeDeliveries",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ModeDeliveriesQuery),
@@ -176,13 +201,13 @@ pub async fn of_mode(
     ApiQuery(query): ApiQuery<ModeDeliveriesQuery>,
 ) -> Result<Json<Vec<DeliveryView>>, ApiError> {
     let limit = crate::params::PageLimit::or_default(query.limit);
-    game_modes::get(&state.db, &project_id, &name)
+    let mode = game_modes::get(&state.db, &project_id, &name)
         .await
         .map_err(super::mode_error(&name))?;
     let rows = deliveries::of_mode(
         &state.db,
         &project_id,
-        &name,
+        (&name, mode.created_at),
         query.event_type.map(DeliveryEventType::as_str),
         limit,
     )

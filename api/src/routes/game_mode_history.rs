@@ -114,7 +114,7 @@ pub async fn delete(
         let released = matchplane_store::released::release_waiting_matches::<ApiError>(
             &state.db,
             state.play.pool.as_ref(),
-            &mode,
+            (&mode, deleted.created_at),
             chrono::Utc::now(),
         )
         .await;

@@ -29,7 +29,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use chrono::Utc;
 use matchplane_matchmaker::assignment::{merged_data, release_window};
-use matchplane_matchmaker::{Code, FieldError};
+use matchplane_matchmaker::{Code, FieldError, GameModeConfig};
 use matchplane_store::entities::match_;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::match_status::{self, AssignOutcome, ReleaseOutcome, RELEASED};
@@ -55,6 +55,22 @@ async fn view_of(state: &AppState, row: match_::Model) -> Result<MatchView, ApiE
     MatchView::of(row, &tickets, &current)
 }
 
+/// The config of the mode `row` was made in, `None` when that mode was
+/// deleted, also once a mode of the same name was created again: a new
+/// mode, whose `assignment` block is not the match's (docs/game-modes.md,
+/// "Changing a mode").
+async fn own_config(
+    state: &AppState,
+    row: &match_::Model,
+) -> Result<Option<GameModeConfig>, ApiError> {
+    let Some(mode) = matches::own_mode(&state.db, row).await? else {
+        return Ok(None);
+    };
+    serde_json::from_value(mode.config)
+        .map(Some)
+        .map_err(|e| ApiError::internal(&e))
+}
+
 /// Releases a made match the studio cannot host.
 #[utoipa::path(post, path = "/v1/projects/{projectId}/matches/{matchId}/release", tag = "matches", operation_id = "releaseMatch",
     security(("bearer" = [])),
@@ -70,12 +86,8 @@ pub async fn release(
     _: crate::extract::NoBody,
 ) -> Result<Json<MatchView>, ApiError> {
     let row = matches::get(&state.db, &project_id, &match_id).await?;
-    let config = state
-        .play
-        .cache
-        .mode(&state.db, &project_id, &row.game_mode)
-        .await?;
-    let window = release_window(config.as_deref());
+    let config = own_config(&state, &row).await?;
+    let window = release_window(config.as_ref());
     let window = chrono::Duration::milliseconds((window * 1000.0) as i64);
     let now = Utc::now();
     let mode = ModeKey::new(&project_id, &row.game_mode);
@@ -220,11 +232,7 @@ pub async fn assign(
 ) -> Result<(StatusCode, Json<MatchView>), ApiError> {
     let body: AssignmentBody = parse_value(raw.clone())?;
     let row = matches::get(&state.db, &project_id, &match_id).await?;
-    let config = state
-        .play
-        .cache
-        .mode(&state.db, &project_id, &row.game_mode)
-        .await?;
+    let config = own_config(&state, &row).await?;
     if config
         .as_ref()
         .and_then(|c| c.assignment.as_ref())
@@ -233,7 +241,10 @@ pub async fn assign(
         return Err(ApiError::invalid(vec![FieldError::new(
             "matchId",
             Code::ValidationError,
-            format!("game mode {} has no assignment block", row.game_mode),
+            format!(
+                "game mode {} has no assignment block (or the match's mode was deleted)",
+                row.game_mode
+            ),
         )]));
     }
     let players = match_status::seated_players(&row);

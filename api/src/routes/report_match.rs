@@ -51,7 +51,7 @@ pub async fn check<C: ConnectionTrait>(
     }
     // The mode was deleted and created again since the match: a new mode,
     // which rates only its own matches (docs/game-modes.md).
-    if mode_created_at > row.created_at {
+    if !matches::is_own_mode(mode_created_at, row.created_at) {
         return Err(ApiError::invalid(vec![FieldError::new(
             "matchId",
             Code::ValidationError,

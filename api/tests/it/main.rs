@@ -23,6 +23,7 @@ mod openapi;
 mod project_webhook;
 mod query_params;
 mod ratings;
+mod recreated_mode;
 mod retention;
 mod scopes;
 mod secret_rotation;

@@ -216,6 +216,7 @@ async fn the_release_window_and_matches_not_made(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let (p, key) = t.project("enterprise").await;
     t.mode(&p, &key, duel("duel")).await;
+    created_an_hour_ago(&t, &p).await;
     let now = Utc::now();
     let seat = |n: &str| vec![(format!("tkt_{n}"), "x", unix(now) - 5.0)];
     let cases = [
@@ -268,6 +269,25 @@ async fn the_release_window_and_matches_not_made(pools: Pools) {
         let answer = release(&t, &p, &key, &match_id).await;
         assert_eq!(answer.status, expected, "{age}: {}", answer.body);
     }
+}
+
+/// Dates `p`'s mode `duel` an hour back, so that the matches stored
+/// minutes ago are its own, not a deleted mode's of the same name
+/// (docs/game-modes.md, "Changing a mode").
+async fn created_an_hour_ago(t: &TestApp, p: &str) {
+    use matchplane_store::entities::game_mode;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    let at = Utc::now() - chrono::Duration::hours(1);
+    game_mode::Entity::update_many()
+        .col_expr(
+            game_mode::Column::CreatedAt,
+            sea_orm::sea_query::Expr::value(at),
+        )
+        .filter(game_mode::Column::ProjectId.eq(p))
+        .filter(game_mode::Column::Name.eq("duel"))
+        .exec(&t.db)
+        .await
+        .unwrap();
 }
 
 type Client =
@@ -443,6 +463,7 @@ async fn the_assignment_timeout_unassigns_and_requeues(pools: Pools) {
     let config = matchplane_worker::modes::ModeConfig {
         config: serde_json::from_value(assigning(30)).unwrap(),
         version: 1,
+        created_at: chrono::DateTime::UNIX_EPOCH,
     };
     // Not due yet: nothing happens.
     let early = Utc::now() + chrono::Duration::seconds(20);

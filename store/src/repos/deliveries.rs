@@ -15,12 +15,13 @@
 //! completed after ([`finish_attempt`]), so the attempt count always equals
 //! the attempts listed.
 
+use crate::entities::match_;
 use crate::entities::webhook_attempt::{self, Entity as Attempts};
 use crate::entities::webhook_delivery::{self, Entity as Deliveries};
 use crate::repos::insert_absent::insert_absent;
-use crate::repos::StoreError;
+use crate::repos::{matches, StoreError};
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, Select, TransactionTrait,
@@ -203,20 +204,54 @@ pub async fn log_sent<C: TransactionTrait>(
     Ok(())
 }
 
-/// The `limit` newest deliveries of mode `game_mode` of `project_id` (only
-/// those of `event_type` if given), newest first, each with its attempts,
-/// oldest first.
+/// When what `row` delivers happened, which tells the mode of its name it
+/// belongs to ([`matches::is_own_mode`]): the earlier of its own
+/// `created_at` and its match's (a match claimed just before its mode was
+/// deleted may be queued after); for a `webhook.test` its own.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn born_at<C: ConnectionTrait>(
+    db: &C,
+    row: &webhook_delivery::Model,
+) -> Result<DateTime<Utc>, StoreError> {
+    let made = match &row.match_id {
+        Some(match_id) => matches::created_at(db, &row.project_id, match_id).await?,
+        None => None,
+    };
+    Ok(made.map_or(row.created_at, |at| at.min(row.created_at)))
+}
+
+/// The `limit` newest deliveries of mode `game_mode` of `project_id`
+/// created at `mode_created_at` (only those of `event_type` if given),
+/// newest first, each with its attempts, oldest first. A delivery of a
+/// deleted mode of the same name is not the mode's ([`born_at`] before
+/// `mode_created_at`).
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
 pub async fn of_mode<C: ConnectionTrait>(
     db: &C,
     project_id: &str,
-    game_mode: &str,
+    (game_mode, mode_created_at): (&str, DateTime<Utc>),
     event_type: Option<&str>,
     limit: u64,
 ) -> Result<Vec<(webhook_delivery::Model, Vec<webhook_attempt::Model>)>, StoreError> {
-    let mut query = scoped(project_id).filter(webhook_delivery::Column::GameMode.eq(game_mode));
+    // Queued since the mode was created, and not for a match made before.
+    let earlier_match = Query::select()
+        .expr(Expr::val(1))
+        .from(match_::Entity)
+        .and_where(
+            Expr::col((match_::Entity, match_::Column::Id))
+                .equals((Deliveries, webhook_delivery::Column::MatchId)),
+        )
+        .and_where(Expr::col((match_::Entity, match_::Column::ProjectId)).eq(project_id))
+        .and_where(Expr::col((match_::Entity, match_::Column::CreatedAt)).lt(mode_created_at))
+        .to_owned();
+    let mut query = scoped(project_id)
+        .filter(webhook_delivery::Column::GameMode.eq(game_mode))
+        .filter(webhook_delivery::Column::CreatedAt.gte(mode_created_at))
+        .filter(Expr::exists(earlier_match).not());
     if let Some(event_type) = event_type {
         query = query.filter(webhook_delivery::Column::EventType.eq(event_type));
     }

@@ -5,9 +5,10 @@
 //! lists go newest first and page with the last id seen as the cursor
 //! ([`Cursor`], docs/openapi.md, "Lists").
 
+use crate::entities::game_mode;
 use crate::entities::match_::{self, Entity as Matches};
 use crate::repos::insert_absent::insert_absent;
-use crate::repos::StoreError;
+use crate::repos::{game_modes, StoreError};
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
@@ -46,6 +47,52 @@ pub async fn get<C: ConnectionTrait>(
         .one(db)
         .await?
         .ok_or(StoreError::NotFound)
+}
+
+/// Whether a mode created at `mode_created_at` is the mode of a row of its
+/// name stamped `at` (a match made then, a `webhook.test` sent then): not
+/// when the mode was created after it. That row's mode was deleted and this
+/// is a new mode of the same name, which neither sends, backfills, assigns
+/// nor rates the deleted one's matches (docs/game-modes.md, "Changing a
+/// mode").
+pub fn is_own_mode(mode_created_at: DateTime<Utc>, at: DateTime<Utc>) -> bool {
+    mode_created_at <= at
+}
+
+/// The mode match `row` was made in, as it is now: `None` when it was
+/// deleted, also once a mode of the same name was created again
+/// ([`is_own_mode`]).
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn own_mode<C: ConnectionTrait>(
+    db: &C,
+    row: &match_::Model,
+) -> Result<Option<game_mode::Model>, StoreError> {
+    match game_modes::get(db, &row.project_id, &row.game_mode).await {
+        Ok(mode) if is_own_mode(mode.created_at, row.created_at) => Ok(Some(mode)),
+        Ok(_) | Err(StoreError::NotFound) => Ok(None),
+        Err(err) => Err(err),
+    }
+}
+
+/// When match `match_id` of `project_id` was made (`created_at`); `None`
+/// when the project has no such match.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure.
+pub async fn created_at<C: ConnectionTrait>(
+    db: &C,
+    project_id: &str,
+    match_id: &str,
+) -> Result<Option<DateTime<Utc>>, StoreError> {
+    Ok(scoped(project_id)
+        .select_only()
+        .column(match_::Column::CreatedAt)
+        .filter(match_::Column::Id.eq(match_id))
+        .into_tuple::<DateTime<Utc>>()
+        .one(db)
+        .await?)
 }
 
 /// Every player entry of a stored `teams` value (`teams[].players[]`), in

@@ -253,8 +253,19 @@ pub async fn target_of<C: ConnectionTrait>(
     }
 }
 
-/// [`target_of`] the mode `name` of `project_id`; `None` also when the
-/// mode is gone.
+/// Where the webhooks of a mode go, and which mode of its name that is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModeTarget {
+    /// The target.
+    pub target: Target,
+    /// When the mode was created: an event of a deleted mode of the same
+    /// name, from before it, is not its to send
+    /// ([`crate::repos::matches::is_own_mode`]).
+    pub mode_created_at: DateTime<Utc>,
+}
+
+/// [`target_of`] the mode `name` of `project_id`, with when the mode was
+/// created; `None` also when the mode is gone.
 ///
 /// # Errors
 /// As [`target_of`].
@@ -263,9 +274,12 @@ pub async fn target_of_mode<C: ConnectionTrait>(
     project_id: &str,
     name: &str,
     now: DateTime<Utc>,
-) -> Result<Option<Target>, StoreError> {
+) -> Result<Option<ModeTarget>, StoreError> {
     match game_modes::get(db, project_id, name).await {
-        Ok(mode) => target_of(db, &mode, now).await,
+        Ok(mode) => Ok(target_of(db, &mode, now).await?.map(|target| ModeTarget {
+            target,
+            mode_created_at: mode.created_at,
+        })),
         Err(StoreError::NotFound) => Ok(None),
         Err(err) => Err(err),
     }

@@ -50,13 +50,16 @@ pub(super) fn dead_letter(
 
 /// The match row, delivery and `matched` messages of `entry` (read as
 /// `body`), each player's entry given its ticket's `data` (ticket id to the
-/// JSON text); or why it cannot be stored.
+/// JSON text); or why it cannot be stored. A delivery is queued when
+/// `webhook` is the creation of the mode of its name at or before the
+/// match's: not for a match of a deleted mode of the same name
+/// (docs/webhooks.md, "A deleted mode").
 pub(super) fn prepare(
     mode: &ModeKey,
     entry: &OutboxEntry,
     mut body: MatchMade,
     data: &HashMap<String, String>,
-    webhook: bool,
+    webhook: Option<DateTime<Utc>>,
     now: DateTime<Utc>,
 ) -> Result<Prepared, WorkerError> {
     let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
@@ -88,6 +91,15 @@ pub(super) fn prepare(
             ))
         })
         .collect();
+    let webhook = webhook.is_some_and(|since| {
+        let own = matchplane_store::repos::matches::is_own_mode(since, body.created_at);
+        if !own {
+            tracing::info!(project_id = %mode.project_id, game_mode = %mode.mode,
+                match_id = %body.match_id,
+                "the match's game mode was deleted and created again: it is stored without a webhook");
+        }
+        own
+    });
     let delivery = webhook.then(|| {
         PendingDelivery {
             id: delivery_id(&body.match_id),

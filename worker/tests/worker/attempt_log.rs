@@ -24,9 +24,15 @@ async fn an_attempt_cut_short_is_logged_and_counted() {
         let db = env.db.clone();
         let project = env.project_id.clone();
         async move {
-            let mut all = deliveries::of_mode(&db, &project, "duel", None, 10)
-                .await
-                .unwrap();
+            let mut all = deliveries::of_mode(
+                &db,
+                &project,
+                ("duel", chrono::DateTime::UNIX_EPOCH),
+                None,
+                10,
+            )
+            .await
+            .unwrap();
             assert_eq!(all.len(), 1);
             all.remove(0)
         }

@@ -2,7 +2,7 @@
 //! is recorded in PostgreSQL, the clients are told, the signed webhook
 //! arrives and verifies; 500, 500, 200 gives three logged attempts.
 
-use crate::env::{verified_body, Env};
+use crate::env::{mode_config, verified_body, Env};
 use crate::receiver::{Receiver, Reply};
 use chrono::Utc;
 use futures::StreamExt;
@@ -163,4 +163,79 @@ async fn a_match_recorded_after_its_mode_was_deleted_queues_no_webhook() {
         .await
         .unwrap();
     assert!(queued.is_empty(), "{queued:?}");
+}
+
+/// A match claimed just before its mode was deleted, recorded once a mode
+/// of the same name was created again, queues no webhook either: the new
+/// mode is a new mode, whose URL and secret are not the match's
+/// (docs/webhooks.md, "A deleted mode").
+#[tokio::test]
+async fn a_match_recorded_after_its_mode_was_created_again_queues_no_webhook() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    env.add("ana", 1500.0).await;
+    env.add("bo", 1510.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+
+    recreate(&env, mode_config("duel", Some(&receiver.url()), 1.0)).await;
+    assert_eq!(env.drain("w1").await, 1);
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    let queued = deliveries::of_match(&env.db, &env.project_id, &stored[0].id)
+        .await
+        .unwrap();
+    assert!(queued.is_empty(), "{queued:?}");
+}
+
+/// A mode created again with an `assignment` block does not time out the
+/// deleted mode's matches, which never waited for an assignment: they stay
+/// `made` (docs/game-modes.md, "Changing a mode").
+#[tokio::test]
+async fn a_mode_created_again_does_not_time_out_the_deleted_modes_matches() {
+    let env = Env::new(None, 1.0).await;
+    env.add("ana", 1500.0).await;
+    env.add("bo", 1510.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    assert_eq!(env.drain("w1").await, 1);
+
+    let mut config = mode_config("duel", None, 1.0);
+    config["assignment"] = serde_json::json!({ "waitSeconds": 1 });
+    recreate(&env, config).await;
+    let later = Utc::now() + chrono::Duration::seconds(5);
+    let released = matchplane_worker::assignment::time_out(
+        env.pool.as_ref(),
+        &env.db,
+        &env.mode,
+        &env.config().await,
+        later,
+    )
+    .await
+    .unwrap();
+    assert_eq!(released, 0);
+    let stored = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored[0].status, "made");
+}
+
+/// Deletes the test's mode and creates it again with `config`.
+async fn recreate(env: &Env, config: serde_json::Value) {
+    use matchplane_store::repos::game_modes;
+    game_modes::delete(&env.db, &env.project_id, &env.mode.mode)
+        .await
+        .unwrap();
+    game_modes::create(
+        &env.db,
+        &env.project_id,
+        &env.mode.mode,
+        config,
+        &env.secret,
+        Utc::now(),
+    )
+    .await
+    .unwrap();
 }

@@ -52,6 +52,8 @@ async fn receiver(delay: Duration) -> (String, Seen) {
     (format!("http://{addr}/hook"), seen)
 }
 
+/// `n` deliveries of `mode`, due at `due`, queued now (after their mode
+/// was created: an earlier one would be a deleted mode's, never sent).
 fn queued(
     project_id: &str,
     mode: &str,
@@ -72,8 +74,8 @@ fn queued(
             locked_until: None,
             lock_token: None,
             attempts_before_run: 0,
-            created_at: due,
-            updated_at: due,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
         })
         .collect()
 }
@@ -175,9 +177,15 @@ async fn a_slow_endpoint_never_stalls_another_tenant() {
     assert_eq!(sent.len(), 18);
 
     for project in [&env.project_id, &fast.id] {
-        for (delivery, attempts) in deliveries::of_mode(&env.db, project, "duel", None, 100)
-            .await
-            .unwrap()
+        for (delivery, attempts) in deliveries::of_mode(
+            &env.db,
+            project,
+            ("duel", chrono::DateTime::UNIX_EPOCH),
+            None,
+            100,
+        )
+        .await
+        .unwrap()
         {
             assert_eq!(delivery.status, "succeeded", "{delivery:?}");
             assert_eq!(delivery.attempt_count, 1, "{delivery:?}");
@@ -305,9 +313,15 @@ async fn a_project_with_many_slow_endpoints_never_stalls_another() {
     let hanging = tarpit.hanging();
     let mut slow_attempts = Vec::new();
     for mode in &slow_modes {
-        for (_, attempts) in deliveries::of_mode(&env.db, &env.project_id, mode, None, 100)
-            .await
-            .unwrap()
+        for (_, attempts) in deliveries::of_mode(
+            &env.db,
+            &env.project_id,
+            (mode, chrono::DateTime::UNIX_EPOCH),
+            None,
+            100,
+        )
+        .await
+        .unwrap()
         {
             slow_attempts.extend(attempts);
         }

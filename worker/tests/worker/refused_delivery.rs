@@ -41,9 +41,15 @@ async fn a_name_resolving_inside_fails_the_delivery_at_its_first_attempt() {
     let later = now + chrono::Duration::minutes(30);
     assert!(worker.tick(later, 10).await.unwrap().is_empty());
 
-    let mut all = deliveries::of_mode(&env.db, &env.project_id, "duel", None, 10)
-        .await
-        .unwrap();
+    let mut all = deliveries::of_mode(
+        &env.db,
+        &env.project_id,
+        ("duel", chrono::DateTime::UNIX_EPOCH),
+        None,
+        10,
+    )
+    .await
+    .unwrap();
     assert_eq!(all.len(), 1);
     let (delivery, attempts) = all.remove(0);
     assert_eq!(delivery.status, "failed");

@@ -20,7 +20,7 @@ use matchplane_matchmaker::{Algorithm, Code, FieldError, GameModeConfig};
 use matchplane_store::entities::match_;
 use matchplane_store::pool::ModeKey;
 use matchplane_store::repos::backfills::{self};
-use matchplane_store::repos::{game_modes, match_status, matches};
+use matchplane_store::repos::{match_status, matches};
 use serde_json::Value;
 
 /// The match, its mode's config and the mode's key.
@@ -58,11 +58,8 @@ pub(super) async fn context(
             ),
         )])
     };
-    let mode = match game_modes::get(&state.db, project_id, &row.game_mode).await {
-        Ok(mode) if mode.created_at > row.created_at => return Err(deleted()),
-        Ok(mode) => mode,
-        Err(matchplane_store::repos::StoreError::NotFound) => return Err(deleted()),
-        Err(err) => return Err(err.into()),
+    let Some(mode) = matches::own_mode(&state.db, &row).await? else {
+        return Err(deleted());
     };
     let config: GameModeConfig =
         serde_json::from_value(mode.config).map_err(|e| ApiError::internal(&e))?;

@@ -166,7 +166,8 @@ export interface paths {
         };
         /**
          * The game mode's newest webhook deliveries, `webhook.test` events
-         *     included, each with every attempt.
+         *     included, each with every attempt; not those of a deleted mode of the
+         *     same name.
          */
         get: operations["listGameModeDeliveries"];
         put?: never;
@@ -9206,7 +9207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR on `matchId`: the match's game mode was deleted (also when a mode of the same name was created since); or a query parameter, which this route does not take */
             422: {
                 headers: {
                     [name: string]: unknown;
