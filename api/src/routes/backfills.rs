@@ -187,7 +187,7 @@ async fn view(
         (status = 201, body = BackfillView),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
         (status = 409, description = "BACKFILL_ALREADY_OPEN (the body names its `backfillId`)", body = Problem),
-        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) or its mode was deleted", body = Problem)))]
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED (the mode has no enabled `backfill` block, or is disabled); VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) or its mode was deleted", body = Problem)))]
 pub async fn open(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -318,7 +318,7 @@ fn not_open(status: &str) -> ApiError {
         (status = 200, body = BackfillView),
         (status = 404, body = Problem),
         (status = 409, description = "CONFLICT: the request is filled, closed or expired", body = Problem),
-        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made", body = Problem)))]
+        (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED (the mode has no enabled `backfill` block, or is disabled); VALIDATION_ERROR on `matchId` when the match is not made", body = Problem)))]
 pub async fn replace(
     _caller: ProjectCaller,
     State(state): State<AppState>,

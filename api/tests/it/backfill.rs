@@ -263,6 +263,55 @@ async fn backfill_off_is_refused(backend: Backend) {
     assert_eq!(fields(&answer)[0].0, "backfill");
 }
 
+/// A disabled mode takes no roster: neither a new request nor a new
+/// roster for an open one (docs/backfill.md, "Changing or closing a
+/// request"); its open request may still be closed.
+async fn a_disabled_mode_takes_no_roster(backend: Backend) {
+    let (t, p, key, m) = setup(backend, json!({"enabled": true})).await;
+    let base = format!("/v1/projects/{p}/matches/{m}/backfill");
+    let opened = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c"])),
+        )
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let item = format!("{base}/{}", opened.body["backfillId"].as_str().unwrap());
+    let mut body = mode("duel");
+    body["backfill"] = json!({"enabled": true});
+    body["enabled"] = json!(false);
+    let disabled = t
+        .call(
+            Method::PUT,
+            &format!("/v1/projects/{p}/game-modes/duel"),
+            Some(&key),
+            Some(body),
+        )
+        .await;
+    assert_eq!(disabled.status, StatusCode::OK, "{}", disabled.body);
+
+    let put = t
+        .call(Method::PUT, &item, Some(&key), Some(roster(&["a"], &["c"])))
+        .await;
+    put.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "BACKFILL_NOT_ENABLED");
+    assert_eq!(fields(&put)[0].0, "backfill");
+    let read = t.call(Method::GET, &item, Some(&key), None).await;
+    assert_eq!(read.body["status"], "open", "{}", read.body);
+    let closed = t.call(Method::DELETE, &item, Some(&key), None).await;
+    assert_eq!(closed.status, StatusCode::OK, "{}", closed.body);
+    let again = t
+        .call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(roster(&["a"], &["c"])),
+        )
+        .await;
+    again.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "BACKFILL_NOT_ENABLED");
+}
+
 async fn a_request_expires_after_its_ttl(backend: Backend) {
     let (t, p, key, m) = setup(backend, json!({"ttlSeconds": 5})).await;
     let base = format!("/v1/projects/{p}/matches/{m}/backfill");
@@ -508,5 +557,6 @@ on_both!(
     backfill_round_trip,
     every_refusal_names_its_fields,
     backfill_off_is_refused,
+    a_disabled_mode_takes_no_roster,
     a_request_expires_after_its_ttl,
 );

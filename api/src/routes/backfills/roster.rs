@@ -39,11 +39,11 @@ pub(super) async fn context(
     if row.status != match_status::MADE {
         return Err(not_made(&row));
     }
-    let not_enabled = || {
+    let not_enabled = |why: &str| {
         ApiError::invalid(vec![FieldError::new(
             "backfill",
             Code::BackfillNotEnabled,
-            format!("game mode {} has no enabled backfill block", row.game_mode),
+            format!("game mode {} {why}", row.game_mode),
         )])
     };
     // A match of a deleted mode is not backfilled, also once a mode of the
@@ -64,7 +64,12 @@ pub(super) async fn context(
     let config: GameModeConfig =
         serde_json::from_value(mode.config).map_err(|e| ApiError::internal(&e))?;
     if config.backfill_enabled().is_none() {
-        return Err(not_enabled());
+        return Err(not_enabled("has no enabled backfill block"));
+    }
+    // A disabled mode fills nothing: its open requests wait, and no roster
+    // is taken meanwhile (docs/backfill.md, "Changing or closing a request").
+    if !config.enabled {
+        return Err(not_enabled("is disabled: its matches are not backfilled"));
     }
     let key = ModeKey::new(project_id, &row.game_mode);
     Ok(Context {

@@ -8694,7 +8694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) or its mode was deleted */
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED (the mode has no enabled `backfill` block, or is disabled); VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) or its mode was deleted */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8919,7 +8919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED; VALIDATION_ERROR on `matchId` when the match is not made */
+            /** @description NO_OPEN_SEATS, INVALID_ROSTER, VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED (the mode has no enabled `backfill` block, or is disabled); VALIDATION_ERROR on `matchId` when the match is not made */
             422: {
                 headers: {
                     [name: string]: unknown;
