@@ -76,7 +76,8 @@ pub async fn release_waiting_matches<E: From<StoreError> + From<PoolError>>(
     // Each batch's matches leave `made`; a bound all the same.
     for _ in 0..100 {
         let waiting =
-            match_status::unassigned_due(db, &mode.project_id, &mode.mode, now, since, BATCH)
+            // The mode's results went with it: none to leave out.
+            match_status::unassigned_due(db, &mode.project_id, (&mode.mode, None), now, since, BATCH)
                 .await?;
         let last = (waiting.len() as u64) < BATCH;
         for row in waiting {

@@ -39,9 +39,15 @@ pub async fn time_out(
     // Its own matches only: a deleted mode's of the same name were
     // released at its delete, or never waited for an assignment.
     let since = (now - chrono::Duration::days(1)).max(config.created_at);
-    let due =
-        match_status::unassigned_due(db, &mode.project_id, &mode.mode, now - wait, since, BATCH)
-            .await?;
+    let due = match_status::unassigned_due(
+        db,
+        &mode.project_id,
+        (&mode.mode, Some(config.id.as_str())),
+        now - wait,
+        since,
+        BATCH,
+    )
+    .await?;
     let mut released = 0;
     for row in due {
         let told = (UNASSIGNED, &StatusMessage::AssignmentTimeout);
@@ -104,9 +110,15 @@ impl NextTimeout {
         let next = match time_out(pool, db, mode, config, now).await {
             Ok(_) => {
                 let since = (now - chrono::Duration::days(1)).max(config.created_at);
-                match_status::first_unassigned_made_at(db, &mode.project_id, &mode.mode, since)
-                    .await
-                    .map_err(WorkerError::from)
+                let rated_in = Some(config.id.as_str());
+                match_status::first_unassigned_made_at(
+                    db,
+                    &mode.project_id,
+                    (&mode.mode, rated_in),
+                    since,
+                )
+                .await
+                .map_err(WorkerError::from)
             }
             Err(err) => Err(err),
         };

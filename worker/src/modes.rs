@@ -117,6 +117,9 @@ pub struct ModeConfig {
     pub config: GameModeConfig,
     /// Its version.
     pub version: i64,
+    /// Its `game_modes` row id (`gm_…`), under which its ratings and
+    /// reported results are kept.
+    pub id: String,
     /// When the mode was created: the stored matches of its name from
     /// before are a deleted mode's, not its own (docs/game-modes.md,
     /// "Changing a mode").
@@ -179,6 +182,7 @@ pub fn parse(row: &game_mode::Model) -> Result<ModeConfig, WorkerError> {
     Ok(ModeConfig {
         config,
         version: row.version,
+        id: row.id.clone(),
         created_at: row.created_at,
     })
 }

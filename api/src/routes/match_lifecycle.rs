@@ -8,7 +8,8 @@
 //!   `queuedAt`; sockets still waiting for an assignment search again at
 //!   once (`requeued`); its open backfill request is closed. The same
 //!   release again answers the match as it is;
-//!   after the window, or on a match not made, `409 RELEASE_WINDOW_CLOSED`.
+//!   after the window, on a match not made, or on one whose result was
+//!   reported (it was played), `409 RELEASE_WINDOW_CLOSED`.
 //! - `POST …/matches/{matchId}/assignment` (modes with `assignment`): where
 //!   to play. Each player is told `assigned` with the match's `data` and
 //!   its own merged over it (no player sees another's); one assignment per
@@ -78,7 +79,7 @@ async fn own_config(
     responses(
         (status = 200, description = "The match, `status` `released` (also when it was released already)", body = MatchView),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
-        (status = 409, description = "RELEASE_WINDOW_CLOSED: the match is not made (a proposal, cancelled, unassigned) or was made longer ago than max(120 s, `assignment.waitSeconds`)", body = Problem)))]
+        (status = 409, description = "RELEASE_WINDOW_CLOSED: the match is not made (a proposal, cancelled, unassigned), was made longer ago than max(120 s, `assignment.waitSeconds`), or its result was reported", body = Problem)))]
 pub async fn release(
     _caller: ProjectCaller,
     State(state): State<AppState>,
@@ -121,6 +122,15 @@ pub async fn release(
                 StatusCode::CONFLICT,
                 Code::ReleaseWindowClosed.as_str(),
                 detail,
+            ));
+        }
+        // Its ratings were applied: it was played (docs/acceptance.md,
+        // "Releasing a match").
+        ReleaseOutcome::Reported(_) => {
+            return Err(ApiError::with_status(
+                StatusCode::CONFLICT,
+                Code::ReleaseWindowClosed.as_str(),
+                format!("match {match_id}'s result was reported: a played match is not released"),
             ));
         }
     };

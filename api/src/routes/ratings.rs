@@ -191,6 +191,17 @@ pub async fn report_result(
                 format!("match {} was already reported for {name}", report.match_id),
             ))
         }
+        // Released while the report was checked: never played.
+        Err(ApplyError::NotMade) => {
+            return Err(ApiError::invalid(vec![FieldError::new(
+                "matchId",
+                Code::ValidationError,
+                format!(
+                    "match {} is no longer made: only a match that was played is rated",
+                    report.match_id
+                ),
+            )]))
+        }
         Err(ApplyError::Rating(ReportError::Invalid(errors))) => {
             return Err(ApiError::invalid(errors))
         }

@@ -539,3 +539,46 @@ async fn unplayed_matches_and_deleted_modes_are_not_rated(backend: Backend) {
 }
 
 on_both!(unplayed_matches_and_deleted_modes_are_not_rated);
+
+/// A match whose result was reported was played: its release answers
+/// `409 RELEASE_WINDOW_CLOSED` and leaves it made, its ratings applied
+/// (docs/acceptance.md, "Releasing a match"); an unreported one of the
+/// same mode is released.
+async fn a_reported_match_is_not_released(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let (p, key, base) = rated_mode(&t).await;
+    let played = a_match(&t, &p, "ranked", &[&["a"], &["b"]]).await;
+    let reported = t
+        .call(
+            Method::POST,
+            &format!("{base}/results"),
+            Some(&key),
+            Some(report(&played, "a", "b")),
+        )
+        .await;
+    assert_eq!(reported.status, StatusCode::OK, "{}", reported.body);
+    let release = |match_id: String| {
+        let (t, key, p) = (&t, &key, &p);
+        async move {
+            t.call(
+                Method::POST,
+                &format!("/v1/projects/{p}/matches/{match_id}/release"),
+                Some(key),
+                None,
+            )
+            .await
+        }
+    };
+    let refused = release(played.clone()).await;
+    refused.assert_problem(StatusCode::CONFLICT, "RELEASE_WINDOW_CLOSED");
+    assert_eq!(
+        matches::get(&t.db, &p, &played).await.unwrap().status,
+        "made"
+    );
+    let unplayed = a_match(&t, &p, "ranked", &[&["c"], &["d"]]).await;
+    let released = release(unplayed).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    assert_eq!(released.body["status"], "released", "{}", released.body);
+}
+
+on_both!(a_reported_match_is_not_released);

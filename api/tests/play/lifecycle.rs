@@ -25,6 +25,7 @@ on_both_pools!(
     a_timeout_read_before_its_tickets_are_freed_still_requeues,
     a_made_proposal_reads_matched_only_once_its_row_is_made,
     deleting_the_mode_releases_its_matches_waiting_for_an_assignment,
+    a_match_whose_result_was_reported_is_neither_released_nor_unassigned,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -453,6 +454,78 @@ async fn a_release_during_the_assignment_wait_requeues_the_connected_players(poo
     assert!((queued_at(&status) - b_queued).abs() < 0.002, "{status}");
 }
 
+/// A reported result says the match was played: the studio's release
+/// answers `409 RELEASE_WINDOW_CLOSED` and the assignment timeout leaves
+/// it made, its ratings applied and its players matched
+/// (docs/acceptance.md, "Releasing a match").
+async fn a_match_whose_result_was_reported_is_neither_released_nor_unassigned(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    let mut body = assigning(30);
+    body["ratings"] = json!({ "enabled": true });
+    t.mode(&p, &key, body).await;
+    let (match_id, sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let reported = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/game-modes/duel/results"),
+            Some(&key),
+            Some(json!({"matchId": match_id, "teams": [
+                {"players": ["a"], "place": 1}, {"players": ["b"], "place": 2}]})),
+        )
+        .await;
+    assert_eq!(reported.status, StatusCode::OK, "{}", reported.body);
+
+    let refused = release(&t, &p, &key, &match_id).await;
+    refused.assert_problem(StatusCode::CONFLICT, "RELEASE_WINDOW_CLOSED");
+    let detail = refused.body["detail"].as_str().unwrap();
+    assert!(detail.contains("result was reported"), "{detail}");
+    let mode = ModeKey::new(&p, "duel");
+    let config = matchplane_worker::modes::refresh(&t.db, &mode, None)
+        .await
+        .unwrap()
+        .unwrap();
+    let late = Utc::now() + chrono::Duration::seconds(31);
+    let none =
+        matchplane_worker::assignment::time_out(t.play.pool.as_ref(), &t.db, &mode, &config, late)
+            .await
+            .unwrap();
+    assert_eq!(none, 0);
+    // Nor does an idle mode wake for it.
+    let waiting = matchplane_store::repos::match_status::first_unassigned_made_at(
+        &t.db,
+        &p,
+        ("duel", Some(config.id.as_str())),
+        Utc::now() - chrono::Duration::days(1),
+    )
+    .await
+    .unwrap();
+    assert_eq!(waiting, None);
+    let view = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches/{match_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(view.body["status"], "made", "{}", view.body);
+    for (ticket, _, _, _) in &sockets {
+        let status = t.status(&p, &key, ticket).await.body;
+        assert_eq!(status["status"], "matched", "{status}");
+    }
+    let rating = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/game-modes/duel/ratings/a"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(rating.body["games"], 1, "{}", rating.body);
+}
+
 async fn the_assignment_timeout_unassigns_and_requeues(pools: Pools) {
     let t = TestApp::new(pools, fast()).await;
     let addr = t.serve().await;
@@ -463,6 +536,7 @@ async fn the_assignment_timeout_unassigns_and_requeues(pools: Pools) {
     let config = matchplane_worker::modes::ModeConfig {
         config: serde_json::from_value(assigning(30)).unwrap(),
         version: 1,
+        id: String::new(),
         created_at: chrono::DateTime::UNIX_EPOCH,
     };
     // Not due yet: nothing happens.

@@ -19,9 +19,14 @@ use crate::entities::match_::{self, Entity as Matches};
 use crate::repos::StoreError;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, TransactionTrait};
 use serde_json::Value;
 use std::collections::HashMap;
+
+mod waiting;
+
+use waiting::reported;
+pub use waiting::{first_unassigned_made_at, unassigned_due};
 
 /// A proposal not yet answered by everyone.
 pub const PROPOSED: &str = "proposed";
@@ -195,6 +200,9 @@ pub enum ReleaseOutcome {
     Already(match_::Model),
     /// Not made, or made too long ago (`RELEASE_WINDOW_CLOSED`).
     WindowClosed(match_::Model),
+    /// Its result was reported: it was played, and stands
+    /// (`RELEASE_WINDOW_CLOSED`; docs/acceptance.md, "Releasing a match").
+    Reported(match_::Model),
 }
 
 /// When a match was made: its `made_at`, or (no proposal) `created_at`.
@@ -204,12 +212,17 @@ pub fn made_at(row: &match_::Model) -> DateTime<Utc> {
 
 /// Releases the made match `match_id` of `project_id` as `to`
 /// ([`RELEASED`] or [`UNASSIGNED`]) if it was made less than `window`
-/// before `now` (docs/acceptance.md's window: max(120 s, `assignment.waitSeconds`)).
+/// before `now` (docs/acceptance.md's window: max(120 s, `assignment.waitSeconds`))
+/// and its result was not reported: a reported match was played
+/// ([`ReleaseOutcome::Reported`]). The status changes under the row's
+/// lock and the report is read after it, in one transaction; a report
+/// marks the same row in its own ([`super::ratings::apply_report`]), so of
+/// a release and a report racing one wins whole.
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when the project has no such match,
 /// [`StoreError::Db`] on a database failure.
-pub async fn release<C: ConnectionTrait>(
+pub async fn release<C: ConnectionTrait + TransactionTrait>(
     db: &C,
     project_id: &str,
     match_id: &str,
@@ -226,17 +239,27 @@ pub async fn release<C: ConnectionTrait>(
         if row.status != MADE || made_at(&row) + window <= now {
             return Ok(ReleaseOutcome::WindowClosed(row));
         }
+        let rated_in = super::matches::own_mode(db, &row).await?.map(|m| m.id);
+        let txn = db.begin().await?;
         let result = Matches::update_many()
             .col_expr(match_::Column::Status, Expr::value(to))
             .filter(match_::Column::ProjectId.eq(project_id))
             .filter(match_::Column::Id.eq(match_id))
             .filter(match_::Column::Status.eq(MADE))
-            .exec(db)
+            .exec(&txn)
             .await?;
         if result.rows_affected == 1 {
+            if let Some(rated_in) = &rated_in {
+                if reported(&txn, rated_in, match_id).await? {
+                    txn.rollback().await?;
+                    return Ok(ReleaseOutcome::Reported(row));
+                }
+            }
+            txn.commit().await?;
             let row = super::matches::get(db, project_id, match_id).await?;
             return Ok(ReleaseOutcome::Released(row));
         }
+        txn.rollback().await?;
     }
     let row = super::matches::get(db, project_id, match_id).await?;
     Ok(ReleaseOutcome::WindowClosed(row))
@@ -328,72 +351,4 @@ pub async fn assign<C: ConnectionTrait>(
     } else {
         AssignOutcome::NotMade(row)
     })
-}
-
-/// Made matches of mode `game_mode` still without an assignment that were
-/// made at or before `due` (their wait is over), oldest first, at most
-/// `limit`; only those created after `since` are looked at (the wait is
-/// at most ten minutes, so older ones were settled long ago).
-///
-/// # Errors
-/// [`StoreError::Db`] on a database failure.
-pub async fn unassigned_due<C: ConnectionTrait>(
-    db: &C,
-    project_id: &str,
-    game_mode: &str,
-    due: DateTime<Utc>,
-    since: DateTime<Utc>,
-    limit: u64,
-) -> Result<Vec<match_::Model>, StoreError> {
-    use sea_orm::{QueryOrder, QuerySelect};
-    let rows = super::matches::scoped(project_id)
-        .filter(match_::Column::GameMode.eq(game_mode))
-        .filter(match_::Column::Status.eq(MADE))
-        .filter(match_::Column::Assignment.is_null())
-        .filter(match_::Column::CreatedAt.gte(since))
-        .filter(match_::Column::CreatedAt.lte(due))
-        .order_by_asc(match_::Column::Id)
-        .limit(limit)
-        .all(db)
-        .await?;
-    Ok(rows.into_iter().filter(|row| made_at(row) <= due).collect())
-}
-
-/// When the earliest made match of mode `game_mode` still without an
-/// assignment was made (its `made_at`, or `created_at` without a
-/// proposal), among those created after `since`; `None` when none waits.
-/// The worker's idle mode sleeps until that match's wait is over
-/// (docs/acceptance.md, "Telling the players where to play").
-///
-/// # Errors
-/// [`StoreError::Db`] on a database failure.
-pub async fn first_unassigned_made_at<C: ConnectionTrait>(
-    db: &C,
-    project_id: &str,
-    game_mode: &str,
-    since: DateTime<Utc>,
-) -> Result<Option<DateTime<Utc>>, StoreError> {
-    use sea_orm::{QueryOrder, QuerySelect};
-    let waiting = || {
-        super::matches::scoped(project_id)
-            .filter(match_::Column::GameMode.eq(game_mode))
-            .filter(match_::Column::Status.eq(MADE))
-            .filter(match_::Column::Assignment.is_null())
-            .filter(match_::Column::CreatedAt.gte(since))
-    };
-    // Two ordered reads (a proposal's row has `made_at`, a direct match's
-    // only `created_at`) rather than one over a coalesce no index serves.
-    let proposed = waiting()
-        .filter(match_::Column::MadeAt.is_not_null())
-        .order_by_asc(match_::Column::MadeAt)
-        .limit(1)
-        .one(db)
-        .await?;
-    let direct = waiting()
-        .filter(match_::Column::MadeAt.is_null())
-        .order_by_asc(match_::Column::CreatedAt)
-        .limit(1)
-        .one(db)
-        .await?;
-    Ok([proposed, direct].iter().flatten().map(made_at).min())
 }

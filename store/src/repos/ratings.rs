@@ -9,10 +9,10 @@
 //! overlapping players apply one after the other and lose no update.
 
 use super::StoreError;
-use crate::entities::{rating, rating_result};
+use crate::entities::{match_, rating, rating_result};
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::ratings::Rating;
-use sea_orm::sea_query::OnConflict;
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, TransactionTrait,
@@ -25,6 +25,10 @@ pub enum ApplyError<E> {
     /// This `matchId` was already applied to the mode.
     #[error("result already reported")]
     AlreadyReported,
+    /// The match is no longer `made`: it was released (or unassigned)
+    /// while the report was checked, and was not played.
+    #[error("the match is no longer made")]
+    NotMade,
     /// The caller's rating computation refused the report.
     #[error("rating failed")]
     Rating(E),
@@ -140,13 +144,14 @@ pub struct ReportScope<'a> {
     pub now: DateTime<Utc>,
 }
 
-/// Applies one report: records `match_id`, makes sure every player in
-/// `players` has a row (at `initial` if new), locks them, hands their rows
-/// to `compute` and stores what it returns (games +1, `rated_at = now`).
-/// Returns the updated rows.
+/// Applies one report: records `match_id` (which must still be `made`),
+/// makes sure every player in `players` has a row (at `initial` if new),
+/// locks them, hands their rows to `compute` and stores what it returns
+/// (games +1, `rated_at = now`). Returns the updated rows.
 ///
 /// # Errors
 /// [`ApplyError::AlreadyReported`] when `match_id` was applied before;
+/// [`ApplyError::NotMade`] when the match is no longer `made`;
 /// [`ApplyError::Rating`] with `compute`'s error (nothing is stored);
 /// [`ApplyError::Store`] for a database failure.
 pub async fn apply_report<C, E, F>(
@@ -179,6 +184,23 @@ where
         Ok(_) => {}
         Err(StoreError::Conflict) => return Err(ApplyError::AlreadyReported),
         Err(other) => return Err(other.into()),
+    }
+    // The match still made, under its row's lock until the report commits:
+    // a release racing it either finds the report and stands back, or
+    // released it first and this report is refused
+    // ([`super::match_status::release`]).
+    let marked = match_::Entity::update_many()
+        .col_expr(
+            match_::Column::Status,
+            Expr::col(match_::Column::Status).into(),
+        )
+        .filter(match_::Column::ProjectId.eq(project_id))
+        .filter(match_::Column::Id.eq(match_id))
+        .filter(match_::Column::Status.eq(super::match_status::MADE))
+        .exec(&txn)
+        .await?;
+    if marked.rows_affected != 1 {
+        return Err(ApplyError::NotMade);
     }
 
     let mut sorted: Vec<&String> = players.iter().collect();

@@ -9307,7 +9307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RELEASE_WINDOW_CLOSED: the match is not made (a proposal, cancelled, unassigned) or was made longer ago than max(120 s, `assignment.waitSeconds`) */
+            /** @description RELEASE_WINDOW_CLOSED: the match is not made (a proposal, cancelled, unassigned), was made longer ago than max(120 s, `assignment.waitSeconds`), or its result was reported */
             409: {
                 headers: {
                     [name: string]: unknown;
