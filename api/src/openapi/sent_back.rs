@@ -1,7 +1,8 @@
 //! A game mode's `GET` answer may be edited and sent back as its `PUT`
-//! body (docs/config-as-code.md): the request schema of a mode lists the
-//! members the server sets, so that a client or linter validating against
-//! the document accepts that flow. The server ignores all of them but
+//! body (docs/config-as-code.md), and so may the project webhook
+//! endpoint's (docs/webhooks.md): the request schemas list the members the
+//! server sets, so that a client or linter validating against the document
+//! accepts that flow. The server ignores all of them but a mode's
 //! `version`, which applies the body only onto that version (as
 //! `If-Match`).
 
@@ -12,8 +13,8 @@ use utoipa::openapi::RefOr;
 /// Ignored when sent: set by the server.
 const IGNORED: &str = "Set by the server; ignored when sent back.";
 
-/// Adds the server-set members to the `GameMode` and `Webhook` request
-/// schemas (each optional).
+/// Adds the server-set members to the `GameMode`, `Webhook` and
+/// `PutProjectWebhook` request schemas (each optional).
 pub fn server_set_members_may_be_sent_back(openapi: &mut utoipa::openapi::OpenApi) {
     let Some(components) = openapi.components.as_mut() else {
         return;
@@ -39,6 +40,25 @@ pub fn server_set_members_may_be_sent_back(openapi: &mut utoipa::openapi::OpenAp
                 "readOnly": true, "description": IGNORED}),
             ),
         ],
+        "PutProjectWebhook" => vec![
+            (
+                "secret",
+                json!({"type": "string", "readOnly": true, "description": IGNORED}),
+            ),
+            (
+                "status",
+                json!({"allOf": [{"$ref": "#/components/schemas/WebhookStatus"}],
+                "readOnly": true, "description": IGNORED}),
+            ),
+            (
+                "createdAt",
+                json!({"type": "string", "format": "date-time", "readOnly": true, "description": IGNORED}),
+            ),
+            (
+                "updatedAt",
+                json!({"type": "string", "format": "date-time", "readOnly": true, "description": IGNORED}),
+            ),
+        ],
         _ => vec![
             (
                 "secret",
@@ -51,7 +71,7 @@ pub fn server_set_members_may_be_sent_back(openapi: &mut utoipa::openapi::OpenAp
             ),
         ],
     };
-    for name in ["GameMode", "Webhook"] {
+    for name in ["GameMode", "Webhook", "PutProjectWebhook"] {
         let Some(RefOr::T(Schema::Object(object))) = components.schemas.get_mut(name) else {
             continue;
         };

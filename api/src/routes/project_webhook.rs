@@ -13,7 +13,7 @@
 
 use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
-use crate::extract::ApiJson;
+use crate::extract::{parse_value, RawJson};
 use crate::problem::{ApiError, Problem};
 use crate::routes::webhook_status::WebhookStatus;
 use crate::state::AppState;
@@ -28,9 +28,18 @@ use matchplane_store::repos::project_webhooks::{self, Endpoint, HEALTH_KEY};
 use matchplane_store::repos::{projects, webhook_health, StoreError};
 use matchplane_webhook::EventType;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use utoipa::ToSchema;
 
-/// Body of `PUT /v1/projects/{projectId}/webhook`.
+/// Members of the endpoint's answer the server sets: a `GET` answer sent
+/// back as the `PUT` body carries them, and they are ignored, as a game
+/// mode's are (docs/webhooks.md, "One endpoint for every mode of a
+/// project"; the request schema lists them, `openapi/sent_back.rs`).
+pub const SERVER_SET: [&str; 4] = ["secret", "status", "createdAt", "updatedAt"];
+
+/// Body of `PUT /v1/projects/{projectId}/webhook`. The endpoint's `GET`
+/// answer may be sent back as it: the members the server sets (`secret`,
+/// `status`, `createdAt`, `updatedAt`) are ignored.
 #[derive(Debug, Deserialize, ToSchema)]
 #[schema(example = json!({"url": "https://game.example.com/hooks/matchplane", "enabled": true,
     "eventTypes": ["match.made", "match.backfilled"]}))]
@@ -65,9 +74,10 @@ pub struct ProjectWebhookView {
     pub url: String,
     /// Whether events are sent.
     pub enabled: bool,
-    /// The event types sent; `null`: every type.
-    #[schema(value_type = Option<Vec<EventType>>)]
-    pub event_types: Option<Vec<String>>,
+    /// The event types sent: those set, or every type (each listed) when
+    /// none were.
+    #[schema(value_type = Vec<EventType>)]
+    pub event_types: Vec<String>,
     /// `whsec_` + base64 of 32 random bytes: in full when the endpoint is
     /// created and on a rotation, `whsec_********` elsewhere.
     pub secret: String,
@@ -92,7 +102,12 @@ async fn view(
     Ok(ProjectWebhookView {
         url: row.url.clone(),
         enabled: row.enabled,
-        event_types: project_webhooks::event_types(row),
+        event_types: project_webhooks::event_types(row).unwrap_or_else(|| {
+            EventType::ALL
+                .iter()
+                .map(|t| t.as_str().to_owned())
+                .collect()
+        }),
         secret: if show_secret {
             row.webhook_secret.clone()
         } else {
@@ -209,8 +224,14 @@ pub async fn put(
     _caller: ProjectCaller,
     State(state): State<AppState>,
     Path(project_id): Path<String>,
-    ApiJson(body): ApiJson<PutProjectWebhook>,
+    RawJson(mut body): RawJson,
 ) -> Result<(StatusCode, Json<ProjectWebhookView>), ApiError> {
+    if let Value::Object(members) = &mut body {
+        for member in SERVER_SET {
+            members.remove(member);
+        }
+    }
+    let body: PutProjectWebhook = parse_value(body)?;
     projects::get(&state.db, &project_id).await?;
     let errors = check(&state, &body).await;
     if !errors.is_empty() {

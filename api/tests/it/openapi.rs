@@ -518,6 +518,17 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
     assert!(doc["components"]["schemas"]["SearchMessage"].is_object());
 }
 
+/// The project endpoint's answer, as its example shows it, is a valid
+/// `PUT` body: the request schema lists the server-set members too.
+#[test]
+fn the_project_webhook_answer_is_a_valid_put_body() {
+    let doc = doc();
+    let answer = doc["components"]["schemas"]["ProjectWebhookView"]["example"].clone();
+    assert!(answer.get("secret").is_some(), "{answer}");
+    let template = "/v1/projects/{projectId}/webhook";
+    check_request(&doc, &Method::PUT, template, &answer);
+}
+
 /// The document's `GameMode` takes exactly the bodies the matching core
 /// parses: fields the core defaults may be left out but not sent as
 /// `null`, the optional blocks may be `null`, and unknown fields are

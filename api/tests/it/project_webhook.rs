@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 on_both!(
     the_endpoint_is_set_read_rotated_and_deleted,
     bad_endpoints_and_modes_are_422_naming_the_field,
+    the_get_answer_is_taken_back_as_the_put_body,
 );
 
 fn fields(body: &Value) -> Vec<(String, String)> {
@@ -60,7 +61,8 @@ async fn the_endpoint_is_set_read_rotated_and_deleted(backend: Backend) {
     assert_eq!(read.body["secret"], "whsec_********");
     assert_eq!(read.body["url"], url);
 
-    // A change keeps the secret; no eventTypes means every type.
+    // A change keeps the secret; no eventTypes means every type, each
+    // listed.
     let changed = t
         .call(
             Method::PUT,
@@ -72,7 +74,10 @@ async fn the_endpoint_is_set_read_rotated_and_deleted(backend: Backend) {
     assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
     assert_eq!(changed.body["secret"], "whsec_********");
     assert_eq!(changed.body["enabled"], false);
-    assert_eq!(changed.body["eventTypes"], Value::Null);
+    assert_eq!(
+        changed.body["eventTypes"],
+        json!(["match.made", "match.backfilled", "webhook.test"])
+    );
 
     let rotated = t
         .call(
@@ -240,4 +245,39 @@ async fn bad_endpoints_and_modes_are_422_naming_the_field(backend: Backend) {
         "{}",
         refused.body
     );
+}
+
+/// The endpoint's `GET` answer, edited, goes back as its `PUT` body: the
+/// members the server sets (`secret`, `status`, `createdAt`,
+/// `updatedAt`) are ignored, as a game mode's are (docs/webhooks.md).
+async fn the_get_answer_is_taken_back_as_the_put_body(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let (_, key) = t.key(&p).await;
+    let path = format!("/v1/projects/{p}/webhook");
+    let url = "https://93.184.216.34/hooks/all";
+    let created = t
+        .call(Method::PUT, &path, Some(&key), Some(json!({"url": url})))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let secret = created.body["secret"].as_str().unwrap().to_owned();
+
+    let mut read = t.call(Method::GET, &path, Some(&key), None).await.body;
+    read["enabled"] = json!(false);
+    read["secret"] = json!("whsec_bm90IHRoZSBzZWNyZXQgYXQgYWxsLCBqdXN0IGEgdGVzdA==");
+    let sent = t.call(Method::PUT, &path, Some(&key), Some(read)).await;
+    assert_eq!(sent.status, StatusCode::OK, "{}", sent.body);
+    assert_eq!(sent.body["enabled"], false);
+    assert_eq!(sent.body["url"], url);
+    // The secret sent back signs nothing: the one shown at creation stays.
+    let row = matchplane_store::repos::project_webhooks::get(&t.db, &p)
+        .await
+        .unwrap();
+    assert_eq!(row.webhook_secret, secret);
+    // Still refused: a member the answer never has.
+    let mut unknown = t.call(Method::GET, &path, Some(&key), None).await.body;
+    unknown["colour"] = json!("blue");
+    let refused = t.call(Method::PUT, &path, Some(&key), Some(unknown)).await;
+    refused.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(fields(&refused.body)[0].0, "colour", "{}", refused.body);
 }

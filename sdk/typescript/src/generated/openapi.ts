@@ -3541,8 +3541,11 @@ export interface components {
             createdAt: string;
             /** @description Whether events are sent. */
             enabled: boolean;
-            /** @description The event types sent; `null`: every type. */
-            eventTypes?: components["schemas"]["EventType"][] | null;
+            /**
+             * @description The event types sent: those set, or every type (each listed) when
+             *     none were.
+             */
+            eventTypes: components["schemas"]["EventType"][];
             /**
              * @description `whsec_` + base64 of 32 random bytes: in full when the endpoint is
              *     created and on a rotation, `whsec_********` elsewhere.
@@ -3593,7 +3596,9 @@ export interface components {
             matchId: string;
         };
         /**
-         * @description Body of `PUT /v1/projects/{projectId}/webhook`.
+         * @description Body of `PUT /v1/projects/{projectId}/webhook`. The endpoint's `GET`
+         *     answer may be sent back as it: the members the server sets (`secret`,
+         *     `status`, `createdAt`, `updatedAt`) are ignored.
          * @example {
          *       "enabled": true,
          *       "eventTypes": [
@@ -3604,6 +3609,11 @@ export interface components {
          *     }
          */
         PutProjectWebhook: {
+            /**
+             * Format: date-time
+             * @description Set by the server; ignored when sent back.
+             */
+            readonly createdAt?: string;
             /** @description Whether events are sent; default `true`. */
             enabled?: boolean;
             /**
@@ -3612,6 +3622,15 @@ export interface components {
              *     queued for the modes on this endpoint.
              */
             eventTypes?: components["schemas"]["EventType"][];
+            /** @description Set by the server; ignored when sent back. */
+            readonly secret?: string;
+            /** @description Set by the server; ignored when sent back. */
+            status?: components["schemas"]["WebhookStatus"];
+            /**
+             * Format: date-time
+             * @description Set by the server; ignored when sent back.
+             */
+            readonly updatedAt?: string;
             /**
              * @description `https://` URL whose host resolves only to public addresses, at most
              *     2 048 bytes (the rules of a mode's `webhook.url`).
