@@ -102,6 +102,75 @@ fn ids_hash_per_project() {
     assert_eq!(end("prj_a", "alice"), hasher.hash("prj_a", "alice"));
 }
 
+/// Rows queued before their mode was deleted and written after it are
+/// left out, also once a mode of the name is created again: the new mode
+/// records only its own searches (docs/game-modes.md, "Changing a mode").
+async fn a_deleted_modes_rows_never_reach_a_new_mode(postgres: bool) {
+    let (db, _database) = TestDatabase::migrated(postgres).await;
+    let db = &db;
+    let now = Utc::now();
+    let at = |ms: i64| chrono::DateTime::from_timestamp_millis(ms).unwrap();
+    let a = projects::create(db, "A", "pro", now).await.unwrap();
+    let config = json!({"name": "orphan", "matchShape": [1, 1]});
+    for mode in ["orphan", "kept"] {
+        game_modes::create(db, &a.id, mode, config.clone(), "whsec_x", at(1_000))
+            .await
+            .unwrap();
+    }
+    // Queued while the first `orphan` lived…
+    let queued = [
+        start(&a.id, "orphan", "old1", 2_000),
+        start(&a.id, "orphan", "old2", 3_000),
+        start(&a.id, "kept", "k1", 3_000),
+    ];
+    game_modes::delete(db, &a.id, "orphan").await.unwrap();
+    // …written after its delete: nothing of it is stored.
+    let written = recordings::insert_batch_of_live_projects(db, &queued)
+        .await
+        .unwrap();
+    assert_eq!((written.stored, written.of_gone_modes), (1, 2));
+    assert!(players(db, &a.id, "orphan").await.is_empty());
+    // Created again: the old mode's rows written late still stay out, the
+    // new mode's own rows are stored.
+    game_modes::create(db, &a.id, "orphan", config, "whsec_y", at(5_000))
+        .await
+        .unwrap();
+    let late = [queued[0].clone(), start(&a.id, "orphan", "new1", 6_000)];
+    let written = recordings::insert_batch_of_live_projects(db, &late)
+        .await
+        .unwrap();
+    assert_eq!((written.stored, written.of_gone_modes), (1, 1));
+    assert_eq!(players(db, &a.id, "orphan").await, ["new1"]);
+    assert_eq!(
+        recordings::starts_in(db, &a.id, "orphan", (0, i64::MAX))
+            .await
+            .unwrap(),
+        1
+    );
+    // The worker's ends go the same way.
+    let end =
+        IdHasher::new(b"k")
+            .unwrap()
+            .end_row(&a.id, "orphan", "old1", "expired".into(), 4_000);
+    assert_eq!(
+        recordings::insert_batch_of_live_modes(db, &[end])
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(players(db, &a.id, "kept").await, ["k1"]);
+}
+
+#[tokio::test]
+async fn a_deleted_modes_rows_never_reach_a_new_mode_postgres() {
+    a_deleted_modes_rows_never_reach_a_new_mode(true).await;
+}
+
+#[tokio::test]
+async fn a_deleted_modes_rows_never_reach_a_new_mode_sqlite() {
+    a_deleted_modes_rows_never_reach_a_new_mode(false).await;
+}
+
 /// A batch of several projects' rows, one of them deleted since its rows
 /// were queued: the others' rows are stored, the deleted one's left out.
 async fn a_deleted_projects_rows_leave_the_batch(postgres: bool) {
@@ -111,6 +180,13 @@ async fn a_deleted_projects_rows_leave_the_batch(postgres: bool) {
     let a = projects::create(db, "A", "pro", now).await.unwrap();
     let b = projects::create(db, "B", "pro", now).await.unwrap();
     let c = projects::create(db, "C", "pro", now).await.unwrap();
+    let since = chrono::DateTime::from_timestamp_millis(0).unwrap();
+    for project in [&a.id, &b.id, &c.id] {
+        let config = json!({"name": "duel", "matchShape": [1, 1]});
+        game_modes::create(db, project, "duel", config, "whsec_x", since)
+            .await
+            .unwrap();
+    }
     let batch = [
         start(&a.id, "duel", "p1", 1_000),
         start(&b.id, "duel", "p2", 2_000),
@@ -130,7 +206,9 @@ async fn a_deleted_projects_rows_leave_the_batch(postgres: bool) {
         written,
         recordings::BatchWritten {
             stored: 3,
-            of_deleted_projects: 2
+            // The project's modes went with it.
+            of_deleted_projects: 0,
+            of_gone_modes: 2,
         }
     );
     assert_eq!(players(db, &a.id, "duel").await, ["p1", "p5"]);
@@ -148,7 +226,7 @@ async fn a_deleted_projects_rows_leave_the_batch(postgres: bool) {
         .await
         .unwrap();
     assert_eq!(written.stored, 0);
-    assert_eq!(written.of_deleted_projects, 3);
+    assert_eq!(written.of_gone_modes, 3);
 }
 
 #[tokio::test]

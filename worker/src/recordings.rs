@@ -175,7 +175,9 @@ impl EndRecorder {
         let db = self.db.clone();
         tokio::spawn(async move {
             for chunk in rows.chunks(END_BATCH) {
-                if let Err(error) = recordings::insert_batch(&db, chunk).await {
+                // A deleted (or re-created) mode's ends are left out: the
+                // new mode records only its own searches (docs/tuning.md).
+                if let Err(error) = recordings::insert_batch_of_live_modes(&db, chunk).await {
                     tracing::warn!(%error, rows = chunk.len(), "recorded search ends were not stored");
                 }
             }

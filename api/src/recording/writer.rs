@@ -70,11 +70,13 @@ async fn store(
     match recordings::insert_batch_of_live_projects(db, batch).await {
         Ok(done) => {
             written.increment(done.stored);
-            if done.of_deleted_projects > 0 {
-                // Their project's recording went with it: not a failure.
+            if done.of_deleted_projects + done.of_gone_modes > 0 {
+                // Their project's or mode's recording went with it: not a
+                // failure (docs/tuning.md).
                 tracing::debug!(
-                    rows = done.of_deleted_projects,
-                    "recorded rows of deleted projects left out"
+                    projects = done.of_deleted_projects,
+                    modes = done.of_gone_modes,
+                    "recorded rows of deleted projects or modes left out"
                 );
             }
         }

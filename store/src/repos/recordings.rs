@@ -176,7 +176,9 @@ impl IdHasher {
 }
 
 mod write;
-pub use write::{insert_batch, insert_batch_of_live_projects, BatchWritten};
+pub use write::{
+    insert_batch, insert_batch_of_live_modes, insert_batch_of_live_projects, BatchWritten,
+};
 
 /// Rows one read returns at most.
 pub const MAX_PAGE: u64 = 10_000;

@@ -1,6 +1,7 @@
 //! Writing a batch of recorded rows (see the parent module): one
 //! statement, and a batch again without the rows of projects deleted
-//! while it waited.
+//! while it waited; the writers leave out the rows whose mode is gone or
+//! was created again since (docs/tuning.md, "Recording a mode's searches").
 
 use super::NewRecording;
 use crate::entities::project::{self, Entity as Projects};
@@ -39,14 +40,19 @@ pub struct BatchWritten {
     /// Rows left out: their project was deleted while they waited (its
     /// recording went with it).
     pub of_deleted_projects: u64,
+    /// Rows left out: their mode (or its project) was deleted while they
+    /// waited, and maybe
+    /// created again since (a new mode, which records only its own
+    /// searches, docs/game-modes.md).
+    pub of_gone_modes: u64,
 }
 
 /// How many times [`insert_batch_of_live_projects`] writes a batch again
 /// without the rows of projects deleted meanwhile.
 const GONE_RETRIES: usize = 2;
 
-/// Stores `rows` as [`insert_batch`] does, where the rows may belong to
-/// several projects. A batch the database refuses while one of its projects
+/// Stores `rows` as [`insert_batch_of_live_modes`] does, where the rows may
+/// belong to several projects. A batch the database refuses while one of its projects
 /// is gone (deleted since its rows were queued: their foreign key fails the
 /// whole statement) is written again without the rows of the projects no
 /// longer there, so one deleted project never loses the others' rows.
@@ -63,11 +69,12 @@ pub async fn insert_batch_of_live_projects(
     let mut retries = 0;
     loop {
         let batch = kept.as_deref().unwrap_or(rows);
-        let error = match insert_batch(db, batch).await {
-            Ok(()) => {
+        let error = match insert_batch_of_live_modes(db, batch).await {
+            Ok(stored) => {
                 return Ok(BatchWritten {
-                    stored: batch.len() as u64,
+                    stored,
                     of_deleted_projects,
+                    of_gone_modes: batch.len() as u64 - stored,
                 })
             }
             Err(error) => error,
@@ -93,6 +100,90 @@ pub async fn insert_batch_of_live_projects(
         of_deleted_projects += (batch.len() - left.len()) as u64;
         kept = Some(left);
     }
+}
+
+/// Stores the rows of `rows` whose mode is there and was created no later
+/// than the row (a mode deleted while its rows waited, or deleted and
+/// created again, is left out: docs/game-modes.md, "Changing a mode");
+/// returns how many were stored. The modes are read in the transaction
+/// that stores the rows, locked on PostgreSQL, so a mode's delete (which
+/// deletes its stored recording) comes wholly before or after it.
+///
+/// # Errors
+/// A database failure (none of the rows is stored).
+pub async fn insert_batch_of_live_modes(
+    db: &DatabaseConnection,
+    rows: &[NewRecording],
+) -> Result<u64, StoreError> {
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let mut projects: Vec<&str> = rows.iter().map(|r| r.project_id.as_str()).collect();
+    let mut names: Vec<&str> = rows.iter().map(|r| r.game_mode.as_str()).collect();
+    for list in [&mut projects, &mut names] {
+        list.sort_unstable();
+        list.dedup();
+    }
+    if db.get_database_backend() == DbBackend::Postgres {
+        let failed = |e: &dyn std::fmt::Display| StoreError::Db(DbErr::Custom(e.to_string()));
+        let mut tx = db
+            .get_postgres_connection_pool()
+            .begin()
+            .await
+            .map_err(|e| failed(&e))?;
+        let modes: Vec<(String, String, i64)> = sea_orm::sqlx::query_as(
+            "SELECT project_id, name, \
+             floor(extract(epoch FROM created_at) * 1000)::bigint \
+             FROM game_modes WHERE project_id = ANY($1) AND name = ANY($2) \
+             ORDER BY project_id, name FOR SHARE",
+        )
+        .bind(&projects)
+        .bind(&names)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(|e| failed(&e))?;
+        let kept = of_modes(rows, &modes);
+        if !kept.is_empty() {
+            copy_rows(&mut tx, &kept).await?;
+        }
+        tx.commit().await.map_err(|e| failed(&e))?;
+        return Ok(kept.len() as u64);
+    }
+    use crate::entities::game_mode::{self, Entity as GameModes};
+    use sea_orm::TransactionTrait;
+    let txn = db.begin().await?;
+    let modes: Vec<(String, String, chrono::DateTime<chrono::Utc>)> = GameModes::find()
+        .select_only()
+        .columns([game_mode::Column::ProjectId, game_mode::Column::Name])
+        .column(game_mode::Column::CreatedAt)
+        .filter(game_mode::Column::ProjectId.is_in(projects))
+        .filter(game_mode::Column::Name.is_in(names))
+        .into_tuple()
+        .all(&txn)
+        .await?;
+    let modes: Vec<(String, String, i64)> = modes
+        .into_iter()
+        .map(|(p, n, at)| (p, n, at.timestamp_millis()))
+        .collect();
+    let kept = of_modes(rows, &modes);
+    if !kept.is_empty() {
+        insert_rows(&txn, &kept).await?;
+    }
+    txn.commit().await?;
+    Ok(kept.len() as u64)
+}
+
+/// The rows of `rows` of the `modes` (project, name, created at in Unix
+/// milliseconds) recorded since the mode was created.
+fn of_modes(rows: &[NewRecording], modes: &[(String, String, i64)]) -> Vec<NewRecording> {
+    rows.iter()
+        .filter(|r| {
+            modes.iter().any(|(project, name, created_ms)| {
+                *project == r.project_id && *name == r.game_mode && *created_ms <= r.at_ms
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// Which of the projects `ids` the database has.
@@ -170,6 +261,15 @@ async fn copy_batch(db: &DatabaseConnection, rows: &[NewRecording]) -> Result<()
         .acquire()
         .await
         .map_err(|e| failed(&e))?;
+    copy_rows(&mut conn, rows).await
+}
+
+/// `COPY`s `rows` on `conn`.
+async fn copy_rows(
+    conn: &mut sea_orm::sqlx::PgConnection,
+    rows: &[NewRecording],
+) -> Result<(), StoreError> {
+    let failed = |e: &dyn std::fmt::Display| StoreError::Db(DbErr::Custom(e.to_string()));
     let mut copy = conn
         .copy_in_raw(
             "COPY search_recordings (project_id, game_mode, at_ms, event, player_hash, mmr, \
