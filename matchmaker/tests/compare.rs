@@ -131,3 +131,72 @@ fn a_config_that_lets_players_expire_does_not_look_faster() {
     let verdict = matchplane_matchmaker::simulate::check_guard(&c, &["waitP90"], 0.1);
     assert!(!verdict.passed, "{verdict:?}");
 }
+
+/// A mode narrowed since its traffic was recorded: MMRs from 1000, no
+/// parties.
+fn narrowed() -> serde_json::Value {
+    json!({"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+        "algorithm": {"type": "mmr", "minMmr": 1000, "maxMmr": 3000, "baseTolerance": 50, "expansionMultiplier": 2},
+        "parties": {"allowParties": false},
+        "ticketTtlSeconds": 600})
+}
+
+/// The traffic recorded under the wider mode: a solo below the new
+/// `minMmr`, a duo, and two solos the narrowed mode still takes.
+const RECORDED: &str = "at,playerId,mmr,pingMs,partyId,partyMembers\n\
+    0.5,low,500,,,\n\
+    1.0,d1,1200,,duo,d1|d2\n\
+    1.0,d2,1210,,duo,d1|d2\n\
+    2.0,s1,1300,,,\n\
+    2.5,s2,1310,,,\n";
+
+/// The ended codes of a report, by player.
+fn ended(report: &matchplane_matchmaker::simulate::Report) -> Vec<(String, String)> {
+    let mut ended: Vec<_> = report
+        .ended
+        .iter()
+        .map(|e| (e.player_id.clone(), e.code.clone()))
+        .collect();
+    ended.sort();
+    ended
+}
+
+/// Recorded rows the current config rules out end at the first cycle with
+/// their code on either side of a comparison, as a server replay ends them
+/// (docs/simulate.md, "`arrivalsCsv`"); a value no config takes is still
+/// refused.
+#[test]
+fn recorded_rows_the_config_rules_out_end_on_both_sides_alike() {
+    let wide = scenario(None)["gameMode"].clone();
+    let expected = vec![
+        ("d1".to_owned(), "PARTIES_NOT_ENABLED".to_owned()),
+        ("d2".to_owned(), "PARTIES_NOT_ENABLED".to_owned()),
+        ("low".to_owned(), "MMR_OUT_OF_RANGE".to_owned()),
+    ];
+    // The narrowed mode as `a`, the wide one as `b`, and the other way.
+    for (a, b) in [(narrowed(), wide.clone()), (wide.clone(), narrowed())] {
+        let body = json!({"gameMode": a, "compare": b, "seed": 1, "until": 30});
+        let mut s = Scenario::parse(&body.to_string()).unwrap();
+        s.add_arrivals_csv(RECORDED, "arrivalsCsv").unwrap();
+        let c = compare(&s, &s.compare.clone().unwrap());
+        let (narrow, _) = if a == narrowed() {
+            (&c.a, &c.b)
+        } else {
+            (&c.b, &c.a)
+        };
+        assert_eq!(ended(narrow), expected);
+        assert!(
+            narrow.ended.iter().all(|e| e.at <= 1.0),
+            "{:?}",
+            narrow.ended
+        );
+        assert_eq!(narrow.stats.matched_players, 2);
+    }
+    // A malformed value is refused, and only it.
+    let body = json!({"gameMode": narrowed(), "seed": 1, "until": 30});
+    let mut s = Scenario::parse(&body.to_string()).unwrap();
+    let bad = format!("{RECORDED}3.0,huge,1e12,,,\n");
+    let err = s.add_arrivals_csv(&bad, "arrivalsCsv").unwrap_err();
+    let found: Vec<_> = err.0.iter().map(|e| e.code.as_str()).collect();
+    assert_eq!(found, ["VALIDATION_ERROR"], "{err:?}");
+}

@@ -344,7 +344,10 @@ impl Scenario {
         } else {
             Vec::new()
         };
-        also_failing(self.add_events_at(events, source, Some(&rows)), not_arrived)
+        also_failing(
+            self.add_events_at(events, source, Some(&rows), true),
+            not_arrived,
+        )
     }
 
     /// Adds recorded `events` (an arrivals CSV, a mode's recording) as
@@ -363,7 +366,7 @@ impl Scenario {
         source: &str,
     ) -> Result<(), ScenarioError> {
         self.drop_undeclared(&mut events);
-        self.add_events(events, source)
+        self.add_events_at(events, source, None, true)
     }
 
     /// Drops from `events` the attributes neither the mode nor the
@@ -387,22 +390,24 @@ impl Scenario {
     /// # Errors
     /// [`ScenarioError`] listing each bad event with its documented code.
     pub fn add_events(&mut self, events: Vec<Event>, source: &str) -> Result<(), ScenarioError> {
-        self.add_events_at(events, source, None)
+        self.add_events_at(events, source, None, false)
     }
 
     /// [`Scenario::add_events`], naming event `i` `{source}[rows[i]]`
     /// (a CSV's rows, see [`super::read_arrivals_csv_rows`]) when `rows`
-    /// is given, else `{source}[i]`.
+    /// is given, else `{source}[i]`; `recorded` events are checked as
+    /// [`Scenario::event_failures`] says.
     fn add_events_at(
         &mut self,
         events: Vec<Event>,
         source: &str,
         rows: Option<&[usize]>,
+        recorded: bool,
     ) -> Result<(), ScenarioError> {
         let mut errors = Vec::new();
         for (k, ev) in events.iter().enumerate() {
             let i = rows.and_then(|r| r.get(k)).copied().unwrap_or(k);
-            let mut failed = self.event_failures(ev, rows.is_some());
+            let mut failed = self.event_failures(ev, rows.is_some(), recorded);
             if let Event::Arrival {
                 attributes,
                 player_id,

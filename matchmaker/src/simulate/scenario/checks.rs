@@ -26,7 +26,7 @@ impl Scenario {
         for (i, e) in raw.into_iter().enumerate() {
             let failed = match e.into_event(self.game_mode.regions.as_ref()) {
                 Ok((mut event, written)) if check => {
-                    let mut failed = self.event_failures(&event, false);
+                    let mut failed = self.event_failures(&event, false, false);
                     if let Event::Arrival {
                         attributes,
                         player_id,
@@ -60,8 +60,17 @@ impl Scenario {
     /// Every failure of `event` but its attributes' (which
     /// [`super::arrival_attributes`] checks), each on a path inside it: its
     /// `at`, and an arrival's ticket rules (`csv`: named by a CSV's columns,
-    /// see [`crate::simulate::arrivals_csv`]).
-    pub(super) fn event_failures(&self, event: &Event, csv: bool) -> Vec<FieldError> {
+    /// see [`crate::simulate::arrivals_csv`]). A `recorded` arrival (a
+    /// CSV's row, a mode's recording) is refused only for values no config
+    /// takes: what the mode's config rules out ([`config_rules_out`]) is
+    /// left to the run, which ends it at its first cycle with its code, on
+    /// either side of a comparison (docs/simulate.md, "`arrivalsCsv`").
+    pub(super) fn event_failures(
+        &self,
+        event: &Event,
+        csv: bool,
+        recorded: bool,
+    ) -> Vec<FieldError> {
         let mut failed = Vec::new();
         if !event.at().is_finite() || event.at() < 0.0 {
             failed.push(FieldError::new(
@@ -86,10 +95,28 @@ impl Scenario {
                 ]
                 .into_iter()
                 .filter_map(Result::err)
+                .filter(|e| !(recorded && config_rules_out(e.code)))
                 .map(as_arrival_field)
                 .map(|e| crate::simulate::arrivals_csv::as_column(e, csv)),
             );
         }
         failed
     }
+}
+
+/// Whether a ticket rule's failure `code` is the mode's config ruling a
+/// search out (another config may take it) rather than a value no config
+/// takes (`VALIDATION_ERROR`, `INVALID_PARTY`). A run ends such a search at
+/// its first cycle with the code, as the server's re-check ends a live
+/// search a changed config rules out (docs/game-modes.md, "Changing a
+/// mode"): the one rule both sides of a comparison and a replay follow.
+pub(crate) fn config_rules_out(code: Code) -> bool {
+    matches!(
+        code,
+        Code::MmrRequired
+            | Code::MmrOutOfRange
+            | Code::PartiesNotEnabled
+            | Code::PartyTooLarge
+            | Code::LatenciesRequired
+    )
 }
