@@ -47,9 +47,40 @@ fn both_configs_run_on_the_same_arrivals_and_the_diff_shows_the_cost() {
     assert_eq!(c, again);
     let v = serde_json::to_value(&c).unwrap();
     assert!(v["a"]["stats"].is_object() && v["b"]["matches"].is_array());
-    assert_eq!(v["diff"]["waitP90"][1], json!(wb));
+    assert_eq!(
+        v["diff"]["waitP90"][1],
+        json!(wb.map(matchplane_matchmaker::timestamp::round_millis))
+    );
     let table = render_compare_table(&c);
     assert!(table.lines().any(|l| l.starts_with("waitP90")), "{table}");
+}
+
+/// The diff's seconds are written to the millisecond, as the reports'
+/// (docs/simulate.md): arrivals at tenths of a second wait 0.7999… in
+/// binary floating point.
+#[test]
+fn the_diffs_seconds_are_written_to_the_millisecond() {
+    let mut s = scenario(Some(tight()));
+    s["arrivals"] = (0..40)
+        .map(|i| json!({"at": f64::from(i) * 0.1, "playerId": format!("p{i}"), "mmr": 1000 + (i * 37) % 600}))
+        .collect();
+    let s = Scenario::parse(&s.to_string()).unwrap();
+    let c = compare(&s, &s.compare.clone().unwrap());
+    let v = serde_json::to_value(&c).unwrap();
+    let mut waits = 0;
+    for (figure, pair) in v["diff"].as_object().unwrap() {
+        for value in pair.as_array().unwrap().iter().filter_map(|v| v.as_f64()) {
+            if figure.contains("ait") {
+                waits += 1;
+                let millis = value * 1000.0;
+                assert_eq!(value, millis.round() / 1000.0, "{figure}: {value}");
+            }
+        }
+    }
+    assert!(waits > 0, "{v}");
+    // The replay writes its diff with the same function.
+    let written = matchplane_matchmaker::simulate::written_diff(&c.diff);
+    assert_eq!(v["diff"], json!(written));
 }
 
 #[test]

@@ -33,7 +33,6 @@ use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, TimeDelta, Utc};
 use matchplane_matchmaker::simulate::{compare_bounded, Comparison, Event, Scenario};
-use matchplane_matchmaker::timestamp::round_millis;
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig, Party, Tier};
 use matchplane_store::entities::search_recording;
 use matchplane_store::repos::game_modes;
@@ -281,20 +280,10 @@ fn to_json<T: Serialize>(part: &T) -> Result<serde_json::Value, ApiError> {
     serde_json::to_value(part).map_err(|e| ApiError::internal(&e))
 }
 
-/// The diff with its seconds (the wait figures) to the millisecond, as the
-/// reports write theirs (docs/openapi.md, "Timestamps").
+/// The diff as `simulate` writes it (its seconds to the millisecond,
+/// docs/simulate.md).
 fn diff_json(diff: &std::collections::BTreeMap<&str, [Option<f64>; 2]>) -> serde_json::Value {
-    let seconds = |figure: &str, v: Option<f64>| {
-        let wait = figure.starts_with("wait") || figure.starts_with("matchedWait");
-        v.map(|v| if wait { round_millis(v) } else { v })
-    };
-    diff.iter()
-        .map(|(figure, [a, b])| {
-            let pair = serde_json::json!([seconds(figure, *a), seconds(figure, *b)]);
-            ((*figure).to_owned(), pair)
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into()
+    serde_json::json!(matchplane_matchmaker::simulate::written_diff(diff))
 }
 
 /// `422 RECORDING_REQUIRED`: nothing recorded to replay.

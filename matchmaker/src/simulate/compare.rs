@@ -55,11 +55,41 @@ pub struct Comparison {
     pub a: Report,
     /// The report of the second config.
     pub b: Report,
-    /// `{"<figure>": [a, b]}`.
+    /// `{"<figure>": [a, b]}`, written with [`written_diff`].
+    #[serde(serialize_with = "serialize_diff")]
     pub diff: BTreeMap<&'static str, [Option<f64>; 2]>,
     /// The guard's verdict on `b`, when a guard was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guard: Option<super::guard::GuardVerdict>,
+}
+
+/// Whether `figure` is in seconds (the waits).
+fn in_seconds(figure: &str) -> bool {
+    figure.starts_with("wait") || figure.starts_with("matchedWait")
+}
+
+/// `diff` as it is written (by `simulate --compare`, a scenario's
+/// `compare` and a replay alike): its seconds (the wait figures) to the
+/// millisecond, as the reports write theirs (docs/simulate.md).
+pub fn written_diff<'f>(
+    diff: &BTreeMap<&'f str, [Option<f64>; 2]>,
+) -> BTreeMap<&'f str, [Option<f64>; 2]> {
+    diff.iter()
+        .map(|(figure, pair)| {
+            let written = match in_seconds(figure) {
+                true => pair.map(|v| v.map(crate::timestamp::round_millis)),
+                false => *pair,
+            };
+            (*figure, written)
+        })
+        .collect()
+}
+
+fn serialize_diff<S: serde::Serializer>(
+    diff: &BTreeMap<&'static str, [Option<f64>; 2]>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&written_diff(diff), serializer)
 }
 
 /// Runs `scenario` as it is and again with `other` as its game mode (same

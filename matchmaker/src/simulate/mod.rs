@@ -23,7 +23,8 @@ pub use arrivals_csv::{
 };
 pub use backfills::{BackfillStats, SimulatedBackfill, SimulatedFill};
 pub use compare::{
-    compare, compare_bounded, figures, higher_is_better, render_compare_table, Comparison, FIGURES,
+    compare, compare_bounded, figures, higher_is_better, render_compare_table, written_diff,
+    Comparison, FIGURES,
 };
 pub use engine::{run, run_bounded, Stopped};
 pub use guard::{check_guard, parse_guard, GuardVerdict, GuardedFigure, DEFAULT_GUARD_TOLERANCE};
