@@ -35,8 +35,10 @@ async fn matched_id(t: &TestApp, ticket: &str, token: &str) -> String {
     }
 }
 
-#[tokio::test]
-async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
+/// A Redis app whose `duel` mode matched two REST searches (the worker
+/// stopped after): the app, project, key, the two (ticket, token) seats
+/// and the match's id.
+async fn matched_pair() -> (TestApp, String, String, Vec<(String, String)>, String) {
     let t = TestApp::new(Pools::Redis, crate::harness::fast()).await;
     let (p, key) = t.project("enterprise").await;
     t.mode(
@@ -59,6 +61,12 @@ async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
     let match_id = matched_id(&t, &seats[0].0, &seats[0].1).await;
     assert_eq!(matched_id(&t, &seats[1].0, &seats[1].1).await, match_id);
     worker.stop().await;
+    (t, p, key, seats, match_id)
+}
+
+#[tokio::test]
+async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
+    let (t, p, key, seats, match_id) = matched_pair().await;
 
     // Redis loses everything of this test: tickets, pools, claims.
     let (url, prefix) = (redis_url(), t.prefix.clone());
@@ -122,27 +130,7 @@ async fn a_matched_ticket_stays_readable_after_redis_loses_its_data() {
 /// spent in a match that no longer holds it.
 #[tokio::test]
 async fn a_released_ticket_the_store_lost_is_told_to_take_a_new_one() {
-    let t = TestApp::new(Pools::Redis, crate::harness::fast()).await;
-    let (p, key) = t.project("enterprise").await;
-    t.mode(
-        &p,
-        &key,
-        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
-            "matchmakingCycleDurationSeconds": 0.5, "algorithm": {"type": "fifo"},
-            "ticketTtlSeconds": 600}),
-    )
-    .await;
-    let worker = t.start_worker(crate::harness::quick_worker());
-    let mut seats = Vec::new();
-    for player in ["ana", "bo"] {
-        let (ticket, token) = t
-            .ticket_ok(&p, &key, json!({"gameMode": "duel", "playerId": player}))
-            .await;
-        assert_eq!(t.rest_search(&token).await.status, StatusCode::ACCEPTED);
-        seats.push((ticket, token));
-    }
-    let match_id = matched_id(&t, &seats[0].0, &seats[0].1).await;
-    worker.stop().await;
+    let (t, p, key, seats, match_id) = matched_pair().await;
     let (url, prefix) = (redis_url(), t.prefix.clone());
     tokio::task::spawn_blocking(move || {
         matchplane_store::pool::redis::delete_prefix_blocking(&url, &prefix)
