@@ -130,8 +130,7 @@ pub fn status_of(code: Code) -> StatusCode {
         | Code::DeclineCooldown
         | Code::ReleaseWindowClosed
         | Code::AlreadyAssigned
-        | Code::ConfigRegression
-        | Code::TierInUse => StatusCode::CONFLICT,
+        | Code::ConfigRegression => StatusCode::CONFLICT,
         Code::Forbidden => StatusCode::FORBIDDEN,
         Code::VersionMismatch => StatusCode::PRECONDITION_FAILED,
         Code::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,

@@ -154,9 +154,6 @@ pub enum Code {
     /// A ticket or search for a player whose match waits for its assignment
     /// (docs/acceptance.md), under `playerSearchScope` `project`: `409` with `matchId`.
     PlayerInMatch,
-    /// A tier that cannot be deleted: projects are on it, or it is the
-    /// default tier a project gets (docs/api-tour.md): `409`.
-    TierInUse,
 }
 
 impl Code {
@@ -231,7 +228,6 @@ impl Code {
             Code::RuleNotMet => "RULE_NOT_MET",
             Code::MatchingHeld => "MATCHING_HELD",
             Code::PlayerInMatch => "PLAYER_IN_MATCH",
-            Code::TierInUse => "TIER_IN_USE",
         }
     }
 }

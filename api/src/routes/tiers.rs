@@ -297,14 +297,14 @@ pub async fn put(
         (status = 204, description = "Deleted"),
         (status = 401, body = Problem),
         (status = 404, description = "NOT_FOUND: no tier of this name", body = Problem),
-        (status = 409, description = "TIER_IN_USE: projects are on the tier (`detail` says how many: move them first), or it is `free`, the default tier of a new project", body = Problem)))]
+        (status = 409, description = "CONFLICT: projects are on the tier (`detail` says how many: move them first), or it is `free`, the default tier of a new project", body = Problem)))]
 pub async fn delete(
     _operator: Operator,
     State(state): State<AppState>,
     Path(name): Path<String>,
     _: crate::extract::NoBody,
 ) -> Result<StatusCode, ApiError> {
-    let in_use = |detail: String| ApiError::new(Code::TierInUse, detail);
+    let in_use = |detail: String| ApiError::new(Code::Conflict, detail);
     if name == DEFAULT_TIER {
         // Known or not: a project created without a tier is put on it.
         return Err(in_use(format!(

@@ -193,7 +193,7 @@ async fn a_put_says_whether_it_created_the_tier(backend: Backend) {
 }
 
 /// `DELETE /v1/tiers/{tier}`: `204` for a tier no project is on, `404` for
-/// an unknown one, `409 TIER_IN_USE` while projects are on it (how many)
+/// an unknown one, `409 CONFLICT` while projects are on it (how many)
 /// and always for `free`, the default tier of a new project.
 async fn a_tier_is_deleted_only_when_no_project_needs_it(backend: Backend) {
     let t = TestApp::new(backend).await;
@@ -212,7 +212,7 @@ async fn a_tier_is_deleted_only_when_no_project_needs_it(backend: Backend) {
     let refused = t
         .call(Method::DELETE, "/v1/tiers/gold", Some(OPERATOR), None)
         .await;
-    refused.assert_problem(StatusCode::CONFLICT, "TIER_IN_USE");
+    refused.assert_problem(StatusCode::CONFLICT, "CONFLICT");
     let detail = refused.body["detail"].as_str().unwrap();
     assert!(
         detail.contains("2 projects are on the tier gold"),
@@ -230,7 +230,7 @@ async fn a_tier_is_deleted_only_when_no_project_needs_it(backend: Backend) {
     let refused = t
         .call(Method::DELETE, "/v1/tiers/gold", Some(OPERATOR), None)
         .await;
-    refused.assert_problem(StatusCode::CONFLICT, "TIER_IN_USE");
+    refused.assert_problem(StatusCode::CONFLICT, "CONFLICT");
     let detail = refused.body["detail"].as_str().unwrap();
     assert!(detail.contains("1 project is on the tier gold"), "{detail}");
     // A deleted project no longer holds it.
@@ -273,7 +273,7 @@ async fn a_tier_is_deleted_only_when_no_project_needs_it(backend: Backend) {
     let refused = t
         .call(Method::DELETE, "/v1/tiers/free", Some(OPERATOR), None)
         .await;
-    refused.assert_problem(StatusCode::CONFLICT, "TIER_IN_USE");
+    refused.assert_problem(StatusCode::CONFLICT, "CONFLICT");
     let detail = refused.body["detail"].as_str().unwrap();
     assert!(detail.contains("default tier"), "{detail}");
     let free = t

@@ -11898,7 +11898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description TIER_IN_USE: projects are on the tier (`detail` says how many: move them first), or it is `free`, the default tier of a new project */
+            /** @description CONFLICT: projects are on the tier (`detail` says how many: move them first), or it is `free`, the default tier of a new project */
             409: {
                 headers: {
                     [name: string]: unknown;
