@@ -174,13 +174,19 @@ pub async fn insert_batch_of_live_modes(
 }
 
 /// The rows of `rows` of the `modes` (project, name, created at in Unix
-/// milliseconds) recorded since the mode was created.
+/// milliseconds) recorded since the mode was created
+/// ([`crate::repos::matches::is_own_mode`], in milliseconds): one look-up
+/// per row, however many modes the batch holds.
 fn of_modes(rows: &[NewRecording], modes: &[(String, String, i64)]) -> Vec<NewRecording> {
+    let created: std::collections::HashMap<(&str, &str), i64> = modes
+        .iter()
+        .map(|(project, name, ms)| ((project.as_str(), name.as_str()), *ms))
+        .collect();
     rows.iter()
         .filter(|r| {
-            modes.iter().any(|(project, name, created_ms)| {
-                *project == r.project_id && *name == r.game_mode && *created_ms <= r.at_ms
-            })
+            created
+                .get(&(r.project_id.as_str(), r.game_mode.as_str()))
+                .is_some_and(|ms| *ms <= r.at_ms)
         })
         .cloned()
         .collect()
