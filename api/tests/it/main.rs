@@ -9,6 +9,7 @@ mod common;
 mod config_size;
 mod connections;
 mod console_routes;
+mod created_location;
 mod cross_tenant;
 mod cross_tenant_all;
 mod errors;

@@ -5312,6 +5312,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5787,6 +5789,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/game-modes/{name}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6045,6 +6049,8 @@ export interface operations {
                 headers: {
                     /** @description `"1"` */
                     ETag?: string;
+                    /** @description `/v1/projects/{projectId}/game-modes/{name}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8001,6 +8007,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/keys/{keyId}` (its `DELETE` revokes it) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8409,6 +8417,8 @@ export interface operations {
             /** @description Stored and sent: the match with its `assignment` */
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/matches/{matchId}`, the match that carries it */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8635,6 +8645,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10086,6 +10098,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/tickets/{ticketId}`, the ticket's status */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10699,6 +10713,8 @@ export interface operations {
             /** @description Created; the secret is shown */
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/webhook` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
