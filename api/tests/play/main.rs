@@ -29,6 +29,7 @@ mod proxy;
 mod recording;
 mod regions;
 mod replay_window;
+mod re_search;
 mod rest;
 mod restart;
 mod role_stats;
