@@ -117,7 +117,8 @@ pub struct TicketStatus {
     /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
     /// `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its
     /// WebSocket stopped without ending it), or `SEARCH_LOST` (the pool
-    /// lost the search with its data; a new ticket is needed). Absent when
+    /// lost the search with its data: search again, with the same ticket
+    /// while the store still holds it, else with a new one). Absent when
     /// not recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<matchplane_store::tickets::ExpiredReason>)]
