@@ -11061,7 +11061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`) */
+            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`). Also the code a cycle would fail the search with when the mode's config changed since the ticket was generated and rules it out (MMR_REQUIRED, MMR_OUT_OF_RANGE, LATENCIES_REQUIRED, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, ATTRIBUTE_REQUIRED, ATTRIBUTE_NOT_ALLOWED, VALIDATION_ERROR; `errors[0].field` names the field) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11174,7 +11174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PING_REQUIRES_WEBSOCKET */
+            /** @description PING_REQUIRES_WEBSOCKET; or the code a cycle would fail the search with when the mode's config changed since the ticket was generated and rules it out (MMR_REQUIRED, MMR_OUT_OF_RANGE, LATENCIES_REQUIRED, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, ATTRIBUTE_REQUIRED, ATTRIBUTE_NOT_ALLOWED, VALIDATION_ERROR; `errors[0].field` names the field) */
             422: {
                 headers: {
                     [name: string]: unknown;
