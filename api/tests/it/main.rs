@@ -21,6 +21,7 @@ mod matches;
 mod metrics_help;
 mod nul_in_paths;
 mod openapi;
+mod operator_rotation;
 mod project_webhook;
 mod query_params;
 mod ratings;

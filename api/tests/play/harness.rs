@@ -130,6 +130,7 @@ impl TestApp {
             db.clone(),
             ApiConfig {
                 operator_token: Some(OPERATOR.to_owned()),
+                operator_token_previous: None,
                 allow_private_webhooks,
                 recording_key: Some(RECORDING_KEY.to_owned()),
             },
