@@ -8,6 +8,8 @@ export type GameMode = Schemas["GameMode"];
 export type GameModeResponse = Schemas["GameModeResponse"];
 /** Body of `POST …/tickets`. */
 export type CreateTicket = Schemas["CreateTicket"];
+/** A ticket's `attributes`: `mmr`, `latencies`, `data` (any object) and the mode's declared attributes. */
+export type TicketAttributes = Schemas["Attributes"];
 /** A generated ticket; hand `token` to the game client (shown once). */
 export type CreatedTicket = Schemas["CreatedTicket"];
 /** Where a ticket stands (fields a newer server adds are kept). */

@@ -5,7 +5,7 @@
 export { BackendClient } from "./backend.js";
 export type {
   BackendOptions, CreateTicket, CreatedTicket, EndedPartySearches, GameMode, GameModeResponse, MatchMadeEvent,
-  MatchView, MatchesPage, ResultApplied, ResultReport, TicketStatus,
+  MatchView, MatchesPage, ResultApplied, ResultReport, TicketAttributes, TicketStatus,
 } from "./backend.js";
 export { endsSearch, parseMessage } from "./messages.js";
 export type { PlayerMatch, SearchMessage, WaitingReason } from "./messages.js";

@@ -1245,8 +1245,11 @@ export interface components {
              *     ratings and one is stored for the player).
              */
             mmr?: number | null;
-        } & {
-            [key: string]: components["schemas"]["AttributeValue"];
+            [key: string]: components["schemas"]["AttributeValue"] | {
+                [key: string]: unknown;
+            } | null | {
+                [key: string]: number;
+            } | number | undefined;
         };
         /**
          * @description `"backfill": {"enabled": true, "auto": false, "ttlSeconds": 120}`
