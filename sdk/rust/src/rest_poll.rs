@@ -43,14 +43,16 @@ pub(crate) struct Poller {
     pub interval: Duration,
 }
 
-/// What a `status` says besides the wait: the waiting reason, `found`,
-/// `needed` and `roleWaits`; a change of any is a new `status`, as on the
-/// socket (docs/searching.md).
+/// What a `status` says: the waiting reason, `found`, `needed` and
+/// `roleWaits`, a change of any being a new `status` as on the socket
+/// (docs/searching.md), and the wait's whole seconds: over REST no ping
+/// changes to carry a newer wait.
 type StatusKey = (
     Option<Value>,
     Option<u64>,
     Option<u64>,
     Option<BTreeMap<String, f64>>,
+    i64,
 );
 
 /// What the poller told so far, to send each message once.
@@ -173,6 +175,8 @@ impl Told {
                     num("found"),
                     num("needed"),
                     s.role_waits.clone(),
+                    // Whole seconds: a saturating cast of a wait of at most days.
+                    s.wait_seconds.unwrap_or_default().floor() as i64,
                 );
                 if self.status.as_ref() != Some(&key) {
                     out.push(SearchMessage::Status(Status {

@@ -96,3 +96,36 @@ async fn a_waiting_players_status_carries_role_waits_on_both_transports() {
         assert_eq!(roles, ["tank"], "{transport}: {last:?}");
     }
 }
+
+/// A lone duel player over REST: the waiting reason stays the same, the
+/// wait grows, and each poll that sees a new whole second of it says so
+/// (README's "waiting N s"), as the socket's status messages do with each
+/// ping.
+#[tokio::test]
+async fn over_rest_the_wait_in_status_messages_keeps_counting() {
+    let dev = common::Dev::start();
+    let backend = BackendClient::new(&dev.base, &dev.project, &dev.key).unwrap();
+    let mode = common::duel("sdk-alone", "http://127.0.0.1:9/hook");
+    backend.put_game_mode("sdk-alone", &mode).await.unwrap();
+    let ticket = NewTicket {
+        game_mode: "sdk-alone".into(),
+        player_id: "ana".into(),
+        attributes: Some(json!({"mmr": 1500})),
+        party: None,
+    };
+    let token = backend.create_ticket(&ticket).await.unwrap().token;
+    let (_, rest) = common::clients(&dev);
+    let mut search = rest.search(&token).await.unwrap();
+    let mut waits = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while let Ok(Some(message)) = tokio::time::timeout_at(deadline, search.next()).await {
+        if let SearchMessage::Status(s) = message.unwrap() {
+            waits.push(s.wait_seconds);
+        }
+    }
+    assert!(
+        waits.len() >= 4 && waits.last().is_some_and(|w| *w >= 3.5),
+        "statuses' waits: {waits:?}"
+    );
+    assert!(waits.windows(2).all(|w| w[0] <= w[1]), "{waits:?}");
+}
