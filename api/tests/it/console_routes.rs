@@ -522,7 +522,8 @@ fn only_the_shared_form_failure_reads_a_problems_errors() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         for (i, line) in text.lines().enumerate() {
-            let shared = name == "api.js" && line.contains("const errors = Array.isArray(error.body.errors)");
+            let shared = name == "api.js"
+                && line.contains("const errors = Array.isArray(error.body.errors)");
             if line.contains("body.errors") && !shared {
                 readers.push(format!("{name}:{}: {}", i + 1, line.trim()));
             }
