@@ -1156,7 +1156,9 @@ export interface components {
             /** @description Where to connect (at most 512 bytes). */
             connection: string;
             /** @description Data for every player (a JSON object of at most 4 KiB). */
-            data?: Record<string, never> | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description Per player id, that player's own `data`, merged over the match's in
              *     what it is told (never shown to another player).
@@ -1224,7 +1226,9 @@ export interface components {
              *     anything the game server needs), kept with the ticket as the exact
              *     text sent; never part of the matching pool.
              */
-            data?: Record<string, never> | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description Round trips (milliseconds, 0..=5000) the client measured to the
              *     studio's regions, by region name (1..=32 entries, names
@@ -1241,8 +1245,11 @@ export interface components {
              *     ratings and one is stored for the player).
              */
             mmr?: number | null;
-        } & {
-            [key: string]: components["schemas"]["AttributeValue"];
+            [key: string]: components["schemas"]["AttributeValue"] | {
+                [key: string]: unknown;
+            } | null | {
+                [key: string]: number;
+            } | number | undefined;
         };
         /**
          * @description `"backfill": {"enabled": true, "auto": false, "ttlSeconds": 120}`
@@ -1867,7 +1874,9 @@ export interface components {
              * @description The new players by team, as in the `match.backfilled` body (each
              *     newcomer's ticket `data` in its entry, as sent).
              */
-            teams: Record<string, never>[];
+            teams: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description The flexible `matchShape` object (docs/game-modes.md#thin-pools-smaller-matches-and-bots). */
         FlexibleShape: {
@@ -2774,7 +2783,9 @@ export interface components {
              * @description The assignment the studio posted (`connection`, `data`, `players`
              *     with each player's own `data`); absent until posted.
              */
-            assignment?: Record<string, never> | null;
+            assignment?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description What every player agreed on under the mode's rules (docs/rules.md):
              *     each `equal` rule's common value, each `intersect` rule's shared
@@ -3112,7 +3123,9 @@ export interface components {
         /** @description One player's part of an assignment. */
         PlayerAssignment: {
             /** @description The player's own data (a JSON object of at most 4 KiB). */
-            data?: Record<string, never> | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * @description The JSON of a player's view (see [`player_match`]): the `match` of a
@@ -3195,7 +3208,9 @@ export interface components {
              * @description The ticket's `attributes.data` as the studio sent it; absent when
              *     it had none.
              */
-            data?: Record<string, never>;
+            data?: {
+                [key: string]: unknown;
+            };
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); `null`
@@ -3454,7 +3469,9 @@ export interface components {
              *     and per guarded figure `current`, `proposed`, `worsenedBy`,
              *     `regressed`.
              */
-            guard?: Record<string, never> | null;
+            guard?: {
+                [key: string]: unknown;
+            } | null;
             /** @description The match waiting for its assignment, for `PLAYER_IN_MATCH`. */
             matchId?: string | null;
             /**
@@ -3862,13 +3879,19 @@ export interface components {
              * @description The report under the current config (the JSON of `matchplane
              *     simulate`, player ids hashed).
              */
-            a: Record<string, never>;
+            a: {
+                [key: string]: unknown;
+            };
             /** @description Recorded search starts replayed. */
             arrivals: number;
             /** @description The report under the proposed config. */
-            b: Record<string, never>;
+            b: {
+                [key: string]: unknown;
+            };
             /** @description Per figure (`matches`, `waitP90`, `mmrSpreadP50`, …), `[a, b]`. */
-            diff: Record<string, never>;
+            diff: {
+                [key: string]: unknown;
+            };
             /**
              * Format: date-time
              * @description Start of the window replayed.
@@ -4247,7 +4270,9 @@ export interface components {
             type: "assignment_timeout";
         };
         /** @description The player's data (a JSON object). */
-        SearchMessageAssignedData: Record<string, never>;
+        SearchMessageAssignedData: {
+            [key: string]: unknown;
+        };
         /**
          * @description What every player agreed on under the mode's rules
          *     (docs/rules.md), by attribute; absent without rules.
@@ -4517,7 +4542,9 @@ export interface components {
              *     merged over it) once the studio posted it, `null` while the match
              *     waits for it; absent in modes without assignment.
              */
-            assignment?: Record<string, never> | null;
+            assignment?: {
+                [key: string]: unknown;
+            } | null;
             error?: null | components["schemas"]["TicketError"];
             /**
              * Format: date-time
@@ -4979,7 +5006,9 @@ export interface components {
              *     (docs/searching.md); absent when the ticket had none. Filled by the outbox
              *     consumer from the ticket's record, never carried in the pool.
              */
-            data?: Record<string, never>;
+            data?: {
+                [key: string]: unknown;
+            };
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); absent
@@ -9929,7 +9958,9 @@ export interface operations {
                  *       "until": 10
                  *     }
                  */
-                "application/json": Record<string, never>;
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -9985,7 +10016,9 @@ export interface operations {
                      *       "unmatchedReasons": {}
                      *     }
                      */
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             400: {
