@@ -2,7 +2,7 @@
 //! proposals, and ending early on a change, a hand-over or shutdown.
 
 use super::lease::{renew, HeldLease};
-use super::{now_secs, record, ModeLoop, Shared};
+use super::{now_secs, record, ModeLoop, Recorded, Shared};
 use matchplane_store::pool::ModeKey;
 use std::time::Duration;
 
@@ -20,21 +20,25 @@ pub(super) enum WaitEnd {
 /// proposal's deadline is enforced within one second.
 const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
 
-/// One proposal sweep between cycles: closes the due proposals, then
-/// records the outbox (a proposal everyone accepted, made by an answer or
-/// by this sweep); `true` if the lease was lost meanwhile.
+/// One proposal sweep between cycles: closes the due proposals, then,
+/// with `Some(webhooks)`, records the outbox (a proposal everyone
+/// accepted, made by an answer or by this sweep); `true` if the lease was
+/// lost meanwhile.
 async fn proposal_tick(
     shared: &Shared,
     key: &ModeKey,
     lease: &mut HeldLease<'_>,
-    webhooks: bool,
+    record_with: Option<bool>,
 ) -> bool {
     let now = now_secs();
     match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
         Ok(_) => {}
         Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
     }
-    record(shared, key, lease, webhooks).await
+    match record_with {
+        Some(webhooks) => matches!(record(shared, key, lease, webhooks).await, Recorded::Lost),
+        None => false,
+    }
 }
 
 /// Whether a wait closes due proposals meanwhile.
@@ -42,9 +46,10 @@ async fn proposal_tick(
 pub(super) enum ProposalSweeps {
     /// No sweeps.
     Off,
-    /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each,
+    /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each if
+    /// `record` (not while the database is out: the next cycle tries),
     /// with the matches' webhooks if `webhooks` (the mode's flag).
-    On { webhooks: bool },
+    On { webhooks: bool, record: bool },
 }
 
 /// Waits until `until`, renewing the lease when it nears its end; ends
@@ -65,16 +70,20 @@ pub(super) async fn wait(
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     sweep.reset();
     let sweeping = matches!(sweeps, ProposalSweeps::On { .. });
-    let webhooks = matches!(sweeps, ProposalSweeps::On { webhooks: true });
+    let record_with = match sweeps {
+        ProposalSweeps::On {
+            webhooks,
+            record: true,
+        } => Some(webhooks),
+        _ => None,
+    };
     loop {
+        // In this order: a sweep that ran late never delays the end of the
+        // wait, nor a renewal.
         tokio::select! {
-            _ = sweep.tick(), if sweeping => {
-                if proposal_tick(shared, key, lease, webhooks).await {
-                    return WaitEnd::LostLease;
-                }
-            }
-            () = tokio::time::sleep_until(until) => return WaitEnd::Elapsed,
+            biased;
             () = cancel.cancelled() => return WaitEnd::Cancelled,
+            () = tokio::time::sleep_until(until) => return WaitEnd::Elapsed,
             changed = versions.changed() => {
                 if changed.is_err() {
                     // The scheduler stopped: so does the loop.
@@ -92,6 +101,11 @@ pub(super) async fn wait(
             }
             () = tokio::time::sleep_until(lease.renew_at(ttl)) => {
                 if !renew(shared, key, lease).await {
+                    return WaitEnd::LostLease;
+                }
+            }
+            _ = sweep.tick(), if sweeping => {
+                if proposal_tick(shared, key, lease, record_with).await {
                     return WaitEnd::LostLease;
                 }
             }

@@ -1,0 +1,148 @@
+//! How long the worker's loops wait for PostgreSQL (docs/operations.md,
+//! "What losing a dependency costs"): every bound on a database call of a
+//! mode's cycle, its outbox and the sweep is one of these, so that a
+//! database that refuses connections, or takes them and answers nothing
+//! (a black-holed network), never holds a cycle up for longer.
+//!
+//! A call cut short is dropped where it stands, as a worker killed there
+//! would be: what it was doing is done again later (the outbox keeps the
+//! claimed matches until a later attempt stores them; every write of an
+//! attempt is idempotent), and its connection goes back to the pool only
+//! once a bounded check found it answering (`matchplane_store::db`).
+
+use crate::error::WorkerError;
+use std::future::Future;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// What a cycle waits for the database in all for its reads and its
+/// bookkeeping writes (the mode's hold and version, the assignment
+/// timeouts, expired backfills, proposals' rows, the cycle's figures):
+/// 1 s. Once it is spent, the cycle's later steps of the kind are left
+/// for a later cycle without a try. Its attempt to store the matches it
+/// claimed is bounded apart ([`STORE_LIMIT`]).
+pub const CYCLE_BUDGET: Duration = Duration::from_secs(1);
+
+/// The most of [`CYCLE_BUDGET`] the read of the mode's hold (and the read
+/// of its version before searches are failed) may take: 0.5 s, so that the
+/// cycle's figures still get the rest.
+pub const HOLD_READ_LIMIT: Duration = Duration::from_millis(500);
+
+/// What one attempt to store a batch of a mode's outbox (the matches, their
+/// tickets, deliveries, backfills and statuses) waits for at most: 3 s, the
+/// worker's database timeout (`matchplane_store::db::DbTimeouts`). A batch
+/// not stored by then stays in the outbox for the next attempt.
+pub const STORE_LIMIT: Duration = Duration::from_secs(3);
+
+/// What a single read outside a cycle's budget waits for at most (whether
+/// a mode records its searches' ends): 0.5 s.
+pub const READ_LIMIT: Duration = Duration::from_millis(500);
+
+/// The time one pass (a cycle, a sweep) may still wait for the database:
+/// its steps draw from it until it is spent (made by the worker's loops
+/// only).
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    until: Instant,
+}
+
+impl Budget {
+    /// A budget of `total` from now.
+    pub(crate) fn new(total: Duration) -> Self {
+        Self {
+            until: Instant::now() + total,
+        }
+    }
+
+    /// A cycle's budget: [`CYCLE_BUDGET`] from now.
+    pub(crate) fn cycle() -> Self {
+        Self::new(CYCLE_BUDGET)
+    }
+
+    /// Whether any of it is left.
+    pub(crate) fn left(&self) -> bool {
+        Instant::now() < self.until
+    }
+
+    /// `step`'s output if it ends within what is left of the budget (and
+    /// within `cap` from now, when given); else
+    /// [`WorkerError::Timeout`] naming `what`. A spent budget does not
+    /// start the step.
+    pub(crate) async fn run<T>(
+        &self,
+        what: &'static str,
+        cap: Option<Duration>,
+        step: impl Future<Output = T>,
+    ) -> Result<T, WorkerError> {
+        let until = match cap {
+            Some(cap) => self.until.min(Instant::now() + cap),
+            None => self.until,
+        };
+        if Instant::now() >= until {
+            return Err(WorkerError::Timeout(what));
+        }
+        tokio::time::timeout_at(until, step)
+            .await
+            .map_err(|_| WorkerError::Timeout(what))
+    }
+
+    /// [`Budget::run`] of a step that may fail: its error, or the timeout.
+    pub(crate) async fn try_run<T, E>(
+        &self,
+        what: &'static str,
+        cap: Option<Duration>,
+        step: impl Future<Output = Result<T, E>>,
+    ) -> Result<T, WorkerError>
+    where
+        WorkerError: From<E>,
+    {
+        self.run(what, cap, step).await?.map_err(WorkerError::from)
+    }
+}
+
+/// `step`'s output if it ends within `limit`; else [`WorkerError::Timeout`]
+/// naming `what`.
+pub(crate) async fn within<T, E>(
+    limit: Duration,
+    what: &'static str,
+    step: impl Future<Output = Result<T, E>>,
+) -> Result<T, WorkerError>
+where
+    WorkerError: From<E>,
+{
+    Budget::new(limit).try_run(what, None, step).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    #[tokio::test]
+    async fn a_cap_bounds_a_step_and_a_spent_budget_starts_none() {
+        let budget = Budget::new(Duration::from_millis(200));
+        let capped = budget
+            .run(
+                "capped",
+                Some(Duration::from_millis(50)),
+                std::future::pending::<()>(),
+            )
+            .await;
+        assert!(matches!(capped, Err(WorkerError::Timeout("capped"))));
+        assert!(budget.left());
+        let rest = budget.run("rest", None, std::future::pending::<()>()).await;
+        assert!(matches!(rest, Err(WorkerError::Timeout("rest"))));
+        assert!(!budget.left());
+        let started = AtomicBool::new(false);
+        let late = budget
+            .run("late", None, async {
+                started.store(true, Ordering::SeqCst)
+            })
+            .await;
+        assert!(late.is_err());
+        assert!(
+            !started.load(Ordering::SeqCst),
+            "a spent budget started a step"
+        );
+    }
+}
