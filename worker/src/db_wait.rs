@@ -34,6 +34,11 @@ pub const HOLD_READ_LIMIT: Duration = Duration::from_millis(500);
 /// not stored by then stays in the outbox for the next attempt.
 pub const STORE_LIMIT: Duration = Duration::from_secs(3);
 
+/// What one of the scheduler's reads of the modes waits for at most: 10 s
+/// (a whole listing of 10 000 modes takes about 50 ms). The scheduler goes
+/// on moving modes between workers meanwhile.
+pub const LISTING_LIMIT: Duration = Duration::from_secs(10);
+
 /// What a single read outside a cycle's budget waits for at most (whether
 /// a mode records its searches' ends): 0.5 s.
 pub const READ_LIMIT: Duration = Duration::from_millis(500);

@@ -12,9 +12,9 @@ use matchplane_store::db::{connect_with, DbTimeouts};
 use matchplane_store::pool::AnswerOutcome;
 use matchplane_store::repos::{game_modes, matches};
 use matchplane_worker::record::OutboxConsumer;
-use matchplane_worker::run_worker;
 use matchplane_worker::tick::TickOutcome;
 use matchplane_worker::WorkerError;
+use matchplane_worker::{run_worker, shares};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -227,4 +227,83 @@ async fn storing_on_an_open_connection_that_never_answers_ends_in_time() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert_eq!(stored(&env).await, 1);
+}
+
+/// The worker that runs a mode stops while the database answers nothing:
+/// the mode moves to the other worker as with the database up (once the
+/// stopped one's heartbeat lapses), although that worker's listing of the
+/// modes waits on a connection the database no longer answers. Before: it
+/// never moved, the other worker's scheduler waiting on its listing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_workers_mode_moves_while_the_database_answers_nothing() {
+    let env = Env::new(None, 1.0).await;
+    let proxy = FaultProxy::start(&env.database_host()).await;
+    let names = ["one".to_owned(), "two".to_owned()];
+    let owner = shares::owner(&names, &env.mode).unwrap().to_owned();
+    let other = names.iter().find(|n| **n != owner).unwrap().clone();
+    let log: Arc<Mutex<Vec<(String, Instant)>>> = Arc::default();
+    let mut stops = Vec::new();
+    for name in &names {
+        let mut config = env.worker_config(name);
+        config.lease_ttl = Duration::from_secs(1);
+        let (name, log) = (name.clone(), log.clone());
+        config.on_cycle = Some(Arc::new(move |_, start, at| {
+            if start {
+                log.lock().unwrap().push((name.clone(), at));
+            }
+        }));
+        let stop = CancellationToken::new();
+        tokio::spawn(run_worker(
+            config,
+            env.pool.clone(),
+            env.tickets.clone(),
+            unchecked_pool(&env, &proxy).await,
+            stop.clone(),
+        ));
+        stops.push(stop);
+    }
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    wait_for_stored(&env, 1, Duration::from_secs(20)).await;
+
+    proxy.stall();
+    // Long enough for each scheduler to start a listing that hangs.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stops[names.iter().position(|n| *n == owner).unwrap()].cancel();
+    let stopped = Instant::now();
+    let within = Duration::from_secs(15);
+    loop {
+        let moved = log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(name, at)| *name == other && *at > stopped);
+        if moved {
+            break;
+        }
+        assert!(
+            stopped.elapsed() < within,
+            "{other} ran no cycle of the mode in {within:?} after {owner} stopped"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    proxy.resume();
+    for stop in stops {
+        stop.cancel();
+    }
+}
+
+/// A worker's database through `proxy` with the worker's waits, whose
+/// pooled connections are handed out without a check: a call on one once
+/// the database falls silent waits for as long as nothing bounds it.
+async fn unchecked_pool(env: &Env, proxy: &FaultProxy) -> sea_orm::DatabaseConnection {
+    let url = env.db_url_via(&format!("127.0.0.1:{}", proxy.port));
+    let timeouts = DbTimeouts::default();
+    let mut options = sea_orm::ConnectOptions::new(url);
+    options
+        .sqlx_logging(false)
+        .connect_timeout(timeouts.connect)
+        .acquire_timeout(timeouts.acquire)
+        .test_before_acquire(false);
+    sea_orm::Database::connect(options).await.unwrap()
 }
