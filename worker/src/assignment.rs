@@ -38,10 +38,10 @@ pub async fn time_out(
 }
 
 /// [`time_out`] within what is left of a cycle's `budget`: the read of the
-/// due matches draws on it, and a release starts only while some is left.
-/// A release once started is not cut at the budget's end (it would leave
-/// its tickets spent), only when the database does not answer it within
-/// [`STORE_LIMIT`].
+/// due matches and the releases draw on it, and a release starts only
+/// while some is left. A release once started is not cut at the budget's
+/// end (it would leave its tickets spent), only when the database does not
+/// answer it within [`STORE_LIMIT`], which ends the pass.
 ///
 /// # Errors
 /// As [`time_out`].
@@ -80,7 +80,10 @@ pub(crate) async fn release_due(
         let release = matchplane_store::released::release_match::<WorkerError>(
             db, pool, mode, &row.id, told, window, now,
         );
-        let outcome = within(STORE_LIMIT, "releasing an unassigned match", release).await?;
+        let started = std::time::Instant::now();
+        let released_one = within(STORE_LIMIT, "releasing an unassigned match", release).await;
+        budget.spend(started.elapsed());
+        let outcome = released_one?;
         if let ReleaseOutcome::Released(_) = outcome {
             released += 1;
             crate::metrics::released(mode, UNASSIGNED);

@@ -12,15 +12,15 @@
 
 use crate::error::WorkerError;
 use std::future::Future;
-use std::time::Duration;
-use tokio::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// What a cycle waits for the database in all for its reads and its
 /// bookkeeping writes (the mode's hold and version, the assignment
 /// timeouts, expired backfills, proposals' rows, the cycle's figures):
-/// 1 s. Once it is spent, the cycle's later steps of the kind are left
-/// for a later cycle without a try. Its attempt to store the matches it
-/// claimed is bounded apart ([`STORE_LIMIT`]).
+/// 1 s, counting only those waits. Once it is spent, the cycle's later
+/// steps of the kind are left for a later cycle without a try. Its attempt
+/// to store the matches it claimed is bounded apart ([`STORE_LIMIT`]).
 pub const CYCLE_BUDGET: Duration = Duration::from_secs(1);
 
 /// The most of [`CYCLE_BUDGET`] the read of the mode's hold (and the read
@@ -43,35 +43,51 @@ pub const LISTING_LIMIT: Duration = Duration::from_secs(10);
 /// a mode records its searches' ends): 0.5 s.
 pub const READ_LIMIT: Duration = Duration::from_millis(500);
 
-/// The time one pass (a cycle, a sweep) may still wait for the database:
-/// its steps draw from it until it is spent (made by the worker's loops
-/// only).
-#[derive(Debug, Clone, Copy)]
+/// The time a cycle may still wait for the database: its steps draw from
+/// it what they wait, until it is spent; the cycle's other work (Redis,
+/// the matching core) takes none of it (made by the worker's loops only).
+#[derive(Debug)]
 pub struct Budget {
-    until: Instant,
+    /// What is left, in microseconds.
+    left: AtomicU64,
 }
 
 impl Budget {
-    /// A budget of `total` from now.
+    /// A budget of `total`.
     pub(crate) fn new(total: Duration) -> Self {
         Self {
-            until: Instant::now() + total,
+            left: AtomicU64::new(u64::try_from(total.as_micros()).unwrap_or(u64::MAX)),
         }
     }
 
-    /// A cycle's budget: [`CYCLE_BUDGET`] from now.
+    /// A cycle's budget: [`CYCLE_BUDGET`].
     pub(crate) fn cycle() -> Self {
         Self::new(CYCLE_BUDGET)
     }
 
+    /// What is left of it.
+    fn remaining(&self) -> Duration {
+        Duration::from_micros(self.left.load(Ordering::Relaxed))
+    }
+
     /// Whether any of it is left.
     pub(crate) fn left(&self) -> bool {
-        Instant::now() < self.until
+        !self.remaining().is_zero()
+    }
+
+    /// Takes `spent` off what is left (down to nothing).
+    pub(crate) fn spend(&self, spent: Duration) {
+        let spent = u64::try_from(spent.as_micros()).unwrap_or(u64::MAX);
+        let _ = self
+            .left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                Some(left.saturating_sub(spent))
+            });
     }
 
     /// `step`'s output if it ends within what is left of the budget (and
-    /// within `cap` from now, when given); else
-    /// [`WorkerError::Timeout`] naming `what`. A spent budget does not
+    /// within `cap`, when given), the time it took taken off the budget;
+    /// else [`WorkerError::Timeout`] naming `what`. A spent budget does not
     /// start the step.
     pub(crate) async fn run<T>(
         &self,
@@ -79,16 +95,15 @@ impl Budget {
         cap: Option<Duration>,
         step: impl Future<Output = T>,
     ) -> Result<T, WorkerError> {
-        let until = match cap {
-            Some(cap) => self.until.min(Instant::now() + cap),
-            None => self.until,
-        };
-        if Instant::now() >= until {
+        let left = self.remaining();
+        let limit = cap.map_or(left, |cap| cap.min(left));
+        if limit.is_zero() {
             return Err(WorkerError::Timeout(what));
         }
-        tokio::time::timeout_at(until, step)
-            .await
-            .map_err(|_| WorkerError::Timeout(what))
+        let started = Instant::now();
+        let done = tokio::time::timeout(limit, step).await;
+        self.spend(started.elapsed());
+        done.map_err(|_| WorkerError::Timeout(what))
     }
 
     /// [`Budget::run`] of a step that may fail: its error, or the timeout.
@@ -121,11 +136,14 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::AtomicBool;
 
     #[tokio::test]
-    async fn a_cap_bounds_a_step_and_a_spent_budget_starts_none() {
+    async fn a_budget_counts_only_the_waits_and_a_spent_one_starts_nothing() {
         let budget = Budget::new(Duration::from_millis(200));
+        // Time spent elsewhere takes none of it.
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(budget.left());
         let capped = budget
             .run(
                 "capped",
