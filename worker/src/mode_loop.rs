@@ -194,8 +194,8 @@ async fn held(
     let carried = crate::tick::Carried::default();
     // Whether the last cycle found its config replaced in the database.
     let mut replaced = false;
-    // Whether the last cycle could not store its outbox.
-    let mut unstored = false;
+    // When the last cycle's attempt to store its outbox ended, if it failed.
+    let mut unstored: Option<Instant> = None;
     loop {
         if !*lp.mine.borrow_and_update() {
             return HoldEnd::Handed;
@@ -299,7 +299,7 @@ async fn held(
             idle_figures = None;
             assignments = NextTimeout::unknown();
             match full_cycle(shared, key, &mut lease, &config, activity, period, &carried).await {
-                CycleEnd::Ran { stored } => unstored = !stored,
+                CycleEnd::Ran { unstored: failed } => unstored = failed,
                 CycleEnd::Hold(end) => return end,
                 CycleEnd::ConfigReplaced if !reread => {
                     // Read the new config and cycle on it now.
@@ -326,10 +326,10 @@ async fn held(
         let sweeps = match open {
             true => ProposalSweeps::On {
                 webhooks: config.webhook_enabled(),
-                // While the outbox could not be stored, the next cycle
-                // tries again, not each sweep (docs/operations.md, "What
-                // losing a dependency costs").
-                record: !unstored,
+                // While the outbox could not be stored, the sweeps try
+                // again seldom: the next cycle does (docs/operations.md,
+                // "What losing a dependency costs").
+                failed_at: unstored,
             },
             false => ProposalSweeps::Off,
         };
@@ -349,9 +349,9 @@ async fn held(
 
 /// How a cycle with work ended.
 enum CycleEnd {
-    /// It ran; the next is due a pause after it. `stored`: whether its
-    /// outbox was stored.
-    Ran { stored: bool },
+    /// It ran; the next is due a pause after it. `unstored`: when its
+    /// attempt to store the outbox ended, if it failed.
+    Ran { unstored: Option<Instant> },
     /// The mode was changed since its config was read: nothing was done,
     /// and the next cycle reads the config and runs at once.
     ConfigReplaced,
@@ -412,8 +412,10 @@ async fn full_cycle(
     }
     match record(shared, key, lease, config.webhook_enabled()).await {
         Recorded::Lost => CycleEnd::Hold(HoldEnd::Lost),
-        Recorded::Stored => CycleEnd::Ran { stored: true },
-        Recorded::Failed => CycleEnd::Ran { stored: false },
+        Recorded::Stored => CycleEnd::Ran { unstored: None },
+        Recorded::Failed => CycleEnd::Ran {
+            unstored: Some(Instant::now()),
+        },
     }
 }
 

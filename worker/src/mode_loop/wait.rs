@@ -4,7 +4,7 @@
 use super::lease::{renew, HeldLease};
 use super::{now_secs, record, ModeLoop, Recorded, Shared};
 use matchplane_store::pool::ModeKey;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a wait ended.
 pub(super) enum WaitEnd {
@@ -20,25 +20,38 @@ pub(super) enum WaitEnd {
 /// proposal's deadline is enforced within one second.
 const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
 
-/// One proposal sweep between cycles: closes the due proposals, then,
-/// with `Some(webhooks)`, records the outbox (a proposal everyone
-/// accepted, made by an answer or by this sweep); `true` if the lease was
-/// lost meanwhile.
+/// How long after an attempt to record the outbox failed (the database
+/// out) the sweeps between cycles try again: the cycle tries at each
+/// cycle, and a pause shorter than this never waits on an attempt.
+const UNSTORED_RETRY_EVERY: Duration = Duration::from_secs(5);
+
+/// One proposal sweep between cycles: closes the due proposals, then
+/// records the outbox (a proposal everyone accepted, made by an answer or
+/// by this sweep) with the matches' webhooks if `webhooks`, unless its
+/// last attempt failed less than [`UNSTORED_RETRY_EVERY`] before
+/// (`failed_at`: when it ended; updated); `true` if the lease was lost
+/// meanwhile.
 async fn proposal_tick(
     shared: &Shared,
     key: &ModeKey,
     lease: &mut HeldLease<'_>,
-    record_with: Option<bool>,
+    webhooks: bool,
+    failed_at: &mut Option<Instant>,
 ) -> bool {
     let now = now_secs();
     match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
         Ok(_) => {}
         Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
     }
-    match record_with {
-        Some(webhooks) => matches!(record(shared, key, lease, webhooks).await, Recorded::Lost),
-        None => false,
+    if failed_at.is_some_and(|at| at.elapsed() < UNSTORED_RETRY_EVERY) {
+        return false;
     }
+    match record(shared, key, lease, webhooks).await {
+        Recorded::Lost => return true,
+        Recorded::Stored => *failed_at = None,
+        Recorded::Failed => *failed_at = Some(Instant::now()),
+    }
+    false
 }
 
 /// Whether a wait closes due proposals meanwhile.
@@ -46,10 +59,13 @@ async fn proposal_tick(
 pub(super) enum ProposalSweeps {
     /// No sweeps.
     Off,
-    /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each if
-    /// `record` (not while the database is out: the next cycle tries),
-    /// with the matches' webhooks if `webhooks` (the mode's flag).
-    On { webhooks: bool, record: bool },
+    /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each
+    /// (with the matches' webhooks if `webhooks`, the mode's flag), less
+    /// often while its last attempt failed (`failed_at`).
+    On {
+        webhooks: bool,
+        failed_at: Option<Instant>,
+    },
 }
 
 /// Waits until `until`, renewing the lease when it nears its end; ends
@@ -70,12 +86,12 @@ pub(super) async fn wait(
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     sweep.reset();
     let sweeping = matches!(sweeps, ProposalSweeps::On { .. });
-    let record_with = match sweeps {
+    let (webhooks, mut failed_at) = match sweeps {
         ProposalSweeps::On {
             webhooks,
-            record: true,
-        } => Some(webhooks),
-        _ => None,
+            failed_at,
+        } => (webhooks, failed_at),
+        ProposalSweeps::Off => (false, None),
     };
     loop {
         // In this order: a sweep that ran late never delays the end of the
@@ -105,7 +121,7 @@ pub(super) async fn wait(
                 }
             }
             _ = sweep.tick(), if sweeping => {
-                if proposal_tick(shared, key, lease, record_with).await {
+                if proposal_tick(shared, key, lease, webhooks, &mut failed_at).await {
                     return WaitEnd::LostLease;
                 }
             }
