@@ -1,14 +1,16 @@
 //! How long the worker's loops wait for PostgreSQL (docs/operations.md,
 //! "What losing a dependency costs"): every bound on a database call of a
-//! mode's cycle, its outbox and the sweep is one of these, so that a
-//! database that refuses connections, or takes them and answers nothing
-//! (a black-holed network), never holds a cycle up for longer.
+//! mode's cycle, its outbox, the sweep and the scheduler's listing is one
+//! of these, so that a database that refuses connections, or takes them
+//! and answers nothing (a black-holed network), never holds a cycle up for
+//! longer.
 //!
 //! A call cut short is dropped where it stands, as a worker killed there
 //! would be: what it was doing is done again later (the outbox keeps the
 //! claimed matches until a later attempt stores them; every write of an
-//! attempt is idempotent), and its connection goes back to the pool only
-//! once a bounded check found it answering (`matchplane_store::db`).
+//! attempt is idempotent; an open transaction is rolled back). Its
+//! connection is not pooled again before the driver's own check of it
+//! has been answered, so no later call gets it mid-exchange.
 
 use crate::error::WorkerError;
 use std::future::Future;
