@@ -39,7 +39,7 @@ pub enum SchemaError {
 
 /// Connects to `url` (`postgres://…`, or `sqlite://path`, the file created
 /// if needed) with the driver's own waits (30 s to take a pooled
-/// connection): the worker, `matchplane dev` and `migrate`. Per-statement
+/// connection): tests and benchmarks. Per-statement
 /// SQL logging is off: statements are logged by our own handlers, with
 /// fields we chose, never with bound values.
 ///

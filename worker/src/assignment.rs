@@ -7,6 +7,7 @@
 //! The release is the same compare-and-set as the studio's, so an
 //! assignment or a release landing at the same moment wins or loses whole.
 
+use crate::db_wait::{within, Budget, STORE_LIMIT};
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
@@ -20,17 +21,37 @@ const BATCH: u64 = 500;
 
 /// Releases `mode`'s made matches whose assignment wait is over at `now`
 /// as `unassigned` and tells their players. Returns how many it released.
+/// Waits for the database as a cycle does ([`crate::db_wait::CYCLE_BUDGET`]).
 ///
 /// # Errors
-/// A database or pool store failure (what was released stays released; a
-/// match whose tickets were not freed yet is not seen again, its tickets
-/// stay spent).
+/// A database or pool store failure, or a database that does not answer
+/// in time (what was released stays released; a match whose tickets were
+/// not freed yet is not seen again, its tickets stay spent).
 pub async fn time_out(
     pool: &dyn PoolStore,
     db: &DatabaseConnection,
     mode: &ModeKey,
     config: &ModeConfig,
     now: DateTime<Utc>,
+) -> Result<usize, WorkerError> {
+    release_due(pool, db, mode, config, now, &Budget::cycle()).await
+}
+
+/// [`time_out`] within what is left of a cycle's `budget`: the read of the
+/// due matches and the releases draw on it, and a release starts only
+/// while some is left. A release once started is not cut at the budget's
+/// end (it would leave its tickets spent), only when the database does not
+/// answer it within [`STORE_LIMIT`], which ends the pass.
+///
+/// # Errors
+/// As [`time_out`].
+pub(crate) async fn release_due(
+    pool: &dyn PoolStore,
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    now: DateTime<Utc>,
+    budget: &Budget,
 ) -> Result<usize, WorkerError> {
     let Some(assignment) = &config.config.assignment else {
         return Ok(0);
@@ -46,16 +67,23 @@ pub async fn time_out(
         now - wait,
         since,
         BATCH,
-    )
-    .await?;
+    );
+    let due = budget.try_run("reading the due assignment timeouts", None, due);
     let mut released = 0;
-    for row in due {
+    for row in due.await? {
+        if !budget.left() {
+            // The rest waits for the next cycle.
+            break;
+        }
         let told = (UNASSIGNED, &StatusMessage::AssignmentTimeout);
         let window = chrono::Duration::days(2);
-        let outcome = matchplane_store::released::release_match::<WorkerError>(
+        let release = matchplane_store::released::release_match::<WorkerError>(
             db, pool, mode, &row.id, told, window, now,
-        )
-        .await?;
+        );
+        let started = std::time::Instant::now();
+        let released_one = within(STORE_LIMIT, "releasing an unassigned match", release).await;
+        budget.spend(started.elapsed());
+        let outcome = released_one?;
         if let ReleaseOutcome::Released(_) = outcome {
             released += 1;
             crate::metrics::released(mode, UNASSIGNED);
@@ -89,14 +117,16 @@ impl NextTimeout {
     }
 
     /// An idle cycle: if a wait may be over, releases the due
-    /// matches and reads when the next wait ends. Failures are logged and
-    /// retried a second later; the mode's cycle never waits on them.
+    /// matches and reads when the next wait ends, within what is left of
+    /// the cycle's `budget`. Failures are logged and retried a second
+    /// later; the mode's cycle never waits on them longer.
     pub(crate) async fn idle_cycle(
         &mut self,
         pool: &dyn PoolStore,
         db: &DatabaseConnection,
         mode: &ModeKey,
         config: &ModeConfig,
+        budget: &Budget,
     ) {
         let now = Utc::now();
         let Some(assignment) = &config.config.assignment else {
@@ -107,18 +137,19 @@ impl NextTimeout {
             return;
         }
         let wait = chrono::Duration::milliseconds((assignment.wait_seconds * 1000.0) as i64);
-        let next = match time_out(pool, db, mode, config, now).await {
+        let next = match release_due(pool, db, mode, config, now, budget).await {
             Ok(_) => {
                 let since = (now - chrono::Duration::days(1)).max(config.created_at);
                 let rated_in = Some(config.id.as_str());
-                match_status::first_unassigned_made_at(
+                let first = match_status::first_unassigned_made_at(
                     db,
                     &mode.project_id,
                     (&mode.mode, rated_in),
                     since,
-                )
-                .await
-                .map_err(WorkerError::from)
+                );
+                budget
+                    .try_run("reading the next assignment timeout", None, first)
+                    .await
             }
             Err(err) => Err(err),
         };

@@ -8,6 +8,7 @@
 //! record handed over twice stores nothing the second time (the fill row,
 //! the match's players and the delivery are each written once).
 
+use crate::db_wait::Budget;
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
@@ -33,24 +34,26 @@ pub fn delivery_id(fill_id: &str) -> String {
     format!("dlv_{fill_id}")
 }
 
-/// The mode's open backfills for this cycle: those past their expiry are
-/// ended (`expired` in the database, dropped from the pool store) and left
-/// out. A mode without backfill on serves none.
+/// The mode's open backfills for this cycle at `now`: those past their
+/// expiry are ended (`expired` in the database, dropped from the pool
+/// store) and left out. A mode without backfill on serves none.
 ///
 /// # Errors
-/// A pool store failure (a database failure only logs: the expiry is
-/// written again next time).
+/// A pool store failure (a database failure, or a database that does not
+/// answer within what is left of the cycle's `budget`, only logs: the
+/// expiry is written again next time).
 pub async fn open_backfills(
     pool: &dyn PoolStore,
     db: &DatabaseConnection,
     mode: &ModeKey,
     config: &ModeConfig,
     now: DateTime<Utc>,
-    now_secs: f64,
+    budget: &Budget,
 ) -> Result<Vec<OpenBackfill>, WorkerError> {
     if config.config.backfill_enabled().is_none() {
         return Ok(Vec::new());
     }
+    let now_secs = now.timestamp_micros() as f64 / 1e6;
     let all = pool.open_backfills(mode).await?;
     let mut open = Vec::with_capacity(all.len());
     for b in all {
@@ -65,7 +68,7 @@ pub async fn open_backfills(
             backfills::EXPIRED,
             now,
         );
-        match ended.await {
+        match budget.try_run("expiring a backfill", None, ended).await {
             Ok(()) => pool.forget_backfill(mode, &b.backfill_id).await?,
             Err(err) => {
                 tracing::warn!(backfill_id = %b.backfill_id, error = %err, "expiring a backfill failed");

@@ -18,6 +18,7 @@
 pub mod assignment;
 pub mod backfill;
 pub mod config;
+pub mod db_wait;
 pub mod deliveries;
 pub mod error;
 pub mod match_status;

@@ -8,6 +8,7 @@
 //!   ([`apply`]), whichever process closed it, and adds the cancelled
 //!   proposals to the minute's figures.
 
+use crate::db_wait::Budget;
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use matchplane_store::pool::closed::CancelledProposal;
@@ -18,13 +19,15 @@ use matchplane_webhook::Event;
 use sea_orm::DatabaseConnection;
 
 /// Stores the rows of the held proposals of `claims` (their `outcomes`) as
-/// `proposed`, every answer `none`. A failure is logged, not returned: the
-/// proposals are held already (their made records store them anyway).
+/// `proposed`, every answer `none`, within what is left of the cycle's
+/// `budget`. A failure is logged, not returned: the proposals are held
+/// already (their made records store them anyway).
 pub async fn store_proposed(
     db: &DatabaseConnection,
     mode: &ModeKey,
     claims: &[ProposalClaim],
     outcomes: &[ClaimOutcome],
+    budget: &Budget,
 ) {
     let rows: Vec<_> = claims
         .iter()
@@ -48,7 +51,12 @@ pub async fn store_proposed(
     if rows.is_empty() {
         return;
     }
-    if let Err(error) = match_status::store_proposed(db, rows).await {
+    let stored = budget.try_run(
+        "storing the held proposals",
+        None,
+        match_status::store_proposed(db, rows),
+    );
+    if let Err(error) = stored.await {
         tracing::warn!(%error, game_mode = %mode.mode, "storing held proposals failed");
     }
 }

@@ -27,13 +27,13 @@
 //! one round trip per cycle.
 //!
 //! The lease's renewals are in `lease`, the wait between cycles (and its
-//! proposal sweeps) in `wait`.
+//! proposal sweeps) in `wait`, recording the outbox in `outbox`.
 //!
 //! The loop waits; the tick ([`crate::tick`]) never does (STYLE 9).
 
 use crate::assignment::NextTimeout;
+use crate::db_wait::Budget;
 use crate::modes::ModeConfig;
-use crate::record::OutboxConsumer;
 use crate::tick::{TickOutcome, Ticker};
 use crate::worker::{Listed, Shared};
 use chrono::Utc;
@@ -46,14 +46,13 @@ use tokio_util::sync::CancellationToken;
 
 mod config;
 mod lease;
+mod outbox;
 mod wait;
 
 use config::{config_for_cycle, known_config};
 use lease::{hold_for, probe, renewing, HeldLease, Probe};
+use outbox::{record, Recorded};
 use wait::{wait, ProposalSweeps, WaitEnd};
-
-/// Outbox batches recorded after each cycle at most (the rest waits a cycle).
-const MAX_DRAIN_BATCHES: usize = 64;
 
 /// Runs `key`'s loop until `cancel`, or until the mode is deleted (its
 /// searches are then the sweep's, [`crate::sweep`]). `versions` carries the
@@ -195,6 +194,8 @@ async fn held(
     let carried = crate::tick::Carried::default();
     // Whether the last cycle found its config replaced in the database.
     let mut replaced = false;
+    // When the last cycle's attempt to store its outbox ended, if it failed.
+    let mut unstored: Option<Instant> = None;
     loop {
         if !*lp.mine.borrow_and_update() {
             return HoldEnd::Handed;
@@ -212,8 +213,8 @@ async fn held(
             Ok(None) => {
                 // Deleted: record the matches its last cycles claimed, and stop.
                 return match record(shared, key, &mut lease, false).await {
-                    true => HoldEnd::Lost,
-                    false => HoldEnd::Done,
+                    Recorded::Lost => HoldEnd::Lost,
+                    Recorded::Stored | Recorded::Failed => HoldEnd::Done,
                 };
             }
             Err(err) => match known_config(cached.as_ref(), shared.config.config_grace) {
@@ -231,7 +232,8 @@ async fn held(
                     // store them (under the last config's webhook setting)
                     // keeps their tickets' records while the outage lasts.
                     if let Some((stale, _)) = cached.as_ref() {
-                        if record(shared, key, &mut lease, stale.webhook_enabled()).await {
+                        let webhooks = stale.webhook_enabled();
+                        if let Recorded::Lost = record(shared, key, &mut lease, webhooks).await {
                             return HoldEnd::Lost;
                         }
                     }
@@ -278,13 +280,16 @@ async fn held(
             hook(key, true, Instant::now());
         }
         if idle {
-            let release = assignments.idle_cycle(shared.pool.as_ref(), &shared.db, key, &config);
+            // What the cycle may wait for the database (crate::db_wait).
+            let budget = Budget::cycle();
+            let pool = shared.pool.as_ref();
+            let release = assignments.idle_cycle(pool, &shared.db, key, &config, &budget);
             if renewing(shared, key, &mut lease, release).await.1 {
                 return HoldEnd::Lost;
             }
             let stale = idle_figures.is_none_or(|at| at.elapsed() >= IDLE_FIGURES_EVERY);
             if stale {
-                crate::tick::record_idle(&shared.db, key, Utc::now(), period).await;
+                crate::tick::record_idle(&shared.db, key, Utc::now(), period, &budget).await;
                 idle_figures = Some(Instant::now());
             }
             if let Some(hook) = &shared.config.on_cycle {
@@ -294,7 +299,7 @@ async fn held(
             idle_figures = None;
             assignments = NextTimeout::unknown();
             match full_cycle(shared, key, &mut lease, &config, activity, period, &carried).await {
-                CycleEnd::Ran => {}
+                CycleEnd::Ran { unstored: failed } => unstored = failed,
                 CycleEnd::Hold(end) => return end,
                 CycleEnd::ConfigReplaced if !reread => {
                     // Read the new config and cycle on it now.
@@ -321,6 +326,10 @@ async fn held(
         let sweeps = match open {
             true => ProposalSweeps::On {
                 webhooks: config.webhook_enabled(),
+                // While the outbox could not be stored, the sweeps try
+                // again seldom: the next cycle does (docs/operations.md,
+                // "What losing a dependency costs").
+                failed_at: unstored,
             },
             false => ProposalSweeps::Off,
         };
@@ -340,8 +349,9 @@ async fn held(
 
 /// How a cycle with work ended.
 enum CycleEnd {
-    /// It ran; the next is due a pause after it.
-    Ran,
+    /// It ran; the next is due a pause after it. `unstored`: when its
+    /// attempt to store the outbox ended, if it failed.
+    Ran { unstored: Option<Instant> },
     /// The mode was changed since its config was read: nothing was done,
     /// and the next cycle reads the config and runs at once.
     ConfigReplaced,
@@ -397,34 +407,19 @@ async fn full_cycle(
             tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed");
         }
     }
-    if lost || record(shared, key, lease, config.webhook_enabled()).await {
+    if lost {
         return CycleEnd::Hold(HoldEnd::Lost);
     }
-    CycleEnd::Ran
+    match record(shared, key, lease, config.webhook_enabled()).await {
+        Recorded::Lost => CycleEnd::Hold(HoldEnd::Lost),
+        Recorded::Stored => CycleEnd::Ran { unstored: None },
+        Recorded::Failed => CycleEnd::Ran {
+            unstored: Some(Instant::now()),
+        },
+    }
 }
 
 /// Unix seconds now (the proposal deadlines' clock).
 fn now_secs() -> f64 {
     Utc::now().timestamp_micros() as f64 / 1e6
-}
-
-/// Records what the mode's outbox holds (at most [`MAX_DRAIN_BATCHES`]
-/// batches), renewing the lease; `true` if the lease was lost meanwhile.
-async fn record(shared: &Shared, key: &ModeKey, lease: &mut HeldLease<'_>, webhooks: bool) -> bool {
-    let outbox = OutboxConsumer {
-        pool: shared.pool.as_ref(),
-        db: &shared.db,
-        tickets: shared.tickets.as_ref(),
-        consumer: &shared.config.worker_id,
-        batch: shared.config.outbox_batch,
-        min_idle: shared.config.outbox_min_idle,
-        concurrency: shared.config.claim_concurrency,
-        ends: Some(&shared.ends),
-    };
-    let drain = outbox.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
-    let (drained, lost) = renewing(shared, key, lease, drain).await;
-    if let Err(err) = drained {
-        tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");
-    }
-    lost
 }

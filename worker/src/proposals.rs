@@ -8,10 +8,10 @@
 //! so the record consumer stores the match, queues its one `match.made` and
 //! tells everyone `matched`, as for a claim.
 
+use crate::db_wait::Budget;
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
-use matchplane_matchmaker::acceptance::Acceptance;
 use matchplane_matchmaker::ProposedMatch;
 use matchplane_store::pool::{settle, ClaimOutcome, ModeKey, PoolStore, ProposalClaim};
 use matchplane_store::tickets::{announce_settled, publish, StatusMessage};
@@ -31,7 +31,9 @@ pub struct Proposed {
 }
 
 /// Holds each group of `matches` as a proposal answerable until `now +
-/// timeoutSeconds`, stores its row, and tells its players `proposed`.
+/// timeoutSeconds` of the mode's acceptance (none without one), stores its
+/// row (within what is left of the cycle's `budget`: a row not stored is
+/// stored with its made match), and tells its players `proposed`.
 ///
 /// # Errors
 /// A pool store failure, or a record that cannot be encoded.
@@ -39,13 +41,16 @@ pub async fn propose_all(
     ctx: &crate::tick::Ticker<'_>,
     mode: &ModeKey,
     config: &ModeConfig,
-    acceptance: &Acceptance,
     token: u64,
     now: DateTime<Utc>,
     matches: &[ProposedMatch],
+    budget: &Budget,
 ) -> Result<Proposed, WorkerError> {
     let (pool, db) = (ctx.pool, ctx.db);
     let mut report = Proposed::default();
+    let Some(acceptance) = &config.config.acceptance else {
+        return Ok(report);
+    };
     if matches.is_empty() {
         return Ok(report);
     }
@@ -71,7 +76,7 @@ pub async fn propose_all(
         .collect::<Result<_, WorkerError>>()?;
     let outcomes = pool.propose_many(mode, token, &claims).await?;
     // Stored (status `proposed`) before anyone is told (docs/acceptance.md).
-    crate::match_status::store_proposed(db, mode, &claims, &outcomes).await;
+    crate::match_status::store_proposed(db, mode, &claims, &outcomes, budget).await;
     let by = DateTime::from_timestamp_micros((accept_by * 1e6) as i64)
         .unwrap_or(now)
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);

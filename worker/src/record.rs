@@ -13,6 +13,7 @@
 //! are stored once (the inserts do nothing the second time), a client may be
 //! told twice, and no search is matched twice (the claim took it).
 
+use crate::db_wait::{within, STORE_LIMIT};
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
@@ -21,7 +22,7 @@ use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries;
 use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
-use matchplane_store::tickets::{publish, TicketStore};
+use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
 use matchplane_webhook::{Event, EventType, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
 use std::collections::HashMap;
@@ -111,10 +112,14 @@ impl OutboxConsumer<'_> {
     /// Stores, notifies and acknowledges one batch of `mode`'s outbox
     /// entries (as [`PoolStore::read_outbox`] handed them over). A batch
     /// handed over again (its consumer died before acknowledging it) stores
-    /// nothing twice.
+    /// nothing twice. Storing the batch waits for the database at most
+    /// [`STORE_LIMIT`] (docs/operations.md, "What losing a dependency
+    /// costs"); a batch it did not store stays in the outbox for a later
+    /// attempt, and its tickets' records are kept for [`KEEP_UNSTORED`].
     ///
     /// # Errors
-    /// A pool store or database failure; the entries stay unacknowledged.
+    /// A pool store or database failure, or a database that did not answer
+    /// in time; the entries stay unacknowledged.
     pub async fn record_batch(
         &self,
         mode: &ModeKey,
@@ -122,6 +127,45 @@ impl OutboxConsumer<'_> {
         webhook: bool,
         now: DateTime<Utc>,
     ) -> Result<usize, WorkerError> {
+        let mut seat_ids = Vec::new();
+        // Boxed: the batch's future is large for a worker thread's stack.
+        let store = Box::pin(self.store_batch(mode, entries, webhook, now, &mut seat_ids));
+        let notices = match within(STORE_LIMIT, "storing the claimed matches", store).await {
+            Ok(notices) => notices,
+            Err(err) => {
+                self.keep_records(mode, &seat_ids, now).await;
+                return Err(err);
+            }
+        };
+        let pool = self.pool;
+        let futures: Vec<_> = notices
+            .iter()
+            .map(|(ticket, message)| publish(pool, ticket, message))
+            .collect();
+        stream::iter(futures)
+            .buffer_unordered(self.concurrency.max(1))
+            .collect::<Vec<()>>()
+            .await;
+        let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+        self.pool.ack_outbox(mode, &ids).await?;
+        Ok(entries.len())
+    }
+
+    /// Stores one batch of `mode`'s outbox entries at `now` (matches,
+    /// tickets, deliveries if `webhook`, backfills, proposals' statuses,
+    /// dead letters, fills) and returns the status messages to send. The
+    /// seated tickets' ids go to `seat_ids` before the first call out.
+    ///
+    /// # Errors
+    /// A pool store or database failure.
+    async fn store_batch(
+        &self,
+        mode: &ModeKey,
+        entries: &[OutboxEntry],
+        webhook: bool,
+        now: DateTime<Utc>,
+        seat_ids: &mut Vec<String>,
+    ) -> Result<Vec<(String, StatusMessage)>, WorkerError> {
         let mut matches = Vec::with_capacity(entries.len());
         let mut autos = Vec::new();
         let mut deliveries = Vec::new();
@@ -131,13 +175,6 @@ impl OutboxConsumer<'_> {
         let mut fill_seats_of = Vec::new();
         let mut fills = Vec::new();
         let mut cancelled = Vec::new();
-        // Each event type queued only when the mode's endpoint sends it (a
-        // project endpoint's `eventTypes`, docs/webhooks.md).
-        let made_hook = if webhook {
-            Box::pin(crate::modes::queues(self.db, mode, EventType::MatchMade)).await
-        } else {
-            None
-        };
         for entry in entries {
             // A cancelled proposal's closing: its row's status and answers.
             if let Some(closed) = CancelledProposal::parse(&entry.record_json) {
@@ -173,7 +210,14 @@ impl OutboxConsumer<'_> {
             .iter()
             .flat_map(|fill| fill.seats().into_iter().map(|(ticket, _)| ticket))
             .collect();
-        let seat_ids: Vec<String> = seats.iter().map(|(ticket, _)| ticket.clone()).collect();
+        seat_ids.extend(seats.iter().map(|(ticket, _)| ticket.clone()));
+        // Each event type queued only when the mode's endpoint sends it (a
+        // project endpoint's `eventTypes`, docs/webhooks.md).
+        let made_hook = if webhook {
+            Box::pin(crate::modes::queues(self.db, mode, EventType::MatchMade)).await
+        } else {
+            None
+        };
         let matched_players: Vec<String> = match self.ends {
             Some(_) => parsed
                 .iter()
@@ -216,17 +260,8 @@ impl OutboxConsumer<'_> {
         let made: Vec<String> = matches.iter().map(|row| row.id.clone()).collect();
         // `backfill.auto`: each request's row is stored with its match, and
         // opened in the pool store if the claim's worker did not get to it.
-        let stored = match self.autos(mode, &autos, now).await {
-            Ok(autos) => self.store(matches, seated, deliveries, dead, autos).await,
-            Err(err) => Err(err),
-        };
-        let reopen = match stored {
-            Ok(reopen) => reopen,
-            Err(err) => {
-                self.keep_records(mode, &seat_ids, now).await;
-                return Err(err);
-            }
-        };
+        let autos = self.autos(mode, &autos, now).await?;
+        let reopen = self.store(matches, seated, deliveries, dead, autos).await?;
         crate::match_status::apply(self.db, mode, &made, &cancelled, now).await?;
         if let Some(ends) = self.ends {
             ends.matched(
@@ -255,18 +290,7 @@ impl OutboxConsumer<'_> {
         if dead_count > 0 {
             crate::metrics::dead_lettered(mode, dead_count);
         }
-        let pool = self.pool;
-        let futures: Vec<_> = notices
-            .iter()
-            .map(|(ticket, message)| publish(pool, ticket, message))
-            .collect();
-        stream::iter(futures)
-            .buffer_unordered(self.concurrency.max(1))
-            .collect::<Vec<()>>()
-            .await;
-        let ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
-        self.pool.ack_outbox(mode, &ids).await?;
-        Ok(entries.len())
+        Ok(notices)
     }
 
     /// The `match_tickets` rows of `seats` (ticket id, match id): each

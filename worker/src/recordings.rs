@@ -19,6 +19,7 @@
 //!   rows went with them (the few rows written while the delete was
 //!   under way, by the 7 days).
 
+use crate::db_wait::READ_LIMIT;
 use crate::error::WorkerError;
 use crate::metrics;
 use chrono::{DateTime, TimeDelta, Utc};
@@ -87,10 +88,14 @@ impl EndRecorder {
         if let Some(flag) = self.flags.get(&key).await {
             return flag;
         }
-        let flag = match game_modes::get(&self.db, &mode.project_id, &mode.mode).await {
+        // Bounded (docs/operations.md, "What losing a dependency costs"):
+        // a cycle and the sweep record their ends.
+        let read = game_modes::get(&self.db, &mode.project_id, &mode.mode);
+        let read = crate::db_wait::within(READ_LIMIT, "reading whether the mode records", read);
+        let flag = match read.await {
             Ok(row) => serde_json::from_value::<GameModeConfig>(row.config)
                 .is_ok_and(|config| config.records()),
-            Err(StoreError::NotFound) => false,
+            Err(WorkerError::Store(StoreError::NotFound)) => false,
             // Not cached: the next end reads again.
             Err(_) => return false,
         };

@@ -26,6 +26,7 @@
 //! loop wakes at the change and fails what the config rules out
 //! ([`crate::tick`]).
 
+use crate::db_wait::{within, READ_LIMIT};
 use crate::error::WorkerError;
 use crate::tick::fail_searches;
 use crate::worker::Shared;
@@ -80,10 +81,11 @@ impl Sweeper<'_> {
                 modes.push(ModeKey::new(project.clone(), name));
             }
         }
-        // A database out of reach leaves deleted modes to a later pass;
-        // every other pool is still swept (docs/operations.md, "What losing
-        // a dependency costs").
-        let stored = match game_modes::names_in(self.db, &projects).await {
+        // A database out of reach, or not answering within [`READ_LIMIT`],
+        // leaves deleted modes to a later pass; every other pool is still
+        // swept (docs/operations.md, "What losing a dependency costs").
+        let names = game_modes::names_in(self.db, &projects);
+        let stored = match within(READ_LIMIT, "listing the stored modes", names).await {
             Ok(stored) => Some(stored),
             Err(error) => {
                 tracing::warn!(%error, "listing the stored modes failed: the sweep expires due searches and leaves deleted modes for later");
@@ -132,14 +134,19 @@ impl Sweeper<'_> {
         if live.is_empty() && proposals.is_empty() {
             return Ok(0);
         }
-        let message = match game_modes::get(self.db, &mode.project_id, &mode.mode).await {
-            Ok(_) => return Ok(0),
-            Err(StoreError::NotFound) => match projects::get(self.db, &mode.project_id).await {
-                Err(StoreError::NotFound) => projects::DELETED_MESSAGE,
-                Ok(_) => "the game mode was deleted",
-                Err(error) => return Err(error.into()),
-            },
-            Err(error) => return Err(error.into()),
+        let rows = async {
+            match game_modes::get(self.db, &mode.project_id, &mode.mode).await {
+                Ok(_) => Ok(None),
+                Err(StoreError::NotFound) => match projects::get(self.db, &mode.project_id).await {
+                    Err(StoreError::NotFound) => Ok(Some(projects::DELETED_MESSAGE)),
+                    Ok(_) => Ok(Some("the game mode was deleted")),
+                    Err(error) => Err(error),
+                },
+                Err(error) => Err(error),
+            }
+        };
+        let Some(message) = within(READ_LIMIT, "reading a deleted mode", rows).await? else {
+            return Ok(0);
         };
         let now = Utc::now().timestamp_micros() as f64 / 1e6;
         matchplane_store::tickets::withdraw_proposals(self.pool, mode, now).await?;

@@ -7,6 +7,7 @@
 //! A tick never sleeps and returns what happened ([`TickOutcome`]); the mode
 //! loop alone decides to wait, retry or stop (STYLE 9).
 
+use crate::db_wait::{Budget, HOLD_READ_LIMIT};
 use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
@@ -145,14 +146,20 @@ impl Ticker<'_> {
 /// searches only under the mode's current config; on one the database has
 /// replaced, the searches it would fail stay for the next cycle, on the
 /// new config (docs/game-modes.md, "Changing a mode").
-async fn superseded(db: &DatabaseConnection, mode: &ModeKey, config: &ModeConfig) -> bool {
+async fn superseded(
+    db: &DatabaseConnection,
+    mode: &ModeKey,
+    config: &ModeConfig,
+    budget: &Budget,
+) -> bool {
     // Bounded as the hold's read: a database that answers nothing does
     // not hold the cycle up.
-    let read = tokio::time::timeout(database::HOLD_READ_LIMIT, crate::modes::version(db, mode));
-    match read
-        .await
-        .unwrap_or(Err(WorkerError::Timeout("reading the mode's version")))
-    {
+    let read = budget.try_run(
+        "reading the mode's version",
+        Some(HOLD_READ_LIMIT),
+        crate::modes::version(db, mode),
+    );
+    match read.await {
         Ok(Some(version)) if version != config.version => {
             tracing::info!(mode = %mode.mode, cycle = config.version, current = version,
                 "the cycle's config was replaced; its failures wait for the next cycle");
@@ -178,6 +185,9 @@ async fn tick(
     let (claim_concurrency, expire_batch) = (ctx.claim_concurrency, ctx.expire_batch);
     let mut report = TickReport::default();
     let now_secs = now.timestamp_micros() as f64 / 1e6;
+    // What the cycle may still wait for the database (docs/operations.md,
+    // "What losing a dependency costs").
+    let budget = Budget::cycle();
 
     let started = Instant::now();
     crate::sweep::expire_due(pool, ctx.ends, mode, now_secs, expire_batch).await?;
@@ -189,10 +199,10 @@ async fn tick(
     }
     // A database out of reach delays the assignment timeouts, never the
     // cycle.
-    if let Err(err) = crate::assignment::time_out(pool, db, mode, config, now).await {
+    if let Err(err) = crate::assignment::release_due(pool, db, mode, config, now, &budget).await {
         tracing::warn!(mode = %mode.mode, error = %err, "assignment timeouts failed");
     }
-    let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, now_secs).await?;
+    let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, &budget).await?;
     // Each backfill as read, by id: its opening, and the view its fills
     // grow (its roster, for the rules) when they are claimed.
     let views: std::collections::HashMap<String, OpenBackfill> = backfills
@@ -200,7 +210,7 @@ async fn tick(
         .map(|b| (b.backfill_id.to_string(), b.clone()))
         .collect();
     let last_hold = ctx.carried.map(|c| &c.held);
-    let row = database::read_row(db, pool, mode, config.version, last_hold).await;
+    let row = database::read_row(db, pool, mode, config.version, last_hold, &budget).await;
     if row.replaced {
         // A change stored since the loop read its config: this cycle runs
         // on the new one, read at once by the loop (docs/game-modes.md,
@@ -240,7 +250,7 @@ async fn tick(
     if filled.lease_lost {
         return Ok((TickOutcome::LostLease, report));
     }
-    let to_fail = if outcome.failed.is_empty() || superseded(db, mode, config).await {
+    let to_fail = if outcome.failed.is_empty() || superseded(db, mode, config, &budget).await {
         &[][..]
     } else {
         &outcome.failed[..]
@@ -255,15 +265,15 @@ async fn tick(
     // turned off claims at once (its open proposals still close by their
     // own rules, in the proposal sweep).
     let claims = match &config.config.acceptance {
-        Some(acceptance) => {
+        Some(_) => {
             let proposed = crate::proposals::propose_all(
                 ctx,
                 mode,
                 config,
-                acceptance,
                 token,
                 now,
                 &outcome.matches,
+                &budget,
             )
             .await?;
             report.proposals = proposed.held;
@@ -332,7 +342,8 @@ async fn tick(
         pool_summary: serde_json::to_string(&summary).ok(),
         period_seconds: ctx.period.map(|p| p.as_secs_f64()),
     };
-    database::store_figures(db, mode, last, now, &figures.with_roles(&roles)).await;
+    let figures = figures.with_roles(&roles);
+    database::store_figures(db, mode, last, now, &figures, &budget).await;
     crate::metrics::cycle(mode, total, report.pool_size, report.candidates);
     report.annotate = started.elapsed();
     let outcome = match report.matches + report.proposals + report.fills {

@@ -33,6 +33,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+mod sharing;
+
+use sharing::{Sharing, Watch};
+
 /// What every loop of one worker shares.
 pub struct Shared {
     /// Settings.
@@ -294,7 +298,7 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
     crate::metrics::workers_live(views.borrow().len());
     let mut catalogue = modes::Catalogue::default();
     // The membership the shares in `channels` were computed over.
-    let mut shared_over: Vec<String> = Vec::new();
+    let mut sharing = Sharing::default();
     // Modes whose loop ended while still listed (started again).
     let mut restart: Vec<ModeKey> = Vec::new();
     loop {
@@ -307,21 +311,25 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                 }
             }
         }
-        let workers = views.borrow_and_update().clone();
-        let mine_of = |key: &ModeKey| crate::shares::owner(&workers, key) == Some(me.as_str());
         // Shares are recomputed over every mode only when the membership
         // changed; otherwise only a changed mode's.
-        if workers != shared_over {
-            for (key, sender) in &channels {
-                let mine = mine_of(key);
-                sender
-                    .mine
-                    .send_if_modified(|m| std::mem::replace(m, mine) != mine);
-            }
-            shared_over = workers.clone();
-        }
+        let workers = views.borrow_and_update().clone();
+        sharing.apply(&me, &workers, &channels);
+        let mut watch = Watch {
+            me: &me,
+            views: &mut views,
+            sharing: &mut sharing,
+            channels: &channels,
+            shutdown,
+        };
         let mut full = false;
-        match catalogue.refresh(&shared.db).await {
+        let Some(listed) = watch
+            .listing("listing the game modes", catalogue.refresh(&shared.db))
+            .await
+        else {
+            break;
+        };
+        match listed {
             Ok(mut changes) => {
                 full = changes.full;
                 *shared
@@ -349,13 +357,18 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                 let mut configs = if moved.is_empty() {
                     HashMap::new()
                 } else {
-                    modes::configs_of(&shared.db, &moved)
-                        .await
-                        .unwrap_or_else(|err| {
-                            tracing::warn!(error = %err, "reading game modes failed");
-                            HashMap::new()
-                        })
+                    let read = modes::configs_of(&shared.db, &moved);
+                    let Some(read) = watch.listing("reading game modes", read).await else {
+                        break;
+                    };
+                    read.unwrap_or_else(|err| {
+                        tracing::warn!(error = %err, "reading game modes failed");
+                        HashMap::new()
+                    })
                 };
+                let workers = sharing.over.clone();
+                let mine_of =
+                    |key: &ModeKey| crate::shares::owner(&workers, key) == Some(me.as_str());
                 for (key, version) in changes.changed {
                     let mine = mine_of(&key);
                     let config = configs

@@ -128,6 +128,14 @@ async fn concurrent_tickets_with_a_known_key_survive_a_postgres_black_hole() {
         "{} of 30 refused: {refused:?}",
         refused.len()
     );
+    // Each waited at most a second for the database (docs/operations.md,
+    // "What losing a dependency costs"); the rest is margin for a loaded
+    // machine.
+    let slowest = waves.iter().map(|got| got.took).max().unwrap();
+    assert!(
+        slowest < Duration::from_secs(3),
+        "a request took {slowest:?}"
+    );
     proxy.drop_all();
     drop(database);
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);

@@ -1,8 +1,9 @@
 //! A TCP proxy a test can break: it relays to an upstream (PostgreSQL,
 //! Redis) until told to **stall** (bytes in either direction are held, new
-//! connections accepted and never answered: a black-holed network) or to
-//! **drop** (every connection closed and the port no longer listening: a
-//! stopped server).
+//! connections accepted and never answered: a black-holed network, which
+//! **resume** ends: the held bytes go on, as a network's retransmissions
+//! would once it is back) or to **drop** (every connection closed and the
+//! port no longer listening: a stopped server).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -49,20 +50,24 @@ impl FaultProxy {
         let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
         let (m, t) = (mode.clone(), tasks.clone());
         let acceptor = tokio::spawn(async move {
-            let mut held = Vec::new();
             while let Ok((client, _)) = listener.accept().await {
-                if m.load(Ordering::SeqCst) == STALL {
-                    held.push(client);
-                    continue;
-                }
-                let Ok(server) = TcpStream::connect(&upstream).await else {
-                    continue;
-                };
-                let (cr, cw) = client.into_split();
-                let (sr, sw) = server.into_split();
-                let mut tasks = t.lock().unwrap();
-                tasks.push(tokio::spawn(pump(cr, sw, m.clone())));
-                tasks.push(tokio::spawn(pump(sr, cw, m.clone())));
+                // A connection accepted while stalled is relayed only once
+                // the stall ends (its client may have given up by then).
+                let (m, t2, upstream) = (m.clone(), t.clone(), upstream.clone());
+                let relay = tokio::spawn(async move {
+                    while m.load(Ordering::SeqCst) == STALL {
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    let Ok(server) = TcpStream::connect(&upstream).await else {
+                        return;
+                    };
+                    let (cr, cw) = client.into_split();
+                    let (sr, sw) = server.into_split();
+                    let mut tasks = t2.lock().unwrap();
+                    tasks.push(tokio::spawn(pump(cr, sw, m.clone())));
+                    tasks.push(tokio::spawn(pump(sr, cw, m.clone())));
+                });
+                t.lock().unwrap().push(relay);
             }
         });
         Self {
@@ -76,6 +81,12 @@ impl FaultProxy {
     /// Holds every byte from now on, and answers no new connection.
     pub fn stall(&self) {
         self.mode.store(STALL, Ordering::SeqCst);
+    }
+
+    /// Ends a [`FaultProxy::stall`]: the held bytes and connections go on.
+    #[allow(dead_code)] // not every test binary that includes this file resumes
+    pub fn resume(&self) {
+        self.mode.store(RELAY, Ordering::SeqCst);
     }
 
     /// Closes every connection and stops listening.

@@ -2,9 +2,9 @@
 //! proposals, and ending early on a change, a hand-over or shutdown.
 
 use super::lease::{renew, HeldLease};
-use super::{now_secs, record, ModeLoop, Shared};
+use super::{now_secs, record, ModeLoop, Recorded, Shared};
 use matchplane_store::pool::ModeKey;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a wait ended.
 pub(super) enum WaitEnd {
@@ -20,21 +20,38 @@ pub(super) enum WaitEnd {
 /// proposal's deadline is enforced within one second.
 const PROPOSAL_SWEEP_EVERY: Duration = Duration::from_millis(400);
 
+/// How long after an attempt to record the outbox failed (the database
+/// out) the sweeps between cycles try again: the cycle tries at each
+/// cycle, and a pause shorter than this never waits on an attempt.
+const UNSTORED_RETRY_EVERY: Duration = Duration::from_secs(5);
+
 /// One proposal sweep between cycles: closes the due proposals, then
 /// records the outbox (a proposal everyone accepted, made by an answer or
-/// by this sweep); `true` if the lease was lost meanwhile.
+/// by this sweep) with the matches' webhooks if `webhooks`, unless its
+/// last attempt failed less than [`UNSTORED_RETRY_EVERY`] before
+/// (`failed_at`: when it ended; updated); `true` if the lease was lost
+/// meanwhile.
 async fn proposal_tick(
     shared: &Shared,
     key: &ModeKey,
     lease: &mut HeldLease<'_>,
     webhooks: bool,
+    failed_at: &mut Option<Instant>,
 ) -> bool {
     let now = now_secs();
     match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
         Ok(_) => {}
         Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
     }
-    record(shared, key, lease, webhooks).await
+    if failed_at.is_some_and(|at| at.elapsed() < UNSTORED_RETRY_EVERY) {
+        return false;
+    }
+    match record(shared, key, lease, webhooks).await {
+        Recorded::Lost => return true,
+        Recorded::Stored => *failed_at = None,
+        Recorded::Failed => *failed_at = Some(Instant::now()),
+    }
+    false
 }
 
 /// Whether a wait closes due proposals meanwhile.
@@ -42,9 +59,13 @@ async fn proposal_tick(
 pub(super) enum ProposalSweeps {
     /// No sweeps.
     Off,
-    /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each,
-    /// with the matches' webhooks if `webhooks` (the mode's flag).
-    On { webhooks: bool },
+    /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each
+    /// (with the matches' webhooks if `webhooks`, the mode's flag), less
+    /// often while its last attempt failed (`failed_at`).
+    On {
+        webhooks: bool,
+        failed_at: Option<Instant>,
+    },
 }
 
 /// Waits until `until`, renewing the lease when it nears its end; ends
@@ -65,16 +86,20 @@ pub(super) async fn wait(
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     sweep.reset();
     let sweeping = matches!(sweeps, ProposalSweeps::On { .. });
-    let webhooks = matches!(sweeps, ProposalSweeps::On { webhooks: true });
+    let (webhooks, mut failed_at) = match sweeps {
+        ProposalSweeps::On {
+            webhooks,
+            failed_at,
+        } => (webhooks, failed_at),
+        ProposalSweeps::Off => (false, None),
+    };
     loop {
+        // In this order: a sweep that ran late never delays the end of the
+        // wait, nor a renewal.
         tokio::select! {
-            _ = sweep.tick(), if sweeping => {
-                if proposal_tick(shared, key, lease, webhooks).await {
-                    return WaitEnd::LostLease;
-                }
-            }
-            () = tokio::time::sleep_until(until) => return WaitEnd::Elapsed,
+            biased;
             () = cancel.cancelled() => return WaitEnd::Cancelled,
+            () = tokio::time::sleep_until(until) => return WaitEnd::Elapsed,
             changed = versions.changed() => {
                 if changed.is_err() {
                     // The scheduler stopped: so does the loop.
@@ -92,6 +117,11 @@ pub(super) async fn wait(
             }
             () = tokio::time::sleep_until(lease.renew_at(ttl)) => {
                 if !renew(shared, key, lease).await {
+                    return WaitEnd::LostLease;
+                }
+            }
+            _ = sweep.tick(), if sweeping => {
+                if proposal_tick(shared, key, lease, webhooks, &mut failed_at).await {
                     return WaitEnd::LostLease;
                 }
             }

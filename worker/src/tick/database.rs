@@ -1,9 +1,11 @@
 //! What a cycle reads from and writes to PostgreSQL: the mode's hold and
-//! the cycle's figures. Each is given a bounded time, so that a database
-//! out of reach, refusing connections or answering nothing at all, never
-//! holds the cycle up (docs/operations.md, "What losing a dependency costs"):
-//! the cycle goes on with the last hold it read, and loses its figures.
+//! the cycle's figures. Each draws on the cycle's budget
+//! ([`crate::db_wait`]), so that a database out of reach, refusing
+//! connections or answering nothing at all, never holds the cycle up
+//! (docs/operations.md, "What losing a dependency costs"): the cycle goes
+//! on with the last hold it read, and loses its figures.
 
+use crate::db_wait::{Budget, HOLD_READ_LIMIT};
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::ModeKey;
@@ -11,17 +13,8 @@ use matchplane_store::pool::PoolStore;
 use matchplane_store::repos::stats_history::{self, Figures};
 use matchplane_store::repos::{cycle_stats, mode_holds, StoreError};
 use sea_orm::DatabaseConnection;
-use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
-
-/// How long a cycle waits for its read of the mode's hold before going on
-/// with the hold it last read.
-pub(super) const HOLD_READ_LIMIT: Duration = Duration::from_millis(500);
-
-/// How long a cycle waits for the database to store its figures (the last
-/// cycle's and the minute's, together) before going on without them.
-pub(super) const FIGURES_WRITE_LIMIT: Duration = Duration::from_secs(1);
 
 /// What a cycle's read of its mode's row told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,52 +33,54 @@ pub(super) struct ModeRow {
 /// updates `last` (what this loop last read) and, when that changed, the
 /// copy the pool keeps for other workers
 /// ([`matchplane_store::pool::Leases::keep_hold`]). A read that fails or
-/// takes longer than [`HOLD_READ_LIMIT`] (logged) reads as `last`, else
-/// as the pool's copy (a worker that took the mode over during an outage),
-/// else as not held, and the config as current.
+/// gets no answer within [`HOLD_READ_LIMIT`] or what is left of `budget`
+/// (logged) reads as `last`, else as the pool's copy (a worker that took
+/// the mode over during an outage), else as not held, and the config as
+/// current.
 pub(super) async fn read_row(
     db: &DatabaseConnection,
     pool: &dyn PoolStore,
     mode: &ModeKey,
     version: i64,
     last: Option<&Mutex<Option<bool>>>,
+    budget: &Budget,
 ) -> ModeRow {
-    let read = tokio::time::timeout(
-        HOLD_READ_LIMIT,
-        mode_holds::get(db, &mode.project_id, &mode.mode),
-    )
-    .await;
-    let (current, held) = match read {
-        Ok(Ok((current, hold))) => (current, hold.is_some()),
+    let read = budget
+        .run(
+            "reading the mode's hold",
+            Some(HOLD_READ_LIMIT),
+            mode_holds::get(db, &mode.project_id, &mode.mode),
+        )
+        .await;
+    let error = match read {
+        Ok(Ok((current, hold))) => {
+            let held = hold.is_some();
+            if let Some(last) = last {
+                let before = lock(last).replace(held);
+                if before != Some(held) {
+                    if let Err(error) = pool.keep_hold(mode, held).await {
+                        tracing::warn!(mode = %mode.mode, %error, "keeping the mode's hold in the pool failed");
+                    }
+                }
+            }
+            return ModeRow {
+                held,
+                replaced: current != version,
+            };
+        }
         Ok(Err(StoreError::NotFound)) => {
             return ModeRow {
                 held: false,
                 replaced: true,
             }
         }
-        failed => {
-            let error = match failed {
-                Ok(Err(err)) => err.to_string(),
-                _ => format!("no answer within {HOLD_READ_LIMIT:?}"),
-            };
-            tracing::warn!(mode = %mode.mode, %error, "reading the mode's hold failed: the last hold read stands");
-            return ModeRow {
-                held: last_read(pool, mode, last).await,
-                replaced: false,
-            };
-        }
+        Ok(Err(err)) => err.to_string(),
+        Err(late) => late.to_string(),
     };
-    if let Some(last) = last {
-        let before = lock(last).replace(held);
-        if before != Some(held) {
-            if let Err(error) = pool.keep_hold(mode, held).await {
-                tracing::warn!(mode = %mode.mode, %error, "keeping the mode's hold in the pool failed");
-            }
-        }
-    }
+    tracing::warn!(mode = %mode.mode, %error, "reading the mode's hold failed: the last hold read stands");
     ModeRow {
-        held,
-        replaced: current != version,
+        held: last_read(pool, mode, last).await,
+        replaced: false,
     }
 }
 
@@ -120,39 +115,50 @@ fn lock(m: &Mutex<Option<bool>>) -> std::sync::MutexGuard<'_, Option<bool>> {
 
 /// Stores a cycle's figures: `last`, the mode's last cycle for the console,
 /// and `figures`, merged into the minute of `now` in the stats history.
-/// Failures and a database slower than [`FIGURES_WRITE_LIMIT`] lose them
-/// (logged), never the cycle: its claims are in the outbox already.
+/// Failures and a database that does not answer within what is left of
+/// `budget` lose them (logged), never the cycle: its claims are in the
+/// outbox already.
 pub(super) async fn store_figures(
     db: &DatabaseConnection,
     mode: &ModeKey,
     last: mode_cycle_stat::Model,
     now: DateTime<Utc>,
     figures: &Figures,
+    budget: &Budget,
 ) {
     let writes = async {
         let stats = cycle_stats::put(db, last).await;
         let history = stats_history::record(db, &mode.project_id, &mode.mode, now, figures).await;
         (stats, history)
     };
-    if let Some((stats, history)) = within(mode, "the cycle's figures", writes).await {
-        if let Err(err) = stats {
-            tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+    match budget
+        .run("storing the cycle's figures", None, writes)
+        .await
+    {
+        Ok((stats, history)) => {
+            if let Err(err) = stats {
+                tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+            }
+            if let Err(err) = history {
+                tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");
+            }
         }
-        if let Err(err) = history {
-            tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");
+        Err(late) => {
+            tracing::warn!(mode = %mode.mode, error = %late, "the cycle's figures are lost")
         }
     }
 }
 
 /// Stores the figures of an idle cycle (an empty pool) at `now`: the
 /// mode's last cycle for the console, and its gauges. A database out of
-/// reach or slower than [`FIGURES_WRITE_LIMIT`] loses them (logged), never
-/// the cycle.
+/// reach or not answering within what is left of `budget` loses them
+/// (logged), never the cycle.
 pub(crate) async fn record_idle(
     db: &DatabaseConnection,
     mode: &ModeKey,
     now: DateTime<Utc>,
     period: Option<Duration>,
+    budget: &Budget,
 ) {
     let last = mode_cycle_stat::Model {
         project_id: mode.project_id.clone(),
@@ -165,22 +171,16 @@ pub(crate) async fn record_idle(
         pool_summary: None,
         period_seconds: period.map(|p| p.as_secs_f64()),
     };
-    let stats = within(mode, "the cycle's figures", cycle_stats::put(db, last)).await;
-    if let Some(Err(err)) = stats {
+    let stored = budget
+        .try_run(
+            "storing the cycle's figures",
+            None,
+            cycle_stats::put(db, last),
+        )
+        .await;
+    if let Err(err) = stored {
         tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
     }
     crate::metrics::cycle(mode, Duration::ZERO, 0, 0);
     crate::metrics::waiting(mode, []);
-}
-
-/// `write`'s result, or `None` (logged) when it took longer than
-/// [`FIGURES_WRITE_LIMIT`].
-async fn within<T>(mode: &ModeKey, what: &str, write: impl Future<Output = T>) -> Option<T> {
-    match tokio::time::timeout(FIGURES_WRITE_LIMIT, write).await {
-        Ok(done) => Some(done),
-        Err(_) => {
-            tracing::warn!(mode = %mode.mode, "storing {what} timed out");
-            None
-        }
-    }
 }

@@ -18,6 +18,7 @@ mod verify;
 mod acceptance;
 mod attempt_log;
 mod backfill;
+mod black_hole;
 mod catalogue;
 mod config_change;
 mod console_figures;
