@@ -153,6 +153,13 @@ async fn a_mode_loops_lines_name_its_project() {
     let cycle = cycle.expect("a cycle's log line within a minute").unwrap();
     let cycle = cycle.expect("a cycle's log line");
     assert!(cycle.contains(&format!("project_id={project}")), "{cycle}");
+    // One field name for the mode in every line, the API's and the
+    // webhooks' included: a query on `game_mode=` finds them all.
+    assert!(cycle.contains("game_mode=duel"), "{cycle}");
+    assert!(
+        !cycle.contains(" mode=") && !cycle.contains("{mode="),
+        "{cycle}"
+    );
 }
 
 /// With `--log-format json`, the line that says why a command stopped is

@@ -156,7 +156,7 @@ impl NextTimeout {
         self.at = match next {
             Ok(made_at) => made_at.map(|at| at + wait),
             Err(err) => {
-                tracing::warn!(mode = %mode.mode, error = %err, "assignment timeouts failed");
+                tracing::warn!(game_mode = %mode.mode, error = %err, "assignment timeouts failed");
                 Some(now + RETRY_AFTER_ERROR)
             }
         };

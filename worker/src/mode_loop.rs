@@ -77,21 +77,21 @@ pub async fn run(
         let Some(token) = acquire(&shared, &key, &mut lp.mine, &lp.cancel).await else {
             return;
         };
-        tracing::debug!(project_id = %key.project_id, mode = %key.mode, token, "mode lease taken");
+        tracing::debug!(project_id = %key.project_id, game_mode = %key.mode, token, "mode lease taken");
         let end = held(&mut lp, token, &mut cached).await;
         match end {
             HoldEnd::Lost => {
-                tracing::info!(project_id = %key.project_id, mode = %key.mode, "mode lease lost");
+                tracing::info!(project_id = %key.project_id, game_mode = %key.mode, "mode lease lost");
             }
             HoldEnd::Handed => {
-                tracing::debug!(project_id = %key.project_id, mode = %key.mode, "mode handed over");
+                tracing::debug!(project_id = %key.project_id, game_mode = %key.mode, "mode handed over");
                 if let Err(err) = shared.pool.release_lease(&key, token).await {
-                    tracing::warn!(mode = %key.mode, error = %err, "lease release failed");
+                    tracing::warn!(game_mode = %key.mode, error = %err, "lease release failed");
                 }
             }
             HoldEnd::Done => {
                 if let Err(err) = shared.pool.release_lease(&key, token).await {
-                    tracing::warn!(mode = %key.mode, error = %err, "lease release failed");
+                    tracing::warn!(game_mode = %key.mode, error = %err, "lease release failed");
                 }
                 return;
             }
@@ -141,7 +141,7 @@ async fn acquire(
         {
             Ok(Some(token)) => return Some(token),
             Ok(None) => {}
-            Err(err) => tracing::warn!(mode = %key.mode, error = %err, "lease acquire failed"),
+            Err(err) => tracing::warn!(game_mode = %key.mode, error = %err, "lease acquire failed"),
         }
         let pause = ttl.mul_f64(rand::thread_rng().gen_range(0.1..0.3));
         tokio::select! {
@@ -222,12 +222,12 @@ async fn held(
                 // read, for `config_grace` since that read (pools, claims
                 // and the outbox are in Redis; matches are stored later).
                 Some(config) => {
-                    tracing::warn!(mode = %key.mode, error = %err, version = config.version,
+                    tracing::warn!(game_mode = %key.mode, error = %err, version = config.version,
                         "reading the mode failed; cycling on the last known config");
                     config
                 }
                 None => {
-                    tracing::warn!(mode = %key.mode, error = %err, "reading the mode failed");
+                    tracing::warn!(game_mode = %key.mode, error = %err, "reading the mode failed");
                     // Matches claimed before stay in the outbox; trying to
                     // store them (under the last config's webhook setting)
                     // keeps their tickets' records while the outage lasts.
@@ -393,9 +393,9 @@ async fn full_cycle(
         Ok((TickOutcome::LostLease, _)) => return CycleEnd::Hold(HoldEnd::Lost),
         Ok((TickOutcome::ConfigReplaced, _)) if !lost => return CycleEnd::ConfigReplaced,
         Ok((outcome, report)) => {
-            tracing::debug!(mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
+            tracing::debug!(game_mode = %key.mode, ?outcome, pool = report.pool_size, "cycle");
         }
-        Err(err) => tracing::warn!(mode = %key.mode, error = %err, "cycle failed"),
+        Err(err) => tracing::warn!(game_mode = %key.mode, error = %err, "cycle failed"),
     }
     // Every open proposal the rule ends now: deadlines, and answers or
     // cancels whose closing their API instance did not apply.
@@ -404,7 +404,7 @@ async fn full_cycle(
         if let Err(err) =
             crate::proposals::sweep(shared.pool.as_ref(), key, now_secs(), f64::INFINITY).await
         {
-            tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed");
+            tracing::warn!(game_mode = %key.mode, error = %err, "proposal sweep failed");
         }
     }
     if lost {

@@ -336,7 +336,7 @@ impl OutboxConsumer<'_> {
             // Their records were lost with Redis data (docs/operations.md,
             // "What losing a dependency costs"): those players' tokens are
             // no longer known, and they read their match from the studio.
-            tracing::warn!(mode = %mode.mode, lost = asked - rows.len(),
+            tracing::warn!(game_mode = %mode.mode, lost = asked - rows.len(),
                 "seated tickets without a record: their players cannot read the match with their token");
         }
         Ok(rows)

@@ -105,7 +105,7 @@ impl Sweeper<'_> {
                 match self.fail_gone(mode).await {
                     Ok(n) => report.failed += n,
                     Err(error) => {
-                        tracing::warn!(%error, project_id = %mode.project_id, mode = %mode.mode, "failing a deleted mode's searches failed");
+                        tracing::warn!(%error, project_id = %mode.project_id, game_mode = %mode.mode, "failing a deleted mode's searches failed");
                     }
                 }
                 continue;
@@ -113,7 +113,7 @@ impl Sweeper<'_> {
             match expire_due(self.pool, self.ends, mode, now_secs, self.expire_batch).await {
                 Ok(n) => report.expired += n,
                 Err(error) => {
-                    tracing::warn!(%error, project_id = %mode.project_id, mode = %mode.mode, "expiring searches failed");
+                    tracing::warn!(%error, project_id = %mode.project_id, game_mode = %mode.mode, "expiring searches failed");
                 }
             }
         }
@@ -161,7 +161,7 @@ impl Sweeper<'_> {
             .collect();
         let ended = fail_searches(self.pool, mode, &failed, self.concurrency).await?;
         if ended > 0 {
-            tracing::info!(project_id = %mode.project_id, mode = %mode.mode, ended, message, "searches of a deleted game mode failed");
+            tracing::info!(project_id = %mode.project_id, game_mode = %mode.mode, ended, message, "searches of a deleted game mode failed");
         }
         Ok(ended)
     }

@@ -161,13 +161,13 @@ async fn superseded(
     );
     match read.await {
         Ok(Some(version)) if version != config.version => {
-            tracing::info!(mode = %mode.mode, cycle = config.version, current = version,
+            tracing::info!(game_mode = %mode.mode, cycle = config.version, current = version,
                 "the cycle's config was replaced; its failures wait for the next cycle");
             true
         }
         Ok(_) => false,
         Err(err) => {
-            tracing::warn!(mode = %mode.mode, error = %err,
+            tracing::warn!(game_mode = %mode.mode, error = %err,
                 "reading the mode's version failed; failing searches on the cycle's config");
             false
         }
@@ -200,7 +200,7 @@ async fn tick(
     // A database out of reach delays the assignment timeouts, never the
     // cycle.
     if let Err(err) = crate::assignment::release_due(pool, db, mode, config, now, &budget).await {
-        tracing::warn!(mode = %mode.mode, error = %err, "assignment timeouts failed");
+        tracing::warn!(game_mode = %mode.mode, error = %err, "assignment timeouts failed");
     }
     let backfills = crate::backfill::open_backfills(pool, db, mode, config, now, &budget).await?;
     // Each backfill as read, by id: its opening, and the view its fills

@@ -407,7 +407,7 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                     let span = tracing::error_span!(
                         "mode_loop",
                         project_id = %key.project_id,
-                        mode = %key.mode
+                        game_mode = %key.mode
                     );
                     loops.spawn(
                         async move {

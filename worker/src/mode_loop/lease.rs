@@ -112,7 +112,7 @@ pub(super) async fn probe(
         }
         Ok(None) => Probe::Lost,
         Err(err) => {
-            tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
+            tracing::warn!(game_mode = %key.mode, error = %err, "lease renewal failed");
             lease.unanswered(sent);
             Probe::Failed
         }
@@ -156,7 +156,7 @@ pub(super) async fn renew(shared: &Shared, key: &ModeKey, lease: &mut HeldLease<
         }
         Ok(false) => false,
         Err(err) => {
-            tracing::warn!(mode = %key.mode, error = %err, "lease renewal failed");
+            tracing::warn!(game_mode = %key.mode, error = %err, "lease renewal failed");
             lease.unanswered(sent);
             // Retry in a tenth of a lease time rather than at once.
             lease.valid_until = sent + ttl / 3 + ttl / 10;

@@ -44,7 +44,7 @@ pub(super) async fn record(
     let drain = outbox.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
     let (drained, lost) = renewing(shared, key, lease, drain).await;
     if let Err(err) = &drained {
-        tracing::warn!(mode = %key.mode, error = %err, "recording matches failed");
+        tracing::warn!(game_mode = %key.mode, error = %err, "recording matches failed");
     }
     match (lost, drained) {
         (true, _) => Recorded::Lost,

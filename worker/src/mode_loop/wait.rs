@@ -41,7 +41,7 @@ async fn proposal_tick(
     let now = now_secs();
     match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
         Ok(_) => {}
-        Err(err) => tracing::warn!(mode = %key.mode, error = %err, "proposal sweep failed"),
+        Err(err) => tracing::warn!(game_mode = %key.mode, error = %err, "proposal sweep failed"),
     }
     if failed_at.is_some_and(|at| at.elapsed() < UNSTORED_RETRY_EVERY) {
         return false;

@@ -71,7 +71,7 @@ async fn claim_chunk(
         for (claim, outcome) in claims.iter().zip(outcomes) {
             if matches!(outcome, ClaimOutcome::Claimed { .. }) {
                 if let Err(err) = crate::backfill::open_auto(pool, mode, config, claim).await {
-                    tracing::warn!(mode = %mode.mode, error = %err, "opening an automatic backfill failed");
+                    tracing::warn!(game_mode = %mode.mode, error = %err, "opening an automatic backfill failed");
                 }
             }
         }

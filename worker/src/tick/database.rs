@@ -59,7 +59,7 @@ pub(super) async fn read_row(
                 let before = lock(last).replace(held);
                 if before != Some(held) {
                     if let Err(error) = pool.keep_hold(mode, held).await {
-                        tracing::warn!(mode = %mode.mode, %error, "keeping the mode's hold in the pool failed");
+                        tracing::warn!(game_mode = %mode.mode, %error, "keeping the mode's hold in the pool failed");
                     }
                 }
             }
@@ -77,7 +77,7 @@ pub(super) async fn read_row(
         Ok(Err(err)) => err.to_string(),
         Err(late) => late.to_string(),
     };
-    tracing::warn!(mode = %mode.mode, %error, "reading the mode's hold failed: the last hold read stands");
+    tracing::warn!(game_mode = %mode.mode, %error, "reading the mode's hold failed: the last hold read stands");
     ModeRow {
         held: last_read(pool, mode, last).await,
         replaced: false,
@@ -103,7 +103,7 @@ async fn last_read(
         }
         Ok(None) => false,
         Err(error) => {
-            tracing::warn!(mode = %mode.mode, %error, "reading the pool's copy of the mode's hold failed");
+            tracing::warn!(game_mode = %mode.mode, %error, "reading the pool's copy of the mode's hold failed");
             false
         }
     }
@@ -137,14 +137,14 @@ pub(super) async fn store_figures(
     {
         Ok((stats, history)) => {
             if let Err(err) = stats {
-                tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+                tracing::warn!(game_mode = %mode.mode, error = %err, "storing the cycle's figures failed");
             }
             if let Err(err) = history {
-                tracing::warn!(mode = %mode.mode, error = %err, "storing the minute's figures failed");
+                tracing::warn!(game_mode = %mode.mode, error = %err, "storing the minute's figures failed");
             }
         }
         Err(late) => {
-            tracing::warn!(mode = %mode.mode, error = %late, "the cycle's figures are lost")
+            tracing::warn!(game_mode = %mode.mode, error = %late, "the cycle's figures are lost")
         }
     }
 }
@@ -179,7 +179,7 @@ pub(crate) async fn record_idle(
         )
         .await;
     if let Err(err) = stored {
-        tracing::warn!(mode = %mode.mode, error = %err, "storing the cycle's figures failed");
+        tracing::warn!(game_mode = %mode.mode, error = %err, "storing the cycle's figures failed");
     }
     crate::metrics::cycle(mode, Duration::ZERO, 0, 0);
     crate::metrics::waiting(mode, []);

@@ -191,7 +191,7 @@ impl RedisPoolStore {
             };
             let answer = self.send_batch(project_id, applies).await;
             if let Err(err) = &answer {
-                tracing::warn!(project = %project_id, error = %err,
+                tracing::warn!(project_id = %project_id, error = %err,
                     "the project's live count was not updated after adds; the modes' workers will");
             }
             for reader in readers {

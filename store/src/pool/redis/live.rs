@@ -337,7 +337,7 @@ impl RedisPoolStore {
     /// repairs the counter, so the error is only logged.
     pub(super) async fn sync_live(&self, mode: &ModeKey) {
         if let Err(err) = self.measure_and_apply(mode).await {
-            tracing::warn!(project = %mode.project_id, mode = %mode.mode, error = %err,
+            tracing::warn!(project_id = %mode.project_id, game_mode = %mode.mode, error = %err,
                 "the project's live count was not updated; the mode's worker will");
         }
     }

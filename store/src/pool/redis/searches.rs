@@ -118,7 +118,7 @@ impl RedisPoolStore {
             )
             .await
         {
-            tracing::warn!(project = %mode.project_id, mode = %mode.mode, error = %err,
+            tracing::warn!(project_id = %mode.project_id, game_mode = %mode.mode, error = %err,
                 "the project's live count was not updated after an add");
         }
         added.map(|_| ())
