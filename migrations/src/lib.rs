@@ -58,6 +58,7 @@ mod m20261203_000196_t_backfill_open_roles;
 mod m20261205_000197_u_match_list_indexes;
 mod m20261206_000198_v_instance_keys;
 mod m20261207_000199_w_refusal_addresses;
+mod m20261208_000200_x_match_ticket_seatings;
 pub mod names;
 mod ops;
 
@@ -104,6 +105,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000197_u_match_list_indexes::Migration),
             Box::new(m20261206_000198_v_instance_keys::Migration),
             Box::new(m20261207_000199_w_refusal_addresses::Migration),
+            Box::new(m20261208_000200_x_match_ticket_seatings::Migration),
         ]
     }
 }

@@ -28,6 +28,7 @@ mod project_webhook;
 mod proxy;
 mod recording;
 mod regions;
+mod rematch_data;
 mod replay_window;
 mod rest;
 mod restart;
