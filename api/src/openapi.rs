@@ -46,6 +46,7 @@ use utoipa::{Modify, OpenApi};
         SearchWaitingReason,
         WaitingReason,
         ExpiredReason,
+        crate::play::released::ReleasedReason,
         MatchStatus,
         AnswerWord,
         MatchBackfilled,

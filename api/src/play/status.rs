@@ -2,6 +2,7 @@
 //! and the REST client (`GET /v1/searches/{ticketId}`) read it.
 
 use super::matched::{matched_id, stored_match, Reader};
+use super::released::{self, ReleasedReason};
 use super::{rfc3339, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::Code;
@@ -116,10 +117,12 @@ pub struct TicketStatus {
     /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
     /// `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its
     /// WebSocket stopped without ending it), or `SEARCH_LOST` (the pool
-    /// lost the search with its data; a new ticket is needed). Absent when
-    /// not recorded.
+    /// lost the search with its data; a new ticket is needed). Why a
+    /// released one was released: `MATCH_RELEASED` (by the studio) or
+    /// `ASSIGNMENT_TIMEOUT` (nobody posted its assignment in time). Absent
+    /// when not recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<matchplane_store::tickets::ExpiredReason>)]
+    #[schema(schema_with = super::released::status_reason_schema)]
     pub reason: Option<String>,
     /// The match, once matched and stored. The game client (`GET
     /// /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
@@ -242,6 +245,8 @@ pub async fn status_of(
                     match stored {
                         Some(stored) if is_released(&stored.status) => {
                             view.status = "released";
+                            view.reason = ReleasedReason::of_status(&stored.status)
+                                .map(|r| r.as_str().to_owned());
                             view.queued_at = stored.queued_at.map(rfc3339).or(view.queued_at);
                         }
                         Some(stored) => {
@@ -275,7 +280,11 @@ pub async fn status_of(
                     }
                 }
                 // Free to search again: a new start resumes `queuedAt`.
-                Ended::Released { .. } => view.status = "released",
+                Ended::Released { match_id } => {
+                    view.status = "released";
+                    let reason = released::reason_of(db, &ticket.project_id, &match_id).await?;
+                    view.reason = reason.map(|r| r.as_str().to_owned());
+                }
                 Ended::Cancelled => view.status = "cancelled",
                 Ended::Expired => {
                     view.status = "expired";
