@@ -1527,6 +1527,24 @@ async fn the_console_in_a_real_browser() {
     )
     .await;
     c.check("operator-key", &["422 "]).await;
+    // A failure not about a field (the project deleted meanwhile: 404
+    // NOT_FOUND, `errors` empty) is said in the form's summary, its detail
+    // and code, never as an empty list of problems.
+    let shown = c
+        .js("return document.querySelector('main h2[tabindex]').textContent.replace('Keys of ', '');")
+        .await;
+    let shown = shown.as_str().unwrap().to_owned();
+    let gone = format!("{base}/v1/projects/{shown}");
+    api(&http, Method::DELETE, gone, OPERATOR, None).await;
+    c.fill("Key name", "too-late").await;
+    c.click_text("button", "Create key").await;
+    c.until(
+        "the deleted project said in the form's summary",
+        "(() => { const s = Array.from(document.querySelectorAll('main [role=alert].error')).find(s => s.textContent); return !!s && s.textContent.includes('no such resource (NOT_FOUND)') && s.textContent.startsWith('1 problem') && document.activeElement === s; })()",
+        Duration::from_secs(10),
+    )
+    .await;
+    c.check("operator-key-gone", &["404 "]).await;
     // A tier's limits are named in words, their field names beside them.
     c.click_text("a", "Edit pro").await;
     c.heading("Tier pro").await;

@@ -174,3 +174,26 @@ fn the_hpa_owns_the_api_count_and_a_single_worker_has_no_pdb() {
     );
     assert!(pdb.trim_end().ends_with("{{- end }}"), "{pdb}");
 }
+
+/// The API's readiness probe outlasts `/readyz`'s own wait on a dependency
+/// (so a database that drops packets reads `degraded`, not a failed probe),
+/// and a stopping API pod keeps serving a while before its SIGTERM.
+#[test]
+fn the_api_probe_outlasts_readyz_and_the_pod_drains() {
+    let api = template("api-deployment.yaml");
+    let probe = Regex::new(r"readinessProbe:\n(?:\s+\S.*\n)*?\s+timeoutSeconds: (\d+)").unwrap();
+    let timeout: u64 = probe
+        .captures(&api)
+        .unwrap_or_else(|| panic!("the readiness probe sets no timeoutSeconds:\n{api}"))[1]
+        .parse()
+        .unwrap();
+    let waits = matchplane_store::health::CHECK_TIMEOUT.as_secs();
+    assert!(
+        timeout > waits,
+        "probe timeout {timeout} s, /readyz waits up to {waits} s"
+    );
+    assert!(
+        api.contains("preStop:") && api.contains(".Values.api.preStopSleepSeconds"),
+        "{api}"
+    );
+}

@@ -154,3 +154,37 @@ async fn a_mode_loops_lines_name_its_project() {
     let cycle = cycle.expect("a cycle's log line");
     assert!(cycle.contains(&format!("project_id={project}")), "{cycle}");
 }
+
+/// With `--log-format json`, the line that says why a command stopped is
+/// a JSON log line too, as every line before it.
+#[test]
+fn a_fatal_error_is_a_json_line_with_json_logs() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://postgres@127.0.0.1:{port}/nothing");
+    for command in [&["migrate", "--check"][..], &["migrate"]] {
+        let output = Command::new(env!("CARGO_BIN_EXE_matchplane"))
+            .args(["--log-format", "json"])
+            .args(command)
+            .args(["--database-url", &url])
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<serde_json::Value> = stderr
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: not JSON: {l}")))
+            .collect();
+        assert!(
+            lines.iter().any(|l| l["level"] == "ERROR"
+                && l["fields"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("cannot connect to the database"))),
+            "{stderr}"
+        );
+    }
+}

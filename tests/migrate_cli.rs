@@ -175,3 +175,36 @@ async fn api_and_worker_warn_of_migrations_they_do_not_know() {
     }
     let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis, &prefix);
 }
+
+/// A connection URL the driver cannot parse is quoted in the error with
+/// its password masked, by every command that connects.
+#[test]
+fn a_malformed_database_url_never_shows_its_password() {
+    for url in [
+        "postgres://probeuser:S3cr3tPW@127.0.0.1:notaport/db",
+        "postgress://probeuser:S3cr3tPW@127.0.0.1:5432/db",
+    ] {
+        for command in [
+            &["migrate", "--check"][..],
+            &["migrate"],
+            &["worker"],
+            &["api"],
+        ] {
+            let output = Command::new(env!("CARGO_BIN_EXE_matchplane"))
+                .args(command)
+                .args(["--database-url", url])
+                .env("REDIS_URL", "redis://127.0.0.1:1")
+                .env("MATCHPLANE_OPERATOR_TOKEN", "operator-token-for-this-test")
+                .output()
+                .unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert_ne!(output.status.code(), Some(0), "{command:?} {url}: {all}");
+            assert!(!all.contains("S3cr3tPW"), "{command:?} {url}: {all}");
+            assert!(all.contains("probeuser:***@"), "{command:?} {url}: {all}");
+        }
+    }
+}

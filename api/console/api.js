@@ -1,7 +1,7 @@
 // The public API as the console calls it: every call goes to /v1 with the
 // signed-in credential as a bearer token; the credential lives in
 // sessionStorage only (never in a URL, a cookie or the page's HTML).
-import { enc, say } from "./dom.js";
+import { enc, say, showErrors } from "./dom.js";
 
 export const store = window.sessionStorage;
 export const KEY = "matchplane.credential";
@@ -43,7 +43,23 @@ export const P = (rest) => "/v1/projects/" + enc(project()) + rest;
 /** A path under game mode `name` of the signed-in project. */
 export const M = (name, rest) => P("/game-modes/" + enc(name) + (rest || ""));
 
+/** A problem's words: its detail and code. */
+const problemText = (error) => error.message + (error.body.code ? " (" + error.body.code + ")" : "");
 /** Tells the user what failed. */
 export function failure(error) {
-  say(error instanceof Problem ? error.message + (error.body.code ? " (" + error.body.code + ")" : "") : String(error), true);
+  say(error instanceof Problem ? problemText(error) : String(error), true);
+}
+/**
+ * Shows why a form's request failed, the one way every form does: a
+ * problem's field errors beside their fields (`map` rewrites each first),
+ * and a problem not about a field (its `errors` is `[]`, e.g. 404
+ * NOT_FOUND for a project deleted meanwhile) as its detail and code, beside
+ * "other settings" or in the form's summary. Anything else (the network)
+ * goes to `failure`.
+ */
+export function formFailure(form, summary, error, map) {
+  if (!(error instanceof Problem)) return failure(error);
+  const errors = Array.isArray(error.body.errors) ? error.body.errors : [];
+  if (errors.length) return showErrors(form, summary, map ? errors.map(map) : errors);
+  showErrors(form, summary, [{ field: "$other", message: problemText(error) }]);
 }

@@ -175,7 +175,8 @@ function fieldPaths(field) {
  * Puts each error next to its `control` if it names one, else next to the
  * control of its field (the nearest named parent path; a control's
  * data-field may name several, one a line: a name may hold spaces), else beside "other
- * settings".
+ * settings"; a form without that lists it in the summary only. The first
+ * error's control gets the focus, else the summary.
  */
 export function showErrors(form, summary, errors) {
   const controls = Array.from(form.querySelectorAll("[data-field]"));
@@ -187,13 +188,22 @@ export function showErrors(form, summary, errors) {
       control = controls.find((c) => c.dataset.field.split("\n").includes(p)) || null;
       if (control) break;
     }
-    control = control || controls.find((c) => c.dataset.field === "$other");
+    control = control || controls.find((c) => c.dataset.field === "$other") || null;
+    const text = (e.field && e.field !== "$other" ? e.field + ": " : "") + e.message;
+    if (!control) {
+      list.append(el("li", {}, text));
+      continue;
+    }
     const slot = document.getElementById(control.id + "-error");
-    slot.textContent = (slot.textContent ? slot.textContent + " " : "") + (e.field && e.field !== "$other" ? e.field + ": " : "") + e.message;
+    slot.textContent = (slot.textContent ? slot.textContent + " " : "") + text;
     control.setAttribute("aria-invalid", "true");
     first = first || control;
-    list.append(el("li", {}, el("a", { href: "#" + control.id, onclick: (ev) => { ev.preventDefault(); control.focus(); } }, (e.field || "body") + ": " + e.message)));
+    list.append(el("li", {}, el("a", { href: "#" + control.id, onclick: (ev) => { ev.preventDefault(); control.focus(); } }, text)));
   }
   fill(summary, el("p", {}, errors.length + (errors.length === 1 ? " problem" : " problems") + " to fix:"), list);
   if (first) first.focus();
+  else {
+    summary.setAttribute("tabindex", "-1");
+    summary.focus();
+  }
 }

@@ -2,7 +2,7 @@
 // rules as fields, the webhook's health and deliveries) and the version
 // history with a line diff.
 import { clearErrors, el, enc, field, fill, fmt, guardUnsaved, input, page, say, secretBox, select, showErrors, table, unmasked, when } from "./dom.js";
-import { api, failure, M, P, Problem, project } from "./api.js";
+import { api, failure, formFailure, M, P, Problem, project } from "./api.js";
 import { healthCell, healthLine, projectEndpointSet, projectEndpointSection, webhookSection } from "./webhook.js";
 import { FieldErrors, rulesEditor } from "./rules.js";
 
@@ -181,8 +181,7 @@ export async function modeFormPage(name) {
           " and make your change again."));
         return summary.querySelector("button").focus();
       }
-      const errors = (error.body.errors && error.body.errors.length) ? error.body.errors : [{ field: "$other", message: error.message }];
-      showErrors(form, summary, errors);
+      formFailure(form, summary, error);
     }
   });
   guardUnsaved(() => dirty);

@@ -1,6 +1,6 @@
 // The operator's page: projects, their keys, and tier limits.
-import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, showErrors, table, when } from "./dom.js";
-import { api, failure, isOperator, PROJECT, Problem, store } from "./api.js";
+import { clearErrors, el, enc, field, fill, fmt, input, page, say, select, table, when } from "./dom.js";
+import { api, failure, formFailure, isOperator, PROJECT, store } from "./api.js";
 
 export async function operatorPage(showWho, rerender) {
   if (!isOperator()) { page("Operator only", el("p", {}, "Sign in with the operator token to manage projects, keys and tiers.")); return; }
@@ -13,7 +13,7 @@ export async function operatorPage(showWho, rerender) {
   createForm.addEventListener("submit", async (ev) => {
     ev.preventDefault(); clearErrors(createForm, summary);
     try { const p = await api("POST", "/v1/projects", { name: nameIn.value.trim(), tier: tierIn.value }); say("Created " + p.id); rerender(); }
-    catch (e) { if (e instanceof Problem && e.body.errors) showErrors(createForm, summary, e.body.errors); else failure(e); }
+    catch (e) { formFailure(createForm, summary, e); }
   });
   const keysBox = el("div", {});
   page("Projects, keys and tiers",
@@ -40,7 +40,7 @@ async function showKeys(projectId, box, created) {
     try {
       const k = await api("POST", "/v1/projects/" + enc(projectId) + "/keys", { name: nameIn.value.trim() });
       await showKeys(projectId, box, k.key);
-    } catch (e) { if (e instanceof Problem && e.body.errors) showErrors(form, summary, e.body.errors); else failure(e); }
+    } catch (e) { formFailure(form, summary, e); }
   });
   fill(box, el("h2", {}, "Keys of " + projectId),
     table(["Key", "Name", "Prefix", "Scopes", "Last used", "Revoked", ""], keys.map((k) => [k.id, k.name, k.prefix, (k.scopes || []).join(" "), when(k.lastUsedAt), when(k.revokedAt),
@@ -75,7 +75,7 @@ export async function tierPage(name) {
     const body = {};
     for (const k of numeric) body[k] = Number(inputs[k].value);
     try { await api("PUT", "/v1/tiers/" + enc(name), body); say("Saved " + name); location.hash = "#/operator"; }
-    catch (e) { if (e instanceof Problem && e.body.errors) showErrors(form, summary, e.body.errors); else failure(e); }
+    catch (e) { formFailure(form, summary, e); }
   });
   page("Tier " + name, summary, form);
 }

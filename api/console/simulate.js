@@ -1,6 +1,6 @@
 // Simulate: a scenario run in the server on the matching core, and its report.
 import { cards, clearErrors, el, field, fill, fmt, page, showErrors, table } from "./dom.js";
-import { api, failure, P, Problem } from "./api.js";
+import { api, formFailure, P } from "./api.js";
 import { binsChart, figure } from "./charts.js";
 import { needProject } from "./modes.js";
 
@@ -41,9 +41,7 @@ export function simulatePage() {
       out.querySelector("h2").focus();
     } catch (error) {
       fill(out);
-      if (!(error instanceof Problem)) return failure(error);
-      const errors = (error.body.errors && error.body.errors.length) ? error.body.errors : [{ field: "", message: error.message }];
-      showErrors(form, summary, errors.map((e) => ({ field: fieldOf(e.field), message: (e.field ? e.field + ": " : "") + e.message })));
+      formFailure(form, summary, error, (e) => ({ field: fieldOf(e.field), message: (e.field ? e.field + ": " : "") + e.message }));
     }
   });
   page("Simulate", summary, form, out);

@@ -3,6 +3,7 @@
 //! document ([`finish`]). Paths come from the handlers themselves
 //! (`routes!` in [`crate::router`]); the webhooks are in `openapi/webhooks.rs`.
 
+mod free_form;
 mod sent_back;
 mod variants;
 mod webhooks;
@@ -142,7 +143,8 @@ fn operations(
 /// their paths: [`document_common_errors`], every error as a problem
 /// ([`errors_are_problems`]), the webhook bodies ([`add_event_schemas`])
 /// and the webhooks ([`add_webhooks`]), then names the objects inside
-/// union variants ([`variants::name_variant_objects`]).
+/// union variants ([`variants::name_variant_objects`]) and says that the
+/// free-form objects take any key ([`free_form::free_form_objects_say_so`]).
 pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     document_common_errors(openapi);
     errors_are_problems(openapi);
@@ -155,6 +157,7 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     add_webhooks(openapi);
     variants::name_variant_objects(openapi);
     sent_back::server_set_members_may_be_sent_back(openapi);
+    free_form::free_form_objects_say_so(openapi);
 }
 
 /// An optional body (`Option<ApiJson<T>>`) is left out, never sent as

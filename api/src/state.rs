@@ -14,6 +14,9 @@ use std::sync::Arc;
 pub struct ApiConfig {
     /// `MATCHPLANE_OPERATOR_TOKEN`; `None` disables operator routes (401).
     pub operator_token: Option<String>,
+    /// `MATCHPLANE_OPERATOR_TOKEN_PREVIOUS`: the token being rotated out,
+    /// accepted beside `operator_token` (and only with one set).
+    pub operator_token_previous: Option<String>,
     /// `MATCHPLANE_ALLOW_PRIVATE_WEBHOOKS`: allow private addresses and `http`.
     pub allow_private_webhooks: bool,
     /// `MATCHPLANE_RECORDING_KEY`: the key of the recording's player-id
@@ -29,6 +32,10 @@ impl std::fmt::Debug for ApiConfig {
             .field(
                 "operator_token",
                 &self.operator_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field(
+                "operator_token_previous",
+                &self.operator_token_previous.as_ref().map(|_| "<redacted>"),
             )
             .field("allow_private_webhooks", &self.allow_private_webhooks)
             .field(
@@ -69,9 +76,10 @@ pub struct SharedState {
     pub db: DatabaseConnection,
     /// Operator settings.
     pub config: Arc<ApiConfig>,
-    /// SHA-256 of the operator token, taken once: each request compares
-    /// its credential's digest with it in constant time.
-    pub operator_digest: Option<crate::credentials::CredentialDigest>,
+    /// SHA-256 of the operator token, and of the one being rotated out
+    /// when set, taken once: each request compares its credential's
+    /// digest with each in constant time. Empty: no operator.
+    pub operator_digests: Vec<crate::credentials::CredentialDigest>,
     /// Recently authenticated keys.
     pub keys: Arc<KeyCache>,
     /// Per-project token buckets.
@@ -117,10 +125,17 @@ impl AppState {
         let metrics = recorder.handle();
         let ops = crate::observe::LiveOps::register(&recorder);
         Self(Arc::new(SharedState {
-            operator_digest: config
+            operator_digests: config
                 .operator_token
-                .as_deref()
-                .map(crate::credentials::digest),
+                .iter()
+                .chain(
+                    config
+                        .operator_token
+                        .as_ref()
+                        .and(config.operator_token_previous.as_ref()),
+                )
+                .map(|t| crate::credentials::digest(t))
+                .collect(),
             config: Arc::new(config),
             keys: Arc::new(KeyCache::default()),
             limiter: Arc::new(ProjectLimiter::counting(ops.requests_limited.clone())),

@@ -49,6 +49,7 @@ pub async fn start(prefix: &str, settings: PlaySettings, recording_key: Option<&
     let play = Arc::new(connect_redis(&redis, prefix, settings).await.unwrap());
     let config = ApiConfig {
         operator_token: Some(OPERATOR.into()),
+        operator_token_previous: None,
         allow_private_webhooks: false,
         recording_key: recording_key.map(str::to_owned),
     };

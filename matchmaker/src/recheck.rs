@@ -54,7 +54,7 @@ pub fn recheck_reading<'v>(
 ) -> (Vec<usize>, Vec<FailedSearch>, Option<SearchValues<'v>>) {
     let mut failed: Vec<FailedSearch> = Vec::new();
     let mut read = specs.map(|s| (s, SearchValues::new(config, s, pool.len())));
-    let mut row: SmallVec<[Option<&AttributeValue>; 8]> = SmallVec::new();
+    let mut row: Row<'v> = SmallVec::new();
     if !config.enabled {
         failed.extend(pool.iter().map(|s| FailedSearch {
             ticket_id: s.ticket_id.clone(),
@@ -72,14 +72,7 @@ pub fn recheck_reading<'v>(
     // First members list seen for each party id.
     let mut party_members: FxHashMap<&str, &[String]> = FxHashMap::default();
     let mut verdict: Vec<Option<(Code, String)>> = vec![None; pool.len()];
-    // The declarations in name order as one array, walked beside each
-    // search's values (a tree's walk cost more than the check itself).
-    // The composition compiled once for every search's role list.
-    let role_lists = crate::roles::RoleLists::of(config);
-    // Sets too small for an `intersect` rule as it is now.
-    let floors = crate::rules::reachable::Floors::of(config);
-    let declared: Option<Vec<(&String, &crate::rules::Declaration)>> =
-        config.attributes.as_ref().map(|d| d.iter().collect());
+    let check = SearchCheck::new(config);
 
     for (i, search) in pool.iter().enumerate() {
         if first_of_player.insert(&search.player_id, i).is_some() {
@@ -89,45 +82,12 @@ pub fn recheck_reading<'v>(
             ));
             continue;
         }
-        if let Err(e) = check_ticket(config, &search.player_id, search.party.as_ref())
-            .and_then(|()| {
-                crate::attributes::check_matching(config, search.mmr, search.latencies.as_ref())
-            })
-            .and_then(|()| {
-                let Some(declarations) = declared.as_ref() else {
-                    return Ok(());
-                };
-                row.clear();
-                let declarations = declarations.iter().copied();
-                recheck_declared_row(&search.attributes, declarations, &mut |v| row.push(v))?;
-                floors.check_row(&row)?;
-                if let Some((specs, values)) = read.as_mut() {
-                    values.push(specs, i, &row, &search.player_id);
-                }
-                Ok(())
-            })
-            .and_then(|()| {
-                // A role list the changed composition refuses, as any value
-                // the changed declarations refuse.
-                role_lists
-                    .as_ref()
-                    .map_or(Ok(()), |r| r.check(config, &search.attributes))
-                    .map_err(|e| {
-                        // Worded as the other values the changed
-                        // declarations refuse.
-                        let name = e.field.strip_prefix("attributes.").unwrap_or(&e.field);
-                        let message = format!(
-                            "the game mode's declarations no longer allow attribute {name}: {}",
-                            e.message
-                        );
-                        crate::validation::FieldError::new(
-                            e.field.clone(),
-                            Code::AttributeNotAllowed,
-                            message,
-                        )
-                    })
-            })
-        {
+        let checked = check.reading(search, &mut row, |row| {
+            if let Some((specs, values)) = read.as_mut() {
+                values.push(specs, i, row, &search.player_id);
+            }
+        });
+        if let Err(e) = checked {
             verdict[i] = Some((e.code, e.message));
             continue;
         }
@@ -178,6 +138,92 @@ pub fn recheck_reading<'v>(
         }
     }
     (valid, failed, read.map(|(_, v)| v))
+}
+
+/// A search's values of the declared attributes, in name order.
+type Row<'s> = SmallVec<[Option<&'s AttributeValue>; 8]>;
+
+/// What the re-check asks of each search on its own, whatever else waits
+/// (docs/game-modes.md, "Changing a mode"): its player and party under
+/// `parties` (`check_ticket`), `mmr` and `latencies` under the algorithm
+/// and `regions`, its declared values under the declarations and the
+/// `intersect` rules' floors, its role list under `composition`. Compiled
+/// once per config. The cycle runs it over its pool ([`recheck`]); a
+/// search start runs it over the ticket's search, so a ticket the config
+/// now rules out is refused with the code the cycle would fail it with.
+/// (What depends on the other searches, a duplicate player or a party
+/// whose members disagree, is the cycle's alone.)
+pub struct SearchCheck<'c> {
+    config: &'c GameModeConfig,
+    /// The declarations in name order as one array, walked beside each
+    /// search's values (a tree's walk cost more than the check itself).
+    declared: Option<Vec<(&'c String, &'c crate::rules::Declaration)>>,
+    /// Sets too small for an `intersect` rule as it is now.
+    floors: crate::rules::reachable::Floors<'c>,
+    /// The composition compiled once for every search's role list.
+    role_lists: Option<crate::roles::RoleLists<'c>>,
+}
+
+impl<'c> SearchCheck<'c> {
+    /// The checks of `config`.
+    pub fn new(config: &'c GameModeConfig) -> Self {
+        Self {
+            config,
+            declared: config.attributes.as_ref().map(|d| d.iter().collect()),
+            floors: crate::rules::reachable::Floors::of(config),
+            role_lists: crate::roles::RoleLists::of(config),
+        }
+    }
+
+    /// Checks `search`.
+    ///
+    /// # Errors
+    /// The first rule it fails, with the code a cycle fails it with
+    /// (`PARTIES_NOT_ENABLED`, `PARTY_TOO_LARGE`, `INVALID_PARTY`,
+    /// `MMR_REQUIRED`, `MMR_OUT_OF_RANGE`, `LATENCIES_REQUIRED`,
+    /// `ATTRIBUTE_REQUIRED`, `ATTRIBUTE_NOT_ALLOWED`, `VALIDATION_ERROR`)
+    /// and the field it names.
+    pub fn check(&self, search: &Search) -> Result<(), crate::validation::FieldError> {
+        self.reading(search, &mut SmallVec::new(), |_| {})
+    }
+
+    /// [`SearchCheck::check`], handing `read` the search's values of the
+    /// declarations (in name order) once they pass, before its role list
+    /// is checked; `row` is the buffer they are read into.
+    fn reading<'s>(
+        &self,
+        search: &'s Search,
+        row: &mut Row<'s>,
+        read: impl FnOnce(&[Option<&'s AttributeValue>]),
+    ) -> Result<(), crate::validation::FieldError>
+    where
+        'c: 's,
+    {
+        let config = self.config;
+        check_ticket(config, &search.player_id, search.party.as_ref())?;
+        crate::attributes::check_matching(config, search.mmr, search.latencies.as_ref())?;
+        if let Some(declarations) = self.declared.as_ref() {
+            row.clear();
+            let declarations = declarations.iter().copied();
+            recheck_declared_row(&search.attributes, declarations, &mut |v| row.push(v))?;
+            self.floors.check_row(row)?;
+            read(row);
+        }
+        // A role list the changed composition refuses, as any value the
+        // changed declarations refuse.
+        let Some(lists) = self.role_lists.as_ref() else {
+            return Ok(());
+        };
+        lists.check(config, &search.attributes).map_err(|e| {
+            // Worded as the other values the changed declarations refuse.
+            let name = e.field.strip_prefix("attributes.").unwrap_or(&e.field);
+            let message = format!(
+                "the game mode's declarations no longer allow attribute {name}: {}",
+                e.message
+            );
+            crate::validation::FieldError::new(e.field.clone(), Code::AttributeNotAllowed, message)
+        })
+    }
 }
 
 /// `PARTY_ATTRIBUTES_DIFFER` for each party whose searching members sent

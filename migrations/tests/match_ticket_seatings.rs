@@ -10,7 +10,7 @@ use matchplane_store::test_support::TestDatabase;
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, Database, DatabaseBackend, Statement};
 
-const NAME: &str = "m20261208_000200_x_match_ticket_seatings";
+const NAME: &str = "m20261209_000201_y_match_ticket_seatings";
 
 fn seat(ticket: &str, match_id: &str, data: &str) -> String {
     format!(

@@ -24,6 +24,16 @@ pub struct ApiArgs {
     /// disables them.
     #[arg(long, env = "MATCHPLANE_OPERATOR_TOKEN", hide_env_values = true)]
     pub operator_token: Option<String>,
+    /// The operator token being rotated out, accepted beside
+    /// `--operator-token` while every instance moves to the new one
+    /// (docs/operations.md, "Rotating the operator token"); unset or
+    /// blank: none.
+    #[arg(
+        long,
+        env = "MATCHPLANE_OPERATOR_TOKEN_PREVIOUS",
+        hide_env_values = true
+    )]
+    pub operator_token_previous: Option<String>,
     /// Allow webhook URLs on private addresses, and `http` (development only).
     #[arg(
         long,
@@ -117,6 +127,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     let config = ServeConfig {
         api: ApiConfig {
             operator_token,
+            operator_token_previous: super::non_blank(args.operator_token_previous),
             allow_private_webhooks: args.allow_private_webhooks,
             recording_key: args.recording_key,
         },

@@ -198,6 +198,7 @@ pub async fn run(args: DevArgs) -> ExitCode {
     let config = ServeConfig {
         api: ApiConfig {
             operator_token: Some(operator_token.clone()),
+            operator_token_previous: None,
             allow_private_webhooks: args.allow_private_webhooks,
             recording_key: recording_key.clone(),
         },

@@ -27,8 +27,17 @@ pub enum LogFormat {
 /// with PostgreSQL's word that its migrations table exists already).
 const DEFAULT_FILTER: &str = "info,sea_orm_migration=warn,sqlx::postgres::notice=warn";
 
+/// The format [`init`] installed.
+static FORMAT: std::sync::OnceLock<LogFormat> = std::sync::OnceLock::new();
+
+/// Whether log lines are JSON (`--log-format json`).
+pub fn is_json() -> bool {
+    matches!(FORMAT.get(), Some(LogFormat::Json))
+}
+
 /// Installs the global subscriber once, at start-up.
 pub fn init(format: LogFormat) {
+    let _ = FORMAT.set(format);
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
     // Colours only on a terminal: redirected to a file or a collector, the

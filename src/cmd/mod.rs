@@ -44,9 +44,16 @@ pub fn say_err(text: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
-/// `error: <message>` on standard error (see [`say_err`]).
+/// A command's fatal error on standard error: `error: <message>` (see
+/// [`say_err`]), or with `--log-format json` one JSON log line at level
+/// `ERROR`, as the log lines before it, so that a log collector parses the
+/// line that says why a process stopped.
 pub fn report_error(message: impl std::fmt::Display) {
-    say_err(format_args!("error: {message}"));
+    if logging::is_json() {
+        tracing::error!("{message}");
+    } else {
+        say_err(format_args!("error: {message}"));
+    }
 }
 
 /// A secret setting given blank (`MATCHPLANE_OPERATOR_TOKEN=`, or spaces

@@ -65,7 +65,7 @@ async fn open(url: &str, timeouts: Option<DbTimeouts>) -> Result<DatabaseConnect
     } else {
         url.to_owned()
     };
-    let mut options = ConnectOptions::new(url);
+    let mut options = ConnectOptions::new(url.clone());
     options.sqlx_logging(false);
     // SQLite (`matchplane dev`): a write-ahead log, so that reads do not
     // wait behind a write and a commit appends instead of rewriting pages
@@ -83,7 +83,10 @@ async fn open(url: &str, timeouts: Option<DbTimeouts>) -> Result<DatabaseConnect
             .connect_timeout(timeouts.connect)
             .acquire_timeout(timeouts.acquire);
     }
-    Database::connect(options).await
+    // The driver quotes a URL it cannot parse whole, password included.
+    Database::connect(options)
+        .await
+        .map_err(|e| crate::redact::db_error(e, &url))
 }
 
 /// Fails when `db` has pending migrations.

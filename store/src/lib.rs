@@ -9,6 +9,7 @@
 //!   and the status messages of a search.
 //! - [`pool`]: the live pools of searches (Redis, or in memory for
 //!   `matchplane dev`), their leases, match outboxes and status channels.
+//! - [`redact`]: connection URLs without their passwords, for errors.
 //! - [`search_ends`]: the names and closed label sets of the search-end
 //!   metrics the API and the worker both count.
 
@@ -16,6 +17,7 @@ pub mod db;
 pub mod entities;
 pub mod health;
 pub mod pool;
+pub mod redact;
 pub mod released;
 pub mod repos;
 pub mod search_ends;

@@ -159,6 +159,7 @@ pub struct ClientError(#[source] reqwest::Error);
 pub struct Deliverer {
     client: reqwest::Client,
     allow_private: bool,
+    timeout: Duration,
 }
 
 impl Deliverer {
@@ -180,7 +181,15 @@ impl Deliverer {
         Ok(Self {
             client,
             allow_private: config.allow_private,
+            timeout: config.timeout,
         })
+    }
+
+    /// The longest one attempt lasts, name resolution to the last byte of
+    /// the answer read ([`DeliveryConfig::timeout`]): a caller sending under
+    /// a lock needs at least this much of it left.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Makes one attempt of `delivery`, signed with `sent_at` (the caller's

@@ -157,6 +157,11 @@ impl Dispatcher {
         &self.limits
     }
 
+    /// The longest one attempt lasts ([`Deliverer::timeout`]).
+    pub fn attempt_timeout(&self) -> std::time::Duration {
+        self.deliverer.timeout()
+    }
+
     /// Makes attempt number `number` (1 for the first) of `delivery`, and
     /// says what follows; never sleeps. This is the tick of the worker's
     /// loop over the store's due deliveries. The caller already holds a

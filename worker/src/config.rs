@@ -56,8 +56,11 @@ pub struct WorkerConfig {
     /// `per_endpoint`), however many endpoints it has, so every other
     /// project finds free slots.
     pub max_in_flight: usize,
-    /// How long a taken delivery stays locked to this worker; must outlast
-    /// one attempt (5 s) and its recording.
+    /// How long a taken delivery stays locked to this worker (renewed while
+    /// its attempt runs); at least twice an attempt's timeout and
+    /// [`crate::deliveries::LOCK_MARGIN`] (12 s with the 5 s timeout): a
+    /// shorter one is raised to that, as an attempt is sent only while its
+    /// lock has the timeout and the margin left.
     pub delivery_lock: Duration,
     /// Pause of the delivery loop when nothing is due.
     pub delivery_poll: Duration,

@@ -14,10 +14,15 @@
 //! are the ones being attempted now.
 //!
 //! The claim's lock is renewed while its attempt runs, and every write of
-//! the attempt compares the claim's token: a delivery is sent again only
-//! when its worker is gone (at least once), never next to a live attempt.
-//! The attempt is logged before it is sent and completed after, so a
-//! worker killed during it leaves it in the log, counted.
+//! the attempt compares the claim's token. An attempt is sent only while
+//! its lock has at least the attempt's timeout and a margin left, measured
+//! on the worker's monotonic clock ([`lock`]); with less (a slow database
+//! between the claim and the send) it is taken back unsent and the
+//! delivery given back. So a delivery is sent again only when its worker
+//! is gone or lost its database during the attempt (at least once), never
+//! because a live worker sent it under a lapsing lock. The attempt is
+//! logged before it is sent and completed after, so a worker killed during
+//! it leaves it in the log, counted.
 //!
 //! The URL and the signing secrets are read from the mode at each attempt
 //! (from the project's endpoint for a mode with `webhook.useProjectEndpoint`,
@@ -43,8 +48,11 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 mod attempt;
+mod lock;
 mod project_slots;
 
+pub use lock::LOCK_MARGIN;
+use lock::{HeldLock, Stamp};
 use project_slots::ProjectSlots;
 pub use project_slots::{project_share, PROJECT_SHARE_DIVISOR};
 
@@ -74,6 +82,9 @@ pub struct DeliveryWorker {
     lock_for: Duration,
 }
 
+/// A claimed row with its claim's lock.
+type Claimed = (webhook_delivery::Model, Arc<HeldLock>);
+
 /// Webhook targets (URL and secrets) read in one turn of the loop, by mode:
 /// one read per mode per turn, not per delivery.
 type Targets = HashMap<(String, String), Option<ModeTarget>>;
@@ -85,10 +96,12 @@ struct InFlight {
     _worker: OwnedSemaphorePermit,
 }
 
-/// A claimed delivery ready to send: the row, what to send (`None` when the
-/// mode has no enabled webhook any more), and its endpoint's slot.
+/// A claimed delivery ready to send: the row, its claim's lock, what to
+/// send (`None` when the mode has no enabled webhook any more), and its
+/// endpoint's slot.
 struct Ready {
     row: webhook_delivery::Model,
+    lock: Arc<HeldLock>,
     delivery: Option<Delivery>,
     slot: Option<OwnedSemaphorePermit>,
     /// Whether it goes to the project's endpoint (whose health is kept too).
@@ -132,7 +145,7 @@ fn to_target(
 /// A database failure.
 async fn ready(
     db: &DatabaseConnection,
-    row: webhook_delivery::Model,
+    (row, lock): Claimed,
     target: Option<&ModeTarget>,
 ) -> Result<Ready, WorkerError> {
     let born_at = match target {
@@ -142,6 +155,7 @@ async fn ready(
     let (delivery, project_endpoint) = to_target(&row, born_at, target);
     Ok(Ready {
         row,
+        lock,
         delivery,
         slot: None,
         project_endpoint,
@@ -150,12 +164,16 @@ async fn ready(
 
 impl DeliveryWorker {
     /// Deliveries of `db` sent by `dispatcher`, each locked for `lock_for`
-    /// at a time (renewed while its attempt runs).
+    /// at a time (renewed while its attempt runs). The lock is at least
+    /// twice what an attempt needs left of it (the dispatcher's attempt
+    /// timeout and [`LOCK_MARGIN`]: 12 s with the 5 s timeout), so a fresh
+    /// claim always has room to send.
     pub fn new(db: DatabaseConnection, dispatcher: Arc<Dispatcher>, lock_for: Duration) -> Self {
+        let least = (dispatcher.attempt_timeout() + LOCK_MARGIN) * 2;
         Self {
             db,
             dispatcher,
-            lock_for,
+            lock_for: lock_for.max(least),
         }
     }
 
@@ -177,11 +195,11 @@ impl DeliveryWorker {
     ) -> Result<Vec<Attempted>, WorkerError> {
         let taken = self.take(now, limit, &ClaimFilter::default()).await?;
         let mut set = JoinSet::new();
-        for row in taken {
+        for claimed in taken {
             let this = self.clone();
             set.spawn(async move {
-                let _lock = this.keep_locked(&row);
-                let mut ready = this.prepare(row).await?;
+                let _renewal = this.keep_locked(&claimed.0, &claimed.1);
+                let mut ready = this.prepare(claimed).await?;
                 if let Some(delivery) = &ready.delivery {
                     let key = delivery.endpoint_key();
                     ready.slot = this.dispatcher.limits().acquire(&key).await;
@@ -246,9 +264,9 @@ impl DeliveryWorker {
             };
             let mut started = 0usize;
             let mut targets = Targets::new();
-            for row in taken {
+            for claimed in taken {
                 let prepared = self
-                    .prepare_now(row, &mut busy, &mut projects, &mut targets, &slots)
+                    .prepare_now(claimed, &mut busy, &mut projects, &mut targets, &slots)
                     .await;
                 let Some((ready, in_flight)) = prepared else {
                     continue;
@@ -256,7 +274,7 @@ impl DeliveryWorker {
                 started += 1;
                 let this = self.clone();
                 set.spawn(async move {
-                    let _lock = this.keep_locked(&ready.row);
+                    let _renewal = this.keep_locked(&ready.row, &ready.lock);
                     if let Err(err) = this.attempt(ready).await {
                         tracing::warn!(error = %err, "webhook attempt not recorded");
                     }
@@ -292,7 +310,7 @@ impl DeliveryWorker {
     /// project at its share is listed by [`ProjectSlots::full`]).
     async fn prepare_now(
         &self,
-        row: webhook_delivery::Model,
+        (row, lock): Claimed,
         busy: &mut HashMap<(String, String), String>,
         projects: &mut ProjectSlots,
         targets: &mut Targets,
@@ -325,7 +343,7 @@ impl DeliveryWorker {
                 }
             }
         };
-        let mut ready = match ready(&self.db, row, target.as_ref()).await {
+        let mut ready = match ready(&self.db, (row, lock), target.as_ref()).await {
             Ok(ready) => ready,
             Err(err) => {
                 tracing::warn!(delivery_id = %id, error = %err, "webhook delivery not read");
@@ -366,54 +384,36 @@ impl DeliveryWorker {
         }
     }
 
+    /// Claims up to `limit` deliveries due at `now`, each with its lock as
+    /// measured from the moment the claim was sent.
     async fn take(
         &self,
         now: DateTime<Utc>,
         limit: u64,
         filter: &ClaimFilter,
-    ) -> Result<Vec<webhook_delivery::Model>, WorkerError> {
-        Ok(deliveries::claim_due_fairly(&self.db, now, self.lock_span(), limit, filter).await?)
+    ) -> Result<Vec<Claimed>, WorkerError> {
+        let stamp = Stamp::now();
+        let rows =
+            deliveries::claim_due_fairly(&self.db, now, self.lock_span(), limit, filter).await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let lock = HeldLock::taken(stamp, row.locked_until);
+                (row, lock)
+            })
+            .collect())
     }
 
     fn lock_span(&self) -> chrono::Duration {
         chrono::Duration::from_std(self.lock_for).unwrap_or_else(|_| chrono::Duration::seconds(30))
     }
 
-    /// Renews `row`'s lock every third of its span until the guard is
-    /// dropped, so a delivery stays with its worker while it is attempted.
-    fn keep_locked(&self, row: &webhook_delivery::Model) -> RenewGuard {
-        let (db, id) = (self.db.clone(), row.id.clone());
-        let token = row.lock_token.clone().unwrap_or_default();
-        let every = (self.lock_for / 3).max(Duration::from_millis(50));
-        let span = self.lock_span();
-        RenewGuard(tokio::spawn(async move {
-            loop {
-                tokio::time::sleep(every).await;
-                match deliveries::renew(&db, &id, &token, Utc::now() + span).await {
-                    Ok(true) => {}
-                    Ok(false) => break,
-                    Err(err) => {
-                        tracing::warn!(delivery_id = %id, error = %err, "webhook lock not renewed");
-                    }
-                }
-            }
-        }))
-    }
-
     /// Reads what `row` is to be sent as (the mode's URL and secrets now).
     #[cfg(feature = "test-support")]
-    async fn prepare(&self, row: webhook_delivery::Model) -> Result<Ready, WorkerError> {
+    async fn prepare(&self, claimed: Claimed) -> Result<Ready, WorkerError> {
+        let row = &claimed.0;
         let target =
             modes::delivery_target(&self.db, &row.project_id, &row.game_mode, Utc::now()).await?;
-        ready(&self.db, row, target.as_ref()).await
-    }
-}
-
-/// Stops a lock's renewal when dropped.
-struct RenewGuard(tokio::task::JoinHandle<()>);
-
-impl Drop for RenewGuard {
-    fn drop(&mut self) {
-        self.0.abort();
+        ready(&self.db, claimed, target.as_ref()).await
     }
 }

@@ -332,6 +332,7 @@ pub fn cycle(mode: &ModeKey, duration: Duration, pool_size: usize, candidates: u
     metrics::histogram!(CYCLE_DURATION, &labels).record(duration.as_secs_f64());
     metrics::gauge!(POOL_SIZE, &labels).set(pool_size as f64);
     metrics::gauge!(CANDIDATES, &labels).set(candidates as f64);
+    lifecycle::touch_mode_series(&labels);
 }
 
 /// Records one claimed match of `mode` whose searches waited `waits` seconds.

@@ -6,7 +6,7 @@ use super::{MAX_ANSWER_BYTES, REPLAYED};
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::body::{to_bytes, Body};
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CONTENT_TYPE, LOCATION};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::engine::general_purpose::STANDARD;
@@ -57,6 +57,11 @@ pub(super) async fn keep(
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
+    let location = parts
+        .headers
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let sealed = cipher(credential, project_id, key, seed).and_then(|c| {
         let mut buffer = bytes.to_vec();
         c.seal_in_place_append_tag(
@@ -77,6 +82,7 @@ pub(super) async fn keep(
                     status: status.as_u16(),
                     content_type: content_type.as_deref(),
                     body: &body,
+                    location: location.as_deref(),
                 },
             )
             .await
@@ -132,6 +138,13 @@ pub(super) fn replay(
         .and_then(|c| HeaderValue::from_str(c).ok())
     {
         response.headers_mut().insert(CONTENT_TYPE, value);
+    }
+    if let Some(value) = row
+        .location
+        .as_deref()
+        .and_then(|c| HeaderValue::from_str(c).ok())
+    {
+        response.headers_mut().insert(LOCATION, value);
     }
     response
         .headers_mut()

@@ -17,6 +17,7 @@
 
 pub mod answers;
 pub mod cache;
+pub mod lost;
 pub mod matched;
 pub mod player_scope;
 pub mod proposal_view;

@@ -73,7 +73,8 @@ pub fn status_reason_schema() -> Schema {
                 "Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`, \
                  `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its WebSocket \
                  stopped without ending it), or `SEARCH_LOST` (the pool lost the search with \
-                 its data; a new ticket is needed). Why a released one was released: \
+                 its data: search again, with the same ticket while the store still holds it, \
+                 else with a new one). Why a released one was released: \
                  `MATCH_RELEASED` (by the studio) or `ASSIGNMENT_TIMEOUT` (nobody posted its \
                  assignment in time). Absent when not recorded.",
             ))

@@ -184,8 +184,9 @@ async fn enabled_mode(
 }
 
 /// What a start checks before the pool's rules: the mode is enabled, a
-/// Ping mode is searched over the WebSocket; answers the project's quota
-/// and `playerSearchScope`.
+/// Ping mode is searched over the WebSocket; answers the mode's config
+/// (the ticket is checked against it, see [`TicketStart::config`]) and the
+/// project's quota and `playerSearchScope`.
 ///
 /// # Errors
 /// `GAME_MODE_DISABLED` (409), `PING_REQUIRES_WEBSOCKET` (422).
@@ -194,7 +195,7 @@ async fn admit(
     db: &DatabaseConnection,
     mode: &ModeKey,
     via: Via,
-) -> Result<Quotas, ApiError> {
+) -> Result<(Arc<GameModeConfig>, Quotas), ApiError> {
     let config = enabled_mode(play, db, mode).await?;
     if via == Via::Rest && matches!(config.algorithm, Algorithm::Ping { .. }) {
         return Err(ApiError::new(
@@ -202,7 +203,8 @@ async fn admit(
             "this game mode matches on ping, which is measured live: search over the WebSocket",
         ));
     }
-    play.cache.quotas(db, &mode.project_id).await
+    let quotas = play.cache.quotas(db, &mode.project_id).await?;
+    Ok((config, quotas))
 }
 
 /// Whether a start in this mode checks the player's decline cooldown (a
@@ -265,8 +267,8 @@ pub async fn start_with_token(
         let ticket = live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
         return Box::pin(start(play, db, ticket, via)).await;
     }
-    let quotas = match admit(play, db, &mode, via).await {
-        Ok(quotas) => quotas,
+    let (config, quotas) = match admit(play, db, &mode, via).await {
+        Ok(admitted) => admitted,
         // Refused before the token was checked: a bad token still gets 401.
         Err(err) => {
             live(ticket_named(play, db, token, &parsed).await?, unix_now())?;
@@ -279,7 +281,8 @@ pub async fn start_with_token(
         return Box::pin(start(play, db, ticket, via)).await;
     }
     let token_hash = token::hash(token);
-    match from_store(play, mode, &parsed.ticket_id, &token_hash, via, quotas).await {
+    let ticket_id = &parsed.ticket_id;
+    match from_store(play, mode, ticket_id, &token_hash, via, (&config, quotas)).await {
         Err(StartSearchError::TicketInvalid) => {
             Err(Box::pin(refused(play, db, token, &parsed)).await?)
         }
@@ -305,7 +308,7 @@ pub async fn start(
     via: Via,
 ) -> Result<Started, ApiError> {
     let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
-    let quotas = admit(play, db, &mode, via).await?;
+    let (config, quotas) = admit(play, db, &mode, via).await?;
     if Box::pin(cools_down(play, db, &mode)).await {
         Box::pin(super::answers::check_cooldown(
             play,
@@ -333,7 +336,7 @@ pub async fn start(
         &ticket.ticket_id,
         &ticket.token_hash,
         via,
-        quotas,
+        (&config, quotas),
     )
     .await
     {
@@ -344,8 +347,9 @@ pub async fn start(
 }
 
 /// Starts the search of ticket `ticket_id` in `mode` through the ticket
-/// store (which checks `token_hash` against the ticket's), held `via`,
-/// under the project's `quotas`, and records the start.
+/// store (which checks `token_hash` against the ticket's, and the ticket
+/// against the mode's `config`), held `via`, under the project's
+/// `quotas`, and records the start.
 ///
 /// # Errors
 /// The store's refusal.
@@ -355,7 +359,7 @@ async fn from_store(
     ticket_id: &str,
     token_hash: &str,
     via: Via,
-    quotas: Quotas,
+    (config, quotas): (&GameModeConfig, Quotas),
 ) -> Result<Started, StartSearchError> {
     let now = unix_now();
     let start = TicketStart {
@@ -366,6 +370,7 @@ async fn from_store(
         hold: hold(play, via),
         max_live: Some(quotas.max_live),
         scope: quotas.scope,
+        config: Some(config),
     };
     let first = play.tickets.start_search(&start).await;
     // The token was checked before the add refused it. The first answer is

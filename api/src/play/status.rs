@@ -1,7 +1,8 @@
 //! A ticket's status (docs/searching.md), as the studio (`GET …/tickets/{ticketId}`)
 //! and the REST client (`GET /v1/searches/{ticketId}`) read it.
 
-use super::matched::{matched_id, stored_match, Reader};
+use super::lost::{untracked, Started, Untracked};
+use super::matched::{stored_match, Reader};
 use super::released::{self, ReleasedReason};
 use super::{rfc3339, Play};
 use crate::problem::ApiError;
@@ -117,7 +118,8 @@ pub struct TicketStatus {
     /// Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`,
     /// `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its
     /// WebSocket stopped without ending it), or `SEARCH_LOST` (the pool
-    /// lost the search with its data; a new ticket is needed). Why a
+    /// lost the search with its data: search again, with the same ticket
+    /// while the store still holds it, else with a new one). Why a
     /// released one was released: `MATCH_RELEASED` (by the studio) or
     /// `ASSIGNMENT_TIMEOUT` (nobody posted its assignment in time). Absent
     /// when not recorded.
@@ -175,17 +177,23 @@ pub async fn status_of(
         .pool
         .search_state(&mode_key(ticket), &ticket.ticket_id)
         .await?;
+    // Why a ticket its pool knows nothing of is expired (the same rule as
+    // the socket's: `lost.rs`).
+    let mut unknown_reason = None;
     if state.is_none() {
-        // The pool no longer knows the search (Redis lost its data): a
-        // stored match that seats the ticket still says it was matched.
-        if let Some(match_id) = matched_id(db, &ticket.project_id, &ticket.ticket_id).await? {
-            state = Some(SearchState::Ended(EndedSearch {
-                how: Ended::Matched { match_id },
-                queued_at: None,
-                ended_at: None,
-                reason: None,
-                socket: false,
-            }));
+        match untracked(play, db, ticket, now, Started::Ask).await? {
+            // A stored match that seats the ticket still says it was
+            // matched.
+            Untracked::Matched { match_id } => {
+                state = Some(SearchState::Ended(EndedSearch {
+                    how: Ended::Matched { match_id },
+                    queued_at: None,
+                    ended_at: None,
+                    reason: None,
+                    socket: false,
+                }));
+            }
+            other => unknown_reason = other.reason(),
         }
     }
     let mut view = TicketStatus {
@@ -212,9 +220,14 @@ pub async fn status_of(
         assignment: None,
     };
     match state {
-        // A ticket whose time ran out before any search: its TTL is why.
-        None if view.status == "expired" => view.reason = Some("TICKET_TTL".to_owned()),
-        None => {}
+        // A ticket whose time ran out (`TICKET_TTL`), or whose search the
+        // pool lost with its data (`SEARCH_LOST`).
+        None => {
+            if let Some(reason) = unknown_reason {
+                view.status = "expired";
+                view.reason = Some(reason.to_owned());
+            }
+        }
         Some(SearchState::Live(live)) => {
             view.status = "searching";
             view.queued_at = Some(rfc3339(live.search.queued_at));

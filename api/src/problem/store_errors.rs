@@ -107,12 +107,15 @@ impl From<AddSearchError> for ApiError {
     }
 }
 
-/// A search a ticket could not start: `401 TICKET_INVALID`, or as
-/// [`AddSearchError`].
+/// A search a ticket could not start: `401 TICKET_INVALID`; the code a
+/// cycle would fail the search with when the mode's config rules the
+/// ticket out (`422` `MMR_OUT_OF_RANGE`, `PARTIES_NOT_ENABLED`,
+/// `ATTRIBUTE_NOT_ALLOWED`, …, with the field); or as [`AddSearchError`].
 impl From<StartSearchError> for ApiError {
     fn from(err: StartSearchError) -> Self {
         match err {
             StartSearchError::TicketInvalid => ApiError::ticket_unknown(),
+            StartSearchError::RuledOut(error) => ApiError::invalid(vec![error]),
             StartSearchError::Add(err) => err.into(),
         }
     }

@@ -7,6 +7,7 @@
 //! says otherwise, a key an admin key makes `["backend"]`; a body may name
 //! `scopes` explicitly (an admin key may make admin keys).
 
+use super::created::Created;
 use crate::auth::ProjectCaller;
 use crate::credentials;
 use crate::extract::ApiJson;
@@ -101,7 +102,8 @@ impl From<api_key::Model> for KeyView {
 #[utoipa::path(post, path = "/v1/projects/{projectId}/keys", tag = "keys", operation_id = "createKey", security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body(content = Option<CreateKey>, description = "Optional label"),
-    responses((status = 201, body = CreatedKey), (status = 401, body = Problem),
+    responses((status = 201, body = CreatedKey, headers(("Location" = String, description = "`/v1/projects/{projectId}/keys/{keyId}` (its `DELETE` revokes it)"))),
+        (status = 401, body = Problem),
         (status = 403, description = "FORBIDDEN: the calling key is not `admin`", body = Problem),
         (status = 404, body = Problem),
         (status = 422, description = "VALIDATION_ERROR on `name` (1 to 100 printable characters) or `scopes`", body = Problem)))]
@@ -110,7 +112,7 @@ pub async fn create(
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     body: Option<ApiJson<CreateKey>>,
-) -> Result<(StatusCode, Json<CreatedKey>), ApiError> {
+) -> Result<Created<Json<CreatedKey>>, ApiError> {
     let body = body.map(|ApiJson(b)| b).unwrap_or_default();
     let name = body.name.unwrap_or_else(|| "default".to_owned());
     let chars = name.chars().count();
@@ -137,8 +139,8 @@ pub async fn create(
     )
     .await?;
     tracing::info!(project_id = %project_id, key_id = %stored.id, "api key created");
-    Ok((
-        StatusCode::CREATED,
+    Ok(Created(
+        format!("/v1/projects/{project_id}/keys/{}", stored.id),
         Json(CreatedKey {
             view: stored.into(),
             key: generated.plaintext,

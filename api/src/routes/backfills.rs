@@ -9,13 +9,13 @@
 //! atomically. A close and a new roster change the pool store's state
 //! first (in one step with respect to fills), then the row.
 
+use super::created::Created;
 use crate::auth::ProjectCaller;
 use crate::extract::RawJson;
 use crate::play::matched::fill_data;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::roles::open::OpenRoles;
@@ -184,7 +184,8 @@ async fn view(
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
     request_body = matchplane_matchmaker::backfill::roster::Roster,
     responses(
-        (status = 201, body = BackfillView),
+        (status = 201, body = BackfillView,
+            headers(("Location" = String, description = "`/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}`"))),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
         (status = 409, description = "BACKFILL_ALREADY_OPEN (the body names its `backfillId`)", body = Problem),
         (status = 422, description = "NO_OPEN_SEATS, INVALID_ROSTER (each broken rule's field), VALIDATION_ERROR (a value in `attributes`), listed together; BACKFILL_NOT_ENABLED (the mode has no enabled `backfill` block, or is disabled); VALIDATION_ERROR on `matchId` when the match is not made (a proposal, cancelled, released, unassigned) or its mode was deleted", body = Problem)))]
@@ -193,7 +194,7 @@ pub async fn open(
     State(state): State<AppState>,
     Path((project_id, match_id)): Path<(String, String)>,
     RawJson(body): RawJson,
-) -> Result<(StatusCode, Json<BackfillView>), ApiError> {
+) -> Result<Created<Json<BackfillView>>, ApiError> {
     // The body's shape first, as every strict body: a malformed one is
     // refused naming its fields whatever the match.
     let (roster, untyped) = read_roster(body)?;
@@ -270,7 +271,11 @@ pub async fn open(
         return Err(not_made(&current));
     }
     let view = view(&state, &ctx.mode, row, now).await?;
-    Ok((StatusCode::CREATED, Json(view)))
+    let location = format!(
+        "/v1/projects/{project_id}/matches/{match_id}/backfill/{}",
+        view.backfill_id
+    );
+    Ok(Created(location, Json(view)))
 }
 
 async fn request(

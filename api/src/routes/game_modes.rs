@@ -13,6 +13,7 @@
 //! with the rules that need the project (name taken, `maxGameModes`) or
 //! the network (webhook URL safety).
 
+use super::created::Created;
 use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, ApiQuery, RawJson};
@@ -25,7 +26,8 @@ use crate::routes::webhook_test::has_webhook;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::header::ETAG;
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::HeaderValue;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::Utc;
 use matchplane_matchmaker::{Code, FieldError, GameModeConfig, Tier};
@@ -129,7 +131,8 @@ fn stored(config: &GameModeConfig) -> Result<Value, ApiError> {
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body = GameModeConfig,
     responses(
-        (status = 201, body = GameModeResponse),
+        (status = 201, body = GameModeResponse,
+            headers(("Location" = String, description = "`/v1/projects/{projectId}/game-modes/{name}`"))),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, body = Problem),
         (status = 409, description = "Name taken", body = Problem),
@@ -140,7 +143,7 @@ pub async fn create(
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     RawJson(body): RawJson,
-) -> Result<(StatusCode, Json<GameModeView>), ApiError> {
+) -> Result<Created<Json<GameModeView>>, ApiError> {
     let tier = tier_of(&state, &project_id).await?;
     let config = parse_config(body)?;
     let mut errors = check(&state, &config, &tier).await;
@@ -154,7 +157,7 @@ pub async fn create(
         Err(other) => return Err(other.into()),
     }
     let mode = insert(&state, &project_id, &config, &tier, errors).await?;
-    Ok((StatusCode::CREATED, Json(view(&mode, true))))
+    Ok(Created(location(&mode), Json(view(&mode, true))))
 }
 
 /// Stores a new mode (version 1, a fresh webhook secret) once the project's
@@ -210,6 +213,11 @@ type Tagged = (
     [(axum::http::HeaderName, HeaderValue); 1],
     Json<GameModeView>,
 );
+
+/// A created mode's `Location`.
+fn location(mode: &game_mode::Model) -> String {
+    format!("/v1/projects/{}/game-modes/{}", mode.project_id, mode.name)
+}
 
 fn tagged(mode: &game_mode::Model, show_secret: bool) -> Tagged {
     ([(ETAG, etag(mode.version))], Json(view(mode, show_secret)))
@@ -283,7 +291,8 @@ pub async fn get(
         (status = 200, description = "Replaced; when this gives the mode a webhook it had not, the webhook gets a new secret, shown this once", body = GameModeResponse,
             headers(("ETag" = String, description = "The new version in quotes"))),
         (status = 201, description = "Created (the mode was absent); the webhook secret is shown", body = GameModeResponse,
-            headers(("ETag" = String, description = "`\"1\"`"))),
+            headers(("ETag" = String, description = "`\"1\"`"),
+                ("Location" = String, description = "`/v1/projects/{projectId}/game-modes/{name}`"))),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 403, description = "FORBIDDEN: the key is not `admin`", body = Problem),
         (status = 404, description = "No such project", body = Problem),
@@ -299,7 +308,7 @@ pub async fn replace(
     Path((project_id, name)): Path<(String, String)>,
     ApiQuery(guard_query): ApiQuery<crate::routes::replay::GuardQuery>,
     RawJson(body): RawJson,
-) -> Result<(StatusCode, Tagged), ApiError> {
+) -> Result<Response, ApiError> {
     let current = match game_modes::get(&state.db, &project_id, &name).await {
         Ok(mode) => Some(mode),
         Err(matchplane_store::repos::StoreError::NotFound) => None,
@@ -347,14 +356,14 @@ pub async fn replace(
         let mode = insert(&state, &project_id, &config, &tier, errors)
             .await
             .map_err(|e| lost_race(e, &preconditions))?;
-        return Ok((StatusCode::CREATED, tagged(&mode, true)));
+        return Ok(Created(location(&mode), tagged(&mode, true)).into_response());
     };
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
     let config = stored(&config)?;
     if config == current.config {
-        return Ok((StatusCode::OK, tagged(&current, false)));
+        return Ok(tagged(&current, false).into_response());
     }
     // A mode given a webhook when it had none gets a new secret, shown
     // once as a create shows it (docs/game-modes.md, "`webhook`"): one
@@ -379,7 +388,7 @@ pub async fn replace(
         // pipelines applying one file): nothing is left to change.
         Err(StoreError::Conflict) if !preconditions.any() => {
             return match game_modes::get(&state.db, &project_id, &name).await {
-                Ok(now) if now.config == config => Ok((StatusCode::OK, tagged(&now, false))),
+                Ok(now) if now.config == config => Ok(tagged(&now, false).into_response()),
                 _ => Err(ApiError::from(StoreError::Conflict)),
             };
         }
@@ -387,7 +396,7 @@ pub async fn replace(
     };
     state.play.cache.modes_written();
     tracing::info!(project_id = %project_id, game_mode = %name, version = mode.version, "game mode replaced");
-    Ok((StatusCode::OK, tagged(&mode, new_secret.is_some())))
+    Ok(tagged(&mode, new_secret.is_some()).into_response())
 }
 
 /// A concurrent write got in between the check and the write: with a

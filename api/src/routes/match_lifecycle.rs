@@ -20,6 +20,7 @@
 //! and the players' channels, so a retry after a failure between the two
 //! finishes the release.
 
+use super::created::Created;
 use crate::auth::ProjectCaller;
 use crate::extract::{parse_value, RawJson};
 use crate::problem::{ApiError, Problem};
@@ -230,7 +231,8 @@ pub fn assigned_to(assignment: &Value, player_id: &str) -> StatusMessage {
     params(("projectId" = String, Path, description = "`prj_…`"), ("matchId" = String, Path, description = "`mat_…`")),
     request_body = AssignmentBody,
     responses(
-        (status = 201, description = "Stored and sent: the match with its `assignment`", body = MatchView),
+        (status = 201, description = "Stored and sent: the match with its `assignment`", body = MatchView,
+            headers(("Location" = String, description = "`/v1/projects/{projectId}/matches/{matchId}`, the match that carries it"))),
         (status = 404, description = "NOT_FOUND: no such match", body = Problem),
         (status = 409, description = "ALREADY_ASSIGNED: the match has its assignment", body = Problem),
         (status = 422, description = "VALIDATION_ERROR: every broken rule of the body (`connection`, `data`, `players.<playerId>`), a mode without `assignment` or a match not made (field `matchId`)", body = Problem)))]
@@ -239,7 +241,7 @@ pub async fn assign(
     State(state): State<AppState>,
     Path((project_id, match_id)): Path<(String, String)>,
     RawJson(raw): RawJson,
-) -> Result<(StatusCode, Json<MatchView>), ApiError> {
+) -> Result<Created<Json<MatchView>>, ApiError> {
     let body: AssignmentBody = parse_value(raw.clone())?;
     let row = matches::get(&state.db, &project_id, &match_id).await?;
     let config = own_config(&state, &row).await?;
@@ -285,5 +287,6 @@ pub async fn assign(
             publish(state.play.pool.as_ref(), ticket_id, &message).await;
         }
     }
-    Ok((StatusCode::CREATED, Json(view_of(&state, row).await?)))
+    let location = format!("/v1/projects/{project_id}/matches/{match_id}");
+    Ok(Created(location, Json(view_of(&state, row).await?)))
 }

@@ -3,6 +3,7 @@
 
 pub mod api_keys;
 pub mod backfills;
+pub mod created;
 pub mod deliveries;
 pub mod game_mode_checks;
 pub mod game_mode_history;

@@ -11,6 +11,7 @@
 //! (docs/webhook-secret-rotation.md). Nothing here is cached: the worker
 //! reads the endpoint at every attempt, so a change holds from the next one.
 
+use super::created::Created;
 use crate::auth::ProjectCaller;
 use crate::credentials::{self, MASKED_SECRET};
 use crate::extract::{parse_value, RawJson};
@@ -19,6 +20,7 @@ use crate::routes::webhook_status::WebhookStatus;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::validation::MAX_WEBHOOK_URL_BYTES;
@@ -215,7 +217,8 @@ pub async fn get(
     request_body = PutProjectWebhook,
     responses(
         (status = 200, description = "Changed", body = ProjectWebhookView),
-        (status = 201, description = "Created; the secret is shown", body = ProjectWebhookView),
+        (status = 201, description = "Created; the secret is shown", body = ProjectWebhookView,
+            headers(("Location" = String, description = "`/v1/projects/{projectId}/webhook`"))),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 401, body = Problem),
         (status = 404, description = "No such project", body = Problem),
@@ -225,7 +228,7 @@ pub async fn put(
     State(state): State<AppState>,
     Path(project_id): Path<String>,
     RawJson(mut body): RawJson,
-) -> Result<(StatusCode, Json<ProjectWebhookView>), ApiError> {
+) -> Result<Response, ApiError> {
     if let Value::Object(members) = &mut body {
         for member in SERVER_SET {
             members.remove(member);
@@ -246,12 +249,12 @@ pub async fn put(
     let (row, created) =
         project_webhooks::put(&state.db, &project_id, endpoint, &secret, Utc::now()).await?;
     tracing::info!(project_id = %project_id, created, "project webhook endpoint set");
-    let status = if created {
-        StatusCode::CREATED
+    let answer = Json(view(&state, &row, created).await?);
+    Ok(if created {
+        Created(format!("/v1/projects/{project_id}/webhook"), answer).into_response()
     } else {
-        StatusCode::OK
-    };
-    Ok((status, Json(view(&state, &row, created).await?)))
+        answer.into_response()
+    })
 }
 
 /// Deletes the project's webhook endpoint. Modes with

@@ -2,6 +2,7 @@
 //! `GET/PATCH/DELETE /v1/projects/{projectId}`. The operator manages them;
 //! a key may read its own project.
 
+use super::created::Created;
 use crate::auth::{Caller, Operator, ProjectCaller, ProjectOperator};
 use crate::extract::ApiJson;
 use crate::problem::{ApiError, Problem};
@@ -100,12 +101,13 @@ fn check_name(name: &str) -> Result<(), ApiError> {
 /// Creates a project (operator).
 #[utoipa::path(post, path = "/v1/projects", tag = "projects", operation_id = "createProject", security(("bearer" = [])),
     request_body = CreateProject,
-    responses((status = 201, body = ProjectView), (status = 401, body = Problem), (status = 422, body = Problem)))]
+    responses((status = 201, body = ProjectView, headers(("Location" = String, description = "`/v1/projects/{projectId}`"))),
+        (status = 401, body = Problem), (status = 422, body = Problem)))]
 pub async fn create(
     _operator: Operator,
     State(state): State<AppState>,
     ApiJson(body): ApiJson<CreateProject>,
-) -> Result<(StatusCode, Json<ProjectView>), ApiError> {
+) -> Result<Created<Json<ProjectView>>, ApiError> {
     check_name(&body.name)?;
     let tier = body
         .tier
@@ -113,7 +115,10 @@ pub async fn create(
         .unwrap_or(matchplane_matchmaker::tier::DEFAULT_TIER);
     let created = projects::create(&state.db, body.name.trim(), tier, Utc::now()).await?;
     tracing::info!(project_id = %created.id, tier, "project created");
-    Ok((StatusCode::CREATED, Json(created.into())))
+    Ok(Created(
+        format!("/v1/projects/{}", created.id),
+        Json(created.into()),
+    ))
 }
 
 /// Every project (operator).

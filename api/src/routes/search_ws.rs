@@ -66,7 +66,7 @@ pub struct SearchQuery {
         (status = 400, description = "VALIDATION_ERROR: the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`)", body = Problem),
         (status = 401, description = "TICKET_INVALID", body = Problem),
         (status = 409, description = "SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, TICKET_ALREADY_MATCHED, GAME_MODE_DISABLED", body = Problem),
-        (status = 422, description = "VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`)", body = Problem),
+        (status = 422, description = "VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`). Also the code a cycle would fail the search with when the mode's config changed since the ticket was generated and rules it out (MMR_REQUIRED, MMR_OUT_OF_RANGE, LATENCIES_REQUIRED, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, ATTRIBUTE_REQUIRED, ATTRIBUTE_NOT_ALLOWED, VALIDATION_ERROR; `errors[0].field` names the field)", body = Problem),
         (status = 429, description = "QUOTA_EXCEEDED", body = Problem)))]
 pub async fn search(
     State(state): State<AppState>,

@@ -96,7 +96,7 @@ fn no_ticket_header(parts: &Parts) -> ApiError {
         (status = 202, body = SearchStarted),
         (status = 401, description = "TICKET_INVALID", body = Problem),
         (status = 409, description = "SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, TICKET_ALREADY_MATCHED, GAME_MODE_DISABLED", body = Problem),
-        (status = 422, description = "PING_REQUIRES_WEBSOCKET", body = Problem),
+        (status = 422, description = "PING_REQUIRES_WEBSOCKET; or the code a cycle would fail the search with when the mode's config changed since the ticket was generated and rules it out (MMR_REQUIRED, MMR_OUT_OF_RANGE, LATENCIES_REQUIRED, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, ATTRIBUTE_REQUIRED, ATTRIBUTE_NOT_ALLOWED, VALIDATION_ERROR; `errors[0].field` names the field)", body = Problem),
         (status = 429, description = "QUOTA_EXCEEDED", body = Problem)))]
 pub async fn create(
     State(state): State<AppState>,

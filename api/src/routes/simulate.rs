@@ -282,6 +282,7 @@ mod tests {
             .unwrap();
         let config = ApiConfig {
             operator_token: Some("op".into()),
+            operator_token_previous: None,
             ..ApiConfig::default()
         };
         let state =

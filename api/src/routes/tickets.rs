@@ -4,6 +4,7 @@
 //! API key of the project (or the operator); another project's ticket
 //! answers `404`.
 
+use super::created::Created;
 use crate::auth::ProjectCaller;
 use crate::extract::{RefusesDuplicateKeys, TypedJson};
 use crate::play::matched::Reader;
@@ -12,7 +13,6 @@ use crate::play::{rfc3339, token, unix_now};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::Json;
 use matchplane_matchmaker::rules::Owner;
 use matchplane_matchmaker::ticket::check_ticket;
@@ -78,7 +78,8 @@ pub struct CreatedTicket {
     params(("projectId" = String, Path, description = "`prj_…`")),
     request_body = CreateTicket,
     responses(
-        (status = 201, body = CreatedTicket),
+        (status = 201, body = CreatedTicket,
+            headers(("Location" = String, description = "`/v1/projects/{projectId}/tickets/{ticketId}`, the ticket's status"))),
         (status = 400, description = "Malformed JSON", body = Problem),
         (status = 404, description = "NOT_FOUND, GAME_MODE_NOT_FOUND", body = Problem),
         (status = 409, description = "GAME_MODE_DISABLED, PLAYER_ALREADY_SEARCHING (with `ticketId` and `gameMode`; in any mode of the project under `playerSearchScope` `project`), DECLINE_COOLDOWN (with `retryAfterSeconds`)", body = Problem),
@@ -88,7 +89,7 @@ pub async fn create(
     caller: ProjectCaller,
     State(state): State<AppState>,
     TypedJson(body): TypedJson<CreateTicket>,
-) -> Result<(StatusCode, Json<CreatedTicket>), ApiError> {
+) -> Result<Created<Json<CreatedTicket>>, ApiError> {
     let project_id = caller.project_id;
     let play = &state.play;
     let Some(config) = play
@@ -186,8 +187,12 @@ pub async fn create(
         .create_within(&ticket, now, Some(quotas.max_pending))
         .await?;
     let expires_at = rfc3339(ticket.expires_at);
-    Ok((
-        StatusCode::CREATED,
+    let location = format!(
+        "/v1/projects/{}/tickets/{}",
+        ticket.project_id, ticket.ticket_id
+    );
+    Ok(Created(
+        location,
         Json(CreatedTicket {
             // The stored ticket's own id, moved rather than cloned.
             ticket_id: ticket.ticket_id,

@@ -1,13 +1,14 @@
 //! Tiers (docs/game-modes.md#tier-limits, docs/api-tour.md): `GET /v1/tiers`,
 //! `GET/PUT/DELETE /v1/tiers/{tier}`; operator only.
 
+use super::created::Created;
 use crate::auth::{Caller, Operator};
 use crate::extract::ApiJson;
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use axum::http::header::LOCATION;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::tier::{DEFAULT_RETENTION_DAYS, DEFAULT_TIER, MAX_RETENTION_DAYS};
@@ -236,7 +237,7 @@ pub async fn put(
     State(state): State<AppState>,
     Path(name): Path<String>,
     ApiJson(body): ApiJson<TierBody>,
-) -> Result<(StatusCode, HeaderMap, Json<TierView>), ApiError> {
+) -> Result<Response, ApiError> {
     let errors = check(&name, &body);
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
@@ -277,16 +278,12 @@ pub async fn put(
     // Keys are cached with their tier's rate limit, projects with its quotas.
     state.keys.written();
     state.play.cache.quotas_written();
-    let mut headers = HeaderMap::new();
     if !saved.created {
-        return Ok((StatusCode::OK, headers, Json(saved.tier.into())));
+        return Ok(Json(TierView::from(saved.tier)).into_response());
     }
     tracing::info!(tier = %saved.tier.name, "tier created");
-    // The name matched the tier-name pattern: it is a valid header value.
-    let location = HeaderValue::from_str(&format!("/v1/tiers/{}", saved.tier.name))
-        .map_err(|e| ApiError::internal(&e))?;
-    headers.insert(LOCATION, location);
-    Ok((StatusCode::CREATED, headers, Json(saved.tier.into())))
+    let location = format!("/v1/tiers/{}", saved.tier.name);
+    Ok(Created(location, Json(TierView::from(saved.tier))).into_response())
 }
 
 /// Deletes a tier no project is on. The default tier (`free`, which a

@@ -105,6 +105,10 @@ async fn backfill_round_trip(backend: Backend) {
     assert_eq!(opened.body["openSeats"], json!([1, 0]));
     let id = opened.body["backfillId"].as_str().unwrap().to_owned();
     assert!(id.starts_with("bf_"));
+    assert_eq!(
+        opened.headers[axum::http::header::LOCATION],
+        format!("{base}/{id}").as_str()
+    );
     assert!(opened.body["expiresAt"].is_string());
 
     // One open request per match, naming the open one.

@@ -504,3 +504,34 @@ on_both!(
     pool_serves_the_last_cycles_summary,
     simulate_runs_a_scenario_in_the_server,
 );
+
+/// Every form says a failed request through `formFailure` (api.js), the
+/// one place that reads a problem's `errors`: every problem body sends it,
+/// `[]` when the failure is not about a field, and forms that tested it
+/// themselves showed "0 problems to fix:" and no message for a 404
+/// (docs/console.md, "Accessibility and screens").
+#[test]
+fn only_the_shared_form_failure_reads_a_problems_errors() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("console");
+    let mut readers = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".js") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let shared = name == "api.js"
+                && line.contains("const errors = Array.isArray(error.body.errors)");
+            if line.contains("body.errors") && !shared {
+                readers.push(format!("{name}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        readers.is_empty(),
+        "read a problem's errors through formFailure (api.js):\n{}",
+        readers.join("\n")
+    );
+}

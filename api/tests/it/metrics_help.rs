@@ -82,6 +82,7 @@ async fn every_metric_family_has_help_and_type(backend: Backend) {
         t.db.clone(),
         ApiConfig {
             operator_token: Some(OPERATOR.to_owned()),
+            operator_token_previous: None,
             allow_private_webhooks: false,
             recording_key: None,
         },

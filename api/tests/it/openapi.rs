@@ -272,6 +272,54 @@ fn objects_inside_union_variants_are_named_schemas() {
     );
 }
 
+/// Every object schema of the whole document (components, paths, webhooks)
+/// with no `properties` says what its keys are: a free-form object (a
+/// ticket's `data`, a report) has `additionalProperties: true`, which
+/// generators read as "any object" where a bare `{"type": "object"}` became
+/// an object nothing fits in (openapi-typescript's `Record<string, never>`).
+#[test]
+fn free_form_objects_say_they_take_any_key() {
+    fn walk(value: &Value, at: &str, bare: &mut Vec<String>) {
+        match value {
+            Value::Object(fields) => {
+                let object = fields.get("type") == Some(&json!("object"))
+                    || fields
+                        .get("type")
+                        .and_then(Value::as_array)
+                        .is_some_and(|t| t.contains(&json!("object")));
+                let keyed = fields
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| !p.is_empty())
+                    || fields.contains_key("additionalProperties")
+                    || fields.contains_key("patternProperties");
+                if object && !keyed {
+                    bare.push(at.to_owned());
+                }
+                for (key, inner) in fields {
+                    if !["example", "examples", "default", "enum", "const"].contains(&key.as_str())
+                    {
+                        walk(inner, &format!("{at}/{key}"), bare);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    walk(item, &format!("{at}/{i}"), bare);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut bare = Vec::new();
+    walk(&doc(), "", &mut bare);
+    assert!(
+        bare.is_empty(),
+        "objects without properties nor additionalProperties:\n{}",
+        bare.join("\n")
+    );
+}
+
 #[test]
 fn every_body_has_an_example() {
     let doc = doc();

@@ -52,10 +52,11 @@ pub fn redis_url() -> String {
     matchplane_store::test_support::redis_url()
 }
 
-/// An answer: status and JSON body (`Null` when empty).
+/// An answer: status, headers and JSON body (`Null` when empty).
 #[derive(Debug)]
 pub struct Answer {
     pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
     pub body: Value,
 }
 
@@ -129,6 +130,7 @@ impl TestApp {
             db.clone(),
             ApiConfig {
                 operator_token: Some(OPERATOR.to_owned()),
+                operator_token_previous: None,
                 allow_private_webhooks,
                 recording_key: Some(RECORDING_KEY.to_owned()),
             },
@@ -372,6 +374,7 @@ pub async fn call(
     };
     let response = app.clone().oneshot(req.unwrap()).await.unwrap();
     let status = response.status();
+    let headers = response.headers().clone();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
     let body = if bytes.is_empty() {
         Value::Null
@@ -379,7 +382,11 @@ pub async fn call(
         serde_json::from_slice(&bytes)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
     };
-    Answer { status, body }
+    Answer {
+        status,
+        headers,
+        body,
+    }
 }
 
 /// A second API instance of a [`TestApp`] (see [`TestApp::other_instance`]).

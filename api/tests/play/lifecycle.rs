@@ -408,6 +408,11 @@ async fn an_assignment_tells_each_player_its_own_data_once(pools: Pools) {
         "players": {"a": {"data": {"token": "for-a", "seat": 1}}, "b": {"data": {"token": "for-b"}}}});
     let stored = assign(&t, &p, &key, &match_id, body.clone()).await;
     assert_eq!(stored.status, StatusCode::CREATED, "{}", stored.body);
+    // The match carries the assignment: it is what `Location` names.
+    assert_eq!(
+        stored.headers[axum::http::header::LOCATION],
+        format!("/v1/projects/{p}/matches/{match_id}").as_str()
+    );
     let seen_a = until(&mut sockets[0].2, "assigned").await;
     let seen_b = until(&mut sockets[1].2, "assigned").await;
     assert_eq!(seen_a["connection"], "203.0.113.7:7777");

@@ -67,11 +67,39 @@ async fn every_family_is_at_zero_from_the_start(pools: Pools) {
             "{family} in {text}"
         );
     }
-    // Whole seconds: a young process may not have spent one yet.
+    // To the clock tick, not cut to whole seconds: spin until this
+    // process's CPU time is well inside a second, then compare.
+    let spent = cpu_inside_a_second();
+    let text = scrape(&t).await;
+    let read = value(&text, "process_cpu_seconds_total").unwrap();
     assert!(
-        value(&text, "process_cpu_seconds_total").is_some(),
-        "{text}"
+        (read - spent).abs() < 0.2,
+        "process_cpu_seconds_total {read}, /proc says {spent} s"
     );
+    assert!(text.contains("# TYPE process_cpu_seconds_total "), "{text}");
+}
+
+/// This process's CPU seconds (`/proc/self/stat`, 100 ticks a second),
+/// after spinning until their fraction is between 0.3 and 0.7.
+fn cpu_inside_a_second() -> f64 {
+    let ticks = || -> u64 {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+        // Fields after the command's closing parenthesis; utime and stime
+        // are the 14th and 15th of the line.
+        let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    };
+    let mut x = 0u64;
+    loop {
+        let now = ticks();
+        if (30..70).contains(&(now % 100)) {
+            std::hint::black_box(x);
+            return now as f64 / 100.0;
+        }
+        for i in 0..100_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+    }
 }
 
 async fn an_open_socket_is_counted_until_it_closes_and_its_cancel_is_an_end(pools: Pools) {

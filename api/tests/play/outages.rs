@@ -137,6 +137,7 @@ pub(crate) async fn app_within(
         db,
         ApiConfig {
             operator_token: Some(OPERATOR.to_owned()),
+            operator_token_previous: None,
             allow_private_webhooks: false,
             recording_key: None,
         },

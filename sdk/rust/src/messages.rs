@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// One message of a search. Messages this SDK does not know (a newer
 /// server) arrive as [`SearchMessage::Unknown`] with their JSON, never as
@@ -80,6 +81,12 @@ pub struct Status {
     /// Seats of the smallest match the wait allows now, when sent.
     #[serde(default)]
     pub needed: Option<u32>,
+    /// In a mode with `composition`: the median wait (seconds) of the
+    /// players matched in each role the ticket listed, over the last 15
+    /// minutes; a role nobody was matched in is left out (docs/rules.md,
+    /// "Role waits").
+    #[serde(default)]
+    pub role_waits: Option<BTreeMap<String, f64>>,
 }
 
 /// A `proposed` message (or a polled ticket's `proposal`).
@@ -253,6 +260,13 @@ mod tests {
             panic!()
         };
         assert_eq!((s.found, s.needed), (Some(3), Some(4)));
+        let SearchMessage::Status(s) = SearchMessage::parse(
+            r#"{"type":"status","waitSeconds":2,"roleWaits":{"tank":20.5,"damage":184}}"#,
+        ) else {
+            panic!()
+        };
+        let waits = s.role_waits.unwrap_or_default();
+        assert_eq!((waits["tank"], waits["damage"]), (20.5, 184.0));
     }
 
     #[test]

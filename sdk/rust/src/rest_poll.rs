@@ -9,6 +9,7 @@ use crate::messages::{Proposal, SearchMessage, Status};
 use crate::search::{Command, GameClient, REST_POLL_LIMIT};
 use crate::status::TicketStatus;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -42,11 +43,23 @@ pub(crate) struct Poller {
     pub interval: Duration,
 }
 
+/// What a `status` says: the waiting reason, `found`, `needed` and
+/// `roleWaits`, a change of any being a new `status` as on the socket
+/// (docs/searching.md), and the wait's whole seconds: over REST no ping
+/// changes to carry a newer wait.
+type StatusKey = (
+    Option<Value>,
+    Option<u64>,
+    Option<u64>,
+    Option<BTreeMap<String, f64>>,
+    i64,
+);
+
 /// What the poller told so far, to send each message once.
 #[derive(Default)]
 struct Told {
     searching: bool,
-    status: Option<(Option<Value>, Option<u64>, Option<u64>)>,
+    status: Option<StatusKey>,
     proposal: Option<String>,
     matched: bool,
     was_held: bool,
@@ -157,7 +170,14 @@ impl Told {
                     });
                 }
                 let num = |k: &str| s.raw.get(k).and_then(Value::as_u64);
-                let key = (s.waiting_reason.clone(), num("found"), num("needed"));
+                let key = (
+                    s.waiting_reason.clone(),
+                    num("found"),
+                    num("needed"),
+                    s.role_waits.clone(),
+                    // Whole seconds: a saturating cast of a wait of at most days.
+                    s.wait_seconds.unwrap_or_default().floor() as i64,
+                );
                 if self.status.as_ref() != Some(&key) {
                     out.push(SearchMessage::Status(Status {
                         wait_seconds: s.wait_seconds.unwrap_or_default(),
@@ -165,6 +185,7 @@ impl Told {
                         waiting_reason: key.0.clone(),
                         found: key.1.and_then(|v| u32::try_from(v).ok()),
                         needed: key.2.and_then(|v| u32::try_from(v).ok()),
+                        role_waits: key.3.clone(),
                     }));
                     self.status = Some(key);
                 }
@@ -338,6 +359,22 @@ mod tests {
             }]
         );
         assert!(over);
+    }
+
+    #[test]
+    fn a_change_of_role_waits_alone_is_a_new_status() {
+        let searching = |waits: Value| json!({"ticketId":"tkt_1","status":"searching","gameMode":"duel","queuedAt":"t","waitingReason":{"code":"NOT_ENOUGH_PLAYERS"},"roleWaits":waits});
+        let mut told = Told::default();
+        assert_eq!(
+            kinds(&mut told, searching(Value::Null)),
+            ["searching", "status"]
+        );
+        let (m, _, _) = told.messages(&status(searching(json!({"tank": 20.5}))));
+        let [SearchMessage::Status(s)] = m.as_slice() else {
+            panic!("{m:?}")
+        };
+        assert_eq!(s.role_waits, Some([("tank".to_owned(), 20.5)].into()));
+        assert!(kinds(&mut told, searching(json!({"tank": 20.5}))).is_empty());
     }
 
     fn kinds(told: &mut Told, v: Value) -> Vec<String> {

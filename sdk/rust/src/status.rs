@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Where a ticket stands. Fields a newer server adds stay readable in `raw`.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -22,6 +23,9 @@ pub struct TicketStatus {
     pub wait_seconds: Option<f64>,
     /// The last cycle's waiting reason, while searching.
     pub waiting_reason: Option<Value>,
+    /// In a mode with `composition`, while searching: the median wait
+    /// (seconds) of the players matched in each role the ticket listed.
+    pub role_waits: Option<BTreeMap<String, f64>>,
     /// The proposal, while `proposed`.
     pub proposal: Option<Value>,
     /// The match, once matched.
@@ -50,6 +54,7 @@ impl<'de> Deserialize<'de> for TicketStatus {
             queued_at: text("queuedAt"),
             wait_seconds: raw.get("waitSeconds").and_then(Value::as_f64),
             waiting_reason: some("waitingReason"),
+            role_waits: some("roleWaits").and_then(|w| serde_json::from_value(w).ok()),
             proposal: some("proposal"),
             match_: some("match"),
             assignment: raw.get("assignment").cloned(),

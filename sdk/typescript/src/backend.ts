@@ -8,6 +8,8 @@ export type GameMode = Schemas["GameMode"];
 export type GameModeResponse = Schemas["GameModeResponse"];
 /** Body of `POST …/tickets`. */
 export type CreateTicket = Schemas["CreateTicket"];
+/** A ticket's `attributes`: `mmr`, `latencies`, `data` (any object) and the mode's declared attributes. */
+export type TicketAttributes = Schemas["Attributes"];
 /** A generated ticket; hand `token` to the game client (shown once). */
 export type CreatedTicket = Schemas["CreatedTicket"];
 /** Where a ticket stands (fields a newer server adds are kept). */
@@ -24,6 +26,22 @@ export type ResultApplied = Schemas["ResultApplied"];
 export type MatchMadeEvent = Schemas["MatchMadeEvent"];
 /** What `endPartySearches` ended: `partyId`, `gameMode` and the `cancelled` ticket ids. */
 export type EndedPartySearches = Schemas["EndedPartySearches"];
+/** Body of `POST …/matches/{matchId}/assignment`: `connection`, the match's `data`, each player's own. */
+export type Assignment = Schemas["AssignmentBody"];
+/** A webhook delivery with its attempts. */
+export type DeliveryView = Schemas["DeliveryView"];
+/** A match's current players (and declared attributes), for a backfill. */
+export type Roster = Schemas["Roster"];
+/** A backfill request: its open seats, fills and status. */
+export type BackfillView = Schemas["BackfillView"];
+/** The project's settings (`playerSearchScope`). */
+export type ProjectSettings = Schemas["SettingsView"];
+/** Body of `PATCH …/settings`. */
+export type UpdateSettings = Schemas["UpdateSettings"];
+/** A mode's matching hold: `since` and `by`. */
+export type ModeHold = Schemas["ModeHold"];
+/** What a webhook test's one attempt got back. */
+export type TestAttempt = Schemas["TestAttemptView"];
 
 /** Options of {@link BackendClient}. */
 export interface BackendOptions {
@@ -136,16 +154,69 @@ export class BackendClient {
   reportResult(gameMode: string, result: ResultReport): Promise<ResultApplied> {
     return this.request("POST", `game-modes/${seg(gameMode)}/results`, result);
   }
-  /** Tells a match's players where to play (modes with `assignment`). */
-  assign(matchId: string, assignment: { connection: string; data?: object; players?: Record<string, { data?: object }> }): Promise<unknown> {
+  /** Tells a match's players where to play (modes with `assignment`); answers the match. */
+  assign(matchId: string, assignment: Assignment): Promise<MatchView> {
     return this.request("POST", `matches/${seg(matchId)}/assignment`, assignment);
   }
-  /** Gives a made match back (no free server): its players may search again. */
-  release(matchId: string): Promise<unknown> {
+  /** Gives a made match back (no free server): its players may search again; answers the match. */
+  release(matchId: string): Promise<MatchView> {
     return this.request("POST", `matches/${seg(matchId)}/release`);
   }
-  /** The webhook's attempts for a match. */
-  deliveries(matchId: string): Promise<unknown> {
+  /** The webhook deliveries of a match, with their attempts. */
+  deliveries(matchId: string): Promise<DeliveryView[]> {
     return this.request("GET", `matches/${seg(matchId)}/deliveries`);
+  }
+  /** Sends a match's webhooks again (answers the deliveries queued). */
+  redeliver(matchId: string): Promise<DeliveryView[]> {
+    return this.request("POST", `matches/${seg(matchId)}/deliveries/redeliver`);
+  }
+  /** A mode's newest webhook deliveries (webhook tests included). */
+  gameModeDeliveries(name: string, query: { eventType?: string; limit?: number } = {}): Promise<DeliveryView[]> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+    return this.request("GET", `game-modes/${seg(name)}/deliveries${q.size ? `?${q}` : ""}`);
+  }
+  /** Sends a signed test event to a mode's webhook once and says what came back. */
+  testWebhook(name: string): Promise<TestAttempt> {
+    return this.request("POST", `game-modes/${seg(name)}/webhook/test`);
+  }
+  /** Holds a mode's matching (searches keep waiting, nothing is matched) until `releaseHold`. */
+  holdGameMode(name: string): Promise<ModeHold> {
+    return this.request("POST", `game-modes/${seg(name)}/hold`);
+  }
+  /** Lets a held mode match again. */
+  async releaseHold(name: string): Promise<void> {
+    await this.request("DELETE", `game-modes/${seg(name)}/hold`);
+  }
+  /**
+   * Opens a backfill for a running match that lost players (modes with `backfill.enabled`), with
+   * its current roster; throws `BACKFILL_ALREADY_OPEN` (`backfillId` names the open one).
+   */
+  openBackfill(matchId: string, roster: Roster): Promise<BackfillView> {
+    return this.request("POST", `matches/${seg(matchId)}/backfill`, roster);
+  }
+  /** A match's backfills. */
+  backfills(matchId: string): Promise<BackfillView[]> {
+    return this.request("GET", `matches/${seg(matchId)}/backfill`);
+  }
+  /** One backfill. */
+  backfill(matchId: string, backfillId: string): Promise<BackfillView> {
+    return this.request("GET", `matches/${seg(matchId)}/backfill/${seg(backfillId)}`);
+  }
+  /** Replaces an open backfill's roster (a player left or joined meanwhile). */
+  replaceBackfillRoster(matchId: string, backfillId: string, roster: Roster): Promise<BackfillView> {
+    return this.request("PUT", `matches/${seg(matchId)}/backfill/${seg(backfillId)}`, roster);
+  }
+  /** Closes a backfill (its open seats are no longer filled). */
+  closeBackfill(matchId: string, backfillId: string): Promise<BackfillView> {
+    return this.request("DELETE", `matches/${seg(matchId)}/backfill/${seg(backfillId)}`);
+  }
+  /** The project's settings. */
+  projectSettings(): Promise<ProjectSettings> {
+    return this.request("GET", "settings");
+  }
+  /** Changes the project's settings (e.g. `{ playerSearchScope: "project" }`). */
+  updateProjectSettings(settings: UpdateSettings): Promise<ProjectSettings> {
+    return this.request("PATCH", "settings", settings);
   }
 }

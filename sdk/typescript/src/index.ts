@@ -4,8 +4,9 @@
  */
 export { BackendClient } from "./backend.js";
 export type {
-  BackendOptions, CreateTicket, CreatedTicket, EndedPartySearches, GameMode, GameModeResponse, MatchMadeEvent,
-  MatchView, MatchesPage, ResultApplied, ResultReport, TicketStatus,
+  Assignment, BackendOptions, BackfillView, CreateTicket, CreatedTicket, DeliveryView, EndedPartySearches, GameMode,
+  GameModeResponse, MatchMadeEvent, MatchView, MatchesPage, ModeHold, ProjectSettings, ResultApplied, ResultReport, Roster,
+  TestAttempt, TicketAttributes, TicketStatus, UpdateSettings,
 } from "./backend.js";
 export { endsSearch, parseMessage } from "./messages.js";
 export type { PlayerMatch, SearchMessage, WaitingReason } from "./messages.js";

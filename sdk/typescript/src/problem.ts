@@ -21,6 +21,10 @@ export class ProblemError extends Error {
   readonly ticketId?: string;
   /** The match waiting for its assignment, for `PLAYER_IN_MATCH` (assign or release it to free the player). */
   readonly matchId?: string;
+  /** The open backfill, for `BACKFILL_ALREADY_OPEN`. */
+  readonly backfillId?: string;
+  /** The live ticket's mode, for `PLAYER_ALREADY_SEARCHING`; the match's mode, for `PLAYER_IN_MATCH`. */
+  readonly gameMode?: string;
   /** Seconds to wait: the `Retry-After` header, else the body's `retryAfterSeconds`. */
   readonly retryAfter?: number;
   /** The whole body as received. */
@@ -37,6 +41,8 @@ export class ProblemError extends Error {
     this.errors = Array.isArray(body.errors) ? (body.errors as FieldError[]) : [];
     if (typeof body.ticketId === "string") this.ticketId = body.ticketId;
     if (typeof body.matchId === "string") this.matchId = body.matchId;
+    if (typeof body.backfillId === "string") this.backfillId = body.backfillId;
+    if (typeof body.gameMode === "string") this.gameMode = body.gameMode;
     const header = retryAfterHeader != null ? Number(retryAfterHeader) : NaN;
     const inBody = Number(body.retryAfterSeconds);
     if (Number.isFinite(header)) this.retryAfter = header;

@@ -119,12 +119,16 @@ export class RestPoller {
           t.searching = true;
           out.push({ type: "searching", ticketId: String(s.ticketId), gameMode: String(s.gameMode), queuedAt: String(s.queuedAt ?? "") });
         }
-        const key = JSON.stringify([s.waitingReason ?? null, s.found ?? null, s.needed ?? null]);
+        // A status whenever what it says changes, as the socket sends them (docs/searching.md),
+        // and the wait's whole seconds too: over REST no ping changes to carry a newer wait.
+        const wait = Math.floor(Number(s.waitSeconds ?? 0));
+        const key = JSON.stringify([s.waitingReason ?? null, s.found ?? null, s.needed ?? null, s.roleWaits ?? null, wait]);
         if (key !== t.status) {
           t.status = key;
           const m: SearchMessage = { type: "status", waitSeconds: Number(s.waitSeconds ?? 0), pingMs: null, waitingReason: (s.waitingReason as never) ?? null };
           if (typeof s.found === "number") m.found = s.found;
           if (typeof s.needed === "number") m.needed = s.needed;
+          if (s.roleWaits && typeof s.roleWaits === "object") m.roleWaits = s.roleWaits as Record<string, number>;
           out.push(m);
         }
         return { messages: out, over: false, restart: false };

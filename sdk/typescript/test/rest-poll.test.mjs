@@ -55,3 +55,26 @@ test("REST: searching after a proposal for another reason is a requeue, also aft
     "proposed", "status MATCH_PENDING", "requeued", "status NO_CANDIDATES", "matched",
   ]);
 });
+
+test("REST: the wait in status messages keeps counting, against a real server", async (t) => {
+  // A lone duel player: the waiting reason stays the same, the wait grows,
+  // and each poll that sees a new whole second of it says so (README's
+  // "waiting N s"), as the socket's status messages do with each ping.
+  const { BackendClient } = await import("../dist/src/index.js");
+  const { duel, startDev } = await import("./dev.mjs");
+  const dev = await startDev();
+  t.after(() => dev.stop());
+  const backend = new BackendClient(dev);
+  await backend.putGameMode("ts-alone", duel("ts-alone", "http://127.0.0.1:9/hook"));
+  const { token } = await backend.createTicket({ gameMode: "ts-alone", playerId: "ana", attributes: { mmr: 1500 } });
+  const s = await search(token, { baseUrl: dev.baseUrl, transport: "rest", pollIntervalMs: 500 });
+  const timer = setTimeout(() => s.close(), 5_000);
+  const waits = [];
+  try {
+    for await (const m of s) if (m.type === "status") waits.push(m.waitSeconds);
+  } finally {
+    clearTimeout(timer);
+  }
+  assert.ok(waits.length >= 4 && waits.at(-1) >= 3.5, `statuses' waits: ${waits}`);
+  assert.deepEqual(waits, [...waits].sort((a, b) => a - b));
+});

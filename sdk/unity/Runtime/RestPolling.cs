@@ -97,7 +97,10 @@ namespace Matchplane.Client
                 case "created":
                     if (held) { out_.Add(Of("requeued", new Dictionary<string, object>())); held = false; toldStatus = ""; }
                     if (!toldSearching) { toldSearching = true; out_.Add(Of("searching", s)); }
-                    string key = Json.Write(SearchMessage.Get(s, "waitingReason")) + Json.Write(SearchMessage.Get(s, "found")) + Json.Write(SearchMessage.Get(s, "needed"));
+                    // A status when what it says changes, as on the socket (roleWaits included), and
+                    // at each new whole second of the wait: over REST no ping carries a newer wait.
+                    string key = Json.Write(SearchMessage.Get(s, "waitingReason")) + Json.Write(SearchMessage.Get(s, "found")) + Json.Write(SearchMessage.Get(s, "needed")) +
+                        Json.Write(SearchMessage.Get(s, "roleWaits")) + "|" + Math.Floor(SearchMessage.Num(s, "waitSeconds") ?? 0);
                     if (key != toldStatus) { toldStatus = key; out_.Add(Of("status", s)); }
                     break;
                 case "proposed":

@@ -125,6 +125,52 @@ static class TestRunner
         Check((string)dev.Call("GET", "tickets/" + ana[0], null)["status"] == "cancelled", "studio sees cancelled");
     }
 
+    /// <summary>Over REST a lone player's status keeps counting its wait: one per poll that sees a new whole second.</summary>
+    static void OverRestTheWaitKeepsCounting()
+    {
+        dev.Duel("unity-alone");
+        var ana = dev.Ticket("unity-alone", "ana");
+        var r = MatchplaneSearch.Start(dev.BaseUrl, ana[1], new SearchOptions { Transport = SearchTransport.Rest, PollIntervalSeconds = 0.5 }).Result;
+        var waits = Drain(r, null, 5).Where(m => m.Type == "status").Select(m => m.WaitSeconds).ToList();
+        r.Cancel().Wait();
+        Check(waits.Count >= 4 && waits.Last() >= 3.5, "statuses' waits: " + string.Join(",", waits));
+    }
+
+    /// <summary>
+    /// A role queue (the server's docs/rules.md, "Role waits"): once two tanks and two damage
+    /// players were matched, a tank waiting over REST gets a status whose `Raw["roleWaits"]` has
+    /// the tank median (its server reads it at most 10 s late).
+    /// </summary>
+    static void ARoleQueueStatusCarriesRoleWaitsOverRest()
+    {
+        dev.Duel("unity-roles", "\"attributes\":{\"roles\":{\"type\":\"stringSet\",\"values\":[\"tank\",\"damage\"]}}," +
+            "\"composition\":{\"attribute\":\"roles\",\"perTeam\":{\"tank\":1,\"damage\":1}}", "[2,2]");
+        Func<string, string, string> token = (player, role) => (string)dev.Call("POST", "tickets",
+            "{\"gameMode\":\"unity-roles\",\"playerId\":\"" + player + "\",\"attributes\":{\"mmr\":1500,\"roles\":[\"" + role + "\"]}}")["token"];
+        var four = new[] { token("t1", "tank"), token("t2", "tank"), token("d1", "damage"), token("d2", "damage") }
+            .Select(t => MatchplaneSearch.Start(dev.BaseUrl, t).Result).ToList();
+        foreach (var s in four) { var seen = Drain(s); Check(seen.Last().Type == "matched", Kinds(seen)); }
+        var r = MatchplaneSearch.Start(dev.BaseUrl, token("w", "tank"), new SearchOptions { Transport = SearchTransport.Rest, PollIntervalSeconds = 0.5 }).Result;
+        var statuses = new List<SearchMessage>();
+        var until = DateTime.UtcNow.AddSeconds(30);
+        SearchMessage withWaits = null;
+        while (withWaits == null && DateTime.UtcNow < until)
+        {
+            SearchMessage m;
+            while (withWaits == null && r.TryDequeue(out m))
+            {
+                if (m.Type != "status") continue;
+                statuses.Add(m);
+                object raw;
+                var waits = m.Raw.TryGetValue("roleWaits", out raw) ? raw as Dictionary<string, object> : null;
+                if (waits != null && waits.ContainsKey("tank")) withWaits = m;
+            }
+            Thread.Sleep(16);
+        }
+        r.Cancel().Wait();
+        Check(withWaits != null, "no status with roleWaits.tank: " + string.Join(" | ", statuses.Select(m => Json.Write(m.Raw))));
+    }
+
     static void TheSocketAnswersPings()
     {
         // The server ends a socket that sends no Pong for 10 s (PONG_TIMEOUT); a lone
@@ -214,6 +260,8 @@ static class TestRunner
             new KeyValuePair<string, Action>("two players match over the socket and REST", TwoPlayersMatchOverSocketAndRest),
             new KeyValuePair<string, Action>("cancel on both transports", CancelOnBothTransports),
             new KeyValuePair<string, Action>("a bad token is a problem", ABadTokenIsAProblem),
+            new KeyValuePair<string, Action>("over REST the wait in status messages keeps counting", OverRestTheWaitKeepsCounting),
+            new KeyValuePair<string, Action>("a role queue's REST status carries roleWaits", ARoleQueueStatusCarriesRoleWaitsOverRest),
             new KeyValuePair<string, Action>("the socket answers pings past the pong timeout", TheSocketAnswersPings),
             new KeyValuePair<string, Action>("both accept and the assignment reaches each player", () => Lifecycle.BothAcceptAndTheAssignmentReachesEachPlayer(dev)),
             new KeyValuePair<string, Action>("a decline fails the decliner and requeues the other, on both transports", () => Lifecycle.ADeclineFailsTheDeclinerAndRequeuesTheOther(dev)),

@@ -23,6 +23,8 @@ pub struct Model {
     pub content_type: Option<String>,
     /// The answer's body, encrypted (base64).
     pub body: Option<String>,
+    /// The answer's `Location` (a `201`'s created resource), if any.
+    pub location: Option<String>,
     /// When the key was first used; the row is pruned 24 hours later.
     pub created_at: DateTimeUtc,
 }

@@ -12,8 +12,9 @@
 //! start, the lock's renewal, its end) compares it: a worker whose lock ran
 //! out cannot send again what the next holder sent, nor write over its
 //! outcome. An attempt is logged before it is sent ([`start_attempt`]) and
-//! completed after ([`finish_attempt`]), so the attempt count always equals
-//! the attempts listed.
+//! completed after ([`finish_attempt`]), or taken back with its count when
+//! it was not sent after all ([`withdraw_attempt`]), so the attempt count
+//! always equals the attempts listed.
 
 use crate::entities::match_;
 use crate::entities::webhook_attempt::{self, Entity as Attempts};
@@ -33,8 +34,8 @@ pub const PENDING: &str = "pending";
 mod claims;
 
 pub use claims::{
-    claim_due_fairly, finish_attempt, release, renew, start_attempt, ClaimFilter, ClaimHeld,
-    ATTEMPT_UNFINISHED,
+    claim_due_fairly, finish_attempt, release, renew, start_attempt, withdraw_attempt, ClaimFilter,
+    ClaimHeld, ATTEMPT_UNFINISHED,
 };
 
 /// The one way into a project's deliveries.

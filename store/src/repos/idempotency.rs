@@ -70,6 +70,7 @@ pub async fn reserve<C: ConnectionTrait>(
             status: Set(None),
             content_type: Set(None),
             body: Set(None),
+            location: Set(None),
             created_at: Set(new.now),
         };
         match row.insert(db).await.map_err(StoreError::from) {
@@ -109,6 +110,8 @@ pub struct Answer<'a> {
     pub content_type: Option<&'a str>,
     /// The body, encrypted and encoded by the caller.
     pub body: &'a str,
+    /// `Location` (a `201`'s created resource).
+    pub location: Option<&'a str>,
 }
 
 /// Stores the answer of the request holding `key` of `project_id`.
@@ -133,6 +136,10 @@ pub async fn complete<C: ConnectionTrait>(
         .col_expr(
             idempotency_key::Column::Body,
             Expr::value(answer.body.to_owned()),
+        )
+        .col_expr(
+            idempotency_key::Column::Location,
+            Expr::value(answer.location.map(str::to_owned)),
         )
         .filter(idempotency_key::Column::ProjectId.eq(project_id))
         .filter(idempotency_key::Column::Key.eq(key))

@@ -24,6 +24,10 @@ pub struct MemoryTicketStore {
     /// (projectId, ticketId) → Unix seconds until which the record is
     /// kept whatever its expiry ([`TicketStore::keep_until`]).
     kept: Mutex<HashMap<(String, String), f64>>,
+    /// (projectId, ticketId) → expiry of each ticket a search was started
+    /// with ([`TicketStore::started`]); those expired are pruned as the
+    /// records are.
+    started: Mutex<HashMap<(String, String), f64>>,
 }
 
 impl MemoryTicketStore {
@@ -34,6 +38,7 @@ impl MemoryTicketStore {
             tickets: Mutex::default(),
             pending: Mutex::default(),
             kept: Mutex::default(),
+            started: Mutex::default(),
         }
     }
 }
@@ -74,6 +79,8 @@ impl TicketStore for MemoryTicketStore {
             let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
             kept.retain(|_, until| *until > now);
             tickets.retain(|key, (t, _)| t.expires_at + grace > now || kept.contains_key(key));
+            let mut started = self.started.lock().unwrap_or_else(PoisonError::into_inner);
+            started.retain(|_, expires_at| *expires_at > now);
         }
         let until = wall_clock() + (ticket.expires_at - now) + RECORD_GRACE.as_secs_f64();
         tickets.insert(
@@ -118,6 +125,12 @@ impl TicketStore for MemoryTicketStore {
                 .filter(|expires_at| **expires_at > now)
                 .count() as u64
         }))
+    }
+
+    async fn started(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError> {
+        let key = (project_id.to_owned(), ticket_id.to_owned());
+        let started = self.started.lock().unwrap_or_else(PoisonError::into_inner);
+        Ok(started.contains_key(&key))
     }
 
     async fn get(&self, project_id: &str, ticket_id: &str) -> Result<Option<Ticket>, PoolError> {
@@ -169,6 +182,11 @@ impl TicketStore for MemoryTicketStore {
                 matches!(start.hold, Hold::Socket { .. }),
             )
             .await?;
+        let key = (ticket.project_id.clone(), ticket.ticket_id.clone());
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, ticket.expires_at);
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(project) = pending.get_mut(&ticket.project_id) {
             project.remove(&ticket.ticket_id);

@@ -40,6 +40,8 @@ mod proposal_status;
 mod record;
 mod redis;
 mod start;
+#[cfg(test)]
+mod started_tests;
 mod status;
 #[cfg(test)]
 mod tests;
@@ -225,6 +227,16 @@ pub trait TicketStore: Send + Sync {
     /// How many tickets of `project_id` are pending (generated, not yet
     /// searching, not expired) at `now`.
     async fn pending(&self, project_id: &str, now: f64) -> Result<u64, PoolError>;
+
+    /// Whether a search was ever started with ticket `ticket_id` of
+    /// `project_id` (kept until the ticket expires). Kept apart from the
+    /// mode's pool (on Redis in the project's slot, beside its pending
+    /// tickets, written with the project's count after the add), so that a
+    /// ticket whose pool lost its search with the pool's data reads
+    /// `SEARCH_LOST` rather than `created` (docs/searching.md). `false` for
+    /// a search started just now whose project step is still queued
+    /// elsewhere, and for a ticket started before this mark was kept.
+    async fn started(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError>;
 
     /// The ticket `ticket_id` of `project_id`, kept until [`RECORD_GRACE`]
     /// after its expiry; `None` if unknown, of another project, or gone.

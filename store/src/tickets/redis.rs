@@ -16,6 +16,10 @@
 //!   [`UPKEEP_TICKETS`] tickets of the project in this process: a ticket
 //!   generated in between expires before the key does, and the set holds
 //!   few expired members.
+//! - `P:{<projectId>}:started` — ZSET ticketId → expiry of the project's
+//!   tickets a search was started with ([`TicketStore::started`]), written
+//!   by the pool store with the project's live count after an add
+//!   (`keys::started_key`).
 //! - `P:party-members:<projectId>:<partyId>` — SET, every member a kept
 //!   ticket of the party named, added with each ticket and expiring with
 //!   the last of their records ([`TicketStore::party_members`]). Read
@@ -39,7 +43,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::batch::{Batches, Generation, TicketWrite, Written};
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
 use crate::pool::redis::keys::{
-    party_key, party_members_key, pending_key, players_key, readiness_key, ticket_key,
+    party_key, party_members_key, pending_key, players_key, readiness_key, started_key, ticket_key,
 };
 use crate::pool::{PoolError, RedisPoolStore};
 
@@ -241,6 +245,17 @@ impl TicketStore for RedisTicketStore {
             .query_async(&mut self.pool.conn())
             .await?;
         Ok(count)
+    }
+
+    async fn started(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError> {
+        // The starts this process queued in a batch are marked once it ran.
+        let _waited = self.pool.settle(project_id).await;
+        let score: Option<f64> = redis::cmd("ZSCORE")
+            .arg(started_key(self.pool.prefix(), project_id))
+            .arg(ticket_id)
+            .query_async(&mut self.pool.conn())
+            .await?;
+        Ok(score.is_some())
     }
 
     async fn party_members(

@@ -5,6 +5,8 @@
 
 use super::Ticket;
 use crate::pool::{AddSearchError, ModeKey, PlayerSearchScope, Search};
+use matchplane_matchmaker::recheck::SearchCheck;
+use matchplane_matchmaker::{FieldError, GameModeConfig};
 
 /// How a search is held, which sets its deadline.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,6 +60,12 @@ pub struct TicketStart<'a> {
     /// The project's `playerSearchScope` (see
     /// [`crate::pool::Searches::add_search_scoped`]).
     pub scope: PlayerSearchScope,
+    /// The mode's config as the start reads it: the ticket's search must
+    /// pass the checks a cycle re-checks every search with
+    /// ([`SearchCheck`]), so a ticket the config has come to rule out since
+    /// it was generated (a re-search after a change) is refused rather than
+    /// added and failed at the next cycle. `None`: not checked.
+    pub config: Option<&'a GameModeConfig>,
 }
 
 /// Why a search could not start from a ticket.
@@ -67,6 +75,10 @@ pub enum StartSearchError {
     /// expired (`TICKET_INVALID`): one error for all, as docs/searching.md asks.
     #[error("the ticket is unknown, expired or not this token's")]
     TicketInvalid,
+    /// The mode's config rules the ticket out ([`TicketStart::config`]):
+    /// the failure, with the code a cycle would fail its search with.
+    #[error("the game mode's config rules the ticket out: {}", .0.message)]
+    RuledOut(FieldError),
     /// The pool refused the search (or the store failed).
     #[error(transparent)]
     Add(#[from] AddSearchError),
@@ -77,7 +89,8 @@ impl TicketStart<'_> {
     /// `ticket` may start a search now.
     ///
     /// # Errors
-    /// [`StartSearchError::TicketInvalid`].
+    /// [`StartSearchError::TicketInvalid`], then
+    /// [`StartSearchError::RuledOut`].
     pub(crate) fn check(&self, ticket: Option<&Ticket>) -> Result<f64, StartSearchError> {
         let ticket = ticket
             .filter(|t| {
@@ -88,6 +101,11 @@ impl TicketStart<'_> {
                     && t.expires_at > self.now
             })
             .ok_or(StartSearchError::TicketInvalid)?;
+        if let Some(config) = self.config {
+            SearchCheck::new(config)
+                .check(&search_of(ticket, self.now))
+                .map_err(StartSearchError::RuledOut)?;
+        }
         Ok(self.hold.deadline(self.now, ticket.expires_at))
     }
 }

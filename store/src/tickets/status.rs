@@ -156,7 +156,8 @@ pub enum ExpiredReason {
     /// The API instance holding the search's socket stopped without ending
     /// it (a crash): the socket's lease on the search lapsed.
     SocketLapsed,
-    /// The pool lost the search with its data; a new ticket is needed.
+    /// The pool lost the search with its data: search again, with the same
+    /// ticket while the store still holds it, else with a new one.
     SearchLost,
 }
 

@@ -155,6 +155,7 @@ async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
                 },
                 max_live: None,
                 scope: crate::pool::PlayerSearchScope::Mode,
+                config: None,
             })
             .await
             .unwrap();

@@ -61,6 +61,7 @@ fn start<'a>(mode: &'a ModeKey, t: &'a Ticket, now: f64, hold: Hold) -> TicketSt
         hold,
         max_live: None,
         scope: PlayerSearchScope::Mode,
+        config: None,
     }
 }
 

@@ -1,6 +1,8 @@
 //! One attempt of a claimed delivery: logged before it is sent, sent under
-//! its endpoint's slot, completed after, the mode's webhook health updated.
+//! its endpoint's slot only while its lock outlasts it (or taken back
+//! unsent), completed after, the mode's webhook health updated.
 
+use super::lock::Stamp;
 use super::{Attempted, DeliveryWorker, Ready};
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
@@ -52,12 +54,36 @@ impl DeliveryWorker {
         }
     }
 
+    /// Takes back the unsent attempt `log_id` of delivery `id` and gives
+    /// the delivery back ([`deliveries::withdraw_attempt`]). A database
+    /// failure is tried again, a few times a second apart: until it goes
+    /// through, the attempt stays listed (counted, without an outcome) and
+    /// the delivery waits for its lock to run out, as one whose worker
+    /// stopped.
+    async fn withdraw(&self, id: &str, log_id: &str, token: &str) {
+        for tried in 1..=WITHDRAW_TRIES {
+            match deliveries::withdraw_attempt(&self.db, id, log_id, token, Utc::now()).await {
+                Ok(_) => return,
+                Err(err) if tried == WITHDRAW_TRIES => {
+                    tracing::warn!(delivery_id = %id, error = %err,
+                        "unsent webhook attempt not taken back; the delivery waits for its lock");
+                }
+                Err(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+            }
+        }
+    }
+
     /// Makes one attempt of a ready delivery: logged first (counted), sent
-    /// under its endpoint's slot, then completed. `None` when the claim no
-    /// longer held the delivery, so nothing was sent.
+    /// under its endpoint's slot, then completed. `None` when nothing was
+    /// sent: the claim no longer held the delivery, or its lock had less
+    /// than [`DeliveryWorker::needed`] left, even after a renewal (the
+    /// attempt is then taken back, uncounted, and the delivery given back
+    /// due as before; docs/operations.md, "Webhook delivery: one studio
+    /// never holds up another").
     pub(super) async fn attempt(&self, ready: Ready) -> Result<Option<Attempted>, WorkerError> {
         let Ready {
             row,
+            lock,
             delivery,
             slot,
             project_endpoint,
@@ -67,7 +93,8 @@ impl DeliveryWorker {
         // The retry schedule counts this run's attempts (a redelivery
         // starts a new run).
         let in_run = number.saturating_sub(row.attempts_before_run).max(1);
-        let started = Utc::now();
+        let stamp = Stamp::now();
+        let started = stamp.wall();
         let log_id = format!("att_{}", ulid::Ulid::new());
         let opening = webhook_attempt::Model {
             id: log_id.clone(),
@@ -81,11 +108,19 @@ impl DeliveryWorker {
         };
         let until = started + self.lock_span();
         match deliveries::start_attempt(&self.db, opening, &token, until, started).await? {
-            ClaimHeld::Yes => {}
+            ClaimHeld::Yes => lock.extended(stamp, until),
             ClaimHeld::Lost => {
+                lock.lost();
                 tracing::warn!(delivery_id = %row.id, "webhook delivery taken over; not sent");
                 return Ok(None);
             }
+        }
+        if delivery.is_some() && !self.lock_lasts(&row, &token, &lock).await {
+            tracing::warn!(delivery_id = %row.id, left_ms = lock.left().as_millis(),
+                needed_ms = self.needed().as_millis(),
+                "webhook lock too short for an attempt; not sent, given back");
+            self.withdraw(&row.id, &log_id, &token).await;
+            return Ok(None);
         }
         let sent = delivery.is_some();
         let (attempt, after) = match delivery {
@@ -162,6 +197,9 @@ impl DeliveryWorker {
         }))
     }
 }
+
+/// How many times [`DeliveryWorker::withdraw`] tries.
+const WITHDRAW_TRIES: u32 = 5;
 
 /// The delivery of a stored row: its id as `webhook-id` (the match id for a
 /// match), its payload bytes, signed with `secrets`.

@@ -3,7 +3,8 @@
 
 use super::{
     searches_ended, searches_failed, BACKFILLS_OPEN, BACKFILL_FILLS, BACKFILL_SEATS,
-    BACKFILL_TIME_TO_FILL, PROPOSALS, PROPOSALS_CLOSED, PROPOSAL_ANSWERS, RELEASES,
+    BACKFILL_TIME_TO_FILL, DEAD_LETTERS, MATCHES, PROPOSALS, PROPOSALS_CLOSED, PROPOSAL_ANSWERS,
+    RELEASES,
 };
 use matchplane_store::pool::ModeKey;
 use matchplane_store::search_ends::MATCHED;
@@ -111,4 +112,33 @@ pub fn backfills_open(mode: &ModeKey, open: usize) {
         ("mode", mode.mode.clone()),
     ];
     metrics::gauge!(BACKFILLS_OPEN, &labels).set(open as f64);
+}
+
+/// Touches every counted per-mode family of `labels` (`project`, `mode`)
+/// without changing it, at each of the mode's cycles: each reads 0 from
+/// the mode's first cycle, also for features the mode does not use, and
+/// stays while the mode cycles (docs/operations.md, "Present from the
+/// start"), so that an alert on a rate reads 0, never "no data".
+pub(super) fn touch_mode_series(labels: &[(&'static str, String); 2]) {
+    for family in [
+        MATCHES,
+        DEAD_LETTERS,
+        PROPOSALS,
+        BACKFILL_FILLS,
+        BACKFILL_SEATS,
+    ] {
+        metrics::counter!(family, labels).increment(0);
+    }
+    let with = |key: &'static str, value: &'static str| {
+        let [project, mode] = labels.clone();
+        [project, mode, (key, value.to_owned())]
+    };
+    for outcome in ["made", "cancelled"] {
+        metrics::counter!(PROPOSALS_CLOSED, &with("outcome", outcome)).increment(0);
+    }
+    for answer in ["accepted", "declined", "timed_out"] {
+        metrics::counter!(PROPOSAL_ANSWERS, &with("answer", answer)).increment(0);
+    }
+    metrics::counter!(RELEASES, &with("status", "unassigned")).increment(0);
+    metrics::gauge!(BACKFILLS_OPEN, labels).increment(0.0);
 }

@@ -149,3 +149,37 @@ async fn the_metrics_listener_answers_the_liveness_probe() {
     stop.cancel();
     server.await.unwrap().unwrap();
 }
+
+#[test]
+fn a_modes_counted_families_read_0_from_its_first_cycle() {
+    let recorder = build_recorder().unwrap();
+    let handle = recorder.handle();
+    let mode = ModeKey::new("prj_1", "duel");
+    metrics::with_local_recorder(&recorder, || {
+        cycle(&mode, Duration::from_millis(5), 0, 0);
+    });
+    let text = handle.render();
+    let labels = r#"project="prj_1",mode="duel""#;
+    let mut series: Vec<String> = [
+        MATCHES,
+        DEAD_LETTERS,
+        PROPOSALS,
+        BACKFILL_FILLS,
+        BACKFILL_SEATS,
+        BACKFILLS_OPEN,
+    ]
+    .iter()
+    .map(|family| format!("{family}{{{labels}}} 0"))
+    .collect();
+    series.extend(
+        ["made", "cancelled"].map(|o| format!(r#"{PROPOSALS_CLOSED}{{{labels},outcome="{o}"}} 0"#)),
+    );
+    series.extend(
+        ["accepted", "declined", "timed_out"]
+            .map(|a| format!(r#"{PROPOSAL_ANSWERS}{{{labels},answer="{a}"}} 0"#)),
+    );
+    series.push(format!(r#"{RELEASES}{{{labels},status="unassigned"}} 0"#));
+    for one in &series {
+        assert!(text.lines().any(|l| l == one), "{one} in {text}");
+    }
+}

@@ -23,11 +23,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-type Seen = Arc<Mutex<Vec<(String, Instant)>>>;
+pub(crate) type Seen = Arc<Mutex<Vec<(String, Instant)>>>;
 
 /// A receiver answering `200` after `delay`, noting each `webhook-id` and
 /// when it arrived.
-async fn receiver(delay: Duration) -> (String, Seen) {
+pub(crate) async fn receiver(delay: Duration) -> (String, Seen) {
     let seen: Seen = Arc::default();
     let noted = seen.clone();
     let app = axum::Router::new().route(
@@ -80,7 +80,8 @@ fn queued(
         .collect()
 }
 
-/// A worker with 6 in-flight slots, 2 per endpoint, locks of 2 s.
+/// A worker with 6 in-flight slots, 2 per endpoint, locks of 12 s (the
+/// least a worker with 5 s attempts takes).
 fn worker(env: &Env) -> DeliveryWorker {
     let deliverer = Deliverer::new(DeliveryConfig {
         allow_private: true,
@@ -92,7 +93,11 @@ fn worker(env: &Env) -> DeliveryWorker {
         Schedule::scaled(0.01).unwrap(),
         EndpointLimits::new(2, 100),
     );
-    DeliveryWorker::new(env.db.clone(), Arc::new(dispatcher), Duration::from_secs(2))
+    DeliveryWorker::new(
+        env.db.clone(),
+        Arc::new(dispatcher),
+        Duration::from_secs(12),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -28,6 +28,7 @@ mod fairness;
 mod fencing;
 mod idle_deadlines;
 mod live_ops_metrics;
+mod lock_guard;
 mod outages;
 mod recordings;
 mod recovery;

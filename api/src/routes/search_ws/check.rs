@@ -2,7 +2,8 @@
 //! the search, its stored match, and the waiting reason it reports.
 
 use super::{SocketSearch, Waiting};
-use crate::play::matched::{matched_id, stored_match, Reader};
+use crate::play::lost::{untracked, Started, Untracked};
+use crate::play::matched::{stored_match, Reader};
 use crate::play::role_waits::{self, RoleMedians};
 use crate::play::status::{end, match_pending, project_gone};
 use crate::play::unix_now;
@@ -152,19 +153,21 @@ impl SocketSearch {
                     Check::Final(StatusMessage::Failed { code, message })
                 }
             },
-            // Neither live nor ended (ended records outlast any socket):
-            // the search was lost with Redis's data. A stored match that
-            // seats it still says matched; otherwise that is said, rather
-            // than that it expired: the client needs a new ticket.
+            // Neither live nor ended: the rule every status read shares
+            // (`play/lost.rs`). A stored match that seats it still says
+            // matched; otherwise the search was lost with the pool's data
+            // (`SEARCH_LOST`), which is said rather than a plain expiry: the
+            // client searches again.
             None => {
                 let ticket = &self.started.ticket;
-                match matched_id(&self.db, &ticket.project_id, &ticket.ticket_id).await {
-                    Ok(Some(match_id)) => self.matched(&match_id, None).await,
-                    Ok(None) => Check::Final(StatusMessage::Expired {
-                        reason: Some(Code::SearchLost.as_str().to_owned()),
+                let now = unix_now();
+                match untracked(&self.play, &self.db, ticket, now, Started::Held).await {
+                    Ok(Untracked::Matched { match_id }) => self.matched(&match_id, None).await,
+                    Ok(other) => Check::Final(StatusMessage::Expired {
+                        reason: other.reason().map(str::to_owned),
                     }),
                     Err(error) => {
-                        tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading a lost search's match failed");
+                        tracing::warn!(status = %error.status(), ticket_id = %ticket.ticket_id, "reading a lost search's match failed");
                         Check::Quiet
                     }
                 }

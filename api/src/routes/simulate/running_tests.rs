@@ -16,6 +16,7 @@ async fn app() -> Router {
         .unwrap();
     let config = ApiConfig {
         operator_token: Some("op".into()),
+        operator_token_previous: None,
         ..ApiConfig::default()
     };
     crate::router(AppState::new(db, config))

@@ -116,6 +116,7 @@ impl TestApp {
             db.clone(),
             ApiConfig {
                 operator_token: Some(OPERATOR.to_owned()),
+                operator_token_previous: None,
                 allow_private_webhooks: allow_private,
                 recording_key: None,
             },

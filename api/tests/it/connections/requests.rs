@@ -26,6 +26,7 @@ fn config(deadline: Duration, body_read_timeout: Duration) -> ServeConfig {
     ServeConfig {
         api: ApiConfig {
             operator_token: Some(OPERATOR.to_owned()),
+            operator_token_previous: None,
             ..ApiConfig::default()
         },
         connections: ConnectionLimits {

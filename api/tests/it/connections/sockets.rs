@@ -62,6 +62,7 @@ async fn websocket_searches_hold_their_connection_slots_until_they_close() {
     let (addr, _db, _stop) = serve_with(ServeConfig {
         api: ApiConfig {
             operator_token: Some(OPERATOR.to_owned()),
+            operator_token_previous: None,
             ..ApiConfig::default()
         },
         connections: ConnectionLimits {

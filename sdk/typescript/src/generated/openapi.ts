@@ -1156,7 +1156,9 @@ export interface components {
             /** @description Where to connect (at most 512 bytes). */
             connection: string;
             /** @description Data for every player (a JSON object of at most 4 KiB). */
-            data?: Record<string, never> | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description Per player id, that player's own `data`, merged over the match's in
              *     what it is told (never shown to another player).
@@ -1224,7 +1226,9 @@ export interface components {
              *     anything the game server needs), kept with the ticket as the exact
              *     text sent; never part of the matching pool.
              */
-            data?: Record<string, never> | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description Round trips (milliseconds, 0..=5000) the client measured to the
              *     studio's regions, by region name (1..=32 entries, names
@@ -1241,8 +1245,11 @@ export interface components {
              *     ratings and one is stored for the player).
              */
             mmr?: number | null;
-        } & {
-            [key: string]: components["schemas"]["AttributeValue"];
+            [key: string]: components["schemas"]["AttributeValue"] | {
+                [key: string]: unknown;
+            } | null | {
+                [key: string]: number;
+            } | number | undefined;
         };
         /**
          * @description `"backfill": {"enabled": true, "auto": false, "ttlSeconds": 120}`
@@ -1867,7 +1874,9 @@ export interface components {
              * @description The new players by team, as in the `match.backfilled` body (each
              *     newcomer's ticket `data` in its entry, as sent).
              */
-            teams: Record<string, never>[];
+            teams: {
+                [key: string]: unknown;
+            }[];
         };
         /** @description The flexible `matchShape` object (docs/game-modes.md#thin-pools-smaller-matches-and-bots). */
         FlexibleShape: {
@@ -2774,7 +2783,9 @@ export interface components {
              * @description The assignment the studio posted (`connection`, `data`, `players`
              *     with each player's own `data`); absent until posted.
              */
-            assignment?: Record<string, never> | null;
+            assignment?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description What every player agreed on under the mode's rules (docs/rules.md):
              *     each `equal` rule's common value, each `intersect` rule's shared
@@ -3112,7 +3123,9 @@ export interface components {
         /** @description One player's part of an assignment. */
         PlayerAssignment: {
             /** @description The player's own data (a JSON object of at most 4 KiB). */
-            data?: Record<string, never> | null;
+            data?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * @description The JSON of a player's view (see [`player_match`]): the `match` of a
@@ -3195,7 +3208,9 @@ export interface components {
              * @description The ticket's `attributes.data` as the studio sent it; absent when
              *     it had none.
              */
-            data?: Record<string, never>;
+            data?: {
+                [key: string]: unknown;
+            };
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); `null`
@@ -3454,7 +3469,9 @@ export interface components {
              *     and per guarded figure `current`, `proposed`, `worsenedBy`,
              *     `regressed`.
              */
-            guard?: Record<string, never> | null;
+            guard?: {
+                [key: string]: unknown;
+            } | null;
             /** @description The match waiting for its assignment, for `PLAYER_IN_MATCH`. */
             matchId?: string | null;
             /**
@@ -3867,13 +3884,19 @@ export interface components {
              * @description The report under the current config (the JSON of `matchplane
              *     simulate`, player ids hashed).
              */
-            a: Record<string, never>;
+            a: {
+                [key: string]: unknown;
+            };
             /** @description Recorded search starts replayed. */
             arrivals: number;
             /** @description The report under the proposed config. */
-            b: Record<string, never>;
+            b: {
+                [key: string]: unknown;
+            };
             /** @description Per figure (`matches`, `waitP90`, `mmrSpreadP50`, …), `[a, b]`. */
-            diff: Record<string, never>;
+            diff: {
+                [key: string]: unknown;
+            };
             /**
              * Format: date-time
              * @description Start of the window replayed.
@@ -4252,7 +4275,9 @@ export interface components {
             type: "assignment_timeout";
         };
         /** @description The player's data (a JSON object). */
-        SearchMessageAssignedData: Record<string, never>;
+        SearchMessageAssignedData: {
+            [key: string]: unknown;
+        };
         /**
          * @description What every player agreed on under the mode's rules
          *     (docs/rules.md), by attribute; absent without rules.
@@ -4522,7 +4547,9 @@ export interface components {
              *     merged over it) once the studio posted it, `null` while the match
              *     waits for it; absent in modes without assignment.
              */
-            assignment?: Record<string, never> | null;
+            assignment?: {
+                [key: string]: unknown;
+            } | null;
             error?: null | components["schemas"]["TicketError"];
             /**
              * Format: date-time
@@ -4560,7 +4587,7 @@ export interface components {
              *     before any search. Always present in every status.
              */
             queuedAt?: string | null;
-            /** @description Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its WebSocket stopped without ending it), or `SEARCH_LOST` (the pool lost the search with its data; a new ticket is needed). Why a released one was released: `MATCH_RELEASED` (by the studio) or `ASSIGNMENT_TIMEOUT` (nobody posted its assignment in time). Absent when not recorded. */
+            /** @description Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its WebSocket stopped without ending it), or `SEARCH_LOST` (the pool lost the search with its data: search again, with the same ticket while the store still holds it, else with a new one). Why a released one was released: `MATCH_RELEASED` (by the studio) or `ASSIGNMENT_TIMEOUT` (nobody posted its assignment in time). Absent when not recorded. */
             reason?: components["schemas"]["ExpiredReason"] | components["schemas"]["ReleasedReason"];
             /**
              * @description While searching in a mode with `composition` (docs/rules.md, "Role
@@ -4985,7 +5012,9 @@ export interface components {
              *     (docs/searching.md); absent when the ticket had none. Filled by the outbox
              *     consumer from the ticket's record, never carried in the pool.
              */
-            data?: Record<string, never>;
+            data?: {
+                [key: string]: unknown;
+            };
             /**
              * Format: double
              * @description The player's latency to the match's region (milliseconds); absent
@@ -5318,6 +5347,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5793,6 +5824,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/game-modes/{name}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6051,6 +6084,8 @@ export interface operations {
                 headers: {
                     /** @description `"1"` */
                     ETag?: string;
+                    /** @description `/v1/projects/{projectId}/game-modes/{name}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8007,6 +8042,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/keys/{keyId}` (its `DELETE` revokes it) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8415,6 +8452,8 @@ export interface operations {
             /** @description Stored and sent: the match with its `assignment` */
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/matches/{matchId}`, the match that carries it */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8641,6 +8680,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/matches/{matchId}/backfill/{backfillId}` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9923,7 +9964,9 @@ export interface operations {
                  *       "until": 10
                  *     }
                  */
-                "application/json": Record<string, never>;
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -9979,7 +10022,9 @@ export interface operations {
                      *       "unmatchedReasons": {}
                      *     }
                      */
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             400: {
@@ -10092,6 +10137,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/tickets/{ticketId}`, the ticket's status */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10705,6 +10752,8 @@ export interface operations {
             /** @description Created; the secret is shown */
             201: {
                 headers: {
+                    /** @description `/v1/projects/{projectId}/webhook` */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11051,7 +11100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`) */
+            /** @description VALIDATION_ERROR: the `ticket` query parameter is missing (`errors[0].field` is `ticket`). Also the code a cycle would fail the search with when the mode's config changed since the ticket was generated and rules it out (MMR_REQUIRED, MMR_OUT_OF_RANGE, LATENCIES_REQUIRED, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, ATTRIBUTE_REQUIRED, ATTRIBUTE_NOT_ALLOWED, VALIDATION_ERROR; `errors[0].field` names the field) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11164,7 +11213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PING_REQUIRES_WEBSOCKET */
+            /** @description PING_REQUIRES_WEBSOCKET; or the code a cycle would fail the search with when the mode's config changed since the ticket was generated and rules it out (MMR_REQUIRED, MMR_OUT_OF_RANGE, LATENCIES_REQUIRED, PARTIES_NOT_ENABLED, PARTY_TOO_LARGE, INVALID_PARTY, ATTRIBUTE_REQUIRED, ATTRIBUTE_NOT_ALLOWED, VALIDATION_ERROR; `errors[0].field` names the field) */
             422: {
                 headers: {
                     [name: string]: unknown;

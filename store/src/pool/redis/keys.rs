@@ -286,6 +286,17 @@ pub(crate) fn pending_key(prefix: &str, project_id: &str) -> String {
     concat(&[prefix, ":{", project_id, "}:pending"])
 }
 
+/// `P:{<projectId>}:started` — ZSET ticketId → expiry (Unix seconds) of
+/// the project's tickets a search was started with, added with the
+/// project's live count after the add (where the ticket leaves
+/// [`pending_key`]), trimmed of expired members then and expiring with its
+/// last member. It outlives a loss of the mode's slot, so a ticket whose
+/// pool knows nothing of it reads `SEARCH_LOST` rather than `created`
+/// (`TicketStore::started`).
+pub(crate) fn started_key(prefix: &str, project_id: &str) -> String {
+    concat(&[prefix, ":{", project_id, "}:started"])
+}
+
 /// `P:{<projectId>/M}:players`: see [`ModeKeys::players`] (without building
 /// every other key of the mode).
 pub(crate) fn players_key(prefix: &str, project_id: &str, mode: &str) -> String {
@@ -344,6 +355,7 @@ mod tests {
         }
         assert!(player_key("mp", "prj_1", "ana").starts_with("mp:{prj_1}:"));
         assert!(pending_key("mp", "prj_1").starts_with("mp:{prj_1}:"));
+        assert!(started_key("mp", "prj_1").starts_with("mp:{prj_1}:"));
         // A ticket's record has no tag at all.
         let ticket = ticket_key("mp", "prj_1", "tkt_9");
         assert_eq!(ticket, "mp:ticket:prj_1:tkt_9");

@@ -24,7 +24,7 @@ use std::sync::{Mutex, PoisonError};
 
 use tokio::sync::oneshot;
 
-use super::keys::{pending_key, projects_key, ProjectKeys};
+use super::keys::{pending_key, projects_key, started_key, ProjectKeys};
 use super::RedisPoolStore;
 use crate::pool::types::wall_clock;
 use crate::pool::PoolError;
@@ -40,8 +40,9 @@ pub(super) struct Queued {
     /// The add script's measurement: the pool's size and its version.
     pub size: String,
     pub version: String,
-    /// The ticket to take out of the project's pending ones, if any.
-    pub ticket: Option<String>,
+    /// The ticket a search was started from, if any, and its expiry: it
+    /// leaves the project's pending tickets for its started ones.
+    pub ticket: Option<(String, f64)>,
 }
 
 /// What waits for a project's next batch.
@@ -222,8 +223,8 @@ impl RedisPoolStore {
             if version > entry.2 {
                 *entry = (&queued.size, &queued.version, version);
             }
-            if let Some(ticket) = &queued.ticket {
-                tickets.push(ticket.as_str());
+            if let Some((ticket, expires_at)) = &queued.ticket {
+                tickets.push((ticket.as_str(), *expires_at));
             }
         }
         let now = std::time::Instant::now();
@@ -245,13 +246,15 @@ impl RedisPoolStore {
                 .key(&project.counts)
                 .key(&project.versions)
                 .key(pending_key(self.prefix(), project_id))
+                .key(started_key(self.prefix(), project_id))
                 .arg("")
+                .arg(wall_clock())
                 .arg(newest.len());
             for (mode, (size, version, _)) in &newest {
                 call.arg(*mode).arg(*size).arg(*version);
             }
-            for ticket in &tickets {
-                call.arg(*ticket);
+            for (ticket, expires_at) in &tickets {
+                call.arg(*ticket).arg(*expires_at);
             }
             pipe.invoke_script(&call);
         }

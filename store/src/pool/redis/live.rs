@@ -18,8 +18,8 @@
 //!    project in `lane`, not waited for by the add): the measurement goes
 //!    into the counter unless a newer one did, and lists the mode among
 //!    the project's modes with searches; the ticket leaves the pending
-//!    ones; a refused add's unused reservation is given back (that one
-//!    waited for).
+//!    ones and joins the started ones (`keys::started_key`); a refused
+//!    add's unused reservation is given back (that one waited for).
 //!
 //! Every other change of a pool (an end, an expiry, a claim, a fill, a
 //! closed proposal) is measured and applied right after (`sync_live`). The
@@ -35,7 +35,7 @@
 
 use redis::Script;
 
-use super::keys::{pending_key, player_key, ProjectKeys};
+use super::keys::{pending_key, player_key, started_key, ProjectKeys};
 use super::lane::Queued;
 use super::RedisPoolStore;
 use crate::pool::types::wall_clock;
@@ -287,15 +287,16 @@ impl RedisPoolStore {
     }
 
     /// Step 3 of an add, given the add script's measurement (`None` when it
-    /// refused): see the module doc. `pending_ticket` leaves the project's
-    /// pending tickets (a search started from it).
+    /// refused): see the module doc. `started`: the ticket (and its expiry)
+    /// a search was started from, which leaves the project's pending
+    /// tickets for its started ones.
     pub(super) async fn after_add(
         &self,
         mode: &ModeKey,
         admission: &Admission,
         ticket_id: &str,
         measured: Option<(String, String)>,
-        pending_ticket: Option<&str>,
+        started: Option<(&str, f64)>,
     ) -> Result<(), PoolError> {
         // An add applies in the project's next batch, not waited for (see
         // `lane`). A refused add gives its reservation back, and measures
@@ -308,7 +309,7 @@ impl RedisPoolStore {
                         mode: mode.mode.clone(),
                         size,
                         version,
-                        ticket: pending_ticket.map(str::to_owned),
+                        ticket: started.map(|(id, expires_at)| (id.to_owned(), expires_at)),
                     },
                 );
                 return Ok(());
@@ -388,11 +389,13 @@ impl RedisPoolStore {
         call.key(&project.live)
             .key(&project.counts)
             .key(&project.versions)
-            .key(pending_key(self.prefix(), &mode.project_id));
+            .key(pending_key(self.prefix(), &mode.project_id))
+            .key(started_key(self.prefix(), &mode.project_id));
         if let Some((key, _)) = release {
             call.key(key);
         }
         call.arg(release.map_or("", |(_, prefix)| prefix))
+            .arg(wall_clock())
             .arg(1)
             .arg(&mode.mode)
             .arg(size)

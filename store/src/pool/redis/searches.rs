@@ -28,9 +28,10 @@ pub(super) struct AddEntry<'a> {
     /// The project's `maxConcurrentSearches`; `None` means no limit.
     pub max_live: Option<u64>,
     pub scope: PlayerSearchScope,
-    /// Whether the ticket leaves the project's pending tickets (a search
-    /// started from a stored ticket).
-    pub pending: bool,
+    /// The ticket's expiry (Unix seconds) when the search is started from
+    /// a stored ticket: once added, the ticket leaves the project's pending
+    /// tickets and joins its started ones (`keys::started_key`).
+    pub started: Option<f64>,
 }
 
 /// The add script's answer: the measurement (pool size, version) of an
@@ -101,7 +102,10 @@ impl RedisPoolStore {
             .await
             .map_err(PoolError::from)?;
         let added = add_reply(&reply, add.max_live, "add_search");
-        let pending = (add.pending && added.is_ok()).then_some(add.ticket_id);
+        let started = add
+            .started
+            .filter(|_| added.is_ok())
+            .map(|expires_at| (add.ticket_id, expires_at));
         // The add's outcome stands whatever this step does: on a failure the
         // mode's worker repairs the count (see `live`).
         if let Err(err) = self
@@ -110,7 +114,7 @@ impl RedisPoolStore {
                 &admission,
                 add.ticket_id,
                 added.as_ref().ok().cloned(),
-                pending,
+                started,
             )
             .await
         {
@@ -192,7 +196,7 @@ impl Searches for RedisPoolStore {
                 deadline,
                 max_live,
                 scope,
-                pending: false,
+                started: None,
             },
         )
         .await

@@ -71,7 +71,7 @@ impl RedisPoolStore {
             deadline,
             max_live: start.max_live,
             scope: start.scope,
-            pending: true,
+            started: Some(ticket.expires_at),
         };
         match early {
             Some(admission) => self.add_admitted(start.mode, &add, admission).await?,

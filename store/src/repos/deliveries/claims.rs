@@ -1,13 +1,16 @@
 //! Taking due deliveries and the life of one attempt (docs/webhooks.md): the claim,
 //! its lock (renewed while the attempt runs, compared by token at every
-//! write), the attempt logged before it is sent and completed after.
+//! write, never moved earlier by its own claim's writes), the attempt logged
+//! before it is sent and completed after, or taken back unsent when the lock
+//! has too little time left for it (docs/operations.md, "Webhook delivery:
+//! one studio never holds up another").
 
 use super::{due, AfterAttempt, PENDING};
 use crate::entities::webhook_attempt::{self, Entity as Attempts};
 use crate::entities::webhook_delivery::{self, Entity as Deliveries};
 use crate::repos::StoreError;
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::{Expr, LockBehavior, LockType};
+use sea_orm::sea_query::{Expr, LockBehavior, LockType, SimpleExpr};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, TransactionTrait,
@@ -146,8 +149,23 @@ pub async fn release<C: ConnectionTrait>(db: &C, id: &str, token: &str) -> Resul
     Ok(())
 }
 
+/// `locked_until` extended to `until`, or kept where it already is later:
+/// the writes of one claim (its renewals, its attempt's start) may commit
+/// in another order than they were sent, and the lock never moves back, so
+/// a worker may count on the latest `until` its claim wrote.
+fn extended_to(until: DateTime<Utc>) -> SimpleExpr {
+    Expr::case(
+        webhook_delivery::Column::LockedUntil.gt(until),
+        Expr::col(webhook_delivery::Column::LockedUntil),
+    )
+    .finally(Expr::value(until))
+    .into()
+}
+
 /// Extends the claim `token` on delivery `id` until `until` (an attempt is
-/// still running). Returns whether the claim still holds it.
+/// about to run, or still running; a lock already later is kept). Returns
+/// whether the claim still holds it: `true` proves that no other claim took
+/// the delivery, and that it is locked until at least `until`.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -158,7 +176,7 @@ pub async fn renew<C: ConnectionTrait>(
     until: DateTime<Utc>,
 ) -> Result<bool, StoreError> {
     let result = Deliveries::update_many()
-        .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
+        .col_expr(webhook_delivery::Column::LockedUntil, extended_to(until))
         .filter(held(id, token))
         .exec(db)
         .await?;
@@ -181,7 +199,8 @@ pub const ATTEMPT_UNFINISHED: &str =
     "no outcome recorded: the attempt is running, or its worker stopped or lost its database during it";
 
 /// Logs the start of an attempt before it is sent: the delivery's attempt
-/// count goes up by one and its lock is extended to `until`, and `attempt`
+/// count goes up by one and its lock is extended to `until` (as by
+/// [`renew`]), and `attempt`
 /// (its `error` [`ATTEMPT_UNFINISHED`]) is inserted, in one transaction and
 /// only while the claim `token` holds the delivery. A worker killed during
 /// the attempt thus leaves it in the log, counted.
@@ -201,7 +220,7 @@ pub async fn start_attempt<C: TransactionTrait>(
             webhook_delivery::Column::AttemptCount,
             Expr::col(webhook_delivery::Column::AttemptCount).add(1),
         )
-        .col_expr(webhook_delivery::Column::LockedUntil, Expr::value(until))
+        .col_expr(webhook_delivery::Column::LockedUntil, extended_to(until))
         .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
         .filter(held(&attempt.delivery_id, token))
         .exec(&txn)
@@ -273,6 +292,70 @@ pub async fn finish_attempt<C: TransactionTrait>(
         .await?;
     txn.commit().await?;
     Ok(if moved.rows_affected == 1 {
+        ClaimHeld::Yes
+    } else {
+        ClaimHeld::Lost
+    })
+}
+
+/// Takes back an attempt logged by [`start_attempt`] and never sent (its
+/// lock had too little time left to send it): its log row `attempt_id` is
+/// deleted and delivery `delivery_id`'s attempt count goes down by one with
+/// it, so the count still equals the attempts listed and the retry schedule
+/// does not count it; and, while the claim `token` still holds the
+/// delivery, the delivery is unlocked, due as before, for the next claim.
+/// In one transaction. Taking back an attempt already taken back changes
+/// nothing. Returns whether the claim still held the delivery.
+///
+/// # Errors
+/// [`StoreError::Db`] on a database failure (nothing is written).
+pub async fn withdraw_attempt<C: TransactionTrait>(
+    db: &C,
+    delivery_id: &str,
+    attempt_id: &str,
+    token: &str,
+    now: DateTime<Utc>,
+) -> Result<ClaimHeld, StoreError> {
+    let txn = db.begin().await?;
+    let removed = Attempts::delete_many()
+        .filter(webhook_attempt::Column::Id.eq(attempt_id))
+        .filter(webhook_attempt::Column::DeliveryId.eq(delivery_id))
+        .exec(&txn)
+        .await?;
+    if removed.rows_affected == 1 {
+        let count = Expr::col(webhook_delivery::Column::AttemptCount).sub(1);
+        Deliveries::update_many()
+            .col_expr(webhook_delivery::Column::AttemptCount, count.clone())
+            // A redelivery made meanwhile began its run at the count.
+            .col_expr(
+                webhook_delivery::Column::AttemptsBeforeRun,
+                Expr::case(
+                    Expr::col(webhook_delivery::Column::AttemptsBeforeRun)
+                        .gte(Expr::col(webhook_delivery::Column::AttemptCount)),
+                    count,
+                )
+                .finally(Expr::col(webhook_delivery::Column::AttemptsBeforeRun))
+                .into(),
+            )
+            .col_expr(webhook_delivery::Column::UpdatedAt, Expr::value(now))
+            .filter(webhook_delivery::Column::Id.eq(delivery_id))
+            .exec(&txn)
+            .await?;
+    }
+    let released = Deliveries::update_many()
+        .col_expr(
+            webhook_delivery::Column::LockedUntil,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            webhook_delivery::Column::LockToken,
+            Expr::value(Option::<String>::None),
+        )
+        .filter(held(delivery_id, token))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(if released.rows_affected == 1 {
         ClaimHeld::Yes
     } else {
         ClaimHeld::Lost
