@@ -47,6 +47,7 @@ use utoipa::{Modify, OpenApi};
         SearchWaitingReason,
         WaitingReason,
         ExpiredReason,
+        crate::play::released::ReleasedReason,
         MatchStatus,
         AnswerWord,
         MatchBackfilled,

@@ -59,6 +59,7 @@ mod m20261205_000197_u_match_list_indexes;
 mod m20261206_000198_v_instance_keys;
 mod m20261207_000199_w_refusal_addresses;
 mod m20261208_000200_x_idempotency_location;
+mod m20261209_000201_y_match_ticket_seatings;
 pub mod names;
 mod ops;
 
@@ -106,6 +107,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000198_v_instance_keys::Migration),
             Box::new(m20261207_000199_w_refusal_addresses::Migration),
             Box::new(m20261208_000200_x_idempotency_location::Migration),
+            Box::new(m20261209_000201_y_match_ticket_seatings::Migration),
         ]
     }
 }

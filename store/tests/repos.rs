@@ -171,3 +171,97 @@ async fn a_minute_keeps_its_role_figures_postgres() {
 async fn a_minute_keeps_its_role_figures_sqlite() {
     a_minute_keeps_its_role_figures(false).await;
 }
+
+/// A ticket seated again after its match was released (docs/acceptance.md,
+/// "Releasing a match") keeps a row in each match, and reads as seated in
+/// the match not released or unassigned, whichever id is greater (a
+/// backfill may seat it in an older match); when every one is, the latest.
+async fn a_ticket_seated_twice_reads_its_current_match(postgres: bool) {
+    use matchplane_store::entities::{match_, match_ticket};
+    use matchplane_store::repos::{match_tickets, matches};
+    let (db, _database) = TestDatabase::migrated(postgres).await;
+    let db = &db;
+    let now = Utc::now();
+    let p = projects::create(db, "A", "free", now).await.unwrap().id;
+    let row = |id: &str, status: &str| match_::Model {
+        id: id.into(),
+        project_id: p.clone(),
+        game_mode: "duel".into(),
+        game_mode_version: 1,
+        teams: json!([]),
+        quality: json!({"mmrSpread": 0.0, "teamImbalance": 0.0}),
+        created_at: now,
+        match_shape: None,
+        seats_open: None,
+        region: None,
+        status: status.into(),
+        answers: None,
+        made_at: None,
+        assignment: None,
+        attributes: None,
+    };
+    let seat = |match_id: &str| match_ticket::Model {
+        ticket_id: "tkt_1".into(),
+        match_id: match_id.into(),
+        project_id: p.clone(),
+        game_mode: "duel".into(),
+        player_id: "ana".into(),
+        token_hash: "h".into(),
+        created_at: 1.0,
+        expires_at: 2.0,
+        data: Some(format!(r#"{{"in": "{match_id}"}}"#)),
+    };
+    let current = || async {
+        match_tickets::get(db, &p, "tkt_1")
+            .await
+            .unwrap()
+            .map(|r| r.match_id)
+    };
+    assert_eq!(current().await, None);
+    // The older match (by id) seats it now; the newer one was released.
+    matches::insert_if_absent(db, vec![row("mat_1", "made"), row("mat_2", "released")])
+        .await
+        .unwrap();
+    let inserted = match_tickets::insert_if_absent(db, vec![seat("mat_2"), seat("mat_1")])
+        .await
+        .unwrap();
+    assert_eq!(inserted, 2);
+    assert_eq!(
+        match_tickets::insert_if_absent(db, vec![seat("mat_1")])
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(current().await.as_deref(), Some("mat_1"));
+    let of_each = match_tickets::of_matches(db, &p, &["mat_1", "mat_2"])
+        .await
+        .unwrap();
+    assert_eq!(
+        of_each.len(),
+        2,
+        "each match keeps its own row, with its data"
+    );
+    // Every one released or unassigned: the latest.
+    matches::insert_if_absent(db, vec![row("mat_3", "unassigned")])
+        .await
+        .unwrap();
+    match_tickets::insert_if_absent(db, vec![seat("mat_3")])
+        .await
+        .unwrap();
+    assert_eq!(current().await.as_deref(), Some("mat_1"));
+    let window = Duration::days(2);
+    matchplane_store::repos::match_status::release(db, &p, "mat_1", "released", window, now)
+        .await
+        .unwrap();
+    assert_eq!(current().await.as_deref(), Some("mat_3"));
+}
+
+#[tokio::test]
+async fn a_ticket_seated_twice_reads_its_current_match_postgres() {
+    a_ticket_seated_twice_reads_its_current_match(true).await;
+}
+
+#[tokio::test]
+async fn a_ticket_seated_twice_reads_its_current_match_sqlite() {
+    a_ticket_seated_twice_reads_its_current_match(false).await;
+}

@@ -23,6 +23,7 @@ pub mod player_scope;
 pub mod proposal_view;
 pub mod queue_status;
 pub mod ratings;
+pub mod released;
 pub mod role_waits;
 pub mod sockets;
 pub mod start;

@@ -3,6 +3,7 @@
 
 use super::lost::{untracked, Started, Untracked};
 use super::matched::{stored_match, Reader};
+use super::released::{self, ReleasedReason};
 use super::{rfc3339, Play};
 use crate::problem::ApiError;
 use matchplane_matchmaker::Code;
@@ -118,10 +119,12 @@ pub struct TicketStatus {
     /// `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its
     /// WebSocket stopped without ending it), or `SEARCH_LOST` (the pool
     /// lost the search with its data: search again, with the same ticket
-    /// while the store still holds it, else with a new one). Absent when
-    /// not recorded.
+    /// while the store still holds it, else with a new one). Why a
+    /// released one was released: `MATCH_RELEASED` (by the studio) or
+    /// `ASSIGNMENT_TIMEOUT` (nobody posted its assignment in time). Absent
+    /// when not recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<matchplane_store::tickets::ExpiredReason>)]
+    #[schema(schema_with = super::released::status_reason_schema)]
     pub reason: Option<String>,
     /// The match, once matched and stored. The game client (`GET
     /// /v1/searches/{ticketId}`) sees its own view: `matchId`, `gameMode`,
@@ -255,6 +258,8 @@ pub async fn status_of(
                     match stored {
                         Some(stored) if is_released(&stored.status) => {
                             view.status = "released";
+                            view.reason = ReleasedReason::of_status(&stored.status)
+                                .map(|r| r.as_str().to_owned());
                             view.queued_at = stored.queued_at.map(rfc3339).or(view.queued_at);
                         }
                         Some(stored) => {
@@ -288,7 +293,11 @@ pub async fn status_of(
                     }
                 }
                 // Free to search again: a new start resumes `queuedAt`.
-                Ended::Released { .. } => view.status = "released",
+                Ended::Released { match_id } => {
+                    view.status = "released";
+                    let reason = released::reason_of(db, &ticket.project_id, &match_id).await?;
+                    view.reason = reason.map(|r| r.as_str().to_owned());
+                }
                 Ended::Cancelled => view.status = "cancelled",
                 Ended::Expired => {
                     view.status = "expired";

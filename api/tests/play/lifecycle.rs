@@ -26,6 +26,7 @@ on_both_pools!(
     a_made_proposal_reads_matched_only_once_its_row_is_made,
     deleting_the_mode_releases_its_matches_waiting_for_an_assignment,
     a_match_whose_result_was_reported_is_neither_released_nor_unassigned,
+    a_released_status_says_why,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -694,4 +695,82 @@ async fn deleting_the_mode_releases_its_matches_waiting_for_an_assignment(pools:
             assert_eq!(code, 1000);
         }
     }
+}
+
+/// A `released` status says why (docs/searching.md, "Statuses"): `reason`
+/// `ASSIGNMENT_TIMEOUT` when nobody assigned the match in time (also read
+/// before the timeout freed the tickets), `MATCH_RELEASED` when the studio
+/// released it; so a REST client tells the two apart, as a socket does by
+/// its `assignment_timeout` message. Before, neither carried a reason.
+async fn a_released_status_says_why(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(15)).await;
+    let mode = ModeKey::new(&p, "duel");
+    let reasons = |views: &[Value]| -> Vec<(Value, Value)> {
+        views
+            .iter()
+            .map(|v| (v["status"].clone(), v["reason"].clone()))
+            .collect()
+    };
+    let timed_out = (json!("released"), json!("ASSIGNMENT_TIMEOUT"));
+    let released = (json!("released"), json!("MATCH_RELEASED"));
+
+    // Unassigned, its tickets not freed yet: read from the stored match.
+    let searching = two_searching(&t, &p, &key).await;
+    let polls: Vec<(String, String)> = searching
+        .iter()
+        .map(|(ticket, _, _, token)| (ticket.clone(), token.clone()))
+        .collect();
+    let match_id = made(&t, &p, &seats(&searching), Utc::now(), "made").await;
+    let matched = t.search_view(&polls[0].0, &polls[0].1).await;
+    assert_eq!(matched["assignment"], Value::Null, "{matched}");
+    let late = Utc::now() + chrono::Duration::seconds(16);
+    matchplane_store::repos::match_status::release(
+        &t.db,
+        &p,
+        &match_id,
+        matchplane_store::repos::match_status::UNASSIGNED,
+        chrono::Duration::days(2),
+        late,
+    )
+    .await
+    .unwrap();
+    let views = [
+        t.search_view(&polls[0].0, &polls[0].1).await,
+        t.status(&p, &key, &polls[1].0).await.body,
+    ];
+    assert_eq!(reasons(&views), [timed_out.clone(), timed_out.clone()]);
+    // Freed as the timeout frees them: the same.
+    let told = matchplane_store::tickets::StatusMessage::AssignmentTimeout;
+    matchplane_store::released::release_match::<matchplane_worker::WorkerError>(
+        &t.db,
+        t.play.pool.as_ref(),
+        &mode,
+        &match_id,
+        (matchplane_store::repos::match_status::UNASSIGNED, &told),
+        chrono::Duration::days(2),
+        late,
+    )
+    .await
+    .unwrap();
+    let views = [
+        t.search_view(&polls[0].0, &polls[0].1).await,
+        t.search_view(&polls[1].0, &polls[1].1).await,
+    ];
+    assert_eq!(reasons(&views), [timed_out.clone(), timed_out]);
+
+    // The same tickets again, released by the studio.
+    for (_, token) in &polls {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let again: Vec<(String, &'static str, f64)> = seats(&searching);
+    let second = made(&t, &p, &again, Utc::now(), "made").await;
+    let answer = release(&t, &p, &key, &second).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let views = [
+        t.search_view(&polls[0].0, &polls[0].1).await,
+        t.status(&p, &key, &polls[1].0).await.body,
+    ];
+    assert_eq!(reasons(&views), [released.clone(), released]);
 }

@@ -30,6 +30,7 @@ mod proxy;
 mod re_search;
 mod recording;
 mod regions;
+mod rematch_data;
 mod replay_window;
 mod rest;
 mod restart;

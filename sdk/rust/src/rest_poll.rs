@@ -239,12 +239,21 @@ impl Told {
                 }
             }
             "released" => {
-                if self.matched && s.raw.get("assignment").is_some_and(Value::is_null) {
-                    out.push(SearchMessage::AssignmentTimeout);
+                // As a socket is told (docs/acceptance.md):
+                // `assignment_timeout` when `reason` says so
+                // (docs/searching.md, "Statuses"), then `requeued` at once,
+                // as the search starts again (the next cycle may match it
+                // before a poll reads it searching).
+                if self.matched {
+                    if s.reason.as_deref() == Some("ASSIGNMENT_TIMEOUT") {
+                        out.push(SearchMessage::AssignmentTimeout);
+                    }
+                    out.push(SearchMessage::Requeued);
+                    self.status = None;
                 }
+                self.was_held = !self.matched;
                 self.matched = false;
                 self.proposal = None;
-                self.was_held = true;
                 (out, false, true)
             }
             "cancelled" => (vec![SearchMessage::Cancelled], true, false),
@@ -320,15 +329,26 @@ mod tests {
         let (m, over, _) =
             Told::default().messages(&status(json!({"status":"matched","match":{}})));
         assert_eq!((m[0].kind(), over), ("matched", true));
-        let (m, over, restart) = Told {
-            matched: true,
-            ..Told::default()
+        // The server's released bodies (docs/searching.md, "Statuses").
+        for (reason, kinds) in [
+            (
+                "ASSIGNMENT_TIMEOUT",
+                &["assignment_timeout", "requeued"][..],
+            ),
+            ("MATCH_RELEASED", &["requeued"][..]),
+        ] {
+            let (m, over, restart) = Told {
+                matched: true,
+                ..Told::default()
+            }
+            .messages(&status(
+                json!({"ticketId":"tkt_1","status":"released","gameMode":"duel",
+                    "playerId":"ana","expiresAt":"t","queuedAt":"t","waitSeconds":1.0,
+                    "pingMs":null,"reason":reason}),
+            ));
+            assert_eq!(m.iter().map(SearchMessage::kind).collect::<Vec<_>>(), kinds);
+            assert_eq!((over, restart), (false, true));
         }
-        .messages(&status(json!({"status":"released","assignment":null})));
-        assert_eq!(
-            (m[0].kind(), over, restart),
-            ("assignment_timeout", false, true)
-        );
         let (m, over, _) = told.messages(&status(
             json!({"status":"expired","reason":"REST_POLL_LAPSED"}),
         ));

@@ -190,3 +190,54 @@ async fn a_decline_fails_the_decliner_and_requeues_the_other_on_both_transports(
         assert!(!k.contains(&"matched"), "{k:?}");
     }
 }
+
+/// Over REST, an assignment timeout is reported as `assignment_timeout`
+/// then `requeued`, and a studio's release as `requeued` only, from the
+/// server's own released statuses (their `reason`, docs/searching.md).
+#[tokio::test]
+async fn over_rest_an_assignment_timeout_is_told_and_a_release_is_a_requeue() {
+    let dev = common::Dev::start();
+    let backend = BackendClient::new(&dev.base, &dev.project, &dev.key).unwrap();
+    let (_, rest) = common::clients(&dev);
+    for (name, wait, release) in [
+        ("sdk-rest-timeout", 1, false),
+        ("sdk-rest-release", 60, true),
+    ] {
+        let mut mode = common::duel(name, "http://127.0.0.1:9/hook");
+        mode["assignment"] = json!({"waitSeconds": wait});
+        backend.put_game_mode(name, &mode).await.unwrap();
+        let mut searches = Vec::new();
+        for player in ["ana", "ben"] {
+            let ticket = ticket(&backend, name, player).await;
+            searches.push(rest.search(&ticket.token).await.unwrap());
+        }
+        let mut seen = Vec::new();
+        for search in &mut searches {
+            seen.push(
+                read_until(search, true, |m| matches!(m, SearchMessage::Matched { .. })).await,
+            );
+        }
+        if release {
+            let SearchMessage::Matched { match_ } = seen[0].last().unwrap() else {
+                unreachable!()
+            };
+            backend
+                .release(match_["matchId"].as_str().unwrap())
+                .await
+                .unwrap();
+        }
+        for (search, seen) in searches.iter_mut().zip(&mut seen) {
+            seen.extend(read_until(search, true, |m| matches!(m, SearchMessage::Requeued)).await);
+            let kinds: Vec<&str> = common::kinds(seen)
+                .into_iter()
+                .filter(|k| *k != "status")
+                .collect();
+            let expected: &[&str] = if release {
+                &["searching", "matched", "requeued"]
+            } else {
+                &["searching", "matched", "assignment_timeout", "requeued"]
+            };
+            assert_eq!(kinds, expected, "{name}");
+        }
+    }
+}

@@ -157,10 +157,18 @@ export class RestPoller {
         return { messages: out, over: true, restart: false };
       }
       case "released": {
-        if (t.matched && s.assignment === null) out.push({ type: "assignment_timeout" });
+        // As a socket is told (docs/acceptance.md): `assignment_timeout`
+        // when `reason` says so (docs/searching.md, "Statuses"), then
+        // `requeued` at once, as the search starts again (the next cycle
+        // may match it before a poll reads it searching).
+        if (t.matched) {
+          if (s.reason === "ASSIGNMENT_TIMEOUT") out.push({ type: "assignment_timeout" });
+          out.push({ type: "requeued" });
+          t.status = "";
+        }
+        t.held = !t.matched;
         t.matched = false;
         t.proposal = "";
-        t.held = true;
         return { messages: out, over: false, restart: true };
       }
       case "cancelled":

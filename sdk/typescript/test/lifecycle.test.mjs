@@ -158,3 +158,24 @@ test("auto falls back to REST when the socket cannot be opened, and accepts ther
     assert.ok(kinds.includes("proposed") && kinds.at(-1) === "matched", JSON.stringify(kinds));
   }
 });
+
+test("over REST an assignment timeout is reported as assignment_timeout, a release as a requeue only", async () => {
+  // The server's own released statuses (docs/acceptance.md): `reason`
+  // ASSIGNMENT_TIMEOUT after a wait of one second, MATCH_RELEASED after the studio's release.
+  for (const [name, wait, release] of [["ts-rest-timeout", 1, false], ["ts-rest-release", 60, true]]) {
+    await backend.putGameMode(name, { ...duel(name, "http://127.0.0.1:9/hook"), assignment: { waitSeconds: wait } });
+    const ana = await ticket(name, "ana");
+    const ben = await ticket(name, "ben");
+    const searches = [await search(ana.token, { baseUrl: dev.baseUrl, ...rest }), await search(ben.token, { baseUrl: dev.baseUrl, ...rest })];
+    const first = await Promise.all(searches.map((s) => readUntil(s, "accept", (m) => m.type === "matched")));
+    if (release) await backend.release(first[0].at(-1).match.matchId);
+    const then = await Promise.all(searches.map((s) => readUntil(s, "accept", (m) => m.type === "requeued")));
+    // Closed, not cancelled: a timed-out pair is matched again within a cycle.
+    for (const s of searches) s.close();
+    for (const [i, messages] of then.entries()) {
+      const kinds = [...first[i], ...messages].map((m) => m.type).filter((k) => k !== "status");
+      const expected = release ? ["searching", "matched", "requeued"] : ["searching", "matched", "assignment_timeout", "requeued"];
+      assert.deepEqual(kinds, expected, `${name}: ${JSON.stringify(kinds)}`);
+    }
+  }
+});

@@ -116,11 +116,20 @@ namespace Matchplane.Client
                     out_.Add(Of("assigned", a));
                     break;
                 case "released":
-                    if (toldMatched && s.ContainsKey("assignment") && s["assignment"] == null)
-                        out_.Add(Of("assignment_timeout", new Dictionary<string, object>()));
+                    // As a socket is told (docs/acceptance.md): assignment_timeout when
+                    // `reason` says so (docs/searching.md, "Statuses"), then requeued at
+                    // once, as the search starts again (the next cycle may match it
+                    // before a poll reads it searching).
+                    if (toldMatched)
+                    {
+                        if (SearchMessage.Str(s, "reason") == "ASSIGNMENT_TIMEOUT")
+                            out_.Add(Of("assignment_timeout", new Dictionary<string, object>()));
+                        out_.Add(Of("requeued", new Dictionary<string, object>()));
+                        toldStatus = "";
+                    }
+                    held = !toldMatched;
                     toldMatched = false;
                     toldProposal = "";
-                    held = true;
                     restart = true;
                     break;
                 case "cancelled":

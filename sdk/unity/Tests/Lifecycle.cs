@@ -120,4 +120,30 @@ static class Lifecycle
             accepting.Dispose();
         }
     }
+
+    /// <summary>
+    /// Over REST, an assignment timeout is told as assignment_timeout then requeued, and a
+    /// studio's release as requeued only, from the server's own released statuses (their
+    /// `reason`, the server's docs/searching.md).
+    /// </summary>
+    public static void OverRestAnAssignmentTimeoutIsToldAndAReleaseIsARequeue(Dev dev)
+    {
+        foreach (var release in new[] { false, true })
+        {
+            var name = release ? "unity-rest-release" : "unity-rest-timeout";
+            dev.Duel(name, "\"assignment\":{\"waitSeconds\":" + (release ? 60 : 1) + "}");
+            var searches = new[] { "ana", "ben" }
+                .Select(p => MatchplaneSearch.Start(dev.BaseUrl, dev.Ticket(name, p)[1], Rest).Result).ToList();
+            var seen = searches.Select(s => Until(s, true, m => m.Type == "matched")).ToList();
+            if (release) dev.Call("POST", "matches/" + seen[0].Last().MatchId + "/release", null);
+            for (var i = 0; i < searches.Count; i++)
+            {
+                seen[i].AddRange(Until(searches[i], true, m => m.Type == "requeued"));
+                var kinds = string.Join(",", seen[i].Select(m => m.Type).Where(k => k != "status"));
+                var expected = release ? "searching,matched,requeued" : "searching,matched,assignment_timeout,requeued";
+                Check(kinds == expected, name + ": " + kinds);
+            }
+            foreach (var s in searches) s.Dispose();
+        }
+    }
 }

@@ -265,6 +265,7 @@ static class TestRunner
             new KeyValuePair<string, Action>("the socket answers pings past the pong timeout", TheSocketAnswersPings),
             new KeyValuePair<string, Action>("both accept and the assignment reaches each player", () => Lifecycle.BothAcceptAndTheAssignmentReachesEachPlayer(dev)),
             new KeyValuePair<string, Action>("a decline fails the decliner and requeues the other, on both transports", () => Lifecycle.ADeclineFailsTheDeclinerAndRequeuesTheOther(dev)),
+            new KeyValuePair<string, Action>("over REST an assignment timeout is told, a release is a requeue", () => Lifecycle.OverRestAnAssignmentTimeoutIsToldAndAReleaseIsARequeue(dev)),
             new KeyValuePair<string, Action>("an incomplete party fails with PARTY_INCOMPLETE, on both transports", () => Parties.AnIncompletePartyFailsWithPartyIncomplete(dev)),
             new KeyValuePair<string, Action>("a party the studio ends is cancelled, on both transports", () => Parties.APartyTheStudioEndsIsCancelled(dev)),
             new KeyValuePair<string, Action>("the README example runs twice against one server", TheReadmeExampleRunsTwice),

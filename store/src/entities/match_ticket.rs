@@ -1,6 +1,9 @@
 //! `match_tickets`: each ticket seated in a stored match, with its token
 //! hash, written in the match's transaction (docs/architecture.md#where-each-rule-lives), so a matched ticket
-//! stays readable when the ticket store no longer holds its record.
+//! stays readable when the ticket store no longer holds its record. One
+//! row per ticket and match: a ticket whose match was released may be
+//! seated in another (docs/acceptance.md, "Releasing a match"), and each
+//! match keeps its own players' `data`.
 
 use sea_orm::entity::prelude::*;
 
@@ -12,6 +15,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub ticket_id: String,
     /// The `mat_…` id of the match that seated it.
+    #[sea_orm(primary_key, auto_increment = false)]
     pub match_id: String,
     /// Owning project.
     pub project_id: String,

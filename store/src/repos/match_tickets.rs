@@ -7,8 +7,11 @@ use crate::repos::insert_absent::insert_absent;
 use crate::repos::StoreError;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
-/// Stores `rows`, leaving alone each whose ticket id exists (a match handed
-/// over twice); many rows per statement. Returns how many were inserted.
+/// Stores `rows`, leaving alone each whose ticket and match exist (a match
+/// handed over twice); many rows per statement. A ticket seated in one
+/// match and then, once that match was released, in another gets a row in
+/// each (docs/acceptance.md, "Releasing a match"). Returns how many were
+/// inserted.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -16,11 +19,23 @@ pub async fn insert_if_absent<C: ConnectionTrait>(
     db: &C,
     rows: Vec<match_ticket::Model>,
 ) -> Result<u64, StoreError> {
-    insert_absent::<MatchTickets, _>(db, rows, [match_ticket::Column::TicketId]).await
+    insert_absent::<MatchTickets, _>(
+        db,
+        rows,
+        [
+            match_ticket::Column::TicketId,
+            match_ticket::Column::MatchId,
+        ],
+    )
+    .await
 }
 
-/// The stored match ticket `ticket_id` of `project_id`; `None` if no stored
-/// match of the project seats it.
+/// The stored match ticket `ticket_id` of `project_id` in the match that
+/// seats it now; `None` if no stored match of the project seats it. A
+/// ticket seated more than once was freed by each earlier match's release
+/// (or assignment timeout) before it searched again, so the one match not
+/// `released` or `unassigned` is its current one; when every one is, the
+/// latest (the greatest `mat_…` id, a ULID).
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -29,11 +44,34 @@ pub async fn get<C: ConnectionTrait>(
     project_id: &str,
     ticket_id: &str,
 ) -> Result<Option<match_ticket::Model>, StoreError> {
-    Ok(MatchTickets::find()
+    use crate::entities::match_;
+    use sea_orm::{QueryOrder, QuerySelect};
+    let mut rows = MatchTickets::find()
         .filter(match_ticket::Column::ProjectId.eq(project_id))
         .filter(match_ticket::Column::TicketId.eq(ticket_id))
-        .one(db)
-        .await?)
+        .order_by_desc(match_ticket::Column::MatchId)
+        .all(db)
+        .await?;
+    if rows.len() < 2 {
+        return Ok(rows.pop());
+    }
+    let ids: Vec<&str> = rows.iter().map(|row| row.match_id.as_str()).collect();
+    let freed: Vec<String> = super::matches::scoped(project_id)
+        .select_only()
+        .column(match_::Column::Id)
+        .filter(match_::Column::Id.is_in(ids))
+        .filter(match_::Column::Status.is_in([
+            super::match_status::RELEASED,
+            super::match_status::UNASSIGNED,
+        ]))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let current = rows
+        .iter()
+        .position(|row| !freed.contains(&row.match_id))
+        .unwrap_or(0);
+    Ok(Some(rows.swap_remove(current)))
 }
 
 /// The stored tickets of the matches `match_ids` of `project_id` (any

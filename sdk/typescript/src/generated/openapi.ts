@@ -3844,6 +3844,11 @@ export interface components {
             matchShape: number[];
         };
         /**
+         * @description Why a `released` ticket's match was released.
+         * @enum {string}
+         */
+        ReleasedReason: "MATCH_RELEASED" | "ASSIGNMENT_TIMEOUT";
+        /**
          * @description A replay as answered.
          * @example {
          *       "a": {
@@ -4582,7 +4587,8 @@ export interface components {
              *     before any search. Always present in every status.
              */
             queuedAt?: string | null;
-            reason?: null | components["schemas"]["ExpiredReason"];
+            /** @description Why an expired search expired: `TICKET_TTL`, `REST_POLL_LAPSED`, `PONG_TIMEOUT`, `SOCKET_LAPSED` (the API instance holding its WebSocket stopped without ending it), or `SEARCH_LOST` (the pool lost the search with its data: search again, with the same ticket while the store still holds it, else with a new one). Why a released one was released: `MATCH_RELEASED` (by the studio) or `ASSIGNMENT_TIMEOUT` (nobody posted its assignment in time). Absent when not recorded. */
+            reason?: components["schemas"]["ExpiredReason"] | components["schemas"]["ReleasedReason"];
             /**
              * @description While searching in a mode with `composition` (docs/rules.md, "Role
              *     waits"): for each role the ticket listed, the median wait (seconds)
