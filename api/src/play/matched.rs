@@ -42,10 +42,17 @@ pub struct StoredMatch {
     pub assignment: Option<serde_json::Value>,
 }
 
+/// How long a status read waits for the stored match before it answers
+/// `MATCH_PENDING` instead: a database that takes the query and answers
+/// nothing (or a lock held on the table) must not hold a player's poll
+/// past it (docs/operations.md, "What losing a dependency costs").
+pub const STORED_MATCH_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The match `match_id` of `project_id`, as `reader` of `ticket_id` sees
 /// it; `None` while it is not stored yet, and while the database is out
-/// of reach, when it may not be stored either: its player waits for it as
-/// for any such match (docs/operations.md, "PostgreSQL outages").
+/// of reach or does not answer within [`STORED_MATCH_WAIT`], when it may
+/// not be stored either: its player waits for it as for any such match
+/// (docs/operations.md, "PostgreSQL outages").
 ///
 /// # Errors
 /// A database failure other than the database being out of reach, or a
@@ -57,9 +64,11 @@ pub async fn stored_match(
     ticket_id: &str,
     reader: Reader,
 ) -> Result<Option<StoredMatch>, StoreError> {
-    match read_stored(db, project_id, match_id, ticket_id, reader).await {
-        Err(error) if error.is_unavailable() => Ok(None),
-        read => read,
+    let read = read_stored(db, project_id, match_id, ticket_id, reader);
+    match tokio::time::timeout(STORED_MATCH_WAIT, read).await {
+        Err(_) => Ok(None),
+        Ok(Err(error)) if error.is_unavailable() => Ok(None),
+        Ok(read) => read,
     }
 }
 

@@ -340,8 +340,11 @@ pub(crate) fn lapsed_reason(ticket: &Ticket, at: f64, socket: bool) -> &'static 
 /// as the sweep fails the project's live searches. `None` while the
 /// project exists (the match is not stored yet) or cannot be read.
 pub(crate) async fn project_gone(db: &DatabaseConnection, ticket: &Ticket) -> Option<TicketError> {
-    match projects::get(db, &ticket.project_id).await {
-        Err(StoreError::NotFound) => Some(TicketError {
+    // Read within the stored match's wait: a database that answers nothing
+    // leaves the player at `MATCH_PENDING`, not waiting on this.
+    let read = projects::get(db, &ticket.project_id);
+    match tokio::time::timeout(super::matched::STORED_MATCH_WAIT, read).await {
+        Ok(Err(StoreError::NotFound)) => Some(TicketError {
             code: Code::GameModeDisabled.as_str().to_owned(),
             message: projects::DELETED_MESSAGE.to_owned(),
         }),

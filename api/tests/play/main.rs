@@ -23,6 +23,7 @@ mod lost_searches;
 mod lost_tickets;
 mod outages;
 mod party;
+mod pending_reads;
 mod player_scope;
 mod preview;
 mod project_webhook;
