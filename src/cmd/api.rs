@@ -114,8 +114,14 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     // A blank token would lock the operator out as surely as none:
     // docs/configuration.md treats it as unset.
     let operator_token = super::non_blank(args.operator_token);
+    let operator_token_previous = super::non_blank(args.operator_token_previous);
     if operator_token.is_none() {
         tracing::warn!("MATCHPLANE_OPERATOR_TOKEN is not set: operator routes answer 401");
+        if operator_token_previous.is_some() {
+            tracing::warn!(
+                "MATCHPLANE_OPERATOR_TOKEN_PREVIOUS is ignored without MATCHPLANE_OPERATOR_TOKEN"
+            );
+        }
     }
     let listener = match tokio::net::TcpListener::bind(args.listen).await {
         Ok(listener) => listener,
@@ -127,7 +133,7 @@ pub async fn run(args: ApiArgs) -> ExitCode {
     let config = ServeConfig {
         api: ApiConfig {
             operator_token,
-            operator_token_previous: super::non_blank(args.operator_token_previous),
+            operator_token_previous,
             allow_private_webhooks: args.allow_private_webhooks,
             recording_key: args.recording_key,
         },
