@@ -134,7 +134,13 @@ fn held(id: &str, token: &str) -> Condition {
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
 pub async fn release<C: ConnectionTrait>(db: &C, id: &str, token: &str) -> Result<(), StoreError> {
-    Deliveries::update_many()
+    unlock(db, id, token).await.map(|_| ())
+}
+
+/// Unlocks delivery `id` if the claim `token` still holds it; how many
+/// rows it unlocked (0 or 1).
+async fn unlock<C: ConnectionTrait>(db: &C, id: &str, token: &str) -> Result<u64, StoreError> {
+    let unlocked = Deliveries::update_many()
         .col_expr(
             webhook_delivery::Column::LockedUntil,
             Expr::value(Option::<DateTime<Utc>>::None),
@@ -146,7 +152,7 @@ pub async fn release<C: ConnectionTrait>(db: &C, id: &str, token: &str) -> Resul
         .filter(held(id, token))
         .exec(db)
         .await?;
-    Ok(())
+    Ok(unlocked.rows_affected)
 }
 
 /// `locked_until` extended to `until`, or kept where it already is later:
@@ -342,20 +348,9 @@ pub async fn withdraw_attempt<C: TransactionTrait>(
             .exec(&txn)
             .await?;
     }
-    let released = Deliveries::update_many()
-        .col_expr(
-            webhook_delivery::Column::LockedUntil,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        )
-        .col_expr(
-            webhook_delivery::Column::LockToken,
-            Expr::value(Option::<String>::None),
-        )
-        .filter(held(delivery_id, token))
-        .exec(&txn)
-        .await?;
+    let released = unlock(&txn, delivery_id, token).await?;
     txn.commit().await?;
-    Ok(if released.rows_affected == 1 {
+    Ok(if released == 1 {
         ClaimHeld::Yes
     } else {
         ClaimHeld::Lost
