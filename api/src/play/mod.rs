@@ -29,6 +29,7 @@ pub mod sockets;
 pub mod start;
 pub mod status;
 pub mod token;
+pub mod unfreed;
 pub mod unheld;
 
 use cache::ConfigCache;

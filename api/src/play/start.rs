@@ -282,7 +282,17 @@ pub async fn start_with_token(
     }
     let token_hash = token::hash(token);
     let ticket_id = &parsed.ticket_id;
-    match from_store(play, mode, ticket_id, &token_hash, via, (&config, quotas)).await {
+    match from_store(
+        play,
+        db,
+        mode,
+        ticket_id,
+        &token_hash,
+        via,
+        (&config, quotas),
+    )
+    .await
+    {
         Err(StartSearchError::TicketInvalid) => {
             Err(Box::pin(refused(play, db, token, &parsed)).await?)
         }
@@ -332,6 +342,7 @@ pub async fn start(
     // pending tickets.
     match from_store(
         play,
+        db,
         mode,
         &ticket.ticket_id,
         &ticket.token_hash,
@@ -355,6 +366,7 @@ pub async fn start(
 /// The store's refusal.
 async fn from_store(
     play: &Play,
+    db: &DatabaseConnection,
     mode: ModeKey,
     ticket_id: &str,
     token_hash: &str,
@@ -382,6 +394,14 @@ async fn from_store(
     ) {
         drop(first);
         Box::pin(super::unheld::start_over_unheld(play, &start)).await?
+    } else if matches!(
+        first,
+        Err(StartSearchError::Add(AddSearchError::TicketAlreadyMatched))
+    ) && Box::pin(super::unfreed::freed(play, db, &mode, ticket_id)).await
+    {
+        // Its match was released and its tickets not freed yet: they are now.
+        drop(first);
+        Box::pin(play.tickets.start_search(&start)).await?
     } else {
         first?
     };

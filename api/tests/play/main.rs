@@ -41,5 +41,6 @@ mod stats;
 mod tenant;
 mod ticket_data;
 mod tickets;
+mod unfreed_tickets;
 mod upgrade;
 mod ws;
