@@ -397,11 +397,10 @@ async fn from_store(
     } else if matches!(
         first,
         Err(StartSearchError::Add(AddSearchError::TicketAlreadyMatched))
-    ) && Box::pin(super::unfreed::freed(play, db, &mode, ticket_id)).await
-    {
-        // Its match was released and its tickets not freed yet: they are now.
+    ) {
+        // Its match may have been released with its tickets not freed yet.
         drop(first);
-        Box::pin(play.tickets.start_search(&start)).await?
+        Box::pin(super::unfreed::start_freed(play, db, &start)).await?
     } else {
         first?
     };

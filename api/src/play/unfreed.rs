@@ -8,12 +8,31 @@
 
 use super::Play;
 use crate::problem::ApiError;
+use matchplane_store::pool::AddSearchError;
 use matchplane_store::pool::{Ended, EndedSearch, ModeKey, SearchState};
 use matchplane_store::released::release_match;
 use matchplane_store::repos::match_status::{self, ReleaseOutcome};
 use matchplane_store::repos::matches;
-use matchplane_store::tickets::StatusMessage;
+use matchplane_store::tickets::{StartSearchError, StatusMessage, Ticket, TicketStart};
 use sea_orm::DatabaseConnection;
+
+/// Starts `start` again after its ticket store refused it as matched, if
+/// [`freed`] frees its ticket; the same refusal otherwise.
+///
+/// # Errors
+/// `TICKET_ALREADY_MATCHED` when the ticket stays matched; the second
+/// start's refusal.
+pub async fn start_freed(
+    play: &Play,
+    db: &DatabaseConnection,
+    start: &TicketStart<'_>,
+) -> Result<Ticket, StartSearchError> {
+    if freed(play, db, start.mode, start.ticket_id).await {
+        play.tickets.start_search(start).await
+    } else {
+        Err(StartSearchError::Add(AddSearchError::TicketAlreadyMatched))
+    }
+}
 
 /// Frees ticket `ticket_id` of `mode` if the pool holds it as matched to
 /// a match whose stored status says it was released (or unassigned):
