@@ -269,8 +269,8 @@ mod tests {
             RedisTarget::Cluster(vec!["redis://a:1".into(), "redis://b:2".into()])
         );
         assert_eq!(
-            RedisTarget::parse("redis://127.0.0.1:6379/3"),
-            RedisTarget::Node("redis://127.0.0.1:6379/3".into())
+            RedisTarget::parse("redis://10.0.0.7:7000/3"),
+            RedisTarget::Node("redis://10.0.0.7:7000/3".into())
         );
         assert_eq!(
             RedisTarget::parse("redis+cluster://a:1").first_node(),
