@@ -41,6 +41,16 @@ pub const STORE_LIMIT: Duration = Duration::from_secs(3);
 /// on moving modes between workers meanwhile.
 pub const LISTING_LIMIT: Duration = Duration::from_secs(10);
 
+/// What each database call of the webhook delivery loop waits for at
+/// most: 3 s (a claim, a mode's target, an attempt's writes, a lock's
+/// renewal, the backlog's count). A call cut short leaves what it wrote
+/// as a worker stopped there would: a claim or an unfinished attempt
+/// waits for its lock to run out and is taken again, so a delivery is
+/// late, never lost. Without it, a connection whose database vanished
+/// mid-call (a failover to another host) held the loop until TCP gave
+/// up, minutes after the cycles had moved on.
+pub const DELIVERY_LIMIT: Duration = Duration::from_secs(3);
+
 /// What a single read outside a cycle's budget waits for at most (whether
 /// a mode records its searches' ends): 0.5 s.
 pub const READ_LIMIT: Duration = Duration::from_millis(500);

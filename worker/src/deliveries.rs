@@ -31,6 +31,7 @@
 //! of a deleted mode's name (docs/webhooks.md, "A deleted mode"). The body is the stored payload, the exact
 //! bytes of the first attempt.
 
+use crate::db_wait::{within, DELIVERY_LIMIT};
 use crate::error::WorkerError;
 use crate::modes;
 use chrono::{DateTime, Utc};
@@ -149,7 +150,14 @@ async fn ready(
     target: Option<&ModeTarget>,
 ) -> Result<Ready, WorkerError> {
     let born_at = match target {
-        Some(_) => deliveries::born_at(db, &row).await?,
+        Some(_) => {
+            within(
+                DELIVERY_LIMIT,
+                "reading the delivery's event time",
+                deliveries::born_at(db, &row),
+            )
+            .await?
+        }
         None => row.created_at,
     };
     let (delivery, project_endpoint) = to_target(&row, born_at, target);
@@ -297,7 +305,8 @@ impl DeliveryWorker {
     /// Sets the backlog gauge ([`crate::metrics::WEBHOOK_BACKLOG`]); a
     /// database failure leaves it as it was (logged).
     pub async fn count_backlog(&self) {
-        match deliveries::count_due(&self.db, Utc::now()).await {
+        let due = deliveries::count_due(&self.db, Utc::now());
+        match within(DELIVERY_LIMIT, "counting due webhook deliveries", due).await {
             Ok(due) => crate::metrics::webhook_backlog(due),
             Err(err) => tracing::warn!(error = %err, "counting due webhook deliveries failed"),
         }
@@ -329,7 +338,8 @@ impl DeliveryWorker {
         let target = match targets.get(&mode) {
             Some(target) => target.clone(),
             None => {
-                let read = modes::delivery_target(&self.db, &mode.0, &mode.1, Utc::now()).await;
+                let read = modes::delivery_target(&self.db, &mode.0, &mode.1, Utc::now());
+                let read = within(DELIVERY_LIMIT, "reading the webhook target", read).await;
                 match read {
                     Ok(target) => {
                         targets.insert(mode.clone(), target.clone());
@@ -378,7 +388,8 @@ impl DeliveryWorker {
     }
 
     async fn give_back(&self, id: &str, token: &str) {
-        if let Err(err) = deliveries::release(&self.db, id, token).await {
+        let release = deliveries::release(&self.db, id, token);
+        if let Err(err) = within(DELIVERY_LIMIT, "giving a delivery back", release).await {
             // The lock runs out by itself; the delivery waits until then.
             tracing::warn!(delivery_id = %id, error = %err, "webhook delivery not given back");
         }
@@ -393,8 +404,8 @@ impl DeliveryWorker {
         filter: &ClaimFilter,
     ) -> Result<Vec<Claimed>, WorkerError> {
         let stamp = Stamp::now();
-        let rows =
-            deliveries::claim_due_fairly(&self.db, now, self.lock_span(), limit, filter).await?;
+        let claim = deliveries::claim_due_fairly(&self.db, now, self.lock_span(), limit, filter);
+        let rows = within(DELIVERY_LIMIT, "claiming due webhook deliveries", claim).await?;
         Ok(rows
             .into_iter()
             .map(|row| {

@@ -2,10 +2,13 @@
 //! Redis) until told to **stall** (bytes in either direction are held, new
 //! connections accepted and never answered: a black-holed network, which
 //! **resume** ends: the held bytes go on, as a network's retransmissions
-//! would once it is back) or to **drop** (every connection closed and the
-//! port no longer listening: a stopped server).
+//! would once it is back), to **strand** the connections it has (their
+//! bytes held for good, new connections relayed: a database that failed
+//! over to another host, its old connections' peer gone without a word)
+//! or to **drop** (every connection closed and the port no longer
+//! listening: a stopped server).
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -18,6 +21,10 @@ const STALL: u8 = 1;
 pub struct FaultProxy {
     pub port: u16,
     mode: Arc<AtomicU8>,
+    /// Connections numbered below this are stranded.
+    stranded: Arc<AtomicU64>,
+    /// How many connections were accepted.
+    accepted: Arc<AtomicU64>,
     tasks: Arc<Mutex<Vec<JoinHandle<()>>>>,
     acceptor: JoinHandle<()>,
 }
@@ -48,12 +55,23 @@ impl FaultProxy {
         let port = listener.local_addr().unwrap().port();
         let mode = Arc::new(AtomicU8::new(RELAY));
         let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
-        let (m, t) = (mode.clone(), tasks.clone());
+        let stranded = Arc::new(AtomicU64::new(0));
+        let accepted = Arc::new(AtomicU64::new(0));
+        let (m, t, s, a) = (
+            mode.clone(),
+            tasks.clone(),
+            stranded.clone(),
+            accepted.clone(),
+        );
         let acceptor = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 // A connection accepted while stalled is relayed only once
                 // the stall ends (its client may have given up by then).
                 let (m, t2, upstream) = (m.clone(), t.clone(), upstream.clone());
+                let held = Held {
+                    stranded: s.clone(),
+                    number: a.fetch_add(1, Ordering::SeqCst),
+                };
                 let relay = tokio::spawn(async move {
                     while m.load(Ordering::SeqCst) == STALL {
                         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -64,8 +82,9 @@ impl FaultProxy {
                     let (cr, cw) = client.into_split();
                     let (sr, sw) = server.into_split();
                     let mut tasks = t2.lock().unwrap();
-                    tasks.push(tokio::spawn(pump(cr, sw, m.clone())));
-                    tasks.push(tokio::spawn(pump(sr, cw, m.clone())));
+                    let client = pump(cr, sw, m.clone(), held.clone(), Side::Client);
+                    tasks.push(tokio::spawn(client));
+                    tasks.push(tokio::spawn(pump(sr, cw, m.clone(), held, Side::Server)));
                 });
                 t.lock().unwrap().push(relay);
             }
@@ -73,9 +92,20 @@ impl FaultProxy {
         Self {
             port,
             mode,
+            stranded,
+            accepted,
             tasks,
             acceptor,
         }
+    }
+
+    /// Strands the connections made so far: each is closed towards the
+    /// server and left open and silent towards its client, for good; new
+    /// connections are relayed.
+    #[allow(dead_code)] // not every test binary that includes this file strands
+    pub fn strand(&self) {
+        self.stranded
+            .store(self.accepted.load(Ordering::SeqCst), Ordering::SeqCst);
     }
 
     /// Holds every byte from now on, and answers no new connection.
@@ -104,22 +134,74 @@ impl Drop for FaultProxy {
     }
 }
 
+/// A relayed connection's number, and below which number connections are
+/// stranded.
+#[derive(Clone)]
+struct Held {
+    stranded: Arc<AtomicU64>,
+    number: u64,
+}
+
+impl Held {
+    fn is_stranded(&self) -> bool {
+        self.number < self.stranded.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once the connection is stranded.
+    async fn stranded(&self) {
+        while !self.is_stranded() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// Which side a pump reads from.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    Client,
+    Server,
+}
+
+/// Relays `from` to `to` until either closes; once the connection is
+/// stranded, closes the server's side and keeps the client's open and
+/// silent for good.
 async fn pump(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
     mode: Arc<AtomicU8>,
+    held: Held,
+    side: Side,
 ) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
-        let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
+        let n = tokio::select! {
+            read = from.read(&mut buf) => match read {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            },
+            () = held.stranded() => break,
         };
-        while mode.load(Ordering::SeqCst) == STALL {
+        while mode.load(Ordering::SeqCst) == STALL && !held.is_stranded() {
             tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if held.is_stranded() {
+            break;
         }
         if to.write_all(&buf[..n]).await.is_err() {
             return;
+        }
+    }
+    // Stranded: the server's half goes, the client's stays.
+    match side {
+        Side::Client => {
+            drop(to);
+            let _client = from;
+            std::future::pending::<()>().await;
+        }
+        Side::Server => {
+            drop(from);
+            let _client = to;
+            std::future::pending::<()>().await;
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::lock::Stamp;
 use super::{Attempted, DeliveryWorker, Ready};
+use crate::db_wait::{within, DELIVERY_LIMIT};
 use crate::error::WorkerError;
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::{webhook_attempt, webhook_delivery};
@@ -32,22 +33,30 @@ impl DeliveryWorker {
         let keys = std::iter::once(row.game_mode.as_str())
             .chain(project_endpoint.then_some(project_webhooks::HEALTH_KEY));
         for key in keys {
-            let written = match failure_text(attempt) {
-                None => {
-                    webhook_health::record_success(&self.db, &row.project_id, key, attempt.sent_at)
+            let write = async {
+                match failure_text(attempt) {
+                    None => {
+                        webhook_health::record_success(
+                            &self.db,
+                            &row.project_id,
+                            key,
+                            attempt.sent_at,
+                        )
                         .await
-                }
-                Some(error) => {
-                    webhook_health::record_failure(
-                        &self.db,
-                        &row.project_id,
-                        key,
-                        attempt.sent_at,
-                        &error,
-                    )
-                    .await
+                    }
+                    Some(error) => {
+                        webhook_health::record_failure(
+                            &self.db,
+                            &row.project_id,
+                            key,
+                            attempt.sent_at,
+                            &error,
+                        )
+                        .await
+                    }
                 }
             };
+            let written = within(DELIVERY_LIMIT, "recording webhook health", write).await;
             if let Err(err) = written {
                 tracing::warn!(delivery_id = %row.id, error = %err, "webhook health not recorded");
             }
@@ -62,7 +71,8 @@ impl DeliveryWorker {
     /// stopped.
     async fn withdraw(&self, id: &str, log_id: &str, token: &str) {
         for tried in 1..=WITHDRAW_TRIES {
-            match deliveries::withdraw_attempt(&self.db, id, log_id, token, Utc::now()).await {
+            let withdraw = deliveries::withdraw_attempt(&self.db, id, log_id, token, Utc::now());
+            match within(DELIVERY_LIMIT, "taking back an unsent attempt", withdraw).await {
                 Ok(_) => return,
                 Err(err) if tried == WITHDRAW_TRIES => {
                     tracing::warn!(delivery_id = %id, error = %err,
@@ -107,7 +117,8 @@ impl DeliveryWorker {
             response_body: None,
         };
         let until = started + self.lock_span();
-        match deliveries::start_attempt(&self.db, opening, &token, until, started).await? {
+        let start = deliveries::start_attempt(&self.db, opening, &token, until, started);
+        match within(DELIVERY_LIMIT, "logging a webhook attempt", start).await? {
             ClaimHeld::Yes => lock.extended(stamp, until),
             ClaimHeld::Lost => {
                 lock.lost();
@@ -177,7 +188,8 @@ impl DeliveryWorker {
             error: attempt.error.as_ref().map(ToString::to_string),
             response_body: attempt.response_excerpt.clone(),
         };
-        match deliveries::finish_attempt(&self.db, log, &token, after, Utc::now()).await {
+        let finish = deliveries::finish_attempt(&self.db, log, &token, after, Utc::now());
+        match within(DELIVERY_LIMIT, "completing a webhook attempt", finish).await {
             Ok(ClaimHeld::Yes) => {
                 if sent {
                     self.record_health(&row, &attempt, project_endpoint).await;
@@ -186,8 +198,8 @@ impl DeliveryWorker {
             Ok(ClaimHeld::Lost) => {
                 tracing::warn!(delivery_id = %row.id, "webhook lock lost during the attempt");
             }
-            Err(StoreError::NotFound) => {}
-            Err(err) => return Err(err.into()),
+            Err(WorkerError::Store(StoreError::NotFound)) => {}
+            Err(err) => return Err(err),
         }
         Ok(Some(Attempted {
             delivery_id: row.id,

@@ -13,6 +13,7 @@
 //! either, the attempt is not sent.
 
 use super::DeliveryWorker;
+use crate::db_wait::{within, DELIVERY_LIMIT};
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::webhook_delivery;
 use matchplane_store::repos::deliveries;
@@ -125,7 +126,8 @@ impl DeliveryWorker {
         }
         let stamp = Stamp::now();
         let until = stamp.wall() + self.lock_span();
-        match deliveries::renew(&self.db, &row.id, token, until).await {
+        let renew = deliveries::renew(&self.db, &row.id, token, until);
+        match within(DELIVERY_LIMIT, "renewing a webhook lock", renew).await {
             Ok(true) => lock.extended(stamp, until),
             Ok(false) => lock.lost(),
             Err(err) => {
@@ -152,7 +154,8 @@ impl DeliveryWorker {
                 tokio::time::sleep(every).await;
                 let stamp = Stamp::now();
                 let until = stamp.wall() + span;
-                match deliveries::renew(&db, &id, &token, until).await {
+                let renew = deliveries::renew(&db, &id, &token, until);
+                match within(DELIVERY_LIMIT, "renewing a webhook lock", renew).await {
                     Ok(true) => lock.extended(stamp, until),
                     Ok(false) => {
                         lock.lost();

@@ -39,6 +39,7 @@ mod retention;
 mod role_waits;
 mod roles_backfill;
 mod secret_rotation;
+mod stranded;
 mod sweep;
 mod thin_pools;
 mod two_workers;
