@@ -21,7 +21,7 @@
 use crate::problem::ApiError;
 use crate::state::AppState;
 use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{FromRequestParts, Request};
+use axum::extract::{FromRequestParts, MatchedPath, Request};
 use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -65,6 +65,9 @@ pub async fn run(state: &AppState, request: Request, next: Next) -> Response {
     request
         .extensions_mut()
         .insert(Deadline(Instant::now() + deadline));
+    // For the warning of a request cut (cheap clones: reference counts).
+    let (method, uri) = (request.method().clone(), request.uri().clone());
+    let route = request.extensions().get::<MatchedPath>().cloned();
     let deadline_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
     match tokio::time::timeout(deadline, next.run(request)).await {
         Ok(response) => response,
@@ -76,13 +79,30 @@ pub async fn run(state: &AppState, request: Request, next: Next) -> Response {
             ApiError::request_timeout().into_response()
         }
         Err(_) => {
+            let route = route.as_ref().map_or("unmatched", MatchedPath::as_str);
+            let named = |name: &str| path_value(route, uri.path(), name).unwrap_or_default();
             tracing::warn!(
                 deadline_ms,
+                method = %method,
+                route,
+                project_id = named("{projectId}"),
+                game_mode = named("{name}"),
                 "request cut at its deadline: a dependency did not answer"
             );
             ApiError::unavailable("a dependency did not answer in time").into_response()
         }
     }
+}
+
+/// The segment of `path` that route template `route` names `name` (say
+/// `{projectId}`), for the log: the route's own words, never the rest of
+/// the path (which may hold a player id).
+fn path_value<'p>(route: &str, path: &'p str, name: &str) -> Option<&'p str> {
+    route
+        .split('/')
+        .zip(path.split('/'))
+        .find(|(template, _)| *template == name)
+        .map(|(_, value)| value)
 }
 
 /// A request body that tells whether its reader waits for it: `waiting`
@@ -116,6 +136,7 @@ impl HttpBody for Watched {
 
 #[cfg(test)]
 mod tests {
+    use super::path_value;
     use crate::state::{ApiConfig, AppState};
     use axum::body::{Body, Bytes};
     use axum::http::{header, Request, StatusCode};
@@ -136,7 +157,7 @@ mod tests {
             .with_request_deadline(Duration::from_millis(200));
         let app = Router::new()
             .route(
-                "/stalled-dependency",
+                "/v1/projects/{projectId}/game-modes/{name}/stalled",
                 post(|body: Bytes| async move {
                     tokio::time::sleep(Duration::from_secs(30)).await;
                     body
@@ -152,14 +173,75 @@ mod tests {
             let request = Request::post(path).body(body).unwrap();
             app.clone().oneshot(request)
         };
-        let dependency = send("/stalled-dependency", Body::from("{}")).await.unwrap();
+        let logged = Logged::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(logged.clone())
+            .with_ansi(false)
+            .finish();
+        let guard = tracing::subscriber::set_default(subscriber);
+        let stalled = "/v1/projects/prj_1/game-modes/duel/stalled";
+        let dependency = send(stalled, Body::from("{}")).await.unwrap();
+        drop(guard);
         assert_eq!(dependency.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert!(dependency.headers().contains_key(header::RETRY_AFTER));
+        // Its warning names the request: method, route, project, mode.
+        let line = logged.text();
+        for part in [
+            "WARN",
+            "method=POST",
+            "route=\"/v1/projects/{projectId}/game-modes/{name}/stalled\"",
+            "project_id=\"prj_1\"",
+            "game_mode=\"duel\"",
+        ] {
+            assert!(line.contains(part), "{part} not in {line}");
+        }
         let never = futures::stream::pending::<Result<Bytes, std::io::Error>>();
         let body = send("/stalled-body", Body::from_stream(never))
             .await
             .unwrap();
         assert_eq!(body.status(), StatusCode::REQUEST_TIMEOUT);
         assert!(!body.headers().contains_key(header::RETRY_AFTER));
+    }
+
+    /// Log lines written in a test.
+    #[derive(Clone, Default)]
+    struct Logged(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Logged {
+        fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+        }
+    }
+
+    impl std::io::Write for Logged {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'w> tracing_subscriber::fmt::MakeWriter<'w> for Logged {
+        type Writer = Logged;
+
+        fn make_writer(&'w self) -> Logged {
+            self.clone()
+        }
+    }
+
+    /// The warning names the project and the mode by the route's template.
+    #[test]
+    fn a_cut_request_is_named_by_its_route() {
+        let route = "/v1/projects/{projectId}/game-modes/{name}/stats";
+        let path = "/v1/projects/prj_1/game-modes/duel/stats";
+        assert_eq!(path_value(route, path, "{projectId}"), Some("prj_1"));
+        assert_eq!(path_value(route, path, "{name}"), Some("duel"));
+        assert_eq!(
+            path_value("/v1/tickets/{ticketId}", "/v1/tickets/t", "{name}"),
+            None
+        );
     }
 }
