@@ -16,7 +16,7 @@ use crate::codes::Code;
 use crate::config::{Algorithm, GameModeConfig};
 use crate::latency::{parse_latencies, Latencies};
 use crate::raw_json::RawJson;
-use crate::rules::own_players::{check_own_players, Owner};
+use crate::rules::own_players::{check_own_players, check_own_players_sent, Owner};
 use crate::rules::parse::parse_declared;
 use crate::rules::sent::SentValues;
 use crate::rules::value::DeclaredValues;
@@ -247,13 +247,20 @@ pub fn check_declared(
     config: &GameModeConfig,
     owner: Owner<'_>,
 ) -> (DeclaredValues, Vec<FieldError>) {
-    let (declared, mut errors) = parse_declared(raw, config.attributes.as_ref());
+    let (declared, mut errors, refused_sets) = parse_declared(raw, config.attributes.as_ref());
     let declarations = config.attributes.as_ref();
     errors.extend(check_own_players(
         &declared,
         |name| declarations.and_then(|d| d.get(name)),
         owner,
     ));
+    // A block list that failed its own parse still has each entry naming
+    // the owner listed (an entry failed twice is named once).
+    for e in check_own_players_sent(&refused_sets, owner) {
+        if !errors.iter().any(|seen| seen.field == e.field) {
+            errors.push(e);
+        }
+    }
     // A value that failed its own parse is not judged again (its default
     // would stand in for it here).
     for check in [

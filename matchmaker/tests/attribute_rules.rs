@@ -424,6 +424,38 @@ fn a_block_list_naming_its_own_player_or_party_is_refused() {
         .map(|e| e.field)
         .collect();
     assert_eq!(fields, ["attributes.build", "attributes.blocked[0]"]);
+    // Named beside an entry of the same list that fails on its own (of
+    // the wrong type, or listed twice), once per entry.
+    let fields = |refused: Vec<(String, Code, String)>| {
+        let mut fields: Vec<String> = refused.into_iter().map(|e| e.0).collect();
+        fields.sort();
+        fields
+    };
+    for (blocked, named) in [
+        (
+            json!(["b0", 5]),
+            vec!["attributes.blocked[0]", "attributes.blocked[1]"],
+        ),
+        (
+            json!(["x", "x", "b0"]),
+            vec!["attributes.blocked[1]", "attributes.blocked[2]"],
+        ),
+        (
+            json!(["b0", "x", "b0"]),
+            vec!["attributes.blocked[0]", "attributes.blocked[2]"],
+        ),
+        (
+            json!(["b1", null, "b0"]),
+            vec![
+                "attributes.blocked[0]",
+                "attributes.blocked[1]",
+                "attributes.blocked[2]",
+            ],
+        ),
+    ] {
+        let refused = parse(&config, b0, blocked.clone()).unwrap_err();
+        assert_eq!(fields(refused), named, "{blocked}");
+    }
     // Every `playerSet` is checked, whether or not an `avoid` rule reads it.
     let mut unread = config.clone();
     unread.rules.retain(|r| r.name() != "no-blocked");

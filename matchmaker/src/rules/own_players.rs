@@ -49,15 +49,55 @@ pub fn check_own_players<'d>(
     declaration: impl Fn(&str) -> Option<&'d Declaration>,
     owner: Owner<'_>,
 ) -> Vec<FieldError> {
-    let members = owner.party.map_or(&[][..], |p| p.members.as_slice());
     refused_entries(values, declaration, "attributes", |item| {
-        if item == owner.player_id {
+        owner.refusal(item)
+    })
+}
+
+/// [`check_own_players`] over the `playerSet` values that failed their own
+/// parse (`refused`: each one's name and value as sent), so that an entry
+/// naming the owner is listed beside the entry that failed (every failure
+/// of a ticket is listed at once): each text entry, at its index in the
+/// list as sent.
+///
+/// # Errors
+/// Each such entry, `VALIDATION_ERROR` at `attributes.<name>[i]`.
+pub fn check_own_players_sent(
+    refused: &[(String, serde_json::Value)],
+    owner: Owner<'_>,
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (name, value) in refused {
+        let Some(items) = value.as_array() else {
+            continue;
+        };
+        let texts = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| Some((i, item.as_str()?)));
+        refused_in(
+            name,
+            texts,
+            "attributes",
+            |item| owner.refusal(item),
+            &mut errors,
+        );
+    }
+    errors
+}
+
+impl Owner<'_> {
+    /// Why `item`, an entry of the owner's block list, is refused: it
+    /// names the ticket's own player or a member of its own party.
+    fn refusal(&self, item: &str) -> Option<String> {
+        let members = self.party.map_or(&[][..], |p| p.members.as_slice());
+        if item == self.player_id {
             Some(format!(
                 "{item:?} names the ticket's own player: a block list names \
                  other players; leave it out"
             ))
         } else if members.iter().any(|m| m == item) {
-            let party = owner.party.map_or("", |p| p.id.as_str());
+            let party = self.party.map_or("", |p| p.id.as_str());
             Some(format!(
                 "{item:?} names a member of the ticket's own party ({party}): a party \
                  is matched together, so its members never keep each other out; \
@@ -66,7 +106,7 @@ pub fn check_own_players<'d>(
         } else {
             None
         }
-    })
+    }
 }
 
 /// Checks every `playerSet` value of a backfill request's object at
@@ -110,15 +150,28 @@ fn refused_entries<'d>(
         else {
             continue;
         };
-        for (i, item) in items.iter().enumerate() {
-            if let Some(message) = refusal(item) {
-                errors.push(FieldError::new(
-                    format!("{field}.{name}[{i}]"),
-                    Code::ValidationError,
-                    message,
-                ));
-            }
-        }
+        let texts = items.iter().enumerate().map(|(i, s)| (i, s.as_str()));
+        refused_in(name, texts, field, &refusal, &mut errors);
     }
     errors
+}
+
+/// Adds to `errors` each of `entries` (index, text) of attribute `name`
+/// that `refusal` words a refusal for, at `<field>.<name>[i]`.
+fn refused_in<'i>(
+    name: &str,
+    entries: impl Iterator<Item = (usize, &'i str)>,
+    field: &str,
+    refusal: impl Fn(&str) -> Option<String>,
+    errors: &mut Vec<FieldError>,
+) {
+    for (i, item) in entries {
+        if let Some(message) = refusal(item) {
+            errors.push(FieldError::new(
+                format!("{field}.{name}[{i}]"),
+                Code::ValidationError,
+                message,
+            ));
+        }
+    }
 }

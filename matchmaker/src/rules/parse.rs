@@ -25,10 +25,14 @@ use smallvec::SmallVec;
 /// (`VALIDATION_ERROR` on `attributes.<name>`, with `[i]` for a set
 /// entry), a declared attribute without `default` left out
 /// (`ATTRIBUTE_REQUIRED`).
+///
+/// Also returns each `playerSet` value that failed, as sent (its name and
+/// JSON), for the checks of its entries against the ticket's owner
+/// ([`super::own_players::check_own_players_sent`]).
 pub fn parse_declared(
     sent: SentValues,
     declarations: Option<&Declarations>,
-) -> (DeclaredValues, Vec<FieldError>) {
+) -> (DeclaredValues, Vec<FieldError>, RefusedSets) {
     let empty = Declarations::new();
     let declarations = declarations.unwrap_or(&empty);
     let mut errors = Vec::new();
@@ -36,6 +40,7 @@ pub fn parse_declared(
     let mut sent = sent.0;
     sent.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let mut values = DeclaredValues::with_capacity(sent.len());
+    let mut refused_sets = RefusedSets::new();
     // Listed after the sent values' failures: one pass over both sorted
     // lists.
     let mut missing = Vec::new();
@@ -77,10 +82,17 @@ pub fn parse_declared(
                 .into_iter()
                 .flatten(),
         );
+        if matches!(declaration, Declaration::PlayerSet { .. }) {
+            refused_sets.push((name, refused));
+        }
     }
     errors.extend(missing);
-    (values, errors)
+    (values, errors, refused_sets)
 }
+
+/// The `playerSet` values of a ticket that failed their parse: each one's
+/// name and JSON as sent.
+pub type RefusedSets = Vec<(String, serde_json::Value)>;
 
 fn unknown(field: String, declarations: &Declarations) -> FieldError {
     let mut known = vec!["mmr", "latencies", "data"];
