@@ -282,7 +282,10 @@ pub fn run_cycle(
             // Unreachable when a pass admitted the group; kept waiting, never lost.
             None => {
                 for &c in &f.group {
-                    let status = (found[c], crate::queue_status::needed(config, waits[c]));
+                    let status = (
+                        found[c],
+                        crate::queue_status::needed(config, waits[c], candidates[c].seats),
+                    );
                     push_waiting(
                         &mut outcome,
                         pool,
@@ -302,12 +305,17 @@ pub fn run_cycle(
             player_id: pool[i].player_id.clone(),
             reason,
             found: 0,
-            needed: crate::queue_status::needed(config, now - pool[i].queued_at),
+            needed: crate::queue_status::needed(
+                config,
+                now - pool[i].queued_at,
+                crate::queue_status::party_seats(&pool[i]),
+            ),
         });
     }
     for (c, reason) in reasons {
         if !grouper.is_matched(c) {
-            let status = (found[c], crate::queue_status::needed(config, waits[c]));
+            let needed = crate::queue_status::needed(config, waits[c], candidates[c].seats);
+            let status = (found[c], needed);
             push_waiting(&mut outcome, pool, &candidates[c], reason, status);
         }
     }

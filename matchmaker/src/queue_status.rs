@@ -4,14 +4,15 @@
 
 use crate::config::GameModeConfig;
 
-/// Seats of the smallest match `config` allows a candidate that has waited
-/// `wait_seconds`: the base shape's; a relaxed shape's once its
-/// `afterSeconds` has passed; `minTeams × min` once a flexible shape
-/// settles; `minHumans` once bots apply.
-pub fn needed(config: &GameModeConfig, wait_seconds: f64) -> u32 {
+/// Seats of the smallest match `config` allows a candidate of `seats`
+/// players (its party's, 1 for a solo) that has waited `wait_seconds`: the
+/// base shape's; a relaxed shape's once its `afterSeconds` has passed and,
+/// with `keepTogether`, one of its teams holds the whole party; `minTeams
+/// × min` once a flexible shape settles; `minHumans` once bots apply.
+pub fn needed(config: &GameModeConfig, wait_seconds: f64, seats: u32) -> u32 {
     let mut needed = config.match_size();
     for step in &config.relaxations {
-        if wait_seconds >= step.after_seconds {
+        if wait_seconds >= step.after_seconds && seats_party(config, &step.match_shape, seats) {
             needed = needed.min(step.match_shape.iter().sum());
         }
     }
@@ -26,4 +27,18 @@ pub fn needed(config: &GameModeConfig, wait_seconds: f64) -> u32 {
         }
     }
     needed
+}
+
+/// Whether a team of `shape` seats a party of `seats` players whole as
+/// `config` wants it: always without `keepTogether` (the party may be
+/// split), else when its largest team holds it.
+pub fn seats_party(config: &GameModeConfig, shape: &[u32], seats: u32) -> bool {
+    !config.parties.keep_together || shape.iter().any(|team| *team >= seats)
+}
+
+/// A search's party size (1 for a solo), the seats its candidate takes.
+pub fn party_seats(search: &crate::search::Search) -> u32 {
+    search.party.as_ref().map_or(1, |p| {
+        u32::try_from(p.members.len()).unwrap_or(u32::MAX).max(1)
+    })
 }

@@ -45,8 +45,13 @@ pub fn relaxed_pass(
         if grouper.is_matched(anchor) {
             continue;
         }
+        let seats = grouper.candidates()[anchor].seats;
         for &(shape, after, size) in &steps {
             if wait < after || grouper.alive_seats() < u64::from(size) {
+                continue;
+            }
+            // A party no team of the shape holds whole never fits it.
+            if !crate::queue_status::seats_party(config, shape, seats) {
                 continue;
             }
             let attempt = grouper.try_anchor(anchor, shape);

@@ -284,3 +284,36 @@ fn the_waiting_status_carries_found_and_needed_beside_the_code() {
     assert_eq!(json["found"], 3);
     assert_eq!(json["needed"], 10);
 }
+
+/// A relaxed shape none of whose teams holds a party whole (with
+/// keep-together) is no match for that party: its wait reads the base
+/// shape's `NOT_ENOUGH_PLAYERS` and `needed`, never a seating it could
+/// not have. Before, a lone duo under a `[1, 1]` step was "formed" into
+/// `[1, 1]` every cycle, failed its seating and read `NO_EXACT_SEATING`
+/// with nothing to complete it and `needed` 2.
+#[test]
+fn a_relaxed_shape_too_small_for_a_party_is_not_its_match() {
+    let mut config = with_parties(mmr_mode(&[2, 2], 5.0, 2.0), 2, true);
+    config.relaxations = vec![Relaxation {
+        after_seconds: 10.0,
+        match_shape: vec![1, 1],
+    }];
+    let duo = party("x", 2, 1500.0, 0.0);
+    for now in [1.0, 11.0, 60.0] {
+        let out = cycle(&config, &duo, now);
+        assert!(out.matches.is_empty());
+        for w in &out.waiting {
+            let json = serde_json::to_value(w.status()).unwrap();
+            assert_eq!(json["code"], "NOT_ENOUGH_PLAYERS", "at {now}: {json}");
+            assert_eq!((w.found, w.needed), (2, 4), "at {now}");
+        }
+    }
+    // Two solos still take the relaxed shape, and a solo's `needed` is 2.
+    let solos = solos(2, 1500.0, 0.0);
+    assert_eq!(cycle(&config, &solos[..1], 11.0).waiting[0].needed, 2);
+    assert_eq!(cycle(&config, &solos, 11.0).matches.len(), 1);
+    // A duo and two solos make the base shape.
+    let mut pool = duo.clone();
+    pool.extend(solos);
+    assert_eq!(cycle(&config, &pool, 11.0).matches.len(), 1);
+}
