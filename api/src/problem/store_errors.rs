@@ -30,6 +30,8 @@ fn redis_unavailable(cause: &dyn std::fmt::Display) -> ApiError {
 /// answers the client still held after its retries (`MOVED`, `ASK`,
 /// `TRYAGAIN` while a slot migrates, `CLUSTERDOWN`, `MASTERDOWN`, `LOADING`
 /// while a restarted node reads its append-only file) pass within seconds.
+/// So do a node busy running a script (`BUSY`, until the script ends or is
+/// killed) and a write that met a replica not yet promoted (`READONLY`).
 fn redis_down(err: &redis::RedisError) -> bool {
     use redis::{ErrorKind, ServerErrorKind};
     err.is_io_error()
@@ -40,8 +42,15 @@ fn redis_down(err: &redis::RedisError) -> bool {
         || err.is_cluster_error()
         || matches!(
             err.kind(),
-            ErrorKind::Server(ServerErrorKind::MasterDown | ServerErrorKind::BusyLoading)
+            ErrorKind::Server(
+                ServerErrorKind::MasterDown
+                    | ServerErrorKind::BusyLoading
+                    | ServerErrorKind::ReadOnly
+                    | ServerErrorKind::TryAgain
+                    | ServerErrorKind::ClusterDown
+            )
         )
+        || matches!(err.code(), Some("BUSY"))
 }
 
 /// A repository failure: `404`, `409 CONFLICT`, `422` naming an unknown
@@ -138,6 +147,41 @@ impl From<CreateTicketError> for ApiError {
                 ),
             ),
             CreateTicketError::Store(err) => err.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redis_down;
+
+    /// The error a Redis node answers with `line`, as the client reads it.
+    fn answered(line: &str) -> redis::RedisError {
+        let value = redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap();
+        value.extract_error().unwrap_err()
+    }
+
+    /// Answers that pass by themselves are Redis out of reach (`503` with
+    /// `Retry-After`); a refused command is not. Before, a node busy with a
+    /// script answered `500 INTERNAL` to every request it held.
+    #[test]
+    fn passing_answers_are_redis_out_of_reach() {
+        for line in [
+            "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.",
+            "LOADING Redis is loading the dataset in memory",
+            "READONLY You can't write against a read only replica.",
+            "TRYAGAIN Multiple keys request during rehashing of slot",
+            "CLUSTERDOWN The cluster is down",
+            "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+        ] {
+            assert!(redis_down(&answered(line)), "{line}");
+        }
+        for line in [
+            "ERR unknown command",
+            "WRONGTYPE Operation against a key holding the wrong kind of value",
+            "NOSCRIPT No matching script.",
+        ] {
+            assert!(!redis_down(&answered(line)), "{line}");
         }
     }
 }
