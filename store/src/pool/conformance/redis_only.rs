@@ -362,3 +362,35 @@ async fn persistence_is_read_on_a_node_and_on_a_cluster() {
     let on_cluster = cluster.reconnect().await.persistence().await;
     assert!(on_cluster.is_ok(), "{on_cluster:?}");
 }
+
+/// On a cluster, status messages reach a subscriber whichever seed of the
+/// URL is down: the subscription rides the cluster's own connection, not
+/// the first seed. Before, it opened a connection to the first seed only,
+/// so with that node down (a master failed over to its replica) every
+/// subscription failed, and every WebSocket search start with it.
+#[tokio::test]
+async fn status_reaches_a_subscriber_when_the_first_seed_is_down() {
+    use crate::pool::StatusBus;
+    use futures::StreamExt;
+    let url = super::cluster_url();
+    // A port nothing listens on, named first.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = match url.strip_prefix("redis+cluster://") {
+        Some(rest) => format!("redis+cluster://127.0.0.1:{dead},{rest}"),
+        None => format!("redis://127.0.0.1:{dead},{url}"),
+    };
+    let cluster = RedisHarness::on(url, Duration::from_secs(3600)).await;
+    let store = cluster.reconnect().await;
+    let subscribed = tokio::time::timeout(Duration::from_secs(10), store.subscribe_status("t1"));
+    let mut updates = subscribed
+        .await
+        .expect("the subscription answers")
+        .expect("the subscription holds");
+    store.publish_status("t1", r#"{"type":"x"}"#).await.unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(10), updates.next()).await;
+    assert_eq!(heard.unwrap().as_deref(), Some(r#"{"type":"x"}"#));
+}

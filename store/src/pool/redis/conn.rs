@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
-use redis::cluster::ClusterClient;
+use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, ErrorKind, Pipeline, RedisFuture, RedisResult, ServerErrorKind, Value};
 
@@ -70,9 +70,7 @@ impl RedisTarget {
         Self::Node(url.to_owned())
     }
 
-    /// The URL of one node: the node itself, or a cluster's first seed
-    /// (pub/sub and key scans use it; classic PUBLISH reaches every node of
-    /// a cluster, so a subscriber on any one node hears every channel).
+    /// The URL of one node: the node itself, or a cluster's first seed.
     pub fn first_node(&self) -> &str {
         match self {
             Self::Node(url) => url,
@@ -104,6 +102,18 @@ pub(crate) struct ConnSettings {
     pub retries: usize,
 }
 
+/// The cluster client's settings for `nodes`: its waits and its retries
+/// (the commands' connection and the status subscription's alike).
+pub(crate) fn cluster_builder(nodes: &[String], settings: ConnSettings) -> ClusterClientBuilder {
+    ClusterClient::builder(nodes.iter().map(String::as_str))
+        .response_timeout(settings.response_timeout)
+        .connection_timeout(settings.connect_timeout)
+        .retries(u32::try_from(settings.retries.max(CLUSTER_MIN_RETRIES)).unwrap_or(u32::MAX))
+        .min_retry_wait(CLUSTER_RETRY_WAIT_MS.0)
+        .max_retry_wait(CLUSTER_RETRY_WAIT_MS.1)
+        .retry_wait_formula(100, 2)
+}
+
 /// A shared, reconnecting, multiplexed connection to one node or a cluster.
 /// Cheap to clone: clones share the connection.
 #[derive(Clone)]
@@ -131,17 +141,7 @@ impl RedisConn {
                 ))
             }
             RedisTarget::Cluster(nodes) => {
-                let client = ClusterClient::builder(nodes.iter().map(String::as_str))
-                    .response_timeout(settings.response_timeout)
-                    .connection_timeout(settings.connect_timeout)
-                    .retries(
-                        u32::try_from(settings.retries.max(CLUSTER_MIN_RETRIES))
-                            .unwrap_or(u32::MAX),
-                    )
-                    .min_retry_wait(CLUSTER_RETRY_WAIT_MS.0)
-                    .max_retry_wait(CLUSTER_RETRY_WAIT_MS.1)
-                    .retry_wait_formula(100, 2)
-                    .build()?;
+                let client = cluster_builder(nodes, settings).build()?;
                 Ok(Self::Cluster(client.get_async_connection().await?))
             }
         }

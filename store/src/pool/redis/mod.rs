@@ -234,8 +234,10 @@ pub struct RedisPoolStore {
 }
 
 struct Inner {
-    /// One node (a cluster's first seed): pub/sub.
-    client: redis::Client,
+    /// Where the pools are, and how to wait for them: the status
+    /// subscription opens its own connection there (`status`).
+    target: RedisTarget,
+    settings: conn::ConnSettings,
     conn: RedisConn,
     prefix: String,
     retention_secs: u64,
@@ -257,7 +259,6 @@ impl RedisPoolStore {
     /// Connects (one multiplexed connection, reconnecting by itself).
     pub async fn connect(config: RedisPoolConfig) -> Result<Self, PoolError> {
         let target = RedisTarget::parse(&config.url);
-        let client = redis::Client::open(target.first_node())?;
         let settings = conn::ConnSettings {
             response_timeout: config.response_timeout,
             connect_timeout: config.connect_timeout,
@@ -266,7 +267,8 @@ impl RedisPoolStore {
         let conn = RedisConn::connect(&target, settings).await?;
         Ok(Self {
             inner: std::sync::Arc::new(Inner {
-                client,
+                target,
+                settings,
                 conn,
                 prefix: config.prefix,
                 retention_secs: config.ended_retention.as_secs().max(1),

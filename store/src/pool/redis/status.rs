@@ -1,9 +1,12 @@
 //! Status messages over Redis pub/sub: PUBLISH on the shared connection, and
 //! subscriptions shared by every socket of a process.
 //!
-//! One RESP3 [`ConnectionManager`] per process carries every subscription: it
-//! reconnects by itself and subscribes again to every channel it held
-//! (automatic resubscription). Incoming messages are pushed to one dispatcher
+//! One RESP3 connection per process carries every subscription: on one
+//! node a [`ConnectionManager`], on a cluster the cluster's own connection
+//! (classic PUBLISH reaches every node, so any node it picks serves, and
+//! it moves on from a node that is down: no seed of `REDIS_URL` is needed
+//! up). Both reconnect by themselves and subscribe again to every channel
+//! they held (automatic resubscription). Incoming messages are pushed to one dispatcher
 //! task, which hands each to the local subscribers of its channel through a
 //! [`broadcast`] channel. A channel is subscribed in Redis while at least one
 //! local subscriber holds it; the last one to drop unsubscribes.
@@ -18,9 +21,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
 use redis::{ProtocolVersion, PushInfo, PushKind, RedisResult, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+use super::conn::{cluster_builder, ConnSettings, RedisTarget};
 use super::keys::status_channel;
 use super::RedisPoolStore;
 use crate::pool::{PoolError, StatusBus, StatusStream};
@@ -42,21 +48,35 @@ pub(crate) struct StatusHub {
 }
 
 impl StatusHub {
-    /// Opens the subscription connection (RESP3, whatever the URL says) and
-    /// starts the dispatcher and command tasks; they stop when the hub is
-    /// dropped.
-    pub async fn connect(client: &redis::Client) -> Result<Self, PoolError> {
-        let info = client.get_connection_info().clone();
-        let settings = info
-            .redis_settings()
-            .clone()
-            .set_protocol(ProtocolVersion::RESP3);
-        let client = redis::Client::open(info.set_redis_settings(settings))?;
+    /// Opens the subscription connection to `target` (RESP3, whatever the
+    /// URL says) and starts the dispatcher and command tasks; they stop
+    /// when the hub is dropped.
+    pub async fn connect(target: &RedisTarget, settings: ConnSettings) -> Result<Self, PoolError> {
         let (push_tx, push_rx) = mpsc::unbounded_channel::<PushInfo>();
-        let config = ConnectionManagerConfig::new()
-            .set_push_sender(push_tx)
-            .set_automatic_resubscription();
-        let conn = client.get_connection_manager_with_config(config).await?;
+        let conn = match target {
+            RedisTarget::Node(url) => {
+                let client = redis::Client::open(url.as_str())?;
+                let info = client.get_connection_info().clone();
+                let resp3 = info
+                    .redis_settings()
+                    .clone()
+                    .set_protocol(ProtocolVersion::RESP3);
+                let client = redis::Client::open(info.set_redis_settings(resp3))?;
+                let config = ConnectionManagerConfig::new()
+                    .set_response_timeout(Some(settings.response_timeout))
+                    .set_connection_timeout(Some(settings.connect_timeout))
+                    .set_push_sender(push_tx)
+                    .set_automatic_resubscription();
+                SubscriptionConn::Node(client.get_connection_manager_with_config(config).await?)
+            }
+            RedisTarget::Cluster(nodes) => {
+                let client: ClusterClient = cluster_builder(nodes, settings)
+                    .use_protocol(ProtocolVersion::RESP3)
+                    .push_sender(push_tx)
+                    .build()?;
+                SubscriptionConn::Cluster(client.get_async_connection().await?)
+            }
+        };
         let channels: Channels = Arc::default();
         let (commands, command_rx) = mpsc::unbounded_channel();
         tokio::spawn(dispatch(push_rx, channels.clone()));
@@ -151,10 +171,32 @@ fn text(value: Value) -> Result<String, redis::ParsingError> {
     redis::from_redis_value(value)
 }
 
+/// The subscription connection: one node's or the cluster's.
+enum SubscriptionConn {
+    Node(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl SubscriptionConn {
+    async fn subscribe(&mut self, channel: &str) -> RedisResult<()> {
+        match self {
+            Self::Node(conn) => conn.subscribe(channel).await,
+            Self::Cluster(conn) => conn.subscribe(channel).await,
+        }
+    }
+
+    async fn unsubscribe(&mut self, channel: &str) -> RedisResult<()> {
+        match self {
+            Self::Node(conn) => conn.unsubscribe(channel).await,
+            Self::Cluster(conn) => conn.unsubscribe(channel).await,
+        }
+    }
+}
+
 /// Runs SUBSCRIBE and UNSUBSCRIBE in the order they were asked for.
 async fn run_commands(
     mut command_rx: mpsc::UnboundedReceiver<Command>,
-    mut conn: ConnectionManager,
+    mut conn: SubscriptionConn,
     channels: Channels,
 ) {
     while let Some(command) = command_rx.recv().await {
@@ -190,7 +232,7 @@ impl StatusBus for RedisPoolStore {
         let hub = self
             .inner
             .status
-            .get_or_try_init(|| StatusHub::connect(&self.inner.client))
+            .get_or_try_init(|| StatusHub::connect(&self.inner.target, self.inner.settings))
             .await?;
         hub.subscribe(status_channel(&self.inner.prefix, ticket_id))
             .await
