@@ -44,8 +44,10 @@ use std::sync::Arc;
 use std::time::Instant;
 use utoipa::IntoParams;
 
+mod armed;
 mod assignment;
 mod check;
+use armed::Armed;
 use check::Check;
 
 /// Query of `GET /v1/search`.
@@ -81,11 +83,17 @@ pub async fn search(
     // Subscribed before the first state re-read, in the same round trip
     // as the start; a final published in between is caught by that
     // re-read. A refused start (a bad token too) drops the subscription.
-    let (updates, started) = tokio::join!(
-        play.pool.subscribe_status(&ticket_id),
-        start_with_token(&play, &state.db, &query.ticket, Via::WebSocket)
-    );
-    let started = started?;
+    // A start is armed until the socket takes it over: a request dropped
+    // in between (cut at its deadline while the subscription waits) ends
+    // its search, so no search waits in the pool without its socket.
+    let start = async {
+        let started = start_with_token(&play, &state.db, &query.ticket, Via::WebSocket).await?;
+        let armed = Armed::new(&play, &started);
+        Ok::<_, ApiError>((started, armed))
+    };
+    let (updates, started) = tokio::join!(play.pool.subscribe_status(&ticket_id), start);
+    let (started, armed) = started?;
+    armed.disarm();
     let updates = match updates {
         Ok(updates) => updates,
         Err(err) => {
