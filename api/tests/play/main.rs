@@ -37,6 +37,7 @@ mod rest;
 mod restart;
 mod role_stats;
 mod searches;
+mod slow_store_pongs;
 mod stats;
 mod tenant;
 mod ticket_data;

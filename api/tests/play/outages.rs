@@ -121,6 +121,17 @@ pub(crate) async fn app_within(
     prefix: &str,
     deadline: Duration,
 ) -> Router {
+    app_with(db_url, redis, prefix, deadline, fast()).await
+}
+
+/// [`app_within`] with the play settings `settings`.
+pub(crate) async fn app_with(
+    db_url: &str,
+    redis: &str,
+    prefix: &str,
+    deadline: Duration,
+    settings: matchplane_api::play::PlaySettings,
+) -> Router {
     let timeouts = DbTimeouts {
         connect: Duration::from_secs(1),
         acquire: Duration::from_secs(1),
@@ -132,7 +143,7 @@ pub(crate) async fn app_within(
     config.prefix = prefix.to_owned();
     config.connect_timeout = Duration::from_secs(1);
     config.response_timeout = Duration::from_secs(1);
-    let play = connect_redis_with(config, fast()).await.unwrap();
+    let play = connect_redis_with(config, settings).await.unwrap();
     let state = AppState::new(
         db,
         ApiConfig {

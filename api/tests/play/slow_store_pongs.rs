@@ -1,0 +1,94 @@
+//! A socket whose client answers every Ping is never ended `PONG_TIMEOUT`
+//! because Redis was slow: the time the socket's loop spent waiting on the
+//! stores, its client's pongs unread meanwhile, is not the client's silence
+//! (docs/searching.md). Before, a Redis stall of a few seconds ended
+//! healthy sockets `expired` with `PONG_TIMEOUT` (a fault probe: 8 sockets
+//! in a 15 s `CLIENT PAUSE`).
+
+use crate::fault_proxy::FaultProxy;
+use crate::harness::{redis_url, solo};
+use crate::outages::{app_with, database, send, studio};
+use axum::http::{Method, StatusCode};
+use futures::StreamExt;
+use matchplane_api::play::PlaySettings;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_redis_does_not_end_a_socket_that_answers_its_pings() {
+    let upstream = redis_url();
+    let rest = upstream.strip_prefix("redis://").unwrap();
+    let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let proxy = FaultProxy::start(host).await;
+    let prefix = format!("mpt_{}", ulid::Ulid::new());
+    let (db_url, _database) = database(None).await;
+    // Redis commands wait 1 s for an answer (the app's setting), longer
+    // than half the pong timeout: a tick's check and a pong's record,
+    // each cut at 1 s, hold the loop past the pong timeout.
+    let settings = PlaySettings {
+        rest_poll_timeout: Duration::from_secs(1),
+        ping_interval: Duration::from_millis(100),
+        pong_timeout: Duration::from_millis(1500),
+        socket_lease: Duration::from_secs(60),
+    };
+    let app = app_with(
+        &db_url,
+        &format!("redis://127.0.0.1:{}{db_path}", proxy.port),
+        &prefix,
+        Duration::from_secs(10),
+        settings,
+    )
+    .await;
+    let (project, key) = studio(&app).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let served = app.clone();
+    tokio::spawn(async move { axum::serve(listener, served).await });
+    let tickets = format!("/v1/projects/{project}/tickets");
+    let made = send(
+        &app,
+        Method::POST,
+        &tickets,
+        Some(&key),
+        Some(solo("duel", "a")),
+    )
+    .await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let token = made.body["token"].as_str().unwrap();
+    let id = made.body["ticketId"].as_str().unwrap();
+    let url = format!("ws://{addr}/v1/search?ticket={token}");
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    // The client reads all the time, so its library answers every Ping.
+    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let noted = heard.clone();
+    let reader = tokio::spawn(async move {
+        while let Some(Ok(message)) = socket.next().await {
+            if let Ok(text) = message.into_text() {
+                noted.lock().unwrap().push(text.to_string());
+            }
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // Redis answers nothing for 4 s, then everything held goes on.
+    proxy.stall();
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    proxy.resume();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    let messages = heard.lock().unwrap().clone();
+    assert!(
+        !messages.iter().any(|m| m.contains("\"expired\"")),
+        "ended although its client answered: {messages:?}"
+    );
+    let status = send(
+        &app,
+        Method::GET,
+        &format!("/v1/projects/{project}/tickets/{id}"),
+        Some(&key),
+        None,
+    )
+    .await;
+    assert_eq!(status.body["status"], "searching", "{}", status.body);
+    reader.abort();
+}
