@@ -100,3 +100,26 @@ fn an_event_of_no_kind_lists_every_kind() {
         "an event has one of playerId (an arrival), cancel, leave or hold"
     );
 }
+
+/// A recording's window of most of a year (rows at about 340 days, 1 s
+/// cycles: 2.9e7 cycles) is simulated: the idle cycles before its rows are
+/// skipped, so `until` is bounded only against a typo. Before, any `until`
+/// past 1e7 cycles (116 days at 1 s) was refused, so a window of the
+/// recording the server replays could not be replayed locally.
+#[test]
+fn a_window_of_most_of_a_year_is_simulated() {
+    let at = 29_343_757.0;
+    let text = json!({
+        "gameMode": {"name": "duel", "matchShape": [1, 1], "matchmakingCycleDurationSeconds": 1,
+                     "algorithm": {"type": "fifo"}},
+        "tier": "enterprise", "seed": 1, "until": at + 10.0,
+        "arrivals": [{"at": at, "playerId": "a"}, {"at": at + 1.0, "playerId": "b"}]
+    });
+    let report = run(&Scenario::parse(&text.to_string()).unwrap());
+    assert_eq!(report.matches.len(), 1, "{:?}", report.matches);
+    // A typo is still refused.
+    let mut typo = text;
+    typo["until"] = json!(1e12);
+    let refused = Scenario::parse(&typo.to_string()).err().unwrap();
+    assert!(format!("{refused:?}").contains("until"), "{refused:?}");
+}

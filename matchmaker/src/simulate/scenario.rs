@@ -134,8 +134,11 @@ fn default_tier() -> String {
     "enterprise".into()
 }
 
-/// Most cycles one simulation may run (it runs them all, in order).
-pub const MAX_CYCLES: f64 = 1e7;
+/// Most cycles `until` may allow: 1e9. The cycles of an idle stretch
+/// (nobody waiting, nothing open) are skipped, so a run costs its busy
+/// cycles only and this bound only catches a typo in `until`: a year of
+/// recorded traffic at 100 ms cycles is 3.2e8.
+pub const MAX_CYCLES: f64 = 1e9;
 
 /// Server-set fields a studio may paste along with a mode's body.
 const SERVER_FIELDS: [&str; 5] = ["version", "createdAt", "updatedAt", "id", "hold"];
