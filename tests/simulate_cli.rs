@@ -290,6 +290,22 @@ fn a_missing_arrivals_csv_is_an_invalid_scenario() {
     let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(err["code"], "VALIDATION_ERROR");
     assert_eq!(err["errors"][0]["field"], "arrivalsCsv");
+
+    // A file with lines that are not UTF-8 text names each as its row.
+    let csv = b"at,playerId,mmr\n0,a,1500\n1,b\xff\xfe,1500\n2,c,1500\n3,\xc3,1500\n";
+    std::fs::write(dir.join("missing.csv"), csv).unwrap();
+    let out = simulate(&["--scenario", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    let fields: Vec<&str> = err["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["arrivalsCsv[1]", "arrivalsCsv[3]"], "{err}");
+    assert_eq!(err["errors"][0]["message"], "the row is not UTF-8 text");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A config that strands players shows it: those still waiting at `until`

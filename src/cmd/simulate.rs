@@ -6,8 +6,8 @@ use clap::{Args, ValueEnum};
 use matchplane_api::extract::parse_object;
 use matchplane_api::routes::simulate::read_scenario;
 use matchplane_matchmaker::simulate::{
-    assign_declines, check_guard, compare, errors_within, lichess_arrivals, parse_guard,
-    render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
+    arrivals_csv_text, assign_declines, check_guard, compare, errors_within, lichess_arrivals,
+    parse_guard, render_compare_table, render_table, Report, Scenario, ScenarioError, Spread,
 };
 use matchplane_matchmaker::{Code, FieldError};
 use serde::Serialize;
@@ -223,15 +223,17 @@ fn simulate(args: &SimulateArgs) -> Result<String, Failure> {
     if let Some(csv) = scenario.arrivals_csv.clone() {
         let base = args.scenario.parent().unwrap_or(Path::new("."));
         let path = base.join(&csv);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let bytes = std::fs::read(&path).map_err(|e| {
             Failure::Invalid(ScenarioError(vec![FieldError::new(
                 "arrivalsCsv",
                 Code::ValidationError,
                 format!("cannot read {}: {e}", path.display()),
             )]))
         })?;
+        // A line that is not UTF-8 text is named as its row.
+        let text = arrivals_csv_text(&bytes, "arrivalsCsv").map_err(Failure::Invalid)?;
         scenario
-            .add_arrivals_csv(&text, "arrivalsCsv")
+            .add_arrivals_csv(text, "arrivalsCsv")
             .map_err(Failure::Invalid)?;
     }
     let mut replay_gaps = None;

@@ -118,6 +118,36 @@ pub(super) fn as_column(mut e: FieldError, csv: bool) -> FieldError {
     e
 }
 
+/// The bytes of an arrivals CSV file as text, or every line that is not
+/// UTF-8 text named as its row is (`source[i]`, line `i + 2`; the header
+/// on `source`): "the row is not UTF-8 text", in the reader's own words.
+///
+/// # Errors
+/// One `VALIDATION_ERROR` per line that is not UTF-8 text.
+pub fn arrivals_csv_text<'b>(bytes: &'b [u8], source: &str) -> Result<&'b str, ScenarioError> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Ok(text);
+    }
+    let errors = bytes
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .filter(|(_, line)| std::str::from_utf8(line).is_err())
+        .map(|(n, _)| match n {
+            0 => FieldError::new(
+                source,
+                Code::ValidationError,
+                "the header is not UTF-8 text",
+            ),
+            n => FieldError::new(
+                format!("{source}[{}]", n - 1),
+                Code::ValidationError,
+                "the row is not UTF-8 text",
+            ),
+        })
+        .collect();
+    Err(ScenarioError(errors))
+}
+
 /// Parses `arrivalsCsv` text (docs/simulate.md), its rows named
 /// `arrivalsCsv[i]`: see [`read_arrivals_csv`].
 ///

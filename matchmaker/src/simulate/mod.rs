@@ -18,8 +18,8 @@ mod stats;
 mod table;
 
 pub use arrivals_csv::{
-    parse_arrivals_csv, read_arrivals_csv, read_arrivals_csv_rows, write_arrivals_csv,
-    ARRIVALS_CSV_HEADER,
+    arrivals_csv_text, parse_arrivals_csv, read_arrivals_csv, read_arrivals_csv_rows,
+    write_arrivals_csv, ARRIVALS_CSV_HEADER,
 };
 pub use backfills::{BackfillStats, SimulatedBackfill, SimulatedFill};
 pub use compare::{
