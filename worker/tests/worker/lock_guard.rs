@@ -26,6 +26,11 @@ use tokio_util::sync::CancellationToken;
 /// Attempts of 1 s at most, locks of 4 s (the least a worker with that
 /// timeout takes: twice the timeout and the 1 s margin).
 fn worker(env: &Env) -> DeliveryWorker {
+    worker_on(env.db.clone())
+}
+
+/// [`worker`] on the database `db`.
+pub(crate) fn worker_on(db: DatabaseConnection) -> DeliveryWorker {
     let deliverer = Deliverer::new(DeliveryConfig {
         allow_private: true,
         timeout: Duration::from_secs(1),
@@ -36,7 +41,7 @@ fn worker(env: &Env) -> DeliveryWorker {
         Schedule::scaled(0.01).unwrap(),
         EndpointLimits::default(),
     );
-    DeliveryWorker::new(env.db.clone(), Arc::new(dispatcher), Duration::from_secs(4))
+    DeliveryWorker::new(db, Arc::new(dispatcher), Duration::from_secs(4))
 }
 
 fn spawn(env: &Env, shutdown: &CancellationToken) -> tokio::task::JoinHandle<()> {

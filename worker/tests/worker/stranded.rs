@@ -9,12 +9,10 @@
 use crate::env::Env;
 use crate::fairness::receiver;
 use crate::fault_proxy::FaultProxy;
+use crate::lock_guard::worker_on;
 use chrono::Utc;
 use matchplane_store::db::{connect_with, DbTimeouts};
-use matchplane_webhook::{Deliverer, DeliveryConfig, Dispatcher, EndpointLimits, Schedule};
-use matchplane_worker::deliveries::DeliveryWorker;
 use sea_orm::{ConnectionTrait, Database, TransactionTrait};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -27,18 +25,8 @@ async fn a_claim_stranded_mid_call_does_not_stop_the_delivery_loop() {
     let proxy = FaultProxy::start(&env.database_host()).await;
     let via = env.db_url_via(&format!("127.0.0.1:{}", proxy.port));
     let db = connect_with(&via, DbTimeouts::default()).await.unwrap();
-    let deliverer = Deliverer::new(DeliveryConfig {
-        allow_private: true,
-        timeout: Duration::from_secs(1),
-    })
-    .unwrap();
-    let dispatcher = Dispatcher::new(
-        deliverer,
-        Schedule::scaled(0.01).unwrap(),
-        EndpointLimits::default(),
-    );
-    // Locks of 4 s: the least a worker with 1 s attempts takes.
-    let worker = DeliveryWorker::new(db, Arc::new(dispatcher), Duration::from_secs(4));
+    // Attempts of 1 s, locks of 4 s.
+    let worker = worker_on(db);
 
     // Claims wait behind a lock on the deliveries (writes only: the
     // backlog's count reads on).
