@@ -97,6 +97,16 @@ async fn a_rest_search_the_pool_lost_reads_search_lost(pools: Pools) {
         assert_eq!(view["status"], "created", "never searched: {view}");
         assert!(view.get("reason").is_none(), "{view}");
     }
+    // A ticket the store no longer holds (or never held): the studio's
+    // read says it may have been lost, as the player's 401 does.
+    let path = format!("/v1/projects/{p}/tickets/tkt_01HGONE00000000000000000000");
+    let gone = call(&api.app, Method::GET, &path, Some(&key), None).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.body);
+    let detail = gone.body["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("lost with the matchmaking store's data"),
+        "{detail}"
+    );
     if pools == Pools::Redis {
         // The ticket is still valid: it searches again. (The memory ticket
         // store adds to the pool it was built over, which this test keeps.)
