@@ -427,9 +427,9 @@ async fn the_modes_slot_moving_and_its_master_restarting_lose_and_double_no_matc
         }
     });
     cluster::restart(&seed, &home).await;
-    // Each process keeps its status subscriptions (how a WebSocket hears of
-    // its match) on the first node of its REDIS_URL: that node restarts
-    // too, if it is not the slot's.
+    // The URL's first node restarts too, if it is not the slot's: the
+    // processes' status subscriptions (how a WebSocket hears of its match)
+    // may be on it, and move.
     let first = cluster::masters(&seed)
         .await
         .into_iter()

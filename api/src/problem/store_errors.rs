@@ -42,16 +42,26 @@ fn redis_down(err: &redis::RedisError) -> bool {
         || err.is_cluster_error()
         || matches!(
             err.kind(),
-            ErrorKind::Server(
-                ServerErrorKind::MasterDown
-                    | ServerErrorKind::BusyLoading
-                    | ServerErrorKind::ReadOnly
-                    | ServerErrorKind::TryAgain
-                    | ServerErrorKind::ClusterDown
-            )
+            ErrorKind::Server(ServerErrorKind::MasterDown | ServerErrorKind::BusyLoading)
         )
-        || matches!(err.code(), Some("BUSY"))
+        // The server's own answer, of a command or of any command of a
+        // pipeline or a transaction (a pipeline's error is kinded by its
+        // first failure alone, and `BUSY` has no kind of its own).
+        || err
+            .clone()
+            .into_server_errors()
+            .is_some_and(|failed| failed.iter().any(|(_, e)| PASSING.contains(&e.code())))
 }
+
+/// The answers of a Redis that pass by themselves (see [`redis_down`]).
+const PASSING: [&str; 6] = [
+    "BUSY",
+    "LOADING",
+    "READONLY",
+    "TRYAGAIN",
+    "CLUSTERDOWN",
+    "MASTERDOWN",
+];
 
 /// A repository failure: `404`, `409 CONFLICT`, `422` naming an unknown
 /// reference, `503 SERVICE_UNAVAILABLE` when the database is out of reach,
@@ -182,6 +192,29 @@ mod tests {
             "NOSCRIPT No matching script.",
         ] {
             assert!(!redis_down(&answered(line)), "{line}");
+        }
+    }
+
+    /// The same answers to a command of a pipeline, as a real Redis gives
+    /// them (a script answering with the error): a pipeline's error is
+    /// kinded by its first failure alone. Before, a `BUSY` in a pipeline
+    /// (ticket creation's) answered `500` (a fault probe: 4 105 of them).
+    #[tokio::test]
+    async fn passing_answers_in_a_pipeline_are_redis_out_of_reach() {
+        let url = matchplane_store::test_support::redis_url();
+        let client = redis::Client::open(url).unwrap();
+        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        for (code, down) in [("BUSY", true), ("READONLY", true), ("WRONGTYPE", false)] {
+            let script = format!("return redis.error_reply('{code} answered by a test')");
+            let failed = redis::pipe()
+                .cmd("PING")
+                .cmd("EVAL")
+                .arg(&script)
+                .arg(0)
+                .query_async::<()>(&mut conn)
+                .await
+                .unwrap_err();
+            assert_eq!(redis_down(&failed), down, "{code}: {failed:?}");
         }
     }
 }
