@@ -42,6 +42,7 @@ use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
+use tracing::Instrument;
 use utoipa::IntoParams;
 
 mod armed;
@@ -115,8 +116,15 @@ pub async fn search(
             });
         })
         .on_upgrade(move |socket| {
+            // Every line the socket's task writes names its search.
+            let span = tracing::info_span!(
+                "search_socket",
+                project_id = %started.ticket.project_id,
+                game_mode = %started.ticket.game_mode,
+                ticket_id = %started.ticket.ticket_id,
+            );
             let held = hold(play.clone(), db, started, query.ticket, updates, socket);
-            play.sockets.track(ops.while_open(held))
+            play.sockets.track(ops.while_open(held.instrument(span)))
         }))
 }
 
