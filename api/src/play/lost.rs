@@ -95,3 +95,9 @@ pub async fn untracked(
         Untracked::NotStarted
     })
 }
+
+/// The studio's `404` for a ticket the store does not hold: it may have
+/// been lost with the store's data, as the player's `401` says too.
+pub const NO_SUCH_TICKET: &str = "no such ticket: it never existed, or its record is gone \
+    (past its retention, or lost with the matchmaking store's data, as in a `matchplane dev` \
+    restart); generate a new one";

@@ -209,13 +209,7 @@ async fn project_ticket(
 ) -> Result<Ticket, ApiError> {
     crate::play::matched::ticket_or_matched(&state.play, &state.db, project_id, ticket_id)
         .await?
-        .ok_or_else(|| {
-            ApiError::not_found(
-                "no such ticket: it never existed, or its record is gone (past its \
-                 retention, or lost with the matchmaking store's data, as in a \
-                 `matchplane dev` restart); generate a new one",
-            )
-        })
+        .ok_or_else(|| ApiError::not_found(crate::play::lost::NO_SUCH_TICKET))
 }
 
 /// A ticket's status.
