@@ -308,7 +308,7 @@ pub fn run_cycle(
             needed: crate::queue_status::needed(
                 config,
                 now - pool[i].queued_at,
-                crate::queue_status::party_seats(&pool[i]),
+                pool[i].party_seats(),
             ),
         });
     }

@@ -36,11 +36,7 @@ pub fn run_held_cycle(config: &GameModeConfig, pool: &[Search], now: f64) -> Cyc
             player_id: s.player_id.clone(),
             reason: WaitingReason::MatchingHeld,
             found: 0,
-            needed: crate::queue_status::needed(
-                config,
-                now - s.queued_at,
-                crate::queue_status::party_seats(s),
-            ),
+            needed: crate::queue_status::needed(config, now - s.queued_at, s.party_seats()),
         })
         .collect();
     CycleOutcome {

@@ -35,10 +35,3 @@ pub fn needed(config: &GameModeConfig, wait_seconds: f64, seats: u32) -> u32 {
 pub fn seats_party(config: &GameModeConfig, shape: &[u32], seats: u32) -> bool {
     !config.parties.keep_together || shape.iter().any(|team| *team >= seats)
 }
-
-/// A search's party size (1 for a solo), the seats its candidate takes.
-pub fn party_seats(search: &crate::search::Search) -> u32 {
-    search.party.as_ref().map_or(1, |p| {
-        u32::try_from(p.members.len()).unwrap_or(u32::MAX).max(1)
-    })
-}

@@ -91,6 +91,13 @@ impl Search {
             .map(|p| p.id.clone())
     }
 
+    /// Its party's size (1 for a solo): the seats its candidate takes.
+    pub fn party_seats(&self) -> u32 {
+        self.party.as_ref().map_or(1, |p| {
+            u32::try_from(p.members.len()).unwrap_or(u32::MAX).max(1)
+        })
+    }
+
     /// A solo search with an MMR, the common case in tests and benchmarks.
     pub fn solo(
         ticket_id: impl Into<ArcStr>,

@@ -158,6 +158,17 @@ pub(crate) async fn app_with(
     router(state)
 }
 
+/// A fault proxy in front of the test Redis, and the Redis URL through it
+/// (same database index).
+pub(crate) async fn redis_through_proxy() -> (FaultProxy, String) {
+    let upstream = redis_url();
+    let rest = upstream.strip_prefix("redis://").unwrap();
+    let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let proxy = FaultProxy::start(host).await;
+    let via = format!("redis://127.0.0.1:{}{db_path}", proxy.port);
+    (proxy, via)
+}
+
 /// A project, its key and a duel mode; returns (project, key).
 pub(crate) async fn studio(app: &Router) -> (String, String) {
     let made = send(
@@ -193,18 +204,10 @@ pub(crate) async fn studio(app: &Router) -> (String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_stopped_answers_503_with_retry_after_at_once() {
-    let upstream = redis_url();
-    let rest = upstream.strip_prefix("redis://").unwrap();
-    let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let proxy = FaultProxy::start(host).await;
+    let (proxy, via) = redis_through_proxy().await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let (db_url, database) = database(None).await;
-    let app = app(
-        &db_url,
-        &format!("redis://127.0.0.1:{}{db_path}", proxy.port),
-        &prefix,
-    )
-    .await;
+    let app = app(&db_url, &via, &prefix).await;
     let (project, key) = studio(&app).await;
     let ok = send(
         &app,
@@ -240,7 +243,7 @@ async fn redis_stopped_answers_503_with_retry_after_at_once() {
     assert_eq!(ready.body["database"], "ok", "{}", ready.body);
     assert!(ready.took < Duration::from_secs(5), "{:?}", ready.took);
     drop(database);
-    let _ = matchplane_store::pool::redis::delete_prefix_blocking(&upstream, &prefix);
+    let _ = matchplane_store::pool::redis::delete_prefix_blocking(&redis_url(), &prefix);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -277,14 +280,10 @@ async fn the_first_request_after_a_redis_restart_is_answered() {
     let rest = upstream.strip_prefix("redis://").unwrap();
     let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let proxy = FaultProxy::start(host).await;
+    let via = format!("redis://127.0.0.1:{}{db_path}", proxy.port);
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let (db_url, database) = database(None).await;
-    let app = app(
-        &db_url,
-        &format!("redis://127.0.0.1:{}{db_path}", proxy.port),
-        &prefix,
-    )
-    .await;
+    let app = app(&db_url, &via, &prefix).await;
     let (project, key) = studio(&app).await;
     let tickets = format!("/v1/projects/{project}/tickets");
     let ok = send(

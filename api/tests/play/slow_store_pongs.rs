@@ -5,9 +5,8 @@
 //! healthy sockets `expired` with `PONG_TIMEOUT` (a fault probe: 8 sockets
 //! in a 15 s `CLIENT PAUSE`).
 
-use crate::fault_proxy::FaultProxy;
-use crate::harness::{redis_url, solo};
-use crate::outages::{app_with, database, send, studio};
+use crate::harness::solo;
+use crate::outages::{app_with, database, redis_through_proxy, send, studio};
 use axum::http::{Method, StatusCode};
 use futures::StreamExt;
 use matchplane_api::play::PlaySettings;
@@ -16,10 +15,7 @@ use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_redis_does_not_end_a_socket_that_answers_its_pings() {
-    let upstream = redis_url();
-    let rest = upstream.strip_prefix("redis://").unwrap();
-    let (host, db_path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let proxy = FaultProxy::start(host).await;
+    let (proxy, via) = redis_through_proxy().await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
     let (db_url, _database) = database(None).await;
     // Redis commands wait 1 s for an answer (the app's setting), longer
@@ -31,14 +27,7 @@ async fn a_slow_redis_does_not_end_a_socket_that_answers_its_pings() {
         pong_timeout: Duration::from_millis(1500),
         socket_lease: Duration::from_secs(60),
     };
-    let app = app_with(
-        &db_url,
-        &format!("redis://127.0.0.1:{}{db_path}", proxy.port),
-        &prefix,
-        Duration::from_secs(10),
-        settings,
-    )
-    .await;
+    let app = app_with(&db_url, &via, &prefix, Duration::from_secs(10), settings).await;
     let (project, key) = studio(&app).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
