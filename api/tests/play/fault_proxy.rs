@@ -176,6 +176,9 @@ async fn pump(
     loop {
         let n = tokio::select! {
             read = from.read(&mut buf) => match read {
+                // The server closing its side once the other pump closed
+                // it (stranded) must not close the client's.
+                Ok(0) | Err(_) if held.is_stranded() => break,
                 Ok(0) | Err(_) => return,
                 Ok(n) => n,
             },

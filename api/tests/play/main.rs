@@ -39,6 +39,7 @@ mod role_stats;
 mod searches;
 mod slow_store_pongs;
 mod stats;
+mod stranded_redis;
 mod tenant;
 mod ticket_data;
 mod tickets;

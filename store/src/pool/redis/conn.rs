@@ -14,7 +14,8 @@
 
 use std::time::Duration;
 
-use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use super::node::{self, NodeConn};
+use redis::aio::{ConnectionLike, ConnectionManagerConfig};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, ErrorKind, Pipeline, RedisFuture, RedisResult, ServerErrorKind, Value};
@@ -112,6 +113,7 @@ pub(crate) fn cluster_builder(nodes: &[String], settings: ConnSettings) -> Clust
         .min_retry_wait(CLUSTER_RETRY_WAIT_MS.0)
         .max_retry_wait(CLUSTER_RETRY_WAIT_MS.1)
         .retry_wait_formula(100, 2)
+        .tcp_settings(node::tcp_settings())
 }
 
 /// A shared, reconnecting, multiplexed connection to one node or a cluster.
@@ -119,7 +121,7 @@ pub(crate) fn cluster_builder(nodes: &[String], settings: ConnSettings) -> Clust
 #[derive(Clone)]
 pub enum RedisConn {
     /// One node.
-    Node(ConnectionManager),
+    Node(NodeConn),
     /// A cluster (routes by key slot, follows `MOVED`/`ASK`).
     Cluster(ClusterConnection),
 }
@@ -129,16 +131,14 @@ impl RedisConn {
     pub(crate) async fn connect(target: &RedisTarget, settings: ConnSettings) -> RedisResult<Self> {
         match target {
             RedisTarget::Node(url) => {
-                let client = redis::Client::open(url.as_str())?;
+                let client = node::client(url)?;
                 let manager = ConnectionManagerConfig::new()
                     .set_response_timeout(Some(settings.response_timeout))
                     .set_connection_timeout(Some(settings.connect_timeout))
                     .set_number_of_retries(settings.retries)
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_millis(500));
-                Ok(Self::Node(
-                    ConnectionManager::new_with_config(client, manager).await?,
-                ))
+                Ok(Self::Node(NodeConn::connect(client, manager).await?))
             }
             RedisTarget::Cluster(nodes) => {
                 let client = cluster_builder(nodes, settings).build()?;
@@ -189,7 +189,7 @@ pub(crate) fn cluster_masters_blocking(seed: &str) -> RedisResult<Vec<String>> {
 /// Redis that does not answer is refused at once, `503`). A command whose
 /// reply alone was lost may so run twice; the stores' scripts check state
 /// before they change it, so a second run answers as if it were a repeat.
-fn is_broken(e: &redis::RedisError) -> bool {
+pub(super) fn is_broken(e: &redis::RedisError) -> bool {
     e.is_connection_dropped() && !e.is_timeout()
 }
 
@@ -200,12 +200,7 @@ fn is_cross_slot(e: &redis::RedisError) -> bool {
 impl ConnectionLike for RedisConn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
-            Self::Node(c) => Box::pin(async move {
-                match c.req_packed_command(cmd).await {
-                    Err(e) if is_broken(&e) => c.req_packed_command(cmd).await,
-                    other => other,
-                }
-            }),
+            Self::Node(c) => Box::pin(c.req_packed_command(cmd)),
             Self::Cluster(c) => c.req_packed_command(cmd),
         }
     }
@@ -217,12 +212,7 @@ impl ConnectionLike for RedisConn {
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
-            Self::Node(c) => Box::pin(async move {
-                match c.req_packed_commands(pipeline, offset, count).await {
-                    Err(e) if is_broken(&e) => c.req_packed_commands(pipeline, offset, count).await,
-                    other => other,
-                }
-            }),
+            Self::Node(c) => Box::pin(c.req_packed_commands(pipeline, offset, count)),
             Self::Cluster(c) => Box::pin(async move {
                 match c.req_packed_commands(pipeline, offset, count).await {
                     Err(e) if is_cross_slot(&e) && !pipeline.is_transaction() => {

@@ -55,7 +55,7 @@ impl StatusHub {
         let (push_tx, push_rx) = mpsc::unbounded_channel::<PushInfo>();
         let conn = match target {
             RedisTarget::Node(url) => {
-                let client = redis::Client::open(url.as_str())?;
+                let client = super::node::client(url)?;
                 let info = client.get_connection_info().clone();
                 let resp3 = info
                     .redis_settings()

@@ -1,0 +1,236 @@
+//! The connection to one Redis node, replaced when it stops answering
+//! (docs/operations.md, "What losing a dependency costs").
+//!
+//! The connection manager reconnects when it learns that its connection
+//! was closed. A peer that vanished without closing it (a host failed
+//! over or cut off the network: no reset ever comes) leaves the connection
+//! open and silent, and every command on it timed out until the kernel gave
+//! up on it, many minutes later. So a command that times out also starts a
+//! new connection in the background; the commands after it take the new
+//! one as soon as it is made, and the old one closes when the last command
+//! on it ends. A Redis that is only slow (a long script) costs a new
+//! connection and nothing else.
+//!
+//! Every connection of the stores to Redis (here, the cluster client's and
+//! the status subscription's) also sets TCP keepalive and
+//! `TCP_USER_TIMEOUT` ([`tcp_settings`]): an idle connection whose peer
+//! vanished is found within about half a minute, and so is one whose
+//! sent data is never acknowledged.
+
+use arc_swap::ArcSwap;
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::io::tcp::{socket2::TcpKeepalive, TcpSettings};
+use redis::{Cmd, IntoConnectionInfo, Pipeline, RedisResult, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Idle time before the first keepalive probe, the time between probes,
+/// and how many unanswered probes close the connection.
+const KEEPALIVE: (Duration, Duration, u32) = (Duration::from_secs(15), Duration::from_secs(5), 3);
+
+/// How long sent data may stay unacknowledged before the kernel closes the
+/// connection (`TCP_USER_TIMEOUT`). Redis acknowledges data it has not
+/// yet answered, so a slow command never reaches this.
+const USER_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The TCP options of every connection to Redis: keepalive probes, and a
+/// bound on unacknowledged data (see the module's comment). Nagle's
+/// algorithm stays on: `scripts/ticket-bench` measured no gain without it
+/// (many requests share a connection, and it coalesces their writes).
+pub(crate) fn tcp_settings() -> TcpSettings {
+    TcpSettings::default()
+        .set_keepalive(
+            TcpKeepalive::new()
+                .with_time(KEEPALIVE.0)
+                .with_interval(KEEPALIVE.1)
+                .with_retries(KEEPALIVE.2),
+        )
+        .set_user_timeout(USER_TIMEOUT)
+}
+
+/// A client for the node at `url` whose connections use [`tcp_settings`].
+///
+/// # Errors
+/// The URL is not a Redis URL.
+pub(crate) fn client(url: &str) -> RedisResult<redis::Client> {
+    let info = url.into_connection_info()?.set_tcp_settings(tcp_settings());
+    redis::Client::open(info)
+}
+
+/// A shared, reconnecting, multiplexed connection to one node. Cheap to
+/// clone: clones share the connection and its replacement.
+#[derive(Clone)]
+pub struct NodeConn {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    client: redis::Client,
+    config: ConnectionManagerConfig,
+    current: ArcSwap<Current>,
+    /// A replacement is being made.
+    replacing: AtomicBool,
+    db: i64,
+}
+
+/// The connection in use and how many replaced it.
+struct Current {
+    generation: u64,
+    manager: ConnectionManager,
+}
+
+impl NodeConn {
+    /// Connects with `config`.
+    pub(crate) async fn connect(
+        client: redis::Client,
+        config: ConnectionManagerConfig,
+    ) -> RedisResult<Self> {
+        let db = client.get_connection_info().redis_settings().db();
+        let manager = ConnectionManager::new_with_config(client.clone(), config.clone()).await?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                client,
+                config,
+                current: ArcSwap::from_pointee(Current {
+                    generation: 0,
+                    manager,
+                }),
+                replacing: AtomicBool::new(false),
+                db,
+            }),
+        })
+    }
+
+    /// The connection in use, and its generation.
+    fn current(&self) -> (u64, ConnectionManager) {
+        let current = self.shared.current.load();
+        (current.generation, current.manager.clone())
+    }
+
+    /// After a command on connection `generation` met `e`: a timeout
+    /// starts a replacement of that connection, unless one is under way or
+    /// it was replaced already.
+    fn after_error(&self, generation: u64, e: &redis::RedisError) {
+        if !e.is_timeout()
+            || self.shared.current.load().generation != generation
+            || self.shared.replacing.swap(true, Ordering::AcqRel)
+        {
+            return;
+        }
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            let made =
+                ConnectionManager::new_with_config(shared.client.clone(), shared.config.clone())
+                    .await;
+            match made {
+                Ok(manager) => {
+                    tracing::warn!(
+                        "a Redis command timed out: its connection is replaced by a new one"
+                    );
+                    shared.current.store(Arc::new(Current {
+                        generation: generation + 1,
+                        manager,
+                    }));
+                }
+                // Redis is unreachable: the next timeout tries again.
+                Err(e) => tracing::warn!(error = %e, "a new Redis connection failed"),
+            }
+            shared.replacing.store(false, Ordering::Release);
+        });
+    }
+
+    /// Sends `cmd`; see [`super::conn`] for the one resend.
+    pub(crate) async fn req_packed_command(&self, cmd: &Cmd) -> RedisResult<Value> {
+        let (generation, mut c) = self.current();
+        let got = match c.req_packed_command(cmd).await {
+            Err(e) if super::conn::is_broken(&e) => c.req_packed_command(cmd).await,
+            other => other,
+        };
+        if let Err(e) = &got {
+            self.after_error(generation, e);
+        }
+        got
+    }
+
+    /// Sends `pipeline`; see [`super::conn`] for the one resend.
+    pub(crate) async fn req_packed_commands(
+        &self,
+        pipeline: &Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisResult<Vec<Value>> {
+        let (generation, mut c) = self.current();
+        let got = match c.req_packed_commands(pipeline, offset, count).await {
+            Err(e) if super::conn::is_broken(&e) => {
+                c.req_packed_commands(pipeline, offset, count).await
+            }
+            other => other,
+        };
+        if let Err(e) = &got {
+            self.after_error(generation, e);
+        }
+        got
+    }
+
+    /// The node's database index.
+    pub(crate) fn get_db(&self) -> i64 {
+        self.shared.db
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The timer the kernel runs on the TCP connection from local port
+    /// `local` to port `remote` (`/proc/net/tcp`'s `tr` column: 2 is
+    /// keepalive), if it is found.
+    fn timer_of(local: u16, remote: u16) -> Option<u8> {
+        let port = |addr: &str| {
+            addr.rsplit(':')
+                .next()
+                .and_then(|p| u16::from_str_radix(p, 16).ok())
+        };
+        ["/proc/net/tcp", "/proc/net/tcp6"]
+            .into_iter()
+            .filter_map(|table| std::fs::read_to_string(table).ok())
+            .flat_map(|text| text.lines().skip(1).map(str::to_owned).collect::<Vec<_>>())
+            .find_map(|line| {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                (port(f.get(1)?) == Some(local) && port(f.get(2)?) == Some(remote))
+                    .then(|| f.get(5)?.split(':').next()?.parse().ok())
+                    .flatten()
+            })
+    }
+
+    /// A node connection probes its idle peer: the kernel runs a
+    /// keepalive timer on it (before, none: a peer that vanished was found
+    /// only once TCP gave up on data sent to it).
+    #[tokio::test]
+    async fn a_node_connection_runs_keepalive_probes() {
+        let url = crate::test_support::redis_url();
+        let client = client(&url).unwrap();
+        let remote = client.get_connection_info().addr().to_string();
+        let remote: u16 = remote.rsplit(':').next().unwrap().parse().unwrap();
+        let conn = NodeConn::connect(client, ConnectionManagerConfig::new())
+            .await
+            .unwrap();
+        // The connection's own address, as Redis sees it.
+        let info = conn
+            .req_packed_command(redis::cmd("CLIENT").arg("INFO"))
+            .await
+            .unwrap();
+        let info: String = redis::from_redis_value(info).unwrap();
+        let addr = info
+            .split_whitespace()
+            .find_map(|f| f.strip_prefix("addr="))
+            .unwrap();
+        let local: u16 = addr.rsplit(':').next().unwrap().parse().unwrap();
+        assert_eq!(
+            timer_of(local, remote),
+            Some(2),
+            "the connection {addr} runs no keepalive timer"
+        );
+    }
+}
