@@ -218,6 +218,10 @@ pub struct CurrentSeat {
     /// The role seat the roster gives it in a role queue; `None` when the
     /// roster gave none (it keeps the one it was seated in).
     pub role: Option<String>,
+    /// The ticket it sits with, when known (a fill after the roster names
+    /// it): a player seated again by a fill, with a new ticket, after it
+    /// left is in the match by that ticket only.
+    pub ticket: Option<String>,
 }
 
 /// The open role seats `roster` leaves in a mode with `composition`

@@ -66,13 +66,40 @@ fn drop_replaced_bots(teams: &mut [Team], shape: &[u32]) {
     }
 }
 
+/// The ticket each player seated more than once sits with now: a player
+/// that left and was seated again by a fill (with a new ticket) is in the
+/// match by its latest seating only. That is the ticket `current` names,
+/// else the newest of its tickets (ticket ids grow with time).
+fn latest_tickets(
+    teams: &[Team],
+    current: &HashMap<String, CurrentSeat>,
+) -> HashMap<String, String> {
+    let mut seen: HashMap<&str, Vec<&str>> = HashMap::new();
+    for p in teams.iter().flat_map(|t| &t.players) {
+        seen.entry(&p.player_id).or_default().push(&p.ticket_id);
+    }
+    seen.into_iter()
+        .filter(|(_, tickets)| tickets.len() > 1)
+        .filter_map(|(id, tickets)| {
+            let named = current.get(id).and_then(|s| s.ticket.as_deref());
+            let ticket = named.or_else(|| tickets.iter().max().copied())?;
+            Some((id.to_owned(), ticket.to_owned()))
+        })
+        .collect()
+}
+
 fn move_players(teams: &mut [Team], current: &HashMap<String, CurrentSeat>) {
+    let latest = latest_tickets(teams, current);
     let mut moving = Vec::new();
     for (at, team) in teams.iter_mut().enumerate() {
         let index = team.index;
         let mut kept = Vec::with_capacity(team.players.len());
         for mut player in team.players.drain(..) {
-            let Some(seat) = current.get(&player.player_id) else {
+            let superseded = latest
+                .get(&player.player_id)
+                .is_some_and(|t| *t != player.ticket_id);
+            let seat = current.get(&player.player_id).filter(|_| !superseded);
+            let Some(seat) = seat else {
                 player.left = true;
                 kept.push(player);
                 continue;
@@ -123,6 +150,7 @@ mod tests {
         CurrentSeat {
             team,
             role: role.map(str::to_owned),
+            ticket: None,
         }
     }
 
@@ -155,6 +183,55 @@ mod tests {
         assert_eq!(ids(&teams[1]), [("e", false), ("f", false), ("b", false)]);
         let in_match = |t: &Team| t.players.iter().filter(|p| !p.left).count();
         assert_eq!((in_match(&teams[0]), in_match(&teams[1])), (2, 3));
+    }
+
+    /// A player that left (the roster dropped it) and was seated again by
+    /// a fill, with a new ticket, is in the match once: by the new ticket.
+    /// Whether the fill names the ticket or a later roster lists the
+    /// player without one, the old seating reads `left`.
+    #[test]
+    fn a_player_seated_again_is_in_the_match_once() {
+        let again = Player {
+            ticket_id: "tkt_02".into(),
+            backfill: true,
+            ..player("a")
+        };
+        let mut made = vec![team(0, &["a", "b"]), team(1, &["c", "d"])];
+        made[0].players[0].ticket_id = "tkt_01".into();
+        made[0].players.push(again);
+        let by_fill: HashMap<String, CurrentSeat> =
+            [("a", Some("tkt_02")), ("b", None), ("c", None), ("d", None)]
+                .into_iter()
+                .map(|(id, ticket)| {
+                    let team = usize::from(id >= "c");
+                    let seat = CurrentSeat {
+                        ticket: ticket.map(str::to_owned),
+                        ..seat(team, None)
+                    };
+                    (id.to_owned(), seat)
+                })
+                .collect();
+        let by_roster: HashMap<String, CurrentSeat> = by_fill
+            .iter()
+            .map(|(id, s)| (id.clone(), seat(s.team, None)))
+            .collect();
+        for current in [by_fill, by_roster] {
+            let mut teams = made.clone();
+            follow_roster(&mut teams, Some(&current), Some(&[2, 2]));
+            let seated: Vec<(&str, &str, bool)> = teams[0]
+                .players
+                .iter()
+                .map(|p| (p.player_id.as_str(), p.ticket_id.as_str(), p.left))
+                .collect();
+            assert_eq!(
+                seated,
+                [
+                    ("a", "tkt_01", true),
+                    ("b", "tkt_b", false),
+                    ("a", "tkt_02", false)
+                ]
+            );
+        }
     }
 
     #[test]

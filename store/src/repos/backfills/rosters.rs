@@ -96,9 +96,9 @@ pub async fn current_rosters<C: ConnectionTrait>(
 /// and the role the roster gives it (see [`current_rosters`]).
 pub type CurrentRoster = HashMap<String, CurrentSeat>;
 
-/// Every `playerId` of `{"teams": [{"index", "players": [{"playerId", "role"?}, …]}, …]}`
+/// Every `playerId` of `{"teams": [{"index", "players": [{"playerId", "role"?, "ticketId"?}, …]}, …]}`
 /// (a roster, a fill's teams) with its team's `index` (its position when
-/// it has none) and its `role`, if given.
+/// it has none), and its `role` and `ticketId`, if given.
 fn player_teams(teams: &serde_json::Value) -> impl Iterator<Item = (String, CurrentSeat)> + '_ {
     teams
         .get("teams")
@@ -118,10 +118,11 @@ fn player_teams(teams: &serde_json::Value) -> impl Iterator<Item = (String, Curr
                 .into_iter()
                 .flatten()
                 .filter_map(move |p| {
-                    let role = p.get("role").and_then(serde_json::Value::as_str);
+                    let text = |field| p.get(field).and_then(serde_json::Value::as_str);
                     let seat = CurrentSeat {
                         team: index,
-                        role: role.map(str::to_owned),
+                        role: text("role").map(str::to_owned),
+                        ticket: text("ticketId").map(str::to_owned),
                     };
                     Some((p.get("playerId")?.as_str()?.to_owned(), seat))
                 })
