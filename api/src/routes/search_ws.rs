@@ -253,6 +253,9 @@ async fn hold(
                     held.excuse(busy);
                 }
                 Some(Ok(Message::Close(_))) => return Box::pin(answer_close(&held, socket)).await,
+                Some(Err(error)) if too_big(&error) => {
+                    return Box::pin(message_too_big(&held, socket)).await
+                }
                 None | Some(Err(_)) => return Box::pin(client_left(&held)).await,
                 Some(Ok(_)) => {}
             },
@@ -373,6 +376,30 @@ async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
     }
     let reason = "server stopping: search again with the same ticket";
     send_close(&mut socket, close_code::AWAY, reason).await;
+    client_close(&mut socket).await;
+}
+
+/// Whether a read failed on a client message over
+/// [`MAX_CLIENT_MESSAGE_BYTES`].
+fn too_big(error: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    std::error::Error::source(error)
+        .and_then(|e| e.downcast_ref::<Error>())
+        .is_some_and(|e| matches!(e, Error::Capacity(_)))
+}
+
+/// The client sent a message over [`MAX_CLIENT_MESSAGE_BYTES`]: the search
+/// ends cancelled, as when the client leaves, and the socket closes with
+/// 1009 (message too big) so that the client learns why
+/// (docs/searching.md, "Closing").
+async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) {
+    client_left(held).await;
+    send_close(
+        &mut socket,
+        close_code::SIZE,
+        "message too big: 16 KiB at most",
+    )
+    .await;
     client_close(&mut socket).await;
 }
 
