@@ -81,5 +81,7 @@ async fn a_worker_whose_redis_stopped_answering_stops_within_ten_seconds() {
     }
     let took = asked.elapsed();
     assert_eq!(status.and_then(|s| s.code()), Some(0), "{status:?}");
-    assert!(took < Duration::from_secs(13), "stopped after {took:?}");
+    // docs/configuration.md: within 10 seconds (before: 10.02 s here, 11 to
+    // 12 s in a fault probe under load).
+    assert!(took < Duration::from_secs(10), "stopped after {took:?}");
 }

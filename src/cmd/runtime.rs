@@ -2,14 +2,25 @@
 
 use std::future::Future;
 use std::process::ExitCode;
+use std::time::Duration;
 
-/// Runs an async subcommand on a multi-threaded tokio runtime.
+/// How long tasks still running when a subcommand returns (a
+/// reconnection to a store that stopped answering, a blocking read) may
+/// hold the process's exit.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+/// Runs an async subcommand on a multi-threaded tokio runtime; once it
+/// returns, the process exits within [`SHUTDOWN_GRACE`].
 pub fn block_on(command: impl Future<Output = ExitCode>) -> ExitCode {
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime.block_on(command),
+        Ok(runtime) => {
+            let code = runtime.block_on(command);
+            runtime.shutdown_timeout(SHUTDOWN_GRACE);
+            code
+        }
         Err(err) => {
             super::report_error(format_args!("cannot start the async runtime: {err}"));
             ExitCode::FAILURE
