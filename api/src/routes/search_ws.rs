@@ -400,7 +400,21 @@ async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) {
         "message too big: 16 KiB at most",
     )
     .await;
-    client_close(&mut socket).await;
+    // The rest of the message lies unread: a socket closed now is reset,
+    // and a reset can discard the Close just sent. So the socket stays
+    // until the client's Close, for at most CLOSE_WAIT; after the
+    // oversized message the stream may read nothing more, and then it
+    // stays the whole CLOSE_WAIT.
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        loop {
+            match socket.recv().await {
+                Some(Ok(Message::Close(_))) => break,
+                Some(Ok(_)) => {}
+                None | Some(Err(_)) => tokio::time::sleep(CLOSE_WAIT).await,
+            }
+        }
+    })
+    .await;
 }
 
 /// The client closed the socket (or it broke): the search ends cancelled.
