@@ -156,7 +156,7 @@ pub async fn test(
     };
     let error = attempt.error.map(|e| e.to_string());
     let logged_at = Utc::now();
-    deliveries::log_sent(
+    let logged = deliveries::log_sent(
         &state.db,
         webhook_delivery::Model {
             id: delivery_id.clone(),
@@ -187,7 +187,14 @@ pub async fn test(
             response_body: attempt.response_excerpt.clone(),
         },
     )
-    .await?;
+    .await;
+    // The event was sent: its attempt is the answer also when the log
+    // cannot be written (a read-only database during a failover), or a
+    // caller retrying the refusal would send a second event
+    // (docs/webhook-events.md, `webhook.test`).
+    if let Err(error) = logged {
+        tracing::warn!(%error, delivery_id, "a webhook test was sent but its attempt could not be logged");
+    }
     Ok(Json(TestAttemptView {
         webhook_id: id,
         delivery_id,

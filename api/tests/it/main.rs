@@ -25,6 +25,7 @@ mod operator_rotation;
 mod project_webhook;
 mod query_params;
 mod ratings;
+mod read_only_test_event;
 mod recreated_mode;
 mod retention;
 mod scopes;

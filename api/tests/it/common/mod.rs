@@ -128,6 +128,11 @@ impl TestApp {
         }
     }
 
+    /// The name of the test's database.
+    pub fn database_name(&self) -> &str {
+        self._owned.name()
+    }
+
     /// Sends a raw request.
     pub async fn send(&self, req: Request<Body>) -> Answer {
         let response = self.app.clone().oneshot(req).await.unwrap();
