@@ -5,11 +5,12 @@
 //! was closed. A peer that vanished without closing it (a host failed
 //! over or cut off the network: no reset ever comes) leaves the connection
 //! open and silent, and every command on it timed out until the kernel gave
-//! up on it, many minutes later. So a command that times out also starts a
-//! new connection in the background; the commands after it take the new
-//! one as soon as it is made, and the old one closes when the last command
-//! on it ends. A Redis that is only slow (a long script) costs a new
-//! connection and nothing else.
+//! up on it, many minutes later. So a command that times out, and a
+//! `PING` of the health check that goes unanswered, start a new connection
+//! in the background; the commands after it take the new one as soon as
+//! it is made, and those still waiting on the old one fail at once. A
+//! Redis that is only slow (a long script) costs a new connection and, at
+//! worst, the commands in flight.
 //!
 //! Every connection of the stores to Redis (here, the cluster client's and
 //! the status subscription's) also sets TCP keepalive and
@@ -22,8 +23,9 @@ use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::io::tcp::{socket2::TcpKeepalive, TcpSettings};
 use redis::{Cmd, IntoConnectionInfo, Pipeline, RedisResult, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
+use tokio::sync::watch;
 
 /// Idle time before the first keepalive probe, the time between probes,
 /// and how many unanswered probes close the connection.
@@ -69,6 +71,10 @@ struct Shared {
     client: redis::Client,
     config: ConnectionManagerConfig,
     current: ArcSwap<Current>,
+    /// The generation in use: commands in flight on a replaced
+    /// connection are failed at once rather than waiting out their
+    /// timeout on it.
+    generation: watch::Sender<u64>,
     /// A replacement is being made.
     replacing: AtomicBool,
     db: i64,
@@ -80,26 +86,35 @@ struct Current {
     manager: ConnectionManager,
 }
 
+/// How often the connection in use is asked a `PING`: one that does not
+/// answer within the command timeout (at most [`HEALTH_WAIT`]) is
+/// replaced, also while no command is sent (a worker's command timeout is
+/// long, for its snapshots).
+const HEALTH_EVERY: Duration = Duration::from_secs(5);
+const HEALTH_WAIT: Duration = Duration::from_secs(5);
+
 impl NodeConn {
-    /// Connects with `config`.
+    /// Connects with `config`, and starts the connection's health check
+    /// (it stops when the last clone is dropped).
     pub(crate) async fn connect(
         client: redis::Client,
         config: ConnectionManagerConfig,
     ) -> RedisResult<Self> {
         let db = client.get_connection_info().redis_settings().db();
         let manager = ConnectionManager::new_with_config(client.clone(), config.clone()).await?;
-        Ok(Self {
-            shared: Arc::new(Shared {
-                client,
-                config,
-                current: ArcSwap::from_pointee(Current {
-                    generation: 0,
-                    manager,
-                }),
-                replacing: AtomicBool::new(false),
-                db,
+        let shared = Arc::new(Shared {
+            client,
+            config,
+            current: ArcSwap::from_pointee(Current {
+                generation: 0,
+                manager,
             }),
-        })
+            generation: watch::Sender::new(0),
+            replacing: AtomicBool::new(false),
+            db,
+        });
+        tokio::spawn(health(Arc::downgrade(&shared)));
+        Ok(Self { shared })
     }
 
     /// The connection in use, and its generation.
@@ -108,49 +123,33 @@ impl NodeConn {
         (current.generation, current.manager.clone())
     }
 
-    /// After a command on connection `generation` met `e`: a timeout
-    /// starts a replacement of that connection, unless one is under way or
-    /// it was replaced already.
-    fn after_error(&self, generation: u64, e: &redis::RedisError) {
-        if !e.is_timeout()
-            || self.shared.current.load().generation != generation
-            || self.shared.replacing.swap(true, Ordering::AcqRel)
-        {
-            return;
+    /// Runs `command` on the connection in use; a timeout starts its
+    /// replacement, and a replacement fails it at once (as timed out).
+    async fn run<T, F>(&self, command: impl FnOnce(ConnectionManager) -> F) -> RedisResult<T>
+    where
+        F: std::future::Future<Output = RedisResult<T>>,
+    {
+        let (generation, c) = self.current();
+        let mut replaced = self.shared.generation.subscribe();
+        let got = tokio::select! {
+            got = command(c) => got,
+            _ = replaced.wait_for(|g| *g != generation) => Err(timed_out()),
+        };
+        if got.as_ref().is_err_and(redis::RedisError::is_timeout) {
+            replace(&self.shared, generation);
         }
-        let shared = self.shared.clone();
-        tokio::spawn(async move {
-            let made =
-                ConnectionManager::new_with_config(shared.client.clone(), shared.config.clone())
-                    .await;
-            match made {
-                Ok(manager) => {
-                    tracing::warn!(
-                        "a Redis command timed out: its connection is replaced by a new one"
-                    );
-                    shared.current.store(Arc::new(Current {
-                        generation: generation + 1,
-                        manager,
-                    }));
-                }
-                // Redis is unreachable: the next timeout tries again.
-                Err(e) => tracing::warn!(error = %e, "a new Redis connection failed"),
-            }
-            shared.replacing.store(false, Ordering::Release);
-        });
+        got
     }
 
     /// Sends `cmd`; see [`super::conn`] for the one resend.
     pub(crate) async fn req_packed_command(&self, cmd: &Cmd) -> RedisResult<Value> {
-        let (generation, mut c) = self.current();
-        let got = match c.req_packed_command(cmd).await {
-            Err(e) if super::conn::is_broken(&e) => c.req_packed_command(cmd).await,
-            other => other,
-        };
-        if let Err(e) = &got {
-            self.after_error(generation, e);
-        }
-        got
+        self.run(|mut c| async move {
+            match c.req_packed_command(cmd).await {
+                Err(e) if super::conn::is_broken(&e) => c.req_packed_command(cmd).await,
+                other => other,
+            }
+        })
+        .await
     }
 
     /// Sends `pipeline`; see [`super::conn`] for the one resend.
@@ -160,22 +159,83 @@ impl NodeConn {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
-        let (generation, mut c) = self.current();
-        let got = match c.req_packed_commands(pipeline, offset, count).await {
-            Err(e) if super::conn::is_broken(&e) => {
-                c.req_packed_commands(pipeline, offset, count).await
+        self.run(|mut c| async move {
+            match c.req_packed_commands(pipeline, offset, count).await {
+                Err(e) if super::conn::is_broken(&e) => {
+                    c.req_packed_commands(pipeline, offset, count).await
+                }
+                other => other,
             }
-            other => other,
-        };
-        if let Err(e) = &got {
-            self.after_error(generation, e);
-        }
-        got
+        })
+        .await
     }
 
     /// The node's database index.
     pub(crate) fn get_db(&self) -> i64 {
         self.shared.db
+    }
+}
+
+/// A command's timeout, as the connection manager reports its own.
+fn timed_out() -> redis::RedisError {
+    std::io::Error::from(std::io::ErrorKind::TimedOut).into()
+}
+
+/// Starts a replacement of connection `generation` in the background,
+/// unless one is under way or it was replaced already; once made, the new
+/// connection takes the commands, and those still on the old one fail.
+fn replace(shared: &Arc<Shared>, generation: u64) {
+    if shared.current.load().generation != generation
+        || shared.replacing.swap(true, Ordering::AcqRel)
+    {
+        return;
+    }
+    let shared = shared.clone();
+    tokio::spawn(async move {
+        let made =
+            ConnectionManager::new_with_config(shared.client.clone(), shared.config.clone()).await;
+        match made {
+            Ok(manager) => {
+                tracing::warn!("a Redis connection timed out: it is replaced by a new one");
+                shared.current.store(Arc::new(Current {
+                    generation: generation + 1,
+                    manager,
+                }));
+                shared.generation.send_replace(generation + 1);
+            }
+            // Redis is unreachable: the next timeout tries again.
+            Err(e) => tracing::warn!(error = %e, "a new Redis connection failed"),
+        }
+        shared.replacing.store(false, Ordering::Release);
+    });
+}
+
+/// Asks the connection in use a `PING` every [`HEALTH_EVERY`], replacing
+/// it when the answer does not come in time.
+async fn health(shared: Weak<Shared>) {
+    let mut every = tokio::time::interval(HEALTH_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let (generation, mut manager) = {
+            let current = shared.current.load();
+            (current.generation, current.manager.clone())
+        };
+        let wait = shared
+            .config
+            .response_timeout()
+            .map_or(HEALTH_WAIT, |t| t.min(HEALTH_WAIT));
+        let ping = redis::cmd("PING");
+        let silent = match tokio::time::timeout(wait, manager.send_packed_command(&ping)).await {
+            Err(_) => true,
+            Ok(answer) => answer.is_err_and(|e| e.is_timeout()),
+        };
+        if silent {
+            replace(&shared, generation);
+        }
     }
 }
 

@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use futures::StreamExt;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -67,7 +68,13 @@ impl StatusHub {
                     .set_connection_timeout(Some(settings.connect_timeout))
                     .set_push_sender(push_tx)
                     .set_automatic_resubscription();
-                SubscriptionConn::Node(client.get_connection_manager_with_config(config).await?)
+                let conn = client
+                    .get_connection_manager_with_config(config.clone())
+                    .await?;
+                SubscriptionConn::Node {
+                    conn,
+                    remake: Box::new((client, config)),
+                }
             }
             RedisTarget::Cluster(nodes) => {
                 let client: ClusterClient = cluster_builder(nodes, settings)
@@ -173,36 +180,113 @@ fn text(value: Value) -> Result<String, redis::ParsingError> {
 
 /// The subscription connection: one node's or the cluster's.
 enum SubscriptionConn {
-    Node(ConnectionManager),
+    /// One node: the connection, and what makes another like it (the
+    /// client and its settings).
+    Node {
+        conn: ConnectionManager,
+        remake: Box<(redis::Client, ConnectionManagerConfig)>,
+    },
     Cluster(ClusterConnection),
 }
+
+/// How often the subscription's connection to one node is asked a `PING`:
+/// one that does not answer within the command timeout is replaced (see
+/// [`SubscriptionConn::replace`]).
+const HEALTH_EVERY: Duration = Duration::from_secs(5);
 
 impl SubscriptionConn {
     async fn subscribe(&mut self, channel: &str) -> RedisResult<()> {
         match self {
-            Self::Node(conn) => conn.subscribe(channel).await,
+            Self::Node { conn, .. } => conn.subscribe(channel).await,
             Self::Cluster(conn) => conn.subscribe(channel).await,
         }
     }
 
     async fn unsubscribe(&mut self, channel: &str) -> RedisResult<()> {
         match self {
-            Self::Node(conn) => conn.unsubscribe(channel).await,
+            Self::Node { conn, .. } => conn.unsubscribe(channel).await,
             Self::Cluster(conn) => conn.unsubscribe(channel).await,
         }
     }
+
+    /// Whether a connection to one node timed out on a `PING` (a cluster's
+    /// is left to the cluster client).
+    async fn silent(&mut self) -> bool {
+        match self {
+            Self::Node { conn, .. } => conn
+                .send_packed_command(&redis::cmd("PING"))
+                .await
+                .is_err_and(|e| e.is_timeout()),
+            Self::Cluster(_) => false,
+        }
+    }
+
+    /// After a timeout on one node's connection: a new connection,
+    /// subscribed to `channels`, in its place. A connection whose peer
+    /// vanished without closing it (a failover that moved Redis's
+    /// address) is never closed by the connection manager, which
+    /// reconnects only on a closed connection (docs/operations.md, "What
+    /// losing a dependency costs").
+    async fn replace(&mut self, channels: Vec<String>) -> RedisResult<()> {
+        let Self::Node { conn, remake } = self else {
+            return Ok(());
+        };
+        let (client, config) = remake.as_ref();
+        let mut fresh = ConnectionManager::new_with_config(client.clone(), config.clone()).await?;
+        if !channels.is_empty() {
+            fresh.subscribe(channels).await?;
+        }
+        *conn = fresh;
+        tracing::warn!(
+            "the status subscription's Redis connection timed out: replaced by a new one"
+        );
+        Ok(())
+    }
 }
 
-/// Runs SUBSCRIBE and UNSUBSCRIBE in the order they were asked for.
+/// The channels with local subscribers.
+fn wanted(channels: &Channels) -> Vec<String> {
+    channels
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .keys()
+        .cloned()
+        .collect()
+}
+
+/// Runs SUBSCRIBE and UNSUBSCRIBE in the order they were asked for, and
+/// checks between them that a node's connection answers.
 async fn run_commands(
     mut command_rx: mpsc::UnboundedReceiver<Command>,
     mut conn: SubscriptionConn,
     channels: Channels,
 ) {
-    while let Some(command) = command_rx.recv().await {
+    let mut health = tokio::time::interval(HEALTH_EVERY);
+    health.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let command = tokio::select! {
+            command = command_rx.recv() => command,
+            _ = health.tick() => {
+                if conn.silent().await {
+                    if let Err(error) = conn.replace(wanted(&channels)).await {
+                        tracing::warn!(%error, "a new status subscription connection failed");
+                    }
+                }
+                continue;
+            }
+        };
+        let Some(command) = command else {
+            break;
+        };
         match command {
             Command::Subscribe(channel, done) => {
-                let _ = done.send(conn.subscribe(&channel).await);
+                let mut got = conn.subscribe(&channel).await;
+                if got.as_ref().is_err_and(redis::RedisError::is_timeout) {
+                    // The channel is among those wanted: the new
+                    // connection subscribes to it.
+                    got = conn.replace(wanted(&channels)).await;
+                }
+                let _ = done.send(got);
             }
             Command::Unsubscribe(channel) => {
                 let wanted = channels
