@@ -5,41 +5,99 @@
 //! and was refused `503` until the kernel gave up on it, many minutes
 //! later, although a new connection would have reached Redis at once.
 
+use crate::fault_proxy::FaultProxy;
 use crate::harness::solo;
-use crate::outages::{app_within, database, redis_through_proxy, send, studio};
+use crate::outages::{app_within, database, redis_through_proxy, send, studio, Got};
 use axum::http::{Method, StatusCode};
+use axum::Router;
+use matchplane_store::test_support::TestDatabase;
 use std::time::{Duration, Instant};
+
+/// An app whose Redis is reached through a proxy the test strands, with a
+/// studio's project, key and `duel` mode; Redis commands wait 1 s for their
+/// answer (the app's setting). Its keys are deleted when dropped.
+struct Stranding {
+    proxy: FaultProxy,
+    app: Router,
+    tickets: String,
+    key: String,
+    prefix: String,
+    _database: TestDatabase,
+}
+
+impl Stranding {
+    async fn new() -> Self {
+        let (proxy, via) = redis_through_proxy().await;
+        let prefix = format!("mpt_{}", ulid::Ulid::new());
+        let (db_url, database) = database(None).await;
+        let app = app_within(&db_url, &via, &prefix, Duration::from_secs(10)).await;
+        let (project, key) = studio(&app).await;
+        Self {
+            proxy,
+            app,
+            tickets: format!("/v1/projects/{project}/tickets"),
+            key,
+            prefix,
+            _database: database,
+        }
+    }
+
+    /// Creates a ticket for `player`.
+    async fn ticket(&self, player: &str) -> Got {
+        let body = Some(solo("duel", player));
+        send(
+            &self.app,
+            Method::POST,
+            &self.tickets,
+            Some(&self.key),
+            body,
+        )
+        .await
+    }
+
+    /// Creates a ticket for `player`, trying again until it is made (at
+    /// most 8 s); its token.
+    async fn token_of(&self, player: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let made = self.ticket(player).await;
+            if made.status == StatusCode::CREATED {
+                return made.body["token"].as_str().unwrap().to_owned();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(8),
+                "no ticket: {}",
+                made.body
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+}
+
+impl Drop for Stranding {
+    fn drop(&mut self) {
+        let _ = matchplane_store::pool::redis::delete_prefix_blocking(
+            &crate::harness::redis_url(),
+            &self.prefix,
+        );
+    }
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_redis_connection_is_replaced_after_a_timeout() {
-    let (proxy, via) = redis_through_proxy().await;
-    let prefix = format!("mpt_{}", ulid::Ulid::new());
-    let (db_url, _database) = database(None).await;
-    // Redis commands wait 1 s for their answer (the app's setting).
-    let app = app_within(&db_url, &via, &prefix, Duration::from_secs(10)).await;
-    let (project, key) = studio(&app).await;
-    let tickets = format!("/v1/projects/{project}/tickets");
-    let ticket = |player: &str| {
-        send(
-            &app,
-            Method::POST,
-            &tickets,
-            Some(&key),
-            Some(solo("duel", player)),
-        )
-    };
-    let made = ticket("a").await;
+    let t = Stranding::new().await;
+    let made = t.ticket("a").await;
     assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
 
     // The connection in use goes silent for good; new ones reach Redis.
-    proxy.strand();
-    let cut = ticket("b").await;
+    t.proxy.strand();
+    let cut = t.ticket("b").await;
     assert_eq!(cut.status, StatusCode::SERVICE_UNAVAILABLE, "{}", cut.body);
 
     let stranded = Instant::now();
     let mut answers = Vec::new();
     loop {
-        let got = ticket(&format!("p{}", answers.len())).await;
+        let got = t.ticket(&format!("p{}", answers.len())).await;
         answers.push(got.status);
         if got.status == StatusCode::CREATED {
             break;
@@ -50,10 +108,6 @@ async fn a_silent_redis_connection_is_replaced_after_a_timeout() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let _ = matchplane_store::pool::redis::delete_prefix_blocking(
-        &crate::harness::redis_url(),
-        &prefix,
-    );
 }
 
 /// The status subscription's connection is replaced as well: after a
@@ -63,41 +117,11 @@ async fn a_silent_redis_connection_is_replaced_after_a_timeout() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websocket_starts_recover_after_a_strand() {
     use futures::StreamExt;
-    let (proxy, via) = redis_through_proxy().await;
-    let prefix = format!("mpt_{}", ulid::Ulid::new());
-    let (db_url, _database) = database(None).await;
-    let app = app_within(&db_url, &via, &prefix, Duration::from_secs(10)).await;
-    let (project, key) = studio(&app).await;
+    let t = Stranding::new().await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let served = app.clone();
+    let served = t.app.clone();
     tokio::spawn(async move { axum::serve(listener, served).await });
-    let tickets = format!("/v1/projects/{project}/tickets");
-    let token_of = |player: String| {
-        let (app, tickets, key) = (app.clone(), tickets.clone(), key.clone());
-        async move {
-            let started = Instant::now();
-            loop {
-                let made = send(
-                    &app,
-                    Method::POST,
-                    &tickets,
-                    Some(&key),
-                    Some(solo("duel", &player)),
-                )
-                .await;
-                if made.status == StatusCode::CREATED {
-                    return made.body["token"].as_str().unwrap().to_owned();
-                }
-                assert!(
-                    started.elapsed() < Duration::from_secs(8),
-                    "no ticket: {}",
-                    made.body
-                );
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-        }
-    };
     let search = |token: String| async move {
         let url = format!("ws://{addr}/v1/search?ticket={token}");
         let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
@@ -110,20 +134,16 @@ async fn websocket_starts_recover_after_a_strand() {
         socket
     };
     // The subscription's connection exists before the strand.
-    let _a = search(token_of("a".into()).await).await;
+    let _a = search(t.token_of("a").await).await;
 
-    proxy.strand();
-    let token = token_of("b".into()).await;
+    t.proxy.strand();
+    let token = t.token_of("b").await;
     let stranded = Instant::now();
     let _b = search(token).await;
     assert!(
         stranded.elapsed() < Duration::from_secs(9),
         "the start took {:?}",
         stranded.elapsed()
-    );
-    let _ = matchplane_store::pool::redis::delete_prefix_blocking(
-        &crate::harness::redis_url(),
-        &prefix,
     );
 }
 
@@ -133,35 +153,12 @@ async fn websocket_starts_recover_after_a_strand() {
 /// was refused `503`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_redis_connection_is_replaced_while_no_request_waits() {
-    let (proxy, via) = redis_through_proxy().await;
-    let prefix = format!("mpt_{}", ulid::Ulid::new());
-    let (db_url, _database) = database(None).await;
-    let app = app_within(&db_url, &via, &prefix, Duration::from_secs(10)).await;
-    let (project, key) = studio(&app).await;
-    let tickets = format!("/v1/projects/{project}/tickets");
-    let made = send(
-        &app,
-        Method::POST,
-        &tickets,
-        Some(&key),
-        Some(solo("duel", "a")),
-    )
-    .await;
+    let t = Stranding::new().await;
+    let made = t.ticket("a").await;
     assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
-    proxy.strand();
+    t.proxy.strand();
     // A check every 5 s, answered within the command timeout (1 s here).
     tokio::time::sleep(Duration::from_millis(7500)).await;
-    let after = send(
-        &app,
-        Method::POST,
-        &tickets,
-        Some(&key),
-        Some(solo("duel", "b")),
-    )
-    .await;
+    let after = t.ticket("b").await;
     assert_eq!(after.status, StatusCode::CREATED, "{}", after.body);
-    let _ = matchplane_store::pool::redis::delete_prefix_blocking(
-        &crate::harness::redis_url(),
-        &prefix,
-    );
 }
