@@ -6,7 +6,9 @@
 //! bytes held for good, new connections relayed: a database that failed
 //! over to another host, its old connections' peer gone without a word)
 //! or to **drop** (every connection closed and the port no longer
-//! listening: a stopped server).
+//! listening: a stopped server). It can also **mute** the connections it
+//! has: their requests still reach the server, whose answers are lost (a
+//! network cut just after the request went out).
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,6 +25,8 @@ pub struct FaultProxy {
     mode: Arc<AtomicU8>,
     /// Connections numbered below this are stranded.
     stranded: Arc<AtomicU64>,
+    /// Connections numbered below this are muted.
+    muted: Arc<AtomicU64>,
     /// How many connections were accepted.
     accepted: Arc<AtomicU64>,
     tasks: Arc<Mutex<Vec<JoinHandle<()>>>>,
@@ -56,12 +60,14 @@ impl FaultProxy {
         let mode = Arc::new(AtomicU8::new(RELAY));
         let tasks: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
         let stranded = Arc::new(AtomicU64::new(0));
+        let muted = Arc::new(AtomicU64::new(0));
         let accepted = Arc::new(AtomicU64::new(0));
-        let (m, t, s, a) = (
+        let (m, t, s, a, u) = (
             mode.clone(),
             tasks.clone(),
             stranded.clone(),
             accepted.clone(),
+            muted.clone(),
         );
         let acceptor = tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
@@ -70,6 +76,7 @@ impl FaultProxy {
                 let (m, t2, upstream) = (m.clone(), t.clone(), upstream.clone());
                 let held = Held {
                     stranded: s.clone(),
+                    muted: u.clone(),
                     number: a.fetch_add(1, Ordering::SeqCst),
                 };
                 let relay = tokio::spawn(async move {
@@ -93,6 +100,7 @@ impl FaultProxy {
             port,
             mode,
             stranded,
+            muted,
             accepted,
             tasks,
             acceptor,
@@ -105,6 +113,15 @@ impl FaultProxy {
     #[allow(dead_code)] // not every test binary that includes this file strands
     pub fn strand(&self) {
         self.stranded
+            .store(self.accepted.load(Ordering::SeqCst), Ordering::SeqCst);
+    }
+
+    /// Mutes the connections made so far: what their clients send still
+    /// reaches the server, whose answers are dropped; new connections are
+    /// relayed.
+    #[allow(dead_code)] // not every test binary that includes this file mutes
+    pub fn mute(&self) {
+        self.muted
             .store(self.accepted.load(Ordering::SeqCst), Ordering::SeqCst);
     }
 
@@ -139,10 +156,15 @@ impl Drop for FaultProxy {
 #[derive(Clone)]
 struct Held {
     stranded: Arc<AtomicU64>,
+    muted: Arc<AtomicU64>,
     number: u64,
 }
 
 impl Held {
+    fn is_muted(&self) -> bool {
+        self.number < self.muted.load(Ordering::SeqCst)
+    }
+
     fn is_stranded(&self) -> bool {
         self.number < self.stranded.load(Ordering::SeqCst)
     }
@@ -189,6 +211,9 @@ async fn pump(
         }
         if held.is_stranded() {
             break;
+        }
+        if side == Side::Server && held.is_muted() {
+            continue;
         }
         if to.write_all(&buf[..n]).await.is_err() {
             return;

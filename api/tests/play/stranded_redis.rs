@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 struct Stranding {
     proxy: FaultProxy,
     app: Router,
+    project: String,
     tickets: String,
     key: String,
     prefix: String,
@@ -36,6 +37,7 @@ impl Stranding {
             proxy,
             app,
             tickets: format!("/v1/projects/{project}/tickets"),
+            project,
             key,
             prefix,
             _database: database,
@@ -53,6 +55,15 @@ impl Stranding {
             body,
         )
         .await
+    }
+
+    /// Serves the app on a free port; its address.
+    async fn serve(&self) -> std::net::SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let served = self.app.clone();
+        tokio::spawn(async move { axum::serve(listener, served).await });
+        addr
     }
 
     /// Creates a ticket for `player`, trying again until it is made (at
@@ -74,6 +85,24 @@ impl Stranding {
     }
 }
 
+/// A WebSocket search with `token` on the app at `addr`, once it says
+/// `searching` (at most 5 s).
+async fn search(
+    addr: std::net::SocketAddr,
+    token: String,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+    use futures::StreamExt;
+    let url = format!("ws://{addr}/v1/search?ticket={token}");
+    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(5), socket.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(first.to_string().contains("searching"), "{first}");
+    socket
+}
+
 impl Drop for Stranding {
     fn drop(&mut self) {
         let _ = matchplane_store::pool::redis::delete_prefix_blocking(
@@ -81,6 +110,59 @@ impl Drop for Stranding {
             &self.prefix,
         );
     }
+}
+
+/// A ticket whose writes Redis ran but whose answer was lost (`503`) is
+/// deleted again once Redis answers: it stops counting among the project's
+/// pending tickets, toward `maxPendingTickets` (before, it counted until
+/// its TTL ran out, ten minutes here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_whose_answer_was_lost_stops_counting_as_pending() {
+    let t = Stranding::new().await;
+    let made = t.ticket("a").await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    let kept = made.body["ticketId"].as_str().unwrap().to_owned();
+
+    // The next generation reaches Redis; its answer does not come back.
+    t.proxy.mute();
+    let lost = t.ticket("b").await;
+    assert_eq!(
+        lost.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        lost.body
+    );
+
+    let client = redis::Client::open(crate::harness::redis_url()).unwrap();
+    let mut redis = client.get_multiplexed_async_connection().await.unwrap();
+    let pending_key = format!("{}:{{{}}}:pending", t.prefix, t.project);
+    let records = format!("{}:ticket:{}:*", t.prefix, t.project);
+    let started = Instant::now();
+    loop {
+        let pending: Vec<String> = redis::cmd("ZRANGE")
+            .arg(&pending_key)
+            .arg(0)
+            .arg(-1)
+            .query_async(&mut redis)
+            .await
+            .unwrap();
+        let stored: Vec<String> = redis::cmd("KEYS")
+            .arg(&records)
+            .query_async(&mut redis)
+            .await
+            .unwrap();
+        if pending == [kept.clone()] && stored.len() == 1 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the lost ticket is still kept: pending {pending:?}, records {stored:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // The player's retry makes a ticket of its own.
+    let retried = t.ticket("b").await;
+    assert_eq!(retried.status, StatusCode::CREATED, "{}", retried.body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -116,30 +198,15 @@ async fn a_silent_redis_connection_is_replaced_after_a_timeout() {
 /// deadline, `503`, until the API restarted).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn websocket_starts_recover_after_a_strand() {
-    use futures::StreamExt;
     let t = Stranding::new().await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let served = t.app.clone();
-    tokio::spawn(async move { axum::serve(listener, served).await });
-    let search = |token: String| async move {
-        let url = format!("ws://{addr}/v1/search?ticket={token}");
-        let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-        let first = tokio::time::timeout(Duration::from_secs(5), socket.next())
-            .await
-            .unwrap()
-            .unwrap()
-            .unwrap();
-        assert!(first.to_string().contains("searching"), "{first}");
-        socket
-    };
+    let addr = t.serve().await;
     // The subscription's connection exists before the strand.
-    let _a = search(t.token_of("a").await).await;
+    let _a = search(addr, t.token_of("a").await).await;
 
     t.proxy.strand();
     let token = t.token_of("b").await;
     let stranded = Instant::now();
-    let _b = search(token).await;
+    let _b = search(addr, token).await;
     assert!(
         stranded.elapsed() < Duration::from_secs(9),
         "the start took {:?}",

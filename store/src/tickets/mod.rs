@@ -47,6 +47,7 @@ mod status;
 mod tests;
 #[cfg(test)]
 mod tests_start;
+mod void;
 
 use crate::pool::PoolError;
 use matchplane_matchmaker::search::SearchEntry;
@@ -196,8 +197,11 @@ pub trait TicketStore: Send + Sync {
     /// Stores `ticket` (at `now`, Unix seconds) unless its player has a live
     /// search in its mode, or its project holds `max_pending` pending
     /// tickets already (`None`: no limit); one Redis round trip (two when
-    /// refused), on one node shared with the generations in flight. The player check is advisory: a search started meanwhile
-    /// is still refused by the pool's add step.
+    /// refused), on one node shared with the generations in flight. The
+    /// player check is advisory: a search started meanwhile is still
+    /// refused by the pool's add step. After a store error the ticket may
+    /// have been written all the same: the Redis store deletes it again in
+    /// the background once Redis answers (`void.rs`).
     async fn create_within(
         &self,
         ticket: &Ticket,

@@ -41,6 +41,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::batch::{Batches, Generation, TicketWrite, Written};
+use super::void::{Void, Voids};
 use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketStart, TicketStore};
 use crate::pool::redis::keys::{
     party_key, party_members_key, pending_key, players_key, readiness_key, started_key, ticket_key,
@@ -104,6 +105,8 @@ pub struct RedisTicketStore {
     upkeep: Arc<Upkeep>,
     /// Generations waiting for their batch (one node only; see `batch`).
     batches: Batches,
+    /// Tickets whose generation failed, to delete (see `void`).
+    voids: Voids,
 }
 
 impl RedisTicketStore {
@@ -113,6 +116,7 @@ impl RedisTicketStore {
             pool,
             upkeep: Arc::default(),
             batches: Batches::default(),
+            voids: Voids::default(),
         }
     }
 
@@ -150,11 +154,9 @@ impl RedisTicketStore {
         let (live, count) = pipe.query_async(&mut self.pool.conn()).await?;
         Ok(Written { live, count })
     }
-}
 
-#[async_trait]
-impl TicketStore for RedisTicketStore {
-    async fn create_within(
+    /// [`TicketStore::create_within`]'s writes and checks.
+    async fn write_ticket(
         &self,
         ticket: &Ticket,
         now: f64,
@@ -222,6 +224,33 @@ impl TicketStore for RedisTicketStore {
             .await
             .map_err(PoolError::from)?;
         Err(refusal)
+    }
+}
+
+#[async_trait]
+impl TicketStore for RedisTicketStore {
+    async fn create_within(
+        &self,
+        ticket: &Ticket,
+        now: f64,
+        max_pending: Option<u64>,
+    ) -> Result<(), CreateTicketError> {
+        let created = self.write_ticket(ticket, now, max_pending).await;
+        if let Err(CreateTicketError::Store(_)) = &created {
+            // Redis may have run the writes whose answer failed: the ticket
+            // is unusable (its token is never given out) but would count
+            // as pending until it expired (see `void`).
+            self.voids.push(
+                &self.pool,
+                Void {
+                    record_key: self.ticket_key(&ticket.project_id, &ticket.ticket_id),
+                    pending_key: pending_key(self.pool.prefix(), &ticket.project_id),
+                    ticket_id: ticket.ticket_id.clone(),
+                    expires_at: ticket.expires_at,
+                },
+            );
+        }
+        created
     }
 
     async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError> {
