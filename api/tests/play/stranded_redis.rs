@@ -229,3 +229,44 @@ async fn a_silent_redis_connection_is_replaced_while_no_request_waits() {
     let after = t.ticket("b").await;
     assert_eq!(after.status, StatusCode::CREATED, "{}", after.body);
 }
+
+/// `/readyz` says ready only once the status subscription's connection
+/// answers: then a WebSocket search starts at once. Before, the instance
+/// was ready as soon as its command connection was replaced, while a
+/// search's start still waited on the silent subscription (its command
+/// timeout, 1 s here, then a new connection).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readiness_waits_for_the_status_subscription() {
+    let t = Stranding::new().await;
+    let addr = t.serve().await;
+    // The subscription's connection exists (and was just checked).
+    let _a = search(addr, t.token_of("a").await).await;
+
+    t.proxy.strand();
+    // A request times out on the silent command connection, which is
+    // replaced at once; the subscription's next own check is 5 s away.
+    let cut = t.ticket("b").await;
+    assert_eq!(cut.status, StatusCode::SERVICE_UNAVAILABLE, "{}", cut.body);
+    let stranded = Instant::now();
+    let mut answers = Vec::new();
+    loop {
+        let ready = send(&t.app, Method::GET, "/readyz", None, None).await;
+        answers.push(ready.status);
+        if ready.status == StatusCode::OK {
+            break;
+        }
+        assert!(
+            stranded.elapsed() < Duration::from_secs(8),
+            "not ready 8 s after the strand: {answers:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let token = t.token_of("c").await;
+    let ready = Instant::now();
+    let _c = search(addr, token).await;
+    assert!(
+        ready.elapsed() < Duration::from_millis(700),
+        "ready, yet the search took {:?} to start (readiness answers {answers:?})",
+        ready.elapsed()
+    );
+}

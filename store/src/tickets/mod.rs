@@ -275,7 +275,8 @@ pub trait TicketStore: Send + Sync {
     /// Checks the backend serves data commands (readiness): on Redis one
     /// read under the prefix, which fails wherever a ticket's commands
     /// would (a Redis Cluster that is down included, see
-    /// docs/operations.md, 'Readiness').
+    /// docs/operations.md, 'Readiness'), and the status subscription's
+    /// connection once a WebSocket search opened it.
     async fn ping(&self) -> Result<(), PoolError>;
 
     /// Where tickets and pools live, for readiness: `redis`, or

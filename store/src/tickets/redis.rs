@@ -350,13 +350,18 @@ impl TicketStore for RedisTicketStore {
 
     /// One read of `P:ready` (`EXISTS`, see `keys::readiness_key`), not a
     /// `PING`: it fails wherever a ticket's commands would, a Redis Cluster
-    /// that is down (`CLUSTERDOWN`) included.
+    /// that is down (`CLUSTERDOWN`) included. Beside it, once a WebSocket
+    /// search opened it, the status subscription's connection must answer
+    /// a `PING`: a search could not start without it.
     async fn ping(&self) -> Result<(), PoolError> {
-        let _: i64 = redis::cmd("EXISTS")
-            .arg(readiness_key(self.pool.prefix()))
-            .query_async(&mut self.pool.conn())
-            .await?;
-        Ok(())
+        let exists = async {
+            let _: i64 = redis::cmd("EXISTS")
+                .arg(readiness_key(self.pool.prefix()))
+                .query_async(&mut self.pool.conn())
+                .await?;
+            Ok(())
+        };
+        tokio::try_join!(exists, self.pool.status_ready()).map(drop)
     }
 
     fn live_store(&self) -> &'static str {

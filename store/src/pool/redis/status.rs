@@ -40,6 +40,8 @@ type Channels = Arc<Mutex<HashMap<String, broadcast::Sender<String>>>>;
 enum Command {
     Subscribe(String, oneshot::Sender<RedisResult<()>>),
     Unsubscribe(String),
+    /// A readiness check: the connection's answer to a `PING`.
+    Check(oneshot::Sender<RedisResult<()>>),
 }
 
 /// The process's subscription connection and its local subscribers.
@@ -126,6 +128,23 @@ impl StatusHub {
     }
 }
 
+impl StatusHub {
+    /// Whether the subscription's connection answers a `PING` now (one
+    /// node; a cluster's connection is left to the cluster client). A
+    /// connection that times out is replaced right after, so a later check
+    /// passes once the new one is subscribed. The readiness probe asks it,
+    /// so an instance whose WebSocket searches could not start is not
+    /// ready.
+    pub async fn check(&self) -> Result<(), PoolError> {
+        let (done_tx, done_rx) = oneshot::channel();
+        self.commands
+            .send(Command::Check(done_tx))
+            .map_err(|_| hub_gone())?;
+        done_rx.await.map_err(|_| hub_gone())??;
+        Ok(())
+    }
+}
+
 fn hub_gone() -> PoolError {
     PoolError::Unavailable("the status subscription task stopped")
 }
@@ -209,15 +228,15 @@ impl SubscriptionConn {
         }
     }
 
-    /// Whether a connection to one node timed out on a `PING` (a cluster's
-    /// is left to the cluster client).
-    async fn silent(&mut self) -> bool {
+    /// A connection to one node's answer to a `PING` (a cluster's is left
+    /// to the cluster client: `Ok`).
+    async fn ping(&mut self) -> RedisResult<()> {
         match self {
             Self::Node { conn, .. } => conn
                 .send_packed_command(&redis::cmd("PING"))
                 .await
-                .is_err_and(|e| e.is_timeout()),
-            Self::Cluster(_) => false,
+                .map(drop),
+            Self::Cluster(_) => Ok(()),
         }
     }
 
@@ -267,11 +286,8 @@ async fn run_commands(
         let command = tokio::select! {
             command = command_rx.recv() => command,
             _ = health.tick() => {
-                if conn.silent().await {
-                    if let Err(error) = conn.replace(wanted(&channels)).await {
-                        tracing::warn!(%error, "a new status subscription connection failed");
-                    }
-                }
+                let silent = is_timeout(&conn.ping().await);
+                replace_if(silent, &mut conn, &channels).await;
                 continue;
             }
         };
@@ -288,6 +304,12 @@ async fn run_commands(
                 }
                 let _ = done.send(got);
             }
+            Command::Check(done) => {
+                let answer = conn.ping().await;
+                let silent = is_timeout(&answer);
+                let _ = done.send(answer);
+                replace_if(silent, &mut conn, &channels).await;
+            }
             Command::Unsubscribe(channel) => {
                 let wanted = channels
                     .lock()
@@ -299,6 +321,30 @@ async fn run_commands(
                     }
                 }
             }
+        }
+    }
+}
+
+fn is_timeout(answer: &RedisResult<()>) -> bool {
+    answer.as_ref().is_err_and(redis::RedisError::is_timeout)
+}
+
+/// Replaces the connection when it was found `silent` (a `PING` timed out).
+async fn replace_if(silent: bool, conn: &mut SubscriptionConn, channels: &Channels) {
+    if silent {
+        if let Err(error) = conn.replace(wanted(channels)).await {
+            tracing::warn!(%error, "a new status subscription connection failed");
+        }
+    }
+}
+
+impl RedisPoolStore {
+    /// The status subscription's readiness ([`StatusHub::check`]); `Ok`
+    /// while no WebSocket search of this process has opened it.
+    pub(crate) async fn status_ready(&self) -> Result<(), PoolError> {
+        match self.inner.status.get() {
+            Some(hub) => hub.check().await,
+            None => Ok(()),
         }
     }
 }
