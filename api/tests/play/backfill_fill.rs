@@ -519,3 +519,59 @@ async fn a_roster_that_moves_a_player_to_another_team_moves_it_in_the_views(pool
     assert_eq!(own_teams[other as usize], ["ana"], "{own}");
     worker.stop().await;
 }
+
+on_both_pools!(an_emptied_match_is_filled_at_its_own_level);
+
+/// A request whose roster holds nobody (`"teams": []`: everyone left) in
+/// an MMR mode is measured by the mean MMR of the players the match was
+/// made with (docs/backfill.md, "Who fits"): a player far from it waits,
+/// one near it is seated. Before, an empty roster had no mean and the
+/// request took a player of any MMR.
+async fn an_emptied_match_is_filled_at_its_own_level(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    t.mode(
+        &p,
+        &key,
+        json!({"name": "duel", "enabled": true, "matchShape": [1, 1],
+            "matchmakingCycleDurationSeconds": 0.5,
+            "algorithm": {"type": "mmr", "minMmr": 0, "maxMmr": 3000,
+                "baseTolerance": 5, "expansionMultiplier": 1.1, "maxTolerance": 10},
+            "backfill": {"enabled": true, "ttlSeconds": 120}}),
+    )
+    .await;
+    let ticket = |player: &str, mmr: f64| json!({"gameMode": "duel", "playerId": player, "attributes": {"mmr": mmr}});
+    let (ana, ana_token) = t.ticket_ok(&p, &key, ticket("ana", 1500.0)).await;
+    let (bo, bo_token) = t.ticket_ok(&p, &key, ticket("bo", 1520.0)).await;
+    for token in [&ana_token, &bo_token] {
+        assert_eq!(t.rest_search(token).await.status, StatusCode::ACCEPTED);
+    }
+    let ana_view: Value = serde_json::from_str(&matched(&t, &ana, &ana_token).await).unwrap();
+    matched(&t, &bo, &bo_token).await;
+    let match_id = ana_view["match"]["matchId"].as_str().unwrap().to_owned();
+    let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
+    let opened = t
+        .call(Method::POST, &base, Some(&key), Some(json!({"teams": []})))
+        .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+
+    // 1 390 from the match's mean: beyond any range the mode reaches.
+    let (far, far_token) = t.ticket_ok(&p, &key, ticket("far", 2900.0)).await;
+    searches_on(&t, &far, &far_token).await;
+    let (near, near_token) = t.ticket_ok(&p, &key, ticket("near", 1490.0)).await;
+    assert_eq!(
+        t.rest_search(&near_token).await.status,
+        StatusCode::ACCEPTED
+    );
+    let near_view = matched(&t, &near, &near_token).await;
+    assert!(near_view.contains(&match_id), "{near_view}");
+    let (_, far_view) = get(
+        &t,
+        &format!("/v1/searches/{far}"),
+        &format!("Ticket {far_token}"),
+    )
+    .await;
+    assert!(far_view.contains(r#""status":"searching""#), "{far_view}");
+    worker.stop().await;
+}

@@ -91,6 +91,19 @@ pub struct RosterSeats {
     pub mean_mmr: Option<f64>,
 }
 
+impl RosterSeats {
+    /// The mean a request's newcomers are measured against: the roster's,
+    /// or where nobody on it has an MMR (everyone left: `"teams": []`),
+    /// the mean of `made`, the MMRs of the players the match was made
+    /// with, so that an emptied match keeps its level (docs/backfill.md,
+    /// "Who fits").
+    #[must_use]
+    pub fn or_made_mean(mut self, made: &[f64]) -> Self {
+        self.mean_mmr = self.mean_mmr.or_else(|| crate::mean::mean(made));
+        self
+    }
+}
+
 /// Checks `roster` against the match's team sizes `caps`: every team index
 /// known and listed once, no team over its size, no player twice, and in
 /// an MMR mode (`mmr_required`) an MMR for every player that `known_mmr`
@@ -415,5 +428,9 @@ mod tests {
         let errors = check_roster(&[2, 2], &r, true, |_| None).unwrap_err();
         assert_eq!(errors[0].field, "teams[0].players[1].mmr");
         assert!(check_roster(&[2, 2], &r, false, |_| None).is_ok());
+        // Nobody left: the match's own level, not any MMR.
+        let empty = check_roster(&[2, 2], &roster(&[]), true, known).unwrap();
+        assert_eq!(empty.mean_mmr, None);
+        assert_eq!(empty.or_made_mean(&[1400.0, 1600.0]).mean_mmr, Some(1500.0));
     }
 }

@@ -322,9 +322,11 @@ fn seats_of(ctx: &Context, roster: Roster) -> Result<(Roster, Open), Vec<FieldEr
     let players = match_players(&ctx.row);
     let mmr_required = matches!(ctx.config.algorithm, Algorithm::Mmr { .. });
     let caps = caps(&ctx.config, &ctx.row);
+    let made: Vec<f64> = players.iter().filter_map(|p| p.1).collect();
     let seats = check_roster(&caps, &roster, mmr_required, |id| {
         players.iter().find(|p| p.0 == id).and_then(|p| p.1)
-    });
+    })
+    .map(|seats| seats.or_made_mean(&made));
     // A given MMR outside the mode's range is refused as a ticket's
     // (`MMR_OUT_OF_RANGE`): no candidate could ever fit such a roster.
     let mut mmr_errors = Vec::new();
