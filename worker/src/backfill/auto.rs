@@ -27,18 +27,20 @@ pub fn auto_id(config: &ModeConfig, proposed: &ProposedMatch) -> Option<String> 
 
 /// The live view of the automatic backfill `backfill_id` of the match
 /// `body`: its empty seats (`seatsOpen`), its players' mean MMR and pings,
-/// open from the match's `createdAt` for `ttl_seconds`; in a role queue
+/// open from `opened` (when the match was made: its `createdAt`, or for a
+/// proposal its `madeAt`) for `ttl_seconds`; in a role queue
 /// (`composition`), the role seats its players and bots leave open.
 /// Computed from the match's record alone, so the claim's worker and an
 /// outbox consumer re-creating it get the same view.
 pub(crate) fn auto_view(
     body: &MatchMade,
     backfill_id: &str,
+    opened: DateTime<Utc>,
     (ttl_seconds, composition): (u32, Option<&Composition>),
 ) -> OpenBackfill {
     let players = || body.teams.iter().flat_map(|t| t.players.iter());
     let mmrs: Vec<f64> = players().filter_map(|p| p.mmr).collect();
-    let opened_at = body.created_at.timestamp_micros() as f64 / 1e6;
+    let opened_at = opened.timestamp_micros() as f64 / 1e6;
     OpenBackfill {
         backfill_id: backfill_id.into(),
         match_id: body.match_id.as_str().into(),
@@ -122,6 +124,7 @@ pub async fn open_auto(
     let view = auto_view(
         &body,
         id,
+        body.created_at,
         (block.ttl_seconds, config.config.composition.as_ref()),
     );
     pool.open_backfill(mode, &view).await?;
@@ -137,9 +140,12 @@ pub(crate) struct AutoBackfill {
     pub(crate) reopen: Option<OpenBackfill>,
 }
 
-/// The automatic backfill of the match `body`, if it names one. Its expiry
-/// is the pool store's if the store has it, else the match's `createdAt`
-/// plus the `ttlSeconds` of the mode's version the match was made under;
+/// The automatic backfill of the match `body`, recorded at `now`, if it
+/// names one: as the pool store has it (opened by the claim's worker), or
+/// else dated from when the match was made, the match's `createdAt` or,
+/// where the mode's version the match was made under had acceptance (the
+/// match was a proposal, recorded once the last player accepted), `now`,
+/// the proposal's `madeAt`, and expiring the version's `ttlSeconds` after;
 /// an expired one is not opened again.
 ///
 /// # Errors
@@ -154,13 +160,27 @@ pub(crate) async fn prepare_auto(
     let Some(id) = &body.backfill_id else {
         return Ok(None);
     };
-    let (expires_at, open_roles, reopen) = match pool.backfill(mode, id).await? {
-        Some(live) => (live.backfill.expires_at, live.backfill.open_roles, None),
+    let at = |secs: f64| DateTime::from_timestamp_micros((secs * 1e6) as i64);
+    let (opened, expires_at, open_roles, reopen) = match pool.backfill(mode, id).await? {
+        Some(live) => {
+            let view = live.backfill;
+            // To the millisecond, as a match's `createdAt` is kept.
+            let opened = DateTime::from_timestamp_millis((view.opened_at * 1e3).round() as i64)
+                .unwrap_or(body.created_at);
+            (opened, view.expires_at, view.open_roles, None)
+        }
         None => {
-            let (ttl, composition) = auto_settings(db, mode, body.game_mode_version).await?;
-            let view = auto_view(body, id, (ttl, composition.as_ref()));
+            let settings = auto_settings(db, mode, body.game_mode_version).await?;
+            let opened = if settings.proposed {
+                now
+            } else {
+                body.created_at
+            };
+            let composition = settings.composition.as_ref();
+            let view = auto_view(body, id, opened, (settings.ttl_seconds, composition));
             let now_secs = now.timestamp_micros() as f64 / 1e6;
             (
+                opened,
                 view.expires_at,
                 view.open_roles.clone(),
                 (now_secs < view.expires_at).then_some(view),
@@ -170,8 +190,7 @@ pub(crate) async fn prepare_auto(
     // Fills recorded after the match write theirs (docs/rules.md,
     // "Backfill by role").
     let open_roles_json = (!open_roles.is_empty()).then(|| serde_json::json!(open_roles));
-    let expires_at =
-        DateTime::from_timestamp_micros((expires_at * 1e6) as i64).unwrap_or(body.created_at);
+    let expires_at = at(expires_at).unwrap_or(body.created_at);
     let roster: Vec<serde_json::Value> = body
         .teams
         .iter()
@@ -197,21 +216,29 @@ pub(crate) async fn prepare_auto(
         fills: 0,
         seats_filled: 0,
         revision: 1,
-        created_at: body.created_at,
+        created_at: opened,
         updated_at: now,
         expires_at,
     };
     Ok(Some(AutoBackfill { row, reopen }))
 }
 
-/// `backfill.ttlSeconds` and `composition` of `mode` at `version` (the
-/// current version's when that one is gone; the default TTL when neither
-/// has a block).
+/// What an automatic backfill reads of a mode's version.
+struct AutoSettings {
+    /// `backfill.ttlSeconds` (the default when there is no block).
+    ttl_seconds: u32,
+    composition: Option<Composition>,
+    /// Whether the version has acceptance: its matches were proposals.
+    proposed: bool,
+}
+
+/// The [`AutoSettings`] of `mode` at `version` (the current version's
+/// when that one is gone).
 async fn auto_settings(
     db: &DatabaseConnection,
     mode: &ModeKey,
     version: i64,
-) -> Result<(u32, Option<Composition>), WorkerError> {
+) -> Result<AutoSettings, WorkerError> {
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
     let at_version = game_mode_version::Entity::find()
         .filter(game_mode_version::Column::ProjectId.eq(mode.project_id.as_str()))
@@ -237,5 +264,13 @@ async fn auto_settings(
         .as_ref()
         .and_then(|c| c.get("composition").cloned())
         .and_then(|c| serde_json::from_value::<Composition>(c).ok());
-    Ok((block.ttl_seconds, composition))
+    let proposed = config
+        .as_ref()
+        .and_then(|c| c.get("acceptance"))
+        .is_some_and(|a| !a.is_null());
+    Ok(AutoSettings {
+        ttl_seconds: block.ttl_seconds,
+        composition,
+        proposed,
+    })
 }

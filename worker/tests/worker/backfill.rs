@@ -239,6 +239,69 @@ async fn auto_opens_a_backfill_for_a_relaxed_match_named_in_its_webhook() {
     assert_eq!(live.backfill.seats_left(), 1);
 }
 
+/// In a mode with acceptance the automatic request dates from when the
+/// match was made, its last player's accept (the match's `madeAt`), not
+/// from the proposal: its TTL and age count from then (docs/backfill.md,
+/// "Automatic requests"). Before, it dated from the proposal, losing the
+/// time the players took to accept.
+#[tokio::test]
+async fn an_automatic_backfill_of_a_proposal_dates_from_its_made_at() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    let mut config = mode_config("duel", Some(&receiver.url()), 1.0);
+    config["matchShape"] = json!([2, 2]);
+    config["relaxations"] = json!([{"afterSeconds": 20, "matchShape": [1, 1]}]);
+    config["backfill"] = json!({"enabled": true, "auto": true, "ttlSeconds": 120});
+    config["acceptance"] = json!({"timeoutSeconds": 20});
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    let a = env.add_waited("a", 1500.0, 30.0).await;
+    let b = env.add("b", 1510.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    // The players take 1.5 s to accept.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let now = || Utc::now().timestamp_micros() as f64 / 1e6;
+    for ticket in [&a, &b] {
+        env.pool
+            .answer(&env.mode, ticket, true, now())
+            .await
+            .unwrap();
+    }
+    let swept =
+        matchplane_worker::proposals::sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+            .await
+            .unwrap();
+    assert_eq!(swept.made, 1);
+    assert_eq!(env.drain("w1").await, 1);
+    let made = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap()
+        .remove(0);
+    let made_at = made.made_at.expect("a made proposal");
+    assert!(made_at - made.created_at >= chrono::Duration::milliseconds(1400));
+    let row = backfills::of_match(&env.db, &env.project_id, &made.id)
+        .await
+        .unwrap()
+        .remove(0);
+    let backfill_id = row.id.clone();
+    assert_eq!(row.created_at, made_at, "dated from the match's madeAt");
+    assert_eq!(row.expires_at, made_at + chrono::Duration::seconds(120));
+    let live = env
+        .pool
+        .backfill(&env.mode, &backfill_id)
+        .await
+        .unwrap()
+        .unwrap();
+    let made_secs = made_at.timestamp_micros() as f64 / 1e6;
+    assert!(
+        (live.backfill.opened_at - made_secs).abs() < 1e-3,
+        "{}",
+        live.backfill.opened_at
+    );
+}
+
 /// A `[1, 1]` MMR mode with backfill on, a webhook to `receiver`, and one
 /// stored running match of `a` and `b`; (lease token, match id).
 async fn running_match(env: &Env, url: &str) -> (u64, String) {
