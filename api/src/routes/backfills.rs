@@ -90,7 +90,7 @@ mod bots;
 pub mod list;
 mod roster;
 
-use roster::{check, context, match_players, not_made, read_roster, stored_roster};
+use roster::{check, context, departed, match_players, not_made, read_roster, stored_roster};
 
 fn secs(at: DateTime<Utc>) -> f64 {
     at.timestamp_micros() as f64 / 1e6
@@ -200,6 +200,7 @@ pub async fn open(
     let (roster, untyped) = read_roster(body)?;
     let ctx = context(&state, &project_id, &match_id).await?;
     let (values, roster, seats) = check(&ctx, roster, &untyped)?;
+    let left = departed(&state, &project_id, &match_id, &roster).await?;
     let ttl = ctx.config.backfill_enabled().map_or(120, |b| b.ttl_seconds);
     let now = Utc::now();
     let expires_at = now + chrono::Duration::seconds(i64::from(ttl));
@@ -211,7 +212,7 @@ pub async fn open(
         match_id: match_id.clone(),
         open_match_id: Some(match_id.clone()),
         status: backfills::OPEN.to_owned(),
-        roster: stored_roster(&roster, now)?,
+        roster: stored_roster(&roster, now, &left)?,
         open_seats: serde_json::json!(seats.seats.open_seats),
         open_roles: seats.roles_json(),
         fills: 0,
@@ -339,6 +340,7 @@ pub async fn replace(
     }
     let ctx = context(&state, &project_id, &match_id).await?;
     let (values, roster, seats) = check(&ctx, roster, &untyped)?;
+    let left = departed(&state, &project_id, &match_id, &roster).await?;
     let live = OpenBackfill {
         backfill_id: backfill_id.as_str().into(),
         match_id: match_id.as_str().into(),
@@ -357,7 +359,7 @@ pub async fn replace(
     };
     match state.play.pool.replace_backfill(&ctx.mode, &live).await? {
         BackfillChange::Changed { revision } => {
-            let roster = stored_roster(&roster, now)?;
+            let roster = stored_roster(&roster, now, &left)?;
             let row = backfills::replace_roster(
                 &state.db,
                 &row,

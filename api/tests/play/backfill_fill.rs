@@ -575,3 +575,63 @@ async fn an_emptied_match_is_filled_at_its_own_level(pools: Pools) {
     assert!(far_view.contains(r#""status":"searching""#), "{far_view}");
     worker.stop().await;
 }
+
+on_both_pools!(a_player_moved_then_dropped_is_left_on_the_team_it_moved_to);
+
+/// A player one roster moved to the other team and a later roster dropped
+/// is shown left on the team it moved to, the one it last sat on
+/// (docs/backfill.md, "The roster the views show"). Before, only the
+/// newest roster was known, and the player showed on the team it was
+/// seated in.
+async fn a_player_moved_then_dropped_is_left_on_the_team_it_moved_to(pools: Pools) {
+    let t = TestApp::new(pools, crate::harness::fast()).await;
+    let (p, key) = t.project("enterprise").await;
+    let worker = t.start_worker(crate::harness::quick_worker());
+    let (match_id, _, ana_team, _) = duel_without_bo(&t, &p, &key, json!({})).await;
+    let other = 1 - ana_team;
+    let moved = json!({"teams": [{"index": other, "players": [{"playerId": "ana"}]}]});
+    let base = format!("/v1/projects/{p}/matches/{match_id}/backfill");
+    let opened = t.call(Method::POST, &base, Some(&key), Some(moved)).await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    let request = format!("{base}/{}", opened.body["backfillId"].as_str().unwrap());
+    let emptied = t
+        .call(
+            Method::PUT,
+            &request,
+            Some(&key),
+            Some(json!({"teams": []})),
+        )
+        .await;
+    assert_eq!(emptied.status, StatusCode::OK, "{}", emptied.body);
+
+    let view = t
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{p}/matches/{match_id}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(view.status, StatusCode::OK, "{}", view.body);
+    let ana = view.body["teams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|team| {
+            team["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p["playerId"] == "ana")
+        })
+        .unwrap();
+    assert_eq!(ana["index"], other, "{}", view.body);
+    let entry = ana["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["playerId"] == "ana")
+        .unwrap();
+    assert_eq!(entry["left"], true, "{}", view.body);
+    worker.stop().await;
+}

@@ -235,6 +235,9 @@ pub struct CurrentSeat {
     /// it): a player seated again by a fill, with a new ticket, after it
     /// left is in the match by that ticket only.
     pub ticket: Option<String>,
+    /// Whether the player left while sitting on `team` (a later roster
+    /// dropped it): shown there, marked left.
+    pub left: bool,
 }
 
 /// The open role seats `roster` leaves in a mode with `composition`

@@ -248,6 +248,12 @@ pub async fn fills<C: ConnectionTrait>(
 /// sent it.
 pub const SET_AT: &str = "setAt";
 
+/// The key a stored roster lists its departed players in: each player an
+/// earlier roster (or a fill after it) seated that this one leaves out,
+/// with the team it last sat on, `[{"playerId", "index"}, …]`
+/// (docs/backfill.md, "The roster the views show").
+pub const LEFT: &str = "left";
+
 /// Records a fill once (a record handed over twice changes nothing the
 /// second time): the fill row, and on its request the counts, the seats
 /// left (and in a role queue `open_roles`, the role seats left) and, with

@@ -1,7 +1,7 @@
 //! A running match's teams as the studio's latest backfill roster has them
 //! (docs/backfill.md, "The roster the views show"): every player the match
 //! ever seated is kept; one the roster lists sits on the roster's team, one
-//! it does not list is marked `left`.
+//! it does not list is marked `left`, on the team it last sat on.
 
 use super::Team;
 use matchplane_matchmaker::backfill::roster::CurrentSeat;
@@ -11,8 +11,9 @@ use std::collections::HashMap;
 /// team each sits on and the role the roster gives it: the newest backfill
 /// roster and the fills seated after it) to `teams`: a player it lists
 /// moves to the team it names (after that team's own players, keeping
-/// their order) and takes the role it gives, a player it
-/// does not list stays where it was and is marked `left`. `None` (no
+/// their order) and takes the role it gives, a player it lists as departed
+/// moves there too and is marked `left`, and a player it does not list at
+/// all stays where it was and is marked `left`. `None` (no
 /// backfill request named the match) leaves the players as made. A team
 /// index `teams` does not have leaves the player where it was.
 ///
@@ -104,7 +105,7 @@ fn move_players(teams: &mut [Team], current: &HashMap<String, CurrentSeat>) {
                 kept.push(player);
                 continue;
             };
-            player.left = false;
+            player.left = seat.left;
             if let Some(role) = &seat.role {
                 player.role = Some(role.clone());
             }
@@ -151,6 +152,7 @@ mod tests {
             team,
             role: role.map(str::to_owned),
             ticket: None,
+            left: false,
         }
     }
 
@@ -183,6 +185,30 @@ mod tests {
         assert_eq!(ids(&teams[1]), [("e", false), ("f", false), ("b", false)]);
         let in_match = |t: &Team| t.players.iter().filter(|p| !p.left).count();
         assert_eq!((in_match(&teams[0]), in_match(&teams[1])), (2, 3));
+    }
+
+    /// A player an earlier roster moved and a later one dropped is shown
+    /// left on the team it moved to, the one it last sat on.
+    #[test]
+    fn a_departed_player_is_left_on_the_team_it_last_sat_on() {
+        let mut teams = vec![team(0, &["a", "b"]), team(1, &["c", "d"])];
+        let current: HashMap<String, CurrentSeat> = [
+            (
+                "a",
+                CurrentSeat {
+                    left: true,
+                    ..seat(1, None)
+                },
+            ),
+            ("c", seat(1, None)),
+            ("d", seat(1, None)),
+        ]
+        .into_iter()
+        .map(|(id, s)| (id.to_owned(), s))
+        .collect();
+        follow_roster(&mut teams, Some(&current), None);
+        assert_eq!(ids(&teams[0]), [("b", true)]);
+        assert_eq!(ids(&teams[1]), [("c", false), ("d", false), ("a", true)]);
     }
 
     /// A player that left (the roster dropped it) and was seated again by

@@ -374,13 +374,57 @@ fn seated_roles(row: &match_::Model) -> std::collections::HashMap<&str, &str> {
 
 /// `roster` as stored, with when it was sent: the match views show the
 /// players it lists and those filled after it (docs/backfill.md).
-pub(super) fn stored_roster(roster: &Roster, now: DateTime<Utc>) -> Result<Value, ApiError> {
+pub(super) fn stored_roster(
+    roster: &Roster,
+    now: DateTime<Utc>,
+    departed: &[(String, usize)],
+) -> Result<Value, ApiError> {
     let mut value = serde_json::to_value(roster).map_err(|e| ApiError::internal(&e))?;
     if let Some(fields) = value.as_object_mut() {
         fields.insert(
             backfills::SET_AT.to_owned(),
             Value::String(now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)),
         );
+        if !departed.is_empty() {
+            let left = departed
+                .iter()
+                .map(|(id, team)| serde_json::json!({"playerId": id, "index": team}))
+                .collect();
+            fields.insert(backfills::LEFT.to_owned(), Value::Array(left));
+        }
     }
     Ok(value)
+}
+
+/// The players of match `match_id` that `roster` leaves out, each with the
+/// team it last sat on (as the match's newest roster and the fills after
+/// it have them; a player that left earlier keeps the team it left from),
+/// sorted: stored with the roster so the views show a departed player on
+/// that team (docs/backfill.md, "The roster the views show"). Empty when no
+/// request named the match before: its players sit where it made them.
+///
+/// # Errors
+/// A database failure.
+pub(super) async fn departed(
+    state: &AppState,
+    project_id: &str,
+    match_id: &str,
+    roster: &Roster,
+) -> Result<Vec<(String, usize)>, ApiError> {
+    let mut current = backfills::current_rosters(&state.db, project_id, &[match_id]).await?;
+    let Some(current) = current.remove(match_id) else {
+        return Ok(Vec::new());
+    };
+    let listed: std::collections::HashSet<&str> = roster
+        .teams
+        .iter()
+        .flat_map(|t| t.players.iter().map(|p| p.player_id.as_str()))
+        .collect();
+    let mut left: Vec<(String, usize)> = current
+        .into_iter()
+        .filter(|(id, _)| !listed.contains(id.as_str()))
+        .map(|(id, seat)| (id, seat.team))
+        .collect();
+    left.sort_unstable();
+    Ok(left)
 }

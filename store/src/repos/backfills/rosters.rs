@@ -2,7 +2,7 @@
 //! show"): the players each fill seated and when, and the newest roster
 //! with the fills after it.
 
-use super::SET_AT;
+use super::{LEFT, SET_AT};
 use crate::entities::backfill::{self, Entity as Backfills};
 use crate::entities::backfill_fill::{self, Entity as Fills};
 use crate::repos::StoreError;
@@ -74,7 +74,10 @@ pub async fn current_rosters<C: ConnectionTrait>(
             .and_then(|v| v.as_str())
             .and_then(|v| DateTime::parse_from_rfc3339(v).ok())
             .map_or(request.created_at, |v| v.to_utc());
-        let ids = player_teams(&request.roster).collect();
+        // Its departed players first: a player it lists sits where it says.
+        let ids = departed(&request.roster)
+            .chain(player_teams(&request.roster))
+            .collect();
         newest.insert(request.match_id, (ids, set_at));
     }
     let fills = Fills::find()
@@ -123,8 +126,29 @@ fn player_teams(teams: &serde_json::Value) -> impl Iterator<Item = (String, Curr
                         team: index,
                         role: text("role").map(str::to_owned),
                         ticket: text("ticketId").map(str::to_owned),
+                        left: false,
                     };
                     Some((p.get("playerId")?.as_str()?.to_owned(), seat))
                 })
+        })
+}
+
+/// The departed players a stored roster lists ([`LEFT`]), each on the team
+/// it last sat on, marked left.
+fn departed(roster: &serde_json::Value) -> impl Iterator<Item = (String, CurrentSeat)> + '_ {
+    roster
+        .get(LEFT)
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let team = p.get("index")?.as_u64()?;
+            let seat = CurrentSeat {
+                team: usize::try_from(team).ok()?,
+                role: None,
+                ticket: None,
+                left: true,
+            };
+            Some((p.get("playerId")?.as_str()?.to_owned(), seat))
         })
 }
