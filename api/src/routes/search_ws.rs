@@ -48,6 +48,7 @@ use utoipa::IntoParams;
 mod armed;
 mod assignment;
 mod check;
+mod proposal;
 use armed::Armed;
 use check::Check;
 
@@ -166,10 +167,10 @@ struct SocketSearch {
     next_ping: u64,
     /// When the last Pong came (the start, before the first).
     last_pong: Instant,
-    /// A `proposed` message was the last word on the search: it waits for
-    /// answers, so no `status` is sent until it is `requeued`
-    /// (docs/acceptance.md).
-    proposed: bool,
+    /// The proposal a `proposed` message named, while it was the last word
+    /// on the search: it waits for answers, so no `status` is sent until it
+    /// is `requeued` (docs/acceptance.md; kept in step in `proposal.rs`).
+    proposal: Option<String>,
     /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
     last_status: Option<(
         Waiting,
@@ -194,7 +195,7 @@ async fn hold(
         pings: VecDeque::new(),
         next_ping: 0,
         last_pong: Instant::now(),
-        proposed: false,
+        proposal: None,
         last_status: None,
     };
     Box::pin(resume_queued_at(&held.play, &mut held.started)).await;
@@ -229,14 +230,9 @@ async fn hold(
                     }
                     return;
                 }
-                let proposed = match message {
-                    StatusMessage::Proposed { .. } => true,
-                    StatusMessage::Requeued => false,
-                    _ => continue,
-                };
-                held.proposed = proposed;
-                // Back in the pool, the next `status` is said afresh.
-                held.last_status = None;
+                if !held.heard(&message) {
+                    continue;
+                }
                 if socket.send(text(&message.to_json())).await.is_err() {
                     return Box::pin(client_left(&held)).await;
                 }
@@ -270,8 +266,8 @@ async fn hold(
                         }
                         return;
                     }
-                    Check::Status(_) if held.proposed => {}
-                    Check::Status(message) => {
+                    Check::Status(_) if held.proposal.is_some() => {}
+                    Check::Status(message) | Check::Proposal(message) => {
                         if socket.send(text(&message.to_json())).await.is_err() {
                             return Box::pin(client_left(&held)).await;
                         }

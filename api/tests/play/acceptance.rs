@@ -19,6 +19,7 @@ on_both_pools!(
     answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline,
     an_accept_after_the_deadline_is_refused_even_before_any_sweep,
     a_cooldown_after_a_timeout_does_not_say_the_player_declined,
+    a_socket_says_the_proposal_messages_it_never_heard,
 );
 
 /// The `DECLINE_COOLDOWN` detail holds in every case that cools a player
@@ -260,10 +261,12 @@ async fn left_waiting(t: &TestApp, project: &str, ticket: &str) {
 }
 
 async fn until(ws: &mut Client, kind: &str) -> Value {
+    // One bound for the whole wait: pings and statuses keep coming.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
-        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
+        let msg = tokio::time::timeout_at(deadline, ws.next())
             .await
-            .expect("a message within 5 s")
+            .unwrap_or_else(|_| panic!("no {kind} within 10 s"))
             .expect("socket open")
             .expect("no error");
         if let Message::Text(text) = msg {
@@ -408,4 +411,52 @@ async fn a_cooldown_after_a_timeout_does_not_say_the_player_declined(pools: Pool
     assert_cooldown_detail(&again);
     let wait = again.body["retryAfterSeconds"].as_u64().unwrap();
     assert!((59..=60).contains(&wait), "{}", again.body);
+}
+
+/// A `proposed` or `requeued` the status subscription never brought (one
+/// published while its connection was being replaced: pub/sub keeps no
+/// message for a subscriber that was away) is said by the socket all the
+/// same, at its next check, once (docs/acceptance.md). Before, the player
+/// never saw the proposal, stayed silent through it and was failed
+/// `ACCEPTANCE_TIMEOUT` and cooled down.
+async fn a_socket_says_the_proposal_messages_it_never_heard(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let (a, a_token) = t.ticket_ok(&p, &key, solo("duel", "a")).await;
+    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    let mut wa = connect(addr, &a_token).await;
+    until(&mut wa, "searching").await;
+    assert_eq!(t.rest_search(&b_token).await.status, StatusCode::ACCEPTED);
+
+    // Held as a proposal, nothing published.
+    let match_id = propose(&t, &p, &[&a, &b], &["a", "b"], &[&a, &b]).await;
+    let proposed = until(&mut wa, "proposed").await;
+    assert_eq!(proposed["matchId"], match_id.as_str(), "{proposed}");
+    assert!(
+        proposed["acceptInSeconds"].as_f64().unwrap() > 15.0,
+        "{proposed}"
+    );
+
+    // b declines, nothing published: a is requeued, told once.
+    let mode = ModeKey::new(&p, "duel");
+    let now = matchplane_api::play::unix_now();
+    t.play.pool.answer(&mode, &b, false, now).await.unwrap();
+    let settled = matchplane_store::pool::settle(t.play.pool.as_ref(), &mode, &match_id, now);
+    assert!(
+        settled.await.unwrap().is_some(),
+        "the decline closes the proposal"
+    );
+    until(&mut wa, "requeued").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(600);
+    while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, wa.next()).await {
+        if let Message::Text(text) = msg {
+            let msg = crate::harness::search_message(&text);
+            assert!(
+                msg["type"] != "requeued" && msg["type"] != "proposed",
+                "{msg}"
+            );
+        }
+    }
 }

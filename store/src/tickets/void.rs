@@ -24,6 +24,10 @@ const ROUND: Duration = Duration::from_secs(1);
 /// How long after its first delete a ticket is deleted again.
 const AGAIN_AFTER: Duration = Duration::from_secs(30);
 
+/// Tickets one round deletes at most (one pipelined round trip); the rest
+/// wait for the next round.
+const MAX_ROUND: usize = 1_000;
+
 /// Tickets waiting to be voided at most; beyond it a ticket is left to
 /// lapse at its expiry, as it would have without this.
 const MAX_WAITING: usize = 100_000;
@@ -118,8 +122,11 @@ impl Voids {
                     queue.running = false;
                     return None;
                 }
-                let (due, later): (Vec<_>, Vec<_>) =
+                let (mut due, mut later): (Vec<_>, Vec<_>) =
                     queue.waiting.drain(..).partition(|w| w.due <= now);
+                if due.len() > MAX_ROUND {
+                    later.extend(due.split_off(MAX_ROUND));
+                }
                 queue.waiting = later;
                 Some(due)
             });

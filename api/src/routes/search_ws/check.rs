@@ -15,6 +15,8 @@ use std::time::Instant;
 pub(super) enum Check {
     Final(StatusMessage),
     Status(StatusMessage),
+    /// A `proposed` or `requeued` the subscription did not bring.
+    Proposal(StatusMessage),
     Quiet,
 }
 
@@ -129,6 +131,9 @@ impl SocketSearch {
         match state {
             Some(SearchState::Live(live)) => {
                 self.renew(live.deadline).await;
+                if let Some(message) = Box::pin(self.missed_proposal()).await {
+                    return Check::Proposal(message);
+                }
                 let (reason, found, needed) =
                     crate::play::queue_status::split(live.waiting_reason.as_deref());
                 let role_waits =

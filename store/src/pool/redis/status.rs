@@ -126,15 +126,18 @@ impl StatusHub {
         })
         .boxed())
     }
-}
 
-impl StatusHub {
     /// Whether the subscription's connection answers a `PING` now (one
     /// node; a cluster's connection is left to the cluster client). A
     /// connection that times out is replaced right after, so a later check
     /// passes once the new one is subscribed. The readiness probe asks it,
     /// so an instance whose WebSocket searches could not start is not
     /// ready.
+    ///
+    /// # Errors
+    /// The `PING`'s failure (a timeout after the command timeout, a closed
+    /// connection), or [`PoolError::Unavailable`] once the subscription's
+    /// task stopped.
     pub async fn check(&self) -> Result<(), PoolError> {
         let (done_tx, done_rx) = oneshot::channel();
         self.commands
@@ -305,6 +308,10 @@ async fn run_commands(
                 let _ = done.send(got);
             }
             Command::Check(done) => {
+                if done.is_closed() {
+                    // Its probe gave up while this task was busy.
+                    continue;
+                }
                 let answer = conn.ping().await;
                 let silent = is_timeout(&answer);
                 let _ = done.send(answer);
