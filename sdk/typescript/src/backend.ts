@@ -1,5 +1,6 @@
 import type { components } from "./generated/openapi.js";
 import { errorOf } from "./problem.js";
+import { bounded, REQUEST_TIMEOUT_MS } from "./timeout.js";
 
 type Schemas = components["schemas"];
 /** A game mode's config, as sent. */
@@ -53,6 +54,8 @@ export interface BackendOptions {
   apiKey: string;
   /** A `fetch` of your own (default: the global one). */
   fetch?: typeof fetch;
+  /** Milliseconds one call may take, its answer read included, before it rejects with a `TimeoutError` (default 10 000; 0: none). */
+  requestTimeoutMs?: number;
 }
 
 const seg = encodeURIComponent;
@@ -66,7 +69,7 @@ export class BackendClient {
   constructor(options: BackendOptions) {
     this.base = `${options.baseUrl.replace(/\/+$/, "")}/v1/projects/${seg(options.projectId)}/`;
     this.key = options.apiKey;
-    this.fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.fetcher = bounded(options.fetch ?? globalThis.fetch.bind(globalThis), options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
   }
 
   /** Any route of the project; `path` is relative to `/v1/projects/{projectId}/`. */

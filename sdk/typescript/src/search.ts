@@ -1,6 +1,7 @@
 import { endsSearch, parseMessage, type SearchMessage } from "./messages.js";
 import { errorOf, ProblemError, problemFrom } from "./problem.js";
 import { RestPoller } from "./rest-poll.js";
+import { bounded, REQUEST_TIMEOUT_MS } from "./timeout.js";
 
 /** How a search reaches the server. */
 export type Transport = "auto" | "websocket" | "rest";
@@ -23,6 +24,19 @@ export interface SearchOptions {
   WebSocket?: WebSocketLike;
   /** A `fetch` of your own (default: the global one). */
   fetch?: typeof fetch;
+  /**
+   * Milliseconds one REST call (a poll, an answer, a cancel) may take, and the WebSocket may take
+   * to open, before it counts as failed (default 10 000; 0: none). A poll that times out is tried
+   * again like any failed poll; a start that times out rejects (`auto`: falls back to REST first).
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Milliseconds the open WebSocket may stay silent (no ping and no message from the server, which
+   * pings every second) before the search counts as cut: the iteration rejects with a
+   * {@link SearchClosedError} `1006` (default 15 000; 0: never). Read where the WebSocket shows the
+   * server's pings: the `ws` package (Node 20); a browser's WebSocket hides them.
+   */
+  silenceTimeoutMs?: number;
 }
 
 /** The longest a REST search may go unpolled before the server ends it. */
@@ -204,6 +218,12 @@ export class SearchClosedError extends Error {
   }
 }
 
+/** @internal How long a socket may take to open, and stay silent once open (milliseconds; 0: no limit). */
+interface Limits {
+  openMs: number;
+  silenceMs: number;
+}
+
 /** `WebSocket.OPEN` (the same in the browser's, Node 22's and the `ws` package's). */
 const OPEN = 1;
 
@@ -224,12 +244,35 @@ async function webSocketClass(options: SearchOptions): Promise<WebSocketLike> {
 }
 
 /** Opens the socket; rejects with the server's problem when it refused the upgrade with one. */
-function open(search: Search, Ctor: WebSocketLike, url: string): Promise<WebSocket> {
+function open(search: Search, Ctor: WebSocketLike, url: string, limits: Limits): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new Ctor(url);
     let opened = false;
+    let given = false;
+    // A server that takes the connection and never answers (a black-holed load balancer).
+    const opening = limits.openMs > 0
+      ? setTimeout(() => {
+        given = true;
+        reject(new Error(`the WebSocket did not open within ${limits.openMs} ms`));
+        socket.close();
+      }, limits.openMs)
+      : undefined;
     const node = socket as unknown as { on?: (e: string, f: (...a: unknown[]) => void) => void };
+    // Silence is read only where the server's pings show (the `ws` package): elsewhere a quiet
+    // search would read as a cut one.
+    const watch = limits.silenceMs > 0 && typeof node.on === "function";
+    let silence: ReturnType<typeof setTimeout> | undefined;
+    const heard = () => {
+      if (!watch || !opened) return;
+      clearTimeout(silence);
+      silence = setTimeout(() => {
+        search.sink.fail(new SearchClosedError(1006, `no word from the server for ${limits.silenceMs} ms`));
+        socket.close();
+      }, limits.silenceMs);
+    };
     if (typeof node.on === "function") {
+      // The server's pings show it is there (the `ws` package answers them itself).
+      node.on("ping", heard);
       // The `ws` package: read the refusal's problem body.
       node.on("unexpected-response", (_req: unknown, res: unknown) => {
         const r = res as AsyncIterable<Uint8Array> & { statusCode: number; headers: Record<string, string> };
@@ -242,13 +285,21 @@ function open(search: Search, Ctor: WebSocketLike, url: string): Promise<WebSock
       });
     }
     socket.onopen = () => {
+      clearTimeout(opening);
+      if (given) {
+        // Opened after the start gave up on it: the search goes on elsewhere, or not at all.
+        socket.close(1000);
+        return;
+      }
       opened = true;
       resolve(socket);
+      heard();
     };
     socket.onerror = () => {
       if (!opened) reject(new Error("the WebSocket could not be opened"));
     };
     socket.onmessage = (event: MessageEvent) => {
+      heard();
       const message = parseMessage(typeof event.data === "string" ? event.data : String(event.data));
       search.sink.push(message);
       if (endsSearch(message)) search.sink.end();
@@ -257,6 +308,14 @@ function open(search: Search, Ctor: WebSocketLike, url: string): Promise<WebSock
     // message, or `matched` then the assignment's); any other close before
     // a final message rejects the iteration with why.
     socket.onclose = (event: CloseEvent) => {
+      clearTimeout(opening);
+      clearTimeout(silence);
+      // A socket that never opened is the start's failure alone (`auto` goes on over REST):
+      // the search it would have carried is not over.
+      if (!opened) {
+        reject(new Error(`the WebSocket could not be opened (${event.code})`));
+        return;
+      }
       if (event.code === 1000) search.sink.end();
       else search.sink.fail(new SearchClosedError(event.code, event.reason ?? ""));
     };
@@ -269,13 +328,16 @@ function open(search: Search, Ctor: WebSocketLike, url: string): Promise<WebSock
  */
 export async function search(token: string, options: SearchOptions): Promise<Search> {
   const base = options.baseUrl.replace(/\/+$/, "");
-  const calls: Calls = { base, token, fetcher: options.fetch ?? globalThis.fetch.bind(globalThis) };
+  const requestMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const fetcher = bounded(options.fetch ?? globalThis.fetch.bind(globalThis), requestMs);
+  const calls: Calls = { base, token, fetcher };
+  const limits: Limits = { openMs: requestMs, silenceMs: options.silenceTimeoutMs ?? 15_000 };
   const handle = new Search(calls);
   const transport = options.transport ?? "auto";
   if (transport !== "rest") {
     const wsUrl = `${base.replace(/^http/, "ws")}/v1/search?ticket=${encodeURIComponent(token)}`;
     try {
-      handle.socket = await open(handle, await webSocketClass(options), wsUrl);
+      handle.socket = await open(handle, await webSocketClass(options), wsUrl, limits);
       handle.transport = "websocket";
       return handle;
     } catch (error) {
