@@ -104,6 +104,7 @@ async fn the_rust_sdk_matches_two_players_and_verifies_the_webhook() {
     let rest = game.clone().with_options(SearchOptions {
         transport: Transport::Rest,
         poll_interval: Duration::from_millis(500),
+        ..Default::default()
     });
     let a = game.search(&tickets[0].token).await.unwrap();
     let b = rest.search(&tickets[1].token).await.unwrap();

@@ -71,7 +71,7 @@ impl BackendClient {
             .join(&format!("v1/projects/{}/", crate::segment(project_id)))
             .map_err(|e| Error::Url(e.to_string()))?;
         Ok(Self {
-            http: reqwest::Client::new(),
+            http: crate::bounded_http(),
             project,
             key: api_key.to_owned(),
         })

@@ -27,6 +27,20 @@ pub use webhook::{verify_webhook, verify_webhook_at, WebhookError, DEFAULT_TOLER
 /// The API version this SDK speaks: `info.version` of the OpenAPI document.
 pub const API_VERSION: &str = "0.1.0";
 
+/// How long one HTTP call of the default clients may take, its answer read
+/// included, before it fails (a connection gone silent, a load balancer
+/// that takes connections and never answers); also the WebSocket's default
+/// time to open. A client of your own (`with_http`) sets its own.
+pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The default HTTP client: every call bounded by [`REQUEST_TIMEOUT`].
+fn bounded_http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .build()
+        .unwrap_or_default()
+}
+
 /// `base_url` with a trailing slash, so relative joins keep its path.
 pub(crate) fn base_url(raw: &str) -> Result<url::Url, Error> {
     let with_slash = if raw.ends_with('/') {

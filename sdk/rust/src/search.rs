@@ -40,6 +40,15 @@ pub struct SearchOptions {
     /// Time between REST polls; default 2 s, kept within 0.5..=20 s so a
     /// poll always comes well inside the server's 30 s limit.
     pub poll_interval: Duration,
+    /// How long the WebSocket may take to open (default
+    /// [`REQUEST_TIMEOUT`](crate::REQUEST_TIMEOUT)); REST calls are bounded
+    /// by the HTTP client's own timeout, that long by default.
+    pub open_timeout: Duration,
+    /// How long an open WebSocket may hear nothing from the server, which
+    /// pings every second, before the search counts as cut: the next
+    /// message is an [`Error::WebSocket`] (an I/O `TimedOut`) and the
+    /// search ends. Default 15 s.
+    pub silence_timeout: Duration,
 }
 
 impl Default for SearchOptions {
@@ -47,6 +56,8 @@ impl Default for SearchOptions {
         Self {
             transport: Transport::Auto,
             poll_interval: Duration::from_secs(2),
+            open_timeout: crate::REQUEST_TIMEOUT,
+            silence_timeout: Duration::from_secs(15),
         }
     }
 }
@@ -89,7 +100,7 @@ impl GameClient {
     /// [`Error::Url`] when `base_url` is not an `http(s)` URL.
     pub fn new(base_url: &str) -> Result<Self, Error> {
         Ok(Self {
-            http: reqwest::Client::new(),
+            http: crate::bounded_http(),
             base: crate::base_url(base_url)?,
             options: SearchOptions::default(),
         })
@@ -122,7 +133,10 @@ impl GameClient {
             wanted => match self.open_socket(token).await {
                 Ok(socket) => {
                     let shared = (ticket_id.clone(), proposal_open.clone());
-                    tokio::spawn(run_socket(socket, events_tx.clone(), commands_rx, shared));
+                    let silence = self.options.silence_timeout;
+                    let socket =
+                        run_socket(socket, events_tx.clone(), commands_rx, shared, silence);
+                    tokio::spawn(socket);
                     return Ok(self.handle(
                         events,
                         commands,
@@ -182,7 +196,11 @@ impl GameClient {
             .map_err(|_| Error::Url("scheme".into()))?;
         url.query_pairs_mut().append_pair("ticket", token);
         let request = url.as_str().into_client_request()?;
-        match tokio_tungstenite::connect_async(request).await {
+        let connect = tokio_tungstenite::connect_async(request);
+        let Ok(connected) = tokio::time::timeout(self.options.open_timeout, connect).await else {
+            return Err(timed_out("the WebSocket did not open in time"));
+        };
+        match connected {
             Ok((socket, _)) => Ok(socket),
             Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
                 let status = response.status().as_u16();
@@ -247,15 +265,27 @@ fn lock(m: &Mutex<Option<String>>) -> std::sync::MutexGuard<'_, Option<String>> 
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The error of a socket that did not open, or went silent, in time.
+fn timed_out(what: &'static str) -> Error {
+    let io = std::io::Error::new(std::io::ErrorKind::TimedOut, what);
+    tokio_tungstenite::tungstenite::Error::Io(io).into()
+}
+
 async fn run_socket(
     mut socket: Socket,
     events: mpsc::UnboundedSender<Result<SearchMessage, Error>>,
     mut commands: mpsc::UnboundedReceiver<Command>,
     (ticket_id, proposal_open): Shared,
+    silence: Duration,
 ) {
+    let mut heard = tokio::time::Instant::now();
     loop {
         tokio::select! {
-            incoming = socket.next() => match incoming {
+            () = tokio::time::sleep_until(heard + silence) => {
+                let _ = events.send(Err(timed_out("no word from the server in time")));
+                return;
+            }
+            incoming = socket.next() => match incoming.inspect(|_| heard = tokio::time::Instant::now()) {
                 Some(Ok(Message::Text(text))) => {
                     let message = SearchMessage::parse(text.as_str());
                     match &message {

@@ -80,6 +80,7 @@ async fn two_players_match_over_both_transports_and_the_webhook_verifies() {
     let rest = game.clone().with_options(SearchOptions {
         transport: Transport::Rest,
         poll_interval: Duration::from_millis(500),
+        ..Default::default()
     });
     let over_socket = game.search(&ana.token).await.unwrap();
     assert_eq!(over_socket.transport(), Transport::WebSocket);

@@ -117,6 +117,7 @@ pub fn clients(dev: &Dev) -> (matchplane_client::GameClient, matchplane_client::
         .with_options(matchplane_client::SearchOptions {
             transport: matchplane_client::Transport::Rest,
             poll_interval: Duration::from_millis(500),
+            ..Default::default()
         });
     (socket, rest)
 }
