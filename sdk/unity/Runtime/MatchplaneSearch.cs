@@ -30,6 +30,11 @@ namespace Matchplane.Client
         public SearchTransport Transport = SearchTransport.Auto;
         /// <summary>Seconds between REST polls: default 2, kept within 0.5..20 (the server ends a search not polled for 30 s).</summary>
         public double PollIntervalSeconds = 2;
+        /// <summary>
+        /// Seconds the WebSocket may take to open (default 10): a server that takes the connection and
+        /// never answers fails the start (Auto then goes on over REST) instead of holding it for good.
+        /// </summary>
+        public double OpenTimeoutSeconds = 10;
     }
 
     /// <summary>One running search. Drain <see cref="TryDequeue"/> on the main thread.</summary>
@@ -40,7 +45,10 @@ namespace Matchplane.Client
         /// <summary>Seconds a REST search may go unpolled before the server ends it.</summary>
         public const double RestPollLimitSeconds = 30;
 
-        static readonly HttpClient Http = new HttpClient();
+        /// <summary>Seconds one REST call (a poll, an answer, a cancel) may take before it fails.</summary>
+        public const double RequestTimeoutSeconds = 10;
+
+        static readonly HttpClient Http = new HttpClient { Timeout = TimeSpan.FromSeconds(RequestTimeoutSeconds) };
         readonly ConcurrentQueue<SearchMessage> queue = new ConcurrentQueue<SearchMessage>();
         readonly SemaphoreSlim sending = new SemaphoreSlim(1, 1);
         readonly CancellationTokenSource stop = new CancellationTokenSource();
@@ -76,7 +84,7 @@ namespace Matchplane.Client
             {
                 try
                 {
-                    await search.OpenSocket().ConfigureAwait(false);
+                    await search.OpenSocket(TimeSpan.FromSeconds(options.OpenTimeoutSeconds)).ConfigureAwait(false);
                     return search;
                 }
                 catch (Exception) when (options.Transport == SearchTransport.Auto)
@@ -115,12 +123,25 @@ namespace Matchplane.Client
             });
         }
 
-        async Task OpenSocket()
+        async Task OpenSocket(TimeSpan within)
         {
             var ws = new ClientWebSocket();
             var url = (baseUrl.StartsWith("https") ? "wss" : "ws") + baseUrl.Substring(baseUrl.IndexOf(':'))
                 + "/v1/search?ticket=" + Uri.EscapeDataString(token);
-            await ws.ConnectAsync(new Uri(url), stop.Token).ConfigureAwait(false);
+            using (var opening = CancellationTokenSource.CreateLinkedTokenSource(stop.Token))
+            {
+                opening.CancelAfter(within);
+                try
+                {
+                    await ws.ConnectAsync(new Uri(url), opening.Token).ConfigureAwait(false);
+                }
+                // Mono wraps the cancellation in a WebSocketException: the time limit is what ended it.
+                catch (Exception) when (opening.IsCancellationRequested && !stop.IsCancellationRequested)
+                {
+                    ws.Dispose();
+                    throw new TimeoutException("the WebSocket did not open within " + within.TotalSeconds + " s");
+                }
+            }
             socket = ws;
             Transport = SearchTransport.WebSocket;
             _ = Task.Run(ReceiveLoop);

@@ -200,6 +200,42 @@ static class TestRunner
     }
 
     /// <summary>
+    /// A server that takes the connection and never answers (a black-holed load balancer): the
+    /// socket's start fails within its open timeout instead of holding for good.
+    /// </summary>
+    static void AServerThatNeverAnswersFailsTheStartInTime()
+    {
+        var silent = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        silent.Start();
+        var held = new List<System.Net.Sockets.TcpClient>();
+        var accepting = new Thread(() => { try { for (;;) held.Add(silent.AcceptTcpClient()); } catch (Exception) { } });
+        accepting.IsBackground = true;
+        accepting.Start();
+        try
+        {
+            var url = "http://127.0.0.1:" + ((System.Net.IPEndPoint)silent.LocalEndpoint).Port;
+            var options = new SearchOptions { Transport = SearchTransport.WebSocket, OpenTimeoutSeconds = 0.5 };
+            var began = DateTime.UtcNow;
+            var start = MatchplaneSearch.Start(url, "prj_x.duel.tkt_x.s", options);
+            try
+            {
+                var done = start.Wait(TimeSpan.FromSeconds(20));
+                Check(false, done ? "a silent server's start succeeded" : "the start did not give up within 20 s");
+            }
+            catch (AggregateException e)
+            {
+                Check(e.InnerException is TimeoutException, e.InnerException.ToString());
+                Check(DateTime.UtcNow - began < TimeSpan.FromSeconds(5), "took " + (DateTime.UtcNow - began));
+            }
+        }
+        finally
+        {
+            silent.Stop();
+            foreach (var c in held) c.Close();
+        }
+    }
+
+    /// <summary>
     /// The sample, twice against one server (as a player searching again would), in a mode
     /// with acceptance: its Accept() answers a real proposal.
     /// </summary>
@@ -257,6 +293,7 @@ static class TestRunner
             new KeyValuePair<string, Action>("a problem names its match (PLAYER_IN_MATCH)", AProblemNamesItsMatch),
             new KeyValuePair<string, Action>("the API version is the document's", TheApiVersionIsTheDocuments),
             new KeyValuePair<string, Action>("the README's install line names the package folder", TheInstallLineNamesThePackageFolder),
+            new KeyValuePair<string, Action>("a server that never answers fails the start in time", AServerThatNeverAnswersFailsTheStartInTime),
             new KeyValuePair<string, Action>("two players match over the socket and REST", TwoPlayersMatchOverSocketAndRest),
             new KeyValuePair<string, Action>("cancel on both transports", CancelOnBothTransports),
             new KeyValuePair<string, Action>("a bad token is a problem", ABadTokenIsAProblem),
