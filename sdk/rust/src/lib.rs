@@ -30,8 +30,10 @@ pub const API_VERSION: &str = "0.1.0";
 /// How long one HTTP call of the default clients may take, its answer read
 /// included, before it fails (a connection gone silent, a load balancer
 /// that takes connections and never answers); also the WebSocket's default
-/// time to open. A client of your own (`with_http`) sets its own.
-pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// time to open. Above the server's own 10 s bound on a request, so that its
+/// `503` with `Retry-After` arrives first. A client of your own
+/// (`with_http`) sets its own.
+pub const REQUEST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// The default HTTP client: every call bounded by [`REQUEST_TIMEOUT`].
 fn bounded_http() -> reqwest::Client {

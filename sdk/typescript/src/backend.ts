@@ -54,7 +54,7 @@ export interface BackendOptions {
   apiKey: string;
   /** A `fetch` of your own (default: the global one). */
   fetch?: typeof fetch;
-  /** Milliseconds one call may take, its answer read included, before it rejects with a `TimeoutError` (default 10 000; 0: none). */
+  /** Milliseconds one call may take, its answer read included, before it rejects with a `TimeoutError` (default 15 000; 0: none). */
   requestTimeoutMs?: number;
 }
 

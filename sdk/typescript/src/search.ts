@@ -26,7 +26,7 @@ export interface SearchOptions {
   fetch?: typeof fetch;
   /**
    * Milliseconds one REST call (a poll, an answer, a cancel) may take, and the WebSocket may take
-   * to open, before it counts as failed (default 10 000; 0: none). A poll that times out is tried
+   * to open, before it counts as failed (default 15 000; 0: none). A poll that times out is tried
    * again like any failed poll; a start that times out rejects (`auto`: falls back to REST first).
    */
   requestTimeoutMs?: number;

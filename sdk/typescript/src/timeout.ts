@@ -1,5 +1,9 @@
-/** The default limit on one HTTP call (request and answer), and on opening a search's WebSocket. */
-export const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * The default limit on one HTTP call (request and answer), and on opening a search's WebSocket:
+ * above the server's own 10 s bound on a request, so that its `503` with `Retry-After` arrives
+ * first and only a silent connection runs into this one.
+ */
+export const REQUEST_TIMEOUT_MS = 15_000;
 
 /**
  * @internal `fetcher` with every call bounded by `ms` (its body read included): a connection that
