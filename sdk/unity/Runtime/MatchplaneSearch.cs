@@ -31,10 +31,10 @@ namespace Matchplane.Client
         /// <summary>Seconds between REST polls: default 2, kept within 0.5..20 (the server ends a search not polled for 30 s).</summary>
         public double PollIntervalSeconds = 2;
         /// <summary>
-        /// Seconds the WebSocket may take to open (default 10): a server that takes the connection and
+        /// Seconds the WebSocket may take to open (default 15): a server that takes the connection and
         /// never answers fails the start (Auto then goes on over REST) instead of holding it for good.
         /// </summary>
-        public double OpenTimeoutSeconds = 10;
+        public double OpenTimeoutSeconds = 15;
     }
 
     /// <summary>One running search. Drain <see cref="TryDequeue"/> on the main thread.</summary>
@@ -46,7 +46,7 @@ namespace Matchplane.Client
         public const double RestPollLimitSeconds = 30;
 
         /// <summary>Seconds one REST call (a poll, an answer, a cancel) may take before it fails.</summary>
-        public const double RequestTimeoutSeconds = 10;
+        public const double RequestTimeoutSeconds = 15;
 
         static readonly HttpClient Http = new HttpClient { Timeout = TimeSpan.FromSeconds(RequestTimeoutSeconds) };
         readonly ConcurrentQueue<SearchMessage> queue = new ConcurrentQueue<SearchMessage>();
@@ -128,20 +128,17 @@ namespace Matchplane.Client
             var ws = new ClientWebSocket();
             var url = (baseUrl.StartsWith("https") ? "wss" : "ws") + baseUrl.Substring(baseUrl.IndexOf(':'))
                 + "/v1/search?ticket=" + Uri.EscapeDataString(token);
-            using (var opening = CancellationTokenSource.CreateLinkedTokenSource(stop.Token))
+            // Raced against the limit rather than cancelled by it: Mono's ConnectAsync does not
+            // stop waiting for the upgrade's answer when its token is cancelled.
+            var connect = ws.ConnectAsync(new Uri(url), stop.Token);
+            if (await Task.WhenAny(connect, Task.Delay(within)).ConfigureAwait(false) != connect)
             {
-                opening.CancelAfter(within);
-                try
-                {
-                    await ws.ConnectAsync(new Uri(url), opening.Token).ConfigureAwait(false);
-                }
-                // Mono wraps the cancellation in a WebSocketException: the time limit is what ended it.
-                catch (Exception) when (opening.IsCancellationRequested && !stop.IsCancellationRequested)
-                {
-                    ws.Dispose();
-                    throw new TimeoutException("the WebSocket did not open within " + within.TotalSeconds + " s");
-                }
+                ws.Abort();
+                ws.Dispose();
+                _ = connect.ContinueWith(t => t.Exception, TaskContinuationOptions.OnlyOnFaulted);
+                throw new TimeoutException("the WebSocket did not open within " + within.TotalSeconds + " s");
             }
+            await connect.ConfigureAwait(false);
             socket = ws;
             Transport = SearchTransport.WebSocket;
             _ = Task.Run(ReceiveLoop);
