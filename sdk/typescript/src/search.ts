@@ -193,8 +193,8 @@ export class Search implements AsyncIterable<SearchMessage> {
 }
 
 /**
- * The search's WebSocket closed with another code than `1000` before a final
- * message (docs/searching.md, "Closing"): the iteration rejects with it. On `1001` the server is
+ * The search's WebSocket closed before the search's outcome (a final message,
+ * or `matched`; docs/searching.md, "Closing"): the iteration rejects with it. On `1001` the server is
  * stopping (a rolling restart): the search was ended `cancelled`, and
  * `searchAgain` says to call {@link search} again with the same ticket. Any
  * other code (`1006`: the connection broke) leaves the search to its socket
@@ -298,15 +298,23 @@ function open(search: Search, Ctor: WebSocketLike, url: string, limits: Limits):
     socket.onerror = () => {
       if (!opened) reject(new Error("the WebSocket could not be opened"));
     };
+    // Whether the search's outcome arrived: a final message, or `matched` (final unless the mode
+    // waits for an assignment, which then comes before the close).
+    let outcome = false;
     socket.onmessage = (event: MessageEvent) => {
       heard();
       const message = parseMessage(typeof event.data === "string" ? event.data : String(event.data));
       search.sink.push(message);
-      if (endsSearch(message)) search.sink.end();
+      if (message.type === "matched") outcome = true;
+      if (endsSearch(message)) {
+        outcome = true;
+        search.sink.end();
+      }
     };
     // The server closes with 1000 once the search is over (after its final
-    // message, or `matched` then the assignment's); any other close before
-    // a final message rejects the iteration with why.
+    // message, or `matched` then the assignment's); any other close, and a
+    // 1000 before the outcome (a proxy closing the connection), rejects the
+    // iteration with why: the search may still be on.
     socket.onclose = (event: CloseEvent) => {
       clearTimeout(opening);
       clearTimeout(silence);
@@ -316,7 +324,7 @@ function open(search: Search, Ctor: WebSocketLike, url: string, limits: Limits):
         reject(new Error(`the WebSocket could not be opened (${event.code})`));
         return;
       }
-      if (event.code === 1000) search.sink.end();
+      if (event.code === 1000 && outcome) search.sink.end();
       else search.sink.fail(new SearchClosedError(event.code, event.reason ?? ""));
     };
   });

@@ -4,14 +4,20 @@
 // and the socket's opening reject within `requestTimeoutMs`), and a socket
 // gone silent (the iteration rejects within `silenceTimeoutMs`). Before,
 // the first ended the iteration at once although the REST search went on,
-// and the other two hung for good.
+// and the other two hung for good. A proxy that closes the socket with 1000
+// before the search's outcome rejects the iteration too (it used to end it
+// as if the search were over).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, connect } from "node:net";
 import { BackendClient, SearchClosedError, search } from "../dist/src/index.js";
 import { duel, startDev } from "./dev.mjs";
 
-/** A TCP proxy to `port`; `refuseUpgrades` drops connections asking for a WebSocket, `strand()` silences every connection. */
+/**
+ * A TCP proxy to `port`; `refuseUpgrades` drops connections asking for a WebSocket, `strand()`
+ * silences every connection, `closeNormally()` closes each client's WebSocket with a Close frame
+ * 1000 of its own (as a proxy ending idle connections may) and cuts the server's side.
+ */
 async function proxy(port, { refuseUpgrades = false } = {}) {
   const pairs = new Set();
   let stranded = false;
@@ -37,6 +43,11 @@ async function proxy(port, { refuseUpgrades = false } = {}) {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     strand() { stranded = true; },
+    closeNormally() {
+      stranded = true;
+      // An unmasked server Close frame: FIN + opcode 8, two bytes of payload, code 1000.
+      for (const { client, upstream } of pairs) { client.end(Buffer.from([0x88, 0x02, 0x03, 0xe8])); upstream.destroy(); }
+    },
     close() {
       for (const { client, upstream } of pairs) { client.destroy(); upstream.destroy(); }
       server.close();
@@ -123,6 +134,35 @@ test("a socket gone silent rejects the iteration with 1006", async () => {
     assert.ok(error instanceof SearchClosedError, `not a SearchClosedError: ${error}`);
     assert.equal(error.closeCode, 1006);
     assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+  } finally {
+    via.close();
+    await dev.stop();
+  }
+});
+
+test("a proxy closing the socket with 1000 before the outcome rejects the iteration", async () => {
+  const dev = await startDev();
+  const via = await proxy(Number(new URL(dev.baseUrl).port));
+  try {
+    const backend = new BackendClient(dev);
+    await backend.putGameMode("proxied", duel("proxied", "http://127.0.0.1:9/hook"));
+    const { token } = await backend.createTicket({ gameMode: "proxied", playerId: "p1", attributes: { mmr: 1500 } });
+    const s = await search(token, { baseUrl: via.url, transport: "websocket" });
+    const messages = s[Symbol.asyncIterator]();
+    assert.equal((await next(messages)).value.type, "searching");
+    via.closeNormally();
+    let error;
+    try {
+      for (;;) {
+        const r = await next(messages);
+        if (r.done) break;
+      }
+    } catch (e) {
+      error = e;
+    }
+    assert.ok(error instanceof SearchClosedError, `the iteration ended as if the search were over: ${error}`);
+    assert.equal(error.closeCode, 1000);
+    assert.equal(error.searchAgain, false);
   } finally {
     via.close();
     await dev.stop();
