@@ -107,6 +107,23 @@ pub enum Error {
     /// The search is over, so it takes no more commands.
     #[error("the search has ended")]
     Ended,
+    /// The search's WebSocket closed before the search's outcome (a final
+    /// message, or `matched`): `code` is the close code, `reason` the close
+    /// frame's reason (`""` when none). On `1001` the server is stopping
+    /// (a rolling restart) and ended the search `cancelled`: search again
+    /// at once with the same ticket ([`Error::search_again`]). A
+    /// connection that broke (an [`Error::WebSocket`] read error, or `1006`
+    /// when the stream just ended) leaves the search to its socket lease:
+    /// search again after a few seconds (`409 SEARCH_ALREADY_ACTIVE`
+    /// meanwhile). The server closes with `1000` only after the outcome,
+    /// so a `1000` here came from a proxy between.
+    #[error("the search's WebSocket closed with {code} before the search's outcome")]
+    Closed {
+        /// The WebSocket close code.
+        code: u16,
+        /// The close frame's reason.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -116,6 +133,13 @@ impl Error {
             Error::Problem(p) => Some(p),
             _ => None,
         }
+    }
+
+    /// Whether the server asked to search again with the same ticket at
+    /// once: the socket closed with `1001` (the server is stopping) before
+    /// the outcome.
+    pub fn search_again(&self) -> bool {
+        matches!(self, Error::Closed { code: 1001, .. })
     }
 
     /// The problem's `code` (e.g. `TICKET_INVALID`), when there is one.

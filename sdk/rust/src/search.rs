@@ -279,6 +279,9 @@ async fn run_socket(
     silence: Duration,
 ) {
     let mut heard = tokio::time::Instant::now();
+    // Whether the search's outcome came (a final message, or `matched`):
+    // a close before it is an error the player must act on.
+    let mut outcome = false;
     loop {
         tokio::select! {
             () = tokio::time::sleep_until(heard + silence) => {
@@ -302,9 +305,22 @@ async fn run_socket(
                         | SearchMessage::Expired { .. } => proposal_open.store(false, Ordering::SeqCst),
                         _ => {}
                     }
+                    outcome |= message.ends_search() || matches!(message, SearchMessage::Matched { .. });
                     let _ = events.send(Ok(message));
                 }
-                Some(Ok(Message::Close(_))) | None => return,
+                Some(Ok(Message::Close(frame))) => {
+                    if !outcome {
+                        let (code, reason) = frame.map_or((1005, String::new()), |f| (u16::from(f.code), f.reason.to_string()));
+                        let _ = events.send(Err(Error::Closed { code, reason }));
+                    }
+                    return;
+                }
+                None => {
+                    if !outcome {
+                        let _ = events.send(Err(Error::Closed { code: 1006, reason: String::new() }));
+                    }
+                    return;
+                }
                 Some(Ok(_)) => {}
                 Some(Err(e)) => {
                     let _ = events.send(Err(e.into()));
@@ -321,6 +337,7 @@ async fn run_socket(
                 Some(Command::Close) => {
                     let frame = CloseFrame { code: CloseCode::Normal, reason: "cancel".into() };
                     let _ = socket.close(Some(frame)).await;
+                    outcome = true;
                     let _ = events.send(Ok(SearchMessage::Cancelled));
                 }
                 Some(Command::PollNow) => {}

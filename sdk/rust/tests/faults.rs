@@ -2,12 +2,15 @@
 //! connections and never answers (the socket's opening fails within
 //! `open_timeout`), and an open socket gone silent (the search ends with a
 //! timed-out error within `silence_timeout`). Before, both waited for good.
+//! And a server that stops (a rolling restart) ends the search with
+//! [`Error::Closed`] `1001`, search again: before, the stream just ended,
+//! as if the search were over.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use futures::StreamExt;
-use matchplane_client::{BackendClient, GameClient, NewTicket, SearchOptions, Transport};
+use matchplane_client::{BackendClient, Error, GameClient, NewTicket, SearchOptions, Transport};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -125,4 +128,52 @@ async fn a_socket_gone_silent_ends_the_search_in_time() {
         "{:?}",
         started.elapsed()
     );
+}
+
+#[tokio::test]
+async fn a_server_that_stops_ends_the_search_with_1001() {
+    let mut dev = common::Dev::start();
+    let backend = BackendClient::new(&dev.base, &dev.project, &dev.key).unwrap();
+    backend
+        .put_game_mode("stops", &common::duel("stops", "http://127.0.0.1:9/hook"))
+        .await
+        .unwrap();
+    let ticket = backend
+        .create_ticket(&NewTicket {
+            game_mode: "stops".into(),
+            player_id: "p1".into(),
+            attributes: Some(json!({"mmr": 1500})),
+            party: None,
+        })
+        .await
+        .unwrap();
+    let game = GameClient::new(&dev.base)
+        .unwrap()
+        .with_options(SearchOptions {
+            transport: Transport::WebSocket,
+            ..SearchOptions::default()
+        });
+    let mut search = game.search(&ticket.token).await.unwrap();
+    let first = search.next().await.unwrap().unwrap();
+    assert_eq!(first.kind(), "searching");
+    let stopping = tokio::task::spawn_blocking(move || dev.terminate());
+    let ended = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            match search.next().await {
+                Some(Ok(_)) => continue,
+                other => return other,
+            }
+        }
+    })
+    .await
+    .expect("the search ended in time");
+    stopping.await.unwrap();
+    let Some(Err(error)) = ended else {
+        panic!("the search ended as if it were over: {ended:?}");
+    };
+    assert!(
+        matches!(error, Error::Closed { code: 1001, .. }),
+        "{error:?}"
+    );
+    assert!(error.search_again());
 }

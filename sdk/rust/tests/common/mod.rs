@@ -83,6 +83,17 @@ impl Dev {
     }
 }
 
+impl Dev {
+    /// Stops the server as a rolling restart does (`SIGTERM`), and waits
+    /// for it to exit.
+    pub fn terminate(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Dev {
     fn drop(&mut self) {
         let _ = self.child.kill();
