@@ -57,6 +57,8 @@ namespace Matchplane.Client
         ClientWebSocket socket;
         volatile string ticketId;
         volatile bool over;
+        /// <summary>Whether the search's outcome came (a final message, or matched): a close before it is an error.</summary>
+        volatile bool outcome;
 
         /// <summary>The transport in use (WebSocket or Rest).</summary>
         public SearchTransport Transport { get; private set; }
@@ -109,6 +111,7 @@ namespace Matchplane.Client
             if (over) return;
             if (message.Type == "searching" && message.TicketId != null) ticketId = message.TicketId;
             queue.Enqueue(message);
+            if (message.Type == "matched" || message.EndsSearch) outcome = true;
             if (message.EndsSearch) over = true;
         }
 
@@ -155,6 +158,20 @@ namespace Matchplane.Client
                     var result = await socket.ReceiveAsync(new ArraySegment<byte>(buffer), stop.Token).ConfigureAwait(false);
                     if (result.MessageType == WebSocketMessageType.Close)
                     {
+                        // The server closes only after the outcome; before it, the game must act
+                        // (1001: the server is stopping, search again with the same ticket).
+                        int code = result.CloseStatus.HasValue ? (int)result.CloseStatus.Value : 1005;
+                        if (!outcome && !stop.IsCancellationRequested)
+                        {
+                            Push(new SearchMessage
+                            {
+                                Type = "error",
+                                Code = "TRANSPORT",
+                                Message = "the search's WebSocket closed with " + code + " before the search's outcome",
+                                CloseCode = code,
+                                SearchAgain = code == 1001,
+                            });
+                        }
                         await socket.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, "", CancellationToken.None).ConfigureAwait(false);
                         break;
                     }

@@ -60,6 +60,16 @@ namespace Matchplane.Client
         public string Message;
         /// <summary>Why it expired: TICKET_TTL, REST_POLL_LAPSED, PONG_TIMEOUT (expired).</summary>
         public string Reason;
+        /// <summary>
+        /// The WebSocket close code when the socket closed before the search's outcome (error,
+        /// with Code TRANSPORT): 1001 when the server is stopping, 1000 when a proxy closed it.
+        /// </summary>
+        public int? CloseCode;
+        /// <summary>
+        /// Whether to search again at once with the same ticket (error): the server is stopping
+        /// (a rolling restart) and ended the search cancelled.
+        /// </summary>
+        public bool SearchAgain;
         /// <summary>The whole message as parsed JSON (match, teams, data, …).</summary>
         public Dictionary<string, object> Raw = new Dictionary<string, object>();
 

@@ -83,6 +83,13 @@ sealed class Dev : IDisposable
         return new[] { (string)t["ticketId"], (string)t["token"] };
     }
 
+    /// <summary>Stops the server as a rolling restart does (SIGTERM) and waits for it to exit.</summary>
+    public void Terminate()
+    {
+        Process.Start("kill", "-TERM " + process.Id).WaitForExit();
+        process.WaitForExit(20000);
+    }
+
     public void Dispose()
     {
         try { process.Kill(); process.WaitForExit(5000); } catch (Exception) { }

@@ -280,6 +280,29 @@ static class TestRunner
         Check(status == "cancelled", "the search ended: " + status);
     }
 
+    /// <summary>
+    /// A server that stops (SIGTERM, a rolling restart) closes the socket with 1001: the game gets
+    /// an error saying to search again (before, the search just ended, as if it were over).
+    /// </summary>
+    static void AServerThatStopsSaysSearchAgain(string bin)
+    {
+        using (var own = new Dev(bin))
+        {
+            own.Duel("unity-stops");
+            var t = own.Ticket("unity-stops", "ana");
+            var s = MatchplaneSearch.Start(own.BaseUrl, t[1], new SearchOptions { Transport = SearchTransport.WebSocket }).Result;
+            SearchMessage first = null;
+            var until = DateTime.UtcNow.AddSeconds(10);
+            while (first == null && DateTime.UtcNow < until) { s.TryDequeue(out first); Thread.Sleep(16); }
+            Check(first != null && first.Type == "searching", "searching first");
+            own.Terminate();
+            var seen = Drain(s, null, 20);
+            var last = seen.LastOrDefault();
+            Check(last != null && last.Type == "error", "the search ended without an error: " + Kinds(seen));
+            Check(last.CloseCode == 1001 && last.SearchAgain, "close " + last.CloseCode + ", search again " + last.SearchAgain);
+        }
+    }
+
     static string Root()
     {
         return Environment.GetEnvironmentVariable("MATCHPLANE_UNITY_ROOT") ?? Directory.GetCurrentDirectory();
@@ -307,6 +330,7 @@ static class TestRunner
             new KeyValuePair<string, Action>("a party the studio ends is cancelled, on both transports", () => Parties.APartyTheStudioEndsIsCancelled(dev)),
             new KeyValuePair<string, Action>("the README example runs twice against one server", TheReadmeExampleRunsTwice),
             new KeyValuePair<string, Action>("the README example gives up after its own time", TheExampleGivesUp),
+            new KeyValuePair<string, Action>("a server that stops says to search again (1001)", () => AServerThatStopsSaysSearchAgain(bin)),
         };
         int passed = 0, failed = 0;
         using (dev = new Dev(bin))
