@@ -80,6 +80,7 @@ export class Search implements AsyncIterable<SearchMessage> {
   private error: unknown;
   private ended = false;
   private listeners = new Set<(m: SearchMessage) => void>();
+  private endListeners = new Set<(error?: unknown) => void>();
   /** Whether a `proposed` arrived since the last `requeued` or final message (what an answer on the socket needs). */
   private proposalOpen = false;
   /** @internal */ socket?: WebSocket;
@@ -107,17 +108,42 @@ export class Search implements AsyncIterable<SearchMessage> {
       this.error = error;
       this.ended = true;
       for (const w of this.waiters.splice(0)) w.reject(error);
+      this.told(error);
     },
     end: () => {
+      const first = !this.ended;
       this.ended = true;
       for (const w of this.waiters.splice(0)) w.resolve({ value: undefined, done: true });
+      if (first) this.told(undefined);
     },
   };
+
+  /** Tells the `onEnd` listeners, once. */
+  private told(error: unknown): void {
+    const listeners = [...this.endListeners];
+    this.endListeners.clear();
+    for (const l of listeners) l(error);
+  }
 
   /** Calls `listener` with every message from now on; returns the unsubscribe. */
   onMessage(listener: (m: SearchMessage) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` once when the search ends: with no argument after its outcome (or `close()`),
+   * with the error the iteration rejects with otherwise (a {@link SearchClosedError}, say). For
+   * code that reads the search through {@link onMessage} alone. Called at once if it has ended.
+   * Returns the unsubscribe.
+   */
+  onEnd(listener: (error?: unknown) => void): () => void {
+    if (this.ended) {
+      listener(this.error);
+      return () => {};
+    }
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
   }
 
   [Symbol.asyncIterator](): AsyncIterator<SearchMessage> {

@@ -27,7 +27,10 @@ test("two players match over both transports and the webhook verifies", async (t
   assert.equal(overSocket.transport, "websocket");
   assert.equal(overRest.transport, "rest");
   assert.equal(overRest.ticketId, ben.ticketId);
+  const endings = [overSocket, overRest].map((s) => new Promise((ok) => s.onEnd((e) => ok({ error: e }))));
   const [a, b] = await Promise.all([all(overSocket), all(overRest)]);
+  // After the outcome, `onEnd` is told without an error on both transports.
+  for (const ending of await Promise.all(endings)) assert.equal(ending.error, undefined);
   for (const seen of [a, b]) {
     assert.equal(seen[0].type, "searching", JSON.stringify(seen));
     assert.equal(seen.at(-1).type, "matched", JSON.stringify(seen));
