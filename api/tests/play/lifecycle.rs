@@ -27,6 +27,8 @@ on_both_pools!(
     deleting_the_mode_releases_its_matches_waiting_for_an_assignment,
     a_match_whose_result_was_reported_is_neither_released_nor_unassigned,
     a_released_status_says_why,
+    a_release_after_a_proposal_says_requeued_once,
+    a_close_during_the_assignment_wait_is_answered,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -773,4 +775,96 @@ async fn a_released_status_says_why(pools: Pools) {
         t.status(&p, &key, &polls[1].0).await.body,
     ];
     assert_eq!(reasons(&views), [released.clone(), released]);
+}
+
+/// A match made from a proposal and then released says `requeued` once
+/// (docs/acceptance.md, "Releasing a match"). Before, the socket still
+/// took itself for in the proposal it had been told of, and its next
+/// re-read said `requeued` a second time.
+async fn a_release_after_a_proposal_says_requeued_once(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    let mut mode = assigning(60);
+    mode["acceptance"] = json!({"timeoutSeconds": 20, "declineCooldownSeconds": 60});
+    t.mode(&p, &key, mode).await;
+    let mut sockets = Vec::new();
+    let mut seats = Vec::new();
+    for player in ["a", "b"] {
+        let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", player)).await;
+        let mut ws = connect(addr, &token).await;
+        until(&mut ws, "searching").await;
+        let queued = queued_at(&t.status(&p, &key, &ticket).await.body);
+        seats.push((ticket, player, queued));
+        sockets.push(ws);
+    }
+    let tickets: Vec<&str> = seats.iter().map(|(t, _, _)| t.as_str()).collect();
+    let match_id = crate::acceptance::propose(&t, &p, &tickets, &["a", "b"], &tickets).await;
+    for ws in &mut sockets {
+        until(ws, "proposed").await;
+    }
+    // Both accept; the proposal closes made and its row is stored, as the
+    // worker does.
+    let pool_mode = ModeKey::new(&p, "duel");
+    let now = matchplane_api::play::unix_now();
+    for ticket in &tickets {
+        t.play
+            .pool
+            .answer(&pool_mode, ticket, true, now)
+            .await
+            .unwrap();
+    }
+    let settled = matchplane_store::pool::settle(t.play.pool.as_ref(), &pool_mode, &match_id, now);
+    assert!(settled.await.unwrap().is_some(), "both accepted: made");
+    store_row(&t, &p, &match_id, &seats, Utc::now(), "made").await;
+    for ws in &mut sockets {
+        until(ws, "matched").await;
+    }
+    let released = release(&t, &p, &key, &match_id).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    for ws in &mut sockets {
+        until(ws, "requeued").await;
+    }
+    // Several re-reads later, nobody was told again.
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(1500);
+    for ws in &mut sockets {
+        while let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, ws.next()).await {
+            if let Message::Text(text) = msg {
+                let msg = crate::harness::search_message(&text);
+                assert_ne!(msg["type"], "requeued", "requeued twice");
+            }
+        }
+    }
+}
+
+/// A client closing its socket while its match waits for the assignment
+/// gets the Close answered (docs/searching.md, "Closing"), and the match
+/// stands. Before, the socket was dropped: the client saw 1006.
+async fn a_close_during_the_assignment_wait_is_answered(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let (a, _, ws, _) = &mut sockets[0];
+    futures::SinkExt::send(ws, Message::Close(None))
+        .await
+        .unwrap();
+    let answer = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Text(_))) => {}
+                other => return other,
+            }
+        }
+    })
+    .await
+    .expect("an answer within 5 s");
+    assert!(
+        matches!(answer, Some(Ok(Message::Close(_)))),
+        "the Close was not answered: {answer:?}"
+    );
+    let status = t.status(&p, &key, a).await.body;
+    assert_eq!(status["status"], "matched", "{status}");
+    assert_eq!(status["match"]["matchId"], match_id.as_str(), "{status}");
 }

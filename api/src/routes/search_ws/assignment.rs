@@ -93,8 +93,12 @@ impl SocketSearch {
                 },
                 incoming = socket.recv() => match incoming {
                     // The match stands: a client leaving the wait ends only
-                    // the wait.
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return false,
+                    // the wait. Its Close is answered, as while searching.
+                    Some(Ok(Message::Close(_))) => {
+                        answer_close(socket).await;
+                        return false;
+                    }
+                    None | Some(Err(_)) => return false,
                     Some(Ok(_)) => Waited::Quiet,
                 },
                 _ = tick.tick() => {
@@ -112,7 +116,11 @@ impl SocketSearch {
                     // it is not searched for again (`select!` may take the
                     // release before the close when both are ready).
                     match socket.recv().now_or_never() {
-                        Some(Some(Ok(Message::Close(_))) | None | Some(Err(_))) => return false,
+                        Some(Some(Ok(Message::Close(_)))) => {
+                            answer_close(socket).await;
+                            return false;
+                        }
+                        Some(None | Some(Err(_))) => return false,
                         Some(Some(Ok(_))) | None => break timed_out,
                     }
                 }
@@ -136,6 +144,9 @@ impl SocketSearch {
                 self.started = started;
                 resume_queued_at(&self.play, &mut self.started).await;
                 self.last_status = None;
+                // The proposal the match came from is over: the `requeued`
+                // below is its last word, said once (`proposal.rs`).
+                self.proposal = None;
                 self.last_pong = Instant::now();
                 socket
                     .send(text(&StatusMessage::Requeued.to_json()))
@@ -173,4 +184,11 @@ impl SocketSearch {
             }
         }
     }
+}
+
+/// Answers a client's Close during the assignment wait: the closing
+/// handshake's reply (queued by the socket, with the client's code) is
+/// flushed, so the client sees a clean close rather than 1006.
+async fn answer_close(socket: &mut WebSocket) {
+    let _ = futures::SinkExt::close(socket).await;
 }
