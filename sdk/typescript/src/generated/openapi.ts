@@ -2808,8 +2808,10 @@ export interface components {
             gameModeVersion: number;
             /**
              * Format: date-time
-             * @description With acceptance, when the proposal became the match (its last
-             *     accept): the release window counts from it (docs/acceptance.md).
+             * @description With acceptance, when the proposal was stored as the match, once
+             *     its last player accepted (later when the stores were unreachable
+             *     then; its players are told `matched` from it): the release window
+             *     and the assignment wait count from it (docs/acceptance.md).
              *     Absent for a match made without a proposal (made at `createdAt`)
              *     and for a proposal that was not made.
              */
