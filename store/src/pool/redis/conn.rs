@@ -14,6 +14,7 @@
 
 use std::time::Duration;
 
+use super::healed::{Dial, Healed};
 use super::node::{self, NodeConn};
 use redis::aio::{ConnectionLike, ConnectionManagerConfig};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
@@ -116,6 +117,37 @@ pub(crate) fn cluster_builder(nodes: &[String], settings: ConnSettings) -> Clust
         .tcp_settings(node::tcp_settings())
 }
 
+/// How a cluster connection is made: the cluster client's own, which
+/// routes by key slot, follows `MOVED`/`ASK` and reconnects to a node that
+/// went away by itself.
+pub struct ClusterDial {
+    client: ClusterClient,
+    response_timeout: Duration,
+}
+
+impl Dial for ClusterDial {
+    type Conn = ClusterConnection;
+    /// A `PING` goes to any node, maybe one that stalled while the rest
+    /// serve: only two unanswered in a row (10 s) count as the
+    /// connection's silence (its slot map's refresh that never ends).
+    const SILENT_PINGS: u32 = 2;
+    /// A timeout may be one master's alone: the client finds its
+    /// replacement itself.
+    const TIMEOUT_REPLACES: bool = false;
+
+    async fn dial(&self) -> RedisResult<ClusterConnection> {
+        self.client.get_async_connection().await
+    }
+
+    fn response_timeout(&self) -> Option<Duration> {
+        Some(self.response_timeout)
+    }
+}
+
+/// A shared cluster connection, replaced when it stops answering
+/// ([`super::healed`]).
+pub type ClusterConn = Healed<ClusterDial>;
+
 /// A shared, reconnecting, multiplexed connection to one node or a cluster.
 /// Cheap to clone: clones share the connection.
 #[derive(Clone)]
@@ -123,7 +155,7 @@ pub enum RedisConn {
     /// One node.
     Node(NodeConn),
     /// A cluster (routes by key slot, follows `MOVED`/`ASK`).
-    Cluster(ClusterConnection),
+    Cluster(ClusterConn),
 }
 
 impl RedisConn {
@@ -138,11 +170,14 @@ impl RedisConn {
                     .set_number_of_retries(settings.retries)
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_millis(500));
-                Ok(Self::Node(NodeConn::connect(client, manager).await?))
+                Ok(Self::Node(node::connect(client, manager).await?))
             }
             RedisTarget::Cluster(nodes) => {
-                let client = cluster_builder(nodes, settings).build()?;
-                Ok(Self::Cluster(client.get_async_connection().await?))
+                let dial = ClusterDial {
+                    client: cluster_builder(nodes, settings).build()?,
+                    response_timeout: settings.response_timeout,
+                };
+                Ok(Self::Cluster(Healed::connect(dial, 0).await?))
             }
         }
     }
@@ -201,7 +236,7 @@ impl ConnectionLike for RedisConn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Self::Node(c) => Box::pin(c.req_packed_command(cmd)),
-            Self::Cluster(c) => c.req_packed_command(cmd),
+            Self::Cluster(c) => Box::pin(c.req_packed_command(cmd)),
         }
     }
 

@@ -96,6 +96,7 @@ mod claims;
 mod conn;
 pub use conn::{RedisConn, RedisTarget};
 pub use node::NodeConn;
+mod healed;
 pub(crate) mod keys;
 mod lane;
 mod leases;
