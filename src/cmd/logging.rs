@@ -24,8 +24,12 @@ pub enum LogFormat {
 /// PostgreSQL's notices only from `warn` (a first `dev` would otherwise
 /// open with two lines for each of its many migrations, above the banner a
 /// newcomer needs to read, and every `migrate` of an up-to-date database
-/// with PostgreSQL's word that its migrations table exists already).
-const DEFAULT_FILTER: &str = "info,sea_orm_migration=warn,sqlx::postgres::notice=warn";
+/// with PostgreSQL's word that its migrations table exists already), and
+/// the Redis client's own lines only from `error`: while a Redis Cluster
+/// master is down it wrote about a thousand warnings a second (each
+/// reconnection and slot refresh it tried), where the stores' own warnings
+/// already say Redis is out of reach.
+const DEFAULT_FILTER: &str = "info,sea_orm_migration=warn,sqlx::postgres::notice=warn,redis=error";
 
 /// The format [`init`] installed.
 static FORMAT: std::sync::OnceLock<LogFormat> = std::sync::OnceLock::new();
@@ -54,4 +58,48 @@ pub fn init(format: LogFormat) {
         LogFormat::Human => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DEFAULT_FILTER;
+    use std::sync::{Arc, Mutex};
+    use tracing_subscriber::EnvFilter;
+
+    /// A writer the test reads back.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::ErrorKind::Other)?
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The Redis client's warnings are left out by default, the stores'
+    /// own are kept (before, a Redis Cluster master down wrote about a
+    /// thousand of the client's lines a second).
+    #[test]
+    fn the_redis_clients_own_warnings_are_left_out() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(EnvFilter::new(DEFAULT_FILTER))
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::warn!(target: "redis::cluster_handling::async_connection", "Failed to connect to node");
+            tracing::warn!(target: "matchplane_store::pool::redis", "Redis is out of reach");
+        });
+        let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert!(!text.contains("Failed to connect to node"), "{text}");
+        assert!(text.contains("Redis is out of reach"), "{text}");
+    }
 }
