@@ -95,7 +95,7 @@ impl SocketSearch {
                     // The match stands: a client leaving the wait ends only
                     // the wait. Its Close is answered, as while searching.
                     Some(Ok(Message::Close(_))) => {
-                        answer_close(socket).await;
+                        flush_close_reply(socket).await;
                         return false;
                     }
                     None | Some(Err(_)) => return false,
@@ -117,7 +117,7 @@ impl SocketSearch {
                     // release before the close when both are ready).
                     match socket.recv().now_or_never() {
                         Some(Some(Ok(Message::Close(_)))) => {
-                            answer_close(socket).await;
+                            flush_close_reply(socket).await;
                             return false;
                         }
                         Some(None | Some(Err(_))) => return false,
@@ -189,6 +189,6 @@ impl SocketSearch {
 /// Answers a client's Close during the assignment wait: the closing
 /// handshake's reply (queued by the socket, with the client's code) is
 /// flushed, so the client sees a clean close rather than 1006.
-async fn answer_close(socket: &mut WebSocket) {
+async fn flush_close_reply(socket: &mut WebSocket) {
     let _ = futures::SinkExt::close(socket).await;
 }
