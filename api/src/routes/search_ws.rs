@@ -13,9 +13,10 @@
 //! recorded (`pingMs` = median of the last five). A socket with no Pong
 //! for `pong_timeout` (10 s: ten missed pongs at one ping a second) ends
 //! `expired` with `reason` `PONG_TIMEOUT`, freeing the player and the
-//! project's quota. A client's Close frame is answered with a Close frame
-//! and ends the search as cancelled; so does a socket that breaks. The
-//! server stopping ends it cancelled with reason `SERVER_STOPPING`.
+//! project's quota. A `{"type":"ping"}` text is answered (`heartbeat.rs`).
+//! A client's Close is answered with a Close and ends the search as
+//! cancelled; so does a socket that breaks. The server stopping ends it
+//! cancelled with reason `SERVER_STOPPING`.
 //!
 //! A `matched` final always carries the player's view of the match: the
 //! worker publishes it once the match is stored, and the re-read, which
@@ -48,6 +49,7 @@ use utoipa::IntoParams;
 mod armed;
 mod assignment;
 mod check;
+mod heartbeat;
 mod proposal;
 use armed::Armed;
 use check::Check;
@@ -66,7 +68,7 @@ pub struct SearchQuery {
     params(SearchQuery),
     security(("ticketQuery" = [])),
     responses(
-        (status = 101, description = "Switching to the WebSocket: JSON text messages (schema `SearchMessage`) searching, status, then matched/failed/cancelled/expired, then a close with 1000"),
+        (status = 101, description = "Switching to the WebSocket: JSON text messages (schema `SearchMessage`) searching, status, then matched/failed/cancelled/expired, then a close with 1000; a client's text `{\"type\":\"ping\"}` is answered `{\"type\":\"pong\"}` (a heartbeat for clients whose WebSocket hides Ping frames)"),
         (status = 400, description = "VALIDATION_ERROR: the request is not a WebSocket upgrade (`Connection: Upgrade`, `Upgrade: websocket`, `Sec-WebSocket-Version: 13`, `Sec-WebSocket-Key`)", body = Problem),
         (status = 401, description = "TICKET_INVALID", body = Problem),
         (status = 409, description = "SEARCH_ALREADY_ACTIVE, PLAYER_ALREADY_SEARCHING, TICKET_ALREADY_MATCHED, GAME_MODE_DISABLED", body = Problem),
@@ -135,9 +137,8 @@ pub async fn search(
 /// search's memory. A larger message still fits, the buffer grows for it.
 const READ_BUFFER_BYTES: usize = 1024;
 
-/// Largest message (and frame) a client may send (bytes): a larger one
-/// ends the connection and, like a client that left, cancels the search.
-/// The messages a client sends are answers of well under a kilobyte.
+/// Largest message (and frame) a client may send (bytes): a larger one ends
+/// the connection and, like a client that left, cancels the search.
 const MAX_CLIENT_MESSAGE_BYTES: usize = 16 * 1024;
 
 /// `400 VALIDATION_ERROR` for a request that is not a WebSocket upgrade,
@@ -171,6 +172,8 @@ struct SocketSearch {
     /// on the search: it waits for answers, so no `status` is sent until it
     /// is `requeued` (docs/acceptance.md; kept in step in `proposal.rs`).
     proposal: Option<String>,
+    /// The client's `ping`s answered (`heartbeat.rs`).
+    heartbeat: heartbeat::Heartbeat,
     /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
     last_status: Option<(
         Waiting,
@@ -196,6 +199,7 @@ async fn hold(
         next_ping: 0,
         last_pong: Instant::now(),
         proposal: None,
+        heartbeat: heartbeat::Heartbeat::default(),
         last_status: None,
     };
     Box::pin(resume_queued_at(&held.play, &mut held.started)).await;
@@ -242,6 +246,11 @@ async fn hold(
                     let busy = Instant::now();
                     Box::pin(held.pong(&payload)).await;
                     held.excuse(busy);
+                }
+                Some(Ok(Message::Text(body))) if heartbeat::is_ping(&body) => {
+                    if !held.heartbeat.answer(&mut socket).await {
+                        return Box::pin(client_left(&held)).await;
+                    }
                 }
                 Some(Ok(Message::Text(body))) => {
                     let busy = Instant::now();

@@ -29,6 +29,7 @@ on_both_pools!(
     a_released_status_says_why,
     a_release_after_a_proposal_says_requeued_once,
     a_close_during_the_assignment_wait_is_answered,
+    a_ping_during_the_assignment_wait_is_answered,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -863,6 +864,37 @@ async fn a_close_during_the_assignment_wait_is_answered(pools: Pools) {
     assert!(
         matches!(answer, Some(Ok(Message::Close(_)))),
         "the Close was not answered: {answer:?}"
+    );
+    let status = t.status(&p, &key, a).await.body;
+    assert_eq!(status["status"], "matched", "{status}");
+    assert_eq!(status["match"]["matchId"], match_id.as_str(), "{status}");
+}
+
+/// A client's heartbeat `ping` is answered during the assignment wait as
+/// while searching (docs/searching.md), and the wait goes on.
+async fn a_ping_during_the_assignment_wait_is_answered(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let (a, _, ws, _) = &mut sockets[0];
+    futures::SinkExt::send(ws, Message::Text(r#"{"type":"ping"}"#.into()))
+        .await
+        .unwrap();
+    let answer = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                other => return other,
+            }
+        }
+    })
+    .await
+    .expect("an answer within 5 s");
+    assert!(
+        matches!(&answer, Some(Ok(Message::Text(t))) if t.as_str() == r#"{"type":"pong"}"#),
+        "the ping was not answered: {answer:?}"
     );
     let status = t.status(&p, &key, a).await.body;
     assert_eq!(status["status"], "matched", "{status}");

@@ -15,6 +15,7 @@ mod elsewhere;
 mod erase;
 mod fault_proxy;
 mod harness;
+mod heartbeat;
 mod hold;
 mod lifecycle;
 mod live_ops_metrics;

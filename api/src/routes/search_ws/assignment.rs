@@ -99,6 +99,11 @@ impl SocketSearch {
                         return false;
                     }
                     None | Some(Err(_)) => return false,
+                    Some(Ok(Message::Text(body))) if super::heartbeat::is_ping(&body) => {
+                        // A failed write shows at the next read.
+                        let _ = self.heartbeat.answer(socket).await;
+                        Waited::Quiet
+                    }
                     Some(Ok(_)) => Waited::Quiet,
                 },
                 _ = tick.tick() => {

@@ -11068,7 +11068,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Switching to the WebSocket: JSON text messages (schema `SearchMessage`) searching, status, then matched/failed/cancelled/expired, then a close with 1000 */
+            /** @description Switching to the WebSocket: JSON text messages (schema `SearchMessage`) searching, status, then matched/failed/cancelled/expired, then a close with 1000; a client's text `{"type":"ping"}` is answered `{"type":"pong"}` (a heartbeat for clients whose WebSocket hides Ping frames) */
             101: {
                 headers: {
                     [name: string]: unknown;
