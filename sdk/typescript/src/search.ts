@@ -31,10 +31,12 @@ export interface SearchOptions {
    */
   requestTimeoutMs?: number;
   /**
-   * Milliseconds the open WebSocket may stay silent (no ping and no message from the server, which
-   * pings every second) before the search counts as cut: the iteration rejects with a
-   * {@link SearchClosedError} `1006` (default 15 000; 0: never). Read where the WebSocket shows the
-   * server's pings: the `ws` package (Node 20); a browser's WebSocket hides them.
+   * Milliseconds the open WebSocket may stay silent before the search counts as cut: the iteration
+   * rejects with a {@link SearchClosedError} `1006` (default 15 000; 0: never). Where the WebSocket
+   * shows the server's pings (the `ws` package, Node 20), silence is no ping and no message. Where
+   * it hides them (a browser's, Node 22's), the SDK sends the server a `{"type":"ping"}` text a few
+   * times within the limit and silence is no `pong` and no message; a server too old to answer
+   * `ping` is never taken for silent.
    */
   silenceTimeoutMs?: number;
 }
@@ -253,6 +255,16 @@ interface Limits {
 /** `WebSocket.OPEN` (the same in the browser's, Node 22's and the `ws` package's). */
 const OPEN = 1;
 
+/** The heartbeat the SDK sends where the server's pings are hidden; the server answers `{"type":"pong"}`. */
+const PING = JSON.stringify({ type: "ping" });
+
+/** Whether a message is the server's answer to the SDK's `ping` (never handed to the game). */
+function isPong(message: SearchMessage): boolean {
+  if (message.type !== "unknown") return false;
+  const raw = message.raw as { type?: unknown } | null;
+  return typeof raw === "object" && raw !== null && raw.type === "pong";
+}
+
 /** The problem the server answers an accept or decline without an open proposal (`409 NOT_PROPOSED`). */
 function notProposed(): ProblemError {
   return new ProblemError({
@@ -284,10 +296,13 @@ function open(search: Search, Ctor: WebSocketLike, url: string, limits: Limits):
       }, limits.openMs)
       : undefined;
     const node = socket as unknown as { on?: (e: string, f: (...a: unknown[]) => void) => void };
-    // Silence is read only where the server's pings show (the `ws` package): elsewhere a quiet
-    // search would read as a cut one.
-    const watch = limits.silenceMs > 0 && typeof node.on === "function";
+    // Where the server's pings show (the `ws` package) they are the heartbeat. Elsewhere the SDK
+    // sends its own `ping` texts, and silence is read once a `pong` showed that the server answers
+    // them: before that, a quiet search could not be told from a cut one.
+    const pingsShow = typeof node.on === "function";
+    let watch = limits.silenceMs > 0 && pingsShow;
     let silence: ReturnType<typeof setTimeout> | undefined;
+    let beating: ReturnType<typeof setInterval> | undefined;
     const heard = () => {
       if (!watch || !opened) return;
       clearTimeout(silence);
@@ -320,6 +335,13 @@ function open(search: Search, Ctor: WebSocketLike, url: string, limits: Limits):
       opened = true;
       resolve(socket);
       heard();
+      if (limits.silenceMs > 0 && !pingsShow) {
+        const beat = () => {
+          if (socket.readyState === OPEN) socket.send(PING);
+        };
+        beat();
+        beating = setInterval(beat, Math.max(1_000, Math.floor(limits.silenceMs / 4)));
+      }
     };
     socket.onerror = () => {
       if (!opened) reject(new Error("the WebSocket could not be opened"));
@@ -328,8 +350,13 @@ function open(search: Search, Ctor: WebSocketLike, url: string, limits: Limits):
     // waits for an assignment, which then comes before the close).
     let outcome = false;
     socket.onmessage = (event: MessageEvent) => {
-      heard();
       const message = parseMessage(typeof event.data === "string" ? event.data : String(event.data));
+      if (isPong(message)) {
+        watch = limits.silenceMs > 0;
+        heard();
+        return;
+      }
+      heard();
       search.sink.push(message);
       if (message.type === "matched") outcome = true;
       if (endsSearch(message)) {
@@ -344,6 +371,7 @@ function open(search: Search, Ctor: WebSocketLike, url: string, limits: Limits):
     socket.onclose = (event: CloseEvent) => {
       clearTimeout(opening);
       clearTimeout(silence);
+      clearInterval(beating);
       // A socket that never opened is the start's failure alone (`auto` goes on over REST):
       // the search it would have carried is not over.
       if (!opened) {

@@ -6,10 +6,13 @@
 // the first ended the iteration at once although the REST search went on,
 // and the other two hung for good. A proxy that closes the socket with 1000
 // before the search's outcome rejects the iteration too (it used to end it
-// as if the search were over).
+// as if the search were over). Where the server's pings are hidden (a
+// browser's WebSocket), the SDK's own `ping` texts tell a quiet socket from
+// a cut one (such a socket used to go unnoticed until TCP gave up).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, connect } from "node:net";
+import NodeWebSocket from "ws";
 import { BackendClient, SearchClosedError, search } from "../dist/src/index.js";
 import { duel, startDev } from "./dev.mjs";
 
@@ -163,6 +166,65 @@ test("a proxy closing the socket with 1000 before the outcome rejects the iterat
     assert.ok(error instanceof SearchClosedError, `the iteration ended as if the search were over: ${error}`);
     assert.equal(error.closeCode, 1000);
     assert.equal(error.searchAgain, false);
+  } finally {
+    via.close();
+    await dev.stop();
+  }
+});
+
+/** A WebSocket as a browser's is: the standard interface only, the server's pings unseen. */
+class BrowserLikeWebSocket {
+  /** The server's `pong` texts every instance received. */
+  static pongs = 0;
+  constructor(url) {
+    const socket = new NodeWebSocket(url);
+    this.inner = socket;
+    for (const event of ["open", "message", "close", "error"]) {
+      socket.addEventListener(event, (e) => {
+        if (event === "message" && String(e.data) === '{"type":"pong"}') BrowserLikeWebSocket.pongs += 1;
+        this[`on${event}`]?.(e);
+      });
+    }
+  }
+  get readyState() { return this.inner.readyState; }
+  send(data) { this.inner.send(data); }
+  close(code, reason) { this.inner.close(code, reason); }
+}
+
+test("where the server's pings are hidden, the SDK's own ping tells a quiet socket from a cut one", async () => {
+  const dev = await startDev();
+  const via = await proxy(Number(new URL(dev.baseUrl).port));
+  try {
+    const backend = new BackendClient(dev);
+    await backend.putGameMode("hidden", duel("hidden", "http://127.0.0.1:9/hook"));
+    const { token } = await backend.createTicket({ gameMode: "hidden", playerId: "p1", attributes: { mmr: 1500 } });
+    const s = await search(token, { baseUrl: via.url, transport: "websocket", silenceTimeoutMs: 2_000, WebSocket: BrowserLikeWebSocket });
+    const messages = s[Symbol.asyncIterator]();
+    assert.equal((await next(messages)).value.type, "searching");
+    // Quiet, not cut: no message for twice the limit, and the search goes on; no `pong` reaches the game.
+    const seen = [];
+    s.onMessage((m) => seen.push(m));
+    let ended;
+    s.onEnd((e) => { ended = e ?? "ended"; });
+    await new Promise((ok) => setTimeout(ok, 4_500));
+    assert.equal(ended, undefined, `a quiet search was taken for a cut one: ${ended}`);
+    assert.ok(seen.every((m) => m.type !== "unknown"), JSON.stringify(seen));
+    assert.ok(BrowserLikeWebSocket.pongs >= 3, `${BrowserLikeWebSocket.pongs} pongs in 4.5 s`);
+    // Cut: rejected within the limit (and a little).
+    via.strand();
+    const started = Date.now();
+    let error;
+    try {
+      for (;;) {
+        const r = await next(messages);
+        if (r.done) break;
+      }
+    } catch (e) {
+      error = e;
+    }
+    assert.ok(error instanceof SearchClosedError, `not a SearchClosedError: ${error}`);
+    assert.equal(error.closeCode, 1006);
+    assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
   } finally {
     via.close();
     await dev.stop();
