@@ -35,6 +35,15 @@ namespace Matchplane.Client
         /// never answers fails the start (Auto then goes on over REST) instead of holding it for good.
         /// </summary>
         public double OpenTimeoutSeconds = 15;
+        /// <summary>
+        /// Seconds the open WebSocket may stay silent before the search counts as cut (default 15;
+        /// 0: never): the package sends a {"type":"ping"} text every quarter of it (at least a second
+        /// apart), and once the server answered one with {"type":"pong"}, a socket that then brings
+        /// no message for this long queues an `error` (TRANSPORT, CloseCode 1006) and is closed.
+        /// .NET's ClientWebSocket hides the server's own pings, and a path that dies without a Close
+        /// would otherwise leave the search waiting until TCP gives up, many minutes later.
+        /// </summary>
+        public double SilenceTimeoutSeconds = 15;
     }
 
     /// <summary>One running search. Drain <see cref="TryDequeue"/> on the main thread.</summary>
@@ -59,6 +68,11 @@ namespace Matchplane.Client
         volatile bool over;
         /// <summary>Whether the search's outcome came (a final message, or matched): a close before it is an error.</summary>
         volatile bool outcome;
+        /// <summary>When the socket last brought a message (Environment.TickCount64 is not in C# 7.2's runtime: ticks of a Stopwatch).</summary>
+        long lastHeard;
+        /// <summary>Whether the server answered a ping, so that its silence means a cut socket.</summary>
+        volatile bool pongs;
+        readonly System.Diagnostics.Stopwatch clock = System.Diagnostics.Stopwatch.StartNew();
 
         /// <summary>The transport in use (WebSocket or Rest).</summary>
         public SearchTransport Transport { get; private set; }
@@ -87,6 +101,8 @@ namespace Matchplane.Client
                 try
                 {
                     await search.OpenSocket(TimeSpan.FromSeconds(options.OpenTimeoutSeconds)).ConfigureAwait(false);
+                    if (options.SilenceTimeoutSeconds > 0)
+                        _ = Task.Run(() => search.Heartbeat(TimeSpan.FromSeconds(options.SilenceTimeoutSeconds)));
                     return search;
                 }
                 catch (Exception) when (options.Transport == SearchTransport.Auto)
@@ -177,8 +193,12 @@ namespace Matchplane.Client
                     }
                     text.Append(Encoding.UTF8.GetString(buffer, 0, result.Count));
                     if (!result.EndOfMessage) continue;
-                    Push(SearchMessage.Parse(text.ToString()));
+                    Interlocked.Exchange(ref lastHeard, clock.ElapsedMilliseconds);
+                    var message = SearchMessage.Parse(text.ToString());
                     text.Clear();
+                    // The answer to the package's own ping: the server is there (never queued).
+                    if (message.Type == "pong") { pongs = true; continue; }
+                    Push(message);
                 }
             }
             catch (Exception error)
@@ -186,6 +206,47 @@ namespace Matchplane.Client
                 if (!stop.IsCancellationRequested && !over) Fail(error);
             }
             over = true;
+        }
+
+        /// <summary>
+        /// Sends {"type":"ping"} every quarter of <paramref name="silence"/> (at least a second apart)
+        /// while the socket is open; once a pong came, a socket silent for <paramref name="silence"/>
+        /// is cut: an `error` (TRANSPORT, CloseCode 1006) is queued and the socket aborted. A server
+        /// that never answers a ping is never taken for silent.
+        /// </summary>
+        async Task Heartbeat(TimeSpan silence)
+        {
+            var every = TimeSpan.FromMilliseconds(Math.Max(1000, silence.TotalMilliseconds / 4));
+            Interlocked.Exchange(ref lastHeard, clock.ElapsedMilliseconds);
+            try
+            {
+                while (!stop.IsCancellationRequested && !over && socket.State == WebSocketState.Open)
+                {
+                    long quiet = clock.ElapsedMilliseconds - Interlocked.Read(ref lastHeard);
+                    if (pongs && quiet >= silence.TotalMilliseconds)
+                    {
+                        if (!outcome)
+                        {
+                            Push(new SearchMessage
+                            {
+                                Type = "error",
+                                Code = "TRANSPORT",
+                                Message = "no word from the server for " + silence.TotalSeconds + " s: the search's WebSocket is cut",
+                                CloseCode = 1006,
+                            });
+                        }
+                        over = true;
+                        socket.Abort();
+                        return;
+                    }
+                    await SendText("{\"type\":\"ping\"}").ConfigureAwait(false);
+                    await Task.Delay(every, stop.Token).ConfigureAwait(false);
+                }
+            }
+            catch (Exception)
+            {
+                // The socket closed or the search was disposed: the receive loop says why.
+            }
         }
 
         async Task SendText(string json)

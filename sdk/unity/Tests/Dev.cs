@@ -90,6 +90,18 @@ sealed class Dev : IDisposable
         process.WaitForExit(20000);
     }
 
+    /// <summary>Freezes the server (SIGSTOP): its sockets stay open and say nothing, as over a dead path.</summary>
+    public void Freeze()
+    {
+        Process.Start("kill", "-STOP " + process.Id).WaitForExit();
+    }
+
+    /// <summary>Lets a frozen server run again (SIGCONT).</summary>
+    public void Thaw()
+    {
+        Process.Start("kill", "-CONT " + process.Id).WaitForExit();
+    }
+
     public void Dispose()
     {
         try { process.Kill(); process.WaitForExit(5000); } catch (Exception) { }

@@ -303,6 +303,39 @@ static class TestRunner
         }
     }
 
+    /// <summary>
+    /// .NET's ClientWebSocket hides the server's pings: the package's own ping tells a quiet socket
+    /// (no error) from a silent one, which is cut with an error (1006) within its limit (before,
+    /// such a search waited until TCP gave up, many minutes later).
+    /// </summary>
+    static void ASilentSocketIsCut(string bin)
+    {
+        using (var own = new Dev(bin))
+        {
+            own.Duel("unity-silent");
+            var t = own.Ticket("unity-silent", "ana");
+            var options = new SearchOptions { Transport = SearchTransport.WebSocket, SilenceTimeoutSeconds = 2 };
+            var s = MatchplaneSearch.Start(own.BaseUrl, t[1], options).Result;
+            var quiet = Drain(s, null, 5);
+            Check(quiet.Count > 0 && quiet[0].Type == "searching", "searching first: " + Kinds(quiet));
+            Check(!s.IsOver && quiet.All(m => m.IsKnown), "a quiet search was taken for a cut one: " + Kinds(quiet));
+            own.Freeze();
+            try
+            {
+                var frozen = DateTime.UtcNow;
+                var seen = Drain(s, null, 10);
+                var last = seen.LastOrDefault();
+                Check(last != null && last.Type == "error" && last.CloseCode == 1006, "a silent socket was not cut: " + Kinds(seen));
+                var took = (DateTime.UtcNow - frozen).TotalSeconds;
+                Check(took < 6, "cut after " + took + " s");
+            }
+            finally
+            {
+                own.Thaw();
+            }
+        }
+    }
+
     static string Root()
     {
         return Environment.GetEnvironmentVariable("MATCHPLANE_UNITY_ROOT") ?? Directory.GetCurrentDirectory();
@@ -331,6 +364,7 @@ static class TestRunner
             new KeyValuePair<string, Action>("the README example runs twice against one server", TheReadmeExampleRunsTwice),
             new KeyValuePair<string, Action>("the README example gives up after its own time", TheExampleGivesUp),
             new KeyValuePair<string, Action>("a server that stops says to search again (1001)", () => AServerThatStopsSaysSearchAgain(bin)),
+            new KeyValuePair<string, Action>("a silent socket is cut (1006), a quiet one is not", () => ASilentSocketIsCut(bin)),
         };
         int passed = 0, failed = 0;
         using (dev = new Dev(bin))
