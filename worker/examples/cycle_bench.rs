@@ -156,6 +156,7 @@ async fn main() {
         claim_concurrency: 256,
         expire_batch: 1000,
         ends: None,
+        lapses: None,
         period: None,
         carried: None,
     };

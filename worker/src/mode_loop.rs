@@ -375,6 +375,7 @@ async fn full_cycle(
         claim_concurrency: shared.config.claim_concurrency,
         expire_batch: shared.config.expire_batch,
         ends: Some(&shared.ends),
+        lapses: Some(&shared.lapses),
         period,
         carried: Some(carried),
     };

@@ -63,6 +63,9 @@ pub struct Sweeper<'a> {
     pub concurrency: usize,
     /// Records the expiries in modes that record; `None` records none.
     pub ends: Option<&'a crate::recordings::EndRecorder>,
+    /// The worker's reach of the store, for the lapses excused after an
+    /// outage ([`crate::lapse_grace`]); `None` excuses none.
+    pub lapses: Option<&'a crate::lapse_grace::LapseGrace>,
 }
 
 impl Sweeper<'_> {
@@ -110,7 +113,12 @@ impl Sweeper<'_> {
                 }
                 continue;
             }
-            match expire_due(self.pool, self.ends, mode, now_secs, self.expire_batch).await {
+            let expiry = Expiry {
+                ends: self.ends,
+                lapses: self.lapses,
+                limit: self.expire_batch,
+            };
+            match expiry.run(self.pool, mode, now_secs).await {
                 Ok(n) => report.expired += n,
                 Err(error) => {
                     tracing::warn!(%error, project_id = %mode.project_id, game_mode = %mode.mode, "expiring searches failed");
@@ -167,30 +175,49 @@ impl Sweeper<'_> {
     }
 }
 
-/// Ends as `expired` up to `limit` searches of `mode` due at `now_secs`
-/// (Unix seconds), tells each client and records the ends with `ends` (in
-/// a mode that records); returns how many. Shared by the sweep and the
-/// cycle.
-///
-/// # Errors
-/// A pool store failure.
-pub(crate) async fn expire_due(
-    pool: &dyn PoolStore,
-    ends: Option<&crate::recordings::EndRecorder>,
-    mode: &ModeKey,
-    now_secs: f64,
-    limit: usize,
-) -> Result<usize, WorkerError> {
-    let expired = pool.expire_due(mode, now_secs, limit).await?;
-    crate::metrics::searches_ended(matchplane_store::search_ends::EXPIRED, expired.len());
-    for ticket in &expired {
-        publish(pool, ticket, &StatusMessage::Expired { reason: None }).await;
+/// How a worker expires due searches; shared by the sweep and the cycle.
+#[derive(Clone, Copy)]
+pub(crate) struct Expiry<'a> {
+    /// Records the ends in modes that record.
+    pub ends: Option<&'a crate::recordings::EndRecorder>,
+    /// The lapses excused after an outage of the store.
+    pub lapses: Option<&'a crate::lapse_grace::LapseGrace>,
+    /// Searches expired per call at most.
+    pub limit: usize,
+}
+
+impl Expiry<'_> {
+    /// Ends as `expired` up to `limit` searches of `mode` due at `now_secs`
+    /// (Unix seconds; after an outage of the store, only those due before
+    /// it: [`crate::lapse_grace`]), tells each client and records the ends;
+    /// returns how many.
+    ///
+    /// # Errors
+    /// A pool store failure.
+    pub(crate) async fn run(
+        &self,
+        pool: &dyn PoolStore,
+        mode: &ModeKey,
+        now_secs: f64,
+    ) -> Result<usize, WorkerError> {
+        let due_by = self.lapses.map_or(now_secs, |l| l.due_by(mode, now_secs));
+        let asked = std::time::Instant::now();
+        let expired = pool
+            .expire_due_by(mode, due_by, now_secs, self.limit)
+            .await?;
+        if let Some(lapses) = self.lapses {
+            lapses.reached(mode, now_secs + asked.elapsed().as_secs_f64());
+        }
+        crate::metrics::searches_ended(matchplane_store::search_ends::EXPIRED, expired.len());
+        for ticket in &expired {
+            publish(pool, ticket, &StatusMessage::Expired { reason: None }).await;
+        }
+        if let Some(ends) = self.ends {
+            ends.expired(mode, &expired, (now_secs * 1000.0).round() as i64)
+                .await;
+        }
+        Ok(expired.len())
     }
-    if let Some(ends) = ends {
-        ends.expired(mode, &expired, (now_secs * 1000.0).round() as i64)
-            .await;
-    }
-    Ok(expired.len())
 }
 
 /// Sweeps every `sweep_interval` until `shutdown`.
@@ -203,6 +230,7 @@ pub(crate) async fn run(shared: Arc<Shared>, shutdown: CancellationToken) {
         expire_batch: shared.config.expire_batch,
         concurrency: shared.config.claim_concurrency,
         ends: Some(&shared.ends),
+        lapses: Some(&shared.lapses),
     };
     loop {
         tokio::select! {

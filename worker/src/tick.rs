@@ -96,6 +96,9 @@ pub struct Ticker<'a> {
     pub expire_batch: usize,
     /// Records the cycle's ends in modes that record; `None` records none.
     pub ends: Option<&'a crate::recordings::EndRecorder>,
+    /// The worker's reach of the store, for the lapses excused after an
+    /// outage ([`crate::lapse_grace`]); `None` excuses none.
+    pub lapses: Option<&'a crate::lapse_grace::LapseGrace>,
     /// The measured start-to-start period that ended with this cycle's
     /// start (docs/game-modes.md, `matchmakingCycleDurationSeconds`),
     /// stored with the cycle's figures; `None` when unknown (a first
@@ -190,7 +193,12 @@ async fn tick(
     let budget = Budget::cycle();
 
     let started = Instant::now();
-    crate::sweep::expire_due(pool, ctx.ends, mode, now_secs, expire_batch).await?;
+    let expiry = crate::sweep::Expiry {
+        ends: ctx.ends,
+        lapses: ctx.lapses,
+        limit: expire_batch,
+    };
+    expiry.run(pool, mode, now_secs).await?;
     // A disabled mode's open proposals end with it, before anyone's silence
     // can cool them down; its waiting searches fail in the re-check below
     // (docs/acceptance.md, 'How a proposal ends').

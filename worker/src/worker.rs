@@ -1,20 +1,19 @@
 //! [`run_worker`]: a whole worker in one call: the scheduler that keeps one
-//! [`crate::mode_loop`] per game mode, and the webhook delivery loop, until
-//! the shutdown token is cancelled.
+//! [`crate::mode_loop`] per game mode, and the webhook delivery loop, until the
+//! shutdown token is cancelled.
 //!
 //! The scheduler lists the modes every [`WorkerConfig::reconcile_interval`]
-//! ([`modes::Catalogue`]: only the modes changed since the last pass, the
-//! whole table once a minute or when the count shows a deletion): a new
-//! mode gets a loop at once, a changed version wakes its loop, a deleted
-//! mode's loop records its outbox and stops. Which modes are this worker's
-//! ([`crate::shares`]) is recomputed over every mode only when the live
-//! workers change; an unchanged mode's loop is not woken by a pass. The sweep
+//! ([`modes::Catalogue`]: only the modes changed since the last pass, the whole
+//! table once a minute or when the count shows a deletion): a new mode gets a
+//! loop at once, a changed version wakes its loop, a deleted mode's loop
+//! records its outbox and stops. Which modes are this worker's
+//! ([`crate::shares`]) is recomputed over every mode only when the live workers
+//! change; an unchanged mode's loop is not woken by a pass. The sweep
 //! ([`crate::sweep`]) passes over every pool every
-//! [`WorkerConfig::sweep_interval`]: due searches expire, a deleted mode's
-//! or project's fail. The retention pruning ([`crate::retention`]) runs a
-//! pass every [`crate::retention::RetentionConfig::interval`] when this
+//! [`WorkerConfig::sweep_interval`]: due searches expire, a deleted mode's or
+//! project's fail. Retention pruning ([`crate::retention`]) runs while this
 //! worker holds its lease. Every loop is owned by one `JoinSet` and stops on
-//! cancel, releasing its lease (STYLE 8).
+//! cancel, releasing its lease.
 
 use crate::config::WorkerConfig;
 use crate::deliveries::DeliveryWorker;
@@ -53,6 +52,8 @@ pub struct Shared {
     pub epoch: u64,
     /// Records the ends the worker makes, for modes that record.
     pub ends: crate::recordings::EndRecorder,
+    /// The lapses excused after an outage of the store ([`crate::lapse_grace`]).
+    pub lapses: crate::lapse_grace::LapseGrace,
     /// Modes whose lease this worker holds now.
     pub held: AtomicUsize,
     /// When the scheduler last listed the modes from the database: a mode
@@ -193,6 +194,7 @@ pub async fn run_worker(
         db,
         epoch,
         ends,
+        lapses: crate::lapse_grace::LapseGrace::default(),
         held: AtomicUsize::new(0),
         listed_at: Mutex::new(None),
     });

@@ -237,6 +237,7 @@ impl TestApp {
             expire_batch: 1000,
             concurrency: 16,
             ends: None,
+            lapses: None,
         }
         .pass(now)
         .await

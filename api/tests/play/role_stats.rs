@@ -75,6 +75,7 @@ async fn role_waits_show_in_stats_history_and_waiting_statuses(pools: Pools) {
         claim_concurrency: 16,
         expire_batch: 100,
         ends: None,
+        lapses: None,
         period: None,
         carried: None,
     };

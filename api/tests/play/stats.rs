@@ -125,6 +125,7 @@ async fn stats_history_counts_what_each_rule_turned_away(pools: Pools) {
         claim_concurrency: 16,
         expire_batch: 100,
         ends: None,
+        lapses: None,
         period: None,
         carried: None,
     };

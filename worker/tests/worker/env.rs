@@ -203,6 +203,7 @@ impl Env {
             claim_concurrency: 16,
             expire_batch: 100,
             ends: None,
+            lapses: None,
             period: None,
             carried: Some(&self.carried),
         }

@@ -194,6 +194,7 @@ fn a_deleted_modes_searches_count_as_failed_by_code() {
             expire_batch: 100,
             concurrency: 4,
             ends: None,
+            lapses: None,
         };
         assert_eq!(sweeper.pass(Utc::now()).await.unwrap().failed, 1);
         let text = handle.render();

@@ -367,6 +367,7 @@ async fn a_held_mode_taken_over_during_a_database_outage_stays_held() {
         claim_concurrency: 16,
         expire_batch: 100,
         ends: None,
+        lapses: None,
         period: None,
         carried: Some(&never_read),
     };
@@ -399,6 +400,7 @@ async fn a_stalled_database_delays_a_cycle_briefly_and_never_dates_a_match_early
         claim_concurrency: 16,
         expire_batch: 100,
         ends: None,
+        lapses: None,
         period: None,
         carried: None,
     };
@@ -465,6 +467,7 @@ async fn the_sweep_expires_due_searches_without_the_database() {
         expire_batch: 100,
         concurrency: 4,
         ends: None,
+        lapses: None,
     };
     let later = Utc::now() + chrono::Duration::seconds(700);
     let report = sweeper.pass(later).await.unwrap();

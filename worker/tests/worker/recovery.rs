@@ -96,6 +96,7 @@ async fn a_cycle_dropped_midway_leaves_every_search_claimed_or_live() {
             claim_concurrency: 4,
             expire_batch: 100,
             ends: None,
+            lapses: None,
             period: None,
             carried: None,
         };

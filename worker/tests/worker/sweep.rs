@@ -76,6 +76,7 @@ fn sweeper(env: &Env) -> Sweeper<'_> {
         expire_batch: 1000,
         concurrency: 16,
         ends: None,
+        lapses: None,
     }
 }
 
@@ -174,4 +175,43 @@ async fn live_within(env: &Env, bound: Duration) -> u64 {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// After the store was out of reach for longer than ten seconds (nothing
+/// answered the sweep), a search whose deadline fell in the outage is not
+/// expired for the next 30 seconds: its client could not poll or renew
+/// meanwhile (docs/searching.md). What was due before the outage still is,
+/// and once the grace is over the search expires as any other. Before,
+/// the first pass after the outage expired it at once.
+#[tokio::test]
+async fn a_deadline_that_fell_in_an_outage_of_the_store_gets_a_grace() {
+    let env = Env::new(None, 60.0).await;
+    let grace = matchplane_worker::lapse_grace::LapseGrace::default();
+    let sweeper = Sweeper {
+        lapses: Some(&grace),
+        ..sweeper(&env)
+    };
+    let start = Utc::now();
+    let at = |s: i64| start + chrono::Duration::seconds(s);
+    let t0 = start.timestamp_micros() as f64 / 1e6;
+    let before = add(&env, &env.mode, "before", t0 - 1.0).await;
+    sweeper.pass(at(0)).await.unwrap();
+    assert_eq!(ended(&env, &env.mode, &before).await, Some(Ended::Expired));
+    // Due in the outage (the store answered nothing from 0 s to 25 s),
+    // and due just before it: the first pass after it expires only the
+    // second.
+    let polled = add(&env, &env.mode, "polled", t0 + 5.0).await;
+    let stale = add(&env, &env.mode, "stale", t0 - 0.5).await;
+    let report = sweeper.pass(at(25)).await.unwrap();
+    assert_eq!(report.expired, 1, "{report:?}");
+    assert_eq!(ended(&env, &env.mode, &stale).await, Some(Ended::Expired));
+    assert_eq!(ended(&env, &env.mode, &polled).await, None);
+    // Within the grace (the sweep passing as it does, every few seconds
+    // here) a poll would renew it; without one, it ends after.
+    for s in [30, 35, 40, 45, 50, 54] {
+        assert_eq!(sweeper.pass(at(s)).await.unwrap().expired, 0, "at {s} s");
+    }
+    assert_eq!(ended(&env, &env.mode, &polled).await, None);
+    assert_eq!(sweeper.pass(at(56)).await.unwrap().expired, 1);
+    assert_eq!(ended(&env, &env.mode, &polled).await, Some(Ended::Expired));
 }

@@ -85,6 +85,7 @@ conformance!(
     ping_is_the_median_of_the_last_five,
     waiting_reasons_only_for_live_searches,
     deadlines_expire_and_touch_extends,
+    expiry_by_a_cutoff_leaves_later_deadlines,
     a_socket_held_add_is_marked_live_and_ended,
     claim_takes_all_or_nothing,
     claim_refused_under_a_stale_fencing_token,

@@ -336,6 +336,30 @@ pub async fn deadlines_expire_and_touch_extends(store: Arc<dyn PoolStore>) {
     assert_eq!(store.count_live("prj_a").await.unwrap(), 0);
 }
 
+/// Expiring by an earlier cutoff than now (after an outage of the store)
+/// leaves the searches due after the cutoff, and records the ends at now.
+pub async fn expiry_by_a_cutoff_leaves_later_deadlines(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    for (ticket, deadline) in [("early", 100.0), ("late", 150.0)] {
+        let s = solo(ticket, &format!("p-{ticket}"));
+        store.add_search(&m, &s, deadline, None).await.unwrap();
+    }
+    let expired = store.expire_due_by(&m, 120.0, 200.0, 10).await.unwrap();
+    assert_eq!(expired, ["early"]);
+    let Some(SearchState::Ended(ended)) = store.search_state(&m, "early").await.unwrap() else {
+        panic!("early not ended");
+    };
+    assert_eq!(ended.ended_at, Some(200.0));
+    assert!(matches!(
+        store.search_state(&m, "late").await.unwrap(),
+        Some(SearchState::Live(_))
+    ));
+    // A cutoff past now is now.
+    let expired = store.expire_due_by(&m, 500.0, 140.0, 10).await.unwrap();
+    assert!(expired.is_empty(), "{expired:?}");
+    assert_eq!(store.expire_due(&m, 150.0, 10).await.unwrap(), ["late"]);
+}
+
 /// A search added as held by a socket says so while live and once swept;
 /// one added without says not, and both read back the same search.
 pub async fn a_socket_held_add_is_marked_live_and_ended(store: Arc<dyn PoolStore>) {

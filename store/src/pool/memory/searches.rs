@@ -121,19 +121,21 @@ impl Searches for MemoryPoolStore {
         })
     }
 
-    async fn expire_due(
+    async fn expire_due_by(
         &self,
         mode: &ModeKey,
+        due_by: f64,
         now: f64,
         limit: usize,
     ) -> Result<Vec<String>, PoolError> {
+        let due_by = due_by.min(now);
         let mut state = self.state();
         let pool = state.mode(mode);
         let mut due: Vec<(f64, String)> = pool
             .deadlines
             .iter()
             // A proposed search waits for its proposal to end.
-            .filter(|(t, d)| **d <= now && !pool.proposed.contains_key(t.as_str()))
+            .filter(|(t, d)| **d <= due_by && !pool.proposed.contains_key(t.as_str()))
             .map(|(t, d)| (*d, t.clone()))
             .collect();
         due.sort_by(|a, b| a.0.total_cmp(&b.0));

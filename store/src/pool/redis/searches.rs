@@ -129,13 +129,13 @@ impl RedisPoolStore {
     async fn expire_batch(
         &self,
         mode: &ModeKey,
-        now: f64,
+        (due_by, now): (f64, f64),
         limit: usize,
     ) -> Result<(usize, Vec<String>), PoolError> {
         let keys = self.keys(mode);
         let due: Vec<String> = self
             .conn()
-            .zrangebyscore_limit(&keys.deadlines, "-inf", now, 0, limit as isize)
+            .zrangebyscore_limit(&keys.deadlines, "-inf", due_by, 0, limit as isize)
             .await?;
         if due.is_empty() {
             return Ok((0, Vec::new()));
@@ -151,7 +151,8 @@ impl RedisPoolStore {
             .key(&keys.proposal_deadlines);
         call.arg(now)
             .arg(self.ended_json(&EndedSearch::new(Ended::Expired, now))?)
-            .arg(self.bucket_lifetime());
+            .arg(self.bucket_lifetime())
+            .arg(due_by);
         for ticket in &due {
             call.arg(ticket);
         }
@@ -261,19 +262,22 @@ impl Searches for RedisPoolStore {
         Ok(live == 1)
     }
 
-    async fn expire_due(
+    async fn expire_due_by(
         &self,
         mode: &ModeKey,
+        due_by: f64,
         now: f64,
         limit: usize,
     ) -> Result<Vec<String>, PoolError> {
-        let limit = limit.clamp(1, MAX_CLAIM);
+        let (due_by, limit) = (due_by.min(now), limit.clamp(1, MAX_CLAIM));
         let mut expired = Vec::new();
         // The index may begin with entries of searches claimed since (claims
         // leave them here); each pass drops those it reads, so keep reading
         // while a full batch came back and fewer than `limit` expired.
         for _ in 0..MAX_EXPIRE_PASSES {
-            let (read, mut ended) = self.expire_batch(mode, now, limit - expired.len()).await?;
+            let (read, mut ended) = self
+                .expire_batch(mode, (due_by, now), limit - expired.len())
+                .await?;
             let full = read == limit - expired.len();
             expired.append(&mut ended);
             if !full || expired.len() >= limit {

@@ -4,12 +4,14 @@
 -- proposal's acceptBy, and the first sweep after the proposal ends decides.
 -- KEYS: 1 pool, 2 players, 3 deadlines, 4 pings, 5 reasons, 6 ended
 --       (current bucket), 7 proposed, 8 proposal deadlines
--- ARGV: 1 now, 2 ended JSON, 3 bucket lifetime (seconds), 4.. ticketIds
+-- ARGV: 1 now, 2 ended JSON, 3 bucket lifetime (seconds), 4 due by (a
+--       deadline after it is not due yet; at most now), 5.. ticketIds
 -- Returns the ticketIds expired.
 local now = tonumber(ARGV[1])
+local due_by = tonumber(ARGV[4])
 local expired = {}
 local records = {}
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local ticket = ARGV[i]
   local deadline = redis.call('ZSCORE', KEYS[3], ticket)
   local search = redis.call('HGET', KEYS[1], ticket)
@@ -17,7 +19,7 @@ for i = 4, #ARGV do
   if proposal then
     local by = redis.call('ZSCORE', KEYS[8], proposal)
     redis.call('ZADD', KEYS[3], math.max(tonumber(by or now), now + 1), ticket)
-  elseif search and deadline and tonumber(deadline) <= now then
+  elseif search and deadline and tonumber(deadline) <= due_by then
     remove_live(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ticket, search)
     expired[#expired + 1] = ticket
     records[#records + 1] = ticket

@@ -1,0 +1,146 @@
+//! Lapses excused after the pool store was out of reach (docs/searching.md,
+//! "Statuses"; docs/operations.md, "What losing a dependency costs").
+//!
+//! A REST search lives while it is polled, a socket's while its API
+//! instance renews its lease. While the store does not answer, neither can
+//! reach it: without this, the first sweep after a stall of half a minute
+//! ended every live search `REST_POLL_LAPSED` or `SOCKET_LAPSED`, though
+//! each client had been there all along.
+//!
+//! So the worker keeps, from its own expiry calls, when it last reached
+//! each mode's pool (on a Redis Cluster one master may stall while the
+//! others answer). When more than [`OUTAGE_SECONDS`] pass without reaching it, what
+//! came due since is taken to have come due in an outage: the worker
+//! expires only what was due before it, while it cannot reach the store and
+//! for [`GRACE_SECONDS`] once it can again (a poll or a renewal's whole
+//! window), and then as before. A client still there renews in time; one
+//! gone ends `GRACE_SECONDS` later than it would have. A ticket whose TTL
+//! ran out in the outage ends at the latest then too, `TICKET_TTL`.
+//!
+//! Each worker judges from its own calls: a worker that reached the store
+//! meanwhile (the outage was another's) expires as usual.
+
+use matchplane_store::pool::ModeKey;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+/// Seconds without reaching the store that count as an outage: longer than
+/// a slow pass over many modes, shorter than a poll's 30-second window.
+pub const OUTAGE_SECONDS: f64 = 10.0;
+
+/// Seconds after an outage during which only what was due before it
+/// expires: the 30 seconds of a REST poll's window and of a socket's
+/// default lease.
+pub const GRACE_SECONDS: f64 = 30.0;
+
+/// When this worker last reached each mode's pool, and the grace of its
+/// last outage. Times are Unix seconds, as the caller's clock gives them.
+#[derive(Debug, Default)]
+pub struct LapseGrace {
+    modes: Mutex<HashMap<ModeKey, State>>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// The last store call that answered.
+    reached: Option<f64>,
+    /// The last outage: when it began (the last call that answered before
+    /// it) and when its grace ends.
+    excused: Option<(f64, f64)>,
+}
+
+impl LapseGrace {
+    /// The deadline at or before which `mode`'s searches expire at `now`:
+    /// `now`, or during an outage and its grace, the outage's beginning.
+    pub fn due_by(&self, mode: &ModeKey, now: f64) -> f64 {
+        let modes = self.modes.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(state) = modes.get(mode) else {
+            return now;
+        };
+        if let Some(reached) = state.reached.filter(|r| now - r > OUTAGE_SECONDS) {
+            return reached.min(now);
+        }
+        match state.excused {
+            Some((from, until)) if now < until => from.min(now),
+            _ => now,
+        }
+    }
+
+    /// Notes that a call to `mode`'s pool made at `now` answered; after an
+    /// outage, starts its grace.
+    pub fn reached(&self, mode: &ModeKey, now: f64) {
+        let mut modes = self.modes.lock().unwrap_or_else(PoisonError::into_inner);
+        let state = match modes.get_mut(mode) {
+            Some(state) => state,
+            None => modes.entry(mode.clone()).or_default(),
+        };
+        if let Some(last) = state.reached {
+            if now - last > OUTAGE_SECONDS {
+                state.excused = Some((last, now + GRACE_SECONDS));
+            }
+            if now < last {
+                return;
+            }
+        }
+        state.reached = Some(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duel() -> ModeKey {
+        ModeKey::new("prj_a", "duel")
+    }
+
+    #[test]
+    fn without_an_outage_everything_due_expires() {
+        let grace = LapseGrace::default();
+        assert_eq!(grace.due_by(&duel(), 100.0), 100.0);
+        for t in [100.0, 101.0, 105.0, 114.0] {
+            grace.reached(&duel(), t);
+            assert_eq!(grace.due_by(&duel(), t + 1.0), t + 1.0);
+        }
+    }
+
+    #[test]
+    fn an_outage_and_its_grace_expire_only_what_was_due_before_it() {
+        let grace = LapseGrace::default();
+        grace.reached(&duel(), 100.0);
+        // Out of reach: past ten seconds, nothing due since the last call.
+        assert_eq!(grace.due_by(&duel(), 109.0), 109.0);
+        assert_eq!(grace.due_by(&duel(), 125.0), 100.0);
+        // Back at 130: the grace runs to 160.
+        grace.reached(&duel(), 130.0);
+        assert_eq!(grace.due_by(&duel(), 131.0), 100.0);
+        // The store answering every few seconds meanwhile.
+        for t in [131.0, 140.0, 149.0, 158.0] {
+            grace.reached(&duel(), t);
+        }
+        assert_eq!(grace.due_by(&duel(), 159.0), 100.0);
+        assert_eq!(grace.due_by(&duel(), 160.0), 160.0);
+        grace.reached(&duel(), 160.0);
+        assert_eq!(grace.due_by(&duel(), 162.0), 162.0);
+    }
+
+    #[test]
+    fn each_mode_has_its_own_outage() {
+        let grace = LapseGrace::default();
+        let other = ModeKey::new("prj_a", "ranked");
+        grace.reached(&duel(), 100.0);
+        for t in [100.0, 105.0, 110.0, 115.0, 120.0] {
+            grace.reached(&other, t);
+        }
+        assert_eq!(grace.due_by(&duel(), 121.0), 100.0);
+        assert_eq!(grace.due_by(&other, 121.0), 121.0);
+    }
+
+    #[test]
+    fn a_call_that_answered_late_does_not_move_the_clock_back() {
+        let grace = LapseGrace::default();
+        grace.reached(&duel(), 100.0);
+        grace.reached(&duel(), 99.0);
+        assert_eq!(grace.due_by(&duel(), 111.0), 100.0);
+    }
+}
