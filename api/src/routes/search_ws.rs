@@ -51,6 +51,7 @@ mod assignment;
 mod check;
 mod heartbeat;
 mod proposal;
+mod subscribe;
 use armed::Armed;
 use check::Check;
 
@@ -95,16 +96,10 @@ pub async fn search(
         let armed = Armed::new(&play, &started);
         Ok::<_, ApiError>((started, armed))
     };
-    let (updates, started) = tokio::join!(play.pool.subscribe_status(&ticket_id), start);
+    let subscribing = subscribe::or_re_reads(&ticket_id, play.pool.subscribe_status(&ticket_id));
+    let (updates, started) = tokio::join!(subscribing, start);
     let (started, armed) = started?;
     armed.disarm();
-    let updates = match updates {
-        Ok(updates) => updates,
-        Err(err) => {
-            let _ = end(&play, &started.ticket, EndOutcome::Cancelled).await;
-            return Err(err.into());
-        }
-    };
     let (db, ops) = (state.db.clone(), state.ops.clone());
     let failed_play = play.clone();
     let failed_ticket = started.ticket.clone();

@@ -83,7 +83,11 @@ impl StatusHub {
                     .use_protocol(ProtocolVersion::RESP3)
                     .push_sender(push_tx)
                     .build()?;
-                SubscriptionConn::Cluster(client.get_async_connection().await?)
+                let conn = client.get_async_connection().await?;
+                SubscriptionConn::Cluster {
+                    conn,
+                    client: Box::new(client),
+                }
             }
         };
         let channels: Channels = Arc::default();
@@ -208,7 +212,12 @@ enum SubscriptionConn {
         conn: ConnectionManager,
         remake: Box<(redis::Client, ConnectionManagerConfig)>,
     },
-    Cluster(ClusterConnection),
+    /// A cluster: the connection (its subscriptions on one node it
+    /// picked), and the client that makes another.
+    Cluster {
+        conn: ClusterConnection,
+        client: Box<ClusterClient>,
+    },
 }
 
 /// How often the subscription's connection to one node is asked a `PING`:
@@ -220,14 +229,14 @@ impl SubscriptionConn {
     async fn subscribe(&mut self, channel: &str) -> RedisResult<()> {
         match self {
             Self::Node { conn, .. } => conn.subscribe(channel).await,
-            Self::Cluster(conn) => conn.subscribe(channel).await,
+            Self::Cluster { conn, .. } => conn.subscribe(channel).await,
         }
     }
 
     async fn unsubscribe(&mut self, channel: &str) -> RedisResult<()> {
         match self {
             Self::Node { conn, .. } => conn.unsubscribe(channel).await,
-            Self::Cluster(conn) => conn.unsubscribe(channel).await,
+            Self::Cluster { conn, .. } => conn.unsubscribe(channel).await,
         }
     }
 
@@ -239,7 +248,7 @@ impl SubscriptionConn {
                 .send_packed_command(&redis::cmd("PING"))
                 .await
                 .map(drop),
-            Self::Cluster(_) => Ok(()),
+            Self::Cluster { .. } => Ok(()),
         }
     }
 
@@ -249,16 +258,28 @@ impl SubscriptionConn {
     /// address) is never closed by the connection manager, which
     /// reconnects only on a closed connection (docs/operations.md, "What
     /// losing a dependency costs").
+    /// On a cluster, a subscription that timed out is moved the same way:
+    /// its node may be stalled (a replica stopped) while the cluster's
+    /// slots all answer, and the client would keep it there.
     async fn replace(&mut self, channels: Vec<String>) -> RedisResult<()> {
-        let Self::Node { conn, remake } = self else {
-            return Ok(());
-        };
-        let (client, config) = remake.as_ref();
-        let mut fresh = ConnectionManager::new_with_config(client.clone(), config.clone()).await?;
-        if !channels.is_empty() {
-            fresh.subscribe(channels).await?;
+        match self {
+            Self::Node { conn, remake } => {
+                let (client, config) = remake.as_ref();
+                let mut fresh =
+                    ConnectionManager::new_with_config(client.clone(), config.clone()).await?;
+                if !channels.is_empty() {
+                    fresh.subscribe(channels).await?;
+                }
+                *conn = fresh;
+            }
+            Self::Cluster { conn, client } => {
+                let mut fresh = client.get_async_connection().await?;
+                for channel in &channels {
+                    fresh.subscribe(channel).await?;
+                }
+                *conn = fresh;
+            }
         }
-        *conn = fresh;
         tracing::warn!(
             "the status subscription's Redis connection timed out: replaced by a new one"
         );
@@ -299,6 +320,10 @@ async fn run_commands(
         };
         match command {
             Command::Subscribe(channel, done) => {
+                if done.is_closed() {
+                    // Its start stopped waiting (it re-reads instead).
+                    continue;
+                }
                 let mut got = conn.subscribe(&channel).await;
                 if got.as_ref().is_err_and(redis::RedisError::is_timeout) {
                     // The channel is among those wanted: the new
