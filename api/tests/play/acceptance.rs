@@ -20,6 +20,7 @@ on_both_pools!(
     an_accept_after_the_deadline_is_refused_even_before_any_sweep,
     a_cooldown_after_a_timeout_does_not_say_the_player_declined,
     a_socket_says_the_proposal_messages_it_never_heard,
+    an_accepted_proposal_not_stored_yet_says_match_pending_on_the_socket,
 );
 
 /// The `DECLINE_COOLDOWN` detail holds in every case that cools a player
@@ -459,4 +460,48 @@ async fn a_socket_says_the_proposal_messages_it_never_heard(pools: Pools) {
             );
         }
     }
+}
+
+/// Everyone accepted, and the match is not stored yet (no worker here; a
+/// database out of reach, in service): the socket says `MATCH_PENDING`,
+/// as the REST status does and as a socket does in a mode without
+/// acceptance (docs/searching.md). Before, the socket stayed silent until
+/// `matched`, taking itself to be still in the proposal.
+async fn an_accepted_proposal_not_stored_yet_says_match_pending_on_the_socket(pools: Pools) {
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, accepting()).await;
+    let (a, a_token) = t.ticket_ok(&p, &key, solo("duel", "a")).await;
+    let (b, b_token) = t.ticket_ok(&p, &key, solo("duel", "b")).await;
+    let mut wa = connect(addr, &a_token).await;
+    let mut wb = connect(addr, &b_token).await;
+    until(&mut wa, "searching").await;
+    until(&mut wb, "searching").await;
+    let match_id = propose(&t, &p, &[&a, &b], &["a", "b"], &[&a, &b]).await;
+    assert_eq!(
+        until(&mut wa, "proposed").await["matchId"],
+        match_id.as_str()
+    );
+    until(&mut wb, "proposed").await;
+    for ws in [&mut wa, &mut wb] {
+        ws.send(Message::Text(r#"{"type":"accept"}"#.into()))
+            .await
+            .unwrap();
+    }
+    let status = t.status(&p, &key, &a).await.body;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let Ok(Some(Ok(msg))) = tokio::time::timeout_at(deadline, wa.next()).await else {
+            panic!("no MATCH_PENDING on the socket within 5 s (REST read {status})");
+        };
+        if let Message::Text(text) = msg {
+            let msg = crate::harness::search_message(&text);
+            if msg["type"] == "status" && msg["waitingReason"]["code"] == "MATCH_PENDING" {
+                break;
+            }
+        }
+    }
+    let status = t.status(&p, &key, &a).await.body;
+    assert_eq!(status["waitingReason"]["code"], "MATCH_PENDING", "{status}");
 }

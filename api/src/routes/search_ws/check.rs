@@ -212,8 +212,10 @@ impl SocketSearch {
         }
     }
 
-    /// The `MATCH_PENDING` status of a claimed search (once).
+    /// The `MATCH_PENDING` status of a claimed search (once). A proposal
+    /// it was in is over (everyone accepted): the status is said.
     fn match_pending(&mut self, queued_at: Option<f64>) -> Check {
+        self.proposal = None;
         let queued_at = queued_at.unwrap_or(self.started.queued_at);
         self.status(
             (unix_now() - queued_at).max(0.0),
