@@ -179,9 +179,53 @@ pub fn close(members: &[Member<'_>], accept_by: f64, now: f64) -> Option<Vec<Fat
     )
 }
 
+/// A timeout the service caused (docs/acceptance.md, "How a proposal
+/// ends"): `acceptBy` passed while the worker could not reach its store, so
+/// an answer sent in time may never have arrived. Nobody is responsible for
+/// the silence: the silent and their parties go back to the pool, wait
+/// kept, nobody cooled down. A proposal someone declined or left keeps its
+/// fates.
+pub fn excuse_silence(fates: &mut [Fate]) {
+    let declined = fates.iter().any(|f| {
+        matches!(f, Fate::Fails { code, .. } if *code == crate::Code::MatchDeclined.as_str())
+            || matches!(f, Fate::AlreadyEnded { cooled: true })
+    });
+    if declined {
+        return;
+    }
+    let silent = [
+        crate::Code::AcceptanceTimeout.as_str(),
+        crate::Code::PartyMemberDeclined.as_str(),
+    ];
+    for fate in fates {
+        if matches!(fate, Fate::Fails { code, .. } if silent.contains(code)) {
+            *fate = Fate::Requeued;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_excused_timeout_requeues_the_silent_and_their_parties() {
+        let members = [
+            m("a", "pa", Answer::Accept),
+            m("b", "pb", Answer::Pending),
+            m("b2", "pb", Answer::Accept),
+        ];
+        let mut fates = close(&members, 10.0, 11.0).unwrap();
+        assert!(matches!(fates[1], Fate::Fails { cooled: true, .. }));
+        excuse_silence(&mut fates);
+        assert_eq!(fates, vec![Fate::Requeued; 3]);
+        // A decline is no timeout: its fates stand.
+        let members = [m("a", "pa", Answer::Decline), m("b", "pb", Answer::Pending)];
+        let mut fates = close(&members, 10.0, 11.0).unwrap();
+        let before = fates.clone();
+        excuse_silence(&mut fates);
+        assert_eq!(fates, before);
+    }
 
     fn m(ticket_id: &'static str, party: &'static str, answer: Answer) -> Member<'static> {
         Member {

@@ -17,6 +17,11 @@
 //! gone ends `GRACE_SECONDS` later than it would have. A ticket whose TTL
 //! ran out in the outage ends at the latest then too, `TICKET_TTL`.
 //!
+//! A proposal whose `acceptBy` fell in the outage or its grace is closed
+//! the same way: its silent players may have answered in time with no
+//! answer arriving, so nobody is held responsible (the proposal sweep,
+//! [`crate::proposals::sweep`]).
+//!
 //! Each worker judges from its own calls: a worker that reached the store
 //! meanwhile (the outage was another's) expires as usual.
 

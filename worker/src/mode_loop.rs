@@ -402,8 +402,13 @@ async fn full_cycle(
     // cancels whose closing their API instance did not apply.
     let proposals = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
     if proposals {
-        if let Err(err) =
-            crate::proposals::sweep(shared.pool.as_ref(), key, now_secs(), f64::INFINITY).await
+        if let Err(err) = crate::proposals::sweep(
+            shared.pool.as_ref(),
+            key,
+            (now_secs(), f64::INFINITY),
+            Some(&shared.lapses),
+        )
+        .await
         {
             tracing::warn!(game_mode = %key.mode, error = %err, "proposal sweep failed");
         }

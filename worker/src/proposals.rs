@@ -13,7 +13,7 @@ use crate::error::WorkerError;
 use crate::modes::ModeConfig;
 use chrono::{DateTime, Utc};
 use matchplane_matchmaker::ProposedMatch;
-use matchplane_store::pool::{settle, ClaimOutcome, ModeKey, PoolStore, ProposalClaim};
+use matchplane_store::pool::{settle_excusing, ClaimOutcome, ModeKey, PoolStore, ProposalClaim};
 use matchplane_store::tickets::{announce_settled, publish, StatusMessage};
 
 /// Proposals one sweep closes at most (the rest waits half a second).
@@ -119,19 +119,30 @@ pub struct Swept {
 
 /// Closes `mode`'s proposals due by `due_by` (`f64::INFINITY`: every open
 /// one, e.g. a decline whose closing its API instance never applied) that
-/// the rule ends at `now`, and tells their players.
+/// the rule ends at `now`, and tells their players. With `lapses`, a
+/// timeout whose deadline fell in an outage of the store, or in the grace
+/// after it ([`crate::lapse_grace`]), makes nobody responsible: the silent
+/// go back to the pool, nobody cooled down (docs/acceptance.md).
 ///
 /// # Errors
 /// A pool store failure (what was closed stays closed).
 pub async fn sweep(
     pool: &dyn PoolStore,
     mode: &ModeKey,
-    now: f64,
-    due_by: f64,
+    (now, due_by): (f64, f64),
+    lapses: Option<&crate::lapse_grace::LapseGrace>,
 ) -> Result<Swept, WorkerError> {
+    let excused_from = lapses.map_or(f64::INFINITY, |l| {
+        let from = l.due_by(mode, now);
+        if from < now {
+            from
+        } else {
+            f64::INFINITY
+        }
+    });
     let mut swept = Swept::default();
     for id in pool.open_proposals(mode, due_by, SWEEP_LIMIT).await? {
-        let Some(settled) = settle(pool, mode, &id, now).await? else {
+        let Some(settled) = settle_excusing(pool, mode, &id, now, excused_from).await? else {
             continue;
         };
         if settled.made {

@@ -50,6 +50,7 @@ pub mod proposals;
 pub mod redis;
 pub mod releases;
 mod types;
+mod withdraw;
 
 #[cfg(test)]
 mod conformance;
@@ -65,8 +66,8 @@ pub use backfills::{
 pub use leases::{Leases, MAX_LEASE_EPOCH};
 pub use memory::MemoryPoolStore;
 pub use proposals::{
-    settle, withdraw, AnswerOutcome, Finish, FinishMember, FinishOutcome, ProposalClaim,
-    ProposalMember, ProposalState, Proposals, Settled,
+    settle, settle_excusing, withdraw, AnswerOutcome, Finish, FinishMember, FinishOutcome,
+    ProposalClaim, ProposalMember, ProposalState, Proposals, Settled,
 };
 pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use releases::{ReleasedTicket, Releases};

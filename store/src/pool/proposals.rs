@@ -1,5 +1,6 @@
 //! Match proposals (acceptance): the [`Proposals`] part of the pool store,
-//! its values, and [`settle`], which closes a proposal by the core's rule.
+//! its values, and [`settle`], which closes a proposal by the core's rule
+//! ([`withdraw`] closes one whose mode ended).
 //!
 //! A proposal holds its searches in the pool (so a cancel, a status read or
 //! a ping work as for any live search) but out of every snapshot and out of
@@ -16,6 +17,8 @@
 use matchplane_matchmaker::acceptance::{close, Answer, Fate, Member};
 
 use super::{ClaimOutcome, EndedSearch, ModeKey, PoolError};
+
+pub use super::withdraw::withdraw;
 
 /// A group to hold as a proposal (the claim of docs/acceptance.md).
 #[derive(Debug, Clone, PartialEq)]
@@ -260,6 +263,23 @@ pub async fn settle<P: Proposals + ?Sized>(
     match_id: &str,
     now: f64,
 ) -> Result<Option<Settled>, PoolError> {
+    settle_excusing(pool, mode, match_id, now, f64::INFINITY).await
+}
+
+/// [`settle`], except that a timeout whose `acceptBy` is after
+/// `excused_from` (Unix seconds) makes nobody responsible
+/// ([`matchplane_matchmaker::acceptance::excuse_silence`]): the worker's
+/// store was out of reach from then, so an answer may not have arrived.
+///
+/// # Errors
+/// A store failure.
+pub async fn settle_excusing<P: Proposals + ?Sized>(
+    pool: &P,
+    mode: &ModeKey,
+    match_id: &str,
+    now: f64,
+    excused_from: f64,
+) -> Result<Option<Settled>, PoolError> {
     for _ in 0..8 {
         let Some(state) = pool.proposal(mode, match_id).await? else {
             return Ok(None);
@@ -273,9 +293,12 @@ pub async fn settle<P: Proposals + ?Sized>(
                 answer: m.answer,
             })
             .collect();
-        let Some(fates) = close(&members, state.accept_by, now) else {
+        let Some(mut fates) = close(&members, state.accept_by, now) else {
             return Ok(None);
         };
+        if state.accept_by > excused_from {
+            matchplane_matchmaker::acceptance::excuse_silence(&mut fates);
+        }
         let members: Vec<FinishMember> = state
             .members
             .iter()
@@ -306,68 +329,6 @@ pub async fn settle<P: Proposals + ?Sized>(
                 return Ok(Some(Settled {
                     match_id: match_id.to_owned(),
                     made,
-                    members: finish.members,
-                }))
-            }
-            FinishOutcome::Closed => return Ok(None),
-            FinishOutcome::Stale => continue,
-        }
-    }
-    Ok(None)
-}
-
-/// Closes the open proposal `match_id` because its mode was disabled or
-/// deleted (docs/acceptance.md, 'How a proposal ends'): whatever
-/// the answers so far, every member whose search is live fails with
-/// `GAME_MODE_DISABLED`, nobody is cooled down, and the proposal is
-/// cancelled (its cancelled record goes to the outbox like any other).
-/// Retries when an answer or a cancel lands in between, as [`settle`].
-/// Returns the closing this call applied, `None` if the proposal was
-/// already closed.
-///
-/// # Errors
-/// A store failure.
-pub async fn withdraw<P: Proposals + ?Sized>(
-    pool: &P,
-    mode: &ModeKey,
-    match_id: &str,
-    now: f64,
-) -> Result<Option<Settled>, PoolError> {
-    let code = matchplane_matchmaker::Code::GameModeDisabled.as_str();
-    for _ in 0..8 {
-        let Some(state) = pool.proposal(mode, match_id).await? else {
-            return Ok(None);
-        };
-        let members: Vec<FinishMember> = state
-            .members
-            .iter()
-            .map(|m| FinishMember {
-                ticket_id: m.ticket_id.clone(),
-                player_id: m.player_id.clone(),
-                answer: m.answer,
-                fate: match m.answer {
-                    Answer::Gone | Answer::Failed => Fate::AlreadyEnded { cooled: false },
-                    Answer::Pending | Answer::Accept | Answer::Decline => Fate::Fails {
-                        code,
-                        cooled: false,
-                    },
-                },
-            })
-            .collect();
-        let finish = Finish {
-            match_id: match_id.to_owned(),
-            cancelled_record: super::closed::CancelledProposal::of(match_id, &members, now)
-                .to_json()?,
-            members,
-            cooldown_until: now,
-            record_json: state.record_json.clone(),
-            now,
-        };
-        match pool.finish_proposal(mode, &finish).await? {
-            FinishOutcome::Done { .. } => {
-                return Ok(Some(Settled {
-                    match_id: match_id.to_owned(),
-                    made: false,
                     members: finish.members,
                 }))
             }

@@ -39,7 +39,8 @@ async fn proposal_tick(
     failed_at: &mut Option<Instant>,
 ) -> bool {
     let now = now_secs();
-    match crate::proposals::sweep(shared.pool.as_ref(), key, now, now).await {
+    match crate::proposals::sweep(shared.pool.as_ref(), key, (now, now), Some(&shared.lapses)).await
+    {
         Ok(_) => {}
         Err(err) => tracing::warn!(game_mode = %key.mode, error = %err, "proposal sweep failed"),
     }

@@ -60,14 +60,14 @@ async fn everyone_accepting_makes_one_match_and_one_webhook() {
 
     env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
     assert_eq!(
-        sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+        sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
             .await
             .unwrap()
             .made,
         0
     );
     env.pool.answer(&env.mode, &b, true, now()).await.unwrap();
-    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+    let swept = sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
         .await
         .unwrap();
     assert_eq!(swept.made, 1);
@@ -94,11 +94,61 @@ async fn everyone_accepting_makes_one_match_and_one_webhook() {
     assert_eq!(received[0].header("webhook-id"), match_id);
     assert_eq!(verified_body(&env, &received[0])["type"], "match.made");
     // A second sweep and drain find nothing.
-    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+    let swept = sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
         .await
         .unwrap();
     assert_eq!(swept.made + swept.cancelled, 0);
     assert_eq!(env.drain("w1").await, 0);
+}
+
+/// A deadline that passed while the worker could not reach its store (an
+/// answer sent in time may never have arrived) makes nobody responsible:
+/// the silent player goes back to the pool like the one who accepted,
+/// nobody cooled down (docs/acceptance.md). Before, the silent one failed
+/// `ACCEPTANCE_TIMEOUT` and was cooled down.
+#[tokio::test]
+async fn a_deadline_that_passed_in_an_outage_of_the_store_cools_nobody_down() {
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    with_acceptance(
+        &env,
+        &receiver.url(),
+        json!({"timeoutSeconds": 1, "declineCooldownSeconds": 30}),
+    )
+    .await;
+    let a = env.add_waited("a", 1500.0, 30.0).await;
+    let b = env.add("b", 1500.0).await;
+    let mut a_updates = env.pool.subscribe_status(&a).await.unwrap();
+    let mut b_updates = env.pool.subscribe_status(&b).await.unwrap();
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    env.tick(token).await;
+    assert_eq!(next(&mut a_updates).await["type"], "proposed");
+    assert_eq!(next(&mut b_updates).await["type"], "proposed");
+    env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
+    // The worker last reached the pool now, then nothing for 20 s: the
+    // deadline (in 1 s) fell in the outage.
+    let lapses = matchplane_worker::lapse_grace::LapseGrace::default();
+    let start = now();
+    lapses.reached(&env.mode, start);
+    let later = start + 20.0;
+    let swept = sweep(env.pool.as_ref(), &env.mode, (later, later), Some(&lapses))
+        .await
+        .unwrap();
+    assert_eq!(swept.cancelled, 1);
+    assert_eq!(next(&mut a_updates).await["type"], "requeued");
+    assert_eq!(next(&mut b_updates).await["type"], "requeued");
+    for (ticket, player) in [(&a, "a"), (&b, "b")] {
+        assert!(matches!(
+            env.pool.search_state(&env.mode, ticket).await.unwrap(),
+            Some(SearchState::Live(_))
+        ));
+        let cooled = env
+            .pool
+            .cooldown_of(&env.mode, player, later)
+            .await
+            .unwrap();
+        assert!(cooled.is_none(), "{player} cooled down");
+    }
 }
 
 #[tokio::test]
@@ -126,13 +176,18 @@ async fn the_deadline_fails_the_silent_and_requeues_the_rest_with_their_wait() {
     env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
 
     // Before the deadline nothing closes; at it, the silent one fails.
-    let early = sweep(env.pool.as_ref(), &env.mode, now(), now())
+    let early = sweep(env.pool.as_ref(), &env.mode, (now(), now()), None)
         .await
         .unwrap();
     assert_eq!(early.cancelled, 0);
-    let swept = sweep(env.pool.as_ref(), &env.mode, now() + 1.1, now() + 1.1)
-        .await
-        .unwrap();
+    let swept = sweep(
+        env.pool.as_ref(),
+        &env.mode,
+        (now() + 1.1, now() + 1.1),
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(swept.cancelled, 1);
     assert_eq!(next(&mut a_updates).await["type"], "requeued");
     let failed = next(&mut b_updates).await;
@@ -186,12 +241,12 @@ async fn turning_acceptance_off_lets_open_proposals_finish_by_their_rules() {
     assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
     assert_eq!(env.drain("w1").await, 1);
     env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
-    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+    let swept = sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
         .await
         .unwrap();
     assert_eq!(swept.made, 0, "b has not answered");
     env.pool.answer(&env.mode, &b, true, now()).await.unwrap();
-    let swept = sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+    let swept = sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
         .await
         .unwrap();
     assert_eq!(swept.made, 1);
@@ -305,7 +360,7 @@ async fn a_proposals_row_follows_it_from_proposed_to_cancelled_or_made() {
     // b declines; the closing (here the sweep's) queues its record.
     env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
     env.pool.answer(&env.mode, &b, false, now()).await.unwrap();
-    sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+    sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
         .await
         .unwrap();
     env.drain("c1").await;
@@ -330,7 +385,7 @@ async fn a_proposals_row_follows_it_from_proposed_to_cancelled_or_made() {
             .await
             .unwrap();
     }
-    sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+    sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
         .await
         .unwrap();
     env.drain("c1").await;

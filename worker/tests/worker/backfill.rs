@@ -269,10 +269,14 @@ async fn an_automatic_backfill_of_a_proposal_dates_from_its_made_at() {
             .await
             .unwrap();
     }
-    let swept =
-        matchplane_worker::proposals::sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
-            .await
-            .unwrap();
+    let swept = matchplane_worker::proposals::sweep(
+        env.pool.as_ref(),
+        &env.mode,
+        (now(), f64::INFINITY),
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(swept.made, 1);
     assert_eq!(env.drain("w1").await, 1);
     let made = matches::list(&env.db, &env.project_id, None, None, 10)

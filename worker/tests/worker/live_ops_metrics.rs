@@ -296,8 +296,8 @@ fn a_made_proposal_ends_matched_and_a_silent_member_fails_by_timeout() {
         let swept = matchplane_worker::proposals::sweep(
             env.pool.as_ref(),
             &env.mode,
-            unix_now(),
-            f64::INFINITY,
+            (unix_now(), f64::INFINITY),
+            None,
         )
         .await
         .unwrap();
@@ -310,9 +310,10 @@ fn a_made_proposal_ends_matched_and_a_silent_member_fails_by_timeout() {
         env.add("d", 1500.0).await;
         env.tick(token).await;
         let later = unix_now() + 1.5;
-        let swept = matchplane_worker::proposals::sweep(env.pool.as_ref(), &env.mode, later, later)
-            .await
-            .unwrap();
+        let swept =
+            matchplane_worker::proposals::sweep(env.pool.as_ref(), &env.mode, (later, later), None)
+                .await
+                .unwrap();
         assert_eq!(swept.cancelled, 1);
         env.drain("c1").await;
         let text = handle.render();

@@ -114,7 +114,7 @@ async fn a_proposal_counts_its_players_once_when_made() {
             .await
             .unwrap();
     }
-    sweep(env.pool.as_ref(), &env.mode, now(), f64::INFINITY)
+    sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
         .await
         .unwrap();
     env.drain("c1").await;
