@@ -9,7 +9,8 @@
 //!
 //! So the worker keeps, from its own expiry calls, when it last reached
 //! each mode's pool (on a Redis Cluster one master may stall while the
-//! others answer). When more than [`OUTAGE_SECONDS`] pass without reaching it, what
+//! others answer), and whether a call failed since. When calls failed and
+//! more than [`OUTAGE_SECONDS`] pass without reaching it, what
 //! came due since is taken to have come due in an outage: the worker
 //! expires only what was due before it, while it cannot reach the store and
 //! for [`GRACE_SECONDS`] once it can again (a poll or a renewal's whole
@@ -49,6 +50,9 @@ pub struct LapseGrace {
 struct State {
     /// The last store call that answered.
     reached: Option<f64>,
+    /// Whether a call failed since (a mode idle for a while, which nobody
+    /// called, had no outage).
+    failed: bool,
     /// The last outage: when it began (the last call that answered before
     /// it) and when its grace ends.
     excused: Option<(f64, f64)>,
@@ -62,7 +66,8 @@ impl LapseGrace {
         let Some(state) = modes.get(mode) else {
             return now;
         };
-        if let Some(reached) = state.reached.filter(|r| now - r > OUTAGE_SECONDS) {
+        let out = |r: &f64| state.failed && now - r > OUTAGE_SECONDS;
+        if let Some(reached) = state.reached.filter(out) {
             return reached.min(now);
         }
         match state.excused {
@@ -80,14 +85,33 @@ impl LapseGrace {
             None => modes.entry(mode.clone()).or_default(),
         };
         if let Some(last) = state.reached {
-            if now - last > OUTAGE_SECONDS {
+            if state.failed && now - last > OUTAGE_SECONDS {
                 state.excused = Some((last, now + GRACE_SECONDS));
             }
             if now < last {
                 return;
             }
         }
+        state.failed = false;
         state.reached = Some(now);
+    }
+
+    /// Notes that a call to `mode`'s pool failed (a timeout, a refused
+    /// connection).
+    pub fn failed(&self, mode: &ModeKey) {
+        let mut modes = self.modes.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(state) = modes.get_mut(mode) {
+            state.failed = true;
+        }
+    }
+
+    /// Notes that the store failed a call that is every mode's (the
+    /// sweep's listing of the pools).
+    pub fn failed_all(&self) {
+        let mut modes = self.modes.lock().unwrap_or_else(PoisonError::into_inner);
+        for state in modes.values_mut() {
+            state.failed = true;
+        }
     }
 }
 
@@ -113,6 +137,7 @@ mod tests {
     fn an_outage_and_its_grace_expire_only_what_was_due_before_it() {
         let grace = LapseGrace::default();
         grace.reached(&duel(), 100.0);
+        grace.failed(&duel());
         // Out of reach: past ten seconds, nothing due since the last call.
         assert_eq!(grace.due_by(&duel(), 109.0), 109.0);
         assert_eq!(grace.due_by(&duel(), 125.0), 100.0);
@@ -137,8 +162,19 @@ mod tests {
         for t in [100.0, 105.0, 110.0, 115.0, 120.0] {
             grace.reached(&other, t);
         }
+        grace.failed_all();
+        grace.reached(&other, 121.0);
         assert_eq!(grace.due_by(&duel(), 121.0), 100.0);
         assert_eq!(grace.due_by(&other, 121.0), 121.0);
+    }
+
+    #[test]
+    fn a_mode_nobody_called_for_a_while_had_no_outage() {
+        let grace = LapseGrace::default();
+        grace.reached(&duel(), 100.0);
+        assert_eq!(grace.due_by(&duel(), 200.0), 200.0);
+        grace.reached(&duel(), 200.0);
+        assert_eq!(grace.due_by(&duel(), 201.0), 201.0);
     }
 
     #[test]
@@ -146,6 +182,7 @@ mod tests {
         let grace = LapseGrace::default();
         grace.reached(&duel(), 100.0);
         grace.reached(&duel(), 99.0);
+        grace.failed(&duel());
         assert_eq!(grace.due_by(&duel(), 111.0), 100.0);
     }
 }

@@ -77,7 +77,11 @@ impl Sweeper<'_> {
     /// reach only leaves deleted modes to a later pass).
     pub async fn pass(&self, now: DateTime<Utc>) -> Result<SweepReport, WorkerError> {
         let now_secs = now.timestamp_micros() as f64 / 1e6;
-        let projects = self.pool.projects_with_searches().await?;
+        let projects = self.pool.projects_with_searches().await.inspect_err(|_| {
+            if let Some(lapses) = self.lapses {
+                lapses.failed_all();
+            }
+        })?;
         let mut modes = Vec::new();
         for project in &projects {
             for name in self.pool.modes_with_searches(project).await? {
@@ -204,7 +208,12 @@ impl Expiry<'_> {
         let asked = std::time::Instant::now();
         let expired = pool
             .expire_due_by(mode, due_by, now_secs, self.limit)
-            .await?;
+            .await
+            .inspect_err(|_| {
+                if let Some(lapses) = self.lapses {
+                    lapses.failed(mode);
+                }
+            })?;
         if let Some(lapses) = self.lapses {
             lapses.reached(mode, now_secs + asked.elapsed().as_secs_f64());
         }

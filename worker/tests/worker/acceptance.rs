@@ -125,11 +125,12 @@ async fn a_deadline_that_passed_in_an_outage_of_the_store_cools_nobody_down() {
     assert_eq!(next(&mut a_updates).await["type"], "proposed");
     assert_eq!(next(&mut b_updates).await["type"], "proposed");
     env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
-    // The worker last reached the pool now, then nothing for 20 s: the
-    // deadline (in 1 s) fell in the outage.
+    // The worker last reached the pool now, then its calls failed for
+    // 20 s: the deadline (in 1 s) fell in the outage.
     let lapses = matchplane_worker::lapse_grace::LapseGrace::default();
     let start = now();
     lapses.reached(&env.mode, start);
+    lapses.failed(&env.mode);
     let later = start + 20.0;
     let swept = sweep(env.pool.as_ref(), &env.mode, (later, later), Some(&lapses))
         .await
