@@ -121,7 +121,11 @@ async fn own_ticket(state: &AppState, token: &str, ticket_id: &str) -> Result<Ti
 }
 
 /// Polls a search: answers its status and keeps it alive for another
-/// poll period. An overdue search ends `expired` here.
+/// poll period. A search whose ticket expired, or whose socket's lease
+/// ran out, ends `expired` here; one whose poll deadline passed is the
+/// worker's to end (the worker holds off after Redis was out of reach, when
+/// nobody could poll: docs/operations.md), and a poll that finds it still
+/// live renews it.
 ///
 /// A search in a mode switched to the Ping algorithm ends `failed`
 /// `PING_REQUIRES_WEBSOCKET` here.
@@ -139,12 +143,9 @@ pub async fn get(
     let now = unix_now();
     let mode = mode_key(&ticket);
     if let Some(SearchState::Live(live)) = play.pool.search_state(&mode, &ticket.ticket_id).await? {
-        if live.deadline <= now {
-            // The deadline is the ticket's expiry, the socket's lease or
-            // the poll deadline.
-            let reason = crate::play::status::lapsed_reason(&ticket, now, live.socket);
+        if live.deadline <= now && (ticket.expires_at <= now || live.socket) {
             let outcome = EndOutcome::ExpiredFor {
-                reason: reason.to_owned(),
+                reason: crate::play::status::lapsed_reason(&ticket, now, live.socket).to_owned(),
             };
             end(play, &ticket, outcome).await?;
         } else if !live.socket && pinged(&state, &mode).await? {

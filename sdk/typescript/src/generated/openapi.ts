@@ -893,7 +893,11 @@ export interface paths {
         };
         /**
          * Polls a search: answers its status and keeps it alive for another
-         *     poll period. An overdue search ends `expired` here.
+         *     poll period. A search whose ticket expired, or whose socket's lease
+         *     ran out, ends `expired` here; one whose poll deadline passed is the
+         *     worker's to end (the worker holds off after Redis was out of reach, when
+         *     nobody could poll: docs/operations.md), and a poll that finds it still
+         *     live renews it.
          * @description A search in a mode switched to the Ping algorithm ends `failed`
          *     `PING_REQUIRES_WEBSOCKET` here.
          */
