@@ -31,11 +31,11 @@ use crate::play::{rfc3339, token, Play};
 use crate::problem::{ApiError, Problem};
 use crate::state::AppState;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
 use futures::StreamExt;
-use matchplane_store::pool::{EndOutcome, StatusStream, SERVER_STOPPING};
+use matchplane_store::pool::{EndOutcome, StatusStream};
 use matchplane_store::tickets::StatusMessage;
 use sea_orm::DatabaseConnection;
 use serde::Deserialize;
@@ -49,11 +49,13 @@ use utoipa::IntoParams;
 mod armed;
 mod assignment;
 mod check;
+mod closing;
 mod heartbeat;
 mod proposal;
 mod subscribe;
 use armed::Armed;
 use check::Check;
+use closing::{answer_close, client_left, finish, message_too_big, server_stopping, too_big};
 
 /// Query of `GET /v1/search`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -167,8 +169,6 @@ struct SocketSearch {
     /// on the search: it waits for answers, so no `status` is sent until it
     /// is `requeued` (docs/acceptance.md; kept in step in `proposal.rs`).
     proposal: Option<String>,
-    /// The client's `ping`s answered (`heartbeat.rs`).
-    heartbeat: heartbeat::Heartbeat,
     /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
     last_status: Option<(
         Waiting,
@@ -194,7 +194,6 @@ async fn hold(
         next_ping: 0,
         last_pong: Instant::now(),
         proposal: None,
-        heartbeat: heartbeat::Heartbeat::default(),
         last_status: None,
     };
     Box::pin(resume_queued_at(&held.play, &mut held.started)).await;
@@ -213,86 +212,104 @@ async fn hold(
     let mut tick = tokio::time::interval(play.settings.ping_interval);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let stopping = play.sockets.stopping();
+    let every = play.settings.ping_interval;
+    let mut heartbeat = heartbeat::Heartbeat::default();
+    // What the client sent while the loop waited on its stores.
+    let mut deferred: Option<heartbeat::Incoming> = None;
     loop {
-        tokio::select! {
-            () = stopping.cancelled() => return Box::pin(server_stopping(&held, socket)).await,
-            update = updates.next() => {
-                let Some(json) = update else {
-                    // The subscription stopped: the state re-read still ends the search.
-                    updates = futures::stream::pending().boxed();
-                    continue;
-                };
-                let Some(message) = StatusMessage::from_json(&json) else { continue };
-                if message.is_final() {
-                    if Box::pin(held.wait_assignment(&mut socket, &mut updates, &message)).await {
+        let incoming = match deferred.take() {
+            Some(incoming) => incoming,
+            None => tokio::select! {
+                () = stopping.cancelled() => return Box::pin(server_stopping(&held, socket)).await,
+                update = updates.next() => {
+                    let Some(json) = update else {
+                        // The subscription stopped: the state re-read still ends the search.
+                        updates = futures::stream::pending().boxed();
                         continue;
-                    }
-                    return;
-                }
-                if !held.heard(&message) {
-                    continue;
-                }
-                if socket.send(text(&message.to_json())).await.is_err() {
-                    return Box::pin(client_left(&held)).await;
-                }
-            }
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Pong(payload))) => {
-                    let busy = Instant::now();
-                    Box::pin(held.pong(&payload)).await;
-                    held.excuse(busy);
-                }
-                Some(Ok(Message::Text(body))) if heartbeat::is_ping(&body) => {
-                    if !held.heartbeat.answer(&mut socket).await {
-                        return Box::pin(client_left(&held)).await;
-                    }
-                }
-                Some(Ok(Message::Text(body))) => {
-                    let busy = Instant::now();
-                    Box::pin(held.answer(body.as_str())).await;
-                    held.excuse(busy);
-                }
-                Some(Ok(Message::Close(_))) => return Box::pin(answer_close(&held, socket)).await,
-                Some(Err(error)) if too_big(&error) => {
-                    return Box::pin(message_too_big(&held, socket)).await
-                }
-                None | Some(Err(_)) => return Box::pin(client_left(&held)).await,
-                Some(Ok(_)) => {}
-            },
-            _ = tick.tick() => {
-                let busy = Instant::now();
-                let checked = Box::pin(held.check()).await;
-                held.excuse(busy);
-                match checked {
-                    Check::Final(message) => {
-                        if Box::pin(held.wait_assignment(&mut socket, &mut updates, &message)).await {
+                    };
+                    let Some(message) = StatusMessage::from_json(&json) else { continue };
+                    if message.is_final() {
+                        let waited = held.wait_assignment(&mut socket, &mut heartbeat, &mut updates, &message);
+                        if Box::pin(waited).await {
                             continue;
                         }
                         return;
                     }
-                    Check::Status(_) if held.proposal.is_some() => {}
-                    Check::Status(message) | Check::Proposal(message) => {
-                        if socket.send(text(&message.to_json())).await.is_err() {
-                            return Box::pin(client_left(&held)).await;
+                    if held.heard(&message) && socket.send(text(&message.to_json())).await.is_err() {
+                        return Box::pin(client_left(&held)).await;
+                    }
+                    continue;
+                }
+                incoming = socket.recv() => incoming,
+                _ = tick.tick() => {
+                    let busy = Instant::now();
+                    let check = heartbeat::keep_alive(held.check(), &mut socket, &mut heartbeat, every, &mut deferred);
+                    let checked = Box::pin(check).await;
+                    held.excuse(busy);
+                    match checked {
+                        Check::Final(message) => {
+                            let waited = held.wait_assignment(&mut socket, &mut heartbeat, &mut updates, &message);
+                            if Box::pin(waited).await {
+                                continue;
+                            }
+                            return;
+                        }
+                        Check::Status(_) if held.proposal.is_some() => {}
+                        Check::Status(message) | Check::Proposal(message) => {
+                            if socket.send(text(&message.to_json())).await.is_err() {
+                                return Box::pin(client_left(&held)).await;
+                            }
+                        }
+                        Check::Quiet => {}
+                    }
+                    if held.last_pong.elapsed() >= play.settings.pong_timeout {
+                        if let Some(message) = Box::pin(held.pong_timed_out()).await {
+                            return Box::pin(finish(&mut socket, &message)).await;
                         }
                     }
-                    Check::Quiet => {}
-                }
-                if held.last_pong.elapsed() >= play.settings.pong_timeout {
-                    if let Some(message) = Box::pin(held.pong_timed_out()).await {
-                        return Box::pin(finish(&mut socket, &message)).await;
+                    if socket.send(held.ping()).await.is_err() {
+                        return Box::pin(client_left(&held)).await;
                     }
+                    continue;
                 }
-                let payload = held.next_ping.to_be_bytes();
-                held.pings.push_back((held.next_ping, Instant::now()));
-                held.next_ping += 1;
-                while held.pings.len() > 8 {
-                    held.pings.pop_front();
-                }
-                if socket.send(Message::Ping(payload.to_vec().into())).await.is_err() {
+            },
+        };
+        match incoming {
+            Some(Ok(Message::Pong(payload))) => {
+                let busy = Instant::now();
+                let pong = heartbeat::keep_alive(
+                    held.pong(&payload),
+                    &mut socket,
+                    &mut heartbeat,
+                    every,
+                    &mut deferred,
+                );
+                Box::pin(pong).await;
+                held.excuse(busy);
+            }
+            Some(Ok(Message::Text(body))) if heartbeat::is_ping(&body) => {
+                if !heartbeat.answer(&mut socket).await {
                     return Box::pin(client_left(&held)).await;
                 }
             }
+            Some(Ok(Message::Text(body))) => {
+                let busy = Instant::now();
+                let answer = heartbeat::keep_alive(
+                    held.answer(body.as_str()),
+                    &mut socket,
+                    &mut heartbeat,
+                    every,
+                    &mut deferred,
+                );
+                Box::pin(answer).await;
+                held.excuse(busy);
+            }
+            Some(Ok(Message::Close(_))) => return Box::pin(answer_close(&held, socket)).await,
+            Some(Err(error)) if too_big(&error) => {
+                return Box::pin(message_too_big(&held, socket)).await
+            }
+            None | Some(Err(_)) => return Box::pin(client_left(&held)).await,
+            Some(Ok(_)) => {}
         }
     }
 }
@@ -313,115 +330,6 @@ type Waiting = (Option<Value>, Option<u32>, Option<u32>);
 
 fn text(json: &str) -> Message {
     Message::Text(json.to_owned().into())
-}
-
-/// Sends the final status, then a normal closure (1000) naming it, so a
-/// client sees a clean close code rather than 1005 (no status).
-async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
-    let _ = socket.send(text(&message.to_json())).await;
-    send_close(socket, close_code::NORMAL, "search ended").await;
-    client_close(socket).await;
-}
-
-/// Sends a Close frame with `code` and `reason`.
-async fn send_close(socket: &mut WebSocket, code: u16, reason: &'static str) {
-    let frame = CloseFrame {
-        code,
-        reason: reason.into(),
-    };
-    let _ = socket.send(Message::Close(Some(frame))).await;
-}
-
-/// Reads until the client's Close answers ours, for at most
-/// [`CLOSE_WAIT`]: dropping the socket with the client's frames unread
-/// would reset the connection, and a reset can discard the frames just
-/// sent.
-async fn client_close(socket: &mut WebSocket) {
-    let _ = tokio::time::timeout(CLOSE_WAIT, async {
-        while let Some(Ok(message)) = socket.recv().await {
-            if matches!(message, Message::Close(_)) {
-                break;
-            }
-        }
-    })
-    .await;
-}
-
-/// How long a finished search's socket waits for the client's Close.
-const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// The client sent a Close frame: the search ends cancelled and the Close
-/// is answered (the closing handshake's reply carries the client's code,
-/// 1000 for a normal closure), so the client sees a clean close rather
-/// than 1006 (abnormal closure).
-async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
-    client_left(held).await;
-    // After the client's Close the socket only flushes the queued reply.
-    send_close(&mut socket, close_code::NORMAL, "search cancelled").await;
-    let _ = futures::SinkExt::close(&mut socket).await;
-}
-
-/// The server is stopping (`crate::play::sockets`): the search ends
-/// cancelled with reason `SERVER_STOPPING` and the socket closes with 1001
-/// (going away), without a final message, so that the client searches
-/// again with the same ticket (docs/searching.md, "Closing"). The service
-/// ended it, not the player: an open proposal it was in closes with
-/// nobody cooled down (docs/acceptance.md, "How a proposal ends").
-async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
-    let stopping = EndOutcome::CancelledFor {
-        reason: SERVER_STOPPING.to_owned(),
-    };
-    if let Err(error) = end(&held.play, &held.started.ticket, stopping).await {
-        tracing::warn!(status = %error.status(), ticket_id = %held.started.ticket.ticket_id, "ending a stopping server's search failed");
-    }
-    let reason = "server stopping: search again with the same ticket";
-    send_close(&mut socket, close_code::AWAY, reason).await;
-    client_close(&mut socket).await;
-}
-
-/// Whether a read failed on a client message over
-/// [`MAX_CLIENT_MESSAGE_BYTES`].
-fn too_big(error: &axum::Error) -> bool {
-    use tokio_tungstenite::tungstenite::Error;
-    std::error::Error::source(error)
-        .and_then(|e| e.downcast_ref::<Error>())
-        .is_some_and(|e| matches!(e, Error::Capacity(_)))
-}
-
-/// The client sent a message over [`MAX_CLIENT_MESSAGE_BYTES`]: the search
-/// ends cancelled, as when the client leaves, and the socket closes with
-/// 1009 (message too big) so that the client learns why
-/// (docs/searching.md, "Closing").
-async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) {
-    client_left(held).await;
-    send_close(
-        &mut socket,
-        close_code::SIZE,
-        "message too big: 16 KiB at most",
-    )
-    .await;
-    // The rest of the message lies unread: a socket closed now is reset,
-    // and a reset can discard the Close just sent. So the socket stays
-    // until the client's Close, for at most CLOSE_WAIT; after the
-    // oversized message the stream may read nothing more, and then it
-    // stays the whole CLOSE_WAIT.
-    let _ = tokio::time::timeout(CLOSE_WAIT, async {
-        loop {
-            match socket.recv().await {
-                Some(Ok(Message::Close(_))) => break,
-                Some(Ok(_)) => {}
-                None | Some(Err(_)) => tokio::time::sleep(CLOSE_WAIT).await,
-            }
-        }
-    })
-    .await;
-}
-
-/// The client closed the socket (or it broke): the search ends cancelled.
-async fn client_left(held: &SocketSearch) {
-    if let Err(error) = end(&held.play, &held.started.ticket, EndOutcome::Cancelled).await {
-        tracing::warn!(status = %error.status(), ticket_id = %held.started.ticket.ticket_id, "ending a closed socket's search failed");
-    }
 }
 
 #[cfg(test)]

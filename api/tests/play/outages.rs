@@ -132,6 +132,19 @@ pub(crate) async fn app_with(
     deadline: Duration,
     settings: matchplane_api::play::PlaySettings,
 ) -> Router {
+    let redis_wait = Duration::from_secs(1);
+    app_waiting(db_url, redis, prefix, deadline, settings, redis_wait).await
+}
+
+/// [`app_with`] whose Redis commands wait `redis_wait` for an answer.
+pub(crate) async fn app_waiting(
+    db_url: &str,
+    redis: &str,
+    prefix: &str,
+    deadline: Duration,
+    settings: matchplane_api::play::PlaySettings,
+    redis_wait: Duration,
+) -> Router {
     let timeouts = DbTimeouts {
         connect: Duration::from_secs(1),
         acquire: Duration::from_secs(1),
@@ -142,7 +155,7 @@ pub(crate) async fn app_with(
     let mut config = RedisPoolConfig::new(redis);
     config.prefix = prefix.to_owned();
     config.connect_timeout = Duration::from_secs(1);
-    config.response_timeout = Duration::from_secs(1);
+    config.response_timeout = redis_wait;
     let play = connect_redis_with(config, settings).await.unwrap();
     let state = AppState::new(
         db,

@@ -1,6 +1,7 @@
 //! The assignment wait of a matched socket in a mode with `assignment`
 //! (docs/game-modes.md): assigned, released or timed out.
 
+use super::heartbeat::{keep_alive, Heartbeat, Incoming};
 use super::{finish, text, SocketSearch};
 use crate::play::matched::free_released;
 use crate::play::start::{resume_queued_at, start_with_token, Via};
@@ -33,6 +34,7 @@ impl SocketSearch {
     pub(super) async fn wait_assignment(
         &mut self,
         socket: &mut WebSocket,
+        heartbeat: &mut Heartbeat,
         updates: &mut StatusStream,
         message: &StatusMessage,
     ) -> bool {
@@ -76,40 +78,49 @@ impl SocketSearch {
         if socket.send(text(&message.to_json())).await.is_err() {
             return false;
         }
-        let mut tick = tokio::time::interval(self.play.settings.ping_interval);
+        let every = self.play.settings.ping_interval;
+        let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // What the client sent while the wait re-read the match.
+        let mut deferred: Option<Incoming> = None;
         let released = loop {
-            let waited = tokio::select! {
-                update = updates.next() => match update.as_deref().and_then(StatusMessage::from_json) {
-                    Some(assigned @ StatusMessage::Assigned { .. }) => Waited::Assigned(assigned),
-                    Some(StatusMessage::AssignmentTimeout) => Waited::Released(true),
-                    Some(StatusMessage::Released) => Waited::Released(false),
-                    Some(_) => Waited::Quiet,
-                    None if update.is_none() => {
-                        *updates = futures::stream::pending().boxed();
-                        Waited::Quiet
+            let incoming = match deferred.take() {
+                Some(incoming) => Err(incoming),
+                None => tokio::select! {
+                    update = updates.next() => Ok(match update.as_deref().and_then(StatusMessage::from_json) {
+                        Some(assigned @ StatusMessage::Assigned { .. }) => Waited::Assigned(assigned),
+                        Some(StatusMessage::AssignmentTimeout) => Waited::Released(true),
+                        Some(StatusMessage::Released) => Waited::Released(false),
+                        Some(_) => Waited::Quiet,
+                        None if update.is_none() => {
+                            *updates = futures::stream::pending().boxed();
+                            Waited::Quiet
+                        }
+                        None => Waited::Quiet,
+                    }),
+                    incoming = socket.recv() => Err(incoming),
+                    _ = tick.tick() => {
+                        let _ = socket.send(Message::Ping(Vec::new().into())).await;
+                        let reread = self.reread_assignment(&match_id);
+                        Ok(keep_alive(reread, socket, heartbeat, every, &mut deferred).await)
                     }
-                    None => Waited::Quiet,
                 },
-                incoming = socket.recv() => match incoming {
-                    // The match stands: a client leaving the wait ends only
-                    // the wait. Its Close is answered, as while searching.
-                    Some(Ok(Message::Close(_))) => {
-                        flush_close_reply(socket).await;
-                        return false;
-                    }
-                    None | Some(Err(_)) => return false,
-                    Some(Ok(Message::Text(body))) if super::heartbeat::is_ping(&body) => {
-                        // A failed write shows at the next read.
-                        let _ = self.heartbeat.answer(socket).await;
-                        Waited::Quiet
-                    }
-                    Some(Ok(_)) => Waited::Quiet,
-                },
-                _ = tick.tick() => {
-                    let _ = socket.send(Message::Ping(Vec::new().into())).await;
-                    self.reread_assignment(&match_id).await
+            };
+            let waited = match incoming {
+                Ok(waited) => waited,
+                // The match stands: a client leaving the wait ends only
+                // the wait. Its Close is answered, as while searching.
+                Err(Some(Ok(Message::Close(_)))) => {
+                    flush_close_reply(socket).await;
+                    return false;
                 }
+                Err(None | Some(Err(_))) => return false,
+                Err(Some(Ok(Message::Text(body)))) if super::heartbeat::is_ping(&body) => {
+                    // A failed write shows at the next read.
+                    let _ = heartbeat.answer(socket).await;
+                    Waited::Quiet
+                }
+                Err(Some(Ok(_))) => Waited::Quiet,
             };
             match waited {
                 Waited::Assigned(assigned) => {

@@ -7,6 +7,7 @@ use crate::play::matched::{stored_match, Reader};
 use crate::play::role_waits::{self, RoleMedians};
 use crate::play::status::{end, match_pending, project_gone};
 use crate::play::unix_now;
+use axum::extract::ws::Message;
 use matchplane_matchmaker::Code;
 use matchplane_store::pool::{EndOutcome, EndResult, Ended, SearchState};
 use matchplane_store::tickets::StatusMessage;
@@ -44,6 +45,18 @@ impl SocketSearch {
         {
             tracing::warn!(%error, ticket_id = %ticket, "recording a ping failed");
         }
+    }
+
+    /// The next Ping frame, noted for its Pong's round trip (the last
+    /// eight are kept).
+    pub(super) fn ping(&mut self) -> Message {
+        let payload = self.next_ping.to_be_bytes();
+        self.pings.push_back((self.next_ping, Instant::now()));
+        self.next_ping += 1;
+        while self.pings.len() > 8 {
+            self.pings.pop_front();
+        }
+        Message::Ping(payload.to_vec().into())
     }
 
     /// Ends the search `expired` (`PONG_TIMEOUT`): the final message, or

@@ -10,9 +10,18 @@
 //! second are sent (the SDKs ping at most once a second); the other `ping`s
 //! are ignored, so a client that sends them faster than it reads cannot
 //! make the socket write without end.
+//!
+//! While the socket's loop waits on its stores (a Redis or a database slow
+//! to answer, up to their command timeouts), [`keep_alive`] goes on
+//! sending Pings and answering `ping`s, so a stall of the stores never
+//! looks to a client like a dead path.
 
 use axum::extract::ws::{Message, WebSocket};
+use std::future::Future;
 use std::time::{Duration, Instant};
+
+/// What the socket's read gave: a message, its end (`None`) or an error.
+pub(super) type Incoming = Option<Result<Message, axum::Error>>;
 
 /// The answer to a client's `ping`.
 const PONG: &str = r#"{"type":"pong"}"#;
@@ -53,6 +62,41 @@ impl Heartbeat {
         }
         self.last = Some(now);
         true
+    }
+}
+
+/// Runs `work` (the loop's wait on its stores) to its end while keeping
+/// the socket alive: a Ping frame every `every`, each `ping` answered, a
+/// Pong taken (the wait is not the client's silence anyway). Anything else
+/// the client sends is left in `deferred`, for the loop to handle once the
+/// work is done; nothing more is read until then. Write failures show at
+/// the loop's next read or write.
+pub(super) async fn keep_alive<T>(
+    work: impl Future<Output = T>,
+    socket: &mut WebSocket,
+    heartbeat: &mut Heartbeat,
+    every: Duration,
+    deferred: &mut Option<Incoming>,
+) -> T {
+    let work = std::pin::pin!(work);
+    let mut work = work;
+    let start = tokio::time::Instant::now() + every;
+    let mut tick = tokio::time::interval_at(start, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            incoming = socket.recv(), if deferred.is_none() => match incoming {
+                Some(Ok(Message::Text(body))) if is_ping(&body) => {
+                    let _ = heartbeat.answer(socket).await;
+                }
+                Some(Ok(Message::Pong(_) | Message::Ping(_))) => {}
+                other => *deferred = Some(other),
+            },
+            _ = tick.tick() => {
+                let _ = socket.send(Message::Ping(Vec::new().into())).await;
+            }
+        }
     }
 }
 

@@ -1,0 +1,119 @@
+//! How a search socket closes (docs/searching.md, "Closing"): after a
+//! final message (1000), on the client's Close (answered with its code),
+//! when the server stops (1001), on a message over 16 KiB (1009), and when
+//! the client leaves.
+
+use super::{text, SocketSearch};
+use crate::play::status::end;
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
+use matchplane_store::pool::{EndOutcome, SERVER_STOPPING};
+use matchplane_store::tickets::StatusMessage;
+
+/// Sends the final status, then a normal closure (1000) naming it, so a
+/// client sees a clean close code rather than 1005 (no status).
+pub(super) async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
+    let _ = socket.send(text(&message.to_json())).await;
+    send_close(socket, close_code::NORMAL, "search ended").await;
+    client_close(socket).await;
+}
+
+/// Sends a Close frame with `code` and `reason`.
+pub(super) async fn send_close(socket: &mut WebSocket, code: u16, reason: &'static str) {
+    let frame = CloseFrame {
+        code,
+        reason: reason.into(),
+    };
+    let _ = socket.send(Message::Close(Some(frame))).await;
+}
+
+/// Reads until the client's Close answers ours, for at most
+/// [`CLOSE_WAIT`]: dropping the socket with the client's frames unread
+/// would reset the connection, and a reset can discard the frames just
+/// sent.
+pub(super) async fn client_close(socket: &mut WebSocket) {
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        while let Some(Ok(message)) = socket.recv().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
+/// How long a finished search's socket waits for the client's Close.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The client sent a Close frame: the search ends cancelled and the Close
+/// is answered (the closing handshake's reply carries the client's code,
+/// 1000 for a normal closure), so the client sees a clean close rather
+/// than 1006 (abnormal closure).
+pub(super) async fn answer_close(held: &SocketSearch, mut socket: WebSocket) {
+    client_left(held).await;
+    // After the client's Close the socket only flushes the queued reply.
+    send_close(&mut socket, close_code::NORMAL, "search cancelled").await;
+    let _ = futures::SinkExt::close(&mut socket).await;
+}
+
+/// The server is stopping (`crate::play::sockets`): the search ends
+/// cancelled with reason `SERVER_STOPPING` and the socket closes with 1001
+/// (going away), without a final message, so that the client searches
+/// again with the same ticket (docs/searching.md, "Closing"). The service
+/// ended it, not the player: an open proposal it was in closes with
+/// nobody cooled down (docs/acceptance.md, "How a proposal ends").
+pub(super) async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) {
+    let stopping = EndOutcome::CancelledFor {
+        reason: SERVER_STOPPING.to_owned(),
+    };
+    if let Err(error) = end(&held.play, &held.started.ticket, stopping).await {
+        tracing::warn!(status = %error.status(), ticket_id = %held.started.ticket.ticket_id, "ending a stopping server's search failed");
+    }
+    let reason = "server stopping: search again with the same ticket";
+    send_close(&mut socket, close_code::AWAY, reason).await;
+    client_close(&mut socket).await;
+}
+
+/// Whether a read failed on a client message over
+/// [`super::MAX_CLIENT_MESSAGE_BYTES`].
+pub(super) fn too_big(error: &axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    std::error::Error::source(error)
+        .and_then(|e| e.downcast_ref::<Error>())
+        .is_some_and(|e| matches!(e, Error::Capacity(_)))
+}
+
+/// The client sent a message over [`super::MAX_CLIENT_MESSAGE_BYTES`]: the search
+/// ends cancelled, as when the client leaves, and the socket closes with
+/// 1009 (message too big) so that the client learns why
+/// (docs/searching.md, "Closing").
+pub(super) async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) {
+    client_left(held).await;
+    send_close(
+        &mut socket,
+        close_code::SIZE,
+        "message too big: 16 KiB at most",
+    )
+    .await;
+    // The rest of the message lies unread: a socket closed now is reset,
+    // and a reset can discard the Close just sent. So the socket stays
+    // until the client's Close, for at most CLOSE_WAIT; after the
+    // oversized message the stream may read nothing more, and then it
+    // stays the whole CLOSE_WAIT.
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        loop {
+            match socket.recv().await {
+                Some(Ok(Message::Close(_))) => break,
+                Some(Ok(_)) => {}
+                None | Some(Err(_)) => tokio::time::sleep(CLOSE_WAIT).await,
+            }
+        }
+    })
+    .await;
+}
+
+/// The client closed the socket (or it broke): the search ends cancelled.
+pub(super) async fn client_left(held: &SocketSearch) {
+    if let Err(error) = end(&held.play, &held.started.ticket, EndOutcome::Cancelled).await {
+        tracing::warn!(status = %error.status(), ticket_id = %held.started.ticket.ticket_id, "ending a closed socket's search failed");
+    }
+}
