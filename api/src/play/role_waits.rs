@@ -32,10 +32,17 @@ const CAPACITY: u64 = 10_000;
 /// Median wait (seconds, two decimals) by role seat.
 pub type RoleMedians = BTreeMap<String, f64>;
 
+/// How long a mode whose medians could not be read answers none without
+/// asking again: a database out of reach is asked once per mode in that
+/// time, not once per waiting socket and second, and logged once.
+pub const FAILED_TTL: Duration = Duration::from_secs(5);
+
 /// Each mode's [`RoleMedians`], by `(project, mode)`, for [`TTL`].
 #[derive(Debug, Clone)]
 pub struct RoleWaitCache {
     modes: Cache<(String, String), Arc<RoleMedians>>,
+    /// Modes whose last read failed, for [`FAILED_TTL`].
+    failed: Cache<(String, String), ()>,
 }
 
 impl Default for RoleWaitCache {
@@ -45,26 +52,50 @@ impl Default for RoleWaitCache {
                 .max_capacity(CAPACITY)
                 .time_to_live(TTL)
                 .build(),
+            failed: Cache::builder()
+                .max_capacity(CAPACITY)
+                .time_to_live(FAILED_TTL)
+                .build(),
         }
     }
 }
 
 impl RoleWaitCache {
     /// The medians of `project_id`'s mode `mode`, from the cache or the
-    /// stats history's last [`WINDOW_MINUTES`] minutes.
-    ///
-    /// # Errors
-    /// The database's error (nothing is cached then).
+    /// stats history's last [`WINDOW_MINUTES`] minutes; `None` when the
+    /// read failed (logged once) or failed within [`FAILED_TTL`].
     pub async fn medians(
         &self,
         db: &DatabaseConnection,
         project_id: &str,
         mode: &str,
-    ) -> Result<Arc<RoleMedians>, Arc<StoreError>> {
-        let key = (project_id.to_owned(), mode.to_owned());
-        self.modes
-            .try_get_with(key, read(db, project_id, mode))
+    ) -> Option<Arc<RoleMedians>> {
+        self.medians_from(project_id, mode, read(db, project_id, mode))
             .await
+    }
+
+    /// [`RoleWaitCache::medians`], read by `load` on a miss.
+    async fn medians_from(
+        &self,
+        project_id: &str,
+        mode: &str,
+        load: impl std::future::Future<Output = Result<Arc<RoleMedians>, StoreError>>,
+    ) -> Option<Arc<RoleMedians>> {
+        let key = (project_id.to_owned(), mode.to_owned());
+        if self.failed.contains_key(&key) {
+            return None;
+        }
+        match self.modes.try_get_with(key.clone(), load).await {
+            Ok(medians) => Some(medians),
+            Err(error) => {
+                // Every request that shared the failed read gets its error:
+                // the one that marks the mode logs it.
+                if self.failed.entry(key).or_insert(()).await.is_fresh() {
+                    tracing::warn!(%error, project_id, game_mode = mode, "reading roleWaits failed");
+                }
+                None
+            }
+        }
     }
 }
 
@@ -97,7 +128,8 @@ async fn read(
 
 /// `ticket`'s `roleWaits`: the medians of the roles it listed; `None` in
 /// a mode without `composition` (or one gone). A failed read is logged and
-/// answers `None`: the figure never fails a status.
+/// answers `None` ([`RoleWaitCache::medians`]): the figure never fails a
+/// status.
 pub async fn of_ticket(
     play: &Play,
     db: &DatabaseConnection,
@@ -127,21 +159,45 @@ pub async fn of_ticket(
     let Some(AttributeValue::Set(listed)) = listed else {
         return Some(RoleMedians::new());
     };
-    let medians = match play
+    let medians = play
         .role_waits
         .medians(db, &ticket.project_id, &ticket.game_mode)
-        .await
-    {
-        Ok(medians) => medians,
-        Err(error) => {
-            tracing::warn!(%error, ticket_id = %ticket.ticket_id, "reading roleWaits failed");
-            return None;
-        }
-    };
+        .await?;
     Some(
         listed
             .iter()
             .filter_map(|role| Some((role.clone(), *medians.get(role)?)))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[tokio::test]
+    async fn a_failed_read_is_not_tried_again_at_once() {
+        let cache = RoleWaitCache::default();
+        let reads = AtomicUsize::new(0);
+        let failing = || async {
+            reads.fetch_add(1, Ordering::SeqCst);
+            Err(StoreError::Corrupt("the database is out of reach".into()))
+        };
+        for _ in 0..5 {
+            assert_eq!(cache.medians_from("prj", "tanks", failing()).await, None);
+        }
+        assert_eq!(reads.load(Ordering::SeqCst), 1, "one read while it fails");
+        // Another mode is read on its own.
+        assert_eq!(cache.medians_from("prj", "duel", failing()).await, None);
+        assert_eq!(reads.load(Ordering::SeqCst), 2);
+        let read = || async { Ok(Arc::new(RoleMedians::from([("tank".into(), 4.5)]))) };
+        assert_eq!(cache.medians_from("prj", "tanks", read()).await, None);
+        let fresh = RoleWaitCache::default();
+        let got = fresh.medians_from("prj", "tanks", read()).await;
+        assert_eq!(
+            got.as_deref().and_then(|m| m.get("tank")).copied(),
+            Some(4.5)
+        );
+    }
 }
