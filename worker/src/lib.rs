@@ -21,7 +21,7 @@ pub mod config;
 pub mod db_wait;
 pub mod deliveries;
 pub mod error;
-pub mod lapse_grace;
+pub use matchplane_store::pool::lapse_grace;
 pub mod match_status;
 pub mod metrics;
 pub mod mode_loop;

@@ -132,14 +132,7 @@ pub async fn sweep(
     (now, due_by): (f64, f64),
     lapses: Option<&crate::lapse_grace::LapseGrace>,
 ) -> Result<Swept, WorkerError> {
-    let excused_from = lapses.map_or(f64::INFINITY, |l| {
-        let from = l.due_by(mode, now);
-        if from < now {
-            from
-        } else {
-            f64::INFINITY
-        }
-    });
+    let excused_from = lapses.map_or(f64::INFINITY, |l| l.excused_from(mode, now));
     let mut swept = Swept::default();
     for id in pool.open_proposals(mode, due_by, SWEEP_LIMIT).await? {
         let Some(settled) = settle_excusing(pool, mode, &id, now, excused_from).await? else {

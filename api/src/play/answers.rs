@@ -19,7 +19,7 @@ use super::{unix_now, Play};
 use crate::problem::ApiError;
 use axum::http::StatusCode;
 use matchplane_matchmaker::Code;
-use matchplane_store::pool::{settle, AnswerOutcome, ModeKey};
+use matchplane_store::pool::{settle_excusing, AnswerOutcome, ModeKey};
 use matchplane_store::tickets::{announce_settled, Ticket};
 
 /// Records `ticket`'s answer and closes its proposal if that ends it.
@@ -31,11 +31,12 @@ use matchplane_store::tickets::{announce_settled, Ticket};
 /// `500` when the store fails.
 pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), ApiError> {
     let mode = mode_key(ticket);
-    match play
+    let answered = play
         .pool
         .answer(&mode, &ticket.ticket_id, accept, unix_now())
-        .await?
-    {
+        .await;
+    play.reached(&mode, answered.is_ok());
+    match answered? {
         AnswerOutcome::Open { match_id } => {
             close_if_over(play, &mode, &match_id).await?;
             Ok(())
@@ -63,12 +64,19 @@ pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), Ap
 }
 
 /// Closes `match_id` if the rule ends it now and tells the players of a
-/// cancelled one.
+/// cancelled one. A timeout whose `acceptBy` fell in an outage of the
+/// pool this process saw (or the grace after it, [`Play::lapses`]) sends
+/// the silent players back to the queue, nobody cooled down.
 ///
 /// # Errors
 /// `500` when the store fails.
 pub async fn close_if_over(play: &Play, mode: &ModeKey, match_id: &str) -> Result<(), ApiError> {
-    if let Some(settled) = settle(play.pool.as_ref(), mode, match_id, unix_now()).await? {
+    let now = unix_now();
+    // A deadline in an outage this process saw, or in its grace, holds
+    // nobody to the timeout (docs/acceptance.md), as the worker's sweep.
+    let excused_from = play.lapses.excused_from(mode, now);
+    let settled = settle_excusing(play.pool.as_ref(), mode, match_id, now, excused_from).await?;
+    if let Some(settled) = settled {
         if !settled.made {
             announce_settled(play.pool.as_ref(), &settled).await;
         }

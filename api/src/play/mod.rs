@@ -33,7 +33,8 @@ pub mod unfreed;
 pub mod unheld;
 
 use cache::ConfigCache;
-use matchplane_store::pool::{MemoryPoolStore, PoolStore};
+use matchplane_store::pool::lapse_grace::LapseGrace;
+use matchplane_store::pool::{MemoryPoolStore, ModeKey, PoolError, PoolStore, SearchState};
 use matchplane_store::tickets::{MemoryTicketStore, TicketStore};
 use ratings::{NoRatings, RatingsLookup};
 use std::sync::Arc;
@@ -107,6 +108,10 @@ pub struct Play {
     pub role_waits: role_waits::RoleWaitCache,
     /// The WebSocket searches this process holds, stopped with the server.
     pub sockets: sockets::Sockets,
+    /// When this process last reached each mode's pool, from its status
+    /// reads and answers: a proposal it closes past its deadline after an
+    /// outage holds nobody to the timeout ([`answers`]).
+    pub lapses: LapseGrace,
 }
 
 impl Play {
@@ -126,6 +131,31 @@ impl Play {
             ends: crate::observe::SearchEnds::default(),
             role_waits: role_waits::RoleWaitCache::default(),
             sockets: sockets::Sockets::default(),
+            lapses: LapseGrace::default(),
+        }
+    }
+
+    /// `ticket_id`'s search in `mode`, noting in [`Play::lapses`] whether
+    /// the pool answered.
+    ///
+    /// # Errors
+    /// The pool store's.
+    pub async fn search_state(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+    ) -> Result<Option<SearchState>, PoolError> {
+        let state = self.pool.search_state(mode, ticket_id).await;
+        self.reached(mode, state.is_ok());
+        state
+    }
+
+    /// Notes in [`Play::lapses`] whether a call to `mode`'s pool answered.
+    pub fn reached(&self, mode: &ModeKey, answered: bool) {
+        if answered {
+            self.lapses.reached(mode, unix_now());
+        } else {
+            self.lapses.failed(mode);
         }
     }
 

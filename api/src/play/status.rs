@@ -174,7 +174,6 @@ pub async fn status_of(
     reader: Reader,
 ) -> Result<TicketStatus, ApiError> {
     let mut state = play
-        .pool
         .search_state(&mode_key(ticket), &ticket.ticket_id)
         .await?;
     // Why a ticket its pool knows nothing of is expired (the same rule as

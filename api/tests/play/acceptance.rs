@@ -342,7 +342,7 @@ async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pool
 /// A duel mode with acceptance and no worker, b and c proposed to each
 /// other with `acceptBy` 2.5 s ago: the app, project, key and both
 /// tickets with their tokens.
-async fn proposed_past_its_deadline(
+pub(crate) async fn proposed_past_its_deadline(
     pools: Pools,
 ) -> (TestApp, String, String, (String, String), (String, String)) {
     let t = TestApp::new(pools, fast()).await;

@@ -17,6 +17,7 @@ mod fault_proxy;
 mod harness;
 mod heartbeat;
 mod hold;
+mod late_answers;
 mod lifecycle;
 mod live_ops_metrics;
 mod load;

@@ -44,6 +44,7 @@
 
 pub mod backfills;
 pub mod closed;
+pub mod lapse_grace;
 mod leases;
 mod memory;
 pub mod proposals;

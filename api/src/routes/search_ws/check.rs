@@ -129,12 +129,7 @@ impl SocketSearch {
     /// Re-reads the search: final if it ended, a status if it changed.
     pub(super) async fn check(&mut self) -> Check {
         let ticket = &self.started.ticket.ticket_id;
-        let state = match self
-            .play
-            .pool
-            .search_state(&self.started.mode, ticket)
-            .await
-        {
+        let state = match self.play.search_state(&self.started.mode, ticket).await {
             Ok(state) => state,
             Err(error) => {
                 tracing::warn!(%error, ticket_id = %ticket, "reading a search failed");

@@ -7,7 +7,7 @@
 //! ended every live search `REST_POLL_LAPSED` or `SOCKET_LAPSED`, though
 //! each client had been there all along.
 //!
-//! So the worker keeps, from its own expiry calls, when it last reached
+//! So each worker keeps, from its own expiry calls, when it last reached
 //! each mode's pool (on a Redis Cluster one master may stall while the
 //! others answer), and whether a call failed since. When calls failed and
 //! more than [`OUTAGE_SECONDS`] pass without reaching it, what
@@ -20,13 +20,14 @@
 //!
 //! A proposal whose `acceptBy` fell in the outage or its grace is closed
 //! the same way: its silent players may have answered in time with no
-//! answer arriving, so nobody is held responsible (the proposal sweep,
-//! [`crate::proposals::sweep`]).
+//! answer arriving, so nobody is held responsible (the worker's proposal
+//! sweep; an API instance closing a proposal past its deadline on a late
+//! answer judges the same way from its own status reads and answers).
 //!
-//! Each worker judges from its own calls: a worker that reached the store
+//! Each process judges from its own calls: a worker that reached the store
 //! meanwhile (the outage was another's) expires as usual.
 
-use matchplane_store::pool::ModeKey;
+use super::ModeKey;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
@@ -73,6 +74,18 @@ impl LapseGrace {
         match state.excused {
             Some((from, until)) if now < until => from.min(now),
             _ => now,
+        }
+    }
+
+    /// The time from which a proposal timeout of `mode` closed at `now`
+    /// holds nobody responsible: the outage's beginning during an outage
+    /// and its grace ([`LapseGrace::due_by`]), else never (infinity).
+    pub fn excused_from(&self, mode: &ModeKey, now: f64) -> f64 {
+        let from = self.due_by(mode, now);
+        if from < now {
+            from
+        } else {
+            f64::INFINITY
         }
     }
 
