@@ -216,6 +216,7 @@ async fn hold(
     let mut heartbeat = heartbeat::Heartbeat::default();
     // What the client sent while the loop waited on its stores.
     let mut deferred: Option<heartbeat::Incoming> = None;
+    let mut pong_at: Option<Instant> = None;
     loop {
         let incoming = match deferred.take() {
             Some(incoming) => incoming,
@@ -243,9 +244,9 @@ async fn hold(
                 incoming = socket.recv() => incoming,
                 _ = tick.tick() => {
                     let busy = Instant::now();
-                    let check = heartbeat::keep_alive(held.check(), &mut socket, &mut heartbeat, every, &mut deferred);
+                    let check = heartbeat::keep_alive(held.check(), &mut socket, &mut heartbeat, every, &mut deferred, &mut pong_at);
                     let checked = Box::pin(check).await;
-                    held.excuse(busy);
+                    held.excuse(busy, pong_at.take());
                     match checked {
                         Check::Final(message) => {
                             let waited = held.wait_assignment(&mut socket, &mut heartbeat, &mut updates, &message);
@@ -283,9 +284,10 @@ async fn hold(
                     &mut heartbeat,
                     every,
                     &mut deferred,
+                    &mut pong_at,
                 );
                 Box::pin(pong).await;
-                held.excuse(busy);
+                held.excuse(busy, pong_at.take());
             }
             Some(Ok(Message::Text(body))) if heartbeat::is_ping(&body) => {
                 if !heartbeat.answer(&mut socket).await {
@@ -300,9 +302,10 @@ async fn hold(
                     &mut heartbeat,
                     every,
                     &mut deferred,
+                    &mut pong_at,
                 );
                 Box::pin(answer).await;
-                held.excuse(busy);
+                held.excuse(busy, pong_at.take());
             }
             Some(Ok(Message::Close(_))) => return Box::pin(answer_close(&held, socket)).await,
             Some(Err(error)) if too_big(&error) => {
@@ -319,10 +322,18 @@ impl SocketSearch {
     /// database): the client's pongs sat unread meanwhile, so that time is
     /// not its silence. `PONG_TIMEOUT` counts only the time the loop was
     /// listening (docs/searching.md).
-    fn excuse(&mut self, busy: Instant) {
-        let now = Instant::now();
-        self.last_pong = (self.last_pong + now.duration_since(busy)).min(now);
+    /// A Pong that came meanwhile (`pong_at`, [`heartbeat::keep_alive`])
+    /// counts as any other.
+    fn excuse(&mut self, busy: Instant, pong_at: Option<Instant>) {
+        self.last_pong = excused(self.last_pong, busy, pong_at, Instant::now());
     }
+}
+
+/// The last Pong a loop that waited from `busy` to `now` counts: the one
+/// before, moved on by the wait, or one that came meanwhile.
+fn excused(last_pong: Instant, busy: Instant, pong_at: Option<Instant>, now: Instant) -> Instant {
+    let moved = (last_pong + now.duration_since(busy)).min(now);
+    pong_at.map_or(moved, |at| moved.max(at))
 }
 
 /// A searching status's `waitingReason`, `found` and `needed`.
@@ -330,6 +341,27 @@ type Waiting = (Option<Value>, Option<u32>, Option<u32>);
 
 fn text(json: &str) -> Message {
     Message::Text(json.to_owned().into())
+}
+
+#[cfg(test)]
+mod excuse {
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_pong_during_the_wait_counts() {
+        let start = Instant::now();
+        let at = |ms: u64| start + Duration::from_millis(ms);
+        // Last Pong at 0, the loop waited from 9 000 to 9 500 ms.
+        assert_eq!(super::excused(at(0), at(9_000), None, at(9_500)), at(500));
+        // A Pong came at 9 200 ms, while it waited.
+        let pong = Some(at(9_200));
+        assert_eq!(super::excused(at(0), at(9_000), pong, at(9_500)), at(9_200));
+        // Never later than now.
+        assert_eq!(
+            super::excused(at(9_400), at(9_000), None, at(9_500)),
+            at(9_500)
+        );
+    }
 }
 
 #[cfg(test)]

@@ -102,7 +102,7 @@ impl SocketSearch {
                     _ = tick.tick() => {
                         let _ = socket.send(Message::Ping(Vec::new().into())).await;
                         let reread = self.reread_assignment(&match_id);
-                        Ok(keep_alive(reread, socket, heartbeat, every, &mut deferred).await)
+                        Ok(keep_alive(reread, socket, heartbeat, every, &mut deferred, &mut None).await)
                     }
                 },
             };

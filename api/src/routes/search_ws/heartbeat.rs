@@ -66,17 +66,19 @@ impl Heartbeat {
 }
 
 /// Runs `work` (the loop's wait on its stores) to its end while keeping
-/// the socket alive: a Ping frame every `every`, each `ping` answered, a
-/// Pong taken (the wait is not the client's silence anyway). Anything else
-/// the client sends is left in `deferred`, for the loop to handle once the
-/// work is done; nothing more is read until then. Write failures show at
-/// the loop's next read or write.
+/// the socket alive: a Ping frame every `every`, each `ping` answered, the
+/// time of the last Pong noted in `pong_at` (it shows the client is there
+/// as any other; its round trip, stretched by the wait, is not measured).
+/// Anything else the client sends is left in `deferred`, for the loop to
+/// handle once the work is done; nothing more is read until then. Write
+/// failures show at the loop's next read or write.
 pub(super) async fn keep_alive<T>(
     work: impl Future<Output = T>,
     socket: &mut WebSocket,
     heartbeat: &mut Heartbeat,
     every: Duration,
     deferred: &mut Option<Incoming>,
+    pong_at: &mut Option<Instant>,
 ) -> T {
     let work = std::pin::pin!(work);
     let mut work = work;
@@ -90,7 +92,8 @@ pub(super) async fn keep_alive<T>(
                 Some(Ok(Message::Text(body))) if is_ping(&body) => {
                     let _ = heartbeat.answer(socket).await;
                 }
-                Some(Ok(Message::Pong(_) | Message::Ping(_))) => {}
+                Some(Ok(Message::Pong(_))) => *pong_at = Some(Instant::now()),
+                Some(Ok(Message::Ping(_))) => {}
                 other => *deferred = Some(other),
             },
             _ = tick.tick() => {
