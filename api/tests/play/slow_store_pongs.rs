@@ -5,49 +5,85 @@
 //! healthy sockets `expired` with `PONG_TIMEOUT` (a fault probe: 8 sockets
 //! in a 15 s `CLIENT PAUSE`).
 
+use crate::fault_proxy::FaultProxy;
 use crate::harness::solo;
-use crate::outages::{app_waiting, app_with, database, redis_through_proxy, send, studio};
+use crate::outages::{app_waiting, database, redis_through_proxy, send, studio};
 use axum::http::{Method, StatusCode};
 use futures::{SinkExt, StreamExt};
 use matchplane_api::play::PlaySettings;
+use matchplane_store::test_support::TestDatabase;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_redis_does_not_end_a_socket_that_answers_its_pings() {
+/// An app on Redis through a proxy (its commands waiting `wait` for an
+/// answer), served, with one WebSocket search open: the proxy, the app,
+/// the project, its key, the search's ticket id and its socket. The
+/// database lives as long as the returned guard.
+async fn one_socket(settings: PlaySettings, wait: Duration) -> (Socketed, Socket) {
     let (proxy, via) = redis_through_proxy().await;
     let prefix = format!("mpt_{}", ulid::Ulid::new());
-    let (db_url, _database) = database(None).await;
-    // Redis commands wait 1 s for an answer (the app's setting), longer
-    // than half the pong timeout: a tick's check and a pong's record,
-    // each cut at 1 s, hold the loop past the pong timeout.
-    let settings = PlaySettings {
-        rest_poll_timeout: Duration::from_secs(1),
-        ping_interval: Duration::from_millis(100),
-        pong_timeout: Duration::from_millis(1500),
-        socket_lease: Duration::from_secs(60),
-    };
-    let app = app_with(&db_url, &via, &prefix, Duration::from_secs(10), settings).await;
+    let (db_url, database) = database(None).await;
+    let deadline = Duration::from_secs(10);
+    let app = app_waiting(&db_url, &via, &prefix, deadline, settings, wait).await;
     let (project, key) = studio(&app).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let served = app.clone();
     tokio::spawn(async move { axum::serve(listener, served).await });
     let tickets = format!("/v1/projects/{project}/tickets");
-    let made = send(
-        &app,
-        Method::POST,
-        &tickets,
-        Some(&key),
-        Some(solo("duel", "a")),
-    )
-    .await;
+    let body = Some(solo("duel", "a"));
+    let made = send(&app, Method::POST, &tickets, Some(&key), body).await;
     assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
     let token = made.body["token"].as_str().unwrap();
-    let id = made.body["ticketId"].as_str().unwrap();
+    let id = made.body["ticketId"].as_str().unwrap().to_owned();
     let url = format!("ws://{addr}/v1/search?ticket={token}");
-    let (mut socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let socketed = Socketed {
+        proxy,
+        app,
+        project,
+        key,
+        id,
+        _database: database,
+    };
+    (socketed, socket)
+}
+
+/// A client's end of a search socket.
+type Socket = WebSocketStream<MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// What [`one_socket`] set up, but the socket.
+struct Socketed {
+    proxy: FaultProxy,
+    app: axum::Router,
+    project: String,
+    key: String,
+    id: String,
+    _database: TestDatabase,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_redis_does_not_end_a_socket_that_answers_its_pings() {
+    // Redis commands wait 1 s for an answer, longer than half the pong
+    // timeout: a tick's check and a pong's record, each cut at 1 s, hold
+    // the loop past the pong timeout.
+    let settings = PlaySettings {
+        rest_poll_timeout: Duration::from_secs(1),
+        ping_interval: Duration::from_millis(100),
+        pong_timeout: Duration::from_millis(1500),
+        socket_lease: Duration::from_secs(60),
+    };
+    let (set, mut socket) = one_socket(settings, Duration::from_secs(1)).await;
+    let Socketed {
+        proxy,
+        app,
+        project,
+        key,
+        id,
+        ..
+    } = &set;
     // The client reads all the time, so its library answers every Ping.
     let heard: Arc<Mutex<Vec<String>>> = Arc::default();
     let noted = heard.clone();
@@ -72,10 +108,10 @@ async fn a_slow_redis_does_not_end_a_socket_that_answers_its_pings() {
         "ended although its client answered: {messages:?}"
     );
     let status = send(
-        &app,
+        app,
         Method::GET,
         &format!("/v1/projects/{project}/tickets/{id}"),
-        Some(&key),
+        Some(key),
         None,
     )
     .await;
@@ -91,30 +127,14 @@ async fn a_slow_redis_does_not_end_a_socket_that_answers_its_pings() {
 /// loop waited (a fault probe saw up to 15 s).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_redis_leaves_the_heartbeat_going() {
-    let (proxy, via) = redis_through_proxy().await;
-    let prefix = format!("mpt_{}", ulid::Ulid::new());
-    let (db_url, _database) = database(None).await;
     let settings = PlaySettings {
         rest_poll_timeout: Duration::from_secs(1),
         ping_interval: Duration::from_millis(200),
         pong_timeout: Duration::from_secs(10),
         socket_lease: Duration::from_secs(60),
     };
-    let wait = Duration::from_secs(5);
-    let deadline = Duration::from_secs(10);
-    let app = app_waiting(&db_url, &via, &prefix, deadline, settings, wait).await;
-    let (project, key) = studio(&app).await;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let served = app.clone();
-    tokio::spawn(async move { axum::serve(listener, served).await });
-    let tickets = format!("/v1/projects/{project}/tickets");
-    let body = Some(solo("duel", "a"));
-    let made = send(&app, Method::POST, &tickets, Some(&key), body).await;
-    assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
-    let token = made.body["token"].as_str().unwrap();
-    let url = format!("ws://{addr}/v1/search?ticket={token}");
-    let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let (set, socket) = one_socket(settings, Duration::from_secs(5)).await;
+    let proxy = &set.proxy;
     let (mut write, mut read) = socket.split();
     // When each Ping frame and each `pong` came.
     let pings: Arc<Mutex<Vec<Instant>>> = Arc::default();
