@@ -77,9 +77,10 @@ pub async fn propose_all(
     let outcomes = pool.propose_many(mode, token, &claims).await?;
     // Stored (status `proposed`) before anyone is told (docs/acceptance.md).
     crate::match_status::store_proposed(db, mode, &claims, &outcomes, budget).await;
-    let by = DateTime::from_timestamp_micros((accept_by * 1e6) as i64)
-        .unwrap_or(now)
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    // Rounded to the millisecond as every view of the proposal says it
+    // (a socket's re-read, the REST poll): truncated, the two differed by
+    // 1 ms for half the proposals.
+    let by = matchplane_matchmaker::timestamp::from_unix_seconds(accept_by);
     for ((claim, m), outcome) in claims.iter().zip(matches).zip(outcomes) {
         match outcome {
             ClaimOutcome::Claimed { .. } => {

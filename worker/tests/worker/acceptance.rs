@@ -50,6 +50,11 @@ async fn everyone_accepting_makes_one_match_and_one_webhook() {
     assert_eq!(proposed["type"], "proposed", "{proposed}");
     let match_id = proposed["matchId"].as_str().unwrap().to_owned();
     assert_eq!(proposed["teams"], json!([["a"], ["b"]]));
+    // `acceptBy` as every view of the proposal says it (rounded to the
+    // millisecond).
+    let held = env.pool.proposal(&env.mode, &match_id).await.unwrap().unwrap();
+    let by = matchplane_matchmaker::timestamp::from_unix_seconds(held.accept_by);
+    assert_eq!(proposed["acceptBy"], by.as_str(), "{proposed}");
     // Nothing is stored or sent before everyone accepted.
     assert_eq!(env.drain("w1").await, 0);
     assert_eq!(
