@@ -169,10 +169,11 @@ struct SocketSearch {
     /// on the search: it waits for answers, so no `status` is sent until it
     /// is `requeued` (docs/acceptance.md; kept in step in `proposal.rs`).
     proposal: Option<String>,
-    /// The last `status` sent: (waitingReason, found, needed, pingMs rounded).
+    /// The last `status` sent: (waitingReason, found, needed), pingMs,
+    /// roleWaits.
     last_status: Option<(
         Waiting,
-        Option<i64>,
+        Option<f64>,
         Option<crate::play::role_waits::RoleMedians>,
     )>,
 }

@@ -52,7 +52,12 @@ async fn everyone_accepting_makes_one_match_and_one_webhook() {
     assert_eq!(proposed["teams"], json!([["a"], ["b"]]));
     // `acceptBy` as every view of the proposal says it (rounded to the
     // millisecond).
-    let held = env.pool.proposal(&env.mode, &match_id).await.unwrap().unwrap();
+    let held = env
+        .pool
+        .proposal(&env.mode, &match_id)
+        .await
+        .unwrap()
+        .unwrap();
     let by = matchplane_matchmaker::timestamp::from_unix_seconds(held.accept_by);
     assert_eq!(proposed["acceptBy"], by.as_str(), "{proposed}");
     // Nothing is stored or sent before everyone accepted.

@@ -233,8 +233,9 @@ impl SocketSearch {
         )
     }
 
-    /// A `status` message if `waitingReason`, `found`, `needed`,
-    /// `roleWaits` or `pingMs` changed.
+    /// A `status` message if `waitingReason`, `found`, `needed` or
+    /// `roleWaits` changed, or `pingMs` moved a millisecond or more from
+    /// the last one sent ([`ping_moved`]).
     pub(super) fn status(
         &mut self,
         wait_seconds: f64,
@@ -242,15 +243,13 @@ impl SocketSearch {
         (reason, found, needed): Waiting,
         role_waits: Option<RoleMedians>,
     ) -> Check {
-        let current = (
-            (reason.clone(), found, needed),
-            ping_ms.map(|p| p.round() as i64),
-            role_waits.clone(),
-        );
-        if self.last_status.as_ref() == Some(&current) {
-            return Check::Quiet;
+        let waiting = (reason.clone(), found, needed);
+        if let Some((w, ping, roles)) = &self.last_status {
+            if *w == waiting && *roles == role_waits && !ping_moved(*ping, ping_ms) {
+                return Check::Quiet;
+            }
         }
-        self.last_status = Some(current);
+        self.last_status = Some((waiting, ping_ms, role_waits.clone()));
         Check::Status(StatusMessage::Status {
             wait_seconds,
             ping_ms,
@@ -259,6 +258,18 @@ impl SocketSearch {
             needed,
             role_waits,
         })
+    }
+}
+
+/// Whether `pingMs` moved enough from the `last` one sent to be said: by
+/// a millisecond or more, or it came or went. Compared by whole
+/// milliseconds, a round trip near a half millisecond (0.46, 0.54, ...)
+/// flipped between 0 and 1 and the same status went out every few
+/// seconds.
+fn ping_moved(last: Option<f64>, now: Option<f64>) -> bool {
+    match (last, now) {
+        (Some(last), Some(now)) => (now - last).abs() >= 1.0,
+        (last, now) => last.is_some() != now.is_some(),
     }
 }
 
@@ -277,7 +288,19 @@ fn renewal(now: f64, lease: f64, deadline: f64, expires_at: f64) -> Option<f64> 
 
 #[cfg(test)]
 mod tests {
-    use super::renewal;
+    use super::{ping_moved, renewal};
+
+    #[test]
+    fn a_ping_near_half_a_millisecond_is_not_said_again() {
+        assert!(!ping_moved(Some(0.46), Some(0.54)));
+        assert!(!ping_moved(Some(0.54), Some(0.41)));
+        assert!(!ping_moved(Some(20.2), Some(21.1)));
+        assert!(ping_moved(Some(20.2), Some(21.2)));
+        assert!(ping_moved(Some(20.2), Some(19.1)));
+        assert!(ping_moved(None, Some(0.4)));
+        assert!(ping_moved(Some(0.4), None));
+        assert!(!ping_moved(None, None));
+    }
 
     #[test]
     fn a_renewal_reaches_the_tickets_expiry() {
