@@ -133,9 +133,22 @@ pub async fn sweep(
     (now, due_by): (f64, f64),
     lapses: Option<&crate::lapse_grace::LapseGrace>,
 ) -> Result<Swept, WorkerError> {
-    let excused_from = lapses.map_or(f64::INFINITY, |l| l.excused_from(mode, now));
+    let asked = std::time::Instant::now();
+    let open = pool
+        .open_proposals(mode, due_by, SWEEP_LIMIT)
+        .await
+        .inspect_err(|_| {
+            if let Some(lapses) = lapses {
+                lapses.failed(mode);
+            }
+        })?;
+    // A read that waited out a stall is an outage too (`answered`).
+    let excused_from = lapses.map_or(f64::INFINITY, |l| {
+        l.answered(mode, now, now + asked.elapsed().as_secs_f64());
+        l.excused_from(mode, now)
+    });
     let mut swept = Swept::default();
-    for id in pool.open_proposals(mode, due_by, SWEEP_LIMIT).await? {
+    for id in open {
         let Some(settled) = settle_excusing(pool, mode, &id, now, excused_from).await? else {
             continue;
         };

@@ -215,7 +215,7 @@ impl Expiry<'_> {
                 }
             })?;
         if let Some(lapses) = self.lapses {
-            lapses.reached(mode, now_secs + asked.elapsed().as_secs_f64());
+            lapses.answered(mode, now_secs, now_secs + asked.elapsed().as_secs_f64());
         }
         crate::metrics::searches_ended(matchplane_store::search_ends::EXPIRED, expired.len());
         for ticket in &expired {

@@ -31,11 +31,12 @@ use matchplane_store::tickets::{announce_settled, Ticket};
 /// `500` when the store fails.
 pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), ApiError> {
     let mode = mode_key(ticket);
+    let asked = unix_now();
     let answered = play
         .pool
-        .answer(&mode, &ticket.ticket_id, accept, unix_now())
+        .answer(&mode, &ticket.ticket_id, accept, asked)
         .await;
-    play.reached(&mode, answered.is_ok());
+    play.reached(&mode, asked, answered.is_ok());
     match answered? {
         AnswerOutcome::Open { match_id } => {
             close_if_over(play, &mode, &match_id).await?;

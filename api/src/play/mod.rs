@@ -145,15 +145,17 @@ impl Play {
         mode: &ModeKey,
         ticket_id: &str,
     ) -> Result<Option<SearchState>, PoolError> {
+        let asked = unix_now();
         let state = self.pool.search_state(mode, ticket_id).await;
-        self.reached(mode, state.is_ok());
+        self.reached(mode, asked, state.is_ok());
         state
     }
 
-    /// Notes in [`Play::lapses`] whether a call to `mode`'s pool answered.
-    pub fn reached(&self, mode: &ModeKey, answered: bool) {
+    /// Notes in [`Play::lapses`] whether a call to `mode`'s pool asked at
+    /// `asked` (Unix seconds) answered.
+    pub fn reached(&self, mode: &ModeKey, asked: f64, answered: bool) {
         if answered {
-            self.lapses.reached(mode, unix_now());
+            self.lapses.answered(mode, asked, unix_now());
         } else {
             self.lapses.failed(mode);
         }

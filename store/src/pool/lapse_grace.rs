@@ -9,7 +9,9 @@
 //!
 //! So each worker keeps, from its own expiry calls, when it last reached
 //! each mode's pool (on a Redis Cluster one master may stall while the
-//! others answer), and whether a call failed since. When calls failed and
+//! others answer), and whether a call failed since or took more than
+//! [`OUTAGE_SECONDS`] to answer (a stall shorter than the command timeout
+//! fails no call). When calls failed and
 //! more than [`OUTAGE_SECONDS`] pass without reaching it, what
 //! came due since is taken to have come due in an outage: the worker
 //! expires only what was due before it, while it cannot reach the store and
@@ -109,6 +111,17 @@ impl LapseGrace {
         state.reached = Some(now);
     }
 
+    /// Notes that a call to `mode`'s pool asked at `asked` answered at
+    /// `now`. A call that took more than [`OUTAGE_SECONDS`] counts as an
+    /// outage from the last call that answered before it: a store that
+    /// stalls and resumes within the command timeout fails no call.
+    pub fn answered(&self, mode: &ModeKey, asked: f64, now: f64) {
+        if now - asked > OUTAGE_SECONDS {
+            self.failed(mode);
+        }
+        self.reached(mode, now);
+    }
+
     /// Notes that a call to `mode`'s pool failed (a timeout, a refused
     /// connection).
     pub fn failed(&self, mode: &ModeKey) {
@@ -131,6 +144,23 @@ impl LapseGrace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_that_answers_only_after_a_stall_is_an_outage() {
+        let grace = LapseGrace::default();
+        grace.reached(&duel(), 100.0);
+        // Asked at 101, answered at 121 once the store resumed: no call
+        // failed, yet the store was out of reach in between.
+        grace.answered(&duel(), 101.0, 121.0);
+        assert_eq!(grace.due_by(&duel(), 125.0), 100.0);
+        assert_eq!(grace.excused_from(&duel(), 125.0), 100.0);
+        assert_eq!(grace.due_by(&duel(), 152.0), 152.0, "after the grace");
+        // A quick answer is no outage.
+        let quick = LapseGrace::default();
+        quick.reached(&duel(), 100.0);
+        quick.answered(&duel(), 101.0, 103.0);
+        assert_eq!(quick.excused_from(&duel(), 104.0), f64::INFINITY);
+    }
 
     fn duel() -> ModeKey {
         ModeKey::new("prj_a", "duel")
