@@ -380,6 +380,7 @@ async fn full_cycle(
         carried: Some(carried),
     };
     let token = lease.token;
+    let asked = now_secs();
     let (result, lost) = renewing(
         shared,
         key,
@@ -390,6 +391,7 @@ async fn full_cycle(
     if let Some(hook) = &shared.config.on_cycle {
         hook(key, false, Instant::now());
     }
+    let cycle_answered = result.is_ok();
     match result {
         Ok((TickOutcome::LostLease, _)) => return CycleEnd::Hold(HoldEnd::Lost),
         Ok((TickOutcome::ConfigReplaced, _)) if !lost => return CycleEnd::ConfigReplaced,
@@ -402,6 +404,14 @@ async fn full_cycle(
     // cancels whose closing their API instance did not apply.
     let proposals = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
     if proposals {
+        // A cycle that waited out a stall of the store (its calls wait up
+        // to 30 s, so a shorter stall fails none) is an outage: a deadline
+        // that passed in it holds nobody responsible.
+        if cycle_answered {
+            shared.lapses.answered(key, asked, now_secs());
+        } else {
+            shared.lapses.failed(key);
+        }
         if let Err(err) = crate::proposals::sweep(
             shared.pool.as_ref(),
             key,

@@ -115,9 +115,25 @@ impl LapseGrace {
     /// `now`. A call that took more than [`OUTAGE_SECONDS`] counts as an
     /// outage from the last call that answered before it: a store that
     /// stalls and resumes within the command timeout fails no call.
+    ///
+    /// The outage is noted at once, whatever the order in which the calls
+    /// that waited it out answer: a quick call asked just after the store
+    /// resumed may be noted before them.
     pub fn answered(&self, mode: &ModeKey, asked: f64, now: f64) {
         if now - asked > OUTAGE_SECONDS {
-            self.failed(mode);
+            let mut modes = self.modes.lock().unwrap_or_else(PoisonError::into_inner);
+            let state = match modes.get_mut(mode) {
+                Some(state) => state,
+                None => modes.entry(mode.clone()).or_default(),
+            };
+            // From the last call that answered before it was asked.
+            let began = state.reached.filter(|r| *r <= asked).unwrap_or(asked);
+            let from = match state.excused {
+                Some((from, until)) if asked <= until => from.min(began),
+                _ => began,
+            };
+            let until = state.excused.map_or(0.0, |(_, until)| until);
+            state.excused = Some((from, until.max(now + GRACE_SECONDS)));
         }
         self.reached(mode, now);
     }
@@ -155,6 +171,13 @@ mod tests {
         assert_eq!(grace.due_by(&duel(), 125.0), 100.0);
         assert_eq!(grace.excused_from(&duel(), 125.0), 100.0);
         assert_eq!(grace.due_by(&duel(), 152.0), 152.0, "after the grace");
+        // Noted however the calls' answers come: a quick call asked after
+        // the store resumed, noted first, hides nothing.
+        let raced = LapseGrace::default();
+        raced.reached(&duel(), 100.0);
+        raced.answered(&duel(), 121.0, 121.1);
+        raced.answered(&duel(), 101.0, 121.0);
+        assert!(raced.excused_from(&duel(), 122.0) <= 101.0);
         // A quick answer is no outage.
         let quick = LapseGrace::default();
         quick.reached(&duel(), 100.0);
