@@ -5,7 +5,7 @@
 //! never by the words of a dependency's message) and one a parameter type
 //! of ours refuses with its own rule. Ranged parameters are newtypes that
 //! carry their range and what they must be: [`PageLimit`],
-//! [`BucketSeconds`]; RFC 3339 times are read by [`date_time`].
+//! [`BucketSeconds`], [`MatchId`]; RFC 3339 times are read by [`date_time`].
 
 use chrono::{DateTime, FixedOffset, Utc};
 use serde::de::{
@@ -343,6 +343,35 @@ impl<'de> Deserialize<'de> for BucketSeconds {
                 &Rule(Self::RULE),
             )),
         }
+    }
+}
+
+/// A proposal's id as an answer names it, `matchId`: `mat_` and 1 to 64
+/// letters or digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchId(String);
+
+impl MatchId {
+    /// What `matchId` must be.
+    pub const RULE: &'static str = "must be a match id: mat_ and 1 to 64 letters or digits";
+
+    /// The id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for MatchId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let rest = text.strip_prefix("mat_").unwrap_or_default();
+        if (1..=64).contains(&rest.len()) && rest.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Ok(Self(text));
+        }
+        Err(de::Error::invalid_value(
+            Unexpected::Str(&text),
+            &Rule(Self::RULE),
+        ))
     }
 }
 

@@ -114,7 +114,8 @@ pub enum Code {
     /// The request's body did not arrive in time (the client's slowness):
     /// `408`, without `Retry-After`.
     RequestTimeout,
-    /// An answer after the proposal closed (or past its `acceptBy`): `409`.
+    /// An answer after the proposal closed (or past its `acceptBy`), or one
+    /// naming a proposal that is not the ticket's open one: `409`.
     ProposalClosed,
     /// An answer from a ticket in no proposal: `409`.
     NotProposed,

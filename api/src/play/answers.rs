@@ -21,20 +21,52 @@ use axum::http::StatusCode;
 use matchplane_matchmaker::Code;
 use matchplane_store::pool::{settle_excusing, AnswerOutcome, ModeKey};
 use matchplane_store::tickets::{announce_settled, Ticket};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+/// Query of the answer routes (`…/accept`, `…/decline`).
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerQuery {
+    /// The `mat_…` id of the proposal answered, as the `proposed` message
+    /// or the status's `proposal` named it. Given, the answer counts only
+    /// in that proposal: if it closed meanwhile (and the ticket was
+    /// proposed again), the answer is `409 PROPOSAL_CLOSED` and the new
+    /// proposal is left unanswered. Without it the answer counts in
+    /// whichever proposal the ticket is in.
+    #[param(value_type = Option<String>, pattern = "^mat_[0-9A-Za-z]{1,64}$")]
+    pub match_id: Option<crate::params::MatchId>,
+}
+
+impl AnswerQuery {
+    /// The proposal named, if any.
+    pub fn named(&self) -> Option<&str> {
+        self.match_id.as_ref().map(crate::params::MatchId::as_str)
+    }
+}
 
 /// Records `ticket`'s answer and closes its proposal if that ends it.
 /// Idempotent: the same answer again, also after the close, is fine.
+/// With `named` (a `mat_…` id) the answer counts only in that proposal
+/// (docs/acceptance.md, "Naming the proposal").
 ///
 /// # Errors
 /// `409 PROPOSAL_CLOSED` (a different answer after the close or at or
-/// after `acceptBy`, or an accept after a decline), `409 NOT_PROPOSED`,
-/// `500` when the store fails.
-pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), ApiError> {
+/// after `acceptBy`, an accept after a decline, or `named` not the
+/// ticket's open proposal), `409 NOT_PROPOSED`, `500` when the store
+/// fails.
+pub async fn answer(
+    play: &Play,
+    ticket: &Ticket,
+    accept: bool,
+    named: Option<&str>,
+) -> Result<(), ApiError> {
     let mode = mode_key(ticket);
     let asked = unix_now();
     let answered = play
         .pool
-        .answer(&mode, &ticket.ticket_id, accept, asked)
+        .answer_named(&mode, &ticket.ticket_id, accept, asked, named)
         .await;
     play.reached(&mode, asked, answered.is_ok());
     match answered? {
@@ -60,6 +92,15 @@ pub async fn answer(play: &Play, ticket: &Ticket, accept: bool) -> Result<(), Ap
             StatusCode::CONFLICT,
             Code::NotProposed.as_str(),
             "the ticket is in no match proposal",
+        )),
+        AnswerOutcome::NotThatProposal => Err(ApiError::with_status(
+            StatusCode::CONFLICT,
+            Code::ProposalClosed.as_str(),
+            format!(
+                "the match proposal {} is not open for this ticket (it closed, or it was never \
+                 this ticket's): the answer was not recorded",
+                named.unwrap_or_default()
+            ),
         )),
     }
 }

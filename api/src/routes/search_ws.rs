@@ -46,6 +46,7 @@ use std::time::Instant;
 use tracing::Instrument;
 use utoipa::IntoParams;
 
+mod answer;
 mod armed;
 mod assignment;
 mod check;
@@ -169,6 +170,9 @@ struct SocketSearch {
     /// on the search: it waits for answers, so no `status` is sent until it
     /// is `requeued` (docs/acceptance.md; kept in step in `proposal.rs`).
     proposal: Option<String>,
+    /// An answer the pool store could not record: (accept, the proposal it
+    /// names), tried again at each check (`answer.rs`).
+    unrecorded: Option<(bool, String)>,
     /// The last `status` sent: (waitingReason, found, needed), pingMs,
     /// roleWaits.
     last_status: Option<(
@@ -195,6 +199,7 @@ async fn hold(
         next_ping: 0,
         last_pong: Instant::now(),
         proposal: None,
+        unrecorded: None,
         last_status: None,
     };
     Box::pin(resume_queued_at(&held.play, &mut held.started)).await;

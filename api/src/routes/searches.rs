@@ -4,7 +4,8 @@
 //! cancels it. A search not polled for `rest_poll_timeout` (30 s) ends
 //! `expired`; Ping modes refuse REST (`PING_REQUIRES_WEBSOCKET`).
 
-use crate::extract::ApiJson;
+use crate::extract::{ApiJson, ApiQuery};
+use crate::play::answers::AnswerQuery;
 use crate::play::matched::Reader;
 use crate::play::start::{rest_deadline, start_with_token, ticket_of, Via};
 use crate::play::status::{end, mode_key, status_of, TicketStatus};
@@ -211,9 +212,10 @@ async fn answer_rest(
     token: &str,
     ticket_id: &str,
     accept: bool,
+    named: Option<&str>,
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = own_ticket(state, token, ticket_id).await?;
-    crate::play::answers::answer(&state.play, &ticket, accept).await?;
+    crate::play::answers::answer(&state.play, &ticket, accept, named).await?;
     Ok(Json(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Player).await?,
     ))
@@ -222,29 +224,31 @@ async fn answer_rest(
 /// Accepts the match proposed to this search; answers the status after.
 /// Idempotent; an accept never moves the deadline.
 #[utoipa::path(post, path = "/v1/searches/{ticketId}/accept", tag = "searches", operation_id = "acceptMatch",
-    params(("ticketId" = String, Path, description = "`tkt_…`")),
+    params(("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
     security(("ticket" = [])),
     responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED (a different answer after the proposal closed, or an accept after a decline), NOT_PROPOSED", body = Problem)))]
 pub async fn accept(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,
     Path(ticket_id): Path<String>,
+    ApiQuery(query): ApiQuery<AnswerQuery>,
     _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
-    answer_rest(&state, &token, &ticket_id, true).await
+    answer_rest(&state, &token, &ticket_id, true, query.named()).await
 }
 
 /// Declines the match proposed to this search: the proposal is cancelled
 /// and the player cooled down in this mode; answers the status after.
 #[utoipa::path(post, path = "/v1/searches/{ticketId}/decline", tag = "searches", operation_id = "declineMatch",
-    params(("ticketId" = String, Path, description = "`tkt_…`")),
+    params(("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
     security(("ticket" = [])),
     responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
 pub async fn decline(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,
     Path(ticket_id): Path<String>,
+    ApiQuery(query): ApiQuery<AnswerQuery>,
     _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
-    answer_rest(&state, &token, &ticket_id, false).await
+    answer_rest(&state, &token, &ticket_id, false, query.named()).await
 }

@@ -6,7 +6,8 @@
 
 use super::created::Created;
 use crate::auth::ProjectCaller;
-use crate::extract::{RefusesDuplicateKeys, TypedJson};
+use crate::extract::{ApiQuery, RefusesDuplicateKeys, TypedJson};
+use crate::play::answers::AnswerQuery;
 use crate::play::matched::Reader;
 use crate::play::status::{end, status_of, TicketStatus};
 use crate::play::{rfc3339, token, unix_now};
@@ -405,10 +406,10 @@ async fn answer_studio(
     caller: ProjectCaller,
     state: &AppState,
     ticket_id: &str,
-    accept: bool,
+    (accept, named): (bool, Option<&str>),
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = project_ticket(state, &caller.project_id, ticket_id).await?;
-    crate::play::answers::answer(&state.play, &ticket, accept).await?;
+    crate::play::answers::answer(&state.play, &ticket, accept, named).await?;
     Ok(Json(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
     ))
@@ -418,28 +419,30 @@ async fn answer_studio(
 /// status after. Idempotent.
 #[utoipa::path(post, path = "/v1/projects/{projectId}/tickets/{ticketId}/accept", tag = "tickets", operation_id = "acceptTicketMatch",
     security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
     responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
 pub async fn accept(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((_project_id, ticket_id)): Path<(String, String)>,
+    ApiQuery(query): ApiQuery<AnswerQuery>,
     _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
-    answer_studio(caller, &state, &ticket_id, true).await
+    answer_studio(caller, &state, &ticket_id, (true, query.named())).await
 }
 
 /// Declines the match proposed to a ticket, for its player: the proposal is
 /// cancelled and the player cooled down in this mode.
 #[utoipa::path(post, path = "/v1/projects/{projectId}/tickets/{ticketId}/decline", tag = "tickets", operation_id = "declineTicketMatch",
     security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
     responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
 pub async fn decline(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((_project_id, ticket_id)): Path<(String, String)>,
+    ApiQuery(query): ApiQuery<AnswerQuery>,
     _: crate::extract::NoBody,
 ) -> Result<Json<TicketStatus>, ApiError> {
-    answer_studio(caller, &state, &ticket_id, false).await
+    answer_studio(caller, &state, &ticket_id, (false, query.named())).await
 }

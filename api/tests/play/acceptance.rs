@@ -9,7 +9,7 @@ use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
 use axum::http::{Method, StatusCode};
 use futures::{SinkExt, StreamExt};
-use matchplane_store::pool::{Claim, ClaimOutcome, ModeKey, ProposalClaim};
+use matchplane_store::pool::{Claim, ClaimOutcome, ModeKey, PoolStore, ProposalClaim};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
@@ -65,10 +65,25 @@ async fn propose_until(
     accept_by: f64,
 ) -> String {
     let mode = ModeKey::new(project, "duel");
-    let lease = t
-        .play
-        .pool
-        .acquire_lease(&mode, "w", Duration::from_secs(5))
+    propose_on(
+        t.play.pool.as_ref(),
+        &mode,
+        (tickets, players, parties),
+        accept_by,
+    )
+    .await
+}
+
+/// Holds `tickets` (of `players`, in `parties`) as one proposal of `mode`
+/// in `pool`, as the worker's cycle would, answerable until `accept_by`.
+pub(crate) async fn propose_on(
+    pool: &dyn PoolStore,
+    mode: &ModeKey,
+    (tickets, players, parties): (&[&str], &[&str], &[&str]),
+    accept_by: f64,
+) -> String {
+    let lease = pool
+        .acquire_lease(mode, "w", Duration::from_secs(5))
         .await
         .unwrap()
         .unwrap();
@@ -85,14 +100,9 @@ async fn propose_until(
         accept_by,
         cooldown_seconds: 60.0,
     };
-    let out = t
-        .play
-        .pool
-        .propose_many(&mode, lease, &[proposal])
-        .await
-        .unwrap();
+    let out = pool.propose_many(mode, lease, &[proposal]).await.unwrap();
     assert!(matches!(out[0], ClaimOutcome::Claimed { .. }), "{out:?}");
-    t.play.pool.release_lease(&mode, lease).await.unwrap();
+    pool.release_lease(mode, lease).await.unwrap();
     match_id
 }
 

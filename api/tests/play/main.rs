@@ -46,5 +46,6 @@ mod tenant;
 mod ticket_data;
 mod tickets;
 mod unfreed_tickets;
+mod unrecorded_answers;
 mod upgrade;
 mod ws;

@@ -59,8 +59,9 @@ export interface Calls {
 }
 
 /** @internal `POST|GET|DELETE /v1/searches/{ticketId}[/verb]` with `Authorization: Ticket <token>`. */
-export async function ticketCall(calls: Calls, method: string, ticketId: string, verb?: string): Promise<unknown> {
-  const url = `${calls.base}/v1/searches/${encodeURIComponent(ticketId)}${verb ? `/${verb}` : ""}`;
+export async function ticketCall(calls: Calls, method: string, ticketId: string, verb?: string, matchId?: string): Promise<unknown> {
+  const named = matchId ? `?matchId=${encodeURIComponent(matchId)}` : "";
+  const url = `${calls.base}/v1/searches/${encodeURIComponent(ticketId)}${verb ? `/${verb}` : ""}${named}`;
   const response = await calls.fetcher(url, { method, headers: { authorization: `Ticket ${calls.token}` } });
   if (!response.ok) throw await errorOf(response);
   return response.json();
@@ -83,8 +84,8 @@ export class Search implements AsyncIterable<SearchMessage> {
   private ended = false;
   private listeners = new Set<(m: SearchMessage) => void>();
   private endListeners = new Set<(error?: unknown) => void>();
-  /** Whether a `proposed` arrived since the last `requeued` or final message (what an answer on the socket needs). */
-  private proposalOpen = false;
+  /** The `matchId` of the last `proposed`, until a `requeued` or final message: the proposal an answer names. */
+  private proposal?: string;
   /** @internal */ socket?: WebSocket;
   /** @internal */ poller?: RestPoller;
 
@@ -96,9 +97,9 @@ export class Search implements AsyncIterable<SearchMessage> {
     push: (message) => {
       if (this.ended) return;
       if (message.type === "searching") this.ticketId = message.ticketId;
-      if (message.type === "proposed") this.proposalOpen = true;
+      if (message.type === "proposed") this.proposal = message.matchId;
       else if (message.type === "requeued" || message.type === "matched" || message.type === "assignment_timeout" || endsSearch(message)) {
-        this.proposalOpen = false;
+        this.proposal = undefined;
       }
       for (const l of this.listeners) l(message);
       const waiter = this.waiters.shift();
@@ -165,7 +166,7 @@ export class Search implements AsyncIterable<SearchMessage> {
   }
 
   /**
-   * Accepts the open proposal (`{"type":"accept"}` on the socket, `POST …/accept` over REST).
+   * Accepts the open proposal, naming it (`{"type":"accept","matchId":…}` on the socket, `POST …/accept?matchId=…` over REST).
    * @throws ProblemError `NOT_PROPOSED` when no proposal is open (on the socket: no `proposed`
    * since the last `requeued` or final message); over REST also the server's `PROPOSAL_CLOSED`, …
    * @throws Error when the search's socket is closed.
@@ -184,14 +185,16 @@ export class Search implements AsyncIterable<SearchMessage> {
   }
 
   private async answer(verb: "accept" | "decline"): Promise<void> {
+    // The answer names the proposal it answers: one that closed meanwhile is refused, never
+    // counted in the next one (docs/acceptance.md, "Naming the proposal").
     if (this.transport === "rest") {
-      await ticketCall(this.calls, "POST", this.ticketId ?? "", verb);
+      await ticketCall(this.calls, "POST", this.ticketId ?? "", verb, this.proposal);
       this.poller?.pollNow();
     } else {
       // The socket has no answer to a send, so refuse here what the server would refuse over REST.
       if (!this.socket || this.socket.readyState !== OPEN) throw new Error(`cannot ${verb}: the search's WebSocket is closed`);
-      if (!this.proposalOpen) throw notProposed();
-      this.socket.send(JSON.stringify({ type: verb }));
+      if (!this.proposal) throw notProposed();
+      this.socket.send(JSON.stringify({ type: verb, matchId: this.proposal }));
     }
   }
 

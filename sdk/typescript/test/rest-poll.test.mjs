@@ -10,12 +10,13 @@ const searching = (code) => ({ ticketId: "tkt_1", status: "searching", gameMode:
 const proposed = (matchId) => ({ ticketId: "tkt_1", status: "proposed", gameMode: "duel", proposal: { matchId, acceptBy: "2026-12-01T10:00:20Z", acceptInSeconds: 20, accepted: [] } });
 const matched = { ticketId: "tkt_1", status: "matched", gameMode: "duel", match: { matchId: "mat_2" } };
 
-/** A `fetch` that starts the search and answers each poll with the next of `statuses` (the last one over and over). */
-function canned(statuses) {
+/** A `fetch` that starts the search and answers each poll with the next of `statuses` (the last one over and over); every other POST's path and query go to `posted`. */
+function canned(statuses, posted = []) {
   const left = [...statuses];
   return async (url, init = {}) => {
     const method = init.method ?? "GET";
     const path = new URL(url).pathname;
+    if (method === "POST" && path !== "/v1/searches") posted.push(path + new URL(url).search);
     let body = {};
     if (method === "POST" && path === "/v1/searches") body = { status: "searching", ticketId: "tkt_1" };
     else if (method === "GET") body = left.length > 1 ? left.shift() : left[0];
@@ -23,9 +24,9 @@ function canned(statuses) {
   };
 }
 
-/** Every message of a REST search over `statuses`, accepting each proposal. */
-async function polled(statuses) {
-  const s = await search("prj_1.duel.tkt_1.secret", { baseUrl: "http://mm.test", transport: "rest", pollIntervalMs: 500, fetch: canned(statuses) });
+/** Every message of a REST search over `statuses`, accepting each proposal (the answers' paths go to `posted`). */
+async function polled(statuses, posted = []) {
+  const s = await search("prj_1.duel.tkt_1.secret", { baseUrl: "http://mm.test", transport: "rest", pollIntervalMs: 500, fetch: canned(statuses, posted) });
   const seen = [];
   s.onMessage((m) => m.type === "proposed" && void s.accept());
   const timer = setTimeout(() => s.close(), 20_000);
@@ -54,6 +55,14 @@ test("REST: searching after a proposal for another reason is a requeue, also aft
     "searching", "status NO_CANDIDATES", "proposed", "requeued", "status null",
     "proposed", "status MATCH_PENDING", "requeued", "status NO_CANDIDATES", "matched",
   ]);
+});
+
+test("REST: each accept names the proposal it answers", async () => {
+  // An accept meant for a proposal that closed meanwhile must not count in
+  // the next one (docs/acceptance.md, "Naming the proposal").
+  const posted = [];
+  await polled([searching(null), proposed("mat_1"), searching(null), proposed("mat_2"), matched], posted);
+  assert.deepEqual(posted, ["/v1/searches/tkt_1/accept?matchId=mat_1", "/v1/searches/tkt_1/accept?matchId=mat_2"]);
 });
 
 test("REST: the wait in status messages keeps counting, against a real server", async (t) => {

@@ -94,6 +94,10 @@ pub enum AnswerOutcome {
     },
     /// The ticket was never in a proposal (`NOT_PROPOSED`).
     NotProposed,
+    /// The answer named a proposal that is not the ticket's open one nor
+    /// the last it answered (it closed before, or it was never the
+    /// ticket's): nothing was recorded.
+    NotThatProposal,
 }
 
 /// What becomes of one member, as [`Proposals::finish_proposal`] applies it.
@@ -165,12 +169,31 @@ pub trait Proposals: Send + Sync {
     /// answer at or after the proposal's `accept_by`, even while nobody has
     /// closed it yet (`same` when it repeats the answer given in time):
     /// the deadline is compared where the answer is recorded, atomically.
+    /// The answer counts in whichever proposal the ticket is in; see
+    /// [`Proposals::answer_named`] for one that names its proposal.
     async fn answer(
         &self,
         mode: &ModeKey,
         ticket_id: &str,
         accept: bool,
         now: f64,
+    ) -> Result<AnswerOutcome, PoolError> {
+        self.answer_named(mode, ticket_id, accept, now, None).await
+    }
+
+    /// [`Proposals::answer`], counted only in the proposal `named` (its
+    /// `mat_…` id) when given: an answer sent for a proposal that closed
+    /// meanwhile never lands in the ticket's next one. A ticket that is in
+    /// another proposal, or in none, and did not answer the named one is
+    /// [`AnswerOutcome::NotThatProposal`]; one that answered the named
+    /// one before it closed is [`AnswerOutcome::Closed`] as usual.
+    async fn answer_named(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        accept: bool,
+        now: f64,
+        named: Option<&str>,
     ) -> Result<AnswerOutcome, PoolError>;
 
     /// The `mat_…` id of `ticket_id`'s open proposal, if it is in one.

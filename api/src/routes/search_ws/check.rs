@@ -79,32 +79,6 @@ impl SocketSearch {
         }
     }
 
-    /// A client's text message: `{"type":"accept"}` or `{"type":"decline"}`
-    /// answers its match proposal; anything else is ignored. A refused
-    /// answer (closed, not proposed) changes nothing the client is not
-    /// told by its next status.
-    pub(super) async fn answer(&mut self, body: &str) {
-        let accept = match serde_json::from_str::<serde_json::Value>(body)
-            .ok()
-            .as_ref()
-            .and_then(|v| v.get("type"))
-            .and_then(|t| t.as_str())
-        {
-            Some("accept") => true,
-            Some("decline") => false,
-            _ => return,
-        };
-        if let Err(error) = Box::pin(crate::play::answers::answer(
-            &self.play,
-            &self.started.ticket,
-            accept,
-        ))
-        .await
-        {
-            tracing::debug!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "an answer was refused");
-        }
-    }
-
     /// Renews the socket's lease on its live search, whose deadline is
     /// `deadline` (docs/searching.md, "The WebSocket"): once a third of the
     /// lease has passed, the deadline moves to a whole lease from now,
@@ -128,6 +102,7 @@ impl SocketSearch {
 
     /// Re-reads the search: final if it ended, a status if it changed.
     pub(super) async fn check(&mut self) -> Check {
+        Box::pin(self.answer_again()).await;
         let ticket = &self.started.ticket.ticket_id;
         let state = match self.play.search_state(&self.started.mode, ticket).await {
             Ok(state) => state,

@@ -10442,7 +10442,17 @@ export interface operations {
     };
     acceptTicketMatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The `mat_…` id of the proposal answered, as the `proposed` message
+                 *     or the status's `proposal` named it. Given, the answer counts only
+                 *     in that proposal: if it closed meanwhile (and the ticket was
+                 *     proposed again), the answer is `409 PROPOSAL_CLOSED` and the new
+                 *     proposal is left unanswered. Without it the answer counts in
+                 *     whichever proposal the ticket is in.
+                 */
+                matchId?: string;
+            };
             header?: never;
             path: {
                 /** @description `prj_…` */
@@ -10505,7 +10515,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10545,7 +10555,17 @@ export interface operations {
     };
     declineTicketMatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The `mat_…` id of the proposal answered, as the `proposed` message
+                 *     or the status's `proposal` named it. Given, the answer counts only
+                 *     in that proposal: if it closed meanwhile (and the ticket was
+                 *     proposed again), the answer is `409 PROPOSAL_CLOSED` and the new
+                 *     proposal is left unanswered. Without it the answer counts in
+                 *     whichever proposal the ticket is in.
+                 */
+                matchId?: string;
+            };
             header?: never;
             path: {
                 /** @description `prj_…` */
@@ -10608,7 +10628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11438,7 +11458,17 @@ export interface operations {
     };
     acceptMatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The `mat_…` id of the proposal answered, as the `proposed` message
+                 *     or the status's `proposal` named it. Given, the answer counts only
+                 *     in that proposal: if it closed meanwhile (and the ticket was
+                 *     proposed again), the answer is `409 PROPOSAL_CLOSED` and the new
+                 *     proposal is left unanswered. Without it the answer counts in
+                 *     whichever proposal the ticket is in.
+                 */
+                matchId?: string;
+            };
             header?: never;
             path: {
                 /** @description `tkt_…` */
@@ -11492,7 +11522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11532,7 +11562,17 @@ export interface operations {
     };
     declineMatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The `mat_…` id of the proposal answered, as the `proposed` message
+                 *     or the status's `proposal` named it. Given, the answer counts only
+                 *     in that proposal: if it closed meanwhile (and the ticket was
+                 *     proposed again), the answer is `409 PROPOSAL_CLOSED` and the new
+                 *     proposal is left unanswered. Without it the answer counts in
+                 *     whichever proposal the ticket is in.
+                 */
+                matchId?: string;
+            };
             header?: never;
             path: {
                 /** @description `tkt_…` */
@@ -11586,7 +11626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: a query parameter is missing, invalid or not one this route takes; `errors[0].field` names it */
             422: {
                 headers: {
                     [name: string]: unknown;

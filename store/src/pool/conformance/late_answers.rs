@@ -59,3 +59,63 @@ pub async fn answers_at_or_after_accept_by_are_not_recorded(store: Arc<dyn PoolS
     assert!(live(store.as_ref(), &m, "t1").await);
     assert_eq!(outbox_len(store.as_ref(), &m).await, 0);
 }
+
+/// An answer that names its proposal counts only there: one sent for a
+/// proposal that closed meanwhile never lands in the ticket's next one
+/// (docs/acceptance.md, "Naming the proposal").
+pub async fn an_answer_naming_its_proposal_counts_only_there(store: Arc<dyn PoolStore>) {
+    let m = mode("named");
+    add_solos(store.as_ref(), &m, 3).await;
+    propose(store.as_ref(), &m, proposal("mat_1", &["t1", "t2"], &[])).await;
+    store.answer(&m, "t2", false, NOW).await.unwrap();
+    let settled = settle(store.as_ref(), &m, "mat_1", NOW + 1.0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(settled.requeued().collect::<Vec<_>>(), vec!["t1"]);
+    propose(store.as_ref(), &m, proposal("mat_2", &["t1", "t3"], &[])).await;
+
+    let named = |ticket: &'static str, accept: bool, id: &'static str| {
+        let store = store.clone();
+        let m = m.clone();
+        async move {
+            store
+                .answer_named(&m, ticket, accept, NOW + 2.0, Some(id))
+                .await
+                .unwrap()
+        }
+    };
+    // t1's accept of the closed mat_1 is not an accept of mat_2.
+    assert_eq!(
+        named("t1", true, "mat_1").await,
+        AnswerOutcome::NotThatProposal
+    );
+    // Nor is a proposal that never was, or one the ticket was never in.
+    assert_eq!(
+        named("t1", true, "mat_9").await,
+        AnswerOutcome::NotThatProposal
+    );
+    assert_eq!(
+        named("t3", true, "mat_1").await,
+        AnswerOutcome::NotThatProposal
+    );
+    let state = store.proposal(&m, "mat_2").await.unwrap().unwrap();
+    assert!(state.accepted().is_empty(), "{state:?}");
+
+    // Named right, it counts as any answer, and again.
+    let open = AnswerOutcome::Open {
+        match_id: "mat_2".into(),
+    };
+    assert_eq!(named("t1", true, "mat_2").await, open);
+    assert_eq!(named("t1", true, "mat_2").await, open);
+    let state = store.proposal(&m, "mat_2").await.unwrap().unwrap();
+    assert_eq!(state.accepted(), vec!["t1".to_owned()]);
+    // The decline given in mat_1, repeated by name after it closed, stands.
+    assert_eq!(
+        named("t2", false, "mat_1").await,
+        AnswerOutcome::Closed {
+            match_id: "mat_1".into(),
+            same: true
+        }
+    );
+}

@@ -126,6 +126,7 @@ conformance!(
     a_cancelled_proposal_queues_its_closing_record,
     a_released_matchs_tickets_search_again_from_their_first_queued_at,
     answers_at_or_after_accept_by_are_not_recorded,
+    an_answer_naming_its_proposal_counts_only_there,
 );
 
 fn memory_store() -> Arc<dyn PoolStore> {

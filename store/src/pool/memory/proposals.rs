@@ -98,12 +98,13 @@ impl Proposals for MemoryPoolStore {
         Ok(outcomes)
     }
 
-    async fn answer(
+    async fn answer_named(
         &self,
         mode: &ModeKey,
         ticket_id: &str,
         accept: bool,
         now: f64,
+        named: Option<&str>,
     ) -> Result<AnswerOutcome, PoolError> {
         let given = if accept {
             Answer::Accept
@@ -112,8 +113,16 @@ impl Proposals for MemoryPoolStore {
         };
         let mut state = self.state();
         let pool = state.mode(mode);
-        let last = pool.answers.get(ticket_id).cloned();
-        let open = pool.proposed.get(ticket_id).cloned();
+        let mut last = pool.answers.get(ticket_id).cloned();
+        let mut open = pool.proposed.get(ticket_id).cloned();
+        // Named: only that proposal counts (the Redis script's rule).
+        if let Some(named) = named {
+            open = open.filter(|m| m == named);
+            last = last.filter(|(m, _)| m == named);
+            if open.is_none() && last.is_none() {
+                return Ok(AnswerOutcome::NotThatProposal);
+            }
+        }
         Ok(match (open, last) {
             (Some(match_id), last) => {
                 let previous = last

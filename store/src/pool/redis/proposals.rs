@@ -113,12 +113,13 @@ impl Proposals for RedisPoolStore {
         Ok(outcomes)
     }
 
-    async fn answer(
+    async fn answer_named(
         &self,
         mode: &ModeKey,
         ticket_id: &str,
         accept: bool,
         now: f64,
+        named: Option<&str>,
     ) -> Result<AnswerOutcome, PoolError> {
         let keys = self.keys(mode);
         let reply: Vec<String> = self
@@ -132,10 +133,12 @@ impl Proposals for RedisPoolStore {
             .arg(if accept { "accept" } else { "decline" })
             .arg(ANSWERS_LIFETIME)
             .arg(now)
+            .arg(named.unwrap_or(""))
             .invoke_async(&mut self.conn())
             .await?;
         let mut words = reply.into_iter();
         match words.next().as_deref() {
+            Some("other") => Ok(AnswerOutcome::NotThatProposal),
             Some("open") => Ok(AnswerOutcome::Open {
                 match_id: words.next().ok_or_else(|| corrupt("no match id"))?,
             }),

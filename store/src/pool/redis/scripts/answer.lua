@@ -4,15 +4,25 @@
 -- (checked here, where the answer would be recorded, so no sweep can be
 -- raced past).
 -- KEYS: 1 proposed, 2 answers, 3 proposal deadlines
+-- An answer that names its proposal (ARGV[5]) counts only in that one:
+-- another proposal of the ticket, open or last answered, is left alone.
 -- ARGV: 1 ticketId, 2 'accept' | 'decline', 3 answers lifetime (seconds),
---       4 now (Unix seconds)
+--       4 now (Unix seconds), 5 the named matchId ('' for whichever)
 -- Returns {'open', matchId} | {'closed', matchId, '1' (same answer) | '0'}
---       | {'not_proposed'}
+--       | {'not_proposed'} | {'other'} (not in the named proposal)
 local open = redis.call('HGET', KEYS[1], ARGV[1])
 local last = redis.call('HGET', KEYS[2], ARGV[1])
 local last_match, last_word
 if last then
   last_match, last_word = string.match(last, '^(.*)|(%a+)$')
+end
+local named = ARGV[5]
+if named ~= '' then
+  if open ~= named then open = false end
+  if last_match ~= named then last_match = nil end
+  if not open and not last_match then
+    return {'other'}
+  end
 end
 if open then
   if last_match == open and last_word == 'decline' and ARGV[2] ~= 'decline' then
