@@ -74,7 +74,7 @@ pub struct GameClient {
 }
 
 pub(crate) enum Command {
-    Text(&'static str),
+    Text(String),
     Close,
     PollNow,
 }
@@ -88,6 +88,10 @@ pub struct Search {
     /// On the socket: whether a `proposed` arrived since the last
     /// `requeued` or final message (what an answer on the socket needs).
     proposal_open: Arc<AtomicBool>,
+    /// The `matchId` of the last `proposed` this handle yielded, until a
+    /// `requeued` or final message: the proposal an answer names
+    /// (docs/acceptance.md, "Naming the proposal").
+    proposal: Option<String>,
     client: GameClient,
     token: String,
     transport: Transport,
@@ -180,6 +184,7 @@ impl GameClient {
             commands,
             ticket_id,
             proposal_open,
+            proposal: None,
             client: self.clone(),
             token: token.to_owned(),
             transport,
@@ -224,22 +229,27 @@ impl GameClient {
         }
     }
 
-    /// `POST|DELETE /v1/searches/{ticketId}[/verb]` with `Authorization: Ticket <token>`.
+    /// `GET|POST|DELETE /v1/searches/{ticketId}[/verb][?matchId=…]` with
+    /// `Authorization: Ticket <token>`; `answer` is the verb and the
+    /// proposal it names.
     pub(crate) async fn ticket_call(
         &self,
         method: reqwest::Method,
         ticket_id: &str,
-        verb: Option<&str>,
+        answer: Option<(&str, Option<&str>)>,
         token: &str,
     ) -> Result<reqwest::Response, Error> {
         let mut path = format!("v1/searches/{}", crate::segment(ticket_id));
-        if let Some(verb) = verb {
+        if let Some((verb, _)) = answer {
             path = format!("{path}/{verb}");
         }
-        let url = self
+        let mut url = self
             .base
             .join(&path)
             .map_err(|e| Error::Url(e.to_string()))?;
+        if let Some((_, Some(named))) = answer {
+            url.query_pairs_mut().append_pair("matchId", named);
+        }
         let response = self
             .http
             .request(method, url)
@@ -267,11 +277,31 @@ impl Search {
 
     /// The next message; `None` once the search is over.
     pub async fn recv(&mut self) -> Option<Result<SearchMessage, Error>> {
-        self.events.recv().await
+        let next = self.events.recv().await;
+        self.note(next.as_ref());
+        next
     }
 
-    /// Accepts the open proposal (`{"type":"accept"}` on the socket, `POST
-    /// …/accept` over REST). Answers are idempotent.
+    /// Notes the proposal `yielded` names or ends.
+    fn note(&mut self, yielded: Option<&Result<SearchMessage, Error>>) {
+        match yielded {
+            Some(Ok(SearchMessage::Proposed(p))) => self.proposal = Some(p.match_id.clone()),
+            Some(Ok(
+                SearchMessage::Requeued
+                | SearchMessage::Matched { .. }
+                | SearchMessage::AssignmentTimeout
+                | SearchMessage::Failed { .. }
+                | SearchMessage::Cancelled
+                | SearchMessage::Expired { .. },
+            )) => self.proposal = None,
+            _ => {}
+        }
+    }
+
+    /// Accepts the open proposal, naming it (`{"type":"accept","matchId":…}`
+    /// on the socket, `POST …/accept?matchId=…` over REST): one that closed
+    /// meanwhile refuses the answer rather than the next proposal taking
+    /// it. Answers are idempotent.
     ///
     /// # Errors
     /// `NOT_PROPOSED` when no proposal is open (on the socket: no `proposed`
@@ -293,8 +323,9 @@ impl Search {
         match self.transport {
             Transport::Rest => {
                 let id = self.ticket_id().ok_or(Error::Ended)?;
+                let answer = (verb, self.proposal.as_deref());
                 self.client
-                    .ticket_call(reqwest::Method::POST, &id, Some(verb), &self.token)
+                    .ticket_call(reqwest::Method::POST, &id, Some(answer), &self.token)
                     .await?;
                 self.commands
                     .send(Command::PollNow)
@@ -306,11 +337,11 @@ impl Search {
                 if !self.proposal_open.load(Ordering::SeqCst) {
                     return Err(Error::Problem(Box::new(not_proposed())));
                 }
-                let text = if verb == "accept" {
-                    r#"{"type":"accept"}"#
-                } else {
-                    r#"{"type":"decline"}"#
+                let text = match &self.proposal {
+                    Some(id) => serde_json::json!({ "type": verb, "matchId": id }),
+                    None => serde_json::json!({ "type": verb }),
                 };
+                let text = text.to_string();
                 self.commands
                     .send(Command::Text(text))
                     .map_err(|_| Error::Ended)
@@ -364,6 +395,10 @@ impl Stream for Search {
     type Item = Result<SearchMessage, Error>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.events.poll_recv(cx)
+        let next = self.events.poll_recv(cx);
+        if let Poll::Ready(yielded) = &next {
+            self.note(yielded.as_ref());
+        }
+        next
     }
 }

@@ -65,6 +65,9 @@ namespace Matchplane.Client
         readonly string token;
         ClientWebSocket socket;
         volatile string ticketId;
+        // The matchId of the last `proposed`, until a `requeued` or final message: the proposal an
+        // answer names (docs/acceptance.md, "Naming the proposal").
+        volatile string proposal;
         volatile bool over;
         /// <summary>Whether the search's outcome came (a final message, or matched): a close before it is an error.</summary>
         volatile bool outcome;
@@ -126,6 +129,8 @@ namespace Matchplane.Client
         {
             if (over) return;
             if (message.Type == "searching" && message.TicketId != null) ticketId = message.TicketId;
+            if (message.Type == "proposed") proposal = message.MatchId;
+            else if (message.Type == "requeued" || message.Type == "matched" || message.Type == "assignment_timeout" || message.EndsSearch) proposal = null;
             queue.Enqueue(message);
             if (message.Type == "matched" || message.EndsSearch) outcome = true;
             if (message.EndsSearch) over = true;
@@ -263,7 +268,7 @@ namespace Matchplane.Client
             }
         }
 
-        /// <summary>Accepts the open proposal ({"type":"accept"} on the socket, POST …/accept over REST).</summary>
+        /// <summary>Accepts the open proposal, naming it ({"type":"accept","matchId":…} on the socket, POST …/accept?matchId=… over REST).</summary>
         public Task Accept() { return Answer("accept"); }
 
         /// <summary>Declines the open proposal (the player is cooled down in this mode).</summary>
@@ -271,14 +276,18 @@ namespace Matchplane.Client
 
         async Task Answer(string verb)
         {
+            // Named, an answer meant for a proposal that closed meanwhile never counts in the next.
+            var named = proposal;
             if (Transport == SearchTransport.Rest)
             {
-                await TicketCall(HttpMethod.Post, "/" + verb).ConfigureAwait(false);
+                var query = named == null ? "" : "?matchId=" + Uri.EscapeDataString(named);
+                await TicketCall(HttpMethod.Post, "/" + verb + query).ConfigureAwait(false);
                 PollNow();
             }
             else
             {
-                await SendText("{\"type\":" + Json.Quote(verb) + "}").ConfigureAwait(false);
+                var name = named == null ? "" : ",\"matchId\":" + Json.Quote(named);
+                await SendText("{\"type\":" + Json.Quote(verb) + name + "}").ConfigureAwait(false);
             }
         }
 
