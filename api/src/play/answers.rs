@@ -49,7 +49,10 @@ impl AnswerQuery {
 /// Records `ticket`'s answer and closes its proposal if that ends it.
 /// Idempotent: the same answer again, also after the close, is fine.
 /// With `named` (a `mat_…` id) the answer counts only in that proposal
-/// (docs/acceptance.md, "Naming the proposal").
+/// (docs/acceptance.md, "Naming the proposal"). `sent_at` (Unix seconds,
+/// now for a fresh answer; never later than now) is weighed against
+/// `acceptBy`: a socket's answer tried again after an outage keeps the
+/// time its client sent it.
 ///
 /// # Errors
 /// `409 PROPOSAL_CLOSED` (a different answer after the close or at or
@@ -59,14 +62,14 @@ impl AnswerQuery {
 pub async fn answer(
     play: &Play,
     ticket: &Ticket,
-    accept: bool,
-    named: Option<&str>,
+    (accept, named): (bool, Option<&str>),
+    sent_at: f64,
 ) -> Result<(), ApiError> {
     let mode = mode_key(ticket);
     let asked = unix_now();
     let answered = play
         .pool
-        .answer_named(&mode, &ticket.ticket_id, accept, asked, named)
+        .answer_named(&mode, &ticket.ticket_id, accept, sent_at.min(asked), named)
         .await;
     play.reached(&mode, asked, answered.is_ok());
     match answered? {

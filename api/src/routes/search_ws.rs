@@ -170,9 +170,10 @@ struct SocketSearch {
     /// on the search: it waits for answers, so no `status` is sent until it
     /// is `requeued` (docs/acceptance.md; kept in step in `proposal.rs`).
     proposal: Option<String>,
-    /// An answer the pool store could not record: (accept, the proposal it
-    /// names), tried again at each check (`answer.rs`).
-    unrecorded: Option<(bool, String)>,
+    /// An answer the pool store could not record, tried again at each
+    /// check (`answer.rs`), and whether that was logged.
+    unrecorded: Option<answer::Unrecorded>,
+    told_unrecorded: bool,
     /// The last `status` sent: (waitingReason, found, needed), pingMs,
     /// roleWaits.
     last_status: Option<(
@@ -200,6 +201,7 @@ async fn hold(
         last_pong: Instant::now(),
         proposal: None,
         unrecorded: None,
+        told_unrecorded: false,
         last_status: None,
     };
     Box::pin(resume_queued_at(&held.play, &mut held.started)).await;

@@ -215,7 +215,7 @@ async fn answer_rest(
     named: Option<&str>,
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = own_ticket(state, token, ticket_id).await?;
-    crate::play::answers::answer(&state.play, &ticket, accept, named).await?;
+    crate::play::answers::answer(&state.play, &ticket, (accept, named), unix_now()).await?;
     Ok(Json(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Player).await?,
     ))

@@ -409,7 +409,7 @@ async fn answer_studio(
     (accept, named): (bool, Option<&str>),
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = project_ticket(state, &caller.project_id, ticket_id).await?;
-    crate::play::answers::answer(&state.play, &ticket, accept, named).await?;
+    crate::play::answers::answer(&state.play, &ticket, (accept, named), unix_now()).await?;
     Ok(Json(
         status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
     ))

@@ -6,11 +6,13 @@
 //! (`proposed`), so one sent just as that proposal closed never counts in
 //! the ticket's next one. An answer the pool store could not record (out of
 //! reach, or too slow to answer) is tried again at each check, once a
-//! second, until it is recorded or refused: a Redis outage shorter than
-//! the time left to answer loses no answer (past `acceptBy` the store
-//! refuses it, and the proposal ends by its deadline's rule).
+//! second, until it is recorded or refused, weighed against `acceptBy` by
+//! the time the client sent it: an answer sent in time counts as long as
+//! its proposal is still open when the store is back (a proposal already
+//! closed by its deadline's rule refuses it).
 
 use super::SocketSearch;
+use crate::play::unix_now;
 use axum::http::StatusCode;
 
 /// What a client's text message answers: `(accept, matchId)`, or `None`
@@ -33,48 +35,69 @@ impl SocketSearch {
     /// A client's text message: an answer is recorded (see the module
     /// documentation); anything else is ignored. A refused answer (closed,
     /// not proposed) changes nothing the client is not told by its next
-    /// status.
+    /// status. An answer that names no proposal while the socket has said
+    /// none (none yet, or `requeued` since) answers nothing the client was
+    /// told of, and is not recorded.
     pub(super) async fn answer(&mut self, body: &str) {
         let Some((accept, named)) = parse(body) else {
             return;
         };
-        let named = named.or_else(|| self.proposal.clone());
-        self.record(accept, named).await;
+        let Some(named) = named.or_else(|| self.proposal.clone()) else {
+            tracing::debug!(ticket_id = %self.started.ticket.ticket_id, "an answer to no proposal the socket said");
+            return;
+        };
+        self.record(Unrecorded {
+            accept,
+            named,
+            sent_at: unix_now(),
+        })
+        .await;
     }
 
     /// The answer the store could not record, tried again.
     pub(super) async fn answer_again(&mut self) {
-        if let Some((accept, named)) = self.unrecorded.take() {
-            self.record(accept, Some(named)).await;
+        if let Some(unrecorded) = self.unrecorded.take() {
+            self.record(unrecorded).await;
         }
     }
 
-    async fn record(&mut self, accept: bool, named: Option<String>) {
+    async fn record(&mut self, answer: Unrecorded) {
         let ticket = &self.started.ticket;
         let answered = Box::pin(crate::play::answers::answer(
             &self.play,
             ticket,
-            accept,
-            named.as_deref(),
+            (answer.accept, Some(&answer.named)),
+            answer.sent_at,
         ))
         .await;
         let Err(error) = answered else {
+            self.told_unrecorded = false;
             return;
         };
-        // Tried again only when the store was out of reach, and when it
-        // names its proposal: it can then never count in another.
-        match named {
-            Some(named) if error.status() == StatusCode::SERVICE_UNAVAILABLE => {
-                if self.unrecorded.is_none() {
-                    tracing::warn!(status = %error.status(), ticket_id = %ticket.ticket_id, "an answer could not be recorded: tried again at the next check");
-                }
-                self.unrecorded = Some((accept, named));
+        // Tried again only when the store was out of reach: it names its
+        // proposal, so it can never count in another.
+        if error.status() == StatusCode::SERVICE_UNAVAILABLE {
+            if !self.told_unrecorded {
+                tracing::warn!(status = %error.status(), ticket_id = %ticket.ticket_id, "an answer could not be recorded: tried again at each check");
+                self.told_unrecorded = true;
             }
-            _ => {
-                tracing::debug!(status = %error.status(), ticket_id = %ticket.ticket_id, "an answer was refused");
-            }
+            self.unrecorded = Some(answer);
+        } else {
+            self.told_unrecorded = false;
+            tracing::debug!(status = %error.status(), ticket_id = %ticket.ticket_id, "an answer was refused");
         }
     }
+}
+
+/// An answer the store could not record yet.
+pub(super) struct Unrecorded {
+    accept: bool,
+    /// The proposal it names.
+    named: String,
+    /// When the client sent it (Unix seconds): the store weighs it against
+    /// `acceptBy` by this time, so an answer sent in time and recorded
+    /// once the store is back still counts while its proposal is open.
+    sent_at: f64,
 }
 
 #[cfg(test)]

@@ -121,6 +121,10 @@ impl Proposals for RedisPoolStore {
         now: f64,
         named: Option<&str>,
     ) -> Result<AnswerOutcome, PoolError> {
+        // The script reads an empty name as none: no proposal is named so.
+        if named == Some("") {
+            return Ok(AnswerOutcome::NotThatProposal);
+        }
         let keys = self.keys(mode);
         let reply: Vec<String> = self
             .inner
