@@ -167,7 +167,10 @@ fn every_server_message_is_a_known_message() {
             teams: vec![vec!["a".into()], vec!["b".into()]],
             attributes: Default::default(),
         },
-        StatusMessage::Requeued,
+        StatusMessage::Requeued {
+            match_id: Some("mat_1".into()),
+        },
+        StatusMessage::Requeued { match_id: None },
         StatusMessage::Assigned {
             connection: "203.0.113.7:7777".into(),
             data: json!({"map": "dust"}),

@@ -244,7 +244,8 @@ async fn hold(
                         }
                         return;
                     }
-                    if held.heard(&message) && socket.send(text(&message.to_json())).await.is_err() {
+                    let news = Box::pin(held.current(&message)).await && held.heard(&message);
+                    if news && socket.send(text(&message.to_json())).await.is_err() {
                         return Box::pin(client_left(&held)).await;
                     }
                     continue;

@@ -226,7 +226,7 @@ async fn answer_rest(
 #[utoipa::path(post, path = "/v1/searches/{ticketId}/accept", tag = "searches", operation_id = "acceptMatch",
     params(("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
     security(("ticket" = [])),
-    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED (a different answer after the proposal closed, or an accept after a decline), NOT_PROPOSED", body = Problem)))]
+    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED", body = Problem)))]
 pub async fn accept(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,
@@ -242,7 +242,7 @@ pub async fn accept(
 #[utoipa::path(post, path = "/v1/searches/{ticketId}/decline", tag = "searches", operation_id = "declineMatch",
     params(("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
     security(("ticket" = [])),
-    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
+    responses((status = 200, body = TicketStatus), (status = 401, description = "TICKET_INVALID", body = Problem), (status = 404, description = "NOT_FOUND: the token is another ticket's", body = Problem), (status = 409, description = "PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED", body = Problem)))]
 pub async fn decline(
     State(state): State<AppState>,
     TicketToken(token): TicketToken,

@@ -420,7 +420,7 @@ async fn answer_studio(
 #[utoipa::path(post, path = "/v1/projects/{projectId}/tickets/{ticketId}/accept", tag = "tickets", operation_id = "acceptTicketMatch",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
-    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
+    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED", body = Problem)))]
 pub async fn accept(
     caller: ProjectCaller,
     State(state): State<AppState>,
@@ -436,7 +436,7 @@ pub async fn accept(
 #[utoipa::path(post, path = "/v1/projects/{projectId}/tickets/{ticketId}/decline", tag = "tickets", operation_id = "declineTicketMatch",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`"), AnswerQuery),
-    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED, NOT_PROPOSED", body = Problem)))]
+    responses((status = 200, body = TicketStatus), (status = 401, body = Problem), (status = 404, body = Problem), (status = 409, description = "PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED", body = Problem)))]
 pub async fn decline(
     caller: ProjectCaller,
     State(state): State<AppState>,

@@ -432,7 +432,10 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
             teams: vec![vec!["ana".into()], vec!["ben".into()]],
             attributes: Default::default(),
         },
-        StatusMessage::Requeued,
+        StatusMessage::Requeued {
+            match_id: Some("mat_1".into()),
+        },
+        StatusMessage::Requeued { match_id: None },
         StatusMessage::Assigned {
             connection: "203.0.113.7:7777".into(),
             data: json!({"seat": 1}),

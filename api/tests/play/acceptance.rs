@@ -56,7 +56,7 @@ pub(crate) async fn propose(
 }
 
 /// [`propose`] with its deadline at `accept_by` (Unix seconds).
-async fn propose_until(
+pub(crate) async fn propose_until(
     t: &TestApp,
     project: &str,
     tickets: &[&str],
@@ -246,10 +246,10 @@ async fn a_party_members_decline_drops_the_whole_party_and_cools_down_only_them(
     assert_eq!(a2_again.status, StatusCode::ACCEPTED, "{}", a2_again.body);
 }
 
-type Client =
+pub(crate) type Client =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
+pub(crate) async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
     let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
         .await
         .expect("websocket upgrade");
@@ -271,7 +271,7 @@ async fn left_waiting(t: &TestApp, project: &str, ticket: &str) {
         .unwrap();
 }
 
-async fn until(ws: &mut Client, kind: &str) -> Value {
+pub(crate) async fn until(ws: &mut Client, kind: &str) -> Value {
     // One bound for the whole wait: pings and statuses keep coming.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {

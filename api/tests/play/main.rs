@@ -18,6 +18,7 @@ mod harness;
 mod heartbeat;
 mod hold;
 mod late_answers;
+mod late_messages;
 mod lifecycle;
 mod live_ops_metrics;
 mod load;

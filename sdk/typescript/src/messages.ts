@@ -33,7 +33,11 @@ export type SearchMessage =
       /** What every player agreed on under the mode's rules, by attribute; absent without rules. */
       attributes?: ProposedDoc["attributes"];
     } & Record<string, unknown>
-  | { type: "requeued" }
+  | {
+      type: "requeued";
+      /** The proposal or match that ended (older servers leave it out). */
+      matchId?: Doc<"requeued">["matchId"];
+    }
   | { type: "matched"; match: PlayerMatch & Record<string, unknown> }
   | { type: "assigned"; connection: string; data?: Record<string, unknown> }
   | { type: "assignment_timeout" }

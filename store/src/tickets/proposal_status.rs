@@ -10,8 +10,11 @@ use crate::pool::{PoolStore, Settled};
 /// Publishes each member's message of `settled` (fire and forget, as
 /// [`publish`]).
 pub async fn announce_settled(pool: &dyn PoolStore, settled: &Settled) {
+    let requeued = StatusMessage::Requeued {
+        match_id: Some(settled.match_id.clone()),
+    };
     for ticket in settled.requeued() {
-        publish(pool, ticket, &StatusMessage::Requeued).await;
+        publish(pool, ticket, &requeued).await;
     }
     for (ticket, code) in settled.failed() {
         let message = StatusMessage::Failed {

@@ -120,7 +120,15 @@ pub enum StatusMessage {
     /// released (by the studio, or no assignment in time) while the socket
     /// was open: searching again, with the wait (and so the widened range)
     /// kept. Not final.
-    Requeued,
+    #[serde(rename_all = "camelCase")]
+    Requeued {
+        /// `mat_…` id of the proposal (or the match) that ended: a socket
+        /// says only the `requeued` of the proposal it last said. Absent
+        /// from servers older than this field.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(feature = "openapi", schema(nullable = false))]
+        match_id: Option<String>,
+    },
     /// Where to play (assignment, docs/acceptance.md): the match's `data` with the
     /// player's own merged over it. Final.
     Assigned {
@@ -176,7 +184,7 @@ impl StatusMessage {
             StatusMessage::Searching { .. }
                 | StatusMessage::Status { .. }
                 | StatusMessage::Proposed { .. }
-                | StatusMessage::Requeued
+                | StatusMessage::Requeued { .. }
                 | StatusMessage::AssignmentTimeout
                 | StatusMessage::Released
         )

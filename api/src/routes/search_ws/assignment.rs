@@ -165,7 +165,12 @@ impl SocketSearch {
                 self.proposal = None;
                 self.last_pong = Instant::now();
                 socket
-                    .send(text(&StatusMessage::Requeued.to_json()))
+                    .send(text(
+                        &StatusMessage::Requeued {
+                            match_id: Some(match_id.to_owned()),
+                        }
+                        .to_json(),
+                    ))
                     .await
                     .is_ok()
             }

@@ -22,7 +22,17 @@ impl SocketSearch {
                 self.proposal = Some(match_id.clone());
                 news
             }
-            StatusMessage::Requeued => self.proposal.take().is_some(),
+            // A `requeued` names the proposal that ended: one the socket
+            // has since seen replaced (a late message after an outage) is
+            // old news. One without a name ends whichever is open.
+            StatusMessage::Requeued { match_id: Some(id) } => {
+                let news = self.proposal.as_deref() == Some(id.as_str());
+                if news {
+                    self.proposal = None;
+                }
+                news
+            }
+            StatusMessage::Requeued { match_id: None } => self.proposal.take().is_some(),
             _ => false,
         };
         if news {
@@ -30,6 +40,29 @@ impl SocketSearch {
             self.last_status = None;
         }
         news
+    }
+
+    /// Whether `message` from the subscription may still be news: a
+    /// `proposed` naming another proposal than the one the socket last said
+    /// is checked against the pool first (a message held up in an outage
+    /// can arrive after a check said the newer one). Anything else, and a
+    /// pool that cannot answer, passes to [`SocketSearch::heard`].
+    pub(super) async fn current(&self, message: &StatusMessage) -> bool {
+        let StatusMessage::Proposed { match_id, .. } = message else {
+            return true;
+        };
+        if self
+            .proposal
+            .as_deref()
+            .is_none_or(|known| known == match_id)
+        {
+            return true;
+        }
+        let ticket = &self.started.ticket.ticket_id;
+        match self.play.pool.proposal_of(&self.started.mode, ticket).await {
+            Ok(current) => current.as_deref() == Some(match_id.as_str()),
+            Err(_) => true,
+        }
     }
 
     /// The `proposed` or `requeued` the socket missed, if its live search's
@@ -58,7 +91,9 @@ impl SocketSearch {
             // next check says how).
             None if self.proposal.is_some() => {
                 match pool.search_state(mode, &ticket.ticket_id).await {
-                    Ok(Some(SearchState::Live(_))) => StatusMessage::Requeued,
+                    Ok(Some(SearchState::Live(_))) => StatusMessage::Requeued {
+                        match_id: self.proposal.clone(),
+                    },
                     _ => return None,
                 }
             }

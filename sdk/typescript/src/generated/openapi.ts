@@ -4267,6 +4267,12 @@ export interface components {
             /** @enum {string} */
             type: "proposed";
         } | {
+            /**
+             * @description `mat_…` id of the proposal (or the match) that ended: a socket
+             *     says only the `requeued` of the proposal it last said. Absent
+             *     from servers older than this field.
+             */
+            matchId?: string;
             /** @enum {string} */
             type: "requeued";
         } | {
@@ -10506,7 +10512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10619,7 +10625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11513,7 +11519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, or an accept after a decline), NOT_PROPOSED */
+            /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11617,7 +11623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PROPOSAL_CLOSED, NOT_PROPOSED */
+            /** @description PROPOSAL_CLOSED (a different answer after the proposal closed, an accept after a decline, or a `matchId` naming another proposal than the ticket's open one), NOT_PROPOSED */
             409: {
                 headers: {
                     [name: string]: unknown;
