@@ -22,6 +22,7 @@ pub mod db_wait;
 pub mod deliveries;
 pub mod error;
 pub use matchplane_store::pool::lapse_grace;
+pub mod lost_proposals;
 pub mod match_status;
 pub mod metrics;
 pub mod mode_loop;

@@ -196,6 +196,8 @@ async fn held(
     let mut replaced = false;
     // When the last cycle's attempt to store its outbox ended, if it failed.
     let mut unstored: Option<Instant> = None;
+    // When proposals lost with the pool's data were last looked for.
+    let mut lost_looked = Instant::now();
     loop {
         if !*lp.mine.borrow_and_update() {
             return HoldEnd::Handed;
@@ -313,6 +315,9 @@ async fn held(
                 CycleEnd::ConfigReplaced => replaced = true,
             }
         }
+
+        let pool = shared.pool.as_ref();
+        crate::lost_proposals::look_if_due(pool, &shared.db, key, &config, &mut lost_looked).await;
 
         // The next cycle is due a full pause after this one ended
         // (docs/game-modes.md, `matchmakingCycleDurationSeconds`): a slow

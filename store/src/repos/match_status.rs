@@ -23,8 +23,10 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Transactio
 use serde_json::Value;
 use std::collections::HashMap;
 
+mod lost;
 mod waiting;
 
+pub use lost::proposed_between;
 use waiting::reported;
 pub use waiting::{first_unassigned_made_at, unassigned_due};
 
@@ -99,6 +101,10 @@ pub async fn store_proposed<C: ConnectionTrait>(
 /// Marks the stored proposals among `made` (match ids of stored records)
 /// [`MADE`] at `now`, in one statement; rows of other statuses (a match
 /// of a mode without acceptance, a proposal made before) are left alone.
+/// A [`CANCELLED`] row is marked too: a made record is queued only by the
+/// closing that made the proposal, so a cancelled row of it is one the
+/// worker took for lost while its record waited in the outbox (the
+/// database out of reach for longer than the grace, see [`lost`]).
 /// Returns the rows it changed (the proposals made by this call).
 ///
 /// # Errors
@@ -115,7 +121,7 @@ pub async fn mark_made<C: ConnectionTrait>(
         .col_expr(match_::Column::Status, Expr::value(MADE))
         .col_expr(match_::Column::MadeAt, Expr::value(Some(now)))
         .filter(match_::Column::Id.is_in(made.iter().map(String::as_str)))
-        .filter(match_::Column::Status.eq(PROPOSED));
+        .filter(match_::Column::Status.is_in([PROPOSED, CANCELLED]));
     if db.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
         return Ok(update.exec_with_returning(db).await?);
     }
@@ -124,7 +130,7 @@ pub async fn mark_made<C: ConnectionTrait>(
     // writer at a time, and `dev` one worker, so nobody changes them between.
     let proposed = Matches::find()
         .filter(match_::Column::Id.is_in(made.iter().map(String::as_str)))
-        .filter(match_::Column::Status.eq(PROPOSED))
+        .filter(match_::Column::Status.is_in([PROPOSED, CANCELLED]))
         .all(db)
         .await?;
     if proposed.is_empty() {

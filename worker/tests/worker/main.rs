@@ -30,6 +30,7 @@ mod fencing;
 mod idle_deadlines;
 mod live_ops_metrics;
 mod lock_guard;
+mod lost_proposals;
 mod outages;
 mod recordings;
 mod recovery;
