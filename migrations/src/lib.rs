@@ -60,6 +60,7 @@ mod m20261206_000198_v_instance_keys;
 mod m20261207_000199_w_refusal_addresses;
 mod m20261208_000200_x_idempotency_location;
 mod m20261209_000201_y_match_ticket_seatings;
+mod m20261210_000202_z_proposed_index;
 pub mod names;
 mod ops;
 
@@ -108,6 +109,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000199_w_refusal_addresses::Migration),
             Box::new(m20261208_000200_x_idempotency_location::Migration),
             Box::new(m20261209_000201_y_match_ticket_seatings::Migration),
+            Box::new(m20261210_000202_z_proposed_index::Migration),
         ]
     }
 }

@@ -78,7 +78,14 @@ async fn seats_are_keyed_by_ticket_and_match(url: &str) {
         _ => "SELECT indexname, tablename FROM pg_indexes WHERE indexname = 'idx_match_tickets_match_id'",
     };
     assert_eq!(rows(index).await.len(), 1);
-    <Migrator as MigratorTrait>::down(&db, Some(1))
+    // Down to before this migration (and those after it).
+    let steps = <Migrator as MigratorTrait>::migrations()
+        .iter()
+        .rev()
+        .position(|m| m.name() == NAME)
+        .unwrap()
+        + 1;
+    <Migrator as MigratorTrait>::down(&db, Some(steps as u32))
         .await
         .unwrap();
     assert_eq!(

@@ -4,12 +4,15 @@
 //! loses its data (Redis restarted empty, or flushed), its proposals are
 //! gone with their records, and their rows would say `proposed` forever.
 //!
-//! The mode's lease holder looks once a minute at the rows still
-//! `proposed` whose deadline passed more than [`GRACE`] ago (made in the
-//! hour before that) and marks `cancelled` each one the pool no longer
-//! holds, its answers as stored. A made proposal whose record still waits
-//! in the outbox then (the database out of reach for longer than the
-//! grace) is not lost: its record marks the row `made` when it is stored
+//! The mode's lease holder looks once a minute, when its outbox is empty
+//! (every closing's record is stored), at the rows still `proposed` whose
+//! deadline passed more than [`GRACE`] ago, and marks `cancelled` each one
+//! the pool no longer holds, its answers as stored. A proposal the pool
+//! closed has its record queued in the same step, so once the outbox is
+//! empty its row is no longer `proposed` (the mark is a compare-and-set on
+//! that status). The rows are read on a partial index of the open
+//! proposals only. Should a made record still come for a row marked so,
+//! it marks the row `made`
 //! ([`matchplane_store::repos::match_status::mark_made`]).
 
 use crate::db_wait::Budget;
@@ -29,17 +32,19 @@ pub const GRACE: Duration = Duration::from_secs(600);
 pub const EVERY: Duration = Duration::from_secs(60);
 
 /// Rows looked at per look, at most (the rest waits a minute).
-const LIMIT: u64 = 200;
+const LIMIT: u64 = 500;
 
-/// The hour of proposals a look covers, ending [`GRACE`] past their
-/// deadline (`timeoutSeconds` of the mode's acceptance, `timeout`).
+/// What a whole look may take (its pool reads too): 2 s.
+const LOOK_LIMIT: Duration = Duration::from_secs(2);
+
+/// The proposals a look covers: made since the mode was (the stored
+/// matches of its name from before are a deleted mode's, whose delete
+/// cancelled its proposals) and [`GRACE`] past their deadline
+/// (`timeoutSeconds` of the mode's acceptance, `timeout`).
 fn window(config: &ModeConfig, timeout: f64, now: DateTime<Utc>) -> (DateTime<Utc>, DateTime<Utc>) {
     let past = GRACE + Duration::from_secs_f64(timeout.clamp(0.0, 600.0));
     let to = now - TimeDelta::from_std(past).unwrap_or(TimeDelta::MAX);
-    // The stored matches of the mode's name from before it was created
-    // are a deleted mode's (whose delete cancelled its proposals).
-    let from = (to - TimeDelta::hours(1)).max(config.created_at);
-    (from, to)
+    (config.created_at, to)
 }
 
 /// Marks `cancelled` the rows of `mode` left `proposed` by proposals the
@@ -88,20 +93,27 @@ pub async fn reconcile(
     Ok(marked)
 }
 
-/// [`reconcile`] at `now` if [`EVERY`] passed since `last` (which then
-/// becomes now); a failure is logged.
+/// [`reconcile`] if [`EVERY`] passed since `last` (which then becomes
+/// now) and the mode's outbox is `drained` (nothing in it at the cycle's
+/// start, and the cycle stored what it queued); at most [`LOOK_LIMIT`]. A
+/// failure is logged.
 pub async fn look_if_due(
-    pool: &dyn PoolStore,
-    db: &DatabaseConnection,
+    (pool, db): (&dyn PoolStore, &DatabaseConnection),
     mode: &ModeKey,
     config: &ModeConfig,
+    drained: bool,
     last: &mut Instant,
 ) {
-    if last.elapsed() < EVERY {
+    if !drained || last.elapsed() < EVERY {
         return;
     }
     *last = Instant::now();
-    if let Err(error) = reconcile(pool, db, mode, config, Utc::now()).await {
-        tracing::warn!(game_mode = %mode.mode, %error, "looking for lost proposals failed");
+    let look = reconcile(pool, db, mode, config, Utc::now());
+    match tokio::time::timeout(LOOK_LIMIT, look).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => {
+            tracing::warn!(game_mode = %mode.mode, %error, "looking for lost proposals failed");
+        }
+        Err(_) => tracing::warn!(game_mode = %mode.mode, "looking for lost proposals timed out"),
     }
 }

@@ -316,8 +316,9 @@ async fn held(
             }
         }
 
-        let pool = shared.pool.as_ref();
-        crate::lost_proposals::look_if_due(pool, &shared.db, key, &config, &mut lost_looked).await;
+        let drained = unstored.is_none() && activity.is_some_and(|a| a.outbox == 0);
+        let stores = (shared.pool.as_ref(), &shared.db);
+        crate::lost_proposals::look_if_due(stores, key, &config, drained, &mut lost_looked).await;
 
         // The next cycle is due a full pause after this one ended
         // (docs/game-modes.md, `matchmakingCycleDurationSeconds`): a slow

@@ -170,6 +170,9 @@ struct SocketSearch {
     /// on the search: it waits for answers, so no `status` is sent until it
     /// is `requeued` (docs/acceptance.md; kept in step in `proposal.rs`).
     proposal: Option<String>,
+    /// The last proposal the socket said ended: a late `proposed` of it is
+    /// not said again (`proposal.rs`).
+    ended: Option<String>,
     /// An answer the pool store could not record, tried again at each
     /// check (`answer.rs`), and whether that was logged.
     unrecorded: Option<answer::Unrecorded>,
@@ -200,6 +203,7 @@ async fn hold(
         next_ping: 0,
         last_pong: Instant::now(),
         proposal: None,
+        ended: None,
         unrecorded: None,
         told_unrecorded: false,
         last_status: None,

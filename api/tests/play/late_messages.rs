@@ -45,11 +45,7 @@ async fn a_late_message_of_an_older_proposal_is_not_said(pools: Pools) {
     assert!(closed.is_some(), "the decline closes the proposal");
     assert_eq!(until(&mut wa, "requeued").await["matchId"], first.as_str());
 
-    // Proposal `second` (a, c), said by a check.
-    let second = propose(&t, &p, &[&a, &c], &["a", "c"], &[&a, &c]).await;
-    assert_eq!(until(&mut wa, "proposed").await["matchId"], second.as_str());
-
-    // The first proposal's messages arrive late over the subscription.
+    // Its `proposed` arrives late, with no newer proposal said: old news.
     let late_proposed = StatusMessage::Proposed {
         match_id: first.clone(),
         accept_by: "2026-12-01T10:00:20.000Z".into(),
@@ -57,6 +53,23 @@ async fn a_late_message_of_an_older_proposal_is_not_said(pools: Pools) {
         teams: vec![vec!["a".into()], vec!["b".into()]],
         attributes: Default::default(),
     };
+    t.play
+        .pool
+        .publish_status(&a, &late_proposed.to_json())
+        .await
+        .unwrap();
+    let said = said_within(&mut wa, Duration::from_millis(1500)).await;
+    assert!(
+        said.iter()
+            .all(|m| m["type"] != "proposed" && m["type"] != "requeued"),
+        "the late proposed of {first} was said: {said:?}"
+    );
+
+    // Proposal `second` (a, c), said by a check.
+    let second = propose(&t, &p, &[&a, &c], &["a", "c"], &[&a, &c]).await;
+    assert_eq!(until(&mut wa, "proposed").await["matchId"], second.as_str());
+
+    // The first proposal's messages arrive late over the subscription.
     let late_requeued = StatusMessage::Requeued {
         match_id: Some(first.clone()),
     };

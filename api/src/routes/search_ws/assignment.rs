@@ -163,6 +163,7 @@ impl SocketSearch {
                 // The proposal the match came from is over: the `requeued`
                 // below is its last word, said once (`proposal.rs`).
                 self.proposal = None;
+                self.ended = Some(match_id.to_owned());
                 self.last_pong = Instant::now();
                 socket
                     .send(text(

@@ -17,6 +17,13 @@ impl SocketSearch {
     /// is news to the socket (a check may have said it already); notes it.
     pub(super) fn heard(&mut self, message: &StatusMessage) -> bool {
         let news = match message {
+            // A late `proposed` of the proposal the socket last said ended
+            // (a message held up in an outage) is old news.
+            StatusMessage::Proposed { match_id, .. }
+                if self.ended.as_deref() == Some(match_id.as_str()) =>
+            {
+                false
+            }
             StatusMessage::Proposed { match_id, .. } => {
                 let news = self.proposal.as_deref() != Some(match_id.as_str());
                 self.proposal = Some(match_id.clone());
@@ -25,14 +32,14 @@ impl SocketSearch {
             // A `requeued` names the proposal that ended: one the socket
             // has since seen replaced (a late message after an outage) is
             // old news. One without a name ends whichever is open.
-            StatusMessage::Requeued { match_id: Some(id) } => {
-                let news = self.proposal.as_deref() == Some(id.as_str());
+            StatusMessage::Requeued { match_id } => {
+                let open = self.proposal.as_deref();
+                let news = open.is_some() && match_id.as_deref().is_none_or(|id| open == Some(id));
                 if news {
-                    self.proposal = None;
+                    self.ended = self.proposal.take();
                 }
                 news
             }
-            StatusMessage::Requeued { match_id: None } => self.proposal.take().is_some(),
             _ => false,
         };
         if news {

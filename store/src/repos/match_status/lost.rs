@@ -9,6 +9,7 @@ use super::PROPOSED;
 use crate::entities::match_::{self, Entity as Matches};
 use crate::repos::StoreError;
 use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::Value;
 
@@ -16,7 +17,10 @@ use serde_json::Value;
 /// [`PROPOSED`] that were made between `from` and `to`, oldest first, at
 /// most `limit`: each id with its stored answers. Read by the range of
 /// their ids (a `mat_…` id is a ULID, which sorts by creation) on the
-/// index of a mode's matches, so a read scans that window only.
+/// partial index of the matches still proposed (migration
+/// `z_proposed_index`), which holds the open proposals only: the status
+/// is written into the statement, not bound, so that both databases'
+/// planners see that the index applies.
 ///
 /// # Errors
 /// [`StoreError::Db`] on a database failure.
@@ -31,7 +35,7 @@ pub async fn proposed_between<C: ConnectionTrait>(
         .filter(match_::Column::GameMode.eq(game_mode))
         .filter(match_::Column::Id.gte(id_at(from)))
         .filter(match_::Column::Id.lt(id_at(to)))
-        .filter(match_::Column::Status.eq(PROPOSED))
+        .filter(Expr::cust(format!("status = '{PROPOSED}'")))
         .order_by_asc(match_::Column::Id)
         .limit(limit)
         .all(db)
