@@ -248,7 +248,15 @@ async fn hold(
                         }
                         return;
                     }
-                    let news = Box::pin(held.current(&message)).await && held.heard(&message);
+                    // Its check against the pool (rare) keeps the heartbeat.
+                    let busy = Instant::now();
+                    let current = heartbeat::keep_alive(held.current(&message), &mut socket, &mut heartbeat, every, &mut deferred, &mut pong_at);
+                    let current = Box::pin(current).await;
+                    held.excuse(busy, pong_at.take());
+                    if heartbeat::closing(&deferred) {
+                        continue;
+                    }
+                    let news = current && held.heard(&message);
                     if news && socket.send(text(&message.to_json())).await.is_err() {
                         return Box::pin(client_left(&held)).await;
                     }
@@ -260,6 +268,9 @@ async fn hold(
                     let check = heartbeat::keep_alive(held.check(), &mut socket, &mut heartbeat, every, &mut deferred, &mut pong_at);
                     let checked = Box::pin(check).await;
                     held.excuse(busy, pong_at.take());
+                    if heartbeat::closing(&deferred) {
+                        continue;
+                    }
                     match checked {
                         Check::Final(message) => {
                             let waited = held.wait_assignment(&mut socket, &mut heartbeat, &mut updates, &message);

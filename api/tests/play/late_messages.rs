@@ -53,17 +53,7 @@ async fn a_late_message_of_an_older_proposal_is_not_said(pools: Pools) {
         teams: vec![vec!["a".into()], vec!["b".into()]],
         attributes: Default::default(),
     };
-    t.play
-        .pool
-        .publish_status(&a, &late_proposed.to_json())
-        .await
-        .unwrap();
-    let said = said_within(&mut wa, Duration::from_millis(1500)).await;
-    assert!(
-        said.iter()
-            .all(|m| m["type"] != "proposed" && m["type"] != "requeued"),
-        "the late proposed of {first} was said: {said:?}"
-    );
+    late(&t, &a, &mut wa, &[&late_proposed]).await;
 
     // Proposal `second` (a, c), said by a check.
     let second = propose(&t, &p, &[&a, &c], &["a", "c"], &[&a, &c]).await;
@@ -73,19 +63,7 @@ async fn a_late_message_of_an_older_proposal_is_not_said(pools: Pools) {
     let late_requeued = StatusMessage::Requeued {
         match_id: Some(first.clone()),
     };
-    for late in [&late_proposed, &late_requeued] {
-        t.play
-            .pool
-            .publish_status(&a, &late.to_json())
-            .await
-            .unwrap();
-    }
-    let said = said_within(&mut wa, Duration::from_millis(1500)).await;
-    assert!(
-        said.iter()
-            .all(|m| m["type"] != "proposed" && m["type"] != "requeued"),
-        "late messages of {first} were said: {said:?}"
-    );
+    late(&t, &a, &mut wa, &[&late_proposed, &late_requeued]).await;
 
     // The second proposal's own `requeued` is said, once.
     t.play.pool.answer(&mode, &c, false, now).await.unwrap();
@@ -106,6 +84,21 @@ async fn a_late_message_of_an_older_proposal_is_not_said(pools: Pools) {
     assert_eq!(told.len(), 1, "{said:?}");
     assert_eq!(told[0]["matchId"], second.as_str());
     assert!(said.iter().all(|m| m["type"] != "proposed"), "{said:?}");
+}
+
+/// Publishes `messages` to `ticket`'s subscription, as if held up in an
+/// outage, and checks that its socket `ws` says none of them.
+async fn late(t: &TestApp, ticket: &str, ws: &mut Client, messages: &[&StatusMessage]) {
+    for message in messages {
+        let json = message.to_json();
+        t.play.pool.publish_status(ticket, &json).await.unwrap();
+    }
+    let said = said_within(ws, Duration::from_millis(1500)).await;
+    assert!(
+        said.iter()
+            .all(|m| m["type"] != "proposed" && m["type"] != "requeued"),
+        "late messages were said: {said:?}"
+    );
 }
 
 /// Every message the socket says within `window` (pings aside).

@@ -41,7 +41,7 @@ namespace Matchplane.Client
         public int? Found;
         /// <summary>Seats the smallest allowed match needs now, when sent (status).</summary>
         public int? Needed;
-        /// <summary>`mat_…` (proposed, matched).</summary>
+        /// <summary>`mat_…` (proposed, matched; requeued: the proposal or match that ended, when the server says it).</summary>
         public string MatchId;
         /// <summary>Answer before this instant, RFC 3339 (proposed).</summary>
         public string AcceptBy;

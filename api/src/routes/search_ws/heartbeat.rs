@@ -23,6 +23,13 @@ use std::time::{Duration, Instant};
 /// What the socket's read gave: a message, its end (`None`) or an error.
 pub(super) type Incoming = Option<Result<Message, axum::Error>>;
 
+/// Whether the client's Close came while the loop waited (`deferred`):
+/// then the loop sends nothing more but answers it (1000), since a send
+/// after a Close fails and would end the socket without a Close frame.
+pub(super) fn closing(deferred: &Option<Incoming>) -> bool {
+    matches!(deferred, Some(Some(Ok(Message::Close(_)))))
+}
+
 /// The answer to a client's `ping`.
 const PONG: &str = r#"{"type":"pong"}"#;
 
