@@ -174,9 +174,8 @@ struct SocketSearch {
     /// not said again (`proposal.rs`).
     ended: Option<String>,
     /// An answer the pool store could not record, tried again at each
-    /// check (`answer.rs`), and whether that was logged.
+    /// check (`answer.rs`).
     unrecorded: Option<answer::Unrecorded>,
-    told_unrecorded: bool,
     /// The last `status` sent: (waitingReason, found, needed), pingMs,
     /// roleWaits.
     last_status: Option<(
@@ -205,7 +204,6 @@ async fn hold(
         proposal: None,
         ended: None,
         unrecorded: None,
-        told_unrecorded: false,
         last_status: None,
     };
     Box::pin(resume_queued_at(&held.play, &mut held.started)).await;

@@ -15,20 +15,28 @@ use super::SocketSearch;
 use crate::play::unix_now;
 use axum::http::StatusCode;
 
+/// A client's answer as sent: `{"type":"accept"|"decline"}`, with an
+/// optional `matchId`.
+#[derive(serde::Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Sent {
+    Accept {
+        #[serde(rename = "matchId", default)]
+        match_id: Option<String>,
+    },
+    Decline {
+        #[serde(rename = "matchId", default)]
+        match_id: Option<String>,
+    },
+}
+
 /// What a client's text message answers: `(accept, matchId)`, or `None`
 /// when it is no answer (ignored, as any other text).
 pub(super) fn parse(body: &str) -> Option<(bool, Option<String>)> {
-    let value = serde_json::from_str::<serde_json::Value>(body).ok()?;
-    let accept = match value.get("type")?.as_str()? {
-        "accept" => true,
-        "decline" => false,
-        _ => return None,
-    };
-    let named = match value.get("matchId") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(id) => Some(id.as_str()?.to_owned()),
-    };
-    Some((accept, named))
+    match serde_json::from_str::<Sent>(body).ok()? {
+        Sent::Accept { match_id } => Some((true, match_id)),
+        Sent::Decline { match_id } => Some((false, match_id)),
+    }
 }
 
 impl SocketSearch {
@@ -50,6 +58,7 @@ impl SocketSearch {
             accept,
             named,
             sent_at: unix_now(),
+            told: false,
         })
         .await;
     }
@@ -71,19 +80,19 @@ impl SocketSearch {
         ))
         .await;
         let Err(error) = answered else {
-            self.told_unrecorded = false;
             return;
         };
         // Tried again only when the store was out of reach: it names its
         // proposal, so it can never count in another.
         if error.status() == StatusCode::SERVICE_UNAVAILABLE {
-            if !self.told_unrecorded {
+            if !answer.told {
                 tracing::warn!(status = %error.status(), ticket_id = %ticket.ticket_id, "an answer could not be recorded: tried again at each check");
-                self.told_unrecorded = true;
             }
-            self.unrecorded = Some(answer);
+            self.unrecorded = Some(Unrecorded {
+                told: true,
+                ..answer
+            });
         } else {
-            self.told_unrecorded = false;
             tracing::debug!(status = %error.status(), ticket_id = %ticket.ticket_id, "an answer was refused");
         }
     }
@@ -98,6 +107,8 @@ pub(super) struct Unrecorded {
     /// `acceptBy` by this time, so an answer sent in time and recorded
     /// once the store is back still counts while its proposal is open.
     sent_at: f64,
+    /// Whether its first failure was logged (once per answer).
+    told: bool,
 }
 
 #[cfg(test)]
