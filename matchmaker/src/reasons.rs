@@ -93,8 +93,11 @@ pub enum WaitingReason {
         /// That pair's larger current `minOverlap`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         min_overlap: Option<u32>,
-        /// Seconds until this candidate's own `relax` steps loosen the
-        /// rule; `null` when no step will.
+        /// Seconds until the rule allows the nearest miss by both sides'
+        /// `relax` steps, this candidate's and the candidate it missed
+        /// (the rule is mutual): 0 when both allow it already (another
+        /// member of the group kept it out), `null` when either side's
+        /// steps never will.
         #[serde(default, serialize_with = "crate::timestamp::optional_seconds")]
         unblocks_in_seconds: Option<f64>,
     },

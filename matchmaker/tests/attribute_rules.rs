@@ -543,6 +543,15 @@ fn a_distance_rule_relaxes_on_each_candidates_own_wait_and_says_when() {
         }
         other => panic!("{other:?}"),
     }
+    // The longer waiter's own max (40) allows the 25 already: it waits
+    // for the newcomer's step all the same, and is told so, not "never".
+    let old = out.waiting.iter().find(|w| w.player_id == "old").unwrap();
+    assert!(
+        matches!(&old.reason, WaitingReason::RuleNotMet { rule, distance: Some(d), unblocks_in_seconds: Some(u), .. }
+            if rule == "level" && *d == 25.0 && *u == 40.0),
+        "{:?}",
+        old.reason
+    );
     // Written as a status is: to the millisecond.
     let out = cycle(&config, &pool, 70.123_456_7);
     let reason = out.waiting.iter().find(|w| w.player_id == "new").unwrap();
@@ -606,6 +615,38 @@ fn a_tie_between_rules_names_the_one_that_loosens_soonest() {
     assert_eq!(json["rule"], "same-build", "{json}");
     assert_eq!(json["unblocksInSeconds"], json!(null), "{json}");
     assert_eq!(cycle(&config, &pool, 90.0).matches.len(), 1);
+}
+
+/// A player past its own `off` step, kept apart from a candidate of
+/// another platform that is not, waits for that candidate's step: the
+/// reason names the rule that loosens and when, for both of them, not
+/// "never" because the player's own steps are spent (docs/rules.md, "Why
+/// a player is still waiting").
+#[test]
+fn an_equal_rule_off_for_one_side_says_when_the_other_side_turns_it_off() {
+    let config = ruled(&[1, 1]);
+    let with = |id: &str, build: &str, pool: &str, at: f64| {
+        let mut a = attrs(build, &["dust"], 50.0);
+        a["pool"] = json!(pool);
+        player(id, 1500.0, at, a)
+    };
+    // At 100 s: a waited 100 s (past its 90 s step), c 50 s (40 s to go),
+    // b another build (never).
+    let pool = vec![
+        with("a", "1.4", "pc", 0.0),
+        with("b", "1.5", "pc", 100.0),
+        with("c", "1.4", "console", 50.0),
+    ];
+    let out = cycle(&config, &pool, 100.0);
+    assert!(out.matches.is_empty(), "{out:#?}");
+    for id in ["a", "c"] {
+        let waiting = out.waiting.iter().find(|w| w.player_id == id).unwrap();
+        let json = serde_json::to_value(&waiting.reason).unwrap();
+        assert_eq!(json["rule"], "platform", "{id}: {json}");
+        assert_eq!(json["unblocksInSeconds"], json!(40.0), "{id}: {json}");
+    }
+    let out = cycle(&config, &pool, 140.0);
+    assert_eq!(out.matches.len(), 1, "{out:#?}");
 }
 
 /// A number out of its declared bounds, or a value of the wrong type, is

@@ -121,8 +121,8 @@ impl<'a> RuleState<'a> {
             }
             Err(k) => {
                 self.turned[k] += seats;
-                // An `equal` or `avoid` rule has no nearest miss.
-                if matches!(t.rules()[k], Rule::Distance { .. } | Rule::Intersect { .. }) {
+                // An `avoid` rule has no nearest miss: it never loosens.
+                if !matches!(t.rules()[k], Rule::Avoid { .. }) {
                     let miss = self.group.miss(t, k, anchor, x);
                     if miss.nearer(self.nearest[k]) {
                         self.nearest[k] = miss;
@@ -232,12 +232,13 @@ impl<'a> RuleState<'a> {
                 (None, None) => a.0.cmp(&b.0),
             })?;
         let (distance, max, overlap, min_overlap) = match self.nearest[k] {
-            Miss::Distance { distance, max } => (Some(distance), Some(max), None, None),
+            Miss::Distance { distance, max, .. } => (Some(distance), Some(max), None, None),
             Miss::Overlap {
                 overlap,
                 min_overlap,
+                ..
             } => (None, None, Some(overlap), Some(min_overlap)),
-            Miss::None => (None, None, None, None),
+            Miss::Apart { .. } | Miss::None => (None, None, None, None),
         };
         Some(WaitingReason::RuleNotMet {
             rule: t.rules()[k].name().to_owned(),

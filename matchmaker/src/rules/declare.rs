@@ -365,28 +365,35 @@ impl Rule {
         }
     }
 
-    /// Seconds from a wait of `wait` until this rule's own steps loosen it
-    /// enough for `miss` (a `distance` reaching the difference, an
-    /// `intersect` needing no more than the overlap; any miss for an
-    /// `equal` rule's `off` step); `None` when no later step does.
-    pub fn unblocks_in(&self, wait: f64, miss: Option<Version>) -> Option<f64> {
-        self.step_times()
-            .into_iter()
-            .filter(|t| *t > wait)
-            .find(|t| match (self.version_at(*t), miss) {
-                (Version::Equal { off }, _) => off,
-                (Version::Intersect { min_overlap }, Some(Version::Intersect { min_overlap: have })) => {
-                    min_overlap <= have
-                }
-                (Version::Distance { max }, Some(Version::Distance { max: gap })) => max >= gap,
-                (Version::Intersect { min_overlap }, _) => {
-                    matches!(self.version_at(wait), Version::Intersect { min_overlap: m } if min_overlap < m)
-                }
-                (Version::Distance { max }, _) => {
-                    matches!(self.version_at(wait), Version::Distance { max: m } if max > m)
-                }
-                (Version::Avoid, _) => false,
-            })
-            .map(|t| t - wait)
+    /// Seconds from a wait of `wait` until this candidate's own version of
+    /// the rule allows `miss` (an `equal` rule: is off; an `intersect`
+    /// rule: needs no more than the overlap; a `distance` rule: reaches
+    /// the difference): `0` when it already does, `None` when no step
+    /// will. A pair is kept apart until both sides allow it.
+    pub fn allows_in(&self, wait: f64, miss: Version) -> Option<f64> {
+        let allows = |v: Version| match (v, miss) {
+            (Version::Equal { off }, _) => off,
+            (Version::Intersect { min_overlap }, Version::Intersect { min_overlap: have }) => {
+                min_overlap <= have
+            }
+            // As the group's check compares them (rules/group.rs).
+            (Version::Distance { max }, Version::Distance { max: gap }) => max + 1e-9 >= gap,
+            _ => false,
+        };
+        if allows(self.version_at(wait)) {
+            return Some(0.0);
+        }
+        let later = |times: &mut dyn Iterator<Item = f64>| {
+            times
+                .filter(|t| *t > wait)
+                .find(|t| allows(self.version_at(*t)))
+                .map(|t| t - wait)
+        };
+        match self {
+            Rule::Equal { relax, .. } => later(&mut relax.iter().map(|s| s.after_seconds)),
+            Rule::Intersect { relax, .. } => later(&mut relax.iter().map(|s| s.after_seconds)),
+            Rule::Distance { relax, .. } => later(&mut relax.iter().map(|s| s.after_seconds)),
+            Rule::Avoid { .. } => None,
+        }
     }
 }

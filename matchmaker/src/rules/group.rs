@@ -260,13 +260,14 @@ impl GroupRules {
     /// waiting"): for an `intersect` rule the values `x` shares with the
     /// group's shared set (what the check read) and the larger
     /// `minOverlap`, so the miss never shows an overlap the rule allows;
-    /// for a `distance` rule the pair of `anchor` and `x`
+    /// for a `distance` or `equal` rule the pair of `anchor` and `x`
     /// ([`RuleTable::miss`]).
     pub(crate) fn miss(&self, t: &RuleTable<'_>, k: usize, anchor: usize, x: usize) -> Miss {
         match self.states.get(k) {
             Some(State::Intersect { bits, need }) => {
                 let cell = t.row(x)[k];
                 Miss::Overlap {
+                    of: x,
                     overlap: (bits & cell.a).count_ones(),
                     min_overlap: (*need).max(cell.b as u32),
                 }

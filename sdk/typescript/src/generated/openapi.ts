@@ -4939,8 +4939,11 @@ export interface components {
             rule: string;
             /**
              * Format: double
-             * @description Seconds until this candidate's own `relax` steps loosen the
-             *     rule; `null` when no step will.
+             * @description Seconds until the rule allows the nearest miss by both sides'
+             *     `relax` steps, this candidate's and the candidate it missed
+             *     (the rule is mutual): 0 when both allow it already (another
+             *     member of the group kept it out), `null` when either side's
+             *     steps never will.
              */
             unblocksInSeconds?: number | null;
         } | {
