@@ -41,12 +41,12 @@ pub struct MatchView {
     /// When the match was made (with acceptance: when it was proposed).
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
-    /// With acceptance, when the proposal was stored as the match, once
-    /// its last player accepted (later when the stores were unreachable
-    /// then; its players are told `matched` from it): the release window
-    /// and the assignment wait count from it (docs/acceptance.md).
-    /// Absent for a match made without a proposal (made at `createdAt`)
-    /// and for a proposal that was not made.
+    /// When the match was stored as made and its players told `matched`:
+    /// moments after `createdAt`, with acceptance once its last player
+    /// accepted, later when the stores were unreachable then. The release
+    /// window and the assignment wait count from it (docs/acceptance.md).
+    /// Absent for a proposal that was not made; a match without it was
+    /// made at `createdAt`.
     #[serde(
         skip_serializing_if = "Option::is_none",
         serialize_with = "matchplane_matchmaker::timestamp::option::serialize"

@@ -63,7 +63,12 @@ pub(super) fn prepare(
     now: DateTime<Utc>,
 ) -> Result<Prepared, WorkerError> {
     let corrupt = |e: serde_json::Error| WorkerError::Corrupt(e.to_string());
-    let row = match_row(mode, &body)?;
+    let mut row = match_row(mode, &body)?;
+    // Made when stored: its players are told `matched`, and the studio
+    // gets `match.made`, only from now, so the release window and the
+    // assignment wait count from now, also for a match whose record waited
+    // out a database outage in the outbox (docs/acceptance.md).
+    row.made_at = Some(now.max(body.created_at));
     let mut with_data = false;
     for player in body.teams.iter_mut().flat_map(|team| &mut team.players) {
         if let Some(text) = data.get(player.ticket_id.as_str()) {

@@ -57,3 +57,48 @@ async fn an_unassigned_match_is_released_in_an_idle_mode_on_redis() {
 async fn an_unassigned_match_is_released_in_an_idle_mode_in_memory() {
     an_unassigned_match_is_released_in_an_idle_mode(Env::on_memory(None, 0.2).await).await;
 }
+
+/// A match whose record waited in the outbox (the database out of reach)
+/// is made when it is stored: its players are told `matched` and the
+/// studio gets `match.made` only then, so its assignment wait counts from
+/// then, not from the cycle that formed it (docs/acceptance.md).
+///
+/// Before: a match made without a proposal kept no `madeAt`, and the wait
+/// counted from `createdAt`: a match stored after an outage longer than
+/// `waitSeconds` was released `unassigned` within a second of `matched`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_stored_late_waits_for_its_assignment_from_when_it_was_stored() {
+    let env = Env::new(None, 0.2).await;
+    let mut config = mode_config("duel", None, 0.2);
+    config["assignment"] = json!({ "waitSeconds": 1 });
+    game_modes::replace(&env.db, &env.project_id, "duel", config, Utc::now())
+        .await
+        .unwrap();
+    let token = env.lease("w1", Duration::from_secs(30)).await;
+    env.add("a", 1500.0).await;
+    env.add("b", 1500.0).await;
+    env.tick(token).await;
+    // The record waits in the outbox longer than the assignment wait.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let stored_from = Utc::now();
+    assert_eq!(env.drain("c1").await, 1);
+    let row = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap()
+        .remove(0);
+    let made_at = row.made_at.expect("a stored match has its madeAt");
+    assert!(made_at >= stored_from, "{made_at} before {stored_from}");
+    assert!(made_at - row.created_at >= chrono::Duration::milliseconds(1500));
+    // Not due for its assignment timeout a moment after it was stored.
+    let due = match_status::unassigned_due(
+        &env.db,
+        &env.project_id,
+        ("duel", None),
+        Utc::now() - chrono::Duration::seconds(1),
+        row.created_at - chrono::Duration::hours(1),
+        10,
+    )
+    .await
+    .unwrap();
+    assert!(due.is_empty(), "due at once: {due:?}");
+}

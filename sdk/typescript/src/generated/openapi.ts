@@ -2812,12 +2812,12 @@ export interface components {
             gameModeVersion: number;
             /**
              * Format: date-time
-             * @description With acceptance, when the proposal was stored as the match, once
-             *     its last player accepted (later when the stores were unreachable
-             *     then; its players are told `matched` from it): the release window
-             *     and the assignment wait count from it (docs/acceptance.md).
-             *     Absent for a match made without a proposal (made at `createdAt`)
-             *     and for a proposal that was not made.
+             * @description When the match was stored as made and its players told `matched`:
+             *     moments after `createdAt`, with acceptance once its last player
+             *     accepted, later when the stores were unreachable then. The release
+             *     window and the assignment wait count from it (docs/acceptance.md).
+             *     Absent for a proposal that was not made; a match without it was
+             *     made at `createdAt`.
              */
             madeAt?: string | null;
             /** @description `mat_…`, also the webhook's `webhook-id`. */
