@@ -121,8 +121,14 @@ impl<'a> RuleState<'a> {
             }
             Err(k) => {
                 self.turned[k] += seats;
-                // An `avoid` rule has no nearest miss: it never loosens.
-                if !matches!(t.rules()[k], Rule::Avoid { .. }) {
+                // An `avoid` rule, and an `equal` rule without an `off`
+                // step, never loosen: no miss of theirs is nearer.
+                let loosens = match &t.rules()[k] {
+                    Rule::Avoid { .. } => false,
+                    Rule::Equal { relax, .. } => !relax.is_empty(),
+                    _ => true,
+                };
+                if loosens {
                     let miss = self.group.miss(t, k, anchor, x);
                     if miss.nearer(self.nearest[k]) {
                         self.nearest[k] = miss;
