@@ -49,7 +49,7 @@ pub struct GameModeConfig {
     pub team_assignment: TeamAssignment,
     /// Party rules; default solo only: `{"allowParties": false, "maxSize": 1,
     /// "keepTogether": true}`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_left_out")]
     pub parties: Parties,
     /// How long a ticket (and so a search) lives (seconds); default 600.
     #[serde(default = "default_ticket_ttl")]
@@ -65,7 +65,11 @@ pub struct GameModeConfig {
     /// player) has waited `afterSeconds` (docs/game-modes.md#thin-pools-smaller-matches-and-bots):
     /// at most 8, `afterSeconds` strictly increasing; empty: none. Only with
     /// an array `matchShape`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_left_out"
+    )]
     #[cfg_attr(feature = "openapi", schema(max_items = 8))]
     pub relaxations: Vec<Relaxation>,
     /// Bot seats completing a group of too few humans (docs/game-modes.md#thin-pools-smaller-matches-and-bots); optional.
@@ -99,7 +103,11 @@ pub struct GameModeConfig {
     pub attributes: Option<crate::rules::Declarations>,
     /// Rules over those attributes (at most 16), each holding between every
     /// two candidates of a match (docs/rules.md); empty: none.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_left_out"
+    )]
     #[cfg_attr(feature = "openapi", schema(max_items = 16))]
     pub rules: Vec<crate::rules::Rule>,
     /// Role queues (docs/rules.md, "Role queues"): the role seats of every
@@ -142,6 +150,16 @@ pub struct Bots {
     /// default `false`.
     #[serde(default)]
     pub replaceable: bool,
+}
+
+/// An optional block or list given as `null` is read as left out, as
+/// every optional block of a mode is (docs/game-modes.md).
+fn null_as_left_out<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 fn default_true() -> bool {

@@ -454,9 +454,48 @@ async fn an_empty_webhook_is_refused_and_a_mode_without_one_has_no_secret(backen
     );
 }
 
+/// Every optional block or list of a mode given as `null` reads as left
+/// out, lists and `parties` as the other blocks (docs/game-modes.md,
+/// "Fields"); a field with a value of its own (`enabled`) still refuses
+/// `null`. Before: `"attributes": null` was taken, `"rules": null`,
+/// `"relaxations": null` and `"parties": null` refused with `400`.
+async fn a_null_optional_block_reads_as_left_out(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    let mut body = mode("nulls");
+    for field in ["rules", "relaxations", "parties", "attributes", "bots"] {
+        body[field] = serde_json::Value::Null;
+    }
+    let created = t
+        .call(Method::POST, &base, Some(&key), Some(body.clone()))
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    for field in ["rules", "relaxations", "attributes", "bots"] {
+        assert!(
+            created.body.get(field).is_none(),
+            "{field}: {}",
+            created.body
+        );
+    }
+    assert_eq!(created.body["parties"]["maxSize"], 1, "{}", created.body);
+    body["enabled"] = serde_json::Value::Null;
+    let refused = t
+        .call(
+            Method::PUT,
+            &format!("{base}/nulls"),
+            Some(&key),
+            Some(body),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+}
+
 on_both!(
     lifecycle_versions_and_secrets,
     tier_floors_and_tier_changes,
     conflict_and_quota,
-    an_empty_webhook_is_refused_and_a_mode_without_one_has_no_secret
+    an_empty_webhook_is_refused_and_a_mode_without_one_has_no_secret,
+    a_null_optional_block_reads_as_left_out
 );
