@@ -181,6 +181,7 @@ async fn main() {
         min_idle: Duration::from_secs(60),
         concurrency: 256,
         ends: None,
+        proposals_of: None,
     };
     let cpu_before = process_cpu();
     let started = Instant::now();

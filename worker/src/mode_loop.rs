@@ -51,7 +51,7 @@ mod wait;
 
 use config::{config_for_cycle, known_config};
 use lease::{hold_for, probe, renewing, HeldLease, Probe};
-use outbox::{record, Recorded};
+use outbox::{record, Recorded, Recording};
 use wait::{wait, ProposalSweeps, WaitEnd};
 
 /// Runs `key`'s loop until `cancel`, or until the mode is deleted (its
@@ -214,7 +214,7 @@ async fn held(
             }
             Ok(None) => {
                 // Deleted: record the matches its last cycles claimed, and stop.
-                return match record(shared, key, &mut lease, false).await {
+                return match record(shared, key, &mut lease, Recording::DELETED).await {
                     Recorded::Lost => HoldEnd::Lost,
                     Recorded::Stored | Recorded::Failed => HoldEnd::Done,
                 };
@@ -234,8 +234,8 @@ async fn held(
                     // store them (under the last config's webhook setting)
                     // keeps their tickets' records while the outage lasts.
                     if let Some((stale, _)) = cached.as_ref() {
-                        let webhooks = stale.webhook_enabled();
-                        if let Recorded::Lost = record(shared, key, &mut lease, webhooks).await {
+                        let recording = Recording::of(stale);
+                        if let Recorded::Lost = record(shared, key, &mut lease, recording).await {
                             return HoldEnd::Lost;
                         }
                     }
@@ -331,7 +331,7 @@ async fn held(
         let open = config.config.acceptance.is_some() || activity.is_none_or(|a| a.proposals > 0);
         let sweeps = match open {
             true => ProposalSweeps::On {
-                webhooks: config.webhook_enabled(),
+                recording: Recording::of(&config),
                 // While the outbox could not be stored, the sweeps try
                 // again seldom: the next cycle does (docs/operations.md,
                 // "What losing a dependency costs").
@@ -432,7 +432,7 @@ async fn full_cycle(
     if lost {
         return CycleEnd::Hold(HoldEnd::Lost);
     }
-    match record(shared, key, lease, config.webhook_enabled()).await {
+    match record(shared, key, lease, Recording::of(config)).await {
         Recorded::Lost => CycleEnd::Hold(HoldEnd::Lost),
         Recorded::Stored => CycleEnd::Ran { unstored: None },
         Recorded::Failed => CycleEnd::Ran {

@@ -21,7 +21,9 @@ use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webho
 use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries;
-use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
+use matchplane_store::repos::{
+    backfills, dead_letters, match_status, match_tickets, matches, StoreError,
+};
 use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
 use matchplane_webhook::{Event, EventType, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
@@ -78,6 +80,13 @@ pub struct OutboxConsumer<'a> {
     /// Records the stored matches' players as `matched` in modes that
     /// record; `None` records none.
     pub ends: Option<&'a crate::recordings::EndRecorder>,
+    /// The mode's config version when it has acceptance: a made record of
+    /// that version is a proposal's. Its row, when the cycle that held it
+    /// could not store it (the database out of reach), is stored
+    /// `proposed` first and made by the same batch, so that it keeps its
+    /// answers and counts in the lifecycle figures as any made proposal.
+    /// `None`: such a row is stored as a match made without a proposal.
+    pub proposals_of: Option<i64>,
 }
 
 impl OutboxConsumer<'_> {
@@ -234,8 +243,19 @@ impl OutboxConsumer<'_> {
             .filter_map(|row| Some((row.ticket_id.clone(), row.data.clone()?)))
             .collect();
         for (entry, body) in parsed {
+            let proposal = (self.proposals_of == Some(body.game_mode_version)).then(|| {
+                let tickets = body.teams.iter().flat_map(|t| &t.players);
+                match_status::answers_all(tickets.map(|p| p.ticket_id.as_str()), "none")
+            });
             match prepare(mode, entry, body, &data, made_hook, now) {
-                Ok(prepared) => {
+                Ok(mut prepared) => {
+                    // Inserted only when absent: a stored proposal's row
+                    // stays as it is. Either way `apply` makes it below.
+                    if let Some(answers) = proposal {
+                        prepared.row.status = match_status::PROPOSED.to_owned();
+                        prepared.row.answers = Some(answers);
+                        prepared.row.made_at = None;
+                    }
                     autos.extend(prepared.auto);
                     matches.push(prepared.row);
                     deliveries.extend(prepared.delivery);

@@ -11,6 +11,32 @@ use matchplane_store::pool::ModeKey;
 /// Outbox batches recorded after each cycle at most (the rest waits a cycle).
 const MAX_DRAIN_BATCHES: usize = 64;
 
+/// What recording the outbox takes from the mode's config.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Recording {
+    /// Queue each match's webhook (the mode's flag).
+    pub(super) webhooks: bool,
+    /// The config's version when it has acceptance (see
+    /// [`OutboxConsumer::proposals_of`]).
+    pub(super) proposals_of: Option<i64>,
+}
+
+impl Recording {
+    /// A deleted mode's last records: no webhook, no proposal's row.
+    pub(super) const DELETED: Recording = Recording {
+        webhooks: false,
+        proposals_of: None,
+    };
+
+    /// As `config` says.
+    pub(super) fn of(config: &crate::modes::ModeConfig) -> Self {
+        Recording {
+            webhooks: config.webhook_enabled(),
+            proposals_of: config.config.acceptance.is_some().then_some(config.version),
+        }
+    }
+}
+
 /// How recording the outbox went.
 pub(super) enum Recorded {
     /// Everything it held was stored (or it held nothing).
@@ -29,7 +55,7 @@ pub(super) async fn record(
     shared: &Shared,
     key: &ModeKey,
     lease: &mut HeldLease<'_>,
-    webhooks: bool,
+    recording: Recording,
 ) -> Recorded {
     let outbox = OutboxConsumer {
         pool: shared.pool.as_ref(),
@@ -40,8 +66,9 @@ pub(super) async fn record(
         min_idle: shared.config.outbox_min_idle,
         concurrency: shared.config.claim_concurrency,
         ends: Some(&shared.ends),
+        proposals_of: recording.proposals_of,
     };
-    let drain = outbox.drain(key, webhooks, Utc::now(), MAX_DRAIN_BATCHES);
+    let drain = outbox.drain(key, recording.webhooks, Utc::now(), MAX_DRAIN_BATCHES);
     let (drained, lost) = renewing(shared, key, lease, drain).await;
     if let Err(err) = &drained {
         tracing::warn!(game_mode = %key.mode, error = %err, "recording matches failed");

@@ -2,7 +2,7 @@
 //! proposals, and ending early on a change, a hand-over or shutdown.
 
 use super::lease::{renew, HeldLease};
-use super::{now_secs, record, ModeLoop, Recorded, Shared};
+use super::{now_secs, record, ModeLoop, Recorded, Recording, Shared};
 use matchplane_store::pool::ModeKey;
 use std::time::{Duration, Instant};
 
@@ -27,7 +27,7 @@ const UNSTORED_RETRY_EVERY: Duration = Duration::from_secs(5);
 
 /// One proposal sweep between cycles: closes the due proposals, then
 /// records the outbox (a proposal everyone accepted, made by an answer or
-/// by this sweep) with the matches' webhooks if `webhooks`, unless its
+/// by this sweep) as `recording` says, unless its
 /// last attempt failed less than [`UNSTORED_RETRY_EVERY`] before
 /// (`failed_at`: when it ended; updated); `true` if the lease was lost
 /// meanwhile.
@@ -35,7 +35,7 @@ async fn proposal_tick(
     shared: &Shared,
     key: &ModeKey,
     lease: &mut HeldLease<'_>,
-    webhooks: bool,
+    recording: Recording,
     failed_at: &mut Option<Instant>,
 ) -> bool {
     let now = now_secs();
@@ -47,7 +47,7 @@ async fn proposal_tick(
     if failed_at.is_some_and(|at| at.elapsed() < UNSTORED_RETRY_EVERY) {
         return false;
     }
-    match record(shared, key, lease, webhooks).await {
+    match record(shared, key, lease, recording).await {
         Recorded::Lost => return true,
         Recorded::Stored => *failed_at = None,
         Recorded::Failed => *failed_at = Some(Instant::now()),
@@ -61,10 +61,10 @@ pub(super) enum ProposalSweeps {
     /// No sweeps.
     Off,
     /// Every [`PROPOSAL_SWEEP_EVERY`], recording the outbox after each
-    /// (with the matches' webhooks if `webhooks`, the mode's flag), less
-    /// often while its last attempt failed (`failed_at`).
+    /// (as `recording` says), less often while its last attempt failed
+    /// (`failed_at`).
     On {
-        webhooks: bool,
+        recording: Recording,
         failed_at: Option<Instant>,
     },
 }
@@ -87,12 +87,12 @@ pub(super) async fn wait(
     sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     sweep.reset();
     let sweeping = matches!(sweeps, ProposalSweeps::On { .. });
-    let (webhooks, mut failed_at) = match sweeps {
+    let (recording, mut failed_at) = match sweeps {
         ProposalSweeps::On {
-            webhooks,
+            recording,
             failed_at,
-        } => (webhooks, failed_at),
-        ProposalSweeps::Off => (false, None),
+        } => (recording, failed_at),
+        ProposalSweeps::Off => (Recording::DELETED, None),
     };
     loop {
         // In this order: a sweep that ran late never delays the end of the
@@ -122,7 +122,7 @@ pub(super) async fn wait(
                 }
             }
             _ = sweep.tick(), if sweeping => {
-                if proposal_tick(shared, key, lease, webhooks, &mut failed_at).await {
+                if proposal_tick(shared, key, lease, recording, &mut failed_at).await {
                     return WaitEnd::LostLease;
                 }
             }

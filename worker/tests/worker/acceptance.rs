@@ -419,3 +419,58 @@ async fn a_proposals_row_follows_it_from_proposed_to_cancelled_or_made() {
     });
     assert_eq!((proposals, declines, made), (2, 1, 1));
 }
+
+/// A proposal whose row its cycle could not store (the database out of
+/// reach then) is stored when its made record is: made, with its answers,
+/// counted as every made proposal (docs/acceptance.md). Before: it was
+/// stored as a match made without a proposal, without answers, and left
+/// out of the lifecycle figures.
+#[tokio::test]
+async fn a_proposal_whose_row_was_not_stored_is_made_with_its_answers() {
+    use matchplane_store::entities::match_;
+    use matchplane_store::repos::match_status;
+    use sea_orm::EntityTrait;
+    let receiver = Receiver::start(vec![], Reply::status(204)).await;
+    let env = Env::new(Some(&receiver.url()), 1.0).await;
+    with_acceptance(&env, &receiver.url(), json!({"timeoutSeconds": 20})).await;
+    let a = env.add("a", 1500.0).await;
+    let b = env.add("b", 1500.0).await;
+    let token = env.lease("w1", Duration::from_secs(5)).await;
+    assert_eq!(env.tick(token).await.0, TickOutcome::Matched(1));
+    // The row the cycle stored, taken away: as if it had not been stored.
+    let held = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(held.len(), 1);
+    match_::Entity::delete_by_id(held[0].id.clone())
+        .exec(&env.db)
+        .await
+        .unwrap();
+    env.pool.answer(&env.mode, &a, true, now()).await.unwrap();
+    env.pool.answer(&env.mode, &b, true, now()).await.unwrap();
+    sweep(env.pool.as_ref(), &env.mode, (now(), f64::INFINITY), None)
+        .await
+        .unwrap();
+    let consumer = matchplane_worker::record::OutboxConsumer {
+        proposals_of: Some(env.config().await.version),
+        ..env.consumer("w1", Duration::from_secs(60))
+    };
+    assert_eq!(
+        consumer
+            .drain(&env.mode, true, Utc::now(), 10)
+            .await
+            .unwrap(),
+        1
+    );
+    let row = matches::list(&env.db, &env.project_id, None, None, 10)
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(row.status, match_status::MADE);
+    assert!(row.made_at.is_some(), "{row:?}");
+    assert_eq!(
+        match_status::shown_answers(&row),
+        Some(json!({ a.as_str(): "accepted", b.as_str(): "accepted" })),
+        "{row:?}"
+    );
+}

@@ -222,6 +222,7 @@ impl Env {
             min_idle,
             concurrency: 16,
             ends: None,
+            proposals_of: None,
         }
     }
 
