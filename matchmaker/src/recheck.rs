@@ -304,7 +304,7 @@ fn party_roles_unseatable<'a>(
                 (
                     Code::PartyAttributesDiffer,
                     format!(
-                        "party {party}: no step of composition seats its members' roles ({}) together",
+                        "party {party}: no step of composition seats all its members together by their `{}` lists (for example, more of them list only one role than a team has seats of it)",
                         c.attribute
                     ),
                 ),
