@@ -50,6 +50,7 @@ pub struct GameModeConfig {
     /// Party rules; default solo only: `{"allowParties": false, "maxSize": 1,
     /// "keepTogether": true}`.
     #[serde(default, deserialize_with = "null_as_left_out")]
+    #[cfg_attr(feature = "openapi", schema(nullable))]
     pub parties: Parties,
     /// How long a ticket (and so a search) lives (seconds); default 600.
     #[serde(default = "default_ticket_ttl")]
@@ -70,7 +71,7 @@ pub struct GameModeConfig {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_left_out"
     )]
-    #[cfg_attr(feature = "openapi", schema(max_items = 8))]
+    #[cfg_attr(feature = "openapi", schema(max_items = 8, nullable))]
     pub relaxations: Vec<Relaxation>,
     /// Bot seats completing a group of too few humans (docs/game-modes.md#thin-pools-smaller-matches-and-bots); optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,7 +109,7 @@ pub struct GameModeConfig {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "null_as_left_out"
     )]
-    #[cfg_attr(feature = "openapi", schema(max_items = 16))]
+    #[cfg_attr(feature = "openapi", schema(max_items = 16, nullable))]
     pub rules: Vec<crate::rules::Rule>,
     /// Role queues (docs/rules.md, "Role queues"): the role seats of every
     /// team, read from a `stringSet` attribute; optional.

@@ -1977,11 +1977,7 @@ export interface components {
             matchmakingCycleDurationSeconds: number;
             /** @description `^[a-z0-9][a-z0-9_-]{0,62}$`, unique in the project. */
             name: string;
-            /**
-             * @description Party rules; default solo only: `{"allowParties": false, "maxSize": 1,
-             *     "keepTogether": true}`.
-             */
-            parties?: components["schemas"]["Parties"];
+            parties?: null | components["schemas"]["Parties"];
             ratings?: null | components["schemas"]["Ratings"];
             recording?: null | components["schemas"]["Recording"];
             regions?: null | components["schemas"]["Regions"];
@@ -1991,12 +1987,12 @@ export interface components {
              *     at most 8, `afterSeconds` strictly increasing; empty: none. Only with
              *     an array `matchShape`.
              */
-            relaxations?: components["schemas"]["Relaxation"][];
+            relaxations?: components["schemas"]["Relaxation"][] | null;
             /**
              * @description Rules over those attributes (at most 16), each holding between every
              *     two candidates of a match (docs/rules.md); empty: none.
              */
-            rules?: components["schemas"]["Rule"][];
+            rules?: components["schemas"]["Rule"][] | null;
             /** @description How a full group is split into teams (ignored for FIFO). */
             teamAssignment?: components["schemas"]["TeamAssignment"];
             /**
