@@ -30,6 +30,7 @@ on_both_pools!(
     a_release_after_a_proposal_says_requeued_once,
     a_close_during_the_assignment_wait_is_answered,
     a_ping_during_the_assignment_wait_is_answered,
+    a_silent_socket_during_the_assignment_wait_is_not_searched_for_again,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -899,4 +900,36 @@ async fn a_ping_during_the_assignment_wait_is_answered(pools: Pools) {
     let status = t.status(&p, &key, a).await.body;
     assert_eq!(status["status"], "matched", "{status}");
     assert_eq!(status["match"]["matchId"], match_id.as_str(), "{status}");
+}
+
+/// A socket silent for the pong timeout during the assignment wait is
+/// taken for dead (docs/searching.md): the wait ends with a Close 1000,
+/// the match stands, and a release afterwards leaves its ticket
+/// `released`, not searching again for a client that is gone. Before: the
+/// wait sent Pings but never counted Pongs, so a dead client kept its
+/// seat through the wait and was searched for (and matched) again at the
+/// release.
+async fn a_silent_socket_during_the_assignment_wait_is_not_searched_for_again(pools: Pools) {
+    let settings = fast();
+    let timeout = settings.pong_timeout;
+    let t = TestApp::new(pools, settings).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    // Neither socket is read: no Pong answers the server's Pings.
+    tokio::time::sleep(timeout + Duration::from_millis(1500)).await;
+    let status = t.status(&p, &key, &sockets[0].0).await.body;
+    assert_eq!(status["status"], "matched", "the match stands: {status}");
+    let released = release(&t, &p, &key, &match_id).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for (ticket, _, ws, _) in &mut sockets {
+        let status = t.status(&p, &key, ticket).await.body;
+        assert_eq!(status["status"], "released", "{status}");
+        // Closed with 1000; a client whose unread Pings are answered as it
+        // reads may meet the closed connection before the Close frame.
+        let end = ended(ws).await;
+        assert!(end.as_ref().map_or(true, |code| *code == 1000), "{end:?}");
+    }
 }

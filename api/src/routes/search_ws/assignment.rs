@@ -83,6 +83,7 @@ impl SocketSearch {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // What the client sent while the wait re-read the match.
         let mut deferred: Option<Incoming> = None;
+        let mut pong_at = None;
         let released = loop {
             let incoming = match deferred.take() {
                 Some(incoming) => Err(incoming),
@@ -100,9 +101,19 @@ impl SocketSearch {
                     }),
                     incoming = socket.recv() => Err(incoming),
                     _ = tick.tick() => {
+                        // A client silent for the pong timeout is taken
+                        // for dead: the wait ends, the match stands, and a
+                        // later release does not search for it again.
+                        if self.last_pong.elapsed() >= self.play.settings.pong_timeout {
+                            let frame = CloseFrame { code: close_code::NORMAL, reason: "PONG_TIMEOUT".into() };
+                            let _ = socket.send(Message::Close(Some(frame))).await;
+                            return false;
+                        }
                         let _ = socket.send(Message::Ping(Vec::new().into())).await;
-                        let reread = self.reread_assignment(&match_id);
-                        Ok(keep_alive(reread, socket, heartbeat, every, &mut deferred, &mut None).await)
+                        let (busy, reread) = (Instant::now(), self.reread_assignment(&match_id));
+                        let waited = keep_alive(reread, socket, heartbeat, every, &mut deferred, &mut pong_at).await;
+                        self.excuse(busy, pong_at.take());
+                        Ok(waited)
                     }
                 },
             };
@@ -115,6 +126,10 @@ impl SocketSearch {
                     return false;
                 }
                 Err(None | Some(Err(_))) => return false,
+                Err(Some(Ok(Message::Pong(_)))) => {
+                    self.last_pong = Instant::now();
+                    Waited::Quiet
+                }
                 Err(Some(Ok(Message::Text(body)))) if super::heartbeat::is_ping(&body) => {
                     // A failed write shows at the next read.
                     let _ = heartbeat.answer(socket).await;
