@@ -2,7 +2,7 @@
 // and two game clients that search and accept.
 import { createServer } from "node:http";
 import { EventEmitter, on } from "node:events";
-import { BackendClient, search, verifyWebhook } from "@matchplane/client";
+import { BackendClient, ProblemError, search, verifyWebhook } from "@matchplane/client";
 
 /** How long the example waits for the match, and then for its webhook. */
 const WAIT_MS = 30_000;
@@ -14,7 +14,9 @@ async function play(baseUrl: string, token: string): Promise<string> {
   try {
     for await (const message of s) {
       if (message.type === "status") console.log(`  waiting ${message.waitSeconds.toFixed(0)} s`);
-      if (message.type === "proposed") await s.accept();
+      // The other player may decline first: their `requeued` follows, and
+      // an answer that came too late is no reason to leave the queue.
+      if (message.type === "proposed") await s.accept().catch(proposalOver);
       if (message.type === "matched") return message.match.matchId;
       if (message.type === "failed") throw new Error(`search failed: ${message.code}`);
     }
@@ -23,6 +25,12 @@ async function play(baseUrl: string, token: string): Promise<string> {
     clearTimeout(timer);
     s.close();
   }
+}
+
+/** Ignores an answer that came after its proposal closed; rethrows anything else. */
+function proposalOver(error: unknown): void {
+  const over = error instanceof ProblemError && (error.code === "NOT_PROPOSED" || error.code === "PROPOSAL_CLOSED");
+  if (!over) throw error;
 }
 
 export async function run(options: { baseUrl: string; projectId: string; apiKey: string }): Promise<void> {
