@@ -56,7 +56,7 @@ mod proposal;
 mod subscribe;
 use armed::Armed;
 use check::Check;
-use closing::{answer_close, client_left, finish, message_too_big, server_stopping, too_big};
+use closing::{answer_close, client_left, finish, read_failed, server_stopping};
 
 /// Query of `GET /v1/search`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -330,10 +330,8 @@ async fn hold(
                 held.excuse(busy, pong_at.take());
             }
             Some(Ok(Message::Close(_))) => return Box::pin(answer_close(&held, socket)).await,
-            Some(Err(error)) if too_big(&error) => {
-                return Box::pin(message_too_big(&held, socket)).await
-            }
-            None | Some(Err(_)) => return Box::pin(client_left(&held)).await,
+            Some(Err(error)) => return Box::pin(read_failed(&held, socket, &error)).await,
+            None => return Box::pin(client_left(&held)).await,
             Some(Ok(_)) => {}
         }
     }

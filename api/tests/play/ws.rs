@@ -27,6 +27,7 @@ on_both_pools!(
     a_search_lost_with_redis_data_says_so,
     a_lost_search_whose_match_was_stored_is_told_matched,
     an_oversized_client_message_ends_the_search,
+    a_frame_that_breaks_the_protocol_is_answered_with_a_close,
     a_rest_poll_leaves_a_socket_search_to_its_socket,
     a_socket_search_whose_instance_crashed_lapses,
     a_start_that_reads_its_ticket_first_marks_the_socket_and_the_pending,
@@ -475,6 +476,34 @@ async fn an_oversized_client_message_ends_the_search(pools: Pools) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     panic!("an oversized message did not end its search");
+}
+
+/// A text frame that is not UTF-8 ends the search cancelled and is
+/// answered with a Close 1007, not a dropped connection the client would
+/// read as 1006 and search again on (docs/searching.md, "Closing").
+/// Before: the connection was dropped without a Close frame.
+async fn a_frame_that_breaks_the_protocol_is_answered_with_a_close(pools: Pools) {
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("free").await;
+    t.mode(&p, &key, duel("duel")).await;
+    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
+    let mut ws = connect(addr, &token).await;
+    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let bad = Frame::message(vec![0xff, 0xfe], OpCode::Data(Data::Text), true);
+    ws.send(Message::Frame(bad)).await.unwrap();
+    assert_eq!(close_code(&mut ws).await, 1007);
+    let mode = ModeKey::new(&p, "duel");
+    let state = t.play.pool.search_state(&mode, &ticket).await.unwrap();
+    assert!(
+        matches!(
+            state.and_then(SearchState::into_ended),
+            Some(Ended::Cancelled)
+        ),
+        "the search was not ended"
+    );
 }
 
 /// A REST poll of a search its socket holds (a client that also polls its

@@ -111,6 +111,44 @@ pub(super) async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) 
     .await;
 }
 
+/// A read of the client failed: a message over 16 KiB ([`message_too_big`]),
+/// or else the search ends cancelled as when the client leaves, and a
+/// frame that broke the protocol is answered with a Close saying so (1007
+/// for text that is not UTF-8, 1002 for the rest) before the socket
+/// closes, so that the client does not read a broken connection (1006) and
+/// search again (docs/searching.md, "Closing").
+pub(super) async fn read_failed(held: &SocketSearch, mut socket: WebSocket, error: &axum::Error) {
+    use tokio_tungstenite::tungstenite::Error;
+    if too_big(error) {
+        return message_too_big(held, socket).await;
+    }
+    client_left(held).await;
+    let close = match std::error::Error::source(error).and_then(|e| e.downcast_ref::<Error>()) {
+        Some(Error::Utf8(_)) => Some((close_code::INVALID, "text that is not UTF-8")),
+        Some(Error::Protocol(_)) => Some((close_code::PROTOCOL, "protocol error")),
+        _ => None,
+    };
+    if let Some((code, reason)) = close {
+        send_close(&mut socket, code, reason).await;
+        // The stream reads nothing after an error: the socket stays a
+        // moment for the client to read the Close (closed now, the client's
+        // answers to the Pings before it would reset the connection).
+        let _ = tokio::time::timeout(LINGER, async {
+            while let Some(Ok(message)) = socket.recv().await {
+                if matches!(message, Message::Close(_)) {
+                    return;
+                }
+            }
+            std::future::pending::<()>().await;
+        })
+        .await;
+    }
+}
+
+/// How long a socket whose stream failed stays for its client to read the
+/// Close sent on it.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// The client closed the socket (or it broke): the search ends cancelled.
 pub(super) async fn client_left(held: &SocketSearch) {
     if let Err(error) = end(&held.play, &held.started.ticket, EndOutcome::Cancelled).await {
