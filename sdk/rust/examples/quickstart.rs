@@ -33,7 +33,12 @@ async fn play(base: &str, token: &str) -> Result<String, Error> {
     while let Some(message) = search.next().await {
         match message? {
             SearchMessage::Status(s) => println!("  waiting {:.0} s", s.wait_seconds),
-            SearchMessage::Proposed(_) => search.accept().await?,
+            // The other player may decline first: their `requeued` follows, and
+            // an answer that came too late is no reason to leave the queue.
+            SearchMessage::Proposed(_) => match search.accept().await {
+                Err(e) if matches!(e.code(), Some("NOT_PROPOSED" | "PROPOSAL_CLOSED")) => {}
+                answered => answered?,
+            },
             SearchMessage::Matched { match_ } => {
                 return Ok(match_["matchId"].as_str().unwrap_or_default().into())
             }
