@@ -81,6 +81,9 @@ impl SocketSearch {
         let every = self.play.settings.ping_interval;
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The first tick a period in: Pongs that came while the match was
+        // stored are read before the pong timeout is checked.
+        tick.reset();
         // What the client sent while the wait re-read the match.
         let mut deferred: Option<Incoming> = None;
         let mut pong_at = None;

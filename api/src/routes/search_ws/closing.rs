@@ -118,6 +118,7 @@ pub(super) async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) 
 /// closes, so that the client does not read a broken connection (1006) and
 /// search again (docs/searching.md, "Closing").
 pub(super) async fn read_failed(held: &SocketSearch, mut socket: WebSocket, error: &axum::Error) {
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
     use tokio_tungstenite::tungstenite::Error;
     if too_big(error) {
         return message_too_big(held, socket).await;
@@ -125,11 +126,19 @@ pub(super) async fn read_failed(held: &SocketSearch, mut socket: WebSocket, erro
     client_left(held).await;
     let close = match std::error::Error::source(error).and_then(|e| e.downcast_ref::<Error>()) {
         Some(Error::Utf8(_)) => Some((close_code::INVALID, "text that is not UTF-8")),
+        // A connection dropped without a Close: nobody is there to tell.
+        Some(Error::Protocol(ProtocolError::ResetWithoutClosingHandshake)) => None,
         Some(Error::Protocol(_)) => Some((close_code::PROTOCOL, "protocol error")),
         _ => None,
     };
     if let Some((code, reason)) = close {
-        send_close(&mut socket, code, reason).await;
+        let frame = CloseFrame {
+            code,
+            reason: reason.into(),
+        };
+        if socket.send(Message::Close(Some(frame))).await.is_err() {
+            return;
+        }
         // The stream reads nothing after an error: the socket stays a
         // moment for the client to read the Close (closed now, the client's
         // answers to the Pings before it would reset the connection).
