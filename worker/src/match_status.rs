@@ -39,13 +39,9 @@ pub async fn store_proposed(
                 _ => None,
             },
         )
-        .map(|mut row| {
-            row.status = PROPOSED.to_owned();
-            row.answers = Some(match_status::answers_all(
-                proposal_tickets(claims, &row.id),
-                "none",
-            ));
-            row
+        .map(|row| {
+            let id = row.id.clone();
+            as_proposed(row, proposal_tickets(claims, &id))
         })
         .collect();
     if rows.is_empty() {
@@ -59,6 +55,18 @@ pub async fn store_proposed(
     if let Err(error) = stored.await {
         tracing::warn!(%error, game_mode = %mode.mode, "storing held proposals failed");
     }
+}
+
+/// A held proposal's `row` as it is first stored: `proposed`, every
+/// answer of its `tickets` `none`, not made.
+pub(crate) fn as_proposed<'a>(
+    mut row: matchplane_store::entities::match_::Model,
+    tickets: impl IntoIterator<Item = &'a str>,
+) -> matchplane_store::entities::match_::Model {
+    row.status = PROPOSED.to_owned();
+    row.answers = Some(match_status::answers_all(tickets, "none"));
+    row.made_at = None;
+    row
 }
 
 /// The ticket ids of the proposal `match_id` among `claims`.

@@ -21,9 +21,7 @@ use matchplane_store::entities::{match_, match_ticket, outbox_dead_letter, webho
 use matchplane_store::pool::closed::CancelledProposal;
 use matchplane_store::pool::{ModeKey, OutboxEntry, PoolStore};
 use matchplane_store::repos::deliveries;
-use matchplane_store::repos::{
-    backfills, dead_letters, match_status, match_tickets, matches, StoreError,
-};
+use matchplane_store::repos::{backfills, dead_letters, match_tickets, matches, StoreError};
 use matchplane_store::tickets::{publish, StatusMessage, TicketStore};
 use matchplane_webhook::{Event, EventType, MatchMade, Message};
 use sea_orm::{DatabaseConnection, TransactionTrait};
@@ -244,17 +242,16 @@ impl OutboxConsumer<'_> {
             .collect();
         for (entry, body) in parsed {
             let proposal = (self.proposals_of == Some(body.game_mode_version)).then(|| {
-                let tickets = body.teams.iter().flat_map(|t| &t.players);
-                match_status::answers_all(tickets.map(|p| p.ticket_id.as_str()), "none")
+                let players = body.teams.iter().flat_map(|t| &t.players);
+                players.map(|p| p.ticket_id.to_string()).collect::<Vec<_>>()
             });
             match prepare(mode, entry, body, &data, made_hook, now) {
                 Ok(mut prepared) => {
                     // Inserted only when absent: a stored proposal's row
                     // stays as it is. Either way `apply` makes it below.
-                    if let Some(answers) = proposal {
-                        prepared.row.status = match_status::PROPOSED.to_owned();
-                        prepared.row.answers = Some(answers);
-                        prepared.row.made_at = None;
+                    if let Some(tickets) = proposal {
+                        let tickets = tickets.iter().map(String::as_str);
+                        prepared.row = crate::match_status::as_proposed(prepared.row, tickets);
                     }
                     autos.extend(prepared.auto);
                     matches.push(prepared.row);

@@ -1,11 +1,12 @@
 //! The assignment wait of a matched socket in a mode with `assignment`
 //! (docs/game-modes.md): assigned, released or timed out.
 
+use super::closing::send_close;
 use super::heartbeat::{keep_alive, Heartbeat, Incoming};
 use super::{finish, text, SocketSearch};
 use crate::play::matched::free_released;
 use crate::play::start::{resume_queued_at, start_with_token, Via};
-use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket};
+use axum::extract::ws::{close_code, Message, WebSocket};
 use futures::{FutureExt, StreamExt};
 use matchplane_store::pool::StatusStream;
 use matchplane_store::repos::match_status;
@@ -108,8 +109,7 @@ impl SocketSearch {
                         // for dead: the wait ends, the match stands, and a
                         // later release does not search for it again.
                         if self.last_pong.elapsed() >= self.play.settings.pong_timeout {
-                            let frame = CloseFrame { code: close_code::NORMAL, reason: "PONG_TIMEOUT".into() };
-                            let _ = socket.send(Message::Close(Some(frame))).await;
+                            send_close(socket, close_code::NORMAL, "PONG_TIMEOUT").await;
                             return false;
                         }
                         let _ = socket.send(Message::Ping(Vec::new().into())).await;
@@ -195,11 +195,7 @@ impl SocketSearch {
             }
             Err(error) => {
                 tracing::debug!(status = %error.status(), ticket_id = %self.started.ticket.ticket_id, "a released search could not start again");
-                let frame = CloseFrame {
-                    code: close_code::NORMAL,
-                    reason: "match released".into(),
-                };
-                let _ = socket.send(Message::Close(Some(frame))).await;
+                send_close(socket, close_code::NORMAL, "match released").await;
                 false
             }
         }

@@ -17,13 +17,13 @@ pub(super) async fn finish(socket: &mut WebSocket, message: &StatusMessage) {
     client_close(socket).await;
 }
 
-/// Sends a Close frame with `code` and `reason`.
-pub(super) async fn send_close(socket: &mut WebSocket, code: u16, reason: &'static str) {
+/// Sends a Close frame with `code` and `reason`; whether it was sent.
+pub(super) async fn send_close(socket: &mut WebSocket, code: u16, reason: &'static str) -> bool {
     let frame = CloseFrame {
         code,
         reason: reason.into(),
     };
-    let _ = socket.send(Message::Close(Some(frame))).await;
+    socket.send(Message::Close(Some(frame))).await.is_ok()
 }
 
 /// Reads until the client's Close answers ours, for at most
@@ -95,18 +95,23 @@ pub(super) async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) 
     )
     .await;
     // The rest of the message lies unread: a socket closed now is reset,
-    // and a reset can discard the Close just sent. So the socket stays
-    // until the client's Close, for at most CLOSE_WAIT; after the
-    // oversized message the stream may read nothing more, and then it
-    // stays the whole CLOSE_WAIT.
-    let _ = tokio::time::timeout(CLOSE_WAIT, async {
-        loop {
-            match socket.recv().await {
-                Some(Ok(Message::Close(_))) => break,
-                Some(Ok(_)) => {}
-                None | Some(Err(_)) => tokio::time::sleep(CLOSE_WAIT).await,
+    // and a reset can discard the Close just sent.
+    linger(&mut socket, CLOSE_WAIT).await;
+}
+
+/// Keeps a socket whose Close was sent until the client's Close, for at
+/// most `wait`; a stream that reads nothing more (after a read error) is
+/// kept the whole `wait`, so that the client reads the Close before the
+/// connection closes (closed at once, the client's unread frames reset it,
+/// and a reset can discard the Close).
+async fn linger(socket: &mut WebSocket, wait: std::time::Duration) {
+    let _ = tokio::time::timeout(wait, async {
+        while let Some(Ok(message)) = socket.recv().await {
+            if matches!(message, Message::Close(_)) {
+                return;
             }
         }
+        std::future::pending::<()>().await;
     })
     .await;
 }
@@ -131,26 +136,12 @@ pub(super) async fn read_failed(held: &SocketSearch, mut socket: WebSocket, erro
         Some(Error::Protocol(_)) => Some((close_code::PROTOCOL, "protocol error")),
         _ => None,
     };
+    // The stream reads nothing after an error: the socket stays a moment
+    // for the client to read the Close.
     if let Some((code, reason)) = close {
-        let frame = CloseFrame {
-            code,
-            reason: reason.into(),
-        };
-        if socket.send(Message::Close(Some(frame))).await.is_err() {
-            return;
+        if send_close(&mut socket, code, reason).await {
+            linger(&mut socket, LINGER).await;
         }
-        // The stream reads nothing after an error: the socket stays a
-        // moment for the client to read the Close (closed now, the client's
-        // answers to the Pings before it would reset the connection).
-        let _ = tokio::time::timeout(LINGER, async {
-            while let Some(Ok(message)) = socket.recv().await {
-                if matches!(message, Message::Close(_)) {
-                    return;
-                }
-            }
-            std::future::pending::<()>().await;
-        })
-        .await;
     }
 }
 

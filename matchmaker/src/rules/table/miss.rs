@@ -44,14 +44,13 @@ impl RuleTable<'_> {
     /// `distance` rule the difference and the smaller `max`, for an
     /// `intersect` rule the overlap and the larger `minOverlap`.
     pub(crate) fn miss(&self, k: usize, anchor: usize, x: usize) -> Miss {
-        let xi = x;
-        let (a, x) = (self.row(anchor)[k], self.row(x)[k]);
+        let (a, c) = (self.row(anchor)[k], self.row(x)[k]);
         match &self.columns[k] {
             Column::Distance { .. } => {
                 let (va, ma) = (f64::from_bits(a.a), f64::from_bits(a.b));
-                let (vx, mx) = (f64::from_bits(x.a), f64::from_bits(x.b));
+                let (vx, mx) = (f64::from_bits(c.a), f64::from_bits(c.b));
                 Miss::Distance {
-                    of: xi,
+                    of: x,
                     // Two values far apart enough overflow to infinity,
                     // which JSON cannot carry: the largest number stands.
                     distance: (va - vx).abs().min(f64::MAX),
@@ -59,12 +58,12 @@ impl RuleTable<'_> {
                 }
             }
             Column::Intersect { .. } => Miss::Overlap {
-                of: xi,
-                overlap: (a.a & x.a).count_ones(),
-                min_overlap: (a.b as u32).max(x.b as u32),
+                of: x,
+                overlap: (a.a & c.a).count_ones(),
+                min_overlap: (a.b as u32).max(c.b as u32),
             },
             Column::Equal { .. } => Miss::Apart {
-                in_seconds: self.pair_allows_in(k, anchor, xi, Version::Equal { off: true }),
+                in_seconds: self.pair_allows_in(k, anchor, x, Version::Equal { off: true }),
             },
             _ => Miss::None,
         }
