@@ -31,6 +31,7 @@ on_both_pools!(
     a_close_during_the_assignment_wait_is_answered,
     a_ping_during_the_assignment_wait_is_answered,
     a_silent_socket_during_the_assignment_wait_is_not_searched_for_again,
+    a_broken_frame_during_the_assignment_wait_is_answered_with_a_close,
 );
 
 /// `duel` waiting `wait` seconds for its assignment.
@@ -932,4 +933,34 @@ async fn a_silent_socket_during_the_assignment_wait_is_not_searched_for_again(po
         let end = ended(ws).await;
         assert!(end.as_ref().map_or(true, |code| *code == 1000), "{end:?}");
     }
+}
+
+/// A frame that breaks the protocol during the assignment wait (text that
+/// is not UTF-8) is answered with the Close that says so (1007), as while
+/// searching (docs/searching.md, "Closing"); it ends only the wait: the
+/// match stands, and a release afterwards leaves that player `released`
+/// while the other, still connected, is `requeued`. Before: the socket
+/// was dropped without a Close, which a client reads as 1006 and answers
+/// by searching again.
+async fn a_broken_frame_during_the_assignment_wait_is_answered_with_a_close(pools: Pools) {
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    let t = TestApp::new(pools, fast()).await;
+    let addr = t.serve().await;
+    let (p, key) = t.project("enterprise").await;
+    t.mode(&p, &key, assigning(60)).await;
+    let (match_id, mut sockets) = matched_sockets(&t, &p, &key, addr).await;
+    let bad = Frame::message(vec![0xff, 0xfe], OpCode::Data(Data::Text), true);
+    futures::SinkExt::send(&mut sockets[0].2, Message::Frame(bad))
+        .await
+        .unwrap();
+    assert_eq!(crate::ws::close_code(&mut sockets[0].2).await, 1007);
+    let status = t.status(&p, &key, &sockets[0].0).await.body;
+    assert_eq!(status["status"], "matched", "the match stands: {status}");
+    let released = release(&t, &p, &key, &match_id).await;
+    assert_eq!(released.status, StatusCode::OK, "{}", released.body);
+    let requeued = until(&mut sockets[1].2, "requeued").await;
+    assert_eq!(requeued["matchId"], match_id.as_str(), "{requeued}");
+    let status = t.status(&p, &key, &sockets[0].0).await.body;
+    assert_eq!(status["status"], "released", "{status}");
 }

@@ -1,7 +1,7 @@
 //! The assignment wait of a matched socket in a mode with `assignment`
 //! (docs/game-modes.md): assigned, released or timed out.
 
-use super::closing::send_close;
+use super::closing::{close_after_failed_read, send_close};
 use super::heartbeat::{keep_alive, Heartbeat, Incoming};
 use super::{finish, text, SocketSearch};
 use crate::play::matched::free_released;
@@ -128,7 +128,13 @@ impl SocketSearch {
                     flush_close_reply(socket).await;
                     return false;
                 }
-                Err(None | Some(Err(_))) => return false,
+                Err(None) => return false,
+                // A broken frame ends the wait as a client leaving it does,
+                // answered with the Close that says why (`closing.rs`).
+                Err(Some(Err(error))) => {
+                    close_after_failed_read(socket, &error).await;
+                    return false;
+                }
                 Err(Some(Ok(Message::Pong(_)))) => {
                     self.last_pong = Instant::now();
                     Waited::Quiet
@@ -154,7 +160,11 @@ impl SocketSearch {
                             flush_close_reply(socket).await;
                             return false;
                         }
-                        Some(None | Some(Err(_))) => return false,
+                        Some(None) => return false,
+                        Some(Some(Err(error))) => {
+                            close_after_failed_read(socket, &error).await;
+                            return false;
+                        }
                         Some(Some(Ok(_))) | None => break timed_out,
                     }
                 }

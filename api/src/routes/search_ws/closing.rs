@@ -73,32 +73,6 @@ pub(super) async fn server_stopping(held: &SocketSearch, mut socket: WebSocket) 
     client_close(&mut socket).await;
 }
 
-/// Whether a read failed on a client message over
-/// [`super::MAX_CLIENT_MESSAGE_BYTES`].
-pub(super) fn too_big(error: &axum::Error) -> bool {
-    use tokio_tungstenite::tungstenite::Error;
-    std::error::Error::source(error)
-        .and_then(|e| e.downcast_ref::<Error>())
-        .is_some_and(|e| matches!(e, Error::Capacity(_)))
-}
-
-/// The client sent a message over [`super::MAX_CLIENT_MESSAGE_BYTES`]: the search
-/// ends cancelled, as when the client leaves, and the socket closes with
-/// 1009 (message too big) so that the client learns why
-/// (docs/searching.md, "Closing").
-pub(super) async fn message_too_big(held: &SocketSearch, mut socket: WebSocket) {
-    client_left(held).await;
-    send_close(
-        &mut socket,
-        close_code::SIZE,
-        "message too big: 16 KiB at most",
-    )
-    .await;
-    // The rest of the message lies unread: a socket closed now is reset,
-    // and a reset can discard the Close just sent.
-    linger(&mut socket, CLOSE_WAIT).await;
-}
-
 /// Keeps a socket whose Close was sent until the client's Close, for at
 /// most `wait`; a stream that reads nothing more (after a read error) is
 /// kept the whole `wait`, so that the client reads the Close before the
@@ -116,31 +90,39 @@ async fn linger(socket: &mut WebSocket, wait: std::time::Duration) {
     .await;
 }
 
-/// A read of the client failed: a message over 16 KiB ([`message_too_big`]),
-/// or else the search ends cancelled as when the client leaves, and a
-/// frame that broke the protocol is answered with a Close saying so (1007
-/// for text that is not UTF-8, 1002 for the rest) before the socket
-/// closes, so that the client does not read a broken connection (1006) and
-/// search again (docs/searching.md, "Closing").
+/// A read of the client failed while searching: the search ends cancelled
+/// as when the client leaves, and the socket closes as
+/// [`close_after_failed_read`] says (docs/searching.md, "Closing").
 pub(super) async fn read_failed(held: &SocketSearch, mut socket: WebSocket, error: &axum::Error) {
+    client_left(held).await;
+    close_after_failed_read(&mut socket, error).await;
+}
+
+/// Answers a failed read of the client with a Close saying why, so that
+/// the client does not read a broken connection (1006) and search again:
+/// 1009 for a message over [`super::MAX_CLIENT_MESSAGE_BYTES`], 1007 for
+/// text that is not UTF-8, 1002 for another breach of the protocol;
+/// nothing for a connection dropped without a Close (nobody is there to
+/// tell). The socket then stays a moment for the client to read it.
+pub(super) async fn close_after_failed_read(socket: &mut WebSocket, error: &axum::Error) {
     use tokio_tungstenite::tungstenite::error::ProtocolError;
     use tokio_tungstenite::tungstenite::Error;
-    if too_big(error) {
-        return message_too_big(held, socket).await;
-    }
-    client_left(held).await;
     let close = match std::error::Error::source(error).and_then(|e| e.downcast_ref::<Error>()) {
-        Some(Error::Utf8(_)) => Some((close_code::INVALID, "text that is not UTF-8")),
-        // A connection dropped without a Close: nobody is there to tell.
+        // The rest of the message lies unread: a socket closed at once is
+        // reset, and a reset can discard the Close just sent.
+        Some(Error::Capacity(_)) => Some((
+            close_code::SIZE,
+            "message too big: 16 KiB at most",
+            CLOSE_WAIT,
+        )),
+        Some(Error::Utf8(_)) => Some((close_code::INVALID, "text that is not UTF-8", LINGER)),
         Some(Error::Protocol(ProtocolError::ResetWithoutClosingHandshake)) => None,
-        Some(Error::Protocol(_)) => Some((close_code::PROTOCOL, "protocol error")),
+        Some(Error::Protocol(_)) => Some((close_code::PROTOCOL, "protocol error", LINGER)),
         _ => None,
     };
-    // The stream reads nothing after an error: the socket stays a moment
-    // for the client to read the Close.
-    if let Some((code, reason)) = close {
-        if send_close(&mut socket, code, reason).await {
-            linger(&mut socket, LINGER).await;
+    if let Some((code, reason, wait)) = close {
+        if send_close(socket, code, reason).await {
+            linger(socket, wait).await;
         }
     }
 }
