@@ -197,10 +197,40 @@ pub fn router(state: AppState) -> Router {
     let query_names = std::sync::Arc::new(extract::QueryNames::of(&spec));
     let routes = routes
         .route_layer(extract::refuse_unknown_query(query_names))
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", spec))
+        .merge(docs_ui(spec))
         .merge(console::routes())
         .fallback(not_found);
     layered(routes, state.clone()).with_state(state)
+}
+
+/// `/docs/`: Swagger UI over the OpenAPI document (and the document at
+/// `/openapi.json`). Its page runs inline scripts, so it gets no script
+/// policy as the console does; it is kept out of other sites' frames and
+/// its files are never sniffed for another type.
+fn docs_ui(spec: utoipa::openapi::OpenApi) -> Router<AppState> {
+    use axum::http::header::{
+        CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    };
+    use axum::http::HeaderValue;
+    use tower_http::set_header::SetResponseHeaderLayer;
+    let headers = tower::ServiceBuilder::new()
+        .layer(SetResponseHeaderLayer::overriding(
+            X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            X_FRAME_OPTIONS,
+            HeaderValue::from_static("DENY"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static("frame-ancestors 'none'; base-uri 'none'"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ));
+    Router::from(SwaggerUi::new("/docs").url("/openapi.json", spec)).layer(headers)
 }
 
 /// What every route goes through, innermost first (after its own layers,

@@ -10,11 +10,18 @@ use crate::validation::FieldError;
 /// Longest `playerId` (characters), docs/searching.md.
 pub const MAX_PLAYER_ID_CHARS: usize = 128;
 
-/// Checks `playerId`: 1..=128 printable characters (docs/searching.md).
+/// Checks `playerId`: 1..=128 printable characters (docs/searching.md),
+/// as [`is_printable_text`] reads them.
+pub fn is_valid_player_id(player_id: &str) -> bool {
+    is_printable_text(player_id, MAX_PLAYER_ID_CHARS)
+}
+
+/// Whether `text` is 1 to `max_chars` printable characters: a player id,
+/// and the names a studio gives its projects and API keys.
 ///
-/// Printable, as a player or a support agent would read the id:
+/// Printable, as a player or a support agent would read it:
 /// - no control characters, no invisible format characters (zero-width
-///   space, byte-order mark, bidirectional overrides that make an id display
+///   space, byte-order mark, bidirectional overrides that make a text display
 ///   as another one), no line or paragraph separators, no unassigned or
 ///   surrogate code points;
 /// - zero-width joiners and non-joiners only between two non-ASCII
@@ -25,14 +32,14 @@ pub const MAX_PLAYER_ID_CHARS: usize = 128;
 ///   the blank braille pattern).
 ///
 /// Categories from the Unicode Character Database (`unicode-properties`).
-pub fn is_valid_player_id(player_id: &str) -> bool {
-    if player_id.is_ascii() {
-        return (1..=MAX_PLAYER_ID_CHARS).contains(&player_id.len())
-            && player_id.bytes().all(|b| !b.is_ascii_control())
-            && player_id.bytes().any(|b| b != b' ');
+pub fn is_printable_text(text: &str, max_chars: usize) -> bool {
+    if text.is_ascii() {
+        return (1..=max_chars).contains(&text.len())
+            && text.bytes().all(|b| !b.is_ascii_control())
+            && text.bytes().any(|b| b != b' ');
     }
-    let chars: Vec<char> = player_id.chars().collect();
-    (1..=MAX_PLAYER_ID_CHARS).contains(&chars.len())
+    let chars: Vec<char> = text.chars().collect();
+    (1..=max_chars).contains(&chars.len())
         && chars.iter().all(|&c| is_printable(c))
         && chars.iter().any(|&c| shows_by_itself(c))
         && chars.iter().enumerate().all(|(i, &c)| {
@@ -52,7 +59,7 @@ fn joins(c: char) -> bool {
     !c.is_ascii() && !is_joiner(c) && !c.is_whitespace()
 }
 
-/// Whether `c` may appear in a player id (see [`is_valid_player_id`]).
+/// Whether `c` may appear in a printable text (see [`is_printable_text`]).
 fn is_printable(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
     match c.general_category() {

@@ -40,6 +40,11 @@ pub enum Refusal {
     /// Not a URL at all.
     #[error("not a valid absolute URL")]
     Malformed,
+    /// A space or a control character (tab, CR, LF, …) anywhere in the
+    /// URL: a URL parser drops or encodes them, so the URL shown would not
+    /// be the URL called.
+    #[error("the URL contains a space or a control character; encode a space in a path as %20")]
+    Blank,
     /// Not `https` (or `http` while private webhooks are allowed); the
     /// flag says whether `http` was allowed, so the message names every
     /// scheme that is.
@@ -153,6 +158,9 @@ where
     F: FnOnce(String, u16) -> Fut,
     Fut: Future<Output = std::io::Result<Vec<IpAddr>>>,
 {
+    if raw.chars().any(|c| c == ' ' || c.is_control()) {
+        return Err(Refusal::Blank);
+    }
     let url = Url::parse(raw).map_err(|_| Refusal::Malformed)?;
     check_url(&url, allow_private)?;
     let Some(Host::Domain(domain)) = url.host() else {
@@ -204,6 +212,30 @@ mod tests {
         assert_eq!(check("https://hooks.example.com/", false), Ok(()));
         assert_eq!(check("http://127.0.0.1:8080/", true), Ok(()));
         assert!(check("ftp://127.0.0.1/", true).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_space_or_control_character_is_refused_whatever_the_host() {
+        for allow_private in [false, true] {
+            for url in [
+                "https://hooks.example.com/a\r\nX-Injected: 1",
+                "https://hooks.example.com/a\tb",
+                " https://hooks.example.com/",
+                "https://hooks.example.com/a b",
+                "https://hooks.example.com/\u{0}",
+            ] {
+                assert_eq!(
+                    check_webhook_url(url, allow_private).await,
+                    Err(Refusal::Blank),
+                    "{url:?}"
+                );
+            }
+        }
+        let kept = check_webhook_url("https://hooks.example.com/a%20b", true).await;
+        assert_eq!(
+            kept.map(String::from).as_deref(),
+            Ok("https://hooks.example.com/a%20b")
+        );
     }
 
     #[tokio::test]

@@ -115,8 +115,7 @@ pub async fn create(
 ) -> Result<Created<Json<CreatedKey>>, ApiError> {
     let body = body.map(|ApiJson(b)| b).unwrap_or_default();
     let name = body.name.unwrap_or_else(|| "default".to_owned());
-    let chars = name.chars().count();
-    if chars == 0 || chars > MAX_LABEL_CHARS || name.chars().any(char::is_control) {
+    if !matchplane_matchmaker::ticket::is_printable_text(&name, MAX_LABEL_CHARS) {
         return Err(ApiError::invalid(vec![FieldError::new(
             "name",
             Code::ValidationError,

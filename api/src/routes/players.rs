@@ -32,15 +32,38 @@ pub struct EndedSearches {
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/players/{playerId}/searches", tag = "tickets", operation_id = "endPlayerSearches",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
-    responses((status = 200, body = EndedSearches), (status = 401, body = Problem), (status = 404, body = Problem)))]
+    responses((status = 200, body = EndedSearches), (status = 401, body = Problem), (status = 404, body = Problem),
+        (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters", body = Problem)))]
 pub async fn end_player_searches(
     caller: ProjectCaller,
     State(state): State<AppState>,
     Path((_project_id, player_id)): Path<(String, String)>,
     _: crate::extract::NoBody,
 ) -> Result<Json<EndedSearches>, ApiError> {
+    check_player_id(&player_id)?;
     let cancelled = end_searches(&state.play, &state.db, &caller.project_id, &player_id).await?;
     Ok(Json(EndedSearches { cancelled }))
+}
+
+/// A player id in a route's path: one a ticket could carry (docs/searching.md).
+///
+/// # Errors
+/// `422 VALIDATION_ERROR` on `playerId` otherwise.
+pub(crate) fn check_player_id(player_id: &str) -> Result<(), ApiError> {
+    if matchplane_matchmaker::ticket::is_valid_player_id(player_id) {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(vec![player_id_error()]))
+    }
+}
+
+/// The refusal of a player id no ticket could carry.
+pub(crate) fn player_id_error() -> matchplane_matchmaker::FieldError {
+    matchplane_matchmaker::FieldError::new(
+        "playerId",
+        Code::ValidationError,
+        "player ids are 1 to 128 printable characters",
+    )
 }
 
 /// Cancels the live search of `player_id` in every mode of `project_id`;
@@ -99,15 +122,7 @@ pub async fn erase_player(
     Path((_project_id, player_id)): Path<(String, String)>,
     _: crate::extract::NoBody,
 ) -> Result<Json<ErasedPlayer>, ApiError> {
-    if !matchplane_matchmaker::ticket::is_valid_player_id(&player_id) {
-        return Err(ApiError::invalid(vec![
-            matchplane_matchmaker::FieldError::new(
-                "playerId",
-                Code::ValidationError,
-                "player ids are 1 to 128 printable characters",
-            ),
-        ]));
-    }
+    check_player_id(&player_id)?;
     let project = caller.project_id.as_str();
     let play = &state.play;
     let cancelled = end_searches(play, &state.db, project, &player_id).await?;

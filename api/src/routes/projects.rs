@@ -87,8 +87,7 @@ impl From<project::Model> for ProjectView {
 }
 
 fn check_name(name: &str) -> Result<(), ApiError> {
-    let chars = name.trim().chars().count();
-    if chars == 0 || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+    if !matchplane_matchmaker::ticket::is_printable_text(name, MAX_NAME_CHARS) {
         return Err(ApiError::invalid(vec![FieldError::new(
             "name",
             Code::ValidationError,

@@ -235,6 +235,7 @@ pub async fn get_rating(
     Path((project_id, name, player_id)): Path<(String, String, String)>,
 ) -> Result<Json<RatingView>, ApiError> {
     let (mode, config) = rated_mode(&state, &project_id, &name).await?;
+    super::players::check_player_id(&player_id)?;
     let out = match ratings::get(&state.db, &mode.id, &player_id).await? {
         Some(row) => view(&player_id, current(&row, &config, Utc::now()), row.games),
         None => view(&player_id, initial(&config), 0),
@@ -258,11 +259,7 @@ pub async fn put_rating(
     let import: RatingImport = parse_value(body)?;
     let mut errors = Vec::new();
     if !matchplane_matchmaker::ticket::is_valid_player_id(&player_id) {
-        errors.push(FieldError::new(
-            "playerId",
-            Code::ValidationError,
-            "player ids are 1 to 128 printable characters",
-        ));
+        errors.push(super::players::player_id_error());
     }
     if !matchplane_matchmaker::validation::within(
         import.rating,

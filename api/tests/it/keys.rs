@@ -77,6 +77,36 @@ async fn key_is_shown_once_and_stored_hashed(backend: Backend) {
     }
 }
 
+/// A key's and a project's name are printable as a player id is
+/// (docs/api-keys.md): a bidirectional override that would make a name
+/// display as another, a zero-width space, a line break or only spaces is
+/// refused `422` on `name`; letters of any script and emoji are kept.
+async fn names_display_as_what_they_are(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let project = t.project("free").await;
+    let keys = format!("/v1/projects/{project}/keys");
+    for bad in ["\u{202E}lave", "a\u{200B}b", "a\nb", "   "] {
+        let body = serde_json::json!({"name": bad, "scopes": ["read"]});
+        let refused = t
+            .call(Method::POST, &keys, Some(OPERATOR), Some(body))
+            .await;
+        refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+        assert_eq!(refused.body["errors"][0]["field"], "name", "{bad:?}");
+        let body = serde_json::json!({"name": bad, "tier": "free"});
+        let refused = t
+            .call(Method::POST, "/v1/projects", Some(OPERATOR), Some(body))
+            .await;
+        refused.assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "VALIDATION_ERROR");
+        assert_eq!(refused.body["errors"][0]["field"], "name", "{bad:?}");
+    }
+    let body = serde_json::json!({"name": "Ключ 🔑 بوت", "scopes": ["read"]});
+    let kept = t
+        .call(Method::POST, &keys, Some(OPERATOR), Some(body))
+        .await;
+    assert_eq!(kept.status, StatusCode::CREATED, "{}", kept.body);
+    assert_eq!(kept.body["name"], "Ключ 🔑 بوت");
+}
+
 async fn revoked_key_stops_at_once(backend: Backend) {
     let t = TestApp::new(backend).await;
     let project = t.project("free").await;
@@ -185,6 +215,7 @@ async fn dead_keys_are_refused_without_the_database(backend: Backend) {
 }
 
 on_both!(
+    names_display_as_what_they_are,
     dead_keys_are_refused_without_the_database,
     key_is_shown_once_and_stored_hashed,
     revoked_key_stops_at_once,

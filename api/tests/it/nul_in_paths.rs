@@ -99,6 +99,18 @@ async fn a_nul_in_a_mode_name_or_player_id_is_any_control_character(backend: Bac
                     answers.push(gist(&answer));
                 }
                 assert_eq!(answers[1], answers[0], "{method} {route}, NUL in {param}");
+                // A player id no ticket could carry is refused on every
+                // route that takes one, reading and ending alike.
+                if param == "{playerId}" {
+                    assert_eq!(answers[0][0], 422, "{method} {route}: {}", answers[0]);
+                    assert!(
+                        answers[0][2]
+                            .as_array()
+                            .is_some_and(|f| f.contains(&json!("playerId"))),
+                        "{method} {route}: {}",
+                        answers[0]
+                    );
+                }
                 checked += 1;
             }
         }

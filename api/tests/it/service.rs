@@ -43,6 +43,13 @@ async fn service_routes_answer(backend: Backend) {
     let docs = t.call(Method::GET, "/docs/", None, None).await;
     assert_eq!(docs.status, StatusCode::OK);
     assert!(docs.body.as_str().unwrap_or_default().contains("swagger"));
+    // Kept out of other sites' frames, never sniffed for another type.
+    assert_eq!(docs.headers["x-content-type-options"], "nosniff");
+    assert_eq!(docs.headers["x-frame-options"], "DENY");
+    let csp = docs.headers["content-security-policy"]
+        .to_str()
+        .unwrap_or_default();
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
 }
 
 async fn api_refuses_a_database_behind(backend: Backend) {

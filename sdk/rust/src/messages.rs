@@ -26,7 +26,12 @@ pub enum SearchMessage {
     Proposed(Proposal),
     /// Back in the pool (a proposal dissolved by someone else, or a release);
     /// the usual status messages follow.
-    Requeued,
+    Requeued {
+        /// `mat_…` of the proposal or match that ended, when the message
+        /// names it (a WebSocket's does; one derived from REST polling
+        /// does not).
+        match_id: Option<String>,
+    },
     /// Matched. Final unless the mode waits for an assignment, in which
     /// case `assigned` or `assignment_timeout` follows.
     Matched {
@@ -119,7 +124,10 @@ enum Known {
     },
     Status(Status),
     Proposed(Proposal),
-    Requeued,
+    Requeued {
+        #[serde(rename = "matchId", default)]
+        match_id: Option<String>,
+    },
     Matched {
         #[serde(rename = "match")]
         match_: Value,
@@ -172,7 +180,7 @@ impl SearchMessage {
                 p.raw = value;
                 SearchMessage::Proposed(p)
             }
-            Known::Requeued => SearchMessage::Requeued,
+            Known::Requeued { match_id } => SearchMessage::Requeued { match_id },
             Known::Matched { match_ } => SearchMessage::Matched { match_ },
             Known::Assigned { connection, data } => SearchMessage::Assigned { connection, data },
             Known::AssignmentTimeout => SearchMessage::AssignmentTimeout,
@@ -188,7 +196,7 @@ impl SearchMessage {
             SearchMessage::Searching { .. } => "searching",
             SearchMessage::Status(_) => "status",
             SearchMessage::Proposed(_) => "proposed",
-            SearchMessage::Requeued => "requeued",
+            SearchMessage::Requeued { .. } => "requeued",
             SearchMessage::Matched { .. } => "matched",
             SearchMessage::Assigned { .. } => "assigned",
             SearchMessage::AssignmentTimeout => "assignment_timeout",
@@ -267,6 +275,13 @@ mod tests {
         };
         let waits = s.role_waits.unwrap_or_default();
         assert_eq!((waits["tank"], waits["damage"]), (20.5, 184.0));
+        // A socket's `requeued` names the proposal or match that ended.
+        assert_eq!(
+            SearchMessage::parse(r#"{"type":"requeued","matchId":"mat_1"}"#),
+            SearchMessage::Requeued {
+                match_id: Some("mat_1".to_owned())
+            }
+        );
     }
 
     #[test]

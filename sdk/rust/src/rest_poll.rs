@@ -157,7 +157,7 @@ impl Told {
                     .and_then(Value::as_str)
                     == Some("MATCH_PENDING");
                 if self.was_held && !pending {
-                    out.push(SearchMessage::Requeued);
+                    out.push(SearchMessage::Requeued { match_id: None });
                     self.was_held = false;
                     self.status = None;
                 }
@@ -248,7 +248,7 @@ impl Told {
                     if s.reason.as_deref() == Some("ASSIGNMENT_TIMEOUT") {
                         out.push(SearchMessage::AssignmentTimeout);
                     }
-                    out.push(SearchMessage::Requeued);
+                    out.push(SearchMessage::Requeued { match_id: None });
                     self.status = None;
                 }
                 self.was_held = !self.matched;

@@ -287,7 +287,7 @@ impl Search {
         match yielded {
             Some(Ok(SearchMessage::Proposed(p))) => self.proposal = Some(p.match_id.clone()),
             Some(Ok(
-                SearchMessage::Requeued
+                SearchMessage::Requeued { .. }
                 | SearchMessage::Matched { .. }
                 | SearchMessage::AssignmentTimeout
                 | SearchMessage::Failed { .. }

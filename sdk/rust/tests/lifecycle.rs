@@ -227,7 +227,12 @@ async fn over_rest_an_assignment_timeout_is_told_and_a_release_is_a_requeue() {
                 .unwrap();
         }
         for (search, seen) in searches.iter_mut().zip(&mut seen) {
-            seen.extend(read_until(search, true, |m| matches!(m, SearchMessage::Requeued)).await);
+            seen.extend(
+                read_until(search, true, |m| {
+                    matches!(m, SearchMessage::Requeued { .. })
+                })
+                .await,
+            );
             let kinds: Vec<&str> = common::kinds(seen)
                 .into_iter()
                 .filter(|k| *k != "status")

@@ -57,7 +57,7 @@ pub(super) async fn run_socket(
                             *lock(&ticket_id) = Some(id.clone());
                         }
                         SearchMessage::Proposed(_) => proposal_open.store(true, Ordering::SeqCst),
-                        SearchMessage::Requeued
+                        SearchMessage::Requeued { .. }
                         | SearchMessage::Matched { .. }
                         | SearchMessage::Assigned { .. }
                         | SearchMessage::AssignmentTimeout
