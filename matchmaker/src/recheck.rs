@@ -109,13 +109,17 @@ pub fn recheck_reading<'v>(
     // attribute, or share too few values for an `intersect` rule, can
     // never be matched (docs/rules.md#parties): it fails now.
     let mut party_failure: FxHashMap<&str, (Code, String)> = party_values_differ(config, pool);
-    // A failed member fails its whole party, with the member's code.
+    // A failed member fails its whole party, with the member's code; the
+    // others' message names the member (a value it quotes is not theirs).
     for (i, search) in pool.iter().enumerate() {
-        if let (Some(v), Some(party)) = (&verdict[i], &search.party) {
-            if v.0 != Code::PlayerAlreadySearching {
-                party_failure
-                    .entry(party.id.as_str())
-                    .or_insert_with(|| v.clone());
+        if let (Some((code, message)), Some(party)) = (&verdict[i], &search.party) {
+            if *code != Code::PlayerAlreadySearching {
+                party_failure.entry(party.id.as_str()).or_insert_with(|| {
+                    (
+                        *code,
+                        format!("party member {}: {message}", search.player_id),
+                    )
+                });
             }
         }
     }

@@ -894,6 +894,38 @@ fn a_config_change_fails_searches_it_no_longer_allows() {
     );
 }
 
+/// A party member a config change no longer allows fails its whole party
+/// with its code; the other members' message names that member, so that a
+/// player is not told of a value it never sent.
+#[test]
+fn a_party_failed_for_one_member_names_that_member() {
+    let mut config = with_parties(ruled(&[2, 2]), 2, true);
+    let mut pool = party("duo", 2, 1500.0, 0.0);
+    pool[0].attributes = serde_json::from_value(attrs("1.4", &["dust"], 50.0)).unwrap();
+    pool[1].attributes = serde_json::from_value(attrs("1.4", &["nuke", "dust"], 50.0)).unwrap();
+    if let Some(a) = config.attributes.as_mut() {
+        a.insert(
+            "maps".into(),
+            serde_json::from_value(json!({"type": "stringSet", "values": ["dust"]})).unwrap(),
+        );
+    }
+    let out = cycle(&config, &pool, 1.0);
+    let failed: Vec<(&str, Code, &str)> = out
+        .failed
+        .iter()
+        .map(|f| (f.player_id.as_str(), f.code, f.message.as_str()))
+        .collect();
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    let of = |p: &str| failed.iter().find(|f| f.0 == p).copied().unwrap();
+    assert_eq!(of("duo-1").1, Code::AttributeNotAllowed);
+    assert!(!of("duo-1").2.starts_with("party member"), "{failed:?}");
+    assert_eq!(of("duo-0").1, Code::AttributeNotAllowed);
+    assert!(
+        of("duo-0").2.starts_with("party member duo-1: ") && of("duo-0").2.contains("nuke"),
+        "{failed:?}"
+    );
+}
+
 /// A rule changed to need more shared values than a waiting search's set
 /// lists fails it at the next cycle, as its ticket would now be refused,
 /// instead of leaving it waiting on a rule it can never meet.
