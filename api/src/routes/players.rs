@@ -33,7 +33,7 @@ pub struct EndedSearches {
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
     responses((status = 200, body = EndedSearches), (status = 401, body = Problem), (status = 404, body = Problem),
-        (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters", body = Problem)))]
+        (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters; or a query parameter, which this route does not take", body = Problem)))]
 pub async fn end_player_searches(
     caller: ProjectCaller,
     State(state): State<AppState>,
@@ -115,7 +115,7 @@ pub struct ErasedPlayer {
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
     responses((status = 200, body = ErasedPlayer), (status = 401, body = Problem), (status = 404, body = Problem),
-        (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters", body = Problem)))]
+        (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters; or a query parameter, which this route does not take", body = Problem)))]
 pub async fn erase_player(
     caller: ProjectCaller,
     State(state): State<AppState>,

@@ -9584,7 +9584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: the player id is not 1 to 128 printable characters */
+            /** @description VALIDATION_ERROR: the player id is not 1 to 128 printable characters; or a query parameter, which this route does not take */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9678,7 +9678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description VALIDATION_ERROR: a query parameter, which this route does not take; `errors[0].field` names it */
+            /** @description VALIDATION_ERROR: the player id is not 1 to 128 printable characters; or a query parameter, which this route does not take */
             422: {
                 headers: {
                     [name: string]: unknown;
