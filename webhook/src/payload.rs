@@ -48,7 +48,7 @@ impl Event {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = MatchRecord))]
 #[cfg_attr(feature = "openapi", schema(example = json!({"matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
     "projectId": "prj_01JDZ8K0A1B2C3D4E5F6G7H8J9", "gameMode": "duel", "gameModeVersion": 1,
-    "createdAt": "2026-12-01T10:00:03.120Z",
+    "createdAt": "2026-12-01T10:00:03.120Z", "madeAt": "2026-12-01T10:00:03.180Z",
     "teams": [
         {"index": 0, "players": [{"playerId": "ana", "ticketId": "tkt_01JDZ8M4Q7N4W1Y8A5V3C2B6D9", "partyId": null, "mmr": 1500.0, "pingMs": null, "waitSeconds": 2.4}], "meanMmr": 1500.0},
         {"index": 1, "players": [{"playerId": "ben", "ticketId": "tkt_01JDZ8M5R8P5X2Z9B6W4D3C7E0", "partyId": null, "mmr": 1520.0, "pingMs": null, "waitSeconds": 1.1}], "meanMmr": 1520.0}],
@@ -65,9 +65,21 @@ pub struct MatchMade {
     /// The game mode's config version the match was made under.
     #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub game_mode_version: i64,
-    /// When the match was recorded (RFC 3339, UTC, milliseconds).
+    /// When the cycle formed the match, or proposed it in a mode with
+    /// acceptance (RFC 3339, UTC, milliseconds).
     #[serde(serialize_with = "matchplane_matchmaker::timestamp::serialize")]
     pub created_at: DateTime<Utc>,
+    /// When the match was stored and its players told `matched` (RFC 3339,
+    /// UTC, milliseconds): the release window and the assignment wait
+    /// count from it (docs/acceptance.md). Absent only in the cycle's
+    /// record before it is stored.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "matchplane_matchmaker::timestamp::option::serialize"
+    )]
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub made_at: Option<DateTime<Utc>>,
     /// Teams in match-shape order.
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<TeamWire>, min_items = 1))]
     pub teams: Vec<Team>,
@@ -157,6 +169,7 @@ impl MatchMade {
             game_mode: identity.game_mode,
             game_mode_version: identity.game_mode_version,
             created_at: identity.created_at,
+            made_at: None,
             teams: proposed
                 .teams
                 .iter()

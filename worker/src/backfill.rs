@@ -288,6 +288,7 @@ pub(crate) async fn store_fills(
             game_mode: row.game_mode.clone(),
             game_mode_version: row.game_mode_version,
             created_at: row.created_at,
+            made_at: row.made_at,
             teams,
             quality: serde_json::from_value(row.quality.clone())
                 .map_err(|e| WorkerError::Corrupt(e.to_string()))?,

@@ -245,7 +245,7 @@ impl OutboxConsumer<'_> {
                 let players = body.teams.iter().flat_map(|t| &t.players);
                 players.map(|p| p.ticket_id.to_string()).collect::<Vec<_>>()
             });
-            match prepare(mode, entry, body, &data, made_hook, now) {
+            match prepare(mode, body, &data, made_hook, now) {
                 Ok(mut prepared) => {
                     // Inserted only when absent: a stored proposal's row
                     // stays as it is. Either way `apply` makes it below.

@@ -258,6 +258,7 @@ fn body_of_row(row: &match_::Model) -> Result<MatchMade, serde_json::Error> {
         game_mode: row.game_mode.clone(),
         game_mode_version: row.game_mode_version,
         created_at: row.created_at,
+        made_at: row.made_at,
         teams,
         quality,
         match_shape: shape_of(row.match_shape.as_ref())?,

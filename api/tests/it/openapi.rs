@@ -457,6 +457,7 @@ fn socket_messages_and_webhook_bodies_match_their_schemas() {
         game_mode: "duel".into(),
         game_mode_version: 3,
         created_at: chrono::Utc::now(),
+        made_at: Some(chrono::Utc::now()),
         teams: vec![Team {
             index: 0,
             players: vec![Player {

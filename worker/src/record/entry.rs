@@ -48,15 +48,15 @@ pub(super) fn dead_letter(
     }
 }
 
-/// The match row, delivery and `matched` messages of `entry` (read as
-/// `body`), each player's entry given its ticket's `data` (ticket id to the
-/// JSON text); or why it cannot be stored. A delivery is queued when
+/// The match row, delivery and `matched` messages of an outbox entry's
+/// match `body`, each player's entry given its ticket's `data` (ticket id
+/// to the JSON text), made at `now` (`madeAt`); or why it cannot be
+/// stored. A delivery is queued when
 /// `webhook` is the creation of the mode of its name at or before the
 /// match's: not for a match of a deleted mode of the same name
 /// (docs/webhooks.md, "A deleted mode").
 pub(super) fn prepare(
     mode: &ModeKey,
-    entry: &OutboxEntry,
     mut body: MatchMade,
     data: &HashMap<String, String>,
     webhook: Option<DateTime<Utc>>,
@@ -68,21 +68,17 @@ pub(super) fn prepare(
     // gets `match.made`, only from now, so the release window and the
     // assignment wait count from now, also for a match whose record waited
     // out a database outage in the outbox (docs/acceptance.md).
+    // `match.made` says so (`madeAt`), for the studio's own deadline.
     row.made_at = Some(now.max(body.created_at));
-    let mut with_data = false;
+    body.made_at = row.made_at;
     for player in body.teams.iter_mut().flat_map(|team| &mut team.players) {
         if let Some(text) = data.get(player.ticket_id.as_str()) {
             player.data = Some(RawJson::from_text(text.as_str()).map_err(corrupt)?);
-            with_data = true;
         }
     }
-    // The webhook body: the claim's record as it is, or, when a player
-    // brought `data`, the same body with each one's `data` in its entry.
-    let payload = if with_data {
-        encode(body.clone())?
-    } else {
-        entry.record_json.clone()
-    };
+    // The webhook body: the claim's record with `madeAt` and each player's
+    // `data` in its entry.
+    let payload = encode(body.clone())?;
     // Each player is told its own view of the match (docs/architecture.md#where-each-rule-lives).
     let notices = body
         .teams

@@ -60,6 +60,14 @@ async fn a_match_is_made_end_to_end() {
     let body = verified_body(&env, request);
     assert_eq!(body["type"], "match.made");
     assert_eq!(body["projectId"], env.project_id.as_str());
+    // When it was stored, the stored match's own `madeAt`, from which the
+    // release window and the assignment wait count.
+    let made_at = stored[0].made_at.expect("a stored match has its madeAt");
+    assert_eq!(
+        body["madeAt"],
+        matchplane_matchmaker::timestamp::format(&made_at).as_str(),
+        "{body}"
+    );
     assert!(std::str::from_utf8(&request.body)
         .unwrap()
         .contains("Zoë🎮"));

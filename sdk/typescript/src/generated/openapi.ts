@@ -2508,6 +2508,7 @@ export interface components {
          *       "createdAt": "2026-12-01T10:00:03.120Z",
          *       "gameMode": "duel",
          *       "gameModeVersion": 1,
+         *       "madeAt": "2026-12-01T10:00:03.180Z",
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
          *       "matchShape": [
          *         1,
@@ -2571,7 +2572,8 @@ export interface components {
             backfillId?: string | null;
             /**
              * Format: date-time
-             * @description When the match was recorded (RFC 3339, UTC, milliseconds).
+             * @description When the cycle formed the match, or proposed it in a mode with
+             *     acceptance (RFC 3339, UTC, milliseconds).
              */
             createdAt: string;
             /** @description The game mode's name. */
@@ -2581,6 +2583,14 @@ export interface components {
              * @description The game mode's config version the match was made under.
              */
             gameModeVersion: number;
+            /**
+             * Format: date-time
+             * @description When the match was stored and its players told `matched` (RFC 3339,
+             *     UTC, milliseconds): the release window and the assignment wait
+             *     count from it (docs/acceptance.md). Absent only in the cycle's
+             *     record before it is stored.
+             */
+            madeAt?: string;
             /** @description `mat_…`, also the `webhook-id`. */
             matchId: string;
             /**
@@ -2630,6 +2640,7 @@ export interface components {
          *       "createdAt": "2026-12-01T10:00:03.120Z",
          *       "gameMode": "duel",
          *       "gameModeVersion": 1,
+         *       "madeAt": "2026-12-01T10:00:03.180Z",
          *       "matchId": "mat_01JDZ8M9X2K7P3R5T8V1W4Y6Z0",
          *       "matchShape": [
          *         1,
@@ -2692,7 +2703,8 @@ export interface components {
             backfillId?: string | null;
             /**
              * Format: date-time
-             * @description When the match was recorded (RFC 3339, UTC, milliseconds).
+             * @description When the cycle formed the match, or proposed it in a mode with
+             *     acceptance (RFC 3339, UTC, milliseconds).
              */
             createdAt: string;
             /** @description The game mode's name. */
@@ -2702,6 +2714,14 @@ export interface components {
              * @description The game mode's config version the match was made under.
              */
             gameModeVersion: number;
+            /**
+             * Format: date-time
+             * @description When the match was stored and its players told `matched` (RFC 3339,
+             *     UTC, milliseconds): the release window and the assignment wait
+             *     count from it (docs/acceptance.md). Absent only in the cycle's
+             *     record before it is stored.
+             */
+            madeAt?: string;
             /** @description `mat_…`, also the `webhook-id`. */
             matchId: string;
             /**
