@@ -76,9 +76,6 @@ pub(super) fn prepare(
             player.data = Some(RawJson::from_text(text.as_str()).map_err(corrupt)?);
         }
     }
-    // The webhook body: the claim's record with `madeAt` and each player's
-    // `data` in its entry.
-    let payload = encode(body.clone())?;
     // Each player is told its own view of the match (docs/architecture.md#where-each-rule-lives).
     let notices = body
         .teams
@@ -101,18 +98,27 @@ pub(super) fn prepare(
         }
         own
     });
-    let delivery = webhook.then(|| {
-        PendingDelivery {
-            id: delivery_id(&body.match_id),
-            project_id: mode.project_id.clone(),
-            game_mode: mode.mode.clone(),
-            match_id: Some(body.match_id.clone()),
-            event_type: EventType::MatchMade.as_str(),
-            payload,
-        }
-        .row(now)
-    });
     let auto = body.backfill_id.is_some().then(|| body.clone());
+    // The webhook body: the claim's record with `madeAt` and each player's
+    // `data` in its entry.
+    let delivery = if webhook {
+        let id = delivery_id(&body.match_id);
+        let match_id = Some(body.match_id.clone());
+        let payload = encode(body)?;
+        Some(
+            PendingDelivery {
+                id,
+                project_id: mode.project_id.clone(),
+                game_mode: mode.mode.clone(),
+                match_id,
+                event_type: EventType::MatchMade.as_str(),
+                payload,
+            }
+            .row(now),
+        )
+    } else {
+        None
+    };
     Ok(Prepared {
         row,
         delivery,
