@@ -113,14 +113,16 @@ pub fn recheck_reading<'v>(
     // others' message names the member (a value it quotes is not theirs).
     for (i, search) in pool.iter().enumerate() {
         if let (Some((code, message)), Some(party)) = (&verdict[i], &search.party) {
-            if *code != Code::PlayerAlreadySearching {
-                party_failure.entry(party.id.as_str()).or_insert_with(|| {
-                    (
-                        *code,
-                        format!("party member {}: {message}", search.player_id),
-                    )
-                });
-            }
+            // A party listed with different members is the party's fault,
+            // not this member's: its message names nobody.
+            let named = match code {
+                Code::PlayerAlreadySearching => continue,
+                Code::InvalidParty => message.clone(),
+                _ => format!("party member {}: {message}", search.player_id),
+            };
+            party_failure
+                .entry(party.id.as_str())
+                .or_insert_with(|| (*code, named));
         }
     }
     let mut valid = Vec::with_capacity(pool.len());

@@ -38,4 +38,4 @@ pub use payload::{Event, MatchIdentity, MatchMade, Message, WebhookTest};
 pub use player_view::player_match;
 pub use schedule::{Final, NextAction, Outcome, Schedule};
 pub use sign::{generate_secret, signature_header, Secret};
-pub use ssrf::{check_webhook_url, Refusal};
+pub use ssrf::{check_changed_webhook_url, check_webhook_url, Refusal};

@@ -1,8 +1,9 @@
 //! Webhook bodies (docs/webhook-events.md): `match.made` and `webhook.test`.
 //!
-//! A body is serialised once, when the event is created, into a [`Message`];
-//! every attempt sends (and signs) exactly those bytes, so a retry carries the
-//! same body as the first attempt.
+//! A body is serialised once into a [`Message`], when its delivery is
+//! queued (a match's when it is stored); every attempt sends (and signs)
+//! exactly those bytes, so a retry carries the same body as the first
+//! attempt.
 
 mod roster;
 mod team;
@@ -71,8 +72,9 @@ pub struct MatchMade {
     pub created_at: DateTime<Utc>,
     /// When the match was stored and its players told `matched` (RFC 3339,
     /// UTC, milliseconds): the release window and the assignment wait
-    /// count from it (docs/acceptance.md). Absent only in the cycle's
-    /// record before it is stored.
+    /// count from it (docs/acceptance.md). Absent for a match stored, or an
+    /// event first queued, before the field existed: such a match was made
+    /// at `createdAt`.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",

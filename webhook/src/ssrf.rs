@@ -136,12 +136,46 @@ pub async fn check_webhook_url(raw: &str, allow_private: bool) -> Result<Url, Re
     check_webhook_url_with(raw, allow_private, system_resolve).await
 }
 
+/// [`check_webhook_url`] for a URL that may be the one already stored
+/// (`kept`): that one is not refused for a space or a control character
+/// (see [`blank`]), every other rule applies.
+///
+/// # Errors
+/// As [`check_webhook_url`].
+pub async fn check_changed_webhook_url(
+    raw: &str,
+    kept: Option<&str>,
+    allow_private: bool,
+) -> Result<Url, Refusal> {
+    if kept == Some(raw) {
+        // As delivery reads it: parsed, its blanks dropped or encoded.
+        let url = Url::parse(raw).map_err(|_| Refusal::Malformed)?;
+        return check_webhook_url_with(url.as_str(), allow_private, system_resolve).await;
+    }
+    check_webhook_url(raw, allow_private).await
+}
+
 /// The system resolver: every address of `host` (port `port`).
 async fn system_resolve(host: String, port: u16) -> std::io::Result<Vec<IpAddr>> {
     Ok(tokio::net::lookup_host((host.as_str(), port))
         .await?
         .map(|addr| addr.ip())
         .collect())
+}
+
+/// Refuses a URL with a space or a control character anywhere in it
+/// ([`Refusal::Blank`]): [`check_webhook_url`]'s first check, which a
+/// caller skips for a URL stored before the rule (it delivers as the
+/// parser reads it, and refusing it would block every other change).
+///
+/// # Errors
+/// [`Refusal::Blank`].
+pub fn blank(raw: &str) -> Result<(), Refusal> {
+    if raw.chars().any(|c| c == ' ' || c.is_control()) {
+        Err(Refusal::Blank)
+    } else {
+        Ok(())
+    }
 }
 
 /// [`check_webhook_url`] resolving names with `resolve` (the host in lower
@@ -158,9 +192,7 @@ where
     F: FnOnce(String, u16) -> Fut,
     Fut: Future<Output = std::io::Result<Vec<IpAddr>>>,
 {
-    if raw.chars().any(|c| c == ' ' || c.is_control()) {
-        return Err(Refusal::Blank);
-    }
+    blank(raw)?;
     let url = Url::parse(raw).map_err(|_| Refusal::Malformed)?;
     check_url(&url, allow_private)?;
     let Some(Host::Domain(domain)) = url.host() else {
@@ -231,6 +263,18 @@ mod tests {
                 );
             }
         }
+        // The URL already stored is not refused for it: it delivers as
+        // the parser reads it, and other changes must go on.
+        let stored = "https://hooks.example.com/a b";
+        let again = check_changed_webhook_url(stored, Some(stored), true).await;
+        assert_eq!(
+            again.map(String::from).as_deref(),
+            Ok("https://hooks.example.com/a%20b")
+        );
+        assert_eq!(
+            check_changed_webhook_url("https://hooks.example.com/a  b", Some(stored), true).await,
+            Err(Refusal::Blank)
+        );
         let kept = check_webhook_url("https://hooks.example.com/a%20b", true).await;
         assert_eq!(
             kept.map(String::from).as_deref(),

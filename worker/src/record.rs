@@ -37,8 +37,9 @@ use entry::{dead_letter, parse, prepare};
 /// kept at least (one hour; every later attempt pushes it out again).
 pub const KEEP_UNSTORED: Duration = Duration::from_secs(3600);
 
-/// The outbox record of a match: its exact `match.made` webhook body, so the
-/// bytes signed and sent are fixed when the match is claimed.
+/// The outbox record of a match, in the form of its `match.made` webhook
+/// body; the body signed and sent is this record with `madeAt` and each
+/// player's `data`, encoded once when the match is stored.
 ///
 /// Takes the body, which it would otherwise copy: a cycle encodes one per
 /// match.

@@ -43,11 +43,15 @@ pub(crate) fn too_large(config: &GameModeConfig) -> Option<FieldError> {
     })
 }
 
-/// Core validation, the config's size and webhook URL safety.
+/// Core validation, the config's size and webhook URL safety; `running`
+/// is the mode's stored config when it exists, whose webhook URL is not
+/// refused for a rule added after it was stored (see
+/// `matchplane_webhook::check_changed_webhook_url`).
 pub(crate) async fn check(
     state: &AppState,
     config: &GameModeConfig,
     tier: &Tier,
+    running: Option<&serde_json::Value>,
 ) -> Vec<FieldError> {
     let mut errors = match validate(config, tier) {
         Ok(()) => Vec::new(),
@@ -60,8 +64,12 @@ pub(crate) async fn check(
         .filter(|w| !w.use_project_endpoint)
         .and_then(|w| w.url.as_deref())
     {
+        let kept = running
+            .and_then(|c| c.pointer("/webhook/url"))
+            .and_then(serde_json::Value::as_str);
+        let allow_private = state.config.allow_private_webhooks;
         if let Err(why) =
-            matchplane_webhook::check_webhook_url(url, state.config.allow_private_webhooks).await
+            matchplane_webhook::check_changed_webhook_url(url, kept, allow_private).await
         {
             errors.push(FieldError::new(
                 "webhook.url",

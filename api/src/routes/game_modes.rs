@@ -146,7 +146,7 @@ pub async fn create(
 ) -> Result<Created<Json<GameModeView>>, ApiError> {
     let tier = tier_of(&state, &project_id).await?;
     let config = parse_config(body)?;
-    let mut errors = check(&state, &config, &tier).await;
+    let mut errors = check(&state, &config, &tier, None).await;
     match game_modes::get(&state.db, &project_id, &config.name).await {
         Ok(_) => errors.push(FieldError::new(
             "name",
@@ -328,7 +328,7 @@ pub async fn replace(
     let mut errors = if unchanged {
         Vec::new()
     } else {
-        check(&state, &config, &tier).await
+        check(&state, &config, &tier, current.as_ref().map(|m| &m.config)).await
     };
     errors.extend(name_of_path(&config.name, &name, current.is_some()));
     let guard = guard_query.parse(&mut errors);

@@ -133,8 +133,10 @@ fn endpoint_error(err: StoreError) -> ApiError {
 }
 
 /// Every failed rule of `body`, at once: the URL's length and safety, and
-/// each event type a known one.
-async fn check(state: &AppState, body: &PutProjectWebhook) -> Vec<FieldError> {
+/// each event type a known one. The endpoint's URL as stored (`kept`) is
+/// not refused for a rule added after it was stored (see
+/// `matchplane_webhook::check_changed_webhook_url`).
+async fn check(state: &AppState, body: &PutProjectWebhook, kept: Option<&str>) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if body.url.trim().is_empty() {
         errors.push(FieldError::new(
@@ -151,8 +153,12 @@ async fn check(state: &AppState, body: &PutProjectWebhook) -> Vec<FieldError> {
                 body.url.len()
             ),
         ));
-    } else if let Err(why) =
-        matchplane_webhook::check_webhook_url(&body.url, state.config.allow_private_webhooks).await
+    } else if let Err(why) = matchplane_webhook::check_changed_webhook_url(
+        &body.url,
+        kept,
+        state.config.allow_private_webhooks,
+    )
+    .await
     {
         errors.push(FieldError::new(
             "url",
@@ -236,7 +242,12 @@ pub async fn put(
     }
     let body: PutProjectWebhook = parse_value(body)?;
     projects::get(&state.db, &project_id).await?;
-    let errors = check(&state, &body).await;
+    let stored = match project_webhooks::get(&state.db, &project_id).await {
+        Ok(row) => Some(row.url),
+        Err(StoreError::NotFound) => None,
+        Err(other) => return Err(other.into()),
+    };
+    let errors = check(&state, &body, stored.as_deref()).await;
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }

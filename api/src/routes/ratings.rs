@@ -228,7 +228,8 @@ pub async fn report_result(
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}", tag = "ratings", operation_id = "getRating",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ("playerId" = String, Path, description = "Player id")),
-    responses((status = 200, body = RatingView), (status = 404, body = Problem), (status = 422, body = Problem)))]
+    responses((status = 200, body = RatingView), (status = 404, body = Problem),
+        (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters, the mode has no ratings, or a query parameter the route does not take", body = Problem)))]
 pub async fn get_rating(
     _caller: ProjectCaller,
     State(state): State<AppState>,

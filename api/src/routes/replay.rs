@@ -323,7 +323,7 @@ pub async fn replay_mode(
     let tier = tier_of(&state, &project_id).await?;
     let window = query.millis(Utc::now())?;
     let proposed = parse_config(body)?;
-    let mut errors = check(&state, &proposed, &tier).await;
+    let mut errors = check(&state, &proposed, &tier, Some(&mode.config)).await;
     errors.extend(super::game_mode_checks::name_of_path(
         &proposed.name,
         &name,

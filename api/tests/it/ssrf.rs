@@ -202,12 +202,61 @@ async fn a_refused_name_does_not_say_what_it_resolves_to(backend: Backend) {
 }
 
 on_both!(
+    a_url_with_a_blank_is_refused_but_one_stored_before_the_rule_is_kept,
     a_refused_name_does_not_say_what_it_resolves_to,
     private_webhooks_are_refused,
     port_zero_is_refused,
     names_that_do_not_resolve_are_accepted,
     operator_can_allow_private_webhooks
 );
+
+/// A webhook URL with a space or a line break is refused (the parser would
+/// call another URL than the one shown), but a mode whose URL was stored
+/// with one before that rule can still change its other fields, as the
+/// project endpoint can: refusing the stored URL would block every change.
+async fn a_url_with_a_blank_is_refused_but_one_stored_before_the_rule_is_kept(backend: Backend) {
+    let t = TestApp::with_config(backend, true).await;
+    let p = t.project("free").await;
+    let (_, key) = t.key(&p).await;
+    let base = format!("/v1/projects/{p}/game-modes");
+    let mut body = mode("hooked");
+    body["webhook"]["url"] = json!("http://127.0.0.1:9000/a b");
+    t.call(Method::POST, &base, Some(&key), Some(body.clone()))
+        .await
+        .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+    // Stored so by a release before the rule.
+    let mut first = body.clone();
+    first["webhook"]["url"] = json!("http://127.0.0.1:9000/ab");
+    let created = t.call(Method::POST, &base, Some(&key), Some(first)).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let stored = serde_json::to_value(
+        serde_json::from_value::<matchplane_matchmaker::GameModeConfig>(body.clone()).unwrap(),
+    )
+    .unwrap();
+    matchplane_store::repos::game_modes::replace(&t.db, &p, "hooked", stored, chrono::Utc::now())
+        .await
+        .unwrap();
+    body["matchmakingCycleDurationSeconds"] = json!(7);
+    let changed = t
+        .call(
+            Method::PUT,
+            &format!("{base}/hooked"),
+            Some(&key),
+            Some(body.clone()),
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
+    // Another URL with a blank is still refused.
+    body["webhook"]["url"] = json!("http://127.0.0.1:9000/a\r\nb");
+    t.call(
+        Method::PUT,
+        &format!("{base}/hooked"),
+        Some(&key),
+        Some(body),
+    )
+    .await
+    .assert_problem(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_WEBHOOK_URL");
+}
 
 /// The mode view and its stats show whether the webhook is failing (the
 /// worker writes it after every attempt); a GET's body sent back as a PUT

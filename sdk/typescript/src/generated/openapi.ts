@@ -2587,8 +2587,9 @@ export interface components {
              * Format: date-time
              * @description When the match was stored and its players told `matched` (RFC 3339,
              *     UTC, milliseconds): the release window and the assignment wait
-             *     count from it (docs/acceptance.md). Absent only in the cycle's
-             *     record before it is stored.
+             *     count from it (docs/acceptance.md). Absent for a match stored, or an
+             *     event first queued, before the field existed: such a match was made
+             *     at `createdAt`.
              */
             madeAt?: string;
             /** @description `mat_…`, also the `webhook-id`. */
@@ -2718,8 +2719,9 @@ export interface components {
              * Format: date-time
              * @description When the match was stored and its players told `matched` (RFC 3339,
              *     UTC, milliseconds): the release window and the assignment wait
-             *     count from it (docs/acceptance.md). Absent only in the cycle's
-             *     record before it is stored.
+             *     count from it (docs/acceptance.md). Absent for a match stored, or an
+             *     event first queued, before the field existed: such a match was made
+             *     at `createdAt`.
              */
             madeAt?: string;
             /** @description `mat_…`, also the `webhook-id`. */
@@ -6974,6 +6976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description VALIDATION_ERROR: the player id is not 1 to 128 printable characters, the mode has no ratings, or a query parameter the route does not take */
             422: {
                 headers: {
                     [name: string]: unknown;
