@@ -211,25 +211,19 @@ fn docs_ui(spec: utoipa::openapi::OpenApi) -> Router<AppState> {
     use axum::http::header::{
         CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
     };
-    use axum::http::HeaderValue;
+    use axum::http::{HeaderName, HeaderValue};
     use tower_http::set_header::SetResponseHeaderLayer;
+    let set = |name: HeaderName, value: &'static str| {
+        SetResponseHeaderLayer::overriding(name, HeaderValue::from_static(value))
+    };
     let headers = tower::ServiceBuilder::new()
-        .layer(SetResponseHeaderLayer::overriding(
-            X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            X_FRAME_OPTIONS,
-            HeaderValue::from_static("DENY"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
+        .layer(set(X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(set(X_FRAME_OPTIONS, "DENY"))
+        .layer(set(
             CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static("frame-ancestors 'none'; base-uri 'none'"),
+            "frame-ancestors 'none'; base-uri 'none'",
         ))
-        .layer(SetResponseHeaderLayer::overriding(
-            REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        ));
+        .layer(set(REFERRER_POLICY, "no-referrer"));
     Router::from(SwaggerUi::new("/docs").url("/openapi.json", spec)).layer(headers)
 }
 

@@ -164,13 +164,11 @@ async fn system_resolve(host: String, port: u16) -> std::io::Result<Vec<IpAddr>>
 }
 
 /// Refuses a URL with a space or a control character anywhere in it
-/// ([`Refusal::Blank`]): [`check_webhook_url`]'s first check, which a
-/// caller skips for a URL stored before the rule (it delivers as the
-/// parser reads it, and refusing it would block every other change).
-///
-/// # Errors
-/// [`Refusal::Blank`].
-pub fn blank(raw: &str) -> Result<(), Refusal> {
+/// ([`Refusal::Blank`]): [`check_webhook_url`]'s first check, which
+/// [`check_changed_webhook_url`] skips for a URL stored before the rule
+/// (it delivers as the parser reads it, and refusing it would block every
+/// other change).
+fn blank(raw: &str) -> Result<(), Refusal> {
     if raw.chars().any(|c| c == ' ' || c.is_control()) {
         Err(Refusal::Blank)
     } else {

@@ -214,7 +214,7 @@ async fn held(
             }
             Ok(None) => {
                 // Deleted: record the matches its last cycles claimed, and stop.
-                return match record(shared, key, &mut lease, Recording::DELETED).await {
+                return match record(shared, key, &mut lease, Recording::BARE).await {
                     Recorded::Lost => HoldEnd::Lost,
                     Recorded::Stored | Recorded::Failed => HoldEnd::Done,
                 };

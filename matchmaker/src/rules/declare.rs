@@ -3,6 +3,7 @@
 
 use crate::tagged::tagged_enum;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 
 /// The attributes a mode's tickets carry beside `mmr`, `latencies` and
@@ -265,13 +266,14 @@ impl Rule {
         }
     }
 
-    /// The `afterSeconds` of each relax step, in order.
-    pub fn step_times(&self) -> Vec<f64> {
+    /// The `afterSeconds` of each relax step, in order (on the stack for
+    /// the 8 steps a valid rule has at most: the cycle's hint reads them).
+    pub fn step_times(&self) -> SmallVec<[f64; 8]> {
         match self {
             Rule::Equal { relax, .. } => relax.iter().map(|s| s.after_seconds).collect(),
             Rule::Intersect { relax, .. } => relax.iter().map(|s| s.after_seconds).collect(),
             Rule::Distance { relax, .. } => relax.iter().map(|s| s.after_seconds).collect(),
-            Rule::Avoid { .. } => Vec::new(),
+            Rule::Avoid { .. } => SmallVec::new(),
         }
     }
 }
@@ -383,17 +385,10 @@ impl Rule {
         if allows(self.version_at(wait)) {
             return Some(0.0);
         }
-        let later = |times: &mut dyn Iterator<Item = f64>| {
-            times
-                .filter(|t| *t > wait)
-                .find(|t| allows(self.version_at(*t)))
-                .map(|t| t - wait)
-        };
-        match self {
-            Rule::Equal { relax, .. } => later(&mut relax.iter().map(|s| s.after_seconds)),
-            Rule::Intersect { relax, .. } => later(&mut relax.iter().map(|s| s.after_seconds)),
-            Rule::Distance { relax, .. } => later(&mut relax.iter().map(|s| s.after_seconds)),
-            Rule::Avoid { .. } => None,
-        }
+        self.step_times()
+            .into_iter()
+            .filter(|t| *t > wait)
+            .find(|t| allows(self.version_at(*t)))
+            .map(|t| t - wait)
     }
 }

@@ -22,8 +22,9 @@ pub(super) struct Recording {
 }
 
 impl Recording {
-    /// A deleted mode's last records: no webhook, no proposal's row.
-    pub(super) const DELETED: Recording = Recording {
+    /// No webhook, no proposal's row: a deleted mode's last records (and
+    /// the unused setting of a wait without proposal sweeps).
+    pub(super) const BARE: Recording = Recording {
         webhooks: false,
         proposals_of: None,
     };

@@ -92,7 +92,7 @@ pub(super) async fn wait(
             recording,
             failed_at,
         } => (recording, failed_at),
-        ProposalSweeps::Off => (Recording::DELETED, None),
+        ProposalSweeps::Off => (Recording::BARE, None),
     };
     loop {
         // In this order: a sweep that ran late never delays the end of the
