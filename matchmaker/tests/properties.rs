@@ -277,6 +277,71 @@ proptest! {
     }
 }
 
+/// A `[team, team]` pool of `parties` (size, MMR above 1000, the parties
+/// each blocks by index) with an `avoid` rule over `blocked`; whether
+/// some of its parties make exactly a match that blocks nobody within.
+fn blocking_pool(
+    team: u32,
+    keep_together: bool,
+    fifo: bool,
+    parties: &[(usize, u16, Vec<usize>)],
+) -> (GameModeConfig, Vec<Search>, bool) {
+    let shape = [team, team];
+    let mut config = if fifo {
+        fifo_mode(&shape)
+    } else {
+        mmr_mode(&shape, 20.0, 2.0)
+    };
+    config = with_parties(config, 3.min(team), keep_together);
+    config.attributes = serde_json::from_value(serde_json::json!({
+        "blocked": {"type": "playerSet", "default": []}
+    }))
+    .unwrap();
+    config.rules = serde_json::from_value(serde_json::json!([
+        {"name": "no-blocked", "type": "avoid", "attribute": "blocked"}
+    ]))
+    .unwrap();
+    let n = parties.len();
+    let sizes: Vec<u32> = parties
+        .iter()
+        .map(|(s, _, _)| (*s as u32).min(team))
+        .collect();
+    let blocks = |a: usize, b: usize| parties[a].2.contains(&b) && a != b;
+    let mut pool = Vec::new();
+    for (p, ((_, mmr, blocked), size)) in parties.iter().zip(&sizes).enumerate() {
+        let ids: Vec<String> = blocked
+            .iter()
+            .filter(|&&b| b < n && b != p)
+            .flat_map(|&b| (0..sizes[b]).map(move |k| format!("p{b}-{k}")))
+            .collect();
+        let mut members = party(
+            &format!("p{p}"),
+            *size as usize,
+            1000.0 + f64::from(*mmr),
+            p as f64,
+        );
+        for m in &mut members {
+            m.attributes = std::sync::Arc::new(
+                serde_json::from_value(serde_json::json!({ "blocked": ids })).unwrap(),
+            );
+            if *size == 1 {
+                m.party = None;
+            }
+        }
+        pool.extend(members);
+    }
+    let formable = (1u32..(1 << n)).any(|bits| {
+        let members: Vec<usize> = (0..n).filter(|u| bits >> u & 1 == 1).collect();
+        let chosen: Vec<u32> = members.iter().map(|&u| sizes[u]).collect();
+        chosen.iter().sum::<u32>() == 2 * team
+            && (!keep_together || can_pack(&chosen, &shape))
+            && members
+                .iter()
+                .all(|&a| members.iter().all(|&b| !blocks(a, b)))
+    });
+    (config, pool, formable)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -291,44 +356,37 @@ proptest! {
         fifo in any::<bool>(),
         parties in prop::collection::vec((1usize..=3, 0u16..5, prop::collection::vec(0usize..9, 0..=2)), 2..=9),
     ) {
-        let shape = [team, team];
-        let mut config = if fifo { fifo_mode(&shape) } else { mmr_mode(&shape, 20.0, 2.0) };
-        config = with_parties(config, 3.min(team), keep_together);
-        config.attributes = serde_json::from_value(serde_json::json!({
-            "blocked": {"type": "playerSet", "default": []}
-        })).unwrap();
-        config.rules = serde_json::from_value(serde_json::json!([
-            {"name": "no-blocked", "type": "avoid", "attribute": "blocked"}
-        ])).unwrap();
-        let n = parties.len();
-        let sizes: Vec<u32> = parties.iter().map(|(s, _, _)| (*s as u32).min(team)).collect();
-        let blocks = |a: usize, b: usize| parties[a].2.contains(&b) && a != b;
-        let mut pool = Vec::new();
-        for (p, ((_, mmr, blocked), size)) in parties.iter().zip(&sizes).enumerate() {
-            let ids: Vec<String> = blocked
-                .iter()
-                .filter(|&&b| b < n && b != p)
-                .flat_map(|&b| (0..sizes[b]).map(move |k| format!("p{b}-{k}")))
-                .collect();
-            let mut members = party(&format!("p{p}"), *size as usize, 1000.0 + f64::from(*mmr), p as f64);
-            for m in &mut members {
-                m.attributes = std::sync::Arc::new(
-                    serde_json::from_value(serde_json::json!({ "blocked": ids })).unwrap(),
-                );
-                if *size == 1 {
-                    m.party = None;
-                }
-            }
-            pool.extend(members);
-        }
-        let formable = (1u32..(1 << n)).any(|bits| {
-            let members: Vec<usize> = (0..n).filter(|u| bits >> u & 1 == 1).collect();
-            let chosen: Vec<u32> = members.iter().map(|&u| sizes[u]).collect();
-            chosen.iter().sum::<u32>() == 2 * team
-                && (!keep_together || can_pack(&chosen, &shape))
-                && members.iter().all(|&a| members.iter().all(|&b| !blocks(a, b)))
-        });
+        let (config, pool, formable) = blocking_pool(team, keep_together, fifo, &parties);
         let out = cycle(&config, &pool, 30.0);
         prop_assert_eq!(!out.matches.is_empty(), formable, "{:?}", out);
     }
+}
+
+/// A 4v4 whose one match takes both solos and two of four trios, where
+/// two trios each block one solo: the search chooses among all four
+/// trios, not the two nearest of a kind (a CI run's case).
+#[test]
+fn trios_blocking_the_solos_do_not_stand_for_the_clean_ones() {
+    let parties = [
+        (2, 0, vec![]),
+        (3, 0, vec![]),
+        (3, 1, vec![3]),
+        (1, 0, vec![]),
+        (1, 0, vec![]),
+        (3, 1, vec![4]),
+        (2, 0, vec![0]),
+        (3, 1, vec![]),
+    ];
+    let (config, pool, formable) = blocking_pool(4, true, false, &parties);
+    assert!(formable);
+    let out = cycle(&config, &pool, 30.0);
+    let mut players = out.matches[0].ticket_ids();
+    players.sort();
+    assert_eq!(
+        players,
+        [
+            "tkt_p1-0", "tkt_p1-1", "tkt_p1-2", "tkt_p3-0", "tkt_p4-0", "tkt_p7-0", "tkt_p7-1",
+            "tkt_p7-2"
+        ]
+    );
 }

@@ -16,8 +16,9 @@
 //!
 //! The second look searches the group's members and the candidates passed
 //! over that fit the anchor (of the first [`MOST_MET`] a try passes over,
-//! the [`MOST_CHOICES`] nearest, and of candidates alike in seats and
-//! roles only as many as a match holds) for a group of the match's size,
+//! the [`MOST_CHOICES`] nearest, and of candidates alike in every respect
+//! only as many as a match holds, see `second_look/choices.rs`) for a
+//! group of the match's size,
 //! nearest first, each included before it is left out: every member fits
 //! every other on closeness, rules and regions, the parties pack into the
 //! teams and, with role queues, the group seats into the role seats.
@@ -39,6 +40,8 @@ use crate::rules::{GroupRules, RuleTable};
 use crate::teams::can_pack;
 use crate::tolerance::fits;
 use smallvec::SmallVec;
+
+mod choices;
 
 /// Candidates one second look chooses among at most (the nearest).
 pub const MOST_CHOICES: usize = 48;
@@ -178,27 +181,11 @@ impl Grouper<'_> {
         let closeness = (!self.fifo).then_some((self.values, self.ranges));
         let (rules_table, regions_table) = (self.rules.table(), self.regions);
         pool.retain(|&c| pair_fits(closeness, rules_table, regions_table, anchor, c));
-        // Of one kind, only as many as a match holds: forty damage players
-        // met first leave room for the parties met after them.
+        // Of candidates alike in every respect, only as many as a match
+        // holds: forty damage players met first leave room for the
+        // parties met after them.
+        self.keep_few_alike(anchor, &mut pool, size);
         let roles = self.role_table();
-        let mut kinds: SmallVec<[(u64, u32); 16]> = SmallVec::new();
-        pool.retain(|&c| {
-            let Some(kind) = kind_of(roles, self.candidates, c) else {
-                return true;
-            };
-            let most = size / self.candidates[c].seats.max(1);
-            match kinds.iter_mut().find(|(k, _)| *k == kind) {
-                Some((_, n)) if *n >= most.max(1) => false,
-                Some((_, n)) => {
-                    *n += 1;
-                    true
-                }
-                None => {
-                    kinds.push((kind, 1));
-                    true
-                }
-            }
-        });
         pool.truncate(MOST_CHOICES);
         let held: u64 = std::iter::once(anchor)
             .chain(pool.iter().copied())

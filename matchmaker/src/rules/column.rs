@@ -145,4 +145,40 @@ impl RuleTable<'_> {
                     || (a.a == b.a && a.b == b.b)
             })
     }
+
+    /// Hashed player ids that any of `members` avoids on any `avoid`
+    /// rule, sorted and without repeats: what
+    /// [`RuleTable::interchangeable`] reads.
+    pub(crate) fn avoided_by(&self, members: &[usize]) -> Vec<u64> {
+        let mut avoided = Vec::new();
+        for col in &self.columns {
+            if let Column::Avoid(col) = col {
+                for &m in members {
+                    avoided.extend_from_slice(col.avoids(m));
+                }
+            }
+        }
+        avoided.sort_unstable();
+        avoided.dedup();
+        avoided
+    }
+
+    /// Whether candidates `x` and `y` count alike on every rule in any
+    /// group of candidates whose avoided players are `avoided` (from
+    /// [`RuleTable::avoided_by`]): the same value and version on every
+    /// rule, the same players avoided, and neither avoided by anyone.
+    pub(crate) fn interchangeable(&self, x: usize, y: usize, avoided: &[u64]) -> bool {
+        let named = |players: &[u64]| players.iter().any(|p| avoided.binary_search(p).is_ok());
+        self.columns
+            .iter()
+            .zip(self.row(x).iter().zip(self.row(y)))
+            .all(|(col, (a, b))| match col {
+                Column::Avoid(col) => {
+                    col.avoids(x) == col.avoids(y)
+                        && !named(col.players(x))
+                        && !named(col.players(y))
+                }
+                _ => a.a == b.a && a.b == b.b,
+            })
+    }
 }
