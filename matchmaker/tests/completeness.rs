@@ -1,15 +1,17 @@
 //! Property: a pool small enough to search whole forms a match whenever
 //! some of its parties make one (docs/game-modes.md#how-a-cycle-forms-matches,
 //! docs/rules.md "Seating"), whatever mix of closeness, rules over
-//! attributes and regions decides who fits whom. The oracle tries every
+//! attributes, regions and role seats decides who fits whom. The oracle tries every
 //! subset of parties; the cycle must find one of them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 use common::*;
+use matchplane_matchmaker::roles::seat::can_seat;
+use matchplane_matchmaker::roles::RoleSeats;
 use matchplane_matchmaker::teams::can_pack;
 use matchplane_matchmaker::tolerance::{fits, mmr_range};
-use matchplane_matchmaker::{GameModeConfig, Latencies, Regions, Search};
+use matchplane_matchmaker::{Code, GameModeConfig, Latencies, Regions, Search};
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -31,6 +33,9 @@ struct Checks {
     level: bool,
     blocks: bool,
     regions: bool,
+    /// Role seats of a team (see [`ROLES`], then `any`), `None`: no
+    /// role queue.
+    roles: Option<[u32; 4]>,
 }
 
 /// One party of the pool (its members alike in all but their ids).
@@ -46,6 +51,8 @@ struct Arrival {
     blocked: Vec<usize>,
     /// Latency to each region: 20 or 150 ms (the ceiling is 100).
     near: [bool; 2],
+    /// Roles member `k` lists: `roles[k % len]` (bit `b` is `ROLES[b]`).
+    roles: Vec<u8>,
 }
 
 fn checks() -> impl Strategy<Value = Checks> {
@@ -61,6 +68,7 @@ fn checks() -> impl Strategy<Value = Checks> {
     )
         .prop_map(
             |(team, keep_together, fifo, build, maps, level, blocks, regions)| Checks {
+                roles: None,
                 team,
                 keep_together,
                 fifo,
@@ -84,6 +92,7 @@ fn arrival() -> impl Strategy<Value = Arrival> {
         [any::<bool>(), any::<bool>()],
     )
         .prop_map(|(size, step, build, maps, level, blocked, near)| Arrival {
+            roles: vec![0b111],
             size,
             step,
             build,
@@ -92,6 +101,51 @@ fn arrival() -> impl Strategy<Value = Arrival> {
             blocked,
             near,
         })
+}
+
+/// The roles member `k` of `a` lists, of those with a seat (a player
+/// listing only roles without one is refused, not left waiting).
+fn roles_of(c: &Checks, a: &Arrival, k: usize) -> u8 {
+    let listed = a.roles[k % a.roles.len()];
+    match &c.roles {
+        Some(counts) if counts[3] == 0 => {
+            let seated = (0..3)
+                .filter(|&r| counts[r] > 0)
+                .fold(0u8, |m, r| m | 1 << r);
+            match listed & seated {
+                0 => seated,
+                some => some,
+            }
+        }
+        _ => listed,
+    }
+}
+
+/// Splits `team` seats over the three roles and `any` by `weights`.
+fn split(team: u32, weights: [u32; 4]) -> [u32; 4] {
+    let mut counts = [0u32; 4];
+    let mut left = team;
+    for i in 0..3 {
+        let take = weights[i].min(left);
+        counts[i] = take;
+        left -= take;
+    }
+    counts[3] = left;
+    counts
+}
+
+/// The composition's `perTeam` of role seats `counts`.
+fn per_team(counts: &[u32; 4]) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (i, r) in ROLES.iter().enumerate() {
+        if counts[i] > 0 {
+            m.insert((*r).into(), json!(counts[i]));
+        }
+    }
+    if counts[3] > 0 {
+        m.insert("any".into(), json!(counts[3]));
+    }
+    serde_json::Value::Object(m)
 }
 
 fn mode(c: &Checks) -> GameModeConfig {
@@ -121,9 +175,16 @@ fn mode(c: &Checks) -> GameModeConfig {
         "build": {"type": "string", "default": "b0"},
         "maps": {"type": "stringSet", "values": MAPS, "default": MAPS},
         "level": {"type": "number", "min": 0, "max": 100, "default": 0},
-        "blocked": {"type": "playerSet", "default": []}
+        "blocked": {"type": "playerSet", "default": []},
+        "roles": {"type": "stringSet", "values": ROLES, "default": ROLES}
     }))
     .unwrap();
+    if let Some(counts) = &c.roles {
+        config.composition = Some(
+            serde_json::from_value(json!({"attribute": "roles", "perTeam": per_team(counts)}))
+                .unwrap(),
+        );
+    }
     config.rules = serde_json::from_value(json!(rules)).unwrap();
     if c.regions {
         config.regions = Some(Regions {
@@ -176,13 +237,19 @@ fn pool(c: &Checks, arrivals: &[Arrival]) -> Vec<Search> {
             .map(|(r, near)| ((*r).into(), if near { 20.0 } else { 150.0 }))
             .collect();
         let mut members = party(&format!("p{p}"), size_of(c, a) as usize, mmr, p as f64);
-        for m in &mut members {
+        for (k, m) in members.iter_mut().enumerate() {
+            let mask = roles_of(c, a, k);
+            let roles: Vec<&str> = (0..3)
+                .filter(|b| mask & (1 << b) != 0)
+                .map(|b| ROLES[b])
+                .collect();
             m.attributes = std::sync::Arc::new(
                 serde_json::from_value(json!({
                     "build": format!("b{}", a.build),
                     "maps": maps,
                     "level": a.level,
                     "blocked": blocked,
+                    "roles": roles,
                 }))
                 .unwrap(),
             );
@@ -209,12 +276,39 @@ fn pair_fits(c: &Checks, arrivals: &[Arrival], a: usize, b: usize) -> bool {
         && (!c.blocks || !(x.blocked.contains(&b) || y.blocked.contains(&a)))
 }
 
+/// Whether the parties `chosen` sit on the teams: in the role seats with
+/// a role queue, else, with keep-together, packed whole.
+fn seatable(c: &Checks, arrivals: &[Arrival], chosen: &[usize]) -> bool {
+    let sizes: Vec<u32> = chosen.iter().map(|&p| size_of(c, &arrivals[p])).collect();
+    let caps = [c.team, c.team];
+    let Some(counts) = &c.roles else {
+        return !c.keep_together || can_pack(&sizes, &caps);
+    };
+    let seats = RoleSeats {
+        counts: counts[..3].to_vec(),
+        any: counts[3],
+    };
+    let masks: Vec<Vec<u64>> = chosen
+        .iter()
+        .map(|&p| {
+            let a = &arrivals[p];
+            (0..size_of(c, a) as usize)
+                .map(|k| u64::from(roles_of(c, a, k)))
+                .collect()
+        })
+        .collect();
+    let units: Vec<&[u64]> = if c.keep_together {
+        masks.iter().map(Vec::as_slice).collect()
+    } else {
+        masks.iter().flat_map(|m| m.chunks(1)).collect()
+    };
+    can_seat(&units, &caps, &seats)
+}
+
 /// Whether the parties `chosen` make a match.
 fn makes_a_match(c: &Checks, arrivals: &[Arrival], chosen: &[usize]) -> bool {
-    let sizes: Vec<u32> = chosen.iter().map(|&p| size_of(c, &arrivals[p])).collect();
-    if sizes.iter().sum::<u32>() != 2 * c.team
-        || (c.keep_together && !can_pack(&sizes, &[c.team, c.team]))
-    {
+    let seats: u32 = chosen.iter().map(|&p| size_of(c, &arrivals[p])).sum();
+    if seats != 2 * c.team || !seatable(c, arrivals, chosen) {
         return false;
     }
     if !chosen.iter().all(|&a| {
@@ -252,6 +346,34 @@ proptest! {
         });
         let out = cycle(&mode(&c), &pool(&c, &arrivals), NOW);
         prop_assert!(out.failed.is_empty(), "{:?}", out.failed);
+        prop_assert_eq!(!out.matches.is_empty(), formable, "{:?}", out);
+    }
+
+    /// The same with role queues: the parties' players list random roles,
+    /// and a match seats everyone in a role they listed.
+    #[test]
+    fn a_role_queue_holding_a_match_forms_one_whatever_decides_who_fits(
+        c in checks(),
+        weights in prop::array::uniform4(0u32..3),
+        arrivals in prop::collection::vec((arrival(), prop::collection::vec(1u8..8, 1..=3)), 2..=11),
+    ) {
+        let c = Checks { roles: Some(split(c.team, weights)), ..c };
+        let arrivals: Vec<Arrival> = arrivals.into_iter().map(|(a, roles)| Arrival { roles, ..a }).collect();
+        let out = cycle(&mode(&c), &pool(&c, &arrivals), NOW);
+        // A party no role seating can hold is failed; the rest must form
+        // a match when some of them make one.
+        let failed: BTreeSet<usize> = out
+            .failed
+            .iter()
+            .map(|f| f.player_id.trim_start_matches('p').split('-').next().unwrap().parse().unwrap())
+            .collect();
+        prop_assert!(out.failed.iter().all(|f| f.code == Code::PartyAttributesDiffer), "{:?}", out.failed);
+        prop_assert!(failed.iter().all(|&p| !seatable(&c, &arrivals, &[p])), "{:?}", out.failed);
+        let n = arrivals.len();
+        let formable = (1u32..(1 << n)).any(|bits| {
+            let chosen: Vec<usize> = (0..n).filter(|p| bits >> p & 1 == 1).collect();
+            chosen.iter().all(|p| !failed.contains(p)) && makes_a_match(&c, &arrivals, &chosen)
+        });
         prop_assert_eq!(!out.matches.is_empty(), formable, "{:?}", out);
     }
 }
