@@ -209,3 +209,18 @@ pub fn role_pool(parties: &[(usize, u16, Vec<u8>)]) -> Vec<Search> {
     }
     pool
 }
+
+/// Seats of one team: `counts` over ROLES (sorted, as the composition
+/// indexes them), then `any`.
+pub fn per_team(counts: &[u32; 4]) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (i, r) in ROLES.iter().enumerate() {
+        if counts[i] > 0 {
+            m.insert((*r).into(), serde_json::json!(counts[i]));
+        }
+    }
+    if counts[3] > 0 {
+        m.insert("any".into(), serde_json::json!(counts[3]));
+    }
+    serde_json::Value::Object(m)
+}

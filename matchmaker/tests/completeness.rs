@@ -134,20 +134,6 @@ fn split(team: u32, weights: [u32; 4]) -> [u32; 4] {
     counts
 }
 
-/// The composition's `perTeam` of role seats `counts`.
-fn per_team(counts: &[u32; 4]) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    for (i, r) in ROLES.iter().enumerate() {
-        if counts[i] > 0 {
-            m.insert((*r).into(), json!(counts[i]));
-        }
-    }
-    if counts[3] > 0 {
-        m.insert("any".into(), json!(counts[3]));
-    }
-    serde_json::Value::Object(m)
-}
-
 fn mode(c: &Checks) -> GameModeConfig {
     let shape = [c.team, c.team];
     let base = if c.fifo {

@@ -15,21 +15,6 @@ use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, HashMap};
 
-/// Seats of one team: `counts` over ROLES (sorted, as the composition
-/// indexes them), then `any`.
-fn per_team(counts: &[u32; 4]) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    for (i, r) in ROLES.iter().enumerate() {
-        if counts[i] > 0 {
-            m.insert((*r).into(), json!(counts[i]));
-        }
-    }
-    if counts[3] > 0 {
-        m.insert("any".into(), json!(counts[3]));
-    }
-    serde_json::Value::Object(m)
-}
-
 fn mode(team: u32, counts: &[u32; 4], keep_together: bool, fifo: bool) -> GameModeConfig {
     let mut c = if fifo {
         fifo_mode(&[team, team])
