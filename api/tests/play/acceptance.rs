@@ -7,6 +7,7 @@
 
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
+use crate::socket::{connect, until};
 use axum::http::{Method, StatusCode};
 use futures::{SinkExt, StreamExt};
 use matchplane_store::pool::{Claim, ClaimOutcome, ModeKey, PoolStore, ProposalClaim};
@@ -246,16 +247,6 @@ async fn a_party_members_decline_drops_the_whole_party_and_cools_down_only_them(
     assert_eq!(a2_again.status, StatusCode::ACCEPTED, "{}", a2_again.body);
 }
 
-pub(crate) type Client =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-pub(crate) async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
-        .await
-        .expect("websocket upgrade");
-    ws
-}
-
 /// The reason a cycle leaves a duel's `ticket` waiting for: one more player.
 async fn left_waiting(t: &TestApp, project: &str, ticket: &str) {
     t.play
@@ -269,24 +260,6 @@ async fn left_waiting(t: &TestApp, project: &str, ticket: &str) {
         )
         .await
         .unwrap();
-}
-
-pub(crate) async fn until(ws: &mut Client, kind: &str) -> Value {
-    // One bound for the whole wait: pings and statuses keep coming.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let msg = tokio::time::timeout_at(deadline, ws.next())
-            .await
-            .unwrap_or_else(|_| panic!("no {kind} within 10 s"))
-            .expect("socket open")
-            .expect("no error");
-        if let Message::Text(text) = msg {
-            let msg = crate::harness::search_message(&text);
-            if msg["type"] == kind {
-                return msg;
-            }
-        }
-    }
 }
 
 async fn answers_over_the_websocket_and_a_closed_socket_counts_as_a_decline(pools: Pools) {

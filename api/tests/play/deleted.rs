@@ -368,8 +368,8 @@ async fn a_deleted_projects_matched_socket_search_fails(pools: Pools) {
     let (p, key) = t.project("free").await;
     t.mode(&p, &key, duel("duel")).await;
     let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = crate::ws::connect(addr, &token).await;
-    let hello = crate::ws::next_json(&mut ws).await;
+    let mut ws = crate::socket::connect(addr, &token).await;
+    let hello = crate::socket::next_json(&mut ws).await;
     assert_eq!(hello["type"], "searching", "{hello}");
     t.claim_alone(&p, "duel", &ticket, "p1").await;
     let pending = first_message(&mut ws, |m| m["waitingReason"]["code"] == "MATCH_PENDING").await;
@@ -383,10 +383,10 @@ async fn a_deleted_projects_matched_socket_search_fails(pools: Pools) {
 
 /// The first message `wanted` takes, within 10 s (a socket also gets a
 /// Ping every second, so one message's timeout alone never runs out).
-async fn first_message(ws: &mut crate::ws::Client, wanted: impl Fn(&Value) -> bool) -> Value {
+async fn first_message(ws: &mut crate::socket::Client, wanted: impl Fn(&Value) -> bool) -> Value {
     tokio::time::timeout(Duration::from_secs(10), async {
         loop {
-            let msg = crate::ws::next_json(ws).await;
+            let msg = crate::socket::next_json(ws).await;
             if wanted(&msg) {
                 return msg;
             }

@@ -2,9 +2,9 @@
 //! timeout"): a `{"type":"ping"}` text is answered `{"type":"pong"}`, at
 //! most twice a second, and changes nothing of the search.
 
-use crate::harness::{duel, fast, solo, Pools, TestApp};
+use crate::harness::{fast, Pools};
 use crate::on_both_pools;
-use crate::ws::{connect, next_json, Client};
+use crate::socket::{searching_duel, Client, Searching};
 use futures::{SinkExt, StreamExt};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
@@ -26,13 +26,14 @@ async fn texts_within(ws: &mut Client, within: Duration) -> Vec<String> {
 }
 
 async fn a_searching_socket_answers_a_ping_with_a_pong(pools: Pools) {
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        p,
+        key,
+        ticket,
+        mut ws,
+        ..
+    } = searching_duel(pools, fast()).await;
     // Three at once: one answer; the others come within half a second.
     for _ in 0..3 {
         ws.send(Message::Text(r#"{"type":"ping"}"#.into()))

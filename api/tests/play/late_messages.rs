@@ -6,9 +6,10 @@
 //! then the late `requeued` of the proposal before it, then `proposed` B
 //! again: a client took B to be over.
 
-use crate::acceptance::{accepting, connect, propose, until, Client};
+use crate::acceptance::{accepting, propose};
 use crate::harness::{fast, search_message, solo, Pools, TestApp};
 use crate::on_both_pools;
+use crate::socket::{connect, until, Client};
 use axum::http::StatusCode;
 use futures::StreamExt;
 use matchplane_store::pool::{settle, ModeKey};

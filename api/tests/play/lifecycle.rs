@@ -8,6 +8,7 @@
 
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
+use crate::socket::{connect, until, Client};
 use axum::http::{Method, StatusCode};
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
@@ -295,33 +296,6 @@ async fn created_an_hour_ago(t: &TestApp, p: &str) {
         .exec(&t.db)
         .await
         .unwrap();
-}
-
-type Client =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
-        .await
-        .expect("websocket upgrade");
-    ws
-}
-
-/// The next text message of type `kind` (others skipped), within 5 s.
-async fn until(ws: &mut Client, kind: &str) -> Value {
-    loop {
-        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
-            .await
-            .unwrap_or_else(|_| panic!("a {kind} message within 5 s"))
-            .expect("socket open")
-            .expect("no error");
-        if let Message::Text(text) = msg {
-            let msg = crate::harness::search_message(&text);
-            if msg["type"] == kind {
-                return msg;
-            }
-        }
-    }
 }
 
 /// Waits for the socket's Close frame (within 5 s): its code.
@@ -954,7 +928,7 @@ async fn a_broken_frame_during_the_assignment_wait_is_answered_with_a_close(pool
     futures::SinkExt::send(&mut sockets[0].2, Message::Frame(bad))
         .await
         .unwrap();
-    assert_eq!(crate::ws::close_code(&mut sockets[0].2).await, 1007);
+    assert_eq!(crate::socket::close_code(&mut sockets[0].2).await, 1007);
     let status = t.status(&p, &key, &sockets[0].0).await.body;
     assert_eq!(status["status"], "matched", "the match stands: {status}");
     let released = release(&t, &p, &key, &match_id).await;

@@ -41,6 +41,7 @@ mod restart;
 mod role_stats;
 mod searches;
 mod slow_store_pongs;
+mod socket;
 mod stats;
 mod stranded_redis;
 mod tenant;

@@ -7,13 +7,11 @@
 //! `match_tickets` rows were never stored (keyed by ticket alone, the
 //! first match's row held the key), so only its webhook carried the data.
 
-use crate::harness::{search_message, Pools, TestApp};
+use crate::harness::{Pools, TestApp};
 use crate::on_both_pools;
+use crate::socket::until;
 use axum::http::{Method, StatusCode};
-use futures::StreamExt;
 use serde_json::{json, Value};
-use std::time::Duration;
-use tokio_tungstenite::tungstenite::Message;
 
 on_both_pools!(
     a_released_player_brings_its_data_to_the_next_match,
@@ -165,26 +163,6 @@ async fn a_released_player_brings_its_data_to_the_next_match(pools: Pools) {
         "{}",
         one.body
     );
-}
-
-type Client =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// The next text message of type `kind` (others skipped), within 10 s.
-async fn until(ws: &mut Client, kind: &str) -> Value {
-    loop {
-        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
-            .await
-            .unwrap_or_else(|_| panic!("a {kind} message within 10 s"))
-            .expect("socket open")
-            .expect("no error");
-        if let Message::Text(text) = msg {
-            let msg = search_message(&text);
-            if msg["type"] == kind {
-                return msg;
-            }
-        }
-    }
 }
 
 async fn an_unassigned_player_brings_its_data_to_the_next_match(pools: Pools) {

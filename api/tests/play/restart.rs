@@ -4,7 +4,7 @@
 use crate::acceptance::{accepting, propose};
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
-use crate::ws::{close_code, connect, next_json, Client};
+use crate::socket::{close_code, connect, next_json, until};
 use axum::http::{Method, StatusCode};
 use futures::SinkExt;
 use matchplane_api::{router, ApiConfig, AppState};
@@ -100,16 +100,6 @@ async fn a_stopping_instance_ends_its_sockets_searches(pools: Pools) {
     let other = t.other_instance().await;
     let mut ws = connect(other.serve().await, &token).await;
     assert_eq!(next_json(&mut ws).await["type"], "searching");
-}
-
-/// The next message of type `kind` (skipping the others).
-async fn until(ws: &mut Client, kind: &str) -> serde_json::Value {
-    loop {
-        let msg = next_json(ws).await;
-        if msg["type"] == kind {
-            return msg;
-        }
-    }
 }
 
 /// An instance stopping (a rolling restart) while its socket's search is

@@ -10,7 +10,7 @@
 
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
-use crate::ws::{connect, next_json};
+use crate::socket::{connect, next_json};
 use axum::http::StatusCode;
 use matchplane_api::play::unix_now;
 use matchplane_store::pool::{ModeKey, SearchState};

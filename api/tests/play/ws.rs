@@ -3,6 +3,7 @@
 
 use crate::harness::{duel, fast, solo, Pools, TestApp};
 use crate::on_both_pools;
+use crate::socket::{close_code, connect, next_json, searching_duel, until, Searching};
 use axum::http::StatusCode;
 use futures::{SinkExt, StreamExt};
 use matchplane_store::pool::{Ended, ModeKey, SearchState};
@@ -12,9 +13,6 @@ use std::time::Duration;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
-
-pub(crate) type Client =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 on_both_pools!(
     pong_delay_shows_in_ping_ms,
@@ -33,27 +31,6 @@ on_both_pools!(
     a_start_that_reads_its_ticket_first_marks_the_socket_and_the_pending,
 );
 
-pub(crate) async fn connect(addr: std::net::SocketAddr, token: &str) -> Client {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
-        .await
-        .expect("websocket upgrade");
-    ws
-}
-
-/// The next text message as JSON (answering pings at once).
-pub(crate) async fn next_json(ws: &mut Client) -> Value {
-    loop {
-        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
-            .await
-            .expect("a message within 5 s")
-            .expect("socket open")
-            .expect("no error");
-        if let Message::Text(text) = msg {
-            return crate::harness::search_message(&text);
-        }
-    }
-}
-
 /// A player's view of a match `match_id` seating `ticket` (what the worker
 /// publishes), for a `matched` message published by hand.
 fn player_view(match_id: &str, ticket: &str) -> Value {
@@ -62,16 +39,6 @@ fn player_view(match_id: &str, ticket: &str) -> Value {
         "player": {"playerId": "p1", "ticketId": ticket, "team": 0, "partyId": null,
             "mmr": 1500.0, "latencyMs": null, "waitSeconds": 1.0},
         "region": null, "quality": {"mmrSpread": 0.0, "teamImbalance": 0.0}})
-}
-
-/// Reads until a message of `kind`; returns it.
-async fn until(ws: &mut Client, kind: &str) -> Value {
-    loop {
-        let msg = next_json(ws).await;
-        if msg["type"] == kind {
-            return msg;
-        }
-    }
 }
 
 async fn pong_delay_shows_in_ping_ms(pools: Pools) {
@@ -128,13 +95,9 @@ async fn pong_delay_shows_in_ping_ms(pools: Pools) {
 }
 
 async fn a_status_published_elsewhere_reaches_the_socket(pools: Pools) {
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t, ticket, mut ws, ..
+    } = searching_duel(pools, fast()).await;
     // Another process (the worker) publishes the match on its own handle.
     let worker = t.other_process_pool().await;
     let matched = StatusMessage::Matched {
@@ -166,13 +129,15 @@ async fn a_status_published_elsewhere_reaches_the_socket(pools: Pools) {
 }
 
 async fn the_studios_cancel_reaches_the_socket_and_closing_ends_the_search(pools: Pools) {
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        addr,
+        p,
+        key,
+        ticket,
+        token,
+        mut ws,
+    } = searching_duel(pools, fast()).await;
     let a = t
         .call(
             axum::http::Method::DELETE,
@@ -228,36 +193,19 @@ async fn a_refused_websocket_start_is_a_problem(pools: Pools) {
     }
 }
 
-/// Reads to the server's Close frame and returns its code: a socket that
-/// ends without one (a reset, an abnormal closure: 1006 to a client)
-/// fails the test.
-pub(crate) async fn close_code(ws: &mut Client) -> u16 {
-    loop {
-        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
-            .await
-            .expect("the server's Close within 5 s");
-        match msg {
-            Some(Ok(Message::Close(frame))) => {
-                return frame.map(|f| u16::from(f.code)).unwrap_or(1005);
-            }
-            Some(Ok(_)) => {}
-            other => panic!("the socket ended without a Close frame (1006): {other:?}"),
-        }
-    }
-}
-
 /// Every way a search's socket ends gets a Close frame with 1000: after
 /// the final message (here `cancelled` by the studio, `matched` from the
 /// worker), and in answer to the client's own Close, which cancels.
 async fn every_ending_closes_with_1000(pools: Pools) {
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        addr,
+        p,
+        key,
+        ticket,
+        token,
+        mut ws,
+    } = searching_duel(pools, fast()).await;
     let path = format!("/v1/projects/{p}/tickets/{ticket}");
     t.call(axum::http::Method::DELETE, &path, Some(&key), None)
         .await;
@@ -321,13 +269,15 @@ async fn a_socket_whose_ticket_runs_out_is_told_why(pools: Pools) {
 async fn a_socket_that_never_pongs_expires(pools: Pools) {
     let settings = fast();
     let timeout = settings.pong_timeout;
-    let t = TestApp::new(pools, settings).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        addr,
+        p,
+        key,
+        ticket,
+        mut ws,
+        ..
+    } = searching_duel(pools, settings).await;
     // Not reading: the pings pile up unanswered.
     tokio::time::sleep(timeout + Duration::from_millis(800)).await;
     let status = t.status(&p, &key, &ticket).await.body;
@@ -356,13 +306,13 @@ async fn a_search_lost_with_redis_data_says_so(pools: Pools) {
         // In memory the pool dies with the process only.
         return;
     }
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        ticket,
+        token,
+        mut ws,
+        ..
+    } = searching_duel(pools, fast()).await;
     let (url, prefix) = (crate::harness::redis_url(), t.prefix.clone());
     tokio::task::spawn_blocking(move || {
         matchplane_store::pool::redis::delete_prefix_blocking(&url, &prefix).unwrap()
@@ -396,13 +346,13 @@ async fn a_lost_search_whose_match_was_stored_is_told_matched(pools: Pools) {
         // In memory the pool dies with the process only.
         return;
     }
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        p,
+        ticket,
+        mut ws,
+        ..
+    } = searching_duel(pools, fast()).await;
     // Stored as the recorder stores it (the match and its ticket's row),
     // with no status published.
     t.store_match_alone(&p, "duel", &ticket, "p1").await;
@@ -485,13 +435,13 @@ async fn an_oversized_client_message_ends_the_search(pools: Pools) {
 async fn a_frame_that_breaks_the_protocol_is_answered_with_a_close(pools: Pools) {
     use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
     use tokio_tungstenite::tungstenite::protocol::frame::Frame;
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        p,
+        ticket,
+        mut ws,
+        ..
+    } = searching_duel(pools, fast()).await;
     let bad = Frame::message(vec![0xff, 0xfe], OpCode::Data(Data::Text), true);
     ws.send(Message::Frame(bad)).await.unwrap();
     assert_eq!(close_code(&mut ws).await, 1007);
@@ -511,13 +461,14 @@ async fn a_frame_that_breaks_the_protocol_is_answered_with_a_close(pools: Pools)
 /// the search is not ended when the poll timeout (1 s here) passes without
 /// another poll, and the socket's renewals keep it past its own 1 s lease.
 async fn a_rest_poll_leaves_a_socket_search_to_its_socket(pools: Pools) {
-    let t = TestApp::new(pools, crate::harness::short_lease()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    assert_eq!(next_json(&mut ws).await["type"], "searching");
+    let Searching {
+        t,
+        p,
+        ticket,
+        token,
+        ws: _ws,
+        ..
+    } = searching_duel(pools, crate::harness::short_lease()).await;
     let path = format!("/v1/searches/{ticket}");
     let auth = format!("Ticket {token}");
     let polled = t
