@@ -6,12 +6,10 @@ use crate::harness::{call, duel, fast, redis_url, set_free_quota, solo, Instance
 use crate::on_both_pools;
 use crate::proxy::CountingProxy;
 use axum::http::{Method, StatusCode};
-use futures::StreamExt;
 use matchplane_api::play;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_tungstenite::tungstenite::Message;
 
 on_both_pools!(
     a_search_starts_elsewhere_and_keeps_every_error_code,
@@ -175,20 +173,8 @@ async fn a_search_starts_elsewhere_over_the_websocket(pools: Pools) {
         }
         other => panic!("expected a 401 refusal, got {:?}", other.map(|_| ())),
     }
-    let (mut ws, _) =
-        tokio_tungstenite::connect_async(format!("ws://{addr}/v1/search?ticket={token}"))
-            .await
-            .expect("websocket upgrade");
-    let first = loop {
-        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
-            .await
-            .expect("a message within 5 s")
-            .expect("socket open")
-            .expect("no error");
-        if let Message::Text(text) = msg {
-            break crate::harness::search_message(&text);
-        }
-    };
+    let mut ws = crate::socket::connect(addr, &token).await;
+    let first = crate::socket::next_json(&mut ws).await;
     assert_eq!(first["type"], "searching", "{first}");
     assert_eq!(first["ticketId"], json!(ticket));
     assert_eq!(first["gameMode"], "duel");

@@ -93,6 +93,7 @@ pub(crate) async fn searching_duel(
     let mut ws = connect(addr, &token).await;
     let hello = next_json(&mut ws).await;
     assert_eq!(hello["type"], "searching", "{hello}");
+    assert_eq!(hello["ticketId"], ticket.as_str());
     Searching {
         t,
         addr,

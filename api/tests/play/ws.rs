@@ -42,15 +42,14 @@ fn player_view(match_id: &str, ticket: &str) -> Value {
 }
 
 async fn pong_delay_shows_in_ping_ms(pools: Pools) {
-    let t = TestApp::new(pools, fast()).await;
-    let addr = t.serve().await;
-    let (p, key) = t.project("free").await;
-    t.mode(&p, &key, duel("duel")).await;
-    let (ticket, token) = t.ticket_ok(&p, &key, solo("duel", "p1")).await;
-    let mut ws = connect(addr, &token).await;
-    let hello = next_json(&mut ws).await;
-    assert_eq!(hello["type"], "searching", "{hello}");
-    assert_eq!(hello["ticketId"], ticket.as_str());
+    let Searching {
+        t,
+        p,
+        key,
+        ticket,
+        mut ws,
+        ..
+    } = searching_duel(pools, fast()).await;
     // Answer each ping 40 ms late: tungstenite queues the pong when it reads
     // the ping and sends it at the next flush.
     let delay = 40.0;
