@@ -99,5 +99,5 @@ pub async fn untracked(
 /// The studio's `404` for a ticket the store does not hold: it may have
 /// been lost with the store's data, as the player's `401` says too.
 pub const NO_SUCH_TICKET: &str = "no such ticket: it never existed, or its record is gone \
-    (past its retention, or lost with the matchmaking store's data, as in a `matchplane dev` \
-    restart); generate a new one";
+    (past its retention, cancelled before it searched, or lost with the matchmaking store's \
+    data, as in a `matchplane dev` restart); generate a new one";

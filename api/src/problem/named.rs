@@ -96,14 +96,15 @@ impl ApiError {
     }
 
     /// `401 TICKET_INVALID` for a well-formed token whose ticket the store
-    /// does not hold: never created, expired, or lost with the matchmaking
-    /// store's data (nothing tells these apart once the record is gone).
+    /// does not hold: never created, expired, cancelled by the studio
+    /// before it searched, or lost with the matchmaking store's data
+    /// (nothing tells these apart once the record is gone).
     pub fn ticket_unknown() -> Self {
         Self::new(
             Code::TicketInvalid,
-            "the ticket token is not valid: no such ticket, or it has expired; a ticket that \
-             had not expired was lost with the matchmaking store's data (its search too): \
-             create a new ticket",
+            "the ticket token is not valid: no such ticket, it has expired, or the studio \
+             cancelled it before it searched; a ticket that was none of these was lost with \
+             the matchmaking store's data (its search too): create a new ticket",
         )
     }
 

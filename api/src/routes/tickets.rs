@@ -230,7 +230,10 @@ pub async fn get(
 }
 
 /// Cancels a ticket's search (its client gets `cancelled`); answers the
-/// status after. A matched ticket stays matched.
+/// status after. A matched ticket stays matched. A ticket that never
+/// searched is revoked: it answers `cancelled` once, is forgotten (its
+/// token is then `TICKET_INVALID`, its status `404`) and no longer counts
+/// against `maxPendingTickets`.
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/tickets/{ticketId}", tag = "tickets", operation_id = "cancelTicket",
     security(("bearer" = [])),
     params(("projectId" = String, Path, description = "`prj_…`"), ("ticketId" = String, Path, description = "`tkt_…`")),
@@ -243,15 +246,20 @@ pub async fn cancel(
 ) -> Result<Json<TicketStatus>, ApiError> {
     let ticket = project_ticket(&state, &caller.project_id, &ticket_id).await?;
     end(&state.play, &ticket, EndOutcome::Cancelled).await?;
-    // A ticket cancelled before it searched no longer counts as pending.
-    state
-        .play
-        .tickets
-        .forget_pending(&caller.project_id, &ticket_id)
-        .await?;
-    Ok(Json(
-        status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?,
-    ))
+    let mut status = status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?;
+    // A ticket cancelled before it searched is revoked, so that it can
+    // neither search nor hold a place among the pending tickets
+    // (docs/operations.md, "Ticket limits").
+    if status.status == "created"
+        && state
+            .play
+            .tickets
+            .revoke_unstarted(&caller.project_id, &ticket_id)
+            .await?
+    {
+        status.status = "cancelled";
+    }
+    Ok(Json(status))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `maxPendingTickets`: seeded per tier, shown and edited through the
 //! tiers API, and `429 TICKET_LIMIT_EXCEEDED` once a project holds that
-//! many tickets generated and not yet searching; a cancelled one frees
-//! its place.
+//! many tickets generated and not yet searching; one cancelled before it
+//! searched is revoked, which frees its place.
 
 use crate::common::{mode, Backend, TestApp, OPERATOR};
 use crate::on_both;
@@ -62,12 +62,14 @@ async fn pending_tickets_are_bounded_by_the_tier(backend: Backend) {
     let generate =
         |player: &str| json!({"gameMode": "duel", "playerId": player, "attributes": {"mmr": 1500}});
     let mut ids = Vec::new();
+    let mut tokens = Vec::new();
     for player in ["p1", "p2"] {
         let a = t
             .call(Method::POST, &tickets, Some(&key), Some(generate(player)))
             .await;
         assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
         ids.push(a.body["ticketId"].as_str().unwrap().to_owned());
+        tokens.push(a.body["token"].as_str().unwrap().to_owned());
     }
     let over = t
         .call(Method::POST, &tickets, Some(&key), Some(generate("p3")))
@@ -76,7 +78,9 @@ async fn pending_tickets_are_bounded_by_the_tier(backend: Backend) {
     let detail = over.body["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("maxPendingTickets"), "{detail}");
 
-    // Cancelled before it searched: its place is free again.
+    // Cancelled before it searched: revoked, so its place is free again
+    // and its token can no longer start a search (else generating and
+    // cancelling would hold any number of usable tickets).
     let cancelled = t
         .call(
             Method::DELETE,
@@ -86,10 +90,44 @@ async fn pending_tickets_are_bounded_by_the_tier(backend: Backend) {
         )
         .await;
     assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
+    assert_eq!(cancelled.body["status"], "cancelled", "{}", cancelled.body);
     let again = t
         .call(Method::POST, &tickets, Some(&key), Some(generate("p3")))
         .await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    let start = |token: &str| json!({ "ticket": token });
+    let revoked = t
+        .call(Method::POST, "/v1/searches", None, Some(start(&tokens[0])))
+        .await;
+    revoked.assert_problem(StatusCode::UNAUTHORIZED, "TICKET_INVALID");
+    let read = t
+        .call(
+            Method::GET,
+            &format!("{tickets}/{}", ids[0]),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(read.status, StatusCode::NOT_FOUND, "{}", read.body);
+    // A ticket that searched is not revoked by the cancel of its search:
+    // it may search again, and never counted as pending since its start.
+    let started = t
+        .call(Method::POST, "/v1/searches", None, Some(start(&tokens[1])))
+        .await;
+    assert_eq!(started.status, StatusCode::ACCEPTED, "{}", started.body);
+    let ended = t
+        .call(
+            Method::DELETE,
+            &format!("{tickets}/{}", ids[1]),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(ended.body["status"], "cancelled", "{}", ended.body);
+    let resumed = t
+        .call(Method::POST, "/v1/searches", None, Some(start(&tokens[1])))
+        .await;
+    assert_eq!(resumed.status, StatusCode::ACCEPTED, "{}", resumed.body);
 
     // The operator raises the limit: effective at once.
     let mut raised = tier;

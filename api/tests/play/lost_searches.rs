@@ -173,10 +173,11 @@ async fn a_search_between_states_is_never_taken_for_lost(pools: Pools) {
         let view = poll(&t.app, ticket, token).await;
         assert_ne!(view["status"], "expired", "{view}");
     }
-    // Cancelled by the studio before it searched: still `created`.
+    // Cancelled by the studio before it searched: revoked (`cancelled`),
+    // not taken for a search lost with the pool's data.
     let (unused, _) = t.ticket_ok(&p, &key, solo("duel", "dee")).await;
     let path = format!("/v1/projects/{p}/tickets/{unused}");
     let cancelled = t.call(Method::DELETE, &path, Some(&key), None).await;
     assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
-    assert_eq!(cancelled.body["status"], "created", "{}", cancelled.body);
+    assert_eq!(cancelled.body["status"], "cancelled", "{}", cancelled.body);
 }

@@ -176,6 +176,8 @@ impl BackendClient {
     }
 
     /// `DELETE tickets/{ticketId}`: cancels its search (its client gets `cancelled`).
+    /// A ticket that never searched is revoked: the answer reads
+    /// `cancelled` and its token can no longer search.
     ///
     /// # Errors
     /// As [`BackendClient::request`].

@@ -114,7 +114,10 @@ export class BackendClient {
   ticket(ticketId: string): Promise<TicketStatus> {
     return this.request("GET", `tickets/${seg(ticketId)}`);
   }
-  /** Cancels a ticket's search (its client gets `cancelled`). */
+  /**
+   * Cancels a ticket's search (its client gets `cancelled`). A ticket that never searched is revoked:
+   * the answer reads `cancelled` and its token can no longer search.
+   */
   cancelTicket(ticketId: string): Promise<TicketStatus> {
     return this.request("DELETE", `tickets/${seg(ticketId)}`);
   }

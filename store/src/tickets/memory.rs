@@ -109,12 +109,29 @@ impl TicketStore for MemoryTicketStore {
         Ok((!members.is_empty()).then_some(members))
     }
 
-    async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError> {
+    async fn revoke_unstarted(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError> {
+        let key = (project_id.to_owned(), ticket_id.to_owned());
+        if self
+            .started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(&key)
+        {
+            return Ok(false);
+        }
+        self.tickets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&key);
+        self.kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&key);
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(project) = pending.get_mut(project_id) {
             project.remove(ticket_id);
         }
-        Ok(())
+        Ok(true)
     }
 
     async fn pending(&self, project_id: &str, now: f64) -> Result<u64, PoolError> {

@@ -214,9 +214,15 @@ pub trait TicketStore: Send + Sync {
         self.create_within(ticket, now, None).await
     }
 
-    /// Stops counting ticket `ticket_id` of `project_id` as pending (it was
-    /// cancelled before it searched); nothing if it is not pending.
-    async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError>;
+    /// Revokes ticket `ticket_id` of `project_id` if no search ever
+    /// started with it (the studio cancelled it before its player
+    /// searched): its record is deleted, so its token starts no search
+    /// (`TICKET_INVALID`), and it no longer counts as pending. `true` when
+    /// it was revoked; `false`, and nothing changed, once a search started
+    /// with it. Redis: three round trips (the start mark, the record, the
+    /// pending set), the pending entry last, so a failure part-way never
+    /// frees a place for a ticket that can still search.
+    async fn revoke_unstarted(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError>;
 
     /// Every member a kept ticket of party `party_id` of `project_id`
     /// named (its members may have changed between tickets), sorted; `None`

@@ -253,13 +253,20 @@ impl TicketStore for RedisTicketStore {
         created
     }
 
-    async fn forget_pending(&self, project_id: &str, ticket_id: &str) -> Result<(), PoolError> {
+    async fn revoke_unstarted(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError> {
+        if self.started(project_id, ticket_id).await? {
+            return Ok(false);
+        }
+        let _: i64 = redis::cmd("DEL")
+            .arg(self.ticket_key(project_id, ticket_id))
+            .query_async(&mut self.pool.conn())
+            .await?;
         let _: i64 = redis::cmd("ZREM")
             .arg(pending_key(self.pool.prefix(), project_id))
             .arg(ticket_id)
             .query_async(&mut self.pool.conn())
             .await?;
-        Ok(())
+        Ok(true)
     }
 
     async fn pending(&self, project_id: &str, now: f64) -> Result<u64, PoolError> {

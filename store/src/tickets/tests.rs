@@ -164,9 +164,10 @@ async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
             .create_within(&limited("tkt_4", "p4"), 1001.0, Some(3))
             .await
             .unwrap();
-        // A cancelled one leaves too.
-        tickets.forget_pending("prj_t", "tkt_4").await.unwrap();
+        // One revoked before it searched leaves too, and is gone.
+        assert!(tickets.revoke_unstarted("prj_t", "tkt_4").await.unwrap());
         assert_eq!(tickets.pending("prj_t", 1001.0).await.unwrap(), 2);
+        assert!(tickets.get("prj_t", "tkt_4").await.unwrap().is_none());
 
         // Expired tickets (expiresAt 1600) no longer count, and make room.
         assert_eq!(tickets.pending("prj_t", 1600.0).await.unwrap(), 0);

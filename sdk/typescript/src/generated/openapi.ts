@@ -747,7 +747,10 @@ export interface paths {
         post?: never;
         /**
          * Cancels a ticket's search (its client gets `cancelled`); answers the
-         *     status after. A matched ticket stays matched.
+         *     status after. A matched ticket stays matched. A ticket that never
+         *     searched is revoked: it answers `cancelled` once, is forgotten (its
+         *     token is then `TICKET_INVALID`, its status `404`) and no longer counts
+         *     against `maxPendingTickets`.
          */
         delete: operations["cancelTicket"];
         options?: never;
