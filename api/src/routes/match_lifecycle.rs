@@ -143,8 +143,8 @@ pub async fn release(
 #[schema(example = json!({"connection": "203.0.113.7:7777", "data": {"map": "dust"}, "players": {"ana": {"data": {"token": "a1"}}}}))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AssignmentBody {
-    /// Where to connect (at most 512 bytes).
-    #[schema(max_length = 512)]
+    /// Where to connect (1 to 512 bytes).
+    #[schema(min_length = 1, max_length = 512)]
     pub connection: String,
     /// Data for every player (a JSON object of at most 4 KiB).
     #[serde(default)]

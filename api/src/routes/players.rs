@@ -31,7 +31,7 @@ pub struct EndedSearches {
 /// Ends every live search of a player, in every game mode of the project.
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/players/{playerId}/searches", tag = "tickets", operation_id = "endPlayerSearches",
     security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id (1 to 128 printable characters)", min_length = 1, max_length = 128)),
     responses((status = 200, body = EndedSearches), (status = 401, body = Problem), (status = 404, body = Problem),
         (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters; or a query parameter, which this route does not take", body = Problem)))]
 pub async fn end_player_searches(
@@ -113,7 +113,7 @@ pub struct ErasedPlayer {
 /// nothing more (every count `0`). Needs an `admin` key.
 #[utoipa::path(delete, path = "/v1/projects/{projectId}/players/{playerId}", tag = "tickets", operation_id = "erasePlayer",
     security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id")),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("playerId" = String, Path, description = "The studio's player id (1 to 128 printable characters)", min_length = 1, max_length = 128)),
     responses((status = 200, body = ErasedPlayer), (status = 401, body = Problem), (status = 404, body = Problem),
         (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters; or a query parameter, which this route does not take", body = Problem)))]
 pub async fn erase_player(

@@ -55,8 +55,8 @@ pub struct RatingImport {
     /// RD, finite, > 0 and at most the mode's `initialDeviation`.
     #[schema(exclusive_minimum = 0)]
     pub deviation: f64,
-    /// σ, finite and > 0.
-    #[schema(exclusive_minimum = 0)]
+    /// σ, finite, > 0 and at most 10.
+    #[schema(exclusive_minimum = 0, maximum = 10)]
     pub volatility: f64,
 }
 
@@ -227,7 +227,7 @@ pub async fn report_result(
 /// A player's rating in the mode (the initial rating if never rated).
 #[utoipa::path(get, path = "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}", tag = "ratings", operation_id = "getRating",
     security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ("playerId" = String, Path, description = "Player id")),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ("playerId" = String, Path, description = "Player id (1 to 128 printable characters)", min_length = 1, max_length = 128)),
     responses((status = 200, body = RatingView), (status = 404, body = Problem),
         (status = 422, description = "VALIDATION_ERROR: the player id is not 1 to 128 printable characters, the mode has no ratings, or a query parameter the route does not take", body = Problem)))]
 pub async fn get_rating(
@@ -247,7 +247,7 @@ pub async fn get_rating(
 /// Imports a rating the studio already has (game count kept).
 #[utoipa::path(put, path = "/v1/projects/{projectId}/game-modes/{name}/ratings/{playerId}", tag = "ratings", operation_id = "putRating",
     security(("bearer" = [])),
-    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ("playerId" = String, Path, description = "Player id")),
+    params(("projectId" = String, Path, description = "`prj_…`"), ("name" = String, Path, description = "Game mode name"), ("playerId" = String, Path, description = "Player id (1 to 128 printable characters)", min_length = 1, max_length = 128)),
     request_body = RatingImport,
     responses((status = 200, body = RatingView), (status = 404, body = Problem), (status = 422, body = Problem)))]
 pub async fn put_rating(

@@ -107,30 +107,40 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
     let Some(object) = body.as_object_mut() else {
         return Err(ApiError::bad_request("$", "the scenario is a JSON object"));
     };
-    let unknown: Vec<FieldError> = object
+    // Every shape error in one 422 (docs/errors.md): the body's unknown
+    // fields and its CSV field's type with the scenario's and modes' own.
+    let unknown: Vec<String> = object
         .keys()
         .filter(|k| !FIELDS.contains(&k.as_str()))
-        .map(|k| {
-            FieldError::new(
-                k.as_str(),
-                Code::ValidationError,
-                format!("unknown field; a scenario has {}", FIELDS.join(", ")),
-            )
-        })
+        .cloned()
         .collect();
-    if !unknown.is_empty() {
-        return Err(ApiError::bad_body(unknown));
+    let mut errors: Vec<FieldError> = Vec::new();
+    for k in unknown {
+        object.remove(&k);
+        errors.push(FieldError::new(
+            k,
+            Code::ValidationError,
+            format!("unknown field; a scenario has {}", FIELDS.join(", ")),
+        ));
     }
-    if object.contains_key("arrivalsCsv") {
-        return Err(invalid(
+    if object.remove("arrivalsCsv").is_some() {
+        errors.push(FieldError::new(
             "arrivalsCsv",
+            Code::ValidationError,
             "arrivalsCsv names a file of the command line; send the CSV text in arrivalsCsvText",
         ));
     }
     let csv = match object.remove("arrivalsCsvText") {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(text),
-        Some(_) => return Err(invalid("arrivalsCsvText", "arrivalsCsvText is CSV text")),
+        Some(_) => {
+            errors.push(FieldError::new(
+                "arrivalsCsvText",
+                Code::ValidationError,
+                "arrivalsCsvText is CSV text",
+            ));
+            None
+        }
     };
     if csv.is_some() {
         // The scenario names its CSV (here by the body's field, not a
@@ -139,7 +149,14 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
         // as on the command line.
         object.insert("arrivalsCsv".to_owned(), Value::from("arrivalsCsvText"));
     }
-    let mut scenario = read_scenario(body).map_err(ApiError::invalid)?;
+    let mut scenario = match read_scenario(body) {
+        Ok(scenario) if errors.is_empty() => scenario,
+        Ok(_) => return Err(ApiError::invalid(errors)),
+        Err(more) => {
+            errors.extend(more);
+            return Err(ApiError::invalid(errors));
+        }
+    };
     if let Some(text) = csv {
         scenario
             .add_arrivals_csv(&text, "arrivalsCsvText")

@@ -29,14 +29,15 @@ pub struct TierBody {
     #[serde(default)]
     #[schema(pattern = "^[a-z0-9][a-z0-9_-]{0,62}$")]
     pub name: Option<String>,
-    /// Shortest `matchmakingCycleDurationSeconds` (seconds).
-    #[schema(minimum = 0)]
+    /// Shortest `matchmakingCycleDurationSeconds` (seconds); at most the
+    /// longest cycle a mode may have.
+    #[schema(minimum = 0, maximum = 3600)]
     pub min_cycle_duration_seconds: f64,
     /// Lowest `baseTolerance` (percent).
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 100)]
     pub min_base_tolerance: f64,
     /// Lowest `expansionMultiplier`.
-    #[schema(minimum = 1)]
+    #[schema(minimum = 1, maximum = 100)]
     pub min_expansion_multiplier: f64,
     /// Largest shape sum (players).
     #[schema(minimum = 2)]

@@ -601,7 +601,51 @@ async fn whole_numbers_with_a_zero_fraction_are_integers(backend: Backend) {
     assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
 }
 
+/// A simulation's scenario names every shape error in one 422
+/// (docs/errors.md): an unknown top-level field and a CSV field of the
+/// wrong type come with the modes' and the scenario's own errors, where
+/// they were answered alone with a 400 before.
+async fn a_scenarios_unknown_fields_come_with_its_other_errors(backend: Backend) {
+    let t = TestApp::new(backend).await;
+    let p = t.project("pro").await;
+    let body = json!({
+        "bogus": 1,
+        "arrivalsCsvText": 7,
+        "gameMode": {"name": "s", "matchShape": "x", "matchmakingCycleDurationSeconds": 1,
+            "algorithm": {"type": "fifo"}},
+        "until": "x"
+    });
+    let answer = t
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{p}/simulate"),
+            Some(OPERATOR),
+            Some(body),
+        )
+        .await;
+    assert_eq!(
+        answer.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        answer.body
+    );
+    let fields: Vec<&str> = answer.body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    for field in ["bogus", "arrivalsCsvText", "gameMode.matchShape", "until"] {
+        assert!(
+            fields.contains(&field),
+            "{field} not named: {}",
+            answer.body
+        );
+    }
+}
+
 on_both!(
+    a_scenarios_unknown_fields_come_with_its_other_errors,
     every_json_body_is_strict,
     a_route_without_a_body_refuses_one,
     nested_typos_and_all_type_errors,

@@ -34,7 +34,9 @@ pub struct Roster {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RosterTeam {
-    /// Position in the match shape, from 0.
+    /// Position in the match shape, from 0 (below the shape's team count:
+    /// a mode has at most 64 teams).
+    #[cfg_attr(feature = "openapi", schema(maximum = 63))]
     pub index: usize,
     /// The players on it now.
     pub players: Vec<RosterPlayer>,
@@ -45,7 +47,8 @@ pub struct RosterTeam {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RosterPlayer {
-    /// The studio's player id.
+    /// The studio's player id (1 to 128 printable characters).
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 128))]
     pub player_id: String,
     /// The player's MMR; optional for players matchplane seated in the
     /// match (their ticket's MMR is used), required for others in MMR modes.

@@ -1160,7 +1160,7 @@ export interface components {
          *     }
          */
         AssignmentBody: {
-            /** @description Where to connect (at most 512 bytes). */
+            /** @description Where to connect (1 to 512 bytes). */
             connection: string;
             /** @description Data for every player (a JSON object of at most 4 KiB). */
             data?: {
@@ -3702,7 +3702,7 @@ export interface components {
             rating: number;
             /**
              * Format: double
-             * @description σ, finite and > 0.
+             * @description σ, finite, > 0 and at most 10.
              */
             volatility: number;
         };
@@ -4103,7 +4103,7 @@ export interface components {
              *     match (their ticket's MMR is used), required for others in MMR modes.
              */
             mmr?: number;
-            /** @description The studio's player id. */
+            /** @description The studio's player id (1 to 128 printable characters). */
             playerId: string;
             /**
              * @description The role the player plays, in a mode with `composition`
@@ -4118,7 +4118,10 @@ export interface components {
         };
         /** @description One team of a roster. */
         RosterTeam: {
-            /** @description Position in the match shape, from 0. */
+            /**
+             * @description Position in the match shape, from 0 (below the shape's team count:
+             *     a mode has at most 64 teams).
+             */
             index: number;
             /** @description The players on it now. */
             players: components["schemas"]["RosterPlayer"][];
@@ -4697,7 +4700,8 @@ export interface components {
             minBaseTolerance: number;
             /**
              * Format: double
-             * @description Shortest `matchmakingCycleDurationSeconds` (seconds).
+             * @description Shortest `matchmakingCycleDurationSeconds` (seconds); at most the
+             *     longest cycle a mode may have.
              */
             minCycleDurationSeconds: number;
             /**
@@ -6937,7 +6941,7 @@ export interface operations {
                 projectId: string;
                 /** @description Game mode name */
                 name: string;
-                /** @description Player id */
+                /** @description Player id (1 to 128 printable characters) */
                 playerId: string;
             };
             cookie?: never;
@@ -7026,7 +7030,7 @@ export interface operations {
                 projectId: string;
                 /** @description Game mode name */
                 name: string;
-                /** @description Player id */
+                /** @description Player id (1 to 128 printable characters) */
                 playerId: string;
             };
             cookie?: never;
@@ -9561,7 +9565,7 @@ export interface operations {
             path: {
                 /** @description `prj_…` */
                 projectId: string;
-                /** @description The studio's player id */
+                /** @description The studio's player id (1 to 128 printable characters) */
                 playerId: string;
             };
             cookie?: never;
@@ -9655,7 +9659,7 @@ export interface operations {
             path: {
                 /** @description `prj_…` */
                 projectId: string;
-                /** @description The studio's player id */
+                /** @description The studio's player id (1 to 128 printable characters) */
                 playerId: string;
             };
             cookie?: never;
