@@ -97,8 +97,13 @@ const FIELDS: [&str; 8] = [
     "arrivalsCsvText",
 ];
 
+/// A `VALIDATION_ERROR` on `field`.
+fn shape_error(field: &str, message: impl Into<String>) -> FieldError {
+    FieldError::new(field, Code::ValidationError, message)
+}
+
 fn invalid(field: &str, message: impl Into<String>) -> ApiError {
-    ApiError::invalid(vec![FieldError::new(field, Code::ValidationError, message)])
+    ApiError::invalid(vec![shape_error(field, message)])
 }
 
 /// The scenario of `body`: validated like the CLI's, with the arrivals of
@@ -109,24 +114,21 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
     };
     // Every shape error in one 422 (docs/errors.md): the body's unknown
     // fields and its CSV field's type with the scenario's and modes' own.
-    let unknown: Vec<String> = object
-        .keys()
-        .filter(|k| !FIELDS.contains(&k.as_str()))
-        .cloned()
-        .collect();
     let mut errors: Vec<FieldError> = Vec::new();
-    for k in unknown {
-        object.remove(&k);
-        errors.push(FieldError::new(
-            k,
-            Code::ValidationError,
-            format!("unknown field; a scenario has {}", FIELDS.join(", ")),
-        ));
-    }
+    object.retain(|k, _| {
+        let known = FIELDS.contains(&k.as_str());
+        if !known {
+            let fields = FIELDS.join(", ");
+            errors.push(shape_error(
+                k,
+                format!("unknown field; a scenario has {fields}"),
+            ));
+        }
+        known
+    });
     if object.remove("arrivalsCsv").is_some() {
-        errors.push(FieldError::new(
+        errors.push(shape_error(
             "arrivalsCsv",
-            Code::ValidationError,
             "arrivalsCsv names a file of the command line; send the CSV text in arrivalsCsvText",
         ));
     }
@@ -134,9 +136,8 @@ fn scenario_of(mut body: Value) -> Result<Scenario, ApiError> {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(text),
         Some(_) => {
-            errors.push(FieldError::new(
+            errors.push(shape_error(
                 "arrivalsCsvText",
-                Code::ValidationError,
                 "arrivalsCsvText is CSV text",
             ));
             None
