@@ -151,7 +151,7 @@ pub fn finish(openapi: &mut utoipa::openapi::OpenApi) {
     optional_bodies_are_omitted_not_null(openapi);
     constrain_items(openapi);
     unsigned_32_is_not_int32(openapi);
-    variants::closed_algorithm_variants(openapi);
+    variants::closed_config_variants(openapi);
     variants::internal_messages_are_not_sent(openapi);
     add_event_schemas(openapi);
     add_webhooks(openapi);

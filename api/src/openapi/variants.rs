@@ -11,8 +11,8 @@
 //! the property), each is read alike by every generator.
 //!
 //! Also the unions' variants as the server takes and sends them: each
-//! `algorithm` variant closed to its own fields, and the status message
-//! no client receives left out.
+//! variant of a mode's `algorithm`, attributes and rules closed to its own
+//! fields, and the status message no client receives left out.
 
 use heck::ToUpperCamelCase;
 use serde_json::{json, Map, Value};
@@ -117,19 +117,24 @@ pub(super) fn internal_messages_are_not_sent(openapi: &mut utoipa::openapi::Open
     });
 }
 
-/// Each `algorithm` variant takes its own fields and no other (a `fifo`
-/// with `minMmr` is refused): utoipa leaves a tagged enum's variants open.
-pub(super) fn closed_algorithm_variants(openapi: &mut utoipa::openapi::OpenApi) {
+/// Each variant of the tagged unions a studio writes in a mode (its
+/// `algorithm`, each attribute declaration and each rule) takes its own
+/// fields and no other (a `fifo` with `minMmr`, a `string` attribute with
+/// `min` are refused): utoipa leaves a tagged enum's variants open.
+pub(super) fn closed_config_variants(openapi: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::schema::{AdditionalProperties, Schema};
     let Some(components) = openapi.components.as_mut() else {
         return;
     };
-    let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut("Algorithm") else {
-        return;
-    };
-    for item in &mut one_of.items {
-        if let RefOr::T(Schema::Object(object)) = item {
-            object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+    for name in ["Algorithm", "Declaration", "Rule"] {
+        let Some(RefOr::T(Schema::OneOf(one_of))) = components.schemas.get_mut(name) else {
+            continue;
+        };
+        for item in &mut one_of.items {
+            if let RefOr::T(Schema::Object(object)) = item {
+                object.additional_properties =
+                    Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
         }
     }
 }

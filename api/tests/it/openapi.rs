@@ -668,6 +668,43 @@ fn game_mode_schema_takes_exactly_what_the_core_parses() {
     with("/recording", json!({"enabled": false}));
     with("/recording", json!({"retentionDays": 7}));
     with("/recording", json!({"enabled": true, "days": 7}));
+    with("/attributes", json!({"build": {"type": "string"}}));
+    with(
+        "/attributes",
+        json!({"build": {"type": "string", "min": 1}}),
+    );
+    with(
+        "/attributes",
+        json!({"level": {"type": "number", "min": 1}}),
+    );
+    with(
+        "/attributes",
+        json!({"level": {"type": "number", "values": ["1"]}}),
+    );
+    with(
+        "/attributes",
+        json!({"maps": {"type": "stringSet", "party": "union"}}),
+    );
+    with(
+        "/attributes",
+        json!({"blocked": {"type": "playerSet", "max": 5}}),
+    );
+    with(
+        "/rules",
+        json!([{"type": "equal", "name": "b", "attribute": "build"}]),
+    );
+    with(
+        "/rules",
+        json!([{"type": "equal", "name": "b", "attribute": "build", "max": 1}]),
+    );
+    with(
+        "/rules",
+        json!([{"type": "distance", "name": "l", "attribute": "level", "max": 10}]),
+    );
+    with(
+        "/rules",
+        json!([{"type": "avoid", "name": "a", "attribute": "blocked", "relax": []}]),
+    );
     for sample in samples {
         let core = serde_json::from_value::<GameModeConfig>(sample.clone()).is_ok();
         assert_eq!(
