@@ -117,6 +117,7 @@ impl From<AddSearchError> for ApiError {
                 Code::TicketAlreadyMatched,
                 "this ticket was matched already: generate a new one",
             ),
+            AddSearchError::TicketRevoked => ApiError::ticket_unknown(),
             AddSearchError::QuotaExceeded { limit } => ApiError::new(
                 Code::QuotaExceeded,
                 format!("the project has reached its tier's {limit} concurrent searches"),

@@ -250,14 +250,14 @@ pub async fn cancel(
     // A ticket cancelled before it searched is revoked, so that it can
     // neither search nor hold a place among the pending tickets
     // (docs/operations.md, "Ticket limits").
-    if status.status == "created"
-        && state
-            .play
-            .tickets
-            .revoke_unstarted(&caller.project_id, &ticket_id)
-            .await?
-    {
-        status.status = "cancelled";
+    if status.status == "created" {
+        if state.play.tickets.revoke_unstarted(&ticket).await? {
+            status.status = "cancelled";
+        } else {
+            // Its search started after the end above: it is ended too.
+            end(&state.play, &ticket, EndOutcome::Cancelled).await?;
+            status = status_of(&state.play, &state.db, &ticket, unix_now(), Reader::Studio).await?;
+        }
     }
     Ok(Json(status))
 }

@@ -109,6 +109,19 @@ impl<T> PoolStore for T where
 /// reason).
 #[async_trait::async_trait]
 pub trait Searches: Send + Sync {
+    /// Marks ticket `ticket_id` of `mode` (expiring at `expires_at`, Unix
+    /// seconds) revoked, unless a search started with it (it is live, or
+    /// ended recently): every later add of a search with it is refused
+    /// with [`AddSearchError::TicketRevoked`], in the same atomic step as
+    /// the add's other checks. `true` when it is revoked. Redis: one round
+    /// trip. See [`crate::tickets::TicketStore::revoke_unstarted`].
+    async fn revoke_ticket(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        expires_at: f64,
+    ) -> Result<bool, PoolError>;
+
     /// Adds a live search to `mode`'s pool, in one atomic step (one Redis round
     /// trip).
     ///
@@ -121,7 +134,8 @@ pub trait Searches: Send + Sync {
     /// searching), [`AddSearchError::PlayerAlreadySearching`] (with the live
     /// ticket of that player in this mode),
     /// [`AddSearchError::TicketAlreadyMatched`] (the ticket's search was
-    /// matched: it is spent), [`AddSearchError::QuotaExceeded`].
+    /// matched: it is spent), [`AddSearchError::QuotaExceeded`],
+    /// [`AddSearchError::TicketRevoked`] (see [`Searches::revoke_ticket`]).
     /// A ticket whose previous search ended without a match may search again.
     async fn add_search(
         &self,

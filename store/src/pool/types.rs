@@ -328,6 +328,11 @@ pub enum AddSearchError {
     /// The ticket's search was matched: it is spent (`TICKET_ALREADY_MATCHED`).
     #[error("the ticket was already matched")]
     TicketAlreadyMatched,
+    /// The ticket was revoked before a search started with it (a start
+    /// that read its record just before the studio cancelled it): the
+    /// start answers `TICKET_INVALID`.
+    #[error("the ticket was cancelled before it searched")]
+    TicketRevoked,
     /// The project is at its tier's `maxConcurrentSearches` (`QUOTA_EXCEEDED`).
     #[error("the project has reached its limit of {limit} live searches")]
     QuotaExceeded {

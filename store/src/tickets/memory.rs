@@ -10,7 +10,7 @@ use super::{
     search_of, CreateTicketError, Hold, StartSearchError, Ticket, TicketStart, TicketStore,
     RECORD_GRACE,
 };
-use crate::pool::{wall_clock, ModeKey, PoolError, PoolStore};
+use crate::pool::{wall_clock, AddSearchError, ModeKey, PoolError, PoolStore};
 
 /// Tickets kept in a map; records past their grace are pruned on insert.
 pub struct MemoryTicketStore {
@@ -109,13 +109,18 @@ impl TicketStore for MemoryTicketStore {
         Ok((!members.is_empty()).then_some(members))
     }
 
-    async fn revoke_unstarted(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError> {
-        let key = (project_id.to_owned(), ticket_id.to_owned());
+    async fn revoke_unstarted(&self, ticket: &Ticket) -> Result<bool, PoolError> {
+        let key = (ticket.project_id.clone(), ticket.ticket_id.clone());
+        let mode = ModeKey::new(&ticket.project_id, &ticket.game_mode);
         if self
             .started
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .contains_key(&key)
+            || !self
+                .pool
+                .revoke_ticket(&mode, &ticket.ticket_id, ticket.expires_at)
+                .await?
         {
             return Ok(false);
         }
@@ -128,8 +133,8 @@ impl TicketStore for MemoryTicketStore {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&key);
         let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(project) = pending.get_mut(project_id) {
-            project.remove(ticket_id);
+        if let Some(project) = pending.get_mut(&ticket.project_id) {
+            project.remove(&ticket.ticket_id);
         }
         Ok(true)
     }
@@ -189,7 +194,8 @@ impl TicketStore for MemoryTicketStore {
         let ticket = ticket.map_err(|e| StartSearchError::Add(e.into()))?;
         let deadline = start.check(ticket.as_ref())?;
         let ticket = ticket.ok_or(StartSearchError::TicketInvalid)?;
-        self.pool
+        let added = self
+            .pool
             .add_search_scoped(
                 start.mode,
                 &search_of(&ticket, start.now),
@@ -198,7 +204,12 @@ impl TicketStore for MemoryTicketStore {
                 start.scope,
                 matches!(start.hold, Hold::Socket { .. }),
             )
-            .await?;
+            .await;
+        match added {
+            // Revoked after it was read above (`revoke_unstarted`).
+            Err(AddSearchError::TicketRevoked) => return Err(StartSearchError::TicketInvalid),
+            other => other?,
+        }
         let key = (ticket.project_id.clone(), ticket.ticket_id.clone());
         self.started
             .lock()

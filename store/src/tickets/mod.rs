@@ -214,15 +214,18 @@ pub trait TicketStore: Send + Sync {
         self.create_within(ticket, now, None).await
     }
 
-    /// Revokes ticket `ticket_id` of `project_id` if no search ever
-    /// started with it (the studio cancelled it before its player
-    /// searched): its record is deleted, so its token starts no search
-    /// (`TICKET_INVALID`), and it no longer counts as pending. `true` when
-    /// it was revoked; `false`, and nothing changed, once a search started
-    /// with it. Redis: three round trips (the start mark, the record, the
-    /// pending set), the pending entry last, so a failure part-way never
-    /// frees a place for a ticket that can still search.
-    async fn revoke_unstarted(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError>;
+    /// Revokes `ticket` if no search ever started with it (the studio
+    /// cancelled it before its player searched): its record is deleted, so
+    /// its token starts no search (`TICKET_INVALID`), and it no longer
+    /// counts as pending. A start that read the record just before fails
+    /// alike: the revocation and the pool's add are one step apart in the
+    /// ticket's mode. `true` when it was revoked; `false`, and nothing
+    /// changed, once a search started with it (it may have started a moment
+    /// ago: the caller ends it). Redis: four round trips (the start mark,
+    /// the mode's revocation, the record, the pending set), the pending
+    /// entry last, so a failure part-way never frees a place for a ticket
+    /// that can still search.
+    async fn revoke_unstarted(&self, ticket: &Ticket) -> Result<bool, PoolError>;
 
     /// Every member a kept ticket of party `party_id` of `project_id`
     /// named (its members may have changed between tickets), sorted; `None`

@@ -46,7 +46,7 @@ use super::{keep_seconds, CreateTicketError, StartSearchError, Ticket, TicketSta
 use crate::pool::redis::keys::{
     party_key, party_members_key, pending_key, players_key, readiness_key, started_key, ticket_key,
 };
-use crate::pool::{PoolError, RedisPoolStore};
+use crate::pool::{PoolError, RedisPoolStore, Searches};
 
 /// Longest time between two upkeeps of a project's pending set by this
 /// process (seconds).
@@ -253,8 +253,15 @@ impl TicketStore for RedisTicketStore {
         created
     }
 
-    async fn revoke_unstarted(&self, project_id: &str, ticket_id: &str) -> Result<bool, PoolError> {
-        if self.started(project_id, ticket_id).await? {
+    async fn revoke_unstarted(&self, ticket: &Ticket) -> Result<bool, PoolError> {
+        let (project_id, ticket_id) = (&ticket.project_id, &ticket.ticket_id);
+        let mode = crate::pool::ModeKey::new(project_id, &ticket.game_mode);
+        if self.started(project_id, ticket_id).await?
+            || !self
+                .pool
+                .revoke_ticket(&mode, ticket_id, ticket.expires_at)
+                .await?
+        {
             return Ok(false);
         }
         let _: i64 = redis::cmd("DEL")

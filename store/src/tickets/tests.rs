@@ -165,7 +165,8 @@ async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
             .await
             .unwrap();
         // One revoked before it searched leaves too, and is gone.
-        assert!(tickets.revoke_unstarted("prj_t", "tkt_4").await.unwrap());
+        let revoked = tickets.get("prj_t", "tkt_4").await.unwrap().unwrap();
+        assert!(tickets.revoke_unstarted(&revoked).await.unwrap());
         assert_eq!(tickets.pending("prj_t", 1001.0).await.unwrap(), 2);
         assert!(tickets.get("prj_t", "tkt_4").await.unwrap().is_none());
 
@@ -177,6 +178,53 @@ async fn pending_tickets_are_bounded_per_project_until_they_search_or_expire() {
             tickets.create_within(&late, 1600.5, Some(3)).await.unwrap();
         }
         assert_eq!(tickets.pending("prj_t", 1601.0).await.unwrap(), 3);
+    }
+}
+
+/// A start reads the ticket's record, then adds its search: one that read
+/// the record just before the studio revoked the ticket adds nothing (the
+/// pool refuses the revoked ticket in the same step as its other checks),
+/// and a ticket whose search started, live or ended, is not revoked.
+#[tokio::test]
+async fn a_start_that_read_a_ticket_before_its_revocation_adds_no_search() {
+    for (pool, tickets) in stores().await {
+        let mode = ModeKey::new("prj_t", "duel");
+        let now = crate::pool::wall_clock();
+        let mut new = new_ticket("tkt_race", "p1");
+        (new.created_at, new.expires_at) = (now, now + 600.0);
+        let raced = new.into_ticket().unwrap();
+        tickets.create_within(&raced, now, None).await.unwrap();
+        // The start's read, before the revocation.
+        let read = tickets.get("prj_t", "tkt_race").await.unwrap().unwrap();
+        assert!(tickets.revoke_unstarted(&raced).await.unwrap());
+        // The start's add, after it.
+        let added = pool
+            .add_search(&mode, &super::search_of(&read, now), now + 600.0, None)
+            .await;
+        assert!(
+            matches!(added, Err(crate::pool::AddSearchError::TicketRevoked)),
+            "{added:?}"
+        );
+        assert!(pool.snapshot(&mode).await.unwrap().is_empty());
+
+        // A live search's ticket, and an ended one's, are not revoked.
+        for (id, player) in [("tkt_live", "p2"), ("tkt_ended", "p3")] {
+            let mut new = new_ticket(id, player);
+            (new.created_at, new.expires_at) = (now, now + 600.0);
+            let started = new.into_ticket().unwrap();
+            tickets.create_within(&started, now, None).await.unwrap();
+            let search = super::search_of(&started, now);
+            pool.add_search(&mode, &search, now + 600.0, None)
+                .await
+                .unwrap();
+            if id == "tkt_ended" {
+                pool.end_search(&mode, id, &crate::pool::EndOutcome::Cancelled)
+                    .await
+                    .unwrap();
+            }
+            assert!(!tickets.revoke_unstarted(&started).await.unwrap(), "{id}");
+            assert!(tickets.get("prj_t", id).await.unwrap().is_some(), "{id}");
+        }
     }
 }
 

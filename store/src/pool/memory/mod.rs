@@ -88,6 +88,10 @@ struct ModeState {
     cooldowns: HashMap<String, f64>,
     /// backfillId → its live state (see `backfills`).
     backfills: HashMap<String, super::LiveBackfill>,
+    /// ticketId → expiry (Unix seconds) of the tickets revoked before a
+    /// search started with them, which the add refuses (see
+    /// `Searches::revoke_ticket`).
+    revoked: HashMap<String, f64>,
 }
 
 struct Lease {

@@ -17,6 +17,23 @@ impl Searches for MemoryPoolStore {
         Ok(())
     }
 
+    async fn revoke_ticket(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        expires_at: f64,
+    ) -> Result<bool, PoolError> {
+        let mut state = self.state();
+        let pool = state.mode(mode);
+        if pool.pool.contains_key(ticket_id) || pool.ended.contains_key(ticket_id) {
+            return Ok(false);
+        }
+        let now = wall_clock();
+        pool.revoked.insert(ticket_id.to_owned(), expires_at);
+        pool.revoked.retain(|_, expiry| *expiry > now);
+        Ok(true)
+    }
+
     async fn add_search_scoped(
         &self,
         mode: &ModeKey,
@@ -39,6 +56,9 @@ impl Searches for MemoryPoolStore {
         }
         let live = state.live.get(&mode.project_id).copied().unwrap_or(0);
         let pool = state.mode(mode);
+        if pool.revoked.contains_key(search.ticket_id.as_str()) {
+            return Err(AddSearchError::TicketRevoked);
+        }
         if pool.pool.contains_key(search.ticket_id.as_str()) {
             return Err(AddSearchError::SearchAlreadyActive);
         }

@@ -82,6 +82,12 @@ pub(crate) struct ModeKeys {
     /// worker last read it from the database, for a worker that cannot
     /// read it (docs/game-modes.md, "Holding matching").
     pub held: String,
+    /// `P:{<projectId>/M}:revoked` — ZSET ticketId scored by the ticket's
+    /// expiry (Unix seconds): tickets revoked before any search started
+    /// with them, which the add script refuses (a start that read the
+    /// ticket's record just before its revocation adds nothing). Trimmed
+    /// on each revocation; the key lives as long as its last member.
+    pub revoked: String,
     /// Prefix of `P:{<projectId>/M}:ended:<bucket>` — HASH ticketId → how
     /// the ticket's last search ended (`Ended` JSON). Time is cut into
     /// buckets one retention long (`bucket` = Unix seconds / retention);
@@ -120,6 +126,7 @@ impl ModeKeys {
             backfill_seats: format!("{base}:backfill_seats"),
             version: format!("{base}:live-version"),
             held: format!("{base}:held"),
+            revoked: format!("{base}:revoked"),
             ended_prefix: format!("{base}:ended:"),
         }
     }
@@ -340,6 +347,7 @@ mod tests {
             &keys.backfill_seats,
             &keys.version,
             &keys.held,
+            &keys.revoked,
         ] {
             assert!(key.starts_with("mp:{prj_1/ranked-5v5}:"), "{key}");
         }

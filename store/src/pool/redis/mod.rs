@@ -173,6 +173,7 @@ struct Scripts {
     fill: Script,
     backfill_change: Script,
     release: Script,
+    revoke: Script,
 }
 
 impl Scripts {
@@ -221,6 +222,10 @@ impl Scripts {
             release: Script::new(concat!(
                 include_str!("scripts/common.lua"),
                 include_str!("scripts/release.lua")
+            )),
+            revoke: Script::new(concat!(
+                include_str!("scripts/common.lua"),
+                include_str!("scripts/revoke.lua")
             )),
         }
     }

@@ -1,6 +1,7 @@
 //! Adding, ending, touching and expiring live searches, and their
-//! annotations: `scripts/add_search.lua`, `end_search.lua`, `expire.lua`,
-//! `touch.lua`, `ping.lua` and `reasons.lua` (the first three share
+//! annotations, and the revocation of a ticket that never searched:
+//! `scripts/add_search.lua`, `end_search.lua`, `expire.lua`, `revoke.lua`,
+//! `touch.lua`, `ping.lua` and `reasons.lua` (the first four share
 //! `common.lua`).
 
 use async_trait::async_trait;
@@ -49,6 +50,7 @@ fn add_reply(
         },
         Some("active") => Err(AddSearchError::SearchAlreadyActive),
         Some("matched") => Err(AddSearchError::TicketAlreadyMatched),
+        Some("revoked") => Err(AddSearchError::TicketRevoked),
         Some("quota") => Err(AddSearchError::QuotaExceeded {
             limit: max_live.unwrap_or_default(),
         }),
@@ -87,6 +89,7 @@ impl RedisPoolStore {
         for key in keys.add_live(&ended) {
             invocation.key(key);
         }
+        invocation.key(&keys.revoked);
         let [refusal, held_ticket, held_mode] = admission.refusal.args();
         invocation
             .arg(add.ticket_id)
@@ -166,6 +169,27 @@ impl RedisPoolStore {
 
 #[async_trait]
 impl Searches for RedisPoolStore {
+    async fn revoke_ticket(
+        &self,
+        mode: &ModeKey,
+        ticket_id: &str,
+        expires_at: f64,
+    ) -> Result<bool, PoolError> {
+        let keys = self.keys(mode);
+        let [current, next, previous] = self.ended_keys(&keys);
+        let mut call = self.inner.scripts.revoke.prepare_invoke();
+        call.key(&keys.pool)
+            .key(current)
+            .key(next)
+            .key(previous)
+            .key(&keys.revoked)
+            .arg(ticket_id)
+            .arg(expires_at)
+            .arg(wall_clock());
+        let revoked: i64 = call.invoke_async(&mut self.conn()).await?;
+        Ok(revoked == 1)
+    }
+
     async fn recount(&self, mode: &ModeKey) -> Result<(), PoolError> {
         self.measure_and_apply(mode).await
     }

@@ -73,11 +73,16 @@ impl RedisPoolStore {
             scope: start.scope,
             started: Some(ticket.expires_at),
         };
-        match early {
-            Some(admission) => self.add_admitted(start.mode, &add, admission).await?,
-            None => self.add_entry(start.mode, &add).await?,
+        let added = match early {
+            Some(admission) => self.add_admitted(start.mode, &add, admission).await,
+            None => self.add_entry(start.mode, &add).await,
+        };
+        match added {
+            // Revoked after its record was read above (`revoke_unstarted`).
+            Err(AddSearchError::TicketRevoked) => Err(StartSearchError::TicketInvalid),
+            Err(err) => Err(err.into()),
+            Ok(()) => Ok(ticket),
         }
-        Ok(ticket)
     }
 }
 
