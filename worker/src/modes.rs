@@ -16,26 +16,37 @@ use sea_orm::{
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+/// Which config of a mode is meant: the mode's row (`gm_…`: a mode deleted
+/// and created again under its name is another row, whose versions start
+/// again at 1) and its version there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revision {
+    /// The `game_modes` row id.
+    pub id: String,
+    /// The config's version in that row.
+    pub version: i64,
+}
+
 /// Every mode a worker should run a loop for: each mode of the database,
-/// with its version. (A deleted mode's searches are the sweep's,
+/// with its revision. (A deleted mode's searches are the sweep's,
 /// [`crate::sweep`].)
 ///
 /// # Errors
 /// A database failure.
-pub async fn list_all(db: &DatabaseConnection) -> Result<HashMap<ModeKey, i64>, WorkerError> {
+pub async fn list_all(db: &DatabaseConnection) -> Result<HashMap<ModeKey, Revision>, WorkerError> {
     let rows = listing(db, None).await?;
     Ok(rows.into_iter().map(|(k, v, _)| (k, v)).collect())
 }
 
 /// The modes changed (created or given a new version) at or after `since`,
-/// each with its version and `updated_at`.
+/// each with its revision and `updated_at`.
 ///
 /// # Errors
 /// A database failure.
 pub async fn list_changed(
     db: &DatabaseConnection,
     since: DateTime<Utc>,
-) -> Result<Vec<(ModeKey, i64, DateTime<Utc>)>, WorkerError> {
+) -> Result<Vec<(ModeKey, Revision, DateTime<Utc>)>, WorkerError> {
     listing(db, Some(since)).await
 }
 
@@ -54,21 +65,24 @@ pub async fn count(db: &DatabaseConnection) -> Result<u64, WorkerError> {
 async fn listing(
     db: &DatabaseConnection,
     since: Option<DateTime<Utc>>,
-) -> Result<Vec<(ModeKey, i64, DateTime<Utc>)>, WorkerError> {
+) -> Result<Vec<(ModeKey, Revision, DateTime<Utc>)>, WorkerError> {
     let mut query = GameModes::find()
         .select_only()
         .column(game_mode::Column::ProjectId)
         .column(game_mode::Column::Name)
+        .column(game_mode::Column::Id)
         .column(game_mode::Column::Version)
         .column(game_mode::Column::UpdatedAt);
     if let Some(since) = since {
         query = query.filter(game_mode::Column::UpdatedAt.gte(since));
     }
-    let rows: Vec<(String, String, i64, DateTime<Utc>)> =
+    let rows: Vec<(String, String, String, i64, DateTime<Utc>)> =
         query.into_tuple().all(db).await.map_err(StoreError::from)?;
     Ok(rows
         .into_iter()
-        .map(|(project, name, version, at)| (ModeKey::new(project, name), version, at))
+        .map(|(project, name, id, version, at)| {
+            (ModeKey::new(project, name), Revision { id, version }, at)
+        })
         .collect())
 }
 
@@ -127,30 +141,41 @@ pub struct ModeConfig {
 }
 
 impl ModeConfig {
+    /// Whether this is the config of `revision` (its row and version).
+    pub fn is_at(&self, revision: &Revision) -> bool {
+        self.version == revision.version && self.id == revision.id
+    }
+
     /// Whether a `match.made` webhook is to be queued for this mode's matches.
     pub fn webhook_enabled(&self) -> bool {
         self.config.webhook.as_ref().is_some_and(|w| w.enabled)
     }
 }
 
-/// The current version of `key`'s mode, `None` if it is deleted.
+/// The current revision of `key`'s mode, `None` if it is deleted.
 ///
 /// # Errors
 /// A database failure.
-pub async fn version(db: &DatabaseConnection, key: &ModeKey) -> Result<Option<i64>, WorkerError> {
-    Ok(GameModes::find()
+pub async fn revision(
+    db: &DatabaseConnection,
+    key: &ModeKey,
+) -> Result<Option<Revision>, WorkerError> {
+    let row = GameModes::find()
         .select_only()
+        .column(game_mode::Column::Id)
         .column(game_mode::Column::Version)
         .filter(game_mode::Column::ProjectId.eq(key.project_id.as_str()))
         .filter(game_mode::Column::Name.eq(key.mode.as_str()))
-        .into_tuple::<i64>()
+        .into_tuple::<(String, i64)>()
         .one(db)
         .await
-        .map_err(StoreError::from)?)
+        .map_err(StoreError::from)?;
+    Ok(row.map(|(id, version)| Revision { id, version }))
 }
 
-/// Reads `key`'s config if `cached` is not of the current version; `None`
-/// if the mode is deleted.
+/// Reads `key`'s config if `cached` is not of the current revision (a new
+/// version, or a mode deleted and created again); `None` if the mode is
+/// deleted.
 ///
 /// # Errors
 /// A database failure, or a stored config that does not parse.
@@ -159,10 +184,10 @@ pub async fn refresh(
     key: &ModeKey,
     cached: Option<ModeConfig>,
 ) -> Result<Option<ModeConfig>, WorkerError> {
-    let Some(current) = version(db, key).await? else {
+    let Some(current) = revision(db, key).await? else {
         return Ok(None);
     };
-    if let Some(cached) = cached.filter(|c| c.version == current) {
+    if let Some(cached) = cached.filter(|c| c.is_at(&current)) {
         return Ok(Some(cached));
     }
     match game_modes::get(db, &key.project_id, &key.mode).await {
@@ -245,7 +270,7 @@ pub const FULL_LISTING_EVERY: Duration = Duration::from_secs(60);
 /// deletion), or [`FULL_LISTING_EVERY`], lists the whole table again.
 #[derive(Debug, Default)]
 pub struct Catalogue {
-    modes: HashMap<ModeKey, i64>,
+    modes: HashMap<ModeKey, Revision>,
     /// When the last successful listing started (this worker's clock).
     cursor: Option<DateTime<Utc>>,
     full_at: Option<Instant>,
@@ -254,8 +279,9 @@ pub struct Catalogue {
 /// What one [`Catalogue::refresh`] found.
 #[derive(Debug, Default)]
 pub struct Changes {
-    /// Modes new to the catalogue or at a new version, with the version.
-    pub changed: Vec<(ModeKey, i64)>,
+    /// Modes new to the catalogue or at a new revision (a new version, or
+    /// deleted and created again), with the revision.
+    pub changed: Vec<(ModeKey, Revision)>,
     /// Modes no longer in the table.
     pub gone: Vec<ModeKey>,
     /// Whether the whole table was read.
@@ -263,14 +289,14 @@ pub struct Changes {
 }
 
 impl Catalogue {
-    /// The modes listed, with their versions.
-    pub fn modes(&self) -> &HashMap<ModeKey, i64> {
+    /// The modes listed, with their revisions.
+    pub fn modes(&self) -> &HashMap<ModeKey, Revision> {
         &self.modes
     }
 
-    /// The listed version of `key`.
-    pub fn version(&self, key: &ModeKey) -> Option<i64> {
-        self.modes.get(key).copied()
+    /// The listed revision of `key`.
+    pub fn revision(&self, key: &ModeKey) -> Option<&Revision> {
+        self.modes.get(key)
     }
 
     /// Brings the catalogue up to date with the table and says what
@@ -298,9 +324,10 @@ impl Catalogue {
             if total == (self.modes.len() + new) as u64 {
                 let mut changes = Changes::default();
                 self.cursor = Some(started);
-                for (key, version, _) in rows {
-                    if self.modes.insert(key.clone(), version) != Some(version) {
-                        changes.changed.push((key, version));
+                for (key, revision, _) in rows {
+                    if self.modes.get(&key) != Some(&revision) {
+                        self.modes.insert(key.clone(), revision.clone());
+                        changes.changed.push((key, revision));
                     }
                 }
                 return Ok(changes);
@@ -321,7 +348,7 @@ impl Catalogue {
         changes.changed = listed
             .iter()
             .filter(|(k, v)| self.modes.get(*k) != Some(*v))
-            .map(|(k, v)| (k.clone(), *v))
+            .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         self.modes = listed;
         self.cursor = Some(started);

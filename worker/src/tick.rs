@@ -140,8 +140,9 @@ impl Ticker<'_> {
     }
 }
 
-/// Whether the database holds another version of `mode` than `config`'s
-/// (or cannot say: a read that fails counts as the same version). A cycle
+/// Whether the database holds another revision of `mode` than `config`'s
+/// (a new version, or the mode deleted and created again; a read that
+/// fails counts as the same). A cycle
 /// checks its config's version when it starts (`read_row`), but a change
 /// may be stored while it runs, and the API checks new tickets against the
 /// new config at once: a search the new config accepts may be refused by
@@ -160,11 +161,11 @@ async fn superseded(
     let read = budget.try_run(
         "reading the mode's version",
         Some(HOLD_READ_LIMIT),
-        crate::modes::version(db, mode),
+        crate::modes::revision(db, mode),
     );
     match read.await {
-        Ok(Some(version)) if version != config.version => {
-            tracing::info!(game_mode = %mode.mode, cycle = config.version, current = version,
+        Ok(Some(current)) if !config.is_at(&current) => {
+            tracing::info!(game_mode = %mode.mode, cycle = config.version, current = current.version,
                 "the cycle's config was replaced; its failures wait for the next cycle");
             true
         }
@@ -218,7 +219,7 @@ async fn tick(
         .map(|b| (b.backfill_id.to_string(), b.clone()))
         .collect();
     let last_hold = ctx.carried.map(|c| &c.held);
-    let row = database::read_row(db, pool, mode, config.version, last_hold, &budget).await;
+    let row = database::read_row(db, pool, mode, config, last_hold, &budget).await;
     if row.replaced {
         // A change stored since the loop read its config: this cycle runs
         // on the new one, read at once by the loop (docs/game-modes.md,

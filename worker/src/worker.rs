@@ -136,11 +136,11 @@ async fn recording_key(
 /// What the scheduler tells a mode's loop of its mode.
 #[derive(Clone, Debug)]
 pub enum Listed {
-    /// Listed at `version`, with that version's config if the scheduler
+    /// Listed at `version`, with that revision's config if the scheduler
     /// read it.
     At {
-        /// The version listed.
-        version: i64,
+        /// The revision listed.
+        version: modes::Revision,
         /// The config of that version, when the scheduler read it.
         config: Option<Arc<modes::ModeConfig>>,
     },
@@ -308,7 +308,7 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
         while let Some(done) = loops.try_join_next() {
             if let Ok(key) = done {
                 channels.remove(&key);
-                if catalogue.version(&key).is_some() {
+                if catalogue.revision(&key).is_some() {
                     restart.push(key);
                 }
             }
@@ -348,8 +348,8 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                     }
                 }
                 for key in restart.drain(..) {
-                    if let Some(version) = catalogue.version(&key) {
-                        changes.changed.push((key, version));
+                    if let Some(revision) = catalogue.revision(&key) {
+                        changes.changed.push((key.clone(), revision.clone()));
                     }
                 }
                 // Configs of new versions, read here in one go rather than
@@ -375,7 +375,7 @@ async fn schedule(shared: &Arc<Shared>, shutdown: &CancellationToken) {
                     let mine = mine_of(&key);
                     let config = configs
                         .remove(&key)
-                        .filter(|c| c.version == version)
+                        .filter(|c| c.is_at(&version))
                         .map(Arc::new);
                     if let Some(sender) = channels.get(&key) {
                         sender.version.send_if_modified(|v| {

@@ -53,7 +53,7 @@ pub async fn hold<C: ConnectionTrait>(
         .await?;
     get(db, project_id, name)
         .await?
-        .1
+        .2
         .ok_or(StoreError::NotFound)
 }
 
@@ -86,9 +86,10 @@ pub async fn release<C: ConnectionTrait>(
     Ok(())
 }
 
-/// The current version and hold of mode `name` of `project_id` (one small
-/// read of its row's three columns, what the worker does at every cycle):
-/// the hold is `None` when it is not held.
+/// The current row id (`gm_…`), version and hold of mode `name` of
+/// `project_id` (one small read of its row's four columns, what the worker
+/// does at every cycle): the hold is `None` when it is not held. A mode
+/// deleted and created again under its name has another id.
 ///
 /// # Errors
 /// [`StoreError::NotFound`] when the project has no such mode.
@@ -96,12 +97,13 @@ pub async fn get<C: ConnectionTrait>(
     db: &C,
     project_id: &str,
     name: &str,
-) -> Result<(i64, Option<Hold>), StoreError> {
+) -> Result<(String, i64, Option<Hold>), StoreError> {
     if holds_nul(name) {
         return Err(StoreError::NotFound);
     }
-    let row: Option<(i64, Option<DateTime<Utc>>, Option<String>)> = GameModes::find()
+    let row: Option<(String, i64, Option<DateTime<Utc>>, Option<String>)> = GameModes::find()
         .select_only()
+        .column(game_mode::Column::Id)
         .column(game_mode::Column::Version)
         .column(game_mode::Column::HeldAt)
         .column(game_mode::Column::HeldBy)
@@ -110,10 +112,10 @@ pub async fn get<C: ConnectionTrait>(
         .into_tuple()
         .one(db)
         .await?;
-    let (version, held_at, held_by) = row.ok_or(StoreError::NotFound)?;
+    let (id, version, held_at, held_by) = row.ok_or(StoreError::NotFound)?;
     let hold = held_at.map(|since| Hold {
         since,
         by: held_by.unwrap_or_default(),
     });
-    Ok((version, hold))
+    Ok((id, version, hold))
 }

@@ -8,7 +8,7 @@ use matchplane_store::pool::ModeKey;
 use std::time::{Duration, Instant};
 
 /// The mode's config for the next cycle: the cached one while the
-/// scheduler lists the mode at its version and its listing is fresh (unless
+/// scheduler lists the mode at its revision and its listing is fresh (unless
 /// `replaced`: the last cycle found the mode changed since), otherwise
 /// read from the database (the deleted mode is `Ok(None)`).
 pub(super) async fn config_for_cycle(
@@ -24,10 +24,10 @@ pub(super) async fn config_for_cycle(
     } = listed
     {
         if shared.listing_fresh() && !replaced {
-            if let Some(config) = read.filter(|c| c.version == version) {
+            if let Some(config) = read.filter(|c| c.is_at(&version)) {
                 return Ok(Some(config.as_ref().clone()));
             }
-            if let Some((config, _)) = cached.as_ref().filter(|(c, _)| c.version == version) {
+            if let Some((config, _)) = cached.as_ref().filter(|(c, _)| c.is_at(&version)) {
                 return Ok(Some(config.clone()));
             }
         }

@@ -6,6 +6,7 @@
 //! on with the last hold it read, and loses its figures.
 
 use crate::db_wait::{Budget, HOLD_READ_LIMIT};
+use crate::modes::{ModeConfig, Revision};
 use chrono::{DateTime, Utc};
 use matchplane_store::entities::mode_cycle_stat;
 use matchplane_store::pool::ModeKey;
@@ -28,8 +29,9 @@ pub(super) struct ModeRow {
 
 /// Reads `mode`'s row once a cycle: whether its matching is held
 /// (docs/game-modes.md, "Holding matching"), so every worker sees a hold
-/// at its next cycle, and whether `version`, the cycle's config, is still
-/// the mode's (docs/game-modes.md, "Changing a mode"). A read that answers
+/// at its next cycle, and whether `config`, the cycle's, is still the
+/// mode's (its row and version: a mode deleted and created again is
+/// another row) (docs/game-modes.md, "Changing a mode"). A read that answers
 /// updates `last` (what this loop last read) and, when that changed, the
 /// copy the pool keeps for other workers
 /// ([`matchplane_store::pool::Leases::keep_hold`]). A read that fails or
@@ -41,7 +43,7 @@ pub(super) async fn read_row(
     db: &DatabaseConnection,
     pool: &dyn PoolStore,
     mode: &ModeKey,
-    version: i64,
+    config: &ModeConfig,
     last: Option<&Mutex<Option<bool>>>,
     budget: &Budget,
 ) -> ModeRow {
@@ -53,7 +55,7 @@ pub(super) async fn read_row(
         )
         .await;
     let error = match read {
-        Ok(Ok((current, hold))) => {
+        Ok(Ok((id, version, hold))) => {
             let held = hold.is_some();
             if let Some(last) = last {
                 let before = lock(last).replace(held);
@@ -65,7 +67,7 @@ pub(super) async fn read_row(
             }
             return ModeRow {
                 held,
-                replaced: current != version,
+                replaced: !config.is_at(&Revision { id, version }),
             };
         }
         Ok(Err(StoreError::NotFound)) => {
