@@ -561,6 +561,32 @@ fn a_distance_rule_relaxes_on_each_candidates_own_wait_and_says_when() {
     assert_eq!(out.matches.len(), 1, "{out:#?}");
 }
 
+/// A joiner must be near enough to every member, not only the anchor: a
+/// player between two others who are too far apart is told the miss
+/// between them (18 against 10, allowed from 30 s), never a miss within
+/// `max` that "unblocks" at once (docs/rules.md, "Why a player is still
+/// waiting").
+#[test]
+fn the_nearest_miss_is_to_the_member_the_candidate_is_too_far_from() {
+    let config = ruled(&[1, 1, 1]);
+    let pool = vec![
+        player("low", 1500.0, 0.0, attrs("1.4", &["dust"], 10.0)),
+        player("mid", 1500.0, 0.0, attrs("1.4", &["dust"], 19.0)),
+        player("high", 1500.0, 0.0, attrs("1.4", &["dust"], 28.0)),
+    ];
+    let out = cycle(&config, &pool, 10.0);
+    assert!(out.matches.is_empty(), "{out:#?}");
+    for id in ["low", "mid", "high"] {
+        let waiting = out.waiting.iter().find(|w| w.player_id == id).unwrap();
+        let json = serde_json::to_value(&waiting.reason).unwrap();
+        assert_eq!(json["rule"], "level", "{id}: {json}");
+        assert_eq!(json["distance"], json!(18.0), "{id}: {json}");
+        assert_eq!(json["max"], json!(10.0), "{id}: {json}");
+        assert_eq!(json["unblocksInSeconds"], json!(20.0), "{id}: {json}");
+    }
+    assert_eq!(cycle(&config, &pool, 30.0).matches.len(), 1);
+}
+
 #[test]
 fn an_equal_rule_turned_off_matches_only_others_past_their_own_off_step() {
     let config = ruled(&[1, 1]);

@@ -72,11 +72,16 @@ fn state_at(col: &Column, x: usize) -> State {
 #[derive(Debug, Clone, Default)]
 pub struct GroupRules {
     states: Vec<State>,
+    /// The group's candidates, anchor first (none for a backfill's
+    /// roster): whom [`GroupRules::miss`] pairs a refused one with.
+    members: Vec<usize>,
 }
 
 impl GroupRules {
     /// Starts a group at `anchor`.
     pub fn start(&mut self, t: &RuleTable<'_>, anchor: usize) {
+        self.members.clear();
+        self.members.push(anchor);
         if self.states.len() == t.columns.len() {
             // Keep the `avoid` states' buffers: a cycle starts a group
             // per try.
@@ -106,6 +111,7 @@ impl GroupRules {
     /// value known admits anyone. `avoid` reads every known set, and every
     /// roster player's id may be avoided by a newcomer.
     pub fn start_roster(&mut self, t: &RuleTable<'_>, roster: &RosterValues, age: f64) {
+        self.members.clear();
         self.states.clear();
         for (rule, col) in t.rules().iter().zip(&t.columns) {
             let attribute = rule.attribute();
@@ -272,6 +278,20 @@ impl GroupRules {
                     min_overlap: (*need).max(cell.b as u32),
                 }
             }
+            // The member `x` is furthest past the pair's `max` from: a
+            // joiner must fit every member, not only the anchor.
+            Some(State::Distance { .. }) => self
+                .members
+                .iter()
+                .map(|&m| t.miss(k, m, x))
+                .filter_map(|miss| match miss {
+                    Miss::Distance { distance, max, .. } if distance > max + 1e-9 => {
+                        Some((distance - max, miss))
+                    }
+                    _ => None,
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map_or_else(|| t.miss(k, anchor, x), |(_, miss)| miss),
             _ => t.miss(k, anchor, x),
         }
     }
@@ -287,6 +307,7 @@ impl GroupRules {
 
     /// Adds candidate `x` (admitted) to the group's state.
     pub fn join(&mut self, t: &RuleTable<'_>, x: usize) {
+        self.members.push(x);
         let row = t.row(x);
         for ((col, st), cell) in t.columns.iter().zip(self.states.iter_mut()).zip(row) {
             if matches!(st, State::Any) {

@@ -7,15 +7,16 @@ use crate::rules::declare::Version;
 
 impl RuleTable<'_> {
     /// Seconds until `miss`, the nearest miss of a try at `anchor` on rule
-    /// `k`, is no longer one: until both the anchor's and the missed
+    /// `k`, is no longer one: until both the member's (for a `distance`
+    /// rule the one it names, else the anchor's) and the missed
     /// candidate's own versions of the rule allow it, if nobody else
     /// arrives (docs/rules.md, "Why a player is still waiting"); `None`
     /// when either side's steps never will, and for a rule with no miss.
     pub(crate) fn unblocks_in(&self, k: usize, anchor: usize, miss: Miss) -> Option<f64> {
         match miss {
-            Miss::Distance { of, distance, .. } => {
-                self.pair_allows_in(k, anchor, of, Version::Distance { max: distance })
-            }
+            Miss::Distance {
+                of, with, distance, ..
+            } => self.pair_allows_in(k, with, of, Version::Distance { max: distance }),
             Miss::Overlap { of, overlap, .. } => self.pair_allows_in(
                 k,
                 anchor,
@@ -51,6 +52,7 @@ impl RuleTable<'_> {
                 let (vx, mx) = (f64::from_bits(c.a), f64::from_bits(c.b));
                 Miss::Distance {
                     of: x,
+                    with: anchor,
                     // Two values far apart enough overflow to infinity,
                     // which JSON cannot carry: the largest number stands.
                     distance: (va - vx).abs().min(f64::MAX),
@@ -75,10 +77,11 @@ impl RuleTable<'_> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Miss {
     None,
-    /// `distance`: the smallest difference, to candidate `of`, and that
-    /// pair's smaller current `max`.
+    /// `distance`: the smallest difference, of candidate `of` to member
+    /// `with`, and that pair's smaller current `max`.
     Distance {
         of: usize,
+        with: usize,
         distance: f64,
         max: f64,
     },
