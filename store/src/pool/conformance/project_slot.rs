@@ -28,6 +28,7 @@ async fn add_without_the_project(store: &RedisPoolStore, m: &crate::pool::ModeKe
     .key(next)
     .key(previous)
     .key(&keys.version)
+    .key(&keys.revoked)
     .arg(ticket)
     .arg(format!("{ticket}-player"))
     .arg(entry)
@@ -248,6 +249,54 @@ async fn a_reservation_left_behind_holds_a_player_only_while_a_start_could_be_in
             PlayerSearchScope::Project,
             false,
         )
+        .await
+        .unwrap();
+}
+
+/// A ticket whose search ended (a released match's, or one cancelled)
+/// starting again in its mode writes its reservation anew: a start in
+/// another mode at that moment sees a start in flight, not the ended
+/// search, and is refused, so the player is never live in both.
+#[tokio::test]
+async fn a_ticket_starting_again_after_its_search_ended_holds_its_player() {
+    let harness = RedisHarness::new().await;
+    let store = harness.store();
+    let (ranked, casual) = (mode("ranked"), mode("casual"));
+    let project = PlayerSearchScope::Project;
+    let key = player_key(&harness.prefix, "prj_a", "p1");
+    store
+        .add_search_scoped(&ranked, &solo("t1", "p1"), FAR, None, project, false)
+        .await
+        .unwrap();
+    store
+        .end_search(&ranked, "t1", &crate::pool::EndOutcome::Cancelled)
+        .await
+        .unwrap();
+    // t1's start again reserved the player just now (after the end), and
+    // has not added its search yet.
+    let now = wall_clock() + 0.5;
+    let () = redis::cmd("SET")
+        .arg(&key)
+        .arg(format!("ranked|t1|{now}"))
+        .query_async(&mut harness.reconnect().await.inner_conn())
+        .await
+        .unwrap();
+    let refused = store
+        .add_search_scoped(&casual, &solo("t2", "p1"), FAR, None, project, false)
+        .await;
+    assert!(
+        matches!(refused, Err(AddSearchError::PlayerAlreadySearching { ref ticket_id, .. }) if ticket_id == "t1"),
+        "{refused:?}"
+    );
+    // Its old reservation (from before the end) no longer holds anyone.
+    let () = redis::cmd("SET")
+        .arg(&key)
+        .arg(format!("ranked|t1|{}", now - 5.0))
+        .query_async(&mut harness.reconnect().await.inner_conn())
+        .await
+        .unwrap();
+    store
+        .add_search_scoped(&casual, &solo("t2", "p1"), FAR, None, project, false)
         .await
         .unwrap();
 }

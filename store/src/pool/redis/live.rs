@@ -246,7 +246,10 @@ impl RedisPoolStore {
     /// an add in `mode` at `now`: a search of the same mode is left to the
     /// add script's own per-mode check; one of another mode holds the
     /// player while it is live there, or while it is neither live nor ended
-    /// and younger than [`START_WINDOW_SECONDS`] (its start in flight).
+    /// since the reservation was written, and the reservation is younger
+    /// than [`START_WINDOW_SECONDS`] (its start in flight: a ticket
+    /// starting again after its search ended, as a released match's does,
+    /// writes a new reservation over its old one).
     async fn holder(&self, mode: &ModeKey, held: &str, now: f64) -> Result<Holder, PoolError> {
         let mut parts = held.splitn(3, '|');
         let (Some(name), Some(ticket), Some(at)) = (parts.next(), parts.next(), parts.next())
@@ -271,11 +274,18 @@ impl RedisPoolStore {
             .hget(&previous, ticket)
             .query_async(&mut self.conn())
             .await?;
-        let ended = current.is_some() || next.is_some() || previous.is_some();
-        let starting = !ended
-            && at
-                .parse::<f64>()
-                .is_ok_and(|at| now - at < START_WINDOW_SECONDS);
+        let at = at.parse::<f64>().ok();
+        // The search named ended since the reservation was written. A
+        // reservation written after the end is the same ticket starting
+        // again (a released match's, or one cancelled): in flight as any.
+        let ended = next.or(current).or(previous).is_some_and(|json| {
+            let ended_at = super::parse_ended(&json).ok().and_then(|e| e.ended_at);
+            match (at, ended_at) {
+                (Some(at), Some(ended_at)) => ended_at >= at,
+                _ => true,
+            }
+        });
+        let starting = !ended && at.is_some_and(|at| now - at < START_WINDOW_SECONDS);
         Ok(if live || starting {
             Holder::Holds {
                 ticket_id: ticket.to_owned(),
