@@ -8,9 +8,15 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serializer;
 
-/// `at` as `2026-12-01T10:00:00.000Z` (milliseconds, truncated).
+/// `at` as `2026-12-01T10:00:00.000Z`, rounded to the millisecond as
+/// [`from_unix_seconds`] rounds: a time stored with finer precision (a
+/// match's `queuedAt` in the database) reads as it did as Unix seconds
+/// (the search's own status).
 pub fn format(at: &DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+    let millis = (at.timestamp_micros() + 500).div_euclid(1000);
+    DateTime::from_timestamp_millis(millis)
+        .unwrap_or(*at)
+        .to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 /// Unix seconds `unix` as [`format`] writes them, rounded to the
@@ -112,6 +118,12 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         assert_eq!(format(&at), "2026-12-01T10:00:00.123Z");
+        // Rounded as Unix seconds are: a search's `queuedAt` reads the same
+        // from its status and from its stored match.
+        let unix = 1_796_675_469.612_6;
+        let stored = DateTime::from_timestamp_micros((unix * 1e6) as i64).unwrap();
+        assert_eq!(format(&stored), from_unix_seconds(unix));
+        assert_eq!(format(&stored), "2026-12-07T20:31:09.613Z");
         assert_eq!(
             from_unix_seconds(1_764_583_200.0),
             "2025-12-01T10:00:00.000Z"
