@@ -278,7 +278,10 @@ fn is_default_incomplete_timeout(seconds: &u32) -> bool {
 /// each player's own MMR.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected \"mean\", \"max\" or {\"blend\": b} with b from 0 to 1"
+)]
 pub enum PartyMmr {
     /// `"mean"` or `"max"` of the members' MMR.
     Rule(PartyMmrRule),

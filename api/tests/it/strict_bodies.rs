@@ -500,6 +500,22 @@ async fn nested_typos_and_all_type_errors(backend: Backend) {
         "{}",
         answer.body
     );
+    // A value none of a union's forms takes says what the forms are.
+    let mut body = mode("typo");
+    body["parties"] = json!({"allowParties": true, "maxSize": 2, "mmr": "median"});
+    let answer = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
+    answer.assert_problem(StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(
+        answer.body["errors"][0]["field"], "parties.mmr",
+        "{}",
+        answer.body
+    );
+    assert_eq!(
+        answer.body["errors"][0]["message"],
+        r#"expected "mean", "max" or {"blend": b} with b from 0 to 1"#,
+        "{}",
+        answer.body
+    );
     let mut body = mode("typo");
     body["algorithm"] = json!({"type": "elo"});
     let answer = t.call(Method::POST, &modes, Some(&key), Some(body)).await;
