@@ -86,6 +86,9 @@ pub async fn release<C: ConnectionTrait>(
     Ok(())
 }
 
+/// A mode row's id, version, `held_at` and `held_by`.
+type HoldRow = (String, i64, Option<DateTime<Utc>>, Option<String>);
+
 /// The current row id (`gm_…`), version and hold of mode `name` of
 /// `project_id` (one small read of its row's four columns, what the worker
 /// does at every cycle): the hold is `None` when it is not held. A mode
@@ -101,7 +104,7 @@ pub async fn get<C: ConnectionTrait>(
     if holds_nul(name) {
         return Err(StoreError::NotFound);
     }
-    let row: Option<(String, i64, Option<DateTime<Utc>>, Option<String>)> = GameModes::find()
+    let row: Option<HoldRow> = GameModes::find()
         .select_only()
         .column(game_mode::Column::Id)
         .column(game_mode::Column::Version)
