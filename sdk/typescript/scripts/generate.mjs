@@ -1,5 +1,8 @@
 // `npm run generate`: src/generated/openapi.ts from openapi/openapi.json,
-// openapi-typescript's output (as its CLI writes it, no option) with one
+// openapi-typescript's output with one option and one correction. The
+// option, `defaultNonNullable: false`: a property's `default` says what its
+// absence means, not that the server always sends it (a match player's
+// `backfill` is sent only when `true`), so it stays optional. The
 // correction: an object with both `properties` and `additionalProperties`.
 //
 // In JSON Schema, `additionalProperties` rules only the keys that are not
@@ -51,7 +54,7 @@ function transform(schema, options) {
 
 /** The generated file's text for the document at `path`. */
 export async function generate(path = documentPath) {
-  const ast = await openapiTS(pathToFileURL(path), { transform, silent: true });
+  const ast = await openapiTS(pathToFileURL(path), { transform, silent: true, defaultNonNullable: false });
   return `${COMMENT_HEADER}${astToString(ast)}`;
 }
 

@@ -7,8 +7,17 @@ type ProposedDoc = Extract<Schemas["SearchMessage"], { type: "proposed" }>;
 /** The game client's view of its match (the document's `PlayerMatch`): teams, its own entry, quality, … */
 export type PlayerMatch = Schemas["PlayerMatch"];
 
-/** A waiting reason: `{code, …}` (e.g. `NO_CANDIDATES`). */
-export type WaitingReason = { code: string } & Record<string, unknown>;
+/**
+ * Why a search is still waiting, as the document types it: one variant per
+ * `code` (e.g. `RULE_NOT_MET` with `rule` and `unblocksInSeconds`,
+ * `NO_ROLE_SEATING` with `short`), narrowed by a `switch` on `code`.
+ */
+export type WaitingReason = Schemas["SearchWaitingReason"];
+
+/** A reason narrowed on its `code` reads that code's fields (a compile-time check). */
+const _narrows = (r: WaitingReason): [string, number | null | undefined] | undefined =>
+  r.code === "RULE_NOT_MET" ? [r.rule, r.unblocksInSeconds] : undefined;
+void _narrows;
 
 /**
  * One message of a search: the WebSocket's JSON text messages, and the same
@@ -43,7 +52,7 @@ export type SearchMessage =
   | { type: "assignment_timeout" }
   | { type: "failed"; code: string; message: string }
   | { type: "cancelled" }
-  | { type: "expired"; reason?: string }
+  | { type: "expired"; reason?: Doc<"expired">["reason"] }
   | { type: "unknown"; raw: unknown };
 
 /** Every message type the OpenAPI document names is one of ours (a compile-time check). */

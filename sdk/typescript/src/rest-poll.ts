@@ -1,4 +1,7 @@
 import type { PlayerMatch, SearchMessage } from "./messages.js";
+
+/** Why an expired search expired, as the `expired` message types it. */
+type ExpiredReason = Extract<SearchMessage, { type: "expired" }>["reason"];
 import { errorOf, HttpError, ProblemError } from "./problem.js";
 import { REST_POLL_LIMIT_MS, ticketCall, type Calls, type Sink } from "./search.js";
 
@@ -174,7 +177,7 @@ export class RestPoller {
       case "cancelled":
         return { messages: [{ type: "cancelled" }], over: true, restart: false };
       case "expired":
-        return { messages: [{ type: "expired", ...(s.reason ? { reason: String(s.reason) } : {}) }], over: true, restart: false };
+        return { messages: [{ type: "expired", ...(s.reason ? { reason: s.reason as ExpiredReason } : {}) }], over: true, restart: false };
       case "failed": {
         const e = (s.error ?? {}) as { code?: string; message?: string };
         return { messages: [{ type: "failed", code: e.code ?? "", message: e.message ?? "" }], over: true, restart: false };

@@ -3230,7 +3230,7 @@ export interface components {
              * @description `true` for a player a backfill seated (docs/backfill.md); absent otherwise.
              * @default false
              */
-            backfill: boolean;
+            backfill?: boolean;
             /**
              * @description The ticket's `attributes.data` as the studio sent it; absent when
              *     it had none.
