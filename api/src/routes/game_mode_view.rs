@@ -95,12 +95,15 @@ pub struct GameModeResponse {
 #[derive(Debug, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookResponse {
-    /// Destination URL.
+    /// Destination URL (absent with `useProjectEndpoint`).
+    #[schema(nullable = false)]
     pub url: Option<String>,
     /// Whether match-made events are sent.
+    #[schema(nullable = false)]
     pub enabled: Option<bool>,
     /// Whether the mode delivers to the project's webhook endpoint (absent:
     /// `false`).
+    #[schema(nullable = false)]
     pub use_project_endpoint: Option<bool>,
     /// `whsec_` + base64 of 32 random bytes: in full on create and rotate,
     /// `whsec_********` elsewhere.

@@ -7,6 +7,10 @@ type Schemas = components["schemas"];
 export type GameMode = Schemas["GameMode"];
 /** A game mode as answered (defaults filled in, `version`, the secret on create). */
 export type GameModeResponse = Schemas["GameModeResponse"];
+
+/** A mode as answered, edited, is a body `putGameMode` takes (docs/game-modes.md: GET, edit, PUT; a compile-time check). */
+const _editable = (answered: GameModeResponse): GameMode => answered;
+void _editable;
 /** Body of `POST …/tickets`. */
 export type CreateTicket = Schemas["CreateTicket"];
 /** A ticket's `attributes`: `mmr`, `latencies`, `data` (any object) and the mode's declared attributes. */

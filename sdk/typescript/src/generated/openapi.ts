@@ -5112,20 +5112,20 @@ export interface components {
         /** @description Webhook destination as answered. */
         WebhookResponse: {
             /** @description Whether match-made events are sent. */
-            enabled?: boolean | null;
+            enabled?: boolean;
             /**
              * @description `whsec_` + base64 of 32 random bytes: in full on create and rotate,
              *     `whsec_********` elsewhere.
              */
             secret: string;
             status?: null | components["schemas"]["WebhookStatus"];
-            /** @description Destination URL. */
-            url?: string | null;
+            /** @description Destination URL (absent with `useProjectEndpoint`). */
+            url?: string;
             /**
              * @description Whether the mode delivers to the project's webhook endpoint (absent:
              *     `false`).
              */
-            useProjectEndpoint?: boolean | null;
+            useProjectEndpoint?: boolean;
         };
         /** @description A seat as written: a bot seat carries `"bot": true`, a player does not. */
         WebhookSeat: components["schemas"]["WebhookBotSeat"] | components["schemas"]["WebhookPlayer"];
