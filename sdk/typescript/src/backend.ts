@@ -18,7 +18,14 @@ export type TicketAttributes = Schemas["Attributes"];
 /** A generated ticket; hand `token` to the game client (shown once). */
 export type CreatedTicket = Schemas["CreatedTicket"];
 /** Where a ticket stands (fields a newer server adds are kept). */
-export type TicketStatus = Schemas["TicketStatus"] & Record<string, unknown>;
+export type TicketStatus = Omit<Schemas["TicketStatus"], "match"> & {
+  /** The whole match, once matched and stored (the studio's view; the game client's is `PlayerMatch`). */
+  match?: Schemas["MatchRecord"] | null;
+} & Record<string, unknown>;
+
+/** The studio reads the whole match's teams off a ticket's status (a compile-time check). */
+const _wholeMatch = (status: TicketStatus) => status.match?.teams[0]?.players;
+void _wholeMatch;
 /** A stored match. */
 export type MatchView = Schemas["MatchView"];
 /** A page of matches. */
