@@ -7,6 +7,16 @@ type Schemas = components["schemas"];
 export type GameMode = Schemas["GameMode"];
 /** A game mode as answered (defaults filled in, `version`, the secret on create). */
 export type GameModeResponse = Schemas["GameModeResponse"];
+/** One stored version of a mode's config. */
+export type GameModeVersion = Schemas["GameModeVersionView"];
+/** A mode's figures (`GET …/stats`). */
+export type ModeStats = Schemas["ModeStats"];
+/** A mode's waiting searches by reason (`GET …/pool`). */
+export type PoolView = Schemas["PoolView"];
+/** The project's webhook endpoint as answered. */
+export type ProjectWebhook = Schemas["ProjectWebhookView"];
+/** Body of `PUT …/webhook`: `url`, `enabled`, `eventTypes`. */
+export type PutProjectWebhook = Schemas["PutProjectWebhook"];
 
 /** A mode as answered, edited, is a body `putGameMode` takes (docs/game-modes.md: GET, edit, PUT; a compile-time check). */
 const _editable = (answered: GameModeResponse): GameMode => answered;
@@ -235,5 +245,37 @@ export class BackendClient {
   /** Changes the project's settings (e.g. `{ playerSearchScope: "project" }`). */
   updateProjectSettings(settings: UpdateSettings): Promise<ProjectSettings> {
     return this.request("PATCH", "settings", settings);
+  }
+  /** Creates a mode (`409` if the name is taken; `putGameMode` creates or replaces). */
+  createGameMode(mode: GameMode): Promise<GameModeResponse> {
+    return this.request("POST", "game-modes", mode);
+  }
+  /** Every stored version of a mode's config, oldest first. */
+  gameModeVersions(name: string): Promise<GameModeVersion[]> {
+    return this.request("GET", `game-modes/${seg(name)}/versions`);
+  }
+  /** A mode's figures: searching now, waits, the last cycle, its hold, what each rule turned away. */
+  gameModeStats(name: string): Promise<ModeStats> {
+    return this.request("GET", `game-modes/${seg(name)}/stats`);
+  }
+  /** A mode's waiting searches counted by why they wait (`waitingByRule`, `waitingByRole`, …). */
+  gameModePool(name: string): Promise<PoolView> {
+    return this.request("GET", `game-modes/${seg(name)}/pool`);
+  }
+  /** The project's one webhook endpoint (`404` when it has none). */
+  projectWebhook(): Promise<ProjectWebhook> {
+    return this.request("GET", "webhook");
+  }
+  /** Sets the project's webhook endpoint; on create its `secret` is shown in full, once. */
+  putProjectWebhook(webhook: PutProjectWebhook): Promise<ProjectWebhook> {
+    return this.request("PUT", "webhook", webhook);
+  }
+  /** Removes the project's webhook endpoint and its secrets. */
+  async deleteProjectWebhook(): Promise<void> {
+    await this.request("DELETE", "webhook");
+  }
+  /** A new secret for the project's endpoint (shown in full); the old one keeps signing for 24 hours. */
+  rotateProjectWebhookSecret(): Promise<ProjectWebhook> {
+    return this.request("POST", "webhook/rotate-secret");
   }
 }

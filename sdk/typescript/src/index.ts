@@ -5,8 +5,9 @@
 export { BackendClient } from "./backend.js";
 export type {
   Assignment, BackendOptions, BackfillView, CreateTicket, CreatedTicket, DeliveryView, EndedPartySearches, GameMode,
-  GameModeResponse, MatchMadeEvent, MatchView, MatchesPage, ModeHold, ProjectSettings, ResultApplied, ResultReport, Roster,
-  TestAttempt, TicketAttributes, TicketStatus, UpdateSettings,
+  GameModeResponse, GameModeVersion, MatchMadeEvent, MatchView, MatchesPage, ModeHold, ModeStats, PoolView, ProjectSettings,
+  ProjectWebhook, PutProjectWebhook, ResultApplied, ResultReport, Roster, TestAttempt, TicketAttributes, TicketStatus,
+  UpdateSettings,
 } from "./backend.js";
 export { endsSearch, parseMessage } from "./messages.js";
 export type { PlayerMatch, SearchMessage, WaitingReason } from "./messages.js";

@@ -1,7 +1,8 @@
 // The backend's typed calls against a real `matchplane dev`: backfill
 // (docs/backfill.md), project settings, holding a mode's matching, webhook
-// tests, deliveries and redelivery, and the problems' `backfillId` and
-// `gameMode`.
+// tests, deliveries and redelivery, the problems' `backfillId` and
+// `gameMode`, a mode's versions, figures and pool, and the project's
+// webhook endpoint.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { BackendClient, ProblemError, search } from "../dist/src/index.js";
@@ -79,4 +80,29 @@ test("a webhook test, holding a mode, the project's settings, and a problem's ga
   } finally {
     s.close();
   }
+});
+
+test("creating a mode, its versions, figures and pool, and the project's webhook endpoint", async () => {
+  const created = await backend.createGameMode(duel("ts-figures", "http://127.0.0.1:9/hook"));
+  assert.equal(created.version, 1);
+  await assert.rejects(backend.createGameMode(duel("ts-figures", "http://127.0.0.1:9/hook")), (e) => e instanceof ProblemError && e.status === 409);
+  await backend.putGameMode("ts-figures", { ...duel("ts-figures", "http://127.0.0.1:9/hook"), matchmakingCycleDurationSeconds: 2 });
+  assert.deepEqual((await backend.gameModeVersions("ts-figures")).map((v) => v.version), [1, 2]);
+  const stats = await backend.gameModeStats("ts-figures");
+  assert.equal(stats.gameMode, "ts-figures");
+  assert.equal(stats.searchingNow, 0);
+  const pool = await backend.gameModePool("ts-figures");
+  assert.equal(pool.gameMode, "ts-figures");
+  assert.deepEqual(pool.waitingByRule, {});
+
+  await assert.rejects(backend.projectWebhook(), (e) => e instanceof ProblemError && e.status === 404);
+  const endpoint = await backend.putProjectWebhook({ url: "http://127.0.0.1:9/project-hook", eventTypes: ["match.made"] });
+  assert.match(endpoint.secret, /^whsec_/);
+  const read = await backend.projectWebhook();
+  assert.equal(read.url, "http://127.0.0.1:9/project-hook");
+  assert.deepEqual(read.eventTypes, ["match.made"]);
+  const rotated = await backend.rotateProjectWebhookSecret();
+  assert.notEqual(rotated.secret, endpoint.secret);
+  await backend.deleteProjectWebhook();
+  await assert.rejects(backend.projectWebhook(), (e) => e instanceof ProblemError && e.status === 404);
 });
