@@ -44,6 +44,7 @@
 
 pub mod backfills;
 pub mod closed;
+mod errors;
 pub mod lapse_grace;
 mod leases;
 mod memory;
@@ -64,6 +65,7 @@ pub use matchplane_matchmaker::{Party, Search};
 pub use backfills::{
     BackfillChange, BackfillStatus, Backfills, FillClaim, FillOutcome, LiveBackfill, OpenBackfill,
 };
+pub use errors::{AddSearchError, PoolError};
 pub use leases::{Leases, MAX_LEASE_EPOCH};
 pub use memory::MemoryPoolStore;
 pub use proposals::{
@@ -74,8 +76,8 @@ pub use redis::{Persistence, RedisPoolConfig, RedisPoolStore};
 pub use releases::{ReleasedTicket, Releases};
 pub(crate) use types::wall_clock;
 pub use types::{
-    AddSearchError, Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch,
-    ModeActivity, ModeKey, OutboxEntry, PlayerSearchScope, PoolError, SearchState, SERVER_STOPPING,
+    Claim, ClaimOutcome, EndOutcome, EndResult, Ended, EndedSearch, LiveSearch, ModeActivity,
+    ModeKey, OutboxEntry, PlayerSearchScope, SearchState, SERVER_STOPPING,
 };
 
 /// A stream of status messages (the JSON text published for one ticket).
