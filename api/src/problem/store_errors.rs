@@ -118,6 +118,9 @@ impl From<AddSearchError> for ApiError {
                 "this ticket was matched already: generate a new one",
             ),
             AddSearchError::TicketRevoked => ApiError::ticket_unknown(),
+            AddSearchError::DeclineCooldown {
+                retry_after_seconds,
+            } => ApiError::decline_cooldown(retry_after_seconds),
             AddSearchError::QuotaExceeded { limit } => ApiError::new(
                 Code::QuotaExceeded,
                 format!("the project has reached its tier's {limit} concurrent searches"),

@@ -43,6 +43,14 @@ pub enum AddSearchError {
     /// start answers `TICKET_INVALID`.
     #[error("the ticket was cancelled before it searched")]
     TicketRevoked,
+    /// The player is cooled down in the mode after a proposal they did not
+    /// accept (`DECLINE_COOLDOWN`): refused in the add itself, so a start
+    /// racing the proposal's close cannot slip in.
+    #[error("the player is cooled down for {retry_after_seconds} s")]
+    DeclineCooldown {
+        /// Seconds until the player may search again (at least 1).
+        retry_after_seconds: u64,
+    },
     /// The project is at its tier's `maxConcurrentSearches` (`QUOTA_EXCEEDED`).
     #[error("the project has reached its limit of {limit} live searches")]
     QuotaExceeded {

@@ -107,6 +107,8 @@ conformance!(
     a_party_members_decline_drops_the_whole_party_and_nobody_else,
     the_deadline_fails_the_silent_and_requeues_who_accepted,
     a_cancel_during_a_proposal_counts_as_a_decline,
+    a_start_while_a_leaving_members_proposal_closes_is_refused,
+    two_declines_at_once_record_only_the_first,
     a_search_failed_by_the_service_cools_nobody_down,
     a_search_ended_by_a_stopping_server_cools_nobody_down,
     a_stopping_server_drops_nobodys_party,

@@ -29,6 +29,10 @@ async fn add_without_the_project(store: &RedisPoolStore, m: &crate::pool::ModeKe
     .key(previous)
     .key(&keys.version)
     .key(&keys.revoked)
+    .key(&keys.proposals)
+    .key(&keys.proposed)
+    .key(&keys.leaving)
+    .key(&keys.cooldowns)
     .arg(ticket)
     .arg(format!("{ticket}-player"))
     .arg(entry)
@@ -37,6 +41,7 @@ async fn add_without_the_project(store: &RedisPoolStore, m: &crate::pool::ModeKe
     .arg("")
     .arg("")
     .arg("")
+    .arg(wall_clock())
     .invoke_async(&mut store.inner_conn())
     .await
     .unwrap();

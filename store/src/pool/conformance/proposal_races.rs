@@ -214,3 +214,85 @@ pub async fn two_answers_of_one_ticket_at_once_close_it_once(store: Arc<dyn Pool
         }
     }
 }
+
+/// A proposal `mat_1` of `t1` (`p1`) and `t2` (`p2`) open now by the wall
+/// clock, which the add compares cooldowns with.
+async fn proposed_now(store: &dyn PoolStore, m: &crate::pool::ModeKey) -> f64 {
+    let now = crate::pool::wall_clock();
+    add_solos(store, m, 2).await;
+    let mut claim = proposal("mat_1", &["t1", "t2"], &[]);
+    claim.accept_by = now + 20.0;
+    propose(store, m, claim).await;
+    now
+}
+
+/// A member's search ended (a cancel, a closed socket) while its proposal
+/// is still closing: a start of that ticket or of another of its player's
+/// is refused until the close, then by the cooldown the close wrote, in
+/// the add itself, so no start slips in between (docs/acceptance.md).
+pub async fn a_start_while_a_leaving_members_proposal_closes_is_refused(store: Arc<dyn PoolStore>) {
+    use crate::pool::AddSearchError;
+    let m = mode("ranked");
+    let now = proposed_now(store.as_ref(), &m).await;
+    store
+        .end_search(&m, "t1", &EndOutcome::Cancelled)
+        .await
+        .unwrap();
+    let again = store
+        .add_search(&m, &super::solo("t1", "p1"), super::FAR, None)
+        .await;
+    assert!(
+        matches!(again, Err(AddSearchError::SearchAlreadyActive)),
+        "{again:?}"
+    );
+    let spare = store
+        .add_search(&m, &super::solo("t9", "p1"), super::FAR, None)
+        .await;
+    assert!(
+        matches!(spare, Err(AddSearchError::PlayerAlreadySearching { ref ticket_id, .. }) if ticket_id == "t1"),
+        "{spare:?}"
+    );
+    let settled = settle(store.as_ref(), &m, "mat_1", now + 1.0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(settled.requeued().collect::<Vec<_>>(), vec!["t2"]);
+    let cooled = store
+        .add_search(&m, &super::solo("t9", "p1"), super::FAR, None)
+        .await;
+    assert!(
+        matches!(cooled, Err(AddSearchError::DeclineCooldown { retry_after_seconds }) if retry_after_seconds > 50),
+        "{cooled:?}"
+    );
+    assert!(live(store.as_ref(), &m, "t2").await);
+}
+
+/// Two members declining at once: the first decline ends the proposal,
+/// the second is refused as closed and not recorded, so that member is
+/// requeued, not failed nor cooled down (docs/acceptance.md, "Naming the
+/// proposal").
+pub async fn two_declines_at_once_record_only_the_first(store: Arc<dyn PoolStore>) {
+    let m = mode("ranked");
+    let now = proposed_now(store.as_ref(), &m).await;
+    let first = store.answer(&m, "t1", false, now).await.unwrap();
+    assert!(matches!(first, AnswerOutcome::Open { .. }), "{first:?}");
+    let second = store.answer(&m, "t2", false, now).await.unwrap();
+    assert!(
+        matches!(second, AnswerOutcome::Closed { same: false, .. }),
+        "{second:?}"
+    );
+    settle(store.as_ref(), &m, "mat_1", now + 1.0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        ended(store.as_ref(), &m, "t1").await,
+        failed(MATCH_DECLINED)
+    );
+    assert!(live(store.as_ref(), &m, "t2").await);
+    assert!(store
+        .cooldown_of(&m, "p2", now + 1.0)
+        .await
+        .unwrap()
+        .is_none());
+}

@@ -88,6 +88,10 @@ struct ModeState {
     cooldowns: HashMap<String, f64>,
     /// backfillId → its live state (see `backfills`).
     backfills: HashMap<String, super::LiveBackfill>,
+    /// playerId → (ticketId, matchId) of a search that ended while in an
+    /// open proposal, until the proposal closes: the add refuses the
+    /// player meanwhile (see the Redis store's `leaving` key).
+    leaving: HashMap<String, (String, String)>,
     /// ticketId → expiry (Unix seconds) of the tickets revoked before a
     /// search started with them, which the add refuses (see
     /// `Searches::revoke_ticket`).

@@ -145,6 +145,21 @@ impl Proposals for MemoryPoolStore {
                         match_id,
                         same: false,
                     }
+                } else if given == Answer::Decline
+                    && previous != Answer::Decline
+                    && pool.proposals.get(&match_id).is_some_and(|held| {
+                        held.members.iter().any(|(other, _, _)| {
+                            other != ticket_id
+                                && pool.answers.get(other)
+                                    == Some(&(match_id.clone(), Answer::Decline))
+                        })
+                    })
+                {
+                    // The first decline ends it: a second is not recorded.
+                    AnswerOutcome::Closed {
+                        match_id,
+                        same: false,
+                    }
                 } else {
                     pool.answers
                         .insert(ticket_id.to_owned(), (match_id.clone(), given));
@@ -256,6 +271,13 @@ impl Proposals for MemoryPoolStore {
         let made = finish.members.iter().all(|m| m.fate == Fate::Matched);
         for m in &finish.members {
             pool.proposed.remove(&m.ticket_id);
+            if pool
+                .leaving
+                .get(&m.player_id)
+                .is_some_and(|(t, id)| *t == m.ticket_id && *id == finish.match_id)
+            {
+                pool.leaving.remove(&m.player_id);
+            }
             let ended = match m.fate {
                 Fate::Matched => Some(Ended::Matched {
                     match_id: finish.match_id.clone(),

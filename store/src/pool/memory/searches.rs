@@ -59,6 +59,30 @@ impl Searches for MemoryPoolStore {
         if pool.revoked.contains_key(search.ticket_id.as_str()) {
             return Err(AddSearchError::TicketRevoked);
         }
+        // A proposal closing after its member's search ended holds the
+        // ticket and its player until it is closed; then the cooldown it
+        // wrote does (as the Redis add script).
+        if let Some(m) = pool.proposed.get(search.ticket_id.as_str()) {
+            if pool.proposals.contains_key(m) {
+                return Err(AddSearchError::SearchAlreadyActive);
+            }
+        }
+        let player = search.player_id.as_str();
+        if let Some((ticket, m)) = pool.leaving.get(player) {
+            if pool.proposals.contains_key(m) {
+                return Err(AddSearchError::PlayerAlreadySearching {
+                    ticket_id: ticket.clone(),
+                    game_mode: mode.mode.clone(),
+                });
+            }
+            pool.leaving.remove(player);
+        }
+        let now = wall_clock();
+        if let Some(until) = pool.cooldowns.get(player).filter(|until| **until > now) {
+            return Err(AddSearchError::DeclineCooldown {
+                retry_after_seconds: (until - now).ceil().max(1.0) as u64,
+            });
+        }
         if pool.pool.contains_key(search.ticket_id.as_str()) {
             return Err(AddSearchError::SearchAlreadyActive);
         }
@@ -113,7 +137,11 @@ impl Searches for MemoryPoolStore {
     ) -> Result<EndResult, PoolError> {
         let mut state = self.state();
         let pool = state.mode(mode);
+        let player = pool.pool.get(ticket_id).map(|s| s.player_id.to_string());
         if pool.remove(ticket_id, EndedSearch::of(outcome, wall_clock())) {
+            if let (Some(player), Some(m)) = (player, pool.proposed.get(ticket_id).cloned()) {
+                pool.leaving.insert(player, (ticket_id.to_owned(), m));
+            }
             state.decrease_live(&mode.project_id, 1);
             return Ok(EndResult::Ended);
         }

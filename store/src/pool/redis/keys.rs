@@ -88,6 +88,12 @@ pub(crate) struct ModeKeys {
     /// ticket's record just before its revocation adds nothing). Trimmed
     /// on each revocation; the key lives as long as its last member.
     pub revoked: String,
+    /// `P:{<projectId>/M}:leaving` — HASH playerId → `<ticketId>|<matchId>`:
+    /// a player whose search ended (a cancel, a closed socket) while in
+    /// open proposal `matchId`, until that proposal closes (and cools the
+    /// player down if it was their leaving). The add script refuses the
+    /// player meanwhile; an entry whose proposal is gone holds nobody.
+    pub leaving: String,
     /// Prefix of `P:{<projectId>/M}:ended:<bucket>` — HASH ticketId → how
     /// the ticket's last search ended (`Ended` JSON). Time is cut into
     /// buckets one retention long (`bucket` = Unix seconds / retention);
@@ -127,6 +133,7 @@ impl ModeKeys {
             version: format!("{base}:live-version"),
             held: format!("{base}:held"),
             revoked: format!("{base}:revoked"),
+            leaving: format!("{base}:leaving"),
             ended_prefix: format!("{base}:ended:"),
         }
     }
@@ -348,6 +355,7 @@ mod tests {
             &keys.version,
             &keys.held,
             &keys.revoked,
+            &keys.leaving,
         ] {
             assert!(key.starts_with("mp:{prj_1/ranked-5v5}:"), "{key}");
         }

@@ -133,6 +133,7 @@ impl Proposals for RedisPoolStore {
             .key(&keys.proposed)
             .key(&keys.answers)
             .key(&keys.proposal_deadlines)
+            .key(&keys.proposals)
             .arg(ticket_id)
             .arg(if accept { "accept" } else { "decline" })
             .arg(ANSWERS_LIFETIME)
@@ -256,7 +257,8 @@ impl Proposals for RedisPoolStore {
             .key(&keys.cooldowns)
             .key(current)
             .key(next)
-            .key(previous);
+            .key(previous)
+            .key(&keys.leaving);
         call.arg(&finish.match_id)
             .arg(self.bucket_lifetime())
             .arg(finish.cooldown_until)

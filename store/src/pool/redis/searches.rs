@@ -42,6 +42,7 @@ fn add_reply(
     reply: &[String],
     max_live: Option<u64>,
     script: &str,
+    now: f64,
 ) -> Result<(String, String), AddSearchError> {
     match reply.first().map(String::as_str) {
         Some("ok") => match (reply.get(1), reply.get(2)) {
@@ -51,6 +52,12 @@ fn add_reply(
         Some("active") => Err(AddSearchError::SearchAlreadyActive),
         Some("matched") => Err(AddSearchError::TicketAlreadyMatched),
         Some("revoked") => Err(AddSearchError::TicketRevoked),
+        Some("cooldown") => Err(AddSearchError::DeclineCooldown {
+            retry_after_seconds: reply
+                .get(1)
+                .and_then(|until| until.parse::<f64>().ok())
+                .map_or(1, |until| (until - now).ceil().max(1.0) as u64),
+        }),
         Some("quota") => Err(AddSearchError::QuotaExceeded {
             limit: max_live.unwrap_or_default(),
         }),
@@ -89,8 +96,14 @@ impl RedisPoolStore {
         for key in keys.add_live(&ended) {
             invocation.key(key);
         }
-        invocation.key(&keys.revoked);
+        invocation
+            .key(&keys.revoked)
+            .key(&keys.proposals)
+            .key(&keys.proposed)
+            .key(&keys.leaving)
+            .key(&keys.cooldowns);
         let [refusal, held_ticket, held_mode] = admission.refusal.args();
+        let now = wall_clock();
         invocation
             .arg(add.ticket_id)
             .arg(add.player_id)
@@ -99,12 +112,13 @@ impl RedisPoolStore {
             .arg(&mode.mode)
             .arg(refusal)
             .arg(held_ticket)
-            .arg(held_mode);
+            .arg(held_mode)
+            .arg(now);
         let reply: Vec<String> = invocation
             .invoke_async(&mut self.conn())
             .await
             .map_err(PoolError::from)?;
-        let added = add_reply(&reply, add.max_live, "add_search");
+        let added = add_reply(&reply, add.max_live, "add_search", now);
         let started = add
             .started
             .filter(|_| added.is_ok())
@@ -247,6 +261,8 @@ impl Searches for RedisPoolStore {
             .key(current)
             .key(next)
             .key(previous)
+            .key(&keys.proposed)
+            .key(&keys.leaving)
             .arg(ticket_id)
             .arg(self.ended_json(&EndedSearch::of(outcome, wall_clock()))?)
             .arg(self.bucket_lifetime())

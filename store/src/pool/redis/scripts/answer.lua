@@ -3,7 +3,9 @@
 -- after the proposal's acceptBy, whether or not anyone has closed it yet
 -- (checked here, where the answer would be recorded, so no sweep can be
 -- raced past).
--- KEYS: 1 proposed, 2 answers, 3 proposal deadlines
+-- A decline after another member's decline of the same proposal is
+-- answered as closed, not recorded: the first decline ends it.
+-- KEYS: 1 proposed, 2 answers, 3 proposal deadlines, 4 proposals
 -- An answer that names its proposal (ARGV[5]) counts only in that one:
 -- another proposal of the ticket, open or last answered, is left alone.
 -- ARGV: 1 ticketId, 2 'accept' | 'decline', 3 answers lifetime (seconds),
@@ -34,6 +36,17 @@ if open then
       return {'closed', open, '1'}
     end
     return {'closed', open, '0'}
+  end
+  if ARGV[2] == 'decline' and not (last_match == open and last_word == 'decline') then
+    local proposal = redis.call('HGET', KEYS[4], open)
+    if proposal then
+      for _, member in ipairs(cjson.decode(proposal)['members'] or {}) do
+        local other = member[1]
+        if other ~= ARGV[1] and redis.call('HGET', KEYS[2], other) == open .. '|decline' then
+          return {'closed', open, '0'}
+        end
+      end
+    end
   end
   redis.call('HSET', KEYS[2], ARGV[1], open .. '|' .. ARGV[2])
   redis.call('EXPIRE', KEYS[2], ARGV[3])

@@ -6,7 +6,7 @@
 -- KEYS: 1 proposals, 2 proposal deadlines, 3 proposed, 4 answers, 5 pool,
 --       6 players, 7 deadlines, 8 pings, 9 reasons, 10 outbox,
 --       11 cooldowns, 12 ended (current bucket), 13 ended (next),
---       14 ended (previous)
+--       14 ended (previous), 15 leaving
 -- ARGV: 1 matchId, 2 bucket lifetime (seconds), 3 cooldown end (Unix
 --       seconds), 4 record JSON ('' unless the match is made),
 --       then per member: ticketId, playerId, answer word read, fate
@@ -31,6 +31,9 @@ for i = first, #ARGV, 6 do
   local ticket, player, fate = ARGV[i], ARGV[i + 1], ARGV[i + 3]
   if redis.call('HGET', KEYS[3], ticket) == match then
     redis.call('HDEL', KEYS[3], ticket)
+  end
+  if redis.call('HGET', KEYS[15], player) == ticket .. '|' .. match then
+    redis.call('HDEL', KEYS[15], player)
   end
   if fate == 'matched' or fate == 'fail' then
     local search = redis.call('HGET', KEYS[5], ticket)
