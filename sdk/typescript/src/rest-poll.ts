@@ -103,6 +103,17 @@ export class RestPoller {
     this.schedule(this.interval);
   }
 
+  /**
+   * `searching`, once and first: also when the first poll already reads the
+   * search proposed or matched (a cycle ran between the start and that
+   * poll), as the socket always tells it first.
+   */
+  private searchingOnce(s: Polled, out: SearchMessage[]): void {
+    if (this.told.searching) return;
+    this.told.searching = true;
+    out.push({ type: "searching", ticketId: String(s.ticketId), gameMode: String(s.gameMode), queuedAt: String(s.queuedAt ?? "") });
+  }
+
   /** The messages a polled status adds, whether the search is over, and whether to start again. */
   messages(s: Polled): { messages: SearchMessage[]; over: boolean; restart: boolean } {
     const out: SearchMessage[] = [];
@@ -118,10 +129,7 @@ export class RestPoller {
           t.held = false;
           t.status = "";
         }
-        if (!t.searching) {
-          t.searching = true;
-          out.push({ type: "searching", ticketId: String(s.ticketId), gameMode: String(s.gameMode), queuedAt: String(s.queuedAt ?? "") });
-        }
+        this.searchingOnce(s, out);
         // A status whenever what it says changes, as the socket sends them (docs/searching.md),
         // and the wait's whole seconds too: over REST no ping changes to carry a newer wait.
         const wait = Math.floor(Number(s.waitSeconds ?? 0));
@@ -137,6 +145,7 @@ export class RestPoller {
         return { messages: out, over: false, restart: false };
       }
       case "proposed": {
+        this.searchingOnce(s, out);
         const p = (s.proposal ?? {}) as Record<string, unknown>;
         if (typeof p.matchId === "string" && p.matchId !== t.proposal) {
           t.proposal = p.matchId;
@@ -146,6 +155,7 @@ export class RestPoller {
         return { messages: out, over: false, restart: false };
       }
       case "matched": {
+        this.searchingOnce(s, out);
         if (!t.matched) {
           t.matched = true;
           out.push({ type: "matched", match: (s.match ?? { matchId: "" }) as PlayerMatch });

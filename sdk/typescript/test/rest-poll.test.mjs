@@ -38,6 +38,11 @@ async function polled(statuses, posted = []) {
   return seen.map((m) => (m.type === "status" ? `status ${m.waitingReason?.code ?? null}` : m.type));
 }
 
+test("REST: a search the first poll reads matched or proposed still tells searching first, as the socket does", async () => {
+  assert.deepEqual(await polled([matched]), ["searching", "matched"]);
+  assert.deepEqual(await polled([proposed("mat_1"), matched]), ["searching", "proposed", "matched"]);
+});
+
 test("REST: MATCH_PENDING after the last accept is no requeue", async () => {
   // After everyone accepted, the ticket reads `searching` with MATCH_PENDING
   // until the match is stored; then `matched`.

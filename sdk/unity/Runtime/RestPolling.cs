@@ -86,6 +86,16 @@ namespace Matchplane.Client
             return m;
         }
 
+        /// <summary>`searching`, once and first: also when the first poll already reads the search
+        /// proposed or matched (a cycle ran between the start and that poll), as the socket always
+        /// tells it first.</summary>
+        void SearchingOnce(Dictionary<string, object> s, List<SearchMessage> out_)
+        {
+            if (toldSearching) return;
+            toldSearching = true;
+            out_.Add(Of("searching", s));
+        }
+
         List<SearchMessage> Told(Dictionary<string, object> s, out bool restart, out bool done)
         {
             var out_ = new List<SearchMessage>();
@@ -96,7 +106,7 @@ namespace Matchplane.Client
                 case "searching":
                 case "created":
                     if (held) { out_.Add(Of("requeued", new Dictionary<string, object>())); held = false; toldStatus = ""; }
-                    if (!toldSearching) { toldSearching = true; out_.Add(Of("searching", s)); }
+                    SearchingOnce(s, out_);
                     // A status when what it says changes, as on the socket (roleWaits included), and
                     // at each new whole second of the wait: over REST no ping carries a newer wait.
                     string key = Json.Write(SearchMessage.Get(s, "waitingReason")) + Json.Write(SearchMessage.Get(s, "found")) + Json.Write(SearchMessage.Get(s, "needed")) +
@@ -104,11 +114,13 @@ namespace Matchplane.Client
                     if (key != toldStatus) { toldStatus = key; out_.Add(Of("status", s)); }
                     break;
                 case "proposed":
+                    SearchingOnce(s, out_);
                     var p = SearchMessage.Get(s, "proposal") as Dictionary<string, object>;
                     var id = SearchMessage.Str(p, "matchId");
                     if (id != null && id != toldProposal) { toldProposal = id; held = true; out_.Add(Of("proposed", p)); }
                     break;
                 case "matched":
+                    SearchingOnce(s, out_);
                     if (!toldMatched) { toldMatched = true; out_.Add(Of("matched", s)); }
                     if (!s.ContainsKey("assignment")) { done = true; break; }
                     var a = SearchMessage.Get(s, "assignment") as Dictionary<string, object>;
